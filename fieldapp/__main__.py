@@ -1,0 +1,3 @@
+from fieldapp.cli import main
+
+raise SystemExit(main())
