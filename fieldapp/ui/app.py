@@ -1,23 +1,119 @@
-"""Application start-up (placeholder window until the field app lands)."""
+"""Start the field app: ``fieldapp [--simulate] [--replay LOG] [--visit PATH] ...``.
+
+Settings are merged once (defaults -> settings file -> ``FIELDAPP_*`` -> command line, see
+:mod:`fieldapp.ui.config`); the devices start after the window is shown, so the window is usable
+at once even when a port is slow to open.
+"""
 
 from __future__ import annotations
 
 import argparse
+import logging
+import sys
+from typing import Any
+
+log = logging.getLogger("fieldapp")
+
+
+def build_parser() -> argparse.ArgumentParser:
+    p = argparse.ArgumentParser(
+        prog="fieldapp",
+        description="Field app: GNSS, rangefinder and caliper at the site, rules checked on the"
+                    " spot. With no arguments it opens the last site visit or offers a new one.")
+    p.add_argument("--simulate", action="store_true", default=None,
+                   help="start the demo scenario's simulated receiver, rangefinder and caliper")
+    p.add_argument("--replay", metavar="LOG", help="use a recorded NMEA log as the receiver")
+    p.add_argument("--replay-speed", type=float, metavar="X",
+                   help="replay speed factor (default 1 = real time)")
+    p.add_argument("--visit", metavar="PATH", help="site visit GeoPackage to open or create")
+    p.add_argument("--quit-after", type=float, metavar="SECONDS", dest="quit_after_s",
+                   help="smoke test: quit after SECONDS; exit 0 only if fixes arrived and a"
+                        " record was stored")
+    p.add_argument("--gnss-url", metavar="PORT", help="receiver port or pyserial URL")
+    p.add_argument("--gnss-baud", type=int, metavar="BAUD")
+    p.add_argument("--autobaud", action="store_true", default=None, dest="gnss_autobaud")
+    p.add_argument("--rangefinder-url", metavar="PORT")
+    p.add_argument("--rangefinder-protocol", metavar="NAME")
+    p.add_argument("--caliper-url", metavar="PORT")
+    p.add_argument("--caliper-protocol", metavar="NAME")
+    p.add_argument("--antenna-height-m", type=float, metavar="M")
+    p.add_argument("--max-fix-age-s", type=float, metavar="S")
+    p.add_argument("--priority-waterway", action="store_true", default=None)
+    p.add_argument("--data-dir", metavar="DIR", help="where new visits are created")
+    p.add_argument("--no-settings-file", action="store_true",
+                   help="ignore the saved settings file (defaults, environment, command line)")
+    return p
+
+
+def build_config(argv: list[str] | None) -> Any:
+    from fieldapp.ui import config as config_mod
+
+    args = build_parser().parse_args(argv)
+    cli = {k: v for k, v in vars(args).items() if k != "no_settings_file"}
+    return config_mod.build(cli, use_file=not args.no_settings_file)
+
+
+def create_window(config: Any, *, start_devices: bool = True) -> Any:
+    """Build the window, its bridge, device session and visit (used by ``main`` and tests).
+
+    Returns the :class:`fieldapp.ui.mainwindow.MainWindow`; ``window.session`` holds the devices
+    (started after the event loop runs when ``start_devices``).
+    """
+    from PySide6.QtCore import QTimer
+
+    from fieldapp.ui.bridge import DeviceBridge
+    from fieldapp.ui.mainwindow import MainWindow
+    from fieldapp.ui.session import DeviceSession
+    from fieldapp.ui.visit import open_initial_visit
+    from fieldapp.ui.workflows import install_workflows
+
+    bridge = DeviceBridge()
+    session = DeviceSession(config, bridge)
+    window = MainWindow(config, bridge, session)
+    bridge.setParent(window)
+    install_workflows(window)
+    open_initial_visit(window)
+    if start_devices:
+        def start() -> None:
+            session.start()
+            if session.errors:
+                window.show_banner("\n".join(session.errors))
+            window.on_devices_started()
+        QTimer.singleShot(0, start)
+    return window
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(prog="fieldapp")
-    parser.add_argument("--simulate", action="store_true", help="use simulated devices")
-    parser.add_argument("--quit-after", type=float, default=None, metavar="SECONDS")
-    args = parser.parse_args(argv)
+    """Run the app; return the exit status."""
+    logging.basicConfig(level=logging.WARNING, format="%(levelname)s %(name)s: %(message)s")
+    try:
+        config = build_config(argv)
+    except ValueError as exc:
+        print(f"fieldapp: {exc}", file=sys.stderr)
+        return 2
 
     from PySide6.QtCore import QTimer
-    from PySide6.QtWidgets import QApplication, QLabel
+    from PySide6.QtWidgets import QApplication
 
-    app = QApplication.instance() or QApplication([])
-    label = QLabel("fieldapp — the field app is being built")
-    label.resize(480, 160)
-    label.show()
-    if args.quit_after is not None:
-        QTimer.singleShot(int(args.quit_after * 1000), app.quit)
-    return app.exec()
+    from fieldapp.ui import theme
+
+    app = QApplication.instance() or QApplication(sys.argv[:1])
+    app.setApplicationName("fieldapp")
+    theme.apply(app)
+    window = create_window(config)
+    window.show()
+    result = {"rc": 0}
+    if config.quit_after_s is not None:
+        def finish() -> None:
+            fixes = window.fix_count
+            records = window.visit.records_stored if window.visit is not None else 0
+            ok = fixes > 0 and records > 0
+            print(f"fieldapp: {fixes} fixes received, {records} records stored"
+                  f" -> {'ok' if ok else 'FAILED'}", file=sys.stderr)
+            result["rc"] = 0 if ok else 1
+            window.close()
+            app.quit()
+        QTimer.singleShot(int(config.quit_after_s * 1000), finish)
+    rc = app.exec()
+    window.session.stop()
+    return result["rc"] if config.quit_after_s is not None else rc

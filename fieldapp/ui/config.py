@@ -1,0 +1,239 @@
+"""Layered, frozen application settings (no Qt).
+
+The settings are merged once at start-up, in this order, later layers winning:
+
+1. the defaults of :class:`AppConfig`;
+2. the settings file ``config.json`` in the platformdirs user config folder
+   (``~/.config/fieldapp`` on Linux; ``FIELDAPP_CONFIG_DIR`` overrides the folder);
+3. ``FIELDAPP_<FIELD>`` environment variables (e.g. ``FIELDAPP_GNSS_URL=/dev/ttyACM0``,
+   ``FIELDAPP_MAX_FIX_AGE_S=3``);
+4. the command line (``--gnss-url``, ``--simulate``, ...).
+
+The result is a frozen :class:`AppConfig` passed down; the device dialog writes a new file and
+the app rebuilds a new config from it, never mutating the old one.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import typing
+from dataclasses import dataclass, fields, replace
+from pathlib import Path
+from typing import Any
+
+import platformdirs
+
+APP_NAME = "fieldapp"
+ENV_PREFIX = "FIELDAPP_"
+
+#: Fields stored in the settings file (device choices and field settings, not per-run flags).
+PERSISTED = (
+    "gnss_url",
+    "gnss_baud",
+    "gnss_autobaud",
+    "rangefinder_url",
+    "rangefinder_protocol",
+    "rangefinder_baud",
+    "caliper_url",
+    "caliper_protocol",
+    "caliper_baud",
+    "antenna_height_m",
+    "max_fix_age_s",
+    "average_epochs",
+    "priority_waterway",
+    "last_visit",
+    "crew",
+    "simulate",
+)
+
+
+@dataclass(frozen=True)
+class AppConfig:
+    """Every setting the app reads, frozen.
+
+    Attributes
+    ----------
+    gnss_url, rangefinder_url, caliper_url : str or None
+        Port name or pyserial URL of each device (``/dev/ttyUSB0``, ``COM7``,
+        ``socket://127.0.0.1:10110``, a pty path); None when the device is not used.
+    gnss_baud, rangefinder_baud, caliper_baud : int
+        Baud rates (4800-921600).
+    gnss_autobaud : bool
+        Try the common rates and keep the first that yields checksummed NMEA.
+    rangefinder_protocol, caliper_protocol : str
+        Protocol names as ``devices.registry`` lists them (``trupulse``, ``digitech`` ...).
+    antenna_height_m : float
+        Antenna height above the ground mark, metres.
+    max_fix_age_s : float
+        A fix older than this (monotonic seconds) is stale and cannot be recorded.
+    average_epochs : int
+        Usable epochs averaged for one OHWM point.
+    priority_waterway : bool
+        NR 341.035: the 300 ft base and 10 % threshold apply instead of 75 ft / 12 %.
+    simulate : bool
+        Start the demo scenario's simulators on ptys and connect to them.
+    replay : str or None
+        An NMEA log played as the receiver.
+    replay_speed : float
+        Replay speed factor (1 = real time by the log's time stamps).
+    visit : str or None
+        GeoPackage of the site visit to open (created when missing).
+    last_visit : str or None
+        The visit opened last time (from the settings file).
+    quit_after_s : float or None
+        Smoke test: quit after this many seconds; exit 0 only if fixes arrived and a record
+        was stored.
+    data_dir : str
+        Where new visits are created.
+    redraw_hz : float
+        Map and plot redraw rate.
+    crew : str
+        Recorded as who made each feature.
+    """
+
+    gnss_url: str | None = None
+    gnss_baud: int = 9600
+    gnss_autobaud: bool = False
+    rangefinder_url: str | None = None
+    rangefinder_protocol: str = "trupulse"
+    rangefinder_baud: int = 4800
+    caliper_url: str | None = None
+    caliper_protocol: str = "digitech"
+    caliper_baud: int = 9600
+    antenna_height_m: float = 2.0
+    max_fix_age_s: float = 2.0
+    average_epochs: int = 10
+    priority_waterway: bool = False
+    simulate: bool = False
+    replay: str | None = None
+    replay_speed: float = 1.0
+    visit: str | None = None
+    last_visit: str | None = None
+    quit_after_s: float | None = None
+    data_dir: str = ""
+    redraw_hz: float = 10.0
+    crew: str = ""
+
+    def __post_init__(self) -> None:
+        if not self.data_dir:
+            object.__setattr__(self, "data_dir", str(default_data_dir()))
+        for name in ("gnss_baud", "rangefinder_baud", "caliper_baud"):
+            baud = getattr(self, name)
+            if not 300 <= baud <= 921600:
+                raise ValueError(f"{name} must be 300..921600, got {baud}")
+        if not 0.0 <= self.antenna_height_m < 100.0:
+            raise ValueError(f"antenna_height_m must be 0..100 m, got {self.antenna_height_m}")
+        if not self.max_fix_age_s > 0:
+            raise ValueError(f"max_fix_age_s must be > 0, got {self.max_fix_age_s}")
+        if not 1 <= self.average_epochs <= 10000:
+            raise ValueError(f"average_epochs must be 1..10000, got {self.average_epochs}")
+        if not self.redraw_hz > 0:
+            raise ValueError(f"redraw_hz must be > 0, got {self.redraw_hz}")
+
+
+def config_dir() -> Path:
+    """The folder of ``config.json`` (``FIELDAPP_CONFIG_DIR`` or the platformdirs folder)."""
+    env = os.environ.get(ENV_PREFIX + "CONFIG_DIR")
+    return Path(env) if env else platformdirs.user_config_path(APP_NAME)
+
+
+def default_data_dir() -> Path:
+    """Where new visits go (``FIELDAPP_DATA_DIR`` or the platformdirs documents folder)."""
+    env = os.environ.get(ENV_PREFIX + "DATA_DIR")
+    return Path(env) if env else platformdirs.user_documents_path() / "fieldapp"
+
+
+def config_file() -> Path:
+    return config_dir() / "config.json"
+
+
+_HINTS = typing.get_type_hints(AppConfig)
+
+
+def _convert(name: str, raw: Any) -> Any:
+    """Convert a file or environment value to the field's type; ValueError naming the field."""
+    hint = _HINTS[name]
+    optional = type(None) in typing.get_args(hint)
+    base = next((a for a in typing.get_args(hint) if a is not type(None)), hint)
+    if raw is None or (optional and isinstance(raw, str) and raw.strip() in ("", "none", "None")):
+        if optional:
+            return None
+        raise ValueError(f"{name} cannot be empty")
+    try:
+        if base is bool:
+            if isinstance(raw, bool):
+                return raw
+            text = str(raw).strip().lower()
+            if text in ("1", "true", "yes", "on"):
+                return True
+            if text in ("0", "false", "no", "off"):
+                return False
+            raise ValueError(text)
+        if base is int:
+            return int(raw)
+        if base is float:
+            return float(raw)
+        return str(raw)
+    except (TypeError, ValueError) as exc:
+        raise ValueError(f"{name}: cannot read {raw!r} as {base.__name__}") from exc
+
+
+def read_file(path: Path | None = None) -> dict[str, Any]:
+    """The settings file as a dict of known fields ({} when absent); ValueError when unreadable."""
+    path = config_file() if path is None else path
+    if not path.exists():
+        return {}
+    try:
+        data = json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, json.JSONDecodeError) as exc:
+        raise ValueError(f"settings file {path} is not readable JSON: {exc}") from exc
+    if not isinstance(data, dict):
+        raise ValueError(f"settings file {path} must hold a JSON object")
+    known = {f.name for f in fields(AppConfig)}
+    return {k: _convert(k, v) for k, v in data.items() if k in known}
+
+
+def read_env(environ: typing.Mapping[str, str] | None = None) -> dict[str, Any]:
+    """``FIELDAPP_<FIELD>`` variables as a dict of known fields."""
+    environ = os.environ if environ is None else environ
+    out = {}
+    for f in fields(AppConfig):
+        key = ENV_PREFIX + f.name.upper()
+        if key in environ:
+            out[f.name] = _convert(f.name, environ[key])
+    return out
+
+
+def build(cli: dict[str, Any] | None = None, *, use_file: bool = True,
+          environ: typing.Mapping[str, str] | None = None) -> AppConfig:
+    """Merge defaults -> file -> environment -> command line into a frozen config.
+
+    ``cli`` holds only the options the user actually gave (None values are dropped).
+    """
+    merged: dict[str, Any] = {}
+    if use_file:
+        merged.update(read_file())
+    merged.update(read_env(environ))
+    merged.update({k: v for k, v in (cli or {}).items() if v is not None})
+    return AppConfig(**merged)
+
+
+def save(config: AppConfig, path: Path | None = None) -> Path:
+    """Write the persisted fields of ``config`` to the settings file (atomically)."""
+    path = config_file() if path is None else path
+    path.parent.mkdir(parents=True, exist_ok=True)
+    data = {name: getattr(config, name) for name in PERSISTED}
+    tmp = path.with_suffix(".json.tmp")
+    tmp.write_text(json.dumps(data, indent=2) + "\n", encoding="utf-8")
+    os.replace(tmp, path)
+    return path
+
+
+def with_changes(config: AppConfig, **changes: Any) -> AppConfig:
+    """A new frozen config with ``changes`` applied (validated)."""
+    return replace(config, **changes)
+
+
+__all__ = ["AppConfig", "build", "save", "read_file", "read_env", "config_file", "config_dir",
+           "default_data_dir", "with_changes", "PERSISTED"]

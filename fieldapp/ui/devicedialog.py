@@ -1,0 +1,156 @@
+"""The device dialog: ports (scanned off the UI thread), baud, protocol, simulator choice.
+
+Saving writes the settings file (platformdirs) through :func:`fieldapp.ui.config.save`.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from PySide6.QtCore import QObject, Signal
+from PySide6.QtWidgets import (
+    QCheckBox, QComboBox, QDialog, QDialogButtonBox, QDoubleSpinBox, QFormLayout, QGroupBox,
+    QLabel, QPushButton, QVBoxLayout, QWidget,
+)
+
+from fieldapp.ui import config as config_mod
+from fieldapp.ui.config import AppConfig
+
+BAUDS = [4800, 9600, 19200, 38400, 57600, 115200, 230400, 460800, 921600]
+NONE_TEXT = "(not used)"
+
+
+def known_protocols(kind: str) -> list[str]:
+    """Protocols ``devices.registry`` lists for ``kind`` (fallback: the common ones)."""
+    try:
+        from devices import registry
+
+        protos = registry.protocols(kind) if hasattr(registry, "protocols") else None
+        if protos:
+            return [getattr(p, "name", str(p)) for p in protos]
+    except Exception:  # noqa: BLE001 - the dialog still works with the fallback list
+        pass
+    return {"gnss": ["nmea"], "rangefinder": ["trupulse", "laserace-trimble", "laserace-mdl",
+                                              "vertex"],
+            "caliper": ["digitech"]}.get(kind, [])
+
+
+class _PortScan(QObject):
+    """Receives the port list from the scan thread; re-emits it queued to the GUI thread."""
+
+    sigPorts = Signal(object)
+
+
+class DeviceDialog(QDialog):
+    """Choose each device's port, baud and protocol; or the simulators."""
+
+    def __init__(self, config: AppConfig, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.setWindowTitle("Devices")
+        self.config = config
+        self.saved_config: AppConfig | None = None
+        lay = QVBoxLayout(self)
+        self.simulate = QCheckBox("Use the simulated demo devices (no hardware)")
+        self.simulate.setChecked(config.simulate)
+        lay.addWidget(self.simulate)
+        self.scan_label = QLabel("Scanning ports…")
+        lay.addWidget(self.scan_label)
+        self.port_boxes: dict[str, QComboBox] = {}
+        self.baud_boxes: dict[str, QComboBox] = {}
+        self.proto_boxes: dict[str, QComboBox] = {}
+        for kind, title in (("gnss", "GNSS receiver"), ("rangefinder", "Rangefinder"),
+                            ("caliper", "Caliper")):
+            box = QGroupBox(title)
+            form = QFormLayout(box)
+            port = QComboBox()
+            port.setEditable(True)
+            port.setObjectName(f"port_{kind}")
+            port.addItem(NONE_TEXT)
+            current = getattr(config, f"{kind}_url")
+            if current:
+                port.addItem(current)
+                port.setCurrentText(current)
+            port.setToolTip("A port name or a pyserial URL (socket://host:port, a pty path)")
+            form.addRow("Port", port)
+            baud = QComboBox()
+            baud.addItems([str(b) for b in BAUDS])
+            baud.setCurrentText(str(getattr(config, f"{kind}_baud")))
+            form.addRow("Baud", baud)
+            if kind == "gnss":
+                self.autobaud = QCheckBox("Auto-baud (try the common rates)")
+                self.autobaud.setChecked(config.gnss_autobaud)
+                form.addRow("", self.autobaud)
+                self.antenna = QDoubleSpinBox()
+                self.antenna.setRange(0.0, 10.0)
+                self.antenna.setDecimals(3)
+                self.antenna.setSuffix(" m")
+                self.antenna.setValue(config.antenna_height_m)
+                form.addRow("Antenna height", self.antenna)
+            else:
+                proto = QComboBox()
+                proto.addItems(known_protocols(kind))
+                proto.setCurrentText(getattr(config, f"{kind}_protocol"))
+                form.addRow("Protocol", proto)
+                self.proto_boxes[kind] = proto
+            self.port_boxes[kind] = port
+            self.baud_boxes[kind] = baud
+            lay.addWidget(box)
+        self.rescan = QPushButton("&Rescan ports")
+        self.rescan.clicked.connect(self.scan)
+        lay.addWidget(self.rescan)
+        buttons = QDialogButtonBox(QDialogButtonBox.Save | QDialogButtonBox.Cancel)
+        buttons.accepted.connect(self.save)
+        buttons.rejected.connect(self.reject)
+        lay.addWidget(buttons)
+        self._scan = _PortScan(self)
+        self._scan.sigPorts.connect(self._show_ports)
+        self.scan()
+
+    def scan(self) -> None:
+        """Scan ports on a ``fieldapp-portscan`` thread; results arrive as a queued signal."""
+        self.scan_label.setText("Scanning ports…")
+        self.rescan.setEnabled(False)
+        try:
+            from devices.transport import list_ports_async
+        except ImportError:
+            self._show_ports([])
+            return
+        list_ports_async(self._scan.sigPorts.emit)
+
+    def _show_ports(self, ports: list[Any]) -> None:
+        self.rescan.setEnabled(True)
+        names = [getattr(p, "device", str(p)) for p in ports]
+        self.scan_label.setText(
+            f"{len(names)} port(s) found" if names else "No serial ports found (type a URL)")
+        for box in self.port_boxes.values():
+            current = box.currentText()
+            box.blockSignals(True)
+            box.clear()
+            box.addItem(NONE_TEXT)
+            for p in ports:
+                box.addItem(getattr(p, "device", str(p)))
+                desc = getattr(p, "description", "")
+                if desc:
+                    box.setItemData(box.count() - 1, desc)
+            if current and current != NONE_TEXT and box.findText(current) < 0:
+                box.addItem(current)
+            box.setCurrentText(current)
+            box.blockSignals(False)
+
+    def chosen_config(self) -> AppConfig:
+        """The config with the dialog's choices (validated, frozen)."""
+        changes: dict[str, Any] = {"simulate": self.simulate.isChecked(),
+                                   "gnss_autobaud": self.autobaud.isChecked(),
+                                   "antenna_height_m": float(self.antenna.value())}
+        for kind, box in self.port_boxes.items():
+            text = box.currentText().strip()
+            changes[f"{kind}_url"] = None if (not text or text == NONE_TEXT) else text
+            changes[f"{kind}_baud"] = int(self.baud_boxes[kind].currentText())
+        for kind, box in self.proto_boxes.items():
+            changes[f"{kind}_protocol"] = box.currentText()
+        return config_mod.with_changes(self.config, **changes)
+
+    def save(self) -> None:
+        self.saved_config = self.chosen_config()
+        config_mod.save(self.saved_config)
+        self.accept()

@@ -1,0 +1,280 @@
+"""The main window: map, workflow panels, checks panel, status strip; every action has a key.
+
+The window is a thin view: fixes and readings arrive from the bridge as queued signals, the
+survey model (through :class:`fieldapp.ui.visit.VisitController`) holds the data, and the
+window renders and sends commands.
+"""
+
+from __future__ import annotations
+
+import logging
+import time
+from typing import Any, Callable
+
+from PySide6.QtCore import Qt, QTimer, Signal
+from PySide6.QtGui import QAction, QKeySequence
+from PySide6.QtWidgets import (
+    QLabel, QMainWindow, QMessageBox, QPushButton, QSplitter, QTabWidget, QToolBar, QVBoxLayout,
+    QWidget,
+)
+
+from fieldapp.ui import status as status_mod
+from fieldapp.ui.bridge import DeviceBridge
+from fieldapp.ui.config import AppConfig
+from fieldapp.ui.mapview import MapView
+from fieldapp.ui.status import StatusStrip
+
+log = logging.getLogger(__name__)
+
+FT_PER_M = 1.0 / 0.3048
+
+
+class MainWindow(QMainWindow):
+    """The field app window.
+
+    Signals
+    -------
+    sigUsableChanged(bool, str)
+        Whether a fix can be recorded now, and the reason when not.
+    """
+
+    sigUsableChanged = Signal(bool, str)
+
+    def __init__(self, config: AppConfig, bridge: DeviceBridge, session: Any = None,
+                 visit: Any = None) -> None:
+        super().__init__()
+        self.config = config
+        self.bridge = bridge
+        self.session = session
+        self.visit = visit
+        self.latest_fix: Any = None
+        self.fix_count = 0
+        self.latest_site_xy: tuple[float, float] | None = None
+        self.record_buttons: list[QPushButton] = []
+        self.problem: str | None = "No fix from the receiver yet"
+        self._last_fix_shown_at = 0.0
+        self.fix_listeners: list[Callable[[Any], None]] = []
+        self.reading_listeners: dict[str, list[Callable[[Any], None]]] = {}
+        self.visit_listeners: list[Callable[[Any], None]] = []
+        self.started_listeners: list[Callable[[], None]] = []
+
+        self.setWindowTitle("fieldapp")
+        self.resize(1400, 900)
+        central = QWidget()
+        self.setCentralWidget(central)
+        outer = QVBoxLayout(central)
+        outer.setContentsMargins(4, 4, 4, 0)
+        outer.setSpacing(4)
+
+        self.banner = QLabel("")
+        self.banner.setObjectName("banner")
+        self.banner.setWordWrap(True)
+        self.banner.setStyleSheet("background: #fff3b0; border: 2px solid #8a6d00; padding: 6px;"
+                                  " font-weight: bold;")
+        self.banner.hide()
+        outer.addWidget(self.banner)
+
+        self.splitter = QSplitter(Qt.Horizontal)
+        outer.addWidget(self.splitter, 1)
+        self.map = MapView(redraw_hz=config.redraw_hz)
+        self.splitter.addWidget(self.map)
+        right = QSplitter(Qt.Vertical)
+        self.tabs = QTabWidget()
+        self.tabs.setObjectName("workflows")
+        right.addWidget(self.tabs)
+        self.right_splitter = right
+        self.splitter.addWidget(right)
+        self.splitter.setStretchFactor(0, 3)
+        self.splitter.setStretchFactor(1, 2)
+        self.splitter.setSizes([760, 640])
+
+        self.status_strip = StatusStrip()
+        outer.addWidget(self.status_strip)
+
+        self._build_toolbar()
+        bridge.sigFix.connect(self.on_fix)
+        bridge.sigStatus.connect(self.on_status)
+        bridge.sigReading.connect(self.on_reading)
+
+        self.age_timer = QTimer(self)
+        self.age_timer.setInterval(250)
+        self.age_timer.timeout.connect(self.refresh_usable)
+        self.age_timer.start()
+        self.refresh_usable()
+
+    # ------------------------------------------------------------------ building
+    def _action(self, text: str, keys: str | list[str], slot: Callable[[], Any],
+                toolbar: QToolBar | None = None, tip: str = "") -> QAction:
+        act = QAction(text, self)
+        seqs = [keys] if isinstance(keys, str) else keys
+        act.setShortcuts([QKeySequence(k) for k in seqs])
+        act.setShortcutContext(Qt.WindowShortcut)
+        shown = ", ".join(QKeySequence(k).toString(QKeySequence.NativeText) for k in seqs)
+        act.setToolTip(f"{tip or text} ({shown})")
+        act.triggered.connect(slot)
+        self.addAction(act)
+        if toolbar is not None:
+            toolbar.addAction(act)
+        return act
+
+    def _build_toolbar(self) -> None:
+        tb = QToolBar("Main")
+        tb.setObjectName("mainToolbar")
+        tb.setMovable(False)
+        tb.setToolButtonStyle(Qt.ToolButtonTextOnly)
+        tb.setStyleSheet("QToolButton { min-height: 40px; min-width: 60px; font-weight: bold; }")
+        self.addToolBar(Qt.TopToolBarArea, tb)
+        self.toolbar = tb
+        self.visit_label = QLabel("  no visit  ")
+        self.visit_label.setObjectName("visitLabel")
+        self._action("Visit…", "Ctrl+O", self.open_visit_dialog, tb, "Open or start a site visit")
+        self._action("Devices…", "Ctrl+D", self.open_device_dialog, tb, "Ports and simulators")
+        tb.addSeparator()
+        self.follow_action = self._action("Follow me", "F", lambda: self.map.set_follow(
+            not self.map.follow), tb, "Keep the position in view")
+        self.follow_action.setCheckable(True)
+        self.follow_action.setChecked(True)
+        self.map.sigFollowChanged.connect(self.follow_action.setChecked)
+        self._action("Zoom +", ["+", "="], lambda: self.map.zoom(0.7), tb)
+        self._action("Zoom −", "-", lambda: self.map.zoom(1.0 / 0.7), tb)
+        self._action("Pan left", "Alt+Left", lambda: self.map.pan(-0.2, 0))
+        self._action("Pan right", "Alt+Right", lambda: self.map.pan(0.2, 0))
+        self._action("Pan up", "Alt+Up", lambda: self.map.pan(0, 0.2))
+        self._action("Pan down", "Alt+Down", lambda: self.map.pan(0, -0.2))
+        self._action("Quit", "Ctrl+Q", self.close)
+        tb.addSeparator()
+        tb.addWidget(self.visit_label)
+
+    def add_workflow(self, panel: QWidget, title: str, key: str) -> None:
+        """Add a workflow tab reachable with ``key`` (e.g. ``Ctrl+1``)."""
+        index = self.tabs.addTab(panel, f"{title}  [{key}]")
+        self._action(f"Go to {title}", key, lambda i=index: self._goto(i))
+
+    def _goto(self, index: int) -> None:
+        self.tabs.setCurrentIndex(index)
+        w = self.tabs.widget(index)
+        if hasattr(w, "focus_first"):
+            w.focus_first()
+
+    def register_record_button(self, button: QPushButton) -> None:
+        """A button that records a position: disabled with the reason while the fix is unusable."""
+        button.setProperty("record", True)
+        self.record_buttons.append(button)
+        self._apply_usable(button)
+
+    # ------------------------------------------------------------------ device events
+    def on_fix(self, fix: Any) -> None:
+        """A new fix (GUI thread): project, buffer for the map, update the strip."""
+        self.latest_fix = fix
+        self.fix_count += 1
+        lat = getattr(fix, "lat_deg", None)
+        lon = getattr(fix, "lon_deg", None)
+        if lat is not None and lon is not None and self.visit is not None:
+            try:
+                xy = self.visit.project(lat, lon)
+            except Exception as exc:  # noqa: BLE001 - shown, never fatal
+                log.warning("cannot project fix: %s", exc)
+                xy = None
+            if xy is not None:
+                self.latest_site_xy = xy
+                acc_m = getattr(fix, "horizontal_accuracy_m", None) or 0.0
+                usable = status_mod.fix_problem(
+                    fix, self.status_strip.device_state("gnss"), self.config.max_fix_age_s) is None
+                self.map.update_position(xy[0], xy[1], acc_m * FT_PER_M, usable)
+                if usable:
+                    self.visit.record_track(fix, xy)
+        for listener in self.fix_listeners:
+            listener(fix)
+        now = time.monotonic()
+        if now - self._last_fix_shown_at > 0.09:   # the strip's text at most ~10 Hz
+            self._last_fix_shown_at = now
+            self.refresh_usable()
+
+    def on_status(self, kind: str, status: Any) -> None:
+        stats = self.session.gnss_stats() if (kind == "gnss" and self.session) else None
+        self.status_strip.show_device(kind, status, stats)
+        self.refresh_usable()
+
+    def on_reading(self, kind: str, reading: Any) -> None:
+        for listener in self.reading_listeners.get(kind, []):
+            listener(reading)
+
+    def add_reading_listener(self, kind: str, fn: Callable[[Any], None]) -> None:
+        self.reading_listeners.setdefault(kind, []).append(fn)
+
+    # ------------------------------------------------------------------ usability
+    def refresh_usable(self) -> None:
+        """Re-decide from the fix age whether recording is allowed; update strip and buttons."""
+        now = time.monotonic()
+        problem = status_mod.fix_problem(self.latest_fix, self.status_strip.device_state("gnss"),
+                                         self.config.max_fix_age_s, now)
+        if self.latest_fix is not None:
+            self.status_strip.show_fix(self.latest_fix, now, stale=problem is not None)
+        else:
+            self.status_strip.show_fix(None)
+        self.map.set_usable(problem is None)
+        if self.session is not None and self.session.gnss is not None:
+            self.status_strip.set_stats_tooltip("gnss", self.session.gnss_stats())
+        if problem != self.problem:
+            self.problem = problem
+            self.status_strip.show_problem(problem)
+            for b in self.record_buttons:
+                self._apply_usable(b)
+            self.sigUsableChanged.emit(problem is None, problem or "")
+
+    def _apply_usable(self, button: QPushButton) -> None:
+        extra_ok = button.property("extra_ok")
+        ok = self.problem is None and (extra_ok is None or bool(extra_ok))
+        button.setEnabled(ok)
+        base = button.property("base_tip") or button.toolTip().split("\n— ")[0]
+        button.setProperty("base_tip", base)
+        button.setToolTip(base if ok or not self.problem else f"{base}\n— {self.problem}")
+
+    def usable_fix(self) -> Any:
+        """The latest fix if it can be recorded now, else None."""
+        return self.latest_fix if self.problem is None else None
+
+    def set_visit(self, visit: Any) -> None:
+        """Show ``visit`` (a :class:`fieldapp.ui.visit.VisitController`)."""
+        self.visit = visit
+        self.visit_label.setText(f"  Visit: {visit.name}  " if visit else "  no visit  ")
+        self.visit_label.setToolTip(str(getattr(visit, "path", "")))
+        for fn in self.visit_listeners:
+            fn(visit)
+
+    def on_devices_started(self) -> None:
+        """Called once the device session has started (simulator ports are known)."""
+        for fn in self.started_listeners:
+            fn()
+
+    # ------------------------------------------------------------------ dialogs
+    def show_banner(self, text: str) -> None:
+        self.banner.setText(text)
+        self.banner.setVisible(bool(text))
+
+    def open_device_dialog(self) -> None:
+        from fieldapp.ui.devicedialog import DeviceDialog
+
+        dlg = DeviceDialog(self.config, self)
+        if dlg.exec():
+            QMessageBox.information(self, "Devices",
+                                    "Device settings saved. They take effect the next time the"
+                                    " app starts.")
+
+    def open_visit_dialog(self) -> None:
+        opener = getattr(self, "visit_opener", None)
+        if callable(opener):
+            opener()
+
+    # ------------------------------------------------------------------ closing
+    def closeEvent(self, event: Any) -> None:  # noqa: N802 - Qt name
+        self.age_timer.stop()
+        self.map.timer.stop()
+        if self.session is not None:
+            self.session.stop()
+        if self.visit is not None:
+            try:
+                self.visit.close()
+            except Exception:  # noqa: BLE001
+                log.exception("closing the visit")
+        super().closeEvent(event)

@@ -1,0 +1,285 @@
+"""The site map: pyqtgraph, site feet, north up.
+
+Positions, the track and the overlays are kept in buffers; a timer redraws what changed at
+``redraw_hz`` (never once per sample). Coordinates handed in are projected site coordinates in
+feet (easting, northing); the view subtracts a display origin (the first position) so the
+numbers on screen stay small and float32 rendering does not jitter.
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import pyqtgraph as pg
+from PySide6.QtCore import Qt, QTimer, Signal
+from PySide6.QtGui import QColor
+from PySide6.QtWidgets import QLabel, QVBoxLayout, QWidget
+
+TRACK_CAPACITY = 36_000          # one hour at 10 Hz
+NICE_STEPS_FT = (1, 2, 5, 10, 20, 25, 50, 100, 200, 250, 500, 1000, 2000, 5000)
+
+#: Colours of overlays by polygon kind (outline).
+KIND_COLOURS = {
+    "wetland": "#0077bb", "woodland": "#1b7a1b", "stand": "#1b7a1b", "grove": "#0f5c0f",
+    "impervious": "#555555", "disturbed": "#aa5500", "graded": "#aa5500",
+    "foundation": "#000000", "drive": "#6b4e16", "driveway": "#6b4e16", "parking": "#6b4e16",
+    "septic": "#8b008b", "utility": "#8b008b", "drainageway": "#00a0a0", "swale": "#00a0a0",
+}
+#: Fill of tree crowns by woodland class of the stand (or qualifying size).
+CLASS_COLOURS = {"mature": "#1b7a1b", "young": "#8fd18f", "none": "#c8c8c8", "grove": "#0f5c0f"}
+
+
+def nice_length_ft(span_ft: float) -> float:
+    """A round scale-bar length about a fifth of ``span_ft`` (feet)."""
+    target = max(span_ft / 5.0, 1.0)
+    best = NICE_STEPS_FT[0]
+    for step in NICE_STEPS_FT:
+        if step <= target:
+            best = step
+    return float(best)
+
+
+def _nan_join(rings: list) -> tuple[np.ndarray, np.ndarray]:
+    """Join point lists into x, y arrays separated by NaN (one curve item draws them all)."""
+    xs: list[float] = []
+    ys: list[float] = []
+    for ring in rings:
+        for x, y in ring:
+            xs.append(x)
+            ys.append(y)
+        xs.append(np.nan)
+        ys.append(np.nan)
+    return np.asarray(xs, float), np.asarray(ys, float)
+
+
+class MapView(QWidget):
+    """Map of the site in feet with the live position.
+
+    Signals
+    -------
+    sigFollowChanged(bool)
+    """
+
+    sigFollowChanged = Signal(bool)
+
+    def __init__(self, redraw_hz: float = 10.0, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        pg.setConfigOptions(antialias=False, background="w", foreground="k")
+        lay = QVBoxLayout(self)
+        lay.setContentsMargins(0, 0, 0, 0)
+        self.plot = pg.PlotWidget()
+        self.plot.setObjectName("map")
+        lay.addWidget(self.plot)
+        pi = self.plot.getPlotItem()
+        pi.setAspectLocked(True, ratio=1.0)
+        pi.showGrid(x=True, y=True, alpha=0.25)
+        pi.setLabel("bottom", "East", units="ft")
+        pi.setLabel("left", "North", units="ft")
+        for ax in ("bottom", "left"):
+            pi.getAxis(ax).enableAutoSIPrefix(False)
+        pi.setXRange(-100, 100)
+        pi.setYRange(-100, 100)
+        self.origin: tuple[float, float] | None = None
+
+        self.track_x = np.full(TRACK_CAPACITY, np.nan)
+        self.track_y = np.full(TRACK_CAPACITY, np.nan)
+        self.track_n = 0
+        self.position: tuple[float, float] | None = None
+        self.accuracy_ft = 0.0
+        self.position_usable = False
+        self.follow = True
+        self._dirty = True
+        self._overlay_dirty: dict[str, tuple] = {}
+
+        self.track_item = pg.PlotDataItem(pen=pg.mkPen("#7a7a7a", width=2))
+        self.curves: dict[str, pg.PlotDataItem] = {}
+        pens = {
+            "ohwm": pg.mkPen("#0044aa", width=4),
+            "transects": pg.mkPen("#aa00aa", width=2),
+            "bank": pg.mkPen("#cc0000", width=4, style=Qt.DashLine),
+            "buffers": pg.mkPen("#cc0000", width=2, style=Qt.DotLine),
+            "envelope": pg.mkPen("#000000", width=2, style=Qt.DashDotLine),
+            "boundary_live": pg.mkPen("#ff6600", width=3),
+        }
+        pi.addItem(self.track_item)
+        for name, pen in pens.items():
+            item = pg.PlotDataItem(pen=pen, connect="finite")
+            self.curves[name] = item
+            pi.addItem(item)
+        self.ohwm_points = pg.ScatterPlotItem(size=10, brush=pg.mkBrush("#0044aa"),
+                                              pen=pg.mkPen("k"))
+        pi.addItem(self.ohwm_points)
+        self.polygon_items: dict[str, pg.PlotDataItem] = {}
+        self.trees = pg.ScatterPlotItem(pxMode=False, pen=pg.mkPen("#0a3d0a", width=1))
+        pi.addItem(self.trees)
+        self.accuracy_item = pg.ScatterPlotItem(pxMode=False, brush=pg.mkBrush(0, 90, 255, 40),
+                                                pen=pg.mkPen("#0050ff", width=2))
+        self.position_item = pg.ScatterPlotItem(size=18, brush=pg.mkBrush("#0050ff"),
+                                                pen=pg.mkPen("w", width=2))
+        pi.addItem(self.accuracy_item)
+        pi.addItem(self.position_item)
+        self.accuracy_item.setZValue(20)
+        self.position_item.setZValue(21)
+
+        self.scale_bar = pg.ScaleBar(size=50, suffix="ft")
+        self.scale_bar.setParentItem(pi.getViewBox())
+        self.scale_bar.anchor((1, 1), (1, 1), offset=(-20, -20))
+        self.scale_bar.text.setColor("k")
+        self.scale_label_len = 50.0
+
+        self.north = QLabel("▲\nN", self.plot)
+        self.north.setAlignment(Qt.AlignCenter)
+        self.north.setStyleSheet("background: rgba(255,255,255,220); color: #000;"
+                                 " font-weight: bold; font-size: 16pt; border: 2px solid #000;"
+                                 " border-radius: 4px; padding: 2px 8px;")
+        self.north.setToolTip("North is up (grid north of the site CRS)")
+        self.north.move(70, 10)
+
+        pi.getViewBox().sigRangeChangedManually.connect(self._manual_pan)
+        self.timer = QTimer(self)
+        self.timer.setInterval(max(10, int(1000 / redraw_hz)))
+        self.timer.timeout.connect(self.redraw)
+        self.timer.start()
+
+    # ---------------------------------------------------------------- inputs (cheap)
+    def set_origin(self, x_ft: float, y_ft: float) -> None:
+        """Display origin: screen coordinates are site feet minus this."""
+        self.origin = (x_ft, y_ft)
+        self._dirty = True
+
+    def _local(self, x_ft: float, y_ft: float) -> tuple[float, float]:
+        if self.origin is None:
+            self.set_origin(x_ft, y_ft)
+        return x_ft - self.origin[0], y_ft - self.origin[1]
+
+    def update_position(self, x_ft: float, y_ft: float, accuracy_ft: float,
+                        usable: bool = True, track: bool = True) -> None:
+        """Record the newest position (drawn at the next redraw)."""
+        lx, ly = self._local(x_ft, y_ft)
+        self.position = (lx, ly)
+        self.accuracy_ft = max(float(accuracy_ft), 0.0)
+        self.position_usable = usable
+        if track:
+            if self.track_n == TRACK_CAPACITY:
+                half = TRACK_CAPACITY // 2
+                self.track_x[:half] = self.track_x[half:]
+                self.track_y[:half] = self.track_y[half:]
+                self.track_x[half:] = np.nan
+                self.track_y[half:] = np.nan
+                self.track_n = half
+            self.track_x[self.track_n] = lx
+            self.track_y[self.track_n] = ly
+            self.track_n += 1
+        self._dirty = True
+
+    def set_usable(self, usable: bool) -> None:
+        if usable != self.position_usable:
+            self.position_usable = usable
+            self._dirty = True
+
+    def set_lines(self, name: str, lines: list[list[tuple[float, float]]]) -> None:
+        """Overlay ``name`` (ohwm, transects, bank, buffers, envelope, boundary_live) as lines
+        in site feet."""
+        self._overlay_dirty[name] = ("lines", lines)
+
+    def set_polygons(self, kind: str, rings: list[list[tuple[float, float]]]) -> None:
+        """Closed rings of polygons of ``kind`` in site feet."""
+        self._overlay_dirty["poly:" + kind] = ("poly", rings)
+
+    def set_trees(self, trees: list[tuple[float, float, float, str]]) -> None:
+        """Trees as (x_ft, y_ft, crown_radius_ft, colour) crown circles."""
+        self._overlay_dirty["trees"] = ("trees", trees)
+
+    def set_follow(self, on: bool) -> None:
+        if on != self.follow:
+            self.follow = on
+            self.sigFollowChanged.emit(on)
+            self._dirty = True
+
+    def _manual_pan(self, *_: object) -> None:
+        self.set_follow(False)
+
+    # ---------------------------------------------------------------- drawing (timer)
+    def _to_local(self, pts: list[tuple[float, float]]) -> list[tuple[float, float]]:
+        if self.origin is None and pts:
+            self.set_origin(*pts[0])
+        ox, oy = self.origin or (0.0, 0.0)
+        return [(x - ox, y - oy) for x, y in pts]
+
+    def redraw(self) -> None:
+        """Draw what changed since the last redraw."""
+        if self._overlay_dirty:
+            pending, self._overlay_dirty = self._overlay_dirty, {}
+            for name, (what, data) in pending.items():
+                if what == "lines":
+                    x, y = _nan_join([self._to_local(line) for line in data])
+                    self.curves[name].setData(x, y, connect="finite")
+                    if name == "ohwm":
+                        pts = [p for line in data for p in self._to_local(line)]
+                        self.ohwm_points.setData([p[0] for p in pts], [p[1] for p in pts])
+                elif what == "poly":
+                    kind = name.split(":", 1)[1]
+                    item = self.polygon_items.get(kind)
+                    if item is None:
+                        colour = QColor(KIND_COLOURS.get(kind, "#444444"))
+                        fill = QColor(colour)
+                        fill.setAlpha(45)
+                        item = pg.PlotDataItem(pen=pg.mkPen(colour, width=3), connect="finite")
+                        item.setZValue(-5)
+                        self.polygon_items[kind] = item
+                        self.plot.getPlotItem().addItem(item)
+                    closed = [self._to_local(list(r) + [r[0]]) for r in data if r]
+                    x, y = _nan_join(closed)
+                    item.setData(x, y, connect="finite")
+                elif what == "trees":
+                    pts = self._to_local([(t[0], t[1]) for t in data])
+                    self.trees.setData(
+                        x=[p[0] for p in pts], y=[p[1] for p in pts],
+                        size=[2.0 * max(t[2], 0.5) for t in data],
+                        brush=[pg.mkBrush(QColor(t[3]).red(), QColor(t[3]).green(),
+                                          QColor(t[3]).blue(), 110) for t in data])
+        if not self._dirty:
+            return
+        self._dirty = False
+        n = self.track_n
+        self.track_item.setData(self.track_x[:n], self.track_y[:n], connect="finite")
+        if self.position is not None:
+            x, y = self.position
+            colour = "#0050ff" if self.position_usable else "#9a9a9a"
+            self.position_item.setData([x], [y], brush=pg.mkBrush(colour))
+            self.accuracy_item.setData([x], [y], size=[2.0 * max(self.accuracy_ft, 0.1)],
+                                       pen=pg.mkPen(colour, width=2))
+            if self.follow:
+                vb = self.plot.getPlotItem().getViewBox()
+                (x0, x1), (y0, y1) = vb.viewRange()
+                w, h = x1 - x0, y1 - y0
+                if not (x0 + 0.2 * w < x < x1 - 0.2 * w and y0 + 0.2 * h < y < y1 - 0.2 * h):
+                    vb.blockSignals(True)
+                    vb.setRange(xRange=(x - w / 2, x + w / 2), yRange=(y - h / 2, y + h / 2),
+                                padding=0)
+                    vb.blockSignals(False)
+        self._update_scale()
+
+    def _update_scale(self) -> None:
+        vb = self.plot.getPlotItem().getViewBox()
+        (x0, x1), _ = vb.viewRange()
+        length = nice_length_ft(x1 - x0)
+        if not math.isclose(length, self.scale_label_len):
+            self.scale_label_len = length
+            self.scale_bar.size = length
+            self.scale_bar.text.setText(f"{length:g} ft")
+            self.scale_bar.updateBar()
+
+    def zoom(self, factor: float) -> None:
+        """Zoom about the centre (factor < 1 zooms in)."""
+        self.plot.getPlotItem().getViewBox().scaleBy((factor, factor))
+        self._dirty = True
+
+    def pan(self, dx_frac: float, dy_frac: float) -> None:
+        """Pan by a fraction of the view (keyboard arrows)."""
+        vb = self.plot.getPlotItem().getViewBox()
+        (x0, x1), (y0, y1) = vb.viewRange()
+        vb.translateBy(x=dx_frac * (x1 - x0), y=dy_frac * (y1 - y0))
+        self.set_follow(False)
+        self._dirty = True

@@ -1,0 +1,162 @@
+"""Start and stop the devices the config names: simulators, a replayed log, real ports.
+
+No Qt here except through the bridge's callbacks: readers run on their own threads (named
+``fieldapp-...`` by :mod:`devices`), and report through :class:`fieldapp.ui.bridge.DeviceBridge`.
+"""
+
+from __future__ import annotations
+
+import logging
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from fieldapp.ui.bridge import DeviceBridge
+from fieldapp.ui.config import AppConfig
+
+log = logging.getLogger(__name__)
+
+
+@dataclass
+class DeviceSession:
+    """The running devices of one app session.
+
+    Parameters
+    ----------
+    config : AppConfig
+        Which devices (URLs, protocols, baud) or ``simulate`` / ``replay``.
+    bridge : DeviceBridge
+        Receives every callback.
+    """
+
+    config: AppConfig
+    bridge: DeviceBridge
+    gnss: Any = None
+    instruments: dict[str, Any] = field(default_factory=dict)
+    simulators: list[Any] = field(default_factory=list)
+    sim_ports: dict[str, str] = field(default_factory=dict)
+    errors: list[str] = field(default_factory=list)
+    scenario: Any = None
+
+    # ------------------------------------------------------------------ start
+    def start(self) -> None:
+        """Start what the config asks for; failures are collected in :attr:`errors`."""
+        cfg = self.config
+        urls = {"gnss": cfg.gnss_url, "rangefinder": cfg.rangefinder_url,
+                "caliper": cfg.caliper_url}
+        if cfg.simulate:
+            try:
+                urls.update(self._start_simulators())
+            except Exception as exc:  # noqa: BLE001 - shown to the user, app keeps running
+                log.exception("simulators failed")
+                self.errors.append(f"Simulators could not start: {exc}")
+        if cfg.replay:
+            try:
+                urls["gnss"] = self._start_replay(cfg.replay, cfg.replay_speed)
+            except Exception as exc:  # noqa: BLE001
+                log.exception("replay failed")
+                self.errors.append(f"Replay of {cfg.replay} could not start: {exc}")
+        if urls["gnss"]:
+            try:
+                self._start_gnss(urls["gnss"])
+            except Exception as exc:  # noqa: BLE001
+                log.exception("gnss failed")
+                self.errors.append(f"GNSS receiver at {urls['gnss']}: {exc}")
+        for kind in ("rangefinder", "caliper"):
+            if urls[kind]:
+                try:
+                    self._start_instrument(kind, urls[kind])
+                except Exception as exc:  # noqa: BLE001
+                    log.exception("%s failed", kind)
+                    self.errors.append(f"{kind.capitalize()} at {urls[kind]}: {exc}")
+
+    def _start_gnss(self, url: str) -> None:
+        from devices.nmea import GnssReader
+        from devices.transport import SerialSettings
+
+        cfg = self.config
+        settings = SerialSettings(url=url, baudrate=cfg.gnss_baud, autobaud=cfg.gnss_autobaud)
+        self.gnss = GnssReader(settings, on_fix=self.bridge.on_fix,
+                               on_status=self.bridge.status_callback("gnss"),
+                               max_age_s=cfg.max_fix_age_s,
+                               antenna_height_m=cfg.antenna_height_m)
+        _start(self.gnss)
+
+    def _start_instrument(self, kind: str, url: str) -> None:
+        from devices import registry
+
+        cfg = self.config
+        protocol = cfg.rangefinder_protocol if kind == "rangefinder" else cfg.caliper_protocol
+        baud = cfg.rangefinder_baud if kind == "rangefinder" else cfg.caliper_baud
+        config = registry.DeviceConfig(kind=kind, protocol=protocol, url=url, baudrate=baud) \
+            if hasattr(registry, "DeviceConfig") else {"kind": kind, "protocol": protocol,
+                                                       "url": url, "baudrate": baud}
+        reader = registry.open_device(config, on_reading=self.bridge.reading_callback(kind),
+                                      on_status=self.bridge.status_callback(kind))
+        _start(reader)
+        self.instruments[kind] = reader
+
+    def _start_simulators(self) -> dict[str, str]:
+        from fieldapp.ui import simsupport
+
+        ports, sims, scenario = simsupport.start_demo()
+        self.simulators.extend(sims)
+        self.sim_ports.update(ports)
+        self.scenario = scenario
+        return ports
+
+    def _start_replay(self, path: str, speed: float) -> str:
+        from fieldapp.ui import simsupport
+
+        if not Path(path).is_file():
+            raise FileNotFoundError(f"no NMEA log at {path}")
+        port, sim = simsupport.start_replay(path, speed)
+        self.simulators.append(sim)
+        self.sim_ports["gnss"] = port
+        return port
+
+    # ------------------------------------------------------------------ use
+    def gnss_stats(self) -> Any:
+        stats = getattr(self.gnss, "stats", None)
+        try:
+            return stats() if callable(stats) else None
+        except Exception:  # noqa: BLE001 - a tooltip, never fatal
+            return None
+
+    def simulator(self, kind: str) -> Any:
+        from fieldapp.ui import simsupport
+
+        return simsupport.find(self.simulators, kind)
+
+    # ------------------------------------------------------------------ stop
+    def stop(self) -> None:
+        """Stop readers first (no more callbacks), then simulators. Idempotent."""
+        self.bridge.close()
+        for reader in [self.gnss, *self.instruments.values()]:
+            if reader is not None:
+                _stop(reader)
+        self.gnss = None
+        self.instruments.clear()
+        for sim in reversed(self.simulators):
+            _stop(sim)
+        self.simulators.clear()
+
+
+def _start(obj: Any) -> None:
+    start = getattr(obj, "start", None)
+    if callable(start) and not getattr(obj, "_fieldapp_started", False):
+        try:
+            start()
+        except RuntimeError:
+            pass  # already started by its constructor
+
+
+def _stop(obj: Any) -> None:
+    for name in ("close", "stop"):
+        fn = getattr(obj, name, None)
+        if callable(fn):
+            try:
+                fn()
+            except Exception:  # noqa: BLE001 - stopping must go on
+                log.exception("stopping %r", obj)
+            return

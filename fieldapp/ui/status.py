@@ -1,0 +1,225 @@
+"""The status strip: each device's link, the GNSS fix in words and colour, and why recording is
+blocked when it is.
+
+The strip only renders; whether a fix is usable is decided by :func:`fix_problem`, from the
+fix's monotonic receive time (never the wall clock).
+"""
+
+from __future__ import annotations
+
+import time
+from typing import Any
+
+from PySide6.QtWidgets import QFrame, QHBoxLayout, QLabel, QWidget
+
+from fieldapp.ui import theme
+
+DEVICE_LABELS = {"gnss": "GNSS", "rangefinder": "Rangefinder", "caliper": "Caliper"}
+
+
+def quality_name(fix: Any) -> str:
+    """The enum member name of the fix quality (``RTK_FIXED`` ...) or ``""``."""
+    q = getattr(fix, "quality", None)
+    return getattr(q, "name", str(q or "")).upper()
+
+
+def quality_words(fix: Any) -> str:
+    """The fix quality in words (the enum's ``label`` when it has one)."""
+    q = getattr(fix, "quality", None)
+    if q is None:
+        return "no fix"
+    label = getattr(q, "label", None)
+    return str(label) if label else str(getattr(q, "name", q)).replace("_", " ").lower()
+
+
+def quality_colours(fix: Any) -> tuple[str, str]:
+    name = quality_name(fix)
+    if "RTK_FIX" in name or name == "FIXED":
+        return theme.GOOD
+    if "FLOAT" in name or "DGPS" in name or "PPS" in name or "DIFF" in name:
+        return theme.FAIR
+    if "NO" in name or "INVALID" in name or not name:
+        return theme.BAD
+    return theme.POOR
+
+
+def fix_age_s(fix: Any, now_s: float | None = None) -> float:
+    """Seconds since the fix was received (monotonic)."""
+    now_s = time.monotonic() if now_s is None else now_s
+    age = getattr(fix, "age_s", None)
+    if callable(age):
+        return float(age(now_s))
+    return now_s - float(getattr(fix, "t_monotonic_s", now_s))
+
+
+def fix_problem(fix: Any, gnss_state: str, max_age_s: float,
+                now_s: float | None = None) -> str | None:
+    """Why ``fix`` cannot be recorded now, in words, or None when it is usable.
+
+    Parameters
+    ----------
+    fix : devices.nmea.Fix or None
+        The latest fix.
+    gnss_state : str
+        The receiver link state word (``connected``, ``disconnected`` ...).
+    max_age_s : float
+        Stale limit, seconds (monotonic).
+    """
+    if gnss_state == "none":
+        return "No receiver connected (Devices…, Ctrl+D)"
+    if gnss_state in ("disconnected", "stopped", "closed", "error"):
+        return f"Receiver {gnss_state}"
+    if gnss_state == "connecting":
+        return "Receiver connecting…"
+    if fix is None:
+        return "No fix from the receiver yet"
+    if getattr(fix, "lat_deg", None) is None or getattr(fix, "lon_deg", None) is None:
+        return "Receiver has no position (no fix)"
+    if "NO" in quality_name(fix) or "INVALID" in quality_name(fix):
+        return "Receiver reports no fix"
+    age = fix_age_s(fix, now_s)
+    if age > max_age_s:
+        return f"Fix is stale ({age:.1f} s old, limit {max_age_s:g} s)"
+    return None
+
+
+def state_word(status: Any) -> str:
+    """The link state of a DeviceStatus in words (``connected`` ...)."""
+    if status is None:
+        return "none"
+    st = getattr(status, "state", status)
+    word = getattr(st, "value", None) or getattr(st, "name", None) or str(st)
+    return str(word).lower().replace("_", " ")
+
+
+def state_colours(word: str) -> tuple[str, str]:
+    if word in ("connected", "open", "ok", "streaming"):
+        return theme.GOOD
+    if word in ("stale", "connecting", "opening", "reconnecting", "searching"):
+        return theme.STALE
+    if word == "none":
+        return theme.NEUTRAL
+    return theme.BAD
+
+
+def _badge(text: str = "") -> QLabel:
+    lab = QLabel(text)
+    lab.setStyleSheet(theme.badge_css(theme.NEUTRAL))
+    return lab
+
+
+class StatusStrip(QFrame):
+    """Always-visible strip: device links, fix quality, sats, HDOP, accuracy, age, antenna height.
+
+    Call :meth:`show_device`, :meth:`show_fix` and :meth:`show_problem`; the main window drives
+    them from the bridge's signals and a 4 Hz age timer.
+    """
+
+    def __init__(self, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.setObjectName("statusStrip")
+        self.setFrameShape(QFrame.StyledPanel)
+        self.setStyleSheet("#statusStrip { background: #f7f7f7; border-top: 2px solid #000; }")
+        row = QHBoxLayout(self)
+        row.setContentsMargins(6, 4, 6, 4)
+        row.setSpacing(8)
+        self.device_labels: dict[str, QLabel] = {}
+        for kind in DEVICE_LABELS:
+            lab = _badge(f"{DEVICE_LABELS[kind]}: none")
+            lab.setObjectName(f"device_{kind}")
+            self.device_labels[kind] = lab
+            row.addWidget(lab)
+        self.quality_label = _badge("no fix")
+        self.quality_label.setObjectName("fixQuality")
+        self.sats_label = QLabel("Sats –")
+        self.hdop_label = QLabel("HDOP –")
+        self.accuracy_label = QLabel("H ± –")
+        self.age_label = QLabel("Age –")
+        self.antenna_label = QLabel("Ant –")
+        self.problem_label = QLabel("")
+        self.problem_label.setProperty("role", "reason")
+        self.problem_label.setObjectName("recordBlocked")
+        for w in (self.quality_label, self.sats_label, self.hdop_label, self.accuracy_label,
+                  self.age_label, self.antenna_label):
+            row.addWidget(w)
+        row.addWidget(self.problem_label, 1)
+        self._states: dict[str, str] = {k: "none" for k in DEVICE_LABELS}
+
+    def device_state(self, kind: str) -> str:
+        return self._states.get(kind, "none")
+
+    def show_device(self, kind: str, status: Any, stats: Any = None) -> None:
+        """Show ``kind``'s link state; ``stats`` (reader statistics) goes in the tooltip."""
+        word = state_word(status)
+        self._states[kind] = word
+        lab = self.device_labels.get(kind)
+        if lab is None:
+            return
+        lab.setText(f"{DEVICE_LABELS.get(kind, kind)}: {word}")
+        lab.setStyleSheet(theme.badge_css(state_colours(word)))
+        tip = [f"{DEVICE_LABELS.get(kind, kind)} {word}"]
+        port = getattr(status, "port", None)
+        if port:
+            tip.append(f"port {port}")
+        msg = getattr(status, "message", None)
+        if msg:
+            tip.append(str(msg))
+        if stats:
+            tip.append(format_stats(stats))
+        lab.setToolTip("\n".join(tip))
+
+    def set_stats_tooltip(self, kind: str, stats: Any) -> None:
+        lab = self.device_labels.get(kind)
+        if lab is not None and stats:
+            first = lab.toolTip().split("\n\n")[0]
+            lab.setToolTip(first + "\n\n" + format_stats(stats))
+
+    def show_fix(self, fix: Any, now_s: float | None = None, stale: bool = False) -> None:
+        """Render the fix; ``stale`` greys it."""
+        if fix is None:
+            self.quality_label.setText("no fix")
+            self.quality_label.setStyleSheet(theme.badge_css(theme.BAD))
+            return
+        words = quality_words(fix)
+        self.quality_label.setText(("STALE – " if stale else "") + words)
+        self.quality_label.setStyleSheet(
+            theme.badge_css(theme.STALE if stale else quality_colours(fix)))
+        sats = getattr(fix, "sats_used", None)
+        self.sats_label.setText(f"Sats {sats}" if sats is not None else "Sats –")
+        hdop = getattr(fix, "hdop", None)
+        self.hdop_label.setText(f"HDOP {hdop:.1f}" if hdop is not None else "HDOP –")
+        acc = getattr(fix, "horizontal_accuracy_m", None)
+        est = bool(getattr(fix, "accuracy_estimated", False))
+        if acc is None:
+            self.accuracy_label.setText("H ± –")
+        else:
+            self.accuracy_label.setText(
+                f"H ±{acc:.2f} m" + (" (est.)" if est else ""))
+        self.accuracy_label.setToolTip(
+            "Estimated from HDOP (the receiver sends no GST)" if est
+            else "1-sigma horizontal accuracy from the receiver's GST")
+        self.age_label.setText(f"Age {fix_age_s(fix, now_s):.1f} s")
+        ant = getattr(fix, "antenna_height_m", None)
+        self.antenna_label.setText(f"Ant {ant:.2f} m" if ant is not None else "Ant –")
+        grey = "color: #7a7a7a;" if stale else ""
+        for w in (self.sats_label, self.hdop_label, self.accuracy_label, self.age_label):
+            w.setStyleSheet(grey)
+
+    def show_problem(self, problem: str | None) -> None:
+        self.problem_label.setText(f"Recording blocked: {problem}" if problem else "")
+
+
+def format_stats(stats: Any) -> str:
+    """Reader statistics (a dict or dataclass of counts) as lines for a tooltip."""
+    if hasattr(stats, "__dataclass_fields__"):
+        import dataclasses
+        stats = dataclasses.asdict(stats)
+    if isinstance(stats, dict):
+        lines = []
+        for k, v in stats.items():
+            if isinstance(v, dict):
+                lines.extend(f"{k} {kk}: {vv}" for kk, vv in v.items())
+            else:
+                lines.append(f"{k}: {v}")
+        return "Reader statistics\n" + "\n".join(lines)
+    return str(stats)

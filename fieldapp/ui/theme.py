@@ -1,0 +1,79 @@
+"""A high-contrast light theme for reading a laptop screen in the sun, with large targets.
+
+Dark text on a white ground reads best in daylight; colour never carries meaning alone (each
+state also has a word). Sizes are in points/pixels chosen for gloved fingers on a touch screen.
+"""
+
+from __future__ import annotations
+
+from PySide6.QtGui import QColor, QFont, QPalette
+from PySide6.QtWidgets import QApplication
+
+#: Colours of fix quality and device state: (background, text), chosen for >= 7:1 contrast.
+GOOD = ("#0a6b1f", "#ffffff")      # RTK fixed, connected
+FAIR = ("#0b4f8a", "#ffffff")      # RTK float / DGPS
+POOR = ("#8a4b00", "#ffffff")      # autonomous, estimated
+BAD = ("#a10000", "#ffffff")       # no fix, disconnected
+STALE = ("#5c5c5c", "#ffffff")     # stale, unknown
+NEUTRAL = ("#e6e6e6", "#000000")
+
+BASE_POINT_SIZE = 13
+BUTTON_MIN_HEIGHT_PX = 48
+
+STYLE_SHEET = f"""
+QWidget {{ font-size: {BASE_POINT_SIZE}pt; color: #000000; }}
+QMainWindow, QDialog {{ background: #ffffff; }}
+QPushButton, QToolButton {{
+    min-height: {BUTTON_MIN_HEIGHT_PX}px; padding: 4px 14px; border: 2px solid #000000;
+    border-radius: 6px; background: #f2f2f2; font-weight: bold;
+}}
+QPushButton:hover {{ background: #dde8ff; }}
+QPushButton:pressed {{ background: #b9cdf5; }}
+QPushButton:focus {{ border: 3px solid #0040c0; }}
+QPushButton[record="true"] {{ background: #ffd84d; }}
+QPushButton:disabled {{ color: #7a7a7a; border-color: #9a9a9a; background: #e9e9e9; }}
+QLineEdit, QSpinBox, QDoubleSpinBox, QComboBox {{
+    min-height: 36px; border: 2px solid #333333; border-radius: 4px; padding: 2px 6px;
+    background: #ffffff;
+}}
+QTabBar::tab {{ min-height: 40px; min-width: 110px; padding: 4px 14px; font-weight: bold;
+    border: 2px solid #333; border-bottom: none; background: #e6e6e6; }}
+QTabBar::tab:selected {{ background: #ffffff; color: #000000; }}
+QHeaderView::section {{ background: #e6e6e6; font-weight: bold; padding: 4px;
+    border: 1px solid #999; }}
+QTableView, QTreeView, QListView {{ gridline-color: #999999; alternate-background-color: #f4f4f4; }}
+QProgressBar {{ min-height: 28px; border: 2px solid #000; border-radius: 4px; text-align: center;
+    font-weight: bold; }}
+QProgressBar::chunk {{ background: #0a6b1f; }}
+QLabel[role="state"] {{ font-size: {BASE_POINT_SIZE + 3}pt; font-weight: bold; }}
+QLabel[role="reason"] {{ color: #a10000; font-weight: bold; }}
+QStatusBar QLabel {{ padding: 0 6px; }}
+QToolTip {{ font-size: {BASE_POINT_SIZE - 1}pt; background: #ffffe0; color: #000; }}
+"""
+
+
+def apply(app: QApplication) -> None:
+    """Apply the Fusion style, a light palette and the style sheet to ``app``."""
+    app.setStyle("Fusion")
+    pal = QPalette()
+    for role, colour in (
+        (QPalette.Window, "#ffffff"), (QPalette.WindowText, "#000000"),
+        (QPalette.Base, "#ffffff"), (QPalette.AlternateBase, "#f4f4f4"),
+        (QPalette.Text, "#000000"), (QPalette.Button, "#f2f2f2"),
+        (QPalette.ButtonText, "#000000"), (QPalette.Highlight, "#0040c0"),
+        (QPalette.HighlightedText, "#ffffff"), (QPalette.ToolTipBase, "#ffffe0"),
+        (QPalette.ToolTipText, "#000000"),
+    ):
+        pal.setColor(role, QColor(colour))
+    app.setPalette(pal)
+    font = QFont(app.font())
+    font.setPointSize(BASE_POINT_SIZE)
+    app.setFont(font)
+    app.setStyleSheet(STYLE_SHEET)
+
+
+def badge_css(colours: tuple[str, str]) -> str:
+    """Style sheet for a coloured state badge."""
+    bg, fg = colours
+    return (f"background: {bg}; color: {fg}; font-weight: bold; border-radius: 4px;"
+            " padding: 2px 8px;")
