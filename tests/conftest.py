@@ -19,3 +19,41 @@ def shared_dir() -> Path:
     if not SHARED.is_dir():
         pytest.skip(f"shared data folder not found at {SHARED}")
     return SHARED
+
+
+# --------------------------------------------------------------------------- leak guard
+# Every background thread we start is named "fieldapp-..." (TEAM.md); a test that leaves one
+# alive, or leaves a port handle from devices.transport open, fails in teardown.
+
+LEAK_GRACE_S = 3.0  # threads get this long to finish after the test (polled, not slept)
+
+
+@pytest.fixture(autouse=True)
+def _leak_guard():
+    import sys
+    import threading
+    import time
+
+    before = {t for t in threading.enumerate() if t.name.startswith("fieldapp-")}
+    yield
+
+    def leaked_threads():
+        return [
+            t for t in threading.enumerate()
+            if t.name.startswith("fieldapp-") and t.is_alive() and t not in before
+        ]
+
+    deadline = time.monotonic() + LEAK_GRACE_S
+    alive = leaked_threads()
+    while alive and time.monotonic() < deadline:
+        time.sleep(0.02)
+        alive = leaked_threads()
+    transport = sys.modules.get("devices.transport")
+    ports = transport.open_handles() if transport is not None else []
+    problems = []
+    if alive:
+        problems.append(f"threads left running: {sorted(t.name for t in alive)}")
+    if ports:
+        problems.append(f"ports left open: {ports}")
+    if problems:
+        pytest.fail("leak guard: " + "; ".join(problems))
