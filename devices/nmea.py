@@ -1,0 +1,1378 @@
+"""NMEA 0183 from a GNSS receiver into immutable position fixes.
+
+Layers, each usable alone:
+
+:func:`parse_sentence`
+    bytes of one line -> a :mod:`pynmea2` sentence, or a
+    :class:`~devices.errors.BadSentence` naming the :class:`BadKind`.  Pure.
+:class:`EpochAssembler`
+    Pure, no threads, no clock: ``feed(line, t_monotonic_s) -> list[Fix]``.
+    Groups the sentences of one epoch (same UTC time of day) into one
+    :class:`Fix`, counts every rejected line by kind and never raises.
+:class:`GnssReader`
+    A :class:`~devices.transport.PortReader` feeding an :class:`EpochAssembler`;
+    keeps only the newest fix (a consumer is never more than one epoch behind,
+    however slowly it reads) and the statistics for the UI.
+:func:`main`
+    ``python -m devices.nmea SOURCE`` prints one JSON object per epoch (gpsd
+    TPV names where they exist) and a summary.
+
+Sources of the fields (NMEA 0183 v4.11; talkers GP GN GL GA GB BD GQ):
+
+- GGA: time, latitude, longitude, quality (0-8), satellites used, HDOP,
+  altitude above MSL, geoid separation, age of corrections, base station id.
+- GNS: as GGA, with a mode character per constellation (used for quality when
+  there is no GGA).
+- RMC: time, date, status A/V, position, speed (knots), course, magnetic
+  variation, mode indicator (2.3+), navigational status (4.1+).
+- GLL: position and status when nothing better is sent.
+- VTG: speed and course when there is no RMC.
+- GSA: fix mode 1/2/3, satellites used, PDOP/HDOP/VDOP, system id (4.1+).
+- GSV: satellites in view; a trailing signal id (4.1+) is not a satellite.
+- GST: 1-sigma latitude / longitude / altitude errors in metres.
+- ZDA: date.
+"""
+
+from __future__ import annotations
+
+import argparse
+import datetime as dt
+import enum
+import json
+import logging
+import math
+import re
+import sys
+import threading
+import time
+from collections import Counter
+from dataclasses import dataclass, field, replace
+from pathlib import Path
+from typing import Callable, Iterable, Iterator, Mapping
+
+import pynmea2
+from pynmea2 import nmea_utils
+
+from devices.errors import BadSentence, ChecksumError
+from devices.transport import (
+    MAX_LINE_BYTES,
+    DeviceStatus,
+    LineFramer,
+    PortReader,
+    ReaderStats,
+    SerialSettings,
+    is_checksummed_nmea,
+)
+
+__all__ = [
+    "FixQuality",
+    "FixMode",
+    "BadKind",
+    "Usability",
+    "Fix",
+    "UERE_M",
+    "GsvPage",
+    "SatelliteInView",
+    "parse_gsv",
+    "parse_sentence",
+    "NmeaStats",
+    "EpochAssembler",
+    "GnssStats",
+    "GnssReader",
+    "fix_to_json",
+    "main",
+]
+
+log = logging.getLogger(__name__)
+
+KNOT_MPS = 1852.0 / 3600.0  # 1 international knot in m/s
+FOOT_M = 0.3048  # international foot
+UTC = dt.timezone.utc
+
+
+# --------------------------------------------------------------------------- enums
+
+
+class FixQuality(enum.IntEnum):
+    """GGA field 6, the GPS quality indicator (NMEA 0183 v4.11)."""
+
+    NO_FIX = 0
+    AUTONOMOUS = 1
+    DGPS = 2
+    PPS = 3
+    RTK_FIXED = 4
+    RTK_FLOAT = 5
+    DEAD_RECKONING = 6
+    MANUAL = 7
+    SIMULATED = 8
+
+    @property
+    def label(self) -> str:
+        """The quality in words, e.g. ``"RTK fixed"``."""
+        return _QUALITY_LABELS[self]
+
+
+_QUALITY_LABELS = {
+    FixQuality.NO_FIX: "no fix",
+    FixQuality.AUTONOMOUS: "autonomous",
+    FixQuality.DGPS: "DGPS",
+    FixQuality.PPS: "PPS",
+    FixQuality.RTK_FIXED: "RTK fixed",
+    FixQuality.RTK_FLOAT: "RTK float",
+    FixQuality.DEAD_RECKONING: "dead reckoning",
+    FixQuality.MANUAL: "manual",
+    FixQuality.SIMULATED: "simulated",
+}
+
+# RMC/GNS/GLL/VTG mode indicator (NMEA 2.3+) -> quality, used when there is no GGA.
+_MODE_CHAR_QUALITY = {
+    "A": FixQuality.AUTONOMOUS,
+    "D": FixQuality.DGPS,
+    "P": FixQuality.PPS,  # "precise"
+    "R": FixQuality.RTK_FIXED,
+    "F": FixQuality.RTK_FLOAT,
+    "E": FixQuality.DEAD_RECKONING,
+    "M": FixQuality.MANUAL,
+    "S": FixQuality.SIMULATED,
+    "N": FixQuality.NO_FIX,
+}
+
+
+class FixMode(enum.Enum):
+    """Fix dimension; the value is gpsd's TPV ``mode`` number (1 none, 2 2D, 3 3D)."""
+
+    NONE = 1
+    TWO_D = 2
+    THREE_D = 3
+
+    @property
+    def gpsd_mode(self) -> int:
+        """gpsd's TPV ``mode``: 1 no fix, 2 two-dimensional, 3 three-dimensional."""
+        return self.value
+
+
+class BadKind(str, enum.Enum):
+    """Why a received line was rejected (counted in :class:`NmeaStats`)."""
+
+    CHECKSUM = "checksum"  #: ``*hh`` does not match
+    TRUNCATED = "truncated"  #: no ``$``/``!`` start or no ``*hh`` end
+    BINARY_NOISE = "binary_noise"  #: bytes outside printable ASCII
+    OVERLONG = "overlong"  #: longer than MAX_LINE_BYTES (runaway line)
+    UNKNOWN_SENTENCE = "unknown_sentence"  #: well-formed, but a type pynmea2 does not know
+    MALFORMED_FIELD = "malformed_field"  #: a field that cannot be read (e.g. latitude "4x52")
+
+
+# --------------------------------------------------------------------------- Fix
+
+#: 1-sigma user-equivalent range error (metres) by fix quality, used to estimate
+#: accuracy when the receiver sends no GST: horizontal = HDOP x UERE (a DRMS
+#: figure, comparable with sqrt(sigma_lat^2 + sigma_lon^2) from GST) and
+#: vertical = VDOP x UERE.  5.0 m is the usual single-frequency stand-alone
+#: figure; corrected solutions are scaled down, conservatively.  Any quality not
+#: listed uses the AUTONOMOUS value.
+UERE_M: Mapping[FixQuality, float] = {
+    FixQuality.AUTONOMOUS: 5.0,
+    FixQuality.DGPS: 1.5,
+    FixQuality.PPS: 3.0,
+    FixQuality.RTK_FIXED: 0.05,
+    FixQuality.RTK_FLOAT: 0.5,
+    FixQuality.DEAD_RECKONING: 10.0,
+}
+
+
+@dataclass(frozen=True)
+class Usability:
+    """Whether a fix may be recorded, and why not.
+
+    Truthy when usable; also unpacks as ``usable, reason = fix.is_usable(now)``.
+    """
+
+    usable: bool
+    reason: str
+
+    def __bool__(self) -> bool:
+        return self.usable
+
+    def __iter__(self) -> Iterator:
+        return iter((self.usable, self.reason))
+
+
+@dataclass(frozen=True)
+class Fix:
+    """One epoch of a GNSS receiver's solution.
+
+    All fields are plain values; ``None`` means the receiver did not say.
+    Heights are of the antenna phase centre unless the name says ``ground``.
+
+    Attributes
+    ----------
+    time_utc : datetime or None
+        Timezone-aware UTC time of the epoch (GGA/RMC time + RMC/ZDA date).
+        None while no date has been seen (see ``time_of_day_utc``).
+    time_of_day_utc : datetime.time or None
+        UTC time of day as sent (naive ``time``), known even without a date.
+    lat_deg, lon_deg : float or None
+        WGS 84 (receiver datum) latitude / longitude, decimal degrees,
+        north / east positive.  None when there is no position.
+    alt_msl_m : float or None
+        Antenna altitude above mean sea level (geoid), metres (GGA field 9).
+    geoid_sep_m : float or None
+        Geoid separation N, metres (GGA field 11): ellipsoid height = MSL + N.
+    quality : FixQuality
+        GGA quality (or from the RMC/GNS mode indicator when there is no GGA).
+    mode : FixMode
+        None / 2D / 3D (GSA field 2, else inferred from position and altitude).
+    sats_used, sats_in_view : int or None
+        Satellites used in the solution (GGA) and distinct ones seen (GSV).
+    hdop, vdop, pdop : float or None
+        Dilutions of precision (GSA; HDOP also GGA).
+    sigma_lat_m, sigma_lon_m, sigma_alt_m : float or None
+        1-sigma errors from GST fields 6, 7, 8, metres.
+    horizontal_accuracy_m, vertical_accuracy_m : float or None
+        1-sigma accuracy: from GST (horizontal = sqrt(sigma_lat^2 + sigma_lon^2))
+        when sent, else DOP x :data:`UERE_M` and ``accuracy_estimated`` is True.
+        Never NaN; None only when neither GST nor a DOP was sent, and then
+        ``accuracy_source`` says so.
+    accuracy_estimated : bool
+        True when any accuracy figure is a DOP x UERE estimate.
+    accuracy_source : str
+        ``"GST"``, ``"HDOP/VDOP x UERE 5.0 m"`` or ``"none: no GST and no DOP"``.
+    dgps_age_s : float or None
+        Age of differential corrections, seconds (GGA field 13).
+    dgps_station : str or None
+        Differential reference station id (GGA field 14).
+    speed_mps : float or None
+        Speed over ground, m/s (RMC knots x 1852/3600, else VTG).
+    course_deg : float or None
+        Course over ground, degrees true (RMC, else VTG).
+    magvar_deg : float or None
+        Magnetic variation, degrees, east positive (RMC).
+    rmc_status : str or None
+        RMC status ``"A"`` valid / ``"V"`` void.
+    mode_indicator : str or None
+        RMC/GNS mode indicator (``"A"``, ``"D"``, ``"R"``, ``"F"``, ``"E"``, ``"N"``...).
+    nav_status : str or None
+        RMC navigational status (NMEA 4.1: ``"S"`` safe, ``"C"`` caution,
+        ``"U"`` unsafe, ``"V"`` not valid).
+    antenna_height_m : float
+        Antenna phase-centre height above the ground mark, metres, as set when
+        the fix was received; kept with the fix.
+    t_monotonic_s : float
+        :func:`time.monotonic` when the epoch's last sentence was received.
+    sentences : tuple of str
+        Sentence types seen in the epoch, in order (``"GNGGA"``, ``"GPGSV"``...).
+    raw : tuple of str
+        The sentences of the epoch as received (audit trail).
+    """
+
+    time_utc: dt.datetime | None = None
+    time_of_day_utc: dt.time | None = None
+    lat_deg: float | None = None
+    lon_deg: float | None = None
+    alt_msl_m: float | None = None
+    geoid_sep_m: float | None = None
+    quality: FixQuality = FixQuality.NO_FIX
+    mode: FixMode = FixMode.NONE
+    sats_used: int | None = None
+    sats_in_view: int | None = None
+    hdop: float | None = None
+    vdop: float | None = None
+    pdop: float | None = None
+    sigma_lat_m: float | None = None
+    sigma_lon_m: float | None = None
+    sigma_alt_m: float | None = None
+    horizontal_accuracy_m: float | None = None
+    vertical_accuracy_m: float | None = None
+    accuracy_estimated: bool = False
+    accuracy_source: str = "none: no GST and no DOP"
+    dgps_age_s: float | None = None
+    dgps_station: str | None = None
+    speed_mps: float | None = None
+    course_deg: float | None = None
+    magvar_deg: float | None = None
+    rmc_status: str | None = None
+    mode_indicator: str | None = None
+    nav_status: str | None = None
+    antenna_height_m: float = 0.0
+    t_monotonic_s: float = 0.0
+    sentences: tuple[str, ...] = ()
+    raw: tuple[str, ...] = field(default=(), repr=False)
+
+    @property
+    def has_position(self) -> bool:
+        """True when latitude and longitude are known and the quality is not NO_FIX."""
+        return self.lat_deg is not None and self.lon_deg is not None and self.quality is not FixQuality.NO_FIX
+
+    @property
+    def alt_hae_m(self) -> float | None:
+        """Antenna height above the ellipsoid, metres: ``alt_msl_m + geoid_sep_m``."""
+        if self.alt_msl_m is None or self.geoid_sep_m is None:
+            return None
+        return self.alt_msl_m + self.geoid_sep_m
+
+    @property
+    def ground_alt_msl_m(self) -> float | None:
+        """Ground mark altitude above MSL, metres: antenna altitude minus antenna height."""
+        return None if self.alt_msl_m is None else self.alt_msl_m - self.antenna_height_m
+
+    @property
+    def ground_alt_hae_m(self) -> float | None:
+        """Ground mark height above the ellipsoid, metres."""
+        hae = self.alt_hae_m
+        return None if hae is None else hae - self.antenna_height_m
+
+    def age_s(self, now_monotonic_s: float) -> float:
+        """Seconds since the fix was received (``now - t_monotonic_s``)."""
+        return now_monotonic_s - self.t_monotonic_s
+
+    def is_usable(self, now_monotonic_s: float, max_age_s: float = 2.0) -> Usability:
+        """Whether this fix may be recorded now.
+
+        Parameters
+        ----------
+        now_monotonic_s : float
+            Current :func:`time.monotonic`.
+        max_age_s : float
+            Oldest acceptable fix, seconds (default 2 s).
+
+        Returns
+        -------
+        Usability
+            Truthy when usable; ``reason`` says why not (``"stale: 3.1 s old
+            (limit 2.0 s)"``, ``"no position (no fix)"``...), or ``"ok"``.
+
+        Examples
+        --------
+        >>> f = Fix(lat_deg=1.0, lon_deg=2.0, quality=FixQuality.AUTONOMOUS, t_monotonic_s=10.0)
+        >>> f.is_usable(11.0)
+        Usability(usable=True, reason='ok')
+        >>> ok, why = f.is_usable(12.5)
+        >>> ok, why
+        (False, 'stale: 2.5 s old (limit 2.0 s)')
+        """
+        if not self.has_position:
+            return Usability(False, f"no position ({self.quality.label})")
+        age = self.age_s(now_monotonic_s)
+        if age > max_age_s:
+            return Usability(False, f"stale: {age:.1f} s old (limit {max_age_s:.1f} s)")
+        return Usability(True, "ok")
+
+
+# --------------------------------------------------------------------------- sentence level
+
+
+@dataclass(frozen=True)
+class SatelliteInView:
+    """One satellite of a GSV page."""
+
+    prn: int
+    elevation_deg: float | None
+    azimuth_deg: float | None
+    snr_dbhz: float | None
+
+
+@dataclass(frozen=True)
+class GsvPage:
+    """One GSV sentence: page ``msg_num`` of ``num_messages`` for one talker and signal."""
+
+    talker: str
+    num_messages: int
+    msg_num: int
+    sats_in_view: int
+    satellites: tuple[SatelliteInView, ...]
+    signal_id: str | None
+
+
+def _num(text: str, kind=float, what: str = "field") -> float | int | None:
+    """'' -> None; else the number, or ValueError naming the field."""
+    if text == "":
+        return None
+    try:
+        value = kind(text)
+    except ValueError:
+        raise ValueError(f"{what} {text!r} is not a number") from None
+    if isinstance(value, float) and not math.isfinite(value):
+        raise ValueError(f"{what} {text!r} is not finite")
+    return value
+
+
+def _field(msg: pynmea2.NMEASentence, name: str) -> str:
+    """Raw text of a named field ('' when the sentence is shorter)."""
+    i = type(msg).name_to_idx[name]
+    return msg.data[i].strip() if i < len(msg.data) else ""
+
+
+def parse_gsv(msg: pynmea2.NMEASentence) -> GsvPage:
+    """Read a GSV sentence, honouring the NMEA 4.10 trailing signal id.
+
+    pynmea2 maps fields positionally, so a page with fewer than four
+    satellites plus a signal id would show the id as a phantom satellite
+    PRN.  Groups of four fields follow the three header fields; one field
+    left over is the signal id.
+
+    Raises
+    ------
+    ValueError
+        A field is not a number.
+    """
+    data = [d.strip() for d in msg.data]
+    head, body = data[:3], data[3:]
+    signal_id = body.pop() if len(body) % 4 == 1 else None
+    sats = []
+    for i in range(0, len(body) - len(body) % 4, 4):
+        prn, el, az, snr = body[i : i + 4]
+        if prn == "":
+            continue
+        sats.append(
+            SatelliteInView(int(prn), _num(el, float, "elevation"), _num(az, float, "azimuth"), _num(snr, float, "SNR"))
+        )
+    return GsvPage(
+        talker=msg.talker,
+        num_messages=int(head[0] or 0),
+        msg_num=int(head[1] or 0),
+        sats_in_view=int(head[2] or 0) if len(head) > 2 else 0,
+        satellites=tuple(sats),
+        signal_id=signal_id or None,
+    )
+
+
+def _is_printable(data: bytes) -> bool:
+    return all(32 <= b < 127 for b in data)
+
+
+_HIGH_PRECISION_RE = re.compile(r"^\$([A-Z]{2})(GGA|GLL|GNS|RMC|GST|ZDA|VTG|GSA)H,")
+
+
+def parse_sentence(line: bytes) -> pynmea2.NMEASentence:
+    """Check and parse one framed line.
+
+    Parameters
+    ----------
+    line : bytes
+        One line without its terminator (surrounding whitespace is ignored).
+
+    Returns
+    -------
+    pynmea2.NMEASentence
+        The parsed sentence (fields are read lazily; see :func:`parse_gsv`).
+
+    Raises
+    ------
+    ChecksumError
+        ``*hh`` does not match (kind ``checksum``).
+    BadSentence
+        ``kind`` is a :class:`BadKind` value: ``overlong``, ``binary_noise``,
+        ``truncated`` (no start character, or no ``*hh``) or
+        ``unknown_sentence``.
+
+    Examples
+    --------
+    >>> parse_sentence(b"$GPZDA,201530.00,04,07,2002,00,00*60").year
+    2002
+    """
+    line = line.strip()
+    if len(line) > MAX_LINE_BYTES:
+        raise BadSentence(BadKind.OVERLONG.value, line, f"{len(line)} bytes > {MAX_LINE_BYTES}")
+    if not _is_printable(line):
+        raise BadSentence(BadKind.BINARY_NOISE.value, line, "bytes outside printable ASCII")
+    if line[:1] not in (b"$", b"!"):
+        raise BadSentence(BadKind.TRUNCATED.value, line, "no $ or ! at the start")
+    if len(line) < 4 or line[-3:-2] != b"*":
+        raise BadSentence(BadKind.TRUNCATED.value, line, "no *hh checksum at the end")
+    if not is_checksummed_nmea(line):
+        raise ChecksumError(line, "checksum does not match")
+    text = line.decode("ascii")
+    if text[0] == "!":
+        raise BadSentence(BadKind.UNKNOWN_SENTENCE.value, line, "encapsulated (AIS) sentence")
+    try:
+        return pynmea2.parse(text, check=True)
+    except pynmea2.ChecksumError as exc:  # pragma: no cover - checked above
+        raise ChecksumError(line, str(exc)) from exc
+    except pynmea2.ParseError as exc:
+        hp = _HIGH_PRECISION_RE.match(text)
+        cls = pynmea2.TalkerSentence.sentence_types.get(hp.group(2)) if hp else None
+        if cls is None:
+            raise BadSentence(BadKind.UNKNOWN_SENTENCE.value, line, str(exc.args[0][0])) from exc
+        # Unicore's high-precision variants ($GNGGAH...) carry the standard fields
+        return cls(hp.group(1), hp.group(2), text[8:-3].split(","))
+
+
+# --------------------------------------------------------------------------- epoch assembly
+
+
+@dataclass(frozen=True)
+class NmeaStats:
+    """Counts of what an :class:`EpochAssembler` received.
+
+    Attributes
+    ----------
+    good : int
+        Lines that passed the checksum and parsed (used or not).
+    used : int
+        Good lines that contributed to a fix.
+    comments : int
+        ``#`` lines (log-file headers), skipped.
+    fixes : int
+        Fixes emitted.
+    bad : dict
+        :class:`BadKind` value -> count, every kind present (zero or more).
+    """
+
+    good: int = 0
+    used: int = 0
+    comments: int = 0
+    fixes: int = 0
+    bad: Mapping[str, int] = field(default_factory=lambda: {k.value: 0 for k in BadKind})
+
+    @property
+    def total_bad(self) -> int:
+        """Sum of all bad kinds."""
+        return sum(self.bad.values())
+
+
+def _time_of_day(text: str) -> dt.time | None:
+    """``hhmmss[.sss]`` -> naive time; microseconds rounded from the decimal text."""
+    if text == "":
+        return None
+    t = nmea_utils.timestamp(text)  # raises ValueError on garbage
+    frac = text[6:]
+    micro = round(float("0" + frac) * 1_000_000) if frac else 0
+    if micro >= 1_000_000:
+        raise ValueError(f"time {text!r} has a fraction >= 1 s")
+    return t.replace(microsecond=micro, tzinfo=None)
+
+
+def _dm(text: str, what: str) -> float:
+    """NMEA ``dddmm.mmmm`` -> decimal degrees (pynmea2's dm_to_sd), minutes checked < 60."""
+    value = nmea_utils.dm_to_sd(text)  # ValueError unless digits + 2-digit minutes + fraction
+    if float(text[text.index(".") - 2 :]) >= 60.0:
+        raise ValueError(f"{what} {text!r} has minutes >= 60")
+    return value
+
+
+def _latlon(msg, lat_name="lat", lon_name="lon") -> tuple[float | None, float | None]:
+    lat, lat_dir = _field(msg, lat_name), _field(msg, lat_name + "_dir")
+    lon, lon_dir = _field(msg, lon_name), _field(msg, lon_name + "_dir")
+    if lat == "" or lon == "":
+        return None, None
+    if lat_dir not in ("N", "S") or lon_dir not in ("E", "W"):
+        raise ValueError(f"hemisphere {lat_dir!r}/{lon_dir!r} not N/S and E/W")
+    lat_deg, lon_deg = _dm(lat, "latitude"), _dm(lon, "longitude")
+    if lat_deg > 90.0 or lon_deg > 180.0:
+        raise ValueError(f"position {lat} {lat_dir} {lon} {lon_dir} out of range")
+    return (-lat_deg if lat_dir == "S" else lat_deg), (-lon_deg if lon_dir == "W" else lon_deg)
+
+
+_POSITION_TYPES = ("GGA", "GNS", "RMC", "GLL")
+_TIMED_TYPES = frozenset({"GGA", "GNS", "RMC", "GLL", "GST", "ZDA"})
+
+
+class _Epoch:
+    __slots__ = ("tod", "date", "parts", "gsa_ids", "gsv_sats", "types", "raw", "t_last", "has_position")
+
+    def __init__(self) -> None:
+        self.tod: dt.time | None = None
+        self.date: dt.date | None = None
+        self.parts: dict[str, dict] = {}
+        self.gsa_ids: set[tuple[str, str]] = set()
+        self.gsv_sats: set[tuple[str, int]] = set()
+        self.types: list[str] = []
+        self.raw: list[str] = []
+        self.t_last = 0.0
+        self.has_position = False
+
+
+def _seconds(t: dt.time) -> float:
+    return t.hour * 3600 + t.minute * 60 + t.second + t.microsecond / 1e6
+
+
+class EpochAssembler:
+    """Groups the sentences of one epoch into one :class:`Fix`.  Pure: no threads, no clock.
+
+    An epoch is every sentence between two changes of the UTC time of day.
+    Sentences without a time (GSA, GSV, VTG) join the epoch in progress.
+    The fix of an epoch is emitted when the next epoch's first timed sentence
+    arrives, or by :meth:`flush` (end of input, or a gap in the stream).  An
+    epoch is emitted only if it held a position sentence (GGA, GNS, RMC, GLL),
+    valid or not, so "no fix" epochs are reported too.
+
+    A GGA-only epoch takes its date from the latest RMC or ZDA, rolling over
+    at midnight; before any date is seen ``time_utc`` is None.
+
+    Parameters
+    ----------
+    antenna_height_m : float
+        Antenna height above the ground mark, metres (>= 0), stamped on every
+        fix (change it with the attribute of the same name).
+
+    Examples
+    --------
+    >>> a = EpochAssembler()
+    >>> a.feed(b"$GPGGA,120000.00,4807.038,N,01131.000,E,1,08,0.9,545.4,M,46.9,M,,*67", 1.0)
+    []
+    >>> [f.lat_deg for f in a.flush()]
+    [48.1173]
+    """
+
+    def __init__(self, antenna_height_m: float = 0.0) -> None:
+        if not (0.0 <= antenna_height_m < 100.0):
+            raise ValueError(f"antenna_height_m {antenna_height_m!r} outside 0..100 m")
+        self.antenna_height_m = float(antenna_height_m)
+        self._epoch = _Epoch()
+        self._last_date: dt.date | None = None
+        self._last_date_tod: dt.time | None = None
+        self._bad: Counter = Counter()
+        self._good = self._used = self._comments = self._fixes = 0
+
+    # -- counts
+
+    @property
+    def stats(self) -> NmeaStats:
+        """Snapshot of the counters."""
+        return NmeaStats(
+            good=self._good,
+            used=self._used,
+            comments=self._comments,
+            fixes=self._fixes,
+            bad={k.value: self._bad.get(k.value, 0) for k in BadKind},
+        )
+
+    def count_bad(self, kind: BadKind | str, n: int = 1) -> None:
+        """Add ``n`` to a bad-kind counter (framers report dropped runaway lines here)."""
+        self._bad[BadKind(kind).value] += n
+
+    # -- input
+
+    def feed(self, line: bytes, t_monotonic_s: float) -> list[Fix]:
+        """Take one framed line; return the fixes completed by it (usually none or one).
+
+        Never raises: a rejected line is counted by :class:`BadKind` and skipped.
+        """
+        try:
+            return self._feed(line, t_monotonic_s)
+        except Exception as exc:  # noqa: BLE001 - nothing escapes; count as malformed
+            log.debug("unexpected failure on %r: %s", line[:100], exc)
+            self._bad[BadKind.MALFORMED_FIELD.value] += 1
+            return []
+
+    def feed_many(self, lines: Iterable[bytes], t_monotonic_s: float) -> list[Fix]:
+        """:meth:`feed` every line with the same receive time."""
+        out: list[Fix] = []
+        for line in lines:
+            out.extend(self.feed(line, t_monotonic_s))
+        return out
+
+    def _feed(self, line: bytes, t: float) -> list[Fix]:
+        line = line.strip()
+        if not line:
+            return []
+        if line[:1] == b"#":
+            self._comments += 1
+            return []
+        if len(line) > MAX_LINE_BYTES:
+            self._bad[BadKind.OVERLONG.value] += 1
+            return []
+        # a sentence start inside the line: the head was cut off (collision / resync)
+        start = max(line.rfind(b"$"), line.rfind(b"!"))
+        if start > 0:
+            head = line[:start]
+            self._bad[(BadKind.TRUNCATED if _is_printable(head) else BadKind.BINARY_NOISE).value] += 1
+            line = line[start:]
+        try:
+            msg = parse_sentence(line)
+        except BadSentence as exc:
+            self._bad[exc.kind] += 1
+            return []
+        self._good += 1
+        kind = getattr(msg, "sentence_type", None)
+        if not isinstance(msg, pynmea2.TalkerSentence) or kind not in _HANDLERS:
+            return []  # good but not a position sentence (TXT, HDT, proprietary...)
+        try:
+            values = _HANDLERS[kind](msg)
+        except (ValueError, TypeError, AttributeError, IndexError) as exc:
+            log.debug("malformed %s: %s", kind, exc)
+            self._bad[BadKind.MALFORMED_FIELD.value] += 1
+            return []
+        self._used += 1
+        tod = values.pop("_tod", None)
+        out: list[Fix] = []
+        ep = self._epoch
+        if tod is not None:
+            if ep.tod is None:
+                ep.tod = tod
+            elif tod != ep.tod:
+                fix = self._close()
+                if fix is not None:
+                    out.append(fix)
+                ep = self._epoch
+                ep.tod = tod
+        date = values.pop("_date", None)
+        if date is not None:
+            ep.date = date
+            if tod is not None:
+                self._last_date, self._last_date_tod = date, tod
+        self._merge(ep, kind, msg, values)
+        ep.types.append(msg.talker + kind)
+        ep.raw.append(line.decode("ascii"))
+        ep.t_last = t
+        return out
+
+    def _merge(self, ep: _Epoch, kind: str, msg, values: dict) -> None:
+        if kind == "GSA":
+            ids = values.pop("_ids")
+            system = values.get("system_id") or msg.talker
+            ep.gsa_ids.update((system, i) for i in ids)
+        elif kind == "GSV":
+            page: GsvPage = values.pop("_page")
+            ep.gsv_sats.update((page.talker, s.prn) for s in page.satellites)
+        if kind in _POSITION_TYPES:
+            ep.has_position = True
+        part = ep.parts.get(kind)
+        if part is None:
+            ep.parts[kind] = values
+        else:
+            # the first sentence of a type wins; later ones (other talkers) fill gaps
+            for k, v in values.items():
+                if part.get(k) is None:
+                    part[k] = v
+
+    def flush(self) -> list[Fix]:
+        """Close the epoch in progress (end of input, or a gap in the stream)."""
+        fix = self._close()
+        return [fix] if fix is not None else []
+
+    @property
+    def pending_since_s(self) -> float | None:
+        """Receive time of the last line of the epoch in progress, None when empty."""
+        return self._epoch.t_last if self._epoch.types else None
+
+    def _close(self) -> Fix | None:
+        ep, self._epoch = self._epoch, _Epoch()
+        if not ep.has_position:
+            return None
+        fix = self._build(ep)
+        self._fixes += 1
+        return fix
+
+    def _date_for(self, ep: _Epoch) -> dt.date | None:
+        if ep.date is not None:
+            return ep.date
+        if self._last_date is None or ep.tod is None or self._last_date_tod is None:
+            return None
+        date = self._last_date
+        diff = _seconds(ep.tod) - _seconds(self._last_date_tod)
+        if diff < -43200:  # time of day went back by more than 12 h: past midnight
+            date += dt.timedelta(days=1)
+        elif diff > 43200:  # a late sentence from before midnight
+            date -= dt.timedelta(days=1)
+        return date
+
+    def _build(self, ep: _Epoch) -> Fix:
+        p = ep.parts
+        gga, gns, rmc, gll = p.get("GGA"), p.get("GNS"), p.get("RMC"), p.get("GLL")
+        vtg, gsa, gst = p.get("VTG"), p.get("GSA"), p.get("GST")
+
+        lat = lon = None
+        for src in (gga, gns, rmc, gll):
+            if src and src.get("lat") is not None and src.get("valid", True):
+                lat, lon = src["lat"], src["lon"]
+                break
+
+        quality: FixQuality | None = None
+        if gga and gga.get("quality") is not None:
+            quality = gga["quality"]
+        else:
+            for src in (gns, rmc, gll):
+                if src and src.get("quality") is not None:
+                    quality = src["quality"]
+                    break
+        if quality is None:
+            quality = FixQuality.AUTONOMOUS if lat is not None else FixQuality.NO_FIX
+        if quality is FixQuality.NO_FIX:
+            lat = lon = None
+
+        def first(key, *sources):
+            for src in sources:
+                if src and src.get(key) is not None:
+                    return src[key]
+            return None
+
+        alt_msl = first("alt_msl_m", gga, gns) if lat is not None else None
+        geoid_sep = first("geoid_sep_m", gga, gns)
+        hdop = first("hdop", gsa, gga, gns)
+        vdop = first("vdop", gsa)
+        pdop = first("pdop", gsa)
+        if lat is None:
+            mode = FixMode.NONE
+        elif gsa and gsa.get("fix_type") in (2, 3):
+            mode = FixMode(gsa["fix_type"])
+        else:
+            mode = FixMode.THREE_D if alt_msl is not None else FixMode.TWO_D
+
+        sats_used = first("sats_used", gga, gns)
+        if sats_used is None and ep.gsa_ids:
+            sats_used = len(ep.gsa_ids)
+        sigma_lat, sigma_lon, sigma_alt = (first(k, gst) for k in ("sigma_lat_m", "sigma_lon_m", "sigma_alt_m"))
+
+        h_acc = v_acc = None
+        estimated = False
+        sources = []
+        uere = UERE_M.get(quality, UERE_M[FixQuality.AUTONOMOUS])
+        if sigma_lat is not None and sigma_lon is not None:
+            h_acc = math.hypot(sigma_lat, sigma_lon)
+            sources.append("GST")
+        elif hdop is not None:
+            h_acc = hdop * uere
+            estimated = True
+            sources.append(f"HDOP x UERE {uere:g} m")
+        if sigma_alt is not None:
+            v_acc = sigma_alt
+            if "GST" not in sources:
+                sources.append("GST")
+        elif vdop is not None:
+            v_acc = vdop * uere
+            estimated = True
+            sources.append(f"VDOP x UERE {uere:g} m")
+        source = " + ".join(sources) if sources else "none: no GST and no DOP"
+
+        speed = first("speed_mps", rmc, vtg)
+        course = first("course_deg", rmc, vtg)
+        date = self._date_for(ep)
+        time_utc = dt.datetime.combine(date, ep.tod, tzinfo=UTC) if (date and ep.tod) else None
+        gsv_sats = len(ep.gsv_sats) if ep.gsv_sats else None
+        return Fix(
+            time_utc=time_utc,
+            time_of_day_utc=ep.tod,
+            lat_deg=lat,
+            lon_deg=lon,
+            alt_msl_m=alt_msl,
+            geoid_sep_m=geoid_sep,
+            quality=quality,
+            mode=mode,
+            sats_used=sats_used,
+            sats_in_view=gsv_sats,
+            hdop=hdop,
+            vdop=vdop,
+            pdop=pdop,
+            sigma_lat_m=sigma_lat,
+            sigma_lon_m=sigma_lon,
+            sigma_alt_m=sigma_alt,
+            horizontal_accuracy_m=h_acc,
+            vertical_accuracy_m=v_acc,
+            accuracy_estimated=estimated,
+            accuracy_source=source,
+            dgps_age_s=first("dgps_age_s", gga, gns),
+            dgps_station=first("dgps_station", gga, gns),
+            speed_mps=speed,
+            course_deg=course,
+            magvar_deg=first("magvar_deg", rmc),
+            rmc_status=first("status", rmc),
+            mode_indicator=first("mode_indicator", rmc, gns),
+            nav_status=first("nav_status", rmc),
+            antenna_height_m=self.antenna_height_m,
+            t_monotonic_s=ep.t_last,
+            sentences=tuple(ep.types),
+            raw=tuple(ep.raw),
+        )
+
+
+# --------------------------------------------------------------------------- per-type field readers
+
+
+def _quality_from_mode_chars(chars: str) -> FixQuality | None:
+    """Best quality among per-constellation mode characters (GNS), or one RMC char."""
+    order = [FixQuality.RTK_FIXED, FixQuality.RTK_FLOAT, FixQuality.DGPS, FixQuality.PPS,
+             FixQuality.AUTONOMOUS, FixQuality.DEAD_RECKONING, FixQuality.MANUAL,
+             FixQuality.SIMULATED, FixQuality.NO_FIX]
+    found = {_MODE_CHAR_QUALITY[c] for c in chars if c in _MODE_CHAR_QUALITY}
+    for q in order:
+        if q in found:
+            return q
+    return None
+
+
+def _gga(msg) -> dict:
+    q = _num(_field(msg, "gps_qual"), int, "GGA quality")
+    if q is not None and not 0 <= q <= 8:
+        raise ValueError(f"GGA quality {q} outside 0..8")
+    lat, lon = _latlon(msg)
+    station = _field(msg, "ref_station_id")
+    return {
+        "_tod": _time_of_day(_field(msg, "timestamp")),
+        "lat": lat,
+        "lon": lon,
+        "quality": None if q is None else FixQuality(q),
+        "sats_used": _num(_field(msg, "num_sats"), int, "GGA satellites"),
+        "hdop": _num(_field(msg, "horizontal_dil"), float, "GGA HDOP"),
+        "alt_msl_m": _num(_field(msg, "altitude"), float, "GGA altitude"),
+        "geoid_sep_m": _num(_field(msg, "geo_sep"), float, "GGA geoid separation"),
+        "dgps_age_s": _num(_field(msg, "age_gps_data"), float, "GGA correction age"),
+        "dgps_station": station or None,
+    }
+
+
+def _gns(msg) -> dict:
+    lat, lon = _latlon(msg)
+    chars = _field(msg, "mode_indicator")
+    station = _field(msg, "diferential")
+    return {
+        "_tod": _time_of_day(_field(msg, "timestamp")),
+        "lat": lat,
+        "lon": lon,
+        "quality": _quality_from_mode_chars(chars),
+        "mode_indicator": chars or None,
+        "sats_used": _num(_field(msg, "num_sats"), int, "GNS satellites"),
+        "hdop": _num(_field(msg, "hdop"), float, "GNS HDOP"),
+        "alt_msl_m": _num(_field(msg, "altitude"), float, "GNS altitude"),
+        "geoid_sep_m": _num(_field(msg, "geo_sep"), float, "GNS geoid separation"),
+        "dgps_age_s": _num(_field(msg, "age_gps_data"), float, "GNS correction age"),
+        "dgps_station": station or None,
+    }
+
+
+def _rmc(msg) -> dict:
+    status = _field(msg, "status")
+    mode_char = _field(msg, "mode_indicator")
+    lat, lon = _latlon(msg)
+    date_text = _field(msg, "datestamp")
+    magvar = _num(_field(msg, "mag_variation"), float, "RMC magnetic variation")
+    if magvar is not None and _field(msg, "mag_var_dir") == "W":
+        magvar = -magvar
+    if status == "V":
+        quality = FixQuality.NO_FIX
+    elif mode_char:
+        quality = _quality_from_mode_chars(mode_char)
+    else:
+        quality = FixQuality.AUTONOMOUS if status == "A" else None
+    knots = _num(_field(msg, "spd_over_grnd"), float, "RMC speed")
+    return {
+        "_tod": _time_of_day(_field(msg, "timestamp")),
+        "_date": nmea_utils.datestamp(date_text) if date_text else None,
+        "lat": lat,
+        "lon": lon,
+        "valid": status != "V",
+        "status": status or None,
+        "quality": quality,
+        "speed_mps": None if knots is None else knots * KNOT_MPS,
+        "course_deg": _num(_field(msg, "true_course"), float, "RMC course"),
+        "magvar_deg": magvar,
+        "mode_indicator": mode_char or None,
+        "nav_status": _field(msg, "nav_status") or None,
+    }
+
+
+def _gll(msg) -> dict:
+    status = _field(msg, "status")
+    lat, lon = _latlon(msg)
+    mode_char = msg.data[6].strip() if len(msg.data) > 6 else ""
+    return {
+        "_tod": _time_of_day(_field(msg, "timestamp")),
+        "lat": lat,
+        "lon": lon,
+        "valid": status != "V",
+        "quality": FixQuality.NO_FIX if status == "V" else _quality_from_mode_chars(mode_char),
+    }
+
+
+def _vtg(msg) -> dict:
+    knots = _num(_field(msg, "spd_over_grnd_kts"), float, "VTG speed")
+    kmph = _num(_field(msg, "spd_over_grnd_kmph"), float, "VTG speed")
+    speed = knots * KNOT_MPS if knots is not None else (kmph / 3.6 if kmph is not None else None)
+    return {"speed_mps": speed, "course_deg": _num(_field(msg, "true_track"), float, "VTG course")}
+
+
+def _gsa(msg) -> dict:
+    fix_type = _num(_field(msg, "mode_fix_type"), int, "GSA fix type")
+    ids = [msg.data[i].strip() for i in range(2, min(14, len(msg.data))) if msg.data[i].strip()]
+    system = msg.data[17].strip() if len(msg.data) > 17 else ""
+    return {
+        "fix_type": fix_type,
+        "pdop": _num(_field(msg, "pdop"), float, "GSA PDOP"),
+        "hdop": _num(_field(msg, "hdop"), float, "GSA HDOP"),
+        "vdop": _num(_field(msg, "vdop"), float, "GSA VDOP"),
+        "system_id": system or None,
+        "_ids": ids,
+    }
+
+
+def _gsv(msg) -> dict:
+    return {"_page": parse_gsv(msg)}
+
+
+def _gst(msg) -> dict:
+    return {
+        "_tod": _time_of_day(_field(msg, "timestamp")),
+        "sigma_lat_m": _num(_field(msg, "std_dev_latitude"), float, "GST latitude sigma"),
+        "sigma_lon_m": _num(_field(msg, "std_dev_longitude"), float, "GST longitude sigma"),
+        "sigma_alt_m": _num(_field(msg, "std_dev_altitude"), float, "GST altitude sigma"),
+    }
+
+
+def _zda(msg) -> dict:
+    day, month, year = (_num(_field(msg, k), int, f"ZDA {k}") for k in ("day", "month", "year"))
+    date = dt.date(year, month, day) if None not in (day, month, year) else None
+    return {"_tod": _time_of_day(_field(msg, "timestamp")), "_date": date}
+
+
+_HANDLERS: dict[str, Callable[[pynmea2.NMEASentence], dict]] = {
+    "GGA": _gga,
+    "GNS": _gns,
+    "RMC": _rmc,
+    "GLL": _gll,
+    "VTG": _vtg,
+    "GSA": _gsa,
+    "GSV": _gsv,
+    "GST": _gst,
+    "ZDA": _zda,
+}
+
+
+# --------------------------------------------------------------------------- reader thread
+
+
+@dataclass(frozen=True)
+class GnssStats:
+    """Snapshot of a :class:`GnssReader`: NMEA counts, link counts, link state.
+
+    ``bad`` merges the assembler's kinds with runaway lines the framer dropped
+    (counted as ``overlong``).
+    """
+
+    nmea: NmeaStats
+    reader: ReaderStats
+    fixes_delivered: int
+    last_status: DeviceStatus | None
+
+    @property
+    def bad(self) -> dict[str, int]:
+        out = dict(self.nmea.bad)
+        out[BadKind.OVERLONG.value] += self.reader.dropped_frames
+        return out
+
+
+class GnssReader:
+    """A GNSS receiver on a port: reader thread -> epochs -> newest fix.
+
+    Parameters
+    ----------
+    settings : SerialSettings
+        The port (``autobaud=True`` to find the rate).
+    on_fix : callable(Fix) -> None, optional
+        Called on the reader thread for each fix; keep it quick (e.g. post to
+        the GUI thread).  Exceptions are counted and survived.
+    on_status : callable(DeviceStatus) -> None, optional
+        Link-state reports (connecting, connected, disconnected, stopped).
+    max_age_s : float
+        Fix age limit for :meth:`usable_fix`, seconds (default 2).
+    antenna_height_m : float
+        Antenna phase-centre height above the ground mark, metres; see
+        :meth:`set_antenna_height`.
+    idle_flush_s : float
+        A gap this long after the last sentence closes the epoch early, so a
+        1 Hz receiver's fix is delivered within about ``read_timeout_s`` of its
+        last sentence rather than at the next epoch.
+    name : str
+        Thread name suffix (``fieldapp-reader-<name>``).
+
+    Notes
+    -----
+    Latency is bounded: the reader keeps one slot, the newest fix.  Whoever
+    calls :meth:`latest_fix` or :meth:`wait_fix` gets the newest complete
+    epoch, never a queue of old ones.
+    """
+
+    def __init__(
+        self,
+        settings: SerialSettings,
+        on_fix: Callable[[Fix], None] | None = None,
+        on_status: Callable[[DeviceStatus], None] | None = None,
+        max_age_s: float = 2.0,
+        antenna_height_m: float = 0.0,
+        idle_flush_s: float = 0.05,
+        name: str = "gnss",
+    ) -> None:
+        if max_age_s <= 0:
+            raise ValueError(f"max_age_s {max_age_s!r} must be positive")
+        self.max_age_s = max_age_s
+        self.idle_flush_s = idle_flush_s
+        self._assembler = EpochAssembler(antenna_height_m)
+        self._on_fix = on_fix
+        self._on_status = on_status
+        self._cond = threading.Condition()
+        self._latest: Fix | None = None
+        self._seq = 0
+        self._fix_callback_errors = 0
+        self._last_status: DeviceStatus | None = None
+        self._reader = PortReader(
+            settings,
+            self._handle_line,
+            on_status=self._handle_status,
+            framer_factory=LineFramer,
+            name=name,
+            on_idle=self._handle_idle,
+        )
+
+    # -- lifecycle
+
+    def start(self) -> "GnssReader":
+        self._reader.start()
+        return self
+
+    def stop(self, timeout_s: float = 5.0) -> bool:
+        """Stop and join the reader thread; True when it ended in time."""
+        return self._reader.stop(timeout_s)
+
+    def __enter__(self) -> "GnssReader":
+        return self.start()
+
+    def __exit__(self, *exc) -> None:
+        self.stop()
+
+    @property
+    def settings(self) -> SerialSettings:
+        return self._reader.settings
+
+    # -- settings
+
+    def set_antenna_height(self, value: float, unit: str = "m") -> None:
+        """Set the antenna height for fixes received from now on.
+
+        Parameters
+        ----------
+        value : float
+            Height of the antenna phase centre above the ground mark.
+        unit : {"m", "ft", "us_ft"}
+            Metres, international feet (0.3048 m) or US survey feet (1200/3937 m).
+        """
+        factor = {"m": 1.0, "ft": FOOT_M, "us_ft": 1200.0 / 3937.0}.get(unit)
+        if factor is None:
+            raise ValueError(f"antenna height unit {unit!r} not one of m, ft, us_ft")
+        metres = float(value) * factor
+        if not 0.0 <= metres < 100.0:
+            raise ValueError(f"antenna height {value!r} {unit} outside 0..100 m")
+        with self._cond:
+            self._assembler.antenna_height_m = metres
+
+    # -- reader-thread callbacks
+
+    def _publish(self, fixes: list[Fix]) -> None:
+        if not fixes:
+            return
+        with self._cond:
+            self._latest = fixes[-1]
+            self._seq += len(fixes)
+            self._cond.notify_all()
+        if self._on_fix is not None:
+            for fix in fixes:
+                try:
+                    self._on_fix(fix)
+                except Exception:  # noqa: BLE001
+                    with self._cond:
+                        self._fix_callback_errors += 1
+                    log.exception("on_fix callback failed")
+
+    def _handle_line(self, line: bytes, t: float) -> None:
+        with self._cond:
+            fixes = self._assembler.feed(line, t)
+        self._publish(fixes)
+
+    def _handle_idle(self, t: float) -> None:
+        with self._cond:
+            since = self._assembler.pending_since_s
+            if since is None or t - since < self.idle_flush_s:
+                return
+            fixes = self._assembler.flush()
+        self._publish(fixes)
+
+    def _handle_status(self, status: DeviceStatus) -> None:
+        with self._cond:
+            self._last_status = status
+        if self._on_status is not None:
+            self._on_status(status)  # PortReader counts a raising callback
+
+    # -- consumer API
+
+    def latest_fix(self) -> Fix | None:
+        """The newest fix, or None before the first (never a queued old one)."""
+        with self._cond:
+            return self._latest
+
+    def wait_fix(self, timeout_s: float, newer_than: Fix | None = None) -> Fix | None:
+        """Wait for a fix other than ``newer_than``; return it, or None on timeout.
+
+        Parameters
+        ----------
+        timeout_s : float
+            Longest wait, seconds.
+        newer_than : Fix, optional
+            A fix already seen; wait for a newer one.  Without it any fix will do.
+        """
+        deadline = time.monotonic() + timeout_s
+        with self._cond:
+            while self._latest is None or self._latest is newer_than:
+                left = deadline - time.monotonic()
+                if left <= 0:
+                    return None
+                self._cond.wait(left)
+            return self._latest
+
+    def usable_fix(self, now_monotonic_s: float | None = None) -> tuple[Fix | None, Usability]:
+        """The newest fix and whether it may be recorded (age limit ``max_age_s``)."""
+        fix = self.latest_fix()
+        if fix is None:
+            return None, Usability(False, "no fix received yet")
+        now = time.monotonic() if now_monotonic_s is None else now_monotonic_s
+        return fix, fix.is_usable(now, self.max_age_s)
+
+    def stats(self) -> GnssStats:
+        """Snapshot of sentence counts (good and each bad kind), link counts and state."""
+        with self._cond:
+            nmea = self._assembler.stats
+            delivered = self._seq
+            status = self._last_status
+        reader = self._reader.stats
+        if self._fix_callback_errors:
+            reader = replace(reader, callback_errors=reader.callback_errors + self._fix_callback_errors)
+        return GnssStats(nmea, reader, delivered, status)
+
+
+# --------------------------------------------------------------------------- command line
+
+
+def _round(x: float | None, nd: int) -> float | None:
+    return None if x is None else round(x, nd)
+
+
+def fix_to_json(fix: Fix) -> dict:
+    """One fix as a gpsd-TPV-like dict (absent values omitted).
+
+    gpsd names: ``time`` (ISO 8601, ms, ``Z``), ``lat``, ``lon``, ``altMSL``,
+    ``altHAE``, ``geoidSep``, ``mode`` (1/2/3), ``speed`` (m/s), ``track``
+    (deg true), ``eph``/``epv`` (our 1-sigma horizontal / vertical accuracy in
+    metres; gpsd's own are 95 % figures, so the numbers differ).
+    """
+    out = {
+        "class": "TPV",
+        "time": fix.time_utc.isoformat(timespec="milliseconds").replace("+00:00", "Z") if fix.time_utc else None,
+        "lat": _round(fix.lat_deg, 9),
+        "lon": _round(fix.lon_deg, 9),
+        "altMSL": _round(fix.alt_msl_m, 4),
+        "altHAE": _round(fix.alt_hae_m, 4),
+        "geoidSep": _round(fix.geoid_sep_m, 3),
+        "mode": fix.mode.gpsd_mode,
+        "speed": _round(fix.speed_mps, 3),
+        "track": _round(fix.course_deg, 2),
+        "eph": _round(fix.horizontal_accuracy_m, 3),
+        "epv": _round(fix.vertical_accuracy_m, 3),
+        "quality": int(fix.quality),
+        "quality_label": fix.quality.label,
+        "sats_used": fix.sats_used,
+        "hdop": fix.hdop,
+        "vdop": fix.vdop,
+        "pdop": fix.pdop,
+        "sigma_lat_m": fix.sigma_lat_m,
+        "sigma_lon_m": fix.sigma_lon_m,
+        "sigma_alt_m": fix.sigma_alt_m,
+        "dgps_age_s": fix.dgps_age_s,
+        "dgps_station": fix.dgps_station,
+        "accuracy_estimated": fix.accuracy_estimated,
+    }
+    if fix.time_utc is None and fix.time_of_day_utc is not None:
+        out["time_of_day"] = fix.time_of_day_utc.isoformat(timespec="milliseconds")
+    return {k: v for k, v in out.items() if v is not None}
+
+
+def _summary(stats: NmeaStats, extra_overlong: int = 0) -> dict:
+    bad = dict(stats.bad)
+    bad[BadKind.OVERLONG.value] += extra_overlong
+    return {"class": "SUMMARY", "good": stats.good, "used": stats.used, "fixes": stats.fixes,
+            "comments": stats.comments, "bad": bad, "bad_total": sum(bad.values())}
+
+
+def iter_stream_fixes(stream, assembler: EpochAssembler, framer: LineFramer | None = None,
+                      chunk_bytes: int = 65536) -> Iterator[Fix]:
+    """Read a binary stream to its end, yielding fixes (used for files and stdin)."""
+    framer = framer or LineFramer()
+    read = getattr(stream, "read1", stream.read)
+    while True:
+        data = read(chunk_bytes)
+        if not data:
+            break
+        t = time.monotonic()
+        for line in framer.feed(data):
+            yield from assembler.feed(line, t)
+    yield from assembler.feed_many(framer.feed(b"\n"), time.monotonic())
+    yield from assembler.flush()
+
+
+def main(argv: list[str] | None = None) -> int:
+    """``python -m devices.nmea SOURCE [--baud N]``: print one JSON object per epoch.
+
+    SOURCE is a file, ``-`` for standard input, or a port / pyserial URL.  For
+    a port, reading goes on until ``--count`` fixes or ``--duration`` seconds
+    (or Ctrl-C).  The last line is a ``SUMMARY`` object with the number of
+    good sentences and of each bad kind.  Exit status 0, or 2 when a port
+    could not be used at all.
+    """
+    parser = argparse.ArgumentParser(prog="python -m devices.nmea", description=main.__doc__.splitlines()[0])
+    parser.add_argument("source", help="log file, '-' for stdin, or a port / pyserial URL")
+    parser.add_argument("--baud", type=int, default=None, help="baud rate (default: auto-baud on serial ports)")
+    parser.add_argument("--antenna-height-m", type=float, default=0.0)
+    parser.add_argument("--count", type=int, default=None, help="stop after this many fixes (ports)")
+    parser.add_argument("--duration", type=float, default=None, help="stop after this many seconds (ports)")
+    args = parser.parse_args(argv)
+    out = sys.stdout
+
+    def emit(obj: dict) -> None:
+        out.write(json.dumps(obj, separators=(",", ":")) + "\n")
+
+    path = Path(args.source)
+    if args.source == "-" or ("://" not in args.source and path.is_file()):
+        assembler = EpochAssembler(args.antenna_height_m)
+        framer = LineFramer()
+        stream = sys.stdin.buffer if args.source == "-" else open(path, "rb")
+        try:
+            for fix in iter_stream_fixes(stream, assembler, framer):
+                emit(fix_to_json(fix))
+        finally:
+            if stream is not sys.stdin.buffer:
+                stream.close()
+        emit(_summary(assembler.stats, framer.dropped_frames))
+        return 0
+
+    try:
+        settings = SerialSettings(args.source, baudrate=args.baud or 9600, autobaud=args.baud is None)
+    except ValueError as exc:
+        parser.error(str(exc))
+    statuses: list[DeviceStatus] = []
+
+    def on_status(s: DeviceStatus) -> None:
+        statuses.append(s)
+        print(f"# {s.state.value}: {s.message}", file=sys.stderr)
+
+    reader = GnssReader(settings, on_status=on_status, antenna_height_m=args.antenna_height_m, name="cli")
+    deadline = None if args.duration is None else time.monotonic() + args.duration
+    n = 0
+    last = None
+    try:
+        with reader:
+            while args.count is None or n < args.count:
+                if deadline is not None and time.monotonic() >= deadline:
+                    break
+                fix = reader.wait_fix(0.5, newer_than=last)
+                if fix is not None:
+                    last = fix
+                    n += 1
+                    emit(fix_to_json(fix))
+                    out.flush()
+    except KeyboardInterrupt:
+        pass
+    st = reader.stats()
+    summary = _summary(st.nmea, st.reader.dropped_frames)
+    summary["link"] = statuses[-1].message if statuses else None
+    emit(summary)
+    return 0 if st.reader.connects else 2
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
