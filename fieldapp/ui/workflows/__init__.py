@@ -4,6 +4,52 @@ from __future__ import annotations
 
 from typing import Any
 
+from PySide6.QtCore import Qt
+from PySide6.QtGui import QAction, QKeySequence
+
 
 def install_workflows(window: Any) -> None:
-    """Add the workflow panels (and the checks panel) to ``window``."""
+    """Add the workflow panels and the checks panel to ``window``; bind every panel key.
+
+    A panel key (``A``, ``Ctrl+Z`` ...) is one window action that runs the handler of the
+    panel currently shown, so the same key can mean "undo" in two panels.
+    """
+    from fieldapp.ui.checkspanel import ChecksPanel
+    from fieldapp.ui.workflows.boundary import BoundaryPanel
+    from fieldapp.ui.workflows.ohwm import OhwmPanel
+    from fieldapp.ui.workflows.tally import TallyPanel
+    from fieldapp.ui.workflows.transect import TransectPanel
+
+    window.panels = {}
+    for n, cls in enumerate((OhwmPanel, TransectPanel, TallyPanel, BoundaryPanel), start=1):
+        panel = cls(window)
+        window.panels[cls.title.lower()] = panel
+        window.add_workflow(panel, cls.title, f"Ctrl+{n}")
+    window.checks_panel = ChecksPanel()
+    window.right_splitter.addWidget(window.checks_panel)
+    window.right_splitter.setSizes([560, 300])
+    window._action("Checks", "Ctrl+K", window.checks_panel.focus_table)
+
+    keys = sorted({k for p in window.panels.values() for k in p.keys})
+    window.panel_actions = {}
+    for key in keys:
+        act = QAction(key, window)
+        act.setShortcut(QKeySequence(key))
+        act.setShortcutContext(Qt.WindowShortcut)
+        act.triggered.connect(lambda _=False, k=key: _dispatch(window, k))
+        window.addAction(act)
+        window.panel_actions[key] = act
+    window.tabs.currentChanged.connect(lambda _i: _refresh_current(window))
+
+
+def _dispatch(window: Any, key: str) -> None:
+    panel = window.tabs.currentWidget()
+    fn = getattr(panel, "keys", {}).get(key)
+    if fn is not None:
+        fn()
+
+
+def _refresh_current(window: Any) -> None:
+    panel = window.tabs.currentWidget()
+    if panel is not None and window.visit is not None:
+        panel.refresh()

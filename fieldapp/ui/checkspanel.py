@@ -1,0 +1,139 @@
+"""The checks panel: every applicable verdict with status, value, citation, interpretation and
+inputs; clicking a row shows the rule request as JSON (what ``fieldapp rules evaluate`` takes).
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+from PySide6.QtCore import Qt
+from PySide6.QtGui import QBrush, QColor, QFont
+from PySide6.QtWidgets import (
+    QAbstractItemView, QHeaderView, QLabel, QPlainTextEdit, QSplitter, QTableWidget,
+    QTableWidgetItem, QVBoxLayout, QWidget,
+)
+
+from fieldapp.checks import Check, status_words, summary_words
+
+STATUS_COLOURS = {"determined": ("#0a6b1f", "#ffffff"), "needs_data": ("#8a4b00", "#ffffff"),
+                  "exempt": ("#0b4f8a", "#ffffff"), "error": ("#a10000", "#ffffff")}
+COLUMNS = ("Check", "Status", "Value", "Citation")
+
+
+class ChecksPanel(QWidget):
+    """Table of checks; details and request JSON of the selected one."""
+
+    def __init__(self, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        lay = QVBoxLayout(self)
+        lay.setContentsMargins(0, 0, 0, 0)
+        title = QLabel("Checks (verdicts on the spot)  [Ctrl+K]")
+        title.setStyleSheet("font-weight: bold;")
+        lay.addWidget(title)
+        split = QSplitter(Qt.Vertical)
+        self.table = QTableWidget(0, len(COLUMNS))
+        self.table.setObjectName("checksTable")
+        self.table.setHorizontalHeaderLabels(COLUMNS)
+        self.table.verticalHeader().setVisible(False)
+        self.table.setSelectionBehavior(QAbstractItemView.SelectRows)
+        self.table.setSelectionMode(QAbstractItemView.SingleSelection)
+        self.table.setEditTriggers(QAbstractItemView.NoEditTriggers)
+        self.table.setWordWrap(True)
+        hdr = self.table.horizontalHeader()
+        hdr.setSectionResizeMode(0, QHeaderView.ResizeToContents)
+        hdr.setSectionResizeMode(1, QHeaderView.ResizeToContents)
+        hdr.setSectionResizeMode(2, QHeaderView.Stretch)
+        hdr.setSectionResizeMode(3, QHeaderView.ResizeToContents)
+        self.table.itemSelectionChanged.connect(self._show_selected)
+        split.addWidget(self.table)
+        self.details = QPlainTextEdit()
+        self.details.setObjectName("checkDetails")
+        self.details.setReadOnly(True)
+        self.details.setPlaceholderText("Select a check to see its inputs, interpretation and the"
+                                        " rule request (JSON)")
+        mono = QFont("DejaVu Sans Mono")
+        mono.setStyleHint(QFont.Monospace)
+        mono.setPointSize(11)
+        self.details.setFont(mono)
+        split.addWidget(self.details)
+        split.setSizes([220, 160])
+        lay.addWidget(split)
+        self.checks: list[Check] = []
+        self._selected_id: str | None = None
+
+    def focus_table(self) -> None:
+        self.table.setFocus()
+        if self.table.rowCount() and not self.table.selectedItems():
+            self.table.selectRow(0)
+
+    def show_checks(self, checks: list[Check]) -> None:
+        """Render ``checks`` (keeps the selection by id)."""
+        self.checks = list(checks)
+        selected = self._selected_id
+        self.table.blockSignals(True)
+        self.table.setRowCount(len(checks))
+        for row, c in enumerate(checks):
+            st = c.status
+            cells = (c.title, status_words(st), summary_words(c.request.get("rule", ""), c.result),
+                     str(c.result.get("citation", "")))
+            for col, text in enumerate(cells):
+                item = QTableWidgetItem(text)
+                item.setData(Qt.UserRole, c.check_id)
+                if col == 1:
+                    bg, fg = STATUS_COLOURS.get(st, ("#5c5c5c", "#ffffff"))
+                    item.setBackground(QBrush(QColor(bg)))
+                    item.setForeground(QBrush(QColor(fg)))
+                    f = item.font()
+                    f.setBold(True)
+                    item.setFont(f)
+                if col == 2 and c.result.get("next_step"):
+                    item.setToolTip(str(c.result["next_step"]))
+                self.table.setItem(row, col, item)
+            if c.check_id == selected:
+                self.table.selectRow(row)
+        self.table.resizeRowsToContents()
+        self.table.blockSignals(False)
+        self._show_selected()
+
+    def row_of(self, check_id: str) -> int:
+        for i, c in enumerate(self.checks):
+            if c.check_id == check_id:
+                return i
+        return -1
+
+    def _show_selected(self) -> None:
+        rows = {i.row() for i in self.table.selectedItems()}
+        if not rows:
+            return
+        c = self.checks[min(rows)]
+        self._selected_id = c.check_id
+        self.details.setPlainText(details_text(c))
+
+
+def details_text(c: Check) -> str:
+    """Inputs, interpretation and the request JSON of one check, as text."""
+    r = c.result
+    lines = [f"{c.title}: {status_words(c.status)}",
+             f"Citation: {r.get('citation', '–')}",
+             "Interpretation: " + (", ".join(r.get("interpretations") or []) or "–")]
+    if r.get("next_step"):
+        lines.append(f"Next step: {r['next_step']}")
+    if r.get("note"):
+        lines.append(f"Note: {r['note']}")
+    if r.get("message"):
+        lines.append(f"Message: {r['message']}")
+    lines.append("")
+    lines.append("Rule request (fieldapp rules evaluate FILE.json):")
+    lines.append(c.request_json())
+    lines.append("")
+    lines.append("Result:")
+    lines.append(json.dumps(r, indent=2))
+    return "\n".join(lines)
+
+
+def any_in(checks: list[Check], rule: str) -> list[Check]:
+    return [c for c in checks if c.request.get("rule") == rule]
+
+
+__all__ = ["ChecksPanel", "details_text", "any_in"]

@@ -1,0 +1,193 @@
+"""Boundary workflow: walk a wetland / stand / grove / impervious / disturbed boundary with
+pause, resume and close; live area; self-crossing warned; a wetland's verdicts at once."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from PySide6.QtWidgets import (
+    QCheckBox, QComboBox, QDoubleSpinBox, QFormLayout, QGridLayout, QGroupBox, QLabel,
+    QLineEdit, QVBoxLayout,
+)
+
+from fieldapp.ui.workflows.base import WorkflowPanel, big_button, state_label
+
+KINDS = [("wetland", "Wetland"), ("woodland_stand", "Woodland stand"), ("grove", "Grove"),
+         ("impervious", "Impervious surface"), ("disturbed", "Disturbed / graded area"),
+         ("foundation", "Foundation"), ("drive", "Drive"), ("parking", "Parking"),
+         ("septic_field", "Septic field")]
+SUSCEPTIBILITY = [("", "from wetland type"), ("highly", "highly susceptible"),
+                  ("less", "less susceptible"), ("other", "other")]
+
+
+class BoundaryPanel(WorkflowPanel):
+    """Walk a boundary."""
+
+    title = "Boundary"
+
+    def __init__(self, window: Any) -> None:
+        super().__init__(window)
+        lay = QVBoxLayout(self)
+        self.state = state_label("Choose what you walk, then start at a corner.")
+        self.state.setObjectName("boundaryState")
+        lay.addWidget(self.state)
+
+        what = QGroupBox("What")
+        form = QFormLayout(what)
+        self.kind = QComboBox()
+        self.kind.setObjectName("kindCombo")
+        for value, text in KINDS:
+            self.kind.addItem(text, value)
+        self.label = QLineEdit()
+        self.label.setObjectName("labelEdit")
+        self.label.setPlaceholderText("label, e.g. Wetland A")
+        self.spacing = QDoubleSpinBox()
+        self.spacing.setRange(1.0, 500.0)
+        self.spacing.setValue(10.0)
+        self.spacing.setSuffix(" ft")
+        self.spacing.setToolTip("A vertex is taken every this many feet walked")
+        form.addRow("Kind", self.kind)
+        form.addRow("Label", self.label)
+        form.addRow("Vertex spacing", self.spacing)
+        self.wetland_box = QGroupBox("Wetland")
+        wf = QFormLayout(self.wetland_box)
+        self.wetland_type = QLineEdit()
+        self.wetland_type.setObjectName("wetlandType")
+        self.wetland_type.setPlaceholderText("e.g. shallow marsh, fen, sedge meadow")
+        self.susceptibility = QComboBox()
+        self.susceptibility.setObjectName("susceptibilityCombo")
+        for value, text in SUSCEPTIBILITY:
+            self.susceptibility.addItem(text, value)
+        self.standing_water = QCheckBox("Periodic standing water")
+        self.standing_water.setObjectName("standingWater")
+        self.hydric = QCheckBox("Hydric vegetation")
+        self.hydric.setObjectName("hydricVegetation")
+        wf.addRow("Type", self.wetland_type)
+        wf.addRow("Susceptibility", self.susceptibility)
+        wf.addRow(self.standing_water)
+        wf.addRow(self.hydric)
+        lay.addWidget(what)
+        lay.addWidget(self.wetland_box)
+        self.kind.currentIndexChanged.connect(
+            lambda _i: self.wetland_box.setVisible(self.kind.currentData() == "wetland"))
+
+        buttons = QGridLayout()
+        self.start_button = big_button("Start walk", "W")
+        self.start_button.setObjectName("startWalk")
+        self.vertex_button = big_button("Vertex here", "V", "Take a vertex now (a corner)")
+        self.vertex_button.setObjectName("vertexButton")
+        self.pause_button = big_button("Pause", "P")
+        self.pause_button.setObjectName("pauseWalk")
+        self.resume_button = big_button("Resume", "R")
+        self.resume_button.setObjectName("resumeWalk")
+        self.close_button = big_button("Close boundary", "Ctrl+L")
+        self.close_button.setObjectName("closeWalk")
+        buttons.addWidget(self.start_button, 0, 0)
+        buttons.addWidget(self.vertex_button, 0, 1)
+        buttons.addWidget(self.pause_button, 1, 0)
+        buttons.addWidget(self.resume_button, 1, 1)
+        buttons.addWidget(self.close_button, 2, 0, 1, 2)
+        lay.addLayout(buttons)
+        self.measures = QLabel("")
+        self.measures.setObjectName("walkMeasures")
+        self.measures.setProperty("role", "state")
+        lay.addWidget(self.measures)
+        self.warning = QLabel("")
+        self.warning.setObjectName("crossingWarning")
+        self.warning.setProperty("role", "reason")
+        self.warning.setWordWrap(True)
+        lay.addWidget(self.warning)
+        self.verdict = QLabel("")
+        self.verdict.setObjectName("wetlandVerdict")
+        self.verdict.setWordWrap(True)
+        lay.addWidget(self.verdict)
+        lay.addStretch(1)
+
+        self.bind("W", self.start_walk, self.start_button)
+        self.bind("V", self.vertex_here, self.vertex_button)
+        self.bind("P", self.pause, self.pause_button)
+        self.bind("R", self.resume, self.resume_button)
+        self.bind("Ctrl+L", self.close_walk, self.close_button)
+        window.register_record_button(self.start_button)
+        window.register_record_button(self.vertex_button)
+        window.fix_listeners.append(self.on_fix)
+        self._update_buttons()
+
+    def focus_first(self) -> None:
+        self.kind.setFocus()
+
+    def attributes(self) -> dict:
+        attrs: dict[str, Any] = {"label": self.label.text().strip()}
+        if self.kind.currentData() == "wetland":
+            attrs.update(wetland_type=self.wetland_type.text().strip() or None,
+                         susceptibility=self.susceptibility.currentData() or None,
+                         standing_water=self.standing_water.isChecked(),
+                         hydric_vegetation=self.hydric.isChecked())
+        return attrs
+
+    def start_walk(self) -> None:
+        fix = self.w.usable_fix()
+        if fix is None:
+            return
+        try:
+            self.visit.start_walk(self.kind.currentData(), self.label.text().strip(),
+                                  self.spacing.value(), fix)
+        except Exception as exc:  # noqa: BLE001
+            self.error(f"Walk not started: {exc}")
+
+    def vertex_here(self) -> None:
+        fix = self.w.usable_fix()
+        if fix is not None and self.visit.walk is not None:
+            try:
+                self.visit.walk_vertex(fix)
+            except Exception as exc:  # noqa: BLE001
+                self.error(f"Vertex refused: {exc}")
+
+    def on_fix(self, fix: Any) -> None:
+        if self.visit is not None and self.visit.walk is not None and \
+                self.w.usable_fix() is not None:
+            self.visit.walk_feed(fix)
+
+    def pause(self) -> None:
+        self.visit.pause_walk()
+
+    def resume(self) -> None:
+        self.visit.resume_walk()
+
+    def close_walk(self) -> None:
+        try:
+            self.visit.close_walk(self.attributes())
+        except Exception as exc:  # noqa: BLE001 - e.g. too few vertices; the walk stays open
+            self.error(f"Boundary not closed: {exc}")
+
+    def _update_buttons(self) -> None:
+        walk = self.visit.walk if self.visit else None
+        state = self.visit.walk_state() if walk is not None else None
+        self.start_button.setProperty("extra_ok", walk is None)
+        self.vertex_button.setProperty("extra_ok", state == "walking")
+        self.w._apply_usable(self.start_button)
+        self.w._apply_usable(self.vertex_button)
+        self.pause_button.setEnabled(state == "walking")
+        self.resume_button.setEnabled(state == "paused")
+        self.close_button.setEnabled(walk is not None)
+        self.kind.setEnabled(walk is None)
+
+    def refresh(self) -> None:
+        v = self.visit
+        if v is None:
+            return
+        self._update_buttons()
+        info = v.walk_info()
+        if info is not None:
+            self.state.setText(f"Walking {info['kind_words']} ({info['state']}):"
+                               f" {info['vertices']} vertices")
+            self.measures.setText(f"{info['area_sqft']:,.0f} sq ft  =  {info['area_ac']:.3f} ac"
+                                  f"   perimeter {info['perimeter_ft']:,.0f} ft")
+            self.warning.setText(info["warning"] or "")
+        last = v.last_closed_area
+        if info is None and last is not None:
+            self.state.setText(f"Closed: {last['label'] or last['kind_words']}")
+            self.measures.setText(f"{last['area_sqft']:,.0f} sq ft  =  {last['area_ac']:.3f} ac")
+            self.warning.setText(last.get("warning") or "")
+        self.verdict.setText(v.area_verdict_text(last["uuid"] if (info is None and last)
+                                                 else None))

@@ -1,0 +1,173 @@
+"""OHWM workflow: averaged points (N usable epochs, progress bar) and offset shots; the points
+join into the OHWM line."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from PySide6.QtWidgets import (
+    QDoubleSpinBox, QFormLayout, QGroupBox, QHBoxLayout, QLabel, QProgressBar, QSpinBox,
+    QTableWidget, QTableWidgetItem, QVBoxLayout,
+)
+
+from fieldapp.ui.workflows.base import WorkflowPanel, big_button, state_label
+
+
+class OhwmPanel(WorkflowPanel):
+    """Record OHWM points."""
+
+    title = "OHWM"
+
+    def __init__(self, window: Any) -> None:
+        super().__init__(window)
+        lay = QVBoxLayout(self)
+        self.state = state_label("Stand on the OHWM and average a point.")
+        self.state.setObjectName("ohwmState")
+        lay.addWidget(self.state)
+
+        avg = QGroupBox("Averaged point")
+        al = QVBoxLayout(avg)
+        row = QHBoxLayout()
+        row.addWidget(QLabel("Epochs"))
+        self.epochs = QSpinBox()
+        self.epochs.setRange(1, 600)
+        self.epochs.setValue(window.config.average_epochs)
+        row.addWidget(self.epochs)
+        self.average_button = big_button("Average point", "A",
+                                         "Average N usable epochs at the antenna's position")
+        self.average_button.setObjectName("averageButton")
+        row.addWidget(self.average_button, 1)
+        self.cancel_button = big_button("Cancel", "Esc")
+        self.cancel_button.setEnabled(False)
+        row.addWidget(self.cancel_button)
+        al.addLayout(row)
+        self.progress = QProgressBar()
+        self.progress.setObjectName("averageProgress")
+        self.progress.setFormat("%v / %m usable epochs")
+        self.progress.setValue(0)
+        al.addWidget(self.progress)
+        self.skipped_label = QLabel("")
+        al.addWidget(self.skipped_label)
+        lay.addWidget(avg)
+
+        off = QGroupBox("Offset shot (e.g. across the channel)")
+        form = QFormLayout(off)
+        self.azimuth = QDoubleSpinBox()
+        self.azimuth.setRange(0.0, 359.99)
+        self.azimuth.setDecimals(1)
+        self.azimuth.setSuffix(" °")
+        self.distance = QDoubleSpinBox()
+        self.distance.setRange(0.0, 5000.0)
+        self.distance.setDecimals(2)
+        self.distance.setSuffix(" ft")
+        form.addRow("Azimuth (true)", self.azimuth)
+        form.addRow("Horizontal distance", self.distance)
+        self.offset_button = big_button("Record offset point", "O",
+                                        "From where you stand, the azimuth and the horizontal"
+                                        " distance (a rangefinder shot fills them)")
+        self.offset_button.setObjectName("offsetButton")
+        form.addRow(self.offset_button)
+        self.wait_shot = False
+        lay.addWidget(off)
+
+        self.table = QTableWidget(0, 5)
+        self.table.setObjectName("ohwmTable")
+        self.table.setHorizontalHeaderLabels(["#", "Method", "Epochs (skipped)", "σH m", "Acc m"])
+        self.table.verticalHeader().setVisible(False)
+        self.table.horizontalHeader().setStretchLastSection(True)
+        lay.addWidget(self.table, 1)
+
+        self.collecting: list[Any] | None = None
+        self.skipped = 0
+        self.usable_count = 0
+        self.bind("A", self.start_average, self.average_button)
+        self.bind("Esc", self.cancel_average, self.cancel_button)
+        self.bind("O", self.record_offset, self.offset_button)
+        window.register_record_button(self.average_button)
+        window.register_record_button(self.offset_button)
+        window.fix_listeners.append(self.on_fix)
+        window.add_reading_listener("rangefinder", self.on_shot)
+
+    # -------------------------------------------------------------- averaging
+    def start_average(self) -> None:
+        if self.collecting is not None or self.w.usable_fix() is None:
+            return
+        self.collecting = []
+        self.skipped = 0
+        self.usable_count = 0
+        self.progress.setMaximum(self.epochs.value())
+        self.progress.setValue(0)
+        self.cancel_button.setEnabled(True)
+        self.average_button.setProperty("extra_ok", False)
+        self.average_button.setEnabled(False)
+        self.state.setText("Averaging… hold the pole still.")
+
+    def cancel_average(self) -> None:
+        self.collecting = None
+        self.cancel_button.setEnabled(False)
+        self.average_button.setProperty("extra_ok", None)
+        self.w._apply_usable(self.average_button)
+        self.state.setText("Averaging cancelled; nothing recorded.")
+
+    def on_fix(self, fix: Any) -> None:
+        if self.collecting is None:
+            return
+        self.collecting.append(fix)
+        if self.visit.fix_usable_for_average(fix):
+            self.usable_count += 1
+        else:
+            self.skipped += 1
+        self.progress.setValue(min(self.usable_count, self.progress.maximum()))
+        self.skipped_label.setText(f"{self.skipped} unusable epoch(s) skipped" if self.skipped
+                                   else "")
+        if self.usable_count >= self.epochs.value():
+            fixes, self.collecting = self.collecting, None
+            self.cancel_button.setEnabled(False)
+            self.average_button.setProperty("extra_ok", None)
+            self.w._apply_usable(self.average_button)
+            try:
+                point = self.visit.add_averaged_point(fixes, self.epochs.value())
+            except Exception as exc:  # noqa: BLE001 - refused with its message
+                self.error(f"OHWM point not recorded: {exc}")
+                return
+            self.state.setText(
+                f"OHWM point {point.seq} recorded: {point.sample_count} epochs,"
+                f" {point.rejected_count} skipped, σH {point.std_dev_h_m or 0:.3f} m")
+
+    # -------------------------------------------------------------- offset
+    def on_shot(self, shot: Any) -> None:
+        if self.w.tabs.currentWidget() is not self:
+            return
+        hd = getattr(shot, "horizontal_distance_ft", None)
+        az = getattr(shot, "azimuth_deg", None)
+        if hd is not None:
+            self.distance.setValue(hd)
+        if az is not None:
+            self.azimuth.setValue(az)
+        self.state.setText(f"Shot received: {hd or 0:.2f} ft at {az if az is not None else '–'}°."
+                           " Press O to record the offset point.")
+
+    def record_offset(self) -> None:
+        fix = self.w.usable_fix()
+        if fix is None:
+            return
+        try:
+            point = self.visit.add_offset_point(fix, self.azimuth.value(), self.distance.value())
+        except Exception as exc:  # noqa: BLE001
+            self.error(f"Offset point not recorded: {exc}")
+            return
+        self.state.setText(f"OHWM offset point {point.seq} recorded"
+                           f" ({self.distance.value():.2f} ft at {self.azimuth.value():.1f}°).")
+
+    # -------------------------------------------------------------- view
+    def refresh(self) -> None:
+        points = self.visit.ohwm_points() if self.visit else []
+        self.table.setRowCount(len(points))
+        for r, p in enumerate(points):
+            method = getattr(p.method, "value", str(p.method))
+            cells = [str(p.seq), method,
+                     f"{p.sample_count} ({p.rejected_count})" if method == "averaged" else "–",
+                     f"{p.std_dev_h_m:.3f}" if p.std_dev_h_m is not None else "–",
+                     f"{p.h_accuracy_m:.2f}" if p.h_accuracy_m is not None else "–"]
+            for c, text in enumerate(cells):
+                self.table.setItem(r, c, QTableWidgetItem(text))

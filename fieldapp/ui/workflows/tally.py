@@ -1,0 +1,235 @@
+"""Tally workflow: caliper readings arrive as rows at the current position; edit, delete with
+undo; crown radius typed or shot; a running stand summary with the woodland class and why."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from PySide6.QtCore import Qt
+from PySide6.QtWidgets import (
+    QAbstractItemView, QComboBox, QDoubleSpinBox, QGridLayout, QGroupBox, QHBoxLayout, QLabel,
+    QLineEdit, QTableWidget, QTableWidgetItem, QVBoxLayout,
+)
+
+from fieldapp.ui.workflows.base import WorkflowPanel, big_button, state_label
+
+COLUMNS = ("Tag", "Species", "DBH in", "Leaf habit", "Crown r ft")
+EDITABLE = {1: "species_name", 2: "dbh_in", 3: "leaf_habit", 4: "crown_radius_ft"}
+
+
+class TallyPanel(WorkflowPanel):
+    """Tree tally of the current stand."""
+
+    title = "Tally"
+
+    def __init__(self, window: Any) -> None:
+        super().__init__(window)
+        lay = QVBoxLayout(self)
+        self.state = state_label("Squeeze the caliper at a tree, or type it.")
+        self.state.setObjectName("tallyState")
+        lay.addWidget(self.state)
+
+        entry = QGroupBox("Tree (caliper, or type it)")
+        g = QGridLayout(entry)
+        self.species = QLineEdit()
+        self.species.setObjectName("speciesEdit")
+        self.species.setPlaceholderText("species, e.g. red oak")
+        self.dbh = QDoubleSpinBox()
+        self.dbh.setObjectName("dbhSpin")
+        self.dbh.setRange(0.0, 500.0)
+        self.dbh.setDecimals(1)
+        self.dbh.setSuffix(" in")
+        self.habit = QComboBox()
+        self.habit.setObjectName("habitCombo")
+        self.habit.addItems(["deciduous", "evergreen"])
+        self.crown = QDoubleSpinBox()
+        self.crown.setObjectName("crownSpin")
+        self.crown.setRange(0.0, 200.0)
+        self.crown.setDecimals(1)
+        self.crown.setSuffix(" ft")
+        self.crown.setToolTip("Crown radius: typed, or the horizontal distance of a rangefinder"
+                              " shot to the drip line")
+        g.addWidget(QLabel("Species"), 0, 0)
+        g.addWidget(self.species, 0, 1)
+        g.addWidget(QLabel("DBH"), 0, 2)
+        g.addWidget(self.dbh, 0, 3)
+        g.addWidget(QLabel("Leaf"), 1, 0)
+        g.addWidget(self.habit, 1, 1)
+        g.addWidget(QLabel("Crown radius"), 1, 2)
+        g.addWidget(self.crown, 1, 3)
+        self.add_button = big_button("Record tree", "T", "Record a tree at the current position")
+        self.add_button.setObjectName("addTree")
+        self.squeeze_button = big_button("Caliper (simulator)", "C",
+                                         "Ask the simulated caliper for the next tree")
+        self.squeeze_button.setObjectName("squeezeButton")
+        self.squeeze_button.setVisible(False)
+        g.addWidget(self.add_button, 0, 4)
+        g.addWidget(self.squeeze_button, 1, 4)
+        lay.addWidget(entry)
+
+        self.table = QTableWidget(0, len(COLUMNS))
+        self.table.setObjectName("tallyTable")
+        self.table.setHorizontalHeaderLabels(COLUMNS)
+        self.table.verticalHeader().setVisible(False)
+        self.table.setSelectionBehavior(QAbstractItemView.SelectRows)
+        self.table.setSelectionMode(QAbstractItemView.SingleSelection)
+        self.table.horizontalHeader().setStretchLastSection(True)
+        self.table.itemChanged.connect(self._cell_edited)
+        lay.addWidget(self.table, 1)
+
+        row = QHBoxLayout()
+        self.delete_button = big_button("Delete tree", "Del")
+        self.delete_button.setObjectName("deleteTree")
+        self.undo_button = big_button("Undo delete", "Ctrl+Z")
+        self.undo_button.setObjectName("undoDelete")
+        row.addWidget(self.delete_button)
+        row.addWidget(self.undo_button)
+        row.addWidget(QLabel("Retained area"))
+        self.retained = QDoubleSpinBox()
+        self.retained.setObjectName("retainedSpin")
+        self.retained.setRange(0.0, 10000.0)
+        self.retained.setDecimals(2)
+        self.retained.setSuffix(" ac")
+        self.retained.setToolTip("Woodland area the plan keeps (for protection and mitigation)")
+        self.retained.valueChanged.connect(lambda v: self.visit and self.visit.set_retained_ac(v))
+        row.addWidget(self.retained)
+        lay.addLayout(row)
+        self.summary = QLabel("")
+        self.summary.setObjectName("standSummary")
+        self.summary.setWordWrap(True)
+        self.summary.setTextInteractionFlags(Qt.TextSelectableByMouse)
+        lay.addWidget(self.summary)
+
+        self.pending: list[Any] = []
+        self._rows: list[Any] = []
+        self.bind("T", self.add_typed_tree, self.add_button)
+        self.bind("C", self.squeeze, self.squeeze_button)
+        self.bind("Del", self.delete_selected, self.delete_button)
+        self.bind("Ctrl+Z", self.undo_delete, self.undo_button)
+        window.register_record_button(self.add_button)
+        window.add_reading_listener("caliper", self.on_caliper)
+        window.add_reading_listener("rangefinder", self.on_shot)
+        window.started_listeners.append(self._devices_started)
+        window.fix_listeners.append(self._flush_pending)
+
+    def _devices_started(self) -> None:
+        self.squeeze_button.setVisible(self.w.session is not None and
+                                       self.w.session.simulator("caliper") is not None)
+
+    def focus_first(self) -> None:
+        self.species.setFocus()
+
+    # -------------------------------------------------------------- commands
+    def add_typed_tree(self) -> None:
+        fix = self.w.usable_fix()
+        if fix is None:
+            return
+        self._record(fix, dbh_in=self.dbh.value(), species_code="",
+                     species_name=self.species.text().strip(),
+                     leaf_habit=self.habit.currentText(),
+                     crown_radius_ft=self.crown.value() or None, reading=None)
+
+    def _record(self, fix: Any, **kw: Any) -> None:
+        try:
+            tree = self.visit.add_tree(fix, **kw)
+        except Exception as exc:  # noqa: BLE001
+            self.error(f"Tree refused: {exc}")
+            return
+        self.state.setText(f"Tree {tree.tag} recorded: {tree.dbh_in:.1f} in "
+                           f"{tree.species_name or tree.species_code or '(species?)'}")
+
+    def on_caliper(self, reading: Any) -> None:
+        """A caliper reading becomes a tree at the current fix (held until a fix is usable)."""
+        fix = self.w.usable_fix()
+        if fix is None:
+            self.pending.append(reading)
+            self.state.setText(f"{len(self.pending)} caliper reading(s) waiting for a usable fix"
+                               f" ({self.w.problem}).")
+            return
+        self._record_reading(fix, reading)
+
+    def _record_reading(self, fix: Any, reading: Any) -> None:
+        habit = getattr(reading, "leaf_habit", None) or self.habit.currentText()
+        self._record(fix, dbh_in=reading.dbh_in,
+                     species_code=getattr(reading, "species_code", None) or "",
+                     species_name=(getattr(reading, "common_name", None)
+                                   or getattr(reading, "species_label", "") or ""),
+                     leaf_habit=getattr(habit, "value", habit),
+                     crown_radius_ft=self.crown.value() or None, reading=reading)
+
+    def _flush_pending(self, _fix: Any) -> None:
+        if self.pending and self.w.usable_fix() is not None:
+            pending, self.pending = self.pending, []
+            for r in pending:
+                self._record_reading(self.w.latest_fix, r)
+
+    def on_shot(self, shot: Any) -> None:
+        if self.w.tabs.currentWidget() is self and getattr(shot, "horizontal_distance_ft", None):
+            self.crown.setValue(shot.horizontal_distance_ft)
+            self.state.setText(f"Crown radius {shot.horizontal_distance_ft:.1f} ft from the shot.")
+
+    def squeeze(self) -> None:
+        sim = self.w.session.simulator("caliper") if self.w.session else None
+        if sim is not None:
+            from fieldapp.ui import simsupport
+
+            simsupport.squeeze(sim)
+
+    def selected_tree(self) -> Any:
+        rows = {i.row() for i in self.table.selectedItems()}
+        if not rows and self.table.currentRow() >= 0:
+            rows = {self.table.currentRow()}
+        return self._rows[min(rows)] if rows and min(rows) < len(self._rows) else None
+
+    def delete_selected(self) -> None:
+        tree = self.selected_tree()
+        if tree is None:
+            self.error("Select a tree row to delete.")
+            return
+        self.visit.delete_tree(tree.uuid)
+        self.state.setText(f"Tree {tree.tag} deleted (Ctrl+Z brings it back).")
+
+    def undo_delete(self) -> None:
+        tree = self.visit.undo_delete_tree()
+        if tree is not None:
+            self.state.setText(f"Tree {tree.tag} restored.")
+
+    def _cell_edited(self, item: QTableWidgetItem) -> None:
+        field = EDITABLE.get(item.column())
+        if field is None or item.row() >= len(self._rows):
+            return
+        tree = self._rows[item.row()]
+        text = item.text().strip()
+        try:
+            value: Any = float(text) if field in ("dbh_in", "crown_radius_ft") else text
+            if field == "crown_radius_ft" and text in ("", "–"):
+                value = None
+            self.visit.update_tree(tree.uuid, **{field: value})
+        except Exception as exc:  # noqa: BLE001 - refused, old value shown again
+            self.error(f"Edit refused: {exc}")
+            self.refresh()
+
+    # -------------------------------------------------------------- view
+    def refresh(self) -> None:
+        v = self.visit
+        if v is None:
+            return
+        trees = v.trees()
+        self._rows = list(trees)
+        self.table.blockSignals(True)
+        self.table.setRowCount(len(trees))
+        for r, t in enumerate(trees):
+            cells = [str(t.tag), t.species_name or t.species_code, f"{t.dbh_in:.1f}",
+                     getattr(t.leaf_habit, "value", str(t.leaf_habit)),
+                     f"{t.crown_radius_ft:.1f}" if t.crown_radius_ft else "–"]
+            for c, text in enumerate(cells):
+                item = QTableWidgetItem(text)
+                if c not in EDITABLE:
+                    item.setFlags(item.flags() & ~Qt.ItemIsEditable)
+                self.table.setItem(r, c, item)
+        self.table.blockSignals(False)
+        if trees:
+            self.table.scrollToBottom()
+        self.undo_button.setEnabled(v.can_undo_delete())
+        self.delete_button.setEnabled(bool(trees))
+        self.summary.setText(v.stand_summary_text())

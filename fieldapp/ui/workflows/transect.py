@@ -1,0 +1,270 @@
+"""Transect workflow: start at an OHWM point, set the landward azimuth; each rangefinder shot or
+manual entry adds a station; the live profile and the bank state in words (NR 341.035)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from PySide6.QtWidgets import (
+    QComboBox, QDoubleSpinBox, QGridLayout, QGroupBox, QHBoxLayout, QLabel, QVBoxLayout,
+)
+
+from fieldapp.ui.profileplot import ProfilePlot
+from fieldapp.ui.workflows.base import WorkflowPanel, big_button, state_label
+
+
+def bank_state_words(result: dict | None, threshold_pct: float) -> str:
+    """The bank state in words from an ``nr341.bank`` result.
+
+    ``Bank 120.0 ft — determined`` or ``Steep from 40 to 120 ft: keep walking, more than
+    28.0 ft below 12 % needed``.
+    """
+    if not result:
+        return "Add stations landward from the OHWM."
+    st = result.get("status")
+    if st == "error":
+        return f"Cannot evaluate: {result.get('message', '')}"
+    if st == "determined":
+        return f"Bank {result['bank_ft']:.1f} ft — determined ({result.get('basis')})"
+    walk = result.get("walk_further_ft")
+    at_least = result.get("bank_ft_at_least")
+    steep = steep_stretches(result, threshold_pct)
+    if steep:
+        a, b = steep[-1]
+        where = f"Steep from {a:.0f} to {b:.0f} ft"
+    elif at_least is not None:
+        where = f"Bank at least {at_least:.1f} ft"
+    else:
+        where = "Not settled yet"
+    if walk is None:
+        return f"{where}: needs data"
+    return (f"{where}: keep walking, more than {walk:.1f} ft below {threshold_pct:g} % needed"
+            if steep else f"{where}: keep walking, more than {walk:.1f} ft further needed")
+
+
+def steep_stretches(result: dict, threshold_pct: float) -> list[tuple[float, float]]:
+    """Contiguous runs of segments at or over the threshold, as (from_ft, to_ft)."""
+    out: list[tuple[float, float]] = []
+    d = 0.0
+    for h, s in zip(result.get("segment_horizontal_ft") or [],
+                    result.get("segment_slopes_pct") or []):
+        if s >= threshold_pct - 1e-6:
+            if out and abs(out[-1][1] - d) < 1e-9:
+                out[-1] = (out[-1][0], d + h)
+            else:
+                out.append((d, d + h))
+        d += h
+    return out
+
+
+class TransectPanel(WorkflowPanel):
+    """Walk a slope transect."""
+
+    title = "Transect"
+
+    def __init__(self, window: Any) -> None:
+        super().__init__(window)
+        lay = QVBoxLayout(self)
+        self.state = state_label("Start a transect at an OHWM point.")
+        self.state.setObjectName("bankState")
+        lay.addWidget(self.state)
+
+        start = QGroupBox("Start")
+        sl = QHBoxLayout(start)
+        sl.addWidget(QLabel("OHWM point"))
+        self.origin = QComboBox()
+        self.origin.setObjectName("originCombo")
+        sl.addWidget(self.origin, 1)
+        sl.addWidget(QLabel("Landward azimuth"))
+        self.azimuth = QDoubleSpinBox()
+        self.azimuth.setObjectName("azimuthSpin")
+        self.azimuth.setRange(0.0, 359.9)
+        self.azimuth.setDecimals(1)
+        self.azimuth.setSuffix(" °")
+        sl.addWidget(self.azimuth)
+        self.start_button = big_button("Start transect", "N")
+        self.start_button.setObjectName("startTransect")
+        sl.addWidget(self.start_button)
+        lay.addWidget(start)
+
+        entry = QGroupBox("Station (rangefinder shot, or type it)")
+        grid = QGridLayout(entry)
+        self.dist = QDoubleSpinBox()
+        self.dist.setObjectName("distanceSpin")
+        self.dist.setRange(0.0, 2000.0)
+        self.dist.setDecimals(2)
+        self.dist.setSuffix(" ft")
+        self.dist_kind = QComboBox()
+        self.dist_kind.setObjectName("distanceKind")
+        self.dist_kind.addItems(["horizontal", "slope distance"])
+        self.slope = QDoubleSpinBox()
+        self.slope.setObjectName("slopeSpin")
+        self.slope.setRange(-500.0, 500.0)
+        self.slope.setDecimals(2)
+        self.slope_unit = QComboBox()
+        self.slope_unit.setObjectName("slopeUnit")
+        self.slope_unit.addItems(["%", "degrees"])
+        grid.addWidget(QLabel("Distance"), 0, 0)
+        grid.addWidget(self.dist, 0, 1)
+        grid.addWidget(self.dist_kind, 0, 2)
+        grid.addWidget(QLabel("Slope"), 1, 0)
+        grid.addWidget(self.slope, 1, 1)
+        grid.addWidget(self.slope_unit, 1, 2)
+        self.add_button = big_button("Add station", "Ctrl+Enter")
+        self.add_button.setObjectName("addStation")
+        self.shoot_button = big_button("Shoot (simulator)", "S",
+                                       "Ask the simulated rangefinder for a shot")
+        self.shoot_button.setObjectName("shootButton")
+        self.shoot_button.setVisible(False)
+        grid.addWidget(self.add_button, 0, 3)
+        grid.addWidget(self.shoot_button, 1, 3)
+        lay.addWidget(entry)
+
+        row = QHBoxLayout()
+        self.interrupt_button = big_button("Complete interruption here", "I",
+                                           "Mark a complete interruption at the last station"
+                                           " (never inferred)")
+        self.interrupt_button.setObjectName("interruptButton")
+        self.undo_button = big_button("Remove last station", "Ctrl+Z")
+        self.undo_button.setObjectName("undoStation")
+        row.addWidget(self.interrupt_button)
+        row.addWidget(self.undo_button)
+        lay.addLayout(row)
+        self.stations_label = QLabel("")
+        self.stations_label.setObjectName("stationsLabel")
+        self.stations_label.setWordWrap(True)
+        lay.addWidget(self.stations_label)
+        self.profile = ProfilePlot(window.config.redraw_hz)
+        self.profile.setMinimumHeight(260)
+        lay.addWidget(self.profile, 1)
+
+        self.bind("N", self.start_transect, self.start_button)
+        self.bind("Ctrl+Return", self.add_manual_station, self.add_button)
+        self.bind("Ctrl+Enter", self.add_manual_station)
+        self.bind("S", self.shoot, self.shoot_button)
+        self.bind("I", self.mark_interruption, self.interrupt_button)
+        self.bind("Ctrl+Z", self.remove_last, self.undo_button)
+        window.add_reading_listener("rangefinder", self.on_shot)
+        window.started_listeners.append(self._devices_started)
+        self._update_buttons()
+
+    def _devices_started(self) -> None:
+        self.shoot_button.setVisible(self.w.session is not None and
+                                     self.w.session.simulator("rangefinder") is not None)
+
+    def focus_first(self) -> None:
+        (self.dist if self.visit and self.visit.current_transect else self.origin).setFocus()
+
+    def _update_buttons(self) -> None:
+        active = bool(self.visit and self.visit.current_transect)
+        self.add_button.setEnabled(active)
+        self.interrupt_button.setEnabled(active and bool(self.visit.stations()))
+        self.undo_button.setEnabled(active and bool(self.visit.stations()))
+        self.start_button.setEnabled(self.origin.count() > 0)
+
+    # -------------------------------------------------------------- commands
+    def start_transect(self) -> None:
+        uuid = self.origin.currentData()
+        if uuid is None:
+            self.error("Record an OHWM point first (OHWM tab).")
+            return
+        try:
+            self.visit.start_transect(uuid, self.azimuth.value())
+        except Exception as exc:  # noqa: BLE001
+            self.error(f"Transect not started: {exc}")
+
+    def add_manual_station(self) -> None:
+        if not (self.visit and self.visit.current_transect):
+            return
+        kw: dict[str, Any] = {}
+        if self.dist_kind.currentIndex() == 0:
+            kw["horizontal_ft"] = self.dist.value()
+        else:
+            kw["slope_distance_ft"] = self.dist.value()
+        if self.slope_unit.currentIndex() == 0:
+            kw["slope_pct"] = self.slope.value()
+        else:
+            kw["slope_deg"] = self.slope.value()
+        try:
+            self.visit.add_station(**kw)
+        except Exception as exc:  # noqa: BLE001
+            self.error(f"Station refused: {exc}")
+            return
+        self.dist.setFocus()
+        self.dist.selectAll()
+
+    def on_shot(self, shot: Any) -> None:
+        if self.w.tabs.currentWidget() is not self or not (self.visit and
+                                                           self.visit.current_transect):
+            return
+        hd = getattr(shot, "horizontal_distance_ft", None)
+        sd = getattr(shot, "slope_distance_ft", None)
+        inc = getattr(shot, "inclination_deg", None)
+        if inc is None or (hd is None and sd is None):
+            self.error("Shot without distance and inclination: not a station.")
+            return
+        try:
+            if hd is not None:
+                self.visit.add_station(horizontal_ft=hd, slope_deg=inc,
+                                       reading=shot)
+            else:
+                self.visit.add_station(slope_distance_ft=sd, slope_deg=inc, reading=shot)
+        except Exception as exc:  # noqa: BLE001
+            self.error(f"Shot refused as a station: {exc}")
+
+    def shoot(self) -> None:
+        sim = self.w.session.simulator("rangefinder") if self.w.session else None
+        if sim is not None:
+            from fieldapp.ui import simsupport
+
+            simsupport.shoot(sim, self.visit.current_distance_ft())
+
+    def mark_interruption(self) -> None:
+        try:
+            self.visit.mark_interruption()
+        except Exception as exc:  # noqa: BLE001
+            self.error(f"Interruption not marked: {exc}")
+
+    def remove_last(self) -> None:
+        try:
+            self.visit.remove_last_station()
+        except Exception as exc:  # noqa: BLE001
+            self.error(f"Nothing removed: {exc}")
+
+    # -------------------------------------------------------------- view
+    def refresh(self) -> None:
+        v = self.visit
+        if v is None:
+            return
+        current = self.origin.currentData()
+        self.origin.blockSignals(True)
+        self.origin.clear()
+        for p in v.ohwm_points():
+            self.origin.addItem(f"OHWM point {p.seq}", p.uuid)
+        if current is not None:
+            i = self.origin.findData(current)
+            if i >= 0:
+                self.origin.setCurrentIndex(i)
+        elif self.origin.count():
+            self.origin.setCurrentIndex(self.origin.count() - 1)
+        self.origin.blockSignals(False)
+        self._update_buttons()
+        t = v.current_transect
+        if t is None:
+            self.state.setText("Start a transect at an OHWM point." if self.origin.count()
+                               else "Record an OHWM point first (OHWM tab).")
+            return
+        threshold = 10.0 if v.priority_waterway else 12.0
+        base = 300.0 if v.priority_waterway else 75.0
+        check = v.bank_check()
+        result = check.result if check else None
+        self.state.setText(bank_state_words(result, threshold))
+        stations = v.stations()
+        segs = [(s.segment_ft, s.slope_pct) for s in stations]
+        self.stations_label.setText(
+            f"{getattr(t, 'label', 'Transect')}: {len(stations)} station(s), "
+            f"{stations[-1].distance_ft:.1f} ft from the OHWM" if stations else
+            f"{getattr(t, 'label', 'Transect')} started: shoot or type the first station.")
+        bank = result.get("bank_ft") if result else None
+        at_least = result.get("bank_ft_at_least") if result else None
+        self.profile.set_profile(segs, threshold, base, bank, at_least)
