@@ -1,0 +1,394 @@
+"""Local coordinates for a site: the projected CRS, which foot, lengths and areas on the ground.
+
+Fixes arrive as WGS84 longitude/latitude. Every length, area and buffer is worked in one
+projected CRS chosen per site (:class:`SiteFrame`): by default the UTM zone of the first usable fix
+(:func:`utm_zone`, with the Norway and Svalbard exceptions), or any projected EPSG code the user
+picks (Wisconsin Transverse Mercator ``EPSG:3070``, Iowa North in US survey feet ``EPSG:3417`` …).
+shapely is Cartesian and unit-less, so geometry in this module and in :mod:`fieldapp.survey` is
+always in the site CRS's own unit; :class:`SiteFrame` converts to feet and says which foot.
+
+Ground, not grid
+----------------
+A projected CRS distorts scale a little (UTM: 0.9996 on the central meridian, up to ~1.001 at
+a zone edge). Lengths and areas reported here are reduced to the ellipsoid ("grid to ground")
+with the point scale factor from PROJ at the feature's centroid
+(``pyproj.Proj.get_factors``): length / k, area / k². For a walked polygon this agrees with
+pyproj's geodesic area (``Geod.geometry_area_perimeter``) to about 1e-6.
+
+Which foot
+----------
+Lengths are in feet, areas in square feet and acres (43,560 sq ft), labelled with the foot:
+international (0.3048 m) unless the CRS's own unit is the US survey foot (1200/3937 m), in which
+case the US survey foot is used so numbers match the plats. :class:`Measure` carries the label.
+
+Errors
+------
+``GeoError`` (base, also a ``ValueError``)
+    ``UnsuitableCRS``   geographic, Web Mercator, polar (no UTM zone) or unknown CRS;
+    ``NonFiniteCoordinate``  a transform produced inf/NaN (the point is never stored).
+"""
+
+from __future__ import annotations
+
+import enum
+import math
+from dataclasses import dataclass
+from functools import cached_property
+from typing import Iterable
+
+import numpy as np
+import pyproj
+import shapely
+from pyproj import CRS, Geod, Transformer
+
+__all__ = [
+    "FOOT_INTERNATIONAL_M",
+    "FOOT_US_SURVEY_M",
+    "SQFT_PER_ACRE",
+    "Foot",
+    "Measure",
+    "GeoError",
+    "UnsuitableCRS",
+    "NonFiniteCoordinate",
+    "utm_zone",
+    "utm_crs",
+    "SiteFrame",
+    "geodesic_area_m2",
+    "WGS84",
+]
+
+FOOT_INTERNATIONAL_M = 0.3048
+FOOT_US_SURVEY_M = 1200.0 / 3937.0
+SQFT_PER_ACRE = 43560.0
+WGS84 = Geod(ellps="WGS84")
+
+# Web Mercator and its aliases: conformal, but its scale is sec(lat) (x1.41 at 45 N); areas in it
+# are never what we report, so it is refused as a site CRS.
+_WEB_MERCATOR_METHODS = {"Popular Visualisation Pseudo Mercator"}
+_WEB_MERCATOR_CODES = {3857, 3785, 900913, 102100, 102113}
+
+
+class GeoError(ValueError):
+    """Base of this module's errors."""
+
+
+class UnsuitableCRS(GeoError):
+    """The CRS cannot be a site CRS (geographic, Web Mercator, unknown, or no UTM zone)."""
+
+
+class NonFiniteCoordinate(GeoError):
+    """A transform gave an infinite or NaN coordinate; the point must not be stored."""
+
+
+class Foot(enum.Enum):
+    """Which foot a length is in. ``value`` is the label used in reports and the store."""
+
+    INTERNATIONAL = "international"
+    US_SURVEY = "us_survey"
+
+    @property
+    def metres(self) -> float:
+        """Length of this foot in metres (0.3048, or 1200/3937 for the US survey foot)."""
+        return FOOT_INTERNATIONAL_M if self is Foot.INTERNATIONAL else FOOT_US_SURVEY_M
+
+    @property
+    def label(self) -> str:
+        """``"international ft"`` or ``"US survey ft"``."""
+        return "international ft" if self is Foot.INTERNATIONAL else "US survey ft"
+
+
+@dataclass(frozen=True)
+class Measure:
+    """A length or area with its unit and foot, e.g. ``Measure(100.0, "ft", Foot.INTERNATIONAL)``.
+
+    ``unit`` is one of ``"ft"``, ``"sqft"``, ``"ac"``. ``float(m)`` gives the number.
+
+    >>> str(Measure(12.5, "ft", Foot.US_SURVEY))
+    '12.5 ft (US survey ft)'
+    """
+
+    value: float
+    unit: str
+    foot: Foot
+
+    def __float__(self) -> float:
+        return float(self.value)
+
+    def __str__(self) -> str:
+        return f"{self.value:g} {self.unit} ({self.foot.label})"
+
+
+def utm_zone(lat_deg: float, lon_deg: float) -> tuple[int, bool]:
+    """UTM zone number and hemisphere for a WGS84 position.
+
+    The rule (NGA.SIG.0012_2.0.0_UTMUPS, "The Universal Grids", §2; also DMA TM 8358.2):
+    zone = floor((lon + 180) / 6) + 1, so a point exactly on a zone edge belongs to the zone
+    east of it, and lon = 180 is zone 60. Exceptions: band V (56° ≤ lat < 64°) with
+    3° ≤ lon < 12° is zone 32 (southwest Norway); band X (72° ≤ lat < 84°) uses zones
+    31 (0°-9°), 33 (9°-21°), 35 (21°-33°) and 37 (33°-42°) (Svalbard).
+    UTM covers 80° S to 84° N; the polar caps use UPS and are refused here.
+
+    Parameters
+    ----------
+    lat_deg, lon_deg : float
+        WGS84 latitude (-80 ≤ lat < 84) and longitude (-180 ≤ lon ≤ 180) in degrees.
+
+    Returns
+    -------
+    (zone, north) : (int, bool)
+        Zone 1..60 and True for the northern hemisphere (lat ≥ 0).
+
+    Raises
+    ------
+    UnsuitableCRS
+        Latitude outside UTM (polar) or non-finite / out-of-range input.
+
+    Examples
+    --------
+    >>> utm_zone(45.0, -122.5)
+    (10, True)
+    >>> utm_zone(60.0, 5.0)   # Norway: 32V, not 31V
+    (32, True)
+    >>> utm_zone(78.0, 10.0)  # Svalbard: 33X
+    (33, True)
+    """
+    if not (math.isfinite(lat_deg) and math.isfinite(lon_deg)):
+        raise UnsuitableCRS(f"lat_deg/lon_deg must be finite, got {lat_deg!r}, {lon_deg!r}")
+    if not -180.0 <= lon_deg <= 180.0:
+        raise UnsuitableCRS(f"lon_deg {lon_deg!r} outside -180..180")
+    if not -80.0 <= lat_deg < 84.0:
+        raise UnsuitableCRS(
+            f"lat_deg {lat_deg!r} is outside UTM (80 S to 84 N, polar areas use UPS); "
+            "choose a site CRS by EPSG code"
+        )
+    zone = min(int(math.floor((lon_deg + 180.0) / 6.0)) + 1, 60)
+    if 56.0 <= lat_deg < 64.0 and 3.0 <= lon_deg < 12.0:
+        zone = 32
+    elif 72.0 <= lat_deg < 84.0 and 0.0 <= lon_deg < 42.0:
+        if lon_deg < 9.0:
+            zone = 31
+        elif lon_deg < 21.0:
+            zone = 33
+        elif lon_deg < 33.0:
+            zone = 35
+        else:
+            zone = 37
+    return zone, lat_deg >= 0.0
+
+
+def utm_crs(lat_deg: float, lon_deg: float) -> CRS:
+    """The WGS 84 / UTM CRS for a position, looked up in the PROJ (EPSG) database.
+
+    The zone comes from :func:`utm_zone`; the CRS object is the EPSG one found with
+    ``pyproj.database.query_crs_info`` by its name ("WGS 84 / UTM zone 10N" is EPSG:32610).
+
+    >>> utm_crs(45.0, -122.5).to_epsg()
+    32610
+    """
+    zone, north = utm_zone(lat_deg, lon_deg)
+    if _UTM_CODES is None:
+        _fill_utm_codes()
+    try:
+        return CRS.from_epsg(_UTM_CODES[(zone, north)])
+    except KeyError as exc:  # pragma: no cover - the EPSG database has all 120
+        raise UnsuitableCRS(f"no EPSG code for UTM zone {zone}{'N' if north else 'S'}") from exc
+
+
+_UTM_CODES: dict[tuple[int, bool], int] | None = None
+
+
+def _fill_utm_codes() -> None:
+    """Build (zone, north) -> EPSG code from the PROJ database, once."""
+    global _UTM_CODES
+    codes: dict[tuple[int, bool], int] = {}
+    for info in pyproj.database.query_crs_info(
+        auth_name="EPSG", pj_types=pyproj.enums.PJType.PROJECTED_CRS
+    ):
+        if info.deprecated or not info.name.startswith("WGS 84 / UTM zone "):
+            continue
+        tail = info.name.removeprefix("WGS 84 / UTM zone ")
+        if tail[:-1].isdigit() and tail[-1] in "NS":
+            codes[(int(tail[:-1]), tail[-1] == "N")] = int(info.code)
+    _UTM_CODES = codes
+
+
+def geodesic_area_m2(lon_deg: Iterable[float], lat_deg: Iterable[float]) -> float:
+    """Absolute ellipsoidal (WGS84) area in m² of a ring given in degrees (pyproj ``Geod``)."""
+    area, _ = WGS84.polygon_area_perimeter(list(lon_deg), list(lat_deg))
+    return abs(area)
+
+
+class SiteFrame:
+    """The projected CRS of one site with its cached transformers and foot.
+
+    Parameters
+    ----------
+    crs : anything ``pyproj.CRS.from_user_input`` takes
+        ``"EPSG:32610"``, ``3070``, a WKT string, a ``CRS``. Must be projected, with the same
+        linear unit on both horizontal axes, and not Web Mercator.
+
+    Raises
+    ------
+    UnsuitableCRS
+        Unknown, geographic, Web Mercator, or mixed-unit CRS.
+
+    Attributes
+    ----------
+    crs : pyproj.CRS
+    unit_m : float
+        Metres per CRS unit (1.0 for UTM, 1200/3937 for a US survey foot state plane).
+    foot : Foot
+        The foot lengths are reported in.
+
+    Examples
+    --------
+    >>> f = SiteFrame("EPSG:3417")     # Iowa North, US survey feet
+    >>> f.foot.value
+    'us_survey'
+    >>> round(f.to_ft(1.0), 12)        # one CRS unit is one US survey foot
+    1.0
+    """
+
+    def __init__(self, crs) -> None:
+        try:
+            crs = CRS.from_user_input(crs)
+        except pyproj.exceptions.CRSError as exc:
+            raise UnsuitableCRS(f"unknown CRS {crs!r}: {exc}") from exc
+        if not crs.is_projected:
+            raise UnsuitableCRS(f"site CRS must be projected, {crs.name!r} is not")
+        op = crs.coordinate_operation
+        if crs.to_epsg() in _WEB_MERCATOR_CODES or (
+            op is not None and op.method_name in _WEB_MERCATOR_METHODS
+        ):
+            raise UnsuitableCRS(
+                f"{crs.name!r} is Web Mercator: its scale is sec(latitude), so lengths and "
+                "areas in it are wrong; choose UTM or a state/county CRS"
+            )
+        axes = [a for a in crs.axis_info if a.direction.lower() in ("east", "north")]
+        factors = {a.unit_conversion_factor for a in axes}
+        if len(axes) != 2 or len(factors) != 1:
+            raise UnsuitableCRS(f"{crs.name!r} lacks east/north axes in one linear unit")
+        self.crs = crs
+        self.unit_m = float(factors.pop())
+        unit_names = {a.unit_name for a in axes}
+        self.foot = Foot.US_SURVEY if unit_names == {"US survey foot"} else Foot.INTERNATIONAL
+        self._forward = Transformer.from_crs(CRS.from_epsg(4326), crs, always_xy=True)
+        self._inverse = Transformer.from_crs(crs, CRS.from_epsg(4326), always_xy=True)
+
+    # -- identity -----------------------------------------------------------------------------
+    @cached_property
+    def srs_id(self) -> int | None:
+        """EPSG code when the CRS has one (used as the GeoPackage ``srs_id``), else None."""
+        return self.crs.to_epsg()
+
+    @property
+    def name(self) -> str:
+        return self.crs.name
+
+    def __repr__(self) -> str:
+        return f"SiteFrame({self.crs.to_string()!r}, foot={self.foot.value})"
+
+    @classmethod
+    def for_position(cls, lat_deg: float, lon_deg: float) -> "SiteFrame":
+        """The default frame: the UTM zone of this position (:func:`utm_crs`)."""
+        return cls(utm_crs(lat_deg, lon_deg))
+
+    # -- transforms ---------------------------------------------------------------------------
+    def to_local(self, lon_deg, lat_deg):
+        """WGS84 lon/lat (degrees, scalars or arrays) → site CRS x, y (CRS units).
+
+        Raises
+        ------
+        NonFiniteCoordinate
+            Non-finite input or output (e.g. a position far outside the CRS's area).
+        """
+        x, y = self._forward.transform(lon_deg, lat_deg, errcheck=False)
+        if not (np.all(np.isfinite(x)) and np.all(np.isfinite(y))):
+            raise NonFiniteCoordinate(
+                f"lon/lat ({lon_deg!r}, {lat_deg!r}) has no finite position in {self.crs.name!r}"
+            )
+        return x, y
+
+    def to_lonlat(self, x, y):
+        """Site CRS x, y → WGS84 lon, lat in degrees.  Raises ``NonFiniteCoordinate``."""
+        lon, lat = self._inverse.transform(x, y, errcheck=False)
+        if not (np.all(np.isfinite(lon)) and np.all(np.isfinite(lat))):
+            raise NonFiniteCoordinate(f"x/y ({x!r}, {y!r}) has no finite lon/lat")
+        return lon, lat
+
+    # -- units --------------------------------------------------------------------------------
+    def to_ft(self, length_crs: float) -> float:
+        """A grid length in CRS units → feet of :attr:`foot` (no scale-factor reduction)."""
+        return length_crs * self.unit_m / self.foot.metres
+
+    def from_ft(self, length_ft: float) -> float:
+        """Feet of :attr:`foot` → CRS units."""
+        return length_ft * self.foot.metres / self.unit_m
+
+    def scale_factor(self, x: float, y: float) -> float:
+        """Point scale factor k at x, y (grid length = k × ground length); ``sqrt(areal_scale)``."""
+        lon, lat = self.to_lonlat(x, y)
+        return math.sqrt(self._proj.get_factors(lon, lat).areal_scale)
+
+    @cached_property
+    def _proj(self) -> pyproj.Proj:
+        return pyproj.Proj(self.crs)
+
+    def _k_at(self, geom) -> float:
+        c = shapely.centroid(geom)
+        if c.is_empty:
+            return 1.0
+        return self.scale_factor(c.x, c.y)
+
+    def length_ft(self, geom) -> float:
+        """Ground length (ft of :attr:`foot`) of a shapely geometry in site CRS units.
+
+        Grid length reduced by the scale factor at the centroid. A polygon gives its perimeter.
+        """
+        grid = float(shapely.length(geom))
+        if grid == 0.0:
+            return 0.0
+        return self.to_ft(grid) / self._k_at(geom)
+
+    def area_sqft(self, geom) -> float:
+        """Ground area (sq ft of :attr:`foot`) of a shapely geometry in site CRS units.
+
+        Grid area reduced by k² at the centroid; agrees with ``Geod`` area to ~1e-6 for sites.
+        """
+        grid = float(shapely.area(geom))
+        if grid == 0.0:
+            return 0.0
+        return grid * (self.unit_m / self.foot.metres) ** 2 / self._k_at(geom) ** 2
+
+    def area_ac(self, geom) -> float:
+        """Ground area in acres (43,560 sq ft of :attr:`foot`)."""
+        return self.area_sqft(geom) / SQFT_PER_ACRE
+
+    def length(self, geom) -> Measure:
+        """:meth:`length_ft` labelled with its foot."""
+        return Measure(self.length_ft(geom), "ft", self.foot)
+
+    def area(self, geom) -> Measure:
+        """:meth:`area_sqft` labelled with its foot."""
+        return Measure(self.area_sqft(geom), "sqft", self.foot)
+
+    def acres(self, geom) -> Measure:
+        """:meth:`area_ac` labelled with its foot."""
+        return Measure(self.area_ac(geom), "ac", self.foot)
+
+    # -- geodesic helpers -----------------------------------------------------------------------
+    def forward(self, x: float, y: float, azimuth_true_deg: float, ground_ft: float):
+        """The point ``ground_ft`` (ft of :attr:`foot`) from (x, y) on a true azimuth.
+
+        Solved on the WGS84 ellipsoid (``Geod.fwd``, the direct geodesic problem), so grid
+        convergence and scale are handled; returns site CRS x, y.
+        """
+        lon, lat = self.to_lonlat(x, y)
+        lon2, lat2, _ = WGS84.fwd(lon, lat, azimuth_true_deg, ground_ft * self.foot.metres)
+        return self.to_local(lon2, lat2)
+
+    def geodesic_area_sqft(self, geom) -> float:
+        """Ellipsoidal area (pyproj ``Geod``) of a site-CRS polygon, sq ft of :attr:`foot`."""
+        ll = shapely.transform(geom, lambda xy: np.column_stack(self.to_lonlat(xy[:, 0], xy[:, 1])))
+        area, _ = WGS84.geometry_area_perimeter(ll)
+        return abs(area) / self.foot.metres**2

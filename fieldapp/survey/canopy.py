@@ -1,0 +1,220 @@
+"""Canopy and stand measures from the tally (shapely, vectorised).
+
+Canopy cover of a stand (City resource protection, Woodlands; rules-contract ``woodland.class``):
+area of the union of the qualifying crowns, clipped to the stand, ÷ stand area × 100. Crowns of
+live trees only; a tree standing just outside the stand still shades the part of its crown that
+overhangs it. Two thresholds: DBH ≥ 10 in (``canopy_10in_pct``) and ≥ 3 in (``canopy_3in_pct``,
+which includes the ≥ 10 in canopy). Thresholds compare with the contract's 1e-6 tolerance.
+
+``deciduous_share_pct`` = area of the union of deciduous ≥ 10 in crowns in the stand ÷ area of
+the ≥ 10 in canopy in the stand × 100 (``largely-deciduous``); None when there is no such canopy.
+
+Circular crowns are buffered points (64-gon) whose radius is enlarged so the polygon's area
+equals πr² exactly; drawn crown polygons are used as drawn.
+
+Stand table and basal area use trees whose stem is inside or on the stand polygon:
+BA = 0.005454 × DBH² sq ft per tree (π/576, DBH in inches; the forester's constant).
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+from typing import Sequence
+
+import numpy as np
+import shapely
+
+from ..geo import FOOT_INTERNATIONAL_M, SQFT_PER_ACRE, SiteFrame
+from .features import LeafHabit, Tree, TreeStatus
+
+__all__ = [
+    "BA_FACTOR",
+    "TOL",
+    "crown_polygons",
+    "StandClass",
+    "StandMeasures",
+    "stand_measures",
+    "grove_candidates",
+    "woodland_class_input",
+]
+
+BA_FACTOR = 0.005454
+TOL = 1e-6
+QUAD_SEGS = 16
+# Ratio that makes a 4·QUAD_SEGS-gon inscribed in radius r' have area πr²:
+# area(n-gon, r') = n/2 · r'² · sin(2π/n)  ⇒  r' = r · sqrt(2π / (n sin(2π/n))).
+_N = 4 * QUAD_SEGS
+_AREA_RADIUS = math.sqrt(2 * math.pi / (_N * math.sin(2 * math.pi / _N)))
+
+
+def _arrays(trees: Sequence[Tree]):
+    n = len(trees)
+    x = np.fromiter((t.x for t in trees), float, n)
+    y = np.fromiter((t.y for t in trees), float, n)
+    dbh = np.fromiter((t.dbh_in for t in trees), float, n)
+    live = np.fromiter((t.status is TreeStatus.LIVE for t in trees), bool, n)
+    decid = np.fromiter((t.leaf_habit is LeafHabit.DECIDUOUS for t in trees), bool, n)
+    return x, y, dbh, live, decid
+
+
+def crown_polygons(trees: Sequence[Tree], frame: SiteFrame, k: float = 1.0) -> np.ndarray:
+    """Crown of each tree as a shapely geometry array (None where a tree has no crown).
+
+    Radius (international ft) → site CRS units, times ``k`` (grid scale factor at the stand).
+    """
+    n = len(trees)
+    out = np.empty(n, dtype=object)
+    r_ft = np.array(
+        [np.nan if t.crown_radius_ft is None else t.crown_radius_ft for t in trees], float
+    )
+    have_r = np.isfinite(r_ft) & (r_ft > 0)
+    if have_r.any():
+        idx = np.nonzero(have_r)[0]
+        pts = shapely.points(
+            np.fromiter((trees[i].x for i in idx), float, len(idx)),
+            np.fromiter((trees[i].y for i in idx), float, len(idx)),
+        )
+        r = r_ft[idx] * FOOT_INTERNATIONAL_M / frame.unit_m * k * _AREA_RADIUS
+        out[idx] = shapely.buffer(pts, r, quad_segs=QUAD_SEGS)
+    for i, t in enumerate(trees):
+        if t.crown is not None:
+            out[i] = t.crown
+    return out
+
+
+@dataclass(frozen=True)
+class StandClass:
+    """One 2-inch DBH class of the stand table: ``low_in`` ≤ DBH < ``low_in`` + 2."""
+
+    low_in: float
+    high_in: float
+    stems: int
+    stems_per_ac: float
+    basal_area_sqft_per_ac: float
+
+
+@dataclass(frozen=True)
+class StandMeasures:
+    """Canopy and stand figures of one stand (areas in sq ft / acres of ``frame.foot``)."""
+
+    stand_area_sqft: float
+    stand_area_ac: float
+    canopy_10in_pct: float
+    canopy_3in_pct: float
+    deciduous_share_pct: float | None
+    stems: int
+    stems_per_ac: float
+    basal_area_sqft_per_ac: float
+    stand_table: tuple[StandClass, ...]
+
+
+def _union_area_in(crowns: np.ndarray, mask: np.ndarray, stand) -> float:
+    sel = crowns[mask]
+    sel = sel[sel != None]  # noqa: E711 - object array of geometries
+    if len(sel) == 0:
+        return 0.0
+    # Clip each crown first (cheap, prepared stand) so the union only sees what is inside.
+    clipped = shapely.intersection(sel, stand)
+    return float(shapely.area(shapely.union_all(clipped)))
+
+
+def stand_measures(stand, trees: Sequence[Tree], frame: SiteFrame) -> StandMeasures:
+    """Canopy cover, deciduous share, stems and basal area per acre, and the stand table.
+
+    Parameters
+    ----------
+    stand : shapely Polygon or MultiPolygon
+        The woodland stand in site CRS units.
+    trees : sequence of Tree
+        The tally (any status; only live trees count).
+    frame : SiteFrame
+
+    Returns
+    -------
+    StandMeasures
+    """
+    if shapely.area(stand) <= 0:
+        raise ValueError("stand polygon has no area")
+    shapely.prepare(stand)
+    k = frame._k_at(stand)
+    grid_area = float(shapely.area(stand))
+    area_sqft = float(frame.area_sqft(stand))
+    area_ac = area_sqft / SQFT_PER_ACRE
+    x, y, dbh, live, decid = _arrays(trees)
+    crowns = crown_polygons(trees, frame, k) if len(trees) else np.empty(0, dtype=object)
+    q10 = live & (dbh >= 10.0 - TOL)
+    q3 = live & (dbh >= 3.0 - TOL)
+    c10 = _union_area_in(crowns, q10, stand)
+    c3 = _union_area_in(crowns, q3, stand)
+    d10 = _union_area_in(crowns, q10 & decid, stand)
+    inside = live & shapely.covers(stand, shapely.points(x, y)) if len(trees) else live
+    d_in = dbh[inside]
+    stems = int(inside.sum())
+    ba = BA_FACTOR * d_in**2
+    table = []
+    if stems:
+        cls = np.floor(d_in / 2.0 + TOL / 2).astype(int)
+        for c in np.unique(cls):
+            m = cls == c
+            table.append(
+                StandClass(
+                    low_in=2.0 * float(c),
+                    high_in=2.0 * float(c) + 2.0,
+                    stems=int(m.sum()),
+                    stems_per_ac=float(m.sum()) / area_ac,
+                    basal_area_sqft_per_ac=float(ba[m].sum()) / area_ac,
+                )
+            )
+    return StandMeasures(
+        stand_area_sqft=area_sqft,
+        stand_area_ac=area_ac,
+        canopy_10in_pct=100.0 * c10 / grid_area,
+        canopy_3in_pct=100.0 * c3 / grid_area,
+        deciduous_share_pct=(100.0 * d10 / c10) if c10 > 0 else None,
+        stems=stems,
+        stems_per_ac=stems / area_ac,
+        basal_area_sqft_per_ac=float(ba.sum()) / area_ac,
+        stand_table=tuple(table),
+    )
+
+
+def grove_candidates(grove, trees: Sequence[Tree]) -> list[Tree]:
+    """Live deciduous trees of DBH ≥ 18.0 in standing inside or on the grove polygon (``grove``)."""
+    if not trees:
+        return []
+    x, y, dbh, live, decid = _arrays(trees)
+    m = live & decid & (dbh >= 18.0 - TOL) & shapely.covers(grove, shapely.points(x, y))
+    return [t for t, keep in zip(trees, m) if keep]
+
+
+def trees_inside(polygon, trees: Sequence[Tree]) -> list[Tree]:
+    """Live trees whose stems are inside or on ``polygon``."""
+    if not trees:
+        return []
+    x, y, _, live, _ = _arrays(trees)
+    m = live & shapely.covers(polygon, shapely.points(x, y))
+    return [t for t, keep in zip(trees, m) if keep]
+
+
+def woodland_class_input(stand, trees: Sequence[Tree], frame: SiteFrame, grove=None) -> dict:
+    """The ``input`` of a ``woodland.class`` rule request for a stand (rules-contract.md).
+
+    ``trees`` in the request are the live trees inside the grove polygon (empty without one),
+    each ``{"dbh_in", "leaf_habit", "species"}``; the rule decides whether they make a grove.
+    """
+    m = stand_measures(stand, trees, frame)
+    grove_trees = trees_inside(grove, trees) if grove is not None else []
+    return {
+        "canopy_10in_pct": m.canopy_10in_pct,
+        "deciduous_share_pct": m.deciduous_share_pct,
+        "canopy_3in_pct": m.canopy_3in_pct,
+        "trees": [
+            {
+                "dbh_in": float(t.dbh_in),
+                "leaf_habit": t.leaf_habit.value,
+                "species": t.species_name or t.species_code,
+            }
+            for t in grove_trees
+        ],
+    }

@@ -1,0 +1,372 @@
+"""The records of a site visit: frozen dataclasses, one per layer.
+
+Every feature carries ``uuid`` (text, UUID4), ``created_utc`` / ``modified_utc`` (tz-aware UTC)
+and ``created_by`` ("user@laptop"). Coordinates ``x``, ``y`` are in the site CRS's unit
+(:class:`fieldapp.geo.SiteFrame`); lengths named ``*_ft`` are international feet as the
+instruments measure them (0.3048 m) unless a name says otherwise.
+
+Features are immutable; the :class:`fieldapp.survey.Visit` replaces them on update, which keeps
+undo simple and makes them safe to hand to another thread.
+"""
+
+from __future__ import annotations
+
+import enum
+from dataclasses import dataclass
+from datetime import date, datetime
+from typing import Any
+
+
+class Layer(str, enum.Enum):
+    """A kind of record; the value is the GeoPackage table name."""
+
+    SITE = "site"
+    OHWM_LINE = "ohwm_line"
+    OHWM_POINT = "ohwm_point"
+    TRANSECT = "transect"
+    STATION = "station"
+    TREE = "tree"
+    AREA = "area_feature"
+    LINE = "line_feature"
+    WALK = "walk"
+    WALK_VERTEX = "walk_vertex"
+    TRACK = "track_point"
+    NOTE = "note"
+
+
+class WaterFeatureType(str, enum.Enum):
+    """NR 151.125 protective-area feature types (rules-contract ``nr151.protective_area``)."""
+
+    OUTSTANDING_RESOURCE_WATER = "outstanding_resource_water"
+    EXCEPTIONAL_RESOURCE_WATER = "exceptional_resource_water"
+    STREAM = "stream"
+    LAKE = "lake"
+    WETLAND = "wetland"
+    CONCENTRATED_FLOW_CHANNEL = "concentrated_flow_channel"
+
+
+class Susceptibility(str, enum.Enum):
+    """Wetland susceptibility class, NR 151.125(1)(e)/(f)."""
+
+    HIGHLY = "highly"
+    LESS = "less"
+    OTHER = "other"
+
+
+class LeafHabit(str, enum.Enum):
+    DECIDUOUS = "deciduous"
+    EVERGREEN = "evergreen"
+
+
+class TreeStatus(str, enum.Enum):
+    LIVE = "live"
+    DEAD = "dead"
+    REMOVED = "removed"
+
+
+class PointMethod(str, enum.Enum):
+    """How an OHWM point was fixed."""
+
+    AVERAGED = "averaged"
+    OFFSET = "offset"
+
+
+class AreaKind(str, enum.Enum):
+    """Polygon kinds (layer ``area_feature``)."""
+
+    WETLAND = "wetland"
+    WOODLAND_STAND = "woodland_stand"
+    GROVE = "grove"
+    IMPERVIOUS = "impervious"
+    DISTURBED = "disturbed"
+    FOUNDATION = "foundation"
+    DRIVE = "drive"
+    PARKING = "parking"
+    SEPTIC_FIELD = "septic_field"
+    UTILITY_TRENCH = "utility_trench"
+    SWALE = "swale"
+
+
+class LineKind(str, enum.Enum):
+    """Line kinds (layer ``line_feature``)."""
+
+    DRAINAGEWAY_CENTRELINE = "drainageway_centreline"
+    SWALE = "swale"
+    UTILITY_TRENCH = "utility_trench"
+    DRIVE = "drive"
+
+
+class WalkState(str, enum.Enum):
+    WALKING = "walking"
+    PAUSED = "paused"
+    CLOSED = "closed"
+
+
+@dataclass(frozen=True, kw_only=True, slots=True)
+class Feature:
+    """Common identity and audit fields."""
+
+    uuid: str
+    created_utc: datetime
+    modified_utc: datetime
+    created_by: str
+
+
+@dataclass(frozen=True, slots=True)
+class WaterFeature:
+    """A water feature of the site with its NR 151 type (stored inside the site row)."""
+
+    name: str
+    type: WaterFeatureType
+    susceptibility: Susceptibility | None = None
+    wetland_type: str | None = None
+
+
+@dataclass(frozen=True, kw_only=True, slots=True)
+class Site(Feature):
+    """The visit's site: who, when, where, and the settings that shape the rules.
+
+    ``priority_waterway`` feeds ``nr341.bank`` ``priority``; ``crs`` is an authority string
+    (``"EPSG:32610"``) or None until the first usable fix picks the UTM zone;
+    ``declination_deg`` (east positive) turns magnetic bearings into true ones.
+    """
+
+    name: str
+    visit_date: date
+    crew: tuple[str, ...] = ()
+    device_ids: tuple[tuple[str, str], ...] = ()
+    priority_waterway: bool = False
+    water_features: tuple[WaterFeature, ...] = ()
+    crs: str | None = None
+    antenna_height_m: float = 0.0
+    declination_deg: float = 0.0
+    notes: str = ""
+
+
+@dataclass(frozen=True, kw_only=True, slots=True)
+class OhwmLine(Feature):
+    """An ordinary high-water mark line; ``geometry`` (LineString) follows its points' order."""
+
+    label: str = ""
+    water_feature: str | None = None
+    geometry: Any = None
+
+
+@dataclass(frozen=True, kw_only=True, slots=True)
+class OhwmPoint(Feature):
+    """A point on an OHWM line, averaged from epochs or shot by offset.
+
+    GNSS metadata as in :class:`fieldapp.survey.gnss.AveragedPosition` (for an offset point:
+    of the standing position). Offset points also keep the shot: standing position, true
+    azimuth, horizontal distance (ft) and the rangefinder reading id.
+    """
+
+    line_uuid: str
+    seq: int
+    x: float
+    y: float
+    method: PointMethod
+    ground_hae_m: float | None = None
+    sample_count: int = 0
+    rejected_count: int = 0
+    std_dev_x_m: float | None = None
+    std_dev_y_m: float | None = None
+    std_dev_h_m: float | None = None
+    worst_fix_quality: int | None = None
+    h_accuracy_m: float | None = None
+    v_accuracy_m: float | None = None
+    hdop: float | None = None
+    fix_time_utc: datetime | None = None
+    standing_x: float | None = None
+    standing_y: float | None = None
+    azimuth_true_deg: float | None = None
+    horizontal_distance_ft: float | None = None
+    reading_id: str | None = None
+
+
+@dataclass(frozen=True, kw_only=True, slots=True)
+class Transect(Feature):
+    """A bank transect: origin on the OHWM and a landward true azimuth.
+
+    ``geometry`` is the LineString from the origin to the last station (None before one).
+    """
+
+    label: str
+    line_uuid: str | None
+    origin_x: float
+    origin_y: float
+    azimuth_true_deg: float
+    origin_elevation_ft: float | None = None
+    geometry: Any = None
+
+
+@dataclass(frozen=True, kw_only=True, slots=True)
+class Station(Feature):
+    """A station on a transect: the landward end of the segment from the previous station.
+
+    ``distance_ft`` is the horizontal distance from the OHWM (cumulative), ``segment_ft`` the
+    horizontal length of the segment ending here and ``slope_pct`` its slope (positive when the
+    ground rises landward, per rules-contract *Stations*). ``interruption`` marks a complete
+    interruption at this station (NR 341.035(1)(c); never inferred).
+    """
+
+    transect_uuid: str
+    seq: int
+    distance_ft: float
+    segment_ft: float
+    slope_pct: float
+    x: float
+    y: float
+    slope_distance_ft: float | None = None
+    inclination_deg: float | None = None
+    elevation_ft: float | None = None
+    reading_id: str | None = None
+    interruption: bool = False
+
+
+@dataclass(frozen=True, kw_only=True, slots=True)
+class Tree(Feature):
+    """A tallied tree. DBH in inches at ``dbh_height_ft`` (4.5 ft breast height by default).
+
+    Crown: ``crown_radius_ft`` (a circle) or ``crown`` (a shapely Polygon in site CRS units).
+    """
+
+    tag: int
+    x: float
+    y: float
+    dbh_in: float
+    species_code: str = ""
+    species_name: str = ""
+    leaf_habit: LeafHabit = LeafHabit.DECIDUOUS
+    dbh_height_ft: float = 4.5
+    crown_radius_ft: float | None = None
+    crown: Any = None
+    caliper_reading_id: str | None = None
+    status: TreeStatus = TreeStatus.LIVE
+    notes: str = ""
+
+
+@dataclass(frozen=True, kw_only=True, slots=True)
+class AreaFeature(Feature):
+    """A polygon by kind (wetland, woodland stand, grove, impervious, …).
+
+    ``geometry`` is a valid Polygon or MultiPolygon in site CRS units. Wetland attributes
+    (``wetland_type``, ``susceptibility``, ``standing_water``, ``hydric_vegetation``) feed
+    ``wetland.size`` and ``nr151.protective_area``. ``walk_uuid`` names the walk that drew it.
+    """
+
+    kind: AreaKind
+    geometry: Any
+    label: str = ""
+    wetland_type: str | None = None
+    susceptibility: Susceptibility | None = None
+    standing_water: bool | None = None
+    hydric_vegetation: bool | None = None
+    walk_uuid: str | None = None
+    notes: str = ""
+
+
+@dataclass(frozen=True, kw_only=True, slots=True)
+class LineFeature(Feature):
+    """A line by kind (drainageway centreline, swale, utility trench, drive edge)."""
+
+    kind: LineKind
+    geometry: Any
+    label: str = ""
+    channel_width_ft: float | None = None
+    tributary_area_ac: float | None = None
+    notes: str = ""
+
+
+@dataclass(frozen=True, kw_only=True, slots=True)
+class Walk(Feature):
+    """A boundary being walked (see :class:`fieldapp.survey.boundary.BoundaryWalk`)."""
+
+    kind: AreaKind
+    label: str = ""
+    state: WalkState = WalkState.WALKING
+    spacing_ft: float | None = 10.0
+    interval_s: float | None = None
+    area_uuid: str | None = None
+
+
+@dataclass(frozen=True, kw_only=True, slots=True)
+class WalkVertex(Feature):
+    """One streamed vertex of a walk, committed as it is taken."""
+
+    walk_uuid: str
+    seq: int
+    x: float
+    y: float
+    t_utc: datetime | None = None
+
+
+@dataclass(frozen=True, kw_only=True, slots=True)
+class TrackPoint(Feature):
+    """One usable fix of the raw track: projected x, y plus the fix as received."""
+
+    t_utc: datetime | None
+    x: float
+    y: float
+    lon_deg: float
+    lat_deg: float
+    alt_hae_m: float | None = None
+    quality: int | None = None
+    sats_used: int | None = None
+    hdop: float | None = None
+    h_accuracy_m: float | None = None
+
+
+@dataclass(frozen=True, kw_only=True, slots=True)
+class Note(Feature):
+    """A free note, optionally at a position."""
+
+    text: str
+    x: float | None = None
+    y: float | None = None
+
+
+FEATURE_CLASSES: dict[Layer, type] = {
+    Layer.SITE: Site,
+    Layer.OHWM_LINE: OhwmLine,
+    Layer.OHWM_POINT: OhwmPoint,
+    Layer.TRANSECT: Transect,
+    Layer.STATION: Station,
+    Layer.TREE: Tree,
+    Layer.AREA: AreaFeature,
+    Layer.LINE: LineFeature,
+    Layer.WALK: Walk,
+    Layer.WALK_VERTEX: WalkVertex,
+    Layer.TRACK: TrackPoint,
+    Layer.NOTE: Note,
+}
+LAYER_OF: dict[type, Layer] = {cls: layer for layer, cls in FEATURE_CLASSES.items()}
+
+
+class Action(str, enum.Enum):
+    ADDED = "added"
+    UPDATED = "updated"
+    REMOVED = "removed"
+
+
+@dataclass(frozen=True, slots=True)
+class Change:
+    """One change to the model: ``new`` after, ``old`` before (None for add / remove)."""
+
+    action: Action
+    layer: Layer
+    new: Any = None
+    old: Any = None
+
+    @property
+    def feature(self):
+        """The feature as it is now (``old`` for a removal)."""
+        return self.old if self.action is Action.REMOVED else self.new
+
+    def inverse(self) -> "Change":
+        if self.action is Action.ADDED:
+            return Change(Action.REMOVED, self.layer, None, self.new)
+        if self.action is Action.REMOVED:
+            return Change(Action.ADDED, self.layer, self.old, None)
+        return Change(Action.UPDATED, self.layer, self.old, self.new)
+

@@ -1,0 +1,272 @@
+"""GNSS fixes in the survey: the quality gate, averaged points, offset points.
+
+Fixes are duck-typed (:class:`FixLike`): anything with the attribute names of ``devices.nmea.Fix``
+works, so this module never imports ``devices``.
+
+Averaged point metadata mirrors Esri's GNSS metadata fields (ArcGIS Field Maps
+``ESRIGNSS_*``): ``sample_count`` ≈ ``ESRIGNSS_AVG_POSITIONS``, ``std_dev_h_m`` ≈
+``ESRIGNSS_H_STDDEV``, ``h_accuracy_m`` ≈ ``ESRIGNSS_AVG_H_RMS``, ``v_accuracy_m`` ≈
+``ESRIGNSS_AVG_V_RMS``, ``worst_fix_quality`` ≈ ``ESRIGNSS_FIXTYPE`` (the worst of the epochs used).
+"""
+
+from __future__ import annotations
+
+import enum
+import math
+from collections import Counter
+from dataclasses import dataclass, field
+from datetime import datetime
+from typing import Iterable, Protocol, runtime_checkable
+
+import numpy as np
+
+from ..geo import SiteFrame
+from . import values as V
+from .errors import NotEnoughEpochs
+
+__all__ = [
+    "FixLike",
+    "QualityGate",
+    "AveragedPosition",
+    "average_fixes",
+    "North",
+    "true_azimuth",
+    "horizontal_from_slope_ft",
+    "QUALITY_RANK",
+]
+
+
+@runtime_checkable
+class FixLike(Protocol):
+    """What the survey reads from a fix (the names of ``devices.nmea.Fix``)."""
+
+    time_utc: datetime | None
+    lat_deg: float | None
+    lon_deg: float | None
+    alt_hae_m: float | None
+    quality: int
+    sats_used: int | None
+    hdop: float | None
+    horizontal_accuracy_m: float | None
+    vertical_accuracy_m: float | None
+
+
+# GGA fix quality (NMEA 0183 GGA field 6) from best (0) to worst. RTK fixed beats float beats
+# PPS / DGPS beats autonomous; dead reckoning, manual and simulated are not measurements.
+QUALITY_RANK = {4: 0, 5: 1, 3: 2, 2: 3, 1: 4, 6: 5, 7: 6, 8: 7, 0: 8}
+
+
+@dataclass(frozen=True)
+class QualityGate:
+    """Which epochs count as usable.
+
+    Parameters
+    ----------
+    qualities : frozenset of int
+        Accepted GGA fix qualities (default autonomous, DGPS, PPS, RTK fixed, RTK float).
+    max_hdop : float or None
+        Largest HDOP accepted (default 5.0); epochs without HDOP pass this test.
+    min_sats : int or None
+        Fewest satellites used (default 4); epochs without a count pass.
+    max_h_accuracy_m : float or None
+        Largest reported horizontal accuracy (m) accepted; None for no limit.
+    """
+
+    qualities: frozenset = frozenset({1, 2, 3, 4, 5})
+    max_hdop: float | None = 5.0
+    min_sats: int | None = 4
+    max_h_accuracy_m: float | None = None
+
+    def reason(self, fix) -> str | None:
+        """Why ``fix`` is not usable (a short key), or None if it is."""
+        lat, lon = getattr(fix, "lat_deg", None), getattr(fix, "lon_deg", None)
+        if lat is None or lon is None:
+            return "no_position"
+        if not (math.isfinite(lat) and math.isfinite(lon)) or abs(lat) > 90 or abs(lon) > 180:
+            return "bad_position"
+        if int(getattr(fix, "quality", 0)) not in self.qualities:
+            return "quality"
+        hdop = getattr(fix, "hdop", None)
+        if self.max_hdop is not None and hdop is not None and not hdop <= self.max_hdop:
+            return "hdop"
+        sats = getattr(fix, "sats_used", None)
+        if self.min_sats is not None and sats is not None and sats < self.min_sats:
+            return "sats"
+        acc = getattr(fix, "horizontal_accuracy_m", None)
+        if self.max_h_accuracy_m is not None and acc is not None and not acc <= self.max_h_accuracy_m:
+            return "accuracy"
+        return None
+
+    def usable(self, fix) -> bool:
+        return self.reason(fix) is None
+
+
+DEFAULT_GATE = QualityGate()
+
+
+@dataclass(frozen=True)
+class AveragedPosition:
+    """A position averaged from usable epochs, in the site CRS.
+
+    Attributes
+    ----------
+    x, y : float
+        Mean position (site CRS units).
+    lon_deg, lat_deg : float
+        The mean as WGS84 degrees.
+    ground_hae_m : float or None
+        Mean ellipsoidal height of the antenna minus the antenna height (m), if heights came.
+    sample_count : int
+        Epochs used. ``rejected_count`` epochs failed the gate; ``rejected_reasons`` counts why.
+    std_dev_x_m, std_dev_y_m, std_dev_h_m : float
+        Sample standard deviation (m) east, north and horizontal (√(sx²+sy²)); 0 for one epoch.
+    worst_fix_quality : int
+        Worst GGA quality among the epochs used (by :data:`QUALITY_RANK`).
+    h_accuracy_m, v_accuracy_m : float or None
+        Mean reported accuracy of the used epochs (m), None if the receiver reported none.
+    hdop : float or None
+        Mean HDOP of the used epochs.
+    time_utc : datetime or None
+        Time of the last epoch used.
+    """
+
+    x: float
+    y: float
+    lon_deg: float
+    lat_deg: float
+    ground_hae_m: float | None
+    sample_count: int
+    rejected_count: int
+    std_dev_x_m: float
+    std_dev_y_m: float
+    std_dev_h_m: float
+    worst_fix_quality: int
+    h_accuracy_m: float | None
+    v_accuracy_m: float | None
+    hdop: float | None
+    time_utc: datetime | None
+    rejected_reasons: dict = field(default_factory=dict)
+
+
+def _mean_or_none(vals):
+    vals = [v for v in vals if v is not None and math.isfinite(v)]
+    return float(np.mean(vals)) if vals else None
+
+
+def average_fixes(
+    fixes: Iterable,
+    frame: SiteFrame,
+    *,
+    min_epochs: int = 1,
+    gate: QualityGate = DEFAULT_GATE,
+    antenna_height_m: float = 0.0,
+) -> AveragedPosition:
+    """Average the usable epochs of ``fixes`` into one position in ``frame``.
+
+    Epochs failing ``gate`` are skipped and counted (never fatal); only too few usable epochs is.
+
+    Raises
+    ------
+    NotEnoughEpochs
+        Fewer than ``min_epochs`` usable epochs (carries the counts).
+
+    Examples
+    --------
+    Three fixes, one without a position: two used, one rejected.
+
+    >>> from types import SimpleNamespace as F
+    >>> f = SiteFrame("EPSG:32610")
+    >>> good = dict(quality=1, sats_used=8, hdop=0.9, horizontal_accuracy_m=None,
+    ...             vertical_accuracy_m=None, alt_hae_m=None, time_utc=None)
+    >>> p = average_fixes([F(lat_deg=45.0, lon_deg=-123.0, **good),
+    ...                    F(lat_deg=None, lon_deg=None, **good),
+    ...                    F(lat_deg=45.0, lon_deg=-123.0, **good)], f)
+    >>> p.sample_count, p.rejected_count, p.std_dev_h_m
+    (2, 1, 0.0)
+    """
+    min_epochs = int(min_epochs)
+    if min_epochs < 1:
+        raise V.InvalidValue("min_epochs", f"must be at least 1, got {min_epochs}")
+    antenna_height_m = V.finite("antenna_height_m", antenna_height_m)
+    used = []
+    reasons: Counter = Counter()
+    for fix in fixes:
+        why = gate.reason(fix)
+        if why is None:
+            used.append(fix)
+        else:
+            reasons[why] += 1
+    rejected = sum(reasons.values())
+    if len(used) < min_epochs:
+        raise NotEnoughEpochs(
+            f"{len(used)} usable epochs of {len(used) + rejected}, need {min_epochs} "
+            f"(rejected: {dict(reasons) or 'none'})",
+            accepted=len(used),
+            rejected=rejected,
+        )
+    lon = np.array([f.lon_deg for f in used], dtype=float)
+    lat = np.array([f.lat_deg for f in used], dtype=float)
+    x, y = frame.to_local(lon, lat)
+    x = np.asarray(x, dtype=float)
+    y = np.asarray(y, dtype=float)
+    ddof = 1 if len(used) > 1 else 0
+    sx = float(np.std(x, ddof=ddof)) * frame.unit_m
+    sy = float(np.std(y, ddof=ddof)) * frame.unit_m
+    mx, my = float(np.mean(x)), float(np.mean(y))
+    mlon, mlat = frame.to_lonlat(mx, my)
+    hae = _mean_or_none([getattr(f, "alt_hae_m", None) for f in used])
+    worst = max((int(f.quality) for f in used), key=lambda q: QUALITY_RANK.get(q, 99))
+    return AveragedPosition(
+        x=mx,
+        y=my,
+        lon_deg=float(mlon),
+        lat_deg=float(mlat),
+        ground_hae_m=None if hae is None else hae - antenna_height_m,
+        sample_count=len(used),
+        rejected_count=rejected,
+        std_dev_x_m=sx,
+        std_dev_y_m=sy,
+        std_dev_h_m=math.hypot(sx, sy),
+        worst_fix_quality=worst,
+        h_accuracy_m=_mean_or_none([getattr(f, "horizontal_accuracy_m", None) for f in used]),
+        v_accuracy_m=_mean_or_none([getattr(f, "vertical_accuracy_m", None) for f in used]),
+        hdop=_mean_or_none([getattr(f, "hdop", None) for f in used]),
+        time_utc=getattr(used[-1], "time_utc", None),
+        rejected_reasons=dict(reasons),
+    )
+
+
+class North(enum.Enum):
+    """Reference of an azimuth: true (geodetic) north or magnetic north."""
+
+    TRUE = "true"
+    MAGNETIC = "magnetic"
+
+
+def true_azimuth(azimuth_deg: float, north: North = North.TRUE, declination_deg: float = 0.0) -> float:
+    """Azimuth from true north in [0, 360).
+
+    Magnetic bearings add the declination (east positive): true = magnetic + declination.
+
+    >>> true_azimuth(80.0, North.MAGNETIC, 10.0)
+    90.0
+    >>> true_azimuth(5.0, North.MAGNETIC, -10.0)
+    355.0
+    """
+    az = V.finite("azimuth_deg", azimuth_deg)
+    if North(north) is North.MAGNETIC:
+        az += V.in_range("declination_deg", declination_deg, -180.0, 180.0)
+    return az % 360.0
+
+
+def horizontal_from_slope_ft(slope_distance_ft: float, inclination_deg: float) -> float:
+    """Horizontal distance from a slope distance and the inclination: HD = SD·cos(incl).
+
+    Refuses inclinations beyond ±89° and negative distances.
+
+    >>> round(horizontal_from_slope_ft(100.0, 30.0), 4)
+    86.6025
+    """
+    sd = V.non_negative("slope_distance_ft", slope_distance_ft)
+    inc = V.in_range("inclination_deg", inclination_deg, -V.MAX_SLOPE_DEG, V.MAX_SLOPE_DEG)
+    return sd * math.cos(math.radians(inc))
