@@ -48,7 +48,7 @@ import time
 from collections import Counter
 from dataclasses import dataclass, field, replace
 from pathlib import Path
-from typing import Callable, Iterable, Iterator, Mapping
+from typing import Callable, Iterable, Iterator, Mapping, NamedTuple
 
 import pynmea2
 from pynmea2 import nmea_utils
@@ -71,6 +71,7 @@ __all__ = [
     "Usability",
     "Fix",
     "UERE_M",
+    "VDOP_PER_HDOP",
     "GsvPage",
     "SatelliteInView",
     "parse_gsv",
@@ -180,11 +181,16 @@ UERE_M: Mapping[FixQuality, float] = {
 }
 
 
-@dataclass(frozen=True)
-class Usability:
+#: Stand-in for VDOP when only HDOP is sent (GGA without GSA): vertical
+#: geometry is typically about 1.5 times weaker than horizontal.
+VDOP_PER_HDOP = 1.5
+
+
+class Usability(NamedTuple):
     """Whether a fix may be recorded, and why not.
 
-    Truthy when usable; also unpacks as ``usable, reason = fix.is_usable(now)``.
+    A ``(usable, reason)`` pair that is truthy only when usable, so both
+    ``ok, why = fix.is_usable(now)`` and ``if fix.is_usable(now):`` work.
     """
 
     usable: bool
@@ -192,9 +198,6 @@ class Usability:
 
     def __bool__(self) -> bool:
         return self.usable
-
-    def __iter__(self) -> Iterator:
-        return iter((self.usable, self.reason))
 
 
 @dataclass(frozen=True)
@@ -230,7 +233,8 @@ class Fix:
         1-sigma errors from GST fields 6, 7, 8, metres.
     horizontal_accuracy_m, vertical_accuracy_m : float or None
         1-sigma accuracy: from GST (horizontal = sqrt(sigma_lat^2 + sigma_lon^2))
-        when sent, else DOP x :data:`UERE_M` and ``accuracy_estimated`` is True.
+        when sent, else DOP x :data:`UERE_M` (vertical without VDOP:
+        :data:`VDOP_PER_HDOP` x HDOP x UERE) and ``accuracy_estimated`` is True.
         Never NaN; None only when neither GST nor a DOP was sent, and then
         ``accuracy_source`` says so.
     accuracy_estimated : bool
@@ -507,7 +511,7 @@ class NmeaStats:
     Attributes
     ----------
     good : int
-        Lines that passed the checksum and parsed (used or not).
+        Lines that passed the checksum and parsed, fields included (used or not).
     used : int
         Good lines that contributed to a fix.
     comments : int
@@ -683,9 +687,9 @@ class EpochAssembler:
         except BadSentence as exc:
             self._bad[exc.kind] += 1
             return []
-        self._good += 1
         kind = getattr(msg, "sentence_type", None)
         if not isinstance(msg, pynmea2.TalkerSentence) or kind not in _HANDLERS:
+            self._good += 1
             return []  # good but not a position sentence (TXT, HDT, proprietary...)
         try:
             values = _HANDLERS[kind](msg)
@@ -693,6 +697,7 @@ class EpochAssembler:
             log.debug("malformed %s: %s", kind, exc)
             self._bad[BadKind.MALFORMED_FIELD.value] += 1
             return []
+        self._good += 1
         self._used += 1
         tod = values.pop("_tod", None)
         out: list[Fix] = []
@@ -833,6 +838,10 @@ class EpochAssembler:
             v_acc = vdop * uere
             estimated = True
             sources.append(f"VDOP x UERE {uere:g} m")
+        elif hdop is not None:
+            v_acc = VDOP_PER_HDOP * hdop * uere
+            estimated = True
+            sources.append(f"{VDOP_PER_HDOP:g} x HDOP x UERE {uere:g} m")
         source = " + ".join(sources) if sources else "none: no GST and no DOP"
 
         speed = first("speed_mps", rmc, vtg)
@@ -1276,6 +1285,7 @@ def fix_to_json(fix: Fix) -> dict:
         "dgps_age_s": fix.dgps_age_s,
         "dgps_station": fix.dgps_station,
         "accuracy_estimated": fix.accuracy_estimated,
+        "accuracy_source": fix.accuracy_source,
     }
     if fix.time_utc is None and fix.time_of_day_utc is not None:
         out["time_of_day"] = fix.time_of_day_utc.isoformat(timespec="milliseconds")

@@ -1,0 +1,305 @@
+"""devices.nmea on bytes: sentences, epochs, bad input. Pure: no threads, no ports.
+
+Expected numbers are worked out by hand from the sentence text (ddmm.mmmm -> dd + mm.mmmm/60,
+knots x 1852/3600); checksums of hand-made sentences come from pynmea2's own XOR routine.
+"""
+
+from __future__ import annotations
+
+import calendar
+import datetime as dt
+import math
+import time
+
+import pynmea2
+import pytest
+
+from devices.errors import BadSentence, ChecksumError, DeviceError
+from devices.nmea import (
+    UERE_M,
+    VDOP_PER_HDOP,
+    BadKind,
+    EpochAssembler,
+    Fix,
+    FixMode,
+    FixQuality,
+    fix_to_json,
+    parse_gsv,
+    parse_sentence,
+)
+
+UTC = dt.timezone.utc
+
+
+def sentence(body: str) -> bytes:
+    """``$body*hh`` with the checksum computed by pynmea2 (not by the code under test)."""
+    return f"${body}*{pynmea2.NMEASentence.checksum(body):02X}".encode()
+
+
+def epoch(*lines: bytes, antenna_height_m: float = 0.0, t: float = 100.0) -> Fix:
+    """Feed one epoch and flush; exactly one fix expected."""
+    a = EpochAssembler(antenna_height_m)
+    out = a.feed_many(lines, t) + a.flush()
+    assert len(out) == 1, out
+    return out[0]
+
+
+# A Trimble-style RTK GGA of exactly 86 characters (legal: > 82 is fine for high-precision receivers).
+RTK_GGA = sentence("GNGGA,123519.00,4807.03812345,N,01131.00012345,E,4,12,0.50,545.43,M,46.90,M,1,0001")
+RTK_RMC = sentence("GNRMC,123519.00,A,4807.03812345,N,01131.00012345,E,0.02,,230394,,,R,V")
+RTK_GST = sentence("GNGST,123519.00,0.01,0.012,0.009,45.0,0.011,0.010,0.025")
+GOOD_GGA = b"$GPGGA,120001.00,4807.038,N,01131.000,E,1,08,0.9,545.4,M,46.9,M,,*66"
+
+
+def test_rtk_gga_of_86_characters():
+    assert len(RTK_GGA) == 86
+    fix = epoch(RTK_GGA)
+    # 48 deg 07.03812345' N = 48 + 7.03812345/60 ; 011 deg 31.00012345' E = 11 + 31.00012345/60
+    assert fix.lat_deg == pytest.approx(48.1173020575, abs=1e-10)
+    assert fix.lon_deg == pytest.approx(11.516668724166667, abs=1e-10)
+    assert fix.quality is FixQuality.RTK_FIXED and fix.quality.label == "RTK fixed"
+    assert fix.mode is FixMode.THREE_D and fix.mode.gpsd_mode == 3
+    assert fix.sats_used == 12 and fix.hdop == 0.5
+    assert fix.alt_msl_m == 545.43 and fix.geoid_sep_m == 46.90
+    assert fix.alt_hae_m == pytest.approx(592.33)  # 545.43 + 46.90
+    assert fix.dgps_age_s == 1.0 and fix.dgps_station == "0001"
+    assert fix.time_of_day_utc == dt.time(12, 35, 19)
+    assert fix.time_utc is None  # no RMC/ZDA yet: date unknown, like gpsd
+
+
+def test_full_rtk_epoch_with_rmc_and_gst():
+    fix = epoch(RTK_GGA, RTK_RMC, RTK_GST)
+    assert fix.time_utc == dt.datetime(1994, 3, 23, 12, 35, 19, tzinfo=UTC)
+    assert fix.speed_mps == pytest.approx(0.02 * 1852 / 3600)  # 0.02 kn
+    assert fix.course_deg is None  # empty RMC course field
+    assert fix.mode_indicator == "R" and fix.nav_status == "V" and fix.rmc_status == "A"
+    # GST field 8 (the last) is the altitude sigma; 6 and 7 latitude and longitude
+    assert (fix.sigma_lat_m, fix.sigma_lon_m, fix.sigma_alt_m) == (0.011, 0.010, 0.025)
+    assert fix.horizontal_accuracy_m == pytest.approx(math.hypot(0.011, 0.010))  # 0.014866 m
+    assert fix.vertical_accuracy_m == 0.025
+    assert fix.accuracy_estimated is False and fix.accuracy_source == "GST"
+    assert fix.sentences == ("GNGGA", "GNRMC", "GNGST")
+
+
+def test_accuracy_estimated_from_dop_without_gst():
+    gsa = sentence("GNGSA,A,3,13,16,21,15,10,29,27,20,,,,,1.05,0.64,0.83,1")
+    fix = epoch(RTK_GGA, gsa)
+    # GSA DOPs win over GGA HDOP; RTK fixed UERE = 0.05 m
+    assert fix.hdop == 0.64 and fix.vdop == 0.83 and fix.pdop == 1.05
+    assert fix.horizontal_accuracy_m == pytest.approx(0.64 * UERE_M[FixQuality.RTK_FIXED])
+    assert fix.vertical_accuracy_m == pytest.approx(0.83 * UERE_M[FixQuality.RTK_FIXED])
+    assert fix.accuracy_estimated is True
+    assert "UERE" in fix.accuracy_source
+    # GGA only: vertical from HDOP x 1.5, still flagged, never NaN, never missing
+    only = epoch(GOOD_GGA)
+    assert only.horizontal_accuracy_m == pytest.approx(0.9 * 5.0)
+    assert only.vertical_accuracy_m == pytest.approx(VDOP_PER_HDOP * 0.9 * 5.0)
+    assert only.accuracy_estimated and not math.isnan(only.vertical_accuracy_m)
+
+
+def test_rmc_only_epoch_says_why_accuracy_is_missing():
+    fix = epoch(sentence("GPRMC,233000.00,A,4143.5985,N,08338.0820,W,0.00,,311224,,,A"))
+    assert fix.horizontal_accuracy_m is None and fix.vertical_accuracy_m is None
+    assert fix.accuracy_source == "none: no GST and no DOP"
+    assert fix.mode is FixMode.TWO_D  # position, no altitude
+    assert fix_to_json(fix)["accuracy_source"] == "none: no GST and no DOP"
+
+
+def test_checksum_value_00_is_valid():
+    # XOR of this body is 0x00 (station id chosen to make it so)
+    line = b"$GPGGA,092750.000,5321.6802,N,00630.3372,W,1,8,1.03,61.7,M,55.2,M,,00F0*00"
+    assert pynmea2.NMEASentence.checksum(line[1:-3].decode()) == 0
+    fix = epoch(line)
+    assert fix.lat_deg == pytest.approx(53 + 21.6802 / 60)
+    assert fix.lon_deg == pytest.approx(-(6 + 30.3372 / 60))
+    assert fix.dgps_station == "00F0"
+
+
+def test_gsv_trailing_signal_id_is_not_a_satellite():
+    # real line from the ZED-F9P log: 2 satellites then signal id 1 (NMEA 4.10)
+    line = b"$GLGSV,3,3,10,87,14,030,17,88,62,024,,1*74"
+    msg = parse_sentence(line)
+    assert msg.sv_prn_num_3 == "1"  # pynmea2 alone maps the signal id to a third PRN
+    page = parse_gsv(msg)
+    assert [s.prn for s in page.satellites] == [87, 88]
+    assert page.signal_id == "1" and page.sats_in_view == 10
+    assert page.satellites[0].elevation_deg == 14 and page.satellites[0].azimuth_deg == 30
+    assert page.satellites[1].snr_dbhz is None
+    fix = epoch(GOOD_GGA, line)
+    assert fix.sats_in_view == 2
+
+
+def test_gsv_without_signal_id():
+    page = parse_gsv(parse_sentence(b"$GPGSV,3,3,10,03,08,171,,14,06,129,*7D"))
+    assert [s.prn for s in page.satellites] == [3, 14] and page.signal_id is None
+
+
+def test_time_without_fractional_seconds():
+    fix = epoch(sentence("GPGGA,165044,4143.5985,N,08338.0820,W,1,03,2.2,204.1,M,-33.7,M,,"))
+    assert fix.time_of_day_utc == dt.time(16, 50, 44, 0)
+
+
+def test_fractional_seconds_are_exact():
+    # pynmea2 alone truncates 0.57 s to 569999 us; we round to the decimal text
+    fix = epoch(sentence("GPGGA,165044.57,4143.5985,N,08338.0820,W,1,03,2.2,204.1,M,-33.7,M,,"))
+    assert fix.time_of_day_utc == dt.time(16, 50, 44, 570000)
+
+
+@pytest.fixture
+def far_timezone(monkeypatch):
+    """Run with the machine's zone at UTC+13:45 (Chatham, in southern summer)."""
+    monkeypatch.setenv("TZ", "Pacific/Chatham")
+    time.tzset()
+    yield
+    monkeypatch.undo()
+    time.tzset()
+
+
+def test_rmc_date_is_utc_whatever_the_machine_zone(far_timezone):
+    assert time.localtime(0).tm_gmtoff != 0  # the zone really is not UTC
+    fix = epoch(sentence("GPRMC,233000.00,A,4143.5985,N,08338.0820,W,0.00,,311224,,,A"))
+    assert fix.time_utc == dt.datetime(2024, 12, 31, 23, 30, tzinfo=UTC)
+    assert fix.time_utc.utcoffset() == dt.timedelta(0)
+    assert fix.time_utc.timestamp() == calendar.timegm((2024, 12, 31, 23, 30, 0))
+
+
+def test_gga_only_epoch_takes_date_from_latest_rmc_and_rolls_over_midnight():
+    a = EpochAssembler()
+    a.feed(sentence("GPRMC,235959.00,A,4143.5985,N,08338.0820,W,0.00,,311224,,,A"), 1.0)
+    fixes = a.feed(sentence("GPGGA,235959.00,4143.5985,N,08338.0820,W,1,05,1.2,204.1,M,-33.7,M,,"), 1.0)
+    assert fixes == []  # same epoch
+    fixes = a.feed(sentence("GPGGA,000000.00,4143.5985,N,08338.0820,W,1,05,1.2,204.1,M,-33.7,M,,"), 2.0)
+    assert [f.time_utc for f in fixes] == [dt.datetime(2024, 12, 31, 23, 59, 59, tzinfo=UTC)]
+    fixes = a.feed(sentence("GPGGA,000001.00,4143.5985,N,08338.0820,W,1,05,1.2,204.1,M,-33.7,M,,"), 3.0)
+    assert [f.time_utc for f in fixes] == [dt.datetime(2025, 1, 1, 0, 0, 0, tzinfo=UTC)]
+    a.feed(b"$GPZDA,123519.00,23,03,1994,00,00*6C", 4.0)  # ZDA also sets the date
+    (last,) = a.feed(sentence("GPGGA,123520.00,4143.5985,N,08338.0820,W,1,05,1.2,204.1,M,-33.7,M,,"), 5.0) + a.flush()
+    assert last.time_utc == dt.datetime(1994, 3, 23, 12, 35, 20, tzinfo=UTC)
+
+
+@pytest.mark.parametrize("talker", ["GP", "GN", "GL", "GA", "GB", "BD", "GQ"])
+def test_talkers(talker):
+    fix = epoch(sentence(f"{talker}GGA,120001.00,4807.038,S,01131.000,W,2,08,0.9,545.4,M,46.9,M,3.2,0138"))
+    assert fix.lat_deg == pytest.approx(-(48 + 7.038 / 60)) and fix.lon_deg == pytest.approx(-(11 + 31 / 60))
+    assert fix.quality is FixQuality.DGPS and fix.dgps_age_s == 3.2
+
+
+def test_no_fix_epoch_has_no_position_and_is_not_usable():
+    fix = epoch(b"$GNGGA,,,,,,0,00,99.99,,,,,,*56")
+    assert fix.lat_deg is None and fix.lon_deg is None and fix.alt_msl_m is None
+    assert fix.quality is FixQuality.NO_FIX and fix.mode is FixMode.NONE
+    assert fix.is_usable(fix.t_monotonic_s) == (False, "no position (no fix)")
+
+
+def test_rmc_mode_and_void_status():
+    void = epoch(sentence("GPRMC,165010.000,V,4143.6057,N,08338.0788,W,0.60,231.03,180710,,,E"))
+    assert void.quality is FixQuality.NO_FIX and void.lat_deg is None
+    dr = epoch(sentence("GPRMC,165010.000,A,4143.6057,N,08338.0788,W,0.60,231.03,180710,1.7,W,E"))
+    assert dr.quality is FixQuality.DEAD_RECKONING and dr.magvar_deg == -1.7
+    assert dr.course_deg == 231.03
+
+
+def test_gsa_system_id_and_sats_used_without_gga_count():
+    a = EpochAssembler()
+    lines = [
+        sentence("GNRMC,003956.00,A,4552.65403,S,17030.00668,E,0.025,,120419,,,A,V"),
+        sentence("GNGSA,A,3,13,16,21,,,,,,,,,,1.05,0.64,0.83,1"),
+        sentence("GNGSA,A,3,13,12,,,,,,,,,,,1.05,0.64,0.83,4"),  # Beidou 13 is not GPS 13
+    ]
+    (fix,) = a.feed_many(lines, 1.0) + a.flush()
+    assert fix.sats_used == 5
+    assert fix.mode is FixMode.THREE_D  # GSA says 3D
+
+
+def test_staleness_and_usability():
+    fix = epoch(GOOD_GGA, t=50.0)
+    assert fix.age_s(51.5) == 1.5
+    assert fix.is_usable(51.5)
+    ok, why = fix.is_usable(52.5)
+    assert not ok and why == "stale: 2.5 s old (limit 2.0 s)"
+    assert fix.is_usable(52.5, max_age_s=5.0)
+
+
+def test_antenna_height_is_kept_with_the_fix():
+    a = EpochAssembler(antenna_height_m=2.0)
+    (first,) = a.feed_many([RTK_GGA], 1.0) + a.flush()
+    a.antenna_height_m = 1.5
+    (second,) = a.feed_many([GOOD_GGA], 2.0) + a.flush()
+    assert first.antenna_height_m == 2.0
+    assert first.ground_alt_msl_m == pytest.approx(543.43)  # 545.43 - 2.0
+    assert first.ground_alt_hae_m == pytest.approx(590.33)  # 545.43 + 46.90 - 2.0
+    assert second.antenna_height_m == 1.5 and second.ground_alt_msl_m == pytest.approx(543.9)
+    with pytest.raises(ValueError, match="antenna_height_m"):
+        EpochAssembler(antenna_height_m=-1)
+
+
+def test_unicore_high_precision_variant():
+    fix = epoch(b"$GNGGAH,073346.00,4004.73874301,N,11614.19077585,E,1,28,0.6,64.2831,M,8.4925,M,,*35")
+    assert fix.lat_deg == pytest.approx(40 + 4.73874301 / 60)
+    assert fix.alt_msl_m == 64.2831
+
+
+# ------------------------------------------------------------------ bad input, one kind each
+
+BAD = {
+    "checksum": GOOD_GGA[:-2] + b"67",
+    "truncated": b"$GPGGA,120001.00,4807.038,N,011",
+    "binary_noise": b"\xb5b\x01\x07\x5c\x00\xff\x13",  # a UBX frame header and junk
+    "overlong": b"$GPTXT," + b"A" * 1100 + b"*00",
+    "unknown_sentence": b"$GPXYZ,1,2,3*50",
+    "malformed_field": b"$GPGGA,120000.00,48x7.038,N,01131.000,E,1,08,0.9,545.4,M,46.9,M,,*2F",
+}
+
+
+@pytest.mark.parametrize("kind", sorted(BAD))
+def test_each_bad_kind_is_counted_and_skipped(kind):
+    a = EpochAssembler()
+    a.feed(RTK_GGA, 1.0)
+    assert a.feed(BAD[kind], 1.0) == []
+    fixes = a.feed(GOOD_GGA, 2.0) + a.flush()
+    # the stream went on: the RTK epoch and the good epoch both came out
+    assert [f.time_of_day_utc for f in fixes] == [dt.time(12, 35, 19), dt.time(12, 0, 1)]
+    stats = a.stats
+    assert stats.bad == {k.value: (1 if k.value == kind else 0) for k in BadKind}
+    assert stats.good == 2 and stats.fixes == 2
+
+
+def test_parse_sentence_raises_from_the_devices_tree():
+    with pytest.raises(ChecksumError) as info:
+        parse_sentence(BAD["checksum"])
+    assert isinstance(info.value, DeviceError) and info.value.kind == "checksum"
+    with pytest.raises(BadSentence) as info:
+        parse_sentence(BAD["truncated"])
+    assert info.value.kind == "truncated"
+
+
+def test_collision_keeps_the_complete_sentence():
+    # one sentence injected into the middle of another (as in gpsd-isync.log)
+    line = b"$GPGSV,3,1,12,05,06," + GOOD_GGA
+    a = EpochAssembler()
+    assert a.feed(line, 1.0) == []
+    (fix,) = a.flush()
+    assert fix.lat_deg == pytest.approx(48 + 7.038 / 60)
+    assert a.stats.bad["truncated"] == 1
+
+
+def test_nothing_escapes_feed_whatever_the_bytes():
+    import random
+
+    rng = random.Random(7)
+    a = EpochAssembler()
+    lines = [GOOD_GGA, RTK_RMC, RTK_GST, BAD["malformed_field"]]
+    expected = 0
+    for _ in range(2000):
+        base = bytearray(rng.choice(lines))
+        for _ in range(rng.randint(1, 4)):
+            base[rng.randrange(len(base))] = rng.randrange(256)
+        line = bytes(base).strip()
+        if not line or line.startswith(b"#"):
+            continue
+        # one outcome per line, two when a start character inside it splits off a cut head
+        expected += 2 if max(line.rfind(b"$"), line.rfind(b"!")) > 0 else 1
+        a.feed(bytes(base), 1.0)
+    a.flush()
+    s = a.stats
+    assert s.good + s.total_bad == expected
