@@ -1,0 +1,62 @@
+"""``fieldapp rules ...``: re-run rule requests from the office.
+
+Usage::
+
+    fieldapp rules evaluate FILE.json [--indent N]   # FILE '-' reads standard input
+    fieldapp rules list                              # the rule ids
+
+``FILE.json`` holds one request or a list of them; the command prints one result per request
+as a JSON list. Exit 0; 1 if any request errored (the others are still evaluated); 2 when the
+file cannot be read or is not JSON.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from collections.abc import Sequence
+
+from fieldapp.rules.contract import RULES, evaluate
+from fieldapp.rules.results import error_result
+
+__all__ = ["main"]
+
+
+def _parser() -> argparse.ArgumentParser:
+    p = argparse.ArgumentParser(prog="fieldapp rules", description="Evaluate rule requests (rules-contract.md).")
+    sub = p.add_subparsers(dest="command", required=True)
+    ev = sub.add_parser("evaluate", help="evaluate the requests in FILE.json and print the results")
+    ev.add_argument("file", metavar="FILE.json", help="one request or a list of them; '-' for standard input")
+    ev.add_argument("--indent", type=int, default=2, help="JSON indent (default 2; -1 for one line)")
+    sub.add_parser("list", help="print the rule ids")
+    return p
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """Run ``fieldapp rules`` with ``argv`` (the arguments after ``rules``); return the exit status."""
+    args = _parser().parse_args(list(sys.argv[1:] if argv is None else argv))
+    if args.command == "list":
+        print("\n".join(sorted(RULES)))
+        return 0
+    try:
+        if args.file == "-":
+            text = sys.stdin.read()
+        else:
+            with open(args.file, encoding="utf-8") as fh:
+                text = fh.read()
+        data = json.loads(text)
+    except (OSError, UnicodeDecodeError, json.JSONDecodeError) as err:
+        print(f"fieldapp rules evaluate: cannot read {args.file}: {err}", file=sys.stderr)
+        return 2
+    requests = data if isinstance(data, list) else [data]
+    results = []
+    for request in requests:
+        try:
+            results.append(evaluate(request))
+        except Exception as err:  # a bug in one rule must not lose the other verdicts
+            rule = request.get("rule") if isinstance(request, dict) else None
+            results.append(error_result(rule, "", f"internal error: {type(err).__name__}: {err}"))
+    indent = None if args.indent < 0 else args.indent
+    print(json.dumps(results, indent=indent, allow_nan=False))
+    return 1 if any(r.get("status") == "error" for r in results) else 0

@@ -1,0 +1,94 @@
+"""The JSON request / result contract (``rules-contract.md``): :func:`evaluate` and the rule table.
+
+A request is ``{"rule": id, "input": {...}, "settings": {...}}`` (settings optional); the result
+is the rule's result dict, or ``{"rule", "status": "error", "key", "message"}`` when the request
+is malformed (a missing, misspelt, wrong-type, negative or non-finite value, or an unknown rule,
+named by ``key``). Unknown extra keys are ignored.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping
+from typing import Any
+
+from fieldapp.rules import city, measure, nr151, nr341
+from fieldapp.rules.results import RuleInputError, RuleResult, error_result
+
+__all__ = ["RULES", "evaluate", "evaluate_result"]
+
+Handler = Callable[[Mapping, Mapping], RuleResult]
+
+#: Rule id -> handler(input, settings) -> frozen result.
+RULES: dict[str, Handler] = {
+    "nr341.bank": nr341.bank_from_request,
+    "nr341.graded_area": nr341.graded_area_from_request,
+    "nr151.protective_area": nr151.protective_area_from_request,
+    "nr151.vegetative_cover": nr151.vegetative_cover_from_request,
+    "woodland.class": city.woodland_class_from_request,
+    "woodland.mitigation": city.woodland_mitigation_from_request,
+    "wetland.size": city.wetland_size_from_request,
+    "drainageway": city.drainageway_from_request,
+    "development_area": city.development_area_from_request,
+    "erosion_plan": city.erosion_plan_from_request,
+    "steep_slope": city.steep_slope_from_request,
+    "erodible_slope": city.erodible_slope_from_request,
+    "slope.clinometer": measure.clinometer_from_request,
+}
+
+
+def evaluate_result(request: Mapping[str, Any]) -> RuleResult:
+    """Evaluate one request to its frozen result.
+
+    Raises
+    ------
+    RuleInputError
+        The request is malformed; ``key`` is its path (``"input.features[0].type"``, ``"rule"``).
+    """
+    if not isinstance(request, Mapping):
+        raise RuleInputError("request", f"a request must be an object, got {type(request).__name__}")
+    rule = request.get("rule")
+    if "rule" not in request:
+        raise RuleInputError("rule", "missing required key 'rule'")
+    if not isinstance(rule, str) or rule not in RULES:
+        known = ", ".join(sorted(RULES))
+        raise RuleInputError("rule", f"unknown rule {rule!r}; known rules: {known}")
+    if "input" not in request:
+        raise RuleInputError("input", "missing required key 'input'")
+    data = request["input"]
+    if not isinstance(data, Mapping):
+        raise RuleInputError("input", "input must be an object")
+    settings = request.get("settings")
+    if settings is None:
+        settings = {}
+    elif not isinstance(settings, Mapping):
+        raise RuleInputError("settings", "settings must be an object")
+    return RULES[rule](data, settings)
+
+
+def evaluate(request: Mapping[str, Any]) -> dict[str, Any]:
+    """Evaluate one rule request to its JSON result (``rules-contract.md``).
+
+    Parameters
+    ----------
+    request : mapping
+        ``{"rule": id, "input": {...}, "settings": {...}}``.
+
+    Returns
+    -------
+    dict
+        The result (``status`` ``determined``, ``needs_data`` or ``exempt``), or an error result
+        ``{"rule", "status": "error", "key", "message"}``. Never raises for bad input.
+
+    Examples
+    --------
+    >>> evaluate({"rule": "nr151.protective_area", "input": {"contiguous": False, "features": [
+    ...     {"type": "wetland", "susceptibility": "less", "average_width_ft": 260}]}})["width_ft"]
+    26.0
+    >>> evaluate({"rule": "nr341.bank", "input": {"priority": "no", "segments": []}})["key"]
+    'input.priority'
+    """
+    try:
+        return evaluate_result(request).to_dict()
+    except RuleInputError as err:
+        rule = request.get("rule") if isinstance(request, Mapping) else None
+        return error_result(rule if isinstance(rule, str) else None, err.key, err.message)

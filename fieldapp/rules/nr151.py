@@ -1,0 +1,420 @@
+"""Wis. Adm. Code NR 151.125, Protective areas performance standard -- beside the text.
+
+(1)    The protective area is the greatest of the widths below, measured horizontally from the
+       top of the channel or the delineated wetland boundary; it excludes land beside a stream
+       enclosed within a pipe or culvert.
+(1)(a) Outstanding and exceptional resource waters: 75 ft.
+(1)(b) Perennial and intermittent streams (USGS 7.5-minute map or county soil survey): 50 ft.
+(1)(c) Lakes: 50 ft.
+(1)(d) Wetlands not subject to (e) or (f): 50 ft.
+(1)(e) Highly susceptible wetlands: 75 ft (calcareous fens, sedge meadows, open and coniferous
+       bogs, low prairies, coniferous swamps, lowland hardwood swamps, ephemeral ponds).
+(1)(f) Less susceptible wetlands: 10 % of the average wetland width, no less than 10 ft nor more
+       than 30 ft (degraded wetlands dominated by invasive species, cultivated hydric soils,
+       gravel pits and dredged or fill material disposal sites that take on wetland attributes).
+(1)(i) Concentrated flow channels with drainage areas greater than 130 acres: 10 ft.
+(1)(j) Where rivers, streams, lakes and wetlands are contiguous, the greatest width applies.
+(3)(b) 70 % or greater sod or self-sustaining vegetative cover where land is disturbed.
+(4)    Exemptions (a)-(e).
+
+Rules
+-----
+``nr151.protective_area``
+    :func:`protective_area` (typed, with :class:`Feature`), :func:`protective_area_from_request`.
+``nr151.vegetative_cover``
+    :func:`vegetative_cover`, :func:`vegetative_cover_from_request` (not in the contract table;
+    added for (3)(b)).
+
+Readings (``rules-contract.md``): ``stream-keeps-width``, ``average-wetland-width``; added here:
+
+``cover-of-pervious-area``
+    The 70 % of (3)(b) is the share of the disturbed protective area *without* impervious
+    surface that carries sod or self-sustaining vegetation; the crew passes that percentage.
+
+Examples
+--------
+>>> protective_area([Feature("wetland", susceptibility="less", average_width_ft=260)]).width_ft
+26.0
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import math
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+import shapely
+
+from fieldapp.rules.compare import at_least, more_than
+from fieldapp.rules.results import RuleInputError, RuleResult, Status
+from fieldapp.rules.validate import boolean, choice, join, mapping, number, number_of, sequence
+
+__all__ = [
+    "EXEMPTIONS",
+    "FEATURE_TYPES",
+    "Feature",
+    "ProtectiveAreaResult",
+    "VegetativeCoverResult",
+    "protective_area",
+    "protective_area_from_request",
+    "susceptibility_of",
+    "vegetative_cover",
+    "vegetative_cover_from_request",
+]
+
+RULE_PROTECTIVE_AREA = "nr151.protective_area"
+RULE_VEGETATIVE_COVER = "nr151.vegetative_cover"
+
+FEATURE_TYPES = (
+    "outstanding_resource_water",
+    "exceptional_resource_water",
+    "stream",
+    "lake",
+    "wetland",
+    "concentrated_flow_channel",
+)
+SUSCEPTIBILITIES = ("highly", "less", "other")
+
+#: (4): exemption id -> paragraph.
+EXEMPTIONS = {
+    "redevelopment": "NR 151.125(4)(a)",
+    "infill_under_5_ac": "NR 151.125(4)(b)",
+    "crossing": "NR 151.125(4)(c)",
+    "structure_59_692_1v": "NR 151.125(4)(d)",
+    "treated_runoff": "NR 151.125(4)(e)",
+}
+
+#: (1)(e): highly susceptible wetland types (singular, snake_case).
+HIGHLY_SUSCEPTIBLE_TYPES = frozenset({
+    "calcareous_fen", "sedge_meadow", "open_bog", "coniferous_bog", "low_prairie",
+    "coniferous_swamp", "lowland_hardwood_swamp", "ephemeral_pond",
+})
+#: (1)(f): less susceptible wetland types (singular, snake_case).
+LESS_SUSCEPTIBLE_TYPES = frozenset({
+    "degraded_wetland", "reed_canary_grass", "invasive_dominated", "cultivated_hydric_soil",
+    "gravel_pit", "dredged_material_disposal_site", "fill_material_disposal_site",
+})
+
+STREAM_KEEPS_WIDTH = "stream-keeps-width"
+AVERAGE_WETLAND_WIDTH = "average-wetland-width"
+COVER_OF_PERVIOUS_AREA = "cover-of-pervious-area"
+
+_FIXED = {
+    "outstanding_resource_water": (75.0, "NR 151.125(1)(a)"),
+    "exceptional_resource_water": (75.0, "NR 151.125(1)(a)"),
+    "stream": (50.0, "NR 151.125(1)(b)"),
+    "lake": (50.0, "NR 151.125(1)(c)"),
+}
+_PIPEABLE = ("outstanding_resource_water", "exceptional_resource_water", "stream", "concentrated_flow_channel")
+#: (1)(f) limits and (1)(i) drainage area.
+LESS_MIN_FT, LESS_MAX_FT, LESS_SHARE = 10.0, 30.0, 0.10
+CHANNEL_DRAINAGE_AC, CHANNEL_WIDTH_FT = 130.0, 10.0
+COVER_PCT = 70.0
+
+
+@dataclasses.dataclass(frozen=True)
+class Feature:
+    """One water feature beside the site (the contract's ``features[i]``).
+
+    Attributes
+    ----------
+    type : str
+        One of :data:`FEATURE_TYPES`.
+    susceptibility : str, optional
+        Wetlands: ``highly``, ``less`` or ``other``; else taken from ``wetland_type``.
+    wetland_type : str, optional
+        E.g. ``"sedge meadow"``, ``"cultivated hydric soils"`` (the lists of (1)(e), (1)(f)).
+    average_width_ft : float, optional
+    width_transects_ft : sequence of float, optional
+        Wetland widths perpendicular to its long axis, ft (3 or more are used).
+    polygon_ft : sequence of (x_ft, y_ft), optional
+        The delineated wetland as a ring in a projected CRS, ft.
+    drainage_area_ac : float, optional
+        Concentrated flow channels.
+    piped : bool
+        A stream enclosed within a pipe or culvert.
+    """
+
+    type: str
+    susceptibility: str | None = None
+    wetland_type: str | None = None
+    average_width_ft: float | None = None
+    width_transects_ft: Sequence[float] | None = None
+    polygon_ft: Sequence[Sequence[float]] | None = None
+    drainage_area_ac: float | None = None
+    piped: bool = False
+
+
+@dataclasses.dataclass(frozen=True, kw_only=True)
+class ProtectiveAreaResult(RuleResult):
+    """Result of ``nr151.protective_area``.
+
+    Attributes
+    ----------
+    width_ft : float or None
+        The greatest width, ft (None when exempt or not yet known).
+    widths_ft : tuple of (float or None)
+        Each feature's own width (None where data are missing).
+    governing_feature : str or None
+        ``type`` of the first feature giving ``width_ft``; ``governing_index`` its position.
+    average_width_ft : float or None
+        The average wetland width used by (1)(f): the governing feature's, else the first one
+        computed.
+    average_widths_ft : tuple of (float or None)
+        Per feature.
+    feature_citations : tuple of str
+        The paragraph giving each feature's width.
+    contiguous : bool
+    exemption : str or None
+    """
+
+    width_ft: float | None
+    widths_ft: tuple[float | None, ...]
+    governing_feature: str | None
+    governing_index: int | None = None
+    average_width_ft: float | None = None
+    average_widths_ft: tuple[float | None, ...] = ()
+    feature_citations: tuple[str, ...] = ()
+    contiguous: bool
+    exemption: str | None = None
+
+
+@dataclasses.dataclass(frozen=True, kw_only=True)
+class VegetativeCoverResult(RuleResult):
+    """Result of ``nr151.vegetative_cover`` (NR 151.125(3)(b))."""
+
+    cover_required: bool
+    required_pct: float
+    vegetative_cover_pct: float
+    meets_requirement: bool
+
+
+def susceptibility_of(wetland_type: str | None) -> str:
+    """``highly``, ``less`` or ``other`` for a wetland type named in (1)(e) or (1)(f).
+
+    Matching ignores case, spaces, hyphens and a plural 's': ``"Sedge meadows"`` is highly
+    susceptible, ``"cultivated hydric soils"`` less susceptible; anything else is ``other``.
+
+    >>> susceptibility_of("Calcareous fens"), susceptibility_of("cultivated hydric soil"), susceptibility_of("marsh")
+    ('highly', 'less', 'other')
+    """
+    if not wetland_type:
+        return "other"
+    key = wetland_type.strip().lower().replace("-", "_").replace(" ", "_")
+    for candidate in (key, key[:-1] if key.endswith("s") else key):
+        if candidate in HIGHLY_SUSCEPTIBLE_TYPES:
+            return "highly"
+        if candidate in LESS_SUSCEPTIBLE_TYPES:
+            return "less"
+    return "other"
+
+
+def _average_width(m: Mapping, where: str, used: set[str]) -> tuple[float | None, str | None]:
+    """(1)(f) average wetland width: transects (3 or more), then the stated average, then
+    area ÷ long-axis length of the minimum rotated rectangle (``average-wetland-width``)."""
+    transects = sequence(m, "width_transects_ft", where, required=False)
+    count = 0
+    if transects is not None:
+        tw = join(where, "width_transects_ft")
+        widths = [number_of(v, join(tw, i), positive=True, unit=" ft") for i, v in enumerate(transects)]
+        count = len(widths)
+        if count >= 3:
+            used.add(AVERAGE_WETLAND_WIDTH)
+            return math.fsum(widths) / count, None
+    stated = number(m, "average_width_ft", where, required=False, unit=" ft")
+    if stated is not None:
+        return stated, None
+    ring = sequence(m, "polygon_ft", where, required=False)
+    if ring is not None:
+        pw = join(where, "polygon_ft")
+        pts = []
+        for i, p in enumerate(ring):
+            if isinstance(p, (str, bytes)) or not isinstance(p, Sequence) or len(p) != 2:
+                raise RuleInputError(join(pw, i), "each point must be [x_ft, y_ft]")
+            pts.append((number_of(p[0], join(join(pw, i), 0), nonnegative=False),
+                        number_of(p[1], join(join(pw, i), 1), nonnegative=False)))
+        if len(pts) < 3:
+            raise RuleInputError(pw, f"polygon_ft needs 3 or more points, got {len(pts)}")
+        poly = shapely.Polygon(pts)
+        if not poly.is_valid or poly.area <= 0.0:
+            raise RuleInputError(pw, f"polygon_ft is not a valid polygon ({shapely.is_valid_reason(poly)})")
+        rect = poly.minimum_rotated_rectangle
+        xs, ys = rect.exterior.coords.xy
+        sides = [math.hypot(xs[i + 1] - xs[i], ys[i + 1] - ys[i]) for i in range(2)]
+        used.add(AVERAGE_WETLAND_WIDTH)
+        return poly.area / max(sides), None
+    return None, (
+        f"measure the wetland's width perpendicular to its long axis at 3 or more places "
+        f"({count} so far), or map its delineated boundary"
+    )
+
+
+def _feature(m: Mapping, where: str, used: set[str]) -> tuple[float | None, str, float | None, str | None]:
+    """One feature's own width: (width_ft or None, citation, average width, next step)."""
+    kind = choice(m, "type", where, FEATURE_TYPES)
+    piped = boolean(m, "piped", where, required=False, default=False)
+    if piped and kind not in _PIPEABLE:
+        raise RuleInputError(join(where, "piped"), f"piped applies to streams and channels, not a {kind}")
+    if piped:
+        # (1) intro: no protective area beside a stream enclosed within a pipe or culvert.
+        return 0.0, "NR 151.125(1)", None, None
+    if kind in _FIXED:
+        width, cite = _FIXED[kind]
+        return width, cite, None, None
+    if kind == "concentrated_flow_channel":
+        used.add(STREAM_KEEPS_WIDTH)
+        area = number(m, "drainage_area_ac", where, required=False, nullable=True, unit=" ac")
+        if area is None:
+            return None, "NR 151.125(1)(i)", None, "determine the channel's drainage area (acres)"
+        return (CHANNEL_WIDTH_FT if more_than(area, CHANNEL_DRAINAGE_AC) else 0.0), "NR 151.125(1)(i)", None, None
+    # wetland: (1)(d)-(g)
+    susceptibility = choice(m, "susceptibility", where, SUSCEPTIBILITIES, required=False)
+    if susceptibility is None:
+        wtype = m.get("wetland_type")
+        if wtype is not None and not isinstance(wtype, str):
+            raise RuleInputError(join(where, "wetland_type"), "wetland_type must be a string")
+        susceptibility = susceptibility_of(wtype)
+    if susceptibility == "highly":
+        return 75.0, "NR 151.125(1)(e)", None, None
+    if susceptibility == "other":
+        return 50.0, "NR 151.125(1)(d)", None, None
+    average, step = _average_width(m, where, used)
+    if average is None:
+        return None, "NR 151.125(1)(f)", None, step
+    return min(max(LESS_SHARE * average, LESS_MIN_FT), LESS_MAX_FT), "NR 151.125(1)(f)", average, None
+
+
+def _protective_area(m: Mapping, where: str) -> ProtectiveAreaResult:
+    contiguous = boolean(m, "contiguous", where)
+    items = sequence(m, "features", where)
+    if not items:
+        raise RuleInputError(join(where, "features"), "features must list at least one water feature")
+    fw = join(where, "features")
+    exemption = choice(m, "exemption", where, tuple(EXEMPTIONS), required=False)
+    used: set[str] = set()
+    rows = [_feature(mapping(f, join(fw, i)), join(fw, i), used) for i, f in enumerate(items)]
+    types = [mapping(f, join(fw, i))["type"] for i, f in enumerate(items)]
+    if exemption is not None:
+        return ProtectiveAreaResult(
+            rule=RULE_PROTECTIVE_AREA, status=Status.EXEMPT, citation=EXEMPTIONS[exemption],
+            width_ft=None, widths_ft=tuple(r[0] for r in rows), governing_feature=None,
+            average_widths_ft=tuple(r[2] for r in rows), feature_citations=tuple(r[1] for r in rows),
+            contiguous=contiguous, exemption=exemption,
+        )
+    if contiguous and len(rows) > 1:
+        used.add(STREAM_KEEPS_WIDTH)
+    widths = [r[0] for r in rows]
+    known = [w for w in widths if w is not None]
+    best = max(known) if known else None
+    missing = [i for i, w in enumerate(widths) if w is None]
+    # An unknown feature is a less susceptible wetland (at most 30 ft) or a channel (at most
+    # 10 ft): when contiguous, a known width of 30 ft or more already governs.
+    settled = not missing or (contiguous and best is not None and at_least(best, LESS_MAX_FT))
+    gov = None if best is None else widths.index(best)
+    averages = [r[2] for r in rows]
+    avg = averages[gov] if gov is not None and averages[gov] is not None else next(
+        (a for a in averages if a is not None), None)
+    if contiguous and len(rows) > 1:
+        cite = "NR 151.125(1)(j)"
+    elif gov is not None:
+        cite = rows[gov][1]
+    else:
+        cite = rows[missing[0]][1]
+    step = None
+    if not settled:
+        step = "; ".join(f"feature {i} ({types[i]}): {rows[i][3]}" for i in missing)
+    return ProtectiveAreaResult(
+        rule=RULE_PROTECTIVE_AREA,
+        status=Status.DETERMINED if settled else Status.NEEDS_DATA,
+        citation=cite,
+        interpretations=tuple(x for x in (STREAM_KEEPS_WIDTH, AVERAGE_WETLAND_WIDTH) if x in used),
+        next_step=step,
+        width_ft=best if settled else None,
+        widths_ft=tuple(widths),
+        governing_feature=types[gov] if settled and gov is not None else None,
+        governing_index=gov if settled else None,
+        average_width_ft=avg,
+        average_widths_ft=tuple(averages),
+        feature_citations=tuple(r[1] for r in rows),
+        contiguous=contiguous,
+    )
+
+
+def protective_area(
+    features: Sequence[Feature | Mapping[str, Any]], *, contiguous: bool = False, exemption: str | None = None
+) -> ProtectiveAreaResult:
+    """Rule ``nr151.protective_area``: the protective-area width (NR 151.125(1), (4)).
+
+    Parameters
+    ----------
+    features : sequence of Feature or mapping
+        The water features beside the site (at least one).
+    contiguous : bool
+        The features are contiguous ((1)(j): the greatest width applies to all of them).
+    exemption : str, optional
+        A key of :data:`EXEMPTIONS` ((4)(a)-(e)): the status is ``exempt``, ``width_ft`` None.
+
+    Returns
+    -------
+    ProtectiveAreaResult
+        ``width_ft`` the greatest of the features' widths, ``governing_feature`` the first
+        feature that gives it. ``needs_data`` when a less susceptible wetland has no width data
+        or a concentrated flow channel no drainage area (unless, with contiguous features, a
+        known width of 30 ft or more already governs).
+
+    Raises
+    ------
+    RuleInputError
+        Unknown type, susceptibility or exemption; negative or non-finite values; an invalid
+        wetland polygon.
+    """
+    items = [
+        {k: v for k, v in dataclasses.asdict(f).items() if v is not None} if isinstance(f, Feature) else f
+        for f in features
+    ]
+    return _protective_area({"features": items, "contiguous": contiguous, "exemption": exemption}, "")
+
+
+def protective_area_from_request(input: Mapping, settings: Mapping) -> ProtectiveAreaResult:
+    """``nr151.protective_area`` from the contract's ``input``."""
+    return _protective_area(input, "input")
+
+
+def _vegetative_cover(m: Mapping, where: str) -> VegetativeCoverResult:
+    cover = number(m, "vegetative_cover_pct", where, maximum=100.0, unit=" %")
+    disturbing = boolean(m, "land_disturbing", where, required=False, default=True)
+    return VegetativeCoverResult(
+        rule=RULE_VEGETATIVE_COVER,
+        status=Status.DETERMINED,
+        citation="NR 151.125(3)(b)",
+        interpretations=(COVER_OF_PERVIOUS_AREA,),
+        cover_required=bool(disturbing),
+        required_pct=COVER_PCT if disturbing else 0.0,
+        vegetative_cover_pct=cover,
+        meets_requirement=(not disturbing) or at_least(cover, COVER_PCT),
+    )
+
+
+def vegetative_cover(vegetative_cover_pct: float, *, land_disturbing: bool = True) -> VegetativeCoverResult:
+    """Rule ``nr151.vegetative_cover``: 70 % or greater sod or self-sustaining vegetative cover
+    where land disturbing construction occurs in the protective area (NR 151.125(3)(b);
+    ``cover-of-pervious-area``).
+
+    Parameters
+    ----------
+    vegetative_cover_pct : float
+        Share of the disturbed protective area without impervious surface that is covered, %
+        (0-100).
+    land_disturbing : bool
+        Land disturbing construction activity occurs in the protective area.
+
+    >>> vegetative_cover(70.0).meets_requirement, vegetative_cover(69.9).meets_requirement
+    (True, False)
+    """
+    return _vegetative_cover({"vegetative_cover_pct": vegetative_cover_pct, "land_disturbing": land_disturbing}, "")
+
+
+def vegetative_cover_from_request(input: Mapping, settings: Mapping) -> VegetativeCoverResult:
+    """``nr151.vegetative_cover`` from the contract's ``input``."""
+    return _vegetative_cover(input, "input")

@@ -1,0 +1,727 @@
+"""Wis. Adm. Code NR 341.035, Bank determination -- read beside the text, paragraph by paragraph.
+
+(1)(a) Non-priority waterways: the bank is 75 ft landward from the OHWM; if at 75 ft or less
+       the slope is 12 % or greater, the bank extends landward to where the slope becomes less
+       than 12 %, provided it stays less than 12 % for more than 50 ft.
+(1)(b) Priority waterways: the same with 300 ft and 10 %.
+(1)(c) Complete interruption: the bank never includes land beyond a topographic break that
+       stops runoff reaching the water.
+(2)(a) The bank distance is measured on a horizontal plane.
+(2)(b) Slope is measured along the surface flow path.
+(2)(c) A landowner may stipulate that the slope continues to 300 ft (1.) or 500 ft (2.).
+(2)(d) Disturbed area is calculated on the surface of the land.
+(3)    Graded area: the area exposed by grading must exceed 10,000 sq ft.
+
+Rules
+-----
+``nr341.bank``
+    :func:`bank_from_segments`, :func:`bank_from_stations` (typed), :func:`bank_from_request`
+    (the contract's JSON input). :func:`bank_guidance` renders the field guidance sentence.
+``nr341.graded_area``
+    :func:`graded_area`, :func:`graded_area_from_request`.
+
+Readings taken where the text is silent (ids of ``rules-contract.md``): ``per-segment-slope``,
+``trigger-within-base``, ``anchor-last-trigger``, ``never-below-base``, ``interruption-caps``,
+``insufficient-transect``, ``horizontal-distance``, ``surface-area``; and one added here:
+
+``run-cut-by-interruption``
+    A below-threshold run of 50 ft or less that reaches the marked complete interruption does
+    not end the bank (the proviso "less than 12 % for more than 50 feet" is not met before the
+    break), so the bank reaches the interruption, where (1)(c) caps it.
+
+Distances are feet along the horizontal, in whatever foot the inputs use; slopes are percent,
+signed positive when the ground rises landward.
+
+Examples
+--------
+>>> r = bank_from_segments([(30, 4), (60, 18), (120, 5)], priority=False)
+>>> r.status.value, r.bank_ft, r.basis.value
+('determined', 90.0, 'slope')
+>>> r = bank_from_segments([(30, 4), (60, 18), (45, 5)], priority=False)
+>>> r.status.value, r.bank_ft_at_least, r.walk_further_ft
+('needs_data', 90.0, 5.0)
+>>> bank_guidance(r)
+'Steep from 30 to 90 ft: keep walking, more than 5.0 ft below 12 % needed.'
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import enum
+import math
+from collections.abc import Iterable, Mapping, Sequence
+from typing import Any
+
+from fieldapp.rules.compare import at_least, at_most, less_than, more_than
+from fieldapp.rules.measure import horizontal_from_slope_distance, pct_from_deg, surface_from_horizontal
+from fieldapp.rules.results import RuleInputError, RuleResult, Status
+from fieldapp.rules.validate import boolean, join, mapping, number, one_of, sequence
+
+__all__ = [
+    "Basis",
+    "BankResult",
+    "GradedAreaResult",
+    "Segment",
+    "Station",
+    "SteepStretch",
+    "WalkReason",
+    "bank_from_request",
+    "bank_from_segments",
+    "bank_from_stations",
+    "bank_guidance",
+    "graded_area",
+    "graded_area_from_request",
+]
+
+RULE_BANK = "nr341.bank"
+RULE_GRADED_AREA = "nr341.graded_area"
+
+#: (1)(a)/(1)(b) and (2)(c): base distance ft, slope threshold %, stipulated distance ft,
+#: citation of the base paragraph, citation of the stipulation paragraph.
+_PARAMS = {
+    False: (75.0, 12.0, 300.0, "NR 341.035(1)(a)", "NR 341.035(2)(c)1."),
+    True: (300.0, 10.0, 500.0, "NR 341.035(1)(b)", "NR 341.035(2)(c)2."),
+}
+#: (1)(a): "provided the slope is less than 12% for more than 50 feet".
+RUN_FT = 50.0
+CITE_INTERRUPTION = "NR 341.035(1)(c)"
+#: (3): the graded area "shall exceed 10,000 square feet".
+GRADED_AREA_SQFT = 10_000.0
+
+PER_SEGMENT_SLOPE = "per-segment-slope"
+TRIGGER_WITHIN_BASE = "trigger-within-base"
+ANCHOR_LAST_TRIGGER = "anchor-last-trigger"
+NEVER_BELOW_BASE = "never-below-base"
+INTERRUPTION_CAPS = "interruption-caps"
+INSUFFICIENT_TRANSECT = "insufficient-transect"
+HORIZONTAL_DISTANCE = "horizontal-distance"
+SURFACE_AREA = "surface-area"
+RUN_CUT_BY_INTERRUPTION = "run-cut-by-interruption"
+_ORDER = (
+    PER_SEGMENT_SLOPE, TRIGGER_WITHIN_BASE, ANCHOR_LAST_TRIGGER, NEVER_BELOW_BASE, INTERRUPTION_CAPS,
+    RUN_CUT_BY_INTERRUPTION, INSUFFICIENT_TRANSECT, HORIZONTAL_DISTANCE, SURFACE_AREA,
+)
+
+
+class Basis(str, enum.Enum):
+    """What sets the bank: the base distance, the slope extension, a stipulation, an interruption."""
+
+    BASE = "base"
+    SLOPE = "slope"
+    STIPULATION = "stipulation"
+    INTERRUPTION = "interruption"
+
+
+class WalkReason(str, enum.Enum):
+    """Why a ``needs_data`` bank asks for more transect (which bound gave ``walk_further_ft``)."""
+
+    BELOW_THRESHOLD_RUN = "below_threshold_run"  #: a below-threshold run of more than 50 ft is needed
+    BASE_DISTANCE = "base_distance"  #: the transect has not passed the base distance
+    INTERRUPTION = "interruption"  #: walking to the marked interruption settles it
+
+
+@dataclasses.dataclass(frozen=True, slots=True)
+class Segment:
+    """One surveyed transect segment between two stations, as measured.
+
+    Give one length (``horizontal_ft`` or ``slope_distance_ft``, ft, > 0) and one slope
+    (``slope_pct`` or ``slope_deg``, signed: positive when the ground rises landward).
+    """
+
+    horizontal_ft: float | None = None
+    slope_pct: float | None = None
+    slope_distance_ft: float | None = None
+    slope_deg: float | None = None
+
+
+@dataclasses.dataclass(frozen=True, slots=True)
+class Station:
+    """A transect station: horizontal distance from the OHWM (ft) and elevation (ft)."""
+
+    distance_ft: float
+    elevation_ft: float
+
+
+@dataclasses.dataclass(frozen=True, slots=True)
+class SteepStretch:
+    """Consecutive segments at or above the slope threshold, from ``start_ft`` to ``end_ft``
+    (horizontal ft from the OHWM); ``within_bank`` when the stretch starts inside the bank
+    (or inside ``bank_ft_at_least`` while the transect is still being walked)."""
+
+    start_ft: float
+    end_ft: float
+    within_bank: bool
+
+
+@dataclasses.dataclass(frozen=True, kw_only=True)
+class BankResult(RuleResult):
+    """Result of ``nr341.bank``.
+
+    Attributes
+    ----------
+    bank_ft : float or None
+        Horizontal distance of the bank from the OHWM, ft; None while ``needs_data``.
+    bank_ft_at_least : float
+        What the data so far prove: the bank reaches at least this far (= ``bank_ft`` when
+        determined).
+    extended : bool
+        The bank (or its known lower bound) lies beyond the base distance.
+    basis : Basis
+        ``base``, ``slope``, ``stipulation`` or ``interruption`` (as known so far).
+    segment_horizontal_ft, segment_slopes_pct : tuple of float
+        Every input segment, reduced to horizontal ft and percent.
+    walk_further_ft : float or None
+        Strict lower bound: walk *more than* this many ft further landward (None when
+        determined); ``walk_reason`` says which bound it is.
+    walk_reason : WalkReason or None
+    note : str or None
+        Asks the surveyor about ground that falls landward (never inferred as an interruption).
+    priority, stipulated : bool
+    base_ft, threshold_pct : float
+        75 ft / 12 % or 300 ft / 10 %.
+    transect_end_ft : float
+        Horizontal length of the transect as walked.
+    interruption_at_ft : float or None
+    anchor_ft : float or None
+        Landward end of the last steep segment counted (``anchor-last-trigger``); None with no
+        trigger.
+    run_below_threshold_ft : float or None
+        Length of the below-threshold run walked since ``anchor_ft`` when the transect ends in
+        it (0 when it ends on steep ground); None otherwise.
+    steep_stretches : tuple of SteepStretch
+        Every steep stretch before any interruption, seaward first.
+    """
+
+    bank_ft: float | None
+    bank_ft_at_least: float
+    extended: bool
+    basis: Basis
+    segment_horizontal_ft: tuple[float, ...]
+    segment_slopes_pct: tuple[float, ...]
+    walk_further_ft: float | None
+    walk_reason: WalkReason | None = None
+    note: str | None = None
+    priority: bool
+    stipulated: bool = False
+    base_ft: float
+    threshold_pct: float
+    transect_end_ft: float
+    interruption_at_ft: float | None = None
+    anchor_ft: float | None = None
+    run_below_threshold_ft: float | None = None
+    steep_stretches: tuple[SteepStretch, ...] = ()
+
+
+@dataclasses.dataclass(frozen=True, kw_only=True)
+class GradedAreaResult(RuleResult):
+    """Result of ``nr341.graded_area``: the graded area on the land surface, sq ft, and whether
+    it exceeds 10,000 sq ft (NR 341.035(3))."""
+
+    surface_area_sqft: float
+    permit_required: bool
+    horizontal_area_sqft: float
+    slope_pct: float
+
+
+# --------------------------------------------------------------------------------------------
+# Reading the transect
+
+
+_NUM = (float, int)
+
+
+def _one_segment(item: Any, where: str) -> tuple[float, float, bool]:
+    """(2)(a), (2)(b): one segment's horizontal length and slope in percent, fully validated."""
+    m = mapping(item, where)
+    reduced = False
+    slope_key = one_of(m, ("slope_pct", "slope_deg"), where)
+    if slope_key == "slope_pct":
+        pct = number(m, "slope_pct", where, nonnegative=False)
+    else:
+        deg = number(m, "slope_deg", where, nonnegative=False)
+        if not -90.0 < deg < 90.0:
+            raise RuleInputError(join(where, "slope_deg"), f"slope_deg must be between -90 and 90, got {deg:g}")
+        pct = pct_from_deg(deg)
+        reduced = True
+    length_key = one_of(m, ("horizontal_ft", "slope_distance_ft"), where)
+    length = number(m, length_key, where, positive=True, unit=" ft")
+    if length_key == "slope_distance_ft":
+        length = horizontal_from_slope_distance(length, pct)
+        reduced = True
+    return length, pct, reduced
+
+
+def _read_segments(items: Iterable[Any], where: str) -> tuple[list[float], list[float], bool]:
+    hs: list[float] = []
+    ps: list[float] = []
+    reduced = False
+    inf = math.inf
+    for i, item in enumerate(items):
+        if type(item) is dict:
+            # Fast path for the common {"horizontal_ft": h, "slope_pct": p}; anything else (or any
+            # bad value) goes through the validating path, which names the key.
+            h = item.get("horizontal_ft")
+            p = item.get("slope_pct")
+            if (
+                type(h) in _NUM and type(p) in _NUM and 0.0 < h < inf and -inf < p < inf
+                and item.get("slope_deg") is None and item.get("slope_distance_ft") is None
+            ):
+                hs.append(float(h))
+                ps.append(float(p))
+                continue
+        elif isinstance(item, Segment):
+            item = {k: getattr(item, k) for k in Segment.__slots__ if getattr(item, k) is not None}
+        elif isinstance(item, tuple) and len(item) == 2:
+            item = {"horizontal_ft": item[0], "slope_pct": item[1]}
+        h, p, r = _one_segment(item, join(where, i))
+        hs.append(h)
+        ps.append(p)
+        reduced = reduced or r
+    return hs, ps, reduced
+
+
+def _read_stations(items: Sequence[Any], where: str) -> tuple[list[float], list[float]]:
+    """Stations -> segments: horizontal = Δdistance, slope = 100·Δelevation/Δdistance."""
+    hs: list[float] = []
+    ps: list[float] = []
+    prev_d = prev_e = None
+    for i, item in enumerate(items):
+        w = join(where, i)
+        if isinstance(item, Station):
+            item = {"distance_ft": item.distance_ft, "elevation_ft": item.elevation_ft}
+        elif isinstance(item, tuple) and len(item) == 2:
+            item = {"distance_ft": item[0], "elevation_ft": item[1]}
+        m = mapping(item, w)
+        d = number(m, "distance_ft", w, unit=" ft")
+        e = number(m, "elevation_ft", w, nonnegative=False, unit=" ft")
+        if prev_d is None:
+            if more_than(d, 0.0):
+                raise RuleInputError(
+                    join(w, "distance_ft"),
+                    f"the first station is the OHWM and must be at distance_ft 0, got {d:g} ft",
+                )
+        else:
+            if not more_than(d, prev_d):
+                raise RuleInputError(
+                    join(w, "distance_ft"),
+                    f"distance_ft must increase from station to station: {d:g} ft is not more than "
+                    f"the previous station's {prev_d:g} ft",
+                )
+            h = d - prev_d
+            hs.append(h)
+            ps.append(100.0 * (e - prev_e) / h)
+        prev_d, prev_e = d, e
+    return hs, ps
+
+
+# --------------------------------------------------------------------------------------------
+# The determination
+
+
+def _fmt(x: float) -> str:
+    """Feet for sentences: one decimal, '.0' dropped (40 -> '40', 40.25 -> '40.2')."""
+    s = f"{x:.1f}"
+    return s[:-2] if s.endswith(".0") else s
+
+
+def _falling_note(starts: list[float], ends: list[float], ps: list[float]) -> str | None:
+    spans = [f"{_fmt(starts[i])} to {_fmt(ends[i])} ft" for i in range(len(starts)) if less_than(ps[i], 0.0)]
+    if not spans:
+        return None
+    return (
+        f"The ground falls landward from {', '.join(spans)}. If that is a complete interruption "
+        "(a topographic break that stops runoff reaching the water, NR 341.035(1)(c)), mark it; "
+        "the app never infers one."
+    )
+
+
+def _determine(
+    hs: list[float],
+    ps: list[float],
+    *,
+    priority: bool,
+    interruption: float | None,
+    stipulated: bool,
+    reduced: bool,
+) -> BankResult:
+    base, thr, stip_ft, cite_base, cite_stip = _PARAMS[priority]
+    cap = math.inf if interruption is None else interruption
+    used: set[str] = set()
+    if reduced:
+        used.add(HORIZONTAL_DISTANCE)
+
+    # (2)(a): positions along the horizontal; (1)(c): nothing at or beyond the interruption counts.
+    starts: list[float] = []
+    ends: list[float] = []
+    pos = 0.0
+    for h in hs:
+        if not less_than(pos, cap):
+            break
+        starts.append(pos)
+        pos += h
+        ends.append(pos if pos < cap else cap)
+    walked_ft = math.fsum(hs)
+    n = len(starts)
+    end = ends[-1] if n else 0.0
+    reached_cap = interruption is not None and at_least(end, cap)
+    steep = [at_least(ps[i], thr) for i in range(n)]
+
+    def result(**kw: Any) -> BankResult:
+        at_least_ft = kw["bank_ft_at_least"]
+        stretches = []
+        i = 0
+        while i < n:
+            if steep[i]:
+                j = i
+                while j + 1 < n and steep[j + 1]:
+                    j += 1
+                stretches.append(SteepStretch(starts[i], ends[j], less_than(starts[i], at_least_ft)))
+                i = j + 1
+            else:
+                i += 1
+        return BankResult(
+            rule=RULE_BANK,
+            interpretations=tuple(x for x in _ORDER if x in used),
+            segment_horizontal_ft=tuple(hs),
+            segment_slopes_pct=tuple(ps),
+            extended=more_than(at_least_ft, base),
+            note=_falling_note(starts, ends, ps),
+            priority=priority,
+            stipulated=stipulated,
+            base_ft=base,
+            threshold_pct=thr,
+            transect_end_ft=walked_ft,
+            interruption_at_ft=interruption,
+            steep_stretches=tuple(stretches),
+            **kw,
+        )
+
+    def settled(bank: float, basis: Basis, **kw: Any) -> BankResult:
+        cite = {Basis.INTERRUPTION: CITE_INTERRUPTION, Basis.STIPULATION: cite_stip}.get(basis, cite_base)
+        return result(status=Status.DETERMINED, citation=cite, bank_ft=bank, bank_ft_at_least=bank,
+                      basis=basis, walk_further_ft=None, **kw)
+
+    def unsettled(at_least_ft: float, walks: list[tuple[float, WalkReason]], **kw: Any) -> BankResult:
+        # walk_further_ft: the larger of the bounds that apply, capped at interruption - end.
+        walk, reason = max(walks, key=lambda w: w[0])
+        if interruption is not None and less_than(cap - end, walk):
+            walk, reason = cap - end, WalkReason.INTERRUPTION
+        walk = max(walk, 0.0)
+        used.add(INSUFFICIENT_TRANSECT)
+        if at_least(at_least_ft, cap):
+            basis = Basis.INTERRUPTION
+        elif more_than(at_least_ft, base):
+            basis = Basis.SLOPE
+        else:
+            basis = Basis.BASE
+        cite = CITE_INTERRUPTION if basis is Basis.INTERRUPTION else cite_base
+        return result(status=Status.NEEDS_DATA, citation=cite, bank_ft=None, bank_ft_at_least=at_least_ft,
+                      basis=basis, walk_further_ft=walk, walk_reason=reason,
+                      next_step=_next_step(walk, reason, thr, base, cap), **kw)
+
+    # (2)(c): a stipulated bank replaces the slope survey; (1)(c) still caps it.
+    if stipulated:
+        if less_than(cap, stip_ft):
+            used.add(INTERRUPTION_CAPS)
+            return settled(cap, Basis.INTERRUPTION)
+        return settled(stip_ft, Basis.STIPULATION)
+
+    used.add(PER_SEGMENT_SLOPE)
+    if any(steep):
+        used.add(TRIGGER_WITHIN_BASE)
+    past_base = more_than(end, base)
+    covered = past_base or reached_cap
+    base_walk = (base - end, WalkReason.BASE_DISTANCE)
+
+    # (1)(a)/(b): the last steep segment that starts at the base distance or less.
+    last = None
+    for i in range(n):
+        if steep[i] and at_most(starts[i], base):
+            last = i
+
+    if last is None:
+        # No trigger: the bank is the base distance, (1)(c) capping it.
+        capped = less_than(cap, base)
+        if capped:
+            used.add(INTERRUPTION_CAPS)
+        bank = cap if capped else base
+        if covered:
+            return settled(bank, Basis.INTERRUPTION if capped else Basis.BASE)
+        return unsettled(bank, [base_walk])
+
+    # anchor-last-trigger: extend through steep segments separated by runs of 50 ft or less.
+    used.add(ANCHOR_LAST_TRIGGER)
+    anchor = ends[last]
+    closed = False
+    for j in range(last + 1, n):
+        if steep[j]:
+            anchor = ends[j]
+        elif more_than(ends[j] - anchor, RUN_FT):
+            closed = True
+            break
+
+    if not closed:
+        if reached_cap:
+            # The steep ground, or a run too short to end it, reaches the interruption.
+            used.add(INTERRUPTION_CAPS)
+            run = end - anchor
+            if more_than(run, 0.0):
+                used.add(RUN_CUT_BY_INTERRUPTION)
+            return settled(cap, Basis.INTERRUPTION, anchor_ft=anchor, run_below_threshold_ft=run)
+        run = end - anchor if more_than(end - anchor, 0.0) else 0.0
+        walks = [(RUN_FT - run, WalkReason.BELOW_THRESHOLD_RUN)]
+        if not past_base:
+            walks.append(base_walk)
+        if less_than(anchor, base):
+            used.add(NEVER_BELOW_BASE)
+        at_least_ft = min(max(anchor, base), cap)
+        return unsettled(at_least_ft, walks, anchor_ft=anchor, run_below_threshold_ft=run)
+
+    # The first below-threshold run of more than 50 ft begins at the anchor.
+    uncapped = anchor
+    if less_than(anchor, base):
+        used.add(NEVER_BELOW_BASE)
+        uncapped = base
+    capped = less_than(cap, uncapped)
+    if capped:
+        used.add(INTERRUPTION_CAPS)
+    bank = cap if capped else uncapped
+    if covered:
+        basis = Basis.INTERRUPTION if capped else (Basis.SLOPE if more_than(bank, base) else Basis.BASE)
+        return settled(bank, basis, anchor_ft=anchor)
+    # Closed short of the base distance: a later segment starting within it could still trigger.
+    return unsettled(bank, [base_walk], anchor_ft=anchor)
+
+
+def _next_step(walk: float, reason: WalkReason, thr: float, base: float, cap: float) -> str:
+    if reason is WalkReason.BELOW_THRESHOLD_RUN:
+        return f"keep walking: more than {walk:.1f} ft below {thr:g} % needed"
+    if reason is WalkReason.INTERRUPTION:
+        return f"keep walking: {walk:.1f} ft further, to the complete interruption marked at {_fmt(cap)} ft"
+    if at_most(walk, 0.0):
+        return f"keep walking: measure the segment that starts at the {base:g} ft base distance"
+    return f"keep walking: more than {walk:.1f} ft further, past the {base:g} ft base distance"
+
+
+# --------------------------------------------------------------------------------------------
+# Public API
+
+
+def _options(where: str, m: Mapping) -> tuple[float | None, bool]:
+    interruption = number(m, "interruption_at_ft", where, required=False, unit=" ft")
+    stipulated = boolean(m, "stipulated", where, required=False, default=False)
+    return interruption, bool(stipulated)
+
+
+def bank_from_segments(
+    segments: Iterable[Segment | Mapping[str, float] | tuple[float, float]],
+    *,
+    priority: bool,
+    interruption_at_ft: float | None = None,
+    stipulated: bool = False,
+) -> BankResult:
+    """Rule ``nr341.bank`` from transect segments, seaward first (NR 341.035(1), (2)).
+
+    Parameters
+    ----------
+    segments : iterable of Segment, mapping or (horizontal_ft, slope_pct)
+        The transect from the OHWM landward. Each has one length (``horizontal_ft`` or
+        ``slope_distance_ft``, ft, > 0; a slope distance is reduced with the segment's own
+        slope) and one slope (``slope_pct`` or ``slope_deg``, signed, positive rising landward).
+    priority : bool
+        Priority navigable waterway ((1)(b): 300 ft, 10 %) or not ((1)(a): 75 ft, 12 %).
+    interruption_at_ft : float, optional
+        Horizontal ft from the OHWM of a complete interruption the surveyor marked ((1)(c)).
+    stipulated : bool
+        The landowner stipulates the slope continues ((2)(c): 300 ft / 500 ft).
+
+    Returns
+    -------
+    BankResult
+        ``determined`` with ``bank_ft``, or ``needs_data`` with ``bank_ft_at_least``,
+        ``walk_further_ft`` and ``next_step``; render the field sentence with
+        :func:`bank_guidance`.
+
+    Raises
+    ------
+    RuleInputError
+        A segment without a length or slope, with both alternatives, with a length of 0 or
+        less, a non-finite value, or an angle outside (-90, 90) degrees; ``key`` names it
+        (``"segments[2].slope_pct"``).
+    """
+    hs, ps, reduced = _read_segments(segments, "segments")
+    interruption, stip = _options("", {"interruption_at_ft": interruption_at_ft, "stipulated": stipulated})
+    return _determine(hs, ps, priority=_priority(priority, "priority"), interruption=interruption,
+                      stipulated=stip, reduced=reduced)
+
+
+def bank_from_stations(
+    stations: Sequence[Station | Mapping[str, float] | tuple[float, float]],
+    *,
+    priority: bool,
+    interruption_at_ft: float | None = None,
+    stipulated: bool = False,
+) -> BankResult:
+    """Rule ``nr341.bank`` from transect stations (NR 341.035(1), (2)).
+
+    Parameters
+    ----------
+    stations : sequence of Station, mapping or (distance_ft, elevation_ft)
+        The first station is the OHWM at ``distance_ft`` 0; distances (horizontal ft from the
+        OHWM) strictly increase. Each pair of stations is one segment; its slope is
+        100·Δelevation/Δdistance (``per-segment-slope``).
+    priority, interruption_at_ft, stipulated
+        As for :func:`bank_from_segments`.
+
+    Returns
+    -------
+    BankResult
+
+    Raises
+    ------
+    RuleInputError
+        First station not at 0, distances not increasing, a missing or non-finite value.
+    """
+    hs, ps = _read_stations(list(stations), "stations")
+    interruption, stip = _options("", {"interruption_at_ft": interruption_at_ft, "stipulated": stipulated})
+    return _determine(hs, ps, priority=_priority(priority, "priority"), interruption=interruption,
+                      stipulated=stip, reduced=False)
+
+
+def _priority(value: Any, key: str) -> bool:
+    if not isinstance(value, bool):
+        raise RuleInputError(key, f"priority must be true or false, got {value!r}")
+    return value
+
+
+def bank_from_request(input: Mapping, settings: Mapping) -> BankResult:
+    """``nr341.bank`` from the contract's ``input``: ``priority``, ``segments`` or ``stations``,
+    ``interruption_at_ft``?, ``stipulated``?. Keys in errors start with ``input.``."""
+    where = "input"
+    priority = boolean(input, "priority", where)
+    interruption, stip = _options(where, input)
+    key = one_of(input, ("segments", "stations"), where, required=not stip)
+    reduced = False
+    hs: list[float] = []
+    ps: list[float] = []
+    if key == "segments":
+        items = sequence(input, "segments", where)
+        hs, ps, reduced = _read_segments(items, "input.segments")
+    elif key == "stations":
+        hs, ps = _read_stations(sequence(input, "stations", where), "input.stations")
+    return _determine(hs, ps, priority=priority, interruption=interruption, stipulated=stip, reduced=reduced)
+
+
+def bank_guidance(result: BankResult) -> str:
+    """The field guidance sentence for a bank result (plain text, pure).
+
+    Examples: ``"Steep from 40 to 120 ft: keep walking, more than 28.0 ft below 12 % needed."``,
+    ``"Bank settled at 90 ft: slope extension, NR 341.035(1)(a)."``
+
+    Parameters
+    ----------
+    result : BankResult
+
+    Returns
+    -------
+    str
+        One or two sentences; the ``note`` about ground falling landward is appended.
+    """
+    thr = f"{result.threshold_pct:g} %"
+    base = f"{result.base_ft:g} ft"
+    if result.status is Status.DETERMINED:
+        why = {
+            Basis.BASE: "the base distance",
+            Basis.SLOPE: f"slope extension, the first run of more than 50 ft below {thr} starts there",
+            Basis.STIPULATION: "stipulated distance",
+            Basis.INTERRUPTION: "cut by the complete interruption",
+        }[result.basis]
+        text = f"Bank settled at {_fmt(result.bank_ft)} ft: {why}, {result.citation}."
+    else:
+        walk = result.walk_further_ft
+        stretch = None
+        if result.anchor_ft is not None:
+            for s in result.steep_stretches:
+                if at_least(s.end_ft, result.anchor_ft) and at_most(s.end_ft, result.anchor_ft):
+                    stretch = s
+        lead = (f"Steep from {_fmt(stretch.start_ft)} to {_fmt(stretch.end_ft)} ft" if stretch is not None
+                else f"No slope of {thr} or more yet")
+        if result.walk_reason is WalkReason.BELOW_THRESHOLD_RUN:
+            text = f"{lead}: keep walking, more than {walk:.1f} ft below {thr} needed."
+        elif result.walk_reason is WalkReason.INTERRUPTION:
+            text = (f"{lead}: keep walking, {walk:.1f} ft further to the complete interruption at "
+                    f"{_fmt(result.interruption_at_ft)} ft.")
+        elif at_most(walk, 0.0):
+            text = f"{lead}: keep walking, measure the segment starting at the {base} base distance."
+        else:
+            text = f"{lead}: keep walking, more than {walk:.1f} ft further to pass the {base} base distance."
+    if result.note:
+        text = f"{text} {result.note}"
+    return text
+
+
+# --------------------------------------------------------------------------------------------
+# (2)(d), (3): graded area
+
+
+def graded_area(
+    horizontal_area_sqft: float, *, slope_pct: float | None = None, slope_deg: float | None = None
+) -> GradedAreaResult:
+    """Rule ``nr341.graded_area``: is the area exposed by grading on the bank more than
+    10,000 sq ft, measured on the land surface (NR 341.035(2)(d), (3); ``surface-area``)?
+
+    surface = horizontal area × √(1 + (slope/100)²).
+
+    Parameters
+    ----------
+    horizontal_area_sqft : float
+        Graded area as mapped (horizontal projection), sq ft (≥ 0).
+    slope_pct, slope_deg : float
+        Slope of the graded ground (give one; the sign does not matter).
+
+    Returns
+    -------
+    GradedAreaResult
+
+    Raises
+    ------
+    RuleInputError
+        Negative or non-finite area, both or neither slope.
+
+    Examples
+    --------
+    >>> graded_area(9999.0, slope_pct=20.0).permit_required
+    True
+    """
+    m = {"horizontal_area_sqft": horizontal_area_sqft, "slope_pct": slope_pct, "slope_deg": slope_deg}
+    return _graded_area(m, "")
+
+
+def _graded_area(m: Mapping, where: str) -> GradedAreaResult:
+    area = number(m, "horizontal_area_sqft", where, unit=" sq ft")
+    used = [SURFACE_AREA]
+    if one_of(m, ("slope_pct", "slope_deg"), where) == "slope_deg":
+        deg = number(m, "slope_deg", where, nonnegative=False)
+        if not -90.0 < deg < 90.0:
+            raise RuleInputError(join(where, "slope_deg"), f"slope_deg must be between -90 and 90, got {deg:g}")
+        pct = pct_from_deg(deg)
+        used.append(HORIZONTAL_DISTANCE)
+    else:
+        pct = number(m, "slope_pct", where, nonnegative=False)
+    surface = surface_from_horizontal(area, pct)
+    return GradedAreaResult(
+        rule=RULE_GRADED_AREA,
+        status=Status.DETERMINED,
+        citation="NR 341.035(3)",
+        interpretations=tuple(x for x in _ORDER if x in used),
+        surface_area_sqft=surface,
+        permit_required=more_than(surface, GRADED_AREA_SQFT),
+        horizontal_area_sqft=area,
+        slope_pct=pct,
+    )
+
+
+def graded_area_from_request(input: Mapping, settings: Mapping) -> GradedAreaResult:
+    """``nr341.graded_area`` from the contract's ``input``."""
+    return _graded_area(input, "input")
+

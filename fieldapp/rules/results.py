@@ -1,0 +1,112 @@
+"""Result types shared by every rule, and the package's exception tree.
+
+Every rule returns a frozen dataclass derived from :class:`RuleResult`: the rule id, the
+:class:`Status`, the citation of the paragraph that decided it, the interpretation ids the
+evaluation relied on, and (for ``needs_data``) ``next_step`` in words. ``to_dict()`` gives the
+JSON result of ``rules-contract.md``: tuples become lists, enums their value, nested results
+dicts.
+
+Exceptions
+----------
+RulesError
+    Base of everything this package raises on purpose.
+RuleInputError(RulesError, ValueError)
+    A missing, misspelt, wrong-type, negative or non-finite value. ``key`` names it as a path
+    (``"segments[3].slope_pct"`` from the Python API, ``"input.segments[3].slope_pct"`` from
+    :func:`fieldapp.rules.evaluate`); ``message`` says what is wrong.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import enum
+from typing import Any
+
+__all__ = ["RuleInputError", "RuleResult", "RulesError", "Status", "error_result"]
+
+
+class RulesError(Exception):
+    """Base class of the rules package's exceptions."""
+
+
+class RuleInputError(RulesError, ValueError):
+    """A bad input value, named by its key path.
+
+    Parameters
+    ----------
+    key : str
+        Path of the offending value, e.g. ``"features[0].type"``.
+    message : str
+        What is wrong, in words, naming the key.
+    """
+
+    def __init__(self, key: str, message: str) -> None:
+        super().__init__(f"{key}: {message}" if key else message)
+        self.key = key
+        self.message = message
+
+    def under(self, prefix: str) -> RuleInputError:
+        """The same error with ``prefix`` put before its key (``"input"`` + ``"a"`` -> ``"input.a"``)."""
+        key = f"{prefix}.{self.key}" if self.key and not self.key.startswith("[") else f"{prefix}{self.key}"
+        return RuleInputError(key, self.message)
+
+
+class Status(str, enum.Enum):
+    """How far the inputs settle a rule (``rules-contract.md``, Common shape)."""
+
+    DETERMINED = "determined"
+    NEEDS_DATA = "needs_data"
+    EXEMPT = "exempt"
+    ERROR = "error"
+
+
+def _plain(value: Any) -> Any:
+    if isinstance(value, enum.Enum):
+        return value.value
+    if dataclasses.is_dataclass(value) and not isinstance(value, type):
+        return {f.name: _plain(getattr(value, f.name)) for f in dataclasses.fields(value)}
+    if isinstance(value, (tuple, list)):
+        return [_plain(v) for v in value]
+    if isinstance(value, dict):
+        return {k: _plain(v) for k, v in value.items()}
+    return value
+
+
+@dataclasses.dataclass(frozen=True, kw_only=True)
+class RuleResult:
+    """Fields every rule result carries.
+
+    Attributes
+    ----------
+    rule : str
+        The rule id, e.g. ``"nr341.bank"``.
+    status : Status
+        ``determined``, ``needs_data`` or ``exempt`` (errors are raised, or returned as dicts by
+        :func:`fieldapp.rules.evaluate`).
+    citation : str
+        The paragraph that decided the result, e.g. ``"NR 341.035(1)(a)"``.
+    interpretations : tuple of str
+        Ids of the readings (``rules-contract.md``) the evaluation relied on.
+    next_step : str or None
+        For ``needs_data``: what to measure next, in words; else None.
+    """
+
+    rule: str
+    status: Status
+    citation: str
+    interpretations: tuple[str, ...] = ()
+    next_step: str | None = None
+
+    @property
+    def settled(self) -> bool:
+        """True when the inputs settle the rule (status ``determined`` or ``exempt``)."""
+        return self.status in (Status.DETERMINED, Status.EXEMPT)
+
+    def to_dict(self) -> dict[str, Any]:
+        """The JSON result of the contract: plain dicts, lists, floats, ints, bools, None."""
+        return _plain(self)
+
+
+def error_result(rule: Any, key: str, message: str) -> dict[str, Any]:
+    """The contract's error result: ``{"rule", "status": "error", "key", "message"}``."""
+    return {"rule": rule, "status": Status.ERROR.value, "key": key, "message": message}

@@ -1,0 +1,200 @@
+"""Reading plain request values with errors that name the key.
+
+Every rule reads its input with these helpers, so that a missing, misspelt, wrong-type,
+negative or non-finite value raises :class:`~fieldapp.rules.results.RuleInputError` whose
+``key`` is the path of the value (``"segments[3].slope_pct"``). Unknown extra keys are ignored,
+but when a required key is missing a near-miss spelling among the keys present is named in the
+message ("found 'slope_pc': misspelt?").
+
+``where`` is the path of the mapping being read ("" at the top of the input).
+"""
+
+from __future__ import annotations
+
+import difflib
+import math
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+from fieldapp.rules.results import RuleInputError
+
+__all__ = [
+    "boolean",
+    "choice",
+    "join",
+    "mapping",
+    "number",
+    "number_of",
+    "one_of",
+    "sequence",
+]
+
+_MISSING = object()
+
+
+def join(where: str, key: str | int) -> str:
+    """The path of ``key`` inside ``where``: ``join("a", "b") == "a.b"``, ``join("a", 2) == "a[2]"``."""
+    if isinstance(key, int):
+        return f"{where}[{key}]"
+    return f"{where}.{key}" if where else key
+
+
+def _missing(m: Mapping, key: str, where: str, what: str = "") -> RuleInputError:
+    near = difflib.get_close_matches(key, [k for k in m if isinstance(k, str)], n=1, cutoff=0.75)
+    hint = f" (found {near[0]!r}: misspelt?)" if near and near[0] != key else ""
+    return RuleInputError(join(where, key), f"missing required key {key!r}{what}{hint}")
+
+
+def mapping(value: Any, where: str) -> Mapping:
+    """``value`` if it is a JSON object, else an error naming ``where``."""
+    if not isinstance(value, Mapping):
+        raise RuleInputError(where, f"{where or 'value'} must be an object, got {_kind(value)}")
+    return value
+
+
+def sequence(m: Mapping, key: str, where: str, *, required: bool = True) -> Sequence | None:
+    """The list at ``m[key]`` (None when absent and not required)."""
+    value = m.get(key, _MISSING)
+    if value is _MISSING or (value is None and not required):
+        if required:
+            raise _missing(m, key, where)
+        return None
+    if isinstance(value, (str, bytes)) or not isinstance(value, Sequence):
+        raise RuleInputError(join(where, key), f"{key} must be a list, got {_kind(value)}")
+    return value
+
+
+def number_of(
+    value: Any,
+    key: str,
+    *,
+    nonnegative: bool = True,
+    positive: bool = False,
+    maximum: float | None = None,
+    unit: str = "",
+) -> float:
+    """Check one number already taken out of its mapping; ``key`` is its full path."""
+    if type(value) is not float and type(value) is not int:
+        if isinstance(value, bool) or not isinstance(value, (int, float)):
+            raise RuleInputError(key, f"{_leaf(key)} must be a number, got {_kind(value)}")
+    value = float(value)
+    if not math.isfinite(value):
+        raise RuleInputError(key, f"{_leaf(key)} must be a finite number, got {value}")
+    if positive and value <= 0.0:
+        raise RuleInputError(key, f"{_leaf(key)} must be more than 0{unit}, got {value:g}{unit}")
+    if nonnegative and value < 0.0:
+        raise RuleInputError(key, f"{_leaf(key)} must not be negative, got {value:g}{unit}")
+    if maximum is not None and value > maximum:
+        raise RuleInputError(key, f"{_leaf(key)} must be at most {maximum:g}{unit}, got {value:g}{unit}")
+    return value
+
+
+def number(
+    m: Mapping,
+    key: str,
+    where: str,
+    *,
+    required: bool = True,
+    nullable: bool = False,
+    nonnegative: bool = True,
+    positive: bool = False,
+    maximum: float | None = None,
+    unit: str = "",
+) -> float | None:
+    """The float at ``m[key]``.
+
+    Parameters
+    ----------
+    required : bool
+        A missing key is an error; otherwise it reads as None.
+    nullable : bool
+        An explicit ``null`` reads as None ("not measured yet"); otherwise it is an error.
+    nonnegative, positive, maximum : bool, bool, float
+        Range checks: lengths, areas and percentages are never negative.
+    unit : str
+        Unit suffix for the message, e.g. ``" ft"``.
+
+    Raises
+    ------
+    RuleInputError
+        Missing (when required), not a number (bools are not numbers), NaN or infinite, or out
+        of range.
+    """
+    value = m.get(key, _MISSING)
+    if value is _MISSING:
+        if required:
+            raise _missing(m, key, where)
+        return None
+    if value is None:
+        if nullable or not required:
+            return None
+        raise RuleInputError(join(where, key), f"{key} must be a number, got null")
+    return number_of(
+        value, join(where, key), nonnegative=nonnegative, positive=positive, maximum=maximum, unit=unit
+    )
+
+
+def boolean(
+    m: Mapping, key: str, where: str, *, required: bool = True, nullable: bool = False, default: bool | None = None
+) -> bool | None:
+    """The bool at ``m[key]``; ``default`` when absent and not required; None for null when nullable."""
+    value = m.get(key, _MISSING)
+    if value is _MISSING:
+        if required:
+            raise _missing(m, key, where)
+        return default
+    if value is None and (nullable or not required):
+        return None if nullable else default
+    if not isinstance(value, bool):
+        raise RuleInputError(join(where, key), f"{key} must be true or false, got {_kind(value)}")
+    return value
+
+
+def choice(
+    m: Mapping, key: str, where: str, choices: Sequence[str], *, required: bool = True, default: str | None = None
+) -> str | None:
+    """The string at ``m[key]``, which must be one of ``choices``."""
+    value = m.get(key, _MISSING)
+    if value is _MISSING or (value is None and not required):
+        if required:
+            raise _missing(m, key, where)
+        return default
+    if value not in choices or not isinstance(value, str):
+        listed = ", ".join(repr(c) for c in choices)
+        near = difflib.get_close_matches(value, list(choices), n=1) if isinstance(value, str) else []
+        hint = f" (did you mean {near[0]!r}?)" if near else ""
+        raise RuleInputError(join(where, key), f"{key} must be one of {listed}, got {value!r}{hint}")
+    return value
+
+
+def one_of(m: Mapping, keys: Sequence[str], where: str, *, required: bool = True) -> str | None:
+    """Which one of the alternative ``keys`` is present (exactly one; none when not required)."""
+    present = [k for k in keys if m.get(k) is not None]
+    if len(present) > 1:
+        raise RuleInputError(
+            join(where, present[1]), f"give one of {' or '.join(repr(k) for k in keys)}, not both"
+        )
+    if not present:
+        if not required:
+            return None
+        err = _missing(m, keys[0], where, f" (or {' or '.join(repr(k) for k in keys[1:])})")
+        raise err
+    return present[0]
+
+
+def _leaf(key: str) -> str:
+    return key.rsplit(".", 1)[-1]
+
+
+def _kind(value: Any) -> str:
+    if value is None:
+        return "null"
+    if isinstance(value, bool):
+        return f"boolean {value}".lower()
+    if isinstance(value, str):
+        return f"string {value!r}"
+    if isinstance(value, Mapping):
+        return "an object"
+    if isinstance(value, (list, tuple)):
+        return "a list"
+    return type(value).__name__
