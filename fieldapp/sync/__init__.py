@@ -1,0 +1,44 @@
+"""Office sync: bring site visits home from several laptops without losing an edit.
+
+Public API (no Qt; safe to run on a worker thread)::
+
+    from fieldapp.sync import sync, FolderOffice, CancelToken, ConflictPolicy, read_conflicts
+
+    report = sync("visit.gpkg", FolderOffice("/media/usb/office"),
+                  progress=lambda fraction, message: ..., cancel=token)
+    print(report.format())
+    for c in read_conflicts("visit.gpkg", unresolved_only=True): ...
+
+Pieces: :mod:`fieldapp.sync.engine` (laptop side, :func:`sync`, :func:`checkout`),
+:mod:`fieldapp.sync.office` (:class:`OfficeStore` interface, :class:`FolderOffice`),
+:mod:`fieldapp.sync.errors` (the exception tree), :mod:`fieldapp.sync.cli` (``fieldapp sync``).
+Diffing, rebasing and applying are pygeodiff's.
+"""
+
+from fieldapp.sync.engine import (
+    CancelToken,
+    Conflict,
+    ConflictKind,
+    ConflictPolicy,
+    LayerCounts,
+    SyncReport,
+    checkout,
+    read_conflicts,
+    sync,
+)
+from fieldapp.sync.errors import (
+    InvalidOfficeData,
+    LaptopStateError,
+    OfficeLocked,
+    SchemaMismatch,
+    SyncCancelled,
+    SyncError,
+)
+from fieldapp.sync.office import FolderOffice, LockOwner, LogEntry, OfficeStore
+
+__all__ = [
+    "CancelToken", "Conflict", "ConflictKind", "ConflictPolicy", "FolderOffice",
+    "InvalidOfficeData", "LaptopStateError", "LayerCounts", "LockOwner", "LogEntry",
+    "OfficeLocked", "OfficeStore", "SchemaMismatch", "SyncCancelled", "SyncError", "SyncReport",
+    "checkout", "read_conflicts", "sync",
+]

@@ -1,0 +1,838 @@
+"""Laptop side of the office sync: pull, rebase, push, finalize -- resumable at every step.
+
+State kept beside the visit, in ``VISIT.gpkg.sync/``::
+
+    state.json            laptop id, site id
+    base.gpkg             the office master as of this laptop's last sync (the common base)
+    pending/              a sync between "prepared" and "finished":
+        pending.json      written last; without it the folder is leftovers and is deleted
+        changeset.geodiff the outgoing changeset (kept until the office has applied it)
+        new_master.gpkg   the master as it is once the office applied it
+        snapshot.gpkg     the visit as it was when the changeset was computed
+    work/                 scratch, emptied at each sync
+
+How one sync goes (the office lock held throughout):
+
+1. **Resume.** If ``pending.json`` exists, ask the office whether its changeset id is in the
+   office log. Applied: finish it (step 6). Not applied: discard it; it is recomputed below.
+2. **Pull.** Fetch the changesets the office applied since ``base.gpkg`` (validated: path,
+   size, SHA-256, schema, self-logged seq/id) and apply them to a copy of the base ("theirs").
+3. **Diff.** ``create_changeset(base, visit snapshot)`` = this laptop's edits.
+4. **Rebase.** ``create_rebased_changeset`` rebases the edits onto theirs (pygeodiff remaps
+   colliding integer fids of new features; children follow parents by UUID). Same-field
+   conflicts are resolved by pygeodiff in favour of the laptop syncing now and reported in its
+   conflict file; the "first synced value wins" policy writes theirs back. Conflict records and
+   the log row are added, and the changeset actually sent is ``create_changeset(theirs,
+   new_master)`` -- data, conflict records and log row in one changeset.
+5. **Push.** ``OfficeStore.apply`` applies it atomically; the log row it carries is the
+   record that it was applied, so it can never be applied twice.
+6. **Finalize.** The visit gets ``create_changeset(snapshot, new_master)`` in one transaction
+   (including the log row: the visit's own record that it is finalized), then ``base.gpkg``
+   is replaced by ``new_master.gpkg`` and ``pending/`` removed.
+
+A process killed anywhere leaves the office master either before or after step 5 (temp +
+fsync + os.replace), the visit either before or after its one transaction in step 6, and the
+next sync completes what is missing.
+"""
+
+from __future__ import annotations
+
+import base64
+import contextlib
+import enum
+import getpass
+import json
+import os
+import shutil
+import sqlite3
+import threading
+import time
+import uuid
+from collections import defaultdict
+from collections.abc import Callable
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+
+from fieldapp.sync import changesets as cs
+from fieldapp.sync import gpkgsql
+from fieldapp.sync.errors import (
+    InvalidOfficeData,
+    LaptopStateError,
+    SchemaMismatch,
+    SyncCancelled,
+    SyncError,
+)
+from fieldapp.sync.files import (
+    CONFLICTS_TABLE,
+    INTERNAL_TABLES,
+    LOG_TABLE,
+    check_geopackage,
+    checkpoint,
+    connect,
+    copy_durably,
+    ensure_sync_tables,
+    log_head,
+    log_ids,
+    remove_quietly,
+    sha256_of,
+    snapshot_sqlite,
+    write_json_durably,
+)
+from fieldapp.sync.office import LockOwner, LogEntry, OfficeStore, check_site_id, utc_now_iso
+
+MAX_VISIT_BYTES = 16 * 1024 * 1024 * 1024
+STATE_FORMAT = "fieldapp-sync-laptop"
+
+
+class ConflictPolicy(enum.Enum):
+    """Which value the office keeps when two laptops set the same field differently.
+
+    The other value always goes to the conflicts table with base, theirs and ours.
+    """
+
+    #: The laptop syncing later wins (default): the office shows the newest synced value.
+    LAST_SYNC_WINS = "last-sync-wins"
+    #: The value already in the office wins: a later laptop cannot overwrite it.
+    FIRST_SYNC_WINS = "first-sync-wins"
+
+
+class ConflictKind(enum.Enum):
+    """What kind of clash a conflict record describes."""
+
+    #: Both set the same field to different values; ``field`` names it.
+    SAME_FIELD = "same-field"
+    #: This laptop edited a feature the office had already deleted: the delete stands.
+    EDIT_VS_DELETE = "edit-vs-delete"
+    #: This laptop deleted a feature the office had edited since: the delete stands.
+    DELETE_VS_EDIT = "delete-vs-edit"
+
+
+class CancelToken:
+    """Thread-safe cancellation flag for :func:`sync` (set from the UI thread).
+
+    Cancelling is honoured at every step until the changeset is handed to the office; after
+    that the sync finishes (the remaining steps are local and short), so a cancel can never
+    leave the office ahead of the laptop.
+    """
+
+    def __init__(self) -> None:
+        self._event = threading.Event()
+
+    def cancel(self) -> None:
+        """Ask the sync to stop at its next step."""
+        self._event.set()
+
+    @property
+    def cancelled(self) -> bool:
+        """Whether :meth:`cancel` was called."""
+        return self._event.is_set()
+
+
+ProgressCallback = Callable[[float, str], None]
+
+
+@dataclass(frozen=True)
+class LayerCounts:
+    """Per-layer counts of one sync.
+
+    sent: changes of this laptop applied to the office (inserts + updates + deletes);
+    received: changes other laptops had sent, now applied to this laptop;
+    merged: features changed both here and by another laptop whose edits were combined;
+    conflicts: conflict records written for the layer by this sync.
+    """
+
+    layer: str
+    sent: int = 0
+    received: int = 0
+    merged: int = 0
+    conflicts: int = 0
+
+
+@dataclass(frozen=True)
+class Conflict:
+    """One row of the conflicts table (``fieldapp_sync_conflicts``).
+
+    ``base`` is the value both sides started from, ``theirs`` the office's value when this
+    laptop synced, ``ours`` this laptop's value. For ``SAME_FIELD`` they are single field values;
+    for the delete kinds whole features as ``{column: value}`` (``None`` for the deleted side).
+    Blobs (geometry) are ``{"blob_base64": ..., "wkt": ...}``. ``kept`` is ``"ours"``,
+    ``"theirs"`` or ``"delete"``.
+    """
+
+    uuid: str
+    layer: str
+    feature_uuid: str | None
+    feature_fid: int | None
+    field: str | None
+    kind: ConflictKind
+    base: object
+    theirs: object
+    ours: object
+    kept: str
+    policy: str
+    changeset_id: str
+    seq: int
+    ours_laptop_id: str | None = None
+    ours_by: str | None = None
+    created_utc: str = ""
+    resolved_utc: str | None = None
+    resolution: str | None = None
+
+
+@dataclass(frozen=True)
+class SyncReport:
+    """What one :func:`sync` did. ``layers`` lists every layer with a non-zero count."""
+
+    site_id: str
+    office: str
+    changeset_id: str | None
+    office_seq: int
+    layers: tuple[LayerCounts, ...]
+    conflicts: tuple[Conflict, ...]
+    resumed: tuple[str, ...] = ()
+    no_op: bool = False
+    policy: str = ConflictPolicy.LAST_SYNC_WINS.value
+
+    def totals(self) -> LayerCounts:
+        """Sum of the per-layer counts (``layer`` = ``"all"``)."""
+        return LayerCounts(
+            "all",
+            sum(c.sent for c in self.layers),
+            sum(c.received for c in self.layers),
+            sum(c.merged for c in self.layers),
+            sum(c.conflicts for c in self.layers),
+        )
+
+    def format(self) -> str:
+        """A plain-text summary: one line per layer, then the conflicts."""
+        lines = [f"site {self.site_id} <-> {self.office}: office now at seq {self.office_seq}"]
+        for cid in self.resumed:
+            lines.append(f"  completed interrupted sync {cid}")
+        if self.no_op:
+            lines.append("  nothing to send or receive")
+        if self.layers:
+            lines.append(f"  {'layer':<28}{'sent':>7}{'received':>10}{'merged':>8}{'conflicts':>11}")
+            for c in (*self.layers, self.totals()):
+                lines.append(f"  {c.layer:<28}{c.sent:>7}{c.received:>10}{c.merged:>8}{c.conflicts:>11}")
+        for k in self.conflicts:
+            what = f"{k.layer} {k.feature_uuid or k.feature_fid}" + (f".{k.field}" if k.field else "")
+            lines.append(
+                f"  conflict {k.kind.value}: {what}: base={_short(k.base)} theirs={_short(k.theirs)}"
+                f" ours={_short(k.ours)} -> kept {k.kept}"
+            )
+        return "\n".join(lines)
+
+
+def _short(value: object, width: int = 40) -> str:
+    text = json.dumps(value, default=str)
+    return text if len(text) <= width else text[: width - 3] + "..."
+
+
+# --------------------------------------------------------------------------------------------
+class _Progress:
+    """Forwards progress, touches the lock, honours cancellation until the commit point."""
+
+    def __init__(self, callback: ProgressCallback | None, cancel: CancelToken | None) -> None:
+        self.callback = callback
+        self.cancel = cancel
+        self.heartbeat: Callable[[], None] | None = None
+        self.committed = False
+        self.fraction = 0.0
+
+    def __call__(self, fraction: float, message: str) -> None:
+        self.fraction = max(self.fraction, fraction)
+        if self.cancel is not None and self.cancel.cancelled and not self.committed:
+            raise SyncCancelled(f"sync cancelled at: {message}; the office was not changed")
+        if self.heartbeat is not None:
+            self.heartbeat()
+        if self.callback is not None:
+            self.callback(self.fraction, message)
+
+    def step(self, message: str) -> None:
+        """A sub-step inside the current fraction (office writes)."""
+        if self.callback is not None:
+            self.callback(self.fraction, message)
+
+
+def _encode(value: object) -> object:
+    if isinstance(value, (bytes, memoryview)):
+        out = {"blob_base64": base64.b64encode(bytes(value)).decode("ascii")}
+        geom = gpkgsql.to_shapely(bytes(value))
+        if geom is not None:
+            out["wkt"] = geom.wkt
+        return out
+    return value
+
+
+def _decode(value: object) -> object:
+    if isinstance(value, dict) and "blob_base64" in value:
+        return base64.b64decode(value["blob_base64"])
+    return value
+
+
+def _qi(name: str) -> str:
+    """Quote an SQL identifier (names come from the GeoPackage schema, never from users)."""
+    return '"' + name.replace('"', '""') + '"'
+
+
+class _Rows:
+    """Reads rows by primary key from a GeoPackage (read-only)."""
+
+    def __init__(self, path: Path, tables: dict[str, cs.TableSchema]) -> None:
+        self.conn = connect(path, readonly=True)
+        self.tables = tables
+
+    def close(self) -> None:
+        self.conn.close()
+
+    def row(self, table: str, pk: tuple) -> dict | None:
+        t = self.tables[table]
+        where = " AND ".join(f"{_qi(t.columns[i])} = ?" for i in t.pk)
+        cur = self.conn.execute(
+            f"SELECT {', '.join(_qi(c) for c in t.columns)} FROM {_qi(table)} WHERE {where}", pk
+        )
+        found = cur.fetchone()
+        return None if found is None else dict(zip(t.columns, found))
+
+
+# --------------------------------------------------------------------------------------------
+@dataclass
+class _Pending:
+    kind: str  # "push" or "pull"
+    target_seq: int
+    changeset_id: str | None = None
+    sha256: str | None = None
+    size_bytes: int | None = None
+    laptop_id: str = ""
+    synced_by: str | None = None
+    applied_utc: str = ""
+    counts: dict = field(default_factory=dict)
+
+
+class LaptopState:
+    """The sync state kept beside one visit (``VISIT.gpkg.sync/``)."""
+
+    def __init__(self, visit: Path) -> None:
+        self.visit = Path(visit).absolute()
+        self.dir = self.visit.with_name(self.visit.name + ".sync")
+        self.state_file = self.dir / "state.json"
+        self.base = self.dir / "base.gpkg"
+        self.pending_dir = self.dir / "pending"
+        self.pending_json = self.pending_dir / "pending.json"
+        self.pending_changeset = self.pending_dir / "changeset.geodiff"
+        self.pending_master = self.pending_dir / "new_master.gpkg"
+        self.pending_snapshot = self.pending_dir / "snapshot.gpkg"
+        self.work = self.dir / "work"
+        self.laptop_id = ""
+        self.site_id = ""
+
+    def load(self, site_id: str | None) -> None:
+        """Read (or create) ``state.json``; check the site id agrees with an earlier sync."""
+        self.dir.mkdir(exist_ok=True)
+        data = {}
+        if self.state_file.exists():
+            try:
+                data = json.loads(self.state_file.read_text(encoding="utf-8"))
+            except ValueError as exc:
+                raise LaptopStateError(f"{self.state_file} is damaged: {exc}") from exc
+            if data.get("format") != STATE_FORMAT:
+                raise LaptopStateError(f"{self.state_file} is not a fieldapp sync state file")
+        known = data.get("site_id")
+        if site_id and known and site_id != known:
+            raise LaptopStateError(
+                f"visit {self.visit.name} was synced as site {known!r}, not {site_id!r}"
+            )
+        self.site_id = check_site_id(site_id or known or site_id_of(self.visit))
+        self.laptop_id = data.get("laptop_id") or uuid.uuid4().hex
+        if data.get("site_id") != self.site_id or data.get("laptop_id") != self.laptop_id:
+            write_json_durably(
+                self.state_file,
+                {"format": STATE_FORMAT, "version": 1, "laptop_id": self.laptop_id,
+                 "site_id": self.site_id},
+            )
+        if self.work.exists():
+            shutil.rmtree(self.work)
+        self.work.mkdir()
+
+    def read_pending(self) -> _Pending | None:
+        if not self.pending_json.exists():
+            if self.pending_dir.exists():  # leftovers of a sync killed while preparing
+                shutil.rmtree(self.pending_dir)
+            return None
+        try:
+            return _Pending(**json.loads(self.pending_json.read_text(encoding="utf-8")))
+        except (ValueError, TypeError) as exc:
+            raise LaptopStateError(f"{self.pending_json} is damaged: {exc}") from exc
+
+    def drop_pending(self) -> None:
+        self.pending_json.unlink(missing_ok=True)
+        shutil.rmtree(self.pending_dir, ignore_errors=True)
+
+
+def site_id_of(visit: Path) -> str:
+    """The site id of a visit GeoPackage: its metadata's site id, else the file's stem.
+
+    Looks for a ``metadata`` table with ``key``/``value`` columns holding ``site_id`` (the
+    store's layout); falls back to the file name without ``.gpkg``.
+    """
+    with contextlib.closing(connect(visit, readonly=True)) as conn:
+        for table in ("metadata", "fieldapp_metadata"):
+            for key in ("site_id", "site"):
+                with contextlib.suppress(sqlite3.Error):
+                    row = conn.execute(
+                        f"SELECT value FROM {table} WHERE key = ?", (key,)
+                    ).fetchone()
+                    if row and isinstance(row[0], str) and row[0].strip():
+                        return row[0].strip()
+    return Path(visit).stem
+
+
+# --------------------------------------------------------------------------------------------
+class _Sync:
+    def __init__(self, visit: Path, office: OfficeStore, state: LaptopState, policy: ConflictPolicy,
+                 synced_by: str | None, prog: _Progress) -> None:
+        self.visit = visit
+        self.office = office
+        self.state = state
+        self.policy = policy
+        self.synced_by = synced_by
+        self.prog = prog
+        self.gd = cs.new_geodiff()
+        self.site = state.site_id
+        self.work = state.work
+
+    # ---- resume / finalize ------------------------------------------------------------
+    def resume(self) -> str | None:
+        """Finish or discard a sync that was interrupted; return the id it finished, if any."""
+        pending = self.state.read_pending()
+        if pending is None:
+            return None
+        if pending.kind == "pull":
+            self.finalize(pending)
+            return f"pull to seq {pending.target_seq}"
+        head = self.office.head(self.site) or 0
+        applied = False
+        if head >= pending.target_seq:
+            first = self.office.log(self.site, pending.target_seq - 1)[:1]
+            applied = bool(first) and first[0].changeset_id == pending.changeset_id
+        if applied:
+            self.finalize(pending)
+            return pending.changeset_id
+        if pending.changeset_id in log_ids(self.visit):
+            raise LaptopStateError(
+                f"the visit records changeset {pending.changeset_id} as applied but"
+                f" {self.office.describe()} has not got it (office restored from a backup?);"
+                " nothing was sent"
+            )
+        self.state.drop_pending()  # never reached the office; recomputed from scratch
+        return None
+
+    def finalize(self, pending: _Pending) -> None:
+        """Bring the visit to ``new_master`` (one transaction) then the base; idempotent."""
+        st = self.state
+        done = (
+            pending.changeset_id in log_ids(self.visit)
+            if pending.kind == "push"
+            else log_head(self.visit) >= pending.target_seq
+        )
+        if not done:
+            update = self.work / "update.geodiff"
+            edits = self.work / "edits.geodiff"
+            self.gd.create_changeset(str(st.pending_snapshot), str(self.visit), str(edits))
+            if self.gd.has_changes(str(edits)):
+                # the visit was written during the sync: rebase the office's update onto it
+                self.gd.create_rebased_changeset(
+                    str(st.pending_snapshot), str(st.pending_master), str(edits), str(update),
+                    str(self.work / "finalize-conflicts.json"),
+                )
+            else:
+                self.gd.create_changeset(str(st.pending_snapshot), str(st.pending_master), str(update))
+            self.prog(0.9, "updating the visit")
+            self.gd.apply_changeset(str(self.visit), str(update))
+            checkpoint(self.visit)
+        self.prog(0.95, "saving the new base copy")
+        copy_durably(st.pending_master, st.base)
+        st.drop_pending()
+
+    # ---- one full sync ----------------------------------------------------------------
+    def run(self) -> tuple[str | None, int, dict, list[Conflict], bool]:
+        st, gd, work = self.state, self.gd, self.work
+        head = self.office.head(self.site)
+        snapshot = work / "snapshot.gpkg"
+        self.prog(0.1, "taking a snapshot of the visit")
+        snapshot_sqlite(self.visit, snapshot)
+        tables = cs.schema(gd, snapshot, work)
+        if st.base.exists():
+            base = st.base
+            base_seq = log_head(base)
+            if log_ids(snapshot) != log_ids(base):
+                raise LaptopStateError(
+                    f"the visit's sync log does not match its base copy in {st.dir}; refusing to"
+                    " send (the visit was replaced or restored?)"
+                )
+            if cs.schema_signature(cs.schema(gd, base, work)) != cs.schema_signature(tables):
+                raise SchemaMismatch(
+                    f"the tables or columns of {self.visit.name} changed since its last sync"
+                )
+            if head is None:
+                raise InvalidOfficeData(
+                    f"{self.office.describe()} has no site {self.site}, but this visit synced with it"
+                    f" before (seq {base_seq}): wrong office folder?"
+                )
+            if head < base_seq:
+                raise InvalidOfficeData(
+                    f"{self.office.describe()} is at seq {head} for site {self.site}, behind this"
+                    f" laptop (seq {base_seq}): restored from an old backup? Nothing was sent"
+                )
+        else:
+            base = work / "empty.gpkg"
+            base_seq = 0
+            self._schema_only(snapshot, base)
+            if head is None:
+                self.prog(0.15, "creating the site in the office")
+                self.office.create_site(self.site, base)
+                head = 0
+
+        # -- pull
+        self.prog(0.2, "fetching the office's changes")
+        theirs = work / "theirs.gpkg"
+        shutil.copyfile(base, theirs)
+        entries = self.office.log(self.site, base_seq) if head > base_seq else []
+        for n, entry in enumerate(entries):
+            self.prog(0.2 + 0.2 * n / max(1, len(entries)), f"applying office change {entry.seq}")
+            f = work / f"{entry.seq:08d}.geodiff"
+            self.office.fetch_changeset(self.site, entry, f)
+            what = f"office changeset seq {entry.seq} ({entry.changeset_id})"
+            cs.validate_changeset(cs.list_changes(gd, f, work), tables,
+                                  expected_seq=entry.seq, expected_id=entry.changeset_id, what=what)
+            try:
+                gd.apply_changeset(str(theirs), str(f))
+            except Exception as exc:
+                raise InvalidOfficeData(f"{what} does not apply to this laptop's base: {exc}") from exc
+        received_changeset = work / "theirs.geodiff"
+        their_entries: list[dict] = []
+        if entries:
+            gd.create_changeset(str(base), str(theirs), str(received_changeset))
+            their_entries = cs.list_changes(gd, received_changeset, work)
+
+        # -- diff
+        self.prog(0.4, "finding this laptop's edits")
+        local = work / "local.geodiff"
+        gd.create_changeset(str(base), str(snapshot), str(local))
+        counts: dict[str, dict] = defaultdict(lambda: {"sent": 0, "received": 0, "merged": 0, "conflicts": 0})
+        for e in their_entries:
+            if e["table"] != LOG_TABLE:
+                counts[e["table"]]["received"] += 1
+
+        if not gd.has_changes(str(local)):
+            if not entries:
+                return None, head, {}, [], True
+            self._write_pending(_Pending(kind="pull", target_seq=head), theirs, snapshot, None)
+            self.prog(0.8, "received the office's changes")
+            self.prog.committed = True
+            self.finalize(self.state.read_pending())
+            return None, head, counts, [], False
+
+        # -- rebase
+        self.prog(0.5, "merging with the office's changes")
+        out = work / "out.geodiff"
+        conflict_file = work / "conflicts.json"
+        if entries:
+            gd.create_rebased_changeset(str(base), str(snapshot), str(received_changeset), str(out),
+                                        str(conflict_file))
+        else:
+            shutil.copyfile(local, out)
+        new_master = work / "new_master.gpkg"
+        shutil.copyfile(theirs, new_master)
+        try:
+            gd.apply_changeset(str(new_master), str(out))
+        except Exception as exc:
+            raise SyncError(
+                f"this visit's edits do not apply to the office copy of site {self.site}: {exc}."
+                " If this visit file was copied from another laptop's visit, make a fresh laptop"
+                " copy with `fieldapp sync --office PATH --checkout SITE NEW.gpkg` instead"
+            ) from exc
+
+        changeset_id = uuid.uuid4().hex
+        seq = head + 1
+        local_entries = cs.list_changes(gd, local, work)
+        sent_entries = cs.list_changes(gd, out, work)
+        for e in sent_entries:
+            if e["table"] != LOG_TABLE:
+                counts[e["table"]]["sent"] += 1
+        conflicts = self._conflicts(base, theirs, snapshot, tables, conflict_file, local_entries,
+                                    their_entries, changeset_id, seq, counts)
+        if self.policy is ConflictPolicy.FIRST_SYNC_WINS:
+            self._keep_theirs(new_master, tables, conflicts)
+
+        # -- the changeset actually sent: data + conflict records + log row
+        self.prog(0.6, "preparing the changeset")
+        applied_utc = utc_now_iso()
+        counts_clean = {k: v for k, v in sorted(counts.items()) if any(v.values())}
+        with contextlib.closing(connect(new_master)) as conn, conn:
+            conn.execute(
+                f"INSERT INTO {LOG_TABLE} (seq, changeset_id, laptop_id, synced_by, applied_utc,"
+                " counts_json) VALUES (?, ?, ?, ?, ?, ?)",
+                (seq, changeset_id, st.laptop_id, self.synced_by, applied_utc, json.dumps(counts_clean)),
+            )
+            for k in conflicts:
+                conn.execute(
+                    f"INSERT INTO {CONFLICTS_TABLE} (uuid, layer, feature_uuid, feature_fid, field,"
+                    " kind, base_json, theirs_json, ours_json, kept, policy, changeset_id, seq,"
+                    " ours_laptop_id, ours_by, created_utc) VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)",
+                    (k.uuid, k.layer, k.feature_uuid, k.feature_fid, k.field, k.kind.value,
+                     json.dumps(k.base), json.dumps(k.theirs), json.dumps(k.ours), k.kept,
+                     k.policy, k.changeset_id, k.seq, k.ours_laptop_id, k.ours_by, k.created_utc),
+                )
+        changeset = work / "changeset.geodiff"
+        gd.create_changeset(str(theirs), str(new_master), str(changeset))
+        sha, size = sha256_of(changeset), changeset.stat().st_size
+        with contextlib.closing(connect(new_master)) as conn, conn:
+            conn.execute(f"UPDATE {LOG_TABLE} SET sha256 = ?, size_bytes = ? WHERE seq = ?", (sha, size, seq))
+        pending = _Pending(kind="push", target_seq=seq, changeset_id=changeset_id, sha256=sha,
+                           size_bytes=size, laptop_id=st.laptop_id, synced_by=self.synced_by,
+                           applied_utc=applied_utc, counts=counts_clean)
+        self._write_pending(pending, new_master, snapshot, changeset)
+
+        # -- push (last point where cancelling is honoured)
+        self.prog(0.7, "sending the changeset to the office")
+        self.prog.committed = True
+        entry = LogEntry(seq, changeset_id, st.laptop_id, self.synced_by, applied_utc, sha, size)
+        self.office.apply(self.site, st.pending_changeset, entry, step=self.prog.step)
+        self.prog(0.85, "office updated")
+        self.finalize(self.state.read_pending())
+        return changeset_id, seq, counts, conflicts, False
+
+    def _write_pending(self, pending: _Pending, master: Path, snapshot: Path, changeset: Path | None) -> None:
+        st = self.state
+        st.drop_pending()
+        st.pending_dir.mkdir()
+        for src, dst in ((master, st.pending_master), (snapshot, st.pending_snapshot),
+                         (changeset, st.pending_changeset)):
+            if src is not None:
+                copy_durably(src, dst)
+        write_json_durably(st.pending_json, asdict(pending))
+
+    def _schema_only(self, snapshot: Path, target: Path) -> None:
+        """A copy of the visit with every row removed (by pygeodiff: dump, invert, apply)."""
+        shutil.copyfile(snapshot, target)
+        dump, inverse = self.work / "dump.geodiff", self.work / "dump-inverse.geodiff"
+        self.gd.dump_data("sqlite", "", str(snapshot), str(dump))
+        if self.gd.has_changes(str(dump)):
+            self.gd.invert_changeset(str(dump), str(inverse))
+            self.gd.apply_changeset(str(target), str(inverse))
+
+    def _conflicts(self, base, theirs, snapshot, tables, conflict_file, local_entries, their_entries,
+                   changeset_id, seq, counts) -> list[Conflict]:
+        rows = {name: _Rows(p, tables) for name, p in (("base", base), ("theirs", theirs), ("ours", snapshot))}
+        now = utc_now_iso()
+        kept_same = "ours" if self.policy is ConflictPolicy.LAST_SYNC_WINS else "theirs"
+        result: list[Conflict] = []
+
+        def make(table, pk, field_name, kind, b, t, o, kept):
+            row = rows["base"].row(table, pk) or {}
+            fuuid = row.get("uuid") if isinstance(row.get("uuid"), str) else None
+            fid = pk[0] if len(pk) == 1 and isinstance(pk[0], int) else None
+            counts[table]["conflicts"] += 1
+            result.append(Conflict(uuid.uuid4().hex, table, fuuid, fid, field_name, kind, b, t, o, kept,
+                                   self.policy.value, changeset_id, seq, self.state.laptop_id,
+                                   self.synced_by, now))
+
+        def whole(which, table, pk):
+            r = rows[which].row(table, pk)
+            return None if r is None else {k: _encode(v) for k, v in r.items()}
+
+        try:
+            their_by_pk = {(e["table"], cs.pk_of(e, tables[e["table"]])): e for e in their_entries}
+            their_deleted = {k for k, e in their_by_pk.items() if e["type"] == "delete"}
+            geodiff_conflicts = []
+            if conflict_file.exists():
+                geodiff_conflicts = json.loads(conflict_file.read_text(encoding="utf-8")).get("geodiff", [])
+            conflicted = set()
+            for c in geodiff_conflicts:
+                table = c["table"]
+                t = tables[table]
+                pk = self._pk_from_text(rows["base"], t, c.get("fid"))
+                conflicted.add((table, pk))
+                if (table, pk) in their_deleted:
+                    make(table, pk, None, ConflictKind.EDIT_VS_DELETE, whole("base", table, pk), None,
+                         whole("ours", table, pk), "delete")
+                    continue
+                for ch in c["changes"]:
+                    col = t.columns[ch["column"]]
+                    b = _encode((rows["base"].row(table, pk) or {}).get(col))
+                    th = _encode((rows["theirs"].row(table, pk) or {}).get(col))
+                    o = _encode((rows["ours"].row(table, pk) or {}).get(col))
+                    make(table, pk, col, ConflictKind.SAME_FIELD, b, th, o, kept_same)
+            for e in local_entries:
+                table = e["table"]
+                pk = cs.pk_of(e, tables[table])
+                other = their_by_pk.get((table, pk))
+                if other is None or other["type"] != "update" or (table, pk) in conflicted:
+                    continue
+                if e["type"] == "delete":
+                    make(table, pk, None, ConflictKind.DELETE_VS_EDIT, whole("base", table, pk),
+                         whole("theirs", table, pk), None, "delete")
+                elif e["type"] == "update" and table not in INTERNAL_TABLES:
+                    counts[table]["merged"] += 1
+        finally:
+            for r in rows.values():
+                r.close()
+        return result
+
+    @staticmethod
+    def _pk_from_text(rows: _Rows, table: cs.TableSchema, text) -> tuple:
+        """geodiff's conflict file gives the primary key as text; find the typed value."""
+        if len(table.pk) != 1:
+            raise SyncError(f"table {table.name} has a composite primary key; not supported")
+        col = table.columns[table.pk[0]]
+        found = rows.conn.execute(
+            f"SELECT {_qi(col)} FROM {_qi(table.name)} WHERE CAST({_qi(col)} AS TEXT) = ?", (str(text),)
+        ).fetchone()
+        if found is None:
+            with contextlib.suppress(ValueError):
+                return (int(text),)
+            return (text,)
+        return (found[0],)
+
+    def _keep_theirs(self, new_master: Path, tables, conflicts: list[Conflict]) -> None:
+        """First-sync-wins: put the office's value back for every same-field conflict."""
+        with contextlib.closing(connect(new_master)) as conn:
+            gpkgsql.register(conn)
+            with conn:
+                for k in conflicts:
+                    if k.kind is not ConflictKind.SAME_FIELD:
+                        continue
+                    t = tables[k.layer]
+                    pkcol = t.columns[t.pk[0]]
+                    conn.execute(
+                        f"UPDATE {_qi(k.layer)} SET {_qi(k.field)} = ? WHERE {_qi(pkcol)} = ?",
+                        (_decode(k.theirs), k.feature_fid),
+                    )
+
+
+# --------------------------------------------------------------------------------------------
+def sync(
+    visit_path: str | os.PathLike,
+    office: OfficeStore,
+    *,
+    site_id: str | None = None,
+    policy: ConflictPolicy = ConflictPolicy.LAST_SYNC_WINS,
+    synced_by: str | None = None,
+    progress: ProgressCallback | None = None,
+    cancel: CancelToken | None = None,
+    lock_wait_s: float = 10.0,
+) -> SyncReport:
+    """Sync one visit GeoPackage with the office: send its edits, receive everyone else's.
+
+    Safe to call from a worker thread (it starts no threads and touches no Qt). The visit
+    should not be written while it runs (pause recording); edits made anyway are kept and sent
+    at the next sync.
+
+    Parameters
+    ----------
+    visit_path : path
+        The visit ``.gpkg``. Sync state is kept beside it in ``<visit>.sync/``.
+    office : OfficeStore
+        e.g. ``FolderOffice("/media/usb/office")``.
+    site_id : str, optional
+        The site's id in the office; default: the visit's metadata, else the file stem.
+    policy : ConflictPolicy
+        Which value the office keeps when two laptops set the same field differently.
+    synced_by : str, optional
+        Who syncs (recorded in the office log); default: the login name.
+    progress : callable(fraction 0..1, message), optional
+        Called at every step, from the calling thread.
+    cancel : CancelToken, optional
+        Honoured until the changeset is handed to the office.
+    lock_wait_s : float
+        How long to wait for another laptop's sync to finish before giving up.
+
+    Returns
+    -------
+    SyncReport
+        Per-layer sent / received / merged / conflicts, and the conflict records.
+
+    Raises
+    ------
+    OfficeLocked, InvalidOfficeData, SchemaMismatch, LaptopStateError, SyncCancelled, SyncError
+        See :mod:`fieldapp.sync.errors`; in every case nothing half-done is left: the next
+        sync carries on.
+    ValueError
+        ``visit_path`` is not a GeoPackage, or the site id is not a safe name.
+    """
+    visit = Path(visit_path).absolute()
+    check_geopackage(visit, what="visit", max_bytes=MAX_VISIT_BYTES)
+    if synced_by is None:
+        with contextlib.suppress(Exception):
+            synced_by = getpass.getuser()
+    prog = _Progress(progress, cancel)
+    prog(0.0, "starting")
+    state = LaptopState(visit)
+    state.load(site_id)
+    checkpoint(visit)
+    ensure_sync_tables(visit)
+    if state.base.exists():
+        ensure_sync_tables(state.base)
+    owner = LockOwner.here(state.laptop_id)
+    prog(0.05, f"locking site {state.site_id} in {office.describe()}")
+    with office.lock(state.site_id, owner, wait_s=lock_wait_s):
+        prog.heartbeat = lambda: office.heartbeat(state.site_id, owner)
+        job = _Sync(visit, office, state, policy, synced_by, prog)
+        resumed = job.resume()
+        prog.committed = False
+        changeset_id, seq, counts, conflicts, no_op = job.run()
+        prog.heartbeat = None
+    with contextlib.suppress(OSError):
+        shutil.rmtree(state.work)
+    layers = tuple(LayerCounts(name, **c) for name, c in sorted(counts.items())
+                   if name != LOG_TABLE and any(c.values()))
+    prog(1.0, "done")
+    return SyncReport(state.site_id, office.describe(), changeset_id, seq, layers, tuple(conflicts),
+                      (resumed,) if resumed else (), no_op, policy.value)
+
+
+def checkout(office: OfficeStore, site_id: str, visit_path: str | os.PathLike) -> Path:
+    """Make a new laptop copy of a site from the office master (for a second or third laptop).
+
+    Raises ``FileExistsError`` if ``visit_path`` exists; office errors as for :func:`sync`.
+    """
+    visit = Path(visit_path).absolute()
+    if visit.exists():
+        raise FileExistsError(f"{visit} already exists; choose a new file name")
+    check_site_id(site_id)
+    state = LaptopState(visit)
+    if state.dir.exists():
+        raise FileExistsError(f"{state.dir} already exists; choose a new file name")
+    owner = LockOwner.here()
+    with office.lock(site_id, owner):
+        state.dir.mkdir()
+        temp = state.dir / "checkout.gpkg"
+        office.fetch_master(site_id, temp)
+        copy_durably(temp, state.base)
+        state.load(site_id)
+        os.replace(temp, visit)
+    return visit
+
+
+def read_conflicts(gpkg_path: str | os.PathLike, *, unresolved_only: bool = False) -> list[Conflict]:
+    """The conflict records of a visit or office master, oldest first.
+
+    Use this for the app's conflicts panel and the report's conflicts section.
+    """
+    with contextlib.closing(connect(Path(gpkg_path), readonly=True)) as conn:
+        try:
+            rows = conn.execute(
+                f"SELECT uuid, layer, feature_uuid, feature_fid, field, kind, base_json, theirs_json,"
+                f" ours_json, kept, policy, changeset_id, seq, ours_laptop_id, ours_by, created_utc,"
+                f" resolved_utc, resolution FROM {CONFLICTS_TABLE}"
+                + (" WHERE resolved_utc IS NULL" if unresolved_only else "")
+                + " ORDER BY fid"
+            ).fetchall()
+        except sqlite3.OperationalError:
+            return []
+    return [
+        Conflict(r[0], r[1], r[2], r[3], r[4], ConflictKind(r[5]), json.loads(r[6]), json.loads(r[7]),
+                 json.loads(r[8]), *r[9:])
+        for r in rows
+    ]

@@ -1,0 +1,42 @@
+"""Exceptions of :mod:`fieldapp.sync`.
+
+Exception tree::
+
+    SyncError                      base of everything the sync raises on purpose
+    ├── OfficeLocked               another laptop holds the site's lock (and it is not stale)
+    ├── InvalidOfficeData          a file or record from the office failed validation; never applied
+    ├── SchemaMismatch             the visit and the office master have different tables/columns
+    ├── LaptopStateError           the laptop-side sync state is inconsistent; nothing was sent
+    └── SyncCancelled              the caller cancelled before the office was written
+
+Bad arguments (an impossible site id, a path that is not a GeoPackage) raise ``ValueError``.
+"""
+
+from __future__ import annotations
+
+
+class SyncError(Exception):
+    """Base of the errors raised by :mod:`fieldapp.sync`."""
+
+
+class OfficeLocked(SyncError):
+    """The office copy of the site is locked by another, live, sync."""
+
+
+class InvalidOfficeData(SyncError):
+    """A changeset, master file or log record from the office folder failed validation.
+
+    The offending item is never applied; the message names it and says what was wrong.
+    """
+
+
+class SchemaMismatch(SyncError):
+    """The visit's tables or columns differ from the office master's."""
+
+
+class LaptopStateError(SyncError):
+    """The laptop's base copy / pending changeset do not agree with the visit."""
+
+
+class SyncCancelled(SyncError):
+    """The sync was cancelled before anything was written to the office."""

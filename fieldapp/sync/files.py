@@ -1,0 +1,254 @@
+"""Crash-safe file operations and GeoPackage checks used on both sides of the sync.
+
+Every file the sync writes that another step relies on is written to a temporary name in the
+same folder, flushed with ``fsync``, moved into place with ``os.replace`` (atomic on POSIX and on
+Windows / NTFS within one volume) and the folder is ``fsync``-ed, so a killed process or a pulled
+USB drive leaves either the old file or the new one, never half of one.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import hashlib
+import json
+import os
+import shutil
+import sqlite3
+import uuid
+from pathlib import Path
+
+#: GeoPackage ``application_id`` ("GPKG" as a big-endian 32-bit integer), GeoPackage 1.2+.
+GPKG_APPLICATION_ID = 0x47504B47
+SQLITE_MAGIC = b"SQLite format 3\x00"
+TEMP_PREFIX = ".tmp-"
+
+#: Our bookkeeping tables. Both travel inside changesets like any other table, so the office
+#: master and every laptop copy hold the same rows.
+LOG_TABLE = "fieldapp_sync_log"
+CONFLICTS_TABLE = "fieldapp_sync_conflicts"
+INTERNAL_TABLES = (LOG_TABLE, CONFLICTS_TABLE)
+
+LOG_DDL = f"""
+CREATE TABLE IF NOT EXISTS {LOG_TABLE} (
+    seq INTEGER PRIMARY KEY,
+    changeset_id TEXT NOT NULL UNIQUE,
+    laptop_id TEXT NOT NULL,
+    synced_by TEXT,
+    applied_utc TEXT NOT NULL,
+    counts_json TEXT,
+    sha256 TEXT,
+    size_bytes INTEGER
+)"""
+
+CONFLICTS_DDL = f"""
+CREATE TABLE IF NOT EXISTS {CONFLICTS_TABLE} (
+    fid INTEGER PRIMARY KEY AUTOINCREMENT,
+    uuid TEXT NOT NULL UNIQUE,
+    layer TEXT NOT NULL,
+    feature_uuid TEXT,
+    feature_fid INTEGER,
+    field TEXT,
+    kind TEXT NOT NULL,
+    base_json TEXT,
+    theirs_json TEXT,
+    ours_json TEXT,
+    kept TEXT NOT NULL,
+    policy TEXT NOT NULL,
+    changeset_id TEXT NOT NULL,
+    seq INTEGER NOT NULL,
+    ours_laptop_id TEXT,
+    ours_by TEXT,
+    created_utc TEXT NOT NULL,
+    resolved_utc TEXT,
+    resolution TEXT
+)"""
+
+
+def fsync_dir(folder: Path) -> None:
+    """``fsync`` a folder so a rename inside it survives power loss (no-op where unsupported)."""
+    try:
+        fd = os.open(folder, os.O_RDONLY)
+    except OSError:  # Windows cannot open folders; NTFS journals the rename itself
+        return
+    try:
+        os.fsync(fd)
+    except OSError:
+        pass
+    finally:
+        os.close(fd)
+
+
+def fsync_file(path: Path) -> None:
+    """Flush a file's content to the device."""
+    with open(path, "rb+") as fh:
+        os.fsync(fh.fileno())
+
+
+def temp_path_for(target: Path) -> Path:
+    """A unique temporary name beside ``target`` (same folder, so ``os.replace`` is atomic)."""
+    return target.parent / f"{TEMP_PREFIX}{uuid.uuid4().hex}-{target.name}"
+
+
+def replace_durably(temp: Path, target: Path) -> None:
+    """fsync ``temp``, move it over ``target`` atomically, fsync the folder."""
+    fsync_file(temp)
+    os.replace(temp, target)
+    fsync_dir(target.parent)
+
+
+def copy_durably(src: Path, target: Path) -> None:
+    """Copy ``src`` to ``target`` via temp + fsync + os.replace."""
+    temp = temp_path_for(target)
+    try:
+        shutil.copyfile(src, temp)
+        replace_durably(temp, target)
+    finally:
+        with contextlib.suppress(FileNotFoundError):
+            temp.unlink()
+
+
+def write_json_durably(target: Path, data: dict) -> None:
+    """Write ``data`` as JSON to ``target`` via temp + fsync + os.replace."""
+    temp = temp_path_for(target)
+    try:
+        temp.write_text(json.dumps(data, indent=1, sort_keys=True), encoding="utf-8")
+        replace_durably(temp, target)
+    finally:
+        with contextlib.suppress(FileNotFoundError):
+            temp.unlink()
+
+
+def sha256_of(path: Path) -> str:
+    """Hex SHA-256 of a file's bytes."""
+    digest = hashlib.sha256()
+    with open(path, "rb") as fh:
+        for block in iter(lambda: fh.read(1 << 20), b""):
+            digest.update(block)
+    return digest.hexdigest()
+
+
+def remove_quietly(*paths: Path) -> None:
+    """Delete files that may or may not exist (SQLite side files included)."""
+    for path in paths:
+        for p in (path, Path(f"{path}-journal"), Path(f"{path}-wal"), Path(f"{path}-shm")):
+            with contextlib.suppress(FileNotFoundError):
+                p.unlink()
+
+
+def connect(path: Path, *, readonly: bool = False) -> sqlite3.Connection:
+    """Open a GeoPackage with sqlite3 (read-only by URI when asked), 30 s busy timeout."""
+    if readonly:
+        return sqlite3.connect(f"{Path(path).resolve().as_uri()}?mode=ro", uri=True, timeout=30)
+    return sqlite3.connect(path, timeout=30)
+
+
+def snapshot_sqlite(src: Path, target: Path) -> None:
+    """Consistent copy of a (possibly open, possibly WAL) SQLite file via the backup API.
+
+    The copy is in rollback-journal mode (no ``-wal`` beside it) and is fsynced and moved into
+    place atomically.
+    """
+    temp = temp_path_for(target)
+    try:
+        with contextlib.closing(connect(src)) as source, contextlib.closing(
+            sqlite3.connect(temp)
+        ) as dest:
+            source.backup(dest)
+            dest.execute("PRAGMA journal_mode=DELETE")
+            dest.commit()
+        replace_durably(temp, target)
+    finally:
+        remove_quietly(temp)
+
+
+def checkpoint(path: Path) -> None:
+    """Fold a WAL into the main file so the ``.gpkg`` alone is complete (best effort if busy)."""
+    with contextlib.closing(connect(path)) as conn:
+        mode = conn.execute("PRAGMA journal_mode").fetchone()[0]
+        if str(mode).lower() == "wal":
+            conn.execute("PRAGMA wal_checkpoint(TRUNCATE)")
+
+
+def check_geopackage(path: Path, *, what: str, max_bytes: int, error=ValueError) -> None:
+    """Refuse a file that is not a sound GeoPackage of a sane size.
+
+    Checks: a regular file (not a symbolic link), at most ``max_bytes``, the SQLite header, the
+    GeoPackage ``application_id``, ``PRAGMA quick_check`` = ``ok``.
+
+    Raises
+    ------
+    error
+        (``ValueError`` by default, :class:`InvalidOfficeData` for office files) naming ``what``
+        and the first problem found.
+    """
+    p = Path(path)
+    if p.is_symlink() or not p.is_file():
+        raise error(f"{what} {p} is not a regular file")
+    size = p.stat().st_size
+    if size > max_bytes:
+        raise error(f"{what} {p} is {size} bytes, over the {max_bytes}-byte limit")
+    with open(p, "rb") as fh:
+        if fh.read(16) != SQLITE_MAGIC:
+            raise error(f"{what} {p} is not an SQLite/GeoPackage file")
+    try:
+        with contextlib.closing(connect(p, readonly=True)) as conn:
+            app_id = conn.execute("PRAGMA application_id").fetchone()[0]
+            if app_id != GPKG_APPLICATION_ID:
+                raise error(f"{what} {p} is not a GeoPackage (application_id {app_id:#x})")
+            check = conn.execute("PRAGMA quick_check").fetchone()[0]
+            if check != "ok":
+                raise error(f"{what} {p} is damaged: quick_check says {check!r}")
+    except sqlite3.DatabaseError as exc:
+        raise error(f"{what} {p} cannot be read as SQLite: {exc}") from exc
+
+
+def ensure_sync_tables(path: Path) -> None:
+    """Create the sync log and conflicts tables if missing; register the conflicts table.
+
+    The conflicts table is registered in ``gpkg_contents`` as an ``attributes`` table so QGIS
+    and GDAL list it next to the layers.
+    """
+    with contextlib.closing(connect(path)) as conn:
+        have = {r[0] for r in conn.execute("SELECT name FROM sqlite_master WHERE type='table'")}
+        if LOG_TABLE in have and CONFLICTS_TABLE in have:
+            return
+        with conn:
+            conn.execute(LOG_DDL)
+            conn.execute(CONFLICTS_DDL)
+            if "gpkg_contents" in have:
+                conn.execute(
+                    "INSERT OR IGNORE INTO gpkg_contents (table_name, data_type, identifier,"
+                    " description) VALUES (?, 'attributes', ?, ?)",
+                    (
+                        CONFLICTS_TABLE,
+                        CONFLICTS_TABLE,
+                        "Sync conflicts: base, theirs and ours for every edit not kept",
+                    ),
+                )
+
+
+def log_rows(conn: sqlite3.Connection) -> list[tuple]:
+    """All rows of the sync log, ``(seq, changeset_id, laptop_id, synced_by, applied_utc,
+    counts_json, sha256, size_bytes)``, by ``seq``."""
+    return conn.execute(
+        f"SELECT seq, changeset_id, laptop_id, synced_by, applied_utc, counts_json, sha256,"
+        f" size_bytes FROM {LOG_TABLE} ORDER BY seq"
+    ).fetchall()
+
+
+def log_ids(path: Path) -> dict[str, int]:
+    """``{changeset_id: seq}`` of a GeoPackage's sync log (empty if it has none)."""
+    with contextlib.closing(connect(path, readonly=True)) as conn:
+        try:
+            return {cid: seq for seq, cid in conn.execute(f"SELECT seq, changeset_id FROM {LOG_TABLE}")}
+        except sqlite3.OperationalError:
+            return {}
+
+
+def log_head(path: Path) -> int:
+    """Highest ``seq`` in a GeoPackage's sync log (0 when empty)."""
+    with contextlib.closing(connect(path, readonly=True)) as conn:
+        try:
+            return int(conn.execute(f"SELECT coalesce(max(seq), 0) FROM {LOG_TABLE}").fetchone()[0])
+        except sqlite3.OperationalError:
+            return 0

@@ -1,0 +1,520 @@
+"""The office side of the sync: a small interface and a server-less folder implementation.
+
+:class:`OfficeStore` is everything the laptop side needs from an office: the site's log of
+applied changesets, the changesets themselves, a lock, and an atomic "apply this changeset"
+that records the changeset id in the same transaction. :class:`FolderOffice` keeps that in a
+plain folder (network share, USB drive, a folder another tool keeps in sync)::
+
+    OFFICE/
+      fieldapp-office.json                 marks the folder as a fieldapp office
+      sites/<site_id>/master.gpkg          the site's master GeoPackage (journal in its
+                                           fieldapp_sync_log table)
+      sites/<site_id>/history/<seq>-<id>.geodiff   every changeset applied, in order
+      sites/<site_id>/lock                 who is syncing now (host, pid, time)
+
+A PostgreSQL / PostGIS office would implement the same methods with pygeodiff's ``postgres``
+driver (``apply_changeset_ex``) and a table for the log; the laptop side does not change.
+
+Everything read from the folder is validated before use: names match a strict pattern, paths
+stay inside the office folder (no ``..``, no symbolic link leading out), sizes are bounded, the
+SHA-256 of each changeset matches the office log, GeoPackages pass ``quick_check``.
+"""
+
+from __future__ import annotations
+
+import abc
+import contextlib
+import json
+import os
+import re
+import shutil
+import socket
+import sqlite3
+import sys
+import time
+import uuid
+from collections.abc import Callable, Iterator
+from dataclasses import asdict, dataclass
+from datetime import datetime, timezone
+from pathlib import Path
+
+from fieldapp.sync import changesets as cs
+from fieldapp.sync.errors import InvalidOfficeData, OfficeLocked, SyncError
+from fieldapp.sync.files import (
+    LOG_TABLE,
+    TEMP_PREFIX,
+    check_geopackage,
+    connect,
+    copy_durably,
+    fsync_dir,
+    remove_quietly,
+    replace_durably,
+    sha256_of,
+    snapshot_sqlite,
+    temp_path_for,
+)
+
+#: Site ids become folder names: letters, digits, ``.``, ``_``, ``-``; no leading dot.
+SITE_ID_RE = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]{0,99}$")
+SHA256_RE = re.compile(r"^[0-9a-f]{64}$")
+OFFICE_MARKER = "fieldapp-office.json"
+OFFICE_FORMAT = {"format": "fieldapp-office", "version": 1}
+
+StepCallback = Callable[[str], None]
+
+
+def utc_now_iso() -> str:
+    """Current UTC time, ISO 8601 with ``Z`` (millisecond precision)."""
+    return datetime.now(timezone.utc).isoformat(timespec="milliseconds").replace("+00:00", "Z")
+
+
+def check_site_id(site_id: str) -> str:
+    """Return ``site_id`` if it is a safe folder name, else raise ``ValueError``."""
+    if not isinstance(site_id, str) or not SITE_ID_RE.match(site_id) or ".." in site_id:
+        raise ValueError(
+            f"site id {site_id!r} is not allowed: use letters, digits, '.', '_' and '-'"
+            " (no leading dot, no '..', at most 100 characters)"
+        )
+    return site_id
+
+
+@dataclass(frozen=True)
+class LogEntry:
+    """One changeset applied to a site's master, as recorded in the office log.
+
+    ``seq`` numbers the changesets 1, 2, 3 ... in the order applied; ``sha256`` and
+    ``size_bytes`` describe the changeset file exactly as the office stored it.
+    """
+
+    seq: int
+    changeset_id: str
+    laptop_id: str
+    synced_by: str | None
+    applied_utc: str
+    sha256: str | None
+    size_bytes: int | None
+
+
+@dataclass(frozen=True)
+class LockOwner:
+    """Who holds a site lock: written into the lock file as JSON."""
+
+    host: str
+    pid: int
+    laptop_id: str
+    started_utc: str
+    token: str
+
+    @classmethod
+    def here(cls, laptop_id: str = "") -> "LockOwner":
+        """An owner for this process on this machine, with a fresh token."""
+        return cls(socket.gethostname(), os.getpid(), laptop_id, utc_now_iso(), uuid.uuid4().hex)
+
+
+class OfficeStore(abc.ABC):
+    """What the laptop side needs from an office. Implementations: :class:`FolderOffice`.
+
+    All methods taking ``site_id`` raise ``ValueError`` for an unsafe id and
+    :class:`~fieldapp.sync.errors.InvalidOfficeData` for office data that fails validation.
+    """
+
+    @abc.abstractmethod
+    def describe(self) -> str:
+        """A short human description (shown in reports and messages)."""
+
+    @abc.abstractmethod
+    def lock(self, site_id: str, owner: LockOwner, *, wait_s: float = 10.0) -> contextlib.AbstractContextManager:
+        """Context manager holding the site's write lock; raises ``OfficeLocked`` after ``wait_s``."""
+
+    @abc.abstractmethod
+    def heartbeat(self, site_id: str, owner: LockOwner) -> None:
+        """Tell the office the lock holder is still alive (called at every sync step)."""
+
+    @abc.abstractmethod
+    def head(self, site_id: str) -> int | None:
+        """Highest applied ``seq`` of the site (0: created, nothing applied), ``None``: no site."""
+
+    @abc.abstractmethod
+    def log(self, site_id: str, after_seq: int = 0) -> list[LogEntry]:
+        """Log entries with ``seq > after_seq``, in order, validated (contiguous, sane ids)."""
+
+    @abc.abstractmethod
+    def fetch_changeset(self, site_id: str, entry: LogEntry, dest: Path) -> None:
+        """Copy the changeset of ``entry`` to ``dest`` after checking name, path, size and hash."""
+
+    @abc.abstractmethod
+    def fetch_master(self, site_id: str, dest: Path) -> None:
+        """Copy the site's master GeoPackage to ``dest`` (validated)."""
+
+    @abc.abstractmethod
+    def create_site(self, site_id: str, schema_gpkg: Path) -> None:
+        """Create a site whose master starts as ``schema_gpkg`` (empty tables, seq 0)."""
+
+    @abc.abstractmethod
+    def apply(
+        self, site_id: str, changeset: Path, entry: LogEntry, *, step: StepCallback | None = None
+    ) -> None:
+        """Apply ``changeset`` as log entry ``entry`` (``entry.seq`` must be head + 1), atomically.
+
+        The changeset carries its own log row; after this returns the master holds the data and
+        the log row together, or (on any error or interruption) neither.
+        """
+
+
+# --------------------------------------------------------------------------------------------
+def _pid_alive(pid: int) -> bool:
+    """Whether a process with this id exists on this machine (never signals it)."""
+    if pid <= 0:
+        return False
+    if sys.platform == "win32":  # os.kill(pid, 0) would terminate the process on Windows
+        import ctypes
+
+        handle = ctypes.windll.kernel32.OpenProcess(0x1000, False, pid)  # QUERY_LIMITED_INFO
+        if not handle:
+            return False
+        code = ctypes.c_ulong()
+        ctypes.windll.kernel32.GetExitCodeProcess(handle, ctypes.byref(code))
+        ctypes.windll.kernel32.CloseHandle(handle)
+        return code.value == 259  # STILL_ACTIVE
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        return True
+    return True
+
+
+class FolderOffice(OfficeStore):
+    """An office kept in a folder: master GeoPackages, changeset history, lock files.
+
+    Parameters
+    ----------
+    root : path
+        The office folder. Created (with its marker file) on the first write if missing.
+    stale_lock_after_s : float
+        A lock whose file was not touched for this long is stale even if its owner is on
+        another machine (whose processes we cannot see). Holders touch it at every step.
+    max_changeset_bytes, max_master_bytes : int
+        Files larger than this are refused without being read.
+    """
+
+    def __init__(
+        self,
+        root: str | os.PathLike,
+        *,
+        stale_lock_after_s: float = 600.0,
+        max_changeset_bytes: int = 512 * 1024 * 1024,
+        max_master_bytes: int = 8 * 1024 * 1024 * 1024,
+    ) -> None:
+        self.root = Path(root).absolute()
+        self.stale_lock_after_s = float(stale_lock_after_s)
+        self.max_changeset_bytes = int(max_changeset_bytes)
+        self.max_master_bytes = int(max_master_bytes)
+
+    def describe(self) -> str:
+        return f"office folder {self.root}"
+
+    # ---- paths --------------------------------------------------------------------------
+    def _check_marker(self, create: bool) -> None:
+        marker = self.root / OFFICE_MARKER
+        if not marker.exists():
+            if not create:
+                return
+            self.root.mkdir(parents=True, exist_ok=True)
+            temp = temp_path_for(marker)
+            temp.write_text(json.dumps(OFFICE_FORMAT), encoding="utf-8")
+            replace_durably(temp, marker)
+            return
+        try:
+            data = json.loads(marker.read_text(encoding="utf-8"))
+        except (OSError, ValueError) as exc:
+            raise InvalidOfficeData(f"{marker} is not a fieldapp office marker: {exc}") from exc
+        if data.get("format") != OFFICE_FORMAT["format"]:
+            raise InvalidOfficeData(f"{marker} is not a fieldapp office marker")
+        if data.get("version", 0) > OFFICE_FORMAT["version"]:
+            raise InvalidOfficeData(
+                f"office folder {self.root} has format version {data.get('version')}, newer than"
+                f" this fieldapp understands ({OFFICE_FORMAT['version']}); update fieldapp"
+            )
+
+    def _inside(self, path: Path, what: str) -> Path:
+        """Refuse ``path`` unless it and every folder above it (up to the root) are real
+        folders/files inside the office root, reached without a symbolic link."""
+        root_real = Path(os.path.realpath(self.root))
+        try:
+            rel = path.relative_to(self.root)
+        except ValueError as exc:
+            raise InvalidOfficeData(f"{what} {path} is outside the office folder") from exc
+        if any(part in ("..", "") for part in rel.parts):
+            raise InvalidOfficeData(f"{what} {path}: '..' is not allowed in office paths")
+        probe = self.root
+        for part in rel.parts:
+            probe = probe / part
+            if probe.is_symlink():
+                raise InvalidOfficeData(
+                    f"{what} {path}: {probe} is a symbolic link; office paths may not use links"
+                )
+        real = Path(os.path.realpath(path))
+        if real != root_real and root_real not in real.parents:
+            raise InvalidOfficeData(f"{what} {path} resolves outside the office folder ({real})")
+        return path
+
+    def site_dir(self, site_id: str) -> Path:
+        """The folder of one site (validated, may not exist yet)."""
+        return self._inside(self.root / "sites" / check_site_id(site_id), "site folder")
+
+    def master_path(self, site_id: str) -> Path:
+        """The site's master GeoPackage path (validated, may not exist yet)."""
+        return self._inside(self.site_dir(site_id) / "master.gpkg", "master GeoPackage")
+
+    def history_path(self, site_id: str, seq: int, changeset_id: str) -> Path:
+        """Where changeset ``seq`` is kept; refuses ids that are not 32 hex digits."""
+        if not isinstance(seq, int) or seq < 1:
+            raise InvalidOfficeData(f"changeset seq {seq!r} is not a positive integer")
+        if not isinstance(changeset_id, str) or not cs.CHANGESET_ID_RE.match(changeset_id):
+            raise InvalidOfficeData(
+                f"changeset id {changeset_id!r} is not a 32-digit hex id (refused as a file name)"
+            )
+        return self._inside(
+            self.site_dir(site_id) / "history" / f"{seq:08d}-{changeset_id}.geodiff",
+            "changeset",
+        )
+
+    # ---- lock ---------------------------------------------------------------------------
+    def _lock_path(self, site_id: str) -> Path:
+        return self._inside(self.site_dir(site_id) / "lock", "lock file")
+
+    @staticmethod
+    def _read_lock(path: Path) -> dict | None:
+        try:
+            return json.loads(path.read_text(encoding="utf-8"))
+        except FileNotFoundError:
+            return None
+        except (OSError, ValueError):
+            return {}
+
+    def _is_stale(self, path: Path, info: dict) -> bool:
+        try:
+            age_s = time.time() - path.stat().st_mtime
+        except FileNotFoundError:
+            return False
+        if age_s > self.stale_lock_after_s:
+            return True
+        if not info:  # being written right now, or garbage: stale only once old
+            return age_s > 60.0
+        same_host = info.get("host") == socket.gethostname()
+        pid = info.get("pid")
+        return bool(same_host and isinstance(pid, int) and not _pid_alive(pid))
+
+    def _break(self, path: Path, info: dict) -> None:
+        """Move a stale lock aside; if what we moved turns out to be a fresh lock, put it back."""
+        grave = path.with_name(f"lock.stale-{uuid.uuid4().hex}")
+        try:
+            os.rename(path, grave)
+        except FileNotFoundError:
+            return
+        moved = self._read_lock(grave) or {}
+        if info and moved.get("token") != info.get("token"):
+            with contextlib.suppress(FileExistsError):
+                os.link(grave, path)
+        grave.unlink(missing_ok=True)
+
+    @contextlib.contextmanager
+    def lock(self, site_id: str, owner: LockOwner, *, wait_s: float = 10.0) -> Iterator[None]:
+        self._check_marker(create=True)
+        site = self.site_dir(site_id)
+        site.mkdir(parents=True, exist_ok=True)
+        path = self._lock_path(site_id)
+        deadline = time.monotonic() + wait_s
+        payload = json.dumps(asdict(owner)).encode()
+        while True:
+            try:
+                fd = os.open(path, os.O_CREAT | os.O_EXCL | os.O_WRONLY, 0o644)
+            except FileExistsError:
+                info = self._read_lock(path)
+                if info is None:
+                    continue
+                if self._is_stale(path, info):
+                    self._break(path, info)
+                    continue
+                if time.monotonic() >= deadline:
+                    raise OfficeLocked(
+                        f"site {site_id} in {self.describe()} is being synced by"
+                        f" {info.get('host', '?')} (pid {info.get('pid', '?')}, laptop"
+                        f" {info.get('laptop_id', '?')}) since {info.get('started_utc', '?')};"
+                        " try again when it has finished"
+                    ) from None
+                time.sleep(0.1)
+                continue
+            try:
+                os.write(fd, payload)
+                os.fsync(fd)
+            finally:
+                os.close(fd)
+            break
+        try:
+            self._clean_temps(site)
+            yield
+        finally:
+            info = self._read_lock(path)
+            if info and info.get("token") == owner.token:
+                path.unlink(missing_ok=True)
+
+    def heartbeat(self, site_id: str, owner: LockOwner) -> None:
+        path = self._lock_path(site_id)
+        info = self._read_lock(path)
+        if not info or info.get("token") != owner.token:
+            raise OfficeLocked(f"lost the lock on site {site_id} in {self.describe()}")
+        with contextlib.suppress(OSError):
+            os.utime(path)
+
+    @staticmethod
+    def _clean_temps(site: Path) -> None:
+        """Remove temporary files a killed sync left behind (only ever called under the lock)."""
+        for folder in (site, site / "history"):
+            if folder.is_dir():
+                for p in folder.iterdir():
+                    if p.name.startswith(TEMP_PREFIX) and not p.is_symlink():
+                        p.unlink(missing_ok=True)
+
+    # ---- reading ------------------------------------------------------------------------
+    def _light_master_check(self, master: Path) -> None:
+        if master.is_symlink() or not master.is_file():
+            raise InvalidOfficeData(f"master GeoPackage {master} is not a regular file")
+        if master.stat().st_size > self.max_master_bytes:
+            raise InvalidOfficeData(f"master GeoPackage {master} is over the size limit")
+
+    def head(self, site_id: str) -> int | None:
+        self._check_marker(create=False)
+        master = self.master_path(site_id)
+        if not master.exists() and not master.is_symlink():
+            return None
+        self._light_master_check(master)
+        try:
+            with contextlib.closing(connect(master, readonly=True)) as conn:
+                return int(conn.execute(f"SELECT coalesce(max(seq), 0) FROM {LOG_TABLE}").fetchone()[0])
+        except sqlite3.DatabaseError as exc:
+            raise InvalidOfficeData(f"master GeoPackage {master} has no readable sync log: {exc}") from exc
+
+    def log(self, site_id: str, after_seq: int = 0) -> list[LogEntry]:
+        self._check_marker(create=False)
+        master = self.master_path(site_id)
+        self._light_master_check(master)
+        try:
+            with contextlib.closing(connect(master, readonly=True)) as conn:
+                rows = conn.execute(
+                    f"SELECT seq, changeset_id, laptop_id, synced_by, applied_utc, sha256,"
+                    f" size_bytes FROM {LOG_TABLE} WHERE seq > ? ORDER BY seq",
+                    (after_seq,),
+                ).fetchall()
+        except sqlite3.DatabaseError as exc:
+            raise InvalidOfficeData(f"master GeoPackage {master} has no readable sync log: {exc}") from exc
+        entries = []
+        for expected, row in enumerate(rows, start=after_seq + 1):
+            entry = LogEntry(*row)
+            if entry.seq != expected:
+                raise InvalidOfficeData(
+                    f"office log of site {site_id} skips from seq {expected - 1} to {entry.seq}"
+                )
+            if not isinstance(entry.changeset_id, str) or not cs.CHANGESET_ID_RE.match(entry.changeset_id):
+                raise InvalidOfficeData(
+                    f"office log of site {site_id}, seq {entry.seq}: changeset id"
+                    f" {entry.changeset_id!r} is not a 32-digit hex id"
+                )
+            if not isinstance(entry.sha256, str) or not SHA256_RE.match(entry.sha256):
+                raise InvalidOfficeData(
+                    f"office log of site {site_id}, seq {entry.seq}: no valid SHA-256 recorded"
+                )
+            entries.append(entry)
+        return entries
+
+    def fetch_changeset(self, site_id: str, entry: LogEntry, dest: Path) -> None:
+        path = self.history_path(site_id, entry.seq, entry.changeset_id)
+        if path.is_symlink() or not path.is_file():
+            raise InvalidOfficeData(f"changeset {path} is missing or not a regular file")
+        size = path.stat().st_size
+        if size > self.max_changeset_bytes or (entry.size_bytes is not None and size != entry.size_bytes):
+            raise InvalidOfficeData(
+                f"changeset {path} is {size} bytes; the office log says {entry.size_bytes}"
+                f" (limit {self.max_changeset_bytes})"
+            )
+        shutil.copyfile(path, dest)
+        digest = sha256_of(dest)
+        if digest != entry.sha256:
+            Path(dest).unlink(missing_ok=True)
+            raise InvalidOfficeData(
+                f"changeset {path} has SHA-256 {digest}, but the office log recorded"
+                f" {entry.sha256}: it was altered or damaged; refused"
+            )
+
+    def fetch_master(self, site_id: str, dest: Path) -> None:
+        self._check_marker(create=False)
+        master = self.master_path(site_id)
+        check_geopackage(master, what="master GeoPackage", max_bytes=self.max_master_bytes, error=InvalidOfficeData)
+        snapshot_sqlite(master, Path(dest))
+
+    # ---- writing (caller holds the lock) ------------------------------------------------
+    def create_site(self, site_id: str, schema_gpkg: Path) -> None:
+        self._check_marker(create=True)
+        master = self.master_path(site_id)
+        if master.exists() or master.is_symlink():
+            raise SyncError(f"site {site_id} already exists in {self.describe()}")
+        (self.site_dir(site_id) / "history").mkdir(parents=True, exist_ok=True)
+        copy_durably(schema_gpkg, master)
+
+    def apply(
+        self, site_id: str, changeset: Path, entry: LogEntry, *, step: StepCallback | None = None
+    ) -> None:
+        step = step or (lambda _name: None)
+        master = self.master_path(site_id)
+        head = self.head(site_id)
+        if head is None:
+            raise SyncError(f"site {site_id} does not exist in {self.describe()}")
+        if entry.seq != head + 1:
+            raise SyncError(
+                f"changeset {entry.changeset_id} was prepared for seq {entry.seq} but the office"
+                f" is at seq {head}; sync again"
+            )
+        size = Path(changeset).stat().st_size
+        if size > self.max_changeset_bytes:
+            raise InvalidOfficeData(f"changeset {changeset} is {size} bytes, over the limit")
+        if sha256_of(changeset) != entry.sha256 or size != entry.size_bytes:
+            raise InvalidOfficeData(f"changeset {changeset} does not match its SHA-256/size; refused")
+        history = self.history_path(site_id, entry.seq, entry.changeset_id)
+        history.parent.mkdir(parents=True, exist_ok=True)
+        gd = cs.new_geodiff()
+        work = self.site_dir(site_id)
+        tables = cs.schema(gd, master, work)
+        entries = cs.list_changes(gd, changeset, work)
+        cs.validate_changeset(
+            entries, tables, expected_seq=entry.seq, expected_id=entry.changeset_id,
+            what=f"changeset {entry.changeset_id}",
+        )
+        copy_durably(changeset, history)
+        step("office: changeset stored in history")
+        temp = temp_path_for(master)
+        try:
+            shutil.copyfile(master, temp)
+            step("office: master copied")
+            try:
+                gd.apply_changeset(str(temp), str(changeset))
+            except Exception as exc:  # pygeodiff raises GeoDiffLibError / ConflictError
+                raise InvalidOfficeData(
+                    f"changeset {entry.changeset_id} does not apply cleanly to the master of"
+                    f" site {site_id}: {exc}; nothing was changed"
+                ) from exc
+            with contextlib.closing(connect(temp)) as conn:
+                with conn:
+                    conn.execute(
+                        f"UPDATE {LOG_TABLE} SET sha256 = ?, size_bytes = ? WHERE seq = ?",
+                        (entry.sha256, entry.size_bytes, entry.seq),
+                    )
+                if conn.execute("PRAGMA quick_check").fetchone()[0] != "ok":
+                    raise InvalidOfficeData(f"master of site {site_id} failed quick_check after apply")
+            step("office: changeset applied to a copy of the master")
+            replace_durably(temp, master)
+            step("office: master replaced")
+        finally:
+            remove_quietly(temp)
+        fsync_dir(history.parent)
