@@ -367,26 +367,27 @@ class LineFramer(Framer):
         out = []
         cap = self.max_line_bytes
         for line in lines:
-            if not line:
-                continue
             if len(line) > cap:
-                self.dropped_frames += 1
-                self.dropped_bytes += len(line)
-                continue
-            out.append(line)
-        while len(tail) > cap:
-            # runaway: drop it and resync on the next start character after its head
-            self.dropped_frames += 1
-            nxt = self._find_start(tail, 1)
-            if nxt < 0:
-                self.dropped_bytes += len(tail)
-                tail = b""
-                self._discarding = True
-            else:
-                self.dropped_bytes += nxt
-                tail = tail[nxt:]
+                line = self._resync(line)
+            if line:
+                out.append(line)
+        if len(tail) > cap:
+            tail = self._resync(tail)
+            self._discarding = not tail
         self._pending = tail
         return out
+
+    def _resync(self, data: bytes) -> bytes:
+        """Drop a runaway head: keep from the next start character on, until it fits the cap."""
+        while len(data) > self.max_line_bytes:
+            self.dropped_frames += 1
+            nxt = self._find_start(data, 1)
+            if nxt < 0:
+                self.dropped_bytes += len(data)
+                return b""
+            self.dropped_bytes += nxt
+            data = data[nxt:]
+        return data
 
 
 def is_checksummed_nmea(line: bytes) -> bool:
@@ -613,7 +614,7 @@ class PortReader:
                 except PortUnavailable as exc:
                     with self._lock:
                         self._counts["open_failures"] += 1
-                    self._report(LinkState.DISCONNECTED, f"{exc}; retrying in {delay:.1f} s")
+                    self._report(LinkState.DISCONNECTED, f"{exc}; retrying in {delay:g} s")
                     if self._stop.wait(delay):
                         break
                     delay = min(delay * 2, self.backoff_max_s)
@@ -631,7 +632,7 @@ class PortReader:
                 self._retire_framer()
                 if why is None:  # stop requested
                     break
-                self._report(LinkState.DISCONNECTED, f"{self.settings.url} disconnected: {why}; retrying")
+                self._report(LinkState.DISCONNECTED, f"{self.settings.url} disconnected: {why}; retrying in {delay:g} s")
                 if self._stop.wait(delay):
                     break
                 delay = min(delay * 2, self.backoff_max_s)
@@ -674,7 +675,7 @@ class PortReader:
             deadline = time.monotonic() + self.autobaud_window_s
             try:
                 while time.monotonic() < deadline and not self._stop.is_set():
-                    data = handle.read(max(1, handle.in_waiting))
+                    data = self._read_chunk(handle)
                     if data:
                         with self._lock:
                             self._counts["bytes_read"] += len(data)
@@ -697,13 +698,20 @@ class PortReader:
             raise _Stop
         raise PortUnavailable(s.url, "error", f"auto-baud found no NMEA at {', '.join(map(str, tried))} Bd")
 
+    def _read_chunk(self, handle: serial.SerialBase) -> bytes:
+        """Whatever has arrived, waiting at most ``read_timeout_s`` for the first byte."""
+        if self.settings.scheme == "socket":
+            # pyserial's socket in_waiting is only 0/1: read a block, returned at the timeout
+            return handle.read(4096)
+        return handle.read(max(1, handle.in_waiting))
+
     def _read_until_error(self, handle: serial.SerialBase) -> str | None:
         """Read until stop (returns None) or an error (returns its description)."""
         framer = self._framer
         assert framer is not None
         while not self._stop.is_set():
             try:
-                data = handle.read(max(1, handle.in_waiting))
+                data = self._read_chunk(handle)
             except (serial.SerialException, OSError, TypeError, AttributeError) as exc:
                 # TypeError/AttributeError: pyserial on a handle closed under it
                 if self._stop.is_set():

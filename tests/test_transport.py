@@ -1,0 +1,382 @@
+"""devices.transport: settings, opening ports by URL, line framing, the reader thread.
+
+Reader tests run over real backends: a TCP socket (``socket://``), a pseudo-terminal, and a
+pyserial URL handler registered for the test (``fakegnss://``) whose bytes depend on the baud rate,
+to prove auto-baud. Waits poll with generous timeouts; nothing asserts on elapsed time.
+"""
+
+from __future__ import annotations
+
+import os
+import queue
+import socket
+import sys
+import threading
+import time
+import types
+
+import pytest
+import serial
+
+from devices.errors import DeviceError, PortUnavailable
+from devices.transport import (
+    AUTOBAUD_RATES,
+    LineFramer,
+    LinkState,
+    PortReader,
+    SerialSettings,
+    close_port,
+    is_checksummed_nmea,
+    list_ports_async,
+    open_handles,
+    open_port,
+)
+
+GGA = b"$GPGGA,120001.00,4807.038,N,01131.000,E,1,08,0.9,545.4,M,46.9,M,,*66"
+WAIT_S = 20.0  # generous: the test machine is shared and loaded
+
+
+def wait_for(predicate, timeout_s: float = WAIT_S, what: str = "condition"):
+    deadline = time.monotonic() + timeout_s
+    while time.monotonic() < deadline:
+        value = predicate()
+        if value:
+            return value
+        time.sleep(0.01)
+    raise AssertionError(f"timed out after {timeout_s} s waiting for {what}")
+
+
+# ------------------------------------------------------------------ settings
+
+
+@pytest.mark.parametrize(
+    "kwargs, word",
+    [
+        ({"baudrate": 4799}, "baudrate"),
+        ({"baudrate": 921601}, "baudrate"),
+        ({"bytesize": 9}, "bytesize"),
+        ({"parity": "X"}, "parity"),
+        ({"stopbits": 3}, "stopbits"),
+        ({"read_timeout_s": 0}, "read_timeout_s"),
+    ],
+)
+def test_settings_refuse_bad_values_naming_them(kwargs, word):
+    with pytest.raises(ValueError, match=word):
+        SerialSettings("/dev/ttyUSB0", **kwargs)
+
+
+def test_settings_defaults_and_limits():
+    s = SerialSettings("COM7", baudrate=4800, parity="e")
+    assert (s.baudrate, s.bytesize, s.parity, s.stopbits, s.autobaud) == (4800, 8, "E", 1, False)
+    assert SerialSettings("x", baudrate=921600).baudrate == 921600
+    assert SerialSettings("socket://127.0.0.1:10110").baud_matters is False
+    assert SerialSettings("/dev/ttyUSB0").baud_matters is True
+
+
+# ------------------------------------------------------------------ open_port
+
+
+def test_missing_port_names_the_port(tmp_path):
+    path = str(tmp_path / "ttyNOPE")
+    with pytest.raises(PortUnavailable) as info:
+        open_port(SerialSettings(path))
+    assert isinstance(info.value, DeviceError)
+    assert info.value.reason == "missing" and path in str(info.value)
+    assert isinstance(info.value.__cause__, serial.SerialException)
+
+
+def test_unreachable_socket_names_the_port():
+    with socket.socket() as s:  # a port nobody listens on: bind, then close
+        s.bind(("127.0.0.1", 0))
+        port = s.getsockname()[1]
+    url = f"socket://127.0.0.1:{port}"
+    with pytest.raises(PortUnavailable) as info:
+        open_port(SerialSettings(url, read_timeout_s=1))
+    assert info.value.reason == "unreachable" and url in str(info.value)
+
+
+def test_busy_port_is_reported_busy():
+    master, slave = os.openpty()
+    path = os.ttyname(slave)
+    try:
+        first = open_port(SerialSettings(path))
+        try:
+            with pytest.raises(PortUnavailable) as info:
+                open_port(SerialSettings(path))
+            assert info.value.reason == "busy" and path in str(info.value)
+        finally:
+            close_port(first)
+    finally:
+        os.close(slave)
+        os.close(master)
+
+
+@pytest.mark.skipif(os.geteuid() == 0, reason="root ignores file permissions")
+def test_permission_denied_is_reported(tmp_path):
+    path = tmp_path / "ttyLOCKED"
+    path.write_bytes(b"")
+    path.chmod(0)
+    with pytest.raises(PortUnavailable) as info:
+        open_port(SerialSettings(str(path)))
+    assert info.value.reason == "permission"
+
+
+def test_open_handles_registry():
+    h = open_port(SerialSettings("loop://"))
+    assert "loop://" in open_handles()
+    close_port(h)
+    assert "loop://" not in open_handles()
+    close_port(h)  # twice is harmless
+
+
+# ------------------------------------------------------------------ framing
+
+
+def test_framer_line_ends_and_split_sentences():
+    f = LineFramer()
+    assert f.feed(b"$A*00\r\n$B*00\n$C*00\r$D") == [b"$A*00", b"$B*00", b"$C*00"]
+    assert f.feed(b"*00\r") == [b"$D*00"]
+    assert f.feed(b"\n") == []  # the LF of a CRLF split across reads is not an empty line
+    assert f.feed(b"") == []
+    out = []
+    for byte in GGA + b"\r\n":  # one byte per read
+        out += f.feed(bytes([byte]))
+    assert out == [GGA]
+
+
+def test_framer_drops_runaway_line_and_resyncs_on_dollar():
+    f = LineFramer(max_line_bytes=100)
+    assert f.feed(b"$GPTXT," + b"x" * 150) == []  # no terminator, over the cap
+    assert f.dropped_frames == 1 and f.dropped_bytes == 157
+    assert f.feed(b"yyyy" * 10 + GGA[:20]) == []  # still junk, then a start
+    assert f.feed(GGA[20:] + b"\r\n") == [GGA]
+    assert f.dropped_bytes == 157 + 40
+
+
+def test_framer_drops_complete_overlong_line():
+    f = LineFramer(max_line_bytes=100)
+    assert f.feed(b"$" + b"z" * 200 + b"\r\n" + GGA + b"\n") == [GGA]
+    assert f.dropped_frames == 1
+
+
+def test_framer_runaway_with_later_start_keeps_the_sentence():
+    f = LineFramer(max_line_bytes=100)
+    assert f.feed(b"$" + b"q" * 120 + GGA + b"\r\n") == [GGA]
+
+
+def test_is_checksummed_nmea():
+    assert is_checksummed_nmea(GGA)
+    assert not is_checksummed_nmea(GGA[:-1] + b"7")
+    assert not is_checksummed_nmea(b"\xb5b\x01\x07")
+
+
+# ------------------------------------------------------------------ reader over a TCP socket
+
+
+class NmeaServer:
+    """A one-client-at-a-time TCP server the test drives (a receiver behind a TCP bridge)."""
+
+    def __init__(self):
+        self.sock = socket.socket()
+        self.sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+        self.sock.bind(("127.0.0.1", 0))
+        self.sock.listen(4)
+        self.sock.settimeout(WAIT_S)
+        self.url = f"socket://127.0.0.1:{self.sock.getsockname()[1]}"
+
+    def accept(self) -> socket.socket:
+        conn, _ = self.sock.accept()
+        return conn
+
+    def close(self):
+        self.sock.close()
+
+
+@pytest.fixture
+def server():
+    s = NmeaServer()
+    yield s
+    s.close()
+
+
+def test_reader_over_socket_reconnects_and_survives_a_raising_callback(server):
+    lines: queue.Queue = queue.Queue()
+    statuses: list = []
+    thread_ids = set()
+
+    def handle_line(line, t):
+        thread_ids.add(threading.get_ident())
+        if line.startswith(b"$BOOM"):
+            raise RuntimeError("consumer bug")
+        lines.put((line, t))
+
+    reader = PortReader(
+        SerialSettings(server.url, read_timeout_s=0.05), handle_line, statuses.append, name="sock",
+        backoff_min_s=0.02, backoff_max_s=0.1,
+    )
+    with reader:
+        conn = server.accept()
+        conn.sendall(b"$BOOM*00\r\n" + GGA + b"\r\n")
+        line, t = lines.get(timeout=WAIT_S)
+        assert line == GGA and t <= time.monotonic()
+        conn.close()  # unplug
+        wait_for(lambda: any(s.state is LinkState.DISCONNECTED for s in statuses), what="DISCONNECTED")
+        conn = server.accept()  # the reader came back by itself
+        conn.sendall(GGA + b"\n")
+        assert lines.get(timeout=WAIT_S)[0] == GGA
+        assert reader.running
+        stats = reader.stats
+        assert stats.callback_errors == 1 and stats.reconnects == 1 and stats.connects == 2
+        assert stats.lines == 3
+        assert [t.name for t in threading.enumerate()].count("fieldapp-reader-sock") == 1
+        conn.close()
+    assert len(thread_ids) == 1
+    assert statuses[-1].state is LinkState.STOPPED and statuses[-1].message == "stopped by caller"
+    states = [s.state for s in statuses]
+    assert states[:2] == [LinkState.CONNECTING, LinkState.CONNECTED]
+    assert LinkState.DISCONNECTED in states and states.count(LinkState.STOPPED) == 1
+    assert not reader.running and open_handles() == []
+
+
+def test_reader_socket_skips_autobaud(server):
+    lines: queue.Queue = queue.Queue()
+    settings = SerialSettings(server.url, baudrate=4800, autobaud=True, read_timeout_s=0.05)
+    with PortReader(settings, lambda b, t: lines.put(b), name="sock-ab") as reader:
+        conn = server.accept()
+        conn.sendall(GGA + b"\r\n")
+        assert lines.get(timeout=WAIT_S) == GGA
+        assert reader.stats.baudrate == 4800
+        conn.close()
+
+
+# ------------------------------------------------------------------ reader: missing port, backoff, return
+
+
+def test_missing_port_backoff_is_bounded_and_reader_resumes_when_port_appears(tmp_path):
+    link = tmp_path / "gnss"
+    statuses: queue.Queue = queue.Queue()
+    lines: queue.Queue = queue.Queue()
+    reader = PortReader(
+        SerialSettings(str(link), read_timeout_s=0.05), lambda b, t: lines.put(b), statuses.put,
+        name="missing", backoff_min_s=0.01, backoff_max_s=0.04,
+    )
+    master = slave = None
+    with reader:
+        messages = []
+        while len(messages) < 5:
+            s = statuses.get(timeout=WAIT_S)
+            if s.state is LinkState.DISCONNECTED:
+                assert "missing" in s.message and str(link) in s.message
+                messages.append(s.message.rsplit("retrying in ", 1)[1])
+        # doubling from 0.01 s, capped at 0.04 s: no busy loop, no unbounded wait
+        assert messages == ["0.01 s", "0.02 s", "0.04 s", "0.04 s", "0.04 s"]
+        master, slave = os.openpty()
+        os.symlink(os.ttyname(slave), link)  # the device is plugged in
+        wait_for(lambda: reader.stats.state is LinkState.CONNECTED, what="CONNECTED")
+        os.write(master, GGA + b"\r\n")
+        assert lines.get(timeout=WAIT_S) == GGA
+    os.close(slave)
+    os.close(master)
+    assert reader.stats.open_failures >= 5
+
+
+# ------------------------------------------------------------------ auto-baud over a fake URL handler
+
+
+class _FakeGnssSerial(serial.SerialBase):
+    """Talks NMEA only at 38400 Bd; at any other rate returns line noise, as a UART would."""
+
+    opened_at: list[int] = []
+
+    def open(self):
+        self.is_open = True
+        type(self).opened_at.append(self.baudrate)
+
+    def close(self):
+        self.is_open = False
+
+    def _reconfigure_port(self, force_update=False):
+        pass
+
+    @property
+    def in_waiting(self):
+        return 0
+
+    def read(self, size=1):
+        time.sleep(0.002)
+        if self.baudrate == 38400:
+            return GGA + b"\r\n"
+        return bytes([0xF0, 0x0F, 0x24, 0x7E, 0x0D, 0x0A]) * 4  # '$' and CRLF among the noise
+
+    def write(self, data):
+        return len(data)
+
+    def reset_input_buffer(self):
+        pass
+
+
+@pytest.fixture
+def fakegnss_url():
+    pkg = types.ModuleType("fieldapp_test_urls")
+    pkg.__path__ = []
+    mod = types.ModuleType("fieldapp_test_urls.protocol_fakegnss")
+    mod.Serial = _FakeGnssSerial
+    sys.modules[pkg.__name__] = pkg
+    sys.modules[mod.__name__] = mod
+    serial.protocol_handler_packages.append(pkg.__name__)
+    _FakeGnssSerial.opened_at = []
+    yield "fakegnss://receiver"
+    serial.protocol_handler_packages.remove(pkg.__name__)
+    del sys.modules[mod.__name__], sys.modules[pkg.__name__]
+
+
+def test_autobaud_keeps_the_first_rate_with_valid_nmea(fakegnss_url):
+    lines: queue.Queue = queue.Queue()
+    settings = SerialSettings(fakegnss_url, baudrate=9600, autobaud=True)
+    with PortReader(settings, lambda b, t: lines.put(b), name="ab", autobaud_window_s=0.3) as reader:
+        assert lines.get(timeout=WAIT_S) == GGA
+        assert reader.stats.baudrate == 38400
+    tried = _FakeGnssSerial.opened_at
+    # configured rate first, then the list in order, up to the one that works; nothing after it
+    expected = [9600] + [r for r in AUTOBAUD_RATES if r != 9600]
+    assert tried == expected[: expected.index(38400) + 1]
+
+
+def test_autobaud_gives_up_and_reports_then_retries(fakegnss_url, monkeypatch):
+    monkeypatch.setattr(_FakeGnssSerial, "read", lambda self, size=1: (time.sleep(0.002), b"\xff" * 8)[1])
+    statuses: queue.Queue = queue.Queue()
+    settings = SerialSettings(fakegnss_url, autobaud=True)
+    with PortReader(settings, lambda b, t: None, statuses.put, name="ab-none", autobaud_window_s=0.02,
+                    backoff_min_s=0.01, backoff_max_s=0.02):
+        while True:
+            s = statuses.get(timeout=WAIT_S)
+            if s.state is LinkState.DISCONNECTED:
+                break
+    assert "auto-baud found no NMEA" in s.message
+    assert sorted(set(_FakeGnssSerial.opened_at)) == sorted(AUTOBAUD_RATES)
+
+
+# ------------------------------------------------------------------ port listing
+
+
+def test_list_ports_async_does_not_block_and_names_its_thread():
+    got: queue.Queue = queue.Queue()
+    thread = list_ports_async(got.put)
+    assert thread.name == "fieldapp-portscan" and thread.daemon
+    ports = got.get(timeout=WAIT_S)
+    assert isinstance(ports, list)
+    assert all(p.device for p in ports)
+    thread.join(WAIT_S)
+
+
+def test_list_ports_async_reports_errors(monkeypatch):
+    import serial.tools.list_ports
+
+    def broken():
+        raise OSError("udev unavailable")
+
+    monkeypatch.setattr(serial.tools.list_ports, "comports", broken)
+    errors: queue.Queue = queue.Queue()
+    thread = list_ports_async(lambda ports: None, on_error=errors.put)
+    assert "udev" in str(errors.get(timeout=WAIT_S))
+    thread.join(WAIT_S)
