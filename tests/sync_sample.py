@@ -105,10 +105,10 @@ def add_tree(conn, x: float, y: float, dbh_in: float, species: str) -> str:
     return _new(conn, "tree", shapely.Point(x, y), dbh_in=dbh_in, species_code=species, status="live")
 
 
-def rows(path: Path, table: str, cols: str = "*") -> list[tuple]:
-    """All rows of ``table`` ordered by uuid."""
+def rows(path: Path, table: str, cols: str = "*", order: str = "uuid") -> list[tuple]:
+    """All rows of ``table`` ordered by ``order``."""
     with contextlib.closing(sqlite3.connect(path)) as conn:
-        return conn.execute(f"SELECT {cols} FROM {table} ORDER BY uuid").fetchall()
+        return conn.execute(f"SELECT {cols} FROM {table} ORDER BY {order}").fetchall()
 
 
 def by_uuid(path: Path, table: str) -> dict[str, dict]:

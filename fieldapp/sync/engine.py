@@ -338,6 +338,8 @@ class LaptopState:
             if data.get("format") != STATE_FORMAT:
                 raise LaptopStateError(f"{self.state_file} is not a fieldapp sync state file")
         known = data.get("site_id")
+        if site_id:
+            check_site_id(site_id)
         if site_id and known and site_id != known:
             raise LaptopStateError(
                 f"visit {self.visit.name} was synced as site {known!r}, not {site_id!r}"
@@ -509,6 +511,9 @@ class _Sync:
                 gd.apply_changeset(str(theirs), str(f))
             except Exception as exc:
                 raise InvalidOfficeData(f"{what} does not apply to this laptop's base: {exc}") from exc
+            with contextlib.closing(connect(theirs)) as conn, conn:  # as the office did on apply
+                conn.execute(f"UPDATE {LOG_TABLE} SET sha256 = ?, size_bytes = ? WHERE seq = ?",
+                             (entry.sha256, entry.size_bytes, entry.seq))
         received_changeset = work / "theirs.geodiff"
         their_entries: list[dict] = []
         if entries:
