@@ -28,7 +28,7 @@ import logging
 import math
 import socket
 import uuid as uuidlib
-from dataclasses import replace
+from dataclasses import fields, replace
 from datetime import date, datetime, timezone
 from typing import Callable, Iterable, Protocol, Sequence
 
@@ -111,6 +111,16 @@ def _utc_now() -> datetime:
     return datetime.now(timezone.utc)
 
 
+def ms(dt: datetime | None) -> datetime | None:
+    """A UTC time truncated to milliseconds (the store's resolution), None passes."""
+    if dt is None:
+        return None
+    if dt.tzinfo is None:
+        raise InvalidValue("time_utc", f"naive datetime {dt!r}; times must be tz-aware UTC")
+    dt = dt.astimezone(timezone.utc)
+    return dt.replace(microsecond=dt.microsecond // 1000 * 1000)
+
+
 def _layer(layer) -> Layer:
     try:
         return Layer(layer)
@@ -174,7 +184,7 @@ class Visit:
         """A new visit with a new site record (validated; ``crs`` None = UTM of the first fix)."""
         clock = clock or _utc_now
         who = who or default_who()
-        now = clock()
+        now = ms(clock())
         crs_text = None
         if crs is not None:
             crs_text = _crs_text(SiteFrame(crs))
@@ -227,7 +237,7 @@ class Visit:
         return self._journal
 
     def _stamp(self) -> dict:
-        now = self._clock()
+        now = ms(self._clock())
         return dict(uuid=str(uuidlib.uuid4()), created_utc=now, modified_utc=now, created_by=self.who)
 
     def _commit(self, changes: Sequence[Change], *, undoable: bool = True) -> tuple[Change, ...]:
@@ -316,7 +326,7 @@ class Visit:
     def _update(self, layer, uuid: str, **fields) -> Feature:
         layer = _layer(layer)
         old = self.get(layer, uuid)
-        new = replace(old, modified_utc=self._clock(), **fields)
+        new = replace(old, modified_utc=ms(self._clock()), **fields)
         _validate(new)
         self._commit([Change(Action.UPDATED, layer, new, old)])
         return new
@@ -369,7 +379,7 @@ class Visit:
         if not fields:
             return self._site
         old = self._site
-        new = _validated_site(replace(old, modified_utc=self._clock()), **fields)
+        new = _validated_site(replace(old, modified_utc=ms(self._clock())), **fields)
         self._commit([Change(Action.UPDATED, Layer.SITE, new, old)])
         return new
 
@@ -382,7 +392,7 @@ class Visit:
         if len(self):
             raise StateError("the site CRS cannot change once features are recorded")
         old = self._site
-        new = replace(old, crs=_crs_text(frame), modified_utc=self._clock())
+        new = replace(old, crs=_crs_text(frame), modified_utc=ms(self._clock()))
         self._commit([Change(Action.UPDATED, Layer.SITE, new, old)], undoable=False)
         self._frame = frame
         return frame
@@ -432,7 +442,7 @@ class Visit:
             pts.append(adding)
         geom = LineString([(p.x, p.y) for p in pts]) if len(pts) >= 2 else None
         old = pending if pending is not None else self.get(Layer.OHWM_LINE, line_uuid)
-        new = replace(old, geometry=geom, modified_utc=self._clock())
+        new = replace(old, geometry=geom, modified_utc=ms(self._clock()))
         if pending is not None:
             return [Change(Action.ADDED, Layer.OHWM_LINE, new)]
         return [Change(Action.UPDATED, Layer.OHWM_LINE, new, old)]
@@ -505,7 +515,7 @@ class Visit:
             gnss = dict(worst_fix_quality=int(standing.quality), sample_count=1,
                         hdop=getattr(standing, "hdop", None),
                         h_accuracy_m=getattr(standing, "horizontal_accuracy_m", None),
-                        fix_time_utc=getattr(standing, "time_utc", None))
+                        fix_time_utc=ms(getattr(standing, "time_utc", None)))
         if shot is not None:
             if azimuth_deg is None:
                 azimuth_deg = getattr(shot, "azimuth_deg", None)
@@ -659,7 +669,7 @@ class Visit:
 
     def _transect_geometry_change(self, t: Transect, stations: list[Station]) -> list[Change]:
         geom = LineString([(t.origin_x, t.origin_y), (stations[-1].x, stations[-1].y)]) if stations else None
-        new = replace(t, geometry=geom, modified_utc=self._clock())
+        new = replace(t, geometry=geom, modified_utc=ms(self._clock()))
         return [Change(Action.UPDATED, Layer.TRANSECT, new, t)]
 
     def _station_restack(self, transect_uuid: str, removing: str) -> list[Change]:
@@ -670,7 +680,7 @@ class Visit:
             d += s.segment_ft
             if abs(d - s.distance_ft) > 1e-9:
                 x, y = self._station_xy(t, d)
-                new = replace(s, distance_ft=d, x=x, y=y, modified_utc=self._clock())
+                new = replace(s, distance_ft=d, x=x, y=y, modified_utc=ms(self._clock()))
                 changes.append(Change(Action.UPDATED, Layer.STATION, new, s))
                 s = new
             out.append(s)
@@ -833,7 +843,7 @@ class Visit:
     def _add_walk_vertex(self, walk_uuid: str, x: float, y: float, t_utc=None) -> WalkVertex:
         verts = self._walk_vertices(walk_uuid)
         v = WalkVertex(**self._stamp(), walk_uuid=walk_uuid, seq=(verts[-1].seq + 1) if verts else 0,
-                       x=x, y=y, t_utc=t_utc)
+                       x=x, y=y, t_utc=ms(t_utc))
         self._commit([Change(Action.ADDED, Layer.WALK_VERTEX, v)], undoable=False)
         return v
 
@@ -846,7 +856,7 @@ class Visit:
         area = AreaFeature(**self._stamp(), kind=w.kind, geometry=_polygon("geometry", geometry),
                            walk_uuid=walk_uuid, **attributes)
         _validate(area)
-        new_w = replace(w, state=WalkState.CLOSED, area_uuid=area.uuid, modified_utc=self._clock())
+        new_w = replace(w, state=WalkState.CLOSED, area_uuid=area.uuid, modified_utc=ms(self._clock()))
         self._commit([Change(Action.ADDED, Layer.AREA, area), Change(Action.UPDATED, Layer.WALK, new_w, w)])
         return area
 
@@ -865,7 +875,7 @@ class Visit:
         frame = self.ensure_frame(fix)
         x, y = frame.to_local(fix.lon_deg, fix.lat_deg)
         tp = TrackPoint(
-            **self._stamp(), t_utc=getattr(fix, "time_utc", None), x=float(x), y=float(y),
+            **self._stamp(), t_utc=ms(getattr(fix, "time_utc", None)), x=float(x), y=float(y),
             lon_deg=float(fix.lon_deg), lat_deg=float(fix.lat_deg),
             alt_hae_m=getattr(fix, "alt_hae_m", None), quality=int(fix.quality),
             sats_used=getattr(fix, "sats_used", None), hdop=getattr(fix, "hdop", None),
@@ -946,7 +956,7 @@ def _gnss_fields(p: AveragedPosition) -> dict:
         x=p.x, y=p.y, ground_hae_m=p.ground_hae_m, sample_count=p.sample_count,
         rejected_count=p.rejected_count, std_dev_x_m=p.std_dev_x_m, std_dev_y_m=p.std_dev_y_m,
         std_dev_h_m=p.std_dev_h_m, worst_fix_quality=p.worst_fix_quality,
-        h_accuracy_m=p.h_accuracy_m, v_accuracy_m=p.v_accuracy_m, hdop=p.hdop, fix_time_utc=p.time_utc,
+        h_accuracy_m=p.h_accuracy_m, v_accuracy_m=p.v_accuracy_m, hdop=p.hdop, fix_time_utc=ms(p.time_utc),
     )
 
 
@@ -974,10 +984,10 @@ def _polygon(name: str, geometry):
     for poly in shapely.get_parts(geom):
         if len(set(map(tuple, shapely.get_coordinates(poly.exterior)))) < 3:
             raise InvalidValue(name, "a polygon needs at least 3 distinct vertices")
-    if geom.area <= 0:
-        raise InvalidValue(name, "polygon has no area (collinear vertices)")
     if not geom.is_valid:
         raise InvalidValue(name, f"polygon is not valid ({shapely.is_valid_reason(geom)})")
+    if geom.area <= 0:
+        raise InvalidValue(name, "polygon has no area (collinear vertices)")
     return geom
 
 
@@ -1035,8 +1045,19 @@ def _validated_site(site: Site, **fields) -> Site:
     return replace(site, **checked)
 
 
+_FLOAT_SUFFIXES = ("_ft", "_in", "_m", "_deg", "_pct", "_ac", "_s")
+
+
 def _validate(f):
-    """Refuse impossible values; returns the feature. Named after the offending field."""
+    """Refuse impossible values; returns the feature (numbers as floats). Names the field."""
+    for fld in fields(f):
+        v = getattr(f, fld.name)
+        if fld.name.endswith(_FLOAT_SUFFIXES) or fld.name in ("x", "y"):
+            if v is not None and not isinstance(v, float):
+                try:
+                    object.__setattr__(f, fld.name, V.finite(fld.name, v))
+                except InvalidValue:
+                    raise
     for name in ("x", "y", "origin_x", "origin_y", "standing_x", "standing_y"):
         if hasattr(f, name) and getattr(f, name) is not None:
             V.finite(name, getattr(f, name))

@@ -1,0 +1,36 @@
+"""The visit GeoPackage: crash-safe, complete, readable by GDAL/QGIS (see :mod:`.gpkg`).
+
+>>> # store = create_visit("site.gpkg", Visit.new("Smith lot"))  # new file, mirrored live
+>>> # store = open_visit("site.gpkg"); visit = store.visit        # load, then mirrored live
+>>> # store.checkpoint()  # before export / sync;  store.close()  # .gpkg alone is complete
+"""
+
+from .gpkg import (
+    DamagedVisitFile,
+    NewerVisitFile,
+    NotAVisitFile,
+    StoreClosed,
+    StoreError,
+    VisitFileExists,
+    VisitStore,
+    WriteFailed,
+    create_visit,
+    inspect,
+    open_visit,
+)
+from .schema import SCHEMA_VERSION
+
+__all__ = [
+    "DamagedVisitFile",
+    "NewerVisitFile",
+    "NotAVisitFile",
+    "StoreClosed",
+    "StoreError",
+    "VisitFileExists",
+    "VisitStore",
+    "WriteFailed",
+    "create_visit",
+    "inspect",
+    "open_visit",
+    "SCHEMA_VERSION",
+]

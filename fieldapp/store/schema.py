@@ -1,0 +1,269 @@
+"""The visit GeoPackage schema: tables, columns and the GeoPackage geometry encoding.
+
+Columns are derived from the feature dataclasses of :mod:`fieldapp.survey.features` so the model
+and the file cannot drift apart. Every feature table has::
+
+    fid          INTEGER PRIMARY KEY AUTOINCREMENT
+    uuid         TEXT NOT NULL UNIQUE        -- the model's id; children refer to parents by it
+    created_utc  DATETIME NOT NULL           -- ISO 8601 UTC with Z, milliseconds
+    modified_utc DATETIME NOT NULL
+    created_by   TEXT NOT NULL               -- user@laptop
+    geom         <type>                      -- feature tables only, in the site CRS
+
+Geometry (GeoPackage 1.4 §2.1.3 "GeoPackageBinary"): ``GP``, version 0, flags (little endian,
+envelope [minx, maxx, miny, maxy] except for points, empty bit), int32 srs_id, envelope, then
+ISO WKB from shapely.
+"""
+
+from __future__ import annotations
+
+import enum
+import json
+import struct
+import typing
+from dataclasses import fields
+from datetime import date, datetime, timezone
+
+import shapely
+from shapely.geometry import MultiPolygon, Point, Polygon
+
+from ..survey import features as F
+from ..survey.features import Layer
+
+SCHEMA_VERSION = 1
+APPLICATION_ID = 0x47504B47  # "GPKG", GeoPackage 1.2+ §1.1.1.1.1
+GPKG_USER_VERSION = 10400  # GeoPackage 1.4.0
+META_TABLE = "fieldapp_meta"
+COMMON = ("uuid", "created_utc", "modified_utc", "created_by")
+
+# Per layer: geometry type name, how the model holds it ("xy": x/y fields; "geometry": a field),
+# and whether it is a GeoPackage "features" or "attributes" table.
+GEOMETRY = {
+    Layer.OHWM_LINE: ("LINESTRING", "geometry"),
+    Layer.OHWM_POINT: ("POINT", "xy"),
+    Layer.TRANSECT: ("LINESTRING", "geometry"),
+    Layer.STATION: ("POINT", "xy"),
+    Layer.TREE: ("POINT", "xy"),
+    Layer.AREA: ("MULTIPOLYGON", "geometry"),
+    Layer.LINE: ("LINESTRING", "geometry"),
+    Layer.WALK_VERTEX: ("POINT", "xy"),
+    Layer.TRACK: ("POINT", "xy"),
+    Layer.NOTE: ("POINT", "xy"),
+}
+DESCRIPTIONS = {
+    Layer.SITE: "Site of the visit (one row)",
+    Layer.OHWM_LINE: "Ordinary high-water mark lines",
+    Layer.OHWM_POINT: "OHWM points: averaged GNSS or offset shots, with GNSS metadata",
+    Layer.TRANSECT: "Bank transects from the OHWM (line to the last station)",
+    Layer.STATION: "Transect stations (segment length ft, slope pct); transect_uuid -> transect",
+    Layer.TREE: "Tree tally (DBH in, crown radius ft; crown_wkb = drawn crown polygon WKB)",
+    Layer.AREA: "Polygons by kind: wetland, woodland stand, grove, impervious, ...",
+    Layer.LINE: "Lines by kind: drainageway centreline, swale, utility trench, drive edge",
+    Layer.WALK: "Walked boundaries and their state",
+    Layer.WALK_VERTEX: "Vertices of walked boundaries as taken; walk_uuid -> walk",
+    Layer.TRACK: "Raw GNSS track: every usable fix while recording",
+    Layer.NOTE: "Free notes",
+}
+# Model fields not stored as columns (they live in geom) and renamed columns.
+CROWN_COLUMN = "crown_wkb"
+
+
+def _base_type(tp):
+    """(python type, nullable) from a field annotation."""
+    args = typing.get_args(tp)
+    if args and type(None) in args:
+        inner = [a for a in args if a is not type(None)]
+        return inner[0], True
+    return tp, False
+
+
+def _sql_type(tp) -> str:
+    if tp is bool:
+        return "BOOLEAN"
+    if tp is int:
+        return "INTEGER"
+    if tp is float:
+        return "REAL"
+    if tp is datetime:
+        return "DATETIME"
+    if tp is date:
+        return "DATE"
+    return "TEXT"
+
+
+class Column(typing.NamedTuple):
+    name: str  # column name
+    field: str  # model field
+    pytype: object
+    sql: str
+    nullable: bool
+
+
+def columns(layer: Layer) -> list[Column]:
+    """Non-geometry columns of a layer, beyond ``fid`` and the common ones."""
+    cls = F.FEATURE_CLASSES[layer]
+    hints = typing.get_type_hints(cls)
+    gkind = GEOMETRY.get(layer, (None, None))[1]
+    out = []
+    for f in fields(cls):
+        if f.name in COMMON:
+            continue
+        if gkind == "xy" and f.name in ("x", "y"):
+            continue
+        if gkind == "geometry" and f.name == "geometry":
+            continue
+        tp, nullable = _base_type(hints[f.name])
+        if f.name == "crown":
+            out.append(Column(CROWN_COLUMN, "crown", "wkb", "BLOB", True))
+            continue
+        nullable = nullable or f.default is None
+        out.append(Column(f.name, f.name, tp, _sql_type(tp), nullable))
+    return out
+
+
+def create_table_sql(layer: Layer) -> list[str]:
+    name = layer.value
+    cols = [
+        "fid INTEGER PRIMARY KEY AUTOINCREMENT NOT NULL",
+        "uuid TEXT NOT NULL UNIQUE",
+        "created_utc DATETIME NOT NULL",
+        "modified_utc DATETIME NOT NULL",
+        "created_by TEXT NOT NULL",
+    ]
+    if layer in GEOMETRY:
+        cols.append(f"geom {GEOMETRY[layer][0]}")
+    for c in columns(layer):
+        cols.append(f'"{c.name}" {c.sql}' + ("" if c.nullable else " NOT NULL"))
+    sql = [f'CREATE TABLE "{name}" ({", ".join(cols)})']
+    parent = {Layer.OHWM_POINT: "line_uuid", Layer.STATION: "transect_uuid",
+              Layer.WALK_VERTEX: "walk_uuid"}.get(layer)
+    if parent:
+        sql.append(f'CREATE INDEX "{name}_{parent}" ON "{name}" ("{parent}")')
+    return sql
+
+
+# -------------------------------------------------------------------- values
+def utc_text(dt: datetime) -> str:
+    """ISO 8601 UTC with Z and milliseconds: ``2024-05-01T14:03:07.250Z``."""
+    if dt.tzinfo is None:
+        raise ValueError(f"naive datetime {dt!r}: times must be timezone-aware UTC")
+    dt = dt.astimezone(timezone.utc)
+    return dt.strftime("%Y-%m-%dT%H:%M:%S.") + f"{dt.microsecond // 1000:03d}Z"
+
+
+def parse_utc(text: str) -> datetime:
+    if not text.endswith("Z"):
+        raise ValueError(f"timestamp {text!r} is not UTC with Z")
+    return datetime.fromisoformat(text[:-1]).replace(tzinfo=timezone.utc)
+
+
+def _json_default(o):
+    if isinstance(o, enum.Enum):
+        return o.value
+    if isinstance(o, F.WaterFeature):
+        return {"name": o.name, "type": o.type, "susceptibility": o.susceptibility,
+                "wetland_type": o.wetland_type}
+    raise TypeError(type(o))
+
+
+def to_sql(col: Column, value):
+    if value is None:
+        return None
+    if col.pytype == "wkb":
+        return shapely.to_wkb(value, byte_order=1, flavor="iso")
+    if isinstance(value, enum.Enum):
+        return value.value
+    if isinstance(value, bool):
+        return int(value)
+    if isinstance(value, datetime):
+        return utc_text(value)
+    if isinstance(value, date):
+        return value.isoformat()
+    if isinstance(value, tuple):
+        return json.dumps(value, default=_json_default)
+    return value
+
+
+def from_sql(col: Column, value):
+    if value is None:
+        return None
+    tp = col.pytype
+    if tp == "wkb":
+        return shapely.from_wkb(value)
+    if isinstance(tp, type) and issubclass(tp, enum.Enum):
+        return tp(value)
+    if tp is bool:
+        return bool(value)
+    if tp is datetime:
+        return parse_utc(value)
+    if tp is date:
+        return date.fromisoformat(value)
+    if tp is float:
+        return float(value)
+    if tp is int:
+        return int(value)
+    if col.field == "crew":
+        return tuple(json.loads(value))
+    if col.field == "device_ids":
+        return tuple(tuple(p) for p in json.loads(value))
+    if col.field == "water_features":
+        return tuple(
+            F.WaterFeature(
+                name=w["name"], type=F.WaterFeatureType(w["type"]),
+                susceptibility=None if w.get("susceptibility") is None else F.Susceptibility(w["susceptibility"]),
+                wetland_type=w.get("wetland_type"),
+            )
+            for w in json.loads(value)
+        )
+    return value
+
+
+# -------------------------------------------------------------------- GeoPackage geometry
+_ENVELOPE_BYTES = {0: 0, 1: 32, 2: 48, 3: 48, 4: 64}
+
+
+def gpkg_blob(geom, srs_id: int) -> bytes | None:
+    """shapely geometry → GeoPackageBinary (little endian; envelope except for points)."""
+    if geom is None:
+        return None
+    if geom.is_empty:
+        return struct.pack("<2sBBi", b"GP", 0, 0b00010001, srs_id) + shapely.to_wkb(geom, byte_order=1, flavor="iso")
+    wkb = shapely.to_wkb(geom, byte_order=1, flavor="iso", output_dimension=2)
+    if geom.geom_type == "Point":
+        return struct.pack("<2sBBi", b"GP", 0, 0b00000001, srs_id) + wkb
+    minx, miny, maxx, maxy = geom.bounds
+    return struct.pack("<2sBBi4d", b"GP", 0, 0b00000011, srs_id, minx, maxx, miny, maxy) + wkb
+
+
+def parse_gpkg_blob(blob: bytes):
+    """GeoPackageBinary → shapely geometry (None for NULL)."""
+    if blob is None:
+        return None
+    if blob[:2] != b"GP":
+        raise ValueError("geometry blob lacks the GP magic")
+    flags = blob[3]
+    env = (flags >> 1) & 0b111
+    if env not in _ENVELOPE_BYTES:
+        raise ValueError(f"geometry blob has envelope indicator {env}")
+    return shapely.from_wkb(bytes(blob[8 + _ENVELOPE_BYTES[env]:]))
+
+
+def geometry_of(layer: Layer, feature):
+    kind = GEOMETRY[layer][1]
+    if kind == "xy":
+        if feature.x is None or feature.y is None:
+            return None
+        return Point(feature.x, feature.y)
+    geom = feature.geometry
+    if geom is not None and layer is Layer.AREA and isinstance(geom, Polygon):
+        geom = MultiPolygon([geom])
+    return geom
+
+
+def geometry_fields(layer: Layer, geom) -> dict:
+    kind = GEOMETRY[layer][1]
+    if kind == "xy":
+        return {"x": None, "y": None} if geom is None else {"x": geom.x, "y": geom.y}
+    if layer is Layer.AREA and geom is not None and len(geom.geoms) == 1:
+        geom = geom.geoms[0]
+    return {"geometry": geom}
