@@ -258,21 +258,35 @@ def _read_segments(items: Iterable[Any], where: str) -> tuple[list[float], list[
     inf = math.inf
     for i, item in enumerate(items):
         if type(item) is dict:
-            # Fast path for the common {"horizontal_ft": h, "slope_pct": p}; anything else (or any
-            # bad value) goes through the validating path, which names the key.
+            # Fast path for well-formed segments; anything else (or any bad value) goes through
+            # the validating path, which names the key.
             h = item.get("horizontal_ft")
+            sd = item.get("slope_distance_ft")
             p = item.get("slope_pct")
-            if (
-                type(h) in _NUM and type(p) in _NUM and 0.0 < h < inf and -inf < p < inf
-                and item.get("slope_deg") is None and item.get("slope_distance_ft") is None
-            ):
+            deg = item.get("slope_deg")
+            if (h is None) != (sd is None) and (p is None) != (deg is None):
+                length = h if sd is None else sd
+                slope = p if deg is None else deg
+                if (type(length) in _NUM and type(slope) in _NUM and 0.0 < length < inf
+                        and (-inf < slope < inf if deg is None else -90.0 < slope < 90.0)):
+                    if deg is not None:
+                        slope = 100.0 * math.tan(math.radians(slope))
+                        reduced = True
+                    if sd is not None:
+                        length = length / math.hypot(1.0, slope / 100.0)
+                        reduced = True
+                    hs.append(float(length))
+                    ps.append(float(slope))
+                    continue
+        elif type(item) is tuple and len(item) == 2:
+            h, p = item
+            if type(h) in _NUM and type(p) in _NUM and 0.0 < h < inf and -inf < p < inf:
                 hs.append(float(h))
                 ps.append(float(p))
                 continue
+            item = {"horizontal_ft": h, "slope_pct": p}
         elif isinstance(item, Segment):
             item = {k: getattr(item, k) for k in Segment.__slots__ if getattr(item, k) is not None}
-        elif isinstance(item, tuple) and len(item) == 2:
-            item = {"horizontal_ft": item[0], "slope_pct": item[1]}
         h, p, r = _one_segment(item, join(where, i))
         hs.append(h)
         ps.append(p)
