@@ -238,6 +238,31 @@ class Checks:
         self.listeners: list[Callable[[list[Check]], None]] = []
         self.evaluations = 0
 
+    def refresh(self, model: Any, *, retained_ac: float = 0.0) -> bool:
+        """Rebuild every request from the survey ``model`` (:func:`requests_for_model`) and
+        evaluate what changed; the woodland class feeds the mitigation request."""
+        def woodland_class(request: dict) -> str | None:
+            result = self._evaluate_cached(request)
+            return result.get("class") if result.get("status") != "error" else None
+
+        return self.update(requests_for_model(model, retained_ac=retained_ac,
+                                              woodland_class=woodland_class))
+
+    def _evaluate_cached(self, request: dict) -> dict:
+        key = json.dumps(request, sort_keys=True)
+        for cid, k in self._keys.items():
+            if k == key:
+                return self._checks[cid].result
+        return self._safe_evaluate(request)
+
+    def _safe_evaluate(self, request: dict) -> dict:
+        self.evaluations += 1
+        try:
+            return self._evaluate(request)
+        except Exception as exc:  # noqa: BLE001 - a rule bug shows as an error row
+            return {"rule": request.get("rule"), "status": "error",
+                    "message": f"{type(exc).__name__}: {exc}"}
+
     def update(self, requests: dict[str, tuple[str, dict]]) -> bool:
         """Replace the set of checks by ``requests`` ({id: (title, request)}).
 
@@ -254,12 +279,7 @@ class Checks:
             key = json.dumps(request, sort_keys=True)
             if self._keys.get(cid) == key and self._checks[cid].title == title:
                 continue
-            try:
-                result = self._evaluate(request)
-            except Exception as exc:  # noqa: BLE001 - a rule bug shows as an error row
-                result = {"rule": request.get("rule"), "status": "error",
-                          "message": f"{type(exc).__name__}: {exc}"}
-            self.evaluations += 1
+            result = self._safe_evaluate(request)
             self._checks[cid] = Check(cid, title, request, result)
             self._keys[cid] = key
             changed = True
@@ -279,3 +299,95 @@ class Checks:
     def requests(self) -> list[dict]:
         """Every current request (what the report embeds)."""
         return [c.request for c in self.all()]
+
+
+# --------------------------------------------------------------------------- from the model
+def _v(x: Any) -> Any:
+    return getattr(x, "value", x)
+
+
+def _ring_ft(model: Any, geometry: Any) -> list[list[float]]:
+    """The exterior ring of a (largest) polygon in site feet (grid feet of the site's foot)."""
+    geom = geometry
+    if getattr(geom, "geom_type", "") == "MultiPolygon":
+        geom = max(geom.geoms, key=lambda g: g.area)
+    f = model.frame
+    return [[float(f.to_ft(x)), float(f.to_ft(y))] for x, y in list(geom.exterior.coords)[:-1]]
+
+
+def wetland_feature(area: Any, model: Any) -> dict:
+    """An ``nr151.protective_area`` wetland feature from a walked wetland polygon."""
+    feat: dict[str, Any] = {"type": "wetland", "polygon_ft": _ring_ft(model, area.geometry)}
+    if area.susceptibility is not None:
+        feat["susceptibility"] = _v(area.susceptibility)
+    if area.wetland_type:
+        feat["wetland_type"] = area.wetland_type
+    return feat
+
+
+def requests_for_model(model: Any, *, retained_ac: float = 0.0,
+                       woodland_class: Callable[[dict], str | None] | None = None,
+                       ) -> dict[str, tuple[str, dict]]:
+    """Every applicable rule request for the visit ``model`` ({check id: (title, request)}).
+
+    - ``bank:<transect>`` for each transect with a station (``Visit.bank_input``);
+    - ``wetland:<area>`` and ``protective_area:<area>`` for each wetland polygon;
+    - ``protective_area`` for the site's water features with every wetland (not contiguous);
+    - ``woodland:<stand>`` for each woodland stand (with the first grove drawn inside it);
+    - ``mitigation:<stand>`` when a retained area is set and ``woodland_class(request)``
+      (the class the woodland request gives) is known;
+    - ``development_area`` when a foundation is drawn.
+    """
+    from fieldapp.survey.features import Layer
+
+    out: dict[str, tuple[str, dict]] = {}
+    if not model.has_frame:
+        return out
+    for t in model.features(Layer.TRANSECT):
+        if model.stations(t.uuid):
+            out[f"bank:{t.uuid}"] = (f"Bank {t.label} (NR 341.035)",
+                                     {"rule": "nr341.bank", "input": model.bank_input(t.uuid)})
+    areas = model.features(Layer.AREA)
+    wetland_features = []
+    for a in areas:
+        kind = _v(a.kind)
+        if kind == "wetland":
+            name = a.label or "wetland"
+            inp = model.wetland_size_input(a.uuid)
+            out[f"wetland:{a.uuid}"] = (f"Ordinance wetland {name} (city)",
+                                        wetland_size_request(**inp))
+            feat = wetland_feature(a, model)
+            wetland_features.append(feat)
+            out[f"protective_area:{a.uuid}"] = (f"Protective area {name} (NR 151.125)",
+                                                protective_area_request([feat]))
+    site_features = [{k: v for k, v in (("type", _v(w.type)),
+                                        ("susceptibility", _v(w.susceptibility)),
+                                        ("wetland_type", w.wetland_type)) if v is not None}
+                     for w in getattr(model.site, "water_features", ())]
+    if site_features:
+        out["protective_area"] = ("Protective area, all features (NR 151.125)",
+                                   protective_area_request(site_features + wetland_features))
+    groves = [a for a in areas if _v(a.kind) == "grove"]
+    for a in areas:
+        if _v(a.kind) != "woodland_stand":
+            continue
+        grove = next((g for g in groves if g.geometry.intersects(a.geometry)), None)
+        inp = model.woodland_input(a.uuid, grove.uuid if grove else None)
+        wreq = {"rule": "woodland.class", "input": inp}
+        out[f"woodland:{a.uuid}"] = (f"Woodland class {a.label or 'stand'} (city)", wreq)
+        cls = woodland_class(wreq) if (woodland_class and retained_ac > 0) else None
+        if retained_ac > 0 and cls:
+            stand_ac = model.frame.area_ac(a.geometry)
+            out[f"mitigation:{a.uuid}"] = (
+                f"Woodland protection {a.label or 'stand'} (city)",
+                mitigation_request(cls, stand_ac, min(retained_ac, stand_ac)))
+    foundations = [a for a in areas if _v(a.kind) == "foundation"]
+    if foundations:
+        edge_kinds = {"drive": "driveway", "parking": "parking", "septic_field": "septic",
+                      "utility_trench": "utility"}
+        edges = [{"kind": edge_kinds[_v(a.kind)], "coordinates": _ring_ft(model, a.geometry)}
+                 for a in areas if _v(a.kind) in edge_kinds]
+        out["development_area"] = ("Development area (city)", development_area_request(
+            [_ring_ft(model, f.geometry) for f in foundations], edges))
+    return out
+

@@ -83,6 +83,16 @@ def create_window(config: Any, *, start_devices: bool = True) -> Any:
     return window
 
 
+def dispose(window: Any) -> None:
+    """Delete the window's Qt objects now, not at interpreter exit (PySide6 6.12 can crash
+    when Python's final garbage collection meets live pyqtgraph items)."""
+    from PySide6.QtCore import QCoreApplication, QEvent
+
+    window.close()
+    window.deleteLater()
+    QCoreApplication.sendPostedEvents(None, QEvent.DeferredDelete)
+
+
 def main(argv: list[str] | None = None) -> int:
     """Run the app; return the exit status."""
     logging.basicConfig(level=logging.WARNING, format="%(levelname)s %(name)s: %(message)s")
@@ -116,4 +126,5 @@ def main(argv: list[str] | None = None) -> int:
         QTimer.singleShot(int(config.quit_after_s * 1000), finish)
     rc = app.exec()
     window.session.stop()
+    dispose(window)
     return result["rc"] if config.quit_after_s is not None else rc

@@ -51,6 +51,8 @@ class MainWindow(QMainWindow):
         self.fix_count = 0
         self.latest_site_xy: tuple[float, float] | None = None
         self.record_buttons: list[QPushButton] = []
+        self._extra_ok: dict[QPushButton, bool | None] = {}
+        self._base_tips: dict[QPushButton, str] = {}
         self.problem: str | None = "No fix from the receiver yet"
         self._last_fix_shown_at = 0.0
         self.fix_listeners: list[Callable[[Any], None]] = []
@@ -95,6 +97,12 @@ class MainWindow(QMainWindow):
         bridge.sigFix.connect(self.on_fix)
         bridge.sigStatus.connect(self.on_status)
         bridge.sigReading.connect(self.on_reading)
+
+        self.model_refreshes = 0
+        self.refresh_timer = QTimer(self)
+        self.refresh_timer.setSingleShot(True)
+        self.refresh_timer.setInterval(20)
+        self.refresh_timer.timeout.connect(self.refresh_from_model)
 
         self.age_timer = QTimer(self)
         self.age_timer.setInterval(250)
@@ -158,8 +166,9 @@ class MainWindow(QMainWindow):
 
     def register_record_button(self, button: QPushButton) -> None:
         """A button that records a position: disabled with the reason while the fix is unusable."""
-        button.setProperty("record", True)
+        button.setProperty("record", "true")
         self.record_buttons.append(button)
+        self._base_tips[button] = button.toolTip()
         self._apply_usable(button)
 
     # ------------------------------------------------------------------ device events
@@ -170,19 +179,20 @@ class MainWindow(QMainWindow):
         lat = getattr(fix, "lat_deg", None)
         lon = getattr(fix, "lon_deg", None)
         if lat is not None and lon is not None and self.visit is not None:
+            usable = status_mod.fix_problem(
+                fix, self.status_strip.device_state("gnss"), self.config.max_fix_age_s) is None
             try:
+                if usable:
+                    self.visit.on_fix(fix)      # frame from the first fix, track, walks
                 xy = self.visit.project(lat, lon)
             except Exception as exc:  # noqa: BLE001 - shown, never fatal
-                log.warning("cannot project fix: %s", exc)
+                log.warning("fix not used: %s", exc)
+                self.show_banner(f"Fix not recorded: {exc}")
                 xy = None
             if xy is not None:
                 self.latest_site_xy = xy
                 acc_m = getattr(fix, "horizontal_accuracy_m", None) or 0.0
-                usable = status_mod.fix_problem(
-                    fix, self.status_strip.device_state("gnss"), self.config.max_fix_age_s) is None
                 self.map.update_position(xy[0], xy[1], acc_m * FT_PER_M, usable)
-                if usable:
-                    self.visit.record_track(fix, xy)
         for listener in self.fix_listeners:
             listener(fix)
         now = time.monotonic()
@@ -222,12 +232,16 @@ class MainWindow(QMainWindow):
                 self._apply_usable(b)
             self.sigUsableChanged.emit(problem is None, problem or "")
 
+    def set_extra_ok(self, button: QPushButton, ok: bool | None) -> None:
+        """A panel's own condition for a record button (None: only the fix matters)."""
+        self._extra_ok[button] = ok
+        self._apply_usable(button)
+
     def _apply_usable(self, button: QPushButton) -> None:
-        extra_ok = button.property("extra_ok")
-        ok = self.problem is None and (extra_ok is None or bool(extra_ok))
+        extra_ok = self._extra_ok.get(button)
+        ok = self.problem is None and (extra_ok is None or extra_ok)
         button.setEnabled(ok)
-        base = button.property("base_tip") or button.toolTip().split("\n— ")[0]
-        button.setProperty("base_tip", base)
+        base = self._base_tips.get(button, "")
         button.setToolTip(base if ok or not self.problem else f"{base}\n— {self.problem}")
 
     def usable_fix(self) -> Any:
@@ -237,10 +251,41 @@ class MainWindow(QMainWindow):
     def set_visit(self, visit: Any) -> None:
         """Show ``visit`` (a :class:`fieldapp.ui.visit.VisitController`)."""
         self.visit = visit
+        if visit is not None:
+            visit.change_listeners.append(self._model_changed)
+            self._model_changed(False)
         self.visit_label.setText(f"  Visit: {visit.name}  " if visit else "  no visit  ")
         self.visit_label.setToolTip(str(getattr(visit, "path", "")))
         for fn in self.visit_listeners:
             fn(visit)
+
+    def _model_changed(self, only_track: bool) -> None:
+        """The model changed: schedule one refresh (coalesces a burst of changes)."""
+        if not only_track and not self.refresh_timer.isActive():
+            self.refresh_timer.start()
+
+    def refresh_from_model(self) -> None:
+        """Re-evaluate the checks and redraw panels and overlays (well within 100 ms)."""
+        v = self.visit
+        if v is None:
+            return
+        try:
+            v.refresh_checks()
+        except Exception as exc:  # noqa: BLE001 - a check that cannot be built is shown
+            log.exception("checks")
+            self.show_banner(f"Checks could not be built: {exc}")
+        panel = getattr(self, "checks_panel", None)
+        if panel is not None:
+            panel.show_checks(v.checks.all())
+        for p in getattr(self, "panels", {}).values():
+            p.refresh()
+        ov = v.overlays()
+        for name, lines in ov["lines"].items():
+            self.map.set_lines(name, lines)
+        for kind in set(ov["polygons"]) | set(self.map.polygon_items):
+            self.map.set_polygons(kind, ov["polygons"].get(kind, []))
+        self.map.set_trees(ov["trees"])
+        self.model_refreshes += 1
 
     def on_devices_started(self) -> None:
         """Called once the device session has started (simulator ports are known)."""

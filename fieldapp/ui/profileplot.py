@@ -64,7 +64,7 @@ class ProfilePlot(QWidget):
             self.bank_lines.append(bank)
         self.base_lines[0].label = pg.InfLineLabel(self.base_lines[0], "base 75 ft",
                                                    position=0.9, color="#0b4f8a")
-        self.bank_lines[0].label = pg.InfLineLabel(self.bank_lines[0], "bank", position=0.75,
+        self.bank_lines[0].label = pg.InfLineLabel(self.bank_lines[0], "bank", position=0.15,
                                                    color="#cc0000")
         self.slope_labels: list[pg.TextItem] = []
         self._data: tuple | None = None
@@ -136,5 +136,8 @@ class ProfilePlot(QWidget):
             (f"≥ {at_least:.1f} ft" if at_least is not None else ""))
         xmax = max(d[-1], base, where or 0.0) * 1.08 + 5
         self.ground_plot.setXRange(0, xmax, padding=0)
+        zmin, zmax = min(z), max(z)
+        span = max(zmax - zmin, 1.0)
+        self.ground_plot.setYRange(zmin - 0.1 * span, zmax + 0.3 * span, padding=0)
         smax = max([abs(s) for _, s in segments] + [threshold * 1.5])
         self.slope_plot.setYRange(min(0.0, min([s for _, s in segments] + [0.0])), smax * 1.1)

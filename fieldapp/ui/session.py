@@ -37,6 +37,8 @@ class DeviceSession:
     sim_ports: dict[str, str] = field(default_factory=dict)
     errors: list[str] = field(default_factory=list)
     scenario: Any = None
+    sim_time_scale: float = 1.0
+    sim_gnss_rate_hz: float | None = 5.0
 
     # ------------------------------------------------------------------ start
     def start(self) -> None:
@@ -88,18 +90,27 @@ class DeviceSession:
         cfg = self.config
         protocol = cfg.rangefinder_protocol if kind == "rangefinder" else cfg.caliper_protocol
         baud = cfg.rangefinder_baud if kind == "rangefinder" else cfg.caliper_baud
-        config = registry.DeviceConfig(kind=kind, protocol=protocol, url=url, baudrate=baud) \
-            if hasattr(registry, "DeviceConfig") else {"kind": kind, "protocol": protocol,
-                                                       "url": url, "baudrate": baud}
+        options: dict[str, Any] = {}
+        if kind == "caliper" and self.scenario is not None:
+            from fieldapp.ui import simsupport
+
+            table = simsupport.species_table_path(self.scenario)
+            if table:
+                options["species_table"] = table
+        simulated = url in self.sim_ports.values()
+        config = registry.DeviceConfig(kind=kind, protocol=protocol, url=url,
+                                       baudrate=None if simulated else baud, options=options)
         reader = registry.open_device(config, on_reading=self.bridge.reading_callback(kind),
-                                      on_status=self.bridge.status_callback(kind))
+                                      on_status=self.bridge.status_callback(kind),
+                                      check_port=False)
         _start(reader)
         self.instruments[kind] = reader
 
     def _start_simulators(self) -> dict[str, str]:
         from fieldapp.ui import simsupport
 
-        ports, sims, scenario = simsupport.start_demo()
+        ports, sims, scenario = simsupport.start_demo(
+            time_scale=self.sim_time_scale, gnss_rate_hz=self.sim_gnss_rate_hz)
         self.simulators.extend(sims)
         self.sim_ports.update(ports)
         self.scenario = scenario
@@ -112,7 +123,7 @@ class DeviceSession:
             raise FileNotFoundError(f"no NMEA log at {path}")
         port, sim = simsupport.start_replay(path, speed)
         self.simulators.append(sim)
-        self.sim_ports["gnss"] = port
+        self.sim_ports["replay"] = port
         return port
 
     # ------------------------------------------------------------------ use

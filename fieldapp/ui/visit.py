@@ -1,8 +1,13 @@
-"""The open site visit as the UI sees it: the survey model, its store, its checks.
+"""The open site visit as the UI sees it: the survey model, its store, its checks (no Qt).
 
-A thin adapter: the survey model (:mod:`fieldapp.survey`) is the single source of truth; every
-recorded item goes straight into the store (:mod:`fieldapp.store`); :mod:`fieldapp.checks` turns
-the model into rule requests. This module only wires them together and counts what was stored.
+A thin adapter: the survey model (:class:`fieldapp.survey.visit.Visit`) is the single source of
+truth; the store (:mod:`fieldapp.store`, when present) is attached as the model's journal, so
+every recorded item is committed to the visit's GeoPackage before it appears on screen;
+:mod:`fieldapp.checks` turns the model into rule requests. The panels call the commands here
+(the "current transect", "current walk" are UI state, not model state).
+
+Coordinates: the model holds site-CRS units; the map and rule requests use feet
+(``frame.to_ft``, grid feet of the site's foot).
 """
 
 from __future__ import annotations
@@ -12,7 +17,19 @@ import logging
 from pathlib import Path
 from typing import Any, Callable
 
+from fieldapp import checks as checks_mod
+
 log = logging.getLogger(__name__)
+
+KIND_WORDS = {"wetland": "wetland", "woodland_stand": "woodland stand", "grove": "grove",
+              "impervious": "impervious surface", "disturbed": "disturbed area",
+              "foundation": "foundation", "drive": "drive", "parking": "parking",
+              "septic_field": "septic field", "utility_trench": "utility trench",
+              "swale": "swale"}
+
+
+def _value(v: Any) -> Any:
+    return getattr(v, "value", v)
 
 
 class VisitController:
@@ -20,35 +37,330 @@ class VisitController:
 
     Parameters
     ----------
+    model : fieldapp.survey.visit.Visit
     path : Path
         The visit's GeoPackage.
+    store : object, optional
+        The open store (attached as the model's journal).
     """
 
-    def __init__(self, path: Path, *, priority_waterway: bool = False, crew: str = "") -> None:
+    def __init__(self, model: Any, path: Path, store: Any = None) -> None:
+        self.model = model
         self.path = Path(path)
-        self.name = self.path.stem
-        self.priority_waterway = priority_waterway
-        self.crew = crew
-        self.frame: Any = None
+        self.store = store
+        self.name = getattr(model.site, "name", self.path.stem)
         self.records_stored = 0
-        self.listeners: list[Callable[[str], None]] = []
+        self.change_listeners: list[Callable[[bool], None]] = []
+        self.checks = checks_mod.Checks()
+        self.current_transect_uuid: str | None = None
+        self.walk: Any = None
+        self.last_closed_area: dict | None = None
+        self.retained_ac = 0.0
+        self._tree_deletes: list[str] = []
+        self.walk_warning: str | None = None
+        model.subscribe(self._on_changes)
+        model.start_track()
+
+    # -------------------------------------------------------------- model events
+    def _on_changes(self, changes: tuple) -> None:
+        if self.model.journal is not None:
+            self.records_stored += len(changes)
+        only_track = all(_value(ch.layer) == "track_point" for ch in changes)
+        for fn in self.change_listeners:
+            fn(only_track)
+
+    @property
+    def priority_waterway(self) -> bool:
+        return bool(self.model.site.priority_waterway)
 
     # -------------------------------------------------------------- coordinates
-    def project(self, lat_deg: float, lon_deg: float) -> tuple[float, float]:
-        """WGS84 degrees -> site (x_ft, y_ft); the site CRS is fixed by the first fix."""
-        from fieldapp.geo import SiteFrame
+    def project(self, lat_deg: float, lon_deg: float) -> tuple[float, float] | None:
+        """WGS84 degrees -> site feet (x_ft, y_ft); None before the site CRS is known."""
+        if not self.model.has_frame:
+            return None
+        f = self.model.frame
+        x, y = f.to_local(lon_deg, lat_deg)
+        return float(f.to_ft(x)), float(f.to_ft(y))
 
-        if self.frame is None:
-            self.frame = SiteFrame.for_position(lat_deg, lon_deg)
-        x, y = self.frame.to_local(lon_deg, lat_deg)
-        return float(self.frame.to_ft(x)), float(self.frame.to_ft(y))
+    def ft(self, x: float, y: float) -> tuple[float, float]:
+        f = self.model.frame
+        return float(f.to_ft(x)), float(f.to_ft(y))
 
-    # -------------------------------------------------------------- recording
-    def record_track(self, fix: Any, xy: tuple[float, float]) -> None:
-        """Every usable fix while the app runs goes into the raw track."""
+    def fix_usable_for_average(self, fix: Any) -> bool:
+        return self.model.gate.usable(fix)
 
+    # -------------------------------------------------------------- track
+    def on_fix(self, fix: Any) -> None:
+        """Every fix: the frame from the first usable one, the raw track, walks in progress."""
+        if not self.model.gate.usable(fix):
+            return
+        try:
+            self.model.ensure_frame(fix)
+            self.model.on_fix(fix)
+        except Exception as exc:  # noqa: BLE001 - shown in the banner by the window
+            log.warning("fix not recorded: %s", exc)
+            raise
+
+    # -------------------------------------------------------------- OHWM
+    def ohwm_points(self) -> list:
+        from fieldapp.survey.features import Layer
+
+        return sorted(self.model.features(Layer.OHWM_POINT), key=lambda p: (p.line_uuid, p.seq))
+
+    def add_averaged_point(self, fixes: list, n_required: int) -> Any:
+        pos = self.model.average(fixes, min_epochs=n_required)
+        return self.model.add_ohwm_point(pos)
+
+    def add_offset_point(self, standing_fix: Any, azimuth_deg: float, horizontal_ft: float) -> Any:
+        return self.model.add_ohwm_offset_point(standing_fix, azimuth_deg,
+                                                horizontal_ft=horizontal_ft)
+
+    # -------------------------------------------------------------- transect
+    @property
+    def current_transect(self) -> Any:
+        if self.current_transect_uuid is None:
+            return None
+        from fieldapp.survey.features import Layer
+
+        try:
+            return self.model.get(Layer.TRANSECT, self.current_transect_uuid)
+        except Exception:  # noqa: BLE001 - deleted
+            return None
+
+    def start_transect(self, ohwm_point_uuid: str, azimuth_deg: float) -> Any:
+        t = self.model.add_transect(azimuth_deg, ohwm_point_uuid=ohwm_point_uuid)
+        self.current_transect_uuid = t.uuid
+        self._notify()
+        return t
+
+    def stations(self) -> list:
+        t = self.current_transect
+        return self.model.stations(t.uuid) if t is not None else []
+
+    def current_distance_ft(self) -> float:
+        st = self.stations()
+        return st[-1].distance_ft if st else 0.0
+
+    def add_station(self, reading: Any = None, **kw: Any) -> Any:
+        t = self.current_transect
+        if t is None:
+            raise ValueError("start a transect first")
+        if reading is not None:
+            kw["reading_id"] = _reading_id(reading)
+        return self.model.add_station(t.uuid, **kw)
+
+    def mark_interruption(self) -> Any:
+        st = self.stations()
+        if not st:
+            raise ValueError("no station to mark")
+        return self.model.set_interruption(st[-1].uuid, not st[-1].interruption)
+
+    def remove_last_station(self) -> None:
+        from fieldapp.survey.features import Layer
+
+        st = self.stations()
+        if not st:
+            raise ValueError("no station to remove")
+        self.model.delete(Layer.STATION, st[-1].uuid)
+
+    def bank_check(self, transect_uuid: str | None = None) -> Any:
+        uuid = transect_uuid or self.current_transect_uuid
+        return self.checks.get(f"bank:{uuid}") if uuid else None
+
+    # -------------------------------------------------------------- tally
+    def trees(self) -> list:
+        return list(self.model.trees())
+
+    def add_tree(self, fix: Any, *, reading: Any = None, **kw: Any) -> Any:
+        if reading is not None:
+            kw["caliper"] = reading
+        return self.model.add_tree(fix=fix, **kw)
+
+    def update_tree(self, uuid: str, **fields: Any) -> Any:
+        return self.model.update_tree(uuid, **fields)
+
+    def delete_tree(self, uuid: str) -> Any:
+        tree = self.model.delete_tree(uuid)
+        self._tree_deletes.append(uuid)
+        return tree
+
+    def can_undo_delete(self) -> bool:
+        return bool(self._tree_deletes)
+
+    def undo_delete_tree(self) -> Any:
+        while self._tree_deletes:
+            uuid = self._tree_deletes.pop()
+            try:
+                return self.model.restore(uuid)
+            except Exception:  # noqa: BLE001 - already restored by other means
+                continue
+        return None
+
+    def set_retained_ac(self, value: float) -> None:
+        self.retained_ac = float(value)
+        self._notify()
+
+    def areas(self, kind: str | None = None) -> list:
+        from fieldapp.survey.features import Layer
+
+        out = self.model.features(Layer.AREA)
+        return [a for a in out if kind is None or _value(a.kind) == kind]
+
+    def stand_summary_text(self) -> str:
+        """The running stand summary in words (per-acre figures need a walked stand)."""
+        trees = self.trees()
+        stands = self.areas("woodland_stand")
+        if not stands:
+            return (f"{len(trees)} tree(s) tallied. Walk the stand boundary (Boundary tab) for"
+                    " stems and basal area per acre, canopy cover and the woodland class.")
+        stand = stands[-1]
+        try:
+            m = self.model.stand_measures(stand.uuid)
+        except Exception as exc:  # noqa: BLE001
+            return f"Stand figures unavailable: {exc}"
+        lines = [f"Stand {stand.label or ''} {m.stand_area_ac:.2f} ac: {m.stems} stems,"
+                 f" {m.stems_per_ac:.0f} stems/ac, basal area {m.basal_area_sqft_per_ac:.1f}"
+                 f" sq ft/ac",
+                 f"Canopy ≥10 in {m.canopy_10in_pct:.1f} %, ≥3 in {m.canopy_3in_pct:.1f} %,"
+                 f" deciduous share "
+                 + (f"{m.deciduous_share_pct:.1f} %" if m.deciduous_share_pct is not None
+                    else "–")]
+        wc = self.checks.get(f"woodland:{stand.uuid}")
+        if wc is not None:
+            r = wc.result
+            why = {"canopy": "by canopy cover", "grove": "by a grove of large deciduous trees"}
+            lines.append(f"Woodland class: {str(r.get('class', '?')).upper()}"
+                         f" ({why.get(r.get('basis'), 'no canopy or grove basis')})"
+                         f" — {r.get('citation', '')}")
+        mc = self.checks.get(f"mitigation:{stand.uuid}")
+        if mc is not None and mc.status != "error":
+            r = mc.result
+            p = r.get("plantings") or {}
+            lines.append(f"Retained {r.get('retained_pct', 0):.1f} %: "
+                         + ("permitted" if r.get("permitted") else "NOT permitted")
+                         + (f"; mitigation {r.get('mitigation_area_ac', 0):.2f} ac, plantings "
+                            + ", ".join(f"{k} {v}" for k, v in p.items())
+                            if r.get("mitigation_required") else "; no mitigation"))
+        return "\n".join(lines)
+
+    # -------------------------------------------------------------- boundary walk
+    def start_walk(self, kind: str, label: str, spacing_ft: float, fix: Any) -> Any:
+        self.model.ensure_frame(fix)
+        self.walk = self.model.start_walk(kind, label=label, spacing_ft=spacing_ft)
+        self.walk_warning = None
+        self.walk.feed(fix)
+        self._notify()
+        return self.walk
+
+    def walk_state(self) -> str | None:
+        return _value(self.walk.state) if self.walk is not None else None
+
+    def walk_vertex(self, fix: Any) -> Any:
+        x, y = self.model.frame.to_local(fix.lon_deg, fix.lat_deg)
+        return self.walk.add_vertex(float(x), float(y), getattr(fix, "time_utc", None))
+
+    def walk_feed(self, fix: Any) -> None:
+        """Walks are fed by the model's ``on_fix`` (called for every fix)."""
+
+    def pause_walk(self) -> None:
+        self.walk.pause()
+        self._notify()
+
+    def resume_walk(self) -> None:
+        self.walk.resume()
+        self._notify()
+
+    def close_walk(self, attributes: dict) -> Any:
+        from fieldapp.survey.errors import SelfCrossing
+
+        attrs = {k: v for k, v in attributes.items() if v is not None or k == "label"}
+        kind = _value(self.walk.record.kind)
+        if kind != "wetland":
+            attrs = {"label": attrs.get("label", "")}
+        try:
+            area = self.walk.close(**attrs)
+            warning = None
+        except SelfCrossing as exc:
+            area = self.walk.close(repair=True, **attrs)
+            warning = (f"Boundary crossed itself at {len(exc.crossings)} place(s); closed with"
+                       f" every lobe kept ({len(exc.repaired.geoms)} lobes).")
+        sqft = self.model.area_sqft(area.uuid)
+        self.last_closed_area = {"uuid": area.uuid, "kind_words": KIND_WORDS.get(kind, kind),
+                                 "label": area.label, "area_sqft": sqft,
+                                 "area_ac": sqft / 43560.0, "warning": warning}
+        self.walk = None
+        self._notify()
+        return area
+
+    def walk_info(self) -> dict | None:
+        w = self.walk
+        if w is None:
+            return None
+        crossings = w.crossings()
+        kind = _value(w.record.kind)
+        sqft = w.area_sqft
+        return {"kind_words": KIND_WORDS.get(kind, kind), "state": _value(w.state),
+                "vertices": len(w.vertices()), "area_sqft": sqft, "area_ac": sqft / 43560.0,
+                "perimeter_ft": w.perimeter_ft,
+                "warning": (f"Warning: the boundary crosses itself at {len(crossings)} place(s);"
+                            " closing keeps every lobe." if crossings else None)}
+
+    def area_verdict_text(self, area_uuid: str | None) -> str:
+        """The wetland's size verdict and protective-area width, in words."""
+        if area_uuid is None:
+            return ""
+        lines = []
+        ws = self.checks.get(f"wetland:{area_uuid}")
+        if ws is not None:
+            r = ws.result
+            if ws.status == "error":
+                lines.append(f"Wetland size: error {r.get('message')}")
+            else:
+                lines.append(("Ordinance wetland: YES" if r.get("is_ordinance_wetland") else
+                              "Ordinance wetland: no")
+                             + f" — {r.get('required_undisturbed_pct', 0):.0f} % undisturbed"
+                             f" required ({r.get('citation', '')})")
+        pa = self.checks.get(f"protective_area:{area_uuid}")
+        if pa is not None:
+            r = pa.result
+            if pa.status == "determined":
+                lines.append(f"Protective area {r.get('width_ft', 0):.1f} ft wide"
+                             f" ({r.get('citation', '')})")
+            else:
+                lines.append(f"Protective area: {checks_mod.summary_words(pa.request['rule'], r)}"
+                             + (f" — {r.get('next_step')}" if r.get("next_step") else ""))
+        return "\n".join(lines)
+
+    # -------------------------------------------------------------- checks
+    def refresh_checks(self) -> bool:
+        """Rebuild the rule requests from the model; evaluate what changed."""
+        return self.checks.refresh(self.model, retained_ac=self.retained_ac)
+
+    def _notify(self) -> None:
+        for fn in self.change_listeners:
+            fn(False)
+
+    # -------------------------------------------------------------- map geometry
+    def overlays(self) -> dict:
+        """Everything the map draws besides the live position, in site feet."""
+        from fieldapp.ui import overlays
+
+        return overlays.build(self)
+
+    # -------------------------------------------------------------- closing
     def close(self) -> None:
-        """Checkpoint and close the store."""
+        """Checkpoint and close the store (the .gpkg alone is then complete)."""
+        if self.store is not None:
+            close = getattr(self.store, "close", None)
+            if callable(close):
+                close()
+
+
+def _reading_id(reading: Any) -> str | None:
+    raw = getattr(reading, "raw", b"")
+    if isinstance(raw, (bytes, bytearray)) and raw:
+        return raw.decode("ascii", "replace")[:200]
+    return None
 
 
 def new_visit_path(data_dir: str | Path, name: str | None = None) -> Path:
@@ -57,17 +369,49 @@ def new_visit_path(data_dir: str | Path, name: str | None = None) -> Path:
     return Path(data_dir) / f"{safe}_{stamp}.gpkg"
 
 
+def open_visit(path: Path, *, name: str | None = None, priority_waterway: bool = False,
+               crew: str = "", antenna_height_m: float = 0.0) -> VisitController:
+    """Open the visit at ``path`` or create it (store attached when :mod:`fieldapp.store` is
+    available)."""
+    from fieldapp.survey.visit import Visit
+
+    path = Path(path)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    try:
+        from fieldapp import store as store_mod
+    except ImportError:
+        store_mod = None
+    if store_mod is not None and path.exists():
+        store = store_mod.open_visit(path)
+        return VisitController(store.visit, path, store)
+    model = Visit.new(name or path.stem, crew=[crew] if crew else [],
+                      priority_waterway=priority_waterway, antenna_height_m=antenna_height_m)
+    store = None
+    if store_mod is not None:
+        store = store_mod.create_visit(path, model)
+    return VisitController(model, path, store)
+
+
 def open_initial_visit(window: Any) -> None:
-    """Open ``--visit``, else the last visit, else offer a new one (created at once when the
-    app runs unattended: ``--simulate``, ``--replay`` or ``--quit-after``)."""
+    """Open ``--visit``, else the last visit, else start a new one in the data folder."""
     cfg = window.config
-    path: Path | None = None
     if cfg.visit:
         path = Path(cfg.visit)
-    elif cfg.last_visit and Path(cfg.last_visit).exists():
+    elif cfg.last_visit and Path(cfg.last_visit).exists() and not cfg.simulate:
         path = Path(cfg.last_visit)
     else:
         path = new_visit_path(cfg.data_dir, "demo" if cfg.simulate else "visit")
-    path.parent.mkdir(parents=True, exist_ok=True)
-    window.set_visit(VisitController(path, priority_waterway=cfg.priority_waterway,
-                                     crew=cfg.crew))
+    try:
+        visit = open_visit(path, name=path.stem, priority_waterway=cfg.priority_waterway,
+                           crew=cfg.crew, antenna_height_m=cfg.antenna_height_m)
+    except Exception as exc:  # noqa: BLE001 - a damaged or foreign file is never overwritten
+        window.show_banner(f"Could not open the visit {path}: {exc}")
+        return
+    window.set_visit(visit)
+    if not (cfg.simulate or cfg.replay or cfg.quit_after_s is not None):
+        from fieldapp.ui import config as config_mod
+
+        try:
+            config_mod.save(config_mod.with_changes(cfg, last_visit=str(path)))
+        except OSError as exc:
+            log.warning("cannot remember the last visit: %s", exc)

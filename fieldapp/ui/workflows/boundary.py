@@ -163,10 +163,8 @@ class BoundaryPanel(WorkflowPanel):
     def _update_buttons(self) -> None:
         walk = self.visit.walk if self.visit else None
         state = self.visit.walk_state() if walk is not None else None
-        self.start_button.setProperty("extra_ok", walk is None)
-        self.vertex_button.setProperty("extra_ok", state == "walking")
-        self.w._apply_usable(self.start_button)
-        self.w._apply_usable(self.vertex_button)
+        self.w.set_extra_ok(self.start_button, walk is None)
+        self.w.set_extra_ok(self.vertex_button, state == "walking")
         self.pause_button.setEnabled(state == "walking")
         self.resume_button.setEnabled(state == "paused")
         self.close_button.setEnabled(walk is not None)

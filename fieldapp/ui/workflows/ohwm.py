@@ -98,15 +98,13 @@ class OhwmPanel(WorkflowPanel):
         self.progress.setMaximum(self.epochs.value())
         self.progress.setValue(0)
         self.cancel_button.setEnabled(True)
-        self.average_button.setProperty("extra_ok", False)
-        self.average_button.setEnabled(False)
+        self.w.set_extra_ok(self.average_button, False)
         self.state.setText("Averaging… hold the pole still.")
 
     def cancel_average(self) -> None:
         self.collecting = None
         self.cancel_button.setEnabled(False)
-        self.average_button.setProperty("extra_ok", None)
-        self.w._apply_usable(self.average_button)
+        self.w.set_extra_ok(self.average_button, None)
         self.state.setText("Averaging cancelled; nothing recorded.")
 
     def on_fix(self, fix: Any) -> None:
@@ -123,8 +121,7 @@ class OhwmPanel(WorkflowPanel):
         if self.usable_count >= self.epochs.value():
             fixes, self.collecting = self.collecting, None
             self.cancel_button.setEnabled(False)
-            self.average_button.setProperty("extra_ok", None)
-            self.w._apply_usable(self.average_button)
+            self.w.set_extra_ok(self.average_button, None)
             try:
                 point = self.visit.add_averaged_point(fixes, self.epochs.value())
             except Exception as exc:  # noqa: BLE001 - refused with its message

@@ -74,6 +74,8 @@ class TransectPanel(WorkflowPanel):
         sl.addWidget(QLabel("OHWM point"))
         self.origin = QComboBox()
         self.origin.setObjectName("originCombo")
+        self.origin.setSizeAdjustPolicy(QComboBox.AdjustToContents)
+        self.origin.setMinimumContentsLength(12)
         sl.addWidget(self.origin, 1)
         sl.addWidget(QLabel("Landward azimuth"))
         self.azimuth = QDoubleSpinBox()
@@ -240,7 +242,7 @@ class TransectPanel(WorkflowPanel):
         self.origin.blockSignals(True)
         self.origin.clear()
         for p in v.ohwm_points():
-            self.origin.addItem(f"OHWM point {p.seq}", p.uuid)
+            self.origin.addItem(f"Point {p.seq}", p.uuid)
         if current is not None:
             i = self.origin.findData(current)
             if i >= 0:

@@ -1,0 +1,110 @@
+"""Map overlays from the open visit, in site feet: OHWM, transects, bank line, trees, polygons,
+protective-area buffers, development-area envelope (no Qt; shapely for buffers)."""
+
+from __future__ import annotations
+
+import math
+from typing import Any
+
+from fieldapp.ui.mapview import CLASS_COLOURS
+
+
+def _v(x: Any) -> Any:
+    return getattr(x, "value", x)
+
+
+def _rings(geom: Any) -> list:
+    if geom is None or geom.is_empty:
+        return []
+    if geom.geom_type == "Polygon":
+        return [list(geom.exterior.coords)] + [list(i.coords) for i in geom.interiors]
+    if hasattr(geom, "geoms"):
+        return [r for g in geom.geoms for r in _rings(g)]
+    return []
+
+
+def build(visit: Any) -> dict:
+    """{"lines": {name: [[(x_ft, y_ft), ...], ...]}, "polygons": {kind: [ring...]},
+    "trees": [(x_ft, y_ft, crown_ft, colour)]}. Empty before the site CRS is known."""
+    from fieldapp.survey.features import Layer
+
+    m = visit.model
+    out: dict = {"lines": {k: [] for k in ("ohwm", "transects", "bank", "buffers", "envelope",
+                                           "boundary_live")},
+                 "polygons": {}, "trees": []}
+    if not m.has_frame:
+        return out
+    f = m.frame
+
+    def ft(pts: Any) -> list[tuple[float, float]]:
+        return [(float(f.to_ft(x)), float(f.to_ft(y))) for x, y in pts]
+
+    by_line: dict[str, list] = {}
+    for p in visit.ohwm_points():
+        by_line.setdefault(p.line_uuid, []).append((p.x, p.y))
+    out["lines"]["ohwm"] = [ft(pts) for pts in by_line.values()]
+
+    bank_pts = []
+    for t in m.features(Layer.TRANSECT):
+        stations = m.stations(t.uuid)
+        out["lines"]["transects"].append(ft([(t.origin_x, t.origin_y)] +
+                                            [(s.x, s.y) for s in stations]))
+        check = visit.checks.get(f"bank:{t.uuid}")
+        if check is not None:
+            d = check.result.get("bank_ft") or check.result.get("bank_ft_at_least")
+            if d:
+                az = math.radians(t.azimuth_true_deg)
+                ox, oy = ft([(t.origin_x, t.origin_y)])[0]
+                bank_pts.append((ox + d * math.sin(az), oy + d * math.cos(az)))
+    if len(bank_pts) >= 2:
+        out["lines"]["bank"] = [bank_pts]
+    elif bank_pts:
+        x, y = bank_pts[0]
+        out["lines"]["bank"] = [[(x - 3, y - 3), (x + 3, y + 3)], [(x - 3, y + 3), (x + 3, y - 3)]]
+
+    stand_class = {}
+    for a in visit.areas("woodland_stand"):
+        c = visit.checks.get(f"woodland:{a.uuid}")
+        if c is not None:
+            stand_class[a.uuid] = (a.geometry, c.result.get("class") or "none")
+    for t in m.trees():
+        colour = CLASS_COLOURS["none"] if t.dbh_in < 10 else "#4caf50"
+        for geom, cls in stand_class.values():
+            from shapely import Point
+
+            if geom.covers(Point(t.x, t.y)):
+                colour = CLASS_COLOURS.get(cls, colour)
+        crown = t.crown_radius_ft or max(t.dbh_in * 1.0, 3.0) * 0.5
+        x, y = ft([(t.x, t.y)])[0]
+        out["trees"].append((x, y, crown, colour))
+
+    for a in visit.areas():
+        rings = [ft(r) for r in _rings(a.geometry)]
+        out["polygons"].setdefault(_v(a.kind), []).extend(rings)
+        pa = visit.checks.get(f"protective_area:{a.uuid}")
+        if pa is not None and pa.result.get("width_ft"):
+            buf = a.geometry.buffer(f.from_ft(pa.result["width_ft"]), quad_segs=8)
+            out["lines"]["buffers"].extend(ft(r) for r in _rings(buf))
+    pa = visit.checks.get("protective_area")
+    if pa is not None and pa.result.get("width_ft") and by_line:
+        from shapely.geometry import LineString
+
+        for pts in by_line.values():
+            if len(pts) >= 2:
+                buf = LineString(pts).buffer(f.from_ft(pa.result["width_ft"]))
+                out["lines"]["buffers"].extend(ft(r) for r in _rings(buf))
+    dev = visit.checks.get("development_area")
+    if dev is not None:
+        from shapely.ops import unary_union
+
+        limits = {"foundation": 20.0, "drive": 5.0, "parking": 5.0, "septic_field": 5.0,
+                  "utility_trench": 5.0}
+        parts = [a.geometry.buffer(f.from_ft(limits[_v(a.kind)]), quad_segs=8)
+                 for a in visit.areas() if _v(a.kind) in limits]
+        if parts:
+            out["lines"]["envelope"] = [ft(r) for r in _rings(unary_union(parts))]
+    if visit.walk is not None:
+        verts = visit.walk.vertices()
+        if verts:
+            out["lines"]["boundary_live"] = [ft(verts + [verts[0]])]
+    return out
