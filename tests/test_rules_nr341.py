@@ -194,6 +194,11 @@ def test_stipulation(priority, ft, cite):
     assert (r.status, r.bank_ft, r.basis, r.citation) == (Status.DETERMINED, ft, Basis.STIPULATION, cite)
 
 
+def test_stipulation_guidance_sentence():
+    r = bank([], stipulated=True)
+    assert bank_guidance(r) == "Bank settled at 300 ft: stipulated distance, NR 341.035(2)(c)1."
+
+
 def test_stipulated_bank_capped_by_interruption():
     r = bank([], stipulated=True, interruption_at_ft=250)
     assert r.bank_ft == 250.0 and r.basis is Basis.INTERRUPTION and r.citation == "NR 341.035(1)(c)"

@@ -650,7 +650,8 @@ def bank_guidance(result: BankResult) -> str:
             Basis.STIPULATION: "stipulated distance",
             Basis.INTERRUPTION: "cut by the complete interruption",
         }[result.basis]
-        text = f"Bank settled at {_fmt(result.bank_ft)} ft: {why}, {result.citation}."
+        cite = result.citation if result.citation.endswith(".") else f"{result.citation}."
+        text = f"Bank settled at {_fmt(result.bank_ft)} ft: {why}, {cite}"
     else:
         walk = result.walk_further_ft
         stretch = None

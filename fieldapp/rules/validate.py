@@ -161,7 +161,9 @@ def choice(
         return default
     if value not in choices or not isinstance(value, str):
         listed = ", ".join(repr(c) for c in choices)
-        near = difflib.get_close_matches(value, list(choices), n=1) if isinstance(value, str) else []
+        near = []
+        if isinstance(value, str) and value:
+            near = [c for c in choices if c.startswith(value)] or difflib.get_close_matches(value, list(choices), n=1)
         hint = f" (did you mean {near[0]!r}?)" if near else ""
         raise RuleInputError(join(where, key), f"{key} must be one of {listed}, got {value!r}{hint}")
     return value
