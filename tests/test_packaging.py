@@ -179,8 +179,6 @@ def test_bundle_rules_evaluate_matches_source(bundle, tmp_path):
 
 
 @pytest.mark.slow
-@pytest.mark.xfail(reason="waits for the UI (issue 6): `--simulate` simulators and a stored record"
-                          " behind `--quit-after` are not in fieldapp/ui yet", strict=False)
 def test_bundle_smoke_run_stores_a_visit_gdal_can_open(bundle, tmp_path):
     """`fieldapp --simulate --quit-after 8` from the bundle, headless: the simulated devices on
     ptys deliver fixes, a record is stored, the app exits 0, and the visit GeoPackage it wrote
