@@ -378,6 +378,9 @@ def create_visit(path, visit: Visit) -> VisitStore:
     fd, tmp_name = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
     os.close(fd)
     tmp = Path(tmp_name)
+    umask = os.umask(0)
+    os.umask(umask)
+    os.chmod(tmp, 0o666 & ~umask)  # mkstemp makes 0600; a visit file is an ordinary file
     try:
         conn = _connect(tmp)
         try:

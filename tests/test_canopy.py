@@ -1,0 +1,103 @@
+"""Canopy cover, deciduous share, stand table and basal area on hand-computable layouts."""
+
+from __future__ import annotations
+
+import math
+
+import pytest
+
+from fieldapp.survey import AreaKind, LeafHabit, TreeStatus, Visit
+from fieldapp.survey.canopy import BA_FACTOR
+
+
+def lens_area(r, d):
+    """Area common to two circles of radius r with centres d apart (circle-circle lens)."""
+    return 2 * r * r * math.acos(d / (2 * r)) - (d / 2) * math.sqrt(4 * r * r - d * d)
+
+
+@pytest.fixture
+def site():
+    """A 200 ft x 200 ft (40,000 sq ft ground) stand on zone 16's central meridian at 45 N."""
+    v = Visit.new("stand", crs="EPSG:32616", who="t")
+    x0, y0 = v.frame.to_local(-87.0, 45.0)
+    k = v.frame.scale_factor(x0, y0)
+    side = 200 * 0.3048 * k  # grid metres of 200 ground ft
+    stand = v.add_area(AreaKind.WOODLAND_STAND, [(x0, y0), (x0 + side, y0), (x0 + side, y0 + side), (x0, y0 + side)])
+    ft = 0.3048 * k  # grid metres per ground ft
+    return v, stand, x0, y0, ft
+
+
+def test_stand_area_is_40000_sqft(site):
+    v, stand, *_ = site
+    assert v.area_sqft(stand.uuid) == pytest.approx(40_000, rel=1e-6)
+
+
+def test_two_overlapping_crowns_count_once(site):
+    v, stand, x0, y0, ft = site
+    # A: 12 in deciduous, r 20 ft at (60, 100) ft; B: 6 in, r 20 ft at (80, 100): d = 20 ft.
+    v.add_tree(x=x0 + 60 * ft, y=y0 + 100 * ft, dbh_in=12, crown_radius_ft=20)
+    v.add_tree(x=x0 + 80 * ft, y=y0 + 100 * ft, dbh_in=6, crown_radius_ft=20)
+    # C: 20 in evergreen, r 10 ft, far from both
+    v.add_tree(x=x0 + 150 * ft, y=y0 + 150 * ft, dbh_in=20, crown_radius_ft=10, leaf_habit=LeafHabit.EVERGREEN)
+    # D: dead 30 in, r 30 ft: never canopy, never a stem
+    v.add_tree(x=x0 + 150 * ft, y=y0 + 40 * ft, dbh_in=30, crown_radius_ft=30, status=TreeStatus.DEAD)
+    m = v.stand_measures(stand.uuid)
+    a, c = math.pi * 400, math.pi * 100
+    union_ab = 2 * a - lens_area(20, 20)  # 2513.27 - 491.35 = 2021.93 sq ft
+    assert m.canopy_10in_pct == pytest.approx(100 * (a + c) / 40_000, rel=2e-3)  # 3.927 %
+    assert m.canopy_3in_pct == pytest.approx(100 * (union_ab + c) / 40_000, rel=2e-3)  # 5.840 %
+    assert m.deciduous_share_pct == pytest.approx(100 * a / (a + c), rel=2e-3)  # 80 %
+    # stems / BA per acre: 3 live stems on 40,000/43,560 ac
+    ac = 40_000 / 43_560
+    assert m.stems == 3 and m.stems_per_ac == pytest.approx(3 / ac)
+    assert m.basal_area_sqft_per_ac == pytest.approx(BA_FACTOR * (144 + 36 + 400) / ac)
+    assert [(c.low_in, c.stems) for c in m.stand_table] == [(6.0, 1), (12.0, 1), (20.0, 1)]
+    inp = v.woodland_input(stand.uuid)
+    assert inp["canopy_10in_pct"] == m.canopy_10in_pct and inp["trees"] == []
+
+
+def test_identical_crowns_count_once_and_overhang_is_clipped(site):
+    v, stand, x0, y0, ft = site
+    for _ in range(3):  # three stems in one clump with the same crown
+        v.add_tree(x=x0 + 100 * ft, y=y0 + 100 * ft, dbh_in=14, crown_radius_ft=10)
+    # a tree on the west edge: half its crown overhangs outside the stand
+    v.add_tree(x=x0, y=y0 + 50 * ft, dbh_in=16, crown_radius_ft=10)
+    m = v.stand_measures(stand.uuid)
+    assert m.canopy_10in_pct == pytest.approx(100 * (math.pi * 100 * 1.5) / 40_000, rel=2e-3)
+    assert m.stems == 4  # a stem on the boundary is in the stand
+
+
+def test_no_qualifying_canopy_gives_no_deciduous_share(site):
+    v, stand, x0, y0, ft = site
+    v.add_tree(x=x0 + 10 * ft, y=y0 + 10 * ft, dbh_in=4, crown_radius_ft=5)
+    m = v.stand_measures(stand.uuid)
+    assert m.canopy_10in_pct == 0.0 and m.deciduous_share_pct is None
+    assert m.canopy_3in_pct == pytest.approx(100 * math.pi * 25 / 40_000, rel=2e-3)
+
+
+def test_thresholds_use_the_contract_tolerance(site):
+    v, stand, x0, y0, ft = site
+    v.add_tree(x=x0 + 50 * ft, y=y0 + 50 * ft, dbh_in=9.9999999, crown_radius_ft=10)  # counts as 10
+    v.add_tree(x=x0 + 150 * ft, y=y0 + 50 * ft, dbh_in=9.99, crown_radius_ft=10)  # does not
+    m = v.stand_measures(stand.uuid)
+    assert m.canopy_10in_pct == pytest.approx(100 * math.pi * 100 / 40_000, rel=2e-3)
+    assert [c.low_in for c in m.stand_table] == [8.0, 10.0]
+
+
+def test_drawn_crown_polygon_is_used(site):
+    v, stand, x0, y0, ft = site
+    sq = [(x0 + 10 * ft, y0 + 10 * ft), (x0 + 30 * ft, y0 + 10 * ft), (x0 + 30 * ft, y0 + 30 * ft), (x0 + 10 * ft, y0 + 30 * ft)]
+    v.add_tree(x=x0 + 20 * ft, y=y0 + 20 * ft, dbh_in=11, crown=sq)
+    assert v.stand_measures(stand.uuid).canopy_10in_pct == pytest.approx(100 * 400 / 40_000, rel=1e-6)
+
+
+def test_grove_candidates_deciduous_18in_inside(site):
+    v, stand, x0, y0, ft = site
+    grove = v.add_area(AreaKind.GROVE, [(x0, y0), (x0 + 100 * ft, y0), (x0 + 100 * ft, y0 + 100 * ft), (x0, y0 + 100 * ft)])
+    keep = v.add_tree(x=x0 + 10 * ft, y=y0 + 10 * ft, dbh_in=18.0)
+    v.add_tree(x=x0 + 20 * ft, y=y0 + 10 * ft, dbh_in=17.9)  # too small
+    v.add_tree(x=x0 + 30 * ft, y=y0 + 10 * ft, dbh_in=30, leaf_habit="evergreen")  # evergreen
+    v.add_tree(x=x0 + 150 * ft, y=y0 + 150 * ft, dbh_in=30)  # outside the grove
+    v.add_tree(x=x0 + 40 * ft, y=y0 + 10 * ft, dbh_in=30, status="removed")  # gone
+    assert [t.uuid for t in v.grove_candidates(grove.uuid)] == [keep.uuid]
+    assert len(v.woodland_input(stand.uuid, grove.uuid)["trees"]) == 3  # every live tree inside
