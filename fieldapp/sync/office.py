@@ -491,6 +491,9 @@ class FolderOffice(OfficeStore):
             entries, tables, expected_seq=entry.seq, expected_id=entry.changeset_id,
             what=f"changeset {entry.changeset_id}",
         )
+        for orphan in history.parent.glob("*.geodiff"):  # left by a sync killed before replace
+            if orphan != history and orphan.name[:8].isdigit() and int(orphan.name[:8]) >= entry.seq:
+                orphan.unlink()
         copy_durably(changeset, history)
         step("office: changeset stored in history")
         temp = temp_path_for(master)
