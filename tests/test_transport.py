@@ -214,14 +214,20 @@ def test_reader_over_socket_reconnects_and_survives_a_raising_callback(server):
         SerialSettings(server.url, read_timeout_s=0.05), handle_line, statuses.append, name="sock",
         backoff_min_s=0.02, backoff_max_s=0.1,
     )
+    def connected(n):
+        # pyserial's socket open() discards what is already pending: send only once connected
+        return lambda: [s.state for s in statuses].count(LinkState.CONNECTED) >= n
+
     with reader:
         conn = server.accept()
+        wait_for(connected(1), what="CONNECTED")
         conn.sendall(b"$BOOM*00\r\n" + GGA + b"\r\n")
         line, t = lines.get(timeout=WAIT_S)
         assert line == GGA and t <= time.monotonic()
         conn.close()  # unplug
         wait_for(lambda: any(s.state is LinkState.DISCONNECTED for s in statuses), what="DISCONNECTED")
         conn = server.accept()  # the reader came back by itself
+        wait_for(connected(2), what="second CONNECTED")
         conn.sendall(GGA + b"\n")
         assert lines.get(timeout=WAIT_S)[0] == GGA
         assert reader.running
@@ -243,6 +249,7 @@ def test_reader_socket_skips_autobaud(server):
     settings = SerialSettings(server.url, baudrate=4800, autobaud=True, read_timeout_s=0.05)
     with PortReader(settings, lambda b, t: lines.put(b), name="sock-ab") as reader:
         conn = server.accept()
+        wait_for(lambda: reader.stats.state is LinkState.CONNECTED, what="CONNECTED")
         conn.sendall(GGA + b"\r\n")
         assert lines.get(timeout=WAIT_S) == GGA
         assert reader.stats.baudrate == 4800
