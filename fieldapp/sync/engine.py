@@ -80,6 +80,8 @@ from fieldapp.sync.files import (
 )
 from fieldapp.sync.office import LockOwner, LogEntry, OfficeStore, check_site_id, utc_now_iso
 
+#: Bookkeeping columns where two laptops' values are not an edit conflict: the later time is kept.
+LATEST_WINS_COLUMNS = ("modified_utc",)
 MAX_VISIT_BYTES = 16 * 1024 * 1024 * 1024
 STATE_FORMAT = "fieldapp-sync-laptop"
 
@@ -374,12 +376,13 @@ class LaptopState:
 def site_id_of(visit: Path) -> str:
     """The site id of a visit GeoPackage: its metadata's site id, else the file's stem.
 
-    Looks for a ``metadata`` table with ``key``/``value`` columns holding ``site_id`` (the
-    store's layout); falls back to the file name without ``.gpkg``.
+    Looks in the store's ``fieldapp_meta`` table for ``site_uuid`` (every laptop copy of a
+    visit shares it), then in a ``metadata`` key/value table for ``site_id``; falls back to
+    the file name without ``.gpkg``.
     """
     with contextlib.closing(connect(visit, readonly=True)) as conn:
-        for table in ("metadata", "fieldapp_metadata"):
-            for key in ("site_id", "site"):
+        for table, key in (("fieldapp_meta", "site_uuid"), ("metadata", "site_id")):
+            if True:
                 with contextlib.suppress(sqlite3.Error):
                     row = conn.execute(
                         f"SELECT value FROM {table} WHERE key = ?", (key,)
@@ -402,6 +405,7 @@ class _Sync:
         self.gd = cs.new_geodiff()
         self.site = state.site_id
         self.work = state.work
+        self.latest: list[tuple] = []  # (table, pk, column, value) for LATEST_WINS_COLUMNS
 
     # ---- resume / finalize ------------------------------------------------------------
     def resume(self) -> str | None:
@@ -567,8 +571,7 @@ class _Sync:
                 counts[e["table"]]["sent"] += 1
         conflicts = self._conflicts(base, theirs, snapshot, tables, conflict_file, local_entries,
                                     their_entries, changeset_id, seq, counts)
-        if self.policy is ConflictPolicy.FIRST_SYNC_WINS:
-            self._keep_theirs(new_master, tables, conflicts)
+        self._resolve(new_master, tables, conflicts)
 
         # -- the changeset actually sent: data + conflict records + log row
         self.prog(0.6, "preparing the changeset")
@@ -663,12 +666,19 @@ class _Sync:
                     make(table, pk, None, ConflictKind.EDIT_VS_DELETE, whole("base", table, pk), None,
                          whole("ours", table, pk), "delete")
                     continue
+                real = 0
                 for ch in c["changes"]:
                     col = t.columns[ch["column"]]
                     b = _encode((rows["base"].row(table, pk) or {}).get(col))
                     th = _encode((rows["theirs"].row(table, pk) or {}).get(col))
                     o = _encode((rows["ours"].row(table, pk) or {}).get(col))
+                    if col in LATEST_WINS_COLUMNS and isinstance(th, str) and isinstance(o, str):
+                        self.latest.append((table, pk, col, max(th, o)))  # bookkeeping, not an edit
+                        continue
+                    real += 1
                     make(table, pk, col, ConflictKind.SAME_FIELD, b, th, o, kept_same)
+                if not real and table not in INTERNAL_TABLES:
+                    counts[table]["merged"] += 1
             for e in local_entries:
                 table = e["table"]
                 pk = cs.pk_of(e, tables[table])
@@ -700,20 +710,25 @@ class _Sync:
             return (text,)
         return (found[0],)
 
-    def _keep_theirs(self, new_master: Path, tables, conflicts: list[Conflict]) -> None:
-        """First-sync-wins: put the office's value back for every same-field conflict."""
+    def _resolve(self, new_master: Path, tables, conflicts: list[Conflict]) -> None:
+        """Write the policy's choice where it is not pygeodiff's (which keeps ours).
+
+        ``modified_utc`` takes the later of the two times; under first-sync-wins every
+        same-field conflict gets the office's value back.
+        """
+        updates = [(table, col, value, pk) for table, pk, col, value in self.latest]
+        if self.policy is ConflictPolicy.FIRST_SYNC_WINS:
+            updates += [(k.layer, k.field, _decode(k.theirs), (k.feature_fid,))
+                        for k in conflicts if k.kind is ConflictKind.SAME_FIELD]
+        if not updates:
+            return
         with contextlib.closing(connect(new_master)) as conn:
             gpkgsql.register(conn)
             with conn:
-                for k in conflicts:
-                    if k.kind is not ConflictKind.SAME_FIELD:
-                        continue
-                    t = tables[k.layer]
-                    pkcol = t.columns[t.pk[0]]
-                    conn.execute(
-                        f"UPDATE {_qi(k.layer)} SET {_qi(k.field)} = ? WHERE {_qi(pkcol)} = ?",
-                        (_decode(k.theirs), k.feature_fid),
-                    )
+                for table, col, value, pk in updates:
+                    t = tables[table]
+                    where = " AND ".join(f"{_qi(t.columns[i])} = ?" for i in t.pk)
+                    conn.execute(f"UPDATE {_qi(table)} SET {_qi(col)} = ? WHERE {where}", (value, *pk))
 
 
 # --------------------------------------------------------------------------------------------

@@ -1,0 +1,78 @@
+"""Sync of real visit files written by :mod:`fieldapp.store` through the survey model.
+
+Three laptops edit one visit through the model (what the app does), sync in turn, and each
+reopens its file with :func:`fieldapp.store.open_visit`: the store accepts the synced file,
+the model holds every edit, the conflict is in the conflicts table, GDAL reads every layer.
+"""
+
+from __future__ import annotations
+
+import pyogrio
+import pytest
+
+from fieldapp.store import create_visit, inspect, open_visit
+from fieldapp.survey.features import Layer
+from fieldapp.survey.visit import Visit
+from fieldapp.sync import ConflictKind, FolderOffice, checkout, read_conflicts, sync
+from fieldapp.sync.engine import site_id_of
+
+X0, Y0 = 500000.0, 4983000.0  # UTM 16N, near 45 N 89 W
+
+
+@pytest.fixture
+def laptops(tmp_path):
+    office = FolderOffice(tmp_path / "office")
+    visit = Visit.new("Mill Creek lot", crs="EPSG:32616", who="a@laptop-a")
+    path_a = tmp_path / "a.gpkg"
+    store = create_visit(path_a, visit)
+    t = visit.add_transect(90.0, origin=(X0, Y0))
+    visit.add_station(t.uuid, horizontal_ft=30, slope_pct=4)
+    trees = [visit.add_tree(x=X0 + 5 * i, y=Y0 + 5, dbh_in=10.0 + i, species_code="ACSA").uuid for i in range(3)]
+    store.close()
+    report = sync(path_a, office)
+    paths = {"A": path_a}
+    for name in "BC":
+        paths[name] = checkout(office, report.site_id, tmp_path / f"{name.lower()}.gpkg")
+    return office, paths, trees, report.site_id
+
+
+def test_site_id_is_the_visits_site_uuid(laptops):
+    _office, paths, _trees, site_id = laptops
+    with open_visit(paths["B"]) as store:
+        assert site_id == store.visit.site.uuid == site_id_of(paths["C"])
+
+
+def test_three_laptops_edit_through_the_model(laptops):
+    office, paths, (t1, t2, t3), site_id = laptops
+    new = {}
+    with open_visit(paths["A"], who="a@laptop-a") as store:
+        new["A"] = store.visit.add_tree(x=X0 + 50, y=Y0 + 50, dbh_in=20.0, species_code="QURU").uuid
+        store.visit.update_feature(Layer.TREE, t1, dbh_in=12.5)
+    with open_visit(paths["B"], who="b@laptop-b") as store:
+        new["B"] = store.visit.add_tree(x=X0 + 60, y=Y0 + 50, dbh_in=21.0, species_code="FRPE").uuid
+        store.visit.update_feature(Layer.TREE, t1, dbh_in=13.0)  # same field as A: conflict
+        store.visit.update_feature(Layer.TREE, t2, species_code="ACRU")
+    with open_visit(paths["C"], who="c@laptop-c") as store:
+        new["C"] = store.visit.add_tree(x=X0 + 70, y=Y0 + 50, dbh_in=22.0, species_code="TIAM").uuid
+        store.visit.delete(Layer.TREE, t3)
+        store.visit.update_feature(Layer.TREE, t2, dbh_in=11.5)  # other field than B's: merged
+        c_t2_modified = store.visit.get(Layer.TREE, t2).modified_utc
+    for name in "ABC":
+        sync(paths[name], office)
+    for name in "ABC":
+        sync(paths[name], office)
+    master = office.master_path(site_id)
+    for name in "ABC":
+        inspect(paths[name])  # the store still accepts the file
+        with open_visit(paths[name]) as store:
+            trees = {t.uuid: t for t in store.visit.features(Layer.TREE)}
+            # 3 - t3 + 3 new; B synced after A, so B's 13.0 is kept and A's 12.5 is in conflicts
+            assert sorted(trees) == sorted([t1, t2, *new.values()])
+            assert trees[t1].dbh_in == 13.0 and (trees[t2].species_code, trees[t2].dbh_in) == ("ACRU", 11.5)
+            # both touched t2's modified_utc: bookkeeping, the later time (C's edit) is kept
+            assert trees[t2].modified_utc == c_t2_modified
+    (c,) = read_conflicts(master)  # only the real one: no record for modified_utc
+    assert (c.kind, c.feature_uuid, c.field, c.base, c.theirs, c.ours) == (
+        ConflictKind.SAME_FIELD, t1, "dbh_in", 10.0, 12.5, 13.0)
+    assert pyogrio.read_info(master, layer="tree")["features"] == 5
+    assert pyogrio.read_info(master, layer="tree")["crs"] == "EPSG:32616"
