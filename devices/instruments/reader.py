@@ -106,7 +106,8 @@ class InstrumentReader:
         return ok
 
     def __enter__(self) -> InstrumentReader:
-        return self.start()
+        """Start (unless already started); ``with`` stops it on exit."""
+        return self if self.port_reader._thread is not None else self.start()
 
     def __exit__(self, *exc) -> None:
         self.stop()

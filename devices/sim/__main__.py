@@ -1,0 +1,136 @@
+"""``python -m devices.sim`` / ``fieldapp-sim``: start simulated devices and print their ports.
+
+Examples
+--------
+``python -m devices.sim`` starts the demo scenario (GNSS, rangefinder, caliper) on ptys with
+stable links in ``<tmp>/fieldapp-sim-<uid>/`` and runs until Ctrl-C. Type a command and Enter:
+``s`` shoot the rangefinder, ``c`` squeeze the caliper, ``u NAME`` / ``r NAME`` unplug / replug
+a device, ``q`` quit.
+
+``python -m devices.sim --replay LOG --speed 5 --loop`` plays a log as the GNSS receiver.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+import threading
+
+
+def _parser() -> argparse.ArgumentParser:
+    p = argparse.ArgumentParser(prog="fieldapp-sim", description=__doc__.split("\n\n")[0])
+    p.add_argument("--scenario", default="demo", help="shipped name or JSON path (default demo)")
+    p.add_argument("--only", help="comma-separated device names to start")
+    p.add_argument("--tcp", action="store_true", help="serve on socket:// instead of ptys")
+    p.add_argument("--link-dir", help="folder for stable port links (default: a temp folder)")
+    p.add_argument("--no-links", action="store_true", help="print /dev/pts paths, no links")
+    p.add_argument("--rate-hz", type=float, help="GNSS epochs per second (1-20)")
+    p.add_argument("--bad-rate", type=float, help="GNSS corrupted-sentence probability")
+    p.add_argument("--shoot-every", type=float, help="rangefinder shot interval, s")
+    p.add_argument("--caliper-every", type=float, help="caliper tree interval, s")
+    p.add_argument("--dialect", choices=("trupulse", "vertex"), help="rangefinder dialect")
+    p.add_argument("--units", choices=("F", "Y", "M"), help="rangefinder units")
+    p.add_argument("--replay", help="NMEA log to play as the GNSS receiver")
+    p.add_argument("--speed", type=float, default=1.0, help="replay speed (0 = as fast as possible)")
+    p.add_argument("--loop", action="store_true", help="loop the replay")
+    p.add_argument("--list", action="store_true", help="list shipped scenarios and exit")
+    p.add_argument("--duration", type=float, help="stop after this many seconds")
+    return p
+
+
+def main(argv: list[str] | None = None) -> int:
+    """Run the simulator CLI; returns the exit status."""
+    from devices.sim.scenario import default_link_dir, load_scenario, scenario_names, start_scenario
+
+    args = _parser().parse_args(argv)
+    if args.list:
+        print("\n".join(scenario_names()))
+        return 0
+    try:
+        data = load_scenario(args.scenario)
+    except (OSError, ValueError) as exc:
+        print(f"fieldapp-sim: {exc}", file=sys.stderr)
+        return 2
+    overrides: dict[str, dict] = {}
+    devices = data["devices"]
+    for name, spec in devices.items():
+        kind = spec.get("simulator", name)
+        o: dict = {}
+        if kind == "gnss":
+            if args.rate_hz:
+                o["rate_hz"] = args.rate_hz
+            if args.bad_rate is not None:
+                o["bad_rate"] = args.bad_rate
+        elif kind == "rangefinder":
+            if args.shoot_every:
+                o["interval_s"] = args.shoot_every
+            if args.dialect:
+                o["dialect"] = args.dialect
+                o.pop("protocol", None)
+                spec.pop("protocol", None)
+            if args.units:
+                o["units"] = args.units
+        elif kind == "caliper" and args.caliper_every:
+            o["interval_s"] = args.caliper_every
+        overrides[name] = o
+    if args.replay:
+        gnss_names = [n for n, s in devices.items() if s.get("simulator", n) == "gnss"]
+        for n in gnss_names:
+            devices.pop(n)
+            overrides.pop(n, None)
+        devices["gnss"] = {"simulator": "replay", "path": args.replay,
+                           "speed": args.speed or None, "loop": args.loop}
+    only = args.only.split(",") if args.only else None
+    link_dir = None if (args.no_links or args.tcp) else (args.link_dir or default_link_dir())
+    try:
+        run = start_scenario(data, only=only, endpoint="tcp" if args.tcp else None,
+                             link_dir=link_dir, overrides=overrides)
+    except (OSError, ValueError) as exc:
+        print(f"fieldapp-sim: {exc}", file=sys.stderr)
+        return 2
+    with run:
+        for name, config in run.device_configs().items():
+            print(f"{name:12s} {config.url}  (kind {config.kind}, protocol {config.protocol})",
+                  flush=True)
+        if sys.stdin is not None and sys.stdin.isatty():
+            print("commands: s = shoot, c = caliper tree, u/r NAME = unplug/replug, q = quit",
+                  flush=True)
+        done = threading.Event()
+
+        def commands() -> None:
+            for line in sys.stdin:
+                word, _, rest = line.strip().partition(" ")
+                try:
+                    if word == "q":
+                        done.set()
+                        return
+                    if word == "s":
+                        for sim in run.simulators.values():
+                            if hasattr(sim, "shoot"):
+                                shot = sim.shoot()
+                                print(f"shot {shot.sentence.decode()}", flush=True)
+                    elif word == "c":
+                        for sim in run.simulators.values():
+                            if hasattr(sim, "squeeze"):
+                                tree = sim.squeeze()
+                                print(f"tree {tree}", flush=True)
+                    elif word in ("u", "r") and rest in run.simulators:
+                        sim = run.simulators[rest]
+                        sim.unplug() if word == "u" else sim.replug()
+                        print(f"{rest} {'unplugged' if word == 'u' else 'replugged'}",
+                              flush=True)
+                except Exception as exc:  # noqa: BLE001 - keep the CLI alive
+                    print(f"error: {exc}", file=sys.stderr, flush=True)
+            # end of input (not a terminal): keep running until Ctrl-C or --duration
+
+        if sys.stdin is not None and sys.stdin.isatty():
+            threading.Thread(target=commands, name="fieldapp-sim-cli", daemon=True).start()
+        try:
+            done.wait(args.duration)
+        except KeyboardInterrupt:
+            pass
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
