@@ -38,6 +38,7 @@ from __future__ import annotations
 import argparse
 import datetime as dt
 import enum
+import functools
 import json
 import logging
 import math
@@ -440,8 +441,11 @@ def parse_gsv(msg: pynmea2.NMEASentence) -> GsvPage:
     )
 
 
+_NON_PRINTABLE = re.compile(rb"[^\x20-\x7e]")
+
+
 def _is_printable(data: bytes) -> bool:
-    return all(32 <= b < 127 for b in data)
+    return _NON_PRINTABLE.search(data) is None
 
 
 _HIGH_PRECISION_RE = re.compile(r"^\$([A-Z]{2})(GGA|GLL|GNS|RMC|GST|ZDA|VTG|GSA)H,")
@@ -483,16 +487,18 @@ def parse_sentence(line: bytes) -> pynmea2.NMEASentence:
         raise BadSentence(BadKind.TRUNCATED.value, line, "no $ or ! at the start")
     if len(line) < 4 or line[-3:-2] != b"*":
         raise BadSentence(BadKind.TRUNCATED.value, line, "no *hh checksum at the end")
-    if not is_checksummed_nmea(line):
-        raise ChecksumError(line, "checksum does not match")
     text = line.decode("ascii")
     if text[0] == "!":
+        if not is_checksummed_nmea(line):
+            raise ChecksumError(line, "checksum does not match")
         raise BadSentence(BadKind.UNKNOWN_SENTENCE.value, line, "encapsulated (AIS) sentence")
     try:
-        return pynmea2.parse(text, check=True)
-    except pynmea2.ChecksumError as exc:  # pragma: no cover - checked above
-        raise ChecksumError(line, str(exc)) from exc
+        return pynmea2.parse(text, check=True)  # verifies the checksum first
+    except pynmea2.ChecksumError as exc:
+        raise ChecksumError(line, str(exc.args[0][0])) from exc
     except pynmea2.ParseError as exc:
+        if not is_checksummed_nmea(line):  # pynmea2 could not even find the fields
+            raise ChecksumError(line, "checksum does not match") from exc
         hp = _HIGH_PRECISION_RE.match(text)
         cls = pynmea2.TalkerSentence.sentence_types.get(hp.group(2)) if hp else None
         if cls is None:
@@ -568,22 +574,58 @@ def _latlon(msg, lat_name="lat", lon_name="lon") -> tuple[float | None, float | 
 
 
 _POSITION_TYPES = ("GGA", "GNS", "RMC", "GLL")
-_TIMED_TYPES = frozenset({"GGA", "GNS", "RMC", "GLL", "GST", "ZDA"})
+_POSITION_SET = frozenset(_POSITION_TYPES)
+# index of the UTC time field in each timed sentence (GLL has it after the position)
+_TOD_INDEX = {"GGA": 0, "GNS": 0, "RMC": 0, "GLL": 4, "GST": 0, "ZDA": 0}
+_FIELD_ERRORS = (ValueError, TypeError, AttributeError, IndexError, KeyError)
 
 
 class _Epoch:
-    __slots__ = ("tod", "date", "parts", "gsa_ids", "gsv_sats", "types", "raw", "t_last", "has_position")
+    __slots__ = ("tod", "msgs", "types", "raw", "t_last", "has_position")
 
     def __init__(self) -> None:
         self.tod: dt.time | None = None
-        self.date: dt.date | None = None
-        self.parts: dict[str, dict] = {}
-        self.gsa_ids: set[tuple[str, str]] = set()
-        self.gsv_sats: set[tuple[str, int]] = set()
+        self.msgs: dict[str, list] = {}
         self.types: list[str] = []
         self.raw: list[str] = []
         self.t_last = 0.0
         self.has_position = False
+
+
+class _Fields:
+    """Reads an epoch's sentences lazily: only what the fix needs, first good one of a type wins."""
+
+    __slots__ = ("assembler", "epoch", "cache")
+
+    def __init__(self, assembler: "EpochAssembler", epoch: _Epoch) -> None:
+        self.assembler = assembler
+        self.epoch = epoch
+        self.cache: dict[str, dict | None] = {}
+
+    def get(self, kind: str) -> dict | None:
+        try:
+            return self.cache[kind]
+        except KeyError:
+            pass
+        values = None
+        for msg in self.epoch.msgs.get(kind, ()):
+            try:
+                values = _HANDLERS[kind](msg)
+            except _FIELD_ERRORS as exc:
+                log.debug("malformed %s: %s", kind, exc)
+                self.assembler._malformed()
+                continue
+            self.assembler._used += 1
+            break
+        self.cache[kind] = values
+        return values
+
+    def first(self, key: str, *kinds: str):
+        for kind in kinds:
+            src = self.get(kind)
+            if src is not None and src.get(key) is not None:
+                return src[key]
+        return None
 
 
 def _seconds(t: dt.time) -> float:
@@ -602,6 +644,13 @@ class EpochAssembler:
 
     A GGA-only epoch takes its date from the latest RMC or ZDA, rolling over
     at midnight; before any date is seen ``time_utc`` is None.
+
+    Fields are read lazily when the epoch closes, in order of precedence
+    (position: GGA, GNS, RMC, GLL; the first readable sentence of a type
+    wins).  A malformed field is counted (``malformed_field``) when it is
+    read; a sentence superseded by a better one of the same epoch (a second
+    talker's GGA, a GLL beside a GGA) is checked for checksum and structure
+    only.  The time field is always read on arrival (it decides the epoch).
 
     Parameters
     ----------
@@ -627,6 +676,8 @@ class EpochAssembler:
         self._last_date_tod: dt.time | None = None
         self._bad: Counter = Counter()
         self._good = self._used = self._comments = self._fixes = 0
+        self._tod_text: str | None = None
+        self._tod: dt.time | None = None
 
     # -- counts
 
@@ -691,15 +742,21 @@ class EpochAssembler:
         if not isinstance(msg, pynmea2.TalkerSentence) or kind not in _HANDLERS:
             self._good += 1
             return []  # good but not a position sentence (TXT, HDT, proprietary...)
-        try:
-            values = _HANDLERS[kind](msg)
-        except (ValueError, TypeError, AttributeError, IndexError) as exc:
-            log.debug("malformed %s: %s", kind, exc)
-            self._bad[BadKind.MALFORMED_FIELD.value] += 1
-            return []
+        tod = None
+        index = _TOD_INDEX.get(kind)
+        if index is not None and index < len(msg.data):
+            text = msg.data[index].strip()
+            if text:
+                if text == self._tod_text:
+                    tod = self._tod
+                else:
+                    try:
+                        tod = _time_of_day(text)
+                    except _FIELD_ERRORS:
+                        self._bad[BadKind.MALFORMED_FIELD.value] += 1
+                        return []
+                    self._tod_text, self._tod = text, tod
         self._good += 1
-        self._used += 1
-        tod = values.pop("_tod", None)
         out: list[Fix] = []
         ep = self._epoch
         if tod is not None:
@@ -711,35 +768,22 @@ class EpochAssembler:
                     out.append(fix)
                 ep = self._epoch
                 ep.tod = tod
-        date = values.pop("_date", None)
-        if date is not None:
-            ep.date = date
-            if tod is not None:
-                self._last_date, self._last_date_tod = date, tod
-        self._merge(ep, kind, msg, values)
+        bucket = ep.msgs.get(kind)
+        if bucket is None:
+            ep.msgs[kind] = [msg]
+        else:
+            bucket.append(msg)
+        if kind in _POSITION_SET:
+            ep.has_position = True
         ep.types.append(msg.talker + kind)
         ep.raw.append(line.decode("ascii"))
         ep.t_last = t
         return out
 
-    def _merge(self, ep: _Epoch, kind: str, msg, values: dict) -> None:
-        if kind == "GSA":
-            ids = values.pop("_ids")
-            system = values.get("system_id") or msg.talker
-            ep.gsa_ids.update((system, i) for i in ids)
-        elif kind == "GSV":
-            page: GsvPage = values.pop("_page")
-            ep.gsv_sats.update((page.talker, s.prn) for s in page.satellites)
-        if kind in _POSITION_TYPES:
-            ep.has_position = True
-        part = ep.parts.get(kind)
-        if part is None:
-            ep.parts[kind] = values
-        else:
-            # the first sentence of a type wins; later ones (other talkers) fill gaps
-            for k, v in values.items():
-                if part.get(k) is None:
-                    part[k] = v
+    def _malformed(self) -> None:
+        """A good-looking sentence turned out to have an unreadable field."""
+        self._good -= 1
+        self._bad[BadKind.MALFORMED_FIELD.value] += 1
 
     def flush(self) -> list[Fix]:
         """Close the epoch in progress (end of input, or a gap in the stream)."""
@@ -753,15 +797,23 @@ class EpochAssembler:
 
     def _close(self) -> Fix | None:
         ep, self._epoch = self._epoch, _Epoch()
+        if not ep.types:
+            return None
+        fields = _Fields(self, ep)
+        own_date = fields.first("_date", "RMC", "ZDA")
+        date = self._date_for(ep, own_date)
+        if own_date is not None and ep.tod is not None:
+            self._last_date, self._last_date_tod = own_date, ep.tod
         if not ep.has_position:
             return None
-        fix = self._build(ep)
-        self._fixes += 1
+        fix = self._build(ep, fields, date)
+        if fix is not None:
+            self._fixes += 1
         return fix
 
-    def _date_for(self, ep: _Epoch) -> dt.date | None:
-        if ep.date is not None:
-            return ep.date
+    def _date_for(self, ep: _Epoch, own_date: dt.date | None) -> dt.date | None:
+        if own_date is not None:
+            return own_date
         if self._last_date is None or ep.tod is None or self._last_date_tod is None:
             return None
         date = self._last_date
@@ -772,41 +824,32 @@ class EpochAssembler:
             date -= dt.timedelta(days=1)
         return date
 
-    def _build(self, ep: _Epoch) -> Fix:
-        p = ep.parts
-        gga, gns, rmc, gll = p.get("GGA"), p.get("GNS"), p.get("RMC"), p.get("GLL")
-        vtg, gsa, gst = p.get("VTG"), p.get("GSA"), p.get("GST")
+    def _build(self, ep: _Epoch, fields: _Fields, date: dt.date | None) -> Fix | None:
+        get, first = fields.get, fields.first
+        if all(get(k) is None for k in _POSITION_TYPES if k in ep.msgs):
+            return None  # every position sentence of the epoch was malformed
 
         lat = lon = None
-        for src in (gga, gns, rmc, gll):
+        for kind in _POSITION_TYPES:
+            src = get(kind) if kind in ep.msgs else None
             if src and src.get("lat") is not None and src.get("valid", True):
                 lat, lon = src["lat"], src["lon"]
                 break
 
-        quality: FixQuality | None = None
-        if gga and gga.get("quality") is not None:
-            quality = gga["quality"]
-        else:
-            for src in (gns, rmc, gll):
-                if src and src.get("quality") is not None:
-                    quality = src["quality"]
-                    break
+        quality: FixQuality | None = first("quality", "GGA")
+        if quality is None:
+            quality = first("quality", "GNS", "RMC", "GLL")
         if quality is None:
             quality = FixQuality.AUTONOMOUS if lat is not None else FixQuality.NO_FIX
         if quality is FixQuality.NO_FIX:
             lat = lon = None
 
-        def first(key, *sources):
-            for src in sources:
-                if src and src.get(key) is not None:
-                    return src[key]
-            return None
-
-        alt_msl = first("alt_msl_m", gga, gns) if lat is not None else None
-        geoid_sep = first("geoid_sep_m", gga, gns)
-        hdop = first("hdop", gsa, gga, gns)
-        vdop = first("vdop", gsa)
-        pdop = first("pdop", gsa)
+        alt_msl = first("alt_msl_m", "GGA", "GNS") if lat is not None else None
+        geoid_sep = first("geoid_sep_m", "GGA", "GNS")
+        gsa = get("GSA")
+        hdop = first("hdop", "GSA", "GGA", "GNS")
+        vdop = first("vdop", "GSA")
+        pdop = first("pdop", "GSA")
         if lat is None:
             mode = FixMode.NONE
         elif gsa and gsa.get("fix_type") in (2, 3):
@@ -814,10 +857,10 @@ class EpochAssembler:
         else:
             mode = FixMode.THREE_D if alt_msl is not None else FixMode.TWO_D
 
-        sats_used = first("sats_used", gga, gns)
-        if sats_used is None and ep.gsa_ids:
-            sats_used = len(ep.gsa_ids)
-        sigma_lat, sigma_lon, sigma_alt = (first(k, gst) for k in ("sigma_lat_m", "sigma_lon_m", "sigma_alt_m"))
+        sats_used = first("sats_used", "GGA", "GNS")
+        if sats_used is None and "GSA" in ep.msgs:
+            sats_used = len(_gsa_ids(ep.msgs["GSA"])) or None
+        sigma_lat, sigma_lon, sigma_alt = (first(k, "GST") for k in ("sigma_lat_m", "sigma_lon_m", "sigma_alt_m"))
 
         h_acc = v_acc = None
         estimated = False
@@ -844,11 +887,10 @@ class EpochAssembler:
             sources.append(f"{VDOP_PER_HDOP:g} x HDOP x UERE {uere:g} m")
         source = " + ".join(sources) if sources else "none: no GST and no DOP"
 
-        speed = first("speed_mps", rmc, vtg)
-        course = first("course_deg", rmc, vtg)
-        date = self._date_for(ep)
+        speed = first("speed_mps", "RMC", "VTG")
+        course = first("course_deg", "RMC", "VTG")
         time_utc = dt.datetime.combine(date, ep.tod, tzinfo=UTC) if (date and ep.tod) else None
-        gsv_sats = len(ep.gsv_sats) if ep.gsv_sats else None
+        gsv_sats = len(_gsv_sats(ep.msgs["GSV"])) or None if "GSV" in ep.msgs else None
         return Fix(
             time_utc=time_utc,
             time_of_day_utc=ep.tod,
@@ -870,14 +912,14 @@ class EpochAssembler:
             vertical_accuracy_m=v_acc,
             accuracy_estimated=estimated,
             accuracy_source=source,
-            dgps_age_s=first("dgps_age_s", gga, gns),
-            dgps_station=first("dgps_station", gga, gns),
+            dgps_age_s=first("dgps_age_s", "GGA", "GNS"),
+            dgps_station=first("dgps_station", "GGA", "GNS"),
             speed_mps=speed,
             course_deg=course,
-            magvar_deg=first("magvar_deg", rmc),
-            rmc_status=first("status", rmc),
-            mode_indicator=first("mode_indicator", rmc, gns),
-            nav_status=first("nav_status", rmc),
+            magvar_deg=first("magvar_deg", "RMC"),
+            rmc_status=first("status", "RMC"),
+            mode_indicator=first("mode_indicator", "RMC", "GNS"),
+            nav_status=first("nav_status", "RMC"),
             antenna_height_m=self.antenna_height_m,
             t_monotonic_s=ep.t_last,
             sentences=tuple(ep.types),
@@ -900,6 +942,12 @@ def _quality_from_mode_chars(chars: str) -> FixQuality | None:
     return None
 
 
+@functools.lru_cache(maxsize=8)
+def _datestamp(text: str) -> dt.date:
+    """RMC ``ddmmyy`` -> date (pynmea2: years 69-99 are 19xx, 00-68 are 20xx)."""
+    return nmea_utils.datestamp(text)
+
+
 def _gga(msg) -> dict:
     q = _num(_field(msg, "gps_qual"), int, "GGA quality")
     if q is not None and not 0 <= q <= 8:
@@ -907,7 +955,6 @@ def _gga(msg) -> dict:
     lat, lon = _latlon(msg)
     station = _field(msg, "ref_station_id")
     return {
-        "_tod": _time_of_day(_field(msg, "timestamp")),
         "lat": lat,
         "lon": lon,
         "quality": None if q is None else FixQuality(q),
@@ -925,7 +972,6 @@ def _gns(msg) -> dict:
     chars = _field(msg, "mode_indicator")
     station = _field(msg, "diferential")
     return {
-        "_tod": _time_of_day(_field(msg, "timestamp")),
         "lat": lat,
         "lon": lon,
         "quality": _quality_from_mode_chars(chars),
@@ -955,8 +1001,7 @@ def _rmc(msg) -> dict:
         quality = FixQuality.AUTONOMOUS if status == "A" else None
     knots = _num(_field(msg, "spd_over_grnd"), float, "RMC speed")
     return {
-        "_tod": _time_of_day(_field(msg, "timestamp")),
-        "_date": nmea_utils.datestamp(date_text) if date_text else None,
+        "_date": _datestamp(date_text) if date_text else None,
         "lat": lat,
         "lon": lon,
         "valid": status != "V",
@@ -975,7 +1020,6 @@ def _gll(msg) -> dict:
     lat, lon = _latlon(msg)
     mode_char = msg.data[6].strip() if len(msg.data) > 6 else ""
     return {
-        "_tod": _time_of_day(_field(msg, "timestamp")),
         "lat": lat,
         "lon": lon,
         "valid": status != "V",
@@ -1008,9 +1052,28 @@ def _gsv(msg) -> dict:
     return {"_page": parse_gsv(msg)}
 
 
+def _gsa_ids(msgs) -> set[tuple[str, str]]:
+    """Distinct (system, satellite id) pairs used, over all GSA sentences of an epoch."""
+    ids = set()
+    for msg in msgs:
+        data = msg.data
+        system = data[17].strip() if len(data) > 17 else msg.talker
+        ids.update((system, d.strip()) for d in data[2:14] if d.strip())
+    return ids
+
+
+def _gsv_sats(msgs) -> set[tuple[str, str]]:
+    """Distinct (talker, PRN) pairs in view over all GSV pages (see :func:`parse_gsv`)."""
+    sats = set()
+    for msg in msgs:
+        body = msg.data[3:]
+        n = len(body) - len(body) % 4
+        sats.update((msg.talker, p.strip()) for p in body[0:n:4] if p.strip())
+    return sats
+
+
 def _gst(msg) -> dict:
     return {
-        "_tod": _time_of_day(_field(msg, "timestamp")),
         "sigma_lat_m": _num(_field(msg, "std_dev_latitude"), float, "GST latitude sigma"),
         "sigma_lon_m": _num(_field(msg, "std_dev_longitude"), float, "GST longitude sigma"),
         "sigma_alt_m": _num(_field(msg, "std_dev_altitude"), float, "GST altitude sigma"),
@@ -1020,7 +1083,7 @@ def _gst(msg) -> dict:
 def _zda(msg) -> dict:
     day, month, year = (_num(_field(msg, k), int, f"ZDA {k}") for k in ("day", "month", "year"))
     date = dt.date(year, month, day) if None not in (day, month, year) else None
-    return {"_tod": _time_of_day(_field(msg, "timestamp")), "_date": date}
+    return {"_date": date}
 
 
 _HANDLERS: dict[str, Callable[[pynmea2.NMEASentence], dict]] = {
@@ -1180,10 +1243,21 @@ class GnssReader:
                         self._fix_callback_errors += 1
                     log.exception("on_fix callback failed")
 
-    def _handle_line(self, line: bytes, t: float) -> None:
+    def feed(self, line: bytes, t_monotonic_s: float) -> None:
+        """Take one framed line received at ``t_monotonic_s``.
+
+        The reader thread calls this; call it directly (without :meth:`start`)
+        to replay a log or simulate a stream with simulated time.
+        """
         with self._cond:
-            fixes = self._assembler.feed(line, t)
+            fixes = self._assembler.feed(line, t_monotonic_s)
         self._publish(fixes)
+
+    def idle(self, t_monotonic_s: float) -> None:
+        """A read found no data at ``t_monotonic_s``: close the epoch after a gap of ``idle_flush_s``."""
+        self._handle_idle(t_monotonic_s)
+
+    _handle_line = feed
 
     def _handle_idle(self, t: float) -> None:
         with self._cond:
