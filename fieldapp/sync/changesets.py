@@ -102,18 +102,18 @@ def pk_of(entry: dict, table: TableSchema) -> tuple:
 
 
 def validate_changeset(
-    entries: list[dict],
+    counts: dict[str, dict[str, int]],
     tables: dict[str, TableSchema],
     *,
-    expected_seq: int,
     expected_id: str,
     what: str,
 ) -> None:
-    """Refuse a changeset that does not fit the schema or does not log itself correctly.
+    """Refuse a changeset (by its ``summary``) that does not fit the schema or the log rule.
 
     A changeset the office accepts (and a laptop later pulls) must touch only tables of the
-    schema, only existing column indexes, and insert exactly one sync-log row whose ``seq`` and
-    ``changeset_id`` are the ones it claims; it may not update or delete log rows.
+    schema and insert exactly one sync-log row, never update or delete one. Column counts are
+    checked by pygeodiff when it applies the changeset; the log row's seq and id are checked
+    after applying, with :func:`validate_logged`, before the result is used.
 
     Raises
     ------
@@ -122,32 +122,31 @@ def validate_changeset(
     """
     if not CHANGESET_ID_RE.match(expected_id):
         raise InvalidOfficeData(f"{what}: changeset id {expected_id!r} is not a 32-digit hex id")
-    log_inserts = []
-    for e in entries:
-        table = tables.get(e.get("table"))
-        if table is None:
-            raise InvalidOfficeData(f"{what}: changes unknown table {e.get('table')!r}")
-        if e.get("type") not in ("insert", "update", "delete"):
-            raise InvalidOfficeData(f"{what}: unknown change type {e.get('type')!r}")
-        for c in e.get("changes", []):
-            col = c.get("column")
-            if not isinstance(col, int) or not 0 <= col < len(table.columns):
-                raise InvalidOfficeData(
-                    f"{what}: column {col!r} is outside table {table.name!r}"
-                    f" ({len(table.columns)} columns)"
-                )
-        if table.name == LOG_TABLE:
-            if e["type"] != "insert":
-                raise InvalidOfficeData(f"{what}: {e['type']} of a sync-log row is not allowed")
-            log_inserts.append(e)
-    if len(log_inserts) != 1:
+    for table in counts:
+        if table not in tables:
+            raise InvalidOfficeData(f"{what}: changes unknown table {table!r}")
+    log = counts.get(LOG_TABLE, {"insert": 0, "update": 0, "delete": 0})
+    if (log["insert"], log["update"], log["delete"]) != (1, 0, 0):
         raise InvalidOfficeData(
-            f"{what}: expected exactly one sync-log row, found {len(log_inserts)}"
+            f"{what}: must insert exactly one sync-log row and change no other; it has"
+            f" {log['insert']} inserts, {log['update']} updates, {log['delete']} deletes"
         )
-    cols = tables[LOG_TABLE].columns
-    row = {cols[c["column"]]: c.get("new") for c in log_inserts[0]["changes"]}
-    if row.get("seq") != expected_seq or row.get("changeset_id") != expected_id:
+
+
+def validate_logged(path: Path, *, expected_seq: int, expected_id: str, what: str) -> None:
+    """After applying a changeset to a copy: its log row must be ``(expected_seq, expected_id)``
+    and be the last one. Raises :class:`InvalidOfficeData` otherwise."""
+    import contextlib
+    import sqlite3
+
+    with contextlib.closing(sqlite3.connect(path)) as conn:
+        rows = conn.execute(
+            f"SELECT seq, changeset_id FROM {LOG_TABLE} ORDER BY seq DESC LIMIT 1"
+        ).fetchall()
+        n = conn.execute(f"SELECT count(*) FROM {LOG_TABLE}").fetchone()[0]
+    if rows != [(expected_seq, expected_id)] or n != expected_seq:
+        got = rows[0] if rows else None
         raise InvalidOfficeData(
-            f"{what}: logs itself as seq {row.get('seq')!r} id {row.get('changeset_id')!r},"
-            f" expected seq {expected_seq} id {expected_id}"
+            f"{what}: logs itself as {got!r} ({n} log rows), expected seq {expected_seq}"
+            f" id {expected_id}"
         )

@@ -509,12 +509,16 @@ class _Sync:
             f = work / f"{entry.seq:08d}.geodiff"
             self.office.fetch_changeset(self.site, entry, f)
             what = f"office changeset seq {entry.seq} ({entry.changeset_id})"
-            cs.validate_changeset(cs.list_changes(gd, f, work), tables,
-                                  expected_seq=entry.seq, expected_id=entry.changeset_id, what=what)
+            try:
+                counts_in = cs.summary(gd, f, work)
+            except Exception as exc:  # pygeodiff: not a readable changeset
+                raise InvalidOfficeData(f"{what} cannot be read: {exc}") from exc
+            cs.validate_changeset(counts_in, tables, expected_id=entry.changeset_id, what=what)
             try:
                 gd.apply_changeset(str(theirs), str(f))
             except Exception as exc:
                 raise InvalidOfficeData(f"{what} does not apply to this laptop's base: {exc}") from exc
+            cs.validate_logged(theirs, expected_seq=entry.seq, expected_id=entry.changeset_id, what=what)
             with contextlib.closing(connect(theirs)) as conn, conn:  # as the office did on apply
                 conn.execute(f"UPDATE {LOG_TABLE} SET sha256 = ?, size_bytes = ? WHERE seq = ?",
                              (entry.sha256, entry.size_bytes, entry.seq))
@@ -564,11 +568,10 @@ class _Sync:
 
         changeset_id = uuid.uuid4().hex
         seq = head + 1
-        local_entries = cs.list_changes(gd, local, work)
-        sent_entries = cs.list_changes(gd, out, work)
-        for e in sent_entries:
-            if e["table"] != LOG_TABLE:
-                counts[e["table"]]["sent"] += 1
+        local_entries = cs.list_changes(gd, local, work) if their_entries else []
+        for table, n in cs.summary(gd, out, work).items():
+            if table != LOG_TABLE:
+                counts[table]["sent"] += n["insert"] + n["update"] + n["delete"]
         conflicts = self._conflicts(base, theirs, snapshot, tables, conflict_file, local_entries,
                                     their_entries, changeset_id, seq, counts)
         self._resolve(new_master, tables, conflicts)

@@ -486,16 +486,15 @@ class FolderOffice(OfficeStore):
         gd = cs.new_geodiff()
         work = self.site_dir(site_id)
         tables = cs.schema(gd, master, work)
-        entries = cs.list_changes(gd, changeset, work)
-        cs.validate_changeset(
-            entries, tables, expected_seq=entry.seq, expected_id=entry.changeset_id,
-            what=f"changeset {entry.changeset_id}",
-        )
+        what = f"changeset {entry.changeset_id}"
+        try:
+            counts = cs.summary(gd, changeset, work)
+        except Exception as exc:  # pygeodiff: not a readable changeset
+            raise InvalidOfficeData(f"{what} cannot be read: {exc}") from exc
+        cs.validate_changeset(counts, tables, expected_id=entry.changeset_id, what=what)
         for orphan in history.parent.glob("*.geodiff"):  # left by a sync killed before replace
             if orphan != history and orphan.name[:8].isdigit() and int(orphan.name[:8]) >= entry.seq:
                 orphan.unlink()
-        copy_durably(changeset, history)
-        step("office: changeset stored in history")
         temp = temp_path_for(master)
         try:
             shutil.copyfile(master, temp)
@@ -507,6 +506,7 @@ class FolderOffice(OfficeStore):
                     f"changeset {entry.changeset_id} does not apply cleanly to the master of"
                     f" site {site_id}: {exc}; nothing was changed"
                 ) from exc
+            cs.validate_logged(temp, expected_seq=entry.seq, expected_id=entry.changeset_id, what=what)
             with contextlib.closing(connect(temp)) as conn:
                 with conn:
                     conn.execute(
@@ -516,6 +516,8 @@ class FolderOffice(OfficeStore):
                 if conn.execute("PRAGMA quick_check").fetchone()[0] != "ok":
                     raise InvalidOfficeData(f"master of site {site_id} failed quick_check after apply")
             step("office: changeset applied to a copy of the master")
+            copy_durably(changeset, history)
+            step("office: changeset stored in history")
             replace_durably(temp, master)
             step("office: master replaced")
         finally:
