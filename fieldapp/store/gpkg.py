@@ -6,8 +6,11 @@ The file is SQLite in WAL mode with ``synchronous=FULL``: every command of the m
 transaction, and COMMIT returns only after the WAL is fsync'ed, so a record the user has seen is
 on the disk even if the laptop's battery dies the next instant (``NORMAL`` would only survive an
 application crash, not a power cut, and the field laptop runs on battery; FULL still commits
-thousands of fixes a second, see ``bench/bench_store.py``). A crash leaves ``.gpkg-wal`` beside the
-file; the next open replays it.
+10 Hz tracks with a wide margin, see ``bench/bench_store.py``, whose rate is bounded by the
+disk's fsync latency). ``durability="normal"`` skips the per-commit fsync for very slow media: it
+still survives any application crash (SIGKILL included) and never corrupts the file, but a
+power cut may lose the last few commits. A crash leaves ``.gpkg-wal`` beside the file; the next
+open replays it.
 
 :meth:`VisitStore.checkpoint` (call before export or sync) copies the WAL into the file and
 truncates it; :meth:`VisitStore.close` also switches the journal back to DELETE, so after a clean
@@ -199,6 +202,7 @@ class VisitStore:
         self.path = path
         self._conn: sqlite3.Connection | None = conn
         self.visit = visit
+        self._touched: set[str] = set()
         self._srs_id = self._current_srs_id()
         self._prepare_sql()
         visit.attach_journal(self)
@@ -222,9 +226,23 @@ class VisitStore:
     def checkpoint(self) -> None:
         """Copy the WAL into the .gpkg and truncate it (``wal_checkpoint(TRUNCATE)``).
 
+        Also stamps ``gpkg_contents.last_change`` of the tables changed since the last
+        checkpoint (kept out of each record's transaction to keep commits small).
         Call before export or sync. Raises StoreError if a reader blocks the checkpoint.
         """
-        busy, _, _ = self._db().execute("PRAGMA wal_checkpoint(TRUNCATE)").fetchone()
+        conn = self._db()
+        if self._touched:
+            now = _now_text()
+            conn.execute("BEGIN IMMEDIATE")
+            try:
+                conn.executemany("UPDATE gpkg_contents SET last_change = ? WHERE table_name = ?",
+                                 [(now, t) for t in sorted(self._touched)])
+                conn.execute("COMMIT")
+            except BaseException:
+                conn.execute("ROLLBACK")
+                raise
+            self._touched.clear()
+        busy, _, _ = conn.execute("PRAGMA wal_checkpoint(TRUNCATE)").fetchone()
         if busy:
             raise StoreError(f"checkpoint of {self.path} blocked by another connection; retry")
 
@@ -286,12 +304,8 @@ class VisitStore:
                             raise WriteFailed(f"{layer.value} {ch.old.uuid} is not in the file")
                     else:
                         conn.execute(f'DELETE FROM "{layer.value}" WHERE uuid = ?', (ch.old.uuid,))
-                now = _now_text()
-                conn.executemany(
-                    "UPDATE gpkg_contents SET last_change = ? WHERE table_name = ?",
-                    [(now, t) for t in touched],
-                )
                 conn.execute("COMMIT")
+                self._touched.update(touched)
             except BaseException:
                 if conn.in_transaction:
                     conn.execute("ROLLBACK")
@@ -362,10 +376,12 @@ def _read_layer(conn: sqlite3.Connection, layer: Layer) -> list:
 
 
 # ------------------------------------------------------------------ open / create
-def create_visit(path, visit: Visit) -> VisitStore:
+def create_visit(path, visit: Visit, *, durability: str = "full") -> VisitStore:
     """Create the visit's GeoPackage at ``path`` (never overwriting) and attach it to ``visit``.
 
     Features the visit already holds are written too. Returns the open :class:`VisitStore`.
+    ``durability``: ``"full"`` (default, survives power loss) or ``"normal"`` (survives an
+    application crash; a power cut may lose the last commits) - see the module docstring.
 
     Raises
     ------
@@ -388,7 +404,7 @@ def create_visit(path, visit: Visit) -> VisitStore:
             conn.execute("PRAGMA synchronous=FULL")
             _initialise(conn, visit)
             staging = VisitStore.__new__(VisitStore)
-            staging.path, staging._conn, staging.visit = tmp, conn, visit
+            staging.path, staging._conn, staging.visit, staging._touched = tmp, conn, visit, set()
             staging._srs_id = staging._current_srs_id()
             staging._prepare_sql()
             conn.execute("BEGIN")
@@ -405,7 +421,7 @@ def create_visit(path, visit: Visit) -> VisitStore:
         tmp.unlink(missing_ok=True)
         raise
     conn = _connect(path)
-    _set_durable(conn)
+    _set_durable(conn, durability)
     return VisitStore(path, conn, visit)
 
 
@@ -437,11 +453,13 @@ def _place_without_overwrite(tmp: Path, path: Path) -> None:
         pass
 
 
-def _set_durable(conn: sqlite3.Connection) -> None:
+def _set_durable(conn: sqlite3.Connection, durability: str = "full") -> None:
+    if durability not in ("full", "normal"):
+        raise ValueError(f"durability must be 'full' or 'normal', got {durability!r}")
     mode = conn.execute("PRAGMA journal_mode=WAL").fetchone()[0]
     if mode.lower() != "wal":
         raise StoreError(f"could not switch to WAL journal (got {mode})")
-    conn.execute("PRAGMA synchronous=FULL")
+    conn.execute(f"PRAGMA synchronous={'FULL' if durability == 'full' else 'NORMAL'}")
     conn.execute("PRAGMA foreign_keys=OFF")
 
 
@@ -494,7 +512,7 @@ def inspect(path) -> dict:
         conn.close()
 
 
-def open_visit(path, *, who: str | None = None, **visit_kwargs) -> VisitStore:
+def open_visit(path, *, who: str | None = None, durability: str = "full", **visit_kwargs) -> VisitStore:
     """Open a visit file, load it into a :class:`Visit` and mirror further changes into it.
 
     A WAL left by a crash is replayed. Raises the errors of :func:`inspect`; the file is left
@@ -504,7 +522,7 @@ def open_visit(path, *, who: str | None = None, **visit_kwargs) -> VisitStore:
     inspect(path)
     conn = _connect(path)
     try:
-        _set_durable(conn)
+        _set_durable(conn, durability)
         sites = _read_layer(conn, Layer.SITE)
         if len(sites) != 1:
             raise DamagedVisitFile(f"{path} has {len(sites)} site rows, expected 1")

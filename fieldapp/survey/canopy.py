@@ -109,14 +109,50 @@ class StandMeasures:
     stand_table: tuple[StandClass, ...]
 
 
-def _union_area_in(crowns: np.ndarray, mask: np.ndarray, stand) -> float:
-    sel = crowns[mask]
-    sel = sel[sel != None]  # noqa: E711 - object array of geometries
-    if len(sel) == 0:
-        return 0.0
-    # Clip each crown first (cheap, prepared stand) so the union only sees what is inside.
-    clipped = shapely.intersection(sel, stand)
-    return float(shapely.area(shapely.union_all(clipped)))
+def _clip(crowns: np.ndarray, stand) -> np.ndarray:
+    """Crowns clipped to the (prepared) stand; None where a tree has no crown."""
+    has = crowns != None  # noqa: E711 - object array of geometries
+    out = np.empty(len(crowns), dtype=object)
+    if not has.any():
+        return out
+    c = crowns[has]
+    inside = shapely.contains_properly(stand, c)  # most crowns: no clipping needed
+    c = np.where(inside, c, shapely.intersection(c, stand))
+    out[has] = c
+    return out
+
+
+def _union(geoms: np.ndarray):
+    geoms = geoms[geoms != None]  # noqa: E711
+    if len(geoms) == 0:
+        return None
+    return shapely.union_all(geoms)
+
+
+def _area(g) -> float:
+    return 0.0 if g is None else float(shapely.area(g))
+
+
+def _merge(a, b):
+    if a is None:
+        return b
+    if b is None:
+        return a
+    return shapely.union(a, b)
+
+
+def canopy_areas(crowns: np.ndarray, dbh: np.ndarray, live: np.ndarray, decid: np.ndarray):
+    """(area ≥ 10 in, area ≥ 3 in, deciduous area ≥ 10 in) of the crown unions, grid units².
+
+    Each crown is unioned once: deciduous ≥ 10, evergreen ≥ 10, and 3-10 in separately, then
+    the partial unions are merged (cheaper than three unions over overlapping sets).
+    """
+    q10 = live & (dbh >= 10.0 - TOL)
+    q3only = live & (dbh >= 3.0 - TOL) & ~q10
+    u_dec = _union(crowns[q10 & decid])
+    u10 = _merge(u_dec, _union(crowns[q10 & ~decid]))
+    u3 = _merge(u10, _union(crowns[q3only]))
+    return _area(u10), _area(u3), _area(u_dec)
 
 
 def stand_measures(stand, trees: Sequence[Tree], frame: SiteFrame) -> StandMeasures:
@@ -142,12 +178,8 @@ def stand_measures(stand, trees: Sequence[Tree], frame: SiteFrame) -> StandMeasu
     area_sqft = float(frame.area_sqft(stand))
     area_ac = area_sqft / SQFT_PER_ACRE
     x, y, dbh, live, decid = _arrays(trees)
-    crowns = crown_polygons(trees, frame, k) if len(trees) else np.empty(0, dtype=object)
-    q10 = live & (dbh >= 10.0 - TOL)
-    q3 = live & (dbh >= 3.0 - TOL)
-    c10 = _union_area_in(crowns, q10, stand)
-    c3 = _union_area_in(crowns, q3, stand)
-    d10 = _union_area_in(crowns, q10 & decid, stand)
+    crowns = _clip(crown_polygons(trees, frame, k), stand) if len(trees) else np.empty(0, dtype=object)
+    c10, c3, d10 = canopy_areas(crowns, dbh, live, decid)
     inside = live & shapely.covers(stand, shapely.points(x, y)) if len(trees) else live
     d_in = dbh[inside]
     stems = int(inside.sum())
