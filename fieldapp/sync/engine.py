@@ -73,7 +73,6 @@ from fieldapp.sync.files import (
     ensure_sync_tables,
     log_head,
     log_ids,
-    remove_quietly,
     sha256_of,
     snapshot_sqlite,
     write_json_durably,
