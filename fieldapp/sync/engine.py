@@ -46,7 +46,6 @@ import os
 import shutil
 import sqlite3
 import threading
-import time
 import uuid
 from collections import defaultdict
 from collections.abc import Callable
