@@ -5,7 +5,7 @@ import sys
 
 import pytest
 
-PURE = ["devices", "fieldapp.rules", "fieldapp.cli"]
+PURE = ["devices", "fieldapp.rules", "fieldapp.cli", "fieldapp.geo", "fieldapp.survey", "fieldapp.store", "fieldapp.sync", "fieldapp.checks"]
 
 
 @pytest.mark.parametrize("module", PURE)
