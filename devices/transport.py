@@ -22,12 +22,19 @@ Pieces
     frames, hands each line with its monotonic receive time to a callback and
     reconnects with bounded exponential backoff after an unplug.  It reports
     its link state as frozen :class:`DeviceStatus` values; its last act is a
-    ``STOPPED`` report saying why.
+    ``STOPPED`` report saying why.  No exception while opening, configuring
+    or reading a port (``termios.error`` included) ends the thread: each is a
+    ``DISCONNECTED`` report with the message, then a retry.
 :func:`list_ports_async`
     Lists serial ports on a ``fieldapp-portscan`` thread; never blocks.
 
 Notes
 -----
+On Linux 6.18 a pseudo-terminal accepts parity E (``PARENB``) only on its
+first open; later opens fail in ``tcsetattr`` with ``termios.error`` EINVAL,
+which pyserial lets through (it is not an :class:`OSError`).
+:func:`open_port` turns it into :class:`~devices.errors.PortUnavailable`.
+
 On Linux, when the master side of a pseudo-terminal closes, reading the slave
 fails with ``EIO`` (pyserial raises :class:`serial.SerialException`).  A
 "replugged" simulator usually appears as a fresh pty behind the same stable
@@ -48,6 +55,13 @@ from typing import Callable
 
 import serial
 import serial.tools.list_ports
+
+try:  # POSIX only; pyserial's posix backend lets termios.error (not an OSError) through
+    import termios
+
+    _TERMIOS_ERRORS: tuple[type[BaseException], ...] = (termios.error,)
+except ImportError:  # Windows
+    _TERMIOS_ERRORS = ()
 
 from devices.errors import PortUnavailable
 
@@ -165,8 +179,23 @@ _handles_lock = threading.Lock()
 _open_handles: dict[int, tuple[str, serial.SerialBase]] = {}
 
 
-def _reason_for(exc: BaseException) -> str:
+def _errno_of(exc: BaseException) -> int | None:
+    """The OS error number of ``exc``: its ``errno``, or ``args[0]`` of a :class:`termios.error`."""
     code = getattr(exc, "errno", None)
+    if code is None and isinstance(exc, _TERMIOS_ERRORS) and exc.args and isinstance(exc.args[0], int):
+        code = exc.args[0]
+    return code
+
+
+def _describe(exc: BaseException) -> str:
+    """The exception in words; a :class:`termios.error` (whose ``str`` is a bare tuple) is named."""
+    if isinstance(exc, _TERMIOS_ERRORS) and len(exc.args) == 2:
+        return f"configuring the line failed (termios error {exc.args[0]}: {exc.args[1]})"
+    return str(exc) or type(exc).__name__
+
+
+def _reason_for(exc: BaseException) -> str:
+    code = _errno_of(exc)
     text = str(exc).lower()
     if code in (errno.ENOENT, errno.ENODEV, errno.ENXIO) or "no such file" in text or "filenotfound" in text:
         return "missing"
@@ -198,8 +227,11 @@ def open_port(settings: SerialSettings, baudrate: int | None = None) -> serial.S
     Raises
     ------
     PortUnavailable
-        The port is missing, busy, not permitted or unreachable; the message
-        names the port and the reason.
+        The port is missing, busy, not permitted or unreachable, or opening or
+        configuring it failed in any other way (e.g. :class:`termios.error`
+        EINVAL when the line refuses the framing: on Linux 6.18 a pty accepts
+        parity E only on its first open); the message names the port and the
+        reason, and the original exception is chained.  Nothing else escapes.
     """
     kwargs = dict(
         baudrate=baudrate or settings.baudrate,
@@ -213,8 +245,8 @@ def open_port(settings: SerialSettings, baudrate: int | None = None) -> serial.S
         kwargs["exclusive"] = True  # a second reader on a device path is "busy", not garbled
     try:
         handle = serial.serial_for_url(settings.url, **kwargs)
-    except (serial.SerialException, OSError, ValueError) as exc:
-        raise PortUnavailable(settings.url, _reason_for(exc), str(exc)) from exc
+    except Exception as exc:  # noqa: BLE001 - termios.error, a URL handler's bug...: all "unavailable"
+        raise PortUnavailable(settings.url, _reason_for(exc), _describe(exc)) from exc
     with _handles_lock:
         _open_handles[id(handle)] = (settings.url, handle)
     return handle
@@ -464,6 +496,9 @@ class PortReader:
         the stream; NMEA uses it to close an epoch early).
     backoff_min_s, backoff_max_s : float
         Reconnect delay doubles from ``backoff_min_s`` up to ``backoff_max_s``.
+        Any failure to open, configure or read the port (or a framer that
+        raises) is reported as ``DISCONNECTED`` with its message and retried
+        after this delay; it never ends the thread.
     autobaud_window_s : float
         How long auto-baud listens at each rate.
 
@@ -611,9 +646,13 @@ class PortReader:
                     handle, first_lines = self._connect()
                 except _Stop:
                     break
-                except PortUnavailable as exc:
+                except Exception as exc:  # noqa: BLE001 - PortUnavailable, or a framer/probe bug
+                    self._close_handle()
                     with self._lock:
                         self._counts["open_failures"] += 1
+                    if not isinstance(exc, PortUnavailable):
+                        log.warning("connecting %s failed unexpectedly", self.settings.url, exc_info=True)
+                        exc = PortUnavailable(self.settings.url, "error", _describe(exc))
                     self._report(LinkState.DISCONNECTED, f"{exc}; retrying in {delay:g} s")
                     if self._stop.wait(delay):
                         break
@@ -683,9 +722,9 @@ class PortReader:
                         if any(self._probe(line) for line in lines):
                             ok = True
                             break
-            except (serial.SerialException, OSError) as exc:
+            except Exception as exc:  # noqa: BLE001 - any read failure means this port is not usable now
                 self._close_handle()
-                raise PortUnavailable(s.url, "error", f"read failed during auto-baud: {exc}") from exc
+                raise PortUnavailable(s.url, "error", f"read failed during auto-baud: {_describe(exc)}") from exc
             if ok:
                 with self._lock:
                     self._baudrate = rate
@@ -712,14 +751,18 @@ class PortReader:
         while not self._stop.is_set():
             try:
                 data = self._read_chunk(handle)
-            except (serial.SerialException, OSError, TypeError, AttributeError) as exc:
-                # TypeError/AttributeError: pyserial on a handle closed under it
+                t = time.monotonic()
+                lines = framer.feed(data) if data else None
+            except Exception as exc:  # noqa: BLE001 - the thread must outlive any read failure
+                # SerialException/OSError on unplug; TypeError/AttributeError from pyserial on a
+                # handle closed under it; termios.error; a framer bug: reconnect with backoff
                 if self._stop.is_set():
                     return None
                 with self._lock:
                     self._counts["read_errors"] += 1
-                return str(exc) or type(exc).__name__
-            t = time.monotonic()
+                if not isinstance(exc, (serial.SerialException, OSError, TypeError, AttributeError)):
+                    log.warning("reading %s failed unexpectedly", self.settings.url, exc_info=True)
+                return _describe(exc)
             if not data:
                 if self._on_idle is not None:
                     try:
@@ -732,7 +775,7 @@ class PortReader:
             with self._lock:
                 self._counts["bytes_read"] += len(data)
                 self._counts["reads"] += 1
-            self._deliver(framer.feed(data), t)
+            self._deliver(lines, t)
         return None
 
 

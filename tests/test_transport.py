@@ -363,6 +363,165 @@ def test_autobaud_gives_up_and_reports_then_retries(fakegnss_url, monkeypatch):
     assert sorted(set(_FakeGnssSerial.opened_at)) == sorted(AUTOBAUD_RATES)
 
 
+# ------------------------------------------------------------------ a line that refuses its framing (termios.error)
+# termios.error is not an OSError: pyserial's posix backend lets it through from tcsetattr, e.g.
+# when a Linux 6.18 pty opened a second time refuses parity E with EINVAL. It used to kill the
+# reader thread ("reader crashed: error: (22, 'Invalid argument')").
+
+try:
+    import termios
+except ImportError:  # Windows: no termios, and pyserial's win32 backend raises SerialException
+    termios = None
+needs_termios = pytest.mark.skipif(termios is None, reason="termios is POSIX only")
+
+
+class _RefusingSerial(serial.SerialBase):
+    """Refuses its framing (termios.error EINVAL, as tcsetattr does) on the first ``refusals`` opens,
+    then talks NMEA; ``read_failures`` reads after that raise termios.error too."""
+
+    refusals = 0
+    read_failures = 0
+    opens = 0
+
+    def open(self):
+        cls = type(self)
+        cls.opens += 1
+        if cls.opens <= cls.refusals:
+            raise termios.error(22, "Invalid argument")
+        self.is_open = True
+
+    def close(self):
+        self.is_open = False
+
+    def _reconfigure_port(self, force_update=False):
+        pass
+
+    @property
+    def in_waiting(self):
+        return 0
+
+    def read(self, size=1):
+        time.sleep(0.002)
+        cls = type(self)
+        if cls.read_failures > 0:
+            cls.read_failures -= 1
+            raise termios.error(5, "Input/output error")
+        return GGA + b"\r\n"
+
+
+@pytest.fixture
+def refusing_url():
+    pkg = types.ModuleType("fieldapp_test_refusing")
+    pkg.__path__ = []
+    mod = types.ModuleType("fieldapp_test_refusing.protocol_refusing")
+    mod.Serial = _RefusingSerial
+    sys.modules[pkg.__name__] = pkg
+    sys.modules[mod.__name__] = mod
+    serial.protocol_handler_packages.append(pkg.__name__)
+    _RefusingSerial.opens, _RefusingSerial.refusals, _RefusingSerial.read_failures = 0, 0, 0
+    yield "refusing://receiver"
+    serial.protocol_handler_packages.remove(pkg.__name__)
+    del sys.modules[mod.__name__], sys.modules[pkg.__name__]
+
+
+@needs_termios
+def test_open_port_turns_termios_error_into_port_unavailable(refusing_url):
+    _RefusingSerial.refusals = 1
+    with pytest.raises(PortUnavailable) as info:
+        open_port(SerialSettings(refusing_url, parity="E"))
+    # the port is named, and errno 22 with its words (str(termios.error) is a bare tuple)
+    assert str(info.value) == (
+        "port refusing://receiver unavailable (error): "
+        "configuring the line failed (termios error 22: Invalid argument)")
+    assert isinstance(info.value.__cause__, termios.error)
+    close_port(open_port(SerialSettings(refusing_url, parity="E")))  # second open: accepted
+
+
+def test_open_port_turns_any_other_exception_into_port_unavailable(monkeypatch):
+    def broken(url, **kwargs):
+        raise RuntimeError("handler bug")
+
+    monkeypatch.setattr(serial, "serial_for_url", broken)
+    with pytest.raises(PortUnavailable) as info:
+        open_port(SerialSettings("/dev/ttyFAKE0"))
+    assert str(info.value) == "port /dev/ttyFAKE0 unavailable (error): handler bug"
+    assert isinstance(info.value.__cause__, RuntimeError)
+
+
+@needs_termios
+def test_pty_at_8e1_opened_twice_never_lets_termios_error_out():
+    # Linux 6.18 refuses parity E on the second open of a pty (EINVAL); other kernels accept it.
+    # Either way open_port returns a handle or raises PortUnavailable naming the pty.
+    master, slave = os.openpty()
+    path = os.ttyname(slave)
+    try:
+        for _ in range(2):
+            try:
+                handle = open_port(SerialSettings(path, parity="E"))
+            except PortUnavailable as exc:
+                assert path in str(exc) and "termios error 22" in str(exc)
+            else:
+                close_port(handle)
+    finally:
+        os.close(slave)
+        os.close(master)
+
+
+@needs_termios
+def test_reader_survives_termios_error_on_open_and_read_and_reports_it(refusing_url):
+    _RefusingSerial.refusals = 3  # three opens refused, then it works
+    _RefusingSerial.read_failures = 1  # and the first read after that fails too
+    statuses: queue.Queue = queue.Queue()
+    lines: queue.Queue = queue.Queue()
+    reader = PortReader(SerialSettings(refusing_url, parity="E"), lambda b, t: lines.put(b), statuses.put,
+                        name="refusing", backoff_min_s=0.01, backoff_max_s=0.02)
+    with reader:
+        assert lines.get(timeout=WAIT_S) == GGA  # it came through all of that by itself
+        assert reader.running
+    seen = []
+    while not statuses.empty():
+        seen.append(statuses.get())
+    down = [s.message for s in seen if s.state is LinkState.DISCONNECTED]
+    # three refused opens, reported with the port and the reason, backoff 0.01 doubling to 0.02 s
+    assert down[:3] == [
+        f"port refusing://receiver unavailable (error): configuring the line failed "
+        f"(termios error 22: Invalid argument); retrying in {d} s" for d in ("0.01", "0.02", "0.02")]
+    # then one connection whose first read failed
+    assert down[3] == ("refusing://receiver disconnected: configuring the line failed "
+                       "(termios error 5: Input/output error); retrying in 0.01 s")
+    assert seen[-1].state is LinkState.STOPPED and seen[-1].message == "stopped by caller"
+    stats = reader.stats
+    assert (stats.open_failures, stats.read_errors, stats.connects) == (3, 1, 2)
+
+
+@needs_termios
+def test_reader_survives_a_raising_framer(refusing_url):
+    made = []
+
+    class BrokenOnce(LineFramer):
+        def feed(self, data):
+            if len(made) == 1:
+                raise RuntimeError("framer bug")
+            return super().feed(data)
+
+    def factory():
+        made.append(1)
+        return BrokenOnce()
+
+    statuses: queue.Queue = queue.Queue()
+    lines: queue.Queue = queue.Queue()
+    with PortReader(SerialSettings(refusing_url), lambda b, t: lines.put(b), statuses.put,
+                    framer_factory=factory, name="framer-bug", backoff_min_s=0.01) as reader:
+        assert lines.get(timeout=WAIT_S) == GGA  # from the second connection's framer
+        assert reader.running
+    seen = []
+    while not statuses.empty():
+        seen.append(statuses.get())
+    assert [s.message for s in seen if s.state is LinkState.DISCONNECTED] == [
+        "refusing://receiver disconnected: framer bug; retrying in 0.01 s"]
+    assert reader.stats.read_errors == 1 and len(made) == 2
+
+
 # ------------------------------------------------------------------ port listing
 
 
