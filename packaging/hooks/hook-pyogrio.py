@@ -10,4 +10,8 @@ No hook for pyogrio ships with pyinstaller-hooks-contrib (2026.9).
 from PyInstaller.utils.hooks import collect_data_files, collect_submodules
 
 hiddenimports = collect_submodules("pyogrio", filter=lambda name: not name.startswith("pyogrio.tests"))
+# The standard-library modules its compiled modules import (pyogrio/_*.pyx), which the analysis
+# cannot see inside a .so: without uuid, `import pyogrio` fails in a bundle (pyogrio._vsi).
+hiddenimports += ["contextlib", "datetime", "fnmatch", "functools", "io", "itertools", "locale",
+                  "logging", "math", "pathlib", "struct", "tempfile", "uuid", "warnings"]
 datas = collect_data_files("pyogrio", subdir="gdal_data") + collect_data_files("pyogrio", subdir="proj_data")
