@@ -1,0 +1,196 @@
+"""The site report: a PDF the office signs, with every verdict reproducible.
+
+``fieldapp report VISIT.gpkg -o report.pdf [--force] [--retained-ac A]`` on the command line;
+:func:`build_report` for the app's Report button (run it on a worker thread; it reports progress
+and can be cancelled).
+
+The PDF is drawn with Qt's own PDF support (``QPdfWriter``, ``QPainter``, ``QTextDocument``):
+site and crew, the units note (CRS, which foot), a map of every feature with the bank line,
+protective areas and development envelope, scale bar and north arrow, each transect's profile,
+the stand table, wetlands, every verdict with citation, interpretations, inputs and result,
+GNSS quality per recorded point and the sync conflicts. Each verdict's rule request is then
+attached to the PDF as a JSON file (pypdf), so ``fieldapp rules evaluate FILE.json`` reproduces
+it; ``requests-all.json`` and ``results-all.json`` hold them all.
+
+Pieces: :mod:`.content` (what the report says; no Qt), :mod:`.drawing` (map and profiles),
+:mod:`.document` (pages and PDF).
+
+Errors (``ReportError`` base)
+-----------------------------
+``ReportExists``     the output file exists and ``force`` is False (nothing written);
+``ReportCancelled``  the cancel token was set (nothing written).
+A visit file that is not ours or is damaged raises the store's own errors
+(:class:`fieldapp.store.StoreError`), and a missing one ``FileNotFoundError``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import logging
+import os
+import sys
+import tempfile
+import threading
+from pathlib import Path
+from typing import Any, Callable, Sequence
+
+__all__ = ["ReportError", "ReportExists", "ReportCancelled", "ReportSummary", "build_report", "main"]
+
+log = logging.getLogger(__name__)
+
+ProgressCallback = Callable[[float, str], None]
+
+
+class ReportError(Exception):
+    """Base of the report's errors."""
+
+
+class ReportExists(ReportError, FileExistsError):
+    """The output file exists and overwriting was not asked for."""
+
+
+class ReportCancelled(ReportError):
+    """The report was cancelled; no file was written."""
+
+
+class ReportSummary(dict):
+    """What :func:`build_report` wrote: ``path``, ``pages``, ``verdicts``, ``attachments``."""
+
+
+def _is_cancelled(cancel: Any) -> bool:
+    if cancel is None:
+        return False
+    for attr in ("cancelled", "is_set"):
+        v = getattr(cancel, attr, None)
+        if v is not None:
+            return bool(v() if callable(v) else v)
+    return bool(cancel()) if callable(cancel) else False
+
+
+def _ensure_gui_app() -> None:
+    """Qt's fonts need a QGuiApplication; make an offscreen one when there is none."""
+    from PySide6.QtGui import QGuiApplication
+
+    if QGuiApplication.instance() is not None:
+        return
+    if threading.current_thread() is not threading.main_thread():
+        raise ReportError("the report needs a QGuiApplication; create it on the main thread first")
+    os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
+    _ensure_gui_app.app = QGuiApplication([sys.argv[0] if sys.argv else "fieldapp"])
+
+
+def build_report(visit_path, out_path, progress: ProgressCallback | None = None, cancel: Any = None,
+                 *, force: bool = False, retained_ac: float = 0.0, now=None) -> ReportSummary:
+    """Write the site report of the visit at ``visit_path`` to ``out_path`` (PDF).
+
+    Safe on a worker thread (a ``QGuiApplication`` must exist; the CLI makes one). In the app,
+    checkpoint the open store first (``store.checkpoint()``) so the file holds every record; the
+    visit is read into memory and the file is not changed otherwise.
+
+    Parameters
+    ----------
+    visit_path : path-like
+        The visit GeoPackage.
+    out_path : path-like
+        The PDF to write. Written under a temporary name and moved into place at the end, so a
+        failed or cancelled report leaves nothing behind.
+    progress : callable(fraction: float, message: str), optional
+        Called from the calling thread, fraction 0..1.
+    cancel : object, optional
+        Cancellation token: anything with a ``cancelled`` attribute (``fieldapp.sync.CancelToken``),
+        an ``is_set()`` method (``threading.Event``) or a callable returning True to stop.
+    force : bool
+        Overwrite an existing ``out_path``.
+    retained_ac : float
+        Planned retained woodland (acres) for the mitigation check, as set in the app.
+
+    Returns
+    -------
+    ReportSummary
+        ``{"path", "pages", "verdicts", "attachments"}``.
+
+    Raises
+    ------
+    ReportExists, ReportCancelled, FileNotFoundError, fieldapp.store.StoreError
+    """
+    from pypdf import PdfReader, PdfWriter
+
+    from .content import gather, load_visit
+    from .document import attachment_names, write_pdf
+
+    out_path = Path(out_path)
+    if out_path.exists() and not force:
+        raise ReportExists(f"{out_path} exists; use --force (force=True) to overwrite it")
+
+    def step(fraction: float, message: str) -> None:
+        if _is_cancelled(cancel):
+            raise ReportCancelled("report cancelled")
+        if progress is not None:
+            progress(min(max(fraction, 0.0), 1.0), message)
+
+    step(0.0, "reading the visit")
+    visit = load_visit(visit_path)
+    step(0.1, "checks, stand tables, map")
+    content = gather(visit, visit_path, retained_ac=retained_ac, now=now)
+    step(0.3, "drawing")
+    _ensure_gui_app()
+    out_dir = out_path.parent if str(out_path.parent) else Path(".")
+    fd, qt_tmp = tempfile.mkstemp(prefix=f".{out_path.name}.", suffix=".qt.pdf", dir=out_dir)
+    os.close(fd)
+    fd, final_tmp = tempfile.mkstemp(prefix=f".{out_path.name}.", suffix=".tmp", dir=out_dir)
+    os.close(fd)
+    try:
+        pages = write_pdf(content, qt_tmp, step=step)
+        step(0.92, "attaching the rule requests")
+        writer = PdfWriter(clone_from=PdfReader(qt_tmp))
+        names = attachment_names(content)
+        for name, check in zip(names, content.checks):
+            writer.add_attachment(name, (json.dumps(check.request, indent=2) + "\n").encode())
+        writer.add_attachment("requests-all.json", (json.dumps(content.requests(), indent=2) + "\n").encode())
+        writer.add_attachment("results-all.json",
+                              (json.dumps([c.result for c in content.checks], indent=2) + "\n").encode())
+        with open(final_tmp, "wb") as fh:
+            writer.write(fh)
+            fh.flush()
+            os.fsync(fh.fileno())
+        step(0.99, "saving")
+        if out_path.exists() and not force:  # appeared meanwhile
+            raise ReportExists(f"{out_path} exists; use --force (force=True) to overwrite it")
+        os.replace(final_tmp, out_path)
+    finally:
+        for t in (qt_tmp, final_tmp):
+            try:
+                os.unlink(t)
+            except FileNotFoundError:
+                pass
+    if progress is not None:
+        progress(1.0, "done")
+    return ReportSummary(path=str(out_path), pages=pages, verdicts=len(content.checks),
+                         attachments=names + ["requests-all.json", "results-all.json"])
+
+
+def _parser() -> argparse.ArgumentParser:
+    p = argparse.ArgumentParser(prog="fieldapp report",
+                                description="Write the site report (PDF) of a visit GeoPackage.")
+    p.add_argument("visit", metavar="VISIT.gpkg")
+    p.add_argument("-o", "--output", required=True, metavar="REPORT.pdf")
+    p.add_argument("--force", action="store_true", help="overwrite the output file if it exists")
+    p.add_argument("--retained-ac", type=float, default=0.0, metavar="ACRES",
+                   help="planned retained woodland area for the mitigation check (acres)")
+    return p
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """``fieldapp report VISIT.gpkg -o report.pdf``; exit 0 done, 1 refused or failed, 2 usage."""
+    args = _parser().parse_args(list(sys.argv[1:] if argv is None else argv))
+    from fieldapp.store import StoreError
+
+    try:
+        summary = build_report(args.visit, args.output, force=args.force, retained_ac=args.retained_ac)
+    except (StoreError, FileNotFoundError, ReportError, OSError) as exc:
+        print(f"fieldapp report: {exc}", file=sys.stderr)
+        return 1
+    print(f"{summary['path']}: {summary['pages']} pages, {summary['verdicts']} verdicts "
+          f"(rule requests attached)")
+    return 0

@@ -1,0 +1,507 @@
+"""What the site report says, gathered from a visit (plain Python, no Qt).
+
+:func:`load_visit` opens a visit GeoPackage through the store (its own checks refuse a file that
+is not ours, damaged or newer) and :func:`gather` turns the survey model into
+:class:`ReportContent`: the site, the checks (the same rule requests and results as the app's
+checks panel, :mod:`fieldapp.checks`), transect profiles, stand tables, wetlands, GNSS quality
+per recorded point, sync conflicts and the map geometry. :mod:`fieldapp.report.document` draws
+it; :mod:`fieldapp.export` reuses :func:`load_visit`.
+
+Units
+-----
+Map coordinates are *grid feet of the site's foot* (``frame.to_ft`` of the site CRS
+coordinates), the same numbers the rule requests carry. Distances along transects are the
+horizontal international feet the instruments measured. Areas are ground areas
+(:meth:`fieldapp.geo.SiteFrame.area_sqft`).
+"""
+
+from __future__ import annotations
+
+import logging
+import math
+import re
+from dataclasses import dataclass, field
+from datetime import datetime, timezone
+from pathlib import Path
+from typing import Any
+
+import shapely
+from shapely.geometry import LineString, Point
+
+from fieldapp import __version__
+from fieldapp.checks import Check, Checks, RULE_TITLES
+from fieldapp.geo import FOOT_INTERNATIONAL_M, SiteFrame
+from fieldapp.survey import Layer, Visit
+from fieldapp.survey.canopy import StandMeasures
+
+__all__ = [
+    "INTERPRETATIONS",
+    "BANK_PARAMETERS",
+    "ReportContent",
+    "TransectProfile",
+    "StandSection",
+    "WetlandRow",
+    "GnssRow",
+    "MapLayers",
+    "load_visit",
+    "gather",
+    "natural_key",
+]
+
+log = logging.getLogger(__name__)
+
+#: The readings taken where the text is silent (rules-contract.md), for the verdict pages.
+INTERPRETATIONS = {
+    "per-segment-slope": "Slope is taken per surveyed segment between stations, never averaged "
+                         "or smoothed.",
+    "trigger-within-base": "A steep segment triggers the extension when it starts at or inside "
+                           "the base distance, before any interruption.",
+    "anchor-last-trigger": "The extension is measured from the landward end of the last "
+                           "triggering steep segment; the bank ends where the first "
+                           "below-threshold run of more than 50 ft begins.",
+    "never-below-base": "The bank is never closer than the base distance, unless cut by an "
+                        "interruption.",
+    "interruption-caps": "A complete interruption marked by the surveyor caps the bank.",
+    "insufficient-transect": "A transect ending on steep ground, or inside a short "
+                             "below-threshold run, needs more data.",
+    "horizontal-distance": "Slope distances are reduced to horizontal before any comparison.",
+    "surface-area": "Graded area on the bank is measured on the land surface.",
+    "run-cut-by-interruption": "A below-threshold run cut short by an interruption ends the "
+                               "bank at the interruption.",
+    "stream-keeps-width": "A stream or lake keeps its own width next to a less-susceptible "
+                          "wetland; contiguous features take the greatest width.",
+    "average-wetland-width": "Average wetland width: mean of 3 or more perpendicular widths; "
+                             "with only a polygon, area / long-axis length.",
+    "largely-deciduous": "More than 50 % of the qualifying (>= 10 in) canopy area is deciduous.",
+    "dbh-for-standing-trees": "Standing trees are classed by DBH at 4.5 ft; a caliper near the "
+                              "ground is for nursery stock only.",
+    "grove": "8 or more deciduous trees, each >= 18.0 in DBH, inside the grove drawn.",
+    "mitigation-area": "Mitigation area = (base protection - retained fraction) x woodland area; "
+                       "plantings rounded up.",
+    "round-buffer": "Development-area limits are true round-cornered buffers, inclusive.",
+    "edge-shape": "An edge given as a ring is an area; as a line, a line.",
+    "strictly-more-than": "Every erosion-plan trigger is 'more than' its limit.",
+}
+
+#: NR 341.035(1)(a) and (1)(b): priority waterway -> (base distance ft, slope threshold %).
+#: Shown on the profiles; the verdicts themselves come from :mod:`fieldapp.rules`.
+BANK_PARAMETERS = {False: (75.0, 12.0), True: (300.0, 10.0)}
+
+_RULE_ORDER = ["nr341.bank", "nr341.graded_area", "nr151.protective_area", "wetland.size",
+               "woodland.class", "woodland.mitigation", "development_area"]
+
+GGA_QUALITY = {0: "no fix", 1: "autonomous", 2: "DGPS", 3: "PPS", 4: "RTK fixed",
+               5: "RTK float", 6: "dead reckoning", 7: "manual", 8: "simulated"}
+
+
+def natural_key(text: str) -> list:
+    """Sort key that puts ``T2`` before ``T10``."""
+    return [int(p) if p.isdigit() else p.lower() for p in re.split(r"(\d+)", text or "")]
+
+
+# --------------------------------------------------------------------------- loading
+def load_visit(path) -> Visit:
+    """Load the visit stored at ``path`` into memory (a detached :class:`Visit`).
+
+    The store's own checks run first (:func:`fieldapp.store.open_visit`): the file is
+    checkpointed and closed again, so the ``.gpkg`` alone is complete afterwards.
+
+    Raises
+    ------
+    FileNotFoundError
+        No file at ``path``.
+    fieldapp.store.StoreError
+        ``NotAVisitFile``, ``DamagedVisitFile`` or ``NewerVisitFile`` (the file is untouched).
+    """
+    from fieldapp.store import StoreError, open_visit
+
+    store = open_visit(path)
+    visit = store.visit
+    try:
+        store.close()
+    except StoreError as exc:  # the app holds it open too: its own close will finish the job
+        log.warning("closing %s after reading: %s", path, exc)
+    except Exception as exc:  # noqa: BLE001 - e.g. "database is locked" switching journal
+        log.warning("closing %s after reading: %s", path, exc)
+    return visit
+
+
+# --------------------------------------------------------------------------- records
+@dataclass(frozen=True)
+class TransectProfile:
+    """One transect for its profile plot.
+
+    ``stations`` are ``(distance_ft, elevation_ft, slope_pct_of_segment_ending_here,
+    interruption)``, starting with the OHWM at distance 0 (slope None there). Elevations are
+    the measured ones when ``measured_elevations``, else relative to the OHWM (0), carried
+    station to station by the segment slopes.
+    """
+
+    label: str
+    azimuth_true_deg: float
+    stations: tuple[tuple[float, float, float | None, bool], ...]
+    measured_elevations: bool
+    priority: bool
+    base_ft: float
+    threshold_pct: float
+    check: Check | None
+
+    @property
+    def result(self) -> dict:
+        return self.check.result if self.check else {}
+
+
+@dataclass(frozen=True)
+class StandSection:
+    """A woodland stand: its measures (canopy, stand table) and the woodland-class check."""
+
+    label: str
+    measures: StandMeasures
+    check: Check | None
+    mitigation: Check | None
+
+
+@dataclass(frozen=True)
+class WetlandRow:
+    """A wetland polygon with its areas and the results of its two checks."""
+
+    label: str
+    wetland_type: str | None
+    susceptibility: str | None
+    standing_water: bool | None
+    hydric_vegetation: bool | None
+    area_sqft: float
+    area_ac: float
+    size_check: Check | None
+    protective_check: Check | None
+
+    @property
+    def average_width_ft(self) -> float | None:
+        return (self.protective_check.result.get("average_width_ft")
+                if self.protective_check else None)
+
+    @property
+    def protective_width_ft(self) -> float | None:
+        return self.protective_check.result.get("width_ft") if self.protective_check else None
+
+
+@dataclass(frozen=True)
+class GnssRow:
+    """GNSS quality of one recorded point (an OHWM point)."""
+
+    line: str
+    seq: int
+    method: str
+    x_ft: float
+    y_ft: float
+    worst_fix_quality: int | None
+    h_accuracy_m: float | None
+    v_accuracy_m: float | None
+    std_dev_x_m: float | None
+    std_dev_y_m: float | None
+    hdop: float | None
+    sample_count: int
+    rejected_count: int
+    antenna_height_m: float
+    fix_time_utc: datetime | None
+
+    @property
+    def quality_words(self) -> str:
+        q = self.worst_fix_quality
+        return "–" if q is None else f"{q} {GGA_QUALITY.get(q, '')}".strip()
+
+
+@dataclass
+class MapLayers:
+    """Everything the map draws, in grid feet of the site's foot (shapely geometries)."""
+
+    areas: list[tuple[str, str, Any]] = field(default_factory=list)        # (kind, label, geom)
+    lines: list[tuple[str, str, Any]] = field(default_factory=list)        # (kind, label, geom)
+    ohwm: list[tuple[str, Any]] = field(default_factory=list)              # (label, LineString)
+    ohwm_points: list[tuple[float, float]] = field(default_factory=list)
+    transects: list[tuple[str, Any, list[tuple[float, float]]]] = field(default_factory=list)
+    trees: list[tuple[float, float, float, float | None, bool]] = field(default_factory=list)
+    track: Any = None                                                      # LineString or None
+    notes: list[tuple[float, float, str]] = field(default_factory=list)
+    bank_points: list[tuple[str, float, float, bool]] = field(default_factory=list)
+    bank_line: Any = None
+    protective_areas: list[tuple[str, float, Any]] = field(default_factory=list)
+    envelope: Any = None
+    true_north_deg: float = 0.0  # angle of true north, clockwise from grid north (map up)
+
+    def bounds(self):
+        geoms = [g for _, _, g in self.areas] + [g for _, _, g in self.lines]
+        geoms += [g for _, g in self.ohwm] + [g for _, g, _ in self.transects]
+        geoms += [g for _, _, g in self.protective_areas]
+        if self.envelope is not None:
+            geoms.append(self.envelope)
+        if self.track is not None:
+            geoms.append(self.track)
+        pts = self.ohwm_points + [(t[0], t[1]) for t in self.trees] + [(n[0], n[1]) for n in self.notes]
+        pts += [(b[1], b[2]) for b in self.bank_points]
+        if pts:
+            geoms.append(shapely.multipoints(pts))
+        geoms = [g for g in geoms if g is not None and not g.is_empty]
+        if not geoms:
+            return None
+        return shapely.total_bounds(geoms)
+
+
+@dataclass
+class ReportContent:
+    """Everything the report shows (see module docstring for units)."""
+
+    path: Path
+    visit: Visit
+    generated_utc: datetime
+    app_version: str
+    checks: list[Check]
+    transects: list[TransectProfile]
+    stands: list[StandSection]
+    wetlands: list[WetlandRow]
+    gnss: list[GnssRow]
+    track_summary: dict
+    conflicts: list
+    map: MapLayers
+    tally_classes: list[tuple[float, int]]  # (class low in, stems), every live tree
+
+    @property
+    def site(self):
+        return self.visit.site
+
+    @property
+    def frame(self) -> SiteFrame | None:
+        return self.visit.frame if self.visit.has_frame else None
+
+    def units_note(self) -> str:
+        """CRS and which foot, in words."""
+        f = self.frame
+        if f is None:
+            return "No site CRS yet (no usable fix and no EPSG code chosen): nothing is positioned."
+        code = f.srs_id
+        crs = f"{f.name}" + (f" (EPSG:{code})" if code else "")
+        unit = "metre" if abs(f.unit_m - 1.0) < 1e-12 else (
+            "US survey foot" if f.foot.value == "us_survey" else f"{f.unit_m:g} m")
+        return (f"Site CRS {crs}, coordinate unit {unit}. Lengths are in {f.foot.label} "
+                f"({f.foot.metres:.10g} m); areas are ground areas in square feet and acres "
+                "(43,560 sq ft) of that foot, reduced from the grid by the point scale factor. "
+                "Transect distances are the horizontal international feet (0.3048 m) the "
+                "instruments measure. Map and rule-request coordinates are grid feet of the "
+                "site CRS.")
+
+    def requests(self) -> list[dict]:
+        return [c.request for c in self.checks]
+
+
+# --------------------------------------------------------------------------- gathering
+def _value(v: Any) -> Any:
+    return getattr(v, "value", v)
+
+
+def _check_order(c: Check) -> tuple:
+    rule = c.request.get("rule", "")
+    rank = _RULE_ORDER.index(rule) if rule in _RULE_ORDER else len(_RULE_ORDER)
+    return (rank, natural_key(c.title), c.check_id)
+
+
+def _to_ft_geom(frame: SiteFrame, geom):
+    if geom is None:
+        return None
+    k = frame.to_ft(1.0)
+    return shapely.transform(geom, lambda xy: xy * k)
+
+
+def gather(visit: Visit, path, *, retained_ac: float = 0.0, conflicts: list | None = None,
+           now: datetime | None = None) -> ReportContent:
+    """Build :class:`ReportContent` from a loaded visit.
+
+    Parameters
+    ----------
+    visit : Visit
+    path : path-like
+        The visit file (named in the report; its sync conflicts are read when ``conflicts``
+        is None).
+    retained_ac : float
+        Planned retained woodland area (acres) for the mitigation check, as in the app.
+    conflicts : list of fieldapp.sync.Conflict, optional
+    now : datetime, optional
+        Generation time (UTC), for reproducible tests.
+    """
+    path = Path(path)
+    checks = Checks()
+    checks.refresh(visit, retained_ac=retained_ac)
+    all_checks = sorted(checks.all(), key=_check_order)
+    by_id = {c.check_id: c for c in all_checks}
+    if conflicts is None:
+        conflicts = _read_conflicts(path)
+    site = visit.site
+    content = ReportContent(
+        path=path, visit=visit, generated_utc=now or datetime.now(timezone.utc),
+        app_version=__version__, checks=all_checks, transects=[], stands=[], wetlands=[],
+        gnss=[], track_summary={}, conflicts=list(conflicts), map=MapLayers(), tally_classes=[],
+    )
+    trees = visit.trees()
+    live = [t for t in trees if _value(t.status) == "live"]
+    classes: dict[int, int] = {}
+    for t in live:
+        c = int(math.floor(t.dbh_in / 2.0 + 1e-7))
+        classes[c] = classes.get(c, 0) + 1
+    content.tally_classes = [(2.0 * c, n) for c, n in sorted(classes.items())]
+    _gnss(visit, content)
+    if not visit.has_frame:
+        return content
+    frame = visit.frame
+    # ---- transects
+    base_ft, thr = BANK_PARAMETERS[bool(site.priority_waterway)]
+    for t in sorted(visit.features(Layer.TRANSECT), key=lambda t: natural_key(t.label)):
+        sts = visit.stations(t.uuid)
+        measured = t.origin_elevation_ft is not None and all(s.elevation_ft is not None for s in sts)
+        rows = [(0.0, float(t.origin_elevation_ft) if measured else 0.0, None, False)]
+        e = rows[0][1]
+        for s in sts:
+            e = float(s.elevation_ft) if measured else e + s.segment_ft * s.slope_pct / 100.0
+            rows.append((float(s.distance_ft), e, float(s.slope_pct), bool(s.interruption)))
+        content.transects.append(TransectProfile(
+            label=t.label, azimuth_true_deg=t.azimuth_true_deg, stations=tuple(rows),
+            measured_elevations=measured, priority=bool(site.priority_waterway), base_ft=base_ft,
+            threshold_pct=thr, check=by_id.get(f"bank:{t.uuid}")))
+    # ---- areas
+    for a in visit.features(Layer.AREA):
+        kind = _value(a.kind)
+        if kind == "woodland_stand":
+            content.stands.append(StandSection(
+                label=a.label or "stand", measures=visit.stand_measures(a.uuid),
+                check=by_id.get(f"woodland:{a.uuid}"), mitigation=by_id.get(f"mitigation:{a.uuid}")))
+        elif kind == "wetland":
+            content.wetlands.append(WetlandRow(
+                label=a.label or "wetland", wetland_type=a.wetland_type,
+                susceptibility=_value(a.susceptibility), standing_water=a.standing_water,
+                hydric_vegetation=a.hydric_vegetation, area_sqft=frame.area_sqft(a.geometry),
+                area_ac=frame.area_ac(a.geometry), size_check=by_id.get(f"wetland:{a.uuid}"),
+                protective_check=by_id.get(f"protective_area:{a.uuid}")))
+    content.stands.sort(key=lambda s: natural_key(s.label))
+    content.wetlands.sort(key=lambda w: natural_key(w.label))
+    _map(visit, frame, content, by_id)
+    return content
+
+
+def _read_conflicts(path: Path) -> list:
+    try:
+        from fieldapp.sync import read_conflicts
+
+        return read_conflicts(path)
+    except Exception as exc:  # noqa: BLE001 - a report without conflicts beats no report
+        log.warning("sync conflicts of %s not read: %s", path, exc)
+        return []
+
+
+def _gnss(visit: Visit, content: ReportContent) -> None:
+    lines = {l.uuid: (l.label or "OHWM") for l in visit.features(Layer.OHWM_LINE)}
+    frame = visit.frame if visit.has_frame else None
+    pts = sorted(visit.features(Layer.OHWM_POINT),
+                 key=lambda p: (natural_key(lines.get(p.line_uuid, "")), p.seq))
+    for p in pts:
+        content.gnss.append(GnssRow(
+            line=lines.get(p.line_uuid, "?"), seq=p.seq, method=_value(p.method),
+            x_ft=frame.to_ft(p.x) if frame else p.x, y_ft=frame.to_ft(p.y) if frame else p.y,
+            worst_fix_quality=p.worst_fix_quality, h_accuracy_m=p.h_accuracy_m,
+            v_accuracy_m=p.v_accuracy_m, std_dev_x_m=p.std_dev_x_m, std_dev_y_m=p.std_dev_y_m,
+            hdop=p.hdop, sample_count=p.sample_count, rejected_count=p.rejected_count,
+            antenna_height_m=float(visit.site.antenna_height_m), fix_time_utc=p.fix_time_utc))
+    track = visit.track()
+    qualities: dict[str, int] = {}
+    hdops = []
+    for tp in track:
+        key = "–" if tp.quality is None else f"{tp.quality} {GGA_QUALITY.get(tp.quality, '')}".strip()
+        qualities[key] = qualities.get(key, 0) + 1
+        if tp.hdop is not None:
+            hdops.append(tp.hdop)
+    hdops.sort()
+    content.track_summary = {
+        "fixes": len(track), "qualities": qualities,
+        "median_hdop": hdops[len(hdops) // 2] if hdops else None,
+        "max_hdop": hdops[-1] if hdops else None,
+    }
+
+
+def _map(visit: Visit, frame: SiteFrame, content: ReportContent, by_id: dict) -> None:
+    m = content.map
+    ft = frame.to_ft
+    for a in visit.features(Layer.AREA):
+        m.areas.append((_value(a.kind), a.label, _to_ft_geom(frame, a.geometry)))
+    for ln in visit.features(Layer.LINE):
+        m.lines.append((_value(ln.kind), ln.label, _to_ft_geom(frame, ln.geometry)))
+    for ln in visit.features(Layer.OHWM_LINE):
+        if ln.geometry is not None:
+            m.ohwm.append((ln.label or "OHWM", _to_ft_geom(frame, ln.geometry)))
+    m.ohwm_points = [(ft(p.x), ft(p.y)) for p in visit.features(Layer.OHWM_POINT)]
+    for t in visit.features(Layer.TRANSECT):
+        sts = visit.stations(t.uuid)
+        geom = LineString([(ft(t.origin_x), ft(t.origin_y))] + [(ft(s.x), ft(s.y)) for s in sts]) \
+            if sts else None
+        m.transects.append((t.label, geom, [(ft(s.x), ft(s.y)) for s in sts]))
+    for tr in visit.trees():
+        r = None if tr.crown_radius_ft is None else tr.crown_radius_ft * FOOT_INTERNATIONAL_M / frame.foot.metres
+        m.trees.append((ft(tr.x), ft(tr.y), float(tr.dbh_in), r, _value(tr.status) == "live"))
+    track = visit.track()
+    if len(track) >= 2:
+        m.track = LineString([(ft(p.x), ft(p.y)) for p in track])
+    m.notes = [(ft(n.x), ft(n.y), n.text) for n in visit.features(Layer.NOTE) if n.x is not None]
+    # ---- bank positions along each transect (horizontal international ft from the origin)
+    ordered = []
+    for t in visit.features(Layer.TRANSECT):
+        c = by_id.get(f"bank:{t.uuid}")
+        if c is None or c.status == "error":
+            continue
+        known = c.result.get("bank_ft")
+        dist = known if known is not None else c.result.get("bank_ft_at_least")
+        if dist is None:
+            continue
+        x, y = frame.forward(t.origin_x, t.origin_y, t.azimuth_true_deg,
+                             float(dist) * FOOT_INTERNATIONAL_M / frame.foot.metres)
+        along = 0.0
+        geom = visit.ohwm_geometry(t.line_uuid) if t.line_uuid else None
+        if geom is not None:
+            along = geom.project(Point(t.origin_x, t.origin_y))
+        ordered.append((t.line_uuid or "", along, (t.label, ft(float(x)), ft(float(y)), known is not None)))
+    ordered.sort(key=lambda o: (o[0], o[1]))
+    m.bank_points = [o[2] for o in ordered]
+    if len(m.bank_points) >= 2:
+        m.bank_line = LineString([(b[1], b[2]) for b in m.bank_points])
+    # ---- protective areas: each wetland's own width; the site's water features from the OHWM
+    for a in visit.features(Layer.AREA):
+        c = by_id.get(f"protective_area:{a.uuid}")
+        width = c.result.get("width_ft") if c else None
+        if width:
+            g = _to_ft_geom(frame, a.geometry)
+            m.protective_areas.append((a.label or "wetland", float(width), g.buffer(float(width)).difference(g)))
+    c = by_id.get("protective_area")
+    width = c.result.get("width_ft") if c else None
+    if width:
+        for label, g in m.ohwm:
+            m.protective_areas.append((label, float(width), g.buffer(float(width))))
+    # ---- development envelope: 20 ft round buffers of foundations, 5 ft of edges (D.2)
+    c = by_id.get("development_area")
+    if c is not None and c.status != "error":
+        from fieldapp.rules.city import EDGE_LIMIT_FT, FOUNDATION_LIMIT_FT
+
+        inp = c.request["input"]
+        parts = [shapely.Polygon(r).buffer(FOUNDATION_LIMIT_FT, quad_segs=16) for r in inp["foundations"]]
+        for e in inp.get("edges", []):
+            pts = e["coordinates"]
+            g = shapely.LineString(pts) if len(pts) == 2 or (e["kind"] == "utility" and pts[0] != pts[-1]) \
+                else shapely.Polygon(pts)
+            parts.append(g.buffer(EDGE_LIMIT_FT, quad_segs=16))
+        m.envelope = shapely.union_all(parts)
+    # ---- true north: direction to a point 0.001 deg north of the map centre
+    b = m.bounds()
+    if b is not None:
+        cx, cy = frame.from_ft((b[0] + b[2]) / 2), frame.from_ft((b[1] + b[3]) / 2)
+        lon, lat = frame.to_lonlat(cx, cy)
+        nx, ny = frame.to_local(lon, lat + 1e-3)
+        m.true_north_deg = math.degrees(math.atan2(float(nx) - cx, float(ny) - cy))
+
+
+def rule_title(check: Check) -> str:
+    """Title of a check, falling back to the rule's title."""
+    return check.title or RULE_TITLES.get(check.request.get("rule", ""), check.check_id)

@@ -1,0 +1,459 @@
+"""The report as a paged Qt text document, written to PDF with ``QPdfWriter``.
+
+One :class:`QTextDocument` holds the whole report (HTML sections); the map and the profiles are
+inline objects (``QPyTextObject``) drawn as vectors by :mod:`fieldapp.report.drawing` when the
+page is painted. The document is laid out for the PDF writer's resolution and painted page by
+page with a running header and "page i of N" footer.
+"""
+
+from __future__ import annotations
+
+import html
+import json
+from typing import Any, Callable
+
+from PySide6.QtCore import QMarginsF, QRectF, QSizeF, Qt
+from PySide6.QtGui import (QFont, QPageLayout, QPageSize, QPainter, QPdfWriter, QPyTextObject,
+                           QTextBlockFormat, QTextCharFormat, QTextCursor, QTextDocument, QTextFormat)
+
+from fieldapp.checks import status_words, summary_words
+
+from . import drawing
+from .content import INTERPRETATIONS, ReportContent, rule_title
+
+__all__ = ["write_pdf", "attachment_names", "fmt"]
+
+RESOLUTION_DPI = 300
+OBJECT_TYPE = QTextFormat.UserObject + 11
+OBJECT_KEY = QTextFormat.UserProperty + 11
+MARGINS_MM = QMarginsF(16, 16, 16, 16)
+HEADER_MM = 7.0
+FOOTER_MM = 7.0
+
+CSS = """
+body { font-size: 9pt; }
+h1 { font-size: 16pt; margin-top: 0; margin-bottom: 4pt; }
+h2 { font-size: 12.5pt; margin-top: 10pt; margin-bottom: 4pt; color: #10365c; }
+h3 { font-size: 10.5pt; margin-top: 8pt; margin-bottom: 3pt; }
+p { margin-top: 2pt; margin-bottom: 2pt; }
+table { border-collapse: collapse; margin-top: 3pt; margin-bottom: 3pt; }
+th { background-color: #e8eef4; font-weight: bold; text-align: left; }
+td, th { border: 0.5px solid #8a8a8a; padding: 2px 4px; }
+.num { text-align: right; }
+.small { font-size: 7.5pt; color: #333333; }
+.determined { color: #1b5e20; font-weight: bold; }
+.needs_data { color: #b26a00; font-weight: bold; }
+.exempt { color: #1565c0; font-weight: bold; }
+.error { color: #b71c1c; font-weight: bold; }
+"""
+
+
+def fmt(v: Any, nd: int = 1, unit: str = "") -> str:
+    """A value for the page: floats with ``nd`` decimals and thousands commas, booleans as
+    yes/no, None as an en dash.
+
+    >>> fmt(135308.2345, 1, " sq ft")
+    '135,308.2 sq ft'
+    """
+    if v is None:
+        return "–"
+    if isinstance(v, bool):
+        return "yes" if v else "no"
+    if isinstance(v, float):
+        return f"{v:,.{nd}f}{unit}"
+    if isinstance(v, int):
+        return f"{v:,}{unit}"
+    return f"{v}{unit}"
+
+
+def _e(text: Any) -> str:
+    return html.escape(str(text))
+
+
+def attachment_names(content: ReportContent) -> list[str]:
+    """File names of the per-verdict request attachments, in verdict order."""
+    names = []
+    for i, c in enumerate(content.checks, 1):
+        slug = "".join(ch if ch.isalnum() else "-" for ch in rule_title(c).split("(")[0].strip())
+        slug = "-".join(part for part in slug.split("-") if part)[:40]
+        names.append(f"request-{i:02d}-{slug}.json")
+    return names
+
+
+class _Figures(QPyTextObject):
+    """Inline figures: key -> (size in device pixels, draw(painter, w, h))."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.items: dict[str, tuple[QSizeF, Callable]] = {}
+
+    def intrinsicSize(self, doc, pos, fmt_):  # noqa: N802 - Qt override
+        return self.items[fmt_.property(OBJECT_KEY)][0]
+
+    def drawObject(self, painter, rect, doc, pos, fmt_):  # noqa: N802 - Qt override
+        size, draw = self.items[fmt_.property(OBJECT_KEY)]
+        painter.save()
+        painter.translate(rect.topLeft())
+        draw(painter, size.width(), size.height())
+        painter.restore()
+
+
+# --------------------------------------------------------------------------- sections (HTML)
+def _table(headers: list[str], rows: list[list[Any]], num_cols: set[int] = frozenset(),
+           width: str = "100%") -> str:
+    out = [f'<table width="{width}" cellspacing="0" cellpadding="2"><tr>']
+    out += [f"<th>{_e(h)}</th>" for h in headers]
+    out.append("</tr>")
+    for r in rows:
+        out.append("<tr>")
+        for i, v in enumerate(r):
+            cls = ' class="num" align="right"' if i in num_cols else ""
+            out.append(f"<td{cls}>{v}</td>")
+        out.append("</tr>")
+    out.append("</table>")
+    return "".join(out)
+
+
+def _site_html(c: ReportContent) -> str:
+    s = c.site
+    devices = ", ".join(f"{k}: {v}" for k, v in s.device_ids) or "–"
+    waters = "; ".join(
+        f"{w.name} ({w.type.value}" + (f", {w.susceptibility.value}" if w.susceptibility else "")
+        + (f", {w.wetland_type}" if w.wetland_type else "") + ")" for w in s.water_features) or "–"
+    rows = [
+        ["Site", _e(s.name)], ["Visit date", _e(s.visit_date.isoformat())],
+        ["Crew", _e(", ".join(s.crew) or "–")], ["Devices", _e(devices)],
+        ["Waterway", "priority waterway (NR 341.035(1)(b))" if s.priority_waterway
+         else "not a priority waterway (NR 341.035(1)(a))"],
+        ["Water features", _e(waters)],
+        ["Antenna height", f"{s.antenna_height_m:.3f} m"],
+        ["Magnetic declination", f"{s.declination_deg:+.2f}° (east positive)"],
+        ["Site record", _e(f"created {s.created_utc:%Y-%m-%d %H:%M} UTC by {s.created_by}")],
+        ["Visit file", _e(c.path.name)],
+        ["Report generated", _e(f"{c.generated_utc:%Y-%m-%d %H:%M:%S} UTC, fieldapp {c.app_version}")],
+    ]
+    if s.notes:
+        rows.append(["Notes", _e(s.notes)])
+    body = _table(["", ""], rows, width="100%").replace("<tr><th></th><th></th></tr>", "")
+    return (f"<h1>Site report: {_e(s.name)}</h1>{body}<h3>Units</h3><p>{_e(c.units_note())}</p>")
+
+
+def _summary_html(c: ReportContent, names: list[str]) -> str:
+    if not c.checks:
+        return "<h2>Verdicts</h2><p>No rule applies yet (nothing recorded that a rule reads).</p>"
+    rows = []
+    for i, (k, n) in enumerate(zip(c.checks, names), 1):
+        st = k.status
+        rows.append([str(i), _e(rule_title(k)), f'<span class="{st}">{_e(status_words(st))}</span>',
+                     _e(summary_words(k.request.get("rule", ""), k.result)),
+                     _e(k.result.get("citation", "–"))])
+    return ("<h2>Verdicts at a glance</h2>" + _table(["#", "Check", "Status", "Result", "Citation"], rows)
+            + '<p class="small">Each verdict is detailed below with its inputs, and its rule request is '
+              "attached to this PDF as a JSON file: <i>fieldapp rules evaluate FILE.json</i> "
+              "reproduces it (<i>requests-all.json</i> holds them all).</p>")
+
+
+def _is_ring(v: Any) -> bool:
+    return (isinstance(v, list) and len(v) >= 3 and all(
+        isinstance(p, list) and len(p) == 2 and all(isinstance(n, (int, float)) for n in p) for p in v))
+
+
+def _plain_text(v: Any) -> str:
+    """A compact text for a request or result value (rings and long lists summarised)."""
+    if isinstance(v, float):
+        return fmt(v, 2)
+    if isinstance(v, dict):
+        return ", ".join(f"{k} {_plain_text(x)}" for k, x in v.items()) or "none"
+    if isinstance(v, list):
+        if not v:
+            return "none"
+        if _is_ring(v):
+            return f"polygon of {len(v)} vertices (grid ft, in the attached JSON)"
+        if all(_is_ring(r) for r in v):
+            return f"{len(v)} polygon(s) of " + ", ".join(str(len(r)) for r in v) + " vertices (in the attached JSON)"
+        if len(v) > 40:
+            return f"{len(v)} items (in the attached JSON)"
+        if all(isinstance(x, dict) for x in v):
+            return "; ".join(f"[{i}] {_plain_text(x)}" for i, x in enumerate(v))
+        return ", ".join(_plain_text(x) for x in v)
+    return fmt(v)
+
+
+def _input_lines(value: Any) -> list[str]:
+    """Readable lines for a request input, one per key."""
+    if not isinstance(value, dict):
+        return [_e(_plain_text(value))]
+    out = []
+    for k, v in value.items():
+        if isinstance(v, list) and v and all(isinstance(x, dict) for x in v) and len(v) <= 40:
+            out.append(f"<b>{_e(k)}</b>:")
+            out += [f"&nbsp;&nbsp;[{i}] {_e(_plain_text(x))}" for i, x in enumerate(v)]
+        else:
+            out.append(f"<b>{_e(k)}</b>: {_e(_plain_text(v))}")
+    return out
+
+
+_SHOWN_APART = {"rule", "status", "citation", "interpretations", "next_step"}
+
+
+def _result_lines(result: dict) -> list[str]:
+    return [f"<b>{_e(k)}</b>: {_e(_plain_text(v))}" for k, v in result.items() if k not in _SHOWN_APART]
+
+
+def _verdicts_html(c: ReportContent, names: list[str]) -> str:
+    out = ['<h2>Verdicts in detail</h2>']
+    for i, (k, name) in enumerate(zip(c.checks, names), 1):
+        r = k.result
+        st = k.status
+        out.append(f"<h3>{i}. {_e(rule_title(k))}</h3>")
+        out.append(f'<p>Rule <b>{_e(k.request.get("rule"))}</b> — status '
+                   f'<span class="{st}">{_e(status_words(st))}</span> — citation '
+                   f'<b>{_e(r.get("citation", "–"))}</b></p>')
+        out.append(f"<p><b>Result</b>: {_e(summary_words(k.request.get('rule', ''), r))}</p>")
+        if st == "error":
+            out.append(f"<p class='error'>{_e(r.get('key', ''))}: {_e(r.get('message', ''))}</p>")
+        if r.get("next_step"):
+            out.append(f"<p><b>Next step</b>: {_e(r['next_step'])}</p>")
+        if r.get("note"):
+            out.append(f"<p><b>Note</b>: {_e(r['note'])}</p>")
+        interp = r.get("interpretations") or []
+        if interp:
+            out.append("<p><b>Interpretations relied on</b>:</p><p>" + "<br/>".join(
+                f"&nbsp;&nbsp;<i>{_e(x)}</i>: {_e(INTERPRETATIONS.get(x, ''))}" for x in interp) + "</p>")
+        inputs = _input_lines(k.request.get("input", {}))
+        if k.request.get("settings"):
+            inputs += ["<b>settings</b>:"] + _input_lines(k.request["settings"])
+        out.append(_table(["Inputs (rule request)", "Result values"],
+                          [["<br/>".join(inputs), "<br/>".join(_result_lines(r))]]))
+        out.append(f'<p class="small">Rule request attached as <i>{_e(name)}</i>.</p>')
+    return "".join(out)
+
+
+def _profile_intro(prof) -> str:
+    r = prof.result
+    k = prof.check
+    verdict = (f"{_e(summary_words('nr341.bank', r))} — {_e(status_words(k.status))}, "
+               f"{_e(r.get('citation', '–'))}") if k else "no verdict (no station)"
+    return (f"<h3>Transect {_e(prof.label)} (azimuth {prof.azimuth_true_deg:.1f}° true)</h3>"
+            f"<p>{verdict}</p>")
+
+
+def _profile_table(prof) -> str:
+    cuts = any(s[3] for s in prof.stations)
+    rows = []
+    for d, e, slope, cut in prof.stations:
+        rows.append([fmt(d, 1), fmt(e, 2), "–" if slope is None else fmt(slope, 1)]
+                    + (["complete interruption" if cut else ""] if cuts else []))
+    return _table(["Distance from OHWM (ft)", "Elevation (ft)" if prof.measured_elevations
+                   else "Elevation rel. OHWM (ft)", "Slope of segment ending here (%)"]
+                  + (["Interruption"] if cuts else []), rows, {0, 1, 2})
+
+
+def _stands_html(c: ReportContent) -> str:
+    out = ['<h2>Tally and woodland</h2>']
+    foot = c.frame.foot.label if c.frame else "ft"
+    if not c.stands:
+        out.append("<p>No woodland stand drawn: the tally by 2-inch DBH class is shown without per-acre "
+                   "figures (they need a stand area).</p>")
+        if c.tally_classes:
+            out.append(_table(["DBH class (in)", "Live stems"],
+                              [[f"{lo:g}–{lo + 2:g}", str(n)] for lo, n in c.tally_classes], {1}, "50%"))
+        else:
+            out.append("<p>No trees tallied.</p>")
+        return "".join(out)
+    for s in c.stands:
+        m = s.measures
+        r = s.check.result if s.check else {}
+        out.append(f"<h3>Woodland stand {_e(s.label)}</h3>")
+        out.append(
+            f"<p>Area {fmt(m.stand_area_sqft, 0)} sq ft = {fmt(m.stand_area_ac, 3)} ac ({_e(foot)}); "
+            f"{m.stems} live stems inside, {fmt(m.stems_per_ac, 1)} trees/ac, basal area "
+            f"{fmt(m.basal_area_sqft_per_ac, 1)} sq ft/ac (BA = 0.005454 × DBH²).</p>"
+            f"<p>Canopy cover: trees ≥ 10 in {fmt(m.canopy_10in_pct, 1)} %, trees ≥ 3 in "
+            f"{fmt(m.canopy_3in_pct, 1)} %, deciduous share of the ≥ 10 in canopy "
+            f"{fmt(m.deciduous_share_pct, 1)} %.</p>")
+        if s.check:
+            out.append(f"<p><b>Woodland class: {_e(r.get('class', '–'))}</b> (basis "
+                       f"{_e(r.get('basis') or 'none')}; {_e(r.get('citation', '–'))}).</p>")
+        if s.mitigation:
+            out.append(f"<p>{_e(summary_words('woodland.mitigation', s.mitigation.result))} "
+                       f"({_e(s.mitigation.result.get('citation', '–'))}).</p>")
+        rows = [[f"{k.low_in:g}–{k.high_in:g}", str(k.stems), fmt(k.stems_per_ac, 1),
+                 fmt(k.basal_area_sqft_per_ac, 2)] for k in m.stand_table]
+        rows.append(["<b>All</b>", f"<b>{m.stems}</b>", f"<b>{fmt(m.stems_per_ac, 1)}</b>",
+                     f"<b>{fmt(m.basal_area_sqft_per_ac, 2)}</b>"])
+        out.append(_table(["DBH class (in)", "Stems", "Trees per acre", "Basal area (sq ft/ac)"], rows,
+                          {1, 2, 3}, "75%"))
+    return "".join(out)
+
+
+def _wetlands_html(c: ReportContent) -> str:
+    out = ["<h2>Wetlands and protective areas</h2>"]
+    if not c.wetlands:
+        out.append("<p>No wetland polygon recorded.</p>")
+    else:
+        rows = []
+        for w in c.wetlands:
+            size = w.size_check.result if w.size_check else {}
+            rows.append([_e(w.label), _e(w.wetland_type or "–"), _e(w.susceptibility or "–"),
+                         fmt(w.area_sqft, 1), fmt(w.area_ac, 3), fmt(w.average_width_ft, 1),
+                         fmt(w.protective_width_ft, 1), _e(fmt(size.get("is_ordinance_wetland")))])
+        out.append(_table(["Wetland", "Type", "Susceptibility", "Area (sq ft)", "Area (ac)",
+                           "Average width (ft)", "Protective area width (ft)", "Ordinance wetland"],
+                          rows, {3, 4, 5, 6}))
+    site_pa = next((k for k in c.checks if k.check_id == "protective_area"), None)
+    if site_pa is not None:
+        out.append(f"<p>All water features together: {_e(summary_words('nr151.protective_area', site_pa.result))}"
+                   f" ({_e(site_pa.result.get('citation', '–'))}); widths per feature: "
+                   + _e(", ".join(fmt(v, 1) for v in site_pa.result.get("widths_ft") or []) or "–") + " ft.</p>")
+    return "".join(out)
+
+
+def _gnss_html(c: ReportContent) -> str:
+    out = ['<h2>GNSS quality per recorded point</h2>']
+    if not c.gnss:
+        out.append("<p>No GNSS point recorded (OHWM points carry the GNSS metadata).</p>")
+    else:
+        rows = [[_e(g.line), str(g.seq), _e(g.method), f"{g.x_ft:.2f}", f"{g.y_ft:.2f}", _e(g.quality_words),
+                 fmt(g.h_accuracy_m, 3), fmt(g.v_accuracy_m, 3),
+                 fmt(g.std_dev_x_m, 3) + " / " + fmt(g.std_dev_y_m, 3), fmt(g.hdop, 2),
+                 f"{g.sample_count} ({g.rejected_count} rejected)", fmt(g.antenna_height_m, 3),
+                 _e(f"{g.fix_time_utc:%H:%M:%S}") if g.fix_time_utc else "–"]
+                for g in c.gnss]
+        out.append('<div style="font-size: 7.5pt">' + _table(
+            ["Line", "#", "Method", "x ft", "y ft", "Worst fix", "H acc m", "V acc m", "σx / σy m",
+             "HDOP", "Epochs used (rejected)", "Antenna m", "UTC"], rows, {1, 3, 4, 6, 7, 9, 11}) + "</div>")
+        out.append('<p class="small">Worst fix: the worst GGA fix quality among the epochs used. '
+                   "Offset points show the standing position's quality. Accuracy as the receiver "
+                   "reported it; σ: standard deviation of the averaged epochs.</p>")
+    t = c.track_summary
+    if t.get("fixes"):
+        q = ", ".join(f"{k}: {v}" for k, v in sorted(t["qualities"].items()))
+        out.append(f"<p>Raw track: {t['fixes']:,} fixes ({_e(q)}); median HDOP {fmt(t['median_hdop'], 2)}, "
+                   f"worst {fmt(t['max_hdop'], 2)}.</p>")
+    return "".join(out)
+
+
+def _conflicts_html(c: ReportContent) -> str:
+    out = ["<h2>Sync conflicts</h2>"]
+    if not c.conflicts:
+        out.append("<p>No sync conflicts recorded in this visit file.</p>")
+        return "".join(out)
+
+    def short(v: Any) -> str:
+        text = json.dumps(v, default=str)
+        return _e(text if len(text) <= 60 else text[:57] + "...")
+
+    rows = [[_e(k.layer), _e((k.feature_uuid or str(k.feature_fid or ""))[:8]), _e(k.field or "–"),
+             _e(k.kind.value), short(k.base), short(k.theirs), short(k.ours), _e(k.kept),
+             _e(k.created_utc[:19]), _e("resolved" if k.resolved_utc else "open")]
+            for k in c.conflicts]
+    out.append(_table(["Layer", "Feature", "Field", "Kind", "Base", "Theirs", "Ours", "Kept", "When (UTC)",
+                       "State"], rows))
+    return "".join(out)
+
+
+# --------------------------------------------------------------------------- the PDF
+def write_pdf(content: ReportContent, path: str, *, step: Callable[[float, str], None]) -> int:
+    """Write the report to ``path`` (PDF, US letter); returns the page count.
+
+    ``step(fraction, message)`` is called as the work advances (and may raise to cancel).
+    """
+    names = attachment_names(content)
+    writer = QPdfWriter(str(path))
+    writer.setPageSize(QPageSize(QPageSize.Letter))
+    writer.setPageMargins(MARGINS_MM, QPageLayout.Millimeter)
+    writer.setResolution(RESOLUTION_DPI)
+    writer.setTitle(f"Site report: {content.site.name}")
+    writer.setCreator(f"fieldapp {content.app_version}")
+    page = writer.pageLayout().paintRectPixels(RESOLUTION_DPI)
+    mm = RESOLUTION_DPI / 25.4
+    body_h = page.height() - (HEADER_MM + FOOTER_MM) * mm
+    width_mm = page.width() / mm
+
+    painter = QPainter()
+    if not painter.begin(writer):
+        raise OSError(f"cannot write a PDF at {path}")
+    try:
+        doc = QTextDocument()
+        doc.documentLayout().setPaintDevice(writer)
+        doc.setPageSize(QSizeF(page.width(), body_h))
+        doc.setDocumentMargin(0)
+        font = QFont()
+        font.setPointSizeF(9)
+        doc.setDefaultFont(font)
+        doc.setDefaultStyleSheet(CSS)
+        figures = _Figures()
+        doc.documentLayout().registerHandler(OBJECT_TYPE, figures)
+        cur = QTextCursor(doc)
+
+        first = [True]
+
+        def section(html_text: str, new_page: bool = False) -> None:
+            """Start a new block (a new page if asked) and insert the HTML there."""
+            if not first[0]:
+                bf = QTextBlockFormat()
+                if new_page:
+                    bf.setPageBreakPolicy(QTextFormat.PageBreak_AlwaysBefore)
+                cur.insertBlock(bf, QTextCharFormat())
+            first[0] = False
+            cur.insertHtml(html_text)
+
+        def figure(key: str, height_mm: float, draw: Callable) -> None:
+            figures.items[key] = (QSizeF(page.width() - 2, height_mm * mm), draw)
+            cur.insertBlock(QTextBlockFormat(), QTextCharFormat())
+            f = QTextCharFormat()
+            f.setObjectType(OBJECT_TYPE)
+            f.setProperty(OBJECT_KEY, key)
+            cur.insertText("\ufffc", f)
+
+        section(_site_html(content) + _summary_html(content, names))
+        # the map on a page of its own
+        section("<h2>Site map</h2>", new_page=True)
+        lay = content.map
+        map_h, scale = drawing.map_height_mm(lay, width_mm, body_h / mm - 24)
+        figure("map", map_h, lambda p, w, h: drawing.draw_map(p, w, h, lay, mm, scale))
+        step(0.35, "map")
+        for i, prof in enumerate(content.transects):
+            head = "<h2>Transect profiles (NR 341.035)</h2>" if i == 0 else ""
+            section(head + _profile_intro(prof), new_page=(i % 2 == 0))
+            if len(prof.stations) > 1:
+                figure(f"profile{i}", 72, lambda p, w, h, prof=prof: drawing.draw_profile(p, w, h, prof, mm))
+                section(_profile_table(prof))
+            else:
+                section("<p>No station yet.</p>")
+        step(0.45, "profiles")
+        section(_stands_html(content), new_page=True)
+        section(_wetlands_html(content))
+        section(_verdicts_html(content, names), new_page=True)
+        section(_gnss_html(content), new_page=True)
+        section(_conflicts_html(content))
+        section("<h2>Reproducing the verdicts</h2><p>" + _e(
+            "Every rule request above is attached to this PDF (" + ", ".join(names) + "; all of them in "
+            "requests-all.json, the results as shown in results-all.json). Save an attachment and run "
+            "'fieldapp rules evaluate FILE.json' to get the same result, or change one input to see "
+            "what changes.") + "</p>")
+        step(0.5, "layout")
+        n = doc.pageCount()
+        header_font = QFont()
+        header_font.setPointSizeF(7.5)
+        head = f"Site report: {content.site.name} · visit {content.site.visit_date.isoformat()}"
+        foot = f"fieldapp {content.app_version} · generated {content.generated_utc:%Y-%m-%d %H:%M} UTC"
+        for i in range(n):
+            if i:
+                writer.newPage()
+            painter.save()
+            painter.setFont(header_font)
+            painter.drawText(QRectF(0, 0, page.width(), HEADER_MM * mm - 2 * mm),
+                             Qt.AlignLeft | Qt.AlignTop, head)
+            painter.drawText(QRectF(0, page.height() - FOOTER_MM * mm + 2 * mm, page.width(), FOOTER_MM * mm),
+                             Qt.AlignLeft | Qt.AlignBottom, foot)
+            painter.drawText(QRectF(0, page.height() - FOOTER_MM * mm + 2 * mm, page.width(), FOOTER_MM * mm),
+                             Qt.AlignRight | Qt.AlignBottom, f"page {i + 1} of {n}")
+            painter.translate(0, HEADER_MM * mm - i * body_h)
+            doc.drawContents(painter, QRectF(0, i * body_h, page.width(), body_h))
+            painter.restore()
+            step(0.5 + 0.4 * (i + 1) / n, f"page {i + 1} of {n}")
+    finally:
+        painter.end()
+    return n

@@ -1,0 +1,487 @@
+"""The report's figures, drawn as vectors with QPainter: the site map and transect profiles.
+
+Both functions draw into a rectangle of ``size`` device pixels whose top-left is the painter's
+origin, on any paint device (the PDF writer; a QImage in tests). ``px_per_mm`` turns the paper
+sizes below (millimetres; fonts in points) into device pixels, so the figures read the same on
+paper at any resolution.
+"""
+
+from __future__ import annotations
+
+import math
+from typing import Sequence
+
+import shapely
+from PySide6.QtCore import QPointF, QRectF, Qt
+from PySide6.QtGui import QBrush, QColor, QFont, QPainter, QPainterPath, QPen, QPolygonF
+
+from .content import MapLayers, TransectProfile
+
+__all__ = ["map_height_mm", "draw_map", "draw_profile", "nice_scale_ft_per_in", "nice_ticks",
+           "AREA_STYLE", "LEGEND_MM"]
+
+#: Fill colour, outline colour of polygons by kind.
+AREA_STYLE = {
+    "wetland": ("#9fd3e6", "#1f6f8b"),
+    "woodland_stand": ("#cfe8c0", "#3b7a2a"),
+    "grove": ("#b5dba0", "#2b5e1d"),
+    "impervious": ("#d9d9d9", "#666666"),
+    "disturbed": ("#f0ddb8", "#9a6b1f"),
+    "foundation": ("#bdbdbd", "#303030"),
+    "drive": ("#e0e0e0", "#707070"),
+    "parking": ("#e0e0e0", "#707070"),
+    "septic_field": ("#e8d9f0", "#7a4a94"),
+    "utility_trench": ("#f2e0c9", "#8a5a2b"),
+    "swale": ("#d4ecf7", "#2c7fb8"),
+}
+OHWM_COLOUR = "#0b4f9c"
+BANK_COLOUR = "#c0161b"
+PROTECTIVE_COLOUR = "#e07b00"
+ENVELOPE_COLOUR = "#6a2c91"
+LEGEND_MM = 30.0
+#: Engineering map scales: feet on the ground per inch on paper.
+SCALES_FT_PER_IN = [1, 2, 5, 10, 20, 30, 40, 50, 60, 80, 100, 150, 200, 250, 300, 400, 500, 600,
+                    800, 1000, 1500, 2000, 2500, 3000, 4000, 5000, 10000, 20000, 50000]
+
+
+def nice_scale_ft_per_in(ft_per_in: float) -> float:
+    """The smallest engineering scale (ft per inch) at or above ``ft_per_in``.
+
+    >>> nice_scale_ft_per_in(43.2)
+    50
+    """
+    for s in SCALES_FT_PER_IN:
+        if s >= ft_per_in - 1e-9:
+            return s
+    return math.ceil(ft_per_in / 10000.0) * 10000
+
+
+def _nice_below(value: float) -> float:
+    """The largest 1, 2 or 5 × 10^n not above ``value`` (> 0)."""
+    mag = 10 ** math.floor(math.log10(value))
+    return max(m * mag for m in (1, 2, 5) if m * mag <= value * (1 + 1e-9))
+
+
+def nice_ticks(lo: float, hi: float, target: int = 6) -> list[float]:
+    """Round tick values covering [lo, hi] (steps of 1, 2 or 5 × 10^n).
+
+    >>> nice_ticks(0, 100)
+    [0.0, 20.0, 40.0, 60.0, 80.0, 100.0]
+    """
+    span = max(hi - lo, 1e-9)
+    raw = span / max(target - 1, 1)
+    mag = 10 ** math.floor(math.log10(raw))
+    step = next(m * mag for m in (1, 2, 5, 10) if m * mag >= raw - 1e-12)
+    first = math.floor(lo / step + 1e-9) * step
+    out, v = [], first
+    while v <= hi + step * 1e-6:
+        if v >= lo - step * 1e-6:
+            out.append(round(v, 10))
+        v += step
+    return out
+
+
+def _font(pt: float, bold: bool = False) -> QFont:
+    f = QFont()
+    f.setPointSizeF(pt)
+    f.setBold(bold)
+    return f
+
+
+def _pen(colour, width_mm: float, mm: float, style=Qt.SolidLine) -> QPen:
+    p = QPen(QColor(colour), max(width_mm * mm, 0.5))
+    p.setStyle(style)
+    p.setCapStyle(Qt.RoundCap)
+    p.setJoinStyle(Qt.RoundJoin)
+    return p
+
+
+def _halo_text(p: QPainter, x: float, y: float, text: str, font: QFont, mm: float,
+               colour="#000000", align: str = "left") -> None:
+    """Text with a white halo so it reads over the map's fills and lines."""
+    f = QFont(font)  # a path has no device: points -> device pixels here
+    f.setPointSizeF(font.pointSizeF() * mm * 25.4 / 72.0)
+    path = QPainterPath()
+    path.addText(0, 0, f, text)
+    br = path.boundingRect()
+    dx = {"left": 0.0, "center": -br.width() / 2, "right": -br.width()}[align]
+    path.translate(x + dx, y)
+    p.save()
+    p.setPen(QPen(QColor("white"), 0.9 * mm, Qt.SolidLine, Qt.RoundCap, Qt.RoundJoin))
+    p.setBrush(Qt.NoBrush)
+    p.drawPath(path)
+    p.setPen(Qt.NoPen)
+    p.setBrush(QColor(colour))
+    p.drawPath(path)
+    p.restore()
+
+
+# --------------------------------------------------------------------------- map
+class _MapTransform:
+    def __init__(self, bounds, rect: QRectF, ft_per_px: float) -> None:
+        self.cx = (bounds[0] + bounds[2]) / 2
+        self.cy = (bounds[1] + bounds[3]) / 2
+        self.rect = rect
+        self.s = 1.0 / ft_per_px
+
+    def pt(self, x: float, y: float) -> QPointF:
+        return QPointF(self.rect.center().x() + (x - self.cx) * self.s,
+                       self.rect.center().y() - (y - self.cy) * self.s)
+
+    def line(self, coords) -> QPolygonF:
+        return QPolygonF([self.pt(x, y) for x, y in coords])
+
+    def path(self, geom) -> QPainterPath:
+        path = QPainterPath()
+        path.setFillRule(Qt.OddEvenFill)
+        for poly in shapely.get_parts(geom):
+            if poly.geom_type == "Polygon":
+                for ring in [poly.exterior, *poly.interiors]:
+                    path.addPolygon(self.line(ring.coords))
+                    path.closeSubpath()
+            elif poly.geom_type in ("LineString", "LinearRing"):
+                path.addPolygon(self.line(poly.coords))
+        return path
+
+
+def _map_extent(layers: MapLayers):
+    b = layers.bounds()
+    if b is None:
+        return None
+    minx, miny, maxx, maxy = (float(v) for v in b)
+    span = max(maxx - minx, maxy - miny, 20.0)
+    pad = 0.06 * span
+    cx, cy = (minx + maxx) / 2, (miny + maxy) / 2
+    w, h = max(maxx - minx, 20.0) + 2 * pad, max(maxy - miny, 20.0) + 2 * pad
+    return (cx - w / 2, cy - h / 2, cx + w / 2, cy + h / 2)
+
+
+def map_height_mm(layers: MapLayers, width_mm: float, max_height_mm: float) -> tuple[float, float]:
+    """(figure height mm including the legend band, scale in ft per inch) for a map this wide."""
+    ext = _map_extent(layers)
+    if ext is None:
+        return 40.0, 0.0
+    w_ft, h_ft = ext[2] - ext[0], ext[3] - ext[1]
+    frame_h = max_height_mm - LEGEND_MM
+    ft_per_mm = max(w_ft / width_mm, h_ft / frame_h)
+    scale = nice_scale_ft_per_in(ft_per_mm * 25.4)
+    needed = h_ft / (scale / 25.4)
+    return min(max(needed, 60.0), frame_h) + LEGEND_MM, scale
+
+
+def draw_map(p: QPainter, width: float, height: float, layers: MapLayers, mm: float,
+             scale_ft_per_in: float) -> None:
+    """Draw the site map: every feature, bank line, protective areas, envelope, legend,
+    scale bar and north arrow, at ``scale_ft_per_in`` (feet of the site's foot per inch)."""
+    frame = QRectF(0, 0, width, height - LEGEND_MM * mm)
+    p.save()
+    p.setRenderHint(QPainter.Antialiasing, True)
+    p.setPen(_pen("#000000", 0.3, mm))
+    p.setBrush(Qt.NoBrush)
+    p.drawRect(frame)
+    ext = _map_extent(layers)
+    if ext is None:
+        p.setFont(_font(10))
+        p.drawText(frame, Qt.AlignCenter, "Nothing positioned yet")
+        p.restore()
+        return
+    ft_per_px = scale_ft_per_in / 25.4 / mm
+    tf = _MapTransform(ext, frame, ft_per_px)
+    p.setClipRect(frame)
+    small = _font(6.5)
+    label = _font(7.5, bold=True)
+    # protective areas (under everything)
+    for _, _, g in layers.protective_areas:
+        path = tf.path(g)
+        p.setPen(_pen(PROTECTIVE_COLOUR, 0.35, mm, Qt.DashLine))
+        b = QBrush(QColor(PROTECTIVE_COLOUR), Qt.BDiagPattern)
+        p.setBrush(b)
+        p.drawPath(path)
+    # polygons
+    for kind, _, g in sorted(layers.areas, key=lambda a: a[0] in ("woodland_stand", "grove")
+                             and -1 or 0):
+        fill, line = AREA_STYLE.get(kind, ("#eeeeee", "#555555"))
+        c = QColor(fill)
+        c.setAlpha(170)
+        p.setBrush(c)
+        p.setPen(_pen(line, 0.3, mm))
+        p.drawPath(tf.path(g))
+    if layers.envelope is not None:
+        p.setBrush(Qt.NoBrush)
+        p.setPen(_pen(ENVELOPE_COLOUR, 0.45, mm, Qt.DashDotLine))
+        p.drawPath(tf.path(layers.envelope))
+    # track
+    if layers.track is not None:
+        p.setBrush(Qt.NoBrush)
+        p.setPen(_pen("#9e9e9e", 0.15, mm))
+        p.drawPolyline(tf.line(layers.track.coords))
+    for kind, _, g in layers.lines:
+        _, line = AREA_STYLE.get(kind, ("", "#555555"))
+        p.setPen(_pen(line, 0.4, mm, Qt.DashLine if kind == "utility_trench" else Qt.SolidLine))
+        p.drawPolyline(tf.line(g.coords))
+    # trees: crown circle (live: green outline) and stem dot
+    p.setBrush(Qt.NoBrush)
+    crown_pen = _pen("#2e7d32", 0.12, mm)
+    dead_pen = _pen("#8d6e63", 0.12, mm)
+    for x, y, dbh, r, live in layers.trees:
+        c = tf.pt(x, y)
+        if r:
+            p.setPen(crown_pen if live else dead_pen)
+            p.drawEllipse(c, r * tf.s, r * tf.s)
+    p.setPen(Qt.NoPen)
+    for x, y, dbh, r, live in layers.trees:
+        p.setBrush(QColor("#1b5e20") if live else QColor("#8d6e63"))
+        rad = (0.35 + min(dbh, 40.0) / 40.0 * 0.5) * mm
+        p.drawEllipse(tf.pt(x, y), rad, rad)
+    # OHWM
+    p.setBrush(Qt.NoBrush)
+    for _, g in layers.ohwm:
+        p.setPen(_pen(OHWM_COLOUR, 0.8, mm))
+        p.drawPolyline(tf.line(g.coords))
+    p.setPen(Qt.NoPen)
+    p.setBrush(QColor(OHWM_COLOUR))
+    for x, y in layers.ohwm_points:
+        p.drawEllipse(tf.pt(x, y), 0.7 * mm, 0.7 * mm)
+    # transects and stations
+    for name, g, stations in layers.transects:
+        if g is None:
+            continue
+        p.setPen(_pen("#000000", 0.35, mm))
+        p.setBrush(Qt.NoBrush)
+        p.drawPolyline(tf.line(g.coords))
+        p.setPen(_pen("#000000", 0.25, mm))
+        p.setBrush(QColor("white"))
+        for x, y in stations:
+            p.drawEllipse(tf.pt(x, y), 0.45 * mm, 0.45 * mm)
+    # bank line and points
+    if layers.bank_line is not None:
+        p.setBrush(Qt.NoBrush)
+        p.setPen(_pen(BANK_COLOUR, 0.6, mm, Qt.DashLine))
+        p.drawPolyline(tf.line(layers.bank_line.coords))
+    for name, x, y, known in layers.bank_points:
+        c = tf.pt(x, y)
+        p.setPen(_pen(BANK_COLOUR, 0.4, mm))
+        p.setBrush(QColor(BANK_COLOUR) if known else QColor("white"))
+        p.drawRect(QRectF(c.x() - 0.9 * mm, c.y() - 0.9 * mm, 1.8 * mm, 1.8 * mm))
+    # labels last, with halos
+    for kind, lab, g in layers.areas:
+        if lab:
+            rp = g.representative_point()
+            c = tf.pt(rp.x, rp.y)
+            _halo_text(p, c.x(), c.y(), lab, label, mm, AREA_STYLE.get(kind, ("", "#333333"))[1], "center")
+    for name, g, stations in layers.transects:
+        if g is None:
+            continue
+        end = g.coords[-1]
+        c = tf.pt(*end)
+        _halo_text(p, c.x() + 1.2 * mm, c.y() - 1.0 * mm, name, label, mm)
+    for name, x, y, known in layers.bank_points:
+        c = tf.pt(x, y)
+        _halo_text(p, c.x() + 1.4 * mm, c.y() + 3.2 * mm, "bank" if known else "bank ≥",
+                   small, mm, BANK_COLOUR)
+    for x, y, text in layers.notes:
+        c = tf.pt(x, y)
+        p.setPen(_pen("#000000", 0.2, mm))
+        p.setBrush(QColor("#fff59d"))
+        p.drawPolygon(QPolygonF([QPointF(c.x(), c.y() - 1.2 * mm), QPointF(c.x() - 1.0 * mm, c.y() + 0.6 * mm),
+                                 QPointF(c.x() + 1.0 * mm, c.y() + 0.6 * mm)]))
+        _halo_text(p, c.x() + 1.4 * mm, c.y() + 1.0 * mm, text[:30], small, mm)
+    p.setClipping(False)
+    _north_arrow(p, frame.right() - 12 * mm, frame.top() + 16 * mm, layers.true_north_deg, mm)
+    _legend(p, QRectF(0, frame.bottom() + 3 * mm, width, LEGEND_MM * mm - 3 * mm), layers, mm,
+            scale_ft_per_in)
+    p.restore()
+
+
+def _north_arrow(p: QPainter, x: float, y: float, angle_deg: float, mm: float) -> None:
+    p.save()
+    p.translate(x, y)
+    p.setPen(_pen("#000000", 0.25, mm))
+    p.setBrush(QColor("white"))
+    p.drawEllipse(QPointF(0, 0), 8 * mm, 8 * mm)
+    p.rotate(angle_deg)
+    p.setBrush(QColor("#000000"))
+    p.drawPolygon(QPolygonF([QPointF(0, -6.5 * mm), QPointF(2.4 * mm, 3.5 * mm), QPointF(0, 1.8 * mm)]))
+    p.setBrush(QColor("white"))
+    p.drawPolygon(QPolygonF([QPointF(0, -6.5 * mm), QPointF(-2.4 * mm, 3.5 * mm), QPointF(0, 1.8 * mm)]))
+    p.restore()
+    p.setFont(_font(8, bold=True))
+    p.drawText(QRectF(x - 8 * mm, y + 8.3 * mm, 16 * mm, 4 * mm), Qt.AlignCenter, "N (true)")
+
+
+def _legend(p: QPainter, rect: QRectF, layers: MapLayers, mm: float, scale: float) -> None:
+    # scale bar: 4 blocks of a round length, under 45 % of the width
+    ft_per_mm = scale / 25.4
+    max_ft = 0.45 * rect.width() / mm * ft_per_mm
+    block = _nice_below(max_ft / 4)
+    x0, y0 = rect.left(), rect.top() + 2 * mm
+    p.setFont(_font(7))
+    for i in range(4):
+        w = block / ft_per_mm * mm
+        p.setPen(_pen("#000000", 0.25, mm))
+        p.setBrush(QColor("#000000") if i % 2 == 0 else QColor("white"))
+        p.drawRect(QRectF(x0 + i * w, y0, w, 1.8 * mm))
+    w = block / ft_per_mm * mm
+    for i in range(5):
+        p.drawText(QRectF(x0 + i * w - 8 * mm, y0 + 2.2 * mm, 16 * mm, 3.5 * mm), Qt.AlignCenter,
+                   f"{block * i:g}")
+    p.drawText(QRectF(x0 + 4 * w + 9 * mm, y0 - 0.8 * mm, 20 * mm, 3.5 * mm), Qt.AlignLeft, "ft")
+    p.setFont(_font(7.5, bold=True))
+    p.drawText(QRectF(x0, y0 + 6.5 * mm, 80 * mm, 4 * mm), Qt.AlignLeft,
+               f"Scale 1 in = {scale:g} ft (1:{scale * 12:,.0f} printed at 100 %)")
+    # swatches
+    items: list[tuple[str, str, object]] = [("OHWM", "line", (OHWM_COLOUR, 0.8, Qt.SolidLine)),
+                                            ("Transect, stations", "line", ("#000000", 0.35, Qt.SolidLine)),
+                                            ("Bank line (NR 341.035)", "line", (BANK_COLOUR, 0.6, Qt.DashLine)),
+                                            ("Protective area (NR 151.125)", "hatch", PROTECTIVE_COLOUR),
+                                            ("Development envelope", "line", (ENVELOPE_COLOUR, 0.45, Qt.DashDotLine)),
+                                            ("Tree (stem, crown)", "tree", None)]
+    kinds = []
+    for kind, _, _ in layers.areas:
+        if kind not in kinds:
+            kinds.append(kind)
+    items += [(k.replace("_", " ").capitalize(), "area", k) for k in kinds]
+    if layers.track is not None:
+        items.append(("GNSS track", "line", ("#9e9e9e", 0.15, Qt.SolidLine)))
+    col_w = 46 * mm
+    x_start = rect.left() + rect.width() * 0.47
+    cols = max(int((rect.right() - x_start) // col_w), 1)
+    row_h = 4.2 * mm
+    p.setFont(_font(6.5))
+    for i, (text, style, arg) in enumerate(items):
+        cx = x_start + (i % cols) * col_w
+        cy = rect.top() + (i // cols) * row_h
+        sw = QRectF(cx, cy + 0.6 * mm, 7 * mm, 2.6 * mm)
+        if style == "line":
+            colour, wmm, pst = arg
+            p.setPen(_pen(colour, wmm, mm, pst))
+            p.drawLine(QPointF(sw.left(), sw.center().y()), QPointF(sw.right(), sw.center().y()))
+        elif style == "hatch":
+            p.setPen(_pen(arg, 0.3, mm, Qt.DashLine))
+            p.setBrush(QBrush(QColor(arg), Qt.BDiagPattern))
+            p.drawRect(sw)
+        elif style == "area":
+            fill, line = AREA_STYLE.get(arg, ("#eeeeee", "#555555"))
+            p.setPen(_pen(line, 0.3, mm))
+            p.setBrush(QColor(fill))
+            p.drawRect(sw)
+        else:
+            p.setPen(_pen("#2e7d32", 0.15, mm))
+            p.setBrush(Qt.NoBrush)
+            p.drawEllipse(sw.center(), 1.3 * mm, 1.3 * mm)
+            p.setPen(Qt.NoPen)
+            p.setBrush(QColor("#1b5e20"))
+            p.drawEllipse(sw.center(), 0.5 * mm, 0.5 * mm)
+        p.setPen(QColor("#000000"))
+        p.setBrush(Qt.NoBrush)
+        p.drawText(QRectF(sw.right() + 1.5 * mm, cy, col_w - 9 * mm, row_h), Qt.AlignLeft | Qt.AlignVCenter, text)
+
+
+# --------------------------------------------------------------------------- profile
+def draw_profile(p: QPainter, width: float, height: float, prof: TransectProfile, mm: float) -> None:
+    """Draw a transect's profile: ground by station, each segment's slope (steep segments in
+    red), the slope threshold, the base distance and the bank (NR 341.035)."""
+    from fieldapp.rules.compare import at_least
+
+    p.save()
+    p.setRenderHint(QPainter.Antialiasing, True)
+    left, right, top, bottom = 16 * mm, 4 * mm, 9 * mm, 11 * mm
+    plot = QRectF(left, top, width - left - right, height - top - bottom)
+    res = prof.result
+    bank = res.get("bank_ft")
+    at_least_ft = res.get("bank_ft_at_least")
+    sts = prof.stations
+    xs = [s[0] for s in sts]
+    ys = [s[1] for s in sts]
+    x_max = max(xs + [prof.base_ft, bank or 0.0, at_least_ft or 0.0]) * 1.06
+    y_lo, y_hi = min(ys), max(ys)
+    if y_hi - y_lo < 4.0:
+        mid = (y_hi + y_lo) / 2
+        y_lo, y_hi = mid - 2.0, mid + 2.0
+    pad = 0.12 * (y_hi - y_lo)
+    y_lo, y_hi = y_lo - pad, y_hi + pad * 1.8
+    sx = plot.width() / x_max
+    sy = plot.height() / (y_hi - y_lo)
+
+    def P(x: float, y: float) -> QPointF:
+        return QPointF(plot.left() + x * sx, plot.bottom() - (y - y_lo) * sy)
+
+    # grid and axes
+    p.setFont(_font(7))
+    grid = _pen("#d0d0d0", 0.12, mm)
+    for t in nice_ticks(0, x_max, 9):
+        p.setPen(grid)
+        p.drawLine(P(t, y_lo), P(t, y_hi))
+        p.setPen(QColor("#000000"))
+        p.drawText(QRectF(P(t, y_lo).x() - 10 * mm, plot.bottom() + 0.8 * mm, 20 * mm, 3.5 * mm),
+                   Qt.AlignHCenter | Qt.AlignTop, f"{t:g}")
+    for t in nice_ticks(y_lo, y_hi, 5):
+        p.setPen(grid)
+        p.drawLine(P(0, t), P(x_max, t))
+        p.setPen(QColor("#000000"))
+        p.drawText(QRectF(0, P(0, t).y() - 2 * mm, left - 1.2 * mm, 4 * mm),
+                   Qt.AlignRight | Qt.AlignVCenter, f"{t:g}")
+    p.setPen(_pen("#000000", 0.25, mm))
+    p.setBrush(Qt.NoBrush)
+    p.drawRect(plot)
+    p.drawText(QRectF(plot.left(), plot.bottom() + 5 * mm, plot.width(), 4 * mm), Qt.AlignHCenter,
+               "horizontal distance landward from the OHWM (ft)")
+    p.save()
+    p.translate(2.5 * mm, plot.center().y())
+    p.rotate(-90)
+    p.drawText(QRectF(-plot.height() / 2, -2.5 * mm, plot.height(), 4 * mm), Qt.AlignCenter,
+               "elevation (ft)" if prof.measured_elevations else "elevation rel. OHWM (ft)")
+    p.restore()
+    # base distance and bank
+    p.setClipRect(plot.adjusted(-1, -1, 1, 1))
+    p.setPen(_pen("#1565c0", 0.35, mm, Qt.DashLine))
+    p.drawLine(P(prof.base_ft, y_lo), P(prof.base_ft, y_hi))
+    _halo_text(p, P(prof.base_ft, y_hi).x() - 1 * mm, plot.bottom() - 1.5 * mm,
+               f"base {prof.base_ft:g} ft", _font(7), mm, "#1565c0", "right")
+    # the threshold slope as a reference line from the OHWM (same exaggeration as the ground)
+    run = 0.3 * x_max
+    p.setPen(_pen("#7a7a7a", 0.3, mm, Qt.DashLine))
+    p.drawLine(P(0, sts[0][1]), P(run, sts[0][1] + run * prof.threshold_pct / 100.0))
+    end = P(run, sts[0][1] + run * prof.threshold_pct / 100.0)
+    _halo_text(p, end.x() + 1 * mm, end.y(), f"{prof.threshold_pct:g} % threshold", _font(6.5), mm,
+               "#555555")
+    mark = bank if bank is not None else at_least_ft
+    if mark is not None:
+        p.setPen(_pen(BANK_COLOUR, 0.6, mm, Qt.SolidLine if bank is not None else Qt.DotLine))
+        p.drawLine(P(mark, y_lo), P(mark, y_hi))
+        text = f"bank {mark:,.1f} ft" if bank is not None else f"bank ≥ {mark:,.1f} ft (needs data)"
+        _halo_text(p, P(mark, y_hi).x() + 1 * mm, plot.top() + 6.8 * mm, text, _font(7.5, True), mm,
+                   BANK_COLOUR)
+    # ground: each segment, steep ones red and thick, with its slope
+    seg_font = _font(6.5)
+    for a, b in zip(sts, sts[1:]):
+        slope = b[2]
+        steep = slope is not None and at_least(slope, prof.threshold_pct)
+        p.setPen(_pen(BANK_COLOUR if steep else "#303030", 0.8 if steep else 0.45, mm))
+        pa, pb = P(a[0], a[1]), P(b[0], b[1])
+        p.drawLine(pa, pb)
+        mid = QPointF((pa.x() + pb.x()) / 2, (pa.y() + pb.y()) / 2)
+        if abs(pb.x() - pa.x()) > 5 * mm:
+            _halo_text(p, mid.x(), mid.y() - 1.6 * mm, f"{slope:.1f} %", seg_font, mm,
+                       BANK_COLOUR if steep else "#303030", "center")
+    p.setPen(_pen("#000000", 0.25, mm))
+    p.setBrush(QColor("white"))
+    for s in sts:
+        p.drawEllipse(P(s[0], s[1]), 0.6 * mm, 0.6 * mm)
+        if s[3]:
+            c = P(s[0], s[1])
+            p.setPen(_pen("#6a1b9a", 0.5, mm))
+            p.drawLine(QPointF(c.x() - 1.5 * mm, c.y() - 1.5 * mm), QPointF(c.x() + 1.5 * mm, c.y() + 1.5 * mm))
+            p.drawLine(QPointF(c.x() - 1.5 * mm, c.y() + 1.5 * mm), QPointF(c.x() + 1.5 * mm, c.y() - 1.5 * mm))
+            _halo_text(p, c.x() + 2 * mm, c.y() + 3.5 * mm, "complete interruption", seg_font, mm, "#6a1b9a")
+            p.setPen(_pen("#000000", 0.25, mm))
+    p.setClipping(False)
+    # key line above the plot
+    ve = sy / sx
+    p.setFont(_font(7))
+    p.setPen(QColor("#000000"))
+    key = (f"Threshold: a segment at or above {prof.threshold_pct:g} % is steep (red). "
+           f"{'Priority' if prof.priority else 'Non-priority'} waterway. "
+           f"Vertical exaggeration ×{ve:.1f}.")
+    p.drawText(QRectF(plot.left(), 0.5 * mm, plot.width(), top - 1 * mm), Qt.AlignLeft | Qt.AlignVCenter, key)
+    p.restore()
