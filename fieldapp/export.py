@@ -1,0 +1,316 @@
+"""Exports of a visit for the office: GIS with GDAL (pyogrio), CAD with ezdxf.
+
+``fieldapp export VISIT.gpkg --format geojson|kml|shp|csv|dxf -o OUT [--force]`` on the command
+line; :func:`export_visit` for the app's Export button (no Qt; safe on a worker thread).
+
+One layer per feature kind: ``ohwm_line``, ``ohwm_point``, ``transect``, ``station``, ``tree``,
+``walk_vertex``, ``track_point``, ``note``, polygons by kind (``wetland``, ``woodland_stand``,
+``foundation`` …) and lines by kind with ``_line`` appended (``swale_line``, ``drive_line`` …;
+``drainageway_centreline`` as is). Empty layers are left out. Every record's attributes go with
+it (``uuid``, times as UTC ISO 8601 with ``Z``, who made it, the model's fields with units in
+their names).
+
+========  ====================================  ==============================================
+format    OUT                                   coordinates
+========  ====================================  ==============================================
+geojson   folder, one ``LAYER.geojson`` each    WGS 84 lon/lat (EPSG:4326, RFC 7946)
+kml       one ``.kml`` file, a folder per layer WGS 84 lon/lat (Google Earth)
+shp       folder, one ``LAYER.shp`` set each    the site's projected CRS (``.prj`` written)
+csv       folder, ``LAYER.csv`` (+ .csvt, .prj) WGS 84 lon/lat, geometry as WKT (column ``WKT``)
+dxf       one ``.dxf`` file, a DXF layer each   the site's projected CRS, in its own unit
+========  ====================================  ==============================================
+
+Shapefile field names are cut to 10 characters by GDAL. A record without geometry yet (a
+transect before its first station) is written with an empty geometry in the GIS formats and
+left out of the DXF.
+
+Errors (``ExportError`` base): ``ExportExists`` (OUT exists and ``force`` is False; nothing is
+written), ``ValueError`` for an unknown format; a visit file that is not ours or is damaged raises
+the store's own errors (:class:`fieldapp.store.StoreError`).
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import shutil
+import sys
+import tempfile
+import warnings
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Callable, Sequence
+
+import numpy as np
+import shapely
+
+from fieldapp.survey import Layer
+
+__all__ = ["FORMATS", "ExportError", "ExportExists", "ExportResult", "export_visit", "layer_records", "main"]
+
+FORMATS = ("geojson", "kml", "shp", "csv", "dxf")
+#: Layers exported, in order (the site and walk tables have no geometry; the site is in the report).
+LAYERS = (Layer.OHWM_LINE, Layer.OHWM_POINT, Layer.TRANSECT, Layer.STATION, Layer.TREE, Layer.AREA,
+          Layer.LINE, Layer.WALK_VERTEX, Layer.TRACK, Layer.NOTE)
+GEOMETRY_TYPE = {"POINT": "Point", "LINESTRING": "LineString", "MULTIPOLYGON": "MultiPolygon"}
+
+
+class ExportError(Exception):
+    """Base of the export's errors."""
+
+
+class ExportExists(ExportError, FileExistsError):
+    """The output exists and overwriting was not asked for."""
+
+
+@dataclass
+class ExportResult:
+    """What :func:`export_visit` wrote: ``path``, ``format``, ``crs`` and feature counts per layer."""
+
+    path: Path
+    format: str
+    crs: str
+    layers: dict[str, int] = field(default_factory=dict)
+    files: list[Path] = field(default_factory=list)
+
+
+@dataclass
+class _LayerData:
+    name: str
+    geometry_type: str
+    geometries: list  # shapely, site CRS units (None allowed)
+    columns: list[tuple[str, str]]  # (name, "int" | "float" | "str")
+    rows: list[list[Any]]
+
+
+def _value(v: Any) -> Any:
+    return getattr(v, "value", v)
+
+
+def layer_records(visit) -> list[_LayerData]:
+    """The visit's records grouped into export layers (site CRS geometry, plain attributes)."""
+    from fieldapp.store import schema as S
+
+    out: list[_LayerData] = []
+    for layer in LAYERS:
+        feats = visit.features(layer)
+        if not feats:
+            continue
+        cols = [c for c in S.columns(layer) if c.pytype != "wkb"]
+        kinds = {}
+        for f in feats:
+            if layer is Layer.AREA:
+                key = _value(f.kind)
+            elif layer is Layer.LINE:
+                k = _value(f.kind)
+                key = k if k.endswith("line") else f"{k}_line"
+            else:
+                key = layer.value
+            kinds.setdefault(key, []).append(f)
+        for name, group in kinds.items():
+            columns = [("uuid", "str"), ("created_utc", "str"), ("modified_utc", "str"), ("created_by", "str")]
+            for c in cols:
+                kind = "int" if c.pytype in (int, bool) else "float" if c.pytype is float else "str"
+                columns.append((c.name, kind))
+            rows, geoms = [], []
+            for f in group:
+                row = [f.uuid, S.utc_text(f.created_utc), S.utc_text(f.modified_utc), f.created_by]
+                row += [S.to_sql(c, getattr(f, c.field)) for c in cols]
+                rows.append(row)
+                geoms.append(S.geometry_of(layer, f))
+            out.append(_LayerData(name, GEOMETRY_TYPE[S.GEOMETRY[layer][0]], geoms, columns, rows))
+    return out
+
+
+def _field_arrays(data: _LayerData):
+    arrays, masks = [], []
+    for j, (_, kind) in enumerate(data.columns):
+        vals = [r[j] for r in data.rows]
+        missing = np.array([v is None for v in vals])
+        if kind == "int":
+            arr = np.array([0 if v is None else int(v) for v in vals], dtype=np.int64)
+        elif kind == "float":
+            arr = np.array([np.nan if v is None else float(v) for v in vals], dtype=np.float64)
+        else:
+            arr = np.array([None if v is None else str(v) for v in vals], dtype=object)
+        arrays.append(arr)
+        masks.append(missing if missing.any() else None)
+    return arrays, masks
+
+
+def _write_ogr(data: _LayerData, path: Path, driver: str, crs: str, transform, *, append: bool = False,
+               layer_options: dict | None = None) -> None:
+    from pyogrio.raw import write
+
+    geoms = [None if g is None or g.is_empty else (transform(g) if transform else g) for g in data.geometries]
+    wkb = np.array([None if g is None else shapely.to_wkb(g, output_dimension=2) for g in geoms], dtype=object)
+    arrays, masks = _field_arrays(data)
+    with warnings.catch_warnings():
+        # Shapefile names are 10 characters at most: GDAL cuts them and says so (documented above)
+        warnings.filterwarnings("ignore", message="Normalized/laundered field name")
+        write(str(path), wkb, arrays, [c for c, _ in data.columns], field_mask=masks, layer=data.name,
+              driver=driver, geometry_type=data.geometry_type, crs=crs, append=append,
+              layer_options=layer_options or None)
+
+
+def _dxf(layers: list[_LayerData], path: Path, frame, counts: dict[str, int]) -> None:
+    import ezdxf
+    from ezdxf import units
+
+    doc = ezdxf.new("R2010", setup=False)
+    if abs(frame.unit_m - 1.0) < 1e-12:
+        doc.units, measurement = units.M, 1
+    elif frame.foot.value == "us_survey":
+        doc.units, measurement = units.US_SURVEY_FT if hasattr(units, "US_SURVEY_FT") else 21, 0
+    else:
+        doc.units, measurement = units.FT, 0
+    doc.header["$MEASUREMENT"] = measurement
+    code = frame.srs_id
+    doc.header.custom_vars.append("CRS", f"EPSG:{code}" if code else frame.crs.to_wkt())
+    doc.header.custom_vars.append("CRS_NAME", frame.name)
+    doc.appids.add("FIELDAPP")
+    msp = doc.modelspace()
+    for data in layers:
+        doc.layers.add(data.name)
+        attribs = {"layer": data.name}
+        n = 0
+        for g, row in zip(data.geometries, data.rows):
+            if g is None or g.is_empty:
+                continue
+            entities = []
+            if g.geom_type == "Point":
+                entities.append(msp.add_point((g.x, g.y), dxfattribs=attribs))
+            elif g.geom_type == "LineString":
+                entities.append(msp.add_lwpolyline(list(g.coords), dxfattribs=attribs))
+            else:
+                for poly in shapely.get_parts(g):
+                    for ring in [poly.exterior, *poly.interiors]:
+                        entities.append(msp.add_lwpolyline(list(ring.coords)[:-1], close=True,
+                                                           dxfattribs=attribs))
+            for e in entities:
+                e.set_xdata("FIELDAPP", [(1000, f"uuid={row[0]}")])
+            n += 1
+        counts[data.name] = n
+    doc.saveas(path)
+
+
+def export_visit(visit_path, out_path, fmt: str, *, force: bool = False,
+                 progress: Callable[[float, str], None] | None = None) -> ExportResult:
+    """Export the visit at ``visit_path`` to ``out_path`` in format ``fmt`` (see module docstring).
+
+    Everything is written under a temporary name beside ``out_path`` and moved into place at the
+    end, so a failed export leaves nothing half-written.
+
+    Parameters
+    ----------
+    visit_path : path-like
+        The visit GeoPackage (checkpointed and closed again after reading).
+    out_path : path-like
+        A folder (geojson, shp, csv) or a file (kml, dxf).
+    fmt : {"geojson", "kml", "shp", "csv", "dxf"}
+    force : bool
+        Replace an existing ``out_path`` (a folder's files of the same names are replaced, others
+        in it are kept). Without it an existing ``out_path`` raises :class:`ExportExists`.
+    progress : callable(fraction, message), optional
+
+    Returns
+    -------
+    ExportResult
+
+    Raises
+    ------
+    ExportExists, ValueError, FileNotFoundError, fieldapp.store.StoreError
+    """
+    from fieldapp.report.content import load_visit
+
+    fmt = fmt.lower()
+    if fmt not in FORMATS:
+        raise ValueError(f"format {fmt!r} is not one of {', '.join(FORMATS)}")
+    out_path = Path(out_path)
+    if out_path.exists() and not force:
+        raise ExportExists(f"{out_path} exists; use --force (force=True) to overwrite it")
+
+    def step(f: float, m: str) -> None:
+        if progress is not None:
+            progress(f, m)
+
+    step(0.0, "reading the visit")
+    visit = load_visit(visit_path)
+    if not visit.has_frame:
+        raise ExportError("the visit has no site CRS yet: nothing is positioned, nothing to export")
+    frame = visit.frame
+    layers = layer_records(visit)
+    site_crs = f"EPSG:{frame.srs_id}" if frame.srs_id else frame.crs.to_wkt()
+
+    def to_wgs84(g):
+        return shapely.transform(g, lambda xy: np.column_stack(frame.to_lonlat(xy[:, 0], xy[:, 1])))
+
+    parent = out_path.parent if str(out_path.parent) else Path(".")
+    tmp_dir = Path(tempfile.mkdtemp(prefix=f".{out_path.name}.", suffix=".tmp", dir=parent))
+    result = ExportResult(out_path, fmt, "EPSG:4326" if fmt in ("geojson", "kml", "csv") else site_crs)
+    try:
+        single = fmt in ("kml", "dxf")
+        target = tmp_dir / out_path.name if single else tmp_dir
+        if fmt == "dxf":
+            _dxf(layers, target, frame, result.layers)
+        for i, data in enumerate(layers if fmt != "dxf" else []):
+            step(0.1 + 0.8 * i / max(len(layers), 1), data.name)
+            if fmt == "geojson":
+                _write_ogr(data, target / f"{data.name}.geojson", "GeoJSON", "EPSG:4326", to_wgs84)
+            elif fmt == "kml":
+                from pyogrio import list_drivers
+
+                driver = "LIBKML" if "LIBKML" in list_drivers(write=True) else "KML"
+                _write_ogr(data, target, driver, "EPSG:4326", to_wgs84, append=i > 0)
+            elif fmt == "shp":
+                _write_ogr(data, target / f"{data.name}.shp", "ESRI Shapefile", site_crs, None)
+            else:
+                _write_ogr(data, target / f"{data.name}.csv", "CSV", "EPSG:4326", to_wgs84,
+                           layer_options={"GEOMETRY": "AS_WKT", "CREATE_CSVT": "YES"})
+            result.layers[data.name] = len(data.rows)
+        step(0.95, "saving")
+        if out_path.exists() and not force:
+            raise ExportExists(f"{out_path} exists; use --force (force=True) to overwrite it")
+        if single:
+            os.replace(target, out_path)
+            result.files = [out_path]
+        elif out_path.is_dir():
+            for f in sorted(tmp_dir.iterdir()):
+                os.replace(f, out_path / f.name)
+                result.files.append(out_path / f.name)
+        else:
+            if out_path.exists():
+                out_path.unlink()
+            names = sorted(f.name for f in tmp_dir.iterdir())
+            os.replace(tmp_dir, out_path)
+            result.files = [out_path / n for n in names]
+    finally:
+        shutil.rmtree(tmp_dir, ignore_errors=True)
+    step(1.0, "done")
+    return result
+
+
+def _parser() -> argparse.ArgumentParser:
+    p = argparse.ArgumentParser(prog="fieldapp export",
+                                description="Export a visit GeoPackage for GIS (GDAL) or CAD (DXF).")
+    p.add_argument("visit", metavar="VISIT.gpkg")
+    p.add_argument("--format", required=True, choices=FORMATS)
+    p.add_argument("-o", "--output", required=True, metavar="OUT",
+                   help="a folder for geojson, shp and csv; a file for kml and dxf")
+    p.add_argument("--force", action="store_true", help="overwrite OUT if it exists")
+    return p
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """``fieldapp export``; exit 0 done, 1 refused or failed, 2 usage."""
+    args = _parser().parse_args(list(sys.argv[1:] if argv is None else argv))
+    from fieldapp.store import StoreError
+
+    try:
+        r = export_visit(args.visit, args.output, args.format, force=args.force)
+    except (StoreError, FileNotFoundError, ExportError, OSError, ValueError) as exc:
+        print(f"fieldapp export: {exc}", file=sys.stderr)
+        return 1
+    layers = ", ".join(f"{k} {v}" for k, v in r.layers.items())
+    print(f"{r.path} ({r.format}, {r.crs}): {layers}")
+    return 0
