@@ -97,8 +97,12 @@ def _pen(colour, width_mm: float, mm: float, style=Qt.SolidLine) -> QPen:
 
 
 def _halo_text(p: QPainter, x: float, y: float, text: str, font: QFont, mm: float,
-               colour="#000000", align: str = "left") -> None:
-    """Text with a white halo so it reads over the map's fills and lines."""
+               colour="#000000", align: str = "left", taken: list | None = None) -> bool:
+    """Text with a white halo so it reads over the map's fills and lines.
+
+    With ``taken`` (rectangles of labels already drawn) a label that would overlap one is left
+    out (returns False), so dense transects do not print on top of each other.
+    """
     f = QFont(font)  # a path has no device: points -> device pixels here
     f.setPointSizeF(font.pointSizeF() * mm * 25.4 / 72.0)
     path = QPainterPath()
@@ -106,6 +110,11 @@ def _halo_text(p: QPainter, x: float, y: float, text: str, font: QFont, mm: floa
     br = path.boundingRect()
     dx = {"left": 0.0, "center": -br.width() / 2, "right": -br.width()}[align]
     path.translate(x + dx, y)
+    if taken is not None:
+        box = path.boundingRect().adjusted(-0.6 * mm, -0.6 * mm, 0.6 * mm, 0.6 * mm)
+        if any(box.intersects(t) for t in taken):
+            return False
+        taken.append(box)
     p.save()
     p.setPen(QPen(QColor("white"), 0.9 * mm, Qt.SolidLine, Qt.RoundCap, Qt.RoundJoin))
     p.setBrush(Qt.NoBrush)
@@ -114,6 +123,7 @@ def _halo_text(p: QPainter, x: float, y: float, text: str, font: QFont, mm: floa
     p.setBrush(QColor(colour))
     p.drawPath(path)
     p.restore()
+    return True
 
 
 # --------------------------------------------------------------------------- map
@@ -263,29 +273,31 @@ def draw_map(p: QPainter, width: float, height: float, layers: MapLayers, mm: fl
         p.setPen(_pen(BANK_COLOUR, 0.4, mm))
         p.setBrush(QColor(BANK_COLOUR) if known else QColor("white"))
         p.drawRect(QRectF(c.x() - 0.9 * mm, c.y() - 0.9 * mm, 1.8 * mm, 1.8 * mm))
-    # labels last, with halos
+    # labels last, with halos; a label that would overlap one already drawn is left out
+    taken: list = []
     for kind, lab, g in layers.areas:
         if lab:
             rp = g.representative_point()
             c = tf.pt(rp.x, rp.y)
-            _halo_text(p, c.x(), c.y(), lab, label, mm, AREA_STYLE.get(kind, ("", "#333333"))[1], "center")
+            _halo_text(p, c.x(), c.y(), lab, label, mm, AREA_STYLE.get(kind, ("", "#333333"))[1], "center",
+                       taken)
     for name, g, stations in layers.transects:
         if g is None:
             continue
         end = g.coords[-1]
         c = tf.pt(*end)
-        _halo_text(p, c.x() + 1.2 * mm, c.y() - 1.0 * mm, name, label, mm)
+        _halo_text(p, c.x() + 1.2 * mm, c.y() - 1.0 * mm, name, label, mm, taken=taken)
     for name, x, y, known in layers.bank_points:
         c = tf.pt(x, y)
-        _halo_text(p, c.x() + 1.4 * mm, c.y() + 3.2 * mm, "bank" if known else "bank ≥",
-                   small, mm, BANK_COLOUR)
+        _halo_text(p, c.x() + 1.4 * mm, c.y() + 3.2 * mm, "bank" if known else "bank ≥ (needs data)",
+                   small, mm, BANK_COLOUR, taken=taken)
     for x, y, text in layers.notes:
         c = tf.pt(x, y)
         p.setPen(_pen("#000000", 0.2, mm))
         p.setBrush(QColor("#fff59d"))
         p.drawPolygon(QPolygonF([QPointF(c.x(), c.y() - 1.2 * mm), QPointF(c.x() - 1.0 * mm, c.y() + 0.6 * mm),
                                  QPointF(c.x() + 1.0 * mm, c.y() + 0.6 * mm)]))
-        _halo_text(p, c.x() + 1.4 * mm, c.y() + 1.0 * mm, text[:30], small, mm)
+        _halo_text(p, c.x() + 1.4 * mm, c.y() + 1.0 * mm, text[:30], small, mm, taken=taken)
     p.setClipping(False)
     _north_arrow(p, frame.right() - 12 * mm, frame.top() + 16 * mm, layers.true_north_deg, mm)
     _legend(p, QRectF(0, frame.bottom() + 3 * mm, width, LEGEND_MM * mm - 3 * mm), layers, mm,
