@@ -79,7 +79,7 @@ def create_window(config: Any, *, start_devices: bool = True) -> Any:
             if session.errors:
                 window.show_banner("\n".join(session.errors))
             window.on_devices_started()
-        QTimer.singleShot(0, start)
+        QTimer.singleShot(0, window, start)
     return window
 
 

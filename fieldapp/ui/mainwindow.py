@@ -156,7 +156,7 @@ class MainWindow(QMainWindow):
     def add_workflow(self, panel: QWidget, title: str, key: str) -> None:
         """Add a workflow tab reachable with ``key`` (e.g. ``Ctrl+1``)."""
         index = self.tabs.addTab(panel, f"{title}  [{key}]")
-        self._action(f"Go to {title}", key, lambda i=index: self._goto(i))
+        self._action(f"Go to {title}", key, lambda _checked=False, i=index: self._goto(i))
 
     def _goto(self, index: int) -> None:
         self.tabs.setCurrentIndex(index)

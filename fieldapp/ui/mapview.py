@@ -65,7 +65,7 @@ class MapView(QWidget):
 
     def __init__(self, redraw_hz: float = 10.0, parent: QWidget | None = None) -> None:
         super().__init__(parent)
-        pg.setConfigOptions(antialias=False, background="w", foreground="k")
+        pg.setConfigOptions(antialias=False, background="w", foreground="k", exitCleanup=False)
         lay = QVBoxLayout(self)
         lay.setContentsMargins(0, 0, 0, 0)
         self.plot = pg.PlotWidget()

@@ -39,6 +39,7 @@ class DeviceSession:
     scenario: Any = None
     sim_time_scale: float = 1.0
     sim_gnss_rate_hz: float | None = 5.0
+    sim_gnss_waypoints: list | None = None
 
     # ------------------------------------------------------------------ start
     def start(self) -> None:
@@ -110,7 +111,8 @@ class DeviceSession:
         from fieldapp.ui import simsupport
 
         ports, sims, scenario = simsupport.start_demo(
-            time_scale=self.sim_time_scale, gnss_rate_hz=self.sim_gnss_rate_hz)
+            time_scale=self.sim_time_scale, gnss_rate_hz=self.sim_gnss_rate_hz,
+            gnss_waypoints=self.sim_gnss_waypoints)
         self.simulators.extend(sims)
         self.sim_ports.update(ports)
         self.scenario = scenario

@@ -79,7 +79,8 @@ def make_caliper(scenario: dict, link: str = "caliper") -> Any:
 
 
 def start_demo(scenario: dict | None = None, *, time_scale: float = 1.0,
-               gnss_rate_hz: float | None = None) -> tuple[dict, list, dict]:
+               gnss_rate_hz: float | None = None,
+               gnss_waypoints: list | None = None) -> tuple[dict, list, dict]:
     """Start the demo's GNSS, rangefinder and caliper simulators.
 
     Returns
@@ -93,7 +94,8 @@ def start_demo(scenario: dict | None = None, *, time_scale: float = 1.0,
     scenario = scenario or load_scenario()
     sims = []
     try:
-        for make in (lambda: make_gnss(scenario, rate_hz=gnss_rate_hz, time_scale=time_scale),
+        for make in (lambda: make_gnss(scenario, waypoints=gnss_waypoints, rate_hz=gnss_rate_hz,
+                                       time_scale=time_scale),
                      lambda: make_rangefinder(scenario), lambda: make_caliper(scenario)):
             sims.append(make().start())
     except Exception:

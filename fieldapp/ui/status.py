@@ -38,7 +38,7 @@ def quality_colours(fix: Any) -> tuple[str, str]:
         return theme.GOOD
     if "FLOAT" in name or "DGPS" in name or "PPS" in name or "DIFF" in name:
         return theme.FAIR
-    if "NO" in name or "INVALID" in name or not name:
+    if name in ("NO_FIX", "INVALID", "0") or not name:
         return theme.BAD
     return theme.POOR
 
@@ -75,7 +75,7 @@ def fix_problem(fix: Any, gnss_state: str, max_age_s: float,
         return "No fix from the receiver yet"
     if getattr(fix, "lat_deg", None) is None or getattr(fix, "lon_deg", None) is None:
         return "Receiver has no position (no fix)"
-    if "NO" in quality_name(fix) or "INVALID" in quality_name(fix):
+    if quality_name(fix) in ("NO_FIX", "INVALID", "0"):
         return "Receiver reports no fix"
     age = fix_age_s(fix, now_s)
     if age > max_age_s:

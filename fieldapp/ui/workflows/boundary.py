@@ -114,7 +114,8 @@ class BoundaryPanel(WorkflowPanel):
         self._update_buttons()
 
     def focus_first(self) -> None:
-        self.kind.setFocus()
+        (self.start_button if self.visit is None or self.visit.walk is None
+         else self.vertex_button).setFocus()
 
     def attributes(self) -> dict:
         attrs: dict[str, Any] = {"label": self.label.text().strip()}

@@ -117,7 +117,7 @@ class TallyPanel(WorkflowPanel):
                                        self.w.session.simulator("caliper") is not None)
 
     def focus_first(self) -> None:
-        self.species.setFocus()
+        self.add_button.setFocus()
 
     # -------------------------------------------------------------- commands
     def add_typed_tree(self) -> None:

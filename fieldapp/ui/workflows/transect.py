@@ -155,7 +155,8 @@ class TransectPanel(WorkflowPanel):
                                      self.w.session.simulator("rangefinder") is not None)
 
     def focus_first(self) -> None:
-        (self.dist if self.visit and self.visit.current_transect else self.origin).setFocus()
+        (self.shoot_button if self.shoot_button.isVisible() and self.visit
+         and self.visit.current_transect else self.start_button).setFocus()
 
     def _update_buttons(self) -> None:
         active = bool(self.visit and self.visit.current_transect)
