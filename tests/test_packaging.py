@@ -181,20 +181,56 @@ def test_bundle_rules_evaluate_matches_source(bundle, tmp_path):
     assert result[0]["permit_required"] is False
 
 
+@pytest.fixture(scope="module")
+def smoke_run(bundle, tmp_path_factory):
+    """One unattended run of the bundle: ``fieldapp --simulate --quit-after 8 --visit PATH``."""
+    root = tmp_path_factory.mktemp("smoke")
+    visit = root / "visits" / "smoke.gpkg"
+    run = subprocess.run([str(bundle), "--simulate", "--quit-after", "8", "--visit", str(visit)],
+                         env=headless_env(root), capture_output=True, text=True,
+                         timeout=RUN_TIMEOUT_S)
+    return run, visit
+
+
 @pytest.mark.slow
-def test_bundle_smoke_run_stores_a_visit_gdal_can_open(bundle, tmp_path):
+def test_bundle_smoke_run_stores_a_visit_gdal_can_open(smoke_run):
     """`fieldapp --simulate --quit-after 8` from the bundle, headless: the simulated devices on
     ptys deliver fixes, a record is stored, the app exits 0, and the visit GeoPackage it wrote
     opens with GDAL (pyogrio) with at least one feature in it."""
     import pyogrio
 
-    env = headless_env(tmp_path)
-    visit = tmp_path / "visits" / "smoke.gpkg"
-    run = subprocess.run([str(bundle), "--simulate", "--quit-after", "8", "--visit", str(visit)],
-                         env=env, capture_output=True, text=True, timeout=RUN_TIMEOUT_S)
+    run, visit = smoke_run
     assert run.returncode == 0, run.stdout[-5000:] + run.stderr[-5000:]
     assert visit.is_file(), run.stderr[-5000:]
     layers = pyogrio.list_layers(visit)
     assert len(layers) > 0
     features = {str(name): pyogrio.read_info(visit, layer=str(name))["features"] for name, _ in layers}
     assert any(count > 0 for count in features.values()), features
+
+
+@pytest.mark.slow
+def test_bundle_exports_with_gdal_and_ezdxf(bundle, smoke_run, tmp_path):
+    """`fieldapp export` from the bundle uses the bundled GDAL with its PROJ data (a Shapefile
+    with a .prj of the site's projected CRS) and ezdxf on its pure-Python modules (a DXF): the
+    track of the smoke run comes out with as many points as the visit holds."""
+    import ezdxf
+    import pyogrio
+
+    if importlib.util.find_spec("fieldapp.export") is None:
+        pytest.skip("fieldapp.export is not there yet")
+    run, visit = smoke_run
+    if run.returncode != 0 or not visit.is_file():
+        pytest.skip("the smoke run wrote no visit (see the smoke test)")
+    track_points = pyogrio.read_info(visit, layer="track_point")["features"]
+    assert track_points > 0
+    env = headless_env(tmp_path)
+    shp_dir, dxf_file = tmp_path / "shp", tmp_path / "visit.dxf"
+    for fmt, out in (("shp", shp_dir), ("dxf", dxf_file)):
+        done = subprocess.run([str(bundle), "export", str(visit), "--format", fmt, "-o", str(out)],
+                              env=env, capture_output=True, text=True, timeout=RUN_TIMEOUT_S)
+        assert done.returncode == 0, done.stdout[-3000:] + done.stderr[-3000:]
+    assert pyogrio.read_info(shp_dir / "track_point.shp")["features"] == track_points
+    prj = (shp_dir / "track_point.prj").read_text()
+    assert prj.startswith("PROJCS[") and "UTM" in prj, prj[:200]
+    doc = ezdxf.readfile(dxf_file)
+    assert len(doc.modelspace().query('POINT[layer=="track_point"]')) == track_points
