@@ -234,3 +234,25 @@ def test_bundle_exports_with_gdal_and_ezdxf(bundle, smoke_run, tmp_path):
     assert prj.startswith("PROJCS[") and "UTM" in prj, prj[:200]
     doc = ezdxf.readfile(dxf_file)
     assert len(doc.modelspace().query('POINT[layer=="track_point"]')) == track_points
+
+
+@pytest.mark.slow
+def test_bundle_report_matches_source(bundle, smoke_run, tmp_path):
+    """`fieldapp report` from the bundle (Qt's PDF writer offscreen, pypdf for the attached rule
+    requests) writes a PDF with as many pages and the same attachments as the source install."""
+    from pypdf import PdfReader
+
+    if importlib.util.find_spec("fieldapp.report") is None:
+        pytest.skip("fieldapp.report is not there yet")
+    run, visit = smoke_run
+    if run.returncode != 0 or not visit.is_file():
+        pytest.skip("the smoke run wrote no visit (see the smoke test)")
+    env = headless_env(tmp_path)
+    frozen_pdf, source_pdf = tmp_path / "bundle.pdf", tmp_path / "source.pdf"
+    for command, out in (([str(bundle)], frozen_pdf), ([sys.executable, "-m", "fieldapp"], source_pdf)):
+        done = subprocess.run([*command, "report", str(visit), "-o", str(out)], env=env,
+                              capture_output=True, text=True, timeout=RUN_TIMEOUT_S)
+        assert done.returncode == 0, done.stdout[-3000:] + done.stderr[-3000:]
+    frozen, source = PdfReader(frozen_pdf), PdfReader(source_pdf)
+    assert len(frozen.pages) == len(source.pages) > 0
+    assert sorted(frozen.attachments) == sorted(source.attachments)
