@@ -31,6 +31,7 @@ from pathlib import Path
 
 REPO = Path(__file__).resolve().parent.parent
 EXE_NAME = "fieldapp.exe" if sys.platform.startswith("win") else "fieldapp"
+CLI_NAME = "fieldapp-cli.exe" if sys.platform.startswith("win") else "fieldapp"  # console twin
 TARGET_MB = 250.0
 
 
@@ -137,7 +138,7 @@ def report_start(bundle: Path, runs: int) -> None:
         rows = [
             ("app, bundle", [str(exe), *app_args], "fixes received"),
             ("app, source", [sys.executable, "-m", "fieldapp", *app_args], "fixes received"),
-            ("rules evaluate, bundle", [str(exe), *rules_args], "surface_area_sqft"),
+            ("rules evaluate, bundle", [str(bundle / CLI_NAME), *rules_args], "surface_area_sqft"),
             ("rules evaluate, source", [sys.executable, "-m", "fieldapp", *rules_args], "surface_area_sqft"),
         ]
         print(f"\nstart to exit, headless, {runs} runs each:")

@@ -21,6 +21,8 @@ import pytest
 REPO = Path(__file__).resolve().parent.parent
 PACKAGING = REPO / "packaging"
 EXE_NAME = "fieldapp.exe" if sys.platform.startswith("win") else "fieldapp"
+# On Windows fieldapp.exe is windowed (no stdout); the office subcommands run with its console twin.
+CLI_NAME = "fieldapp-cli.exe" if sys.platform.startswith("win") else "fieldapp"
 BUILD_TIMEOUT_S = 1800  # generous: two cores shared with other work
 RUN_TIMEOUT_S = 300
 
@@ -169,7 +171,7 @@ def test_bundle_rules_evaluate_matches_source(bundle, tmp_path):
         {"rule": "nr341.graded_area", "input": {"horizontal_area_sqft": 8000.0, "slope_pct": 75.0}},
     ]))
     env = headless_env(tmp_path)
-    frozen = subprocess.run([str(bundle), "rules", "evaluate", str(requests)], env=env,
+    frozen = subprocess.run([str(bundle.parent / CLI_NAME), "rules", "evaluate", str(requests)], env=env,
                             capture_output=True, text=True, timeout=RUN_TIMEOUT_S)
     source = subprocess.run([sys.executable, "-m", "fieldapp", "rules", "evaluate", str(requests)],
                             env=env, capture_output=True, text=True, timeout=RUN_TIMEOUT_S)
@@ -226,7 +228,8 @@ def test_bundle_exports_with_gdal_and_ezdxf(bundle, smoke_run, tmp_path):
     env = headless_env(tmp_path)
     shp_dir, dxf_file = tmp_path / "shp", tmp_path / "visit.dxf"
     for fmt, out in (("shp", shp_dir), ("dxf", dxf_file)):
-        done = subprocess.run([str(bundle), "export", str(visit), "--format", fmt, "-o", str(out)],
+        done = subprocess.run([str(bundle.parent / CLI_NAME), "export", str(visit), "--format", fmt,
+                               "-o", str(out)],
                               env=env, capture_output=True, text=True, timeout=RUN_TIMEOUT_S)
         assert done.returncode == 0, done.stdout[-3000:] + done.stderr[-3000:]
     assert pyogrio.read_info(shp_dir / "track_point.shp")["features"] == track_points
@@ -249,7 +252,8 @@ def test_bundle_report_matches_source(bundle, smoke_run, tmp_path):
         pytest.skip("the smoke run wrote no visit (see the smoke test)")
     env = headless_env(tmp_path)
     frozen_pdf, source_pdf = tmp_path / "bundle.pdf", tmp_path / "source.pdf"
-    for command, out in (([str(bundle)], frozen_pdf), ([sys.executable, "-m", "fieldapp"], source_pdf)):
+    for command, out in (([str(bundle.parent / CLI_NAME)], frozen_pdf),
+                         ([sys.executable, "-m", "fieldapp"], source_pdf)):
         done = subprocess.run([*command, "report", str(visit), "-o", str(out)], env=env,
                               capture_output=True, text=True, timeout=RUN_TIMEOUT_S)
         assert done.returncode == 0, done.stdout[-3000:] + done.stderr[-3000:]
