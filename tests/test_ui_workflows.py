@@ -143,3 +143,52 @@ def test_walked_wetland_shows_area_and_verdict(qtbot, private_dirs):
         assert statuses["wetland"] == "determined"
     finally:
         close_window(w)
+
+
+def test_tally_gives_the_class_the_rule_gives(qtbot, private_dirs):
+    from fieldapp.ui import simsupport
+
+    stand = simsupport.load_scenario()["stand"]["boundary"]
+    w = make_window(qtbot, private_dirs, simulate=True, waypoints=stand, time_scale=15.0,
+                    rate_hz=10.0)
+    try:
+        wait_fix(qtbot, w)
+        key(qtbot, w, "Ctrl+4")
+        b = w.panels["boundary"]
+        b.kind.setCurrentIndex(b.kind.findData("woodland_stand"))
+        b.label.setText("Stand 1")
+        key(qtbot, w, "W")
+        qtbot.waitUntil(lambda: w.visit.walk is not None, timeout=WAIT_MS)
+        gnss = w.session.simulator("gnss")
+        qtbot.waitUntil(lambda: len(w.visit.walk.vertices()) >= 8 and
+                        gnss.path.position(gnss._n / gnss.rate_hz * gnss.time_scale)[3] == 0,
+                        timeout=WAIT_MS)
+        key(qtbot, w, "Ctrl+L")
+        qtbot.waitUntil(lambda: bool(w.visit.areas("woodland_stand")), timeout=WAIT_MS)
+        key(qtbot, w, "Ctrl+3")
+        tally = w.panels["tally"]
+        tally.crown.setValue(12.0)
+        qtbot.waitUntil(tally.squeeze_button.isVisible, timeout=WAIT_MS)
+        for n in range(1, 6):
+            key(qtbot, w, "C")
+            qtbot.waitUntil(lambda n=n: len(w.visit.trees()) == n, timeout=WAIT_MS)
+        # the demo tally's first trees: bur oak 26.4 in, sugar maple 14.2, red oak 21.8 ...
+        assert [t.dbh_in for t in w.visit.trees()][:3] == pytest.approx([26.4, 14.2, 21.8],
+                                                                         abs=0.05)
+        # delete the second tree, then undo
+        tally.table.selectRow(1)
+        key(qtbot, w, "Del")
+        qtbot.waitUntil(lambda: len(w.visit.trees()) == 4, timeout=WAIT_MS)
+        qtbot.waitUntil(tally.undo_button.isEnabled, timeout=WAIT_MS)
+        key(qtbot, w, "Ctrl+Z")
+        qtbot.waitUntil(lambda: len(w.visit.trees()) == 5, timeout=WAIT_MS)
+        assert stored_count(w.visit.path, "tree") == 5
+        stand_area = w.visit.areas("woodland_stand")[0]
+        expected = evaluate({"rule": "woodland.class",
+                             "input": w.visit.model.woodland_input(stand_area.uuid)})
+        qtbot.waitUntil(lambda: "Woodland class" in tally.summary.text(), timeout=WAIT_MS)
+        assert f"Woodland class: {expected['class'].upper()}" in tally.summary.text()
+        check = w.visit.checks.get(f"woodland:{stand_area.uuid}")
+        assert check.result["class"] == expected["class"]
+    finally:
+        close_window(w)
