@@ -1,22 +1,31 @@
 """Sentences per second through the NMEA reader, beside pynmea2.parse alone (same lines, same run).
 
-Three figures on the longest real capture in ../shared/data/nmea (by line count), repeated to run
-for a few seconds each:
+Three figures on the longest real capture in ../shared/data/nmea (by line count), the log repeated
+``--repeat`` times:
 
 1. ``pynmea2.parse(check=True)`` alone on the decoded lines (the reference);
 2. the pure pipeline, bytes in -> Fix out: LineFramer + EpochAssembler on 4 KiB chunks;
 3. the whole reader: GnssReader's thread reading a real pseudo-terminal (termios, framing,
-   epochs, newest-wins slot) while a writer thread pushes the bytes into the master.
+   epochs, newest-wins slot) while a writer *process* (standing in for the receiver, which is not
+   in our process either, so it takes no share of our GIL) pushes the bytes into the master.
 
-Target (issue 2): ratio of the whole reader to pynmea2 alone >= 0.5.
+The machine is shared and noisy, so the three are measured in turn ``--rounds`` times
+(interleaved: each round measures all three) and the best and the median of each are printed,
+with the ratios best/best and median/median.
 
-Run: ``.venv/bin/python bench/bench_nmea_throughput.py [--repeat N]``
+Target (issue 2): whole reader / pynmea2 alone >= 0.5 (judged on the best of each side, the figure
+least disturbed by other load; the median of each side and the median of the per-round ratios are
+printed beside it).
+
+Run: ``.venv/bin/python bench/bench_nmea_throughput.py [--repeat N] [--rounds N]``
 """
 
 from __future__ import annotations
 
 import argparse
 import os
+import statistics
+import subprocess
 import sys
 import tempfile
 import threading
@@ -31,6 +40,18 @@ from devices.nmea import EpochAssembler, GnssReader  # noqa: E402
 from devices.transport import LineFramer, LinkState, SerialSettings  # noqa: E402
 
 DATA = Path(__file__).resolve().parent.parent.parent / "shared" / "data" / "nmea"
+TARGET = 0.5
+
+# The receiver: waits for a go byte on stdin, then writes the file (argv 1) into the pty master
+# (inherited file descriptor, argv 2).
+WRITER = """
+import os, sys
+data, fd = open(sys.argv[1], "rb").read(), int(sys.argv[2])
+sys.stdin.buffer.read(1)
+view = memoryview(data)
+while view:
+    view = view[os.write(fd, view[:65536]):]
+"""
 
 
 def longest_log() -> Path:
@@ -68,7 +89,7 @@ def bench_pipeline(data: bytes, n_lines: int) -> tuple[float, int]:
     return n_lines / elapsed, fixes
 
 
-def bench_reader_over_pty(data: bytes, n_lines: int) -> tuple[float, int]:
+def bench_reader_over_pty(path: Path, n_lines: int) -> tuple[float, int]:
     master, slave = os.openpty()
     with tempfile.TemporaryDirectory() as tmp:
         link = Path(tmp) / "gnss"
@@ -81,48 +102,69 @@ def bench_reader_over_pty(data: bytes, n_lines: int) -> tuple[float, int]:
             on_status=lambda s: connected.set() if s.state is LinkState.CONNECTED else None,
             name="bench",
         )
-        with gnss:
-            connected.wait(10)
-
-            def writer():
-                view = memoryview(data)
-                while view:
-                    n = os.write(master, view[:4096])
-                    view = view[n:]
-
-            t0 = time.perf_counter()
-            w = threading.Thread(target=writer, name="fieldapp-bench-writer", daemon=True)
-            w.start()
-            while True:
-                st = gnss.stats().nmea
-                if st.good + st.total_bad + st.comments >= n_lines:
-                    break
-                time.sleep(0.002)
-            elapsed = time.perf_counter() - t0
-            w.join()
-            stats = gnss.stats()
+        writer = subprocess.Popen([sys.executable, "-c", WRITER, str(path), str(master)],
+                                  stdin=subprocess.PIPE, pass_fds=(master,))
+        try:
+            with gnss:
+                if not connected.wait(10):
+                    raise RuntimeError("reader did not connect")
+                t0 = time.perf_counter()
+                writer.stdin.write(b"g")
+                writer.stdin.flush()
+                while True:
+                    st = gnss.stats().nmea
+                    if st.good + st.total_bad + st.comments >= n_lines:
+                        break
+                    time.sleep(0.002)
+                elapsed = time.perf_counter() - t0
+        finally:
+            writer.stdin.close()
+            writer.wait(10)
         os.close(slave)
         os.close(master)
-    return n_lines / elapsed, len(fixes) + 0 * stats.reader.bytes_read
+    return n_lines / elapsed, len(fixes)
 
 
 def main(argv=None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--repeat", type=int, default=10, help="times the log is repeated (default 10)")
+    parser.add_argument("--rounds", type=int, default=5, help="interleaved measurements of each (default 5)")
     args = parser.parse_args(argv)
     log = longest_log()
     raw = log.read_bytes()
     data = raw * args.repeat
     lines = sentences_of(data)
     print(f"log: {log.name}  ({len(raw)} bytes, {len(sentences_of(raw))} sentences) x {args.repeat}"
-          f" = {len(lines)} sentences, {len(data) / 1e6:.1f} MB")
-    ref = bench_pynmea2(lines)
-    pipe, pipe_fixes = bench_pipeline(data, len(lines))
-    whole, whole_fixes = bench_reader_over_pty(data, len(lines))
-    print(f"pynmea2.parse alone           : {ref:10.0f} sentences/s")
-    print(f"framer+assembler (bytes->Fix) : {pipe:10.0f} sentences/s  ratio {pipe / ref:.2f}  ({pipe_fixes} fixes)")
-    print(f"GnssReader over a pty         : {whole:10.0f} sentences/s  ratio {whole / ref:.2f}  ({whole_fixes} fixes)")
-    print(f"target: whole reader / pynmea2 >= 0.5 -> {'met' if whole / ref >= 0.5 else 'NOT met'}")
+          f" = {len(lines)} sentences, {len(data) / 1e6:.1f} MB; {args.rounds} interleaved rounds")
+    ref, pipe, whole = [], [], []
+    with tempfile.TemporaryDirectory() as tmp:
+        stream = Path(tmp) / "stream.nmea"
+        stream.write_bytes(data)
+        for i in range(args.rounds):
+            ref.append(bench_pynmea2(lines))
+            rate, pipe_fixes = bench_pipeline(data, len(lines))
+            pipe.append(rate)
+            rate, whole_fixes = bench_reader_over_pty(stream, len(lines))
+            whole.append(rate)
+            print(f"  round {i + 1}: pynmea2 {ref[-1]:8.0f}/s  pipeline {pipe[-1]:8.0f}/s ({pipe[-1] / ref[-1]:.2f})"
+                  f"  reader {whole[-1]:8.0f}/s ({whole[-1] / ref[-1]:.2f})")
+
+    def row(name: str, rates: list[float], extra: str = "") -> None:
+        best, med = max(rates), statistics.median(rates)
+        ratio = "" if rates is ref else f"   ratio best {best / max(ref):.2f}  median {med / statistics.median(ref):.2f}"
+        print(f"{name:30s}: best {best:8.0f}  median {med:8.0f} sentences/s{ratio}{extra}")
+
+    print()
+    row("pynmea2.parse alone", ref)
+    row("framer+assembler (bytes->Fix)", pipe, f"  ({pipe_fixes} fixes)")
+    row("GnssReader over a pty", whole, f"  ({whole_fixes} fixes)")
+    best_ratio = max(whole) / max(ref)
+    median_ratio = statistics.median(whole) / statistics.median(ref)
+    paired = statistics.median(w / r for w, r in zip(whole, ref))
+    print(f"GnssReader / pynmea2, median of the per-round ratios (same load within a round): {paired:.2f}")
+    verdict = "MET" if best_ratio >= TARGET else "NOT MET"
+    print(f"\ntarget: whole reader / pynmea2 alone >= {TARGET} (best of each): {best_ratio:.2f} -> {verdict}"
+          f"  (median/median {median_ratio:.2f}: {'also' if median_ratio >= TARGET else 'not'} >= {TARGET})")
     return 0
 
 

@@ -36,12 +36,14 @@ Sources of the fields (NMEA 0183 v4.11; talkers GP GN GL GA GB BD GQ):
 from __future__ import annotations
 
 import argparse
+import dataclasses
 import datetime as dt
 import enum
 import functools
 import json
 import logging
 import math
+import operator
 import re
 import sys
 import threading
@@ -389,22 +391,18 @@ class GsvPage:
 
 
 def _num(text: str, kind=float, what: str = "field") -> float | int | None:
-    """'' -> None; else the number, or ValueError naming the field."""
-    if text == "":
+    """'' (or blanks) -> None; else the number, or ValueError naming the field."""
+    if not text:
         return None
     try:
         value = kind(text)
     except ValueError:
+        if not text.strip():
+            return None
         raise ValueError(f"{what} {text!r} is not a number") from None
-    if isinstance(value, float) and not math.isfinite(value):
+    if kind is float and not math.isfinite(value):
         raise ValueError(f"{what} {text!r} is not finite")
     return value
-
-
-def _field(msg: pynmea2.NMEASentence, name: str) -> str:
-    """Raw text of a named field ('' when the sentence is shorter)."""
-    i = type(msg).name_to_idx[name]
-    return msg.data[i].strip() if i < len(msg.data) else ""
 
 
 def parse_gsv(msg: pynmea2.NMEASentence) -> GsvPage:
@@ -441,11 +439,12 @@ def parse_gsv(msg: pynmea2.NMEASentence) -> GsvPage:
     )
 
 
-_NON_PRINTABLE = re.compile(rb"[^\x20-\x7e]")
+#: Bytes a sentence may hold (printable ASCII); ``line.translate(None, _PRINTABLE)`` keeps the rest.
+_PRINTABLE = bytes(range(0x20, 0x7F))
 
 
 def _is_printable(data: bytes) -> bool:
-    return _NON_PRINTABLE.search(data) is None
+    return not data.translate(None, _PRINTABLE)
 
 
 _HIGH_PRECISION_RE = re.compile(r"^\$([A-Z]{2})(GGA|GLL|GNS|RMC|GST|ZDA|VTG|GSA)H,")
@@ -478,10 +477,14 @@ def parse_sentence(line: bytes) -> pynmea2.NMEASentence:
     >>> parse_sentence(b"$GPZDA,201530.00,04,07,2002,00,00*60").year
     2002
     """
-    line = line.strip()
+    return _parse(line.strip())[0]
+
+
+def _parse(line: bytes) -> tuple[pynmea2.NMEASentence, str]:
+    """:func:`parse_sentence` of an already stripped line, with the line as text (decoded once)."""
     if len(line) > MAX_LINE_BYTES:
         raise BadSentence(BadKind.OVERLONG.value, line, f"{len(line)} bytes > {MAX_LINE_BYTES}")
-    if not _is_printable(line):
+    if line.translate(None, _PRINTABLE):
         raise BadSentence(BadKind.BINARY_NOISE.value, line, "bytes outside printable ASCII")
     if line[:1] not in (b"$", b"!"):
         raise BadSentence(BadKind.TRUNCATED.value, line, "no $ or ! at the start")
@@ -493,7 +496,7 @@ def parse_sentence(line: bytes) -> pynmea2.NMEASentence:
             raise ChecksumError(line, "checksum does not match")
         raise BadSentence(BadKind.UNKNOWN_SENTENCE.value, line, "encapsulated (AIS) sentence")
     try:
-        return pynmea2.parse(text, check=True)  # verifies the checksum first
+        return pynmea2.parse(text, check=True), text  # verifies the checksum first
     except pynmea2.ChecksumError as exc:
         raise ChecksumError(line, str(exc.args[0][0])) from exc
     except pynmea2.ParseError as exc:
@@ -504,7 +507,7 @@ def parse_sentence(line: bytes) -> pynmea2.NMEASentence:
         if cls is None:
             raise BadSentence(BadKind.UNKNOWN_SENTENCE.value, line, str(exc.args[0][0])) from exc
         # Unicore's high-precision variants ($GNGGAH...) carry the standard fields
-        return cls(hp.group(1), hp.group(2), text[8:-3].split(","))
+        return cls(hp.group(1), hp.group(2), text[8:-3].split(",")), text
 
 
 # --------------------------------------------------------------------------- epoch assembly
@@ -560,9 +563,9 @@ def _dm(text: str, what: str) -> float:
     return value
 
 
-def _latlon(msg, lat_name="lat", lon_name="lon") -> tuple[float | None, float | None]:
-    lat, lat_dir = _field(msg, lat_name), _field(msg, lat_name + "_dir")
-    lon, lon_dir = _field(msg, lon_name), _field(msg, lon_name + "_dir")
+def _latlon(lat: str, lat_dir: str, lon: str, lon_dir: str) -> tuple[float | None, float | None]:
+    """Latitude / longitude fields (``ddmm.mmmm``, N/S, ``dddmm.mmmm``, E/W) -> signed degrees."""
+    lat, lat_dir, lon, lon_dir = lat.strip(), lat_dir.strip(), lon.strip(), lon_dir.strip()
     if lat == "" or lon == "":
         return None, None
     if lat_dir not in ("N", "S") or lon_dir not in ("E", "W"):
@@ -578,6 +581,11 @@ _POSITION_SET = frozenset(_POSITION_TYPES)
 # index of the UTC time field in each timed sentence (GLL has it after the position)
 _TOD_INDEX = {"GGA": 0, "GNS": 0, "RMC": 0, "GLL": 4, "GST": 0, "ZDA": 0}
 _FIELD_ERRORS = (ValueError, TypeError, AttributeError, IndexError, KeyError)
+#: Good lines remembered by their exact bytes, so a verbatim repeat is not parsed again (about
+#: ten epochs of a typical receiver; far shorter than any test or benchmark log).
+RECENT_LINES = 128
+_EMPTY: Mapping[str, object] = {}
+_MODE_BY_FIX_TYPE = {2: FixMode.TWO_D, 3: FixMode.THREE_D}
 
 
 class _Epoch:
@@ -592,44 +600,110 @@ class _Epoch:
         self.has_position = False
 
 
+_UNREAD = object()  # _Sentence.values before the fields are read
+_MALFORMED = object()  # _Sentence.values when a field could not be read
+
+
+class _Sentence:
+    """One good line: the parsed sentence, its text, type, time of day and (once read) its fields.
+
+    Shared by identical lines that arrive close together (see ``EpochAssembler._recent``): every
+    value here is a pure function of the line's bytes, and nothing changes them once set.
+    """
+
+    __slots__ = ("msg", "text", "kind", "label", "tod", "values")
+
+    def __init__(self, msg: pynmea2.NMEASentence, text: str, kind: str | None, tod: dt.time | None) -> None:
+        self.msg = msg
+        self.text = text
+        self.kind = kind  # a _HANDLERS key, or None for a good sentence we do not use
+        self.label = msg.talker + kind if kind is not None else ""
+        self.tod = tod
+        self.values = _UNREAD
+
+
 class _Fields:
     """Reads an epoch's sentences lazily: only what the fix needs, first good one of a type wins."""
 
-    __slots__ = ("assembler", "epoch", "cache")
+    __slots__ = ("assembler", "msgs", "cache")
 
     def __init__(self, assembler: "EpochAssembler", epoch: _Epoch) -> None:
         self.assembler = assembler
-        self.epoch = epoch
+        self.msgs = epoch.msgs
         self.cache: dict[str, dict | None] = {}
 
     def get(self, kind: str) -> dict | None:
-        try:
-            return self.cache[kind]
-        except KeyError:
-            pass
+        """The fields of the first readable sentence of ``kind`` (None if none); read once."""
+        cache = self.cache
+        if kind in cache:
+            return cache[kind]
         values = None
-        for msg in self.epoch.msgs.get(kind, ()):
-            try:
-                values = _HANDLERS[kind](msg)
-            except _FIELD_ERRORS as exc:
-                log.debug("malformed %s: %s", kind, exc)
+        for sentence in self.msgs.get(kind, ()):
+            values = sentence.values
+            if values is _UNREAD:
+                try:
+                    values = _HANDLERS[kind](sentence.msg)
+                except _FIELD_ERRORS as exc:
+                    log.debug("malformed %s: %s", kind, exc)
+                    values = _MALFORMED
+                sentence.values = values
+            if values is _MALFORMED:
+                values = None
                 self.assembler._malformed()
                 continue
             self.assembler._used += 1
             break
-        self.cache[kind] = values
+        cache[kind] = values
         return values
 
     def first(self, key: str, *kinds: str):
+        """``key`` from the first of ``kinds`` (in order) that has it, else None."""
         for kind in kinds:
             src = self.get(kind)
-            if src is not None and src.get(key) is not None:
-                return src[key]
+            if src is not None:
+                value = src.get(key)
+                if value is not None:
+                    return value
         return None
 
 
 def _seconds(t: dt.time) -> float:
     return t.hour * 3600 + t.minute * 60 + t.second + t.microsecond / 1e6
+
+
+@functools.lru_cache(maxsize=64)
+def _accuracy_source(horizontal: str | None, vertical: str | None, uere: float) -> str:
+    """``Fix.accuracy_source`` for where each accuracy came from: ``"GST"``, ``"HDOP"``, ``"VDOP"``,
+    ``"HDOP*"`` (vertical from :data:`VDOP_PER_HDOP` x HDOP) or None (not known)."""
+    sources = []
+    if horizontal == "GST":
+        sources.append("GST")
+    elif horizontal == "HDOP":
+        sources.append(f"HDOP x UERE {uere:g} m")
+    if vertical == "GST":
+        if "GST" not in sources:
+            sources.append("GST")
+    elif vertical == "VDOP":
+        sources.append(f"VDOP x UERE {uere:g} m")
+    elif vertical == "HDOP*":
+        sources.append(f"{VDOP_PER_HDOP:g} x HDOP x UERE {uere:g} m")
+    return " + ".join(sources) if sources else "none: no GST and no DOP"
+
+
+_FIX_FIELDS = frozenset(f.name for f in dataclasses.fields(Fix))
+
+
+def _new_fix(values: dict) -> Fix:
+    """``Fix(**values)`` for a dict naming every field, in one step.
+
+    A frozen dataclass's ``__init__`` sets each of Fix's 32 fields through
+    ``object.__setattr__`` (about as long as pynmea2 takes to parse a
+    sentence); filling the instance dict at once gives the same, equal,
+    immutable object.
+    """
+    fix = object.__new__(Fix)
+    fix.__dict__.update(values)
+    return fix
 
 
 class EpochAssembler:
@@ -678,6 +752,10 @@ class EpochAssembler:
         self._good = self._used = self._comments = self._fixes = 0
         self._tod_text: str | None = None
         self._tod: dt.time | None = None
+        # The last RECENT_LINES good lines (exact bytes) -> their _Sentence.  Receivers repeat
+        # GSA / GSV / VTG lines verbatim from epoch to epoch; an identical line has the same
+        # (already verified) checksum and the same fields, so it is not parsed again.
+        self._recent: dict[bytes, _Sentence] = {}
 
     # -- counts
 
@@ -719,46 +797,20 @@ class EpochAssembler:
 
     def _feed(self, line: bytes, t: float) -> list[Fix]:
         line = line.strip()
-        if not line:
-            return []
-        if line[:1] == b"#":
-            self._comments += 1
-            return []
-        if len(line) > MAX_LINE_BYTES:
-            self._bad[BadKind.OVERLONG.value] += 1
-            return []
-        # a sentence start inside the line: the head was cut off (collision / resync)
-        start = max(line.rfind(b"$"), line.rfind(b"!"))
-        if start > 0:
-            head = line[:start]
-            self._bad[(BadKind.TRUNCATED if _is_printable(head) else BadKind.BINARY_NOISE).value] += 1
-            line = line[start:]
-        try:
-            msg = parse_sentence(line)
-        except BadSentence as exc:
-            self._bad[exc.kind] += 1
-            return []
-        kind = getattr(msg, "sentence_type", None)
-        if not isinstance(msg, pynmea2.TalkerSentence) or kind not in _HANDLERS:
-            self._good += 1
-            return []  # good but not a position sentence (TXT, HDT, proprietary...)
-        tod = None
-        index = _TOD_INDEX.get(kind)
-        if index is not None and index < len(msg.data):
-            text = msg.data[index].strip()
-            if text:
-                if text == self._tod_text:
-                    tod = self._tod
-                else:
-                    try:
-                        tod = _time_of_day(text)
-                    except _FIELD_ERRORS:
-                        self._bad[BadKind.MALFORMED_FIELD.value] += 1
-                        return []
-                    self._tod_text, self._tod = text, tod
+        sentence = self._recent.get(line)
+        if sentence is None:
+            if not line:
+                return []
+            sentence = self._check(line)
+            if sentence is None:
+                return []
         self._good += 1
+        kind = sentence.kind
+        if kind is None:
+            return []  # good but not a sentence we use (TXT, HDT, proprietary...)
         out: list[Fix] = []
         ep = self._epoch
+        tod = sentence.tod
         if tod is not None:
             if ep.tod is None:
                 ep.tod = tod
@@ -770,15 +822,60 @@ class EpochAssembler:
                 ep.tod = tod
         bucket = ep.msgs.get(kind)
         if bucket is None:
-            ep.msgs[kind] = [msg]
+            ep.msgs[kind] = [sentence]
+            if kind in _POSITION_SET:
+                ep.has_position = True
         else:
-            bucket.append(msg)
-        if kind in _POSITION_SET:
-            ep.has_position = True
-        ep.types.append(msg.talker + kind)
-        ep.raw.append(line.decode("ascii"))
+            bucket.append(sentence)
+        ep.types.append(sentence.label)
+        ep.raw.append(sentence.text)
         ep.t_last = t
         return out
+
+    def _check(self, line: bytes) -> _Sentence | None:
+        """A new stripped, non-empty line: the good sentence in it, or None (counted as bad)."""
+        if line[0] == 0x23:  # "#"
+            self._comments += 1
+            return None
+        if len(line) > MAX_LINE_BYTES:
+            self._bad[BadKind.OVERLONG.value] += 1
+            return None
+        # a sentence start inside the line: the head was cut off (collision / resync)
+        start = max(line.rfind(b"$"), line.rfind(b"!"))
+        if start > 0:
+            head = line[:start]
+            self._bad[(BadKind.TRUNCATED if _is_printable(head) else BadKind.BINARY_NOISE).value] += 1
+            line = line[start:]
+        try:
+            msg, text = _parse(line)
+        except BadSentence as exc:
+            self._bad[exc.kind] += 1
+            return None
+        kind = msg.sentence_type if isinstance(msg, pynmea2.TalkerSentence) else None
+        tod = None
+        if kind not in _HANDLERS:
+            kind = None
+        else:
+            index = _TOD_INDEX.get(kind)
+            data = msg.data
+            if index is not None and index < len(data):
+                tod_text = data[index].strip()
+                if tod_text:
+                    if tod_text == self._tod_text:
+                        tod = self._tod
+                    else:
+                        try:
+                            tod = _time_of_day(tod_text)
+                        except _FIELD_ERRORS:
+                            self._bad[BadKind.MALFORMED_FIELD.value] += 1
+                            return None
+                        self._tod_text, self._tod = tod_text, tod
+        sentence = _Sentence(msg, text, kind, tod)
+        recent = self._recent
+        if len(recent) >= RECENT_LINES:
+            del recent[next(iter(recent))]  # the oldest
+        recent[line] = sentence
+        return sentence
 
     def _malformed(self) -> None:
         """A good-looking sentence turned out to have an unreadable field."""
@@ -800,13 +897,17 @@ class EpochAssembler:
         if not ep.types:
             return None
         fields = _Fields(self, ep)
-        own_date = fields.first("_date", "RMC", "ZDA")
+        rmc = fields.get("RMC")
+        own_date = rmc["_date"] if rmc is not None else None
+        if own_date is None:
+            zda = fields.get("ZDA")
+            own_date = zda["_date"] if zda is not None else None
         date = self._date_for(ep, own_date)
         if own_date is not None and ep.tod is not None:
             self._last_date, self._last_date_tod = own_date, ep.tod
         if not ep.has_position:
             return None
-        fix = self._build(ep, fields, date)
+        fix = self._build(ep, fields, rmc, date)
         if fix is not None:
             self._fixes += 1
         return fix
@@ -824,119 +925,160 @@ class EpochAssembler:
             date -= dt.timedelta(days=1)
         return date
 
-    def _build(self, ep: _Epoch, fields: _Fields, date: dt.date | None) -> Fix | None:
-        get, first = fields.get, fields.first
-        if all(get(k) is None for k in _POSITION_TYPES if k in ep.msgs):
+    def _build(self, ep: _Epoch, fields: _Fields, rmc: dict | None, date: dt.date | None) -> Fix | None:
+        # Each value is taken from the first sentence type, in order of precedence, that has it; a
+        # lower-precedence type is read (and a malformed field in it counted) only when needed.
+        get, first, msgs = fields.get, fields.first, ep.msgs
+        lat = lon = None
+        readable = False
+        for kind in _POSITION_TYPES:  # read in order of precedence, up to the first valid position
+            if kind in msgs:
+                src = get(kind)
+                if src is not None:
+                    readable = True
+                    if src["lat"] is not None and src.get("valid", True):
+                        lat, lon = src["lat"], src["lon"]
+                        break
+        if not readable:
             return None  # every position sentence of the epoch was malformed
 
-        lat = lon = None
-        for kind in _POSITION_TYPES:
-            src = get(kind) if kind in ep.msgs else None
-            if src and src.get("lat") is not None and src.get("valid", True):
-                lat, lon = src["lat"], src["lon"]
-                break
-
-        quality: FixQuality | None = first("quality", "GGA")
+        gga = get("GGA") or _EMPTY
+        rmc = rmc or _EMPTY
+        quality: FixQuality | None = gga.get("quality")
         if quality is None:
             quality = first("quality", "GNS", "RMC", "GLL")
-        if quality is None:
-            quality = FixQuality.AUTONOMOUS if lat is not None else FixQuality.NO_FIX
+            if quality is None:
+                quality = FixQuality.AUTONOMOUS if lat is not None else FixQuality.NO_FIX
         if quality is FixQuality.NO_FIX:
             lat = lon = None
 
-        alt_msl = first("alt_msl_m", "GGA", "GNS") if lat is not None else None
-        geoid_sep = first("geoid_sep_m", "GGA", "GNS")
-        gsa = get("GSA")
-        hdop = first("hdop", "GSA", "GGA", "GNS")
-        vdop = first("vdop", "GSA")
-        pdop = first("pdop", "GSA")
+        alt_msl = None
+        if lat is not None:
+            alt_msl = gga.get("alt_msl_m")
+            if alt_msl is None:
+                alt_msl = first("alt_msl_m", "GNS")
+        geoid_sep = gga.get("geoid_sep_m")
+        if geoid_sep is None:
+            geoid_sep = first("geoid_sep_m", "GNS")
+        gsa = get("GSA") or _EMPTY
+        hdop = gsa.get("hdop")
+        if hdop is None:
+            hdop = gga.get("hdop")
+            if hdop is None:
+                hdop = first("hdop", "GNS")
+        vdop, pdop = gsa.get("vdop"), gsa.get("pdop")
         if lat is None:
             mode = FixMode.NONE
-        elif gsa and gsa.get("fix_type") in (2, 3):
-            mode = FixMode(gsa["fix_type"])
         else:
-            mode = FixMode.THREE_D if alt_msl is not None else FixMode.TWO_D
+            mode = _MODE_BY_FIX_TYPE.get(gsa.get("fix_type")) or (
+                FixMode.THREE_D if alt_msl is not None else FixMode.TWO_D)
 
-        sats_used = first("sats_used", "GGA", "GNS")
-        if sats_used is None and "GSA" in ep.msgs:
-            sats_used = len(_gsa_ids(ep.msgs["GSA"])) or None
-        sigma_lat, sigma_lon, sigma_alt = (first(k, "GST") for k in ("sigma_lat_m", "sigma_lon_m", "sigma_alt_m"))
+        sats_used = gga.get("sats_used")
+        if sats_used is None:
+            sats_used = first("sats_used", "GNS")
+            if sats_used is None and "GSA" in msgs:
+                sats_used = len(_gsa_ids(msgs["GSA"])) or None
+        gst = get("GST") or _EMPTY
+        sigma_lat, sigma_lon, sigma_alt = gst.get("sigma_lat_m"), gst.get("sigma_lon_m"), gst.get("sigma_alt_m")
 
-        h_acc = v_acc = None
-        estimated = False
-        sources = []
         uere = UERE_M.get(quality, UERE_M[FixQuality.AUTONOMOUS])
+        h_acc = v_acc = None
+        h_from = v_from = None
         if sigma_lat is not None and sigma_lon is not None:
-            h_acc = math.hypot(sigma_lat, sigma_lon)
-            sources.append("GST")
+            h_acc, h_from = math.hypot(sigma_lat, sigma_lon), "GST"
         elif hdop is not None:
-            h_acc = hdop * uere
-            estimated = True
-            sources.append(f"HDOP x UERE {uere:g} m")
+            h_acc, h_from = hdop * uere, "HDOP"
         if sigma_alt is not None:
-            v_acc = sigma_alt
-            if "GST" not in sources:
-                sources.append("GST")
+            v_acc, v_from = sigma_alt, "GST"
         elif vdop is not None:
-            v_acc = vdop * uere
-            estimated = True
-            sources.append(f"VDOP x UERE {uere:g} m")
+            v_acc, v_from = vdop * uere, "VDOP"
         elif hdop is not None:
-            v_acc = VDOP_PER_HDOP * hdop * uere
-            estimated = True
-            sources.append(f"{VDOP_PER_HDOP:g} x HDOP x UERE {uere:g} m")
-        source = " + ".join(sources) if sources else "none: no GST and no DOP"
+            v_acc, v_from = VDOP_PER_HDOP * hdop * uere, "HDOP*"
 
-        speed = first("speed_mps", "RMC", "VTG")
-        course = first("course_deg", "RMC", "VTG")
-        time_utc = dt.datetime.combine(date, ep.tod, tzinfo=UTC) if (date and ep.tod) else None
-        gsv_sats = len(_gsv_sats(ep.msgs["GSV"])) or None if "GSV" in ep.msgs else None
-        return Fix(
-            time_utc=time_utc,
-            time_of_day_utc=ep.tod,
-            lat_deg=lat,
-            lon_deg=lon,
-            alt_msl_m=alt_msl,
-            geoid_sep_m=geoid_sep,
-            quality=quality,
-            mode=mode,
-            sats_used=sats_used,
-            sats_in_view=gsv_sats,
-            hdop=hdop,
-            vdop=vdop,
-            pdop=pdop,
-            sigma_lat_m=sigma_lat,
-            sigma_lon_m=sigma_lon,
-            sigma_alt_m=sigma_alt,
-            horizontal_accuracy_m=h_acc,
-            vertical_accuracy_m=v_acc,
-            accuracy_estimated=estimated,
-            accuracy_source=source,
-            dgps_age_s=first("dgps_age_s", "GGA", "GNS"),
-            dgps_station=first("dgps_station", "GGA", "GNS"),
-            speed_mps=speed,
-            course_deg=course,
-            magvar_deg=first("magvar_deg", "RMC"),
-            rmc_status=first("status", "RMC"),
-            mode_indicator=first("mode_indicator", "RMC", "GNS"),
-            nav_status=first("nav_status", "RMC"),
-            antenna_height_m=self.antenna_height_m,
-            t_monotonic_s=ep.t_last,
-            sentences=tuple(ep.types),
-            raw=tuple(ep.raw),
-        )
+        speed = rmc.get("speed_mps")
+        if speed is None:
+            speed = first("speed_mps", "VTG")
+        course = rmc.get("course_deg")
+        if course is None:
+            course = first("course_deg", "VTG")
+        dgps_age = gga.get("dgps_age_s")
+        if dgps_age is None:
+            dgps_age = first("dgps_age_s", "GNS")
+        dgps_station = gga.get("dgps_station")
+        if dgps_station is None:
+            dgps_station = first("dgps_station", "GNS")
+        mode_indicator = rmc.get("mode_indicator")
+        if mode_indicator is None:
+            mode_indicator = first("mode_indicator", "GNS")
+        tod = ep.tod
+        return _new_fix({
+            "time_utc": dt.datetime.combine(date, tod, tzinfo=UTC) if (date and tod) else None,
+            "time_of_day_utc": tod,
+            "lat_deg": lat,
+            "lon_deg": lon,
+            "alt_msl_m": alt_msl,
+            "geoid_sep_m": geoid_sep,
+            "quality": quality,
+            "mode": mode,
+            "sats_used": sats_used,
+            "sats_in_view": (len(_gsv_sats(msgs["GSV"])) or None) if "GSV" in msgs else None,
+            "hdop": hdop,
+            "vdop": vdop,
+            "pdop": pdop,
+            "sigma_lat_m": sigma_lat,
+            "sigma_lon_m": sigma_lon,
+            "sigma_alt_m": sigma_alt,
+            "horizontal_accuracy_m": h_acc,
+            "vertical_accuracy_m": v_acc,
+            "accuracy_estimated": h_from == "HDOP" or v_from in ("VDOP", "HDOP*"),
+            "accuracy_source": _accuracy_source(h_from, v_from, uere),
+            "dgps_age_s": dgps_age,
+            "dgps_station": dgps_station,
+            "speed_mps": speed,
+            "course_deg": course,
+            "magvar_deg": rmc.get("magvar_deg"),
+            "rmc_status": rmc.get("status"),
+            "mode_indicator": mode_indicator,
+            "nav_status": rmc.get("nav_status"),
+            "antenna_height_m": self.antenna_height_m,
+            "t_monotonic_s": ep.t_last,
+            "sentences": tuple(ep.types),
+            "raw": tuple(ep.raw),
+        })
 
 
 # --------------------------------------------------------------------------- per-type field readers
+# Each reader takes the fields it needs from pynmea2's split ``msg.data`` in one step (an
+# itemgetter of pynmea2's own field positions, looked up by its field names once, at import).
 
 
+def _columns_of(kind: str, *names: str) -> tuple[int, Callable[[list], tuple]]:
+    """(fields needed, getter) for pynmea2's fields ``names`` of sentence type ``kind``."""
+    index = pynmea2.TalkerSentence.sentence_types[kind].name_to_idx
+    cols = [index[name] for name in names]
+    return max(cols) + 1, operator.itemgetter(*cols)
+
+
+def _columns(msg: pynmea2.NMEASentence, columns: tuple[int, Callable[[list], tuple]]) -> tuple:
+    """The fields of ``columns`` as text ('' for those past the end of a short sentence)."""
+    n, getter = columns
+    data = msg.data
+    if len(data) < n:
+        data = data + [""] * (n - len(data))
+    return getter(data)
+
+
+_QUALITY_BY_CODE = tuple(FixQuality)
+_QUALITY_ORDER = (FixQuality.RTK_FIXED, FixQuality.RTK_FLOAT, FixQuality.DGPS, FixQuality.PPS,
+                  FixQuality.AUTONOMOUS, FixQuality.DEAD_RECKONING, FixQuality.MANUAL,
+                  FixQuality.SIMULATED, FixQuality.NO_FIX)
+
+
+@functools.lru_cache(maxsize=64)
 def _quality_from_mode_chars(chars: str) -> FixQuality | None:
     """Best quality among per-constellation mode characters (GNS), or one RMC char."""
-    order = [FixQuality.RTK_FIXED, FixQuality.RTK_FLOAT, FixQuality.DGPS, FixQuality.PPS,
-             FixQuality.AUTONOMOUS, FixQuality.DEAD_RECKONING, FixQuality.MANUAL,
-             FixQuality.SIMULATED, FixQuality.NO_FIX]
     found = {_MODE_CHAR_QUALITY[c] for c in chars if c in _MODE_CHAR_QUALITY}
-    for q in order:
+    for q in _QUALITY_ORDER:
         if q in found:
             return q
     return None
@@ -948,50 +1090,69 @@ def _datestamp(text: str) -> dt.date:
     return nmea_utils.datestamp(text)
 
 
+@functools.lru_cache(maxsize=8)
+def _zda_date(day: str, month: str, year: str) -> dt.date | None:
+    """ZDA day, month, year fields -> date (None unless all three are sent)."""
+    d, m, y = (_num(text, int, f"ZDA {name}") for text, name in ((day, "day"), (month, "month"), (year, "year")))
+    return dt.date(y, m, d) if None not in (d, m, y) else None
+
+
+_GGA = _columns_of("GGA", "lat", "lat_dir", "lon", "lon_dir", "gps_qual", "num_sats", "horizontal_dil",
+                   "altitude", "geo_sep", "age_gps_data", "ref_station_id")
+
+
 def _gga(msg) -> dict:
-    q = _num(_field(msg, "gps_qual"), int, "GGA quality")
+    lat, lat_dir, lon, lon_dir, qual, sats, hdop, alt, sep, age, station = _columns(msg, _GGA)
+    q = _num(qual, int, "GGA quality")
     if q is not None and not 0 <= q <= 8:
         raise ValueError(f"GGA quality {q} outside 0..8")
-    lat, lon = _latlon(msg)
-    station = _field(msg, "ref_station_id")
+    lat, lon = _latlon(lat, lat_dir, lon, lon_dir)
     return {
         "lat": lat,
         "lon": lon,
-        "quality": None if q is None else FixQuality(q),
-        "sats_used": _num(_field(msg, "num_sats"), int, "GGA satellites"),
-        "hdop": _num(_field(msg, "horizontal_dil"), float, "GGA HDOP"),
-        "alt_msl_m": _num(_field(msg, "altitude"), float, "GGA altitude"),
-        "geoid_sep_m": _num(_field(msg, "geo_sep"), float, "GGA geoid separation"),
-        "dgps_age_s": _num(_field(msg, "age_gps_data"), float, "GGA correction age"),
-        "dgps_station": station or None,
+        "quality": None if q is None else _QUALITY_BY_CODE[q],
+        "sats_used": _num(sats, int, "GGA satellites"),
+        "hdop": _num(hdop, float, "GGA HDOP"),
+        "alt_msl_m": _num(alt, float, "GGA altitude"),
+        "geoid_sep_m": _num(sep, float, "GGA geoid separation"),
+        "dgps_age_s": _num(age, float, "GGA correction age"),
+        "dgps_station": station.strip() or None,
     }
 
 
+_GNS = _columns_of("GNS", "lat", "lat_dir", "lon", "lon_dir", "mode_indicator", "num_sats", "hdop",
+                   "altitude", "geo_sep", "age_gps_data", "diferential")
+
+
 def _gns(msg) -> dict:
-    lat, lon = _latlon(msg)
-    chars = _field(msg, "mode_indicator")
-    station = _field(msg, "diferential")
+    lat, lat_dir, lon, lon_dir, chars, sats, hdop, alt, sep, age, station = _columns(msg, _GNS)
+    lat, lon = _latlon(lat, lat_dir, lon, lon_dir)
+    chars = chars.strip()
     return {
         "lat": lat,
         "lon": lon,
         "quality": _quality_from_mode_chars(chars),
         "mode_indicator": chars or None,
-        "sats_used": _num(_field(msg, "num_sats"), int, "GNS satellites"),
-        "hdop": _num(_field(msg, "hdop"), float, "GNS HDOP"),
-        "alt_msl_m": _num(_field(msg, "altitude"), float, "GNS altitude"),
-        "geoid_sep_m": _num(_field(msg, "geo_sep"), float, "GNS geoid separation"),
-        "dgps_age_s": _num(_field(msg, "age_gps_data"), float, "GNS correction age"),
-        "dgps_station": station or None,
+        "sats_used": _num(sats, int, "GNS satellites"),
+        "hdop": _num(hdop, float, "GNS HDOP"),
+        "alt_msl_m": _num(alt, float, "GNS altitude"),
+        "geoid_sep_m": _num(sep, float, "GNS geoid separation"),
+        "dgps_age_s": _num(age, float, "GNS correction age"),
+        "dgps_station": station.strip() or None,
     }
 
 
+_RMC = _columns_of("RMC", "status", "lat", "lat_dir", "lon", "lon_dir", "spd_over_grnd", "true_course",
+                   "datestamp", "mag_variation", "mag_var_dir", "mode_indicator", "nav_status")
+
+
 def _rmc(msg) -> dict:
-    status = _field(msg, "status")
-    mode_char = _field(msg, "mode_indicator")
-    lat, lon = _latlon(msg)
-    date_text = _field(msg, "datestamp")
-    magvar = _num(_field(msg, "mag_variation"), float, "RMC magnetic variation")
-    if magvar is not None and _field(msg, "mag_var_dir") == "W":
+    (status, lat, lat_dir, lon, lon_dir, knots, course, date_text, magvar, magvar_dir, mode_char,
+     nav_status) = _columns(msg, _RMC)
+    status, mode_char, date_text = status.strip(), mode_char.strip(), date_text.strip()
+    lat, lon = _latlon(lat, lat_dir, lon, lon_dir)
+    magvar = _num(magvar, float, "RMC magnetic variation")
+    if magvar is not None and magvar_dir.strip() == "W":
         magvar = -magvar
     if status == "V":
         quality = FixQuality.NO_FIX
@@ -999,7 +1160,7 @@ def _rmc(msg) -> dict:
         quality = _quality_from_mode_chars(mode_char)
     else:
         quality = FixQuality.AUTONOMOUS if status == "A" else None
-    knots = _num(_field(msg, "spd_over_grnd"), float, "RMC speed")
+    knots = _num(knots, float, "RMC speed")
     return {
         "_date": _datestamp(date_text) if date_text else None,
         "lat": lat,
@@ -1008,43 +1169,51 @@ def _rmc(msg) -> dict:
         "status": status or None,
         "quality": quality,
         "speed_mps": None if knots is None else knots * KNOT_MPS,
-        "course_deg": _num(_field(msg, "true_course"), float, "RMC course"),
+        "course_deg": _num(course, float, "RMC course"),
         "magvar_deg": magvar,
         "mode_indicator": mode_char or None,
-        "nav_status": _field(msg, "nav_status") or None,
+        "nav_status": nav_status.strip() or None,
     }
 
 
+_GLL = _columns_of("GLL", "lat", "lat_dir", "lon", "lon_dir", "status", "faa_mode")
+
+
 def _gll(msg) -> dict:
-    status = _field(msg, "status")
-    lat, lon = _latlon(msg)
-    mode_char = msg.data[6].strip() if len(msg.data) > 6 else ""
+    lat, lat_dir, lon, lon_dir, status, mode_char = _columns(msg, _GLL)
+    status = status.strip()
+    lat, lon = _latlon(lat, lat_dir, lon, lon_dir)
     return {
         "lat": lat,
         "lon": lon,
         "valid": status != "V",
-        "quality": FixQuality.NO_FIX if status == "V" else _quality_from_mode_chars(mode_char),
+        "quality": FixQuality.NO_FIX if status == "V" else _quality_from_mode_chars(mode_char.strip()),
     }
 
 
+_VTG = _columns_of("VTG", "spd_over_grnd_kts", "spd_over_grnd_kmph", "true_track")
+
+
 def _vtg(msg) -> dict:
-    knots = _num(_field(msg, "spd_over_grnd_kts"), float, "VTG speed")
-    kmph = _num(_field(msg, "spd_over_grnd_kmph"), float, "VTG speed")
+    knots, kmph, course = _columns(msg, _VTG)
+    knots = _num(knots, float, "VTG speed")
+    kmph = _num(kmph, float, "VTG speed")
     speed = knots * KNOT_MPS if knots is not None else (kmph / 3.6 if kmph is not None else None)
-    return {"speed_mps": speed, "course_deg": _num(_field(msg, "true_track"), float, "VTG course")}
+    return {"speed_mps": speed, "course_deg": _num(course, float, "VTG course")}
+
+
+_GSA = _columns_of("GSA", "mode_fix_type", "pdop", "hdop", "vdop")
 
 
 def _gsa(msg) -> dict:
-    fix_type = _num(_field(msg, "mode_fix_type"), int, "GSA fix type")
-    ids = [msg.data[i].strip() for i in range(2, min(14, len(msg.data))) if msg.data[i].strip()]
+    fix_type, pdop, hdop, vdop = _columns(msg, _GSA)
     system = msg.data[17].strip() if len(msg.data) > 17 else ""
     return {
-        "fix_type": fix_type,
-        "pdop": _num(_field(msg, "pdop"), float, "GSA PDOP"),
-        "hdop": _num(_field(msg, "hdop"), float, "GSA HDOP"),
-        "vdop": _num(_field(msg, "vdop"), float, "GSA VDOP"),
+        "fix_type": _num(fix_type, int, "GSA fix type"),
+        "pdop": _num(pdop, float, "GSA PDOP"),
+        "hdop": _num(hdop, float, "GSA HDOP"),
+        "vdop": _num(vdop, float, "GSA VDOP"),
         "system_id": system or None,
-        "_ids": ids,
     }
 
 
@@ -1055,7 +1224,8 @@ def _gsv(msg) -> dict:
 def _gsa_ids(msgs) -> set[tuple[str, str]]:
     """Distinct (system, satellite id) pairs used, over all GSA sentences of an epoch."""
     ids = set()
-    for msg in msgs:
+    for sentence in msgs:
+        msg = sentence.msg
         data = msg.data
         system = data[17].strip() if len(data) > 17 else msg.talker
         ids.update((system, d.strip()) for d in data[2:14] if d.strip())
@@ -1065,25 +1235,31 @@ def _gsa_ids(msgs) -> set[tuple[str, str]]:
 def _gsv_sats(msgs) -> set[tuple[str, str]]:
     """Distinct (talker, PRN) pairs in view over all GSV pages (see :func:`parse_gsv`)."""
     sats = set()
-    for msg in msgs:
+    for sentence in msgs:
+        msg = sentence.msg
         body = msg.data[3:]
         n = len(body) - len(body) % 4
         sats.update((msg.talker, p.strip()) for p in body[0:n:4] if p.strip())
     return sats
 
 
+_GST = _columns_of("GST", "std_dev_latitude", "std_dev_longitude", "std_dev_altitude")
+
+
 def _gst(msg) -> dict:
+    lat, lon, alt = _columns(msg, _GST)
     return {
-        "sigma_lat_m": _num(_field(msg, "std_dev_latitude"), float, "GST latitude sigma"),
-        "sigma_lon_m": _num(_field(msg, "std_dev_longitude"), float, "GST longitude sigma"),
-        "sigma_alt_m": _num(_field(msg, "std_dev_altitude"), float, "GST altitude sigma"),
+        "sigma_lat_m": _num(lat, float, "GST latitude sigma"),
+        "sigma_lon_m": _num(lon, float, "GST longitude sigma"),
+        "sigma_alt_m": _num(alt, float, "GST altitude sigma"),
     }
 
 
+_ZDA = _columns_of("ZDA", "day", "month", "year")
+
+
 def _zda(msg) -> dict:
-    day, month, year = (_num(_field(msg, k), int, f"ZDA {k}") for k in ("day", "month", "year"))
-    date = dt.date(year, month, day) if None not in (day, month, year) else None
-    return {"_date": date}
+    return {"_date": _zda_date(*(text.strip() for text in _columns(msg, _ZDA)))}
 
 
 _HANDLERS: dict[str, Callable[[pynmea2.NMEASentence], dict]] = {
@@ -1170,14 +1346,17 @@ class GnssReader:
         self._assembler = EpochAssembler(antenna_height_m)
         self._on_fix = on_fix
         self._on_status = on_status
-        self._cond = threading.Condition()
+        # a plain Lock (entered from C) guards the assembler and the slot; waiters use the Condition
+        self._lock = threading.Lock()
+        self._cond = threading.Condition(self._lock)
         self._latest: Fix | None = None
         self._seq = 0
         self._fix_callback_errors = 0
         self._last_status: DeviceStatus | None = None
         self._reader = PortReader(
             settings,
-            self._handle_line,
+            None,
+            handle_lines=self.feed_lines,
             on_status=self._handle_status,
             framer_factory=LineFramer,
             name=name,
@@ -1249,9 +1428,20 @@ class GnssReader:
         The reader thread calls this; call it directly (without :meth:`start`)
         to replay a log or simulate a stream with simulated time.
         """
-        with self._cond:
+        with self._lock:
             fixes = self._assembler.feed(line, t_monotonic_s)
-        self._publish(fixes)
+        if fixes:
+            self._publish(fixes)
+
+    def feed_lines(self, lines: list[bytes], t_monotonic_s: float) -> None:
+        """:meth:`feed` each of ``lines`` (all received at ``t_monotonic_s``); fixes are published
+        as each epoch completes."""
+        feed = self._assembler.feed
+        for line in lines:
+            with self._lock:
+                fixes = feed(line, t_monotonic_s)
+            if fixes:
+                self._publish(fixes)
 
     def idle(self, t_monotonic_s: float) -> None:
         """A read found no data at ``t_monotonic_s``: close the epoch after a gap of ``idle_flush_s``."""

@@ -483,6 +483,10 @@ class PortReader:
         logged and survived.
     on_status : callable(DeviceStatus) -> None, optional
         Link-state reports, on the reader thread.  Same error policy.
+    handle_lines : callable(lines: list of bytes, t_monotonic_s: float) -> None, optional
+        Takes the place of ``handle_line``: all the lines one read completed,
+        in one call (cheaper per line for a fast stream).  An exception is
+        counted once per call and survived.
     framer_factory : callable() -> Framer
         Makes the framer (a fresh one per connection).  Default
         :class:`LineFramer`.
@@ -512,7 +516,7 @@ class PortReader:
     def __init__(
         self,
         settings: SerialSettings,
-        handle_line: Callable[[bytes, float], None],
+        handle_line: Callable[[bytes, float], None] | None,
         on_status: Callable[[DeviceStatus], None] | None = None,
         framer_factory: FramerFactory = LineFramer,
         name: str = "port",
@@ -521,11 +525,15 @@ class PortReader:
         backoff_min_s: float = 0.1,
         backoff_max_s: float = 2.0,
         autobaud_window_s: float = 1.5,
+        handle_lines: Callable[[list[bytes], float], None] | None = None,
     ) -> None:
+        if (handle_line is None) == (handle_lines is None):
+            raise ValueError("give exactly one of handle_line and handle_lines")
         if not 0 < backoff_min_s <= backoff_max_s:
             raise ValueError(f"backoff {backoff_min_s}..{backoff_max_s} s is not an increasing positive range")
         self.settings = settings
         self._handle_line = handle_line
+        self._handle_lines = handle_lines
         self._on_status = on_status
         self._framer_factory = framer_factory
         self._probe = probe or is_checksummed_nmea
@@ -624,6 +632,18 @@ class PortReader:
             self._framer = None
 
     def _deliver(self, lines: list[bytes], t: float) -> None:
+        if not lines:
+            return
+        if self._handle_lines is not None:
+            try:
+                self._handle_lines(lines, t)
+            except Exception:  # noqa: BLE001 - a bad callback must not kill the reader
+                with self._lock:
+                    self._counts["callback_errors"] += 1
+                log.exception("lines callback of %s failed on %d lines", self.name, len(lines))
+            with self._lock:
+                self._counts["lines"] += len(lines)
+            return
         for line in lines:
             try:
                 self._handle_line(line, t)

@@ -301,3 +301,42 @@ def test_nothing_escapes_feed_whatever_the_bytes():
     a.flush()
     s = a.stats
     assert s.good + s.total_bad == expected
+
+
+# ------------------------------------------------------------------ repeated lines, one-step Fix
+
+
+def test_verbatim_repeats_are_read_and_counted_every_epoch():
+    # Receivers repeat GSA lines verbatim; the assembler reuses an identical line's parse, which
+    # must not change what each epoch reports or counts. Three 1 Hz epochs, each GGA + the SAME
+    # good GSA + the SAME GSA with an unreadable PDOP ("1.x", checksum valid).
+    good_gsa = sentence("GPGSA,A,3,01,02,03,04,,,,,,,,,2.5,1.2,2.2")
+    bad_gsa = sentence("GNGSA,A,3,05,06,,,,,,,,,,,1.x,1.2,2.2")
+    ggas = [sentence(f"GPGGA,12000{n}.00,4807.038,N,01131.000,E,1,08,0.9,545.4,M,46.9,M,,") for n in (1, 2, 3)]
+    b = EpochAssembler()
+    fixes = []
+    for second, gga in zip((1, 2, 3), ggas):
+        fixes += b.feed_many([gga, bad_gsa, good_gsa], float(second))
+    fixes += b.flush()
+    assert [f.time_of_day_utc.second for f in fixes] == [1, 2, 3]
+    # the bad GSA comes first in each epoch, so each epoch reads it, counts it, and falls back on
+    # the good one: PDOP 2.5, HDOP 1.2 (GSA beats GGA's 0.9), VDOP 2.2 in every fix
+    assert [(f.pdop, f.hdop, f.vdop) for f in fixes] == [(2.5, 1.2, 2.2)] * 3
+    s = b.stats
+    # 9 lines: 3 bad GSA (malformed, once per epoch), 6 good (3 GGA + 3 GSA), all 6 used
+    assert s.bad["malformed_field"] == 3 and s.good == 6 and s.used == 6 and s.fixes == 3
+    assert [f.raw for f in fixes] == [(g.decode(), bad_gsa.decode(), good_gsa.decode()) for g in ggas]
+
+
+def test_fix_from_the_assembler_is_a_complete_frozen_fix():
+    # The assembler fills a Fix's fields in one step; the result must be the very same value the
+    # dataclass constructor makes from the same fields: every field set, equal, same hash, frozen.
+    import dataclasses
+
+    fix = epoch(RTK_GGA, RTK_RMC, RTK_GST)
+    names = [f.name for f in dataclasses.fields(Fix)]
+    assert sorted(vars(fix)) == sorted(names)
+    rebuilt = Fix(**{n: getattr(fix, n) for n in names})
+    assert rebuilt == fix and hash(rebuilt) == hash(fix)
+    with pytest.raises(dataclasses.FrozenInstanceError):
+        fix.lat_deg = 0.0

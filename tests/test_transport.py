@@ -522,6 +522,26 @@ def test_reader_survives_a_raising_framer(refusing_url):
     assert reader.stats.read_errors == 1 and len(made) == 2
 
 
+@needs_termios
+def test_handle_lines_gets_each_read_as_one_batch_and_survives_a_raising_callback(refusing_url):
+    batches: queue.Queue = queue.Queue()
+    calls = []
+
+    def handle_lines(lines, t):
+        calls.append(t)
+        if len(calls) == 1:
+            raise RuntimeError("consumer bug")
+        batches.put(list(lines))
+
+    with PortReader(SerialSettings(refusing_url), None, handle_lines=handle_lines, name="batch") as reader:
+        assert batches.get(timeout=WAIT_S) == [GGA]  # the fake sends one GGA per read
+    assert reader.stats.callback_errors == 1 and reader.stats.lines >= 2
+    with pytest.raises(ValueError, match="exactly one"):
+        PortReader(SerialSettings("loop://"), None)
+    with pytest.raises(ValueError, match="exactly one"):
+        PortReader(SerialSettings("loop://"), lambda b, t: None, handle_lines=lambda ls, t: None)
+
+
 # ------------------------------------------------------------------ port listing
 
 
