@@ -22,7 +22,7 @@ REPO = Path(__file__).resolve().parent.parent
 
 
 @pytest.fixture(scope="module")
-def report(tmp_path_factory, qapp_module):
+def report(tmp_path_factory, qapp):
     from fieldapp.report import build_report
 
     folder = tmp_path_factory.mktemp("report")
@@ -35,13 +35,6 @@ def report(tmp_path_factory, qapp_module):
     # NFKC folds the typesetter's ligatures (ﬁ -> fi) back into letters
     text = unicodedata.normalize("NFKC", " ".join(" ".join(p.extract_text() for p in reader.pages).split()))
     return dict(info, visit=visit, out=out, summary=summary, progress=seen, reader=reader, text=text)
-
-
-@pytest.fixture(scope="module")
-def qapp_module():
-    from PySide6.QtGui import QGuiApplication
-
-    return QGuiApplication.instance() or QGuiApplication([])
 
 
 def test_text_holds_each_verdict_citation_and_numbers(report):
