@@ -41,10 +41,14 @@ class ChecksPanel(QWidget):
         self.table.setEditTriggers(QAbstractItemView.NoEditTriggers)
         self.table.setWordWrap(True)
         hdr = self.table.horizontalHeader()
-        hdr.setSectionResizeMode(0, QHeaderView.ResizeToContents)
+        hdr.setSectionResizeMode(0, QHeaderView.Interactive)
         hdr.setSectionResizeMode(1, QHeaderView.ResizeToContents)
         hdr.setSectionResizeMode(2, QHeaderView.Stretch)
-        hdr.setSectionResizeMode(3, QHeaderView.ResizeToContents)
+        hdr.setSectionResizeMode(3, QHeaderView.Interactive)
+        self.table.setColumnWidth(0, 190)
+        self.table.setColumnWidth(3, 170)
+        self.table.setHorizontalScrollBarPolicy(Qt.ScrollBarAlwaysOff)
+        self.table.setTextElideMode(Qt.ElideMiddle)
         self.table.itemSelectionChanged.connect(self._show_selected)
         split.addWidget(self.table)
         self.details = QPlainTextEdit()
@@ -57,7 +61,7 @@ class ChecksPanel(QWidget):
         mono.setPointSize(11)
         self.details.setFont(mono)
         split.addWidget(self.details)
-        split.setSizes([220, 160])
+        split.setSizes([260, 120])
         lay.addWidget(split)
         self.checks: list[Check] = []
         self._selected_id: str | None = None
@@ -75,11 +79,12 @@ class ChecksPanel(QWidget):
         self.table.setRowCount(len(checks))
         for row, c in enumerate(checks):
             st = c.status
-            cells = (c.title, status_words(st), summary_words(c.request.get("rule", ""), c.result),
+            cells = (c.title.split(" (")[0], status_words(st), summary_words(c.request.get("rule", ""), c.result),
                      str(c.result.get("citation", "")))
             for col, text in enumerate(cells):
                 item = QTableWidgetItem(text)
                 item.setData(Qt.UserRole, c.check_id)
+                item.setToolTip(text)
                 if col == 1:
                     bg, fg = STATUS_COLOURS.get(st, ("#5c5c5c", "#ffffff"))
                     item.setBackground(QBrush(QColor(bg)))

@@ -87,7 +87,7 @@ class AppConfig:
     data_dir : str
         Where new visits are created.
     redraw_hz : float
-        Map and plot redraw rate.
+        Map and plot redraw check rate (they redraw only when their buffers changed).
     crew : str
         Recorded as who made each feature.
     """
@@ -112,7 +112,7 @@ class AppConfig:
     last_visit: str | None = None
     quit_after_s: float | None = None
     data_dir: str = ""
-    redraw_hz: float = 10.0
+    redraw_hz: float = 30.0
     crew: str = ""
 
     def __post_init__(self) -> None:

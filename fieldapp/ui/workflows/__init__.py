@@ -27,7 +27,7 @@ def install_workflows(window: Any) -> None:
         window.add_workflow(panel, cls.title, f"Ctrl+{n}")
     window.checks_panel = ChecksPanel()
     window.right_splitter.addWidget(window.checks_panel)
-    window.right_splitter.setSizes([560, 300])
+    window.right_splitter.setSizes([540, 440])
     window._action("Checks", "Ctrl+K", window.checks_panel.focus_table)
 
     keys = sorted({k for p in window.panels.values() for k in p.keys})

@@ -7,7 +7,7 @@ from typing import Any
 
 from PySide6.QtCore import Qt
 from PySide6.QtWidgets import (
-    QAbstractItemView, QComboBox, QDoubleSpinBox, QGridLayout, QGroupBox, QHBoxLayout, QLabel,
+    QAbstractItemView, QComboBox, QHeaderView, QDoubleSpinBox, QGridLayout, QGroupBox, QHBoxLayout, QLabel,
     QLineEdit, QTableWidget, QTableWidgetItem, QVBoxLayout,
 )
 
@@ -73,7 +73,9 @@ class TallyPanel(WorkflowPanel):
         self.table.verticalHeader().setVisible(False)
         self.table.setSelectionBehavior(QAbstractItemView.SelectRows)
         self.table.setSelectionMode(QAbstractItemView.SingleSelection)
-        self.table.horizontalHeader().setStretchLastSection(True)
+        hdr = self.table.horizontalHeader()
+        hdr.setSectionResizeMode(QHeaderView.ResizeToContents)
+        hdr.setSectionResizeMode(1, QHeaderView.Stretch)
         self.table.itemChanged.connect(self._cell_edited)
         lay.addWidget(self.table, 1)
 
