@@ -3,18 +3,41 @@
 Examples
 --------
 ``python -m devices.sim`` starts the demo scenario (GNSS, rangefinder, caliper) on ptys with
-stable links in ``<tmp>/fieldapp-sim-<uid>/`` and runs until Ctrl-C. Type a command and Enter:
+stable links in ``<tmp>/fieldapp-sim-<uid>/`` (when another run holds that folder:
+``<tmp>/fieldapp-sim-<uid>-<pid>/``) and runs until Ctrl-C. Type a command and Enter:
 ``s`` shoot the rangefinder, ``c`` squeeze the caliper, ``u NAME`` / ``r NAME`` unplug / replug
 a device, ``q`` quit.
 
 ``python -m devices.sim --replay LOG --speed 5 --loop`` plays a log as the GNSS receiver.
+
+An invalid scenario file or flag prints one message naming the file and key (or the flag) and
+exits with status 2.
 """
 
 from __future__ import annotations
 
 import argparse
+import math
 import sys
 import threading
+
+
+def _number(lo: float, hi: float = math.inf, *, zero_ok: bool = False):
+    """An argparse type: a finite number in [lo, hi] (``lo`` excluded unless ``zero_ok``)."""
+
+    def parse(text: str) -> float:
+        try:
+            value = float(text)
+        except ValueError:
+            raise argparse.ArgumentTypeError(f"{text!r} is not a number") from None
+        low_ok = value >= lo if zero_ok else value > lo
+        if not math.isfinite(value) or not low_ok or value > hi:
+            low = f">= {lo:g}" if zero_ok else f"> {lo:g}"
+            rng = f"{low}" if hi == math.inf else f"{low} and <= {hi:g}"
+            raise argparse.ArgumentTypeError(f"{text} must be a finite number {rng}")
+        return value
+
+    return parse
 
 
 def _parser() -> argparse.ArgumentParser:
@@ -24,23 +47,33 @@ def _parser() -> argparse.ArgumentParser:
     p.add_argument("--tcp", action="store_true", help="serve on socket:// instead of ptys")
     p.add_argument("--link-dir", help="folder for stable port links (default: a temp folder)")
     p.add_argument("--no-links", action="store_true", help="print /dev/pts paths, no links")
-    p.add_argument("--rate-hz", type=float, help="GNSS epochs per second (1-20)")
-    p.add_argument("--bad-rate", type=float, help="GNSS corrupted-sentence probability")
-    p.add_argument("--shoot-every", type=float, help="rangefinder shot interval, s")
-    p.add_argument("--caliper-every", type=float, help="caliper tree interval, s")
+    p.add_argument("--rate-hz", type=_number(1, 20, zero_ok=True),
+                   help="GNSS epochs per second (1-20)")
+    p.add_argument("--bad-rate", type=_number(0, 1, zero_ok=True),
+                   help="GNSS corrupted-sentence probability (0-1)")
+    p.add_argument("--shoot-every", type=_number(0), help="rangefinder shot interval, s (> 0)")
+    p.add_argument("--caliper-every", type=_number(0), help="caliper tree interval, s (> 0)")
     p.add_argument("--dialect", choices=("trupulse", "vertex"), help="rangefinder dialect")
     p.add_argument("--units", choices=("F", "Y", "M"), help="rangefinder units")
     p.add_argument("--replay", help="NMEA log to play as the GNSS receiver")
-    p.add_argument("--speed", type=float, default=1.0, help="replay speed (0 = as fast as possible)")
+    p.add_argument("--speed", type=_number(0, zero_ok=True), default=1.0,
+                   help="replay speed (0 = as fast as possible)")
     p.add_argument("--loop", action="store_true", help="loop the replay")
     p.add_argument("--list", action="store_true", help="list shipped scenarios and exit")
-    p.add_argument("--duration", type=float, help="stop after this many seconds")
+    p.add_argument("--duration", type=_number(0), help="stop after this many seconds (> 0)")
     return p
 
 
 def main(argv: list[str] | None = None) -> int:
     """Run the simulator CLI; returns the exit status."""
-    from devices.sim.scenario import default_link_dir, load_scenario, scenario_names, start_scenario
+    from devices.sim.scenario import (
+        LinkDirBusy,
+        default_link_dir,
+        load_scenario,
+        private_link_dir,
+        scenario_names,
+        start_scenario,
+    )
 
     args = _parser().parse_args(argv)
     if args.list:
@@ -52,17 +85,18 @@ def main(argv: list[str] | None = None) -> int:
         print(f"fieldapp-sim: {exc}", file=sys.stderr)
         return 2
     overrides: dict[str, dict] = {}
+    source = str(args.scenario)
     devices = data["devices"]
     for name, spec in devices.items():
         kind = spec.get("simulator", name)
         o: dict = {}
         if kind == "gnss":
-            if args.rate_hz:
+            if args.rate_hz is not None:
                 o["rate_hz"] = args.rate_hz
             if args.bad_rate is not None:
                 o["bad_rate"] = args.bad_rate
         elif kind == "rangefinder":
-            if args.shoot_every:
+            if args.shoot_every is not None:
                 o["interval_s"] = args.shoot_every
             if args.dialect:
                 o["dialect"] = args.dialect
@@ -70,7 +104,7 @@ def main(argv: list[str] | None = None) -> int:
                 spec.pop("protocol", None)
             if args.units:
                 o["units"] = args.units
-        elif kind == "caliper" and args.caliper_every:
+        elif kind == "caliper" and args.caliper_every is not None:
             o["interval_s"] = args.caliper_every
         overrides[name] = o
     if args.replay:
@@ -82,9 +116,21 @@ def main(argv: list[str] | None = None) -> int:
                            "speed": args.speed or None, "loop": args.loop}
     only = args.only.split(",") if args.only else None
     link_dir = None if (args.no_links or args.tcp) else (args.link_dir or default_link_dir())
+
+    def start(folder):
+        return start_scenario(data, only=only, endpoint="tcp" if args.tcp else None,
+                              link_dir=folder, overrides=overrides, source=source)
+
     try:
-        run = start_scenario(data, only=only, endpoint="tcp" if args.tcp else None,
-                             link_dir=link_dir, overrides=overrides)
+        try:
+            run = start(link_dir)
+        except LinkDirBusy as exc:
+            if args.link_dir or link_dir is None:
+                raise  # a folder the user chose: refuse rather than take another's links
+            link_dir = private_link_dir()
+            print(f"fieldapp-sim: {exc.folder} is in use by simulator process {exc.pid}; "
+                  f"links in {link_dir}", file=sys.stderr, flush=True)
+            run = start(link_dir)
     except (OSError, ValueError) as exc:
         print(f"fieldapp-sim: {exc}", file=sys.stderr)
         return 2

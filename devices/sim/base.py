@@ -8,6 +8,7 @@ app, stop, context manager, unplug/replug) and each device overrides only :meth:
 from __future__ import annotations
 
 import logging
+import math
 import threading
 import time
 from pathlib import Path
@@ -15,6 +16,24 @@ from pathlib import Path
 from devices.sim.endpoint import Endpoint, PtyEndpoint, TcpEndpoint
 
 log = logging.getLogger(__name__)
+
+
+def check_interval_s(name: str, value: float | None) -> float | None:
+    """A timer interval in seconds: None (timer off) or a finite number > 0.
+
+    Raises
+    ------
+    ValueError
+        Zero, negative, NaN, infinite or not a number, with ``name`` and the value.
+    """
+    if value is None:
+        return None
+    if isinstance(value, bool) or not isinstance(value, (int, float)):
+        raise ValueError(f"{name} {value!r} is not a number of seconds")
+    if not math.isfinite(value) or value <= 0:
+        raise ValueError(f"{name} {value} must be a finite number of seconds > 0 "
+                         "(None: no timer)")
+    return float(value)
 
 
 def make_endpoint(

@@ -9,7 +9,7 @@ from dataclasses import dataclass
 
 from devices.instruments.sentence import with_checksum
 from devices.readings import MM_PER_IN
-from devices.sim.base import Simulator
+from devices.sim.base import Simulator, check_interval_s
 
 
 @dataclass(frozen=True)
@@ -44,11 +44,16 @@ class CaliperSim(Simulator):
     ----------
     tally : sequence of TallyTree or dicts
     interval_s : float, optional
-        Squeeze on a timer; None: only on :meth:`squeeze`.
+        Squeeze on a timer, seconds (finite, > 0); None: only on :meth:`squeeze`.
     sends_length : bool
         Send ``$PHGF,LEN`` after the diameter (trees without ``length_dm`` send none).
     loop : bool
         Start the tally again after the last tree (default True).
+
+    Raises
+    ------
+    ValueError
+        An empty tally, or ``interval_s`` zero, negative or not finite.
     """
 
     kind = "caliper"
@@ -64,6 +69,7 @@ class CaliperSim(Simulator):
     ) -> None:
         if not tally:
             raise ValueError("the caliper tally is empty")
+        interval_s = check_interval_s("interval_s", interval_s)
         self.tally = [t if isinstance(t, TallyTree) else TallyTree.from_dict(t) for t in tally]
         self.interval_s = interval_s
         self.sends_length = sends_length

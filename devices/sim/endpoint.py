@@ -187,11 +187,14 @@ class PtyEndpoint(Endpoint):
                     os.close(fd)
 
     def unplug(self) -> None:
-        """Close the pty (the app's reads fail with EIO) and remove the link."""
+        """Close the pty (the app's reads fail with EIO) and remove the link -- only while it
+        still points at this pty (another simulator may have taken the name since)."""
+        slave_path = self._slave_path
         self._close_fds()
-        if self.link is not None:
-            with contextlib.suppress(FileNotFoundError):
-                self.link.unlink()
+        if self.link is not None and slave_path:
+            with contextlib.suppress(OSError):
+                if os.readlink(self.link) == slave_path:
+                    self.link.unlink()
 
     def replug(self) -> None:
         """A new pty behind the same link (no-op while plugged)."""

@@ -74,12 +74,22 @@ class GnssPath:
     ) -> None:
         if len(waypoints) < 1:
             raise ValueError("a path needs at least one waypoint")
-        if speed_m_s < 0:
-            raise ValueError(f"speed {speed_m_s} m/s is negative")
-        for lat, lon in waypoints:
+        if not (math.isfinite(speed_m_s) and speed_m_s >= 0):
+            raise ValueError(f"speed {speed_m_s} m/s is negative or not finite")
+        if not math.isfinite(alt_m):
+            raise ValueError(f"altitude {alt_m} m is not finite")
+        points = []
+        for i, point in enumerate(waypoints):
+            try:
+                if isinstance(point, (str, bytes)):
+                    raise TypeError(point)
+                lat, lon = (float(v) for v in point)
+            except (TypeError, ValueError):
+                raise ValueError(f"waypoint {i} {point!r} is not a (lat, lon) pair") from None
             if not (-90 <= lat <= 90 and -180 <= lon <= 180):
-                raise ValueError(f"waypoint ({lat}, {lon}) is not a latitude/longitude")
-        self.waypoints = [(float(a), float(b)) for a, b in waypoints]
+                raise ValueError(f"waypoint {i} ({lat}, {lon}) is not a latitude/longitude")
+            points.append((lat, lon))
+        self.waypoints = points
         self.speed_m_s = speed_m_s
         self.alt_m = alt_m
         self._legs = []  # (start lat, lon, azimuth, length)
@@ -193,6 +203,8 @@ class GnssSim(Simulator):
             raise ValueError(f"sentences {bad} not among {', '.join(SENTENCES)}")
         if not 0.0 <= bad_rate <= 1.0:
             raise ValueError(f"bad_rate {bad_rate} outside 0..1")
+        if not (math.isfinite(time_scale) and time_scale > 0):
+            raise ValueError(f"time_scale {time_scale} must be a finite number > 0")
         for q in [quality, *(e["quality"] for e in quality_schedule)]:
             if q not in QUALITIES:
                 raise ValueError(f"quality {q!r} not one of {', '.join(QUALITIES)}")

@@ -27,7 +27,7 @@ from dataclasses import dataclass
 
 from devices.instruments.sentence import with_checksum
 from devices.readings import LengthUnit
-from devices.sim.base import Simulator
+from devices.sim.base import Simulator, check_interval_s
 
 DIALECTS = ("trupulse", "vertex")
 
@@ -110,7 +110,7 @@ class RangefinderSim(Simulator):
     advance : bool
         Move the station to each target after the shot.
     interval_s : float, optional
-        Shoot on a timer.
+        Shoot on a timer, seconds (finite, > 0); None: only on demand.
     low_quality_rate : float
         Probability that a TruPulse shot carries the low-quality digit (1).
     ble : bool
@@ -141,8 +141,9 @@ class RangefinderSim(Simulator):
     ) -> None:
         if dialect not in DIALECTS:
             raise ValueError(f"dialect {dialect!r} is not one of {', '.join(DIALECTS)}")
-        if interval_s is not None and interval_s <= 0:
-            raise ValueError(f"interval_s {interval_s} must be positive")
+        interval_s = check_interval_s("interval_s", interval_s)
+        if not 0.0 <= low_quality_rate <= 1.0:
+            raise ValueError(f"low_quality_rate {low_quality_rate} outside 0..1")
         self.profile = profile if isinstance(profile, TerrainProfile) else TerrainProfile(profile)
         self.units = LengthUnit(units.upper())
         self.dialect = dialect

@@ -9,6 +9,7 @@ divided by ``speed`` (capped at ``max_gap_s``, midnight wrap handled).
 
 from __future__ import annotations
 
+import math
 import re
 import threading
 import time
@@ -81,8 +82,11 @@ class ReplaySim(Simulator):
         self, path: str | Path, *, speed: float | None = 1.0, loop: bool = False,
         max_gap_s: float = 5.0, **kw,
     ) -> None:
-        if speed is not None and speed <= 0:
-            raise ValueError(f"speed {speed} must be positive (None = as fast as possible)")
+        if speed is not None and not (math.isfinite(speed) and speed > 0):
+            raise ValueError(f"speed {speed} must be a finite number > 0 "
+                             "(None = as fast as possible)")
+        if not (math.isfinite(max_gap_s) and max_gap_s >= 0):
+            raise ValueError(f"max_gap_s {max_gap_s} must be a finite number >= 0")
         self.path = Path(path)
         self.epochs = load_epochs(self.path)
         if not self.epochs:

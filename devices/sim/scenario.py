@@ -5,6 +5,10 @@ A scenario is JSON (``devices/sim/scenarios/<name>.json`` or any path) with site
 one entry per simulated device, ``{"simulator": "gnss" | "rangefinder" | "caliper" |
 "inclinometer" | "replay", ...options}``. Rangefinder options default to the scenario's
 ``transect`` (profile, stations as targets, azimuth); caliper options to the ``stand`` trees.
+Every scenario (file, dict, or with command-line overrides) passes
+:func:`devices.sim.schema.validate_scenario`; problems raise :class:`ScenarioError` naming the
+file and key path. Pty links go in a folder claimed by one run at a time
+(:func:`claim_link_dir`); a run removes only its own links.
 
 :func:`start_scenario` starts them and returns a :class:`ScenarioRun` with each device's port
 and a ready :class:`devices.registry.DeviceConfig`.
@@ -12,15 +16,18 @@ and a ready :class:`devices.registry.DeviceConfig`.
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import tempfile
+import threading
 from dataclasses import dataclass, field
 from importlib import resources
 from pathlib import Path
 from typing import Any
 
 from devices.sim.base import Simulator
+from devices.sim.schema import ScenarioError, validate_scenario
 
 SIMULATOR_KINDS = {  # simulator name -> (device kind, default protocol)
     "gnss": ("gnss", "nmea"),
@@ -38,14 +45,16 @@ def scenario_names() -> list[str]:
 
 
 def load_scenario(name_or_path: str | Path) -> dict:
-    """A shipped scenario by name (``"demo"``) or a JSON file by path.
+    """A shipped scenario by name (``"demo"``) or a JSON file by path, validated.
 
     Raises
     ------
     FileNotFoundError
         Neither a shipped name nor an existing file.
-    ValueError
-        Not valid JSON or no ``devices`` object.
+    ScenarioError
+        (a ``ValueError``) Not UTF-8, not JSON, or not a valid scenario
+        (:func:`devices.sim.schema.validate_scenario`); the message names the file and the
+        key path.
     """
     path = Path(name_or_path)
     if not path.is_file():
@@ -54,18 +63,20 @@ def load_scenario(name_or_path: str | Path) -> dict:
             raise FileNotFoundError(
                 f"scenario {name_or_path!r} is not a file nor one of {scenario_names()}"
             )
-        text = shipped.read_text(encoding="utf-8")
+        raw = shipped.read_bytes()
         source = str(shipped)
     else:
-        text = path.read_text(encoding="utf-8")
+        raw = path.read_bytes()
         source = str(path)
+    try:
+        text = raw.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        raise ScenarioError(source, "", f"not UTF-8 text ({exc})") from None
     try:
         data = json.loads(text)
     except json.JSONDecodeError as exc:
-        raise ValueError(f"{source}: not JSON: {exc}") from exc
-    if not isinstance(data.get("devices"), dict):
-        raise ValueError(f"{source}: no 'devices' object")
-    return data
+        raise ScenarioError(source, "", f"not JSON: {exc}") from None
+    return validate_scenario(data, source)
 
 
 def build_simulator(
@@ -116,9 +127,126 @@ def build_simulator(
 
 
 def default_link_dir() -> Path:
-    """``<tmp>/fieldapp-sim-<uid>``: where the CLI puts stable port links."""
+    """``<tmp>/fieldapp-sim-<uid>``: where the CLI puts stable port links.
+
+    One simulator run at a time holds it (:func:`claim_link_dir`); the CLI falls back to
+    :func:`private_link_dir` when another live run does.
+    """
     uid = os.getuid() if hasattr(os, "getuid") else os.getpid()
     return Path(tempfile.gettempdir()) / f"fieldapp-sim-{uid}"
+
+
+def private_link_dir() -> Path:
+    """``<tmp>/fieldapp-sim-<uid>-<pid>``: this process's own link folder."""
+    return default_link_dir().with_name(f"{default_link_dir().name}-{os.getpid()}")
+
+
+OWNER_FILE = ".fieldapp-sim.pid"
+"""Name of the file in a link folder holding the process id of the run that owns the links."""
+
+
+class LinkDirBusy(OSError):
+    """The link folder's links belong to another simulator process that is still running.
+
+    Attributes
+    ----------
+    folder : Path
+    pid : int
+        The owner's process id.
+    """
+
+    def __init__(self, folder: Path, pid: int) -> None:
+        self.folder, self.pid = folder, pid
+        super().__init__(
+            f"link folder {folder} is in use by simulator process {pid} (still running); "
+            f"stop it or choose another --link-dir (a stale {OWNER_FILE} from a dead process "
+            "is replaced automatically)"
+        )
+
+
+def _process_alive(pid: int) -> bool:
+    if pid == os.getpid():
+        return True
+    if os.name != "posix":  # os.kill(pid, 0) would terminate it on Windows; no ptys there
+        return False
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        return True
+    except OSError:
+        return False
+    return True
+
+
+@dataclass(frozen=True)
+class LinkDirClaim:
+    """This process's hold on a link folder (from :func:`claim_link_dir`)."""
+
+    owner: Path
+    """The owner file ``<folder>/.fieldapp-sim.pid``."""
+    created_folder: bool
+    """The claim made the folder (so releasing removes it when empty)."""
+
+
+def claim_link_dir(folder: str | Path) -> LinkDirClaim:
+    """Make ``folder`` and claim it for this process's links.
+
+    Writes ``<folder>/.fieldapp-sim.pid`` atomically (a hard link of a written temp file, so a
+    concurrent run never sees it half-written). An owner file of a process that has ended is
+    replaced.
+
+    Returns
+    -------
+    LinkDirClaim
+        Pass it to :func:`release_link_dir`.
+
+    Raises
+    ------
+    LinkDirBusy
+        A live process (this one included, for a second run) owns the folder.
+    OSError
+        The folder cannot be made or written.
+    """
+    folder = Path(folder)
+    created = not folder.exists()
+    folder.mkdir(parents=True, exist_ok=True, mode=0o700)
+    owner = folder / OWNER_FILE
+    tmp = folder / f".{OWNER_FILE}.{os.getpid()}.{threading.get_ident()}.tmp"
+    tmp.write_text(f"{os.getpid()}\n", encoding="ascii")
+    try:
+        for _ in range(5):
+            try:
+                os.link(tmp, owner)
+                return LinkDirClaim(owner, created)
+            except FileExistsError:
+                pass
+            try:
+                pid = int(owner.read_text(encoding="ascii").strip())
+            except FileNotFoundError:
+                continue  # released meanwhile: try again
+            except (OSError, ValueError):
+                pid = None  # garbage: not a live owner
+            if pid is not None and _process_alive(pid):
+                raise LinkDirBusy(folder, pid)
+            with contextlib.suppress(FileNotFoundError):
+                owner.unlink()
+        raise LinkDirBusy(folder, -1)
+    finally:
+        with contextlib.suppress(OSError):
+            tmp.unlink()
+
+
+def release_link_dir(claim: LinkDirClaim) -> None:
+    """Remove the owner file if it is still this process's, then the folder if the claim made
+    it and it is empty (another run's links are never touched)."""
+    with contextlib.suppress(OSError, ValueError):
+        if int(claim.owner.read_text(encoding="ascii").strip()) == os.getpid():
+            claim.owner.unlink()
+    if claim.created_folder:
+        with contextlib.suppress(OSError):
+            claim.owner.parent.rmdir()
 
 
 @dataclass
@@ -127,6 +255,8 @@ class ScenarioRun:
 
     scenario: dict
     simulators: dict[str, Simulator] = field(default_factory=dict)
+    link_claim: LinkDirClaim | None = None
+    """This run's hold on its link folder (None without links)."""
 
     @property
     def ports(self) -> dict[str, str]:
@@ -170,9 +300,12 @@ class ScenarioRun:
         return self.simulators[name]
 
     def stop(self) -> None:
-        """Stop every simulator (idempotent)."""
+        """Stop every simulator, remove its links, release the link folder (idempotent)."""
         for sim in reversed(list(self.simulators.values())):
             sim.stop()
+        claim, self.link_claim = self.link_claim, None
+        if claim is not None:
+            release_link_dir(claim)
 
     def __enter__(self) -> ScenarioRun:
         return self
@@ -188,6 +321,7 @@ def start_scenario(
     endpoint: str | None = None,
     link_dir: str | Path | None = None,
     overrides: dict[str, dict] | None = None,
+    source: str = "<scenario>",
 ) -> ScenarioRun:
     """Build and start a scenario's simulators.
 
@@ -199,26 +333,52 @@ def start_scenario(
     endpoint : "pty" (default) or "tcp"
     link_dir : path, optional
         Make a stable symlink ``<link_dir>/<device>`` for each pty (default: none; the port is
-        the ``/dev/pts/N`` path).
+        the ``/dev/pts/N`` path). The folder is claimed for this run (:func:`claim_link_dir`)
+        and released by :meth:`ScenarioRun.stop`, which removes only this run's links.
     overrides : dict, optional
-        Per-device option overrides (``{"gnss": {"rate_hz": 10}}``).
+        Per-device option overrides (``{"gnss": {"rate_hz": 10}}``), validated like the file.
+    source : str
+        Name for messages when ``scenario`` is a dict (e.g. the file it came from).
 
     Returns
     -------
     ScenarioRun
         Started; ``run.ports`` gives the paths. A failure stops what was started and raises.
+
+    Raises
+    ------
+    ScenarioError
+        (a ``ValueError``) An invalid scenario or override, naming ``source`` and the key.
+    ValueError
+        A device in ``only`` that the scenario does not have.
+    LinkDirBusy
+        (an ``OSError``) Another live run owns ``link_dir``.
+    OSError
+        A pty or link cannot be made.
     """
-    data = scenario if isinstance(scenario, dict) else load_scenario(scenario)
+    if isinstance(scenario, dict):
+        data = validate_scenario(scenario, source)
+    else:
+        data = load_scenario(scenario)
+        source = str(scenario)
     names = list(data["devices"]) if only is None else list(only)
     unknown = [n for n in names if n not in data["devices"]]
     if unknown:
         raise ValueError(f"devices {unknown} not in scenario (has {list(data['devices'])})")
+    specs = {name: {**data["devices"][name], **(overrides or {}).get(name, {})}
+             for name in names}
+    # the overrides (command-line flags) pass the same checks as the file
+    validate_scenario({**data, "devices": specs}, source)
     run = ScenarioRun(data)
     try:
+        if link_dir is not None:
+            run.link_claim = claim_link_dir(link_dir)
         for name in names:
-            spec = {**data["devices"][name], **(overrides or {}).get(name, {})}
             link = Path(link_dir) / name if link_dir is not None else None
-            sim = build_simulator(name, spec, data, endpoint=endpoint, link=link)
+            try:
+                sim = build_simulator(name, specs[name], data, endpoint=endpoint, link=link)
+            except ValueError as exc:
+                raise ScenarioError(source, f"devices.{name}", str(exc)) from exc
             run.simulators[name] = sim
             sim.start()
     except BaseException:
