@@ -163,7 +163,9 @@ class BadKind(str, enum.Enum):
     BINARY_NOISE = "binary_noise"  #: bytes outside printable ASCII
     OVERLONG = "overlong"  #: longer than MAX_LINE_BYTES (runaway line)
     UNKNOWN_SENTENCE = "unknown_sentence"  #: well-formed, but a type pynmea2 does not know
-    MALFORMED_FIELD = "malformed_field"  #: a field that cannot be read (e.g. latitude "4x52")
+    MALFORMED_FIELD = "malformed_field"  #: a field that cannot be read (e.g. latitude "4x52") or an impossible value
+    #: a whole epoch (not a line) whose time is not after the newest fix's: late or repeated, not delivered
+    TIME_BACKWARDS = "time_backwards"
 
 
 # --------------------------------------------------------------------------- Fix
@@ -405,6 +407,38 @@ def _num(text: str, kind=float, what: str = "field") -> float | int | None:
     return value
 
 
+#: Plausible ranges of the numeric fields (inclusive).  A value outside its range is impossible
+#: (e.g. a negative HDOP or sigma, 99999999999999999999 satellites): the whole sentence is then
+#: ``malformed_field`` (see :class:`EpochAssembler`).
+MAX_DOP = 99.99  #: the largest DOP NMEA can carry (2 decimals, receivers send 99.99 for "none")
+MAX_SATS = 200  #: satellites used / in view, all constellations together
+ALT_MSL_RANGE_M = (-1000.0, 100000.0)  #: Dead Sea shore to the edge of space, with margin
+MAX_GEOID_SEP_M = 200.0  #: |N| of EGM96/EGM2008 is below 110 m everywhere
+MAX_MAGVAR_DEG = 180.0
+
+
+def _ranged(text: str, kind, what: str, lo: float | None, hi: float | None) -> float | int | None:
+    """:func:`_num`, then ``lo <= value <= hi`` (None: unbounded) or ValueError naming the field."""
+    value = _num(text, kind, what)
+    if value is not None and ((lo is not None and value < lo) or (hi is not None and value > hi)):
+        raise ValueError(f"{what} {text.strip()!r} outside {lo}..{hi}")
+    return value
+
+
+def _dop(text: str, what: str) -> float | None:
+    """A dilution of precision: 0 < DOP <= :data:`MAX_DOP`.
+
+    ``0`` / ``0.0`` reads as "not given" (None): receivers use it as a placeholder (a Trimble R1
+    sends VDOP 0.0 in a 2D fix).  A negative or larger value raises ValueError.
+    """
+    value = _ranged(text, float, what, 0.0, MAX_DOP)
+    return value or None
+
+
+def _sats(text: str, what: str) -> int | None:
+    return _ranged(text, int, what, 0, MAX_SATS)
+
+
 def parse_gsv(msg: pynmea2.NMEASentence) -> GsvPage:
     """Read a GSV sentence, honouring the NMEA 4.10 trailing signal id.
 
@@ -543,16 +577,35 @@ class NmeaStats:
         return sum(self.bad.values())
 
 
+_TIME_RE = re.compile(r"(\d\d)(\d\d)(\d\d)(\.\d*)?\Z")
+#: A leap second (``235960[.ss]``) is held at the last microsecond of the day.
+LEAP_SECOND_TIME = dt.time(23, 59, 59, 999_999)
+
+
 def _time_of_day(text: str) -> dt.time | None:
-    """``hhmmss[.sss]`` -> naive time; microseconds rounded from the decimal text."""
+    """``hhmmss[.sss]`` -> naive time; microseconds rounded from the decimal text.
+
+    Exactly six digits, then an optional fraction; hours 0-23, minutes 0-59, seconds 0-59.  The
+    leap second ``23:59:60[.s]`` (UTC, end of a day) is read as :data:`LEAP_SECOND_TIME`
+    (23:59:59.999999): :class:`datetime.time` has no second 60, and holding it keeps the time of
+    day increasing into the midnight that follows.  At rates above 1 Hz the epochs inside a leap
+    second share that time.  Anything else raises ValueError.
+    """
     if text == "":
         return None
-    t = nmea_utils.timestamp(text)  # raises ValueError on garbage
-    frac = text[6:]
-    micro = round(float("0" + frac) * 1_000_000) if frac else 0
+    m = _TIME_RE.match(text)
+    if m is None:
+        raise ValueError(f"time {text!r} is not hhmmss[.sss]")
+    hh, mm, ss = int(m.group(1)), int(m.group(2)), int(m.group(3))
+    frac = m.group(4)
+    micro = round(float("0" + frac) * 1_000_000) if frac and frac != "." else 0
     if micro >= 1_000_000:
         raise ValueError(f"time {text!r} has a fraction >= 1 s")
-    return t.replace(microsecond=micro, tzinfo=None)
+    if (hh, mm, ss) == (23, 59, 60):
+        return LEAP_SECOND_TIME
+    if hh > 23 or mm > 59 or ss > 59:
+        raise ValueError(f"time {text!r} is not a time of day")
+    return dt.time(hh, mm, ss, micro)
 
 
 def _dm(text: str, what: str) -> float:
@@ -581,6 +634,12 @@ _POSITION_SET = frozenset(_POSITION_TYPES)
 # index of the UTC time field in each timed sentence (GLL has it after the position)
 _TOD_INDEX = {"GGA": 0, "GNS": 0, "RMC": 0, "GLL": 4, "GST": 0, "ZDA": 0}
 _FIELD_ERRORS = (ValueError, TypeError, AttributeError, IndexError, KeyError)
+#: A ZDA joins the epoch in progress when their times of day are less than this apart (seconds).
+ZDA_JOIN_S = 1.0
+#: An epoch up to this far behind the newest fix (seconds) is late, not a reset: dropped.
+STALE_EPOCH_WINDOW_S = 600.0
+#: Consecutive late epochs, each after the one before, after which the receiver's new time is followed.
+RESYNC_EPOCHS = 3
 #: Good lines remembered by their exact bytes, so a verbatim repeat is not parsed again (about
 #: ten epochs of a typical receiver; far shorter than any test or benchmark log).
 RECENT_LINES = 128
@@ -589,10 +648,11 @@ _MODE_BY_FIX_TYPE = {2: FixMode.TWO_D, 3: FixMode.THREE_D}
 
 
 class _Epoch:
-    __slots__ = ("tod", "msgs", "types", "raw", "t_last", "has_position")
+    __slots__ = ("tod", "zda_tod", "msgs", "types", "raw", "t_last", "has_position")
 
     def __init__(self) -> None:
-        self.tod: dt.time | None = None
+        self.tod: dt.time | None = None  # time of the sentences that opened the epoch (never ZDA)
+        self.zda_tod: dt.time | None = None  # time of the epoch's first timed ZDA
         self.msgs: dict[str, list] = {}
         self.types: list[str] = []
         self.raw: list[str] = []
@@ -671,6 +731,21 @@ def _seconds(t: dt.time) -> float:
     return t.hour * 3600 + t.minute * 60 + t.second + t.microsecond / 1e6
 
 
+def _tod_diff_s(a: dt.time, b: dt.time) -> float:
+    """``a - b`` in seconds across midnight: the difference of the times of day, in [-12 h, 12 h)."""
+    return (_seconds(a) - _seconds(b) + 43200.0) % 86400.0 - 43200.0
+
+
+def _behind_s(a: tuple, b: tuple) -> float:
+    """Seconds epoch ``a`` is behind epoch ``b``; each a ``(time_utc or None, time of day)``.
+
+    Full datetimes when both have a date, else the times of day across midnight.
+    """
+    if a[0] is not None and b[0] is not None:
+        return (b[0] - a[0]).total_seconds()
+    return _tod_diff_s(b[1], a[1])
+
+
 @functools.lru_cache(maxsize=64)
 def _accuracy_source(horizontal: str | None, vertical: str | None, uere: float) -> str:
     """``Fix.accuracy_source`` for where each accuracy came from: ``"GST"``, ``"HDOP"``, ``"VDOP"``,
@@ -709,15 +784,53 @@ def _new_fix(values: dict) -> Fix:
 class EpochAssembler:
     """Groups the sentences of one epoch into one :class:`Fix`.  Pure: no threads, no clock.
 
-    An epoch is every sentence between two changes of the UTC time of day.
-    Sentences without a time (GSA, GSV, VTG) join the epoch in progress.
-    The fix of an epoch is emitted when the next epoch's first timed sentence
-    arrives, or by :meth:`flush` (end of input, or a gap in the stream).  An
-    epoch is emitted only if it held a position sentence (GGA, GNS, RMC, GLL),
-    valid or not, so "no fix" epochs are reported too.
+    An epoch is every sentence between two changes of the UTC time of day of
+    the epoch sentences (GGA, GNS, RMC, GLL, GST).  Sentences without a time
+    (GSA, GSV, VTG) join the epoch in progress.  The fix of an epoch is emitted
+    when the next epoch's first timed sentence arrives, or by :meth:`flush`
+    (end of input, or a gap in the stream).  An epoch is emitted only if it
+    held a position sentence (GGA, GNS, RMC, GLL), valid or not, so "no fix"
+    epochs are reported too.  One fix per receiver epoch.
 
-    A GGA-only epoch takes its date from the latest RMC or ZDA, rolling over
-    at midnight; before any date is seen ``time_utc`` is None.
+    **ZDA is time-only: it never opens an epoch.**  Receivers stamp it with the
+    moment it is sent, which need not be the solution's time (a Trimble R1
+    sends ZDA 22:56:51.02 between GGA/RMC/GST of 22:56:51.00), so it joins the
+    epoch in progress.  Only when that epoch already holds a timed ZDA, or its
+    time is 1 s or more away from the ZDA's (:data:`ZDA_JOIN_S`, across
+    midnight), does the ZDA close it; the ZDA then waits in the next epoch,
+    whose time comes from its first epoch sentence (which, likewise, closes
+    an epoch holding only a ZDA 1 s or more away).  An epoch with no timed
+    epoch sentence (a no-fix GGA with empty fields) takes the ZDA's time.
+
+    **Dates.**  The date reference is a (date, time of day) pair: the RMC date
+    with the RMC's epoch time, or the ZDA date with the ZDA's own time (so a
+    ZDA of 00:00:00.0 on the 2nd joining an epoch of 23:59:59.9 dates that
+    epoch the 1st).  The RMC of the epoch wins.  An epoch without its own RMC
+    date takes the date of the latest reference, moved a day forward or back
+    when the times of day differ by more than 12 h (midnight); before any date
+    is seen ``time_utc`` is None.
+
+    **Time going backwards.**  A fix is delivered only if its time is after the
+    newest fix delivered (full datetimes when both are dated, else times of
+    day across midnight).  An epoch 0 to :data:`STALE_EPOCH_WINDOW_S` (10 min)
+    behind it (a late epoch, or the same epoch again) is counted as
+    ``time_backwards`` (one per epoch) and dropped.  A larger jump back is a
+    receiver reset or a new session and is accepted at once; so is the
+    :data:`RESYNC_EPOCHS`-th of consecutive dropped epochs whose times advance
+    among themselves (a clock stepped back by less than the window: the
+    receiver runs on the new time, and we follow it after two epochs).
+
+    **Impossible values.**  A sentence holding a field that cannot be read or
+    whose value is impossible (a DOP below 0 or above :data:`MAX_DOP`, satellites outside 0..:data:`MAX_SATS`, a negative GST
+    sigma or speed, a course outside 0..360, geoid separation beyond
+    :data:`MAX_GEOID_SEP_M`, altitude outside :data:`ALT_MSL_RANGE_M`, a
+    negative correction age, a date or time that is not one) is dropped
+    whole and counted once as ``malformed_field``: a GGA with HDOP -0.9 gives
+    no position, quality, satellites or HDOP at all, rather than a fix
+    claiming an accuracy it cannot back.  The fix then takes each value from
+    the next sentence that has it (RMC position, GSA HDOP...).  A DOP of 0 is
+    read as "not given", and a magnetic variation above 180 deg (Trimble's
+    999.9) as unknown.
 
     Fields are read lazily when the epoch closes, in order of precedence
     (position: GGA, GNS, RMC, GLL; the first readable sentence of a type
@@ -748,6 +861,11 @@ class EpochAssembler:
         self._epoch = _Epoch()
         self._last_date: dt.date | None = None
         self._last_date_tod: dt.time | None = None
+        # (time_utc, time of day) of the newest fix emitted; of the last epoch dropped as behind it,
+        # and how many dropped in a row advanced on each other
+        self._newest: tuple | None = None
+        self._behind: tuple | None = None
+        self._behind_run = 0
         self._bad: Counter = Counter()
         self._good = self._used = self._comments = self._fixes = 0
         self._tod_text: str | None = None
@@ -812,7 +930,20 @@ class EpochAssembler:
         ep = self._epoch
         tod = sentence.tod
         if tod is not None:
-            if ep.tod is None:
+            if kind == "ZDA":  # time-only: joins the epoch in progress, never opens one
+                if ep.zda_tod is not None or (ep.tod is not None and abs(_tod_diff_s(tod, ep.tod)) >= ZDA_JOIN_S):
+                    fix = self._close()
+                    if fix is not None:
+                        out.append(fix)
+                    ep = self._epoch
+                if ep.zda_tod is None:
+                    ep.zda_tod = tod
+            elif ep.tod is None:
+                if ep.zda_tod is not None and abs(_tod_diff_s(tod, ep.zda_tod)) >= ZDA_JOIN_S:
+                    fix = self._close()  # the epoch of an earlier ZDA (and untimed sentences) is over
+                    if fix is not None:
+                        out.append(fix)
+                    ep = self._epoch
                 ep.tod = tod
             elif tod != ep.tod:
                 fix = self._close()
@@ -898,34 +1029,57 @@ class EpochAssembler:
             return None
         fields = _Fields(self, ep)
         rmc = fields.get("RMC")
-        own_date = rmc["_date"] if rmc is not None else None
-        if own_date is None:
+        rmc_date = rmc["_date"] if rmc is not None else None
+        if ep.zda_tod is not None:  # a ZDA's date goes with the ZDA's own time
             zda = fields.get("ZDA")
-            own_date = zda["_date"] if zda is not None else None
-        date = self._date_for(ep, own_date)
-        if own_date is not None and ep.tod is not None:
-            self._last_date, self._last_date_tod = own_date, ep.tod
+            if zda is not None and zda["_date"] is not None and zda["_tod"] is not None:
+                self._last_date, self._last_date_tod = zda["_date"], zda["_tod"]
+        if rmc_date is not None and ep.tod is not None:
+            self._last_date, self._last_date_tod = rmc_date, ep.tod
+        tod = ep.tod if ep.tod is not None else ep.zda_tod
+        date = rmc_date if rmc_date is not None else self._date_for(tod)
         if not ep.has_position:
             return None
-        fix = self._build(ep, fields, rmc, date)
-        if fix is not None:
-            self._fixes += 1
+        fix = self._build(ep, fields, rmc, date, tod)
+        if fix is None:
+            return None
+        if not self._is_newest(fix):
+            self._bad[BadKind.TIME_BACKWARDS.value] += 1
+            log.debug("epoch %s not after the newest fix %s: dropped", tod, self._newest)
+            return None
+        self._fixes += 1
         return fix
 
-    def _date_for(self, ep: _Epoch, own_date: dt.date | None) -> dt.date | None:
-        if own_date is not None:
-            return own_date
-        if self._last_date is None or ep.tod is None or self._last_date_tod is None:
+    def _is_newest(self, fix: Fix) -> bool:
+        """Whether ``fix`` may be delivered after the newest one (see the class notes); remembers it."""
+        if fix.time_of_day_utc is None:
+            return True
+        this = (fix.time_utc, fix.time_of_day_utc)
+        if self._newest is not None:
+            behind = _behind_s(this, self._newest)
+            if 0.0 <= behind <= STALE_EPOCH_WINDOW_S:
+                advancing = self._behind is not None and _behind_s(this, self._behind) < 0.0
+                self._behind_run = self._behind_run + 1 if advancing else 1
+                self._behind = this
+                if self._behind_run < RESYNC_EPOCHS:
+                    return False
+        self._newest, self._behind, self._behind_run = this, None, 0
+        return True
+
+    def _date_for(self, tod: dt.time | None) -> dt.date | None:
+        """The date of an epoch at ``tod`` without its own RMC date, from the date reference."""
+        if self._last_date is None or tod is None or self._last_date_tod is None:
             return None
         date = self._last_date
-        diff = _seconds(ep.tod) - _seconds(self._last_date_tod)
+        diff = _seconds(tod) - _seconds(self._last_date_tod)
         if diff < -43200:  # time of day went back by more than 12 h: past midnight
             date += dt.timedelta(days=1)
         elif diff > 43200:  # a late sentence from before midnight
             date -= dt.timedelta(days=1)
         return date
 
-    def _build(self, ep: _Epoch, fields: _Fields, rmc: dict | None, date: dt.date | None) -> Fix | None:
+    def _build(self, ep: _Epoch, fields: _Fields, rmc: dict | None, date: dt.date | None,
+               tod: dt.time | None) -> Fix | None:
         # Each value is taken from the first sentence type, in order of precedence, that has it; a
         # lower-precedence type is read (and a malformed field in it counted) only when needed.
         get, first, msgs = fields.get, fields.first, ep.msgs
@@ -1010,7 +1164,6 @@ class EpochAssembler:
         mode_indicator = rmc.get("mode_indicator")
         if mode_indicator is None:
             mode_indicator = first("mode_indicator", "GNS")
-        tod = ep.tod
         return _new_fix({
             "time_utc": dt.datetime.combine(date, tod, tzinfo=UTC) if (date and tod) else None,
             "time_of_day_utc": tod,
@@ -1084,17 +1237,38 @@ def _quality_from_mode_chars(chars: str) -> FixQuality | None:
     return None
 
 
+#: Years a ZDA may carry (GPS time starts in 1980).
+ZDA_YEARS = (1980, 2100)
+
+
 @functools.lru_cache(maxsize=8)
 def _datestamp(text: str) -> dt.date:
-    """RMC ``ddmmyy`` -> date (pynmea2: years 69-99 are 19xx, 00-68 are 20xx)."""
+    """RMC ``ddmmyy`` -> date (pynmea2: years 69-99 are 19xx, 00-68 are 20xx).
+
+    Exactly six ASCII digits, a real calendar date; else ValueError (``strptime`` alone would
+    read ``2303`` as 2 Mar 2003).
+    """
+    if len(text) != 6 or not (text.isascii() and text.isdigit()):
+        raise ValueError(f"RMC date {text!r} is not ddmmyy")
     return nmea_utils.datestamp(text)
 
 
 @functools.lru_cache(maxsize=8)
 def _zda_date(day: str, month: str, year: str) -> dt.date | None:
-    """ZDA day, month, year fields -> date (None unless all three are sent)."""
-    d, m, y = (_num(text, int, f"ZDA {name}") for text, name in ((day, "day"), (month, "month"), (year, "year")))
-    return dt.date(y, m, d) if None not in (d, m, y) else None
+    """ZDA day, month, year fields -> date; None when all three are empty.
+
+    Day 1-31 and month 1-12 (one or two digits), year four digits within :data:`ZDA_YEARS`, and
+    a real calendar date; anything else (one field missing, ``1,1,1``) raises ValueError.
+    """
+    if not (day or month or year):
+        return None
+    for text, name, digits in ((day, "day", (1, 2)), (month, "month", (1, 2)), (year, "year", (4,))):
+        if len(text) not in digits or not (text.isascii() and text.isdigit()):
+            raise ValueError(f"ZDA {name} {text!r} is not {' or '.join(map(str, digits))} digits")
+    y = int(year)
+    if not ZDA_YEARS[0] <= y <= ZDA_YEARS[1]:
+        raise ValueError(f"ZDA year {y} outside {ZDA_YEARS[0]}..{ZDA_YEARS[1]}")
+    return dt.date(y, int(month), int(day))  # ValueError for day 0, month 13, 30 Feb...
 
 
 _GGA = _columns_of("GGA", "lat", "lat_dir", "lon", "lon_dir", "gps_qual", "num_sats", "horizontal_dil",
@@ -1111,11 +1285,11 @@ def _gga(msg) -> dict:
         "lat": lat,
         "lon": lon,
         "quality": None if q is None else _QUALITY_BY_CODE[q],
-        "sats_used": _num(sats, int, "GGA satellites"),
-        "hdop": _num(hdop, float, "GGA HDOP"),
-        "alt_msl_m": _num(alt, float, "GGA altitude"),
-        "geoid_sep_m": _num(sep, float, "GGA geoid separation"),
-        "dgps_age_s": _num(age, float, "GGA correction age"),
+        "sats_used": _sats(sats, "GGA satellites"),
+        "hdop": _dop(hdop, "GGA HDOP"),
+        "alt_msl_m": _ranged(alt, float, "GGA altitude", *ALT_MSL_RANGE_M),
+        "geoid_sep_m": _ranged(sep, float, "GGA geoid separation", -MAX_GEOID_SEP_M, MAX_GEOID_SEP_M),
+        "dgps_age_s": _ranged(age, float, "GGA correction age", 0.0, None),
         "dgps_station": station.strip() or None,
     }
 
@@ -1133,11 +1307,11 @@ def _gns(msg) -> dict:
         "lon": lon,
         "quality": _quality_from_mode_chars(chars),
         "mode_indicator": chars or None,
-        "sats_used": _num(sats, int, "GNS satellites"),
-        "hdop": _num(hdop, float, "GNS HDOP"),
-        "alt_msl_m": _num(alt, float, "GNS altitude"),
-        "geoid_sep_m": _num(sep, float, "GNS geoid separation"),
-        "dgps_age_s": _num(age, float, "GNS correction age"),
+        "sats_used": _sats(sats, "GNS satellites"),
+        "hdop": _dop(hdop, "GNS HDOP"),
+        "alt_msl_m": _ranged(alt, float, "GNS altitude", *ALT_MSL_RANGE_M),
+        "geoid_sep_m": _ranged(sep, float, "GNS geoid separation", -MAX_GEOID_SEP_M, MAX_GEOID_SEP_M),
+        "dgps_age_s": _ranged(age, float, "GNS correction age", 0.0, None),
         "dgps_station": station.strip() or None,
     }
 
@@ -1152,6 +1326,8 @@ def _rmc(msg) -> dict:
     status, mode_char, date_text = status.strip(), mode_char.strip(), date_text.strip()
     lat, lon = _latlon(lat, lat_dir, lon, lon_dir)
     magvar = _num(magvar, float, "RMC magnetic variation")
+    if magvar is not None and not 0.0 <= magvar <= MAX_MAGVAR_DEG:
+        magvar = None  # a placeholder for "unknown" (a Trimble R1 sends 999.9000,E)
     if magvar is not None and magvar_dir.strip() == "W":
         magvar = -magvar
     if status == "V":
@@ -1160,7 +1336,7 @@ def _rmc(msg) -> dict:
         quality = _quality_from_mode_chars(mode_char)
     else:
         quality = FixQuality.AUTONOMOUS if status == "A" else None
-    knots = _num(knots, float, "RMC speed")
+    knots = _ranged(knots, float, "RMC speed", 0.0, None)
     return {
         "_date": _datestamp(date_text) if date_text else None,
         "lat": lat,
@@ -1169,7 +1345,7 @@ def _rmc(msg) -> dict:
         "status": status or None,
         "quality": quality,
         "speed_mps": None if knots is None else knots * KNOT_MPS,
-        "course_deg": _num(course, float, "RMC course"),
+        "course_deg": _ranged(course, float, "RMC course", 0.0, 360.0),
         "magvar_deg": magvar,
         "mode_indicator": mode_char or None,
         "nav_status": nav_status.strip() or None,
@@ -1196,10 +1372,10 @@ _VTG = _columns_of("VTG", "spd_over_grnd_kts", "spd_over_grnd_kmph", "true_track
 
 def _vtg(msg) -> dict:
     knots, kmph, course = _columns(msg, _VTG)
-    knots = _num(knots, float, "VTG speed")
-    kmph = _num(kmph, float, "VTG speed")
+    knots = _ranged(knots, float, "VTG speed", 0.0, None)
+    kmph = _ranged(kmph, float, "VTG speed", 0.0, None)
     speed = knots * KNOT_MPS if knots is not None else (kmph / 3.6 if kmph is not None else None)
-    return {"speed_mps": speed, "course_deg": _num(course, float, "VTG course")}
+    return {"speed_mps": speed, "course_deg": _ranged(course, float, "VTG course", 0.0, 360.0)}
 
 
 _GSA = _columns_of("GSA", "mode_fix_type", "pdop", "hdop", "vdop")
@@ -1210,9 +1386,9 @@ def _gsa(msg) -> dict:
     system = msg.data[17].strip() if len(msg.data) > 17 else ""
     return {
         "fix_type": _num(fix_type, int, "GSA fix type"),
-        "pdop": _num(pdop, float, "GSA PDOP"),
-        "hdop": _num(hdop, float, "GSA HDOP"),
-        "vdop": _num(vdop, float, "GSA VDOP"),
+        "pdop": _dop(pdop, "GSA PDOP"),
+        "hdop": _dop(hdop, "GSA HDOP"),
+        "vdop": _dop(vdop, "GSA VDOP"),
         "system_id": system or None,
     }
 
@@ -1249,17 +1425,18 @@ _GST = _columns_of("GST", "std_dev_latitude", "std_dev_longitude", "std_dev_alti
 def _gst(msg) -> dict:
     lat, lon, alt = _columns(msg, _GST)
     return {
-        "sigma_lat_m": _num(lat, float, "GST latitude sigma"),
-        "sigma_lon_m": _num(lon, float, "GST longitude sigma"),
-        "sigma_alt_m": _num(alt, float, "GST altitude sigma"),
+        "sigma_lat_m": _ranged(lat, float, "GST latitude sigma", 0.0, None),
+        "sigma_lon_m": _ranged(lon, float, "GST longitude sigma", 0.0, None),
+        "sigma_alt_m": _ranged(alt, float, "GST altitude sigma", 0.0, None),
     }
 
 
-_ZDA = _columns_of("ZDA", "day", "month", "year")
+_ZDA = _columns_of("ZDA", "timestamp", "day", "month", "year")
 
 
 def _zda(msg) -> dict:
-    return {"_date": _zda_date(*(text.strip() for text in _columns(msg, _ZDA)))}
+    tod, day, month, year = (text.strip() for text in _columns(msg, _ZDA))
+    return {"_date": _zda_date(day, month, year), "_tod": _time_of_day(tod)}
 
 
 _HANDLERS: dict[str, Callable[[pynmea2.NMEASentence], dict]] = {

@@ -340,3 +340,279 @@ def test_fix_from_the_assembler_is_a_complete_frozen_fix():
     assert rebuilt == fix and hash(rebuilt) == hash(fix)
     with pytest.raises(dataclasses.FrozenInstanceError):
         fix.lat_deg = 0.0
+
+
+# ------------------------------------------------------------------ impossible values (malformed_field)
+# Policy (EpochAssembler docstring): a sentence with an impossible value is dropped whole and counted
+# once as malformed_field; each value then comes from the next sentence that has it.
+
+RMC_1200 = sentence("GPRMC,120001.00,A,4807.038,N,01131.000,E,0.5,45.0,010724,,,A")
+
+
+def gga(hdop="0.9", sats="08", alt="545.4", sep="46.9", age=""):
+    return sentence(f"GPGGA,120001.00,4807.038,N,01131.000,E,1,{sats},{hdop},{alt},M,{sep},M,{age},")
+
+
+@pytest.mark.parametrize("bad", [
+    gga(hdop="-0.9"), gga(hdop="-50"), gga(hdop="100.5"),  # DOP must be in (0, 99.99]
+    gga(sats="-5"), gga(sats="99999999999999999999"), gga(sats="201"),
+    gga(sep="1e300"), gga(sep="-200.1"),  # |N| <= 200 m
+    gga(alt="-1000.5"), gga(alt="100000.1"),  # altitude within -1000..100000 m
+    gga(age="-1.0"),  # age of corrections >= 0
+])
+def test_gga_with_an_impossible_value_is_malformed_and_gives_no_quality(bad):
+    a = EpochAssembler()
+    # GGA alone: its only position sentence is unusable, so no fix at all (nothing to pass a gate)
+    assert a.feed(bad, 1.0) + a.flush() == []
+    assert a.stats.bad["malformed_field"] == 1 and a.stats.good == 0
+    # with the RMC of the same epoch: the position comes from the RMC, and nothing from the GGA
+    fix = epoch(bad, RMC_1200)
+    assert fix.lat_deg == pytest.approx(48 + 7.038 / 60) and fix.sentences == ("GPGGA", "GPRMC")
+    assert fix.hdop is None and fix.sats_used is None and fix.alt_msl_m is None and fix.geoid_sep_m is None
+    assert fix.horizontal_accuracy_m is None and fix.accuracy_source == "none: no GST and no DOP"
+    out = fix_to_json(fix)
+    assert not {"hdop", "eph", "epv", "sats_used", "geoidSep", "altMSL"} & set(out)
+
+
+def test_negative_hdop_reported_by_the_tester():
+    # the tester's line: HDOP -0.9 used to give "hdop":-0.9,"eph":-4.5,"epv":-6.75 (-0.9 x 5 m, x 1.5)
+    bad = sentence("GPGGA,123519,4807.038,N,01131.000,E,1,08,-0.9,545.4,M,46.9,M,,")
+    a = EpochAssembler()
+    assert a.feed_many([bad, sentence("GPRMC,123519,A,4807.038,N,01131.000,E,0.0,,230394,,,A")], 1.0) == []
+    (fix,) = a.flush()
+    assert "hdop" not in fix_to_json(fix) and "eph" not in fix_to_json(fix) and "epv" not in fix_to_json(fix)
+    assert a.stats.bad["malformed_field"] == 1
+
+
+def test_hdop_50_below_zero_does_not_pass_the_survey_quality_gate():
+    from fieldapp.survey.gnss import QualityGate
+
+    gate = QualityGate(max_hdop=2, max_h_accuracy_m=1, min_sats=4)
+    good = epoch(gga(hdop="0.1"))  # 0.1 x 5 m = 0.5 m <= 1 m
+    assert gate.usable(good)  # guard: the gate does accept a good GGA of the same shape
+    a = EpochAssembler()
+    fixes = a.feed(gga(hdop="-50"), 1.0) + a.flush()
+    assert not any(gate.usable(f) for f in fixes) and fixes == []
+
+
+@pytest.mark.parametrize("bad, fallback, field_name, expected", [
+    # GST sigmas must be >= 0: the fix falls back to the DOP estimate (0.9 x 5 m)
+    (sentence("GPGST,120001.00,1.0,,,,-4.0,2.0,3.0"), None, "horizontal_accuracy_m", 0.9 * 5.0),
+    (sentence("GPGST,120001.00,1.0,,,,1.0,2.0,-6.0"), None, "vertical_accuracy_m", 1.5 * 0.9 * 5.0),
+    # RMC speed >= 0 and course in 0..360: the VTG of the epoch gives them instead (2 kn, 90 deg)
+    (sentence("GPRMC,120001.00,A,4807.038,N,01131.000,E,-5.0,45.0,010724,,,A"),
+     sentence("GPVTG,90.0,T,,M,2.0,N,3.704,K,A"), "speed_mps", 2.0 * 1852 / 3600),
+    (sentence("GPRMC,120001.00,A,4807.038,N,01131.000,E,5.0,720.0,010724,,,A"),
+     sentence("GPVTG,90.0,T,,M,2.0,N,3.704,K,A"), "course_deg", 90.0),
+    # VTG: same limits; nothing else gives a speed, so none
+    (sentence("GPVTG,90.0,T,,M,-2.0,N,-3.704,K,A"), None, "speed_mps", None),
+    (sentence("GPVTG,361.0,T,,M,2.0,N,3.704,K,A"), None, "course_deg", None),
+    # GSA DOPs: the GGA's HDOP 0.9 is used instead of the GSA's
+    (sentence("GPGSA,A,3,01,02,03,04,,,,,,,,,2.5,-1.2,2.2"), None, "hdop", 0.9),
+    (sentence("GPGSA,A,3,01,02,03,04,,,,,,,,,2.5,1.2,123.0"), None, "vdop", None),
+])
+def test_other_impossible_values_are_malformed_and_not_used(bad, fallback, field_name, expected):
+    a = EpochAssembler()
+    (fix,) = a.feed_many([gga(), bad] + ([fallback] if fallback else []), 1.0) + a.flush()
+    assert getattr(fix, field_name) == (pytest.approx(expected) if expected is not None else None)
+    assert a.stats.bad["malformed_field"] == 1
+    for v in (fix.speed_mps, fix.horizontal_accuracy_m, fix.vertical_accuracy_m, fix.sigma_lat_m, fix.sigma_alt_m):
+        assert v is None or v >= 0
+
+
+def test_zero_dop_is_not_given_and_placeholder_magvar_is_unknown():
+    # a Trimble R1 (qfield-TrimbleR1.txt) sends VDOP 0.0 in a 2D GSA and magnetic variation 999.9000,E
+    gsa = b"$GPGSA,A,2,8,9,27,,,,,,,,,,4.4,4.4,0.0*37"
+    rmc = sentence("GPRMC,120001.00,A,4807.038,N,01131.000,E,0.065,231.147,100316,999.9000,E,A")
+    a = EpochAssembler()
+    (fix,) = a.feed_many([gga(), gsa, rmc], 1.0) + a.flush()
+    assert (fix.pdop, fix.hdop, fix.vdop) == (4.4, 4.4, None) and fix.magvar_deg is None
+    assert fix.vertical_accuracy_m == pytest.approx(1.5 * 4.4 * 5.0)  # from HDOP, not 0 x UERE
+    assert a.stats.bad["malformed_field"] == 0
+
+
+def test_values_at_the_limits_are_accepted():
+    fix = epoch(gga(hdop="99.99", sats="200", alt="-1000", sep="-200", age="0"),
+                sentence("GPRMC,120001.00,A,4807.038,N,01131.000,E,0.0,360.0,010724,,,A"))
+    assert (fix.hdop, fix.sats_used, fix.alt_msl_m, fix.geoid_sep_m, fix.dgps_age_s) == (99.99, 200, -1000, -200, 0)
+    assert fix.course_deg == 360.0 and fix.speed_mps == 0.0
+
+
+# ------------------------------------------------------------------ dates and times read strictly
+
+
+@pytest.mark.parametrize("bad", [
+    sentence("GPRMC,120001.00,A,4807.038,N,01131.000,E,0.5,45.0,2303,,,A"),  # strptime: 2003-03-02
+    sentence("GPRMC,120001.00,A,4807.038,N,01131.000,E,0.5,45.0,0107245,,,A"),
+    sentence("GPRMC,120001.00,A,4807.038,N,01131.000,E,0.5,45.0,320724,,,A"),  # 32 July
+    sentence("GPZDA,120001.00,1,1,1,00,00"),  # year 0001
+    sentence("GPZDA,120001.00,01,01,79,00,00"),  # 2-digit year
+    sentence("GPZDA,120001.00,01,01,1979,00,00"),  # before GPS time
+    sentence("GPZDA,120001.00,01,01,2101,00,00"),
+    sentence("GPZDA,120001.00,32,01,2024,00,00"),
+    sentence("GPZDA,120001.00,30,02,2024,00,00"),
+    sentence("GPZDA,120001.00,01,13,2024,00,00"),
+    sentence("GPZDA,120001.00,01,,2024,00,00"),  # one field missing
+])
+def test_impossible_dates_are_malformed(bad):
+    a = EpochAssembler()
+    (fix,) = a.feed_many([gga(), bad], 1.0) + a.flush()
+    assert fix.time_utc is None and fix.time_of_day_utc == dt.time(12, 0, 1)
+    assert fix.lat_deg == pytest.approx(48 + 7.038 / 60)  # from the GGA
+    assert a.stats.bad["malformed_field"] == 1
+
+
+def test_zda_without_a_date_is_not_malformed():
+    a = EpochAssembler()
+    (fix,) = a.feed_many([gga(), sentence("GPZDA,120001.00,,,,00,00")], 1.0) + a.flush()
+    assert fix.time_utc is None and a.stats.bad["malformed_field"] == 0
+
+
+@pytest.mark.parametrize("text", ["12001", "1200010", "246000", "126000", "120060", "12:001", "+12001"])
+def test_impossible_times_are_malformed(text):
+    a = EpochAssembler()
+    assert a.feed(sentence(f"GPGGA,{text},4807.038,N,01131.000,E,1,08,0.9,545.4,M,46.9,M,,"), 1.0) == []
+    assert a.flush() == [] and a.stats.bad["malformed_field"] == 1
+
+
+def test_leap_second_is_held_at_the_last_microsecond_of_the_day():
+    # 2016-12-31 ended with the leap second 23:59:60 UTC
+    a = EpochAssembler()
+    fixes = []
+    for hms, date in (("235959.00", "311216"), ("235960.00", "311216"), ("000000.00", "010117")):
+        fixes += a.feed(sentence(f"GPRMC,{hms},A,4807.038,N,01131.000,E,0.0,,{date},,,A"), 1.0)
+    fixes += a.flush()
+    assert [f.time_utc for f in fixes] == [
+        dt.datetime(2016, 12, 31, 23, 59, 59, tzinfo=UTC),
+        dt.datetime(2016, 12, 31, 23, 59, 59, 999999, tzinfo=UTC),
+        dt.datetime(2017, 1, 1, 0, 0, 0, tzinfo=UTC),
+    ]
+    assert a.stats.total_bad == 0
+
+
+# ------------------------------------------------------------------ time going backwards
+
+
+def rmc_at(hms: str, date: str = "010724") -> bytes:
+    return sentence(f"GPRMC,{hms},A,4807.038,N,01131.000,E,0.0,,{date},,,A")
+
+
+def gga_at(hms: str) -> bytes:
+    return sentence(f"GPGGA,{hms},4807.038,N,01131.000,E,1,08,0.9,545.4,M,46.9,M,,")
+
+
+def run(lines) -> tuple[list, EpochAssembler]:
+    a = EpochAssembler()
+    fixes = []
+    for line in lines:
+        fixes += a.feed(line, 1.0)
+    return fixes + a.flush(), a
+
+
+def test_an_older_epoch_is_counted_not_delivered():
+    fixes, a = run([rmc_at("123521.00"), rmc_at("123519.00"), rmc_at("123522.00")])
+    assert [f.time_of_day_utc.second for f in fixes] == [21, 22]
+    assert a.stats.bad["time_backwards"] == 1 and a.stats.fixes == 2
+
+
+def test_a_repeated_epoch_is_counted_not_delivered():
+    # the same epoch's GGA again after its RMC closed it (e.g. after an idle flush)
+    fixes, a = run([gga_at("123521.00"), rmc_at("123522.00"), gga_at("123522.00"), gga_at("123521.00"),
+                    gga_at("123523.00")])
+    assert [f.time_of_day_utc.second for f in fixes] == [21, 22, 23]
+    assert a.stats.bad["time_backwards"] == 1
+
+
+def test_time_backwards_without_a_date_too():
+    fixes, a = run([gga_at("123521.00"), gga_at("123519.00"), gga_at("123522.00")])
+    assert [f.time_of_day_utc.second for f in fixes] == [21, 22] and a.stats.bad["time_backwards"] == 1
+
+
+def test_midnight_is_not_time_going_backwards():
+    # without a date: 23:59:59 -> 00:00:00 is one second forward (times of day across midnight)
+    fixes, a = run([gga_at("235959.00"), gga_at("000000.00"), gga_at("000001.00")])
+    assert len(fixes) == 3 and a.stats.bad["time_backwards"] == 0
+    # with dates
+    fixes, a = run([rmc_at("235959.00", "311224"), rmc_at("000000.00", "010125")])
+    assert [f.time_utc.day for f in fixes] == [31, 1] and a.stats.bad["time_backwards"] == 0
+
+
+def test_a_jump_back_of_more_than_ten_minutes_is_a_reset_and_accepted():
+    # 12:35:21 -> 12:25:20 is 601 s back: beyond STALE_EPOCH_WINDOW_S (600 s), a receiver reset
+    fixes, a = run([rmc_at("123521.00"), rmc_at("122520.00"), rmc_at("122521.00")])
+    assert [f.time_of_day_utc.minute for f in fixes] == [35, 25, 25] and a.stats.bad["time_backwards"] == 0
+    # exactly 600 s back is still "late"
+    fixes, a = run([rmc_at("123521.00"), rmc_at("122521.00"), rmc_at("123522.00")])
+    assert [f.time_of_day_utc.minute for f in fixes] == [35, 35] and a.stats.bad["time_backwards"] == 1
+
+
+def test_a_clock_stepped_back_a_little_is_followed_after_three_epochs():
+    # 12:35:21, then the receiver runs on from 12:33:00: the first two are dropped, the third
+    # (RESYNC_EPOCHS) of the steadily advancing run is delivered and the new time followed
+    times = ["123521.00", "123300.00", "123301.00", "123302.00", "123303.00"]
+    fixes, a = run([rmc_at(t) for t in times])
+    assert [f.time_of_day_utc.strftime("%M%S") for f in fixes] == ["3521", "3302", "3303"]
+    assert a.stats.bad["time_backwards"] == 2
+    # late epochs that do not advance among themselves never take over
+    fixes, a = run([rmc_at(t) for t in ["123521.00", "123519.00", "123518.00", "123517.00", "123522.00"]])
+    assert [f.time_of_day_utc.second for f in fixes] == [21, 22] and a.stats.bad["time_backwards"] == 3
+
+
+# ------------------------------------------------------------------ ZDA never opens an epoch
+
+# qfield-TrimbleR1.txt, its first two seconds (real lines): ZDA carries 22:56:51.02, the rest .00
+TRIMBLE_R1 = [
+    b"$GPGGA,225651.00,3617.56130011,N,09718.50567350,W,1,03,4.4,322.480,M,-25.964,M,,*56",
+    b"$PTNL,GGK,225651.00,031016,3617.56130011,N,09718.50567350,W,1,03,4.4,EHT296.517,M*62",
+    b"$GPGST,225651.00,0.000,13.909,3.606,143.0,11.322,8.847,1.002*54",
+    b"$GPZDA,225651.02,10,03,2016,00,00*64",
+    b"$GPGSA,A,2,8,9,27,,,,,,,,,,4.4,4.4,0.0*37",
+    b"$GPRMC,225651.00,A,3617.56130011,N,09718.50567350,W,0.065,231.147,100316,999.9000,E,A*16",
+    b"$GPGLL,3617.56130011,N,09718.50567350,W,225651.00,A,A*7E",
+    b"$GPGNS,225651.00,3617.56130,N,09718.50567,W,ANN,03,4.4,322.5,-26.0,,*3A",
+    b"$GPGGA,225652.00,3617.56129927,N,09718.50566807,W,1,03,4.4,322.480,M,-25.964,M,,*59",
+    b"$PTNL,GGK,225652.00,031016,3617.56129927,N,09718.50566807,W,1,03,4.4,EHT296.517,M*6D",
+    b"$GPGST,225652.00,0.000,13.902,3.606,143.0,11.317,8.842,1.002*5F",
+    b"$GPZDA,225652.03,10,03,2016,00,00*66",
+    b"$GPGSA,A,2,8,9,27,,,,,,,,,,4.4,4.4,0.0*37",
+    b"$GPRMC,225652.00,A,3617.56129927,N,09718.50566807,W,0.469,329.087,100316,999.9000,E,A*14",
+]
+
+
+def test_zda_with_its_own_fraction_joins_the_epoch_one_fix_per_second():
+    fixes, a = run(TRIMBLE_R1)
+    assert [f.time_utc for f in fixes] == [dt.datetime(2016, 3, 10, 22, 56, s, tzinfo=UTC) for s in (51, 52)]
+    first = fixes[0]
+    assert first.sentences == ("GPGGA", "GPGST", "GPZDA", "GPGSA", "GPRMC", "GPGLL", "GPGNS")
+    # speed from the RMC (0.065 kn) AND accuracy from the GST (hypot(11.322, 8.847)) in one fix
+    assert first.speed_mps == pytest.approx(0.065 * 1852 / 3600)
+    assert first.horizontal_accuracy_m == pytest.approx(math.hypot(11.322, 8.847))
+    assert first.vertical_accuracy_m == 1.002 and first.accuracy_source == "GST"
+    assert a.stats.total_bad == 0
+
+
+def test_zda_date_goes_with_the_zda_time_at_midnight():
+    # 10 Hz: the ZDA of 00:00:00.0 on 2 Jan arrives inside the epoch of 23:59:59.9 and joins it; that
+    # epoch is still on 1 Jan, the next one on 2 Jan
+    fixes, _ = run([gga_at("235959.90"), sentence("GPZDA,000000.00,02,01,2025,00,00"), gga_at("000000.00")])
+    assert [f.time_utc for f in fixes] == [dt.datetime(2025, 1, 1, 23, 59, 59, 900000, tzinfo=UTC),
+                                           dt.datetime(2025, 1, 2, 0, 0, 0, tzinfo=UTC)]
+
+
+def test_zda_sent_first_in_each_epoch():
+    # gpsd-quectel-L70.log order: ZDA, RMC, GGA per second; each ZDA closes the epoch before it
+    lines = []
+    for s in (19, 20, 21):
+        lines += [sentence(f"GPZDA,1501{s}.000,09,03,2022,,"), gga_at(f"1501{s}.000")]
+    fixes, a = run(lines)
+    assert [f.time_utc for f in fixes] == [dt.datetime(2022, 3, 9, 15, 1, s, tzinfo=UTC) for s in (19, 20, 21)]
+    assert [f.sentences for f in fixes] == [("GPZDA", "GPGGA")] * 3
+
+
+def test_zda_only_epochs_with_untimed_no_fix_gga_keep_the_zda_time():
+    # gpsd-hemi.log before its first fix: ZDA + an all-empty GGA each second, then a timed GGA
+    lines = [sentence("GPZDA,194048.00,07,09,2018,00,00"), b"$GPGGA,,,,,,0,,,,M,,M,,*66",
+             sentence("GPZDA,194049.00,07,09,2018,00,00"), b"$GPGGA,,,,,,0,,,,M,,M,,*66",
+             gga_at("194050.00"), sentence("GPZDA,194050.00,07,09,2018,00,00")]
+    fixes, _ = run(lines)
+    assert [(f.time_utc.second, f.has_position) for f in fixes] == [(48, False), (49, False), (50, True)]

@@ -170,3 +170,18 @@ def test_qfield_trimble_r1(nmea_dir):
     assert 320 <= f.alt_msl_m <= 322
     assert f.geoid_sep_m == -25.964 and f.alt_hae_m == pytest.approx(f.alt_msl_m - 25.964)
     assert 294 <= f.alt_hae_m <= 297
+
+
+def test_qfield_trimble_r1_one_fix_per_receiver_epoch(nmea_dir):
+    # The R1 stamps its ZDA 0.02-0.03 s after the GGA/RMC/GST time of the same second; the ZDA must
+    # not split the second into separate epochs (it used to give 2 fixes per second, one without
+    # speed, the other without GST). One fix per GGA line, each with RMC speed and GST accuracy.
+    path = nmea_dir / "qfield-TrimbleR1.txt"
+    gga_times = [line.split(",")[1] for line in path.read_text().splitlines() if line.startswith("$GPGGA,")]
+    fixes, stats = decode(path)
+    assert len(fixes) == len(gga_times) == len(set(gga_times)) == len({f.time_utc for f in fixes})
+    assert [f.time_of_day_utc.strftime("%H%M%S.%f")[:9] for f in fixes] == gga_times
+    assert all(f.speed_mps is not None and f.accuracy_source == "GST" for f in fixes)
+    # (the talker of the GST and GSA switches from GP to GN part-way through the log)
+    assert all({"ZDA", "GST", "RMC"} <= {s[2:] for s in f.sentences} for f in fixes)
+    assert stats.total_bad == 0
