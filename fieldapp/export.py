@@ -25,8 +25,13 @@ transect before its first station) is written with an empty geometry in the GIS 
 left out of the DXF.
 
 Errors (``ExportError`` base): ``ExportExists`` (OUT exists and ``force`` is False; nothing is
-written), ``ValueError`` for an unknown format; a visit file that is not ours or is damaged raises
-the store's own errors (:class:`fieldapp.store.StoreError`).
+written); ``ExportRefused`` (a file the export would write is the visit itself, also through a
+link, one of its ``-wal``/``-shm`` sidecars or any other fieldapp visit GeoPackage: refused even
+with ``force``, see :mod:`fieldapp.report.guard`; a folder format into the visit's own folder is
+fine as long as no file written has the visit's name); ``ExportWriteFailed`` (folder missing,
+permission denied, disk full, GDAL or ezdxf failing to write: nothing is left behind);
+``ValueError`` for an unknown format; a visit file that is not ours or is damaged raises the
+store's own errors (:class:`fieldapp.store.StoreError`).
 """
 
 from __future__ import annotations
@@ -46,7 +51,8 @@ import shapely
 
 from fieldapp.survey import Layer
 
-__all__ = ["FORMATS", "ExportError", "ExportExists", "ExportResult", "export_visit", "layer_records", "main"]
+__all__ = ["FORMATS", "ExportError", "ExportExists", "ExportRefused", "ExportWriteFailed", "ExportResult",
+           "export_visit", "layer_records", "main"]
 
 FORMATS = ("geojson", "kml", "shp", "csv", "dxf")
 #: Layers exported, in order (the site and walk tables have no geometry; the site is in the report).
@@ -61,6 +67,15 @@ class ExportError(Exception):
 
 class ExportExists(ExportError, FileExistsError):
     """The output exists and overwriting was not asked for."""
+
+
+class ExportRefused(ExportError):
+    """A file the export would write is a visit GeoPackage or a sidecar of one (refused even with
+    ``force``), or a one-file format (kml, dxf) was given a folder."""
+
+
+class ExportWriteFailed(ExportError):
+    """The export could not be written (the cause is chained); nothing was left behind."""
 
 
 @dataclass
@@ -194,6 +209,12 @@ def _dxf(layers: list[_LayerData], path: Path, frame, counts: dict[str, int]) ->
     doc.saveas(path)
 
 
+def _is_write_error(exc: Exception) -> bool:
+    """GDAL (pyogrio) or ezdxf failing to write: a full disk or an unwritable place shows so."""
+    mod = type(exc).__module__ or ""
+    return mod.startswith(("pyogrio", "ezdxf"))
+
+
 def export_visit(visit_path, out_path, fmt: str, *, force: bool = False,
                  progress: Callable[[float, str], None] | None = None) -> ExportResult:
     """Export the visit at ``visit_path`` to ``out_path`` in format ``fmt`` (see module docstring).
@@ -219,16 +240,28 @@ def export_visit(visit_path, out_path, fmt: str, *, force: bool = False,
 
     Raises
     ------
-    ExportExists, ValueError, FileNotFoundError, fieldapp.store.StoreError
+    ExportExists, ExportRefused, ExportWriteFailed, ValueError, FileNotFoundError,
+    fieldapp.store.StoreError
     """
     from fieldapp.report.content import load_visit
+    from fieldapp.report.guard import os_error_words, refuse_clobbering
 
     fmt = fmt.lower()
     if fmt not in FORMATS:
         raise ValueError(f"format {fmt!r} is not one of {', '.join(FORMATS)}")
     out_path = Path(out_path)
+    single = fmt in ("kml", "dxf")
+    # a folder format writes into an existing folder (checked file by file below), else OUT itself
+    if single or not out_path.is_dir():
+        refuse_clobbering(visit_path, [out_path], ExportRefused)
+    if single and out_path.is_dir():
+        raise ExportRefused(f"{out_path} is a folder; a {fmt} export is one file (e.g. "
+                            f"{out_path / ('visit.' + fmt)})")
     if out_path.exists() and not force:
         raise ExportExists(f"{out_path} exists; use --force (force=True) to overwrite it")
+    parent = out_path.parent if str(out_path.parent) else Path(".")
+    if not parent.is_dir():
+        raise ExportWriteFailed(f"cannot write {out_path}: the folder {parent} does not exist")
 
     def step(f: float, m: str) -> None:
         if progress is not None:
@@ -245,11 +278,10 @@ def export_visit(visit_path, out_path, fmt: str, *, force: bool = False,
     def to_wgs84(g):
         return shapely.transform(g, lambda xy: np.column_stack(frame.to_lonlat(xy[:, 0], xy[:, 1])))
 
-    parent = out_path.parent if str(out_path.parent) else Path(".")
-    tmp_dir = Path(tempfile.mkdtemp(prefix=f".{out_path.name}.", suffix=".tmp", dir=parent))
     result = ExportResult(out_path, fmt, "EPSG:4326" if fmt in ("geojson", "kml", "csv") else site_crs)
+    tmp_dir = None
     try:
-        single = fmt in ("kml", "dxf")
+        tmp_dir = Path(tempfile.mkdtemp(prefix=f".{out_path.name}.", suffix=".tmp", dir=parent))
         target = tmp_dir / out_path.name if single else tmp_dir
         if fmt == "dxf":
             _dxf(layers, target, frame, result.layers)
@@ -271,21 +303,33 @@ def export_visit(visit_path, out_path, fmt: str, *, force: bool = False,
         step(0.95, "saving")
         if out_path.exists() and not force:
             raise ExportExists(f"{out_path} exists; use --force (force=True) to overwrite it")
+        names = [out_path.name] if single else sorted(f.name for f in tmp_dir.iterdir())
+        # every file about to be replaced, checked before any is moved (nothing half-done)
+        refuse_clobbering(visit_path, [out_path] if single or not out_path.is_dir()
+                          else [out_path / n for n in names], ExportRefused)
         if single:
             os.replace(target, out_path)
             result.files = [out_path]
         elif out_path.is_dir():
-            for f in sorted(tmp_dir.iterdir()):
-                os.replace(f, out_path / f.name)
-                result.files.append(out_path / f.name)
+            for n in names:
+                os.replace(tmp_dir / n, out_path / n)
+                result.files.append(out_path / n)
         else:
-            if out_path.exists():
+            if out_path.exists() or out_path.is_symlink():
                 out_path.unlink()
-            names = sorted(f.name for f in tmp_dir.iterdir())
             os.replace(tmp_dir, out_path)
             result.files = [out_path / n for n in names]
+    except ExportError:
+        raise
+    except OSError as exc:
+        raise ExportWriteFailed(f"cannot write {out_path}: {os_error_words(exc)}") from exc
+    except Exception as exc:
+        if not _is_write_error(exc):
+            raise
+        raise ExportWriteFailed(f"cannot write {out_path}: {exc}") from exc
     finally:
-        shutil.rmtree(tmp_dir, ignore_errors=True)
+        if tmp_dir is not None:
+            shutil.rmtree(tmp_dir, ignore_errors=True)
     step(1.0, "done")
     return result
 
@@ -302,14 +346,26 @@ def _parser() -> argparse.ArgumentParser:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    """``fieldapp export``; exit 0 done, 1 refused or failed, 2 usage."""
+    """``fieldapp export``; exit 0 done, 1 refused or failed, 2 usage, 130 interrupted.
+    Every failure is one line on stderr, never a traceback."""
     args = _parser().parse_args(list(sys.argv[1:] if argv is None else argv))
-    from fieldapp.store import StoreError
-
     try:
+        from fieldapp.report.guard import os_error_words
+        from fieldapp.store import StoreError
+
         r = export_visit(args.visit, args.output, args.format, force=args.force)
-    except (StoreError, FileNotFoundError, ExportError, OSError, ValueError) as exc:
+    except KeyboardInterrupt:
+        print("fieldapp export: interrupted; nothing written", file=sys.stderr)
+        return 130
+    except (StoreError, ExportError, ValueError) as exc:
         print(f"fieldapp export: {exc}", file=sys.stderr)
+        return 1
+    except OSError as exc:  # e.g. the visit cannot be read
+        where = f"{exc.filename}: " if exc.filename else ""
+        print(f"fieldapp export: {where}{os_error_words(exc)}", file=sys.stderr)
+        return 1
+    except Exception as exc:  # noqa: BLE001 - the office sees one line, never a traceback
+        print(f"fieldapp export: failed ({type(exc).__name__}: {exc}); nothing written", file=sys.stderr)
         return 1
     layers = ", ".join(f"{k} {v}" for k, v in r.layers.items())
     print(f"{r.path} ({r.format}, {r.crs}): {layers}")

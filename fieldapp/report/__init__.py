@@ -18,6 +18,11 @@ Pieces: :mod:`.content` (what the report says; no Qt), :mod:`.drawing` (map and 
 Errors (``ReportError`` base)
 -----------------------------
 ``ReportExists``     the output file exists and ``force`` is False (nothing written);
+``ReportRefused``    the output would replace the visit itself (also through a link), one of
+                     its ``-wal``/``-shm`` sidecars or any other fieldapp visit GeoPackage, or
+                     it is a folder: refused even with ``force`` (:mod:`.guard`);
+``ReportWriteFailed`` the PDF could not be written (folder missing, permission denied, disk
+                     full: the ``OSError`` is chained); nothing is left behind;
 ``ReportCancelled``  the cancel token was set (nothing written).
 A visit file that is not ours or is damaged raises the store's own errors
 (:class:`fieldapp.store.StoreError`), and a missing one ``FileNotFoundError``.
@@ -28,6 +33,7 @@ from __future__ import annotations
 import argparse
 import json
 import logging
+import math
 import os
 import sys
 import tempfile
@@ -35,7 +41,10 @@ import threading
 from pathlib import Path
 from typing import Any, Callable, Sequence
 
-__all__ = ["ReportError", "ReportExists", "ReportCancelled", "ReportSummary", "build_report", "main"]
+from .guard import os_error_words
+
+__all__ = ["ReportError", "ReportExists", "ReportRefused", "ReportWriteFailed", "ReportCancelled",
+           "ReportSummary", "build_report", "main"]
 
 log = logging.getLogger(__name__)
 
@@ -48,6 +57,14 @@ class ReportError(Exception):
 
 class ReportExists(ReportError, FileExistsError):
     """The output file exists and overwriting was not asked for."""
+
+
+class ReportRefused(ReportError):
+    """The output would replace a visit file (or a sidecar of one), or it is a folder."""
+
+
+class ReportWriteFailed(ReportError):
+    """The PDF could not be written (the OSError is the cause); nothing was left behind."""
 
 
 class ReportCancelled(ReportError):
@@ -112,16 +129,29 @@ def build_report(visit_path, out_path, progress: ProgressCallback | None = None,
 
     Raises
     ------
-    ReportExists, ReportCancelled, FileNotFoundError, fieldapp.store.StoreError
+    ReportExists, ReportRefused, ReportWriteFailed, ReportCancelled, FileNotFoundError,
+    fieldapp.store.StoreError
+    ValueError
+        ``retained_ac`` is negative, NaN or infinite.
     """
     from pypdf import PdfReader, PdfWriter
 
     from .content import gather, load_visit
     from .document import attachment_names, write_pdf
+    from .guard import refuse_clobbering
 
+    retained_ac = float(retained_ac)
+    if not math.isfinite(retained_ac) or retained_ac < 0:
+        raise ValueError(f"retained_ac must be a finite number of acres >= 0, got {retained_ac!r}")
     out_path = Path(out_path)
+    refuse_clobbering(visit_path, [out_path], ReportRefused)
+    if out_path.is_dir():
+        raise ReportRefused(f"{out_path} is a folder; give the report's file name (e.g. {out_path / 'report.pdf'})")
     if out_path.exists() and not force:
         raise ReportExists(f"{out_path} exists; use --force (force=True) to overwrite it")
+    out_dir = out_path.parent if str(out_path.parent) else Path(".")
+    if not out_dir.is_dir():
+        raise ReportWriteFailed(f"cannot write {out_path}: the folder {out_dir} does not exist")
 
     def step(fraction: float, message: str) -> None:
         if _is_cancelled(cancel):
@@ -135,12 +165,13 @@ def build_report(visit_path, out_path, progress: ProgressCallback | None = None,
     content = gather(visit, visit_path, retained_ac=retained_ac, now=now)
     step(0.3, "drawing")
     _ensure_gui_app()
-    out_dir = out_path.parent if str(out_path.parent) else Path(".")
-    fd, qt_tmp = tempfile.mkstemp(prefix=f".{out_path.name}.", suffix=".qt.pdf", dir=out_dir)
-    os.close(fd)
-    fd, final_tmp = tempfile.mkstemp(prefix=f".{out_path.name}.", suffix=".tmp", dir=out_dir)
-    os.close(fd)
+    tmps: list[str] = []
     try:
+        for suffix in (".qt.pdf", ".tmp"):
+            fd, name = tempfile.mkstemp(prefix=f".{out_path.name}.", suffix=suffix, dir=out_dir)
+            os.close(fd)
+            tmps.append(name)
+        qt_tmp, final_tmp = tmps
         pages = write_pdf(content, qt_tmp, step=step)
         step(0.92, "attaching the rule requests")
         writer = PdfWriter(clone_from=PdfReader(qt_tmp))
@@ -155,11 +186,16 @@ def build_report(visit_path, out_path, progress: ProgressCallback | None = None,
             fh.flush()
             os.fsync(fh.fileno())
         step(0.99, "saving")
-        if out_path.exists() and not force:  # appeared meanwhile
+        refuse_clobbering(visit_path, [out_path], ReportRefused)  # appeared meanwhile?
+        if out_path.exists() and not force:
             raise ReportExists(f"{out_path} exists; use --force (force=True) to overwrite it")
         os.replace(final_tmp, out_path)
+    except ReportError:
+        raise
+    except OSError as exc:
+        raise ReportWriteFailed(f"cannot write {out_path}: {os_error_words(exc)}") from exc
     finally:
-        for t in (qt_tmp, final_tmp):
+        for t in tmps:
             try:
                 os.unlink(t)
             except FileNotFoundError:
@@ -170,26 +206,52 @@ def build_report(visit_path, out_path, progress: ProgressCallback | None = None,
                          attachments=names + ["requests-all.json", "results-all.json"])
 
 
+def acres(text: str) -> float:
+    """argparse type: a finite area in acres, >= 0 (``nan``, ``inf``, ``1e999``, ``-5`` refused)."""
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a number of acres") from None
+    if not math.isfinite(value):
+        raise argparse.ArgumentTypeError(f"{text!r} is not a finite number of acres")
+    if value < 0:
+        raise argparse.ArgumentTypeError(f"{text!r}: acres cannot be negative")
+    return value
+
+
 def _parser() -> argparse.ArgumentParser:
     p = argparse.ArgumentParser(prog="fieldapp report",
                                 description="Write the site report (PDF) of a visit GeoPackage.")
     p.add_argument("visit", metavar="VISIT.gpkg")
     p.add_argument("-o", "--output", required=True, metavar="REPORT.pdf")
     p.add_argument("--force", action="store_true", help="overwrite the output file if it exists")
-    p.add_argument("--retained-ac", type=float, default=0.0, metavar="ACRES",
+    p.add_argument("--retained-ac", type=acres, default=0.0, metavar="ACRES",
                    help="planned retained woodland area for the mitigation check (acres)")
     return p
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    """``fieldapp report VISIT.gpkg -o report.pdf``; exit 0 done, 1 refused or failed, 2 usage."""
+    """``fieldapp report VISIT.gpkg -o report.pdf``; exit 0 done, 1 refused or failed, 2 usage,
+    130 interrupted. Every failure is one line on stderr, never a traceback."""
     args = _parser().parse_args(list(sys.argv[1:] if argv is None else argv))
-    from fieldapp.store import StoreError
-
     try:
+        from fieldapp.store import StoreError
+
         summary = build_report(args.visit, args.output, force=args.force, retained_ac=args.retained_ac)
-    except (StoreError, FileNotFoundError, ReportError, OSError) as exc:
+    except KeyboardInterrupt:
+        print("fieldapp report: interrupted; no report written", file=sys.stderr)
+        return 130
+    except (StoreError, ReportError, ValueError) as exc:
         print(f"fieldapp report: {exc}", file=sys.stderr)
+        return 1
+    except OSError as exc:  # e.g. the visit cannot be read
+        where = f"{exc.filename}: " if exc.filename else ""
+        print(f"fieldapp report: {where}{os_error_words(exc)}", file=sys.stderr)
+        return 1
+    except Exception as exc:  # noqa: BLE001 - the office sees one line, never a traceback
+        log.debug("report failed", exc_info=True)
+        print(f"fieldapp report: failed ({type(exc).__name__}: {exc}); no report written",
+              file=sys.stderr)
         return 1
     print(f"{summary['path']}: {summary['pages']} pages, {summary['verdicts']} verdicts "
           f"(rule requests attached)")

@@ -100,11 +100,22 @@ def natural_key(text: str) -> list:
 
 
 # --------------------------------------------------------------------------- loading
+def load_visit_readonly_supported() -> bool:
+    """True when the store can open a visit read-only (``open_visit(path, readonly=True)``)."""
+    import inspect
+
+    from fieldapp.store import open_visit
+
+    return "readonly" in inspect.signature(open_visit).parameters
+
+
 def load_visit(path) -> Visit:
     """Load the visit stored at ``path`` into memory (a detached :class:`Visit`).
 
-    The store's own checks run first (:func:`fieldapp.store.open_visit`): the file is
-    checkpointed and closed again, so the ``.gpkg`` alone is complete afterwards.
+    The store's own checks run first (:func:`fieldapp.store.open_visit`). The file is opened
+    read-only (``readonly=True``): its bytes are the same afterwards, no ``-wal``/``-shm`` is
+    left beside it, and a read-only file (or folder) is fine. With a store that cannot open
+    read-only yet, it is opened normally, checkpointed and closed again.
 
     Raises
     ------
@@ -115,6 +126,12 @@ def load_visit(path) -> Visit:
     """
     from fieldapp.store import StoreError, open_visit
 
+    if load_visit_readonly_supported():
+        store = open_visit(path, readonly=True)
+        try:
+            return store.visit
+        finally:
+            store.close()
     store = open_visit(path)
     visit = store.visit
     try:

@@ -272,7 +272,11 @@ def _stands_html(c: ReportContent) -> str:
             f"<p>Canopy cover: trees ≥ 10 in {fmt(m.canopy_10in_pct, 1)} %, trees ≥ 3 in "
             f"{fmt(m.canopy_3in_pct, 1)} %, deciduous share of the ≥ 10 in canopy "
             f"{fmt(m.deciduous_share_pct, 1)} %.</p>")
-        if s.check:
+        if s.check and s.check.status == "error":
+            # e.g. a measure the rule refuses: say so, with the rule's own message
+            out.append(f"<p class='error'>Woodland class not determined: "
+                       f"{_e(r.get('key', ''))}: {_e(r.get('message', ''))}</p>")
+        elif s.check:
             out.append(f"<p><b>Woodland class: {_e(r.get('class', '–'))}</b> (basis "
                        f"{_e(r.get('basis') or 'none')}; {_e(r.get('citation', '–'))}).</p>")
         if s.mitigation:
@@ -373,7 +377,7 @@ def write_pdf(content: ReportContent, path: str, *, step: Callable[[float, str],
 
     painter = QPainter()
     if not painter.begin(writer):
-        raise OSError(f"cannot write a PDF at {path}")
+        raise OSError("Qt could not open the PDF for writing")
     try:
         doc = QTextDocument()
         doc.documentLayout().setPaintDevice(writer)

@@ -1,0 +1,124 @@
+"""Outputs never clobber a visit: shared by the report and the exports (plain Python, no Qt).
+
+A report or an export reads one visit GeoPackage and writes other files. Whatever ``--force``
+says, no file it writes may be
+
+- the visit itself, by any name: the same path, a symbolic link to it, a hard link to it
+  (``os.path.samefile``), or a path that resolves to it;
+- one of the visit's SQLite sidecars (``-wal``, ``-shm``, ``-journal``): a stray file under
+  such a name would be taken by SQLite for the visit's journal;
+- any other fieldapp visit GeoPackage (``PRAGMA application_id`` is GeoPackage's and the file has
+  fieldapp's metadata table, checked with :func:`fieldapp.store.inspect`), or a sidecar of one.
+
+:func:`refuse_clobbering` raises the caller's own error class with a message naming the file;
+:func:`os_error_words` words an ``OSError`` for the one-line CLI messages.
+"""
+
+from __future__ import annotations
+
+import errno
+import os
+from typing import Iterable
+
+__all__ = ["SIDECARS", "is_visit_file", "os_error_words", "refuse_clobbering"]
+
+#: SQLite's files beside a database (WAL, shared memory, rollback journal).
+SIDECARS = ("-wal", "-shm", "-journal")
+_SQLITE_MAGIC = b"SQLite format 3\x00"
+
+
+def _real(p) -> str:
+    return os.path.normcase(os.path.realpath(os.fspath(p)))
+
+
+def _same_file(a, b) -> bool:
+    """True when ``a`` and ``b`` name the same file: same inode (hard or symbolic links) or,
+    when either does not exist yet, the same resolved path."""
+    try:
+        if os.path.samefile(a, b):
+            return True
+    except OSError:
+        pass
+    return _real(a) == _real(b)
+
+
+def _guarded_names(visit_path) -> list[tuple[str, str]]:
+    """(name, what) of the visit and its sidecars, under the given name and the resolved one
+    (SQLite names the sidecars after the resolved path of the database)."""
+    bases = {os.path.abspath(os.fspath(visit_path)), os.path.realpath(os.fspath(visit_path))}
+    return [(b + s, f"the visit's {s[1:]} sidecar" if s else "the visit file")
+            for b in sorted(bases) for s in ("",) + SIDECARS]
+
+
+def is_visit_file(path) -> bool:
+    """True if ``path`` is a fieldapp visit GeoPackage (also a damaged or newer one).
+
+    GeoPackage's application id (``GPKG``, bytes 68..71 of the SQLite header) first, then
+    :func:`fieldapp.store.inspect` tells ours from other GeoPackages; a file that is a
+    GeoPackage but cannot be read well enough to tell counts as a visit (refusing is the safe
+    side). Never raises; never changes the file.
+    """
+    from fieldapp.store import NotAVisitFile, StoreError, inspect
+    from fieldapp.store.schema import APPLICATION_ID
+
+    try:
+        if not os.path.isfile(path):
+            return False
+        with open(path, "rb") as fh:
+            head = fh.read(72)
+    except OSError:
+        return False
+    if len(head) < 72 or not head.startswith(_SQLITE_MAGIC):
+        return False
+    if int.from_bytes(head[68:72], "big") != APPLICATION_ID:
+        return False
+    try:
+        inspect(path)
+    except NotAVisitFile:
+        return False
+    except (StoreError, OSError):
+        return True
+    return True
+
+
+def _visit_or_sidecar_of_one(target: str) -> str | None:
+    """The visit file ``target`` is, or is a sidecar of; None if neither."""
+    if is_visit_file(target):
+        return target
+    for s in SIDECARS:
+        if target.endswith(s) and is_visit_file(target[: -len(s)]):
+            return target[: -len(s)]
+    return None
+
+
+def refuse_clobbering(visit_path, targets: Iterable, error: type[Exception]) -> None:
+    """Raise ``error`` if writing any of ``targets`` would replace a visit (see module docstring).
+
+    Parameters
+    ----------
+    visit_path : path-like
+        The visit being read.
+    targets : iterable of path-like
+        Every file the caller is about to create or replace.
+    error : exception class
+        Raised with a one-line message naming the target (e.g. ``ReportRefused``).
+    """
+    guarded = _guarded_names(visit_path)
+    for t in targets:
+        t = os.fspath(t)
+        for g, what in guarded:
+            if _same_file(t, g):
+                raise error(f"{t} is {what} ({visit_path}): refusing to write over it "
+                            "(even with --force); choose another output")
+        other = _visit_or_sidecar_of_one(t)
+        if other is not None:
+            what = "a fieldapp visit GeoPackage" if other == t else f"a sidecar of the visit {other}"
+            raise error(f"{t} is {what}: refusing to write over it (even with --force); "
+                        "choose another output")
+
+
+def os_error_words(exc: OSError) -> str:
+    """One line for an OSError: why it failed (``strerror``), without temporary file names."""
+    if exc.errno == errno.ENOSPC:
+        return "the disk is full (no space left on the device)"
+    return exc.strerror or str(exc) or type(exc).__name__
