@@ -32,13 +32,16 @@ import pytest
 import sync_sample as S
 from fieldapp.sync import FolderOffice, checkout, read_conflicts, sync
 
+from test_sync import generic_visits  # noqa: F401  (autouse: sample GeoPackages, not store visits)
+
 pytestmark = pytest.mark.skipif(not hasattr(signal, "SIGKILL"), reason="needs SIGKILL (POSIX)")
 
 REPO = Path(__file__).resolve().parent.parent
 CHILD = """
 import os, signal, sys
 from pathlib import Path
-from fieldapp.sync import FolderOffice, sync
+from fieldapp.sync import FolderOffice, engine, sync
+engine.check_visit_file = engine.check_visit_basics  # sample GeoPackages, as in test_sync.py
 root, kill_at = Path(sys.argv[1]), int(sys.argv[2])
 calls = 0
 def progress(fraction, message):
@@ -53,7 +56,7 @@ FEATURES = ("transect", "station", "tree", "metadata")
 
 
 def make_template(root: Path, *, b_edits: bool = True) -> None:
-    office = FolderOffice(root / "office")
+    office = FolderOffice(root / "office", create=True)
     a = S.make_visit(root / "a.gpkg", trees=3)
     sync(a, office)
     b = checkout(office, "site-a", root / "b.gpkg")

@@ -21,7 +21,7 @@ X0, Y0 = 500000.0, 4983000.0  # UTM 16N, near 45 N 89 W
 
 @pytest.fixture
 def laptops(tmp_path):
-    office = FolderOffice(tmp_path / "office")
+    office = FolderOffice(tmp_path / "office", create=True)
     visit = Visit.new("Mill Creek lot", crs="EPSG:32616", who="a@laptop-a")
     path_a = tmp_path / "a.gpkg"
     store = create_visit(path_a, visit)

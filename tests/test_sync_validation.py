@@ -18,7 +18,7 @@ import sync_sample as S
 from fieldapp.sync import FolderOffice, InvalidOfficeData, checkout, sync
 from fieldapp.sync.office import LockOwner, LogEntry
 
-from test_sync import master, site, snapshot  # noqa: F401  (fixture)
+from test_sync import generic_visits, master, site, snapshot  # noqa: F401  (fixtures)
 
 
 @pytest.fixture
@@ -88,7 +88,7 @@ def test_symlink_escaping_the_office_is_refused(pulled, tmp_path):
 
 
 def test_site_folder_symlink_is_refused(tmp_path):
-    office = FolderOffice(tmp_path / "office")
+    office = FolderOffice(tmp_path / "office", create=True)
     a = S.make_visit(tmp_path / "a.gpkg")
     sync(a, office)
     elsewhere = tmp_path / "elsewhere"
@@ -132,7 +132,7 @@ def test_office_apply_refuses_a_changeset_not_matching_its_entry(pulled):
 
 
 def test_office_newer_than_this_version_is_refused(tmp_path):
-    office = FolderOffice(tmp_path / "office")
+    office = FolderOffice(tmp_path / "office", create=True)
     a = S.make_visit(tmp_path / "a.gpkg")
     sync(a, office)
     (office.root / "fieldapp-office.json").write_text('{"format": "fieldapp-office", "version": 99}')

@@ -4,7 +4,7 @@ Public API (no Qt; safe to run on a worker thread)::
 
     from fieldapp.sync import sync, FolderOffice, CancelToken, ConflictPolicy, read_conflicts
 
-    report = sync("visit.gpkg", FolderOffice("/media/usb/office"),
+    report = sync("visit.gpkg", FolderOffice("/media/usb/office"),  # create=True: a new office
                   progress=lambda fraction, message: ..., cancel=token)
     print(report.format())
     for c in read_conflicts("visit.gpkg", unresolved_only=True): ...
@@ -22,6 +22,7 @@ from fieldapp.sync.engine import (
     ConflictPolicy,
     LayerCounts,
     SyncReport,
+    check_visit_file,
     checkout,
     read_conflicts,
     sync,
@@ -30,15 +31,17 @@ from fieldapp.sync.errors import (
     InvalidOfficeData,
     LaptopStateError,
     OfficeLocked,
+    OfficeNotFound,
     SchemaMismatch,
     SyncCancelled,
     SyncError,
+    VisitRefused,
 )
 from fieldapp.sync.office import FolderOffice, LockOwner, LogEntry, OfficeStore
 
 __all__ = [
     "CancelToken", "Conflict", "ConflictKind", "ConflictPolicy", "FolderOffice",
     "InvalidOfficeData", "LaptopStateError", "LayerCounts", "LockOwner", "LogEntry",
-    "OfficeLocked", "OfficeStore", "SchemaMismatch", "SyncCancelled", "SyncError", "SyncReport",
-    "checkout", "read_conflicts", "sync",
+    "OfficeLocked", "OfficeNotFound", "OfficeStore", "SchemaMismatch", "SyncCancelled", "SyncError",
+    "SyncReport", "VisitRefused", "check_visit_file", "checkout", "read_conflicts", "sync",
 ]

@@ -45,6 +45,8 @@ import json
 import os
 import shutil
 import sqlite3
+import stat
+import tempfile
 import threading
 import uuid
 from collections import defaultdict
@@ -60,6 +62,7 @@ from fieldapp.sync.errors import (
     SchemaMismatch,
     SyncCancelled,
     SyncError,
+    VisitRefused,
 )
 from fieldapp.sync.files import (
     CONFLICTS_TABLE,
@@ -325,10 +328,15 @@ class LaptopState:
         self.work = self.dir / "work"
         self.laptop_id = ""
         self.site_id = ""
+        self._stored: dict = {}
 
-    def load(self, site_id: str | None) -> None:
-        """Read (or create) ``state.json``; check the site id agrees with an earlier sync."""
-        self.dir.mkdir(exist_ok=True)
+    def read(self, site_id: str | None) -> None:
+        """Read ``state.json`` if there is one and work out the site and laptop ids, writing
+        nothing (so a sync refused before it starts leaves no ``VISIT.gpkg.sync/`` behind).
+
+        Raises ``LaptopStateError`` for a damaged state file or a site id that disagrees with an
+        earlier sync, ``ValueError`` for an unsafe site id.
+        """
         data = {}
         if self.state_file.exists():
             try:
@@ -345,7 +353,19 @@ class LaptopState:
                 f"visit {self.visit.name} was synced as site {known!r}, not {site_id!r}"
             )
         self.site_id = check_site_id(site_id or known or site_id_of(self.visit))
-        self.laptop_id = data.get("laptop_id") or uuid.uuid4().hex
+        self.laptop_id = self.laptop_id or data.get("laptop_id") or uuid.uuid4().hex
+        self._stored = data
+
+    @property
+    def synced_before(self) -> bool:
+        """Whether this laptop holds a base copy or an interrupted sync of the visit."""
+        return self.base.exists() or self.pending_json.exists()
+
+    def load(self, site_id: str | None) -> None:
+        """Read (or create) ``state.json``; check the site id agrees with an earlier sync."""
+        self.read(site_id)
+        self.dir.mkdir(exist_ok=True)
+        data = self._stored
         if data.get("site_id") != self.site_id or data.get("laptop_id") != self.laptop_id:
             write_json_durably(
                 self.state_file,
@@ -388,6 +408,106 @@ def site_id_of(visit: Path) -> str:
                     if row and isinstance(row[0], str) and row[0].strip():
                         return row[0].strip()
     return Path(visit).stem
+
+
+# --------------------------------------------------------------------------------------------
+def check_visit_basics(visit: Path) -> None:
+    """Refuse a visit the sync cannot safely touch: not a regular GeoPackage file, damaged, or
+    read-only (the file's write permission bits are all off, or this user may not write it or
+    its folder, where ``VISIT.gpkg.sync/`` is kept).
+
+    Raises
+    ------
+    VisitRefused
+        naming the visit and the problem; nothing has been written.
+    """
+    visit = Path(visit)
+    check_geopackage(visit, what="visit", max_bytes=MAX_VISIT_BYTES, error=VisitRefused)
+    mode = visit.stat().st_mode
+    if not os.access(visit, os.W_OK) or not mode & (stat.S_IWUSR | stat.S_IWGRP | stat.S_IWOTH):
+        raise VisitRefused(
+            f"visit {visit} is read-only: a sync writes what the office sends into it. Nothing was"
+            " synced; make the file writable and sync again"
+        )
+    if not os.access(visit.parent, os.W_OK | os.X_OK):
+        raise VisitRefused(
+            f"the folder of visit {visit} is read-only: a sync keeps its state beside the visit,"
+            f" in {visit.name}.sync/. Nothing was synced; move the visit to a writable folder"
+        )
+
+
+def _bad_value(conn: sqlite3.Connection) -> str | None:
+    """Name the first stored value of the wrong type (text in a number column ...), if any.
+
+    Uses the store's column list (:func:`fieldapp.store.schema.columns`); only for messages.
+    """
+    from fieldapp.store import schema as store_schema
+    from fieldapp.survey.features import Layer
+
+    allowed = {"REAL": ("real", "integer"), "INTEGER": ("integer",), "BOOLEAN": ("integer",)}
+    for layer in Layer:
+        for col in store_schema.columns(layer):
+            ok = allowed.get(col.sql)
+            if ok is None:
+                continue
+            with contextlib.suppress(sqlite3.Error):
+                row = conn.execute(
+                    f"SELECT uuid, {_qi(col.name)}, typeof({_qi(col.name)}) FROM {_qi(layer.value)}"
+                    f" WHERE typeof({_qi(col.name)}) NOT IN ('null', {', '.join('?' * len(ok))})"
+                    " LIMIT 1", ok,
+                ).fetchone()
+                if row is not None:
+                    return (f"{layer.value} {row[0]}: {col.name} is {row[1]!r} ({row[2]}), not a"
+                            f" {col.sql.lower()} value")
+    return None
+
+
+def check_visit_file(visit: Path) -> None:
+    """Everything the sync checks about a visit before it touches it (or the office).
+
+    1. :func:`check_visit_basics` (a sound, writable GeoPackage in a writable folder);
+    2. the store's own check, :func:`fieldapp.store.inspect` (a fieldapp visit, known schema
+       version, every table present, ``quick_check``): what the report and the exports refuse,
+       the sync refuses too;
+    3. a full read through the store: a read-only snapshot of the visit (SQLite backup API) is
+       copied to a temporary folder and opened with :func:`fieldapp.store.open_visit`, which
+       loads every feature into the model, so a value the store cannot read (``dbh_in`` =
+       ``'abc'``) is refused here instead of being sent to the office. The visit itself is only
+       ever opened read-only.
+
+    Raises
+    ------
+    VisitRefused
+        naming the visit and the first problem; the visit is byte-identical afterwards.
+    """
+    from fieldapp.store import StoreError, inspect, open_visit
+
+    visit = Path(visit)
+    check_visit_basics(visit)
+    try:
+        inspect(visit)
+    except (StoreError, FileNotFoundError) as exc:
+        raise VisitRefused(f"{exc}. Nothing was synced") from exc
+    with tempfile.TemporaryDirectory(prefix="fieldapp-sync-check-") as tmp:
+        copy = Path(tmp) / "visit.gpkg"
+        try:
+            with contextlib.closing(connect(visit, readonly=True)) as src, contextlib.closing(
+                sqlite3.connect(copy)
+            ) as dst:
+                src.backup(dst)
+            store = open_visit(copy)
+        except Exception as exc:  # noqa: BLE001 - whatever the store cannot read, we refuse
+            where = None
+            with contextlib.suppress(sqlite3.Error), contextlib.closing(
+                connect(visit, readonly=True)
+            ) as conn:
+                where = _bad_value(conn)
+            detail = f"{where} ({exc})" if where else f"{type(exc).__name__}: {exc}"
+            raise VisitRefused(
+                f"visit {visit} cannot be read by the store: {detail}. Nothing was synced;"
+                " correct the value in the app (or QGIS) and sync again"
+            ) from exc
+        store.close()
 
 
 # --------------------------------------------------------------------------------------------
@@ -776,20 +896,31 @@ def sync(
 
     Raises
     ------
+    VisitRefused
+        The visit failed :func:`check_visit_file` (not a fieldapp visit, damaged, newer schema,
+        a value the store cannot read, read-only). Raised before anything is written: the visit
+        is byte-identical and no ``<visit>.sync/`` folder is made.
+    OfficeNotFound
+        The office folder is missing or not a fieldapp office (see :class:`FolderOffice`'s
+        ``create``); nothing is written anywhere.
     OfficeLocked, InvalidOfficeData, SchemaMismatch, LaptopStateError, SyncCancelled, SyncError
         See :mod:`fieldapp.sync.errors`; in every case nothing half-done is left: the next
-        sync carries on.
+        sync carries on. A visit that was synced before but lost its ``.sync`` folder, and a
+        visit whose office has no such site ("wrong office folder?"), are refused before the
+        office is touched.
     ValueError
-        ``visit_path`` is not a GeoPackage, or the site id is not a safe name.
+        The site id is not a safe name.
     """
     visit = Path(visit_path).absolute()
-    check_geopackage(visit, what="visit", max_bytes=MAX_VISIT_BYTES)
+    check_visit_file(visit)  # looked up at call time: the engine's tests swap in check_visit_basics
     if synced_by is None:
         with contextlib.suppress(Exception):
             synced_by = getpass.getuser()
     prog = _Progress(progress, cancel)
     prog(0.0, "starting")
     state = LaptopState(visit)
+    state.read(site_id)
+    _preflight(visit, state, office)
     state.load(site_id)
     checkpoint(visit)
     ensure_sync_tables(visit)
@@ -813,10 +944,41 @@ def sync(
                       (resumed,) if resumed else (), no_op, policy.value)
 
 
+def _preflight(visit: Path, state: LaptopState, office: OfficeStore) -> None:
+    """Refuse, before anything is written on either side, a sync that cannot succeed.
+
+    - the office is not there (:meth:`OfficeStore.check_available`);
+    - the visit's own sync log has entries but this laptop has no base copy of it (the file was
+      copied without its ``.sync`` folder, or synced with another office): its edits cannot be
+      told from what it received, and its log would collide with the office's;
+    - the laptop has a base copy but the office has no such site (wrong office folder?).
+
+    An interrupted sync (``pending/``) is left to :meth:`_Sync.resume`.
+    """
+    office.check_available()
+    if state.pending_json.exists():
+        return
+    logged = log_ids(visit)
+    if logged and not state.base.exists():
+        raise LaptopStateError(
+            f"visit {visit.name} was synced before (its sync log has {len(logged)} changeset(s),"
+            f" up to seq {max(logged.values())}) but its sync state {state.base} is missing: the"
+            " file was copied without its .sync folder, or synced with another office. Nothing"
+            " was sent. Make a fresh laptop copy from the office that has the site instead:"
+            " `fieldapp sync --office PATH --checkout SITE NEW.gpkg`"
+        )
+    if state.base.exists() and office.head(state.site_id) is None:
+        raise InvalidOfficeData(
+            f"{office.describe()} has no site {state.site_id}, but this visit synced with it"
+            f" before (seq {log_head(state.base)}): wrong office folder? Nothing was sent"
+        )
+
+
 def checkout(office: OfficeStore, site_id: str, visit_path: str | os.PathLike) -> Path:
     """Make a new laptop copy of a site from the office master (for a second or third laptop).
 
-    Raises ``FileExistsError`` if ``visit_path`` exists; office errors as for :func:`sync`.
+    Raises ``FileExistsError`` if ``visit_path`` exists, ``SyncError`` if the office has no
+    such site; office errors as for :func:`sync`. On any error nothing is left behind.
     """
     visit = Path(visit_path).absolute()
     if visit.exists():
@@ -825,14 +987,22 @@ def checkout(office: OfficeStore, site_id: str, visit_path: str | os.PathLike) -
     state = LaptopState(visit)
     if state.dir.exists():
         raise FileExistsError(f"{state.dir} already exists; choose a new file name")
+    office.check_available()
+    if office.head(site_id) is None:
+        raise SyncError(f"{office.describe()} has no site {site_id}; nothing was checked out")
     owner = LockOwner.here()
     with office.lock(site_id, owner):
         state.dir.mkdir()
-        temp = state.dir / "checkout.gpkg"
-        office.fetch_master(site_id, temp)
-        copy_durably(temp, state.base)
-        state.load(site_id)
-        os.replace(temp, visit)
+        try:
+            temp = state.dir / "checkout.gpkg"
+            office.fetch_master(site_id, temp)
+            copy_durably(temp, state.base)
+            state.load(site_id)
+            os.replace(temp, visit)
+        except BaseException:
+            if not visit.exists():  # nothing half-made: no .sync folder without its visit
+                shutil.rmtree(state.dir, ignore_errors=True)
+            raise
     return visit
 
 

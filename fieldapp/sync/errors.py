@@ -7,9 +7,12 @@ Exception tree::
     ├── InvalidOfficeData          a file or record from the office failed validation; never applied
     ├── SchemaMismatch             the visit and the office master have different tables/columns
     ├── LaptopStateError           the laptop-side sync state is inconsistent; nothing was sent
+    ├── VisitRefused               the visit file failed the checks run before anything is touched
+    ├── OfficeNotFound             the office folder is missing or not a fieldapp office
     └── SyncCancelled              the caller cancelled before the office was written
 
-Bad arguments (an impossible site id, a path that is not a GeoPackage) raise ``ValueError``.
+An impossible site id raises ``ValueError``; a visit path that is not a sound, writable fieldapp
+visit raises :class:`VisitRefused`.
 """
 
 from __future__ import annotations
@@ -36,6 +39,17 @@ class SchemaMismatch(SyncError):
 
 class LaptopStateError(SyncError):
     """The laptop's base copy / pending changeset do not agree with the visit."""
+
+
+class VisitRefused(SyncError):
+    """The visit file is not one this fieldapp can sync (not a visit, damaged, newer schema, a
+    value the store cannot read, read-only). Raised before anything is written: the visit is
+    byte-identical afterwards and no ``VISIT.gpkg.sync/`` folder is created."""
+
+
+class OfficeNotFound(SyncError):
+    """The office folder does not exist or is not a fieldapp office (no marker file), and the
+    caller did not ask to create one (``FolderOffice(..., create=True)``, ``--init-office``)."""
 
 
 class SyncCancelled(SyncError):

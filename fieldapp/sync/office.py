@@ -39,7 +39,7 @@ from datetime import datetime, timezone
 from pathlib import Path
 
 from fieldapp.sync import changesets as cs
-from fieldapp.sync.errors import InvalidOfficeData, OfficeLocked, SyncError
+from fieldapp.sync.errors import InvalidOfficeData, OfficeLocked, OfficeNotFound, SyncError
 from fieldapp.sync.files import (
     LOG_TABLE,
     TEMP_PREFIX,
@@ -122,6 +122,10 @@ class OfficeStore(abc.ABC):
     def describe(self) -> str:
         """A short human description (shown in reports and messages)."""
 
+    def check_available(self) -> None:
+        """Raise :class:`~fieldapp.sync.errors.OfficeNotFound` if the office cannot be reached
+        (or is not an office); called before a sync writes anything. Default: nothing to check."""
+
     @abc.abstractmethod
     def lock(self, site_id: str, owner: LockOwner, *, wait_s: float = 10.0) -> contextlib.AbstractContextManager:
         """Context manager holding the site's write lock; raises ``OfficeLocked`` after ``wait_s``."""
@@ -191,7 +195,14 @@ class FolderOffice(OfficeStore):
     Parameters
     ----------
     root : path
-        The office folder. Created (with its marker file) on the first write if missing.
+        The office folder. It must exist and hold the office marker file
+        (``fieldapp-office.json``) unless ``create`` is true, so that a mistyped path or an
+        unmounted drive is refused (:class:`~fieldapp.sync.errors.OfficeNotFound`) instead of
+        quietly becoming a new office on the laptop's own disk.
+    create : bool
+        Make a new office here: the folder is created if missing (its parent must exist) and
+        the marker is written when the first site is created. A sync refused before that
+        leaves nothing behind (no marker, no ``sites/<id>``, no folder it created).
     stale_lock_after_s : float
         A lock whose file was not touched for this long is stale even if its owner is on
         another machine (whose processes we cannot see). Holders touch it at every step.
@@ -203,11 +214,13 @@ class FolderOffice(OfficeStore):
         self,
         root: str | os.PathLike,
         *,
+        create: bool = False,
         stale_lock_after_s: float = 600.0,
         max_changeset_bytes: int = 512 * 1024 * 1024,
         max_master_bytes: int = 8 * 1024 * 1024 * 1024,
     ) -> None:
         self.root = Path(root).absolute()
+        self.create = bool(create)
         self.stale_lock_after_s = float(stale_lock_after_s)
         self.max_changeset_bytes = int(max_changeset_bytes)
         self.max_master_bytes = int(max_master_bytes)
@@ -215,13 +228,48 @@ class FolderOffice(OfficeStore):
     def describe(self) -> str:
         return f"office folder {self.root}"
 
+    def check_available(self) -> None:
+        """Refuse a missing office folder, or one without the office marker unless ``create``.
+
+        Raises
+        ------
+        OfficeNotFound
+            naming the folder: it does not exist, is not a folder, is not a fieldapp office, or
+            (``create``) its parent folder does not exist.
+        """
+        marker = self.root / OFFICE_MARKER
+        if self.root.is_dir() and (marker.exists() or marker.is_symlink()):
+            self._check_marker(create=False)  # a damaged or newer marker: InvalidOfficeData
+            return
+        if not self.create:
+            if not self.root.exists():
+                raise OfficeNotFound(
+                    f"office folder {self.root} does not exist (mistyped, or the drive or share is"
+                    " not mounted?); nothing was synced. To start a new office there, use"
+                    " --init-office"
+                )
+            if not self.root.is_dir():
+                raise OfficeNotFound(f"office folder {self.root} is not a folder; nothing was synced")
+            raise OfficeNotFound(
+                f"{self.root} is not a fieldapp office folder (no {OFFICE_MARKER}); nothing was"
+                " synced. Check the path; to start a new office there, use --init-office"
+            )
+        if self.root.exists() and not self.root.is_dir():
+            raise OfficeNotFound(f"office folder {self.root} is not a folder; nothing was synced")
+        if not self.root.parent.is_dir():
+            raise OfficeNotFound(
+                f"cannot make office folder {self.root}: its parent {self.root.parent} does not"
+                " exist (mistyped, or the drive or share is not mounted?); nothing was synced"
+            )
+
     # ---- paths --------------------------------------------------------------------------
     def _check_marker(self, create: bool) -> None:
         marker = self.root / OFFICE_MARKER
         if not marker.exists():
             if not create:
                 return
-            self.root.mkdir(parents=True, exist_ok=True)
+            self.check_available()
+            self.root.mkdir(exist_ok=True)
             temp = temp_path_for(marker)
             temp.write_text(json.dumps(OFFICE_FORMAT), encoding="utf-8")
             replace_durably(temp, marker)
@@ -322,15 +370,25 @@ class FolderOffice(OfficeStore):
 
     @contextlib.contextmanager
     def lock(self, site_id: str, owner: LockOwner, *, wait_s: float = 10.0) -> Iterator[None]:
-        self._check_marker(create=True)
+        """Hold the site's lock file (``sites/<id>/lock``).
+
+        The marker file is not written here (:meth:`create_site` does), and if the site still
+        has no master when the lock is released, the folders made for the lock are removed
+        again, so a sync refused or failed before creating the site leaves nothing behind.
+        """
+        self.check_available()
+        self._check_marker(create=False)
         site = self.site_dir(site_id)
-        site.mkdir(parents=True, exist_ok=True)
+        made = [p for p in (self.root, site.parent) if not p.exists()]
         path = self._lock_path(site_id)
         deadline = time.monotonic() + wait_s
         payload = json.dumps(asdict(owner)).encode()
         while True:
             try:
+                site.mkdir(parents=True, exist_ok=True)
                 fd = os.open(path, os.O_CREAT | os.O_EXCL | os.O_WRONLY, 0o644)
+            except FileNotFoundError:  # another sync just removed the empty site folder
+                continue
             except FileExistsError:
                 info = self._read_lock(path)
                 if info is None:
@@ -360,6 +418,19 @@ class FolderOffice(OfficeStore):
             info = self._read_lock(path)
             if info and info.get("token") == owner.token:
                 path.unlink(missing_ok=True)
+            self._remove_if_unused(site, made)
+
+    def _remove_if_unused(self, site: Path, made: list[Path]) -> None:
+        """After a lock on a site that was never created: remove its (empty) folders again, and
+        the folders this lock made above it. ``rmdir`` only removes empty folders, so another
+        sync's lock file or anything else put there meanwhile keeps its folder."""
+        master = site / "master.gpkg"
+        if master.exists() or master.is_symlink():
+            return
+        self._clean_temps(site)
+        for folder in (site / "history", site, *reversed(made)):
+            with contextlib.suppress(OSError):
+                folder.rmdir()
 
     def heartbeat(self, site_id: str, owner: LockOwner) -> None:
         path = self._lock_path(site_id)
@@ -456,6 +527,8 @@ class FolderOffice(OfficeStore):
 
     # ---- writing (caller holds the lock) ------------------------------------------------
     def create_site(self, site_id: str, schema_gpkg: Path) -> None:
+        if not (self.root / OFFICE_MARKER).exists() and not self.create:
+            self.check_available()  # raises OfficeNotFound
         self._check_marker(create=True)
         master = self.master_path(site_id)
         if master.exists() or master.is_symlink():
