@@ -2,6 +2,10 @@
 
 - Path: waypoints (lat, lon in degrees, WGS 84) or distance/bearing legs from a start point,
   walked at ``speed_m_s`` (geodesics by :class:`pyproj.Geod`); at the end it stands still.
+- The route can be changed while the simulator runs (:meth:`GnssSim.set_route`,
+  :meth:`GnssSim.walk_to`, :meth:`GnssSim.hold`, thread-safe): the simulated person turns
+  where they stand now and walks the new waypoints at the path's speed (or a given one);
+  :attr:`GnssSim.arrived` and :attr:`GnssSim.arrival_utc` say when they got there.
 - Sentences: any of GGA RMC GSA GSV GST VTG ZDA, built with pynmea2.
 - Noise matches the fix quality: RTK fixed ~1 cm, RTK float ~15 cm, DGPS ~50 cm, autonomous
   ~2 m (1-sigma horizontal; vertical 1.7x), as a first-order Gauss-Markov wander; GST reports
@@ -16,6 +20,7 @@ from __future__ import annotations
 import datetime as dt
 import math
 import random
+import threading
 import time
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
@@ -223,9 +228,90 @@ class GnssSim(Simulator):
         self._n = 0
         self._t_start: float | None = None
         self._noise = [0.0, 0.0, 0.0]  # north, east, up (m)
+        self._route_lock = threading.Lock()
+        self._route_t0_s = 0.0  # path time at which ``path`` was started
+        self._arrival_utc: dt.datetime | None = None
         self.epochs: list[Epoch] = []
         self.keep_epochs = 10000
         super().__init__(**kw)
+
+    # -- route (thread-safe; called from the app or a test while the thread sends)
+
+    def _now_s(self) -> float:
+        """Path time (simulated seconds) of the next epoch to be built."""
+        return self._n / self.rate_hz * self.time_scale
+
+    def _route_end_s(self) -> float:
+        p = self.path
+        if p.length_m <= 0:
+            return self._route_t0_s
+        if p.speed_m_s <= 0:
+            return math.inf
+        return self._route_t0_s + p.length_m / p.speed_m_s
+
+    def position_at(self, t_s: float) -> tuple[float, float, float, float]:
+        """(lat_deg, lon_deg, course_deg, speed_m_s) of the true position at path time ``t_s``
+        (simulated seconds since the first epoch), on the current route."""
+        with self._route_lock:
+            return self.path.position(t_s - self._route_t0_s)
+
+    def position_now(self) -> tuple[float, float]:
+        """(lat_deg, lon_deg): where the simulated person stands at the next epoch (truth)."""
+        return self.position_at(self._now_s())[:2]
+
+    def set_route(self, waypoints: Sequence[Sequence[float]],
+                  speed_m_s: float | None = None) -> GnssPath:
+        """Walk ``waypoints`` (lat, lon degrees) from where the person stands now.
+
+        Takes effect at the next epoch; the walk starts at the current true position, so the
+        track has no jump. An empty list stands still (:meth:`hold`).
+
+        Parameters
+        ----------
+        waypoints : sequence of (lat_deg, lon_deg)
+        speed_m_s : float, optional
+            Walking speed, m/s of path time (default: the current path's speed).
+
+        Returns
+        -------
+        GnssPath
+            The new path (its first waypoint is the current position).
+
+        Raises
+        ------
+        ValueError
+            A waypoint that is not a latitude/longitude pair, or a negative or non-finite
+            speed (nothing changes then).
+        """
+        with self._route_lock:
+            t_now = self._now_s()
+            lat, lon = self.path.position(t_now - self._route_t0_s)[:2]
+            speed = self.path.speed_m_s if speed_m_s is None else speed_m_s
+            path = GnssPath([(lat, lon), *waypoints], speed_m_s=speed, alt_m=self.path.alt_m)
+            self.path = path
+            self._route_t0_s = t_now
+            self._arrival_utc = None
+            return path
+
+    def walk_to(self, lat_deg: float, lon_deg: float,
+                speed_m_s: float | None = None) -> GnssPath:
+        """Walk in a straight line (geodesic) to ``(lat_deg, lon_deg)`` and stop there."""
+        return self.set_route([(lat_deg, lon_deg)], speed_m_s)
+
+    def hold(self) -> GnssPath:
+        """Stand still where the person is now."""
+        return self.set_route([])
+
+    @property
+    def arrived(self) -> bool:
+        """True once an epoch has been built at the end of the current route."""
+        return self._arrival_utc is not None
+
+    @property
+    def arrival_utc(self) -> dt.datetime | None:
+        """UTC time stamp of the first epoch at the end of the current route (the NMEA time a
+        reader sees), or None while still walking."""
+        return self._arrival_utc
 
     # -- model
 
@@ -255,7 +341,10 @@ class GnssSim(Simulator):
         """Build epoch ``n`` (advances the noise state; call in order)."""
         t_s = n / self.rate_hz * self.time_scale
         utc = self.start_utc + dt.timedelta(seconds=n / self.rate_hz)
-        lat, lon, course, speed = self.path.position(t_s)
+        with self._route_lock:
+            lat, lon, course, speed = self.path.position(t_s - self._route_t0_s)
+            if self._arrival_utc is None and t_s >= self._route_end_s():
+                self._arrival_utc = utc
         qname = self.quality_at(t_s)
         q = QUALITIES[qname]
         self._step_noise(q, 1.0 / self.rate_hz)
