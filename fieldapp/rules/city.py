@@ -46,7 +46,6 @@ Readings (``rules-contract.md``): ``largely-deciduous``, ``dbh-for-standing-tree
 from __future__ import annotations
 
 import dataclasses
-import math
 from collections.abc import Mapping, Sequence
 from decimal import ROUND_CEILING, Decimal
 from typing import Any
@@ -56,7 +55,9 @@ import shapely
 from fieldapp.rules.compare import at_least, at_most, less_than, more_than
 from fieldapp.rules.measure import pct_from_deg
 from fieldapp.rules.results import RuleInputError, RuleResult, Status
-from fieldapp.rules.validate import boolean, choice, join, mapping, number, number_of, one_of, sequence
+from fieldapp.rules.validate import (
+    boolean, choice, finite_result, join, mapping, number, number_of, one_of, sequence,
+)
 
 __all__ = [
     "DevelopmentAreaResult",
@@ -193,7 +194,11 @@ def _canopy_sample(m: Mapping, where: str) -> tuple[float, float | None, float]:
         if more_than(vals[small], vals[big]):
             raise RuleInputError(join(where, keys[small]), f"{keys[small]} cannot exceed {keys[big]}")
     share = 100.0 * dec / c10 if c10 > 0 else None
-    return 100.0 * c10 / total, share, 100.0 * c3 / total
+    what = "the canopy percentage"
+    pcts = [finite_result(100.0 * v / total, join(where, keys[0]), what) for v in (c10, c3)]
+    if share is not None:
+        share = finite_result(share, join(where, keys[1]), "the deciduous share")
+    return pcts[0], share, pcts[1]
 
 
 def _woodland_class(m: Mapping, where: str, settings: Mapping) -> WoodlandClassResult:
@@ -386,6 +391,8 @@ def _mitigation(m: Mapping, where: str) -> MitigationResult:
                              f"retained_area_ac ({retained:g} ac) cannot exceed woodland_area_ac ({area:g} ac)")
     protection, floor = PROTECTION[cls]
     retained_pct = 100.0 * retained / area if area > 0 else None
+    if retained_pct is not None:
+        finite_result(retained_pct, join(where, "woodland_area_ac"), "the retained percentage")
     zero = Plantings(0, 0, 0, 0, 0)
     if cls == "none":
         return MitigationResult(
@@ -560,7 +567,7 @@ def _drainageway(m: Mapping, where: str) -> DrainagewayResult:
                                  area_sqft=None, min_open_space_sqft=None)
     if not verdict:
         half = total = 0.0
-    area = total * length
+    area = finite_result(total * length, join(where, "length_ft"), "the drainageway area")
     return DrainagewayResult(
         rule="drainageway",
         status=Status.DETERMINED,
@@ -620,24 +627,29 @@ class DevelopmentAreaResult(RuleResult):
     distances_ft: tuple[float, ...]
 
 
+def _point(p: Any, where: str) -> tuple[float, float]:
+    """One [x_ft, y_ft] point (projected feet, each at most ``MAX_FT`` in size)."""
+    if isinstance(p, (str, bytes)) or not isinstance(p, Sequence) or len(p) != 2:
+        raise RuleInputError(where, "each point must be [x_ft, y_ft]")
+    return (number_of(p[0], join(where, 0), nonnegative=False, unit=" ft"),
+            number_of(p[1], join(where, 1), nonnegative=False, unit=" ft"))
+
+
 def _points(ring: Any, where: str) -> list[tuple[float, float]]:
     if isinstance(ring, (str, bytes)) or not isinstance(ring, Sequence):
         raise RuleInputError(where, "must be a list of [x_ft, y_ft] points")
-    pts = []
-    for i, p in enumerate(ring):
-        pw = join(where, i)
-        if isinstance(p, (str, bytes)) or not isinstance(p, Sequence) or len(p) != 2:
-            raise RuleInputError(pw, "each point must be [x_ft, y_ft]")
-        pts.append((number_of(p[0], join(pw, 0), nonnegative=False), number_of(p[1], join(pw, 1), nonnegative=False)))
-    return pts
+    return [_point(p, join(where, i)) for i, p in enumerate(ring)]
 
 
 def _polygon(pts: list[tuple[float, float]], where: str) -> shapely.Polygon:
     if len(pts) < 3:
         raise RuleInputError(where, f"a polygon needs 3 or more points, got {len(pts)}")
     poly = shapely.Polygon(pts)
-    if not poly.is_valid or poly.area <= 0.0:
+    if not poly.is_valid:
         raise RuleInputError(where, f"not a valid polygon ({shapely.is_valid_reason(poly)})")
+    if not poly.area > 0.0:
+        raise RuleInputError(where, "the polygon encloses no area (its points are in a line, or too close "
+                                    "together to measure)")
     return poly
 
 
@@ -664,28 +676,29 @@ def _development_area(m: Mapping, where: str) -> DevelopmentAreaResult:
         else:
             edges.append(_polygon(pts, join(w, "coordinates")))
     test_points = [
-        _points([p], join(join(where, "test_points"), i))[0]
+        _point(p, join(join(where, "test_points"), i))
         for i, p in enumerate(sequence(m, "test_points", where, required=False) or [])
     ]
+    if test_points and not foundations and not edges:
+        raise RuleInputError(join(where, "foundations"), "test_points need at least one foundation or edge")
     buffers = [shapely.buffer(g, FOUNDATION_LIMIT_FT, quad_segs=QUAD_SEGS) for g in foundations]
     buffers += [shapely.buffer(g, EDGE_LIMIT_FT, quad_segs=QUAD_SEGS) for g in edges]
     envelope = shapely.union_all(buffers) if buffers else shapely.Polygon()
+    envelope_area = finite_result(float(envelope.area), fw, "the envelope area")
     inside = []
     distances = []
     for x, y in test_points:
         pt = shapely.Point(x, y)
         df = [g.distance(pt) for g in foundations]
         de = [g.distance(pt) for g in edges]
-        distances.append(min(df + de) if df or de else math.inf)
+        distances.append(min(df + de))
         inside.append(any(at_most(d, FOUNDATION_LIMIT_FT) for d in df) or any(at_most(d, EDGE_LIMIT_FT) for d in de))
-    if any(math.isinf(d) for d in distances):
-        raise RuleInputError(join(where, "foundations"), "test_points need at least one foundation or edge")
     return DevelopmentAreaResult(
         rule="development_area",
         status=Status.DETERMINED,
         citation=f"{CITE}, Woodlands D.2",
         interpretations=_ordered(used, (ROUND_BUFFER, EDGE_SHAPE)),
-        envelope_area_sqft=float(envelope.area),
+        envelope_area_sqft=envelope_area,
         inside=tuple(inside),
         distances_ft=tuple(float(d) for d in distances),
     )

@@ -46,17 +46,25 @@ def main(argv: Sequence[str] | None = None) -> int:
             with open(args.file, encoding="utf-8") as fh:
                 text = fh.read()
         data = json.loads(text)
-    except (OSError, UnicodeDecodeError, json.JSONDecodeError) as err:
+    except RecursionError:
+        print(f"fieldapp rules evaluate: cannot read {args.file}: JSON nested too deeply", file=sys.stderr)
+        return 2
+    except MemoryError:
+        print(f"fieldapp rules evaluate: cannot read {args.file}: too large to hold in memory", file=sys.stderr)
+        return 2
+    except (OSError, ValueError) as err:  # ValueError: JSONDecodeError, UnicodeDecodeError, int too long
         print(f"fieldapp rules evaluate: cannot read {args.file}: {err}", file=sys.stderr)
         return 2
     requests = data if isinstance(data, list) else [data]
     results = []
     for request in requests:
+        result = evaluate(request)  # never raises: a failure is that request's error result
         try:
-            results.append(evaluate(request))
-        except Exception as err:  # a bug in one rule must not lose the other verdicts
-            rule = request.get("rule") if isinstance(request, dict) else None
-            results.append(error_result(rule, "", f"internal error: {type(err).__name__}: {err}"))
+            json.dumps(result, allow_nan=False)
+        except (ValueError, TypeError, RecursionError) as err:  # evaluate() guards this; belt and braces
+            key = "input" if isinstance(request, dict) and isinstance(request.get("input"), dict) else "request"
+            result = error_result(result.get("rule"), key, f"internal error: result not JSON: {err}")
+        results.append(result)
     indent = None if args.indent < 0 else args.indent
     print(json.dumps(results, indent=indent, allow_nan=False))
     return 1 if any(r.get("status") == "error" for r in results) else 0

@@ -2,12 +2,19 @@
 
 A request is ``{"rule": id, "input": {...}, "settings": {...}}`` (settings optional); the result
 is the rule's result dict, or ``{"rule", "status": "error", "key", "message"}`` when the request
-is malformed (a missing, misspelt, wrong-type, negative or non-finite value, or an unknown rule,
-named by ``key``). Unknown extra keys are ignored.
+is malformed (a missing, misspelt, wrong-type, negative, non-finite or out-of-range value, or an
+unknown rule, named by ``key``). Unknown extra keys are ignored.
+
+:func:`evaluate` never raises: a request whose evaluation fails unexpectedly (a bug, or an input
+no check foresaw) becomes an error result whose ``key`` is the best one known (``"input"``,
+never empty) and whose message starts "internal error"; a result with a number that is not
+finite (JSON has no infinity) becomes an error result naming the result key.
 """
 
 from __future__ import annotations
 
+import math
+import reprlib
 from collections.abc import Callable, Mapping
 from typing import Any
 
@@ -51,7 +58,7 @@ def evaluate_result(request: Mapping[str, Any]) -> RuleResult:
         raise RuleInputError("rule", "missing required key 'rule'")
     if not isinstance(rule, str) or rule not in RULES:
         known = ", ".join(sorted(RULES))
-        raise RuleInputError("rule", f"unknown rule {rule!r}; known rules: {known}")
+        raise RuleInputError("rule", f"unknown rule {reprlib.repr(rule)}; known rules: {known}")
     if "input" not in request:
         raise RuleInputError("input", "missing required key 'input'")
     data = request["input"]
@@ -87,8 +94,47 @@ def evaluate(request: Mapping[str, Any]) -> dict[str, Any]:
     >>> evaluate({"rule": "nr341.bank", "input": {"priority": "no", "segments": []}})["key"]
     'input.priority'
     """
+    rule = request.get("rule") if isinstance(request, Mapping) else None
+    rule = rule if isinstance(rule, str) else None
     try:
-        return evaluate_result(request).to_dict()
+        result = evaluate_result(request).to_dict()
     except RuleInputError as err:
-        rule = request.get("rule") if isinstance(request, Mapping) else None
-        return error_result(rule if isinstance(rule, str) else None, err.key, err.message)
+        return error_result(rule, err.key, err.message)
+    except RecursionError:
+        return error_result(rule, _best_key(request), "internal error: the request is nested too deeply")
+    except Exception as err:  # noqa: BLE001 -- a bug in one rule must not lose the other verdicts
+        text = str(err)
+        text = text if len(text) <= 300 else f"{text[:300]}..."
+        return error_result(rule, _best_key(request), f"internal error: {type(err).__name__}: {text}")
+    bad = _non_finite(result, "")
+    if bad is not None:
+        path, value = bad
+        return error_result(rule, _best_key(request),
+                            f"internal error: the result {path} would be {value}; an input value is out of range")
+    return result
+
+
+def _best_key(request: Any) -> str:
+    """The key to name for a failure no check caught: the input, or the request itself."""
+    if isinstance(request, Mapping) and isinstance(request.get("input"), Mapping):
+        return "input"
+    return "request"
+
+
+def _non_finite(value: Any, path: str) -> tuple[str, float] | None:
+    """(path, value) of the first float in a result that is NaN or infinite, else None."""
+    if type(value) is float:
+        return None if math.isfinite(value) else (path, value)
+    if isinstance(value, dict):
+        for k, v in value.items():
+            if type(v) is not float and not isinstance(v, (dict, list)):
+                continue
+            found = _non_finite(v, f"{path}.{k}" if path else str(k))
+            if found is not None:
+                return found
+    elif isinstance(value, list):
+        for i, v in enumerate(value):
+            found = _non_finite(v, f"{path}[{i}]")
+            if found is not None:
+                return found
+    return None

@@ -22,7 +22,7 @@ import math
 from collections.abc import Mapping
 
 from fieldapp.rules.results import RuleInputError, RuleResult, Status
-from fieldapp.rules.validate import join, number, number_of, one_of
+from fieldapp.rules.validate import finite_result, join, number, number_of, one_of
 
 __all__ = [
     "ClinometerResult",
@@ -154,7 +154,8 @@ def _clinometer(m: Mapping, where: str) -> ClinometerResult:
         used.append(HORIZONTAL_DISTANCE)
     else:
         reading = number(m, "reading_pct", where, nonnegative=False)
-    slope = clinometer_slope_pct(horizontal, reading, eye, target)
+    slope = finite_result(clinometer_slope_pct(horizontal, reading, eye, target), join(where, "horizontal_ft"),
+                          "the slope (height difference ÷ horizontal_ft)")
     return ClinometerResult(
         rule="slope.clinometer",
         status=Status.DETERMINED,

@@ -48,7 +48,7 @@ import shapely
 
 from fieldapp.rules.compare import at_least, more_than
 from fieldapp.rules.results import RuleInputError, RuleResult, Status
-from fieldapp.rules.validate import boolean, choice, join, mapping, number, number_of, sequence
+from fieldapp.rules.validate import boolean, choice, finite_result, join, mapping, number, number_of, sequence
 
 __all__ = [
     "EXEMPTIONS",
@@ -232,18 +232,21 @@ def _average_width(m: Mapping, where: str, used: set[str]) -> tuple[float | None
         for i, p in enumerate(ring):
             if isinstance(p, (str, bytes)) or not isinstance(p, Sequence) or len(p) != 2:
                 raise RuleInputError(join(pw, i), "each point must be [x_ft, y_ft]")
-            pts.append((number_of(p[0], join(join(pw, i), 0), nonnegative=False),
-                        number_of(p[1], join(join(pw, i), 1), nonnegative=False)))
+            pts.append((number_of(p[0], join(join(pw, i), 0), nonnegative=False, unit=" ft"),
+                        number_of(p[1], join(join(pw, i), 1), nonnegative=False, unit=" ft")))
         if len(pts) < 3:
             raise RuleInputError(pw, f"polygon_ft needs 3 or more points, got {len(pts)}")
         poly = shapely.Polygon(pts)
-        if not poly.is_valid or poly.area <= 0.0:
+        if not poly.is_valid:
             raise RuleInputError(pw, f"polygon_ft is not a valid polygon ({shapely.is_valid_reason(poly)})")
+        if not poly.area > 0.0:
+            raise RuleInputError(pw, "polygon_ft encloses no area (its points are in a line, or too close "
+                                     "together to measure)")
         rect = poly.minimum_rotated_rectangle
         xs, ys = rect.exterior.coords.xy
         sides = [math.hypot(xs[i + 1] - xs[i], ys[i + 1] - ys[i]) for i in range(2)]
         used.add(AVERAGE_WETLAND_WIDTH)
-        return poly.area / max(sides), None
+        return finite_result(poly.area / max(sides), pw, "the average width"), None
     return None, (
         f"measure the wetland's width perpendicular to its long axis at 3 or more places "
         f"({count} so far), or map its delineated boundary"

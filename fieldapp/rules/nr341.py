@@ -49,13 +49,14 @@ from __future__ import annotations
 import dataclasses
 import enum
 import math
+import reprlib
 from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
 from fieldapp.rules.compare import at_least, at_most, less_than, more_than
 from fieldapp.rules.measure import horizontal_from_slope_distance, pct_from_deg, surface_from_horizontal
 from fieldapp.rules.results import RuleInputError, RuleResult, Status
-from fieldapp.rules.validate import boolean, join, mapping, number, one_of, sequence
+from fieldapp.rules.validate import MAX_FT, MAX_VALUE, boolean, finite_result, join, mapping, number, one_of, sequence
 
 __all__ = [
     "Basis",
@@ -255,7 +256,9 @@ def _read_segments(items: Iterable[Any], where: str) -> tuple[list[float], list[
     hs: list[float] = []
     ps: list[float] = []
     reduced = False
-    inf = math.inf
+    # The fast path takes only values the validating path accepts (plausibility limits
+    # included, so that no sum or product overflows); a huge int goes to the validating path too.
+    big_ft, big = MAX_FT, MAX_VALUE
     for i, item in enumerate(items):
         if type(item) is dict:
             # Fast path for well-formed segments; anything else (or any bad value) goes through
@@ -267,8 +270,8 @@ def _read_segments(items: Iterable[Any], where: str) -> tuple[list[float], list[
             if (h is None) != (sd is None) and (p is None) != (deg is None):
                 length = h if sd is None else sd
                 slope = p if deg is None else deg
-                if (type(length) in _NUM and type(slope) in _NUM and 0.0 < length < inf
-                        and (-inf < slope < inf if deg is None else -90.0 < slope < 90.0)):
+                if (type(length) in _NUM and type(slope) in _NUM and 0.0 < length <= big_ft
+                        and (-big <= slope <= big if deg is None else -90.0 < slope < 90.0)):
                     if deg is not None:
                         slope = 100.0 * math.tan(math.radians(slope))
                         reduced = True
@@ -280,7 +283,7 @@ def _read_segments(items: Iterable[Any], where: str) -> tuple[list[float], list[
                     continue
         elif type(item) is tuple and len(item) == 2:
             h, p = item
-            if type(h) in _NUM and type(p) in _NUM and 0.0 < h < inf and -inf < p < inf:
+            if type(h) in _NUM and type(p) in _NUM and 0.0 < h <= big_ft and -big <= p <= big:
                 hs.append(float(h))
                 ps.append(float(p))
                 continue
@@ -604,7 +607,7 @@ def bank_from_stations(
 
 def _priority(value: Any, key: str) -> bool:
     if not isinstance(value, bool):
-        raise RuleInputError(key, f"priority must be true or false, got {value!r}")
+        raise RuleInputError(key, f"priority must be true or false, got {reprlib.repr(value)}")
     return value
 
 
@@ -723,7 +726,8 @@ def _graded_area(m: Mapping, where: str) -> GradedAreaResult:
         used.append(HORIZONTAL_DISTANCE)
     else:
         pct = number(m, "slope_pct", where, nonnegative=False)
-    surface = surface_from_horizontal(area, pct)
+    surface = finite_result(surface_from_horizontal(area, pct), join(where, "horizontal_area_sqft"),
+                            "the surface area")
     return GradedAreaResult(
         rule=RULE_GRADED_AREA,
         status=Status.DETERMINED,

@@ -7,20 +7,43 @@ but when a required key is missing a near-miss spelling among the keys present i
 message ("found 'slope_pc': misspelt?").
 
 ``where`` is the path of the mapping being read ("" at the top of the input).
+
+Plausibility limits
+-------------------
+Every number is also refused, naming its key, when its size is beyond what any site measures,
+so that no arithmetic on accepted values can overflow a float (largest 1.8e308) and every
+result number stays finite (JSON has no infinity):
+
+:data:`MAX_FT` = 1e9 ft
+    Lengths, widths, heights, elevations and coordinates in feet (keys ending ``_ft``, or read
+    with ``unit=" ft"``). 1e9 ft is about 190,000 miles, more than 7 times round the Earth;
+    projected coordinates in feet (state plane, UTM) stay below 1e8 ft. Squared (areas of
+    polygons) and summed over millions of segments this stays below 1e25.
+:data:`MAX_VALUE` = 1e15
+    Every other number: sq ft (1e15 sq ft is 36 million square miles), acres, cu yd, cu ft,
+    percent (a slope of 1e15 % is within 1e-13 degree of vertical), inches, counts.
+
+There is no lower limit: a tiny positive value that would make a result infinite (a
+clinometer distance of 1e-320 ft) is caught on the result by :func:`finite_result`, which
+names the input responsible.
 """
 
 from __future__ import annotations
 
 import difflib
 import math
+import reprlib
 from collections.abc import Mapping, Sequence
 from typing import Any
 
 from fieldapp.rules.results import RuleInputError
 
 __all__ = [
+    "MAX_FT",
+    "MAX_VALUE",
     "boolean",
     "choice",
+    "finite_result",
     "join",
     "mapping",
     "number",
@@ -30,6 +53,10 @@ __all__ = [
 ]
 
 _MISSING = object()
+
+#: Plausibility limits (see the module docstring): feet, and every other number.
+MAX_FT = 1e9
+MAX_VALUE = 1e15
 
 
 def join(where: str, key: str | int) -> str:
@@ -73,11 +100,22 @@ def number_of(
     maximum: float | None = None,
     unit: str = "",
 ) -> float:
-    """Check one number already taken out of its mapping; ``key`` is its full path."""
+    """Check one number already taken out of its mapping; ``key`` is its full path.
+
+    Besides the sign and ``maximum`` checks, the size is limited to :data:`MAX_FT` for feet
+    (``unit`` " ft" or a key ending ``_ft``) and :data:`MAX_VALUE` otherwise.
+    """
     if type(value) is not float and type(value) is not int:
         if isinstance(value, bool) or not isinstance(value, (int, float)):
             raise RuleInputError(key, f"{_leaf(key)} must be a number, got {_kind(value)}")
-    value = float(value)
+    limit = MAX_FT if unit.strip() == "ft" or _leaf(key).endswith("_ft") else MAX_VALUE
+    try:
+        value = float(value)
+    except OverflowError:
+        digits = int(abs(value).bit_length() * math.log10(2)) + 1
+        raise RuleInputError(
+            key, f"{_leaf(key)} is out of range: a number of about {digits} digits; at most {limit:g}{unit} in size "
+                 "is accepted (more than any site measures)") from None
     if not math.isfinite(value):
         raise RuleInputError(key, f"{_leaf(key)} must be a finite number, got {value}")
     if positive and value <= 0.0:
@@ -86,6 +124,23 @@ def number_of(
         raise RuleInputError(key, f"{_leaf(key)} must not be negative, got {value:g}{unit}")
     if maximum is not None and value > maximum:
         raise RuleInputError(key, f"{_leaf(key)} must be at most {maximum:g}{unit}, got {value:g}{unit}")
+    if abs(value) > limit:
+        raise RuleInputError(
+            key, f"{_leaf(key)} is out of range: {value:g}{unit}; at most {limit:g}{unit} in size is accepted "
+                 "(more than any site measures; check the units)")
+    return value
+
+
+def finite_result(value: float, key: str, what: str) -> float:
+    """``value`` (a number computed from the inputs) if it is finite; else an error naming the
+    input ``key`` responsible, saying that ``what`` would be infinite or undefined.
+
+    Raises
+    ------
+    RuleInputError
+    """
+    if not math.isfinite(value):
+        raise RuleInputError(key, f"{_leaf(key)} is out of range: {what} would be {value}")
     return value
 
 
@@ -165,7 +220,7 @@ def choice(
         if isinstance(value, str) and value:
             near = [c for c in choices if c.startswith(value)] or difflib.get_close_matches(value, list(choices), n=1)
         hint = f" (did you mean {near[0]!r}?)" if near else ""
-        raise RuleInputError(join(where, key), f"{key} must be one of {listed}, got {value!r}{hint}")
+        raise RuleInputError(join(where, key), f"{key} must be one of {listed}, got {reprlib.repr(value)}{hint}")
     return value
 
 
@@ -194,7 +249,7 @@ def _kind(value: Any) -> str:
     if isinstance(value, bool):
         return f"boolean {value}".lower()
     if isinstance(value, str):
-        return f"string {value!r}"
+        return f"string {reprlib.repr(value)}"
     if isinstance(value, Mapping):
         return "an object"
     if isinstance(value, (list, tuple)):
