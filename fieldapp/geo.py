@@ -25,7 +25,17 @@ Errors
 ------
 ``GeoError`` (base, also a ``ValueError``)
     ``UnsuitableCRS``   geographic, Web Mercator, polar (no UTM zone) or unknown CRS;
-    ``NonFiniteCoordinate``  a transform produced inf/NaN (the point is never stored).
+    ``NonFiniteCoordinate``  a transform produced inf/NaN (the point is never stored);
+    ``OutsideAreaOfUse``  an x, y far outside the CRS's area of use (:meth:`SiteFrame.check_xy`).
+
+Area of use
+-----------
+A projected CRS is only meaningful near the area it was defined for (``CRS.area_of_use``, from
+the EPSG database). :meth:`SiteFrame.check_xy` refuses a site-CRS coordinate outside that area
+widened by :data:`AREA_OF_USE_MARGIN_DEG` (5°) of latitude and longitude on every side, projected
+into the CRS (``Transformer.transform_bounds``, densified) — a generous margin: a site a few
+hundred km outside the CRS's zone still passes, while 1e12 or 1e30 (no lon/lat at all) does not.
+A CRS without an area of use gets only the inverse-transform check (finite lon/lat).
 """
 
 from __future__ import annotations
@@ -50,6 +60,8 @@ __all__ = [
     "GeoError",
     "UnsuitableCRS",
     "NonFiniteCoordinate",
+    "OutsideAreaOfUse",
+    "AREA_OF_USE_MARGIN_DEG",
     "utm_zone",
     "utm_crs",
     "SiteFrame",
@@ -61,6 +73,9 @@ FOOT_INTERNATIONAL_M = 0.3048
 FOOT_US_SURVEY_M = 1200.0 / 3937.0
 SQFT_PER_ACRE = 43560.0
 WGS84 = Geod(ellps="WGS84")
+# Degrees of latitude/longitude added on every side of a CRS's area of use before coordinates
+# in it are refused (see "Area of use" in the module docstring).
+AREA_OF_USE_MARGIN_DEG = 5.0
 
 # Web Mercator and its aliases: conformal, but its scale is sec(lat) (x1.41 at 45 N); areas in it
 # are never what we report, so it is refused as a site CRS.
@@ -78,6 +93,24 @@ class UnsuitableCRS(GeoError):
 
 class NonFiniteCoordinate(GeoError):
     """A transform gave an infinite or NaN coordinate; the point must not be stored."""
+
+
+class OutsideAreaOfUse(GeoError):
+    """A site-CRS coordinate lies far outside the CRS's area of use (it has no sensible lon/lat).
+
+    Attributes
+    ----------
+    axis : str
+        ``"x"`` or ``"y"`` (the coordinate at fault), or ``"x/y"`` when the inverse transform
+        fails for the pair.
+    index : int or None
+        Index of the offending vertex when an array of coordinates was checked.
+    """
+
+    def __init__(self, message: str, axis: str, index: int | None = None) -> None:
+        super().__init__(message)
+        self.axis = axis
+        self.index = index
 
 
 class Foot(enum.Enum):
@@ -315,6 +348,96 @@ class SiteFrame:
         if not (np.all(np.isfinite(lon)) and np.all(np.isfinite(lat))):
             raise NonFiniteCoordinate(f"x/y ({x!r}, {y!r}) has no finite lon/lat")
         return lon, lat
+
+    # -- area of use ---------------------------------------------------------------------------
+    @cached_property
+    def bounds(self) -> tuple[float, float, float, float] | None:
+        """(xmin, ymin, xmax, ymax) in CRS units: the area of use widened by
+        :data:`AREA_OF_USE_MARGIN_DEG`, projected; None when the CRS has no area of use.
+
+        Sides that do not project to a finite value are left open (±inf).
+        """
+        aou = self.crs.area_of_use
+        if aou is None:
+            return None
+        m = AREA_OF_USE_MARGIN_DEG
+        south, north = max(aou.south - m, -90.0), min(aou.north + m, 90.0)
+        west, east = aou.west - m, aou.east + m
+        # width in longitude (an area crossing the antimeridian has west > east)
+        span = (aou.east - aou.west) % 360.0 + 2 * m if aou.west > aou.east else east - west
+        if span >= 360.0:
+            west, east = -180.0, 180.0
+        else:
+            west = (west + 180.0) % 360.0 - 180.0
+            east = (east + 180.0) % 360.0 - 180.0
+            if east == -180.0:
+                east = 180.0
+        try:
+            xmin, ymin, xmax, ymax = self._forward.transform_bounds(
+                west, south, east, north, densify_pts=41, errcheck=False
+            )
+        except pyproj.exceptions.ProjError:  # pragma: no cover - PROJ could not bound it
+            return None
+        fix = lambda v, inf: v if math.isfinite(v) else inf  # noqa: E731
+        return (fix(xmin, -math.inf), fix(ymin, -math.inf), fix(xmax, math.inf), fix(ymax, math.inf))
+
+    def outside(self, x, y) -> np.ndarray:
+        """Boolean mask of the coordinates :meth:`check_xy` would refuse (vectorised)."""
+        xa = np.atleast_1d(np.asarray(x, dtype=float))
+        ya = np.atleast_1d(np.asarray(y, dtype=float))
+        bad = ~(np.isfinite(xa) & np.isfinite(ya))
+        b = self.bounds
+        if b is not None:
+            bad |= ~((xa >= b[0]) & (xa <= b[2]) & (ya >= b[1]) & (ya <= b[3]))
+        ok = ~bad
+        if ok.any():
+            lon, lat = self._inverse.transform(xa[ok], ya[ok], errcheck=False)
+            lon, lat = np.asarray(lon), np.asarray(lat)
+            bad[ok] = ~(np.isfinite(lon) & np.isfinite(lat) & (np.abs(lat) <= 90.0))
+        return bad
+
+    def check_xy(self, x, y) -> None:
+        """Refuse site-CRS coordinates far outside the CRS's area of use.
+
+        Parameters
+        ----------
+        x, y : float or array of float
+            Coordinates in CRS units (already known to be finite).
+
+        Raises
+        ------
+        OutsideAreaOfUse
+            A coordinate outside :attr:`bounds`, or an x, y whose inverse transform is not a
+            finite lon/lat. ``.axis`` names ``x`` or ``y``; ``.index`` the vertex for arrays.
+        """
+        xa = np.atleast_1d(np.asarray(x, dtype=float))
+        ya = np.atleast_1d(np.asarray(y, dtype=float))
+        scalar = np.ndim(x) == 0
+        b = self.bounds
+        if b is not None:
+            for axis, vals, lo, hi in (("x", xa, b[0], b[2]), ("y", ya, b[1], b[3])):
+                bad = np.nonzero(~((vals >= lo) & (vals <= hi)))[0]
+                if len(bad):
+                    i = int(bad[0])
+                    raise OutsideAreaOfUse(
+                        f"{axis} {float(vals[i])!r} is outside the area of use of "
+                        f"{self.crs.name!r} ({axis} {lo:.0f} to {hi:.0f} {self._unit_name}, "
+                        f"with a {AREA_OF_USE_MARGIN_DEG:g}° margin)",
+                        axis, None if scalar else i,
+                    )
+        lon, lat = self._inverse.transform(xa, ya, errcheck=False)
+        lon, lat = np.asarray(lon), np.asarray(lat)
+        bad = np.nonzero(~(np.isfinite(lon) & np.isfinite(lat) & (np.abs(lat) <= 90.0)))[0]
+        if len(bad):
+            i = int(bad[0])
+            raise OutsideAreaOfUse(
+                f"x/y ({float(xa[i])!r}, {float(ya[i])!r}) has no lon/lat in {self.crs.name!r}",
+                "x/y", None if scalar else i,
+            )
+
+    @cached_property
+    def _unit_name(self) -> str:
+        return self.crs.axis_info[0].unit_name
 
     # -- units --------------------------------------------------------------------------------
     def to_ft(self, length_crs: float) -> float:

@@ -201,3 +201,42 @@ def test_frame_caches_transformers():
     frame = SiteFrame(CRS.from_epsg(32610))
     assert frame._forward is frame._forward
     assert frame.srs_id == 32610
+
+
+def test_area_of_use_bounds_and_refusal_in_wisconsin_transverse_mercator():
+    # EPSG:3070's area of use is Wisconsin, lon -92.89..-86.25, lat 42.48..47.31 (EPSG database).
+    # Widened by 5 deg: lon -97.89..-81.25, lat 37.48..52.31. Its projected bounding box must hold
+    # the widened corners (SW and NE) and a point in Madison; 1e12 / 1e30 have no lon/lat at all,
+    # and Maine (lon -70, ~16 deg east of Wisconsin, x ~ 2.1e6 m) is far outside.
+    from fieldapp.geo import AREA_OF_USE_MARGIN_DEG, OutsideAreaOfUse
+
+    frame = SiteFrame("EPSG:3070")
+    assert AREA_OF_USE_MARGIN_DEG == 5.0
+    xmin, ymin, xmax, ymax = frame.bounds
+    for lon, lat in [(-97.89, 37.48), (-81.25, 52.31), (-89.4, 43.07)]:
+        x, y = frame.to_local(lon, lat)
+        assert xmin - 1e-6 <= x <= xmax + 1e-6 and ymin - 1e-6 <= y <= ymax + 1e-6
+        frame.check_xy(x, y)  # accepted
+    x_me, y_me = frame.to_local(-70.0, 45.0)
+    with pytest.raises(OutsideAreaOfUse) as e:
+        frame.check_xy(x_me, y_me)
+    assert e.value.axis == "x"
+    with pytest.raises(OutsideAreaOfUse, match="area of use") as e:
+        frame.check_xy(1e30, 1e30)
+    assert e.value.axis == "x" and "1e+30" in str(e.value) and "np." not in str(e.value)
+    with pytest.raises(OutsideAreaOfUse) as e:
+        frame.check_xy(560_000.0, 1e12)
+    assert e.value.axis == "y"
+    # arrays: the first bad vertex is named by index
+    with pytest.raises(OutsideAreaOfUse) as e:
+        frame.check_xy([560_000.0, 560_000.0, 1e12], [447_000.0, 447_100.0, 447_000.0])
+    assert e.value.index == 2 and e.value.axis == "x"
+
+
+def test_area_of_use_across_the_antimeridian():
+    # UTM 60N (lon 174..180) widened by 5 deg crosses 180: a point at lon 179.9 and one at
+    # lon -178 (2 deg past the antimeridian, inside the margin) are both accepted.
+    frame = SiteFrame("EPSG:32660")
+    for lon in (179.9, -178.0):
+        x, y = frame.to_local(lon, 50.0)
+        frame.check_xy(x, y)

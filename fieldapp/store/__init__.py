@@ -2,13 +2,17 @@
 
 >>> # store = create_visit("site.gpkg", Visit.new("Smith lot"))  # new file, mirrored live
 >>> # store = open_visit("site.gpkg"); visit = store.visit        # load, then mirrored live
+>>> # store = open_visit("site.gpkg", readonly=True)  # report / export / sync: never writes
 >>> # store.checkpoint()  # before export / sync;  store.close()  # .gpkg alone is complete
 """
 
 from .gpkg import (
     DamagedVisitFile,
+    InvalidRecords,
     NewerVisitFile,
     NotAVisitFile,
+    ReadOnlyVisitFile,
+    RecordProblem,
     StoreClosed,
     StoreError,
     VisitFileExists,
@@ -22,8 +26,11 @@ from .schema import SCHEMA_VERSION
 
 __all__ = [
     "DamagedVisitFile",
+    "InvalidRecords",
     "NewerVisitFile",
     "NotAVisitFile",
+    "ReadOnlyVisitFile",
+    "RecordProblem",
     "StoreClosed",
     "StoreError",
     "VisitFileExists",

@@ -23,10 +23,26 @@ Errors (``StoreError`` base)
 ----------------------------
 ``NotAVisitFile``   not SQLite, not a GeoPackage, or a GeoPackage that is not a fieldapp visit;
 ``DamagedVisitFile`` SQLite reports corruption (``quick_check`` not ok, malformed pages);
+    ``InvalidRecords`` (a ``DamagedVisitFile``) rows the model would refuse (a DBH of 'abc' or
+    -5, a yes/no of "no", a coordinate outside the CRS's area of use); ``.problems`` names each
+    row (table, fid, uuid, column, what is wrong);
 ``NewerVisitFile``  written by a newer fieldapp (schema version above ours);
+``ReadOnlyVisitFile`` the file or its folder cannot be written (open it with ``readonly=True``),
+    or a write was tried on a store opened read-only;
 ``VisitFileExists`` ``create_visit`` on a path that exists;
 ``StoreClosed``     the store was closed; ``WriteFailed`` a commit failed (nothing written).
-Opening never modifies a file it refuses.
+
+Reading without changing
+------------------------
+:func:`inspect`, refusing a file, and ``open_visit(path, readonly=True)`` never modify the file:
+they read through a read-only SQLite connection (``mode=ro`` URI, ``PRAGMA query_only``), with no
+journal-mode switch. A WAL-mode file needs its ``-shm`` index to be read: when the ``-wal`` or
+``-shm`` exists (the app has the visit open, or crashed), ``mode=ro`` reads the WAL's committed
+records through it; when neither exists the WAL is empty and the file is opened ``immutable=1``
+so no ``-wal``/``-shm`` is created beside it. Loading checks every row with the model's own rules
+(:func:`fieldapp.survey.visit.validate`); one bad row refuses the whole file, naming the row —
+nothing a user recorded is ever silently dropped. Only an accepted file opened for recording is
+switched to WAL.
 """
 
 from __future__ import annotations
@@ -34,25 +50,31 @@ from __future__ import annotations
 import logging
 import os
 import sqlite3
+import typing
 import tempfile
 from dataclasses import fields
 from datetime import datetime, timezone
 from pathlib import Path
 from typing import Sequence
 
+import numpy as np
 from pyproj import CRS
 
 from .. import __version__
 from ..geo import SiteFrame
 from ..survey.features import FEATURE_CLASSES, Action, Change, Layer
-from ..survey.visit import Visit
+from ..survey.errors import InvalidValue
+from ..survey.visit import XY_PAIRS, Visit, check_point_fields, validate
 from . import schema as S
 
 __all__ = [
     "StoreError",
     "NotAVisitFile",
     "DamagedVisitFile",
+    "InvalidRecords",
+    "RecordProblem",
     "NewerVisitFile",
+    "ReadOnlyVisitFile",
     "VisitFileExists",
     "StoreClosed",
     "WriteFailed",
@@ -77,6 +99,31 @@ class NotAVisitFile(StoreError):
 
 class DamagedVisitFile(StoreError):
     """SQLite reports the file damaged."""
+
+
+class RecordProblem(typing.NamedTuple):
+    """One refused row: its table, ``fid``, ``uuid`` (None if unreadable), column and why."""
+
+    table: str
+    fid: int
+    uuid: str | None
+    column: str
+    message: str
+
+    def __str__(self) -> str:
+        return f"{self.table} row fid {self.fid} (uuid {self.uuid}): {self.column}: {self.message}"
+
+
+class InvalidRecords(DamagedVisitFile):
+    """Rows hold values the model refuses; ``problems`` lists every one (the file is untouched)."""
+
+    def __init__(self, message: str, problems: list[RecordProblem]) -> None:
+        super().__init__(message)
+        self.problems = problems
+
+
+class ReadOnlyVisitFile(StoreError, PermissionError):
+    """The visit file (or its folder) cannot be written, or the store was opened read-only."""
 
 
 class NewerVisitFile(StoreError):
@@ -198,9 +245,12 @@ class VisitStore:
         The model, with this store attached as its journal.
     """
 
-    def __init__(self, path: Path, conn: sqlite3.Connection, visit: Visit) -> None:
+    _readonly = False
+
+    def __init__(self, path: Path, conn: sqlite3.Connection, visit: Visit, *, readonly: bool = False) -> None:
         self.path = path
         self._conn: sqlite3.Connection | None = conn
+        self._readonly = readonly
         self.visit = visit
         self._touched: set[str] = set()
         self._srs_id = self._current_srs_id()
@@ -218,6 +268,11 @@ class VisitStore:
     def closed(self) -> bool:
         return self._conn is None
 
+    @property
+    def readonly(self) -> bool:
+        """True when opened with ``open_visit(path, readonly=True)``: nothing is ever written."""
+        return self._readonly
+
     def _db(self) -> sqlite3.Connection:
         if self._conn is None:
             raise StoreClosed(f"{self.path} is closed")
@@ -229,8 +284,11 @@ class VisitStore:
         Also stamps ``gpkg_contents.last_change`` of the tables changed since the last
         checkpoint (kept out of each record's transaction to keep commits small).
         Call before export or sync. Raises StoreError if a reader blocks the checkpoint.
+        A read-only store has nothing to checkpoint: no-op.
         """
         conn = self._db()
+        if self._readonly:
+            return
         if self._touched:
             now = _now_text()
             conn.execute("BEGIN IMMEDIATE")
@@ -247,8 +305,17 @@ class VisitStore:
             raise StoreError(f"checkpoint of {self.path} blocked by another connection; retry")
 
     def close(self) -> None:
-        """Checkpoint, switch to DELETE journal (no -wal needed), close. Idempotent."""
+        """Checkpoint, switch to DELETE journal (no -wal needed), close. Idempotent.
+
+        A read-only store just closes its connection (the file is left byte for byte as it was).
+        """
         if self._conn is None:
+            return
+        if self._readonly:
+            self._conn.close()
+            self._conn = None
+            if self.visit.journal is self:
+                self.visit.attach_journal(None)
             return
         try:
             self.checkpoint()
@@ -283,9 +350,12 @@ class VisitStore:
     def apply(self, changes: Sequence[Change]) -> None:
         """Commit the changes of one command in one transaction (the model's journal hook).
 
-        Raises WriteFailed (nothing written) on any database error.
+        Raises WriteFailed (nothing written) on any database error, ReadOnlyVisitFile on a
+        store opened read-only (the model then stays unchanged too).
         """
         conn = self._db()
+        if self._readonly:
+            raise ReadOnlyVisitFile(f"{self.path} was opened read-only; nothing can be recorded in it")
         touched = set()
         try:
             conn.execute("BEGIN IMMEDIATE")
@@ -351,27 +421,95 @@ class VisitStore:
         return {l.value: conn.execute(f'SELECT count(*) FROM "{l.value}"').fetchone()[0] for l in Layer}
 
 
-def _read_layer(conn: sqlite3.Connection, layer: Layer) -> list:
+def _column_of(layer: Layer, field: str) -> str:
+    """The table column holding a model field (``x``/``y``/``geometry`` live in ``geom``)."""
+    if layer in S.GEOMETRY and field in ("x", "y", "geometry"):
+        return "geom"
+    if field == "crown":
+        return S.CROWN_COLUMN
+    return field
+
+
+def _read_layer(conn: sqlite3.Connection, layer: Layer, frame: SiteFrame | None = None,
+                problems: list[RecordProblem] | None = None) -> list:
+    """All rows of ``layer`` as model records in fid order, each checked with the model's rules.
+
+    A row that cannot be read or that :func:`fieldapp.survey.visit.validate` refuses is added to
+    ``problems`` (and left out of the result); without a ``problems`` list the first one raises
+    :class:`InvalidRecords`.
+    """
     cls = FEATURE_CLASSES[layer]
     cols = S.columns(layer)
     names = list(S.COMMON) + (["geom"] if layer in S.GEOMETRY else []) + [c.name for c in cols]
     quoted = ", ".join(f'"{n}"' for n in names)
     out = []
+    own = problems is None
+    if own:
+        problems = []
     model_fields = {f.name for f in fields(cls)}
-    for row in conn.execute(f'SELECT {quoted} FROM "{layer.value}" ORDER BY fid'):
-        kw = {
-            "uuid": row[0],
-            "created_utc": S.parse_utc(row[1]),
-            "modified_utc": S.parse_utc(row[2]),
-            "created_by": row[3],
-        }
+    for fid, *row in conn.execute(f'SELECT fid, {quoted} FROM "{layer.value}" ORDER BY fid'):
+        uuid = row[0] if isinstance(row[0], str) else None
+        kw = {"uuid": row[0]}
+        bad = False
+
+        def refuse(column: str, message: str) -> None:
+            nonlocal bad
+            bad = True
+            problems.append(RecordProblem(layer.value, fid, uuid, column, message))
+
+        for i, name in enumerate(("created_utc", "modified_utc"), start=1):
+            try:
+                kw[name] = S.parse_utc(row[i])
+            except ValueError as exc:
+                refuse(name, str(exc))
+        kw["created_by"] = row[3]
         i = 4
         if layer in S.GEOMETRY:
-            kw.update(S.geometry_fields(layer, S.parse_gpkg_blob(row[4])))
+            try:
+                kw.update(S.geometry_fields(layer, S.parse_gpkg_blob(row[4])))
+            except ValueError as exc:
+                refuse("geom", str(exc))
             i = 5
         for c, v in zip(cols, row[i:]):
-            kw[c.field] = S.from_sql(c, v)
-        out.append(cls(**{k: v for k, v in kw.items() if k in model_fields}))
+            try:
+                kw[c.field] = S.from_sql(c, v)
+            except ValueError as exc:
+                refuse(c.name, str(exc))
+        if bad:
+            continue
+        try:
+            rec = cls(**{k: v for k, v in kw.items() if k in model_fields})
+            validate(rec, frame, check_points=False)
+        except InvalidValue as exc:
+            refuse(_column_of(layer, exc.name.split(" ")[0].split("/")[0]), str(exc))
+            continue
+        except (TypeError, ValueError) as exc:  # pragma: no cover - a field the schema lacks
+            refuse("?", str(exc))
+            continue
+        out.append((fid, rec))
+    if frame is not None and out:
+        # the x/y pairs of the whole table in one vectorised check; each refused row then by itself
+        bad = np.zeros(len(out), dtype=bool)
+        for nx, ny in XY_PAIRS:
+            if nx in model_fields:
+                xy = np.array([(getattr(r, nx), getattr(r, ny)) if getattr(r, nx) is not None
+                               and getattr(r, ny) is not None else (np.nan, np.nan) for _, r in out], float)
+                have = ~np.isnan(xy[:, 0])
+                if have.any():
+                    bad[have] |= frame.outside(xy[have, 0], xy[have, 1])
+        refused = set()
+        for i in np.nonzero(bad)[0]:
+            fid, rec = out[i]
+            try:
+                check_point_fields(rec, frame)
+            except InvalidValue as exc:
+                refused.add(int(i))
+                problems.append(RecordProblem(layer.value, fid, rec.uuid, _column_of(layer, exc.name.split("/")[0]), str(exc)))
+        out = [r for i, (_, r) in enumerate(out) if i not in refused]
+    else:
+        out = [r for _, r in out]
+    if own and problems:
+        raise InvalidRecords(str(problems[0]), problems)
     return out
 
 
@@ -463,76 +601,212 @@ def _set_durable(conn: sqlite3.Connection, durability: str = "full") -> None:
     conn.execute("PRAGMA foreign_keys=OFF")
 
 
-def inspect(path) -> dict:
-    """Check that ``path`` is a fieldapp visit this version can open, without changing it.
-
-    Returns the metadata table as a dict. Raises NotAVisitFile, DamagedVisitFile,
-    NewerVisitFile, FileNotFoundError.
-    """
-    path = Path(path)
-    if not path.is_file():
-        raise FileNotFoundError(f"no visit file at {path}")
+def _is_wal_file(path: Path) -> bool:
+    """The header's read/write versions (bytes 18-19) say WAL (2), SQLite file format §1.3."""
     with open(path, "rb") as fh:
-        head = fh.read(100)
-    if not head.startswith(SQLITE_MAGIC):
-        raise NotAVisitFile(f"{path} is not a GeoPackage (not an SQLite database)")
-    try:
-        conn = sqlite3.connect(path.resolve().as_uri() + "?mode=ro", uri=True, isolation_level=None)
-    except sqlite3.Error as exc:
-        raise DamagedVisitFile(f"{path} cannot be opened: {exc}") from exc
-    try:
-        app_id = conn.execute("PRAGMA application_id").fetchone()[0]
-        if app_id != S.APPLICATION_ID:
-            raise NotAVisitFile(f"{path} is an SQLite file but not a GeoPackage (application_id {app_id:#x})")
-        tables = {r[0] for r in conn.execute("SELECT name FROM sqlite_master WHERE type = 'table'")}
-        if S.META_TABLE not in tables:
-            raise NotAVisitFile(f"{path} is a GeoPackage but not a fieldapp visit (no {S.META_TABLE} table)")
-        meta = dict(conn.execute(f'SELECT key, value FROM "{S.META_TABLE}"').fetchall())
-        if meta.get("application") != "fieldapp":
-            raise NotAVisitFile(f"{path} is not a fieldapp visit")
-        try:
-            version = int(meta.get("schema_version", ""))
-        except ValueError as exc:
-            raise DamagedVisitFile(f"{path}: schema_version {meta.get('schema_version')!r}") from exc
-        if version > S.SCHEMA_VERSION:
-            raise NewerVisitFile(
-                f"{path} was written by a newer fieldapp (schema {version}; this version "
-                f"understands up to {S.SCHEMA_VERSION}); update fieldapp to open it"
-            )
-        missing = {l.value for l in Layer} - tables
-        if missing:
-            raise DamagedVisitFile(f"{path} lacks tables {sorted(missing)}")
-        check = conn.execute("PRAGMA quick_check").fetchall()
-        if check != [("ok",)]:
-            raise DamagedVisitFile(f"{path} is damaged: {'; '.join(r[0] for r in check[:5])}")
-        return meta
-    except sqlite3.DatabaseError as exc:
-        raise DamagedVisitFile(f"{path} is damaged: {exc}") from exc
-    finally:
-        conn.close()
+        head = fh.read(20)
+    return len(head) == 20 and head[18] == 2
 
 
-def open_visit(path, *, who: str | None = None, durability: str = "full", **visit_kwargs) -> VisitStore:
-    """Open a visit file, load it into a :class:`Visit` and mirror further changes into it.
+def _connect_readonly(path: Path) -> sqlite3.Connection:
+    """A connection that cannot change ``path`` (see "Reading without changing").
 
-    A WAL left by a crash is replayed. Raises the errors of :func:`inspect`; the file is left
-    untouched when refused.
+    ``mode=ro``; for a WAL-mode file with neither ``-wal`` nor ``-shm`` beside it (nothing
+    uncheckpointed), ``immutable=1`` so SQLite creates no ``-wal``/``-shm`` files either.
+    Then ``PRAGMA query_only``.
     """
-    path = Path(path)
-    inspect(path)
-    conn = _connect(path)
+    uri = path.resolve().as_uri() + "?mode=ro"
+    side = [path.with_name(path.name + suffix) for suffix in ("-wal", "-shm")]
+    if _is_wal_file(path) and not any(p.exists() for p in side):
+        uri += "&immutable=1"
+    conn = sqlite3.connect(uri, uri=True, isolation_level=None, timeout=10.0)
     try:
-        _set_durable(conn, durability)
-        sites = _read_layer(conn, Layer.SITE)
-        if len(sites) != 1:
-            raise DamagedVisitFile(f"{path} has {len(sites)} site rows, expected 1")
-        records = [f for layer in Layer if layer is not Layer.SITE for f in _read_layer(conn, layer)]
-    except sqlite3.DatabaseError as exc:
-        conn.close()
-        raise DamagedVisitFile(f"{path} is damaged: {exc}") from exc
+        conn.execute("PRAGMA query_only = 1")
     except BaseException:
         conn.close()
         raise
-    visit = Visit.from_records(sites[0], records, who=who, **visit_kwargs)
-    return VisitStore(path, conn, visit)
+    return conn
 
+
+def _is_readonly_error(exc: sqlite3.Error) -> bool:
+    code = getattr(exc, "sqlite_errorcode", None)
+    if code is not None and (code & 0xFF) == sqlite3.SQLITE_READONLY:
+        return True
+    text = str(exc).lower()
+    return "readonly" in text or "read-only" in text
+
+
+def _readonly_message(path: Path, detail: str = "") -> str:
+    return (f"{path} is read-only (the file or its folder cannot be written{': ' + detail if detail else ''}); "
+            "open it read-only to view, report or export it, or copy it to a writable folder to record")
+
+
+def _inspect_conn(conn: sqlite3.Connection, path: Path) -> dict:
+    app_id = conn.execute("PRAGMA application_id").fetchone()[0]
+    if app_id != S.APPLICATION_ID:
+        raise NotAVisitFile(f"{path} is an SQLite file but not a GeoPackage (application_id {app_id:#x})")
+    tables = {r[0] for r in conn.execute("SELECT name FROM sqlite_master WHERE type = 'table'")}
+    if S.META_TABLE not in tables:
+        raise NotAVisitFile(f"{path} is a GeoPackage but not a fieldapp visit (no {S.META_TABLE} table)")
+    meta = dict(conn.execute(f'SELECT key, value FROM "{S.META_TABLE}"').fetchall())
+    if meta.get("application") != "fieldapp":
+        raise NotAVisitFile(f"{path} is not a fieldapp visit")
+    try:
+        version = int(meta.get("schema_version", ""))
+    except ValueError as exc:
+        raise DamagedVisitFile(f"{path}: schema_version {meta.get('schema_version')!r}") from exc
+    if version > S.SCHEMA_VERSION:
+        raise NewerVisitFile(
+            f"{path} was written by a newer fieldapp (schema {version}; this version "
+            f"understands up to {S.SCHEMA_VERSION}); update fieldapp to open it"
+        )
+    missing = {l.value for l in Layer} - tables
+    if missing:
+        raise DamagedVisitFile(f"{path} lacks tables {sorted(missing)}")
+    check = conn.execute("PRAGMA quick_check").fetchall()
+    if check != [("ok",)]:
+        raise DamagedVisitFile(f"{path} is damaged: {'; '.join(r[0] for r in check[:5])}")
+    return meta
+
+
+def _sqlite_failure(path: Path, exc: sqlite3.Error) -> StoreError:
+    """The right StoreError for an SQLite error while reading: read-only or damaged."""
+    if _is_readonly_error(exc) or isinstance(exc, sqlite3.OperationalError) and "unable to open" in str(exc):
+        return ReadOnlyVisitFile(_readonly_message(path, str(exc)))
+    if isinstance(exc, sqlite3.OperationalError) and ("locked" in str(exc) or "busy" in str(exc)):
+        return StoreError(f"{path} is in use by another program ({exc}); close it there and retry")
+    return DamagedVisitFile(f"{path} is damaged: {exc}")
+
+
+def _open_checked(path: Path) -> tuple[sqlite3.Connection, dict]:
+    """A read-only connection to a file that passed the checks of :func:`inspect`."""
+    if not path.is_file():
+        raise FileNotFoundError(f"no visit file at {path}")
+    try:
+        with open(path, "rb") as fh:
+            head = fh.read(100)
+    except PermissionError as exc:
+        raise ReadOnlyVisitFile(f"{path} cannot be read: {exc}") from exc
+    if not head.startswith(SQLITE_MAGIC):
+        raise NotAVisitFile(f"{path} is not a GeoPackage (not an SQLite database)")
+    try:
+        conn = _connect_readonly(path)
+    except sqlite3.Error as exc:
+        raise _sqlite_failure(path, exc) from exc
+    try:
+        return conn, _inspect_conn(conn, path)
+    except sqlite3.DatabaseError as exc:
+        conn.close()
+        raise _sqlite_failure(path, exc) from exc
+    except BaseException:
+        conn.close()
+        raise
+
+
+def inspect(path) -> dict:
+    """Check that ``path`` is a fieldapp visit this version can open, without changing it.
+
+    Reads through a read-only connection (see "Reading without changing"): the file's bytes
+    are the same afterwards. Returns the metadata table as a dict.
+
+    Raises
+    ------
+    NotAVisitFile, DamagedVisitFile, NewerVisitFile, FileNotFoundError
+    ReadOnlyVisitFile
+        A WAL-mode file whose ``-shm`` index cannot be created (read-only folder).
+    """
+    conn, meta = _open_checked(Path(path))
+    conn.close()
+    return meta
+
+
+def _load(conn: sqlite3.Connection, path: Path):
+    """(site, records) read in one snapshot and checked row by row; raises InvalidRecords."""
+    problems: list[RecordProblem] = []
+    conn.execute("BEGIN")
+    try:
+        sites = _read_layer(conn, Layer.SITE, None, problems)
+        if not problems and len(sites) != 1:
+            raise DamagedVisitFile(f"{path} has {len(sites)} site rows, expected 1")
+        frame = None
+        if sites and sites[0].crs:
+            frame = SiteFrame(sites[0].crs)  # validate() already accepted it
+        records = [f for layer in Layer if layer is not Layer.SITE
+                   for f in _read_layer(conn, layer, frame, problems)]
+    finally:
+        conn.execute("COMMIT")
+    if problems:
+        shown = "; ".join(str(p) for p in problems[:10])
+        more = f" (and {len(problems) - 10} more)" if len(problems) > 10 else ""
+        raise InvalidRecords(
+            f"{path} holds {len(problems)} row(s) this version refuses, so it was not opened and "
+            f"nothing in it was changed; correct them (e.g. in QGIS) and open it again: {shown}{more}",
+            problems,
+        )
+    return sites[0], records
+
+
+def open_visit(path, *, who: str | None = None, durability: str = "full", readonly: bool = False,
+               **visit_kwargs) -> VisitStore:
+    """Open a visit file, load it into a :class:`Visit` and mirror further changes into it.
+
+    Parameters
+    ----------
+    path : path-like
+    who : str, optional
+        ``created_by`` for new features.
+    durability : ``"full"`` or ``"normal"``
+        See the module docstring (ignored when ``readonly``).
+    readonly : bool
+        Read without ever writing (for report, export and sync): no journal-mode switch,
+        ``PRAGMA query_only``; the file's bytes (and sha256) are unchanged after ``close()``.
+        The store's ``apply`` raises :class:`ReadOnlyVisitFile`, so commands on its visit are
+        refused and leave the model unchanged; ``checkpoint()`` is a no-op. While the app has
+        the visit open, a read-only open sees every committed record (through the WAL).
+
+    Every row is checked with the model's rules before anything is written; a WAL left by a
+    crash is read (and, when opened for recording, replayed into the file).
+
+    Raises
+    ------
+    FileNotFoundError, NotAVisitFile, DamagedVisitFile, NewerVisitFile
+        As :func:`inspect`; the file is left untouched.
+    InvalidRecords
+        A row the model refuses (a ``DamagedVisitFile``; ``.problems`` names every row);
+        the file is left untouched.
+    ReadOnlyVisitFile
+        Opened for recording but the file or its folder cannot be written (open it with
+        ``readonly=True``); the file is left untouched.
+    """
+    path = Path(path)
+    if durability not in ("full", "normal"):
+        raise ValueError(f"durability must be 'full' or 'normal', got {durability!r}")
+    conn, _ = _open_checked(path)
+    try:
+        site, records = _load(conn, path)
+    except sqlite3.DatabaseError as exc:
+        conn.close()
+        raise _sqlite_failure(path, exc) from exc
+    except BaseException:
+        conn.close()
+        raise
+    if readonly:
+        visit = Visit.from_records(site, records, who=who, **visit_kwargs)
+        return VisitStore(path, conn, visit, readonly=True)
+    conn.close()
+    if not (os.access(path, os.R_OK | os.W_OK) and os.access(path.parent, os.W_OK | os.X_OK)):
+        raise ReadOnlyVisitFile(_readonly_message(path))
+    try:
+        conn = _connect(path)
+    except sqlite3.Error as exc:
+        raise _sqlite_failure(path, exc) from exc
+    try:
+        _set_durable(conn, durability)
+    except sqlite3.Error as exc:
+        conn.close()
+        raise _sqlite_failure(path, exc) from exc
+    except BaseException:
+        conn.close()
+        raise
+    visit = Visit.from_records(site, records, who=who, **visit_kwargs)
+    return VisitStore(path, conn, visit)

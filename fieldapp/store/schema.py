@@ -25,6 +25,7 @@ from dataclasses import fields
 from datetime import date, datetime, timezone
 
 import shapely
+import shapely.errors
 from shapely.geometry import MultiPolygon, Point, Polygon
 
 from ..survey import features as F
@@ -152,8 +153,9 @@ def utc_text(dt: datetime) -> str:
 
 
 def parse_utc(text: str) -> datetime:
-    if not text.endswith("Z"):
-        raise ValueError(f"timestamp {text!r} is not UTC with Z")
+    """``2024-05-01T14:03:07.250Z`` → tz-aware UTC datetime; ValueError for anything else."""
+    if not isinstance(text, str) or not text.endswith("Z"):
+        raise ValueError(f"timestamp {text!r} is not ISO 8601 UTC text with Z")
     return datetime.fromisoformat(text[:-1]).replace(tzinfo=timezone.utc)
 
 
@@ -185,37 +187,73 @@ def to_sql(col: Column, value):
 
 
 def from_sql(col: Column, value):
+    """A stored value → the model's type, strictly (ValueError naming what is wrong).
+
+    SQLite keeps whatever a writer put in a column (QGIS, a script, a damaged sync), so nothing
+    is coerced: a BOOLEAN must be 0 or 1 (never the text "no"), a REAL a number (never text),
+    an INTEGER a whole number, TEXT text, a time ISO 8601 UTC with Z, an enum one of its values.
+    """
     if value is None:
         return None
     tp = col.pytype
     if tp == "wkb":
-        return shapely.from_wkb(value)
+        if not isinstance(value, bytes):
+            raise ValueError(f"{_short(value)} is not a WKB geometry blob")
+        try:
+            return shapely.from_wkb(value)
+        except shapely.errors.ShapelyError as exc:
+            raise ValueError(f"unreadable WKB geometry ({exc})") from exc
     if isinstance(tp, type) and issubclass(tp, enum.Enum):
-        return tp(value)
+        try:
+            return tp(value)
+        except ValueError:
+            raise ValueError(f"{_short(value)} is not one of {[m.value for m in tp]}") from None
     if tp is bool:
-        return bool(value)
+        if type(value) is int and value in (0, 1):
+            return bool(value)
+        raise ValueError(f"{_short(value)} is not a yes/no (0 or 1)")
     if tp is datetime:
         return parse_utc(value)
     if tp is date:
+        if not isinstance(value, str):
+            raise ValueError(f"{_short(value)} is not an ISO 8601 date")
         return date.fromisoformat(value)
     if tp is float:
-        return float(value)
+        if isinstance(value, (int, float)):
+            return float(value)
+        raise ValueError(f"{_short(value)} is not a number")
     if tp is int:
-        return int(value)
-    if col.field == "crew":
-        return tuple(json.loads(value))
-    if col.field == "device_ids":
-        return tuple(tuple(p) for p in json.loads(value))
-    if col.field == "water_features":
-        return tuple(
-            F.WaterFeature(
-                name=w["name"], type=F.WaterFeatureType(w["type"]),
-                susceptibility=None if w.get("susceptibility") is None else F.Susceptibility(w["susceptibility"]),
-                wetland_type=w.get("wetland_type"),
+        if isinstance(value, int):
+            return value
+        raise ValueError(f"{_short(value)} is not a whole number")
+    if not isinstance(value, str):
+        raise ValueError(f"{_short(value)} is not text")
+    if col.field in ("crew", "device_ids", "water_features"):
+        try:
+            items = json.loads(value)
+            if not isinstance(items, list):
+                raise TypeError("not a list")
+            if col.field == "crew":
+                return tuple(items)
+            if col.field == "device_ids":
+                return tuple(tuple(p) for p in items)
+            return tuple(
+                F.WaterFeature(
+                    name=w["name"], type=F.WaterFeatureType(w["type"]),
+                    susceptibility=None if w.get("susceptibility") is None else F.Susceptibility(w["susceptibility"]),
+                    wetland_type=w.get("wetland_type"),
+                )
+                for w in items
             )
-            for w in json.loads(value)
-        )
+        except (ValueError, TypeError, KeyError, AttributeError) as exc:
+            raise ValueError(f"{_short(value)} is not a valid {col.field} list ({exc})") from None
     return value
+
+
+def _short(value) -> str:
+    """repr of a stored value, cut to 60 characters for messages."""
+    r = repr(value)
+    return r if len(r) <= 60 else r[:57] + "..."
 
 
 # -------------------------------------------------------------------- GeoPackage geometry
@@ -236,16 +274,21 @@ def gpkg_blob(geom, srs_id: int) -> bytes | None:
 
 
 def parse_gpkg_blob(blob: bytes):
-    """GeoPackageBinary → shapely geometry (None for NULL)."""
+    """GeoPackageBinary → shapely geometry (None for NULL); ValueError when unreadable."""
     if blob is None:
         return None
-    if blob[:2] != b"GP":
+    if not isinstance(blob, bytes):
+        raise ValueError(f"{_short(blob)} is not a GeoPackage geometry blob")
+    if blob[:2] != b"GP" or len(blob) < 8:
         raise ValueError("geometry blob lacks the GP magic")
     flags = blob[3]
     env = (flags >> 1) & 0b111
     if env not in _ENVELOPE_BYTES:
         raise ValueError(f"geometry blob has envelope indicator {env}")
-    return shapely.from_wkb(bytes(blob[8 + _ENVELOPE_BYTES[env]:]))
+    try:
+        return shapely.from_wkb(bytes(blob[8 + _ENVELOPE_BYTES[env]:]))
+    except shapely.errors.ShapelyError as exc:
+        raise ValueError(f"unreadable geometry ({exc})") from exc
 
 
 def geometry_of(layer: Layer, feature):
@@ -261,9 +304,14 @@ def geometry_of(layer: Layer, feature):
 
 
 def geometry_fields(layer: Layer, geom) -> dict:
-    kind = GEOMETRY[layer][1]
+    """The model fields held in ``geom``; ValueError for the wrong geometry type."""
+    gtype, kind = GEOMETRY[layer]
+    if geom is not None and not geom.is_empty and geom.geom_type.upper() != gtype:
+        raise ValueError(f"a {geom.geom_type} where the layer holds {gtype}")
     if kind == "xy":
-        return {"x": None, "y": None} if geom is None else {"x": geom.x, "y": geom.y}
+        if geom is None or geom.is_empty:
+            return {"x": None, "y": None}
+        return {"x": geom.x, "y": geom.y}
     if layer is Layer.AREA and geom is not None and len(geom.geoms) == 1:
         geom = geom.geoms[0]
     return {"geometry": geom}

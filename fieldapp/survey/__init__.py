@@ -37,6 +37,6 @@ from .features import (
     WaterFeatureType,
 )
 from .gnss import AveragedPosition, FixLike, North, QualityGate, average_fixes
-from .visit import Journal, Visit, default_who
+from .visit import Journal, Visit, default_who, validate
 
 __all__ = [name for name in dir() if not name.startswith("_")]

@@ -30,12 +30,13 @@ import socket
 import uuid as uuidlib
 from dataclasses import fields, replace
 from datetime import date, datetime, timezone
+from enum import Enum
 from typing import Callable, Iterable, Protocol, Sequence
 
 import shapely
 from shapely.geometry import LineString, MultiPolygon, Polygon
 
-from ..geo import FOOT_INTERNATIONAL_M, SiteFrame
+from ..geo import FOOT_INTERNATIONAL_M, GeoError, OutsideAreaOfUse, SiteFrame
 from . import canopy
 from . import values as V
 from .boundary import BoundaryWalk, distinct_vertices
@@ -78,7 +79,7 @@ from .gnss import (
     true_azimuth,
 )
 
-__all__ = ["Visit", "Journal", "default_who"]
+__all__ = ["Visit", "Journal", "default_who", "validate"]
 
 log = logging.getLogger(__name__)
 
@@ -244,6 +245,9 @@ class Visit:
         changes = tuple(changes)
         if not changes:
             return changes
+        for ch in changes:  # every record, however it was built, meets the same rules
+            if ch.new is not None:
+                validate(ch.new, self._frame)
         if self._journal is not None:
             self._journal.apply(changes)  # raises: nothing applied, nothing half-written
         for ch in changes:
@@ -530,7 +534,7 @@ class Visit:
             if slope_distance_ft is None or inclination_deg is None:
                 raise InvalidValue("horizontal_ft", "give horizontal_ft, or slope_distance_ft and inclination_deg")
             horizontal_ft = horizontal_from_slope_ft(slope_distance_ft, inclination_deg)
-        hd = V.non_negative("horizontal_ft", horizontal_ft)
+        hd = V.in_range("horizontal_ft", horizontal_ft, 0.0, V.MAX_HORIZONTAL_FT)
         tx, ty = self.frame.forward(sx, sy, az, hd * FOOT_INTERNATIONAL_M / self.frame.foot.metres)
         gnss.pop("x", None), gnss.pop("y", None)
         return self._add_point(
@@ -634,14 +638,14 @@ class Visit:
         if inclination_deg is not None and slope_pct is None and slope_deg is None:
             slope_deg = V.in_range("inclination_deg", inclination_deg, -V.MAX_SLOPE_DEG, V.MAX_SLOPE_DEG)
         pct = V.slope_pct_from(slope_pct, slope_deg)
-        if toward_water:
+        if V.boolean("toward_water", toward_water):
             pct = -pct
         if horizontal_ft is None:
             if slope_distance_ft is None:
                 raise InvalidValue("horizontal_ft", "give horizontal_ft or slope_distance_ft")
-            sd = V.positive("slope_distance_ft", slope_distance_ft)
+            sd = V.in_range("slope_distance_ft", slope_distance_ft, 0.0, V.MAX_HORIZONTAL_FT, low_open=True)
             horizontal_ft = sd / math.sqrt(1.0 + (pct / 100.0) ** 2)
-        seg = V.positive("horizontal_ft", horizontal_ft)
+        seg = V.in_range("horizontal_ft", horizontal_ft, 0.0, V.MAX_HORIZONTAL_FT, low_open=True)
         prev = self.children(Layer.STATION, transect_uuid)
         last_d = prev[-1].distance_ft if prev else 0.0
         last_e = prev[-1].elevation_ft if prev else t.origin_elevation_ft
@@ -655,7 +659,7 @@ class Visit:
             slope_distance_ft=V.optional_finite("slope_distance_ft", slope_distance_ft),
             inclination_deg=V.optional_finite("inclination_deg", inclination_deg),
             elevation_ft=V.optional_finite("elevation_ft", elevation_ft),
-            reading_id=reading_id, interruption=bool(interruption),
+            reading_id=reading_id, interruption=V.boolean("interruption", interruption),
         )
         changes = [Change(Action.ADDED, Layer.STATION, st)]
         changes += self._transect_geometry_change(t, [*prev, st])
@@ -688,7 +692,7 @@ class Visit:
 
     def set_interruption(self, station_uuid: str, interruption: bool = True) -> Station:
         """Mark (or clear) a complete interruption at a station (the surveyor decides)."""
-        return self._update(Layer.STATION, station_uuid, interruption=bool(interruption))
+        return self._update(Layer.STATION, station_uuid, interruption=V.boolean("interruption", interruption))
 
     def segments(self, transect_uuid: str) -> list[dict]:
         """``nr341.bank`` ``segments``: [{"horizontal_ft", "slope_pct"}] from the OHWM landward."""
@@ -899,7 +903,7 @@ class Visit:
     def add_note(self, text: str, *, x: float | None = None, y: float | None = None) -> Note:
         if (x is None) != (y is None):
             raise InvalidValue("x", "give both x and y or neither")
-        n = Note(**self._stamp(), text=V.text("text", text, allow_empty=False),
+        n = Note(**self._stamp(), text=V.text("text", text, allow_empty=False, max_len=V.MAX_TEXT_LEN, multiline=True),
                  x=V.optional_finite("x", x), y=V.optional_finite("y", y))
         self._commit([Change(Action.ADDED, Layer.NOTE, n)])
         return n
@@ -960,14 +964,20 @@ def _gnss_fields(p: AveragedPosition) -> dict:
     )
 
 
-def _check_coords(name: str, geom) -> None:
+def _check_coords(name: str, geom, frame: SiteFrame | None = None) -> None:
     xy = shapely.get_coordinates(geom)
     if not (len(xy) and (xy == xy).all() and abs(xy).max() < float("inf")):
         raise InvalidValue(name, "has NaN, infinite or no coordinates")
+    if frame is not None:
+        _check_area_of_use(frame, "x", "y", xy[:, 0], xy[:, 1], vertex_of=name)
 
 
-def _polygon(name: str, geometry):
-    """A valid Polygon/MultiPolygon with ≥ 3 distinct vertices per ring, or InvalidValue."""
+def _polygon(name: str, geometry, frame: SiteFrame | None = None):
+    """A valid Polygon/MultiPolygon with ≥ 3 distinct vertices per ring, or InvalidValue.
+
+    With ``frame``: every vertex inside the CRS's area of use and at least ``MIN_AREA_SQFT``
+    (1 sq ft) of ground area.
+    """
     if isinstance(geometry, (Polygon, MultiPolygon)):
         geom = geometry
     else:
@@ -980,7 +990,7 @@ def _polygon(name: str, geometry):
         if len(distinct_vertices(pts)) < 3 or len(set(pts)) < 3:
             raise InvalidValue(name, f"a polygon needs at least 3 distinct vertices, got {len(set(pts))}")
         geom = Polygon(pts)
-    _check_coords(name, geom)
+    _check_coords(name, geom, frame)
     for poly in shapely.get_parts(geom):
         if len(set(map(tuple, shapely.get_coordinates(poly.exterior)))) < 3:
             raise InvalidValue(name, "a polygon needs at least 3 distinct vertices")
@@ -988,12 +998,19 @@ def _polygon(name: str, geometry):
         raise InvalidValue(name, f"polygon is not valid ({shapely.is_valid_reason(geom)})")
     if geom.area <= 0:
         raise InvalidValue(name, "polygon has no area (collinear vertices)")
+    if frame is not None:
+        area = frame.area_sqft(geom)
+        if area < V.MIN_AREA_SQFT:
+            raise InvalidValue(name, f"polygon of {area:.3g} sq ft is degenerate "
+                                     f"(at least {V.MIN_AREA_SQFT:g} sq ft)")
     return geom
 
 
-def _line(name: str, geometry):
+def _line(name: str, geometry, frame: SiteFrame | None = None):
     geom = geometry if isinstance(geometry, LineString) else None
     if geom is None:
+        if geometry is None or isinstance(geometry, shapely.Geometry):
+            raise InvalidValue(name, f"must be a line, got {getattr(geometry, 'geom_type', geometry)!r}")
         try:
             pts = [(V.finite(f"{name} x", x), V.finite(f"{name} y", y)) for x, y in geometry]
         except (TypeError, ValueError) as exc:
@@ -1003,7 +1020,7 @@ def _line(name: str, geometry):
         if len(set(pts)) < 2:
             raise InvalidValue(name, "a line needs at least 2 distinct vertices")
         geom = LineString(pts)
-    _check_coords(name, geom)
+    _check_coords(name, geom, frame)
     if geom.length <= 0:
         raise InvalidValue(name, "a line needs at least 2 distinct vertices")
     return geom
@@ -1020,7 +1037,7 @@ def _validated_site(site: Site, **fields) -> Site:
             items = value.items() if isinstance(value, dict) else value
             checked[key] = tuple((V.text("device_ids", k), V.text("device_ids", v)) for k, v in items)
         elif key == "priority_waterway":
-            checked[key] = bool(value)
+            checked[key] = V.boolean("priority_waterway", value)
         elif key == "water_features":
             wf = []
             for w in value:
@@ -1035,7 +1052,7 @@ def _validated_site(site: Site, **fields) -> Site:
         elif key == "declination_deg":
             checked[key] = V.in_range("declination_deg", value, -180.0, 180.0)
         elif key == "notes":
-            checked[key] = V.text("notes", value)
+            checked[key] = V.text("notes", value, max_len=V.MAX_TEXT_LEN, multiline=True)
         elif key == "visit_date":
             if not isinstance(value, date):
                 raise InvalidValue("visit_date", f"must be a date, got {value!r}")
@@ -1045,49 +1062,220 @@ def _validated_site(site: Site, **fields) -> Site:
     return replace(site, **checked)
 
 
-_FLOAT_SUFFIXES = ("_ft", "_in", "_m", "_deg", "_pct", "_ac", "_s")
+# ------------------------------------------------------------------ record validation
+# One set of rules for every record, whether a command builds it or a file is loaded
+# (fieldapp.store validates each row with :func:`validate` and refuses the file naming the row).
+_INF = math.inf
+# field -> (low, high, low_open); a field not listed only has to be finite.
+NUMBER_LIMITS: dict[str, tuple[float, float, bool]] = {
+    "dbh_in": (V.MIN_DBH_IN, V.MAX_DBH_IN, False),
+    "dbh_height_ft": (0.0, 20.0, True),
+    "crown_radius_ft": (0.0, V.MAX_CROWN_RADIUS_FT, True),
+    "segment_ft": (0.0, V.MAX_HORIZONTAL_FT, True),
+    "horizontal_distance_ft": (0.0, V.MAX_HORIZONTAL_FT, False),
+    "slope_distance_ft": (0.0, V.MAX_HORIZONTAL_FT, True),
+    "distance_ft": (0.0, _INF, True),
+    "inclination_deg": (-V.MAX_SLOPE_DEG, V.MAX_SLOPE_DEG, False),
+    "azimuth_true_deg": (0.0, 360.0, False),
+    "lon_deg": (-180.0, 180.0, False),
+    "lat_deg": (-90.0, 90.0, False),
+    "std_dev_x_m": (0.0, _INF, False),
+    "std_dev_y_m": (0.0, _INF, False),
+    "std_dev_h_m": (0.0, _INF, False),
+    "h_accuracy_m": (0.0, _INF, False),
+    "v_accuracy_m": (0.0, _INF, False),
+    "hdop": (0.0, _INF, False),
+    "antenna_height_m": (0.0, 10.0, False),
+    "declination_deg": (-180.0, 180.0, False),
+    "spacing_ft": (0.0, V.MAX_HORIZONTAL_FT, True),
+    "interval_s": (0.0, 86_400.0, True),
+    "channel_width_ft": (0.0, V.MAX_HORIZONTAL_FT, False),
+    "tributary_area_ac": (0.0, _INF, False),
+    "elevation_ft": (-30_000.0, 30_000.0, False),
+    "origin_elevation_ft": (-30_000.0, 30_000.0, False),
+    "alt_hae_m": (-10_000.0, 10_000.0, False),
+    "ground_hae_m": (-10_000.0, 10_000.0, False),
+}
+INT_LIMITS: dict[str, tuple[float, float]] = {
+    "seq": (0, _INF), "tag": (0, _INF), "sample_count": (0, _INF), "rejected_count": (0, _INF),
+    "quality": (0, 9), "worst_fix_quality": (0, 9), "sats_used": (0, 255),
+}
+# field -> (max length, multiline); other text fields: MAX_NAME_LEN, single line.
+TEXT_LIMITS: dict[str, tuple[int, bool]] = {
+    "species_code": (V.MAX_CODE_LEN, False),
+    "uuid": (V.MAX_CODE_LEN, False), "line_uuid": (V.MAX_CODE_LEN, False),
+    "transect_uuid": (V.MAX_CODE_LEN, False), "walk_uuid": (V.MAX_CODE_LEN, False),
+    "area_uuid": (V.MAX_CODE_LEN, False),
+    "notes": (V.MAX_TEXT_LEN, True), "text": (V.MAX_TEXT_LEN, True),
+    "crs": (V.MAX_TEXT_LEN, True),  # an authority code or, for a custom CRS, its WKT
+}
+NOT_EMPTY = {"uuid", "created_by", "name", "text", "line_uuid", "transect_uuid", "walk_uuid"}
+# coordinate pairs checked against the site CRS's area of use
+XY_PAIRS = (("x", "y"), ("origin_x", "origin_y"), ("standing_x", "standing_y"))
 
 
-def _validate(f):
-    """Refuse impossible values; returns the feature (numbers as floats). Names the field."""
-    for fld in fields(f):
-        v = getattr(f, fld.name)
-        if fld.name.endswith(_FLOAT_SUFFIXES) or fld.name in ("x", "y"):
-            if v is not None and not isinstance(v, float):
-                try:
-                    object.__setattr__(f, fld.name, V.finite(fld.name, v))
-                except InvalidValue:
-                    raise
-    for name in ("x", "y", "origin_x", "origin_y", "standing_x", "standing_y"):
-        if hasattr(f, name) and getattr(f, name) is not None:
-            V.finite(name, getattr(f, name))
+def _plan(cls) -> list[tuple[str, str, object, bool]]:
+    """(field, kind, type, nullable) per field of a record class, from its annotations."""
+    import typing
+
+    hints = typing.get_type_hints(cls)
+    plan = []
+    for fld in fields(cls):
+        tp = hints[fld.name]
+        args = typing.get_args(tp)
+        nullable = bool(args) and type(None) in args
+        if nullable:
+            tp = next(a for a in args if a is not type(None))
+        origin = typing.get_origin(tp)
+        if tp is bool:
+            kind = "bool"
+        elif tp is int:
+            kind = "int"
+        elif tp is float:
+            kind = "float"
+        elif tp is str:
+            kind = "str"
+        elif tp is datetime:
+            kind = "datetime"
+        elif tp is date:
+            kind = "date"
+        elif isinstance(tp, type) and issubclass(tp, Enum):
+            kind = "enum"
+        elif origin is tuple:
+            kind = "tuple"
+        else:
+            kind = "geometry"
+        plan.append((fld.name, kind, tp, nullable))
+    return plan
+
+
+_PLANS: dict[type, list] = {}
+
+
+def validate(f, frame: SiteFrame | None = None, *, check_points: bool = True):
+    """Refuse an impossible record; returns it (numbers coerced to float / int in place).
+
+    The rules every record meets, from a command or from a file: types are strict (see
+    :mod:`fieldapp.survey.values`), numbers finite and within :data:`NUMBER_LIMITS` /
+    :data:`INT_LIMITS`, text within :data:`TEXT_LIMITS` without control characters, times
+    tz-aware, enums valid, geometry valid (polygons: ≥ 3 distinct vertices and at least
+    ``MIN_AREA_SQFT`` on the ground), and with ``frame`` every coordinate inside the site CRS's
+    area of use (:meth:`fieldapp.geo.SiteFrame.check_xy`). ``check_points=False`` leaves the
+    x/y pairs' area-of-use check to the caller (the store checks a whole table at once with
+    :meth:`~fieldapp.geo.SiteFrame.outside`, then each refused row with ``check_xy``).
+
+    Raises
+    ------
+    InvalidValue
+        ``.name`` is the field refused (``x``/``y`` for a position, the geometry field for a
+        vertex, whose index the message gives).
+    """
+    cls = type(f)
+    plan = _PLANS.get(cls)
+    if plan is None:
+        plan = _PLANS[cls] = _plan(cls)
+    for name, kind, tp, nullable in plan:
+        v = getattr(f, name)
+        if v is None:
+            if nullable or kind == "geometry":
+                continue
+            if kind == "str" and name not in NOT_EMPTY:
+                object.__setattr__(f, name, "")
+                continue
+            raise InvalidValue(name, "is required")
+        if kind == "float":
+            x = V.finite(name, v)
+            lim = NUMBER_LIMITS.get(name)
+            if lim is not None:
+                x = V.in_range(name, x, lim[0], lim[1], low_open=lim[2])
+            if name == "slope_pct":
+                V.slope_pct_from(x, None)
+            if type(v) is not float:
+                object.__setattr__(f, name, x)
+        elif kind == "int":
+            lo, hi = INT_LIMITS.get(name, (-_INF, _INF))
+            x = V.integer(name, v, lo, hi)
+            if type(v) is not int:
+                object.__setattr__(f, name, x)
+        elif kind == "bool":
+            x = V.boolean(name, v)
+            if type(v) is not bool:
+                object.__setattr__(f, name, x)
+        elif kind == "str":
+            max_len, multiline = TEXT_LIMITS.get(name, (V.MAX_NAME_LEN, False))
+            V.text(name, v, allow_empty=name not in NOT_EMPTY, max_len=max_len, multiline=multiline)
+        elif kind == "datetime":
+            if not isinstance(v, datetime) or v.tzinfo is None:
+                raise InvalidValue(name, f"must be a tz-aware UTC datetime, got {v!r}")
+        elif kind == "date":
+            if not isinstance(v, date) or isinstance(v, datetime):
+                raise InvalidValue(name, f"must be a date, got {v!r}")
+        elif kind == "enum":
+            x = _enum(tp, v, name)
+            if x is not v:
+                object.__setattr__(f, name, x)
+    if isinstance(f, Site):
+        _validate_site_fields(f)
+        return f
+    if frame is not None and check_points:
+        for nx, ny in XY_PAIRS:
+            if hasattr(f, nx) and getattr(f, nx) is not None and getattr(f, ny) is not None:
+                _check_area_of_use(frame, nx, ny, getattr(f, nx), getattr(f, ny))
     if isinstance(f, Tree):
-        if f.dbh_in is None:
-            raise InvalidValue("dbh_in", "a tree needs a DBH (in)")
-        V.in_range("dbh_in", f.dbh_in, 0.0, V.MAX_DBH_IN, low_open=True)
-        V.in_range("dbh_height_ft", f.dbh_height_ft, 0.0, 20.0, low_open=True)
-        if f.crown_radius_ft is not None:
-            V.in_range("crown_radius_ft", f.crown_radius_ft, 0.0, V.MAX_CROWN_RADIUS_FT, low_open=True)
         if f.crown is not None:
-            _polygon("crown", f.crown)
-        _enum(LeafHabit, f.leaf_habit, "leaf_habit")
-        _enum(TreeStatus, f.status, "status")
-    elif isinstance(f, Station):
-        V.positive("segment_ft", f.segment_ft)
-        V.slope_pct_from(f.slope_pct, None)
+            _polygon("crown", f.crown, frame)
     elif isinstance(f, AreaFeature):
-        _polygon("geometry", f.geometry)
-        _enum(AreaKind, f.kind, "kind")
-    elif isinstance(f, LineFeature):
-        _line("geometry", f.geometry)
-        for name in ("channel_width_ft", "tributary_area_ac"):
-            if getattr(f, name) is not None:
-                V.non_negative(name, getattr(f, name))
-    elif isinstance(f, OhwmPoint):
-        for name in ("std_dev_x_m", "std_dev_y_m", "std_dev_h_m", "h_accuracy_m", "v_accuracy_m",
-                     "horizontal_distance_ft"):
-            if getattr(f, name) is not None:
-                V.non_negative(name, getattr(f, name))
-    elif isinstance(f, Walk):
-        _enum(AreaKind, f.kind, "kind")
+        _polygon("geometry", f.geometry, frame)
+    elif isinstance(f, (LineFeature, OhwmLine, Transect)):
+        if f.geometry is not None or isinstance(f, LineFeature):
+            _line("geometry", f.geometry, frame)
     return f
+
+
+def check_point_fields(f, frame: SiteFrame) -> None:
+    """The x/y pairs of a record inside the site CRS's area of use (InvalidValue naming x or y)."""
+    for nx, ny in XY_PAIRS:
+        if hasattr(f, nx) and getattr(f, nx) is not None and getattr(f, ny) is not None:
+            _check_area_of_use(frame, nx, ny, getattr(f, nx), getattr(f, ny))
+
+
+def _check_area_of_use(frame: SiteFrame, nx: str, ny: str, x, y, vertex_of: str | None = None) -> None:
+    try:
+        frame.check_xy(x, y)
+    except OutsideAreaOfUse as exc:
+        if vertex_of is not None:
+            where = "" if exc.index is None else f"vertex {exc.index}: "
+            raise InvalidValue(vertex_of, f"{where}{exc}") from exc
+        raise InvalidValue(nx if exc.axis == "x" else ny if exc.axis == "y" else f"{nx}/{ny}", str(exc)) from exc
+
+
+def _validate_site_fields(site: Site) -> None:
+    if not isinstance(site.crew, tuple) or not all(isinstance(c, str) for c in site.crew):
+        raise InvalidValue("crew", f"must be a list of names, got {site.crew!r}")
+    for c in site.crew:
+        V.text("crew", c, allow_empty=False)
+    pairs = site.device_ids
+    if not isinstance(pairs, tuple) or not all(isinstance(p, tuple) and len(p) == 2 for p in pairs):
+        raise InvalidValue("device_ids", f"must be (role, id) pairs, got {pairs!r}")
+    for k, v in pairs:
+        V.text("device_ids", k), V.text("device_ids", v)
+    if not isinstance(site.water_features, tuple):
+        raise InvalidValue("water_features", f"must be a list, got {site.water_features!r}")
+    for w in site.water_features:
+        if not isinstance(w, WaterFeature):
+            raise InvalidValue("water_features", f"expected WaterFeature, got {w!r}")
+        V.text("water_features.name", w.name)
+        _enum(WaterFeatureType, w.type, "water_features.type")
+        if w.susceptibility is not None:
+            _enum(Susceptibility, w.susceptibility, "water_features.susceptibility")
+        V.optional_text("water_features.wetland_type", w.wetland_type)
+    if site.crs is not None:
+        try:
+            SiteFrame(site.crs)
+        except GeoError as exc:
+            raise InvalidValue("crs", str(exc)) from exc
+
+
+# Backwards-compatible private name used inside this module.
+def _validate(f, frame: SiteFrame | None = None):
+    return validate(f, frame)
