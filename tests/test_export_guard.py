@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 
 from test_export import EXPECTED
-from test_report_guard import ReadOnly, needs_readonly_open, one_line, sha256
+from test_report_guard import ReadOnly, one_line, sha256
 from test_report_visit import build_sample_visit
 
 
@@ -107,7 +107,6 @@ def test_a_layer_file_that_is_a_link_to_the_visit_is_refused(visit, tmp_path, ca
 
 
 # ------------------------------------------------------------------ 2. reading changes nothing
-@needs_readonly_open
 def test_export_leaves_the_visit_byte_identical(visit, tmp_path):
     from fieldapp.export import export_visit
 
@@ -117,7 +116,6 @@ def test_export_leaves_the_visit_byte_identical(visit, tmp_path):
     assert sorted(p.name for p in tmp_path.iterdir()) == ["v.kml", "visit.gpkg"]
 
 
-@needs_readonly_open
 def test_export_of_a_read_only_visit(visit, tmp_path):
     from fieldapp.export import export_visit
 

@@ -100,47 +100,30 @@ def natural_key(text: str) -> list:
 
 
 # --------------------------------------------------------------------------- loading
-def load_visit_readonly_supported() -> bool:
-    """True when the store can open a visit read-only (``open_visit(path, readonly=True)``)."""
-    import inspect
-
-    from fieldapp.store import open_visit
-
-    return "readonly" in inspect.signature(open_visit).parameters
-
-
 def load_visit(path) -> Visit:
     """Load the visit stored at ``path`` into memory (a detached :class:`Visit`).
 
-    The store's own checks run first (:func:`fieldapp.store.open_visit`). The file is opened
-    read-only (``readonly=True``): its bytes are the same afterwards, no ``-wal``/``-shm`` is
-    left beside it, and a read-only file (or folder) is fine. With a store that cannot open
-    read-only yet, it is opened normally, checkpointed and closed again.
+    Opened read-only through the store (``fieldapp.store.open_visit(path, readonly=True)``),
+    whose own checks run first: the file's bytes are the same afterwards (no journal-mode
+    switch, no ``-wal``/``-shm`` left beside it), a read-only file or folder is fine, and while
+    the app has the visit open every committed record is seen (through its WAL).
 
     Raises
     ------
     FileNotFoundError
         No file at ``path``.
     fieldapp.store.StoreError
-        ``NotAVisitFile``, ``DamagedVisitFile`` or ``NewerVisitFile`` (the file is untouched).
+        ``NotAVisitFile``, ``DamagedVisitFile`` (``InvalidRecords``: a row the model refuses),
+        ``NewerVisitFile`` or ``ReadOnlyVisitFile`` (the file cannot even be read); the file is
+        untouched.
     """
-    from fieldapp.store import StoreError, open_visit
+    from fieldapp.store import open_visit
 
-    if load_visit_readonly_supported():
-        store = open_visit(path, readonly=True)
-        try:
-            return store.visit
-        finally:
-            store.close()
-    store = open_visit(path)
-    visit = store.visit
+    store = open_visit(path, readonly=True)
     try:
+        return store.visit
+    finally:
         store.close()
-    except StoreError as exc:  # the app holds it open too: its own close will finish the job
-        log.warning("closing %s after reading: %s", path, exc)
-    except Exception as exc:  # noqa: BLE001 - e.g. "database is locked" switching journal
-        log.warning("closing %s after reading: %s", path, exc)
-    return visit
 
 
 # --------------------------------------------------------------------------- records
