@@ -101,3 +101,26 @@ def test_grove_candidates_deciduous_18in_inside(site):
     v.add_tree(x=x0 + 40 * ft, y=y0 + 10 * ft, dbh_in=30, status="removed")  # gone
     assert [t.uuid for t in v.grove_candidates(grove.uuid)] == [keep.uuid]
     assert len(v.woodland_input(stand.uuid, grove.uuid)["trees"]) == 3  # every live tree inside
+
+
+def test_grouped_union_matches_plain_union_all(site, monkeypatch):
+    # canopy._union unions touching groups separately (disjoint_subset_union_all); on a random
+    # tally of 300 overlapping crowns the canopy figures equal those of one shapely.union_all
+    # over all crowns to 1e-9 relative.
+    import numpy as np
+    import shapely
+
+    from fieldapp.survey import canopy
+
+    v, stand, x0, y0, ft = site
+    rng = np.random.default_rng(11)
+    for i in range(300):
+        v.add_tree(x=x0 + float(rng.uniform(-10, 210)) * ft, y=y0 + float(rng.uniform(-10, 210)) * ft,
+                   dbh_in=float(rng.uniform(2, 30)), crown_radius_ft=float(rng.uniform(3, 15)),
+                   leaf_habit="deciduous" if i % 3 else "evergreen")
+    grouped = v.stand_measures(stand.uuid)
+    monkeypatch.setattr(canopy, "_UNION_ALL", shapely.union_all)
+    plain = v.stand_measures(stand.uuid)
+    assert 0 < grouped.canopy_10in_pct < grouped.canopy_3in_pct < 100
+    for name in ("canopy_10in_pct", "canopy_3in_pct", "deciduous_share_pct"):
+        assert getattr(grouped, name) == pytest.approx(getattr(plain, name), rel=1e-9), name

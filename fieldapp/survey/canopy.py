@@ -122,11 +122,22 @@ def _clip(crowns: np.ndarray, stand) -> np.ndarray:
     return out
 
 
+# shapely >= 2.1 with GEOS >= 3.12; plain union_all (same result, slower) otherwise.
+_UNION_ALL = getattr(shapely, "disjoint_subset_union_all", shapely.union_all)
+
+
 def _union(geoms: np.ndarray):
+    """Union of the crowns (None for none).
+
+    ``shapely.disjoint_subset_union_all`` (GEOS DisjointSubsetUnion) first splits the crowns into
+    groups that touch one another and unions each group by itself: isolated crowns need no
+    overlay at all. Same result as ``union_all`` (areas agree to ~1e-14), about 2x faster on a
+    tally (``bench/bench_canopy.py``).
+    """
     geoms = geoms[geoms != None]  # noqa: E711
     if len(geoms) == 0:
         return None
-    return shapely.union_all(geoms)
+    return _UNION_ALL(geoms)
 
 
 def _area(g) -> float:
