@@ -1,4 +1,10 @@
-"""Sample visit GeoPackages for the sync tests and bench (same shape as the visit store's).
+"""Generic GeoPackages of the visit store's shape, for the sync engine's tests (test_sync.py,
+test_sync_validation.py): pygeodiff's merge, fid remapping, GDAL's R-tree triggers, a metadata
+table, two independent visits of one site -- things a store visit cannot show or would refuse.
+Those tests narrow the sync's visit check to :func:`fieldapp.sync.engine.check_visit_basics`;
+the full check (the store's read, the ``validated.json`` record) is exercised on real store
+visits in test_sync_store.py, test_sync_refusals.py, test_sync_visit_check.py,
+test_sync_kill.py and bench/bench_sync.py.
 
 Layers are created by GDAL (pyogrio), so the GeoPackage metadata, R-tree index and its
 triggers are exactly what GDAL writes; rows are then edited with plain sqlite3 (the R-tree

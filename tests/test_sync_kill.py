@@ -1,21 +1,26 @@
 """Kill the sync process at every step (and at random moments): nothing lost, nothing twice.
 
-Scenario: laptop A has already sent an edit of tree t1; laptop B has new trees, an edit of
-t1 (a same-field conflict), an edit of t2 and a delete of t3. B's sync runs in a child process
-that SIGKILLs itself at its N-th progress report -- the progress callback is reported at every
-step, including inside the office write (history stored, master copied, applied, replaced) and
-the laptop finalize -- or is SIGKILLed by this process after a random delay. Afterwards:
+Scenario (real store visits, edited through the model, so every sync runs the full visit check
+and keeps its ``validated.json`` record): laptop A has already sent an edit of tree t1 and a new
+tree; laptop B has new trees, an edit of t1 (a same-field conflict), an edit of t2 and a delete
+of t3. B's sync runs in a child process that SIGKILLs itself at its N-th progress report -- the
+progress callback is reported at every step, including inside the office write (history stored,
+master copied, applied, replaced), the laptop finalize and the end-of-sync visit check -- or is
+SIGKILLed by this process after a random delay. Afterwards:
 
 - the visit, the base copy, the pending files and the office master pass ``integrity_check``;
 - the next sync completes;
 - the office holds exactly what an uninterrupted run gives (same features by uuid, same
   conflict records, once each), B's changeset is in the office log exactly once, and both
-  laptops match the office.
+  laptops match the office;
+- the store still opens B's visit, and B's ``validated.json`` (when there is one) is the hash
+  of B's visit as it is.
 """
 
 from __future__ import annotations
 
 import contextlib
+import hashlib
 import json
 import os
 import random
@@ -29,10 +34,12 @@ from pathlib import Path
 
 import pytest
 
-import sync_sample as S
+from fieldapp.store import create_visit, open_visit
+from fieldapp.survey.features import Layer, TreeStatus
+from fieldapp.survey.visit import Visit
 from fieldapp.sync import FolderOffice, checkout, read_conflicts, sync
-
-from test_sync import generic_visits  # noqa: F401  (autouse: sample GeoPackages, not store visits)
+from fieldapp.sync.engine import site_id_of
+from fieldapp.sync.files import INTERNAL_TABLES, LOG_TABLE
 
 pytestmark = pytest.mark.skipif(not hasattr(signal, "SIGKILL"), reason="needs SIGKILL (POSIX)")
 
@@ -40,8 +47,7 @@ REPO = Path(__file__).resolve().parent.parent
 CHILD = """
 import os, signal, sys
 from pathlib import Path
-from fieldapp.sync import FolderOffice, engine, sync
-engine.check_visit_file = engine.check_visit_basics  # sample GeoPackages, as in test_sync.py
+from fieldapp.sync import FolderOffice, sync
 root, kill_at = Path(sys.argv[1]), int(sys.argv[2])
 calls = 0
 def progress(fraction, message):
@@ -52,26 +58,56 @@ def progress(fraction, message):
 sync(root / "b.gpkg", FolderOffice(root / "office"), progress=progress)
 print("CALLS", calls)
 """
-FEATURES = ("transect", "station", "tree", "metadata")
+FEATURES = tuple(layer.value for layer in Layer)
+X0, Y0 = 500000.0, 4983000.0  # UTM 16N
 
 
 def make_template(root: Path, *, b_edits: bool = True) -> None:
     office = FolderOffice(root / "office", create=True)
-    a = S.make_visit(root / "a.gpkg", trees=3)
-    sync(a, office)
-    b = checkout(office, "site-a", root / "b.gpkg")
-    t1, t2, t3 = sorted(S.by_uuid(a, "tree"), key=lambda u: S.by_uuid(a, "tree")[u]["dbh_in"])
-    with contextlib.closing(S.connect(a)) as conn, conn:
-        conn.execute("UPDATE tree SET dbh_in = 20 WHERE uuid = ?", (t1,))
-        S.add_tree(conn, 7.0, 7.0, 7.0, "AAAA")
+    visit = Visit.new("Mill Creek lot", crs="EPSG:32616", who="a@laptop-a")
+    a = root / "a.gpkg"
+    store = create_visit(a, visit)
+    t1, t2, t3 = (visit.add_tree(x=X0 + 5 * i, y=Y0, dbh_in=10.0 + i, species_code="ACSA").uuid
+                  for i in range(3))
+    store.close()
+    site = sync(a, office).site_id
+    b = checkout(office, site, root / "b.gpkg")
+    with open_visit(a, who="a@laptop-a") as store:
+        store.visit.update_feature(Layer.TREE, t1, dbh_in=20.0)
+        store.visit.add_tree(x=X0 + 7, y=Y0 + 7, dbh_in=7.0, species_code="AAAA")
     sync(a, office)
     if b_edits:
-        with contextlib.closing(S.connect(b)) as conn, conn:
+        with open_visit(b, who="b@laptop-b") as store:
             for i in range(3):
-                S.add_tree(conn, 9.0 + i, 9.0, 9.0 + i, "BBBB")
-            conn.execute("UPDATE tree SET dbh_in = 21 WHERE uuid = ?", (t1,))
-            conn.execute("UPDATE tree SET status = 'dead' WHERE uuid = ?", (t2,))
-            conn.execute("DELETE FROM tree WHERE uuid = ?", (t3,))
+                store.visit.add_tree(x=X0 + 9 + i, y=Y0 + 9, dbh_in=9.0 + i, species_code="BBBB")
+            store.visit.update_feature(Layer.TREE, t1, dbh_in=21.0)
+            store.visit.update_feature(Layer.TREE, t2, status=TreeStatus.DEAD)
+            store.visit.delete(Layer.TREE, t3)
+
+
+def master_of(root: Path) -> Path:
+    return FolderOffice(root / "office").master_path(site_id_of(root / "a.gpkg"))
+
+
+def by_uuid(path: Path, table: str) -> dict[str, dict]:
+    """``{uuid: {column: value}}`` of a layer (fid left out: it may be remapped)."""
+    with contextlib.closing(sqlite3.connect(path)) as conn:
+        conn.row_factory = sqlite3.Row
+        return {r["uuid"]: {k: r[k] for k in r.keys() if k != "fid"}
+                for r in conn.execute(f'SELECT * FROM "{table}"')}
+
+
+def snapshot(path: Path) -> dict:
+    """Everything a laptop and the office must agree on: every layer and both sync tables."""
+    out = {layer: by_uuid(path, layer) for layer in (*FEATURES, *INTERNAL_TABLES) if layer != LOG_TABLE}
+    with contextlib.closing(sqlite3.connect(path)) as conn:
+        out[LOG_TABLE] = conn.execute(f"SELECT * FROM {LOG_TABLE} ORDER BY seq").fetchall()
+    return out
+
+
+def integrity(path: Path) -> str:
+    with contextlib.closing(sqlite3.connect(path)) as conn:
+        return conn.execute("PRAGMA integrity_check").fetchone()[0]
 
 
 def run_child(root: Path, kill_at: int, *, kill_after_s: float | None = None) -> subprocess.CompletedProcess | int:
@@ -94,12 +130,8 @@ def conflict_keys(path: Path) -> list:
 
 
 def state_of(root: Path) -> dict:
-    m = FolderOffice(root / "office").master_path("site-a")
-    return {
-        "features": {layer: S.by_uuid(m, layer) if layer != "metadata" else S.rows(m, layer, order="key")
-                     for layer in FEATURES},
-        "conflicts": conflict_keys(m),
-    }
+    m = master_of(root)
+    return {"features": {layer: by_uuid(m, layer) for layer in FEATURES}, "conflicts": conflict_keys(m)}
 
 
 @pytest.fixture(scope="module")
@@ -120,13 +152,13 @@ def templates(tmp_path_factory):
 
 def check_after_kill(root: Path, reference: dict) -> None:
     office = FolderOffice(root / "office")
-    m = office.master_path("site-a")
+    m = master_of(root)
     b, a = root / "b.gpkg", root / "a.gpkg"
     sync_dir = root / "b.gpkg.sync"
     files = [m, b, sync_dir / "base.gpkg", *(sync_dir / "pending").glob("*.gpkg")]
     for f in files:
         if f.exists():
-            assert S.integrity(f) == "ok", f
+            assert integrity(f) == "ok", f
     sync(b, office, lock_wait_s=30)  # the stale lock (dead pid) is broken; the sync completes
     assert state_of(root) == reference
     laptop_b = json.loads((sync_dir / "state.json").read_text())["laptop_id"]
@@ -135,12 +167,15 @@ def check_after_kill(root: Path, reference: dict) -> None:
         from_b = conn.execute("SELECT count(*) FROM fieldapp_sync_log WHERE laptop_id = ?", (laptop_b,)).fetchone()[0]
     assert seqs == list(range(1, len(seqs) + 1))
     assert from_b == (1 if reference["conflicts"] else 0)  # B's edits applied exactly once
-    hist = sorted(p.name[:8] for p in (office.site_dir("site-a") / "history").iterdir() if not p.name.startswith("."))
+    hist = sorted(p.name[:8] for p in (office.site_dir(site_id_of(a)) / "history").iterdir()
+                  if not p.name.startswith("."))
     assert hist == [f"{s:08d}" for s in seqs]
     sync(a, office)
-    from test_sync import snapshot
-
     assert snapshot(b) == snapshot(m) == snapshot(a)
+    with open_visit(b, readonly=True) as store:  # the store still reads B's visit
+        assert len(store.visit.features(Layer.TREE)) == len(reference["features"]["tree"])
+    record = sync_dir / "validated.json"
+    assert json.loads(record.read_text())["sha256"] == hashlib.sha256(b.read_bytes()).hexdigest()
 
 
 def _trial(templates, name, tmp_path, kill_at, kill_after_s=None):
@@ -153,15 +188,15 @@ def _trial(templates, name, tmp_path, kill_at, kill_after_s=None):
     check_after_kill(root, reference)
 
 
-# The push sync reports progress 17 times; kill at each of the first 16 (every step, including
-# the four inside the office write and the finalize), and at a few points of a pull-only sync.
-@pytest.mark.parametrize("kill_at", range(1, 17))
+# The push sync reports progress 18 times; kill at each of the first 17 (every step, including
+# the four inside the office write, the finalize and the end-of-sync visit check), and at a few points of a pull-only sync.
+@pytest.mark.parametrize("kill_at", range(1, 18))
 def test_kill_push_sync_at_each_step(templates, tmp_path, kill_at):
     assert kill_at < templates["push"][2]
     _trial(templates, "push", tmp_path, kill_at)
 
 
-@pytest.mark.parametrize("kill_at", [3, 5, 7, 9])
+@pytest.mark.parametrize("kill_at", [3, 5, 7, 9, 10])
 def test_kill_pull_only_sync(templates, tmp_path, kill_at):
     assert kill_at < templates["pull"][2]
     _trial(templates, "pull", tmp_path, kill_at)

@@ -1,0 +1,150 @@
+"""The sync's visit check is remembered by content hash, never trusted past a change.
+
+A sync records in ``VISIT.gpkg.sync/validated.json`` the SHA-256 of the visit's bytes as they
+last passed the full read through the store, and a later sync skips that read only when the
+file hashes the same (see :mod:`fieldapp.sync.engine`). These tests count the full reads (calls
+of ``fieldapp.store.open_visit``) instead of timing anything, and change the visit behind the
+sync's back in the ways a size/mtime fingerprint or a hash of the ``.gpkg`` alone would miss.
+
+Visits are real store visits (:func:`fieldapp.store.create_visit`).
+"""
+
+from __future__ import annotations
+
+import contextlib
+import hashlib
+import json
+import os
+import sqlite3
+from pathlib import Path
+
+import pytest
+
+import fieldapp.store
+from fieldapp.store import create_visit, open_visit
+from fieldapp.survey.visit import Visit
+from fieldapp.sync import FolderOffice, VisitRefused, checkout, engine, sync
+
+X0, Y0 = 500000.0, 4983000.0  # UTM 16N
+
+
+def make_visit(path: Path, trees: int = 3) -> Path:
+    visit = Visit.new("Mill Creek lot", crs="EPSG:32616", who="a@laptop-a")
+    store = create_visit(path, visit)
+    for i in range(trees):
+        visit.add_tree(x=X0 + 5 * i, y=Y0, dbh_in=10.0 + i, species_code="ACSA")
+    store.close()
+    return path
+
+
+def sha(path: Path) -> str:
+    return hashlib.sha256(path.read_bytes()).hexdigest()
+
+
+def record(visit: Path) -> dict:
+    return json.loads((visit.with_name(visit.name + ".sync") / "validated.json").read_text())
+
+
+@pytest.fixture
+def full_reads(monkeypatch):
+    """How many times the store read a whole visit (``open_visit``) since the last clear()."""
+    calls: list[Path] = []
+    real = fieldapp.store.open_visit
+
+    def counting(path, *args, **kwargs):
+        calls.append(Path(path))
+        return real(path, *args, **kwargs)
+
+    monkeypatch.setattr(fieldapp.store, "open_visit", counting)
+    return calls
+
+
+@pytest.fixture
+def synced(tmp_path, full_reads):
+    office = FolderOffice(tmp_path / "office", create=True)
+    visit = make_visit(tmp_path / "visit.gpkg")
+    sync(visit, office)
+    full_reads.clear()
+    return office, visit
+
+
+def test_record_is_the_synced_files_hash_and_a_no_op_sync_skips_the_full_read(synced, full_reads):
+    office, visit = synced
+    # the first sync changed the visit (its sync tables, its log row) and read it again at the
+    # end: the record is the hash of the file as it is now
+    assert record(visit)["sha256"] == sha(visit)
+    before = sha(visit)
+    report = sync(visit, office)
+    assert report.no_op and full_reads == [] and sha(visit) == before
+
+
+def test_bad_row_written_behind_the_syncs_back_is_refused(synced, full_reads):
+    # the tester's case: a value the store cannot read, written with sqlite3 after a good sync,
+    # with the file's size and mtime put back (as cp -p / rsync -t / touch -r would keep them)
+    office, visit = synced
+    st = visit.stat()
+    with contextlib.closing(sqlite3.connect(visit)) as conn, conn:
+        conn.execute("UPDATE tree SET dbh_in = 'abc' WHERE fid = 1")
+    os.utime(visit, ns=(st.st_atime_ns, st.st_mtime_ns))
+    assert (visit.stat().st_size, visit.stat().st_mtime_ns) == (st.st_size, st.st_mtime_ns)
+    assert sha(visit) != record(visit)["sha256"]
+    before, recorded, head = sha(visit), record(visit), office.head(engine.site_id_of(visit))
+    with pytest.raises(VisitRefused, match="dbh_in is 'abc'"):
+        sync(visit, office)
+    assert full_reads == [visit]  # the hash differed, so the store read the whole file
+    assert sha(visit) == before and record(visit) == recorded
+    assert office.head(engine.site_id_of(visit)) == head  # nothing sent
+
+
+def test_bad_row_still_in_the_wal_is_refused(synced, full_reads):
+    # the app has the visit open (WAL mode) and syncs it; then a bad row is committed into the
+    # -wal only: the .gpkg's bytes are exactly the ones recorded, yet the sync must read it all
+    office, visit = synced
+    with open_visit(visit, who="a@laptop-a"):  # recording: WAL mode, the -wal stays
+        sync(visit, office)
+        assert record(visit)["sha256"] == sha(visit)
+        with contextlib.closing(sqlite3.connect(visit)) as conn, conn:
+            conn.execute("UPDATE tree SET dbh_in = 'abc' WHERE fid = 1")
+        assert visit.with_name(visit.name + "-wal").stat().st_size > 0
+        assert record(visit)["sha256"] == sha(visit)  # the .gpkg alone has not changed
+        full_reads.clear()
+        with pytest.raises(VisitRefused, match="dbh_in is 'abc'"):
+            sync(visit, office)
+        assert full_reads == [visit] and record(visit)["sha256"] == sha(visit)
+
+
+def test_record_of_another_check_version_or_damaged_is_not_trusted(synced, full_reads):
+    office, visit = synced
+    path = visit.with_name(visit.name + ".sync") / "validated.json"
+    data = record(visit)
+    path.write_text(json.dumps({**data, "checker": "fieldapp 0.0.1; schema 1; check 0"}))
+    assert sync(visit, office).no_op
+    assert full_reads == [visit]  # an older check vouched for it: read again, then re-recorded
+    assert record(visit)["checker"] == data["checker"] and record(visit)["sha256"] == sha(visit)
+    full_reads.clear()
+    path.write_text("{not json")
+    assert sync(visit, office).no_op and full_reads == [visit]
+    assert record(visit)["sha256"] == sha(visit)
+
+
+def test_value_from_the_office_the_store_refuses_is_not_recorded(tmp_path, full_reads, monkeypatch):
+    # laptop A gets 'abc' past its own check (as an older fieldapp, or QGIS on the office
+    # master, could) and sends it; B receives it: B's sync completes, B's end-of-sync read
+    # fails, so B keeps no record and its next sync refuses, naming the row
+    office = FolderOffice(tmp_path / "office", create=True)
+    a = make_visit(tmp_path / "a.gpkg")
+    site = sync(a, office).site_id
+    b = checkout(office, site, tmp_path / "b.gpkg")
+    assert sync(b, office).no_op
+    assert record(b)["sha256"] == sha(b)
+    with contextlib.closing(sqlite3.connect(a)) as conn, conn:
+        (uuid,) = conn.execute("SELECT uuid FROM tree WHERE fid = 1").fetchone()
+        conn.execute("UPDATE tree SET dbh_in = 'abc' WHERE fid = 1")
+    with monkeypatch.context() as mp:
+        mp.setattr(engine, "check_visit_file", lambda v, known_sha256=None: engine.check_visit_basics(v))
+        sync(a, office)
+    report = sync(b, office)
+    assert [(c.layer, c.received) for c in report.layers] == [("tree", 1)]
+    assert not (tmp_path / "b.gpkg.sync" / "validated.json").exists()
+    with pytest.raises(VisitRefused, match=f"tree {uuid}: dbh_in is 'abc'"):
+        sync(b, office)
