@@ -3,6 +3,7 @@ what is stored in the GeoPackage and what the checks panel shows."""
 
 from __future__ import annotations
 
+import math
 import sqlite3
 
 import pytest
@@ -100,36 +101,62 @@ def test_unplugged_receiver_disables_recording_and_resumes(qtbot, private_dirs):
         close_window(w)
 
 
-def test_walked_wetland_shows_area_and_verdict(qtbot, private_dirs):
-    from fieldapp.ui import simsupport
+def tree_points_in_gpkg(path):
+    """(x, y) of every tree row committed to the visit GeoPackage (its geometry blobs)."""
+    from fieldapp.store.schema import parse_gpkg_blob
 
-    boundary = simsupport.load_scenario()["wetland"]["boundary"]
-    w = make_window(qtbot, private_dirs, simulate=True, waypoints=boundary, time_scale=4.0,
-                    rate_hz=10.0)
-    try:
-        wait_fix(qtbot, w)
-        key(qtbot, w, "Ctrl+4")
-        panel = w.panels["boundary"]
-        panel.kind.setCurrentIndex(panel.kind.findData("wetland"))
-        panel.label.setText("Wetland A")
-        panel.wetland_type.setText("shallow marsh")
+    with sqlite3.connect(f"file:{path}?mode=ro", uri=True) as conn:
+        blobs = [r[0] for r in conn.execute('SELECT geom FROM "tree"')]
+    return [(p.x, p.y) for p in map(parse_gpkg_blob, blobs)]
+
+
+def scenario_ring_sqft(w, ring):
+    """Area of a scenario ring ([lat, lon] ...) in the visit's own site frame (sq ft)."""
+    from shapely.geometry import Polygon
+
+    frame = w.visit.model.frame
+    return frame.area_sqft(Polygon([frame.to_local(lon, lat) for lat, lon in ring]))
+
+
+def walk_scenario_boundary(qtbot, w, kind, label, **wetland):
+    """Boundary tab, ``kind``, Start walk: the simulated surveyor walks the scenario boundary
+    and stops back at the start; then Close boundary."""
+    wait_fix(qtbot, w)
+    key(qtbot, w, "Ctrl+4")
+    panel = w.panels["boundary"]
+    panel.kind.setCurrentIndex(panel.kind.findData(kind))
+    panel.label.setText(label)
+    if wetland:
+        panel.wetland_type.setText(wetland["wetland_type"])
         panel.standing_water.setChecked(True)
         panel.hydric.setChecked(True)
-        panel.spacing.setValue(5.0)
-        key(qtbot, w, "W")
-        qtbot.waitUntil(lambda: w.visit.walk is not None, timeout=WAIT_MS)
-        gnss = w.session.simulator("gnss")
-        # walk until the simulated walker has gone round (the path ends where it began)
-        qtbot.waitUntil(lambda: len(w.visit.walk.vertices()) >= 12 and
-                        gnss.path.position(gnss._n / gnss.rate_hz * gnss.time_scale)[3] == 0,
-                        timeout=WAIT_MS)
-        qtbot.waitUntil(lambda: "sq ft" in panel.measures.text(), timeout=WAIT_MS)
-        key(qtbot, w, "Ctrl+L")
-        qtbot.waitUntil(lambda: w.visit.last_closed_area is not None, timeout=WAIT_MS)
-        area = w.visit.last_closed_area
-        # The demo wetland is an ellipse of semi-axes 72 x 55 ft: pi*72*55 = 12,441 sq ft;
-        # walked with 5 ft vertices on 16 chords it is a little less.
-        assert 10_000 < area["area_sqft"] < 12_441
+    panel.spacing.setValue(5.0)
+    key(qtbot, w, "W")
+    qtbot.waitUntil(lambda: w.visit.walk is not None, timeout=WAIT_MS)
+    walker = w.sim_surveyor
+    qtbot.waitUntil(lambda: not walker.busy, timeout=WAIT_MS)
+    assert "back at the start" in walker.words
+    qtbot.waitUntil(lambda: "sq ft" in panel.measures.text(), timeout=WAIT_MS)
+    key(qtbot, w, "Ctrl+L")
+    qtbot.waitUntil(lambda: w.visit.last_closed_area is not None and w.visit.walk is None,
+                    timeout=WAIT_MS)
+    return panel, w.visit.last_closed_area
+
+
+def test_walked_wetland_closes_at_the_scenario_area_with_its_verdict(qtbot, private_dirs):
+    from fieldapp.ui import simsupport
+
+    sc = simsupport.load_scenario()
+    w = make_window(qtbot, private_dirs, simulate=True, time_scale=10.0, rate_hz=10.0)
+    try:
+        panel, area = walk_scenario_boundary(qtbot, w, "wetland", "Wetland A",
+                                             wetland_type="shallow marsh")
+        # The demo wetland is a 16-gon inscribed in an ellipse of semi-axes 72 x 55 ft:
+        # 8 * 72 * 55 * sin(22.5 deg) = 12,122 sq ft. The surveyor takes a vertex at every
+        # corner, so the walked polygon is that 16-gon up to the RTK noise (~1 cm).
+        expected = scenario_ring_sqft(w, sc["wetland"]["boundary"])
+        assert expected == pytest.approx(12_122, rel=0.01)
+        assert area["area_sqft"] == pytest.approx(expected, rel=0.02)
         assert f"{area['area_sqft']:,.0f} sq ft" in panel.measures.text()
         qtbot.waitUntil(lambda: "Ordinance wetland" in panel.verdict.text(), timeout=WAIT_MS)
         size = evaluate({"rule": "wetland.size", "input": {
@@ -145,50 +172,55 @@ def test_walked_wetland_shows_area_and_verdict(qtbot, private_dirs):
         close_window(w)
 
 
-def test_tally_gives_the_class_the_rule_gives(qtbot, private_dirs):
+def test_tally_in_simulate_mode_measures_each_scenario_tree_where_it_stands(qtbot,
+                                                                           private_dirs):
     from fieldapp.ui import simsupport
 
-    stand = simsupport.load_scenario()["stand"]["boundary"]
-    w = make_window(qtbot, private_dirs, simulate=True, waypoints=stand, time_scale=15.0,
-                    rate_hz=10.0)
+    sc = simsupport.load_scenario()
+    scripted = sc["stand"]["trees"]
+    w = make_window(qtbot, private_dirs, simulate=True, time_scale=15.0, rate_hz=10.0)
     try:
-        wait_fix(qtbot, w)
-        key(qtbot, w, "Ctrl+4")
-        b = w.panels["boundary"]
-        b.kind.setCurrentIndex(b.kind.findData("woodland_stand"))
-        b.label.setText("Stand 1")
-        key(qtbot, w, "W")
-        qtbot.waitUntil(lambda: w.visit.walk is not None, timeout=WAIT_MS)
-        gnss = w.session.simulator("gnss")
-        qtbot.waitUntil(lambda: len(w.visit.walk.vertices()) >= 8 and
-                        gnss.path.position(gnss._n / gnss.rate_hz * gnss.time_scale)[3] == 0,
-                        timeout=WAIT_MS)
-        key(qtbot, w, "Ctrl+L")
-        qtbot.waitUntil(lambda: bool(w.visit.areas("woodland_stand")), timeout=WAIT_MS)
+        _panel, stand = walk_scenario_boundary(qtbot, w, "woodland_stand", "Stand 1")
+        # The demo stand is 210 x 220 ft = 46,200 sq ft (devices/sim/demo_scenario.py).
+        assert stand["area_sqft"] == pytest.approx(46_200, rel=0.02)
         key(qtbot, w, "Ctrl+3")
         tally = w.panels["tally"]
-        tally.crown.setValue(12.0)
         qtbot.waitUntil(tally.squeeze_button.isVisible, timeout=WAIT_MS)
-        for n in range(1, 6):
+        for n in range(1, len(scripted) + 1):
             key(qtbot, w, "C")
             qtbot.waitUntil(lambda n=n: len(w.visit.trees()) == n, timeout=WAIT_MS)
-        # the demo tally's first trees: bur oak 26.4 in, sugar maple 14.2, red oak 21.8 ...
-        assert [t.dbh_in for t in w.visit.trees()][:3] == pytest.approx([26.4, 14.2, 21.8],
-                                                                         abs=0.05)
+        trees = w.visit.trees()
+        # each tree as scripted: DBH, species, the crown radius from the scenario, and the
+        # position of that tree (RTK fixed: within 0.5 ft)
+        for t, s in zip(trees, scripted):
+            assert t.dbh_in == pytest.approx(s["dbh_in"], abs=0.05)
+            assert t.species_name == s["common_name"]
+            assert t.crown_radius_ft == pytest.approx(s["crown_radius_ft"])
+            x, y = w.visit.project(*s["position"])
+            tx, ty = w.visit.ft(t.x, t.y)
+            assert math.hypot(tx - x, ty - y) < 0.5
+        # stored in the GeoPackage at 25 distinct positions
+        points = tree_points_in_gpkg(w.visit.path)
+        assert len(points) == len(scripted)
+        assert len({(round(x, 1), round(y, 1)) for x, y in points}) == len(scripted)
+        # the class the rule gives for the scenario's stand: mature by canopy (the >= 10 in
+        # crowns, 3 + 0.8 DBH ft, cover about 44 % of the stand; >= 34 % with a deciduous
+        # share over 50 % is mature, City resource protection, Woodlands A.1)
+        expected = evaluate({"rule": "woodland.class",
+                             "input": w.visit.model.woodland_input(stand["uuid"])})
+        assert expected["class"] == "mature" and expected["basis"] == "canopy"
+        assert 40.0 < expected["canopy_10in_pct"] < 48.0
+        qtbot.waitUntil(lambda: "Woodland class: MATURE" in tally.summary.text(),
+                        timeout=WAIT_MS)
+        check = w.visit.checks.get(f"woodland:{stand['uuid']}")
+        assert check.result["class"] == "mature"
         # delete the second tree, then undo
         tally.table.selectRow(1)
         key(qtbot, w, "Del")
-        qtbot.waitUntil(lambda: len(w.visit.trees()) == 4, timeout=WAIT_MS)
+        qtbot.waitUntil(lambda: len(w.visit.trees()) == len(scripted) - 1, timeout=WAIT_MS)
         qtbot.waitUntil(tally.undo_button.isEnabled, timeout=WAIT_MS)
         key(qtbot, w, "Ctrl+Z")
-        qtbot.waitUntil(lambda: len(w.visit.trees()) == 5, timeout=WAIT_MS)
-        assert stored_count(w.visit.path, "tree") == 5
-        stand_area = w.visit.areas("woodland_stand")[0]
-        expected = evaluate({"rule": "woodland.class",
-                             "input": w.visit.model.woodland_input(stand_area.uuid)})
-        qtbot.waitUntil(lambda: "Woodland class" in tally.summary.text(), timeout=WAIT_MS)
-        assert f"Woodland class: {expected['class'].upper()}" in tally.summary.text()
-        check = w.visit.checks.get(f"woodland:{stand_area.uuid}")
-        assert check.result["class"] == expected["class"]
+        qtbot.waitUntil(lambda: len(w.visit.trees()) == len(scripted), timeout=WAIT_MS)
+        assert stored_count(w.visit.path, "tree") == len(scripted)
     finally:
         close_window(w)

@@ -1,9 +1,34 @@
 """Simulated devices for ``--simulate`` and ``--replay``: the demo scenario's receiver,
-rangefinder and caliper (from :mod:`devices.sim`) on pseudo-terminals with stable links.
+rangefinder and caliper (from :mod:`devices.sim`) on pseudo-terminals with stable links, and
+the *simulated surveyor* that walks the receiver to where each workflow happens.
 
 The app opens the link paths exactly as it would open ``/dev/ttyUSB0``; it cannot tell the
 simulators from hardware. The two buttons that *trigger* a simulated instrument (a shot, a
 caliper squeeze) stand in for the trigger on the real device.
+
+The simulated surveyor (:class:`SimulatedSurveyor`)
+--------------------------------------------------
+In the field the surveyor walks to a tree, a corner or the OHWM and the receiver follows. In
+``--simulate`` the :class:`SimulatedSurveyor` plays that person: it only changes the GNSS
+simulator's route (:meth:`devices.sim.gnss.GnssSim.walk_to`); the app still learns every
+position from the simulator's NMEA over the pty, exactly as from a real receiver. It never
+blocks the UI thread: a Qt timer polls for "arrived, and a usable fix stamped at or after the
+arrival has reached the app", then does what the person would do there.
+
+- Start: the simulated receiver stands on the OHWM at the transect origin.
+- OHWM tab: walks to the scenario's OHWM points in turn (the transect origin first); press
+  *Average point* when it says it is there. After a point is recorded it walks to the next.
+- Transect tab: walks to the transect origin and types the scenario's landward azimuth (when
+  no transect is open); the rangefinder shots then follow the scripted profile.
+- Tally, *Caliper (simulator)*: walks to the next scenario tree, waits for the fix there,
+  types the tree's crown radius from the scenario (as a user would) and squeezes the caliper.
+- Boundary, *Start walk* for a wetland (the scenario's wetland) or a woodland stand or grove
+  (the scenario's stand): walks to the first corner, starts the walk there, goes round taking
+  a vertex at each corner (vertices in between come from the walk's spacing) and stops back at
+  the start; *Close boundary* then closes it at the scenario's area. Pause holds the walker,
+  resume walks on, close stops it.
+
+It walks at :data:`DEMO_SPEEDUP` times the scenario's walking speed (2 m/s for the demo).
 """
 
 from __future__ import annotations
@@ -13,10 +38,14 @@ import json
 import os
 import shutil
 import tempfile
+from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, Callable
 
 _SIM_DIR: Path | None = None
+
+DEMO_SPEEDUP = 2.0
+"""The simulated surveyor walks this many times the scenario's ``speed_m_s`` (a brisk demo)."""
 
 
 def sim_dir() -> Path:
@@ -29,12 +58,20 @@ def sim_dir() -> Path:
 
 
 def load_scenario(path: str | Path | None = None) -> dict:
-    """The demo scenario (``devices/sim/scenarios/demo.json``) or ``path``."""
-    if path is None:
-        import devices.sim
+    """The demo scenario (``devices/sim/scenarios/demo.json``) or the scenario at ``path``,
+    validated by :func:`devices.sim.scenario.load_scenario`.
 
-        path = Path(devices.sim.__path__[0]) / "scenarios" / "demo.json"
-    return json.loads(Path(path).read_text(encoding="utf-8"))
+    Raises
+    ------
+    FileNotFoundError
+        No such scenario.
+    devices.sim.schema.ScenarioError
+        (a ``ValueError``) Not JSON or not a valid scenario; the message names the file and
+        the key path.
+    """
+    from devices.sim.scenario import load_scenario as load_validated
+
+    return load_validated("demo" if path is None else path)
 
 
 def species_table_path(scenario: dict) -> str | None:
@@ -48,7 +85,7 @@ def species_table_path(scenario: dict) -> str | None:
 
 def make_gnss(scenario: dict, *, waypoints: list | None = None, rate_hz: float | None = None,
               time_scale: float = 1.0, link: str = "gnss", **overrides: Any) -> Any:
-    """A GNSS simulator walking the scenario's path (or ``waypoints``)."""
+    """A GNSS simulator walking the scenario's scripted path (or ``waypoints``)."""
     from devices.sim.gnss import GnssPath, GnssSim
 
     spec = dict(scenario["devices"]["gnss"])
@@ -92,6 +129,9 @@ def start_demo(scenario: dict | None = None, *, time_scale: float = 1.0,
     scenario : dict
     """
     scenario = scenario or load_scenario()
+    if gnss_waypoints is None:
+        # the simulated surveyor starts on the OHWM at the transect origin, standing
+        gnss_waypoints = [start_position(scenario)]
     sims = []
     try:
         for make in (lambda: make_gnss(scenario, waypoints=gnss_waypoints, rate_hz=gnss_rate_hz,
@@ -132,3 +172,301 @@ def shoot(sim: Any, station_ft: float) -> Any:
 def squeeze(sim: Any) -> Any:
     """Squeeze the simulated caliper (the next tree of the tally)."""
     return sim.squeeze()
+
+
+# --------------------------------------------------------------------------- surveyor
+def start_position(scenario: dict) -> list[float]:
+    """Where the simulated surveyor starts: the transect origin, else the first OHWM point,
+    else the scripted path's first waypoint ([lat, lon] degrees)."""
+    if scenario.get("transect", {}).get("start"):
+        return list(scenario["transect"]["start"])
+    if scenario.get("ohwm"):
+        return list(scenario["ohwm"][0])
+    return list(scenario["devices"]["gnss"]["waypoints"][0])
+
+
+def ohwm_tour(scenario: dict) -> list[list[float]]:
+    """The scenario's OHWM points in the order the surveyor averages them: from the one
+    nearest the transect origin on, then the ones before it."""
+    points = [list(p) for p in scenario.get("ohwm", [])]
+    if not points:
+        return []
+    sx, sy = start_position(scenario)
+    k = min(range(len(points)),
+            key=lambda i: (points[i][0] - sx) ** 2 + (points[i][1] - sy) ** 2)
+    return points[k:] + points[:k]
+
+
+def closed_ring(points: list) -> list[list[float]]:
+    """``points`` ([lat, lon] ...) ending where they start."""
+    ring = [list(p) for p in points]
+    if ring and ring[0] != ring[-1]:
+        ring.append(ring[0])
+    return ring
+
+
+def boundary_for(scenario: dict, kind: str) -> list[list[float]] | None:
+    """The scenario boundary the surveyor walks for an area ``kind``: the wetland for
+    ``wetland``, the stand for ``woodland_stand`` and ``grove``; None for other kinds."""
+    key = {"wetland": "wetland", "woodland_stand": "stand", "grove": "stand"}.get(kind)
+    ring = scenario.get(key, {}).get("boundary") if key else None
+    return closed_ring(ring) if ring else None
+
+
+@dataclass
+class Step:
+    """Walk to ``target`` ([lat, lon]); once a usable fix from there has reached the app,
+    call ``on_there(fix)``. ``words`` names the place for the panel (``tree 3``)."""
+
+    target: list[float]
+    on_there: Callable[[Any], None]
+    words: str
+
+
+class SimulatedSurveyor:
+    """The person carrying the receiver in ``--simulate`` (see the module docstring).
+
+    Parameters
+    ----------
+    window : fieldapp.ui.mainwindow.MainWindow
+        Gives the fixes as the app received them (``usable_fix``, ``fix_count``), the tabs and
+        the visit.
+    gnss : devices.sim.gnss.GnssSim
+        The running simulated receiver (only its route is changed).
+    scenario : dict
+        The validated scenario (OHWM points, transect, stand trees, boundaries).
+    caliper : devices.sim.caliper.CaliperSim, optional
+    speed_m_s : float, optional
+        Walking speed, m/s of simulated time (default :data:`DEMO_SPEEDUP` x the scenario's
+        ``devices.gnss.speed_m_s``).
+    poll_ms : int
+        How often the UI-thread timer looks for the arrival fix.
+    """
+
+    def __init__(self, window: Any, gnss: Any, scenario: dict, *, caliper: Any = None,
+                 speed_m_s: float | None = None, poll_ms: int = 50) -> None:
+        from PySide6.QtCore import QTimer
+
+        self.w = window
+        self.gnss = gnss
+        self.caliper = caliper
+        self.scenario = scenario
+        spec_speed = float(scenario.get("devices", {}).get("gnss", {}).get("speed_m_s", 1.0))
+        self.speed_m_s = speed_m_s or DEMO_SPEEDUP * (spec_speed or 1.0)
+        self.trees = list(scenario.get("stand", {}).get("trees", []))
+        self.ohwm = ohwm_tour(scenario)
+        self.steps: list[Step] = []
+        self.mode: str | None = None  # "ohwm", "transect", "tree", "boundary"
+        self.paused = False
+        self.words = ""
+        self.next_tree: int | None = None
+        self.retired = False
+        self._gen = 0
+        self._arrival_count: int | None = None
+        self._ohwm_seen: int | None = None
+        self.timer = QTimer(window)
+        self.timer.setInterval(poll_ms)
+        self.timer.timeout.connect(self._poll)
+        self.timer.start()
+        window.tabs.currentChanged.connect(self._tab_changed)
+
+    # -------------------------------------------------------------- plumbing
+    @property
+    def busy(self) -> bool:
+        """Walking somewhere (or paused on the way)."""
+        return bool(self.steps)
+
+    def say(self, text: str) -> None:
+        """Tell the user what the simulated surveyor does (the current panel's state line)."""
+        self.words = text
+        state = getattr(self.w.tabs.currentWidget(), "state", None)
+        if state is not None:
+            state.setText(f"Simulated surveyor: {text}")
+
+    def go(self, steps: list[Step], mode: str) -> None:
+        """Replace whatever the surveyor was doing by ``steps``."""
+        self._gen += 1
+        self.steps = list(steps)
+        self.mode = mode if steps else None
+        self.paused = False
+        self._walk_current()
+
+    def _walk_current(self) -> None:
+        self._arrival_count = None
+        if not self.steps:
+            return
+        step = self.steps[0]
+        self.gnss.walk_to(step.target[0], step.target[1], speed_m_s=self.speed_m_s)
+        self.say(f"walking to {step.words}…")
+
+    def stop(self) -> None:
+        """Stop walking and stand still."""
+        self._gen += 1
+        self.steps = []
+        self.mode = None
+        self.paused = False
+        self.gnss.hold()
+
+    def pause(self) -> None:
+        """Stand still; :meth:`resume` walks on to the same place."""
+        if self.steps:
+            self.paused = True
+            self.gnss.hold()
+
+    def resume(self) -> None:
+        if self.steps and self.paused:
+            self.paused = False
+            self._walk_current()
+
+    def _there_fix(self) -> Any:
+        """A usable fix taken at or after the arrival epoch, or None yet."""
+        if not self.gnss.arrived:
+            return None
+        fix = self.w.usable_fix()
+        if fix is None:
+            return None
+        arrival = self.gnss.arrival_utc
+        stamp = getattr(fix, "time_utc", None)
+        if stamp is not None and arrival is not None:
+            try:
+                return fix if stamp >= arrival else None
+            except TypeError:  # naive vs aware: fall back to counting fixes
+                pass
+        count = getattr(self.w, "fix_count", 0)
+        if self._arrival_count is None:
+            self._arrival_count = count
+        return fix if count >= self._arrival_count + 2 else None
+
+    def _poll(self) -> None:
+        if self.steps and not self.paused:
+            fix = self._there_fix()
+            if fix is None:
+                return
+            step = self.steps.pop(0)
+            gen = self._gen
+            try:
+                step.on_there(fix)
+            except Exception as exc:  # noqa: BLE001 - shown; the surveyor stops
+                self.stop()
+                self.say(f"stopped: {exc}")
+                return
+            if gen == self._gen:
+                if self.steps:
+                    self._walk_current()
+                else:
+                    self.mode = None
+        elif not self.steps:
+            self._watch_ohwm()
+
+    # -------------------------------------------------------------- OHWM and transect
+    def _panel_title(self, widget: Any = None) -> str:
+        widget = widget if widget is not None else self.w.tabs.currentWidget()
+        return str(getattr(widget, "title", ""))
+
+    def _tab_changed(self, index: int) -> None:
+        if self.retired or self.mode == "boundary" or self.w.visit is None:
+            return  # a boundary walk goes on whatever tab is shown
+        title = self._panel_title(self.w.tabs.widget(index))
+        if title == "OHWM":
+            self.to_next_ohwm()
+        elif title == "Transect":
+            self.to_transect_origin()
+
+    def to_next_ohwm(self) -> None:
+        """Walk to the scenario's next OHWM point (one per point already recorded)."""
+        if not self.ohwm or self.w.visit is None:
+            return
+        n = len(self.w.visit.ohwm_points())
+        self._ohwm_seen = n
+        k = n % len(self.ohwm)
+        self.go([Step(self.ohwm[k], lambda _fix: self.say(
+            f"on the OHWM at point {k + 1} of the scenario: press Average point [A]."),
+            f"OHWM point {k + 1} of the scenario")], "ohwm")
+
+    def _watch_ohwm(self) -> None:
+        """After an OHWM point is recorded (OHWM tab shown), walk on to the next."""
+        if self._panel_title() != "OHWM" or self.w.visit is None or self._ohwm_seen is None:
+            return
+        panel = self.w.tabs.currentWidget()
+        if getattr(panel, "collecting", None) is not None:
+            return
+        if len(self.w.visit.ohwm_points()) > self._ohwm_seen:
+            self.to_next_ohwm()
+
+    def to_transect_origin(self) -> None:
+        """Walk to the transect origin; type the scenario's landward azimuth."""
+        transect = self.scenario.get("transect") or {}
+        if not transect.get("start"):
+            return
+        panel = self.w.tabs.currentWidget()
+
+        def there(_fix: Any) -> None:
+            az = transect.get("azimuth_deg")
+            spin = getattr(panel, "azimuth", None)
+            if az is not None and spin is not None and not self.w.visit.current_transect:
+                spin.setValue(float(az))
+            self.say(f"at the transect origin: landward azimuth {az}°, press Start transect [N]"
+                     " then shoot.")
+        self.go([Step(list(transect["start"]), there, "the transect origin")], "transect")
+
+    # -------------------------------------------------------------- tally
+    def measure_next_tree(self, tally_panel: Any) -> None:
+        """Walk to the next scenario tree, then type its crown radius and squeeze the caliper
+        (:meth:`TallyPanel.expect_crown`)."""
+        if not self.trees or self.caliper is None:
+            return
+        if self.mode == "tree" and self.steps:
+            self.say(f"still walking to {self.steps[0].words}…")
+            return
+        if self.next_tree is None:
+            self.next_tree = len(self.w.visit.trees()) if self.w.visit is not None else 0
+        i = self.next_tree % len(self.trees)
+        self.next_tree += 1
+        tree = self.trees[i]
+        name = tree.get("common_name") or tree.get("label") or "tree"
+        words = f"tree {tree.get('id', i + 1)} ({name}, {tree['dbh_in']:g} in)"
+
+        def there(_fix: Any) -> None:
+            from devices.sim.caliper import TallyTree
+
+            crown = tree.get("crown_radius_ft")
+            tally_panel.expect_crown(crown)
+            self.caliper.squeeze(TallyTree.from_dict(tree))
+            self.say(f"at {words}: caliper squeezed"
+                     + (f", crown radius {crown:g} ft typed." if crown else "."))
+        if tree.get("position"):
+            self.go([Step(list(tree["position"]), there, words)], "tree")
+        else:
+            there(None)
+
+    # -------------------------------------------------------------- boundary
+    def walk_boundary(self, ring: list[list[float]], start: Callable[[Any], None],
+                      vertex: Callable[[Any], None]) -> None:
+        """Walk to ``ring[0]`` and call ``start(fix)``; go round calling ``vertex(fix)`` at each
+        corner; stop back at the start and ask for *Close boundary*."""
+        n = len(ring) - 1
+        steps = [Step(ring[0], start, "the first corner")]
+        steps += [Step(ring[i], vertex, f"corner {i + 1} of {n}") for i in range(1, n)]
+        steps.append(Step(ring[n], lambda _fix: self.say(
+            "back at the start: press Close boundary [Ctrl+L]."), "the start again"))
+        self.go(steps, "boundary")
+
+
+def surveyor(window: Any) -> SimulatedSurveyor | None:
+    """The window's :class:`SimulatedSurveyor` (made on first use), or None when the GNSS is
+    not a route-following simulator (real receiver, replay) or there is no scenario."""
+    session = getattr(window, "session", None)
+    gnss = session.simulator("gnss") if session is not None else None
+    if gnss is None or not hasattr(gnss, "walk_to") or session.scenario is None:
+        return None
+    current = getattr(window, "sim_surveyor", None)
+    if current is not None and current.gnss is gnss:
+        return current
+    if current is not None:
+        current.retired = True
+        current.timer.stop()
+    s = SimulatedSurveyor(window, gnss, session.scenario, caliper=session.simulator("caliper"))
+    if window.visit is not None and s._panel_title() == "OHWM":
+        s._ohwm_seen = len(window.visit.ohwm_points())  # standing at the first OHWM point
+    window.sim_surveyor = s
+    return s

@@ -126,15 +126,44 @@ class BoundaryPanel(WorkflowPanel):
                          hydric_vegetation=self.hydric.isChecked())
         return attrs
 
+    def _surveyor(self) -> Any:
+        if self.w.session is None or not self.w.session.simulators:
+            return None
+        from fieldapp.ui import simsupport
+
+        return simsupport.surveyor(self.w)
+
     def start_walk(self) -> None:
+        """Start walking here; in simulate mode the simulated surveyor first walks to the
+        scenario boundary of this kind and goes round it (:mod:`fieldapp.ui.simsupport`)."""
         fix = self.w.usable_fix()
         if fix is None:
             return
+        walker = self._surveyor()
+        if walker is not None:
+            from fieldapp.ui import simsupport
+
+            ring = simsupport.boundary_for(walker.scenario, self.kind.currentData())
+            if ring is not None:
+                def start_there(there: Any) -> None:
+                    if not self._begin_walk(there):
+                        walker.stop()
+                walker.walk_boundary(ring, start_there, self._corner)
+                return
+        self._begin_walk(fix)
+
+    def _corner(self, fix: Any) -> None:
+        if self.visit.walk is not None and self.visit.walk_state() == "walking":
+            self.visit.walk_vertex(fix)
+
+    def _begin_walk(self, fix: Any) -> bool:
         try:
             self.visit.start_walk(self.kind.currentData(), self.label.text().strip(),
                                   self.spacing.value(), fix)
         except Exception as exc:  # noqa: BLE001
             self.error(f"Walk not started: {exc}")
+            return False
+        return True
 
     def vertex_here(self) -> None:
         fix = self.w.usable_fix()
@@ -151,15 +180,25 @@ class BoundaryPanel(WorkflowPanel):
 
     def pause(self) -> None:
         self.visit.pause_walk()
+        walker = self._surveyor()
+        if walker is not None and walker.mode == "boundary":
+            walker.pause()
 
     def resume(self) -> None:
         self.visit.resume_walk()
+        walker = self._surveyor()
+        if walker is not None and walker.mode == "boundary":
+            walker.resume()
 
     def close_walk(self) -> None:
         try:
             self.visit.close_walk(self.attributes())
         except Exception as exc:  # noqa: BLE001 - e.g. too few vertices; the walk stays open
             self.error(f"Boundary not closed: {exc}")
+            return
+        walker = self._surveyor()
+        if walker is not None and walker.mode == "boundary":
+            walker.stop()
 
     def _update_buttons(self) -> None:
         walk = self.visit.walk if self.visit else None

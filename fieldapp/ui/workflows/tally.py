@@ -3,6 +3,7 @@ undo; crown radius typed or shot; a running stand summary with the woodland clas
 
 from __future__ import annotations
 
+from collections import deque
 from typing import Any
 
 from PySide6.QtCore import Qt
@@ -103,6 +104,7 @@ class TallyPanel(WorkflowPanel):
         lay.addWidget(self.summary)
 
         self.pending: list[Any] = []
+        self.expected_crowns: deque[float | None] = deque()
         self._rows: list[Any] = []
         self.bind("T", self.add_typed_tree, self.add_button)
         self.bind("C", self.squeeze, self.squeeze_button)
@@ -117,6 +119,10 @@ class TallyPanel(WorkflowPanel):
     def _devices_started(self) -> None:
         self.squeeze_button.setVisible(self.w.session is not None and
                                        self.w.session.simulator("caliper") is not None)
+        if self.squeeze_button.isVisible():
+            from fieldapp.ui import simsupport
+
+            simsupport.surveyor(self.w)  # simulate mode: the simulated surveyor walks
 
     def focus_first(self) -> None:
         self.add_button.setFocus()
@@ -150,14 +156,23 @@ class TallyPanel(WorkflowPanel):
             return
         self._record_reading(fix, reading)
 
+    def expect_crown(self, crown_radius_ft: float | None) -> None:
+        """The simulated surveyor typed ``crown_radius_ft`` for the caliper reading it is about
+        to send: shown in the crown field, and used for that reading (in arrival order)."""
+        if crown_radius_ft:
+            self.crown.setValue(crown_radius_ft)
+        self.expected_crowns.append(crown_radius_ft)
+
     def _record_reading(self, fix: Any, reading: Any) -> None:
         habit = getattr(reading, "leaf_habit", None) or self.habit.currentText()
+        crown = (self.expected_crowns.popleft() if self.expected_crowns
+                 else self.crown.value()) or None
         self._record(fix, dbh_in=reading.dbh_in,
                      species_code=getattr(reading, "species_code", None) or "",
                      species_name=(getattr(reading, "common_name", None)
                                    or getattr(reading, "species_label", "") or ""),
                      leaf_habit=getattr(habit, "value", habit),
-                     crown_radius_ft=self.crown.value() or None, reading=reading)
+                     crown_radius_ft=crown, reading=reading)
 
     def _flush_pending(self, _fix: Any) -> None:
         if self.pending and self.w.usable_fix() is not None:
@@ -171,10 +186,17 @@ class TallyPanel(WorkflowPanel):
             self.state.setText(f"Crown radius {shot.horizontal_distance_ft:.1f} ft from the shot.")
 
     def squeeze(self) -> None:
+        """Simulator button: the simulated surveyor walks to the next scenario tree and
+        squeezes the caliper there (no surveyor: squeeze where the receiver is)."""
         sim = self.w.session.simulator("caliper") if self.w.session else None
-        if sim is not None:
-            from fieldapp.ui import simsupport
+        if sim is None:
+            return
+        from fieldapp.ui import simsupport
 
+        walker = simsupport.surveyor(self.w)
+        if walker is not None and walker.trees:
+            walker.measure_next_tree(self)
+        else:
             simsupport.squeeze(sim)
 
     def selected_tree(self) -> Any:
