@@ -8,7 +8,10 @@ result of each.
 
 A check is identified by a stable id: ``bank:<transect id>``, ``protective_area``,
 ``woodland:<stand id>``, ``mitigation:<stand id>``, ``wetland:<polygon id>``,
-``graded_area:<polygon id>``, ``development_area``.
+``graded_area:<polygon id>``, ``drainageway:<line id>``, ``development_area``.
+
+Canopy percentages sent to ``woodland.class`` are clamped to [0, 100] (:func:`clamp_pct`): a
+stand covered by crowns gives 100 % plus floating-point excess, which the rule refuses.
 
 Examples
 --------
@@ -27,7 +30,8 @@ from typing import Any, Callable, Iterable, Sequence
 __all__ = [
     "Check", "Checks", "bank_request", "protective_area_request", "woodland_class_request",
     "mitigation_request", "wetland_size_request", "development_area_request",
-    "graded_area_request", "requests_for_model", "status_words", "summary_words",
+    "graded_area_request", "drainageway_request", "clamp_pct", "requests_for_model",
+    "status_words", "summary_words",
 ]
 
 RULE_TITLES = {
@@ -38,6 +42,7 @@ RULE_TITLES = {
     "woodland.mitigation": "Woodland protection / mitigation (city)",
     "wetland.size": "Ordinance wetland (city)",
     "development_area": "Development area (city)",
+    "drainageway": "Drainageway (city)",
 }
 
 
@@ -90,19 +95,45 @@ def protective_area_request(features: Sequence[dict], contiguous: bool = False,
     return {"rule": "nr151.protective_area", "input": inp}
 
 
+def clamp_pct(value: float | None) -> float | None:
+    """A percentage clamped to [0, 100] (None stays None).
+
+    Canopy cover computed from crown unions can come out a few ulps over 100 % (or under 0)
+    through floating point; the ``woodland.class`` rule refuses such values.
+
+    Raises
+    ------
+    ValueError
+        NaN or infinity (never clamped: it is a defect upstream).
+    """
+    if value is None:
+        return None
+    return min(100.0, max(0.0, _num(value)))
+
+
 def woodland_class_request(canopy_10in_pct: float, deciduous_share_pct: float | None,
                            canopy_3in_pct: float, trees: Iterable[dict] = ()) -> dict:
     """A ``woodland.class`` request (City resource protection, Woodlands).
 
     ``trees`` are those inside the grove polygon (``dbh_in``, ``leaf_habit``, ``species``).
-    A null deciduous share (no >= 10 in canopy) is sent as 0.
+    A null deciduous share (no >= 10 in canopy) is sent as 0. Percentages are clamped to
+    [0, 100] (:func:`clamp_pct`).
     """
     return {"rule": "woodland.class", "input": {
-        "canopy_10in_pct": _num(canopy_10in_pct),
-        "deciduous_share_pct": _num(deciduous_share_pct or 0.0),
-        "canopy_3in_pct": _num(canopy_3in_pct),
+        "canopy_10in_pct": clamp_pct(canopy_10in_pct),
+        "deciduous_share_pct": clamp_pct(deciduous_share_pct or 0.0),
+        "canopy_3in_pct": clamp_pct(canopy_3in_pct),
         "trees": [dict(t) for t in trees],
     }}
+
+
+def _clamped_woodland_input(inp: dict) -> dict:
+    """``Visit.woodland_input`` with its canopy percentages clamped to [0, 100]."""
+    out = dict(inp)
+    for k in ("canopy_10in_pct", "canopy_3in_pct", "deciduous_share_pct"):
+        if out.get(k) is not None:
+            out[k] = clamp_pct(out[k])
+    return out
 
 
 def mitigation_request(woodland_class: str, woodland_area_ac: float,
@@ -138,6 +169,24 @@ def graded_area_request(horizontal_area_sqft: float, slope_pct: float) -> dict:
     """An ``nr341.graded_area`` request (surface area on the bank)."""
     return {"rule": "nr341.graded_area", "input": {
         "horizontal_area_sqft": _num(horizontal_area_sqft), "slope_pct": _num(slope_pct)}}
+
+
+def drainageway_request(kind: str, length_ft: float, *, tributary_area_ac: float | None = None,
+                        mapped_stream: bool | None = None,
+                        channel_width_ft: float | None = None) -> dict:
+    """A ``drainageway`` request (City resource protection, Drainageways A.1 / A.2).
+
+    ``kind`` is ``stream`` (a drainageway centreline) or ``swale``; unknown values (a swale's
+    tributary area, whether a stream is mapped) are left out so the rule says what to measure.
+    """
+    inp: dict[str, Any] = {"kind": kind, "length_ft": _num(length_ft)}
+    if tributary_area_ac is not None:
+        inp["tributary_area_ac"] = _num(tributary_area_ac)
+    if mapped_stream is not None:
+        inp["mapped_stream"] = bool(mapped_stream)
+    if channel_width_ft is not None:
+        inp["channel_width_ft"] = _num(channel_width_ft)
+    return {"rule": "drainageway", "input": inp}
 
 
 # --------------------------------------------------------------------------- results
@@ -215,6 +264,12 @@ def summary_words(rule: str, result: dict) -> str:
     if rule == "nr341.graded_area":
         return (f"Surface {_fmt(result.get('surface_area_sqft'), ' sq ft')}; permit "
                 f"{_fmt(result.get('permit_required'))}")
+    if rule == "drainageway":
+        if st == "needs_data":
+            return f"Needs data: {result.get('next_step', '')}"
+        return (f"Drainageway: {_fmt(result.get('is_drainageway'))}; width "
+                f"{_fmt(result.get('total_width_ft'), ' ft')}; open space "
+                f"{_fmt(result.get('min_open_space_sqft'), ' sq ft')}")
     return st or ""
 
 
@@ -325,6 +380,28 @@ def wetland_feature(area: Any, model: Any) -> dict:
     return feat
 
 
+def graded_slope_pct(model: Any, polygon: Any, transects: Sequence[Any]) -> float | None:
+    """The slope of a graded polygon on the bank: the steepest (absolute) slope of the
+    transect segments that cross it, percent; None when no surveyed segment crosses it.
+
+    A segment runs from the previous station (the transect origin for the first) to its
+    station, in site CRS units; slopes are per segment, never averaged
+    (interpretation ``per-segment-slope``).
+    """
+    from shapely.geometry import LineString
+
+    steepest: float | None = None
+    for t in transects:
+        prev = (t.origin_x, t.origin_y)
+        for st in model.stations(t.uuid):
+            seg = LineString([prev, (st.x, st.y)])
+            prev = (st.x, st.y)
+            if seg.length > 0 and seg.intersects(polygon):
+                s = abs(float(st.slope_pct))
+                steepest = s if steepest is None else max(steepest, s)
+    return steepest
+
+
 def requests_for_model(model: Any, *, retained_ac: float = 0.0,
                        woodland_class: Callable[[dict], str | None] | None = None,
                        ) -> dict[str, tuple[str, dict]]:
@@ -336,7 +413,13 @@ def requests_for_model(model: Any, *, retained_ac: float = 0.0,
     - ``woodland:<stand>`` for each woodland stand (with the first grove drawn inside it);
     - ``mitigation:<stand>`` when a retained area is set and ``woodland_class(request)``
       (the class the woodland request gives) is known;
+    - ``graded_area:<area>`` for each disturbed (graded) polygon crossed by a transect
+      segment: its horizontal area with the steepest crossing segment's slope
+      (:func:`graded_slope_pct`);
+    - ``drainageway:<line>`` for each drainageway centreline (``stream``) and swale line;
     - ``development_area`` when a foundation is drawn.
+
+    Steep slope (``steep_slope``) is not built: the model holds no soil units.
     """
     from fieldapp.survey.features import Layer
 
@@ -372,7 +455,7 @@ def requests_for_model(model: Any, *, retained_ac: float = 0.0,
         if _v(a.kind) != "woodland_stand":
             continue
         grove = next((g for g in groves if g.geometry.intersects(a.geometry)), None)
-        inp = model.woodland_input(a.uuid, grove.uuid if grove else None)
+        inp = _clamped_woodland_input(model.woodland_input(a.uuid, grove.uuid if grove else None))
         wreq = {"rule": "woodland.class", "input": inp}
         out[f"woodland:{a.uuid}"] = (f"Woodland class {a.label or 'stand'} (city)", wreq)
         cls = woodland_class(wreq) if (woodland_class and retained_ac > 0) else None
@@ -381,6 +464,25 @@ def requests_for_model(model: Any, *, retained_ac: float = 0.0,
             out[f"mitigation:{a.uuid}"] = (
                 f"Woodland protection {a.label or 'stand'} (city)",
                 mitigation_request(cls, stand_ac, min(retained_ac, stand_ac)))
+    transects = [t for t in model.features(Layer.TRANSECT) if model.stations(t.uuid)]
+    for a in areas:
+        if _v(a.kind) != "disturbed":
+            continue
+        slope = graded_slope_pct(model, a.geometry, transects)
+        if slope is not None:
+            out[f"graded_area:{a.uuid}"] = (
+                f"Graded area {a.label or 'disturbed'} on the bank (NR 341.035)",
+                graded_area_request(model.frame.area_sqft(a.geometry), slope))
+    for line in model.features(Layer.LINE):
+        kind = {"drainageway_centreline": "stream", "swale": "swale"}.get(_v(line.kind))
+        if kind is None:
+            continue
+        out[f"drainageway:{line.uuid}"] = (
+            f"Drainageway {line.label or kind} (city)",
+            drainageway_request(kind, model.frame.length_ft(line.geometry),
+                                tributary_area_ac=line.tributary_area_ac,
+                                channel_width_ft=line.channel_width_ft if kind == "stream"
+                                else None))
     foundations = [a for a in areas if _v(a.kind) == "foundation"]
     if foundations:
         edge_kinds = {"drive": "driveway", "parking": "parking", "septic_field": "septic",

@@ -1,0 +1,276 @@
+"""fieldapp.checks: the survey model turned into rule requests, with hand-worked results.
+
+The visit is in UTM zone 16N (EPSG:32616, metres) at the central meridian (x = 500,000 m), where
+the grid scale factor is 0.9996: a ground length of L ft is ``from_ft(L) * k`` grid metres
+(:func:`g`), so the stands, wetlands and crowns below have the ground sizes the comments say.
+"""
+
+from __future__ import annotations
+
+import math
+from datetime import datetime, timedelta, timezone
+
+import pytest
+from shapely.geometry import LineString, box
+
+from fieldapp import checks
+from fieldapp.checks import Checks, requests_for_model
+from fieldapp.rules import evaluate
+from fieldapp.survey.visit import Visit
+
+X0, Y0 = 500_000.0, 4_983_000.0
+
+
+def clock():
+    t = [datetime(2024, 6, 3, 14, 0, tzinfo=timezone.utc)]
+
+    def now():
+        t[0] += timedelta(seconds=1)
+        return t[0]
+    return now
+
+
+@pytest.fixture
+def visit():
+    return Visit.new("Mill Creek lot", crs="EPSG:32616", who="tester@laptop", clock=clock())
+
+
+def g(visit, ft):
+    """Grid metres for ``ft`` ground feet at the site (scale factor k at X0, Y0)."""
+    frame = visit.frame
+    return frame.from_ft(ft) * frame.scale_factor(X0, Y0)
+
+
+def square(visit, x_ft, y_ft, w_ft, h_ft):
+    """A box ``w_ft`` x ``h_ft`` (ground ft) with its south-west corner at (x_ft, y_ft)."""
+    return box(X0 + g(visit, x_ft), Y0 + g(visit, y_ft),
+               X0 + g(visit, x_ft + w_ft), Y0 + g(visit, y_ft + h_ft))
+
+
+def only(reqs, prefix):
+    hits = [r for cid, (_t, r) in reqs.items() if cid.split(":")[0] == prefix]
+    assert len(hits) == 1, sorted(reqs)
+    return hits[0]
+
+
+# --------------------------------------------------------------------------- builders
+def test_bank_request_from_stations_gives_the_contract_example():
+    # (0, 0) (30, 1.2) (90, 12.0) (210, 18.0): segments of 4 %, 18 % and 5 % (rise / run),
+    # the contract's first example: steep 30-90 ft, then 120 ft below 12 % -> bank 90 ft.
+    req = checks.bank_request(False, [(0, 0), (30, 1.2), (90, 12.0), (210, 18.0)])
+    assert req["input"]["stations"][2] == {"distance_ft": 90.0, "elevation_ft": 12.0}
+    res = evaluate(req)
+    assert res["status"] == "determined" and res["basis"] == "slope"
+    assert res["bank_ft"] == pytest.approx(90.0)
+    assert res["segment_slopes_pct"] == pytest.approx([4.0, 18.0, 5.0])
+
+
+def test_bank_request_refuses_non_finite_values():
+    with pytest.raises(ValueError, match="non-finite"):
+        checks.bank_request(False, [(0, 0), (30, float("nan"))])
+
+
+def test_clamp_pct():
+    assert checks.clamp_pct(100.00000000000003) == 100.0
+    assert checks.clamp_pct(-1e-12) == 0.0
+    assert checks.clamp_pct(44.2) == 44.2
+    assert checks.clamp_pct(None) is None
+    with pytest.raises(ValueError):
+        checks.clamp_pct(float("inf"))
+    req = checks.woodland_class_request(100.00000000000003, 100.0, 100.00000000000003)
+    assert req["input"]["canopy_10in_pct"] == 100.0
+    assert evaluate(req)["class"] == "mature"
+
+
+def test_mitigation_request_gives_the_contract_example():
+    res = evaluate(checks.mitigation_request("young", 4.0, 1.6))
+    # young: 50 % protection; 1.6 / 4 = 40 % retained (>= 25 % floor): (0.50 - 0.40) x 4 = 0.4 ac
+    assert res["retained_pct"] == pytest.approx(40.0)
+    assert res["permitted"] is True
+    assert res["mitigation_area_ac"] == pytest.approx(0.4)
+    assert list(res["plantings"].values()) == [2, 4, 24, 8, 10]
+
+
+def test_development_area_request_gives_the_contract_example():
+    res = evaluate(checks.development_area_request([[(0, 0), (30, 0), (30, 30), (0, 30)]]))
+    # 900 + 4 * 30 * 20 + pi * 20^2 = 4,556.64 sq ft
+    assert res["envelope_area_sqft"] == pytest.approx(900 + 2400 + math.pi * 400, rel=1e-3)
+
+
+def test_drainageway_request_leaves_unknowns_out():
+    req = checks.drainageway_request("swale", 200.0)
+    assert req["input"] == {"kind": "swale", "length_ft": 200.0}
+    assert evaluate(req)["status"] == "needs_data"
+
+
+# --------------------------------------------------------------------------- from the model
+def test_transect_gives_a_bank_request_with_the_rule_s_bank(visit):
+    t = visit.add_transect(0.0, origin=(X0, Y0))
+    for h, s in ((30, 4), (60, 18), (120, 5)):
+        visit.add_station(t.uuid, horizontal_ft=h, slope_pct=s)
+    req = requests_for_model(visit)[f"bank:{t.uuid}"][1]
+    assert req["rule"] == "nr341.bank"
+    res = evaluate(req)
+    # the contract's example: 30 ft at 4 %, 60 ft at 18 % (from 30, inside 75 ft), 120 ft at 5 %
+    # (more than 50 ft below 12 %) -> the bank ends at 90 ft
+    assert res["status"] == "determined" and res["bank_ft"] == pytest.approx(90.0)
+
+
+def two_crown_stand(visit):
+    """A 100 x 100 ft stand with two 12 in deciduous trees 20 ft apart, crown radius 30 ft."""
+    stand = visit.add_area("woodland_stand", square(visit, 0, 0, 100, 100), label="Stand 1")
+    for x_ft in (40.0, 60.0):
+        visit.add_tree(x=X0 + g(visit, x_ft), y=Y0 + g(visit, 50.0), dbh_in=12.0,
+                       leaf_habit="deciduous", crown_radius_ft=30.0)
+    return stand
+
+
+# Two circles r = 30 ft, centres d = 20 ft apart: lens = 2 r^2 acos(d / 2r) - (d / 2) sqrt(4 r^2 - d^2)
+# = 1800 acos(1/3) - 10 sqrt(3200) = 2215.73 - 565.69 = 1650.04 sq ft; union = 2 pi 900 - lens
+# = 5654.87 - 1650.04 = 4004.83 sq ft, 40.05 % of the 10,000 sq ft stand (both crowns inside).
+TWO_CROWNS_PCT = 100 * (2 * math.pi * 900 - (1800 * math.acos(1 / 3) - 10 * math.sqrt(3200))) / 10_000
+
+
+def test_woodland_class_from_two_overlapping_crowns(visit):
+    stand = two_crown_stand(visit)
+    req = only(requests_for_model(visit), "woodland")
+    inp = req["input"]
+    assert TWO_CROWNS_PCT == pytest.approx(40.05, abs=0.01)
+    # crowns are drawn as polygons: within 0.5 % of the true circles
+    assert inp["canopy_10in_pct"] == pytest.approx(TWO_CROWNS_PCT, rel=5e-3)
+    assert inp["canopy_3in_pct"] == pytest.approx(inp["canopy_10in_pct"])
+    assert inp["deciduous_share_pct"] == pytest.approx(100.0)
+    assert inp["trees"] == []  # no grove drawn
+    res = evaluate(req)
+    # 40 % of >= 10 in canopy (>= 30 %), all deciduous: mature by canopy
+    assert (res["class"], res["basis"]) == ("mature", "canopy")
+    assert stand.uuid in [cid.split(":")[1] for cid in requests_for_model(visit)]
+
+
+def test_mitigation_with_a_retained_area(visit):
+    two_crown_stand(visit)
+    c = Checks()
+    c.refresh(visit, retained_ac=0.1)
+    mit = [k for k in c.all() if k.check_id.startswith("mitigation:")]
+    assert len(mit) == 1
+    req = mit[0].request["input"]
+    # 10,000 sq ft = 10,000 / 43,560 = 0.229568 ac of mature woodland; 0.1 ac retained
+    assert req["class"] == "mature"
+    assert req["woodland_area_ac"] == pytest.approx(10_000 / 43_560, rel=1e-4)
+    res = mit[0].result
+    # 0.1 / 0.229568 = 43.56 % < the 55 % floor: not permitted; mitigation
+    # (0.75 - 0.4356) x 0.229568 = 0.75 x 0.229568 - 0.1 = 0.072176 ac
+    assert res["retained_pct"] == pytest.approx(43.56, abs=0.01)
+    assert res["permitted"] is False and res["mitigation_required"] is True
+    assert res["mitigation_area_ac"] == pytest.approx(0.75 * 10_000 / 43_560 - 0.1, rel=1e-3)
+    # no retained area: no mitigation check
+    assert not [k for k in requests_for_model(visit) if k.startswith("mitigation:")]
+
+
+def test_dense_stand_canopy_is_clamped_to_100(visit):
+    # one crown of 200 ft radius over a 100 x 100 ft stand: the clipped crown is the stand
+    visit.add_area("woodland_stand", square(visit, 0, 0, 100, 100))
+    visit.add_tree(x=X0 + g(visit, 50), y=Y0 + g(visit, 50), dbh_in=30.0, crown_radius_ft=200.0)
+    inp = only(requests_for_model(visit), "woodland")["input"]
+    assert 99.9 < inp["canopy_10in_pct"] <= 100.0
+    assert 99.9 < inp["canopy_3in_pct"] <= 100.0
+    res = evaluate({"rule": "woodland.class", "input": inp})
+    assert res["status"] == "determined" and res["class"] == "mature"
+
+
+def test_wetland_size_and_protective_area_from_a_polygon(visit):
+    # 400 x 200 ft: 80,000 sq ft; long axis 400 ft -> average width 80,000 / 400 = 200 ft;
+    # less susceptible: 10 % of 200 = 20 ft (between 10 and 30), NR 151.125(1)(f)
+    w = visit.add_area("wetland", square(visit, 0, 0, 400, 200), label="W1",
+                       susceptibility="less", standing_water=True, hydric_vegetation=True)
+    reqs = requests_for_model(visit)
+    size = reqs[f"wetland:{w.uuid}"][1]
+    assert size["input"]["area_sqft"] == pytest.approx(80_000, rel=1e-4)
+    res = evaluate(size)
+    # 80,000 >= 10,000 sq ft with standing water and hydric vegetation: ordinance wetland,
+    # 100 % undisturbed
+    assert res["is_ordinance_wetland"] is True
+    assert res["required_undisturbed_pct"] == 100.0
+    pa = evaluate(reqs[f"protective_area:{w.uuid}"][1])
+    assert pa["status"] == "determined"
+    assert pa["average_width_ft"] == pytest.approx(200.0, rel=1e-3)
+    assert pa["width_ft"] == pytest.approx(20.0, rel=1e-3)
+
+
+def test_small_wetland_is_not_an_ordinance_wetland(visit):
+    # 90 x 100 ft = 9,000 sq ft < 10,000
+    w = visit.add_area("wetland", square(visit, 0, 0, 90, 100), standing_water=True,
+                       hydric_vegetation=True)
+    res = evaluate(requests_for_model(visit)[f"wetland:{w.uuid}"][1])
+    assert res["is_ordinance_wetland"] is False and res["required_undisturbed_pct"] == 0.0
+
+
+def test_development_area_from_a_foundation_and_a_drive(visit):
+    side = visit.frame.from_ft(30.0)  # site feet in the request are grid feet
+    visit.add_area("foundation", box(X0, Y0, X0 + side, Y0 + side))
+    req = only(requests_for_model(visit), "development_area")
+    res = evaluate(req)
+    assert res["envelope_area_sqft"] == pytest.approx(900 + 2400 + math.pi * 400, rel=1e-3)
+    visit.add_area("drive", box(X0 + side, Y0, X0 + 2 * side, Y0 + visit.frame.from_ft(10.0)))
+    req = only(requests_for_model(visit), "development_area")
+    assert req["input"]["edges"][0]["kind"] == "driveway"
+    assert evaluate(req)["envelope_area_sqft"] > res["envelope_area_sqft"]
+
+
+def test_graded_area_on_the_bank_takes_the_steepest_crossing_segment(visit):
+    t = visit.add_transect(0.0, origin=(X0, Y0))  # due north
+    for h, s in ((30, 4), (60, 18), (120, 5)):
+        visit.add_station(t.uuid, horizontal_ft=h, slope_pct=s)
+    # 100 x 100 ft from 40 to 140 ft up the transect: crosses the 18 % segment (30-90 ft)
+    # and the 5 % one; steepest 18 %. Surface = 10,000 x sqrt(1 + 0.18^2) = 10,160.7 sq ft
+    # (> 10,000: permit), interpretation surface-area.
+    d = visit.add_area("disturbed", square(visit, -50, 40, 100, 100), label="Pad")
+    # another one off the transect: no slope known, no request
+    visit.add_area("disturbed", square(visit, 300, 40, 50, 50))
+    reqs = requests_for_model(visit)
+    graded = {k: r for k, (_t, r) in reqs.items() if k.startswith("graded_area:")}
+    assert list(graded) == [f"graded_area:{d.uuid}"]
+    req = graded[f"graded_area:{d.uuid}"]
+    assert req["input"]["slope_pct"] == pytest.approx(18.0)
+    assert req["input"]["horizontal_area_sqft"] == pytest.approx(10_000, rel=1e-4)
+    res = evaluate(req)
+    assert res["surface_area_sqft"] == pytest.approx(10_000 * math.sqrt(1 + 0.18**2), rel=1e-4)
+    assert res["permit_required"] is True
+
+
+def test_drainageways_from_a_swale_and_a_centreline(visit):
+    swale = visit.add_line("swale", LineString([(X0, Y0), (X0 + g(visit, 200), Y0)]),
+                           tributary_area_ac=5.0, label="S1")
+    creek = visit.add_line("drainageway_centreline",
+                           LineString([(X0, Y0 + 50), (X0 + g(visit, 300), Y0 + 50)]),
+                           channel_width_ft=8.0)
+    reqs = requests_for_model(visit)
+    s_req = reqs[f"drainageway:{swale.uuid}"][1]
+    assert s_req["input"]["length_ft"] == pytest.approx(200.0, rel=1e-4)
+    res = evaluate(s_req)
+    # a swale with 5 ac tributary (>= 5): 50 ft wide x 200 ft = 10,000 sq ft, 75 % open space
+    assert res["is_drainageway"] is True
+    assert res["area_sqft"] == pytest.approx(10_000, rel=1e-4)
+    assert res["min_open_space_sqft"] == pytest.approx(7_500, rel=1e-4)
+    c_req = reqs[f"drainageway:{creek.uuid}"][1]
+    assert c_req["input"]["kind"] == "stream" and c_req["input"]["channel_width_ft"] == 8.0
+    # whether the stream is mapped is not in the model: the rule asks for it
+    c_res = evaluate(c_req)
+    assert c_res["status"] == "needs_data" and "mapped_stream" in c_res["next_step"]
+
+
+def test_checks_re_evaluate_only_changed_requests(visit):
+    calls = []
+
+    def counting(req):
+        calls.append(req["rule"])
+        return evaluate(req)
+
+    c = Checks(counting)
+    t = visit.add_transect(0.0, origin=(X0, Y0))
+    visit.add_station(t.uuid, horizontal_ft=30, slope_pct=4)
+    assert c.refresh(visit) is True and calls == ["nr341.bank"]
+    assert c.refresh(visit) is False and calls == ["nr341.bank"]
+    visit.add_station(t.uuid, horizontal_ft=60, slope_pct=18)
+    assert c.refresh(visit) is True and calls == ["nr341.bank", "nr341.bank"]
+    assert c.get(f"bank:{t.uuid}").status == "needs_data"
