@@ -45,6 +45,7 @@ PERSISTED = (
     "last_visit",
     "crew",
     "simulate",
+    "office_dir",
 )
 
 
@@ -90,6 +91,10 @@ class AppConfig:
         Map and plot redraw check rate (they redraw only when their buffers changed).
     crew : str
         Recorded as who made each feature.
+    office_dir : str or None
+        The office folder the Sync button syncs with (chosen once, remembered).
+    new_visit : bool
+        ``--new``: show the New visit dialog at start instead of opening the last visit.
     """
 
     gnss_url: str | None = None
@@ -114,6 +119,8 @@ class AppConfig:
     data_dir: str = ""
     redraw_hz: float = 30.0
     crew: str = ""
+    office_dir: str | None = None
+    new_visit: bool = False
 
     def __post_init__(self) -> None:
         if not self.data_dir:
@@ -230,10 +237,25 @@ def save(config: AppConfig, path: Path | None = None) -> Path:
     return path
 
 
+def remember(path: Path | None = None, **changes: Any) -> Path:
+    """Write ``changes`` into the settings file, keeping everything else it holds.
+
+    Unlike :func:`save` this never writes the current run's flags (``--simulate`` ...): only the
+    file's own values and ``changes`` (validated through :class:`AppConfig`).
+    """
+    path = config_file() if path is None else path
+    try:
+        current = read_file(path)
+    except ValueError:
+        current = {}
+    current.update(changes)
+    return save(AppConfig(**current), path)
+
+
 def with_changes(config: AppConfig, **changes: Any) -> AppConfig:
     """A new frozen config with ``changes`` applied (validated)."""
     return replace(config, **changes)
 
 
 __all__ = ["AppConfig", "build", "save", "read_file", "read_env", "config_file", "config_dir",
-           "default_data_dir", "with_changes", "PERSISTED"]
+           "default_data_dir", "with_changes", "remember", "PERSISTED"]

@@ -14,8 +14,8 @@ from typing import Any, Callable
 from PySide6.QtCore import Qt, QTimer, Signal
 from PySide6.QtGui import QAction, QKeySequence
 from PySide6.QtWidgets import (
-    QLabel, QMainWindow, QMessageBox, QPushButton, QSplitter, QTabWidget, QToolBar, QVBoxLayout,
-    QWidget,
+    QLabel, QMainWindow, QMenu, QMessageBox, QPushButton, QSplitter, QTabWidget, QToolBar,
+    QToolButton, QVBoxLayout, QWidget,
 )
 
 from fieldapp.ui import status as status_mod
@@ -76,19 +76,43 @@ class MainWindow(QMainWindow):
         self.banner.hide()
         outer.addWidget(self.banner)
 
+        # Left: the map over the checks / conflicts (room for several verdict rows);
+        # right: the workflow panel at full height (its profile plot gets room too).
         self.splitter = QSplitter(Qt.Horizontal)
+        self.splitter.setObjectName("mainSplitter")
         outer.addWidget(self.splitter, 1)
+        left = QSplitter(Qt.Vertical)
+        left.setObjectName("leftSplitter")
+        left.setChildrenCollapsible(False)
         self.map = MapView(redraw_hz=config.redraw_hz)
-        self.splitter.addWidget(self.map)
-        right = QSplitter(Qt.Vertical)
+        left.addWidget(self.map)
+        self.lower_tabs = QTabWidget()
+        self.lower_tabs.setObjectName("lowerTabs")
+        self._conflicts_page = QWidget()     # the Conflicts view is built when first shown
+        self.conflicts_view: Any = None
+        self.lower_tabs.addTab(self._conflicts_page, "Conflicts  [Ctrl+J]")
+        self.lower_tabs.currentChanged.connect(self._lower_tab_changed)
+        left.addWidget(self.lower_tabs)
+        left.setStretchFactor(0, 5)
+        left.setStretchFactor(1, 4)
+        left.setSizes([500, 400])
+        self.left_splitter = left
+        self.splitter.addWidget(left)
         self.tabs = QTabWidget()
         self.tabs.setObjectName("workflows")
-        right.addWidget(self.tabs)
-        self.right_splitter = right
-        self.splitter.addWidget(right)
-        self.splitter.setStretchFactor(0, 3)
-        self.splitter.setStretchFactor(1, 2)
-        self.splitter.setSizes([760, 640])
+        self.splitter.addWidget(self.tabs)
+        self.splitter.setChildrenCollapsible(False)
+        self.splitter.setStretchFactor(0, 11)
+        self.splitter.setStretchFactor(1, 9)
+        self.splitter.setSizes([770, 630])
+
+        from fieldapp.ui.jobs import JobBar
+        from fieldapp.ui.officeactions import OfficeActions
+
+        self.job_bar = JobBar()
+        outer.addWidget(self.job_bar)
+        self.office = OfficeActions(self)
+        self.paused_reason: str | None = None
 
         self.status_strip = StatusStrip()
         outer.addWidget(self.status_strip)
@@ -135,8 +159,29 @@ class MainWindow(QMainWindow):
         self.toolbar = tb
         self.visit_label = QLabel("  no visit  ")
         self.visit_label.setObjectName("visitLabel")
-        self._action("Visit…", "Ctrl+O", self.open_visit_dialog, tb, "Open or start a site visit")
+        visit_menu = QMenu(self)
+        self.new_visit_action = self._action("New visit…", "Ctrl+N", self.new_visit_dialog,
+                                             tip="Start a new site visit")
+        self.open_visit_action = self._action("Open visit…", "Ctrl+O", self.open_visit_dialog,
+                                              tip="Open a site visit GeoPackage")
+        visit_menu.addAction(self.new_visit_action)
+        visit_menu.addAction(self.open_visit_action)
+        visit_button = QToolButton()
+        visit_button.setObjectName("visitButton")
+        visit_button.setText("Visit ▾")
+        visit_button.setToolTip("New visit (Ctrl+N) or open one (Ctrl+O)")
+        visit_button.setMenu(visit_menu)
+        visit_button.setPopupMode(QToolButton.InstantPopup)
+        tb.addWidget(visit_button)
         self._action("Devices…", "Ctrl+D", self.open_device_dialog, tb, "Ports and simulators")
+        tb.addSeparator()
+        self.report_action = self._action("Report", "Ctrl+R", lambda: self.office.start_report(),
+                                          tb, "Site report PDF")
+        self.export_action = self._action("Export", "Ctrl+E", lambda: self.office.start_export(),
+                                          tb, "GeoJSON, KML, Shapefile, CSV or DXF")
+        self.sync_action = self._action("Sync", "Ctrl+Y", lambda: self.office.start_sync(), tb,
+                                        "Sync with the office folder")
+        self._action("Conflicts", "Ctrl+J", self.show_conflicts, tip="Sync conflicts")
         tb.addSeparator()
         self.follow_action = self._action("Follow me", "F", lambda: self.map.set_follow(
             not self.map.follow), tb, "Keep the position in view")
@@ -182,7 +227,7 @@ class MainWindow(QMainWindow):
             usable = status_mod.fix_problem(
                 fix, self.status_strip.device_state("gnss"), self.config.max_fix_age_s) is None
             try:
-                if usable:
+                if usable and self.paused_reason is None:
                     self.visit.on_fix(fix)      # frame from the first fix, track, walks
                 xy = self.visit.project(lat, lon)
             except Exception as exc:  # noqa: BLE001 - shown, never fatal
@@ -218,6 +263,8 @@ class MainWindow(QMainWindow):
         now = time.monotonic()
         problem = status_mod.fix_problem(self.latest_fix, self.status_strip.device_state("gnss"),
                                          self.config.max_fix_age_s, now)
+        if problem is None and self.paused_reason is not None:
+            problem = self.paused_reason
         if self.latest_fix is not None:
             self.status_strip.show_fix(self.latest_fix, now, stale=problem is not None)
         else:
@@ -307,12 +354,111 @@ class MainWindow(QMainWindow):
                                     " app starts.")
 
     def open_visit_dialog(self) -> None:
-        opener = getattr(self, "visit_opener", None)
-        if callable(opener):
-            opener()
+        """Open a visit GeoPackage chosen in a file dialog."""
+        from fieldapp.ui import visit as visit_mod
+
+        visit_mod.choose_and_open(self)
+
+    def new_visit_dialog(self) -> None:
+        """The New visit dialog; the new visit replaces the open one."""
+        from fieldapp.ui import visit as visit_mod
+
+        visit_mod.create_from_dialog(self)
+
+    # ------------------------------------------------------------------ office jobs
+    def set_jobs_enabled(self, on: bool) -> None:
+        """Report / Export / Sync / visit switching only while no job runs."""
+        for act in (self.report_action, self.export_action, self.sync_action,
+                    self.new_visit_action, self.open_visit_action):
+            act.setEnabled(on)
+
+    def pause_recording(self, reason: str) -> None:
+        """Stop feeding the visit (its store is about to close); record buttons say why."""
+        self.paused_reason = reason
+        self.problem = "__paused__"          # force the buttons to be re-decided
+        self.refresh_usable()
+
+    def resume_recording(self) -> None:
+        self.paused_reason = None
+        self.problem = "__paused__"
+        self.refresh_usable()
+
+    def reopen_visit(self, path: Any, *, current_transect: str | None = None,
+                     retained_ac: float = 0.0) -> bool:
+        """Open ``path`` again (after a sync changed the file) and show it; False on failure."""
+        from fieldapp.ui import visit as visit_mod
+
+        try:
+            visit = visit_mod.open_visit(path)
+        except Exception as exc:  # noqa: BLE001 - shown; recording stays paused
+            log.warning("reopening %s failed: %s", path, exc)
+            self.paused_reason = f"Visit could not be reopened: {exc}"
+            self.refresh_usable()
+            self.show_banner(f"The visit {path} could not be reopened: {exc}")
+            return False
+        if current_transect is not None:
+            visit.current_transect_uuid = current_transect
+            if visit.current_transect is None:
+                visit.current_transect_uuid = None
+        visit.retained_ac = float(retained_ac)
+        self.set_visit(visit)
+        return True
+
+    def remember_setting(self, **changes: Any) -> None:
+        """Keep ``changes`` in this run's config and in the settings file."""
+        from fieldapp.ui import config as config_mod
+
+        self.config = config_mod.with_changes(self.config, **changes)
+        try:
+            config_mod.remember(**changes)
+        except (OSError, ValueError) as exc:
+            log.warning("cannot save settings: %s", exc)
+
+    def show_checks(self) -> None:
+        self.lower_tabs.setCurrentWidget(self.checks_panel)
+        self.checks_panel.focus_table()
+
+    def _ensure_conflicts_view(self) -> Any:
+        if self.conflicts_view is None:
+            from fieldapp.ui.conflictsview import ConflictsView
+
+            self.conflicts_view = ConflictsView()
+            lay = QVBoxLayout(self._conflicts_page)
+            lay.setContentsMargins(0, 0, 0, 0)
+            lay.addWidget(self.conflicts_view)
+            self.conflicts_view.load(self.visit.path if self.visit else None)
+        return self.conflicts_view
+
+    def _lower_tab_changed(self, index: int) -> None:
+        if self.lower_tabs.widget(index) is self._conflicts_page:
+            self._ensure_conflicts_view()
+
+    def show_conflicts(self) -> None:
+        """Show the Conflicts view (read again from the visit)."""
+        view = self._ensure_conflicts_view()
+        self.lower_tabs.setCurrentWidget(self._conflicts_page)
+        view.load(self.visit.path if self.visit else None)
+        view.table.setFocus()
+
+    def refresh_conflicts(self) -> None:
+        """Re-read the conflicts (after a sync); the tab title carries the count."""
+        n = None
+        if self.conflicts_view is not None:
+            n = self.conflicts_view.load(self.visit.path if self.visit else None)
+        elif self.visit is not None:
+            try:
+                from fieldapp.sync import read_conflicts
+
+                n = len(read_conflicts(self.visit.path))
+            except Exception:  # noqa: BLE001 - the view says it when opened
+                n = None
+        i = self.lower_tabs.indexOf(self._conflicts_page)
+        self.lower_tabs.setTabText(i, f"Conflicts ({n})  [Ctrl+J]" if n else
+                                   "Conflicts  [Ctrl+J]")
 
     # ------------------------------------------------------------------ closing
     def closeEvent(self, event: Any) -> None:  # noqa: N802 - Qt name
+        self.office.shutdown()
         self.age_timer.stop()
         self.map.timer.stop()
         if self.session is not None:

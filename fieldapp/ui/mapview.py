@@ -173,6 +173,17 @@ class MapView(QWidget):
             self.track_n += 1
         self._dirty = True
 
+    def clear_track(self) -> None:
+        """Forget the drawn track and position (another visit is shown)."""
+        self.track_x[:] = np.nan
+        self.track_y[:] = np.nan
+        self.track_n = 0
+        self.position = None
+        self.origin = None
+        self.position_item.setData([], [])
+        self.accuracy_item.setData([], [])
+        self._dirty = True
+
     def set_usable(self, usable: bool) -> None:
         if usable != self.position_usable:
             self.position_usable = usable

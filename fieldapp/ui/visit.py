@@ -370,9 +370,11 @@ def new_visit_path(data_dir: str | Path, name: str | None = None) -> Path:
 
 
 def open_visit(path: Path, *, name: str | None = None, priority_waterway: bool = False,
-               crew: str = "", antenna_height_m: float = 0.0) -> VisitController:
+               crew: str | list[str] = "", antenna_height_m: float = 0.0,
+               water_features: list | tuple = (), crs: str | None = None) -> VisitController:
     """Open the visit at ``path`` or create it (store attached when :mod:`fieldapp.store` is
-    available)."""
+    available). The keyword settings apply to a new visit only (``crs`` None: the UTM zone of
+    the first fix; ``water_features`` as :class:`fieldapp.survey.features.WaterFeature`)."""
     from fieldapp.survey.visit import Visit
 
     path = Path(path)
@@ -384,34 +386,129 @@ def open_visit(path: Path, *, name: str | None = None, priority_waterway: bool =
     if store_mod is not None and path.exists():
         store = store_mod.open_visit(path)
         return VisitController(store.visit, path, store)
-    model = Visit.new(name or path.stem, crew=[crew] if crew else [],
-                      priority_waterway=priority_waterway, antenna_height_m=antenna_height_m)
+    crew_list = [crew] if isinstance(crew, str) and crew else list(crew or [])
+    model = Visit.new(name or path.stem, crew=crew_list, priority_waterway=priority_waterway,
+                      antenna_height_m=antenna_height_m, water_features=tuple(water_features),
+                      crs=crs)
     store = None
     if store_mod is not None:
         store = store_mod.create_visit(path, model)
     return VisitController(model, path, store)
 
 
-def open_initial_visit(window: Any) -> None:
-    """Open ``--visit``, else the last visit, else start a new one in the data folder."""
+def dialogs_allowed(config: Any) -> bool:
+    """Whether start-up may ask questions: not offscreen (tests, screenshots), not a smoke
+    run, not with ``FIELDAPP_NO_DIALOGS`` set."""
+    import os
+
+    from PySide6.QtGui import QGuiApplication
+
+    if os.environ.get("FIELDAPP_NO_DIALOGS") or config.quit_after_s is not None:
+        return False
+    return QGuiApplication.platformName() not in ("offscreen", "minimal")
+
+
+def ask_new_visit(window: Any) -> Any:
+    """Show the New visit dialog; the :class:`~fieldapp.ui.newvisit.NewVisitSpec` or None."""
+    from fieldapp.ui.newvisit import NewVisitDialog
+
     cfg = window.config
+    dlg = NewVisitDialog(cfg.data_dir, crew=cfg.crew, antenna_height_m=cfg.antenna_height_m,
+                         priority_waterway=cfg.priority_waterway,
+                         parent=window if window.isVisible() else None)
+    return dlg.result_spec if dlg.exec() else None
+
+
+def open_from_spec(spec: Any) -> VisitController:
+    """Create the visit a New visit dialog described."""
+    from fieldapp.ui.newvisit import water_feature_objects
+
+    return open_visit(spec.path, name=spec.name, priority_waterway=spec.priority_waterway,
+                      crew=spec.crew, antenna_height_m=spec.antenna_height_m,
+                      water_features=water_feature_objects(spec.water_features), crs=spec.crs)
+
+
+def switch_to(window: Any, visit: VisitController) -> None:
+    """Close the open visit, show ``visit`` and remember it as the last one."""
+    old = window.visit
+    if old is not None and old is not visit:
+        try:
+            old.close()
+        except Exception:  # noqa: BLE001 - closing must go on
+            log.exception("closing the previous visit")
+    window.map.clear_track()
+    window.set_visit(visit)
+    cfg = window.config
+    if not (cfg.simulate or cfg.replay or cfg.quit_after_s is not None):
+        window.remember_setting(last_visit=str(visit.path))
+
+
+def create_from_dialog(window: Any, spec: Any = None) -> VisitController | None:
+    """Visit ▸ New visit…: ask (unless ``spec`` is given), create, show."""
+    spec = spec if spec is not None else ask_new_visit(window)
+    if spec is None:
+        return None
+    try:
+        visit = open_from_spec(spec)
+    except Exception as exc:  # noqa: BLE001 - shown in words
+        window.office.show_message("New visit", f"The visit could not be created: {exc}",
+                                   error=True)
+        return None
+    switch_to(window, visit)
+    return visit
+
+
+def choose_and_open(window: Any, path: str | Path | None = None) -> VisitController | None:
+    """Visit ▸ Open visit…: a file dialog (unless ``path`` is given), then open and show."""
+    if path is None:
+        from PySide6.QtWidgets import QFileDialog
+
+        start = str(window.visit.path.parent if window.visit else window.config.data_dir)
+        path, _ = QFileDialog.getOpenFileName(window, "Open a site visit", start,
+                                              "Site visits (*.gpkg)")
+        if not path:
+            return None
+    path = Path(path)
+    if not path.exists():
+        window.office.show_message("Open visit", f"No visit at {path}.", error=True)
+        return None
+    if window.visit is not None and Path(window.visit.path).resolve() == path.resolve():
+        return window.visit
+    try:
+        visit = open_visit(path)
+    except Exception as exc:  # noqa: BLE001 - a damaged or foreign file: said, never changed
+        window.office.show_message("Open visit", f"{path.name} could not be opened: {exc}",
+                                   error=True)
+        return None
+    switch_to(window, visit)
+    return visit
+
+
+def open_initial_visit(window: Any) -> None:
+    """Open ``--visit``; with ``--simulate`` / ``--replay`` a new demo visit; else the last visit,
+    or (``--new``, or no last visit) the New visit dialog when dialogs are allowed, else a new
+    visit in the data folder."""
+    cfg = window.config
+    spec = None
     if cfg.visit:
         path = Path(cfg.visit)
-    elif cfg.last_visit and Path(cfg.last_visit).exists() and not cfg.simulate:
+    elif cfg.simulate or cfg.replay:
+        path = new_visit_path(cfg.data_dir, "demo" if cfg.simulate else "replay")
+    elif cfg.last_visit and Path(cfg.last_visit).exists() and not cfg.new_visit:
         path = Path(cfg.last_visit)
     else:
-        path = new_visit_path(cfg.data_dir, "demo" if cfg.simulate else "visit")
+        if dialogs_allowed(cfg):
+            spec = ask_new_visit(window)
+        path = spec.path if spec is not None else new_visit_path(cfg.data_dir, "visit")
     try:
-        visit = open_visit(path, name=path.stem, priority_waterway=cfg.priority_waterway,
-                           crew=cfg.crew, antenna_height_m=cfg.antenna_height_m)
+        if spec is not None:
+            visit = open_from_spec(spec)
+        else:
+            visit = open_visit(path, name=path.stem, priority_waterway=cfg.priority_waterway,
+                               crew=cfg.crew, antenna_height_m=cfg.antenna_height_m)
     except Exception as exc:  # noqa: BLE001 - a damaged or foreign file is never overwritten
         window.show_banner(f"Could not open the visit {path}: {exc}")
         return
     window.set_visit(visit)
     if not (cfg.simulate or cfg.replay or cfg.quit_after_s is not None):
-        from fieldapp.ui import config as config_mod
-
-        try:
-            config_mod.save(config_mod.with_changes(cfg, last_visit=str(path)))
-        except OSError as exc:
-            log.warning("cannot remember the last visit: %s", exc)
+        window.remember_setting(last_visit=str(path))

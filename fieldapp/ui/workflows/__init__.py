@@ -26,11 +26,12 @@ def install_workflows(window: Any) -> None:
         window.panels[cls.title.lower()] = panel
         window.add_workflow(panel, cls.title, f"Ctrl+{n}")
     window.checks_panel = ChecksPanel()
-    window.right_splitter.addWidget(window.checks_panel)
-    window.right_splitter.setSizes([540, 440])
-    window._action("Checks", "Ctrl+K", window.checks_panel.focus_table)
+    window.lower_tabs.insertTab(0, window.checks_panel, "Checks  [Ctrl+K]")
+    window.lower_tabs.setCurrentIndex(0)
+    window._action("Checks", "Ctrl+K", window.show_checks)
 
-    keys = sorted({k for p in window.panels.values() for k in p.keys})
+    # Esc also cancels a running report / export / sync (before the panel's own Esc)
+    keys = sorted({k for p in window.panels.values() for k in p.keys} | {"Esc"})
     window.panel_actions = {}
     for key in keys:
         act = QAction(key, window)
@@ -43,6 +44,10 @@ def install_workflows(window: Any) -> None:
 
 
 def _dispatch(window: Any, key: str) -> None:
+    office = getattr(window, "office", None)
+    if key == "Esc" and office is not None and office.busy():
+        office.cancel()
+        return
     panel = window.tabs.currentWidget()
     fn = getattr(panel, "keys", {}).get(key)
     if fn is not None:

@@ -1,0 +1,256 @@
+"""The New visit dialog: name, crew, priority waterway, water features with their NR 151 types,
+the site CRS (automatic UTM from the first fix, or an EPSG code) and the antenna height.
+
+:meth:`NewVisitDialog.spec` validates and returns a :class:`NewVisitSpec`; an impossible value
+(no name, a negative height, an EPSG code that is not a projected CRS) is refused with a message
+naming it and the dialog stays open with everything typed kept.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from PySide6.QtWidgets import (
+    QAbstractItemView, QButtonGroup, QCheckBox, QComboBox, QDialog, QDialogButtonBox,
+    QDoubleSpinBox, QFormLayout, QGroupBox, QHBoxLayout, QLabel, QLineEdit, QMessageBox,
+    QPushButton, QRadioButton, QSpinBox, QTableWidget, QTableWidgetItem, QVBoxLayout, QWidget,
+)
+
+M_PER_FT = 0.3048  # international foot
+
+#: NR 151.125 protective-area feature types in words (``WaterFeatureType`` values).
+WATER_TYPES = (
+    ("stream", "Perennial / intermittent stream"),
+    ("lake", "Lake"),
+    ("wetland", "Wetland"),
+    ("outstanding_resource_water", "Outstanding resource water"),
+    ("exceptional_resource_water", "Exceptional resource water"),
+    ("concentrated_flow_channel", "Concentrated flow channel"),
+)
+SUSCEPTIBILITY = (("", "–"), ("highly", "highly susceptible"), ("less", "less susceptible"),
+                  ("other", "other"))
+
+
+@dataclass
+class NewVisitSpec:
+    """What the dialog asked for (all validated)."""
+
+    name: str
+    path: Path
+    crew: list[str] = field(default_factory=list)
+    priority_waterway: bool = False
+    water_features: list[dict] = field(default_factory=list)   # name, type, susceptibility, wetland_type
+    crs: str | None = None                                     # None: UTM of the first fix
+    antenna_height_m: float = 2.0
+
+
+class NewVisitDialog(QDialog):
+    """Ask everything a new site visit needs before the first fix."""
+
+    def __init__(self, data_dir: str | Path, *, crew: str = "", antenna_height_m: float = 2.0,
+                 priority_waterway: bool = False, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.data_dir = Path(data_dir)
+        self.setWindowTitle("New site visit")
+        lay = QVBoxLayout(self)
+        form = QFormLayout()
+        self.name = QLineEdit()
+        self.name.setObjectName("visitName")
+        self.name.setPlaceholderText("e.g. Smith lot, north bank")
+        form.addRow("Site name", self.name)
+        self.crew = QLineEdit(crew)
+        self.crew.setObjectName("visitCrew")
+        self.crew.setPlaceholderText("names or initials, separated by commas")
+        form.addRow("Crew", self.crew)
+        self.priority = QCheckBox("Priority navigable waterway (NR 341.035: 300 ft base, 10 %"
+                                  " threshold instead of 75 ft, 12 %)")
+        self.priority.setObjectName("visitPriority")
+        self.priority.setChecked(priority_waterway)
+        form.addRow("Waterway", self.priority)
+        lay.addLayout(form)
+
+        wf = QGroupBox("Water features (NR 151.125 protective areas)")
+        wl = QVBoxLayout(wf)
+        self.features = QTableWidget(0, 4)
+        self.features.setObjectName("waterFeatures")
+        self.features.setHorizontalHeaderLabels(["Name", "Type (NR 151)", "Susceptibility",
+                                                 "Wetland type"])
+        self.features.verticalHeader().setVisible(False)
+        self.features.setSelectionBehavior(QAbstractItemView.SelectRows)
+        self.features.horizontalHeader().setStretchLastSection(True)
+        self.features.setColumnWidth(0, 180)
+        self.features.setColumnWidth(1, 290)
+        self.features.setColumnWidth(2, 200)
+        self.features.setMinimumHeight(150)
+        wl.addWidget(self.features)
+        row = QHBoxLayout()
+        add = QPushButton("Add water feature")
+        add.setObjectName("addWaterFeature")
+        add.clicked.connect(lambda _checked=False: self.add_feature())
+        remove = QPushButton("Remove selected")
+        remove.clicked.connect(self._remove_feature)
+        row.addWidget(add)
+        row.addWidget(remove)
+        row.addStretch(1)
+        wl.addLayout(row)
+        lay.addWidget(wf)
+
+        crs_box = QGroupBox("Site coordinate system")
+        cl = QHBoxLayout(crs_box)
+        self.crs_auto = QRadioButton("Automatic: UTM zone of the first fix")
+        self.crs_auto.setObjectName("crsAuto")
+        self.crs_epsg = QRadioButton("EPSG code")
+        self.crs_epsg.setObjectName("crsEpsg")
+        group = QButtonGroup(self)
+        group.addButton(self.crs_auto)
+        group.addButton(self.crs_epsg)
+        self.crs_auto.setChecked(True)
+        self.epsg = QSpinBox()
+        self.epsg.setObjectName("epsgCode")
+        self.epsg.setRange(1024, 999999)
+        self.epsg.setValue(32616)
+        self.epsg.setEnabled(False)
+        self.epsg.setToolTip("A projected CRS, e.g. 32616 (UTM 16N) or 8159 (WISCRS, US ft)")
+        self.crs_epsg.toggled.connect(self.epsg.setEnabled)
+        cl.addWidget(self.crs_auto)
+        cl.addWidget(self.crs_epsg)
+        cl.addWidget(self.epsg)
+        cl.addStretch(1)
+        lay.addWidget(crs_box)
+
+        ant = QHBoxLayout()
+        ant.addWidget(QLabel("Antenna height above the mark"))
+        self.antenna = QDoubleSpinBox()
+        self.antenna.setObjectName("antennaHeight")
+        self.antenna.setDecimals(3)
+        self.antenna.setRange(0.0, 99.0)
+        self.antenna.setValue(antenna_height_m)
+        self.antenna_unit = QComboBox()
+        self.antenna_unit.setObjectName("antennaUnit")
+        self.antenna_unit.addItem("m", 1.0)
+        self.antenna_unit.addItem("ft (international)", M_PER_FT)
+        self.antenna_unit.currentIndexChanged.connect(self._unit_changed)
+        self._unit_m = 1.0
+        ant.addWidget(self.antenna)
+        ant.addWidget(self.antenna_unit)
+        ant.addStretch(1)
+        lay.addLayout(ant)
+
+        self.where = QLabel("")
+        self.where.setWordWrap(True)
+        lay.addWidget(self.where)
+        self.name.textChanged.connect(self._update_where)
+        self._update_where()
+
+        buttons = QDialogButtonBox()
+        ok = buttons.addButton("Start visit", QDialogButtonBox.AcceptRole)
+        ok.setObjectName("startVisit")
+        ok.setDefault(True)
+        buttons.addButton(QDialogButtonBox.Cancel)
+        buttons.accepted.connect(self._accept)
+        buttons.rejected.connect(self.reject)
+        lay.addWidget(buttons)
+        self.result_spec: NewVisitSpec | None = None
+        self.resize(900, 680)
+
+    # ---------------------------------------------------------------- rows
+    def add_feature(self, name: str = "", type_: str = "stream", susceptibility: str = "",
+                    wetland_type: str = "") -> int:
+        r = self.features.rowCount()
+        self.features.insertRow(r)
+        self.features.setItem(r, 0, QTableWidgetItem(name))
+        types = QComboBox()
+        for value, words in WATER_TYPES:
+            types.addItem(words, value)
+        types.setCurrentIndex(max(types.findData(type_), 0))
+        self.features.setCellWidget(r, 1, types)
+        sus = QComboBox()
+        for value, words in SUSCEPTIBILITY:
+            sus.addItem(words, value)
+        sus.setCurrentIndex(max(sus.findData(susceptibility), 0))
+        self.features.setCellWidget(r, 2, sus)
+        self.features.setItem(r, 3, QTableWidgetItem(wetland_type))
+        return r
+
+    def _remove_feature(self) -> None:
+        rows = sorted({i.row() for i in self.features.selectedIndexes()}, reverse=True)
+        for r in rows or ([self.features.rowCount() - 1] if self.features.rowCount() else []):
+            self.features.removeRow(r)
+
+    def _unit_changed(self) -> None:
+        new = float(self.antenna_unit.currentData())
+        metres = self.antenna.value() * self._unit_m
+        self._unit_m = new
+        self.antenna.setValue(metres / new)
+
+    def _update_where(self) -> None:
+        from fieldapp.ui.visit import new_visit_path
+
+        self._path = new_visit_path(self.data_dir, self.name.text().strip() or "visit")
+        self.where.setText(f"Saved as {self._path}")
+
+    # ---------------------------------------------------------------- result
+    def spec(self) -> NewVisitSpec:
+        """The validated answers; ValueError naming the field otherwise."""
+        name = self.name.text().strip()
+        if not name:
+            raise ValueError("Site name: give the site a name")
+        features = []
+        for r in range(self.features.rowCount()):
+            item = self.features.item(r, 0)
+            fname = item.text().strip() if item else ""
+            ftype = self.features.cellWidget(r, 1).currentData()
+            if not fname:
+                raise ValueError(f"Water feature {r + 1}: give it a name")
+            sus = self.features.cellWidget(r, 2).currentData() or None
+            wt_item = self.features.item(r, 3)
+            wtype = (wt_item.text().strip() if wt_item else "") or None
+            if ftype != "wetland" and (sus or wtype):
+                raise ValueError(f"Water feature {fname}: susceptibility and wetland type are for"
+                                 " wetlands only")
+            features.append({"name": fname, "type": ftype, "susceptibility": sus,
+                             "wetland_type": wtype})
+        crs = None
+        if self.crs_epsg.isChecked():
+            crs = f"EPSG:{self.epsg.value()}"
+            try:
+                from pyproj import CRS
+
+                parsed = CRS.from_user_input(crs)
+            except Exception as exc:  # noqa: BLE001 - pyproj's own words
+                raise ValueError(f"EPSG code {self.epsg.value()}: not known to PROJ ({exc})"
+                                 ) from exc
+            if not parsed.is_projected:
+                raise ValueError(f"EPSG code {self.epsg.value()} ({parsed.name}) is not a"
+                                 " projected CRS; the site needs one in metres or feet")
+        height_m = self.antenna.value() * float(self.antenna_unit.currentData())
+        if not 0.0 <= height_m < 100.0:
+            raise ValueError(f"Antenna height {height_m:.3f} m: must be 0..100 m")
+        crew = [c.strip() for c in self.crew.text().split(",") if c.strip()]
+        return NewVisitSpec(name=name, path=self._path, crew=crew,
+                            priority_waterway=self.priority.isChecked(),
+                            water_features=features, crs=crs, antenna_height_m=height_m)
+
+    def _accept(self) -> None:
+        try:
+            self.result_spec = self.spec()
+        except ValueError as exc:
+            self.error_text = str(exc)
+            QMessageBox.warning(self, "New site visit", str(exc))
+            return
+        self.accept()
+
+
+def water_feature_objects(features: list[dict]) -> list[Any]:
+    """The dialog's water features as :class:`fieldapp.survey.features.WaterFeature`."""
+    from fieldapp.survey.features import Susceptibility, WaterFeature, WaterFeatureType
+
+    return [WaterFeature(name=f["name"], type=WaterFeatureType(f["type"]),
+                         susceptibility=Susceptibility(f["susceptibility"])
+                         if f.get("susceptibility") else None,
+                         wetland_type=f.get("wetland_type")) for f in features]
+
+
+__all__ = ["NewVisitDialog", "NewVisitSpec", "WATER_TYPES", "water_feature_objects"]

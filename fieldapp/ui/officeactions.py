@@ -1,0 +1,498 @@
+"""The Report, Export and Sync buttons: each runs off the UI thread with a progress bar and Cancel.
+
+- **Report** (Ctrl+R): :func:`fieldapp.report.build_report` to a PDF; the open store is
+  checkpointed on the UI thread first and the tally's planned retained area is passed on.
+- **Export** (Ctrl+E): :func:`fieldapp.export.export_visit` in one of
+  :data:`fieldapp.export.FORMATS`.
+- **Sync** (Ctrl+Y): :func:`fieldapp.sync.sync` with a :class:`fieldapp.sync.FolderOffice`
+  chosen once and remembered in the settings; recording is paused and the store closed while it
+  runs (the sync changes the file underneath), then the visit is reopened. The per-layer counts
+  are shown after, and conflicts in the Conflicts view.
+
+An existing output is never replaced without asking ("overwrite?" -> ``force=True``). Errors are
+shown as a message in words, never as a traceback. The heavy modules (report, export, sync,
+pyogrio, pypdf) are imported only when a button is used.
+
+The ``ask_*`` / :meth:`OfficeActions.show_message` methods are the only places that open
+dialogs, so a test can answer them.
+"""
+
+from __future__ import annotations
+
+import logging
+from pathlib import Path
+from typing import Any
+
+from PySide6.QtCore import QObject, Qt
+from PySide6.QtWidgets import (
+    QComboBox, QDialog, QDialogButtonBox, QFileDialog, QFormLayout, QHBoxLayout, QHeaderView,
+    QLabel, QLineEdit, QMessageBox, QPushButton, QTableWidget, QTableWidgetItem, QVBoxLayout,
+    QWidget,
+)
+
+from fieldapp.ui.jobs import BackgroundJob, JobCancelled
+
+log = logging.getLogger(__name__)
+
+#: Export formats in words (fieldapp.export.FORMATS order); folder formats write one file per layer.
+FORMAT_WORDS = {
+    "geojson": "GeoJSON (EPSG:4326), a folder of .geojson files",
+    "kml": "KML for Google Earth (one .kml file)",
+    "shp": "ESRI Shapefile (site CRS), a folder of .shp files",
+    "csv": "CSV with WKT geometry (EPSG:4326), a folder of .csv files",
+    "dxf": "DXF for CAD (site CRS, one .dxf file)",
+}
+SINGLE_FILE = ("kml", "dxf")
+
+#: The merge policy in words (README "Sync and merge policy"), shown in the Sync dialog.
+POLICY_WORDS = (
+    "<b>Merge policy</b> (last sync wins):<ul>"
+    "<li>New features from several laptops never collide; all are kept.</li>"
+    "<li>Different fields of one feature edited on two laptops: both edits are kept.</li>"
+    "<li>The same field set to different values: the office keeps the value synced last; the"
+    " other value is kept in the conflicts table (base, theirs, ours) and shown under"
+    " <i>Conflicts</i>.</li>"
+    "<li>An edit to a feature another laptop deleted: the delete stands and the edit is kept"
+    " as a conflict record.</li>"
+    "<li>Nothing is discarded silently: the sync ends with counts per layer.</li></ul>"
+    "Recording pauses while the sync runs; the visit is reopened afterwards."
+)
+
+
+def error_words(exc: BaseException) -> str:
+    """An exception as one sentence for a message box (its type only when it says nothing)."""
+    text = str(exc).strip()
+    if isinstance(exc, FileNotFoundError) and not text:
+        text = "file not found"
+    return text or type(exc).__name__
+
+
+class SyncDialog(QDialog):
+    """Office folder (Change…), the merge policy in words, Sync now / Cancel."""
+
+    def __init__(self, office_dir: str | None, visit_path: Path, parent: QWidget | None = None):
+        super().__init__(parent)
+        self.setWindowTitle("Sync with the office")
+        lay = QVBoxLayout(self)
+        lay.addWidget(QLabel(f"Visit: <b>{visit_path.name}</b>"))
+        row = QHBoxLayout()
+        row.addWidget(QLabel("Office folder"))
+        self.folder = QLineEdit(office_dir or "")
+        self.folder.setObjectName("officeFolder")
+        self.folder.setPlaceholderText("a network share, USB drive or synced folder")
+        row.addWidget(self.folder, 1)
+        change = QPushButton("Change…")
+        change.clicked.connect(self._choose)
+        row.addWidget(change)
+        lay.addLayout(row)
+        policy = QLabel(POLICY_WORDS)
+        policy.setObjectName("mergePolicy")
+        policy.setWordWrap(True)
+        policy.setTextFormat(Qt.RichText)
+        lay.addWidget(policy)
+        buttons = QDialogButtonBox()
+        ok = buttons.addButton("Sync now", QDialogButtonBox.AcceptRole)
+        ok.setDefault(True)
+        buttons.addButton(QDialogButtonBox.Cancel)
+        buttons.accepted.connect(self.accept)
+        buttons.rejected.connect(self.reject)
+        lay.addWidget(buttons)
+        self.resize(720, 420)
+
+    def _choose(self) -> None:
+        path = QFileDialog.getExistingDirectory(self, "Office folder", self.folder.text())
+        if path:
+            self.folder.setText(path)
+
+
+class ExportDialog(QDialog):
+    """Format and where to write it."""
+
+    def __init__(self, visit_path: Path, parent: QWidget | None = None):
+        from fieldapp.export import FORMATS
+
+        super().__init__(parent)
+        self.visit_path = visit_path
+        self.setWindowTitle("Export the visit")
+        form = QFormLayout(self)
+        self.fmt = QComboBox()
+        self.fmt.setObjectName("exportFormat")
+        for f in FORMATS:
+            self.fmt.addItem(FORMAT_WORDS.get(f, f), f)
+        form.addRow("Format", self.fmt)
+        row = QHBoxLayout()
+        self.path = QLineEdit()
+        self.path.setObjectName("exportPath")
+        row.addWidget(self.path, 1)
+        browse = QPushButton("Browse…")
+        browse.clicked.connect(self._browse)
+        row.addWidget(browse)
+        form.addRow("Write to", row)
+        buttons = QDialogButtonBox()
+        ok = buttons.addButton("Export", QDialogButtonBox.AcceptRole)
+        ok.setDefault(True)
+        buttons.addButton(QDialogButtonBox.Cancel)
+        buttons.accepted.connect(self.accept)
+        buttons.rejected.connect(self.reject)
+        form.addRow(buttons)
+        self.fmt.currentIndexChanged.connect(self._default_path)
+        self._default_path()
+        self.resize(760, 200)
+
+    def _default_path(self) -> None:
+        self.path.setText(str(default_export_path(self.visit_path, self.fmt.currentData())))
+
+    def _browse(self) -> None:
+        fmt = self.fmt.currentData()
+        if fmt in SINGLE_FILE:
+            path, _ = QFileDialog.getSaveFileName(self, "Export to", self.path.text(),
+                                                  f"{fmt.upper()} (*.{fmt})",
+                                                  options=QFileDialog.DontConfirmOverwrite)
+        else:
+            path = QFileDialog.getExistingDirectory(self, "Export into a new folder",
+                                                    str(Path(self.path.text()).parent))
+            if path:
+                path = str(Path(path) / Path(self.path.text()).name)
+        if path:
+            self.path.setText(path)
+
+
+def default_export_path(visit_path: Path, fmt: str) -> Path:
+    stem = visit_path.stem
+    return visit_path.with_name(f"{stem}.{fmt}" if fmt in SINGLE_FILE else f"{stem}_{fmt}")
+
+
+class SyncResultDialog(QDialog):
+    """Per-layer sent / received / merged / conflicts of one sync (non-modal)."""
+
+    def __init__(self, report: Any, parent: QWidget | None = None):
+        super().__init__(parent)
+        self.setWindowTitle("Sync finished")
+        lay = QVBoxLayout(self)
+        totals = report.totals()
+        head = (f"Synced with {report.office}; the office is now at change {report.office_seq}."
+                + (" Nothing to send or receive." if report.no_op else ""))
+        if report.resumed:
+            head += f" Completed {len(report.resumed)} interrupted sync(s)."
+        label = QLabel(head)
+        label.setWordWrap(True)
+        lay.addWidget(label)
+        rows = list(report.layers) + [totals]
+        self.table = QTableWidget(len(rows), 5)
+        self.table.setObjectName("syncCounts")
+        self.table.setHorizontalHeaderLabels(["Layer", "Sent", "Received", "Merged",
+                                              "Conflicts"])
+        self.table.verticalHeader().setVisible(False)
+        self.table.setEditTriggers(QTableWidget.NoEditTriggers)
+        for r, c in enumerate(rows):
+            cells = ["All layers" if c.layer == "all" else c.layer, c.sent, c.received, c.merged,
+                     c.conflicts]
+            for col, v in enumerate(cells):
+                item = QTableWidgetItem(str(v))
+                if col:
+                    item.setTextAlignment(Qt.AlignRight | Qt.AlignVCenter)
+                if c.layer == "all":
+                    f = item.font()
+                    f.setBold(True)
+                    item.setFont(f)
+                self.table.setItem(r, col, item)
+        self.table.horizontalHeader().setSectionResizeMode(0, QHeaderView.Stretch)
+        lay.addWidget(self.table)
+        policy = "last sync wins" if "last" in str(report.policy) else str(report.policy)
+        note = QLabel(f"{totals.conflicts} conflict(s) recorded by this sync (policy: {policy});"
+                      " see the Conflicts view." if totals.conflicts else
+                      f"No conflicts (policy: {policy}).")
+        note.setWordWrap(True)
+        lay.addWidget(note)
+        buttons = QDialogButtonBox(QDialogButtonBox.Close)
+        self.show_conflicts = buttons.addButton("Show conflicts", QDialogButtonBox.ActionRole)
+        buttons.rejected.connect(self.close)
+        buttons.accepted.connect(self.close)
+        lay.addWidget(buttons)
+        self.resize(640, 420)
+
+
+class OfficeActions(QObject):
+    """Report / Export / Sync of the window's open visit; one job at a time."""
+
+    def __init__(self, window: Any) -> None:
+        super().__init__(window)
+        self.w = window
+        self.job: BackgroundJob | None = None
+        self.kind: str | None = None
+        self.messages: list[tuple[str, str]] = []   # (title, text) shown, newest last
+        self.last_result: Any = None
+        self.last_sync_report: Any = None
+        self.result_dialog: SyncResultDialog | None = None
+        self._pending: dict = {}
+
+    # ------------------------------------------------------------------ dialogs (patchable)
+    def ask_report_path(self, default: Path) -> Path | None:
+        path, _ = QFileDialog.getSaveFileName(self.w, "Save the site report", str(default),
+                                              "PDF (*.pdf)",
+                                              options=QFileDialog.DontConfirmOverwrite)
+        if not path:
+            return None
+        return Path(path if path.lower().endswith(".pdf") else path + ".pdf")
+
+    def ask_export(self, visit_path: Path) -> tuple[str, Path] | None:
+        dlg = ExportDialog(visit_path, self.w)
+        if not dlg.exec() or not dlg.path.text().strip():
+            return None
+        return dlg.fmt.currentData(), Path(dlg.path.text().strip())
+
+    def ask_office(self, current: str | None, visit_path: Path) -> Path | None:
+        dlg = SyncDialog(current, visit_path, self.w)
+        if not dlg.exec() or not dlg.folder.text().strip():
+            return None
+        return Path(dlg.folder.text().strip())
+
+    def ask_yes_no(self, title: str, text: str) -> bool:
+        return QMessageBox.question(self.w, title, text, QMessageBox.Yes | QMessageBox.No,
+                                    QMessageBox.No) == QMessageBox.Yes
+
+    def show_message(self, title: str, text: str, error: bool = False) -> None:
+        """A non-modal message (the window stays usable); kept in :attr:`messages`."""
+        self.messages.append((title, text))
+        box = QMessageBox(QMessageBox.Warning if error else QMessageBox.Information, title, text,
+                          QMessageBox.Ok, self.w)
+        box.setAttribute(Qt.WA_DeleteOnClose)
+        box.setModal(False)
+        box.show()
+
+    # ------------------------------------------------------------------ common
+    def busy(self) -> bool:
+        return self.job is not None
+
+    def _can_start(self, what: str) -> bool:
+        if self.job is not None:
+            self.show_message(what, f"Wait for the {self.kind} to finish (or cancel it) first.")
+            return False
+        if self.w.visit is None:
+            self.show_message(what, "Open or start a site visit first (Visit…, Ctrl+O).")
+            return False
+        return True
+
+    def _run(self, kind: str, title: str, fn: Any) -> BackgroundJob:
+        job = BackgroundJob(kind, fn, self)
+        job.sigDone.connect(self._done)
+        job.sigFailed.connect(self._failed)
+        self.job = job
+        self.kind = kind
+        self.w.job_bar.attach(job, title)
+        self.w.set_jobs_enabled(False)
+        job.start()
+        return job
+
+    def _finish_job(self) -> tuple[str | None, dict]:
+        kind, pending = self.kind, self._pending
+        if self.job is not None:
+            self.job.wait(5.0)
+        self.job = None
+        self.kind = None
+        self._pending = {}
+        self.w.job_bar.detach()
+        self.w.set_jobs_enabled(True)
+        return kind, pending
+
+    def _done(self, result: Any) -> None:
+        kind, pending = self._finish_job()
+        self.last_result = result
+        if kind == "report":
+            self.show_message("Report", f"Site report written: {result['path']}\n"
+                                        f"{result['pages']} page(s), {result['verdicts']}"
+                                        " verdict(s), each rule request attached.")
+        elif kind == "export":
+            counts = ", ".join(f"{k} {v}" for k, v in result.layers.items() if v)
+            self.show_message("Export", f"Exported {result.format} ({result.crs}) to"
+                                        f" {result.path}\n{counts or 'no features'}")
+        elif kind == "sync":
+            self._after_sync(pending, result, None)
+
+    def _failed(self, exc: BaseException) -> None:
+        kind, pending = self._finish_job()
+        if kind == "sync":
+            self._after_sync(pending, None, exc)
+            return
+        from fieldapp.export import ExportExists
+        from fieldapp.report import ReportCancelled, ReportExists
+
+        title = "Report" if kind == "report" else "Export"
+        if isinstance(exc, (ReportExists, ExportExists)):
+            out = pending["out"]
+            if self.ask_yes_no(title, f"{out} exists. Overwrite it?"):
+                if kind == "report":
+                    self.start_report(out, force=True)
+                else:
+                    self.start_export(pending["fmt"], out, force=True)
+            return
+        if isinstance(exc, (ReportCancelled, JobCancelled)):
+            self.show_message(title, f"{title} cancelled; nothing was written.")
+            return
+        log.warning("%s failed: %r", kind, exc)
+        self.show_message(title, f"{title} failed: {error_words(exc)}", error=True)
+
+    def cancel(self) -> None:
+        if self.job is not None:
+            self.w.job_bar.cancel()
+
+    def shutdown(self, timeout_s: float = 30.0) -> None:
+        """The window closes: cancel the job and wait for its thread (bounded)."""
+        job = self.job
+        if job is not None:
+            job.cancel()
+            if not job.wait(timeout_s):
+                log.warning("%s still running at exit", job.name)
+
+    # ------------------------------------------------------------------ report
+    def start_report(self, out_path: Path | None = None, *, force: bool = False) -> None:
+        """Ask where (unless given), checkpoint the store, build the PDF off the UI thread."""
+        if not self._can_start("Report"):
+            return
+        visit = self.w.visit
+        if out_path is None:
+            out_path = self.ask_report_path(visit.path.with_name(f"{visit.path.stem}_report.pdf"))
+            if out_path is None:
+                return
+        try:
+            if visit.store is not None:
+                visit.store.checkpoint()
+        except Exception as exc:  # noqa: BLE001 - shown
+            self.show_message("Report", f"Could not save the visit first: {error_words(exc)}",
+                              error=True)
+            return
+        visit_path, retained_ac, out = visit.path, float(visit.retained_ac), Path(out_path)
+
+        def work(progress: Any, cancel: Any) -> Any:
+            from fieldapp.report import build_report
+
+            return build_report(visit_path, out, progress, cancel, force=force,
+                                retained_ac=retained_ac)
+
+        self._pending = {"out": out}
+        self._run("report", "Site report", work)
+
+    # ------------------------------------------------------------------ export
+    def start_export(self, fmt: str | None = None, out_path: Path | None = None, *,
+                     force: bool = False) -> None:
+        """Ask the format and where (unless given); export off the UI thread."""
+        if not self._can_start("Export"):
+            return
+        visit = self.w.visit
+        if fmt is None or out_path is None:
+            answer = self.ask_export(visit.path)
+            if answer is None:
+                return
+            fmt, out_path = answer
+        try:
+            if visit.store is not None:
+                visit.store.checkpoint()
+        except Exception as exc:  # noqa: BLE001
+            self.show_message("Export", f"Could not save the visit first: {error_words(exc)}",
+                              error=True)
+            return
+        visit_path, out = visit.path, Path(out_path)
+
+        def work(progress: Any, cancel: Any) -> Any:
+            from fieldapp.export import export_visit
+
+            def step(fraction: float, message: str) -> None:
+                # nothing is moved into place before the last step: stopping here leaves nothing
+                if cancel.cancelled and fraction < 1.0:
+                    raise JobCancelled("export cancelled")
+                progress(fraction, message)
+
+            return export_visit(visit_path, out, fmt, force=force, progress=step)
+
+        self._pending = {"out": out, "fmt": fmt}
+        self._run("export", f"Export ({fmt})", work)
+
+    # ------------------------------------------------------------------ sync
+    def start_sync(self, office_dir: Path | None = None) -> None:
+        """Ask the office folder (remembered), pause recording, close the store, sync."""
+        if not self._can_start("Sync"):
+            return
+        visit = self.w.visit
+        if visit.walk is not None:
+            self.show_message("Sync", "A boundary walk is in progress: close it (Ctrl+L) before"
+                                      " syncing.")
+            return
+        if office_dir is None:
+            office_dir = self.ask_office(self.w.config.office_dir, visit.path)
+            if office_dir is None:
+                return
+        office_dir = Path(office_dir)
+        from fieldapp.sync import FolderOffice, OfficeNotFound
+
+        create = False
+        try:
+            FolderOffice(office_dir).check_available()
+        except OfficeNotFound:
+            if not office_dir.parent.is_dir():
+                self.show_message("Sync", f"The folder {office_dir.parent} does not exist (is the"
+                                          " drive connected?).", error=True)
+                return
+            if not self.ask_yes_no("Sync", f"{office_dir} is not a fieldapp office folder yet."
+                                           "\nMake it a new office folder?"):
+                return
+            create = True
+        except Exception as exc:  # noqa: BLE001
+            self.show_message("Sync", f"Office folder not usable: {error_words(exc)}", error=True)
+            return
+        self.w.remember_setting(office_dir=str(office_dir))
+
+        state = {"path": visit.path, "transect": visit.current_transect_uuid,
+                 "retained_ac": visit.retained_ac, "office": office_dir}
+        self.w.pause_recording("Sync in progress")
+        try:
+            visit.close()                  # checkpoint and close: the .gpkg alone is complete
+        except Exception as exc:  # noqa: BLE001
+            self.w.resume_recording()
+            self.show_message("Sync", f"Could not close the visit for the sync:"
+                                      f" {error_words(exc)}", error=True)
+            return
+        visit_path = visit.path
+
+        def work(progress: Any, cancel: Any) -> Any:
+            from fieldapp.sync import ConflictPolicy, sync
+
+            return sync(visit_path, FolderOffice(office_dir, create=create),
+                        policy=ConflictPolicy.LAST_SYNC_WINS, progress=progress, cancel=cancel,
+                        lock_wait_s=10)
+
+        self._pending = state
+        self._run("sync", "Sync", work)
+
+    def _after_sync(self, state: dict, report: Any, exc: BaseException | None) -> None:
+        """Reopen the visit (always), resume recording, then say what happened."""
+        reopened = self.w.reopen_visit(state["path"], current_transect=state.get("transect"),
+                                       retained_ac=state.get("retained_ac", 0.0))
+        if reopened:
+            self.w.resume_recording()
+        self.w.refresh_conflicts()
+        if exc is not None:
+            from fieldapp.sync import SyncCancelled
+
+            if isinstance(exc, SyncCancelled):
+                self.show_message("Sync", "Sync cancelled; the office was not changed. The next"
+                                          " sync sends everything.")
+            else:
+                log.warning("sync failed: %r", exc)
+                self.show_message("Sync", f"Sync failed: {error_words(exc)}\nNothing was lost:"
+                                          " the next sync completes it.", error=True)
+            return
+        self.last_sync_report = report
+        dlg = SyncResultDialog(report, self.w)
+        dlg.setAttribute(Qt.WA_DeleteOnClose)
+        dlg.show_conflicts.clicked.connect(self.w.show_conflicts)
+        dlg.show_conflicts.clicked.connect(dlg.close)
+        dlg.destroyed.connect(self._result_closed)
+        self.result_dialog = dlg
+        dlg.show()
+
+    def _result_closed(self, *_: Any) -> None:
+        self.result_dialog = None
+
+
+__all__ = ["OfficeActions", "SyncDialog", "ExportDialog", "SyncResultDialog", "POLICY_WORDS",
+           "FORMAT_WORDS", "default_export_path", "error_words"]
