@@ -43,8 +43,15 @@ def main() -> None:
     w.visit.start_transect(w.visit.ohwm_points()[0].uuid, 350.0)
 
     latencies: list[float] = []
+    marker_latencies: list[float] = []
     pending: list[float] = []
-    w.fix_listeners.append(lambda fix: pending.append(fix.t_monotonic_s))
+
+    def on_fix(fix) -> None:
+        # fix listeners run in MainWindow.on_fix after the marker was moved (map.update_position
+        # draws the marker and accuracy circle at once); the track waits for the redraw timer
+        marker_latencies.append(time.monotonic() - fix.t_monotonic_s)
+        pending.append(fix.t_monotonic_s)
+    w.fix_listeners.append(on_fix)
     redraw = w.map.redraw
 
     def timed_redraw() -> None:
@@ -71,13 +78,15 @@ def main() -> None:
     fixes, trees, stations = w.fix_count, len(w.visit.trees()), len(w.visit.stations())
     w.session.stop()
     appmod.dispose(w)
-    lat = sorted(latencies)
     print(f"{wall:.0f} s streaming: {fixes} fixes, {trees} trees, {stations} stations")
     print(f"CPU {100 * cpu / wall:.1f} % of one core (target <= 10 %)")
-    if lat:
-        print(f"fix-to-screen latency: median {1000 * statistics.median(lat):.0f} ms, "
-              f"p95 {1000 * lat[int(0.95 * (len(lat) - 1))]:.0f} ms, max {1000 * lat[-1]:.0f} ms"
-              " (target <= 100 ms)")
+    for name, values in (("fix-to-screen latency (marker and status strip)", marker_latencies),
+                         ("fix-to-track latency (redraw timer)", latencies)):
+        lat = sorted(values)
+        if lat:
+            print(f"{name}: median {1000 * statistics.median(lat):.0f} ms, "
+                  f"p95 {1000 * lat[int(0.95 * (len(lat) - 1))]:.0f} ms, "
+                  f"max {1000 * lat[-1]:.0f} ms (target <= 100 ms)")
 
 
 if __name__ == "__main__":

@@ -111,6 +111,9 @@ def main(argv: list[str] | None = None) -> int:
 
     app = QApplication.instance() or QApplication(sys.argv[:1])
     app.setApplicationName("fieldapp")
+    from fieldapp.ui.mainwindow import app_icon
+
+    app.setWindowIcon(app_icon())
     theme.apply(app)
     window = create_window(config)
     window.show()

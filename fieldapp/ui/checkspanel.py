@@ -45,8 +45,8 @@ class ChecksPanel(QWidget):
         hdr.setSectionResizeMode(1, QHeaderView.ResizeToContents)
         hdr.setSectionResizeMode(2, QHeaderView.Stretch)
         hdr.setSectionResizeMode(3, QHeaderView.Interactive)
-        self.table.setColumnWidth(0, 190)
-        self.table.setColumnWidth(3, 170)
+        self.table.setColumnWidth(0, 170)
+        self.table.setColumnWidth(3, 160)
         self.table.setHorizontalScrollBarPolicy(Qt.ScrollBarAlwaysOff)
         self.table.setTextElideMode(Qt.ElideMiddle)
         self.table.itemSelectionChanged.connect(self._show_selected)
@@ -61,7 +61,7 @@ class ChecksPanel(QWidget):
         mono.setPointSize(11)
         self.details.setFont(mono)
         split.addWidget(self.details)
-        split.setSizes([260, 120])
+        split.setSizes([340, 80])
         lay.addWidget(split)
         self.checks: list[Check] = []
         self._selected_id: str | None = None

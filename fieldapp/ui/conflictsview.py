@@ -68,12 +68,13 @@ class ConflictsView(QWidget):
         self.table.setRowCount(len(self.conflicts))
         for r, c in enumerate(self.conflicts):
             kind = getattr(c.kind, "value", str(c.kind))
-            cells = (c.layer, c.feature_uuid or str(c.feature_fid or ""), c.field or "–",
+            feature = c.feature_uuid or str(c.feature_fid or "")
+            cells = (c.layer, feature[:8], c.field or "–",
                      KIND_WORDS.get(kind, kind), value_text(c.base), value_text(c.theirs),
                      value_text(c.ours), c.kept, c.policy)
             for col, text in enumerate(cells):
                 item = QTableWidgetItem(str(text))
-                item.setToolTip(str(text))
+                item.setToolTip(feature if col == 1 else str(text))
                 item.setData(Qt.UserRole, c.uuid)
                 self.table.setItem(r, col, item)
         self.table.resizeColumnsToContents()

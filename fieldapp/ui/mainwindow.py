@@ -29,6 +29,15 @@ log = logging.getLogger(__name__)
 FT_PER_M = 1.0 / 0.3048
 
 
+def app_icon() -> Any:
+    """The fieldapp icon (``fieldapp/data/fieldapp.png``, from packaging/fieldapp.svg)."""
+    from pathlib import Path
+
+    from PySide6.QtGui import QIcon
+
+    return QIcon(str(Path(__file__).resolve().parent.parent / "data" / "fieldapp.png"))
+
+
 class MainWindow(QMainWindow):
     """The field app window.
 
@@ -61,6 +70,7 @@ class MainWindow(QMainWindow):
         self.started_listeners: list[Callable[[], None]] = []
 
         self.setWindowTitle("fieldapp")
+        self.setWindowIcon(app_icon())
         self.resize(1400, 900)
         central = QWidget()
         self.setCentralWidget(central)
@@ -93,9 +103,9 @@ class MainWindow(QMainWindow):
         self.lower_tabs.addTab(self._conflicts_page, "Conflicts  [Ctrl+J]")
         self.lower_tabs.currentChanged.connect(self._lower_tab_changed)
         left.addWidget(self.lower_tabs)
-        left.setStretchFactor(0, 5)
-        left.setStretchFactor(1, 4)
-        left.setSizes([500, 400])
+        left.setStretchFactor(0, 1)
+        left.setStretchFactor(1, 1)
+        left.setSizes([440, 460])
         self.left_splitter = left
         self.splitter.addWidget(left)
         self.tabs = QTabWidget()
@@ -240,8 +250,10 @@ class MainWindow(QMainWindow):
                 self.map.update_position(xy[0], xy[1], acc_m * FT_PER_M, usable)
         for listener in self.fix_listeners:
             listener(fix)
+        # The strip shows each new fix at once (a few setText calls); only a receiver sending
+        # faster than 20 Hz is thinned (the 4 Hz age timer still ticks the age).
         now = time.monotonic()
-        if now - self._last_fix_shown_at > 0.09:   # the strip's text at most ~10 Hz
+        if now - self._last_fix_shown_at > 0.045:
             self._last_fix_shown_at = now
             self.refresh_usable()
 

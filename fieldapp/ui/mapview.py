@@ -90,12 +90,16 @@ class MapView(QWidget):
         self.position_usable = False
         self.follow = True
         self._dirty = True
+        self.marker_updates = 0
+        self._marker_colour = ""
+        self._marker_brush = None
+        self._marker_pen = None
         self._overlay_dirty: dict[str, tuple] = {}
 
         self.track_item = pg.PlotDataItem(pen=pg.mkPen("#7a7a7a", width=2))
         self.curves: dict[str, pg.PlotDataItem] = {}
         pens = {
-            "ohwm": pg.mkPen("#0044aa", width=4),
+            "ohwm": pg.mkPen("#0033dd", width=7),
             "transects": pg.mkPen("#aa00aa", width=2),
             "bank": pg.mkPen("#cc0000", width=4, style=Qt.DashLine),
             "buffers": pg.mkPen("#cc0000", width=2, style=Qt.DotLine),
@@ -107,9 +111,22 @@ class MapView(QWidget):
             item = pg.PlotDataItem(pen=pen, connect="finite")
             self.curves[name] = item
             pi.addItem(item)
-        self.ohwm_points = pg.ScatterPlotItem(size=10, brush=pg.mkBrush("#0044aa"),
-                                              pen=pg.mkPen("k"))
+        # The OHWM is what everything is measured from: thick blue line, large blue diamonds
+        # with a white rim, drawn over the track, transects and polygons; labelled "OHWM".
+        self.curves["ohwm"].setZValue(15)
+        self.ohwm_points = pg.ScatterPlotItem(size=20, symbol="d", brush=pg.mkBrush("#0033dd"),
+                                              pen=pg.mkPen("w", width=2))
+        self.ohwm_points.setZValue(16)
         pi.addItem(self.ohwm_points)
+        self.ohwm_label = pg.TextItem("OHWM", color="#0033dd", anchor=(-0.15, 1.1),
+                                      fill=pg.mkBrush(255, 255, 255, 200))
+        font = self.ohwm_label.textItem.font()
+        font.setBold(True)
+        font.setPointSize(14)
+        self.ohwm_label.setFont(font)
+        self.ohwm_label.setZValue(17)
+        self.ohwm_label.hide()
+        pi.addItem(self.ohwm_label)
         self.polygon_items: dict[str, pg.PlotDataItem] = {}
         self.trees = pg.ScatterPlotItem(pxMode=False, pen=pg.mkPen("#0a3d0a", width=1))
         pi.addItem(self.trees)
@@ -154,8 +171,10 @@ class MapView(QWidget):
         return x_ft - self.origin[0], y_ft - self.origin[1]
 
     def update_position(self, x_ft: float, y_ft: float, accuracy_ft: float,
-                        usable: bool = True, track: bool = True) -> None:
-        """Record the newest position (drawn at the next redraw)."""
+                        usable: bool = True, track: bool = True, now: bool = True) -> None:
+        """Record the newest position. With ``now`` the marker and accuracy circle move at once
+        (two one-point items: cheap); the track, follow-me and overlays wait for the redraw
+        timer."""
         lx, ly = self._local(x_ft, y_ft)
         self.position = (lx, ly)
         self.accuracy_ft = max(float(accuracy_ft), 0.0)
@@ -172,6 +191,20 @@ class MapView(QWidget):
             self.track_y[self.track_n] = ly
             self.track_n += 1
         self._dirty = True
+        if now:
+            self._draw_marker()
+        self.marker_updates += 1
+
+    def _draw_marker(self) -> None:
+        x, y = self.position
+        colour = "#0050ff" if self.position_usable else "#9a9a9a"
+        if colour != self._marker_colour:
+            self._marker_colour = colour
+            self._marker_brush = pg.mkBrush(colour)
+            self._marker_pen = pg.mkPen(colour, width=2)
+        self.position_item.setData([x], [y], brush=self._marker_brush)
+        self.accuracy_item.setData([x], [y], size=[2.0 * max(self.accuracy_ft, 0.1)],
+                                   pen=self._marker_pen)
 
     def clear_track(self) -> None:
         """Forget the drawn track and position (another visit is shown)."""
@@ -229,6 +262,9 @@ class MapView(QWidget):
                     if name == "ohwm":
                         pts = [p for line in data for p in self._to_local(line)]
                         self.ohwm_points.setData([p[0] for p in pts], [p[1] for p in pts])
+                        self.ohwm_label.setVisible(bool(pts))
+                        if pts:
+                            self.ohwm_label.setPos(*pts[0])
                 elif what == "poly":
                     kind = name.split(":", 1)[1]
                     item = self.polygon_items.get(kind)
@@ -257,10 +293,7 @@ class MapView(QWidget):
         self.track_item.setData(self.track_x[:n], self.track_y[:n], connect="finite")
         if self.position is not None:
             x, y = self.position
-            colour = "#0050ff" if self.position_usable else "#9a9a9a"
-            self.position_item.setData([x], [y], brush=pg.mkBrush(colour))
-            self.accuracy_item.setData([x], [y], size=[2.0 * max(self.accuracy_ft, 0.1)],
-                                       pen=pg.mkPen(colour, width=2))
+            self._draw_marker()
             if self.follow:
                 vb = self.plot.getPlotItem().getViewBox()
                 (x0, x1), (y0, y1) = vb.viewRange()

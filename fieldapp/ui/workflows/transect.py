@@ -137,7 +137,7 @@ class TransectPanel(WorkflowPanel):
         self.stations_label.setWordWrap(True)
         lay.addWidget(self.stations_label)
         self.profile = ProfilePlot(window.config.redraw_hz)
-        self.profile.setMinimumHeight(260)
+        self.profile.setMinimumHeight(340)
         lay.addWidget(self.profile, 1)
 
         self.bind("N", self.start_transect, self.start_button)
