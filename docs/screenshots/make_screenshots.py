@@ -1,6 +1,8 @@
 """Render the main window in each workflow offscreen (``python docs/screenshots/make_screenshots.py``).
 
-Drives the app over the demo simulators as a user would (keys), then grabs the window.
+Drives the app over the demo simulators as a user would (keys; the simulated surveyor of
+``fieldapp.ui.simsupport`` walks the receiver), then grabs the window. Give shot names
+(``... make_screenshots.py tally boundary``) to save only those.
 """
 
 from __future__ import annotations
@@ -30,24 +32,20 @@ def main() -> None:
 
     theme.apply(app)
     sc = simsupport.load_scenario()
-    stand = sc["stand"]["boundary"]
-    lats = [p[0] for p in stand[:-1]]
-    lons = [p[1] for p in stand[:-1]]
-    centre = [sum(lats) / len(lats), sum(lons) / len(lons)]
     visit = tmp / "demo.gpkg"
+    wanted = set(sys.argv[1:])  # e.g. "tally boundary": save only those shots
 
-    def window(route):
+    def window():
         cfg = C.build({"simulate": True, "data_dir": str(tmp), "visit": str(visit)},
                       use_file=False)
         w = appmod.create_window(cfg)
-        w.session.sim_gnss_waypoints = route
         w.session.sim_time_scale = 6.0
         w.session.sim_gnss_rate_hz = 10.0
         w.resize(1500, 980)
         w.show()
         return w
 
-    def until(cond, t=120.0):
+    def until(cond, t=180.0):
         end = time.time() + t
         while time.time() < end:
             QTest.qWait(50)
@@ -55,9 +53,8 @@ def main() -> None:
                 return True
         raise TimeoutError
 
-    def arrived(w):
-        g = w.session.simulator("gnss")
-        return g is not None and g.path.position(g._n / g.rate_hz * g.time_scale)[3] == 0
+    def walker_idle(w):
+        return w.sim_surveyor is not None and not w.sim_surveyor.busy
 
     def key(w, seq):
         ks = QKeySequence(seq)[0]
@@ -65,30 +62,36 @@ def main() -> None:
 
     def shot(w, name):
         QTest.qWait(500)
+        if wanted and name.removesuffix(".png") not in wanted:
+            return
         w.grab().save(str(OUT / name))
         print("wrote", OUT / name)
 
-    # Session 1: walk the stand, stop in it; OHWM, transect and tally there.
-    w = window(stand + [centre])
-    until(lambda: w.usable_fix() is not None)
-    key(w, "Ctrl+4")
-    b = w.panels["boundary"]
-    b.kind.setCurrentIndex(b.kind.findData("woodland_stand"))
-    b.label.setText("Oak stand")
-    key(w, "W")
-    g = w.session.simulator("gnss")
-    boundary_m = sum(leg[3] for leg in g.path._legs[: len(stand) - 1])
-    until(lambda: g._n / g.rate_hz * g.time_scale * g.path.speed_m_s > boundary_m)
+    def walk_boundary(w, kind, label):
+        """The simulated surveyor walks the scenario's boundary of ``kind`` (simsupport)."""
+        key(w, "Ctrl+4")
+        b = w.panels["boundary"]
+        b.kind.setCurrentIndex(b.kind.findData(kind))
+        b.label.setText(label)
+        key(w, "W")
+        until(lambda: w.visit.walk is not None)
+        return b
+
+    # Session 1: the surveyor walks the stand; OHWM, transect and the tally of every tree.
+    w = window()
+    until(lambda: w.usable_fix() is not None and getattr(w, "sim_surveyor", None) is not None)
+    walk_boundary(w, "woodland_stand", "Oak stand")
+    until(lambda: walker_idle(w))
     key(w, "Ctrl+L")
     until(lambda: bool(w.visit.areas("woodland_stand")))
-    until(lambda: arrived(w))
-    key(w, "Ctrl+1")
+    key(w, "Ctrl+1")  # the surveyor walks to the first OHWM point
+    until(lambda: walker_idle(w))
     w.panels["ohwm"].epochs.setValue(5)
     key(w, "A")
     until(lambda: len(w.visit.ohwm_points()) == 1)
     shot(w, "ohwm.png")
-    key(w, "Ctrl+2")
-    w.panels["transect"].azimuth.setValue(350.0)
+    key(w, "Ctrl+2")  # ... and to the transect origin, azimuth typed
+    until(lambda: walker_idle(w))
     key(w, "N")
     until(lambda: w.visit.current_transect is not None)
     until(w.panels["transect"].shoot_button.isVisible)
@@ -100,33 +103,29 @@ def main() -> None:
     shot(w, "transect.png")
     key(w, "Ctrl+3")
     t = w.panels["tally"]
-    t.crown.setValue(16.0)
-    for n in range(1, 13):
-        key(w, "C")
+    for n in range(1, len(sc["stand"]["trees"]) + 1):
+        key(w, "C")  # walk to the next scripted tree, squeeze the caliper there
         until(lambda n=n: len(w.visit.trees()) == n)
     t.retained.setValue(0.6)
     until(lambda: "Woodland class" in t.summary.text())
+    w.map.set_follow(False)
+    w.map.plot.getPlotItem().getViewBox().autoRange()
+    w.checks_panel.table.selectRow(w.checks_panel.row_of(
+        f"woodland:{w.visit.areas('woodland_stand')[0].uuid}"))
     shot(w, "tally.png")
     w.session.stop()
     appmod.dispose(w)
 
-    # Session 2: the same visit reopened; walk the wetland.
-    wet = sc["wetland"]["boundary"]
-    w = window(wet)
-    until(lambda: w.usable_fix() is not None)
-    key(w, "Ctrl+4")
-    b = w.panels["boundary"]
-    b.kind.setCurrentIndex(b.kind.findData("wetland"))
-    b.label.setText("Wetland A")
+    # Session 2: the same visit reopened; the surveyor walks the wetland.
+    w = window()
+    until(lambda: w.usable_fix() is not None and getattr(w, "sim_surveyor", None) is not None)
+    b = walk_boundary(w, "wetland", "Wetland A")
     b.wetland_type.setText("shallow marsh")
     b.standing_water.setChecked(True)
     b.hydric.setChecked(True)
-    b.spacing.setValue(5.0)
-    key(w, "W")
-    until(lambda: w.visit.walk is not None)
     QTest.qWait(3000)
     shot(w, "boundary_walking.png")
-    until(lambda: arrived(w))
+    until(lambda: walker_idle(w))
     key(w, "Ctrl+L")
     until(lambda: w.visit.walk is None)
     w.map.set_follow(False)

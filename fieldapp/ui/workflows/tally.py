@@ -119,7 +119,7 @@ class TallyPanel(WorkflowPanel):
     def _devices_started(self) -> None:
         self.squeeze_button.setVisible(self.w.session is not None and
                                        self.w.session.simulator("caliper") is not None)
-        if self.squeeze_button.isVisible():
+        if self.w.session is not None and self.w.session.simulators:
             from fieldapp.ui import simsupport
 
             simsupport.surveyor(self.w)  # simulate mode: the simulated surveyor walks
