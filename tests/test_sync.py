@@ -49,9 +49,12 @@ def generic_visits():
     ``fieldapp_meta``); so the sync's visit gate is narrowed to its generic part
     (:func:`check_visit_basics`: a sound, writable GeoPackage). The full gate
     (:func:`check_visit_file`, the store's own checks) is tested on real visits in
-    ``test_sync_refusals.py`` and ``test_sync_store.py``."""
+    ``test_sync_refusals.py`` and ``test_sync_store.py``. For the same reason the store's read
+    of what arrives from the office (:func:`check_received`) is skipped here; it is tested on
+    real visits in ``test_sync_received.py``."""
     with pytest.MonkeyPatch.context() as mp:
         mp.setattr(engine, "check_visit_file", basics_only)
+        mp.setattr(engine, "check_received", lambda gpkg: None)
         yield
 
 

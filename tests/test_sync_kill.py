@@ -4,9 +4,10 @@ Scenario (real store visits, edited through the model, so every sync runs the fu
 and keeps its ``validated.json`` record): laptop A has already sent an edit of tree t1 and a new
 tree; laptop B has new trees, an edit of t1 (a same-field conflict), an edit of t2 and a delete
 of t3. B's sync runs in a child process that SIGKILLs itself at its N-th progress report -- the
-progress callback is reported at every step, including inside the office write (history stored,
-master copied, applied, replaced), the laptop finalize and the end-of-sync visit check -- or is
-SIGKILLed by this process after a random delay. Afterwards:
+progress callback is reported at every step, including the store's read of what the visit is to
+become, inside the office write (history stored, master copied, applied, replaced), the laptop
+finalize and the end-of-sync visit check -- or is SIGKILLed by this process after a random
+delay. Afterwards:
 
 - the visit, the base copy, the pending files and the office master pass ``integrity_check``;
 - the next sync completes;
@@ -188,15 +189,18 @@ def _trial(templates, name, tmp_path, kill_at, kill_after_s=None):
     check_after_kill(root, reference)
 
 
-# The push sync reports progress 18 times; kill at each of the first 17 (every step, including
-# the four inside the office write, the finalize and the end-of-sync visit check), and at a few points of a pull-only sync.
-@pytest.mark.parametrize("kill_at", range(1, 18))
+# The push sync reports progress 19 times; kill at each of the first 18 (every step, including
+# the store's read of the merged result before anything is written, the four inside the office
+# write, the finalize and the end-of-sync visit check), and at a few points of a pull-only sync
+# (snapshot, applying the office's change, the store's read of it, the commit point, the base
+# copy, the end-of-sync check).
+@pytest.mark.parametrize("kill_at", range(1, 19))
 def test_kill_push_sync_at_each_step(templates, tmp_path, kill_at):
     assert kill_at < templates["push"][2]
     _trial(templates, "push", tmp_path, kill_at)
 
 
-@pytest.mark.parametrize("kill_at", [3, 5, 7, 9, 10])
+@pytest.mark.parametrize("kill_at", [3, 5, 7, 8, 10, 11])
 def test_kill_pull_only_sync(templates, tmp_path, kill_at):
     assert kill_at < templates["pull"][2]
     _trial(templates, "pull", tmp_path, kill_at)

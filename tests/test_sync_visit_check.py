@@ -22,8 +22,9 @@ import pytest
 
 import fieldapp.store
 from fieldapp.store import create_visit, open_visit
+from fieldapp.survey.features import Layer
 from fieldapp.survey.visit import Visit
-from fieldapp.sync import FolderOffice, VisitRefused, checkout, engine, sync
+from fieldapp.sync import FolderOffice, InvalidOfficeRecords, VisitRefused, checkout, engine, sync
 
 X0, Y0 = 500000.0, 4983000.0  # UTM 16N
 
@@ -127,10 +128,12 @@ def test_record_of_another_check_version_or_damaged_is_not_trusted(synced, full_
     assert record(visit)["sha256"] == sha(visit)
 
 
-def test_value_from_the_office_the_store_refuses_is_not_recorded(tmp_path, full_reads, monkeypatch):
-    # laptop A gets 'abc' past its own check (as an older fieldapp, or QGIS on the office
-    # master, could) and sends it; B receives it: B's sync completes, B's end-of-sync read
-    # fails, so B keeps no record and its next sync refuses, naming the row
+def test_value_from_the_office_the_store_refuses_is_refused_on_pull(tmp_path, full_reads, monkeypatch):
+    # laptop A gets 'abc' past its own check (as an older fieldapp, or QGIS on A's file, could)
+    # and sends it; B's pull reads what its visit would become (a scratch copy) through the
+    # store and refuses it, naming the row: B's visit and its record are untouched, and B's own
+    # check still skips the full read of B (the same bytes passed it before). More cases in
+    # test_sync_received.py.
     office = FolderOffice(tmp_path / "office", create=True)
     a = make_visit(tmp_path / "a.gpkg")
     site = sync(a, office).site_id
@@ -143,8 +146,18 @@ def test_value_from_the_office_the_store_refuses_is_not_recorded(tmp_path, full_
     with monkeypatch.context() as mp:
         mp.setattr(engine, "check_visit_file", lambda v, known_sha256=None: engine.check_visit_basics(v))
         sync(a, office)
-    report = sync(b, office)
-    assert [(c.layer, c.received) for c in report.layers] == [("tree", 1)]
-    assert not (tmp_path / "b.gpkg.sync" / "validated.json").exists()
-    with pytest.raises(VisitRefused, match=f"tree {uuid}: dbh_in is 'abc'"):
+    before, recorded = sha(b), record(b)
+    full_reads.clear()
+    with pytest.raises(InvalidOfficeRecords, match=f"layer tree, feature {uuid} \\(fid 1\\), column dbh_in:"
+                       " 'abc' is not a number -- set by office changeset seq 2"):
         sync(b, office)
+    assert [p.parent for p in full_reads] == [b.with_name("b.gpkg.sync") / "work"]  # scratch only
+    assert sha(b) == before and record(b) == recorded
+    with open_visit(b, readonly=True) as store:  # the store still opens B's visit
+        assert store.visit.get(Layer.TREE, uuid).dbh_in == 10.0
+    with contextlib.closing(sqlite3.connect(a)) as conn, conn:  # A corrects the row and sends it
+        conn.execute("UPDATE tree SET dbh_in = 15.0 WHERE fid = 1")
+    sync(a, office)
+    report = sync(b, office)
+    assert [(c.layer, c.received) for c in report.layers] == [("tree", 1)]  # dbh_in 10 -> 15
+    assert record(b)["sha256"] == sha(b)

@@ -29,6 +29,7 @@ from fieldapp.sync.engine import (
 )
 from fieldapp.sync.errors import (
     InvalidOfficeData,
+    InvalidOfficeRecords,
     LaptopStateError,
     OfficeLocked,
     OfficeNotFound,
@@ -41,7 +42,7 @@ from fieldapp.sync.office import FolderOffice, LockOwner, LogEntry, OfficeStore
 
 __all__ = [
     "CancelToken", "Conflict", "ConflictKind", "ConflictPolicy", "FolderOffice",
-    "InvalidOfficeData", "LaptopStateError", "LayerCounts", "LockOwner", "LogEntry",
+    "InvalidOfficeData", "InvalidOfficeRecords", "LaptopStateError", "LayerCounts", "LockOwner", "LogEntry",
     "OfficeLocked", "OfficeNotFound", "OfficeStore", "SchemaMismatch", "SyncCancelled", "SyncError",
     "SyncReport", "VisitRefused", "check_visit_file", "checkout", "read_conflicts", "sync",
 ]

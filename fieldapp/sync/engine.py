@@ -25,11 +25,18 @@ How one sync goes (the office lock held throughout):
    conflict file; the "first synced value wins" policy writes theirs back. Conflict records and
    the log row are added, and the changeset actually sent is ``create_changeset(theirs,
    new_master)`` -- data, conflict records and log row in one changeset.
+   **Check.** When anything was pulled, what the visit is about to become (``theirs`` for a
+   pull, ``new_master`` for a push) is read through the store first (:func:`check_received`,
+   on the scratch copy); a row it refuses raises :class:`InvalidOfficeRecords` here, before
+   ``pending/`` is written: nothing is sent, the visit and ``.sync/`` are untouched.
 5. **Push.** ``OfficeStore.apply`` applies it atomically; the log row it carries is the
    record that it was applied, so it can never be applied twice.
 6. **Finalize.** The visit gets ``create_changeset(snapshot, new_master)`` in one transaction
    (including the log row: the visit's own record that it is finalized), then ``base.gpkg``
-   is replaced by ``new_master.gpkg`` and ``pending/`` removed.
+   is replaced by ``new_master.gpkg`` and ``pending/`` removed. If the visit was written during
+   the sync, the office's update is rebased onto that write and the result is read through the
+   store on a scratch copy before the visit gets it; a refusal leaves ``pending/`` for the next
+   sync, which finishes once the row is corrected.
 
 A process killed anywhere leaves the office master either before or after step 5 (temp +
 fsync + os.replace), the visit either before or after its one transaction in step 6, and the
@@ -63,8 +70,32 @@ Why a content hash and not the alternatives:
 A sync that changed the visit (it received changes, or recorded its own log row) reads it through
 the store once more at the end, outside the office lock, and records the new hash when it passes,
 so the next no-op sync is fast; the extra read is paid by syncs that move data, not by the check
-for "anything new?". When that read fails (the office sent a value the store refuses), nothing is
-recorded and the next sync refuses the visit, naming the row.
+for "anything new?". When that read fails, nothing is recorded and the next sync refuses the
+visit, naming the row.
+
+What arrives from the office is read through the store before the visit gets it
+-------------------------------------------------------------------------------
+A value the store refuses can reach the office: a laptop whose file was changed behind its own
+check (an older fieldapp, QGIS, sqlite3) sends it, and the office's checks (path, size, SHA-256,
+schema, log row) cannot see a ``dbh_in`` of ``'abc'``. Written into the receiving laptop's visit,
+the app could no longer open that visit and its next sync would refuse it. So before ``pending/``
+is written (step 4), the scratch copy the visit is to become is opened with
+``open_visit(copy, readonly=True)`` -- every feature loaded and checked with the model's rules --
+and a refused row raises :class:`InvalidOfficeRecords` naming layer, feature uuid, column and
+the office changeset (and laptop) that set it. The visit stays byte-identical and openable, its
+own edits stay in it for the next sync, nothing reaches the office; once the sending laptop
+corrects the row and syncs, the next sync completes (what is checked is the combined result, so
+a bad value corrected by a later changeset, or replaced by this laptop's own edit of the same
+field, is no obstacle). :func:`checkout` reads a fetched master the same way.
+
+The whole copy is read rather than just the incoming rows: the store has no row-level entry
+point, and a whole read also catches what a row cannot show (the site row, the CRS frame). It is
+paid only when something arrives -- a no-op sync never reads it -- and once (``new_master`` or
+``theirs``; both only to word a refusal): ~0.3-0.8 s for 10,000 trees.
+
+Direct edits of an office master (QGIS on the share) never reach a laptop by a pull, which
+applies only the logged changesets; they reach a new laptop by :func:`checkout`, which refuses
+a master holding a row the store refuses.
 """
 
 from __future__ import annotations
@@ -89,6 +120,7 @@ from fieldapp.sync import changesets as cs
 from fieldapp.sync import gpkgsql
 from fieldapp.sync.errors import (
     InvalidOfficeData,
+    InvalidOfficeRecords,
     LaptopStateError,
     SchemaMismatch,
     SyncCancelled,
@@ -632,6 +664,39 @@ def _record_check(visit: Path, state: LaptopState, known: str | None, checked: s
             state.record_validated(now)
 
 
+def check_received(gpkg: Path) -> None:
+    """Read ``gpkg`` -- a scratch copy holding what a sync is about to write into the visit --
+    through the store, as the app would: ``open_visit(gpkg, readonly=True)`` loads every feature
+    and checks each row with the model's rules, without writing to the file.
+
+    Called only when something arrives from the office (never by a no-op sync).
+
+    Raises
+    ------
+    fieldapp.store.InvalidRecords
+        rows the model refuses (``.problems`` names each: table, fid, uuid, column, why);
+    fieldapp.store.StoreError, FileNotFoundError
+        not a fieldapp visit, damaged, newer schema.
+    """
+    from fieldapp.store import open_visit
+
+    open_visit(gpkg, readonly=True).close()
+
+
+def _problem_text(problems: list, limit: int = 5) -> str:
+    """``layer tree, feature <uuid> (fid 1), column dbh_in: <why>; ...`` for the first ``limit``."""
+    shown = [f"layer {p.table}, feature {p.uuid or '(no uuid)'} (fid {p.fid}), column {p.column}:"
+             f" {p.message}" for p in problems[:limit]]
+    more = f" (and {len(problems) - limit} more)" if len(problems) > limit else ""
+    return "; ".join(shown) + more
+
+
+def _refusal(exc: Exception) -> tuple[list, str]:
+    """The store's problems (RecordProblem list, maybe empty) and a text naming them."""
+    problems = list(getattr(exc, "problems", None) or [])
+    return problems, (_problem_text(problems) if problems else f"{type(exc).__name__}: {exc}")
+
+
 # --------------------------------------------------------------------------------------------
 class _Sync:
     def __init__(self, visit: Path, office: OfficeStore, state: LaptopState, policy: ConflictPolicy,
@@ -646,6 +711,8 @@ class _Sync:
         self.site = state.site_id
         self.work = state.work
         self.latest: list[tuple] = []  # (table, pk, column, value) for LATEST_WINS_COLUMNS
+        self.received: list[tuple[LogEntry, Path]] = []  # office changesets pulled, with their files
+        self.base_seq = 0
 
     # ---- resume / finalize ------------------------------------------------------------
     def resume(self) -> str | None:
@@ -691,6 +758,7 @@ class _Sync:
                     str(st.pending_snapshot), str(st.pending_master), str(edits), str(update),
                     str(self.work / "finalize-conflicts.json"),
                 )
+                self._check_finalize(update)
             else:
                 self.gd.create_changeset(str(st.pending_snapshot), str(st.pending_master), str(update))
             self.prog(0.9, "updating the visit")
@@ -699,6 +767,96 @@ class _Sync:
         self.prog(0.95, "saving the new base copy")
         copy_durably(st.pending_master, st.base)
         st.drop_pending()
+
+    def _check_finalize(self, update: Path) -> None:
+        """The visit was written while this sync ran: check, on a scratch copy, what the office's
+        update rebased onto those edits makes of it, before the visit gets it. A refusal leaves
+        the visit unchanged and ``pending/`` in place (the office already has this laptop's
+        changeset), so the next sync finishes once the row is corrected in the app."""
+        trial = self.work / "finalize-check.gpkg"
+        snapshot_sqlite(self.visit, trial)
+        try:
+            self.gd.apply_changeset(str(trial), str(update))
+            self.prog(0.88, "checking the office's changes merged with edits made during the sync")
+            try:
+                check_received(trial)
+            except Exception as exc:  # noqa: BLE001 - whatever the store cannot read, we refuse
+                problems, text = _refusal(exc)
+                raise InvalidOfficeRecords(
+                    f"visit {self.visit.name} was written while the sync ran, and with the office's"
+                    f" changes merged in it would hold rows this fieldapp refuses: {text}. The"
+                    " visit was not changed; the office has this laptop's changes up to the start"
+                    " of the sync. Correct the row (in the app, or QGIS) and sync again to finish",
+                    problems,
+                ) from exc
+        finally:
+            trial.unlink(missing_ok=True)
+
+    def _check_received(self, result: Path, theirs: Path, tables: dict[str, cs.TableSchema]) -> None:
+        """Refuse what the visit is about to become (``result``, a scratch copy) unless the
+        store reads it; raised before ``pending/`` is written, so nothing is sent or applied.
+
+        ``result`` is ``theirs`` (base + the office's changesets) for a pull, or ``new_master``
+        (theirs + this laptop's rebased edits) for a push. When ``new_master`` is refused,
+        ``theirs`` is read too, to tell the office's rows from a merge of two good ones.
+
+        Raises
+        ------
+        InvalidOfficeRecords
+            naming layer, feature uuid and column of each refused row (first five), and the
+            office changeset and laptop that last set it.
+        """
+        try:
+            check_received(result)
+            return
+        except Exception as exc:  # noqa: BLE001 - whatever the store cannot read, we refuse
+            failure = exc
+        from_office = result == theirs
+        if not from_office:
+            try:
+                check_received(theirs)
+            except Exception as exc:  # noqa: BLE001
+                failure, from_office = exc, True
+        problems, text = _refusal(failure)
+        queued = ("This laptop's own edits are still in the visit and will be sent at the next"
+                  " sync" if result != theirs else "This laptop had nothing to send")
+        if not from_office:
+            raise InvalidOfficeRecords(
+                f"merging this visit's edits with the office's changes (seq {self.base_seq + 1} to"
+                f" {self.received[-1][0].seq if self.received else self.base_seq}) of site"
+                f" {self.site} gives rows this fieldapp refuses: {text}. Refused: nothing was"
+                f" sent and visit {self.visit.name} was not changed. Correct the row in the app"
+                " (or QGIS) and sync again", problems,
+            ) from failure
+        raise InvalidOfficeRecords(
+            f"{self.office.describe()} sent rows this fieldapp refuses for site {self.site}:"
+            f" {text}{self._senders(problems, tables)}. Refused: nothing was applied to visit"
+            f" {self.visit.name} (unchanged, still opens) and nothing was sent. {queued}."
+            " To fix: the laptop that sent the row corrects it (in QGIS or with sqlite3: its own"
+            " sync refuses its visit until then) and syncs again; then sync this laptop again",
+            problems,
+        ) from failure
+
+    def _senders(self, problems: list, tables: dict[str, cs.TableSchema]) -> str:
+        """`` -- set by office changeset seq N (id, laptop L, synced by W at T)`` for the first
+        problem row: the last pulled changeset that inserted or updated it. Only on refusal."""
+        if not problems:
+            return ""
+        p = problems[0]
+        table = tables.get(p.table)
+        if table is None or len(table.pk) != 1:
+            return ""
+        for entry, path in reversed(self.received):
+            try:
+                changes = cs.list_changes(self.gd, path, self.work)
+            except Exception:  # noqa: BLE001 - only for the message
+                return ""
+            for e in changes:
+                if e["table"] == p.table and e["type"] != "delete" and cs.pk_of(e, table) == (p.fid,):
+                    return (f" -- set by office changeset seq {entry.seq} ({entry.changeset_id},"
+                            f" laptop {entry.laptop_id}, synced by {entry.synced_by or '?'} at"
+                            f" {entry.applied_utc})")
+        return ""
 
     # ---- one full sync ----------------------------------------------------------------
     def run(self) -> tuple[str | None, int, dict, list[Conflict], bool]:
@@ -739,6 +897,7 @@ class _Sync:
                 self.office.create_site(self.site, base)
                 head = 0
 
+        self.base_seq = base_seq
         # -- pull
         self.prog(0.2, "fetching the office's changes")
         theirs = work / "theirs.gpkg"
@@ -748,6 +907,7 @@ class _Sync:
             self.prog(0.2 + 0.2 * n / max(1, len(entries)), f"applying office change {entry.seq}")
             f = work / f"{entry.seq:08d}.geodiff"
             self.office.fetch_changeset(self.site, entry, f)
+            self.received.append((entry, f))
             what = f"office changeset seq {entry.seq} ({entry.changeset_id})"
             try:
                 counts_in = cs.summary(gd, f, work)
@@ -780,6 +940,8 @@ class _Sync:
         if not gd.has_changes(str(local)):
             if not entries:
                 return None, head, {}, [], True
+            self.prog(0.7, "checking the office's changes")
+            self._check_received(theirs, theirs, tables)
             self._write_pending(_Pending(kind="pull", target_seq=head), theirs, snapshot, None)
             self.prog(0.8, "received the office's changes")
             self.prog.committed = True
@@ -840,6 +1002,9 @@ class _Sync:
         sha, size = sha256_of(changeset), changeset.stat().st_size
         with contextlib.closing(connect(new_master)) as conn, conn:
             conn.execute(f"UPDATE {LOG_TABLE} SET sha256 = ?, size_bytes = ? WHERE seq = ?", (sha, size, seq))
+        if entries:  # the visit becomes new_master: the office's rows with this laptop's edits
+            self.prog(0.65, "checking the office's changes merged with this laptop's")
+            self._check_received(new_master, theirs, tables)
         pending = _Pending(kind="push", target_seq=seq, changeset_id=changeset_id, sha256=sha,
                            size_bytes=size, laptop_id=st.laptop_id, synced_by=self.synced_by,
                            applied_utc=applied_utc, counts=counts_clean)
@@ -1025,6 +1190,12 @@ def sync(
     OfficeNotFound
         The office folder is missing or not a fieldapp office (see :class:`FolderOffice`'s
         ``create``); nothing is written anywhere.
+    InvalidOfficeRecords
+        What the office sent holds rows the store refuses (``.problems`` names each: layer,
+        fid, uuid, column, why; the message also names the changeset and laptop that set the
+        first). Raised before anything is written on either side: the visit and its ``.sync/``
+        state are byte-identical, this laptop's edits stay queued. Sync again once the row is
+        corrected (by the laptop that sent it).
     OfficeLocked, InvalidOfficeData, SchemaMismatch, LaptopStateError, SyncCancelled, SyncError
         See :mod:`fieldapp.sync.errors`; in every case nothing half-done is left: the next
         sync carries on. A visit that was synced before but lost its ``.sync`` folder, and a
@@ -1103,7 +1274,9 @@ def checkout(office: OfficeStore, site_id: str, visit_path: str | os.PathLike) -
     """Make a new laptop copy of a site from the office master (for a second or third laptop).
 
     Raises ``FileExistsError`` if ``visit_path`` exists, ``SyncError`` if the office has no
-    such site; office errors as for :func:`sync`. On any error nothing is left behind.
+    such site, :class:`InvalidOfficeRecords` if the master holds a row the store refuses (read
+    with :func:`check_received` before the copy is placed); office errors as for :func:`sync`.
+    On any error nothing is left behind.
     """
     visit = Path(visit_path).absolute()
     if visit.exists():
@@ -1121,6 +1294,16 @@ def checkout(office: OfficeStore, site_id: str, visit_path: str | os.PathLike) -
         try:
             temp = state.dir / "checkout.gpkg"
             office.fetch_master(site_id, temp)
+            try:
+                check_received(temp)
+            except Exception as exc:  # noqa: BLE001 - whatever the store cannot read, we refuse
+                problems, text = _refusal(exc)
+                raise InvalidOfficeRecords(
+                    f"the master of site {site_id} in {office.describe()} holds rows this fieldapp"
+                    f" refuses: {text}. Nothing was checked out; correct the row in the master"
+                    " (the laptop that sent it corrects it and syncs again) and check out again",
+                    problems,
+                ) from exc
             copy_durably(temp, state.base)
             state.load(site_id)
             os.replace(temp, visit)

@@ -5,6 +5,7 @@ Exception tree::
     SyncError                      base of everything the sync raises on purpose
     ├── OfficeLocked               another laptop holds the site's lock (and it is not stale)
     ├── InvalidOfficeData          a file or record from the office failed validation; never applied
+    │   └── InvalidOfficeRecords   what the office sent holds rows the store refuses; never applied
     ├── SchemaMismatch             the visit and the office master have different tables/columns
     ├── LaptopStateError           the laptop-side sync state is inconsistent; nothing was sent
     ├── VisitRefused               the visit file failed the checks run before anything is touched
@@ -31,6 +32,22 @@ class InvalidOfficeData(SyncError):
 
     The offending item is never applied; the message names it and says what was wrong.
     """
+
+
+class InvalidOfficeRecords(InvalidOfficeData):
+    """What the office sent (its changesets since this laptop's last sync, or a site's master
+    for a checkout) holds rows the store refuses: a DBH of ``'abc'`` or -5, a uuid that is not
+    a UUID, a coordinate outside the site CRS's area of use.
+
+    Raised before any of it is applied: the visit is byte-identical, and this laptop's own
+    edits stay in it, to be sent at the next sync. ``problems`` lists the refused rows as
+    :class:`fieldapp.store.RecordProblem` (table, fid, uuid, column, message); the message
+    names the first few, and the office changeset and laptop that sent them.
+    """
+
+    def __init__(self, message: str, problems: list | tuple = ()) -> None:
+        super().__init__(message)
+        self.problems = list(problems)
 
 
 class SchemaMismatch(SyncError):
