@@ -224,3 +224,41 @@ def test_tally_in_simulate_mode_measures_each_scenario_tree_where_it_stands(qtbo
         assert stored_count(w.visit.path, "tree") == len(scripted)
     finally:
         close_window(w)
+
+
+def test_simulated_surveyor_walks_to_the_ohwm_points_and_the_transect_origin(qtbot,
+                                                                              private_dirs):
+    from fieldapp.ui import simsupport
+
+    sc = simsupport.load_scenario()
+    tour = simsupport.ohwm_tour(sc)
+    # the demo's OHWM point nearest the transect origin is the origin itself (offset 0, 0)
+    assert tour[0] == sc["transect"]["start"]
+    w = make_window(qtbot, private_dirs, simulate=True, time_scale=10.0, rate_hz=10.0)
+    try:
+        wait_fix(qtbot, w)
+        qtbot.waitUntil(lambda: getattr(w, "sim_surveyor", None) is not None, timeout=WAIT_MS)
+        walker = w.sim_surveyor
+
+        def app_fix_near(latlon, ft=1.0):
+            fix = w.usable_fix()
+            if fix is None:
+                return False
+            x, y = w.visit.project(*latlon)
+            fx, fy = w.visit.project(fix.lat_deg, fix.lon_deg)
+            return math.hypot(fx - x, fy - y) < ft
+
+        average_point(qtbot, w)  # at the start: the transect origin
+        qtbot.waitUntil(lambda: walker.busy, timeout=WAIT_MS)  # walks on to the next point
+        assert walker.steps[0].target == tour[1]
+        qtbot.waitUntil(lambda: not walker.busy, timeout=WAIT_MS)
+        qtbot.waitUntil(lambda: app_fix_near(tour[1]), timeout=WAIT_MS)
+        assert "press Average point" in walker.words
+        key(qtbot, w, "Ctrl+2")  # back to the transect origin, the azimuth typed
+        qtbot.waitUntil(lambda: walker.busy or app_fix_near(sc["transect"]["start"]),
+                        timeout=WAIT_MS)
+        qtbot.waitUntil(lambda: not walker.busy, timeout=WAIT_MS)
+        qtbot.waitUntil(lambda: app_fix_near(sc["transect"]["start"]), timeout=WAIT_MS)
+        assert w.panels["transect"].azimuth.value() == pytest.approx(350.0)
+    finally:
+        close_window(w)
