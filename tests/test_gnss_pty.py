@@ -1,4 +1,5 @@
-"""GnssReader over a real pseudo-terminal: fixes arrive, unplug/replug resumes, split sentences.
+"""GnssReader over a real pseudo-terminal: fixes arrive, unplug/replug resumes, split sentences;
+``python -m devices.nmea`` on ports that are missing, refused, or appear later.
 
 The "receiver" is the pty master, written by the test; the reader opens a stable symlink in
 tmp_path pointing at the slave, as socat's ``link=`` would. A replug is a fresh pty behind the same
@@ -8,8 +9,13 @@ symlink. Waits poll with generous timeouts; nothing asserts on elapsed time.
 from __future__ import annotations
 
 import datetime as dt
+import json
 import os
 import queue
+import select
+import socket
+import subprocess
+import sys
 import threading
 import time
 from pathlib import Path
@@ -154,3 +160,85 @@ def test_bad_lines_on_the_wire_are_counted_and_the_stream_goes_on(receiver):
         assert fix is not None and fix.time_utc.second == 3
         bad = gnss.stats().bad
     assert bad["binary_noise"] == 1 and bad["overlong"] == 1
+
+
+def test_an_older_epoch_on_the_wire_is_counted_not_delivered(receiver):
+    # 12:00:21, then a late 12:00:19, then 12:00:22: the late epoch must not become the newest fix
+    statuses: queue.Queue = queue.Queue()
+    fixes: list = []
+    gnss = GnssReader(SerialSettings(str(receiver.link), read_timeout_s=0.05), on_fix=fixes.append,
+                      on_status=statuses.put, name="late")
+    with gnss:
+        wait_status(statuses, LinkState.CONNECTED)
+        receiver.write(epoch_bytes(21) + epoch_bytes(19) + epoch_bytes(22))
+        fix = gnss.wait_fix(WAIT_S)
+        while fix is not None and fix.time_utc.second != 22:
+            fix = gnss.wait_fix(WAIT_S, newer_than=fix)
+        assert fix is not None and gnss.latest_fix() is fix
+        stats = gnss.stats()
+    assert [f.time_utc.second for f in fixes] == [21, 22]
+    assert stats.bad["time_backwards"] == 1 and stats.fixes_delivered == 2
+
+
+# ------------------------------------------------------------------ command line on ports
+
+ROOT = Path(__file__).resolve().parent.parent
+
+
+def run_cli(*argv: str, timeout_s: float = 60.0) -> subprocess.CompletedProcess:
+    """``python -m devices.nmea ARGV`` in a child process (a hang fails the test, not the run)."""
+    return subprocess.run([sys.executable, "-m", "devices.nmea", *argv], cwd=ROOT, capture_output=True,
+                          text=True, timeout=timeout_s)
+
+
+def closed_tcp_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+@pytest.mark.parametrize("source", ["/dev/fieldapp-test-no-such-port", "socket://127.0.0.1:{port}"])
+def test_cli_port_that_cannot_be_opened_fails_fast(source):
+    # without --wait (or --duration) the first failed open ends the run; it used to retry for ever
+    source = source.format(port=closed_tcp_port())
+    done = run_cli(source)
+    assert done.returncode == 2
+    assert f"cannot open {source}" in done.stderr and "--wait" in done.stderr
+    assert "Traceback" not in done.stderr and done.stderr.count("# connecting") == 1
+    summary = json.loads(done.stdout.splitlines()[-1])
+    assert summary["class"] == "SUMMARY" and summary["fixes"] == 0 and source in summary["link"]
+
+
+def test_cli_wait_keeps_retrying_until_the_port_appears(tmp_path):
+    # --wait on a stable link that dangles while the receiver is unplugged (socat link=); the
+    # receiver is plugged in once the CLI has reported a failed open, and the CLI gets its fix
+    link = tmp_path / "gnss0"
+    os.symlink(tmp_path / "absent", link)
+    proc = subprocess.Popen([sys.executable, "-m", "devices.nmea", str(link), "--wait", "--count", "1",
+                             "--baud", "9600"], cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    receiver = None
+    try:
+        err_lines = []
+        deadline = time.monotonic() + WAIT_S
+        while not any(line.startswith("# disconnected") for line in err_lines):
+            assert time.monotonic() < deadline and proc.poll() is None, err_lines
+            ready, _, _ = select.select([proc.stderr], [], [], 0.1)
+            if ready:
+                err_lines.append(proc.stderr.readline())
+        receiver = FakeReceiver(link)  # re-points the link at a fresh pty
+        second = 0
+        while proc.poll() is None and time.monotonic() < deadline + WAIT_S:
+            receiver.write(epoch_bytes(second % 60))  # until the CLI has opened the port and read a fix
+            second += 1
+            time.sleep(0.2)  # pacing of the simulated receiver, not an assertion
+        out, err = proc.communicate(timeout=WAIT_S)
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+            proc.communicate()
+        if receiver is not None:
+            receiver.unplug()
+    assert proc.returncode == 0, err
+    tpv, summary = [json.loads(line) for line in out.splitlines()]
+    assert tpv["class"] == "TPV" and tpv["time"].startswith("2024-07-01T12:00:")
+    assert summary["class"] == "SUMMARY" and summary["fixes"] >= 1

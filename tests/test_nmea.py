@@ -7,6 +7,7 @@ knots x 1852/3600); checksums of hand-made sentences come from pynmea2's own XOR
 from __future__ import annotations
 
 import calendar
+import json
 import datetime as dt
 import math
 import time
@@ -616,3 +617,86 @@ def test_zda_only_epochs_with_untimed_no_fix_gga_keep_the_zda_time():
              gga_at("194050.00"), sentence("GPZDA,194050.00,07,09,2018,00,00")]
     fixes, _ = run(lines)
     assert [(f.time_utc.second, f.has_position) for f in fixes] == [(48, False), (49, False), (50, True)]
+
+
+# ------------------------------------------------------------------ command line: arguments and files
+
+
+def cli(capsys, *argv: str) -> tuple[int, str, str]:
+    from devices.nmea import main
+
+    try:
+        rc = main(list(argv))
+    except SystemExit as exc:  # argparse's parser.error
+        rc = exc.code
+    out, err = capsys.readouterr()
+    return rc, out, err
+
+
+def test_cli_missing_file_or_directory_is_refused_at_once(tmp_path, capsys):
+    # used to be taken for a port and retried for ever
+    rc, out, err = cli(capsys, str(tmp_path / "missing" / "file.nmea"))
+    assert rc == 2 and "no such file" in err and out == ""
+    rc, out, err = cli(capsys, str(tmp_path))
+    assert rc == 2 and "is a directory" in err and out == ""
+
+
+@pytest.mark.parametrize("option, value, word", [
+    ("--antenna-height-m", "nan", "antenna height"),
+    ("--antenna-height-m", "-1", "antenna height"),
+    ("--antenna-height-m", "1000", "antenna height"),
+    ("--duration", "nan", "duration"),
+    ("--duration", "inf", "duration"),
+    ("--duration", "0", "duration"),
+    ("--count", "0", "count"),
+    ("--baud", "0", "baud rate"),
+    ("--baud", "123", "baud rate"),  # checked even for a file, where it is then ignored
+    ("--baud", "921601", "baud rate"),
+])
+def test_cli_bad_arguments_are_usage_errors_not_tracebacks(tmp_path, capsys, option, value, word):
+    log = tmp_path / "one.nmea"
+    log.write_bytes(GOOD_GGA + b"\r\n")
+    rc, out, err = cli(capsys, str(log), option, value)
+    assert rc == 2 and out == ""
+    assert f"argument {option}: {word}" in err and "Traceback" not in err
+
+
+def test_cli_file_with_impossible_values(tmp_path, capsys):
+    # the tester's lines: no negative hdop/eph/epv in the output, each bad sentence counted
+    log = tmp_path / "bad.nmea"
+    log.write_bytes(b"\r\n".join([
+        sentence("GPGGA,123519,4807.038,N,01131.000,E,1,08,-0.9,545.4,M,46.9,M,,"),
+        sentence("GPRMC,123519,A,4807.038,N,01131.000,E,-5.0,720.0,230394,,,A"),
+        sentence("GPGGA,123520,4807.038,N,01131.000,E,1,08,0.9,545.4,M,46.9,M,,"),
+        sentence("GPRMC,123520,A,4807.038,N,01131.000,E,0.0,,230394,,,A"),
+    ]) + b"\r\n")
+    rc, out, err = cli(capsys, str(log), "--baud", "4800")
+    lines = [json.loads(line) for line in out.splitlines()]
+    assert rc == 0 and err == ""
+    # 12:35:19: both sentences malformed, no position sentence left -> no fix; 12:35:20 is fine
+    assert [o.get("time") for o in lines] == ["1994-03-23T12:35:20.000Z", None]
+    assert lines[0]["hdop"] == 0.9 and lines[0]["eph"] == 4.5  # 0.9 x 5.0 m
+    assert lines[-1]["class"] == "SUMMARY" and lines[-1]["bad"]["malformed_field"] == 2
+
+
+def test_cli_output_closed_early_exits_quietly(tmp_path):
+    # python -m devices.nmea LOG | head -2: no BrokenPipeError traceback. The output (~3 MB) is far
+    # larger than a pipe's buffer, so the writer is still writing when the reader closes its end.
+    import subprocess
+    import sys
+    from pathlib import Path
+
+    log = tmp_path / "long.nmea"
+    log.write_bytes(b"".join(
+        sentence(f"GPGGA,{h:02d}{m:02d}{s:02d}.00,4807.038,N,01131.000,E,1,08,0.9,545.4,M,46.9,M,,") + b"\r\n"
+        for h in range(2) for m in range(60) for s in range(60)))
+    root = Path(__file__).resolve().parent.parent
+    proc = subprocess.Popen([sys.executable, "-m", "devices.nmea", str(log)], cwd=root,
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    first = [proc.stdout.readline(), proc.stdout.readline()]
+    proc.stdout.close()
+    err = proc.stderr.read()
+    rc = proc.wait(timeout=120)
+    assert all(line.startswith(b'{"class":"TPV"') for line in first)
+    assert b"Traceback" not in err and b"BrokenPipe" not in err and err == b""
+    assert rc == 1
