@@ -22,12 +22,16 @@ def stored_count(path, table: str) -> int:
         return conn.execute(f'SELECT COUNT(*) FROM "{table}"').fetchone()[0]
 
 
-def average_point(qtbot, w, epochs=3):
+def average_point(qtbot, w, epochs=3, n=1):
+    """OHWM tab, Average point once the button allows it (simulate mode: the simulated
+    surveyor has arrived); wait for the ``n``-th point."""
     wait_fix(qtbot, w)
     key(qtbot, w, "Ctrl+1")
-    w.panels["ohwm"].epochs.setValue(epochs)
+    panel = w.panels["ohwm"]
+    panel.epochs.setValue(epochs)
+    qtbot.waitUntil(panel.average_button.isEnabled, timeout=WAIT_MS)
     key(qtbot, w, "A")
-    qtbot.waitUntil(lambda: len(w.visit.ohwm_points()) == 1, timeout=WAIT_MS)
+    qtbot.waitUntil(lambda: len(w.visit.ohwm_points()) == n, timeout=WAIT_MS)
 
 
 def test_transect_over_demo_bank_is_determined(qtbot, private_dirs):
@@ -251,9 +255,26 @@ def test_simulated_surveyor_walks_to_the_ohwm_points_and_the_transect_origin(qtb
         average_point(qtbot, w)  # at the start: the transect origin
         qtbot.waitUntil(lambda: walker.busy, timeout=WAIT_MS)  # walks on to the next point
         assert walker.steps[0].target == tour[1]
+        # While it walks, Average point is disabled with the reason shown (the receiver moves:
+        # a point averaged now would mix positions); the key does nothing.
+        panel = w.panels["ohwm"]
+        assert not panel.average_button.isEnabled()
+        assert panel.wait_label.text() == "Average point waits: walking to OHWM point 2…"
+        assert "walking to OHWM point 2…" in panel.average_button.toolTip()
+        key(qtbot, w, "A")
+        assert panel.collecting is None
         qtbot.waitUntil(lambda: not walker.busy, timeout=WAIT_MS)
         qtbot.waitUntil(lambda: app_fix_near(tour[1]), timeout=WAIT_MS)
         assert "press Average point" in walker.words
+        assert panel.wait_label.text() == "" and panel.wait_label.isHidden()
+        assert len(w.visit.ohwm_points()) == 1  # the A pressed while walking recorded nothing
+        # arrived: averaging is allowed again and the point lands on the scenario's point 2
+        # (RTK fixed: within 0.5 ft)
+        average_point(qtbot, w, n=2)
+        p2 = w.visit.ohwm_points()[1]
+        x, y = w.visit.project(*tour[1])
+        px, py = w.visit.ft(p2.x, p2.y)
+        assert math.hypot(px - x, py - y) < 0.5
         key(qtbot, w, "Ctrl+2")  # back to the transect origin, the azimuth typed
         qtbot.waitUntil(lambda: walker.busy or app_fix_near(sc["transect"]["start"]),
                         timeout=WAIT_MS)

@@ -61,6 +61,7 @@ class MainWindow(QMainWindow):
         self.latest_site_xy: tuple[float, float] | None = None
         self.record_buttons: list[QPushButton] = []
         self._extra_ok: dict[QPushButton, bool | None] = {}
+        self._extra_reason: dict[QPushButton, str] = {}
         self._base_tips: dict[QPushButton, str] = {}
         self.problem: str | None = "No fix from the receiver yet"
         self._last_fix_shown_at = 0.0
@@ -291,9 +292,11 @@ class MainWindow(QMainWindow):
                 self._apply_usable(b)
             self.sigUsableChanged.emit(problem is None, problem or "")
 
-    def set_extra_ok(self, button: QPushButton, ok: bool | None) -> None:
-        """A panel's own condition for a record button (None: only the fix matters)."""
+    def set_extra_ok(self, button: QPushButton, ok: bool | None, reason: str = "") -> None:
+        """A panel's own condition for a record button (None: only the fix matters);
+        ``reason`` (when not ok) goes in the button's tooltip."""
         self._extra_ok[button] = ok
+        self._extra_reason[button] = reason if ok is False else ""
         self._apply_usable(button)
 
     def _apply_usable(self, button: QPushButton) -> None:
@@ -301,7 +304,8 @@ class MainWindow(QMainWindow):
         ok = self.problem is None and (extra_ok is None or extra_ok)
         button.setEnabled(ok)
         base = self._base_tips.get(button, "")
-        button.setToolTip(base if ok or not self.problem else f"{base}\n— {self.problem}")
+        why = [r for r in (self.problem, self._extra_reason.get(button)) if r]
+        button.setToolTip(base if ok or not why else base + "".join(f"\n— {r}" for r in why))
 
     def usable_fix(self) -> Any:
         """The latest fix if it can be recorded now, else None."""

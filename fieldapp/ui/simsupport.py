@@ -18,6 +18,10 @@ arrival has reached the app", then does what the person would do there.
 - Start: the simulated receiver stands on the OHWM at the transect origin.
 - OHWM tab: walks to the scenario's OHWM points in turn (the transect origin first); press
   *Average point* when it says it is there. After a point is recorded it walks to the next.
+  While it walks to an OHWM point, *Average point* is disabled with the reason ("walking to
+  OHWM point 3…"), so no point is averaged from a moving receiver; an averaging under way is
+  cancelled if it walks off (every panel with a ``walker_changed(walker)`` method is told
+  whenever the surveyor starts, stops, pauses or arrives).
 - Transect tab: walks to the transect origin and types the scenario's landward azimuth (when
   no transect is open); the rangefinder shots then follow the scripted profile.
 - Tally, *Caliper (simulator)*: walks to the next scenario tree, waits for the fix there,
@@ -290,6 +294,19 @@ class SimulatedSurveyor:
         self.mode = mode if steps else None
         self.paused = False
         self._walk_current()
+        self._notify()
+
+    def _notify(self) -> None:
+        """Tell the panels (``walker_changed(self)``) that walking started, stopped or paused."""
+        for panel in list(getattr(self.w, "panels", {}).values()):
+            fn = getattr(panel, "walker_changed", None)
+            if fn is not None:
+                fn(self)
+
+    @property
+    def walking_to(self) -> str | None:
+        """Where the surveyor is on the way to in words (``OHWM point 3``), else None."""
+        return self.steps[0].words if self.steps else None
 
     def _walk_current(self) -> None:
         self._arrival_count = None
@@ -306,17 +323,20 @@ class SimulatedSurveyor:
         self.mode = None
         self.paused = False
         self.gnss.hold()
+        self._notify()
 
     def pause(self) -> None:
         """Stand still; :meth:`resume` walks on to the same place."""
         if self.steps:
             self.paused = True
             self.gnss.hold()
+            self._notify()
 
     def resume(self) -> None:
         if self.steps and self.paused:
             self.paused = False
             self._walk_current()
+            self._notify()
 
     def _there_fix(self) -> Any:
         """A usable fix taken at or after the arrival epoch, or None yet."""
@@ -355,6 +375,7 @@ class SimulatedSurveyor:
                     self._walk_current()
                 else:
                     self.mode = None
+                self._notify()
         elif not self.steps:
             self._watch_ohwm()
 
@@ -381,7 +402,7 @@ class SimulatedSurveyor:
         k = n % len(self.ohwm)
         self.go([Step(self.ohwm[k], lambda _fix: self.say(
             f"on the OHWM at point {k + 1} of the scenario: press Average point [A]."),
-            f"OHWM point {k + 1} of the scenario")], "ohwm")
+            f"OHWM point {k + 1}")], "ohwm")
 
     def _watch_ohwm(self) -> None:
         """After an OHWM point is recorded (OHWM tab shown), walk on to the next."""

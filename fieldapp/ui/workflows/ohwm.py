@@ -48,6 +48,14 @@ class OhwmPanel(WorkflowPanel):
         al.addWidget(self.progress)
         self.skipped_label = QLabel("")
         al.addWidget(self.skipped_label)
+        # simulate mode: why Average point waits (the simulated surveyor is still walking)
+        self.wait_label = QLabel("")
+        self.wait_label.setObjectName("averageWaits")
+        self.wait_label.setProperty("role", "reason")
+        self.wait_label.setWordWrap(True)
+        self.wait_label.hide()
+        al.addWidget(self.wait_label)
+        self.walk_reason = ""
         lay.addWidget(avg)
 
         off = QGroupBox("Offset shot (e.g. across the channel)")
@@ -98,14 +106,44 @@ class OhwmPanel(WorkflowPanel):
         self.progress.setMaximum(self.epochs.value())
         self.progress.setValue(0)
         self.cancel_button.setEnabled(True)
-        self.w.set_extra_ok(self.average_button, False)
+        self._update_average_button()
         self.state.setText("Averaging… hold the pole still.")
 
     def cancel_average(self) -> None:
+        self._cancel("")
+
+    def _cancel(self, why: str) -> None:
         self.collecting = None
         self.cancel_button.setEnabled(False)
-        self.w.set_extra_ok(self.average_button, None)
-        self.state.setText("Averaging cancelled; nothing recorded.")
+        self._update_average_button()
+        self.state.setText(f"Averaging cancelled{why}; nothing recorded.")
+
+    def _update_average_button(self) -> None:
+        """Average point: off while averaging, and (simulate mode) while the simulated
+        surveyor walks to the next OHWM point, with that reason shown."""
+        if self.collecting is not None:
+            self.w.set_extra_ok(self.average_button, False, "averaging")
+        elif self.walk_reason:
+            self.w.set_extra_ok(self.average_button, False, self.walk_reason)
+        else:
+            self.w.set_extra_ok(self.average_button, None)
+        self.wait_label.setText(f"Average point waits: {self.walk_reason}"
+                                if self.walk_reason else "")
+        self.wait_label.setVisible(bool(self.walk_reason))
+
+    def walker_changed(self, walker: Any) -> None:
+        """The simulated surveyor (simulate mode only) started, stopped, paused or arrived.
+
+        While it walks to an OHWM point the receiver moves, so Average point waits until it has
+        arrived ("walking to OHWM point 3…"); an averaging under way when it sets off is
+        cancelled (its epochs would mix two places)."""
+        moving = walker.busy and not walker.paused
+        reason = f"walking to {walker.walking_to}…" if moving and walker.mode == "ohwm" else ""
+        if moving and self.collecting is not None:
+            self._cancel(" (the simulated surveyor walked off)")
+        if reason != self.walk_reason:
+            self.walk_reason = reason
+            self._update_average_button()
 
     def on_fix(self, fix: Any) -> None:
         if self.collecting is None:
@@ -121,7 +159,7 @@ class OhwmPanel(WorkflowPanel):
         if self.usable_count >= self.epochs.value():
             fixes, self.collecting = self.collecting, None
             self.cancel_button.setEnabled(False)
-            self.w.set_extra_ok(self.average_button, None)
+            self._update_average_button()
             try:
                 point = self.visit.add_averaged_point(fixes, self.epochs.value())
             except Exception as exc:  # noqa: BLE001 - refused with its message
