@@ -7,10 +7,13 @@ changeset against a schema before anyone applies it.
 
 from __future__ import annotations
 
+import contextlib
 import json
+import os
 import re
 import tempfile
 from collections import defaultdict
+from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -35,24 +38,35 @@ def _read_json(path: Path) -> dict:
         return json.load(fh)
 
 
-def list_changes(gd: pygeodiff.GeoDiff, changeset: Path, workdir: Path) -> list[dict]:
-    """The entries of ``geodiff list_changes`` for ``changeset``: ``{"table", "type", "changes"}``."""
-    out = Path(tempfile.mkstemp(suffix=".json", dir=workdir)[1])
+@contextlib.contextmanager
+def _listing_file(workdir: Path) -> Iterator[Path]:
+    """A fresh, empty ``tmp*.json`` path in ``workdir`` for pygeodiff to write a listing to;
+    deleted afterwards.
+
+    ``mkstemp`` opens the file it creates; that descriptor is closed at once (pygeodiff opens
+    the path itself), otherwise every listing would leave a deleted file open in the process.
+    """
+    fd, name = tempfile.mkstemp(suffix=".json", dir=workdir)
+    os.close(fd)
+    out = Path(name)
     try:
-        gd.list_changes(str(changeset), str(out))
-        return _read_json(out).get("geodiff", [])
+        yield out
     finally:
         out.unlink(missing_ok=True)
+
+
+def list_changes(gd: pygeodiff.GeoDiff, changeset: Path, workdir: Path) -> list[dict]:
+    """The entries of ``geodiff list_changes`` for ``changeset``: ``{"table", "type", "changes"}``."""
+    with _listing_file(workdir) as out:
+        gd.list_changes(str(changeset), str(out))
+        return _read_json(out).get("geodiff", [])
 
 
 def summary(gd: pygeodiff.GeoDiff, changeset: Path, workdir: Path) -> dict[str, dict[str, int]]:
     """``{table: {"insert": n, "update": n, "delete": n}}`` of a changeset."""
-    out = Path(tempfile.mkstemp(suffix=".json", dir=workdir)[1])
-    try:
+    with _listing_file(workdir) as out:
         gd.list_changes_summary(str(changeset), str(out))
         rows = _read_json(out).get("geodiff_summary", [])
-    finally:
-        out.unlink(missing_ok=True)
     return {r["table"]: {k: int(r[k]) for k in ("insert", "update", "delete")} for r in rows}
 
 
@@ -67,12 +81,9 @@ class TableSchema:
 
 def schema(gd: pygeodiff.GeoDiff, gpkg: Path, workdir: Path) -> dict[str, TableSchema]:
     """``{table: TableSchema}`` for every table geodiff diffs in ``gpkg``."""
-    out = Path(tempfile.mkstemp(suffix=".json", dir=workdir)[1])
-    try:
+    with _listing_file(workdir) as out:
         gd.schema("sqlite", "", str(gpkg), str(out))
         tables = _read_json(out).get("geodiff_schema", [])
-    finally:
-        out.unlink(missing_ok=True)
     result = {}
     for t in tables:
         cols = tuple(c["name"] for c in t["columns"])
