@@ -12,7 +12,9 @@ Limits (documented choices, all refused with ``InvalidValue`` naming the field):
   :data:`MAX_HORIZONTAL_FT` (5,000 ft, beyond any field rangefinder shot).
 - a polygon (area feature or drawn crown): at least :data:`MIN_AREA_SQFT` (1 sq ft ground);
   smaller is a degenerate ring (collinear or repeated vertices), not a feature.
-- codes (species code, ids): :data:`MAX_CODE_LEN` (64) characters; names and labels:
+- ids that name a record (``uuid`` and the references ``line_uuid``, ``transect_uuid``,
+  ``walk_uuid``, ``area_uuid``): a UUID in its canonical text form (:func:`uuid_text`).
+- codes (species code, reading ids): :data:`MAX_CODE_LEN` (64) characters; names and labels:
   :data:`MAX_NAME_LEN` (200); free notes: :data:`MAX_TEXT_LEN` (100,000, line breaks and tabs
   allowed). No other control characters (NUL, escape, …) anywhere.
 """
@@ -22,6 +24,7 @@ from __future__ import annotations
 import math
 import numbers
 import unicodedata
+import uuid as uuidlib
 
 from .errors import InvalidValue
 
@@ -151,3 +154,26 @@ def _empty(name: str):
 
 def optional_text(name: str, value, **kw) -> str | None:
     return None if value is None else text(name, value, **kw)
+
+
+def uuid_text(name: str, value) -> str:
+    """``value`` if it is a UUID in canonical text form; InvalidValue naming ``name`` otherwise.
+
+    Canonical form (RFC 9562 §4): 36 characters, lowercase hex digits in groups 8-4-4-4-12
+    joined by hyphens, as ``str(uuid.UUID(...))`` writes it (the model makes them with
+    ``uuid.uuid4()``). Any version is accepted; braces (``{…}``, as QGIS's ``uuid()`` writes),
+    upper case, a ``urn:uuid:`` prefix or missing hyphens are refused, since records refer to
+    each other by exact text and two spellings of one UUID would be two different ids.
+    Parsed by the standard library's :class:`uuid.UUID`.
+    """
+    if not isinstance(value, str):
+        raise InvalidValue(name, f"must be a UUID as text, got {type(value).__name__}")
+    try:
+        canonical = len(value) == 36 and str(uuidlib.UUID(value)) == value
+    except ValueError:
+        canonical = False
+    if not canonical:
+        shown = repr(value) if len(value) <= 60 else repr(value[:57]) + "..."
+        raise InvalidValue(name, f"{shown} is not a UUID in canonical form "
+                                 "(lowercase hex 8-4-4-4-12, e.g. 0f8fad5b-d9cb-469f-a165-70867728950e)")
+    return value

@@ -89,6 +89,16 @@ PARENT_FIELD = {
     Layer.STATION: "transect_uuid",
     Layer.WALK_VERTEX: "walk_uuid",
 }
+# Child layer -> the layer of its parent.
+PARENT_LAYER = {Layer.OHWM_POINT: Layer.OHWM_LINE, Layer.STATION: Layer.TRANSECT, Layer.WALK_VERTEX: Layer.WALK}
+# Optional references to another record: (layer, field) -> layer referred to. Unlike a child's
+# parent these may name a record deleted since (deleting an OHWM line keeps its transects,
+# deleting a walk keeps the area it drew), so only their form is a rule, not their target.
+REFERENCE_FIELD = {
+    (Layer.TRANSECT, "line_uuid"): Layer.OHWM_LINE,
+    (Layer.AREA, "walk_uuid"): Layer.WALK,
+    (Layer.WALK, "area_uuid"): Layer.AREA,
+}
 GEOMETRY_LAYERS = {l for l in Layer if l is not Layer.SITE}
 
 
@@ -248,6 +258,7 @@ class Visit:
         for ch in changes:  # every record, however it was built, meets the same rules
             if ch.new is not None:
                 validate(ch.new, self._frame)
+        self._check_parents(changes)
         if self._journal is not None:
             self._journal.apply(changes)  # raises: nothing applied, nothing half-written
         for ch in changes:
@@ -264,6 +275,41 @@ class Visit:
             except Exception:  # noqa: BLE001 - a view's bug must not undo a safe record
                 log.exception("survey listener %r failed", listener)
         return changes
+
+    def _check_parents(self, changes: Sequence[Change]) -> None:
+        """Refuse changes that would leave a child without its parent (StateError).
+
+        A station, OHWM point or walk vertex must name an existing transect, OHWM line or walk
+        (one the same changes do not remove, or that they add); a removed parent must take its
+        children with it. The store refuses a file breaking this, so the model never writes one.
+        """
+        added: dict[Layer, set[str]] = {}
+        removed: dict[Layer, set[str]] = {}
+        for ch in changes:
+            if ch.new is not None:
+                added.setdefault(ch.layer, set()).add(ch.new.uuid)
+            if ch.action is Action.REMOVED:
+                removed.setdefault(ch.layer, set()).add(ch.old.uuid)
+        for ch in changes:
+            pf = PARENT_FIELD.get(ch.layer)
+            if pf is None or ch.new is None:
+                continue
+            parent_layer, parent = _parent_layer(ch.layer), getattr(ch.new, pf)
+            if parent in added.get(parent_layer, ()):
+                continue
+            if parent not in self._data[parent_layer] or parent in removed.get(parent_layer, ()):
+                raise StateError(f"{ch.layer.value} {ch.new.uuid}: its {parent_layer.value} {parent} "
+                                 f"is not in the visit (bring the {parent_layer.value} back first)")
+        for child_layer, pf in PARENT_FIELD.items():
+            gone = removed.get(_parent_layer(child_layer))
+            if not gone:
+                continue
+            leaving = removed.get(child_layer, set())
+            for parent in gone:
+                for uuid in self._children.get((child_layer, parent), {}):
+                    if uuid not in leaving:
+                        raise StateError(f"{_parent_layer(child_layer).value} {parent} cannot go while its "
+                                         f"{child_layer.value} {uuid} stays")
 
     def _apply_memory(self, ch: Change) -> None:
         if ch.layer is Layer.SITE:
@@ -327,6 +373,12 @@ class Visit:
         return sum(len(t) for t in self._data.values())
 
     # ---------------------------------------------------------------- generic commands
+    def _referred(self, name: str, layer: Layer, uuid) -> None:
+        """A reference ``name`` to ``uuid`` of ``layer``: a UUID of a record in the visit."""
+        V.uuid_text(name, uuid)
+        if uuid not in self._data[layer]:
+            raise InvalidValue(name, f"no {layer.value} with uuid {uuid!r} in the visit")
+
     def _update(self, layer, uuid: str, **fields) -> Feature:
         layer = _layer(layer)
         old = self.get(layer, uuid)
@@ -337,10 +389,14 @@ class Visit:
 
     def update_feature(self, layer, uuid: str, **fields) -> Feature:
         """Change attributes of a feature (validated like a new one); returns the new version."""
-        for banned in ("uuid", "created_utc", "created_by", "modified_utc"):
+        layer = _layer(layer)
+        for banned in ("uuid", "created_utc", "created_by", "modified_utc", PARENT_FIELD.get(layer)):
             if banned in fields:
                 raise InvalidValue(banned, "is set by the model")
-        layer = _layer(layer)
+        for name, value in fields.items():
+            target = REFERENCE_FIELD.get((layer, name))
+            if target is not None and value is not None:
+                self._referred(name, target, value)
         if layer is Layer.TREE:
             return self.update_tree(uuid, **fields)
         return self._update(layer, uuid, **fields)
@@ -364,7 +420,16 @@ class Visit:
         if not self._undo:
             return None
         last = self._undo.pop()
-        return self._commit([ch.inverse() for ch in reversed(last)], undoable=False)
+        inverse = [ch.inverse() for ch in reversed(last)]
+        # children added since by commands off the undo stack (a walk's vertices) go with
+        # their parent: undoing start_walk removes the walk and every vertex taken
+        leaving = {(ch.layer, ch.old.uuid) for ch in inverse if ch.action is Action.REMOVED}
+        orphans = [Change(Action.REMOVED, child_layer, None, c)
+                   for ch in inverse if ch.action is Action.REMOVED
+                   for child_layer in PARENT_FIELD if _parent_layer(child_layer) is ch.layer
+                   for c in self.children(child_layer, ch.old.uuid)
+                   if (child_layer, c.uuid) not in leaving]
+        return self._commit(orphans + inverse, undoable=False)
 
     def restore(self, uuid: str) -> Feature:
         """Bring back a feature deleted in this session (same uuid)."""
@@ -793,6 +858,8 @@ class Visit:
         (walk it with ``start_walk`` to get the lobe-keeping repair).
         """
         self.frame
+        if walk_uuid is not None:
+            self._referred("walk_uuid", Layer.WALK, walk_uuid)
         feat = AreaFeature(
             **self._stamp(), kind=_enum(AreaKind, kind, "kind"), geometry=_polygon("geometry", geometry),
             label=V.text("label", label), wetland_type=wetland_type,
@@ -931,8 +998,7 @@ class Visit:
 
 # -------------------------------------------------------------------- helpers
 def _parent_layer(child: Layer) -> Layer:
-    return {Layer.OHWM_POINT: Layer.OHWM_LINE, Layer.STATION: Layer.TRANSECT,
-            Layer.WALK_VERTEX: Layer.WALK}[child]
+    return PARENT_LAYER[child]
 
 
 def _crs_text(frame: SiteFrame) -> str:
@@ -1103,13 +1169,12 @@ INT_LIMITS: dict[str, tuple[float, float]] = {
 # field -> (max length, multiline); other text fields: MAX_NAME_LEN, single line.
 TEXT_LIMITS: dict[str, tuple[int, bool]] = {
     "species_code": (V.MAX_CODE_LEN, False),
-    "uuid": (V.MAX_CODE_LEN, False), "line_uuid": (V.MAX_CODE_LEN, False),
-    "transect_uuid": (V.MAX_CODE_LEN, False), "walk_uuid": (V.MAX_CODE_LEN, False),
-    "area_uuid": (V.MAX_CODE_LEN, False),
     "notes": (V.MAX_TEXT_LEN, True), "text": (V.MAX_TEXT_LEN, True),
     "crs": (V.MAX_TEXT_LEN, True),  # an authority code or, for a custom CRS, its WKT
 }
 NOT_EMPTY = {"uuid", "created_by", "name", "text", "line_uuid", "transect_uuid", "walk_uuid"}
+# ids: the record's own and its references to other records; canonical UUID text (V.uuid_text)
+UUID_FIELDS = frozenset({"uuid", "line_uuid", "transect_uuid", "walk_uuid", "area_uuid"})
 # coordinate pairs checked against the site CRS's area of use
 XY_PAIRS = (("x", "y"), ("origin_x", "origin_y"), ("standing_x", "standing_y"))
 
@@ -1157,8 +1222,9 @@ def validate(f, frame: SiteFrame | None = None, *, check_points: bool = True):
 
     The rules every record meets, from a command or from a file: types are strict (see
     :mod:`fieldapp.survey.values`), numbers finite and within :data:`NUMBER_LIMITS` /
-    :data:`INT_LIMITS`, text within :data:`TEXT_LIMITS` without control characters, times
-    tz-aware, enums valid, geometry valid (polygons: ≥ 3 distinct vertices and at least
+    :data:`INT_LIMITS`, text within :data:`TEXT_LIMITS` without control characters, ids
+    (:data:`UUID_FIELDS`: ``uuid`` and the references to other records) canonical UUID text
+    (:func:`fieldapp.survey.values.uuid_text`), times tz-aware, enums valid, geometry valid (polygons: ≥ 3 distinct vertices and at least
     ``MIN_AREA_SQFT`` on the ground), and with ``frame`` every coordinate inside the site CRS's
     area of use (:meth:`fieldapp.geo.SiteFrame.check_xy`). ``check_points=False`` leaves the
     x/y pairs' area-of-use check to the caller (the store checks a whole table at once with
@@ -1202,6 +1268,9 @@ def validate(f, frame: SiteFrame | None = None, *, check_points: bool = True):
             if type(v) is not bool:
                 object.__setattr__(f, name, x)
         elif kind == "str":
+            if name in UUID_FIELDS:
+                V.uuid_text(name, v)
+                continue
             max_len, multiline = TEXT_LIMITS.get(name, (V.MAX_NAME_LEN, False))
             V.text(name, v, allow_empty=name not in NOT_EMPTY, max_len=max_len, multiline=multiline)
         elif kind == "datetime":
