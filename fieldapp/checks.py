@@ -10,8 +10,10 @@ A check is identified by a stable id: ``bank:<transect id>``, ``protective_area`
 ``woodland:<stand id>``, ``mitigation:<stand id>``, ``wetland:<polygon id>``,
 ``graded_area:<polygon id>``, ``drainageway:<line id>``, ``development_area``.
 
-Canopy percentages sent to ``woodland.class`` are clamped to [0, 100] (:func:`clamp_pct`): a
-stand covered by crowns gives 100 % plus floating-point excess, which the rule refuses.
+Canopy percentages sent to ``woodland.class`` are clamped to [0, 100] (:func:`clamp_pct`). The
+survey model already clamps them where they are computed (:func:`fieldapp.survey.canopy.pct`: a
+stand covered by crowns gave 100 % plus floating-point excess, which the rule refuses); the clamp
+here stays for percentages a caller passes in by hand.
 
 Examples
 --------

@@ -124,3 +124,45 @@ def test_grouped_union_matches_plain_union_all(site, monkeypatch):
     assert 0 < grouped.canopy_10in_pct < grouped.canopy_3in_pct < 100
     for name in ("canopy_10in_pct", "canopy_3in_pct", "deciduous_share_pct"):
         assert getattr(grouped, name) == pytest.approx(getattr(plain, name), rel=1e-9), name
+
+
+def test_fully_covered_stand_is_exactly_100_pct_not_just_over():
+    # A 66 x 66 ft stand at (-152, -152) ft from zone 16's central meridian point (500,000 m,
+    # 4,983,000 m), one deciduous 30 in tree in its middle with a 200 ft crown: the crown covers
+    # the stand, so the clipped union *is* the stand. Found by a scan of stand sizes/offsets:
+    # this layout's overlay area comes out one ulp over the stand's, and 100·a/a one ulp over
+    # 100 (100.00000000000001), for canopy cover and for the deciduous share alike.
+    # Canopy cover 100 % and deciduous share 100 % are the hand-worked answers.
+    from shapely.geometry import box
+
+    from fieldapp.survey import canopy
+
+    x0, y0 = 500_000.0, 4_983_000.0
+    v = Visit.new("dense", crs="EPSG:32616", who="t")
+    k = v.frame.scale_factor(x0, y0)
+
+    def g(ft):
+        return v.frame.from_ft(ft) * k
+
+    stand = box(x0 + g(-152), y0 + g(-152), x0 + g(-152 + 66), y0 + g(-152 + 66))
+    v.add_tree(x=x0 + g(-152 + 33), y=y0 + g(-152 + 33), dbh_in=30, crown_radius_ft=200)
+    # guard: the unclamped ratios of this layout really are over 100 (else the test proves nothing)
+    trees = v.trees()
+    crowns = canopy._clip(canopy.crown_polygons(trees, v.frame, v.frame._k_at(stand)), stand)
+    _, _, dbh, live, decid = canopy._arrays(trees)
+    c10, c3, d10 = canopy.canopy_areas(crowns, dbh, live, decid)
+    assert 100.0 * c10 / stand.area > 100.0 and 100.0 * d10 / c10 > 100.0
+    m = canopy.stand_measures(stand, trees, v.frame)
+    assert m.canopy_10in_pct == 100.0
+    assert m.canopy_3in_pct == 100.0
+    assert m.deciduous_share_pct == 100.0
+    inp = canopy.woodland_class_input(stand, trees, v.frame)
+    assert inp["canopy_10in_pct"] == 100.0 and inp["deciduous_share_pct"] == 100.0
+
+
+def test_pct_clamps_only_rounding():
+    from fieldapp.survey.canopy import pct
+
+    assert pct(1.0, 4.0) == 25.0  # 100 x 1/4
+    assert pct(4.000000000000001, 4.0) == 100.0  # one ulp over the whole
+    assert pct(-1e-18, 4.0) == 0.0

@@ -9,6 +9,11 @@ which includes the ≥ 10 in canopy). Thresholds compare with the contract's 1e-
 ``deciduous_share_pct`` = area of the union of deciduous ≥ 10 in crowns in the stand ÷ area of
 the ≥ 10 in canopy in the stand × 100 (``largely-deciduous``); None when there is no such canopy.
 
+Every percentage is clamped to [0, 100] after the division (:func:`pct`): the union of crowns
+clipped to the stand is computed by GEOS overlay, whose area can exceed the stand's own area by
+a few ulps when crowns cover it completely (and the deciduous union likewise the ≥ 10 in union),
+giving 100.00000000000003 %, which ``woodland.class`` refuses as out of range.
+
 Circular crowns are buffered points (64-gon) whose radius is enlarged so the polygon's area
 equals πr² exactly; drawn crown polygons are used as drawn.
 
@@ -37,6 +42,7 @@ __all__ = [
     "stand_measures",
     "grove_candidates",
     "woodland_class_input",
+    "pct",
 ]
 
 BA_FACTOR = 0.005454
@@ -140,6 +146,21 @@ def _union(geoms: np.ndarray):
     return _UNION_ALL(geoms)
 
 
+def pct(part: float, whole: float) -> float:
+    """``100 · part / whole`` clamped to [0, 100] (``whole`` > 0).
+
+    The clamp only absorbs floating-point excess of an overlay (a fully covered stand's clipped
+    crown union a few ulps larger than the stand): the parts measured here never truly exceed
+    the whole, so anything beyond the clamp is rounding, not data.
+
+    >>> pct(1.0000000000000002, 1.0)
+    100.0
+    >>> pct(1.0, 4.0)
+    25.0
+    """
+    return min(100.0, max(0.0, 100.0 * part / whole))
+
+
 def _area(g) -> float:
     return 0.0 if g is None else float(shapely.area(g))
 
@@ -212,9 +233,9 @@ def stand_measures(stand, trees: Sequence[Tree], frame: SiteFrame) -> StandMeasu
     return StandMeasures(
         stand_area_sqft=area_sqft,
         stand_area_ac=area_ac,
-        canopy_10in_pct=100.0 * c10 / grid_area,
-        canopy_3in_pct=100.0 * c3 / grid_area,
-        deciduous_share_pct=(100.0 * d10 / c10) if c10 > 0 else None,
+        canopy_10in_pct=pct(c10, grid_area),
+        canopy_3in_pct=pct(c3, grid_area),
+        deciduous_share_pct=pct(d10, c10) if c10 > 0 else None,
         stems=stems,
         stems_per_ac=stems / area_ac,
         basal_area_sqft_per_ac=float(ba.sum()) / area_ac,
