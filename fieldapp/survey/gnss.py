@@ -33,6 +33,7 @@ __all__ = [
     "true_azimuth",
     "horizontal_from_slope_ft",
     "QUALITY_RANK",
+    "REASON_WORDS",
 ]
 
 
@@ -56,20 +57,57 @@ class FixLike(Protocol):
 QUALITY_RANK = {4: 0, 5: 1, 3: 2, 2: 3, 1: 4, 6: 5, 7: 6, 8: 7, 0: 8}
 
 
+#: What each :meth:`QualityGate.reason` key means, in words for the surveyor.
+REASON_WORDS = {
+    "no_position": "no position in the fix",
+    "bad_position": "a position out of range",
+    "quality": "a fix quality the gate does not accept",
+    "hdop": "HDOP over the limit",
+    "no_hdop": "no HDOP from the receiver",
+    "sats": "too few satellites",
+    "no_sats": "no satellite count from the receiver",
+    "accuracy": "horizontal accuracy over the limit",
+    "no_accuracy": "no horizontal accuracy from the receiver",
+}
+
+
 @dataclass(frozen=True)
 class QualityGate:
     """Which epochs count as usable.
+
+    A limit that is set needs the value it limits: an epoch *without* HDOP fails ``max_hdop``,
+    one without a satellite count fails ``min_sats``, one without a horizontal accuracy fails
+    ``max_h_accuracy_m`` -- a gate cannot vouch for what the receiver did not report. An
+    RMC-only fix (RMC carries position, time and mode, but no HDOP, satellite count or
+    accuracy) therefore fails the default gate ("no HDOP from the receiver"); so does a GGA
+    whose HDOP field (GGA field 8) is empty. Set a limit to None to accept epochs without that
+    value (e.g. ``QualityGate(max_hdop=None, min_sats=None)`` for a receiver that only sends RMC).
+
+    ``horizontal_accuracy_m`` is what ``devices.nmea`` reports: GST's sigmas, or HDOP × UERE
+    when there is no GST; with neither there is none.
 
     Parameters
     ----------
     qualities : frozenset of int
         Accepted GGA fix qualities (default autonomous, DGPS, PPS, RTK fixed, RTK float).
     max_hdop : float or None
-        Largest HDOP accepted (default 5.0); epochs without HDOP pass this test.
+        Largest HDOP accepted (default 5.0); an epoch without HDOP fails. None: no limit.
     min_sats : int or None
-        Fewest satellites used (default 4); epochs without a count pass.
+        Fewest satellites used (GGA field 7; default 4); an epoch without a count fails.
+        None: no limit.
     max_h_accuracy_m : float or None
-        Largest reported horizontal accuracy (m) accepted; None for no limit.
+        Largest reported horizontal accuracy (m) accepted; an epoch without an accuracy fails.
+        None (default): no limit.
+
+    Examples
+    --------
+    >>> from types import SimpleNamespace as F
+    >>> rmc_only = F(lat_deg=45.0, lon_deg=-89.0, quality=1, hdop=None, sats_used=None,
+    ...              horizontal_accuracy_m=None)
+    >>> QualityGate().reason(rmc_only), QualityGate().explain(rmc_only)
+    ('no_hdop', 'no HDOP from the receiver')
+    >>> QualityGate(max_hdop=None, min_sats=None).usable(rmc_only)
+    True
     """
 
     qualities: frozenset = frozenset({1, 2, 3, 4, 5})
@@ -78,7 +116,7 @@ class QualityGate:
     max_h_accuracy_m: float | None = None
 
     def reason(self, fix) -> str | None:
-        """Why ``fix`` is not usable (a short key), or None if it is."""
+        """Why ``fix`` is not usable (a short key of :data:`REASON_WORDS`), or None if it is."""
         lat, lon = getattr(fix, "lat_deg", None), getattr(fix, "lon_deg", None)
         if lat is None or lon is None:
             return "no_position"
@@ -86,16 +124,42 @@ class QualityGate:
             return "bad_position"
         if int(getattr(fix, "quality", 0)) not in self.qualities:
             return "quality"
-        hdop = getattr(fix, "hdop", None)
-        if self.max_hdop is not None and hdop is not None and not hdop <= self.max_hdop:
-            return "hdop"
-        sats = getattr(fix, "sats_used", None)
-        if self.min_sats is not None and sats is not None and sats < self.min_sats:
-            return "sats"
-        acc = getattr(fix, "horizontal_accuracy_m", None)
-        if self.max_h_accuracy_m is not None and acc is not None and not acc <= self.max_h_accuracy_m:
-            return "accuracy"
+        if self.max_hdop is not None:
+            hdop = getattr(fix, "hdop", None)
+            if hdop is None:
+                return "no_hdop"
+            if not hdop <= self.max_hdop:  # NaN fails too
+                return "hdop"
+        if self.min_sats is not None:
+            sats = getattr(fix, "sats_used", None)
+            if sats is None:
+                return "no_sats"
+            if sats < self.min_sats:
+                return "sats"
+        if self.max_h_accuracy_m is not None:
+            acc = getattr(fix, "horizontal_accuracy_m", None)
+            if acc is None:
+                return "no_accuracy"
+            if not acc <= self.max_h_accuracy_m:
+                return "accuracy"
         return None
+
+    def explain(self, fix) -> str | None:
+        """Why ``fix`` is not usable, in words with the values (e.g. ``"HDOP 6.2 over the
+        limit 5.0"``, ``"no HDOP from the receiver"``), or None if it is usable."""
+        key = self.reason(fix)
+        if key is None:
+            return None
+        if key == "quality":
+            return f"fix quality {int(getattr(fix, 'quality', 0))} is not accepted"
+        if key == "hdop":
+            return f"HDOP {fix.hdop:g} over the limit {self.max_hdop:g}"
+        if key == "sats":
+            return f"{fix.sats_used} satellites, fewer than {self.min_sats}"
+        if key == "accuracy":
+            return (f"horizontal accuracy {fix.horizontal_accuracy_m:g} m over the limit "
+                    f"{self.max_h_accuracy_m:g} m")
+        return REASON_WORDS[key]
 
     def usable(self, fix) -> bool:
         return self.reason(fix) is None
@@ -117,7 +181,8 @@ class AveragedPosition:
     ground_hae_m : float or None
         Mean ellipsoidal height of the antenna minus the antenna height (m), if heights came.
     sample_count : int
-        Epochs used. ``rejected_count`` epochs failed the gate; ``rejected_reasons`` counts why.
+        Epochs used. ``rejected_count`` epochs failed the gate; ``rejected_reasons`` counts why
+        (``{key: count}``, keys of :data:`REASON_WORDS`).
     std_dev_x_m, std_dev_y_m, std_dev_h_m : float
         Sample standard deviation (m) east, north and horizontal (√(sx²+sy²)); 0 for one epoch.
     worst_fix_quality : int
@@ -198,9 +263,10 @@ def average_fixes(
             reasons[why] += 1
     rejected = sum(reasons.values())
     if len(used) < min_epochs:
+        why = ", ".join(f"{n} {REASON_WORDS.get(k, k)}" for k, n in reasons.items()) or "none"
         raise NotEnoughEpochs(
             f"{len(used)} usable epochs of {len(used) + rejected}, need {min_epochs} "
-            f"(rejected: {dict(reasons) or 'none'})",
+            f"(rejected: {why})",
             accepted=len(used),
             rejected=rejected,
         )

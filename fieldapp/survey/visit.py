@@ -476,7 +476,7 @@ class Visit:
 
     def _xy(self, x=None, y=None, fix=None, *, name="position") -> tuple[float, float]:
         if fix is not None:
-            reason = self.gate.reason(fix)
+            reason = self.gate.explain(fix)
             if reason is not None:
                 raise InvalidValue("fix", f"not usable ({reason})")
             frame = self.ensure_frame(fix)
