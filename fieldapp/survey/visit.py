@@ -172,6 +172,10 @@ class Visit:
         self._undo: list[tuple[Change, ...]] = []
         self.recycle_bin: dict[str, Change] = {}
         self.recording_track = False
+        # Highest tree tag seen in this session (loaded, added, restored or updated); never
+        # lowered by a delete or an undo, so a deleted tree brought back by undo / restore can
+        # never share its tag with one tallied since. Kept by _apply_memory: O(1) per tree.
+        self._max_tag = 0
 
     # ---------------------------------------------------------------- construction
     @classmethod
@@ -319,6 +323,8 @@ class Visit:
             return
         table = self._data[ch.layer]
         pf = PARENT_FIELD.get(ch.layer)
+        if ch.layer is Layer.TREE and ch.new is not None and ch.new.tag > self._max_tag:
+            self._max_tag = ch.new.tag
         if ch.action is Action.REMOVED:
             table.pop(ch.old.uuid, None)
             if pf:
@@ -809,6 +815,11 @@ class Visit:
     ) -> Tree:
         """Tally a tree at (x, y) or at a fix; DBH (in) given or from a caliper reading.
 
+        The tree gets the next tag: one more than the highest tag of this session (the trees
+        loaded, and every tree added, restored or updated since, deleted ones included), so
+        tags stay unique through delete, undo and restore; a tag deleted in an earlier session
+        may be given again after reopening the visit.
+
         Raises InvalidValue for a missing/negative/absurd DBH (> 500 in), bad crown, NaN.
         """
         if caliper is not None:
@@ -816,7 +827,7 @@ class Visit:
             species_name = species_name or (getattr(caliper, "species_label", None) or "")
             caliper_reading_id = caliper_reading_id or _reading_id(caliper)
         px, py = self._xy(x, y, fix)
-        tag = max((t.tag for t in self._data[Layer.TREE].values()), default=0) + 1
+        tag = self._max_tag + 1
         tree = Tree(
             **self._stamp(), tag=tag, x=px, y=py, dbh_in=dbh_in, species_code=species_code,
             species_name=species_name, leaf_habit=_enum(LeafHabit, leaf_habit, "leaf_habit"),
