@@ -112,6 +112,8 @@ def test_start_without_last_visit_offscreen_makes_one_without_asking(qtbot, priv
     cfg = C.build({"data_dir": str(private_dirs / "data"), "new_visit": True}, use_file=False)
     w = appmod.create_window(cfg, start_devices=False)   # offscreen: no dialog, no block
     try:
+        assert w.visit is None                   # opened on the event loop's first turn
+        qtbot.waitUntil(lambda: w.startup_done, timeout=WAIT_MS)
         assert w.visit is not None and w.visit.path.name.startswith("visit_")
     finally:
         from fieldapp.ui.app import dispose

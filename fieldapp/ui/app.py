@@ -1,8 +1,8 @@
 """Start the field app: ``fieldapp [--simulate] [--replay LOG] [--visit PATH] ...``.
 
 Settings are merged once (defaults -> settings file -> ``FIELDAPP_*`` -> command line, see
-:mod:`fieldapp.ui.config`); the devices start after the window is shown, so the window is usable
-at once even when a port is slow to open.
+:mod:`fieldapp.ui.config`); the visit is opened and the devices start after the window is shown,
+so the window is usable at once even when a port is slow to open.
 """
 
 from __future__ import annotations
@@ -56,17 +56,20 @@ def build_config(argv: list[str] | None) -> Any:
 
 
 def create_window(config: Any, *, start_devices: bool = True) -> Any:
-    """Build the window, its bridge, device session and visit (used by ``main`` and tests).
+    """Build the window, its bridge and device session (used by ``main`` and tests).
 
-    Returns the :class:`fieldapp.ui.mainwindow.MainWindow`; ``window.session`` holds the devices
-    (started after the event loop runs when ``start_devices``).
+    The window is usable as soon as it is shown: the visit (whose model brings in shapely and
+    pyproj) is opened on the event loop's first turn, then the devices start (when
+    ``start_devices``). ``window.startup_done`` turns True after that (whether or not the visit
+    could be opened; a failure is shown in the banner), ``window.visit`` holds the visit.
+
+    Returns the :class:`fieldapp.ui.mainwindow.MainWindow`; ``window.session`` holds the devices.
     """
     from PySide6.QtCore import QTimer
 
     from fieldapp.ui.bridge import DeviceBridge
     from fieldapp.ui.mainwindow import MainWindow
     from fieldapp.ui.session import DeviceSession
-    from fieldapp.ui.visit import open_initial_visit
     from fieldapp.ui.workflows import install_workflows
 
     bridge = DeviceBridge()
@@ -74,14 +77,25 @@ def create_window(config: Any, *, start_devices: bool = True) -> Any:
     window = MainWindow(config, bridge, session)
     bridge.setParent(window)
     install_workflows(window)
-    open_initial_visit(window)
-    if start_devices:
-        def start() -> None:
+    window.startup_done = False
+
+    def ready() -> None:
+        import time
+
+        from fieldapp.ui.visit import open_initial_visit
+
+        window.visit_open_started_s = time.perf_counter()   # bench_ui_startup reads it
+
+        try:
+            open_initial_visit(window)
+        finally:
+            window.startup_done = True
+        if start_devices:
             session.start()
             if session.errors:
                 window.show_banner("\n".join(session.errors))
             window.on_devices_started()
-        QTimer.singleShot(0, window, start)
+    QTimer.singleShot(0, window, ready)
     return window
 
 
