@@ -62,10 +62,28 @@ def main() -> None:
 
     def shot(w, name):
         QTest.qWait(500)
+        try:  # not in one of the scenario's scripted dropouts
+            until(lambda: w.usable_fix() is not None, 30)
+        except TimeoutError:
+            pass
         if wanted and name.removesuffix(".png") not in wanted:
             return
         w.grab().save(str(OUT / name))
         print("wrote", OUT / name)
+
+    def dialog_shot(dlg, name):
+        QTest.qWait(300)
+        if wanted and name.removesuffix(".png") not in wanted:
+            return
+        dlg.grab().save(str(OUT / name))
+        print("wrote", OUT / name)
+
+    def close_messages():
+        from PySide6.QtWidgets import QDialog
+
+        for top in QApplication.topLevelWidgets():
+            if isinstance(top, QDialog) and top.isVisible():
+                top.close()
 
     def walk_boundary(w, kind, label):
         """The simulated surveyor walks the scenario's boundary of ``kind`` (simsupport)."""
@@ -89,6 +107,13 @@ def main() -> None:
     w.panels["ohwm"].epochs.setValue(5)
     key(w, "A")
     until(lambda: len(w.visit.ohwm_points()) == 1)
+    # it walks on to point 2: Average point waits, with the reason shown
+    until(lambda: w.sim_surveyor.busy)
+    shot(w, "ohwm_walking.png")
+    until(lambda: walker_idle(w) and w.panels["ohwm"].average_button.isEnabled())
+    key(w, "A")
+    until(lambda: len(w.visit.ohwm_points()) == 2)
+    until(lambda: walker_idle(w))   # ... and stands at point 3
     shot(w, "ohwm.png")
     key(w, "Ctrl+2")  # ... and to the transect origin, azimuth typed
     until(lambda: walker_idle(w))
@@ -100,7 +125,10 @@ def main() -> None:
         until(lambda n=n: len(w.visit.stations()) == n)
         if n == 6:
             shot(w, "transect_walking.png")
+    w.map.set_follow(False)     # as Zoom − would: the whole transect and its bank in view
+    w.map.plot.getPlotItem().getViewBox().autoRange()
     shot(w, "transect.png")
+    w.map.set_follow(True)
     key(w, "Ctrl+3")
     t = w.panels["tally"]
     for n in range(1, len(sc["stand"]["trees"]) + 1):
@@ -113,6 +141,37 @@ def main() -> None:
     w.checks_panel.table.selectRow(w.checks_panel.row_of(
         f"woodland:{w.visit.areas('woodland_stand')[0].uuid}"))
     shot(w, "tally.png")
+
+    # Report (Ctrl+R): the job bar with its progress while the PDF is built off the UI thread
+    w.office.ask_report_path = lambda default: tmp / "demo_report.pdf"
+    w.office.ask_office = lambda current, visit_path: tmp / "office"
+    w.office.ask_yes_no = lambda title, text: True
+    key(w, "Ctrl+R")
+    if w.office.busy():
+        until(lambda: w.job_bar.bar.value() > 0 or not w.office.busy(), 60)
+        if wanted and "report_progress" not in wanted:
+            pass
+        elif w.office.busy():
+            w.grab().save(str(OUT / "report_progress.png"))  # at once: the job is short
+            print("wrote", OUT / "report_progress.png")
+    until(lambda: not w.office.busy())
+    close_messages()
+    # Sync (Ctrl+Y) with a new office folder: the per-layer result window
+    w.activateWindow()              # the keys go to the window again (as after a click)
+    until(w.isActiveWindow, 10)
+    key(w, "Ctrl+Y")
+    until(lambda: not w.office.busy() and w.office.result_dialog is not None)
+    QTest.qWait(500)
+    dialog_shot(w.office.result_dialog, "sync_result.png")
+    close_messages()
+    # Visit ▸ New visit… (Ctrl+N): the dialog
+    from fieldapp.ui.newvisit import NewVisitDialog
+
+    dlg = NewVisitDialog(tmp, crew="A. Surveyor", parent=w)
+    dlg.show()
+    QTest.qWait(300)
+    dialog_shot(dlg, "new_visit.png")
+    dlg.close()
     w.session.stop()
     appmod.dispose(w)
 

@@ -65,6 +65,7 @@ class MainWindow(QMainWindow):
         self._base_tips: dict[QPushButton, str] = {}
         self.problem: str | None = "No fix from the receiver yet"
         self._last_fix_shown_at = 0.0
+        self._stats_shown_at = -1e9
         self.fix_listeners: list[Callable[[Any], None]] = []
         self.reading_listeners: dict[str, list[Callable[[Any], None]]] = {}
         self.visit_listeners: list[Callable[[Any], None]] = []
@@ -283,7 +284,9 @@ class MainWindow(QMainWindow):
         else:
             self.status_strip.show_fix(None)
         self.map.set_usable(problem is None)
-        if self.session is not None and self.session.gnss is not None:
+        if (self.session is not None and self.session.gnss is not None
+                and now - self._stats_shown_at >= 1.0):   # a hover tooltip: 1 Hz is plenty
+            self._stats_shown_at = now
             self.status_strip.set_stats_tooltip("gnss", self.session.gnss_stats())
         if problem != self.problem:
             self.problem = problem
@@ -348,6 +351,7 @@ class MainWindow(QMainWindow):
         for kind in set(ov["polygons"]) | set(self.map.polygon_items):
             self.map.set_polygons(kind, ov["polygons"].get(kind, []))
         self.map.set_trees(ov["trees"])
+        self.map.set_labels(ov.get("labels", []))
         self.model_refreshes += 1
 
     def on_devices_started(self) -> None:

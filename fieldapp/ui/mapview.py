@@ -1,7 +1,8 @@
 """The site map: pyqtgraph, site feet, north up.
 
-Positions, the track and the overlays are kept in buffers; a timer redraws what changed at
-``redraw_hz`` (never once per sample). Coordinates handed in are projected site coordinates in
+Positions, the track and the overlays are kept in buffers. A new fix draws the marker, the
+track and follow-me at once (one repaint per fix); overlays, and anything marked dirty by zoom,
+pan or a change of usability, are drawn by a timer at ``redraw_hz`` only when something changed. Coordinates handed in are projected site coordinates in
 feet (easting, northing); the view subtracts a display origin (the first position) so the
 numbers on screen stay small and float32 rendering does not jitter.
 """
@@ -13,15 +14,16 @@ import math
 import numpy as np
 import pyqtgraph as pg
 from PySide6.QtCore import Qt, QTimer, Signal
-from PySide6.QtGui import QColor
-from PySide6.QtWidgets import QLabel, QVBoxLayout, QWidget
+from PySide6.QtGui import QBrush, QColor, QPainterPath, QPen
+from PySide6.QtWidgets import QGraphicsPathItem, QLabel, QVBoxLayout, QWidget
 
 TRACK_CAPACITY = 36_000          # one hour at 10 Hz
 NICE_STEPS_FT = (1, 2, 5, 10, 20, 25, 50, 100, 200, 250, 500, 1000, 2000, 5000)
 
 #: Colours of overlays by polygon kind (outline).
 KIND_COLOURS = {
-    "wetland": "#0077bb", "woodland": "#1b7a1b", "stand": "#1b7a1b", "grove": "#0f5c0f",
+    "wetland": "#0077bb", "woodland": "#1b7a1b", "stand": "#1b7a1b", "woodland_stand": "#1b7a1b",
+    "grove": "#0f5c0f",
     "impervious": "#555555", "disturbed": "#aa5500", "graded": "#aa5500",
     "foundation": "#000000", "drive": "#6b4e16", "driveway": "#6b4e16", "parking": "#6b4e16",
     "septic": "#8b008b", "utility": "#8b008b", "drainageway": "#00a0a0", "swale": "#00a0a0",
@@ -95,8 +97,11 @@ class MapView(QWidget):
         self._marker_brush = None
         self._marker_pen = None
         self._overlay_dirty: dict[str, tuple] = {}
+        self._overlay_shown: dict[str, list] = {}
 
-        self.track_item = pg.PlotDataItem(pen=pg.mkPen("#7a7a7a", width=2))
+        # the walked track: light and under everything (it crosses the crowns in a tally)
+        self.track_item = pg.PlotDataItem(pen=pg.mkPen("#b4b4b4", width=1))
+        self.track_item.setZValue(-10)
         self.curves: dict[str, pg.PlotDataItem] = {}
         pens = {
             "ohwm": pg.mkPen("#0033dd", width=7),
@@ -127,7 +132,14 @@ class MapView(QWidget):
         self.ohwm_label.setZValue(17)
         self.ohwm_label.hide()
         pi.addItem(self.ohwm_label)
+        # The bank of each transect (a red X with "bank 120 ft") and labelled buffers.
+        self.bank_points = pg.ScatterPlotItem(size=22, symbol="x", brush=pg.mkBrush("#cc0000"),
+                                              pen=pg.mkPen("w", width=1))
+        self.bank_points.setZValue(14)
+        pi.addItem(self.bank_points)
+        self.label_items: list[pg.TextItem] = []
         self.polygon_items: dict[str, pg.PlotDataItem] = {}
+        self.polygon_fills: dict[str, QGraphicsPathItem] = {}
         self.trees = pg.ScatterPlotItem(pxMode=False, pen=pg.mkPen("#0a3d0a", width=1))
         pi.addItem(self.trees)
         self.accuracy_item = pg.ScatterPlotItem(pxMode=False, brush=pg.mkBrush(0, 90, 255, 40),
@@ -172,9 +184,9 @@ class MapView(QWidget):
 
     def update_position(self, x_ft: float, y_ft: float, accuracy_ft: float,
                         usable: bool = True, track: bool = True, now: bool = True) -> None:
-        """Record the newest position. With ``now`` the marker and accuracy circle move at once
-        (two one-point items: cheap); the track, follow-me and overlays wait for the redraw
-        timer."""
+        """Record the newest position. With ``now`` the marker, accuracy circle, track and
+        follow-me are drawn at once, so one fix costs one repaint of the map; without it they
+        wait for the redraw timer (which then draws them once, however many came)."""
         lx, ly = self._local(x_ft, y_ft)
         self.position = (lx, ly)
         self.accuracy_ft = max(float(accuracy_ft), 0.0)
@@ -192,7 +204,7 @@ class MapView(QWidget):
             self.track_n += 1
         self._dirty = True
         if now:
-            self._draw_marker()
+            self._draw_position()
         self.marker_updates += 1
 
     def _draw_marker(self) -> None:
@@ -206,6 +218,25 @@ class MapView(QWidget):
         self.accuracy_item.setData([x], [y], size=[2.0 * max(self.accuracy_ft, 0.1)],
                                    pen=self._marker_pen)
 
+    def _draw_position(self) -> None:
+        """Track, marker, follow-me and scale bar from the buffers (clears the dirty flag)."""
+        self._dirty = False
+        n = self.track_n
+        self.track_item.setData(self.track_x[:n], self.track_y[:n], connect="finite")
+        if self.position is not None:
+            x, y = self.position
+            self._draw_marker()
+            if self.follow:
+                vb = self.plot.getPlotItem().getViewBox()
+                (x0, x1), (y0, y1) = vb.viewRange()
+                w, h = x1 - x0, y1 - y0
+                if not (x0 + 0.2 * w < x < x1 - 0.2 * w and y0 + 0.2 * h < y < y1 - 0.2 * h):
+                    vb.blockSignals(True)
+                    vb.setRange(xRange=(x - w / 2, x + w / 2), yRange=(y - h / 2, y + h / 2),
+                                padding=0)
+                    vb.blockSignals(False)
+        self._update_scale()
+
     def clear_track(self) -> None:
         """Forget the drawn track and position (another visit is shown)."""
         self.track_x[:] = np.nan
@@ -215,6 +246,7 @@ class MapView(QWidget):
         self.origin = None
         self.position_item.setData([], [])
         self.accuracy_item.setData([], [])
+        self._overlay_shown.clear()       # drawn against the old origin
         self._dirty = True
 
     def set_usable(self, usable: bool) -> None:
@@ -225,15 +257,27 @@ class MapView(QWidget):
     def set_lines(self, name: str, lines: list[list[tuple[float, float]]]) -> None:
         """Overlay ``name`` (ohwm, transects, bank, buffers, envelope, boundary_live) as lines
         in site feet."""
-        self._overlay_dirty[name] = ("lines", lines)
+        self._queue(name, "lines", lines)
 
     def set_polygons(self, kind: str, rings: list[list[tuple[float, float]]]) -> None:
         """Closed rings of polygons of ``kind`` in site feet."""
-        self._overlay_dirty["poly:" + kind] = ("poly", rings)
+        self._queue("poly:" + kind, "poly", rings)
+
+    def set_labels(self, labels: list[tuple[float, float, str, str]]) -> None:
+        """Map labels as (x_ft, y_ft, text, colour); ``bank ...`` labels also get a red X."""
+        self._queue("labels", "labels", labels)
 
     def set_trees(self, trees: list[tuple[float, float, float, str]]) -> None:
         """Trees as (x_ft, y_ft, crown_radius_ft, colour) crown circles."""
-        self._overlay_dirty["trees"] = ("trees", trees)
+        self._queue("trees", "trees", trees)
+
+    def _queue(self, name: str, what: str, data: list) -> None:
+        """Draw ``data`` at the next redraw unless it is what is drawn already (the model
+        changes often; most overlays do not)."""
+        if self._overlay_shown.get(name) == data:
+            return          # drawn already, or queued to be
+        self._overlay_shown[name] = data
+        self._overlay_dirty[name] = (what, data)
 
     def set_follow(self, on: bool) -> None:
         if on != self.follow:
@@ -279,6 +323,9 @@ class MapView(QWidget):
                     closed = [self._to_local(list(r) + [r[0]]) for r in data if r]
                     x, y = _nan_join(closed)
                     item.setData(x, y, connect="finite")
+                    self._fill(kind, closed)
+                elif what == "labels":
+                    self._draw_labels(data)
                 elif what == "trees":
                     pts = self._to_local([(t[0], t[1]) for t in data])
                     self.trees.setData(
@@ -286,24 +333,54 @@ class MapView(QWidget):
                         size=[2.0 * max(t[2], 0.5) for t in data],
                         brush=[pg.mkBrush(QColor(t[3]).red(), QColor(t[3]).green(),
                                           QColor(t[3]).blue(), 110) for t in data])
-        if not self._dirty:
-            return
-        self._dirty = False
-        n = self.track_n
-        self.track_item.setData(self.track_x[:n], self.track_y[:n], connect="finite")
-        if self.position is not None:
-            x, y = self.position
-            self._draw_marker()
-            if self.follow:
-                vb = self.plot.getPlotItem().getViewBox()
-                (x0, x1), (y0, y1) = vb.viewRange()
-                w, h = x1 - x0, y1 - y0
-                if not (x0 + 0.2 * w < x < x1 - 0.2 * w and y0 + 0.2 * h < y < y1 - 0.2 * h):
-                    vb.blockSignals(True)
-                    vb.setRange(xRange=(x - w / 2, x + w / 2), yRange=(y - h / 2, y + h / 2),
-                                padding=0)
-                    vb.blockSignals(False)
-        self._update_scale()
+        if self._dirty:
+            self._draw_position()
+
+    def _fill(self, kind: str, rings: list) -> None:
+        """A light fill of ``kind``'s polygons (odd-even: holes stay open)."""
+        path = QPainterPath()
+        path.setFillRule(Qt.OddEvenFill)
+        for ring in rings:
+            if len(ring) >= 3:
+                path.moveTo(*ring[0])
+                for x, y in ring[1:]:
+                    path.lineTo(x, y)
+                path.closeSubpath()
+        item = self.polygon_fills.get(kind)
+        if item is None:
+            fill = QColor(KIND_COLOURS.get(kind, "#444444"))
+            fill.setAlpha(40)
+            item = QGraphicsPathItem()
+            item.setBrush(QBrush(fill))
+            item.setPen(QPen(Qt.NoPen))
+            item.setZValue(-6)
+            self.polygon_fills[kind] = item
+            self.plot.getPlotItem().addItem(item)
+        item.setPath(path)
+
+    def _draw_labels(self, labels: list) -> None:
+        pi = self.plot.getPlotItem()
+        for item in self.label_items:
+            pi.removeItem(item)
+        self.label_items = []
+        banks = []
+        for x, y, text, colour in labels:
+            lx, ly = self._to_local([(x, y)])[0]
+            bank = text.startswith("bank")
+            if bank:
+                banks.append((lx, ly))
+            # a bank label right of its X; others centred just above their point
+            item = pg.TextItem(text, color=colour, anchor=(-0.12, 0.5) if bank else (0.5, 1.0),
+                               fill=pg.mkBrush(255, 255, 255, 210))
+            font = item.textItem.font()
+            font.setBold(True)
+            font.setPointSize(12)
+            item.setFont(font)
+            item.setZValue(17)
+            item.setPos(lx, ly)
+            pi.addItem(item)
+            self.label_items.append(item)
+        self.bank_points.setData([p[0] for p in banks], [p[1] for p in banks])
 
     def _update_scale(self) -> None:
         vb = self.plot.getPlotItem().getViewBox()

@@ -209,7 +209,8 @@ class SyncResultDialog(QDialog):
         buttons.rejected.connect(self.close)
         buttons.accepted.connect(self.close)
         lay.addWidget(buttons)
-        self.resize(640, 420)
+        # every layer's row in view without scrolling (up to a screenful)
+        self.resize(640, min(860, 190 + 34 * len(rows)))
 
 
 class OfficeActions(QObject):

@@ -25,13 +25,14 @@ def _rings(geom: Any) -> list:
 
 def build(visit: Any) -> dict:
     """{"lines": {name: [[(x_ft, y_ft), ...], ...]}, "polygons": {kind: [ring...]},
-    "trees": [(x_ft, y_ft, crown_ft, colour)]}. Empty before the site CRS is known."""
+    "trees": [(x_ft, y_ft, crown_ft, colour)],
+    "labels": [(x_ft, y_ft, text, colour)]}. Empty before the site CRS is known."""
     from fieldapp.survey.features import Layer
 
     m = visit.model
     out: dict = {"lines": {k: [] for k in ("ohwm", "transects", "bank", "buffers", "envelope",
                                            "boundary_live")},
-                 "polygons": {}, "trees": []}
+                 "polygons": {}, "trees": [], "labels": []}
     if not m.has_frame:
         return out
     f = m.frame
@@ -56,11 +57,11 @@ def build(visit: Any) -> dict:
                 az = math.radians(t.azimuth_true_deg)
                 ox, oy = ft([(t.origin_x, t.origin_y)])[0]
                 bank_pts.append((ox + d * math.sin(az), oy + d * math.cos(az)))
+                at_least = "bank_ft" not in check.result or not check.result.get("bank_ft")
+                out["labels"].append((*bank_pts[-1], f"bank {'≥ ' if at_least else ''}{d:.0f} ft",
+                                      "#cc0000"))
     if len(bank_pts) >= 2:
         out["lines"]["bank"] = [bank_pts]
-    elif bank_pts:
-        x, y = bank_pts[0]
-        out["lines"]["bank"] = [[(x - 3, y - 3), (x + 3, y + 3)], [(x - 3, y + 3), (x + 3, y - 3)]]
 
     stand_class = {}
     for a in visit.areas("woodland_stand"):
@@ -85,6 +86,9 @@ def build(visit: Any) -> dict:
         if pa is not None and pa.result.get("width_ft"):
             buf = a.geometry.buffer(f.from_ft(pa.result["width_ft"]), quad_segs=8)
             out["lines"]["buffers"].extend(ft(r) for r in _rings(buf))
+            b = buf.bounds  # label on the buffer's top edge
+            out["labels"].append((float(f.to_ft((b[0] + b[2]) / 2)), float(f.to_ft(b[3])),
+                                  f"protective area {pa.result['width_ft']:g} ft", "#cc0000"))
     pa = visit.checks.get("protective_area")
     if pa is not None and pa.result.get("width_ft") and by_line:
         from shapely.geometry import LineString

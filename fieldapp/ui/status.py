@@ -102,9 +102,22 @@ def state_colours(word: str) -> tuple[str, str]:
     return theme.BAD
 
 
+def _set_text(label: QLabel, text: str) -> None:
+    """setText only when the text changes (a fix at 10 Hz mostly repeats the same words)."""
+    if label.text() != text:
+        label.setText(text)
+
+
+def _set_style(label: QLabel, css: str) -> None:
+    """setStyleSheet only when it changes (each call re-polishes the widget)."""
+    if label.property("_css") != css:
+        label.setProperty("_css", css)
+        label.setStyleSheet(css)
+
+
 def _badge(text: str = "") -> QLabel:
     lab = QLabel(text)
-    lab.setStyleSheet(theme.badge_css(theme.NEUTRAL))
+    _set_style(lab, theme.badge_css(theme.NEUTRAL))
     return lab
 
 
@@ -144,6 +157,7 @@ class StatusStrip(QFrame):
             row.addWidget(w)
         row.addWidget(self.problem_label, 1)
         self._states: dict[str, str] = {k: "none" for k in DEVICE_LABELS}
+        self._accuracy_est: bool | None = None
 
     def device_state(self, kind: str) -> str:
         return self._states.get(kind, "none")
@@ -155,8 +169,8 @@ class StatusStrip(QFrame):
         lab = self.device_labels.get(kind)
         if lab is None:
             return
-        lab.setText(f"{DEVICE_LABELS.get(kind, kind)}: {word}")
-        lab.setStyleSheet(theme.badge_css(state_colours(word)))
+        _set_text(lab, f"{DEVICE_LABELS.get(kind, kind)}: {word}")
+        _set_style(lab, theme.badge_css(state_colours(word)))
         tip = [f"{DEVICE_LABELS.get(kind, kind)} {word}"]
         port = getattr(status, "port", None)
         if port:
@@ -172,41 +186,44 @@ class StatusStrip(QFrame):
         lab = self.device_labels.get(kind)
         if lab is not None and stats:
             first = lab.toolTip().split("\n\n")[0]
-            lab.setToolTip(first + "\n\n" + format_stats(stats))
+            tip = first + "\n\n" + format_stats(stats)
+            if tip != lab.toolTip():
+                lab.setToolTip(tip)
 
     def show_fix(self, fix: Any, now_s: float | None = None, stale: bool = False) -> None:
-        """Render the fix; ``stale`` greys it."""
+        """Render the fix; ``stale`` greys it. Only what changed is set again."""
         if fix is None:
-            self.quality_label.setText("no fix")
-            self.quality_label.setStyleSheet(theme.badge_css(theme.BAD))
+            _set_text(self.quality_label, "no fix")
+            _set_style(self.quality_label, theme.badge_css(theme.BAD))
             return
         words = quality_words(fix)
-        self.quality_label.setText(("STALE – " if stale else "") + words)
-        self.quality_label.setStyleSheet(
-            theme.badge_css(theme.STALE if stale else quality_colours(fix)))
+        _set_text(self.quality_label, ("STALE – " if stale else "") + words)
+        _set_style(self.quality_label,
+                   theme.badge_css(theme.STALE if stale else quality_colours(fix)))
         sats = getattr(fix, "sats_used", None)
-        self.sats_label.setText(f"Sats {sats}" if sats is not None else "Sats –")
+        _set_text(self.sats_label, f"Sats {sats}" if sats is not None else "Sats –")
         hdop = getattr(fix, "hdop", None)
-        self.hdop_label.setText(f"HDOP {hdop:.1f}" if hdop is not None else "HDOP –")
+        _set_text(self.hdop_label, f"HDOP {hdop:.1f}" if hdop is not None else "HDOP –")
         acc = getattr(fix, "horizontal_accuracy_m", None)
         est = bool(getattr(fix, "accuracy_estimated", False))
         if acc is None:
-            self.accuracy_label.setText("H ± –")
+            _set_text(self.accuracy_label, "H ± –")
         else:
-            self.accuracy_label.setText(
-                f"H ±{acc:.2f} m" + (" (est.)" if est else ""))
-        self.accuracy_label.setToolTip(
-            "Estimated from HDOP (the receiver sends no GST)" if est
-            else "1-sigma horizontal accuracy from the receiver's GST")
-        self.age_label.setText(f"Age {fix_age_s(fix, now_s):.1f} s")
+            _set_text(self.accuracy_label, f"H ±{acc:.2f} m" + (" (est.)" if est else ""))
+        if est != self._accuracy_est:
+            self._accuracy_est = est
+            self.accuracy_label.setToolTip(
+                "Estimated from HDOP (the receiver sends no GST)" if est
+                else "1-sigma horizontal accuracy from the receiver's GST")
+        _set_text(self.age_label, f"Age {fix_age_s(fix, now_s):.1f} s")
         ant = getattr(fix, "antenna_height_m", None)
-        self.antenna_label.setText(f"Ant {ant:.2f} m" if ant is not None else "Ant –")
+        _set_text(self.antenna_label, f"Ant {ant:.2f} m" if ant is not None else "Ant –")
         grey = "color: #7a7a7a;" if stale else ""
         for w in (self.sats_label, self.hdop_label, self.accuracy_label, self.age_label):
-            w.setStyleSheet(grey)
+            _set_style(w, grey)
 
     def show_problem(self, problem: str | None) -> None:
-        self.problem_label.setText(f"Recording blocked: {problem}" if problem else "")
+        _set_text(self.problem_label, f"Recording blocked: {problem}" if problem else "")
 
 
 def format_stats(stats: Any) -> str:

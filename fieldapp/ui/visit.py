@@ -239,7 +239,7 @@ class VisitController:
             lines.append(f"Retained {r.get('retained_pct', 0):.1f} %: "
                          + ("permitted" if r.get("permitted") else "NOT permitted")
                          + (f"; mitigation {r.get('mitigation_area_ac', 0):.2f} ac, plantings "
-                            + ", ".join(f"{k} {v}" for k, v in p.items())
+                            + ", ".join(f"{v} × {_planting_words(k)}" for k, v in p.items())
                             if r.get("mitigation_required") else "; no mitigation"))
         return "\n".join(lines)
 
@@ -512,3 +512,13 @@ def open_initial_visit(window: Any) -> None:
     window.set_visit(visit)
     if not (cfg.simulate or cfg.replay or cfg.quit_after_s is not None):
         window.remember_setting(last_visit=str(path))
+
+
+def _planting_words(key: str) -> str:
+    """A mitigation planting key in words (``canopy_2_5in_or_6ft_evergreen`` ->
+    ``canopy 2.5 in or 6 ft evergreen``)."""
+    import re
+
+    words = key.replace("_or_", " or ").replace("_", " ")
+    words = re.sub(r"(\d) (\d)", r"\1.\2", words)      # 2 5in -> 2.5in
+    return re.sub(r"(\d)(in|ft)\b", r"\1 \2", words)

@@ -6,7 +6,7 @@ from __future__ import annotations
 from typing import Any
 
 from PySide6.QtWidgets import (
-    QDoubleSpinBox, QFormLayout, QGroupBox, QHBoxLayout, QLabel, QProgressBar, QSpinBox,
+    QDoubleSpinBox, QFormLayout, QGroupBox, QHBoxLayout, QHeaderView, QLabel, QProgressBar, QSpinBox,
     QTableWidget, QTableWidgetItem, QVBoxLayout,
 )
 
@@ -83,6 +83,7 @@ class OhwmPanel(WorkflowPanel):
         self.table.setHorizontalHeaderLabels(["#", "Method", "Epochs (skipped)", "σH m", "Acc m"])
         self.table.verticalHeader().setVisible(False)
         self.table.horizontalHeader().setStretchLastSection(True)
+        self.table.horizontalHeader().setSectionResizeMode(QHeaderView.ResizeToContents)
         lay.addWidget(self.table, 1)
 
         self.collecting: list[Any] | None = None
