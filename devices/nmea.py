@@ -8,7 +8,8 @@ Layers, each usable alone:
 :class:`EpochAssembler`
     Pure, no threads, no clock: ``feed(line, t_monotonic_s) -> list[Fix]``.
     Groups the sentences of one epoch (same UTC time of day) into one
-    :class:`Fix`, counts every rejected line by kind and never raises.
+    :class:`Fix`, counts every rejected line by kind and never raises.  Learns
+    which sentence ends the receiver's cycle and delivers the fix on it.
 :class:`GnssReader`
     A :class:`~devices.transport.PortReader` feeding an :class:`EpochAssembler`;
     keeps only the newest fix (a consumer is never more than one epoch behind,
@@ -576,6 +577,11 @@ class NmeaStats:
         :class:`BadKind` value -> count, every kind present (zero or more).
         Each counts lines, except ``time_backwards``, which counts epochs
         (their lines stay counted in ``good``).
+    early_closes : int
+        Epochs closed at the learned cycle ender (see :class:`EpochAssembler`).
+    late_lines : int
+        Good lines that came after the learned cycle ender of their epoch, once its fix was
+        delivered: not used, and that ender is not trusted again.
     """
 
     good: int = 0
@@ -583,6 +589,8 @@ class NmeaStats:
     comments: int = 0
     fixes: int = 0
     bad: Mapping[str, int] = field(default_factory=lambda: {k.value: 0 for k in BadKind})
+    early_closes: int = 0
+    late_lines: int = 0
 
     @property
     def total_bad(self) -> int:
@@ -656,12 +664,61 @@ RESYNC_EPOCHS = 3
 #: Good lines remembered by their exact bytes, so a verbatim repeat is not parsed again (about
 #: ten epochs of a typical receiver; far shorter than any test or benchmark log).
 RECENT_LINES = 128
+#: Epochs a sentence must have ended (since it was last followed by another sentence of its epoch)
+#: before it is taken as an ender of the receiver's cycle (see :class:`EpochAssembler`) ...
+CYCLE_LEARN_EPOCHS = 2
+#: ... and seconds of epoch times it must have gone without being followed (from the first epoch
+#: watched): longer than the period of what receivers send less often than every epoch, so that
+#: is seen following the would-be ender first (twice the 5 s of GSV on SiRF receivers; the BU-353
+#: capture has it: 4 s here would cut one of its epochs short).
+CYCLE_LEARN_S = 10.0
+#: Epoch time steps longer than this (seconds) are not counted as watched (a gap, a reset).
+CYCLE_GAP_S = 5.0
+
+
+def _may_end_cycle(cycle_key: str) -> bool:
+    """Whether a sentence (its :func:`_cycle_key`) may be learned as the end of the receiver's cycle.
+
+    Not a GSV page that is not the last (more pages follow), nor a GSA or GNS: receivers send one
+    of those per constellation *used* (NMEA 0183 v4.10), a set that changes with the solution, so
+    the last of them may be followed by another in a later epoch (the Trimble R1 capture sends
+    GNGNS alone for a minute, then GNGNS, GPGNS, GLGNS, BDGNS).  GSV groups follow the
+    constellations *in view*, which is stable once tracking.
+    """
+    kind = cycle_key[2:5]
+    if kind == "GSV":
+        return cycle_key.endswith(" last page")
+    return kind not in ("GSA", "GNS")
+
+
+def _ender_words(key: tuple[str, int]) -> str:
+    """An ender key ``(cycle_key, n)`` in words: ``"GNZDA"``, ``"GPGGA (number 2)"``."""
+    base, n = key
+    return base if n == 1 else f"{base} (number {n})"
+
+
 _EMPTY: Mapping[str, object] = {}
 _MODE_BY_FIX_TYPE = {2: FixMode.TWO_D, 3: FixMode.THREE_D}
 
 
+def _opens_epoch(ep: "_Epoch", kind: str, tod: dt.time | None) -> bool:
+    """Whether a sentence of ``kind`` with time of day ``tod`` closes ``ep`` and opens the next epoch.
+
+    An untimed sentence never does; a ZDA when ``ep`` already holds a timed ZDA or its time is
+    :data:`ZDA_JOIN_S` or more from ``ep``'s; another timed sentence when its time differs from
+    ``ep``'s, or, while ``ep`` has only a ZDA's time, is ZDA_JOIN_S or more from it.
+    """
+    if tod is None:
+        return False
+    if kind == "ZDA":
+        return ep.zda_tod is not None or (ep.tod is not None and abs(_tod_diff_s(tod, ep.tod)) >= ZDA_JOIN_S)
+    if ep.tod is None:
+        return ep.zda_tod is not None and abs(_tod_diff_s(tod, ep.zda_tod)) >= ZDA_JOIN_S
+    return tod != ep.tod
+
+
 class _Epoch:
-    __slots__ = ("tod", "zda_tod", "msgs", "types", "raw", "t_last", "has_position")
+    __slots__ = ("tod", "zda_tod", "msgs", "types", "raw", "t_last", "has_position", "seen", "last")
 
     def __init__(self) -> None:
         self.tod: dt.time | None = None  # time of the sentences that opened the epoch (never ZDA)
@@ -671,6 +728,34 @@ class _Epoch:
         self.raw: list[str] = []
         self.t_last = 0.0
         self.has_position = False
+        self.seen: dict[str, int] = {}  # _Sentence.cycle_key -> how many so far in this epoch
+        self.last: str | None = None  # cycle_key of the newest sentence
+
+    @property
+    def last_key(self) -> tuple[str, int] | None:
+        """``(cycle_key, n)`` of the newest sentence (the n-th of its key in the epoch): the
+        candidate ender."""
+        return None if self.last is None else (self.last, self.seen[self.last])
+
+    def add(self, sentence: "_Sentence", t: float) -> int:
+        """Append a sentence received at ``t``; return how many of its cycle key the epoch holds.
+
+        (:meth:`EpochAssembler._feed` does the same inline.)
+        """
+        kind = sentence.kind
+        bucket = self.msgs.get(kind)
+        if bucket is None:
+            self.msgs[kind] = [sentence]
+            if kind in _POSITION_SET:
+                self.has_position = True
+        else:
+            bucket.append(sentence)
+        self.types.append(sentence.label)
+        self.raw.append(sentence.text)
+        self.t_last = t
+        base = self.last = sentence.cycle_key
+        n = self.seen[base] = self.seen.get(base, 0) + 1
+        return n
 
 
 _UNREAD = object()  # _Sentence.values before the fields are read
@@ -684,7 +769,7 @@ class _Sentence:
     value here is a pure function of the line's bytes, and nothing changes them once set.
     """
 
-    __slots__ = ("msg", "text", "kind", "label", "tod", "values")
+    __slots__ = ("msg", "text", "kind", "label", "tod", "values", "cycle_key")
 
     def __init__(self, msg: pynmea2.NMEASentence, text: str, kind: str | None, tod: dt.time | None) -> None:
         self.msg = msg
@@ -693,6 +778,25 @@ class _Sentence:
         self.label = msg.talker + kind if kind is not None else ""
         self.tod = tod
         self.values = _UNREAD
+        self.cycle_key = _cycle_key(msg, self.label, kind) if kind in ("GSV", "GSA") else self.label
+
+
+def _cycle_key(msg: pynmea2.NMEASentence, label: str, kind: str) -> str:
+    """What a sentence is, for learning which one ends the receiver's cycle (see
+    :class:`EpochAssembler`), in words: its label (``"GPRMC"``); for GSA with the system id (NMEA
+    4.1, ``"GNGSA system 4"``); for GSV with the signal id (NMEA 4.1) and whether it is the last
+    page (page number = number of pages): ``"GLGSV signal 1 last page"``, ``"GPGSV page"``.
+    Never raises: a field that cannot be read is taken as text."""
+    data = msg.data
+    if kind == "GSV":
+        head = [d.strip() for d in data[:2]]
+        signal = data[-1].strip() if (len(data) - 3) % 4 == 1 else ""
+        last = len(head) == 2 and head[0] != "" and head[0].lstrip("0") == head[1].lstrip("0")
+        return label + (f" signal {signal}" if signal else "") + (" last page" if last else " page")
+    if kind == "GSA":
+        system = data[17].strip() if len(data) > 17 else ""
+        return label + (f" system {system}" if system else "")
+    return label
 
 
 class _Fields:
@@ -801,9 +905,38 @@ class EpochAssembler:
     the epoch sentences (GGA, GNS, RMC, GLL, GST).  Sentences without a time
     (GSA, GSV, VTG) join the epoch in progress.  The fix of an epoch is emitted
     when the next epoch's first timed sentence arrives, or by :meth:`flush`
-    (end of input, or a gap in the stream).  An epoch is emitted only if it
-    held a position sentence (GGA, GNS, RMC, GLL), valid or not, so "no fix"
-    epochs are reported too.  One fix per receiver epoch.
+    (end of input, or a gap in the stream), or at once on the line that ends
+    the receiver's cycle, once that is learned (below).  An epoch is emitted
+    only if it held a position sentence (GGA, GNS, RMC, GLL), valid or not, so
+    "no fix" epochs are reported too.  One fix per receiver epoch.
+
+    **The cycle ender** (gpsd's idea).  Waiting for the next epoch costs a
+    whole epoch of latency (0.1 s at 10 Hz, 1 s at 1 Hz), so the assembler
+    learns which sentence ends the receiver's cycle and closes the epoch on it.
+    A sentence is identified by its talker and type, the count of it so far in
+    the epoch, and for GSV the signal id and whether it is the last page (for
+    GSA, the system id): ``GNZDA``, ``GPRMC``, ``GLGSV last page``.  When an
+    epoch is over (the next one began, or a flush), every sentence in it but
+    the last was *followed*.  The last one is learned as an ender once it has
+    ended :data:`CYCLE_LEARN_EPOCHS` epochs holding a position and has not
+    been followed for :data:`CYCLE_LEARN_S` seconds of epoch times (the UTC
+    times in the sentences, not a clock), counted from the first epoch: so a
+    sentence sent only every few seconds after the would-be ender (SiRF's GSV
+    every 5 s) shows up first, and that ender is never learned.  GSA, GNS and
+    GSV pages other than the last are never enders (see
+    :func:`_may_end_cycle`).  When a learned ender joins an epoch holding a
+    position sentence, the fix is emitted on that line; the epoch, as grouped,
+    is the one the next-epoch close would have given.  Those closes stay as
+    the fallback: an ender that does not come (a corrupted line, a receiver set
+    up anew) only delays the fix to the next epoch or the idle flush, and the
+    new last sentence is learned once it has gone CYCLE_LEARN_S unfollowed.
+    Should the receiver send more of an epoch after its learned ender (its
+    sentence set changed), the fix is out already: those lines are counted in
+    ``late_lines`` and not used (never a second fix for the same epoch), and
+    that ender is not trusted again.  :meth:`forget_cycle` starts learning
+    afresh (the reader calls it on every connect).  Epoch times more than
+    :data:`CYCLE_GAP_S` apart are not counted as watched, so below 0.2 Hz
+    epochs close the old way only.
 
     **ZDA is time-only: it never opens an epoch.**  Receivers stamp it with the
     moment it is sent, which need not be the solution's time (a Trimble R1
@@ -887,6 +1020,22 @@ class EpochAssembler:
         # GSA / GSV / VTG lines verbatim from epoch to epoch; an identical line has the same
         # (already verified) checksum and the same fields, so it is not parsed again.
         self._recent: dict[bytes, _Sentence] = {}
+        # The cycle enders (see the class notes).  Keys are (cycle key, n): the n-th sentence of
+        # that _Sentence.cycle_key in an epoch.  Learned enders (cycle key -> the n that end the
+        # cycle); for each key the watched time it was last followed by another sentence of its
+        # epoch, and how many epochs it ended since; keys that were followed after an early close
+        # (banned); receiver seconds of epochs watched, up to the epoch at _watched_tod; the epoch
+        # closed at an ender (until the next sentence shows whether more of it comes); counts of
+        # early closes and of late lines.
+        self._enders: dict[str, set[int]] = {}
+        self._followed_at: dict[str, list[float]] = {}  # cycle key -> by n - 1
+        self._ended: dict[tuple[str, int], int] = {}
+        self._banned: set[tuple[str, int]] = set()
+        self._watched_s = 0.0
+        self._watched_tod: dt.time | None = None
+        self._early: _Epoch | None = None
+        self._early_closes = 0
+        self._late_lines = 0
 
     # -- counts
 
@@ -899,6 +1048,8 @@ class EpochAssembler:
             comments=self._comments,
             fixes=self._fixes,
             bad={k.value: self._bad.get(k.value, 0) for k in BadKind},
+            early_closes=self._early_closes,
+            late_lines=self._late_lines,
         )
 
     def count_bad(self, kind: BadKind | str, n: int = 1) -> None:
@@ -939,10 +1090,18 @@ class EpochAssembler:
         kind = sentence.kind
         if kind is None:
             return []  # good but not a sentence we use (TXT, HDT, proprietary...)
+        tod = sentence.tod
+        early = self._early
+        if early is not None:
+            # the epoch before was closed at its learned ender: does this sentence still belong to it?
+            if not _opens_epoch(early, kind, tod):
+                self._late(early, sentence, t)
+                return []
+            self._early = None
+            self._learn(early)
         out: list[Fix] = []
         ep = self._epoch
-        tod = sentence.tod
-        if tod is not None:
+        if tod is not None:  # _opens_epoch(ep, kind, tod), inline (this runs for most lines)
             if kind == "ZDA":  # time-only: joins the epoch in progress, never opens one
                 if ep.zda_tod is not None or (ep.tod is not None and abs(_tod_diff_s(tod, ep.tod)) >= ZDA_JOIN_S):
                     fix = self._close()
@@ -964,6 +1123,7 @@ class EpochAssembler:
                     out.append(fix)
                 ep = self._epoch
                 ep.tod = tod
+        # ep.add(sentence, t), inline (this runs for every line)
         bucket = ep.msgs.get(kind)
         if bucket is None:
             ep.msgs[kind] = [sentence]
@@ -974,7 +1134,110 @@ class EpochAssembler:
         ep.types.append(sentence.label)
         ep.raw.append(sentence.text)
         ep.t_last = t
+        base = ep.last = sentence.cycle_key
+        seen = ep.seen
+        n = seen[base] = seen.get(base, 0) + 1
+        counts = self._enders.get(base)
+        if counts is not None and n in counts and ep.has_position:
+            # the sentence that ends the receiver's cycle: the epoch is complete now
+            self._early_closes += 1
+            fix = self._close(early=True)
+            if fix is not None:
+                out.append(fix)
         return out
+
+    # -- the cycle ender (see the class notes)
+
+    @property
+    def cycle_enders(self) -> tuple[str, ...]:
+        """The learned last sentences of the receiver's cycle, in words (``"GNZDA"``, ``"GPRMC"``,
+        ``"GLGSV signal 1 last page"``, ``"GPVTG (number 2)"`` for the second VTG of an epoch);
+        empty while none is learned."""
+        return tuple(sorted(_ender_words((base, n)) for base, counts in self._enders.items() for n in counts))
+
+    def forget_cycle(self) -> None:
+        """Forget what was learned of the receiver's cycle (it was (re)connected: it may be another
+        receiver, or one set up differently).  Epochs close at the next epoch or a gap until an
+        ender is learned again."""
+        self._early = None
+        self._enders.clear()
+        self._followed_at.clear()
+        self._ended.clear()
+        self._banned.clear()
+        self._watched_s = 0.0
+        self._watched_tod = None
+
+    def _learn(self, ep: _Epoch) -> None:
+        """An epoch is over (nothing more can join it): learn from the order of its sentences."""
+        last = ep.last
+        if last is None:
+            return
+        if ep.has_position:
+            tod = ep.tod if ep.tod is not None else ep.zda_tod
+            if tod is not None:
+                if self._watched_tod is not None:
+                    step = _tod_diff_s(tod, self._watched_tod)
+                    if 0.0 < step <= CYCLE_GAP_S:
+                        self._watched_s += step
+                self._watched_tod = tod
+        now = self._watched_s
+        # each sentence of the epoch but the last was followed by another: not an ender (now).  Of
+        # a cycle key, that is its 1st..count-th (1st..(count-1)-th for the last sentence's key).
+        seen = ep.seen
+        followed_at, ended, enders = self._followed_at, self._ended, self._enders
+        for base, count in seen.items():
+            if base == last:
+                count -= 1
+                if not count:
+                    continue
+            times = followed_at.get(base)
+            if times is None:
+                followed_at[base] = [now] * count
+            else:
+                times[:count] = [now] * count
+            if base in enders:
+                self._distrust(base, count)
+        if ended:
+            for key in [k for k in ended if k[1] <= seen.get(k[0], 0) - (k[0] == last)]:
+                del ended[key]
+        if not ep.has_position:
+            return  # not a receiver cycle (a stray ZDA or GSV): no ender to learn from it
+        n = seen[last]
+        key = (last, n)
+        if n in enders.get(last, ()) or key in self._banned or not _may_end_cycle(last):
+            return
+        epochs = ended[key] = ended.get(key, 0) + 1
+        times = followed_at.get(last, ())
+        followed = times[n - 1] if n <= len(times) else 0.0
+        if epochs >= CYCLE_LEARN_EPOCHS and now - followed >= CYCLE_LEARN_S:
+            enders.setdefault(last, set()).add(n)
+
+    def _distrust(self, base: str, upto: int) -> None:
+        """The 1st..``upto``-th sentence of cycle key ``base`` in an epoch were followed by another
+        sentence of it: none of them ends the cycle."""
+        counts = self._enders.get(base)
+        if counts is not None:
+            counts.difference_update(range(1, upto + 1))
+            if not counts:
+                del self._enders[base]
+
+    def _late(self, ep: _Epoch, sentence: _Sentence, t: float) -> None:
+        """A sentence of an epoch already delivered at a learned ender: the receiver sent more
+        after it this time.  The fix is out; the sentence is counted (``late_lines``), not used,
+        and that ender is not trusted again (until :meth:`forget_cycle`)."""
+        key = ep.last_key
+        if key not in self._banned:  # (the next _learn marks it followed)
+            log.debug("cycle ender %s followed by %s: not trusted again", _ender_words(key), sentence.label)
+            self._banned.add(key)
+            self._distrust(key[0], key[1])
+        self._late_lines += 1
+        if sentence.tod is not None:
+            if sentence.kind == "ZDA":
+                if ep.zda_tod is None:
+                    ep.zda_tod = sentence.tod
+            elif ep.tod is None:
+                ep.tod = sentence.tod
+        ep.add(sentence, t)
 
     def _check(self, line: bytes) -> _Sentence | None:
         """A new stripped, non-empty line: the good sentence in it, or None (counted as bad)."""
@@ -1028,6 +1291,9 @@ class EpochAssembler:
 
     def flush(self) -> list[Fix]:
         """Close the epoch in progress (end of input, or a gap in the stream)."""
+        if self._early is not None:
+            early, self._early = self._early, None
+            self._learn(early)
         fix = self._close()
         return [fix] if fix is not None else []
 
@@ -1036,10 +1302,14 @@ class EpochAssembler:
         """Receive time of the last line of the epoch in progress, None when empty."""
         return self._epoch.t_last if self._epoch.types else None
 
-    def _close(self) -> Fix | None:
+    def _close(self, early: bool = False) -> Fix | None:
         ep, self._epoch = self._epoch, _Epoch()
         if not ep.types:
             return None
+        if early:
+            self._early = ep  # learnt from once the next sentence shows nothing more came
+        else:
+            self._learn(ep)
         fields = _Fields(self, ep)
         rmc = fields.get("RMC")
         rmc_date = rmc["_date"] if rmc is not None else None
@@ -1508,7 +1778,9 @@ class GnssReader:
     idle_flush_s : float
         A gap this long after the last sentence closes the epoch early, so a
         1 Hz receiver's fix is delivered within about ``read_timeout_s`` of its
-        last sentence rather than at the next epoch.
+        last sentence rather than at the next epoch.  Once the receiver's cycle
+        ender is learned (see :class:`EpochAssembler`) the fix is delivered on
+        that line, with no wait; this gap is the fallback.
     name : str
         Thread name suffix (``fieldapp-reader-<name>``).
 
@@ -1650,6 +1922,8 @@ class GnssReader:
     def _handle_status(self, status: DeviceStatus) -> None:
         with self._cond:
             self._last_status = status
+            if status.state is LinkState.CONNECTED:
+                self._assembler.forget_cycle()  # another receiver, or set up anew: learn its cycle again
         if self._on_status is not None:
             self._on_status(status)  # PortReader counts a raising callback
 

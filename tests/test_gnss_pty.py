@@ -180,6 +180,37 @@ def test_an_older_epoch_on_the_wire_is_counted_not_delivered(receiver):
     assert stats.bad["time_backwards"] == 1 and stats.fixes_delivered == 2
 
 
+def test_fix_arrives_on_the_cycle_ender_before_the_next_epoch_is_written(receiver):
+    # Epochs 12:00:00..11 (RMC GGA GSA GST ZDA) are written at once: ZDA, which ends every cycle,
+    # is learned when epoch 10 closes (10 s of epoch times watched, see EpochAssembler), so epoch
+    # 11 can only be delivered on its ZDA: the idle flush is off (an hour) and epoch 12 is not
+    # written until epoch 11's fix is in hand. Nothing waits on time here; WAIT_S only bounds it.
+    statuses: queue.Queue = queue.Queue()
+    fixes: list = []
+    gnss = GnssReader(SerialSettings(str(receiver.link), read_timeout_s=0.05), on_fix=fixes.append,
+                      on_status=statuses.put, idle_flush_s=3600.0, name="ender")
+
+    def cycle(second: int) -> bytes:
+        t = f"1200{second:02d}.00"
+        return epoch_bytes(second) + sentence(f"GNGST,{t},0.9,1.2,0.8,45.0,1.1,1.0,2.1") + sentence(
+            f"GNZDA,{t},01,07,2024,00,00")
+
+    with gnss:
+        wait_status(statuses, LinkState.CONNECTED)
+        receiver.write(b"".join(cycle(k) for k in range(12)))
+        fix = gnss.wait_fix(WAIT_S)
+        while fix is not None and fix.time_utc.second != 11:
+            fix = gnss.wait_fix(WAIT_S, newer_than=fix)
+        assert fix is not None, [f.time_utc.second for f in fixes]
+        assert fix.sentences == ("GNRMC", "GNGGA", "GNGSA", "GNGST", "GNZDA") and fix.sigma_alt_m == 2.1
+        stats = gnss.stats()
+        receiver.write(cycle(12))  # only now: epoch 11 did not wait for it
+        fix12 = gnss.wait_fix(WAIT_S, newer_than=fix)
+    assert stats.nmea.early_closes == 1 and stats.nmea.late_lines == 0 and sum(stats.bad.values()) == 0
+    assert fix12 is not None and fix12.time_utc.second == 12  # delivered on its ZDA too
+    assert [f.time_utc.second for f in fixes] == list(range(13))
+
+
 # ------------------------------------------------------------------ command line on ports
 
 ROOT = Path(__file__).resolve().parent.parent
