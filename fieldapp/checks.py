@@ -409,7 +409,8 @@ def requests_for_model(model: Any, *, retained_ac: float = 0.0,
                        ) -> dict[str, tuple[str, dict]]:
     """Every applicable rule request for the visit ``model`` ({check id: (title, request)}).
 
-    - ``bank:<transect>`` for each transect with a station (``Visit.bank_input``);
+    - ``bank:<transect>`` for each transect with a station, or marked stipulated
+      (``Visit.bank_input``, which carries ``stipulated`` then, NR 341.035(2)(c));
     - ``wetland:<area>`` and ``protective_area:<area>`` for each wetland polygon;
     - ``protective_area`` for the site's water features with every wetland (not contiguous);
     - ``woodland:<stand>`` for each woodland stand (with the first grove drawn inside it);
@@ -418,7 +419,8 @@ def requests_for_model(model: Any, *, retained_ac: float = 0.0,
     - ``graded_area:<area>`` for each disturbed (graded) polygon crossed by a transect
       segment: its horizontal area with the steepest crossing segment's slope
       (:func:`graded_slope_pct`);
-    - ``drainageway:<line>`` for each drainageway centreline (``stream``) and swale line;
+    - ``drainageway:<line>`` for each drainageway centreline (``stream``, with the line's
+      ``mapped_stream`` once the surveyor has set it) and swale line;
     - ``development_area`` when a foundation is drawn.
 
     Steep slope (``steep_slope``) is not built: the model holds no soil units.
@@ -429,7 +431,8 @@ def requests_for_model(model: Any, *, retained_ac: float = 0.0,
     if not model.has_frame:
         return out
     for t in model.features(Layer.TRANSECT):
-        if model.stations(t.uuid):
+        # a stipulated bank (NR 341.035(2)(c)) needs no slope survey: checked from the start
+        if model.stations(t.uuid) or getattr(t, "stipulated", False):
             out[f"bank:{t.uuid}"] = (f"Bank {t.label} (NR 341.035)",
                                      {"rule": "nr341.bank", "input": model.bank_input(t.uuid)})
     areas = model.features(Layer.AREA)
@@ -483,6 +486,8 @@ def requests_for_model(model: Any, *, retained_ac: float = 0.0,
             f"Drainageway {line.label or kind} (city)",
             drainageway_request(kind, model.frame.length_ft(line.geometry),
                                 tributary_area_ac=line.tributary_area_ac,
+                                mapped_stream=(getattr(line, "mapped_stream", None)
+                                               if kind == "stream" else None),
                                 channel_width_ft=line.channel_width_ft if kind == "stream"
                                 else None))
     foundations = [a for a in areas if _v(a.kind) == "foundation"]

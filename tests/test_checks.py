@@ -254,7 +254,7 @@ def test_drainageways_from_a_swale_and_a_centreline(visit):
     assert res["min_open_space_sqft"] == pytest.approx(7_500, rel=1e-4)
     c_req = reqs[f"drainageway:{creek.uuid}"][1]
     assert c_req["input"]["kind"] == "stream" and c_req["input"]["channel_width_ft"] == 8.0
-    # whether the stream is mapped is not in the model: the rule asks for it
+    # whether the stream is mapped is not set yet (mapped_stream None): the rule asks for it
     c_res = evaluate(c_req)
     assert c_res["status"] == "needs_data" and "mapped_stream" in c_res["next_step"]
 

@@ -19,6 +19,14 @@ close the ``.gpkg`` alone holds everything and can be copied, mailed or opened i
 A new file is built beside its target under a temporary name and moved into place, so a crash
 during creation never leaves a half-made visit, and an existing file is never overwritten.
 
+Schema versions
+---------------
+``fieldapp_meta.schema_version`` says which tables and columns a file has
+(:data:`fieldapp.store.schema.SCHEMA_VERSION`; :data:`~fieldapp.store.schema.ADDED_COLUMNS`
+lists what each version added). A file of an older version is read as it is (the fields it
+lacks take the model's defaults) and migrated when it is opened for recording; a newer one is
+refused. Schema 2 added ``transect.stipulated`` and ``line_feature.mapped_stream``.
+
 Errors (``StoreError`` base)
 ----------------------------
 ``NotAVisitFile``   not SQLite, not a GeoPackage, or a GeoPackage that is not a fieldapp visit;
@@ -451,7 +459,11 @@ def _read_rows(conn: sqlite3.Connection, layer: Layer, frame: SiteFrame | None =
                problems: list[RecordProblem] | None = None) -> list[tuple[int, object]]:
     """As :func:`_read_layer`, as ``(fid, record)`` pairs."""
     cls = FEATURE_CLASSES[layer]
-    cols = S.columns(layer)
+    # a file of an older schema (read before, or without, its migration) lacks the columns
+    # added since: those fields take the model's default (inspect checked the rest are there)
+    present = {r[1] for r in conn.execute(f'PRAGMA table_info("{layer.value}")')}
+    added = S.added_after(0)
+    cols = [c for c in S.columns(layer) if c.name in present or (layer, c.name) not in added]
     names = list(S.COMMON) + (["geom"] if layer in S.GEOMETRY else []) + [c.name for c in cols]
     quoted = ", ".join(f'"{n}"' for n in names)
     out = []
@@ -673,6 +685,14 @@ def _inspect_conn(conn: sqlite3.Connection, path: Path) -> dict:
     missing = {l.value for l in Layer} - tables
     if missing:
         raise DamagedVisitFile(f"{path} lacks tables {sorted(missing)}")
+    absent_ok = S.added_after(version)  # an older schema lacks the columns added since
+    lacking = []
+    for layer in Layer:
+        have = {r[1] for r in conn.execute(f'PRAGMA table_info("{layer.value}")')}
+        lacking += [f"{layer.value}.{c.name}" for c in S.columns(layer)
+                    if c.name not in have and (layer, c.name) not in absent_ok]
+    if lacking:
+        raise DamagedVisitFile(f"{path} (schema {version}) lacks columns {lacking}")
     check = conn.execute("PRAGMA quick_check").fetchall()
     if check != [("ok",)]:
         raise DamagedVisitFile(f"{path} is damaged: {'; '.join(r[0] for r in check[:5])}")
@@ -822,6 +842,14 @@ def open_visit(path, *, who: str | None = None, durability: str = "full", readon
         refused and leave the model unchanged; ``checkpoint()`` is a no-op. While the app has
         the visit open, a read-only open sees every committed record (through the WAL).
 
+    Older schemas: a file of an older schema version opens too. Read-only it is read as it is
+    (the columns added since take the model's defaults: ``transect.stipulated`` False,
+    ``line_feature.mapped_stream`` None for a schema 1 file). Opened for recording it is first
+    migrated to this version in one transaction (:func:`_migrate`); an older fieldapp then
+    refuses it as :class:`NewerVisitFile`. A visit synced before its migration no longer has
+    the tables of its sync base copy (``fieldapp.sync`` refuses it with ``SchemaMismatch``
+    until the sync migrates the base too, with :func:`fieldapp.store.schema.migration_sql`).
+
     Every row is checked with the model's rules before anything is written; a WAL left by a
     crash is read (and, when opened for recording, replayed into the file).
 
@@ -829,6 +857,8 @@ def open_visit(path, *, who: str | None = None, durability: str = "full", readon
     ------
     FileNotFoundError, NotAVisitFile, DamagedVisitFile, NewerVisitFile
         As :func:`inspect`; the file is left untouched.
+    WriteFailed
+        Opened for recording, a file of an older schema could not be migrated (unchanged).
     InvalidRecords
         A row the model refuses (a ``DamagedVisitFile``; ``.problems`` names every row);
         the file is left untouched.
@@ -839,7 +869,7 @@ def open_visit(path, *, who: str | None = None, durability: str = "full", readon
     path = Path(path)
     if durability not in ("full", "normal"):
         raise ValueError(f"durability must be 'full' or 'normal', got {durability!r}")
-    conn, _ = _open_checked(path)
+    conn, meta = _open_checked(path)
     try:
         site, records = _load(conn, path)
     except sqlite3.DatabaseError as exc:
@@ -859,6 +889,8 @@ def open_visit(path, *, who: str | None = None, durability: str = "full", readon
     except sqlite3.Error as exc:
         raise _sqlite_failure(path, exc) from exc
     try:
+        if int(meta["schema_version"]) < S.SCHEMA_VERSION:
+            _migrate(conn, path)  # before the WAL switch: a failed migration leaves the bytes as they were
         _set_durable(conn, durability)
     except sqlite3.Error as exc:
         conn.close()
@@ -868,3 +900,37 @@ def open_visit(path, *, who: str | None = None, durability: str = "full", readon
         raise
     visit = Visit.from_records(site, records, who=who, **visit_kwargs)
     return VisitStore(path, conn, visit)
+
+
+def _migrate(conn: sqlite3.Connection, path: Path) -> None:
+    """Bring a file of an older schema to :data:`~fieldapp.store.schema.SCHEMA_VERSION`.
+
+    Done when a file is opened for recording (never by a read-only open, which reads the old
+    schema as it is): :func:`fieldapp.store.schema.migration_sql` (columns added, the rows
+    already there taking the model's defaults) and ``schema_version`` in one transaction, so a
+    crash or a full disk leaves the file at its old version, whole. The version is read again
+    inside the write lock, so two processes opening the file at once migrate it once.
+
+    Raises
+    ------
+    WriteFailed
+        The migration could not be written (the file is as it was).
+    """
+    key = "schema_version"
+    try:
+        conn.execute("BEGIN IMMEDIATE")
+        try:
+            version = int(conn.execute(f'SELECT value FROM "{S.META_TABLE}" WHERE key = ?', (key,)).fetchone()[0])
+            if version < S.SCHEMA_VERSION:
+                for sql in S.migration_sql(version):
+                    conn.execute(sql)
+                conn.execute(f'UPDATE "{S.META_TABLE}" SET value = ? WHERE key = ?', (str(S.SCHEMA_VERSION), key))
+                log.info("%s: schema %d -> %d", path, version, S.SCHEMA_VERSION)
+            conn.execute("COMMIT")
+        except BaseException:
+            if conn.in_transaction:
+                conn.execute("ROLLBACK")
+            raise
+    except sqlite3.Error as exc:
+        raise WriteFailed(f"could not bring {path} to schema {S.SCHEMA_VERSION} ({exc}); "
+                          "the file is unchanged") from exc

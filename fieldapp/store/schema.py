@@ -31,7 +31,20 @@ from shapely.geometry import MultiPolygon, Point, Polygon
 from ..survey import features as F
 from ..survey.features import Layer
 
-SCHEMA_VERSION = 1
+SCHEMA_VERSION = 2
+#: Columns each schema version added to a table of the version before, in the order added
+#: (``ALTER TABLE ... ADD COLUMN`` appends, so these are the last fields of their dataclasses
+#: and a migrated table has the same columns, in the same order, as a new one -- which the
+#: sync's schema comparison needs). Every added column is nullable or has a DEFAULT, so the
+#: rows already in the file get the model's default.
+#:
+#: - 2: ``transect.stipulated`` (NR 341.035(2)(c); default 0) and ``line_feature.mapped_stream``
+#:   (Drainageways A.1; NULL = not checked yet).
+ADDED_COLUMNS: dict[int, tuple[tuple[Layer, str], ...]] = {
+    2: ((Layer.TRANSECT, "stipulated"), (Layer.LINE, "mapped_stream")),
+}
+#: SQL DEFAULT of the added NOT NULL columns (a new table declares it too, so both agree).
+COLUMN_DEFAULTS = {(Layer.TRANSECT, "stipulated"): "0"}
 APPLICATION_ID = 0x47504B47  # "GPKG", GeoPackage 1.2+ §1.1.1.1.1
 GPKG_USER_VERSION = 10400  # GeoPackage 1.4.0
 META_TABLE = "fieldapp_meta"
@@ -122,6 +135,36 @@ def columns(layer: Layer) -> list[Column]:
     return out
 
 
+def column_sql(layer: Layer, c: Column) -> str:
+    """The column definition of ``c`` in ``layer`` (the same in CREATE TABLE and in a migration)."""
+    sql = f'"{c.name}" {c.sql}' + ("" if c.nullable else " NOT NULL")
+    default = COLUMN_DEFAULTS.get((layer, c.name))
+    return sql + (f" DEFAULT {default}" if default is not None else "")
+
+
+def added_after(version: int) -> set[tuple[Layer, str]]:
+    """(layer, column) pairs a file of schema ``version`` lacks (added by later versions)."""
+    return {pair for v, pairs in ADDED_COLUMNS.items() if v > version for pair in pairs}
+
+
+def migration_sql(from_version: int) -> list[str]:
+    """The statements that bring a visit's tables from schema ``from_version`` to
+    :data:`SCHEMA_VERSION` (``ALTER TABLE ... ADD COLUMN``, in version order).
+
+    Only the tables: the caller runs them in one transaction and sets ``schema_version`` in
+    :data:`META_TABLE` (``fieldapp.store.gpkg`` does so when a file is opened for recording).
+    Usable on any copy of a visit (the sync's base copy or an office master).
+    """
+    out = []
+    for v in sorted(ADDED_COLUMNS):
+        if v <= from_version:
+            continue
+        for layer, name in ADDED_COLUMNS[v]:
+            col = next(c for c in columns(layer) if c.name == name)
+            out.append(f'ALTER TABLE "{layer.value}" ADD COLUMN {column_sql(layer, col)}')
+    return out
+
+
 def create_table_sql(layer: Layer) -> list[str]:
     name = layer.value
     cols = [
@@ -134,7 +177,7 @@ def create_table_sql(layer: Layer) -> list[str]:
     if layer in GEOMETRY:
         cols.append(f"geom {GEOMETRY[layer][0]}")
     for c in columns(layer):
-        cols.append(f'"{c.name}" {c.sql}' + ("" if c.nullable else " NOT NULL"))
+        cols.append(column_sql(layer, c))
     sql = [f'CREATE TABLE "{name}" ({", ".join(cols)})']
     parent = {Layer.OHWM_POINT: "line_uuid", Layer.STATION: "transect_uuid",
               Layer.WALK_VERTEX: "walk_uuid"}.get(layer)

@@ -189,6 +189,10 @@ class Transect(Feature):
     """A bank transect: origin on the OHWM and a landward true azimuth.
 
     ``geometry`` is the LineString from the origin to the last station (None before one).
+    ``stipulated``: the landowner stipulates the bank distance here, NR 341.035(2)(c) (300 ft,
+    500 ft on a priority waterway); it feeds ``nr341.bank`` ``stipulated`` (store schema 2;
+    False in a schema 1 file). Kept last so the store's column order matches a schema 1 table
+    with the column added (``ALTER TABLE ... ADD COLUMN`` appends).
     """
 
     label: str
@@ -198,6 +202,7 @@ class Transect(Feature):
     azimuth_true_deg: float
     origin_elevation_ft: float | None = None
     geometry: Any = None
+    stipulated: bool = False
 
 
 @dataclass(frozen=True, kw_only=True, slots=True)
@@ -268,7 +273,13 @@ class AreaFeature(Feature):
 
 @dataclass(frozen=True, kw_only=True, slots=True)
 class LineFeature(Feature):
-    """A line by kind (drainageway centreline, swale, utility trench, drive edge)."""
+    """A line by kind (drainageway centreline, swale, utility trench, drive edge).
+
+    ``mapped_stream`` (drainageway centrelines): whether the stream is shown on the USGS 7.5-minute
+    quadrangle or the county soil survey map (City resource protection, Drainageways A.1); None
+    until the surveyor has checked. It feeds ``drainageway`` ``mapped_stream`` (store schema 2;
+    None in a schema 1 file). Kept last, as :attr:`Transect.stipulated`.
+    """
 
     kind: LineKind
     geometry: Any
@@ -276,6 +287,7 @@ class LineFeature(Feature):
     channel_width_ft: float | None = None
     tributary_area_ac: float | None = None
     notes: str = ""
+    mapped_stream: bool | None = None
 
 
 @dataclass(frozen=True, kw_only=True, slots=True)

@@ -405,6 +405,9 @@ class Visit:
                 self._referred(name, target, value)
         if layer is Layer.TREE:
             return self.update_tree(uuid, **fields)
+        if layer is Layer.LINE and fields.get("mapped_stream") is not None:
+            kind = _enum(LineKind, fields.get("kind", self.get(layer, uuid).kind), "kind")
+            _check_mapped_stream(kind, fields["mapped_stream"])
         return self._update(layer, uuid, **fields)
 
     def delete(self, layer, uuid: str) -> tuple[Change, ...]:
@@ -634,11 +637,13 @@ class Visit:
         north: North = North.TRUE,
         label: str = "",
         origin_elevation_ft: float | None = None,
+        stipulated: bool = False,
     ) -> Transect:
         """A transect from the OHWM, landward on ``azimuth_deg``.
 
         The origin is an OHWM point, or ``origin`` (x, y) moved onto the nearest point of the
         OHWM line when there is one. ``origin_elevation_ft`` lets stations carry elevations.
+        ``stipulated``: the bank distance is stipulated here (see :meth:`set_stipulated`).
         """
         az = true_azimuth(azimuth_deg, north, self._site.declination_deg)
         if ohwm_point_uuid is not None:
@@ -658,6 +663,7 @@ class Visit:
             **self._stamp(), label=V.text("label", label) or f"T{len(self._data[Layer.TRANSECT]) + 1}",
             line_uuid=line_uuid, origin_x=float(ox), origin_y=float(oy), azimuth_true_deg=az,
             origin_elevation_ft=V.optional_finite("origin_elevation_ft", origin_elevation_ft),
+            stipulated=V.boolean("stipulated", stipulated),
         )
         self._commit([Change(Action.ADDED, Layer.TRANSECT, t)])
         return t
@@ -765,6 +771,23 @@ class Visit:
         """Mark (or clear) a complete interruption at a station (the surveyor decides)."""
         return self._update(Layer.STATION, station_uuid, interruption=V.boolean("interruption", interruption))
 
+    def set_stipulated(self, transect_uuid: str, stipulated: bool = True) -> Transect:
+        """Mark (or clear) a stipulated bank at a transect, NR 341.035(2)(c).
+
+        The landowner stipulates that the slope continues: the bank is 300 ft (1.), 500 ft on a
+        priority waterway (2.), from the OHWM, still capped by a complete interruption
+        ((1)(c)). One undoable command; listeners get an UPDATED change of the transect, and
+        the transect's ``nr341.bank`` request (:meth:`bank_input`) carries ``stipulated``.
+
+        Raises
+        ------
+        NotFound
+            No such transect.
+        InvalidValue
+            ``stipulated`` is not a bool.
+        """
+        return self._update(Layer.TRANSECT, transect_uuid, stipulated=V.boolean("stipulated", stipulated))
+
     def segments(self, transect_uuid: str) -> list[dict]:
         """``nr341.bank`` ``segments``: [{"horizontal_ft", "slope_pct"}] from the OHWM landward."""
         return [{"horizontal_ft": s.segment_ft, "slope_pct": s.slope_pct} for s in self.stations(transect_uuid)]
@@ -784,14 +807,20 @@ class Visit:
         """The ``input`` of an ``nr341.bank`` request for a transect (rules-contract.md).
 
         ``priority`` from the site; ``segments`` per station; ``interruption_at_ft`` at the
-        first station marked as a complete interruption.
+        first station marked as a complete interruption; ``stipulated: true`` when the
+        transect is marked stipulated (:meth:`set_stipulated`; left out otherwise, the rule's
+        default being false). ``stipulated`` given here overrides the transect's mark and is
+        always written (a what-if for the report).
         """
+        t = self.get(Layer.TRANSECT, transect_uuid)
         out: dict = {"priority": bool(self._site.priority_waterway), "segments": self.segments(transect_uuid)}
         cut = [s.distance_ft for s in self.stations(transect_uuid) if s.interruption]
         if cut:
             out["interruption_at_ft"] = cut[0]
         if stipulated is not None:
             out["stipulated"] = bool(stipulated)
+        elif t.stipulated:
+            out["stipulated"] = True
         return out
 
     # ---------------------------------------------------------------- trees
@@ -881,16 +910,40 @@ class Visit:
         return feat
 
     def add_line(self, kind: LineKind | str, geometry, *, label: str = "", channel_width_ft=None,
-                 tributary_area_ac=None, notes="") -> LineFeature:
-        """Add a line of ``kind`` (drainageway centreline, swale, utility trench, drive edge)."""
+                 tributary_area_ac=None, notes="", mapped_stream: bool | None = None) -> LineFeature:
+        """Add a line of ``kind`` (drainageway centreline, swale, utility trench, drive edge).
+
+        ``mapped_stream`` only for a drainageway centreline (see :meth:`set_mapped_stream`).
+        """
         self.frame
+        kind = _enum(LineKind, kind, "kind")
+        _check_mapped_stream(kind, mapped_stream)
         feat = LineFeature(
-            **self._stamp(), kind=_enum(LineKind, kind, "kind"), geometry=_line("geometry", geometry),
+            **self._stamp(), kind=kind, geometry=_line("geometry", geometry),
             label=V.text("label", label), channel_width_ft=channel_width_ft,
-            tributary_area_ac=tributary_area_ac, notes=notes,
+            tributary_area_ac=tributary_area_ac, notes=notes, mapped_stream=mapped_stream,
         )
         self._commit([Change(Action.ADDED, Layer.LINE, _validate(feat))])
         return feat
+
+    def set_mapped_stream(self, line_uuid: str, mapped_stream: bool | None) -> LineFeature:
+        """Record whether a drainageway centreline's stream is on the USGS 7.5-minute quadrangle
+        or the county soil survey map (True / False), or None for "not checked yet".
+
+        City resource protection, Drainageways A.1: only a mapped stream is a drainageway. One
+        undoable command (UPDATED change of the line); the line's ``drainageway`` request
+        carries ``mapped_stream`` once it is True or False (``needs_data`` while None).
+
+        Raises
+        ------
+        NotFound
+            No such line.
+        InvalidValue
+            Not a bool or None, or the line is not a drainageway centreline.
+        """
+        line = self.get(Layer.LINE, line_uuid)
+        _check_mapped_stream(line.kind, mapped_stream)
+        return self._update(Layer.LINE, line_uuid, mapped_stream=mapped_stream)
 
     def area_sqft(self, uuid: str) -> float:
         """Ground area of an area feature (sq ft of the site's foot)."""
@@ -1023,6 +1076,16 @@ def _reading_id(reading) -> str | None:
         if v is not None:
             return str(v)
     return None
+
+
+def _check_mapped_stream(kind: LineKind, mapped_stream) -> None:
+    """``mapped_stream`` is None, or a bool on a drainageway centreline (InvalidValue)."""
+    if mapped_stream is None:
+        return
+    V.boolean("mapped_stream", mapped_stream)
+    if kind is not LineKind.DRAINAGEWAY_CENTRELINE:
+        raise InvalidValue("mapped_stream", f"only a drainageway centreline is a stream (this line is a "
+                                            f"{kind.value}); a swale is classed by its tributary area")
 
 
 def _enum(cls, value, name):
