@@ -55,6 +55,25 @@ def build_config(argv: list[str] | None) -> Any:
     return config_mod.build(cli, use_file=not args.no_settings_file)
 
 
+_GC: Any = None
+
+
+def collect_garbage_in_gui_thread() -> None:
+    """Run Python's cyclic garbage collection only on the GUI thread (once per process).
+
+    Reader threads and office jobs (report, export, sync) allocate too; if automatic collection
+    fires in one of them while it holds the last reference to a Qt wrapper, the QObject is
+    destroyed off the GUI thread and Qt deadlocks or crashes (seen as a hang: a report job's
+    ``gc_collect_main`` destroying a QObject while the GUI thread deleted a menu). pyqtgraph's
+    ``GarbageCollector`` disables automatic collection and collects from a Qt timer instead.
+    """
+    global _GC
+    if _GC is None:
+        from pyqtgraph.util.garbage_collector import GarbageCollector
+
+        _GC = GarbageCollector(interval=0.5)
+
+
 def create_window(config: Any, *, start_devices: bool = True) -> Any:
     """Build the window, its bridge and device session (used by ``main`` and tests).
 
@@ -72,6 +91,7 @@ def create_window(config: Any, *, start_devices: bool = True) -> Any:
     from fieldapp.ui.session import DeviceSession
     from fieldapp.ui.workflows import install_workflows
 
+    collect_garbage_in_gui_thread()
     bridge = DeviceBridge()
     session = DeviceSession(config, bridge)
     window = MainWindow(config, bridge, session)
