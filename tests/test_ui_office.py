@@ -174,6 +174,15 @@ def test_sync_button_new_office_counts_and_reopens_visit(qtbot, sample_window, m
     assert report.totals().received == 0 and report.totals().conflicts == 0
     table = w.office.result_dialog.table
     assert table.item(table.rowCount() - 1, 0).text() == "All layers"
+    # layers in field words, the GeoPackage table in the tooltip (fieldapp.ui.layerwords)
+    shown = {table.item(r, 0).text(): table.item(r, 0).toolTip()
+             for r in range(table.rowCount() - 1)}
+    assert "Trees" in shown and "“tree”" in shown["Trees"]
+    assert "Transect stations" in shown and "“station”" in shown["Transect stations"]
+    assert int(table.item([table.item(r, 0).text() for r in range(table.rowCount())]
+                          .index("Transect stations"), 1).text()) == 6
+    internal = {c.layer for c in report.layers}
+    assert not internal & set(shown), shown                # no table name shown as such
     assert int(table.item(table.rowCount() - 1, 1).text()) == report.totals().sent
     # reopened: a new controller, a live store, same data, recording resumed
     assert w.visit is not old_controller and not w.visit.store.closed
@@ -216,7 +225,9 @@ def test_conflicts_view_shows_records(qtbot, private_dirs):
         assert view.table.rowCount() == 1
         cells = [view.table.item(0, c).text() for c in range(view.table.columnCount())]
         # the sample's record: tree dbh_in base 10.0, office 10.4, laptop 10.2, ours kept
-        assert cells[0] == "tree" and cells[2] == "dbh_in"
+        # the layer in field words, its table name in the tooltip
+        assert cells[0] == "Trees" and cells[2] == "dbh_in"
+        assert "“tree”" in view.table.item(0, 0).toolTip()
         assert cells[4:8] == ["10.0", "10.4", "10.2", "ours"]
         assert cells[8] == "last-sync-wins"
         assert "1 conflict record(s), 1 unresolved" in view.summary.text()

@@ -283,3 +283,70 @@ def test_simulated_surveyor_walks_to_the_ohwm_points_and_the_transect_origin(qtb
         assert w.panels["transect"].azimuth.value() == pytest.approx(350.0)
     finally:
         close_window(w)
+
+
+def test_stipulated_bank_box_sets_the_transect_and_the_bank_verdict(qtbot, private_dirs):
+    w = make_window(qtbot, private_dirs, simulate=True, time_scale=10.0, rate_hz=10.0)
+    try:
+        average_point(qtbot, w)
+        # OHWM points are numbered from 1 where the user sees them (the model's seq is 0)
+        ohwm = w.panels["ohwm"]
+        assert w.visit.ohwm_points()[0].seq == 0
+        qtbot.waitUntil(lambda: ohwm.table.rowCount() == 1, timeout=WAIT_MS)  # refresh timer
+        assert ohwm.table.item(0, 0).text() == "1"
+        key(qtbot, w, "Ctrl+2")
+        panel = w.panels["transect"]
+        qtbot.waitUntil(lambda: panel.origin.count() == 1, timeout=WAIT_MS)
+        assert panel.origin.currentText() == "Point 1"
+        assert not panel.stipulated.isEnabled()          # no transect yet
+        panel.azimuth.setValue(350.0)
+        key(qtbot, w, "N")
+        qtbot.waitUntil(lambda: w.visit.current_transect is not None, timeout=WAIT_MS)
+        t = w.visit.current_transect
+        qtbot.waitUntil(panel.stipulated.isEnabled, timeout=WAIT_MS)
+        assert not panel.stipulated.isChecked() and t.stipulated is False
+        # no station, not stipulated: no bank check yet
+        assert w.visit.checks.get(f"bank:{t.uuid}") is None
+        # keyboard: Alt+S (the box's mnemonic) ticks it
+        key(qtbot, w, "Alt+S")
+        qtbot.waitUntil(lambda: w.visit.current_transect.stipulated is True, timeout=WAIT_MS)
+        assert panel.stipulated.isChecked()
+        # the rule's stipulated result: a landowner's stipulation on a non-priority waterway
+        # gives 300 ft, NR 341.035(2)(c)1., no slope survey needed (computed by the rule
+        # from the same request the checks panel shows)
+        expected = evaluate({"rule": "nr341.bank", "input": {"priority": False, "segments": [],
+                                                              "stipulated": True}})
+        assert expected["status"] == "determined" and expected["basis"] == "stipulation"
+        assert expected["bank_ft"] == pytest.approx(300.0)
+        qtbot.waitUntil(lambda: w.checks_panel.row_of(f"bank:{t.uuid}") >= 0, timeout=WAIT_MS)
+        row = w.checks_panel.row_of(f"bank:{t.uuid}")
+        assert w.checks_panel.table.item(row, 1).text() == "determined"
+        assert w.checks_panel.table.item(row, 2).text() == "Bank 300.0 ft (stipulation)"
+        assert w.checks_panel.table.item(row, 3).text() == expected["citation"]
+        assert "(2)(c)" in expected["citation"]
+        assert panel.state.text().startswith("Bank 300.0 ft — determined (stipulation)")
+        w.checks_panel.table.selectRow(row)
+        assert '"stipulated": true' in w.checks_panel.details.toPlainText()
+        # stored in the GeoPackage
+        with sqlite3.connect(f"file:{w.visit.path}?mode=ro", uri=True) as conn:
+            stored = conn.execute('SELECT stipulated FROM "transect" WHERE uuid = ?',
+                                  (t.uuid,)).fetchone()[0]
+        assert stored == 1
+        # a slope survey after it does not change a stipulated bank (the 10 scripted shots:
+        # 120 ft by slope, but the stipulation stands)
+        qtbot.waitUntil(lambda: not panel.shoot_button.isHidden(), timeout=WAIT_MS)
+        for n in range(1, 4):
+            key(qtbot, w, "S")
+            qtbot.waitUntil(lambda n=n: len(w.visit.stations()) == n, timeout=WAIT_MS)
+        qtbot.waitUntil(lambda: w.visit.bank_check().result.get("bank_ft") == 300.0,
+                        timeout=WAIT_MS)
+        # cleared from the keyboard (focus and Space): the slope verdict comes back
+        panel.stipulated.setFocus()
+        key(qtbot, w.focusWidget() or w, "Space")
+        qtbot.waitUntil(lambda: w.visit.current_transect.stipulated is False, timeout=WAIT_MS)
+        qtbot.waitUntil(lambda: w.visit.bank_check().result.get("basis") != "stipulation",
+                        timeout=WAIT_MS)
+        with sqlite3.connect(f"file:{w.visit.path}?mode=ro", uri=True) as conn:
+            assert conn.execute('SELECT stipulated FROM "transect"').fetchone()[0] == 0
+    finally:
+        close_window(w)

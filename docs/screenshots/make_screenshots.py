@@ -3,10 +3,15 @@
 Drives the app over the demo simulators as a user would (keys; the simulated surveyor of
 ``fieldapp.ui.simsupport`` walks the receiver), then grabs the window. Give shot names
 (``... make_screenshots.py tally boundary``) to save only those.
+
+``--size WxH`` sets the window size (default 1366x768, a rugged field laptop's screen; try
+``--size 1280x800`` for a tablet), ``--out DIR`` writes the PNGs elsewhere (default: next to
+this script, where the README takes them from).
 """
 
 from __future__ import annotations
 
+import argparse
 import os
 import sys
 import tempfile
@@ -22,7 +27,29 @@ from PySide6.QtTest import QTest  # noqa: E402
 from PySide6.QtWidgets import QApplication  # noqa: E402
 
 
+def parse_args(argv: list[str]) -> argparse.Namespace:
+    p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    p.add_argument("shots", nargs="*", help="save only these shots (e.g. tally boundary)")
+    p.add_argument("--size", default="1366x768", metavar="WxH",
+                   help="window size in pixels (default 1366x768)")
+    p.add_argument("--out", type=Path, default=OUT, metavar="DIR",
+                   help="folder for the PNGs (default: docs/screenshots)")
+    args = p.parse_args(argv)
+    try:
+        w, h = (int(v) for v in args.size.lower().split("x"))
+    except ValueError:
+        p.error(f"--size {args.size!r}: expected WIDTHxHEIGHT, e.g. 1366x768")
+    if w < 200 or h < 200:
+        p.error(f"--size {args.size!r}: too small")
+    args.size = (w, h)
+    return args
+
+
 def main() -> None:
+    args = parse_args(sys.argv[1:])
+    out_dir = args.out
+    out_dir.mkdir(parents=True, exist_ok=True)
+    size = args.size
     tmp = Path(tempfile.mkdtemp(prefix="fieldapp-shots-"))
     os.environ["FIELDAPP_CONFIG_DIR"] = str(tmp / "cfg")
     app = QApplication([])
@@ -33,7 +60,7 @@ def main() -> None:
     theme.apply(app)
     sc = simsupport.load_scenario()
     visit = tmp / "demo.gpkg"
-    wanted = set(sys.argv[1:])  # e.g. "tally boundary": save only those shots
+    wanted = set(args.shots)  # e.g. "tally boundary": save only those shots
 
     def window():
         cfg = C.build({"simulate": True, "data_dir": str(tmp), "visit": str(visit)},
@@ -41,8 +68,12 @@ def main() -> None:
         w = appmod.create_window(cfg)
         w.session.sim_time_scale = 6.0
         w.session.sim_gnss_rate_hz = 10.0
-        w.resize(1500, 980)
         w.show()
+        w.resize(*size)
+        QTest.qWait(100)
+        if (w.width(), w.height()) != size:
+            print(f"note: the window is {w.width()}x{w.height()}, not {size[0]}x{size[1]}"
+                  " (its minimum size)")
         return w
 
     def until(cond, t=180.0):
@@ -68,15 +99,15 @@ def main() -> None:
             pass
         if wanted and name.removesuffix(".png") not in wanted:
             return
-        w.grab().save(str(OUT / name))
-        print("wrote", OUT / name)
+        w.grab().save(str(out_dir / name))
+        print("wrote", out_dir / name)
 
     def dialog_shot(dlg, name):
         QTest.qWait(300)
         if wanted and name.removesuffix(".png") not in wanted:
             return
-        dlg.grab().save(str(OUT / name))
-        print("wrote", OUT / name)
+        dlg.grab().save(str(out_dir / name))
+        print("wrote", out_dir / name)
 
     def close_messages():
         from PySide6.QtWidgets import QDialog
@@ -152,8 +183,8 @@ def main() -> None:
         if wanted and "report_progress" not in wanted:
             pass
         elif w.office.busy():
-            w.grab().save(str(OUT / "report_progress.png"))  # at once: the job is short
-            print("wrote", OUT / "report_progress.png")
+            w.grab().save(str(out_dir / "report_progress.png"))  # at once: the job is short
+            print("wrote", out_dir / "report_progress.png")
     until(lambda: not w.office.busy())
     close_messages()
     # Sync (Ctrl+Y) with a new office folder: the per-layer result window

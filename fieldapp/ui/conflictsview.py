@@ -16,6 +16,8 @@ from PySide6.QtWidgets import (
     QAbstractItemView, QHeaderView, QLabel, QTableWidget, QTableWidgetItem, QVBoxLayout, QWidget,
 )
 
+from fieldapp.ui.layerwords import layer_tooltip, layer_words
+
 COLUMNS = ("Layer", "Feature", "Field", "Kind", "Base", "Theirs (office)", "Ours (laptop)",
            "Kept", "Policy")
 KIND_WORDS = {"same-field": "same field, different values",
@@ -69,12 +71,13 @@ class ConflictsView(QWidget):
         for r, c in enumerate(self.conflicts):
             kind = getattr(c.kind, "value", str(c.kind))
             feature = c.feature_uuid or str(c.feature_fid or "")
-            cells = (c.layer, feature[:8], c.field or "–",
+            cells = (layer_words(c.layer), feature[:8], c.field or "–",
                      KIND_WORDS.get(kind, kind), value_text(c.base), value_text(c.theirs),
                      value_text(c.ours), c.kept, c.policy)
             for col, text in enumerate(cells):
                 item = QTableWidgetItem(str(text))
-                item.setToolTip(feature if col == 1 else str(text))
+                item.setToolTip(feature if col == 1 else layer_tooltip(c.layer) if col == 0
+                                else str(text))
                 item.setData(Qt.UserRole, c.uuid)
                 self.table.setItem(r, col, item)
         self.table.resizeColumnsToContents()

@@ -119,6 +119,7 @@ class JobBar(QWidget):
         self.label = QLabel("")
         self.label.setObjectName("jobLabel")
         self.label.setStyleSheet("font-weight: bold;")
+        self.label.setWordWrap(True)      # a long message never widens the window
         self.bar = QProgressBar()
         self.bar.setObjectName("jobProgress")
         self.bar.setRange(0, 1000)

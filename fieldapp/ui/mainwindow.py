@@ -73,7 +73,9 @@ class MainWindow(QMainWindow):
 
         self.setWindowTitle("fieldapp")
         self.setWindowIcon(app_icon())
-        self.resize(1400, 900)
+        # fits a 1366x768 field laptop (Toughbook, Getac) and a 1280x800 tablet: the panels
+        # scroll vertically when the screen is low, nothing is clipped sideways
+        self.resize(1366, 740)
         central = QWidget()
         self.setCentralWidget(central)
         outer = QVBoxLayout(central)
@@ -102,21 +104,22 @@ class MainWindow(QMainWindow):
         self.lower_tabs.setObjectName("lowerTabs")
         self._conflicts_page = QWidget()     # the Conflicts view is built when first shown
         self.conflicts_view: Any = None
-        self.lower_tabs.addTab(self._conflicts_page, "Conflicts  [Ctrl+J]")
+        self.lower_tabs.addTab(self._conflicts_page, "Conflicts [Ctrl+J]")
         self.lower_tabs.currentChanged.connect(self._lower_tab_changed)
         left.addWidget(self.lower_tabs)
         left.setStretchFactor(0, 1)
         left.setStretchFactor(1, 1)
-        left.setSizes([440, 460])
+        left.setSizes([330, 330])
         self.left_splitter = left
         self.splitter.addWidget(left)
         self.tabs = QTabWidget()
         self.tabs.setObjectName("workflows")
         self.splitter.addWidget(self.tabs)
         self.splitter.setChildrenCollapsible(False)
-        self.splitter.setStretchFactor(0, 11)
-        self.splitter.setStretchFactor(1, 9)
-        self.splitter.setSizes([770, 630])
+        # a wider window gives the map the room; the workflow panel keeps its width
+        self.splitter.setStretchFactor(0, 1)
+        self.splitter.setStretchFactor(1, 0)
+        self.splitter.setSizes([720, 640])
 
         from fieldapp.ui.jobs import JobBar
         from fieldapp.ui.officeactions import OfficeActions
@@ -166,7 +169,8 @@ class MainWindow(QMainWindow):
         tb.setObjectName("mainToolbar")
         tb.setMovable(False)
         tb.setToolButtonStyle(Qt.ToolButtonTextOnly)
-        tb.setStyleSheet("QToolButton { min-height: 40px; min-width: 60px; font-weight: bold; }")
+        # 44 px high buttons (32 + padding + border): a gloved finger, little height spent
+        tb.setStyleSheet("QToolButton { min-height: 32px; min-width: 60px; font-weight: bold; }")
         self.addToolBar(Qt.TopToolBarArea, tb)
         self.toolbar = tb
         self.visit_label = QLabel("  no visit  ")
@@ -212,7 +216,7 @@ class MainWindow(QMainWindow):
 
     def add_workflow(self, panel: QWidget, title: str, key: str) -> None:
         """Add a workflow tab reachable with ``key`` (e.g. ``Ctrl+1``)."""
-        index = self.tabs.addTab(panel, f"{title}  [{key}]")
+        index = self.tabs.addTab(panel, f"{title} [{key}]")   # four tabs in a 640 px panel
         self._action(f"Go to {title}", key, lambda _checked=False, i=index: self._goto(i))
 
     def _goto(self, index: int) -> None:
@@ -473,8 +477,8 @@ class MainWindow(QMainWindow):
             except Exception:  # noqa: BLE001 - the view says it when opened
                 n = None
         i = self.lower_tabs.indexOf(self._conflicts_page)
-        self.lower_tabs.setTabText(i, f"Conflicts ({n})  [Ctrl+J]" if n else
-                                   "Conflicts  [Ctrl+J]")
+        self.lower_tabs.setTabText(i, f"Conflicts ({n}) [Ctrl+J]" if n else
+                                   "Conflicts [Ctrl+J]")
 
     # ------------------------------------------------------------------ closing
     def closeEvent(self, event: Any) -> None:  # noqa: N802 - Qt name

@@ -31,6 +31,7 @@ from PySide6.QtWidgets import (
 )
 
 from fieldapp.ui.jobs import BackgroundJob, JobCancelled
+from fieldapp.ui.layerwords import layer_tooltip, layer_words
 
 log = logging.getLogger(__name__)
 
@@ -185,12 +186,15 @@ class SyncResultDialog(QDialog):
         self.table.verticalHeader().setVisible(False)
         self.table.setEditTriggers(QTableWidget.NoEditTriggers)
         for r, c in enumerate(rows):
-            cells = ["All layers" if c.layer == "all" else c.layer, c.sent, c.received, c.merged,
-                     c.conflicts]
+            # field words ("GNSS track"), the table name ("track_point") in the tooltip
+            cells = ["All layers" if c.layer == "all" else layer_words(c.layer), c.sent,
+                     c.received, c.merged, c.conflicts]
             for col, v in enumerate(cells):
                 item = QTableWidgetItem(str(v))
                 if col:
                     item.setTextAlignment(Qt.AlignRight | Qt.AlignVCenter)
+                elif c.layer != "all":
+                    item.setToolTip(layer_tooltip(c.layer))
                 if c.layer == "all":
                     f = item.font()
                     f.setBold(True)

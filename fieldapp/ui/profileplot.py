@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import numpy as np
 import pyqtgraph as pg
-from PySide6.QtCore import Qt, QTimer
+from PySide6.QtCore import QSize, Qt, QTimer
 from PySide6.QtWidgets import QVBoxLayout, QWidget
 
 STEEP = "#cc0000"
@@ -72,6 +72,11 @@ class ProfilePlot(QWidget):
         self.timer.setInterval(max(10, int(1000 / redraw_hz)))
         self.timer.timeout.connect(self.redraw)
         self.timer.start()
+
+    def sizeHint(self) -> QSize:  # noqa: N802 - Qt name
+        """A modest preferred size: the panel's layout gives the plot whatever height is left
+        (a 1366x768 screen has little), so it never pushes the panel into scrolling."""
+        return QSize(480, 220)
 
     def set_profile(self, segments: list[tuple[float, float]], threshold_pct: float,
                     base_ft: float, bank_ft: float | None, bank_at_least_ft: float | None,

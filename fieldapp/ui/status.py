@@ -10,7 +10,7 @@ from __future__ import annotations
 import time
 from typing import Any
 
-from PySide6.QtWidgets import QFrame, QHBoxLayout, QLabel, QWidget
+from PySide6.QtWidgets import QFrame, QHBoxLayout, QLabel, QVBoxLayout, QWidget
 
 from fieldapp.ui import theme
 
@@ -133,9 +133,15 @@ class StatusStrip(QFrame):
         self.setObjectName("statusStrip")
         self.setFrameShape(QFrame.StyledPanel)
         self.setStyleSheet("#statusStrip { background: #f7f7f7; border-top: 2px solid #000; }")
-        row = QHBoxLayout(self)
-        row.setContentsMargins(6, 4, 6, 4)
-        row.setSpacing(8)
+        # one row of badges and figures; why recording is blocked goes on a line of its own
+        # under them (shown only then), so the strip fits a 1280 px wide screen
+        rows = QVBoxLayout(self)
+        rows.setContentsMargins(4, 3, 4, 3)
+        rows.setSpacing(2)
+        row = QHBoxLayout()
+        row.setContentsMargins(0, 0, 0, 0)
+        row.setSpacing(6)
+        rows.addLayout(row)
         self.device_labels: dict[str, QLabel] = {}
         for kind in DEVICE_LABELS:
             lab = _badge(f"{DEVICE_LABELS[kind]}: none")
@@ -152,10 +158,13 @@ class StatusStrip(QFrame):
         self.problem_label = QLabel("")
         self.problem_label.setProperty("role", "reason")
         self.problem_label.setObjectName("recordBlocked")
+        self.problem_label.setWordWrap(True)
+        self.problem_label.hide()
         for w in (self.quality_label, self.sats_label, self.hdop_label, self.accuracy_label,
                   self.age_label, self.antenna_label):
             row.addWidget(w)
-        row.addWidget(self.problem_label, 1)
+        row.addStretch(1)
+        rows.addWidget(self.problem_label)
         self._states: dict[str, str] = {k: "none" for k in DEVICE_LABELS}
         self._accuracy_est: bool | None = None
 
@@ -224,6 +233,8 @@ class StatusStrip(QFrame):
 
     def show_problem(self, problem: str | None) -> None:
         _set_text(self.problem_label, f"Recording blocked: {problem}" if problem else "")
+        if self.problem_label.isHidden() == bool(problem):
+            self.problem_label.setVisible(bool(problem))
 
 
 def format_stats(stats: Any) -> str:

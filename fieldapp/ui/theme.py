@@ -18,13 +18,17 @@ STALE = ("#5c5c5c", "#ffffff")     # stale, unknown
 NEUTRAL = ("#e6e6e6", "#000000")
 
 BASE_POINT_SIZE = 13
-BUTTON_MIN_HEIGHT_PX = 48
+#: Content height of a button; with the 4 px padding and 2 px border a button is 48 px high
+#: (about 10 mm on a 13" 1366x768 screen: a gloved fingertip).
+BUTTON_MIN_HEIGHT_PX = 36
+#: Outer height of a big workflow button (``workflows.base.big_button``).
+BIG_BUTTON_HEIGHT_PX = 48
 
 STYLE_SHEET = f"""
 QWidget {{ font-size: {BASE_POINT_SIZE}pt; color: #000000; }}
 QMainWindow, QDialog {{ background: #ffffff; }}
 QPushButton, QToolButton {{
-    min-height: {BUTTON_MIN_HEIGHT_PX}px; padding: 4px 14px; border: 2px solid #000000;
+    min-height: {BUTTON_MIN_HEIGHT_PX}px; padding: 4px 10px; border: 2px solid #000000;
     border-radius: 6px; background: #f2f2f2; font-weight: bold;
 }}
 QPushButton:hover {{ background: #dde8ff; }}
@@ -36,7 +40,10 @@ QLineEdit, QSpinBox, QDoubleSpinBox, QComboBox {{
     min-height: 36px; border: 2px solid #333333; border-radius: 4px; padding: 2px 6px;
     background: #ffffff;
 }}
-QTabBar::tab {{ min-height: 40px; min-width: 110px; padding: 4px 14px; font-weight: bold;
+QCheckBox {{ min-height: 40px; spacing: 10px; }}
+QCheckBox::indicator {{ width: 28px; height: 28px; }}
+QTabBar::tab {{ min-height: 34px; min-width: 60px; padding: 3px 6px; font-weight: bold;
+    font-size: {BASE_POINT_SIZE - 1}pt;
     border: 2px solid #333; border-bottom: none; background: #e6e6e6; }}
 QTabBar::tab:selected {{ background: #ffffff; color: #000000; }}
 QHeaderView::section {{ background: #e6e6e6; font-weight: bold; padding: 4px;

@@ -163,6 +163,21 @@ class VisitController:
             raise ValueError("no station to remove")
         self.model.delete(Layer.STATION, st[-1].uuid)
 
+    def set_stipulated(self, stipulated: bool) -> Any:
+        """Mark (or clear) a stipulated bank at the current transect, NR 341.035(2)(c): the
+        landowner stipulates the slope continues (300 ft, 500 ft on a priority waterway).
+        Stored at once; the transect's bank check is evaluated again (``Visit.set_stipulated``).
+
+        Raises
+        ------
+        ValueError
+            No transect started.
+        """
+        t = self.current_transect
+        if t is None:
+            raise ValueError("start a transect first")
+        return self.model.set_stipulated(t.uuid, bool(stipulated))
+
     def bank_check(self, transect_uuid: str | None = None) -> Any:
         uuid = transect_uuid or self.current_transect_uuid
         return self.checks.get(f"bank:{uuid}") if uuid else None

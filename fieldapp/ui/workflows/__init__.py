@@ -25,8 +25,10 @@ def install_workflows(window: Any) -> None:
         panel = cls(window)
         window.panels[cls.title.lower()] = panel
         window.add_workflow(panel, cls.title, f"Ctrl+{n}")
+    # every workflow tab in view (no scroll arrows): the panel is never narrower than its tabs
+    window.tabs.setMinimumWidth(window.tabs.tabBar().sizeHint().width() + 6)
     window.checks_panel = ChecksPanel()
-    window.lower_tabs.insertTab(0, window.checks_panel, "Checks  [Ctrl+K]")
+    window.lower_tabs.insertTab(0, window.checks_panel, "Checks [Ctrl+K]")
     window.lower_tabs.setCurrentIndex(0)
     window._action("Checks", "Ctrl+K", window.show_checks)
 

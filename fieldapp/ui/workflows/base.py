@@ -4,14 +4,20 @@ from __future__ import annotations
 
 from typing import Any, Callable
 
-from PySide6.QtWidgets import QLabel, QMessageBox, QPushButton, QWidget
+from PySide6.QtCore import QEvent, QObject, QSize, Qt
+from PySide6.QtWidgets import (
+    QFrame, QGridLayout, QLabel, QMessageBox, QPushButton, QScrollArea, QVBoxLayout, QWidget,
+)
+
+from fieldapp.ui import theme
 
 
 def big_button(text: str, key: str, tip: str = "") -> QPushButton:
-    """A large button labelled with its key (``Average point  [A]``)."""
+    """A large button labelled with its key (``Average point  [A]``), 48 px high (a gloved
+    fingertip; :data:`fieldapp.ui.theme.BIG_BUTTON_HEIGHT_PX`)."""
     b = QPushButton(f"{text}  [{key}]")
     b.setToolTip(tip or text)
-    b.setMinimumHeight(52)
+    b.setMinimumHeight(theme.BIG_BUTTON_HEIGHT_PX)
     return b
 
 
@@ -22,8 +28,73 @@ def state_label(text: str = "") -> QLabel:
     return lab
 
 
+def point_number(point: Any) -> int:
+    """The number a user sees for an OHWM point: 1 for the first (the model's ``seq`` counts
+    from 0; the simulated surveyor and the README say "OHWM point 1, 2, 3")."""
+    return int(point.seq) + 1
+
+
+def point_name(point: Any) -> str:
+    """``Point 1`` ... for lists of OHWM points."""
+    return f"Point {point_number(point)}"
+
+
+def field_grid() -> QGridLayout:
+    """A grid of fields with their labels above them (compact on a 1366 px wide screen)."""
+    g = QGridLayout()
+    g.setContentsMargins(0, 0, 0, 0)
+    g.setHorizontalSpacing(8)
+    g.setVerticalSpacing(2)
+    return g
+
+
+def add_field(grid: QGridLayout, row: int, col: int, label: str, widget: QWidget,
+              span: int = 1) -> QLabel:
+    """``label`` above ``widget`` in ``grid`` (rows ``2 * row`` and ``2 * row + 1``)."""
+    lab = QLabel(label)
+    lab.setBuddy(widget)
+    grid.addWidget(lab, 2 * row, col, 1, span)
+    grid.addWidget(widget, 2 * row + 1, col, 1, span)
+    return lab
+
+
+class PanelScroll(QScrollArea):
+    """The scroll area around a panel's body: never narrower than the body (no horizontal
+    clipping or scrolling), scrolls vertically only when the window is too low for it."""
+
+    def __init__(self, body: QWidget) -> None:
+        super().__init__()
+        self.setObjectName("panelScroll")
+        self.setWidgetResizable(True)
+        self.setFrameShape(QFrame.NoFrame)
+        self.setHorizontalScrollBarPolicy(Qt.ScrollBarAlwaysOff)
+        self.setWidget(body)
+        body.installEventFilter(self)
+
+    def eventFilter(self, obj: QObject, event: QEvent) -> bool:  # noqa: N802 - Qt name
+        if obj is self.widget() and event.type() == QEvent.LayoutRequest:
+            self.updateGeometry()          # e.g. a simulator button was shown
+        return super().eventFilter(obj, event)
+
+    def minimumSizeHint(self) -> QSize:  # noqa: N802 - Qt name
+        body = self.widget()
+        w = body.minimumSizeHint().width() if body is not None else 0
+        return QSize(w + self.verticalScrollBar().sizeHint().width() + 2 * self.frameWidth(),
+                     160)
+
+    def sizeHint(self) -> QSize:  # noqa: N802 - Qt name
+        body = self.widget()
+        hint = body.sizeHint() if body is not None else QSize(0, 0)
+        return QSize(self.minimumSizeHint().width(), hint.height())
+
+
 class WorkflowPanel(QWidget):
-    """Base of a workflow tab: keys, the window, refresh on model change."""
+    """Base of a workflow tab: keys, the window, refresh on model change.
+
+    Subclasses lay out their widgets in :attr:`body` (``self.body_layout``), which sits in a
+    vertical scroll area: on a low screen the panel scrolls rather than forcing the window
+    taller than the screen.
+    """
 
     title = "Workflow"
 
@@ -31,6 +102,15 @@ class WorkflowPanel(QWidget):
         super().__init__()
         self.w = window
         self.keys: dict[str, Callable[[], None]] = {}
+        outer = QVBoxLayout(self)
+        outer.setContentsMargins(0, 0, 0, 0)
+        self.body = QWidget()
+        self.body.setObjectName("panelBody")
+        self.body_layout = QVBoxLayout(self.body)
+        self.body_layout.setContentsMargins(6, 6, 6, 6)
+        self.body_layout.setSpacing(6)
+        self.scroll = PanelScroll(self.body)
+        outer.addWidget(self.scroll)
 
     @property
     def visit(self) -> Any:

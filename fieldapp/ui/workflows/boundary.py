@@ -6,11 +6,12 @@ from __future__ import annotations
 from typing import Any
 
 from PySide6.QtWidgets import (
-    QCheckBox, QComboBox, QDoubleSpinBox, QFormLayout, QGridLayout, QGroupBox, QLabel,
-    QLineEdit, QVBoxLayout,
+    QCheckBox, QComboBox, QDoubleSpinBox, QGroupBox, QHBoxLayout, QLabel, QLineEdit,
 )
 
-from fieldapp.ui.workflows.base import WorkflowPanel, big_button, state_label
+from fieldapp.ui.workflows.base import (
+    WorkflowPanel, add_field, big_button, field_grid, state_label,
+)
 
 KINDS = [("wetland", "Wetland"), ("woodland_stand", "Woodland stand"), ("grove", "Grove"),
          ("impervious", "Impervious surface"), ("disturbed", "Disturbed / graded area"),
@@ -27,33 +28,39 @@ class BoundaryPanel(WorkflowPanel):
 
     def __init__(self, window: Any) -> None:
         super().__init__(window)
-        lay = QVBoxLayout(self)
+        lay = self.body_layout
         self.state = state_label("Choose what you walk, then start at a corner.")
         self.state.setObjectName("boundaryState")
         lay.addWidget(self.state)
 
         what = QGroupBox("What")
-        form = QFormLayout(what)
+        form = field_grid()
+        form.setContentsMargins(9, 4, 9, 9)
+        what.setLayout(form)
         self.kind = QComboBox()
         self.kind.setObjectName("kindCombo")
         for value, text in KINDS:
             self.kind.addItem(text, value)
         self.label = QLineEdit()
         self.label.setObjectName("labelEdit")
-        self.label.setPlaceholderText("label, e.g. Wetland A")
+        self.label.setPlaceholderText("e.g. Wetland A")
         self.spacing = QDoubleSpinBox()
         self.spacing.setRange(1.0, 500.0)
         self.spacing.setValue(10.0)
         self.spacing.setSuffix(" ft")
         self.spacing.setToolTip("A vertex is taken every this many feet walked")
-        form.addRow("Kind", self.kind)
-        form.addRow("Label", self.label)
-        form.addRow("Vertex spacing", self.spacing)
+        add_field(form, 0, 0, "Kind", self.kind)
+        add_field(form, 0, 1, "Label", self.label)
+        add_field(form, 0, 2, "Vertex every", self.spacing)
+        form.setColumnStretch(1, 1)
         self.wetland_box = QGroupBox("Wetland")
-        wf = QFormLayout(self.wetland_box)
+        wf = field_grid()
+        wf.setContentsMargins(9, 4, 9, 9)
+        self.wetland_box.setLayout(wf)
         self.wetland_type = QLineEdit()
         self.wetland_type.setObjectName("wetlandType")
-        self.wetland_type.setPlaceholderText("e.g. shallow marsh, fen, sedge meadow")
+        self.wetland_type.setPlaceholderText("e.g. shallow marsh, fen")
+        self.wetland_type.setToolTip("Wetland type, e.g. shallow marsh, fen, sedge meadow")
         self.susceptibility = QComboBox()
         self.susceptibility.setObjectName("susceptibilityCombo")
         for value, text in SUSCEPTIBILITY:
@@ -62,16 +69,16 @@ class BoundaryPanel(WorkflowPanel):
         self.standing_water.setObjectName("standingWater")
         self.hydric = QCheckBox("Hydric vegetation")
         self.hydric.setObjectName("hydricVegetation")
-        wf.addRow("Type", self.wetland_type)
-        wf.addRow("Susceptibility", self.susceptibility)
-        wf.addRow(self.standing_water)
-        wf.addRow(self.hydric)
+        add_field(wf, 0, 0, "Type", self.wetland_type)
+        add_field(wf, 0, 1, "Susceptibility", self.susceptibility)
+        wf.addWidget(self.standing_water, 2, 0)
+        wf.addWidget(self.hydric, 2, 1)
+        wf.setColumnStretch(0, 1)
         lay.addWidget(what)
         lay.addWidget(self.wetland_box)
         self.kind.currentIndexChanged.connect(
             lambda _i: self.wetland_box.setVisible(self.kind.currentData() == "wetland"))
 
-        buttons = QGridLayout()
         self.start_button = big_button("Start walk", "W")
         self.start_button.setObjectName("startWalk")
         self.vertex_button = big_button("Vertex here", "V", "Take a vertex now (a corner)")
@@ -82,15 +89,19 @@ class BoundaryPanel(WorkflowPanel):
         self.resume_button.setObjectName("resumeWalk")
         self.close_button = big_button("Close boundary", "Ctrl+L")
         self.close_button.setObjectName("closeWalk")
-        buttons.addWidget(self.start_button, 0, 0)
-        buttons.addWidget(self.vertex_button, 0, 1)
-        buttons.addWidget(self.pause_button, 1, 0)
-        buttons.addWidget(self.resume_button, 1, 1)
-        buttons.addWidget(self.close_button, 2, 0, 1, 2)
-        lay.addLayout(buttons)
+        first = QHBoxLayout()
+        first.addWidget(self.start_button, 1)
+        first.addWidget(self.vertex_button, 1)
+        second = QHBoxLayout()
+        second.addWidget(self.pause_button, 1)
+        second.addWidget(self.resume_button, 1)
+        second.addWidget(self.close_button, 2)
+        lay.addLayout(first)
+        lay.addLayout(second)
         self.measures = QLabel("")
         self.measures.setObjectName("walkMeasures")
         self.measures.setProperty("role", "state")
+        self.measures.setWordWrap(True)
         lay.addWidget(self.measures)
         self.warning = QLabel("")
         self.warning.setObjectName("crossingWarning")

@@ -5,12 +5,15 @@ from __future__ import annotations
 
 from typing import Any
 
+from PySide6.QtCore import Qt
 from PySide6.QtWidgets import (
-    QDoubleSpinBox, QFormLayout, QGroupBox, QHBoxLayout, QHeaderView, QLabel, QProgressBar, QSpinBox,
+    QDoubleSpinBox, QGroupBox, QHBoxLayout, QHeaderView, QLabel, QProgressBar, QSpinBox,
     QTableWidget, QTableWidgetItem, QVBoxLayout,
 )
 
-from fieldapp.ui.workflows.base import WorkflowPanel, big_button, state_label
+from fieldapp.ui.workflows.base import (
+    WorkflowPanel, add_field, big_button, field_grid, point_number, state_label,
+)
 
 
 class OhwmPanel(WorkflowPanel):
@@ -20,7 +23,7 @@ class OhwmPanel(WorkflowPanel):
 
     def __init__(self, window: Any) -> None:
         super().__init__(window)
-        lay = QVBoxLayout(self)
+        lay = self.body_layout
         self.state = state_label("Stand on the OHWM and average a point.")
         self.state.setObjectName("ohwmState")
         lay.addWidget(self.state)
@@ -28,10 +31,12 @@ class OhwmPanel(WorkflowPanel):
         avg = QGroupBox("Averaged point")
         al = QVBoxLayout(avg)
         row = QHBoxLayout()
-        row.addWidget(QLabel("Epochs"))
+        epochs_label = QLabel("Epochs")
+        row.addWidget(epochs_label)
         self.epochs = QSpinBox()
         self.epochs.setRange(1, 600)
         self.epochs.setValue(window.config.average_epochs)
+        epochs_label.setBuddy(self.epochs)
         row.addWidget(self.epochs)
         self.average_button = big_button("Average point", "A",
                                          "Average N usable epochs at the antenna's position")
@@ -47,6 +52,7 @@ class OhwmPanel(WorkflowPanel):
         self.progress.setValue(0)
         al.addWidget(self.progress)
         self.skipped_label = QLabel("")
+        self.skipped_label.hide()
         al.addWidget(self.skipped_label)
         # simulate mode: why Average point waits (the simulated surveyor is still walking)
         self.wait_label = QLabel("")
@@ -59,7 +65,8 @@ class OhwmPanel(WorkflowPanel):
         lay.addWidget(avg)
 
         off = QGroupBox("Offset shot (e.g. across the channel)")
-        form = QFormLayout(off)
+        grid = field_grid()
+        off.setLayout(grid)
         self.azimuth = QDoubleSpinBox()
         self.azimuth.setRange(0.0, 359.99)
         self.azimuth.setDecimals(1)
@@ -68,13 +75,14 @@ class OhwmPanel(WorkflowPanel):
         self.distance.setRange(0.0, 5000.0)
         self.distance.setDecimals(2)
         self.distance.setSuffix(" ft")
-        form.addRow("Azimuth (true)", self.azimuth)
-        form.addRow("Horizontal distance", self.distance)
+        add_field(grid, 0, 0, "Azimuth (true)", self.azimuth)
+        add_field(grid, 0, 1, "Horizontal distance", self.distance)
         self.offset_button = big_button("Record offset point", "O",
                                         "From where you stand, the azimuth and the horizontal"
                                         " distance (a rangefinder shot fills them)")
         self.offset_button.setObjectName("offsetButton")
-        form.addRow(self.offset_button)
+        grid.addWidget(self.offset_button, 0, 2, 2, 1, Qt.AlignBottom)
+        grid.setContentsMargins(9, 4, 9, 9)
         self.wait_shot = False
         lay.addWidget(off)
 
@@ -84,6 +92,7 @@ class OhwmPanel(WorkflowPanel):
         self.table.verticalHeader().setVisible(False)
         self.table.horizontalHeader().setStretchLastSection(True)
         self.table.horizontalHeader().setSectionResizeMode(QHeaderView.ResizeToContents)
+        self.table.setMinimumHeight(120)
         lay.addWidget(self.table, 1)
 
         self.collecting: list[Any] | None = None
@@ -106,6 +115,7 @@ class OhwmPanel(WorkflowPanel):
         self.usable_count = 0
         self.progress.setMaximum(self.epochs.value())
         self.progress.setValue(0)
+        self.skipped_label.hide()
         self.cancel_button.setEnabled(True)
         self._update_average_button()
         self.state.setText("Averaging… hold the pole still.")
@@ -157,6 +167,7 @@ class OhwmPanel(WorkflowPanel):
         self.progress.setValue(min(self.usable_count, self.progress.maximum()))
         self.skipped_label.setText(f"{self.skipped} unusable epoch(s) skipped" if self.skipped
                                    else "")
+        self.skipped_label.setVisible(bool(self.skipped))
         if self.usable_count >= self.epochs.value():
             fixes, self.collecting = self.collecting, None
             self.cancel_button.setEnabled(False)
@@ -167,7 +178,7 @@ class OhwmPanel(WorkflowPanel):
                 self.error(f"OHWM point not recorded: {exc}")
                 return
             self.state.setText(
-                f"OHWM point {point.seq} recorded: {point.sample_count} epochs,"
+                f"OHWM point {point_number(point)} recorded: {point.sample_count} epochs,"
                 f" {point.rejected_count} skipped, σH {point.std_dev_h_m or 0:.3f} m")
 
     # -------------------------------------------------------------- offset
@@ -192,7 +203,7 @@ class OhwmPanel(WorkflowPanel):
         except Exception as exc:  # noqa: BLE001
             self.error(f"Offset point not recorded: {exc}")
             return
-        self.state.setText(f"OHWM offset point {point.seq} recorded"
+        self.state.setText(f"OHWM offset point {point_number(point)} recorded"
                            f" ({self.distance.value():.2f} ft at {self.azimuth.value():.1f}°).")
 
     # -------------------------------------------------------------- view
@@ -201,7 +212,7 @@ class OhwmPanel(WorkflowPanel):
         self.table.setRowCount(len(points))
         for r, p in enumerate(points):
             method = getattr(p.method, "value", str(p.method))
-            cells = [str(p.seq), method,
+            cells = [str(point_number(p)), method,
                      f"{p.sample_count} ({p.rejected_count})" if method == "averaged" else "–",
                      f"{p.std_dev_h_m:.3f}" if p.std_dev_h_m is not None else "–",
                      f"{p.h_accuracy_m:.2f}" if p.h_accuracy_m is not None else "–"]

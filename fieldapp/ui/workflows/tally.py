@@ -8,11 +8,13 @@ from typing import Any
 
 from PySide6.QtCore import Qt
 from PySide6.QtWidgets import (
-    QAbstractItemView, QComboBox, QHeaderView, QDoubleSpinBox, QGridLayout, QGroupBox, QHBoxLayout, QLabel,
-    QLineEdit, QTableWidget, QTableWidgetItem, QVBoxLayout,
+    QAbstractItemView, QComboBox, QDoubleSpinBox, QGridLayout, QHBoxLayout, QHeaderView, QLabel,
+    QLineEdit, QTableWidget, QTableWidgetItem,
 )
 
-from fieldapp.ui.workflows.base import WorkflowPanel, big_button, state_label
+from fieldapp.ui.workflows.base import (
+    WorkflowPanel, add_field, big_button, field_grid, state_label,
+)
 
 COLUMNS = ("Tag", "Species", "DBH in", "Leaf habit", "Crown r ft")
 EDITABLE = {1: "species_name", 2: "dbh_in", 3: "leaf_habit", 4: "crown_radius_ft"}
@@ -25,16 +27,16 @@ class TallyPanel(WorkflowPanel):
 
     def __init__(self, window: Any) -> None:
         super().__init__(window)
-        lay = QVBoxLayout(self)
+        lay = self.body_layout
         self.state = state_label("Squeeze the caliper at a tree, or type it.")
         self.state.setObjectName("tallyState")
         lay.addWidget(self.state)
 
-        entry = QGroupBox("Tree (caliper, or type it)")
-        g = QGridLayout(entry)
+        # Tree fields (labels above), then the record buttons: compact on a 1366 px screen
+        g = field_grid()
         self.species = QLineEdit()
         self.species.setObjectName("speciesEdit")
-        self.species.setPlaceholderText("species, e.g. red oak")
+        self.species.setPlaceholderText("e.g. red oak")
         self.dbh = QDoubleSpinBox()
         self.dbh.setObjectName("dbhSpin")
         self.dbh.setRange(0.0, 500.0)
@@ -50,23 +52,30 @@ class TallyPanel(WorkflowPanel):
         self.crown.setSuffix(" ft")
         self.crown.setToolTip("Crown radius: typed, or the horizontal distance of a rangefinder"
                               " shot to the drip line")
-        g.addWidget(QLabel("Species"), 0, 0)
-        g.addWidget(self.species, 0, 1)
-        g.addWidget(QLabel("DBH"), 0, 2)
-        g.addWidget(self.dbh, 0, 3)
-        g.addWidget(QLabel("Leaf"), 1, 0)
-        g.addWidget(self.habit, 1, 1)
-        g.addWidget(QLabel("Crown radius"), 1, 2)
-        g.addWidget(self.crown, 1, 3)
+        add_field(g, 0, 0, "Species", self.species)
+        add_field(g, 0, 1, "DBH", self.dbh)
+        add_field(g, 0, 2, "Leaf", self.habit)
+        add_field(g, 0, 3, "Crown radius", self.crown)
+        g.setColumnStretch(0, 1)
+        lay.addLayout(g)
+
+        buttons = QGridLayout()
+        buttons.setSpacing(6)
         self.add_button = big_button("Record tree", "T", "Record a tree at the current position")
         self.add_button.setObjectName("addTree")
         self.squeeze_button = big_button("Caliper (simulator)", "C",
                                          "Ask the simulated caliper for the next tree")
         self.squeeze_button.setObjectName("squeezeButton")
         self.squeeze_button.setVisible(False)
-        g.addWidget(self.add_button, 0, 4)
-        g.addWidget(self.squeeze_button, 1, 4)
-        lay.addWidget(entry)
+        self.delete_button = big_button("Delete tree", "Del", "Delete the selected tree row")
+        self.delete_button.setObjectName("deleteTree")
+        self.undo_button = big_button("Undo delete", "Ctrl+Z")
+        self.undo_button.setObjectName("undoDelete")
+        buttons.addWidget(self.add_button, 0, 0)
+        buttons.addWidget(self.squeeze_button, 0, 1)
+        buttons.addWidget(self.delete_button, 1, 0)
+        buttons.addWidget(self.undo_button, 1, 1)
+        lay.addLayout(buttons)
 
         self.table = QTableWidget(0, len(COLUMNS))
         self.table.setObjectName("tallyTable")
@@ -77,17 +86,14 @@ class TallyPanel(WorkflowPanel):
         hdr = self.table.horizontalHeader()
         hdr.setSectionResizeMode(QHeaderView.ResizeToContents)
         hdr.setSectionResizeMode(1, QHeaderView.Stretch)
+        self.table.setHorizontalScrollBarPolicy(Qt.ScrollBarAlwaysOff)
+        self.table.setMinimumHeight(150)
         self.table.itemChanged.connect(self._cell_edited)
         lay.addWidget(self.table, 1)
 
         row = QHBoxLayout()
-        self.delete_button = big_button("Delete tree", "Del")
-        self.delete_button.setObjectName("deleteTree")
-        self.undo_button = big_button("Undo delete", "Ctrl+Z")
-        self.undo_button.setObjectName("undoDelete")
-        row.addWidget(self.delete_button)
-        row.addWidget(self.undo_button)
-        row.addWidget(QLabel("Retained area"))
+        retained_label = QLabel("Retained woodland area (plan)")
+        row.addWidget(retained_label)
         self.retained = QDoubleSpinBox()
         self.retained.setObjectName("retainedSpin")
         self.retained.setRange(0.0, 10000.0)
@@ -95,7 +101,9 @@ class TallyPanel(WorkflowPanel):
         self.retained.setSuffix(" ac")
         self.retained.setToolTip("Woodland area the plan keeps (for protection and mitigation)")
         self.retained.valueChanged.connect(lambda v: self.visit and self.visit.set_retained_ac(v))
+        retained_label.setBuddy(self.retained)
         row.addWidget(self.retained)
+        row.addStretch(1)
         lay.addLayout(row)
         self.summary = QLabel("")
         self.summary.setObjectName("standSummary")

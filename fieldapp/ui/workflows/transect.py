@@ -5,12 +5,13 @@ from __future__ import annotations
 
 from typing import Any
 
-from PySide6.QtWidgets import (
-    QComboBox, QDoubleSpinBox, QGridLayout, QGroupBox, QHBoxLayout, QLabel, QVBoxLayout,
-)
+from PySide6.QtCore import Qt
+from PySide6.QtWidgets import QCheckBox, QComboBox, QDoubleSpinBox, QGridLayout, QLabel
 
 from fieldapp.ui.profileplot import ProfilePlot
-from fieldapp.ui.workflows.base import WorkflowPanel, big_button, state_label
+from fieldapp.ui.workflows.base import (
+    WorkflowPanel, add_field, big_button, field_grid, point_name, state_label,
+)
 
 
 def bank_state_words(result: dict | None, threshold_pct: float) -> str:
@@ -64,33 +65,43 @@ class TransectPanel(WorkflowPanel):
 
     def __init__(self, window: Any) -> None:
         super().__init__(window)
-        lay = QVBoxLayout(self)
+        lay = self.body_layout
         self.state = state_label("Start a transect at an OHWM point.")
         self.state.setObjectName("bankState")
         lay.addWidget(self.state)
 
-        start = QGroupBox("Start")
-        sl = QHBoxLayout(start)
-        sl.addWidget(QLabel("OHWM point"))
+        # Start: OHWM point, landward azimuth, Start (labels above the fields: one row)
+        start = field_grid()
         self.origin = QComboBox()
         self.origin.setObjectName("originCombo")
-        self.origin.setSizeAdjustPolicy(QComboBox.AdjustToContents)
-        self.origin.setMinimumContentsLength(12)
-        sl.addWidget(self.origin, 1)
-        sl.addWidget(QLabel("Landward azimuth"))
+        self.origin.setSizeAdjustPolicy(QComboBox.AdjustToMinimumContentsLengthWithIcon)
+        self.origin.setMinimumContentsLength(8)
+        self.origin.setToolTip("The OHWM point the transect starts at (numbered from 1, as on"
+                               " the OHWM tab)")
+        add_field(start, 0, 0, "Start at OHWM point", self.origin)
         self.azimuth = QDoubleSpinBox()
         self.azimuth.setObjectName("azimuthSpin")
         self.azimuth.setRange(0.0, 359.9)
         self.azimuth.setDecimals(1)
         self.azimuth.setSuffix(" °")
-        sl.addWidget(self.azimuth)
+        self.azimuth.setToolTip("Landward azimuth, degrees true")
+        add_field(start, 0, 1, "Landward azimuth", self.azimuth)
         self.start_button = big_button("Start transect", "N")
         self.start_button.setObjectName("startTransect")
-        sl.addWidget(self.start_button)
-        lay.addWidget(start)
+        start.addWidget(self.start_button, 0, 2, 2, 1, Qt.AlignBottom)
+        start.setColumnStretch(0, 1)
+        lay.addLayout(start)
+        self.stipulated = QCheckBox("&Stipulated bank (NR 341.035(2)(c))")
+        self.stipulated.setObjectName("stipulatedBank")
+        self.stipulated.setToolTip(
+            "The landowner stipulates that the slope continues: the bank is 300 ft from the OHWM"
+            " (500 ft on a priority waterway), still cut by a complete interruption; no slope"
+            " survey needed. Stored with the transect. (Alt+S, or Tab to it and Space)")
+        self.stipulated.clicked.connect(self.set_stipulated)
+        lay.addWidget(self.stipulated)
 
-        entry = QGroupBox("Station (rangefinder shot, or type it)")
-        grid = QGridLayout(entry)
+        # Station: distance and slope typed (a rangefinder shot fills a station by itself)
+        entry = field_grid()
         self.dist = QDoubleSpinBox()
         self.dist.setObjectName("distanceSpin")
         self.dist.setRange(0.0, 2000.0)
@@ -106,38 +117,40 @@ class TransectPanel(WorkflowPanel):
         self.slope_unit = QComboBox()
         self.slope_unit.setObjectName("slopeUnit")
         self.slope_unit.addItems(["%", "degrees"])
-        grid.addWidget(QLabel("Distance"), 0, 0)
-        grid.addWidget(self.dist, 0, 1)
-        grid.addWidget(self.dist_kind, 0, 2)
-        grid.addWidget(QLabel("Slope"), 1, 0)
-        grid.addWidget(self.slope, 1, 1)
-        grid.addWidget(self.slope_unit, 1, 2)
-        self.add_button = big_button("Add station", "Ctrl+Enter")
+        add_field(entry, 0, 0, "Station distance", self.dist)
+        add_field(entry, 0, 1, "measured as", self.dist_kind)
+        add_field(entry, 0, 2, "Slope", self.slope)
+        add_field(entry, 0, 3, "in", self.slope_unit)
+        entry.setColumnStretch(0, 1)
+        entry.setColumnStretch(2, 1)
+        lay.addLayout(entry)
+
+        buttons = QGridLayout()
+        buttons.setSpacing(6)
+        self.add_button = big_button("Add station", "Ctrl+Enter",
+                                     "Add the typed station (distance and slope above)")
         self.add_button.setObjectName("addStation")
         self.shoot_button = big_button("Shoot (simulator)", "S",
                                        "Ask the simulated rangefinder for a shot")
         self.shoot_button.setObjectName("shootButton")
         self.shoot_button.setVisible(False)
-        grid.addWidget(self.add_button, 0, 3)
-        grid.addWidget(self.shoot_button, 1, 3)
-        lay.addWidget(entry)
-
-        row = QHBoxLayout()
-        self.interrupt_button = big_button("Complete interruption here", "I",
+        self.interrupt_button = big_button("Complete interruption", "I",
                                            "Mark a complete interruption at the last station"
                                            " (never inferred)")
         self.interrupt_button.setObjectName("interruptButton")
         self.undo_button = big_button("Remove last station", "Ctrl+Z")
         self.undo_button.setObjectName("undoStation")
-        row.addWidget(self.interrupt_button)
-        row.addWidget(self.undo_button)
-        lay.addLayout(row)
+        buttons.addWidget(self.add_button, 0, 0)
+        buttons.addWidget(self.shoot_button, 0, 1)
+        buttons.addWidget(self.interrupt_button, 1, 0)
+        buttons.addWidget(self.undo_button, 1, 1)
+        lay.addLayout(buttons)
         self.stations_label = QLabel("")
         self.stations_label.setObjectName("stationsLabel")
         self.stations_label.setWordWrap(True)
         lay.addWidget(self.stations_label)
         self.profile = ProfilePlot(window.config.redraw_hz)
-        self.profile.setMinimumHeight(340)
+        self.profile.setMinimumHeight(200)
         lay.addWidget(self.profile, 1)
 
         self.bind("N", self.start_transect, self.start_button)
@@ -164,6 +177,10 @@ class TransectPanel(WorkflowPanel):
         self.interrupt_button.setEnabled(active and bool(self.visit.stations()))
         self.undo_button.setEnabled(active and bool(self.visit.stations()))
         self.start_button.setEnabled(self.origin.count() > 0)
+        self.stipulated.setEnabled(active)
+        checked = bool(active and getattr(self.visit.current_transect, "stipulated", False))
+        if self.stipulated.isChecked() != checked:      # from the model (undo, reopen)
+            self.stipulated.setChecked(checked)
 
     # -------------------------------------------------------------- commands
     def start_transect(self) -> None:
@@ -222,6 +239,14 @@ class TransectPanel(WorkflowPanel):
 
             simsupport.shoot(sim, self.visit.current_distance_ft())
 
+    def set_stipulated(self, checked: bool) -> None:
+        """The Stipulated bank box was ticked or cleared: stored on the current transect."""
+        try:
+            self.visit.set_stipulated(checked)
+        except Exception as exc:  # noqa: BLE001 - refused; the box shows the stored value
+            self.error(f"Stipulation not recorded: {exc}")
+            self._update_buttons()
+
     def mark_interruption(self) -> None:
         try:
             self.visit.mark_interruption()
@@ -243,7 +268,7 @@ class TransectPanel(WorkflowPanel):
         self.origin.blockSignals(True)
         self.origin.clear()
         for p in v.ohwm_points():
-            self.origin.addItem(f"Point {p.seq}", p.uuid)
+            self.origin.addItem(point_name(p), p.uuid)
         if current is not None:
             i = self.origin.findData(current)
             if i >= 0:

@@ -1,0 +1,38 @@
+"""The visit's GeoPackage layers in the field's words (``track_point`` -> "GNSS track").
+
+Tables that list layers (the sync result, the Conflicts view) show these words and keep the
+internal table name in the tooltip, for the office and for bug reports.
+"""
+
+from __future__ import annotations
+
+#: table name -> words; the tables of ``fieldapp.survey.features.Layer`` and the store's
+#: ``fieldapp_meta`` (fieldapp.store.schema.META_TABLE).
+LAYER_WORDS = {
+    "fieldapp_meta": "Site info",
+    "site": "Site",
+    "ohwm_line": "OHWM line",
+    "ohwm_point": "OHWM points",
+    "transect": "Transects",
+    "station": "Transect stations",
+    "tree": "Trees",
+    "area_feature": "Areas (wetland, stand, grove …)",
+    "line_feature": "Lines (drainageway, swale …)",
+    "walk": "Boundary walks",
+    "walk_vertex": "Boundary walk vertices",
+    "track_point": "GNSS track",
+    "note": "Notes",
+}
+
+
+def layer_words(table: str) -> str:
+    """``table`` in words; an unknown table (a newer file) is shown by its name."""
+    return LAYER_WORDS.get(table, table)
+
+
+def layer_tooltip(table: str) -> str:
+    """The tooltip of a layer cell: the internal table name."""
+    return f"{layer_words(table)}: GeoPackage table “{table}”"
+
+
+__all__ = ["LAYER_WORDS", "layer_words", "layer_tooltip"]
