@@ -31,6 +31,7 @@ from fieldapp.sync.errors import (
     InvalidOfficeData,
     InvalidOfficeRecords,
     LaptopStateError,
+    NewerSchema,
     OfficeLocked,
     OfficeNotFound,
     SchemaMismatch,
@@ -38,11 +39,12 @@ from fieldapp.sync.errors import (
     SyncError,
     VisitRefused,
 )
-from fieldapp.sync.office import FolderOffice, LockOwner, LogEntry, OfficeStore
+from fieldapp.sync.office import FolderOffice, LockOwner, LogEntry, OfficeStore, SchemaChange, SiteSchema
 
 __all__ = [
     "CancelToken", "Conflict", "ConflictKind", "ConflictPolicy", "FolderOffice",
     "InvalidOfficeData", "InvalidOfficeRecords", "LaptopStateError", "LayerCounts", "LockOwner", "LogEntry",
-    "OfficeLocked", "OfficeNotFound", "OfficeStore", "SchemaMismatch", "SyncCancelled", "SyncError",
-    "SyncReport", "VisitRefused", "check_visit_file", "checkout", "read_conflicts", "sync",
+    "NewerSchema", "OfficeLocked", "OfficeNotFound", "OfficeStore", "SchemaChange", "SchemaMismatch",
+    "SiteSchema", "SyncCancelled", "SyncError", "SyncReport", "VisitRefused", "check_visit_file", "checkout",
+    "read_conflicts", "sync",
 ]

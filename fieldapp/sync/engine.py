@@ -17,7 +17,8 @@ How one sync goes (the office lock held throughout):
 1. **Resume.** If ``pending.json`` exists, ask the office whether its changeset id is in the
    office log. Applied: finish it (step 6). Not applied: discard it; it is recomputed below.
 2. **Pull.** Fetch the changesets the office applied since ``base.gpkg`` (validated: path,
-   size, SHA-256, schema, self-logged seq/id) and apply them to a copy of the base ("theirs").
+   size, SHA-256, schema, self-logged seq/id) and apply them to a copy of the base ("theirs"),
+   each at the store schema it was written at (see "Store schema versions" below).
 3. **Diff.** ``create_changeset(base, visit snapshot)`` = this laptop's edits.
 4. **Rebase.** ``create_rebased_changeset`` rebases the edits onto theirs (pygeodiff remaps
    colliding integer fids of new features; children follow parents by UUID). Same-field
@@ -30,7 +31,8 @@ How one sync goes (the office lock held throughout):
    on the scratch copy); a row it refuses raises :class:`InvalidOfficeRecords` here, before
    ``pending/`` is written: nothing is sent, the visit and ``.sync/`` are untouched.
 5. **Push.** ``OfficeStore.apply`` applies it atomically; the log row it carries is the
-   record that it was applied, so it can never be applied twice.
+   record that it was applied, so it can never be applied twice. When the visit has a newer
+   store schema than the office, ``OfficeStore.migrate`` migrates the master just before.
 6. **Finalize.** The visit gets ``create_changeset(snapshot, new_master)`` in one transaction
    (including the log row: the visit's own record that it is finalized), then ``base.gpkg``
    is replaced by ``new_master.gpkg`` and ``pending/`` removed. If the visit was written during
@@ -41,6 +43,37 @@ How one sync goes (the office lock held throughout):
 A process killed anywhere leaves the office master either before or after step 5 (temp +
 fsync + os.replace), the visit either before or after its one transaction in step 6, and the
 next sync completes what is missing.
+
+Store schema versions (:mod:`fieldapp.sync.schemas`)
+----------------------------------------------------
+Each copy of a site -- the visit, ``base.gpkg``, the office master -- says which store schema
+it has (``fieldapp_meta.schema_version``); the store migrates a visit when it is opened for
+recording (schema 2 added ``transect.stipulated`` and ``line_feature.mapped_stream``).
+pygeodiff can diff and apply only between copies with the same columns, so the policy is:
+
+- **The office follows the newest laptop.** When the visit's schema is newer than the office
+  master's, the sync works on scratch copies brought to the visit's schema (with the store's
+  :func:`fieldapp.store.schema.migration_sql`, as the store does), and at the commit point,
+  under the office lock and before its changeset is applied, migrates the master
+  (:meth:`OfficeStore.migrate`: temp copy, migrate, ``quick_check``, the migrated columns must be
+  this laptop's, atomic replace) and records in the master's schema log
+  (``fieldapp_sync_schema``) the seq it was at: every changeset after that seq is written at the
+  new schema. This happens even when the laptop has nothing to send. A sync killed before the
+  replace leaves the master as it was; after it, the next sync (any laptop's) sees it migrated.
+- **A laptop on this fieldapp with an older file pulls, then migrates.** Office changesets are
+  applied to the copy of the base at the schema each was written at (per the schema log), the
+  copy being migrated at each logged point, then to the newest schema. The visit itself is
+  migrated (one transaction, as the store would) only when the sync writes into it -- at the
+  finalize, just before the office's changes are applied -- and ``base.gpkg`` is replaced by
+  the migrated master copy as usual. A visit with nothing to send or receive is left alone.
+  ``base.gpkg`` is never at a newer schema than the office master (only the finalize or a no-op
+  after the office's migration replace it), so its changesets can always be pulled.
+- **A fieldapp that knows only an older schema than the office master is refused** with
+  :class:`NewerSchema` ("this office site was written by a newer fieldapp (schema 2); update
+  fieldapp on this laptop"), before anything is written on either side, for a sync and for a
+  :func:`checkout`; so is a laptop whose ``base.gpkg`` is newer than its fieldapp (downgraded).
+  It cannot pull (pygeodiff cannot apply a changeset written at a newer schema) nor push.
+- A checkout copies the master without its schema log (only the office keeps it).
 
 The visit check, and why a no-op sync can skip most of it
 ----------------------------------------------------------
@@ -117,11 +150,12 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 
 from fieldapp.sync import changesets as cs
-from fieldapp.sync import gpkgsql
+from fieldapp.sync import gpkgsql, schemas
 from fieldapp.sync.errors import (
     InvalidOfficeData,
     InvalidOfficeRecords,
     LaptopStateError,
+    NewerSchema,
     SchemaMismatch,
     SyncCancelled,
     SyncError,
@@ -142,7 +176,7 @@ from fieldapp.sync.files import (
     snapshot_sqlite,
     write_json_durably,
 )
-from fieldapp.sync.office import LockOwner, LogEntry, OfficeStore, check_site_id, utc_now_iso
+from fieldapp.sync.office import LockOwner, LogEntry, OfficeStore, SiteSchema, check_site_id, utc_now_iso
 
 #: Bookkeeping columns where two laptops' values are not an edit conflict: the later time is kept.
 LATEST_WINS_COLUMNS = ("modified_utc",)
@@ -261,6 +295,8 @@ class SyncReport:
     resumed: tuple[str, ...] = ()
     no_op: bool = False
     policy: str = ConflictPolicy.LAST_SYNC_WINS.value
+    #: Store schema changes this sync made, in words (``"office master: schema 1 -> 2 ..."``).
+    schema_changes: tuple[str, ...] = ()
 
     def totals(self) -> LayerCounts:
         """Sum of the per-layer counts (``layer`` = ``"all"``)."""
@@ -277,6 +313,8 @@ class SyncReport:
         lines = [f"site {self.site_id} <-> {self.office}: office now at seq {self.office_seq}"]
         for cid in self.resumed:
             lines.append(f"  completed interrupted sync {cid}")
+        for what in self.schema_changes:
+            lines.append(f"  migrated {what}")
         if self.no_op:
             lines.append("  nothing to send or receive")
         if self.layers:
@@ -713,6 +751,9 @@ class _Sync:
         self.latest: list[tuple] = []  # (table, pk, column, value) for LATEST_WINS_COLUMNS
         self.received: list[tuple[LogEntry, Path]] = []  # office changesets pulled, with their files
         self.base_seq = 0
+        #: the office migration this sync makes at its commit point: (change, statements, tables)
+        self.office_change: tuple[schemas.SchemaChange, list[str], dict] | None = None
+        self.schema_changes: list[str] = []  # for the report
 
     # ---- resume / finalize ------------------------------------------------------------
     def resume(self) -> str | None:
@@ -749,18 +790,37 @@ class _Sync:
             else log_head(self.visit) >= pending.target_seq
         )
         if not done:
+            snap, master = st.pending_snapshot, st.pending_master
+            target = schemas.version_of(snap)
+            before = schemas.version_of(self.visit) if target is not None else None
+            if before is not None and before < target:
+                # the office's copy is at a newer store schema than the visit (this laptop's file
+                # was not opened for recording since): migrate the visit first, in its own
+                # transaction, as the store would; a crash before the update below leaves it
+                # migrated, and the next sync finishes
+                self.prog.step(f"migrating the visit to store schema {target}")
+                schemas.migrate_file(self.visit, target)
+                self.schema_changes.append(f"visit {self.visit.name}: schema {before} -> {target}")
+            elif before is not None and before > target:
+                # the visit was opened for recording (migrated) after this sync was interrupted:
+                # the update is worked out on migrated scratch copies; the base stays at the
+                # office's schema (the office is migrated by the sync that follows)
+                snap, master = self.work / "finalize-snapshot.gpkg", self.work / "finalize-master.gpkg"
+                for src, dst in ((st.pending_snapshot, snap), (st.pending_master, master)):
+                    shutil.copyfile(src, dst)
+                    schemas.migrate_file(dst, before)
             update = self.work / "update.geodiff"
             edits = self.work / "edits.geodiff"
-            self.gd.create_changeset(str(st.pending_snapshot), str(self.visit), str(edits))
+            self.gd.create_changeset(str(snap), str(self.visit), str(edits))
             if self.gd.has_changes(str(edits)):
                 # the visit was written during the sync: rebase the office's update onto it
                 self.gd.create_rebased_changeset(
-                    str(st.pending_snapshot), str(st.pending_master), str(edits), str(update),
+                    str(snap), str(master), str(edits), str(update),
                     str(self.work / "finalize-conflicts.json"),
                 )
                 self._check_finalize(update)
             else:
-                self.gd.create_changeset(str(st.pending_snapshot), str(st.pending_master), str(update))
+                self.gd.create_changeset(str(snap), str(master), str(update))
             self.prog(0.9, "updating the visit")
             self.gd.apply_changeset(str(self.visit), str(update))
             checkpoint(self.visit)
@@ -862,9 +922,20 @@ class _Sync:
     def run(self) -> tuple[str | None, int, dict, list[Conflict], bool]:
         st, gd, work = self.state, self.gd, self.work
         head = self.office.head(self.site)
+        site_schema = self.office.schema(self.site) if head is not None else None
+        _refuse_newer(self.office, self.site, site_schema, None)  # migrated since the preflight
         snapshot = work / "snapshot.gpkg"
         self.prog(0.1, "taking a snapshot of the visit")
         snapshot_sqlite(self.visit, snapshot)
+        # -- store schema versions: every copy is brought to the newest of the three (scratch
+        # copies here; the office at the commit point; the visit and base at the finalize)
+        v_visit = schemas.version_of(snapshot)
+        v_base = schemas.version_of(st.base) if st.base.exists() else None
+        v_office = site_schema.version if site_schema is not None else None
+        changes = list(site_schema.changes) if site_schema is not None else []
+        target = max((v for v in (v_visit, v_base, v_office) if v is not None), default=None)
+        if v_visit is not None and target is not None and v_visit < target:
+            schemas.migrate_file(snapshot, target)
         tables = cs.schema(gd, snapshot, work)
         if st.base.exists():
             base = st.base
@@ -874,9 +945,16 @@ class _Sync:
                     f"the visit's sync log does not match its base copy in {st.dir}; refusing to"
                     " send (the visit was replaced or restored?)"
                 )
+            if v_base is not None and target is not None and v_base < target:
+                base = work / "base.gpkg"
+                shutil.copyfile(st.base, base)
+                schemas.migrate_file(base, target)
             if cs.schema_signature(cs.schema(gd, base, work)) != cs.schema_signature(tables):
+                at = f" (both brought to store schema {target})" if target is not None else ""
                 raise SchemaMismatch(
-                    f"the tables or columns of {self.visit.name} changed since its last sync"
+                    f"the tables or columns of {self.visit.name} differ from its base copy"
+                    f" {st.base}{at}: they were changed since its last sync by something other"
+                    " than fieldapp. Nothing was sent"
                 )
             if head is None:
                 raise InvalidOfficeData(
@@ -896,12 +974,22 @@ class _Sync:
                 self.prog(0.15, "creating the site in the office")
                 self.office.create_site(self.site, base)
                 head = 0
+                v_office = target
 
         self.base_seq = base_seq
-        # -- pull
+        if v_office is not None and target is not None and v_office < target:
+            # this laptop's visit is at a newer store schema than the office: the office is
+            # migrated at the commit point (the pushed changeset is written at ``target``)
+            change = schemas.SchemaChange(target, v_office, head, utc_now_iso(), st.laptop_id,
+                                          _fieldapp_version())
+            self.office_change = (change, schemas.statements(v_office, target), tables)
+        # -- pull: each office changeset is applied at the schema it was written at (the
+        # office's schema log), the copy migrated at the logged points, then to ``target``
         self.prog(0.2, "fetching the office's changes")
         theirs = work / "theirs.gpkg"
-        shutil.copyfile(base, theirs)
+        shutil.copyfile(st.base if st.base.exists() else base, theirs)
+        theirs_v = v_base if st.base.exists() else target
+        first_v = changes[0].from_version if changes else v_office
         entries = self.office.log(self.site, base_seq) if head > base_seq else []
         for n, entry in enumerate(entries):
             self.prog(0.2 + 0.2 * n / max(1, len(entries)), f"applying office change {entry.seq}")
@@ -914,6 +1002,17 @@ class _Sync:
             except Exception as exc:  # pygeodiff: not a readable changeset
                 raise InvalidOfficeData(f"{what} cannot be read: {exc}") from exc
             cs.validate_changeset(counts_in, tables, expected_id=entry.changeset_id, what=what)
+            written_v = schemas.version_at(changes, entry.seq) or first_v
+            if theirs_v is not None and written_v is not None and written_v != theirs_v:
+                if written_v < theirs_v:
+                    raise SchemaMismatch(
+                        f"{what} was written at store schema {written_v}, but this laptop's copy"
+                        f" of site {self.site} is already at schema {theirs_v} (the office master"
+                        " was replaced or restored?). Nothing was sent; make a fresh laptop copy"
+                        " with `fieldapp sync --office PATH --checkout SITE NEW.gpkg`"
+                    )
+                schemas.migrate_file(theirs, written_v)
+                theirs_v = written_v
             try:
                 gd.apply_changeset(str(theirs), str(f))
             except Exception as exc:
@@ -922,6 +1021,8 @@ class _Sync:
             with contextlib.closing(connect(theirs)) as conn, conn:  # as the office did on apply
                 conn.execute(f"UPDATE {LOG_TABLE} SET sha256 = ?, size_bytes = ? WHERE seq = ?",
                              (entry.sha256, entry.size_bytes, entry.seq))
+        if theirs_v is not None and target is not None and theirs_v < target:
+            schemas.migrate_file(theirs, target)
         received_changeset = work / "theirs.geodiff"
         their_entries: list[dict] = []
         if entries:
@@ -939,9 +1040,17 @@ class _Sync:
 
         if not gd.has_changes(str(local)):
             if not entries:
+                if self.office_change is not None:
+                    self.prog.committed = True
+                    self._migrate_office()
+                if base != st.base:  # the base lagged behind the office's schema: keep it migrated
+                    copy_durably(base, st.base)
                 return None, head, {}, [], True
             self.prog(0.7, "checking the office's changes")
             self._check_received(theirs, theirs, tables)
+            if self.office_change is not None:  # before pending/: the base is never ahead of the office
+                self.prog.committed = True
+                self._migrate_office()
             self._write_pending(_Pending(kind="pull", target_seq=head), theirs, snapshot, None)
             self.prog(0.8, "received the office's changes")
             self.prog.committed = True
@@ -1013,11 +1122,41 @@ class _Sync:
         # -- push (last point where cancelling is honoured)
         self.prog(0.7, "sending the changeset to the office")
         self.prog.committed = True
+        self._migrate_office()
         entry = LogEntry(seq, changeset_id, st.laptop_id, self.synced_by, applied_utc, sha, size)
         self.office.apply(self.site, st.pending_changeset, entry, step=self.prog.step)
         self.prog(0.85, "office updated")
         self.finalize(self.state.read_pending())
         return changeset_id, seq, counts, conflicts, False
+
+    def _migrate_office(self) -> None:
+        """Migrate the office master to this laptop's store schema (prepared in :meth:`run`),
+        recording the seq it was at in the office's schema log. Called after the commit point,
+        before the office gets a changeset written at the new schema; the office checks the
+        migrated copy has the columns of this laptop's copy before it replaces the master."""
+        if self.office_change is None:
+            return
+        change, statements, tables = self.office_change
+        want = cs.schema_signature(tables)
+
+        def same_columns(path: Path) -> None:
+            got = cs.schema_signature(cs.schema(self.gd, path, self.work))
+            differ = sorted(t for t, cols in want.items() if got.get(t) != cols)
+            if differ:
+                raise SchemaMismatch(
+                    f"the master of site {self.site} migrated to store schema"
+                    f" {change.schema_version} does not have the columns of this laptop's copy"
+                    f" (tables {differ}); the master was not changed. Nothing was sent"
+                )
+
+        self.prog.step(f"office: migrating the master to store schema {change.schema_version}")
+        self.office.migrate(self.site, change, statements, check=same_columns, step=self.prog.step)
+        self.office_change = None
+        self.schema_changes.append(
+            f"office master of site {self.site}: schema {change.from_version} ->"
+            f" {change.schema_version} (changesets after seq {change.after_seq} are at schema"
+            f" {change.schema_version})"
+        )
 
     def _write_pending(self, pending: _Pending, master: Path, snapshot: Path, changeset: Path | None) -> None:
         st = self.state
@@ -1196,6 +1335,9 @@ def sync(
         first). Raised before anything is written on either side: the visit and its ``.sync/``
         state are byte-identical, this laptop's edits stay queued. Sync again once the row is
         corrected (by the laptop that sent it).
+    NewerSchema
+        The office site (or this laptop's base copy) has a newer store schema than this
+        fieldapp knows: "update fieldapp on this laptop". Raised before anything is written.
     OfficeLocked, InvalidOfficeData, SchemaMismatch, LaptopStateError, SyncCancelled, SyncError
         See :mod:`fieldapp.sync.errors`; in every case nothing half-done is left: the next
         sync carries on. A visit that was synced before but lost its ``.sync`` folder, and a
@@ -1237,7 +1379,7 @@ def sync(
                    if name != LOG_TABLE and any(c.values()))
     prog(1.0, "done")
     return SyncReport(state.site_id, office.describe(), changeset_id, seq, layers, tuple(conflicts),
-                      (resumed,) if resumed else (), no_op, policy.value)
+                      (resumed,) if resumed else (), no_op, policy.value, tuple(job.schema_changes))
 
 
 def _preflight(visit: Path, state: LaptopState, office: OfficeStore) -> None:
@@ -1249,9 +1391,15 @@ def _preflight(visit: Path, state: LaptopState, office: OfficeStore) -> None:
       told from what it received, and its log would collide with the office's;
     - the laptop has a base copy but the office has no such site (wrong office folder?).
 
+    - the office site, or this laptop's base copy of it, has a newer store schema than this
+      fieldapp knows (:class:`NewerSchema`: "update fieldapp"), checked before an interrupted
+      sync is resumed too.
+
     An interrupted sync (``pending/``) is left to :meth:`_Sync.resume`.
     """
     office.check_available()
+    site_schema = office.schema(state.site_id)
+    _refuse_newer(office, state.site_id, site_schema, state.base if state.base.exists() else None)
     if state.pending_json.exists():
         return
     logged = log_ids(visit)
@@ -1263,10 +1411,42 @@ def _preflight(visit: Path, state: LaptopState, office: OfficeStore) -> None:
             " was sent. Make a fresh laptop copy from the office that has the site instead:"
             " `fieldapp sync --office PATH --checkout SITE NEW.gpkg`"
         )
-    if state.base.exists() and office.head(state.site_id) is None:
+    if state.base.exists() and site_schema is None:
         raise InvalidOfficeData(
             f"{office.describe()} has no site {state.site_id}, but this visit synced with it"
             f" before (seq {log_head(state.base)}): wrong office folder? Nothing was sent"
+        )
+
+
+def _fieldapp_version() -> str:
+    import fieldapp
+
+    return str(getattr(fieldapp, "__version__", "?"))
+
+
+def _newer_office_message(office: OfficeStore, site_id: str, version: int, app: int, done: str) -> str:
+    return (
+        f"this office site was written by a newer fieldapp (schema {version}); update fieldapp on"
+        f" this laptop (it knows store schemas up to {app}). Site {site_id} in"
+        f" {office.describe()}; {done}"
+    )
+
+
+def _refuse_newer(office: OfficeStore, site_id: str, site_schema: SiteSchema | None,
+                  base: Path | None, *,
+                  done: str = "nothing was synced: the visit, its sync state and the office are"
+                              " unchanged") -> None:
+    """Raise :class:`NewerSchema` when the office master (or this laptop's base copy) has a
+    store schema above the newest this fieldapp knows. Reads only."""
+    app = schemas.app_version()
+    if site_schema is not None and site_schema.version is not None and site_schema.version > app:
+        raise NewerSchema(_newer_office_message(office, site_id, site_schema.version, app, done))
+    v_base = schemas.version_of(base) if base is not None else None
+    if v_base is not None and v_base > app:
+        raise NewerSchema(
+            f"this laptop's copy of site {site_id} ({base}) was written by a newer fieldapp"
+            f" (schema {v_base}); update fieldapp on this laptop (it knows store schemas up to"
+            f" {app}). Nothing was synced"
         )
 
 
@@ -1274,9 +1454,11 @@ def checkout(office: OfficeStore, site_id: str, visit_path: str | os.PathLike) -
     """Make a new laptop copy of a site from the office master (for a second or third laptop).
 
     Raises ``FileExistsError`` if ``visit_path`` exists, ``SyncError`` if the office has no
-    such site, :class:`InvalidOfficeRecords` if the master holds a row the store refuses (read
-    with :func:`check_received` before the copy is placed); office errors as for :func:`sync`.
-    On any error nothing is left behind.
+    such site, :class:`NewerSchema` if its master has a newer store schema than this fieldapp
+    knows ("update fieldapp"; nothing is written), :class:`InvalidOfficeRecords` if the master
+    holds a row the store refuses (read with :func:`check_received` before the copy is placed);
+    office errors as for :func:`sync`. On any error nothing is left behind. The copy is the
+    master as it is (any store schema up to this fieldapp's) without the office's schema log.
     """
     visit = Path(visit_path).absolute()
     if visit.exists():
@@ -1286,17 +1468,26 @@ def checkout(office: OfficeStore, site_id: str, visit_path: str | os.PathLike) -
     if state.dir.exists():
         raise FileExistsError(f"{state.dir} already exists; choose a new file name")
     office.check_available()
-    if office.head(site_id) is None:
+    site_schema = office.schema(site_id)
+    if site_schema is None:
         raise SyncError(f"{office.describe()} has no site {site_id}; nothing was checked out")
+    _refuse_newer(office, site_id, site_schema, None, done="nothing was checked out")
     owner = LockOwner.here()
     with office.lock(site_id, owner):
         state.dir.mkdir()
         try:
             temp = state.dir / "checkout.gpkg"
             office.fetch_master(site_id, temp)
+            _drop_office_tables(temp)
             try:
                 check_received(temp)
             except Exception as exc:  # noqa: BLE001 - whatever the store cannot read, we refuse
+                from fieldapp.store import NewerVisitFile
+
+                if isinstance(exc, NewerVisitFile):  # migrated since the check above
+                    raise NewerSchema(_newer_office_message(
+                        office, site_id, schemas.version_of(temp) or 0, schemas.app_version(),
+                        "nothing was checked out")) from exc
                 problems, text = _refusal(exc)
                 raise InvalidOfficeRecords(
                     f"the master of site {site_id} in {office.describe()} holds rows this fieldapp"
@@ -1312,6 +1503,12 @@ def checkout(office: OfficeStore, site_id: str, visit_path: str | os.PathLike) -
                 shutil.rmtree(state.dir, ignore_errors=True)
             raise
     return visit
+
+
+def _drop_office_tables(copy: Path) -> None:
+    """Remove what only the office master keeps (its schema log) from a fresh laptop copy."""
+    with contextlib.closing(connect(copy)) as conn, conn:
+        conn.execute(f"DROP TABLE IF EXISTS {schemas.SCHEMA_LOG_TABLE}")
 
 
 def read_conflicts(gpkg_path: str | os.PathLike, *, unresolved_only: bool = False) -> list[Conflict]:

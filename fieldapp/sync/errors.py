@@ -7,6 +7,8 @@ Exception tree::
     ├── InvalidOfficeData          a file or record from the office failed validation; never applied
     │   └── InvalidOfficeRecords   what the office sent holds rows the store refuses; never applied
     ├── SchemaMismatch             the visit and the office master have different tables/columns
+    │   └── NewerSchema            the office site (or this laptop's base copy) has a newer store
+    │                              schema than this fieldapp knows: update fieldapp
     ├── LaptopStateError           the laptop-side sync state is inconsistent; nothing was sent
     ├── VisitRefused               the visit file failed the checks run before anything is touched
     ├── OfficeNotFound             the office folder is missing or not a fieldapp office
@@ -51,7 +53,14 @@ class InvalidOfficeRecords(InvalidOfficeData):
 
 
 class SchemaMismatch(SyncError):
-    """The visit's tables or columns differ from the office master's."""
+    """The visit's tables or columns differ from the office master's (after bringing both to
+    the same store schema version)."""
+
+
+class NewerSchema(SchemaMismatch):
+    """The office site (or this laptop's base copy of it) was written by a newer fieldapp: its
+    store schema version is above the newest this fieldapp knows. Raised before anything is
+    written, on the laptop or in the office; the cure is to update fieldapp on this laptop."""
 
 
 class LaptopStateError(SyncError):

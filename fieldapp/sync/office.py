@@ -8,7 +8,8 @@ plain folder (network share, USB drive, a folder another tool keeps in sync)::
     OFFICE/
       fieldapp-office.json                 marks the folder as a fieldapp office
       sites/<site_id>/master.gpkg          the site's master GeoPackage (journal in its
-                                           fieldapp_sync_log table)
+                                           fieldapp_sync_log table; schema changes in its
+                                           fieldapp_sync_schema table)
       sites/<site_id>/history/<seq>-<id>.geodiff   every changeset applied, in order
       sites/<site_id>/lock                 who is syncing now (host, pid, time)
 
@@ -18,6 +19,11 @@ driver (``apply_changeset_ex``) and a table for the log; the laptop side does no
 Everything read from the folder is validated before use: names match a strict pattern, paths
 stay inside the office folder (no ``..``, no symbolic link leading out), sizes are bounded, the
 SHA-256 of each changeset matches the office log, GeoPackages pass ``quick_check``.
+
+Schema changes: when a laptop whose visit has a newer store schema syncs, the master is migrated
+under the lock (:meth:`OfficeStore.migrate`: a copy migrated, checked and swapped in, like an
+apply) and the seq it was at is recorded in the master's schema log (``fieldapp_sync_schema``),
+so a laptop pulling older changesets knows which schema each was written at.
 """
 
 from __future__ import annotations
@@ -39,6 +45,7 @@ from datetime import datetime, timezone
 from pathlib import Path
 
 from fieldapp.sync import changesets as cs
+from fieldapp.sync import gpkgsql, schemas
 from fieldapp.sync.errors import InvalidOfficeData, OfficeLocked, OfficeNotFound, SyncError
 from fieldapp.sync.files import (
     LOG_TABLE,
@@ -61,6 +68,7 @@ OFFICE_MARKER = "fieldapp-office.json"
 OFFICE_FORMAT = {"format": "fieldapp-office", "version": 1}
 
 StepCallback = Callable[[str], None]
+SchemaChange = schemas.SchemaChange
 
 
 def utc_now_iso() -> str:
@@ -93,6 +101,15 @@ class LogEntry:
     applied_utc: str
     sha256: str | None
     size_bytes: int | None
+
+
+@dataclass(frozen=True)
+class SiteSchema:
+    """The store schema of a site's master: ``version`` (``None`` for a GeoPackage that is not
+    a fieldapp visit) and the schema log, oldest first (see :class:`SchemaChange`)."""
+
+    version: int | None
+    changes: tuple[SchemaChange, ...] = ()
 
 
 @dataclass(frozen=True)
@@ -143,12 +160,65 @@ class OfficeStore(abc.ABC):
         """Log entries with ``seq > after_seq``, in order, validated (contiguous, sane ids)."""
 
     @abc.abstractmethod
+    def schema(self, site_id: str) -> SiteSchema | None:
+        self._check_marker(create=False)
+        master = self.master_path(site_id)
+        if not master.exists() and not master.is_symlink():
+            return None
+        self._light_master_check(master)
+        try:
+            with contextlib.closing(connect(master, readonly=True)) as conn:
+                version = schemas.version_in(conn)
+                head = int(conn.execute(f"SELECT coalesce(max(seq), 0) FROM {LOG_TABLE}").fetchone()[0])
+                rows = []
+                if conn.execute("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = ?",
+                                (schemas.SCHEMA_LOG_TABLE,)).fetchone():
+                    rows = conn.execute(
+                        f"SELECT schema_version, from_version, after_seq, migrated_utc, laptop_id,"
+                        f" fieldapp_version FROM {schemas.SCHEMA_LOG_TABLE} ORDER BY schema_version"
+                    ).fetchall()
+        except (sqlite3.DatabaseError, ValueError) as exc:
+            raise InvalidOfficeData(f"master GeoPackage {master}: unreadable schema version: {exc}") from exc
+        changes = tuple(SchemaChange(*r) for r in rows)
+        previous_v, previous_seq = 0, 0
+        for c in changes:
+            ok = (all(isinstance(x, int) for x in (c.schema_version, c.from_version, c.after_seq))
+                  and c.from_version < c.schema_version and c.schema_version > previous_v
+                  and previous_seq <= c.after_seq <= head)
+            if not ok:
+                raise InvalidOfficeData(
+                    f"schema log of site {site_id} in {self.describe()} is not valid at {c!r}"
+                    f" (the master is at seq {head}); refused"
+                )
+            previous_v, previous_seq = c.schema_version, c.after_seq
+        if changes and version is not None and version < changes[-1].schema_version:
+            raise InvalidOfficeData(
+                f"the master of site {site_id} is at schema {version}, but its schema log says it"
+                f" was migrated to {changes[-1].schema_version}; refused"
+            )
+        return SiteSchema(version, changes)
+
     def fetch_changeset(self, site_id: str, entry: LogEntry, dest: Path) -> None:
         """Copy the changeset of ``entry`` to ``dest`` after checking name, path, size and hash."""
 
     @abc.abstractmethod
     def fetch_master(self, site_id: str, dest: Path) -> None:
         """Copy the site's master GeoPackage to ``dest`` (validated)."""
+
+    @abc.abstractmethod
+    def schema(self, site_id: str) -> SiteSchema | None:
+        """The master's store schema version and schema log; ``None``: no such site."""
+
+    @abc.abstractmethod
+    def migrate(
+        self, site_id: str, change: SchemaChange, statements: list[str], *,
+        check: Callable[[Path], None] | None = None, step: StepCallback | None = None,
+    ) -> None:
+        """Bring the master from ``change.from_version`` to ``change.schema_version`` with
+        ``statements`` (and its ``fieldapp_meta`` version row), recording ``change`` in the
+        schema log, atomically; ``change.after_seq`` must be the head and ``from_version`` the
+        master's version. ``check(path)`` is called on the migrated copy before it replaces the
+        master (raise to refuse). Caller holds the lock."""
 
     @abc.abstractmethod
     def create_site(self, site_id: str, schema_gpkg: Path) -> None:
@@ -500,6 +570,44 @@ class FolderOffice(OfficeStore):
             entries.append(entry)
         return entries
 
+    def schema(self, site_id: str) -> SiteSchema | None:
+        self._check_marker(create=False)
+        master = self.master_path(site_id)
+        if not master.exists() and not master.is_symlink():
+            return None
+        self._light_master_check(master)
+        try:
+            with contextlib.closing(connect(master, readonly=True)) as conn:
+                version = schemas.version_in(conn)
+                head = int(conn.execute(f"SELECT coalesce(max(seq), 0) FROM {LOG_TABLE}").fetchone()[0])
+                rows = []
+                if conn.execute("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = ?",
+                                (schemas.SCHEMA_LOG_TABLE,)).fetchone():
+                    rows = conn.execute(
+                        f"SELECT schema_version, from_version, after_seq, migrated_utc, laptop_id,"
+                        f" fieldapp_version FROM {schemas.SCHEMA_LOG_TABLE} ORDER BY schema_version"
+                    ).fetchall()
+        except (sqlite3.DatabaseError, ValueError) as exc:
+            raise InvalidOfficeData(f"master GeoPackage {master}: unreadable schema version: {exc}") from exc
+        changes = tuple(SchemaChange(*r) for r in rows)
+        previous_v, previous_seq = 0, 0
+        for c in changes:
+            ok = (all(isinstance(x, int) for x in (c.schema_version, c.from_version, c.after_seq))
+                  and c.from_version < c.schema_version and c.schema_version > previous_v
+                  and previous_seq <= c.after_seq <= head)
+            if not ok:
+                raise InvalidOfficeData(
+                    f"schema log of site {site_id} in {self.describe()} is not valid at {c!r}"
+                    f" (the master is at seq {head}); refused"
+                )
+            previous_v, previous_seq = c.schema_version, c.after_seq
+        if changes and version is not None and version < changes[-1].schema_version:
+            raise InvalidOfficeData(
+                f"the master of site {site_id} is at schema {version}, but its schema log says it"
+                f" was migrated to {changes[-1].schema_version}; refused"
+            )
+        return SiteSchema(version, changes)
+
     def fetch_changeset(self, site_id: str, entry: LogEntry, dest: Path) -> None:
         path = self.history_path(site_id, entry.seq, entry.changeset_id)
         if path.is_symlink() or not path.is_file():
@@ -596,3 +704,56 @@ class FolderOffice(OfficeStore):
         finally:
             remove_quietly(temp)
         fsync_dir(history.parent)
+
+    def migrate(
+        self, site_id: str, change: SchemaChange, statements: list[str], *,
+        check: Callable[[Path], None] | None = None, step: StepCallback | None = None,
+    ) -> None:
+        step = step or (lambda _name: None)
+        master = self.master_path(site_id)
+        head = self.head(site_id)
+        current = self.schema(site_id)
+        if head is None or current is None:
+            raise SyncError(f"site {site_id} does not exist in {self.describe()}")
+        if head != change.after_seq or current.version != change.from_version:
+            raise SyncError(
+                f"the master of site {site_id} is at seq {head}, schema {current.version}; the"
+                f" migration was prepared for seq {change.after_seq}, schema {change.from_version};"
+                " sync again"
+            )
+        temp = temp_path_for(master)
+        try:
+            shutil.copyfile(master, temp)
+            step("office: master copied for the schema change")
+            with contextlib.closing(connect(temp)) as conn:
+                conn.isolation_level = None
+                gpkgsql.register(conn)  # GDAL's R-tree triggers, should a master have them
+                conn.execute("BEGIN IMMEDIATE")
+                try:
+                    for sql in statements:
+                        conn.execute(sql)
+                    conn.execute(f'UPDATE "{schemas.META_TABLE}" SET value = ? WHERE key = ?',
+                                 (str(change.schema_version), schemas.VERSION_KEY))
+                    conn.execute(schemas.SCHEMA_LOG_DDL)
+                    conn.execute(
+                        f"INSERT INTO {schemas.SCHEMA_LOG_TABLE} (schema_version, from_version,"
+                        " after_seq, migrated_utc, laptop_id, fieldapp_version) VALUES (?,?,?,?,?,?)",
+                        (change.schema_version, change.from_version, change.after_seq,
+                         change.migrated_utc, change.laptop_id, change.fieldapp_version),
+                    )
+                    conn.execute("COMMIT")
+                except BaseException:
+                    if conn.in_transaction:
+                        conn.execute("ROLLBACK")
+                    raise
+                if conn.execute("PRAGMA quick_check").fetchone()[0] != "ok":
+                    raise InvalidOfficeData(f"master of site {site_id} failed quick_check after migration")
+                if schemas.version_in(conn) != change.schema_version:
+                    raise InvalidOfficeData(f"master of site {site_id} did not reach schema {change.schema_version}")
+            if check is not None:
+                check(temp)
+            step("office: master migrated in a copy")
+            replace_durably(temp, master)
+            step("office: master replaced")
+        finally:
+            remove_quietly(temp)
