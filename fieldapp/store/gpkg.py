@@ -846,9 +846,9 @@ def open_visit(path, *, who: str | None = None, durability: str = "full", readon
     (the columns added since take the model's defaults: ``transect.stipulated`` False,
     ``line_feature.mapped_stream`` None for a schema 1 file). Opened for recording it is first
     migrated to this version in one transaction (:func:`_migrate`); an older fieldapp then
-    refuses it as :class:`NewerVisitFile`. A visit synced before its migration no longer has
-    the tables of its sync base copy (``fieldapp.sync`` refuses it with ``SchemaMismatch``
-    until the sync migrates the base too, with :func:`fieldapp.store.schema.migration_sql`).
+    refuses it as :class:`NewerVisitFile`. A visit synced before its migration is newer than its
+    sync base copy; ``fieldapp.sync`` migrates the base and the office master to match (with
+    :func:`fieldapp.store.schema.migration_sql`) on the next sync.
 
     Every row is checked with the model's rules before anything is written; a WAL left by a
     crash is read (and, when opened for recording, replayed into the file).
