@@ -16,7 +16,7 @@ LAYER_WORDS = {
     "transect": "Transects",
     "station": "Transect stations",
     "tree": "Trees",
-    "area_feature": "Areas (wetland, stand, grove …)",
+    "area_feature": "Areas (wetland, stand …)",
     "line_feature": "Lines (drainageway, swale …)",
     "walk": "Boundary walks",
     "walk_vertex": "Boundary walk vertices",

@@ -214,7 +214,7 @@ class SyncResultDialog(QDialog):
         buttons.accepted.connect(self.close)
         lay.addWidget(buttons)
         # every layer's row in view without scrolling (up to a screenful)
-        self.resize(640, min(860, 190 + 34 * len(rows)))
+        self.resize(720, min(860, 190 + 34 * len(rows)))
 
 
 class OfficeActions(QObject):
