@@ -160,44 +160,6 @@ class OfficeStore(abc.ABC):
         """Log entries with ``seq > after_seq``, in order, validated (contiguous, sane ids)."""
 
     @abc.abstractmethod
-    def schema(self, site_id: str) -> SiteSchema | None:
-        self._check_marker(create=False)
-        master = self.master_path(site_id)
-        if not master.exists() and not master.is_symlink():
-            return None
-        self._light_master_check(master)
-        try:
-            with contextlib.closing(connect(master, readonly=True)) as conn:
-                version = schemas.version_in(conn)
-                head = int(conn.execute(f"SELECT coalesce(max(seq), 0) FROM {LOG_TABLE}").fetchone()[0])
-                rows = []
-                if conn.execute("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = ?",
-                                (schemas.SCHEMA_LOG_TABLE,)).fetchone():
-                    rows = conn.execute(
-                        f"SELECT schema_version, from_version, after_seq, migrated_utc, laptop_id,"
-                        f" fieldapp_version FROM {schemas.SCHEMA_LOG_TABLE} ORDER BY schema_version"
-                    ).fetchall()
-        except (sqlite3.DatabaseError, ValueError) as exc:
-            raise InvalidOfficeData(f"master GeoPackage {master}: unreadable schema version: {exc}") from exc
-        changes = tuple(SchemaChange(*r) for r in rows)
-        previous_v, previous_seq = 0, 0
-        for c in changes:
-            ok = (all(isinstance(x, int) for x in (c.schema_version, c.from_version, c.after_seq))
-                  and c.from_version < c.schema_version and c.schema_version > previous_v
-                  and previous_seq <= c.after_seq <= head)
-            if not ok:
-                raise InvalidOfficeData(
-                    f"schema log of site {site_id} in {self.describe()} is not valid at {c!r}"
-                    f" (the master is at seq {head}); refused"
-                )
-            previous_v, previous_seq = c.schema_version, c.after_seq
-        if changes and version is not None and version < changes[-1].schema_version:
-            raise InvalidOfficeData(
-                f"the master of site {site_id} is at schema {version}, but its schema log says it"
-                f" was migrated to {changes[-1].schema_version}; refused"
-            )
-        return SiteSchema(version, changes)
-
     def fetch_changeset(self, site_id: str, entry: LogEntry, dest: Path) -> None:
         """Copy the changeset of ``entry`` to ``dest`` after checking name, path, size and hash."""
 
