@@ -10,6 +10,14 @@ A check is identified by a stable id: ``bank:<transect id>``, ``protective_area`
 ``woodland:<stand id>``, ``mitigation:<stand id>``, ``wetland:<polygon id>``,
 ``graded_area:<polygon id>``, ``drainageway:<line id>``, ``development_area``.
 
+A check may wait for data before any rule can read it: a woodland stand in which no tree has
+been recorded yet gets no ``woodland.class`` request (the rule would class the empty tally as
+"none", a verdict on nothing) but an :class:`AwaitingData` in its place, which :class:`Checks`
+turns into a :class:`Check` with status ``needs_data``, a ``next_step`` in words and no rule
+request (``Check.has_request`` False). The stand's mitigation check (with a retained area set)
+waits likewise. The rules stay pure: this is the model-to-request layer saying there is nothing
+to send yet.
+
 Canopy percentages sent to ``woodland.class`` are clamped to [0, 100] (:func:`clamp_pct`). The
 survey model already clamps them where they are computed (:func:`fieldapp.survey.canopy.pct`: a
 stand covered by crowns gave 100 % plus floating-point excess, which the rule refuses); the clamp
@@ -30,10 +38,10 @@ from dataclasses import dataclass, field
 from typing import Any, Callable, Iterable, Sequence
 
 __all__ = [
-    "Check", "Checks", "bank_request", "protective_area_request", "woodland_class_request",
+    "AwaitingData", "Check", "Checks", "bank_request", "protective_area_request", "woodland_class_request",
     "mitigation_request", "wetland_size_request", "development_area_request",
     "graded_area_request", "drainageway_request", "clamp_pct", "requests_for_model",
-    "status_words", "summary_words",
+    "status_words", "summary_words", "stands_with_trees",
 ]
 
 RULE_TITLES = {
@@ -46,6 +54,12 @@ RULE_TITLES = {
     "development_area": "Development area (city)",
     "drainageway": "Drainageway (city)",
 }
+
+#: How the city's chapter is cited (``fieldapp.rules.city.CITE``).
+CITE_CITY = "City resource protection"
+
+#: Next step of a woodland stand with no tree recorded inside it.
+RECORD_STAND_TREES = "record the trees of this stand (caliper tally)"
 
 
 # --------------------------------------------------------------------------- request builders
@@ -193,6 +207,35 @@ def drainageway_request(kind: str, length_ft: float, *, tributary_area_ac: float
 
 # --------------------------------------------------------------------------- results
 @dataclass(frozen=True)
+class AwaitingData:
+    """A check that waits for data the model does not hold yet: no rule request is built.
+
+    Stands in for a request in :func:`requests_for_model`'s mapping; :class:`Checks` makes it a
+    :class:`Check` whose result is :meth:`result` (status ``needs_data``) and whose request is
+    empty.
+
+    Attributes
+    ----------
+    rule : str
+        The rule that will be asked once the data is there (e.g. ``woodland.class``).
+    next_step : str
+        What to record, in the surveyor's words.
+    citation : str
+        Where the rule is (the rule's own citations are more precise once it has decided).
+    """
+
+    rule: str
+    next_step: str
+    citation: str = ""
+
+    def result(self) -> dict:
+        """The result shown for the check: ``needs_data`` with ``next_step`` and a note."""
+        return {"rule": self.rule, "status": "needs_data", "citation": self.citation,
+                "interpretations": [], "next_step": self.next_step,
+                "note": "no rule request yet: nothing is recorded that the rule reads"}
+
+
+@dataclass(frozen=True)
 class Check:
     """One check: its id, a title, the request, and the latest result.
 
@@ -201,9 +244,10 @@ class Check:
     check_id : str
     title : str
     request : dict
-        The rule request (contract JSON).
+        The rule request (contract JSON); empty (``{}``) for a check awaiting data
+        (:class:`AwaitingData`), which has no request to send yet.
     result : dict
-        ``fieldapp.rules.evaluate(request)``.
+        ``fieldapp.rules.evaluate(request)``, or :meth:`AwaitingData.result`.
     """
 
     check_id: str
@@ -215,8 +259,19 @@ class Check:
     def status(self) -> str:
         return str(self.result.get("status", "error"))
 
+    @property
+    def rule(self) -> str:
+        """The rule id (``woodland.class`` ...), also for a check awaiting data."""
+        return str(self.request.get("rule") or self.result.get("rule") or "")
+
+    @property
+    def has_request(self) -> bool:
+        """False for a check awaiting data: there is no rule request to attach or replay."""
+        return bool(self.request)
+
     def request_json(self) -> str:
-        """The request as the JSON ``fieldapp rules evaluate`` takes."""
+        """The request as the JSON ``fieldapp rules evaluate`` takes (``{}`` while the check
+        awaits data)."""
         return json.dumps(self.request, indent=2)
 
 
@@ -236,10 +291,18 @@ def _fmt(v: Any, unit: str = "") -> str:
 
 
 def summary_words(rule: str, result: dict) -> str:
-    """The value of a result in a few words for the panel (e.g. ``Bank 120.0 ft``)."""
+    """The value of a result in a few words for the panel (e.g. ``Bank 120.0 ft``).
+
+    ``rule`` may be empty (a check awaiting data has no request): the result's ``rule`` is used.
+    A ``needs_data`` result says its next step (``Needs data: ...``), except the bank's, which
+    gives the bank so far and how much further to walk.
+    """
+    rule = rule or str(result.get("rule") or "")
     st = result.get("status")
     if st == "error":
         return f"Error: {result.get('message', '')}"
+    if st == "needs_data" and rule != "nr341.bank" and result.get("next_step"):
+        return f"Needs data: {result.get('next_step')}"
     if rule == "nr341.bank":
         if st == "determined":
             return f"Bank {_fmt(result.get('bank_ft'), ' ft')} ({result.get('basis')})"
@@ -267,8 +330,6 @@ def summary_words(rule: str, result: dict) -> str:
         return (f"Surface {_fmt(result.get('surface_area_sqft'), ' sq ft')}; permit "
                 f"{_fmt(result.get('permit_required'))}")
     if rule == "drainageway":
-        if st == "needs_data":
-            return f"Needs data: {result.get('next_step', '')}"
         return (f"Drainageway: {_fmt(result.get('is_drainageway'))}; width "
                 f"{_fmt(result.get('total_width_ft'), ' ft')}; open space "
                 f"{_fmt(result.get('min_open_space_sqft'), ' sq ft')}")
@@ -320,11 +381,13 @@ class Checks:
             return {"rule": request.get("rule"), "status": "error",
                     "message": f"{type(exc).__name__}: {exc}"}
 
-    def update(self, requests: dict[str, tuple[str, dict]]) -> bool:
+    def update(self, requests: dict[str, tuple[str, dict | AwaitingData]]) -> bool:
         """Replace the set of checks by ``requests`` ({id: (title, request)}).
 
-        Evaluates the new or changed requests; drops checks no longer applicable. Returns
-        True (and tells the listeners) when anything changed.
+        Evaluates the new or changed requests; drops checks no longer applicable. An
+        :class:`AwaitingData` in place of a request is not evaluated: its check has no request
+        and the ``needs_data`` result the placeholder gives. Returns True (and tells the
+        listeners) when anything changed.
         """
         changed = False
         for cid in list(self._checks):
@@ -333,11 +396,15 @@ class Checks:
                 self._keys.pop(cid, None)
                 changed = True
         for cid, (title, request) in requests.items():
-            key = json.dumps(request, sort_keys=True)
+            awaiting = isinstance(request, AwaitingData)
+            key = json.dumps({"awaiting": [request.rule, request.next_step, request.citation]}
+                             if awaiting else request, sort_keys=True)
             if self._keys.get(cid) == key and self._checks[cid].title == title:
                 continue
-            result = self._safe_evaluate(request)
-            self._checks[cid] = Check(cid, title, request, result)
+            if awaiting:
+                self._checks[cid] = Check(cid, title, {}, request.result())
+            else:
+                self._checks[cid] = Check(cid, title, request, self._safe_evaluate(request))
             self._keys[cid] = key
             changed = True
         if changed:
@@ -354,8 +421,8 @@ class Checks:
         return self._checks.get(check_id)
 
     def requests(self) -> list[dict]:
-        """Every current request (what the report embeds)."""
-        return [c.request for c in self.all()]
+        """Every current request (what the report embeds); checks awaiting data have none."""
+        return [c.request for c in self.all() if c.has_request]
 
 
 # --------------------------------------------------------------------------- from the model
@@ -404,6 +471,21 @@ def graded_slope_pct(model: Any, polygon: Any, transects: Sequence[Any]) -> floa
     return steepest
 
 
+def stands_with_trees(stands: Sequence[Any], trees: Sequence[Any]) -> set[str]:
+    """The uuids of the woodland ``stands`` with at least one recorded tree standing inside
+    (on the boundary counts), whatever its status (live, dead or removed: a tally was made).
+
+    A stand without one has not been tallied yet: its canopy cover (0 %) says nothing. Trees
+    outside whose crowns reach in do not count as the stand's tally.
+    """
+    import shapely
+
+    if not trees:
+        return set()
+    pts = shapely.points([(float(t.x), float(t.y)) for t in trees])
+    return {a.uuid for a in stands if bool(shapely.covers(a.geometry, pts).any())}
+
+
 def requests_for_model(model: Any, *, retained_ac: float = 0.0,
                        woodland_class: Callable[[dict], str | None] | None = None,
                        ) -> dict[str, tuple[str, dict]]:
@@ -414,8 +496,11 @@ def requests_for_model(model: Any, *, retained_ac: float = 0.0,
     - ``wetland:<area>`` and ``protective_area:<area>`` for each wetland polygon;
     - ``protective_area`` for the site's water features with every wetland (not contiguous);
     - ``woodland:<stand>`` for each woodland stand (with the first grove drawn inside it);
+      an :class:`AwaitingData` ("record the trees of this stand (caliper tally)") instead of
+      a request while no tree is recorded inside the stand (:func:`stands_with_trees`);
     - ``mitigation:<stand>`` when a retained area is set and ``woodland_class(request)``
-      (the class the woodland request gives) is known;
+      (the class the woodland request gives) is known; awaiting data like the stand's class
+      while the stand has no tree;
     - ``graded_area:<area>`` for each disturbed (graded) polygon crossed by a transect
       segment: its horizontal area with the steepest crossing segment's slope
       (:func:`graded_slope_pct`);
@@ -456,8 +541,17 @@ def requests_for_model(model: Any, *, retained_ac: float = 0.0,
         out["protective_area"] = ("Protective area, all features (NR 151.125)",
                                    protective_area_request(site_features + wetland_features))
     groves = [a for a in areas if _v(a.kind) == "grove"]
-    for a in areas:
-        if _v(a.kind) != "woodland_stand":
+    stands = [a for a in areas if _v(a.kind) == "woodland_stand"]
+    tallied = stands_with_trees(stands, model.trees()) if stands else set()
+    for a in stands:
+        if a.uuid not in tallied:
+            # nothing tallied inside: the class would be "none" on no data; wait for the tally
+            out[f"woodland:{a.uuid}"] = (f"Woodland class {a.label or 'stand'} (city)", AwaitingData(
+                "woodland.class", RECORD_STAND_TREES, f"{CITE_CITY}, Woodlands A"))
+            if retained_ac > 0:
+                out[f"mitigation:{a.uuid}"] = (
+                    f"Woodland protection {a.label or 'stand'} (city)", AwaitingData(
+                        "woodland.mitigation", RECORD_STAND_TREES, f"{CITE_CITY}, Woodlands C"))
             continue
         grove = next((g for g in groves if g.geometry.intersects(a.geometry)), None)
         inp = _clamped_woodland_input(model.woodland_input(a.uuid, grove.uuid if grove else None))

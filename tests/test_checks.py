@@ -274,3 +274,100 @@ def test_checks_re_evaluate_only_changed_requests(visit):
     visit.add_station(t.uuid, horizontal_ft=60, slope_pct=18)
     assert c.refresh(visit) is True and calls == ["nr341.bank", "nr341.bank"]
     assert c.get(f"bank:{t.uuid}").status == "needs_data"
+
+
+# --------------------------------------------------------------------------- awaiting data
+def test_a_stand_with_no_tree_recorded_waits_for_the_tally(visit):
+    """No tree in the stand: no woodland.class request (it would say class "none" from 0 %
+    canopy, a verdict on nothing) but a needs_data check saying what to record."""
+    stand = visit.add_area("woodland_stand", square(visit, 0, 0, 100, 100), label="Oak stand")
+    reqs = requests_for_model(visit)
+    title, awaiting = reqs[f"woodland:{stand.uuid}"]
+    assert title == "Woodland class Oak stand (city)"
+    assert awaiting == checks.AwaitingData("woodland.class",
+                                           "record the trees of this stand (caliper tally)",
+                                           "City resource protection, Woodlands A")
+    c = Checks()
+    c.refresh(visit)
+    k = c.get(f"woodland:{stand.uuid}")
+    assert k.status == "needs_data" and k.rule == "woodland.class"
+    assert k.has_request is False and k.request == {} and k.request_json() == "{}"
+    assert k.result["next_step"] == "record the trees of this stand (caliper tally)"
+    assert k.result["citation"] == "City resource protection, Woodlands A"
+    assert checks.summary_words(k.request.get("rule", ""), k.result) == (
+        "Needs data: record the trees of this stand (caliper tally)")
+    assert c.evaluations == 0 and c.requests() == []  # no rule asked, nothing to attach
+    assert c.refresh(visit) is False  # unchanged: nothing re-made
+
+
+def test_mitigation_waits_with_the_stand_and_both_decide_once_trees_are_in(visit):
+    stand = visit.add_area("woodland_stand", square(visit, 0, 0, 100, 100), label="Oak stand")
+    c = Checks()
+    c.refresh(visit, retained_ac=0.1)
+    mit = c.get(f"mitigation:{stand.uuid}")
+    assert mit.title == "Woodland protection Oak stand (city)"
+    assert (mit.status, mit.rule, mit.has_request) == ("needs_data", "woodland.mitigation", False)
+    assert mit.result["next_step"] == "record the trees of this stand (caliper tally)"
+    # no retained area: no mitigation check at all, waiting or not
+    assert not [k for k in requests_for_model(visit) if k.startswith("mitigation:")]
+    # the two 12 in trees of two_crown_stand: 40.05 % canopy, all deciduous -> mature by
+    # canopy; mitigation as in test_mitigation_with_a_retained_area (43.56 % retained)
+    for x_ft in (40.0, 60.0):
+        visit.add_tree(x=X0 + g(visit, x_ft), y=Y0 + g(visit, 50.0), dbh_in=12.0,
+                       leaf_habit="deciduous", crown_radius_ft=30.0)
+    assert c.refresh(visit, retained_ac=0.1) is True
+    wood = c.get(f"woodland:{stand.uuid}")
+    assert wood.has_request and (wood.result["class"], wood.result["basis"]) == ("mature", "canopy")
+    mit = c.get(f"mitigation:{stand.uuid}")
+    assert mit.has_request and mit.request["input"]["class"] == "mature"
+    assert mit.result["retained_pct"] == pytest.approx(43.56, abs=0.01)
+    assert [r["rule"] for r in c.requests()] == ["woodland.mitigation", "woodland.class"]
+
+
+def test_a_crown_reaching_in_from_outside_is_not_the_stand_s_tally(visit):
+    # stem 10 ft west of the stand, crown radius 30 ft: 20 ft of crown over the stand, but no
+    # tree of this stand has been recorded
+    stand = visit.add_area("woodland_stand", square(visit, 0, 0, 100, 100))
+    visit.add_tree(x=X0 - g(visit, 10.0), y=Y0 + g(visit, 50.0), dbh_in=20.0, crown_radius_ft=30.0)
+    assert isinstance(requests_for_model(visit)[f"woodland:{stand.uuid}"][1], checks.AwaitingData)
+    assert checks.stands_with_trees([stand], visit.trees()) == set()
+
+
+def test_a_tree_on_the_boundary_or_a_dead_one_is_a_tally(visit):
+    # a stem exactly on the west edge counts (covers); the rule then decides
+    a = visit.add_area("woodland_stand", square(visit, 0, 0, 100, 100), label="A")
+    visit.add_tree(x=X0, y=Y0 + g(visit, 50.0), dbh_in=4.0, crown_radius_ft=5.0)
+    # a dead tree alone in stand B: tallied; dead trees give no canopy -> 0 % -> class none
+    b = visit.add_area("woodland_stand", square(visit, 300, 0, 100, 100), label="B")
+    visit.add_tree(x=X0 + g(visit, 350.0), y=Y0 + g(visit, 50.0), dbh_in=14.0,
+                   crown_radius_ft=15.0, status="dead")
+    assert checks.stands_with_trees([a, b], visit.trees()) == {a.uuid, b.uuid}
+    c = Checks()
+    c.refresh(visit)
+    res_b = c.get(f"woodland:{b.uuid}").result
+    assert res_b["status"] == "determined" and res_b["class"] == "none"
+    assert res_b["canopy_10in_pct"] == 0.0
+    # A: half of the 5 ft crown (pi 25 / 2 = 39.27 sq ft) inside 10,000 sq ft: 0.39 % >= 3 in
+    res_a = c.get(f"woodland:{a.uuid}").result
+    assert res_a["canopy_3in_pct"] == pytest.approx(100 * math.pi * 25 / 2 / 10_000, rel=1e-2)
+    assert res_a["class"] == "none"
+
+
+def test_city_citation_is_the_rules_own():
+    from fieldapp.rules.city import CITE
+
+    assert checks.CITE_CITY == CITE
+
+
+def test_summary_words_of_a_rule_s_own_needs_data():
+    # >= 30 % canopy with an unknown deciduous share: the rule asks for the share
+    res = evaluate({"rule": "woodland.class", "input": {
+        "canopy_10in_pct": 40.0, "deciduous_share_pct": None, "canopy_3in_pct": 40.0,
+        "trees": []}})
+    assert res["status"] == "needs_data"
+    assert checks.summary_words("woodland.class", res) == f"Needs data: {res['next_step']}"
+    # the bank keeps its own words (bank so far and how far to walk): 30 ft at 4 %, then 60 ft
+    # at 18 % ending on steep ground: at least 90 ft
+    bank = evaluate(checks.bank_request(False, [(0, 0), (30, 1.2), (90, 12.0)]))
+    assert bank["status"] == "needs_data"
+    assert checks.summary_words("nr341.bank", bank).startswith("Bank at least 90.0 ft")
