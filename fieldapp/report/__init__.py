@@ -10,7 +10,9 @@ protective areas and development envelope, scale bar and north arrow, each trans
 the stand table, wetlands, every verdict with citation, interpretations, inputs and result,
 GNSS quality per recorded point and the sync conflicts. Each verdict's rule request is then
 attached to the PDF as a JSON file (pypdf), so ``fieldapp rules evaluate FILE.json`` reproduces
-it; ``requests-all.json`` and ``results-all.json`` hold them all.
+it; ``requests-all.json`` and ``results-all.json`` hold them all, in the same order. A check
+still awaiting data (e.g. a woodland stand with no tree recorded) has no rule request: it is in
+the PDF with its next step, and nothing is attached for it.
 
 Pieces: :mod:`.content` (what the report says; no Qt), :mod:`.drawing` (map and profiles),
 :mod:`.document` (pages and PDF).
@@ -137,7 +139,7 @@ def build_report(visit_path, out_path, progress: ProgressCallback | None = None,
     from pypdf import PdfReader, PdfWriter
 
     from .content import gather, load_visit
-    from .document import attachment_names, write_pdf
+    from .document import attached_checks, write_pdf
     from .guard import refuse_clobbering
 
     retained_ac = float(retained_ac)
@@ -175,12 +177,13 @@ def build_report(visit_path, out_path, progress: ProgressCallback | None = None,
         pages = write_pdf(content, qt_tmp, step=step)
         step(0.92, "attaching the rule requests")
         writer = PdfWriter(clone_from=PdfReader(qt_tmp))
-        names = attachment_names(content)
-        for name, check in zip(names, content.checks):
+        attached = attached_checks(content)  # a check awaiting data has no request to attach
+        names = [name for name, _ in attached]
+        for name, check in attached:
             writer.add_attachment(name, (json.dumps(check.request, indent=2) + "\n").encode())
         writer.add_attachment("requests-all.json", (json.dumps(content.requests(), indent=2) + "\n").encode())
         writer.add_attachment("results-all.json",
-                              (json.dumps([c.result for c in content.checks], indent=2) + "\n").encode())
+                              (json.dumps([c.result for _, c in attached], indent=2) + "\n").encode())
         with open(final_tmp, "wb") as fh:
             writer.write(fh)
             fh.flush()

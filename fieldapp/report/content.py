@@ -187,7 +187,11 @@ class WetlandRow:
 
 @dataclass(frozen=True)
 class GnssRow:
-    """GNSS quality of one recorded point (an OHWM point)."""
+    """GNSS quality of one recorded point (an OHWM point).
+
+    ``seq`` is the model's (from 0 along its line); :attr:`number` is the point's number as the
+    app shows it (from 1: "OHWM point 1").
+    """
 
     line: str
     seq: int
@@ -204,6 +208,11 @@ class GnssRow:
     rejected_count: int
     antenna_height_m: float
     fix_time_utc: datetime | None
+
+    @property
+    def number(self) -> int:
+        """The point's number as the app shows it: 1 for the first point of its line."""
+        return self.seq + 1
 
     @property
     def quality_words(self) -> str:
@@ -290,7 +299,8 @@ class ReportContent:
                 "site CRS.")
 
     def requests(self) -> list[dict]:
-        return [c.request for c in self.checks]
+        """The rule requests of the checks that have one (a check awaiting data has none)."""
+        return [c.request for c in self.checks if c.has_request]
 
 
 # --------------------------------------------------------------------------- gathering
@@ -299,7 +309,7 @@ def _value(v: Any) -> Any:
 
 
 def _check_order(c: Check) -> tuple:
-    rule = c.request.get("rule", "")
+    rule = c.rule
     rank = _RULE_ORDER.index(rule) if rule in _RULE_ORDER else len(_RULE_ORDER)
     return (rank, natural_key(c.title), c.check_id)
 
@@ -504,4 +514,4 @@ def _map(visit: Visit, frame: SiteFrame, content: ReportContent, by_id: dict) ->
 
 def rule_title(check: Check) -> str:
     """Title of a check, falling back to the rule's title."""
-    return check.title or RULE_TITLES.get(check.request.get("rule", ""), check.check_id)
+    return check.title or RULE_TITLES.get(check.rule, check.check_id)

@@ -21,7 +21,7 @@ from fieldapp.checks import status_words, summary_words
 from . import drawing
 from .content import INTERPRETATIONS, ReportContent, rule_title
 
-__all__ = ["write_pdf", "attachment_names", "fmt"]
+__all__ = ["write_pdf", "attachment_names", "attached_checks", "fmt"]
 
 RESOLUTION_DPI = 300
 OBJECT_TYPE = QTextFormat.UserObject + 11
@@ -70,14 +70,32 @@ def _e(text: Any) -> str:
     return html.escape(str(text))
 
 
-def attachment_names(content: ReportContent) -> list[str]:
-    """File names of the per-verdict request attachments, in verdict order."""
-    names = []
+def attached_checks(content: ReportContent) -> list[tuple[str, Any]]:
+    """(attachment file name, check) of every check with a rule request, in verdict order.
+
+    The number in a name is the verdict's number in the report (``request-03-...`` is verdict
+    3); a check awaiting data (no rule request yet) gets no attachment, so numbers may skip.
+    """
+    out = []
     for i, c in enumerate(content.checks, 1):
+        if not c.has_request:
+            continue
         slug = "".join(ch if ch.isalnum() else "-" for ch in rule_title(c).split("(")[0].strip())
         slug = "-".join(part for part in slug.split("-") if part)[:40]
-        names.append(f"request-{i:02d}-{slug}.json")
-    return names
+        out.append((f"request-{i:02d}-{slug}.json", c))
+    return out
+
+
+def attachment_names(content: ReportContent) -> list[str]:
+    """File names of the per-verdict request attachments, in verdict order
+    (:func:`attached_checks`)."""
+    return [name for name, _ in attached_checks(content)]
+
+
+def _names_by_check(content: ReportContent) -> list[str | None]:
+    """The attachment name of each check in ``content.checks`` (None: no request)."""
+    by_id = {c.check_id: name for name, c in attached_checks(content)}
+    return [by_id.get(c.check_id) for c in content.checks]
 
 
 class _Figures(QPyTextObject):
@@ -138,14 +156,14 @@ def _site_html(c: ReportContent) -> str:
     return (f"<h1>Site report: {_e(s.name)}</h1>{body}<h3>Units</h3><p>{_e(c.units_note())}</p>")
 
 
-def _summary_html(c: ReportContent, names: list[str]) -> str:
+def _summary_html(c: ReportContent) -> str:
     if not c.checks:
         return "<h2>Verdicts</h2><p>No rule applies yet (nothing recorded that a rule reads).</p>"
     rows = []
-    for i, (k, n) in enumerate(zip(c.checks, names), 1):
+    for i, k in enumerate(c.checks, 1):
         st = k.status
         rows.append([str(i), _e(rule_title(k)), f'<span class="{st}">{_e(status_words(st))}</span>',
-                     _e(summary_words(k.request.get("rule", ""), k.result)),
+                     _e(summary_words(k.rule, k.result)),
                      _e(k.result.get("citation", "–"))])
     return ("<h2>Verdicts at a glance</h2>" + _table(["#", "Check", "Status", "Result", "Citation"], rows)
             + '<p class="small">Each verdict is detailed below with its inputs, and its rule request is '
@@ -200,22 +218,27 @@ def _result_lines(result: dict) -> list[str]:
     return [f"<b>{_e(k)}</b>: {_e(_plain_text(v))}" for k, v in result.items() if k not in _SHOWN_APART]
 
 
-def _verdicts_html(c: ReportContent, names: list[str]) -> str:
+def _verdicts_html(c: ReportContent) -> str:
     out = ['<h2>Verdicts in detail</h2>']
-    for i, (k, name) in enumerate(zip(c.checks, names), 1):
+    for i, (k, name) in enumerate(zip(c.checks, _names_by_check(c)), 1):
         r = k.result
         st = k.status
         out.append(f"<h3>{i}. {_e(rule_title(k))}</h3>")
-        out.append(f'<p>Rule <b>{_e(k.request.get("rule"))}</b> — status '
+        out.append(f'<p>Rule <b>{_e(k.rule)}</b> — status '
                    f'<span class="{st}">{_e(status_words(st))}</span> — citation '
-                   f'<b>{_e(r.get("citation", "–"))}</b></p>')
-        out.append(f"<p><b>Result</b>: {_e(summary_words(k.request.get('rule', ''), r))}</p>")
+                   f'<b>{_e(r.get("citation") or "–")}</b></p>')
+        out.append(f"<p><b>Result</b>: {_e(summary_words(k.rule, r))}</p>")
         if st == "error":
             out.append(f"<p class='error'>{_e(r.get('key', ''))}: {_e(r.get('message', ''))}</p>")
         if r.get("next_step"):
             out.append(f"<p><b>Next step</b>: {_e(r['next_step'])}</p>")
         if r.get("note"):
             out.append(f"<p><b>Note</b>: {_e(r['note'])}</p>")
+        if not k.has_request:
+            # awaiting data: no rule has been asked, so no inputs, results or attachment
+            out.append('<p class="small">No rule request yet (nothing recorded that the rule '
+                       "reads), so nothing is attached for this check.</p>")
+            continue
         interp = r.get("interpretations") or []
         if interp:
             out.append("<p><b>Interpretations relied on</b>:</p><p>" + "<br/>".join(
@@ -272,7 +295,10 @@ def _stands_html(c: ReportContent) -> str:
             f"<p>Canopy cover: trees ≥ 10 in {fmt(m.canopy_10in_pct, 1)} %, trees ≥ 3 in "
             f"{fmt(m.canopy_3in_pct, 1)} %, deciduous share of the ≥ 10 in canopy "
             f"{fmt(m.deciduous_share_pct, 1)} %.</p>")
-        if s.check and s.check.status == "error":
+        if s.check and s.check.status == "needs_data":
+            out.append(f"<p><b>Woodland class: not determined yet</b> — next step: "
+                       f"{_e(r.get('next_step') or '–')} ({_e(r.get('citation') or '–')}).</p>")
+        elif s.check and s.check.status == "error":
             # e.g. a measure the rule refuses: say so, with the rule's own message
             out.append(f"<p class='error'>Woodland class not determined: "
                        f"{_e(r.get('key', ''))}: {_e(r.get('message', ''))}</p>")
@@ -280,7 +306,8 @@ def _stands_html(c: ReportContent) -> str:
             out.append(f"<p><b>Woodland class: {_e(r.get('class', '–'))}</b> (basis "
                        f"{_e(r.get('basis') or 'none')}; {_e(r.get('citation', '–'))}).</p>")
         if s.mitigation:
-            out.append(f"<p>{_e(summary_words('woodland.mitigation', s.mitigation.result))} "
+            lead = "Woodland protection: " if s.mitigation.status == "needs_data" else ""
+            out.append(f"<p>{lead}{_e(summary_words('woodland.mitigation', s.mitigation.result))} "
                        f"({_e(s.mitigation.result.get('citation', '–'))}).</p>")
         rows = [[f"{k.low_in:g}–{k.high_in:g}", str(k.stems), fmt(k.stems_per_ac, 1),
                  fmt(k.basal_area_sqft_per_ac, 2)] for k in m.stand_table]
@@ -318,14 +345,14 @@ def _gnss_html(c: ReportContent) -> str:
     if not c.gnss:
         out.append("<p>No GNSS point recorded (OHWM points carry the GNSS metadata).</p>")
     else:
-        rows = [[_e(g.line), str(g.seq), _e(g.method), f"{g.x_ft:.2f}", f"{g.y_ft:.2f}", _e(g.quality_words),
+        rows = [[_e(g.line), str(g.number), _e(g.method), f"{g.x_ft:.2f}", f"{g.y_ft:.2f}", _e(g.quality_words),
                  fmt(g.h_accuracy_m, 3), fmt(g.v_accuracy_m, 3),
                  fmt(g.std_dev_x_m, 3) + " / " + fmt(g.std_dev_y_m, 3), fmt(g.hdop, 2),
                  f"{g.sample_count} ({g.rejected_count} rejected)", fmt(g.antenna_height_m, 3),
                  _e(f"{g.fix_time_utc:%H:%M:%S}") if g.fix_time_utc else "–"]
                 for g in c.gnss]
         out.append('<div style="font-size: 7.5pt">' + _table(
-            ["Line", "#", "Method", "x ft", "y ft", "Worst fix", "H acc m", "V acc m", "σx / σy m",
+            ["Line", "Point", "Method", "x ft", "y ft", "Worst fix", "H acc m", "V acc m", "σx / σy m",
              "HDOP", "Epochs used (rejected)", "Antenna m", "UTC"], rows, {1, 3, 4, 6, 7, 9, 11}) + "</div>")
         out.append('<p class="small">Worst fix: the worst GGA fix quality among the epochs used. '
                    "Offset points show the standing position's quality. Accuracy as the receiver "
@@ -411,7 +438,7 @@ def write_pdf(content: ReportContent, path: str, *, step: Callable[[float, str],
             f.setProperty(OBJECT_KEY, key)
             cur.insertText("\ufffc", f)
 
-        section(_site_html(content) + _summary_html(content, names))
+        section(_site_html(content) + _summary_html(content))
         # the map on a page of its own
         section("<h2>Site map</h2>", new_page=True)
         lay = content.map
@@ -429,7 +456,7 @@ def write_pdf(content: ReportContent, path: str, *, step: Callable[[float, str],
         step(0.45, "profiles")
         section(_stands_html(content), new_page=True)
         section(_wetlands_html(content))
-        section(_verdicts_html(content, names), new_page=True)
+        section(_verdicts_html(content), new_page=True)
         section(_gnss_html(content), new_page=True)
         section(_conflicts_html(content))
         section("<h2>Reproducing the verdicts</h2><p>" + _e(
