@@ -4,6 +4,14 @@ Two stacked pyqtgraph plots sharing the distance axis (horizontal feet from the 
 ground profile above (elevation from the segments), the slope of each segment below as steps
 against the 12 % / 10 % threshold (NR 341.035(1)(a)). Vertical lines mark the base distance
 (75 / 300 ft) and the bank as determined so far. Redrawn on a timer when dirty.
+
+Slope labels: one per run of segments of the same slope (as shown, to 0.1 %), placed in screen
+pixels so they stay legible on a small plot: each sits just above the ground line over its own
+width, inside the view (the elevation range leaves headroom for one label above the highest
+point), clear of the other labels and of the base/bank lines and their labels; a label that
+would overlap is shifted along its run, raised one row (staggered) or put just below the line,
+and failing all that left out (steep runs are placed first, then the longest). Placed again
+when the plot is resized or its view changes. The threshold's label sits at the left axis.
 """
 
 from __future__ import annotations
@@ -15,6 +23,99 @@ from PySide6.QtWidgets import QVBoxLayout, QWidget
 
 STEEP = "#cc0000"
 GENTLE = "#0a6b1f"
+#: Pixels between the ground line and a slope label, and around labels.
+LABEL_GAP_PX = 3.0
+#: Rows a slope label may be raised by to avoid another (0: only its own row).
+LABEL_STAGGER_ROWS = 1
+
+
+def label_runs(segments: list[tuple[float, float]]) -> list[tuple[int, int, str]]:
+    """Runs of consecutive segments whose slopes read the same at 0.1 %: (first, last, text).
+
+    >>> label_runs([(20, 4.0), (20, 4.04), (20, 18.0), (40, 5.0)])
+    [(0, 1, '4.0 %'), (2, 2, '18.0 %'), (3, 3, '5.0 %')]
+    """
+    runs: list[tuple[int, int, str]] = []
+    for i, (_h, s) in enumerate(segments):
+        text = f"{s:.1f} %"
+        if runs and runs[-1][2] == text:
+            runs[-1] = (runs[-1][0], i, text)
+        else:
+            runs.append((i, i, text))
+    return runs
+
+
+def place_labels(boxes: list[tuple[float, float]], sizes: list[tuple[float, float]],
+                 order: list[int], view_px: tuple[float, float], ground_px: tuple, obstacles=(),
+                 *, gap_px: float = LABEL_GAP_PX, rows: int = LABEL_STAGGER_ROWS):
+    """Place labels without overlap, in screen pixels (x right, y down, view top at 0).
+
+    Each label is tried, in this order, above the ground line (row 0, then raised by up to
+    ``rows`` rows), then just below it; at each height centred on its run, then shifted by a
+    quarter and a half of its width either way (always inside the view). The first spot inside
+    the view that overlaps no placed label and no obstacle is taken; with none, the label is left
+    out.
+
+    Parameters
+    ----------
+    boxes : list of (x_left_px, x_right_px)
+        The x extent each label describes (its run of segments).
+    sizes : list of (width_px, height_px)
+    order : list of int
+        Indices in order of priority (earlier ones are placed first).
+    view_px : (width_px, height_px)
+        The view's size; labels are kept inside it.
+    ground_px : (xs, ys)
+        The ground polyline in pixels (xs increasing); "above" and "below" are over the
+        label's whole width, so a label never crosses the line.
+    obstacles : iterable of (left, top, right, bottom)
+        Rectangles to keep clear of (the base and bank lines and their labels).
+
+    Returns
+    -------
+    list of (centre_x_px, bottom_px) or None (left out), by label index.
+    """
+    xs, ys = ground_px
+    placed = [tuple(o) for o in obstacles]
+    width_px, height_px = view_px
+    out: list[tuple[float, float] | None] = [None] * len(sizes)
+
+    def free(rect) -> bool:
+        return not any(rect[0] < o[2] and o[0] < rect[2] and rect[1] < o[3] and o[1] < rect[3]
+                       for o in placed)
+
+    def under(left: float, right: float) -> tuple[float, float]:
+        """(highest, lowest) pixel y of the ground between ``left`` and ``right``."""
+        inside = [y for x, y in zip(xs, ys) if left <= x <= right]
+        ends = [float(np.interp(left, xs, ys)), float(np.interp(right, xs, ys))]
+        return min(inside + ends), max(inside + ends)
+
+    for i in order:
+        w, h = sizes[i]
+        centre = (boxes[i][0] + boxes[i][1]) / 2.0
+        xs_try = []
+        for k in (0.0, -0.25, 0.25, -0.5, 0.5):
+            cx = min(max(centre + k * w, w / 2.0 + gap_px), width_px - w / 2.0 - gap_px)
+            if cx not in xs_try:
+                xs_try.append(cx)
+        spots = []
+        for row in range(rows + 1):
+            for cx in xs_try:
+                top_y, _ = under(cx - w / 2.0, cx + w / 2.0)
+                spots.append((cx, top_y - gap_px - row * (h + 2 * gap_px)))
+        for cx in xs_try:
+            _, low_y = under(cx - w / 2.0, cx + w / 2.0)
+            spots.append((cx, low_y + gap_px + h))
+        for cx, bottom in spots:
+            rect = (cx - w / 2.0 - gap_px, bottom - h - gap_px, cx + w / 2.0 + gap_px,
+                    bottom + gap_px)
+            if bottom - h < 0 or bottom > height_px:
+                continue
+            if free(rect):
+                placed.append(rect)
+                out[i] = (cx, bottom)
+                break
+    return out
 
 
 class ProfilePlot(QWidget):
@@ -50,7 +151,10 @@ class ProfilePlot(QWidget):
         self.threshold = pg.InfiniteLine(angle=0, pen=pg.mkPen("#cc0000", width=2,
                                                                style=Qt.DashLine),
                                          label="12 %", labelOpts={"color": "#cc0000",
-                                                                  "position": 0.05})
+                                                                  "position": 0.0,
+                                                                  # left edge at the axis, above
+                                                                  # the line: never cut off
+                                                                  "anchors": [(0, 1), (0, 1)]})
         self.slope_plot.addItem(self.threshold)
         self.base_lines = []
         self.bank_lines = []
@@ -67,7 +171,14 @@ class ProfilePlot(QWidget):
         self.bank_lines[0].label = pg.InfLineLabel(self.bank_lines[0], "bank", position=0.15,
                                                    color="#cc0000")
         self.slope_labels: list[pg.TextItem] = []
+        self._runs: list[tuple[float, float, bool]] = []   # (from_ft, to_ft, steep) per label
+        self._ground: tuple[list[float], list[float]] = ([], [])
+        self._fit: tuple | None = None                        # (zmin, zmax) to fit with headroom
+        self._fitting = False
         self._data: tuple | None = None
+        vb = self.ground_plot.getViewBox()
+        vb.sigResized.connect(self._refit)
+        vb.sigRangeChanged.connect(self._range_changed)
         self.timer = QTimer(self)
         self.timer.setInterval(max(10, int(1000 / redraw_hz)))
         self.timer.timeout.connect(self.redraw)
@@ -112,16 +223,20 @@ class ProfilePlot(QWidget):
         for label in self.slope_labels:
             self.ground_plot.removeItem(label)
         self.slope_labels = []
+        self._runs = []
         for i, (h, s) in enumerate(segments):
             x0, x1 = d[i], d[i + 1]
             tx, ty = (steep_x, steep_y) if s >= threshold - 1e-6 else (gentle_x, gentle_y)
             tx += [x0, x1, np.nan]
             ty += [s, s, np.nan]
-            label = pg.TextItem(f"{s:.1f} %", color=STEEP if s >= threshold - 1e-6 else GENTLE,
-                                anchor=(0.5, 1.2))
-            label.setPos((x0 + x1) / 2, (z[i] + z[i + 1]) / 2)
+        for first, last, text in label_runs(segments):
+            steep = segments[first][1] >= threshold - 1e-6
+            label = pg.TextItem(text, color=STEEP if steep else GENTLE, anchor=(0.5, 1.0))
+            label.setVisible(False)  # until placed
             self.ground_plot.addItem(label)
             self.slope_labels.append(label)
+            self._runs.append((d[first], d[last + 1], steep))
+        self._ground = (d, z)
         self.steep_bars.setData(np.array(steep_x, float), np.array(steep_y, float),
                                 connect="finite")
         self.gentle_bars.setData(np.array(gentle_x, float), np.array(gentle_y, float),
@@ -141,8 +256,107 @@ class ProfilePlot(QWidget):
             (f"≥ {at_least:.1f} ft" if at_least is not None else ""))
         xmax = max(d[-1], base, where or 0.0) * 1.08 + 5
         self.ground_plot.setXRange(0, xmax, padding=0)
-        zmin, zmax = min(z), max(z)
-        span = max(zmax - zmin, 1.0)
-        self.ground_plot.setYRange(zmin - 0.1 * span, zmax + 0.3 * span, padding=0)
+        self._fit = (min(z), max(z))
+        self._refit()
         smax = max([abs(s) for _, s in segments] + [threshold * 1.5])
         self.slope_plot.setYRange(min(0.0, min([s for _, s in segments] + [0.0])), smax * 1.1)
+
+    # ------------------------------------------------------------------ label layout
+    @staticmethod
+    def _ink(label: pg.TextItem) -> tuple[float, float, float]:
+        """(width, height, margin) of a text item's text in pixels: its bounding rectangle
+        less the text document's margin on each side (blank)."""
+        br = label.textItem.boundingRect()
+        m = float(label.textItem.document().documentMargin())
+        return float(br.width()) - 2 * m, float(br.height()) - 2 * m, m
+
+    def _label_height_px(self) -> float:
+        return self._ink(self.slope_labels[0])[1] if self.slope_labels else 0.0
+
+    def _refit(self, *_args) -> None:
+        """Fit the elevation range with headroom for a label row above the highest point
+        (in pixels of the plot's current height), then place the labels."""
+        if self._fit is None:
+            return
+        zmin, zmax = self._fit
+        span = max(zmax - zmin, 1.0)
+        bottom = zmin - 0.1 * span
+        top = zmax + 0.15 * span
+        h_px = float(self.ground_plot.getViewBox().height())
+        need_px = self._label_height_px() + 3 * LABEL_GAP_PX
+        if h_px > 0 and need_px > 0:
+            # (top - zmax) / (top - bottom) of the height must be at least need_px / h_px
+            frac = min(need_px / h_px, 0.6)
+            top = max(top, (zmax - frac * bottom) / (1.0 - frac))
+        self._fitting = True
+        try:
+            self.ground_plot.setYRange(bottom, top, padding=0)
+        finally:
+            self._fitting = False
+        self.place_slope_labels()
+
+    def _range_changed(self, *_args) -> None:
+        if not self._fitting:
+            self.place_slope_labels()
+
+    def _line_label_rects(self, to_px) -> list[tuple[float, float, float, float]]:
+        """Pixel rectangles of the base and bank lines and their labels (kept clear of), with
+        each label put on the side of its line where it fits inside the view."""
+        vb = self.ground_plot.getViewBox()
+        w_px = float(vb.width())
+        rects = []
+        shown = [ln for ln in (self.base_lines[0], self.bank_lines[0]) if ln.isVisible()]
+        for line in shown:
+            lab = line.label
+            if not lab.format:
+                continue
+            w, h, m = self._ink(lab)
+            x = to_px(float(line.value()), 0.0)[0]
+            others = [to_px(float(o.value()), 0.0)[0] for o in shown if o is not line]
+            # right of its line if it fits in the view without crossing the other line
+            right_ok = x + w + 2 * m + LABEL_GAP_PX <= w_px and not any(
+                x < o < x + w + 2 * m for o in others)
+            anchor = (0.0, 0.5) if right_ok or x - w - 2 * m < 0 else (1.0, 0.5)
+            lab.anchors = [anchor, anchor]
+            lab.setAnchor(anchor)
+            yc = (1.0 - lab.orthoPos) * float(vb.height())
+            left = x + m if anchor[0] == 0.0 else x - m - w
+            rects.append((left, yc - h / 2, left + w, yc + h / 2))
+        for line in (self.base_lines[0], self.bank_lines[0]):
+            if line.isVisible():  # the line itself: a label never sits across it
+                x = to_px(float(line.value()), 0.0)[0]
+                rects.append((x - 2.0, 0.0, x + 2.0, float(vb.height())))
+        return rects
+
+    def place_slope_labels(self) -> None:
+        """Place (or leave out) the slope labels for the current view (see module docstring)."""
+        if not self.slope_labels:
+            return
+        vb = self.ground_plot.getViewBox()
+        (vx0, vx1), (vy0, vy1) = vb.viewRange()
+        w_px, h_px = float(vb.width()), float(vb.height())
+        if w_px < 10 or h_px < 10 or vx1 <= vx0 or vy1 <= vy0:
+            for lab in self.slope_labels:
+                lab.setVisible(False)
+            return
+        sx, sy = w_px / (vx1 - vx0), h_px / (vy1 - vy0)
+
+        def to_px(x: float, y: float) -> tuple[float, float]:
+            return (x - vx0) * sx, (vy1 - y) * sy
+
+        d, z = self._ground
+        xs = [(x - vx0) * sx for x in d]
+        ys = [(vy1 - e) * sy for e in z]
+        boxes, sizes = [], []
+        for (a, b, _steep), lab in zip(self._runs, self.slope_labels):
+            w, h, _m = self._ink(lab)
+            boxes.append((to_px(a, 0)[0], to_px(b, 0)[0]))
+            sizes.append((w, h))
+        order = sorted(range(len(self._runs)),
+                       key=lambda i: (not self._runs[i][2], -(self._runs[i][1] - self._runs[i][0]), i))
+        spots = place_labels(boxes, sizes, order, (w_px, h_px), (xs, ys),
+                             self._line_label_rects(to_px))
+        for lab, spot in zip(self.slope_labels, spots):
+            lab.setVisible(spot is not None)
+            if spot is not None:  # anchored at the bottom centre of the item, margin included
+                lab.setPos(vx0 + spot[0] / sx, vy1 - (spot[1] + self._ink(lab)[2]) / sy)
