@@ -6,8 +6,9 @@ state also has a word). Sizes are in points/pixels chosen for gloved fingers on 
 
 from __future__ import annotations
 
-from PySide6.QtGui import QColor, QFont, QPalette
-from PySide6.QtWidgets import QApplication
+from PySide6.QtCore import QRectF, Qt
+from PySide6.QtGui import QColor, QFont, QPalette, QPen
+from PySide6.QtWidgets import QApplication, QProxyStyle, QStyle
 
 #: Colours of fix quality and device state: (background, text), chosen for >= 7:1 contrast.
 GOOD = ("#0a6b1f", "#ffffff")      # RTK fixed, connected
@@ -23,6 +24,12 @@ BASE_POINT_SIZE = 13
 BUTTON_MIN_HEIGHT_PX = 36
 #: Outer height of a big workflow button (``workflows.base.big_button``).
 BIG_BUTTON_HEIGHT_PX = 48
+#: Check box border: black, 3 px (Fusion's own is a light grey that vanishes in the sun);
+#: the focus colour of buttons when focused, grey when disabled.
+CHECK_BORDER = "#000000"
+CHECK_BORDER_FOCUS = "#0040c0"
+CHECK_BORDER_DISABLED = "#7a7a7a"
+CHECK_BORDER_PX = 3
 
 STYLE_SHEET = f"""
 QWidget {{ font-size: {BASE_POINT_SIZE}pt; color: #000000; }}
@@ -59,9 +66,41 @@ QToolTip {{ font-size: {BASE_POINT_SIZE - 1}pt; background: #ffffe0; color: #000
 """
 
 
+class FieldStyle(QProxyStyle):
+    """Fusion with a clear dark border on check boxes.
+
+    The border is drawn here rather than in the style sheet: a ``border`` on
+    ``QCheckBox::indicator`` makes Qt's style-sheet engine draw the whole indicator itself, and
+    the check mark is then lost unless an image file is supplied. The style sheet only sizes the
+    indicator (28 px), so Fusion draws its box and check mark and this adds the border on top.
+    """
+
+    def drawPrimitive(self, element, option, painter, widget=None):  # noqa: N802 - Qt name
+        super().drawPrimitive(element, option, painter, widget)
+        if element != QStyle.PE_IndicatorCheckBox:
+            return
+        state = option.state
+        colour = (CHECK_BORDER_DISABLED if not state & QStyle.State_Enabled else
+                  CHECK_BORDER_FOCUS if state & QStyle.State_HasFocus else CHECK_BORDER)
+        half = CHECK_BORDER_PX / 2.0
+        painter.save()
+        pen = QPen(QColor(colour), CHECK_BORDER_PX)
+        pen.setJoinStyle(Qt.MiterJoin)
+        painter.setPen(pen)
+        painter.setBrush(Qt.NoBrush)
+        painter.drawRect(QRectF(option.rect).adjusted(half, half, -half, -half))
+        painter.restore()
+
+
+_STYLE: list[FieldStyle] = []  # a Python reference to the style the app uses
+
+
 def apply(app: QApplication) -> None:
-    """Apply the Fusion style, a light palette and the style sheet to ``app``."""
-    app.setStyle("Fusion")
+    """Apply the Fusion style (with dark check box borders, :class:`FieldStyle`), a light
+    palette and the style sheet to ``app``."""
+    style = FieldStyle("Fusion")
+    _STYLE[:] = [style]  # the app owns it; a replaced one is deleted by Qt
+    app.setStyle(style)
     pal = QPalette()
     for role, colour in (
         (QPalette.Window, "#ffffff"), (QPalette.WindowText, "#000000"),
