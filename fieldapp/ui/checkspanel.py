@@ -129,8 +129,11 @@ def details_text(c: Check) -> str:
     if r.get("message"):
         lines.append(f"Message: {r['message']}")
     lines.append("")
-    lines.append("Rule request (fieldapp rules evaluate FILE.json):")
-    lines.append(c.request_json())
+    if c.has_request:
+        lines.append("Rule request (fieldapp rules evaluate FILE.json):")
+        lines.append(c.request_json())
+    else:
+        lines.append("Rule request: none yet (the rule runs once the data above is recorded)")
     lines.append("")
     lines.append("Result:")
     lines.append(json.dumps(r, indent=2))
@@ -138,7 +141,7 @@ def details_text(c: Check) -> str:
 
 
 def any_in(checks: list[Check], rule: str) -> list[Check]:
-    return [c for c in checks if c.request.get("rule") == rule]
+    return [c for c in checks if c.rule == rule]
 
 
 __all__ = ["ChecksPanel", "details_text", "any_in"]

@@ -241,14 +241,17 @@ class VisitController:
                  + (f"{m.deciduous_share_pct:.1f} %" if m.deciduous_share_pct is not None
                     else "–")]
         wc = self.checks.get(f"woodland:{stand.uuid}")
-        if wc is not None:
+        if wc is not None and wc.status == "needs_data":
+            lines.append(f"Woodland class: not determined yet — next step:"
+                         f" {wc.result.get('next_step', 'more data')}")
+        elif wc is not None:
             r = wc.result
             why = {"canopy": "by canopy cover", "grove": "by a grove of large deciduous trees"}
             lines.append(f"Woodland class: {str(r.get('class', '?')).upper()}"
                          f" ({why.get(r.get('basis'), 'no canopy or grove basis')})"
                          f" — {r.get('citation', '')}")
         mc = self.checks.get(f"mitigation:{stand.uuid}")
-        if mc is not None and mc.status != "error":
+        if mc is not None and mc.status not in ("error", "needs_data"):
             r = mc.result
             p = r.get("plantings") or {}
             lines.append(f"Retained {r.get('retained_pct', 0):.1f} %: "
