@@ -21,6 +21,26 @@ SUBCOMMANDS = {
     "export": "fieldapp.export",
 }
 
+#: One line each for ``fieldapp --help`` (kept here so listing them imports nothing).
+SUBCOMMAND_HELP = {
+    "rules": "re-run rule requests from the office (fieldapp rules evaluate FILE.json)",
+    "sync": "sync a visit with an office folder (fieldapp sync --office PATH [VISIT]; --list the sites)",
+    "report": "write the site report PDF (fieldapp report VISIT.gpkg -o REPORT.pdf)",
+    "export": "export the visit as geojson, kml, shp, csv or dxf (fieldapp export VISIT.gpkg --format F -o OUT)",
+}
+
+
+def print_help() -> None:
+    """Print the subcommands (one line each), then the app's own options."""
+    print("usage: fieldapp [SUBCOMMAND ...] | fieldapp [APP OPTIONS]\n")
+    print("subcommands (run 'fieldapp SUBCOMMAND --help' for their options):")
+    for name, line in SUBCOMMAND_HELP.items():
+        print(f"  {name:<8}{line}")
+    print("\nwithout a subcommand, fieldapp starts the app:\n")
+    from fieldapp.ui.app import build_parser  # argparse only; Qt is imported when the app runs
+
+    build_parser().print_help()
+
 
 def main(argv: list[str] | None = None) -> int:
     """Run a subcommand or the app; return the process exit status."""
@@ -28,6 +48,9 @@ def main(argv: list[str] | None = None) -> int:
     if args and args[0] in SUBCOMMANDS:
         module = importlib.import_module(SUBCOMMANDS[args[0]])
         return int(module.main(args[1:]) or 0)
+    if args and args[0] in ("-h", "--help"):
+        print_help()
+        return 0
     from fieldapp.ui.app import main as app_main
 
     return int(app_main(args) or 0)
