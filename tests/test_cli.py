@@ -24,3 +24,60 @@ def test_fieldapp_help_lists_subcommands_then_app_options(capsys):
     assert out.index("export") < out.index("--simulate")
     assert cli.main(["-h"]) == 0
     assert capsys.readouterr().out == out
+
+
+def _evaluate(capsys, path: Path) -> dict:
+    from fieldapp.rules.cli import main as rules_main
+
+    assert rules_main(["evaluate", str(path)]) == 0
+    (result,) = json.loads(capsys.readouterr().out)
+    return result
+
+
+# Expected numbers: the worked examples of the rules contract (shared/rules-contract.md, "Examples",
+# worked by hand), which examples/rules/ copies.
+def test_example_bank_90_ft(capsys):
+    r = _evaluate(capsys, REPO / "examples/rules/bank.json")
+    # 18 % > 12 % threshold on 30..90 ft, then 120 ft at 5 % (> 50 ft below threshold): bank 90 ft
+    assert (r["status"], r["bank_ft"], r["extended"], r["basis"]) == ("determined", 90.0, True, "slope")
+
+
+def test_example_bank_needs_data_walk_5_ft(capsys):
+    r = _evaluate(capsys, REPO / "examples/rules/bank_needs_data.json")
+    # only 45 ft walked below 12 % after the steep run; more than 50 ft needed: walk 5 ft more
+    assert (r["status"], r["bank_ft"], r["bank_ft_at_least"], r["walk_further_ft"]) == (
+        "needs_data", None, 90.0, 5.0)
+
+
+def test_example_wetland_protective_area_26_ft(capsys):
+    r = _evaluate(capsys, REPO / "examples/rules/wetland_protective_area.json")
+    assert r["width_ft"] == 26.0  # less susceptible wetland: 10 % of 260 ft average width
+
+
+def test_example_woodland_mature(capsys):
+    r = _evaluate(capsys, REPO / "examples/rules/woodland_class.json")
+    assert (r["class"], r["basis"]) == ("mature", "canopy")
+
+
+def test_example_woodland_mitigation(capsys):
+    r = _evaluate(capsys, REPO / "examples/rules/woodland_mitigation.json")
+    # 1.6 of 4.0 ac retained = 40 %; young woodland protects 50 %: (0.5 - 0.4) x 4.0 ac = 0.4 ac
+    assert (r["retained_pct"], r["permitted"]) == (40.0, True)
+    assert r["mitigation_area_ac"] == pytest.approx(0.4)
+    assert list(r["plantings"].values()) == [2, 4, 24, 8, 10]
+
+
+def test_example_development_area(capsys):
+    r = _evaluate(capsys, REPO / "examples/rules/development_area.json")
+    # 30 x 30 ft foundation with a 20 ft round buffer: 900 + 4*30*20 + pi*20^2 = 4556.64 sq ft
+    assert r["envelope_area_sqft"] == pytest.approx(4556.64, abs=0.01)
+
+
+def test_rules_help_points_to_readme_not_missing_contract(capsys):
+    from fieldapp.rules.cli import main as rules_main
+
+    with pytest.raises(SystemExit):
+        rules_main(["--help"])
+    out = capsys.readouterr().out
+    assert "rules-contract.md" not in out and "README" in out
+    assert "Rule requests (fieldapp rules)" in " ".join(out.split())

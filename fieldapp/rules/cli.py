@@ -24,7 +24,9 @@ __all__ = ["main"]
 
 
 def _parser() -> argparse.ArgumentParser:
-    p = argparse.ArgumentParser(prog="fieldapp rules", description="Evaluate rule requests (rules-contract.md).")
+    p = argparse.ArgumentParser(prog="fieldapp rules", description="Evaluate rule requests: the request and result format, with examples, is in the"
+                                                    " README section 'Rule requests (fieldapp rules)';"
+                                                    " sample requests are in examples/rules/.")
     sub = p.add_subparsers(dest="command", required=True)
     ev = sub.add_parser("evaluate", help="evaluate the requests in FILE.json and print the results")
     ev.add_argument("file", metavar="FILE.json", help="one request or a list of them; '-' for standard input")
