@@ -5,6 +5,7 @@ Examples::
     fieldapp sync --office /media/usb/office visit.gpkg
     fieldapp sync --init-office --office /mnt/share/office visit.gpkg   # start a new office
     fieldapp sync --office /mnt/share/office --policy first-sync-wins visit.gpkg
+    fieldapp sync --office /mnt/share/office --list                     # the sites in the office
     fieldapp sync --office /mnt/share/office --checkout site-a crew2.gpkg
     fieldapp sync --office /mnt/share/office --conflicts visit.gpkg
 
@@ -20,17 +21,21 @@ next sync completes it).
 from __future__ import annotations
 
 import argparse
+import contextlib
 import sqlite3
 import sys
 from pathlib import Path
 
 from fieldapp.sync.engine import ConflictPolicy, checkout, read_conflicts, sync
 from fieldapp.sync.errors import SyncError
-from fieldapp.sync.office import FolderOffice
+from fieldapp.sync.office import FolderOffice, check_site_id
 
 
 def _parser() -> argparse.ArgumentParser:
-    p = argparse.ArgumentParser(prog="fieldapp sync", description=__doc__.split("\n\n")[0])
+    p = argparse.ArgumentParser(
+        prog="fieldapp sync",
+        description="Sync a visit with an office folder, list the office's sites, check a site out"
+                    " to a new laptop copy, or list a visit's conflicts.")
     p.add_argument("--office", required=True, type=Path,
                    help="office folder (share, USB drive ...); must already be a fieldapp office")
     p.add_argument("--init-office", action="store_true",
@@ -40,7 +45,10 @@ def _parser() -> argparse.ArgumentParser:
     p.add_argument("--policy", choices=[x.value for x in ConflictPolicy],
                    default=ConflictPolicy.LAST_SYNC_WINS.value,
                    help="which value the office keeps when two laptops edit the same field")
-    p.add_argument("--checkout", metavar="SITE", help="make VISIT a new laptop copy of SITE")
+    p.add_argument("--list", action="store_true",
+                   help="list the office's sites (site id, site name, head seq) and exit")
+    p.add_argument("--checkout", metavar="SITE",
+                   help="make VISIT a new laptop copy of SITE (its id, or its name if unique; see --list)")
     p.add_argument("--conflicts", action="store_true", help="list VISIT's conflict records and exit")
     p.add_argument("--lock-wait", type=float, default=10.0, metavar="SECONDS",
                    help="how long to wait for another laptop's sync (default 10)")
@@ -83,18 +91,88 @@ def _one_line(exc: BaseException) -> str:
     return " ".join(str(exc).split()) or type(exc).__name__
 
 
+def _site_name(office: FolderOffice, site_id: str) -> str | None:
+    """The name in the site master's ``site`` table, or None if it cannot be read."""
+    try:
+        master = office.master_path(site_id)
+        if master.is_symlink() or not master.is_file():
+            return None
+        with contextlib.closing(sqlite3.connect(f"{master.as_uri()}?mode=ro", uri=True)) as conn:
+            row = conn.execute("SELECT name FROM site ORDER BY fid LIMIT 1").fetchone()
+    except (sqlite3.Error, OSError, ValueError):
+        return None
+    return row[0] if row and isinstance(row[0], str) else None
+
+
+def list_sites(office: FolderOffice) -> list[tuple[str, str | None, int | None]]:
+    """The office's sites as ``(site id, site name or None, head seq or None)``, by id.
+
+    Raises the office's errors (:class:`~fieldapp.sync.errors.OfficeNotFound` ...) when the
+    folder is not a fieldapp office; a site whose master cannot be read has head None.
+    """
+    office.check_available()
+    sites_dir = office.root / "sites"
+    out = []
+    for entry in sorted(sites_dir.iterdir()) if sites_dir.is_dir() else []:
+        try:
+            site_id = check_site_id(entry.name)
+        except ValueError:
+            continue
+        if not entry.is_dir() or entry.is_symlink():
+            continue
+        try:
+            head = office.head(site_id)
+        except (SyncError, ValueError, OSError, sqlite3.Error):
+            head = None
+        out.append((site_id, _site_name(office, site_id), head))
+    return out
+
+
+def _describe_sites(sites: list[tuple[str, str | None, int | None]]) -> str:
+    if not sites:
+        return "it has no sites yet"
+    return "sites here: " + ", ".join(f"{i} ({n})" if n else i for i, n, _ in sites)
+
+
+def _resolve_site(office: FolderOffice, wanted: str) -> str:
+    """The id of the site ``wanted`` (an id, or a unique site name), else SyncError naming the sites."""
+    sites = list_sites(office)
+    if any(i == wanted for i, _, _ in sites):
+        return wanted
+    named = [i for i, n, _ in sites if n is not None and n.strip().casefold() == wanted.strip().casefold()]
+    if len(named) == 1:
+        return named[0]
+    if len(named) > 1:
+        raise SyncError(f"{office.describe()} has {len(named)} sites named {wanted!r} ({', '.join(named)});"
+                        " give the site id; nothing was checked out")
+    raise SyncError(f"{office.describe()} has no site {wanted}; {_describe_sites(sites)}; nothing was"
+                    " checked out")
+
+
 def _run(args: argparse.Namespace) -> int:
     office = FolderOffice(args.office, create=args.init_office)
+    if args.list:
+        sites = list_sites(office)
+        if not sites:
+            print(f"{office.describe()} has no sites yet")
+        for site_id, name, head in sites:
+            print(f"{site_id}\t{name if name is not None else '(name unreadable)'}\t"
+                  f"head {head if head is not None else '(unreadable)'}")
+        return 0
     if args.checkout:
         if args.visit is None:
             print("fieldapp sync: --checkout needs the new visit file name", file=sys.stderr)
             return 2
-        path = checkout(office, args.checkout, args.visit)
-        print(f"checked out site {args.checkout} to {path}")
+        site_id = _resolve_site(office, args.checkout)
+        path = checkout(office, site_id, args.visit)
+        print(f"checked out site {site_id} to {path}")
         return 0
     visit = args.visit or _default_visit()
     if args.conflicts:
-        for c in read_conflicts(visit):
+        conflicts = read_conflicts(visit)
+        if not conflicts:
+            print("no conflicts")
+        for c in conflicts:
             what = c.field or "(whole feature)"
             print(f"{c.created_utc} {c.kind.value} {c.layer} {c.feature_uuid} {what}: base={c.base!r}"
                   f" theirs={c.theirs!r} ours={c.ours!r} kept={c.kept}"
