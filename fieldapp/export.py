@@ -49,6 +49,7 @@ from typing import Any, Callable, Sequence
 import numpy as np
 import shapely
 
+from fieldapp.report import current_umask
 from fieldapp.survey import Layer
 
 __all__ = ["FORMATS", "ExportError", "ExportExists", "ExportRefused", "ExportWriteFailed", "ExportResult",
@@ -282,6 +283,8 @@ def export_visit(visit_path, out_path, fmt: str, *, force: bool = False,
     tmp_dir = None
     try:
         tmp_dir = Path(tempfile.mkdtemp(prefix=f".{out_path.name}.", suffix=".tmp", dir=parent))
+        umask = current_umask()
+        os.chmod(tmp_dir, 0o777 & ~umask)  # mkdtemp made it 0700; it becomes OUT for a folder format
         target = tmp_dir / out_path.name if single else tmp_dir
         if fmt == "dxf":
             _dxf(layers, target, frame, result.layers)
@@ -307,6 +310,9 @@ def export_visit(visit_path, out_path, fmt: str, *, force: bool = False,
         # every file about to be replaced, checked before any is moved (nothing half-done)
         refuse_clobbering(visit_path, [out_path] if single or not out_path.is_dir()
                           else [out_path / n for n in names], ExportRefused)
+        for f in tmp_dir.iterdir():  # GDAL / ezdxf files already follow the umask; make sure
+            if f.is_file() and not f.is_symlink():
+                os.chmod(f, 0o666 & ~umask)
         if single:
             os.replace(target, out_path)
             result.files = [out_path]
@@ -357,6 +363,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     except KeyboardInterrupt:
         print("fieldapp export: interrupted; nothing written", file=sys.stderr)
         return 130
+    except ExportExists:
+        print(f"fieldapp export: {args.output} exists; use --force to overwrite it", file=sys.stderr)
+        return 1
     except (StoreError, ExportError, ValueError) as exc:
         print(f"fieldapp export: {exc}", file=sys.stderr)
         return 1

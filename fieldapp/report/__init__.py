@@ -52,6 +52,27 @@ log = logging.getLogger(__name__)
 
 ProgressCallback = Callable[[float, str], None]
 
+_UMASK_LOCK = threading.Lock()
+
+
+def current_umask() -> int:
+    """The process umask (e.g. ``0o022``), for giving a file made by :mod:`tempfile` (0600, folders
+    0700) the mode an ordinary ``open()`` would give it before it is renamed into place.
+
+    Read from ``/proc/self/status`` where there is one (no change to the process state);
+    otherwise set and restored under a lock (``os.umask`` has no read-only form)."""
+    try:
+        with open("/proc/self/status", encoding="ascii") as fh:
+            for line in fh:
+                if line.startswith("Umask:"):
+                    return int(line.split()[1], 8)
+    except (OSError, ValueError, IndexError):
+        pass
+    with _UMASK_LOCK:
+        mask = os.umask(0o022)
+        os.umask(mask)
+    return mask
+
 
 class ReportError(Exception):
     """Base of the report's errors."""
@@ -188,6 +209,7 @@ def build_report(visit_path, out_path, progress: ProgressCallback | None = None,
             writer.write(fh)
             fh.flush()
             os.fsync(fh.fileno())
+        os.chmod(final_tmp, 0o666 & ~current_umask())  # mkstemp made it 0600
         step(0.99, "saving")
         refuse_clobbering(visit_path, [out_path], ReportRefused)  # appeared meanwhile?
         if out_path.exists() and not force:
@@ -244,6 +266,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     except KeyboardInterrupt:
         print("fieldapp report: interrupted; no report written", file=sys.stderr)
         return 130
+    except ReportExists:
+        print(f"fieldapp report: {args.output} exists; use --force to overwrite it", file=sys.stderr)
+        return 1
     except (StoreError, ReportError, ValueError) as exc:
         print(f"fieldapp report: {exc}", file=sys.stderr)
         return 1
