@@ -231,10 +231,11 @@ class MapView(QWidget):
                 (x0, x1), (y0, y1) = vb.viewRange()
                 w, h = x1 - x0, y1 - y0
                 if not (x0 + 0.2 * w < x < x1 - 0.2 * w and y0 + 0.2 * h < y < y1 - 0.2 * h):
-                    vb.blockSignals(True)
+                    # not with blocked signals: the axes and grid follow the view through
+                    # them (blocked, the East/North numbers went stale and fixed features
+                    # seemed to move); setRange does not emit sigRangeChangedManually
                     vb.setRange(xRange=(x - w / 2, x + w / 2), yRange=(y - h / 2, y + h / 2),
                                 padding=0)
-                    vb.blockSignals(False)
         self._update_scale()
 
     def clear_track(self) -> None:
