@@ -120,9 +120,11 @@ def build_demo() -> dict:
             "gnss": {"simulator": "gnss", "rate_hz": 1, "speed_m_s": 1.0, "alt_m": 262.0,
                      "sentences": ["GGA", "RMC", "GSA", "GSV", "GST", "VTG", "ZDA"],
                      "quality": "rtk_fixed", "waypoints": walk,
-                     "quality_schedule": [{"at_s": 150, "quality": "rtk_float"},
-                                          {"at_s": 190, "quality": "rtk_fixed"}],
-                     "dropouts": [{"at_s": 240, "duration_s": 6, "mode": "nofix"}],
+                     # early, while the surveyor stands at the first OHWM point: the
+                     # walkthrough's step 1 shows RTK float, then a stale fix (README)
+                     "quality_schedule": [{"at_s": 15, "quality": "rtk_float"},
+                                          {"at_s": 30, "quality": "rtk_fixed"}],
+                     "dropouts": [{"at_s": 40, "duration_s": 5, "mode": "nofix"}],
                      "seed": 341},
             "rangefinder": {"simulator": "rangefinder", "protocol": "trupulse",
                             "dialect": "trupulse", "units": "F", "seed": 341},

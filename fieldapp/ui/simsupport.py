@@ -25,14 +25,26 @@ arrival has reached the app", then does what the person would do there.
 - Transect tab: walks to the transect origin and types the scenario's landward azimuth (when
   no transect is open); the rangefinder shots then follow the scripted profile.
 - Tally, *Caliper (simulator)*: walks to the next scenario tree, waits for the fix there,
-  types the tree's crown radius from the scenario (as a user would) and squeezes the caliper.
+  types the tree's crown radius from the scenario (as a user would) and squeezes the caliper;
+  it stays there until the tree is recorded (at most :data:`TREE_STAY_S`). A squeeze asked
+  for while it is still walking is queued: it walks on to the following tree afterwards.
 - Boundary, *Start walk* for a wetland (the scenario's wetland) or a woodland stand or grove
   (the scenario's stand): walks to the first corner, starts the walk there, goes round taking
   a vertex at each corner (vertices in between come from the walk's spacing) and stops back at
   the start; *Close boundary* then closes it at the scenario's area. Pause holds the walker,
   resume walks on, close stops it.
 
-It walks at :data:`DEMO_SPEEDUP` times the scenario's walking speed (2 m/s for the demo).
+It walks at :data:`DEMO_SPEEDUP` times the scenario's walking speed (5 m/s for the demo: a
+demo, not a pace); the fix noise is the receiver's as scripted.
+
+Scripted fix quality
+--------------------
+The demo scenario's receiver goes *RTK float* from 15 to 30 s and drops out (no fix) from 40
+to 45 s after the start, while the surveyor still stands at the first OHWM point, to show the
+blue *RTK float* badge and the *STALE* fix with the record buttons disabled. Those events are
+played in an interactive session only: offscreen (tests, screenshots) the receiver keeps its
+steady fix, so nothing timed can disturb a test. ``FIELDAPP_SIM_EVENTS=1`` / ``=0`` forces
+either way; :func:`start_demo` takes ``scripted_events`` too.
 """
 
 from __future__ import annotations
@@ -48,8 +60,27 @@ from typing import Any, Callable
 
 _SIM_DIR: Path | None = None
 
-DEMO_SPEEDUP = 2.0
-"""The simulated surveyor walks this many times the scenario's ``speed_m_s`` (a brisk demo)."""
+DEMO_SPEEDUP = 5.0
+"""The simulated surveyor walks this many times the scenario's ``speed_m_s`` (5 m/s on the
+demo's 1 m/s: the walkthrough takes minutes, not a quarter of an hour)."""
+
+TREE_STAY_S = 3.0
+"""After squeezing the caliper at a tree the surveyor stays until the tree is recorded, at most
+this many seconds (wall clock), before walking on to a queued tree."""
+
+
+def scripted_events_wanted() -> bool:
+    """Whether the demo receiver plays its scripted quality changes and dropouts:
+    ``FIELDAPP_SIM_EVENTS`` (``1`` / ``0``) if set, else only on a real screen (not the
+    ``offscreen`` or ``minimal`` Qt platform of tests and screenshots)."""
+    env = os.environ.get("FIELDAPP_SIM_EVENTS")
+    if env is not None and env.strip() != "":
+        return env.strip().lower() not in ("0", "no", "false", "off")
+    try:
+        from PySide6.QtGui import QGuiApplication
+    except ImportError:  # pragma: no cover - the UI always has Qt
+        return False
+    return QGuiApplication.platformName() not in ("offscreen", "minimal", "")
 
 
 def sim_dir() -> Path:
@@ -121,8 +152,12 @@ def make_caliper(scenario: dict, link: str = "caliper") -> Any:
 
 def start_demo(scenario: dict | None = None, *, time_scale: float = 1.0,
                gnss_rate_hz: float | None = None,
-               gnss_waypoints: list | None = None) -> tuple[dict, list, dict]:
+               gnss_waypoints: list | None = None,
+               scripted_events: bool | None = None) -> tuple[dict, list, dict]:
     """Start the demo's GNSS, rangefinder and caliper simulators.
+
+    ``scripted_events`` : play the scenario's ``quality_schedule`` and ``dropouts`` (None:
+    :func:`scripted_events_wanted`); False gives a steady fix of the scenario's ``quality``.
 
     Returns
     -------
@@ -136,10 +171,13 @@ def start_demo(scenario: dict | None = None, *, time_scale: float = 1.0,
     if gnss_waypoints is None:
         # the simulated surveyor starts on the OHWM at the transect origin, standing
         gnss_waypoints = [start_position(scenario)]
+    if scripted_events is None:
+        scripted_events = scripted_events_wanted()
+    steady = {} if scripted_events else {"quality_schedule": [], "dropouts": []}
     sims = []
     try:
         for make in (lambda: make_gnss(scenario, waypoints=gnss_waypoints, rate_hz=gnss_rate_hz,
-                                       time_scale=time_scale),
+                                       time_scale=time_scale, **steady),
                      lambda: make_rangefinder(scenario), lambda: make_caliper(scenario)):
             sims.append(make().start())
     except Exception:
@@ -225,6 +263,8 @@ class Step:
     target: list[float]
     on_there: Callable[[Any], None]
     words: str
+    stay: Callable[[], bool] | None = None
+    """After ``on_there``: stay until this is true (at most :data:`TREE_STAY_S`)."""
 
 
 class SimulatedSurveyor:
@@ -268,6 +308,7 @@ class SimulatedSurveyor:
         self._gen = 0
         self._arrival_count: int | None = None
         self._ohwm_seen: int | None = None
+        self._stay: tuple[Callable[[], bool], float] | None = None  # (done?, until monotonic)
         self.timer = QTimer(window)
         self.timer.setInterval(poll_ms)
         self.timer.timeout.connect(self._poll)
@@ -290,6 +331,7 @@ class SimulatedSurveyor:
     def go(self, steps: list[Step], mode: str) -> None:
         """Replace whatever the surveyor was doing by ``steps``."""
         self._gen += 1
+        self._stay = None
         self.steps = list(steps)
         self.mode = mode if steps else None
         self.paused = False
@@ -319,6 +361,7 @@ class SimulatedSurveyor:
     def stop(self) -> None:
         """Stop walking and stand still."""
         self._gen += 1
+        self._stay = None
         self.steps = []
         self.mode = None
         self.paused = False
@@ -357,7 +400,30 @@ class SimulatedSurveyor:
             self._arrival_count = count
         return fix if count >= self._arrival_count + 2 else None
 
+    def _staying(self) -> bool:
+        """Still staying where the last step was done (see :attr:`Step.stay`)."""
+        import time
+
+        if self._stay is None:
+            return False
+        done, until = self._stay
+        try:
+            finished = bool(done())
+        except Exception:  # noqa: BLE001 - a stay never stops the surveyor
+            finished = True
+        if finished or time.monotonic() >= until:
+            self._stay = None
+            if self.steps and not self.paused:
+                self._walk_current()
+                self._notify()
+            elif not self.steps:
+                self.mode = None
+            return False
+        return True
+
     def _poll(self) -> None:
+        if self._staying():
+            return
         if self.steps and not self.paused:
             fix = self._there_fix()
             if fix is None:
@@ -371,7 +437,11 @@ class SimulatedSurveyor:
                 self.say(f"stopped: {exc}")
                 return
             if gen == self._gen:
-                if self.steps:
+                if step.stay is not None:
+                    import time
+
+                    self._stay = (step.stay, time.monotonic() + TREE_STAY_S)
+                elif self.steps:
                     self._walk_current()
                 else:
                     self.mode = None
@@ -433,12 +503,12 @@ class SimulatedSurveyor:
     # -------------------------------------------------------------- tally
     def measure_next_tree(self, tally_panel: Any) -> None:
         """Walk to the next scenario tree, then type its crown radius and squeeze the caliper
-        (:meth:`TallyPanel.expect_crown`)."""
+        (:meth:`TallyPanel.expect_crown`). Asked while still walking to a tree (or staying at
+        one until it is recorded), the tree after it is queued: the surveyor walks on to it
+        once the current tree is recorded."""
         if not self.trees or self.caliper is None:
             return
-        if self.mode == "tree" and self.steps:
-            self.say(f"still walking to {self.steps[0].words}…")
-            return
+        queue = self.mode == "tree" and bool(self.steps or self._stay)
         if self.next_tree is None:
             self.next_tree = len(self.w.visit.trees()) if self.w.visit is not None else 0
         i = self.next_tree % len(self.trees)
@@ -446,19 +516,38 @@ class SimulatedSurveyor:
         tree = self.trees[i]
         name = tree.get("common_name") or tree.get("label") or "tree"
         words = f"tree {tree.get('id', i + 1)} ({name}, {tree['dbh_in']:g} in)"
+        before: list[int] = []
+
+        def count() -> int:
+            return len(self.w.visit.trees()) if self.w.visit is not None else 0
 
         def there(_fix: Any) -> None:
             from devices.sim.caliper import TallyTree
 
+            before.append(count())
             crown = tree.get("crown_radius_ft")
             tally_panel.expect_crown(crown)
             self.caliper.squeeze(TallyTree.from_dict(tree))
+            queued = len(self.steps)
             self.say(f"at {words}: caliper squeezed"
-                     + (f", crown radius {crown:g} ft typed." if crown else "."))
-        if tree.get("position"):
-            self.go([Step(list(tree["position"]), there, words)], "tree")
-        else:
+                     + (f", crown radius {crown:g} ft typed" if crown else "")
+                     + (f"; {queued} more tree(s) queued." if queued else "."))
+
+        def stay() -> bool:  # until the reading has become a tree (recorded here)
+            return count() > before[0]
+
+        if not tree.get("position"):
             there(None)
+            return
+        step = Step(list(tree["position"]), there, words, stay=stay)
+        if queue:
+            self.steps.append(step)
+            if self._stay is None or len(self.steps) > 1:
+                self.say(f"walking to {self.steps[0].words}… ({len(self.steps) - 1} more"
+                         " tree(s) queued)")
+            self._notify()
+        else:
+            self.go([step], "tree")
 
     # -------------------------------------------------------------- boundary
     def walk_boundary(self, ring: list[list[float]], start: Callable[[Any], None],
