@@ -2148,7 +2148,11 @@ def main(argv: list[str] | None = None) -> int:
 
 
 def _main(argv: list[str] | None) -> int:
-    parser = argparse.ArgumentParser(prog="python -m devices.nmea", description=main.__doc__.splitlines()[0])
+    parser = argparse.ArgumentParser(
+        prog="fieldapp-nmea",
+        description="View a GNSS receiver or an NMEA log as JSON: one object per epoch (position,"
+                    " fix quality, satellites), then a SUMMARY line counting good and bad sentences."
+                    " Also run as: python -m devices.nmea SOURCE.")
     parser.add_argument("source", help="log file, '-' for stdin, or a port / pyserial URL")
     parser.add_argument("--baud", type=_arg_baud, default=None,
                         help=f"baud rate {BAUD_MIN}..{BAUD_MAX} (default: auto-baud on serial ports; ignored for files)")

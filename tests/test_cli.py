@@ -81,3 +81,27 @@ def test_rules_help_points_to_readme_not_missing_contract(capsys):
     out = capsys.readouterr().out
     assert "rules-contract.md" not in out and "README" in out
     assert "Rule requests (fieldapp rules)" in " ".join(out.split())
+
+
+@pytest.mark.parametrize("module, argv", [
+    ("fieldapp.rules.cli", ["--help"]),
+    ("fieldapp.rules.cli", ["evaluate", "--help"]),
+    ("fieldapp.sync.cli", ["--help"]),
+    ("fieldapp.report", ["--help"]),
+    ("fieldapp.export", ["--help"]),
+    ("devices.sim.__main__", ["--help"]),
+    ("devices.nmea", ["--help"]),
+])
+def test_help_texts_are_plain_words(module, argv, capsys):
+    import importlib
+
+    main = importlib.import_module(module).main
+    with pytest.raises(SystemExit) as stop:
+        main(argv)
+    assert stop.value.code == 0
+    out = capsys.readouterr().out
+    assert out.startswith("usage: ")
+    for markup in ("``", ":mod:", ":func:", ":class:", "rules-contract.md"):
+        assert markup not in out, markup
+    # a description paragraph follows the usage block
+    assert len(out.split("\n\n")) >= 3

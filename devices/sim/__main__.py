@@ -41,7 +41,10 @@ def _number(lo: float, hi: float = math.inf, *, zero_ok: bool = False):
 
 
 def _parser() -> argparse.ArgumentParser:
-    p = argparse.ArgumentParser(prog="fieldapp-sim", description=__doc__.split("\n\n")[0])
+    p = argparse.ArgumentParser(
+        prog="fieldapp-sim",
+        description="Start simulated devices (GNSS receiver, rangefinder, caliper) and print their"
+                    " ports; runs until Ctrl-C. Also run as: python -m devices.sim.")
     p.add_argument("--scenario", default="demo", help="shipped name or JSON path (default demo)")
     p.add_argument("--only", help="comma-separated device names to start")
     p.add_argument("--tcp", action="store_true", help="serve on socket:// instead of ptys")
