@@ -30,40 +30,81 @@ from .features import WalkState
 if TYPE_CHECKING:  # pragma: no cover
     from .visit import Visit
 
-__all__ = ["BoundaryWalk", "ring_crossings", "repair_keep_lobes", "distinct_vertices"]
+#: Multiple of the reported horizontal accuracy that a jitter loop can span (see
+#: :attr:`BoundaryWalk.noise_tolerance_m`).
+NOISE_ACCURACY_FACTOR = 4.0
+
+__all__ = ["BoundaryWalk", "NOISE_ACCURACY_FACTOR", "ring_crossings", "repair_keep_lobes", "distinct_vertices"]
 
 
-def distinct_vertices(coords) -> list[tuple[float, float]]:
-    """Vertices with consecutive duplicates (and a closing repeat) removed."""
+def distinct_vertices(coords, *, closed: bool = True) -> list[tuple[float, float]]:
+    """Vertices with consecutive duplicates (and, when ``closed``, a closing repeat) removed."""
     out: list[tuple[float, float]] = []
     for x, y in coords:
-        if not out or (x, y) != out[-1]:
+        if not out or (float(x), float(y)) != out[-1]:
             out.append((float(x), float(y)))
-    if len(out) > 1 and out[0] == out[-1]:
+    if closed and len(out) > 1 and out[0] == out[-1]:
         out.pop()
     return out
 
 
-def ring_crossings(coords) -> list[tuple[float, float]]:
-    """Points where the closed ring through ``coords`` crosses or touches itself.
+def _loop_area(loop) -> float:
+    """Area enclosed by the closed loop through ``loop`` (lobes of a twisted loop added)."""
+    if len(loop) < 3:
+        return 0.0
+    return float(shapely.area(shapely.make_valid(Polygon(loop))))
 
-    Non-adjacent segment pairs that intersect (STRtree query), as (x, y) tuples.
+
+def ring_crossings(coords, *, closed: bool = True, min_lobe_area: float = 0.0) -> list[tuple[float, float]]:
+    """Points where the ring (or open path) through ``coords`` crosses or touches itself.
+
+    Parameters
+    ----------
+    coords : sequence of (x, y)
+        Vertices in walking order (site CRS units).
+    closed : bool
+        True: the closed ring, the segment from the last vertex back to the first included.
+        False: the open path walked so far (a walk in progress) -- the implicit closing segment
+        runs back along the whole walk and would "cross" every wiggle of it.
+    min_lobe_area : float
+        Noise tolerance (square site CRS units). A crossing splits the ring into two loops (the
+        open path into one loop and two tails); a crossing whose smaller loop encloses less than
+        this is GNSS jitter -- a zig-zag or small step back between consecutive vertices -- not
+        a crossing, and is left out.
+
+    Returns
+    -------
+    list of (x, y)
+        One point per crossing of two non-adjacent segments (STRtree query, shapely
+        intersection; an overlap is represented by its centroid).
     """
-    pts = distinct_vertices(coords)
+    pts = distinct_vertices(coords, closed=closed)
     n = len(pts)
-    if n < 4:
+    if n < (4 if closed else 3):
         return []
     a = np.array(pts)
     b = np.roll(a, -1, axis=0)
+    if not closed:
+        a, b = a[:-1], b[:-1]
+    m = len(a)
     segs = shapely.linestrings(np.stack([a, b], axis=1))
     tree = shapely.STRtree(segs)
     i, j = tree.query(segs, predicate="intersects")
-    keep = (i < j) & ((j - i) != 1) & ~((i == 0) & (j == n - 1))
+    keep = (i < j) & ((j - i) != 1)
+    if closed:
+        keep &= ~((i == 0) & (j == m - 1))
     out: list[tuple[float, float]] = []
-    for p in shapely.intersection(segs[i[keep]], segs[j[keep]]):
+    for si, sj, p in zip(i[keep], j[keep], shapely.intersection(segs[i[keep]], segs[j[keep]])):
         for g in shapely.get_parts(p):
             c = g if g.geom_type == "Point" else g.centroid
-            out.append((c.x, c.y))
+            cxy = (c.x, c.y)
+            if min_lobe_area > 0:
+                inner = [cxy] + pts[si + 1:sj + 1]
+                if _loop_area(inner) < min_lobe_area:
+                    continue
+                if closed and _loop_area([cxy] + pts[sj + 1:] + pts[:si + 1]) < min_lobe_area:
+                    continue
+            out.append(cxy)
     return out
 
 
@@ -86,6 +127,7 @@ class BoundaryWalk:
         self._visit = visit
         self.uuid = walk_uuid
         self._last_t_s: float | None = None
+        self._accuracy_m: float | None = None  # largest horizontal accuracy fed while walking
 
     # -- state ---------------------------------------------------------------------------------
     @property
@@ -100,17 +142,62 @@ class BoundaryWalk:
         """The vertices taken so far, in order (site CRS units)."""
         return [(v.x, v.y) for v in self._visit._walk_vertices(self.uuid)]
 
+    @property
+    def noise_tolerance_m(self) -> float:
+        """Size (m) below which a loop in the walked line is GNSS jitter, not a crossing.
+
+        The larger of the vertex spacing (``spacing_ft``, international ft; for a walk by time
+        only, the median distance between vertices) and ``NOISE_ACCURACY_FACTOR`` (4) times the largest horizontal accuracy
+        (``Fix.horizontal_accuracy_m``: GST sigmas or HDOP x UERE) of the fixes fed in this
+        session. A crossing whose smaller lobe encloses less than the square of this is left
+        out (:func:`ring_crossings` ``min_lobe_area``): with vertices every 10 ft that is
+        ~9.3 m^2 (100 sq ft), far above any zig-zag of RTK (cm) or float (dm) noise and above
+        the loops autonomous noise (a few m) makes, yet below any lobe a surveyor walks.
+        """
+        rec = self.record
+        if rec.spacing_ft is not None:
+            spacing_m = rec.spacing_ft * FOOT_INTERNATIONAL_M
+        else:
+            pts = np.array(distinct_vertices(self.vertices(), closed=False))
+            steps = np.hypot(*np.diff(pts, axis=0).T) if len(pts) > 1 else np.zeros(0)
+            spacing_m = float(np.median(steps)) * self._unit_m() if len(steps) else 0.0
+        return max(spacing_m, NOISE_ACCURACY_FACTOR * (self._accuracy_m or 0.0))
+
+    def _unit_m(self) -> float:
+        return self._visit.frame.unit_m if self._visit.has_frame else 1.0
+
+    def _min_lobe_area(self) -> float:
+        """``noise_tolerance_m`` squared, in square site CRS units."""
+        return (self.noise_tolerance_m / self._unit_m()) ** 2
+
     def crossings(self) -> list[tuple[float, float]]:
-        """Where the closed ring crosses itself (empty when it does not)."""
-        return ring_crossings(self.vertices())
+        """Where the boundary crosses itself (empty when it does not), jitter left out.
+
+        While walking (or paused) the path walked so far is tested, not the closing segment
+        back to the start (which runs along the whole walk); once closed, the closed ring.
+        Loops smaller than ``noise_tolerance_m`` squared are GNSS jitter and not reported.
+        """
+        return ring_crossings(self.vertices(), closed=self.state is WalkState.CLOSED,
+                              min_lobe_area=self._min_lobe_area())
+
+    def _valid_polygon(self, pts, min_lobe_area: float):
+        """Polygon through ``pts``; when invalid, repaired keeping every lobe except the
+        jitter specks under ``min_lobe_area`` (a lone remaining part is a Polygon)."""
+        poly = Polygon(pts)
+        if poly.is_valid:
+            return poly
+        repaired = repair_keep_lobes(poly)
+        big = [g for g in repaired.geoms if g.area >= min_lobe_area]
+        if not big:
+            big = [max(repaired.geoms, key=lambda g: g.area)] if repaired.geoms else []
+        return big[0] if len(big) == 1 else MultiPolygon(big)
 
     def polygon(self):
         """The ring closed as a polygon (valid, lobes kept), or None below 3 distinct vertices."""
         pts = distinct_vertices(self.vertices())
         if len(pts) < 3:
             return None
-        poly = Polygon(pts)
-        return poly if poly.is_valid else repair_keep_lobes(poly)
+        return self._valid_polygon(pts, self._min_lobe_area())
 
     @property
     def area_sqft(self) -> float:
@@ -136,6 +223,9 @@ class BoundaryWalk:
         if self.state is not WalkState.WALKING or not self._visit.gate.usable(fix):
             return None
         frame = self._visit.ensure_frame(fix)
+        acc = getattr(fix, "horizontal_accuracy_m", None)
+        if acc is not None and math.isfinite(acc) and acc > (self._accuracy_m or 0.0):
+            self._accuracy_m = float(acc)
         x, y = frame.to_local(fix.lon_deg, fix.lat_deg)
         if t_s is None:
             t_s = getattr(fix, "t_monotonic_s", None)
@@ -188,16 +278,21 @@ class BoundaryWalk:
             Fewer than 3 distinct vertices.
         SelfCrossing
             The ring crosses itself and ``repair`` is False (the exception carries the
-            crossings and the lobe-keeping repair to show the user).
+            crossings and the lobe-keeping repair to show the user). Loops smaller than
+            ``noise_tolerance_m`` squared are GNSS jitter: not a crossing; the specks they
+            leave are dropped from the closed polygon.
         """
         if self.state is WalkState.CLOSED:
             raise StateError("walk is already closed")
         pts = distinct_vertices(self.vertices())
         if len(pts) < 3:
             raise InvalidValue("vertices", f"a boundary needs 3 distinct vertices, got {len(pts)}")
+        min_lobe_area = self._min_lobe_area()
         poly = Polygon(pts)
-        crossings = ring_crossings(pts)
-        if crossings or not poly.is_valid:
+        crossings = ring_crossings(pts, closed=True, min_lobe_area=min_lobe_area)
+        if not crossings:
+            poly = self._valid_polygon(pts, min_lobe_area)
+        else:
             repaired = repair_keep_lobes(poly)
             if not repair:
                 raise SelfCrossing(
