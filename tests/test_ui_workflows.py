@@ -172,6 +172,17 @@ def test_walked_wetland_closes_at_the_scenario_area_with_its_verdict(qtbot, priv
         assert stored_count(w.visit.path, "area_feature") == 1
         statuses = {c.check_id.split(":")[0]: c.status for c in w.visit.checks.all()}
         assert statuses["wetland"] == "determined"
+        # another kind chosen: the wetland's name, area and verdict are no longer shown as if
+        # they were the stand's, and the Label example follows the kind
+        assert panel.state.text().startswith("Closed: Wetland A")
+        assert panel.label.placeholderText() == "e.g. Wetland A"
+        panel.kind.setCurrentIndex(panel.kind.findData("woodland_stand"))
+        assert "Closed" not in panel.state.text()
+        assert "woodland stand" in panel.state.text()
+        assert panel.measures.text() == "" and panel.verdict.text() == ""
+        assert panel.label.placeholderText() == "e.g. Oak stand"
+        w.refresh_from_model()      # a later refresh does not bring the wetland back
+        assert "Closed" not in panel.state.text() and panel.measures.text() == ""
     finally:
         close_window(w)
 

@@ -17,6 +17,10 @@ KINDS = [("wetland", "Wetland"), ("woodland_stand", "Woodland stand"), ("grove",
          ("impervious", "Impervious surface"), ("disturbed", "Disturbed / graded area"),
          ("foundation", "Foundation"), ("drive", "Drive"), ("parking", "Parking"),
          ("septic_field", "Septic field")]
+#: Label examples by kind (the Label placeholder follows the Kind).
+LABEL_EXAMPLES = {"wetland": "e.g. Wetland A", "woodland_stand": "e.g. Oak stand",
+                  "grove": "e.g. Hemlock grove", "foundation": "e.g. House",
+                  "drive": "e.g. Main drive", "septic_field": "e.g. Drain field"}
 SUSCEPTIBILITY = [("", "from wetland type"), ("highly", "highly susceptible"),
                   ("less", "less susceptible"), ("other", "other")]
 
@@ -43,7 +47,7 @@ class BoundaryPanel(WorkflowPanel):
             self.kind.addItem(text, value)
         self.label = QLineEdit()
         self.label.setObjectName("labelEdit")
-        self.label.setPlaceholderText("e.g. Wetland A")
+        self.label.setPlaceholderText(self.label_example("wetland"))
         self.spacing = QDoubleSpinBox()
         self.spacing.setRange(1.0, 500.0)
         self.spacing.setValue(10.0)
@@ -76,8 +80,8 @@ class BoundaryPanel(WorkflowPanel):
         wf.setColumnStretch(0, 1)
         lay.addWidget(what)
         lay.addWidget(self.wetland_box)
-        self.kind.currentIndexChanged.connect(
-            lambda _i: self.wetland_box.setVisible(self.kind.currentData() == "wetland"))
+        self._dismissed_uuid: str | None = None    # closed area no longer shown (kind changed)
+        self.kind.currentIndexChanged.connect(self._kind_changed)
 
         self.start_button = big_button("Start walk", "W")
         self.start_button.setObjectName("startWalk")
@@ -163,6 +167,26 @@ class BoundaryPanel(WorkflowPanel):
                 return
         self._begin_walk(fix)
 
+    @staticmethod
+    def label_example(kind: str) -> str:
+        """The Label placeholder for ``kind`` (e.g. "e.g. Oak stand" for a woodland stand)."""
+        if kind in LABEL_EXAMPLES:
+            return LABEL_EXAMPLES[kind]
+        words = dict(KINDS).get(kind, kind).split(" / ")[0]
+        return f"e.g. {words} 1"
+
+    def _kind_changed(self, _index: int = -1) -> None:
+        """Another kind chosen: its placeholder and wetland fields; the last closed area's
+        name and area are no longer shown (until the next walk)."""
+        kind = self.kind.currentData()
+        self.wetland_box.setVisible(kind == "wetland")
+        self.label.setPlaceholderText(self.label_example(kind))
+        v = self.visit
+        if v is not None and v.walk is None:
+            last = v.last_closed_area
+            self._dismissed_uuid = last["uuid"] if last is not None else None
+            self.refresh()
+
     def _corner(self, fix: Any) -> None:
         if self.visit.walk is not None and self.visit.walk_state() == "walking":
             self.visit.walk_vertex(fix)
@@ -234,6 +258,13 @@ class BoundaryPanel(WorkflowPanel):
                                   f"   perimeter {info['perimeter_ft']:,.0f} ft")
             self.warning.setText(info["warning"] or "")
         last = v.last_closed_area
+        if last is not None and last["uuid"] == self._dismissed_uuid:
+            last = None
+        if info is None and last is None:
+            self.state.setText(f"Choose what you walk ({self.kind.currentText().lower()}),"
+                               " then start at a corner.")
+            self.measures.setText("")
+            self.warning.setText("")
         if info is None and last is not None:
             self.state.setText(f"Closed: {last['label'] or last['kind_words']}")
             self.measures.setText(f"{last['area_sqft']:,.0f} sq ft  =  {last['area_ac']:.3f} ac")
