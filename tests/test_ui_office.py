@@ -230,6 +230,6 @@ def test_conflicts_view_shows_records(qtbot, private_dirs):
         assert "“tree”" in view.table.item(0, 0).toolTip()
         assert cells[4:8] == ["10.0", "10.4", "10.2", "ours"]
         assert cells[8] == "last-sync-wins"
-        assert "1 conflict record(s), 1 unresolved" in view.summary.text()
+        assert "1 conflict record, 1 unresolved" in view.summary.text()
     finally:
         close_window(w)

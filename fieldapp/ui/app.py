@@ -12,6 +12,8 @@ import logging
 import sys
 from typing import Any
 
+from fieldapp.ui.wording import plural
+
 log = logging.getLogger("fieldapp")
 
 
@@ -157,7 +159,8 @@ def main(argv: list[str] | None = None) -> int:
             fixes = window.fix_count
             records = window.visit.records_stored if window.visit is not None else 0
             ok = fixes > 0 and records > 0
-            print(f"fieldapp: {fixes} fixes received, {records} records stored"
+            print(f"fieldapp: {plural(fixes, 'fix', 'fixes')} received,"
+                  f" {plural(records, 'record')} stored"
                   f" -> {'ok' if ok else 'FAILED'}", file=sys.stderr)
             result["rc"] = 0 if ok else 1
             window.close()

@@ -17,6 +17,7 @@ from PySide6.QtWidgets import (
 )
 
 from fieldapp.ui.layerwords import layer_tooltip, layer_words
+from fieldapp.ui.wording import plural
 
 COLUMNS = ("Layer", "Feature", "Field", "Kind", "Base", "Theirs (office)", "Ours (laptop)",
            "Kept", "Policy")
@@ -83,7 +84,7 @@ class ConflictsView(QWidget):
         self.table.resizeColumnsToContents()
         unresolved = sum(1 for c in self.conflicts if c.resolved_utc is None)
         self.summary.setText(
-            f"{len(self.conflicts)} conflict record(s), {unresolved} unresolved. Each keeps the"
+            f"{plural(len(self.conflicts), 'conflict record')}, {unresolved} unresolved. Each keeps the"
             " base, the office's and this laptop's value; the kept value is in the visit."
             if self.conflicts else "No sync conflicts in this visit.")
         return len(self.conflicts)

@@ -15,6 +15,7 @@ from PySide6.QtWidgets import (
 
 from fieldapp.ui import config as config_mod
 from fieldapp.ui.config import AppConfig
+from fieldapp.ui.wording import plural
 
 BAUDS = [4800, 9600, 19200, 38400, 57600, 115200, 230400, 460800, 921600]
 NONE_TEXT = "(not used)"
@@ -121,7 +122,7 @@ class DeviceDialog(QDialog):
         self.rescan.setEnabled(True)
         names = [getattr(p, "device", str(p)) for p in ports]
         self.scan_label.setText(
-            f"{len(names)} port(s) found" if names else "No serial ports found (type a URL)")
+            f"{plural(len(names), 'port')} found" if names else "No serial ports found (type a URL)")
         for box in self.port_boxes.values():
             current = box.currentText()
             box.blockSignals(True)

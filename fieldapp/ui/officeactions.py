@@ -32,6 +32,7 @@ from PySide6.QtWidgets import (
 
 from fieldapp.ui.jobs import BackgroundJob, JobCancelled
 from fieldapp.ui.layerwords import layer_tooltip, layer_words
+from fieldapp.ui.wording import plural
 
 log = logging.getLogger(__name__)
 
@@ -174,7 +175,7 @@ class SyncResultDialog(QDialog):
         head = (f"Synced with {report.office}; the office is now at change {report.office_seq}."
                 + (" Nothing to send or receive." if report.no_op else ""))
         if report.resumed:
-            head += f" Completed {len(report.resumed)} interrupted sync(s)."
+            head += f" Completed {plural(len(report.resumed), 'interrupted sync')}."
         label = QLabel(head)
         label.setWordWrap(True)
         lay.addWidget(label)
@@ -203,7 +204,7 @@ class SyncResultDialog(QDialog):
         self.table.horizontalHeader().setSectionResizeMode(0, QHeaderView.Stretch)
         lay.addWidget(self.table)
         policy = "last sync wins" if "last" in str(report.policy) else str(report.policy)
-        note = QLabel(f"{totals.conflicts} conflict(s) recorded by this sync (policy: {policy});"
+        note = QLabel(f"{plural(totals.conflicts, 'conflict')} recorded by this sync (policy: {policy});"
                       " see the Conflicts view." if totals.conflicts else
                       f"No conflicts (policy: {policy}).")
         note.setWordWrap(True)
@@ -305,8 +306,9 @@ class OfficeActions(QObject):
         self.last_result = result
         if kind == "report":
             self.show_message("Report", f"Site report written: {result['path']}\n"
-                                        f"{result['pages']} page(s), {result['verdicts']}"
-                                        " verdict(s), each rule request attached.")
+                                        f"{plural(result['pages'], 'page')},"
+                                        f" {plural(result['verdicts'], 'verdict')},"
+                                        " each rule request attached.")
         elif kind == "export":
             counts = ", ".join(f"{k} {v}" for k, v in result.layers.items() if v)
             self.show_message("Export", f"Exported {result.format} ({result.crs}) to"

@@ -18,6 +18,7 @@ from pathlib import Path
 from typing import Any, Callable
 
 from fieldapp import checks as checks_mod
+from fieldapp.ui.wording import plural
 
 log = logging.getLogger(__name__)
 
@@ -226,14 +227,14 @@ class VisitController:
         trees = self.trees()
         stands = self.areas("woodland_stand")
         if not stands:
-            return (f"{len(trees)} tree(s) tallied. Walk the stand boundary (Boundary tab) for"
+            return (f"{plural(len(trees), 'tree')} tallied. Walk the stand boundary (Boundary tab) for"
                     " stems and basal area per acre, canopy cover and the woodland class.")
         stand = stands[-1]
         try:
             m = self.model.stand_measures(stand.uuid)
         except Exception as exc:  # noqa: BLE001
             return f"Stand figures unavailable: {exc}"
-        lines = [f"Stand {stand.label or ''} {m.stand_area_ac:.2f} ac: {m.stems} stems,"
+        lines = [f"Stand {stand.label or ''} {m.stand_area_ac:.2f} ac: {plural(m.stems, 'stem')},"
                  f" {m.stems_per_ac:.0f} stems/ac, basal area {m.basal_area_sqft_per_ac:.1f}"
                  f" sq ft/ac",
                  f"Canopy ≥10 in {m.canopy_10in_pct:.1f} %, ≥3 in {m.canopy_3in_pct:.1f} %,"
@@ -300,7 +301,7 @@ class VisitController:
             warning = None
         except SelfCrossing as exc:
             area = self.walk.close(repair=True, **attrs)
-            warning = (f"Boundary crossed itself at {len(exc.crossings)} place(s); closed with"
+            warning = (f"Boundary crossed itself at {plural(len(exc.crossings), 'place')}; closed with"
                        f" every lobe kept ({len(exc.repaired.geoms)} lobes).")
         sqft = self.model.area_sqft(area.uuid)
         self.last_closed_area = {"uuid": area.uuid, "kind_words": KIND_WORDS.get(kind, kind),
@@ -320,7 +321,7 @@ class VisitController:
         return {"kind_words": KIND_WORDS.get(kind, kind), "state": _value(w.state),
                 "vertices": len(w.vertices()), "area_sqft": sqft, "area_ac": sqft / 43560.0,
                 "perimeter_ft": w.perimeter_ft,
-                "warning": (f"Warning: the boundary crosses itself at {len(crossings)} place(s);"
+                "warning": (f"Warning: the boundary crosses itself at {plural(len(crossings), 'place')};"
                             " closing keeps every lobe." if crossings else None)}
 
     def area_verdict_text(self, area_uuid: str | None) -> str:

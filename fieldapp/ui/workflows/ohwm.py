@@ -14,6 +14,7 @@ from PySide6.QtWidgets import (
 from fieldapp.ui.workflows.base import (
     WorkflowPanel, add_field, big_button, field_grid, point_number, state_label,
 )
+from fieldapp.ui.wording import plural
 
 
 class OhwmPanel(WorkflowPanel):
@@ -49,7 +50,11 @@ class OhwmPanel(WorkflowPanel):
         self.progress = QProgressBar()
         self.progress.setObjectName("averageProgress")
         self.progress.setFormat("%v / %m usable epochs")
+        self.progress.setMaximum(self.epochs.value())
         self.progress.setValue(0)
+        # the bar's maximum follows the Epochs box (not while a point is being averaged)
+        self.epochs.valueChanged.connect(
+            lambda n: self.progress.setMaximum(n) if self.collecting is None else None)
         al.addWidget(self.progress)
         self.skipped_label = QLabel("")
         self.skipped_label.hide()
@@ -165,7 +170,7 @@ class OhwmPanel(WorkflowPanel):
         else:
             self.skipped += 1
         self.progress.setValue(min(self.usable_count, self.progress.maximum()))
-        self.skipped_label.setText(f"{self.skipped} unusable epoch(s) skipped" if self.skipped
+        self.skipped_label.setText(f"{plural(self.skipped, 'unusable epoch')} skipped" if self.skipped
                                    else "")
         self.skipped_label.setVisible(bool(self.skipped))
         if self.usable_count >= self.epochs.value():

@@ -15,6 +15,7 @@ from PySide6.QtWidgets import (
 from fieldapp.ui.workflows.base import (
     WorkflowPanel, add_field, big_button, field_grid, state_label,
 )
+from fieldapp.ui.wording import plural
 
 COLUMNS = ("Tag", "Species", "DBH in", "Leaf habit", "Crown r ft")
 EDITABLE = {1: "species_name", 2: "dbh_in", 3: "leaf_habit", 4: "crown_radius_ft"}
@@ -159,7 +160,7 @@ class TallyPanel(WorkflowPanel):
         fix = self.w.usable_fix()
         if fix is None:
             self.pending.append(reading)
-            self.state.setText(f"{len(self.pending)} caliper reading(s) waiting for a usable fix"
+            self.state.setText(f"{plural(len(self.pending), 'caliper reading')} waiting for a usable fix"
                                f" ({self.w.problem}).")
             return
         self._record_reading(fix, reading)

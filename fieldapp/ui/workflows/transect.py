@@ -12,6 +12,7 @@ from fieldapp.ui.profileplot import ProfilePlot
 from fieldapp.ui.workflows.base import (
     WorkflowPanel, add_field, big_button, field_grid, point_name, state_label,
 )
+from fieldapp.ui.wording import plural
 
 
 def bank_state_words(result: dict | None, threshold_pct: float) -> str:
@@ -290,7 +291,7 @@ class TransectPanel(WorkflowPanel):
         stations = v.stations()
         segs = [(s.segment_ft, s.slope_pct) for s in stations]
         self.stations_label.setText(
-            f"{getattr(t, 'label', 'Transect')}: {len(stations)} station(s), "
+            f"{getattr(t, 'label', 'Transect')}: {plural(len(stations), 'station')}, "
             f"{stations[-1].distance_ft:.1f} ft from the OHWM" if stations else
             f"{getattr(t, 'label', 'Transect')} started: shoot or type the first station.")
         bank = result.get("bank_ft") if result else None
