@@ -67,3 +67,17 @@ def test_checkout_by_unique_name_then_no_conflicts(office, tmp_path, capsys):
     assert d.exists()
     assert sync_main(["--office", str(off.root), "--conflicts", str(d)]) == 0
     assert capsys.readouterr().out == "no conflicts\n"
+
+
+def test_checkout_over_an_existing_file_is_refused_first(office, tmp_path, capsys):
+    off, _ids = office
+    existing = tmp_path / "mill.gpkg"  # the visit made by the fixture
+    assert sync_main(["--office", str(off.root), "--checkout", "demo", str(existing)]) == 1
+    assert "already exists" in capsys.readouterr().err
+
+
+def test_checkout_unsafe_site_id_names_the_sites(office, tmp_path, capsys):
+    off, ids = office
+    assert sync_main(["--office", str(off.root), "--checkout", "../etc", str(tmp_path / "d.gpkg")]) == 1
+    err = capsys.readouterr().err
+    assert "has no site ../etc" in err and ids["Oak Hill"] in err

@@ -135,18 +135,31 @@ def _describe_sites(sites: list[tuple[str, str | None, int | None]]) -> str:
 
 
 def _resolve_site(office: FolderOffice, wanted: str) -> str:
-    """The id of the site ``wanted`` (an id, or a unique site name), else SyncError naming the sites."""
+    """The id of the site ``wanted``: itself if a site has that id, else the id of the one site
+    named so (case and outer spaces ignored); else ``wanted`` (checkout then refuses it)."""
     sites = list_sites(office)
     if any(i == wanted for i, _, _ in sites):
         return wanted
     named = [i for i, n, _ in sites if n is not None and n.strip().casefold() == wanted.strip().casefold()]
-    if len(named) == 1:
-        return named[0]
     if len(named) > 1:
         raise SyncError(f"{office.describe()} has {len(named)} sites named {wanted!r} ({', '.join(named)});"
                         " give the site id; nothing was checked out")
-    raise SyncError(f"{office.describe()} has no site {wanted}; {_describe_sites(sites)}; nothing was"
-                    " checked out")
+    return named[0] if named else wanted
+
+
+def _checkout(office: FolderOffice, wanted: str, visit: Path) -> tuple[str, Path]:
+    """Check out ``wanted`` (id or unique name) to ``visit``; an unknown site's message names the sites."""
+    if visit.exists() or visit.is_symlink():
+        return wanted, checkout(office, wanted, visit)  # refuses the existing file first, as always
+    site_id = _resolve_site(office, wanted)
+    try:
+        return site_id, checkout(office, site_id, visit)
+    except (SyncError, ValueError) as exc:
+        sites = list_sites(office)
+        if any(i == site_id for i, _, _ in sites):
+            raise
+        raise SyncError(f"{office.describe()} has no site {wanted}; {_describe_sites(sites)};"
+                        " nothing was checked out") from exc
 
 
 def _run(args: argparse.Namespace) -> int:
@@ -163,8 +176,7 @@ def _run(args: argparse.Namespace) -> int:
         if args.visit is None:
             print("fieldapp sync: --checkout needs the new visit file name", file=sys.stderr)
             return 2
-        site_id = _resolve_site(office, args.checkout)
-        path = checkout(office, site_id, args.visit)
+        site_id, path = _checkout(office, args.checkout, args.visit)
         print(f"checked out site {site_id} to {path}")
         return 0
     visit = args.visit or _default_visit()
