@@ -29,6 +29,9 @@ def average_point(qtbot, w, epochs=3, n=1):
     key(qtbot, w, "Ctrl+1")
     panel = w.panels["ohwm"]
     panel.epochs.setValue(epochs)
+    # before averaging the bar reads "0 / <Epochs box>" (it read "0 / 100" with 10 in the box)
+    if n == 1:
+        assert (panel.progress.value(), panel.progress.maximum()) == (0, epochs)
     qtbot.waitUntil(panel.average_button.isEnabled, timeout=WAIT_MS)
     key(qtbot, w, "A")
     qtbot.waitUntil(lambda: len(w.visit.ohwm_points()) == n, timeout=WAIT_MS)

@@ -9,9 +9,9 @@ from __future__ import annotations
 #: table name -> words; the tables of ``fieldapp.survey.features.Layer`` and the store's
 #: ``fieldapp_meta`` (fieldapp.store.schema.META_TABLE).
 LAYER_WORDS = {
-    "fieldapp_meta": "Site info",
-    "site": "Site",
-    "ohwm_line": "OHWM line",
+    "fieldapp_meta": "File info (schema)",
+    "site": "Site details",
+    "ohwm_line": "OHWM lines",
     "ohwm_point": "OHWM points",
     "transect": "Transects",
     "station": "Transect stations",
