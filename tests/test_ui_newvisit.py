@@ -10,6 +10,22 @@ pytest.importorskip("pytestqt")
 from tests.ui_support import WAIT_MS, close_window, make_window, private_dirs  # noqa: E402,F401
 
 
+def test_epsg_offered_is_the_utm_zone_of_the_fix(qtbot, tmp_path):
+    from fieldapp.ui.newvisit import NewVisitDialog, default_epsg
+
+    # Madison, WI (43.07 N, 89.40 W): zone floor((-89.40 + 180) / 6) + 1 = 16, north -> 32616;
+    # Portland, OR (45.52 N, 122.68 W): floor(57.32 / 6) + 1 = 10 -> 32610; Sydney 33.87 S,
+    # 151.21 E: floor(331.21 / 6) + 1 = 56, south -> 32756
+    assert default_epsg((43.07, -89.40)) == 32616
+    assert default_epsg((45.52, -122.68)) == 32610
+    assert default_epsg((-33.87, 151.21)) == 32756
+    assert default_epsg(None) == 0
+    assert default_epsg((89.0, 0.0)) == 0        # polar cap: no UTM zone, nothing offered
+    dlg = NewVisitDialog(tmp_path, fix_lat_lon=(45.52, -122.68))
+    qtbot.addWidget(dlg)
+    assert dlg.epsg.value() == 32610
+
+
 def test_dialog_spec_converts_feet_and_validates(qtbot, tmp_path):
     from fieldapp.ui.newvisit import NewVisitDialog
 
@@ -23,6 +39,9 @@ def test_dialog_spec_converts_feet_and_validates(qtbot, tmp_path):
     r = dlg.add_feature("Mill Creek", "stream")
     dlg.add_feature("W1", "wetland", "less", "wet meadow")
     dlg.crs_epsg.setChecked(True)
+    assert dlg.epsg.value() == 0 and dlg.epsg.text() == " "   # no fix: nothing offered
+    with pytest.raises(ValueError, match="EPSG code: type"):
+        dlg.spec()
     dlg.epsg.setValue(4326)                  # geographic: refused, the site needs a projected CRS
     with pytest.raises(ValueError, match="not a projected CRS"):
         dlg.spec()

@@ -46,11 +46,26 @@ class NewVisitSpec:
     antenna_height_m: float = 2.0
 
 
+def default_epsg(fix_lat_lon: tuple[float, float] | None) -> int:
+    """The EPSG code offered in the dialog: the UTM zone's of ``fix_lat_lon`` (WGS84 lat, lon
+    degrees; :meth:`fieldapp.geo.SiteFrame.for_position`), 0 (shown empty) without a fix or
+    outside UTM."""
+    if fix_lat_lon is None:
+        return 0
+    from fieldapp.geo import SiteFrame
+
+    try:
+        return int(SiteFrame.for_position(*fix_lat_lon).srs_id or 0)
+    except Exception:  # noqa: BLE001 - e.g. a polar position: no UTM zone, nothing offered
+        return 0
+
+
 class NewVisitDialog(QDialog):
     """Ask everything a new site visit needs before the first fix."""
 
     def __init__(self, data_dir: str | Path, *, crew: str = "", antenna_height_m: float = 2.0,
-                 priority_waterway: bool = False, parent: QWidget | None = None) -> None:
+                 priority_waterway: bool = False, fix_lat_lon: tuple[float, float] | None = None,
+                 parent: QWidget | None = None) -> None:
         super().__init__(parent)
         self.data_dir = Path(data_dir)
         self.setWindowTitle("New site visit")
@@ -109,8 +124,10 @@ class NewVisitDialog(QDialog):
         self.crs_auto.setChecked(True)
         self.epsg = QSpinBox()
         self.epsg.setObjectName("epsgCode")
-        self.epsg.setRange(1024, 999999)
-        self.epsg.setValue(32616)
+        # empty (0) unless there is a fix: then the UTM zone of the current position
+        self.epsg.setRange(0, 999999)
+        self.epsg.setSpecialValueText(" ")
+        self.epsg.setValue(default_epsg(fix_lat_lon))
         self.epsg.setEnabled(False)
         self.epsg.setToolTip("A projected CRS, e.g. 32616 (UTM 16N) or 8159 (WISCRS, US ft)")
         self.crs_epsg.toggled.connect(self.epsg.setEnabled)
@@ -214,6 +231,9 @@ class NewVisitDialog(QDialog):
                              "wetland_type": wtype})
         crs = None
         if self.crs_epsg.isChecked():
+            if self.epsg.value() == 0:
+                raise ValueError("EPSG code: type the code of the site's projected CRS"
+                                 " (or choose Automatic)")
             crs = f"EPSG:{self.epsg.value()}"
             try:
                 from pyproj import CRS

@@ -432,8 +432,11 @@ def ask_new_visit(window: Any) -> Any:
     from fieldapp.ui.newvisit import NewVisitDialog
 
     cfg = window.config
+    fix = getattr(window, "latest_fix", None)
+    lat, lon = getattr(fix, "lat_deg", None), getattr(fix, "lon_deg", None)
     dlg = NewVisitDialog(cfg.data_dir, crew=cfg.crew, antenna_height_m=cfg.antenna_height_m,
                          priority_waterway=cfg.priority_waterway,
+                         fix_lat_lon=(lat, lon) if lat is not None and lon is not None else None,
                          parent=window if window.isVisible() else None)
     return dlg.result_spec if dlg.exec() else None
 
