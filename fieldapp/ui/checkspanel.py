@@ -61,8 +61,13 @@ class ChecksPanel(QWidget):
         mono.setPointSize(11)
         self.details.setFont(mono)
         split.addWidget(self.details)
+        split.setObjectName("checksSplitter")
+        split.setChildrenCollapsible(False)
+        self.details.setMinimumHeight(60)
         split.setSizes([340, 80])
         lay.addWidget(split)
+        self.split = split
+        self._details_grown = False     # once per panel: later the user's splitter stands
         self.checks: list[Check] = []
         self._selected_id: str | None = None
 
@@ -114,6 +119,22 @@ class ChecksPanel(QWidget):
         c = self.checks[min(rows)]
         self._selected_id = c.check_id
         self.details.setPlainText(details_text(c))
+        self._grow_details()
+
+    def _grow_details(self) -> None:
+        """At the first selection give the details most of the room (a few lines were left at
+        1366 x 768): the table keeps its header and rows (at least a quarter), the details the
+        rest. Done once, so a splitter the user moved is left alone."""
+        if self._details_grown:
+            return
+        self._details_grown = True
+        total = sum(self.split.sizes())
+        if total <= 0:
+            return
+        rows_px = self.table.horizontalHeader().height() + sum(
+            self.table.rowHeight(r) for r in range(self.table.rowCount())) + 4
+        table_px = int(min(max(rows_px, 0.25 * total), 0.45 * total))
+        self.split.setSizes([table_px, total - table_px])
 
 
 def details_text(c: Check) -> str:
