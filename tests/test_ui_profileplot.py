@@ -100,3 +100,42 @@ def test_demo_profile_labels_are_legible(qtbot, size):
     (_x0, _x1), (_y0, y1) = plot.ground_plot.getViewBox().viewRange()
     px_per_ft = plot.ground_plot.getViewBox().height() / (y1 - _y0)
     assert (y1 - 22.0) * px_per_ft >= plot._label_height_px()
+
+
+@pytest.mark.parametrize("base, threshold, bank", [(75.0, 12.0, None), (300.0, 10.0, None),
+                                                   (75.0, 12.0, 300.0)])
+def test_empty_profile_shows_a_frame_and_a_hint(qtbot, base, threshold, bank):
+    from fieldapp.ui.profileplot import EMPTY_HINT, ProfilePlot
+
+    plot = ProfilePlot()
+    qtbot.addWidget(plot)
+    plot.resize(620, 240)
+    plot.show()
+    qtbot.waitExposed(plot)
+    # before any data: the default frame (75 ft base, 12 %), not pyqtgraph's -0.4..0.4 ft
+    (x0, x1), (y0, y1) = plot.ground_plot.getViewBox().viewRange()
+    assert (x0, x1, y0, y1) == pytest.approx((0.0, 100.0, 0.0, 10.0))  # 75 + 25 ft; 10 ft up
+    assert plot.empty_hint.isVisible() and plot.empty_hint.toPlainText() == EMPTY_HINT
+    assert plot.threshold.value() == pytest.approx(12.0)
+    plot.set_profile([], threshold, base, bank, bank)
+    plot.redraw()
+    (x0, x1), (y0, y1) = plot.ground_plot.getViewBox().viewRange()
+    # base + 25 ft across (the stipulated 300 ft bank + 25 ft when known), 0..10 ft up
+    assert (x0, x1, y0, y1) == pytest.approx((0.0, max(base, bank or 0.0) + 25.0, 0.0, 10.0))
+    assert plot.threshold.value() == pytest.approx(threshold)
+    assert plot.empty_hint.isVisible()
+    # centred: the hint's middle at the middle of the view (in view coordinates)
+    assert (plot.empty_hint.pos().x(), plot.empty_hint.pos().y()) == pytest.approx(
+        ((x0 + x1) / 2.0, 5.0))
+    assert tuple(plot.empty_hint.anchor) == (0.5, 0.5)
+    # the first station hides the hint and fits the data (20 ft at 4 %: 0.8 ft up)
+    plot.set_profile([(20.0, 4.0)], threshold, base, None, 20.0)
+    plot.redraw()
+    assert not plot.empty_hint.isVisible()
+    assert list(plot.ground.getData()[0]) == [0.0, 20.0]
+    # and no stations again (last station removed): the empty frame comes back
+    plot.set_profile([], threshold, base, None, None)
+    plot.redraw()
+    xs = plot.ground.getData()[0]
+    assert plot.empty_hint.isVisible() and (xs is None or len(xs) == 0)
+    assert plot.ground_plot.getViewBox().viewRange()[0] == pytest.approx([0.0, base + 25.0])

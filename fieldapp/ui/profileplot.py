@@ -12,6 +12,10 @@ point), clear of the other labels and of the base/bank lines and their labels; a
 would overlap is shifted along its run, raised one row (staggered) or put just below the line,
 and failing all that left out (steep runs are placed first, then the longest). Placed again
 when the plot is resized or its view changes. The threshold's label sits at the left axis.
+
+With no station yet (and before any data) the plot shows an empty frame, 0 to the base distance
++ 25 ft across (the bank too when already known, e.g. stipulated) and 0 to 10 ft up, with the
+threshold line in place and a centred hint (:data:`EMPTY_HINT`).
 """
 
 from __future__ import annotations
@@ -27,6 +31,11 @@ GENTLE = "#0a6b1f"
 LABEL_GAP_PX = 3.0
 #: Rows a slope label may be raised by to avoid another (0: only its own row).
 LABEL_STAGGER_ROWS = 1
+#: Shown centred on the ground plot while the transect has no station.
+EMPTY_HINT = "No stations yet: shoot [S] or type a station"
+#: The empty frame: horizontal ft past the base distance (or bank), and the elevation span ft.
+EMPTY_MARGIN_FT = 25.0
+EMPTY_HEIGHT_FT = 10.0
 
 
 def label_runs(segments: list[tuple[float, float]]) -> list[tuple[int, int, str]]:
@@ -176,6 +185,9 @@ class ProfilePlot(QWidget):
         self._fit: tuple | None = None                        # (zmin, zmax) to fit with headroom
         self._fitting = False
         self._data: tuple | None = None
+        self.empty_hint = pg.TextItem(EMPTY_HINT, color="#555555", anchor=(0.5, 0.5))
+        self.empty_hint.setZValue(20)
+        self.ground_plot.addItem(self.empty_hint, ignoreBounds=True)
         vb = self.ground_plot.getViewBox()
         vb.sigResized.connect(self._refit)
         vb.sigRangeChanged.connect(self._range_changed)
@@ -183,6 +195,9 @@ class ProfilePlot(QWidget):
         self.timer.setInterval(max(10, int(1000 / redraw_hz)))
         self.timer.timeout.connect(self.redraw)
         self.timer.start()
+        # an empty frame until the first data (not pyqtgraph's default -0.4..0.4 ft axes)
+        self.set_profile([], 12.0, 75.0, None, None)
+        self.redraw()
 
     def sizeHint(self) -> QSize:  # noqa: N802 - Qt name
         """A modest preferred size: the panel's layout gives the plot whatever height is left
@@ -218,7 +233,8 @@ class ProfilePlot(QWidget):
         for h, s in segments:
             d.append(d[-1] + h)
             z.append(z[-1] + h * s / 100.0)
-        self.ground.setData(d, z)
+        empty = not segments
+        self.ground.setData([] if empty else d, [] if empty else z)
         steep_x, steep_y, gentle_x, gentle_y = [], [], [], []
         for label in self.slope_labels:
             self.ground_plot.removeItem(label)
@@ -254,6 +270,16 @@ class ProfilePlot(QWidget):
         self.bank_lines[0].label.setFormat(
             f"bank {bank:.1f} ft" if bank is not None else
             (f"≥ {at_least:.1f} ft" if at_least is not None else ""))
+        self.empty_hint.setVisible(empty)
+        if empty:
+            # the empty frame: 0..base+25 ft across (bank included when known), 0..10 ft up
+            xmax = max(base, where or 0.0) + EMPTY_MARGIN_FT
+            self.ground_plot.setXRange(0, xmax, padding=0)
+            self._fit = None
+            self.ground_plot.setYRange(z0, z0 + EMPTY_HEIGHT_FT, padding=0)
+            self.empty_hint.setPos(xmax / 2.0, z0 + EMPTY_HEIGHT_FT / 2.0)
+            self.slope_plot.setYRange(0.0, threshold * 1.5 * 1.1, padding=0)
+            return
         xmax = max(d[-1], base, where or 0.0) * 1.08 + 5
         self.ground_plot.setXRange(0, xmax, padding=0)
         self._fit = (min(z), max(z))

@@ -279,12 +279,13 @@ class TransectPanel(WorkflowPanel):
         self.origin.blockSignals(False)
         self._update_buttons()
         t = v.current_transect
+        threshold = 10.0 if v.priority_waterway else 12.0
+        base = 300.0 if v.priority_waterway else 75.0
         if t is None:
             self.state.setText("Start a transect at an OHWM point." if self.origin.count()
                                else "Record an OHWM point first (OHWM tab).")
+            self.profile.set_profile([], threshold, base, None, None)  # the empty frame
             return
-        threshold = 10.0 if v.priority_waterway else 12.0
-        base = 300.0 if v.priority_waterway else 75.0
         check = v.bank_check()
         result = check.result if check else None
         self.state.setText(bank_state_words(result, threshold))
