@@ -23,6 +23,28 @@ def _rings(geom: Any) -> list:
     return []
 
 
+def bank_point(transect: Any, result: dict | None, ft: Any) -> tuple[float, float, str] | None:
+    """Where the map's bank ✕ of ``transect`` goes: (x_ft, y_ft, label) or None.
+
+    At the result's ``bank_ft`` whenever it is known, whatever the basis (slope, base distance,
+    stipulation NR 341.035(2)(c), interruption), else at ``bank_ft_at_least`` labelled "≥";
+    measured horizontally from the transect's origin along its true azimuth (site feet, from
+    ``ft`` which turns site-CRS points into feet). None with no result or no distance yet.
+    """
+    if not result:
+        return None
+    bank_ft = result.get("bank_ft")
+    at_least = bank_ft is None
+    d = result.get("bank_ft_at_least") if at_least else bank_ft
+    if d is None or not math.isfinite(float(d)) or float(d) <= 0.0:
+        return None
+    d = float(d)
+    az = math.radians(float(transect.azimuth_true_deg))
+    ox, oy = ft([(transect.origin_x, transect.origin_y)])[0]
+    return (ox + d * math.sin(az), oy + d * math.cos(az),
+            f"bank {'≥ ' if at_least else ''}{d:.0f} ft")
+
+
 def build(visit: Any) -> dict:
     """{"lines": {name: [[(x_ft, y_ft), ...], ...]}, "polygons": {kind: [ring...]},
     "trees": [(x_ft, y_ft, crown_ft, colour)],
@@ -51,15 +73,11 @@ def build(visit: Any) -> dict:
         out["lines"]["transects"].append(ft([(t.origin_x, t.origin_y)] +
                                             [(s.x, s.y) for s in stations]))
         check = visit.checks.get(f"bank:{t.uuid}")
-        if check is not None:
-            d = check.result.get("bank_ft") or check.result.get("bank_ft_at_least")
-            if d:
-                az = math.radians(t.azimuth_true_deg)
-                ox, oy = ft([(t.origin_x, t.origin_y)])[0]
-                bank_pts.append((ox + d * math.sin(az), oy + d * math.cos(az)))
-                at_least = "bank_ft" not in check.result or not check.result.get("bank_ft")
-                out["labels"].append((*bank_pts[-1], f"bank {'≥ ' if at_least else ''}{d:.0f} ft",
-                                      "#cc0000"))
+        point = bank_point(t, check.result if check is not None else None, ft)
+        if point is not None:
+            x, y, text = point
+            bank_pts.append((x, y))
+            out["labels"].append((x, y, text, "#cc0000"))
     if len(bank_pts) >= 2:
         out["lines"]["bank"] = [bank_pts]
 
