@@ -10,6 +10,7 @@ import pytest
 
 from fieldapp.ui.overlays import bank_point
 from fieldapp.ui.visit import open_visit
+from tests.ui_support import private_dirs  # noqa: F401 - fixture
 
 # a UTM 16N point (metres); the overlays are in site feet (international foot, 0.3048 m)
 E0, N0 = 500_000.0, 4_800_000.0
@@ -76,3 +77,34 @@ def test_bank_point_known_vs_at_least_vs_none():
     assert (x, y, text) == (pytest.approx(10.0), pytest.approx(-55.0), "bank ≥ 75 ft")
     assert bank_point(T, None, ft) is None
     assert bank_point(T, {"status": "error"}, ft) is None
+
+
+def test_ticking_stipulated_in_the_app_draws_the_cross(qtbot, private_dirs):
+    """End to end: OHWM point, transect at 350°, no station, Stipulated box ticked: the map's
+    red X sits 300 ft from the OHWM point along 350° (NR 341.035(2)(c)1.), the profile shows
+    its empty frame out to the bank (300 + 25 ft) with the hint."""
+    from tests.test_ui_workflows import average_point
+    from tests.ui_support import WAIT_MS, close_window, key, make_window
+
+    w = make_window(qtbot, private_dirs, simulate=True)
+    try:
+        average_point(qtbot, w)
+        key(qtbot, w, "Ctrl+2")
+        panel = w.panels["transect"]
+        panel.azimuth.setValue(350.0)
+        key(qtbot, w, "N")
+        qtbot.waitUntil(lambda: w.visit.current_transect is not None, timeout=WAIT_MS)
+        assert panel.profile.empty_hint.isVisible()
+        qtbot.waitUntil(panel.stipulated.isEnabled, timeout=WAIT_MS)
+        panel.stipulated.click()
+        qtbot.waitUntil(lambda: len(w.map.bank_points.getData()[0]) == 1, timeout=WAIT_MS)
+        ox, oy = w.visit.overlays()["lines"]["transects"][0][0]  # the origin, site ft
+        lx, ly = w.map._to_local([(ox, oy)])[0]
+        xs, ys = w.map.bank_points.getData()
+        # 300 ft along 350°: east 300 sin 350° = -52.09 ft, north 300 cos 350° = 295.44 ft
+        assert (xs[0] - lx, ys[0] - ly) == pytest.approx((-52.094, 295.442), abs=0.01)
+        qtbot.waitUntil(lambda: panel.profile.ground_plot.getViewBox().viewRange()[0][1]
+                        == pytest.approx(325.0), timeout=WAIT_MS)
+        assert panel.profile.empty_hint.isVisible()
+    finally:
+        close_window(w)
