@@ -355,27 +355,15 @@ def main(argv: Sequence[str] | None = None) -> int:
     """``fieldapp export``; exit 0 done, 1 refused or failed, 2 usage, 130 interrupted.
     Every failure is one line on stderr, never a traceback."""
     args = _parser().parse_args(list(sys.argv[1:] if argv is None else argv))
-    try:
-        from fieldapp.report.guard import os_error_words
-        from fieldapp.store import StoreError
+    from fieldapp.report.guard import run_office_command
+    from fieldapp.store import StoreError
 
-        r = export_visit(args.visit, args.output, args.format, force=args.force)
-    except KeyboardInterrupt:
-        print("fieldapp export: interrupted; nothing written", file=sys.stderr)
-        return 130
-    except ExportExists:
-        print(f"fieldapp export: {args.output} exists; use --force to overwrite it", file=sys.stderr)
-        return 1
-    except (StoreError, ExportError, ValueError) as exc:
-        print(f"fieldapp export: {exc}", file=sys.stderr)
-        return 1
-    except OSError as exc:  # e.g. the visit cannot be read
-        where = f"{exc.filename}: " if exc.filename else ""
-        print(f"fieldapp export: {where}{os_error_words(exc)}", file=sys.stderr)
-        return 1
-    except Exception as exc:  # noqa: BLE001 - the office sees one line, never a traceback
-        print(f"fieldapp export: failed ({type(exc).__name__}: {exc}); nothing written", file=sys.stderr)
-        return 1
+    status, r = run_office_command(
+        "fieldapp export", lambda: export_visit(args.visit, args.output, args.format, force=args.force),
+        exists=ExportExists, expected=(StoreError, ExportError, ValueError),
+        nothing="nothing written", output=args.output)
+    if status:
+        return status
     layers = ", ".join(f"{k} {v}" for k, v in r.layers.items())
     print(f"{r.path} ({r.format}, {r.crs}): {layers}")
     return 0

@@ -259,28 +259,16 @@ def main(argv: Sequence[str] | None = None) -> int:
     """``fieldapp report VISIT.gpkg -o report.pdf``; exit 0 done, 1 refused or failed, 2 usage,
     130 interrupted. Every failure is one line on stderr, never a traceback."""
     args = _parser().parse_args(list(sys.argv[1:] if argv is None else argv))
-    try:
-        from fieldapp.store import StoreError
+    from fieldapp.report.guard import run_office_command
+    from fieldapp.store import StoreError
 
-        summary = build_report(args.visit, args.output, force=args.force, retained_ac=args.retained_ac)
-    except KeyboardInterrupt:
-        print("fieldapp report: interrupted; no report written", file=sys.stderr)
-        return 130
-    except ReportExists:
-        print(f"fieldapp report: {args.output} exists; use --force to overwrite it", file=sys.stderr)
-        return 1
-    except (StoreError, ReportError, ValueError) as exc:
-        print(f"fieldapp report: {exc}", file=sys.stderr)
-        return 1
-    except OSError as exc:  # e.g. the visit cannot be read
-        where = f"{exc.filename}: " if exc.filename else ""
-        print(f"fieldapp report: {where}{os_error_words(exc)}", file=sys.stderr)
-        return 1
-    except Exception as exc:  # noqa: BLE001 - the office sees one line, never a traceback
-        log.debug("report failed", exc_info=True)
-        print(f"fieldapp report: failed ({type(exc).__name__}: {exc}); no report written",
-              file=sys.stderr)
-        return 1
+    status, summary = run_office_command(
+        "fieldapp report",
+        lambda: build_report(args.visit, args.output, force=args.force, retained_ac=args.retained_ac),
+        exists=ReportExists, expected=(StoreError, ReportError, ValueError),
+        nothing="no report written", output=args.output)
+    if status:
+        return status
     print(f"{summary['path']}: {summary['pages']} pages, {summary['verdicts']} verdicts "
           f"(rule requests attached)")
     return 0

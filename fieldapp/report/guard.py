@@ -122,3 +122,34 @@ def os_error_words(exc: OSError) -> str:
     if exc.errno == errno.ENOSPC:
         return "the disk is full (no space left on the device)"
     return exc.strerror or str(exc) or type(exc).__name__
+
+
+def run_office_command(prog: str, job, *, exists: type[Exception], expected: tuple,
+                       nothing: str, output) -> tuple[int, object]:
+    """Run ``job()`` for an office command (``fieldapp report`` / ``fieldapp export``).
+
+    Every failure becomes one line on stderr, never a traceback. Returns ``(status, value)``:
+    ``(0, job())`` when it worked; 1 refused or failed; 130 interrupted (``value`` is None).
+    ``exists`` is the "output exists" error (worded for the command line, without the Python
+    ``force=True`` hint); ``expected`` the errors whose text is already user words; ``nothing``
+    says what was not written (``"nothing written"``).
+    """
+    import logging
+    import sys
+
+    try:
+        return 0, job()
+    except KeyboardInterrupt:
+        print(f"{prog}: interrupted; {nothing}", file=sys.stderr)
+        return 130, None
+    except exists:
+        print(f"{prog}: {output} exists; use --force to overwrite it", file=sys.stderr)
+    except expected as exc:
+        print(f"{prog}: {exc}", file=sys.stderr)
+    except OSError as exc:  # e.g. the visit cannot be read
+        where = f"{exc.filename}: " if exc.filename else ""
+        print(f"{prog}: {where}{os_error_words(exc)}", file=sys.stderr)
+    except Exception as exc:  # noqa: BLE001 - the office sees one line, never a traceback
+        logging.getLogger(__name__).debug("%s failed", prog, exc_info=True)
+        print(f"{prog}: failed ({type(exc).__name__}: {exc}); {nothing}", file=sys.stderr)
+    return 1, None
