@@ -16,7 +16,7 @@ store opened with ``durability="normal"`` (one commit per edit, without the per-
 (c) no-op sync of that 10,000-tree visit (target <= 0.5 s): the first one after (b), then the
     best of 5;
 (d) kill trials (default 50): the sync process is SIGKILLed at a random step or a random moment;
-    each trial checks integrity, completion, nothing twice, nothing lost (tests/test_sync_kill.py).
+    each trial checks integrity, completion, nothing twice, nothing lost (tests/sync/test_sync_kill.py).
 """
 
 from __future__ import annotations
@@ -30,7 +30,7 @@ import time
 from pathlib import Path
 
 REPO = Path(__file__).resolve().parent.parent
-sys.path[:0] = [str(REPO), str(REPO / "tests")]
+sys.path[:0] = [str(REPO)]
 
 from fieldapp.store import create_visit, open_visit  # noqa: E402
 from fieldapp.survey.features import Layer  # noqa: E402
@@ -97,7 +97,7 @@ def bench_sync(root: Path) -> None:
 
 def bench_kills(root: Path, trials: int) -> None:
     root.mkdir(parents=True)
-    import test_sync_kill as K
+    from tests.sync import test_sync_kill as K
 
     tpl = root / "tpl"
     tpl.mkdir()

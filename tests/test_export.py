@@ -14,9 +14,9 @@ import pytest
 import shapely
 from pyogrio.raw import read
 
-from test_report_visit import FT, build_sample_visit
+from tests.report.test_report_visit import FT, build_sample_visit
 
-REPO = Path(__file__).resolve().parent.parent
+REPO = Path(__file__).resolve().parents[1]
 # The sample visit: 3 OHWM points on 1 line, 2 transects with 3 stations each, 4 trees,
 # a woodland stand, a wetland, a foundation and a note.
 EXPECTED = {"ohwm_line": 1, "ohwm_point": 3, "transect": 2, "station": 6, "tree": 4,

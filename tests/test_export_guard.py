@@ -11,9 +11,9 @@ from pathlib import Path
 
 import pytest
 
-from test_export import EXPECTED
-from test_report_guard import ReadOnly, one_line, sha256
-from test_report_visit import build_sample_visit
+from tests.test_export import EXPECTED
+from tests.report.test_report_guard import ReadOnly, one_line, sha256
+from tests.report.test_report_visit import build_sample_visit
 
 
 @pytest.fixture(scope="module")

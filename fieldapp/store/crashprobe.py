@@ -7,7 +7,7 @@ a GNSS fix into the track every tick, a tree every 3rd tick, a transect station 
 note every 7th. After each command returns (its transaction committed) it prints the record's
 ``layer uuid`` and flushes, so a parent that kills this process with SIGKILL at any moment knows
 every record that must be in the file. ``--rate-hz 0`` records as fast as it can (so kills land
-inside transactions). Used by ``tests/test_store_crash.py`` and ``bench/bench_crash.py``.
+inside transactions). Used by ``tests/store/test_store_crash.py`` and ``bench/bench_crash.py``.
 """
 
 from __future__ import annotations

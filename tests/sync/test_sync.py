@@ -1,0 +1,384 @@
+"""Office sync (issue 7): three laptops, every order; policies; counts; locks; cancel; CLI.
+
+Visits are made by ``tests/sync/sync_sample.py`` (GDAL-created layers with the store's shape).
+Expected values are worked out by hand in the comments: every edit is either in the office or
+in its conflicts table, never silently dropped.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import itertools
+import json
+import os
+import socket
+import sqlite3
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pyogrio
+import pytest
+import shapely
+
+from tests.sync import sync_sample as S
+from fieldapp.sync import (
+    CancelToken,
+    ConflictKind,
+    ConflictPolicy,
+    FolderOffice,
+    LaptopStateError,
+    OfficeLocked,
+    SyncCancelled,
+    checkout,
+    read_conflicts,
+    sync,
+)
+from fieldapp.sync import engine, gpkgsql
+from fieldapp.sync.cli import main as cli_main
+from fieldapp.sync.office import LockOwner
+
+LAYERS = ("transect", "station", "tree", "metadata", "fieldapp_sync_conflicts", "fieldapp_sync_log")
+
+
+@pytest.fixture(scope="module", autouse=True)
+def generic_visits():
+    """The engine's tests here sync GDAL-made GeoPackages of the store's shape
+    (``tests/sync/sync_sample.py``), which the store itself would refuse as visits (no
+    ``fieldapp_meta``); so the sync's visit gate is narrowed to its generic part
+    (:func:`check_visit_basics`: a sound, writable GeoPackage). The full gate
+    (:func:`check_visit_file`, the store's own checks) is tested on real visits in
+    ``test_sync_refusals.py`` and ``test_sync_store.py``. For the same reason the store's read
+    of what arrives from the office (:func:`check_received`) is skipped here; it is tested on
+    real visits in ``test_sync_received.py``."""
+    with pytest.MonkeyPatch.context() as mp:
+        mp.setattr(engine, "check_visit_file", basics_only)
+        mp.setattr(engine, "check_received", lambda gpkg: None)
+        yield
+
+
+def basics_only(visit, *, known_sha256=None):
+    """:func:`engine.check_visit_file` narrowed to :func:`engine.check_visit_basics`; vouches
+    for nothing (returns no hash), so no ``validated.json`` is recorded."""
+    engine.check_visit_basics(visit)
+
+
+def master(office: FolderOffice, site: str = "site-a") -> Path:
+    return office.master_path(site)
+
+
+def snapshot(path: Path) -> dict:
+    """Everything a laptop and the office must agree on, keyed by uuid / key / seq."""
+    out = {}
+    with contextlib.closing(sqlite3.connect(path)) as conn:
+        conn.row_factory = sqlite3.Row
+        for layer in LAYERS:
+            key = {"metadata": "key", "fieldapp_sync_log": "seq"}.get(layer, "uuid")
+            out[layer] = {r[key]: dict(r) for r in conn.execute(f"SELECT * FROM {layer}")}
+    return out
+
+
+@pytest.fixture
+def site(tmp_path):
+    """Laptop A makes the visit (3 trees, 1 transect with 2 stations) and syncs it;
+    laptops B and C check the site out. Returns (office, {name: visit path}, tree uuids)."""
+    office = FolderOffice(tmp_path / "office", create=True)
+    a = S.make_visit(tmp_path / "a.gpkg", trees=3)
+    sync(a, office)
+    laptops = {"A": a}
+    for name in "BC":
+        laptops[name] = checkout(office, "site-a", tmp_path / f"{name.lower()}.gpkg")
+    trees = sorted(S.by_uuid(a, "tree").items(), key=lambda kv: kv[1]["dbh_in"])
+    return office, laptops, [u for u, _ in trees]  # t1 (10 in), t2 (11 in), t3 (12 in)
+
+
+def edit(path: Path, *stmts, trees=()) -> None:
+    with contextlib.closing(S.connect(path)) as conn, conn:
+        for sql, args in stmts:
+            conn.execute(sql, args)
+
+
+@pytest.mark.parametrize("order", list(itertools.permutations("ABC")), ids="".join)
+def test_three_laptops_every_order(site, order):
+    office, lap, (t1, t2, t3) = site
+    upd = "UPDATE tree SET {} = ? WHERE uuid = ?"
+    # A: new tree, new transect with a station (child by uuid), t1.dbh 20, t2.species, t3.dbh 31
+    with contextlib.closing(S.connect(lap["A"])) as conn, conn:
+        a_tree = S.add_tree(conn, 500100.0, 4800100.0, 14.0, "QUAL")
+        a_transect = S.add_transect(conn, "TA", 180.0)
+        a_station = S.add_station(conn, a_transect, 25.0, 12.5)
+        conn.execute(upd.format("dbh_in"), (20.0, t1))
+        conn.execute(upd.format("species_code"), ("QURU", t2))
+        conn.execute(upd.format("dbh_in"), (31.0, t3))
+    # B: new tree, t1.dbh 21 (same field as A, different value)
+    with contextlib.closing(S.connect(lap["B"])) as conn, conn:
+        b_tree = S.add_tree(conn, 500200.0, 4800200.0, 15.0, "FRPE")
+        conn.execute(upd.format("dbh_in"), (21.0, t1))
+    # C: new tree, t2.status (different field from A's), deletes t3 (which A edits)
+    with contextlib.closing(S.connect(lap["C"])) as conn, conn:
+        c_tree = S.add_tree(conn, 500300.0, 4800300.0, 16.0, "TIAM")
+        conn.execute(upd.format("status"), ("dead", t2))
+        conn.execute("DELETE FROM tree WHERE uuid = ?", (t3,))
+
+    reports = {name: sync(lap[name], office) for name in order}
+    for name in order:  # second round: everyone receives the rest
+        sync(lap[name], office)
+
+    m = master(office)
+    trees = S.by_uuid(m, "tree")
+    # 3 original - t3 (deleted: delete wins) + 3 new = 5 trees, each once
+    assert sorted(trees) == sorted([t1, t2, a_tree, b_tree, c_tree])
+    assert len(S.rows(m, "tree")) == 5
+    # different fields of t2: both kept
+    assert (trees[t2]["species_code"], trees[t2]["status"]) == ("QURU", "dead")
+    # same field of t1: the laptop that synced later wins; the other value is a conflict record
+    later, earlier = sorted("AB", key=order.index, reverse=True)
+    value = {"A": 20.0, "B": 21.0}
+    assert trees[t1]["dbh_in"] == value[later]
+    conflicts = read_conflicts(m)
+    same = [c for c in conflicts if c.kind is ConflictKind.SAME_FIELD]
+    assert [(c.feature_uuid, c.field, c.base, c.theirs, c.ours, c.kept) for c in same] == [
+        (t1, "dbh_in", 10.0, value[earlier], value[later], "ours")
+    ]
+    # t3: A's edit vs C's delete. The delete wins either way; A's edit is a conflict record.
+    gone = [c for c in conflicts if c.feature_uuid == t3]
+    assert len(gone) == 1 and gone[0].kept == "delete" and gone[0].field is None
+    if order.index("A") > order.index("C"):  # A synced an edit to a feature already deleted
+        assert gone[0].kind is ConflictKind.EDIT_VS_DELETE
+        assert gone[0].ours["dbh_in"] == 31.0 and gone[0].theirs is None
+    else:  # C synced a delete of a feature A had edited
+        assert gone[0].kind is ConflictKind.DELETE_VS_EDIT
+        assert gone[0].theirs["dbh_in"] == 31.0 and gone[0].ours is None
+    assert gone[0].base["dbh_in"] == 12.0
+    # the new transect's station follows it by uuid
+    stations = S.by_uuid(m, "station")
+    assert stations[a_station]["transect_uuid"] == a_transect
+    assert a_transect in S.by_uuid(m, "transect")
+    # three new trees were inserted at fid 4 on three laptops: fids were remapped, all distinct
+    assert len({fid for (fid,) in S.rows(m, "tree", "fid")}) == 5
+    # every laptop, after its second sync, matches the office exactly
+    want = snapshot(m)
+    for name in "ABC":
+        assert snapshot(lap[name]) == want, name
+    # counts: each first-round sync sent its edits; the last of A/B reports the t1 conflict
+    # A made 3 inserts + 3 updates; after C's delete of t3 its t3 edit is a conflict, not sent
+    assert reports["A"].totals().sent == (6 if order.index("A") < order.index("C") else 5)
+    assert reports["B"].totals().sent == 2 and reports["C"].totals().sent == 3
+    tree_counts = {c.layer: c for c in reports[later].layers}["tree"]
+    assert tree_counts.conflicts >= 1
+    # t2 was changed by A and C in different fields: whoever synced second merged it
+    second = max("AC", key=order.index)
+    assert {c.layer: c for c in reports[second].layers}["tree"].merged == 1
+    # the office log has one entry per sync that sent something, each once, in order
+    log = S.rows(m, "fieldapp_sync_log", "seq, changeset_id", order="seq")
+    assert [s for s, _ in log] == [1, 2, 3, 4] and len({c for _, c in log}) == 4
+    assert all(S.integrity(p) == "ok" for p in (m, *lap.values()))
+
+
+def test_first_sync_wins_keeps_the_office_value(site):
+    office, lap, (t1, _t2, _t3) = site
+    edit(lap["A"], ("UPDATE tree SET dbh_in = 20 WHERE uuid = ?", (t1,)))
+    edit(lap["B"], ("UPDATE tree SET dbh_in = 21 WHERE uuid = ?", (t1,)))
+    sync(lap["A"], office)
+    report = sync(lap["B"], office, policy=ConflictPolicy.FIRST_SYNC_WINS)
+    # A synced 20 first: the office keeps 20; B's 21 is the conflict's "ours"
+    assert S.by_uuid(master(office), "tree")[t1]["dbh_in"] == 20.0
+    assert S.by_uuid(lap["B"], "tree")[t1]["dbh_in"] == 20.0
+    (c,) = report.conflicts
+    assert (c.base, c.theirs, c.ours, c.kept, c.policy) == (10.0, 20.0, 21.0, "theirs", "first-sync-wins")
+    assert read_conflicts(lap["B"]) == read_conflicts(master(office)) == [c]
+    assert S.integrity(master(office)) == "ok"
+
+
+def test_geometry_conflict_keeps_both_geometries(site):
+    office, lap, (t1, _t2, _t3) = site
+    edit(lap["A"], ("UPDATE tree SET geom = ? WHERE uuid = ?", (S.gpkg_blob(shapely.Point(1, 2)), t1)))
+    edit(lap["B"], ("UPDATE tree SET geom = ? WHERE uuid = ?", (S.gpkg_blob(shapely.Point(3, 4)), t1)))
+    sync(lap["A"], office)
+    sync(lap["B"], office, policy=ConflictPolicy.FIRST_SYNC_WINS)
+    (c,) = read_conflicts(master(office))
+    assert (c.field, c.theirs["wkt"], c.ours["wkt"]) == ("geom", "POINT (1 2)", "POINT (3 4)")
+    assert c.base["wkt"] == "POINT (500000 4800000)"  # t1 was made at (500000, 4800000)
+    # first-sync-wins wrote A's point back through GDAL's R-tree triggers: GDAL reads it back
+    geoms = pyogrio.raw.read(master(office), layer="tree", where=f"uuid = '{t1}'")[2]
+    assert shapely.from_wkb(geoms[0]).equals(shapely.Point(1, 2))
+    with contextlib.closing(sqlite3.connect(master(office))) as conn:
+        (box,) = conn.execute(
+            "SELECT minx, miny FROM rtree_tree_geom r JOIN tree t ON r.id = t.fid WHERE t.uuid = ?", (t1,)
+        ).fetchall()
+    assert box == pytest.approx((1.0, 2.0))
+
+
+def test_counts_noop_and_pull_only(site):
+    office, lap, _ = site
+    report = sync(lap["B"], office)
+    assert report.no_op and report.layers == () and report.changeset_id is None
+    with contextlib.closing(S.connect(lap["A"])) as conn, conn:
+        S.add_tree(conn, 1.0, 2.0, 3.0, "X")
+        S.add_tree(conn, 1.0, 3.0, 4.0, "Y")
+    a = sync(lap["A"], office)
+    assert [(c.layer, c.sent, c.received) for c in a.layers] == [("tree", 2, 0)]
+    b = sync(lap["B"], office)  # pull only: nothing sent, no log row written
+    assert [(c.layer, c.sent, c.received) for c in b.layers] == [("tree", 0, 2)]
+    assert b.changeset_id is None and b.office_seq == a.office_seq == 2
+    assert snapshot(lap["B"]) == snapshot(master(office))
+    assert "tree" in b.format() and "received" in b.format()
+
+
+def test_gdal_sees_the_layers_and_the_conflicts_table(site):
+    office, lap, _ = site
+    layers = dict(pyogrio.list_layers(master(office)))
+    assert {"tree", "station", "transect", "fieldapp_sync_conflicts"} <= set(layers)
+    assert pyogrio.read_info(master(office), layer="tree")["features"] == 3
+    assert pyogrio.read_info(master(office), layer="tree")["crs"] == "EPSG:32616"
+
+
+def test_gpkg_sql_functions_match_gdal_envelopes(tmp_path):
+    # GDAL writes an envelope for a line; its bounds are (0, 0, 30, 40) by construction.
+    import numpy as np
+
+    path = tmp_path / "l.gpkg"
+    line = shapely.LineString([(0, 40), (30, 0)])
+    pyogrio.raw.write(str(path), np.array([shapely.to_wkb(line)], dtype=object), [], [],
+                      layer="l", driver="GPKG", geometry_type="LineString", crs=S.SRS)
+    with contextlib.closing(sqlite3.connect(path)) as conn:
+        gpkgsql.register(conn)
+        got = conn.execute("SELECT ST_MinX(geom), ST_MinY(geom), ST_MaxX(geom), ST_MaxY(geom),"
+                           " ST_IsEmpty(geom) FROM l").fetchone()
+    assert got == (0.0, 0.0, 30.0, 40.0, 0)
+    assert gpkgsql.to_shapely(b"not a geometry") is None
+
+
+# ---- locks ----------------------------------------------------------------------------------
+def _write_lock(office, owner: LockOwner, age_s: float = 0.0) -> Path:
+    path = office.site_dir("site-a") / "lock"
+    path.write_text(json.dumps(owner.__dict__))
+    if age_s:
+        t = time.time() - age_s
+        os.utime(path, (t, t))
+    return path
+
+
+def test_live_lock_refuses_with_owner_named(site):
+    office, lap, _ = site
+    _write_lock(office, LockOwner(socket.gethostname(), os.getpid(), "other", "2024-06-01T12:00:00Z", "t" * 32))
+    with pytest.raises(OfficeLocked, match=f"pid {os.getpid()}"):
+        sync(lap["B"], office, lock_wait_s=0.3)
+
+
+def test_stale_lock_of_a_dead_process_is_broken(site):
+    office, lap, _ = site
+    child = subprocess.Popen([sys.executable, "-c", "pass"])
+    child.wait()  # its pid is now free: the owner is gone
+    lock = _write_lock(office, LockOwner(socket.gethostname(), child.pid, "x", "2024-06-01T12:00:00Z", "d" * 32))
+    with contextlib.closing(S.connect(lap["B"])) as conn, conn:
+        S.add_tree(conn, 1.0, 2.0, 3.0, "X")
+    assert sync(lap["B"], office, lock_wait_s=5).totals().sent == 1
+    assert not lock.exists()
+
+
+def test_lock_of_another_host_is_stale_only_when_old(site):
+    office, lap, _ = site
+    owner = LockOwner("some-other-laptop", 4242, "x", "2024-06-01T12:00:00Z", "e" * 32)
+    _write_lock(office, owner, age_s=5)
+    with pytest.raises(OfficeLocked, match="some-other-laptop"):
+        sync(lap["B"], office, lock_wait_s=0.2)
+    _write_lock(office, owner, age_s=office.stale_lock_after_s + 60)
+    assert sync(lap["B"], office, lock_wait_s=5).no_op
+
+
+# ---- cancel ---------------------------------------------------------------------------------
+def test_cancel_before_push_leaves_office_unchanged_and_next_sync_sends(site):
+    office, lap, _ = site
+    with contextlib.closing(S.connect(lap["B"])) as conn, conn:
+        new = S.add_tree(conn, 1.0, 2.0, 3.0, "X")
+    token = CancelToken()
+    seen = []
+
+    def progress(fraction, message):
+        seen.append(message)
+        if "preparing the changeset" in message:
+            token.cancel()
+
+    head = office.head("site-a")
+    with pytest.raises(SyncCancelled):
+        sync(lap["B"], office, progress=progress, cancel=token)
+    assert office.head("site-a") == head and not (office.site_dir("site-a") / "lock").exists()
+    report = sync(lap["B"], office)
+    assert report.totals().sent == 1 and new in S.by_uuid(master(office), "tree")
+
+
+def test_cancel_after_the_office_has_it_finishes_the_sync(site):
+    office, lap, _ = site
+    with contextlib.closing(S.connect(lap["B"])) as conn, conn:
+        S.add_tree(conn, 1.0, 2.0, 3.0, "X")
+    token = CancelToken()
+    fractions = []
+
+    def progress(fraction, message):
+        fractions.append(fraction)
+        if message == "office updated":
+            token.cancel()
+
+    report = sync(lap["B"], office, progress=progress, cancel=token)
+    assert report.totals().sent == 1 and fractions[-1] == 1.0 and fractions == sorted(fractions)
+    assert snapshot(lap["B"]) == snapshot(master(office))
+
+
+# ---- laptop state, CLI ----------------------------------------------------------------------
+def test_replaced_visit_is_refused_not_resent(site, tmp_path):
+    office, lap, _ = site
+    with contextlib.closing(S.connect(lap["B"])) as conn, conn:
+        conn.execute("DELETE FROM fieldapp_sync_log")  # as if an old copy were restored
+    with pytest.raises(LaptopStateError, match="sync log does not match"):
+        sync(lap["B"], office)
+
+
+def test_copied_visit_without_state_is_refused_with_advice(site, tmp_path):
+    office, lap, _ = site
+    copy = tmp_path / "copy.gpkg"
+    copy.write_bytes(lap["A"].read_bytes())
+    with pytest.raises(Exception, match="--checkout"):
+        sync(copy, office)
+    assert office.head("site-a") == 1
+
+
+def test_independent_visit_of_the_same_site_merges_in(tmp_path):
+    office = FolderOffice(tmp_path / "office", create=True)
+    a = S.make_visit(tmp_path / "a.gpkg", trees=2, transects=0)
+    b = S.make_visit(tmp_path / "b.gpkg", trees=3, transects=0)
+    with contextlib.closing(sqlite3.connect(b)) as conn, conn:
+        conn.execute("DELETE FROM metadata")  # the site's metadata comes from the office
+    sync(a, office)
+    report = sync(b, office, site_id="site-a")
+    # 2 + 3 trees, B's three inserted at fids 1..3 were remapped after A's 1..2
+    assert len(S.by_uuid(master(office), "tree")) == 5
+    # B sent its 3 trees and received A's 2 trees and the site's 2 metadata rows
+    assert [(c.layer, c.sent, c.received) for c in report.layers] == [("metadata", 0, 2), ("tree", 3, 2)]
+    sync(a, office)
+    assert snapshot(a) == snapshot(b) == snapshot(master(office))
+
+
+def test_cli_sync_checkout_and_conflicts(site, tmp_path, capsys):
+    office, lap, (t1, _t2, _t3) = site
+    d = tmp_path / "d.gpkg"
+    assert cli_main(["--office", str(office.root), "--checkout", "site-a", str(d)]) == 0
+    edit(lap["A"], ("UPDATE tree SET dbh_in = 20 WHERE uuid = ?", (t1,)))
+    edit(d, ("UPDATE tree SET dbh_in = 22 WHERE uuid = ?", (t1,)))
+    assert cli_main(["--office", str(office.root), "-q", str(lap["A"])]) == 0
+    assert cli_main(["--office", str(office.root), "-q", str(d)]) == 0
+    out = capsys.readouterr().out
+    assert "tree" in out and "conflict same-field" in out
+    assert cli_main(["--office", str(office.root), "--conflicts", str(d)]) == 0
+    assert "base=10.0 theirs=20.0 ours=22.0 kept=ours" in capsys.readouterr().out
+    assert cli_main(["--office", str(office.root), "--site", "../etc", str(d)]) == 1
+    assert "not allowed" in capsys.readouterr().err
+
+
+def test_fieldapp_cli_dispatches_sync(site, capsys):
+    from fieldapp.cli import main
+
+    office, lap, _ = site
+    assert main(["sync", "--office", str(office.root), "-q", str(lap["C"])]) == 0
+    assert "nothing to send or receive" in capsys.readouterr().out

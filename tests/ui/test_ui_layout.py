@@ -1,0 +1,107 @@
+"""The main window fits the screens of field laptops (1366x768 rugged laptops, 1280x800
+tablets): nothing clipped sideways, every button of each workflow in view, large targets."""
+
+from __future__ import annotations
+
+import pytest
+
+pytest.importorskip("pytestqt")
+
+from PySide6.QtCore import QRect  # noqa: E402
+from PySide6.QtWidgets import QPushButton  # noqa: E402
+
+from tests.ui.ui_support import (  # noqa: E402,F401
+    WAIT_MS, close_window, key, make_window, private_dirs, wait_fix,
+)
+
+#: (width, height) of the window's client area: a 1366x768 Toughbook / Getac screen, the same
+#: maximised (768 less a 30 px title bar and a 38 px taskbar), a 1280x800 tablet.
+SIZES = [(1366, 768), (1366, 700), (1280, 800)]
+MIN_TARGET_PX = 40      # a gloved fingertip (about 10 mm on a 13" 1366x768 screen)
+
+
+def rect_in(widget, ancestor) -> QRect:
+    """``widget``'s rectangle in ``ancestor``'s coordinates."""
+    return QRect(widget.mapTo(ancestor, widget.rect().topLeft()), widget.size())
+
+
+def fully_in_view(widget, window) -> bool:
+    """``widget`` is shown and not clipped by any scroll area or the window edge."""
+    if not widget.isVisible():
+        return False
+    r = rect_in(widget, window)
+    if not window.rect().contains(r):
+        return False
+    parent = widget.parentWidget()
+    while parent is not None and parent is not window:
+        if not rect_in(parent, window).contains(r):
+            return False
+        parent = parent.parentWidget()
+    return True
+
+
+def panel_buttons(panel) -> list[QPushButton]:
+    """Every button the panel shows (record buttons, simulator buttons, undo ...)."""
+    return [b for b in panel.body.findChildren(QPushButton) if b.isVisibleTo(panel.body)]
+
+
+def test_window_fits_field_laptop_screens_with_every_button_in_view(qtbot, private_dirs):
+    # simulate mode: the simulator buttons (Shoot, Caliper) are shown and the status strip
+    # carries all three devices, the widest the window gets
+    w = make_window(qtbot, private_dirs, simulate=True, time_scale=10.0, rate_hz=10.0)
+    try:
+        wait_fix(qtbot, w)
+        qtbot.waitUntil(lambda: not w.panels["transect"].shoot_button.isHidden(), timeout=WAIT_MS)
+        qtbot.waitUntil(lambda: not w.panels["tally"].squeeze_button.isHidden(), timeout=WAIT_MS)
+        assert w.status_strip.device_labels["caliper"].text() == "Caliper: connected"
+        hint = w.minimumSizeHint()
+        # the window never asks for more than a 1280x800 tablet or a maximised 1366x768
+        # window (1366 x 700 client area) gives it
+        assert hint.width() <= 1280, hint
+        assert hint.height() <= 700, hint
+        for size in SIZES:
+            w.resize(*size)
+            qtbot.waitUntil(lambda size=size: (w.width(), w.height()) == size, timeout=WAIT_MS)
+            # every workflow tab in view: the last tab ends inside the tab bar
+            bar = w.tabs.tabBar()
+            assert bar.tabRect(bar.count() - 1).right() < bar.width(), size
+            # the status strip is not wider than the window
+            assert w.status_strip.minimumSizeHint().width() <= w.width(), size
+            # the checks table has room for a few verdict rows
+            assert fully_in_view(w.checks_panel.table, w), size
+            assert w.checks_panel.table.height() >= 100, size
+            for n, name in enumerate(("ohwm", "transect", "tally", "boundary"), start=1):
+                key(qtbot, w, f"Ctrl+{n}")
+                panel = w.panels[name]
+                qtbot.waitUntil(lambda panel=panel: w.tabs.currentWidget() is panel,
+                                timeout=WAIT_MS)
+                qtbot.waitUntil(lambda panel=panel: panel.body.isVisible(), timeout=WAIT_MS)
+                # nothing clipped sideways: the panel body is never narrower than its layout
+                assert panel.body.width() >= panel.body.minimumSizeHint().width(), (size, name)
+                assert panel.scroll.viewport().width() >= panel.body.minimumSizeHint().width()
+                # scrolled to the top (as the tab opens), every button is fully in view
+                panel.scroll.verticalScrollBar().setValue(0)
+                buttons = panel_buttons(panel)
+                # OHWM: Average, Cancel, Record offset; Transect: Start, Add, Shoot, Complete
+                # interruption, Remove last; Tally: Record, Caliper, Delete, Undo; Boundary:
+                # Start, Vertex, Pause, Resume, Close
+                assert len(buttons) == {"ohwm": 3, "transect": 5, "tally": 4,
+                                        "boundary": 5}[name], name
+                for b in buttons:
+                    assert fully_in_view(b, w), (size, name, b.text())
+                    assert b.height() >= MIN_TARGET_PX, (name, b.text(), b.height())
+                # the registered record buttons of this panel are among them
+                for b in w.record_buttons:
+                    if panel.isAncestorOf(b):
+                        assert b in buttons, (name, b.text())
+        # the transect's live profile keeps a usable height at 1366x768
+        w.resize(1366, 768)
+        qtbot.waitUntil(lambda: (w.width(), w.height()) == (1366, 768), timeout=WAIT_MS)
+        key(qtbot, w, "Ctrl+2")
+        profile = w.panels["transect"].profile
+        qtbot.waitUntil(profile.isVisible, timeout=WAIT_MS)
+        assert fully_in_view(profile, w)
+        assert profile.height() >= 200
+        assert fully_in_view(w.panels["transect"].stipulated, w)
+    finally:
+        close_window(w)

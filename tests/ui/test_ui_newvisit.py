@@ -1,0 +1,140 @@
+"""The New visit dialog (Visit ▸ New visit…) and Open visit: what is asked, what is refused, what
+the new GeoPackage holds."""
+
+from __future__ import annotations
+
+import pytest
+
+pytest.importorskip("pytestqt")
+
+from tests.ui.ui_support import WAIT_MS, close_window, make_window, private_dirs  # noqa: E402,F401
+
+
+def test_epsg_offered_is_the_utm_zone_of_the_fix(qtbot, tmp_path):
+    from fieldapp.ui.newvisit import NewVisitDialog, default_epsg
+
+    # Madison, WI (43.07 N, 89.40 W): zone floor((-89.40 + 180) / 6) + 1 = 16, north -> 32616;
+    # Portland, OR (45.52 N, 122.68 W): floor(57.32 / 6) + 1 = 10 -> 32610; Sydney 33.87 S,
+    # 151.21 E: floor(331.21 / 6) + 1 = 56, south -> 32756
+    assert default_epsg((43.07, -89.40)) == 32616
+    assert default_epsg((45.52, -122.68)) == 32610
+    assert default_epsg((-33.87, 151.21)) == 32756
+    assert default_epsg(None) == 0
+    assert default_epsg((89.0, 0.0)) == 0        # polar cap: no UTM zone, nothing offered
+    dlg = NewVisitDialog(tmp_path, fix_lat_lon=(45.52, -122.68))
+    qtbot.addWidget(dlg)
+    assert dlg.epsg.value() == 32610
+
+
+def test_dialog_spec_converts_feet_and_validates(qtbot, tmp_path):
+    from fieldapp.ui.newvisit import NewVisitDialog
+
+    dlg = NewVisitDialog(tmp_path, crew="AS")
+    qtbot.addWidget(dlg)
+    with pytest.raises(ValueError, match="Site name"):
+        dlg.spec()
+    dlg.name.setText("Mill Creek lot 7")
+    dlg.crew.setText("A. Surveyor, B. Forester")
+    dlg.priority.setChecked(True)
+    r = dlg.add_feature("Mill Creek", "stream")
+    dlg.add_feature("W1", "wetland", "less", "wet meadow")
+    dlg.crs_epsg.setChecked(True)
+    assert dlg.epsg.value() == 0 and dlg.epsg.text() == " "   # no fix: nothing offered
+    with pytest.raises(ValueError, match="EPSG code: type"):
+        dlg.spec()
+    dlg.epsg.setValue(4326)                  # geographic: refused, the site needs a projected CRS
+    with pytest.raises(ValueError, match="not a projected CRS"):
+        dlg.spec()
+    dlg.epsg.setValue(3070)                  # NAD83 / Wisconsin Transverse Mercator
+    dlg.antenna.setValue(2.0)                # metres ...
+    dlg.antenna_unit.setCurrentIndex(1)      # ... shown as 2 / 0.3048 = 6.562 ft
+    assert dlg.antenna.value() == pytest.approx(6.562, abs=1e-3)
+    dlg.antenna.setValue(6.0)                # 6 international ft = 1.8288 m
+    spec = dlg.spec()
+    assert spec.antenna_height_m == pytest.approx(1.8288, abs=1e-6)
+    assert spec.crs == "EPSG:3070" and spec.priority_waterway
+    assert spec.crew == ["A. Surveyor", "B. Forester"]
+    assert [f["type"] for f in spec.water_features] == ["stream", "wetland"]
+    assert spec.water_features[1]["susceptibility"] == "less"
+    assert spec.path.parent == tmp_path and spec.path.name.startswith("Mill_Creek_lot_7_")
+    # susceptibility on a stream is refused, naming the feature
+    dlg.features.cellWidget(r, 2).setCurrentIndex(1)
+    with pytest.raises(ValueError, match="Mill Creek"):
+        dlg.spec()
+
+
+def test_new_visit_from_dialog_replaces_open_visit(qtbot, private_dirs):
+    from fieldapp.store import open_visit as store_open
+    from fieldapp.ui import visit as visit_mod
+    from fieldapp.ui.newvisit import NewVisitSpec
+
+    w = make_window(qtbot, private_dirs)
+    try:
+        qtbot.waitUntil(lambda: w.visit is not None, timeout=WAIT_MS)
+        first = w.visit
+        spec = NewVisitSpec(name="North bank", path=private_dirs / "data" / "north.gpkg",
+                            crew=["AS"], priority_waterway=True,
+                            water_features=[{"name": "Mill Creek", "type": "stream",
+                                             "susceptibility": None, "wetland_type": None}],
+                            crs="EPSG:3070", antenna_height_m=1.8288)
+        monkey = visit_mod.ask_new_visit
+        visit_mod.ask_new_visit = lambda window: spec
+        try:
+            w.new_visit_action.trigger()
+        finally:
+            visit_mod.ask_new_visit = monkey
+        assert w.visit is not first and first.store.closed
+        assert w.visit.path == spec.path and "North bank" in w.visit_label.text()
+        assert w.visit.model.has_frame            # the EPSG code given: no need to wait for a fix
+        assert w.visit.priority_waterway
+        # the last visit is remembered for the next start
+        from fieldapp.ui import config as C
+        assert C.read_file()["last_visit"] == str(spec.path)
+        w.visit.close()
+        store = store_open(spec.path, readonly=True)
+        try:
+            site = store.visit.site
+            assert site.name == "North bank" and site.crew == ("AS",)
+            assert site.crs == "EPSG:3070" and site.antenna_height_m == pytest.approx(1.8288)
+            assert [(f.name, f.type.value) for f in site.water_features] == [("Mill Creek",
+                                                                              "stream")]
+        finally:
+            store.close()
+        # Open visit: back to the first one
+        w.set_visit(visit_mod.open_visit(spec.path))
+        assert visit_mod.choose_and_open(w, first.path).path == first.path
+        assert w.visit.path == first.path
+    finally:
+        close_window(w)
+
+
+def test_open_visit_refuses_a_foreign_file_with_a_message(qtbot, private_dirs):
+    from fieldapp.ui import visit as visit_mod
+
+    bad = private_dirs / "notes.gpkg"
+    bad.write_text("not a geopackage")
+    w = make_window(qtbot, private_dirs)
+    try:
+        qtbot.waitUntil(lambda: w.visit is not None, timeout=WAIT_MS)
+        before = w.visit
+        assert visit_mod.choose_and_open(w, bad) is None
+        assert w.visit is before and "could not be opened" in w.office.messages[-1][1]
+        assert bad.read_text() == "not a geopackage"          # never changed
+    finally:
+        close_window(w)
+
+
+def test_start_without_last_visit_offscreen_makes_one_without_asking(qtbot, private_dirs):
+    from fieldapp.ui import app as appmod
+    from fieldapp.ui import config as C
+
+    cfg = C.build({"data_dir": str(private_dirs / "data"), "new_visit": True}, use_file=False)
+    w = appmod.create_window(cfg, start_devices=False)   # offscreen: no dialog, no block
+    try:
+        assert w.visit is None                   # opened on the event loop's first turn
+        qtbot.waitUntil(lambda: w.startup_done, timeout=WAIT_MS)
+        assert w.visit is not None and w.visit.path.name.startswith("visit_")
+    finally:
+        from fieldapp.ui.app import dispose
+        w.session.stop()
+        dispose(w)

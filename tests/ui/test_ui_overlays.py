@@ -1,0 +1,110 @@
+"""The map's bank ✕ (fieldapp.ui.overlays): drawn at the result's bank distance along the
+transect azimuth from its origin whatever the basis, a stipulated bank (NR 341.035(2)(c)) with no
+station included."""
+
+from __future__ import annotations
+
+import math
+
+import pytest
+
+from fieldapp.ui.overlays import bank_point
+from fieldapp.ui.visit import open_visit
+from tests.ui.ui_support import private_dirs  # noqa: F401 - fixture
+
+# a UTM 16N point (metres); the overlays are in site feet (international foot, 0.3048 m)
+E0, N0 = 500_000.0, 4_800_000.0
+
+
+def _ft(m: float) -> float:
+    return m / 0.3048
+
+
+@pytest.mark.parametrize("priority, azimuth, bank_ft", [
+    (False, 90.0, 300.0),   # (2)(c)1.: 300 ft, due east
+    (True, 0.0, 500.0),     # (2)(c)2.: 500 ft on a priority waterway, due north
+])
+def test_stipulated_bank_without_stations_gets_its_cross(tmp_path, qtbot, priority, azimuth,
+                                                          bank_ft):
+    v = open_visit(tmp_path / "v.gpkg", crs="EPSG:32616", priority_waterway=priority)
+    try:
+        t = v.model.add_transect(azimuth, origin=(E0, N0))
+        v.current_transect_uuid = t.uuid
+        v.set_stipulated(True)
+        v.refresh_checks()
+        result = v.bank_check().result
+        assert (result["bank_ft"], result["basis"]) == (bank_ft, "stipulation")
+        ov = v.overlays()
+        # the ✕ is bank_ft from the origin along the azimuth: east adds to x, north to y
+        ex = _ft(E0) + bank_ft * math.sin(math.radians(azimuth))
+        ey = _ft(N0) + bank_ft * math.cos(math.radians(azimuth))
+        banks = [lab for lab in ov["labels"] if lab[2].startswith("bank")]
+        assert len(banks) == 1
+        x, y, text, _colour = banks[0]
+        assert (x, y) == pytest.approx((ex, ey), abs=1e-6)
+        assert text == f"bank {bank_ft:.0f} ft"
+
+        # and the map draws the red X there (labels starting "bank" get one)
+        from fieldapp.ui.mapview import MapView
+
+        view = MapView(redraw_hz=50)
+        qtbot.addWidget(view)
+        view.resize(600, 400)
+        view.update_position(_ft(E0), _ft(N0), 1.0)
+        view.set_labels(ov["labels"])
+        view.redraw()
+        xs, ys = view.bank_points.getData()
+        assert len(xs) == 1
+        # the map shows feet from its first position (the origin here)
+        assert (xs[0], ys[0]) == pytest.approx((ex - _ft(E0), ey - _ft(N0)), abs=1e-6)
+    finally:
+        v.close()
+
+
+def test_bank_point_known_vs_at_least_vs_none():
+    class T:
+        origin_x, origin_y, azimuth_true_deg = 10.0, 20.0, 180.0   # due south
+
+    def ft(pts):
+        return [(float(x), float(y)) for x, y in pts]
+
+    # known (any basis): at bank_ft, not at the lower bound; south: y decreases by 120
+    x, y, text = bank_point(T, {"bank_ft": 120.0, "bank_ft_at_least": 120.0,
+                                "basis": "interruption"}, ft)
+    assert (x, y, text) == (pytest.approx(10.0), pytest.approx(-100.0), "bank 120 ft")
+    # not yet known: at the lower bound, labelled "≥"
+    x, y, text = bank_point(T, {"bank_ft": None, "bank_ft_at_least": 75.0}, ft)
+    assert (x, y, text) == (pytest.approx(10.0), pytest.approx(-55.0), "bank ≥ 75 ft")
+    assert bank_point(T, None, ft) is None
+    assert bank_point(T, {"status": "error"}, ft) is None
+
+
+def test_ticking_stipulated_in_the_app_draws_the_cross(qtbot, private_dirs):
+    """End to end: OHWM point, transect at 350°, no station, Stipulated box ticked: the map's
+    red X sits 300 ft from the OHWM point along 350° (NR 341.035(2)(c)1.), the profile shows
+    its empty frame out to the bank (300 + 25 ft) with the hint."""
+    from tests.ui.test_ui_workflows import average_point
+    from tests.ui.ui_support import WAIT_MS, close_window, key, make_window
+
+    w = make_window(qtbot, private_dirs, simulate=True)
+    try:
+        average_point(qtbot, w)
+        key(qtbot, w, "Ctrl+2")
+        panel = w.panels["transect"]
+        panel.azimuth.setValue(350.0)
+        key(qtbot, w, "N")
+        qtbot.waitUntil(lambda: w.visit.current_transect is not None, timeout=WAIT_MS)
+        assert panel.profile.empty_hint.isVisible()
+        qtbot.waitUntil(panel.stipulated.isEnabled, timeout=WAIT_MS)
+        panel.stipulated.click()
+        qtbot.waitUntil(lambda: len(w.map.bank_points.getData()[0]) == 1, timeout=WAIT_MS)
+        ox, oy = w.visit.overlays()["lines"]["transects"][0][0]  # the origin, site ft
+        lx, ly = w.map._to_local([(ox, oy)])[0]
+        xs, ys = w.map.bank_points.getData()
+        # 300 ft along 350°: east 300 sin 350° = -52.09 ft, north 300 cos 350° = 295.44 ft
+        assert (xs[0] - lx, ys[0] - ly) == pytest.approx((-52.094, 295.442), abs=0.01)
+        qtbot.waitUntil(lambda: panel.profile.ground_plot.getViewBox().viewRange()[0][1]
+                        == pytest.approx(325.0), timeout=WAIT_MS)
+        assert panel.profile.empty_hint.isVisible()
+    finally:
+        close_window(w)
