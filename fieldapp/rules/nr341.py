@@ -59,6 +59,8 @@ from fieldapp.rules.results import RuleInputError, RuleResult, Status
 from fieldapp.rules.validate import MAX_FT, MAX_VALUE, boolean, finite_result, join, mapping, number, one_of, sequence
 
 __all__ = [
+    "BankParameters",
+    "bank_parameters",
     "Basis",
     "BankResult",
     "GradedAreaResult",
@@ -77,12 +79,52 @@ __all__ = [
 RULE_BANK = "nr341.bank"
 RULE_GRADED_AREA = "nr341.graded_area"
 
-#: (1)(a)/(1)(b) and (2)(c): base distance ft, slope threshold %, stipulated distance ft,
-#: citation of the base paragraph, citation of the stipulation paragraph.
-_PARAMS = {
-    False: (75.0, 12.0, 300.0, "NR 341.035(1)(a)", "NR 341.035(2)(c)1."),
-    True: (300.0, 10.0, 500.0, "NR 341.035(1)(b)", "NR 341.035(2)(c)2."),
+
+
+@dataclasses.dataclass(frozen=True)
+class BankParameters:
+    """The figures of NR 341.035(1)(a)/(1)(b) and (2)(c) for one kind of waterway.
+
+    Attributes
+    ----------
+    base_ft : float
+        Horizontal distance landward of the OHWM, ft (international foot), within which the bank
+        always extends: 75 ft ((1)(a)), 300 ft on a priority waterway ((1)(b)).
+    threshold_pct : float
+        Slope, percent, below which a run of more than 50 ft ends the bank: 12 % ((1)(a)),
+        10 % ((1)(b)).
+    stipulated_ft : float
+        Bank extent when the landowner stipulates that the slope continues ((2)(c)): 300 ft,
+        500 ft on a priority waterway.
+    cite_base, cite_stipulated : str
+        Citations of the base paragraph and of the stipulation paragraph.
+
+    Examples
+    --------
+    >>> bank_parameters(False).base_ft, bank_parameters(True).threshold_pct
+    (75.0, 10.0)
+    """
+
+    base_ft: float
+    threshold_pct: float
+    stipulated_ft: float
+    cite_base: str
+    cite_stipulated: str
+
+
+_BANK_PARAMETERS = {
+    False: BankParameters(75.0, 12.0, 300.0, "NR 341.035(1)(a)", "NR 341.035(2)(c)1."),
+    True: BankParameters(300.0, 10.0, 500.0, "NR 341.035(1)(b)", "NR 341.035(2)(c)2."),
 }
+
+
+def bank_parameters(priority_waterway: bool) -> BankParameters:
+    """The bank figures of NR 341.035(1)(a) (``False``) or (1)(b) (``True``, priority waterway)."""
+    return _BANK_PARAMETERS[bool(priority_waterway)]
+
+
+#: (1)(a)/(1)(b) and (2)(c) as tuples (base ft, threshold %, stipulated ft, citations).
+_PARAMS = {k: dataclasses.astuple(v) for k, v in _BANK_PARAMETERS.items()}
 #: (1)(a): "provided the slope is less than 12% for more than 50 feet".
 RUN_FT = 50.0
 CITE_INTERRUPTION = "NR 341.035(1)(c)"
