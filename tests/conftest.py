@@ -12,6 +12,9 @@ os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
 REPO = Path(__file__).resolve().parents[1]
 SHARED = REPO.parent / "shared"
 
+# A script that wrote tests/data/visit_schema1.gpkg from a schema-1 checkout: not a test module.
+collect_ignore = ["data/make_visit_schema1.py"]
+
 
 @pytest.fixture(scope="session")
 def shared_dir() -> Path:
