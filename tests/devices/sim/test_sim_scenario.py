@@ -45,7 +45,7 @@ def test_demo_stand_is_a_mature_woodland_by_grove():
     trees = load_scenario("demo")["stand"]["trees"]
     assert len(trees) == 25
     grove = [t for t in trees if t["leaf_habit"] == "deciduous" and t["dbh_in"] >= 18.0]
-    assert len(grove) >= 8  # city chapter: grove of 8+ deciduous trees >= 18 in caliper
+    assert len(grove) == 10  # city chapter: a grove needs 8+ deciduous trees >= 18 in caliper
 
 
 def test_start_scenario_gives_ports_and_configs():
