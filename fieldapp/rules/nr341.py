@@ -80,7 +80,6 @@ RULE_BANK = "nr341.bank"
 RULE_GRADED_AREA = "nr341.graded_area"
 
 
-
 @dataclasses.dataclass(frozen=True)
 class BankParameters:
     """The figures of NR 341.035(1)(a)/(1)(b) and (2)(c) for one kind of waterway.
@@ -123,8 +122,6 @@ def bank_parameters(priority_waterway: bool) -> BankParameters:
     return _BANK_PARAMETERS[bool(priority_waterway)]
 
 
-#: (1)(a)/(1)(b) and (2)(c) as tuples (base ft, threshold %, stipulated ft, citations).
-_PARAMS = {k: dataclasses.astuple(v) for k, v in _BANK_PARAMETERS.items()}
 #: (1)(a): "provided the slope is less than 12% for more than 50 feet".
 RUN_FT = 50.0
 CITE_INTERRUPTION = "NR 341.035(1)(c)"
@@ -394,6 +391,269 @@ def _falling_note(starts: list[float], ends: list[float], ps: list[float]) -> st
     )
 
 
+@dataclasses.dataclass(slots=True)
+class _Walk:
+    """The transect laid out for the determination: what every step of :func:`_determine` reads.
+
+    Attributes
+    ----------
+    params : BankParameters
+        Base distance, threshold and stipulated distance of the waterway ((1)(a) or (1)(b)).
+    hs, ps : list of float
+        Every input segment, horizontal ft and slope percent, seaward first.
+    starts, ends : list of float
+        Horizontal ft from the OHWM where each *counted* segment starts and ends ((2)(a)):
+        segments starting at or beyond the interruption are not counted, and the last one
+        counted ends at it ((1)(c)).
+    steep : list of bool
+        Per counted segment: its slope is the threshold or more (``per-segment-slope``).
+    cap_ft : float
+        ``interruption_ft``, or infinity when none is marked.
+    interruption_ft : float or None
+        Horizontal ft from the OHWM of the marked complete interruption.
+    priority, stipulated : bool
+        As given.
+    used : set of str
+        Ids of the readings relied on so far; every step adds to it.
+    """
+
+    params: BankParameters
+    hs: list[float]
+    ps: list[float]
+    starts: list[float]
+    ends: list[float]
+    steep: list[bool]
+    cap_ft: float
+    interruption_ft: float | None
+    priority: bool
+    stipulated: bool
+    used: set[str]
+
+    @property
+    def end_ft(self) -> float:
+        """Horizontal ft from the OHWM where the counted transect ends (0 with no segment)."""
+        return self.ends[-1] if self.ends else 0.0
+
+    @property
+    def reached_cap(self) -> bool:
+        """The transect reaches the marked interruption."""
+        return self.interruption_ft is not None and at_least(self.end_ft, self.cap_ft)
+
+    @property
+    def past_base(self) -> bool:
+        """The counted transect ends beyond the base distance (75 ft / 300 ft)."""
+        return more_than(self.end_ft, self.params.base_ft)
+
+    @property
+    def covered(self) -> bool:
+        """Nothing beyond the transect can change the bank: it passes the base distance or
+        reaches the interruption."""
+        return self.past_base or self.reached_cap
+
+    @property
+    def base_walk(self) -> tuple[float, WalkReason]:
+        """The walk still needed to pass the base distance, ft, and its reason."""
+        return self.params.base_ft - self.end_ft, WalkReason.BASE_DISTANCE
+
+
+def _lay_out(hs: Sequence[float], cap_ft: float) -> tuple[list[float], list[float]]:
+    """(2)(a), (1)(c): where each segment starts and ends, horizontal ft from the OHWM.
+
+    Segments that start at or beyond ``cap_ft`` (the interruption, or infinity) are left out;
+    the last one counted ends at ``cap_ft``.
+
+    >>> _lay_out([30.0, 60.0, 45.0], 100.0)
+    ([0.0, 30.0, 90.0], [30.0, 90.0, 100.0])
+    """
+    starts: list[float] = []
+    ends: list[float] = []
+    pos = 0.0
+    for h in hs:
+        if not less_than(pos, cap_ft):
+            break
+        starts.append(pos)
+        pos += h
+        ends.append(pos if pos < cap_ft else cap_ft)
+    return starts, ends
+
+
+def _walk_of(hs: list[float], ps: list[float], *, priority: bool, interruption: float | None,
+             stipulated: bool, reduced: bool) -> _Walk:
+    """Validated segments (horizontal ft, slope %) laid out as a :class:`_Walk`; ``reduced``
+    says some were reduced from slope distances or degrees (``horizontal-distance``)."""
+    params = bank_parameters(priority)
+    cap = math.inf if interruption is None else interruption
+    starts, ends = _lay_out(hs, cap)
+    steep = [at_least(ps[i], params.threshold_pct) for i in range(len(starts))]
+    used = {HORIZONTAL_DISTANCE} if reduced else set()
+    return _Walk(params, hs, ps, starts, ends, steep, cap, interruption, priority, stipulated, used)
+
+
+def _steep_stretches(walk: _Walk, at_least_ft: float) -> tuple[SteepStretch, ...]:
+    """Runs of consecutive steep counted segments, seaward first; ``within_bank`` when a run
+    starts short of ``at_least_ft``."""
+    steep, starts, ends, n = walk.steep, walk.starts, walk.ends, len(walk.starts)
+    stretches = []
+    i = 0
+    while i < n:
+        if steep[i]:
+            j = i
+            while j + 1 < n and steep[j + 1]:
+                j += 1
+            stretches.append(SteepStretch(starts[i], ends[j], less_than(starts[i], at_least_ft)))
+            i = j + 1
+        else:
+            i += 1
+    return tuple(stretches)
+
+
+def _result(walk: _Walk, **kw: Any) -> BankResult:
+    """The :class:`BankResult`: ``kw`` gives the verdict fields, ``walk`` the rest."""
+    at_least_ft = kw["bank_ft_at_least"]
+    return BankResult(
+        rule=RULE_BANK,
+        interpretations=tuple(x for x in _ORDER if x in walk.used),
+        segment_horizontal_ft=tuple(walk.hs),
+        segment_slopes_pct=tuple(walk.ps),
+        extended=more_than(at_least_ft, walk.params.base_ft),
+        note=_falling_note(walk.starts, walk.ends, walk.ps),
+        priority=walk.priority,
+        stipulated=walk.stipulated,
+        base_ft=walk.params.base_ft,
+        threshold_pct=walk.params.threshold_pct,
+        transect_end_ft=math.fsum(walk.hs),
+        interruption_at_ft=walk.interruption_ft,
+        steep_stretches=_steep_stretches(walk, at_least_ft),
+        **kw,
+    )
+
+
+def _settled(walk: _Walk, bank_ft: float, basis: Basis, **kw: Any) -> BankResult:
+    """A ``determined`` bank of ``bank_ft``, citing the paragraph of ``basis``: (1)(c) for an
+    interruption, (2)(c) for a stipulation, else (1)(a) or (1)(b)."""
+    cite = {Basis.INTERRUPTION: CITE_INTERRUPTION, Basis.STIPULATION: walk.params.cite_stipulated}.get(
+        basis, walk.params.cite_base)
+    return _result(walk, status=Status.DETERMINED, citation=cite, bank_ft=bank_ft, bank_ft_at_least=bank_ft,
+                   basis=basis, walk_further_ft=None, **kw)
+
+
+def _unsettled(walk: _Walk, at_least_ft: float, walks: list[tuple[float, WalkReason]], **kw: Any) -> BankResult:
+    """A ``needs_data`` bank known to reach ``at_least_ft`` (``insufficient-transect``).
+
+    ``walk_further_ft`` is the largest of ``walks`` (ft still to walk, and why), cut to the
+    distance left to the interruption, and never negative.
+    """
+    walk_ft, reason = max(walks, key=lambda w: w[0])
+    cap, end = walk.cap_ft, walk.end_ft
+    if walk.interruption_ft is not None and less_than(cap - end, walk_ft):
+        walk_ft, reason = cap - end, WalkReason.INTERRUPTION
+    walk_ft = max(walk_ft, 0.0)
+    walk.used.add(INSUFFICIENT_TRANSECT)
+    if at_least(at_least_ft, cap):
+        basis = Basis.INTERRUPTION
+    elif more_than(at_least_ft, walk.params.base_ft):
+        basis = Basis.SLOPE
+    else:
+        basis = Basis.BASE
+    cite = CITE_INTERRUPTION if basis is Basis.INTERRUPTION else walk.params.cite_base
+    step = _next_step(walk_ft, reason, walk.params.threshold_pct, walk.params.base_ft, cap)
+    return _result(walk, status=Status.NEEDS_DATA, citation=cite, bank_ft=None, bank_ft_at_least=at_least_ft,
+                   basis=basis, walk_further_ft=walk_ft, walk_reason=reason, next_step=step, **kw)
+
+
+def _stipulated_bank(walk: _Walk) -> BankResult:
+    """(2)(c): the stipulated distance (300 ft / 500 ft) replaces the slope survey; (1)(c)
+    still caps it (``interruption-caps``)."""
+    if less_than(walk.cap_ft, walk.params.stipulated_ft):
+        walk.used.add(INTERRUPTION_CAPS)
+        return _settled(walk, walk.cap_ft, Basis.INTERRUPTION)
+    return _settled(walk, walk.params.stipulated_ft, Basis.STIPULATION)
+
+
+def _last_trigger(walk: _Walk) -> int | None:
+    """(1)(a)/(b): index of the last steep segment that starts at the base distance or less
+    (``trigger-within-base``); None when there is none."""
+    last = None
+    for i in range(len(walk.starts)):
+        if walk.steep[i] and at_most(walk.starts[i], walk.params.base_ft):
+            last = i
+    return last
+
+
+def _bank_without_trigger(walk: _Walk) -> BankResult:
+    """No steep segment starts within the base distance: the bank is the base distance,
+    capped by the interruption ((1)(c)); ``needs_data`` until the transect passes it."""
+    base = walk.params.base_ft
+    capped = less_than(walk.cap_ft, base)
+    if capped:
+        walk.used.add(INTERRUPTION_CAPS)
+    bank = walk.cap_ft if capped else base
+    if walk.covered:
+        return _settled(walk, bank, Basis.INTERRUPTION if capped else Basis.BASE)
+    return _unsettled(walk, bank, [walk.base_walk])
+
+
+def _anchor_from(walk: _Walk, last: int) -> tuple[float, bool]:
+    """``anchor-last-trigger``: extend from the trigger ``last`` through later steep segments
+    separated by below-threshold runs of 50 ft or less.
+
+    Returns
+    -------
+    anchor_ft : float
+        Landward end of the last steep segment reached, horizontal ft from the OHWM.
+    closed : bool
+        A below-threshold run of more than 50 ft follows the anchor within the transect.
+    """
+    anchor = walk.ends[last]
+    for j in range(last + 1, len(walk.starts)):
+        if walk.steep[j]:
+            anchor = walk.ends[j]
+        elif more_than(walk.ends[j] - anchor, RUN_FT):
+            return anchor, True
+    return anchor, False
+
+
+def _bank_in_open_run(walk: _Walk, anchor: float) -> BankResult:
+    """The transect ends on steep ground or in a below-threshold run of 50 ft or less after
+    ``anchor``: the interruption settles it (``run-cut-by-interruption``), else the run must be
+    walked on to more than 50 ft (and the base distance passed)."""
+    end = walk.end_ft
+    if walk.reached_cap:
+        walk.used.add(INTERRUPTION_CAPS)
+        run = end - anchor
+        if more_than(run, 0.0):
+            walk.used.add(RUN_CUT_BY_INTERRUPTION)
+        return _settled(walk, walk.cap_ft, Basis.INTERRUPTION, anchor_ft=anchor, run_below_threshold_ft=run)
+    base = walk.params.base_ft
+    run = end - anchor if more_than(end - anchor, 0.0) else 0.0
+    walks = [(RUN_FT - run, WalkReason.BELOW_THRESHOLD_RUN)]
+    if not walk.past_base:
+        walks.append(walk.base_walk)
+    if less_than(anchor, base):
+        walk.used.add(NEVER_BELOW_BASE)
+    at_least_ft = min(max(anchor, base), walk.cap_ft)
+    return _unsettled(walk, at_least_ft, walks, anchor_ft=anchor, run_below_threshold_ft=run)
+
+
+def _bank_at_anchor(walk: _Walk, anchor: float) -> BankResult:
+    """A below-threshold run of more than 50 ft begins at ``anchor``: the bank ends there
+    (``slope`` basis), never short of the base distance (``never-below-base``), capped by the
+    interruption; ``needs_data`` while a segment starting within the base distance is unwalked."""
+    base = walk.params.base_ft
+    uncapped = anchor
+    if less_than(anchor, base):
+        walk.used.add(NEVER_BELOW_BASE)
+        uncapped = base
+    capped = less_than(walk.cap_ft, uncapped)
+    if capped:
+        walk.used.add(INTERRUPTION_CAPS)
+    bank = walk.cap_ft if capped else uncapped
+    if walk.covered:
+        basis = Basis.INTERRUPTION if capped else (Basis.SLOPE if more_than(bank, base) else Basis.BASE)
+        return _settled(walk, bank, basis, anchor_ft=anchor)
+    return _unsettled(walk, bank, [walk.base_walk], anchor_ft=anchor)
+
+
 def _determine(
     hs: list[float],
     ps: list[float],
@@ -403,153 +663,39 @@ def _determine(
     stipulated: bool,
     reduced: bool,
 ) -> BankResult:
-    base, thr, stip_ft, cite_base, cite_stip = _PARAMS[priority]
-    cap = math.inf if interruption is None else interruption
-    used: set[str] = set()
-    if reduced:
-        used.add(HORIZONTAL_DISTANCE)
+    """Rule ``nr341.bank`` on validated segments (NR 341.035(1), (2)).
 
-    # (2)(a): positions along the horizontal; (1)(c): nothing at or beyond the interruption counts.
-    starts: list[float] = []
-    ends: list[float] = []
-    pos = 0.0
-    for h in hs:
-        if not less_than(pos, cap):
-            break
-        starts.append(pos)
-        pos += h
-        ends.append(pos if pos < cap else cap)
-    walked_ft = math.fsum(hs)
-    n = len(starts)
-    end = ends[-1] if n else 0.0
-    reached_cap = interruption is not None and at_least(end, cap)
-    steep = [at_least(ps[i], thr) for i in range(n)]
+    Parameters
+    ----------
+    hs, ps : list of float
+        Horizontal length, ft, and slope, percent, of each segment, seaward first.
+    priority : bool
+        Priority navigable waterway ((1)(b)) or not ((1)(a)).
+    interruption : float or None
+        Horizontal ft from the OHWM of the marked complete interruption ((1)(c)).
+    stipulated : bool
+        The landowner stipulates that the slope continues ((2)(c)).
+    reduced : bool
+        Some segment was reduced from a slope distance or degrees (``horizontal-distance``).
 
-    def result(**kw: Any) -> BankResult:
-        at_least_ft = kw["bank_ft_at_least"]
-        stretches = []
-        i = 0
-        while i < n:
-            if steep[i]:
-                j = i
-                while j + 1 < n and steep[j + 1]:
-                    j += 1
-                stretches.append(SteepStretch(starts[i], ends[j], less_than(starts[i], at_least_ft)))
-                i = j + 1
-            else:
-                i += 1
-        return BankResult(
-            rule=RULE_BANK,
-            interpretations=tuple(x for x in _ORDER if x in used),
-            segment_horizontal_ft=tuple(hs),
-            segment_slopes_pct=tuple(ps),
-            extended=more_than(at_least_ft, base),
-            note=_falling_note(starts, ends, ps),
-            priority=priority,
-            stipulated=stipulated,
-            base_ft=base,
-            threshold_pct=thr,
-            transect_end_ft=walked_ft,
-            interruption_at_ft=interruption,
-            steep_stretches=tuple(stretches),
-            **kw,
-        )
-
-    def settled(bank: float, basis: Basis, **kw: Any) -> BankResult:
-        cite = {Basis.INTERRUPTION: CITE_INTERRUPTION, Basis.STIPULATION: cite_stip}.get(basis, cite_base)
-        return result(status=Status.DETERMINED, citation=cite, bank_ft=bank, bank_ft_at_least=bank,
-                      basis=basis, walk_further_ft=None, **kw)
-
-    def unsettled(at_least_ft: float, walks: list[tuple[float, WalkReason]], **kw: Any) -> BankResult:
-        # walk_further_ft: the larger of the bounds that apply, capped at interruption - end.
-        walk, reason = max(walks, key=lambda w: w[0])
-        if interruption is not None and less_than(cap - end, walk):
-            walk, reason = cap - end, WalkReason.INTERRUPTION
-        walk = max(walk, 0.0)
-        used.add(INSUFFICIENT_TRANSECT)
-        if at_least(at_least_ft, cap):
-            basis = Basis.INTERRUPTION
-        elif more_than(at_least_ft, base):
-            basis = Basis.SLOPE
-        else:
-            basis = Basis.BASE
-        cite = CITE_INTERRUPTION if basis is Basis.INTERRUPTION else cite_base
-        return result(status=Status.NEEDS_DATA, citation=cite, bank_ft=None, bank_ft_at_least=at_least_ft,
-                      basis=basis, walk_further_ft=walk, walk_reason=reason,
-                      next_step=_next_step(walk, reason, thr, base, cap), **kw)
-
-    # (2)(c): a stipulated bank replaces the slope survey; (1)(c) still caps it.
+    Returns
+    -------
+    BankResult
+    """
+    walk = _walk_of(hs, ps, priority=priority, interruption=interruption, stipulated=stipulated, reduced=reduced)
     if stipulated:
-        if less_than(cap, stip_ft):
-            used.add(INTERRUPTION_CAPS)
-            return settled(cap, Basis.INTERRUPTION)
-        return settled(stip_ft, Basis.STIPULATION)
-
-    used.add(PER_SEGMENT_SLOPE)
-    if any(steep):
-        used.add(TRIGGER_WITHIN_BASE)
-    past_base = more_than(end, base)
-    covered = past_base or reached_cap
-    base_walk = (base - end, WalkReason.BASE_DISTANCE)
-
-    # (1)(a)/(b): the last steep segment that starts at the base distance or less.
-    last = None
-    for i in range(n):
-        if steep[i] and at_most(starts[i], base):
-            last = i
-
+        return _stipulated_bank(walk)
+    walk.used.add(PER_SEGMENT_SLOPE)
+    if any(walk.steep):
+        walk.used.add(TRIGGER_WITHIN_BASE)
+    last = _last_trigger(walk)
     if last is None:
-        # No trigger: the bank is the base distance, (1)(c) capping it.
-        capped = less_than(cap, base)
-        if capped:
-            used.add(INTERRUPTION_CAPS)
-        bank = cap if capped else base
-        if covered:
-            return settled(bank, Basis.INTERRUPTION if capped else Basis.BASE)
-        return unsettled(bank, [base_walk])
-
-    # anchor-last-trigger: extend through steep segments separated by runs of 50 ft or less.
-    used.add(ANCHOR_LAST_TRIGGER)
-    anchor = ends[last]
-    closed = False
-    for j in range(last + 1, n):
-        if steep[j]:
-            anchor = ends[j]
-        elif more_than(ends[j] - anchor, RUN_FT):
-            closed = True
-            break
-
-    if not closed:
-        if reached_cap:
-            # The steep ground, or a run too short to end it, reaches the interruption.
-            used.add(INTERRUPTION_CAPS)
-            run = end - anchor
-            if more_than(run, 0.0):
-                used.add(RUN_CUT_BY_INTERRUPTION)
-            return settled(cap, Basis.INTERRUPTION, anchor_ft=anchor, run_below_threshold_ft=run)
-        run = end - anchor if more_than(end - anchor, 0.0) else 0.0
-        walks = [(RUN_FT - run, WalkReason.BELOW_THRESHOLD_RUN)]
-        if not past_base:
-            walks.append(base_walk)
-        if less_than(anchor, base):
-            used.add(NEVER_BELOW_BASE)
-        at_least_ft = min(max(anchor, base), cap)
-        return unsettled(at_least_ft, walks, anchor_ft=anchor, run_below_threshold_ft=run)
-
-    # The first below-threshold run of more than 50 ft begins at the anchor.
-    uncapped = anchor
-    if less_than(anchor, base):
-        used.add(NEVER_BELOW_BASE)
-        uncapped = base
-    capped = less_than(cap, uncapped)
-    if capped:
-        used.add(INTERRUPTION_CAPS)
-    bank = cap if capped else uncapped
-    if covered:
-        basis = Basis.INTERRUPTION if capped else (Basis.SLOPE if more_than(bank, base) else Basis.BASE)
-        return settled(bank, basis, anchor_ft=anchor)
-    # Closed short of the base distance: a later segment starting within it could still trigger.
-    return unsettled(bank, [base_walk], anchor_ft=anchor)
+        return _bank_without_trigger(walk)
+    walk.used.add(ANCHOR_LAST_TRIGGER)
+    anchor, closed = _anchor_from(walk, last)
+    if closed:
+        return _bank_at_anchor(walk, anchor)
+    return _bank_in_open_run(walk, anchor)
 
 
 def _next_step(walk: float, reason: WalkReason, thr: float, base: float, cap: float) -> str:
@@ -609,9 +755,7 @@ def bank_from_segments(
         (``"segments[2].slope_pct"``).
     """
     hs, ps, reduced = _read_segments(segments, "segments")
-    interruption, stip = _options("", {"interruption_at_ft": interruption_at_ft, "stipulated": stipulated})
-    return _determine(hs, ps, priority=_priority(priority, "priority"), interruption=interruption,
-                      stipulated=stip, reduced=reduced)
+    return _typed_bank(hs, ps, reduced, priority, interruption_at_ft, stipulated)
 
 
 def bank_from_stations(
@@ -642,9 +786,15 @@ def bank_from_stations(
         First station not at 0, distances not increasing, a missing or non-finite value.
     """
     hs, ps = _read_stations(list(stations), "stations")
+    return _typed_bank(hs, ps, False, priority, interruption_at_ft, stipulated)
+
+
+def _typed_bank(hs: list[float], ps: list[float], reduced: bool, priority: Any, interruption_at_ft: Any,
+                stipulated: Any) -> BankResult:
+    """The typed API's options checked (keys without the ``input.`` prefix), then the bank."""
     interruption, stip = _options("", {"interruption_at_ft": interruption_at_ft, "stipulated": stipulated})
     return _determine(hs, ps, priority=_priority(priority, "priority"), interruption=interruption,
-                      stipulated=stip, reduced=False)
+                      stipulated=stip, reduced=reduced)
 
 
 def _priority(value: Any, key: str) -> bool:
