@@ -17,8 +17,18 @@ Rules
 ``nr341.bank``
     :func:`bank_from_segments`, :func:`bank_from_stations` (typed), :func:`bank_from_request`
     (the contract's JSON input). :func:`bank_guidance` renders the field guidance sentence.
+    :func:`bank_parameters` gives the figures of (1)(a)/(1)(b)/(2)(c).
 ``nr341.graded_area``
-    :func:`graded_area`, :func:`graded_area_from_request`.
+    :func:`graded_area`, :func:`graded_area_from_request` (in :mod:`fieldapp.rules.nr341_graded`,
+    importable from here).
+
+Modules
+-------
+This module holds the bank: its figures, result types and the determination, step by step
+(:func:`_determine`: lay out the transect, stipulation, trigger within the base distance,
+extension through runs of 50 ft or less, the bank where a longer run begins or where the
+transect still has to go on). Reading segments and stations ((2)(a), (2)(b)) is in
+:mod:`fieldapp.rules.nr341_transect`; :class:`Segment` and :class:`Station` are importable here.
 
 Readings taken where the text is silent (ids of ``rules-contract.md``): ``per-segment-slope``,
 ``trigger-within-base``, ``anchor-last-trigger``, ``never-below-base``, ``interruption-caps``,
@@ -29,8 +39,9 @@ Readings taken where the text is silent (ids of ``rules-contract.md``): ``per-se
     not end the bank (the proviso "less than 12 % for more than 50 feet" is not met before the
     break), so the bank reaches the interruption, where (1)(c) caps it.
 
-Distances are feet along the horizontal, in whatever foot the inputs use; slopes are percent,
-signed positive when the ground rises landward.
+Distances are feet along the horizontal, in the site's foot (international or US survey, as
+the caller's inputs are; see :mod:`fieldapp.rules`); slopes are percent, signed positive when
+the ground rises landward.
 
 Examples
 --------
@@ -54,9 +65,18 @@ from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
 from fieldapp.rules.compare import at_least, at_most, less_than, more_than
-from fieldapp.rules.measure import horizontal_from_slope_distance, pct_from_deg, surface_from_horizontal
-from fieldapp.rules.results import RuleInputError, RuleResult, Status
-from fieldapp.rules.validate import MAX_FT, MAX_VALUE, boolean, finite_result, join, mapping, number, one_of, sequence
+from fieldapp.rules.measure import HORIZONTAL_DISTANCE
+from fieldapp.rules.nr341_graded import (  # the graded-area rule, re-exported from here as before
+    GRADED_AREA_SQFT,
+    RULE_GRADED_AREA,
+    SURFACE_AREA,
+    GradedAreaResult,
+    graded_area,
+    graded_area_from_request,
+)
+from fieldapp.rules.nr341_transect import Segment, Station, read_segments, read_stations  # (2)(a), (2)(b)
+from fieldapp.rules.results import RuleInputError, RuleResult, Status, ordered
+from fieldapp.rules.validate import boolean, number, one_of, sequence
 
 __all__ = [
     "BankParameters",
@@ -77,7 +97,6 @@ __all__ = [
 ]
 
 RULE_BANK = "nr341.bank"
-RULE_GRADED_AREA = "nr341.graded_area"
 
 
 @dataclasses.dataclass(frozen=True)
@@ -87,8 +106,9 @@ class BankParameters:
     Attributes
     ----------
     base_ft : float
-        Horizontal distance landward of the OHWM, ft (international foot), within which the bank
-        always extends: 75 ft ((1)(a)), 300 ft on a priority waterway ((1)(b)).
+        Horizontal distance landward of the OHWM, ft (the text's feet, compared with inputs in
+        the site's foot), within which the bank always extends: 75 ft ((1)(a)), 300 ft on a
+        priority waterway ((1)(b)).
     threshold_pct : float
         Slope, percent, below which a run of more than 50 ft ends the bank: 12 % ((1)(a)),
         10 % ((1)(b)).
@@ -118,15 +138,27 @@ _BANK_PARAMETERS = {
 
 
 def bank_parameters(priority_waterway: bool) -> BankParameters:
-    """The bank figures of NR 341.035(1)(a) (``False``) or (1)(b) (``True``, priority waterway)."""
+    """The bank figures of NR 341.035(1)(a) (``False``) or (1)(b) (``True``, priority waterway).
+
+    Parameters
+    ----------
+    priority_waterway : bool
+        Any value; its truth picks the table row.
+
+    Returns
+    -------
+    BankParameters
+        Frozen; the same object for every call with the same truth.
+
+    >>> bank_parameters(True).stipulated_ft, bank_parameters(True).cite_base
+    (500.0, 'NR 341.035(1)(b)')
+    """
     return _BANK_PARAMETERS[bool(priority_waterway)]
 
 
 #: (1)(a): "provided the slope is less than 12% for more than 50 feet".
 RUN_FT = 50.0
 CITE_INTERRUPTION = "NR 341.035(1)(c)"
-#: (3): the graded area "shall exceed 10,000 square feet".
-GRADED_AREA_SQFT = 10_000.0
 
 PER_SEGMENT_SLOPE = "per-segment-slope"
 TRIGGER_WITHIN_BASE = "trigger-within-base"
@@ -134,8 +166,6 @@ ANCHOR_LAST_TRIGGER = "anchor-last-trigger"
 NEVER_BELOW_BASE = "never-below-base"
 INTERRUPTION_CAPS = "interruption-caps"
 INSUFFICIENT_TRANSECT = "insufficient-transect"
-HORIZONTAL_DISTANCE = "horizontal-distance"
-SURFACE_AREA = "surface-area"
 RUN_CUT_BY_INTERRUPTION = "run-cut-by-interruption"
 _ORDER = (
     PER_SEGMENT_SLOPE, TRIGGER_WITHIN_BASE, ANCHOR_LAST_TRIGGER, NEVER_BELOW_BASE, INTERRUPTION_CAPS,
@@ -158,28 +188,6 @@ class WalkReason(str, enum.Enum):
     BELOW_THRESHOLD_RUN = "below_threshold_run"  #: a below-threshold run of more than 50 ft is needed
     BASE_DISTANCE = "base_distance"  #: the transect has not passed the base distance
     INTERRUPTION = "interruption"  #: walking to the marked interruption settles it
-
-
-@dataclasses.dataclass(frozen=True, slots=True)
-class Segment:
-    """One surveyed transect segment between two stations, as measured.
-
-    Give one length (``horizontal_ft`` or ``slope_distance_ft``, ft, > 0) and one slope
-    (``slope_pct`` or ``slope_deg``, signed: positive when the ground rises landward).
-    """
-
-    horizontal_ft: float | None = None
-    slope_pct: float | None = None
-    slope_distance_ft: float | None = None
-    slope_deg: float | None = None
-
-
-@dataclasses.dataclass(frozen=True, slots=True)
-class Station:
-    """A transect station: horizontal distance from the OHWM (ft) and elevation (ft)."""
-
-    distance_ft: float
-    elevation_ft: float
 
 
 @dataclasses.dataclass(frozen=True, slots=True)
@@ -250,124 +258,6 @@ class BankResult(RuleResult):
     anchor_ft: float | None = None
     run_below_threshold_ft: float | None = None
     steep_stretches: tuple[SteepStretch, ...] = ()
-
-
-@dataclasses.dataclass(frozen=True, kw_only=True)
-class GradedAreaResult(RuleResult):
-    """Result of ``nr341.graded_area``: the graded area on the land surface, sq ft, and whether
-    it exceeds 10,000 sq ft (NR 341.035(3))."""
-
-    surface_area_sqft: float
-    permit_required: bool
-    horizontal_area_sqft: float
-    slope_pct: float
-
-
-# --------------------------------------------------------------------------------------------
-# Reading the transect
-
-
-_NUM = (float, int)
-
-
-def _one_segment(item: Any, where: str) -> tuple[float, float, bool]:
-    """(2)(a), (2)(b): one segment's horizontal length and slope in percent, fully validated."""
-    m = mapping(item, where)
-    reduced = False
-    slope_key = one_of(m, ("slope_pct", "slope_deg"), where)
-    if slope_key == "slope_pct":
-        pct = number(m, "slope_pct", where, nonnegative=False)
-    else:
-        deg = number(m, "slope_deg", where, nonnegative=False)
-        if not -90.0 < deg < 90.0:
-            raise RuleInputError(join(where, "slope_deg"), f"slope_deg must be between -90 and 90, got {deg:g}")
-        pct = pct_from_deg(deg)
-        reduced = True
-    length_key = one_of(m, ("horizontal_ft", "slope_distance_ft"), where)
-    length = number(m, length_key, where, positive=True, unit=" ft")
-    if length_key == "slope_distance_ft":
-        length = horizontal_from_slope_distance(length, pct)
-        reduced = True
-    return length, pct, reduced
-
-
-def _read_segments(items: Iterable[Any], where: str) -> tuple[list[float], list[float], bool]:
-    hs: list[float] = []
-    ps: list[float] = []
-    reduced = False
-    # The fast path takes only values the validating path accepts (plausibility limits
-    # included, so that no sum or product overflows); a huge int goes to the validating path too.
-    big_ft, big = MAX_FT, MAX_VALUE
-    for i, item in enumerate(items):
-        if type(item) is dict:
-            # Fast path for well-formed segments; anything else (or any bad value) goes through
-            # the validating path, which names the key.
-            h = item.get("horizontal_ft")
-            sd = item.get("slope_distance_ft")
-            p = item.get("slope_pct")
-            deg = item.get("slope_deg")
-            if (h is None) != (sd is None) and (p is None) != (deg is None):
-                length = h if sd is None else sd
-                slope = p if deg is None else deg
-                if (type(length) in _NUM and type(slope) in _NUM and 0.0 < length <= big_ft
-                        and (-big <= slope <= big if deg is None else -90.0 < slope < 90.0)):
-                    if deg is not None:
-                        slope = 100.0 * math.tan(math.radians(slope))
-                        reduced = True
-                    if sd is not None:
-                        length = length / math.hypot(1.0, slope / 100.0)
-                        reduced = True
-                    hs.append(float(length))
-                    ps.append(float(slope))
-                    continue
-        elif type(item) is tuple and len(item) == 2:
-            h, p = item
-            if type(h) in _NUM and type(p) in _NUM and 0.0 < h <= big_ft and -big <= p <= big:
-                hs.append(float(h))
-                ps.append(float(p))
-                continue
-            item = {"horizontal_ft": h, "slope_pct": p}
-        elif isinstance(item, Segment):
-            item = {k: getattr(item, k) for k in Segment.__slots__ if getattr(item, k) is not None}
-        h, p, r = _one_segment(item, join(where, i))
-        hs.append(h)
-        ps.append(p)
-        reduced = reduced or r
-    return hs, ps, reduced
-
-
-def _read_stations(items: Sequence[Any], where: str) -> tuple[list[float], list[float]]:
-    """Stations -> segments: horizontal = Δdistance, slope = 100·Δelevation/Δdistance."""
-    hs: list[float] = []
-    ps: list[float] = []
-    prev_d = prev_e = None
-    for i, item in enumerate(items):
-        w = join(where, i)
-        if isinstance(item, Station):
-            item = {"distance_ft": item.distance_ft, "elevation_ft": item.elevation_ft}
-        elif isinstance(item, tuple) and len(item) == 2:
-            item = {"distance_ft": item[0], "elevation_ft": item[1]}
-        m = mapping(item, w)
-        d = number(m, "distance_ft", w, unit=" ft")
-        e = number(m, "elevation_ft", w, nonnegative=False, unit=" ft")
-        if prev_d is None:
-            if more_than(d, 0.0):
-                raise RuleInputError(
-                    join(w, "distance_ft"),
-                    f"the first station is the OHWM and must be at distance_ft 0, got {d:g} ft",
-                )
-        else:
-            if not more_than(d, prev_d):
-                raise RuleInputError(
-                    join(w, "distance_ft"),
-                    f"distance_ft must increase from station to station: {d:g} ft is not more than "
-                    f"the previous station's {prev_d:g} ft",
-                )
-            h = d - prev_d
-            hs.append(h)
-            ps.append(100.0 * (e - prev_e) / h)
-        prev_d, prev_e = d, e
-    return hs, ps
 
 
 # --------------------------------------------------------------------------------------------
@@ -512,7 +402,7 @@ def _result(walk: _Walk, **kw: Any) -> BankResult:
     at_least_ft = kw["bank_ft_at_least"]
     return BankResult(
         rule=RULE_BANK,
-        interpretations=tuple(x for x in _ORDER if x in walk.used),
+        interpretations=ordered(walk.used, _ORDER),
         segment_horizontal_ft=tuple(walk.hs),
         segment_slopes_pct=tuple(walk.ps),
         extended=more_than(at_least_ft, walk.params.base_ft),
@@ -754,7 +644,7 @@ def bank_from_segments(
         less, a non-finite value, or an angle outside (-90, 90) degrees; ``key`` names it
         (``"segments[2].slope_pct"``).
     """
-    hs, ps, reduced = _read_segments(segments, "segments")
+    hs, ps, reduced = read_segments(segments, "segments")
     return _typed_bank(hs, ps, reduced, priority, interruption_at_ft, stipulated)
 
 
@@ -785,7 +675,7 @@ def bank_from_stations(
     RuleInputError
         First station not at 0, distances not increasing, a missing or non-finite value.
     """
-    hs, ps = _read_stations(list(stations), "stations")
+    hs, ps = read_stations(list(stations), "stations")
     return _typed_bank(hs, ps, False, priority, interruption_at_ft, stipulated)
 
 
@@ -815,9 +705,9 @@ def bank_from_request(input: Mapping, settings: Mapping) -> BankResult:
     ps: list[float] = []
     if key == "segments":
         items = sequence(input, "segments", where)
-        hs, ps, reduced = _read_segments(items, "input.segments")
+        hs, ps, reduced = read_segments(items, "input.segments")
     elif key == "stations":
-        hs, ps = _read_stations(sequence(input, "stations", where), "input.stations")
+        hs, ps = read_stations(sequence(input, "stations", where), "input.stations")
     return _determine(hs, ps, priority=priority, interruption=interruption, stipulated=stip, reduced=reduced)
 
 
@@ -868,71 +758,3 @@ def bank_guidance(result: BankResult) -> str:
     if result.note:
         text = f"{text} {result.note}"
     return text
-
-
-# --------------------------------------------------------------------------------------------
-# (2)(d), (3): graded area
-
-
-def graded_area(
-    horizontal_area_sqft: float, *, slope_pct: float | None = None, slope_deg: float | None = None
-) -> GradedAreaResult:
-    """Rule ``nr341.graded_area``: is the area exposed by grading on the bank more than
-    10,000 sq ft, measured on the land surface (NR 341.035(2)(d), (3); ``surface-area``)?
-
-    surface = horizontal area × √(1 + (slope/100)²).
-
-    Parameters
-    ----------
-    horizontal_area_sqft : float
-        Graded area as mapped (horizontal projection), sq ft (≥ 0).
-    slope_pct, slope_deg : float
-        Slope of the graded ground (give one; the sign does not matter).
-
-    Returns
-    -------
-    GradedAreaResult
-
-    Raises
-    ------
-    RuleInputError
-        Negative or non-finite area, both or neither slope.
-
-    Examples
-    --------
-    >>> graded_area(9999.0, slope_pct=20.0).permit_required
-    True
-    """
-    m = {"horizontal_area_sqft": horizontal_area_sqft, "slope_pct": slope_pct, "slope_deg": slope_deg}
-    return _graded_area(m, "")
-
-
-def _graded_area(m: Mapping, where: str) -> GradedAreaResult:
-    area = number(m, "horizontal_area_sqft", where, unit=" sq ft")
-    used = [SURFACE_AREA]
-    if one_of(m, ("slope_pct", "slope_deg"), where) == "slope_deg":
-        deg = number(m, "slope_deg", where, nonnegative=False)
-        if not -90.0 < deg < 90.0:
-            raise RuleInputError(join(where, "slope_deg"), f"slope_deg must be between -90 and 90, got {deg:g}")
-        pct = pct_from_deg(deg)
-        used.append(HORIZONTAL_DISTANCE)
-    else:
-        pct = number(m, "slope_pct", where, nonnegative=False)
-    surface = finite_result(surface_from_horizontal(area, pct), join(where, "horizontal_area_sqft"),
-                            "the surface area")
-    return GradedAreaResult(
-        rule=RULE_GRADED_AREA,
-        status=Status.DETERMINED,
-        citation="NR 341.035(3)",
-        interpretations=tuple(x for x in _ORDER if x in used),
-        surface_area_sqft=surface,
-        permit_required=more_than(surface, GRADED_AREA_SQFT),
-        horizontal_area_sqft=area,
-        slope_pct=pct,
-    )
-
-
-def graded_area_from_request(input: Mapping, settings: Mapping) -> GradedAreaResult:
-    """``nr341.graded_area`` from the contract's ``input``."""
-    return _graded_area(input, "input")
-

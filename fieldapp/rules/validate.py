@@ -36,6 +36,8 @@ import reprlib
 from collections.abc import Mapping, Sequence
 from typing import Any
 
+import shapely
+
 from fieldapp.rules.results import RuleInputError
 
 __all__ = [
@@ -49,6 +51,9 @@ __all__ = [
     "number",
     "number_of",
     "one_of",
+    "point_ft",
+    "points_ft",
+    "polygon_ft",
     "sequence",
 ]
 
@@ -237,6 +242,72 @@ def one_of(m: Mapping, keys: Sequence[str], where: str, *, required: bool = True
         err = _missing(m, keys[0], where, f" (or {' or '.join(repr(k) for k in keys[1:])})")
         raise err
     return present[0]
+
+
+def point_ft(p: Any, where: str) -> tuple[float, float]:
+    """One ``[x_ft, y_ft]`` point of a projected CRS in feet (each coordinate at most
+    :data:`MAX_FT` in size, either sign).
+
+    Raises
+    ------
+    RuleInputError
+        Not a pair ("each point must be [x_ft, y_ft]", key ``where``), or a coordinate that is
+        not a finite number in range (key ``where[0]`` or ``where[1]``).
+
+    >>> point_ft([3, -4.5], "p")
+    (3.0, -4.5)
+    """
+    if isinstance(p, (str, bytes)) or not isinstance(p, Sequence) or len(p) != 2:
+        raise RuleInputError(where, "each point must be [x_ft, y_ft]")
+    return (number_of(p[0], join(where, 0), nonnegative=False, unit=" ft"),
+            number_of(p[1], join(where, 1), nonnegative=False, unit=" ft"))
+
+
+def points_ft(ring: Any, where: str) -> list[tuple[float, float]]:
+    """A list of :func:`point_ft` points (a ring or a line), ft.
+
+    Raises
+    ------
+    RuleInputError
+        ``ring`` is not a list ("must be a list of [x_ft, y_ft] points"), or a bad point.
+    """
+    if isinstance(ring, (str, bytes)) or not isinstance(ring, Sequence):
+        raise RuleInputError(where, "must be a list of [x_ft, y_ft] points")
+    return [point_ft(p, join(where, i)) for i, p in enumerate(ring)]
+
+
+def polygon_ft(points: Sequence[tuple[float, float]], where: str, *, name: str | None = None) -> shapely.Polygon:
+    """The polygon of a ring of points (ft), which must be valid and enclose an area.
+
+    Parameters
+    ----------
+    points : sequence of (x_ft, y_ft)
+        3 or more points, from :func:`points_ft`.
+    where : str
+        Key of the ring, named by every error.
+    name : str, optional
+        The key as the messages name it ("polygon_ft needs 3 or more points"); by default they
+        say "a polygon" / "the polygon".
+
+    Raises
+    ------
+    RuleInputError
+        Fewer than 3 points, an invalid polygon (shapely's reason, e.g. a self-intersection),
+        or no area (points in a line, or too close together).
+
+    >>> polygon_ft([(0, 0), (10, 0), (10, 10)], "ring").area
+    50.0
+    """
+    if len(points) < 3:
+        raise RuleInputError(where, f"{name or 'a polygon'} needs 3 or more points, got {len(points)}")
+    poly = shapely.Polygon(points)
+    if not poly.is_valid:
+        lead = f"{name} is not" if name else "not"
+        raise RuleInputError(where, f"{lead} a valid polygon ({shapely.is_valid_reason(poly)})")
+    if not poly.area > 0.0:
+        raise RuleInputError(where, f"{name or 'the polygon'} encloses no area (its points are in a line, or too "
+                                    "close together to measure)")
+    return poly
 
 
 def _leaf(key: str) -> str:
