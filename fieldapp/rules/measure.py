@@ -108,14 +108,21 @@ def deg_from_pct(slope_pct: float) -> float:
 def horizontal_from_slope_distance(slope_distance_ft: float, slope_pct: float) -> float:
     """Horizontal length of a segment from its slope (surface) distance and its own slope.
 
-    horizontal = SD / √(1 + (pct/100)²)  (``rules-contract.md``, Precise points).
+    horizontal = SD / √(1 + (pct/100)²)  (``rules-contract.md``, Precise points;
+    NR 341.035(2)(a), ``horizontal-distance``). Same foot in and out; percent signed.
     """
     return slope_distance_ft / math.hypot(1.0, slope_pct / 100.0)
 
 
 def surface_from_horizontal(horizontal: float, slope_pct: float) -> float:
     """Length (or area, for a plane of uniform slope) on the land surface from its horizontal
-    projection: horizontal × √(1 + (pct/100)²) (NR 341.035(2)(d), ``surface-area``)."""
+    projection: horizontal × √(1 + (pct/100)²) (NR 341.035(2)(d), ``surface-area``).
+
+    Units in = units out (ft, or sq ft for an area); the sign of the slope does not matter.
+
+    >>> round(surface_from_horizontal(100.0, 75.0), 9)
+    125.0
+    """
     return horizontal * math.hypot(1.0, slope_pct / 100.0)
 
 

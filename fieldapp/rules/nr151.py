@@ -398,6 +398,16 @@ def vegetative_cover(vegetative_cover_pct: float, *, land_disturbing: bool = Tru
     land_disturbing : bool
         Land disturbing construction activity occurs in the protective area.
 
+    Returns
+    -------
+    VegetativeCoverResult
+        ``meets_requirement``: no land disturbing, or a cover of 70 % or more.
+
+    Raises
+    ------
+    RuleInputError
+        A cover outside 0-100 % or not a finite number; ``land_disturbing`` not true or false.
+
     >>> vegetative_cover(70.0).meets_requirement, vegetative_cover(69.9).meets_requirement
     (True, False)
     """

@@ -694,8 +694,24 @@ def _priority(value: Any, key: str) -> bool:
 
 
 def bank_from_request(input: Mapping, settings: Mapping) -> BankResult:
-    """``nr341.bank`` from the contract's ``input``: ``priority``, ``segments`` or ``stations``,
-    ``interruption_at_ft``?, ``stipulated``?. Keys in errors start with ``input.``."""
+    """``nr341.bank`` from the contract's ``input`` (NR 341.035(1), (2)); ``settings`` unused.
+
+    Parameters
+    ----------
+    input : mapping
+        ``priority`` (bool), one of ``segments`` or ``stations`` (lists as for
+        :func:`bank_from_segments` / :func:`bank_from_stations`; neither is needed when
+        ``stipulated``), ``interruption_at_ft`` (ft, optional), ``stipulated`` (bool, optional).
+
+    Returns
+    -------
+    BankResult
+
+    Raises
+    ------
+    RuleInputError
+        As the typed functions; keys start ``input.`` (``"input.segments[2].slope_pct"``).
+    """
     where = "input"
     priority = boolean(input, "priority", where)
     interruption, stip = _options(where, input)
@@ -724,7 +740,8 @@ def bank_guidance(result: BankResult) -> str:
     Returns
     -------
     str
-        One or two sentences; the ``note`` about ground falling landward is appended.
+        One or two sentences, distances in ft to one decimal; the ``note`` about ground falling
+        landward is appended.
     """
     thr = f"{result.threshold_pct:g} %"
     base = f"{result.base_ft:g} ft"

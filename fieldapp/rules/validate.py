@@ -78,14 +78,20 @@ def _missing(m: Mapping, key: str, where: str, what: str = "") -> RuleInputError
 
 
 def mapping(value: Any, where: str) -> Mapping:
-    """``value`` if it is a JSON object, else an error naming ``where``."""
+    """``value`` if it is a JSON object (a mapping), else a :class:`RuleInputError` naming ``where``."""
     if not isinstance(value, Mapping):
         raise RuleInputError(where, f"{where or 'value'} must be an object, got {_kind(value)}")
     return value
 
 
 def sequence(m: Mapping, key: str, where: str, *, required: bool = True) -> Sequence | None:
-    """The list at ``m[key]`` (None when absent and not required)."""
+    """The list at ``m[key]`` (None when absent, or null, and not required).
+
+    Raises
+    ------
+    RuleInputError
+        Missing when required (naming a near-miss spelling), or not a list (a string is not).
+    """
     value = m.get(key, _MISSING)
     if value is _MISSING or (value is None and not required):
         if required:
@@ -109,6 +115,15 @@ def number_of(
 
     Besides the sign and ``maximum`` checks, the size is limited to :data:`MAX_FT` for feet
     (``unit`` " ft" or a key ending ``_ft``) and :data:`MAX_VALUE` otherwise.
+
+    Raises
+    ------
+    RuleInputError
+        Not a number (bools are not), too large for a float, NaN or infinite, not positive
+        (``positive``), negative (``nonnegative``), more than ``maximum``, or beyond the limit.
+
+    >>> number_of(3, "a.b_ft")
+    3.0
     """
     if type(value) is not float and type(value) is not int:
         if isinstance(value, bool) or not isinstance(value, (int, float)):
@@ -197,7 +212,13 @@ def number(
 def boolean(
     m: Mapping, key: str, where: str, *, required: bool = True, nullable: bool = False, default: bool | None = None
 ) -> bool | None:
-    """The bool at ``m[key]``; ``default`` when absent and not required; None for null when nullable."""
+    """The bool at ``m[key]``; ``default`` when absent and not required; None for null when nullable.
+
+    Raises
+    ------
+    RuleInputError
+        Missing when required, or not ``true``/``false`` (numbers are not booleans).
+    """
     value = m.get(key, _MISSING)
     if value is _MISSING:
         if required:
@@ -213,7 +234,14 @@ def boolean(
 def choice(
     m: Mapping, key: str, where: str, choices: Sequence[str], *, required: bool = True, default: str | None = None
 ) -> str | None:
-    """The string at ``m[key]``, which must be one of ``choices``."""
+    """The string at ``m[key]``, which must be one of ``choices`` (``default`` when absent, or
+    null, and not required).
+
+    Raises
+    ------
+    RuleInputError
+        Missing when required, or not one of ``choices`` (naming a likely one).
+    """
     value = m.get(key, _MISSING)
     if value is _MISSING or (value is None and not required):
         if required:
@@ -230,7 +258,14 @@ def choice(
 
 
 def one_of(m: Mapping, keys: Sequence[str], where: str, *, required: bool = True) -> str | None:
-    """Which one of the alternative ``keys`` is present (exactly one; none when not required)."""
+    """Which one of the alternative ``keys`` is present and not null (exactly one; None when
+    none is and not required).
+
+    Raises
+    ------
+    RuleInputError
+        More than one given (naming the second), or none when required (naming the first).
+    """
     present = [k for k in keys if m.get(k) is not None]
     if len(present) > 1:
         raise RuleInputError(
