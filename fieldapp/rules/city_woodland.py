@@ -111,37 +111,52 @@ def _canopy_sample(m: Mapping, where: str) -> tuple[float, float | None, float]:
     return pcts[0], share, pcts[1]
 
 
+def _canopy_percentages(m: Mapping, where: str) -> tuple[float, float | None, float, bool]:
+    """The canopy as given: (canopy_10in_pct, deciduous_share_pct or None, canopy_3in_pct,
+    from a sample), from the three percentages or from ``canopy_sample``
+    (``canopy-sample-proportion``)."""
+    if one_of(m, ("canopy_10in_pct", "canopy_sample"), where) == "canopy_sample":
+        c10, share, c3 = _canopy_sample(mapping(m["canopy_sample"], join(where, "canopy_sample")),
+                                        join(where, "canopy_sample"))
+        return c10, share, c3, True
+    c10 = number(m, "canopy_10in_pct", where, maximum=100.0, unit=" %")
+    c3 = number(m, "canopy_3in_pct", where, maximum=100.0, unit=" %")
+    share = number(m, "deciduous_share_pct", where, required=False, nullable=True, maximum=100.0, unit=" %")
+    if less_than(c3, c10):
+        raise RuleInputError(
+            join(where, "canopy_3in_pct"),
+            f"canopy_3in_pct includes the ≥ 10 in canopy, so it cannot be less than canopy_10in_pct "
+            f"({c3:g} < {c10:g})",
+        )
+    if share is not None and not more_than(c10, 0.0):
+        share = None  # contract: null when there is no ≥ 10 in canopy
+    return c10, share, c3, False
+
+
+def _grove_trees(trees: Sequence[Any], where: str) -> int:
+    """``grove``, ``dbh-for-standing-trees``: how many of the grove's trees are deciduous with
+    a DBH of 18.0 in or more; ``where`` is the key of the list."""
+    qualifying = 0
+    for i, t in enumerate(trees):
+        t = mapping(t, join(where, i))
+        dbh = number(t, "dbh_in", join(where, i), unit=" in")
+        habit = choice(t, "leaf_habit", join(where, i), ("deciduous", "evergreen"))
+        if habit == "deciduous" and at_least(dbh, GROVE_DBH_IN):
+            qualifying += 1
+    return qualifying
+
+
 def _woodland_class(m: Mapping, where: str, settings: Mapping) -> WoodlandClassResult:
+    """``woodland.class`` on a request mapping (see :func:`woodland_class`); ``where`` is "" for
+    the typed API (settings keys then have no prefix) or ``"input"``."""
     sw = "settings" if where else ""
     largely = number(settings, "largely_deciduous_pct", sw, required=False, maximum=100.0, unit=" %")
     if largely is None:
         largely = DEFAULT_LARGELY_DECIDUOUS_PCT
-    used: set[str] = set()
-    if one_of(m, ("canopy_10in_pct", "canopy_sample"), where) == "canopy_sample":
-        c10, share, c3 = _canopy_sample(mapping(m["canopy_sample"], join(where, "canopy_sample")),
-                                        join(where, "canopy_sample"))
-        used.add(CANOPY_SAMPLE_PROPORTION)
-    else:
-        c10 = number(m, "canopy_10in_pct", where, maximum=100.0, unit=" %")
-        c3 = number(m, "canopy_3in_pct", where, maximum=100.0, unit=" %")
-        share = number(m, "deciduous_share_pct", where, required=False, nullable=True, maximum=100.0, unit=" %")
-        if less_than(c3, c10):
-            raise RuleInputError(
-                join(where, "canopy_3in_pct"),
-                f"canopy_3in_pct includes the ≥ 10 in canopy, so it cannot be less than canopy_10in_pct "
-                f"({c3:g} < {c10:g})",
-            )
-        if share is not None and not more_than(c10, 0.0):
-            share = None  # contract: null when there is no ≥ 10 in canopy
+    c10, share, c3, sampled = _canopy_percentages(m, where)
+    used: set[str] = {CANOPY_SAMPLE_PROPORTION} if sampled else set()
     trees = sequence(m, "trees", where)
-    tw = join(where, "trees")
-    qualifying = 0
-    for i, t in enumerate(trees):
-        t = mapping(t, join(tw, i))
-        dbh = number(t, "dbh_in", join(tw, i), unit=" in")
-        habit = choice(t, "leaf_habit", join(tw, i), ("deciduous", "evergreen"))
-        if habit == "deciduous" and at_least(dbh, GROVE_DBH_IN):
-            qualifying += 1
+    qualifying = _grove_trees(trees, join(where, "trees"))
 
     by_canopy = False
     canopy_unknown = False
