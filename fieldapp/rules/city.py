@@ -74,6 +74,7 @@ Examples
 
 from __future__ import annotations
 
+# Everything below is re-exported: the rule modules' names, as importable from here before the split.
 from fieldapp.rules.city_development import DevelopmentAreaResult, development_area, development_area_from_request
 from fieldapp.rules.city_erosion import (
     ErodibleSlopeResult,

@@ -80,6 +80,7 @@ class WoodlandClassResult(RuleResult):
 
 
 def _count(m: Mapping, key: str, where: str) -> int:
+    """A dot-grid count: a whole number ≥ 0 (``3.0`` is accepted; ``3.5`` is an error)."""
     v = number(m, key, where)
     if v != int(v):
         raise RuleInputError(join(where, key), f"{key} must be a whole number of points, got {v:g}")

@@ -271,6 +271,8 @@ def _fmt(x: float) -> str:
 
 
 def _falling_note(starts: list[float], ends: list[float], ps: list[float]) -> str | None:
+    """The ``note`` asking about counted segments whose ground falls landward (slope < 0): a
+    complete interruption ((1)(c)) is only ever marked by the surveyor, never inferred."""
     spans = [f"{_fmt(starts[i])} to {_fmt(ends[i])} ft" for i in range(len(starts)) if less_than(ps[i], 0.0)]
     if not spans:
         return None
@@ -589,6 +591,7 @@ def _determine(
 
 
 def _next_step(walk: float, reason: WalkReason, thr: float, base: float, cap: float) -> str:
+    """The result's ``next_step``: what to walk next, ft, for ``reason``."""
     if reason is WalkReason.BELOW_THRESHOLD_RUN:
         return f"keep walking: more than {walk:.1f} ft below {thr:g} % needed"
     if reason is WalkReason.INTERRUPTION:
@@ -603,6 +606,7 @@ def _next_step(walk: float, reason: WalkReason, thr: float, base: float, cap: fl
 
 
 def _options(where: str, m: Mapping) -> tuple[float | None, bool]:
+    """``interruption_at_ft`` (ft, optional, ≥ 0) and ``stipulated`` (default False) of ``m``."""
     interruption = number(m, "interruption_at_ft", where, required=False, unit=" ft")
     stipulated = boolean(m, "stipulated", where, required=False, default=False)
     return interruption, bool(stipulated)
@@ -688,6 +692,7 @@ def _typed_bank(hs: list[float], ps: list[float], reduced: bool, priority: Any, 
 
 
 def _priority(value: Any, key: str) -> bool:
+    """The typed API's ``priority``, which must be a bool (raises :class:`RuleInputError`)."""
     if not isinstance(value, bool):
         raise RuleInputError(key, f"priority must be true or false, got {reprlib.repr(value)}")
     return value
