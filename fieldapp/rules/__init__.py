@@ -8,18 +8,36 @@ the interpretation ids it relied on. :func:`evaluate` implements the JSON contra
 Modules, one per source
 -----------------------
 nr341
-    NR 341.035 bank (``nr341.bank``) and graded area (``nr341.graded_area``).
+    NR 341.035 bank (``nr341.bank``); reading the transect in ``nr341_transect``
+    ((2)(a), (2)(b)), the graded area (``nr341.graded_area``, (2)(d), (3)) in ``nr341_graded``,
+    both importable from ``nr341``.
 nr151
     NR 151.125 protective areas (``nr151.protective_area``) and vegetative cover
     (``nr151.vegetative_cover``).
 city
-    The city's resource-protection chapter: ``woodland.class``, ``woodland.mitigation``,
-    ``wetland.size``, ``drainageway``, ``development_area``, ``erosion_plan``, ``steep_slope``,
-    ``erodible_slope``.
+    The city's resource-protection chapter: ``woodland.class``, ``woodland.mitigation``
+    (``city_woodland``), ``wetland.size``, ``drainageway`` (``city_water``),
+    ``development_area`` (``city_development``), ``erosion_plan``, ``steep_slope``,
+    ``erodible_slope`` (``city_erosion``); its figures in ``city_tables``. Every name is
+    importable from ``city``.
 measure
     Slope distance to horizontal, degrees and percent, the clinometer (``slope.clinometer``).
 compare
     The one tolerance helper (1e-6) behind every threshold comparison.
+validate, results
+    Reading request values (numbers, choices, points and polygons) with errors that name the
+    key; the result base class, the exception tree, the contract handlers.
+contract, cli
+    :func:`evaluate` and the rule table; ``fieldapp rules ...``.
+
+Units: which foot
+-----------------
+Lengths are feet (``_ft``), areas square feet (``_sqft``) or acres (``_ac``, 43,560 sq ft),
+in the site's foot: the international foot (0.3048 m) unless the site CRS is in US survey
+feet (1200/3937 m), as :class:`fieldapp.geo.SiteFrame` says. The rules do no unit
+conversion: every function takes and returns the one foot its inputs are in, and compares
+them with the texts' figures as written (75 ft, 10,000 sq ft). The two feet differ by 2 parts
+per million (0.00015 ft in 75 ft), far below what a field measurement resolves.
 
 Exceptions
 ----------

@@ -21,8 +21,8 @@ import dataclasses
 import math
 from collections.abc import Mapping
 
-from fieldapp.rules.results import RuleInputError, RuleResult, Status
-from fieldapp.rules.validate import finite_result, join, number, number_of, one_of
+from fieldapp.rules.results import RuleInputError, RuleResult, Status, from_request
+from fieldapp.rules.validate import finite_result, join, number, one_of
 
 __all__ = [
     "ClinometerResult",
@@ -31,6 +31,7 @@ __all__ = [
     "deg_from_pct",
     "horizontal_from_slope_distance",
     "pct_from_deg",
+    "slope_pct_of",
     "surface_from_horizontal",
 ]
 
@@ -50,6 +51,51 @@ def pct_from_deg(slope_deg: float) -> float:
     return 100.0 * math.tan(math.radians(slope_deg))
 
 
+def slope_pct_of(
+    m: Mapping, where: str, *, pct_key: str = "slope_pct", deg_key: str = "slope_deg", unit: str = ""
+) -> tuple[float, bool]:
+    """A slope given as one of ``m[pct_key]`` (percent) or ``m[deg_key]`` (degrees), in percent.
+
+    Parameters
+    ----------
+    m : mapping
+        The request values; exactly one of the two keys is given (not null).
+    where : str
+        Path of ``m`` for error keys (``"input.segments[2]"``; "" at the top).
+    pct_key, deg_key : str
+        The two alternative keys.
+    unit : str
+        Said after "between -90 and 90" in the error for an angle out of range (``" degrees"``).
+
+    Returns
+    -------
+    slope_pct : float
+        Signed percent (100·tan(angle) for degrees).
+    from_degrees : bool
+        The slope was given in degrees (a reduction the result names, ``horizontal-distance``).
+
+    Raises
+    ------
+    RuleInputError
+        Both or neither key, not a finite number, or an angle not strictly between -90 and 90
+        degrees (named by its key).
+
+    Examples
+    --------
+    >>> slope_pct_of({"slope_pct": -4}, "")
+    (-4.0, False)
+    >>> pct, from_degrees = slope_pct_of({"slope_deg": 45.0}, "")
+    >>> round(pct, 9), from_degrees
+    (100.0, True)
+    """
+    if one_of(m, (pct_key, deg_key), where) == deg_key:
+        deg = number(m, deg_key, where, nonnegative=False)
+        if not -90.0 < deg < 90.0:
+            raise RuleInputError(join(where, deg_key), f"{deg_key} must be between -90 and 90{unit}, got {deg:g}")
+        return pct_from_deg(deg), True
+    return number(m, pct_key, where, nonnegative=False), False
+
+
 def deg_from_pct(slope_pct: float) -> float:
     """Angle in degrees from a slope in percent: atan(pct/100).
 
@@ -62,14 +108,21 @@ def deg_from_pct(slope_pct: float) -> float:
 def horizontal_from_slope_distance(slope_distance_ft: float, slope_pct: float) -> float:
     """Horizontal length of a segment from its slope (surface) distance and its own slope.
 
-    horizontal = SD / √(1 + (pct/100)²)  (``rules-contract.md``, Precise points).
+    horizontal = SD / √(1 + (pct/100)²)  (``rules-contract.md``, Precise points;
+    NR 341.035(2)(a), ``horizontal-distance``). Same foot in and out; percent signed.
     """
     return slope_distance_ft / math.hypot(1.0, slope_pct / 100.0)
 
 
 def surface_from_horizontal(horizontal: float, slope_pct: float) -> float:
     """Length (or area, for a plane of uniform slope) on the land surface from its horizontal
-    projection: horizontal × √(1 + (pct/100)²) (NR 341.035(2)(d), ``surface-area``)."""
+    projection: horizontal × √(1 + (pct/100)²) (NR 341.035(2)(d), ``surface-area``).
+
+    Units in = units out (ft, or sq ft for an area); the sign of the slope does not matter.
+
+    >>> round(surface_from_horizontal(100.0, 75.0), 9)
+    125.0
+    """
     return horizontal * math.hypot(1.0, slope_pct / 100.0)
 
 
@@ -143,29 +196,18 @@ def _clinometer(m: Mapping, where: str) -> ClinometerResult:
     horizontal = number(m, "horizontal_ft", where, positive=True, unit=" ft")
     eye = number(m, "eye_height_ft", where, unit=" ft")
     target = number(m, "target_height_ft", where, unit=" ft")
-    which = one_of(m, ("reading_pct", "reading_deg"), where)
-    used: list[str] = []
-    if which == "reading_deg":
-        deg = number_of(m[which], join(where, "reading_deg"), nonnegative=False)
-        if not -90.0 < deg < 90.0:
-            raise RuleInputError(join(where, "reading_deg"),
-                                 f"reading_deg must be between -90 and 90 degrees, got {deg:g}")
-        reading = pct_from_deg(deg)
-        used.append(HORIZONTAL_DISTANCE)
-    else:
-        reading = number(m, "reading_pct", where, nonnegative=False)
+    reading, from_degrees = slope_pct_of(m, where, pct_key="reading_pct", deg_key="reading_deg", unit=" degrees")
     slope = finite_result(clinometer_slope_pct(horizontal, reading, eye, target), join(where, "horizontal_ft"),
                           "the slope (height difference ÷ horizontal_ft)")
     return ClinometerResult(
         rule="slope.clinometer",
         status=Status.DETERMINED,
         citation="NR 341.035(2)(b)",
-        interpretations=tuple(used),
+        interpretations=(HORIZONTAL_DISTANCE,) if from_degrees else (),
         slope_pct=slope,
         slope_deg=deg_from_pct(slope),
     )
 
 
-def clinometer_from_request(input: Mapping, settings: Mapping) -> ClinometerResult:
-    """``slope.clinometer`` from the contract's ``input`` mapping."""
-    return _clinometer(input, "input")
+#: ``slope.clinometer`` from the contract's ``input`` mapping.
+clinometer_from_request = from_request(_clinometer, "slope.clinometer")

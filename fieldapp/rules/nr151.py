@@ -44,11 +44,11 @@ import math
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-import shapely
-
 from fieldapp.rules.compare import at_least, more_than
-from fieldapp.rules.results import RuleInputError, RuleResult, Status
-from fieldapp.rules.validate import boolean, choice, finite_result, join, mapping, number, number_of, sequence
+from fieldapp.rules.results import RuleInputError, RuleResult, Status, from_request, ordered
+from fieldapp.rules.validate import (
+    boolean, choice, finite_result, join, mapping, number, number_of, point_ft, polygon_ft, sequence,
+)
 
 __all__ = [
     "EXEMPTIONS",
@@ -228,20 +228,7 @@ def _average_width(m: Mapping, where: str, used: set[str]) -> tuple[float | None
     ring = sequence(m, "polygon_ft", where, required=False)
     if ring is not None:
         pw = join(where, "polygon_ft")
-        pts = []
-        for i, p in enumerate(ring):
-            if isinstance(p, (str, bytes)) or not isinstance(p, Sequence) or len(p) != 2:
-                raise RuleInputError(join(pw, i), "each point must be [x_ft, y_ft]")
-            pts.append((number_of(p[0], join(join(pw, i), 0), nonnegative=False, unit=" ft"),
-                        number_of(p[1], join(join(pw, i), 1), nonnegative=False, unit=" ft")))
-        if len(pts) < 3:
-            raise RuleInputError(pw, f"polygon_ft needs 3 or more points, got {len(pts)}")
-        poly = shapely.Polygon(pts)
-        if not poly.is_valid:
-            raise RuleInputError(pw, f"polygon_ft is not a valid polygon ({shapely.is_valid_reason(poly)})")
-        if not poly.area > 0.0:
-            raise RuleInputError(pw, "polygon_ft encloses no area (its points are in a line, or too close "
-                                     "together to measure)")
+        poly = polygon_ft([point_ft(p, join(pw, i)) for i, p in enumerate(ring)], pw, name="polygon_ft")
         rect = poly.minimum_rotated_rectangle
         xs, ys = rect.exterior.coords.xy
         sides = [math.hypot(xs[i + 1] - xs[i], ys[i + 1] - ys[i]) for i in range(2)]
@@ -331,7 +318,7 @@ def _protective_area(m: Mapping, where: str) -> ProtectiveAreaResult:
         rule=RULE_PROTECTIVE_AREA,
         status=Status.DETERMINED if settled else Status.NEEDS_DATA,
         citation=cite,
-        interpretations=tuple(x for x in (STREAM_KEEPS_WIDTH, AVERAGE_WETLAND_WIDTH) if x in used),
+        interpretations=ordered(used, (STREAM_KEEPS_WIDTH, AVERAGE_WETLAND_WIDTH)),
         next_step=step,
         width_ft=best if settled else None,
         widths_ft=tuple(widths),
@@ -379,9 +366,8 @@ def protective_area(
     return _protective_area({"features": items, "contiguous": contiguous, "exemption": exemption}, "")
 
 
-def protective_area_from_request(input: Mapping, settings: Mapping) -> ProtectiveAreaResult:
-    """``nr151.protective_area`` from the contract's ``input``."""
-    return _protective_area(input, "input")
+#: ``nr151.protective_area`` from the contract's ``input``.
+protective_area_from_request = from_request(_protective_area, RULE_PROTECTIVE_AREA)
 
 
 def _vegetative_cover(m: Mapping, where: str) -> VegetativeCoverResult:
@@ -412,12 +398,21 @@ def vegetative_cover(vegetative_cover_pct: float, *, land_disturbing: bool = Tru
     land_disturbing : bool
         Land disturbing construction activity occurs in the protective area.
 
+    Returns
+    -------
+    VegetativeCoverResult
+        ``meets_requirement``: no land disturbing, or a cover of 70 % or more.
+
+    Raises
+    ------
+    RuleInputError
+        A cover outside 0-100 % or not a finite number; ``land_disturbing`` not true or false.
+
     >>> vegetative_cover(70.0).meets_requirement, vegetative_cover(69.9).meets_requirement
     (True, False)
     """
     return _vegetative_cover({"vegetative_cover_pct": vegetative_cover_pct, "land_disturbing": land_disturbing}, "")
 
 
-def vegetative_cover_from_request(input: Mapping, settings: Mapping) -> VegetativeCoverResult:
-    """``nr151.vegetative_cover`` from the contract's ``input``."""
-    return _vegetative_cover(input, "input")
+#: ``nr151.vegetative_cover`` from the contract's ``input``.
+vegetative_cover_from_request = from_request(_vegetative_cover, RULE_VEGETATIVE_COVER)

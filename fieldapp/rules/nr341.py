@@ -17,8 +17,18 @@ Rules
 ``nr341.bank``
     :func:`bank_from_segments`, :func:`bank_from_stations` (typed), :func:`bank_from_request`
     (the contract's JSON input). :func:`bank_guidance` renders the field guidance sentence.
+    :func:`bank_parameters` gives the figures of (1)(a)/(1)(b)/(2)(c).
 ``nr341.graded_area``
-    :func:`graded_area`, :func:`graded_area_from_request`.
+    :func:`graded_area`, :func:`graded_area_from_request` (in :mod:`fieldapp.rules.nr341_graded`,
+    importable from here).
+
+Modules
+-------
+This module holds the bank: its figures, result types and the determination, step by step
+(:func:`_determine`: lay out the transect, stipulation, trigger within the base distance,
+extension through runs of 50 ft or less, the bank where a longer run begins or where the
+transect still has to go on). Reading segments and stations ((2)(a), (2)(b)) is in
+:mod:`fieldapp.rules.nr341_transect`; :class:`Segment` and :class:`Station` are importable here.
 
 Readings taken where the text is silent (ids of ``rules-contract.md``): ``per-segment-slope``,
 ``trigger-within-base``, ``anchor-last-trigger``, ``never-below-base``, ``interruption-caps``,
@@ -29,8 +39,9 @@ Readings taken where the text is silent (ids of ``rules-contract.md``): ``per-se
     not end the bank (the proviso "less than 12 % for more than 50 feet" is not met before the
     break), so the bank reaches the interruption, where (1)(c) caps it.
 
-Distances are feet along the horizontal, in whatever foot the inputs use; slopes are percent,
-signed positive when the ground rises landward.
+Distances are feet along the horizontal, in the site's foot (international or US survey, as
+the caller's inputs are; see :mod:`fieldapp.rules`); slopes are percent, signed positive when
+the ground rises landward.
 
 Examples
 --------
@@ -54,9 +65,18 @@ from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
 from fieldapp.rules.compare import at_least, at_most, less_than, more_than
-from fieldapp.rules.measure import horizontal_from_slope_distance, pct_from_deg, surface_from_horizontal
-from fieldapp.rules.results import RuleInputError, RuleResult, Status
-from fieldapp.rules.validate import MAX_FT, MAX_VALUE, boolean, finite_result, join, mapping, number, one_of, sequence
+from fieldapp.rules.measure import HORIZONTAL_DISTANCE
+from fieldapp.rules.nr341_graded import (  # the graded-area rule, re-exported from here as before
+    GRADED_AREA_SQFT,
+    RULE_GRADED_AREA,
+    SURFACE_AREA,
+    GradedAreaResult,
+    graded_area,
+    graded_area_from_request,
+)
+from fieldapp.rules.nr341_transect import Segment, Station, read_segments, read_stations  # (2)(a), (2)(b)
+from fieldapp.rules.results import RuleInputError, RuleResult, Status, ordered
+from fieldapp.rules.validate import boolean, number, one_of, sequence
 
 __all__ = [
     "BankParameters",
@@ -77,8 +97,6 @@ __all__ = [
 ]
 
 RULE_BANK = "nr341.bank"
-RULE_GRADED_AREA = "nr341.graded_area"
-
 
 
 @dataclasses.dataclass(frozen=True)
@@ -88,8 +106,9 @@ class BankParameters:
     Attributes
     ----------
     base_ft : float
-        Horizontal distance landward of the OHWM, ft (international foot), within which the bank
-        always extends: 75 ft ((1)(a)), 300 ft on a priority waterway ((1)(b)).
+        Horizontal distance landward of the OHWM, ft (the text's feet, compared with inputs in
+        the site's foot), within which the bank always extends: 75 ft ((1)(a)), 300 ft on a
+        priority waterway ((1)(b)).
     threshold_pct : float
         Slope, percent, below which a run of more than 50 ft ends the bank: 12 % ((1)(a)),
         10 % ((1)(b)).
@@ -119,17 +138,27 @@ _BANK_PARAMETERS = {
 
 
 def bank_parameters(priority_waterway: bool) -> BankParameters:
-    """The bank figures of NR 341.035(1)(a) (``False``) or (1)(b) (``True``, priority waterway)."""
+    """The bank figures of NR 341.035(1)(a) (``False``) or (1)(b) (``True``, priority waterway).
+
+    Parameters
+    ----------
+    priority_waterway : bool
+        Any value; its truth picks the table row.
+
+    Returns
+    -------
+    BankParameters
+        Frozen; the same object for every call with the same truth.
+
+    >>> bank_parameters(True).stipulated_ft, bank_parameters(True).cite_base
+    (500.0, 'NR 341.035(1)(b)')
+    """
     return _BANK_PARAMETERS[bool(priority_waterway)]
 
 
-#: (1)(a)/(1)(b) and (2)(c) as tuples (base ft, threshold %, stipulated ft, citations).
-_PARAMS = {k: dataclasses.astuple(v) for k, v in _BANK_PARAMETERS.items()}
 #: (1)(a): "provided the slope is less than 12% for more than 50 feet".
 RUN_FT = 50.0
 CITE_INTERRUPTION = "NR 341.035(1)(c)"
-#: (3): the graded area "shall exceed 10,000 square feet".
-GRADED_AREA_SQFT = 10_000.0
 
 PER_SEGMENT_SLOPE = "per-segment-slope"
 TRIGGER_WITHIN_BASE = "trigger-within-base"
@@ -137,8 +166,6 @@ ANCHOR_LAST_TRIGGER = "anchor-last-trigger"
 NEVER_BELOW_BASE = "never-below-base"
 INTERRUPTION_CAPS = "interruption-caps"
 INSUFFICIENT_TRANSECT = "insufficient-transect"
-HORIZONTAL_DISTANCE = "horizontal-distance"
-SURFACE_AREA = "surface-area"
 RUN_CUT_BY_INTERRUPTION = "run-cut-by-interruption"
 _ORDER = (
     PER_SEGMENT_SLOPE, TRIGGER_WITHIN_BASE, ANCHOR_LAST_TRIGGER, NEVER_BELOW_BASE, INTERRUPTION_CAPS,
@@ -161,28 +188,6 @@ class WalkReason(str, enum.Enum):
     BELOW_THRESHOLD_RUN = "below_threshold_run"  #: a below-threshold run of more than 50 ft is needed
     BASE_DISTANCE = "base_distance"  #: the transect has not passed the base distance
     INTERRUPTION = "interruption"  #: walking to the marked interruption settles it
-
-
-@dataclasses.dataclass(frozen=True, slots=True)
-class Segment:
-    """One surveyed transect segment between two stations, as measured.
-
-    Give one length (``horizontal_ft`` or ``slope_distance_ft``, ft, > 0) and one slope
-    (``slope_pct`` or ``slope_deg``, signed: positive when the ground rises landward).
-    """
-
-    horizontal_ft: float | None = None
-    slope_pct: float | None = None
-    slope_distance_ft: float | None = None
-    slope_deg: float | None = None
-
-
-@dataclasses.dataclass(frozen=True, slots=True)
-class Station:
-    """A transect station: horizontal distance from the OHWM (ft) and elevation (ft)."""
-
-    distance_ft: float
-    elevation_ft: float
 
 
 @dataclasses.dataclass(frozen=True, slots=True)
@@ -255,124 +260,6 @@ class BankResult(RuleResult):
     steep_stretches: tuple[SteepStretch, ...] = ()
 
 
-@dataclasses.dataclass(frozen=True, kw_only=True)
-class GradedAreaResult(RuleResult):
-    """Result of ``nr341.graded_area``: the graded area on the land surface, sq ft, and whether
-    it exceeds 10,000 sq ft (NR 341.035(3))."""
-
-    surface_area_sqft: float
-    permit_required: bool
-    horizontal_area_sqft: float
-    slope_pct: float
-
-
-# --------------------------------------------------------------------------------------------
-# Reading the transect
-
-
-_NUM = (float, int)
-
-
-def _one_segment(item: Any, where: str) -> tuple[float, float, bool]:
-    """(2)(a), (2)(b): one segment's horizontal length and slope in percent, fully validated."""
-    m = mapping(item, where)
-    reduced = False
-    slope_key = one_of(m, ("slope_pct", "slope_deg"), where)
-    if slope_key == "slope_pct":
-        pct = number(m, "slope_pct", where, nonnegative=False)
-    else:
-        deg = number(m, "slope_deg", where, nonnegative=False)
-        if not -90.0 < deg < 90.0:
-            raise RuleInputError(join(where, "slope_deg"), f"slope_deg must be between -90 and 90, got {deg:g}")
-        pct = pct_from_deg(deg)
-        reduced = True
-    length_key = one_of(m, ("horizontal_ft", "slope_distance_ft"), where)
-    length = number(m, length_key, where, positive=True, unit=" ft")
-    if length_key == "slope_distance_ft":
-        length = horizontal_from_slope_distance(length, pct)
-        reduced = True
-    return length, pct, reduced
-
-
-def _read_segments(items: Iterable[Any], where: str) -> tuple[list[float], list[float], bool]:
-    hs: list[float] = []
-    ps: list[float] = []
-    reduced = False
-    # The fast path takes only values the validating path accepts (plausibility limits
-    # included, so that no sum or product overflows); a huge int goes to the validating path too.
-    big_ft, big = MAX_FT, MAX_VALUE
-    for i, item in enumerate(items):
-        if type(item) is dict:
-            # Fast path for well-formed segments; anything else (or any bad value) goes through
-            # the validating path, which names the key.
-            h = item.get("horizontal_ft")
-            sd = item.get("slope_distance_ft")
-            p = item.get("slope_pct")
-            deg = item.get("slope_deg")
-            if (h is None) != (sd is None) and (p is None) != (deg is None):
-                length = h if sd is None else sd
-                slope = p if deg is None else deg
-                if (type(length) in _NUM and type(slope) in _NUM and 0.0 < length <= big_ft
-                        and (-big <= slope <= big if deg is None else -90.0 < slope < 90.0)):
-                    if deg is not None:
-                        slope = 100.0 * math.tan(math.radians(slope))
-                        reduced = True
-                    if sd is not None:
-                        length = length / math.hypot(1.0, slope / 100.0)
-                        reduced = True
-                    hs.append(float(length))
-                    ps.append(float(slope))
-                    continue
-        elif type(item) is tuple and len(item) == 2:
-            h, p = item
-            if type(h) in _NUM and type(p) in _NUM and 0.0 < h <= big_ft and -big <= p <= big:
-                hs.append(float(h))
-                ps.append(float(p))
-                continue
-            item = {"horizontal_ft": h, "slope_pct": p}
-        elif isinstance(item, Segment):
-            item = {k: getattr(item, k) for k in Segment.__slots__ if getattr(item, k) is not None}
-        h, p, r = _one_segment(item, join(where, i))
-        hs.append(h)
-        ps.append(p)
-        reduced = reduced or r
-    return hs, ps, reduced
-
-
-def _read_stations(items: Sequence[Any], where: str) -> tuple[list[float], list[float]]:
-    """Stations -> segments: horizontal = Δdistance, slope = 100·Δelevation/Δdistance."""
-    hs: list[float] = []
-    ps: list[float] = []
-    prev_d = prev_e = None
-    for i, item in enumerate(items):
-        w = join(where, i)
-        if isinstance(item, Station):
-            item = {"distance_ft": item.distance_ft, "elevation_ft": item.elevation_ft}
-        elif isinstance(item, tuple) and len(item) == 2:
-            item = {"distance_ft": item[0], "elevation_ft": item[1]}
-        m = mapping(item, w)
-        d = number(m, "distance_ft", w, unit=" ft")
-        e = number(m, "elevation_ft", w, nonnegative=False, unit=" ft")
-        if prev_d is None:
-            if more_than(d, 0.0):
-                raise RuleInputError(
-                    join(w, "distance_ft"),
-                    f"the first station is the OHWM and must be at distance_ft 0, got {d:g} ft",
-                )
-        else:
-            if not more_than(d, prev_d):
-                raise RuleInputError(
-                    join(w, "distance_ft"),
-                    f"distance_ft must increase from station to station: {d:g} ft is not more than "
-                    f"the previous station's {prev_d:g} ft",
-                )
-            h = d - prev_d
-            hs.append(h)
-            ps.append(100.0 * (e - prev_e) / h)
-        prev_d, prev_e = d, e
-    return hs, ps
-
-
 # --------------------------------------------------------------------------------------------
 # The determination
 
@@ -384,6 +271,8 @@ def _fmt(x: float) -> str:
 
 
 def _falling_note(starts: list[float], ends: list[float], ps: list[float]) -> str | None:
+    """The ``note`` asking about counted segments whose ground falls landward (slope < 0): a
+    complete interruption ((1)(c)) is only ever marked by the surveyor, never inferred."""
     spans = [f"{_fmt(starts[i])} to {_fmt(ends[i])} ft" for i in range(len(starts)) if less_than(ps[i], 0.0)]
     if not spans:
         return None
@@ -392,6 +281,269 @@ def _falling_note(starts: list[float], ends: list[float], ps: list[float]) -> st
         "(a topographic break that stops runoff reaching the water, NR 341.035(1)(c)), mark it; "
         "the app never infers one."
     )
+
+
+@dataclasses.dataclass(slots=True)
+class _Walk:
+    """The transect laid out for the determination: what every step of :func:`_determine` reads.
+
+    Attributes
+    ----------
+    params : BankParameters
+        Base distance, threshold and stipulated distance of the waterway ((1)(a) or (1)(b)).
+    hs, ps : list of float
+        Every input segment, horizontal ft and slope percent, seaward first.
+    starts, ends : list of float
+        Horizontal ft from the OHWM where each *counted* segment starts and ends ((2)(a)):
+        segments starting at or beyond the interruption are not counted, and the last one
+        counted ends at it ((1)(c)).
+    steep : list of bool
+        Per counted segment: its slope is the threshold or more (``per-segment-slope``).
+    cap_ft : float
+        ``interruption_ft``, or infinity when none is marked.
+    interruption_ft : float or None
+        Horizontal ft from the OHWM of the marked complete interruption.
+    priority, stipulated : bool
+        As given.
+    used : set of str
+        Ids of the readings relied on so far; every step adds to it.
+    """
+
+    params: BankParameters
+    hs: list[float]
+    ps: list[float]
+    starts: list[float]
+    ends: list[float]
+    steep: list[bool]
+    cap_ft: float
+    interruption_ft: float | None
+    priority: bool
+    stipulated: bool
+    used: set[str]
+
+    @property
+    def end_ft(self) -> float:
+        """Horizontal ft from the OHWM where the counted transect ends (0 with no segment)."""
+        return self.ends[-1] if self.ends else 0.0
+
+    @property
+    def reached_cap(self) -> bool:
+        """The transect reaches the marked interruption."""
+        return self.interruption_ft is not None and at_least(self.end_ft, self.cap_ft)
+
+    @property
+    def past_base(self) -> bool:
+        """The counted transect ends beyond the base distance (75 ft / 300 ft)."""
+        return more_than(self.end_ft, self.params.base_ft)
+
+    @property
+    def covered(self) -> bool:
+        """Nothing beyond the transect can change the bank: it passes the base distance or
+        reaches the interruption."""
+        return self.past_base or self.reached_cap
+
+    @property
+    def base_walk(self) -> tuple[float, WalkReason]:
+        """The walk still needed to pass the base distance, ft, and its reason."""
+        return self.params.base_ft - self.end_ft, WalkReason.BASE_DISTANCE
+
+
+def _lay_out(hs: Sequence[float], cap_ft: float) -> tuple[list[float], list[float]]:
+    """(2)(a), (1)(c): where each segment starts and ends, horizontal ft from the OHWM.
+
+    Segments that start at or beyond ``cap_ft`` (the interruption, or infinity) are left out;
+    the last one counted ends at ``cap_ft``.
+
+    >>> _lay_out([30.0, 60.0, 45.0], 100.0)
+    ([0.0, 30.0, 90.0], [30.0, 90.0, 100.0])
+    """
+    starts: list[float] = []
+    ends: list[float] = []
+    pos = 0.0
+    for h in hs:
+        if not less_than(pos, cap_ft):
+            break
+        starts.append(pos)
+        pos += h
+        ends.append(pos if pos < cap_ft else cap_ft)
+    return starts, ends
+
+
+def _walk_of(hs: list[float], ps: list[float], *, priority: bool, interruption: float | None,
+             stipulated: bool, reduced: bool) -> _Walk:
+    """Validated segments (horizontal ft, slope %) laid out as a :class:`_Walk`; ``reduced``
+    says some were reduced from slope distances or degrees (``horizontal-distance``)."""
+    params = bank_parameters(priority)
+    cap = math.inf if interruption is None else interruption
+    starts, ends = _lay_out(hs, cap)
+    steep = [at_least(ps[i], params.threshold_pct) for i in range(len(starts))]
+    used = {HORIZONTAL_DISTANCE} if reduced else set()
+    return _Walk(params, hs, ps, starts, ends, steep, cap, interruption, priority, stipulated, used)
+
+
+def _steep_stretches(walk: _Walk, at_least_ft: float) -> tuple[SteepStretch, ...]:
+    """Runs of consecutive steep counted segments, seaward first; ``within_bank`` when a run
+    starts short of ``at_least_ft``."""
+    steep, starts, ends, n = walk.steep, walk.starts, walk.ends, len(walk.starts)
+    stretches = []
+    i = 0
+    while i < n:
+        if steep[i]:
+            j = i
+            while j + 1 < n and steep[j + 1]:
+                j += 1
+            stretches.append(SteepStretch(starts[i], ends[j], less_than(starts[i], at_least_ft)))
+            i = j + 1
+        else:
+            i += 1
+    return tuple(stretches)
+
+
+def _result(walk: _Walk, **kw: Any) -> BankResult:
+    """The :class:`BankResult`: ``kw`` gives the verdict fields, ``walk`` the rest."""
+    at_least_ft = kw["bank_ft_at_least"]
+    return BankResult(
+        rule=RULE_BANK,
+        interpretations=ordered(walk.used, _ORDER),
+        segment_horizontal_ft=tuple(walk.hs),
+        segment_slopes_pct=tuple(walk.ps),
+        extended=more_than(at_least_ft, walk.params.base_ft),
+        note=_falling_note(walk.starts, walk.ends, walk.ps),
+        priority=walk.priority,
+        stipulated=walk.stipulated,
+        base_ft=walk.params.base_ft,
+        threshold_pct=walk.params.threshold_pct,
+        transect_end_ft=math.fsum(walk.hs),
+        interruption_at_ft=walk.interruption_ft,
+        steep_stretches=_steep_stretches(walk, at_least_ft),
+        **kw,
+    )
+
+
+def _settled(walk: _Walk, bank_ft: float, basis: Basis, **kw: Any) -> BankResult:
+    """A ``determined`` bank of ``bank_ft``, citing the paragraph of ``basis``: (1)(c) for an
+    interruption, (2)(c) for a stipulation, else (1)(a) or (1)(b)."""
+    cite = {Basis.INTERRUPTION: CITE_INTERRUPTION, Basis.STIPULATION: walk.params.cite_stipulated}.get(
+        basis, walk.params.cite_base)
+    return _result(walk, status=Status.DETERMINED, citation=cite, bank_ft=bank_ft, bank_ft_at_least=bank_ft,
+                   basis=basis, walk_further_ft=None, **kw)
+
+
+def _unsettled(walk: _Walk, at_least_ft: float, walks: list[tuple[float, WalkReason]], **kw: Any) -> BankResult:
+    """A ``needs_data`` bank known to reach ``at_least_ft`` (``insufficient-transect``).
+
+    ``walk_further_ft`` is the largest of ``walks`` (ft still to walk, and why), cut to the
+    distance left to the interruption, and never negative.
+    """
+    walk_ft, reason = max(walks, key=lambda w: w[0])
+    cap, end = walk.cap_ft, walk.end_ft
+    if walk.interruption_ft is not None and less_than(cap - end, walk_ft):
+        walk_ft, reason = cap - end, WalkReason.INTERRUPTION
+    walk_ft = max(walk_ft, 0.0)
+    walk.used.add(INSUFFICIENT_TRANSECT)
+    if at_least(at_least_ft, cap):
+        basis = Basis.INTERRUPTION
+    elif more_than(at_least_ft, walk.params.base_ft):
+        basis = Basis.SLOPE
+    else:
+        basis = Basis.BASE
+    cite = CITE_INTERRUPTION if basis is Basis.INTERRUPTION else walk.params.cite_base
+    step = _next_step(walk_ft, reason, walk.params.threshold_pct, walk.params.base_ft, cap)
+    return _result(walk, status=Status.NEEDS_DATA, citation=cite, bank_ft=None, bank_ft_at_least=at_least_ft,
+                   basis=basis, walk_further_ft=walk_ft, walk_reason=reason, next_step=step, **kw)
+
+
+def _stipulated_bank(walk: _Walk) -> BankResult:
+    """(2)(c): the stipulated distance (300 ft / 500 ft) replaces the slope survey; (1)(c)
+    still caps it (``interruption-caps``)."""
+    if less_than(walk.cap_ft, walk.params.stipulated_ft):
+        walk.used.add(INTERRUPTION_CAPS)
+        return _settled(walk, walk.cap_ft, Basis.INTERRUPTION)
+    return _settled(walk, walk.params.stipulated_ft, Basis.STIPULATION)
+
+
+def _last_trigger(walk: _Walk) -> int | None:
+    """(1)(a)/(b): index of the last steep segment that starts at the base distance or less
+    (``trigger-within-base``); None when there is none."""
+    last = None
+    for i in range(len(walk.starts)):
+        if walk.steep[i] and at_most(walk.starts[i], walk.params.base_ft):
+            last = i
+    return last
+
+
+def _bank_without_trigger(walk: _Walk) -> BankResult:
+    """No steep segment starts within the base distance: the bank is the base distance,
+    capped by the interruption ((1)(c)); ``needs_data`` until the transect passes it."""
+    base = walk.params.base_ft
+    capped = less_than(walk.cap_ft, base)
+    if capped:
+        walk.used.add(INTERRUPTION_CAPS)
+    bank = walk.cap_ft if capped else base
+    if walk.covered:
+        return _settled(walk, bank, Basis.INTERRUPTION if capped else Basis.BASE)
+    return _unsettled(walk, bank, [walk.base_walk])
+
+
+def _anchor_from(walk: _Walk, last: int) -> tuple[float, bool]:
+    """``anchor-last-trigger``: extend from the trigger ``last`` through later steep segments
+    separated by below-threshold runs of 50 ft or less.
+
+    Returns
+    -------
+    anchor_ft : float
+        Landward end of the last steep segment reached, horizontal ft from the OHWM.
+    closed : bool
+        A below-threshold run of more than 50 ft follows the anchor within the transect.
+    """
+    anchor = walk.ends[last]
+    for j in range(last + 1, len(walk.starts)):
+        if walk.steep[j]:
+            anchor = walk.ends[j]
+        elif more_than(walk.ends[j] - anchor, RUN_FT):
+            return anchor, True
+    return anchor, False
+
+
+def _bank_in_open_run(walk: _Walk, anchor: float) -> BankResult:
+    """The transect ends on steep ground or in a below-threshold run of 50 ft or less after
+    ``anchor``: the interruption settles it (``run-cut-by-interruption``), else the run must be
+    walked on to more than 50 ft (and the base distance passed)."""
+    end = walk.end_ft
+    if walk.reached_cap:
+        walk.used.add(INTERRUPTION_CAPS)
+        run = end - anchor
+        if more_than(run, 0.0):
+            walk.used.add(RUN_CUT_BY_INTERRUPTION)
+        return _settled(walk, walk.cap_ft, Basis.INTERRUPTION, anchor_ft=anchor, run_below_threshold_ft=run)
+    base = walk.params.base_ft
+    run = end - anchor if more_than(end - anchor, 0.0) else 0.0
+    walks = [(RUN_FT - run, WalkReason.BELOW_THRESHOLD_RUN)]
+    if not walk.past_base:
+        walks.append(walk.base_walk)
+    if less_than(anchor, base):
+        walk.used.add(NEVER_BELOW_BASE)
+    at_least_ft = min(max(anchor, base), walk.cap_ft)
+    return _unsettled(walk, at_least_ft, walks, anchor_ft=anchor, run_below_threshold_ft=run)
+
+
+def _bank_at_anchor(walk: _Walk, anchor: float) -> BankResult:
+    """A below-threshold run of more than 50 ft begins at ``anchor``: the bank ends there
+    (``slope`` basis), never short of the base distance (``never-below-base``), capped by the
+    interruption; ``needs_data`` while a segment starting within the base distance is unwalked."""
+    base = walk.params.base_ft
+    uncapped = anchor
+    if less_than(anchor, base):
+        walk.used.add(NEVER_BELOW_BASE)
+        uncapped = base
+    capped = less_than(walk.cap_ft, uncapped)
+    if capped:
+        walk.used.add(INTERRUPTION_CAPS)
+    bank = walk.cap_ft if capped else uncapped
+    if walk.covered:
+        basis = Basis.INTERRUPTION if capped else (Basis.SLOPE if more_than(bank, base) else Basis.BASE)
+        return _settled(walk, bank, basis, anchor_ft=anchor)
+    return _unsettled(walk, bank, [walk.base_walk], anchor_ft=anchor)
 
 
 def _determine(
@@ -403,156 +555,43 @@ def _determine(
     stipulated: bool,
     reduced: bool,
 ) -> BankResult:
-    base, thr, stip_ft, cite_base, cite_stip = _PARAMS[priority]
-    cap = math.inf if interruption is None else interruption
-    used: set[str] = set()
-    if reduced:
-        used.add(HORIZONTAL_DISTANCE)
+    """Rule ``nr341.bank`` on validated segments (NR 341.035(1), (2)).
 
-    # (2)(a): positions along the horizontal; (1)(c): nothing at or beyond the interruption counts.
-    starts: list[float] = []
-    ends: list[float] = []
-    pos = 0.0
-    for h in hs:
-        if not less_than(pos, cap):
-            break
-        starts.append(pos)
-        pos += h
-        ends.append(pos if pos < cap else cap)
-    walked_ft = math.fsum(hs)
-    n = len(starts)
-    end = ends[-1] if n else 0.0
-    reached_cap = interruption is not None and at_least(end, cap)
-    steep = [at_least(ps[i], thr) for i in range(n)]
+    Parameters
+    ----------
+    hs, ps : list of float
+        Horizontal length, ft, and slope, percent, of each segment, seaward first.
+    priority : bool
+        Priority navigable waterway ((1)(b)) or not ((1)(a)).
+    interruption : float or None
+        Horizontal ft from the OHWM of the marked complete interruption ((1)(c)).
+    stipulated : bool
+        The landowner stipulates that the slope continues ((2)(c)).
+    reduced : bool
+        Some segment was reduced from a slope distance or degrees (``horizontal-distance``).
 
-    def result(**kw: Any) -> BankResult:
-        at_least_ft = kw["bank_ft_at_least"]
-        stretches = []
-        i = 0
-        while i < n:
-            if steep[i]:
-                j = i
-                while j + 1 < n and steep[j + 1]:
-                    j += 1
-                stretches.append(SteepStretch(starts[i], ends[j], less_than(starts[i], at_least_ft)))
-                i = j + 1
-            else:
-                i += 1
-        return BankResult(
-            rule=RULE_BANK,
-            interpretations=tuple(x for x in _ORDER if x in used),
-            segment_horizontal_ft=tuple(hs),
-            segment_slopes_pct=tuple(ps),
-            extended=more_than(at_least_ft, base),
-            note=_falling_note(starts, ends, ps),
-            priority=priority,
-            stipulated=stipulated,
-            base_ft=base,
-            threshold_pct=thr,
-            transect_end_ft=walked_ft,
-            interruption_at_ft=interruption,
-            steep_stretches=tuple(stretches),
-            **kw,
-        )
-
-    def settled(bank: float, basis: Basis, **kw: Any) -> BankResult:
-        cite = {Basis.INTERRUPTION: CITE_INTERRUPTION, Basis.STIPULATION: cite_stip}.get(basis, cite_base)
-        return result(status=Status.DETERMINED, citation=cite, bank_ft=bank, bank_ft_at_least=bank,
-                      basis=basis, walk_further_ft=None, **kw)
-
-    def unsettled(at_least_ft: float, walks: list[tuple[float, WalkReason]], **kw: Any) -> BankResult:
-        # walk_further_ft: the larger of the bounds that apply, capped at interruption - end.
-        walk, reason = max(walks, key=lambda w: w[0])
-        if interruption is not None and less_than(cap - end, walk):
-            walk, reason = cap - end, WalkReason.INTERRUPTION
-        walk = max(walk, 0.0)
-        used.add(INSUFFICIENT_TRANSECT)
-        if at_least(at_least_ft, cap):
-            basis = Basis.INTERRUPTION
-        elif more_than(at_least_ft, base):
-            basis = Basis.SLOPE
-        else:
-            basis = Basis.BASE
-        cite = CITE_INTERRUPTION if basis is Basis.INTERRUPTION else cite_base
-        return result(status=Status.NEEDS_DATA, citation=cite, bank_ft=None, bank_ft_at_least=at_least_ft,
-                      basis=basis, walk_further_ft=walk, walk_reason=reason,
-                      next_step=_next_step(walk, reason, thr, base, cap), **kw)
-
-    # (2)(c): a stipulated bank replaces the slope survey; (1)(c) still caps it.
+    Returns
+    -------
+    BankResult
+    """
+    walk = _walk_of(hs, ps, priority=priority, interruption=interruption, stipulated=stipulated, reduced=reduced)
     if stipulated:
-        if less_than(cap, stip_ft):
-            used.add(INTERRUPTION_CAPS)
-            return settled(cap, Basis.INTERRUPTION)
-        return settled(stip_ft, Basis.STIPULATION)
-
-    used.add(PER_SEGMENT_SLOPE)
-    if any(steep):
-        used.add(TRIGGER_WITHIN_BASE)
-    past_base = more_than(end, base)
-    covered = past_base or reached_cap
-    base_walk = (base - end, WalkReason.BASE_DISTANCE)
-
-    # (1)(a)/(b): the last steep segment that starts at the base distance or less.
-    last = None
-    for i in range(n):
-        if steep[i] and at_most(starts[i], base):
-            last = i
-
+        return _stipulated_bank(walk)
+    walk.used.add(PER_SEGMENT_SLOPE)
+    if any(walk.steep):
+        walk.used.add(TRIGGER_WITHIN_BASE)
+    last = _last_trigger(walk)
     if last is None:
-        # No trigger: the bank is the base distance, (1)(c) capping it.
-        capped = less_than(cap, base)
-        if capped:
-            used.add(INTERRUPTION_CAPS)
-        bank = cap if capped else base
-        if covered:
-            return settled(bank, Basis.INTERRUPTION if capped else Basis.BASE)
-        return unsettled(bank, [base_walk])
-
-    # anchor-last-trigger: extend through steep segments separated by runs of 50 ft or less.
-    used.add(ANCHOR_LAST_TRIGGER)
-    anchor = ends[last]
-    closed = False
-    for j in range(last + 1, n):
-        if steep[j]:
-            anchor = ends[j]
-        elif more_than(ends[j] - anchor, RUN_FT):
-            closed = True
-            break
-
-    if not closed:
-        if reached_cap:
-            # The steep ground, or a run too short to end it, reaches the interruption.
-            used.add(INTERRUPTION_CAPS)
-            run = end - anchor
-            if more_than(run, 0.0):
-                used.add(RUN_CUT_BY_INTERRUPTION)
-            return settled(cap, Basis.INTERRUPTION, anchor_ft=anchor, run_below_threshold_ft=run)
-        run = end - anchor if more_than(end - anchor, 0.0) else 0.0
-        walks = [(RUN_FT - run, WalkReason.BELOW_THRESHOLD_RUN)]
-        if not past_base:
-            walks.append(base_walk)
-        if less_than(anchor, base):
-            used.add(NEVER_BELOW_BASE)
-        at_least_ft = min(max(anchor, base), cap)
-        return unsettled(at_least_ft, walks, anchor_ft=anchor, run_below_threshold_ft=run)
-
-    # The first below-threshold run of more than 50 ft begins at the anchor.
-    uncapped = anchor
-    if less_than(anchor, base):
-        used.add(NEVER_BELOW_BASE)
-        uncapped = base
-    capped = less_than(cap, uncapped)
-    if capped:
-        used.add(INTERRUPTION_CAPS)
-    bank = cap if capped else uncapped
-    if covered:
-        basis = Basis.INTERRUPTION if capped else (Basis.SLOPE if more_than(bank, base) else Basis.BASE)
-        return settled(bank, basis, anchor_ft=anchor)
-    # Closed short of the base distance: a later segment starting within it could still trigger.
-    return unsettled(bank, [base_walk], anchor_ft=anchor)
+        return _bank_without_trigger(walk)
+    walk.used.add(ANCHOR_LAST_TRIGGER)
+    anchor, closed = _anchor_from(walk, last)
+    if closed:
+        return _bank_at_anchor(walk, anchor)
+    return _bank_in_open_run(walk, anchor)
 
 
 def _next_step(walk: float, reason: WalkReason, thr: float, base: float, cap: float) -> str:
+    """The result's ``next_step``: what to walk next, ft, for ``reason``."""
     if reason is WalkReason.BELOW_THRESHOLD_RUN:
         return f"keep walking: more than {walk:.1f} ft below {thr:g} % needed"
     if reason is WalkReason.INTERRUPTION:
@@ -567,6 +606,7 @@ def _next_step(walk: float, reason: WalkReason, thr: float, base: float, cap: fl
 
 
 def _options(where: str, m: Mapping) -> tuple[float | None, bool]:
+    """``interruption_at_ft`` (ft, optional, ≥ 0) and ``stipulated`` (default False) of ``m``."""
     interruption = number(m, "interruption_at_ft", where, required=False, unit=" ft")
     stipulated = boolean(m, "stipulated", where, required=False, default=False)
     return interruption, bool(stipulated)
@@ -608,10 +648,8 @@ def bank_from_segments(
         less, a non-finite value, or an angle outside (-90, 90) degrees; ``key`` names it
         (``"segments[2].slope_pct"``).
     """
-    hs, ps, reduced = _read_segments(segments, "segments")
-    interruption, stip = _options("", {"interruption_at_ft": interruption_at_ft, "stipulated": stipulated})
-    return _determine(hs, ps, priority=_priority(priority, "priority"), interruption=interruption,
-                      stipulated=stip, reduced=reduced)
+    hs, ps, reduced = read_segments(segments, "segments")
+    return _typed_bank(hs, ps, reduced, priority, interruption_at_ft, stipulated)
 
 
 def bank_from_stations(
@@ -641,21 +679,44 @@ def bank_from_stations(
     RuleInputError
         First station not at 0, distances not increasing, a missing or non-finite value.
     """
-    hs, ps = _read_stations(list(stations), "stations")
+    hs, ps = read_stations(list(stations), "stations")
+    return _typed_bank(hs, ps, False, priority, interruption_at_ft, stipulated)
+
+
+def _typed_bank(hs: list[float], ps: list[float], reduced: bool, priority: Any, interruption_at_ft: Any,
+                stipulated: Any) -> BankResult:
+    """The typed API's options checked (keys without the ``input.`` prefix), then the bank."""
     interruption, stip = _options("", {"interruption_at_ft": interruption_at_ft, "stipulated": stipulated})
     return _determine(hs, ps, priority=_priority(priority, "priority"), interruption=interruption,
-                      stipulated=stip, reduced=False)
+                      stipulated=stip, reduced=reduced)
 
 
 def _priority(value: Any, key: str) -> bool:
+    """The typed API's ``priority``, which must be a bool (raises :class:`RuleInputError`)."""
     if not isinstance(value, bool):
         raise RuleInputError(key, f"priority must be true or false, got {reprlib.repr(value)}")
     return value
 
 
 def bank_from_request(input: Mapping, settings: Mapping) -> BankResult:
-    """``nr341.bank`` from the contract's ``input``: ``priority``, ``segments`` or ``stations``,
-    ``interruption_at_ft``?, ``stipulated``?. Keys in errors start with ``input.``."""
+    """``nr341.bank`` from the contract's ``input`` (NR 341.035(1), (2)); ``settings`` unused.
+
+    Parameters
+    ----------
+    input : mapping
+        ``priority`` (bool), one of ``segments`` or ``stations`` (lists as for
+        :func:`bank_from_segments` / :func:`bank_from_stations`; neither is needed when
+        ``stipulated``), ``interruption_at_ft`` (ft, optional), ``stipulated`` (bool, optional).
+
+    Returns
+    -------
+    BankResult
+
+    Raises
+    ------
+    RuleInputError
+        As the typed functions; keys start ``input.`` (``"input.segments[2].slope_pct"``).
+    """
     where = "input"
     priority = boolean(input, "priority", where)
     interruption, stip = _options(where, input)
@@ -665,9 +726,9 @@ def bank_from_request(input: Mapping, settings: Mapping) -> BankResult:
     ps: list[float] = []
     if key == "segments":
         items = sequence(input, "segments", where)
-        hs, ps, reduced = _read_segments(items, "input.segments")
+        hs, ps, reduced = read_segments(items, "input.segments")
     elif key == "stations":
-        hs, ps = _read_stations(sequence(input, "stations", where), "input.stations")
+        hs, ps = read_stations(sequence(input, "stations", where), "input.stations")
     return _determine(hs, ps, priority=priority, interruption=interruption, stipulated=stip, reduced=reduced)
 
 
@@ -684,7 +745,8 @@ def bank_guidance(result: BankResult) -> str:
     Returns
     -------
     str
-        One or two sentences; the ``note`` about ground falling landward is appended.
+        One or two sentences, distances in ft to one decimal; the ``note`` about ground falling
+        landward is appended.
     """
     thr = f"{result.threshold_pct:g} %"
     base = f"{result.base_ft:g} ft"
@@ -718,71 +780,3 @@ def bank_guidance(result: BankResult) -> str:
     if result.note:
         text = f"{text} {result.note}"
     return text
-
-
-# --------------------------------------------------------------------------------------------
-# (2)(d), (3): graded area
-
-
-def graded_area(
-    horizontal_area_sqft: float, *, slope_pct: float | None = None, slope_deg: float | None = None
-) -> GradedAreaResult:
-    """Rule ``nr341.graded_area``: is the area exposed by grading on the bank more than
-    10,000 sq ft, measured on the land surface (NR 341.035(2)(d), (3); ``surface-area``)?
-
-    surface = horizontal area × √(1 + (slope/100)²).
-
-    Parameters
-    ----------
-    horizontal_area_sqft : float
-        Graded area as mapped (horizontal projection), sq ft (≥ 0).
-    slope_pct, slope_deg : float
-        Slope of the graded ground (give one; the sign does not matter).
-
-    Returns
-    -------
-    GradedAreaResult
-
-    Raises
-    ------
-    RuleInputError
-        Negative or non-finite area, both or neither slope.
-
-    Examples
-    --------
-    >>> graded_area(9999.0, slope_pct=20.0).permit_required
-    True
-    """
-    m = {"horizontal_area_sqft": horizontal_area_sqft, "slope_pct": slope_pct, "slope_deg": slope_deg}
-    return _graded_area(m, "")
-
-
-def _graded_area(m: Mapping, where: str) -> GradedAreaResult:
-    area = number(m, "horizontal_area_sqft", where, unit=" sq ft")
-    used = [SURFACE_AREA]
-    if one_of(m, ("slope_pct", "slope_deg"), where) == "slope_deg":
-        deg = number(m, "slope_deg", where, nonnegative=False)
-        if not -90.0 < deg < 90.0:
-            raise RuleInputError(join(where, "slope_deg"), f"slope_deg must be between -90 and 90, got {deg:g}")
-        pct = pct_from_deg(deg)
-        used.append(HORIZONTAL_DISTANCE)
-    else:
-        pct = number(m, "slope_pct", where, nonnegative=False)
-    surface = finite_result(surface_from_horizontal(area, pct), join(where, "horizontal_area_sqft"),
-                            "the surface area")
-    return GradedAreaResult(
-        rule=RULE_GRADED_AREA,
-        status=Status.DETERMINED,
-        citation="NR 341.035(3)",
-        interpretations=tuple(x for x in _ORDER if x in used),
-        surface_area_sqft=surface,
-        permit_required=more_than(surface, GRADED_AREA_SQFT),
-        horizontal_area_sqft=area,
-        slope_pct=pct,
-    )
-
-
-def graded_area_from_request(input: Mapping, settings: Mapping) -> GradedAreaResult:
-    """``nr341.graded_area`` from the contract's ``input``."""
-    return _graded_area(input, "input")
-

@@ -20,9 +20,12 @@ from __future__ import annotations
 
 import dataclasses
 import enum
-from typing import Any
+from collections.abc import Callable, Collection, Mapping, Sequence
+from typing import Any, TypeVar
 
-__all__ = ["RuleInputError", "RuleResult", "RulesError", "Status", "error_result"]
+__all__ = ["RuleInputError", "RuleResult", "RulesError", "Status", "error_result", "from_request", "ordered"]
+
+R = TypeVar("R", bound="RuleResult")
 
 
 class RulesError(Exception):
@@ -112,3 +115,38 @@ class RuleResult:
 def error_result(rule: Any, key: str, message: str) -> dict[str, Any]:
     """The contract's error result: ``{"rule", "status": "error", "key", "message"}``."""
     return {"rule": rule, "status": Status.ERROR.value, "key": key, "message": message}
+
+
+def ordered(used: Collection[str], order: Sequence[str]) -> tuple[str, ...]:
+    """The interpretation ids of ``used`` in the module's fixed ``order`` (for ``interpretations``).
+
+    >>> ordered({"b", "a"}, ("a", "b", "c"))
+    ('a', 'b')
+    """
+    return tuple(x for x in order if x in used)
+
+
+def from_request(read: Callable[[Mapping, str], R], rule: str, keys: str = "") -> Callable[[Mapping, Mapping], R]:
+    """The contract handler ``(input, settings) -> result`` of a rule that reads one mapping.
+
+    ``read(m, where)`` is the rule's reader (``_wetland_size``, ...), shared with its typed API
+    (which passes ``where=""``); the handler reads the request's ``input`` with ``where="input"``,
+    so error keys start ``input.``, and ignores ``settings``. Its name is the reader's without
+    the underscore, plus ``_from_request`` (``wetland_size_from_request``).
+
+    Parameters
+    ----------
+    read : callable
+        ``read(mapping, where) -> RuleResult``; raises :class:`RuleInputError`.
+    rule : str
+        The rule id, for the handler's docstring.
+    keys : str
+        Words on the input keys for the docstring, e.g. ``" (slope_pct or slope_deg)"``.
+    """
+
+    def handler(input: Mapping, settings: Mapping) -> R:
+        return read(input, "input")
+
+    handler.__name__ = handler.__qualname__ = f"{read.__name__.lstrip('_')}_from_request"
+    handler.__doc__ = f"``{rule}`` from the contract's ``input``{keys}."
+    return handler

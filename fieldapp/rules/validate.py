@@ -36,6 +36,8 @@ import reprlib
 from collections.abc import Mapping, Sequence
 from typing import Any
 
+import shapely
+
 from fieldapp.rules.results import RuleInputError
 
 __all__ = [
@@ -49,6 +51,9 @@ __all__ = [
     "number",
     "number_of",
     "one_of",
+    "point_ft",
+    "points_ft",
+    "polygon_ft",
     "sequence",
 ]
 
@@ -73,14 +78,20 @@ def _missing(m: Mapping, key: str, where: str, what: str = "") -> RuleInputError
 
 
 def mapping(value: Any, where: str) -> Mapping:
-    """``value`` if it is a JSON object, else an error naming ``where``."""
+    """``value`` if it is a JSON object (a mapping), else a :class:`RuleInputError` naming ``where``."""
     if not isinstance(value, Mapping):
         raise RuleInputError(where, f"{where or 'value'} must be an object, got {_kind(value)}")
     return value
 
 
 def sequence(m: Mapping, key: str, where: str, *, required: bool = True) -> Sequence | None:
-    """The list at ``m[key]`` (None when absent and not required)."""
+    """The list at ``m[key]`` (None when absent, or null, and not required).
+
+    Raises
+    ------
+    RuleInputError
+        Missing when required (naming a near-miss spelling), or not a list (a string is not).
+    """
     value = m.get(key, _MISSING)
     if value is _MISSING or (value is None and not required):
         if required:
@@ -104,6 +115,15 @@ def number_of(
 
     Besides the sign and ``maximum`` checks, the size is limited to :data:`MAX_FT` for feet
     (``unit`` " ft" or a key ending ``_ft``) and :data:`MAX_VALUE` otherwise.
+
+    Raises
+    ------
+    RuleInputError
+        Not a number (bools are not), too large for a float, NaN or infinite, not positive
+        (``positive``), negative (``nonnegative``), more than ``maximum``, or beyond the limit.
+
+    >>> number_of(3, "a.b_ft")
+    3.0
     """
     if type(value) is not float and type(value) is not int:
         if isinstance(value, bool) or not isinstance(value, (int, float)):
@@ -192,7 +212,13 @@ def number(
 def boolean(
     m: Mapping, key: str, where: str, *, required: bool = True, nullable: bool = False, default: bool | None = None
 ) -> bool | None:
-    """The bool at ``m[key]``; ``default`` when absent and not required; None for null when nullable."""
+    """The bool at ``m[key]``; ``default`` when absent and not required; None for null when nullable.
+
+    Raises
+    ------
+    RuleInputError
+        Missing when required, or not ``true``/``false`` (numbers are not booleans).
+    """
     value = m.get(key, _MISSING)
     if value is _MISSING:
         if required:
@@ -208,7 +234,14 @@ def boolean(
 def choice(
     m: Mapping, key: str, where: str, choices: Sequence[str], *, required: bool = True, default: str | None = None
 ) -> str | None:
-    """The string at ``m[key]``, which must be one of ``choices``."""
+    """The string at ``m[key]``, which must be one of ``choices`` (``default`` when absent, or
+    null, and not required).
+
+    Raises
+    ------
+    RuleInputError
+        Missing when required, or not one of ``choices`` (naming a likely one).
+    """
     value = m.get(key, _MISSING)
     if value is _MISSING or (value is None and not required):
         if required:
@@ -225,7 +258,14 @@ def choice(
 
 
 def one_of(m: Mapping, keys: Sequence[str], where: str, *, required: bool = True) -> str | None:
-    """Which one of the alternative ``keys`` is present (exactly one; none when not required)."""
+    """Which one of the alternative ``keys`` is present and not null (exactly one; None when
+    none is and not required).
+
+    Raises
+    ------
+    RuleInputError
+        More than one given (naming the second), or none when required (naming the first).
+    """
     present = [k for k in keys if m.get(k) is not None]
     if len(present) > 1:
         raise RuleInputError(
@@ -237,6 +277,72 @@ def one_of(m: Mapping, keys: Sequence[str], where: str, *, required: bool = True
         err = _missing(m, keys[0], where, f" (or {' or '.join(repr(k) for k in keys[1:])})")
         raise err
     return present[0]
+
+
+def point_ft(p: Any, where: str) -> tuple[float, float]:
+    """One ``[x_ft, y_ft]`` point of a projected CRS in feet (each coordinate at most
+    :data:`MAX_FT` in size, either sign).
+
+    Raises
+    ------
+    RuleInputError
+        Not a pair ("each point must be [x_ft, y_ft]", key ``where``), or a coordinate that is
+        not a finite number in range (key ``where[0]`` or ``where[1]``).
+
+    >>> point_ft([3, -4.5], "p")
+    (3.0, -4.5)
+    """
+    if isinstance(p, (str, bytes)) or not isinstance(p, Sequence) or len(p) != 2:
+        raise RuleInputError(where, "each point must be [x_ft, y_ft]")
+    return (number_of(p[0], join(where, 0), nonnegative=False, unit=" ft"),
+            number_of(p[1], join(where, 1), nonnegative=False, unit=" ft"))
+
+
+def points_ft(ring: Any, where: str) -> list[tuple[float, float]]:
+    """A list of :func:`point_ft` points (a ring or a line), ft.
+
+    Raises
+    ------
+    RuleInputError
+        ``ring`` is not a list ("must be a list of [x_ft, y_ft] points"), or a bad point.
+    """
+    if isinstance(ring, (str, bytes)) or not isinstance(ring, Sequence):
+        raise RuleInputError(where, "must be a list of [x_ft, y_ft] points")
+    return [point_ft(p, join(where, i)) for i, p in enumerate(ring)]
+
+
+def polygon_ft(points: Sequence[tuple[float, float]], where: str, *, name: str | None = None) -> shapely.Polygon:
+    """The polygon of a ring of points (ft), which must be valid and enclose an area.
+
+    Parameters
+    ----------
+    points : sequence of (x_ft, y_ft)
+        3 or more points, from :func:`points_ft`.
+    where : str
+        Key of the ring, named by every error.
+    name : str, optional
+        The key as the messages name it ("polygon_ft needs 3 or more points"); by default they
+        say "a polygon" / "the polygon".
+
+    Raises
+    ------
+    RuleInputError
+        Fewer than 3 points, an invalid polygon (shapely's reason, e.g. a self-intersection),
+        or no area (points in a line, or too close together).
+
+    >>> polygon_ft([(0, 0), (10, 0), (10, 10)], "ring").area
+    50.0
+    """
+    if len(points) < 3:
+        raise RuleInputError(where, f"{name or 'a polygon'} needs 3 or more points, got {len(points)}")
+    poly = shapely.Polygon(points)
+    if not poly.is_valid:
+        lead = f"{name} is not" if name else "not"
+        raise RuleInputError(where, f"{lead} a valid polygon ({shapely.is_valid_reason(poly)})")
+    if not poly.area > 0.0:
+        raise RuleInputError(where, f"{name or 'the polygon'} encloses no area (its points are in a line, or too "
+                                    "close together to measure)")
+    return poly
 
 
 def _leaf(key: str) -> str:
