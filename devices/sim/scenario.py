@@ -25,7 +25,6 @@ import threading
 from dataclasses import dataclass, field
 from importlib import resources
 from pathlib import Path
-from typing import Any
 
 from devices.sim.base import Simulator
 from devices.sim.factory import SIMULATOR_KINDS, build_simulator

@@ -1,6 +1,6 @@
 """The device dialog: ports (scanned off the UI thread), baud, protocol, simulator choice.
 
-Saving writes the settings file (platformdirs) through :func:`fieldapp.ui.config.save`.
+Saving writes the settings file (platformdirs) through :func:`fieldapp.app.config.save`.
 """
 
 from __future__ import annotations
@@ -13,9 +13,9 @@ from PySide6.QtWidgets import (
     QLabel, QPushButton, QVBoxLayout, QWidget,
 )
 
-from fieldapp.ui import config as config_mod
-from fieldapp.ui.config import AppConfig
-from fieldapp.ui.wording import plural
+from fieldapp.app import config as config_mod
+from fieldapp.app.config import AppConfig
+from fieldapp.app.wording import plural
 
 BAUDS = [4800, 9600, 19200, 38400, 57600, 115200, 230400, 460800, 921600]
 NONE_TEXT = "(not used)"

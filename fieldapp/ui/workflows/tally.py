@@ -15,7 +15,7 @@ from PySide6.QtWidgets import (
 from fieldapp.ui.workflows.base import (
     WorkflowPanel, add_field, big_button, field_grid, state_label,
 )
-from fieldapp.ui.wording import plural
+from fieldapp.app.wording import plural
 
 COLUMNS = ("Tag", "Species", "DBH in", "Leaf habit", "Crown r ft")
 EDITABLE = {1: "species_name", 2: "dbh_in", 3: "leaf_habit", 4: "crown_radius_ft"}
@@ -200,13 +200,14 @@ class TallyPanel(WorkflowPanel):
         sim = self.w.session.simulator("caliper") if self.w.session else None
         if sim is None:
             return
+        from devices.sim.factory import squeeze
         from fieldapp.ui import simsupport
 
         walker = simsupport.surveyor(self.w)
         if walker is not None and walker.trees:
             walker.measure_next_tree(self)
         else:
-            simsupport.squeeze(sim)
+            squeeze(sim)
 
     def selected_tree(self) -> Any:
         rows = {i.row() for i in self.table.selectedItems()}
