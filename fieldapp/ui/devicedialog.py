@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from PySide6.QtCore import QObject, Signal
+from PySide6.QtCore import QObject, QSignalBlocker, Signal
 from PySide6.QtWidgets import (
     QCheckBox, QComboBox, QDialog, QDialogButtonBox, QDoubleSpinBox, QFormLayout, QGroupBox,
     QLabel, QPushButton, QVBoxLayout, QWidget,
@@ -125,18 +125,17 @@ class DeviceDialog(QDialog):
             f"{plural(len(names), 'port')} found" if names else "No serial ports found (type a URL)")
         for box in self.port_boxes.values():
             current = box.currentText()
-            box.blockSignals(True)
-            box.clear()
-            box.addItem(NONE_TEXT)
-            for p in ports:
-                box.addItem(getattr(p, "device", str(p)))
-                desc = getattr(p, "description", "")
-                if desc:
-                    box.setItemData(box.count() - 1, desc)
-            if current and current != NONE_TEXT and box.findText(current) < 0:
-                box.addItem(current)
-            box.setCurrentText(current)
-            box.blockSignals(False)
+            with QSignalBlocker(box):  # unblocked again even if a row fails
+                box.clear()
+                box.addItem(NONE_TEXT)
+                for p in ports:
+                    box.addItem(getattr(p, "device", str(p)))
+                    desc = getattr(p, "description", "")
+                    if desc:
+                        box.setItemData(box.count() - 1, desc)
+                if current and current != NONE_TEXT and box.findText(current) < 0:
+                    box.addItem(current)
+                box.setCurrentText(current)
 
     def chosen_config(self) -> AppConfig:
         """The config with the dialog's choices (validated, frozen)."""

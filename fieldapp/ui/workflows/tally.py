@@ -6,7 +6,7 @@ from __future__ import annotations
 from collections import deque
 from typing import Any
 
-from PySide6.QtCore import Qt
+from PySide6.QtCore import QSignalBlocker, Qt
 from PySide6.QtWidgets import (
     QAbstractItemView, QComboBox, QDoubleSpinBox, QGridLayout, QHBoxLayout, QHeaderView, QLabel,
     QLineEdit, QTableWidget, QTableWidgetItem,
@@ -250,18 +250,17 @@ class TallyPanel(WorkflowPanel):
             return
         trees = v.trees()
         self._rows = list(trees)
-        self.table.blockSignals(True)
-        self.table.setRowCount(len(trees))
-        for r, t in enumerate(trees):
-            cells = [str(t.tag), t.species_name or t.species_code, f"{t.dbh_in:.1f}",
-                     getattr(t.leaf_habit, "value", str(t.leaf_habit)),
-                     f"{t.crown_radius_ft:.1f}" if t.crown_radius_ft else "–"]
-            for c, text in enumerate(cells):
-                item = QTableWidgetItem(text)
-                if c not in EDITABLE:
-                    item.setFlags(item.flags() & ~Qt.ItemIsEditable)
-                self.table.setItem(r, c, item)
-        self.table.blockSignals(False)
+        with QSignalBlocker(self.table):  # unblocked again even if a row fails
+            self.table.setRowCount(len(trees))
+            for r, t in enumerate(trees):
+                cells = [str(t.tag), t.species_name or t.species_code, f"{t.dbh_in:.1f}",
+                         getattr(t.leaf_habit, "value", str(t.leaf_habit)),
+                         f"{t.crown_radius_ft:.1f}" if t.crown_radius_ft else "–"]
+                for c, text in enumerate(cells):
+                    item = QTableWidgetItem(text)
+                    if c not in EDITABLE:
+                        item.setFlags(item.flags() & ~Qt.ItemIsEditable)
+                    self.table.setItem(r, c, item)
         if trees:
             self.table.scrollToBottom()
         self.undo_button.setEnabled(v.can_undo_delete())
