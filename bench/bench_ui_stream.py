@@ -29,7 +29,7 @@ def main() -> None:
 
     app = QApplication([])
     from fieldapp.ui import app as appmod
-    from fieldapp.ui import config as C
+    from fieldapp.app import config as C
 
     w = appmod.create_window(C.build({"simulate": True, "data_dir": tmp}, use_file=False))
     w.session.sim_gnss_rate_hz = 10.0
@@ -60,7 +60,7 @@ def main() -> None:
             next_action += 2.0
             cal_sim.squeeze()
             if len(w.visit.stations()) < 10:
-                from fieldapp.ui import simsupport
+                from devices.sim import factory as simsupport
 
                 simsupport.shoot(rng_sim, w.visit.current_distance_ft())
     wall, cpu = time.monotonic() - t0, time.process_time() - c0

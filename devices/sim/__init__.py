@@ -11,6 +11,10 @@ context managers; each runs one daemon thread ``fieldapp-sim-<name>``):
 - :class:`~devices.sim.caliper.CaliperSim` -- Digitech SPC + DIA per tree (``squeeze()``).
 - :class:`~devices.sim.inclinometer.InclinometerSim` -- ASCII ``X=``/``Y=`` (8E1) or XDR.
 
+One factory: :func:`~devices.sim.factory.build_simulator` (one builder per simulator name,
+:data:`~devices.sim.factory.SIMULATORS`); the app's ``--simulate`` devices:
+:func:`~devices.sim.factory.start_demo`.
+
 Scenarios: :func:`~devices.sim.scenario.start_scenario` (``"demo"`` ships in
 ``devices/sim/scenarios``). Command line: ``python -m devices.sim`` / ``fieldapp-sim``.
 
@@ -33,6 +37,10 @@ _EXPORTS = {
     "CaliperSim": "devices.sim.caliper",
     "TallyTree": "devices.sim.caliper",
     "InclinometerSim": "devices.sim.inclinometer",
+    "SIMULATORS": "devices.sim.factory",
+    "build_simulator": "devices.sim.factory",
+    "register_simulator": "devices.sim.factory",
+    "start_demo": "devices.sim.factory",
     "ScenarioRun": "devices.sim.scenario",
     "start_scenario": "devices.sim.scenario",
     "load_scenario": "devices.sim.scenario",

@@ -67,29 +67,10 @@ def _parser() -> argparse.ArgumentParser:
     return p
 
 
-def main(argv: list[str] | None = None) -> int:
-    """Run the simulator CLI; returns the exit status."""
-    from devices.sim.scenario import (
-        LinkDirBusy,
-        default_link_dir,
-        load_scenario,
-        private_link_dir,
-        scenario_names,
-        start_scenario,
-    )
-
-    args = _parser().parse_args(argv)
-    if args.list:
-        print("\n".join(scenario_names()))
-        return 0
-    try:
-        data = load_scenario(args.scenario)
-    except (OSError, ValueError) as exc:
-        print(f"fieldapp-sim: {exc}", file=sys.stderr)
-        return 2
+def _overrides(args: argparse.Namespace, devices: dict) -> dict[str, dict]:
+    """The per-device option overrides the flags ask for (``--rate-hz`` ...); ``--replay``
+    replaces the scenario's GNSS receivers by a replay of the log (``devices`` is changed)."""
     overrides: dict[str, dict] = {}
-    source = str(args.scenario)
-    devices = data["devices"]
     for name, spec in devices.items():
         kind = spec.get("simulator", name)
         o: dict = {}
@@ -117,6 +98,27 @@ def main(argv: list[str] | None = None) -> int:
             overrides.pop(n, None)
         devices["gnss"] = {"simulator": "replay", "path": args.replay,
                            "speed": args.speed or None, "loop": args.loop}
+    return overrides
+
+
+def _start(args: argparse.Namespace, data: dict, overrides: dict, source: str):
+    """Start the scenario; links in ``--link-dir`` (default the shared temp folder, or this
+    process's own one when another live run holds it).
+
+    Raises
+    ------
+    LinkDirBusy
+        The folder the user chose is held by another live run.
+    OSError, ValueError
+        An invalid scenario or flag, or a pty that cannot be made.
+    """
+    from devices.sim.scenario import (
+        LinkDirBusy,
+        default_link_dir,
+        private_link_dir,
+        start_scenario,
+    )
+
     only = args.only.split(",") if args.only else None
     link_dir = None if (args.no_links or args.tcp) else (args.link_dir or default_link_dir())
 
@@ -125,15 +127,64 @@ def main(argv: list[str] | None = None) -> int:
                               link_dir=folder, overrides=overrides, source=source)
 
     try:
+        return start(link_dir)
+    except LinkDirBusy as exc:
+        if args.link_dir or link_dir is None:
+            raise  # a folder the user chose: refuse rather than take another's links
+        link_dir = private_link_dir()
+        print(f"fieldapp-sim: {exc.folder} is in use by simulator process {exc.pid}; "
+              f"links in {link_dir}", file=sys.stderr, flush=True)
+        return start(link_dir)
+
+
+def _command(run, word: str, rest: str) -> None:
+    """One typed command: ``s`` shoot, ``c`` caliper tree, ``u``/``r NAME`` unplug/replug."""
+    if word == "s":
+        for sim in run.simulators.values():
+            if hasattr(sim, "shoot"):
+                shot = sim.shoot()
+                print(f"shot {shot.sentence.decode()}", flush=True)
+    elif word == "c":
+        for sim in run.simulators.values():
+            if hasattr(sim, "squeeze"):
+                tree = sim.squeeze()
+                print(f"tree {tree}", flush=True)
+    elif word in ("u", "r") and rest in run.simulators:
+        sim = run.simulators[rest]
+        sim.unplug() if word == "u" else sim.replug()
+        print(f"{rest} {'unplugged' if word == 'u' else 'replugged'}", flush=True)
+
+
+def _read_commands(run, done: threading.Event) -> None:
+    """Run typed commands until ``q`` (sets ``done``) or the end of input."""
+    for line in sys.stdin:
+        word, _, rest = line.strip().partition(" ")
+        if word == "q":
+            done.set()
+            return
         try:
-            run = start(link_dir)
-        except LinkDirBusy as exc:
-            if args.link_dir or link_dir is None:
-                raise  # a folder the user chose: refuse rather than take another's links
-            link_dir = private_link_dir()
-            print(f"fieldapp-sim: {exc.folder} is in use by simulator process {exc.pid}; "
-                  f"links in {link_dir}", file=sys.stderr, flush=True)
-            run = start(link_dir)
+            _command(run, word, rest)
+        except Exception as exc:  # noqa: BLE001 - keep the CLI alive
+            print(f"error: {exc}", file=sys.stderr, flush=True)
+    # end of input (not a terminal): keep running until Ctrl-C or --duration
+
+
+def main(argv: list[str] | None = None) -> int:
+    """Run the simulator CLI; returns the exit status."""
+    from devices.sim.scenario import load_scenario, scenario_names
+
+    args = _parser().parse_args(argv)
+    if args.list:
+        print("\n".join(scenario_names()))
+        return 0
+    try:
+        data = load_scenario(args.scenario)
+    except (OSError, ValueError) as exc:
+        print(f"fieldapp-sim: {exc}", file=sys.stderr)
+        return 2
+    overrides = _overrides(args, data["devices"])
+    try:
+        run = _start(args, data, overrides, str(args.scenario))
     except (OSError, ValueError) as exc:
         print(f"fieldapp-sim: {exc}", file=sys.stderr)
         return 2
@@ -141,39 +192,14 @@ def main(argv: list[str] | None = None) -> int:
         for name, config in run.device_configs().items():
             print(f"{name:12s} {config.url}  (kind {config.kind}, protocol {config.protocol})",
                   flush=True)
-        if sys.stdin is not None and sys.stdin.isatty():
+        interactive = sys.stdin is not None and sys.stdin.isatty()
+        if interactive:
             print("commands: s = shoot, c = caliper tree, u/r NAME = unplug/replug, q = quit",
                   flush=True)
         done = threading.Event()
-
-        def commands() -> None:
-            for line in sys.stdin:
-                word, _, rest = line.strip().partition(" ")
-                try:
-                    if word == "q":
-                        done.set()
-                        return
-                    if word == "s":
-                        for sim in run.simulators.values():
-                            if hasattr(sim, "shoot"):
-                                shot = sim.shoot()
-                                print(f"shot {shot.sentence.decode()}", flush=True)
-                    elif word == "c":
-                        for sim in run.simulators.values():
-                            if hasattr(sim, "squeeze"):
-                                tree = sim.squeeze()
-                                print(f"tree {tree}", flush=True)
-                    elif word in ("u", "r") and rest in run.simulators:
-                        sim = run.simulators[rest]
-                        sim.unplug() if word == "u" else sim.replug()
-                        print(f"{rest} {'unplugged' if word == 'u' else 'replugged'}",
-                              flush=True)
-                except Exception as exc:  # noqa: BLE001 - keep the CLI alive
-                    print(f"error: {exc}", file=sys.stderr, flush=True)
-            # end of input (not a terminal): keep running until Ctrl-C or --duration
-
-        if sys.stdin is not None and sys.stdin.isatty():
-            threading.Thread(target=commands, name="fieldapp-sim-cli", daemon=True).start()
+        if interactive:
+            threading.Thread(target=_read_commands, args=(run, done), name="fieldapp-sim-cli",
+                             daemon=True).start()
         try:
             done.wait(args.duration)
         except KeyboardInterrupt:

@@ -166,3 +166,27 @@ class Simulator:
         except BaseException as exc:  # noqa: BLE001 - report, never die silently
             self.error = exc
             log.exception("simulator %s crashed", self.name)
+
+
+class IntervalTriggered:
+    """Mixin for a :class:`Simulator` that can also trigger itself every ``interval_s``
+    seconds (wall clock; None: only when asked), like a rangefinder shooting or a caliper
+    sending a tree on a timer. The subclass sets ``interval_s`` and ``_due = None`` and
+    defines :meth:`_trigger`."""
+
+    interval_s: float | None
+    _due: float | None
+
+    def _next_due(self) -> float | None:
+        if self.interval_s is None:
+            return None
+        if self._due is None:
+            self._due = time.monotonic() + self.interval_s
+        return self._due
+
+    def _tick(self, now: float) -> None:
+        self._due = now + self.interval_s if self.interval_s else None
+        self._trigger()
+
+    def _trigger(self) -> None:  # pragma: no cover - abstract
+        raise NotImplementedError

@@ -3,13 +3,12 @@ scripted tally, at intervals or on demand (:meth:`CaliperSim.squeeze`)."""
 
 from __future__ import annotations
 
-import time
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
 from devices.instruments.sentence import with_checksum
 from devices.readings import MM_PER_IN
-from devices.sim.base import Simulator, check_interval_s
+from devices.sim.base import IntervalTriggered, Simulator, check_interval_s
 
 
 @dataclass(frozen=True)
@@ -37,7 +36,7 @@ class TallyTree:
         return round(self.dbh_in * MM_PER_IN)
 
 
-class CaliperSim(Simulator):
+class CaliperSim(IntervalTriggered, Simulator):
     """Emits the tally, one tree per squeeze.
 
     Parameters
@@ -101,13 +100,5 @@ class CaliperSim(Simulator):
         self.send(self.sentences_for(tree))
         return tree
 
-    def _next_due(self) -> float | None:
-        if self.interval_s is None:
-            return None
-        if self._due is None:
-            self._due = time.monotonic() + self.interval_s
-        return self._due
-
-    def _tick(self, now: float) -> None:
-        self._due = now + self.interval_s if self.interval_s else None
+    def _trigger(self) -> None:
         self.squeeze()

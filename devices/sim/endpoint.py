@@ -39,11 +39,25 @@ class Endpoint:
     def unplug(self) -> None:  # pragma: no cover - abstract
         raise NotImplementedError
 
-    def replug(self) -> None:  # pragma: no cover - abstract
+    @property
+    def plugged(self) -> bool:  # pragma: no cover - abstract
         raise NotImplementedError
 
-    def close(self) -> None:  # pragma: no cover - abstract
+    def _plug(self) -> None:  # pragma: no cover - abstract
+        """Open the port (a new pty, a listening socket)."""
         raise NotImplementedError
+
+    def replug(self) -> None:
+        """Plug the port in again (no-op while plugged)."""
+        if not self.plugged:
+            self._plug()
+
+    def close(self) -> None:
+        """Unplug for good. Idempotent."""
+        self.unplug()
+
+    def __repr__(self) -> str:
+        return f"{type(self).__name__}({self.url!r})"
 
 
 class PtyEndpoint(Endpoint):
@@ -196,17 +210,9 @@ class PtyEndpoint(Endpoint):
                 if os.readlink(self.link) == slave_path:
                     self.link.unlink()
 
-    def replug(self) -> None:
-        """A new pty behind the same link (no-op while plugged)."""
-        if self._master is None:
-            self._open()
-
-    def close(self) -> None:
-        """Close the pty and remove the link. Idempotent."""
-        self.unplug()
-
-    def __repr__(self) -> str:
-        return f"PtyEndpoint({self.url!r})"
+    def _plug(self) -> None:
+        """A new pty behind the same link."""
+        self._open()
 
 
 class TcpEndpoint(Endpoint):
@@ -312,13 +318,10 @@ class TcpEndpoint(Endpoint):
             with contextlib.suppress(OSError):
                 sock.close()
 
-    def replug(self) -> None:
+    @property
+    def plugged(self) -> bool:
+        return self._server is not None
+
+    def _plug(self) -> None:
         """Listen again on the same port."""
-        if self._server is None:
-            self._listen()
-
-    def close(self) -> None:
-        self.unplug()
-
-    def __repr__(self) -> str:
-        return f"TcpEndpoint({self.url!r})"
+        self._listen()

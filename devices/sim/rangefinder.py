@@ -27,7 +27,7 @@ from dataclasses import dataclass
 
 from devices.instruments.sentence import with_checksum
 from devices.readings import LengthUnit
-from devices.sim.base import Simulator, check_interval_s
+from devices.sim.base import IntervalTriggered, Simulator, check_interval_s
 
 DIALECTS = ("trupulse", "vertex")
 
@@ -91,7 +91,7 @@ class TerrainProfile:
         return 100.0 * (self.elevation_ft(to_ft) - self.elevation_ft(from_ft)) / (to_ft - from_ft)
 
 
-class RangefinderSim(Simulator):
+class RangefinderSim(IntervalTriggered, Simulator):
     """A TruPulse or Vertex answering shots on a terrain profile.
 
     Parameters
@@ -250,15 +250,7 @@ class RangefinderSim(Simulator):
 
     # -- simulator hooks
 
-    def _next_due(self) -> float | None:
-        if self.interval_s is None:
-            return None
-        if self._due is None:
-            self._due = time.monotonic() + self.interval_s
-        return self._due
-
-    def _tick(self, now: float) -> None:
-        self._due = now + self.interval_s if self.interval_s else None
+    def _trigger(self) -> None:
         self.shoot()
 
     def _on_input(self, data: bytes) -> None:

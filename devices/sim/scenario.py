@@ -5,7 +5,8 @@ A scenario is JSON (``devices/sim/scenarios/<name>.json`` or any path) with site
 one entry per simulated device, ``{"simulator": "gnss" | "rangefinder" | "caliper" |
 "inclinometer" | "replay", ...options}``. Rangefinder options default to the scenario's
 ``transect`` (profile, stations as targets, azimuth); caliper options to the ``stand`` trees.
-Every scenario (file, dict, or with command-line overrides) passes
+Each simulator is built by the one factory, :func:`devices.sim.factory.build_simulator`
+(one builder per simulator name). Every scenario (file, dict, or with command-line overrides) passes
 :func:`devices.sim.schema.validate_scenario`; problems raise :class:`ScenarioError` naming the
 file and key path. Pty links go in a folder claimed by one run at a time
 (:func:`claim_link_dir`); a run removes only its own links.
@@ -24,19 +25,10 @@ import threading
 from dataclasses import dataclass, field
 from importlib import resources
 from pathlib import Path
-from typing import Any
 
 from devices.sim.base import Simulator
+from devices.sim.factory import SIMULATOR_KINDS, build_simulator
 from devices.sim.schema import ScenarioError, validate_scenario
-
-SIMULATOR_KINDS = {  # simulator name -> (device kind, default protocol)
-    "gnss": ("gnss", "nmea"),
-    "replay": ("gnss", "nmea"),
-    "rangefinder": ("rangefinder", "trupulse"),
-    "caliper": ("caliper", "digitech"),
-    "inclinometer": ("inclinometer", "ascii-inclinometer"),
-}
-
 
 def scenario_names() -> list[str]:
     """Names of the scenarios shipped in ``devices/sim/scenarios``."""
@@ -44,8 +36,8 @@ def scenario_names() -> list[str]:
     return sorted(p.name[:-5] for p in folder.iterdir() if p.name.endswith(".json"))
 
 
-def load_scenario(name_or_path: str | Path) -> dict:
-    """A shipped scenario by name (``"demo"``) or a JSON file by path, validated.
+def load_scenario(name_or_path: str | Path = "demo") -> dict:
+    """A shipped scenario by name (default ``"demo"``) or a JSON file by path, validated.
 
     Raises
     ------
@@ -79,51 +71,44 @@ def load_scenario(name_or_path: str | Path) -> dict:
     return validate_scenario(data, source)
 
 
-def build_simulator(
-    name: str, spec: dict, scenario: dict, *, endpoint: Any = None, link: Path | None = None
-) -> Simulator:
-    """One simulator from its ``devices`` entry. Raises ``ValueError`` for unknown types."""
-    opts = dict(spec)
-    sim_type = opts.pop("simulator", name)
-    opts.pop("protocol", None)
-    common = {"endpoint": endpoint, "link": link, "name": name}
-    if sim_type == "gnss":
-        from devices.sim.gnss import GnssPath, GnssSim
+# --------------------------------------------------------------------------- where things are
+def start_position(scenario: dict) -> list[float]:
+    """Where the simulated surveyor starts: the transect origin, else the first OHWM point,
+    else the scripted path's first waypoint ([lat, lon] degrees)."""
+    if scenario.get("transect", {}).get("start"):
+        return list(scenario["transect"]["start"])
+    if scenario.get("ohwm"):
+        return list(scenario["ohwm"][0])
+    return list(scenario["devices"]["gnss"]["waypoints"][0])
 
-        speed = opts.pop("speed_m_s", 1.0)
-        alt = opts.pop("alt_m", 250.0)
-        if "legs" in opts:
-            path = GnssPath.from_legs(opts.pop("start"), opts.pop("legs"), speed_m_s=speed,
-                                      alt_m=alt)
-        else:
-            path = GnssPath(opts.pop("waypoints"), speed_m_s=speed, alt_m=alt)
-        return GnssSim(path, **opts, **common)
-    if sim_type == "rangefinder":
-        from devices.sim.rangefinder import RangefinderSim
 
-        transect = scenario.get("transect", {})
-        profile = opts.pop("profile_ft", transect.get("profile_ft"))
-        if profile is None:
-            raise ValueError(f"rangefinder {name!r}: no profile_ft and no transect")
-        opts.setdefault("targets_ft", transect.get("stations_ft", [None])[1:] or None)
-        opts.setdefault("azimuth_deg", transect.get("azimuth_deg", 0.0))
-        return RangefinderSim(profile, **opts, **common)
-    if sim_type == "caliper":
-        from devices.sim.caliper import CaliperSim
+def ohwm_tour(scenario: dict) -> list[list[float]]:
+    """The scenario's OHWM points ([lat, lon] degrees) in the order the surveyor averages
+    them: from the one nearest :func:`start_position` on, then the ones before it."""
+    points = [list(p) for p in scenario.get("ohwm", [])]
+    if not points:
+        return []
+    sx, sy = start_position(scenario)
+    k = min(range(len(points)),
+            key=lambda i: (points[i][0] - sx) ** 2 + (points[i][1] - sy) ** 2)
+    return points[k:] + points[:k]
 
-        tally = opts.pop("tally", None) or scenario.get("stand", {}).get("trees")
-        if not tally:
-            raise ValueError(f"caliper {name!r}: no tally and no stand trees")
-        return CaliperSim(tally, **opts, **common)
-    if sim_type == "inclinometer":
-        from devices.sim.inclinometer import InclinometerSim
 
-        return InclinometerSim(**opts, **common)
-    if sim_type == "replay":
-        from devices.sim.replay import ReplaySim
+def closed_ring(points: list) -> list[list[float]]:
+    """``points`` ([lat, lon] ...) ending where they start."""
+    ring = [list(p) for p in points]
+    if ring and ring[0] != ring[-1]:
+        ring.append(ring[0])
+    return ring
 
-        return ReplaySim(opts.pop("path"), **opts, **common)
-    raise ValueError(f"device {name!r}: simulator {sim_type!r} not one of {list(SIMULATOR_KINDS)}")
+
+def boundary_for(scenario: dict, kind: str) -> list[list[float]] | None:
+    """The scenario boundary (closed ring, [lat, lon] degrees) walked for an area ``kind``: the
+    wetland for ``wetland``, the stand for ``woodland_stand`` and ``grove``; None for other
+    kinds or when the scenario has none."""
+    key = {"wetland": "wetland", "woodland_stand": "stand", "grove": "stand"}.get(kind)
+    ring = scenario.get(key, {}).get("boundary") if key else None
+    return closed_ring(ring) if ring else None
 
 
 def default_link_dir() -> Path:

@@ -54,7 +54,7 @@ def main() -> None:
     os.environ["FIELDAPP_CONFIG_DIR"] = str(tmp / "cfg")
     app = QApplication([])
     from fieldapp.ui import app as appmod
-    from fieldapp.ui import config as C
+    from fieldapp.app import config as C
     from fieldapp.ui import simsupport, theme
 
     theme.apply(app)

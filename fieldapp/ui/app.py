@@ -1,7 +1,7 @@
 """Start the field app: ``fieldapp [--simulate] [--replay LOG] [--visit PATH] ...``.
 
 Settings are merged once (defaults -> settings file -> ``FIELDAPP_*`` -> command line, see
-:mod:`fieldapp.ui.config`); the visit is opened and the devices start after the window is shown,
+:mod:`fieldapp.app.config`); the visit is opened and the devices start after the window is shown,
 so the window is usable at once even when a port is slow to open.
 """
 
@@ -12,7 +12,7 @@ import logging
 import sys
 from typing import Any
 
-from fieldapp.ui.wording import plural
+from fieldapp.app.wording import plural
 
 log = logging.getLogger("fieldapp")
 
@@ -50,7 +50,7 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 def build_config(argv: list[str] | None) -> Any:
-    from fieldapp.ui import config as config_mod
+    from fieldapp.app import config as config_mod
 
     args = build_parser().parse_args(argv)
     cli = {k: v for k, v in vars(args).items() if k != "no_settings_file"}
@@ -88,14 +88,15 @@ def create_window(config: Any, *, start_devices: bool = True) -> Any:
     """
     from PySide6.QtCore import QTimer
 
+    from fieldapp.app.session import DeviceSession
     from fieldapp.ui.bridge import DeviceBridge
     from fieldapp.ui.mainwindow import MainWindow
-    from fieldapp.ui.session import DeviceSession
+    from fieldapp.ui.simsupport import scripted_events_wanted
     from fieldapp.ui.workflows import install_workflows
 
     collect_garbage_in_gui_thread()
     bridge = DeviceBridge()
-    session = DeviceSession(config, bridge)
+    session = DeviceSession(config, bridge, scripted_events=scripted_events_wanted)
     window = MainWindow(config, bridge, session)
     bridge.setParent(window)
     install_workflows(window)
@@ -104,7 +105,7 @@ def create_window(config: Any, *, start_devices: bool = True) -> Any:
     def ready() -> None:
         import time
 
-        from fieldapp.ui.visit import open_initial_visit
+        from fieldapp.app.visit import open_initial_visit
 
         window.visit_open_started_s = time.perf_counter()   # bench_ui_startup reads it
 

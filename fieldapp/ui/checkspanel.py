@@ -7,7 +7,7 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from PySide6.QtCore import Qt
+from PySide6.QtCore import QSignalBlocker, Qt
 from PySide6.QtGui import QBrush, QColor, QFont
 from PySide6.QtWidgets import (
     QAbstractItemView, QHeaderView, QLabel, QPlainTextEdit, QSplitter, QTableWidget,
@@ -80,30 +80,29 @@ class ChecksPanel(QWidget):
         """Render ``checks`` (keeps the selection by id)."""
         self.checks = list(checks)
         selected = self._selected_id
-        self.table.blockSignals(True)
-        self.table.setRowCount(len(checks))
-        for row, c in enumerate(checks):
-            st = c.status
-            cells = (c.title.split(" (")[0], status_words(st), summary_words(c.request.get("rule", ""), c.result),
-                     str(c.result.get("citation", "")))
-            for col, text in enumerate(cells):
-                item = QTableWidgetItem(text)
-                item.setData(Qt.UserRole, c.check_id)
-                item.setToolTip(text)
-                if col == 1:
-                    bg, fg = STATUS_COLOURS.get(st, ("#5c5c5c", "#ffffff"))
-                    item.setBackground(QBrush(QColor(bg)))
-                    item.setForeground(QBrush(QColor(fg)))
-                    f = item.font()
-                    f.setBold(True)
-                    item.setFont(f)
-                if col == 2 and c.result.get("next_step"):
-                    item.setToolTip(str(c.result["next_step"]))
-                self.table.setItem(row, col, item)
-            if c.check_id == selected:
-                self.table.selectRow(row)
-        self.table.resizeRowsToContents()
-        self.table.blockSignals(False)
+        with QSignalBlocker(self.table):  # unblocked again even if a row fails
+            self.table.setRowCount(len(checks))
+            for row, c in enumerate(checks):
+                st = c.status
+                cells = (c.title.split(" (")[0], status_words(st), summary_words(c.request.get("rule", ""), c.result),
+                         str(c.result.get("citation", "")))
+                for col, text in enumerate(cells):
+                    item = QTableWidgetItem(text)
+                    item.setData(Qt.UserRole, c.check_id)
+                    item.setToolTip(text)
+                    if col == 1:
+                        bg, fg = STATUS_COLOURS.get(st, ("#5c5c5c", "#ffffff"))
+                        item.setBackground(QBrush(QColor(bg)))
+                        item.setForeground(QBrush(QColor(fg)))
+                        f = item.font()
+                        f.setBold(True)
+                        item.setFont(f)
+                    if col == 2 and c.result.get("next_step"):
+                        item.setToolTip(str(c.result["next_step"]))
+                    self.table.setItem(row, col, item)
+                if c.check_id == selected:
+                    self.table.selectRow(row)
+            self.table.resizeRowsToContents()
         self._show_selected()
 
     def row_of(self, check_id: str) -> int:

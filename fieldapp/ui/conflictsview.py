@@ -16,8 +16,8 @@ from PySide6.QtWidgets import (
     QAbstractItemView, QHeaderView, QLabel, QTableWidget, QTableWidgetItem, QVBoxLayout, QWidget,
 )
 
-from fieldapp.ui.layerwords import layer_tooltip, layer_words
-from fieldapp.ui.wording import plural
+from fieldapp.app.layerwords import layer_tooltip, layer_words
+from fieldapp.app.wording import plural
 
 COLUMNS = ("Layer", "Feature", "Field", "Kind", "Base", "Theirs (office)", "Ours (laptop)",
            "Kept", "Policy")

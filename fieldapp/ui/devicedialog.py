@@ -1,21 +1,21 @@
 """The device dialog: ports (scanned off the UI thread), baud, protocol, simulator choice.
 
-Saving writes the settings file (platformdirs) through :func:`fieldapp.ui.config.save`.
+Saving writes the settings file (platformdirs) through :func:`fieldapp.app.config.save`.
 """
 
 from __future__ import annotations
 
 from typing import Any
 
-from PySide6.QtCore import QObject, Signal
+from PySide6.QtCore import QObject, QSignalBlocker, Signal
 from PySide6.QtWidgets import (
     QCheckBox, QComboBox, QDialog, QDialogButtonBox, QDoubleSpinBox, QFormLayout, QGroupBox,
     QLabel, QPushButton, QVBoxLayout, QWidget,
 )
 
-from fieldapp.ui import config as config_mod
-from fieldapp.ui.config import AppConfig
-from fieldapp.ui.wording import plural
+from fieldapp.app import config as config_mod
+from fieldapp.app.config import AppConfig
+from fieldapp.app.wording import plural
 
 BAUDS = [4800, 9600, 19200, 38400, 57600, 115200, 230400, 460800, 921600]
 NONE_TEXT = "(not used)"
@@ -125,18 +125,17 @@ class DeviceDialog(QDialog):
             f"{plural(len(names), 'port')} found" if names else "No serial ports found (type a URL)")
         for box in self.port_boxes.values():
             current = box.currentText()
-            box.blockSignals(True)
-            box.clear()
-            box.addItem(NONE_TEXT)
-            for p in ports:
-                box.addItem(getattr(p, "device", str(p)))
-                desc = getattr(p, "description", "")
-                if desc:
-                    box.setItemData(box.count() - 1, desc)
-            if current and current != NONE_TEXT and box.findText(current) < 0:
-                box.addItem(current)
-            box.setCurrentText(current)
-            box.blockSignals(False)
+            with QSignalBlocker(box):  # unblocked again even if a row fails
+                box.clear()
+                box.addItem(NONE_TEXT)
+                for p in ports:
+                    box.addItem(getattr(p, "device", str(p)))
+                    desc = getattr(p, "description", "")
+                    if desc:
+                        box.setItemData(box.count() - 1, desc)
+                if current and current != NONE_TEXT and box.findText(current) < 0:
+                    box.addItem(current)
+                box.setCurrentText(current)
 
     def chosen_config(self) -> AppConfig:
         """The config with the dialog's choices (validated, frozen)."""

@@ -1,7 +1,7 @@
 """The main window: map, workflow panels, checks panel, status strip; every action has a key.
 
 The window is a thin view: fixes and readings arrive from the bridge as queued signals, the
-survey model (through :class:`fieldapp.ui.visit.VisitController`) holds the data, and the
+survey model (through :class:`fieldapp.app.visit.VisitController`) holds the data, and the
 window renders and sends commands.
 """
 
@@ -12,15 +12,15 @@ import time
 from typing import Any, Callable
 
 from PySide6.QtCore import Qt, QTimer, Signal
-from PySide6.QtGui import QAction, QKeySequence
+from PySide6.QtGui import QAction, QGuiApplication, QKeySequence
 from PySide6.QtWidgets import (
-    QLabel, QMainWindow, QMenu, QMessageBox, QPushButton, QSplitter, QTabWidget, QToolBar,
+    QFileDialog, QLabel, QMainWindow, QMenu, QMessageBox, QPushButton, QSplitter, QTabWidget, QToolBar,
     QToolButton, QVBoxLayout, QWidget,
 )
 
 from fieldapp.ui import status as status_mod
 from fieldapp.ui.bridge import DeviceBridge
-from fieldapp.ui.config import AppConfig
+from fieldapp.app.config import AppConfig
 from fieldapp.ui.mapview import MapView
 from fieldapp.ui.status import StatusStrip
 
@@ -225,6 +225,33 @@ class MainWindow(QMainWindow):
         if hasattr(w, "focus_first"):
             w.focus_first()
 
+    # ------------------------------------------------------------------ for the app layer
+    # (fieldapp.app.visit and the simulated surveyor call these instead of widgets)
+    def current_panel(self) -> Any:
+        """The workflow panel shown (None before the panels are installed)."""
+        return self.tabs.currentWidget()
+
+    def on_panel_shown(self, fn: Callable[[Any], None]) -> None:
+        """Call ``fn(panel)`` whenever another workflow panel is shown."""
+        self.tabs.currentChanged.connect(lambda index: fn(self.tabs.widget(index)))
+
+    def ask_new_visit_spec(self) -> Any:
+        """The New visit dialog (:func:`fieldapp.ui.newvisit.ask_new_visit`)."""
+        from fieldapp.ui.newvisit import ask_new_visit
+
+        return ask_new_visit(self)
+
+    def ask_visit_path(self, start_folder: str) -> str:
+        """A file dialog for a visit GeoPackage; the path, or "" when cancelled."""
+        path, _ = QFileDialog.getOpenFileName(self, "Open a site visit", start_folder,
+                                              "Site visits (*.gpkg)")
+        return path
+
+    @staticmethod
+    def platform_name() -> str:
+        """The Qt platform (``xcb``, ``windows``, ``offscreen`` ...)."""
+        return QGuiApplication.platformName()
+
     def register_record_button(self, button: QPushButton) -> None:
         """A button that records a position: disabled with the reason while the fix is unusable."""
         button.setProperty("record", "true")
@@ -319,7 +346,7 @@ class MainWindow(QMainWindow):
         return self.latest_fix if self.problem is None else None
 
     def set_visit(self, visit: Any) -> None:
-        """Show ``visit`` (a :class:`fieldapp.ui.visit.VisitController`)."""
+        """Show ``visit`` (a :class:`fieldapp.app.visit.VisitController`)."""
         self.visit = visit
         if visit is not None:
             visit.change_listeners.append(self._model_changed)
@@ -379,13 +406,13 @@ class MainWindow(QMainWindow):
 
     def open_visit_dialog(self) -> None:
         """Open a visit GeoPackage chosen in a file dialog."""
-        from fieldapp.ui import visit as visit_mod
+        from fieldapp.app import visit as visit_mod
 
         visit_mod.choose_and_open(self)
 
     def new_visit_dialog(self) -> None:
         """The New visit dialog; the new visit replaces the open one."""
-        from fieldapp.ui import visit as visit_mod
+        from fieldapp.app import visit as visit_mod
 
         visit_mod.create_from_dialog(self)
 
@@ -410,7 +437,7 @@ class MainWindow(QMainWindow):
     def reopen_visit(self, path: Any, *, current_transect: str | None = None,
                      retained_ac: float = 0.0) -> bool:
         """Open ``path`` again (after a sync changed the file) and show it; False on failure."""
-        from fieldapp.ui import visit as visit_mod
+        from fieldapp.app import visit as visit_mod
 
         try:
             visit = visit_mod.open_visit(path)
@@ -430,7 +457,7 @@ class MainWindow(QMainWindow):
 
     def remember_setting(self, **changes: Any) -> None:
         """Keep ``changes`` in this run's config and in the settings file."""
-        from fieldapp.ui import config as config_mod
+        from fieldapp.app import config as config_mod
 
         self.config = config_mod.with_changes(self.config, **changes)
         try:

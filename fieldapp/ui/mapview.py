@@ -29,7 +29,6 @@ KIND_COLOURS = {
     "septic": "#8b008b", "utility": "#8b008b", "drainageway": "#00a0a0", "swale": "#00a0a0",
 }
 #: Fill of tree crowns by woodland class of the stand (or qualifying size).
-CLASS_COLOURS = {"mature": "#1b7a1b", "young": "#8fd18f", "none": "#c8c8c8", "grove": "#0f5c0f"}
 
 
 def nice_length_ft(span_ft: float) -> float:

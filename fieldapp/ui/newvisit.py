@@ -203,7 +203,7 @@ class NewVisitDialog(QDialog):
         self.antenna.setValue(metres / new)
 
     def _update_where(self) -> None:
-        from fieldapp.ui.visit import new_visit_path
+        from fieldapp.app.visit import new_visit_path
 
         self._path = new_visit_path(self.data_dir, self.name.text().strip() or "visit")
         self.where.setText(f"Saved as {self._path}")
@@ -263,14 +263,17 @@ class NewVisitDialog(QDialog):
         self.accept()
 
 
-def water_feature_objects(features: list[dict]) -> list[Any]:
-    """The dialog's water features as :class:`fieldapp.survey.features.WaterFeature`."""
-    from fieldapp.survey.features import Susceptibility, WaterFeature, WaterFeatureType
+def ask_new_visit(window: Any) -> NewVisitSpec | None:
+    """Show the New visit dialog for ``window`` (its settings and latest fix); the
+    :class:`NewVisitSpec`, or None when cancelled."""
+    cfg = window.config
+    fix = getattr(window, "latest_fix", None)
+    lat, lon = getattr(fix, "lat_deg", None), getattr(fix, "lon_deg", None)
+    dlg = NewVisitDialog(cfg.data_dir, crew=cfg.crew, antenna_height_m=cfg.antenna_height_m,
+                         priority_waterway=cfg.priority_waterway,
+                         fix_lat_lon=(lat, lon) if lat is not None and lon is not None else None,
+                         parent=window if window.isVisible() else None)
+    return dlg.result_spec if dlg.exec() else None
 
-    return [WaterFeature(name=f["name"], type=WaterFeatureType(f["type"]),
-                         susceptibility=Susceptibility(f["susceptibility"])
-                         if f.get("susceptibility") else None,
-                         wetland_type=f.get("wetland_type")) for f in features]
 
-
-__all__ = ["NewVisitDialog", "NewVisitSpec", "WATER_TYPES", "water_feature_objects"]
+__all__ = ["NewVisitDialog", "NewVisitSpec", "WATER_TYPES", "ask_new_visit"]

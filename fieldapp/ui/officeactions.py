@@ -31,8 +31,8 @@ from PySide6.QtWidgets import (
 )
 
 from fieldapp.ui.jobs import BackgroundJob, JobCancelled
-from fieldapp.ui.layerwords import layer_tooltip, layer_words
-from fieldapp.ui.wording import plural
+from fieldapp.app.layerwords import layer_tooltip, layer_words
+from fieldapp.app.wording import plural
 
 log = logging.getLogger(__name__)
 
@@ -69,6 +69,18 @@ def error_words(exc: BaseException) -> str:
     return text or type(exc).__name__
 
 
+def ok_cancel_buttons(dialog: QDialog, ok_text: str) -> QDialogButtonBox:
+    """An ``ok_text`` button (the default: Enter) and Cancel, accepting / rejecting
+    ``dialog``."""
+    buttons = QDialogButtonBox()
+    ok = buttons.addButton(ok_text, QDialogButtonBox.AcceptRole)
+    ok.setDefault(True)
+    buttons.addButton(QDialogButtonBox.Cancel)
+    buttons.accepted.connect(dialog.accept)
+    buttons.rejected.connect(dialog.reject)
+    return buttons
+
+
 class SyncDialog(QDialog):
     """Office folder (Change…), the merge policy in words, Sync now / Cancel."""
 
@@ -92,13 +104,7 @@ class SyncDialog(QDialog):
         policy.setWordWrap(True)
         policy.setTextFormat(Qt.RichText)
         lay.addWidget(policy)
-        buttons = QDialogButtonBox()
-        ok = buttons.addButton("Sync now", QDialogButtonBox.AcceptRole)
-        ok.setDefault(True)
-        buttons.addButton(QDialogButtonBox.Cancel)
-        buttons.accepted.connect(self.accept)
-        buttons.rejected.connect(self.reject)
-        lay.addWidget(buttons)
+        lay.addWidget(ok_cancel_buttons(self, "Sync now"))
         self.resize(720, 420)
 
     def _choose(self) -> None:
@@ -130,13 +136,7 @@ class ExportDialog(QDialog):
         browse.clicked.connect(self._browse)
         row.addWidget(browse)
         form.addRow("Write to", row)
-        buttons = QDialogButtonBox()
-        ok = buttons.addButton("Export", QDialogButtonBox.AcceptRole)
-        ok.setDefault(True)
-        buttons.addButton(QDialogButtonBox.Cancel)
-        buttons.accepted.connect(self.accept)
-        buttons.rejected.connect(self.reject)
-        form.addRow(buttons)
+        form.addRow(ok_cancel_buttons(self, "Export"))
         self.fmt.currentIndexChanged.connect(self._default_path)
         self._default_path()
         self.resize(760, 200)

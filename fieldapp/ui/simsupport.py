@@ -1,10 +1,19 @@
-"""Simulated devices for ``--simulate`` and ``--replay``: the demo scenario's receiver,
-rangefinder and caliper (from :mod:`devices.sim`) on pseudo-terminals with stable links, and
-the *simulated surveyor* that walks the receiver to where each workflow happens.
+"""The *simulated surveyor* of ``--simulate``: the scripted person who walks the demo.
 
-The app opens the link paths exactly as it would open ``/dev/ttyUSB0``; it cannot tell the
-simulators from hardware. The two buttons that *trigger* a simulated instrument (a shot, a
-caliper squeeze) stand in for the trigger on the real device.
+The simulated devices themselves (receiver, rangefinder, caliper on pseudo-terminals) come
+from the one factory :mod:`devices.sim.factory` (started by :mod:`fieldapp.app.session`); the
+app opens their links exactly as it would open ``/dev/ttyUSB0``. The two buttons that
+*trigger* a simulated instrument (a shot, a caliper squeeze) stand in for the trigger on the
+real device (:func:`devices.sim.factory.shoot`, :func:`devices.sim.factory.squeeze`).
+
+The narrow interface
+--------------------
+The surveyor never reaches into widgets. It talks to the window through
+:class:`SurveyorWindow` and to the panels through :class:`SurveyedPanel` (implemented by
+:class:`fieldapp.ui.workflows.base.WorkflowPanel`): say what it does
+(``surveyor_says``), tell it started/stopped/paused/arrived (``walker_changed``), "is an OHWM
+point being averaged" (``averaging``), "type the landward azimuth" (``type_azimuth``) and, on
+the Tally panel, "the crown radius typed for the caliper squeeze" (``expect_crown``).
 
 The simulated surveyor (:class:`SimulatedSurveyor`)
 --------------------------------------------------
@@ -44,21 +53,21 @@ to 45 s after the start, while the surveyor still stands at the first OHWM point
 blue *RTK float* badge and the *STALE* fix with the record buttons disabled. Those events are
 played in an interactive session only: offscreen (tests, screenshots) the receiver keeps its
 steady fix, so nothing timed can disturb a test. ``FIELDAPP_SIM_EVENTS=1`` / ``=0`` forces
-either way; :func:`start_demo` takes ``scripted_events`` too.
+either way; :func:`devices.sim.factory.start_demo` takes ``scripted_events`` too.
 """
 
 from __future__ import annotations
 
-import atexit
-import json
 import os
-import shutil
-import tempfile
+import time
 from dataclasses import dataclass
-from pathlib import Path
-from typing import Any, Callable
+from typing import Any, Callable, Protocol
 
-_SIM_DIR: Path | None = None
+from devices.sim.scenario import boundary_for, load_scenario, ohwm_tour
+
+__all__ = ["DEMO_SPEEDUP", "TREE_STAY_S", "SimulatedSurveyor", "Step", "SurveyedPanel",
+           "SurveyorWindow", "boundary_for", "load_scenario", "ohwm_tour",
+           "scripted_events_wanted", "surveyor"]
 
 DEMO_SPEEDUP = 5.0
 """The simulated surveyor walks this many times the scenario's ``speed_m_s`` (5 m/s on the
@@ -83,176 +92,47 @@ def scripted_events_wanted() -> bool:
     return QGuiApplication.platformName() not in ("offscreen", "minimal", "")
 
 
-def sim_dir() -> Path:
-    """A private folder for this process's pty links and the demo species table."""
-    global _SIM_DIR
-    if _SIM_DIR is None:
-        _SIM_DIR = Path(tempfile.mkdtemp(prefix=f"fieldapp-sim-{os.getpid()}-"))
-        atexit.register(shutil.rmtree, _SIM_DIR, True)
-    return _SIM_DIR
+class SurveyedPanel(Protocol):
+    """What the surveyor asks of a workflow panel (every panel has all of it; the base class
+    :class:`fieldapp.ui.workflows.base.WorkflowPanel` gives harmless defaults)."""
+
+    title: str
+
+    def surveyor_says(self, text: str) -> None:
+        """Show ``text`` (what the simulated surveyor does) on the panel's state line."""
+
+    def walker_changed(self, walker: Any) -> None:
+        """The surveyor started, stopped, paused or arrived."""
+
+    def averaging(self) -> bool:
+        """An OHWM point is being averaged here (the surveyor does not walk on meanwhile)."""
+
+    def type_azimuth(self, azimuth_deg: float) -> None:
+        """Type ``azimuth_deg`` (degrees true) into the panel's azimuth field, if it has one."""
+
+    def expect_crown(self, crown_radius_ft: float | None) -> None:
+        """Tally: the crown radius (ft) typed for the caliper reading about to arrive."""
 
 
-def load_scenario(path: str | Path | None = None) -> dict:
-    """The demo scenario (``devices/sim/scenarios/demo.json``) or the scenario at ``path``,
-    validated by :func:`devices.sim.scenario.load_scenario`.
+class SurveyorWindow(Protocol):
+    """What the surveyor asks of the main window."""
 
-    Raises
-    ------
-    FileNotFoundError
-        No such scenario.
-    devices.sim.schema.ScenarioError
-        (a ``ValueError``) Not JSON or not a valid scenario; the message names the file and
-        the key path.
-    """
-    from devices.sim.scenario import load_scenario as load_validated
+    visit: Any
+    """The open :class:`fieldapp.app.visit.VisitController` (or None)."""
+    fix_count: int
+    """Fixes received so far."""
+    session: Any
+    """The :class:`fieldapp.app.session.DeviceSession` (its simulators and scenario)."""
+    panels: dict
 
-    return load_validated("demo" if path is None else path)
+    def usable_fix(self) -> Any:
+        """The newest fix good enough to record, or None."""
 
+    def current_panel(self) -> SurveyedPanel | None:
+        """The workflow panel shown."""
 
-def species_table_path(scenario: dict) -> str | None:
-    table = scenario.get("species_table")
-    if not table:
-        return None
-    path = sim_dir() / "species.json"
-    path.write_text(json.dumps(table), encoding="utf-8")
-    return str(path)
-
-
-def make_gnss(scenario: dict, *, waypoints: list | None = None, rate_hz: float | None = None,
-              time_scale: float = 1.0, link: str = "gnss", **overrides: Any) -> Any:
-    """A GNSS simulator walking the scenario's scripted path (or ``waypoints``)."""
-    from devices.sim.gnss import GnssPath, GnssSim
-
-    spec = dict(scenario["devices"]["gnss"])
-    path = GnssPath(waypoints or spec["waypoints"], speed_m_s=spec.get("speed_m_s", 1.0),
-                    alt_m=spec.get("alt_m", 250.0))
-    kw = {k: spec[k] for k in ("sentences", "quality", "quality_schedule", "dropouts", "seed")
-          if k in spec}
-    kw.update(overrides)
-    return GnssSim(path, rate_hz=rate_hz or spec.get("rate_hz", 1.0), time_scale=time_scale,
-                   link=str(sim_dir() / link), **kw)
-
-
-def make_rangefinder(scenario: dict, link: str = "rangefinder") -> Any:
-    from devices.sim.rangefinder import RangefinderSim
-
-    spec = scenario["devices"]["rangefinder"]
-    t = scenario["transect"]
-    return RangefinderSim(t["profile_ft"], targets_ft=[s for s in t["stations_ft"] if s > 0],
-                          azimuth_deg=t.get("azimuth_deg"), units=spec.get("units", "F"),
-                          dialect=spec.get("dialect", "trupulse"), seed=spec.get("seed"),
-                          link=str(sim_dir() / link))
-
-
-def make_caliper(scenario: dict, link: str = "caliper") -> Any:
-    from devices.sim.caliper import CaliperSim
-
-    return CaliperSim(scenario["stand"]["trees"], link=str(sim_dir() / link))
-
-
-def start_demo(scenario: dict | None = None, *, time_scale: float = 1.0,
-               gnss_rate_hz: float | None = None,
-               gnss_waypoints: list | None = None,
-               scripted_events: bool | None = None) -> tuple[dict, list, dict]:
-    """Start the demo's GNSS, rangefinder and caliper simulators.
-
-    ``scripted_events`` : play the scenario's ``quality_schedule`` and ``dropouts`` (None:
-    :func:`scripted_events_wanted`); False gives a steady fix of the scenario's ``quality``.
-
-    Returns
-    -------
-    ports : dict
-        ``{"gnss": path, "rangefinder": path, "caliper": path}`` to open.
-    sims : list
-        The started simulators (stop them when done).
-    scenario : dict
-    """
-    scenario = scenario or load_scenario()
-    if gnss_waypoints is None:
-        # the simulated surveyor starts on the OHWM at the transect origin, standing
-        gnss_waypoints = [start_position(scenario)]
-    if scripted_events is None:
-        scripted_events = scripted_events_wanted()
-    steady = {} if scripted_events else {"quality_schedule": [], "dropouts": []}
-    sims = []
-    try:
-        for make in (lambda: make_gnss(scenario, waypoints=gnss_waypoints, rate_hz=gnss_rate_hz,
-                                       time_scale=time_scale, **steady),
-                     lambda: make_rangefinder(scenario), lambda: make_caliper(scenario)):
-            sims.append(make().start())
-    except Exception:
-        for s in sims:
-            s.stop()
-        raise
-    ports = {s.kind: s.port for s in sims}
-    return ports, sims, scenario
-
-
-def start_replay(path: str, speed: float = 1.0, loop: bool = True) -> tuple[str, Any]:
-    """Play an NMEA log into a pty (``devices.sim.replay``); returns (port, simulator)."""
-    from devices.sim.replay import ReplaySim
-
-    sim = ReplaySim(path, speed=speed, loop=loop, link=str(sim_dir() / "replay"))
-    sim.start()
-    return sim.port, sim
-
-
-def find(sims: list, kind: str) -> Any:
-    """The simulator of ``kind`` (``gnss``, ``replay``, ``rangefinder``, ``caliper``)."""
-    return next((s for s in sims if getattr(s, "kind", None) == kind), None)
-
-
-def shoot(sim: Any, station_ft: float) -> Any:
-    """Fire the simulated rangefinder from ``station_ft`` at the next scripted target."""
-    targets = [t for t in sim.targets_ft if t > station_ft + 1e-6]
-    if not targets:
-        return None
-    sim.set_station(station_ft)
-    return sim.shoot(targets[0])
-
-
-def squeeze(sim: Any) -> Any:
-    """Squeeze the simulated caliper (the next tree of the tally)."""
-    return sim.squeeze()
-
-
-# --------------------------------------------------------------------------- surveyor
-def start_position(scenario: dict) -> list[float]:
-    """Where the simulated surveyor starts: the transect origin, else the first OHWM point,
-    else the scripted path's first waypoint ([lat, lon] degrees)."""
-    if scenario.get("transect", {}).get("start"):
-        return list(scenario["transect"]["start"])
-    if scenario.get("ohwm"):
-        return list(scenario["ohwm"][0])
-    return list(scenario["devices"]["gnss"]["waypoints"][0])
-
-
-def ohwm_tour(scenario: dict) -> list[list[float]]:
-    """The scenario's OHWM points in the order the surveyor averages them: from the one
-    nearest the transect origin on, then the ones before it."""
-    points = [list(p) for p in scenario.get("ohwm", [])]
-    if not points:
-        return []
-    sx, sy = start_position(scenario)
-    k = min(range(len(points)),
-            key=lambda i: (points[i][0] - sx) ** 2 + (points[i][1] - sy) ** 2)
-    return points[k:] + points[:k]
-
-
-def closed_ring(points: list) -> list[list[float]]:
-    """``points`` ([lat, lon] ...) ending where they start."""
-    ring = [list(p) for p in points]
-    if ring and ring[0] != ring[-1]:
-        ring.append(ring[0])
-    return ring
-
-
-def boundary_for(scenario: dict, kind: str) -> list[list[float]] | None:
-    """The scenario boundary the surveyor walks for an area ``kind``: the wetland for
-    ``wetland``, the stand for ``woodland_stand`` and ``grove``; None for other kinds."""
-    key = {"wetland": "wetland", "woodland_stand": "stand", "grove": "stand"}.get(kind)
-    ring = scenario.get(key, {}).get("boundary") if key else None
-    return closed_ring(ring) if ring else None
+    def on_panel_shown(self, fn: Callable[[SurveyedPanel], None]) -> None:
+        """Call ``fn(panel)`` whenever another workflow panel is shown."""
 
 
 @dataclass
@@ -272,9 +152,9 @@ class SimulatedSurveyor:
 
     Parameters
     ----------
-    window : fieldapp.ui.mainwindow.MainWindow
-        Gives the fixes as the app received them (``usable_fix``, ``fix_count``), the tabs and
-        the visit.
+    window : SurveyorWindow
+        The main window: the fixes as the app received them (``usable_fix``, ``fix_count``),
+        the panels (:class:`SurveyedPanel`) and the visit.
     gnss : devices.sim.gnss.GnssSim
         The running simulated receiver (only its route is changed).
     scenario : dict
@@ -313,7 +193,7 @@ class SimulatedSurveyor:
         self.timer.setInterval(poll_ms)
         self.timer.timeout.connect(self._poll)
         self.timer.start()
-        window.tabs.currentChanged.connect(self._tab_changed)
+        window.on_panel_shown(self._panel_shown)
 
     # -------------------------------------------------------------- plumbing
     @property
@@ -324,9 +204,9 @@ class SimulatedSurveyor:
     def say(self, text: str) -> None:
         """Tell the user what the simulated surveyor does (the current panel's state line)."""
         self.words = text
-        state = getattr(self.w.tabs.currentWidget(), "state", None)
-        if state is not None:
-            state.setText(f"Simulated surveyor: {text}")
+        panel = self.w.current_panel()
+        if panel is not None:
+            panel.surveyor_says(text)
 
     def go(self, steps: list[Step], mode: str) -> None:
         """Replace whatever the surveyor was doing by ``steps``."""
@@ -341,9 +221,7 @@ class SimulatedSurveyor:
     def _notify(self) -> None:
         """Tell the panels (``walker_changed(self)``) that walking started, stopped or paused."""
         for panel in list(getattr(self.w, "panels", {}).values()):
-            fn = getattr(panel, "walker_changed", None)
-            if fn is not None:
-                fn(self)
+            panel.walker_changed(self)
 
     @property
     def walking_to(self) -> str | None:
@@ -402,8 +280,6 @@ class SimulatedSurveyor:
 
     def _staying(self) -> bool:
         """Still staying where the last step was done (see :attr:`Step.stay`)."""
-        import time
-
         if self._stay is None:
             return False
         done, until = self._stay
@@ -438,8 +314,6 @@ class SimulatedSurveyor:
                 return
             if gen == self._gen:
                 if step.stay is not None:
-                    import time
-
                     self._stay = (step.stay, time.monotonic() + TREE_STAY_S)
                 elif self.steps:
                     self._walk_current()
@@ -450,14 +324,14 @@ class SimulatedSurveyor:
             self._watch_ohwm()
 
     # -------------------------------------------------------------- OHWM and transect
-    def _panel_title(self, widget: Any = None) -> str:
-        widget = widget if widget is not None else self.w.tabs.currentWidget()
-        return str(getattr(widget, "title", ""))
+    def _panel_title(self, panel: Any = None) -> str:
+        panel = panel if panel is not None else self.w.current_panel()
+        return str(getattr(panel, "title", ""))
 
-    def _tab_changed(self, index: int) -> None:
+    def _panel_shown(self, panel: SurveyedPanel) -> None:
         if self.retired or self.mode == "boundary" or self.w.visit is None:
             return  # a boundary walk goes on whatever tab is shown
-        title = self._panel_title(self.w.tabs.widget(index))
+        title = self._panel_title(panel)
         if title == "OHWM":
             self.to_next_ohwm()
         elif title == "Transect":
@@ -478,8 +352,8 @@ class SimulatedSurveyor:
         """After an OHWM point is recorded (OHWM tab shown), walk on to the next."""
         if self._panel_title() != "OHWM" or self.w.visit is None or self._ohwm_seen is None:
             return
-        panel = self.w.tabs.currentWidget()
-        if getattr(panel, "collecting", None) is not None:
+        panel = self.w.current_panel()
+        if panel is not None and panel.averaging():
             return
         if len(self.w.visit.ohwm_points()) > self._ohwm_seen:
             self.to_next_ohwm()
@@ -489,19 +363,18 @@ class SimulatedSurveyor:
         transect = self.scenario.get("transect") or {}
         if not transect.get("start"):
             return
-        panel = self.w.tabs.currentWidget()
+        panel = self.w.current_panel()
 
         def there(_fix: Any) -> None:
             az = transect.get("azimuth_deg")
-            spin = getattr(panel, "azimuth", None)
-            if az is not None and spin is not None and not self.w.visit.current_transect:
-                spin.setValue(float(az))
+            if az is not None and panel is not None and not self.w.visit.current_transect:
+                panel.type_azimuth(float(az))
             self.say(f"at the transect origin: landward azimuth {az}°, press Start transect [N]"
                      " then shoot.")
         self.go([Step(list(transect["start"]), there, "the transect origin")], "transect")
 
     # -------------------------------------------------------------- tally
-    def measure_next_tree(self, tally_panel: Any) -> None:
+    def measure_next_tree(self, tally_panel: SurveyedPanel) -> None:
         """Walk to the next scenario tree, then type its crown radius and squeeze the caliper
         (:meth:`TallyPanel.expect_crown`). Asked while still walking to a tree (or staying at
         one until it is recorded), the tree after it is queued: the surveyor walks on to it
@@ -562,7 +435,7 @@ class SimulatedSurveyor:
         self.go(steps, "boundary")
 
 
-def surveyor(window: Any) -> SimulatedSurveyor | None:
+def surveyor(window: SurveyorWindow) -> SimulatedSurveyor | None:
     """The window's :class:`SimulatedSurveyor` (made on first use), or None when the GNSS is
     not a route-following simulator (real receiver, replay) or there is no scenario."""
     session = getattr(window, "session", None)

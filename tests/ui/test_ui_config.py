@@ -7,7 +7,7 @@ import json
 
 import pytest
 
-from fieldapp.ui import config as C
+from fieldapp.app import config as C
 
 
 @pytest.fixture

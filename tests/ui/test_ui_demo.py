@@ -30,7 +30,7 @@ def test_scripted_events_follow_the_environment(qapp, monkeypatch, env, expected
 
 
 def test_start_demo_steady_or_scripted():
-    from fieldapp.ui import simsupport
+    from devices.sim import factory as simsupport
 
     for scripted, schedule, drops in ((False, [], []), (True, [15, 30], [40])):
         ports, sims, _sc = simsupport.start_demo(scripted_events=scripted)

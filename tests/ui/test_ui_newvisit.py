@@ -65,7 +65,7 @@ def test_dialog_spec_converts_feet_and_validates(qtbot, tmp_path):
 
 def test_new_visit_from_dialog_replaces_open_visit(qtbot, private_dirs):
     from fieldapp.store import open_visit as store_open
-    from fieldapp.ui import visit as visit_mod
+    from fieldapp.app import visit as visit_mod
     from fieldapp.ui.newvisit import NewVisitSpec
 
     w = make_window(qtbot, private_dirs)
@@ -88,7 +88,7 @@ def test_new_visit_from_dialog_replaces_open_visit(qtbot, private_dirs):
         assert w.visit.model.has_frame            # the EPSG code given: no need to wait for a fix
         assert w.visit.priority_waterway
         # the last visit is remembered for the next start
-        from fieldapp.ui import config as C
+        from fieldapp.app import config as C
         assert C.read_file()["last_visit"] == str(spec.path)
         w.visit.close()
         store = store_open(spec.path, readonly=True)
@@ -109,7 +109,7 @@ def test_new_visit_from_dialog_replaces_open_visit(qtbot, private_dirs):
 
 
 def test_open_visit_refuses_a_foreign_file_with_a_message(qtbot, private_dirs):
-    from fieldapp.ui import visit as visit_mod
+    from fieldapp.app import visit as visit_mod
 
     bad = private_dirs / "notes.gpkg"
     bad.write_text("not a geopackage")
@@ -126,7 +126,7 @@ def test_open_visit_refuses_a_foreign_file_with_a_message(qtbot, private_dirs):
 
 def test_start_without_last_visit_offscreen_makes_one_without_asking(qtbot, private_dirs):
     from fieldapp.ui import app as appmod
-    from fieldapp.ui import config as C
+    from fieldapp.app import config as C
 
     cfg = C.build({"data_dir": str(private_dirs / "data"), "new_visit": True}, use_file=False)
     w = appmod.create_window(cfg, start_devices=False)   # offscreen: no dialog, no block

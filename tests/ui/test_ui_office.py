@@ -174,7 +174,7 @@ def test_sync_button_new_office_counts_and_reopens_visit(qtbot, sample_window, m
     assert report.totals().received == 0 and report.totals().conflicts == 0
     table = w.office.result_dialog.table
     assert table.item(table.rowCount() - 1, 0).text() == "All layers"
-    # layers in field words, the GeoPackage table in the tooltip (fieldapp.ui.layerwords)
+    # layers in field words, the GeoPackage table in the tooltip (fieldapp.app.layerwords)
     shown = {table.item(r, 0).text(): table.item(r, 0).toolTip()
              for r in range(table.rowCount() - 1)}
     assert "Trees" in shown and "“tree”" in shown["Trees"]
@@ -190,7 +190,7 @@ def test_sync_button_new_office_counts_and_reopens_visit(qtbot, sample_window, m
     assert w.paused_reason is None
     assert len(rows(path, "tree")) == 4
     assert w.config.office_dir == str(office)                 # remembered
-    from fieldapp.ui import config as C
+    from fieldapp.app import config as C
     assert C.read_file().get("office_dir") == str(office)
     # a second sync: nothing to send or receive
     dismiss_messages(qtbot, w)

@@ -1,4 +1,4 @@
-"""The map's bank ✕ (fieldapp.ui.overlays): drawn at the result's bank distance along the
+"""The map's bank ✕ (fieldapp.app.overlays): drawn at the result's bank distance along the
 transect azimuth from its origin whatever the basis, a stipulated bank (NR 341.035(2)(c)) with no
 station included."""
 
@@ -8,8 +8,8 @@ import math
 
 import pytest
 
-from fieldapp.ui.overlays import bank_point
-from fieldapp.ui.visit import open_visit
+from fieldapp.app.overlays import bank_point
+from fieldapp.app.visit import open_visit
 from tests.ui.ui_support import private_dirs  # noqa: F401 - fixture
 
 # a UTM 16N point (metres); the overlays are in site feet (international foot, 0.3048 m)

@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
-from fieldapp.ui.layerwords import LAYER_WORDS, layer_words
-from fieldapp.ui.wording import plural
+from fieldapp.app.layerwords import LAYER_WORDS, layer_words
+from fieldapp.app.wording import plural
 
 
 def test_plural_counts():

@@ -131,6 +131,31 @@ class WorkflowPanel(QWidget):
     def refresh(self) -> None:
         """Re-render from the model (called after every model change)."""
 
+    # -------------------------------------------------------------- the simulated surveyor
+    # (fieldapp.ui.simsupport.SurveyedPanel: all the surveyor may ask of a panel)
+    def surveyor_says(self, text: str) -> None:
+        """Show what the simulated surveyor does on the panel's state line (if it has one)."""
+        state = getattr(self, "state", None)
+        if state is not None:
+            state.setText(f"Simulated surveyor: {text}")
+
+    def walker_changed(self, walker: Any) -> None:
+        """The simulated surveyor started, stopped, paused or arrived (default: nothing)."""
+
+    def averaging(self) -> bool:
+        """An OHWM point is being averaged on this panel (default: never)."""
+        return False
+
+    def type_azimuth(self, azimuth_deg: float) -> None:
+        """The simulated surveyor types ``azimuth_deg`` (degrees true) into the panel's
+        azimuth field (the Transect panel's landward azimuth); no field, nothing typed."""
+        spin = getattr(self, "azimuth", None)
+        if spin is not None:
+            spin.setValue(float(azimuth_deg))
+
+    def expect_crown(self, crown_radius_ft: float | None) -> None:
+        """The crown radius (ft) typed for the coming caliper reading (Tally only)."""
+
     def error(self, text: str) -> None:
         """Show a refused value or failed command; nothing is lost."""
         self.w.show_banner(text)

@@ -156,9 +156,9 @@ class BoundaryPanel(WorkflowPanel):
             return
         walker = self._surveyor()
         if walker is not None:
-            from fieldapp.ui import simsupport
+            from devices.sim.scenario import boundary_for
 
-            ring = simsupport.boundary_for(walker.scenario, self.kind.currentData())
+            ring = boundary_for(walker.scenario, self.kind.currentData())
             if ring is not None:
                 def start_there(there: Any) -> None:
                     if not self._begin_walk(there):

@@ -14,7 +14,7 @@ from PySide6.QtWidgets import (
 from fieldapp.ui.workflows.base import (
     WorkflowPanel, add_field, big_button, field_grid, point_number, state_label,
 )
-from fieldapp.ui.wording import plural
+from fieldapp.app.wording import plural
 
 
 class OhwmPanel(WorkflowPanel):
@@ -146,6 +146,10 @@ class OhwmPanel(WorkflowPanel):
         self.wait_label.setText(f"Average point waits: {self.walk_reason}"
                                 if self.walk_reason else "")
         self.wait_label.setVisible(bool(self.walk_reason))
+
+    def averaging(self) -> bool:
+        """An OHWM point is being averaged (the simulated surveyor waits for it)."""
+        return self.collecting is not None
 
     def walker_changed(self, walker: Any) -> None:
         """The simulated surveyor (simulate mode only) started, stopped, paused or arrived.

@@ -6,7 +6,7 @@ from __future__ import annotations
 from collections import deque
 from typing import Any
 
-from PySide6.QtCore import Qt
+from PySide6.QtCore import QSignalBlocker, Qt
 from PySide6.QtWidgets import (
     QAbstractItemView, QComboBox, QDoubleSpinBox, QGridLayout, QHBoxLayout, QHeaderView, QLabel,
     QLineEdit, QTableWidget, QTableWidgetItem,
@@ -15,7 +15,7 @@ from PySide6.QtWidgets import (
 from fieldapp.ui.workflows.base import (
     WorkflowPanel, add_field, big_button, field_grid, state_label,
 )
-from fieldapp.ui.wording import plural
+from fieldapp.app.wording import plural
 
 COLUMNS = ("Tag", "Species", "DBH in", "Leaf habit", "Crown r ft")
 EDITABLE = {1: "species_name", 2: "dbh_in", 3: "leaf_habit", 4: "crown_radius_ft"}
@@ -200,13 +200,14 @@ class TallyPanel(WorkflowPanel):
         sim = self.w.session.simulator("caliper") if self.w.session else None
         if sim is None:
             return
+        from devices.sim.factory import squeeze
         from fieldapp.ui import simsupport
 
         walker = simsupport.surveyor(self.w)
         if walker is not None and walker.trees:
             walker.measure_next_tree(self)
         else:
-            simsupport.squeeze(sim)
+            squeeze(sim)
 
     def selected_tree(self) -> Any:
         rows = {i.row() for i in self.table.selectedItems()}
@@ -249,18 +250,17 @@ class TallyPanel(WorkflowPanel):
             return
         trees = v.trees()
         self._rows = list(trees)
-        self.table.blockSignals(True)
-        self.table.setRowCount(len(trees))
-        for r, t in enumerate(trees):
-            cells = [str(t.tag), t.species_name or t.species_code, f"{t.dbh_in:.1f}",
-                     getattr(t.leaf_habit, "value", str(t.leaf_habit)),
-                     f"{t.crown_radius_ft:.1f}" if t.crown_radius_ft else "–"]
-            for c, text in enumerate(cells):
-                item = QTableWidgetItem(text)
-                if c not in EDITABLE:
-                    item.setFlags(item.flags() & ~Qt.ItemIsEditable)
-                self.table.setItem(r, c, item)
-        self.table.blockSignals(False)
+        with QSignalBlocker(self.table):  # unblocked again even if a row fails
+            self.table.setRowCount(len(trees))
+            for r, t in enumerate(trees):
+                cells = [str(t.tag), t.species_name or t.species_code, f"{t.dbh_in:.1f}",
+                         getattr(t.leaf_habit, "value", str(t.leaf_habit)),
+                         f"{t.crown_radius_ft:.1f}" if t.crown_radius_ft else "–"]
+                for c, text in enumerate(cells):
+                    item = QTableWidgetItem(text)
+                    if c not in EDITABLE:
+                        item.setFlags(item.flags() & ~Qt.ItemIsEditable)
+                    self.table.setItem(r, c, item)
         if trees:
             self.table.scrollToBottom()
         self.undo_button.setEnabled(v.can_undo_delete())

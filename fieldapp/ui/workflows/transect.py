@@ -12,7 +12,7 @@ from fieldapp.ui.profileplot import ProfilePlot
 from fieldapp.ui.workflows.base import (
     WorkflowPanel, add_field, big_button, field_grid, point_name, state_label,
 )
-from fieldapp.ui.wording import plural
+from fieldapp.app.wording import plural
 
 
 def bank_state_words(result: dict | None, threshold_pct: float) -> str:
@@ -236,7 +236,7 @@ class TransectPanel(WorkflowPanel):
     def shoot(self) -> None:
         sim = self.w.session.simulator("rangefinder") if self.w.session else None
         if sim is not None:
-            from fieldapp.ui import simsupport
+            from devices.sim import factory as simsupport
 
             simsupport.shoot(sim, self.visit.current_distance_ft())
 

@@ -18,7 +18,7 @@ from pathlib import Path
 from typing import Any, Callable
 
 from fieldapp import checks as checks_mod
-from fieldapp.ui.wording import plural
+from fieldapp.app.wording import plural
 
 log = logging.getLogger(__name__)
 
@@ -362,7 +362,7 @@ class VisitController:
     # -------------------------------------------------------------- map geometry
     def overlays(self) -> dict:
         """Everything the map draws besides the live position, in site feet."""
-        from fieldapp.ui import overlays
+        from fieldapp.app import overlays
 
         return overlays.build(self)
 
@@ -415,36 +415,43 @@ def open_visit(path: Path, *, name: str | None = None, priority_waterway: bool =
     return VisitController(model, path, store)
 
 
-def dialogs_allowed(config: Any) -> bool:
-    """Whether start-up may ask questions: not offscreen (tests, screenshots), not a smoke
-    run, not with ``FIELDAPP_NO_DIALOGS`` set."""
+def dialogs_allowed(config: Any, platform_name: str) -> bool:
+    """Whether start-up may ask questions: not on the ``offscreen`` / ``minimal`` Qt platform
+    (``platform_name``, from the UI: tests, screenshots), not a smoke run, not with
+    ``FIELDAPP_NO_DIALOGS`` set."""
     import os
-
-    from PySide6.QtGui import QGuiApplication
 
     if os.environ.get("FIELDAPP_NO_DIALOGS") or config.quit_after_s is not None:
         return False
-    return QGuiApplication.platformName() not in ("offscreen", "minimal")
+    return platform_name not in ("offscreen", "minimal")
 
 
 def ask_new_visit(window: Any) -> Any:
-    """Show the New visit dialog; the :class:`~fieldapp.ui.newvisit.NewVisitSpec` or None."""
-    from fieldapp.ui.newvisit import NewVisitDialog
+    """Ask for a new visit with the UI's New visit dialog (``window.ask_new_visit_spec()``,
+    :func:`fieldapp.ui.newvisit.ask_new_visit`); the
+    :class:`~fieldapp.ui.newvisit.NewVisitSpec`, or None when cancelled."""
+    return window.ask_new_visit_spec()
 
-    cfg = window.config
-    fix = getattr(window, "latest_fix", None)
-    lat, lon = getattr(fix, "lat_deg", None), getattr(fix, "lon_deg", None)
-    dlg = NewVisitDialog(cfg.data_dir, crew=cfg.crew, antenna_height_m=cfg.antenna_height_m,
-                         priority_waterway=cfg.priority_waterway,
-                         fix_lat_lon=(lat, lon) if lat is not None and lon is not None else None,
-                         parent=window if window.isVisible() else None)
-    return dlg.result_spec if dlg.exec() else None
+
+def water_feature_objects(features: list[dict]) -> list[Any]:
+    """The New visit dialog's water features (dicts of ``name``, ``type``, ``susceptibility``,
+    ``wetland_type``) as :class:`fieldapp.survey.features.WaterFeature`.
+
+    Raises
+    ------
+    ValueError
+        An unknown water feature type or susceptibility.
+    """
+    from fieldapp.survey.features import Susceptibility, WaterFeature, WaterFeatureType
+
+    return [WaterFeature(name=f["name"], type=WaterFeatureType(f["type"]),
+                         susceptibility=Susceptibility(f["susceptibility"])
+                         if f.get("susceptibility") else None,
+                         wetland_type=f.get("wetland_type")) for f in features]
 
 
 def open_from_spec(spec: Any) -> VisitController:
     """Create the visit a New visit dialog described."""
-    from fieldapp.ui.newvisit import water_feature_objects
-
     return open_visit(spec.path, name=spec.name, priority_waterway=spec.priority_waterway,
                       crew=spec.crew, antenna_height_m=spec.antenna_height_m,
                       water_features=water_feature_objects(spec.water_features), crs=spec.crs)
@@ -481,13 +488,11 @@ def create_from_dialog(window: Any, spec: Any = None) -> VisitController | None:
 
 
 def choose_and_open(window: Any, path: str | Path | None = None) -> VisitController | None:
-    """Visit ▸ Open visit…: a file dialog (unless ``path`` is given), then open and show."""
+    """Visit ▸ Open visit…: the UI's file dialog (``window.ask_visit_path(start_folder)``)
+    unless ``path`` is given, then open and show."""
     if path is None:
-        from PySide6.QtWidgets import QFileDialog
-
         start = str(window.visit.path.parent if window.visit else window.config.data_dir)
-        path, _ = QFileDialog.getOpenFileName(window, "Open a site visit", start,
-                                              "Site visits (*.gpkg)")
+        path = window.ask_visit_path(start)
         if not path:
             return None
     path = Path(path)
@@ -519,7 +524,7 @@ def open_initial_visit(window: Any) -> None:
     elif cfg.last_visit and Path(cfg.last_visit).exists() and not cfg.new_visit:
         path = Path(cfg.last_visit)
     else:
-        if dialogs_allowed(cfg):
+        if dialogs_allowed(cfg, window.platform_name()):
             spec = ask_new_visit(window)
         path = spec.path if spec is not None else new_visit_path(cfg.data_dir, "visit")
     try:

@@ -6,7 +6,8 @@ from __future__ import annotations
 import math
 from typing import Any
 
-from fieldapp.ui.mapview import CLASS_COLOURS
+CLASS_COLOURS = {"mature": "#1b7a1b", "young": "#8fd18f", "none": "#c8c8c8", "grove": "#0f5c0f"}
+"""Tree and canopy colours by canopy class (the map's legend)."""
 
 
 def _v(x: Any) -> Any:
@@ -49,8 +50,6 @@ def build(visit: Any) -> dict:
     """{"lines": {name: [[(x_ft, y_ft), ...], ...]}, "polygons": {kind: [ring...]},
     "trees": [(x_ft, y_ft, crown_ft, colour)],
     "labels": [(x_ft, y_ft, text, colour)]}. Empty before the site CRS is known."""
-    from fieldapp.survey.features import Layer
-
     m = visit.model
     out: dict = {"lines": {k: [] for k in ("ohwm", "transects", "bank", "buffers", "envelope",
                                            "boundary_live")},
@@ -66,7 +65,23 @@ def build(visit: Any) -> dict:
     for p in visit.ohwm_points():
         by_line.setdefault(p.line_uuid, []).append((p.x, p.y))
     out["lines"]["ohwm"] = [ft(pts) for pts in by_line.values()]
+    _add_transects(out, visit, ft)
+    _add_trees(out, visit, ft)
+    _add_areas(out, visit, ft)
+    _add_ohwm_buffers(out, visit, ft, list(by_line.values()))
+    _add_envelope(out, visit, ft)
+    if visit.walk is not None:
+        verts = visit.walk.vertices()
+        if verts:
+            out["lines"]["boundary_live"] = [ft(verts + [verts[0]])]
+    return out
 
+
+def _add_transects(out: dict, visit: Any, ft: Any) -> None:
+    """Transect lines (origin and stations) and the bank ✕ of each, joined as the bank line."""
+    from fieldapp.survey.features import Layer
+
+    m = visit.model
     bank_pts = []
     for t in m.features(Layer.TRANSECT):
         stations = m.stations(t.uuid)
@@ -81,12 +96,16 @@ def build(visit: Any) -> dict:
     if len(bank_pts) >= 2:
         out["lines"]["bank"] = [bank_pts]
 
+
+def _add_trees(out: dict, visit: Any, ft: Any) -> None:
+    """Trees with their crown radius (ft; else half the DBH in inches as ft, at least 1.5 ft),
+    coloured by the canopy class of the woodland stand they stand in."""
     stand_class = {}
     for a in visit.areas("woodland_stand"):
         c = visit.checks.get(f"woodland:{a.uuid}")
         if c is not None:
             stand_class[a.uuid] = (a.geometry, c.result.get("class") or "none")
-    for t in m.trees():
+    for t in visit.model.trees():
         colour = CLASS_COLOURS["none"] if t.dbh_in < 10 else "#4caf50"
         for geom, cls in stand_class.values():
             from shapely import Point
@@ -97,6 +116,10 @@ def build(visit: Any) -> dict:
         x, y = ft([(t.x, t.y)])[0]
         out["trees"].append((x, y, crown, colour))
 
+
+def _add_areas(out: dict, visit: Any, ft: Any) -> None:
+    """Area polygons by kind, and each area's protective-area buffer with its width label."""
+    f = visit.model.frame
     for a in visit.areas():
         rings = [ft(r) for r in _rings(a.geometry)]
         out["polygons"].setdefault(_v(a.kind), []).extend(rings)
@@ -107,26 +130,32 @@ def build(visit: Any) -> dict:
             b = buf.bounds  # label on the buffer's top edge
             out["labels"].append((float(f.to_ft((b[0] + b[2]) / 2)), float(f.to_ft(b[3])),
                                   f"protective area {pa.result['width_ft']:g} ft", "#cc0000"))
+
+
+def _add_ohwm_buffers(out: dict, visit: Any, ft: Any, ohwm_lines: list) -> None:
+    """The protective-area buffer of the OHWM lines (site-CRS points)."""
     pa = visit.checks.get("protective_area")
-    if pa is not None and pa.result.get("width_ft") and by_line:
+    if pa is not None and pa.result.get("width_ft") and ohwm_lines:
         from shapely.geometry import LineString
 
-        for pts in by_line.values():
+        f = visit.model.frame
+        for pts in ohwm_lines:
             if len(pts) >= 2:
                 buf = LineString(pts).buffer(f.from_ft(pa.result["width_ft"]))
                 out["lines"]["buffers"].extend(ft(r) for r in _rings(buf))
+
+
+def _add_envelope(out: dict, visit: Any, ft: Any) -> None:
+    """The development-area envelope: foundations buffered 20 ft, drives, parking, septic
+    fields and utility trenches 5 ft, united."""
     dev = visit.checks.get("development_area")
     if dev is not None:
         from shapely.ops import unary_union
 
+        f = visit.model.frame
         limits = {"foundation": 20.0, "drive": 5.0, "parking": 5.0, "septic_field": 5.0,
                   "utility_trench": 5.0}
         parts = [a.geometry.buffer(f.from_ft(limits[_v(a.kind)]), quad_segs=8)
                  for a in visit.areas() if _v(a.kind) in limits]
         if parts:
             out["lines"]["envelope"] = [ft(r) for r in _rings(unary_union(parts))]
-    if visit.walk is not None:
-        verts = visit.walk.vertices()
-        if verts:
-            out["lines"]["boundary_live"] = [ft(verts + [verts[0]])]
-    return out

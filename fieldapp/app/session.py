@@ -1,7 +1,9 @@
 """Start and stop the devices the config names: simulators, a replayed log, real ports.
 
-No Qt here except through the bridge's callbacks: readers run on their own threads (named
-``fieldapp-...`` by :mod:`devices`), and report through :class:`fieldapp.ui.bridge.DeviceBridge`.
+No Qt here: readers run on their own threads (named ``fieldapp-...`` by :mod:`devices`) and
+report through the bridge's callbacks (:class:`DeviceCallbacks`; in the app the UI's
+:class:`fieldapp.ui.bridge.DeviceBridge`, which hands them to the GUI thread). The simulators
+come from the one factory :mod:`devices.sim.factory`.
 """
 
 from __future__ import annotations
@@ -9,12 +11,28 @@ from __future__ import annotations
 import logging
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, Callable, Protocol
 
-from fieldapp.ui.bridge import DeviceBridge
-from fieldapp.ui.config import AppConfig
+from devices.sim import factory as sim_factory
+from fieldapp.app.config import AppConfig
 
 log = logging.getLogger(__name__)
+
+
+class DeviceCallbacks(Protocol):
+    """Where the device readers report (called on the readers' threads)."""
+
+    def on_fix(self, fix: Any) -> None:
+        """A GNSS fix (:class:`devices.nmea.Fix`)."""
+
+    def status_callback(self, kind: str) -> Callable[[Any], None]:
+        """The status callback of device ``kind`` (``gnss``, ``rangefinder``, ``caliper``)."""
+
+    def reading_callback(self, kind: str) -> Callable[[Any], None]:
+        """The reading callback of instrument ``kind``."""
+
+    def close(self) -> None:
+        """No more callbacks are delivered."""
 
 
 @dataclass
@@ -25,12 +43,16 @@ class DeviceSession:
     ----------
     config : AppConfig
         Which devices (URLs, protocols, baud) or ``simulate`` / ``replay``.
-    bridge : DeviceBridge
+    bridge : DeviceCallbacks
         Receives every callback.
+    scripted_events : callable, optional
+        Asked when the simulators start: play the demo receiver's scripted quality changes and
+        dropouts (the UI passes :func:`fieldapp.ui.simsupport.scripted_events_wanted`); None
+        gives a steady fix.
     """
 
     config: AppConfig
-    bridge: DeviceBridge
+    bridge: DeviceCallbacks
     gnss: Any = None
     instruments: dict[str, Any] = field(default_factory=dict)
     simulators: list[Any] = field(default_factory=list)
@@ -40,6 +62,7 @@ class DeviceSession:
     sim_time_scale: float = 1.0
     sim_gnss_rate_hz: float | None = 5.0
     sim_gnss_waypoints: list | None = None
+    scripted_events: Callable[[], bool] | None = None
 
     # ------------------------------------------------------------------ start
     def start(self) -> None:
@@ -93,9 +116,7 @@ class DeviceSession:
         baud = cfg.rangefinder_baud if kind == "rangefinder" else cfg.caliper_baud
         options: dict[str, Any] = {}
         if kind == "caliper" and self.scenario is not None:
-            from fieldapp.ui import simsupport
-
-            table = simsupport.species_table_path(self.scenario)
+            table = sim_factory.write_species_table(self.scenario)
             if table:
                 options["species_table"] = table
         simulated = url in self.sim_ports.values()
@@ -108,22 +129,19 @@ class DeviceSession:
         self.instruments[kind] = reader
 
     def _start_simulators(self) -> dict[str, str]:
-        from fieldapp.ui import simsupport
-
-        ports, sims, scenario = simsupport.start_demo(
+        scripted = bool(self.scripted_events()) if self.scripted_events is not None else False
+        ports, sims, scenario = sim_factory.start_demo(
             time_scale=self.sim_time_scale, gnss_rate_hz=self.sim_gnss_rate_hz,
-            gnss_waypoints=self.sim_gnss_waypoints)
+            gnss_waypoints=self.sim_gnss_waypoints, scripted_events=scripted)
         self.simulators.extend(sims)
         self.sim_ports.update(ports)
         self.scenario = scenario
         return ports
 
     def _start_replay(self, path: str, speed: float) -> str:
-        from fieldapp.ui import simsupport
-
         if not Path(path).is_file():
             raise FileNotFoundError(f"no NMEA log at {path}")
-        port, sim = simsupport.start_replay(path, speed)
+        port, sim = sim_factory.start_replay(path, speed)
         self.simulators.append(sim)
         self.sim_ports["replay"] = port
         return port
@@ -137,9 +155,7 @@ class DeviceSession:
             return None
 
     def simulator(self, kind: str) -> Any:
-        from fieldapp.ui import simsupport
-
-        return simsupport.find(self.simulators, kind)
+        return sim_factory.find(self.simulators, kind)
 
     # ------------------------------------------------------------------ stop
     def stop(self) -> None:

@@ -1,0 +1,139 @@
+"""The simulated surveyor talks to the window and panels only through its narrow interface
+(fieldapp.ui.simsupport.SurveyorWindow / SurveyedPanel): a fake window and panel suffice."""
+
+from __future__ import annotations
+
+import datetime as dt
+
+from PySide6.QtCore import QObject
+
+from fieldapp.ui.simsupport import SimulatedSurveyor
+
+
+class FakePanel:
+    def __init__(self, title):
+        self.title = title
+        self.said, self.walkers, self.azimuths = [], [], []
+        self.busy_averaging = False
+
+    def surveyor_says(self, text):
+        self.said.append(text)
+
+    def walker_changed(self, walker):
+        self.walkers.append((walker.busy, walker.mode))
+
+    def averaging(self):
+        return self.busy_averaging
+
+    def type_azimuth(self, azimuth_deg):
+        self.azimuths.append(azimuth_deg)
+
+    def expect_crown(self, crown_radius_ft):
+        pass
+
+
+class FakeVisit:
+    current_transect = None
+
+    def __init__(self):
+        self.points = []
+
+    def ohwm_points(self):
+        return self.points
+
+
+class FakeWindow(QObject):
+    def __init__(self, panels):
+        super().__init__()
+        self.panels = {p.title.lower(): p for p in panels}
+        self.shown = panels[0]
+        self.visit = FakeVisit()
+        self.fix_count = 0
+        self.fix = None
+        self.listeners = []
+
+    def usable_fix(self):
+        return self.fix
+
+    def current_panel(self):
+        return self.shown
+
+    def on_panel_shown(self, fn):
+        self.listeners.append(fn)
+
+    def show(self, title):
+        self.shown = self.panels[title.lower()]
+        for fn in self.listeners:
+            fn(self.shown)
+
+
+class FakeGnss:
+    arrival_utc = dt.datetime(2026, 6, 1, 15, 0, 0, tzinfo=dt.timezone.utc)
+
+    def __init__(self):
+        self.walks, self.arrived = [], False
+
+    def walk_to(self, lat, lon, speed_m_s):
+        self.walks.append((lat, lon, speed_m_s))
+        self.arrived = False
+
+    def hold(self):
+        pass
+
+
+class Fix:
+    def __init__(self, time_utc):
+        self.time_utc = time_utc
+
+
+SCENARIO = {"devices": {"gnss": {"speed_m_s": 1.2}},
+            "transect": {"start": [43.0, -91.0], "azimuth_deg": 350.0},
+            "ohwm": [[43.0, -91.0], [43.0002, -91.0]]}
+
+
+def test_walks_to_the_ohwm_point_and_says_so_through_the_panel(qapp):
+    ohwm, transect = FakePanel("OHWM"), FakePanel("Transect")
+    w = FakeWindow([ohwm, transect])
+    gnss = FakeGnss()
+    s = SimulatedSurveyor(w, gnss, SCENARIO, poll_ms=10_000)
+    try:
+        assert s.speed_m_s == 6.0                      # 5 x the scenario's 1.2 m/s
+        s.to_next_ohwm()
+        assert gnss.walks == [(43.0, -91.0, 6.0)]
+        assert ohwm.said == ["walking to OHWM point 1…"]
+        assert ohwm.walkers == transect.walkers == [(True, "ohwm")]   # every panel told
+        # arrived, but the app's fix is older than the arrival: still waiting
+        gnss.arrived = True
+        w.fix = Fix(gnss.arrival_utc - dt.timedelta(seconds=1))
+        s._poll()
+        assert s.busy
+        w.fix = Fix(gnss.arrival_utc)
+        s._poll()
+        assert not s.busy and s.mode is None
+        assert ohwm.said[-1] == "on the OHWM at point 1 of the scenario: press Average point [A]."
+        # a point recorded while averaging: the surveyor waits for the averaging to end
+        w.visit.points.append(object())
+        ohwm.busy_averaging = True
+        s._poll()
+        assert len(gnss.walks) == 1
+        ohwm.busy_averaging = False
+        s._poll()
+        assert gnss.walks[-1][:2] == (43.0002, -91.0)
+    finally:
+        s.timer.stop()
+
+
+def test_types_the_landward_azimuth_at_the_transect_origin(qapp):
+    ohwm, transect = FakePanel("OHWM"), FakePanel("Transect")
+    w = FakeWindow([ohwm, transect])
+    gnss = FakeGnss()
+    s = SimulatedSurveyor(w, gnss, SCENARIO, poll_ms=10_000)
+    try:
+        w.show("Transect")                               # the panel-shown hook walks there
+        assert gnss.walks == [(43.0, -91.0, 6.0)] and s.mode == "transect"
+        gnss.arrived, w.fix = True, Fix(gnss.arrival_utc)
+        s._poll()
+        assert transect.azimuths == [350.0]
+        assert "landward azimuth 350.0°" in transect.said[-1]
+    finally:
+        s.timer.stop()
