@@ -17,6 +17,7 @@ from PySide6.QtGui import (QFont, QPageLayout, QPageSize, QPainter, QPdfWriter, 
                            QTextBlockFormat, QTextCharFormat, QTextCursor, QTextDocument, QTextFormat)
 
 from fieldapp.checks import status_words, summary_words
+from fieldapp.rules.nr341 import bank_parameters
 
 from . import drawing
 from .content import INTERPRETATIONS, ReportContent, rule_title
@@ -141,8 +142,8 @@ def _site_html(c: ReportContent) -> str:
     rows = [
         ["Site", _e(s.name)], ["Visit date", _e(s.visit_date.isoformat())],
         ["Crew", _e(", ".join(s.crew) or "–")], ["Devices", _e(devices)],
-        ["Waterway", "priority waterway (NR 341.035(1)(b))" if s.priority_waterway
-         else "not a priority waterway (NR 341.035(1)(a))"],
+        ["Waterway", ("priority waterway" if s.priority_waterway else "not a priority waterway")
+         + f" ({bank_parameters(s.priority_waterway).cite_base})"],
         ["Water features", _e(waters)],
         ["Antenna height", f"{s.antenna_height_m:.3f} m"],
         ["Magnetic declination", f"{s.declination_deg:+.2f}° (east positive)"],

@@ -66,7 +66,7 @@ def nice_ticks(lo: float, hi: float, target: int = 6) -> list[float]:
     """Round tick values covering [lo, hi] (steps of 1, 2 or 5 × 10^n).
 
     >>> nice_ticks(0, 100)
-    [0.0, 20.0, 40.0, 60.0, 80.0, 100.0]
+    [0, 20, 40, 60, 80, 100]
     """
     span = max(hi - lo, 1e-9)
     raw = span / max(target - 1, 1)

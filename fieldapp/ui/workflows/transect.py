@@ -3,10 +3,13 @@ manual entry adds a station; the live profile and the bank state in words (NR 34
 
 from __future__ import annotations
 
+import os
 from typing import Any
 
 from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QCheckBox, QComboBox, QDoubleSpinBox, QGridLayout, QLabel
+
+from fieldapp.rules.nr341 import bank_parameters
 
 from fieldapp.ui.profileplot import ProfilePlot
 from fieldapp.ui.workflows.base import (
@@ -42,6 +45,30 @@ def bank_state_words(result: dict | None, threshold_pct: float) -> str:
         return f"{where}: needs data"
     return (f"{where}: keep walking, more than {walk:.1f} ft below {threshold_pct:g} % needed"
             if steep else f"{where}: keep walking, more than {walk:.1f} ft further needed")
+
+
+def bank_figures(result: dict | None, priority_waterway: bool) -> tuple[float, float]:
+    """(base distance ft, slope threshold percent) of NR 341.035(1)(a)/(1)(b) for the profile and
+    the words: the bank result's own ``base_ft`` / ``threshold_pct`` when it has them, else the
+    rule's table (:func:`fieldapp.rules.nr341.bank_parameters`; no result yet, or an error).
+
+    >>> bank_figures(None, True)
+    (300.0, 10.0)
+    """
+    params = bank_parameters(priority_waterway)
+    result = result or {}
+    return (result.get("base_ft", params.base_ft), result.get("threshold_pct", params.threshold_pct))
+
+
+def stipulation_paragraph() -> str:
+    """The paragraph both stipulated distances come from, ``NR 341.035(2)(c)`` (the common
+    part of the rule's citations of (2)(c)1. and (2)(c)2.).
+
+    >>> stipulation_paragraph()
+    'NR 341.035(2)(c)'
+    """
+    cites = [bank_parameters(p).cite_stipulated for p in (False, True)]
+    return os.path.commonprefix(cites)
 
 
 def steep_stretches(result: dict, threshold_pct: float) -> list[tuple[float, float]]:
@@ -92,12 +119,14 @@ class TransectPanel(WorkflowPanel):
         start.addWidget(self.start_button, 0, 2, 2, 1, Qt.AlignBottom)
         start.setColumnStretch(0, 1)
         lay.addLayout(start)
-        self.stipulated = QCheckBox("&Stipulated bank (NR 341.035(2)(c))")
+        self.stipulated = QCheckBox(f"&Stipulated bank ({stipulation_paragraph()})")
         self.stipulated.setObjectName("stipulatedBank")
         self.stipulated.setToolTip(
-            "The landowner stipulates that the slope continues: the bank is 300 ft from the OHWM"
-            " (500 ft on a priority waterway), still cut by a complete interruption; no slope"
-            " survey needed. Stored with the transect. (Alt+S, or Tab to it and Space)")
+            "The landowner stipulates that the slope continues: the bank is"
+            f" {bank_parameters(False).stipulated_ft:g} ft from the OHWM"
+            f" ({bank_parameters(True).stipulated_ft:g} ft on a priority waterway), still cut by"
+            " a complete interruption; no slope survey needed. Stored with the transect."
+            " (Alt+S, or Tab to it and Space)")
         self.stipulated.clicked.connect(self.set_stipulated)
         lay.addWidget(self.stipulated)
 
@@ -279,15 +308,15 @@ class TransectPanel(WorkflowPanel):
         self.origin.blockSignals(False)
         self._update_buttons()
         t = v.current_transect
-        threshold = 10.0 if v.priority_waterway else 12.0
-        base = 300.0 if v.priority_waterway else 75.0
         if t is None:
             self.state.setText("Start a transect at an OHWM point." if self.origin.count()
                                else "Record an OHWM point first (OHWM tab).")
+            base, threshold = bank_figures(None, v.priority_waterway)
             self.profile.set_profile([], threshold, base, None, None)  # the empty frame
             return
         check = v.bank_check()
         result = check.result if check else None
+        base, threshold = bank_figures(result, v.priority_waterway)
         self.state.setText(bank_state_words(result, threshold))
         stations = v.stations()
         segs = [(s.segment_ft, s.slope_pct) for s in stations]
