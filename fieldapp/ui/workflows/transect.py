@@ -191,6 +191,8 @@ class TransectPanel(WorkflowPanel):
         self.bind("Ctrl+Z", self.remove_last, self.undo_button)
         window.add_reading_listener("rangefinder", self.on_shot)
         window.started_listeners.append(self._devices_started)
+        # a visit shown again (after a sync) keeps its current transect: its controls at once
+        window.visit_listeners.append(lambda _visit: self._update_buttons())
         self._update_buttons()
 
     def _devices_started(self) -> None:
@@ -202,6 +204,13 @@ class TransectPanel(WorkflowPanel):
          and self.visit.current_transect else self.start_button).setFocus()
 
     def _update_buttons(self) -> None:
+        """Enable the controls for the current transect and show its stipulation.
+
+        Called by every command that starts a transect or changes its stations, right after
+        the model change, as well as by :meth:`refresh` (deferred, after a burst of changes):
+        a control is usable the moment the transect or station it needs exists (a key or
+        click just after Start transect is not lost).
+        """
         active = bool(self.visit and self.visit.current_transect)
         self.add_button.setEnabled(active)
         self.interrupt_button.setEnabled(active and bool(self.visit.stations()))
@@ -222,6 +231,8 @@ class TransectPanel(WorkflowPanel):
             self.visit.start_transect(uuid, self.azimuth.value())
         except Exception as exc:  # noqa: BLE001
             self.error(f"Transect not started: {exc}")
+            return
+        self._update_buttons()
 
     def add_manual_station(self) -> None:
         if not (self.visit and self.visit.current_transect):
@@ -240,6 +251,7 @@ class TransectPanel(WorkflowPanel):
         except Exception as exc:  # noqa: BLE001
             self.error(f"Station refused: {exc}")
             return
+        self._update_buttons()
         self.dist.setFocus()
         self.dist.selectAll()
 
@@ -261,6 +273,8 @@ class TransectPanel(WorkflowPanel):
                 self.visit.add_station(slope_distance_ft=sd, slope_deg=inc, reading=shot)
         except Exception as exc:  # noqa: BLE001
             self.error(f"Shot refused as a station: {exc}")
+            return
+        self._update_buttons()
 
     def shoot(self) -> None:
         sim = self.w.session.simulator("rangefinder") if self.w.session else None
@@ -288,6 +302,8 @@ class TransectPanel(WorkflowPanel):
             self.visit.remove_last_station()
         except Exception as exc:  # noqa: BLE001
             self.error(f"Nothing removed: {exc}")
+            return
+        self._update_buttons()
 
     # -------------------------------------------------------------- view
     def refresh(self) -> None:
