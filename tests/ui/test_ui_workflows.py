@@ -408,3 +408,16 @@ def test_transect_controls_are_usable_the_moment_their_transect_or_station_exist
         assert not panel.undo_button.isEnabled() and not panel.interrupt_button.isEnabled()
     finally:
         close_window(w)
+
+
+def test_panel_reads_the_bank_figures_from_the_rule():
+    """The transect panel's figures: the result's own, else NR 341.035(1)(a)/(1)(b) from the
+    rule's table; the Stipulated box cites (2)(c), the paragraph of both 300 and 500 ft."""
+    from fieldapp.ui.workflows.transect import bank_figures, stipulation_paragraph
+
+    assert bank_figures(None, False) == (75.0, 12.0)
+    assert bank_figures(None, True) == (300.0, 10.0)
+    result = evaluate({"rule": "nr341.bank", "input": {"priority": True, "segments": []}})
+    assert bank_figures(result, False) == (300.0, 10.0)
+    assert bank_figures({"status": "error", "message": "x"}, False) == (75.0, 12.0)
+    assert stipulation_paragraph() == "NR 341.035(2)(c)"
