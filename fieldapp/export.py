@@ -245,24 +245,14 @@ def export_visit(visit_path, out_path, fmt: str, *, force: bool = False,
     fieldapp.store.StoreError
     """
     from fieldapp.report.content import load_visit
-    from fieldapp.report.guard import os_error_words, refuse_clobbering
+    from fieldapp.report.guard import os_error_words, refuse_existing
 
     fmt = fmt.lower()
     if fmt not in FORMATS:
         raise ValueError(f"format {fmt!r} is not one of {', '.join(FORMATS)}")
     out_path = Path(out_path)
     single = fmt in ("kml", "dxf")
-    # a folder format writes into an existing folder (checked file by file below), else OUT itself
-    if single or not out_path.is_dir():
-        refuse_clobbering(visit_path, [out_path], ExportRefused)
-    if single and out_path.is_dir():
-        raise ExportRefused(f"{out_path} is a folder; a {fmt} export is one file (e.g. "
-                            f"{out_path / ('visit.' + fmt)})")
-    if out_path.exists() and not force:
-        raise ExportExists(f"{out_path} exists; use --force (force=True) to overwrite it")
-    parent = out_path.parent if str(out_path.parent) else Path(".")
-    if not parent.is_dir():
-        raise ExportWriteFailed(f"cannot write {out_path}: the folder {parent} does not exist")
+    parent = _check_output(visit_path, out_path, fmt, single, force)
 
     def step(f: float, m: str) -> None:
         if progress is not None:
@@ -275,10 +265,6 @@ def export_visit(visit_path, out_path, fmt: str, *, force: bool = False,
     frame = visit.frame
     layers = layer_records(visit)
     site_crs = f"EPSG:{frame.srs_id}" if frame.srs_id else frame.crs.to_wkt()
-
-    def to_wgs84(g):
-        return shapely.transform(g, lambda xy: np.column_stack(frame.to_lonlat(xy[:, 0], xy[:, 1])))
-
     result = ExportResult(out_path, fmt, "EPSG:4326" if fmt in ("geojson", "kml", "csv") else site_crs)
     tmp_dir = None
     try:
@@ -286,45 +272,10 @@ def export_visit(visit_path, out_path, fmt: str, *, force: bool = False,
         umask = current_umask()
         os.chmod(tmp_dir, 0o777 & ~umask)  # mkdtemp made it 0700; it becomes OUT for a folder format
         target = tmp_dir / out_path.name if single else tmp_dir
-        if fmt == "dxf":
-            _dxf(layers, target, frame, result.layers)
-        for i, data in enumerate(layers if fmt != "dxf" else []):
-            step(0.1 + 0.8 * i / max(len(layers), 1), data.name)
-            if fmt == "geojson":
-                _write_ogr(data, target / f"{data.name}.geojson", "GeoJSON", "EPSG:4326", to_wgs84)
-            elif fmt == "kml":
-                from pyogrio import list_drivers
-
-                driver = "LIBKML" if "LIBKML" in list_drivers(write=True) else "KML"
-                _write_ogr(data, target, driver, "EPSG:4326", to_wgs84, append=i > 0)
-            elif fmt == "shp":
-                _write_ogr(data, target / f"{data.name}.shp", "ESRI Shapefile", site_crs, None)
-            else:
-                _write_ogr(data, target / f"{data.name}.csv", "CSV", "EPSG:4326", to_wgs84,
-                           layer_options={"GEOMETRY": "AS_WKT", "CREATE_CSVT": "YES"})
-            result.layers[data.name] = len(data.rows)
+        _write_layers(layers, target, fmt, frame, site_crs, result.layers, step)
         step(0.95, "saving")
-        if out_path.exists() and not force:
-            raise ExportExists(f"{out_path} exists; use --force (force=True) to overwrite it")
-        names = [out_path.name] if single else sorted(f.name for f in tmp_dir.iterdir())
-        # every file about to be replaced, checked before any is moved (nothing half-done)
-        refuse_clobbering(visit_path, [out_path] if single or not out_path.is_dir()
-                          else [out_path / n for n in names], ExportRefused)
-        for f in tmp_dir.iterdir():  # GDAL / ezdxf files already follow the umask; make sure
-            if f.is_file() and not f.is_symlink():
-                os.chmod(f, 0o666 & ~umask)
-        if single:
-            os.replace(target, out_path)
-            result.files = [out_path]
-        elif out_path.is_dir():
-            for n in names:
-                os.replace(tmp_dir / n, out_path / n)
-                result.files.append(out_path / n)
-        else:
-            if out_path.exists() or out_path.is_symlink():
-                out_path.unlink()
-            os.replace(tmp_dir, out_path)
-            result.files = [out_path / n for n in names]
+        refuse_existing(out_path, force, ExportExists)
+        result.files = _move_into_place(visit_path, tmp_dir, target, out_path, single, umask)
     except ExportError:
         raise
     except OSError as exc:
@@ -338,6 +289,80 @@ def export_visit(visit_path, out_path, fmt: str, *, force: bool = False,
             shutil.rmtree(tmp_dir, ignore_errors=True)
     step(1.0, "done")
     return result
+
+
+def _check_output(visit_path, out_path: Path, fmt: str, single: bool, force: bool) -> Path:
+    """Refuse an output that would replace a visit, a folder given to a one-file format, or an
+    existing output without ``force``; the folder the export goes in (:class:`ExportWriteFailed`
+    when it does not exist). A folder format may write into an existing folder: its files are
+    checked one by one before they are moved (:func:`_move_into_place`)."""
+    from fieldapp.report.guard import output_folder, refuse_clobbering, refuse_existing
+
+    if single or not out_path.is_dir():
+        refuse_clobbering(visit_path, [out_path], ExportRefused)
+    if single and out_path.is_dir():
+        raise ExportRefused(f"{out_path} is a folder; a {fmt} export is one file (e.g. "
+                            f"{out_path / ('visit.' + fmt)})")
+    refuse_existing(out_path, force, ExportExists)
+    return output_folder(out_path, ExportWriteFailed)
+
+
+def _write_layers(layers: list[_LayerData], target: Path, fmt: str, frame, site_crs: str,
+                  counts: dict[str, int], step: Callable[[float, str], None]) -> None:
+    """Write ``layers`` to ``target`` (the temporary file or folder) in ``fmt``: one DXF, or
+    GDAL layer by layer (WGS 84 lon/lat for geojson, kml and csv, the site CRS for shp);
+    ``counts`` gets the features written per layer."""
+    if fmt == "dxf":
+        _dxf(layers, target, frame, counts)
+        return
+
+    def to_wgs84(g):
+        return shapely.transform(g, lambda xy: np.column_stack(frame.to_lonlat(xy[:, 0], xy[:, 1])))
+
+    for i, data in enumerate(layers):
+        step(0.1 + 0.8 * i / max(len(layers), 1), data.name)
+        if fmt == "geojson":
+            _write_ogr(data, target / f"{data.name}.geojson", "GeoJSON", "EPSG:4326", to_wgs84)
+        elif fmt == "kml":
+            from pyogrio import list_drivers
+
+            driver = "LIBKML" if "LIBKML" in list_drivers(write=True) else "KML"
+            _write_ogr(data, target, driver, "EPSG:4326", to_wgs84, append=i > 0)
+        elif fmt == "shp":
+            _write_ogr(data, target / f"{data.name}.shp", "ESRI Shapefile", site_crs, None)
+        else:
+            _write_ogr(data, target / f"{data.name}.csv", "CSV", "EPSG:4326", to_wgs84,
+                       layer_options={"GEOMETRY": "AS_WKT", "CREATE_CSVT": "YES"})
+        counts[data.name] = len(data.rows)
+
+
+def _move_into_place(visit_path, tmp_dir: Path, target: Path, out_path: Path, single: bool,
+                     umask: int) -> list[Path]:
+    """Move what was written in ``tmp_dir`` to ``out_path``: the one file; each file into an
+    existing folder (others in it are kept); or the whole folder. Every file about to be
+    replaced is checked (:func:`fieldapp.report.guard.refuse_clobbering`) before any is moved,
+    so nothing is half done. Returns the files written."""
+    from fieldapp.report.guard import refuse_clobbering
+
+    names = [out_path.name] if single else sorted(f.name for f in tmp_dir.iterdir())
+    refuse_clobbering(visit_path, [out_path] if single or not out_path.is_dir()
+                      else [out_path / n for n in names], ExportRefused)
+    for f in tmp_dir.iterdir():  # GDAL / ezdxf files already follow the umask; make sure
+        if f.is_file() and not f.is_symlink():
+            os.chmod(f, 0o666 & ~umask)
+    if single:
+        os.replace(target, out_path)
+        return [out_path]
+    if out_path.is_dir():
+        files = []
+        for n in names:
+            os.replace(tmp_dir / n, out_path / n)
+            files.append(out_path / n)
+        return files
+    if out_path.exists() or out_path.is_symlink():
+        out_path.unlink()
+    os.replace(tmp_dir, out_path)
+    return [out_path / n for n in names]
 
 
 def _parser() -> argparse.ArgumentParser:

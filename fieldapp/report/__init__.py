@@ -157,24 +157,13 @@ def build_report(visit_path, out_path, progress: ProgressCallback | None = None,
     ValueError
         ``retained_ac`` is negative, NaN or infinite.
     """
-    from pypdf import PdfReader, PdfWriter
-
     from .content import gather, load_visit
-    from .document import attached_checks, write_pdf
-    from .guard import refuse_clobbering
 
     retained_ac = float(retained_ac)
     if not math.isfinite(retained_ac) or retained_ac < 0:
         raise ValueError(f"retained_ac must be a finite number of acres >= 0, got {retained_ac!r}")
     out_path = Path(out_path)
-    refuse_clobbering(visit_path, [out_path], ReportRefused)
-    if out_path.is_dir():
-        raise ReportRefused(f"{out_path} is a folder; give the report's file name (e.g. {out_path / 'report.pdf'})")
-    if out_path.exists() and not force:
-        raise ReportExists(f"{out_path} exists; use --force (force=True) to overwrite it")
-    out_dir = out_path.parent if str(out_path.parent) else Path(".")
-    if not out_dir.is_dir():
-        raise ReportWriteFailed(f"cannot write {out_path}: the folder {out_dir} does not exist")
+    out_dir = _check_output(visit_path, out_path, force)
 
     def step(fraction: float, message: str) -> None:
         if _is_cancelled(cancel):
@@ -188,6 +177,37 @@ def build_report(visit_path, out_path, progress: ProgressCallback | None = None,
     content = gather(visit, visit_path, retained_ac=retained_ac, now=now)
     step(0.3, "drawing")
     _ensure_gui_app()
+    pages, names = _write_report(visit_path, out_path, out_dir, content, step, force)
+    if progress is not None:
+        progress(1.0, "done")
+    return ReportSummary(path=str(out_path), pages=pages, verdicts=len(content.checks),
+                         attachments=names + ["requests-all.json", "results-all.json"])
+
+
+def _check_output(visit_path, out_path: Path, force: bool) -> Path:
+    """Refuse an output that would replace a visit or is a folder, or exists without ``force``;
+    the folder the report goes in (:class:`ReportWriteFailed` when it does not exist)."""
+    from .guard import output_folder, refuse_clobbering, refuse_existing
+
+    refuse_clobbering(visit_path, [out_path], ReportRefused)
+    if out_path.is_dir():
+        raise ReportRefused(f"{out_path} is a folder; give the report's file name (e.g. {out_path / 'report.pdf'})")
+    refuse_existing(out_path, force, ReportExists)
+    return output_folder(out_path, ReportWriteFailed)
+
+
+def _write_report(visit_path, out_path: Path, out_dir: Path, content, step: ProgressCallback,
+                  force: bool) -> tuple[int, list[str]]:
+    """Draw the PDF and attach the rule requests under temporary names in ``out_dir``, then
+    move it into place as ``out_path``; nothing is left behind on failure.
+
+    Returns (pages, per-verdict attachment names). Raises :class:`ReportRefused` or
+    :class:`ReportExists` when the output became a visit or appeared meanwhile,
+    :class:`ReportWriteFailed` for an ``OSError``.
+    """
+    from .document import write_pdf
+    from .guard import refuse_clobbering, refuse_existing
+
     tmps: list[str] = []
     try:
         for suffix in (".qt.pdf", ".tmp"):
@@ -197,23 +217,11 @@ def build_report(visit_path, out_path, progress: ProgressCallback | None = None,
         qt_tmp, final_tmp = tmps
         pages = write_pdf(content, qt_tmp, step=step)
         step(0.92, "attaching the rule requests")
-        writer = PdfWriter(clone_from=PdfReader(qt_tmp))
-        attached = attached_checks(content)  # a check awaiting data has no request to attach
-        names = [name for name, _ in attached]
-        for name, check in attached:
-            writer.add_attachment(name, (json.dumps(check.request, indent=2) + "\n").encode())
-        writer.add_attachment("requests-all.json", (json.dumps(content.requests(), indent=2) + "\n").encode())
-        writer.add_attachment("results-all.json",
-                              (json.dumps([c.result for _, c in attached], indent=2) + "\n").encode())
-        with open(final_tmp, "wb") as fh:
-            writer.write(fh)
-            fh.flush()
-            os.fsync(fh.fileno())
+        names = _attach_requests(qt_tmp, final_tmp, content)
         os.chmod(final_tmp, 0o666 & ~current_umask())  # mkstemp made it 0600
         step(0.99, "saving")
         refuse_clobbering(visit_path, [out_path], ReportRefused)  # appeared meanwhile?
-        if out_path.exists() and not force:
-            raise ReportExists(f"{out_path} exists; use --force (force=True) to overwrite it")
+        refuse_existing(out_path, force, ReportExists)
         os.replace(final_tmp, out_path)
     except ReportError:
         raise
@@ -225,10 +233,30 @@ def build_report(visit_path, out_path, progress: ProgressCallback | None = None,
                 os.unlink(t)
             except FileNotFoundError:
                 pass
-    if progress is not None:
-        progress(1.0, "done")
-    return ReportSummary(path=str(out_path), pages=pages, verdicts=len(content.checks),
-                         attachments=names + ["requests-all.json", "results-all.json"])
+    return pages, names
+
+
+def _attach_requests(qt_pdf: str, out_file: str, content) -> list[str]:
+    """Copy the PDF Qt wrote (``qt_pdf``) to ``out_file`` with every rule request attached as
+    JSON, then ``requests-all.json`` and ``results-all.json``; flushed to disk. Returns the
+    per-verdict attachment names (a check awaiting data has no request to attach)."""
+    from pypdf import PdfReader, PdfWriter
+
+    from .document import attached_checks
+
+    writer = PdfWriter(clone_from=PdfReader(qt_pdf))
+    attached = attached_checks(content)
+    names = [name for name, _ in attached]
+    for name, check in attached:
+        writer.add_attachment(name, (json.dumps(check.request, indent=2) + "\n").encode())
+    writer.add_attachment("requests-all.json", (json.dumps(content.requests(), indent=2) + "\n").encode())
+    writer.add_attachment("results-all.json",
+                          (json.dumps([c.result for _, c in attached], indent=2) + "\n").encode())
+    with open(out_file, "wb") as fh:
+        writer.write(fh)
+        fh.flush()
+        os.fsync(fh.fileno())
+    return names
 
 
 def acres(text: str) -> float:

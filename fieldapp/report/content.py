@@ -31,12 +31,14 @@ from shapely.geometry import LineString, Point
 from fieldapp import __version__
 from fieldapp.checks import Check, Checks, RULE_TITLES
 from fieldapp.geo import FOOT_INTERNATIONAL_M, SiteFrame
+from fieldapp.rules.nr341 import bank_parameters
 from fieldapp.survey import Layer, Visit
 from fieldapp.survey.canopy import StandMeasures
 
 __all__ = [
     "INTERPRETATIONS",
     "BANK_PARAMETERS",
+    "bank_figures",
     "ReportContent",
     "TransectProfile",
     "StandSection",
@@ -83,15 +85,30 @@ INTERPRETATIONS = {
     "strictly-more-than": "Every erosion-plan trigger is 'more than' its limit.",
 }
 
-#: NR 341.035(1)(a) and (1)(b): priority waterway -> (base distance ft, slope threshold %).
-#: Shown on the profiles; the verdicts themselves come from :mod:`fieldapp.rules`.
-BANK_PARAMETERS = {False: (75.0, 12.0), True: (300.0, 10.0)}
+#: NR 341.035(1)(a) and (1)(b): priority waterway -> (base distance ft, slope threshold %), read
+#: from the rule (:func:`fieldapp.rules.nr341.bank_parameters`); kept for old importers. The
+#: profiles show the bank result's own figures (:func:`bank_figures`).
+BANK_PARAMETERS = {p: (bank_parameters(p).base_ft, bank_parameters(p).threshold_pct)
+                   for p in (False, True)}
 
 _RULE_ORDER = ["nr341.bank", "nr341.graded_area", "nr151.protective_area", "wetland.size",
                "woodland.class", "woodland.mitigation", "development_area"]
 
 GGA_QUALITY = {0: "no fix", 1: "autonomous", 2: "DGPS", 3: "PPS", 4: "RTK fixed",
                5: "RTK float", 6: "dead reckoning", 7: "manual", 8: "simulated"}
+
+
+def bank_figures(check: Check | None, priority_waterway: bool) -> tuple[float, float]:
+    """(base distance ft, slope threshold percent) of NR 341.035(1)(a)/(1)(b) for a transect's
+    profile: its bank result's ``base_ft`` / ``threshold_pct``, or, with no result that has them
+    (no check, awaiting data, an error), :func:`fieldapp.rules.nr341.bank_parameters`.
+
+    >>> bank_figures(None, False)
+    (75.0, 12.0)
+    """
+    params = bank_parameters(priority_waterway)
+    result = check.result if check else {}
+    return (result.get("base_ft", params.base_ft), result.get("threshold_pct", params.threshold_pct))
 
 
 def natural_key(text: str) -> list:
@@ -134,7 +151,9 @@ class TransectProfile:
     ``stations`` are ``(distance_ft, elevation_ft, slope_pct_of_segment_ending_here,
     interruption)``, starting with the OHWM at distance 0 (slope None there). Elevations are
     the measured ones when ``measured_elevations``, else relative to the OHWM (0), carried
-    station to station by the segment slopes.
+    station to station by the segment slopes. ``base_ft`` (horizontal ft from the OHWM) and
+    ``threshold_pct`` (slope, percent) are the bank's figures, NR 341.035(1)(a)/(1)(b)
+    (:func:`bank_figures`).
     """
 
     label: str
@@ -362,8 +381,9 @@ def gather(visit: Visit, path, *, retained_ac: float = 0.0, conflicts: list | No
         return content
     frame = visit.frame
     # ---- transects
-    base_ft, thr = BANK_PARAMETERS[bool(site.priority_waterway)]
     for t in sorted(visit.features(Layer.TRANSECT), key=lambda t: natural_key(t.label)):
+        check = by_id.get(f"bank:{t.uuid}")
+        base_ft, thr = bank_figures(check, site.priority_waterway)
         sts = visit.stations(t.uuid)
         measured = t.origin_elevation_ft is not None and all(s.elevation_ft is not None for s in sts)
         rows = [(0.0, float(t.origin_elevation_ft) if measured else 0.0, None, False)]
@@ -374,7 +394,7 @@ def gather(visit: Visit, path, *, retained_ac: float = 0.0, conflicts: list | No
         content.transects.append(TransectProfile(
             label=t.label, azimuth_true_deg=t.azimuth_true_deg, stations=tuple(rows),
             measured_elevations=measured, priority=bool(site.priority_waterway), base_ft=base_ft,
-            threshold_pct=thr, check=by_id.get(f"bank:{t.uuid}")))
+            threshold_pct=thr, check=check))
     # ---- areas
     for a in visit.features(Layer.AREA):
         kind = _value(a.kind)

@@ -12,11 +12,12 @@ import html
 import json
 from typing import Any, Callable
 
-from PySide6.QtCore import QMarginsF, QRectF, QSizeF, Qt
+from PySide6.QtCore import QMarginsF, QRect, QRectF, QSizeF, Qt
 from PySide6.QtGui import (QFont, QPageLayout, QPageSize, QPainter, QPdfWriter, QPyTextObject,
                            QTextBlockFormat, QTextCharFormat, QTextCursor, QTextDocument, QTextFormat)
 
 from fieldapp.checks import status_words, summary_words
+from fieldapp.rules.nr341 import bank_parameters
 
 from . import drawing
 from .content import INTERPRETATIONS, ReportContent, rule_title
@@ -141,8 +142,8 @@ def _site_html(c: ReportContent) -> str:
     rows = [
         ["Site", _e(s.name)], ["Visit date", _e(s.visit_date.isoformat())],
         ["Crew", _e(", ".join(s.crew) or "–")], ["Devices", _e(devices)],
-        ["Waterway", "priority waterway (NR 341.035(1)(b))" if s.priority_waterway
-         else "not a priority waterway (NR 341.035(1)(a))"],
+        ["Waterway", ("priority waterway" if s.priority_waterway else "not a priority waterway")
+         + f" ({bank_parameters(s.priority_waterway).cite_base})"],
         ["Water features", _e(waters)],
         ["Antenna height", f"{s.antenna_height_m:.3f} m"],
         ["Magnetic declination", f"{s.declination_deg:+.2f}° (east positive)"],
@@ -385,106 +386,144 @@ def _conflicts_html(c: ReportContent) -> str:
 
 
 # --------------------------------------------------------------------------- the PDF
-def write_pdf(content: ReportContent, path: str, *, step: Callable[[float, str], None]) -> int:
-    """Write the report to ``path`` (PDF, US letter); returns the page count.
-
-    ``step(fraction, message)`` is called as the work advances (and may raise to cancel).
-    """
-    names = attachment_names(content)
+def _pdf_writer(path: str, content: ReportContent) -> QPdfWriter:
+    """The PDF writer: US letter, :data:`MARGINS_MM`, :data:`RESOLUTION_DPI`, title and creator."""
     writer = QPdfWriter(str(path))
     writer.setPageSize(QPageSize(QPageSize.Letter))
     writer.setPageMargins(MARGINS_MM, QPageLayout.Millimeter)
     writer.setResolution(RESOLUTION_DPI)
     writer.setTitle(f"Site report: {content.site.name}")
     writer.setCreator(f"fieldapp {content.app_version}")
+    return writer
+
+
+class _ReportDocument:
+    """The report's one text document, laid out for the writer's pages, built section by
+    section (HTML) with inline figures (:class:`_Figures`).
+
+    ``page`` is the paint rectangle in device pixels, ``body_h`` the height left for the body
+    between header and footer (pixels), ``mm`` device pixels per millimetre.
+    """
+
+    def __init__(self, writer: QPdfWriter, page: QRect, body_h: float, mm: float) -> None:
+        self.page, self.body_h, self.mm = page, body_h, mm
+        self.doc = QTextDocument()
+        self.doc.documentLayout().setPaintDevice(writer)
+        self.doc.setPageSize(QSizeF(page.width(), body_h))
+        self.doc.setDocumentMargin(0)
+        font = QFont()
+        font.setPointSizeF(9)
+        self.doc.setDefaultFont(font)
+        self.doc.setDefaultStyleSheet(CSS)
+        self.figures = _Figures()
+        self.doc.documentLayout().registerHandler(OBJECT_TYPE, self.figures)
+        self.cur = QTextCursor(self.doc)
+        self.first = True
+
+    def section(self, html_text: str, new_page: bool = False) -> None:
+        """Start a new block (a new page if asked) and insert the HTML there."""
+        if not self.first:
+            bf = QTextBlockFormat()
+            if new_page:
+                bf.setPageBreakPolicy(QTextFormat.PageBreak_AlwaysBefore)
+            self.cur.insertBlock(bf, QTextCharFormat())
+        self.first = False
+        self.cur.insertHtml(html_text)
+
+    def figure(self, key: str, height_mm: float, draw: Callable) -> None:
+        """A figure the page's width and ``height_mm`` high, drawn by ``draw(painter, w, h)``."""
+        self.figures.items[key] = (QSizeF(self.page.width() - 2, height_mm * self.mm), draw)
+        self.cur.insertBlock(QTextBlockFormat(), QTextCharFormat())
+        f = QTextCharFormat()
+        f.setObjectType(OBJECT_TYPE)
+        f.setProperty(OBJECT_KEY, key)
+        self.cur.insertText("\ufffc", f)
+
+
+def _add_sections(rd: _ReportDocument, content: ReportContent, names: list[str],
+                  step: Callable[[float, str], None]) -> None:
+    """Every section in order: site and verdicts, the map (a page of its own), the transect
+    profiles (two to a page), stands and wetlands, verdicts in detail, GNSS and conflicts, and
+    how to reproduce the verdicts from the attachments ``names``."""
+    mm = rd.mm
+    rd.section(_site_html(content) + _summary_html(content))
+    # the map on a page of its own
+    rd.section("<h2>Site map</h2>", new_page=True)
+    lay = content.map
+    map_h, scale = drawing.map_height_mm(lay, rd.page.width() / mm, rd.body_h / mm - 24)
+    rd.figure("map", map_h, lambda p, w, h: drawing.draw_map(p, w, h, lay, mm, scale))
+    step(0.35, "map")
+    for i, prof in enumerate(content.transects):
+        head = "<h2>Transect profiles (NR 341.035)</h2>" if i == 0 else ""
+        rd.section(head + _profile_intro(prof), new_page=(i % 2 == 0))
+        if len(prof.stations) > 1:
+            rd.figure(f"profile{i}", 72, lambda p, w, h, prof=prof: drawing.draw_profile(p, w, h, prof, mm))
+            rd.section(_profile_table(prof))
+        else:
+            rd.section("<p>No station yet.</p>")
+    step(0.45, "profiles")
+    rd.section(_stands_html(content), new_page=True)
+    rd.section(_wetlands_html(content))
+    rd.section(_verdicts_html(content), new_page=True)
+    rd.section(_gnss_html(content), new_page=True)
+    rd.section(_conflicts_html(content))
+    rd.section("<h2>Reproducing the verdicts</h2><p>" + _e(
+        "Every rule request above is attached to this PDF (" + ", ".join(names) + "; all of them in "
+        "requests-all.json, the results as shown in results-all.json). Save an attachment and run "
+        "'fieldapp rules evaluate FILE.json' to get the same result, or change one input to see "
+        "what changes.") + "</p>")
+
+
+def _paint_pages(painter: QPainter, writer: QPdfWriter, rd: _ReportDocument, content: ReportContent,
+                 step: Callable[[float, str], None]) -> int:
+    """Paint the laid-out document page by page with the running header and the "page i of N"
+    footer; returns the page count."""
+    page, body_h, mm, doc = rd.page, rd.body_h, rd.mm, rd.doc
+    n = doc.pageCount()
+    header_font = QFont()
+    header_font.setPointSizeF(7.5)
+    head = f"Site report: {content.site.name} · visit {content.site.visit_date.isoformat()}"
+    foot = f"fieldapp {content.app_version} · generated {content.generated_utc:%Y-%m-%d %H:%M} UTC"
+    for i in range(n):
+        if i:
+            writer.newPage()
+        painter.save()
+        painter.setFont(header_font)
+        painter.drawText(QRectF(0, 0, page.width(), HEADER_MM * mm - 2 * mm),
+                         Qt.AlignLeft | Qt.AlignTop, head)
+        painter.drawText(QRectF(0, page.height() - FOOTER_MM * mm + 2 * mm, page.width(), FOOTER_MM * mm),
+                         Qt.AlignLeft | Qt.AlignBottom, foot)
+        painter.drawText(QRectF(0, page.height() - FOOTER_MM * mm + 2 * mm, page.width(), FOOTER_MM * mm),
+                         Qt.AlignRight | Qt.AlignBottom, f"page {i + 1} of {n}")
+        painter.translate(0, HEADER_MM * mm - i * body_h)
+        doc.drawContents(painter, QRectF(0, i * body_h, page.width(), body_h))
+        painter.restore()
+        step(0.5 + 0.4 * (i + 1) / n, f"page {i + 1} of {n}")
+    return n
+
+
+def write_pdf(content: ReportContent, path: str, *, step: Callable[[float, str], None]) -> int:
+    """Write the report to ``path`` (PDF, US letter); returns the page count.
+
+    ``step(fraction, message)`` is called as the work advances (and may raise to cancel).
+
+    Raises
+    ------
+    OSError
+        Qt could not open the PDF for writing.
+    """
+    names = attachment_names(content)
+    writer = _pdf_writer(path, content)
     page = writer.pageLayout().paintRectPixels(RESOLUTION_DPI)
     mm = RESOLUTION_DPI / 25.4
     body_h = page.height() - (HEADER_MM + FOOTER_MM) * mm
-    width_mm = page.width() / mm
-
     painter = QPainter()
     if not painter.begin(writer):
         raise OSError("Qt could not open the PDF for writing")
     try:
-        doc = QTextDocument()
-        doc.documentLayout().setPaintDevice(writer)
-        doc.setPageSize(QSizeF(page.width(), body_h))
-        doc.setDocumentMargin(0)
-        font = QFont()
-        font.setPointSizeF(9)
-        doc.setDefaultFont(font)
-        doc.setDefaultStyleSheet(CSS)
-        figures = _Figures()
-        doc.documentLayout().registerHandler(OBJECT_TYPE, figures)
-        cur = QTextCursor(doc)
-
-        first = [True]
-
-        def section(html_text: str, new_page: bool = False) -> None:
-            """Start a new block (a new page if asked) and insert the HTML there."""
-            if not first[0]:
-                bf = QTextBlockFormat()
-                if new_page:
-                    bf.setPageBreakPolicy(QTextFormat.PageBreak_AlwaysBefore)
-                cur.insertBlock(bf, QTextCharFormat())
-            first[0] = False
-            cur.insertHtml(html_text)
-
-        def figure(key: str, height_mm: float, draw: Callable) -> None:
-            figures.items[key] = (QSizeF(page.width() - 2, height_mm * mm), draw)
-            cur.insertBlock(QTextBlockFormat(), QTextCharFormat())
-            f = QTextCharFormat()
-            f.setObjectType(OBJECT_TYPE)
-            f.setProperty(OBJECT_KEY, key)
-            cur.insertText("\ufffc", f)
-
-        section(_site_html(content) + _summary_html(content))
-        # the map on a page of its own
-        section("<h2>Site map</h2>", new_page=True)
-        lay = content.map
-        map_h, scale = drawing.map_height_mm(lay, width_mm, body_h / mm - 24)
-        figure("map", map_h, lambda p, w, h: drawing.draw_map(p, w, h, lay, mm, scale))
-        step(0.35, "map")
-        for i, prof in enumerate(content.transects):
-            head = "<h2>Transect profiles (NR 341.035)</h2>" if i == 0 else ""
-            section(head + _profile_intro(prof), new_page=(i % 2 == 0))
-            if len(prof.stations) > 1:
-                figure(f"profile{i}", 72, lambda p, w, h, prof=prof: drawing.draw_profile(p, w, h, prof, mm))
-                section(_profile_table(prof))
-            else:
-                section("<p>No station yet.</p>")
-        step(0.45, "profiles")
-        section(_stands_html(content), new_page=True)
-        section(_wetlands_html(content))
-        section(_verdicts_html(content), new_page=True)
-        section(_gnss_html(content), new_page=True)
-        section(_conflicts_html(content))
-        section("<h2>Reproducing the verdicts</h2><p>" + _e(
-            "Every rule request above is attached to this PDF (" + ", ".join(names) + "; all of them in "
-            "requests-all.json, the results as shown in results-all.json). Save an attachment and run "
-            "'fieldapp rules evaluate FILE.json' to get the same result, or change one input to see "
-            "what changes.") + "</p>")
+        rd = _ReportDocument(writer, page, body_h, mm)
+        _add_sections(rd, content, names, step)
         step(0.5, "layout")
-        n = doc.pageCount()
-        header_font = QFont()
-        header_font.setPointSizeF(7.5)
-        head = f"Site report: {content.site.name} · visit {content.site.visit_date.isoformat()}"
-        foot = f"fieldapp {content.app_version} · generated {content.generated_utc:%Y-%m-%d %H:%M} UTC"
-        for i in range(n):
-            if i:
-                writer.newPage()
-            painter.save()
-            painter.setFont(header_font)
-            painter.drawText(QRectF(0, 0, page.width(), HEADER_MM * mm - 2 * mm),
-                             Qt.AlignLeft | Qt.AlignTop, head)
-            painter.drawText(QRectF(0, page.height() - FOOTER_MM * mm + 2 * mm, page.width(), FOOTER_MM * mm),
-                             Qt.AlignLeft | Qt.AlignBottom, foot)
-            painter.drawText(QRectF(0, page.height() - FOOTER_MM * mm + 2 * mm, page.width(), FOOTER_MM * mm),
-                             Qt.AlignRight | Qt.AlignBottom, f"page {i + 1} of {n}")
-            painter.translate(0, HEADER_MM * mm - i * body_h)
-            doc.drawContents(painter, QRectF(0, i * body_h, page.width(), body_h))
-            painter.restore()
-            step(0.5 + 0.4 * (i + 1) / n, f"page {i + 1} of {n}")
+        return _paint_pages(painter, writer, rd, content, step)
     finally:
         painter.end()
-    return n

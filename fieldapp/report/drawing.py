@@ -198,9 +198,21 @@ def draw_map(p: QPainter, width: float, height: float, layers: MapLayers, mm: fl
     ft_per_px = scale_ft_per_in / 25.4 / mm
     tf = _MapTransform(ext, frame, ft_per_px)
     p.setClipRect(frame)
-    small = _font(6.5)
-    label = _font(7.5, bold=True)
-    # protective areas (under everything)
+    # bottom to top: areas and lines, trees, the OHWM and transects, the bank; labels last
+    _draw_map_areas(p, tf, layers, mm)
+    _draw_map_trees(p, tf, layers.trees, mm)
+    _draw_map_survey(p, tf, layers, mm)
+    _draw_map_labels(p, tf, layers, mm)
+    p.setClipping(False)
+    _north_arrow(p, frame.right() - 12 * mm, frame.top() + 16 * mm, layers.true_north_deg, mm)
+    _legend(p, QRectF(0, frame.bottom() + 3 * mm, width, LEGEND_MM * mm - 3 * mm), layers, mm,
+            scale_ft_per_in)
+    p.restore()
+
+
+def _draw_map_areas(p: QPainter, tf: _MapTransform, layers: MapLayers, mm: float) -> None:
+    """Protective areas (under everything), polygons (stands and groves first), the
+    development envelope, the GNSS track and the lines by kind."""
     for _, _, g in layers.protective_areas:
         path = tf.path(g)
         p.setPen(_pen(PROTECTIVE_COLOUR, 0.35, mm, Qt.DashLine))
@@ -229,21 +241,28 @@ def draw_map(p: QPainter, width: float, height: float, layers: MapLayers, mm: fl
         _, line = AREA_STYLE.get(kind, ("", "#555555"))
         p.setPen(_pen(line, 0.4, mm, Qt.DashLine if kind == "utility_trench" else Qt.SolidLine))
         p.drawPolyline(tf.line(g.coords))
-    # trees: crown circle (live: green outline) and stem dot
+
+
+def _draw_map_trees(p: QPainter, tf: _MapTransform, trees: Sequence, mm: float) -> None:
+    """Trees: crown circle (live: green outline, dead: brown) and stem dot sized by DBH."""
     p.setBrush(Qt.NoBrush)
     crown_pen = _pen("#2e7d32", 0.12, mm)
     dead_pen = _pen("#8d6e63", 0.12, mm)
-    for x, y, dbh, r, live in layers.trees:
+    for x, y, dbh, r, live in trees:
         c = tf.pt(x, y)
         if r:
             p.setPen(crown_pen if live else dead_pen)
             p.drawEllipse(c, r * tf.s, r * tf.s)
     p.setPen(Qt.NoPen)
-    for x, y, dbh, r, live in layers.trees:
+    for x, y, dbh, r, live in trees:
         p.setBrush(QColor("#1b5e20") if live else QColor("#8d6e63"))
         rad = (0.35 + min(dbh, 40.0) / 40.0 * 0.5) * mm
         p.drawEllipse(tf.pt(x, y), rad, rad)
-    # OHWM
+
+
+def _draw_map_survey(p: QPainter, tf: _MapTransform, layers: MapLayers, mm: float) -> None:
+    """The OHWM lines and points, transects with their stations, the bank line and points
+    (filled when determined, hollow while the bank needs data)."""
     p.setBrush(Qt.NoBrush)
     for _, g in layers.ohwm:
         p.setPen(_pen(OHWM_COLOUR, 0.8, mm))
@@ -273,7 +292,13 @@ def draw_map(p: QPainter, width: float, height: float, layers: MapLayers, mm: fl
         p.setPen(_pen(BANK_COLOUR, 0.4, mm))
         p.setBrush(QColor(BANK_COLOUR) if known else QColor("white"))
         p.drawRect(QRectF(c.x() - 0.9 * mm, c.y() - 0.9 * mm, 1.8 * mm, 1.8 * mm))
-    # labels last, with halos; a label that would overlap one already drawn is left out
+
+
+def _draw_map_labels(p: QPainter, tf: _MapTransform, layers: MapLayers, mm: float) -> None:
+    """Labels last, with halos (areas, transects, bank points, notes with their marker); a
+    label that would overlap one already drawn is left out."""
+    small = _font(6.5)
+    label = _font(7.5, bold=True)
     taken: list = []
     for kind, lab, g in layers.areas:
         if lab:
@@ -298,11 +323,6 @@ def draw_map(p: QPainter, width: float, height: float, layers: MapLayers, mm: fl
         p.drawPolygon(QPolygonF([QPointF(c.x(), c.y() - 1.2 * mm), QPointF(c.x() - 1.0 * mm, c.y() + 0.6 * mm),
                                  QPointF(c.x() + 1.0 * mm, c.y() + 0.6 * mm)]))
         _halo_text(p, c.x() + 1.4 * mm, c.y() + 1.0 * mm, text[:30], small, mm, taken=taken)
-    p.setClipping(False)
-    _north_arrow(p, frame.right() - 12 * mm, frame.top() + 16 * mm, layers.true_north_deg, mm)
-    _legend(p, QRectF(0, frame.bottom() + 3 * mm, width, LEGEND_MM * mm - 3 * mm), layers, mm,
-            scale_ft_per_in)
-    p.restore()
 
 
 def _north_arrow(p: QPainter, x: float, y: float, angle_deg: float, mm: float) -> None:
@@ -390,35 +410,63 @@ def _legend(p: QPainter, rect: QRectF, layers: MapLayers, mm: float, scale: floa
 
 
 # --------------------------------------------------------------------------- profile
+class _ProfileFrame:
+    """The plot rectangle of a transect profile and its scales (device pixels).
+
+    Horizontal ft from the OHWM run 0 .. ``x_max`` (the farthest station, the base distance or
+    the bank, + 6 %); elevation ft ``y_lo`` .. ``y_hi`` (at least 4 ft, padded below and more
+    above for the labels). ``sx``/``sy`` are pixels per ft; :meth:`pt` maps (ft, ft) to pixels.
+    """
+
+    def __init__(self, prof: TransectProfile, width: float, height: float, mm: float) -> None:
+        self.left, right, self.top, bottom = 16 * mm, 4 * mm, 9 * mm, 11 * mm
+        self.plot = QRectF(self.left, self.top, width - self.left - right, height - self.top - bottom)
+        res = prof.result
+        self.bank = res.get("bank_ft")
+        self.at_least_ft = res.get("bank_ft_at_least")
+        xs = [s[0] for s in prof.stations]
+        ys = [s[1] for s in prof.stations]
+        self.x_max = max(xs + [prof.base_ft, self.bank or 0.0, self.at_least_ft or 0.0]) * 1.06
+        y_lo, y_hi = min(ys), max(ys)
+        if y_hi - y_lo < 4.0:
+            mid = (y_hi + y_lo) / 2
+            y_lo, y_hi = mid - 2.0, mid + 2.0
+        pad = 0.12 * (y_hi - y_lo)
+        self.y_lo, self.y_hi = y_lo - pad, y_hi + pad * 1.8
+        self.sx = self.plot.width() / self.x_max
+        self.sy = self.plot.height() / (self.y_hi - self.y_lo)
+
+    def pt(self, x: float, y: float) -> QPointF:
+        """Device point of horizontal distance ``x`` ft and elevation ``y`` ft."""
+        return QPointF(self.plot.left() + x * self.sx, self.plot.bottom() - (y - self.y_lo) * self.sy)
+
+
 def draw_profile(p: QPainter, width: float, height: float, prof: TransectProfile, mm: float) -> None:
     """Draw a transect's profile: ground by station, each segment's slope (steep segments in
     red), the slope threshold, the base distance and the bank (NR 341.035)."""
-    from fieldapp.rules.compare import at_least
-
     p.save()
     p.setRenderHint(QPainter.Antialiasing, True)
-    left, right, top, bottom = 16 * mm, 4 * mm, 9 * mm, 11 * mm
-    plot = QRectF(left, top, width - left - right, height - top - bottom)
-    res = prof.result
-    bank = res.get("bank_ft")
-    at_least_ft = res.get("bank_ft_at_least")
-    sts = prof.stations
-    xs = [s[0] for s in sts]
-    ys = [s[1] for s in sts]
-    x_max = max(xs + [prof.base_ft, bank or 0.0, at_least_ft or 0.0]) * 1.06
-    y_lo, y_hi = min(ys), max(ys)
-    if y_hi - y_lo < 4.0:
-        mid = (y_hi + y_lo) / 2
-        y_lo, y_hi = mid - 2.0, mid + 2.0
-    pad = 0.12 * (y_hi - y_lo)
-    y_lo, y_hi = y_lo - pad, y_hi + pad * 1.8
-    sx = plot.width() / x_max
-    sy = plot.height() / (y_hi - y_lo)
+    f = _ProfileFrame(prof, width, height, mm)
+    _profile_axes(p, f, prof, mm)
+    p.setClipRect(f.plot.adjusted(-1, -1, 1, 1))
+    _profile_marks(p, f, prof, mm)
+    _profile_ground(p, f, prof, mm)
+    p.setClipping(False)
+    # key line above the plot
+    ve = f.sy / f.sx
+    p.setFont(_font(7))
+    p.setPen(QColor("#000000"))
+    key = (f"Threshold: a segment at or above {prof.threshold_pct:g} % is steep (red). "
+           f"{'Priority' if prof.priority else 'Non-priority'} waterway. "
+           f"Vertical exaggeration ×{ve:.1f}.")
+    p.drawText(QRectF(f.plot.left(), 0.5 * mm, f.plot.width(), f.top - 1 * mm),
+               Qt.AlignLeft | Qt.AlignVCenter, key)
+    p.restore()
 
-    def P(x: float, y: float) -> QPointF:
-        return QPointF(plot.left() + x * sx, plot.bottom() - (y - y_lo) * sy)
 
-    # grid and axes
+def _profile_axes(p: QPainter, f: _ProfileFrame, prof: TransectProfile, mm: float) -> None:
+    """Grid, tick labels, the plot's frame and the two axis titles."""
+    plot, P, x_max, y_lo, y_hi = f.plot, f.pt, f.x_max, f.y_lo, f.y_hi
     p.setFont(_font(7))
     grid = _pen("#d0d0d0", 0.12, mm)
     for t in nice_ticks(0, x_max, 9):
@@ -431,7 +479,7 @@ def draw_profile(p: QPainter, width: float, height: float, prof: TransectProfile
         p.setPen(grid)
         p.drawLine(P(0, t), P(x_max, t))
         p.setPen(QColor("#000000"))
-        p.drawText(QRectF(0, P(0, t).y() - 2 * mm, left - 1.2 * mm, 4 * mm),
+        p.drawText(QRectF(0, P(0, t).y() - 2 * mm, f.left - 1.2 * mm, 4 * mm),
                    Qt.AlignRight | Qt.AlignVCenter, f"{t:g}")
     p.setPen(_pen("#000000", 0.25, mm))
     p.setBrush(Qt.NoBrush)
@@ -444,27 +492,38 @@ def draw_profile(p: QPainter, width: float, height: float, prof: TransectProfile
     p.drawText(QRectF(-plot.height() / 2, -2.5 * mm, plot.height(), 4 * mm), Qt.AlignCenter,
                "elevation (ft)" if prof.measured_elevations else "elevation rel. OHWM (ft)")
     p.restore()
-    # base distance and bank
-    p.setClipRect(plot.adjusted(-1, -1, 1, 1))
+
+
+def _profile_marks(p: QPainter, f: _ProfileFrame, prof: TransectProfile, mm: float) -> None:
+    """The base distance, the threshold slope as a reference line from the OHWM (same
+    exaggeration as the ground) and the bank (solid when determined, dotted while at least)."""
+    plot, P, x_max, y_lo, y_hi, sts = f.plot, f.pt, f.x_max, f.y_lo, f.y_hi, prof.stations
     p.setPen(_pen("#1565c0", 0.35, mm, Qt.DashLine))
     p.drawLine(P(prof.base_ft, y_lo), P(prof.base_ft, y_hi))
     _halo_text(p, P(prof.base_ft, y_hi).x() - 1 * mm, plot.bottom() - 1.5 * mm,
                f"base {prof.base_ft:g} ft", _font(7), mm, "#1565c0", "right")
-    # the threshold slope as a reference line from the OHWM (same exaggeration as the ground)
     run = 0.3 * x_max
     p.setPen(_pen("#7a7a7a", 0.3, mm, Qt.DashLine))
     p.drawLine(P(0, sts[0][1]), P(run, sts[0][1] + run * prof.threshold_pct / 100.0))
     end = P(run, sts[0][1] + run * prof.threshold_pct / 100.0)
     _halo_text(p, end.x() + 1 * mm, end.y(), f"{prof.threshold_pct:g} % threshold", _font(6.5), mm,
                "#555555")
-    mark = bank if bank is not None else at_least_ft
+    bank = f.bank
+    mark = bank if bank is not None else f.at_least_ft
     if mark is not None:
         p.setPen(_pen(BANK_COLOUR, 0.6, mm, Qt.SolidLine if bank is not None else Qt.DotLine))
         p.drawLine(P(mark, y_lo), P(mark, y_hi))
         text = f"bank {mark:,.1f} ft" if bank is not None else f"bank ≥ {mark:,.1f} ft (needs data)"
         _halo_text(p, P(mark, y_hi).x() + 1 * mm, plot.top() + 6.8 * mm, text, _font(7.5, True), mm,
                    BANK_COLOUR)
-    # ground: each segment, steep ones red and thick, with its slope
+
+
+def _profile_ground(p: QPainter, f: _ProfileFrame, prof: TransectProfile, mm: float) -> None:
+    """The ground: each segment, steep ones (NR 341.035 threshold, ``at_least``) red and thick,
+    with its slope; the stations, a complete interruption crossed in purple."""
+    from fieldapp.rules.compare import at_least
+
+    P, sts = f.pt, prof.stations
     seg_font = _font(6.5)
     for a, b in zip(sts, sts[1:]):
         slope = b[2]
@@ -487,13 +546,3 @@ def draw_profile(p: QPainter, width: float, height: float, prof: TransectProfile
             p.drawLine(QPointF(c.x() - 1.5 * mm, c.y() + 1.5 * mm), QPointF(c.x() + 1.5 * mm, c.y() - 1.5 * mm))
             _halo_text(p, c.x() + 2 * mm, c.y() + 3.5 * mm, "complete interruption", seg_font, mm, "#6a1b9a")
             p.setPen(_pen("#000000", 0.25, mm))
-    p.setClipping(False)
-    # key line above the plot
-    ve = sy / sx
-    p.setFont(_font(7))
-    p.setPen(QColor("#000000"))
-    key = (f"Threshold: a segment at or above {prof.threshold_pct:g} % is steep (red). "
-           f"{'Priority' if prof.priority else 'Non-priority'} waterway. "
-           f"Vertical exaggeration ×{ve:.1f}.")
-    p.drawText(QRectF(plot.left(), 0.5 * mm, plot.width(), top - 1 * mm), Qt.AlignLeft | Qt.AlignVCenter, key)
-    p.restore()

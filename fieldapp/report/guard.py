@@ -11,16 +11,20 @@ says, no file it writes may be
   fieldapp's metadata table, checked with :func:`fieldapp.store.inspect`), or a sidecar of one.
 
 :func:`refuse_clobbering` raises the caller's own error class with a message naming the file;
-:func:`os_error_words` words an ``OSError`` for the one-line CLI messages.
+:func:`refuse_existing` and :func:`output_folder` check the output place the same way for both
+(an existing output without ``force``, a missing folder); :func:`os_error_words` words an
+``OSError`` for the one-line CLI messages.
 """
 
 from __future__ import annotations
 
 import errno
 import os
+from pathlib import Path
 from typing import Iterable
 
-__all__ = ["SIDECARS", "is_visit_file", "os_error_words", "refuse_clobbering"]
+__all__ = ["SIDECARS", "is_visit_file", "os_error_words", "output_folder", "refuse_clobbering",
+           "refuse_existing"]
 
 #: SQLite's files beside a database (WAL, shared memory, rollback journal).
 SIDECARS = ("-wal", "-shm", "-journal")
@@ -115,6 +119,23 @@ def refuse_clobbering(visit_path, targets: Iterable, error: type[Exception]) -> 
             what = "a fieldapp visit GeoPackage" if other == t else f"a sidecar of the visit {other}"
             raise error(f"{t} is {what}: refusing to write over it (even with --force); "
                         "choose another output")
+
+
+def refuse_existing(out_path: Path, force: bool, error: type[Exception]) -> None:
+    """Raise ``error`` ("OUT exists; use --force ...") when ``out_path`` exists and ``force`` is
+    False; checked before anything is written and again just before the output is moved into
+    place (it may have appeared meanwhile)."""
+    if out_path.exists() and not force:
+        raise error(f"{out_path} exists; use --force (force=True) to overwrite it")
+
+
+def output_folder(out_path: Path, error: type[Exception]) -> Path:
+    """The folder ``out_path`` is written in (``.`` for a bare file name); raise ``error``
+    ("cannot write OUT: the folder ... does not exist") when there is no such folder."""
+    folder = out_path.parent if str(out_path.parent) else Path(".")
+    if not folder.is_dir():
+        raise error(f"cannot write {out_path}: the folder {folder} does not exist")
+    return folder
 
 
 def os_error_words(exc: OSError) -> str:

@@ -2,8 +2,10 @@
 
 Two stacked pyqtgraph plots sharing the distance axis (horizontal feet from the OHWM): the
 ground profile above (elevation from the segments), the slope of each segment below as steps
-against the 12 % / 10 % threshold (NR 341.035(1)(a)). Vertical lines mark the base distance
-(75 / 300 ft) and the bank as determined so far. Redrawn on a timer when dirty.
+against the slope threshold of NR 341.035(1)(a)/(1)(b). Vertical lines mark the base distance
+and the bank as determined so far. The figures are the caller's (the bank result's
+``threshold_pct`` / ``base_ft``, or :func:`fieldapp.rules.nr341.bank_parameters`); before any
+data the plot shows those of a non-priority waterway. Redrawn on a timer when dirty.
 
 Slope labels: one per run of segments of the same slope (as shown, to 0.1 %), placed in screen
 pixels so they stay legible on a small plot: each sits just above the ground line over its own
@@ -25,6 +27,8 @@ import pyqtgraph as pg
 from PySide6.QtCore import QSize, Qt, QTimer
 from PySide6.QtWidgets import QVBoxLayout, QWidget
 
+from fieldapp.rules.nr341 import bank_parameters
+
 STEEP = "#cc0000"
 GENTLE = "#0a6b1f"
 #: Pixels between the ground line and a slope label, and around labels.
@@ -36,6 +40,8 @@ EMPTY_HINT = "No stations yet: shoot [S] or type a station"
 #: The empty frame: horizontal ft past the base distance (or bank), and the elevation span ft.
 EMPTY_MARGIN_FT = 25.0
 EMPTY_HEIGHT_FT = 10.0
+#: Shown until the first :meth:`ProfilePlot.set_profile`: the figures of NR 341.035(1)(a).
+INITIAL_BANK = bank_parameters(False)
 
 
 def label_runs(segments: list[tuple[float, float]]) -> list[tuple[int, int, str]]:
@@ -159,11 +165,11 @@ class ProfilePlot(QWidget):
         self.slope_plot.addItem(self.steep_bars)
         self.threshold = pg.InfiniteLine(angle=0, pen=pg.mkPen("#cc0000", width=2,
                                                                style=Qt.DashLine),
-                                         label="12 %", labelOpts={"color": "#cc0000",
-                                                                  "position": 0.0,
-                                                                  # left edge at the axis, above
-                                                                  # the line: never cut off
-                                                                  "anchors": [(0, 1), (0, 1)]})
+                                         label=f"{INITIAL_BANK.threshold_pct:g} %",
+                                         labelOpts={"color": "#cc0000", "position": 0.0,
+                                                    # left edge at the axis, above the line:
+                                                    # never cut off
+                                                    "anchors": [(0, 1), (0, 1)]})
         self.slope_plot.addItem(self.threshold)
         self.base_lines = []
         self.bank_lines = []
@@ -175,8 +181,8 @@ class ProfilePlot(QWidget):
             bank.hide()
             self.base_lines.append(base)
             self.bank_lines.append(bank)
-        self.base_lines[0].label = pg.InfLineLabel(self.base_lines[0], "base 75 ft",
-                                                   position=0.9, color="#0b4f8a")
+        self.base_lines[0].label = pg.InfLineLabel(
+            self.base_lines[0], f"base {INITIAL_BANK.base_ft:g} ft", position=0.9, color="#0b4f8a")
         self.bank_lines[0].label = pg.InfLineLabel(self.bank_lines[0], "bank", position=0.15,
                                                    color="#cc0000")
         self.slope_labels: list[pg.TextItem] = []
@@ -196,7 +202,7 @@ class ProfilePlot(QWidget):
         self.timer.timeout.connect(self.redraw)
         self.timer.start()
         # an empty frame until the first data (not pyqtgraph's default -0.4..0.4 ft axes)
-        self.set_profile([], 12.0, 75.0, None, None)
+        self.set_profile([], INITIAL_BANK.threshold_pct, INITIAL_BANK.base_ft, None, None)
         self.redraw()
 
     def sizeHint(self) -> QSize:  # noqa: N802 - Qt name
@@ -214,9 +220,10 @@ class ProfilePlot(QWidget):
         segments : list of (horizontal_ft, slope_pct)
             Each surveyed segment landward from the OHWM.
         threshold_pct : float
-            12 or 10 (priority waterway).
+            Slope threshold, percent, of NR 341.035(1)(a)/(1)(b): the bank result's
+            ``threshold_pct``, or :func:`fieldapp.rules.nr341.bank_parameters` before one.
         base_ft : float
-            75 or 300.
+            Base distance, horizontal ft from the OHWM: the result's ``base_ft`` likewise.
         bank_ft, bank_at_least_ft : float or None
             The bank when determined; the lower bound so far otherwise.
         """

@@ -37,12 +37,27 @@ def average_point(qtbot, w, epochs=3, n=1):
     qtbot.waitUntil(lambda: len(w.visit.ohwm_points()) == n, timeout=WAIT_MS)
 
 
+def surveyor_at_transect_origin(qtbot, w):
+    """Simulate mode, Transect tab: wait until the simulated surveyor has walked to the
+    transect origin and said so ("... press Start transect [N] then shoot.") on the panel's
+    state line. Its arrival comes over the simulated GNSS, seconds later on a loaded machine;
+    a transect started before it would have that line overwrite the bank state words after
+    the fact (``simsupport.SimulatedSurveyor.to_transect_origin`` speaks even when a transect
+    is already open)."""
+    from fieldapp.ui import simsupport
+
+    walker = simsupport.surveyor(w)
+    qtbot.waitUntil(lambda: "transect origin" in (walker.words or "") and not walker.busy,
+                    timeout=WAIT_MS)
+
+
 def test_transect_over_demo_bank_is_determined(qtbot, private_dirs):
     w = make_window(qtbot, private_dirs, simulate=True)
     try:
         average_point(qtbot, w)
         key(qtbot, w, "Ctrl+2")
         panel = w.panels["transect"]
+        surveyor_at_transect_origin(qtbot, w)
         panel.azimuth.setValue(350.0)
         key(qtbot, w, "N")
         qtbot.waitUntil(lambda: w.visit.current_transect is not None, timeout=WAIT_MS)
@@ -313,11 +328,12 @@ def test_stipulated_bank_box_sets_the_transect_and_the_bank_verdict(qtbot, priva
         qtbot.waitUntil(lambda: panel.origin.count() == 1, timeout=WAIT_MS)
         assert panel.origin.currentText() == "Point 1"
         assert not panel.stipulated.isEnabled()          # no transect yet
+        surveyor_at_transect_origin(qtbot, w)
         panel.azimuth.setValue(350.0)
         key(qtbot, w, "N")
         qtbot.waitUntil(lambda: w.visit.current_transect is not None, timeout=WAIT_MS)
         t = w.visit.current_transect
-        qtbot.waitUntil(panel.stipulated.isEnabled, timeout=WAIT_MS)
+        assert panel.stipulated.isEnabled()  # at once, not after the deferred refresh
         assert not panel.stipulated.isChecked() and t.stipulated is False
         # no station, not stipulated: no bank check yet
         assert w.visit.checks.get(f"bank:{t.uuid}") is None
@@ -364,3 +380,44 @@ def test_stipulated_bank_box_sets_the_transect_and_the_bank_verdict(qtbot, priva
             assert conn.execute('SELECT stipulated FROM "transect"').fetchone()[0] == 0
     finally:
         close_window(w)
+
+
+def test_transect_controls_are_usable_the_moment_their_transect_or_station_exists(
+        qtbot, private_dirs):
+    """No wait for the panel's deferred refresh: Start transect enables Add station and the
+    Stipulated box at once; a typed station enables Remove last station and Complete
+    interruption at once, and removing it disables them again."""
+    w = make_window(qtbot, private_dirs, simulate=True)
+    try:
+        average_point(qtbot, w)
+        key(qtbot, w, "Ctrl+2")
+        panel = w.panels["transect"]
+        qtbot.waitUntil(lambda: panel.origin.count() == 1, timeout=WAIT_MS)
+        assert not panel.add_button.isEnabled() and not panel.stipulated.isEnabled()
+        panel.start_button.click()
+        assert w.visit.current_transect is not None
+        assert panel.add_button.isEnabled() and panel.stipulated.isEnabled()
+        assert not panel.undo_button.isEnabled() and not panel.interrupt_button.isEnabled()
+        panel.dist.setValue(20.0)
+        panel.slope.setValue(4.0)
+        panel.add_button.click()
+        assert len(w.visit.stations()) == 1
+        assert panel.undo_button.isEnabled() and panel.interrupt_button.isEnabled()
+        panel.undo_button.click()
+        assert w.visit.stations() == []
+        assert not panel.undo_button.isEnabled() and not panel.interrupt_button.isEnabled()
+    finally:
+        close_window(w)
+
+
+def test_panel_reads_the_bank_figures_from_the_rule():
+    """The transect panel's figures: the result's own, else NR 341.035(1)(a)/(1)(b) from the
+    rule's table; the Stipulated box cites (2)(c), the paragraph of both 300 and 500 ft."""
+    from fieldapp.ui.workflows.transect import bank_figures, stipulation_paragraph
+
+    assert bank_figures(None, False) == (75.0, 12.0)
+    assert bank_figures(None, True) == (300.0, 10.0)
+    result = evaluate({"rule": "nr341.bank", "input": {"priority": True, "segments": []}})
+    assert bank_figures(result, False) == (300.0, 10.0)
+    assert bank_figures({"status": "error", "message": "x"}, False) == (75.0, 12.0)
+    assert stipulation_paragraph() == "NR 341.035(2)(c)"

@@ -3,10 +3,13 @@ manual entry adds a station; the live profile and the bank state in words (NR 34
 
 from __future__ import annotations
 
+import os
 from typing import Any
 
 from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QCheckBox, QComboBox, QDoubleSpinBox, QGridLayout, QLabel
+
+from fieldapp.rules.nr341 import bank_parameters
 
 from fieldapp.ui.profileplot import ProfilePlot
 from fieldapp.ui.workflows.base import (
@@ -42,6 +45,30 @@ def bank_state_words(result: dict | None, threshold_pct: float) -> str:
         return f"{where}: needs data"
     return (f"{where}: keep walking, more than {walk:.1f} ft below {threshold_pct:g} % needed"
             if steep else f"{where}: keep walking, more than {walk:.1f} ft further needed")
+
+
+def bank_figures(result: dict | None, priority_waterway: bool) -> tuple[float, float]:
+    """(base distance ft, slope threshold percent) of NR 341.035(1)(a)/(1)(b) for the profile and
+    the words: the bank result's own ``base_ft`` / ``threshold_pct`` when it has them, else the
+    rule's table (:func:`fieldapp.rules.nr341.bank_parameters`; no result yet, or an error).
+
+    >>> bank_figures(None, True)
+    (300.0, 10.0)
+    """
+    params = bank_parameters(priority_waterway)
+    result = result or {}
+    return (result.get("base_ft", params.base_ft), result.get("threshold_pct", params.threshold_pct))
+
+
+def stipulation_paragraph() -> str:
+    """The paragraph both stipulated distances come from, ``NR 341.035(2)(c)`` (the common
+    part of the rule's citations of (2)(c)1. and (2)(c)2.).
+
+    >>> stipulation_paragraph()
+    'NR 341.035(2)(c)'
+    """
+    cites = [bank_parameters(p).cite_stipulated for p in (False, True)]
+    return os.path.commonprefix(cites)
 
 
 def steep_stretches(result: dict, threshold_pct: float) -> list[tuple[float, float]]:
@@ -92,12 +119,14 @@ class TransectPanel(WorkflowPanel):
         start.addWidget(self.start_button, 0, 2, 2, 1, Qt.AlignBottom)
         start.setColumnStretch(0, 1)
         lay.addLayout(start)
-        self.stipulated = QCheckBox("&Stipulated bank (NR 341.035(2)(c))")
+        self.stipulated = QCheckBox(f"&Stipulated bank ({stipulation_paragraph()})")
         self.stipulated.setObjectName("stipulatedBank")
         self.stipulated.setToolTip(
-            "The landowner stipulates that the slope continues: the bank is 300 ft from the OHWM"
-            " (500 ft on a priority waterway), still cut by a complete interruption; no slope"
-            " survey needed. Stored with the transect. (Alt+S, or Tab to it and Space)")
+            "The landowner stipulates that the slope continues: the bank is"
+            f" {bank_parameters(False).stipulated_ft:g} ft from the OHWM"
+            f" ({bank_parameters(True).stipulated_ft:g} ft on a priority waterway), still cut by"
+            " a complete interruption; no slope survey needed. Stored with the transect."
+            " (Alt+S, or Tab to it and Space)")
         self.stipulated.clicked.connect(self.set_stipulated)
         lay.addWidget(self.stipulated)
 
@@ -162,6 +191,8 @@ class TransectPanel(WorkflowPanel):
         self.bind("Ctrl+Z", self.remove_last, self.undo_button)
         window.add_reading_listener("rangefinder", self.on_shot)
         window.started_listeners.append(self._devices_started)
+        # a visit shown again (after a sync) keeps its current transect: its controls at once
+        window.visit_listeners.append(lambda _visit: self._update_buttons())
         self._update_buttons()
 
     def _devices_started(self) -> None:
@@ -173,6 +204,13 @@ class TransectPanel(WorkflowPanel):
          and self.visit.current_transect else self.start_button).setFocus()
 
     def _update_buttons(self) -> None:
+        """Enable the controls for the current transect and show its stipulation.
+
+        Called by every command that starts a transect or changes its stations, right after
+        the model change, as well as by :meth:`refresh` (deferred, after a burst of changes):
+        a control is usable the moment the transect or station it needs exists (a key or
+        click just after Start transect is not lost).
+        """
         active = bool(self.visit and self.visit.current_transect)
         self.add_button.setEnabled(active)
         self.interrupt_button.setEnabled(active and bool(self.visit.stations()))
@@ -193,6 +231,8 @@ class TransectPanel(WorkflowPanel):
             self.visit.start_transect(uuid, self.azimuth.value())
         except Exception as exc:  # noqa: BLE001
             self.error(f"Transect not started: {exc}")
+            return
+        self._update_buttons()
 
     def add_manual_station(self) -> None:
         if not (self.visit and self.visit.current_transect):
@@ -211,6 +251,7 @@ class TransectPanel(WorkflowPanel):
         except Exception as exc:  # noqa: BLE001
             self.error(f"Station refused: {exc}")
             return
+        self._update_buttons()
         self.dist.setFocus()
         self.dist.selectAll()
 
@@ -232,6 +273,8 @@ class TransectPanel(WorkflowPanel):
                 self.visit.add_station(slope_distance_ft=sd, slope_deg=inc, reading=shot)
         except Exception as exc:  # noqa: BLE001
             self.error(f"Shot refused as a station: {exc}")
+            return
+        self._update_buttons()
 
     def shoot(self) -> None:
         sim = self.w.session.simulator("rangefinder") if self.w.session else None
@@ -259,6 +302,8 @@ class TransectPanel(WorkflowPanel):
             self.visit.remove_last_station()
         except Exception as exc:  # noqa: BLE001
             self.error(f"Nothing removed: {exc}")
+            return
+        self._update_buttons()
 
     # -------------------------------------------------------------- view
     def refresh(self) -> None:
@@ -279,15 +324,15 @@ class TransectPanel(WorkflowPanel):
         self.origin.blockSignals(False)
         self._update_buttons()
         t = v.current_transect
-        threshold = 10.0 if v.priority_waterway else 12.0
-        base = 300.0 if v.priority_waterway else 75.0
         if t is None:
             self.state.setText("Start a transect at an OHWM point." if self.origin.count()
                                else "Record an OHWM point first (OHWM tab).")
+            base, threshold = bank_figures(None, v.priority_waterway)
             self.profile.set_profile([], threshold, base, None, None)  # the empty frame
             return
         check = v.bank_check()
         result = check.result if check else None
+        base, threshold = bank_figures(result, v.priority_waterway)
         self.state.setText(bank_state_words(result, threshold))
         stations = v.stations()
         segs = [(s.segment_ft, s.slope_pct) for s in stations]
