@@ -366,8 +366,14 @@ class SimulatedSurveyor:
         panel = self.w.current_panel()
 
         def there(_fix: Any) -> None:
+            if self.w.visit is not None and self.w.visit.current_transect:
+                # the crew started the transect before the surveyor got here: the panel's
+                # status line now shows the transect's own state (e.g. the bank verdict), which
+                # "press Start transect" would overwrite with a stale instruction
+                self.words = "at the transect origin: shoot the stations."
+                return
             az = transect.get("azimuth_deg")
-            if az is not None and panel is not None and not self.w.visit.current_transect:
+            if az is not None and panel is not None:
                 panel.type_azimuth(float(az))
             self.say(f"at the transect origin: landward azimuth {az}°, press Start transect [N]"
                      " then shoot.")

@@ -137,3 +137,25 @@ def test_types_the_landward_azimuth_at_the_transect_origin(qapp):
         assert "landward azimuth 350.0°" in transect.said[-1]
     finally:
         s.timer.stop()
+
+
+def test_arriving_after_the_transect_was_started_leaves_the_panel_alone(qapp):
+    # The crew pressed Start transect before the surveyor reached the origin (a loaded machine,
+    # or a quick crew): the panel's status line shows the transect's state (e.g. the bank
+    # verdict) and must not be overwritten by "press Start transect", nor the azimuth retyped.
+    ohwm, transect = FakePanel("OHWM"), FakePanel("Transect")
+    w = FakeWindow([ohwm, transect])
+    gnss = FakeGnss()
+    s = SimulatedSurveyor(w, gnss, SCENARIO, poll_ms=10_000)
+    try:
+        w.show("Transect")
+        said_while_walking = list(transect.said)
+        w.visit.current_transect = object()              # started while the surveyor walks
+        gnss.arrived, w.fix = True, Fix(gnss.arrival_utc)
+        s._poll()
+        assert not s.busy
+        assert transect.said == said_while_walking       # nothing said over the verdict
+        assert transect.azimuths == []
+        assert s.words == "at the transect origin: shoot the stations."
+    finally:
+        s.timer.stop()

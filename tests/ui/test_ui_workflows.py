@@ -40,10 +40,10 @@ def average_point(qtbot, w, epochs=3, n=1):
 def surveyor_at_transect_origin(qtbot, w):
     """Simulate mode, Transect tab: wait until the simulated surveyor has walked to the
     transect origin and said so ("... press Start transect [N] then shoot.") on the panel's
-    state line. Its arrival comes over the simulated GNSS, seconds later on a loaded machine;
-    a transect started before it would have that line overwrite the bank state words after
-    the fact (``simsupport.SimulatedSurveyor.to_transect_origin`` speaks even when a transect
-    is already open)."""
+    state line. Its arrival comes over the simulated GNSS, seconds later on a loaded machine,
+    and it types the scenario's landward azimuth on arrival: a transect started before it would
+    keep the panel's default azimuth (and the surveyor then stays quiet, so as not to overwrite
+    the transect's state words: tests/ui/test_ui_surveyor.py)."""
     from fieldapp.ui import simsupport
 
     walker = simsupport.surveyor(w)
