@@ -421,3 +421,40 @@ def test_panel_reads_the_bank_figures_from_the_rule():
     assert bank_figures(result, False) == (300.0, 10.0)
     assert bank_figures({"status": "error", "message": "x"}, False) == (75.0, 12.0)
     assert stipulation_paragraph() == "NR 341.035(2)(c)"
+
+
+def test_walk_and_tally_controls_are_usable_the_moment_their_state_changes(qtbot, private_dirs):
+    """Same as the transect: no wait for the deferred refresh. Start walk enables Pause and
+    Close at once (a kind the demo scenario has no boundary for, so the walk starts here and
+    now); Pause enables Resume; a deleted tree enables Undo at once."""
+    from fieldapp.survey import AreaKind
+
+    w = make_window(qtbot, private_dirs, simulate=True)
+    try:
+        wait_fix(qtbot, w)
+        key(qtbot, w, "Ctrl+4")
+        panel = w.panels["boundary"]
+        panel.kind.setCurrentIndex(panel.kind.findData(AreaKind.DISTURBED.value))
+        assert not panel.pause_button.isEnabled() and not panel.close_button.isEnabled()
+        panel.start_button.click()
+        assert w.visit.walk is not None
+        assert panel.pause_button.isEnabled() and panel.close_button.isEnabled()
+        assert not panel.resume_button.isEnabled() and not panel.kind.isEnabled()
+        panel.pause_button.click()
+        assert panel.resume_button.isEnabled() and not panel.pause_button.isEnabled()
+        panel.resume_button.click()
+        assert panel.pause_button.isEnabled() and not panel.resume_button.isEnabled()
+
+        key(qtbot, w, "Ctrl+3")
+        tally = w.panels["tally"]
+        tally.dbh.setValue(12.0)
+        tally.add_button.click()
+        assert len(w.visit.trees()) == 1, tally.state.text()
+        qtbot.waitUntil(lambda: tally.table.rowCount() == 1, timeout=WAIT_MS)
+        tally.table.selectRow(0)
+        assert not tally.undo_button.isEnabled()
+        tally.delete_button.click()
+        assert w.visit.trees() == []
+        assert tally.undo_button.isEnabled()
+    finally:
+        close_window(w)

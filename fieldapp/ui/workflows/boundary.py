@@ -198,6 +198,7 @@ class BoundaryPanel(WorkflowPanel):
         except Exception as exc:  # noqa: BLE001
             self.error(f"Walk not started: {exc}")
             return False
+        self._update_buttons()  # Pause / Close usable at once, not after the deferred refresh
         return True
 
     def vertex_here(self) -> None:
@@ -215,12 +216,14 @@ class BoundaryPanel(WorkflowPanel):
 
     def pause(self) -> None:
         self.visit.pause_walk()
+        self._update_buttons()
         walker = self._surveyor()
         if walker is not None and walker.mode == "boundary":
             walker.pause()
 
     def resume(self) -> None:
         self.visit.resume_walk()
+        self._update_buttons()
         walker = self._surveyor()
         if walker is not None and walker.mode == "boundary":
             walker.resume()
@@ -231,6 +234,7 @@ class BoundaryPanel(WorkflowPanel):
         except Exception as exc:  # noqa: BLE001 - e.g. too few vertices; the walk stays open
             self.error(f"Boundary not closed: {exc}")
             return
+        self._update_buttons()
         walker = self._surveyor()
         if walker is not None and walker.mode == "boundary":
             walker.stop()

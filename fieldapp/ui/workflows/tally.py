@@ -221,6 +221,7 @@ class TallyPanel(WorkflowPanel):
             self.error("Select a tree row to delete.")
             return
         self.visit.delete_tree(tree.uuid)
+        self.undo_button.setEnabled(self.visit.can_undo_delete())  # at once, not at the refresh
         self.state.setText(f"Tree {tree.tag} deleted (Ctrl+Z brings it back).")
 
     def undo_delete(self) -> None:
