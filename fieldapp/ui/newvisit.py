@@ -18,6 +18,8 @@ from PySide6.QtWidgets import (
     QPushButton, QRadioButton, QSpinBox, QTableWidget, QTableWidgetItem, QVBoxLayout, QWidget,
 )
 
+from fieldapp.rules.nr341 import bank_parameters
+
 M_PER_FT = 0.3048  # international foot
 
 #: NR 151.125 protective-area feature types in words (``WaterFeatureType`` values).
@@ -79,8 +81,11 @@ class NewVisitDialog(QDialog):
         self.crew.setObjectName("visitCrew")
         self.crew.setPlaceholderText("names or initials, separated by commas")
         form.addRow("Crew", self.crew)
-        self.priority = QCheckBox("Priority navigable waterway (NR 341.035: 300 ft base, 10 %"
-                                  " threshold instead of 75 ft, 12 %)")
+        usual, priority = bank_parameters(False), bank_parameters(True)
+        self.priority = QCheckBox(
+            f"Priority navigable waterway (NR 341.035: {priority.base_ft:g} ft base,"
+            f" {priority.threshold_pct:g} % threshold instead of {usual.base_ft:g} ft,"
+            f" {usual.threshold_pct:g} %)")
         self.priority.setObjectName("visitPriority")
         self.priority.setChecked(priority_waterway)
         form.addRow("Waterway", self.priority)
