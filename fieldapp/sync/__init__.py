@@ -9,10 +9,11 @@ Public API (no Qt; safe to run on a worker thread)::
     print(report.format())
     for c in read_conflicts("visit.gpkg", unresolved_only=True): ...
 
-Pieces: :mod:`fieldapp.sync.engine` (laptop side, :func:`sync`, :func:`checkout`),
-:mod:`fieldapp.sync.office` (:class:`OfficeStore` interface, :class:`FolderOffice`),
-:mod:`fieldapp.sync.errors` (the exception tree), :mod:`fieldapp.sync.cli` (``fieldapp sync``).
-Diffing, rebasing and applying are pygeodiff's.
+Pieces: :mod:`fieldapp.sync.engine` (laptop side, :func:`sync`, :func:`checkout`; its phases in
+:mod:`fieldapp.sync.phases`), :mod:`fieldapp.sync.officestore` (the :class:`OfficeStore`
+interface), :mod:`fieldapp.sync.office` (:class:`FolderOffice`), :mod:`fieldapp.sync.errors`
+(the exception tree), :mod:`fieldapp.sync.cli` (``fieldapp sync``); the module map and how a
+sync goes: ``docs/sync.md``. Diffing, rebasing and applying are pygeodiff's.
 """
 
 from fieldapp.sync.engine import (

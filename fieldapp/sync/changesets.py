@@ -144,6 +144,39 @@ def validate_changeset(
         )
 
 
+def check_changeset(
+    gd: pygeodiff.GeoDiff,
+    changeset: Path,
+    tables: dict[str, TableSchema],
+    workdir: Path,
+    *,
+    expected_id: str,
+    what: str,
+) -> dict[str, dict[str, int]]:
+    """Read a changeset's :func:`summary` and refuse it with :func:`validate_changeset`.
+
+    Used by the office before it applies a laptop's changeset and by a laptop before it applies
+    one pulled from the office.
+
+    Returns
+    -------
+    dict
+        ``{table: {"insert": n, "update": n, "delete": n}}``.
+
+    Raises
+    ------
+    InvalidOfficeData
+        ``"<what> cannot be read: ..."`` when pygeodiff cannot list it, else as
+        :func:`validate_changeset`.
+    """
+    try:
+        counts = summary(gd, changeset, workdir)
+    except Exception as exc:  # pygeodiff: not a readable changeset
+        raise InvalidOfficeData(f"{what} cannot be read: {exc}") from exc
+    validate_changeset(counts, tables, expected_id=expected_id, what=what)
+    return counts
+
+
 def validate_logged(path: Path, *, expected_seq: int, expected_id: str, what: str) -> None:
     """After applying a changeset to a copy: its log row must be ``(expected_seq, expected_id)``
     and be the last one. Raises :class:`InvalidOfficeData` otherwise."""

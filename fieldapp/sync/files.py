@@ -135,6 +135,11 @@ def remove_quietly(*paths: Path) -> None:
                 p.unlink()
 
 
+def quote_identifier(name: str) -> str:
+    """Quote an SQL identifier (names come from the GeoPackage schema, never from users)."""
+    return '"' + name.replace('"', '""') + '"'
+
+
 def connect(path: Path, *, readonly: bool = False) -> sqlite3.Connection:
     """Open a GeoPackage with sqlite3 (read-only by URI when asked), 30 s busy timeout."""
     if readonly:
@@ -245,10 +250,28 @@ def log_ids(path: Path) -> dict[str, int]:
             return {}
 
 
+def log_head_in(conn: sqlite3.Connection) -> int:
+    """Highest ``seq`` in the sync log of an open GeoPackage (0 when empty).
+
+    Raises ``sqlite3.OperationalError`` when it has no sync log."""
+    return int(conn.execute(f"SELECT coalesce(max(seq), 0) FROM {LOG_TABLE}").fetchone()[0])
+
+
 def log_head(path: Path) -> int:
-    """Highest ``seq`` in a GeoPackage's sync log (0 when empty)."""
+    """Highest ``seq`` in a GeoPackage's sync log (0 when empty or when it has none)."""
     with contextlib.closing(connect(path, readonly=True)) as conn:
         try:
-            return int(conn.execute(f"SELECT coalesce(max(seq), 0) FROM {LOG_TABLE}").fetchone()[0])
+            return log_head_in(conn)
         except sqlite3.OperationalError:
             return 0
+
+
+def record_changeset_file(conn: sqlite3.Connection, seq: int, sha256: str | None,
+                          size_bytes: int | None) -> None:
+    """Write the SHA-256 and size (bytes) of changeset ``seq``'s file into its sync-log row.
+
+    A changeset cannot carry its own hash, so its log row arrives without them; the office
+    writes them when it applies it, and so does a laptop pulling it (to stay byte-identical
+    to the master). The caller holds the transaction."""
+    conn.execute(f"UPDATE {LOG_TABLE} SET sha256 = ?, size_bytes = ? WHERE seq = ?",
+                 (sha256, size_bytes, seq))

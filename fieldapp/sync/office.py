@@ -1,9 +1,10 @@
-"""The office side of the sync: a small interface and a server-less folder implementation.
+"""The office side of the sync: the server-less folder office, :class:`FolderOffice`.
 
-:class:`OfficeStore` is everything the laptop side needs from an office: the site's log of
-applied changesets, the changesets themselves, a lock, and an atomic "apply this changeset"
-that records the changeset id in the same transaction. :class:`FolderOffice` keeps that in a
-plain folder (network share, USB drive, a folder another tool keeps in sync)::
+:class:`OfficeStore` (in :mod:`fieldapp.sync.officestore`, re-exported here) is everything the
+laptop side needs from an office: the site's log of applied changesets, the changesets
+themselves, a lock, and an atomic "apply this changeset" that records the changeset id in the
+same transaction. :class:`FolderOffice` keeps that in a plain folder (network share, USB drive,
+a folder another tool keeps in sync)::
 
     OFFICE/
       fieldapp-office.json                 marks the folder as a fieldapp office
@@ -13,8 +14,9 @@ plain folder (network share, USB drive, a folder another tool keeps in sync)::
       sites/<site_id>/history/<seq>-<id>.geodiff   every changeset applied, in order
       sites/<site_id>/lock                 who is syncing now (host, pid, time)
 
-A PostgreSQL / PostGIS office would implement the same methods with pygeodiff's ``postgres``
-driver (``apply_changeset_ex``) and a table for the log; the laptop side does not change.
+A PostgreSQL / PostGIS office would implement the same interface in a module beside this one,
+with pygeodiff's ``postgres`` driver (``apply_changeset_ex``) and a table for the log; the
+laptop side does not change.
 
 Everything read from the folder is validated before use: names match a strict pattern, paths
 stay inside the office folder (no ``..``, no symbolic link leading out), sizes are bounded, the
@@ -28,7 +30,6 @@ so a laptop pulling older changesets knows which schema each was written at.
 
 from __future__ import annotations
 
-import abc
 import contextlib
 import json
 import os
@@ -40,8 +41,7 @@ import sys
 import time
 import uuid
 from collections.abc import Callable, Iterator
-from dataclasses import asdict, dataclass
-from datetime import datetime, timezone
+from dataclasses import asdict
 from pathlib import Path
 
 from fieldapp.sync import changesets as cs
@@ -54,147 +54,29 @@ from fieldapp.sync.files import (
     connect,
     copy_durably,
     fsync_dir,
+    log_head_in,
+    record_changeset_file,
     remove_quietly,
     replace_durably,
     sha256_of,
     snapshot_sqlite,
     temp_path_for,
 )
+from fieldapp.sync.officestore import (  # noqa: F401  (re-exported: imported from here today)
+    SITE_ID_RE,
+    LockOwner,
+    LogEntry,
+    OfficeStore,
+    SchemaChange,
+    SiteSchema,
+    StepCallback,
+    check_site_id,
+    utc_now_iso,
+)
 
-#: Site ids become folder names: letters, digits, ``.``, ``_``, ``-``; no leading dot.
-SITE_ID_RE = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]{0,99}$")
 SHA256_RE = re.compile(r"^[0-9a-f]{64}$")
 OFFICE_MARKER = "fieldapp-office.json"
 OFFICE_FORMAT = {"format": "fieldapp-office", "version": 1}
-
-StepCallback = Callable[[str], None]
-SchemaChange = schemas.SchemaChange
-
-
-def utc_now_iso() -> str:
-    """Current UTC time, ISO 8601 with ``Z`` (millisecond precision)."""
-    return datetime.now(timezone.utc).isoformat(timespec="milliseconds").replace("+00:00", "Z")
-
-
-def check_site_id(site_id: str) -> str:
-    """Return ``site_id`` if it is a safe folder name, else raise ``ValueError``."""
-    if not isinstance(site_id, str) or not SITE_ID_RE.match(site_id) or ".." in site_id:
-        raise ValueError(
-            f"site id {site_id!r} is not allowed: use letters, digits, '.', '_' and '-'"
-            " (no leading dot, no '..', at most 100 characters)"
-        )
-    return site_id
-
-
-@dataclass(frozen=True)
-class LogEntry:
-    """One changeset applied to a site's master, as recorded in the office log.
-
-    ``seq`` numbers the changesets 1, 2, 3 ... in the order applied; ``sha256`` and
-    ``size_bytes`` describe the changeset file exactly as the office stored it.
-    """
-
-    seq: int
-    changeset_id: str
-    laptop_id: str
-    synced_by: str | None
-    applied_utc: str
-    sha256: str | None
-    size_bytes: int | None
-
-
-@dataclass(frozen=True)
-class SiteSchema:
-    """The store schema of a site's master: ``version`` (``None`` for a GeoPackage that is not
-    a fieldapp visit) and the schema log, oldest first (see :class:`SchemaChange`)."""
-
-    version: int | None
-    changes: tuple[SchemaChange, ...] = ()
-
-
-@dataclass(frozen=True)
-class LockOwner:
-    """Who holds a site lock: written into the lock file as JSON."""
-
-    host: str
-    pid: int
-    laptop_id: str
-    started_utc: str
-    token: str
-
-    @classmethod
-    def here(cls, laptop_id: str = "") -> "LockOwner":
-        """An owner for this process on this machine, with a fresh token."""
-        return cls(socket.gethostname(), os.getpid(), laptop_id, utc_now_iso(), uuid.uuid4().hex)
-
-
-class OfficeStore(abc.ABC):
-    """What the laptop side needs from an office. Implementations: :class:`FolderOffice`.
-
-    All methods taking ``site_id`` raise ``ValueError`` for an unsafe id and
-    :class:`~fieldapp.sync.errors.InvalidOfficeData` for office data that fails validation.
-    """
-
-    @abc.abstractmethod
-    def describe(self) -> str:
-        """A short human description (shown in reports and messages)."""
-
-    def check_available(self) -> None:
-        """Raise :class:`~fieldapp.sync.errors.OfficeNotFound` if the office cannot be reached
-        (or is not an office); called before a sync writes anything. Default: nothing to check."""
-
-    @abc.abstractmethod
-    def lock(self, site_id: str, owner: LockOwner, *, wait_s: float = 10.0) -> contextlib.AbstractContextManager:
-        """Context manager holding the site's write lock; raises ``OfficeLocked`` after ``wait_s``."""
-
-    @abc.abstractmethod
-    def heartbeat(self, site_id: str, owner: LockOwner) -> None:
-        """Tell the office the lock holder is still alive (called at every sync step)."""
-
-    @abc.abstractmethod
-    def head(self, site_id: str) -> int | None:
-        """Highest applied ``seq`` of the site (0: created, nothing applied), ``None``: no site."""
-
-    @abc.abstractmethod
-    def log(self, site_id: str, after_seq: int = 0) -> list[LogEntry]:
-        """Log entries with ``seq > after_seq``, in order, validated (contiguous, sane ids)."""
-
-    @abc.abstractmethod
-    def fetch_changeset(self, site_id: str, entry: LogEntry, dest: Path) -> None:
-        """Copy the changeset of ``entry`` to ``dest`` after checking name, path, size and hash."""
-
-    @abc.abstractmethod
-    def fetch_master(self, site_id: str, dest: Path) -> None:
-        """Copy the site's master GeoPackage to ``dest`` (validated)."""
-
-    @abc.abstractmethod
-    def schema(self, site_id: str) -> SiteSchema | None:
-        """The master's store schema version and schema log; ``None``: no such site."""
-
-    @abc.abstractmethod
-    def migrate(
-        self, site_id: str, change: SchemaChange, statements: list[str], *,
-        check: Callable[[Path], None] | None = None, step: StepCallback | None = None,
-    ) -> None:
-        """Bring the master from ``change.from_version`` to ``change.schema_version`` with
-        ``statements`` (and its ``fieldapp_meta`` version row), recording ``change`` in the
-        schema log, atomically; ``change.after_seq`` must be the head and ``from_version`` the
-        master's version. ``check(path)`` is called on the migrated copy before it replaces the
-        master (raise to refuse). Caller holds the lock."""
-
-    @abc.abstractmethod
-    def create_site(self, site_id: str, schema_gpkg: Path) -> None:
-        """Create a site whose master starts as ``schema_gpkg`` (empty tables, seq 0)."""
-
-    @abc.abstractmethod
-    def apply(
-        self, site_id: str, changeset: Path, entry: LogEntry, *, step: StepCallback | None = None
-    ) -> None:
-        """Apply ``changeset`` as log entry ``entry`` (``entry.seq`` must be head + 1), atomically.
-
-        The changeset carries its own log row; after this returns the master holds the data and
-        the log row together, or (on any error or interruption) neither.
-        """
 
 
 # --------------------------------------------------------------------------------------------
@@ -488,15 +370,25 @@ class FolderOffice(OfficeStore):
         if master.stat().st_size > self.max_master_bytes:
             raise InvalidOfficeData(f"master GeoPackage {master} is over the size limit")
 
-    def head(self, site_id: str) -> int | None:
+    def _existing_master(self, site_id: str) -> Path | None:
+        """The site's master GeoPackage, size- and type-checked; ``None`` when there is no site."""
         self._check_marker(create=False)
         master = self.master_path(site_id)
         if not master.exists() and not master.is_symlink():
             return None
         self._light_master_check(master)
+        return master
+
+    def _no_site(self, site_id: str) -> SyncError:
+        return SyncError(f"site {site_id} does not exist in {self.describe()}")
+
+    def head(self, site_id: str) -> int | None:
+        master = self._existing_master(site_id)
+        if master is None:
+            return None
         try:
             with contextlib.closing(connect(master, readonly=True)) as conn:
-                return int(conn.execute(f"SELECT coalesce(max(seq), 0) FROM {LOG_TABLE}").fetchone()[0])
+                return log_head_in(conn)
         except sqlite3.DatabaseError as exc:
             raise InvalidOfficeData(f"master GeoPackage {master} has no readable sync log: {exc}") from exc
 
@@ -533,15 +425,13 @@ class FolderOffice(OfficeStore):
         return entries
 
     def schema(self, site_id: str) -> SiteSchema | None:
-        self._check_marker(create=False)
-        master = self.master_path(site_id)
-        if not master.exists() and not master.is_symlink():
+        master = self._existing_master(site_id)
+        if master is None:
             return None
-        self._light_master_check(master)
         try:
             with contextlib.closing(connect(master, readonly=True)) as conn:
                 version = schemas.version_in(conn)
-                head = int(conn.execute(f"SELECT coalesce(max(seq), 0) FROM {LOG_TABLE}").fetchone()[0])
+                head = log_head_in(conn)
                 rows = []
                 if conn.execute("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = ?",
                                 (schemas.SCHEMA_LOG_TABLE,)).fetchone():
@@ -613,7 +503,7 @@ class FolderOffice(OfficeStore):
         master = self.master_path(site_id)
         head = self.head(site_id)
         if head is None:
-            raise SyncError(f"site {site_id} does not exist in {self.describe()}")
+            raise self._no_site(site_id)
         if entry.seq != head + 1:
             raise SyncError(
                 f"changeset {entry.changeset_id} was prepared for seq {entry.seq} but the office"
@@ -630,11 +520,7 @@ class FolderOffice(OfficeStore):
         work = self.site_dir(site_id)
         tables = cs.schema(gd, master, work)
         what = f"changeset {entry.changeset_id}"
-        try:
-            counts = cs.summary(gd, changeset, work)
-        except Exception as exc:  # pygeodiff: not a readable changeset
-            raise InvalidOfficeData(f"{what} cannot be read: {exc}") from exc
-        cs.validate_changeset(counts, tables, expected_id=entry.changeset_id, what=what)
+        cs.check_changeset(gd, changeset, tables, work, expected_id=entry.changeset_id, what=what)
         for orphan in history.parent.glob("*.geodiff"):  # left by a sync killed before replace
             if orphan != history and orphan.name[:8].isdigit() and int(orphan.name[:8]) >= entry.seq:
                 orphan.unlink()
@@ -652,10 +538,7 @@ class FolderOffice(OfficeStore):
             cs.validate_logged(temp, expected_seq=entry.seq, expected_id=entry.changeset_id, what=what)
             with contextlib.closing(connect(temp)) as conn:
                 with conn:
-                    conn.execute(
-                        f"UPDATE {LOG_TABLE} SET sha256 = ?, size_bytes = ? WHERE seq = ?",
-                        (entry.sha256, entry.size_bytes, entry.seq),
-                    )
+                    record_changeset_file(conn, entry.seq, entry.sha256, entry.size_bytes)
                 if conn.execute("PRAGMA quick_check").fetchone()[0] != "ok":
                     raise InvalidOfficeData(f"master of site {site_id} failed quick_check after apply")
             step("office: changeset applied to a copy of the master")
@@ -676,7 +559,7 @@ class FolderOffice(OfficeStore):
         head = self.head(site_id)
         current = self.schema(site_id)
         if head is None or current is None:
-            raise SyncError(f"site {site_id} does not exist in {self.describe()}")
+            raise self._no_site(site_id)
         if head != change.after_seq or current.version != change.from_version:
             raise SyncError(
                 f"the master of site {site_id} is at seq {head}, schema {current.version}; the"

@@ -1,0 +1,316 @@
+"""Conflict records of the sync: what clashed, which value was kept, and the conflicts table.
+
+When this laptop's edits are rebased onto the office's (:mod:`fieldapp.sync.phases`), pygeodiff
+keeps this laptop's value of a field both sides changed and lists the clash in its conflict
+file. :func:`find_conflicts` turns that file (and the edit-vs-delete clashes pygeodiff does not
+list) into :class:`Conflict` records, :func:`resolve_conflicts` writes back what the
+:class:`ConflictPolicy` keeps where that is not pygeodiff's choice, and
+:func:`insert_conflicts` / :func:`read_conflicts` write and read the conflicts table
+(``fieldapp_sync_conflicts``), which travels inside the changeset like any other table.
+"""
+
+from __future__ import annotations
+
+import base64
+import contextlib
+import enum
+import json
+import os
+import sqlite3
+import uuid
+from dataclasses import dataclass
+from pathlib import Path
+
+from fieldapp.sync import changesets as cs
+from fieldapp.sync import gpkgsql
+from fieldapp.sync.errors import SyncError
+from fieldapp.sync.files import CONFLICTS_TABLE, INTERNAL_TABLES, connect
+from fieldapp.sync.files import quote_identifier as _qi
+from fieldapp.sync.officestore import utc_now_iso
+
+#: Bookkeeping columns where two laptops' values are not an edit conflict: the later time is kept.
+LATEST_WINS_COLUMNS = ("modified_utc",)
+
+
+class ConflictPolicy(enum.Enum):
+    """Which value the office keeps when two laptops set the same field differently.
+
+    The other value always goes to the conflicts table with base, theirs and ours.
+    """
+
+    #: The laptop syncing later wins (default): the office shows the newest synced value.
+    LAST_SYNC_WINS = "last-sync-wins"
+    #: The value already in the office wins: a later laptop cannot overwrite it.
+    FIRST_SYNC_WINS = "first-sync-wins"
+
+
+class ConflictKind(enum.Enum):
+    """What kind of clash a conflict record describes."""
+
+    #: Both set the same field to different values; ``field`` names it.
+    SAME_FIELD = "same-field"
+    #: This laptop edited a feature the office had already deleted: the delete stands.
+    EDIT_VS_DELETE = "edit-vs-delete"
+    #: This laptop deleted a feature the office had edited since: the delete stands.
+    DELETE_VS_EDIT = "delete-vs-edit"
+
+
+@dataclass(frozen=True)
+class Conflict:
+    """One row of the conflicts table (``fieldapp_sync_conflicts``).
+
+    ``base`` is the value both sides started from, ``theirs`` the office's value when this
+    laptop synced, ``ours`` this laptop's value. For ``SAME_FIELD`` they are single field values;
+    for the delete kinds whole features as ``{column: value}`` (``None`` for the deleted side).
+    Blobs (geometry) are ``{"blob_base64": ..., "wkt": ...}``. ``kept`` is ``"ours"``,
+    ``"theirs"`` or ``"delete"``.
+    """
+
+    uuid: str
+    layer: str
+    feature_uuid: str | None
+    feature_fid: int | None
+    field: str | None
+    kind: ConflictKind
+    base: object
+    theirs: object
+    ours: object
+    kept: str
+    policy: str
+    changeset_id: str
+    seq: int
+    ours_laptop_id: str | None = None
+    ours_by: str | None = None
+    created_utc: str = ""
+    resolved_utc: str | None = None
+    resolution: str | None = None
+
+
+def _encode(value: object) -> object:
+    if isinstance(value, (bytes, memoryview)):
+        out = {"blob_base64": base64.b64encode(bytes(value)).decode("ascii")}
+        geom = gpkgsql.to_shapely(bytes(value))
+        if geom is not None:
+            out["wkt"] = geom.wkt
+        return out
+    return value
+
+
+def _decode(value: object) -> object:
+    if isinstance(value, dict) and "blob_base64" in value:
+        return base64.b64decode(value["blob_base64"])
+    return value
+
+
+class _Rows:
+    """Reads rows by primary key from a GeoPackage (read-only)."""
+
+    def __init__(self, path: Path, tables: dict[str, cs.TableSchema]) -> None:
+        self.conn = connect(path, readonly=True)
+        self.tables = tables
+
+    def close(self) -> None:
+        self.conn.close()
+
+    def row(self, table: str, pk: tuple) -> dict | None:
+        t = self.tables[table]
+        where = " AND ".join(f"{_qi(t.columns[i])} = ?" for i in t.pk)
+        cur = self.conn.execute(
+            f"SELECT {', '.join(_qi(c) for c in t.columns)} FROM {_qi(table)} WHERE {where}", pk
+        )
+        found = cur.fetchone()
+        return None if found is None else dict(zip(t.columns, found))
+
+
+def _pk_from_text(rows: _Rows, table: cs.TableSchema, text) -> tuple:
+    """geodiff's conflict file gives the primary key as text; find the typed value."""
+    if len(table.pk) != 1:
+        raise SyncError(f"table {table.name} has a composite primary key; not supported")
+    col = table.columns[table.pk[0]]
+    found = rows.conn.execute(
+        f"SELECT {_qi(col)} FROM {_qi(table.name)} WHERE CAST({_qi(col)} AS TEXT) = ?", (str(text),)
+    ).fetchone()
+    if found is None:
+        with contextlib.suppress(ValueError):
+            return (int(text),)
+        return (text,)
+    return (found[0],)
+
+
+@dataclass(frozen=True)
+class ConflictContext:
+    """Who is syncing and what the changeset being built is: stamped on every record."""
+
+    policy: ConflictPolicy
+    changeset_id: str
+    seq: int
+    laptop_id: str
+    synced_by: str | None
+
+
+class _ConflictScan:
+    """One pass over the clashes of a rebase; collects records, merged counts and the
+    ``modified_utc`` values to keep (``latest``: ``(table, pk, column, value)``)."""
+
+    def __init__(self, copies: dict[str, Path], tables: dict[str, cs.TableSchema],
+                 ctx: ConflictContext, counts: dict) -> None:
+        self.rows = {name: _Rows(p, tables) for name, p in copies.items()}
+        self.tables = tables
+        self.ctx = ctx
+        self.counts = counts
+        self.now = utc_now_iso()
+        self.result: list[Conflict] = []
+        self.latest: list[tuple] = []
+
+    def close(self) -> None:
+        for r in self.rows.values():
+            r.close()
+
+    def make(self, table, pk, field_name, kind, b, t, o, kept) -> None:
+        row = self.rows["base"].row(table, pk) or {}
+        fuuid = row.get("uuid") if isinstance(row.get("uuid"), str) else None
+        fid = pk[0] if len(pk) == 1 and isinstance(pk[0], int) else None
+        self.counts[table]["conflicts"] += 1
+        ctx = self.ctx
+        self.result.append(Conflict(uuid.uuid4().hex, table, fuuid, fid, field_name, kind, b, t, o, kept,
+                                    ctx.policy.value, ctx.changeset_id, ctx.seq, ctx.laptop_id,
+                                    ctx.synced_by, self.now))
+
+    def whole(self, which: str, table: str, pk: tuple) -> dict | None:
+        r = self.rows[which].row(table, pk)
+        return None if r is None else {k: _encode(v) for k, v in r.items()}
+
+    def geodiff_conflict(self, c: dict, their_deleted: set) -> tuple:
+        """One entry of pygeodiff's conflict file; returns its ``(table, pk)``."""
+        table = c["table"]
+        t = self.tables[table]
+        pk = _pk_from_text(self.rows["base"], t, c.get("fid"))
+        if (table, pk) in their_deleted:
+            self.make(table, pk, None, ConflictKind.EDIT_VS_DELETE, self.whole("base", table, pk), None,
+                      self.whole("ours", table, pk), "delete")
+            return table, pk
+        kept_same = "ours" if self.ctx.policy is ConflictPolicy.LAST_SYNC_WINS else "theirs"
+        real = 0
+        for ch in c["changes"]:
+            col = t.columns[ch["column"]]
+            b, th, o = (_encode((self.rows[w].row(table, pk) or {}).get(col))
+                        for w in ("base", "theirs", "ours"))
+            if col in LATEST_WINS_COLUMNS and isinstance(th, str) and isinstance(o, str):
+                self.latest.append((table, pk, col, max(th, o)))  # bookkeeping, not an edit
+                continue
+            real += 1
+            self.make(table, pk, col, ConflictKind.SAME_FIELD, b, th, o, kept_same)
+        if not real and table not in INTERNAL_TABLES:
+            self.counts[table]["merged"] += 1
+        return table, pk
+
+    def local_entry(self, e: dict, their_by_pk: dict, conflicted: set) -> None:
+        """One of this laptop's changes: a delete of a feature the office edited, or a merge."""
+        table = e["table"]
+        pk = cs.pk_of(e, self.tables[table])
+        other = their_by_pk.get((table, pk))
+        if other is None or other["type"] != "update" or (table, pk) in conflicted:
+            return
+        if e["type"] == "delete":
+            self.make(table, pk, None, ConflictKind.DELETE_VS_EDIT, self.whole("base", table, pk),
+                      self.whole("theirs", table, pk), None, "delete")
+        elif e["type"] == "update" and table not in INTERNAL_TABLES:
+            self.counts[table]["merged"] += 1
+
+
+def find_conflicts(base: Path, theirs: Path, ours: Path, tables: dict[str, cs.TableSchema],
+                   conflict_file: Path, local_entries: list[dict], their_entries: list[dict],
+                   ctx: ConflictContext, counts: dict) -> tuple[list[Conflict], list[tuple]]:
+    """The conflict records of one rebase, and the bookkeeping values to keep.
+
+    Parameters
+    ----------
+    base, theirs, ours : path
+        The common base, the office's copy (base + pulled changesets), this laptop's snapshot.
+    tables : dict
+        The schema (:func:`fieldapp.sync.changesets.schema`).
+    conflict_file : path
+        pygeodiff's conflict file of ``create_rebased_changeset`` (may be missing: none).
+    local_entries, their_entries : list of dict
+        ``list_changes`` of this laptop's edits and of the office's changes since the base.
+    ctx : ConflictContext
+    counts : dict
+        ``{table: {"conflicts": n, "merged": n, ...}}``, incremented in place.
+
+    Returns
+    -------
+    (list of Conflict, list of (table, pk, column, value))
+        The records, in the order found; the later ``modified_utc`` of each feature both sides
+        touched (a bookkeeping column: never a conflict).
+    """
+    scan = _ConflictScan({"base": base, "theirs": theirs, "ours": ours}, tables, ctx, counts)
+    try:
+        their_by_pk = {(e["table"], cs.pk_of(e, tables[e["table"]])): e for e in their_entries}
+        their_deleted = {k for k, e in their_by_pk.items() if e["type"] == "delete"}
+        geodiff_conflicts = []
+        if conflict_file.exists():
+            geodiff_conflicts = json.loads(conflict_file.read_text(encoding="utf-8")).get("geodiff", [])
+        conflicted = {scan.geodiff_conflict(c, their_deleted) for c in geodiff_conflicts}
+        for e in local_entries:
+            scan.local_entry(e, their_by_pk, conflicted)
+    finally:
+        scan.close()
+    return scan.result, scan.latest
+
+
+def resolve_conflicts(new_master: Path, tables: dict[str, cs.TableSchema], conflicts: list[Conflict],
+                      latest: list[tuple], policy: ConflictPolicy) -> None:
+    """Write the policy's choice where it is not pygeodiff's (which keeps ours).
+
+    ``modified_utc`` takes the later of the two times (``latest``); under first-sync-wins every
+    same-field conflict gets the office's value back.
+    """
+    updates = [(table, col, value, pk) for table, pk, col, value in latest]
+    if policy is ConflictPolicy.FIRST_SYNC_WINS:
+        updates += [(k.layer, k.field, _decode(k.theirs), (k.feature_fid,))
+                    for k in conflicts if k.kind is ConflictKind.SAME_FIELD]
+    if not updates:
+        return
+    with contextlib.closing(connect(new_master)) as conn:
+        gpkgsql.register(conn)
+        with conn:
+            for table, col, value, pk in updates:
+                t = tables[table]
+                where = " AND ".join(f"{_qi(t.columns[i])} = ?" for i in t.pk)
+                conn.execute(f"UPDATE {_qi(table)} SET {_qi(col)} = ? WHERE {where}", (value, *pk))
+
+
+def insert_conflicts(conn: sqlite3.Connection, conflicts: list[Conflict]) -> None:
+    """Insert conflict records into the conflicts table (the caller holds the transaction)."""
+    for k in conflicts:
+        conn.execute(
+            f"INSERT INTO {CONFLICTS_TABLE} (uuid, layer, feature_uuid, feature_fid, field,"
+            " kind, base_json, theirs_json, ours_json, kept, policy, changeset_id, seq,"
+            " ours_laptop_id, ours_by, created_utc) VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)",
+            (k.uuid, k.layer, k.feature_uuid, k.feature_fid, k.field, k.kind.value,
+             json.dumps(k.base), json.dumps(k.theirs), json.dumps(k.ours), k.kept,
+             k.policy, k.changeset_id, k.seq, k.ours_laptop_id, k.ours_by, k.created_utc),
+        )
+
+
+def read_conflicts(gpkg_path: str | os.PathLike, *, unresolved_only: bool = False) -> list[Conflict]:
+    """The conflict records of a visit or office master, oldest first.
+
+    Use this for the app's conflicts panel and the report's conflicts section.
+    """
+    with contextlib.closing(connect(Path(gpkg_path), readonly=True)) as conn:
+        try:
+            rows = conn.execute(
+                f"SELECT uuid, layer, feature_uuid, feature_fid, field, kind, base_json, theirs_json,"
+                f" ours_json, kept, policy, changeset_id, seq, ours_laptop_id, ours_by, created_utc,"
+                f" resolved_utc, resolution FROM {CONFLICTS_TABLE}"
+                + (" WHERE resolved_utc IS NULL" if unresolved_only else "")
+                + " ORDER BY fid"
+            ).fetchall()
+        except sqlite3.OperationalError:
+            return []
+    return [
+        Conflict(r[0], r[1], r[2], r[3], r[4], ConflictKind(r[5]), json.loads(r[6]), json.loads(r[7]),
+                 json.loads(r[8]), *r[9:])
+        for r in rows
+    ]

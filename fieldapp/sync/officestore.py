@@ -1,0 +1,157 @@
+"""What the laptop side needs from an office: the :class:`OfficeStore` interface and the records
+it trades in (:class:`LogEntry`, :class:`SiteSchema`, :class:`LockOwner`, :class:`SchemaChange`).
+
+The laptop side (:mod:`fieldapp.sync.engine`, :mod:`fieldapp.sync.phases`) talks to an office
+only through this interface. Implementations: :class:`fieldapp.sync.office.FolderOffice` (a plain
+folder: network share, USB drive). A PostgreSQL / PostGIS office would implement the same
+methods with pygeodiff's ``postgres`` driver (``apply_changeset_ex``) and a table for the log,
+beside the folder office; the laptop side does not change.
+"""
+
+from __future__ import annotations
+
+import abc
+import contextlib
+import os
+import re
+import socket
+import uuid
+from collections.abc import Callable
+from dataclasses import dataclass
+from datetime import datetime, timezone
+from pathlib import Path
+
+from fieldapp.sync import schemas
+
+#: Site ids become folder names: letters, digits, ``.``, ``_``, ``-``; no leading dot.
+SITE_ID_RE = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]{0,99}$")
+
+#: ``step(message)``: a sub-step of an office write, for progress reports.
+StepCallback = Callable[[str], None]
+SchemaChange = schemas.SchemaChange
+
+
+def utc_now_iso() -> str:
+    """Current UTC time, ISO 8601 with ``Z`` (millisecond precision)."""
+    return datetime.now(timezone.utc).isoformat(timespec="milliseconds").replace("+00:00", "Z")
+
+
+def check_site_id(site_id: str) -> str:
+    """Return ``site_id`` if it is a safe folder name, else raise ``ValueError``."""
+    if not isinstance(site_id, str) or not SITE_ID_RE.match(site_id) or ".." in site_id:
+        raise ValueError(
+            f"site id {site_id!r} is not allowed: use letters, digits, '.', '_' and '-'"
+            " (no leading dot, no '..', at most 100 characters)"
+        )
+    return site_id
+
+
+@dataclass(frozen=True)
+class LogEntry:
+    """One changeset applied to a site's master, as recorded in the office log.
+
+    ``seq`` numbers the changesets 1, 2, 3 ... in the order applied; ``sha256`` and
+    ``size_bytes`` describe the changeset file exactly as the office stored it.
+    """
+
+    seq: int
+    changeset_id: str
+    laptop_id: str
+    synced_by: str | None
+    applied_utc: str
+    sha256: str | None
+    size_bytes: int | None
+
+
+@dataclass(frozen=True)
+class SiteSchema:
+    """The store schema of a site's master: ``version`` (``None`` for a GeoPackage that is not
+    a fieldapp visit) and the schema log, oldest first (see :class:`SchemaChange`)."""
+
+    version: int | None
+    changes: tuple[SchemaChange, ...] = ()
+
+
+@dataclass(frozen=True)
+class LockOwner:
+    """Who holds a site lock: written into the lock file as JSON."""
+
+    host: str
+    pid: int
+    laptop_id: str
+    started_utc: str
+    token: str
+
+    @classmethod
+    def here(cls, laptop_id: str = "") -> "LockOwner":
+        """An owner for this process on this machine, with a fresh token."""
+        return cls(socket.gethostname(), os.getpid(), laptop_id, utc_now_iso(), uuid.uuid4().hex)
+
+
+class OfficeStore(abc.ABC):
+    """What the laptop side needs from an office. Implementations: :class:`FolderOffice`.
+
+    All methods taking ``site_id`` raise ``ValueError`` for an unsafe id and
+    :class:`~fieldapp.sync.errors.InvalidOfficeData` for office data that fails validation.
+    """
+
+    @abc.abstractmethod
+    def describe(self) -> str:
+        """A short human description (shown in reports and messages)."""
+
+    def check_available(self) -> None:
+        """Raise :class:`~fieldapp.sync.errors.OfficeNotFound` if the office cannot be reached
+        (or is not an office); called before a sync writes anything. Default: nothing to check."""
+
+    @abc.abstractmethod
+    def lock(self, site_id: str, owner: LockOwner, *, wait_s: float = 10.0) -> contextlib.AbstractContextManager:
+        """Context manager holding the site's write lock; raises ``OfficeLocked`` after ``wait_s``."""
+
+    @abc.abstractmethod
+    def heartbeat(self, site_id: str, owner: LockOwner) -> None:
+        """Tell the office the lock holder is still alive (called at every sync step)."""
+
+    @abc.abstractmethod
+    def head(self, site_id: str) -> int | None:
+        """Highest applied ``seq`` of the site (0: created, nothing applied), ``None``: no site."""
+
+    @abc.abstractmethod
+    def log(self, site_id: str, after_seq: int = 0) -> list[LogEntry]:
+        """Log entries with ``seq > after_seq``, in order, validated (contiguous, sane ids)."""
+
+    @abc.abstractmethod
+    def fetch_changeset(self, site_id: str, entry: LogEntry, dest: Path) -> None:
+        """Copy the changeset of ``entry`` to ``dest`` after checking name, path, size and hash."""
+
+    @abc.abstractmethod
+    def fetch_master(self, site_id: str, dest: Path) -> None:
+        """Copy the site's master GeoPackage to ``dest`` (validated)."""
+
+    @abc.abstractmethod
+    def schema(self, site_id: str) -> SiteSchema | None:
+        """The master's store schema version and schema log; ``None``: no such site."""
+
+    @abc.abstractmethod
+    def migrate(
+        self, site_id: str, change: SchemaChange, statements: list[str], *,
+        check: Callable[[Path], None] | None = None, step: StepCallback | None = None,
+    ) -> None:
+        """Bring the master from ``change.from_version`` to ``change.schema_version`` with
+        ``statements`` (and its ``fieldapp_meta`` version row), recording ``change`` in the
+        schema log, atomically; ``change.after_seq`` must be the head and ``from_version`` the
+        master's version. ``check(path)`` is called on the migrated copy before it replaces the
+        master (raise to refuse). Caller holds the lock."""
+
+    @abc.abstractmethod
+    def create_site(self, site_id: str, schema_gpkg: Path) -> None:
+        """Create a site whose master starts as ``schema_gpkg`` (empty tables, seq 0)."""
+
+    @abc.abstractmethod
+    def apply(
+        self, site_id: str, changeset: Path, entry: LogEntry, *, step: StepCallback | None = None
+    ) -> None:
+        """Apply ``changeset`` as log entry ``entry`` (``entry.seq`` must be head + 1), atomically.
+
+        The changeset carries its own log row; after this returns the master holds the data and
+        the log row together, or (on any error or interruption) neither.
+        """

@@ -1,0 +1,112 @@
+"""What one sync did: the outcome of its run (:class:`SyncOutcome`) and the report shown to the
+user (:class:`SyncReport`, with per-layer :class:`LayerCounts`)."""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass, field
+
+from fieldapp.sync.conflicts import Conflict, ConflictPolicy
+from fieldapp.sync.files import LOG_TABLE
+
+
+@dataclass(frozen=True)
+class LayerCounts:
+    """Per-layer counts of one sync.
+
+    sent: changes of this laptop applied to the office (inserts + updates + deletes);
+    received: changes other laptops had sent, now applied to this laptop;
+    merged: features changed both here and by another laptop whose edits were combined;
+    conflicts: conflict records written for the layer by this sync.
+    """
+
+    layer: str
+    sent: int = 0
+    received: int = 0
+    merged: int = 0
+    conflicts: int = 0
+
+
+@dataclass(frozen=True)
+class SyncOutcome:
+    """What the run of one sync (under the office lock) ended with.
+
+    Attributes
+    ----------
+    changeset_id : str or None
+        The changeset this laptop sent; ``None`` when it sent nothing.
+    office_seq : int
+        The office log's seq after the sync.
+    counts : dict
+        ``{table: {"sent": n, "received": n, "merged": n, "conflicts": n}}`` (may include the
+        sync log table and all-zero rows; :meth:`layers` drops them).
+    conflicts : tuple of Conflict
+        The conflict records this sync wrote.
+    no_op : bool
+        Nothing was sent or received.
+    """
+
+    changeset_id: str | None
+    office_seq: int
+    counts: dict = field(default_factory=dict)
+    conflicts: tuple[Conflict, ...] = ()
+    no_op: bool = False
+
+    def layers(self) -> tuple[LayerCounts, ...]:
+        """Every layer with a non-zero count, by name (the sync log left out)."""
+        return tuple(LayerCounts(name, **c) for name, c in sorted(self.counts.items())
+                     if name != LOG_TABLE and any(c.values()))
+
+
+@dataclass(frozen=True)
+class SyncReport:
+    """What one :func:`~fieldapp.sync.engine.sync` did. ``layers`` lists every layer with a
+    non-zero count."""
+
+    site_id: str
+    office: str
+    changeset_id: str | None
+    office_seq: int
+    layers: tuple[LayerCounts, ...]
+    conflicts: tuple[Conflict, ...]
+    resumed: tuple[str, ...] = ()
+    no_op: bool = False
+    policy: str = ConflictPolicy.LAST_SYNC_WINS.value
+    #: Store schema changes this sync made, in words (``"office master: schema 1 -> 2 ..."``).
+    schema_changes: tuple[str, ...] = ()
+
+    def totals(self) -> LayerCounts:
+        """Sum of the per-layer counts (``layer`` = ``"all"``)."""
+        return LayerCounts(
+            "all",
+            sum(c.sent for c in self.layers),
+            sum(c.received for c in self.layers),
+            sum(c.merged for c in self.layers),
+            sum(c.conflicts for c in self.layers),
+        )
+
+    def format(self) -> str:
+        """A plain-text summary: one line per layer, then the conflicts."""
+        lines = [f"site {self.site_id} <-> {self.office}: office now at seq {self.office_seq}"]
+        for cid in self.resumed:
+            lines.append(f"  completed interrupted sync {cid}")
+        for what in self.schema_changes:
+            lines.append(f"  migrated {what}")
+        if self.no_op:
+            lines.append("  nothing to send or receive")
+        if self.layers:
+            lines.append(f"  {'layer':<28}{'sent':>7}{'received':>10}{'merged':>8}{'conflicts':>11}")
+            for c in (*self.layers, self.totals()):
+                lines.append(f"  {c.layer:<28}{c.sent:>7}{c.received:>10}{c.merged:>8}{c.conflicts:>11}")
+        for k in self.conflicts:
+            what = f"{k.layer} {k.feature_uuid or k.feature_fid}" + (f".{k.field}" if k.field else "")
+            lines.append(
+                f"  conflict {k.kind.value}: {what}: base={_short(k.base)} theirs={_short(k.theirs)}"
+                f" ours={_short(k.ours)} -> kept {k.kept}"
+            )
+        return "\n".join(lines)
+
+
+def _short(value: object, width: int = 40) -> str:
+    text = json.dumps(value, default=str)
+    return text if len(text) <= width else text[: width - 3] + "..."

@@ -1,0 +1,70 @@
+"""The seams the sync was cut along (issue 12): the run's outcome, the shared log-row and
+changeset helpers, the one "no such site" refusal, the office interface's own module."""
+
+from __future__ import annotations
+
+import contextlib
+import sqlite3
+
+import pytest
+
+import fieldapp.sync.engine as engine
+from fieldapp.sync import changesets as cs
+from fieldapp.sync import office, officestore
+from fieldapp.sync.errors import InvalidOfficeData
+from fieldapp.sync.files import LOG_DDL, LOG_TABLE, log_head_in, record_changeset_file
+from fieldapp.sync.preflight import _no_such_site
+from fieldapp.sync.results import LayerCounts, SyncOutcome
+
+ZERO = {"sent": 0, "received": 0, "merged": 0, "conflicts": 0}
+
+
+def test_outcome_layers_drop_the_log_table_and_all_zero_rows_sorted_by_name():
+    outcome = SyncOutcome("a" * 32, 7, {
+        "tree": {**ZERO, "sent": 2, "conflicts": 1},
+        LOG_TABLE: {**ZERO, "sent": 1},
+        "station": dict(ZERO),
+        "boundary": {**ZERO, "received": 3, "merged": 1},
+    })
+    assert outcome.layers() == (LayerCounts("boundary", 0, 3, 1, 0), LayerCounts("tree", 2, 0, 0, 1))
+    assert SyncOutcome(None, 0, no_op=True).layers() == ()
+
+
+def test_log_head_and_changeset_file_recorded_in_the_log_row():
+    with contextlib.closing(sqlite3.connect(":memory:")) as conn:
+        conn.execute(LOG_DDL)
+        assert log_head_in(conn) == 0
+        for seq in (1, 2):
+            conn.execute(f"INSERT INTO {LOG_TABLE} (seq, changeset_id, laptop_id, applied_utc)"
+                         " VALUES (?, ?, 'L', '2026-12-01T09:00:00.000Z')", (seq, f"{seq:032x}"))
+        record_changeset_file(conn, 2, "f" * 64, 1234)
+        assert log_head_in(conn) == 2
+        rows = conn.execute(f"SELECT seq, sha256, size_bytes FROM {LOG_TABLE} ORDER BY seq").fetchall()
+    assert rows == [(1, None, None), (2, "f" * 64, 1234)]
+
+
+def test_check_changeset_refuses_an_unreadable_file_naming_it(tmp_path):
+    junk = tmp_path / "junk.geodiff"
+    junk.write_bytes(b"not a changeset")
+    with pytest.raises(InvalidOfficeData, match=r"^office changeset seq 3 \(x\) cannot be read: "):
+        cs.check_changeset(cs.new_geodiff(), junk, {}, tmp_path, expected_id="0" * 32,
+                           what="office changeset seq 3 (x)")
+
+
+def test_no_such_site_refusal_is_one_message():
+    class Office:
+        def describe(self):
+            return "office folder /media/usb/office"
+
+    exc = _no_such_site(Office(), "mill-creek", 4)
+    assert isinstance(exc, InvalidOfficeData)
+    assert str(exc) == ("office folder /media/usb/office has no site mill-creek, but this visit synced"
+                        " with it before (seq 4): wrong office folder? Nothing was sent")
+
+
+def test_office_interface_lives_in_officestore_and_is_the_same_object_everywhere():
+    for name in ("OfficeStore", "LogEntry", "SiteSchema", "LockOwner", "SchemaChange",
+                 "check_site_id", "utc_now_iso"):
+        assert getattr(office, name) is getattr(officestore, name)
+    assert issubclass(office.FolderOffice, officestore.OfficeStore)
+    assert engine.OfficeStore is officestore.OfficeStore
