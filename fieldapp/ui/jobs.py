@@ -19,22 +19,15 @@ from typing import Any, Callable
 from PySide6.QtCore import QObject, Signal
 from PySide6.QtWidgets import QHBoxLayout, QLabel, QProgressBar, QPushButton, QWidget
 
+from fieldapp.sync.progress import CancelToken
 
-class CancelFlag:
-    """Thread-safe cancel request; has ``cancelled`` (report, sync) and ``is_set()`` (Event)."""
 
-    def __init__(self) -> None:
-        self._event = threading.Event()
-
-    def cancel(self) -> None:
-        self._event.set()
-
-    @property
-    def cancelled(self) -> bool:
-        return self._event.is_set()
+class CancelFlag(CancelToken):
+    """Thread-safe cancel request: the sync's :class:`~fieldapp.sync.progress.CancelToken`
+    (``cancel()``, ``cancelled``) with ``is_set()`` as on a ``threading.Event`` (report)."""
 
     def is_set(self) -> bool:
-        return self._event.is_set()
+        return self.cancelled
 
 
 class JobCancelled(Exception):
