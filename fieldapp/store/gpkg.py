@@ -49,7 +49,7 @@ journal-mode switch. A WAL-mode file needs its ``-shm`` index to be read: when t
 ``-shm`` exists (the app has the visit open, or crashed), ``mode=ro`` reads the WAL's committed
 records through it; when neither exists the WAL is empty and the file is opened ``immutable=1``
 so no ``-wal``/``-shm`` is created beside it. Loading checks every row with the model's own rules
-(:func:`fieldapp.survey.visit.validate`: a ``uuid`` or a reference to another record must be a
+(:func:`fieldapp.survey.validation.validate`: a ``uuid`` or a reference to another record must be a
 UUID in canonical text form), every station, OHWM point and walk vertex must name a parent row
 that exists (a transect, an OHWM line, a walk), and no uuid may appear twice in the whole file
 (UNIQUE per table in SQL; across tables checked on load, as it costs one set over the rows). The
@@ -78,7 +78,8 @@ from .. import __version__
 from ..geo import SiteFrame
 from ..survey.features import FEATURE_CLASSES, Action, Change, Layer
 from ..survey.errors import InvalidValue
-from ..survey.visit import PARENT_FIELD, PARENT_LAYER, XY_PAIRS, Visit, check_point_fields, validate
+from ..survey.validation import PARENTS, XY_PAIRS, check_point_fields, validate
+from ..survey.visit import Visit
 from . import schema as S
 
 __all__ = [
@@ -448,7 +449,7 @@ def _read_layer(conn: sqlite3.Connection, layer: Layer, frame: SiteFrame | None 
                 problems: list[RecordProblem] | None = None) -> list:
     """All rows of ``layer`` as model records in fid order, each checked with the model's rules.
 
-    A row that cannot be read or that :func:`fieldapp.survey.visit.validate` refuses is added to
+    A row that cannot be read or that :func:`fieldapp.survey.validation.validate` refuses is added to
     ``problems`` (and left out of the result); without a ``problems`` list the first one raises
     :class:`InvalidRecords`.
     """
@@ -502,8 +503,8 @@ def _read_rows(conn: sqlite3.Connection, layer: Layer, frame: SiteFrame | None =
         if bad:
             continue
         try:
-            rec = cls(**{k: v for k, v in kw.items() if k in model_fields})
-            validate(rec, frame, check_points=False)
+            rec = validate(cls(**{k: v for k, v in kw.items() if k in model_fields}), frame,
+                           check_points=False)
         except InvalidValue as exc:
             refuse(_column_of(layer, exc.name.split(" ")[0].split("/")[0]), str(exc))
             continue
@@ -758,8 +759,7 @@ def _orphans(conn: sqlite3.Connection, problems: list[RecordProblem]) -> None:
     not named twice. Inside :func:`_load`'s snapshot.
     """
     named = {(p.table, p.fid) for p in problems}
-    for child, pf in PARENT_FIELD.items():
-        parent = PARENT_LAYER[child]
+    for child, (pf, parent) in PARENTS.items():
         rows = conn.execute(
             f'SELECT c.fid, c.uuid, c."{pf}" FROM "{child.value}" AS c WHERE NOT EXISTS '
             f'(SELECT 1 FROM "{parent.value}" AS p WHERE p.uuid = c."{pf}") ORDER BY c.fid'

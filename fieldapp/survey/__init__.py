@@ -37,6 +37,7 @@ from .features import (
     WaterFeatureType,
 )
 from .gnss import AveragedPosition, FixLike, North, QualityGate, average_fixes
-from .visit import Journal, Visit, default_who, validate
+from .validation import validate
+from .visit import Journal, Visit, default_who
 
 __all__ = [name for name in dir() if not name.startswith("_")]

@@ -28,77 +28,32 @@ import logging
 import math
 import socket
 import uuid as uuidlib
-from dataclasses import fields, replace
+from dataclasses import replace
 from datetime import date, datetime, timezone
-from enum import Enum
 from typing import Callable, Iterable, Protocol, Sequence
 
 import shapely
-from shapely.geometry import LineString, MultiPolygon, Polygon
+from shapely.geometry import LineString
 
-from ..geo import FOOT_INTERNATIONAL_M, GeoError, OutsideAreaOfUse, SiteFrame
+from ..geo import FOOT_INTERNATIONAL_M, SiteFrame
 from . import canopy
 from . import values as V
-from .boundary import BoundaryWalk, distinct_vertices
+from .boundary import BoundaryWalk
 from .errors import InvalidValue, NotFound, StateError
-from .features import (
-    LAYER_OF,
-    Action,
-    AreaFeature,
-    AreaKind,
-    Change,
-    Feature,
-    Layer,
-    LeafHabit,
-    LineFeature,
-    LineKind,
-    Note,
-    OhwmLine,
-    OhwmPoint,
-    PointMethod,
-    Site,
-    Station,
-    Susceptibility,
-    TrackPoint,
-    Transect,
-    Tree,
-    TreeStatus,
-    Walk,
-    WalkState,
-    WalkVertex,
-    WaterFeature,
-    WaterFeatureType,
-)
-from .gnss import (
-    DEFAULT_GATE,
-    AveragedPosition,
-    North,
-    QualityGate,
-    average_fixes,
-    horizontal_from_slope_ft,
-    true_azimuth,
-)
+from .features import (LAYER_OF, Action, AreaFeature, AreaKind, Change, Feature, Layer, LeafHabit,
+                       LineFeature, LineKind, Note, OhwmLine, OhwmPoint, PointMethod, Site, Station,
+                       Susceptibility, TrackPoint, Transect, Tree, TreeStatus, Walk, WalkState,
+                       WalkVertex, WaterFeature)
+from .gnss import (DEFAULT_GATE, AveragedPosition, North, QualityGate, average_fixes,
+                   horizontal_from_slope_ft, true_azimuth)
+from .validation import PARENTS, REFERENCE_FIELD, enum_value, ms, validate, validated_site
+from .validation import line as valid_line
+from .validation import polygon as valid_polygon
 
 __all__ = ["Visit", "Journal", "default_who", "validate"]
 
 log = logging.getLogger(__name__)
 
-# Child layers and the field naming their parent (children reference parents by uuid).
-PARENT_FIELD = {
-    Layer.OHWM_POINT: "line_uuid",
-    Layer.STATION: "transect_uuid",
-    Layer.WALK_VERTEX: "walk_uuid",
-}
-# Child layer -> the layer of its parent.
-PARENT_LAYER = {Layer.OHWM_POINT: Layer.OHWM_LINE, Layer.STATION: Layer.TRANSECT, Layer.WALK_VERTEX: Layer.WALK}
-# Optional references to another record: (layer, field) -> layer referred to. Unlike a child's
-# parent these may name a record deleted since (deleting an OHWM line keeps its transects,
-# deleting a walk keeps the area it drew), so only their form is a rule, not their target.
-REFERENCE_FIELD = {
-    (Layer.TRANSECT, "line_uuid"): Layer.OHWM_LINE,
-    (Layer.AREA, "walk_uuid"): Layer.WALK,
-    (Layer.WALK, "area_uuid"): Layer.AREA,
-}
 GEOMETRY_LAYERS = {l for l in Layer if l is not Layer.SITE}
 
 
@@ -120,16 +75,6 @@ def default_who() -> str:
 
 def _utc_now() -> datetime:
     return datetime.now(timezone.utc)
-
-
-def ms(dt: datetime | None) -> datetime | None:
-    """A UTC time truncated to milliseconds (the store's resolution), None passes."""
-    if dt is None:
-        return None
-    if dt.tzinfo is None:
-        raise InvalidValue("time_utc", f"naive datetime {dt!r}; times must be tz-aware UTC")
-    dt = dt.astimezone(timezone.utc)
-    return dt.replace(microsecond=dt.microsecond // 1000 * 1000)
 
 
 def _layer(layer) -> Layer:
@@ -212,7 +157,7 @@ class Visit:
             visit_date=visit_date or now.date(),
             crs=crs_text,
         )
-        site = _validated_site(
+        site = validated_site(
             site,
             crew=crew,
             device_ids=device_ids or {},
@@ -259,9 +204,8 @@ class Visit:
         changes = tuple(changes)
         if not changes:
             return changes
-        for ch in changes:  # every record, however it was built, meets the same rules
-            if ch.new is not None:
-                validate(ch.new, self._frame)
+        # every record, however it was built, meets the same rules (a coerced one is a copy)
+        changes = tuple(self._validated(ch) for ch in changes)
         self._check_parents(changes)
         if self._journal is not None:
             self._journal.apply(changes)  # raises: nothing applied, nothing half-written
@@ -280,6 +224,13 @@ class Visit:
                 log.exception("survey listener %r failed", listener)
         return changes
 
+    def _validated(self, ch: Change) -> Change:
+        """``ch`` whose new record passed :func:`validate` (with a corrected copy if need be)."""
+        if ch.new is None:
+            return ch
+        new = validate(ch.new, self._frame)
+        return ch if new is ch.new else replace(ch, new=new)
+
     def _check_parents(self, changes: Sequence[Change]) -> None:
         """Refuse changes that would leave a child without its parent (StateError).
 
@@ -295,24 +246,24 @@ class Visit:
             if ch.action is Action.REMOVED:
                 removed.setdefault(ch.layer, set()).add(ch.old.uuid)
         for ch in changes:
-            pf = PARENT_FIELD.get(ch.layer)
-            if pf is None or ch.new is None:
+            ref = PARENTS.get(ch.layer)
+            if ref is None or ch.new is None:
                 continue
-            parent_layer, parent = _parent_layer(ch.layer), getattr(ch.new, pf)
+            parent_layer, parent = ref.layer, getattr(ch.new, ref.field)
             if parent in added.get(parent_layer, ()):
                 continue
             if parent not in self._data[parent_layer] or parent in removed.get(parent_layer, ()):
                 raise StateError(f"{ch.layer.value} {ch.new.uuid}: its {parent_layer.value} {parent} "
                                  f"is not in the visit (bring the {parent_layer.value} back first)")
-        for child_layer, pf in PARENT_FIELD.items():
-            gone = removed.get(_parent_layer(child_layer))
+        for child_layer, ref in PARENTS.items():
+            gone = removed.get(ref.layer)
             if not gone:
                 continue
             leaving = removed.get(child_layer, set())
             for parent in gone:
                 for uuid in self._children.get((child_layer, parent), {}):
                     if uuid not in leaving:
-                        raise StateError(f"{_parent_layer(child_layer).value} {parent} cannot go while its "
+                        raise StateError(f"{ref.layer.value} {parent} cannot go while its "
                                          f"{child_layer.value} {uuid} stays")
 
     def _apply_memory(self, ch: Change) -> None:
@@ -322,7 +273,7 @@ class Visit:
                 self._frame = SiteFrame(ch.new.crs)
             return
         table = self._data[ch.layer]
-        pf = PARENT_FIELD.get(ch.layer)
+        pf = PARENTS[ch.layer].field if ch.layer in PARENTS else None
         if ch.layer is Layer.TREE and ch.new is not None and ch.new.tag > self._max_tag:
             self._max_tag = ch.new.tag
         if ch.action is Action.REMOVED:
@@ -388,15 +339,13 @@ class Visit:
     def _update(self, layer, uuid: str, **fields) -> Feature:
         layer = _layer(layer)
         old = self.get(layer, uuid)
-        new = replace(old, modified_utc=ms(self._clock()), **fields)
-        _validate(new)
-        self._commit([Change(Action.UPDATED, layer, new, old)])
-        return new
+        new = validate(replace(old, modified_utc=ms(self._clock()), **fields))
+        return self._commit([Change(Action.UPDATED, layer, new, old)])[0].new
 
     def update_feature(self, layer, uuid: str, **fields) -> Feature:
         """Change attributes of a feature (validated like a new one); returns the new version."""
         layer = _layer(layer)
-        for banned in ("uuid", "created_utc", "created_by", "modified_utc", PARENT_FIELD.get(layer)):
+        for banned in ("uuid", "created_utc", "created_by", "modified_utc", PARENTS[layer].field if layer in PARENTS else None):
             if banned in fields:
                 raise InvalidValue(banned, "is set by the model")
         for name, value in fields.items():
@@ -406,7 +355,7 @@ class Visit:
         if layer is Layer.TREE:
             return self.update_tree(uuid, **fields)
         if layer is Layer.LINE and fields.get("mapped_stream") is not None:
-            kind = _enum(LineKind, fields.get("kind", self.get(layer, uuid).kind), "kind")
+            kind = enum_value(LineKind, fields.get("kind", self.get(layer, uuid).kind), "kind")
             _check_mapped_stream(kind, fields["mapped_stream"])
         return self._update(layer, uuid, **fields)
 
@@ -415,8 +364,8 @@ class Visit:
         layer = _layer(layer)
         old = self.get(layer, uuid)
         changes = [Change(Action.REMOVED, layer, None, old)]
-        for child_layer, pf in PARENT_FIELD.items():
-            if _parent_layer(child_layer) is layer:
+        for child_layer, ref in PARENTS.items():
+            if ref.layer is layer:
                 changes = [Change(Action.REMOVED, child_layer, None, c) for c in self.children(child_layer, uuid)] + changes
         if layer is Layer.OHWM_POINT:
             changes += self._line_geometry_change(old.line_uuid, removing=uuid)
@@ -435,7 +384,7 @@ class Visit:
         leaving = {(ch.layer, ch.old.uuid) for ch in inverse if ch.action is Action.REMOVED}
         orphans = [Change(Action.REMOVED, child_layer, None, c)
                    for ch in inverse if ch.action is Action.REMOVED
-                   for child_layer in PARENT_FIELD if _parent_layer(child_layer) is ch.layer
+                   for child_layer, ref in PARENTS.items() if ref.layer is ch.layer
                    for c in self.children(child_layer, ch.old.uuid)
                    if (child_layer, c.uuid) not in leaving]
         return self._commit(orphans + inverse, undoable=False)
@@ -457,9 +406,8 @@ class Visit:
         if not fields:
             return self._site
         old = self._site
-        new = _validated_site(replace(old, modified_utc=ms(self._clock())), **fields)
-        self._commit([Change(Action.UPDATED, Layer.SITE, new, old)])
-        return new
+        new = validated_site(replace(old, modified_utc=ms(self._clock())), **fields)
+        return self._commit([Change(Action.UPDATED, Layer.SITE, new, old)])[0].new
 
     def set_crs(self, crs) -> SiteFrame:
         """Choose the site CRS (EPSG code, ``"EPSG:3070"``, WKT …) before geometry exists.
@@ -500,8 +448,7 @@ class Visit:
     def add_ohwm_line(self, label: str = "", water_feature: str | None = None) -> OhwmLine:
         """Start a new OHWM line (points are added with ``add_ohwm_point``)."""
         line = OhwmLine(**self._stamp(), label=V.text("label", label), water_feature=water_feature)
-        self._commit([Change(Action.ADDED, Layer.OHWM_LINE, line)])
-        return line
+        return self._commit([Change(Action.ADDED, Layer.OHWM_LINE, line)])[0].new
 
     def _line_for(self, line_uuid: str | None) -> tuple[str, list[Change]]:
         if line_uuid is not None:
@@ -530,10 +477,9 @@ class Visit:
         pending = pre[0].new if pre else None
         seq = max((p.seq for p in self.children(Layer.OHWM_POINT, line_uuid)), default=-1) + 1
         pt = OhwmPoint(**self._stamp(), line_uuid=line_uuid, seq=seq, **fields)
-        _validate(pt)
-        self._commit(self._line_geometry_change(line_uuid, adding=pt, pending=pending)
-                     + [Change(Action.ADDED, Layer.OHWM_POINT, pt)])
-        return pt
+        pt = validate(pt)
+        return self._commit(self._line_geometry_change(line_uuid, adding=pt, pending=pending)
+                            + [Change(Action.ADDED, Layer.OHWM_POINT, pt)])[-1].new
 
     def add_ohwm_point(self, position: AveragedPosition, line_uuid: str | None = None) -> OhwmPoint:
         """Add an averaged OHWM point (from :meth:`average`) to a line (default: the last one)."""
@@ -665,8 +611,7 @@ class Visit:
             origin_elevation_ft=V.optional_finite("origin_elevation_ft", origin_elevation_ft),
             stipulated=V.boolean("stipulated", stipulated),
         )
-        self._commit([Change(Action.ADDED, Layer.TRANSECT, t)])
-        return t
+        return self._commit([Change(Action.ADDED, Layer.TRANSECT, t)])[0].new
 
     def stations(self, transect_uuid: str) -> list[Station]:
         """Stations of a transect in order (landward)."""
@@ -740,8 +685,7 @@ class Visit:
         )
         changes = [Change(Action.ADDED, Layer.STATION, st)]
         changes += self._transect_geometry_change(t, [*prev, st])
-        self._commit(changes)
-        return st
+        return self._commit(changes)[0].new
 
     def _station_xy(self, t: Transect, distance_ft: float) -> tuple[float, float]:
         x, y = self.frame.forward(t.origin_x, t.origin_y, t.azimuth_true_deg,
@@ -859,23 +803,22 @@ class Visit:
         tag = self._max_tag + 1
         tree = Tree(
             **self._stamp(), tag=tag, x=px, y=py, dbh_in=dbh_in, species_code=species_code,
-            species_name=species_name, leaf_habit=_enum(LeafHabit, leaf_habit, "leaf_habit"),
+            species_name=species_name, leaf_habit=enum_value(LeafHabit, leaf_habit, "leaf_habit"),
             dbh_height_ft=dbh_height_ft, crown_radius_ft=crown_radius_ft,
-            crown=_polygon("crown", crown) if crown is not None else None,
-            caliper_reading_id=caliper_reading_id, status=_enum(TreeStatus, status, "status"), notes=notes,
+            crown=valid_polygon("crown", crown) if crown is not None else None,
+            caliper_reading_id=caliper_reading_id, status=enum_value(TreeStatus, status, "status"), notes=notes,
         )
-        tree = _validate(tree)
-        self._commit([Change(Action.ADDED, Layer.TREE, tree)])
-        return tree
+        tree = validate(tree)
+        return self._commit([Change(Action.ADDED, Layer.TREE, tree)])[0].new
 
     def update_tree(self, uuid: str, **fields) -> Tree:
         """Change a tree's attributes (validated); e.g. ``status=TreeStatus.REMOVED``."""
         if "leaf_habit" in fields:
-            fields["leaf_habit"] = _enum(LeafHabit, fields["leaf_habit"], "leaf_habit")
+            fields["leaf_habit"] = enum_value(LeafHabit, fields["leaf_habit"], "leaf_habit")
         if "status" in fields:
-            fields["status"] = _enum(TreeStatus, fields["status"], "status")
+            fields["status"] = enum_value(TreeStatus, fields["status"], "status")
         if fields.get("crown") is not None:
-            fields["crown"] = _polygon("crown", fields["crown"])
+            fields["crown"] = valid_polygon("crown", fields["crown"])
         return self._update(Layer.TREE, uuid, **fields)
 
     def delete_tree(self, uuid: str) -> Tree:
@@ -901,13 +844,12 @@ class Visit:
         if walk_uuid is not None:
             self._referred("walk_uuid", Layer.WALK, walk_uuid)
         feat = AreaFeature(
-            **self._stamp(), kind=_enum(AreaKind, kind, "kind"), geometry=_polygon("geometry", geometry),
+            **self._stamp(), kind=enum_value(AreaKind, kind, "kind"), geometry=valid_polygon("geometry", geometry),
             label=V.text("label", label), wetland_type=wetland_type,
-            susceptibility=None if susceptibility is None else _enum(Susceptibility, susceptibility, "susceptibility"),
+            susceptibility=None if susceptibility is None else enum_value(Susceptibility, susceptibility, "susceptibility"),
             standing_water=standing_water, hydric_vegetation=hydric_vegetation, notes=notes, walk_uuid=walk_uuid,
         )
-        self._commit([Change(Action.ADDED, Layer.AREA, _validate(feat))])
-        return feat
+        return self._commit([Change(Action.ADDED, Layer.AREA, validate(feat))])[0].new
 
     def add_line(self, kind: LineKind | str, geometry, *, label: str = "", channel_width_ft=None,
                  tributary_area_ac=None, notes="", mapped_stream: bool | None = None) -> LineFeature:
@@ -916,15 +858,14 @@ class Visit:
         ``mapped_stream`` only for a drainageway centreline (see :meth:`set_mapped_stream`).
         """
         self.frame
-        kind = _enum(LineKind, kind, "kind")
+        kind = enum_value(LineKind, kind, "kind")
         _check_mapped_stream(kind, mapped_stream)
         feat = LineFeature(
-            **self._stamp(), kind=kind, geometry=_line("geometry", geometry),
+            **self._stamp(), kind=kind, geometry=valid_line("geometry", geometry),
             label=V.text("label", label), channel_width_ft=channel_width_ft,
             tributary_area_ac=tributary_area_ac, notes=notes, mapped_stream=mapped_stream,
         )
-        self._commit([Change(Action.ADDED, Layer.LINE, _validate(feat))])
-        return feat
+        return self._commit([Change(Action.ADDED, Layer.LINE, validate(feat))])[0].new
 
     def set_mapped_stream(self, line_uuid: str, mapped_stream: bool | None) -> LineFeature:
         """Record whether a drainageway centreline's stream is on the USGS 7.5-minute quadrangle
@@ -962,7 +903,7 @@ class Visit:
         """Start walking a boundary; vertices by distance (ft) and/or time (s)."""
         if spacing_ft is None and interval_s is None:
             raise InvalidValue("spacing_ft", "give spacing_ft or interval_s")
-        w = Walk(**self._stamp(), kind=_enum(AreaKind, kind, "kind"), label=V.text("label", label),
+        w = Walk(**self._stamp(), kind=enum_value(AreaKind, kind, "kind"), label=V.text("label", label),
                  spacing_ft=None if spacing_ft is None else V.positive("spacing_ft", spacing_ft),
                  interval_s=None if interval_s is None else V.positive("interval_s", interval_s))
         self._commit([Change(Action.ADDED, Layer.WALK, w)])
@@ -979,21 +920,20 @@ class Visit:
         verts = self._walk_vertices(walk_uuid)
         v = WalkVertex(**self._stamp(), walk_uuid=walk_uuid, seq=(verts[-1].seq + 1) if verts else 0,
                        x=x, y=y, t_utc=ms(t_utc))
-        self._commit([Change(Action.ADDED, Layer.WALK_VERTEX, v)], undoable=False)
-        return v
+        return self._commit([Change(Action.ADDED, Layer.WALK_VERTEX, v)], undoable=False)[0].new
 
     def _close_walk(self, walk_uuid: str, geometry, attributes: dict) -> AreaFeature:
         w = self.get(Layer.WALK, walk_uuid)
         attributes = dict(attributes)
         attributes.setdefault("label", w.label)
         if "susceptibility" in attributes and attributes["susceptibility"] is not None:
-            attributes["susceptibility"] = _enum(Susceptibility, attributes["susceptibility"], "susceptibility")
-        area = AreaFeature(**self._stamp(), kind=w.kind, geometry=_polygon("geometry", geometry),
+            attributes["susceptibility"] = enum_value(Susceptibility, attributes["susceptibility"], "susceptibility")
+        area = AreaFeature(**self._stamp(), kind=w.kind, geometry=valid_polygon("geometry", geometry),
                            walk_uuid=walk_uuid, **attributes)
-        _validate(area)
+        area = validate(area)
         new_w = replace(w, state=WalkState.CLOSED, area_uuid=area.uuid, modified_utc=ms(self._clock()))
-        self._commit([Change(Action.ADDED, Layer.AREA, area), Change(Action.UPDATED, Layer.WALK, new_w, w)])
-        return area
+        return self._commit([Change(Action.ADDED, Layer.AREA, area),
+                             Change(Action.UPDATED, Layer.WALK, new_w, w)])[0].new
 
     # ---------------------------------------------------------------- track and fixes
     def start_track(self) -> None:
@@ -1016,8 +956,7 @@ class Visit:
             sats_used=getattr(fix, "sats_used", None), hdop=getattr(fix, "hdop", None),
             h_accuracy_m=getattr(fix, "horizontal_accuracy_m", None),
         )
-        self._commit([Change(Action.ADDED, Layer.TRACK, tp)], undoable=False)
-        return tp
+        return self._commit([Change(Action.ADDED, Layer.TRACK, tp)], undoable=False)[0].new
 
     def on_fix(self, fix) -> TrackPoint | None:
         """Every fix from the receiver: into the track (if recording) and to walks in progress."""
@@ -1036,8 +975,7 @@ class Visit:
             raise InvalidValue("x", "give both x and y or neither")
         n = Note(**self._stamp(), text=V.text("text", text, allow_empty=False, max_len=V.MAX_TEXT_LEN, multiline=True),
                  x=V.optional_finite("x", x), y=V.optional_finite("y", y))
-        self._commit([Change(Action.ADDED, Layer.NOTE, n)])
-        return n
+        return self._commit([Change(Action.ADDED, Layer.NOTE, n)])[0].new
 
     # ---------------------------------------------------------------- woodland
     def trees(self, *, status: TreeStatus | None = None) -> list[Tree]:
@@ -1061,10 +999,6 @@ class Visit:
 
 
 # -------------------------------------------------------------------- helpers
-def _parent_layer(child: Layer) -> Layer:
-    return PARENT_LAYER[child]
-
-
 def _crs_text(frame: SiteFrame) -> str:
     auth = frame.crs.to_authority()
     return f"{auth[0]}:{auth[1]}" if auth else frame.crs.to_wkt()
@@ -1088,13 +1022,6 @@ def _check_mapped_stream(kind: LineKind, mapped_stream) -> None:
                                             f"{kind.value}); a swale is classed by its tributary area")
 
 
-def _enum(cls, value, name):
-    try:
-        return cls(value)
-    except ValueError as exc:
-        raise InvalidValue(name, f"{value!r} is not one of {[m.value for m in cls]}") from exc
-
-
 def _gnss_fields(p: AveragedPosition) -> dict:
     return dict(
         x=p.x, y=p.y, ground_hae_m=p.ground_hae_m, sample_count=p.sample_count,
@@ -1104,321 +1031,3 @@ def _gnss_fields(p: AveragedPosition) -> dict:
     )
 
 
-def _check_coords(name: str, geom, frame: SiteFrame | None = None) -> None:
-    xy = shapely.get_coordinates(geom)
-    if not (len(xy) and (xy == xy).all() and abs(xy).max() < float("inf")):
-        raise InvalidValue(name, "has NaN, infinite or no coordinates")
-    if frame is not None:
-        _check_area_of_use(frame, "x", "y", xy[:, 0], xy[:, 1], vertex_of=name)
-
-
-def _polygon(name: str, geometry, frame: SiteFrame | None = None):
-    """A valid Polygon/MultiPolygon with ≥ 3 distinct vertices per ring, or InvalidValue.
-
-    With ``frame``: every vertex inside the CRS's area of use and at least ``MIN_AREA_SQFT``
-    (1 sq ft) of ground area.
-    """
-    if isinstance(geometry, (Polygon, MultiPolygon)):
-        geom = geometry
-    else:
-        try:
-            pts = [(V.finite(f"{name} x", x), V.finite(f"{name} y", y)) for x, y in geometry]
-        except (TypeError, ValueError) as exc:
-            if isinstance(exc, InvalidValue):
-                raise
-            raise InvalidValue(name, "must be a polygon or a list of (x, y)") from exc
-        if len(distinct_vertices(pts)) < 3 or len(set(pts)) < 3:
-            raise InvalidValue(name, f"a polygon needs at least 3 distinct vertices, got {len(set(pts))}")
-        geom = Polygon(pts)
-    _check_coords(name, geom, frame)
-    for poly in shapely.get_parts(geom):
-        if len(set(map(tuple, shapely.get_coordinates(poly.exterior)))) < 3:
-            raise InvalidValue(name, "a polygon needs at least 3 distinct vertices")
-    if not geom.is_valid:
-        raise InvalidValue(name, f"polygon is not valid ({shapely.is_valid_reason(geom)})")
-    if geom.area <= 0:
-        raise InvalidValue(name, "polygon has no area (collinear vertices)")
-    if frame is not None:
-        area = frame.area_sqft(geom)
-        if area < V.MIN_AREA_SQFT:
-            raise InvalidValue(name, f"polygon of {area:.3g} sq ft is degenerate "
-                                     f"(at least {V.MIN_AREA_SQFT:g} sq ft)")
-    return geom
-
-
-def _line(name: str, geometry, frame: SiteFrame | None = None):
-    geom = geometry if isinstance(geometry, LineString) else None
-    if geom is None:
-        if geometry is None or isinstance(geometry, shapely.Geometry):
-            raise InvalidValue(name, f"must be a line, got {getattr(geometry, 'geom_type', geometry)!r}")
-        try:
-            pts = [(V.finite(f"{name} x", x), V.finite(f"{name} y", y)) for x, y in geometry]
-        except (TypeError, ValueError) as exc:
-            if isinstance(exc, InvalidValue):
-                raise
-            raise InvalidValue(name, "must be a line or a list of (x, y)") from exc
-        if len(set(pts)) < 2:
-            raise InvalidValue(name, "a line needs at least 2 distinct vertices")
-        geom = LineString(pts)
-    _check_coords(name, geom, frame)
-    if geom.length <= 0:
-        raise InvalidValue(name, "a line needs at least 2 distinct vertices")
-    return geom
-
-
-def _validated_site(site: Site, **fields) -> Site:
-    checked = {}
-    for key, value in fields.items():
-        if key == "name":
-            checked[key] = V.text("name", value, allow_empty=False)
-        elif key == "crew":
-            checked[key] = tuple(V.text("crew", c, allow_empty=False) for c in value)
-        elif key == "device_ids":
-            items = value.items() if isinstance(value, dict) else value
-            checked[key] = tuple((V.text("device_ids", k), V.text("device_ids", v)) for k, v in items)
-        elif key == "priority_waterway":
-            checked[key] = V.boolean("priority_waterway", value)
-        elif key == "water_features":
-            wf = []
-            for w in value:
-                if not isinstance(w, WaterFeature):
-                    raise InvalidValue("water_features", f"expected WaterFeature, got {w!r}")
-                wf.append(replace(w, type=_enum(WaterFeatureType, w.type, "water_features.type"),
-                                  susceptibility=None if w.susceptibility is None else
-                                  _enum(Susceptibility, w.susceptibility, "water_features.susceptibility")))
-            checked[key] = tuple(wf)
-        elif key == "antenna_height_m":
-            checked[key] = V.in_range("antenna_height_m", value, 0.0, 10.0)
-        elif key == "declination_deg":
-            checked[key] = V.in_range("declination_deg", value, -180.0, 180.0)
-        elif key == "notes":
-            checked[key] = V.text("notes", value, max_len=V.MAX_TEXT_LEN, multiline=True)
-        elif key == "visit_date":
-            if not isinstance(value, date):
-                raise InvalidValue("visit_date", f"must be a date, got {value!r}")
-            checked[key] = value
-        else:
-            raise InvalidValue(key, "is not a site field")
-    return replace(site, **checked)
-
-
-# ------------------------------------------------------------------ record validation
-# One set of rules for every record, whether a command builds it or a file is loaded
-# (fieldapp.store validates each row with :func:`validate` and refuses the file naming the row).
-_INF = math.inf
-# field -> (low, high, low_open); a field not listed only has to be finite.
-NUMBER_LIMITS: dict[str, tuple[float, float, bool]] = {
-    "dbh_in": (V.MIN_DBH_IN, V.MAX_DBH_IN, False),
-    "dbh_height_ft": (0.0, 20.0, True),
-    "crown_radius_ft": (0.0, V.MAX_CROWN_RADIUS_FT, True),
-    "segment_ft": (0.0, V.MAX_HORIZONTAL_FT, True),
-    "horizontal_distance_ft": (0.0, V.MAX_HORIZONTAL_FT, False),
-    "slope_distance_ft": (0.0, V.MAX_HORIZONTAL_FT, True),
-    "distance_ft": (0.0, _INF, True),
-    "inclination_deg": (-V.MAX_SLOPE_DEG, V.MAX_SLOPE_DEG, False),
-    "azimuth_true_deg": (0.0, 360.0, False),
-    "lon_deg": (-180.0, 180.0, False),
-    "lat_deg": (-90.0, 90.0, False),
-    "std_dev_x_m": (0.0, _INF, False),
-    "std_dev_y_m": (0.0, _INF, False),
-    "std_dev_h_m": (0.0, _INF, False),
-    "h_accuracy_m": (0.0, _INF, False),
-    "v_accuracy_m": (0.0, _INF, False),
-    "hdop": (0.0, _INF, False),
-    "antenna_height_m": (0.0, 10.0, False),
-    "declination_deg": (-180.0, 180.0, False),
-    "spacing_ft": (0.0, V.MAX_HORIZONTAL_FT, True),
-    "interval_s": (0.0, 86_400.0, True),
-    "channel_width_ft": (0.0, V.MAX_HORIZONTAL_FT, False),
-    "tributary_area_ac": (0.0, _INF, False),
-    "elevation_ft": (-30_000.0, 30_000.0, False),
-    "origin_elevation_ft": (-30_000.0, 30_000.0, False),
-    "alt_hae_m": (-10_000.0, 10_000.0, False),
-    "ground_hae_m": (-10_000.0, 10_000.0, False),
-}
-INT_LIMITS: dict[str, tuple[float, float]] = {
-    "seq": (0, _INF), "tag": (0, _INF), "sample_count": (0, _INF), "rejected_count": (0, _INF),
-    "quality": (0, 9), "worst_fix_quality": (0, 9), "sats_used": (0, 255),
-}
-# field -> (max length, multiline); other text fields: MAX_NAME_LEN, single line.
-TEXT_LIMITS: dict[str, tuple[int, bool]] = {
-    "species_code": (V.MAX_CODE_LEN, False),
-    "notes": (V.MAX_TEXT_LEN, True), "text": (V.MAX_TEXT_LEN, True),
-    "crs": (V.MAX_TEXT_LEN, True),  # an authority code or, for a custom CRS, its WKT
-}
-NOT_EMPTY = {"uuid", "created_by", "name", "text", "line_uuid", "transect_uuid", "walk_uuid"}
-# ids: the record's own and its references to other records; canonical UUID text (V.uuid_text)
-UUID_FIELDS = frozenset({"uuid", "line_uuid", "transect_uuid", "walk_uuid", "area_uuid"})
-# coordinate pairs checked against the site CRS's area of use
-XY_PAIRS = (("x", "y"), ("origin_x", "origin_y"), ("standing_x", "standing_y"))
-
-
-def _plan(cls) -> list[tuple[str, str, object, bool]]:
-    """(field, kind, type, nullable) per field of a record class, from its annotations."""
-    import typing
-
-    hints = typing.get_type_hints(cls)
-    plan = []
-    for fld in fields(cls):
-        tp = hints[fld.name]
-        args = typing.get_args(tp)
-        nullable = bool(args) and type(None) in args
-        if nullable:
-            tp = next(a for a in args if a is not type(None))
-        origin = typing.get_origin(tp)
-        if tp is bool:
-            kind = "bool"
-        elif tp is int:
-            kind = "int"
-        elif tp is float:
-            kind = "float"
-        elif tp is str:
-            kind = "str"
-        elif tp is datetime:
-            kind = "datetime"
-        elif tp is date:
-            kind = "date"
-        elif isinstance(tp, type) and issubclass(tp, Enum):
-            kind = "enum"
-        elif origin is tuple:
-            kind = "tuple"
-        else:
-            kind = "geometry"
-        plan.append((fld.name, kind, tp, nullable))
-    return plan
-
-
-_PLANS: dict[type, list] = {}
-
-
-def validate(f, frame: SiteFrame | None = None, *, check_points: bool = True):
-    """Refuse an impossible record; returns it (numbers coerced to float / int in place).
-
-    The rules every record meets, from a command or from a file: types are strict (see
-    :mod:`fieldapp.survey.values`), numbers finite and within :data:`NUMBER_LIMITS` /
-    :data:`INT_LIMITS`, text within :data:`TEXT_LIMITS` without control characters, ids
-    (:data:`UUID_FIELDS`: ``uuid`` and the references to other records) canonical UUID text
-    (:func:`fieldapp.survey.values.uuid_text`), times tz-aware, enums valid, geometry valid (polygons: ≥ 3 distinct vertices and at least
-    ``MIN_AREA_SQFT`` on the ground), and with ``frame`` every coordinate inside the site CRS's
-    area of use (:meth:`fieldapp.geo.SiteFrame.check_xy`). ``check_points=False`` leaves the
-    x/y pairs' area-of-use check to the caller (the store checks a whole table at once with
-    :meth:`~fieldapp.geo.SiteFrame.outside`, then each refused row with ``check_xy``).
-
-    Raises
-    ------
-    InvalidValue
-        ``.name`` is the field refused (``x``/``y`` for a position, the geometry field for a
-        vertex, whose index the message gives).
-    """
-    cls = type(f)
-    plan = _PLANS.get(cls)
-    if plan is None:
-        plan = _PLANS[cls] = _plan(cls)
-    for name, kind, tp, nullable in plan:
-        v = getattr(f, name)
-        if v is None:
-            if nullable or kind == "geometry":
-                continue
-            if kind == "str" and name not in NOT_EMPTY:
-                object.__setattr__(f, name, "")
-                continue
-            raise InvalidValue(name, "is required")
-        if kind == "float":
-            x = V.finite(name, v)
-            lim = NUMBER_LIMITS.get(name)
-            if lim is not None:
-                x = V.in_range(name, x, lim[0], lim[1], low_open=lim[2])
-            if name == "slope_pct":
-                V.slope_pct_from(x, None)
-            if type(v) is not float:
-                object.__setattr__(f, name, x)
-        elif kind == "int":
-            lo, hi = INT_LIMITS.get(name, (-_INF, _INF))
-            x = V.integer(name, v, lo, hi)
-            if type(v) is not int:
-                object.__setattr__(f, name, x)
-        elif kind == "bool":
-            x = V.boolean(name, v)
-            if type(v) is not bool:
-                object.__setattr__(f, name, x)
-        elif kind == "str":
-            if name in UUID_FIELDS:
-                V.uuid_text(name, v)
-                continue
-            max_len, multiline = TEXT_LIMITS.get(name, (V.MAX_NAME_LEN, False))
-            V.text(name, v, allow_empty=name not in NOT_EMPTY, max_len=max_len, multiline=multiline)
-        elif kind == "datetime":
-            if not isinstance(v, datetime) or v.tzinfo is None:
-                raise InvalidValue(name, f"must be a tz-aware UTC datetime, got {v!r}")
-        elif kind == "date":
-            if not isinstance(v, date) or isinstance(v, datetime):
-                raise InvalidValue(name, f"must be a date, got {v!r}")
-        elif kind == "enum":
-            x = _enum(tp, v, name)
-            if x is not v:
-                object.__setattr__(f, name, x)
-    if isinstance(f, Site):
-        _validate_site_fields(f)
-        return f
-    if frame is not None and check_points:
-        for nx, ny in XY_PAIRS:
-            if hasattr(f, nx) and getattr(f, nx) is not None and getattr(f, ny) is not None:
-                _check_area_of_use(frame, nx, ny, getattr(f, nx), getattr(f, ny))
-    if isinstance(f, Tree):
-        if f.crown is not None:
-            _polygon("crown", f.crown, frame)
-    elif isinstance(f, AreaFeature):
-        _polygon("geometry", f.geometry, frame)
-    elif isinstance(f, (LineFeature, OhwmLine, Transect)):
-        if f.geometry is not None or isinstance(f, LineFeature):
-            _line("geometry", f.geometry, frame)
-    return f
-
-
-def check_point_fields(f, frame: SiteFrame) -> None:
-    """The x/y pairs of a record inside the site CRS's area of use (InvalidValue naming x or y)."""
-    for nx, ny in XY_PAIRS:
-        if hasattr(f, nx) and getattr(f, nx) is not None and getattr(f, ny) is not None:
-            _check_area_of_use(frame, nx, ny, getattr(f, nx), getattr(f, ny))
-
-
-def _check_area_of_use(frame: SiteFrame, nx: str, ny: str, x, y, vertex_of: str | None = None) -> None:
-    try:
-        frame.check_xy(x, y)
-    except OutsideAreaOfUse as exc:
-        if vertex_of is not None:
-            where = "" if exc.index is None else f"vertex {exc.index}: "
-            raise InvalidValue(vertex_of, f"{where}{exc}") from exc
-        raise InvalidValue(nx if exc.axis == "x" else ny if exc.axis == "y" else f"{nx}/{ny}", str(exc)) from exc
-
-
-def _validate_site_fields(site: Site) -> None:
-    if not isinstance(site.crew, tuple) or not all(isinstance(c, str) for c in site.crew):
-        raise InvalidValue("crew", f"must be a list of names, got {site.crew!r}")
-    for c in site.crew:
-        V.text("crew", c, allow_empty=False)
-    pairs = site.device_ids
-    if not isinstance(pairs, tuple) or not all(isinstance(p, tuple) and len(p) == 2 for p in pairs):
-        raise InvalidValue("device_ids", f"must be (role, id) pairs, got {pairs!r}")
-    for k, v in pairs:
-        V.text("device_ids", k), V.text("device_ids", v)
-    if not isinstance(site.water_features, tuple):
-        raise InvalidValue("water_features", f"must be a list, got {site.water_features!r}")
-    for w in site.water_features:
-        if not isinstance(w, WaterFeature):
-            raise InvalidValue("water_features", f"expected WaterFeature, got {w!r}")
-        V.text("water_features.name", w.name)
-        _enum(WaterFeatureType, w.type, "water_features.type")
-        if w.susceptibility is not None:
-            _enum(Susceptibility, w.susceptibility, "water_features.susceptibility")
-        V.optional_text("water_features.wetland_type", w.wetland_type)
-    if site.crs is not None:
-        try:
-            SiteFrame(site.crs)
-        except GeoError as exc:
-            raise InvalidValue("crs", str(exc)) from exc
-
-
-# Backwards-compatible private name used inside this module.
-def _validate(f, frame: SiteFrame | None = None):
-    return validate(f, frame)
