@@ -264,21 +264,8 @@ def trees_inside(polygon, trees: Sequence[Tree]) -> list[Tree]:
 def woodland_class_input(stand, trees: Sequence[Tree], frame: SiteFrame, grove=None) -> dict:
     """The ``input`` of a ``woodland.class`` rule request for a stand (rules-contract.md).
 
-    ``trees`` in the request are the live trees inside the grove polygon (empty without one),
-    each ``{"dbh_in", "leaf_habit", "species"}``; the rule decides whether they make a grove.
+    Built in :func:`fieldapp.checks.requests.woodland_class_input`, with every other rule input.
     """
-    m = stand_measures(stand, trees, frame)
-    grove_trees = trees_inside(grove, trees) if grove is not None else []
-    return {
-        "canopy_10in_pct": m.canopy_10in_pct,
-        "deciduous_share_pct": m.deciduous_share_pct,
-        "canopy_3in_pct": m.canopy_3in_pct,
-        "trees": [
-            {
-                "dbh_in": float(t.dbh_in),
-                "leaf_habit": t.leaf_habit.value,
-                "species": t.species_name or t.species_code,
-            }
-            for t in grove_trees
-        ],
-    }
+    from ..checks import requests
+
+    return requests.woodland_class_input(stand, trees, frame, grove)

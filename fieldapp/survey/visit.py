@@ -732,40 +732,25 @@ class Visit:
         """
         return self._update(Layer.TRANSECT, transect_uuid, stipulated=V.boolean("stipulated", stipulated))
 
+    # ------------------------------------------------ rule inputs (built in fieldapp.checks.requests)
     def segments(self, transect_uuid: str) -> list[dict]:
-        """``nr341.bank`` ``segments``: [{"horizontal_ft", "slope_pct"}] from the OHWM landward."""
-        return [{"horizontal_ft": s.segment_ft, "slope_pct": s.slope_pct} for s in self.stations(transect_uuid)]
+        """``nr341.bank`` ``segments`` of a transect (:func:`fieldapp.checks.requests.segments`)."""
+        from ..checks import requests
+
+        return requests.segments(self, transect_uuid)
 
     def stations_input(self, transect_uuid: str) -> list[dict] | None:
-        """``nr341.bank`` ``stations``: [{"distance_ft", "elevation_ft"}] starting with the OHWM at 0,
-        or None when an elevation is missing."""
-        t = self.get(Layer.TRANSECT, transect_uuid)
-        sts = self.stations(transect_uuid)
-        if t.origin_elevation_ft is None or any(s.elevation_ft is None for s in sts):
-            return None
-        return [{"distance_ft": 0.0, "elevation_ft": t.origin_elevation_ft}] + [
-            {"distance_ft": s.distance_ft, "elevation_ft": s.elevation_ft} for s in sts
-        ]
+        """``nr341.bank`` ``stations`` (:func:`fieldapp.checks.requests.stations_input`)."""
+        from ..checks import requests
+
+        return requests.stations_input(self, transect_uuid)
 
     def bank_input(self, transect_uuid: str, *, stipulated: bool | None = None) -> dict:
-        """The ``input`` of an ``nr341.bank`` request for a transect (rules-contract.md).
+        """The ``input`` of a transect's ``nr341.bank`` request
+        (:func:`fieldapp.checks.requests.bank_input`)."""
+        from ..checks import requests
 
-        ``priority`` from the site; ``segments`` per station; ``interruption_at_ft`` at the
-        first station marked as a complete interruption; ``stipulated: true`` when the
-        transect is marked stipulated (:meth:`set_stipulated`; left out otherwise, the rule's
-        default being false). ``stipulated`` given here overrides the transect's mark and is
-        always written (a what-if for the report).
-        """
-        t = self.get(Layer.TRANSECT, transect_uuid)
-        out: dict = {"priority": bool(self._site.priority_waterway), "segments": self.segments(transect_uuid)}
-        cut = [s.distance_ft for s in self.stations(transect_uuid) if s.interruption]
-        if cut:
-            out["interruption_at_ft"] = cut[0]
-        if stipulated is not None:
-            out["stipulated"] = bool(stipulated)
-        elif t.stipulated:
-            out["stipulated"] = True
-        return out
+        return requests.bank_input(self, transect_uuid, stipulated=stipulated)
 
     # ---------------------------------------------------------------- trees
     def add_tree(
@@ -891,11 +876,11 @@ class Visit:
         return self.frame.area_sqft(self.get(Layer.AREA, uuid).geometry)
 
     def wetland_size_input(self, area_uuid: str) -> dict:
-        """The ``input`` of a ``wetland.size`` request for a wetland polygon."""
-        a = self.get(Layer.AREA, area_uuid)
-        return {"area_sqft": self.frame.area_sqft(a.geometry),
-                "periodic_standing_water": bool(a.standing_water),
-                "hydric_vegetation": bool(a.hydric_vegetation)}
+        """The ``input`` of a ``wetland.size`` request
+        (:func:`fieldapp.checks.requests.wetland_size_input`)."""
+        from ..checks import requests
+
+        return requests.wetland_size_input(self, area_uuid)
 
     # ---------------------------------------------------------------- walks
     def start_walk(self, kind: AreaKind | str, *, label: str = "", spacing_ft: float | None = 10.0,
@@ -992,10 +977,11 @@ class Visit:
         return canopy.grove_candidates(self.get(Layer.AREA, grove_uuid).geometry, self.trees())
 
     def woodland_input(self, stand_uuid: str, grove_uuid: str | None = None) -> dict:
-        """The ``input`` of a ``woodland.class`` request for a stand (and optional grove)."""
-        stand = self.get(Layer.AREA, stand_uuid)
-        grove = self.get(Layer.AREA, grove_uuid).geometry if grove_uuid else None
-        return canopy.woodland_class_input(stand.geometry, self.trees(), self.frame, grove)
+        """The ``input`` of a ``woodland.class`` request for a stand (and optional grove)
+        (:func:`fieldapp.checks.requests.woodland_input`)."""
+        from ..checks import requests
+
+        return requests.woodland_input(self, stand_uuid, grove_uuid)
 
 
 # -------------------------------------------------------------------- helpers
