@@ -77,18 +77,8 @@ from ..geo import SiteFrame
 from ..survey.features import Action, Change, Layer
 from ..survey.visit import Visit
 from . import schema as S
-from .errors import (
-    DamagedVisitFile,
-    InvalidRecords,
-    NewerVisitFile,
-    NotAVisitFile,
-    ReadOnlyVisitFile,
-    RecordProblem,
-    StoreClosed,
-    StoreError,
-    VisitFileExists,
-    WriteFailed,
-)
+from .errors import (DamagedVisitFile, InvalidRecords, NewerVisitFile, NotAVisitFile, ReadOnlyVisitFile,
+                     RecordProblem, StoreClosed, StoreError, VisitFileExists, WriteFailed)
 from .load import _load, _read_layer
 
 __all__ = [
