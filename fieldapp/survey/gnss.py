@@ -115,43 +115,43 @@ class QualityGate:
     min_sats: int | None = 4
     max_h_accuracy_m: float | None = None
 
-    def reason(self, fix) -> str | None:
+    def reason(self, fix: FixLike) -> str | None:
         """Why ``fix`` is not usable (a short key of :data:`REASON_WORDS`), or None if it is."""
-        lat, lon = getattr(fix, "lat_deg", None), getattr(fix, "lon_deg", None)
+        lat, lon = fix.lat_deg, fix.lon_deg
         if lat is None or lon is None:
             return "no_position"
         if not (math.isfinite(lat) and math.isfinite(lon)) or abs(lat) > 90 or abs(lon) > 180:
             return "bad_position"
-        if int(getattr(fix, "quality", 0)) not in self.qualities:
+        if int(fix.quality) not in self.qualities:
             return "quality"
         if self.max_hdop is not None:
-            hdop = getattr(fix, "hdop", None)
+            hdop = fix.hdop
             if hdop is None:
                 return "no_hdop"
             if not hdop <= self.max_hdop:  # NaN fails too
                 return "hdop"
         if self.min_sats is not None:
-            sats = getattr(fix, "sats_used", None)
+            sats = fix.sats_used
             if sats is None:
                 return "no_sats"
             if sats < self.min_sats:
                 return "sats"
         if self.max_h_accuracy_m is not None:
-            acc = getattr(fix, "horizontal_accuracy_m", None)
+            acc = fix.horizontal_accuracy_m
             if acc is None:
                 return "no_accuracy"
             if not acc <= self.max_h_accuracy_m:
                 return "accuracy"
         return None
 
-    def explain(self, fix) -> str | None:
+    def explain(self, fix: FixLike) -> str | None:
         """Why ``fix`` is not usable, in words with the values (e.g. ``"HDOP 6.2 over the
         limit 5.0"``, ``"no HDOP from the receiver"``), or None if it is usable."""
         key = self.reason(fix)
         if key is None:
             return None
         if key == "quality":
-            return f"fix quality {int(getattr(fix, 'quality', 0))} is not accepted"
+            return f"fix quality {int(fix.quality)} is not accepted"
         if key == "hdop":
             return f"HDOP {fix.hdop:g} over the limit {self.max_hdop:g}"
         if key == "sats":
@@ -161,7 +161,7 @@ class QualityGate:
                     f"{self.max_h_accuracy_m:g} m")
         return REASON_WORDS[key]
 
-    def usable(self, fix) -> bool:
+    def usable(self, fix: FixLike) -> bool:
         return self.reason(fix) is None
 
 
