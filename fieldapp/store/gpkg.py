@@ -27,8 +27,8 @@ lists what each version added). A file of an older version is read as it is (the
 lacks take the model's defaults) and migrated when it is opened for recording; a newer one is
 refused. Schema 2 added ``transect.stipulated`` and ``line_feature.mapped_stream``.
 
-Errors (``StoreError`` base)
-----------------------------
+Errors (``StoreError`` base, defined in :mod:`fieldapp.store.errors`)
+---------------------------------------------------------------------
 ``NotAVisitFile``   not SQLite, not a GeoPackage, or a GeoPackage that is not a fieldapp visit;
 ``DamagedVisitFile`` SQLite reports corruption (``quick_check`` not ok, malformed pages);
     ``InvalidRecords`` (a ``DamagedVisitFile``) rows the model would refuse (a DBH of 'abc' or
@@ -49,37 +49,37 @@ journal-mode switch. A WAL-mode file needs its ``-shm`` index to be read: when t
 ``-shm`` exists (the app has the visit open, or crashed), ``mode=ro`` reads the WAL's committed
 records through it; when neither exists the WAL is empty and the file is opened ``immutable=1``
 so no ``-wal``/``-shm`` is created beside it. Loading checks every row with the model's own rules
-(:func:`fieldapp.survey.visit.validate`: a ``uuid`` or a reference to another record must be a
+(:func:`fieldapp.survey.validation.validate`: a ``uuid`` or a reference to another record must be a
 UUID in canonical text form), every station, OHWM point and walk vertex must name a parent row
 that exists (a transect, an OHWM line, a walk), and no uuid may appear twice in the whole file
 (UNIQUE per table in SQL; across tables checked on load, as it costs one set over the rows). The
 optional references (``transect.line_uuid``, ``area_feature.walk_uuid``, ``walk.area_uuid``)
 are checked for form only: the model keeps them when the record they name is deleted. One bad
 row refuses the whole file, naming the row — nothing a user recorded is ever silently dropped. Only an accepted file opened for recording is
-switched to WAL.
+switched to WAL. The reading and checking of rows is :mod:`fieldapp.store.load`.
 """
 
 from __future__ import annotations
 
+import contextlib
 import logging
 import os
 import sqlite3
-import typing
 import tempfile
-from dataclasses import fields
 from datetime import datetime, timezone
 from pathlib import Path
-from typing import Sequence
+from typing import Iterator, Sequence
 
-import numpy as np
 from pyproj import CRS
 
 from .. import __version__
 from ..geo import SiteFrame
-from ..survey.features import FEATURE_CLASSES, Action, Change, Layer
-from ..survey.errors import InvalidValue
-from ..survey.visit import PARENT_FIELD, PARENT_LAYER, XY_PAIRS, Visit, check_point_fields, validate
+from ..survey.features import Action, Change, Layer
+from ..survey.visit import Visit
 from . import schema as S
+from .errors import (DamagedVisitFile, InvalidRecords, NewerVisitFile, NotAVisitFile, ReadOnlyVisitFile,
+                     RecordProblem, StoreClosed, StoreError, VisitFileExists, WriteFailed)
+from .load import _load, _read_layer
 
 __all__ = [
     "StoreError",
@@ -101,59 +101,6 @@ log = logging.getLogger(__name__)
 SQLITE_MAGIC = b"SQLite format 3\x00"
 UNDEFINED_CARTESIAN = -1
 CUSTOM_SRS_ID = 100000
-
-
-class StoreError(Exception):
-    """Base of the store's errors."""
-
-
-class NotAVisitFile(StoreError):
-    """The file is not a fieldapp visit GeoPackage."""
-
-
-class DamagedVisitFile(StoreError):
-    """SQLite reports the file damaged."""
-
-
-class RecordProblem(typing.NamedTuple):
-    """One refused row: its table, ``fid``, ``uuid`` (None if unreadable), column and why."""
-
-    table: str
-    fid: int
-    uuid: str | None
-    column: str
-    message: str
-
-    def __str__(self) -> str:
-        return f"{self.table} row fid {self.fid} (uuid {self.uuid}): {self.column}: {self.message}"
-
-
-class InvalidRecords(DamagedVisitFile):
-    """Rows hold values the model refuses; ``problems`` lists every one (the file is untouched)."""
-
-    def __init__(self, message: str, problems: list[RecordProblem]) -> None:
-        super().__init__(message)
-        self.problems = problems
-
-
-class ReadOnlyVisitFile(StoreError, PermissionError):
-    """The visit file (or its folder) cannot be written, or the store was opened read-only."""
-
-
-class NewerVisitFile(StoreError):
-    """The file was written by a newer fieldapp schema than this version understands."""
-
-
-class VisitFileExists(StoreError, FileExistsError):
-    """Refusing to overwrite an existing file."""
-
-
-class StoreClosed(StoreError):
-    """The store is closed."""
-
-
-class WriteFailed(StoreError):
-    """A commit failed; nothing of that command was written."""
 
 
 def _now_text() -> str:
@@ -435,106 +382,6 @@ class VisitStore:
         return {l.value: conn.execute(f'SELECT count(*) FROM "{l.value}"').fetchone()[0] for l in Layer}
 
 
-def _column_of(layer: Layer, field: str) -> str:
-    """The table column holding a model field (``x``/``y``/``geometry`` live in ``geom``)."""
-    if layer in S.GEOMETRY and field in ("x", "y", "geometry"):
-        return "geom"
-    if field == "crown":
-        return S.CROWN_COLUMN
-    return field
-
-
-def _read_layer(conn: sqlite3.Connection, layer: Layer, frame: SiteFrame | None = None,
-                problems: list[RecordProblem] | None = None) -> list:
-    """All rows of ``layer`` as model records in fid order, each checked with the model's rules.
-
-    A row that cannot be read or that :func:`fieldapp.survey.visit.validate` refuses is added to
-    ``problems`` (and left out of the result); without a ``problems`` list the first one raises
-    :class:`InvalidRecords`.
-    """
-    return [rec for _, rec in _read_rows(conn, layer, frame, problems)]
-
-
-def _read_rows(conn: sqlite3.Connection, layer: Layer, frame: SiteFrame | None = None,
-               problems: list[RecordProblem] | None = None) -> list[tuple[int, object]]:
-    """As :func:`_read_layer`, as ``(fid, record)`` pairs."""
-    cls = FEATURE_CLASSES[layer]
-    # a file of an older schema (read before, or without, its migration) lacks the columns
-    # added since: those fields take the model's default (inspect checked the rest are there)
-    present = {r[1] for r in conn.execute(f'PRAGMA table_info("{layer.value}")')}
-    added = S.added_after(0)
-    cols = [c for c in S.columns(layer) if c.name in present or (layer, c.name) not in added]
-    names = list(S.COMMON) + (["geom"] if layer in S.GEOMETRY else []) + [c.name for c in cols]
-    quoted = ", ".join(f'"{n}"' for n in names)
-    out = []
-    own = problems is None
-    if own:
-        problems = []
-    model_fields = {f.name for f in fields(cls)}
-    for fid, *row in conn.execute(f'SELECT fid, {quoted} FROM "{layer.value}" ORDER BY fid'):
-        uuid = row[0] if isinstance(row[0], str) else None
-        kw = {"uuid": row[0]}
-        bad = False
-
-        def refuse(column: str, message: str) -> None:
-            nonlocal bad
-            bad = True
-            problems.append(RecordProblem(layer.value, fid, uuid, column, message))
-
-        for i, name in enumerate(("created_utc", "modified_utc"), start=1):
-            try:
-                kw[name] = S.parse_utc(row[i])
-            except ValueError as exc:
-                refuse(name, str(exc))
-        kw["created_by"] = row[3]
-        i = 4
-        if layer in S.GEOMETRY:
-            try:
-                kw.update(S.geometry_fields(layer, S.parse_gpkg_blob(row[4])))
-            except ValueError as exc:
-                refuse("geom", str(exc))
-            i = 5
-        for c, v in zip(cols, row[i:]):
-            try:
-                kw[c.field] = S.from_sql(c, v)
-            except ValueError as exc:
-                refuse(c.name, str(exc))
-        if bad:
-            continue
-        try:
-            rec = cls(**{k: v for k, v in kw.items() if k in model_fields})
-            validate(rec, frame, check_points=False)
-        except InvalidValue as exc:
-            refuse(_column_of(layer, exc.name.split(" ")[0].split("/")[0]), str(exc))
-            continue
-        except (TypeError, ValueError) as exc:  # pragma: no cover - a field the schema lacks
-            refuse("?", str(exc))
-            continue
-        out.append((fid, rec))
-    if frame is not None and out:
-        # the x/y pairs of the whole table in one vectorised check; each refused row then by itself
-        bad = np.zeros(len(out), dtype=bool)
-        for nx, ny in XY_PAIRS:
-            if nx in model_fields:
-                xy = np.array([(getattr(r, nx), getattr(r, ny)) if getattr(r, nx) is not None
-                               and getattr(r, ny) is not None else (np.nan, np.nan) for _, r in out], float)
-                have = ~np.isnan(xy[:, 0])
-                if have.any():
-                    bad[have] |= frame.outside(xy[have, 0], xy[have, 1])
-        refused = set()
-        for i in np.nonzero(bad)[0]:
-            fid, rec = out[i]
-            try:
-                check_point_fields(rec, frame)
-            except InvalidValue as exc:
-                refused.add(int(i))
-                problems.append(RecordProblem(layer.value, fid, rec.uuid, _column_of(layer, exc.name.split("/")[0]), str(exc)))
-        out = [pair for i, pair in enumerate(out) if i not in refused]
-    if own and problems:
-        raise InvalidRecords(str(problems[0]), problems)
-    return out
-
-
 # ------------------------------------------------------------------ open / create
 def create_visit(path, visit: Visit, *, durability: str = "full") -> VisitStore:
     """Create the visit's GeoPackage at ``path`` (never overwriting) and attach it to ``visit``.
@@ -708,6 +555,21 @@ def _sqlite_failure(path: Path, exc: sqlite3.Error) -> StoreError:
     return DamagedVisitFile(f"{path} is damaged: {exc}")
 
 
+@contextlib.contextmanager
+def _closed_on_failure(conn: sqlite3.Connection, path: Path,
+                       errors: type[sqlite3.Error] = sqlite3.DatabaseError) -> Iterator[None]:
+    """Close ``conn`` when the block raises; an SQLite ``errors`` becomes the right
+    :class:`StoreError` (:func:`_sqlite_failure`), anything else is raised as it is."""
+    try:
+        yield
+    except errors as exc:
+        conn.close()
+        raise _sqlite_failure(path, exc) from exc
+    except BaseException:
+        conn.close()
+        raise
+
+
 def _open_checked(path: Path) -> tuple[sqlite3.Connection, dict]:
     """A read-only connection to a file that passed the checks of :func:`inspect`."""
     if not path.is_file():
@@ -723,14 +585,8 @@ def _open_checked(path: Path) -> tuple[sqlite3.Connection, dict]:
         conn = _connect_readonly(path)
     except sqlite3.Error as exc:
         raise _sqlite_failure(path, exc) from exc
-    try:
+    with _closed_on_failure(conn, path):
         return conn, _inspect_conn(conn, path)
-    except sqlite3.DatabaseError as exc:
-        conn.close()
-        raise _sqlite_failure(path, exc) from exc
-    except BaseException:
-        conn.close()
-        raise
 
 
 def inspect(path) -> dict:
@@ -748,80 +604,6 @@ def inspect(path) -> dict:
     conn, meta = _open_checked(Path(path))
     conn.close()
     return meta
-
-
-def _orphans(conn: sqlite3.Connection, problems: list[RecordProblem]) -> None:
-    """Children (stations, OHWM points, walk vertices) whose parent uuid names no parent row.
-
-    One indexed anti-join per child table (the parent's ``uuid`` is UNIQUE, so indexed). A
-    child whose reference is NULL or not a UUID was already refused by the model's rules and is
-    not named twice. Inside :func:`_load`'s snapshot.
-    """
-    named = {(p.table, p.fid) for p in problems}
-    for child, pf in PARENT_FIELD.items():
-        parent = PARENT_LAYER[child]
-        rows = conn.execute(
-            f'SELECT c.fid, c.uuid, c."{pf}" FROM "{child.value}" AS c WHERE NOT EXISTS '
-            f'(SELECT 1 FROM "{parent.value}" AS p WHERE p.uuid = c."{pf}") ORDER BY c.fid'
-        )
-        for fid, uuid, ref in rows:
-            if (child.value, fid) in named:
-                continue
-            problems.append(RecordProblem(
-                child.value, fid, uuid if isinstance(uuid, str) else None, pf,
-                f"refers to {parent.value} {S._short(ref)}, which is not in the file "
-                f"(a {child.value} belongs to an existing {parent.value})"))
-
-
-def _duplicates(rows: list[tuple[Layer, int, object]], problems: list[RecordProblem]) -> None:
-    """Every uuid once in the whole file: a row whose uuid an earlier row (any table) has.
-
-    Each table's ``uuid`` is UNIQUE in SQL; this also catches one uuid in two tables (a
-    hand-made or merged file), which the model would hold as two records but a sync, an
-    export or a reference by uuid could confuse. One set over the accepted rows (about
-    10 ms per 100,000 rows), so it is done on every load.
-    """
-    seen: dict[str, tuple[str, int]] = {}
-    for layer, fid, rec in rows:
-        first = seen.setdefault(rec.uuid, (layer.value, fid))
-        if first != (layer.value, fid):
-            problems.append(RecordProblem(layer.value, fid, rec.uuid, "uuid",
-                                          f"the same uuid as {first[0]} row fid {first[1]}"))
-
-
-def _load(conn: sqlite3.Connection, path: Path):
-    """(site, records) read in one snapshot and checked row by row; raises InvalidRecords.
-
-    Beyond each row's own rules: every child's parent row exists (:func:`_orphans`) and no
-    uuid is used twice in the file (:func:`_duplicates`).
-    """
-    problems: list[RecordProblem] = []
-    conn.execute("BEGIN")
-    try:
-        site_rows = _read_rows(conn, Layer.SITE, None, problems)
-        sites = [rec for _, rec in site_rows]
-        if not problems and len(sites) != 1:
-            raise DamagedVisitFile(f"{path} has {len(sites)} site rows, expected 1")
-        frame = None
-        if sites and sites[0].crs:
-            frame = SiteFrame(sites[0].crs)  # validate() already accepted it
-        rows = [(Layer.SITE, fid, rec) for fid, rec in site_rows]
-        rows += [(layer, fid, rec) for layer in Layer if layer is not Layer.SITE
-                 for fid, rec in _read_rows(conn, layer, frame, problems)]
-        _orphans(conn, problems)
-        _duplicates(rows, problems)
-        records = [rec for layer, _, rec in rows if layer is not Layer.SITE]
-    finally:
-        conn.execute("COMMIT")
-    if problems:
-        shown = "; ".join(str(p) for p in problems[:10])
-        more = f" (and {len(problems) - 10} more)" if len(problems) > 10 else ""
-        raise InvalidRecords(
-            f"{path} holds {len(problems)} row(s) this version refuses, so it was not opened and "
-            f"nothing in it was changed; correct them (e.g. in QGIS) and open it again: {shown}{more}",
-            problems,
-        )
-    return sites[0], records
 
 
 def open_visit(path, *, who: str | None = None, durability: str = "full", readonly: bool = False,
@@ -870,14 +652,8 @@ def open_visit(path, *, who: str | None = None, durability: str = "full", readon
     if durability not in ("full", "normal"):
         raise ValueError(f"durability must be 'full' or 'normal', got {durability!r}")
     conn, meta = _open_checked(path)
-    try:
+    with _closed_on_failure(conn, path):
         site, records = _load(conn, path)
-    except sqlite3.DatabaseError as exc:
-        conn.close()
-        raise _sqlite_failure(path, exc) from exc
-    except BaseException:
-        conn.close()
-        raise
     if readonly:
         visit = Visit.from_records(site, records, who=who, **visit_kwargs)
         return VisitStore(path, conn, visit, readonly=True)
@@ -888,16 +664,10 @@ def open_visit(path, *, who: str | None = None, durability: str = "full", readon
         conn = _connect(path)
     except sqlite3.Error as exc:
         raise _sqlite_failure(path, exc) from exc
-    try:
+    with _closed_on_failure(conn, path, sqlite3.Error):
         if int(meta["schema_version"]) < S.SCHEMA_VERSION:
             _migrate(conn, path)  # before the WAL switch: a failed migration leaves the bytes as they were
         _set_durable(conn, durability)
-    except sqlite3.Error as exc:
-        conn.close()
-        raise _sqlite_failure(path, exc) from exc
-    except BaseException:
-        conn.close()
-        raise
     visit = Visit.from_records(site, records, who=who, **visit_kwargs)
     return VisitStore(path, conn, visit)
 

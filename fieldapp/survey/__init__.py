@@ -3,7 +3,8 @@
 Public names: :class:`Visit` (commands, events, undo, rule inputs), the feature records and
 enums of :mod:`~fieldapp.survey.features`, GNSS helpers of :mod:`~fieldapp.survey.gnss`,
 :class:`~fieldapp.survey.boundary.BoundaryWalk`, canopy measures of
-:mod:`~fieldapp.survey.canopy`, and the errors of :mod:`~fieldapp.survey.errors`.
+:mod:`~fieldapp.survey.canopy`, the reading protocols of :mod:`~fieldapp.survey.readings`,
+:func:`~fieldapp.survey.validation.validate`, and the errors of :mod:`~fieldapp.survey.errors`.
 """
 
 from .boundary import BoundaryWalk
@@ -37,6 +38,8 @@ from .features import (
     WaterFeatureType,
 )
 from .gnss import AveragedPosition, FixLike, North, QualityGate, average_fixes
-from .visit import Journal, Visit, default_who, validate
+from .readings import CaliperLike, ShotLike
+from .validation import validate
+from .visit import Journal, Visit, default_who
 
 __all__ = [name for name in dir() if not name.startswith("_")]

@@ -28,6 +28,7 @@ from .errors import InvalidValue, SelfCrossing, StateError
 from .features import WalkState
 
 if TYPE_CHECKING:  # pragma: no cover
+    from .gnss import FixLike
     from .visit import Visit
 
 #: Multiple of the reported horizontal accuracy that a jitter loop can span (see
@@ -214,7 +215,7 @@ class BoundaryWalk:
         return self._visit.frame.length_ft(LineString(pts + [pts[0]]))
 
     # -- streaming -----------------------------------------------------------------------------
-    def feed(self, fix, t_s: float | None = None):
+    def feed(self, fix: FixLike, t_s: float | None = None):
         """Offer a fix while walking; returns the vertex taken or None.
 
         ``t_s`` (monotonic seconds) defaults to the fix's ``t_monotonic_s``. Unusable fixes
@@ -223,13 +224,13 @@ class BoundaryWalk:
         if self.state is not WalkState.WALKING or not self._visit.gate.usable(fix):
             return None
         frame = self._visit.ensure_frame(fix)
-        acc = getattr(fix, "horizontal_accuracy_m", None)
+        acc = fix.horizontal_accuracy_m
         if acc is not None and math.isfinite(acc) and acc > (self._accuracy_m or 0.0):
             self._accuracy_m = float(acc)
         x, y = frame.to_local(fix.lon_deg, fix.lat_deg)
         if t_s is None:
-            t_s = getattr(fix, "t_monotonic_s", None)
-        return self.feed_xy(float(x), float(y), t_s=t_s, t_utc=getattr(fix, "time_utc", None))
+            t_s = getattr(fix, "t_monotonic_s", None)  # not every fix source stamps one (not FixLike)
+        return self.feed_xy(float(x), float(y), t_s=t_s, t_utc=fix.time_utc)
 
     def feed_xy(self, x: float, y: float, *, t_s: float | None = None, t_utc=None):
         """Offer a position (site CRS units); a vertex is taken by distance or time."""

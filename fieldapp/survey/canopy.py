@@ -31,6 +31,7 @@ import numpy as np
 import shapely
 
 from ..geo import FOOT_INTERNATIONAL_M, SQFT_PER_ACRE, SiteFrame
+from ..rules.city import GROVE_DBH_IN, MATURE_CALIPER_IN
 from .features import LeafHabit, Tree, TreeStatus
 
 __all__ = [
@@ -47,6 +48,11 @@ __all__ = [
 
 BA_FACTOR = 0.005454
 TOL = 1e-6
+#: Caliper (DBH, in) of the trees whose crowns make ``canopy_3in_pct`` (Woodlands A.3, young
+#: woodland: "trees of 3 in caliper or greater"; the rule reads the percentage, so it publishes no
+#: constant). The ≥ 10 in canopy and the grove's 18 in are the rule's own
+#: (:data:`fieldapp.rules.city.MATURE_CALIPER_IN`, :data:`~fieldapp.rules.city.GROVE_DBH_IN`).
+YOUNG_CALIPER_IN = 3.0
 QUAD_SEGS = 16
 # Ratio that makes a 4·QUAD_SEGS-gon inscribed in radius r' have area πr²:
 # area(n-gon, r') = n/2 · r'² · sin(2π/n)  ⇒  r' = r · sqrt(2π / (n sin(2π/n))).
@@ -179,8 +185,8 @@ def canopy_areas(crowns: np.ndarray, dbh: np.ndarray, live: np.ndarray, decid: n
     Each crown is unioned once: deciduous ≥ 10, evergreen ≥ 10, and 3-10 in separately, then
     the partial unions are merged (cheaper than three unions over overlapping sets).
     """
-    q10 = live & (dbh >= 10.0 - TOL)
-    q3only = live & (dbh >= 3.0 - TOL) & ~q10
+    q10 = live & (dbh >= MATURE_CALIPER_IN - TOL)
+    q3only = live & (dbh >= YOUNG_CALIPER_IN - TOL) & ~q10
     u_dec = _union(crowns[q10 & decid])
     u10 = _merge(u_dec, _union(crowns[q10 & ~decid]))
     u3 = _merge(u10, _union(crowns[q3only]))
@@ -248,7 +254,7 @@ def grove_candidates(grove, trees: Sequence[Tree]) -> list[Tree]:
     if not trees:
         return []
     x, y, dbh, live, decid = _arrays(trees)
-    m = live & decid & (dbh >= 18.0 - TOL) & shapely.covers(grove, shapely.points(x, y))
+    m = live & decid & (dbh >= GROVE_DBH_IN - TOL) & shapely.covers(grove, shapely.points(x, y))
     return [t for t, keep in zip(trees, m) if keep]
 
 
@@ -264,21 +270,8 @@ def trees_inside(polygon, trees: Sequence[Tree]) -> list[Tree]:
 def woodland_class_input(stand, trees: Sequence[Tree], frame: SiteFrame, grove=None) -> dict:
     """The ``input`` of a ``woodland.class`` rule request for a stand (rules-contract.md).
 
-    ``trees`` in the request are the live trees inside the grove polygon (empty without one),
-    each ``{"dbh_in", "leaf_habit", "species"}``; the rule decides whether they make a grove.
+    Built in :func:`fieldapp.checks.requests.woodland_class_input`, with every other rule input.
     """
-    m = stand_measures(stand, trees, frame)
-    grove_trees = trees_inside(grove, trees) if grove is not None else []
-    return {
-        "canopy_10in_pct": m.canopy_10in_pct,
-        "deciduous_share_pct": m.deciduous_share_pct,
-        "canopy_3in_pct": m.canopy_3in_pct,
-        "trees": [
-            {
-                "dbh_in": float(t.dbh_in),
-                "leaf_habit": t.leaf_habit.value,
-                "species": t.species_name or t.species_code,
-            }
-            for t in grove_trees
-        ],
-    }
+    from ..checks import requests
+
+    return requests.woodland_class_input(stand, trees, frame, grove)

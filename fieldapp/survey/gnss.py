@@ -115,43 +115,43 @@ class QualityGate:
     min_sats: int | None = 4
     max_h_accuracy_m: float | None = None
 
-    def reason(self, fix) -> str | None:
+    def reason(self, fix: FixLike) -> str | None:
         """Why ``fix`` is not usable (a short key of :data:`REASON_WORDS`), or None if it is."""
-        lat, lon = getattr(fix, "lat_deg", None), getattr(fix, "lon_deg", None)
+        lat, lon = fix.lat_deg, fix.lon_deg
         if lat is None or lon is None:
             return "no_position"
         if not (math.isfinite(lat) and math.isfinite(lon)) or abs(lat) > 90 or abs(lon) > 180:
             return "bad_position"
-        if int(getattr(fix, "quality", 0)) not in self.qualities:
+        if int(fix.quality) not in self.qualities:
             return "quality"
         if self.max_hdop is not None:
-            hdop = getattr(fix, "hdop", None)
+            hdop = fix.hdop
             if hdop is None:
                 return "no_hdop"
             if not hdop <= self.max_hdop:  # NaN fails too
                 return "hdop"
         if self.min_sats is not None:
-            sats = getattr(fix, "sats_used", None)
+            sats = fix.sats_used
             if sats is None:
                 return "no_sats"
             if sats < self.min_sats:
                 return "sats"
         if self.max_h_accuracy_m is not None:
-            acc = getattr(fix, "horizontal_accuracy_m", None)
+            acc = fix.horizontal_accuracy_m
             if acc is None:
                 return "no_accuracy"
             if not acc <= self.max_h_accuracy_m:
                 return "accuracy"
         return None
 
-    def explain(self, fix) -> str | None:
+    def explain(self, fix: FixLike) -> str | None:
         """Why ``fix`` is not usable, in words with the values (e.g. ``"HDOP 6.2 over the
         limit 5.0"``, ``"no HDOP from the receiver"``), or None if it is usable."""
         key = self.reason(fix)
         if key is None:
             return None
         if key == "quality":
-            return f"fix quality {int(getattr(fix, 'quality', 0))} is not accepted"
+            return f"fix quality {int(fix.quality)} is not accepted"
         if key == "hdop":
             return f"HDOP {fix.hdop:g} over the limit {self.max_hdop:g}"
         if key == "sats":
@@ -161,7 +161,7 @@ class QualityGate:
                     f"{self.max_h_accuracy_m:g} m")
         return REASON_WORDS[key]
 
-    def usable(self, fix) -> bool:
+    def usable(self, fix: FixLike) -> bool:
         return self.reason(fix) is None
 
 
@@ -219,7 +219,7 @@ def _mean_or_none(vals):
 
 
 def average_fixes(
-    fixes: Iterable,
+    fixes: Iterable[FixLike],
     frame: SiteFrame,
     *,
     min_epochs: int = 1,
@@ -253,23 +253,7 @@ def average_fixes(
     if min_epochs < 1:
         raise V.InvalidValue("min_epochs", f"must be at least 1, got {min_epochs}")
     antenna_height_m = V.finite("antenna_height_m", antenna_height_m)
-    used = []
-    reasons: Counter = Counter()
-    for fix in fixes:
-        why = gate.reason(fix)
-        if why is None:
-            used.append(fix)
-        else:
-            reasons[why] += 1
-    rejected = sum(reasons.values())
-    if len(used) < min_epochs:
-        why = ", ".join(f"{n} {REASON_WORDS.get(k, k)}" for k, n in reasons.items()) or "none"
-        raise NotEnoughEpochs(
-            f"{len(used)} usable epochs of {len(used) + rejected}, need {min_epochs} "
-            f"(rejected: {why})",
-            accepted=len(used),
-            rejected=rejected,
-        )
+    used, reasons = _usable_epochs(fixes, gate, min_epochs)
     lon = np.array([f.lon_deg for f in used], dtype=float)
     lat = np.array([f.lat_deg for f in used], dtype=float)
     x, y = frame.to_local(lon, lat)
@@ -280,7 +264,7 @@ def average_fixes(
     sy = float(np.std(y, ddof=ddof)) * frame.unit_m
     mx, my = float(np.mean(x)), float(np.mean(y))
     mlon, mlat = frame.to_lonlat(mx, my)
-    hae = _mean_or_none([getattr(f, "alt_hae_m", None) for f in used])
+    hae = _mean_or_none([f.alt_hae_m for f in used])
     worst = max((int(f.quality) for f in used), key=lambda q: QUALITY_RANK.get(q, 99))
     return AveragedPosition(
         x=mx,
@@ -289,17 +273,46 @@ def average_fixes(
         lat_deg=float(mlat),
         ground_hae_m=None if hae is None else hae - antenna_height_m,
         sample_count=len(used),
-        rejected_count=rejected,
+        rejected_count=sum(reasons.values()),
         std_dev_x_m=sx,
         std_dev_y_m=sy,
         std_dev_h_m=math.hypot(sx, sy),
         worst_fix_quality=worst,
-        h_accuracy_m=_mean_or_none([getattr(f, "horizontal_accuracy_m", None) for f in used]),
-        v_accuracy_m=_mean_or_none([getattr(f, "vertical_accuracy_m", None) for f in used]),
-        hdop=_mean_or_none([getattr(f, "hdop", None) for f in used]),
-        time_utc=getattr(used[-1], "time_utc", None),
+        h_accuracy_m=_mean_or_none([f.horizontal_accuracy_m for f in used]),
+        v_accuracy_m=_mean_or_none([f.vertical_accuracy_m for f in used]),
+        hdop=_mean_or_none([f.hdop for f in used]),
+        time_utc=used[-1].time_utc,
         rejected_reasons=dict(reasons),
     )
+
+
+def _usable_epochs(fixes: Iterable[FixLike], gate: QualityGate, min_epochs: int) -> tuple[list, Counter]:
+    """The epochs ``gate`` accepts, in order, and a count of the others by reason key
+    (:data:`REASON_WORDS`).
+
+    Raises
+    ------
+    NotEnoughEpochs
+        Fewer than ``min_epochs`` accepted (the message counts the rejections by reason).
+    """
+    used = []
+    reasons: Counter = Counter()
+    for fix in fixes:
+        why = gate.reason(fix)
+        if why is None:
+            used.append(fix)
+        else:
+            reasons[why] += 1
+    if len(used) < min_epochs:
+        rejected = sum(reasons.values())
+        why = ", ".join(f"{n} {REASON_WORDS.get(k, k)}" for k, n in reasons.items()) or "none"
+        raise NotEnoughEpochs(
+            f"{len(used)} usable epochs of {len(used) + rejected}, need {min_epochs} "
+            f"(rejected: {why})",
+            accepted=len(used),
+            rejected=rejected,
+        )
+    return used, reasons
 
 
 class North(enum.Enum):

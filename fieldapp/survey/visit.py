@@ -19,86 +19,46 @@ Undo
 ``visit.undo()`` reverts the last command (adds, updates, deletes; the raw track is not on the
 undo stack). Deleted features stay in ``visit.recycle_bin`` for the session and
 ``visit.restore(uuid)`` brings one back with its uuid (a deleted tree is never lost by a slip).
+
+Where the rest lives
+--------------------
+The OHWM and transect commands are :class:`~fieldapp.survey.shoreline.ShorelineCommands`,
+which :class:`Visit` composes; every record is checked by
+:func:`fieldapp.survey.validation.validate`; rule inputs (``bank_input``,
+``woodland_input`` …) are built in :mod:`fieldapp.checks.requests`, the visit's methods of
+those names only delegate.
 """
 
 from __future__ import annotations
 
 import getpass
 import logging
-import math
 import socket
 import uuid as uuidlib
-from dataclasses import fields, replace
+from dataclasses import replace
 from datetime import date, datetime, timezone
-from enum import Enum
 from typing import Callable, Iterable, Protocol, Sequence
 
-import shapely
-from shapely.geometry import LineString, MultiPolygon, Polygon
-
-from ..geo import FOOT_INTERNATIONAL_M, GeoError, OutsideAreaOfUse, SiteFrame
+from ..geo import SiteFrame
 from . import canopy
 from . import values as V
-from .boundary import BoundaryWalk, distinct_vertices
+from .boundary import BoundaryWalk
 from .errors import InvalidValue, NotFound, StateError
-from .features import (
-    LAYER_OF,
-    Action,
-    AreaFeature,
-    AreaKind,
-    Change,
-    Feature,
-    Layer,
-    LeafHabit,
-    LineFeature,
-    LineKind,
-    Note,
-    OhwmLine,
-    OhwmPoint,
-    PointMethod,
-    Site,
-    Station,
-    Susceptibility,
-    TrackPoint,
-    Transect,
-    Tree,
-    TreeStatus,
-    Walk,
-    WalkState,
-    WalkVertex,
-    WaterFeature,
-    WaterFeatureType,
-)
-from .gnss import (
-    DEFAULT_GATE,
-    AveragedPosition,
-    North,
-    QualityGate,
-    average_fixes,
-    horizontal_from_slope_ft,
-    true_azimuth,
-)
+from .features import (LAYER_OF, Action, AreaFeature, AreaKind, Change, Feature, Layer, LeafHabit,
+                       LineFeature, LineKind, Note, Site, Susceptibility, TrackPoint, Tree,
+                       TreeStatus, Walk, WalkState, WalkVertex, WaterFeature)
+from .gnss import DEFAULT_GATE, FixLike, QualityGate
+from .readings import CaliperLike
+from .readings import reading_id as _reading_id
+from .shoreline import ShorelineCommands
+from .validation import PARENTS, REFERENCE_FIELD, enum_value, ms, validate, validated_site
+from .validation import line as valid_line
+from .validation import polygon as valid_polygon
 
 __all__ = ["Visit", "Journal", "default_who", "validate"]
 
 log = logging.getLogger(__name__)
 
-# Child layers and the field naming their parent (children reference parents by uuid).
-PARENT_FIELD = {
-    Layer.OHWM_POINT: "line_uuid",
-    Layer.STATION: "transect_uuid",
-    Layer.WALK_VERTEX: "walk_uuid",
-}
-# Child layer -> the layer of its parent.
-PARENT_LAYER = {Layer.OHWM_POINT: Layer.OHWM_LINE, Layer.STATION: Layer.TRANSECT, Layer.WALK_VERTEX: Layer.WALK}
-# Optional references to another record: (layer, field) -> layer referred to. Unlike a child's
-# parent these may name a record deleted since (deleting an OHWM line keeps its transects,
-# deleting a walk keeps the area it drew), so only their form is a rule, not their target.
-REFERENCE_FIELD = {
-    (Layer.TRANSECT, "line_uuid"): Layer.OHWM_LINE,
-    (Layer.AREA, "walk_uuid"): Layer.WALK,
-    (Layer.WALK, "area_uuid"): Layer.AREA,
-}
 GEOMETRY_LAYERS = {l for l in Layer if l is not Layer.SITE}
 
 
@@ -122,16 +82,6 @@ def _utc_now() -> datetime:
     return datetime.now(timezone.utc)
 
 
-def ms(dt: datetime | None) -> datetime | None:
-    """A UTC time truncated to milliseconds (the store's resolution), None passes."""
-    if dt is None:
-        return None
-    if dt.tzinfo is None:
-        raise InvalidValue("time_utc", f"naive datetime {dt!r}; times must be tz-aware UTC")
-    dt = dt.astimezone(timezone.utc)
-    return dt.replace(microsecond=dt.microsecond // 1000 * 1000)
-
-
 def _layer(layer) -> Layer:
     try:
         return Layer(layer)
@@ -139,7 +89,7 @@ def _layer(layer) -> Layer:
         raise InvalidValue("layer", f"unknown layer {layer!r}") from exc
 
 
-class Visit:
+class Visit(ShorelineCommands):
     """One day's field work at one site (see module docstring).
 
     Parameters
@@ -212,7 +162,7 @@ class Visit:
             visit_date=visit_date or now.date(),
             crs=crs_text,
         )
-        site = _validated_site(
+        site = validated_site(
             site,
             crew=crew,
             device_ids=device_ids or {},
@@ -259,9 +209,8 @@ class Visit:
         changes = tuple(changes)
         if not changes:
             return changes
-        for ch in changes:  # every record, however it was built, meets the same rules
-            if ch.new is not None:
-                validate(ch.new, self._frame)
+        # every record, however it was built, meets the same rules (a coerced one is a copy)
+        changes = tuple(self._validated(ch) for ch in changes)
         self._check_parents(changes)
         if self._journal is not None:
             self._journal.apply(changes)  # raises: nothing applied, nothing half-written
@@ -280,6 +229,13 @@ class Visit:
                 log.exception("survey listener %r failed", listener)
         return changes
 
+    def _validated(self, ch: Change) -> Change:
+        """``ch`` whose new record passed :func:`validate` (with a corrected copy if need be)."""
+        if ch.new is None:
+            return ch
+        new = validate(ch.new, self._frame)
+        return ch if new is ch.new else replace(ch, new=new)
+
     def _check_parents(self, changes: Sequence[Change]) -> None:
         """Refuse changes that would leave a child without its parent (StateError).
 
@@ -295,24 +251,24 @@ class Visit:
             if ch.action is Action.REMOVED:
                 removed.setdefault(ch.layer, set()).add(ch.old.uuid)
         for ch in changes:
-            pf = PARENT_FIELD.get(ch.layer)
-            if pf is None or ch.new is None:
+            ref = PARENTS.get(ch.layer)
+            if ref is None or ch.new is None:
                 continue
-            parent_layer, parent = _parent_layer(ch.layer), getattr(ch.new, pf)
+            parent_layer, parent = ref.layer, getattr(ch.new, ref.field)
             if parent in added.get(parent_layer, ()):
                 continue
             if parent not in self._data[parent_layer] or parent in removed.get(parent_layer, ()):
                 raise StateError(f"{ch.layer.value} {ch.new.uuid}: its {parent_layer.value} {parent} "
                                  f"is not in the visit (bring the {parent_layer.value} back first)")
-        for child_layer, pf in PARENT_FIELD.items():
-            gone = removed.get(_parent_layer(child_layer))
+        for child_layer, ref in PARENTS.items():
+            gone = removed.get(ref.layer)
             if not gone:
                 continue
             leaving = removed.get(child_layer, set())
             for parent in gone:
                 for uuid in self._children.get((child_layer, parent), {}):
                     if uuid not in leaving:
-                        raise StateError(f"{_parent_layer(child_layer).value} {parent} cannot go while its "
+                        raise StateError(f"{ref.layer.value} {parent} cannot go while its "
                                          f"{child_layer.value} {uuid} stays")
 
     def _apply_memory(self, ch: Change) -> None:
@@ -322,7 +278,7 @@ class Visit:
                 self._frame = SiteFrame(ch.new.crs)
             return
         table = self._data[ch.layer]
-        pf = PARENT_FIELD.get(ch.layer)
+        pf = PARENTS[ch.layer].field if ch.layer in PARENTS else None
         if ch.layer is Layer.TREE and ch.new is not None and ch.new.tag > self._max_tag:
             self._max_tag = ch.new.tag
         if ch.action is Action.REMOVED:
@@ -388,15 +344,13 @@ class Visit:
     def _update(self, layer, uuid: str, **fields) -> Feature:
         layer = _layer(layer)
         old = self.get(layer, uuid)
-        new = replace(old, modified_utc=ms(self._clock()), **fields)
-        _validate(new)
-        self._commit([Change(Action.UPDATED, layer, new, old)])
-        return new
+        new = validate(replace(old, modified_utc=ms(self._clock()), **fields))
+        return self._commit([Change(Action.UPDATED, layer, new, old)])[0].new
 
     def update_feature(self, layer, uuid: str, **fields) -> Feature:
         """Change attributes of a feature (validated like a new one); returns the new version."""
         layer = _layer(layer)
-        for banned in ("uuid", "created_utc", "created_by", "modified_utc", PARENT_FIELD.get(layer)):
+        for banned in ("uuid", "created_utc", "created_by", "modified_utc", PARENTS[layer].field if layer in PARENTS else None):
             if banned in fields:
                 raise InvalidValue(banned, "is set by the model")
         for name, value in fields.items():
@@ -406,7 +360,7 @@ class Visit:
         if layer is Layer.TREE:
             return self.update_tree(uuid, **fields)
         if layer is Layer.LINE and fields.get("mapped_stream") is not None:
-            kind = _enum(LineKind, fields.get("kind", self.get(layer, uuid).kind), "kind")
+            kind = enum_value(LineKind, fields.get("kind", self.get(layer, uuid).kind), "kind")
             _check_mapped_stream(kind, fields["mapped_stream"])
         return self._update(layer, uuid, **fields)
 
@@ -415,8 +369,8 @@ class Visit:
         layer = _layer(layer)
         old = self.get(layer, uuid)
         changes = [Change(Action.REMOVED, layer, None, old)]
-        for child_layer, pf in PARENT_FIELD.items():
-            if _parent_layer(child_layer) is layer:
+        for child_layer, ref in PARENTS.items():
+            if ref.layer is layer:
                 changes = [Change(Action.REMOVED, child_layer, None, c) for c in self.children(child_layer, uuid)] + changes
         if layer is Layer.OHWM_POINT:
             changes += self._line_geometry_change(old.line_uuid, removing=uuid)
@@ -435,7 +389,7 @@ class Visit:
         leaving = {(ch.layer, ch.old.uuid) for ch in inverse if ch.action is Action.REMOVED}
         orphans = [Change(Action.REMOVED, child_layer, None, c)
                    for ch in inverse if ch.action is Action.REMOVED
-                   for child_layer in PARENT_FIELD if _parent_layer(child_layer) is ch.layer
+                   for child_layer, ref in PARENTS.items() if ref.layer is ch.layer
                    for c in self.children(child_layer, ch.old.uuid)
                    if (child_layer, c.uuid) not in leaving]
         return self._commit(orphans + inverse, undoable=False)
@@ -457,9 +411,8 @@ class Visit:
         if not fields:
             return self._site
         old = self._site
-        new = _validated_site(replace(old, modified_utc=ms(self._clock())), **fields)
-        self._commit([Change(Action.UPDATED, Layer.SITE, new, old)])
-        return new
+        new = validated_site(replace(old, modified_utc=ms(self._clock())), **fields)
+        return self._commit([Change(Action.UPDATED, Layer.SITE, new, old)])[0].new
 
     def set_crs(self, crs) -> SiteFrame:
         """Choose the site CRS (EPSG code, ``"EPSG:3070"``, WKT …) before geometry exists.
@@ -496,342 +449,15 @@ class Visit:
         self.frame  # a position needs a CRS
         return V.finite("x", x), V.finite("y", y)
 
-    # ---------------------------------------------------------------- OHWM
-    def add_ohwm_line(self, label: str = "", water_feature: str | None = None) -> OhwmLine:
-        """Start a new OHWM line (points are added with ``add_ohwm_point``)."""
-        line = OhwmLine(**self._stamp(), label=V.text("label", label), water_feature=water_feature)
-        self._commit([Change(Action.ADDED, Layer.OHWM_LINE, line)])
-        return line
-
-    def _line_for(self, line_uuid: str | None) -> tuple[str, list[Change]]:
-        if line_uuid is not None:
-            self.get(Layer.OHWM_LINE, line_uuid)
-            return line_uuid, []
-        lines = self.features(Layer.OHWM_LINE)
-        if lines:
-            return lines[-1].uuid, []
-        line = OhwmLine(**self._stamp(), label="OHWM 1")
-        return line.uuid, [Change(Action.ADDED, Layer.OHWM_LINE, line)]
-
-    def _line_geometry_change(self, line_uuid, *, adding=None, removing=None, pending=None):
-        """The UPDATED change of a line whose points change (geometry follows point order)."""
-        pts = [p for p in self.children(Layer.OHWM_POINT, line_uuid) if p.uuid != removing]
-        if adding is not None:
-            pts.append(adding)
-        geom = LineString([(p.x, p.y) for p in pts]) if len(pts) >= 2 else None
-        old = pending if pending is not None else self.get(Layer.OHWM_LINE, line_uuid)
-        new = replace(old, geometry=geom, modified_utc=ms(self._clock()))
-        if pending is not None:
-            return [Change(Action.ADDED, Layer.OHWM_LINE, new)]
-        return [Change(Action.UPDATED, Layer.OHWM_LINE, new, old)]
-
-    def _add_point(self, line_uuid, **fields) -> OhwmPoint:
-        line_uuid, pre = self._line_for(line_uuid)
-        pending = pre[0].new if pre else None
-        seq = max((p.seq for p in self.children(Layer.OHWM_POINT, line_uuid)), default=-1) + 1
-        pt = OhwmPoint(**self._stamp(), line_uuid=line_uuid, seq=seq, **fields)
-        _validate(pt)
-        self._commit(self._line_geometry_change(line_uuid, adding=pt, pending=pending)
-                     + [Change(Action.ADDED, Layer.OHWM_POINT, pt)])
-        return pt
-
-    def add_ohwm_point(self, position: AveragedPosition, line_uuid: str | None = None) -> OhwmPoint:
-        """Add an averaged OHWM point (from :meth:`average`) to a line (default: the last one)."""
-        return self._add_point(line_uuid, **_gnss_fields(position), method=PointMethod.AVERAGED)
-
-    def average(self, fixes: Iterable, *, min_epochs: int = 1) -> AveragedPosition:
-        """Average usable epochs (visit gate, site antenna height) into a site-CRS position.
-
-        The site CRS is picked from the first usable fix if not set. Raises NotEnoughEpochs.
-        """
-        fixes = list(fixes)
-        if self._frame is None:
-            first = next((f for f in fixes if self.gate.usable(f)), None)
-            self.ensure_frame(first)
-        return average_fixes(
-            fixes, self.frame, min_epochs=min_epochs, gate=self.gate,
-            antenna_height_m=self._site.antenna_height_m,
-        )
-
-    def add_ohwm_offset_point(
-        self,
-        standing,
-        azimuth_deg: float | None = None,
-        *,
-        north: North = North.TRUE,
-        horizontal_ft: float | None = None,
-        slope_distance_ft: float | None = None,
-        inclination_deg: float | None = None,
-        shot=None,
-        reading_id: str | None = None,
-        line_uuid: str | None = None,
-    ) -> OhwmPoint:
-        """Add an OHWM point shot from where the crew stands (offset point).
-
-        Parameters
-        ----------
-        standing : AveragedPosition, a fix, or (x, y) in site CRS units
-            Where the instrument stands.
-        azimuth_deg : float
-            Bearing to the target, degrees; with ``north=North.MAGNETIC`` the site's
-            ``declination_deg`` (east positive) is added.
-        horizontal_ft, or slope_distance_ft and inclination_deg, or shot
-            Horizontal distance (international ft), or HD = SD·cos(inclination), or a
-            rangefinder shot (``horizontal_distance_ft``/``slope_distance_ft``,
-            ``inclination_deg``, ``azimuth_deg``).
-
-        The target is solved on the ellipsoid (``Geod.fwd``) and projected.
-        """
-        gnss = {}
-        if isinstance(standing, AveragedPosition):
-            sx, sy = standing.x, standing.y
-            gnss = _gnss_fields(standing)
-        elif isinstance(standing, tuple):
-            sx, sy = self._xy(*standing)
-        else:
-            sx, sy = self._xy(fix=standing)
-            gnss = dict(worst_fix_quality=int(standing.quality), sample_count=1,
-                        hdop=getattr(standing, "hdop", None),
-                        h_accuracy_m=getattr(standing, "horizontal_accuracy_m", None),
-                        fix_time_utc=ms(getattr(standing, "time_utc", None)))
-        if shot is not None:
-            if azimuth_deg is None:
-                azimuth_deg = getattr(shot, "azimuth_deg", None)
-            horizontal_ft = horizontal_ft if horizontal_ft is not None else getattr(shot, "horizontal_distance_ft", None)
-            slope_distance_ft = slope_distance_ft if slope_distance_ft is not None else getattr(shot, "slope_distance_ft", None)
-            inclination_deg = inclination_deg if inclination_deg is not None else getattr(shot, "inclination_deg", None)
-            reading_id = reading_id or _reading_id(shot)
-        if azimuth_deg is None:
-            raise InvalidValue("azimuth_deg", "an offset point needs an azimuth")
-        az = true_azimuth(azimuth_deg, north, self._site.declination_deg)
-        if horizontal_ft is None:
-            if slope_distance_ft is None or inclination_deg is None:
-                raise InvalidValue("horizontal_ft", "give horizontal_ft, or slope_distance_ft and inclination_deg")
-            horizontal_ft = horizontal_from_slope_ft(slope_distance_ft, inclination_deg)
-        hd = V.in_range("horizontal_ft", horizontal_ft, 0.0, V.MAX_HORIZONTAL_FT)
-        tx, ty = self.frame.forward(sx, sy, az, hd * FOOT_INTERNATIONAL_M / self.frame.foot.metres)
-        gnss.pop("x", None), gnss.pop("y", None)
-        return self._add_point(
-            line_uuid, x=float(tx), y=float(ty), method=PointMethod.OFFSET,
-            standing_x=sx, standing_y=sy, azimuth_true_deg=az, horizontal_distance_ft=hd,
-            reading_id=reading_id, **gnss,
-        )
-
-    def ohwm_geometry(self, line_uuid: str | None = None):
-        """The OHWM LineString (site CRS), None below two points."""
-        lines = self.features(Layer.OHWM_LINE)
-        if line_uuid is None:
-            if not lines:
-                return None
-            line_uuid = lines[-1].uuid
-        return self.get(Layer.OHWM_LINE, line_uuid).geometry
-
-    # ---------------------------------------------------------------- transects
-    def add_transect(
-        self,
-        azimuth_deg: float,
-        *,
-        origin: tuple[float, float] | None = None,
-        ohwm_point_uuid: str | None = None,
-        line_uuid: str | None = None,
-        north: North = North.TRUE,
-        label: str = "",
-        origin_elevation_ft: float | None = None,
-        stipulated: bool = False,
-    ) -> Transect:
-        """A transect from the OHWM, landward on ``azimuth_deg``.
-
-        The origin is an OHWM point, or ``origin`` (x, y) moved onto the nearest point of the
-        OHWM line when there is one. ``origin_elevation_ft`` lets stations carry elevations.
-        ``stipulated``: the bank distance is stipulated here (see :meth:`set_stipulated`).
-        """
-        az = true_azimuth(azimuth_deg, north, self._site.declination_deg)
-        if ohwm_point_uuid is not None:
-            p = self.get(Layer.OHWM_POINT, ohwm_point_uuid)
-            ox, oy, line_uuid = p.x, p.y, p.line_uuid
-        elif origin is not None:
-            ox, oy = self._xy(*origin, name="origin")
-            geom = self.ohwm_geometry(line_uuid)
-            if geom is not None:
-                snapped = geom.interpolate(geom.project(shapely.Point(ox, oy)))
-                ox, oy = snapped.x, snapped.y
-                if line_uuid is None:
-                    line_uuid = self.features(Layer.OHWM_LINE)[-1].uuid
-        else:
-            raise InvalidValue("origin", "give origin (x, y) or ohwm_point_uuid")
-        t = Transect(
-            **self._stamp(), label=V.text("label", label) or f"T{len(self._data[Layer.TRANSECT]) + 1}",
-            line_uuid=line_uuid, origin_x=float(ox), origin_y=float(oy), azimuth_true_deg=az,
-            origin_elevation_ft=V.optional_finite("origin_elevation_ft", origin_elevation_ft),
-            stipulated=V.boolean("stipulated", stipulated),
-        )
-        self._commit([Change(Action.ADDED, Layer.TRANSECT, t)])
-        return t
-
-    def stations(self, transect_uuid: str) -> list[Station]:
-        """Stations of a transect in order (landward)."""
-        self.get(Layer.TRANSECT, transect_uuid)
-        return self.children(Layer.STATION, transect_uuid)
-
-    def add_station(
-        self,
-        transect_uuid: str,
-        *,
-        horizontal_ft: float | None = None,
-        slope_pct: float | None = None,
-        slope_deg: float | None = None,
-        slope_distance_ft: float | None = None,
-        inclination_deg: float | None = None,
-        shot=None,
-        toward_water: bool = False,
-        elevation_ft: float | None = None,
-        interruption: bool = False,
-        reading_id: str | None = None,
-    ) -> Station:
-        """Add the next station: the segment from the previous station (or the OHWM).
-
-        Give the segment's horizontal length (``horizontal_ft``, or ``slope_distance_ft`` which
-        is reduced with the slope: HD = SD·cos(incl) = SD/√(1+(pct/100)²)) and its slope
-        (``slope_pct``, ``slope_deg``, or ``inclination_deg``: pct = 100·tan), or a rangefinder
-        ``shot``. Slope is positive when the ground rises landward; a shot taken looking back
-        toward the water has ``toward_water=True`` and its inclination's sign is flipped.
-        Elevation is taken as given, else carried from the previous one by the slope when the
-        origin elevation is known.
-
-        Raises
-        ------
-        InvalidValue
-            Non-finite input, slope beyond ±89°, zero or negative horizontal length.
-        """
-        t = self.get(Layer.TRANSECT, transect_uuid)
-        if shot is not None:
-            horizontal_ft = horizontal_ft if horizontal_ft is not None else getattr(shot, "horizontal_distance_ft", None)
-            slope_distance_ft = slope_distance_ft if slope_distance_ft is not None else getattr(shot, "slope_distance_ft", None)
-            if inclination_deg is None and slope_pct is None and slope_deg is None:
-                inclination_deg = getattr(shot, "inclination_deg", None)
-                if inclination_deg is None:
-                    slope_pct = getattr(shot, "slope_pct", None)
-            reading_id = reading_id or _reading_id(shot)
-        if inclination_deg is not None and slope_pct is None and slope_deg is None:
-            slope_deg = V.in_range("inclination_deg", inclination_deg, -V.MAX_SLOPE_DEG, V.MAX_SLOPE_DEG)
-        pct = V.slope_pct_from(slope_pct, slope_deg)
-        if V.boolean("toward_water", toward_water):
-            pct = -pct
-        if horizontal_ft is None:
-            if slope_distance_ft is None:
-                raise InvalidValue("horizontal_ft", "give horizontal_ft or slope_distance_ft")
-            sd = V.in_range("slope_distance_ft", slope_distance_ft, 0.0, V.MAX_HORIZONTAL_FT, low_open=True)
-            horizontal_ft = sd / math.sqrt(1.0 + (pct / 100.0) ** 2)
-        seg = V.in_range("horizontal_ft", horizontal_ft, 0.0, V.MAX_HORIZONTAL_FT, low_open=True)
-        prev = self.children(Layer.STATION, transect_uuid)
-        last_d = prev[-1].distance_ft if prev else 0.0
-        last_e = prev[-1].elevation_ft if prev else t.origin_elevation_ft
-        if elevation_ft is None and last_e is not None:
-            elevation_ft = last_e + seg * pct / 100.0
-        dist = last_d + seg
-        x, y = self._station_xy(t, dist)
-        st = Station(
-            **self._stamp(), transect_uuid=transect_uuid, seq=(prev[-1].seq + 1) if prev else 0,
-            distance_ft=dist, segment_ft=seg, slope_pct=pct, x=x, y=y,
-            slope_distance_ft=V.optional_finite("slope_distance_ft", slope_distance_ft),
-            inclination_deg=V.optional_finite("inclination_deg", inclination_deg),
-            elevation_ft=V.optional_finite("elevation_ft", elevation_ft),
-            reading_id=reading_id, interruption=V.boolean("interruption", interruption),
-        )
-        changes = [Change(Action.ADDED, Layer.STATION, st)]
-        changes += self._transect_geometry_change(t, [*prev, st])
-        self._commit(changes)
-        return st
-
-    def _station_xy(self, t: Transect, distance_ft: float) -> tuple[float, float]:
-        x, y = self.frame.forward(t.origin_x, t.origin_y, t.azimuth_true_deg,
-                                  distance_ft * FOOT_INTERNATIONAL_M / self.frame.foot.metres)
-        return float(x), float(y)
-
-    def _transect_geometry_change(self, t: Transect, stations: list[Station]) -> list[Change]:
-        geom = LineString([(t.origin_x, t.origin_y), (stations[-1].x, stations[-1].y)]) if stations else None
-        new = replace(t, geometry=geom, modified_utc=ms(self._clock()))
-        return [Change(Action.UPDATED, Layer.TRANSECT, new, t)]
-
-    def _station_restack(self, transect_uuid: str, removing: str) -> list[Change]:
-        t = self.get(Layer.TRANSECT, transect_uuid)
-        keep = [s for s in self.children(Layer.STATION, transect_uuid) if s.uuid != removing]
-        changes, d, out = [], 0.0, []
-        for s in keep:
-            d += s.segment_ft
-            if abs(d - s.distance_ft) > 1e-9:
-                x, y = self._station_xy(t, d)
-                new = replace(s, distance_ft=d, x=x, y=y, modified_utc=ms(self._clock()))
-                changes.append(Change(Action.UPDATED, Layer.STATION, new, s))
-                s = new
-            out.append(s)
-        return changes + self._transect_geometry_change(t, out)
-
-    def set_interruption(self, station_uuid: str, interruption: bool = True) -> Station:
-        """Mark (or clear) a complete interruption at a station (the surveyor decides)."""
-        return self._update(Layer.STATION, station_uuid, interruption=V.boolean("interruption", interruption))
-
-    def set_stipulated(self, transect_uuid: str, stipulated: bool = True) -> Transect:
-        """Mark (or clear) a stipulated bank at a transect, NR 341.035(2)(c).
-
-        The landowner stipulates that the slope continues: the bank is 300 ft (1.), 500 ft on a
-        priority waterway (2.), from the OHWM, still capped by a complete interruption
-        ((1)(c)). One undoable command; listeners get an UPDATED change of the transect, and
-        the transect's ``nr341.bank`` request (:meth:`bank_input`) carries ``stipulated``.
-
-        Raises
-        ------
-        NotFound
-            No such transect.
-        InvalidValue
-            ``stipulated`` is not a bool.
-        """
-        return self._update(Layer.TRANSECT, transect_uuid, stipulated=V.boolean("stipulated", stipulated))
-
-    def segments(self, transect_uuid: str) -> list[dict]:
-        """``nr341.bank`` ``segments``: [{"horizontal_ft", "slope_pct"}] from the OHWM landward."""
-        return [{"horizontal_ft": s.segment_ft, "slope_pct": s.slope_pct} for s in self.stations(transect_uuid)]
-
-    def stations_input(self, transect_uuid: str) -> list[dict] | None:
-        """``nr341.bank`` ``stations``: [{"distance_ft", "elevation_ft"}] starting with the OHWM at 0,
-        or None when an elevation is missing."""
-        t = self.get(Layer.TRANSECT, transect_uuid)
-        sts = self.stations(transect_uuid)
-        if t.origin_elevation_ft is None or any(s.elevation_ft is None for s in sts):
-            return None
-        return [{"distance_ft": 0.0, "elevation_ft": t.origin_elevation_ft}] + [
-            {"distance_ft": s.distance_ft, "elevation_ft": s.elevation_ft} for s in sts
-        ]
-
-    def bank_input(self, transect_uuid: str, *, stipulated: bool | None = None) -> dict:
-        """The ``input`` of an ``nr341.bank`` request for a transect (rules-contract.md).
-
-        ``priority`` from the site; ``segments`` per station; ``interruption_at_ft`` at the
-        first station marked as a complete interruption; ``stipulated: true`` when the
-        transect is marked stipulated (:meth:`set_stipulated`; left out otherwise, the rule's
-        default being false). ``stipulated`` given here overrides the transect's mark and is
-        always written (a what-if for the report).
-        """
-        t = self.get(Layer.TRANSECT, transect_uuid)
-        out: dict = {"priority": bool(self._site.priority_waterway), "segments": self.segments(transect_uuid)}
-        cut = [s.distance_ft for s in self.stations(transect_uuid) if s.interruption]
-        if cut:
-            out["interruption_at_ft"] = cut[0]
-        if stipulated is not None:
-            out["stipulated"] = bool(stipulated)
-        elif t.stipulated:
-            out["stipulated"] = True
-        return out
-
     # ---------------------------------------------------------------- trees
     def add_tree(
         self,
         *,
         x: float | None = None,
         y: float | None = None,
-        fix=None,
+        fix: FixLike | None = None,
         dbh_in: float | None = None,
-        caliper=None,
+        caliper: CaliperLike | None = None,
         species_code: str = "",
         species_name: str = "",
         leaf_habit: LeafHabit | str = LeafHabit.DECIDUOUS,
@@ -852,30 +478,29 @@ class Visit:
         Raises InvalidValue for a missing/negative/absurd DBH (> 500 in), bad crown, NaN.
         """
         if caliper is not None:
-            dbh_in = dbh_in if dbh_in is not None else getattr(caliper, "dbh_in", None)
-            species_name = species_name or (getattr(caliper, "species_label", None) or "")
+            dbh_in = dbh_in if dbh_in is not None else caliper.dbh_in
+            species_name = species_name or (caliper.species_label or "")
             caliper_reading_id = caliper_reading_id or _reading_id(caliper)
         px, py = self._xy(x, y, fix)
         tag = self._max_tag + 1
         tree = Tree(
             **self._stamp(), tag=tag, x=px, y=py, dbh_in=dbh_in, species_code=species_code,
-            species_name=species_name, leaf_habit=_enum(LeafHabit, leaf_habit, "leaf_habit"),
+            species_name=species_name, leaf_habit=enum_value(LeafHabit, leaf_habit, "leaf_habit"),
             dbh_height_ft=dbh_height_ft, crown_radius_ft=crown_radius_ft,
-            crown=_polygon("crown", crown) if crown is not None else None,
-            caliper_reading_id=caliper_reading_id, status=_enum(TreeStatus, status, "status"), notes=notes,
+            crown=valid_polygon("crown", crown) if crown is not None else None,
+            caliper_reading_id=caliper_reading_id, status=enum_value(TreeStatus, status, "status"), notes=notes,
         )
-        tree = _validate(tree)
-        self._commit([Change(Action.ADDED, Layer.TREE, tree)])
-        return tree
+        tree = validate(tree)
+        return self._commit([Change(Action.ADDED, Layer.TREE, tree)])[0].new
 
     def update_tree(self, uuid: str, **fields) -> Tree:
         """Change a tree's attributes (validated); e.g. ``status=TreeStatus.REMOVED``."""
         if "leaf_habit" in fields:
-            fields["leaf_habit"] = _enum(LeafHabit, fields["leaf_habit"], "leaf_habit")
+            fields["leaf_habit"] = enum_value(LeafHabit, fields["leaf_habit"], "leaf_habit")
         if "status" in fields:
-            fields["status"] = _enum(TreeStatus, fields["status"], "status")
+            fields["status"] = enum_value(TreeStatus, fields["status"], "status")
         if fields.get("crown") is not None:
-            fields["crown"] = _polygon("crown", fields["crown"])
+            fields["crown"] = valid_polygon("crown", fields["crown"])
         return self._update(Layer.TREE, uuid, **fields)
 
     def delete_tree(self, uuid: str) -> Tree:
@@ -901,13 +526,12 @@ class Visit:
         if walk_uuid is not None:
             self._referred("walk_uuid", Layer.WALK, walk_uuid)
         feat = AreaFeature(
-            **self._stamp(), kind=_enum(AreaKind, kind, "kind"), geometry=_polygon("geometry", geometry),
+            **self._stamp(), kind=enum_value(AreaKind, kind, "kind"), geometry=valid_polygon("geometry", geometry),
             label=V.text("label", label), wetland_type=wetland_type,
-            susceptibility=None if susceptibility is None else _enum(Susceptibility, susceptibility, "susceptibility"),
+            susceptibility=None if susceptibility is None else enum_value(Susceptibility, susceptibility, "susceptibility"),
             standing_water=standing_water, hydric_vegetation=hydric_vegetation, notes=notes, walk_uuid=walk_uuid,
         )
-        self._commit([Change(Action.ADDED, Layer.AREA, _validate(feat))])
-        return feat
+        return self._commit([Change(Action.ADDED, Layer.AREA, validate(feat))])[0].new
 
     def add_line(self, kind: LineKind | str, geometry, *, label: str = "", channel_width_ft=None,
                  tributary_area_ac=None, notes="", mapped_stream: bool | None = None) -> LineFeature:
@@ -916,15 +540,14 @@ class Visit:
         ``mapped_stream`` only for a drainageway centreline (see :meth:`set_mapped_stream`).
         """
         self.frame
-        kind = _enum(LineKind, kind, "kind")
+        kind = enum_value(LineKind, kind, "kind")
         _check_mapped_stream(kind, mapped_stream)
         feat = LineFeature(
-            **self._stamp(), kind=kind, geometry=_line("geometry", geometry),
+            **self._stamp(), kind=kind, geometry=valid_line("geometry", geometry),
             label=V.text("label", label), channel_width_ft=channel_width_ft,
             tributary_area_ac=tributary_area_ac, notes=notes, mapped_stream=mapped_stream,
         )
-        self._commit([Change(Action.ADDED, Layer.LINE, _validate(feat))])
-        return feat
+        return self._commit([Change(Action.ADDED, Layer.LINE, validate(feat))])[0].new
 
     def set_mapped_stream(self, line_uuid: str, mapped_stream: bool | None) -> LineFeature:
         """Record whether a drainageway centreline's stream is on the USGS 7.5-minute quadrangle
@@ -950,11 +573,11 @@ class Visit:
         return self.frame.area_sqft(self.get(Layer.AREA, uuid).geometry)
 
     def wetland_size_input(self, area_uuid: str) -> dict:
-        """The ``input`` of a ``wetland.size`` request for a wetland polygon."""
-        a = self.get(Layer.AREA, area_uuid)
-        return {"area_sqft": self.frame.area_sqft(a.geometry),
-                "periodic_standing_water": bool(a.standing_water),
-                "hydric_vegetation": bool(a.hydric_vegetation)}
+        """The ``input`` of a ``wetland.size`` request
+        (:func:`fieldapp.checks.requests.wetland_size_input`)."""
+        from ..checks import requests
+
+        return requests.wetland_size_input(self, area_uuid)
 
     # ---------------------------------------------------------------- walks
     def start_walk(self, kind: AreaKind | str, *, label: str = "", spacing_ft: float | None = 10.0,
@@ -962,7 +585,7 @@ class Visit:
         """Start walking a boundary; vertices by distance (ft) and/or time (s)."""
         if spacing_ft is None and interval_s is None:
             raise InvalidValue("spacing_ft", "give spacing_ft or interval_s")
-        w = Walk(**self._stamp(), kind=_enum(AreaKind, kind, "kind"), label=V.text("label", label),
+        w = Walk(**self._stamp(), kind=enum_value(AreaKind, kind, "kind"), label=V.text("label", label),
                  spacing_ft=None if spacing_ft is None else V.positive("spacing_ft", spacing_ft),
                  interval_s=None if interval_s is None else V.positive("interval_s", interval_s))
         self._commit([Change(Action.ADDED, Layer.WALK, w)])
@@ -979,21 +602,20 @@ class Visit:
         verts = self._walk_vertices(walk_uuid)
         v = WalkVertex(**self._stamp(), walk_uuid=walk_uuid, seq=(verts[-1].seq + 1) if verts else 0,
                        x=x, y=y, t_utc=ms(t_utc))
-        self._commit([Change(Action.ADDED, Layer.WALK_VERTEX, v)], undoable=False)
-        return v
+        return self._commit([Change(Action.ADDED, Layer.WALK_VERTEX, v)], undoable=False)[0].new
 
     def _close_walk(self, walk_uuid: str, geometry, attributes: dict) -> AreaFeature:
         w = self.get(Layer.WALK, walk_uuid)
         attributes = dict(attributes)
         attributes.setdefault("label", w.label)
         if "susceptibility" in attributes and attributes["susceptibility"] is not None:
-            attributes["susceptibility"] = _enum(Susceptibility, attributes["susceptibility"], "susceptibility")
-        area = AreaFeature(**self._stamp(), kind=w.kind, geometry=_polygon("geometry", geometry),
+            attributes["susceptibility"] = enum_value(Susceptibility, attributes["susceptibility"], "susceptibility")
+        area = AreaFeature(**self._stamp(), kind=w.kind, geometry=valid_polygon("geometry", geometry),
                            walk_uuid=walk_uuid, **attributes)
-        _validate(area)
+        area = validate(area)
         new_w = replace(w, state=WalkState.CLOSED, area_uuid=area.uuid, modified_utc=ms(self._clock()))
-        self._commit([Change(Action.ADDED, Layer.AREA, area), Change(Action.UPDATED, Layer.WALK, new_w, w)])
-        return area
+        return self._commit([Change(Action.ADDED, Layer.AREA, area),
+                             Change(Action.UPDATED, Layer.WALK, new_w, w)])[0].new
 
     # ---------------------------------------------------------------- track and fixes
     def start_track(self) -> None:
@@ -1003,23 +625,21 @@ class Visit:
     def stop_track(self) -> None:
         self.recording_track = False
 
-    def record_fix(self, fix) -> TrackPoint | None:
+    def record_fix(self, fix: FixLike) -> TrackPoint | None:
         """Add a usable fix to the raw track (committed at once); None if the gate refuses it."""
         if not self.gate.usable(fix):
             return None
         frame = self.ensure_frame(fix)
         x, y = frame.to_local(fix.lon_deg, fix.lat_deg)
         tp = TrackPoint(
-            **self._stamp(), t_utc=ms(getattr(fix, "time_utc", None)), x=float(x), y=float(y),
+            **self._stamp(), t_utc=ms(fix.time_utc), x=float(x), y=float(y),
             lon_deg=float(fix.lon_deg), lat_deg=float(fix.lat_deg),
-            alt_hae_m=getattr(fix, "alt_hae_m", None), quality=int(fix.quality),
-            sats_used=getattr(fix, "sats_used", None), hdop=getattr(fix, "hdop", None),
-            h_accuracy_m=getattr(fix, "horizontal_accuracy_m", None),
+            alt_hae_m=fix.alt_hae_m, quality=int(fix.quality),
+            sats_used=fix.sats_used, hdop=fix.hdop, h_accuracy_m=fix.horizontal_accuracy_m,
         )
-        self._commit([Change(Action.ADDED, Layer.TRACK, tp)], undoable=False)
-        return tp
+        return self._commit([Change(Action.ADDED, Layer.TRACK, tp)], undoable=False)[0].new
 
-    def on_fix(self, fix) -> TrackPoint | None:
+    def on_fix(self, fix: FixLike) -> TrackPoint | None:
         """Every fix from the receiver: into the track (if recording) and to walks in progress."""
         tp = self.record_fix(fix) if self.recording_track else None
         for w in self.open_walks():
@@ -1036,8 +656,7 @@ class Visit:
             raise InvalidValue("x", "give both x and y or neither")
         n = Note(**self._stamp(), text=V.text("text", text, allow_empty=False, max_len=V.MAX_TEXT_LEN, multiline=True),
                  x=V.optional_finite("x", x), y=V.optional_finite("y", y))
-        self._commit([Change(Action.ADDED, Layer.NOTE, n)])
-        return n
+        return self._commit([Change(Action.ADDED, Layer.NOTE, n)])[0].new
 
     # ---------------------------------------------------------------- woodland
     def trees(self, *, status: TreeStatus | None = None) -> list[Tree]:
@@ -1054,28 +673,17 @@ class Visit:
         return canopy.grove_candidates(self.get(Layer.AREA, grove_uuid).geometry, self.trees())
 
     def woodland_input(self, stand_uuid: str, grove_uuid: str | None = None) -> dict:
-        """The ``input`` of a ``woodland.class`` request for a stand (and optional grove)."""
-        stand = self.get(Layer.AREA, stand_uuid)
-        grove = self.get(Layer.AREA, grove_uuid).geometry if grove_uuid else None
-        return canopy.woodland_class_input(stand.geometry, self.trees(), self.frame, grove)
+        """The ``input`` of a ``woodland.class`` request for a stand (and optional grove)
+        (:func:`fieldapp.checks.requests.woodland_input`)."""
+        from ..checks import requests
+
+        return requests.woodland_input(self, stand_uuid, grove_uuid)
 
 
 # -------------------------------------------------------------------- helpers
-def _parent_layer(child: Layer) -> Layer:
-    return PARENT_LAYER[child]
-
-
 def _crs_text(frame: SiteFrame) -> str:
     auth = frame.crs.to_authority()
     return f"{auth[0]}:{auth[1]}" if auth else frame.crs.to_wkt()
-
-
-def _reading_id(reading) -> str | None:
-    for name in ("reading_id", "id", "uuid"):
-        v = getattr(reading, name, None)
-        if v is not None:
-            return str(v)
-    return None
 
 
 def _check_mapped_stream(kind: LineKind, mapped_stream) -> None:
@@ -1086,339 +694,3 @@ def _check_mapped_stream(kind: LineKind, mapped_stream) -> None:
     if kind is not LineKind.DRAINAGEWAY_CENTRELINE:
         raise InvalidValue("mapped_stream", f"only a drainageway centreline is a stream (this line is a "
                                             f"{kind.value}); a swale is classed by its tributary area")
-
-
-def _enum(cls, value, name):
-    try:
-        return cls(value)
-    except ValueError as exc:
-        raise InvalidValue(name, f"{value!r} is not one of {[m.value for m in cls]}") from exc
-
-
-def _gnss_fields(p: AveragedPosition) -> dict:
-    return dict(
-        x=p.x, y=p.y, ground_hae_m=p.ground_hae_m, sample_count=p.sample_count,
-        rejected_count=p.rejected_count, std_dev_x_m=p.std_dev_x_m, std_dev_y_m=p.std_dev_y_m,
-        std_dev_h_m=p.std_dev_h_m, worst_fix_quality=p.worst_fix_quality,
-        h_accuracy_m=p.h_accuracy_m, v_accuracy_m=p.v_accuracy_m, hdop=p.hdop, fix_time_utc=ms(p.time_utc),
-    )
-
-
-def _check_coords(name: str, geom, frame: SiteFrame | None = None) -> None:
-    xy = shapely.get_coordinates(geom)
-    if not (len(xy) and (xy == xy).all() and abs(xy).max() < float("inf")):
-        raise InvalidValue(name, "has NaN, infinite or no coordinates")
-    if frame is not None:
-        _check_area_of_use(frame, "x", "y", xy[:, 0], xy[:, 1], vertex_of=name)
-
-
-def _polygon(name: str, geometry, frame: SiteFrame | None = None):
-    """A valid Polygon/MultiPolygon with ≥ 3 distinct vertices per ring, or InvalidValue.
-
-    With ``frame``: every vertex inside the CRS's area of use and at least ``MIN_AREA_SQFT``
-    (1 sq ft) of ground area.
-    """
-    if isinstance(geometry, (Polygon, MultiPolygon)):
-        geom = geometry
-    else:
-        try:
-            pts = [(V.finite(f"{name} x", x), V.finite(f"{name} y", y)) for x, y in geometry]
-        except (TypeError, ValueError) as exc:
-            if isinstance(exc, InvalidValue):
-                raise
-            raise InvalidValue(name, "must be a polygon or a list of (x, y)") from exc
-        if len(distinct_vertices(pts)) < 3 or len(set(pts)) < 3:
-            raise InvalidValue(name, f"a polygon needs at least 3 distinct vertices, got {len(set(pts))}")
-        geom = Polygon(pts)
-    _check_coords(name, geom, frame)
-    for poly in shapely.get_parts(geom):
-        if len(set(map(tuple, shapely.get_coordinates(poly.exterior)))) < 3:
-            raise InvalidValue(name, "a polygon needs at least 3 distinct vertices")
-    if not geom.is_valid:
-        raise InvalidValue(name, f"polygon is not valid ({shapely.is_valid_reason(geom)})")
-    if geom.area <= 0:
-        raise InvalidValue(name, "polygon has no area (collinear vertices)")
-    if frame is not None:
-        area = frame.area_sqft(geom)
-        if area < V.MIN_AREA_SQFT:
-            raise InvalidValue(name, f"polygon of {area:.3g} sq ft is degenerate "
-                                     f"(at least {V.MIN_AREA_SQFT:g} sq ft)")
-    return geom
-
-
-def _line(name: str, geometry, frame: SiteFrame | None = None):
-    geom = geometry if isinstance(geometry, LineString) else None
-    if geom is None:
-        if geometry is None or isinstance(geometry, shapely.Geometry):
-            raise InvalidValue(name, f"must be a line, got {getattr(geometry, 'geom_type', geometry)!r}")
-        try:
-            pts = [(V.finite(f"{name} x", x), V.finite(f"{name} y", y)) for x, y in geometry]
-        except (TypeError, ValueError) as exc:
-            if isinstance(exc, InvalidValue):
-                raise
-            raise InvalidValue(name, "must be a line or a list of (x, y)") from exc
-        if len(set(pts)) < 2:
-            raise InvalidValue(name, "a line needs at least 2 distinct vertices")
-        geom = LineString(pts)
-    _check_coords(name, geom, frame)
-    if geom.length <= 0:
-        raise InvalidValue(name, "a line needs at least 2 distinct vertices")
-    return geom
-
-
-def _validated_site(site: Site, **fields) -> Site:
-    checked = {}
-    for key, value in fields.items():
-        if key == "name":
-            checked[key] = V.text("name", value, allow_empty=False)
-        elif key == "crew":
-            checked[key] = tuple(V.text("crew", c, allow_empty=False) for c in value)
-        elif key == "device_ids":
-            items = value.items() if isinstance(value, dict) else value
-            checked[key] = tuple((V.text("device_ids", k), V.text("device_ids", v)) for k, v in items)
-        elif key == "priority_waterway":
-            checked[key] = V.boolean("priority_waterway", value)
-        elif key == "water_features":
-            wf = []
-            for w in value:
-                if not isinstance(w, WaterFeature):
-                    raise InvalidValue("water_features", f"expected WaterFeature, got {w!r}")
-                wf.append(replace(w, type=_enum(WaterFeatureType, w.type, "water_features.type"),
-                                  susceptibility=None if w.susceptibility is None else
-                                  _enum(Susceptibility, w.susceptibility, "water_features.susceptibility")))
-            checked[key] = tuple(wf)
-        elif key == "antenna_height_m":
-            checked[key] = V.in_range("antenna_height_m", value, 0.0, 10.0)
-        elif key == "declination_deg":
-            checked[key] = V.in_range("declination_deg", value, -180.0, 180.0)
-        elif key == "notes":
-            checked[key] = V.text("notes", value, max_len=V.MAX_TEXT_LEN, multiline=True)
-        elif key == "visit_date":
-            if not isinstance(value, date):
-                raise InvalidValue("visit_date", f"must be a date, got {value!r}")
-            checked[key] = value
-        else:
-            raise InvalidValue(key, "is not a site field")
-    return replace(site, **checked)
-
-
-# ------------------------------------------------------------------ record validation
-# One set of rules for every record, whether a command builds it or a file is loaded
-# (fieldapp.store validates each row with :func:`validate` and refuses the file naming the row).
-_INF = math.inf
-# field -> (low, high, low_open); a field not listed only has to be finite.
-NUMBER_LIMITS: dict[str, tuple[float, float, bool]] = {
-    "dbh_in": (V.MIN_DBH_IN, V.MAX_DBH_IN, False),
-    "dbh_height_ft": (0.0, 20.0, True),
-    "crown_radius_ft": (0.0, V.MAX_CROWN_RADIUS_FT, True),
-    "segment_ft": (0.0, V.MAX_HORIZONTAL_FT, True),
-    "horizontal_distance_ft": (0.0, V.MAX_HORIZONTAL_FT, False),
-    "slope_distance_ft": (0.0, V.MAX_HORIZONTAL_FT, True),
-    "distance_ft": (0.0, _INF, True),
-    "inclination_deg": (-V.MAX_SLOPE_DEG, V.MAX_SLOPE_DEG, False),
-    "azimuth_true_deg": (0.0, 360.0, False),
-    "lon_deg": (-180.0, 180.0, False),
-    "lat_deg": (-90.0, 90.0, False),
-    "std_dev_x_m": (0.0, _INF, False),
-    "std_dev_y_m": (0.0, _INF, False),
-    "std_dev_h_m": (0.0, _INF, False),
-    "h_accuracy_m": (0.0, _INF, False),
-    "v_accuracy_m": (0.0, _INF, False),
-    "hdop": (0.0, _INF, False),
-    "antenna_height_m": (0.0, 10.0, False),
-    "declination_deg": (-180.0, 180.0, False),
-    "spacing_ft": (0.0, V.MAX_HORIZONTAL_FT, True),
-    "interval_s": (0.0, 86_400.0, True),
-    "channel_width_ft": (0.0, V.MAX_HORIZONTAL_FT, False),
-    "tributary_area_ac": (0.0, _INF, False),
-    "elevation_ft": (-30_000.0, 30_000.0, False),
-    "origin_elevation_ft": (-30_000.0, 30_000.0, False),
-    "alt_hae_m": (-10_000.0, 10_000.0, False),
-    "ground_hae_m": (-10_000.0, 10_000.0, False),
-}
-INT_LIMITS: dict[str, tuple[float, float]] = {
-    "seq": (0, _INF), "tag": (0, _INF), "sample_count": (0, _INF), "rejected_count": (0, _INF),
-    "quality": (0, 9), "worst_fix_quality": (0, 9), "sats_used": (0, 255),
-}
-# field -> (max length, multiline); other text fields: MAX_NAME_LEN, single line.
-TEXT_LIMITS: dict[str, tuple[int, bool]] = {
-    "species_code": (V.MAX_CODE_LEN, False),
-    "notes": (V.MAX_TEXT_LEN, True), "text": (V.MAX_TEXT_LEN, True),
-    "crs": (V.MAX_TEXT_LEN, True),  # an authority code or, for a custom CRS, its WKT
-}
-NOT_EMPTY = {"uuid", "created_by", "name", "text", "line_uuid", "transect_uuid", "walk_uuid"}
-# ids: the record's own and its references to other records; canonical UUID text (V.uuid_text)
-UUID_FIELDS = frozenset({"uuid", "line_uuid", "transect_uuid", "walk_uuid", "area_uuid"})
-# coordinate pairs checked against the site CRS's area of use
-XY_PAIRS = (("x", "y"), ("origin_x", "origin_y"), ("standing_x", "standing_y"))
-
-
-def _plan(cls) -> list[tuple[str, str, object, bool]]:
-    """(field, kind, type, nullable) per field of a record class, from its annotations."""
-    import typing
-
-    hints = typing.get_type_hints(cls)
-    plan = []
-    for fld in fields(cls):
-        tp = hints[fld.name]
-        args = typing.get_args(tp)
-        nullable = bool(args) and type(None) in args
-        if nullable:
-            tp = next(a for a in args if a is not type(None))
-        origin = typing.get_origin(tp)
-        if tp is bool:
-            kind = "bool"
-        elif tp is int:
-            kind = "int"
-        elif tp is float:
-            kind = "float"
-        elif tp is str:
-            kind = "str"
-        elif tp is datetime:
-            kind = "datetime"
-        elif tp is date:
-            kind = "date"
-        elif isinstance(tp, type) and issubclass(tp, Enum):
-            kind = "enum"
-        elif origin is tuple:
-            kind = "tuple"
-        else:
-            kind = "geometry"
-        plan.append((fld.name, kind, tp, nullable))
-    return plan
-
-
-_PLANS: dict[type, list] = {}
-
-
-def validate(f, frame: SiteFrame | None = None, *, check_points: bool = True):
-    """Refuse an impossible record; returns it (numbers coerced to float / int in place).
-
-    The rules every record meets, from a command or from a file: types are strict (see
-    :mod:`fieldapp.survey.values`), numbers finite and within :data:`NUMBER_LIMITS` /
-    :data:`INT_LIMITS`, text within :data:`TEXT_LIMITS` without control characters, ids
-    (:data:`UUID_FIELDS`: ``uuid`` and the references to other records) canonical UUID text
-    (:func:`fieldapp.survey.values.uuid_text`), times tz-aware, enums valid, geometry valid (polygons: ≥ 3 distinct vertices and at least
-    ``MIN_AREA_SQFT`` on the ground), and with ``frame`` every coordinate inside the site CRS's
-    area of use (:meth:`fieldapp.geo.SiteFrame.check_xy`). ``check_points=False`` leaves the
-    x/y pairs' area-of-use check to the caller (the store checks a whole table at once with
-    :meth:`~fieldapp.geo.SiteFrame.outside`, then each refused row with ``check_xy``).
-
-    Raises
-    ------
-    InvalidValue
-        ``.name`` is the field refused (``x``/``y`` for a position, the geometry field for a
-        vertex, whose index the message gives).
-    """
-    cls = type(f)
-    plan = _PLANS.get(cls)
-    if plan is None:
-        plan = _PLANS[cls] = _plan(cls)
-    for name, kind, tp, nullable in plan:
-        v = getattr(f, name)
-        if v is None:
-            if nullable or kind == "geometry":
-                continue
-            if kind == "str" and name not in NOT_EMPTY:
-                object.__setattr__(f, name, "")
-                continue
-            raise InvalidValue(name, "is required")
-        if kind == "float":
-            x = V.finite(name, v)
-            lim = NUMBER_LIMITS.get(name)
-            if lim is not None:
-                x = V.in_range(name, x, lim[0], lim[1], low_open=lim[2])
-            if name == "slope_pct":
-                V.slope_pct_from(x, None)
-            if type(v) is not float:
-                object.__setattr__(f, name, x)
-        elif kind == "int":
-            lo, hi = INT_LIMITS.get(name, (-_INF, _INF))
-            x = V.integer(name, v, lo, hi)
-            if type(v) is not int:
-                object.__setattr__(f, name, x)
-        elif kind == "bool":
-            x = V.boolean(name, v)
-            if type(v) is not bool:
-                object.__setattr__(f, name, x)
-        elif kind == "str":
-            if name in UUID_FIELDS:
-                V.uuid_text(name, v)
-                continue
-            max_len, multiline = TEXT_LIMITS.get(name, (V.MAX_NAME_LEN, False))
-            V.text(name, v, allow_empty=name not in NOT_EMPTY, max_len=max_len, multiline=multiline)
-        elif kind == "datetime":
-            if not isinstance(v, datetime) or v.tzinfo is None:
-                raise InvalidValue(name, f"must be a tz-aware UTC datetime, got {v!r}")
-        elif kind == "date":
-            if not isinstance(v, date) or isinstance(v, datetime):
-                raise InvalidValue(name, f"must be a date, got {v!r}")
-        elif kind == "enum":
-            x = _enum(tp, v, name)
-            if x is not v:
-                object.__setattr__(f, name, x)
-    if isinstance(f, Site):
-        _validate_site_fields(f)
-        return f
-    if frame is not None and check_points:
-        for nx, ny in XY_PAIRS:
-            if hasattr(f, nx) and getattr(f, nx) is not None and getattr(f, ny) is not None:
-                _check_area_of_use(frame, nx, ny, getattr(f, nx), getattr(f, ny))
-    if isinstance(f, Tree):
-        if f.crown is not None:
-            _polygon("crown", f.crown, frame)
-    elif isinstance(f, AreaFeature):
-        _polygon("geometry", f.geometry, frame)
-    elif isinstance(f, (LineFeature, OhwmLine, Transect)):
-        if f.geometry is not None or isinstance(f, LineFeature):
-            _line("geometry", f.geometry, frame)
-    return f
-
-
-def check_point_fields(f, frame: SiteFrame) -> None:
-    """The x/y pairs of a record inside the site CRS's area of use (InvalidValue naming x or y)."""
-    for nx, ny in XY_PAIRS:
-        if hasattr(f, nx) and getattr(f, nx) is not None and getattr(f, ny) is not None:
-            _check_area_of_use(frame, nx, ny, getattr(f, nx), getattr(f, ny))
-
-
-def _check_area_of_use(frame: SiteFrame, nx: str, ny: str, x, y, vertex_of: str | None = None) -> None:
-    try:
-        frame.check_xy(x, y)
-    except OutsideAreaOfUse as exc:
-        if vertex_of is not None:
-            where = "" if exc.index is None else f"vertex {exc.index}: "
-            raise InvalidValue(vertex_of, f"{where}{exc}") from exc
-        raise InvalidValue(nx if exc.axis == "x" else ny if exc.axis == "y" else f"{nx}/{ny}", str(exc)) from exc
-
-
-def _validate_site_fields(site: Site) -> None:
-    if not isinstance(site.crew, tuple) or not all(isinstance(c, str) for c in site.crew):
-        raise InvalidValue("crew", f"must be a list of names, got {site.crew!r}")
-    for c in site.crew:
-        V.text("crew", c, allow_empty=False)
-    pairs = site.device_ids
-    if not isinstance(pairs, tuple) or not all(isinstance(p, tuple) and len(p) == 2 for p in pairs):
-        raise InvalidValue("device_ids", f"must be (role, id) pairs, got {pairs!r}")
-    for k, v in pairs:
-        V.text("device_ids", k), V.text("device_ids", v)
-    if not isinstance(site.water_features, tuple):
-        raise InvalidValue("water_features", f"must be a list, got {site.water_features!r}")
-    for w in site.water_features:
-        if not isinstance(w, WaterFeature):
-            raise InvalidValue("water_features", f"expected WaterFeature, got {w!r}")
-        V.text("water_features.name", w.name)
-        _enum(WaterFeatureType, w.type, "water_features.type")
-        if w.susceptibility is not None:
-            _enum(Susceptibility, w.susceptibility, "water_features.susceptibility")
-        V.optional_text("water_features.wetland_type", w.wetland_type)
-    if site.crs is not None:
-        try:
-            SiteFrame(site.crs)
-        except GeoError as exc:
-            raise InvalidValue("crs", str(exc)) from exc
-
-
-# Backwards-compatible private name used inside this module.
-def _validate(f, frame: SiteFrame | None = None):
-    return validate(f, frame)

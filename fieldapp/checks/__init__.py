@@ -1,0 +1,66 @@
+"""Checks: the survey model turned into rule requests, and the latest results (no Qt).
+
+Two modules: :mod:`fieldapp.checks.requests` holds every builder of rule input (from numbers,
+from one record of the model, and one builder per kind of check; its docstring says why they
+live there), :mod:`fieldapp.checks.results` the :class:`Checks` that evaluates them and the
+words that say a result. Every name is importable from ``fieldapp.checks`` as before.
+
+Checks are derived, never stored as truth (DESIGN.md). :func:`requests_for_model` reads the
+survey model and builds one rule request per applicable check, exactly the JSON of
+``rules-contract.md`` (so the checks panel, the report and ``fieldapp rules evaluate`` see the
+same thing); :class:`Checks` evaluates the requests whose JSON changed and keeps the latest
+result of each.
+
+A check is identified by a stable id: ``bank:<transect id>``, ``protective_area``,
+``woodland:<stand id>``, ``mitigation:<stand id>``, ``wetland:<polygon id>``,
+``graded_area:<polygon id>``, ``drainageway:<line id>``, ``development_area``.
+
+A check may wait for data before any rule can read it: a woodland stand in which no tree has
+been recorded yet gets no ``woodland.class`` request (the rule would class the empty tally as
+"none", a verdict on nothing) but an :class:`AwaitingData` in its place, which :class:`Checks`
+turns into a :class:`Check` with status ``needs_data``, a ``next_step`` in words and no rule
+request (``Check.has_request`` False). The stand's mitigation check (with a retained area set)
+waits likewise. The rules stay pure: this is the model-to-request layer saying there is nothing
+to send yet.
+
+Canopy percentages sent to ``woodland.class`` are clamped to [0, 100] (:func:`clamp_pct`). The
+survey model already clamps them where they are computed (:func:`fieldapp.survey.canopy.pct`: a
+stand covered by crowns gave 100 % plus floating-point excess, which the rule refuses); the clamp
+here stays for percentages a caller passes in by hand.
+
+Examples
+--------
+>>> req = bank_request(False, [(0.0, 0.0), (30.0, 1.2)])
+>>> req["rule"], req["input"]["stations"][1]
+('nr341.bank', {'distance_ft': 30.0, 'elevation_ft': 1.2})
+"""
+
+from __future__ import annotations
+
+from .requests import (
+    CITE_CITY,
+    RECORD_STAND_TREES,
+    AwaitingData,
+    bank_request,
+    clamp_pct,
+    development_area_request,
+    drainageway_request,
+    graded_area_request,
+    graded_slope_pct,
+    mitigation_request,
+    protective_area_request,
+    requests_for_model,
+    stands_with_trees,
+    wetland_feature,
+    wetland_size_request,
+    woodland_class_request,
+)
+from .results import RULE_TITLES, Check, Checks, status_words, summary_words
+
+__all__ = [
+    "AwaitingData", "Check", "Checks", "bank_request", "protective_area_request", "woodland_class_request",
+    "mitigation_request", "wetland_size_request", "development_area_request",
+    "graded_area_request", "drainageway_request", "clamp_pct", "requests_for_model",
+    "status_words", "summary_words", "stands_with_trees",
+    "CITE_CITY", "RECORD_STAND_TREES", "RULE_TITLES", "graded_slope_pct", "wetland_feature",
+]

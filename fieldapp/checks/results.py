@@ -1,0 +1,219 @@
+"""Check results: the latest result of every rule request built from the model (no Qt).
+
+:class:`Checks` evaluates the requests of :func:`fieldapp.checks.requests.requests_for_model`
+whose JSON changed and keeps the latest result of each as a :class:`Check`; a check awaiting
+data (:class:`~fieldapp.checks.requests.AwaitingData`) becomes a ``needs_data`` check with no
+request. :func:`summary_words` and :func:`status_words` say a result in a few words for the
+checks panel and the report.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass
+from typing import Any, Callable
+
+from .requests import AwaitingData, requests_for_model
+
+__all__ = ["RULE_TITLES", "Check", "Checks", "status_words", "summary_words"]
+
+RULE_TITLES = {
+    "nr341.bank": "Bank (NR 341.035)",
+    "nr341.graded_area": "Graded area on the bank (NR 341.035)",
+    "nr151.protective_area": "Protective area (NR 151.125)",
+    "woodland.class": "Woodland class (city)",
+    "woodland.mitigation": "Woodland protection / mitigation (city)",
+    "wetland.size": "Ordinance wetland (city)",
+    "development_area": "Development area (city)",
+    "drainageway": "Drainageway (city)",
+}
+
+
+@dataclass(frozen=True)
+class Check:
+    """One check: its id, a title, the request, and the latest result.
+
+    Attributes
+    ----------
+    check_id : str
+    title : str
+    request : dict
+        The rule request (contract JSON); empty (``{}``) for a check awaiting data
+        (:class:`AwaitingData`), which has no request to send yet.
+    result : dict
+        ``fieldapp.rules.evaluate(request)``, or :meth:`AwaitingData.result`.
+    """
+
+    check_id: str
+    title: str
+    request: dict
+    result: dict
+
+    @property
+    def status(self) -> str:
+        return str(self.result.get("status", "error"))
+
+    @property
+    def rule(self) -> str:
+        """The rule id (``woodland.class`` ...), also for a check awaiting data."""
+        return str(self.request.get("rule") or self.result.get("rule") or "")
+
+    @property
+    def has_request(self) -> bool:
+        """False for a check awaiting data: there is no rule request to attach or replay."""
+        return bool(self.request)
+
+    def request_json(self) -> str:
+        """The request as the JSON ``fieldapp rules evaluate`` takes (``{}`` while the check
+        awaits data)."""
+        return json.dumps(self.request, indent=2)
+
+
+def status_words(status: str) -> str:
+    return {"determined": "determined", "needs_data": "needs data", "exempt": "exempt",
+            "error": "error"}.get(status, status)
+
+
+def _fmt(v: Any, unit: str = "") -> str:
+    if v is None:
+        return "–"
+    if isinstance(v, bool):
+        return "yes" if v else "no"
+    if isinstance(v, float):
+        return f"{v:,.1f}{unit}"
+    return f"{v}{unit}"
+
+
+def summary_words(rule: str, result: dict) -> str:
+    """The value of a result in a few words for the panel (e.g. ``Bank 120.0 ft``).
+
+    ``rule`` may be empty (a check awaiting data has no request): the result's ``rule`` is used.
+    A ``needs_data`` result says its next step (``Needs data: ...``), except the bank's, which
+    gives the bank so far and how much further to walk.
+    """
+    rule = rule or str(result.get("rule") or "")
+    st = result.get("status")
+    if st == "error":
+        return f"Error: {result.get('message', '')}"
+    if st == "needs_data" and rule != "nr341.bank" and result.get("next_step"):
+        return f"Needs data: {result.get('next_step')}"
+    if rule == "nr341.bank":
+        if st == "determined":
+            return f"Bank {_fmt(result.get('bank_ft'), ' ft')} ({result.get('basis')})"
+        return (f"Bank at least {_fmt(result.get('bank_ft_at_least'), ' ft')}; walk more than "
+                f"{_fmt(result.get('walk_further_ft'), ' ft')} further")
+    if rule == "nr151.protective_area":
+        if st == "exempt":
+            return "Exempt"
+        return (f"Width {_fmt(result.get('width_ft'), ' ft')} "
+                f"(governed by {result.get('governing_feature') or '–'})")
+    if rule == "woodland.class":
+        return (f"Class {result.get('class')} ({result.get('basis') or 'no basis'}); canopy ≥10 in "
+                f"{_fmt(result.get('canopy_10in_pct'), ' %')}, ≥3 in "
+                f"{_fmt(result.get('canopy_3in_pct'), ' %')}")
+    if rule == "woodland.mitigation":
+        return (f"Retained {_fmt(result.get('retained_pct'), ' %')}; permitted "
+                f"{_fmt(result.get('permitted'))}; mitigation "
+                f"{_fmt(result.get('mitigation_area_ac'), ' ac')}")
+    if rule == "wetland.size":
+        return (f"Ordinance wetland: {_fmt(result.get('is_ordinance_wetland'))}; undisturbed "
+                f"{_fmt(result.get('required_undisturbed_pct'), ' %')}")
+    if rule == "development_area":
+        return f"Envelope {_fmt(result.get('envelope_area_sqft'), ' sq ft')}"
+    if rule == "nr341.graded_area":
+        return (f"Surface {_fmt(result.get('surface_area_sqft'), ' sq ft')}; permit "
+                f"{_fmt(result.get('permit_required'))}")
+    if rule == "drainageway":
+        return (f"Drainageway: {_fmt(result.get('is_drainageway'))}; width "
+                f"{_fmt(result.get('total_width_ft'), ' ft')}; open space "
+                f"{_fmt(result.get('min_open_space_sqft'), ' sq ft')}")
+    return st or ""
+
+
+class Checks:
+    """The latest result of every check; re-evaluates only requests whose JSON changed.
+
+    Parameters
+    ----------
+    evaluate : callable(dict) -> dict, optional
+        The rules entry point (default :func:`fieldapp.rules.evaluate`).
+    """
+
+    def __init__(self, evaluate: Callable[[dict], dict] | None = None) -> None:
+        if evaluate is None:
+            from fieldapp.rules import evaluate as rules_evaluate
+
+            evaluate = rules_evaluate
+        self._evaluate = evaluate
+        self._checks: dict[str, Check] = {}
+        self._keys: dict[str, str] = {}
+        self.listeners: list[Callable[[list[Check]], None]] = []
+        self.evaluations = 0
+
+    def refresh(self, model: Any, *, retained_ac: float = 0.0) -> bool:
+        """Rebuild every request from the survey ``model`` (:func:`requests_for_model`) and
+        evaluate what changed; the woodland class feeds the mitigation request."""
+        def woodland_class(request: dict) -> str | None:
+            result = self._evaluate_cached(request)
+            return result.get("class") if result.get("status") != "error" else None
+
+        return self.update(requests_for_model(model, retained_ac=retained_ac,
+                                              woodland_class=woodland_class))
+
+    def _evaluate_cached(self, request: dict) -> dict:
+        key = json.dumps(request, sort_keys=True)
+        for cid, k in self._keys.items():
+            if k == key:
+                return self._checks[cid].result
+        return self._safe_evaluate(request)
+
+    def _safe_evaluate(self, request: dict) -> dict:
+        self.evaluations += 1
+        try:
+            return self._evaluate(request)
+        except Exception as exc:  # noqa: BLE001 - a rule bug shows as an error row
+            return {"rule": request.get("rule"), "status": "error",
+                    "message": f"{type(exc).__name__}: {exc}"}
+
+    def update(self, requests: dict[str, tuple[str, dict | AwaitingData]]) -> bool:
+        """Replace the set of checks by ``requests`` ({id: (title, request)}).
+
+        Evaluates the new or changed requests; drops checks no longer applicable. An
+        :class:`AwaitingData` in place of a request is not evaluated: its check has no request
+        and the ``needs_data`` result the placeholder gives. Returns True (and tells the
+        listeners) when anything changed.
+        """
+        changed = False
+        for cid in list(self._checks):
+            if cid not in requests:
+                del self._checks[cid]
+                self._keys.pop(cid, None)
+                changed = True
+        for cid, (title, request) in requests.items():
+            awaiting = isinstance(request, AwaitingData)
+            key = json.dumps({"awaiting": [request.rule, request.next_step, request.citation]}
+                             if awaiting else request, sort_keys=True)
+            if self._keys.get(cid) == key and self._checks[cid].title == title:
+                continue
+            if awaiting:
+                self._checks[cid] = Check(cid, title, {}, request.result())
+            else:
+                self._checks[cid] = Check(cid, title, request, self._safe_evaluate(request))
+            self._keys[cid] = key
+            changed = True
+        if changed:
+            snapshot = self.all()
+            for fn in self.listeners:
+                fn(snapshot)
+        return changed
+
+    def all(self) -> list[Check]:
+        """Every current check, in id order."""
+        return [self._checks[k] for k in sorted(self._checks)]
+
+    def get(self, check_id: str) -> Check | None:
+        return self._checks.get(check_id)
+
+    def requests(self) -> list[dict]:
+        """Every current request (what the report embeds); checks awaiting data have none."""
+        return [c.request for c in self.all() if c.has_request]

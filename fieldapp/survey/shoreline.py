@@ -1,0 +1,354 @@
+"""Shoreline commands of the visit: OHWM lines and points, transects and stations.
+
+The NR 341.035 bank survey: the ordinary high-water mark (OHWM) walked as averaged or offset
+points, transects run landward from it on an azimuth, and stations shot along each transect
+(horizontal distance ft, slope percent, interruptions, a stipulated bank). One part of
+:class:`~fieldapp.survey.visit.Visit`, which composes this mixin: the commands build records
+and hand them to the visit's ``_commit`` (validation, journal, memory, events, undo) exactly as
+the visit's other commands do; they read the visit's site, frame, gate and clock.
+
+Readings are read through :class:`~fieldapp.survey.readings.ShotLike` (a rangefinder shot)
+and :class:`~fieldapp.survey.gnss.FixLike` (a GNSS fix).
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import replace
+from typing import Iterable
+
+import shapely
+from shapely.geometry import LineString
+
+from ..geo import FOOT_INTERNATIONAL_M
+from . import values as V
+from .errors import InvalidValue
+from .features import Action, Change, Layer, OhwmLine, OhwmPoint, PointMethod, Station, Transect
+from .gnss import AveragedPosition, FixLike, North, average_fixes, horizontal_from_slope_ft, true_azimuth
+from .readings import ShotLike
+from .readings import reading_id as _reading_id
+from .validation import ms, validate
+
+__all__ = ["ShorelineCommands"]
+
+
+class ShorelineCommands:
+    """OHWM and transect commands of a :class:`~fieldapp.survey.visit.Visit` (a mixin)."""
+
+    # ---------------------------------------------------------------- OHWM
+    def add_ohwm_line(self, label: str = "", water_feature: str | None = None) -> OhwmLine:
+        """Start a new OHWM line (points are added with ``add_ohwm_point``)."""
+        line = OhwmLine(**self._stamp(), label=V.text("label", label), water_feature=water_feature)
+        return self._commit([Change(Action.ADDED, Layer.OHWM_LINE, line)])[0].new
+
+    def _line_for(self, line_uuid: str | None) -> tuple[str, list[Change]]:
+        if line_uuid is not None:
+            self.get(Layer.OHWM_LINE, line_uuid)
+            return line_uuid, []
+        lines = self.features(Layer.OHWM_LINE)
+        if lines:
+            return lines[-1].uuid, []
+        line = OhwmLine(**self._stamp(), label="OHWM 1")
+        return line.uuid, [Change(Action.ADDED, Layer.OHWM_LINE, line)]
+
+    def _line_geometry_change(self, line_uuid, *, adding=None, removing=None, pending=None):
+        """The UPDATED change of a line whose points change (geometry follows point order)."""
+        pts = [p for p in self.children(Layer.OHWM_POINT, line_uuid) if p.uuid != removing]
+        if adding is not None:
+            pts.append(adding)
+        geom = LineString([(p.x, p.y) for p in pts]) if len(pts) >= 2 else None
+        old = pending if pending is not None else self.get(Layer.OHWM_LINE, line_uuid)
+        new = replace(old, geometry=geom, modified_utc=ms(self._clock()))
+        if pending is not None:
+            return [Change(Action.ADDED, Layer.OHWM_LINE, new)]
+        return [Change(Action.UPDATED, Layer.OHWM_LINE, new, old)]
+
+    def _add_point(self, line_uuid, **fields) -> OhwmPoint:
+        line_uuid, pre = self._line_for(line_uuid)
+        pending = pre[0].new if pre else None
+        seq = max((p.seq for p in self.children(Layer.OHWM_POINT, line_uuid)), default=-1) + 1
+        pt = OhwmPoint(**self._stamp(), line_uuid=line_uuid, seq=seq, **fields)
+        pt = validate(pt)
+        return self._commit(self._line_geometry_change(line_uuid, adding=pt, pending=pending)
+                            + [Change(Action.ADDED, Layer.OHWM_POINT, pt)])[-1].new
+
+    def add_ohwm_point(self, position: AveragedPosition, line_uuid: str | None = None) -> OhwmPoint:
+        """Add an averaged OHWM point (from :meth:`average`) to a line (default: the last one)."""
+        return self._add_point(line_uuid, **_gnss_fields(position), method=PointMethod.AVERAGED)
+
+    def average(self, fixes: Iterable, *, min_epochs: int = 1) -> AveragedPosition:
+        """Average usable epochs (visit gate, site antenna height) into a site-CRS position.
+
+        The site CRS is picked from the first usable fix if not set. Raises NotEnoughEpochs.
+        """
+        fixes = list(fixes)
+        if self._frame is None:
+            first = next((f for f in fixes if self.gate.usable(f)), None)
+            self.ensure_frame(first)
+        return average_fixes(
+            fixes, self.frame, min_epochs=min_epochs, gate=self.gate,
+            antenna_height_m=self._site.antenna_height_m,
+        )
+
+    def add_ohwm_offset_point(
+        self,
+        standing: AveragedPosition | FixLike | tuple[float, float],
+        azimuth_deg: float | None = None,
+        *,
+        north: North = North.TRUE,
+        horizontal_ft: float | None = None,
+        slope_distance_ft: float | None = None,
+        inclination_deg: float | None = None,
+        shot: ShotLike | None = None,
+        reading_id: str | None = None,
+        line_uuid: str | None = None,
+    ) -> OhwmPoint:
+        """Add an OHWM point shot from where the crew stands (offset point).
+
+        Parameters
+        ----------
+        standing : AveragedPosition, a fix, or (x, y) in site CRS units
+            Where the instrument stands.
+        azimuth_deg : float
+            Bearing to the target, degrees; with ``north=North.MAGNETIC`` the site's
+            ``declination_deg`` (east positive) is added.
+        horizontal_ft, or slope_distance_ft and inclination_deg, or shot
+            Horizontal distance (international ft), or HD = SD·cos(inclination), or a
+            rangefinder shot (``horizontal_distance_ft``/``slope_distance_ft``,
+            ``inclination_deg``, ``azimuth_deg``).
+
+        The target is solved on the ellipsoid (``Geod.fwd``) and projected.
+        """
+        gnss = {}
+        if isinstance(standing, AveragedPosition):
+            sx, sy = standing.x, standing.y
+            gnss = _gnss_fields(standing)
+        elif isinstance(standing, tuple):
+            sx, sy = self._xy(*standing)
+        else:
+            sx, sy = self._xy(fix=standing)
+            gnss = dict(worst_fix_quality=int(standing.quality), sample_count=1,
+                        hdop=standing.hdop, h_accuracy_m=standing.horizontal_accuracy_m,
+                        fix_time_utc=ms(standing.time_utc))
+        if shot is not None:
+            if azimuth_deg is None:
+                azimuth_deg = shot.azimuth_deg
+            horizontal_ft = horizontal_ft if horizontal_ft is not None else shot.horizontal_distance_ft
+            slope_distance_ft = slope_distance_ft if slope_distance_ft is not None else shot.slope_distance_ft
+            inclination_deg = inclination_deg if inclination_deg is not None else shot.inclination_deg
+            reading_id = reading_id or _reading_id(shot)
+        if azimuth_deg is None:
+            raise InvalidValue("azimuth_deg", "an offset point needs an azimuth")
+        az = true_azimuth(azimuth_deg, north, self._site.declination_deg)
+        if horizontal_ft is None:
+            if slope_distance_ft is None or inclination_deg is None:
+                raise InvalidValue("horizontal_ft", "give horizontal_ft, or slope_distance_ft and inclination_deg")
+            horizontal_ft = horizontal_from_slope_ft(slope_distance_ft, inclination_deg)
+        hd = V.in_range("horizontal_ft", horizontal_ft, 0.0, V.MAX_HORIZONTAL_FT)
+        tx, ty = self.frame.forward(sx, sy, az, hd * FOOT_INTERNATIONAL_M / self.frame.foot.metres)
+        gnss.pop("x", None), gnss.pop("y", None)
+        return self._add_point(
+            line_uuid, x=float(tx), y=float(ty), method=PointMethod.OFFSET,
+            standing_x=sx, standing_y=sy, azimuth_true_deg=az, horizontal_distance_ft=hd,
+            reading_id=reading_id, **gnss,
+        )
+
+    def ohwm_geometry(self, line_uuid: str | None = None):
+        """The OHWM LineString (site CRS), None below two points."""
+        lines = self.features(Layer.OHWM_LINE)
+        if line_uuid is None:
+            if not lines:
+                return None
+            line_uuid = lines[-1].uuid
+        return self.get(Layer.OHWM_LINE, line_uuid).geometry
+
+    # ---------------------------------------------------------------- transects
+    def add_transect(
+        self,
+        azimuth_deg: float,
+        *,
+        origin: tuple[float, float] | None = None,
+        ohwm_point_uuid: str | None = None,
+        line_uuid: str | None = None,
+        north: North = North.TRUE,
+        label: str = "",
+        origin_elevation_ft: float | None = None,
+        stipulated: bool = False,
+    ) -> Transect:
+        """A transect from the OHWM, landward on ``azimuth_deg``.
+
+        The origin is an OHWM point, or ``origin`` (x, y) moved onto the nearest point of the
+        OHWM line when there is one. ``origin_elevation_ft`` lets stations carry elevations.
+        ``stipulated``: the bank distance is stipulated here (see :meth:`set_stipulated`).
+        """
+        az = true_azimuth(azimuth_deg, north, self._site.declination_deg)
+        if ohwm_point_uuid is not None:
+            p = self.get(Layer.OHWM_POINT, ohwm_point_uuid)
+            ox, oy, line_uuid = p.x, p.y, p.line_uuid
+        elif origin is not None:
+            ox, oy = self._xy(*origin, name="origin")
+            geom = self.ohwm_geometry(line_uuid)
+            if geom is not None:
+                snapped = geom.interpolate(geom.project(shapely.Point(ox, oy)))
+                ox, oy = snapped.x, snapped.y
+                if line_uuid is None:
+                    line_uuid = self.features(Layer.OHWM_LINE)[-1].uuid
+        else:
+            raise InvalidValue("origin", "give origin (x, y) or ohwm_point_uuid")
+        t = Transect(
+            **self._stamp(), label=V.text("label", label) or f"T{len(self._data[Layer.TRANSECT]) + 1}",
+            line_uuid=line_uuid, origin_x=float(ox), origin_y=float(oy), azimuth_true_deg=az,
+            origin_elevation_ft=V.optional_finite("origin_elevation_ft", origin_elevation_ft),
+            stipulated=V.boolean("stipulated", stipulated),
+        )
+        return self._commit([Change(Action.ADDED, Layer.TRANSECT, t)])[0].new
+
+    def stations(self, transect_uuid: str) -> list[Station]:
+        """Stations of a transect in order (landward)."""
+        self.get(Layer.TRANSECT, transect_uuid)
+        return self.children(Layer.STATION, transect_uuid)
+
+    def add_station(
+        self,
+        transect_uuid: str,
+        *,
+        horizontal_ft: float | None = None,
+        slope_pct: float | None = None,
+        slope_deg: float | None = None,
+        slope_distance_ft: float | None = None,
+        inclination_deg: float | None = None,
+        shot: ShotLike | None = None,
+        toward_water: bool = False,
+        elevation_ft: float | None = None,
+        interruption: bool = False,
+        reading_id: str | None = None,
+    ) -> Station:
+        """Add the next station: the segment from the previous station (or the OHWM).
+
+        Give the segment's horizontal length (``horizontal_ft``, or ``slope_distance_ft`` which
+        is reduced with the slope: HD = SD·cos(incl) = SD/√(1+(pct/100)²)) and its slope
+        (``slope_pct``, ``slope_deg``, or ``inclination_deg``: pct = 100·tan), or a rangefinder
+        ``shot``. Slope is positive when the ground rises landward; a shot taken looking back
+        toward the water has ``toward_water=True`` and its inclination's sign is flipped.
+        Elevation is taken as given, else carried from the previous one by the slope when the
+        origin elevation is known.
+
+        Raises
+        ------
+        InvalidValue
+            Non-finite input, slope beyond ±89°, zero or negative horizontal length.
+        """
+        t = self.get(Layer.TRANSECT, transect_uuid)
+        if shot is not None:
+            horizontal_ft = horizontal_ft if horizontal_ft is not None else shot.horizontal_distance_ft
+            slope_distance_ft = slope_distance_ft if slope_distance_ft is not None else shot.slope_distance_ft
+            if inclination_deg is None and slope_pct is None and slope_deg is None:
+                inclination_deg = shot.inclination_deg
+                if inclination_deg is None:
+                    slope_pct = shot.slope_pct
+            reading_id = reading_id or _reading_id(shot)
+        if inclination_deg is not None and slope_pct is None and slope_deg is None:
+            slope_deg = V.in_range("inclination_deg", inclination_deg, -V.MAX_SLOPE_DEG, V.MAX_SLOPE_DEG)
+        pct = V.slope_pct_from(slope_pct, slope_deg)
+        if V.boolean("toward_water", toward_water):
+            pct = -pct
+        if horizontal_ft is None:
+            if slope_distance_ft is None:
+                raise InvalidValue("horizontal_ft", "give horizontal_ft or slope_distance_ft")
+            sd = V.in_range("slope_distance_ft", slope_distance_ft, 0.0, V.MAX_HORIZONTAL_FT, low_open=True)
+            horizontal_ft = sd / math.sqrt(1.0 + (pct / 100.0) ** 2)
+        seg = V.in_range("horizontal_ft", horizontal_ft, 0.0, V.MAX_HORIZONTAL_FT, low_open=True)
+        prev = self.children(Layer.STATION, transect_uuid)
+        last_d = prev[-1].distance_ft if prev else 0.0
+        last_e = prev[-1].elevation_ft if prev else t.origin_elevation_ft
+        if elevation_ft is None and last_e is not None:
+            elevation_ft = last_e + seg * pct / 100.0
+        dist = last_d + seg
+        x, y = self._station_xy(t, dist)
+        st = Station(
+            **self._stamp(), transect_uuid=transect_uuid, seq=(prev[-1].seq + 1) if prev else 0,
+            distance_ft=dist, segment_ft=seg, slope_pct=pct, x=x, y=y,
+            slope_distance_ft=V.optional_finite("slope_distance_ft", slope_distance_ft),
+            inclination_deg=V.optional_finite("inclination_deg", inclination_deg),
+            elevation_ft=V.optional_finite("elevation_ft", elevation_ft),
+            reading_id=reading_id, interruption=V.boolean("interruption", interruption),
+        )
+        changes = [Change(Action.ADDED, Layer.STATION, st)]
+        changes += self._transect_geometry_change(t, [*prev, st])
+        return self._commit(changes)[0].new
+
+    def _station_xy(self, t: Transect, distance_ft: float) -> tuple[float, float]:
+        x, y = self.frame.forward(t.origin_x, t.origin_y, t.azimuth_true_deg,
+                                  distance_ft * FOOT_INTERNATIONAL_M / self.frame.foot.metres)
+        return float(x), float(y)
+
+    def _transect_geometry_change(self, t: Transect, stations: list[Station]) -> list[Change]:
+        geom = LineString([(t.origin_x, t.origin_y), (stations[-1].x, stations[-1].y)]) if stations else None
+        new = replace(t, geometry=geom, modified_utc=ms(self._clock()))
+        return [Change(Action.UPDATED, Layer.TRANSECT, new, t)]
+
+    def _station_restack(self, transect_uuid: str, removing: str) -> list[Change]:
+        t = self.get(Layer.TRANSECT, transect_uuid)
+        keep = [s for s in self.children(Layer.STATION, transect_uuid) if s.uuid != removing]
+        changes, d, out = [], 0.0, []
+        for s in keep:
+            d += s.segment_ft
+            if abs(d - s.distance_ft) > 1e-9:
+                x, y = self._station_xy(t, d)
+                new = replace(s, distance_ft=d, x=x, y=y, modified_utc=ms(self._clock()))
+                changes.append(Change(Action.UPDATED, Layer.STATION, new, s))
+                s = new
+            out.append(s)
+        return changes + self._transect_geometry_change(t, out)
+
+    def set_interruption(self, station_uuid: str, interruption: bool = True) -> Station:
+        """Mark (or clear) a complete interruption at a station (the surveyor decides)."""
+        return self._update(Layer.STATION, station_uuid, interruption=V.boolean("interruption", interruption))
+
+    def set_stipulated(self, transect_uuid: str, stipulated: bool = True) -> Transect:
+        """Mark (or clear) a stipulated bank at a transect, NR 341.035(2)(c).
+
+        The landowner stipulates that the slope continues: the bank is 300 ft (1.), 500 ft on a
+        priority waterway (2.), from the OHWM, still capped by a complete interruption
+        ((1)(c)). One undoable command; listeners get an UPDATED change of the transect, and
+        the transect's ``nr341.bank`` request (:meth:`bank_input`) carries ``stipulated``.
+
+        Raises
+        ------
+        NotFound
+            No such transect.
+        InvalidValue
+            ``stipulated`` is not a bool.
+        """
+        return self._update(Layer.TRANSECT, transect_uuid, stipulated=V.boolean("stipulated", stipulated))
+
+    # ------------------------------------------------ rule inputs (built in fieldapp.checks.requests)
+    def segments(self, transect_uuid: str) -> list[dict]:
+        """``nr341.bank`` ``segments`` of a transect (:func:`fieldapp.checks.requests.segments`)."""
+        from ..checks import requests
+
+        return requests.segments(self, transect_uuid)
+
+    def stations_input(self, transect_uuid: str) -> list[dict] | None:
+        """``nr341.bank`` ``stations`` (:func:`fieldapp.checks.requests.stations_input`)."""
+        from ..checks import requests
+
+        return requests.stations_input(self, transect_uuid)
+
+    def bank_input(self, transect_uuid: str, *, stipulated: bool | None = None) -> dict:
+        """The ``input`` of a transect's ``nr341.bank`` request
+        (:func:`fieldapp.checks.requests.bank_input`)."""
+        from ..checks import requests
+
+        return requests.bank_input(self, transect_uuid, stipulated=stipulated)
+
+
+def _gnss_fields(p: AveragedPosition) -> dict:
+    return dict(
+        x=p.x, y=p.y, ground_hae_m=p.ground_hae_m, sample_count=p.sample_count,
+        rejected_count=p.rejected_count, std_dev_x_m=p.std_dev_x_m, std_dev_y_m=p.std_dev_y_m,
+        std_dev_h_m=p.std_dev_h_m, worst_fix_quality=p.worst_fix_quality,
+        h_accuracy_m=p.h_accuracy_m, v_accuracy_m=p.v_accuracy_m, hdop=p.hdop, fix_time_utc=ms(p.time_utc),
+    )
+
+

@@ -1,0 +1,458 @@
+"""Record validation: the rules every survey record meets, from a command or from a file.
+
+One set of rules for every record, whether a :class:`~fieldapp.survey.visit.Visit` command
+builds it or :mod:`fieldapp.store` loads it from a GeoPackage (the store validates each row
+with :func:`validate` and refuses the file naming the row). Kept apart from the visit so the
+store reads the rules without the commands, and so the visit holds model data and commands.
+
+:func:`validate` never changes a record: a record whose fields need coercing (an ``int`` for
+a float field, ``1`` for a bool, ``"live"`` for an enum) comes back as a corrected copy
+(``dataclasses.replace``); one that needs none comes back as itself.
+
+Parents and references
+----------------------
+:data:`PARENTS` is the one map of the child layers (station, OHWM point, walk vertex) to the
+field naming their parent and the parent's layer; :data:`REFERENCE_FIELD` the optional
+references whose target may be gone (only their form is a rule).
+
+Examples
+--------
+>>> PARENTS[Layer.STATION]
+ParentRef(field='transect_uuid', layer=<Layer.TRANSECT: 'transect'>)
+>>> ms(datetime(2024, 6, 3, 15, 0, 0, 123456, tzinfo=timezone.utc)).microsecond
+123000
+"""
+
+from __future__ import annotations
+
+import math
+import typing
+from dataclasses import fields, replace
+from datetime import date, datetime, timezone
+from enum import Enum
+from typing import NamedTuple
+
+import shapely
+from shapely.geometry import LineString, MultiPolygon, Polygon
+
+from ..geo import GeoError, OutsideAreaOfUse, SiteFrame
+from . import values as V
+from .boundary import distinct_vertices
+from .errors import InvalidValue
+from .features import (
+    AreaFeature,
+    Layer,
+    LineFeature,
+    OhwmLine,
+    Site,
+    Susceptibility,
+    Transect,
+    Tree,
+    WaterFeature,
+    WaterFeatureType,
+)
+
+__all__ = [
+    "ParentRef", "PARENTS", "REFERENCE_FIELD", "NUMBER_LIMITS", "INT_LIMITS", "TEXT_LIMITS",
+    "NOT_EMPTY", "UUID_FIELDS", "XY_PAIRS", "validate", "check_point_fields", "ms",
+    "enum_value", "polygon", "line", "validated_site",
+]
+
+
+class ParentRef(NamedTuple):
+    """How a child record names its parent: the child's ``field`` and the parent's ``layer``."""
+
+    field: str
+    layer: Layer
+
+
+# Child layers -> the field naming their parent and the parent's layer (children reference
+# parents by uuid).
+PARENTS: dict[Layer, ParentRef] = {
+    Layer.OHWM_POINT: ParentRef("line_uuid", Layer.OHWM_LINE),
+    Layer.STATION: ParentRef("transect_uuid", Layer.TRANSECT),
+    Layer.WALK_VERTEX: ParentRef("walk_uuid", Layer.WALK),
+}
+# Optional references to another record: (layer, field) -> layer referred to. Unlike a child's
+# parent these may name a record deleted since (deleting an OHWM line keeps its transects,
+# deleting a walk keeps the area it drew), so only their form is a rule, not their target.
+REFERENCE_FIELD = {
+    (Layer.TRANSECT, "line_uuid"): Layer.OHWM_LINE,
+    (Layer.AREA, "walk_uuid"): Layer.WALK,
+    (Layer.WALK, "area_uuid"): Layer.AREA,
+}
+
+
+def ms(dt: datetime | None) -> datetime | None:
+    """A UTC time truncated to milliseconds (the store's resolution), None passes."""
+    if dt is None:
+        return None
+    if dt.tzinfo is None:
+        raise InvalidValue("time_utc", f"naive datetime {dt!r}; times must be tz-aware UTC")
+    dt = dt.astimezone(timezone.utc)
+    return dt.replace(microsecond=dt.microsecond // 1000 * 1000)
+
+
+
+def enum_value(cls, value, name: str):
+    """``cls(value)``, or InvalidValue naming ``name`` and the allowed values."""
+    try:
+        return cls(value)
+    except ValueError as exc:
+        raise InvalidValue(name, f"{value!r} is not one of {[m.value for m in cls]}") from exc
+
+
+
+def _check_coords(name: str, geom, frame: SiteFrame | None = None) -> None:
+    xy = shapely.get_coordinates(geom)
+    if not (len(xy) and (xy == xy).all() and abs(xy).max() < float("inf")):
+        raise InvalidValue(name, "has NaN, infinite or no coordinates")
+    if frame is not None:
+        _check_area_of_use(frame, "x", "y", xy[:, 0], xy[:, 1], vertex_of=name)
+
+
+def _vertices(name: str, geometry, what: str) -> list[tuple[float, float]]:
+    """``geometry`` given as (x, y) pairs, each finite; InvalidValue naming ``name`` otherwise."""
+    try:
+        return [(V.finite(f"{name} x", x), V.finite(f"{name} y", y)) for x, y in geometry]
+    except (TypeError, ValueError) as exc:
+        if isinstance(exc, InvalidValue):
+            raise
+        raise InvalidValue(name, f"must be a {what} or a list of (x, y)") from exc
+
+
+def polygon(name: str, geometry, frame: SiteFrame | None = None):
+    """A valid Polygon/MultiPolygon with ≥ 3 distinct vertices per ring, or InvalidValue.
+
+    With ``frame``: every vertex inside the CRS's area of use and at least ``MIN_AREA_SQFT``
+    (1 sq ft) of ground area.
+    """
+    if isinstance(geometry, (Polygon, MultiPolygon)):
+        geom = geometry
+    else:
+        pts = _vertices(name, geometry, "polygon")
+        if len(distinct_vertices(pts)) < 3 or len(set(pts)) < 3:
+            raise InvalidValue(name, f"a polygon needs at least 3 distinct vertices, got {len(set(pts))}")
+        geom = Polygon(pts)
+    _check_coords(name, geom, frame)
+    for poly in shapely.get_parts(geom):
+        if len(set(map(tuple, shapely.get_coordinates(poly.exterior)))) < 3:
+            raise InvalidValue(name, "a polygon needs at least 3 distinct vertices")
+    if not geom.is_valid:
+        raise InvalidValue(name, f"polygon is not valid ({shapely.is_valid_reason(geom)})")
+    if geom.area <= 0:
+        raise InvalidValue(name, "polygon has no area (collinear vertices)")
+    if frame is not None:
+        area = frame.area_sqft(geom)
+        if area < V.MIN_AREA_SQFT:
+            raise InvalidValue(name, f"polygon of {area:.3g} sq ft is degenerate "
+                                     f"(at least {V.MIN_AREA_SQFT:g} sq ft)")
+    return geom
+
+
+def line(name: str, geometry, frame: SiteFrame | None = None):
+    """A LineString of ≥ 2 distinct vertices (a LineString or (x, y) pairs), or InvalidValue.
+
+    With ``frame``: every vertex inside the CRS's area of use.
+    """
+    geom = geometry if isinstance(geometry, LineString) else None
+    if geom is None:
+        if geometry is None or isinstance(geometry, shapely.Geometry):
+            raise InvalidValue(name, f"must be a line, got {getattr(geometry, 'geom_type', geometry)!r}")
+        pts = _vertices(name, geometry, "line")
+        if len(set(pts)) < 2:
+            raise InvalidValue(name, "a line needs at least 2 distinct vertices")
+        geom = LineString(pts)
+    _check_coords(name, geom, frame)
+    if geom.length <= 0:
+        raise InvalidValue(name, "a line needs at least 2 distinct vertices")
+    return geom
+
+
+def validated_site(site: Site, **fields) -> Site:
+    """A copy of ``site`` with ``fields`` checked and set (InvalidValue for a bad value or a
+    field the site does not have)."""
+    checked = {}
+    for key, value in fields.items():
+        if key == "name":
+            checked[key] = V.text("name", value, allow_empty=False)
+        elif key == "crew":
+            checked[key] = tuple(V.text("crew", c, allow_empty=False) for c in value)
+        elif key == "device_ids":
+            items = value.items() if isinstance(value, dict) else value
+            checked[key] = tuple((V.text("device_ids", k), V.text("device_ids", v)) for k, v in items)
+        elif key == "priority_waterway":
+            checked[key] = V.boolean("priority_waterway", value)
+        elif key == "water_features":
+            wf = []
+            for w in value:
+                if not isinstance(w, WaterFeature):
+                    raise InvalidValue("water_features", f"expected WaterFeature, got {w!r}")
+                wf.append(replace(w, type=enum_value(WaterFeatureType, w.type, "water_features.type"),
+                                  susceptibility=None if w.susceptibility is None else
+                                  enum_value(Susceptibility, w.susceptibility, "water_features.susceptibility")))
+            checked[key] = tuple(wf)
+        elif key == "antenna_height_m":
+            checked[key] = V.in_range("antenna_height_m", value, 0.0, 10.0)
+        elif key == "declination_deg":
+            checked[key] = V.in_range("declination_deg", value, -180.0, 180.0)
+        elif key == "notes":
+            checked[key] = V.text("notes", value, max_len=V.MAX_TEXT_LEN, multiline=True)
+        elif key == "visit_date":
+            if not isinstance(value, date):
+                raise InvalidValue("visit_date", f"must be a date, got {value!r}")
+            checked[key] = value
+        else:
+            raise InvalidValue(key, "is not a site field")
+    return replace(site, **checked)
+
+
+# ------------------------------------------------------------------ record validation
+_INF = math.inf
+# field -> (low, high, low_open); a field not listed only has to be finite.
+NUMBER_LIMITS: dict[str, tuple[float, float, bool]] = {
+    "dbh_in": (V.MIN_DBH_IN, V.MAX_DBH_IN, False),
+    "dbh_height_ft": (0.0, 20.0, True),
+    "crown_radius_ft": (0.0, V.MAX_CROWN_RADIUS_FT, True),
+    "segment_ft": (0.0, V.MAX_HORIZONTAL_FT, True),
+    "horizontal_distance_ft": (0.0, V.MAX_HORIZONTAL_FT, False),
+    "slope_distance_ft": (0.0, V.MAX_HORIZONTAL_FT, True),
+    "distance_ft": (0.0, _INF, True),
+    "inclination_deg": (-V.MAX_SLOPE_DEG, V.MAX_SLOPE_DEG, False),
+    "azimuth_true_deg": (0.0, 360.0, False),
+    "lon_deg": (-180.0, 180.0, False),
+    "lat_deg": (-90.0, 90.0, False),
+    "std_dev_x_m": (0.0, _INF, False),
+    "std_dev_y_m": (0.0, _INF, False),
+    "std_dev_h_m": (0.0, _INF, False),
+    "h_accuracy_m": (0.0, _INF, False),
+    "v_accuracy_m": (0.0, _INF, False),
+    "hdop": (0.0, _INF, False),
+    "antenna_height_m": (0.0, 10.0, False),
+    "declination_deg": (-180.0, 180.0, False),
+    "spacing_ft": (0.0, V.MAX_HORIZONTAL_FT, True),
+    "interval_s": (0.0, 86_400.0, True),
+    "channel_width_ft": (0.0, V.MAX_HORIZONTAL_FT, False),
+    "tributary_area_ac": (0.0, _INF, False),
+    "elevation_ft": (-30_000.0, 30_000.0, False),
+    "origin_elevation_ft": (-30_000.0, 30_000.0, False),
+    "alt_hae_m": (-10_000.0, 10_000.0, False),
+    "ground_hae_m": (-10_000.0, 10_000.0, False),
+}
+INT_LIMITS: dict[str, tuple[float, float]] = {
+    "seq": (0, _INF), "tag": (0, _INF), "sample_count": (0, _INF), "rejected_count": (0, _INF),
+    "quality": (0, 9), "worst_fix_quality": (0, 9), "sats_used": (0, 255),
+}
+# field -> (max length, multiline); other text fields: MAX_NAME_LEN, single line.
+TEXT_LIMITS: dict[str, tuple[int, bool]] = {
+    "species_code": (V.MAX_CODE_LEN, False),
+    "notes": (V.MAX_TEXT_LEN, True), "text": (V.MAX_TEXT_LEN, True),
+    "crs": (V.MAX_TEXT_LEN, True),  # an authority code or, for a custom CRS, its WKT
+}
+NOT_EMPTY = {"uuid", "created_by", "name", "text", "line_uuid", "transect_uuid", "walk_uuid"}
+# ids: the record's own and its references to other records; canonical UUID text (V.uuid_text)
+UUID_FIELDS = frozenset({"uuid", "line_uuid", "transect_uuid", "walk_uuid", "area_uuid"})
+# coordinate pairs checked against the site CRS's area of use
+XY_PAIRS = (("x", "y"), ("origin_x", "origin_y"), ("standing_x", "standing_y"))
+
+
+def _plan(cls) -> list[tuple[str, str, object, bool]]:
+    """(field, kind, type, nullable) per field of a record class, from its annotations."""
+    hints = typing.get_type_hints(cls)
+    plan = []
+    for fld in fields(cls):
+        tp = hints[fld.name]
+        args = typing.get_args(tp)
+        nullable = bool(args) and type(None) in args
+        if nullable:
+            tp = next(a for a in args if a is not type(None))
+        origin = typing.get_origin(tp)
+        if tp is bool:
+            kind = "bool"
+        elif tp is int:
+            kind = "int"
+        elif tp is float:
+            kind = "float"
+        elif tp is str:
+            kind = "str"
+        elif tp is datetime:
+            kind = "datetime"
+        elif tp is date:
+            kind = "date"
+        elif isinstance(tp, type) and issubclass(tp, Enum):
+            kind = "enum"
+        elif origin is tuple:
+            kind = "tuple"
+        else:
+            kind = "geometry"
+        plan.append((fld.name, kind, tp, nullable))
+    return plan
+
+
+_PLANS: dict[type, list] = {}
+
+
+def validate(f, frame: SiteFrame | None = None, *, check_points: bool = True):
+    """Refuse an impossible record; returns it, or a corrected copy when a field is coerced.
+
+    The rules every record meets, from a command or from a file: types are strict (see
+    :mod:`fieldapp.survey.values`), numbers finite and within :data:`NUMBER_LIMITS` /
+    :data:`INT_LIMITS`, text within :data:`TEXT_LIMITS` without control characters, ids
+    (:data:`UUID_FIELDS`: ``uuid`` and the references to other records) canonical UUID text
+    (:func:`fieldapp.survey.values.uuid_text`), times tz-aware, enums valid, geometry valid
+    (polygons: ≥ 3 distinct vertices and at least ``MIN_AREA_SQFT`` on the ground), and with
+    ``frame`` every coordinate inside the site CRS's area of use
+    (:meth:`fieldapp.geo.SiteFrame.check_xy`). ``check_points=False`` leaves the x/y pairs'
+    area-of-use check to the caller (the store checks a whole table at once with
+    :meth:`~fieldapp.geo.SiteFrame.outside`, then each refused row with ``check_xy``).
+
+    The record is never changed (records are frozen): numbers coerced to float / int, 0/1 to
+    bool, a value to its enum, and a missing optional text to ``""`` come back in a copy made
+    with :func:`dataclasses.replace`; a record needing none of that is returned as itself.
+
+    Raises
+    ------
+    InvalidValue
+        ``.name`` is the field refused (``x``/``y`` for a position, the geometry field for a
+        vertex, whose index the message gives).
+
+    Examples
+    --------
+    >>> from datetime import datetime, timezone
+    >>> from fieldapp.survey.features import Note
+    >>> t = datetime(2024, 6, 3, tzinfo=timezone.utc)
+    >>> n = Note(uuid="00000000-0000-4000-8000-000000000001", created_utc=t, modified_utc=t,
+    ...          created_by="crew@laptop", text="flagged", x=1, y=2.0)
+    >>> fixed = validate(n)
+    >>> fixed is n, type(fixed.x), type(n.x)
+    (False, <class 'float'>, <class 'int'>)
+    >>> validate(fixed) is fixed
+    True
+    """
+    corrected = _corrections(f)
+    if corrected:
+        f = replace(f, **corrected)
+    if isinstance(f, Site):
+        _validate_site_fields(f)
+        return f
+    if frame is not None and check_points:
+        check_point_fields(f, frame)
+    _check_geometry(f, frame)
+    return f
+
+
+def _corrections(f) -> dict:
+    """The checked fields of ``f`` whose value must change ({field: corrected value})."""
+    cls = type(f)
+    plan = _PLANS.get(cls)
+    if plan is None:
+        plan = _PLANS[cls] = _plan(cls)
+    out = {}
+    for name, kind, tp, nullable in plan:
+        v = getattr(f, name)
+        if v is None:
+            if nullable or kind == "geometry":
+                continue
+            if kind == "str" and name not in NOT_EMPTY:
+                out[name] = ""
+                continue
+            raise InvalidValue(name, "is required")
+        x = _checked_value(name, kind, tp, v)
+        if x is not _SAME:
+            out[name] = x
+    return out
+
+
+_SAME = object()  # _checked_value: the value is right as it is
+
+
+def _checked_value(name: str, kind: str, tp, v):
+    """The value a non-None field ``name`` of ``kind`` must hold, or ``_SAME``; InvalidValue."""
+    if kind == "float":
+        x = V.finite(name, v)
+        lim = NUMBER_LIMITS.get(name)
+        if lim is not None:
+            x = V.in_range(name, x, lim[0], lim[1], low_open=lim[2])
+        if name == "slope_pct":
+            V.slope_pct_from(x, None)
+        return x if type(v) is not float else _SAME
+    if kind == "int":
+        lo, hi = INT_LIMITS.get(name, (-_INF, _INF))
+        x = V.integer(name, v, lo, hi)
+        return x if type(v) is not int else _SAME
+    if kind == "bool":
+        x = V.boolean(name, v)
+        return x if type(v) is not bool else _SAME
+    if kind == "str":
+        if name in UUID_FIELDS:
+            V.uuid_text(name, v)
+        else:
+            max_len, multiline = TEXT_LIMITS.get(name, (V.MAX_NAME_LEN, False))
+            V.text(name, v, allow_empty=name not in NOT_EMPTY, max_len=max_len, multiline=multiline)
+    elif kind == "datetime":
+        if not isinstance(v, datetime) or v.tzinfo is None:
+            raise InvalidValue(name, f"must be a tz-aware UTC datetime, got {v!r}")
+    elif kind == "date":
+        if not isinstance(v, date) or isinstance(v, datetime):
+            raise InvalidValue(name, f"must be a date, got {v!r}")
+    elif kind == "enum":
+        x = enum_value(tp, v, name)
+        return x if x is not v else _SAME
+    return _SAME
+
+
+def _check_geometry(f, frame: SiteFrame | None) -> None:
+    """A record's polygon or line geometry valid (and with ``frame`` inside its area of use)."""
+    if isinstance(f, Tree):
+        if f.crown is not None:
+            polygon("crown", f.crown, frame)
+    elif isinstance(f, AreaFeature):
+        polygon("geometry", f.geometry, frame)
+    elif isinstance(f, (LineFeature, OhwmLine, Transect)):
+        if f.geometry is not None or isinstance(f, LineFeature):
+            line("geometry", f.geometry, frame)
+
+
+def check_point_fields(f, frame: SiteFrame) -> None:
+    """The x/y pairs of a record inside the site CRS's area of use (InvalidValue naming x or y)."""
+    for nx, ny in XY_PAIRS:
+        if hasattr(f, nx) and getattr(f, nx) is not None and getattr(f, ny) is not None:
+            _check_area_of_use(frame, nx, ny, getattr(f, nx), getattr(f, ny))
+
+
+def _check_area_of_use(frame: SiteFrame, nx: str, ny: str, x, y, vertex_of: str | None = None) -> None:
+    try:
+        frame.check_xy(x, y)
+    except OutsideAreaOfUse as exc:
+        if vertex_of is not None:
+            where = "" if exc.index is None else f"vertex {exc.index}: "
+            raise InvalidValue(vertex_of, f"{where}{exc}") from exc
+        raise InvalidValue(nx if exc.axis == "x" else ny if exc.axis == "y" else f"{nx}/{ny}", str(exc)) from exc
+
+
+def _validate_site_fields(site: Site) -> None:
+    if not isinstance(site.crew, tuple) or not all(isinstance(c, str) for c in site.crew):
+        raise InvalidValue("crew", f"must be a list of names, got {site.crew!r}")
+    for c in site.crew:
+        V.text("crew", c, allow_empty=False)
+    pairs = site.device_ids
+    if not isinstance(pairs, tuple) or not all(isinstance(p, tuple) and len(p) == 2 for p in pairs):
+        raise InvalidValue("device_ids", f"must be (role, id) pairs, got {pairs!r}")
+    for k, v in pairs:
+        V.text("device_ids", k), V.text("device_ids", v)
+    if not isinstance(site.water_features, tuple):
+        raise InvalidValue("water_features", f"must be a list, got {site.water_features!r}")
+    for w in site.water_features:
+        if not isinstance(w, WaterFeature):
+            raise InvalidValue("water_features", f"expected WaterFeature, got {w!r}")
+        V.text("water_features.name", w.name)
+        enum_value(WaterFeatureType, w.type, "water_features.type")
+        if w.susceptibility is not None:
+            enum_value(Susceptibility, w.susceptibility, "water_features.susceptibility")
+        V.optional_text("water_features.wetland_type", w.wetland_type)
+    if site.crs is not None:
+        try:
+            SiteFrame(site.crs)
+        except GeoError as exc:
+            raise InvalidValue("crs", str(exc)) from exc
+
