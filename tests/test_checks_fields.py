@@ -15,6 +15,7 @@ from fieldapp.checks import requests_for_model
 from fieldapp.rules import evaluate
 from fieldapp.store import create_visit, open_visit
 from fieldapp.survey import Action, InvalidValue, Layer, Visit
+from fieldapp.checks import requests as R
 
 X0, Y0 = 500_000.0, 4_983_000.0
 K = 0.9996  # grid scale factor on zone 16's central meridian
@@ -130,8 +131,8 @@ def test_set_stipulated_refuses_a_non_bool(visit):
 def test_bank_input_override_still_wins(visit):
     t = transect(visit)
     visit.set_stipulated(t.uuid)
-    assert visit.bank_input(t.uuid, stipulated=False)["stipulated"] is False
-    assert visit.bank_input(t.uuid)["stipulated"] is True
+    assert R.bank_input(visit, t.uuid, stipulated=False)["stipulated"] is False
+    assert R.bank_input(visit, t.uuid)["stipulated"] is True
 
 
 # --------------------------------------------------------------------------- mapped stream

@@ -29,8 +29,7 @@ def test_bank_input_from_the_model_by_hand():
                              {"horizontal_ft": 60.0, "slope_pct": 18.0}],
                 "interruption_at_ft": 90.0}
     assert R.bank_input(v, t.uuid) == expected
-    assert v.bank_input(t.uuid) == expected  # the visit's method delegates
-    assert v.segments(t.uuid) == R.segments(v, t.uuid) == expected["segments"]
+    assert R.segments(v, t.uuid) == expected["segments"]
     assert R.stations_input(v, t.uuid) is None  # no origin elevation
 
 

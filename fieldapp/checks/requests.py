@@ -5,12 +5,12 @@ Why here
 This is the one place where the survey model meets ``rules-contract.md``. A rule request is
 the checks' business, not the model's: the model (:class:`fieldapp.survey.visit.Visit`) keeps
 the data and the commands, and this layer reads it (never writes it) together with what the
-rules publish (citations: :data:`fieldapp.rules.city.CITE`) to build the contract JSON. The
-visit's methods of the old names (``Visit.bank_input``, ``segments``, ``stations_input``,
-``wetland_size_input``, ``woodland_input``) and :func:`fieldapp.survey.canopy.woodland_class_input`
-only delegate here, so the checks panel, the report, the tests and ``fieldapp rules evaluate``
-all get their input from the same builders. The dependency points one way: checks read the
-survey and the rules; neither of them imports this module at import time.
+rules publish (citations: :data:`fieldapp.rules.city.CITE`) to build the contract JSON, so
+the checks panel, the report, the tests and ``fieldapp rules evaluate`` all get their input
+from the same builders (``bank_input``, ``segments``, ``stations_input``,
+``wetland_size_input``, ``woodland_input``, ``woodland_class_input`` were methods of the visit
+and of ``survey.canopy`` before). The dependency points one way: checks read the survey and
+the rules; neither imports this module (the layer contract in pyproject.toml).
 
 Three kinds of builder:
 

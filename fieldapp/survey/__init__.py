@@ -8,7 +8,7 @@ enums of :mod:`~fieldapp.survey.features`, GNSS helpers of :mod:`~fieldapp.surve
 """
 
 from .boundary import BoundaryWalk
-from .canopy import StandClass, StandMeasures, stand_measures, woodland_class_input
+from .canopy import StandClass, StandMeasures, stand_measures
 from .errors import InvalidValue, NotEnoughEpochs, NotFound, SelfCrossing, StateError, SurveyError
 from .features import (
     Action,

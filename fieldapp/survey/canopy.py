@@ -42,7 +42,6 @@ __all__ = [
     "StandMeasures",
     "stand_measures",
     "grove_candidates",
-    "woodland_class_input",
     "pct",
 ]
 
@@ -267,11 +266,3 @@ def trees_inside(polygon, trees: Sequence[Tree]) -> list[Tree]:
     return [t for t, keep in zip(trees, m) if keep]
 
 
-def woodland_class_input(stand, trees: Sequence[Tree], frame: SiteFrame, grove=None) -> dict:
-    """The ``input`` of a ``woodland.class`` rule request for a stand (rules-contract.md).
-
-    Built in :func:`fieldapp.checks.requests.woodland_class_input`, with every other rule input.
-    """
-    from ..checks import requests
-
-    return requests.woodland_class_input(stand, trees, frame, grove)

@@ -322,25 +322,6 @@ class ShorelineCommands:
         """
         return self._update(Layer.TRANSECT, transect_uuid, stipulated=V.boolean("stipulated", stipulated))
 
-    # ------------------------------------------------ rule inputs (built in fieldapp.checks.requests)
-    def segments(self, transect_uuid: str) -> list[dict]:
-        """``nr341.bank`` ``segments`` of a transect (:func:`fieldapp.checks.requests.segments`)."""
-        from ..checks import requests
-
-        return requests.segments(self, transect_uuid)
-
-    def stations_input(self, transect_uuid: str) -> list[dict] | None:
-        """``nr341.bank`` ``stations`` (:func:`fieldapp.checks.requests.stations_input`)."""
-        from ..checks import requests
-
-        return requests.stations_input(self, transect_uuid)
-
-    def bank_input(self, transect_uuid: str, *, stipulated: bool | None = None) -> dict:
-        """The ``input`` of a transect's ``nr341.bank`` request
-        (:func:`fieldapp.checks.requests.bank_input`)."""
-        from ..checks import requests
-
-        return requests.bank_input(self, transect_uuid, stipulated=stipulated)
 
 
 def _gnss_fields(p: AveragedPosition) -> dict:

@@ -25,8 +25,8 @@ Where the rest lives
 The OHWM and transect commands are :class:`~fieldapp.survey.shoreline.ShorelineCommands`,
 which :class:`Visit` composes; every record is checked by
 :func:`fieldapp.survey.validation.validate`; rule inputs (``bank_input``,
-``woodland_input`` …) are built in :mod:`fieldapp.checks.requests`, the visit's methods of
-those names only delegate.
+``woodland_input`` …) are built from the visit in :mod:`fieldapp.checks.requests`, which sits
+above the model: the visit holds the records and the commands, not rule requests.
 """
 
 from __future__ import annotations
@@ -572,13 +572,6 @@ class Visit(ShorelineCommands):
         """Ground area of an area feature (sq ft of the site's foot)."""
         return self.frame.area_sqft(self.get(Layer.AREA, uuid).geometry)
 
-    def wetland_size_input(self, area_uuid: str) -> dict:
-        """The ``input`` of a ``wetland.size`` request
-        (:func:`fieldapp.checks.requests.wetland_size_input`)."""
-        from ..checks import requests
-
-        return requests.wetland_size_input(self, area_uuid)
-
     # ---------------------------------------------------------------- walks
     def start_walk(self, kind: AreaKind | str, *, label: str = "", spacing_ft: float | None = 10.0,
                    interval_s: float | None = None) -> BoundaryWalk:
@@ -672,12 +665,6 @@ class Visit(ShorelineCommands):
         """Live deciduous trees ≥ 18.0 in DBH inside a grove polygon."""
         return canopy.grove_candidates(self.get(Layer.AREA, grove_uuid).geometry, self.trees())
 
-    def woodland_input(self, stand_uuid: str, grove_uuid: str | None = None) -> dict:
-        """The ``input`` of a ``woodland.class`` request for a stand (and optional grove)
-        (:func:`fieldapp.checks.requests.woodland_input`)."""
-        from ..checks import requests
-
-        return requests.woodland_input(self, stand_uuid, grove_uuid)
 
 
 # -------------------------------------------------------------------- helpers

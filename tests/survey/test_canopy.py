@@ -8,6 +8,7 @@ import pytest
 
 from fieldapp.survey import AreaKind, LeafHabit, TreeStatus, Visit
 from fieldapp.survey.canopy import BA_FACTOR
+from fieldapp.checks import requests as R
 
 
 def lens_area(r, d):
@@ -52,7 +53,7 @@ def test_two_overlapping_crowns_count_once(site):
     assert m.stems == 3 and m.stems_per_ac == pytest.approx(3 / ac)
     assert m.basal_area_sqft_per_ac == pytest.approx(BA_FACTOR * (144 + 36 + 400) / ac)
     assert [(c.low_in, c.stems) for c in m.stand_table] == [(6.0, 1), (12.0, 1), (20.0, 1)]
-    inp = v.woodland_input(stand.uuid)
+    inp = R.woodland_input(v, stand.uuid)
     assert inp["canopy_10in_pct"] == m.canopy_10in_pct and inp["trees"] == []
 
 
@@ -100,7 +101,7 @@ def test_grove_candidates_deciduous_18in_inside(site):
     v.add_tree(x=x0 + 150 * ft, y=y0 + 150 * ft, dbh_in=30)  # outside the grove
     v.add_tree(x=x0 + 40 * ft, y=y0 + 10 * ft, dbh_in=30, status="removed")  # gone
     assert [t.uuid for t in v.grove_candidates(grove.uuid)] == [keep.uuid]
-    assert len(v.woodland_input(stand.uuid, grove.uuid)["trees"]) == 3  # every live tree inside
+    assert len(R.woodland_input(v, stand.uuid, grove.uuid)["trees"]) == 3  # every live tree inside
 
 
 def test_grouped_union_matches_plain_union_all(site, monkeypatch):
@@ -156,7 +157,7 @@ def test_fully_covered_stand_is_exactly_100_pct_not_just_over():
     assert m.canopy_10in_pct == 100.0
     assert m.canopy_3in_pct == 100.0
     assert m.deciduous_share_pct == 100.0
-    inp = canopy.woodland_class_input(stand, trees, v.frame)
+    inp = R.woodland_class_input(stand, trees, v.frame)
     assert inp["canopy_10in_pct"] == 100.0 and inp["deciduous_share_pct"] == 100.0
 
 

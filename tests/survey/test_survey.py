@@ -26,6 +26,7 @@ from fieldapp.survey import (
     WalkState,
 )
 from fieldapp.survey.gnss import QualityGate
+from fieldapp.checks import requests as R
 
 
 @dataclass(frozen=True)
@@ -146,20 +147,20 @@ def test_transect_segments_feed_the_bank_rule(visit):
     # a shot at atan(0.05) looking landward, horizontal given by the instrument
     s3 = visit.add_station(t.uuid, shot=Shot(horizontal_distance_ft=120.0,
                                              inclination_deg=math.degrees(math.atan(0.05)), reading_id="r3"))
-    inp = visit.bank_input(t.uuid)
+    inp = R.bank_input(visit, t.uuid)
     assert inp["priority"] is False and "interruption_at_ft" not in inp
     got = [(s["horizontal_ft"], s["slope_pct"]) for s in inp["segments"]]
     assert got == [pytest.approx((30.0, 4.0)), pytest.approx((60.0, 18.0)), pytest.approx((120.0, 5.0))]
     assert s3.distance_ft == pytest.approx(210.0) and s3.reading_id == "r3"
     # elevations carried by slope: 100 + 1.2 + 10.8 + 6.0
-    st = visit.stations_input(t.uuid)
+    st = R.stations_input(visit, t.uuid)
     assert [round(s["distance_ft"], 6) for s in st] == [0, 30, 90, 210]
     assert st[-1]["elevation_ft"] == pytest.approx(118.0)
     # station 2 is 90 ft (27.432 m) west of the origin on the ground
     s2 = visit.stations(t.uuid)[1]
     assert visit.frame.to_ft(math.hypot(s2.x - a.x, s2.y - a.y)) / visit.frame.scale_factor(a.x, a.y) == pytest.approx(90.0, abs=1e-3)
     visit.set_interruption(s2.uuid)
-    assert visit.bank_input(t.uuid)["interruption_at_ft"] == pytest.approx(90.0)
+    assert R.bank_input(visit, t.uuid)["interruption_at_ft"] == pytest.approx(90.0)
 
 
 def test_shot_toward_water_flips_sign(visit):
@@ -301,7 +302,7 @@ def test_walked_boundary_by_distance_pause_resume_and_live_area(visit):
     area = w.close(hydric_vegetation=True, standing_water=False)
     assert visit.get(Layer.WALK, w.uuid).state is WalkState.CLOSED
     assert area.walk_uuid == w.uuid and area.hydric_vegetation is True
-    assert visit.wetland_size_input(area.uuid)["area_sqft"] == pytest.approx(w.area_sqft)
+    assert R.wetland_size_input(visit, area.uuid)["area_sqft"] == pytest.approx(w.area_sqft)
 
 
 def test_walk_by_time_interval(visit):
@@ -348,7 +349,7 @@ def test_woodland_input_from_a_stand(visit):
     for i in range(8):
         visit.add_tree(x=x0 + 5 + 5 * i, y=y0 + 10, dbh_in=18.0, leaf_habit=LeafHabit.DECIDUOUS, species_name="oak")
     visit.add_tree(x=x0 + 70, y=y0 + 70, dbh_in=25.0, leaf_habit="evergreen", crown_radius_ft=20)
-    inp = visit.woodland_input(stand.uuid, grove.uuid)
+    inp = R.woodland_input(visit, stand.uuid, grove.uuid)
     assert set(inp) == {"canopy_10in_pct", "deciduous_share_pct", "canopy_3in_pct", "trees"}
     assert len(inp["trees"]) == 8 and inp["trees"][0] == {"dbh_in": 18.0, "leaf_habit": "deciduous", "species": "oak"}
     assert inp["deciduous_share_pct"] == pytest.approx(0.0)  # only the pine has a crown

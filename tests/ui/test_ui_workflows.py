@@ -11,6 +11,7 @@ import pytest
 pytest.importorskip("pytestqt")
 
 from fieldapp.rules import evaluate  # noqa: E402
+from fieldapp.checks import requests as R
 from tests.ui.ui_support import (  # noqa: E402,F401
     WAIT_MS, close_window, key, make_window, private_dirs, wait_fix,
 )
@@ -72,7 +73,7 @@ def test_transect_over_demo_bank_is_determined(qtbot, private_dirs):
         # 130 ft below 12 % -> the bank ends at 120 ft (NR 341.035(1)(a)).
         assert panel.state.text().startswith("Bank 120.0 ft — determined")
         t = w.visit.current_transect
-        request = {"rule": "nr341.bank", "input": w.visit.model.bank_input(t.uuid)}
+        request = {"rule": "nr341.bank", "input": R.bank_input(w.visit.model, t.uuid)}
         assert evaluate(request)["bank_ft"] == pytest.approx(120.0, abs=0.05)
         # The panel shows the same verdict with its citation.
         qtbot.waitUntil(lambda: w.checks_panel.table.rowCount() >= 1, timeout=WAIT_MS)
@@ -240,7 +241,7 @@ def test_tally_in_simulate_mode_measures_each_scenario_tree_where_it_stands(qtbo
         # crowns, 3 + 0.8 DBH ft, cover about 44 % of the stand; >= 34 % with a deciduous
         # share over 50 % is mature, City resource protection, Woodlands A.1)
         expected = evaluate({"rule": "woodland.class",
-                             "input": w.visit.model.woodland_input(stand["uuid"])})
+                             "input": R.woodland_input(w.visit.model, stand["uuid"])})
         assert expected["class"] == "mature" and expected["basis"] == "canopy"
         assert 40.0 < expected["canopy_10in_pct"] < 48.0
         qtbot.waitUntil(lambda: "Woodland class: MATURE" in tally.summary.text(),
