@@ -311,7 +311,7 @@ class ShorelineCommands:
         The landowner stipulates that the slope continues: the bank is 300 ft (1.), 500 ft on a
         priority waterway (2.), from the OHWM, still capped by a complete interruption
         ((1)(c)). One undoable command; listeners get an UPDATED change of the transect, and
-        the transect's ``nr341.bank`` request (:meth:`bank_input`) carries ``stipulated``.
+        the transect's ``nr341.bank`` request (:func:`fieldapp.checks.requests.bank_input`) carries ``stipulated``.
 
         Raises
         ------
