@@ -17,11 +17,11 @@ from typing import Iterable, Iterator, Mapping
 import pynmea2
 
 from devices.errors import BadSentence
+from devices.framing import MAX_LINE_BYTES, LineFramer
 from devices.nmea.cycle import CycleLearner
 from devices.nmea.epoch import _FIELD_ERRORS, _build_fix, _Epoch, _Fields, _opens_epoch, _Sentence
 from devices.nmea.fix import BadKind, Fix
 from devices.nmea.sentences import _USED_TYPES, _is_printable, _parse, _seconds, _time_of_day, _tod_diff_s
-from devices.transport import MAX_LINE_BYTES, LineFramer
 
 __all__ = [
     "NmeaStats",

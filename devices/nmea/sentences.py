@@ -29,8 +29,8 @@ import pynmea2
 from pynmea2 import nmea_utils
 
 from devices.errors import BadSentence, ChecksumError
+from devices.framing import MAX_LINE_BYTES, is_checksummed_nmea
 from devices.nmea.fix import _MODE_CHAR_QUALITY, BadKind, FixQuality
-from devices.transport import MAX_LINE_BYTES, is_checksummed_nmea
 
 __all__ = [
     "GsvPage",
