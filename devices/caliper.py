@@ -309,6 +309,11 @@ class CaliperAssembler:
             out.append(tree)
         return out
 
+    @property
+    def waiting(self) -> bool:
+        """True while a tree waits for its ``$PHGF,LEN`` (see :meth:`flush`)."""
+        return self._pending is not None
+
     def flush(self) -> list[CaliperReading]:
         """Release a tree still waiting for its length."""
         if self._pending is None:

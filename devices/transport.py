@@ -458,6 +458,11 @@ class PortReader:
         return self._thread is not None and self._thread.is_alive()
 
     @property
+    def started(self) -> bool:
+        """True once :meth:`start` was called (the thread may have ended since)."""
+        return self._thread is not None
+
+    @property
     def stats(self) -> ReaderStats:
         """A consistent snapshot of the counters."""
         with self._lock:

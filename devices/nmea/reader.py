@@ -13,9 +13,10 @@ import time
 from dataclasses import dataclass, replace
 from typing import Callable
 
+from devices.device_reader import DeviceReader
 from devices.nmea.assembler import EpochAssembler, NmeaStats
 from devices.nmea.fix import BadKind, Fix, Usability
-from devices.transport import DeviceStatus, LineFramer, LinkState, PortReader, ReaderStats, SerialSettings
+from devices.transport import DeviceStatus, LineFramer, LinkState, ReaderStats, SerialSettings
 
 __all__ = ["GnssStats", "GnssReader"]
 
@@ -44,7 +45,7 @@ class GnssStats:
         return out
 
 
-class GnssReader:
+class GnssReader(DeviceReader):
     """A GNSS receiver on a port: reader thread -> epochs -> newest fix.
 
     Parameters
@@ -74,8 +75,11 @@ class GnssReader:
     -----
     Latency is bounded: the reader keeps one slot, the newest fix.  Whoever
     calls :meth:`latest_fix` or :meth:`wait_fix` gets the newest complete
-    epoch, never a queue of old ones.
+    epoch, never a queue of old ones.  Start / stop / ``with`` / ``running`` / ``settings`` are
+    :class:`~devices.device_reader.DeviceReader`'s.
     """
+
+    lines_per_call = True
 
     def __init__(
         self,
@@ -93,7 +97,6 @@ class GnssReader:
         self.idle_flush_s = idle_flush_s
         self._assembler = EpochAssembler(antenna_height_m)
         self._on_fix = on_fix
-        self._on_status = on_status
         # a plain Lock (entered from C) guards the assembler and the slot; waiters use the Condition
         self._lock = threading.Lock()
         self._cond = threading.Condition(self._lock)
@@ -101,35 +104,7 @@ class GnssReader:
         self._seq = 0
         self._fix_callback_errors = 0
         self._last_status: DeviceStatus | None = None
-        self._reader = PortReader(
-            settings,
-            None,
-            handle_lines=self.feed_lines,
-            on_status=self._handle_status,
-            framer_factory=LineFramer,
-            name=name,
-            on_idle=self._handle_idle,
-        )
-
-    # -- lifecycle
-
-    def start(self) -> "GnssReader":
-        self._reader.start()
-        return self
-
-    def stop(self, timeout_s: float = 5.0) -> bool:
-        """Stop and join the reader thread; True when it ended in time."""
-        return self._reader.stop(timeout_s)
-
-    def __enter__(self) -> "GnssReader":
-        return self.start()
-
-    def __exit__(self, *exc) -> None:
-        self.stop()
-
-    @property
-    def settings(self) -> SerialSettings:
-        return self._reader.settings
+        super().__init__(settings, on_status, framer_factory=LineFramer, name=name)
 
     # -- settings
 
@@ -193,9 +168,11 @@ class GnssReader:
 
     def idle(self, t_monotonic_s: float) -> None:
         """A read found no data at ``t_monotonic_s``: close the epoch after a gap of ``idle_flush_s``."""
-        self._handle_idle(t_monotonic_s)
+        self._on_idle(t_monotonic_s)
 
-    def _handle_idle(self, t: float) -> None:
+    _on_lines = feed_lines  # the port thread's hook (lines_per_call)
+
+    def _on_idle(self, t: float) -> None:
         with self._cond:
             since = self._assembler.pending_since_s
             if since is None or t - since < self.idle_flush_s:
@@ -203,13 +180,12 @@ class GnssReader:
             fixes = self._assembler.flush()
         self._publish(fixes)
 
-    def _handle_status(self, status: DeviceStatus) -> None:
+    def _on_status(self, status: DeviceStatus) -> None:
         with self._cond:
             self._last_status = status
             if status.state is LinkState.CONNECTED:
                 self._assembler.forget_cycle()  # another receiver, or set up anew: learn its cycle again
-        if self._on_status is not None:
-            self._on_status(status)  # PortReader counts a raising callback
+        super()._on_status(status)
 
     # -- consumer API
 
@@ -251,7 +227,7 @@ class GnssReader:
             nmea = self._assembler.stats
             delivered = self._seq
             status = self._last_status
-        reader = self._reader.stats
+        reader = self._port.stats
         if self._fix_callback_errors:
             reader = replace(reader, callback_errors=reader.callback_errors + self._fix_callback_errors)
         return GnssStats(nmea, reader, delivered, status)
