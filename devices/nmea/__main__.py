@@ -15,6 +15,7 @@ import sys
 import threading
 import time
 from pathlib import Path
+from typing import Callable
 
 from devices.nmea.assembler import EpochAssembler, NmeaStats, iter_stream_fixes
 from devices.nmea.fix import BadKind, fix_to_json
@@ -75,34 +76,27 @@ def _arg_baud(text: str) -> int:
     return value
 
 
-def _arg_seconds(text: str) -> float:
-    try:
-        value = float(text)
-    except ValueError:
-        value = math.nan
-    if not (math.isfinite(value) and value > 0):
-        raise argparse.ArgumentTypeError(f"duration {text!r} must be a finite number of seconds > 0")
-    return value
+def _checked(kind: type, ok: Callable[[float], bool], message: str) -> Callable[[str], float]:
+    """An argparse ``type``: ``kind(text)`` when it reads and passes ``ok``, else
+    :class:`argparse.ArgumentTypeError` with ``message`` (``{text!r}`` is the argument)."""
+
+    def parse(text: str):
+        try:
+            value = kind(text)
+        except ValueError:
+            value = None
+        if value is None or not ok(value):
+            raise argparse.ArgumentTypeError(message.format(text=text))
+        return value
+
+    return parse
 
 
-def _arg_count(text: str) -> int:
-    try:
-        value = int(text)
-    except ValueError:
-        value = 0
-    if value < 1:
-        raise argparse.ArgumentTypeError(f"count {text!r} must be a whole number >= 1")
-    return value
-
-
-def _arg_antenna_height(text: str) -> float:
-    try:
-        value = float(text)
-    except ValueError:
-        value = math.nan
-    if not (math.isfinite(value) and 0.0 <= value < 100.0):
-        raise argparse.ArgumentTypeError(f"antenna height {text!r} m outside 0..100 m")
-    return value
+_arg_seconds = _checked(float, lambda v: math.isfinite(v) and v > 0,
+                        "duration {text!r} must be a finite number of seconds > 0")
+_arg_count = _checked(int, lambda v: v >= 1, "count {text!r} must be a whole number >= 1")
+_arg_antenna_height = _checked(float, lambda v: math.isfinite(v) and 0.0 <= v < 100.0,
+                               "antenna height {text!r} m outside 0..100 m")
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -383,6 +383,19 @@ _GGA = _columns_of("GGA", "lat", "lat_dir", "lon", "lon_dir", "gps_qual", "num_s
                    "altitude", "geo_sep", "age_gps_data", "ref_station_id")
 
 
+def _solution(what: str, sats: str, hdop: str, alt: str, sep: str, age: str, station: str) -> dict:
+    """The solution fields GGA and GNS share (``what`` names the type in errors): satellites used,
+    HDOP, altitude above MSL, geoid separation, age of corrections (s), reference station id."""
+    return {
+        "sats_used": _sats(sats, f"{what} satellites"),
+        "hdop": _dop(hdop, f"{what} HDOP"),
+        "alt_msl_m": _ranged(alt, float, f"{what} altitude", *ALT_MSL_RANGE_M),
+        "geoid_sep_m": _ranged(sep, float, f"{what} geoid separation", -MAX_GEOID_SEP_M, MAX_GEOID_SEP_M),
+        "dgps_age_s": _ranged(age, float, f"{what} correction age", 0.0, None),
+        "dgps_station": station.strip() or None,
+    }
+
+
 def _gga(msg) -> dict:
     lat, lat_dir, lon, lon_dir, qual, sats, hdop, alt, sep, age, station = _columns(msg, _GGA)
     q = _num(qual, int, "GGA quality")
@@ -393,12 +406,7 @@ def _gga(msg) -> dict:
         "lat": lat,
         "lon": lon,
         "quality": None if q is None else _QUALITY_BY_CODE[q],
-        "sats_used": _sats(sats, "GGA satellites"),
-        "hdop": _dop(hdop, "GGA HDOP"),
-        "alt_msl_m": _ranged(alt, float, "GGA altitude", *ALT_MSL_RANGE_M),
-        "geoid_sep_m": _ranged(sep, float, "GGA geoid separation", -MAX_GEOID_SEP_M, MAX_GEOID_SEP_M),
-        "dgps_age_s": _ranged(age, float, "GGA correction age", 0.0, None),
-        "dgps_station": station.strip() or None,
+        **_solution("GGA", sats, hdop, alt, sep, age, station),
     }
 
 
@@ -415,12 +423,7 @@ def _gns(msg) -> dict:
         "lon": lon,
         "quality": _quality_from_mode_chars(chars),
         "mode_indicator": chars or None,
-        "sats_used": _sats(sats, "GNS satellites"),
-        "hdop": _dop(hdop, "GNS HDOP"),
-        "alt_msl_m": _ranged(alt, float, "GNS altitude", *ALT_MSL_RANGE_M),
-        "geoid_sep_m": _ranged(sep, float, "GNS geoid separation", -MAX_GEOID_SEP_M, MAX_GEOID_SEP_M),
-        "dgps_age_s": _ranged(age, float, "GNS correction age", 0.0, None),
-        "dgps_station": station.strip() or None,
+        **_solution("GNS", sats, hdop, alt, sep, age, station),
     }
 
 
