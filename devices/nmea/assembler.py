@@ -19,7 +19,7 @@ import pynmea2
 from devices.errors import BadSentence
 from devices.framing import MAX_LINE_BYTES, LineFramer
 from devices.nmea.cycle import CycleLearner
-from devices.nmea.epoch import _FIELD_ERRORS, _build_fix, _Epoch, _Fields, _opens_epoch, _Sentence
+from devices.nmea.epoch import _FIELD_ERRORS, _POSITION_SET, ZDA_JOIN_S, _build_fix, _Epoch, _Fields, _Sentence
 from devices.nmea.fix import BadKind, Fix
 from devices.nmea.sentences import _USED_TYPES, _is_printable, _parse, _seconds, _time_of_day, _tod_diff_s
 
@@ -93,7 +93,6 @@ def _behind_s(a: tuple, b: tuple) -> float:
     if a[0] is not None and b[0] is not None:
         return (b[0] - a[0]).total_seconds()
     return _tod_diff_s(b[1], a[1])
-
 
 
 class EpochAssembler:
@@ -282,22 +281,66 @@ class EpochAssembler:
             return []  # good but not a sentence we use (TXT, HDT, proprietary...)
         tod = sentence.tod
         early = self._early
+        # the epoch this sentence meets: the one closed at its learned ender, while the next
+        # sentence has not yet shown whether more of it comes (the epoch in progress is then empty)
+        ep = early if early is not None else self._epoch
+        # does the sentence close ep and open the next epoch?  (inline: this runs for every line)
+        # An untimed one never does; a ZDA when ep holds a timed ZDA already or its time is
+        # ZDA_JOIN_S or more from ep's; another timed one when its time differs from ep's, or,
+        # while ep has only a ZDA's time, is ZDA_JOIN_S or more from it.
+        if tod is None:
+            opens = False
+        elif kind == "ZDA":
+            opens = ep.zda_tod is not None or (ep.tod is not None and abs(_tod_diff_s(tod, ep.tod)) >= ZDA_JOIN_S)
+        elif ep.tod is None:
+            opens = ep.zda_tod is not None and abs(_tod_diff_s(tod, ep.zda_tod)) >= ZDA_JOIN_S
+        else:
+            opens = tod != ep.tod
+        late = False
         if early is not None:
-            # the epoch before was closed at its learned ender: does this sentence still belong to it?
-            if not _opens_epoch(early, kind, tod):
-                self._late(early, sentence, t)
-                return []
-            self._early = None
-            self._cycle.learn(early)
+            if not opens:
+                # more of an epoch already delivered at its learned ender: the receiver sent more
+                # after it this time.  The fix is out; the sentence joins the closed epoch (the
+                # cycle learner reads it there), is counted in late_lines and not used, and that
+                # ender is not trusted again (until forget_cycle).
+                self._cycle.ban(early.last_key, sentence.label)
+                self._late_lines += 1
+                late = True
+            else:
+                self._early = None
+                self._cycle.learn(early)
+                ep = self._epoch
+                opens = False  # the epoch in progress is empty: the sentence opens it
         out: list[Fix] = []
-        ep = self._epoch
-        if _opens_epoch(ep, kind, tod):
+        if opens:
             fix = self._close()
             if fix is not None:
                 out.append(fix)
             ep = self._epoch
-        n = ep.add(sentence, t)
-        counts = self._enders.get(sentence.cycle_key)
+        # add the sentence to ep (inline: this runs for every line); a timed one gives ep its
+        # time of day when it has none yet (a ZDA its zda_tod, any other its tod)
+        if tod is not None:
+            if kind == "ZDA":
+                if ep.zda_tod is None:
+                    ep.zda_tod = tod
+            elif ep.tod is None:
+                ep.tod = tod
+        bucket = ep.msgs.get(kind)
+        if bucket is None:
+            ep.msgs[kind] = [sentence]
+            if kind in _POSITION_SET:
+                ep.has_position = True
+        else:
+            bucket.append(sentence)
+        ep.types.append(sentence.label)
+        ep.raw.append(sentence.text)
+        ep.t_last = t
+        base = ep.last = sentence.cycle_key
+        seen = ep.seen
+        n = seen[base] = seen.get(base, 0) + 1
+        if late:
+            return []
+        counts = self._enders.get(base)
         if counts is not None and n in counts and ep.has_position:
             # the sentence that ends the receiver's cycle: the epoch is complete now
             self._early_closes += 1
@@ -321,14 +364,6 @@ class EpochAssembler:
         ender is learned again."""
         self._early = None
         self._cycle.forget()
-
-    def _late(self, ep: _Epoch, sentence: _Sentence, t: float) -> None:
-        """A sentence of an epoch already delivered at a learned ender: the receiver sent more
-        after it this time.  The fix is out; the sentence is counted (``late_lines``), not used,
-        and that ender is not trusted again (until :meth:`forget_cycle`)."""
-        self._cycle.ban(ep.last_key, sentence.label)
-        self._late_lines += 1
-        ep.add(sentence, t)
 
     def _check(self, line: bytes) -> _Sentence | None:
         """A new stripped, non-empty line: the good sentence in it, or None (counted as bad)."""

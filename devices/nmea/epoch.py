@@ -18,7 +18,7 @@ import pynmea2
 
 from devices.nmea.cycle import _cycle_key
 from devices.nmea.fix import UERE_M, VDOP_PER_HDOP, Fix, FixMode, FixQuality, _accuracy_source, _new_fix
-from devices.nmea.sentences import _HANDLERS, _gsa_used_ids, _gsv_sats, _tod_diff_s
+from devices.nmea.sentences import _HANDLERS, _gsa_used_ids, _gsv_sats
 
 log = logging.getLogger(__name__)
 
@@ -34,22 +34,6 @@ ZDA_JOIN_S = 1.0
 
 _EMPTY: Mapping[str, object] = {}
 _MODE_BY_FIX_TYPE = {2: FixMode.TWO_D, 3: FixMode.THREE_D}
-
-
-def _opens_epoch(ep: _Epoch, kind: str, tod: dt.time | None) -> bool:
-    """Whether a sentence of ``kind`` with time of day ``tod`` closes ``ep`` and opens the next epoch.
-
-    An untimed sentence never does; a ZDA when ``ep`` already holds a timed ZDA or its time is
-    :data:`ZDA_JOIN_S` or more from ``ep``'s; another timed sentence when its time differs from
-    ``ep``'s, or, while ``ep`` has only a ZDA's time, is ZDA_JOIN_S or more from it.
-    """
-    if tod is None:
-        return False
-    if kind == "ZDA":
-        return ep.zda_tod is not None or (ep.tod is not None and abs(_tod_diff_s(tod, ep.tod)) >= ZDA_JOIN_S)
-    if ep.tod is None:
-        return ep.zda_tod is not None and abs(_tod_diff_s(tod, ep.zda_tod)) >= ZDA_JOIN_S
-    return tod != ep.tod
 
 
 class _Epoch:
@@ -71,35 +55,6 @@ class _Epoch:
         """``(cycle_key, n)`` of the newest sentence (the n-th of its key in the epoch): the
         candidate ender."""
         return None if self.last is None else (self.last, self.seen[self.last])
-
-    def add(self, sentence: _Sentence, t: float) -> int:
-        """Append a sentence received at ``t``; return how many of its cycle key the epoch holds.
-
-        A timed sentence gives the epoch its time of day when it has none yet (a ZDA its
-        ``zda_tod``, any other its ``tod``).  This runs for every good line.
-        """
-        kind = sentence.kind
-        tod = sentence.tod
-        if tod is not None:
-            if kind == "ZDA":
-                if self.zda_tod is None:
-                    self.zda_tod = tod
-            elif self.tod is None:
-                self.tod = tod
-        bucket = self.msgs.get(kind)
-        if bucket is None:
-            self.msgs[kind] = [sentence]
-            if kind in _POSITION_SET:
-                self.has_position = True
-        else:
-            bucket.append(sentence)
-        self.types.append(sentence.label)
-        self.raw.append(sentence.text)
-        self.t_last = t
-        base = self.last = sentence.cycle_key
-        seen = self.seen
-        n = seen[base] = seen.get(base, 0) + 1
-        return n
 
 
 _UNREAD = object()  # _Sentence.values before the fields are read

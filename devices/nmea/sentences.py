@@ -129,9 +129,9 @@ def _gsv_body(data: list[str]) -> tuple[list[str], list[str], str]:
     >>> _gsv_body(["2", "2", "05", "12", "40", "083", "46", "1"])
     (['2', '2', '05'], ['12', '40', '083', '46'], '1')
     """
-    body = data[3:]
-    extra = len(body) % 4
-    return data[:3], (body[:-extra] if extra else body), (body[-1].strip() if extra == 1 else "")
+    n = len(data)
+    extra = (n - 3) % 4 if n > 3 else 0
+    return data[:3], data[3 : n - extra], (data[-1].strip() if extra == 1 else "")
 
 
 def parse_gsv(msg: pynmea2.NMEASentence) -> GsvPage:
@@ -383,15 +383,23 @@ _GGA = _columns_of("GGA", "lat", "lat_dir", "lon", "lon_dir", "gps_qual", "num_s
                    "altitude", "geo_sep", "age_gps_data", "ref_station_id")
 
 
-def _solution(what: str, sats: str, hdop: str, alt: str, sep: str, age: str, station: str) -> dict:
-    """The solution fields GGA and GNS share (``what`` names the type in errors): satellites used,
+#: The names of the solution fields in errors, by sentence type.
+_SOLUTION_WORDS = {
+    kind: tuple(f"{kind} {what}" for what in ("satellites", "HDOP", "altitude", "geoid separation", "correction age"))
+    for kind in ("GGA", "GNS")
+}
+
+
+def _solution(kind: str, sats: str, hdop: str, alt: str, sep: str, age: str, station: str) -> dict:
+    """The solution fields GGA and GNS share (``kind`` names the type in errors): satellites used,
     HDOP, altitude above MSL, geoid separation, age of corrections (s), reference station id."""
+    w_sats, w_hdop, w_alt, w_sep, w_age = _SOLUTION_WORDS[kind]
     return {
-        "sats_used": _sats(sats, f"{what} satellites"),
-        "hdop": _dop(hdop, f"{what} HDOP"),
-        "alt_msl_m": _ranged(alt, float, f"{what} altitude", *ALT_MSL_RANGE_M),
-        "geoid_sep_m": _ranged(sep, float, f"{what} geoid separation", -MAX_GEOID_SEP_M, MAX_GEOID_SEP_M),
-        "dgps_age_s": _ranged(age, float, f"{what} correction age", 0.0, None),
+        "sats_used": _sats(sats, w_sats),
+        "hdop": _dop(hdop, w_hdop),
+        "alt_msl_m": _ranged(alt, float, w_alt, *ALT_MSL_RANGE_M),
+        "geoid_sep_m": _ranged(sep, float, w_sep, -MAX_GEOID_SEP_M, MAX_GEOID_SEP_M),
+        "dgps_age_s": _ranged(age, float, w_age, 0.0, None),
         "dgps_station": station.strip() or None,
     }
 

@@ -12,7 +12,7 @@ import pynmea2
 from devices.device_reader import DeviceReader
 from devices.nmea import CYCLE_LEARN_S, CycleLearner, parse_sentence
 from devices.nmea.cycle import _cycle_key
-from devices.nmea.epoch import _Epoch, _Sentence
+from devices.nmea.epoch import _Epoch
 from devices.nmea.sentences import _gsa_system_id, _gsa_used_ids, _gsv_body, _gsv_sats, _time_of_day
 from devices.transport import LinkState, SerialSettings
 
@@ -53,12 +53,12 @@ def test_gsa_system_id_is_read_in_one_place():
 
 
 def _epoch(second: int) -> _Epoch:
-    """A GGA then an RMC at 12:00:<second>."""
+    """A closed epoch of a GGA then an RMC at 12:00:<second>, as the assembler leaves it."""
     ep = _Epoch()
-    t = f"1200{second:02d}.00"
-    for kind, body in (("GGA", f"GPGGA,{t},4807.038,N,01131.000,E,1,08,0.9,545.4,M,46.9,M,,"),
-                       ("RMC", f"GPRMC,{t},A,4807.038,N,01131.000,E,0.0,0.0,010126,,,A")):
-        ep.add(_Sentence(msg(body), "", kind, _time_of_day(t)), 0.0)
+    ep.tod = _time_of_day(f"1200{second:02d}.00")
+    ep.has_position = True
+    ep.seen = {"GPGGA": 1, "GPRMC": 1}
+    ep.last = "GPRMC"
     return ep
 
 
