@@ -281,13 +281,10 @@ class EpochAssembler:
             return []  # good but not a sentence we use (TXT, HDT, proprietary...)
         tod = sentence.tod
         early = self._early
-        # the epoch this sentence meets: the one closed at its learned ender, while the next
-        # sentence has not yet shown whether more of it comes (the epoch in progress is then empty)
-        ep = early if early is not None else self._epoch
-        # does the sentence close ep and open the next epoch?  (inline: this runs for every line)
-        # An untimed one never does; a ZDA when ep holds a timed ZDA already or its time is
-        # ZDA_JOIN_S or more from ep's; another timed one when its time differs from ep's, or,
-        # while ep has only a ZDA's time, is ZDA_JOIN_S or more from it.
+        ep = early if early is not None else self._epoch  # (after an early close, _epoch is empty)
+        # Does the sentence open the next epoch after ep?  (Inline, one copy: it runs for every line.)
+        # Not untimed; a ZDA when ep has a ZDA time or a time ZDA_JOIN_S or more away; another when
+        # its time differs from ep's, or, while ep has only a ZDA's time, is ZDA_JOIN_S or more away.
         if tod is None:
             opens = False
         elif kind == "ZDA":
@@ -299,10 +296,8 @@ class EpochAssembler:
         late = False
         if early is not None:
             if not opens:
-                # more of an epoch already delivered at its learned ender: the receiver sent more
-                # after it this time.  The fix is out; the sentence joins the closed epoch (the
-                # cycle learner reads it there), is counted in late_lines and not used, and that
-                # ender is not trusted again (until forget_cycle).
+                # more of an epoch delivered at its learned ender: the fix is out; the line joins the
+                # closed epoch (for the learner), unused, and the ender is not trusted again
                 self._cycle.ban(early.last_key, sentence.label)
                 self._late_lines += 1
                 late = True
@@ -317,8 +312,7 @@ class EpochAssembler:
             if fix is not None:
                 out.append(fix)
             ep = self._epoch
-        # add the sentence to ep (inline: this runs for every line); a timed one gives ep its
-        # time of day when it has none yet (a ZDA its zda_tod, any other its tod)
+        # add the sentence to ep (inline); a timed one gives ep its time of day if it has none yet
         if tod is not None:
             if kind == "ZDA":
                 if ep.zda_tod is None:

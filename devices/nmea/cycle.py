@@ -28,7 +28,7 @@ __all__ = ["CYCLE_LEARN_EPOCHS", "CYCLE_LEARN_S", "CYCLE_GAP_S", "CycleLearner"]
 log = logging.getLogger(__name__)
 
 #: Epochs a sentence must have ended (since it was last followed by another sentence of its epoch)
-#: before it is taken as an ender of the receiver's cycle (see :class:`~devices.nmea.assembler.EpochAssembler`) ...
+#: before it is taken as an ender of the receiver's cycle (see the EpochAssembler notes) ...
 CYCLE_LEARN_EPOCHS = 2
 #: ... and seconds of epoch times it must have gone without being followed (from the first epoch
 #: watched): longer than the period of what receivers send less often than every epoch, so that
