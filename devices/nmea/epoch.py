@@ -185,11 +185,6 @@ def _accuracy(quality: FixQuality, hdop: float | None, vdop: float | None,
     return h_acc, v_acc, estimated, _accuracy_source(h_from, v_from, uere)
 
 
-def _or(value, fields: _Fields, key: str, *kinds: str):
-    """``value`` unless None, else ``key`` from the first of ``kinds`` that has it."""
-    return value if value is not None else fields.first(key, *kinds)
-
-
 def _build_fix(ep: _Epoch, fields: _Fields, rmc: Mapping | None, date: dt.date | None,
                tod: dt.time | None, antenna_height_m: float) -> Fix | None:
     """The fix of a closed epoch holding a position sentence; None when every position sentence
@@ -197,26 +192,29 @@ def _build_fix(ep: _Epoch, fields: _Fields, rmc: Mapping | None, date: dt.date |
     readable, lat, lon = _position(fields)
     if not readable:
         return None
-    get, msgs = fields.get, ep.msgs
+    get, first, msgs = fields.get, fields.first, ep.msgs
     gga = get("GGA") or _EMPTY
     rmc = rmc or _EMPTY
     quality = _quality(fields, gga, lat is not None)
     if quality is FixQuality.NO_FIX:
         lat = lon = None
 
-    alt_msl = _or(gga.get("alt_msl_m"), fields, "alt_msl_m", "GNS") if lat is not None else None
-    geoid_sep = _or(gga.get("geoid_sep_m"), fields, "geoid_sep_m", "GNS")
+    # (each "x if (x := A) is not None else first(...)" reads the fallback only when needed)
+    alt_msl = None
+    if lat is not None:
+        alt_msl = v if (v := gga.get("alt_msl_m")) is not None else first("alt_msl_m", "GNS")
+    geoid_sep = v if (v := gga.get("geoid_sep_m")) is not None else first("geoid_sep_m", "GNS")
     gsa = get("GSA") or _EMPTY
     hdop = gsa.get("hdop")
     if hdop is None:
-        hdop = _or(gga.get("hdop"), fields, "hdop", "GNS")
+        hdop = v if (v := gga.get("hdop")) is not None else first("hdop", "GNS")
     vdop, pdop = gsa.get("vdop"), gsa.get("pdop")
     if lat is None:
         mode = FixMode.NONE
     else:
         mode = _MODE_BY_FIX_TYPE.get(gsa.get("fix_type")) or (
             FixMode.THREE_D if alt_msl is not None else FixMode.TWO_D)
-    sats_used = _or(gga.get("sats_used"), fields, "sats_used", "GNS")
+    sats_used = v if (v := gga.get("sats_used")) is not None else first("sats_used", "GNS")
     if sats_used is None and "GSA" in msgs:
         sats_used = len(_gsa_used_ids(s.msg for s in msgs["GSA"])) or None
     gst = get("GST") or _EMPTY
@@ -242,13 +240,13 @@ def _build_fix(ep: _Epoch, fields: _Fields, rmc: Mapping | None, date: dt.date |
         "vertical_accuracy_m": v_acc,
         "accuracy_estimated": estimated,
         "accuracy_source": accuracy_source,
-        "dgps_age_s": _or(gga.get("dgps_age_s"), fields, "dgps_age_s", "GNS"),
-        "dgps_station": _or(gga.get("dgps_station"), fields, "dgps_station", "GNS"),
-        "speed_mps": _or(rmc.get("speed_mps"), fields, "speed_mps", "VTG"),
-        "course_deg": _or(rmc.get("course_deg"), fields, "course_deg", "VTG"),
+        "dgps_age_s": v if (v := gga.get("dgps_age_s")) is not None else first("dgps_age_s", "GNS"),
+        "dgps_station": v if (v := gga.get("dgps_station")) is not None else first("dgps_station", "GNS"),
+        "speed_mps": v if (v := rmc.get("speed_mps")) is not None else first("speed_mps", "VTG"),
+        "course_deg": v if (v := rmc.get("course_deg")) is not None else first("course_deg", "VTG"),
         "magvar_deg": rmc.get("magvar_deg"),
         "rmc_status": rmc.get("status"),
-        "mode_indicator": _or(rmc.get("mode_indicator"), fields, "mode_indicator", "GNS"),
+        "mode_indicator": v if (v := rmc.get("mode_indicator")) is not None else first("mode_indicator", "GNS"),
         "nav_status": rmc.get("nav_status"),
         "antenna_height_m": antenna_height_m,
         "t_monotonic_s": ep.t_last,
