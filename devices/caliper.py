@@ -309,6 +309,11 @@ class CaliperAssembler:
             out.append(tree)
         return out
 
+    @property
+    def waiting(self) -> bool:
+        """True while a tree waits for its ``$PHGF,LEN`` (see :meth:`flush`)."""
+        return self._pending is not None
+
     def flush(self) -> list[CaliperReading]:
         """Release a tree still waiting for its length."""
         if self._pending is None:
@@ -414,6 +419,25 @@ def _masser_lines(source: str | Path | bytes | Iterable[str]) -> Iterator[str]:
         yield from source
 
 
+def _masser_tree(line: str, table: SpeciesTable) -> CaliperReading | str:
+    """One ``B<species 2 digits><diameter mm 3 digits>...`` line: the tree, or why it is skipped.
+
+    Examples
+    --------
+    >>> _masser_tree("B1124600,208", MASSER_DEFAULT_SPECIES).dbh_cm
+    24.6
+    >>> _masser_tree("B11000", MASSER_DEFAULT_SPECIES)
+    'diameter 0 mm is not positive'
+    """
+    code = line[1:].split(",", 1)[0]
+    if len(code) < 5 or not code[:5].isdigit():
+        return f"tree line {line!r} is not B<ss><ddd>"
+    mm = int(code[2:5])
+    if mm <= 0:
+        return f"diameter {mm} mm is not positive"
+    return reading_from_mm(mm, int(code[:2]), "", protocol="masser", raw=line.encode("latin-1"), species=table)
+
+
 def read_masser(
     source: str | Path | bytes | Iterable[str], species: SpeciesTable | None = None
 ) -> MasserImport:
@@ -472,27 +496,11 @@ def read_masser(
                 result.skipped.append((number, "end line without plot"))
             close(line)
         elif tag == "B":
-            if header is None:
-                result.skipped.append((number, "tree line outside a plot"))
-                continue
-            code = line[1:].split(",", 1)[0]
-            if len(code) < 5 or not code[:5].isdigit():
-                result.skipped.append((number, f"tree line {line!r} is not B<ss><ddd>"))
-                continue
-            mm = int(code[2:5])
-            if mm <= 0:
-                result.skipped.append((number, f"diameter {mm} mm is not positive"))
-                continue
-            trees.append(
-                reading_from_mm(
-                    mm,
-                    int(code[:2]),
-                    "",
-                    protocol="masser",
-                    raw=line.encode("latin-1"),
-                    species=table,
-                )
-            )
+            tree = _masser_tree(line, table) if header is not None else "tree line outside a plot"
+            if isinstance(tree, str):
+                result.skipped.append((number, tree))
+            else:
+                trees.append(tree)
         else:
             result.skipped.append((number, f"line type {tag!r} not used"))
     if header is not None:

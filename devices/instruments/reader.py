@@ -21,6 +21,7 @@ from devices.caliper import (
     CaliperSpecies,
     SpeciesTable,
 )
+from devices.device_reader import DeviceReader
 from devices.instruments import InstrumentParser
 from devices.readings import InstrumentInfo, RangefinderShot
 from devices.transport import DeviceStatus, FramerFactory, LineFramer, PortReader, SerialSettings
@@ -31,7 +32,7 @@ MODELS_WITHOUT_COMPASS = frozenset({"TP200", "TP100"})
 """TruPulse models (``$PLTIT,ID`` model field) with no compass: their azimuth 0.00 means none."""
 
 
-class InstrumentReader:
+class InstrumentReader(DeviceReader):
     """Reads one instrument port on a daemon thread and delivers frozen readings.
 
     Parameters
@@ -73,7 +74,6 @@ class InstrumentReader:
         has_compass: bool | None = None,
         name: str = "instrument",
     ) -> None:
-        self.settings = settings
         self.parser = parser or InstrumentParser()
         self.assembler = CaliperAssembler(species, sends_length=sends_length)
         self.length_wait_s = length_wait_s
@@ -81,45 +81,23 @@ class InstrumentReader:
         self._on_reading = on_reading
         self._lock = threading.Lock()
         self._pending_since: float | None = None
-        self.port_reader = PortReader(
-            settings,
-            self._handle_line,
-            on_status=on_status,
-            framer_factory=framer_factory,
-            name=name,
-            on_idle=self._on_idle,
-        )
+        super().__init__(settings, on_status, framer_factory=framer_factory, name=name)
 
-    # -- lifecycle (same shape as PortReader)
-
-    def start(self) -> InstrumentReader:
-        """Start the reader thread. Returns self."""
-        self.port_reader.start()
-        return self
-
-    def stop(self, timeout_s: float = 5.0) -> bool:
-        """Stop the thread, then deliver a caliper tree still waiting for its length."""
-        ok = self.port_reader.stop(timeout_s)
-        with self._lock:
-            trees = self.assembler.flush()
-        self._emit_all(trees)
-        return ok
+    # -- lifecycle (start, stop, running, settings: DeviceReader's)
 
     def __enter__(self) -> InstrumentReader:
         """Start (unless already started); ``with`` stops it on exit."""
-        return self if self.port_reader._thread is not None else self.start()
-
-    def __exit__(self, *exc) -> None:
-        self.stop()
+        return self if self._port.started else self.start()
 
     @property
-    def running(self) -> bool:
-        return self.port_reader.running
+    def port_reader(self) -> PortReader:
+        """The :class:`~devices.transport.PortReader` underneath."""
+        return self._port
 
     @property
     def stats(self):
         """The port reader's :class:`~devices.transport.ReaderStats`."""
-        return self.port_reader.stats
+        return self._port.stats
 
     @property
     def counts(self) -> Counter[str]:
@@ -133,13 +111,19 @@ class InstrumentReader:
         for reading in readings:
             self._on_reading(reading)
 
-    def _handle_line(self, line: bytes, t: float) -> None:
+    def _on_stopped(self) -> None:
+        """After stop: deliver a caliper tree still waiting for its length."""
+        with self._lock:
+            trees = self.assembler.flush()
+        self._emit_all(trees)
+
+    def _on_line(self, line: bytes, t: float) -> None:
         with self._lock:
             reading = self.parser.parse(line, t)
             out: list[object] = []
             if isinstance(reading, CaliperSpecies | CaliperDiameter | CaliperLength):
                 out = self.assembler.feed(reading)
-                self._pending_since = t if self.assembler._pending is not None else None
+                self._pending_since = t if self.assembler.waiting else None
             elif isinstance(reading, InstrumentInfo):
                 if reading.model.upper() in MODELS_WITHOUT_COMPASS:
                     self.has_compass = False

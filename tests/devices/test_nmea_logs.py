@@ -194,7 +194,7 @@ def test_cycle_ender_changes_nothing_but_timing_on_the_real_logs(nmea_dir, monke
     # counts, on every log. The reference decode never learns an ender (an infinite learning time).
     import dataclasses
 
-    import devices.nmea as nmea
+    import devices.nmea.cycle as nmea
 
     logs = sorted(p for p in nmea_dir.iterdir() if p.suffix in (".log", ".txt"))
     early = 0

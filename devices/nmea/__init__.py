@@ -1,0 +1,138 @@
+"""NMEA 0183 from a GNSS receiver into immutable position fixes.
+
+Layers, each usable alone (one module each):
+
+:func:`parse_sentence` (:mod:`devices.nmea.sentences`)
+    bytes of one line -> a :mod:`pynmea2` sentence, or a
+    :class:`~devices.errors.BadSentence` naming the :class:`BadKind`.  Pure.  The same module
+    holds the field readers of each sentence type.
+:class:`EpochAssembler` (:mod:`devices.nmea.assembler`)
+    Pure, no threads, no clock: ``feed(line, t_monotonic_s) -> list[Fix]``.
+    Groups the sentences of one epoch (same UTC time of day, :mod:`devices.nmea.epoch`) into one
+    :class:`Fix` (:mod:`devices.nmea.fix`), counts every rejected line by kind and never raises.
+    Learns which sentence ends the receiver's cycle and delivers the fix on it
+    (:class:`~devices.nmea.cycle.CycleLearner`).
+:class:`GnssReader` (:mod:`devices.nmea.reader`)
+    A :class:`~devices.transport.PortReader` feeding an :class:`EpochAssembler`;
+    keeps only the newest fix (a consumer is never more than one epoch behind,
+    however slowly it reads) and the statistics for the UI.
+:func:`main` (:mod:`devices.nmea.__main__`)
+    ``python -m devices.nmea SOURCE`` prints one JSON object per epoch (gpsd
+    TPV names where they exist) and a summary.
+
+Sources of the fields (NMEA 0183 v4.11; talkers GP GN GL GA GB BD GQ):
+
+- GGA: time, latitude, longitude, quality (0-8), satellites used, HDOP,
+  altitude above MSL, geoid separation, age of corrections, base station id.
+- GNS: as GGA, with a mode character per constellation (used for quality when
+  there is no GGA).
+- RMC: time, date, status A/V, position, speed (knots), course, magnetic
+  variation, mode indicator (2.3+), navigational status (4.1+).
+- GLL: position and status when nothing better is sent.
+- VTG: speed and course when there is no RMC.
+- GSA: fix mode 1/2/3, satellites used, PDOP/HDOP/VDOP, system id (4.1+).
+- GSV: satellites in view; a trailing signal id (4.1+) is not a satellite.
+- GST: 1-sigma latitude / longitude / altitude errors in metres.
+- ZDA: date, with its own time of day; it never opens an epoch (see
+  :class:`EpochAssembler`).
+
+A sentence with an impossible value (a negative HDOP or sigma, a course of
+720 deg, an RMC date ``2303``...) is counted as ``malformed_field`` and not
+used at all; an epoch whose time is not after the newest fix's is counted as
+``time_backwards`` and not delivered (details in :class:`EpochAssembler`).
+"""
+
+from __future__ import annotations
+
+from devices.nmea.assembler import (
+    RECENT_LINES,
+    RESYNC_EPOCHS,
+    STALE_EPOCH_WINDOW_S,
+    EpochAssembler,
+    NmeaStats,
+    iter_stream_fixes,
+)
+from devices.nmea.cycle import CYCLE_GAP_S, CYCLE_LEARN_EPOCHS, CYCLE_LEARN_S, CycleLearner
+from devices.nmea.epoch import UTC, ZDA_JOIN_S
+from devices.nmea.fix import (
+    UERE_M,
+    VDOP_PER_HDOP,
+    BadKind,
+    Fix,
+    FixMode,
+    FixQuality,
+    Usability,
+    fix_to_json,
+)
+from devices.nmea.reader import FOOT_M, GnssReader, GnssStats
+from devices.nmea.sentences import (
+    ALT_MSL_RANGE_M,
+    KNOT_MPS,
+    LEAP_SECOND_TIME,
+    MAX_DOP,
+    MAX_GEOID_SEP_M,
+    MAX_MAGVAR_DEG,
+    MAX_SATS,
+    ZDA_YEARS,
+    GsvPage,
+    SatelliteInView,
+    parse_gsv,
+    parse_sentence,
+)
+
+__all__ = [
+    "FixQuality",
+    "FixMode",
+    "BadKind",
+    "Usability",
+    "Fix",
+    "UERE_M",
+    "VDOP_PER_HDOP",
+    "GsvPage",
+    "SatelliteInView",
+    "parse_gsv",
+    "parse_sentence",
+    "NmeaStats",
+    "EpochAssembler",
+    "GnssStats",
+    "GnssReader",
+    "fix_to_json",
+    "source_kind",
+    "main",
+    "iter_stream_fixes",
+    "CycleLearner",
+    # constants (units in the names; see their modules)
+    "ALT_MSL_RANGE_M",
+    "CYCLE_GAP_S",
+    "CYCLE_LEARN_EPOCHS",
+    "CYCLE_LEARN_S",
+    "FOOT_M",
+    "KNOT_MPS",
+    "LEAP_SECOND_TIME",
+    "MAX_DOP",
+    "MAX_GEOID_SEP_M",
+    "MAX_MAGVAR_DEG",
+    "MAX_SATS",
+    "RECENT_LINES",
+    "RESYNC_EPOCHS",
+    "STALE_EPOCH_WINDOW_S",
+    "UTC",
+    "ZDA_JOIN_S",
+    "ZDA_YEARS",
+]
+
+# The command line lives in devices.nmea.__main__ and is imported only when asked for: importing
+# it here would make ``python -m devices.nmea`` find it already imported (runpy warns of that).
+_CLI_NAMES = frozenset({"main", "source_kind"})
+
+
+def __getattr__(name: str):
+    if name in _CLI_NAMES:
+        from devices.nmea import __main__ as cli
+
+        return getattr(cli, name)
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+
+
+def __dir__() -> list[str]:
+    return sorted(set(globals()) | _CLI_NAMES)
