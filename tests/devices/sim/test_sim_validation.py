@@ -289,13 +289,20 @@ def test_endpoint_close_leaves_a_link_another_simulator_took(tmp_path):
     assert os.readlink(link) == str(other)
 
 
+def _sigint_as_at_a_terminal() -> None:
+    """In the child before exec: Ctrl-C's default action. A test run started in the background
+    of a non-interactive shell inherits SIGINT *ignored* (POSIX), and Python then never raises
+    KeyboardInterrupt: the SIGINT below would be lost and the simulator run its full --duration."""
+    signal.signal(signal.SIGINT, signal.SIG_DFL)
+
+
 def test_two_cli_processes_keep_their_own_links(tmp_path, monkeypatch, capsys):
     """The tester's case: a second run, then its exit, must not break the first one's links."""
     env = {**os.environ, "TMPDIR": str(tmp_path), "PYTHONPATH": str(REPO)}
     first = subprocess.Popen(
         [sys.executable, "-m", "devices.sim", "--only", "caliper", "--duration", "120"],
         cwd=REPO, env=env, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
-        stderr=subprocess.PIPE)
+        stderr=subprocess.PIPE, preexec_fn=_sigint_as_at_a_terminal)
     shared = tmp_path / f"fieldapp-sim-{os.getuid()}"
     link = shared / "caliper"
     try:
