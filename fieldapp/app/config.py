@@ -16,6 +16,7 @@ the app rebuilds a new config from it, never mutating the old one.
 from __future__ import annotations
 
 import json
+import math
 import os
 import typing
 from dataclasses import dataclass, fields, replace
@@ -23,6 +24,8 @@ from pathlib import Path
 from typing import Any
 
 import platformdirs
+
+from devices import registry
 
 APP_NAME = "fieldapp"
 ENV_PREFIX = "FIELDAPP_"
@@ -137,6 +140,17 @@ class AppConfig:
             raise ValueError(f"average_epochs must be 1..10000, got {self.average_epochs}")
         if not self.redraw_hz > 0:
             raise ValueError(f"redraw_hz must be > 0, got {self.redraw_hz}")
+        if not (math.isfinite(self.replay_speed) and self.replay_speed > 0):
+            raise ValueError(f"replay_speed must be a finite number > 0, got {self.replay_speed}")
+        if self.quit_after_s is not None and not (math.isfinite(self.quit_after_s)
+                                                  and 0 < self.quit_after_s <= 86400):
+            raise ValueError(f"quit_after_s must be 0..86400 seconds, got {self.quit_after_s}")
+        for kind in ("rangefinder", "caliper"):
+            protocol = getattr(self, f"{kind}_protocol")
+            known = [p.name for p in registry.protocols(kind)]
+            if protocol not in known:
+                raise ValueError(f"{kind}_protocol {protocol!r} unknown; {kind} protocols: "
+                                 f"{', '.join(known)}")
 
 
 def config_dir() -> Path:

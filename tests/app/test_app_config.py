@@ -65,3 +65,31 @@ def test_unreadable_file_is_an_error_naming_it(cfgdir):
     (cfgdir / "config.json").write_text("{not json")
     with pytest.raises(ValueError, match="config.json"):
         C.build({}, environ={})
+
+
+@pytest.mark.parametrize("cli, words", [
+    ({"quit_after_s": float("nan")}, "quit_after_s must be 0..86400 seconds, got nan"),
+    ({"quit_after_s": float("inf")}, "quit_after_s must be 0..86400 seconds, got inf"),
+    ({"quit_after_s": -1.0}, "quit_after_s must be 0..86400 seconds, got -1.0"),
+    ({"replay_speed": -1.0}, "replay_speed must be a finite number > 0, got -1.0"),
+    ({"replay_speed": float("nan")}, "replay_speed must be a finite number > 0, got nan"),
+    ({"rangefinder_protocol": "bogus"},
+     "rangefinder_protocol 'bogus' unknown; rangefinder protocols: trupulse, trupulse-200,"),
+    ({"caliper_protocol": "trupulse"}, "caliper_protocol 'trupulse' unknown; caliper protocols: digitech"),
+])
+def test_impossible_run_options_are_refused_before_anything_starts(cfgdir, cli, words):
+    # were a traceback in the window's timer (nan, inf), a Qt warning and FAILED (-1), or a
+    # device that never started while the smoke test said "ok" (unknown protocol)
+    with pytest.raises(ValueError) as err:
+        C.build(cli, environ={})
+    assert str(err.value).startswith(words)
+
+
+def test_the_cli_refuses_them_in_one_line(cfgdir, capsys):
+    from fieldapp.ui.app import main
+
+    assert main(["--no-settings-file", "--simulate", "--rangefinder-protocol", "bogus",
+                 "--quit-after", "3"]) == 2
+    err = capsys.readouterr().err.strip().splitlines()
+    assert err == ["fieldapp: rangefinder_protocol 'bogus' unknown; rangefinder protocols: "
+                   "trupulse, trupulse-200, laserace-trimble, laserace-mdl, vertex"]
