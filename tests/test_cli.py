@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import os
 import subprocess
 import sys
 from pathlib import Path
@@ -105,3 +106,17 @@ def test_help_texts_are_plain_words(module, argv, capsys):
         assert markup not in out, markup
     # a description paragraph follows the usage block
     assert len(out.split("\n\n")) >= 3
+
+
+def test_rules_evaluate_into_a_closed_pipe_exits_1_without_a_traceback():
+    # ``fieldapp rules evaluate FILE | head -1``: the reader goes away. The output (indented far
+    # past a pipe's 64 KiB buffer) cannot all be written, so the write always meets the closed end.
+    r, w = os.pipe()
+    os.close(r)
+    proc = subprocess.run(
+        [sys.executable, "-m", "fieldapp", "rules", "evaluate", "--indent", "100000",
+         str(REPO / "examples/rules/bank.json")],
+        stdout=w, stderr=subprocess.PIPE, text=True, cwd=REPO, timeout=120)
+    os.close(w)
+    assert proc.returncode == 1
+    assert proc.stderr == ""

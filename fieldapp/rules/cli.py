@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import sys
 from collections.abc import Sequence
 
@@ -68,5 +69,11 @@ def main(argv: Sequence[str] | None = None) -> int:
             result = error_result(result.get("rule"), key, f"internal error: result not JSON: {err}")
         results.append(result)
     indent = None if args.indent < 0 else args.indent
-    print(json.dumps(results, indent=indent, allow_nan=False))
+    try:
+        print(json.dumps(results, indent=indent, allow_nan=False), flush=True)
+    except BrokenPipeError:
+        # the reader went away (``... | head -1``): no traceback now, nor when Python flushes at
+        # exit; exit 1, as fieldapp-nmea does
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        return 1
     return 1 if any(r.get("status") == "error" for r in results) else 0
