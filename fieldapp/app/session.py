@@ -74,27 +74,33 @@ class DeviceSession:
             try:
                 urls.update(self._start_simulators())
             except Exception as exc:  # noqa: BLE001 - shown to the user, app keeps running
-                log.exception("simulators failed")
-                self.errors.append(f"Simulators could not start: {exc}")
+                self._failed(f"Simulators could not start: {exc}", exc)
         if cfg.replay:
             try:
                 urls["gnss"] = self._start_replay(cfg.replay, cfg.replay_speed)
             except Exception as exc:  # noqa: BLE001
-                log.exception("replay failed")
-                self.errors.append(f"Replay of {cfg.replay} could not start: {exc}")
+                self._failed(f"Replay of {cfg.replay} could not start: {exc}", exc)
         if urls["gnss"]:
             try:
                 self._start_gnss(urls["gnss"])
             except Exception as exc:  # noqa: BLE001
-                log.exception("gnss failed")
-                self.errors.append(f"GNSS receiver at {urls['gnss']}: {exc}")
+                self._failed(f"GNSS receiver at {urls['gnss']}: {exc}", exc)
         for kind in ("rangefinder", "caliper"):
             if urls[kind]:
                 try:
                     self._start_instrument(kind, urls[kind])
                 except Exception as exc:  # noqa: BLE001
-                    log.exception("%s failed", kind)
-                    self.errors.append(f"{kind.capitalize()} at {urls[kind]}: {exc}")
+                    self._failed(f"{kind.capitalize()} at {urls[kind]}: {exc}", exc)
+
+    def _failed(self, words: str, exc: BaseException) -> None:
+        """A device that could not start: ``words`` go to :attr:`errors` (shown to the user) and
+        to the log, one line for what a user can fix (a missing file, a port, a bad value), with
+        the traceback only for anything else."""
+        self.errors.append(words)
+        if isinstance(exc, (OSError, ValueError)):
+            log.error("%s", words)
+        else:
+            log.exception("%s", words)
 
     def _start_gnss(self, url: str) -> None:
         from devices.nmea import GnssReader

@@ -31,8 +31,8 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--new", action="store_true", default=None, dest="new_visit",
                    help="start with the New visit dialog instead of the last visit")
     p.add_argument("--quit-after", type=float, metavar="SECONDS", dest="quit_after_s",
-                   help="smoke test: quit after SECONDS; exit 0 only if fixes arrived and a"
-                        " record was stored")
+                   help="smoke test: quit after SECONDS; exit 0 only if fixes arrived, a"
+                        " record was stored and every device asked for started")
     p.add_argument("--gnss-url", metavar="PORT", help="receiver port or pyserial URL")
     p.add_argument("--gnss-baud", type=int, metavar="BAUD")
     p.add_argument("--autobaud", action="store_true", default=None, dest="gnss_autobaud")
@@ -159,10 +159,12 @@ def main(argv: list[str] | None = None) -> int:
         def finish() -> None:
             fixes = window.fix_count
             records = window.visit.records_stored if window.visit is not None else 0
-            ok = fixes > 0 and records > 0
+            failed = list(window.session.errors)  # a device that never started is no "ok"
+            ok = fixes > 0 and records > 0 and not failed
             print(f"fieldapp: {plural(fixes, 'fix', 'fixes')} received,"
                   f" {plural(records, 'record')} stored"
-                  f" -> {'ok' if ok else 'FAILED'}", file=sys.stderr)
+                  + (f", {plural(len(failed), 'device')} not started" if failed else "")
+                  + f" -> {'ok' if ok else 'FAILED'}", file=sys.stderr)
             result["rc"] = 0 if ok else 1
             window.close()
             app.quit()

@@ -40,6 +40,17 @@ def test_quit_after_without_devices_fails_cleanly(tmp_path):
     assert "0 fixes received" in proc.stderr
 
 
+def test_quit_after_with_a_replay_that_cannot_start_says_so_in_one_line(tmp_path):
+    proc = _run_app(["--replay", str(tmp_path / "nope.log"), "--quit-after", "1"], tmp_path)
+    assert proc.returncode == 1, proc.stderr
+    lines = [line for line in proc.stderr.splitlines() if "propagateSizeHints" not in line]
+    assert lines == [
+        f"ERROR fieldapp.app.session: Replay of {tmp_path / 'nope.log'} could not start:"
+        f" no NMEA log at {tmp_path / 'nope.log'}",
+        "fieldapp: 0 fixes received, 0 records stored, 1 device not started -> FAILED",
+    ]
+
+
 @pytest.mark.slow
 def test_quit_after_with_simulators_stores_records(tmp_path):
     proc = _run_app(["--simulate", "--quit-after", "8"], tmp_path)
