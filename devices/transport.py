@@ -49,6 +49,7 @@ import errno
 import logging
 import threading
 import time
+import urllib.parse
 from dataclasses import dataclass, field
 from typing import Callable
 
@@ -157,6 +158,16 @@ class SerialSettings:
             raise ValueError(f"stopbits {self.stopbits!r} not one of 1, 1.5, 2")
         if not 0 < self.read_timeout_s <= 5:
             raise ValueError(f"read_timeout_s {self.read_timeout_s!r} outside (0, 5] s")
+        if self.scheme in _NETWORK_SCHEMES:
+            # pyserial reads these as host:port and fails on a missing port with a TypeError
+            # ("'<=' not supported between 'int' and 'NoneType'") that names nothing
+            try:
+                port = urllib.parse.urlsplit(self.url).port
+            except ValueError:
+                port = None
+            if port is None:
+                raise ValueError(f"{self.url}: give the host and port, {self.scheme}://HOST:PORT"
+                                 f" (port 1..65535)")
 
     @property
     def scheme(self) -> str:
@@ -168,6 +179,10 @@ class SerialSettings:
     def baud_matters(self) -> bool:
         """False for URLs where a baud rate means nothing (a TCP socket, loop)."""
         return self.scheme not in NO_BAUD_SCHEMES
+
+
+#: URL schemes pyserial opens as ``HOST:PORT`` over TCP.
+_NETWORK_SCHEMES = frozenset({"socket", "rfc2217"})
 
 
 # --------------------------------------------------------------------------- open / close

@@ -566,3 +566,13 @@ def test_list_ports_async_reports_errors(monkeypatch):
     thread = list_ports_async(lambda ports: None, on_error=errors.put)
     assert "udev" in str(errors.get(timeout=WAIT_S))
     thread.join(WAIT_S)
+
+
+@pytest.mark.parametrize("url", ["socket://host", "socket://host:99999", "rfc2217://h", "SOCKET://h:x"])
+def test_network_url_without_a_usable_port_is_refused_in_words(url):
+    # pyserial's own failure for socket://host is a TypeError about '<=' and NoneType
+    with pytest.raises(ValueError) as err:
+        SerialSettings(url)
+    scheme = url.partition("://")[0].lower()
+    assert str(err.value) == f"{url}: give the host and port, {scheme}://HOST:PORT (port 1..65535)"
+    assert SerialSettings("socket://127.0.0.1:2947").scheme == "socket"
