@@ -120,3 +120,11 @@ def test_rules_evaluate_into_a_closed_pipe_exits_1_without_a_traceback():
     os.close(w)
     assert proc.returncode == 1
     assert proc.stderr == ""
+
+
+def test_rules_evaluate_reads_a_file_saved_with_a_byte_order_mark(tmp_path, capsys):
+    # Windows Notepad's "UTF-8" starts the file with EF BB BF; json refuses it as it stands
+    plain = REPO / "examples/rules/bank.json"
+    bom = tmp_path / "bank-notepad.json"
+    bom.write_bytes(b"\xef\xbb\xbf" + plain.read_bytes())
+    assert _evaluate(capsys, bom) == _evaluate(capsys, plain)

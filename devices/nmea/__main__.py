@@ -96,7 +96,7 @@ _arg_seconds = _checked(float, lambda v: math.isfinite(v) and v > 0,
                         "duration {text!r} must be a finite number of seconds > 0")
 _arg_count = _checked(int, lambda v: v >= 1, "count {text!r} must be a whole number >= 1")
 _arg_antenna_height = _checked(float, lambda v: math.isfinite(v) and 0.0 <= v < 100.0,
-                               "antenna height {text!r} m outside 0..100 m")
+                               "antenna height {text!r} must be a number of metres, 0..100")
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -46,7 +46,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         if args.file == "-":
             text = sys.stdin.read()
         else:
-            with open(args.file, encoding="utf-8") as fh:
+            # utf-8-sig: a file saved by Windows Notepad starts with a byte-order mark
+            with open(args.file, encoding="utf-8-sig") as fh:
                 text = fh.read()
         data = json.loads(text)
     except RecursionError:

@@ -645,6 +645,7 @@ def test_cli_missing_file_or_directory_is_refused_at_once(tmp_path, capsys):
     ("--antenna-height-m", "nan", "antenna height"),
     ("--antenna-height-m", "-1", "antenna height"),
     ("--antenna-height-m", "1000", "antenna height"),
+    ("--antenna-height-m", "abc", "antenna height 'abc' must be a number of metres, 0..100"),
     ("--duration", "nan", "duration"),
     ("--duration", "inf", "duration"),
     ("--duration", "0", "duration"),
