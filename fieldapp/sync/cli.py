@@ -22,6 +22,7 @@ from __future__ import annotations
 
 import argparse
 import contextlib
+import math
 import sqlite3
 import sys
 from pathlib import Path
@@ -29,6 +30,17 @@ from pathlib import Path
 from fieldapp.sync.engine import ConflictPolicy, checkout, read_conflicts, sync
 from fieldapp.sync.errors import SyncError
 from fieldapp.sync.office import FolderOffice, check_site_id
+
+
+def _seconds(text: str) -> float:
+    """``--lock-wait``: a finite number of seconds, 0 or more (argparse type)."""
+    try:
+        value = float(text)
+    except ValueError:
+        value = math.nan
+    if not (math.isfinite(value) and value >= 0):
+        raise argparse.ArgumentTypeError(f"{text!r} must be a number of seconds, 0 or more")
+    return value
 
 
 def _parser() -> argparse.ArgumentParser:
@@ -50,7 +62,7 @@ def _parser() -> argparse.ArgumentParser:
     p.add_argument("--checkout", metavar="SITE",
                    help="make VISIT a new laptop copy of SITE (its id, or its name if unique; see --list)")
     p.add_argument("--conflicts", action="store_true", help="list VISIT's conflict records and exit")
-    p.add_argument("--lock-wait", type=float, default=10.0, metavar="SECONDS",
+    p.add_argument("--lock-wait", type=_seconds, default=10.0, metavar="SECONDS",
                    help="how long to wait for another laptop's sync (default 10)")
     p.add_argument("-q", "--quiet", action="store_true", help="no progress lines")
     return p

@@ -187,6 +187,8 @@ def check_geopackage(path: Path, *, what: str, max_bytes: int, error=ValueError)
         and the first problem found.
     """
     p = Path(path)
+    if not p.exists() and not p.is_symlink():
+        raise error(f"{what} {p} does not exist")
     if p.is_symlink() or not p.is_file():
         raise error(f"{what} {p} is not a regular file")
     size = p.stat().st_size

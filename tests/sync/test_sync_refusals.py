@@ -272,7 +272,7 @@ def test_cli_turns_every_failure_into_one_line(tmp_path, capsys, monkeypatch):
         "sqlite error (--conflicts on a non-SQLite file)":
             (["--office", str(office.root), "--conflicts", str(not_sqlite)], "could not be read"),
         "missing visit": (["--office", str(office.root), "-q", str(tmp_path / "gone.gpkg")],
-                          "is not a regular file"),
+                          "does not exist"),
         "checkout over an existing file": (["--office", str(office.root), "--checkout", "x", str(visit)],
                                            "already exists"),
     }
@@ -310,3 +310,11 @@ def test_fieldapp_command_prints_no_traceback(tmp_path):
     assert done.returncode == 1
     assert "Traceback" not in done.stderr and f"office folder {typo} does not exist" in done.stderr
     assert not (tmp_path / "nonexistent").exists()
+
+
+@pytest.mark.parametrize("value", ["-1", "nan", "inf", "abc"])
+def test_lock_wait_must_be_seconds(tmp_path, capsys, value):
+    with pytest.raises(SystemExit) as stop:
+        cli_main(["--office", str(tmp_path), "--lock-wait", value, str(tmp_path / "v.gpkg")])
+    assert stop.value.code == 2
+    assert f"argument --lock-wait: {value!r} must be a number of seconds, 0 or more" in capsys.readouterr().err
