@@ -17,7 +17,9 @@ exits with status 2.
 from __future__ import annotations
 
 import argparse
+import contextlib
 import math
+import signal
 import sys
 import threading
 
@@ -200,11 +202,30 @@ def main(argv: list[str] | None = None) -> int:
         if interactive:
             threading.Thread(target=_read_commands, args=(run, done), name="fieldapp-sim-cli",
                              daemon=True).start()
-        try:
-            done.wait(args.duration)
-        except KeyboardInterrupt:
-            pass
+        with _sigterm_as_ctrl_c():
+            try:
+                done.wait(args.duration)
+            except KeyboardInterrupt:
+                pass
     return 0
+
+
+@contextlib.contextmanager
+def _sigterm_as_ctrl_c():
+    """While running, ``kill PID`` (SIGTERM) stops the simulators like Ctrl-C does: links and
+    the owner file are removed on the way out (SIGTERM's default would leave them dangling)."""
+    def interrupt(_signum, _frame):
+        raise KeyboardInterrupt
+
+    try:
+        previous = signal.signal(signal.SIGTERM, interrupt)
+    except ValueError:  # not the main thread (main() called from a worker): leave SIGTERM alone
+        yield
+        return
+    try:
+        yield
+    finally:
+        signal.signal(signal.SIGTERM, previous)
 
 
 if __name__ == "__main__":

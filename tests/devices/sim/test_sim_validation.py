@@ -327,3 +327,24 @@ def test_two_cli_processes_keep_their_own_links(tmp_path, monkeypatch, capsys):
             first.kill()
             first.wait(TIMEOUT_S)
         first.stderr.close()
+
+
+def test_kill_stops_the_cli_like_ctrl_c_and_removes_its_links(tmp_path):
+    # ``kill PID`` (SIGTERM): once left the links and the owner file dangling until the next run
+    env = {**os.environ, "TMPDIR": str(tmp_path), "PYTHONPATH": str(REPO)}
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "devices.sim", "--only", "caliper", "--duration", "120"],
+        cwd=REPO, env=env, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
+        stderr=subprocess.PIPE)
+    shared = tmp_path / f"fieldapp-sim-{os.getuid()}"
+    try:
+        assert wait_for(lambda: (shared / "caliper").is_symlink() or proc.poll() is not None)
+        assert proc.poll() is None, proc.stderr.read()
+        proc.terminate()
+        assert proc.wait(TIMEOUT_S) == 0
+        assert not shared.exists()
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+            proc.wait()
+        proc.stderr.close()
