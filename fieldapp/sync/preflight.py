@@ -21,8 +21,8 @@ def _no_such_site(office: OfficeStore, site_id: str, base_seq: int) -> InvalidOf
     """The refusal of a laptop that synced ``site_id`` before (up to ``base_seq``) with an
     office that has no such site: "wrong office folder?"."""
     return InvalidOfficeData(
-        f"{office.describe()} has no site {site_id}, but this visit synced with it"
-        f" before (seq {base_seq}): wrong office folder? Nothing was sent"
+        f"{office.describe()} has no site {site_id}, yet this visit is a laptop copy of that"
+        f" site (synced up to seq {base_seq}): wrong office folder? Nothing was sent"
     )
 
 

@@ -58,8 +58,9 @@ def test_no_such_site_refusal_is_one_message():
 
     exc = _no_such_site(Office(), "mill-creek", 4)
     assert isinstance(exc, InvalidOfficeData)
-    assert str(exc) == ("office folder /media/usb/office has no site mill-creek, but this visit synced"
-                        " with it before (seq 4): wrong office folder? Nothing was sent")
+    assert str(exc) == ("office folder /media/usb/office has no site mill-creek, yet this visit is a"
+                        " laptop copy of that site (synced up to seq 4): wrong office folder?"
+                        " Nothing was sent")
 
 
 def test_office_interface_lives_in_officestore_and_is_the_same_object_everywhere():
