@@ -534,7 +534,9 @@ def open_initial_visit(window: Any) -> None:
             visit = open_visit(path, name=path.stem, priority_waterway=cfg.priority_waterway,
                                crew=cfg.crew, antenna_height_m=cfg.antenna_height_m)
     except Exception as exc:  # noqa: BLE001 - a damaged or foreign file is never overwritten
-        window.show_banner(f"Could not open the visit {path}: {exc}")
+        words = f"Could not open the visit {path}: {exc}"
+        log.error("%s", words)  # also on the console: a --quit-after run says why it FAILED
+        window.show_banner(words)
         return
     window.set_visit(visit)
     if not (cfg.simulate or cfg.replay or cfg.quit_after_s is not None):

@@ -51,6 +51,16 @@ def test_quit_after_with_a_replay_that_cannot_start_says_so_in_one_line(tmp_path
     ]
 
 
+def test_quit_after_with_a_visit_that_cannot_open_says_why(tmp_path):
+    junk = tmp_path / "junk.gpkg"
+    junk.write_text("not a visit\n")
+    proc = _run_app(["--visit", str(junk), "--quit-after", "1"], tmp_path)
+    assert proc.returncode == 1, proc.stderr
+    assert (f"ERROR fieldapp.app.visit: Could not open the visit {junk}: {junk} is not a"
+            " GeoPackage (not an SQLite database)") in proc.stderr.splitlines()
+    assert junk.read_text() == "not a visit\n"  # never overwritten
+
+
 @pytest.mark.slow
 def test_quit_after_with_simulators_stores_records(tmp_path):
     proc = _run_app(["--simulate", "--quit-after", "8"], tmp_path)
