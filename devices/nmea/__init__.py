@@ -13,7 +13,8 @@ Layers, each usable alone (one module each):
     Learns which sentence ends the receiver's cycle and delivers the fix on it
     (:class:`~devices.nmea.cycle.CycleLearner`).
 :class:`GnssReader` (:mod:`devices.nmea.reader`)
-    A :class:`~devices.transport.PortReader` feeding an :class:`EpochAssembler`;
+    A :class:`~devices.device_reader.DeviceReader` (one port-reading thread) feeding an
+    :class:`EpochAssembler`;
     keeps only the newest fix (a consumer is never more than one epoch behind,
     however slowly it reads) and the statistics for the UI.
 :func:`main` (:mod:`devices.nmea.__main__`)

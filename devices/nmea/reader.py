@@ -1,5 +1,5 @@
-"""The reader thread: :class:`GnssReader`, a :class:`~devices.transport.PortReader` feeding an
-:class:`~devices.nmea.assembler.EpochAssembler`.
+"""The reader thread: :class:`GnssReader`, a :class:`~devices.device_reader.DeviceReader` (one
+:class:`~devices.transport.PortReader` thread) feeding an :class:`~devices.nmea.assembler.EpochAssembler`.
 
 It keeps only the newest fix (a consumer is never more than one epoch behind, however slowly it
 reads) and the statistics for the UI (:class:`GnssStats`).

@@ -1,6 +1,7 @@
 """The site-visit model: plain Python, no Qt, no storage (see :mod:`fieldapp.survey.visit`).
 
-Public names: :class:`Visit` (commands, events, undo, rule inputs), the feature records and
+Public names: :class:`Visit` (commands, events, undo; its rule inputs are built in
+:mod:`fieldapp.checks.requests`), the feature records and
 enums of :mod:`~fieldapp.survey.features`, GNSS helpers of :mod:`~fieldapp.survey.gnss`,
 :class:`~fieldapp.survey.boundary.BoundaryWalk`, canopy measures of
 :mod:`~fieldapp.survey.canopy`, the reading protocols of :mod:`~fieldapp.survey.readings`,

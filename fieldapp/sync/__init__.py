@@ -16,31 +16,35 @@ interface), :mod:`fieldapp.sync.office` (:class:`FolderOffice`), :mod:`fieldapp.
 sync goes: ``docs/sync.md``. Diffing, rebasing and applying are pygeodiff's.
 """
 
-from fieldapp.sync.engine import (
-    CancelToken,
-    Conflict,
-    ConflictKind,
-    ConflictPolicy,
-    LayerCounts,
-    SyncReport,
-    check_visit_file,
-    checkout,
-    read_conflicts,
-    sync,
-)
-from fieldapp.sync.errors import (
-    InvalidOfficeData,
-    InvalidOfficeRecords,
-    LaptopStateError,
-    NewerSchema,
-    OfficeLocked,
-    OfficeNotFound,
-    SchemaMismatch,
-    SyncCancelled,
-    SyncError,
-    VisitRefused,
-)
-from fieldapp.sync.office import FolderOffice, LockOwner, LogEntry, OfficeStore, SchemaChange, SiteSchema
+import importlib
+from typing import Any
+
+# Names load on first use (PEP 562), so importing one light piece (``fieldapp.sync.progress``
+# for the window's cancel flag) does not pull in the engine and pygeodiff at start-up.
+_HOME = {
+    **dict.fromkeys(("CancelToken", "Conflict", "ConflictKind", "ConflictPolicy", "LayerCounts",
+                     "SyncReport", "check_visit_file", "checkout", "read_conflicts", "sync"),
+                    "fieldapp.sync.engine"),
+    **dict.fromkeys(("InvalidOfficeData", "InvalidOfficeRecords", "LaptopStateError",
+                     "NewerSchema", "OfficeLocked", "OfficeNotFound", "SchemaMismatch",
+                     "SyncCancelled", "SyncError", "VisitRefused"), "fieldapp.sync.errors"),
+    **dict.fromkeys(("FolderOffice", "LockOwner", "LogEntry", "OfficeStore", "SchemaChange",
+                     "SiteSchema"), "fieldapp.sync.office"),
+}
+
+
+def __getattr__(name: str) -> Any:
+    home = _HOME.get(name)
+    if home is None:
+        raise AttributeError(f"module 'fieldapp.sync' has no attribute {name!r}")
+    value = getattr(importlib.import_module(home), name)
+    globals()[name] = value
+    return value
+
+
+def __dir__() -> list[str]:
+    return sorted(set(globals()) | set(_HOME))
+
 
 __all__ = [
     "CancelToken", "Conflict", "ConflictKind", "ConflictPolicy", "FolderOffice",

@@ -126,7 +126,6 @@ class _Sync:
         self.gd = cs.new_geodiff()
         self.site = state.site_id
         self.work = state.work
-        self.latest: list[tuple] = []  # (table, pk, column, value) for LATEST_WINS_COLUMNS
         self.received: list[tuple[LogEntry, Path]] = []  # office changesets pulled, with their files
         self.base_seq = 0
         #: the office migration this sync makes at its commit point: (change, statements, tables)
@@ -507,9 +506,9 @@ class _Sync:
             if table != LOG_TABLE:
                 counts[table]["sent"] += n["insert"] + n["update"] + n["delete"]
         ctx = ConflictContext(self.policy, changeset_id, seq, st.laptop_id, self.synced_by)
-        conflicts, self.latest = find_conflicts(c.base, pulled.theirs, c.snapshot, c.tables, conflict_file,
-                                                local_entries, pulled.their_entries, ctx, counts)
-        resolve_conflicts(new_master, c.tables, conflicts, self.latest, self.policy)
+        conflicts, latest = find_conflicts(c.base, pulled.theirs, c.snapshot, c.tables, conflict_file,
+                                           local_entries, pulled.their_entries, ctx, counts)
+        resolve_conflicts(new_master, c.tables, conflicts, latest, self.policy)
 
         self.prog(0.6, "preparing the changeset")
         applied_utc = utc_now_iso()

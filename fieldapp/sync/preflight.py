@@ -3,7 +3,8 @@
 :func:`_preflight` runs before the laptop's state is written and before the office lock is
 taken; :func:`_refuse_newer` (a store schema newer than this fieldapp knows) and
 :func:`_no_such_site` (the laptop synced the site before, the office has no such site) are also
-checked again under the lock (:mod:`fieldapp.sync.phases`), and by a checkout.
+checked again under the lock (:mod:`fieldapp.sync.phases`); a checkout checks the schema
+(:func:`_refuse_newer`) and refuses a missing site in its own words.
 """
 
 from __future__ import annotations

@@ -63,10 +63,10 @@ import time
 from dataclasses import dataclass
 from typing import Any, Callable, Protocol
 
-from devices.sim.scenario import boundary_for, load_scenario, ohwm_tour
+from devices.sim.scenario import load_scenario, ohwm_tour
 
 __all__ = ["DEMO_SPEEDUP", "TREE_STAY_S", "SimulatedSurveyor", "Step", "SurveyedPanel",
-           "SurveyorWindow", "boundary_for", "load_scenario", "ohwm_tour",
+           "SurveyorWindow", "load_scenario", "ohwm_tour",
            "scripted_events_wanted", "surveyor"]
 
 DEMO_SPEEDUP = 5.0

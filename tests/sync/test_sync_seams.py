@@ -69,3 +69,18 @@ def test_office_interface_lives_in_officestore_and_is_the_same_object_everywhere
         assert getattr(office, name) is getattr(officestore, name)
     assert issubclass(office.FolderOffice, officestore.OfficeStore)
     assert engine.OfficeStore is officestore.OfficeStore
+
+
+def test_package_names_load_on_first_use_and_the_cancel_flag_alone_stays_light():
+    # the window imports fieldapp.sync.progress for its cancel flag at start-up: that must not
+    # load the engine and pygeodiff (about 40 ms); every public name still resolves
+    import subprocess
+    import sys
+
+    code = ("import sys, fieldapp.sync.progress\n"
+            "print(sorted(m for m in sys.modules if m.startswith('fieldapp.sync.') or m == 'pygeodiff'))\n"
+            "import fieldapp.sync as S\n"
+            "print(all(getattr(S, n).__name__ == n for n in S.__all__), set(S.__all__) <= set(dir(S)))\n")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True,
+                         timeout=120).stdout.splitlines()
+    assert out == ["['fieldapp.sync.errors', 'fieldapp.sync.progress']", "True True"]

@@ -279,9 +279,9 @@ class TransectPanel(WorkflowPanel):
     def shoot(self) -> None:
         sim = self.w.session.simulator("rangefinder") if self.w.session else None
         if sim is not None:
-            from devices.sim import factory as simsupport
+            from devices.sim import factory as sim_factory
 
-            simsupport.shoot(sim, self.visit.current_distance_ft())
+            sim_factory.shoot(sim, self.visit.current_distance_ft())
 
     def set_stipulated(self, checked: bool) -> None:
         """The Stipulated bank box was ticked or cleared: stored on the current transect."""
