@@ -185,6 +185,18 @@ def main(argv: list[str] | None = None) -> int:
         print(f"fieldapp-sim: {exc}", file=sys.stderr)
         return 2
     overrides = _overrides(args, data["devices"])
+    # Ctrl-C (or kill, SIGTERM) at any moment, even while the ports are being made: whatever was
+    # started is stopped and its links removed on the way out (start_scenario cleans up after
+    # itself; ``with run`` does after that)
+    with _sigterm_as_ctrl_c():
+        try:
+            return _serve(args, data, overrides)
+        except KeyboardInterrupt:
+            return 0
+
+
+def _serve(args: argparse.Namespace, data: dict, overrides: dict) -> int:
+    """Start the scenario, print its ports, and serve until ``q``, ``--duration`` or Ctrl-C."""
     try:
         run = _start(args, data, overrides, str(args.scenario))
     except (OSError, ValueError) as exc:
@@ -202,11 +214,7 @@ def main(argv: list[str] | None = None) -> int:
         if interactive:
             threading.Thread(target=_read_commands, args=(run, done), name="fieldapp-sim-cli",
                              daemon=True).start()
-        with _sigterm_as_ctrl_c():
-            try:
-                done.wait(args.duration)
-            except KeyboardInterrupt:
-                pass
+        done.wait(args.duration)
     return 0
 
 

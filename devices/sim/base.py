@@ -107,7 +107,7 @@ class Simulator:
         self._stop.set()
         thread = self._thread
         if thread is not None and thread is not threading.current_thread():
-            thread.join(timeout_s)
+            _join(thread, timeout_s)
         self.endpoint.close()
         return thread is None or not thread.is_alive()
 
@@ -190,3 +190,18 @@ class IntervalTriggered:
 
     def _trigger(self) -> None:  # pragma: no cover - abstract
         raise NotImplementedError
+
+
+def _join(thread: threading.Thread, timeout_s: float) -> None:
+    """``thread.join(timeout_s)``, also for a thread whose ``start()`` was interrupted (Ctrl-C or
+    kill while the simulators start): ``join`` then raises RuntimeError until the thread has
+    announced itself, so wait for that within the same timeout."""
+    deadline = time.monotonic() + timeout_s
+    while True:
+        try:
+            thread.join(max(0.0, deadline - time.monotonic()))
+            return
+        except RuntimeError:  # "cannot join thread before it is started"
+            if time.monotonic() >= deadline:
+                return
+            time.sleep(0.01)
