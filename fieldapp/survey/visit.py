@@ -16,8 +16,11 @@ command (the record is already safe).
 
 Undo
 ----
-``visit.undo()`` reverts the last command (adds, updates, deletes; the raw track is not on the
-undo stack). Deleted features stay in ``visit.recycle_bin`` for the session and
+``visit.undo()`` reverts the last command (adds, updates, deletes; the raw track and a walk's
+streamed vertices are not on the undo stack) and ``visit.redo()`` does it again (a new command
+clears the redo stack). Corrections of every record kind (any station, a transect's azimuth, an
+offset point's shot, a boundary's vertices, re-opening a closed boundary, notes, labels) are
+:class:`~fieldapp.survey.editing.EditCommands`, undoable like any command. Deleted features stay in ``visit.recycle_bin`` for the session and
 ``visit.restore(uuid)`` brings one back with its uuid (a deleted tree is never lost by a slip).
 
 Where the rest lives
@@ -50,6 +53,7 @@ from .features import (LAYER_OF, Action, AreaFeature, AreaKind, Change, Feature,
 from .gnss import DEFAULT_GATE, FixLike, QualityGate
 from .readings import CaliperLike
 from .readings import reading_id as _reading_id
+from .editing import EditCommands
 from .shoreline import ShorelineCommands
 from .validation import PARENTS, REFERENCE_FIELD, enum_value, ms, validate, validated_site
 from .validation import line as valid_line
@@ -89,7 +93,7 @@ def _layer(layer) -> Layer:
         raise InvalidValue("layer", f"unknown layer {layer!r}") from exc
 
 
-class Visit(ShorelineCommands):
+class Visit(ShorelineCommands, EditCommands):
     """One day's field work at one site (see module docstring).
 
     Parameters
@@ -120,6 +124,7 @@ class Visit(ShorelineCommands):
         self._listeners: list[Callable] = []
         self._journal: Journal | None = None
         self._undo: list[tuple[Change, ...]] = []
+        self._redo: list[tuple[Change, ...]] = []
         self.recycle_bin: dict[str, Change] = {}
         self.recording_track = False
         # Highest tree tag seen in this session (loaded, added, restored or updated); never
@@ -222,6 +227,7 @@ class Visit(ShorelineCommands):
                 self.recycle_bin.pop(ch.new.uuid, None)
         if undoable:
             self._undo.append(changes)
+            self._redo.clear()  # a new command: what was undone stays undone
         for listener in list(self._listeners):
             try:
                 listener(changes)
@@ -379,20 +385,63 @@ class Visit(ShorelineCommands):
         return self._commit(changes)
 
     def undo(self) -> tuple[Change, ...] | None:
-        """Revert the last undoable command; returns the changes applied (None if nothing)."""
+        """Revert the last undoable command; returns the changes applied (None if nothing).
+
+        The reverted command goes on the redo stack (:meth:`redo`); a new command clears it.
+        A revert the journal refuses leaves both stacks and the model as they were.
+        """
         if not self._undo:
             return None
         last = self._undo.pop()
-        inverse = [ch.inverse() for ch in reversed(last)]
-        # children added since by commands off the undo stack (a walk's vertices) go with
-        # their parent: undoing start_walk removes the walk and every vertex taken
+        try:
+            applied = self._commit(self._reverting(last), undoable=False)
+        except BaseException:
+            self._undo.append(last)
+            raise
+        self._redo.append(applied)
+        return applied
+
+    def redo(self) -> tuple[Change, ...] | None:
+        """Do again the command the last :meth:`undo` reverted; None if nothing to redo."""
+        if not self._redo:
+            return None
+        last = self._redo.pop()
+        try:
+            applied = self._commit(self._reverting(last), undoable=False)
+        except BaseException:
+            self._redo.append(last)
+            raise
+        self._undo.append(applied)
+        return applied
+
+    @property
+    def can_undo(self) -> bool:
+        return bool(self._undo)
+
+    @property
+    def can_redo(self) -> bool:
+        return bool(self._redo)
+
+    def next_undo(self) -> tuple[Change, ...] | None:
+        """The changes :meth:`undo` would revert (None if nothing)."""
+        return self._undo[-1] if self._undo else None
+
+    def next_redo(self) -> tuple[Change, ...] | None:
+        """The changes :meth:`redo` would revert (the last undo's; None if nothing)."""
+        return self._redo[-1] if self._redo else None
+
+    def _reverting(self, changes: Sequence[Change]) -> list[Change]:
+        """The inverse of ``changes`` (last first), with the children added since by commands
+        off the undo stack (a walk's vertices) removed along with their parent: undoing
+        start_walk removes the walk and every vertex taken."""
+        inverse = [ch.inverse() for ch in reversed(changes)]
         leaving = {(ch.layer, ch.old.uuid) for ch in inverse if ch.action is Action.REMOVED}
         orphans = [Change(Action.REMOVED, child_layer, None, c)
                    for ch in inverse if ch.action is Action.REMOVED
                    for child_layer, ref in PARENTS.items() if ref.layer is ch.layer
                    for c in self.children(child_layer, ch.old.uuid)
                    if (child_layer, c.uuid) not in leaving]
-        return self._commit(orphans + inverse, undoable=False)
+        return orphans + inverse
 
     def restore(self, uuid: str) -> Feature:
         """Bring back a feature deleted in this session (same uuid)."""
@@ -501,6 +550,13 @@ class Visit(ShorelineCommands):
             fields["status"] = enum_value(TreeStatus, fields["status"], "status")
         if fields.get("crown") is not None:
             fields["crown"] = valid_polygon("crown", fields["crown"])
+        old = self.get(Layer.TREE, uuid)
+        code = fields.get("species_code", old.species_code)
+        name = fields.get("species_name", old.species_name)
+        if ("species_code" in fields or "species_name" in fields) and not (code or "").strip() \
+                and not (name or "").strip() and (old.species_code.strip() or old.species_name.strip()):
+            raise InvalidValue("species_code", "must not be empty: a tallied tree keeps its species "
+                                               "(type the code or the name)")
         return self._update(Layer.TREE, uuid, **fields)
 
     def delete_tree(self, uuid: str) -> Tree:
@@ -592,14 +648,13 @@ class Visit(ShorelineCommands):
         return [BoundaryWalk(self, w.uuid) for w in self.features(Layer.WALK) if w.state is not WalkState.CLOSED]
 
     def _add_walk_vertex(self, walk_uuid: str, x: float, y: float, t_utc=None) -> WalkVertex:
-        verts = self._walk_vertices(walk_uuid)
-        v = WalkVertex(**self._stamp(), walk_uuid=walk_uuid, seq=(verts[-1].seq + 1) if verts else 0,
+        v = WalkVertex(**self._stamp(), walk_uuid=walk_uuid, seq=self._next_vertex_seq(walk_uuid),
                        x=x, y=y, t_utc=ms(t_utc))
         return self._commit([Change(Action.ADDED, Layer.WALK_VERTEX, v)], undoable=False)[0].new
 
     def _close_walk(self, walk_uuid: str, geometry, attributes: dict) -> AreaFeature:
         w = self.get(Layer.WALK, walk_uuid)
-        attributes = dict(attributes)
+        attributes = {**self.reopened_attributes(walk_uuid), **attributes}  # a re-opened walk
         attributes.setdefault("label", w.label)
         if "susceptibility" in attributes and attributes["susceptibility"] is not None:
             attributes["susceptibility"] = enum_value(Susceptibility, attributes["susceptibility"], "susceptibility")
