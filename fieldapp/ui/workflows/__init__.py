@@ -43,6 +43,9 @@ def install_workflows(window: Any) -> None:
         window.addAction(act)
         window.panel_actions[key] = act
     window.tabs.currentChanged.connect(lambda _i: _refresh_current(window))
+    from fieldapp.ui.editing import install_editing
+
+    install_editing(window)     # Records tab, Ctrl+Z / Ctrl+Shift+Z / Del / F4, map selection
 
 
 def _dispatch(window: Any, key: str) -> None:

@@ -1,0 +1,461 @@
+"""Fix it on the spot: select any record on the map or in a table, edit it, delete it, undo and
+redo (``Ctrl+Z`` / ``Ctrl+Shift+Z``), every step named in the status line.
+
+:func:`install_editing` adds to the window: the *Records* tab (every record one can correct,
+``Ctrl+T``), the edit form (``F4``, or Enter / double-click in the table), ``Del`` for the
+selection, undo / redo of the last command whatever the panel, ``Backspace`` for the last
+vertex of a boundary being walked, and a click on the map selecting the nearest record. A
+selection made one way is shown the others: the map highlights it, the Records table and the
+panel table listing it (OHWM points, tally) select its row. The commands and words are
+:mod:`fieldapp.app.editing` (no Qt).
+"""
+
+from __future__ import annotations
+
+import logging
+from typing import Any
+
+import pyqtgraph as pg
+from PySide6.QtCore import QSignalBlocker, Qt, QTimer
+from PySide6.QtWidgets import (
+    QAbstractItemView, QCheckBox, QComboBox, QDialog, QFormLayout, QHBoxLayout, QHeaderView,
+    QLabel, QLineEdit, QPlainTextEdit, QPushButton, QTableWidget, QTableWidgetItem, QVBoxLayout,
+    QWidget,
+)
+
+from fieldapp.app import editing as E
+from fieldapp.survey.features import Layer
+
+log = logging.getLogger(__name__)
+
+CLICK_TOLERANCE_PX = 24          # a gloved fingertip on the map
+TRISTATE = [(None, "not checked yet"), (True, "yes"), (False, "no")]
+
+
+class EditForm(QDialog):
+    """The edit form of one record: its fields, Save / Cancel, and for a closed boundary
+    *Re-open to walk on*. A refused value is said in the form (field words) and nothing is
+    changed; the form stays open to correct it."""
+
+    def __init__(self, editor: "Editor", sel: E.Selection) -> None:
+        super().__init__(editor.w)
+        self.editor, self.sel = editor, sel
+        visit = editor.w.visit
+        rec = visit.model.get(sel.layer, sel.uuid)
+        from fieldapp.survey.editing import record_words
+
+        words = record_words(visit.model, sel.layer, rec)
+        self.setWindowTitle(f"Edit {words}")
+        self.setObjectName("editForm")
+        lay = QVBoxLayout(self)
+        title = QLabel(f"<b>{words[:1].upper() + words[1:]}</b>")
+        lay.addWidget(title)
+        form = QFormLayout()
+        lay.addLayout(form)
+        self.specs = E.form_fields(visit, sel)
+        self.inputs: dict[str, Any] = {}
+        for spec in self.specs:
+            w = self._input(spec)
+            w.setObjectName(f"edit_{spec.name}")
+            if spec.tip:
+                w.setToolTip(spec.tip)
+            self.inputs[spec.name] = w
+            form.addRow(f"{spec.label}{' (' + spec.unit + ')' if spec.unit else ''}", w)
+        if not self.specs:
+            lay.addWidget(QLabel("Nothing to correct here: it was averaged from the receiver."
+                                 "\nDelete it (Del) and record it again."))
+        self.error = QLabel("")
+        self.error.setObjectName("editError")
+        self.error.setProperty("role", "reason")
+        self.error.setStyleSheet("color: #b00000; font-weight: bold;")
+        self.error.setWordWrap(True)
+        self.error.hide()
+        lay.addWidget(self.error)
+        row = QHBoxLayout()
+        self.reopen_button = QPushButton("Re-open to walk on")
+        self.reopen_button.setObjectName("reopenWalk")
+        self.reopen_button.setMinimumHeight(44)
+        walk_uuid = getattr(rec, "walk_uuid", None) if sel.layer is Layer.AREA else (
+            sel.uuid if sel.layer is Layer.WALK and getattr(rec, "area_uuid", None) else None)
+        self.walk_uuid = walk_uuid if walk_uuid in {w.uuid for w in visit.model.features(Layer.WALK)} else None
+        self.reopen_button.setVisible(self.walk_uuid is not None)
+        self.reopen_button.clicked.connect(self.reopen)
+        self.save_button = QPushButton("Save")
+        self.save_button.setObjectName("saveEdit")
+        self.save_button.setDefault(True)
+        self.save_button.setMinimumHeight(44)
+        self.save_button.clicked.connect(self.save)
+        cancel = QPushButton("Cancel")
+        cancel.setMinimumHeight(44)
+        cancel.clicked.connect(self.reject)
+        row.addWidget(self.reopen_button)
+        row.addStretch(1)
+        row.addWidget(self.save_button)
+        row.addWidget(cancel)
+        lay.addLayout(row)
+        self.setMinimumWidth(420)
+
+    @staticmethod
+    def _input(spec: E.FieldSpec) -> QWidget:
+        if spec.kind == "bool":
+            w = QCheckBox()
+            w.setChecked(bool(spec.value))
+            return w
+        if spec.kind in ("tristate", "choice"):
+            w = QComboBox()
+            choices = TRISTATE if spec.kind == "tristate" else spec.choices
+            for value, words in choices:
+                w.addItem(words, value)
+            values = [v for v, _ in choices]
+            w.setCurrentIndex(values.index(spec.value) if spec.value in values else 0)
+            return w
+        if spec.kind == "multiline":
+            w = QPlainTextEdit(spec.value or "")
+            w.setFixedHeight(80)
+            return w
+        text = "" if spec.value is None else (f"{spec.value:g}" if isinstance(spec.value, float) else str(spec.value))
+        w = QLineEdit(text)
+        w.setMinimumHeight(36)
+        return w
+
+    def values(self) -> dict:
+        """The form's values (numbers parsed; raises FieldRefused in field words)."""
+        out = {}
+        for spec in self.specs:
+            w = self.inputs[spec.name]
+            if isinstance(w, QCheckBox):
+                out[spec.name] = w.isChecked()
+            elif isinstance(w, QComboBox):
+                out[spec.name] = w.currentData()
+            elif isinstance(w, QPlainTextEdit):
+                out[spec.name] = w.toPlainText()
+            else:
+                out[spec.name] = E.parse_field(spec, w.text())
+        return out
+
+    def save(self) -> None:
+        try:
+            E.apply_form(self.editor.w.visit, self.sel, self.values())
+        except Exception as exc:  # noqa: BLE001 - refused: said in field words, nothing changed
+            self.error.setText(f"Not saved: {E.refusal_words(exc)}. The record keeps its previous values.")
+            self.error.show()
+            return
+        self.editor.say(f"Saved the correction to {self._words()} — Ctrl+Z undoes it")
+        self.accept()
+
+    def _words(self) -> str:
+        from fieldapp.survey.editing import record_words
+
+        m = self.editor.w.visit.model
+        return record_words(m, self.sel.layer, m.get(self.sel.layer, self.sel.uuid))
+
+    def reopen(self) -> None:
+        visit = self.editor.w.visit
+        if visit.walk is not None:
+            self.error.setText("Close or delete the boundary being walked first.")
+            self.error.show()
+            return
+        try:
+            visit.walk = visit.model.reopen_walk(self.walk_uuid)
+        except Exception as exc:  # noqa: BLE001
+            self.error.setText(f"Not re-opened: {E.refusal_words(exc)}")
+            self.error.show()
+            return
+        visit.last_closed_area = None
+        self.editor.select(None)
+        self.editor.say("Boundary re-opened and paused at its last vertex: Resume [R] on the"
+                        " Boundary tab to walk on — Ctrl+Z undoes it")
+        self.accept()
+
+
+class RecordsView(QWidget):
+    """The Records tab: every record one can correct, the selection, Edit / Delete / Undo /
+    Redo buttons with their keys."""
+
+    def __init__(self, editor: "Editor") -> None:
+        super().__init__()
+        self.editor = editor
+        self.setObjectName("recordsView")
+        lay = QVBoxLayout(self)
+        lay.setContentsMargins(4, 4, 4, 4)
+        buttons = QHBoxLayout()
+        self.edit_button = QPushButton("Edit…  [F4]")
+        self.edit_button.setObjectName("editRecord")
+        self.delete_button = QPushButton("Delete  [Del]")
+        self.delete_button.setObjectName("deleteRecord")
+        self.undo_button = QPushButton("Undo  [Ctrl+Z]")
+        self.undo_button.setObjectName("undoEdit")
+        self.redo_button = QPushButton("Redo  [Ctrl+Shift+Z]")
+        self.redo_button.setObjectName("redoEdit")
+        for b, fn in ((self.edit_button, editor.edit_selected), (self.delete_button, editor.delete_selected),
+                      (self.undo_button, editor.undo), (self.redo_button, editor.redo)):
+            b.setMinimumHeight(40)
+            b.clicked.connect(fn)
+            buttons.addWidget(b)
+        lay.addLayout(buttons)
+        self.table = QTableWidget(0, 2)
+        self.table.setObjectName("recordsTable")
+        self.table.setHorizontalHeaderLabels(["Record", "Details"])
+        self.table.verticalHeader().setVisible(False)
+        self.table.setSelectionBehavior(QAbstractItemView.SelectRows)
+        self.table.setSelectionMode(QAbstractItemView.SingleSelection)
+        self.table.setEditTriggers(QAbstractItemView.NoEditTriggers)
+        self.table.horizontalHeader().setSectionResizeMode(0, QHeaderView.ResizeToContents)
+        self.table.horizontalHeader().setStretchLastSection(True)
+        self.table.itemSelectionChanged.connect(self._picked)
+        self.table.itemDoubleClicked.connect(lambda _i: editor.edit_selected())
+        lay.addWidget(self.table, 1)
+        self.rows: list[E.Selection] = []
+
+    def keyPressEvent(self, event: Any) -> None:  # noqa: N802 - Qt name
+        if event.key() in (Qt.Key_Return, Qt.Key_Enter):
+            self.editor.edit_selected()
+            return
+        super().keyPressEvent(event)
+
+    def refresh(self) -> None:
+        visit = self.editor.w.visit
+        rows = E.record_rows(visit) if visit is not None else []
+        self.rows = [sel for sel, _, _ in rows]
+        with QSignalBlocker(self.table):
+            self.table.setRowCount(len(rows))
+            for r, (_sel, words, details) in enumerate(rows):
+                self.table.setItem(r, 0, QTableWidgetItem(words))
+                self.table.setItem(r, 1, QTableWidgetItem(details))
+        self.show_selection(self.editor.selection)
+        m = visit.model if visit is not None else None
+        self.undo_button.setEnabled(bool(m and m.can_undo))
+        self.redo_button.setEnabled(bool(m and m.can_redo))
+        has = self.editor.selection is not None
+        self.edit_button.setEnabled(has)
+        self.delete_button.setEnabled(has)
+
+    def show_selection(self, sel: E.Selection | None) -> None:
+        with QSignalBlocker(self.table):
+            if sel in self.rows:
+                self.table.selectRow(self.rows.index(sel))
+                self.table.scrollToItem(self.table.item(self.rows.index(sel), 0))
+            else:
+                self.table.clearSelection()
+        self.edit_button.setEnabled(sel is not None)
+        self.delete_button.setEnabled(sel is not None)
+
+    def _picked(self) -> None:
+        rows = {i.row() for i in self.table.selectedItems()}
+        if rows and min(rows) < len(self.rows):
+            self.editor.select(self.rows[min(rows)], source=self)
+
+
+class Editor:
+    """The window's selection and correction commands (see the module docstring)."""
+
+    def __init__(self, window: Any) -> None:
+        self.w = window
+        self.selection: E.Selection | None = None
+        self.form: EditForm | None = None
+        self.records = RecordsView(self)
+        window.lower_tabs.addTab(self.records, "Records [Ctrl+T]")
+        window._action("Records", "Ctrl+T", self.show_records, tip="Every record, to correct")
+        window._action("Edit selected", "F4", self.edit_selected, tip="Edit the selected record")
+        window._action("Redo", "Ctrl+Shift+Z", self.redo, tip="Do again what Ctrl+Z undid")
+        window._action("Remove last boundary vertex", "Backspace", self.remove_last_vertex,
+                       tip="Take back the last vertex of the boundary being walked")
+        # Ctrl+Z and Del are also workflow keys: their one window action is pointed here
+        # (two actions on one key would be ambiguous and neither would fire)
+        actions = getattr(window, "panel_actions", {})
+        for key, fn in (("Ctrl+Z", self.undo), ("Del", self.delete_key)):
+            act = actions.get(key)
+            if act is None:
+                window._action(key, key, fn)
+            else:
+                act.triggered.disconnect()
+                act.triggered.connect(lambda _checked=False, f=fn: f())
+        self.status = window.statusBar()
+        self.status.setObjectName("editStatus")
+        self.status.setSizeGripEnabled(False)
+        pi = window.map.plot.getPlotItem()
+        self.mark_points = pg.ScatterPlotItem(size=30, symbol="o", brush=pg.mkBrush(0, 0, 0, 0),
+                                              pen=pg.mkPen("#ff00cc", width=4))
+        self.mark_lines = pg.PlotDataItem(pen=pg.mkPen("#ff00cc", width=5), connect="finite")
+        for item, z in ((self.mark_lines, 30), (self.mark_points, 31)):
+            item.setZValue(z)
+            pi.addItem(item)
+        window.map.plot.scene().sigMouseClicked.connect(self._map_clicked)
+        self.map_click_handlers: list[Any] = []    # take a click before selection (e.g. a note)
+        self._timer = QTimer(window)
+        self._timer.setSingleShot(True)
+        self._timer.setInterval(30)
+        self._timer.timeout.connect(self.refresh)
+        window.visit_listeners.append(self._visit_shown)
+        self._hook_panel_tables()
+
+    # -------------------------------------------------------------- wiring
+    def _visit_shown(self, visit: Any) -> None:
+        self.selection = None
+        if visit is not None:
+            visit.change_listeners.append(lambda _only_track: None if _only_track else self._timer.start())
+        self.refresh()
+
+    def _hook_panel_tables(self) -> None:
+        panels = getattr(self.w, "panels", {})
+        ohwm, tally = panels.get("ohwm"), panels.get("tally")
+        if ohwm is not None:
+            ohwm.table.itemSelectionChanged.connect(lambda: self._panel_picked(
+                ohwm.table, Layer.OHWM_POINT, lambda: self.w.visit.ohwm_points()))
+        if tally is not None:
+            tally.table.itemSelectionChanged.connect(lambda: self._panel_picked(
+                tally.table, Layer.TREE, lambda: tally._rows))
+
+    def _panel_picked(self, table: QTableWidget, layer: Layer, records: Any) -> None:
+        rows = {i.row() for i in table.selectedItems()}
+        recs = records() if self.w.visit is not None else []
+        if rows and min(rows) < len(recs):
+            self.select(E.Selection(layer, recs[min(rows)].uuid), source=table)
+
+    def _panel_rows(self) -> list:
+        panels = getattr(self.w, "panels", {})
+        out = []
+        if "ohwm" in panels and self.w.visit is not None:
+            out.append((panels["ohwm"].table, Layer.OHWM_POINT, self.w.visit.ohwm_points()))
+        if "tally" in panels:
+            out.append((panels["tally"].table, Layer.TREE, panels["tally"]._rows))
+        return out
+
+    # -------------------------------------------------------------- selection
+    def select(self, sel: E.Selection | None, source: Any = None) -> None:
+        """Select ``sel`` (None: nothing) everywhere it is shown but ``source``."""
+        self.selection = sel
+        if source is not self.records:
+            self.records.show_selection(sel)
+        for table, layer, recs in self._panel_rows():
+            if table is source:
+                continue
+            with QSignalBlocker(table):
+                uuids = [r.uuid for r in recs]
+                if sel is not None and sel.layer is layer and sel.uuid in uuids:
+                    table.selectRow(uuids.index(sel.uuid))
+                else:
+                    table.clearSelection()
+        self._mark()
+
+    def _mark(self) -> None:
+        visit = self.w.visit
+        shapes = E.selection_shapes(visit, self.selection) if visit is not None else {"points": [], "lines": []}
+        m = self.w.map
+        pts = m._to_local(shapes["points"]) if shapes["points"] else []
+        self.mark_points.setData([p[0] for p in pts], [p[1] for p in pts])
+        from fieldapp.ui.mapview import _nan_join
+
+        x, y = _nan_join([m._to_local(line) for line in shapes["lines"]])
+        self.mark_lines.setData(x, y, connect="finite")
+
+    def refresh(self) -> None:
+        """After a model change: the selection still there (else none), the table, the mark."""
+        visit = self.w.visit
+        if self.selection is not None and visit is not None:
+            try:
+                visit.model.get(self.selection.layer, self.selection.uuid)
+            except KeyError:
+                self.selection = None
+        self.records.refresh()
+        self._mark()
+
+    def _map_clicked(self, event: Any) -> None:
+        if event.button() != Qt.LeftButton or self.w.visit is None:
+            return
+        vb = self.w.map.plot.getPlotItem().getViewBox()
+        if not vb.sceneBoundingRect().contains(event.scenePos()):
+            return
+        p = vb.mapSceneToView(event.scenePos())
+        ox, oy = self.w.map.origin or (0.0, 0.0)
+        x_ft, y_ft = p.x() + ox, p.y() + oy
+        for handler in list(self.map_click_handlers):
+            if handler(x_ft, y_ft):
+                return
+        (x0, x1), _ = vb.viewRange()
+        tol = CLICK_TOLERANCE_PX * (x1 - x0) / max(vb.width(), 1.0)
+        self.click_at(x_ft, y_ft, tol)
+
+    def click_at(self, x_ft: float, y_ft: float, tolerance_ft: float) -> E.Selection | None:
+        """Select the record nearest (x_ft, y_ft) in site feet (None: clear the selection)."""
+        sel = E.nearest_record(self.w.visit, x_ft, y_ft, tolerance_ft)
+        self.select(sel)
+        if sel is not None:
+            from fieldapp.survey.editing import record_words
+
+            m = self.w.visit.model
+            self.say(f"Selected {record_words(m, sel.layer, m.get(sel.layer, sel.uuid))}:"
+                     " F4 edits it, Del deletes it")
+        return sel
+
+    # -------------------------------------------------------------- commands
+    def say(self, text: str) -> None:
+        """The status line (stays until the next message)."""
+        self.status.showMessage(text)
+
+    def _run(self, fn: Any, what: str) -> None:
+        if self.w.visit is None:
+            return
+        try:
+            text = fn(self.w.visit)
+        except Exception as exc:  # noqa: BLE001 - refused: said, nothing changed
+            self.say(f"{what} refused: {E.refusal_words(exc)}")
+            return
+        self.say(text)
+        self.w._model_changed(False)
+        self.refresh()
+
+    def undo(self) -> None:
+        self._run(E.undo, "Undo")
+
+    def redo(self) -> None:
+        self._run(E.redo, "Redo")
+
+    def delete_selected(self) -> None:
+        sel = self.selection
+        if sel is None:
+            self.say("Select a record first (click it on the map or in a table)")
+            return
+        self.select(None)
+        self._run(lambda v: E.delete_words(v, sel), "Delete")
+
+    def delete_key(self) -> None:
+        """Del: the selection; with none, the shown panel's own Del (if any)."""
+        if self.selection is not None:
+            self.delete_selected()
+            return
+        panel = self.w.tabs.currentWidget()
+        fn = getattr(panel, "keys", {}).get("Del")
+        if fn is not None:
+            fn()
+        else:
+            self.delete_selected()
+
+    def remove_last_vertex(self) -> None:
+        visit = self.w.visit
+        if visit is None or visit.walk is None:
+            self.say("No boundary is being walked")
+            return
+        self._run(lambda v: f"Removed boundary vertex {v.model.remove_last_vertices(v.walk.uuid)[0].seq + 1}"
+                            " — Ctrl+Z brings it back", "Remove vertex")
+
+    def edit_selected(self) -> EditForm | None:
+        """Open the edit form of the selection (F4); returns it (None: nothing selected)."""
+        if self.selection is None or self.w.visit is None:
+            self.say("Select a record first (click it on the map or in a table)")
+            return None
+        self.form = EditForm(self, self.selection)
+        self.form.finished.connect(lambda _r: (self.w._model_changed(False), self.refresh()))
+        self.form.open()
+        return self.form
+
+    def show_records(self) -> None:
+        self.w.lower_tabs.setCurrentWidget(self.records)
+        self.records.table.setFocus()
+
+
+def install_editing(window: Any) -> Editor:
+    """Add the Records tab, the edit keys and map selection to ``window`` (after the workflow
+    panels); the :class:`Editor` is ``window.editor``."""
+    window.editor = Editor(window)
+    return window.editor

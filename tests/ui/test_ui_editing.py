@@ -1,0 +1,143 @@
+"""Correcting records through the window (issue 13): select on the map or in a table (both
+follow), Del with the status line naming what went, Ctrl+Z / Ctrl+Shift+Z, the edit form
+(refusals in field words, the record keeping its value), re-opening a boundary. The stored
+rows are read back with plain sqlite3 after the window has closed the visit."""
+
+from __future__ import annotations
+
+import sqlite3
+
+import pytest
+
+from fieldapp.survey.features import Layer
+from tests.ui.ui_support import WAIT_MS, close_window, key, make_window, private_dirs, wait_fix  # noqa: F401
+
+X0, Y0 = 500000.0, 4983000.0       # UTM 16N
+FT = 0.3048
+
+
+def _rows(path, sql, *args):
+    conn = sqlite3.connect(path)
+    try:
+        return conn.execute(sql, args).fetchall()
+    finally:
+        conn.close()
+
+
+@pytest.fixture
+def window(qtbot, private_dirs):
+    w = make_window(qtbot, private_dirs)
+    qtbot.waitUntil(lambda: w.startup_done and w.visit is not None, timeout=WAIT_MS)
+    w.visit.model.set_crs("EPSG:32616")
+    yield w
+    close_window(w)
+
+
+def _status(w):
+    return w.statusBar().currentMessage()
+
+
+def test_delete_an_ohwm_point_from_its_table_undo_redo_and_stored(qtbot, window):
+    w = window
+    m = w.visit.model
+    pts = [m.add_ohwm_offset_point((X0, Y0 + 20 * i), 90.0, horizontal_ft=5.0) for i in range(6)]
+    w._goto(0)                                           # the OHWM tab
+    ohwm = w.panels["ohwm"]
+    qtbot.waitUntil(lambda: ohwm.table.rowCount() == 6, timeout=WAIT_MS)
+    ohwm.table.selectRow(5)                              # OHWM point 6 in its table ...
+    assert w.editor.selection.uuid == pts[5].uuid
+    records = w.editor.records
+    qtbot.waitUntil(lambda: bool(records.rows and records.table.selectedItems()), timeout=WAIT_MS)
+    assert "OHWM point 6" in records.table.selectedItems()[0].text()   # ... selected in Records too
+    assert w.editor.mark_points.data["x"].size == 1                    # ... and marked on the map
+    key(qtbot, w, "Del")
+    assert _status(w) == "Deleted OHWM point 6 — Ctrl+Z brings it back"
+    assert len(m.features(Layer.OHWM_POINT)) == 5
+    qtbot.waitUntil(lambda: ohwm.table.rowCount() == 5, timeout=WAIT_MS)
+    key(qtbot, w, "Ctrl+Z")
+    assert _status(w).startswith("Undone: OHWM point 6 is back")
+    assert len(m.features(Layer.OHWM_POINT)) == 6
+    key(qtbot, w, "Ctrl+Shift+Z")
+    assert _status(w).startswith("Redone: OHWM point 6 is removed")
+    path = w.visit.path
+    w.visit.close()
+    kept = {r[0] for r in _rows(path, "SELECT uuid FROM ohwm_point")}
+    assert kept == {p.uuid for p in pts[:5]}
+    (geom_points,) = _rows(path, "SELECT count(*) FROM ohwm_point")[0]
+    assert geom_points == 5
+
+
+def test_map_click_selects_and_the_form_edits_a_station(qtbot, window):
+    w = window
+    m = w.visit.model
+    t = m.add_transect(90.0, origin=(X0, Y0))
+    for seg, pct in [(40, 5), (40, 20), (40, 5)]:
+        m.add_station(t.uuid, horizontal_ft=seg, slope_pct=pct)
+    s2 = m.stations(t.uuid)[1]
+    x_ft, y_ft = w.visit.ft(s2.x, s2.y)
+    sel = w.editor.click_at(x_ft + 1.0, y_ft, tolerance_ft=5.0)        # a click 1 ft off
+    assert (sel.layer, sel.uuid) == (Layer.STATION, s2.uuid)
+    assert _status(w).startswith("Selected station 2 of T1")
+    qtbot.waitUntil(lambda: bool(w.editor.records.table.selectedItems()), timeout=WAIT_MS)
+    assert w.editor.records.table.selectedItems()[0].text() == "Station 2 of T1"
+    key(qtbot, w, "F4")
+    form = w.editor.form
+    assert form is not None and form.isVisible()
+    form.inputs["slope_pct"].setText("6000")                            # steeper than 89°
+    form.save_button.click()
+    assert form.isVisible() and "Slope must be within ±89°" in form.error.text()
+    assert m.get(Layer.STATION, s2.uuid).slope_pct == 20.0              # kept its value
+    form.inputs["slope_pct"].setText("abc")
+    form.save_button.click()
+    assert "Slope must be a number" in form.error.text()
+    form.inputs["slope_pct"].setText("5")
+    form.inputs["segment_ft"].setText("50")
+    form.save_button.click()
+    assert not form.isVisible()
+    assert [s.distance_ft for s in m.stations(t.uuid)] == [40.0, 90.0, 130.0]
+    key(qtbot, w, "Ctrl+Z")
+    assert [s.distance_ft for s in m.stations(t.uuid)] == [40.0, 80.0, 120.0]
+    key(qtbot, w, "Ctrl+Shift+Z")
+    path = w.visit.path
+    w.visit.close()
+    assert _rows(path, "SELECT distance_ft, slope_pct FROM station WHERE uuid = ?", s2.uuid) == [(90.0, 5.0)]
+
+
+def test_tree_edit_refused_in_field_words_and_boundary_reopened(qtbot, window):
+    w = window
+    m = w.visit.model
+    tree = m.add_tree(x=X0, y=Y0, dbh_in=12.0, species_code="QURU")
+    w.editor.records.refresh()
+    w.editor.select(next(s for s in w.editor.records.rows if s.uuid == tree.uuid))
+    form = w.editor.edit_selected()
+    form.inputs["dbh_in"].setText("-3")
+    form.save_button.click()
+    assert "DBH must be between 0.1 and 500 in (not -3 in)" in form.error.text()
+    form.inputs["dbh_in"].setText("12")
+    form.inputs["species_code"].setText("")
+    form.save_button.click()
+    assert "Species code must not be empty" in form.error.text()
+    form.reject()
+    assert (m.get(Layer.TREE, tree.uuid).dbh_in, m.get(Layer.TREE, tree.uuid).species_code) == (12.0, "QURU")
+
+    walk = m.start_walk("wetland", label="W1", spacing_ft=None, interval_s=1.0)
+    for dx, dy in [(0, 0), (30, 0), (30, 30), (0, 30)]:
+        walk.add_vertex(X0 + 100 + dx, Y0 + dy)
+    area = walk.close()
+    x_ft, y_ft = w.visit.ft(X0 + 115, Y0 + 15)                          # inside the wetland
+    assert w.editor.click_at(x_ft, y_ft, tolerance_ft=1.0).uuid == area.uuid
+    form = w.editor.edit_selected()
+    assert form.reopen_button.isVisible()
+    form.reopen_button.click()
+    assert w.visit.walk is not None and w.visit.walk_state() == "paused"
+    assert area.uuid not in {a.uuid for a in m.features(Layer.AREA)}
+    w.visit.resume_walk()
+    key(qtbot, w, "Backspace")                                          # the last corner back
+    assert _status(w) == "Removed boundary vertex 4 — Ctrl+Z brings it back"
+    assert len(w.visit.walk.vertices()) == 3
+    key(qtbot, w, "Ctrl+Z")
+    assert len(w.visit.walk.vertices()) == 4
+    path = w.visit.path
+    w.visit.close()
+    assert _rows(path, "SELECT state, area_uuid FROM walk") == [("walking", None)]
+    assert _rows(path, "SELECT count(*) FROM area_feature") == [(0,)]
