@@ -229,7 +229,7 @@ def refusal_words(exc: BaseException) -> str:
     msg = str(exc)
     msg = msg[len(name) + 2:] if msg.startswith(f"{name}: ") else msg
     words, unit = FIELD_WORDS.get(name.split(" ")[0], (name.replace("_", " "), ""))
-    u = f" {unit}" if unit and unit not in ("°", "%") else unit
+    u = f" {unit}" if unit and unit != "°" else unit
     if name.startswith("slope"):
         got = re.match(r"^(-?[\d.e+]+)", msg)
         shown = f" (not {_g(got.group(1))}{u})" if got else ""

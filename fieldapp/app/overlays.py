@@ -52,7 +52,7 @@ def build(visit: Any) -> dict:
     "labels": [(x_ft, y_ft, text, colour)]}. Empty before the site CRS is known."""
     m = visit.model
     out: dict = {"lines": {k: [] for k in ("ohwm", "transects", "bank", "buffers", "envelope",
-                                           "boundary_live")},
+                                           "boundary_live", "features")},
                  "polygons": {}, "trees": [], "labels": []}
     if not m.has_frame:
         return out
@@ -70,6 +70,7 @@ def build(visit: Any) -> dict:
     _add_areas(out, visit, ft)
     _add_ohwm_buffers(out, visit, ft, list(by_line.values()))
     _add_envelope(out, visit, ft)
+    _add_lines_and_notes(out, visit, ft)
     if visit.walk is not None:
         verts = visit.walk.vertices()
         if verts:
@@ -159,3 +160,22 @@ def _add_envelope(out: dict, visit: Any, ft: Any) -> None:
                  for a in visit.areas() if _v(a.kind) in limits]
         if parts:
             out["lines"]["envelope"] = [ft(r) for r in _rings(unary_union(parts))]
+
+
+def _add_lines_and_notes(out: dict, visit: Any, ft: Any) -> None:
+    """Line features (drainageway centrelines, swales ...) with their label, and notes with
+    a position as a ✎ label."""
+    from fieldapp.survey.features import Layer
+
+    m = visit.model
+    for line in m.features(Layer.LINE):
+        pts = ft(line.geometry.coords)
+        out["lines"]["features"].append(pts)
+        words = _v(line.kind).replace("_", " ")
+        mid = pts[len(pts) // 2]
+        out["labels"].append((mid[0], mid[1], line.label or words, "#006e6e"))
+    for note in m.features(Layer.NOTE):
+        if note.x is not None:
+            x, y = ft([(note.x, note.y)])[0]
+            first = note.text.strip().splitlines()[0] if note.text.strip() else ""
+            out["labels"].append((x, y, "✎ " + (first[:24] + ("…" if len(first) > 24 else "")), "#5a3d00"))

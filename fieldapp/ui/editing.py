@@ -176,23 +176,24 @@ class RecordsView(QWidget):
         super().__init__()
         self.editor = editor
         self.setObjectName("recordsView")
-        lay = QVBoxLayout(self)
+        lay = QHBoxLayout(self)          # the table, its buttons in a column beside it
         lay.setContentsMargins(4, 4, 4, 4)
-        buttons = QHBoxLayout()
+        buttons = QVBoxLayout()
         self.edit_button = QPushButton("Edit…  [F4]")
         self.edit_button.setObjectName("editRecord")
         self.delete_button = QPushButton("Delete  [Del]")
         self.delete_button.setObjectName("deleteRecord")
         self.undo_button = QPushButton("Undo  [Ctrl+Z]")
         self.undo_button.setObjectName("undoEdit")
-        self.redo_button = QPushButton("Redo  [Ctrl+Shift+Z]")
+        self.redo_button = QPushButton("Redo  [Ctrl+⇧+Z]")
+        self.redo_button.setToolTip("Redo (Ctrl+Shift+Z)")
         self.redo_button.setObjectName("redoEdit")
         for b, fn in ((self.edit_button, editor.edit_selected), (self.delete_button, editor.delete_selected),
                       (self.undo_button, editor.undo), (self.redo_button, editor.redo)):
             b.setMinimumHeight(40)
             b.clicked.connect(fn)
             buttons.addWidget(b)
-        lay.addLayout(buttons)
+        buttons.addStretch(1)
         self.table = QTableWidget(0, 2)
         self.table.setObjectName("recordsTable")
         self.table.setHorizontalHeaderLabels(["Record", "Details"])
@@ -205,6 +206,7 @@ class RecordsView(QWidget):
         self.table.itemSelectionChanged.connect(self._picked)
         self.table.itemDoubleClicked.connect(lambda _i: editor.edit_selected())
         lay.addWidget(self.table, 1)
+        lay.addLayout(buttons)
         self.rows: list[E.Selection] = []
 
     def keyPressEvent(self, event: Any) -> None:  # noqa: N802 - Qt name
@@ -258,12 +260,11 @@ class Editor:
         window._action("Records", "Ctrl+T", self.show_records, tip="Every record, to correct")
         window._action("Edit selected", "F4", self.edit_selected, tip="Edit the selected record")
         window._action("Redo", "Ctrl+Shift+Z", self.redo, tip="Do again what Ctrl+Z undid")
-        window._action("Remove last boundary vertex", "Backspace", self.remove_last_vertex,
-                       tip="Take back the last vertex of the boundary being walked")
         # Ctrl+Z and Del are also workflow keys: their one window action is pointed here
         # (two actions on one key would be ambiguous and neither would fire)
         actions = getattr(window, "panel_actions", {})
-        for key, fn in (("Ctrl+Z", self.undo), ("Del", self.delete_key)):
+        for key, fn in (("Ctrl+Z", self.undo), ("Del", self.delete_key),
+                        ("Backspace", self.remove_last_vertex)):
             act = actions.get(key)
             if act is None:
                 window._action(key, key, fn)
@@ -281,7 +282,9 @@ class Editor:
             item.setZValue(z)
             pi.addItem(item)
         window.map.plot.scene().sigMouseClicked.connect(self._map_clicked)
-        self.map_click_handlers: list[Any] = []    # take a click before selection (e.g. a note)
+        # take a click before selection (a note placed, a line drawn)
+        self.map_click_handlers: list[Any] = [p.map_clicked for p in getattr(window, "panels", {}).values()
+                                              if hasattr(p, "map_clicked")]
         self._timer = QTimer(window)
         self._timer.setSingleShot(True)
         self._timer.setInterval(30)
@@ -432,6 +435,12 @@ class Editor:
             self.delete_selected()
 
     def remove_last_vertex(self) -> None:
+        """Backspace: the last vertex of the line being drawn on the shown panel (Lines), else
+        of the boundary being walked (one undoable command)."""
+        panel = self.w.tabs.currentWidget()
+        if getattr(panel, "draft", None) is not None:
+            panel.keys["Backspace"]()
+            return
         visit = self.w.visit
         if visit is None or visit.walk is None:
             self.say("No boundary is being walked")
@@ -445,9 +454,14 @@ class Editor:
             self.say("Select a record first (click it on the map or in a table)")
             return None
         self.form = EditForm(self, self.selection)
-        self.form.finished.connect(lambda _r: (self.w._model_changed(False), self.refresh()))
+        self.form.finished.connect(self._form_closed)
         self.form.open()
         return self.form
+
+    def _form_closed(self, _result: int) -> None:
+        self.w.activateWindow()         # the keys go to the window again at once
+        self.w._model_changed(False)
+        self.refresh()
 
     def show_records(self) -> None:
         self.w.lower_tabs.setCurrentWidget(self.records)

@@ -109,6 +109,7 @@ class MapView(QWidget):
             "buffers": pg.mkPen("#cc0000", width=2, style=Qt.DotLine),
             "envelope": pg.mkPen("#000000", width=2, style=Qt.DashDotLine),
             "boundary_live": pg.mkPen("#ff6600", width=3),
+            "features": pg.mkPen("#00a0a0", width=4),     # drainageways, swales ... lines
         }
         pi.addItem(self.track_item)
         for name, pen in pens.items():

@@ -141,3 +141,71 @@ def test_tree_edit_refused_in_field_words_and_boundary_reopened(qtbot, window):
     w.visit.close()
     assert _rows(path, "SELECT state, area_uuid FROM walk") == [("walking", None)]
     assert _rows(path, "SELECT count(*) FROM area_feature") == [(0,)]
+
+
+def _click_map(qtbot, w, x_ft, y_ft):
+    """A real left click on the map at site feet (x_ft, y_ft), through pyqtgraph's scene."""
+    from PySide6.QtCore import QPointF, Qt as QtC
+    from PySide6.QtTest import QTest
+
+    vb = w.map.plot.getPlotItem().getViewBox()
+    ox, oy = w.map.origin or (0.0, 0.0)
+    scene = vb.mapViewToScene(QPointF(x_ft - ox, y_ft - oy))
+    pos = w.map.plot.mapFromScene(scene)
+    QTest.mouseClick(w.map.plot.viewport(), QtC.LeftButton, QtC.NoModifier, pos)
+
+
+def test_draw_a_drainageway_and_place_a_note_by_map_clicks(qtbot, window):
+    w = window
+    m = w.visit.model
+    m.add_ohwm_offset_point((X0, Y0), 90.0, horizontal_ft=0.0)    # something to centre the map on
+    key(qtbot, w, "Ctrl+5")
+    lines = w.panels["lines"]
+    assert w.tabs.currentWidget() is lines
+    w.map.set_follow(False)
+    ox, oy = w.visit.ft(X0, Y0)
+    w.map.set_origin(ox, oy)
+    w.map.plot.getPlotItem().getViewBox().setRange(xRange=(-100, 100), yRange=(-100, 100), padding=0)
+    key(qtbot, w, "D")
+    for dx in (-60.0, 0.0, 60.0):
+        _click_map(qtbot, w, ox + dx, oy + 40.0)
+    qtbot.waitUntil(lambda: len(lines.draft.vertices) == 3, timeout=WAIT_MS)
+    assert lines.draft.length_ft() == pytest.approx(120.0, abs=1.0)    # clicks land on pixels
+    lines.label.setText("D1")
+    lines.mapped.setCurrentIndex(1)              # yes, a mapped stream
+    lines.tributary.setText("12")
+    key(qtbot, w, "Ctrl+L")
+    (line,) = m.features(Layer.LINE)
+    assert (line.label, line.mapped_stream, line.tributary_area_ac) == ("D1", True, 12.0)
+    check_id = f"drainageway:{line.uuid}"
+    qtbot.waitUntil(lambda: w.visit.checks.get(check_id) is not None, timeout=WAIT_MS)
+    assert w.visit.checks.get(check_id).result["total_width_ft"] == 100.0   # 50 ft each side, A.1
+    # the stream turns out not to be on the map: corrected in the form, the check follows
+    w.editor.select(E_sel(Layer.LINE, line.uuid))
+    form = w.editor.edit_selected()
+    form.inputs["mapped_stream"].setCurrentIndex(2)          # no
+    form.save_button.click()
+    qtbot.waitUntil(lambda: w.visit.checks.get(check_id).result.get("is_drainageway") is False,
+                    timeout=WAIT_MS)
+    # a note at a map click, then edited
+    lines.note_text.setText("culvert 18 in")
+    key(qtbot, w, "K")
+    assert lines.note_pending
+    _click_map(qtbot, w, ox + 20.0, oy - 30.0)
+    qtbot.waitUntil(lambda: len(m.features(Layer.NOTE)) == 1, timeout=WAIT_MS)
+    (note,) = m.features(Layer.NOTE)
+    assert w.visit.ft(note.x, note.y) == pytest.approx((ox + 20.0, oy - 30.0), abs=1.0)
+    w.editor.select(E_sel(Layer.NOTE, note.uuid))
+    form = w.editor.edit_selected()
+    form.inputs["text"].setPlainText("culvert 24 in")
+    form.save_button.click()
+    path = w.visit.path
+    w.visit.close()
+    assert _rows(path, "SELECT text FROM note") == [("culvert 24 in",)]
+    assert _rows(path, "SELECT label, mapped_stream, tributary_area_ac FROM line_feature") == [("D1", 0, 12.0)]
+
+
+def E_sel(layer, uuid):
+    from fieldapp.app.editing import Selection
+
+    return Selection(layer, uuid)

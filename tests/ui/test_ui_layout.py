@@ -70,7 +70,7 @@ def test_window_fits_field_laptop_screens_with_every_button_in_view(qtbot, priva
             # the checks table has room for a few verdict rows
             assert fully_in_view(w.checks_panel.table, w), size
             assert w.checks_panel.table.height() >= 100, size
-            for n, name in enumerate(("ohwm", "transect", "tally", "boundary"), start=1):
+            for n, name in enumerate(("ohwm", "transect", "tally", "boundary", "lines"), start=1):
                 key(qtbot, w, f"Ctrl+{n}")
                 panel = w.panels[name]
                 qtbot.waitUntil(lambda panel=panel: w.tabs.currentWidget() is panel,
@@ -84,9 +84,10 @@ def test_window_fits_field_laptop_screens_with_every_button_in_view(qtbot, priva
                 buttons = panel_buttons(panel)
                 # OHWM: Average, Cancel, Record offset; Transect: Start, Add, Shoot, Complete
                 # interruption, Remove last; Tally: Record, Caliper, Delete, Undo; Boundary:
-                # Start, Vertex, Pause, Resume, Close
+                # Start, Vertex, Pause, Resume, Close; Lines: Walk, Draw, Vertex, Remove last,
+                # Finish, Discard, Note here, Note at map click
                 assert len(buttons) == {"ohwm": 3, "transect": 5, "tally": 4,
-                                        "boundary": 5}[name], name
+                                        "boundary": 5, "lines": 8}[name], name
                 for b in buttons:
                     assert fully_in_view(b, w), (size, name, b.text())
                     assert b.height() >= MIN_TARGET_PX, (name, b.text(), b.height())

@@ -1,4 +1,4 @@
-"""The four field workflows as panels of the main window: OHWM, Transect, Tally, Boundary."""
+"""The field workflows as panels of the main window: OHWM, Transect, Tally, Boundary, Lines."""
 
 from __future__ import annotations
 
@@ -16,12 +16,14 @@ def install_workflows(window: Any) -> None:
     """
     from fieldapp.ui.checkspanel import ChecksPanel
     from fieldapp.ui.workflows.boundary import BoundaryPanel
+    from fieldapp.ui.workflows.lines import LinesPanel
     from fieldapp.ui.workflows.ohwm import OhwmPanel
     from fieldapp.ui.workflows.tally import TallyPanel
     from fieldapp.ui.workflows.transect import TransectPanel
 
     window.panels = {}
-    for n, cls in enumerate((OhwmPanel, TransectPanel, TallyPanel, BoundaryPanel), start=1):
+    for n, cls in enumerate((OhwmPanel, TransectPanel, TallyPanel, BoundaryPanel, LinesPanel),
+                             start=1):
         panel = cls(window)
         window.panels[cls.title.lower()] = panel
         window.add_workflow(panel, cls.title, f"Ctrl+{n}")

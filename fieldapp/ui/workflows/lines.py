@@ -1,0 +1,268 @@
+"""Lines and notes: walk or draw a drainageway centreline, swale, utility trench or drive edge
+(with the mapped-stream flag and tributary area the drainageway check needs); put a note at
+the current position or at a map click. Recorded lines and notes are corrected in the Records
+tab (F4)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pyqtgraph as pg
+from PySide6.QtWidgets import (
+    QComboBox, QDoubleSpinBox, QGroupBox, QHBoxLayout, QLabel, QLineEdit,
+)
+
+from fieldapp.app import editing as E
+from fieldapp.app.lines import LINE_KINDS, LineDraft, add_note_at, add_note_here
+from fieldapp.ui.workflows.base import WorkflowPanel, add_field, big_button, field_grid, state_label
+
+MAPPED = [(None, "not checked yet"), (True, "yes — on the USGS quad or soil map"), (False, "no")]
+
+
+class LinesPanel(WorkflowPanel):
+    """Walk or draw lines; notes."""
+
+    title = "Lines"
+
+    def __init__(self, window: Any) -> None:
+        super().__init__(window)
+        lay = self.body_layout
+        self.state = state_label("Walk or draw a drainageway, swale or other line; or add a note.")
+        self.state.setObjectName("linesState")
+        lay.addWidget(self.state)
+
+        what = QGroupBox("Line")
+        g = field_grid()
+        g.setContentsMargins(9, 4, 9, 9)
+        what.setLayout(g)
+        self.kind = QComboBox()
+        self.kind.setObjectName("lineKind")
+        for value, words in LINE_KINDS:
+            self.kind.addItem(words, value)
+        self.label = QLineEdit()
+        self.label.setObjectName("lineLabel")
+        self.label.setPlaceholderText("e.g. Drainageway 1")
+        self.spacing = QDoubleSpinBox()
+        self.spacing.setRange(1.0, 500.0)
+        self.spacing.setValue(10.0)
+        self.spacing.setSuffix(" ft")
+        self.mapped = QComboBox()
+        self.mapped.setObjectName("mappedStream")
+        for value, words in MAPPED:
+            self.mapped.addItem(words, value)
+        self.mapped.setToolTip("Only a stream on the USGS 7.5-minute quadrangle or the county soil"
+                               " survey map is a drainageway (City resource protection, Drainageways A.1)")
+        self.tributary = QLineEdit()
+        self.tributary.setObjectName("tributaryArea")
+        self.tributary.setPlaceholderText("ac, e.g. 12")
+        self.tributary.setToolTip("Tributary area draining to the line, acres (swales: Drainageways A.2)")
+        add_field(g, 0, 0, "Kind", self.kind)
+        add_field(g, 0, 1, "Label", self.label)
+        add_field(g, 0, 2, "Vertex every", self.spacing)
+        self.mapped_label = add_field(g, 1, 0, "Mapped stream", self.mapped, span=2)
+        add_field(g, 1, 2, "Tributary area (ac)", self.tributary)
+        g.setColumnStretch(1, 1)
+        lay.addWidget(what)
+        self.kind.currentIndexChanged.connect(self._kind_changed)
+
+        self.walk_button = big_button("Walk line", "W", "Take a vertex every so many feet walked")
+        self.walk_button.setObjectName("walkLine")
+        self.draw_button = big_button("Draw on map", "D", "Each click on the map is a vertex")
+        self.draw_button.setObjectName("drawLine")
+        self.vertex_button = big_button("Vertex here", "V")
+        self.vertex_button.setObjectName("lineVertex")
+        self.back_button = big_button("Remove last vertex", "Backspace")
+        self.back_button.setObjectName("lineBack")
+        self.finish_button = big_button("Finish line", "Ctrl+L")
+        self.finish_button.setObjectName("finishLine")
+        self.cancel_button = big_button("Discard", "Esc")
+        self.cancel_button.setObjectName("discardLine")
+        for row in ((self.walk_button, self.draw_button, self.vertex_button),
+                    (self.back_button, self.finish_button, self.cancel_button)):
+            h = QHBoxLayout()
+            for b in row:
+                h.addWidget(b, 1)
+            lay.addLayout(h)
+
+        notes = QGroupBox("Note")
+        ng = field_grid()
+        ng.setContentsMargins(9, 4, 9, 9)
+        notes.setLayout(ng)
+        self.note_text = QLineEdit()
+        self.note_text.setObjectName("noteText")
+        self.note_text.setPlaceholderText("e.g. culvert under the drive, 18 in")
+        add_field(ng, 0, 0, "Note", self.note_text, span=2)
+        self.note_here_button = big_button("Note here", "M", "At the receiver's position")
+        self.note_here_button.setObjectName("noteHere")
+        self.note_click_button = big_button("Note at map click", "K", "The next click on the map places it")
+        self.note_click_button.setObjectName("noteAtClick")
+        ng.addWidget(self.note_here_button, 2, 0)
+        ng.addWidget(self.note_click_button, 2, 1)
+        lay.addWidget(notes)
+        self.measures = QLabel("")
+        self.measures.setObjectName("lineMeasures")
+        self.measures.setProperty("role", "state")
+        self.measures.setWordWrap(True)
+        lay.addWidget(self.measures)
+        lay.addStretch(1)
+
+        self.draft: LineDraft | None = None
+        self.note_pending = False
+        self.bind("W", self.walk_line, self.walk_button)
+        self.bind("D", self.draw_line, self.draw_button)
+        self.bind("V", self.vertex_here, self.vertex_button)
+        self.bind("Backspace", self.remove_last, self.back_button)
+        self.bind("Ctrl+L", self.finish, self.finish_button)
+        self.bind("Esc", self.discard, self.cancel_button)
+        self.bind("M", self.note_here, self.note_here_button)
+        self.bind("K", self.note_at_click, self.note_click_button)
+        window.register_record_button(self.walk_button)
+        window.register_record_button(self.vertex_button)
+        window.fix_listeners.append(self.on_fix)
+        window.visit_listeners.append(lambda _v: self.discard(quiet=True))
+        self.draft_item = pg.PlotDataItem(pen=pg.mkPen("#ff6600", width=3), symbol="o", symbolSize=8,
+                                          symbolBrush="#ff6600")
+        self.draft_item.setZValue(25)
+        window.map.plot.getPlotItem().addItem(self.draft_item)
+        self._kind_changed()
+        self._update_buttons()
+
+    # -------------------------------------------------------------- line
+    def _kind_changed(self, _i: int = -1) -> None:
+        stream = self.kind.currentData() == "drainageway_centreline"
+        self.mapped.setVisible(stream)
+        self.mapped_label.setVisible(stream)
+
+    def _start(self, drawing: bool) -> None:
+        if self.visit is None or self.draft is not None:
+            return
+        if drawing and not self.visit.model.has_frame:
+            self.error("Drawing needs the site's coordinates: wait for a usable fix first.")
+            return
+        self.draft = LineDraft(self.visit, self.kind.currentData(), spacing_ft=self.spacing.value(),
+                               drawing=drawing)
+        fix = self.w.usable_fix()
+        if not drawing and fix is not None:
+            self.draft.feed(fix)
+        self.state.setText("Drawing: click each vertex on the map, then Finish line [Ctrl+L]." if drawing
+                           else "Walking the line: a vertex every "
+                                f"{self.spacing.value():g} ft; V marks a bend, Ctrl+L finishes.")
+        self._changed()
+
+    def walk_line(self) -> None:
+        self._start(False)
+
+    def draw_line(self) -> None:
+        self._start(True)
+
+    def on_fix(self, fix: Any) -> None:
+        if self.draft is not None and self.w.usable_fix() is not None and self.draft.feed(fix):
+            self._changed()
+
+    def vertex_here(self) -> None:
+        fix = self.w.usable_fix()
+        if self.draft is None or fix is None:
+            return
+        self.draft.vertex_at_fix(fix)
+        self._changed()
+
+    def map_clicked(self, x_ft: float, y_ft: float) -> bool:
+        """A map click (site feet): a vertex while drawing, the note when one waits; True
+        when taken (the click then selects nothing)."""
+        if self.w.tabs.currentWidget() is not self or self.visit is None:
+            return False
+        if self.note_pending:
+            self.note_pending = False
+            self._add_note(lambda text: add_note_at(self.visit, text, x_ft, y_ft), "at the map click")
+            return True
+        if self.draft is not None and self.draft.state == "drawing":
+            self.draft.vertex_at_ft(x_ft, y_ft)
+            self._changed()
+            return True
+        return False
+
+    def remove_last(self) -> None:
+        if self.draft is not None and self.draft.remove_last():
+            self.state.setText(f"Vertex {len(self.draft.vertices) + 1} taken back.")
+            self._changed()
+
+    def _number(self, edit: QLineEdit, words: str) -> float | None:
+        spec = E.FieldSpec("n", words, "number", None)
+        return E.parse_field(spec, edit.text())
+
+    def finish(self) -> None:
+        if self.draft is None:
+            return
+        try:
+            line = self.draft.finish(label=self.label.text().strip(), mapped_stream=self.mapped.currentData(),
+                                     tributary_area_ac=self._number(self.tributary, "Tributary area"))
+        except Exception as exc:  # noqa: BLE001 - refused in field words; the draft stays
+            self.error(f"Line not recorded: {E.refusal_words(exc)}")
+            return
+        words = dict(LINE_KINDS)[self.draft.kind]
+        self.draft = None
+        self.w.show_banner("")
+        self.state.setText(f"Recorded {words} {line.label or ''} ({self.visit.model.frame.length_ft(line.geometry):.0f} ft)"
+                           " — Ctrl+Z undoes it; F4 in Records corrects it.")
+        self._changed()
+
+    def discard(self, quiet: bool = False) -> None:
+        had = self.draft is not None or self.note_pending
+        self.draft = None
+        self.note_pending = False
+        if had and not quiet:
+            self.state.setText("Line discarded; nothing recorded.")
+        if hasattr(self, "draft_item"):
+            self._changed()
+
+    # -------------------------------------------------------------- notes
+    def _add_note(self, make: Any, where: str) -> None:
+        text = self.note_text.text().strip()
+        try:
+            note = make(text)
+        except Exception as exc:  # noqa: BLE001
+            self.error(f"Note not recorded: {E.refusal_words(exc)}")
+            return
+        self.note_text.clear()
+        self.state.setText(f"Note recorded {where if note.x is not None else 'without a position'}"
+                           " — Ctrl+Z undoes it; F4 in Records edits it.")
+
+    def note_here(self) -> None:
+        if self.visit is None:
+            return
+        fix = self.w.usable_fix()
+        self._add_note(lambda text: add_note_here(self.visit, text, fix), "here")
+
+    def note_at_click(self) -> None:
+        if self.visit is None or not self.visit.model.has_frame:
+            self.error("A note at a map click needs the site's coordinates: wait for a usable fix.")
+            return
+        if not self.note_text.text().strip():
+            self.error("Type the note first, then click where it goes.")
+            return
+        self.note_pending = True
+        self.state.setText("Click on the map where the note goes (Esc: not now).")
+
+    # -------------------------------------------------------------- view
+    def _changed(self) -> None:
+        d = self.draft
+        pts = self.w.map._to_local(d.vertices_ft()) if d is not None and d.vertices else []
+        self.draft_item.setData([p[0] for p in pts], [p[1] for p in pts])
+        if d is not None:
+            self.measures.setText(f"{len(d.vertices)} vertices, {d.length_ft():,.0f} ft")
+        else:
+            self.measures.setText("")
+        self._update_buttons()
+
+    def _update_buttons(self) -> None:
+        d = self.draft
+        self.w.set_extra_ok(self.walk_button, d is None)
+        self.w.set_extra_ok(self.vertex_button, d is not None and d.state == "walking")
+        self.draw_button.setEnabled(d is None)
+        self.back_button.setEnabled(bool(d and d.vertices))
+        self.finish_button.setEnabled(bool(d and len(d.vertices) >= 2))
+        self.cancel_button.setEnabled(d is not None or self.note_pending)
+        self.kind.setEnabled(d is None)
+
+    def refresh(self) -> None:
+        self._update_buttons()
