@@ -384,11 +384,7 @@ def delete_words(visit: Any, sel: Selection) -> str:
         visit.delete_tree(sel.uuid)
         return f"Deleted {words} — Ctrl+Z brings it back"
     changes = visit.model.delete_record(sel.layer, sel.uuid)
-    if visit.walk is not None and sel.layer in (Layer.WALK, Layer.AREA):
-        try:
-            visit.walk.record
-        except KeyError:
-            visit.walk = None       # the walk in progress went with it
+    _forget_missing_walk(visit)        # the walk in progress may have gone with it
     return f"Deleted {subject_words(visit.model, changes)} — Ctrl+Z brings it back"
 
 
@@ -427,8 +423,21 @@ def _verb(changes: Any) -> str:
 
 
 def _forget_missing_walk(visit: Any) -> None:
+    """After an undo / redo: the controller's walk in progress is the model's (an undone close
+    opens the walk again, an undone start removes it) and a closed area gone is not shown."""
+    from fieldapp.survey.features import WalkState
+
+    m = visit.model
     if visit.walk is not None:
         try:
-            visit.walk.record
+            if visit.walk.record.state is WalkState.CLOSED:
+                visit.walk = None
         except KeyError:
             visit.walk = None
+    if visit.walk is None:
+        walks = m.open_walks()
+        if walks:
+            visit.walk = walks[-1]
+    last = visit.last_closed_area
+    if last is not None and last["uuid"] not in {a.uuid for a in m.features(Layer.AREA)}:
+        visit.last_closed_area = None

@@ -290,6 +290,8 @@ class Editor:
         self._timer.setInterval(30)
         self._timer.timeout.connect(self.refresh)
         window.visit_listeners.append(self._visit_shown)
+        # another workflow shown: nothing stays selected out of sight for Del to take
+        window.tabs.currentChanged.connect(lambda _i: self.select(None) if self.selection else None)
         self._hook_panel_tables()
 
     # -------------------------------------------------------------- wiring

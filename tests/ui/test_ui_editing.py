@@ -209,3 +209,19 @@ def E_sel(layer, uuid):
     from fieldapp.app.editing import Selection
 
     return Selection(layer, uuid)
+
+
+def test_undoing_a_boundary_close_walks_it_on(qtbot, window):
+    w = window
+    m = w.visit.model
+    walk = m.start_walk("wetland", label="W2", spacing_ft=None, interval_s=1.0)
+    w.visit.walk = walk
+    for dx, dy in [(0, 0), (30, 0), (30, 30), (0, 30)]:
+        walk.add_vertex(X0 + dx, Y0 + dy)
+    w.visit.close_walk({"label": "W2"})
+    assert w.visit.walk is None and w.visit.last_closed_area is not None
+    key(qtbot, w, "Ctrl+Z")                       # the close undone: the walk is on again
+    assert w.visit.walk is not None and w.visit.walk.uuid == walk.uuid
+    assert w.visit.last_closed_area is None and not m.features(Layer.AREA)
+    key(qtbot, w, "Ctrl+Shift+Z")                 # closed again
+    assert w.visit.walk is None and len(m.features(Layer.AREA)) == 1
