@@ -225,3 +225,56 @@ def test_undoing_a_boundary_close_walks_it_on(qtbot, window):
     assert w.visit.last_closed_area is None and not m.features(Layer.AREA)
     key(qtbot, w, "Ctrl+Shift+Z")                 # closed again
     assert w.visit.walk is None and len(m.features(Layer.AREA)) == 1
+
+
+def test_with_the_simulators_a_tallied_tree_and_a_note_corrected(qtbot, private_dirs):
+    """The demo's simulated receiver and caliper: a tree squeezed (C), its DBH corrected in
+    the form (a negative one refused), deleted with Del, undone and redone; a note at the
+    receiver's position (M); the file read back with sqlite3."""
+    w = make_window(qtbot, private_dirs, simulate=True, time_scale=10.0, rate_hz=10.0)
+    try:
+        wait_fix(qtbot, w)
+        key(qtbot, w, "Ctrl+3")
+        tally = w.panels["tally"]
+        qtbot.waitUntil(lambda: not tally.squeeze_button.isHidden(), timeout=WAIT_MS)
+        key(qtbot, w, "C")
+        qtbot.waitUntil(lambda: len(w.visit.trees()) == 1, timeout=WAIT_MS)
+        qtbot.waitUntil(lambda: tally.table.rowCount() == 1, timeout=WAIT_MS)
+        tally.table.selectRow(0)
+        (tree,) = w.visit.trees()
+        assert w.editor.selection.uuid == tree.uuid
+        key(qtbot, w, "F4")
+        form = w.editor.form
+        form.inputs["dbh_in"].setText("-3")
+        form.save_button.click()
+        assert "DBH must be between 0.1 and 500 in (not -3 in)" in form.error.text()
+        assert w.visit.model.get(Layer.TREE, tree.uuid).dbh_in == tree.dbh_in
+        form.inputs["dbh_in"].setText("14.5")
+        form.save_button.click()
+        assert w.visit.model.get(Layer.TREE, tree.uuid).dbh_in == 14.5
+        w.activateWindow()
+        qtbot.waitUntil(w.isActiveWindow, timeout=WAIT_MS)
+        tally.table.selectRow(0)
+        key(qtbot, w, "Del")
+        assert _status(w) == "Deleted tree 1 — Ctrl+Z brings it back"
+        assert not w.visit.trees()
+        key(qtbot, w, "Ctrl+Z")
+        assert [t.dbh_in for t in w.visit.trees()] == [14.5]
+        key(qtbot, w, "Ctrl+Z")                                   # the DBH correction undone
+        assert [t.dbh_in for t in w.visit.trees()] == [tree.dbh_in]
+        key(qtbot, w, "Ctrl+Shift+Z")
+        key(qtbot, w, "Ctrl+5")
+        lines = w.panels["lines"]
+        qtbot.waitUntil(lambda: w.tabs.currentWidget() is lines, timeout=WAIT_MS)
+        lines.note_text.setText("blazed corner post")
+        fix = w.usable_fix()
+        key(qtbot, w, "M")
+        (note,) = w.visit.model.features(Layer.NOTE)
+        # at the receiver (it walks at most a few feet between the fix read and the key)
+        assert abs(w.visit.ft(note.x, note.y)[0] - w.visit.project(fix.lat_deg, fix.lon_deg)[0]) < 20.0
+        path = w.visit.path
+        w.visit.close()
+        assert _rows(path, "SELECT dbh_in FROM tree") == [(14.5,)]
+        assert _rows(path, "SELECT text FROM note") == [("blazed corner post",)]
+    finally:
+        close_window(w)
