@@ -208,6 +208,12 @@ class RecordsView(QWidget):
         lay.addWidget(self.table, 1)
         lay.addLayout(buttons)
         self.rows: list[E.Selection] = []
+        self.dirty = True       # the model changed while the tab was hidden
+
+    def showEvent(self, event: Any) -> None:  # noqa: N802 - Qt name
+        super().showEvent(event)
+        if self.dirty:
+            self.refresh()
 
     def keyPressEvent(self, event: Any) -> None:  # noqa: N802 - Qt name
         if event.key() in (Qt.Key_Return, Qt.Key_Enter):
@@ -216,6 +222,7 @@ class RecordsView(QWidget):
         super().keyPressEvent(event)
 
     def refresh(self) -> None:
+        self.dirty = False
         visit = self.editor.w.visit
         rows = E.record_rows(visit) if visit is not None else []
         self.rows = [sel for sel, _, _ in rows]
@@ -331,6 +338,8 @@ class Editor:
         """Select ``sel`` (None: nothing) everywhere it is shown but ``source``."""
         self.selection = sel
         if source is not self.records:
+            if self.records.dirty and sel is not None:
+                self.records.refresh()      # its row is there to select
             self.records.show_selection(sel)
         for table, layer, recs in self._panel_rows():
             if table is source:
@@ -362,7 +371,10 @@ class Editor:
                 visit.model.get(self.selection.layer, self.selection.uuid)
             except KeyError:
                 self.selection = None
-        self.records.refresh()
+        if self.records.isVisible():
+            self.records.refresh()
+        else:
+            self.records.dirty = True       # rebuilt when shown (a long tally costs nothing)
         self._mark()
 
     def _map_clicked(self, event: Any) -> None:
