@@ -108,8 +108,26 @@ def main() -> None:
     lines.tributary.setText("12")
     shot(w, "lines_drawing.png")
     key("Ctrl+L")
+    lines.note_text.setText("culvert under the drive, 18 in")
+    key("K")
+    lines.map_clicked(*w.visit.ft(x0 + 10 * 0.3048, y0 + 25 * 0.3048))
     key("Ctrl+K")
     shot(w, "lines_recorded.png")
+    # a wetland walked and closed, then re-opened from its form to walk on
+    walk = m.start_walk("wetland", label="Wetland A", spacing_ft=None, interval_s=1.0)
+    for dx, dy in ((-60, -60), (-20, -60), (-20, -90), (-60, -90)):
+        walk.add_vertex(x0 + dx * 0.3048, y0 + dy * 0.3048)
+    w.visit.walk = walk
+    w.visit.close_walk({"label": "Wetland A", "wetland_type": "shallow marsh"})
+    key("Ctrl+4")
+    w.editor.click_at(*w.visit.ft(x0 - 40 * 0.3048, y0 - 75 * 0.3048), tolerance_ft=2.0)
+    form = w.editor.edit_selected()
+    shot(form, "edit_form_wetland.png")
+    form.reopen_button.click()
+    w.activateWindow()
+    until(w.isActiveWindow, 10)
+    key("Ctrl+T")
+    shot(w, "boundary_reopened.png")
     w.session.stop()
     appmod.dispose(w)
     _ = Layer

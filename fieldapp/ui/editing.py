@@ -162,10 +162,30 @@ class EditForm(QDialog):
             self.error.show()
             return
         visit.last_closed_area = None
+        self._fill_boundary_panel(visit)
         self.editor.select(None)
         self.editor.say("Boundary re-opened and paused at its last vertex: Resume [R] on the"
                         " Boundary tab to walk on — Ctrl+Z undoes it")
         self.accept()
+
+
+    def _fill_boundary_panel(self, visit: Any) -> None:
+        """The Boundary tab's fields from the re-opened area, so closing it again keeps its
+        label and wetland attributes (the panel's fields are what Close boundary records)."""
+        panel = getattr(self.editor.w, "panels", {}).get("boundary")
+        if panel is None:
+            return
+        attrs = visit.model.reopened_attributes(self.walk_uuid)
+        walk = visit.model.get(Layer.WALK, self.walk_uuid)
+        kind = getattr(walk.kind, "value", walk.kind)
+        if panel.kind.findData(kind) >= 0:
+            panel.kind.setCurrentIndex(panel.kind.findData(kind))
+        panel.label.setText(attrs.get("label") or walk.label or "")
+        panel.wetland_type.setText(attrs.get("wetland_type") or "")
+        sus = getattr(attrs.get("susceptibility"), "value", attrs.get("susceptibility")) or ""
+        panel.susceptibility.setCurrentIndex(max(panel.susceptibility.findData(sus), 0))
+        panel.standing_water.setChecked(bool(attrs.get("standing_water")))
+        panel.hydric.setChecked(bool(attrs.get("hydric_vegetation")))
 
 
 class RecordsView(QWidget):
@@ -201,8 +221,11 @@ class RecordsView(QWidget):
         self.table.setSelectionBehavior(QAbstractItemView.SelectRows)
         self.table.setSelectionMode(QAbstractItemView.SingleSelection)
         self.table.setEditTriggers(QAbstractItemView.NoEditTriggers)
-        self.table.horizontalHeader().setSectionResizeMode(0, QHeaderView.ResizeToContents)
-        self.table.horizontalHeader().setStretchLastSection(True)
+        # both columns share the width, long words elided (the whole in the tooltip): no
+        # sideways scrolling in a narrow pane
+        self.table.horizontalHeader().setSectionResizeMode(QHeaderView.Stretch)
+        self.table.setTextElideMode(Qt.ElideRight)
+        self.table.setHorizontalScrollBarPolicy(Qt.ScrollBarAlwaysOff)
         self.table.itemSelectionChanged.connect(self._picked)
         self.table.itemDoubleClicked.connect(lambda _i: editor.edit_selected())
         lay.addWidget(self.table, 1)
@@ -229,8 +252,10 @@ class RecordsView(QWidget):
         with QSignalBlocker(self.table):
             self.table.setRowCount(len(rows))
             for r, (_sel, words, details) in enumerate(rows):
-                self.table.setItem(r, 0, QTableWidgetItem(words))
-                self.table.setItem(r, 1, QTableWidgetItem(details))
+                for c, text in enumerate((words, details)):
+                    item = QTableWidgetItem(text)
+                    item.setToolTip(f"{words}: {details}")
+                    self.table.setItem(r, c, item)
         self.show_selection(self.editor.selection)
         m = visit.model if visit is not None else None
         self.undo_button.setEnabled(bool(m and m.can_undo))
@@ -298,7 +323,7 @@ class Editor:
         self._timer.timeout.connect(self.refresh)
         window.visit_listeners.append(self._visit_shown)
         # another workflow shown: nothing stays selected out of sight for Del to take
-        window.tabs.currentChanged.connect(lambda _i: self.select(None) if self.selection else None)
+        window.tabs.currentChanged.connect(self._tab_changed)
         self._hook_panel_tables()
 
     # -------------------------------------------------------------- wiring
@@ -307,6 +332,11 @@ class Editor:
         if visit is not None:
             visit.change_listeners.append(lambda _only_track: None if _only_track else self._timer.start())
         self.refresh()
+
+    def _tab_changed(self, _index: int) -> None:
+        if self.selection is not None:
+            self.select(None)
+            self.status.clearMessage()
 
     def _hook_panel_tables(self) -> None:
         panels = getattr(self.w, "panels", {})

@@ -123,7 +123,7 @@ def test_tree_edit_refused_in_field_words_and_boundary_reopened(qtbot, window):
     walk = m.start_walk("wetland", label="W1", spacing_ft=None, interval_s=1.0)
     for dx, dy in [(0, 0), (30, 0), (30, 30), (0, 30)]:
         walk.add_vertex(X0 + 100 + dx, Y0 + dy)
-    area = walk.close()
+    area = walk.close(wetland_type="sedge meadow", standing_water=True)
     x_ft, y_ft = w.visit.ft(X0 + 115, Y0 + 15)                          # inside the wetland
     assert w.editor.click_at(x_ft, y_ft, tolerance_ft=1.0).uuid == area.uuid
     form = w.editor.edit_selected()
@@ -137,10 +137,17 @@ def test_tree_edit_refused_in_field_words_and_boundary_reopened(qtbot, window):
     assert len(w.visit.walk.vertices()) == 3
     key(qtbot, w, "Ctrl+Z")
     assert len(w.visit.walk.vertices()) == 4
+    # the Boundary tab holds the re-opened area's label and attributes: closing keeps them
+    boundary = w.panels["boundary"]
+    assert (boundary.label.text(), boundary.wetland_type.text(), boundary.standing_water.isChecked()) == \
+        ("W1", "sedge meadow", True)
+    w.panels["boundary"].close_walk()
+    (again,) = m.features(Layer.AREA)
+    assert (again.label, again.wetland_type, again.standing_water) == ("W1", "sedge meadow", True)
     path = w.visit.path
     w.visit.close()
-    assert _rows(path, "SELECT state, area_uuid FROM walk") == [("walking", None)]
-    assert _rows(path, "SELECT count(*) FROM area_feature") == [(0,)]
+    assert _rows(path, "SELECT state, area_uuid FROM walk") == [("closed", again.uuid)]
+    assert _rows(path, "SELECT label, wetland_type FROM area_feature") == [("W1", "sedge meadow")]
 
 
 def _click_map(qtbot, w, x_ft, y_ft):
