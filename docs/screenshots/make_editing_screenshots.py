@@ -102,7 +102,7 @@ def main() -> None:
     lines = w.panels["lines"]
     lines.label.setText("Drainageway 1")
     key("D")
-    for dx, dy in ((-40, 60), (0, 40), (40, 55)):
+    for dx, dy in ((-90, -110), (-20, -135), (40, -120)):
         lines.map_clicked(*w.visit.ft(x0 + dx * 0.3048, y0 + dy * 0.3048))
     lines.mapped.setCurrentIndex(1)
     lines.tributary.setText("12")
@@ -110,8 +110,10 @@ def main() -> None:
     key("Ctrl+L")
     lines.note_text.setText("culvert under the drive, 18 in")
     key("K")
-    lines.map_clicked(*w.visit.ft(x0 + 10 * 0.3048, y0 + 25 * 0.3048))
+    lines.map_clicked(*w.visit.ft(x0 - 60 * 0.3048, y0 + 20 * 0.3048))
     key("Ctrl+K")
+    QTest.qWait(600)            # the map draws the new line and note first
+    w.map.plot.getPlotItem().getViewBox().autoRange()
     shot(w, "lines_recorded.png")
     # a wetland walked and closed, then re-opened from its form to walk on
     walk = m.start_walk("wetland", label="Wetland A", spacing_ft=None, interval_s=1.0)
