@@ -32,6 +32,7 @@ from fieldapp import __version__
 from fieldapp.checks import Check, Checks, RULE_TITLES
 from fieldapp.geo import FOOT_INTERNATIONAL_M, SiteFrame
 from fieldapp.rules.nr341 import bank_parameters
+from fieldapp.rules.readings import READINGS
 from fieldapp.survey import Layer, Visit
 from fieldapp.survey.canopy import StandMeasures
 
@@ -52,38 +53,9 @@ __all__ = [
 
 log = logging.getLogger(__name__)
 
-#: The readings taken where the text is silent (rules-contract.md), for the verdict pages.
-INTERPRETATIONS = {
-    "per-segment-slope": "Slope is taken per surveyed segment between stations, never averaged "
-                         "or smoothed.",
-    "trigger-within-base": "A steep segment triggers the extension when it starts at or inside "
-                           "the base distance, before any interruption.",
-    "anchor-last-trigger": "The extension is measured from the landward end of the last "
-                           "triggering steep segment; the bank ends where the first "
-                           "below-threshold run of more than 50 ft begins.",
-    "never-below-base": "The bank is never closer than the base distance, unless cut by an "
-                        "interruption.",
-    "interruption-caps": "A complete interruption marked by the surveyor caps the bank.",
-    "insufficient-transect": "A transect ending on steep ground, or inside a short "
-                             "below-threshold run, needs more data.",
-    "horizontal-distance": "Slope distances are reduced to horizontal before any comparison.",
-    "surface-area": "Graded area on the bank is measured on the land surface.",
-    "run-cut-by-interruption": "A below-threshold run cut short by an interruption ends the "
-                               "bank at the interruption.",
-    "stream-keeps-width": "A stream or lake keeps its own width next to a less-susceptible "
-                          "wetland; contiguous features take the greatest width.",
-    "average-wetland-width": "Average wetland width: mean of 3 or more perpendicular widths; "
-                             "with only a polygon, area / long-axis length.",
-    "largely-deciduous": "More than 50 % of the qualifying (>= 10 in) canopy area is deciduous.",
-    "dbh-for-standing-trees": "Standing trees are classed by DBH at 4.5 ft; a caliper near the "
-                              "ground is for nursery stock only.",
-    "grove": "8 or more deciduous trees, each >= 18.0 in DBH, inside the grove drawn.",
-    "mitigation-area": "Mitigation area = (base protection - retained fraction) x woodland area; "
-                       "plantings rounded up.",
-    "round-buffer": "Development-area limits are true round-cornered buffers, inclusive.",
-    "edge-shape": "An edge given as a ring is an area; as a line, a line.",
-    "strictly-more-than": "Every erosion-plan trigger is 'more than' its limit.",
-}
+#: The readings taken where the text is silent, for the verdict pages: the rules' own table
+#: (:data:`fieldapp.rules.readings.READINGS`; a result carries its own in ``interpretation_text``).
+INTERPRETATIONS = READINGS
 
 #: NR 341.035(1)(a) and (1)(b): priority waterway -> (base distance ft, slope threshold %), read
 #: from the rule (:func:`fieldapp.rules.nr341.bank_parameters`); kept for old importers. The

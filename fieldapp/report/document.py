@@ -212,7 +212,7 @@ def _input_lines(value: Any) -> list[str]:
     return out
 
 
-_SHOWN_APART = {"rule", "status", "citation", "interpretations", "next_step"}
+_SHOWN_APART = {"rule", "status", "citation", "interpretations", "interpretation_text", "next_step", "note"}
 
 
 def _result_lines(result: dict) -> list[str]:
@@ -241,9 +241,11 @@ def _verdicts_html(c: ReportContent) -> str:
                        "reads), so nothing is attached for this check.</p>")
             continue
         interp = r.get("interpretations") or []
+        texts = r.get("interpretation_text") or {}
         if interp:
             out.append("<p><b>Interpretations relied on</b>:</p><p>" + "<br/>".join(
-                f"&nbsp;&nbsp;<i>{_e(x)}</i>: {_e(INTERPRETATIONS.get(x, ''))}" for x in interp) + "</p>")
+                f"&nbsp;&nbsp;<i>{_e(x)}</i>: {_e(texts.get(x) or INTERPRETATIONS.get(x, ''))}"
+                for x in interp) + "</p>")
         inputs = _input_lines(k.request.get("input", {}))
         if k.request.get("settings"):
             inputs += ["<b>settings</b>:"] + _input_lines(k.request["settings"])

@@ -150,7 +150,7 @@ def walk_scenario_boundary(qtbot, w, kind, label, **wetland):
     panel.kind.setCurrentIndex(panel.kind.findData(kind))
     panel.label.setText(label)
     if wetland:
-        panel.wetland_type.setText(wetland["wetland_type"])
+        panel.wetland_type.setCurrentText(wetland["wetland_type"])
         panel.standing_water.setChecked(True)
         panel.hydric.setChecked(True)
     panel.spacing.setValue(5.0)
