@@ -459,8 +459,7 @@ def _map(visit: Visit, frame: SiteFrame, content: ReportContent, by_id: dict) ->
         dist = known if known is not None else c.result.get("bank_ft_at_least")
         if dist is None:
             continue
-        x, y = frame.forward(t.origin_x, t.origin_y, t.azimuth_true_deg,
-                             float(dist) * FOOT_INTERNATIONAL_M / frame.foot.metres)
+        x, y = visit.point_on_transect(t, float(dist))  # the stations' and the map's function
         along = 0.0
         geom = visit.ohwm_geometry(t.line_uuid) if t.line_uuid else None
         if geom is not None:
