@@ -122,7 +122,7 @@ def _record_name(layer: Layer, f: Any, visit) -> str:
     if layer is Layer.TREE:
         return f"Tree {f.tag}"
     if layer is Layer.OHWM_POINT:
-        return f"OHWM point {f.seq}"
+        return f"OHWM point {f.seq + 1}"  # numbered from 1, as the app shows it
     if layer is Layer.STATION:
         t = visit.get(Layer.TRANSECT, f.transect_uuid)
         return f"{(t.label if t is not None and t.label else 'Transect')} station {f.distance_ft:.1f} ft"

@@ -199,6 +199,13 @@ class GnssRow:
     rejected_count: int
     antenna_height_m: float
     fix_time_utc: datetime | None
+    #: The point in the site CRS's own unit (:attr:`crs_unit`: ``m``, ``ftUS`` or ``ft``) and
+    #: as WGS 84 latitude / longitude, degrees.
+    x_crs: float | None = None
+    y_crs: float | None = None
+    crs_unit: str = ""
+    lat: float | None = None
+    lon: float | None = None
 
     @property
     def number(self) -> int:
@@ -397,19 +404,28 @@ def _read_conflicts(path: Path) -> list:
         return []
 
 
+def crs_unit_symbol(frame: SiteFrame) -> str:
+    """The site CRS's coordinate unit as a surveyor writes it: ``m``, ``ftUS`` or ``ft``."""
+    if abs(frame.unit_m - 1.0) < 1e-12:
+        return "m"
+    return "ftUS" if frame.foot.value == "us_survey" else "ft"
+
+
 def _gnss(visit: Visit, content: ReportContent) -> None:
     lines = {l.uuid: (l.label or "OHWM") for l in visit.features(Layer.OHWM_LINE)}
     frame = visit.frame if visit.has_frame else None
     pts = sorted(visit.features(Layer.OHWM_POINT),
                  key=lambda p: (natural_key(lines.get(p.line_uuid, "")), p.seq))
     for p in pts:
+        lon, lat = (float(v) for v in frame.to_lonlat(p.x, p.y)) if frame else (None, None)
         content.gnss.append(GnssRow(
             line=lines.get(p.line_uuid, "?"), seq=p.seq, method=_value(p.method),
             x_ft=frame.to_ft(p.x) if frame else p.x, y_ft=frame.to_ft(p.y) if frame else p.y,
             worst_fix_quality=p.worst_fix_quality, h_accuracy_m=p.h_accuracy_m,
             v_accuracy_m=p.v_accuracy_m, std_dev_x_m=p.std_dev_x_m, std_dev_y_m=p.std_dev_y_m,
             hdop=p.hdop, sample_count=p.sample_count, rejected_count=p.rejected_count,
-            antenna_height_m=float(visit.site.antenna_height_m), fix_time_utc=p.fix_time_utc))
+            antenna_height_m=float(visit.site.antenna_height_m), fix_time_utc=p.fix_time_utc,
+            x_crs=p.x, y_crs=p.y, crs_unit=crs_unit_symbol(frame) if frame else "", lat=lat, lon=lon))
     track = visit.track()
     qualities: dict[str, int] = {}
     hdops = []
