@@ -252,9 +252,9 @@ def _attach_requests(qt_pdf: str, out_file: str, content, outline: list | None =
     for level, title, page in outline or ():
         page = min(max(page, 0), n_pages - 1)
         if level == 1 or parent is None:
-            parent = writer.add_outline_item(title, page)
+            parent = writer.add_outline_item(title=title, page_number=page)
         else:
-            writer.add_outline_item(title, page, parent=parent)
+            writer.add_outline_item(title=title, page_number=page, parent=parent)
     writer.page_mode = "/UseOutlines"
     attached = attached_checks(content)
     names = [name for name, _ in attached]

@@ -155,7 +155,7 @@ def _site_html(c: ReportContent) -> str:
         ["Report generated", _e(f"{c.generated_utc:%Y-%m-%d %H:%M:%S} UTC, fieldapp {c.app_version}")],
     ]
     if s.notes:
-        rows.append(["Notes", _e(s.notes)])
+        rows.append(["Site notes", _e(s.notes)])
     body = _table(["", ""], rows, width="100%").replace("<tr><th></th><th></th></tr>", "")
     return (f"<h1>Site report: {_e(s.name)}</h1>{body}<h3>Units</h3><p>{_e(c.units_note())}</p>")
 
