@@ -197,7 +197,11 @@ class NewVisitDialog(QDialog):
         wtypes = QComboBox()  # editable: the types of NR 151.125(1)(e) and (f), or the crew's own
         wtypes.setEditable(True)
         wtypes.setInsertPolicy(QComboBox.InsertPolicy.NoInsert)
+        # the statute's long names must not widen the panel: the list opens as wide as they need
+        wtypes.setSizeAdjustPolicy(QComboBox.SizeAdjustPolicy.AdjustToMinimumContentsLengthWithIcon)
+        wtypes.setMinimumContentsLength(14)
         wtypes.addItems([""] + list(WETLAND_TYPES))
+        wtypes.view().setMinimumWidth(wtypes.view().sizeHintForColumn(0) + 24)
         wtypes.setCurrentText(wetland_type)
         wtypes.setToolTip("Wetland type: NR 151.125(1)(e) (highly susceptible), then (1)(f) (less "
                           "susceptible); another type needs its susceptibility")

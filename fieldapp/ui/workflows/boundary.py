@@ -67,9 +67,13 @@ class BoundaryPanel(WorkflowPanel):
         self.wetland_type = QComboBox()
         self.wetland_type.setEditable(True)
         self.wetland_type.setInsertPolicy(QComboBox.InsertPolicy.NoInsert)
+        # the statute's long names must not widen the panel: the list opens as wide as they need
+        self.wetland_type.setSizeAdjustPolicy(QComboBox.SizeAdjustPolicy.AdjustToMinimumContentsLengthWithIcon)
+        self.wetland_type.setMinimumContentsLength(14)
         self.wetland_type.setObjectName("wetlandType")
         self.wetland_type.addItem("")
         self.wetland_type.addItems(list(WETLAND_TYPES))
+        self.wetland_type.view().setMinimumWidth(self.wetland_type.view().sizeHintForColumn(0) + 24)
         self.wetland_type.lineEdit().setPlaceholderText("choose or type, e.g. sedge meadow")
         self.wetland_type.setToolTip("Wetland type: the list is NR 151.125(1)(e) (highly susceptible) then "
                                      "(1)(f) (less susceptible); another type needs its susceptibility")
