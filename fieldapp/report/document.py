@@ -632,6 +632,33 @@ def _paint_pages(painter: QPainter, writer: QPdfWriter, rd: _ReportDocument, con
     return n
 
 
+#: A heading whose top is less than this far above the page's foot starts the next page
+#: instead (Qt's own page break), so it is never stranded without its content.
+KEEP_WITH_NEXT_MM = 30.0
+
+
+def keep_headings_with_next(rd: _ReportDocument) -> int:
+    """Give every h2 / h3 heading that would sit in the last :data:`KEEP_WITH_NEXT_MM` of a
+    page a page break before it (``PageBreak_AlwaysBefore``), in order, the layout updating
+    after each; returns how many were moved."""
+    lay = rd.doc.documentLayout()
+    wanted = {" ".join(t.split()) for _, t in rd.headings}
+    room = KEEP_WITH_NEXT_MM * rd.mm
+    moved = 0
+    block = rd.doc.begin()
+    while block.isValid():
+        if " ".join(block.text().split()) in wanted and not block.blockFormat().pageBreakPolicy():
+            y = lay.blockBoundingRect(block).top() % rd.body_h
+            if y > 1.0 and rd.body_h - y < room:
+                cur = QTextCursor(block)
+                bf = block.blockFormat()
+                bf.setPageBreakPolicy(QTextFormat.PageBreak_AlwaysBefore)
+                cur.setBlockFormat(bf)
+                moved += 1
+        block = block.next()
+    return moved
+
+
 def outline_of(rd: _ReportDocument) -> list[tuple[int, str, int]]:
     """(level, heading text, 0-based page) of every section (h2, level 1) and subsection (h3,
     level 2) heading of the laid-out document, in order: the PDF's bookmarks."""
@@ -674,6 +701,7 @@ def write_pdf(content: ReportContent, path: str, *, step: Callable[[float, str],
     try:
         rd = _ReportDocument(writer, page, body_h, mm)
         _add_sections(rd, content, names, step)
+        keep_headings_with_next(rd)
         step(0.5, "layout")
         if outline is not None:
             outline.extend(outline_of(rd))
