@@ -20,7 +20,15 @@ csv       folder, ``LAYER.csv`` (+ .csvt, .prj) WGS 84 lon/lat, geometry as WKT 
 dxf       one ``.dxf`` file, a DXF layer each   the site's projected CRS, in its own unit
 ========  ====================================  ==============================================
 
-Shapefile field names are cut to 10 characters by GDAL. A record without geometry yet (a
+Shapefile field names are cut to 10 characters by GDAL: ``field_names.csv`` beside the files maps
+each to its full name (with its unit); a text value over 254 bytes is written whole in
+``long_values.csv`` (the .dbf keeps its start, marked) and the result's ``notes`` say so. Every
+layer written is read back and counted, so a full disk fails the export (nothing is left). The
+layers every format also carries: ``bank_point``, ``bank_line``, ``protective_area``,
+``development_envelope``, ``drainageway_area``, each with its status, citation and verdict.
+GeoJSON is RFC 7946 (GDAL's ``RFC7946=YES``, 9 decimals); KML placemarks are named ("Tree 12").
+
+A record without geometry yet (a
 transect before its first station) is written with an empty geometry in the GIS formats and
 left out of the DXF.
 
@@ -81,13 +89,15 @@ class ExportWriteFailed(ExportError):
 
 @dataclass
 class ExportResult:
-    """What :func:`export_visit` wrote: ``path``, ``format``, ``crs`` and feature counts per layer."""
+    """What :func:`export_visit` wrote: ``path``, ``format``, ``crs``, feature counts per layer,
+    and ``notes`` the user must be told (values written whole beside a Shapefile)."""
 
     path: Path
     format: str
     crs: str
     layers: dict[str, int] = field(default_factory=dict)
     files: list[Path] = field(default_factory=list)
+    notes: list[str] = field(default_factory=list)
 
 
 @dataclass
@@ -103,8 +113,31 @@ def _value(v: Any) -> Any:
     return getattr(v, "value", v)
 
 
+def _record_name(layer: Layer, f: Any, visit) -> str:
+    """The placemark name the crew knows a record by: its label, else "Tree 12", "OHWM point 3",
+    "T1 station 90.0 ft", the note's text."""
+    label = str(getattr(f, "label", "") or "").strip()
+    if label:
+        return label
+    if layer is Layer.TREE:
+        return f"Tree {f.tag}"
+    if layer is Layer.OHWM_POINT:
+        return f"OHWM point {f.seq + 1}"  # numbered from 1, as the app shows it
+    if layer is Layer.STATION:
+        t = visit.get(Layer.TRANSECT, f.transect_uuid)
+        return f"{(t.label if t is not None and t.label else 'Transect')} station {f.distance_ft:.1f} ft"
+    if layer is Layer.NOTE:
+        return str(f.text)
+    if layer in (Layer.AREA, Layer.LINE):
+        return str(_value(f.kind)).replace("_", " ")
+    if layer is Layer.TRACK:
+        return f"Track point {getattr(f, 'fix_time_utc', '') or ''}".strip()
+    return {Layer.OHWM_LINE: "OHWM line", Layer.TRANSECT: "Transect"}.get(layer, layer.value.replace("_", " "))
+
+
 def layer_records(visit) -> list[_LayerData]:
-    """The visit's records grouped into export layers (site CRS geometry, plain attributes)."""
+    """The visit's records grouped into export layers (site CRS geometry, plain attributes);
+    each layer's first column is ``name`` (:func:`_record_name`)."""
     from fieldapp.store import schema as S
 
     out: list[_LayerData] = []
@@ -124,13 +157,15 @@ def layer_records(visit) -> list[_LayerData]:
                 key = layer.value
             kinds.setdefault(key, []).append(f)
         for name, group in kinds.items():
-            columns = [("uuid", "str"), ("created_utc", "str"), ("modified_utc", "str"), ("created_by", "str")]
+            columns = [("name", "str"), ("uuid", "str"), ("created_utc", "str"), ("modified_utc", "str"),
+                       ("created_by", "str")]
             for c in cols:
                 kind = "int" if c.pytype in (int, bool) else "float" if c.pytype is float else "str"
                 columns.append((c.name, kind))
             rows, geoms = [], []
             for f in group:
-                row = [f.uuid, S.utc_text(f.created_utc), S.utc_text(f.modified_utc), f.created_by]
+                row = [_record_name(layer, f, visit), f.uuid, S.utc_text(f.created_utc), S.utc_text(f.modified_utc),
+                       f.created_by]
                 row += [S.to_sql(c, getattr(f, c.field)) for c in cols]
                 rows.append(row)
                 geoms.append(S.geometry_of(layer, f))
@@ -138,13 +173,96 @@ def layer_records(visit) -> list[_LayerData]:
     return out
 
 
-def _field_arrays(data: _LayerData):
+_VERDICT_COLUMNS = [("status", "str"), ("citation", "str"), ("verdict", "str")]
+
+
+def _verdict(check) -> list[Any]:
+    """status, citation and the verdict in words of a check (or three Nones)."""
+    from fieldapp.checks.results import summary_words
+
+    if check is None:
+        return [None, None, None]
+    r = check.result
+    return [check.status, r.get("citation"), summary_words(check.rule, r)]
+
+
+def _multi(g):
+    return shapely.MultiPolygon([g]) if g is not None and g.geom_type == "Polygon" else g
+
+
+def derived_records(visit, visit_path) -> list[_LayerData]:
+    """What the office maps beside the records, each with its verdict and citation: the bank
+    points of every transect and the bank line joining them (NR 341.035), the protective-area
+    buffers (NR 151.125), the development envelope (Woodlands D.2) and the drainageway areas
+    (Drainageways A). Site CRS geometry, as the report's map draws them
+    (:func:`fieldapp.report.content.gather`)."""
+    from fieldapp.report.content import gather
+
+    content = gather(visit, visit_path, conflicts=[])
+    frame, m = visit.frame, content.map
+    by_id = {c.check_id: c for c in content.checks}
+
+    def crs(g):  # report map feet -> site CRS units
+        return None if g is None else shapely.transform(g, lambda xy: frame.from_ft(xy))
+
+    out: list[_LayerData] = []
+    banks = {t.label: by_id.get(f"bank:{t.uuid}") for t in visit.features(Layer.TRANSECT)}
+    if m.bank_points:
+        rows, geoms = [], []
+        for label, x, y, known in m.bank_points:
+            c = banks.get(label)
+            dist = c.result.get("bank_ft") if known else c.result.get("bank_ft_at_least")
+            rows.append([f"{label} bank {'' if known else 'at least '}{dist:.1f} ft", label, float(dist),
+                         int(not known)] + _verdict(c))
+            geoms.append(crs(shapely.Point(x, y)))
+        out.append(_LayerData("bank_point", "Point", geoms, [("name", "str"), ("transect", "str"),
+                              ("bank_ft", "float"), ("at_least", "int")] + _VERDICT_COLUMNS, rows))
+    if m.bank_line is not None:
+        settled = all(b[3] for b in m.bank_points)
+        out.append(_LayerData("bank_line", "LineString", [crs(m.bank_line)],
+                              [("name", "str"), ("status", "str"), ("citation", "str")],
+                              [["Bank line", "determined" if settled else "needs_data", "NR 341.035(1)"]]))
+    if m.protective_areas:
+        # in the map's order: each wetland with a width, then the site's water features from the OHWM
+        checks = [c for a in visit.features(Layer.AREA)
+                  if (c := by_id.get(f"protective_area:{a.uuid}")) is not None and c.result.get("width_ft")]
+        checks += [by_id.get("protective_area")] * (len(m.protective_areas) - len(checks))
+        rows, geoms = [], []
+        for (label, width, g), c in zip(m.protective_areas, checks):
+            rows.append([f"Protective area {label} {width:g} ft", label, float(width)] + _verdict(c))
+            geoms.append(_multi(crs(g)))
+        out.append(_LayerData("protective_area", "MultiPolygon", geoms, [("name", "str"), ("feature", "str"),
+                              ("width_ft", "float")] + _VERDICT_COLUMNS, rows))
+    if m.envelope is not None:
+        c = by_id.get("development_area")
+        out.append(_LayerData("development_envelope", "MultiPolygon", [_multi(crs(m.envelope))],
+                              [("name", "str"), ("envelope_area_sqft", "float")] + _VERDICT_COLUMNS,
+                              [["Development envelope", c.result.get("envelope_area_sqft")] + _verdict(c)]))
+    rows, geoms = [], []
+    for ln in visit.features(Layer.LINE):
+        c = by_id.get(f"drainageway:{ln.uuid}")
+        half = c.result.get("half_width_ft") if c is not None else None
+        if not half or ln.geometry is None:
+            continue
+        rows.append([f"Drainageway {ln.label or _value(ln.kind)}", float(half), c.result.get("total_width_ft"),
+                     c.result.get("area_sqft")] + _verdict(c))
+        geoms.append(_multi(ln.geometry.buffer(frame.from_ft(float(half)), cap_style="flat")))
+    if rows:
+        out.append(_LayerData("drainageway_area", "MultiPolygon", geoms, [
+            ("name", "str"), ("half_width_ft", "float"), ("total_width_ft", "float"), ("area_sqft", "float")]
+            + _VERDICT_COLUMNS, rows))
+    return out
+
+
+def _field_arrays(data: _LayerData, int32: bool = False):
+    """Column arrays and null masks for pyogrio; ``int32`` for KML, whose schema types 64-bit
+    integers as strings."""
     arrays, masks = [], []
     for j, (_, kind) in enumerate(data.columns):
         vals = [r[j] for r in data.rows]
         missing = np.array([v is None for v in vals])
         if kind == "int":
-            arr = np.array([0 if v is None else int(v) for v in vals], dtype=np.int64)
+            arr = np.array([0 if v is None else int(v) for v in vals], dtype=np.int32 if int32 else np.int64)
         elif kind == "float":
             arr = np.array([np.nan if v is None else float(v) for v in vals], dtype=np.float64)
         else:
@@ -160,7 +278,7 @@ def _write_ogr(data: _LayerData, path: Path, driver: str, crs: str, transform, *
 
     geoms = [None if g is None or g.is_empty else (transform(g) if transform else g) for g in data.geometries]
     wkb = np.array([None if g is None else shapely.to_wkb(g, output_dimension=2) for g in geoms], dtype=object)
-    arrays, masks = _field_arrays(data)
+    arrays, masks = _field_arrays(data, int32=driver in ("LIBKML", "KML"))
     with warnings.catch_warnings():
         # Shapefile names are 10 characters at most: GDAL cuts them and says so (documented above)
         warnings.filterwarnings("ignore", message="Normalized/laundered field name")
@@ -204,7 +322,7 @@ def _dxf(layers: list[_LayerData], path: Path, frame, counts: dict[str, int]) ->
                         entities.append(msp.add_lwpolyline(list(ring.coords)[:-1], close=True,
                                                            dxfattribs=attribs))
             for e in entities:
-                e.set_xdata("FIELDAPP", [(1000, f"uuid={row[0]}")])
+                e.set_xdata("FIELDAPP", [(1000, f"uuid={row[1]}")])
             n += 1
         counts[data.name] = n
     doc.saveas(path)
@@ -263,7 +381,7 @@ def export_visit(visit_path, out_path, fmt: str, *, force: bool = False,
     if not visit.has_frame:
         raise ExportError("the visit has no site CRS yet: nothing is positioned, nothing to export")
     frame = visit.frame
-    layers = layer_records(visit)
+    layers = layer_records(visit) + derived_records(visit, visit_path)
     site_crs = f"EPSG:{frame.srs_id}" if frame.srs_id else frame.crs.to_wkt()
     result = ExportResult(out_path, fmt, "EPSG:4326" if fmt in ("geojson", "kml", "csv") else site_crs)
     tmp_dir = None
@@ -272,7 +390,7 @@ def export_visit(visit_path, out_path, fmt: str, *, force: bool = False,
         umask = current_umask()
         os.chmod(tmp_dir, 0o777 & ~umask)  # mkdtemp made it 0700; it becomes OUT for a folder format
         target = tmp_dir / out_path.name if single else tmp_dir
-        _write_layers(layers, target, fmt, frame, site_crs, result.layers, step)
+        _write_layers(layers, target, fmt, frame, site_crs, result.layers, step, result.notes)
         step(0.95, "saving")
         refuse_existing(out_path, force, ExportExists)
         result.files = _move_into_place(visit_path, tmp_dir, target, out_path, single, umask)
@@ -283,7 +401,8 @@ def export_visit(visit_path, out_path, fmt: str, *, force: bool = False,
     except Exception as exc:
         if not _is_write_error(exc):
             raise
-        raise ExportWriteFailed(f"cannot write {out_path}: {exc}") from exc
+        why = "the disk is full (no space left on the device)" if _disk_full(parent) else str(exc)
+        raise ExportWriteFailed(f"cannot write {out_path}: {why}") from exc
     finally:
         if tmp_dir is not None:
             shutil.rmtree(tmp_dir, ignore_errors=True)
@@ -307,11 +426,76 @@ def _check_output(visit_path, out_path: Path, fmt: str, single: bool, force: boo
     return output_folder(out_path, ExportWriteFailed)
 
 
+#: GDAL's GeoJSON layer options: RFC 7946 (no ``crs`` member, exterior rings counter-clockwise
+#: and holes clockwise, antimeridian cut), 9 decimals of a degree (0.1 mm).
+GEOJSON_OPTIONS = {"RFC7946": "YES", "COORDINATE_PRECISION": "9"}
+#: A Shapefile (dBASE) text field holds at most 254 bytes.
+SHP_TEXT_BYTES = 254
+LONG_VALUES_FILE = "long_values.csv"
+FIELD_NAMES_FILE = "field_names.csv"
+
+
+def _shp_long_values(data: _LayerData, long_rows: list[list[str]]) -> _LayerData:
+    """The layer with every text value over 254 bytes cut and marked; the whole values go to
+    ``long_rows`` (layer, uuid, field, value) for :data:`LONG_VALUES_FILE`."""
+    mark = f" … (whole text in {LONG_VALUES_FILE})"
+    rows = []
+    for row in data.rows:
+        new = list(row)
+        for j, (name, kind) in enumerate(data.columns):
+            v = row[j]
+            if kind == "str" and v is not None and len(str(v).encode("utf-8")) > SHP_TEXT_BYTES:
+                long_rows.append([data.name, str(row[1]), name, str(v)])
+                keep = SHP_TEXT_BYTES - len(mark.encode("utf-8"))
+                new[j] = str(v).encode("utf-8")[:keep].decode("utf-8", "ignore") + mark
+        rows.append(new)
+    return _LayerData(data.name, data.geometry_type, data.geometries, data.columns, rows)
+
+
+def _write_csv(path: Path, header: list[str], rows: list[list[Any]]) -> None:
+    import csv
+
+    with open(path, "w", newline="", encoding="utf-8") as fh:
+        w = csv.writer(fh)
+        w.writerow(header)
+        w.writerows(rows)
+        fh.flush()
+        os.fsync(fh.fileno())
+
+
+def _disk_full(path: Path) -> bool:
+    """Less than 64 KiB left where ``path`` is (GDAL's Shapefile and CSV writers do not report
+    a failed write; the count read back and this say why)."""
+    try:
+        st = os.statvfs(path)
+    except (OSError, AttributeError):
+        return False
+    return st.f_bavail * st.f_frsize < 64 * 1024
+
+
+def _check_written(path: Path, data: _LayerData, layer: str | None = None) -> None:
+    """Read the layer back and compare its count: a full disk leaves a short or empty file."""
+    from pyogrio import read_info
+
+    try:
+        n = read_info(str(path), layer=layer or data.name)["features"]
+    except Exception as exc:  # pyogrio: the file is unreadable (empty, cut short)
+        n, why = None, str(exc)
+    else:
+        why = f"{n} of {len(data.rows)} features were written"
+    if n != len(data.rows):
+        if _disk_full(path.parent if path.is_file() else path):
+            why = "the disk is full (no space left on the device)"
+        raise ExportWriteFailed(f"{data.name} could not be written to {path.name}: {why}")
+
+
 def _write_layers(layers: list[_LayerData], target: Path, fmt: str, frame, site_crs: str,
-                  counts: dict[str, int], step: Callable[[float, str], None]) -> None:
+                  counts: dict[str, int], step: Callable[[float, str], None],
+                  notes: list[str] | None = None) -> None:
     """Write ``layers`` to ``target`` (the temporary file or folder) in ``fmt``: one DXF, or
-    GDAL layer by layer (WGS 84 lon/lat for geojson, kml and csv, the site CRS for shp);
-    ``counts`` gets the features written per layer."""
+    GDAL layer by layer (WGS 84 lon/lat for geojson, kml and csv, the site CRS for shp), each
+    read back to check its count (:class:`ExportWriteFailed` when short: a full disk);
+    ``counts`` gets the features written per layer, ``notes`` what the user must be told."""
     if fmt == "dxf":
         _dxf(layers, target, frame, counts)
         return
@@ -319,21 +503,45 @@ def _write_layers(layers: list[_LayerData], target: Path, fmt: str, frame, site_
     def to_wgs84(g):
         return shapely.transform(g, lambda xy: np.column_stack(frame.to_lonlat(xy[:, 0], xy[:, 1])))
 
+    long_rows: list[list[str]] = []
+    field_rows: list[list[str]] = []
     for i, data in enumerate(layers):
         step(0.1 + 0.8 * i / max(len(layers), 1), data.name)
         if fmt == "geojson":
-            _write_ogr(data, target / f"{data.name}.geojson", "GeoJSON", "EPSG:4326", to_wgs84)
+            path = target / f"{data.name}.geojson"
+            _write_ogr(data, path, "GeoJSON", "EPSG:4326", to_wgs84, layer_options=GEOJSON_OPTIONS)
         elif fmt == "kml":
             from pyogrio import list_drivers
 
             driver = "LIBKML" if "LIBKML" in list_drivers(write=True) else "KML"
             _write_ogr(data, target, driver, "EPSG:4326", to_wgs84, append=i > 0)
+            path = None
         elif fmt == "shp":
-            _write_ogr(data, target / f"{data.name}.shp", "ESRI Shapefile", site_crs, None)
+            from pyogrio import read_info
+
+            path = target / f"{data.name}.shp"
+            _write_ogr(_shp_long_values(data, long_rows), path, "ESRI Shapefile", site_crs, None)
+            short = list(read_info(str(path))["fields"]) if path.exists() else []
+            field_rows += [[data.name, a, b] for a, (b, _) in zip(short, data.columns)]
         else:
-            _write_ogr(data, target / f"{data.name}.csv", "CSV", "EPSG:4326", to_wgs84,
+            path = target / f"{data.name}.csv"
+            _write_ogr(data, path, "CSV", "EPSG:4326", to_wgs84,
                        layer_options={"GEOMETRY": "AS_WKT", "CREATE_CSVT": "YES"})
+        if path is not None:
+            _check_written(path, data, None if fmt != "shp" else data.name)
         counts[data.name] = len(data.rows)
+    if fmt == "kml":
+        for data in layers:
+            _check_written(target, data)
+    if fmt == "shp":
+        # dBASE names are 10 characters: the map says which full name (and unit) each one is
+        _write_csv(target / FIELD_NAMES_FILE, ["layer", "shapefile_field", "field"], field_rows)
+        if long_rows:
+            _write_csv(target / LONG_VALUES_FILE, ["layer", "uuid", "field", "value"], long_rows)
+            if notes is not None:
+                notes.append(f"{len(long_rows)} text value(s) longer than a Shapefile field holds "
+                             f"({SHP_TEXT_BYTES} bytes) are written whole in {LONG_VALUES_FILE}; "
+                             "the .dbf holds their start, marked")
 
 
 def _move_into_place(visit_path, tmp_dir: Path, target: Path, out_path: Path, single: bool,
@@ -391,4 +599,6 @@ def main(argv: Sequence[str] | None = None) -> int:
         return status
     layers = ", ".join(f"{k} {v}" for k, v in r.layers.items())
     print(f"{r.path} ({r.format}, {r.crs}): {layers}")
+    for note in r.notes:
+        print(f"note: {note}")
     return 0

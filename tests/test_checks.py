@@ -256,7 +256,7 @@ def test_drainageways_from_a_swale_and_a_centreline(visit):
     assert c_req["input"]["kind"] == "stream" and c_req["input"]["channel_width_ft"] == 8.0
     # whether the stream is mapped is not set yet (mapped_stream None): the rule asks for it
     c_res = evaluate(c_req)
-    assert c_res["status"] == "needs_data" and "mapped_stream" in c_res["next_step"]
+    assert c_res["status"] == "needs_data" and "USGS 7.5-minute quadrangle" in c_res["next_step"]
 
 
 def test_checks_re_evaluate_only_changed_requests(visit):

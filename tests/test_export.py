@@ -20,7 +20,9 @@ REPO = Path(__file__).resolve().parents[1]
 # The sample visit: 3 OHWM points on 1 line, 2 transects with 3 stations each, 4 trees,
 # a woodland stand, a wetland, a foundation and a note.
 EXPECTED = {"ohwm_line": 1, "ohwm_point": 3, "transect": 2, "station": 6, "tree": 4,
-            "woodland_stand": 1, "wetland": 1, "foundation": 1, "note": 1}
+            "woodland_stand": 1, "wetland": 1, "foundation": 1, "note": 1,
+            # derived: the bank of each transect, the bank line, the wetland and stream buffers, the envelope
+            "bank_point": 2, "bank_line": 1, "protective_area": 2, "development_envelope": 1}
 
 
 @pytest.fixture(scope="module")

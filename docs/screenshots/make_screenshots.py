@@ -210,7 +210,7 @@ def main() -> None:
     w = window()
     until(lambda: w.usable_fix() is not None and getattr(w, "sim_surveyor", None) is not None)
     b = walk_boundary(w, "wetland", "Wetland A")
-    b.wetland_type.setText("shallow marsh")
+    b.wetland_type.setCurrentText("sedge meadow")
     b.standing_water.setChecked(True)
     b.hydric.setChecked(True)
     QTest.qWait(3000)

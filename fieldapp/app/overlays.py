@@ -24,13 +24,14 @@ def _rings(geom: Any) -> list:
     return []
 
 
-def bank_point(transect: Any, result: dict | None, ft: Any) -> tuple[float, float, str] | None:
+def bank_point(model: Any, transect: Any, result: dict | None, ft: Any) -> tuple[float, float, str] | None:
     """Where the map's bank ✕ of ``transect`` goes: (x_ft, y_ft, label) or None.
 
     At the result's ``bank_ft`` whenever it is known, whatever the basis (slope, base distance,
     stipulation NR 341.035(2)(c), interruption), else at ``bank_ft_at_least`` labelled "≥";
-    measured horizontally from the transect's origin along its true azimuth (site feet, from
-    ``ft`` which turns site-CRS points into feet). None with no result or no distance yet.
+    placed by the survey model's :meth:`point_on_transect` (the geodesic along the true azimuth,
+    as the stations and the report), then in site feet by ``ft`` (site-CRS points -> feet).
+    None with no result or no distance yet.
     """
     if not result:
         return None
@@ -40,10 +41,8 @@ def bank_point(transect: Any, result: dict | None, ft: Any) -> tuple[float, floa
     if d is None or not math.isfinite(float(d)) or float(d) <= 0.0:
         return None
     d = float(d)
-    az = math.radians(float(transect.azimuth_true_deg))
-    ox, oy = ft([(transect.origin_x, transect.origin_y)])[0]
-    return (ox + d * math.sin(az), oy + d * math.cos(az),
-            f"bank {'≥ ' if at_least else ''}{d:.0f} ft")
+    x, y = ft([model.point_on_transect(transect, d)])[0]
+    return x, y, f"bank {'≥ ' if at_least else ''}{d:.0f} ft"
 
 
 def build(visit: Any) -> dict:
@@ -89,7 +88,7 @@ def _add_transects(out: dict, visit: Any, ft: Any) -> None:
         out["lines"]["transects"].append(ft([(t.origin_x, t.origin_y)] +
                                             [(s.x, s.y) for s in stations]))
         check = visit.checks.get(f"bank:{t.uuid}")
-        point = bank_point(t, check.result if check is not None else None, ft)
+        point = bank_point(m, t, check.result if check is not None else None, ft)
         if point is not None:
             x, y, text = point
             bank_pts.append((x, y))

@@ -237,7 +237,7 @@ class AwaitingData:
     def result(self) -> dict:
         """The result shown for the check: ``needs_data`` with ``next_step`` and a note."""
         return {"rule": self.rule, "status": "needs_data", "citation": self.citation,
-                "interpretations": [], "next_step": self.next_step,
+                "interpretations": [], "interpretation_text": {}, "next_step": self.next_step,
                 "note": "no rule request yet: nothing is recorded that the rule reads"}
 
 

@@ -100,11 +100,16 @@ def summary_words(rule: str, result: dict) -> str:
     if rule == "nr341.bank":
         if st == "determined":
             return f"Bank {_fmt(result.get('bank_ft'), ' ft')} ({result.get('basis')})"
+        if result.get("next_step"):
+            return f"Bank at least {_fmt(result.get('bank_ft_at_least'), ' ft')}; {result['next_step']}"
         return (f"Bank at least {_fmt(result.get('bank_ft_at_least'), ' ft')}; walk more than "
                 f"{_fmt(result.get('walk_further_ft'), ' ft')} further")
     if rule == "nr151.protective_area":
         if st == "exempt":
             return "Exempt"
+        if result.get("note"):
+            return (f"Width {_fmt(result.get('width_ft'), ' ft')} ({result.get('citation')}): "
+                    f"{result['note']}")
         return (f"Width {_fmt(result.get('width_ft'), ' ft')} "
                 f"(governed by {result.get('governing_feature') or '–'})")
     if rule == "woodland.class":
@@ -112,6 +117,10 @@ def summary_words(rule: str, result: dict) -> str:
                 f"{_fmt(result.get('canopy_10in_pct'), ' %')}, ≥3 in "
                 f"{_fmt(result.get('canopy_3in_pct'), ' %')}")
     if rule == "woodland.mitigation":
+        if result.get("permitted") is False:
+            return (f"Not permitted: retained {_fmt(result.get('retained_pct'), ' %')} is below the "
+                    f"{result.get('floor_pct', 0):g} % floor; retain "
+                    f"{result.get('retain_more_ac', 0):,.2f} ac more")
         return (f"Retained {_fmt(result.get('retained_pct'), ' %')}; permitted "
                 f"{_fmt(result.get('permitted'))}; mitigation "
                 f"{_fmt(result.get('mitigation_area_ac'), ' ac')}")
@@ -124,6 +133,8 @@ def summary_words(rule: str, result: dict) -> str:
         return (f"Surface {_fmt(result.get('surface_area_sqft'), ' sq ft')}; permit "
                 f"{_fmt(result.get('permit_required'))}")
     if rule == "drainageway":
+        if result.get("note"):
+            return f"Drainageway: no — {result['note']}"
         return (f"Drainageway: {_fmt(result.get('is_drainageway'))}; width "
                 f"{_fmt(result.get('total_width_ft'), ' ft')}; open space "
                 f"{_fmt(result.get('min_open_space_sqft'), ' sq ft')}")

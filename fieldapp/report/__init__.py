@@ -215,9 +215,10 @@ def _write_report(visit_path, out_path: Path, out_dir: Path, content, step: Prog
             os.close(fd)
             tmps.append(name)
         qt_tmp, final_tmp = tmps
-        pages = write_pdf(content, qt_tmp, step=step)
+        outline: list = []
+        pages = write_pdf(content, qt_tmp, step=step, outline=outline)
         step(0.92, "attaching the rule requests")
-        names = _attach_requests(qt_tmp, final_tmp, content)
+        names = _attach_requests(qt_tmp, final_tmp, content, outline)
         os.chmod(final_tmp, 0o666 & ~current_umask())  # mkstemp made it 0600
         step(0.99, "saving")
         refuse_clobbering(visit_path, [out_path], ReportRefused)  # appeared meanwhile?
@@ -236,15 +237,25 @@ def _write_report(visit_path, out_path: Path, out_dir: Path, content, step: Prog
     return pages, names
 
 
-def _attach_requests(qt_pdf: str, out_file: str, content) -> list[str]:
+def _attach_requests(qt_pdf: str, out_file: str, content, outline: list | None = None) -> list[str]:
     """Copy the PDF Qt wrote (``qt_pdf``) to ``out_file`` with every rule request attached as
-    JSON, then ``requests-all.json`` and ``results-all.json``; flushed to disk. Returns the
-    per-verdict attachment names (a check awaiting data has no request to attach)."""
+    JSON, then ``requests-all.json`` and ``results-all.json``, and the bookmarks of ``outline``
+    ((level, title, page) per heading: sections and their subsections); flushed to disk.
+    Returns the per-verdict attachment names (a check awaiting data has no request to attach)."""
     from pypdf import PdfReader, PdfWriter
 
     from .document import attached_checks
 
     writer = PdfWriter(clone_from=PdfReader(qt_pdf))
+    parent = None
+    n_pages = len(writer.pages)
+    for level, title, page in outline or ():
+        page = min(max(page, 0), n_pages - 1)
+        if level == 1 or parent is None:
+            parent = writer.add_outline_item(title=title, page_number=page)
+        else:
+            writer.add_outline_item(title=title, page_number=page, parent=parent)
+    writer.page_mode = "/UseOutlines"
     attached = attached_checks(content)
     names = [name for name, _ in attached]
     for name, check in attached:

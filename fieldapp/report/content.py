@@ -32,6 +32,7 @@ from fieldapp import __version__
 from fieldapp.checks import Check, Checks, RULE_TITLES
 from fieldapp.geo import FOOT_INTERNATIONAL_M, SiteFrame
 from fieldapp.rules.nr341 import bank_parameters
+from fieldapp.rules.readings import READINGS
 from fieldapp.survey import Layer, Visit
 from fieldapp.survey.canopy import StandMeasures
 
@@ -52,38 +53,9 @@ __all__ = [
 
 log = logging.getLogger(__name__)
 
-#: The readings taken where the text is silent (rules-contract.md), for the verdict pages.
-INTERPRETATIONS = {
-    "per-segment-slope": "Slope is taken per surveyed segment between stations, never averaged "
-                         "or smoothed.",
-    "trigger-within-base": "A steep segment triggers the extension when it starts at or inside "
-                           "the base distance, before any interruption.",
-    "anchor-last-trigger": "The extension is measured from the landward end of the last "
-                           "triggering steep segment; the bank ends where the first "
-                           "below-threshold run of more than 50 ft begins.",
-    "never-below-base": "The bank is never closer than the base distance, unless cut by an "
-                        "interruption.",
-    "interruption-caps": "A complete interruption marked by the surveyor caps the bank.",
-    "insufficient-transect": "A transect ending on steep ground, or inside a short "
-                             "below-threshold run, needs more data.",
-    "horizontal-distance": "Slope distances are reduced to horizontal before any comparison.",
-    "surface-area": "Graded area on the bank is measured on the land surface.",
-    "run-cut-by-interruption": "A below-threshold run cut short by an interruption ends the "
-                               "bank at the interruption.",
-    "stream-keeps-width": "A stream or lake keeps its own width next to a less-susceptible "
-                          "wetland; contiguous features take the greatest width.",
-    "average-wetland-width": "Average wetland width: mean of 3 or more perpendicular widths; "
-                             "with only a polygon, area / long-axis length.",
-    "largely-deciduous": "More than 50 % of the qualifying (>= 10 in) canopy area is deciduous.",
-    "dbh-for-standing-trees": "Standing trees are classed by DBH at 4.5 ft; a caliper near the "
-                              "ground is for nursery stock only.",
-    "grove": "8 or more deciduous trees, each >= 18.0 in DBH, inside the grove drawn.",
-    "mitigation-area": "Mitigation area = (base protection - retained fraction) x woodland area; "
-                       "plantings rounded up.",
-    "round-buffer": "Development-area limits are true round-cornered buffers, inclusive.",
-    "edge-shape": "An edge given as a ring is an area; as a line, a line.",
-    "strictly-more-than": "Every erosion-plan trigger is 'more than' its limit.",
-}
+#: The readings taken where the text is silent, for the verdict pages: the rules' own table
+#: (:data:`fieldapp.rules.readings.READINGS`; a result carries its own in ``interpretation_text``).
+INTERPRETATIONS = READINGS
 
 #: NR 341.035(1)(a) and (1)(b): priority waterway -> (base distance ft, slope threshold %), read
 #: from the rule (:func:`fieldapp.rules.nr341.bank_parameters`); kept for old importers. The
@@ -227,6 +199,13 @@ class GnssRow:
     rejected_count: int
     antenna_height_m: float
     fix_time_utc: datetime | None
+    #: The point in the site CRS's own unit (:attr:`crs_unit`: ``m``, ``ftUS`` or ``ft``) and
+    #: as WGS 84 latitude / longitude, degrees.
+    x_crs: float | None = None
+    y_crs: float | None = None
+    crs_unit: str = ""
+    lat: float | None = None
+    lon: float | None = None
 
     @property
     def number(self) -> int:
@@ -425,19 +404,28 @@ def _read_conflicts(path: Path) -> list:
         return []
 
 
+def crs_unit_symbol(frame: SiteFrame) -> str:
+    """The site CRS's coordinate unit as a surveyor writes it: ``m``, ``ftUS`` or ``ft``."""
+    if abs(frame.unit_m - 1.0) < 1e-12:
+        return "m"
+    return "ftUS" if frame.foot.value == "us_survey" else "ft"
+
+
 def _gnss(visit: Visit, content: ReportContent) -> None:
     lines = {l.uuid: (l.label or "OHWM") for l in visit.features(Layer.OHWM_LINE)}
     frame = visit.frame if visit.has_frame else None
     pts = sorted(visit.features(Layer.OHWM_POINT),
                  key=lambda p: (natural_key(lines.get(p.line_uuid, "")), p.seq))
     for p in pts:
+        lon, lat = (float(v) for v in frame.to_lonlat(p.x, p.y)) if frame else (None, None)
         content.gnss.append(GnssRow(
             line=lines.get(p.line_uuid, "?"), seq=p.seq, method=_value(p.method),
             x_ft=frame.to_ft(p.x) if frame else p.x, y_ft=frame.to_ft(p.y) if frame else p.y,
             worst_fix_quality=p.worst_fix_quality, h_accuracy_m=p.h_accuracy_m,
             v_accuracy_m=p.v_accuracy_m, std_dev_x_m=p.std_dev_x_m, std_dev_y_m=p.std_dev_y_m,
             hdop=p.hdop, sample_count=p.sample_count, rejected_count=p.rejected_count,
-            antenna_height_m=float(visit.site.antenna_height_m), fix_time_utc=p.fix_time_utc))
+            antenna_height_m=float(visit.site.antenna_height_m), fix_time_utc=p.fix_time_utc,
+            x_crs=p.x, y_crs=p.y, crs_unit=crs_unit_symbol(frame) if frame else "", lat=lat, lon=lon))
     track = visit.track()
     qualities: dict[str, int] = {}
     hdops = []
@@ -487,8 +475,7 @@ def _map(visit: Visit, frame: SiteFrame, content: ReportContent, by_id: dict) ->
         dist = known if known is not None else c.result.get("bank_ft_at_least")
         if dist is None:
             continue
-        x, y = frame.forward(t.origin_x, t.origin_y, t.azimuth_true_deg,
-                             float(dist) * FOOT_INTERNATIONAL_M / frame.foot.metres)
+        x, y = visit.point_on_transect(t, float(dist))  # the stations' and the map's function
         along = 0.0
         geom = visit.ohwm_geometry(t.line_uuid) if t.line_uuid else None
         if geom is not None:

@@ -10,11 +10,13 @@ from __future__ import annotations
 
 import html
 import json
+import re
 from typing import Any, Callable
 
 from PySide6.QtCore import QMarginsF, QRect, QRectF, QSizeF, Qt
 from PySide6.QtGui import (QFont, QPageLayout, QPageSize, QPainter, QPdfWriter, QPyTextObject,
-                           QTextBlockFormat, QTextCharFormat, QTextCursor, QTextDocument, QTextFormat)
+                           QTextBlockFormat, QTextCharFormat, QTextCursor, QTextDocument, QTextFormat,
+                           QTextOption)
 
 from fieldapp.checks import status_words, summary_words
 from fieldapp.rules.nr341 import bank_parameters
@@ -40,7 +42,8 @@ p { margin-top: 2pt; margin-bottom: 2pt; }
 table { border-collapse: collapse; margin-top: 3pt; margin-bottom: 3pt; }
 th { background-color: #e8eef4; font-weight: bold; text-align: left; }
 td, th { border: 0.5px solid #8a8a8a; padding: 2px 4px; }
-.num { text-align: right; }
+.num { text-align: right; white-space: nowrap; }
+.nowrap { white-space: nowrap; }
 .small { font-size: 7.5pt; color: #333333; }
 .determined { color: #1b5e20; font-weight: bold; }
 .needs_data { color: #b26a00; font-weight: bold; }
@@ -152,7 +155,7 @@ def _site_html(c: ReportContent) -> str:
         ["Report generated", _e(f"{c.generated_utc:%Y-%m-%d %H:%M:%S} UTC, fieldapp {c.app_version}")],
     ]
     if s.notes:
-        rows.append(["Notes", _e(s.notes)])
+        rows.append(["Site notes", _e(s.notes)])
     body = _table(["", ""], rows, width="100%").replace("<tr><th></th><th></th></tr>", "")
     return (f"<h1>Site report: {_e(s.name)}</h1>{body}<h3>Units</h3><p>{_e(c.units_note())}</p>")
 
@@ -212,7 +215,7 @@ def _input_lines(value: Any) -> list[str]:
     return out
 
 
-_SHOWN_APART = {"rule", "status", "citation", "interpretations", "next_step"}
+_SHOWN_APART = {"rule", "status", "citation", "interpretations", "interpretation_text", "next_step", "note"}
 
 
 def _result_lines(result: dict) -> list[str]:
@@ -241,9 +244,11 @@ def _verdicts_html(c: ReportContent) -> str:
                        "reads), so nothing is attached for this check.</p>")
             continue
         interp = r.get("interpretations") or []
+        texts = r.get("interpretation_text") or {}
         if interp:
             out.append("<p><b>Interpretations relied on</b>:</p><p>" + "<br/>".join(
-                f"&nbsp;&nbsp;<i>{_e(x)}</i>: {_e(INTERPRETATIONS.get(x, ''))}" for x in interp) + "</p>")
+                f"&nbsp;&nbsp;<i>{_e(x)}</i>: {_e(texts.get(x) or INTERPRETATIONS.get(x, ''))}"
+                for x in interp) + "</p>")
         inputs = _input_lines(k.request.get("input", {}))
         if k.request.get("settings"):
             inputs += ["<b>settings</b>:"] + _input_lines(k.request["settings"])
@@ -346,15 +351,23 @@ def _gnss_html(c: ReportContent) -> str:
     if not c.gnss:
         out.append("<p>No GNSS point recorded (OHWM points carry the GNSS metadata).</p>")
     else:
-        rows = [[_e(g.line), str(g.number), _e(g.method), f"{g.x_ft:.2f}", f"{g.y_ft:.2f}", _e(g.quality_words),
-                 fmt(g.h_accuracy_m, 3), fmt(g.v_accuracy_m, 3),
-                 fmt(g.std_dev_x_m, 3) + " / " + fmt(g.std_dev_y_m, 3), fmt(g.hdop, 2),
-                 f"{g.sample_count} ({g.rejected_count} rejected)", fmt(g.antenna_height_m, 3),
-                 _e(f"{g.fix_time_utc:%H:%M:%S}") if g.fix_time_utc else "–"]
-                for g in c.gnss]
-        out.append('<div style="font-size: 7.5pt">' + _table(
-            ["Line", "Point", "Method", "x ft", "y ft", "Worst fix", "H acc m", "V acc m", "σx / σy m",
-             "HDOP", "Epochs used (rejected)", "Antenna m", "UTC"], rows, {1, 3, 4, 6, 7, 9, 11}) + "</div>")
+        unit = c.gnss[0].crs_unit or "ft"
+        nd = 3 if unit == "m" else 2
+        crs = (c.frame.name + (f" (EPSG:{c.frame.srs_id})" if c.frame.srs_id else "")) if c.frame else "–"
+        out.append(f"<p>Positions in the site CRS, {_e(crs)}, in its own unit ({_e(unit)}), and as WGS 84 "
+                   f"latitude / longitude (degrees); antenna height {c.site.antenna_height_m:.3f} m.</p>")
+        where = [[_e(g.line), str(g.number), _e(g.method),
+                  fmt(g.x_crs if g.x_crs is not None else g.x_ft, nd),
+                  fmt(g.y_crs if g.y_crs is not None else g.y_ft, nd),
+                  "–" if g.lat is None else f"{g.lat:.8f}", "–" if g.lon is None else f"{g.lon:.8f}",
+                  _e(f"{g.fix_time_utc:%H:%M:%S}") if g.fix_time_utc else "–"] for g in c.gnss]
+        out.append(_table(["Line", "Point", "Method", f"Easting ({unit})", f"Northing ({unit})", "Latitude",
+                           "Longitude", "Fix time (UTC)"], where, {1, 3, 4, 5, 6, 7}))
+        quality = [[_e(g.line), str(g.number), _e(g.quality_words), fmt(g.h_accuracy_m, 3),
+                    fmt(g.v_accuracy_m, 3), f"{fmt(g.std_dev_x_m, 3)}, {fmt(g.std_dev_y_m, 3)}", fmt(g.hdop, 2),
+                    f"{g.sample_count} ({g.rejected_count})"] for g in c.gnss]
+        out.append(_table(["Line", "Point", "Worst fix", "H accuracy (m)", "V accuracy (m)", "σx, σy (m)", "HDOP",
+                           "Epochs used (rejected)"], quality, {1, 3, 4, 5, 6, 7}))
         out.append('<p class="small">Worst fix: the worst GGA fix quality among the epochs used. '
                    "Offset points show the standing position's quality. Accuracy as the receiver "
                    "reported it; σ: standard deviation of the averaged epochs.</p>")
@@ -366,23 +379,120 @@ def _gnss_html(c: ReportContent) -> str:
     return "".join(out)
 
 
+#: Field-name endings -> (unit words, decimals) for the conflicts table.
+_UNITS = (("_in", "in", 1), ("_ft", "ft", 2), ("_sqft", "sq ft", 0), ("_ac", "ac", 3), ("_pct", "%", 1),
+          ("_deg", "°", 1), ("_m", "m", 3))
+
+
+def _column_words(name: str | None) -> tuple[str, int | None]:
+    """A field name in words with its unit, and the decimals of that unit: ``dbh_in`` ->
+    ("DBH (in)", 1)."""
+    if not name:
+        return "–", None
+    for end, unit, nd in _UNITS:
+        if name.endswith(end):
+            stem = name[: -len(end)].replace("_", " ")
+            return f"{'DBH' if stem == 'dbh' else stem.capitalize()} ({unit})", nd
+    return ("Geometry (position)" if name == "geom" else name.replace("_", " ").capitalize()), None
+
+
+def _value_words(v: Any, nd: int | None) -> str:
+    if v is None:
+        return "–"
+    if isinstance(v, bool):
+        return "yes" if v else "no"
+    if isinstance(v, (int, float)) and nd is not None:
+        return fmt(float(v), nd)
+    if isinstance(v, float):
+        return fmt(v, 3)
+    text = str(v)
+    return _e(text if len(text) <= 60 else text[:57] + "...")
+
+
+def feature_words(visit: Any, layer: str, uuid: str | None) -> str:
+    """The feature as the crew knows it: "Tree 12", "OHWM point 3", "Transect T1", a label."""
+    from fieldapp.survey import Layer
+
+    try:
+        lay = Layer(layer)
+        f = visit.get(lay, uuid) if uuid else None
+    except (ValueError, KeyError, LookupError):
+        f, lay = None, None
+    if f is None:
+        return f"{layer.replace('_', ' ')} {(uuid or '')[:8]} (no longer in this visit)"
+    if lay is Layer.TREE:
+        return f"Tree {f.tag}"
+    if lay is Layer.OHWM_POINT:
+        return f"OHWM point {f.seq + 1}"
+    if lay is Layer.STATION:
+        t = visit.get(Layer.TRANSECT, f.transect_uuid)
+        return f"Transect {t.label if t else '?'} station at {f.distance_ft:.1f} ft"
+    if lay is Layer.NOTE:
+        return f"Note '{str(f.text)[:30]}'"
+    label = getattr(f, "label", "") or ""
+    kind = getattr(f, "kind", None)
+    words = {Layer.TRANSECT: "Transect", Layer.OHWM_LINE: "OHWM line"}.get(
+        lay, str(getattr(kind, "value", kind) or lay.value).replace("_", " ").capitalize())
+    return f"{words} {label}".strip()
+
+
 def _conflicts_html(c: ReportContent) -> str:
     out = ["<h2>Sync conflicts</h2>"]
     if not c.conflicts:
         out.append("<p>No sync conflicts recorded in this visit file.</p>")
         return "".join(out)
-
-    def short(v: Any) -> str:
-        text = json.dumps(v, default=str)
-        return _e(text if len(text) <= 60 else text[:57] + "...")
-
-    rows = [[_e(k.layer), _e((k.feature_uuid or str(k.feature_fid or ""))[:8]), _e(k.field or "–"),
-             _e(k.kind.value), short(k.base), short(k.theirs), short(k.ours), _e(k.kept),
-             _e(k.created_utc[:19]), _e("resolved" if k.resolved_utc else "open")]
-            for k in c.conflicts]
-    out.append(_table(["Layer", "Feature", "Field", "Kind", "Base", "Theirs", "Ours", "Kept", "When (UTC)",
-                       "State"], rows))
+    rows = []
+    for k in c.conflicts:
+        col, nd = _column_words(k.field)
+        rows.append([_e(feature_words(c.visit, k.layer, k.feature_uuid)), _e(col),
+                     _e(str(k.kind.value).replace("_", " ")), _value_words(k.base, nd),
+                     _value_words(k.theirs, nd), _value_words(k.ours, nd), _e(k.kept),
+                     f'<span class="nowrap">{_e(k.created_utc[:16].replace("T", " "))}</span>',
+                     _e("resolved" if k.resolved_utc else "open")])
+    out.append(_table(["Feature", "Column", "Kind", "Before both edits", "Office copy", "This laptop",
+                       "Kept", "When (UTC)", "State"], rows))
     return "".join(out)
+
+
+def _notes_html(c: ReportContent) -> str:
+    """Every note in full, numbered as on the map, with its position (site CRS unit, lat/lon)."""
+    from fieldapp.survey import Layer
+
+    from .content import crs_unit_symbol
+
+    notes = c.visit.features(Layer.NOTE)
+    out = ["<h2>Notes</h2>"]
+    if not notes:
+        return "".join(out) + "<p>No notes recorded.</p>"
+    frame = c.frame
+    unit = crs_unit_symbol(frame) if frame else ""
+    nd = 3 if unit == "m" else 2
+    rows, n = [], 0
+    for note in notes:
+        if note.x is not None:
+            n += 1
+            lon, lat = (float(v) for v in frame.to_lonlat(note.x, note.y))
+            where = (f'<span class="nowrap">{fmt(note.x, nd)} {unit} E, {fmt(note.y, nd)} {unit} N</span><br/>'
+                     f'<span class="nowrap">{lat:.8f}, {lon:.8f}</span>')
+            number = str(n)
+        else:
+            where, number = "no position", "–"
+        rows.append([number, _e(note.text), where,
+                     f'<span class="nowrap">{_e(f"{note.created_utc:%Y-%m-%d %H:%M}")} UTC</span>',
+                     _e(note.created_by)])
+    out.append(_table(["Map #", "Note", "Position (site CRS; lat, lon)", "Recorded", "By"], rows, {0}))
+    return "".join(out)
+
+
+def _certification_html(c: ReportContent) -> str:
+    """The block the responsible surveyor or scientist fills in and signs."""
+    line = "_" * 40
+    rows = [["Name", line], ["Registration or licence number", line], ["Firm", line], ["Date", line],
+            ["Signature", line]]
+    body = _table(["", ""], rows, width="100%").replace("<tr><th></th><th></th></tr>", "")
+    return ("<h2>Certification</h2><p>I certify that this report was prepared from field data collected "
+            f"under my direction on {_e(c.site.visit_date.isoformat())} by {_e(', '.join(c.site.crew) or '–')}, "
+            "and that the verdicts above follow from that data and the readings stated.</p>" + body)
 
 
 # --------------------------------------------------------------------------- the PDF
@@ -395,6 +505,14 @@ def _pdf_writer(path: str, content: ReportContent) -> QPdfWriter:
     writer.setTitle(f"Site report: {content.site.name}")
     writer.setCreator(f"fieldapp {content.app_version}")
     return writer
+
+
+def no_ligatures(font: QFont) -> QFont:
+    """Turn off ligatures ("fi" as one glyph), so the PDF's text is the words as written:
+    a search for "Certification" or "profiles" finds them."""
+    for tag in ("liga", "clig", "dlig"):
+        font.setFeature(QFont.Tag(tag), 0)
+    return font
 
 
 class _ReportDocument:
@@ -413,12 +531,19 @@ class _ReportDocument:
         self.doc.setDocumentMargin(0)
         font = QFont()
         font.setPointSizeF(9)
+        no_ligatures(font)
         self.doc.setDefaultFont(font)
         self.doc.setDefaultStyleSheet(CSS)
+        # a line breaks between words only, never inside a number, time or word
+        opt = self.doc.defaultTextOption()
+        opt.setWrapMode(QTextOption.WrapMode.WordWrap)
+        self.doc.setDefaultTextOption(opt)
         self.figures = _Figures()
         self.doc.documentLayout().registerHandler(OBJECT_TYPE, self.figures)
         self.cur = QTextCursor(self.doc)
         self.first = True
+        #: (level, text) of every h2 / h3 inserted, in order (the PDF's bookmarks)
+        self.headings: list[tuple[int, str]] = []
 
     def section(self, html_text: str, new_page: bool = False) -> None:
         """Start a new block (a new page if asked) and insert the HTML there."""
@@ -428,6 +553,8 @@ class _ReportDocument:
                 bf.setPageBreakPolicy(QTextFormat.PageBreak_AlwaysBefore)
             self.cur.insertBlock(bf, QTextCharFormat())
         self.first = False
+        for level, inner in re.findall(r"<h([23])[^>]*>(.*?)</h\1>", html_text, flags=re.S):
+            self.headings.append((int(level) - 1, html.unescape(re.sub(r"<[^>]+>", "", inner)).strip()))
         self.cur.insertHtml(html_text)
 
     def figure(self, key: str, height_mm: float, draw: Callable) -> None:
@@ -467,11 +594,13 @@ def _add_sections(rd: _ReportDocument, content: ReportContent, names: list[str],
     rd.section(_verdicts_html(content), new_page=True)
     rd.section(_gnss_html(content), new_page=True)
     rd.section(_conflicts_html(content))
+    rd.section(_notes_html(content))
     rd.section("<h2>Reproducing the verdicts</h2><p>" + _e(
         "Every rule request above is attached to this PDF (" + ", ".join(names) + "; all of them in "
         "requests-all.json, the results as shown in results-all.json). Save an attachment and run "
         "'fieldapp rules evaluate FILE.json' to get the same result, or change one input to see "
         "what changes.") + "</p>")
+    rd.section(_certification_html(content), new_page=True)
 
 
 def _paint_pages(painter: QPainter, writer: QPdfWriter, rd: _ReportDocument, content: ReportContent,
@@ -480,7 +609,7 @@ def _paint_pages(painter: QPainter, writer: QPdfWriter, rd: _ReportDocument, con
     footer; returns the page count."""
     page, body_h, mm, doc = rd.page, rd.body_h, rd.mm, rd.doc
     n = doc.pageCount()
-    header_font = QFont()
+    header_font = no_ligatures(QFont())
     header_font.setPointSizeF(7.5)
     head = f"Site report: {content.site.name} · visit {content.site.visit_date.isoformat()}"
     foot = f"fieldapp {content.app_version} · generated {content.generated_utc:%Y-%m-%d %H:%M} UTC"
@@ -496,16 +625,62 @@ def _paint_pages(painter: QPainter, writer: QPdfWriter, rd: _ReportDocument, con
         painter.drawText(QRectF(0, page.height() - FOOTER_MM * mm + 2 * mm, page.width(), FOOTER_MM * mm),
                          Qt.AlignRight | Qt.AlignBottom, f"page {i + 1} of {n}")
         painter.translate(0, HEADER_MM * mm - i * body_h)
-        doc.drawContents(painter, QRectF(0, i * body_h, page.width(), body_h))
+        # the last device pixel is left out: a block that starts on the next page touches it
+        doc.drawContents(painter, QRectF(0, i * body_h, page.width(), body_h - 1.0))
         painter.restore()
         step(0.5 + 0.4 * (i + 1) / n, f"page {i + 1} of {n}")
     return n
 
 
-def write_pdf(content: ReportContent, path: str, *, step: Callable[[float, str], None]) -> int:
+#: A heading whose top is less than this far above the page's foot starts the next page
+#: instead (Qt's own page break), so it is never stranded without its content.
+KEEP_WITH_NEXT_MM = 30.0
+
+
+def keep_headings_with_next(rd: _ReportDocument) -> int:
+    """Give every h2 / h3 heading that would sit in the last :data:`KEEP_WITH_NEXT_MM` of a
+    page a page break before it (``PageBreak_AlwaysBefore``), in order, the layout updating
+    after each; returns how many were moved."""
+    lay = rd.doc.documentLayout()
+    wanted = {" ".join(t.split()) for _, t in rd.headings}
+    room = KEEP_WITH_NEXT_MM * rd.mm
+    moved = 0
+    block = rd.doc.begin()
+    while block.isValid():
+        if " ".join(block.text().split()) in wanted and not block.blockFormat().pageBreakPolicy():
+            y = lay.blockBoundingRect(block).top() % rd.body_h
+            if y > 1.0 and rd.body_h - y < room:
+                cur = QTextCursor(block)
+                bf = block.blockFormat()
+                bf.setPageBreakPolicy(QTextFormat.PageBreak_AlwaysBefore)
+                cur.setBlockFormat(bf)
+                moved += 1
+        block = block.next()
+    return moved
+
+
+def outline_of(rd: _ReportDocument) -> list[tuple[int, str, int]]:
+    """(level, heading text, 0-based page) of every section (h2, level 1) and subsection (h3,
+    level 2) heading of the laid-out document, in order: the PDF's bookmarks."""
+    out = []
+    lay = rd.doc.documentLayout()
+    todo = list(rd.headings)
+    block = rd.doc.begin()
+    while block.isValid() and todo:
+        if " ".join(block.text().split()) == " ".join(todo[0][1].split()):
+            level, text = todo.pop(0)
+            page = int((lay.blockBoundingRect(block).top() + 0.5) // rd.body_h)
+            out.append((level, text, page))
+        block = block.next()
+    return out
+
+
+def write_pdf(content: ReportContent, path: str, *, step: Callable[[float, str], None],
+              outline: list | None = None) -> int:
     """Write the report to ``path`` (PDF, US letter); returns the page count.
 
-    ``step(fraction, message)`` is called as the work advances (and may raise to cancel).
+    ``step(fraction, message)`` is called as the work advances (and may raise to cancel);
+    ``outline``, when given, gets the headings as :func:`outline_of` lists them.
 
     Raises
     ------
@@ -516,14 +691,20 @@ def write_pdf(content: ReportContent, path: str, *, step: Callable[[float, str],
     writer = _pdf_writer(path, content)
     page = writer.pageLayout().paintRectPixels(RESOLUTION_DPI)
     mm = RESOLUTION_DPI / 25.4
-    body_h = page.height() - (HEADER_MM + FOOTER_MM) * mm
+    # whole device pixels: with a fractional page height Qt lays a page-break block a hair
+    # above the page boundary, so the previous page painted it too (invisible, clipped, but
+    # in the PDF's text: each heading twice)
+    body_h = float(int(page.height() - (HEADER_MM + FOOTER_MM) * mm))
     painter = QPainter()
     if not painter.begin(writer):
         raise OSError("Qt could not open the PDF for writing")
     try:
         rd = _ReportDocument(writer, page, body_h, mm)
         _add_sections(rd, content, names, step)
+        keep_headings_with_next(rd)
         step(0.5, "layout")
+        if outline is not None:
+            outline.extend(outline_of(rd))
         return _paint_pages(painter, writer, rd, content, step)
     finally:
         painter.end()

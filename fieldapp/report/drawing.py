@@ -85,6 +85,8 @@ def _font(pt: float, bold: bool = False) -> QFont:
     f = QFont()
     f.setPointSizeF(pt)
     f.setBold(bold)
+    for tag in ("liga", "clig", "dlig"):  # the PDF's text as written ("fi" not one glyph)
+        f.setFeature(QFont.Tag(tag), 0)
     return f
 
 
@@ -316,13 +318,14 @@ def _draw_map_labels(p: QPainter, tf: _MapTransform, layers: MapLayers, mm: floa
         c = tf.pt(x, y)
         _halo_text(p, c.x() + 1.4 * mm, c.y() + 3.2 * mm, "bank" if known else "bank ≥ (needs data)",
                    small, mm, BANK_COLOUR, taken=taken)
-    for x, y, text in layers.notes:
+    for i, (x, y, text) in enumerate(layers.notes, 1):
         c = tf.pt(x, y)
         p.setPen(_pen("#000000", 0.2, mm))
         p.setBrush(QColor("#fff59d"))
         p.drawPolygon(QPolygonF([QPointF(c.x(), c.y() - 1.2 * mm), QPointF(c.x() - 1.0 * mm, c.y() + 0.6 * mm),
                                  QPointF(c.x() + 1.0 * mm, c.y() + 0.6 * mm)]))
-        _halo_text(p, c.x() + 1.4 * mm, c.y() + 1.0 * mm, text[:30], small, mm, taken=taken)
+        # the number of the note in the report's notes table, where its whole text is
+        _halo_text(p, c.x() + 1.4 * mm, c.y() + 1.0 * mm, f"note {i}", small, mm, taken=taken)
 
 
 def _north_arrow(p: QPainter, x: float, y: float, angle_deg: float, mm: float) -> None:
@@ -362,19 +365,48 @@ def _legend(p: QPainter, rect: QRectF, layers: MapLayers, mm: float, scale: floa
     p.drawText(QRectF(x0, y0 + 6.5 * mm, 80 * mm, 4 * mm), Qt.AlignLeft,
                f"Scale 1 in = {scale:g} ft (1:{scale * 12:,.0f} printed at 100 %)")
     # swatches
-    items: list[tuple[str, str, object]] = [("OHWM", "line", (OHWM_COLOUR, 0.8, Qt.SolidLine)),
-                                            ("Transect, stations", "line", ("#000000", 0.35, Qt.SolidLine)),
-                                            ("Bank line (NR 341.035)", "line", (BANK_COLOUR, 0.6, Qt.DashLine)),
-                                            ("Protective area (NR 151.125)", "hatch", PROTECTIVE_COLOUR),
-                                            ("Development envelope", "line", (ENVELOPE_COLOUR, 0.45, Qt.DashDotLine)),
-                                            ("Tree (stem, crown)", "tree", None)]
+    items = legend_items(layers)
+    _legend_swatches(p, rect, items, mm)
+
+
+def legend_items(layers: MapLayers) -> list[tuple[str, str, object]]:
+    """(text, swatch style, style argument) of every kind of thing the map draws, and nothing
+    it does not draw (the map's legend)."""
+    items: list[tuple[str, str, object]] = []
+    if layers.ohwm or layers.ohwm_points:
+        items.append(("OHWM", "line", (OHWM_COLOUR, 0.8, Qt.SolidLine)))
+    if layers.transects:
+        items.append(("Transect, stations", "line", ("#000000", 0.35, Qt.SolidLine)))
+    if layers.bank_points:
+        items.append(("Bank point (open: needs data)", "box", BANK_COLOUR))
+    if layers.bank_line is not None:
+        items.append(("Bank line (NR 341.035)", "line", (BANK_COLOUR, 0.6, Qt.DashLine)))
+    if layers.protective_areas:
+        items.append(("Protective area (NR 151.125)", "hatch", PROTECTIVE_COLOUR))
+    if layers.envelope is not None:
+        items.append(("Development envelope", "line", (ENVELOPE_COLOUR, 0.45, Qt.DashDotLine)))
+    if layers.trees:
+        items.append(("Tree (stem, crown)", "tree", None))
     kinds = []
     for kind, _, _ in layers.areas:
         if kind not in kinds:
             kinds.append(kind)
     items += [(k.replace("_", " ").capitalize(), "area", k) for k in kinds]
+    line_kinds = []
+    for kind, _, _ in layers.lines:
+        if kind not in line_kinds:
+            line_kinds.append(kind)
+    items += [(k.replace("_", " ").capitalize(), "line",
+               (AREA_STYLE.get(k, ("", "#555555"))[1], 0.4, Qt.DashLine if k == "utility_trench" else Qt.SolidLine))
+              for k in line_kinds]
     if layers.track is not None:
         items.append(("GNSS track", "line", ("#9e9e9e", 0.15, Qt.SolidLine)))
+    if layers.notes:
+        items.append(("Note (number: the notes table)", "note", None))
+    return items
+
+
+def _legend_swatches(p: QPainter, rect: QRectF, items: list, mm: float) -> None:
     col_w = 46 * mm
     x_start = rect.left() + rect.width() * 0.47
     cols = max(int((rect.right() - x_start) // col_w), 1)
@@ -392,6 +424,16 @@ def _legend(p: QPainter, rect: QRectF, layers: MapLayers, mm: float, scale: floa
             p.setPen(_pen(arg, 0.3, mm, Qt.DashLine))
             p.setBrush(QBrush(QColor(arg), Qt.BDiagPattern))
             p.drawRect(sw)
+        elif style == "box":
+            p.setPen(_pen(arg, 0.4, mm))
+            p.setBrush(QColor(arg))
+            p.drawRect(QRectF(sw.center().x() - 0.9 * mm, sw.center().y() - 0.9 * mm, 1.8 * mm, 1.8 * mm))
+        elif style == "note":
+            c = sw.center()
+            p.setPen(_pen("#000000", 0.2, mm))
+            p.setBrush(QColor("#fff59d"))
+            p.drawPolygon(QPolygonF([QPointF(c.x(), c.y() - 1.2 * mm), QPointF(c.x() - 1.0 * mm, c.y() + 0.6 * mm),
+                                     QPointF(c.x() + 1.0 * mm, c.y() + 0.6 * mm)]))
         elif style == "area":
             fill, line = AREA_STYLE.get(arg, ("#eeeeee", "#555555"))
             p.setPen(_pen(line, 0.3, mm))

@@ -62,6 +62,17 @@ class ErosionPlanResult(RuleResult):
     not_measured: tuple[str, ...] = ()
 
 
+#: What the crew measures for each erosion-plan input, in field words (for ``next_step``).
+_MEASURE_WORDS = {
+    "cut_fill_volume_cuyd": "the cut and fill volume, in cubic yards",
+    "cut_fill_volume_cuft": "the cut and fill volume, in cubic feet",
+    "max_fill_depth_ft": "the deepest fill, in feet",
+    "max_excavation_depth_ft": "the deepest excavation, in feet",
+    "cut_fill_area_sqft": "the area of cut and fill, in square feet",
+    "exposed_soil_sqft": "the area of exposed soil, in square feet",
+}
+
+
 def _erosion_plan(m: Mapping, where: str) -> ErosionPlanResult:
     values: dict[str, float | None] = {}
     # Volume: cubic yards, or cubic feet ÷ 27.
@@ -99,7 +110,7 @@ def _erosion_plan(m: Mapping, where: str) -> ErosionPlanResult:
         status=Status.NEEDS_DATA if required is None else Status.DETERMINED,
         citation=f"{CITE}, Erosion control {items}" if met else f"{CITE}, Erosion control B",
         interpretations=(STRICTLY_MORE_THAN,),
-        next_step=("measure " + ", ".join(unknown)) if required is None else None,
+        next_step=("measure " + "; ".join(_MEASURE_WORDS[k] for k in unknown)) if required is None else None,
         plan_required=required,
         triggers=tuple(met),
         cut_fill_volume_cuyd=values["cut_fill_volume_cuyd"],

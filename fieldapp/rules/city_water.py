@@ -114,13 +114,15 @@ class DrainagewayResult(RuleResult):
     total_width_ft: float | None
     area_sqft: float | None
     min_open_space_sqft: float | None
+    #: An unmapped stream: check it as a swale under A.2 (``mapped-stream-only``).
+    note: str | None = None
 
 
 def _drainageway(m: Mapping, where: str) -> DrainagewayResult:
     kind = choice(m, "kind", where, ("swale", "stream"))
     length = number(m, "length_ft", where, unit=" ft")
     used: set[str] = set()
-    step = None
+    step = note = None
     if kind == "stream":
         used.add(MAPPED_STREAM_ONLY)
         cite = f"{CITE}, Drainageways A.1"
@@ -130,7 +132,12 @@ def _drainageway(m: Mapping, where: str) -> DrainagewayResult:
         half, total = channel / 2.0 + 50.0, channel + 100.0
         if mapped is None:
             step = ("check whether the stream is shown on the USGS 7.5-minute quadrangle or the "
-                    "county soil survey map (mapped_stream)")
+                    "county soil survey map")
+        elif not mapped:
+            note = ("The stream is not on the USGS 7.5-minute quadrangle or the county soil survey "
+                    "map, so it is no drainageway under Drainageways A.1; check it as a swale under "
+                    "Drainageways A.2: measure the area draining to it, and if 5 acres or more drain "
+                    "to it, 25 ft each side of its centreline is a drainageway.")
     else:
         cite = f"{CITE}, Drainageways A.2"
         trib = number(m, "tributary_area_ac", where, required=False, nullable=True, unit=" ac")
@@ -151,6 +158,7 @@ def _drainageway(m: Mapping, where: str) -> DrainagewayResult:
         status=Status.DETERMINED,
         citation=f"{cite}, C" if verdict else cite,
         interpretations=ordered(used, (MAPPED_STREAM_ONLY,)),
+        note=note,
         is_drainageway=verdict,
         half_width_ft=half,
         total_width_ft=total,

@@ -56,7 +56,8 @@ class WoodlandClassResult(RuleResult):
     class_ : str or None
         ``mature``, ``young`` or ``none`` (JSON key ``class``); None while ``needs_data``.
     basis : str or None
-        ``canopy`` or ``grove`` for a mature woodland, else None.
+        ``canopy`` or ``grove`` for a mature woodland, ``canopy`` for a young one (Woodlands
+        A.3 is a canopy test); None for class none or while ``needs_data``.
     canopy_10in_pct, canopy_3in_pct : float
     deciduous_share_pct : float or None
         Deciduous share of the ≥ 10 in canopy; None when there is none (or not yet estimated).
@@ -172,9 +173,8 @@ def _woodland_class(m: Mapping, where: str, settings: Mapping) -> WoodlandClassR
     if by_canopy:
         cls, basis, cite = "mature", "canopy", f"{CITE}, Woodlands A.2"
     else:
-        used.add(GROVE)
-        if trees:
-            used.add(DBH_FOR_STANDING_TREES)
+        if trees:  # no trees given: the grove reading played no part
+            used.update((GROVE, DBH_FOR_STANDING_TREES))
         if qualifying >= GROVE_TREES:
             cls, basis, cite = "mature", "grove", f"{CITE}, Woodlands A.2"
         elif canopy_unknown:
@@ -182,7 +182,7 @@ def _woodland_class(m: Mapping, where: str, settings: Mapping) -> WoodlandClassR
             status = Status.NEEDS_DATA
             step = "estimate the deciduous share of the canopy of trees of 10 in caliper or greater"
         elif at_least(c3, YOUNG_CANOPY_PCT):
-            cls, basis, cite = "young", None, f"{CITE}, Woodlands A.3"
+            cls, basis, cite = "young", "canopy", f"{CITE}, Woodlands A.3"
         else:
             cls, basis, cite = "none", None, f"{CITE}, Woodlands A.2, A.3"
     return WoodlandClassResult(
@@ -297,7 +297,13 @@ class MitigationResult(RuleResult):
     mitigation_area_ac : float
         (protection − retained fraction) × woodland area, ac (``mitigation-area``).
     plantings : Plantings
+        The planting for ``mitigation_area_ac`` (E.4); below the floor it does not make the
+        disturbance permitted.
     protection_pct, floor_pct : float
+    retain_more_ac : float
+        Below the floor (E.1): acres more to retain to reach it, ac; else 0.
+    note : str or None
+        Below the floor: that the disturbance is not permitted and how much more to retain.
     """
 
     retained_pct: float | None
@@ -307,6 +313,8 @@ class MitigationResult(RuleResult):
     plantings: Plantings
     protection_pct: float
     floor_pct: float
+    retain_more_ac: float = 0.0
+    note: str | None = None
 
 
 def _dec(x: float) -> Decimal:
@@ -343,10 +351,19 @@ def _woodland_mitigation(m: Mapping, where: str) -> MitigationResult:
         mit_ac = float(mit)
     else:
         plantings, mit_ac = zero, 0.0
+    more_ac, note = 0.0, None
+    if not permitted:
+        # E.1: "not below 55 % / 25 %": the floor in acres less what is retained (exact decimals).
+        more_ac = float(Decimal(repr(floor)) / 100 * _dec(area) - _dec(retained))
+        note = (f"Retaining {retained_pct:.1f} % of the {cls} woodland is below the {floor:g} % floor "
+                f"(Woodlands E.1): the disturbance is not permitted, and mitigation planting does not "
+                f"make it so. Retain {more_ac:.2f} ac more (at least {more_ac + retained:.2f} ac of "
+                f"{area:g} ac).")
     return MitigationResult(
         rule="woodland.mitigation",
         status=Status.DETERMINED,
-        citation=f"{CITE}, Woodlands E" if required else f"{CITE}, Woodlands C",
+        citation=(f"{CITE}, Woodlands E.1" if not permitted
+                  else f"{CITE}, Woodlands E" if required else f"{CITE}, Woodlands C"),
         interpretations=(MITIGATION_AREA,),
         retained_pct=retained_pct,
         permitted=permitted,
@@ -355,6 +372,8 @@ def _woodland_mitigation(m: Mapping, where: str) -> MitigationResult:
         plantings=plantings,
         protection_pct=protection,
         floor_pct=floor,
+        retain_more_ac=more_ac,
+        note=note,
     )
 
 

@@ -27,6 +27,13 @@ Rules
 
 Readings (``rules-contract.md``): ``stream-keeps-width``, ``average-wetland-width``; added here:
 
+``wetland-type-names``
+    A wetland type is placed in (1)(e) or (1)(f) by its words (case, punctuation and plurals
+    ignored; short forms such as "fen", "open bog", "hardwood swamp", "reed canary grass",
+    "fill site" match); a type in neither list, with no susceptibility given, is ``needs_data``.
+``more-protective-width``
+    Where the susceptibility given and the wetland type disagree, the wider width is used and
+    the result's ``note`` says so.
 ``cover-of-pervious-area``
     The 70 % of (3)(b) is the share of the disturbed protective area *without* impervious
     surface that carries sod or self-sustaining vegetation; the crew passes that percentage.
@@ -41,6 +48,7 @@ from __future__ import annotations
 
 import dataclasses
 import math
+import re
 from collections.abc import Mapping, Sequence
 from typing import Any
 
@@ -56,6 +64,7 @@ __all__ = [
     "Feature",
     "ProtectiveAreaResult",
     "VegetativeCoverResult",
+    "WETLAND_TYPES",
     "protective_area",
     "protective_area_from_request",
     "susceptibility_of",
@@ -85,20 +94,36 @@ EXEMPTIONS = {
     "treated_runoff": "NR 151.125(4)(e)",
 }
 
-#: (1)(e): highly susceptible wetland types (singular, snake_case).
-HIGHLY_SUSCEPTIBLE_TYPES = frozenset({
-    "calcareous_fen", "sedge_meadow", "open_bog", "coniferous_bog", "low_prairie",
-    "coniferous_swamp", "lowland_hardwood_swamp", "ephemeral_pond",
-})
-#: (1)(f): less susceptible wetland types (singular, snake_case).
-LESS_SUSCEPTIBLE_TYPES = frozenset({
-    "degraded_wetland", "reed_canary_grass", "invasive_dominated", "cultivated_hydric_soil",
-    "gravel_pit", "dredged_material_disposal_site", "fill_material_disposal_site",
-})
+#: The wetland types of (1)(e) and (1)(f) in the statute's words, singular, for the app's
+#: editable list (a crew may still type another name).
+WETLAND_TYPES_HIGHLY = (
+    "calcareous fen", "sedge meadow", "open bog", "coniferous bog", "low prairie",
+    "coniferous swamp", "lowland hardwood swamp", "ephemeral pond",
+)
+WETLAND_TYPES_LESS = (
+    "degraded wetland dominated by invasive species (reed canary grass)", "cultivated hydric soils",
+    "gravel pit", "dredged material disposal site", "fill material disposal site",
+)
+WETLAND_TYPES = WETLAND_TYPES_HIGHLY + WETLAND_TYPES_LESS
+
+#: Word runs that place a type in (1)(e) or (1)(f) (words singular, lower case): the statute's
+#: names and the short forms crews write ("fen", "open bog", "hardwood swamp", "fill site").
+_HIGHLY_WORDS = (
+    ("calcareous", "fen"), ("fen",), ("sedge", "meadow"), ("bog",), ("low", "prairie"),
+    ("coniferous", "swamp"), ("hardwood", "swamp"), ("ephemeral", "pond"),
+)
+_LESS_WORDS = (
+    ("degraded", "wetland"), ("degraded",), ("invasive",), ("reed", "canary", "grass"), ("reed", "canary"),
+    ("cultivated", "hydric"), ("gravel", "pit"), ("dredged",), ("dredge",), ("spoil",),
+    ("fill", "material"), ("fill", "site"), ("disposal", "site"),
+)
 
 STREAM_KEEPS_WIDTH = "stream-keeps-width"
 AVERAGE_WETLAND_WIDTH = "average-wetland-width"
 COVER_OF_PERVIOUS_AREA = "cover-of-pervious-area"
+WETLAND_TYPE_NAMES = "wetland-type-names"
+MORE_PROTECTIVE_WIDTH = "more-protective-width"
+_READING_ORDER = (STREAM_KEEPS_WIDTH, WETLAND_TYPE_NAMES, MORE_PROTECTIVE_WIDTH, AVERAGE_WETLAND_WIDTH)
 
 _FIXED = {
     "outstanding_resource_water": (75.0, "NR 151.125(1)(a)"),
@@ -124,7 +149,10 @@ class Feature:
     susceptibility : str, optional
         Wetlands: ``highly``, ``less`` or ``other``; else taken from ``wetland_type``.
     wetland_type : str, optional
-        E.g. ``"sedge meadow"``, ``"cultivated hydric soils"`` (the lists of (1)(e), (1)(f)).
+        E.g. ``"sedge meadow"``, ``"cultivated hydric soils"`` (the lists of (1)(e), (1)(f),
+        :data:`WETLAND_TYPES`; short forms and plurals match). A type in neither list, without
+        a susceptibility, is ``needs_data``; a type that disagrees with the susceptibility
+        given takes the more protective width.
     average_width_ft : float, optional
     width_transects_ft : sequence of float, optional
         Wetland widths perpendicular to its long axis, ft (3 or more are used).
@@ -167,6 +195,9 @@ class ProtectiveAreaResult(RuleResult):
         The paragraph giving each feature's width.
     contiguous : bool
     exemption : str or None
+    note : str or None
+        Where a wetland's susceptibility and type disagree: which width was used and why
+        (``more-protective-width``).
     """
 
     width_ft: float | None
@@ -178,6 +209,7 @@ class ProtectiveAreaResult(RuleResult):
     feature_citations: tuple[str, ...] = ()
     contiguous: bool
     exemption: str | None = None
+    note: str | None = None
 
 
 @dataclasses.dataclass(frozen=True, kw_only=True)
@@ -190,24 +222,45 @@ class VegetativeCoverResult(RuleResult):
     meets_requirement: bool
 
 
-def susceptibility_of(wetland_type: str | None) -> str:
-    """``highly``, ``less`` or ``other`` for a wetland type named in (1)(e) or (1)(f).
+def _words(text: str) -> list[str]:
+    """Lower-case words of ``text``, singular ("bogs" -> "bog", "grasses" -> "grass")."""
+    out = []
+    for w in re.findall(r"[a-z]+", text.lower()):
+        if w.endswith("sses"):
+            w = w[:-2]
+        elif len(w) > 3 and w.endswith("s") and not w.endswith(("ss", "us", "is")):
+            w = w[:-1]
+        out.append(w)
+    return out
 
-    Matching ignores case, spaces, hyphens and a plural 's': ``"Sedge meadows"`` is highly
-    susceptible, ``"cultivated hydric soils"`` less susceptible; anything else is ``other``.
+
+def _has_run(words: Sequence[str], run: Sequence[str]) -> bool:
+    n = len(run)
+    return any(tuple(words[i:i + n]) == tuple(run) for i in range(len(words) - n + 1))
+
+
+def susceptibility_of(wetland_type: str | None) -> str | None:
+    """``highly`` ((1)(e)), ``less`` ((1)(f)) or None (in neither list) for a wetland type.
+
+    Matching is by words, ignoring case, punctuation and plurals, with the short forms crews
+    write (``wetland-type-names``): "Open and coniferous bogs", "fen", "hardwood swamp" are
+    highly susceptible; "degraded wetland dominated by reed canary grass", "dredged / fill
+    material disposal site" less. A name in both lists (a sedge meadow overrun by reed canary
+    grass) is taken as highly susceptible, the more protective. A blank type is ``other``.
 
     >>> susceptibility_of("Calcareous fens"), susceptibility_of("cultivated hydric soil"), susceptibility_of("marsh")
+    ('highly', 'less', None)
+    >>> susceptibility_of("open and coniferous bogs"), susceptibility_of("gravel pits"), susceptibility_of("")
     ('highly', 'less', 'other')
     """
-    if not wetland_type:
+    if not wetland_type or not wetland_type.strip():
         return "other"
-    key = wetland_type.strip().lower().replace("-", "_").replace(" ", "_")
-    for candidate in (key, key[:-1] if key.endswith("s") else key):
-        if candidate in HIGHLY_SUSCEPTIBLE_TYPES:
-            return "highly"
-        if candidate in LESS_SUSCEPTIBLE_TYPES:
-            return "less"
-    return "other"
+    words = _words(wetland_type)
+    if any(_has_run(words, run) for run in _HIGHLY_WORDS):
+        return "highly"
+    if any(_has_run(words, run) for run in _LESS_WORDS):
+        return "less"
+    return None
 
 
 def _average_width(m: Mapping, where: str, used: set[str]) -> tuple[float | None, str | None]:
@@ -240,39 +293,85 @@ def _average_width(m: Mapping, where: str, used: set[str]) -> tuple[float | None
     )
 
 
-def _feature(m: Mapping, where: str, used: set[str]) -> tuple[float | None, str, float | None, str | None]:
-    """One feature's own width: (width_ft or None, citation, average width, next step)."""
+#: One feature's row: (width_ft or None, citation, average width, next step, note).
+_Row = tuple[float | None, str, float | None, str | None, str | None]
+
+
+def _feature(m: Mapping, where: str, used: set[str]) -> _Row:
+    """One feature's own width: (width_ft or None, citation, average width, next step, note)."""
     kind = choice(m, "type", where, FEATURE_TYPES)
     piped = boolean(m, "piped", where, required=False, default=False)
     if piped and kind not in _PIPEABLE:
         raise RuleInputError(join(where, "piped"), f"piped applies to streams and channels, not a {kind}")
     if piped:
         # (1) intro: no protective area beside a stream enclosed within a pipe or culvert.
-        return 0.0, "NR 151.125(1)", None, None
+        return 0.0, "NR 151.125(1)", None, None, None
     if kind in _FIXED:
         width, cite = _FIXED[kind]
-        return width, cite, None, None
+        return width, cite, None, None, None
     if kind == "concentrated_flow_channel":
         used.add(STREAM_KEEPS_WIDTH)
         area = number(m, "drainage_area_ac", where, required=False, nullable=True, unit=" ac")
         if area is None:
-            return None, "NR 151.125(1)(i)", None, "determine the channel's drainage area (acres)"
-        return (CHANNEL_WIDTH_FT if more_than(area, CHANNEL_DRAINAGE_AC) else 0.0), "NR 151.125(1)(i)", None, None
-    # wetland: (1)(d)-(g)
-    susceptibility = choice(m, "susceptibility", where, SUSCEPTIBILITIES, required=False)
-    if susceptibility is None:
-        wtype = m.get("wetland_type")
-        if wtype is not None and not isinstance(wtype, str):
-            raise RuleInputError(join(where, "wetland_type"), "wetland_type must be a string")
-        susceptibility = susceptibility_of(wtype)
+            return None, "NR 151.125(1)(i)", None, "determine the channel's drainage area (acres)", None
+        width = CHANNEL_WIDTH_FT if more_than(area, CHANNEL_DRAINAGE_AC) else 0.0
+        return width, "NR 151.125(1)(i)", None, None, None
+    return _wetland(m, where, used)
+
+
+_SUSCEPTIBILITY_WORDS = {"highly": "highly susceptible, NR 151.125(1)(e)",
+                         "less": "less susceptible, NR 151.125(1)(f)",
+                         "other": "not subject to (e) or (f), NR 151.125(1)(d)"}
+
+
+def _wetland_width(susceptibility: str, m: Mapping, where: str, used: set[str]) -> _Row:
+    """The width of (1)(d), (e) or (f) for one susceptibility (``less`` needs the average width)."""
     if susceptibility == "highly":
-        return 75.0, "NR 151.125(1)(e)", None, None
+        return 75.0, "NR 151.125(1)(e)", None, None, None
     if susceptibility == "other":
-        return 50.0, "NR 151.125(1)(d)", None, None
+        return 50.0, "NR 151.125(1)(d)", None, None, None
     average, step = _average_width(m, where, used)
     if average is None:
-        return None, "NR 151.125(1)(f)", None, step
-    return min(max(LESS_SHARE * average, LESS_MIN_FT), LESS_MAX_FT), "NR 151.125(1)(f)", average, None
+        return None, "NR 151.125(1)(f)", None, step, None
+    return min(max(LESS_SHARE * average, LESS_MIN_FT), LESS_MAX_FT), "NR 151.125(1)(f)", average, None, None
+
+
+def _wetland(m: Mapping, where: str, used: set[str]) -> _Row:
+    """A wetland's width, (1)(d)-(g): from ``susceptibility``, else from ``wetland_type`` by the
+    lists of (1)(e) and (1)(f) (``wetland-type-names``); a type in neither list without a
+    susceptibility is ``needs_data``; where the two disagree the wider width is used, and the
+    row's note says so (``more-protective-width``)."""
+    given = choice(m, "susceptibility", where, SUSCEPTIBILITIES, required=False)
+    wtype = m.get("wetland_type")
+    if wtype is not None and not isinstance(wtype, str):
+        raise RuleInputError(join(where, "wetland_type"), "wetland_type must be a string")
+    by_type = susceptibility_of(wtype) if wtype and wtype.strip() else None
+    if wtype and wtype.strip():
+        used.add(WETLAND_TYPE_NAMES)
+    if given is None and by_type is None:
+        if wtype and wtype.strip():
+            return None, "NR 151.125(1)(e), (f)", None, (
+                f"Wetland type '{wtype.strip()}' is not in NR 151.125(1)(e) or (f): choose its "
+                f"susceptibility (highly susceptible, less susceptible, or neither)"), None
+        return _wetland_width("other", m, where, used)
+    if given is None or by_type is None or given == by_type:
+        return _wetland_width(given or by_type, m, where, used)
+    # Disagreement: the more protective width. (e) 75 ft > (d) 50 ft > (f) at most 30 ft, so the
+    # wider one is known without the average width.
+    rank = {"highly": 2, "other": 1, "less": 0}
+    wider = given if rank[given] > rank[by_type] else by_type
+    used.add(MORE_PROTECTIVE_WIDTH)
+    width, cite, avg, step, _ = _wetland_width(wider, m, where, used)
+    note = (f"the susceptibility given ({_SUSCEPTIBILITY_WORDS[given]}) and the wetland type "
+            f"'{wtype.strip()}' ({_SUSCEPTIBILITY_WORDS[by_type]}) disagree: the more protective "
+            f"width, {width:g} ft ({cite}), is used")
+    return width, cite, avg, step, note
+
+
+def _notes(rows: Sequence[_Row], types: Sequence[str]) -> str | None:
+    """The features' notes (a susceptibility and type that disagree), one sentence, or None."""
+    notes = [f"feature {i} ({types[i]}): {r[4]}" for i, r in enumerate(rows) if r[4]]
+    return "; ".join(notes) + "." if notes else None
 
 
 def _protective_area(m: Mapping, where: str) -> ProtectiveAreaResult:
@@ -290,7 +389,8 @@ def _protective_area(m: Mapping, where: str) -> ProtectiveAreaResult:
             rule=RULE_PROTECTIVE_AREA, status=Status.EXEMPT, citation=EXEMPTIONS[exemption],
             width_ft=None, widths_ft=tuple(r[0] for r in rows), governing_feature=None,
             average_widths_ft=tuple(r[2] for r in rows), feature_citations=tuple(r[1] for r in rows),
-            contiguous=contiguous, exemption=exemption,
+            contiguous=contiguous, exemption=exemption, note=_notes(rows, types),
+            interpretations=ordered(used & {WETLAND_TYPE_NAMES, MORE_PROTECTIVE_WIDTH}, _READING_ORDER),
         )
     if contiguous and len(rows) > 1:
         used.add(STREAM_KEEPS_WIDTH)
@@ -298,9 +398,12 @@ def _protective_area(m: Mapping, where: str) -> ProtectiveAreaResult:
     known = [w for w in widths if w is not None]
     best = max(known) if known else None
     missing = [i for i, w in enumerate(widths) if w is None]
-    # An unknown feature is a less susceptible wetland (at most 30 ft) or a channel (at most
-    # 10 ft): when contiguous, a known width of 30 ft or more already governs.
-    settled = not missing or (contiguous and best is not None and at_least(best, LESS_MAX_FT))
+    # An unknown feature is a less susceptible wetland (at most 30 ft), a channel (at most
+    # 10 ft) or a wetland whose type is in neither list (at most 75 ft): when contiguous, a
+    # known width at least that great already governs.
+    bound = {"NR 151.125(1)(f)": LESS_MAX_FT, "NR 151.125(1)(i)": CHANNEL_WIDTH_FT}
+    settled = not missing or (contiguous and best is not None and all(
+        at_least(best, bound.get(rows[i][1], 75.0)) for i in missing))
     gov = None if best is None else widths.index(best)
     averages = [r[2] for r in rows]
     avg = averages[gov] if gov is not None and averages[gov] is not None else next(
@@ -318,8 +421,9 @@ def _protective_area(m: Mapping, where: str) -> ProtectiveAreaResult:
         rule=RULE_PROTECTIVE_AREA,
         status=Status.DETERMINED if settled else Status.NEEDS_DATA,
         citation=cite,
-        interpretations=ordered(used, (STREAM_KEEPS_WIDTH, AVERAGE_WETLAND_WIDTH)),
+        interpretations=ordered(used, _READING_ORDER),
         next_step=step,
+        note=_notes(rows, types),
         width_ft=best if settled else None,
         widths_ft=tuple(widths),
         governing_feature=types[gov] if settled and gov is not None else None,

@@ -52,7 +52,7 @@ Examples
 >>> r.status.value, r.bank_ft_at_least, r.walk_further_ft
 ('needs_data', 90.0, 5.0)
 >>> bank_guidance(r)
-'Steep from 30 to 90 ft: keep walking, more than 5.0 ft below 12 % needed.'
+'Steep from 30 to 90 ft: keep walking, more than 50 ft below 12 % needed: shoot beyond 140 ft (more than 5.0 ft further).'
 """
 
 from __future__ import annotations
@@ -448,7 +448,7 @@ def _unsettled(walk: _Walk, at_least_ft: float, walks: list[tuple[float, WalkRea
     else:
         basis = Basis.BASE
     cite = CITE_INTERRUPTION if basis is Basis.INTERRUPTION else walk.params.cite_base
-    step = _next_step(walk_ft, reason, walk.params.threshold_pct, walk.params.base_ft, cap)
+    step = _next_step(walk_ft, reason, walk.params.threshold_pct, walk.params.base_ft, cap, end)
     return _result(walk, status=Status.NEEDS_DATA, citation=cite, bank_ft=None, bank_ft_at_least=at_least_ft,
                    basis=basis, walk_further_ft=walk_ft, walk_reason=reason, next_step=step, **kw)
 
@@ -590,10 +590,22 @@ def _determine(
     return _bank_in_open_run(walk, anchor)
 
 
-def _next_step(walk: float, reason: WalkReason, thr: float, base: float, cap: float) -> str:
-    """The result's ``next_step``: what to walk next, ft, for ``reason``."""
+def _run_words(walk: float, end: float, thr: float) -> str:
+    """What a bank still inside (or just before) a below-threshold run needs: a run of more than
+    50 ft, so a station beyond ``end + walk`` ft; with ``walk`` 0 (a run of exactly 50 ft, NR
+    341.035(1)(a) "for more than 50 feet") one more station landward settles it."""
+    target = _fmt(end + walk)
+    if at_most(walk, 0.0):
+        return f"more than {RUN_FT:g} ft below {thr:g} % needed: one more station landward, beyond {target} ft"
+    return (f"more than {RUN_FT:g} ft below {thr:g} % needed: shoot beyond {target} ft "
+            f"(more than {walk:.1f} ft further)")
+
+
+def _next_step(walk: float, reason: WalkReason, thr: float, base: float, cap: float, end: float) -> str:
+    """The result's ``next_step``: what to walk next, ft, for ``reason`` (``end``: the
+    transect's landward end, ft)."""
     if reason is WalkReason.BELOW_THRESHOLD_RUN:
-        return f"keep walking: more than {walk:.1f} ft below {thr:g} % needed"
+        return f"keep walking: {_run_words(walk, end, thr)}"
     if reason is WalkReason.INTERRUPTION:
         return f"keep walking: {walk:.1f} ft further, to the complete interruption marked at {_fmt(cap)} ft"
     if at_most(walk, 0.0):
@@ -735,7 +747,8 @@ def bank_from_request(input: Mapping, settings: Mapping) -> BankResult:
 def bank_guidance(result: BankResult) -> str:
     """The field guidance sentence for a bank result (plain text, pure).
 
-    Examples: ``"Steep from 40 to 120 ft: keep walking, more than 28.0 ft below 12 % needed."``,
+    Examples: ``"Steep from 40 to 120 ft: keep walking, more than 50 ft below 12 % needed: shoot
+    beyond 170 ft (more than 28.0 ft further)."``,
     ``"Bank settled at 90 ft: slope extension, NR 341.035(1)(a)."``
 
     Parameters
@@ -769,7 +782,7 @@ def bank_guidance(result: BankResult) -> str:
         lead = (f"Steep from {_fmt(stretch.start_ft)} to {_fmt(stretch.end_ft)} ft" if stretch is not None
                 else f"No slope of {thr} or more yet")
         if result.walk_reason is WalkReason.BELOW_THRESHOLD_RUN:
-            text = f"{lead}: keep walking, more than {walk:.1f} ft below {thr} needed."
+            text = f"{lead}: keep walking, {_run_words(walk, result.transect_end_ft, result.threshold_pct)}."
         elif result.walk_reason is WalkReason.INTERRUPTION:
             text = (f"{lead}: keep walking, {walk:.1f} ft further to the complete interruption at "
                     f"{_fmt(result.interruption_at_ft)} ft.")

@@ -23,6 +23,8 @@ import enum
 from collections.abc import Callable, Collection, Mapping, Sequence
 from typing import Any, TypeVar
 
+from fieldapp.rules.readings import READINGS
+
 __all__ = ["RuleInputError", "RuleResult", "RulesError", "Status", "error_result", "from_request", "ordered"]
 
 R = TypeVar("R", bound="RuleResult")
@@ -107,9 +109,18 @@ class RuleResult:
         """True when the inputs settle the rule (status ``determined`` or ``exempt``)."""
         return self.status in (Status.DETERMINED, Status.EXEMPT)
 
+    @property
+    def interpretation_text(self) -> dict[str, str]:
+        """Each interpretation id used -> its sentence (:data:`fieldapp.rules.readings.READINGS`),
+        in the order of ``interpretations``; empty when no reading applied."""
+        return {i: READINGS[i] for i in self.interpretations}
+
     def to_dict(self) -> dict[str, Any]:
-        """The JSON result of the contract: plain dicts, lists, floats, ints, bools, None."""
-        return _plain(self)
+        """The JSON result of the contract: plain dicts, lists, floats, ints, bools, None; with
+        ``interpretation_text`` (id -> sentence of each reading used) after the fields."""
+        out = _plain(self)
+        out["interpretation_text"] = self.interpretation_text
+        return out
 
 
 def error_result(rule: Any, key: str, message: str) -> dict[str, Any]:

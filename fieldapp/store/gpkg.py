@@ -77,6 +77,7 @@ from ..geo import SiteFrame
 from ..survey.features import Action, Change, Layer
 from ..survey.visit import Visit
 from . import schema as S
+from . import spatial as spatial_index
 from .errors import (DamagedVisitFile, InvalidRecords, NewerVisitFile, NotAVisitFile, ReadOnlyVisitFile,
                      RecordProblem, StoreClosed, StoreError, VisitFileExists, WriteFailed)
 from .load import _load, _read_layer
@@ -161,6 +162,7 @@ def _initialise(conn: sqlite3.Connection, visit: Visit) -> None:
     )
     srs_id = site_srs[0] if site_srs else UNDEFINED_CARTESIAN
     now = _now_text()
+    conn.execute(spatial_index.create_sql())
     for layer in Layer:
         for sql in S.create_table_sql(layer):
             conn.execute(sql)
@@ -177,12 +179,11 @@ def _initialise(conn: sqlite3.Connection, visit: Visit) -> None:
                 " srs_id, z, m) VALUES (?, 'geom', ?, ?, 0, 0)",
                 (layer.value, S.GEOMETRY[layer][0], srs_id),
             )
+            for sql in spatial_index.rtree_sql(layer.value):  # the spatial index GDAL and QGIS use
+                conn.execute(sql)
+    # Not registered in gpkg_contents: a registered attributes table needs an INTEGER primary
+    # key (GeoPackage Requirement 119); this key/value table is the application's own.
     conn.execute(f'CREATE TABLE "{S.META_TABLE}" (key TEXT PRIMARY KEY NOT NULL, value TEXT NOT NULL)')
-    conn.execute(
-        "INSERT INTO gpkg_contents (table_name, data_type, identifier, description, last_change)"
-        " VALUES (?, 'attributes', ?, ?, ?)",
-        (S.META_TABLE, S.META_TABLE, "fieldapp file metadata: schema version, application", now),
-    )
     conn.executemany(
         f'INSERT INTO "{S.META_TABLE}" (key, value) VALUES (?, ?)',
         [("application", "fieldapp"), ("schema_version", str(S.SCHEMA_VERSION)),
@@ -193,7 +194,7 @@ def _initialise(conn: sqlite3.Connection, visit: Visit) -> None:
 
 def _connect(path: Path) -> sqlite3.Connection:
     conn = sqlite3.connect(str(path), isolation_level=None, timeout=10.0)
-    return conn
+    return spatial_index.register_st_functions(conn)  # the R-tree triggers call ST_MinX, ...
 
 
 class VisitStore:
@@ -256,6 +257,7 @@ class VisitStore:
             try:
                 conn.executemany("UPDATE gpkg_contents SET last_change = ? WHERE table_name = ?",
                                  [(now, t) for t in sorted(self._touched)])
+                spatial_index.update_extents(conn, sorted(self._touched))
                 conn.execute("COMMIT")
             except BaseException:
                 conn.execute("ROLLBACK")
@@ -420,6 +422,9 @@ def create_visit(path, visit: Visit, *, durability: str = "full") -> VisitStore:
             initial = [Change(Action.ADDED, l, f) for l in Layer if l is not Layer.SITE for f in visit.features(l)]
             if initial:
                 staging.apply(initial)
+                conn.execute("BEGIN")
+                spatial_index.update_extents(conn)
+                conn.execute("COMMIT")
         finally:
             conn.close()
         _fsync_file(tmp)
@@ -490,6 +495,7 @@ def _connect_readonly(path: Path) -> sqlite3.Connection:
         uri += "&immutable=1"
     conn = sqlite3.connect(uri, uri=True, isolation_level=None, timeout=10.0)
     try:
+        spatial_index.register_st_functions(conn)
         conn.execute("PRAGMA query_only = 1")
     except BaseException:
         conn.close()
@@ -667,9 +673,34 @@ def open_visit(path, *, who: str | None = None, durability: str = "full", readon
     with _closed_on_failure(conn, path, sqlite3.Error):
         if int(meta["schema_version"]) < S.SCHEMA_VERSION:
             _migrate(conn, path)  # before the WAL switch: a failed migration leaves the bytes as they were
+        _conform(conn, path)
         _set_durable(conn, durability)
     visit = Visit.from_records(site, records, who=who, **visit_kwargs)
     return VisitStore(path, conn, visit)
+
+
+def _conform(conn: sqlite3.Connection, path: Path) -> None:
+    """Give a file written before the spatial index its R-tree, triggers and extents, and take
+    ``fieldapp_meta`` out of ``gpkg_contents`` (:func:`fieldapp.store.spatial.conform`), in one
+    transaction; nothing is written when the file already conforms.
+
+    Raises
+    ------
+    WriteFailed
+        It could not be written (the file is as it was).
+    """
+    try:
+        conn.execute("BEGIN IMMEDIATE")
+        try:
+            if spatial_index.conform(conn, S.META_TABLE):
+                log.info("%s: GeoPackage spatial index and extents added", path)
+            conn.execute("COMMIT")
+        except BaseException:
+            if conn.in_transaction:
+                conn.execute("ROLLBACK")
+            raise
+    except sqlite3.Error as exc:
+        raise WriteFailed(f"could not add the spatial index to {path} ({exc}); the file is unchanged") from exc
 
 
 def _migrate(conn: sqlite3.Connection, path: Path) -> None:

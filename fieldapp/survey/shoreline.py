@@ -277,10 +277,20 @@ class ShorelineCommands:
         changes += self._transect_geometry_change(t, [*prev, st])
         return self._commit(changes)[0].new
 
-    def _station_xy(self, t: Transect, distance_ft: float) -> tuple[float, float]:
+    def point_on_transect(self, t: Transect, distance_ft: float) -> tuple[float, float]:
+        """Site-CRS (x, y) of the point ``distance_ft`` horizontal ft (international foot, as
+        the rules' distances) from the transect's origin along its true azimuth.
+
+        The one place stations, the map's bank mark and the report's bank points are placed:
+        solved on the ellipsoid (:meth:`fieldapp.geo.SiteFrame.forward`), so grid convergence
+        and scale are handled.
+        """
         x, y = self.frame.forward(t.origin_x, t.origin_y, t.azimuth_true_deg,
                                   distance_ft * FOOT_INTERNATIONAL_M / self.frame.foot.metres)
         return float(x), float(y)
+
+    def _station_xy(self, t: Transect, distance_ft: float) -> tuple[float, float]:
+        return self.point_on_transect(t, distance_ft)
 
     def _transect_geometry_change(self, t: Transect, stations: list[Station]) -> list[Change]:
         geom = LineString([(t.origin_x, t.origin_y), (stations[-1].x, stations[-1].y)]) if stations else None

@@ -181,9 +181,10 @@ def validate_logged(path: Path, *, expected_seq: int, expected_id: str, what: st
     """After applying a changeset to a copy: its log row must be ``(expected_seq, expected_id)``
     and be the last one. Raises :class:`InvalidOfficeData` otherwise."""
     import contextlib
-    import sqlite3
 
-    with contextlib.closing(sqlite3.connect(path)) as conn:
+    from fieldapp.sync.files import connect
+
+    with contextlib.closing(connect(path)) as conn:
         rows = conn.execute(
             f"SELECT seq, changeset_id FROM {LOG_TABLE} ORDER BY seq DESC LIMIT 1"
         ).fetchall()

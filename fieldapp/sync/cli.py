@@ -27,6 +27,7 @@ import sqlite3
 import sys
 from pathlib import Path
 
+from fieldapp.sync import files
 from fieldapp.sync.engine import ConflictPolicy, checkout, read_conflicts, sync
 from fieldapp.sync.errors import SyncError
 from fieldapp.sync.office import FolderOffice, check_site_id
@@ -109,7 +110,7 @@ def _site_name(office: FolderOffice, site_id: str) -> str | None:
         master = office.master_path(site_id)
         if master.is_symlink() or not master.is_file():
             return None
-        with contextlib.closing(sqlite3.connect(f"{master.as_uri()}?mode=ro", uri=True)) as conn:
+        with contextlib.closing(files.connect(master, readonly=True)) as conn:
             row = conn.execute("SELECT name FROM site ORDER BY fid LIMIT 1").fetchone()
     except (sqlite3.Error, OSError, ValueError):
         return None

@@ -17,6 +17,8 @@ import sqlite3
 import uuid
 from pathlib import Path
 
+from fieldapp.store.spatial import register_st_functions
+
 #: GeoPackage ``application_id`` ("GPKG" as a big-endian 32-bit integer), GeoPackage 1.2+.
 GPKG_APPLICATION_ID = 0x47504B47
 SQLITE_MAGIC = b"SQLite format 3\x00"
@@ -141,10 +143,13 @@ def quote_identifier(name: str) -> str:
 
 
 def connect(path: Path, *, readonly: bool = False) -> sqlite3.Connection:
-    """Open a GeoPackage with sqlite3 (read-only by URI when asked), 30 s busy timeout."""
+    """Open a GeoPackage with sqlite3 (read-only by URI when asked), 30 s busy timeout, with the
+    ST_ functions its R-tree triggers call registered (:mod:`fieldapp.store.spatial`)."""
     if readonly:
-        return sqlite3.connect(f"{Path(path).resolve().as_uri()}?mode=ro", uri=True, timeout=30)
-    return sqlite3.connect(path, timeout=30)
+        conn = sqlite3.connect(f"{Path(path).resolve().as_uri()}?mode=ro", uri=True, timeout=30)
+    else:
+        conn = sqlite3.connect(path, timeout=30)
+    return register_st_functions(conn)
 
 
 def snapshot_sqlite(src: Path, target: Path) -> None:
@@ -156,7 +161,7 @@ def snapshot_sqlite(src: Path, target: Path) -> None:
     temp = temp_path_for(target)
     try:
         with contextlib.closing(connect(src)) as source, contextlib.closing(
-            sqlite3.connect(temp)
+            register_st_functions(sqlite3.connect(temp))
         ) as dest:
             source.backup(dest)
             dest.execute("PRAGMA journal_mode=DELETE")

@@ -1,8 +1,8 @@
 """The GeoPackage SQL functions GDAL's spatial-index triggers call, for plain ``sqlite3``.
 
 GDAL writes R-tree triggers that call ``ST_IsEmpty``, ``ST_MinX`` ... (GeoPackage 1.2, annex
-F.3). pygeodiff registers them on its own connections; the sync needs them only when it writes
-a feature column itself (the "first synced value wins" policy). The GeoPackage binary header
+F.3), and so does the store (:mod:`fieldapp.store.spatial`). pygeodiff registers them on its own
+connections; every connection the sync opens registers them too (:func:`fieldapp.sync.files.connect`). The GeoPackage binary header
 (GeoPackage 1.2, 2.1.3) is read just far enough to find the WKB, which shapely then reads.
 """
 
@@ -12,6 +12,8 @@ import sqlite3
 import struct
 
 import shapely
+
+from fieldapp.store.spatial import register_st_functions
 
 _ENVELOPE_DOUBLES = {0: 0, 1: 4, 2: 6, 3: 6, 4: 8}
 
@@ -42,32 +44,7 @@ def to_shapely(blob: bytes | None):
         return None
 
 
-def _bounds(blob):
-    parts = _split(blob)
-    if parts is None or parts[0]:
-        return None
-    if parts[1] is not None:  # envelope is minx, maxx, miny, maxy
-        minx, maxx, miny, maxy = parts[1][:4]
-        return minx, miny, maxx, maxy
-    geom = to_shapely(blob)
-    return None if geom is None or geom.is_empty else geom.bounds
-
-
-def _is_empty(blob):
-    parts = _split(blob)
-    if parts is None:
-        return None
-    if parts[0]:
-        return 1
-    geom = to_shapely(blob)
-    return 1 if geom is None or geom.is_empty else 0
-
-
-def register(conn: sqlite3.Connection) -> None:
-    """Register ``ST_IsEmpty``, ``ST_MinX``, ``ST_MaxX``, ``ST_MinY``, ``ST_MaxY`` on ``conn``."""
-    conn.create_function("ST_IsEmpty", 1, _is_empty, deterministic=True)
-    for name, i in (("ST_MinX", 0), ("ST_MinY", 1), ("ST_MaxX", 2), ("ST_MaxY", 3)):
-        conn.create_function(
-            name, 1, lambda b, i=i: (lambda bb: None if bb is None else bb[i])(_bounds(b)),
-            deterministic=True,
-        )
+def register(conn: sqlite3.Connection) -> sqlite3.Connection:
+    """Register ``ST_IsEmpty``, ``ST_MinX``, ``ST_MaxX``, ``ST_MinY``, ``ST_MaxY`` on ``conn``
+    (the store's own, :func:`fieldapp.store.spatial.register_st_functions`); returns ``conn``."""
+    return register_st_functions(conn)

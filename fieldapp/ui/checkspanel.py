@@ -142,6 +142,8 @@ def details_text(c: Check) -> str:
     lines = [f"{c.title}: {status_words(c.status)}",
              f"Citation: {r.get('citation', '–')}",
              "Interpretation: " + (", ".join(r.get("interpretations") or []) or "–")]
+    texts = r.get("interpretation_text") or {}
+    lines += [f"  {i}: {texts[i]}" for i in r.get("interpretations") or [] if texts.get(i)]
     if r.get("next_step"):
         lines.append(f"Next step: {r['next_step']}")
     if r.get("note"):

@@ -18,6 +18,7 @@ from PySide6.QtWidgets import (
     QPushButton, QRadioButton, QSpinBox, QTableWidget, QTableWidgetItem, QVBoxLayout, QWidget,
 )
 
+from fieldapp.rules.nr151 import WETLAND_TYPES
 from fieldapp.rules.nr341 import bank_parameters
 
 M_PER_FT = 0.3048  # international foot
@@ -193,7 +194,18 @@ class NewVisitDialog(QDialog):
             sus.addItem(words, value)
         sus.setCurrentIndex(max(sus.findData(susceptibility), 0))
         self.features.setCellWidget(r, 2, sus)
-        self.features.setItem(r, 3, QTableWidgetItem(wetland_type))
+        wtypes = QComboBox()  # editable: the types of NR 151.125(1)(e) and (f), or the crew's own
+        wtypes.setEditable(True)
+        wtypes.setInsertPolicy(QComboBox.InsertPolicy.NoInsert)
+        # the statute's long names must not widen the panel: the list opens as wide as they need
+        wtypes.setSizeAdjustPolicy(QComboBox.SizeAdjustPolicy.AdjustToMinimumContentsLengthWithIcon)
+        wtypes.setMinimumContentsLength(14)
+        wtypes.addItems([""] + list(WETLAND_TYPES))
+        wtypes.view().setMinimumWidth(wtypes.view().sizeHintForColumn(0) + 24)
+        wtypes.setCurrentText(wetland_type)
+        wtypes.setToolTip("Wetland type: NR 151.125(1)(e) (highly susceptible), then (1)(f) (less "
+                          "susceptible); another type needs its susceptibility")
+        self.features.setCellWidget(r, 3, wtypes)
         return r
 
     def _remove_feature(self) -> None:
@@ -227,8 +239,7 @@ class NewVisitDialog(QDialog):
             if not fname:
                 raise ValueError(f"Water feature {r + 1}: give it a name")
             sus = self.features.cellWidget(r, 2).currentData() or None
-            wt_item = self.features.item(r, 3)
-            wtype = (wt_item.text().strip() if wt_item else "") or None
+            wtype = self.features.cellWidget(r, 3).currentText().strip() or None
             if ftype != "wetland" and (sus or wtype):
                 raise ValueError(f"Water feature {fname}: susceptibility and wetland type are for"
                                  " wetlands only")

@@ -14,6 +14,7 @@ from pathlib import Path
 import pytest
 
 from tests.report.test_report_visit import FT, K0, build_sample_visit
+from tests.gpkgtools import st_connect
 
 pypdf = pytest.importorskip("pypdf")
 
@@ -43,7 +44,8 @@ def test_text_holds_each_verdict_citation_and_numbers(report):
     # bank T1: contract example 30 @ 4 %, 60 @ 18 %, 120 @ 5 % -> 90 ft, NR 341.035(1)(a)
     assert "Bank T1 (NR 341.035)" in t and "Bank 90.0 ft (slope)" in t
     # bank T2 stops 45 ft into the gentle run: at least 90 ft, more than 50 - 45 = 5 ft to walk
-    assert "Bank at least 90.0 ft; walk more than 5.0 ft further" in t
+    assert "Bank at least 90.0 ft; keep walking: more than 50 ft below 12 % needed" in t
+    assert "shoot beyond 140 ft (more than 5.0 ft further)" in t
     assert t.count("NR 341.035(1)(a)") >= 4  # glance table and detail, both transects
     # wetland 260 x 520 ft, less susceptible: average width 260 ft, protective area 10 % = 26 ft
     assert "Width 26.0 ft (governed by wetland)" in t and "NR 151.125(1)(f)" in t
@@ -78,9 +80,11 @@ def test_stand_table_by_two_inch_class(report):
 
 def test_gnss_conflicts_and_units(report):
     t = report["text"]
-    assert "4 RTK fixed" in t and "10 (2 rejected)" in t  # 10 epochs used, 2 no-fix epochs rejected
-    assert "1.800" in t  # antenna height (m)
-    assert "Sync conflicts" in t and "dbh_in" in t and "same-field" in t and "10.4" in t
+    assert "4 RTK fixed" in t and "10 (2)" in t  # 10 epochs used, 2 no-fix epochs rejected
+    assert "Epochs used (rejected)" in t
+    assert "1.800 m" in t  # antenna height (m)
+    # the conflict names the tree and the column as the crew knows them
+    assert "Sync conflicts" in t and "Tree 1 DBH (in) same-field" in t and "10.4" in t
     assert "NAD83 / Wisconsin Transverse Mercator (EPSG:3070)" in t
     assert "international ft (0.3048 m)" in t
 
@@ -179,7 +183,7 @@ def test_bad_visit_file_gets_a_clear_message(report, tmp_path, kind):
     elif kind == "sqlite":
         import sqlite3
 
-        with sqlite3.connect(bad) as conn:
+        with st_connect(bad) as conn:
             conn.execute("CREATE TABLE t (x)")
         conn.close()
         expect = "not a GeoPackage"

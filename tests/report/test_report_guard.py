@@ -18,6 +18,7 @@ from pathlib import Path
 import pytest
 
 from tests.report.test_report_visit import build_sample_visit
+from tests.gpkgtools import st_connect
 
 pypdf = pytest.importorskip("pypdf")
 
@@ -110,7 +111,7 @@ def test_report_still_overwrites_an_ordinary_file_or_other_geopackage_when_force
     from fieldapp.report import build_report
 
     gpkg = tmp_path / "someone-elses.gpkg"
-    with sqlite3.connect(gpkg) as conn:
+    with st_connect(gpkg) as conn:
         conn.execute("PRAGMA application_id = 1196444487")  # 'GPKG', but no fieldapp metadata
         conn.execute("CREATE TABLE t (x)")
     conn.close()

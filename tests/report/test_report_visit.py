@@ -18,6 +18,7 @@ import pytest
 from fieldapp.geo import SiteFrame
 from fieldapp.store import create_visit
 from fieldapp.survey import Layer, Visit, WaterFeature, WaterFeatureType
+from tests.gpkgtools import st_connect
 
 FT = 0.3048  # metres per international foot; the CRS unit is the metre
 K0 = 0.9996  # WTM scale factor on its central meridian
@@ -116,7 +117,7 @@ def build_sample_visit(path: Path, *, trees: int | None = None, transects: int |
         from fieldapp.sync.files import CONFLICTS_TABLE, ensure_sync_tables
 
         ensure_sync_tables(path)
-        with sqlite3.connect(path) as conn:
+        with st_connect(path) as conn:
             tree = visit.features(Layer.TREE)[0]
             conn.execute(
                 f"INSERT INTO {CONFLICTS_TABLE} (uuid, layer, feature_uuid, field, kind, base_json,"

@@ -299,7 +299,7 @@ def test_volume_in_cubic_feet():
 
 def test_erosion_not_measured():
     r = erosion_plan(**{**LIMITS, "exposed_soil_sqft": None})
-    assert r.status is Status.NEEDS_DATA and "exposed_soil_sqft" in r.next_step
+    assert r.status is Status.NEEDS_DATA and r.next_step == "measure the area of exposed soil, in square feet"
     r = erosion_plan(**{**LIMITS, "exposed_soil_sqft": None, "max_fill_depth_ft": 5.0})
     assert r.status is Status.DETERMINED and r.plan_required is True
 

@@ -41,9 +41,11 @@ def test_fixed_widths(kind, ft, cite):
 
 
 def test_wetland_susceptibility_from_type():
-    # sedge meadows are in (1)(e): 75 ft; a marsh is in neither list: (1)(d) 50 ft.
+    # sedge meadows are in (1)(e): 75 ft; a marsh is in neither list: its susceptibility must be
+    # chosen (needs_data), never silently (1)(d); with "other" chosen, (1)(d) 50 ft.
     assert width(Feature("wetland", wetland_type="Sedge meadows")).width_ft == 75.0
-    assert width(Feature("wetland", wetland_type="marsh")).width_ft == 50.0
+    assert width(Feature("wetland", wetland_type="marsh")).status is Status.NEEDS_DATA
+    assert width(Feature("wetland", wetland_type="marsh", susceptibility="other")).width_ft == 50.0
     assert width(Feature("wetland")).width_ft == 50.0
     assert susceptibility_of("cultivated hydric soils") == "less"
 

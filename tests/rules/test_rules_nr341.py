@@ -48,7 +48,8 @@ def test_contract_example_needs_data():
     assert r.walk_further_ft == pytest.approx(5.0)
     assert r.walk_reason is WalkReason.BELOW_THRESHOLD_RUN
     assert r.extended is True and r.basis is Basis.SLOPE
-    assert r.next_step == "keep walking: more than 5.0 ft below 12 % needed"
+    assert r.next_step == ("keep walking: more than 50 ft below 12 % needed: shoot beyond 140 ft "
+                           "(more than 5.0 ft further)")
     assert "insufficient-transect" in r.interpretations
     assert r.run_below_threshold_ft == pytest.approx(45.0)
 
@@ -294,7 +295,8 @@ def test_empty_transect():
 def test_guidance_sentence_while_walking():
     # steep 40-120, then 22 ft at 3 %: 50 - 22 = 28 ft more below 12 %.
     r = bank([(40, 5), (80, 20), (22, 3)])
-    assert bank_guidance(r) == "Steep from 40 to 120 ft: keep walking, more than 28.0 ft below 12 % needed."
+    assert bank_guidance(r) == ("Steep from 40 to 120 ft: keep walking, more than 50 ft below 12 % needed: "
+                                "shoot beyond 170 ft (more than 28.0 ft further).")
 
 
 def test_guidance_sentence_settled():

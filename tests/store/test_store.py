@@ -21,6 +21,7 @@ from fieldapp.store import (
     open_visit,
 )
 from fieldapp.survey import AreaKind, InvalidValue, Layer, LineKind, Visit, WaterFeature, WaterFeatureType
+from tests.gpkgtools import st_connect
 
 
 @dataclass(frozen=True)
@@ -78,7 +79,9 @@ def test_every_layer_reads_back_through_gdal_with_crs_and_counts(tmp_path, new_v
     fill(new_visit)  # the CRS (UTM 16N) is picked by the first fix after the file exists
     store.close()
     layers = dict(pyogrio.list_layers(path))
-    assert set(layers) == set(EXPECTED_COUNTS) | {"fieldapp_meta"}
+    # fieldapp_meta is the application's own key/value table, not registered in gpkg_contents
+    # (a registered attributes table needs an INTEGER primary key, Requirement 119)
+    assert set(layers) == set(EXPECTED_COUNTS)
     for name, count in EXPECTED_COUNTS.items():
         info = pyogrio.read_info(path, layer=name)
         assert info["features"] == count, name
@@ -95,7 +98,7 @@ def test_every_layer_reads_back_through_gdal_with_crs_and_counts(tmp_path, new_v
     st_cols = list(pyogrio.read_info(path, layer="station")["fields"])
     tr_uuid = pyogrio.raw.read(path, layer="transect")[3][list(pyogrio.read_info(path, layer="transect")["fields"]).index("uuid")][0]
     assert set(st_fields[st_cols.index("transect_uuid")]) == {tr_uuid}
-    conn = sqlite3.connect(path)
+    conn = st_connect(path)
     assert conn.execute("PRAGMA application_id").fetchone()[0] == 0x47504B47
     assert conn.execute("PRAGMA user_version").fetchone()[0] == 10400
     assert conn.execute("PRAGMA journal_mode").fetchone()[0] == "delete"
@@ -145,7 +148,7 @@ def test_live_mirroring_updates_deletes_and_undo(tmp_path, new_visit):
     fill(new_visit)
     tree = new_visit.trees()[0]
     new_visit.update_tree(tree.uuid, dbh_in=15.0)
-    conn = sqlite3.connect(path)
+    conn = st_connect(path)
     assert conn.execute("SELECT dbh_in FROM tree WHERE uuid = ?", (tree.uuid,)).fetchone()[0] == 15.0
     new_visit.delete_tree(tree.uuid)
     assert conn.execute("SELECT count(*) FROM tree WHERE uuid = ?", (tree.uuid,)).fetchone()[0] == 0
@@ -177,7 +180,7 @@ def test_failed_commit_rolls_back_the_whole_command(tmp_path, new_visit):
     store = create_visit(path, new_visit)
     fill(new_visit)
     line = new_visit.features(Layer.OHWM_LINE)[0]
-    conn = sqlite3.connect(path)
+    conn = st_connect(path)
     conn.execute("DELETE FROM ohwm_line")  # sabotage: the line row vanishes under the app
     conn.commit()
     conn.close()
@@ -204,7 +207,7 @@ def test_not_ours_damaged_and_newer_files_refused_untouched(tmp_path, new_visit)
     with pytest.raises(NotAVisitFile, match="not an SQLite"):
         open_visit(text)
     plain = tmp_path / "plain.gpkg"
-    sqlite3.connect(plain).execute("CREATE TABLE t(x)").connection.close()
+    st_connect(plain).execute("CREATE TABLE t(x)").connection.close()
     with pytest.raises(NotAVisitFile, match="not a GeoPackage"):
         open_visit(plain)
     # a GeoPackage written by GDAL, not by us
@@ -220,7 +223,7 @@ def test_not_ours_damaged_and_newer_files_refused_untouched(tmp_path, new_visit)
 
     newer = tmp_path / "newer.gpkg"
     create_visit(newer, new_visit).close()
-    conn = sqlite3.connect(newer)
+    conn = st_connect(newer)
     conn.execute("UPDATE fieldapp_meta SET value = '99' WHERE key = 'schema_version'")
     conn.commit()
     conn.close()

@@ -19,6 +19,7 @@ from tests.store.test_store import Fix, fill
 from fieldapp.store import InvalidRecords, create_visit, open_visit
 from fieldapp.survey import AreaKind, InvalidValue, Layer, StateError, Visit
 from fieldapp.survey import values as V
+from tests.gpkgtools import st_connect
 
 
 def sha(path) -> str:
@@ -41,7 +42,7 @@ def full_file(tmp_path):
 
 
 def sabotage(path, sql, *params):
-    conn = sqlite3.connect(path)
+    conn = st_connect(path)
     conn.execute(sql, params)
     conn.commit()
     conn.close()
@@ -49,7 +50,7 @@ def sabotage(path, sql, *params):
 
 def row(path, table, where="1", *params):
     """(fid, uuid) of the first row of ``table`` matching ``where``."""
-    conn = sqlite3.connect(path)
+    conn = st_connect(path)
     try:
         return conn.execute(f'SELECT fid, uuid FROM "{table}" WHERE {where} ORDER BY fid LIMIT 1', params).fetchone()
     finally:
@@ -110,7 +111,7 @@ def test_a_uuid_stored_as_a_blob_is_refused(full_file):
 def test_a_child_whose_parent_reference_is_not_a_uuid_is_refused(full_file, child, column, bad, says):
     if bad is None:
         # the column is NOT NULL in our schema; a file from elsewhere may lack the constraint
-        conn = sqlite3.connect(full_file)
+        conn = st_connect(full_file)
         conn.execute("PRAGMA writable_schema = ON")
         sql = conn.execute("SELECT sql FROM sqlite_master WHERE name = ?", (child,)).fetchone()[0]
         conn.execute("UPDATE sqlite_master SET sql = ? WHERE name = ?",
@@ -138,7 +139,7 @@ def test_a_child_whose_parent_is_not_in_the_file_is_refused(full_file, child, co
 
 
 def test_deleting_a_parent_row_behind_the_apps_back_names_every_orphan(full_file):
-    conn = sqlite3.connect(full_file)
+    conn = st_connect(full_file)
     stations = conn.execute("SELECT fid, uuid FROM station ORDER BY fid").fetchall()
     conn.close()
     assert len(stations) == 3  # fill(): one transect, three stations
@@ -150,7 +151,7 @@ def test_deleting_a_parent_row_behind_the_apps_back_names_every_orphan(full_file
 
 def test_a_parent_whose_uuid_is_not_a_uuid_is_refused_and_so_are_its_children(full_file):
     fid, _ = row(full_file, "transect")
-    stations = sqlite3.connect(full_file).execute("SELECT fid, uuid FROM station ORDER BY fid").fetchall()
+    stations = st_connect(full_file).execute("SELECT fid, uuid FROM station ORDER BY fid").fetchall()
     sabotage(full_file, "UPDATE transect SET uuid = 'T1' WHERE fid = ?", fid)
     problems = refused(full_file)
     assert [(p.table, p.fid, p.uuid, p.column) for p in problems] == [("transect", fid, "T1", "uuid")] + [
@@ -183,7 +184,7 @@ def test_a_uuid_in_two_tables_is_refused_naming_the_second_row(full_file):
 
 def test_a_uuid_twice_in_one_table_without_its_unique_constraint_is_refused(full_file):
     # our schema makes uuid UNIQUE; a table rebuilt elsewhere (QGIS, a script) may have lost it
-    conn = sqlite3.connect(full_file)
+    conn = st_connect(full_file)
     sql = conn.execute("SELECT sql FROM sqlite_master WHERE name = 'note'").fetchone()[0]
     conn.executescript(f"""
         ALTER TABLE note RENAME TO note_old;
@@ -194,7 +195,7 @@ def test_a_uuid_twice_in_one_table_without_its_unique_constraint_is_refused(full
         DROP TABLE note_old;
     """)
     conn.close()
-    first, second = sqlite3.connect(full_file).execute("SELECT fid, uuid FROM note ORDER BY fid").fetchall()
+    first, second = st_connect(full_file).execute("SELECT fid, uuid FROM note ORDER BY fid").fetchall()
     assert first[1] == second[1]
     (p,) = refused(full_file)
     assert (p.table, p.fid, p.uuid, p.column) == ("note", second[0], second[1], "uuid")

@@ -22,6 +22,7 @@ from fieldapp.rules import evaluate
 from fieldapp.store import DamagedVisitFile, NewerVisitFile, WriteFailed, create_visit, inspect, open_visit
 from fieldapp.store import schema as S
 from fieldapp.survey import Layer, Visit
+from tests.gpkgtools import st_connect
 
 V1 = Path(__file__).resolve().parents[1] / "data" / "visit_schema1.gpkg"
 
@@ -39,7 +40,7 @@ def sha(p: Path) -> str:
 
 def table_info(path: Path, table: str) -> list[tuple]:
     """(name, type, notnull, default, pk) of every column, in order."""
-    conn = sqlite3.connect(path)
+    conn = st_connect(path)
     try:
         return [r[1:] for r in conn.execute(f'PRAGMA table_info("{table}")')]
     finally:
@@ -47,7 +48,7 @@ def table_info(path: Path, table: str) -> list[tuple]:
 
 
 def meta_version(path: Path) -> str:
-    conn = sqlite3.connect(path)
+    conn = st_connect(path)
     try:
         return conn.execute("SELECT value FROM fieldapp_meta WHERE key = 'schema_version'").fetchone()[0]
     finally:
@@ -101,7 +102,7 @@ def test_opening_for_recording_migrates_to_the_columns_of_a_new_file(v1, tmp_pat
     assert table_info(v1, "transect")[-1] == ("stipulated", "BOOLEAN", 1, "0", 0)
     assert table_info(v1, "line_feature")[-1] == ("mapped_stream", "BOOLEAN", 0, None, 0)
     # the rows already there took the defaults, read straight from SQLite
-    conn = sqlite3.connect(v1)
+    conn = st_connect(v1)
     assert conn.execute("SELECT stipulated FROM transect").fetchall() == [(0,)]
     assert conn.execute("SELECT count(*) FROM line_feature WHERE mapped_stream IS NULL").fetchone() == (2,)
     assert conn.execute("PRAGMA integrity_check").fetchone() == ("ok",)
@@ -173,7 +174,7 @@ def test_migration_sql_adds_exactly_the_schema_2_columns():
 def test_a_schema_2_file_lacking_a_schema_2_column_is_refused_untouched(tmp_path):
     p = tmp_path / "broken.gpkg"
     create_visit(p, Visit.new("x", crs="EPSG:32616", who="t")).close()
-    conn = sqlite3.connect(p)
+    conn = st_connect(p)
     conn.execute("ALTER TABLE transect DROP COLUMN stipulated")
     conn.commit()
     conn.close()
@@ -184,7 +185,7 @@ def test_a_schema_2_file_lacking_a_schema_2_column_is_refused_untouched(tmp_path
 
 
 def test_a_schema_1_file_lacking_a_schema_1_column_is_refused(v1):
-    conn = sqlite3.connect(v1)
+    conn = st_connect(v1)
     conn.execute("ALTER TABLE tree DROP COLUMN species_code")
     conn.commit()
     conn.close()
@@ -193,7 +194,7 @@ def test_a_schema_1_file_lacking_a_schema_1_column_is_refused(v1):
 
 
 def test_newer_schema_still_refused(v1):
-    conn = sqlite3.connect(v1)
+    conn = st_connect(v1)
     conn.execute("UPDATE fieldapp_meta SET value = '3' WHERE key = 'schema_version'")
     conn.commit()
     conn.close()

@@ -25,6 +25,7 @@ from fieldapp.store import (
 )
 from fieldapp.store import gpkg
 from fieldapp.survey import AreaKind, Layer, Visit
+from tests.gpkgtools import st_connect
 
 
 def sha(path) -> str:
@@ -50,7 +51,7 @@ def visit_file(tmp_path):
 
 
 def sabotage(path, sql, *params):
-    conn = sqlite3.connect(path)
+    conn = st_connect(path)
     conn.execute(sql, params)
     conn.commit()
     conn.close()
@@ -72,7 +73,7 @@ def test_yes_no_reloads_as_stored(visit_file):
 def test_bad_dbh_row_refuses_the_file_naming_table_row_and_column(visit_file, value, says):
     path, uuids = visit_file
     sabotage(path, "UPDATE tree SET dbh_in = ? WHERE uuid = ?", value, uuids[1])
-    fid = sqlite3.connect(path).execute("SELECT fid FROM tree WHERE uuid = ?", (uuids[1],)).fetchone()[0]
+    fid = st_connect(path).execute("SELECT fid FROM tree WHERE uuid = ?", (uuids[1],)).fetchone()[0]
     before, files_before = sha(path), side_files(path)
     with pytest.raises(InvalidRecords) as e:
         open_visit(path)
@@ -95,7 +96,7 @@ def test_every_bad_row_is_named_none_dropped(visit_file):
     with pytest.raises(InvalidRecords) as e:
         open_visit(path)
     got = {(p.table, p.uuid, p.column) for p in e.value.problems}
-    area_uuid = sqlite3.connect(path).execute("SELECT uuid FROM area_feature").fetchone()[0]
+    area_uuid = st_connect(path).execute("SELECT uuid FROM area_feature").fetchone()[0]
     assert got == {("tree", uuids[0], "dbh_in"), ("tree", uuids[2], "species_code"),
                    ("area_feature", area_uuid, "standing_water")}
     assert "3 row(s)" in str(e.value)
@@ -129,7 +130,7 @@ def test_inspect_and_readonly_open_leave_the_file_byte_for_byte(visit_file):
     assert sha(path) == before and side_files(path) == []
     # an ordinary open for recording does switch to WAL (and back on close): it is a writer
     open_visit(path).close()
-    assert sqlite3.connect(path).execute("PRAGMA journal_mode").fetchone()[0] == "delete"
+    assert st_connect(path).execute("PRAGMA journal_mode").fetchone()[0] == "delete"
 
 
 def test_readonly_store_refuses_commands_and_the_model_stays_unchanged(visit_file):
@@ -181,7 +182,7 @@ def test_unwritable_file_is_called_read_only_not_damaged(visit_file, monkeypatch
     assert isinstance(e.value, PermissionError)
     monkeypatch.undo()
     # SQLite itself refusing the WAL switch is diagnosed the same way
-    monkeypatch.setattr(gpkg, "_connect", lambda p: sqlite3.connect(p.resolve().as_uri() + "?mode=ro",
+    monkeypatch.setattr(gpkg, "_connect", lambda p: st_connect(p.resolve().as_uri() + "?mode=ro",
                                                                     uri=True, isolation_level=None))
     with pytest.raises(ReadOnlyVisitFile, match="read-only"):
         open_visit(path)

@@ -29,6 +29,7 @@ import shapely
 from pyogrio.raw import write
 
 from fieldapp.sync import gpkgsql
+from tests.gpkgtools import st_connect
 
 SRS = "EPSG:32616"  # WGS 84 / UTM 16N
 SRS_ID = 32616
@@ -48,7 +49,7 @@ def gpkg_blob(geom) -> bytes:
 
 def connect(path: Path) -> sqlite3.Connection:
     """sqlite3 connection able to fire GDAL's R-tree triggers."""
-    conn = sqlite3.connect(path)
+    conn = st_connect(path)
     gpkgsql.register(conn)
     return conn
 
@@ -113,18 +114,18 @@ def add_tree(conn, x: float, y: float, dbh_in: float, species: str) -> str:
 
 def rows(path: Path, table: str, cols: str = "*", order: str = "uuid") -> list[tuple]:
     """All rows of ``table`` ordered by ``order``."""
-    with contextlib.closing(sqlite3.connect(path)) as conn:
+    with contextlib.closing(st_connect(path)) as conn:
         return conn.execute(f"SELECT {cols} FROM {table} ORDER BY {order}").fetchall()
 
 
 def by_uuid(path: Path, table: str) -> dict[str, dict]:
     """``{uuid: {column: value}}`` of a layer (fid left out: it may be remapped)."""
-    with contextlib.closing(sqlite3.connect(path)) as conn:
+    with contextlib.closing(st_connect(path)) as conn:
         conn.row_factory = sqlite3.Row
         return {r["uuid"]: {k: r[k] for k in r.keys() if k != "fid"}
                 for r in conn.execute(f"SELECT * FROM {table}")}
 
 
 def integrity(path: Path) -> str:
-    with contextlib.closing(sqlite3.connect(path)) as conn:
+    with contextlib.closing(st_connect(path)) as conn:
         return conn.execute("PRAGMA integrity_check").fetchone()[0]

@@ -38,6 +38,7 @@ from fieldapp.sync import (
 from fieldapp.sync import engine, gpkgsql
 from fieldapp.sync.cli import main as cli_main
 from fieldapp.sync.office import LockOwner
+from tests.gpkgtools import st_connect
 
 LAYERS = ("transect", "station", "tree", "metadata", "fieldapp_sync_conflicts", "fieldapp_sync_log")
 
@@ -71,7 +72,7 @@ def master(office: FolderOffice, site: str = "site-a") -> Path:
 def snapshot(path: Path) -> dict:
     """Everything a laptop and the office must agree on, keyed by uuid / key / seq."""
     out = {}
-    with contextlib.closing(sqlite3.connect(path)) as conn:
+    with contextlib.closing(st_connect(path)) as conn:
         conn.row_factory = sqlite3.Row
         for layer in LAYERS:
             key = {"metadata": "key", "fieldapp_sync_log": "seq"}.get(layer, "uuid")
@@ -205,7 +206,7 @@ def test_geometry_conflict_keeps_both_geometries(site):
     # first-sync-wins wrote A's point back through GDAL's R-tree triggers: GDAL reads it back
     geoms = pyogrio.raw.read(master(office), layer="tree", where=f"uuid = '{t1}'")[2]
     assert shapely.from_wkb(geoms[0]).equals(shapely.Point(1, 2))
-    with contextlib.closing(sqlite3.connect(master(office))) as conn:
+    with contextlib.closing(st_connect(master(office))) as conn:
         (box,) = conn.execute(
             "SELECT minx, miny FROM rtree_tree_geom r JOIN tree t ON r.id = t.fid WHERE t.uuid = ?", (t1,)
         ).fetchall()
@@ -244,7 +245,7 @@ def test_gpkg_sql_functions_match_gdal_envelopes(tmp_path):
     line = shapely.LineString([(0, 40), (30, 0)])
     pyogrio.raw.write(str(path), np.array([shapely.to_wkb(line)], dtype=object), [], [],
                       layer="l", driver="GPKG", geometry_type="LineString", crs=S.SRS)
-    with contextlib.closing(sqlite3.connect(path)) as conn:
+    with contextlib.closing(st_connect(path)) as conn:
         gpkgsql.register(conn)
         got = conn.execute("SELECT ST_MinX(geom), ST_MinY(geom), ST_MaxX(geom), ST_MaxY(geom),"
                            " ST_IsEmpty(geom) FROM l").fetchone()
@@ -350,7 +351,7 @@ def test_independent_visit_of_the_same_site_merges_in(tmp_path):
     office = FolderOffice(tmp_path / "office", create=True)
     a = S.make_visit(tmp_path / "a.gpkg", trees=2, transects=0)
     b = S.make_visit(tmp_path / "b.gpkg", trees=3, transects=0)
-    with contextlib.closing(sqlite3.connect(b)) as conn, conn:
+    with contextlib.closing(st_connect(b)) as conn, conn:
         conn.execute("DELETE FROM metadata")  # the site's metadata comes from the office
     sync(a, office)
     report = sync(b, office, site_id="site-a")

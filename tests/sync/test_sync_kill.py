@@ -41,6 +41,7 @@ from fieldapp.survey.visit import Visit
 from fieldapp.sync import FolderOffice, checkout, read_conflicts, sync
 from fieldapp.sync.engine import site_id_of
 from fieldapp.sync.files import INTERNAL_TABLES, LOG_TABLE
+from tests.gpkgtools import st_connect
 
 pytestmark = pytest.mark.skipif(not hasattr(signal, "SIGKILL"), reason="needs SIGKILL (POSIX)")
 
@@ -92,7 +93,7 @@ def master_of(root: Path) -> Path:
 
 def by_uuid(path: Path, table: str) -> dict[str, dict]:
     """``{uuid: {column: value}}`` of a layer (fid left out: it may be remapped)."""
-    with contextlib.closing(sqlite3.connect(path)) as conn:
+    with contextlib.closing(st_connect(path)) as conn:
         conn.row_factory = sqlite3.Row
         return {r["uuid"]: {k: r[k] for k in r.keys() if k != "fid"}
                 for r in conn.execute(f'SELECT * FROM "{table}"')}
@@ -101,13 +102,13 @@ def by_uuid(path: Path, table: str) -> dict[str, dict]:
 def snapshot(path: Path) -> dict:
     """Everything a laptop and the office must agree on: every layer and both sync tables."""
     out = {layer: by_uuid(path, layer) for layer in (*FEATURES, *INTERNAL_TABLES) if layer != LOG_TABLE}
-    with contextlib.closing(sqlite3.connect(path)) as conn:
+    with contextlib.closing(st_connect(path)) as conn:
         out[LOG_TABLE] = conn.execute(f"SELECT * FROM {LOG_TABLE} ORDER BY seq").fetchall()
     return out
 
 
 def integrity(path: Path) -> str:
-    with contextlib.closing(sqlite3.connect(path)) as conn:
+    with contextlib.closing(st_connect(path)) as conn:
         return conn.execute("PRAGMA integrity_check").fetchone()[0]
 
 
@@ -163,7 +164,7 @@ def check_after_kill(root: Path, reference: dict) -> None:
     sync(b, office, lock_wait_s=30)  # the stale lock (dead pid) is broken; the sync completes
     assert state_of(root) == reference
     laptop_b = json.loads((sync_dir / "state.json").read_text())["laptop_id"]
-    with contextlib.closing(sqlite3.connect(m)) as conn:
+    with contextlib.closing(st_connect(m)) as conn:
         seqs = [s for (s,) in conn.execute("SELECT seq FROM fieldapp_sync_log ORDER BY seq")]
         from_b = conn.execute("SELECT count(*) FROM fieldapp_sync_log WHERE laptop_id = ?", (laptop_b,)).fetchone()[0]
     assert seqs == list(range(1, len(seqs) + 1))

@@ -40,12 +40,13 @@ from fieldapp.sync import (
 )
 from fieldapp.sync import engine, gpkgsql
 from tests.sync.test_sync_visit_check import X0, Y0, make_visit, record, sha
+from tests.gpkgtools import st_connect
 
 FEATURES = tuple(layer.value for layer in Layer)
 
 
 def tree_row(path: Path, fid: int) -> dict:
-    with contextlib.closing(sqlite3.connect(path)) as conn:
+    with contextlib.closing(st_connect(path)) as conn:
         conn.row_factory = sqlite3.Row
         return dict(conn.execute("SELECT * FROM tree WHERE fid = ?", (fid,)).fetchone())
 
@@ -53,7 +54,7 @@ def tree_row(path: Path, fid: int) -> dict:
 def write(path: Path, sql: str, *args) -> None:
     """A write behind the app's back (sqlite3, as QGIS or a script would); GDAL's R-tree
     triggers need the ST_* functions."""
-    with contextlib.closing(sqlite3.connect(path)) as conn, conn:
+    with contextlib.closing(st_connect(path)) as conn, conn:
         gpkgsql.register(conn)
         conn.execute(sql, args)
 
@@ -88,7 +89,7 @@ def site(tmp_path):
 
 
 def srs_id(path: Path) -> int:
-    with contextlib.closing(sqlite3.connect(path)) as conn:
+    with contextlib.closing(st_connect(path)) as conn:
         blob = conn.execute("SELECT geom FROM tree WHERE fid = 1").fetchone()[0]
     return struct.unpack("<i", blob[4:8])[0]  # GeoPackage 1.2, 2.1.3: srs_id after GP, version, flags
 

@@ -38,6 +38,7 @@ from fieldapp.sync import (
     sync,
 )
 from fieldapp.sync.cli import main as cli_main
+from tests.gpkgtools import st_connect
 
 X0, Y0 = 500000.0, 4983000.0  # UTM 16N
 REPO = Path(__file__).resolve().parents[2]
@@ -53,7 +54,7 @@ def make_visit(path: Path, trees: int = 2) -> Path:
 
 
 def sql(path: Path, *statements: str) -> None:
-    with contextlib.closing(sqlite3.connect(path)) as conn, conn:
+    with contextlib.closing(st_connect(path)) as conn, conn:
         for s in statements:
             conn.execute(s)
 

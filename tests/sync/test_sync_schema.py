@@ -46,6 +46,7 @@ from fieldapp.sync import (
 )
 from fieldapp.sync import schemas
 from fieldapp.sync.files import INTERNAL_TABLES, LOG_TABLE
+from tests.gpkgtools import st_connect
 
 REPO = Path(__file__).resolve().parents[2]
 V1 = Path(__file__).resolve().parents[1] / "data" / "visit_schema1.gpkg"
@@ -60,22 +61,22 @@ FEATURES = tuple(layer.value for layer in Layer)
 
 
 def version(path: Path) -> str:
-    with contextlib.closing(sqlite3.connect(path)) as conn:
+    with contextlib.closing(st_connect(path)) as conn:
         return conn.execute("SELECT value FROM fieldapp_meta WHERE key = 'schema_version'").fetchone()[0]
 
 
 def columns(path: Path, table: str) -> list[str]:
-    with contextlib.closing(sqlite3.connect(path)) as conn:
+    with contextlib.closing(st_connect(path)) as conn:
         return [r[1] for r in conn.execute(f'PRAGMA table_info("{table}")')]
 
 
 def sql(path: Path, statement: str, *args) -> None:
-    with contextlib.closing(sqlite3.connect(path)) as conn, conn:
+    with contextlib.closing(st_connect(path)) as conn, conn:
         conn.execute(statement, args)
 
 
 def by_uuid(path: Path, table: str) -> dict[str, dict]:
-    with contextlib.closing(sqlite3.connect(path)) as conn:
+    with contextlib.closing(st_connect(path)) as conn:
         conn.row_factory = sqlite3.Row
         return {r["uuid"]: {k: r[k] for k in r.keys() if k != "fid"} for r in conn.execute(f'SELECT * FROM "{table}"')}
 
@@ -83,19 +84,19 @@ def by_uuid(path: Path, table: str) -> dict[str, dict]:
 def snapshot(path: Path) -> dict:
     """What every copy must agree on: the layers, the conflicts, the log and fieldapp_meta."""
     out = {t: by_uuid(path, t) for t in (*FEATURES, *INTERNAL_TABLES) if t != LOG_TABLE}
-    with contextlib.closing(sqlite3.connect(path)) as conn:
+    with contextlib.closing(st_connect(path)) as conn:
         out[LOG_TABLE] = conn.execute(f"SELECT * FROM {LOG_TABLE} ORDER BY seq").fetchall()
         out["meta"] = sorted(conn.execute("SELECT key, value FROM fieldapp_meta").fetchall())
     return out
 
 
 def schema_log(master: Path) -> list[tuple]:
-    with contextlib.closing(sqlite3.connect(master)) as conn:
+    with contextlib.closing(st_connect(master)) as conn:
         return conn.execute("SELECT schema_version, from_version, after_seq FROM fieldapp_sync_schema").fetchall()
 
 
 def integrity(path: Path) -> str:
-    with contextlib.closing(sqlite3.connect(path)) as conn:
+    with contextlib.closing(st_connect(path)) as conn:
         return conn.execute("PRAGMA integrity_check").fetchone()[0]
 
 
@@ -228,7 +229,7 @@ def test_checkout_of_a_migrated_master_is_a_schema_2_visit_without_the_office_lo
     sync(site["a"], office)
     d = checkout(office, SITE, tmp_path / "d.gpkg")
     assert version(d) == "2"
-    with contextlib.closing(sqlite3.connect(d)) as conn:
+    with contextlib.closing(st_connect(d)) as conn:
         assert conn.execute("SELECT count(*) FROM sqlite_master WHERE name = 'fieldapp_sync_schema'").fetchone() == (0,)
     with open_visit(d, readonly=True) as store:
         assert store.visit.get(Layer.TRANSECT, T1).stipulated is True
@@ -422,7 +423,7 @@ def _kill_trial(kill_templates, name, kill_at, nth, tmp_path):
             assert integrity(f) == "ok", f
     sync(root / f"{name}.gpkg", office, lock_wait_s=30)  # completes what was interrupted
     assert office_state(root) == reference  # migrated once, every edit once, same conflicts
-    with contextlib.closing(sqlite3.connect(master)) as conn:
+    with contextlib.closing(st_connect(master)) as conn:
         seqs = [s for (s,) in conn.execute(f"SELECT seq FROM {LOG_TABLE} ORDER BY seq")]
     assert seqs == list(range(1, len(seqs) + 1))
     for other in "abc":

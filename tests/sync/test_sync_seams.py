@@ -15,6 +15,7 @@ from fieldapp.sync.errors import InvalidOfficeData
 from fieldapp.sync.files import LOG_DDL, LOG_TABLE, log_head_in, record_changeset_file
 from fieldapp.sync.preflight import _no_such_site
 from fieldapp.sync.results import LayerCounts, SyncOutcome
+from tests.gpkgtools import st_connect
 
 ZERO = {"sent": 0, "received": 0, "merged": 0, "conflicts": 0}
 
@@ -31,7 +32,7 @@ def test_outcome_layers_drop_the_log_table_and_all_zero_rows_sorted_by_name():
 
 
 def test_log_head_and_changeset_file_recorded_in_the_log_row():
-    with contextlib.closing(sqlite3.connect(":memory:")) as conn:
+    with contextlib.closing(st_connect(":memory:")) as conn:
         conn.execute(LOG_DDL)
         assert log_head_in(conn) == 0
         for seq in (1, 2):

@@ -76,3 +76,26 @@ def test_three_laptops_edit_through_the_model(laptops):
         ConflictKind.SAME_FIELD, t1, "dbh_in", 10.0, 12.5, 13.0)
     assert pyogrio.read_info(master, layer="tree")["features"] == 5
     assert pyogrio.read_info(master, layer="tree")["crs"] == "EPSG:32616"
+
+
+def test_synced_visits_and_the_office_master_pass_gdal_validator(laptops):
+    from tests.gpkgtools import validate_gpkg
+
+    office, paths, (t1, _t2, t3), site_id = laptops
+    with open_visit(paths["B"], who="b@laptop-b") as store:
+        store.visit.add_tree(x=X0 + 60, y=Y0 + 50, dbh_in=21.0, species_code="FRPE")
+        store.visit.update_feature(Layer.TREE, t1, x=X0 - 20.0)
+        store.visit.delete(Layer.TREE, t3)
+    sync(paths["B"], office)
+    sync(paths["A"], office)
+    for path in (paths["A"], paths["B"], office.master_path(site_id)):
+        validate_gpkg(path)
+    # the pulled edits went through the triggers: A's index holds the moved and new trees only
+    import contextlib
+
+    from tests.gpkgtools import st_connect
+
+    with contextlib.closing(st_connect(paths["A"])) as conn:
+        n = conn.execute("SELECT count(*) FROM rtree_tree_geom").fetchone()[0]
+        minx = conn.execute("SELECT min(minx) FROM rtree_tree_geom").fetchone()[0]
+    assert n == 3 and minx == pytest.approx(X0 - 20.0, abs=0.1)

@@ -19,6 +19,7 @@ from fieldapp.sync import FolderOffice, InvalidOfficeData, checkout, sync
 from fieldapp.sync.office import LockOwner, LogEntry
 
 from tests.sync.test_sync import generic_visits, master, site, snapshot  # noqa: F401  (fixtures)
+from tests.gpkgtools import st_connect
 
 
 @pytest.fixture
@@ -55,7 +56,7 @@ def test_changeset_that_logs_another_id_is_refused_even_with_matching_hash(pulle
     first = next((office.site_dir("site-a") / "history").glob("00000001-*"))
     shutil.copyfile(first, history)
     digest = hashlib.sha256(history.read_bytes()).hexdigest()
-    with contextlib.closing(sqlite3.connect(master(office))) as conn, conn:
+    with contextlib.closing(st_connect(master(office))) as conn, conn:
         conn.execute("UPDATE fieldapp_sync_log SET sha256 = ?, size_bytes = ? WHERE seq = 2",
                      (digest, history.stat().st_size))
     with pytest.raises(InvalidOfficeData, match="changeset seq 2"):
@@ -66,7 +67,7 @@ def test_path_traversal_changeset_name_is_refused(pulled, tmp_path):
     office, lap, history = pulled
     outside = tmp_path / "evil.geodiff"
     shutil.copyfile(history, outside)
-    with contextlib.closing(sqlite3.connect(master(office))) as conn, conn:
+    with contextlib.closing(st_connect(master(office))) as conn, conn:
         conn.execute("UPDATE fieldapp_sync_log SET changeset_id = ? WHERE seq = 2",
                      ("../../../../evil",))
     before = snapshot(lap["B"])

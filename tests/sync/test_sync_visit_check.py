@@ -25,6 +25,7 @@ from fieldapp.store import create_visit, open_visit
 from fieldapp.survey.features import Layer
 from fieldapp.survey.visit import Visit
 from fieldapp.sync import FolderOffice, InvalidOfficeRecords, VisitRefused, checkout, engine, sync
+from tests.gpkgtools import st_connect
 
 X0, Y0 = 500000.0, 4983000.0  # UTM 16N
 
@@ -84,7 +85,7 @@ def test_bad_row_written_behind_the_syncs_back_is_refused(synced, full_reads):
     # with the file's size and mtime put back (as cp -p / rsync -t / touch -r would keep them)
     office, visit = synced
     st = visit.stat()
-    with contextlib.closing(sqlite3.connect(visit)) as conn, conn:
+    with contextlib.closing(st_connect(visit)) as conn, conn:
         conn.execute("UPDATE tree SET dbh_in = 'abc' WHERE fid = 1")
     os.utime(visit, ns=(st.st_atime_ns, st.st_mtime_ns))
     assert (visit.stat().st_size, visit.stat().st_mtime_ns) == (st.st_size, st.st_mtime_ns)
@@ -104,7 +105,7 @@ def test_bad_row_still_in_the_wal_is_refused(synced, full_reads):
     with open_visit(visit, who="a@laptop-a"):  # recording: WAL mode, the -wal stays
         sync(visit, office)
         assert record(visit)["sha256"] == sha(visit)
-        with contextlib.closing(sqlite3.connect(visit)) as conn, conn:
+        with contextlib.closing(st_connect(visit)) as conn, conn:
             conn.execute("UPDATE tree SET dbh_in = 'abc' WHERE fid = 1")
         assert visit.with_name(visit.name + "-wal").stat().st_size > 0
         assert record(visit)["sha256"] == sha(visit)  # the .gpkg alone has not changed
@@ -140,7 +141,7 @@ def test_value_from_the_office_the_store_refuses_is_refused_on_pull(tmp_path, fu
     b = checkout(office, site, tmp_path / "b.gpkg")
     assert sync(b, office).no_op
     assert record(b)["sha256"] == sha(b)
-    with contextlib.closing(sqlite3.connect(a)) as conn, conn:
+    with contextlib.closing(st_connect(a)) as conn, conn:
         (uuid,) = conn.execute("SELECT uuid FROM tree WHERE fid = 1").fetchone()
         conn.execute("UPDATE tree SET dbh_in = 'abc' WHERE fid = 1")
     with monkeypatch.context() as mp:
@@ -155,7 +156,7 @@ def test_value_from_the_office_the_store_refuses_is_refused_on_pull(tmp_path, fu
     assert sha(b) == before and record(b) == recorded
     with open_visit(b, readonly=True) as store:  # the store still opens B's visit
         assert store.visit.get(Layer.TREE, uuid).dbh_in == 10.0
-    with contextlib.closing(sqlite3.connect(a)) as conn, conn:  # A corrects the row and sends it
+    with contextlib.closing(st_connect(a)) as conn, conn:  # A corrects the row and sends it
         conn.execute("UPDATE tree SET dbh_in = 15.0 WHERE fid = 1")
     sync(a, office)
     report = sync(b, office)

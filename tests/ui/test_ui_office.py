@@ -16,6 +16,7 @@ pypdf = pytest.importorskip("pypdf")
 
 from tests.report.test_report_visit import build_sample_visit  # noqa: E402
 from tests.ui.ui_support import WAIT_MS, close_window, key, make_window, private_dirs  # noqa: E402,F401
+from tests.gpkgtools import st_connect
 
 
 def job_threads():
@@ -146,7 +147,7 @@ def test_export_error_is_a_message_not_a_traceback(qtbot, sample_window, monkeyp
 
 
 def rows(path, table):
-    with contextlib.closing(sqlite3.connect(f"file:{path}?mode=ro", uri=True)) as conn:
+    with contextlib.closing(st_connect(f"file:{path}?mode=ro", uri=True)) as conn:
         return conn.execute(f'SELECT uuid FROM "{table}" ORDER BY uuid').fetchall()
 
 

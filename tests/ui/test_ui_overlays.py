@@ -35,13 +35,13 @@ def test_stipulated_bank_without_stations_gets_its_cross(tmp_path, qtbot, priori
         result = v.bank_check().result
         assert (result["bank_ft"], result["basis"]) == (bank_ft, "stipulation")
         ov = v.overlays()
-        # the ✕ is bank_ft from the origin along the azimuth: east adds to x, north to y
-        ex = _ft(E0) + bank_ft * math.sin(math.radians(azimuth))
-        ey = _ft(N0) + bank_ft * math.cos(math.radians(azimuth))
+        # the ✕ is bank_ft from the origin along the azimuth, on the geodesic (pyproj)
+        rx, ry = _geodesic_reference(E0, N0, azimuth, bank_ft)
+        ex, ey = _ft(rx), _ft(ry)
         banks = [lab for lab in ov["labels"] if lab[2].startswith("bank")]
         assert len(banks) == 1
         x, y, text, _colour = banks[0]
-        assert (x, y) == pytest.approx((ex, ey), abs=1e-6)
+        assert (x, y) == pytest.approx((ex, ey), abs=0.01)
         assert text == f"bank {bank_ft:.0f} ft"
 
         # and the map draws the red X there (labels starting "bank" get one)
@@ -56,27 +56,48 @@ def test_stipulated_bank_without_stations_gets_its_cross(tmp_path, qtbot, priori
         xs, ys = view.bank_points.getData()
         assert len(xs) == 1
         # the map shows feet from its first position (the origin here)
-        assert (xs[0], ys[0]) == pytest.approx((ex - _ft(E0), ey - _ft(N0)), abs=1e-6)
+        assert (xs[0], ys[0]) == pytest.approx((ex - _ft(E0), ey - _ft(N0)), abs=0.01)
     finally:
         v.close()
 
 
-def test_bank_point_known_vs_at_least_vs_none():
-    class T:
-        origin_x, origin_y, azimuth_true_deg = 10.0, 20.0, 180.0   # due south
+def _geodesic_reference(e, n, azimuth, ground_ft):
+    """UTM 16N point ``ground_ft`` (international ft) from (e, n) on a true azimuth, worked with
+    pyproj directly (inverse projection, Geod.fwd on WGS 84, forward projection)."""
+    from pyproj import Geod, Transformer
+
+    to_ll = Transformer.from_crs("EPSG:32616", "EPSG:4326", always_xy=True)
+    lon, lat = to_ll.transform(e, n)
+    lon2, lat2, _ = Geod(ellps="WGS84").fwd(lon, lat, azimuth, ground_ft * 0.3048)
+    return to_ll.transform(lon2, lat2, direction="INVERSE")
+
+
+def test_bank_point_is_the_geodesic_like_the_stations_and_report():
+    from fieldapp.survey.visit import Visit
+
+    # 200 km west of the central meridian (grid convergence about 1.7 degrees here): a flat
+    # grid bearing would put a 500 ft bank more than 5 ft off the geodesic.
+    e, n = 300_000.0, 4_800_000.0
+    model = Visit.new("convergence", crs="EPSG:32616")
+    t = model.add_transect(180.0, origin=(e, n))
 
     def ft(pts):
-        return [(float(x), float(y)) for x, y in pts]
+        return [(_ft(x), _ft(y)) for x, y in pts]
 
-    # known (any basis): at bank_ft, not at the lower bound; south: y decreases by 120
-    x, y, text = bank_point(T, {"bank_ft": 120.0, "bank_ft_at_least": 120.0,
-                                "basis": "interruption"}, ft)
-    assert (x, y, text) == (pytest.approx(10.0), pytest.approx(-100.0), "bank 120 ft")
+    x, y, text = bank_point(model, t, {"bank_ft": 500.0, "bank_ft_at_least": 500.0, "basis": "slope"}, ft)
+    rx, ry = _geodesic_reference(e, n, 180.0, 500.0)
+    assert text == "bank 500 ft"
+    assert (x, y) == pytest.approx((_ft(rx), _ft(ry)), abs=0.01)  # within 0.01 ft of pyproj
+    flat = (_ft(e), _ft(n) - 500.0)
+    assert math.hypot(x - flat[0], y - flat[1]) > 5.0
+    # one function: the station at 500 ft lands on the same spot
+    assert ft([model.point_on_transect(t, 500.0)])[0] == pytest.approx((x, y), abs=1e-9)
     # not yet known: at the lower bound, labelled "≥"
-    x, y, text = bank_point(T, {"bank_ft": None, "bank_ft_at_least": 75.0}, ft)
-    assert (x, y, text) == (pytest.approx(10.0), pytest.approx(-55.0), "bank ≥ 75 ft")
-    assert bank_point(T, None, ft) is None
-    assert bank_point(T, {"status": "error"}, ft) is None
+    x, y, text = bank_point(model, t, {"bank_ft": None, "bank_ft_at_least": 75.0}, ft)
+    rx, ry = _geodesic_reference(e, n, 180.0, 75.0)
+    assert text == "bank ≥ 75 ft" and (x, y) == pytest.approx((_ft(rx), _ft(ry)), abs=0.01)
+    assert bank_point(model, t, None, ft) is None
+    assert bank_point(model, t, {"status": "error"}, ft) is None
 
 
 def test_ticking_stipulated_in_the_app_draws_the_cross(qtbot, private_dirs):
@@ -101,8 +122,16 @@ def test_ticking_stipulated_in_the_app_draws_the_cross(qtbot, private_dirs):
         ox, oy = w.visit.overlays()["lines"]["transects"][0][0]  # the origin, site ft
         lx, ly = w.map._to_local([(ox, oy)])[0]
         xs, ys = w.map.bank_points.getData()
-        # 300 ft along 350°: east 300 sin 350° = -52.09 ft, north 300 cos 350° = 295.44 ft
-        assert (xs[0] - lx, ys[0] - ly) == pytest.approx((-52.094, 295.442), abs=0.01)
+        # 300 ft along 350° true, on the geodesic as the stations: the map's mark is where the
+        # model puts a station at 300 ft (grid convergence turns it off the flat 350° bearing)
+        m = w.visit.model
+        t = w.visit.current_transect
+        f = m.frame
+        sx, sy = m.point_on_transect(t, 300.0)
+        bx, by = w.map._to_local([(float(f.to_ft(sx)), float(f.to_ft(sy)))])[0]
+        assert (xs[0], ys[0]) == pytest.approx((bx, by), abs=1e-6)
+        # and it is 300 ft away, give or take the grid scale factor (within 0.2 %)
+        assert math.hypot(xs[0] - lx, ys[0] - ly) == pytest.approx(300.0, rel=2e-3)
         qtbot.waitUntil(lambda: panel.profile.ground_plot.getViewBox().viewRange()[0][1]
                         == pytest.approx(325.0), timeout=WAIT_MS)
         assert panel.profile.empty_hint.isVisible()

@@ -15,11 +15,12 @@ from fieldapp.checks import requests as R
 from tests.ui.ui_support import (  # noqa: E402,F401
     WAIT_MS, close_window, key, make_window, private_dirs, wait_fix,
 )
+from tests.gpkgtools import st_connect
 
 
 def stored_count(path, table: str) -> int:
     """Rows committed to the visit's GeoPackage (read through SQLite, WAL included)."""
-    with sqlite3.connect(f"file:{path}?mode=ro", uri=True) as conn:
+    with st_connect(f"file:{path}?mode=ro", uri=True) as conn:
         return conn.execute(f'SELECT COUNT(*) FROM "{table}"').fetchone()[0]
 
 
@@ -128,7 +129,7 @@ def tree_points_in_gpkg(path):
     """(x, y) of every tree row committed to the visit GeoPackage (its geometry blobs)."""
     from fieldapp.store.schema import parse_gpkg_blob
 
-    with sqlite3.connect(f"file:{path}?mode=ro", uri=True) as conn:
+    with st_connect(f"file:{path}?mode=ro", uri=True) as conn:
         blobs = [r[0] for r in conn.execute('SELECT geom FROM "tree"')]
     return [(p.x, p.y) for p in map(parse_gpkg_blob, blobs)]
 
@@ -150,7 +151,7 @@ def walk_scenario_boundary(qtbot, w, kind, label, **wetland):
     panel.kind.setCurrentIndex(panel.kind.findData(kind))
     panel.label.setText(label)
     if wetland:
-        panel.wetland_type.setText(wetland["wetland_type"])
+        panel.wetland_type.setCurrentText(wetland["wetland_type"])
         panel.standing_water.setChecked(True)
         panel.hydric.setChecked(True)
     panel.spacing.setValue(5.0)
@@ -359,7 +360,7 @@ def test_stipulated_bank_box_sets_the_transect_and_the_bank_verdict(qtbot, priva
         w.checks_panel.table.selectRow(row)
         assert '"stipulated": true' in w.checks_panel.details.toPlainText()
         # stored in the GeoPackage
-        with sqlite3.connect(f"file:{w.visit.path}?mode=ro", uri=True) as conn:
+        with st_connect(f"file:{w.visit.path}?mode=ro", uri=True) as conn:
             stored = conn.execute('SELECT stipulated FROM "transect" WHERE uuid = ?',
                                   (t.uuid,)).fetchone()[0]
         assert stored == 1
@@ -377,7 +378,7 @@ def test_stipulated_bank_box_sets_the_transect_and_the_bank_verdict(qtbot, priva
         qtbot.waitUntil(lambda: w.visit.current_transect.stipulated is False, timeout=WAIT_MS)
         qtbot.waitUntil(lambda: w.visit.bank_check().result.get("basis") != "stipulation",
                         timeout=WAIT_MS)
-        with sqlite3.connect(f"file:{w.visit.path}?mode=ro", uri=True) as conn:
+        with st_connect(f"file:{w.visit.path}?mode=ro", uri=True) as conn:
             assert conn.execute('SELECT stipulated FROM "transect"').fetchone()[0] == 0
     finally:
         close_window(w)

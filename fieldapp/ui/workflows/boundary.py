@@ -9,6 +9,7 @@ from PySide6.QtWidgets import (
     QCheckBox, QComboBox, QDoubleSpinBox, QGroupBox, QHBoxLayout, QLabel, QLineEdit,
 )
 
+from fieldapp.rules.nr151 import WETLAND_TYPES
 from fieldapp.ui.workflows.base import (
     WorkflowPanel, add_field, big_button, field_grid, state_label,
 )
@@ -61,10 +62,21 @@ class BoundaryPanel(WorkflowPanel):
         wf = field_grid()
         wf.setContentsMargins(9, 4, 9, 9)
         self.wetland_box.setLayout(wf)
-        self.wetland_type = QLineEdit()
+        # An editable list: the types NR 151.125(1)(e) and (f) name, or any other the crew types
+        # (a type in neither list then asks for its susceptibility).
+        self.wetland_type = QComboBox()
+        self.wetland_type.setEditable(True)
+        self.wetland_type.setInsertPolicy(QComboBox.InsertPolicy.NoInsert)
+        # the statute's long names must not widen the panel: the list opens as wide as they need
+        self.wetland_type.setSizeAdjustPolicy(QComboBox.SizeAdjustPolicy.AdjustToMinimumContentsLengthWithIcon)
+        self.wetland_type.setMinimumContentsLength(14)
         self.wetland_type.setObjectName("wetlandType")
-        self.wetland_type.setPlaceholderText("e.g. shallow marsh, fen")
-        self.wetland_type.setToolTip("Wetland type, e.g. shallow marsh, fen, sedge meadow")
+        self.wetland_type.addItem("")
+        self.wetland_type.addItems(list(WETLAND_TYPES))
+        self.wetland_type.view().setMinimumWidth(self.wetland_type.view().sizeHintForColumn(0) + 24)
+        self.wetland_type.lineEdit().setPlaceholderText("choose or type, e.g. sedge meadow")
+        self.wetland_type.setToolTip("Wetland type: the list is NR 151.125(1)(e) (highly susceptible) then "
+                                     "(1)(f) (less susceptible); another type needs its susceptibility")
         self.susceptibility = QComboBox()
         self.susceptibility.setObjectName("susceptibilityCombo")
         for value, text in SUSCEPTIBILITY:
@@ -135,7 +147,7 @@ class BoundaryPanel(WorkflowPanel):
     def attributes(self) -> dict:
         attrs: dict[str, Any] = {"label": self.label.text().strip()}
         if self.kind.currentData() == "wetland":
-            attrs.update(wetland_type=self.wetland_type.text().strip() or None,
+            attrs.update(wetland_type=self.wetland_type.currentText().strip() or None,
                          susceptibility=self.susceptibility.currentData() or None,
                          standing_water=self.standing_water.isChecked(),
                          hydric_vegetation=self.hydric.isChecked())

@@ -21,8 +21,9 @@ from fieldapp.app.wording import plural
 def bank_state_words(result: dict | None, threshold_pct: float) -> str:
     """The bank state in words from an ``nr341.bank`` result.
 
-    ``Bank 120.0 ft — determined`` or ``Steep from 40 to 120 ft: keep walking, more than
-    28.0 ft below 12 % needed``.
+    ``Bank 120.0 ft — determined`` or ``Steep from 40 to 120 ft: keep walking: more than
+    50 ft below 12 % needed: shoot beyond 170 ft (more than 28.0 ft further)`` (the rule's
+    ``next_step``).
     """
     if not result:
         return "Add stations landward from the OHWM."
@@ -43,8 +44,9 @@ def bank_state_words(result: dict | None, threshold_pct: float) -> str:
         where = "Not settled yet"
     if walk is None:
         return f"{where}: needs data"
-    return (f"{where}: keep walking, more than {walk:.1f} ft below {threshold_pct:g} % needed"
-            if steep else f"{where}: keep walking, more than {walk:.1f} ft further needed")
+    if result.get("next_step"):  # the rule's own words: "more than 50 ft below 12 % needed: ..."
+        return f"{where}: {result['next_step']}"
+    return f"{where}: keep walking, more than {walk:.1f} ft further needed"
 
 
 def bank_figures(result: dict | None, priority_waterway: bool) -> tuple[float, float]:

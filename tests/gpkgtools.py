@@ -1,0 +1,38 @@
+"""Test helpers for GeoPackage files: a plain sqlite3 connection with the ST_ functions the
+R-tree triggers call (as GDAL and QGIS register them), and GDAL's validator."""
+
+from __future__ import annotations
+
+import os
+import sqlite3
+import subprocess
+from pathlib import Path
+
+import pytest
+
+from fieldapp.store.spatial import register_st_functions
+
+#: GDAL's GeoPackage validator (Debian python3-gdal), run with the system Python.
+VALIDATOR = Path("/usr/lib/python3/dist-packages/osgeo_utils/samples/validate_gpkg.py")
+SYSTEM_PYTHON = Path("/usr/bin/python3")
+
+
+def st_connect(*args, **kwargs) -> sqlite3.Connection:
+    """``sqlite3.connect(*args, **kwargs)`` with ST_IsEmpty, ST_MinX ... registered."""
+    return register_st_functions(sqlite3.connect(*args, **kwargs))
+
+
+def validate_gpkg(path: Path) -> None:
+    """Run GDAL's ``validate_gpkg.py`` on ``path``; fail with its output unless it passes.
+
+    Without the validator the test skips, except under CI (``CI=true``), where it fails: CI
+    installs python3-gdal (``.ci/run``).
+    """
+    if not (VALIDATOR.is_file() and SYSTEM_PYTHON.is_file()):
+        msg = f"GDAL's GeoPackage validator is missing ({VALIDATOR}; apt-get install python3-gdal)"
+        if os.environ.get("CI", "").lower() == "true":
+            pytest.fail(msg)
+        pytest.skip(msg)
+    run = subprocess.run([str(SYSTEM_PYTHON), str(VALIDATOR), str(path)], capture_output=True, text=True,
+                         timeout=600, env={k: v for k, v in os.environ.items() if k != "PYTHONPATH"})
+    assert run.returncode == 0, f"validate_gpkg.py {path}: {run.stdout}{run.stderr}"
