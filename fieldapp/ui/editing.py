@@ -181,7 +181,7 @@ class EditForm(QDialog):
         if panel.kind.findData(kind) >= 0:
             panel.kind.setCurrentIndex(panel.kind.findData(kind))
         panel.label.setText(attrs.get("label") or walk.label or "")
-        panel.wetland_type.setText(attrs.get("wetland_type") or "")
+        panel.wetland_type.setCurrentText(attrs.get("wetland_type") or "")
         sus = getattr(attrs.get("susceptibility"), "value", attrs.get("susceptibility")) or ""
         panel.susceptibility.setCurrentIndex(max(panel.susceptibility.findData(sus), 0))
         panel.standing_water.setChecked(bool(attrs.get("standing_water")))

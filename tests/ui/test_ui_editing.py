@@ -139,7 +139,7 @@ def test_tree_edit_refused_in_field_words_and_boundary_reopened(qtbot, window):
     assert len(w.visit.walk.vertices()) == 4
     # the Boundary tab holds the re-opened area's label and attributes: closing keeps them
     boundary = w.panels["boundary"]
-    assert (boundary.label.text(), boundary.wetland_type.text(), boundary.standing_water.isChecked()) == \
+    assert (boundary.label.text(), boundary.wetland_type.currentText(), boundary.standing_water.isChecked()) == \
         ("W1", "sedge meadow", True)
     w.panels["boundary"].close_walk()
     (again,) = m.features(Layer.AREA)
