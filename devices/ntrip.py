@@ -288,6 +288,13 @@ class _Client(GNSSNTRIPClient):
     def _open_connection(self, settings: dict) -> Any:
         return _CountingSocket(super()._open_connection(settings), self._fieldapp_attempt)
 
+    def _read_thread(self, *args: Any) -> None:
+        # pygnssutils sets the stop event before it reports why; say when it has said it
+        try:
+            super()._read_thread(*args)
+        finally:
+            self._fieldapp_attempt.finished.set()
+
 
 def _make_client(attempt: _Attempt, timeout_s: float) -> _Client:
     """A pygnssutils client, without the log handler it adds to pyrtcm's and pyspartn's loggers
@@ -327,6 +334,7 @@ class _Attempt:
         self.owner = owner
         self.caster = caster
         self.done = threading.Event()
+        self.finished = threading.Event()  # pygnssutils' thread has ended
         self.received = 0
         self.rtcm_bytes = 0
         self.streaming = False
@@ -626,6 +634,7 @@ class NtripClient:
         except Exception as exc:  # noqa: BLE001 - pygnssutils' ParameterError and the like
             attempt.failure = f"{type(exc).__name__}: {exc}"
             attempt.done.set()
+            attempt.finished.set()
         # pygnssutils ends an attempt itself on every error; this watchdog also ends one that
         # delivers nothing (a caster that answers and then stays silent)
         while not attempt.done.wait(0.2):
@@ -635,6 +644,7 @@ class NtripClient:
                 attempt.failure = attempt.failure or "Timeout"
                 break
         attempt.stop()
+        attempt.finished.wait(1.0)  # its last words (a thread blocked in recv ends later)
         with self._lock:
             self._attempt = None
         return attempt
@@ -670,7 +680,9 @@ def fetch_sourcetable(caster: Caster, on_done: Callable[[list[Mountpoint]], None
         except Exception as exc:  # noqa: BLE001
             attempt.failure = f"{type(exc).__name__}: {exc}"
             ended = True
+            attempt.finished.set()
         attempt.stop()
+        attempt.finished.wait(1.0)
         if attempt.sourcetable is not None:
             on_done(parse_sourcetable(attempt.sourcetable, near))
         elif not ended:
