@@ -180,6 +180,12 @@ class Fix:
         Age of differential corrections, seconds (GGA field 13).
     dgps_station : str or None
         Differential reference station id (GGA field 14).
+    correction_mount : str or None
+        The NTRIP mountpoint the app was feeding the receiver corrections from when this fix
+        came (set by the app, not read from NMEA); None without corrections.
+    correction_age_s : float or None
+        Seconds since the app's NTRIP client last wrote a correction to the receiver, when the
+        fix came (the receiver's own figure is ``dgps_age_s``); None without corrections.
     speed_mps : float or None
         Speed over ground, m/s (RMC knots x 1852/3600, else VTG).
     course_deg : float or None
@@ -226,6 +232,8 @@ class Fix:
     accuracy_source: str = "none: no GST and no DOP"
     dgps_age_s: float | None = None
     dgps_station: str | None = None
+    correction_mount: str | None = None
+    correction_age_s: float | None = None
     speed_mps: float | None = None
     course_deg: float | None = None
     magvar_deg: float | None = None
