@@ -503,6 +503,7 @@ class NtripClient:
         self._bytes = 0
         self._messages = 0
         self._last_rtcm: float | None = None
+        self._first_rtcm: float | None = None
         self._window: collections.deque = collections.deque()
         self.attempts = 0
 
@@ -546,7 +547,10 @@ class NtripClient:
         with self._lock:
             while self._window and self._window[0][0] < now - RATE_WINDOW_S:
                 self._window.popleft()
-            rate = sum(n for _, n in self._window) / RATE_WINDOW_S
+            # over the window, or the time since the first correction when that is shorter
+            span = RATE_WINDOW_S if self._first_rtcm is None else min(
+                RATE_WINDOW_S, max(1.0, now - self._first_rtcm))
+            rate = sum(n for _, n in self._window) / span
             return CorrectionStatus(self._state, self._message, self.caster.mountpoint,
                                     self._bytes, rate, self._messages, self._last_rtcm, now)
 
@@ -561,6 +565,8 @@ class NtripClient:
             self._bytes += len(raw)
             self._messages += 1
             self._last_rtcm = t
+            if self._first_rtcm is None:
+                self._first_rtcm = t
             self._window.append((t, len(raw)))
 
     def _on_streaming(self, attempt: _Attempt) -> None:

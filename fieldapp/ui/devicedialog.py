@@ -10,7 +10,7 @@ from typing import Any
 from PySide6.QtCore import QObject, QSignalBlocker, Signal
 from PySide6.QtWidgets import (
     QCheckBox, QComboBox, QDialog, QDialogButtonBox, QDoubleSpinBox, QFormLayout, QGroupBox,
-    QLabel, QPushButton, QVBoxLayout, QWidget,
+    QHBoxLayout, QLabel, QPushButton, QVBoxLayout, QWidget,
 )
 
 from fieldapp.app import config as config_mod
@@ -58,6 +58,13 @@ class DeviceDialog(QDialog):
         lay.addWidget(self.simulate)
         self.scan_label = QLabel("Scanning ports…")
         lay.addWidget(self.scan_label)
+        # two columns, so the dialog fits a 1366x768 screen: the devices, then the corrections
+        columns = QHBoxLayout()
+        lay.addLayout(columns)
+        devices = QVBoxLayout()
+        columns.addLayout(devices)
+        right = QVBoxLayout()
+        columns.addLayout(right)
         self.port_boxes: dict[str, QComboBox] = {}
         self.baud_boxes: dict[str, QComboBox] = {}
         self.proto_boxes: dict[str, QComboBox] = {}
@@ -97,13 +104,15 @@ class DeviceDialog(QDialog):
                 self.proto_boxes[kind] = proto
             self.port_boxes[kind] = port
             self.baud_boxes[kind] = baud
-            lay.addWidget(box)
+            (right if kind == "caliper" else devices).addWidget(box)
         self.rescan = QPushButton("&Rescan ports")
         self.rescan.clicked.connect(self.scan)
-        lay.addWidget(self.rescan)
+        devices.addWidget(self.rescan)
         self.ntrip = NtripBox(config.ntrip_caster, config.ntrip_gga_interval_s, config.rtcm_url,
                               near=near)
-        lay.addWidget(self.ntrip)
+        right.insertWidget(0, self.ntrip)
+        right.addStretch(1)
+        devices.addStretch(1)
         self.error_label = QLabel("")
         self.error_label.setProperty("role", "reason")
         self.error_label.setWordWrap(True)

@@ -13,6 +13,7 @@ from PySide6.QtWidgets import (
 )
 
 from fieldapp.app import secrets
+from fieldapp.app.wording import plural
 
 
 class _TableSignal(QObject):
@@ -37,8 +38,18 @@ class NtripBox(QGroupBox):
     def __init__(self, caster: str | None, gga_interval_s: float, rtcm_url: str | None,
                  near: tuple[float, float] | None = None, parent: QWidget | None = None) -> None:
         super().__init__("RTK corrections (NTRIP caster)", parent)
+        self.setMinimumWidth(500)
         self.near = near
         form = QFormLayout(self)
+        given_password = ""
+        if caster:  # a password in the URL (--ntrip) goes in the masked field, not in view
+            from devices.ntrip import Caster
+
+            try:
+                parsed = Caster.parse(caster)
+                caster, given_password = parsed.url(with_password=False), parsed.password
+            except ValueError:
+                pass
         self.caster = QLineEdit(caster or "")
         self.caster.setObjectName("ntripCaster")
         self.caster.setPlaceholderText("ntrip://user@host:2101/MOUNT   (blank: no corrections)")
@@ -48,11 +59,13 @@ class NtripBox(QGroupBox):
         self.password.setObjectName("ntripPassword")
         self.password.setEchoMode(QLineEdit.Password)
         self.password.setPlaceholderText("unchanged" if caster else "")
+        self.password.setText(given_password)
         form.addRow("Password", self.password)
         self.kept = QLabel(f"Password kept in: {secrets.where_kept()}")
         self.kept.setObjectName("ntripPasswordKept")
         self.kept.setWordWrap(True)
-        form.addRow("", self.kept)
+        self.kept.setProperty("role", "hint")
+        form.addRow(self.kept)
         self.gga = QDoubleSpinBox()
         self.gga.setRange(1.0, 3600.0)
         self.gga.setDecimals(0)
@@ -60,10 +73,14 @@ class NtripBox(QGroupBox):
         self.gga.setValue(gga_interval_s)
         self.gga.setToolTip("How often the receiver's position (GGA) goes to the caster; "
                             "VRS networks need it")
-        form.addRow("Send GGA every", self.gga)
         self.rtcm_port = QLineEdit(rtcm_url or "")
-        self.rtcm_port.setPlaceholderText("blank: the GNSS receiver's own port")
-        form.addRow("RTCM to port", self.rtcm_port)
+        self.rtcm_port.setPlaceholderText("blank: the receiver's own port")
+        self.rtcm_port.setToolTip("A second port for a receiver that takes RTCM apart from its NMEA")
+        pair = QHBoxLayout()
+        pair.addWidget(self.gga)
+        pair.addWidget(QLabel("RTCM to"))
+        pair.addWidget(self.rtcm_port, 1)
+        form.addRow("GGA every", pair)
         row = QHBoxLayout()
         self.list_button = QPushButton("&List mountpoints")
         self.list_button.setObjectName("ntripList")
@@ -72,11 +89,12 @@ class NtripBox(QGroupBox):
         self.table_label = QLabel("")
         self.table_label.setObjectName("ntripTableStatus")
         self.table_label.setWordWrap(True)
-        row.addWidget(self.table_label, 1)
+        row.addStretch(1)
         form.addRow(row)
+        form.addRow(self.table_label)
         self.mountpoints = QListWidget()
         self.mountpoints.setObjectName("ntripMountpoints")
-        self.mountpoints.setMaximumHeight(90)
+        self.mountpoints.setMaximumHeight(64)
         self.mountpoints.itemActivated.connect(self._choose)
         self.mountpoints.itemClicked.connect(self._choose)
         form.addRow(self.mountpoints)
@@ -114,8 +132,8 @@ class NtripBox(QGroupBox):
         if isinstance(result, str):
             self.table_label.setText(result)
             return
-        self.table_label.setText(f"{len(result)} mountpoints" + (", nearest first" if self.near else "")
-                                 + " — click one to use it")
+        self.table_label.setText(f"{plural(len(result), 'mountpoint')}"
+                                 + (", nearest first" if self.near else "") + ": click one to use it")
         for m in result:
             dist = f"{m.distance_km:.0f} km" if m.distance_km is not None else "distance unknown"
             gga = ", needs GGA" if m.needs_gga else ""

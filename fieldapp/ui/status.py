@@ -107,12 +107,16 @@ def corrections_words(status: Any, fix: Any, now_s: float | None = None) -> tupl
     rate_words = f"{rate / 1000:.1f} kB/s" if rate >= 1000 else f"{rate:.0f} B/s"
     tip = f"NTRIP {state}: {getattr(status, 'message', '')}"
     if state != "streaming":
-        return f"RTK {mount}: {state}", theme.BAD if state == "disconnected" else theme.STALE, tip
+        words = str(getattr(status, "message", "") or state)
+        if len(words) > 90:  # the whole of it is in the tooltip
+            words = words[:89] + "…"
+        return (f"Corrections {mount}: {words}", theme.BAD if state == "disconnected" else theme.STALE,
+                tip)
     if age is None:
-        return f"RTK {mount} {rate_words} age –", theme.STALE, tip
+        return f"Corrections {mount}: {rate_words}, age –", theme.STALE, tip
     colours = theme.GOOD if age <= GOOD_AGE_S else theme.FAIR if age <= FAIR_AGE_S else theme.BAD
     tip += f"\ncorrection age {age:.1f} s from the {source}"
-    return f"RTK {mount} {rate_words} age {age:.1f} s", colours, tip
+    return f"Corrections {mount}: {rate_words}, age {age:.1f} s", colours, tip
 
 
 def state_word(status: Any) -> str:
@@ -196,9 +200,16 @@ class StatusStrip(QFrame):
         self.problem_label.setWordWrap(True)
         self.problem_label.hide()
         for w in (self.quality_label, self.sats_label, self.hdop_label, self.accuracy_label,
-                  self.age_label, self.antenna_label, self.corrections_label):
+                  self.age_label, self.antenna_label):
             row.addWidget(w)
         row.addStretch(1)
+        # the corrections get a line of their own (shown only with a caster): the first row
+        # already fills a 1366 px screen
+        corr_row = QHBoxLayout()
+        corr_row.setContentsMargins(0, 0, 0, 0)
+        corr_row.addWidget(self.corrections_label)
+        corr_row.addStretch(1)
+        rows.addLayout(corr_row)
         rows.addWidget(self.problem_label)
         self._states: dict[str, str] = {k: "none" for k in DEVICE_LABELS}
         self._accuracy_est: bool | None = None
