@@ -43,8 +43,9 @@ __all__ = ["Caster", "Mountpoint", "NtripState", "CorrectionStatus", "NtripClien
 log = logging.getLogger(__name__)
 
 RTCM3_PREAMBLE = 0xD3
-#: Bytes received from a caster with no RTCM 3 frame among them before it counts as garbage.
-GARBAGE_BYTES = 2048
+#: Bytes received from a caster after its answer, with no RTCM 3 frame among them, before it
+#: counts as garbage (above pygnssutils' 4096-byte read, which it parses after receiving).
+GARBAGE_BYTES = 16384
 #: The bytes/s figure averages over this window, seconds.
 RATE_WINDOW_S = 5.0
 
@@ -336,6 +337,7 @@ class _Attempt:
         self.done = threading.Event()
         self.finished = threading.Event()  # pygnssutils' thread has ended
         self.received = 0
+        self.received_streaming = 0  # after the answer's header
         self.rtcm_bytes = 0
         self.streaming = False
         self.closed_by_caster = False
@@ -370,7 +372,9 @@ class _Attempt:
                 self.stop()
             return  # before the answer's end pygnssutils concludes itself (HTTP 401...)
         self.received += len(data)
-        if self.rtcm_bytes == 0 and self.streaming and self.received > GARBAGE_BYTES:
+        if self.streaming:
+            self.received_streaming += len(data)
+        if self.rtcm_bytes == 0 and self.received_streaming > GARBAGE_BYTES:
             self.failure = self.failure or "garbage"
             self.stop()
 
@@ -413,7 +417,7 @@ def describe_failure(a: _Attempt, timeout_s: float) -> str:
         listed = ", ".join(names[:8]) + (" ..." if len(names) > 8 else "")
         return (f"mountpoint {c.mountpoint!r} is not on {where} (it sent its source table "
                 f"instead: {listed or 'no mountpoints'})")
-    if text == "garbage":
+    if text == "garbage" or (a.rtcm_bytes == 0 and a.received_streaming > 0 and "Timeout" in text):
         return (f"{where} sent {a.received} bytes that are not RTCM 3 corrections on "
                 f"{c.mountpoint!r} (wrong mountpoint format, or not an NTRIP caster)")
     if "401" in text:

@@ -158,6 +158,6 @@ def drop_after_frames(n: int) -> Callable[[socket.socket, bytes], None]:
 def garbage(conn: socket.socket, _request: bytes) -> None:
     """A caster script: a gnss/data answer followed by bytes that are not RTCM 3."""
     conn.sendall(b"HTTP/1.1 200 OK\r\nNtrip-Version: Ntrip/2.0\r\nContent-Type: gnss/data\r\n\r\n")
-    for _ in range(40):
+    for _ in range(100):  # 26 kB
         conn.sendall(b"$GPTXT,not rtcm at all, just text from a misconfigured caster*00\r\n" * 4)
         time.sleep(0.02)
