@@ -18,7 +18,7 @@ import time
 from typing import Callable
 
 from pygnssutils.globals import PYGPSMP
-from pygnssutils.socket_server import ClientHandler, SocketServer
+from pygnssutils.socket_server import ClientHandler, ClientHandlerTLS, SocketServer
 
 from devices.sim.rtk import gps_observables_1004, station_1005, text_1029
 
@@ -34,14 +34,18 @@ class LoopbackCaster:
     """
 
     def __init__(self, *, version: str = "2.0", user: str = "surveyor", password: str = "s3cret",
-                 rate_hz: float = 5.0, station_id: int = 42, filler_bytes: int = 0) -> None:
+                 rate_hz: float = 5.0, station_id: int = 42, filler_bytes: int = 0,
+                 tls_pem: str | None = None) -> None:
         self.user, self.password, self.version = user, password, version
         self.rate_hz = rate_hz
         self.station_id = station_id
         self.filler_bytes = filler_bytes
         self._mq: queue.Queue = queue.Queue()
-        self.server = SocketServer(None, 1, 4, self._mq, ("127.0.0.1", 0), ClientHandler,
-                                   ntripversion=version, ntripuser=user, ntrippassword=password)
+        tls = {"tlspempath": tls_pem} if tls_pem else {}
+        self.scheme = "ntrips" if tls_pem else "ntrip"
+        self.server = SocketServer(None, 1, 4, self._mq, ("127.0.0.1", 0),
+                                   ClientHandlerTLS if tls_pem else ClientHandler,
+                                   ntripversion=version, ntripuser=user, ntrippassword=password, **tls)
         self.port = self.server.server_address[1]
         self._feeding = threading.Event()
         self._feeding.set()
@@ -56,7 +60,7 @@ class LoopbackCaster:
     def url(self, mount: str = MOUNT, password: str | None = None, user: str | None = None) -> str:
         v = "?v=1" if self.version == "1.0" else ""
         pw = self.password if password is None else password
-        return f"ntrip://{user or self.user}:{pw}@127.0.0.1:{self.port}/{mount}{v}"
+        return f"{self.scheme}://{user or self.user}:{pw}@127.0.0.1:{self.port}/{mount}{v}"
 
     def _feed(self) -> None:
         n = 0
@@ -91,6 +95,37 @@ class LoopbackCaster:
 
     def __exit__(self, *exc) -> None:
         self.close()
+
+
+def self_signed_pem(folder) -> tuple[str, str]:
+    """(PEM with key and certificate, certificate alone) for 127.0.0.1, valid for a day, made
+    with ``cryptography``."""
+    import datetime as dt
+    import ipaddress
+    from pathlib import Path
+
+    from cryptography import x509
+    from cryptography.hazmat.primitives import hashes, serialization
+    from cryptography.hazmat.primitives.asymmetric import ec
+    from cryptography.x509.oid import NameOID
+
+    key = ec.generate_private_key(ec.SECP256R1())
+    name = x509.Name([x509.NameAttribute(NameOID.COMMON_NAME, "127.0.0.1")])
+    now = dt.datetime.now(dt.timezone.utc)
+    cert = (x509.CertificateBuilder().subject_name(name).issuer_name(name).public_key(key.public_key())
+            .serial_number(x509.random_serial_number()).not_valid_before(now - dt.timedelta(hours=1))
+            .not_valid_after(now + dt.timedelta(days=1))
+            .add_extension(x509.SubjectAlternativeName([x509.IPAddress(ipaddress.ip_address("127.0.0.1"))]),
+                           critical=False)
+            .add_extension(x509.BasicConstraints(ca=True, path_length=None), critical=True)
+            .sign(key, hashes.SHA256()))
+    cert_pem = cert.public_bytes(serialization.Encoding.PEM)
+    key_pem = key.private_bytes(serialization.Encoding.PEM, serialization.PrivateFormat.PKCS8,
+                                serialization.NoEncryption())
+    folder = Path(folder)
+    (folder / "caster.pem").write_bytes(key_pem + cert_pem)
+    (folder / "caster.crt").write_bytes(cert_pem)
+    return str(folder / "caster.pem"), str(folder / "caster.crt")
 
 
 class ScriptedCaster:

@@ -13,7 +13,8 @@ import pytest
 
 from devices.ntrip import Caster, NtripClient, NtripState, fetch_sourcetable, parse_sourcetable
 from pyrtcm import RTCMReader
-from tests.devices.ntripcaster import MOUNT, LoopbackCaster, ScriptedCaster, drop_after_frames, garbage
+from tests.devices.ntripcaster import (MOUNT, LoopbackCaster, ScriptedCaster, drop_after_frames, garbage,
+                                      self_signed_pem)
 
 FIX = SimpleNamespace(lat_deg=43.07, lon_deg=-89.40, alt_msl_m=260.0, geoid_sep_m=-33.0,
                       quality=2, sats_used=10, hdop=0.9, dgps_age_s=None)
@@ -195,3 +196,26 @@ def test_sourcetable_wrong_password_is_said():
         fetch_sourcetable(Caster.parse(caster.url(password="x")), got.append, got.append).join(30)
         assert got == [f"caster 127.0.0.1:{caster.port} refused user 'surveyor': wrong user name or "
                        "password (HTTP 401)"]
+
+
+@pytest.mark.filterwarnings("ignore:ssl.PROTOCOL_TLS is deprecated:DeprecationWarning")  # the caster's
+def test_https_caster(tmp_path, monkeypatch):
+    pytest.importorskip("cryptography")
+    import pygnssutils.gnssntripclient as pgc
+
+    pem, crt = self_signed_pem(tmp_path)
+    with LoopbackCaster(tls_pem=pem) as caster:
+        assert caster.url().startswith("ntrips://")
+        # not signed by a CA the client knows: refused, and said so
+        rec = Recorder()
+        with client(caster.url(), rec):
+            assert wait_for(lambda: rec.messages(NtripState.DISCONNECTED))
+        msg = rec.messages(NtripState.DISCONNECTED)[0]
+        assert msg.startswith(f"caster 127.0.0.1:{caster.port}: the HTTPS connection failed (")
+        assert "certificate verify failed" in msg
+        # trusted (as certifi's bundle would trust a public caster's): corrections over TLS
+        monkeypatch.setattr(pgc, "findcacerts", lambda: crt)
+        rec = Recorder()
+        with client(caster.url(), rec):
+            assert wait_for(lambda: len(rec.frames) >= 4)
+        assert {int(RTCMReader.parse(f).identity) for f in rec.frames} == {1005, 1004}
