@@ -654,7 +654,8 @@ class NtripClient:
                 attempt.failure = attempt.failure or "Timeout"
                 break
         attempt.stop()
-        attempt.finished.wait(1.0)  # its last words (a thread blocked in recv ends later)
+        if not self._stop.is_set():
+            attempt.finished.wait(1.0)  # its last words (a thread blocked in recv ends later)
         with self._lock:
             self._attempt = None
         return attempt

@@ -346,21 +346,21 @@ def _gnss_html(c: ReportContent) -> str:
     if not c.gnss:
         out.append("<p>No GNSS point recorded (OHWM points carry the GNSS metadata).</p>")
     else:
-        rows = [[_e(g.line), str(g.number), _e(g.method), f"{g.x_ft:.2f}", f"{g.y_ft:.2f}", _e(g.quality_words),
+        rows = [[_e(g.line), str(g.number), _e(g.method), f"{g.x_ft:.2f}", f"{g.y_ft:.2f}",
+                 _e(g.quality_words) + ("" if g.corrections_words == "–" else f"<br>{_e(g.corrections_words)}"),
                  fmt(g.h_accuracy_m, 3), fmt(g.v_accuracy_m, 3),
                  fmt(g.std_dev_x_m, 3) + " / " + fmt(g.std_dev_y_m, 3), fmt(g.hdop, 2),
                  f"{g.sample_count} ({g.rejected_count} rejected)", fmt(g.antenna_height_m, 3),
-                 _e(g.corrections_words),
                  _e(f"{g.fix_time_utc:%H:%M:%S}") if g.fix_time_utc else "–"]
                 for g in c.gnss]
         out.append('<div style="font-size: 7.5pt">' + _table(
             ["Line", "Point", "Method", "x ft", "y ft", "Worst fix", "H acc m", "V acc m", "σx / σy m",
-             "HDOP", "Epochs used (rejected)", "Antenna m", "Corrections (age)", "UTC"], rows,
-            {1, 3, 4, 6, 7, 9, 11}) + "</div>")
+             "HDOP", "Epochs used (rejected)", "Antenna m", "UTC"], rows, {1, 3, 4, 6, 7, 9, 11}) + "</div>")
         out.append('<p class="small">Worst fix: the worst GGA fix quality among the epochs used. '
                    "Offset points show the standing position's quality. Accuracy as the receiver "
-                   "reported it; σ: standard deviation of the averaged epochs. Corrections: the NTRIP "
-                   "mountpoint and the largest age of corrections among the epochs used.</p>")
+                   "reported it; σ: standard deviation of the averaged epochs. Under the worst fix, for a "
+                   "point taken with RTK corrections: the NTRIP mountpoint and the largest age of "
+                   "corrections among the epochs used.</p>")
     t = c.track_summary
     if t.get("fixes"):
         q = ", ".join(f"{k}: {v}" for k, v in sorted(t["qualities"].items()))

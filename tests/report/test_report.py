@@ -79,6 +79,7 @@ def test_stand_table_by_two_inch_class(report):
 def test_gnss_conflicts_and_units(report):
     t = report["text"]
     assert "4 RTK fixed" in t and "10 (2 rejected)" in t  # 10 epochs used, 2 no-fix epochs rejected
+    assert "4 RTK fixed WIDOT1, 1.4 s" in t  # the corrections under the worst fix
     assert "1.800" in t  # antenna height (m)
     assert "Sync conflicts" in t and "dbh_in" in t and "same-field" in t and "10.4" in t
     assert "NAD83 / Wisconsin Transverse Mercator (EPSG:3070)" in t
