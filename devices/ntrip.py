@@ -16,7 +16,8 @@ connection, one that sends bytes that are not RTCM 3.
 
 :func:`fetch_sourcetable` lists a caster's mountpoints on a thread, nearest to a position first.
 
-No Qt and nothing of fieldapp here.
+No Qt and nothing of fieldapp here. pygnssutils is imported on the client's thread, when it
+first connects (it takes a noticeable fraction of a second to import on a field laptop).
 """
 
 from __future__ import annotations
@@ -31,9 +32,6 @@ import time
 import urllib.parse
 from dataclasses import dataclass, field
 from typing import Any, Callable
-
-from pygnssutils import GNSSNTRIPClient
-from pygnssutils.helpers import get_mp_distance
 
 from devices.transport import PortReader, SerialSettings
 
@@ -195,6 +193,8 @@ def parse_sourcetable(rows: list[list[str]], near: tuple[float, float] | None = 
     >>> [(m.name, m.needs_gga, round(m.distance_km)) for m in parse_sourcetable(rows, (43.0, -89.4))]
     [('NEAR', True, 11), ('FAR', False, 337)]
     """
+    from pygnssutils.helpers import get_mp_distance
+
     out = []
     for row in rows:
         row = list(row) + [""] * (11 - len(row))
@@ -279,32 +279,43 @@ class _CountingSocket:
         return getattr(self._sock, name)
 
 
-class _Client(GNSSNTRIPClient):
-    """pygnssutils' client with the socket counted (:class:`_CountingSocket`)."""
-
-    def __init__(self, attempt: _Attempt, **kw: Any) -> None:
-        self._fieldapp_attempt = attempt
-        super().__init__(app=attempt, **kw)
-
-    def _open_connection(self, settings: dict) -> Any:
-        return _CountingSocket(super()._open_connection(settings), self._fieldapp_attempt)
-
-    def _read_thread(self, *args: Any) -> None:
-        # pygnssutils sets the stop event before it reports why; say when it has said it
-        try:
-            super()._read_thread(*args)
-        finally:
-            self._fieldapp_attempt.finished.set()
+_CLIENT_CLASS: type | None = None
 
 
-def _make_client(attempt: _Attempt, timeout_s: float) -> _Client:
+def _client_class() -> type:
+    """pygnssutils' client with the socket counted (:class:`_CountingSocket`) and the end of its
+    thread signalled (made on first use: pygnssutils is imported then)."""
+    global _CLIENT_CLASS
+    if _CLIENT_CLASS is None:
+        from pygnssutils import GNSSNTRIPClient
+
+        class _Client(GNSSNTRIPClient):
+            def __init__(self, attempt: _Attempt, **kw: Any) -> None:
+                self._fieldapp_attempt = attempt
+                super().__init__(app=attempt, **kw)
+
+            def _open_connection(self, settings: dict) -> Any:
+                return _CountingSocket(super()._open_connection(settings), self._fieldapp_attempt)
+
+            def _read_thread(self, *args: Any) -> None:
+                # pygnssutils sets the stop event before it reports why; say when it has said it
+                try:
+                    super()._read_thread(*args)
+                finally:
+                    self._fieldapp_attempt.finished.set()
+
+        _CLIENT_CLASS = _Client
+    return _CLIENT_CLASS
+
+
+def _make_client(attempt: _Attempt, timeout_s: float) -> Any:
     """A pygnssutils client, without the log handler it adds to pyrtcm's and pyspartn's loggers
     on every construction (one more per reconnect otherwise)."""
     loggers = [logging.getLogger(n) for n in ("pyrtcm", "pyspartn")]
     before = [(lg, list(lg.handlers), lg.level) for lg in loggers]
     try:
-        return _Client(attempt, retries=0, retryinterval=1, timeout=max(1, round(timeout_s)),
-                       verbosity=-1)
+        return _client_class()(attempt, retries=0, retryinterval=1,
+                               timeout=max(1, round(timeout_s)), verbosity=-1)
     finally:
         for lg, handlers, level in before:
             lg.handlers[:] = handlers
@@ -346,7 +357,7 @@ class _Attempt:
         self.t_start = time.monotonic()
         self.t_activity = self.t_start
         self.t_first_rtcm: float | None = None
-        self.client: _Client | None = None
+        self.client: Any = None
         self.sink = _Sink(self)
 
     # pygnssutils calls these (its "calling app" interface)
