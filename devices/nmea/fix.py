@@ -328,7 +328,7 @@ def _accuracy_source(horizontal: str | None, vertical: str | None, uere: float) 
 
 
 def _new_fix(values: dict) -> Fix:
-    """``Fix(**values)`` for a dict naming every field, in one step.
+    """``Fix(**values)`` for a dict naming every field (but :data:`_SET_BY_THE_APP`), in one step.
 
     A frozen dataclass's ``__init__`` sets each of Fix's 32 fields through
     ``object.__setattr__`` (about as long as pynmea2 takes to parse a
@@ -336,8 +336,14 @@ def _new_fix(values: dict) -> Fix:
     immutable object.
     """
     fix = object.__new__(Fix)
+    fix.__dict__.update(_SET_BY_THE_APP)
     fix.__dict__.update(values)
     return fix
+
+
+#: Fields no sentence fills (the app sets them on a fix it received, with ``dataclasses.replace``):
+#: the assembler's fixes start with these defaults.
+_SET_BY_THE_APP = {"correction_mount": None, "correction_age_s": None}
 
 
 # --------------------------------------------------------------------------- JSON
