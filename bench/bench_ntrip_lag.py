@@ -111,6 +111,11 @@ def main() -> None:
           f" simulated receiver parsed {dict(sim.rtk.messages)}")
     if stats is not None:
         print(f"NMEA bad sentences: {sum(stats.bad.values())}")
+    report(delays, per_phase)
+
+
+def report(delays: dict, per_phase: dict) -> None:
+    """Median, p95 and count of each phase kind, the per-phase medians and the difference."""
     medians = {}
     for name in ("without", "with"):
         lat = sorted(delays[name])
