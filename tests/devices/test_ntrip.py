@@ -200,7 +200,6 @@ def test_sourcetable_wrong_password_is_said():
 
 @pytest.mark.filterwarnings("ignore:ssl.PROTOCOL_TLS is deprecated:DeprecationWarning")  # the caster's
 def test_https_caster(tmp_path, monkeypatch):
-    pytest.importorskip("cryptography")
     import pygnssutils.gnssntripclient as pgc
 
     pem, crt = self_signed_pem(tmp_path)
