@@ -94,6 +94,11 @@ class DeviceReader:
         """True while the reader thread is alive."""
         return self._port.running
 
+    def write(self, data: bytes) -> int:
+        """Write ``data`` to the device's port (any thread; see
+        :meth:`~devices.transport.PortReader.write`); returns bytes written, 0 while unplugged."""
+        return self._port.write(data)
+
     @property
     def settings(self) -> SerialSettings:
         """The port's settings."""

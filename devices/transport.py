@@ -336,6 +336,9 @@ class ReaderStats:
     callback_errors: int = 0
     dropped_frames: int = 0
     dropped_bytes: int = 0
+    bytes_written: int = 0
+    writes_dropped: int = 0
+    write_errors: int = 0
     baudrate: int | None = None
     state: LinkState = LinkState.STOPPED
 
@@ -423,7 +426,9 @@ class PortReader:
         self._thread: threading.Thread | None = None
         self._counts = dict.fromkeys(
             ("bytes_read", "lines", "reads", "connects", "reconnects", "read_errors",
-             "open_failures", "callback_errors", "dropped_frames", "dropped_bytes"), 0)
+             "open_failures", "callback_errors", "dropped_frames", "dropped_bytes",
+             "bytes_written", "writes_dropped", "write_errors"), 0)
+        self._write_lock = threading.Lock()  # one writer at a time; reads never take it
         self._baudrate: int | None = None
         self._state = LinkState.STOPPED
         self._framer: Framer | None = None
@@ -487,6 +492,46 @@ class PortReader:
                 counts["dropped_frames"] += framer.dropped_frames
                 counts["dropped_bytes"] += framer.dropped_bytes
             return ReaderStats(**counts, baudrate=self._baudrate, state=self._state)
+
+    # -- writing (any thread)
+
+    def write(self, data: bytes) -> int:
+        """Write ``data`` to the port the thread is reading now (e.g. RTCM corrections to the
+        receiver).  Any thread may call it; it never waits for the reader thread.
+
+        The bytes go out on the same handle the reader reads from (pyserial reads and writes a
+        port from two threads independently; reading is not paused or flushed).  While the
+        port is not open the bytes are dropped and counted (``stats.writes_dropped``), as on a
+        cable that is unplugged.  A write longer than the handle's write timeout
+        (``10 x read_timeout_s``) or a failed one is counted (``stats.write_errors``) and its
+        bytes dropped; the reader notices a dead port on its own.
+
+        Returns
+        -------
+        int
+            Bytes written (0 when dropped).
+        """
+        if not data:
+            return 0
+        with self._lock:
+            handle = self._handle if self._state is LinkState.CONNECTED else None
+        if handle is None:
+            with self._lock:
+                self._counts["writes_dropped"] += len(data)
+            return 0
+        try:
+            with self._write_lock:
+                n = handle.write(data)
+        except Exception as exc:  # noqa: BLE001 - SerialTimeoutException, a port closed under us...
+            with self._lock:
+                self._counts["write_errors"] += 1
+                self._counts["writes_dropped"] += len(data)
+            log.debug("writing %d bytes to %s failed: %s", len(data), self.settings.url, exc)
+            return 0
+        n = len(data) if n is None else int(n)
+        with self._lock:
+            self._counts["bytes_written"] += n
+        return n
 
     # -- thread body
 

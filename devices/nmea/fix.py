@@ -180,6 +180,12 @@ class Fix:
         Age of differential corrections, seconds (GGA field 13).
     dgps_station : str or None
         Differential reference station id (GGA field 14).
+    correction_mount : str or None
+        The NTRIP mountpoint the app was feeding the receiver corrections from when this fix
+        came (set by the app, not read from NMEA); None without corrections.
+    correction_age_s : float or None
+        Seconds since the app's NTRIP client last wrote a correction to the receiver, when the
+        fix came (the receiver's own figure is ``dgps_age_s``); None without corrections.
     speed_mps : float or None
         Speed over ground, m/s (RMC knots x 1852/3600, else VTG).
     course_deg : float or None
@@ -226,6 +232,8 @@ class Fix:
     accuracy_source: str = "none: no GST and no DOP"
     dgps_age_s: float | None = None
     dgps_station: str | None = None
+    correction_mount: str | None = None
+    correction_age_s: float | None = None
     speed_mps: float | None = None
     course_deg: float | None = None
     magvar_deg: float | None = None
@@ -320,7 +328,7 @@ def _accuracy_source(horizontal: str | None, vertical: str | None, uere: float) 
 
 
 def _new_fix(values: dict) -> Fix:
-    """``Fix(**values)`` for a dict naming every field, in one step.
+    """``Fix(**values)`` for a dict naming every field (but :data:`_SET_BY_THE_APP`), in one step.
 
     A frozen dataclass's ``__init__`` sets each of Fix's 32 fields through
     ``object.__setattr__`` (about as long as pynmea2 takes to parse a
@@ -328,8 +336,14 @@ def _new_fix(values: dict) -> Fix:
     immutable object.
     """
     fix = object.__new__(Fix)
+    fix.__dict__.update(_SET_BY_THE_APP)
     fix.__dict__.update(values)
     return fix
+
+
+#: Fields no sentence fills (the app sets them on a fix it received, with ``dataclasses.replace``):
+#: the assembler's fixes start with these defaults.
+_SET_BY_THE_APP = {"correction_mount": None, "correction_age_s": None}
 
 
 # --------------------------------------------------------------------------- JSON

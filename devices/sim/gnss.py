@@ -10,6 +10,10 @@
 - Noise matches the fix quality: RTK fixed ~1 cm, RTK float ~15 cm, DGPS ~50 cm, autonomous
   ~2 m (1-sigma horizontal; vertical 1.7x), as a first-order Gauss-Markov wander; GST reports
   the same sigmas.
+- With ``rtk=RtkTimes(...)`` it behaves like a receiver fed corrections: it reads the RTCM 3 the
+  app writes to its port (:class:`~devices.sim.rtk.RtkEngine`) and goes from its base quality
+  (autonomous / DGPS) to RTK float and fixed as they flow, and back as they stop; GGA field 13
+  then carries the real correction age and field 14 the RTCM station id.
 - A schedule of quality changes and dropouts (``nofix``: sentences with no position, ``silent``:
   nothing at all), and optional bad sentences (wrong checksum, truncation, noise bytes) at a
   rate. Everything random comes from one seeded :class:`random.Random`.
@@ -29,6 +33,7 @@ import pynmea2
 from pyproj import Geod
 
 from devices.sim.base import Simulator
+from devices.sim.rtk import RtkEngine, RtkTimes
 
 SENTENCES = ("GGA", "RMC", "GSA", "GSV", "GST", "VTG", "ZDA")
 _GEOD = Geod(ellps="WGS84")
@@ -181,6 +186,9 @@ class GnssSim(Simulator):
         Talker id (``GN`` multi-constellation, ``GP``).
     time_scale : float
         Simulated seconds per real second along the path (default 1).
+    rtk : RtkTimes, optional
+        Read RTCM 3 from the port and derive the quality from it (``quality`` is then the base
+        quality without corrections, ``"autonomous"`` or ``"dgps"``; the schedule is not used).
     """
 
     kind = "gnss"
@@ -199,6 +207,7 @@ class GnssSim(Simulator):
         start_utc: dt.datetime | None = None,
         talker: str = "GN",
         time_scale: float = 1.0,
+        rtk: RtkTimes | None = None,
         **kw,
     ) -> None:
         if not 1.0 <= rate_hz <= 20.0:
@@ -213,6 +222,7 @@ class GnssSim(Simulator):
         for q in [quality, *(e["quality"] for e in quality_schedule)]:
             if q not in QUALITIES:
                 raise ValueError(f"quality {q!r} not one of {', '.join(QUALITIES)}")
+        self.rtk = RtkEngine(quality, rtk) if rtk is not None else None
         self.path = path
         self.rate_hz = rate_hz
         self.sentences = tuple(sentences)
@@ -345,7 +355,7 @@ class GnssSim(Simulator):
             lat, lon, course, speed = self.path.position(t_s - self._route_t0_s)
             if self._arrival_utc is None and t_s >= self._route_end_s():
                 self._arrival_utc = utc
-        qname = self.quality_at(t_s)
+        qname = self.rtk.quality() if self.rtk is not None else self.quality_at(t_s)
         q = QUALITIES[qname]
         self._step_noise(q, 1.0 / self.rate_hz)
         north, east, up = self._noise
@@ -373,8 +383,7 @@ class GnssSim(Simulator):
         hdop = f"{0.8 if q.gga >= 4 else 1.2:.1f}" if fix else ""
         if kind == "GGA":
             alt = f"{self.path.alt_m + up:.3f}" if fix else ""
-            age = "1.0" if fix and q.gga in (2, 4, 5) else ""
-            sid = "0001" if age else ""
+            age, sid = self._correction_fields(q) if fix else ("", "")
             fields = (hms, la, lah, lo, loh, str(q.gga if fix else 0), sats, hdop,
                       alt, "M" if fix else "", "-31.400" if fix else "", "M" if fix else "",
                       age, sid)
@@ -416,6 +425,15 @@ class GnssSim(Simulator):
             msgs = [pynmea2.ZDA(t, "ZDA", fields)]
         return [(str(m) + "\r\n").encode("ascii") for m in msgs]
 
+    def _correction_fields(self, q: Quality) -> tuple[str, str]:
+        """GGA fields 13 and 14: age of corrections (s) and reference station id."""
+        if self.rtk is None:
+            return ("1.0", "0001") if q.gga in (2, 4, 5) else ("", "")
+        age = self.rtk.correction_age_s()
+        if q.gga not in (4, 5) or age is None:
+            return "", ""
+        return f"{age:.1f}", f"{(self.rtk.station_id or 0) % 10000:04d}"
+
     def _maybe_corrupt(self, sentence: bytes) -> bytes:
         if not self.bad_rate or self._rng.random() >= self.bad_rate:
             return sentence
@@ -429,6 +447,16 @@ class GnssSim(Simulator):
         return bytes(self._rng.randrange(128, 256) for _ in range(12)) + b"\r\n"
 
     # -- simulator hooks
+
+    def _on_input(self, data: bytes) -> None:
+        if self.rtk is not None:
+            self.rtk.feed(data)
+
+    def stop(self, timeout_s: float = 5.0) -> bool:
+        ok = super().stop(timeout_s)
+        if self.rtk is not None:
+            self.rtk.close()
+        return ok
 
     def _next_due(self) -> float | None:
         if self._t_start is None:

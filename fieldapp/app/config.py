@@ -49,6 +49,9 @@ PERSISTED = (
     "crew",
     "simulate",
     "office_dir",
+    "ntrip_caster",
+    "ntrip_gga_interval_s",
+    "rtcm_url",
 )
 
 
@@ -98,6 +101,15 @@ class AppConfig:
         The office folder the Sync button syncs with (chosen once, remembered).
     new_visit : bool
         ``--new``: show the New visit dialog at start instead of opening the last visit.
+    ntrip_caster : str or None
+        RTK corrections from this NTRIP caster, gpsd's form ``ntrip://user@host:port/MOUNT``
+        (the password is kept apart: :mod:`fieldapp.app.secrets`; one given in the URL is used
+        for this run but never saved). None: no corrections.
+    ntrip_gga_interval_s : float
+        Seconds between the receiver's GGA sent to the caster (VRS networks need it).
+    rtcm_url : str or None
+        A second port for the corrections (a receiver taking RTCM apart from its NMEA);
+        None: the GNSS receiver's own port.
     """
 
     gnss_url: str | None = None
@@ -124,6 +136,9 @@ class AppConfig:
     crew: str = ""
     office_dir: str | None = None
     new_visit: bool = False
+    ntrip_caster: str | None = None
+    ntrip_gga_interval_s: float = 10.0
+    rtcm_url: str | None = None
 
     def __post_init__(self) -> None:
         if not self.data_dir:
@@ -145,6 +160,12 @@ class AppConfig:
         if self.quit_after_s is not None and not (math.isfinite(self.quit_after_s)
                                                   and 0 < self.quit_after_s <= 86400):
             raise ValueError(f"quit_after_s must be 0..86400 seconds, got {self.quit_after_s}")
+        if self.ntrip_caster:
+            from devices.ntrip import Caster
+
+            Caster.parse(self.ntrip_caster)  # ValueError in the caster's words
+        if not 1 <= self.ntrip_gga_interval_s <= 3600:
+            raise ValueError(f"ntrip_gga_interval_s must be 1..3600 s, got {self.ntrip_gga_interval_s}")
         for kind in ("rangefinder", "caliper"):
             protocol = getattr(self, f"{kind}_protocol")
             known = [p.name for p in registry.protocols(kind)]
@@ -245,6 +266,10 @@ def save(config: AppConfig, path: Path | None = None) -> Path:
     path = config_file() if path is None else path
     path.parent.mkdir(parents=True, exist_ok=True)
     data = {name: getattr(config, name) for name in PERSISTED}
+    if data.get("ntrip_caster"):  # never a password in the settings file
+        from devices.ntrip import Caster
+
+        data["ntrip_caster"] = Caster.parse(data["ntrip_caster"]).url(with_password=False)
     tmp = path.with_suffix(".json.tmp")
     tmp.write_text(json.dumps(data, indent=2) + "\n", encoding="utf-8")
     os.replace(tmp, path)

@@ -9,7 +9,7 @@ come from the one factory :mod:`devices.sim.factory`.
 from __future__ import annotations
 
 import logging
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any, Callable, Protocol
 
@@ -17,6 +17,10 @@ from devices.sim import factory as sim_factory
 from fieldapp.app.config import AppConfig
 
 log = logging.getLogger(__name__)
+
+#: A fix carries the mountpoint while the last correction is at most this old, seconds (a
+#: receiver keeps using corrections for a while; older ones are not what it computed with).
+CORRECTIONS_KEPT_S = 60.0
 
 
 class DeviceCallbacks(Protocol):
@@ -63,6 +67,8 @@ class DeviceSession:
     sim_gnss_rate_hz: float | None = 5.0
     sim_gnss_waypoints: list | None = None
     scripted_events: Callable[[], bool] | None = None
+    corrections: Any = None
+    corrections_port: Any = None
 
     # ------------------------------------------------------------------ start
     def start(self) -> None:
@@ -85,6 +91,11 @@ class DeviceSession:
                 self._start_gnss(urls["gnss"])
             except Exception as exc:  # noqa: BLE001
                 self._failed(f"GNSS receiver at {urls['gnss']}: {exc}", exc)
+        if cfg.ntrip_caster and self.gnss is not None:
+            try:
+                self._start_corrections()
+            except Exception as exc:  # noqa: BLE001
+                self._failed(f"Corrections from {cfg.ntrip_caster}: {exc}", exc)
         for kind in ("rangefinder", "caliper"):
             if urls[kind]:
                 try:
@@ -108,11 +119,43 @@ class DeviceSession:
 
         cfg = self.config
         settings = SerialSettings(url=url, baudrate=cfg.gnss_baud, autobaud=cfg.gnss_autobaud)
-        self.gnss = GnssReader(settings, on_fix=self.bridge.on_fix,
+        self.gnss = GnssReader(settings, on_fix=self._on_fix,
                                on_status=self.bridge.status_callback("gnss"),
                                max_age_s=cfg.max_fix_age_s,
                                antenna_height_m=cfg.antenna_height_m)
         _start(self.gnss)
+
+    def _start_corrections(self) -> None:
+        """The NTRIP client, writing RTCM to the receiver's own port or ``rtcm_url``."""
+        from devices.ntrip import Caster, NtripClient, corrections_port
+
+        from fieldapp.app import secrets
+
+        cfg = self.config
+        caster = Caster.parse(cfg.ntrip_caster)
+        if not caster.password:
+            caster = Caster.parse(cfg.ntrip_caster, secrets.load_password(caster.url()) or "")
+        write = self.gnss.write
+        if cfg.rtcm_url:
+            self.corrections_port = corrections_port(cfg.rtcm_url)
+            write = self.corrections_port.write
+        self.corrections = NtripClient(caster, write, position=self.gnss.latest_fix,
+                                       gga_interval_s=cfg.ntrip_gga_interval_s).start()
+
+    def _on_fix(self, fix: Any) -> None:
+        """Every fix (reader thread): while corrections flow, it carries their mountpoint and the
+        client's age of the last one (``Fix.correction_mount``, ``Fix.correction_age_s``)."""
+        client = self.corrections
+        if client is not None:
+            st = client.status(fix.t_monotonic_s)
+            age = st.age_s(fix.t_monotonic_s)
+            if age is not None and age <= CORRECTIONS_KEPT_S:
+                fix = replace(fix, correction_mount=st.mountpoint, correction_age_s=round(age, 2))
+        self.bridge.on_fix(fix)
+
+    def corrections_status(self) -> Any:
+        """The NTRIP client's :class:`devices.ntrip.CorrectionStatus`, or None without one."""
+        return self.corrections.status() if self.corrections is not None else None
 
     def _start_instrument(self, kind: str, url: str) -> None:
         from devices import registry
@@ -167,10 +210,10 @@ class DeviceSession:
     def stop(self) -> None:
         """Stop readers first (no more callbacks), then simulators. Idempotent."""
         self.bridge.close()
-        for reader in [self.gnss, *self.instruments.values()]:
+        for reader in [self.corrections, self.corrections_port, self.gnss, *self.instruments.values()]:
             if reader is not None:
                 _stop(reader)
-        self.gnss = None
+        self.gnss = self.corrections = self.corrections_port = None
         self.instruments.clear()
         for sim in reversed(self.simulators):
             _stop(sim)

@@ -206,6 +206,16 @@ class GnssRow:
     crs_unit: str = ""
     lat: float | None = None
     lon: float | None = None
+    correction_age_s: float | None = None
+    correction_mount: str | None = None
+
+    @property
+    def corrections_words(self) -> str:
+        """``"WIDOT1, 1.2 s"`` (mountpoint, largest correction age), or ``"–"`` without."""
+        if self.correction_age_s is None and not self.correction_mount:
+            return "–"
+        age = "" if self.correction_age_s is None else f"{self.correction_age_s:.1f} s"
+        return ", ".join(w for w in (self.correction_mount or "", age) if w)
 
     @property
     def number(self) -> int:
@@ -425,7 +435,8 @@ def _gnss(visit: Visit, content: ReportContent) -> None:
             v_accuracy_m=p.v_accuracy_m, std_dev_x_m=p.std_dev_x_m, std_dev_y_m=p.std_dev_y_m,
             hdop=p.hdop, sample_count=p.sample_count, rejected_count=p.rejected_count,
             antenna_height_m=float(visit.site.antenna_height_m), fix_time_utc=p.fix_time_utc,
-            x_crs=p.x, y_crs=p.y, crs_unit=crs_unit_symbol(frame) if frame else "", lat=lat, lon=lon))
+            x_crs=p.x, y_crs=p.y, crs_unit=crs_unit_symbol(frame) if frame else "", lat=lat, lon=lon,
+            correction_age_s=p.correction_age_s, correction_mount=p.correction_mount))
     track = visit.track()
     qualities: dict[str, int] = {}
     hdops = []

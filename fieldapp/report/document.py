@@ -363,14 +363,17 @@ def _gnss_html(c: ReportContent) -> str:
                   _e(f"{g.fix_time_utc:%H:%M:%S}") if g.fix_time_utc else "–"] for g in c.gnss]
         out.append(_table(["Line", "Point", "Method", f"Easting ({unit})", f"Northing ({unit})", "Latitude",
                            "Longitude", "Fix time (UTC)"], where, {1, 3, 4, 5, 6, 7}))
-        quality = [[_e(g.line), str(g.number), _e(g.quality_words), fmt(g.h_accuracy_m, 3),
+        quality = [[_e(g.line), str(g.number), _e(g.quality_words) + ("" if g.corrections_words == "–" else f"<br>{_e(g.corrections_words)}"),
+                    fmt(g.h_accuracy_m, 3),
                     fmt(g.v_accuracy_m, 3), f"{fmt(g.std_dev_x_m, 3)}, {fmt(g.std_dev_y_m, 3)}", fmt(g.hdop, 2),
                     f"{g.sample_count} ({g.rejected_count})"] for g in c.gnss]
         out.append(_table(["Line", "Point", "Worst fix", "H accuracy (m)", "V accuracy (m)", "σx, σy (m)", "HDOP",
                            "Epochs used (rejected)"], quality, {1, 3, 4, 5, 6, 7}))
         out.append('<p class="small">Worst fix: the worst GGA fix quality among the epochs used. '
                    "Offset points show the standing position's quality. Accuracy as the receiver "
-                   "reported it; σ: standard deviation of the averaged epochs.</p>")
+                   "reported it; σ: standard deviation of the averaged epochs. Under the worst fix, for a "
+                   "point taken with RTK corrections: the NTRIP mountpoint and the largest age of "
+                   "corrections among the epochs used.</p>")
     t = c.track_summary
     if t.get("fixes"):
         q = ", ".join(f"{k}: {v}" for k, v in sorted(t["qualities"].items()))

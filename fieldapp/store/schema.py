@@ -31,7 +31,7 @@ from shapely.geometry import MultiPolygon, Point, Polygon
 from ..survey import features as F
 from ..survey.features import Layer
 
-SCHEMA_VERSION = 2
+SCHEMA_VERSION = 3
 #: Columns each schema version added to a table of the version before, in the order added
 #: (``ALTER TABLE ... ADD COLUMN`` appends, so these are the last fields of their dataclasses
 #: and a migrated table has the same columns, in the same order, as a new one -- which the
@@ -40,8 +40,13 @@ SCHEMA_VERSION = 2
 #:
 #: - 2: ``transect.stipulated`` (NR 341.035(2)(c); default 0) and ``line_feature.mapped_stream``
 #:   (Drainageways A.1; NULL = not checked yet).
+#: - 3: ``correction_age_s`` and ``correction_mount`` (the RTK corrections: age in seconds and
+#:   NTRIP mountpoint) of every averaged OHWM point, walk vertex and transect (station origin);
+#:   NULL = no corrections or an older file.
 ADDED_COLUMNS: dict[int, tuple[tuple[Layer, str], ...]] = {
     2: ((Layer.TRANSECT, "stipulated"), (Layer.LINE, "mapped_stream")),
+    3: tuple((layer, name) for layer in (Layer.OHWM_POINT, Layer.TRANSECT, Layer.WALK_VERTEX)
+             for name in ("correction_age_s", "correction_mount")),
 }
 #: SQL DEFAULT of the added NOT NULL columns (a new table declares it too, so both agree).
 COLUMN_DEFAULTS = {(Layer.TRANSECT, "stipulated"): "0"}

@@ -26,6 +26,7 @@ from ..geo import FOOT_INTERNATIONAL_M
 from . import values as V
 from .errors import InvalidValue, SelfCrossing, StateError
 from .features import WalkState
+from .gnss import correction_fields
 
 if TYPE_CHECKING:  # pragma: no cover
     from .gnss import FixLike
@@ -230,10 +231,13 @@ class BoundaryWalk:
         x, y = frame.to_local(fix.lon_deg, fix.lat_deg)
         if t_s is None:
             t_s = getattr(fix, "t_monotonic_s", None)  # not every fix source stamps one (not FixLike)
-        return self.feed_xy(float(x), float(y), t_s=t_s, t_utc=fix.time_utc)
+        return self.feed_xy(float(x), float(y), t_s=t_s, t_utc=fix.time_utc,
+                            corrections=correction_fields([fix]))
 
-    def feed_xy(self, x: float, y: float, *, t_s: float | None = None, t_utc=None):
-        """Offer a position (site CRS units); a vertex is taken by distance or time."""
+    def feed_xy(self, x: float, y: float, *, t_s: float | None = None, t_utc=None,
+                corrections: dict | None = None):
+        """Offer a position (site CRS units); a vertex is taken by distance or time.
+        ``corrections``: ``correction_age_s`` / ``correction_mount`` of the fix, kept with it."""
         x, y = V.finite("x", x), V.finite("y", y)
         if self.state is not WalkState.WALKING:
             return None
@@ -250,7 +254,7 @@ class BoundaryWalk:
         if not take:
             return None
         self._last_t_s = t_s
-        return self._visit._add_walk_vertex(self.uuid, x, y, t_utc)
+        return self._visit._add_walk_vertex(self.uuid, x, y, t_utc, **(corrections or {}))
 
     def add_vertex(self, x: float, y: float, t_utc=None):
         """Take a vertex now, whatever the spacing (a corner the walker marks)."""

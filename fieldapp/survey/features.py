@@ -158,7 +158,10 @@ class OhwmPoint(Feature):
 
     GNSS metadata as in :class:`fieldapp.survey.gnss.AveragedPosition` (for an offset point:
     of the standing position). Offset points also keep the shot: standing position, true
-    azimuth, horizontal distance (ft) and the rangefinder reading id.
+    azimuth, horizontal distance (ft) and the rangefinder reading id. ``correction_age_s``
+    (seconds, the largest among the epochs) and ``correction_mount`` (NTRIP mountpoint): the RTK
+    corrections behind it (store schema 3; None in older files and without corrections). Kept
+    last, as :attr:`Transect.stipulated`.
     """
 
     line_uuid: str
@@ -182,6 +185,8 @@ class OhwmPoint(Feature):
     azimuth_true_deg: float | None = None
     horizontal_distance_ft: float | None = None
     reading_id: str | None = None
+    correction_age_s: float | None = None
+    correction_mount: str | None = None
 
 
 @dataclass(frozen=True, kw_only=True, slots=True)
@@ -192,7 +197,9 @@ class Transect(Feature):
     ``stipulated``: the landowner stipulates the bank distance here, NR 341.035(2)(c) (300 ft,
     500 ft on a priority waterway); it feeds ``nr341.bank`` ``stipulated`` (store schema 2;
     False in a schema 1 file). Kept last so the store's column order matches a schema 1 table
-    with the column added (``ALTER TABLE ... ADD COLUMN`` appends).
+    with the column added (``ALTER TABLE ... ADD COLUMN`` appends). ``correction_age_s`` (s) and
+    ``correction_mount``: the corrections of the origin's OHWM point, which is the origin of the
+    stations (store schema 3).
     """
 
     label: str
@@ -203,6 +210,8 @@ class Transect(Feature):
     origin_elevation_ft: float | None = None
     geometry: Any = None
     stipulated: bool = False
+    correction_age_s: float | None = None
+    correction_mount: str | None = None
 
 
 @dataclass(frozen=True, kw_only=True, slots=True)
@@ -304,13 +313,16 @@ class Walk(Feature):
 
 @dataclass(frozen=True, kw_only=True, slots=True)
 class WalkVertex(Feature):
-    """One streamed vertex of a walk, committed as it is taken."""
+    """One streamed vertex of a walk, committed as it is taken; ``correction_age_s`` (s) and
+    ``correction_mount`` of the fix it was taken from (store schema 3)."""
 
     walk_uuid: str
     seq: int
     x: float
     y: float
     t_utc: datetime | None = None
+    correction_age_s: float | None = None
+    correction_mount: str | None = None
 
 
 @dataclass(frozen=True, kw_only=True, slots=True)

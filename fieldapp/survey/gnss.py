@@ -34,6 +34,8 @@ __all__ = [
     "horizontal_from_slope_ft",
     "QUALITY_RANK",
     "REASON_WORDS",
+    "correction_age",
+    "correction_fields",
 ]
 
 
@@ -193,6 +195,11 @@ class AveragedPosition:
         Mean HDOP of the used epochs.
     time_utc : datetime or None
         Time of the last epoch used.
+    correction_age_s : float or None
+        Largest age of corrections among the epochs used, seconds (:func:`correction_age`);
+        None when none had corrections.
+    correction_mount : str or None
+        NTRIP mountpoint of the last epoch used that had one.
     """
 
     x: float
@@ -211,6 +218,36 @@ class AveragedPosition:
     hdop: float | None
     time_utc: datetime | None
     rejected_reasons: dict = field(default_factory=dict)
+    correction_age_s: float | None = None
+    correction_mount: str | None = None
+
+
+def correction_age(fix) -> float | None:
+    """Age of the corrections a fix was computed with, seconds: the receiver's own (GGA field 13,
+    ``dgps_age_s``) when it sent one, else the app's NTRIP client's (``correction_age_s``, the
+    time since it last wrote a correction); None without either.
+
+    Examples
+    --------
+    >>> from types import SimpleNamespace as F
+    >>> correction_age(F(dgps_age_s=1.2, correction_age_s=0.4)), correction_age(F(dgps_age_s=None,
+    ...     correction_age_s=0.4)), correction_age(F())
+    (1.2, 0.4, None)
+    """
+    for name in ("dgps_age_s", "correction_age_s"):
+        age = getattr(fix, name, None)
+        if age is not None and math.isfinite(age) and age >= 0:
+            return float(age)
+    return None
+
+
+def correction_fields(fixes) -> dict:
+    """``correction_age_s`` (the largest of :func:`correction_age` over ``fixes``) and
+    ``correction_mount`` (the last one named) for a record made from ``fixes``."""
+    ages = [a for a in (correction_age(f) for f in fixes) if a is not None]
+    mounts = [m for m in (getattr(f, "correction_mount", None) for f in fixes) if m]
+    return {"correction_age_s": max(ages) if ages else None,
+            "correction_mount": mounts[-1] if mounts else None}
 
 
 def _mean_or_none(vals):
@@ -283,6 +320,7 @@ def average_fixes(
         hdop=_mean_or_none([f.hdop for f in used]),
         time_utc=used[-1].time_utc,
         rejected_reasons=dict(reasons),
+        **correction_fields(used),
     )
 
 

@@ -24,7 +24,8 @@ from ..geo import FOOT_INTERNATIONAL_M
 from . import values as V
 from .errors import InvalidValue
 from .features import Action, Change, Layer, OhwmLine, OhwmPoint, PointMethod, Station, Transect
-from .gnss import AveragedPosition, FixLike, North, average_fixes, horizontal_from_slope_ft, true_azimuth
+from .gnss import (AveragedPosition, FixLike, North, average_fixes, correction_fields,
+                   horizontal_from_slope_ft, true_azimuth)
 from .readings import ShotLike
 from .readings import reading_id as _reading_id
 from .validation import ms, validate
@@ -129,7 +130,7 @@ class ShorelineCommands:
             sx, sy = self._xy(fix=standing)
             gnss = dict(worst_fix_quality=int(standing.quality), sample_count=1,
                         hdop=standing.hdop, h_accuracy_m=standing.horizontal_accuracy_m,
-                        fix_time_utc=ms(standing.time_utc))
+                        fix_time_utc=ms(standing.time_utc), **correction_fields([standing]))
         if shot is not None:
             if azimuth_deg is None:
                 azimuth_deg = shot.azimuth_deg
@@ -182,9 +183,11 @@ class ShorelineCommands:
         ``stipulated``: the bank distance is stipulated here (see :meth:`set_stipulated`).
         """
         az = true_azimuth(azimuth_deg, north, self._site.declination_deg)
+        corrections: dict = {}
         if ohwm_point_uuid is not None:
             p = self.get(Layer.OHWM_POINT, ohwm_point_uuid)
             ox, oy, line_uuid = p.x, p.y, p.line_uuid
+            corrections = dict(correction_age_s=p.correction_age_s, correction_mount=p.correction_mount)
         elif origin is not None:
             ox, oy = self._xy(*origin, name="origin")
             geom = self.ohwm_geometry(line_uuid)
@@ -199,7 +202,7 @@ class ShorelineCommands:
             **self._stamp(), label=V.text("label", label) or f"T{len(self._data[Layer.TRANSECT]) + 1}",
             line_uuid=line_uuid, origin_x=float(ox), origin_y=float(oy), azimuth_true_deg=az,
             origin_elevation_ft=V.optional_finite("origin_elevation_ft", origin_elevation_ft),
-            stipulated=V.boolean("stipulated", stipulated),
+            stipulated=V.boolean("stipulated", stipulated), **corrections,
         )
         return self._commit([Change(Action.ADDED, Layer.TRANSECT, t)])[0].new
 
@@ -340,6 +343,7 @@ def _gnss_fields(p: AveragedPosition) -> dict:
         rejected_count=p.rejected_count, std_dev_x_m=p.std_dev_x_m, std_dev_y_m=p.std_dev_y_m,
         std_dev_h_m=p.std_dev_h_m, worst_fix_quality=p.worst_fix_quality,
         h_accuracy_m=p.h_accuracy_m, v_accuracy_m=p.v_accuracy_m, hdop=p.hdop, fix_time_utc=ms(p.time_utc),
+        correction_age_s=p.correction_age_s, correction_mount=p.correction_mount,
     )
 
 

@@ -228,6 +228,7 @@ NUMBER_LIMITS: dict[str, tuple[float, float, bool]] = {
     "h_accuracy_m": (0.0, _INF, False),
     "v_accuracy_m": (0.0, _INF, False),
     "hdop": (0.0, _INF, False),
+    "correction_age_s": (0.0, _INF, False),
     "antenna_height_m": (0.0, 10.0, False),
     "declination_deg": (-180.0, 180.0, False),
     "spacing_ft": (0.0, V.MAX_HORIZONTAL_FT, True),

@@ -647,9 +647,12 @@ class Visit(ShorelineCommands, EditCommands):
     def open_walks(self) -> list[BoundaryWalk]:
         return [BoundaryWalk(self, w.uuid) for w in self.features(Layer.WALK) if w.state is not WalkState.CLOSED]
 
-    def _add_walk_vertex(self, walk_uuid: str, x: float, y: float, t_utc=None) -> WalkVertex:
+    def _add_walk_vertex(self, walk_uuid: str, x: float, y: float, t_utc=None, *,
+                         correction_age_s: float | None = None,
+                         correction_mount: str | None = None) -> WalkVertex:
         v = WalkVertex(**self._stamp(), walk_uuid=walk_uuid, seq=self._next_vertex_seq(walk_uuid),
-                       x=x, y=y, t_utc=ms(t_utc))
+                       x=x, y=y, t_utc=ms(t_utc), correction_age_s=correction_age_s,
+                       correction_mount=correction_mount)
         return self._commit([Change(Action.ADDED, Layer.WALK_VERTEX, v)], undoable=False)[0].new
 
     def _close_walk(self, walk_uuid: str, geometry, attributes: dict) -> AreaFeature:

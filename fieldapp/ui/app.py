@@ -36,6 +36,10 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--gnss-url", metavar="PORT", help="receiver port or pyserial URL")
     p.add_argument("--gnss-baud", type=int, metavar="BAUD")
     p.add_argument("--autobaud", action="store_true", default=None, dest="gnss_autobaud")
+    p.add_argument("--ntrip", metavar="URL", dest="ntrip_caster",
+                   help="RTK corrections from an NTRIP caster, ntrip://user:password@host:port/MOUNT"
+                        " (written to the receiver's port)")
+    p.add_argument("--rtcm-url", metavar="PORT", help="write the corrections to this port instead")
     p.add_argument("--rangefinder-url", metavar="PORT")
     p.add_argument("--rangefinder-protocol", metavar="NAME")
     p.add_argument("--caliper-url", metavar="PORT")

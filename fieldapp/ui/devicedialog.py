@@ -10,12 +10,13 @@ from typing import Any
 from PySide6.QtCore import QObject, QSignalBlocker, Signal
 from PySide6.QtWidgets import (
     QCheckBox, QComboBox, QDialog, QDialogButtonBox, QDoubleSpinBox, QFormLayout, QGroupBox,
-    QLabel, QPushButton, QVBoxLayout, QWidget,
+    QHBoxLayout, QLabel, QPushButton, QVBoxLayout, QWidget,
 )
 
 from fieldapp.app import config as config_mod
 from fieldapp.app.config import AppConfig
 from fieldapp.app.wording import plural
+from fieldapp.ui.ntripbox import NtripBox
 
 BAUDS = [4800, 9600, 19200, 38400, 57600, 115200, 230400, 460800, 921600]
 NONE_TEXT = "(not used)"
@@ -45,7 +46,8 @@ class _PortScan(QObject):
 class DeviceDialog(QDialog):
     """Choose each device's port, baud and protocol; or the simulators."""
 
-    def __init__(self, config: AppConfig, parent: QWidget | None = None) -> None:
+    def __init__(self, config: AppConfig, parent: QWidget | None = None,
+                 near: tuple[float, float] | None = None) -> None:
         super().__init__(parent)
         self.setWindowTitle("Devices")
         self.config = config
@@ -56,6 +58,13 @@ class DeviceDialog(QDialog):
         lay.addWidget(self.simulate)
         self.scan_label = QLabel("Scanning ports…")
         lay.addWidget(self.scan_label)
+        # two columns, so the dialog fits a 1366x768 screen: the devices, then the corrections
+        columns = QHBoxLayout()
+        lay.addLayout(columns)
+        devices = QVBoxLayout()
+        columns.addLayout(devices)
+        right = QVBoxLayout()
+        columns.addLayout(right)
         self.port_boxes: dict[str, QComboBox] = {}
         self.baud_boxes: dict[str, QComboBox] = {}
         self.proto_boxes: dict[str, QComboBox] = {}
@@ -95,10 +104,20 @@ class DeviceDialog(QDialog):
                 self.proto_boxes[kind] = proto
             self.port_boxes[kind] = port
             self.baud_boxes[kind] = baud
-            lay.addWidget(box)
+            (right if kind == "caliper" else devices).addWidget(box)
         self.rescan = QPushButton("&Rescan ports")
         self.rescan.clicked.connect(self.scan)
-        lay.addWidget(self.rescan)
+        devices.addWidget(self.rescan)
+        self.ntrip = NtripBox(config.ntrip_caster, config.ntrip_gga_interval_s, config.rtcm_url,
+                              near=near)
+        right.insertWidget(0, self.ntrip)
+        right.addStretch(1)
+        devices.addStretch(1)
+        self.error_label = QLabel("")
+        self.error_label.setProperty("role", "reason")
+        self.error_label.setWordWrap(True)
+        self.error_label.hide()
+        lay.addWidget(self.error_label)
         buttons = QDialogButtonBox(QDialogButtonBox.Save | QDialogButtonBox.Cancel)
         buttons.accepted.connect(self.save)
         buttons.rejected.connect(self.reject)
@@ -148,9 +167,19 @@ class DeviceDialog(QDialog):
             changes[f"{kind}_baud"] = int(self.baud_boxes[kind].currentText())
         for kind, box in self.proto_boxes.items():
             changes[f"{kind}_protocol"] = box.currentText()
+        changes.update(self.ntrip.chosen())
         return config_mod.with_changes(self.config, **changes)
 
     def save(self) -> None:
-        self.saved_config = self.chosen_config()
+        """Save the settings (the caster password apart, :mod:`fieldapp.app.secrets`); a bad
+        value is said under the boxes and nothing is saved."""
+        try:
+            chosen = self.chosen_config()
+            self.ntrip.keep_password()
+        except (ValueError, OSError) as exc:
+            self.error_label.setText(f"Not saved: {exc}")
+            self.error_label.show()
+            return
+        self.saved_config = chosen
         config_mod.save(self.saved_config)
         self.accept()

@@ -319,6 +319,9 @@ class MainWindow(QMainWindow):
                 and now - self._stats_shown_at >= 1.0):   # a hover tooltip: 1 Hz is plenty
             self._stats_shown_at = now
             self.status_strip.set_stats_tooltip("gnss", self.session.gnss_stats())
+        corrections = getattr(self.session, "corrections_status", None)
+        if callable(corrections):
+            self.status_strip.show_corrections(corrections(), self.latest_fix, now)
         if problem != self.problem:
             self.problem = problem
             self.status_strip.show_problem(problem)
@@ -398,7 +401,11 @@ class MainWindow(QMainWindow):
     def open_device_dialog(self) -> None:
         from fieldapp.ui.devicedialog import DeviceDialog
 
-        dlg = DeviceDialog(self.config, self)
+        fix = self.latest_fix
+        near = None
+        if getattr(fix, "lat_deg", None) is not None and getattr(fix, "lon_deg", None) is not None:
+            near = (fix.lat_deg, fix.lon_deg)
+        dlg = DeviceDialog(self.config, self, near=near)
         if dlg.exec():
             QMessageBox.information(self, "Devices",
                                     "Device settings saved. They take effect the next time the"

@@ -83,6 +83,42 @@ def fix_problem(fix: Any, gnss_state: str, max_age_s: float,
     return None
 
 
+#: Correction age limits for the colour: up to GOOD_AGE_S green, up to FAIR_AGE_S amber, then red
+#: (RTK fixed usually falls to float beyond 10-30 s of age, depending on the receiver).
+GOOD_AGE_S = 5.0
+FAIR_AGE_S = 30.0
+
+
+def corrections_words(status: Any, fix: Any, now_s: float | None = None) -> tuple[str, tuple[str, str], str]:
+    """(badge text, colours, tooltip) of the corrections from ``status``
+    (:class:`devices.ntrip.CorrectionStatus`) and the latest ``fix``.
+
+    The age is the receiver's own (GGA field 13, ``fix.dgps_age_s``) when it sends one, else the
+    time since the client last wrote a correction to the port.
+    """
+    state = getattr(getattr(status, "state", None), "value", "none")
+    mount = getattr(status, "mountpoint", "") or "?"
+    age = getattr(fix, "dgps_age_s", None) if fix is not None else None
+    source = "receiver (GGA)"
+    if age is None:
+        age = status.age_s(now_s) if hasattr(status, "age_s") else None
+        source = "client"
+    rate = float(getattr(status, "bytes_per_s", 0.0) or 0.0)
+    rate_words = f"{rate / 1000:.1f} kB/s" if rate >= 1000 else f"{rate:.0f} B/s"
+    tip = f"NTRIP {state}: {getattr(status, 'message', '')}"
+    if state != "streaming":
+        words = str(getattr(status, "message", "") or state)
+        if len(words) > 90:  # the whole of it is in the tooltip
+            words = words[:89] + "…"
+        return (f"Corrections {mount}: {words}", theme.BAD if state == "disconnected" else theme.STALE,
+                tip)
+    if age is None:
+        return f"Corrections {mount}: {rate_words}, age –", theme.STALE, tip
+    colours = theme.GOOD if age <= GOOD_AGE_S else theme.FAIR if age <= FAIR_AGE_S else theme.BAD
+    tip += f"\ncorrection age {age:.1f} s from the {source}"
+    return f"Corrections {mount}: {rate_words}, age {age:.1f} s", colours, tip
+
+
 def state_word(status: Any) -> str:
     """The link state of a DeviceStatus in words (``connected`` ...)."""
     if status is None:
@@ -155,6 +191,9 @@ class StatusStrip(QFrame):
         self.accuracy_label = QLabel("H ± –")
         self.age_label = QLabel("Age –")
         self.antenna_label = QLabel("Ant –")
+        self.corrections_label = _badge("")
+        self.corrections_label.setObjectName("corrections")
+        self.corrections_label.hide()
         self.problem_label = QLabel("")
         self.problem_label.setProperty("role", "reason")
         self.problem_label.setObjectName("recordBlocked")
@@ -164,6 +203,13 @@ class StatusStrip(QFrame):
                   self.age_label, self.antenna_label):
             row.addWidget(w)
         row.addStretch(1)
+        # the corrections get a line of their own (shown only with a caster): the first row
+        # already fills a 1366 px screen
+        corr_row = QHBoxLayout()
+        corr_row.setContentsMargins(0, 0, 0, 0)
+        corr_row.addWidget(self.corrections_label)
+        corr_row.addStretch(1)
+        rows.addLayout(corr_row)
         rows.addWidget(self.problem_label)
         self._states: dict[str, str] = {k: "none" for k in DEVICE_LABELS}
         self._accuracy_est: bool | None = None
@@ -230,6 +276,20 @@ class StatusStrip(QFrame):
         grey = "color: #7a7a7a;" if stale else ""
         for w in (self.sats_label, self.hdop_label, self.accuracy_label, self.age_label):
             _set_style(w, grey)
+
+    def show_corrections(self, status: Any, fix: Any, now_s: float | None = None) -> None:
+        """The corrections badge (hidden while no caster is set, ``status`` None)."""
+        if status is None:
+            if not self.corrections_label.isHidden():
+                self.corrections_label.hide()
+            return
+        text, colours, tip = corrections_words(status, fix, now_s)
+        _set_text(self.corrections_label, text)
+        _set_style(self.corrections_label, theme.badge_css(colours))
+        if self.corrections_label.toolTip() != tip:
+            self.corrections_label.setToolTip(tip)
+        if self.corrections_label.isHidden():
+            self.corrections_label.show()
 
     def show_problem(self, problem: str | None) -> None:
         _set_text(self.problem_label, f"Recording blocked: {problem}" if problem else "")

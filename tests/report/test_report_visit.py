@@ -39,6 +39,8 @@ class SampleFix:
     hdop: float | None = 0.8
     horizontal_accuracy_m: float | None = 0.02
     vertical_accuracy_m: float | None = 0.03
+    dgps_age_s: float | None = None
+    correction_mount: str | None = None
 
 
 def _clock():
@@ -73,7 +75,9 @@ def build_sample_visit(path: Path, *, trees: int | None = None, transects: int |
     # OHWM along y = y0 (water to the south), points 40 m apart, averaged from RTK epochs
     for i in range(3):
         lon, lat = frame.to_lonlat(x0 - 40.0 + 40.0 * i, y0)
-        fixes = [SampleFix(lat, lon, 4, T0 + timedelta(seconds=j)) for j in range(10)]
+        # RTK corrections from mountpoint WIDOT1, 0.5 .. 1.4 s old (GGA field 13)
+        fixes = [SampleFix(lat, lon, 4, T0 + timedelta(seconds=j), dgps_age_s=0.5 + 0.1 * j,
+                           correction_mount="WIDOT1") for j in range(10)]
         fixes += [SampleFix(lat, lon, 0, T0), SampleFix(lat, lon, 0, T0)]
         visit.add_ohwm_point(visit.average(fixes, min_epochs=5))
     n_tr = 2 if transects is None else transects
@@ -169,6 +173,9 @@ def test_gathered_gnss_profiles_and_conflicts(sample):
     # 10 RTK-fixed epochs used, the 2 no-fix epochs rejected; antenna height from the site
     assert (g.sample_count, g.rejected_count, g.worst_fix_quality) == (10, 2, 4)
     assert g.antenna_height_m == 1.8 and g.quality_words == "4 RTK fixed"
+    # the largest correction age of the 10 epochs used: 0.5 + 0.9 = 1.4 s
+    assert (g.correction_age_s, g.correction_mount) == (pytest.approx(1.4), "WIDOT1")
+    assert g.corrections_words == "WIDOT1, 1.4 s"
     t1 = c.transects[0]
     # relative elevations carried by slope: 30*0.04 = 1.2, + 60*0.18 = 12.0, + 120*0.05 = 18.0
     assert [round(s[1], 6) for s in t1.stations] == [0.0, 1.2, 12.0, 18.0]

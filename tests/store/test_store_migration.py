@@ -1,5 +1,7 @@
 """Schema versions: a visit written by schema 1 opens, read-only as it is, and for recording
-after a migration to schema 2 (``transect.stipulated``, ``line_feature.mapped_stream``).
+after a migration to schema 3 (2: ``transect.stipulated``, ``line_feature.mapped_stream``; 3:
+``correction_age_s`` and ``correction_mount`` of OHWM points, transects and walk vertices); a
+schema 2 file migrates to 3.
 
 ``data/visit_schema1.gpkg`` was written by fieldapp at schema 1 (commit 27ca639, by
 ``data/make_visit_schema1.py`` run from a checkout of that commit): site "Schema 1 lot" in
@@ -92,14 +94,16 @@ def test_opening_for_recording_migrates_to_the_columns_of_a_new_file(v1, tmp_pat
     fresh = tmp_path / "new.gpkg"
     create_visit(fresh, Visit.new("new", crs="EPSG:32616", who="t")).close()
     with open_visit(v1) as store:
-        assert meta_version(v1) == "2"
+        assert meta_version(v1) == "3"
         t = by_label(store.visit, Layer.TRANSECT)["T1"]
         assert t.stipulated is False
-    # same columns, same order, types, NOT NULL and defaults as a table made new at schema 2
+    # same columns, same order, types, NOT NULL and defaults as a table made new at schema 3
     # (ADD COLUMN appends: the sync compares column lists between copies of a visit)
     for layer in Layer:
         assert table_info(v1, layer.value) == table_info(fresh, layer.value), layer
-    assert table_info(v1, "transect")[-1] == ("stipulated", "BOOLEAN", 1, "0", 0)
+    assert table_info(v1, "transect")[-3:] == [("stipulated", "BOOLEAN", 1, "0", 0),
+                                               ("correction_age_s", "REAL", 0, None, 0),
+                                               ("correction_mount", "TEXT", 0, None, 0)]
     assert table_info(v1, "line_feature")[-1] == ("mapped_stream", "BOOLEAN", 0, None, 0)
     # the rows already there took the defaults, read straight from SQLite
     conn = st_connect(v1)
@@ -138,8 +142,8 @@ def test_migrated_file_records_the_new_fields_and_keeps_them(v1):
 def test_migration_happens_once(v1):
     open_visit(v1).close()
     columns = {layer: table_info(v1, layer.value) for layer in Layer}
-    open_visit(v1).close()  # already schema 2: nothing to add (ADD COLUMN twice would fail)
-    assert meta_version(v1) == "2"
+    open_visit(v1).close()  # already schema 3: nothing to add (ADD COLUMN twice would fail)
+    assert meta_version(v1) == "3"
     assert {layer: table_info(v1, layer.value) for layer in Layer} == columns
     assert [c[0] for c in table_info(v1, "transect")].count("stipulated") == 1
 
@@ -149,29 +153,73 @@ def test_a_failed_migration_leaves_the_file_as_it_was(v1, monkeypatch):
     good = S.migration_sql(1)
     monkeypatch.setattr(S, "migration_sql", lambda version: good[:1] + ['ALTER TABLE "nosuch" ADD COLUMN x'])
     before = sha(v1)
-    with pytest.raises(WriteFailed, match="could not bring .* to schema 2 .*the file is unchanged"):
+    with pytest.raises(WriteFailed, match="could not bring .* to schema 3 .*the file is unchanged"):
         open_visit(v1)
     assert sha(v1) == before
     monkeypatch.undo()
     with open_visit(v1) as store:  # and it migrates once the cause is gone
         assert by_label(store.visit, Layer.TRANSECT)["T1"].stipulated is False
-    assert meta_version(v1) == "2"
+    assert meta_version(v1) == "3"
 
 
-def test_migration_sql_adds_exactly_the_schema_2_columns():
-    assert S.SCHEMA_VERSION == 2
+SCHEMA_3_SQL = [f'ALTER TABLE "{table}" ADD COLUMN "{col}" {sql}'
+                for table in ("ohwm_point", "transect", "walk_vertex")
+                for col, sql in (("correction_age_s", "REAL"), ("correction_mount", "TEXT"))]
+
+
+def test_migration_sql_adds_exactly_the_columns_of_each_version():
+    assert S.SCHEMA_VERSION == 3
     assert S.migration_sql(1) == [
         'ALTER TABLE "transect" ADD COLUMN "stipulated" BOOLEAN NOT NULL DEFAULT 0',
         'ALTER TABLE "line_feature" ADD COLUMN "mapped_stream" BOOLEAN',
-    ]
-    assert S.migration_sql(2) == []
-    # each added column is the last field of its record (ADD COLUMN appends)
-    for pairs in S.ADDED_COLUMNS.values():
-        for layer, name in pairs:
-            assert S.columns(layer)[-1].name == name
+    ] + SCHEMA_3_SQL
+    assert S.migration_sql(2) == SCHEMA_3_SQL
+    assert S.migration_sql(3) == []
+    # the added columns are the last fields of their record, in version order (ADD COLUMN appends)
+    for layer in Layer:
+        added = [name for v in sorted(S.ADDED_COLUMNS) for lay, name in S.ADDED_COLUMNS[v] if lay is layer]
+        if added:
+            assert [c.name for c in S.columns(layer)][-len(added):] == added, layer
 
 
-def test_a_schema_2_file_lacking_a_schema_2_column_is_refused_untouched(tmp_path):
+def schema_2_copy(path: Path) -> None:
+    """Make ``path`` (a new visit) what schema 2 wrote: schema 3 only appended its columns."""
+    conn = st_connect(path)
+    for table in ("ohwm_point", "transect", "walk_vertex"):
+        for col in ("correction_mount", "correction_age_s"):
+            conn.execute(f'ALTER TABLE "{table}" DROP COLUMN "{col}"')
+    conn.execute("UPDATE fieldapp_meta SET value = '2' WHERE key = 'schema_version'")
+    conn.commit()
+    conn.close()
+
+
+def test_a_schema_2_file_migrates_to_3_and_keeps_corrections(tmp_path):
+    from fieldapp.survey.features import PointMethod
+
+    p = tmp_path / "v2.gpkg"
+    fresh = tmp_path / "v3.gpkg"
+    create_visit(fresh, Visit.new("x", crs="EPSG:32616", who="t")).close()
+    with create_visit(p, Visit.new("x", crs="EPSG:32616", who="t")) as store:
+        line = store.visit.add_ohwm_line(label="L")
+        store.visit._add_point(line.uuid, x=500000.0, y=4800000.0, method=PointMethod.AVERAGED)
+    schema_2_copy(p)
+    assert inspect(p)["schema_version"] == "2"
+    with open_visit(p, readonly=True) as store:  # read as it is: no corrections
+        (pt,) = store.visit.features(Layer.OHWM_POINT)
+        assert pt.correction_age_s is None and pt.correction_mount is None
+    with open_visit(p) as store:
+        assert meta_version(p) == "3"
+        (pt,) = store.visit.features(Layer.OHWM_POINT)
+        store.visit._add_point(pt.line_uuid, x=500010.0, y=4800000.0, method=PointMethod.AVERAGED,
+                               correction_age_s=1.5, correction_mount="WIDOT1")
+    for layer in Layer:
+        assert table_info(p, layer.value) == table_info(fresh, layer.value), layer
+    with open_visit(p, readonly=True) as store:
+        pts = sorted(store.visit.features(Layer.OHWM_POINT), key=lambda q: q.seq)
+        assert [(q.correction_age_s, q.correction_mount) for q in pts] == [(None, None), (1.5, "WIDOT1")]
+
+
+def test_a_schema_3_file_lacking_a_schema_2_column_is_refused_untouched(tmp_path):
     p = tmp_path / "broken.gpkg"
     create_visit(p, Visit.new("x", crs="EPSG:32616", who="t")).close()
     conn = st_connect(p)
@@ -179,7 +227,7 @@ def test_a_schema_2_file_lacking_a_schema_2_column_is_refused_untouched(tmp_path
     conn.commit()
     conn.close()
     before = sha(p)
-    with pytest.raises(DamagedVisitFile, match=r"schema 2\) lacks columns \['transect.stipulated'\]"):
+    with pytest.raises(DamagedVisitFile, match=r"schema 3\) lacks columns \['transect.stipulated'\]"):
         open_visit(p)
     assert sha(p) == before
 
@@ -195,8 +243,8 @@ def test_a_schema_1_file_lacking_a_schema_1_column_is_refused(v1):
 
 def test_newer_schema_still_refused(v1):
     conn = st_connect(v1)
-    conn.execute("UPDATE fieldapp_meta SET value = '3' WHERE key = 'schema_version'")
+    conn.execute("UPDATE fieldapp_meta SET value = '4' WHERE key = 'schema_version'")
     conn.commit()
     conn.close()
-    with pytest.raises(NewerVisitFile, match="schema 3"):
+    with pytest.raises(NewerVisitFile, match="schema 4"):
         open_visit(v1)

@@ -1,0 +1,99 @@
+"""The NTRIP caster password, kept out of the settings file (no Qt).
+
+:func:`store_password` puts it in the OS keyring through the ``keyring`` package (Windows
+Credential Manager, macOS Keychain, the Secret Service on Linux) when one is available; else in
+``secrets.json`` beside the settings file, readable by this user only (mode 0600 on POSIX; on
+Windows the per-user config folder is already private to the user). :func:`where_kept` says which,
+in words the Devices dialog shows.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+import os
+from pathlib import Path
+
+from fieldapp.app.config import config_dir
+
+log = logging.getLogger(__name__)
+
+SERVICE = "fieldapp-ntrip"
+FALLBACK_NAME = "secrets.json"
+
+
+def _keyring():
+    """The keyring module when a real (not the fail or null) backend is available, else None."""
+    if os.environ.get("FIELDAPP_NO_KEYRING"):
+        return None
+    try:
+        import keyring
+        from keyring.backends import fail
+
+        backend = keyring.get_keyring()
+        if isinstance(backend, fail.Keyring) or "null" in type(backend).__module__.lower():
+            return None
+        return keyring
+    except Exception:  # noqa: BLE001 - no keyring: the fallback file
+        return None
+
+
+def where_kept() -> str:
+    """Where a password would be kept, in words."""
+    kr = _keyring()
+    if kr is not None:
+        return f"OS keyring ({type(kr.get_keyring()).__name__})"
+    return f"{fallback_file()} (readable by this user only)"
+
+
+def fallback_file() -> Path:
+    return config_dir() / FALLBACK_NAME
+
+
+def _read_fallback() -> dict:
+    try:
+        data = json.loads(fallback_file().read_text(encoding="utf-8"))
+        return data if isinstance(data, dict) else {}
+    except (OSError, ValueError):
+        return {}
+
+
+def store_password(key: str, password: str) -> str:
+    """Keep ``password`` for ``key`` (the caster URL without password); returns where (words).
+
+    Raises
+    ------
+    OSError
+        Neither the keyring nor the fallback file could be written.
+    """
+    kr = _keyring()
+    if kr is not None:
+        try:
+            kr.set_password(SERVICE, key, password)
+            return where_kept()
+        except Exception as exc:  # noqa: BLE001 - a locked or broken keyring: the file
+            log.warning("keyring refused the caster password (%s); using the file", exc)
+    path = fallback_file()
+    path.parent.mkdir(parents=True, exist_ok=True)
+    data = _read_fallback()
+    data[key] = password
+    tmp = path.with_name(path.name + ".tmp")
+    fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
+    with os.fdopen(fd, "w", encoding="utf-8") as fh:
+        json.dump(data, fh)
+    os.chmod(tmp, 0o600)
+    os.replace(tmp, path)
+    return f"{path} (readable by this user only)"
+
+
+def load_password(key: str) -> str | None:
+    """The password kept for ``key``, or None."""
+    kr = _keyring()
+    if kr is not None:
+        try:
+            pw = kr.get_password(SERVICE, key)
+            if pw is not None:
+                return pw
+        except Exception:  # noqa: BLE001
+            pass
+    return _read_fallback().get(key)
