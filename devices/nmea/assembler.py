@@ -30,6 +30,8 @@ __all__ = [
     "STALE_EPOCH_WINDOW_S",
     "RESYNC_EPOCHS",
     "RECENT_LINES",
+    "MAX_EPOCH_LINES",
+    "GST_HOLD_EPOCHS",
 ]
 
 log = logging.getLogger(__name__)
@@ -80,6 +82,13 @@ _TOD_INDEX = {"GGA": 0, "GNS": 0, "RMC": 0, "GLL": 4, "GST": 0, "ZDA": 0}
 STALE_EPOCH_WINDOW_S = 600.0
 #: Consecutive late epochs, each after the one before, after which the receiver's new time is followed.
 RESYNC_EPOCHS = 3
+#: Most lines one epoch holds: a line beyond it closes the epoch and opens the next (a stream with
+#: no epoch boundary, e.g. time-less GSV without end, cannot grow the assembler without limit;
+#: real epochs hold at most some 100 lines, GSV of four systems and their signals included).
+MAX_EPOCH_LINES = 400
+#: Epochs a receiver's last GST accuracy is held for when an epoch brings none (of the same fix
+#: quality): a receiver sending GST every other epoch shows a steady accuracy, marked as held.
+GST_HOLD_EPOCHS = 3
 #: Good lines remembered by their exact bytes, so a verbatim repeat is not parsed again (about
 #: ten epochs of a typical receiver; far shorter than any test or benchmark log).
 RECENT_LINES = 128
@@ -209,6 +218,8 @@ class EpochAssembler:
         self._newest: tuple | None = None
         self._behind: tuple | None = None
         self._behind_run = 0
+        # (GST fields, fix quality, epochs held so far) of the last GST, while it may be held
+        self._held_gst: tuple | None = None
         self._bad: Counter = Counter()
         self._good = self._used = self._comments = self._fixes = 0
         self._tod_text: str | None = None
@@ -286,11 +297,17 @@ class EpochAssembler:
         # Not untimed; a ZDA when ep has a ZDA time or a time ZDA_JOIN_S or more away; another when
         # its time differs from ep's, or, while ep has only a ZDA's time, is ZDA_JOIN_S or more away.
         if tod is None:
-            opens = False
+            # a time-less epoch (cold start) ends where its position sentence comes round again,
+            # and no epoch grows past MAX_EPOCH_LINES (bounded memory on any input)
+            opens = (ep.tod is None and kind in _POSITION_SET and sentence.label in ep.seen) or (
+                len(ep.types) >= MAX_EPOCH_LINES)
         elif kind == "ZDA":
             opens = ep.zda_tod is not None or (ep.tod is not None and abs(_tod_diff_s(tod, ep.tod)) >= ZDA_JOIN_S)
         elif ep.tod is None:
-            opens = ep.zda_tod is not None and abs(_tod_diff_s(tod, ep.zda_tod)) >= ZDA_JOIN_S
+            # a timed sentence after the time-less position sentences of a no-fix epoch opens
+            # its own epoch (pynmea2 #94: the first fix after a cold start is not absorbed)
+            opens = ep.has_position or (
+                ep.zda_tod is not None and abs(_tod_diff_s(tod, ep.zda_tod)) >= ZDA_JOIN_S)
         else:
             opens = tod != ep.tod
         late = False
@@ -457,7 +474,18 @@ class EpochAssembler:
         date = rmc_date if rmc_date is not None else self._date_for(tod)
         if not ep.has_position:
             return None
-        return _build_fix(ep, fields, rmc, date, tod, self.antenna_height_m)
+        gst = fields.get("GST")
+        held = self._held_gst if gst is None else None
+        fix = _build_fix(ep, fields, rmc, date, tod, self.antenna_height_m, held)
+        if fix is None:
+            return None
+        if gst is not None and gst.get("sigma_lat_m") is not None:
+            self._held_gst = (gst, fix.quality, 0)  # fresh: held for the next epochs
+        elif held is not None and fix.gst_held_epochs and fix.gst_held_epochs < GST_HOLD_EPOCHS:
+            self._held_gst = (held[0], held[1], fix.gst_held_epochs)
+        else:
+            self._held_gst = None  # held long enough, another quality, or a fix without GST
+        return fix
 
     def _is_newest(self, fix: Fix) -> bool:
         """Whether ``fix`` may be delivered after the newest one (see the class notes); remembers it."""

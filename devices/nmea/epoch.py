@@ -185,10 +185,29 @@ def _accuracy(quality: FixQuality, hdop: float | None, vdop: float | None,
     return h_acc, v_acc, estimated, _accuracy_source(h_from, v_from, uere)
 
 
+def _sats_used(fields: _Fields, gga: Mapping, msgs: Mapping, fixed: bool) -> int | None:
+    """Satellites used: GGA field 7, else GNS's, else the distinct ids of the epoch's GSA.
+
+    While fixed, a GGA count of 0 is not believed (a Furuno GT-88 sends ``00`` with 11 in GSA
+    and GNS): the GNS count, else GSA's, is taken when it has any; the GGA's 0 stays otherwise.
+    """
+    sats = gga.get("sats_used")
+    if sats is None or (sats == 0 and fixed):
+        other = fields.first("sats_used", "GNS")
+        if not other and "GSA" in msgs:
+            other = len(_gsa_used_ids(s.msg for s in msgs["GSA"])) or None
+        if other or sats is None:
+            sats = other
+    return sats
+
+
 def _build_fix(ep: _Epoch, fields: _Fields, rmc: Mapping | None, date: dt.date | None,
-               tod: dt.time | None, antenna_height_m: float) -> Fix | None:
+               tod: dt.time | None, antenna_height_m: float,
+               held_gst: tuple | None = None) -> Fix | None:
     """The fix of a closed epoch holding a position sentence; None when every position sentence
-    of it was malformed.  ``date`` and ``tod`` are the epoch's (see the assembler's notes)."""
+    of it was malformed.  ``date`` and ``tod`` are the epoch's (see the assembler's notes).
+    ``held_gst`` is ``(GST fields, fix quality, epochs held)`` of an earlier epoch's GST, used
+    when this epoch has none and its quality is the same (``Fix.gst_held_epochs`` says so)."""
     readable, lat, lon = _position(fields)
     if not readable:
         return None
@@ -214,11 +233,16 @@ def _build_fix(ep: _Epoch, fields: _Fields, rmc: Mapping | None, date: dt.date |
     else:
         mode = _MODE_BY_FIX_TYPE.get(gsa.get("fix_type")) or (
             FixMode.THREE_D if alt_msl is not None else FixMode.TWO_D)
-    sats_used = v if (v := gga.get("sats_used")) is not None else first("sats_used", "GNS")
-    if sats_used is None and "GSA" in msgs:
-        sats_used = len(_gsa_used_ids(s.msg for s in msgs["GSA"])) or None
-    gst = get("GST") or _EMPTY
+    sats_used = _sats_used(fields, gga, msgs, quality is not FixQuality.NO_FIX)
+    gst, held = get("GST"), 0
+    if gst is None:
+        gst = _EMPTY
+        if held_gst is not None and held_gst[1] is quality and lat is not None:
+            gst, held = held_gst[0], held_gst[2] + 1
     h_acc, v_acc, estimated, accuracy_source = _accuracy(quality, hdop, vdop, gst)
+    if held and accuracy_source.startswith("GST"):
+        accuracy_source = accuracy_source.replace(
+            "GST", f"GST held {held} epoch{'s' if held > 1 else ''}", 1)
     return _new_fix({
         "time_utc": dt.datetime.combine(date, tod, tzinfo=UTC) if (date and tod) else None,
         "time_of_day_utc": tod,
@@ -236,6 +260,7 @@ def _build_fix(ep: _Epoch, fields: _Fields, rmc: Mapping | None, date: dt.date |
         "sigma_lat_m": gst.get("sigma_lat_m"),
         "sigma_lon_m": gst.get("sigma_lon_m"),
         "sigma_alt_m": gst.get("sigma_alt_m"),
+        "gst_held_epochs": held,
         "horizontal_accuracy_m": h_acc,
         "vertical_accuracy_m": v_acc,
         "accuracy_estimated": estimated,
