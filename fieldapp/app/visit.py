@@ -90,6 +90,11 @@ class VisitController:
     def fix_usable_for_average(self, fix: Any) -> bool:
         return self.model.gate.usable(fix)
 
+    def fix_skip_reason(self, fix: Any) -> str | None:
+        """Why the quality gate skips ``fix`` for averaging, in words with the values
+        (``"0 satellites, fewer than 4"``), or None when it is usable."""
+        return self.model.gate.explain(fix)
+
     # -------------------------------------------------------------- track
     def on_fix(self, fix: Any) -> None:
         """Every fix: the frame from the first usable one, the raw track, walks in progress."""

@@ -166,7 +166,7 @@ class StatusStrip(QFrame):
         row.addStretch(1)
         rows.addWidget(self.problem_label)
         self._states: dict[str, str] = {k: "none" for k in DEVICE_LABELS}
-        self._accuracy_est: bool | None = None
+        self._accuracy_est: tuple | None = None
 
     def device_state(self, kind: str) -> str:
         return self._states.get(kind, "none")
@@ -215,14 +215,18 @@ class StatusStrip(QFrame):
         _set_text(self.hdop_label, f"HDOP {hdop:.1f}" if hdop is not None else "HDOP –")
         acc = getattr(fix, "horizontal_accuracy_m", None)
         est = bool(getattr(fix, "accuracy_estimated", False))
+        held = 0 if est else int(getattr(fix, "gst_held_epochs", 0) or 0)
         if acc is None:
             _set_text(self.accuracy_label, "H ± –")
         else:
-            _set_text(self.accuracy_label, f"H ±{acc:.2f} m" + (" (est.)" if est else ""))
-        if est != self._accuracy_est:
-            self._accuracy_est = est
+            mark = " (est.)" if est else (" (held)" if held else "")
+            _set_text(self.accuracy_label, f"H ±{acc:.2f} m" + mark)
+        if (est, held) != self._accuracy_est:
+            self._accuracy_est = (est, held)
             self.accuracy_label.setToolTip(
                 "Estimated from HDOP (the receiver sends no GST)" if est
+                else f"1-sigma horizontal accuracy from the receiver's last GST, held {held} "
+                     "epoch(s): this epoch brought none" if held
                 else "1-sigma horizontal accuracy from the receiver's GST")
         _set_text(self.age_label, f"Age {fix_age_s(fix, now_s):.1f} s")
         ant = getattr(fix, "antenna_height_m", None)
