@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import datetime as dt
 import logging
+import re
 import time
 from collections import Counter
 from dataclasses import dataclass, field
@@ -17,11 +18,11 @@ from typing import Iterable, Iterator, Mapping
 import pynmea2
 
 from devices.errors import BadSentence
-from devices.framing import MAX_LINE_BYTES, LineFramer
+from devices.framing import MAX_LINE_BYTES, LineFramer, is_checksummed_nmea
 from devices.nmea.cycle import CycleLearner
 from devices.nmea.epoch import _FIELD_ERRORS, _POSITION_SET, ZDA_JOIN_S, _build_fix, _Epoch, _Fields, _Sentence
 from devices.nmea.fix import BadKind, Fix
-from devices.nmea.sentences import _USED_TYPES, _is_printable, _parse, _seconds, _time_of_day, _tod_diff_s
+from devices.nmea.sentences import PROPRIETARY_USED, _USED_TYPES, _is_printable, _parse, _seconds, _time_of_day, _tod_diff_s
 
 __all__ = [
     "NmeaStats",
@@ -49,6 +50,11 @@ class NmeaStats:
         Good lines that contributed to a fix.
     comments : int
         ``#`` lines (log-file headers), skipped.
+    ignored : int
+        Known proprietary lines not used, neither good nor bad: ``$P…`` sentences other than
+        Garmin's ``$PGRMZ`` / ``$PGRME`` (``$PSTM…``, ``$PTAX``, ``$PGRMM``...; these are in
+        ``good`` too), an INS's ``$INS…`` sentences with a good checksum, NovAtel ``#…A``
+        ASCII logs.
     fixes : int
         Fixes emitted.
     bad : dict
@@ -65,6 +71,7 @@ class NmeaStats:
     good: int = 0
     used: int = 0
     comments: int = 0
+    ignored: int = 0
     fixes: int = 0
     bad: Mapping[str, int] = field(default_factory=lambda: {k.value: 0 for k in BadKind})
     early_closes: int = 0
@@ -92,6 +99,10 @@ GST_HOLD_EPOCHS = 3
 #: Good lines remembered by their exact bytes, so a verbatim repeat is not parsed again (about
 #: ten epochs of a typical receiver; far shorter than any test or benchmark log).
 RECENT_LINES = 128
+
+
+#: A NovAtel ASCII log: ``#<NAME>A,<header>;<data>*<8 hex digits of CRC-32>``.
+_NOVATEL_ASCII_RE = re.compile(rb"#[A-Z0-9_]+A,[^;]*;.*\*[0-9A-Fa-f]{8}\Z")
 
 
 def _behind_s(a: tuple, b: tuple) -> float:
@@ -221,7 +232,7 @@ class EpochAssembler:
         # (GST fields, fix quality, epochs held so far) of the last GST, while it may be held
         self._held_gst: tuple | None = None
         self._bad: Counter = Counter()
-        self._good = self._used = self._comments = self._fixes = 0
+        self._good = self._used = self._comments = self._fixes = self._ignored = 0
         self._tod_text: str | None = None
         self._tod: dt.time | None = None
         # The last RECENT_LINES good lines (exact bytes) -> their _Sentence.  Receivers repeat
@@ -246,6 +257,7 @@ class EpochAssembler:
             good=self._good,
             used=self._used,
             comments=self._comments,
+            ignored=self._ignored,
             fixes=self._fixes,
             bad={k.value: self._bad.get(k.value, 0) for k in BadKind},
             early_closes=self._early_closes,
@@ -289,6 +301,8 @@ class EpochAssembler:
         self._good += 1
         kind = sentence.kind
         if kind is None:
+            if sentence.label:  # "P": a proprietary sentence ($PSTM..., $PTAX, $PGRMM...)
+                self._ignored += 1
             return []  # good but not a sentence we use (TXT, HDT, proprietary...)
         tod = sentence.tod
         early = self._early
@@ -379,7 +393,13 @@ class EpochAssembler:
     def _check(self, line: bytes) -> _Sentence | None:
         """A new stripped, non-empty line: the good sentence in it, or None (counted as bad)."""
         if line[0] == 0x23:  # "#"
-            self._comments += 1
+            if _NOVATEL_ASCII_RE.match(line):
+                self._ignored += 1  # a NovAtel ASCII log (#BESTPOSA,...;...*crc32)
+            else:
+                self._comments += 1
+            return None
+        if line.startswith(b"$INS") and is_checksummed_nmea(line):
+            self._ignored += 1  # an INS's own sentence interleaved with the receiver's
             return None
         if len(line) > MAX_LINE_BYTES:
             self._bad[BadKind.OVERLONG.value] += 1
@@ -395,7 +415,12 @@ class EpochAssembler:
         except BadSentence as exc:
             self._bad[exc.kind] += 1
             return None
-        kind = msg.sentence_type if isinstance(msg, pynmea2.TalkerSentence) else None
+        if isinstance(msg, pynmea2.TalkerSentence):
+            kind = msg.sentence_type
+        elif isinstance(msg, pynmea2.ProprietarySentence):
+            kind = PROPRIETARY_USED.get(type(msg).__name__)  # $PGRMZ, $PGRME; others ignored
+        else:
+            kind = None
         tod = None
         if kind not in _USED_TYPES:
             kind = None

@@ -74,7 +74,10 @@ class _Sentence:
         self.msg = msg
         self.text = text
         self.kind = kind  # a sentences._USED_TYPES member, or None for a good sentence we do not use
-        self.label = msg.talker + kind if kind is not None else ""
+        if isinstance(msg, pynmea2.ProprietarySentence):
+            self.label = "P" + (kind or "")  # "PGRMZ"; "P": a proprietary sentence ignored
+        else:
+            self.label = msg.talker + kind if kind is not None else ""
         self.tod = tod
         self.values = _UNREAD
         self.cycle_key = _cycle_key(msg, self.label, kind) if kind in ("GSV", "GSA") else self.label
@@ -201,6 +204,23 @@ def _sats_used(fields: _Fields, gga: Mapping, msgs: Mapping, fixed: bool) -> int
     return sats
 
 
+def _garmin_accuracy(fields: _Fields, h_acc, v_acc, estimated: bool, source: str) -> tuple:
+    """Fill the accuracies GST and the DOPs left unknown from Garmin's ``$PGRME`` estimated
+    position errors (metres; the receiver's own estimate, so marked estimated)."""
+    grme = fields.get("GRME") or _EMPTY
+    filled = []
+    if h_acc is None and grme.get("hpe_m") is not None:
+        h_acc = grme["hpe_m"]
+        filled.append("horizontal")
+    if v_acc is None and grme.get("vpe_m") is not None:
+        v_acc = grme["vpe_m"]
+        filled.append("vertical")
+    if not filled:
+        return h_acc, v_acc, estimated, source
+    garmin = "PGRME (Garmin estimate)"
+    return h_acc, v_acc, True, garmin if source.startswith("none") else f"{source} + {garmin}"
+
+
 def _build_fix(ep: _Epoch, fields: _Fields, rmc: Mapping | None, date: dt.date | None,
                tod: dt.time | None, antenna_height_m: float,
                held_gst: tuple | None = None) -> Fix | None:
@@ -221,7 +241,7 @@ def _build_fix(ep: _Epoch, fields: _Fields, rmc: Mapping | None, date: dt.date |
     # (each "x if (x := A) is not None else first(...)" reads the fallback only when needed)
     alt_msl = None
     if lat is not None:
-        alt_msl = v if (v := gga.get("alt_msl_m")) is not None else first("alt_msl_m", "GNS")
+        alt_msl = v if (v := gga.get("alt_msl_m")) is not None else first("alt_msl_m", "GNS", "GRMZ")
     geoid_sep = v if (v := gga.get("geoid_sep_m")) is not None else first("geoid_sep_m", "GNS")
     gsa = get("GSA") or _EMPTY
     hdop = gsa.get("hdop")
@@ -232,6 +252,7 @@ def _build_fix(ep: _Epoch, fields: _Fields, rmc: Mapping | None, date: dt.date |
         mode = FixMode.NONE
     else:
         mode = _MODE_BY_FIX_TYPE.get(gsa.get("fix_type")) or (
+            _MODE_BY_FIX_TYPE.get(first("fix_type", "GRMZ")) if "GRMZ" in msgs else None) or (
             FixMode.THREE_D if alt_msl is not None else FixMode.TWO_D)
     sats_used = _sats_used(fields, gga, msgs, quality is not FixQuality.NO_FIX)
     gst, held = get("GST"), 0
@@ -240,6 +261,9 @@ def _build_fix(ep: _Epoch, fields: _Fields, rmc: Mapping | None, date: dt.date |
         if held_gst is not None and held_gst[1] is quality and lat is not None:
             gst, held = held_gst[0], held_gst[2] + 1
     h_acc, v_acc, estimated, accuracy_source = _accuracy(quality, hdop, vdop, gst)
+    if "GRME" in msgs and lat is not None and (h_acc is None or v_acc is None):
+        h_acc, v_acc, estimated, accuracy_source = _garmin_accuracy(fields, h_acc, v_acc,
+                                                                    estimated, accuracy_source)
     if held and accuracy_source.startswith("GST"):
         accuracy_source = accuracy_source.replace(
             "GST", f"GST held {held} epoch{'s' if held > 1 else ''}", 1)

@@ -198,3 +198,49 @@ def test_an_epoch_never_grows_past_its_cap():
     for i in range(3 * MAX_EPOCH_LINES + 5):
         a.feed(sentence(f"GPGSV,1,1,01,{i % 99 + 1:02d},40,083,{i % 50:02d}"), 1.0)
     assert len(a._epoch.types) <= MAX_EPOCH_LINES
+
+
+# ------------------------------------------------------------------ item 8: proprietary sentences
+NOVATEL_BESTPOS = (b"#BESTPOSA,COM1,0,55.0,FINESTEERING,1419,340033.000,00000040,d821,2724;"
+                   b"SOL_COMPUTED,SINGLE,51.11636418888,-114.03825876855,1064.8713,-16.2712,"
+                   b"WGS84,1.6389,1.3191,2.4203,\"\",0.000,0.000,12,12,0,0,0,06,0,03*e8b4f2a2")
+
+
+def test_known_proprietary_sentences_are_ignored_not_bad():
+    lines = [sentence("INSPVA,2024,345600.0,51.1,-114.0,1064.9,0.0,0.0,0.0,1.0,2.0,3.0,INS_GOOD"),
+             sentence("PTAX,1,2,3"), sentence("PSTMVER,GNSSLIB_8.4.18.25_ARM"),
+             sentence("PGRMM,WGS 84"), NOVATEL_BESTPOS, b"# a log header",
+             sentence("GPGGA,101530.00,4807.038,N,01131.000,E,1,08,0.9,545.4,M,46.9,M,,")]
+    fixes, a = run(lines)
+    stats = a.stats
+    assert stats.total_bad == 0, stats.bad
+    assert stats.ignored == 5 and stats.comments == 1
+    assert len(fixes) == 1 and fixes[0].has_position
+    # an INS sentence with a wrong checksum is still a bad line
+    _, b = run([b"$INSPVA,1,2,3*00"])
+    assert b.stats.bad["checksum"] == 1 and b.stats.ignored == 0
+
+
+def test_garmin_pgrmz_and_pgrme_fill_an_epoch_without_gga():
+    lines = [sentence("GPRMC,101530.00,A,4807.038,N,01131.000,E,0.0,,010625,,,A"),
+             sentence("PGRME,15.0,M,45.0,M,25.0,M"), sentence("PGRMZ,2062,f,3")]
+    fixes, a = run(lines)
+    fix = fixes[0]
+    assert fix.alt_msl_m == pytest.approx(628.4976)  # 2062 ft x 0.3048 m/ft
+    assert fix.mode.gpsd_mode == 3  # PGRMZ field 3: 3 = the receiver's own altitude
+    assert (fix.horizontal_accuracy_m, fix.vertical_accuracy_m) == (15.0, 45.0)
+    assert fix.accuracy_estimated and fix.accuracy_source == "PGRME (Garmin estimate)"
+    assert a.stats.used == 3 and a.stats.ignored == 0
+    # with a GGA, its altitude and HDOP estimate win; PGRME fills only the vertical it lacks
+    gga = sentence("GPGGA,101530.00,4807.038,N,01131.000,E,1,08,0.9,545.4,M,46.9,M,,")
+    fixes, _ = run([gga, *lines])
+    fix = fixes[0]
+    assert fix.alt_msl_m == 545.4
+    assert fix.horizontal_accuracy_m == pytest.approx(4.5)  # HDOP 0.9 x UERE 5.0 m
+    assert fix.vertical_accuracy_m == pytest.approx(6.75)  # 1.5 x 0.9 x 5.0 (no VDOP)
+
+
+def test_pgrmz_in_another_unit_is_a_malformed_field():
+    fixes, a = run([sentence("GPRMC,101530.00,A,4807.038,N,01131.000,E,0.0,,010625,,,A"),
+                    sentence("PGRMZ,628,m,3")])
+    assert fixes[0].alt_msl_m is None and a.stats.bad["malformed_field"] == 1
