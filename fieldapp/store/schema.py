@@ -31,7 +31,7 @@ from shapely.geometry import MultiPolygon, Point, Polygon
 from ..survey import features as F
 from ..survey.features import Layer
 
-SCHEMA_VERSION = 2
+SCHEMA_VERSION = 3
 #: Columns each schema version added to a table of the version before, in the order added
 #: (``ALTER TABLE ... ADD COLUMN`` appends, so these are the last fields of their dataclasses
 #: and a migrated table has the same columns, in the same order, as a new one -- which the
@@ -40,8 +40,13 @@ SCHEMA_VERSION = 2
 #:
 #: - 2: ``transect.stipulated`` (NR 341.035(2)(c); default 0) and ``line_feature.mapped_stream``
 #:   (Drainageways A.1; NULL = not checked yet).
+#: - 3: ``site.declination_source`` (WMM model or "entered"; NULL = not set) and
+#:   ``station.azimuth_mag_deg``, ``station.declination_deg`` (each shot's magnetic azimuth and
+#:   the declination applied to it; NULL for typed stations and older files).
 ADDED_COLUMNS: dict[int, tuple[tuple[Layer, str], ...]] = {
     2: ((Layer.TRANSECT, "stipulated"), (Layer.LINE, "mapped_stream")),
+    3: ((Layer.SITE, "declination_source"), (Layer.STATION, "azimuth_mag_deg"),
+        (Layer.STATION, "declination_deg")),
 }
 #: SQL DEFAULT of the added NOT NULL columns (a new table declares it too, so both agree).
 COLUMN_DEFAULTS = {(Layer.TRANSECT, "stipulated"): "0"}

@@ -91,7 +91,7 @@ def test_opening_for_recording_migrates_to_the_columns_of_a_new_file(v1, tmp_pat
     fresh = tmp_path / "new.gpkg"
     create_visit(fresh, Visit.new("new", crs="EPSG:32616", who="t")).close()
     with open_visit(v1) as store:
-        assert meta_version(v1) == "2"
+        assert meta_version(v1) == str(S.SCHEMA_VERSION)
         t = by_label(store.visit, Layer.TRANSECT)["T1"]
         assert t.stipulated is False
     # same columns, same order, types, NOT NULL and defaults as a table made new at schema 2
@@ -138,7 +138,7 @@ def test_migration_happens_once(v1):
     open_visit(v1).close()
     columns = {layer: table_info(v1, layer.value) for layer in Layer}
     open_visit(v1).close()  # already schema 2: nothing to add (ADD COLUMN twice would fail)
-    assert meta_version(v1) == "2"
+    assert meta_version(v1) == str(S.SCHEMA_VERSION)
     assert {layer: table_info(v1, layer.value) for layer in Layer} == columns
     assert [c[0] for c in table_info(v1, "transect")].count("stipulated") == 1
 
@@ -148,26 +148,56 @@ def test_a_failed_migration_leaves_the_file_as_it_was(v1, monkeypatch):
     good = S.migration_sql(1)
     monkeypatch.setattr(S, "migration_sql", lambda version: good[:1] + ['ALTER TABLE "nosuch" ADD COLUMN x'])
     before = sha(v1)
-    with pytest.raises(WriteFailed, match="could not bring .* to schema 2 .*the file is unchanged"):
+    with pytest.raises(WriteFailed, match=f"could not bring .* to schema {S.SCHEMA_VERSION} .*the file is unchanged"):
         open_visit(v1)
     assert sha(v1) == before
     monkeypatch.undo()
     with open_visit(v1) as store:  # and it migrates once the cause is gone
         assert by_label(store.visit, Layer.TRANSECT)["T1"].stipulated is False
-    assert meta_version(v1) == "2"
+    assert meta_version(v1) == str(S.SCHEMA_VERSION)
 
 
-def test_migration_sql_adds_exactly_the_schema_2_columns():
-    assert S.SCHEMA_VERSION == 2
-    assert S.migration_sql(1) == [
-        'ALTER TABLE "transect" ADD COLUMN "stipulated" BOOLEAN NOT NULL DEFAULT 0',
-        'ALTER TABLE "line_feature" ADD COLUMN "mapped_stream" BOOLEAN',
-    ]
-    assert S.migration_sql(2) == []
-    # each added column is the last field of its record (ADD COLUMN appends)
-    for pairs in S.ADDED_COLUMNS.values():
-        for layer, name in pairs:
-            assert S.columns(layer)[-1].name == name
+def test_migration_sql_adds_exactly_the_columns_of_each_version():
+    assert S.SCHEMA_VERSION == 3
+    v2 = ['ALTER TABLE "transect" ADD COLUMN "stipulated" BOOLEAN NOT NULL DEFAULT 0',
+          'ALTER TABLE "line_feature" ADD COLUMN "mapped_stream" BOOLEAN']
+    v3 = ['ALTER TABLE "site" ADD COLUMN "declination_source" TEXT',
+          'ALTER TABLE "station" ADD COLUMN "azimuth_mag_deg" REAL',
+          'ALTER TABLE "station" ADD COLUMN "declination_deg" REAL']
+    assert S.migration_sql(1) == v2 + v3
+    assert S.migration_sql(2) == v3
+    assert S.migration_sql(3) == []
+    # the columns added to a record are its last fields, in the order added (ADD COLUMN appends)
+    added: dict = {}
+    for v in sorted(S.ADDED_COLUMNS):
+        for layer, name in S.ADDED_COLUMNS[v]:
+            added.setdefault(layer, []).append(name)
+    for layer, names in added.items():
+        assert [c.name for c in S.columns(layer)][-len(names):] == names
+
+
+def test_a_schema_2_file_migrates_to_the_declination_columns(tmp_path):
+    # a schema 2 file: a new visit without the three schema 3 columns, its meta at 2
+    from fieldapp.survey.features import Layer as L
+
+    p = tmp_path / "v2.gpkg"
+    visit = Visit.new("two", crs="EPSG:32616", who="t")
+    create_visit(p, visit).close()
+    new_columns = {layer: table_info(p, layer.value) for layer in (L.SITE, L.STATION)}
+    conn = sqlite3.connect(p)
+    for sql in ("ALTER TABLE site DROP COLUMN declination_source",
+                "ALTER TABLE station DROP COLUMN declination_deg",
+                "ALTER TABLE station DROP COLUMN azimuth_mag_deg",
+                "UPDATE fieldapp_meta SET value = '2' WHERE key = 'schema_version'"):
+        conn.execute(sql)
+    conn.commit()
+    conn.close()
+    assert "declination_source" not in [c[0] for c in table_info(p, "site")]
+    with open_visit(p) as store:  # opened for recording: migrated to 3
+        assert store.visit.site.declination_source is None
+        assert store.visit.site.declination_deg == 0.0
+    assert meta_version(p) == "3"
+    assert {layer: table_info(p, layer.value) for layer in (L.SITE, L.STATION)} == new_columns
 
 
 def test_a_schema_2_file_lacking_a_schema_2_column_is_refused_untouched(tmp_path):
@@ -178,7 +208,7 @@ def test_a_schema_2_file_lacking_a_schema_2_column_is_refused_untouched(tmp_path
     conn.commit()
     conn.close()
     before = sha(p)
-    with pytest.raises(DamagedVisitFile, match=r"schema 2\) lacks columns \['transect.stipulated'\]"):
+    with pytest.raises(DamagedVisitFile, match=r"schema 3\) lacks columns \['transect.stipulated'\]"):
         open_visit(p)
     assert sha(p) == before
 
@@ -194,8 +224,8 @@ def test_a_schema_1_file_lacking_a_schema_1_column_is_refused(v1):
 
 def test_newer_schema_still_refused(v1):
     conn = sqlite3.connect(v1)
-    conn.execute("UPDATE fieldapp_meta SET value = '3' WHERE key = 'schema_version'")
+    conn.execute("UPDATE fieldapp_meta SET value = '4' WHERE key = 'schema_version'")
     conn.commit()
     conn.close()
-    with pytest.raises(NewerVisitFile, match="schema 3"):
+    with pytest.raises(NewerVisitFile, match="schema 4"):
         open_visit(v1)

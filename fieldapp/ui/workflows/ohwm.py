@@ -216,9 +216,11 @@ class OhwmPanel(WorkflowPanel):
         az = getattr(shot, "azimuth_deg", None)
         if hd is not None:
             self.distance.setValue(hd)
-        if az is not None:
-            self.azimuth.setValue(az)
-        self.state.setText(f"Shot received: {hd or 0:.2f} ft at {az if az is not None else '–'}°."
+        true_az = self.visit.true_azimuth(az) if az is not None and self.visit else None
+        if true_az is not None:
+            self.azimuth.setValue(true_az)  # the rangefinder's compass is magnetic
+        at = (f"{az:.1f}° magnetic = {true_az:.1f}° true" if true_az is not None else "–°")
+        self.state.setText(f"Shot received: {hd or 0:.2f} ft at {at}."
                            " Press O to record the offset point.")
 
     def record_offset(self) -> None:
