@@ -10,6 +10,7 @@ from __future__ import annotations
 import time
 from typing import Any
 
+from PySide6.QtCore import QEvent, Qt, Signal
 from PySide6.QtWidgets import QFrame, QHBoxLayout, QLabel, QVBoxLayout, QWidget
 
 from fieldapp.ui import theme
@@ -125,8 +126,11 @@ class StatusStrip(QFrame):
     """Always-visible strip: device links, fix quality, sats, HDOP, accuracy, age, antenna height.
 
     Call :meth:`show_device`, :meth:`show_fix` and :meth:`show_problem`; the main window drives
-    them from the bridge's signals and a 4 Hz age timer.
+    them from the bridge's signals and a 4 Hz age timer. A click on the GNSS badge emits
+    :attr:`gnss_clicked` (the window opens the satellites view).
     """
+
+    gnss_clicked = Signal()
 
     def __init__(self, parent: QWidget | None = None) -> None:
         super().__init__(parent)
@@ -166,7 +170,18 @@ class StatusStrip(QFrame):
         row.addStretch(1)
         rows.addWidget(self.problem_label)
         self._states: dict[str, str] = {k: "none" for k in DEVICE_LABELS}
+        gnss = self.device_labels.get("gnss")
+        if gnss is not None:
+            gnss.setCursor(Qt.PointingHandCursor)
+            gnss.installEventFilter(self)
         self._accuracy_est: tuple | None = None
+
+    def eventFilter(self, obj: Any, event: Any) -> bool:  # noqa: N802 - Qt's name
+        """A click (press and release) on the GNSS badge: :attr:`gnss_clicked`."""
+        if obj is self.device_labels.get("gnss") and event.type() == QEvent.MouseButtonRelease:
+            self.gnss_clicked.emit()
+            return True
+        return super().eventFilter(obj, event)
 
     def device_state(self, kind: str) -> str:
         return self._states.get(kind, "none")
@@ -187,6 +202,8 @@ class StatusStrip(QFrame):
         msg = getattr(status, "message", None)
         if msg:
             tip.append(str(msg))
+        if kind == "gnss":
+            tip.append("Click for the satellites (Ctrl+G)")
         if stats:
             tip.append(format_stats(stats))
         lab.setToolTip("\n".join(tip))

@@ -244,3 +244,21 @@ def test_pgrmz_in_another_unit_is_a_malformed_field():
     fixes, a = run([sentence("GPRMC,101530.00,A,4807.038,N,01131.000,E,0.0,,010625,,,A"),
                     sentence("PGRMZ,628,m,3")])
     assert fixes[0].alt_msl_m is None and a.stats.bad["malformed_field"] == 1
+
+
+# ------------------------------------------------------------------ item 12: the sky of an epoch
+def test_sky_of_a_multi_system_epoch():
+    from devices.nmea.sky import sky_of
+
+    lines = [sentence("GPGSV,1,1,03,12,40,083,46,44,30,190,38,15,10,200,,1"),
+             sentence("GPGSV,1,1,01,12,40,083,50,,,,,,,,,,,,,6"),  # L5 of PRN 12: better SNR
+             sentence("GLGSV,1,1,01,70,23,298,15"),
+             sentence("GNGSA,A,3,12,44,,,,,,,,,,,1.8,1.0,1.5,1"),
+             sentence("GNGSA,A,3,70,,,,,,,,,,,,1.8,1.0,1.5,2")]
+    sky = sky_of([line.decode() for line in lines])
+    assert [(s.system, s.prn, s.elevation_deg, s.azimuth_deg, s.snr_dbhz, s.used) for s in sky] == [
+        ("GLONASS", 70, 23.0, 298.0, 15.0, True),
+        ("GPS", 12, 40.0, 83.0, 50.0, True),
+        ("GPS", 15, 10.0, 200.0, None, False),
+        ("SBAS", 44, 30.0, 190.0, 38.0, True),  # PRN 33-64 is SBAS, also in GPS's GSA
+    ]
