@@ -2,8 +2,7 @@
 receiver's GSV / GSA, opened from the GNSS badge of the status strip (click it, or Ctrl+G).
 
 The sky is read from each fix's sentences (:func:`devices.nmea.sky.sky_of`); a fix without GSV
-(receivers send it every few epochs) keeps the sky shown, and the line under the plot says how
-old it is.
+(receivers send it every few epochs) keeps the sky shown.
 """
 
 from __future__ import annotations
