@@ -44,6 +44,9 @@ class DeviceReader:
         :class:`~devices.framing.LineFramer`.
     name : str
         Thread name suffix (``fieldapp-reader-<name>``).
+    silence_timeout_s : float, optional
+        Close and retry a link that yields no valid line for this long (see
+        :class:`~devices.transport.PortReader`); None: never.
     """
 
     #: True: the port thread hands all the lines of one read to :meth:`_on_lines` in one call
@@ -57,6 +60,7 @@ class DeviceReader:
         *,
         framer_factory: FramerFactory = LineFramer,
         name: str = "port",
+        silence_timeout_s: float | None = None,
     ) -> None:
         self._status_callback = on_status
         per_call = self.lines_per_call
@@ -68,6 +72,7 @@ class DeviceReader:
             framer_factory=framer_factory,
             name=name,
             on_idle=self._on_idle,
+            silence_timeout_s=silence_timeout_s,
         )
 
     # -- lifecycle

@@ -339,6 +339,7 @@ class ReaderStats:
     bytes_written: int = 0
     writes_dropped: int = 0
     write_errors: int = 0
+    silent_closes: int = 0
     baudrate: int | None = None
     state: LinkState = LinkState.STOPPED
 
@@ -383,6 +384,10 @@ class PortReader:
         after this delay; it never ends the thread.
     autobaud_window_s : float
         How long auto-baud listens at each rate.
+    silence_timeout_s : float, optional
+        A connected link that yields no line passing ``probe`` (valid NMEA) for this many
+        seconds is closed and retried like an unplug (its path may now be another program's
+        terminal); counted in ``stats.silent_closes``.  None (default): never.
 
     Examples
     --------
@@ -404,7 +409,11 @@ class PortReader:
         backoff_max_s: float = 2.0,
         autobaud_window_s: float = 1.5,
         handle_lines: Callable[[list[bytes], float], None] | None = None,
+        silence_timeout_s: float | None = None,
     ) -> None:
+        if silence_timeout_s is not None and not silence_timeout_s > 0:
+            raise ValueError(f"silence_timeout_s {silence_timeout_s!r} must be > 0 seconds (None: off)")
+        self.silence_timeout_s = silence_timeout_s
         if (handle_line is None) == (handle_lines is None):
             raise ValueError("give exactly one of handle_line and handle_lines")
         if not 0 < backoff_min_s <= backoff_max_s:
@@ -427,7 +436,7 @@ class PortReader:
         self._counts = dict.fromkeys(
             ("bytes_read", "lines", "reads", "connects", "reconnects", "read_errors",
              "open_failures", "callback_errors", "dropped_frames", "dropped_bytes",
-             "bytes_written", "writes_dropped", "write_errors"), 0)
+             "bytes_written", "writes_dropped", "write_errors", "silent_closes"), 0)
         self._write_lock = threading.Lock()  # one writer at a time; reads never take it
         self._baudrate: int | None = None
         self._state = LinkState.STOPPED
@@ -693,11 +702,21 @@ class PortReader:
         """Read until stop (returns None) or an error (returns its description)."""
         framer = self._framer
         assert framer is not None
+        silence, probe = self.silence_timeout_s, self._probe
+        heard = time.monotonic()  # connected (auto-baud, if any, proved a line just now)
         while not self._stop.is_set():
             try:
                 data = self._read_chunk(handle)
                 t = time.monotonic()
                 lines = framer.feed(data) if data else None
+                if silence is not None:
+                    if lines and any(map(probe, lines)):
+                        heard = t
+                    elif t - heard > silence:
+                        with self._lock:
+                            self._counts["silent_closes"] += 1
+                        return (f"no valid NMEA for {silence:g} s (not a receiver, or not "
+                                "talking): port let go")
             except Exception as exc:  # noqa: BLE001 - the thread must outlive any read failure
                 # SerialException/OSError on unplug; TypeError/AttributeError from pyserial on a
                 # handle closed under it; termios.error; a framer bug: reconnect with backoff

@@ -43,6 +43,7 @@ from __future__ import annotations
 import enum
 import math
 from dataclasses import dataclass
+from datetime import date
 from functools import cached_property
 from typing import Iterable
 
@@ -515,3 +516,53 @@ class SiteFrame:
         ll = shapely.transform(geom, lambda xy: np.column_stack(self.to_lonlat(xy[:, 0], xy[:, 1])))
         area, _ = WGS84.geometry_area_perimeter(ll)
         return abs(area) / self.foot.metres**2
+
+
+# --------------------------------------------------------------------------- magnetic declination
+def wmm_declination(lat_deg: float, lon_deg: float, on: date, height_m: float = 0.0) -> tuple[float, str]:
+    """Magnetic declination at a place and date from the World Magnetic Model (``pygeomag``).
+
+    Parameters
+    ----------
+    lat_deg, lon_deg : float
+        WGS 84 latitude and longitude, degrees (north / east positive).
+    on : datetime.date
+        The day (the model's secular variation moves declination by up to ~0.2° a year).
+    height_m : float
+        Height above the WGS 84 ellipsoid, metres.
+
+    Returns
+    -------
+    (declination_deg, model) : (float, str)
+        Degrees east of true north (east positive: true azimuth = magnetic + declination), and
+        the model used, e.g. ``"WMM-2025"``.
+
+    Raises
+    ------
+    ValueError
+        A position or date the model does not cover (before 2010, or after the newest model's
+        five-year life), in words; the declination must then be entered by hand.
+
+    Examples
+    --------
+    NOAA's published WMM2020 test value: 2020.5, 6 km, 36° S 137° W -> 20.16° E.
+
+    >>> d, model = wmm_declination(-36.0, -137.0, date(2020, 7, 2), 6000.0)
+    >>> round(d, 2), model
+    (20.16, 'WMM-2020')
+    """
+    from pygeomag import GeoMag, decimal_year_from_date
+
+    lat, lon = float(lat_deg), float(lon_deg)
+    if not (math.isfinite(lat) and math.isfinite(lon)) or abs(lat) > 90 or abs(lon) > 180:
+        raise ValueError(f"no declination for position {lat_deg}, {lon_deg}")
+    year = decimal_year_from_date(on)
+    try:
+        geo_mag = GeoMag(base_year=year)
+        result = geo_mag.calculate(glat=lat, glon=lon, alt=float(height_m) / 1000.0, time=year)
+    except Exception as exc:  # noqa: BLE001 - pygeomag raises plain Exceptions for the date range
+        raise ValueError(f"the World Magnetic Model has no declination for {on.isoformat()} "
+                         f"({exc}); enter it by hand") from exc
+    if not math.isfinite(result.d):
+        raise ValueError(f"the World Magnetic Model gave no declination at {lat}, {lon}")
+    return float(result.d), str(geo_mag.model or "WMM")

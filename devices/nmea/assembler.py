@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import datetime as dt
 import logging
+import re
 import time
 from collections import Counter
 from dataclasses import dataclass, field
@@ -17,11 +18,11 @@ from typing import Iterable, Iterator, Mapping
 import pynmea2
 
 from devices.errors import BadSentence
-from devices.framing import MAX_LINE_BYTES, LineFramer
+from devices.framing import MAX_LINE_BYTES, LineFramer, is_checksummed_nmea
 from devices.nmea.cycle import CycleLearner
 from devices.nmea.epoch import _FIELD_ERRORS, _POSITION_SET, ZDA_JOIN_S, _build_fix, _Epoch, _Fields, _Sentence
 from devices.nmea.fix import BadKind, Fix
-from devices.nmea.sentences import _USED_TYPES, _is_printable, _parse, _seconds, _time_of_day, _tod_diff_s
+from devices.nmea.sentences import PROPRIETARY_USED, _USED_TYPES, _is_printable, _parse, _seconds, _time_of_day, _tod_diff_s
 
 __all__ = [
     "NmeaStats",
@@ -30,6 +31,8 @@ __all__ = [
     "STALE_EPOCH_WINDOW_S",
     "RESYNC_EPOCHS",
     "RECENT_LINES",
+    "MAX_EPOCH_LINES",
+    "GST_HOLD_EPOCHS",
 ]
 
 log = logging.getLogger(__name__)
@@ -47,6 +50,11 @@ class NmeaStats:
         Good lines that contributed to a fix.
     comments : int
         ``#`` lines (log-file headers), skipped.
+    ignored : int
+        Known proprietary lines not used, neither good nor bad: ``$P…`` sentences other than
+        Garmin's ``$PGRMZ`` / ``$PGRME`` (``$PSTM…``, ``$PTAX``, ``$PGRMM``...; these are in
+        ``good`` too), an INS's ``$INS…`` sentences with a good checksum, NovAtel ``#…A``
+        ASCII logs.
     fixes : int
         Fixes emitted.
     bad : dict
@@ -63,6 +71,7 @@ class NmeaStats:
     good: int = 0
     used: int = 0
     comments: int = 0
+    ignored: int = 0
     fixes: int = 0
     bad: Mapping[str, int] = field(default_factory=lambda: {k.value: 0 for k in BadKind})
     early_closes: int = 0
@@ -80,9 +89,20 @@ _TOD_INDEX = {"GGA": 0, "GNS": 0, "RMC": 0, "GLL": 4, "GST": 0, "ZDA": 0}
 STALE_EPOCH_WINDOW_S = 600.0
 #: Consecutive late epochs, each after the one before, after which the receiver's new time is followed.
 RESYNC_EPOCHS = 3
+#: Most lines one epoch holds: a line beyond it closes the epoch and opens the next (a stream with
+#: no epoch boundary, e.g. time-less GSV without end, cannot grow the assembler without limit;
+#: real epochs hold at most some 100 lines, GSV of four systems and their signals included).
+MAX_EPOCH_LINES = 400
+#: Epochs a receiver's last GST accuracy is held for when an epoch brings none (of the same fix
+#: quality): a receiver sending GST every other epoch shows a steady accuracy, marked as held.
+GST_HOLD_EPOCHS = 3
 #: Good lines remembered by their exact bytes, so a verbatim repeat is not parsed again (about
 #: ten epochs of a typical receiver; far shorter than any test or benchmark log).
 RECENT_LINES = 128
+
+
+#: A NovAtel ASCII log: ``#<NAME>A,<header>;<data>*<8 hex digits of CRC-32>``.
+_NOVATEL_ASCII_RE = re.compile(rb"#[A-Z0-9_]+A,[^;]*;.*\*[0-9A-Fa-f]{8}\Z")
 
 
 def _behind_s(a: tuple, b: tuple) -> float:
@@ -209,8 +229,10 @@ class EpochAssembler:
         self._newest: tuple | None = None
         self._behind: tuple | None = None
         self._behind_run = 0
+        # (GST fields, fix quality, epochs held so far) of the last GST, while it may be held
+        self._held_gst: tuple | None = None
         self._bad: Counter = Counter()
-        self._good = self._used = self._comments = self._fixes = 0
+        self._good = self._used = self._comments = self._fixes = self._ignored = 0
         self._tod_text: str | None = None
         self._tod: dt.time | None = None
         # The last RECENT_LINES good lines (exact bytes) -> their _Sentence.  Receivers repeat
@@ -235,6 +257,7 @@ class EpochAssembler:
             good=self._good,
             used=self._used,
             comments=self._comments,
+            ignored=self._ignored,
             fixes=self._fixes,
             bad={k.value: self._bad.get(k.value, 0) for k in BadKind},
             early_closes=self._early_closes,
@@ -278,6 +301,8 @@ class EpochAssembler:
         self._good += 1
         kind = sentence.kind
         if kind is None:
+            if sentence.label:  # "P": a proprietary sentence ($PSTM..., $PTAX, $PGRMM...)
+                self._ignored += 1
             return []  # good but not a sentence we use (TXT, HDT, proprietary...)
         tod = sentence.tod
         early = self._early
@@ -286,11 +311,17 @@ class EpochAssembler:
         # Not untimed; a ZDA when ep has a ZDA time or a time ZDA_JOIN_S or more away; another when
         # its time differs from ep's, or, while ep has only a ZDA's time, is ZDA_JOIN_S or more away.
         if tod is None:
-            opens = False
+            # a time-less epoch (cold start) ends where its position sentence comes round again,
+            # and no epoch grows past MAX_EPOCH_LINES (bounded memory on any input)
+            opens = (ep.tod is None and kind in _POSITION_SET and sentence.label in ep.seen) or (
+                len(ep.types) >= MAX_EPOCH_LINES)
         elif kind == "ZDA":
             opens = ep.zda_tod is not None or (ep.tod is not None and abs(_tod_diff_s(tod, ep.tod)) >= ZDA_JOIN_S)
         elif ep.tod is None:
-            opens = ep.zda_tod is not None and abs(_tod_diff_s(tod, ep.zda_tod)) >= ZDA_JOIN_S
+            # a timed sentence after the time-less position sentences of a no-fix epoch opens
+            # its own epoch (pynmea2 #94: the first fix after a cold start is not absorbed)
+            opens = ep.has_position or (
+                ep.zda_tod is not None and abs(_tod_diff_s(tod, ep.zda_tod)) >= ZDA_JOIN_S)
         else:
             opens = tod != ep.tod
         late = False
@@ -362,7 +393,13 @@ class EpochAssembler:
     def _check(self, line: bytes) -> _Sentence | None:
         """A new stripped, non-empty line: the good sentence in it, or None (counted as bad)."""
         if line[0] == 0x23:  # "#"
-            self._comments += 1
+            if _NOVATEL_ASCII_RE.match(line):
+                self._ignored += 1  # a NovAtel ASCII log (#BESTPOSA,...;...*crc32)
+            else:
+                self._comments += 1
+            return None
+        if line.startswith(b"$INS") and is_checksummed_nmea(line):
+            self._ignored += 1  # an INS's own sentence interleaved with the receiver's
             return None
         if len(line) > MAX_LINE_BYTES:
             self._bad[BadKind.OVERLONG.value] += 1
@@ -378,7 +415,12 @@ class EpochAssembler:
         except BadSentence as exc:
             self._bad[exc.kind] += 1
             return None
-        kind = msg.sentence_type if isinstance(msg, pynmea2.TalkerSentence) else None
+        if isinstance(msg, pynmea2.TalkerSentence):
+            kind = msg.sentence_type
+        elif isinstance(msg, pynmea2.ProprietarySentence):
+            kind = PROPRIETARY_USED.get(type(msg).__name__)  # $PGRMZ, $PGRME; others ignored
+        else:
+            kind = None
         tod = None
         if kind not in _USED_TYPES:
             kind = None
@@ -457,7 +499,18 @@ class EpochAssembler:
         date = rmc_date if rmc_date is not None else self._date_for(tod)
         if not ep.has_position:
             return None
-        return _build_fix(ep, fields, rmc, date, tod, self.antenna_height_m)
+        gst = fields.get("GST")
+        held = self._held_gst if gst is None else None
+        fix = _build_fix(ep, fields, rmc, date, tod, self.antenna_height_m, held)
+        if fix is None:
+            return None
+        if gst is not None and gst.get("sigma_lat_m") is not None:
+            self._held_gst = (gst, fix.quality, 0)  # fresh: held for the next epochs
+        elif held is not None and fix.gst_held_epochs and fix.gst_held_epochs < GST_HOLD_EPOCHS:
+            self._held_gst = (held[0], held[1], fix.gst_held_epochs)
+        else:
+            self._held_gst = None  # held long enough, another quality, or a fix without GST
+        return fix
 
     def _is_newest(self, fix: Fix) -> bool:
         """Whether ``fix`` may be delivered after the newest one (see the class notes); remembers it."""

@@ -23,7 +23,7 @@ from devices.nmea.sentences import _gsa_system_id, _gsv_body, _tod_diff_s
 if TYPE_CHECKING:
     from devices.nmea.epoch import _Epoch
 
-__all__ = ["CYCLE_LEARN_EPOCHS", "CYCLE_LEARN_S", "CYCLE_GAP_S", "CycleLearner"]
+__all__ = ["CYCLE_LEARN_EPOCHS", "CYCLE_LEARN_S", "CYCLE_GAP_S", "MAX_CYCLE_KEYS", "CycleLearner"]
 
 log = logging.getLogger(__name__)
 
@@ -37,6 +37,11 @@ CYCLE_LEARN_EPOCHS = 2
 CYCLE_LEARN_S = 10.0
 #: Epoch time steps longer than this (seconds) are not counted as watched (a gap, a reset).
 CYCLE_GAP_S = 5.0
+#: Most distinct cycle keys remembered; past it the learner starts afresh (bounded memory whatever
+#: arrives: a real receiver has a few dozen, talkers x types x GSV signals).
+MAX_CYCLE_KEYS = 256
+#: NMEA 4.10 GSV signal ids are one hex digit; anything else is named ``signal ?`` in a key.
+_SIGNAL_IDS = frozenset("0123456789ABCDEFabcdef")
 
 
 def _may_end_cycle(cycle_key: str) -> bool:
@@ -71,6 +76,8 @@ def _cycle_key(msg: pynmea2.NMEASentence, label: str, kind: str) -> str:
         head, _, signal = _gsv_body(data)
         head = [d.strip() for d in head[:2]]
         last = len(head) == 2 and head[0] != "" and head[0].lstrip("0") == head[1].lstrip("0")
+        if signal and (len(signal) != 1 or signal not in _SIGNAL_IDS):
+            signal = "?"  # not a signal id: one key for all, whatever the text
         return label + (f" signal {signal}" if signal else "") + (" last page" if last else " page")
     if kind == "GSA":
         system = _gsa_system_id(data)
@@ -131,6 +138,10 @@ class CycleLearner:
                         self._watched_s += step
                 self._watched_tod = tod
         now = self._watched_s
+        if len(self._followed_at) > MAX_CYCLE_KEYS:
+            log.debug("more than %d kinds of sentence seen: cycle learning starts afresh",
+                      MAX_CYCLE_KEYS)
+            self.forget()
         # each sentence of the epoch but the last was followed by another: not an ender (now).  Of
         # a cycle key, that is its 1st..count-th (1st..(count-1)-th for the last sentence's key).
         seen = ep.seen

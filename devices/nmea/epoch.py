@@ -74,7 +74,10 @@ class _Sentence:
         self.msg = msg
         self.text = text
         self.kind = kind  # a sentences._USED_TYPES member, or None for a good sentence we do not use
-        self.label = msg.talker + kind if kind is not None else ""
+        if isinstance(msg, pynmea2.ProprietarySentence):
+            self.label = "P" + (kind or "")  # "PGRMZ"; "P": a proprietary sentence ignored
+        else:
+            self.label = msg.talker + kind if kind is not None else ""
         self.tod = tod
         self.values = _UNREAD
         self.cycle_key = _cycle_key(msg, self.label, kind) if kind in ("GSV", "GSA") else self.label
@@ -185,10 +188,46 @@ def _accuracy(quality: FixQuality, hdop: float | None, vdop: float | None,
     return h_acc, v_acc, estimated, _accuracy_source(h_from, v_from, uere)
 
 
+def _sats_used(fields: _Fields, gga: Mapping, msgs: Mapping, fixed: bool) -> int | None:
+    """Satellites used: GGA field 7, else GNS's, else the distinct ids of the epoch's GSA.
+
+    While fixed, a GGA count of 0 is not believed (a Furuno GT-88 sends ``00`` with 11 in GSA
+    and GNS): the GNS count, else GSA's, is taken when it has any; the GGA's 0 stays otherwise.
+    """
+    sats = gga.get("sats_used")
+    if sats is None or (sats == 0 and fixed):
+        other = fields.first("sats_used", "GNS")
+        if not other and "GSA" in msgs:
+            other = len(_gsa_used_ids(s.msg for s in msgs["GSA"])) or None
+        if other or sats is None:
+            sats = other
+    return sats
+
+
+def _garmin_accuracy(fields: _Fields, h_acc, v_acc, estimated: bool, source: str) -> tuple:
+    """Fill the accuracies GST and the DOPs left unknown from Garmin's ``$PGRME`` estimated
+    position errors (metres; the receiver's own estimate, so marked estimated)."""
+    grme = fields.get("GRME") or _EMPTY
+    filled = []
+    if h_acc is None and grme.get("hpe_m") is not None:
+        h_acc = grme["hpe_m"]
+        filled.append("horizontal")
+    if v_acc is None and grme.get("vpe_m") is not None:
+        v_acc = grme["vpe_m"]
+        filled.append("vertical")
+    if not filled:
+        return h_acc, v_acc, estimated, source
+    garmin = "PGRME (Garmin estimate)"
+    return h_acc, v_acc, True, garmin if source.startswith("none") else f"{source} + {garmin}"
+
+
 def _build_fix(ep: _Epoch, fields: _Fields, rmc: Mapping | None, date: dt.date | None,
-               tod: dt.time | None, antenna_height_m: float) -> Fix | None:
+               tod: dt.time | None, antenna_height_m: float,
+               held_gst: tuple | None = None) -> Fix | None:
     """The fix of a closed epoch holding a position sentence; None when every position sentence
-    of it was malformed.  ``date`` and ``tod`` are the epoch's (see the assembler's notes)."""
+    of it was malformed.  ``date`` and ``tod`` are the epoch's (see the assembler's notes).
+    ``held_gst`` is ``(GST fields, fix quality, epochs held)`` of an earlier epoch's GST, used
+    when this epoch has none and its quality is the same (``Fix.gst_held_epochs`` says so)."""
     readable, lat, lon = _position(fields)
     if not readable:
         return None
@@ -202,7 +241,7 @@ def _build_fix(ep: _Epoch, fields: _Fields, rmc: Mapping | None, date: dt.date |
     # (each "x if (x := A) is not None else first(...)" reads the fallback only when needed)
     alt_msl = None
     if lat is not None:
-        alt_msl = v if (v := gga.get("alt_msl_m")) is not None else first("alt_msl_m", "GNS")
+        alt_msl = v if (v := gga.get("alt_msl_m")) is not None else first("alt_msl_m", "GNS", "GRMZ")
     geoid_sep = v if (v := gga.get("geoid_sep_m")) is not None else first("geoid_sep_m", "GNS")
     gsa = get("GSA") or _EMPTY
     hdop = gsa.get("hdop")
@@ -213,12 +252,21 @@ def _build_fix(ep: _Epoch, fields: _Fields, rmc: Mapping | None, date: dt.date |
         mode = FixMode.NONE
     else:
         mode = _MODE_BY_FIX_TYPE.get(gsa.get("fix_type")) or (
+            _MODE_BY_FIX_TYPE.get(first("fix_type", "GRMZ")) if "GRMZ" in msgs else None) or (
             FixMode.THREE_D if alt_msl is not None else FixMode.TWO_D)
-    sats_used = v if (v := gga.get("sats_used")) is not None else first("sats_used", "GNS")
-    if sats_used is None and "GSA" in msgs:
-        sats_used = len(_gsa_used_ids(s.msg for s in msgs["GSA"])) or None
-    gst = get("GST") or _EMPTY
+    sats_used = _sats_used(fields, gga, msgs, quality is not FixQuality.NO_FIX)
+    gst, held = get("GST"), 0
+    if gst is None:
+        gst = _EMPTY
+        if held_gst is not None and held_gst[1] is quality and lat is not None:
+            gst, held = held_gst[0], held_gst[2] + 1
     h_acc, v_acc, estimated, accuracy_source = _accuracy(quality, hdop, vdop, gst)
+    if "GRME" in msgs and lat is not None and (h_acc is None or v_acc is None):
+        h_acc, v_acc, estimated, accuracy_source = _garmin_accuracy(fields, h_acc, v_acc,
+                                                                    estimated, accuracy_source)
+    if held and accuracy_source.startswith("GST"):
+        accuracy_source = accuracy_source.replace(
+            "GST", f"GST held {held} epoch{'s' if held > 1 else ''}", 1)
     return _new_fix({
         "time_utc": dt.datetime.combine(date, tod, tzinfo=UTC) if (date and tod) else None,
         "time_of_day_utc": tod,
@@ -236,6 +284,7 @@ def _build_fix(ep: _Epoch, fields: _Fields, rmc: Mapping | None, date: dt.date |
         "sigma_lat_m": gst.get("sigma_lat_m"),
         "sigma_lon_m": gst.get("sigma_lon_m"),
         "sigma_alt_m": gst.get("sigma_alt_m"),
+        "gst_held_epochs": held,
         "horizontal_accuracy_m": h_acc,
         "vertical_accuracy_m": v_acc,
         "accuracy_estimated": estimated,

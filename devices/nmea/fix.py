@@ -166,6 +166,12 @@ class Fix:
         Dilutions of precision (GSA; HDOP also GGA).
     sigma_lat_m, sigma_lon_m, sigma_alt_m : float or None
         1-sigma errors from GST fields 6, 7, 8, metres.
+    gst_held_epochs : int
+        0 when the sigmas (if any) are this epoch's GST; n when this epoch sent no GST and the
+        sigmas are those of the GST n epochs before, held (at most
+        :data:`~devices.nmea.assembler.GST_HOLD_EPOCHS`, same fix quality) so that a receiver
+        sending GST every other epoch shows no flicker; ``accuracy_source`` then reads
+        ``"GST held n epochs"``.
     horizontal_accuracy_m, vertical_accuracy_m : float or None
         1-sigma accuracy: from GST (horizontal = sqrt(sigma_lat^2 + sigma_lon^2))
         when sent, else DOP x :data:`UERE_M` (vertical without VDOP:
@@ -226,6 +232,7 @@ class Fix:
     sigma_lat_m: float | None = None
     sigma_lon_m: float | None = None
     sigma_alt_m: float | None = None
+    gst_held_epochs: int = 0
     horizontal_accuracy_m: float | None = None
     vertical_accuracy_m: float | None = None
     accuracy_estimated: bool = False
@@ -387,6 +394,7 @@ def fix_to_json(fix: Fix) -> dict:
         "dgps_station": fix.dgps_station,
         "accuracy_estimated": fix.accuracy_estimated,
         "accuracy_source": fix.accuracy_source,
+        "gst_held_epochs": fix.gst_held_epochs or None,
     }
     if fix.time_utc is None and fix.time_of_day_utc is not None:
         out["time_of_day"] = fix.time_of_day_utc.isoformat(timespec="milliseconds")

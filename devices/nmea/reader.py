@@ -70,6 +70,10 @@ class GnssReader(DeviceReader):
         that line, with no wait; this gap is the fallback.
     name : str
         Thread name suffix (``fieldapp-reader-<name>``).
+    no_nmea_timeout_s : float or None
+        A link that yields no checksummed NMEA sentence for this long (default 10 s; the
+        app's ``gnss_no_nmea_s`` setting) is closed and retried like an unplug: a path that
+        now points at another program's terminal is not held.  None: never.
 
     Notes
     -----
@@ -90,6 +94,7 @@ class GnssReader(DeviceReader):
         antenna_height_m: float = 0.0,
         idle_flush_s: float = 0.05,
         name: str = "gnss",
+        no_nmea_timeout_s: float | None = 10.0,
     ) -> None:
         if max_age_s <= 0:
             raise ValueError(f"max_age_s {max_age_s!r} must be positive")
@@ -104,7 +109,8 @@ class GnssReader(DeviceReader):
         self._seq = 0
         self._fix_callback_errors = 0
         self._last_status: DeviceStatus | None = None
-        super().__init__(settings, on_status, framer_factory=LineFramer, name=name)
+        super().__init__(settings, on_status, framer_factory=LineFramer, name=name,
+                         silence_timeout_s=no_nmea_timeout_s)
 
     # -- settings
 

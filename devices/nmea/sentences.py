@@ -549,7 +549,39 @@ def _zda(msg) -> dict:
     return {"_date": _zda_date(day, month, year), "_tod": _time_of_day(tod)}
 
 
+FOOT_M = 0.3048  #: the international foot, metres (Garmin's PGRMZ altitude is in feet)
+
+
+def _grmz(msg) -> dict:
+    """Garmin ``$PGRMZ,alt,f,dim``: altitude above MSL in feet (metres here), and the fix
+    dimension (2: the user's altitude, a 2D fix; 3: the receiver's own, 3D)."""
+    data = msg.data + [""] * 4
+    alt, unit, dim = data[1].strip(), data[2].strip().lower(), data[3].strip()
+    if alt and unit not in ("f", ""):
+        raise ValueError(f"PGRMZ altitude unit {unit!r} is not f (feet)")
+    feet = _num(alt, float, "PGRMZ altitude")
+    alt_m = None if feet is None else feet * FOOT_M
+    if alt_m is not None and not ALT_MSL_RANGE_M[0] <= alt_m <= ALT_MSL_RANGE_M[1]:
+        raise ValueError(f"PGRMZ altitude {alt} ft outside {ALT_MSL_RANGE_M} m")
+    fix_type = _num(dim, int, "PGRMZ fix dimension")
+    return {"alt_msl_m": alt_m, "fix_type": fix_type if fix_type in (2, 3) else None}
+
+
+def _grme(msg) -> dict:
+    """Garmin ``$PGRME,hpe,M,vpe,M,epe,M``: the receiver's estimated horizontal, vertical and
+    overall position errors, metres."""
+    data = msg.data + [""] * 7
+    return {"hpe_m": _ranged(data[1].strip(), float, "PGRME horizontal error", 0.0, None),
+            "vpe_m": _ranged(data[3].strip(), float, "PGRME vertical error", 0.0, None)}
+
+
+#: Proprietary sentences read into the fix (pynmea2's class name -> kind); every other
+#: proprietary sentence is counted as ignored.
+PROPRIETARY_USED = {"GRMZ": "GRMZ", "GRME": "GRME"}
+
 _HANDLERS: dict[str, Callable[[pynmea2.NMEASentence], dict]] = {
+    "GRMZ": _grmz,
+    "GRME": _grme,
     "GGA": _gga,
     "GNS": _gns,
     "RMC": _rmc,

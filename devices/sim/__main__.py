@@ -121,11 +121,14 @@ def _start(args: argparse.Namespace, data: dict, overrides: dict, source: str):
         start_scenario,
     )
 
+    from devices.sim.endpoint import pty_available
+
     only = args.only.split(",") if args.only else None
-    link_dir = None if (args.no_links or args.tcp) else (args.link_dir or default_link_dir())
+    tcp = args.tcp or not pty_available()  # Windows: no ptys, the simulators serve socket://
+    link_dir = None if (args.no_links or tcp) else (args.link_dir or default_link_dir())
 
     def start(folder):
-        return start_scenario(data, only=only, endpoint="tcp" if args.tcp else None,
+        return start_scenario(data, only=only, endpoint="tcp" if tcp else None,
                               link_dir=folder, overrides=overrides, source=source)
 
     try:

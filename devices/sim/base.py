@@ -13,7 +13,7 @@ import threading
 import time
 from pathlib import Path
 
-from devices.sim.endpoint import Endpoint, PtyEndpoint, TcpEndpoint
+from devices.sim.endpoint import Endpoint, PtyEndpoint, TcpEndpoint, pty_available
 
 log = logging.getLogger(__name__)
 
@@ -39,10 +39,23 @@ def check_interval_s(name: str, value: float | None) -> float | None:
 def make_endpoint(
     endpoint: Endpoint | str | None = None, link: str | Path | None = None, parity: str = "N"
 ) -> Endpoint:
-    """An endpoint from an instance, ``"pty"`` (default) or ``"tcp"``/``"socket"``."""
+    """An endpoint from an instance, ``"pty"`` or ``"tcp"``/``"socket"``.
+
+    The default (None) is a pty where :func:`~devices.sim.endpoint.pty_available`, else (Windows,
+    or ``FIELDAPP_SIM_PTY=0``) a TCP server on loopback; ``link`` only applies to a pty.
+
+    Raises
+    ------
+    ValueError
+        An unknown ``endpoint``.
+    OSError
+        ``"pty"`` asked for where there are none, or the port cannot be opened.
+    """
     if isinstance(endpoint, Endpoint):
         return endpoint
-    if endpoint in (None, "pty"):
+    if endpoint is None:
+        endpoint = "pty" if pty_available() else "tcp"
+    if endpoint == "pty":
         return PtyEndpoint(link=link, parity=parity)
     if endpoint in ("tcp", "socket"):
         return TcpEndpoint()

@@ -1,5 +1,10 @@
 """Where a simulator's bytes go: a pseudo-terminal (Linux/macOS) or a TCP socket (Windows).
 
+Ptys need ``termios``, which only POSIX has: it is imported in a POSIX branch, and where it is
+missing (Windows) or the pty backend is switched off (environment ``FIELDAPP_SIM_PTY=0``, the
+path a Windows laptop takes, for tests on Linux) :func:`pty_available` is False and
+:func:`devices.sim.base.make_endpoint` serves ``socket://127.0.0.1:<port>`` instead.
+
 :class:`PtyEndpoint` creates a pty and, optionally, a stable symlink to its slave side; the app
 opens that path exactly like ``/dev/ttyUSB0``. :meth:`PtyEndpoint.unplug` closes the pty and
 removes the link (the device is gone); :meth:`PtyEndpoint.replug` creates a new pty and points
@@ -19,10 +24,25 @@ import errno
 import os
 import select
 import socket
-import termios
 import threading
 import time
 from pathlib import Path
+
+try:  # POSIX only: ptys (Windows has neither termios nor os.openpty)
+    import termios
+except ImportError:  # Windows
+    termios = None  # type: ignore[assignment]
+
+PTY_ENV = "FIELDAPP_SIM_PTY"
+"""Environment variable: ``0`` switches the pty backend off (simulators serve TCP instead)."""
+
+
+def pty_available() -> bool:
+    """True when simulators can make pseudo-terminals here: ``termios`` and ``os.openpty``
+    exist (POSIX) and :data:`PTY_ENV` is not ``0``."""
+    if os.environ.get(PTY_ENV, "").strip() == "0":
+        return False
+    return termios is not None and hasattr(os, "openpty")
 
 
 class Endpoint:
@@ -76,10 +96,13 @@ class PtyEndpoint(Endpoint):
     Raises
     ------
     OSError
-        The pty cannot be created or the link cannot be made.
+        The pty cannot be created or the link cannot be made; no ptys on this system.
     """
 
     def __init__(self, link: str | Path | None = None, parity: str = "N") -> None:
+        if termios is None or not hasattr(os, "openpty"):
+            raise OSError(errno.ENOSYS, "no pseudo-terminals on this system (Windows): "
+                          "serve the simulator on TCP (socket://) instead")
         self.link = Path(link) if link else None
         self.parity = parity.upper()
         self._lock = threading.Lock()

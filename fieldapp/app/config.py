@@ -43,6 +43,7 @@ PERSISTED = (
     "caliper_baud",
     "antenna_height_m",
     "max_fix_age_s",
+    "gnss_no_nmea_s",
     "average_epochs",
     "priority_waterway",
     "last_visit",
@@ -74,6 +75,9 @@ class AppConfig:
         Antenna height above the ground mark, metres.
     max_fix_age_s : float
         A fix older than this (monotonic seconds) is stale and cannot be recorded.
+    gnss_no_nmea_s : float
+        A GNSS link that yields no valid NMEA for this many seconds is closed and retried like
+        an unplug (default 10 s).
     average_epochs : int
         Usable epochs averaged for one OHWM point.
     priority_waterway : bool
@@ -123,6 +127,7 @@ class AppConfig:
     caliper_baud: int = 9600
     antenna_height_m: float = 2.0
     max_fix_age_s: float = 2.0
+    gnss_no_nmea_s: float = 10.0
     average_epochs: int = 10
     priority_waterway: bool = False
     simulate: bool = False
@@ -151,6 +156,8 @@ class AppConfig:
             raise ValueError(f"antenna_height_m must be 0..100 m, got {self.antenna_height_m}")
         if not self.max_fix_age_s > 0:
             raise ValueError(f"max_fix_age_s must be > 0, got {self.max_fix_age_s}")
+        if not (math.isfinite(self.gnss_no_nmea_s) and 0 < self.gnss_no_nmea_s <= 3600):
+            raise ValueError(f"gnss_no_nmea_s must be 0..3600 seconds, got {self.gnss_no_nmea_s}")
         if not 1 <= self.average_epochs <= 10000:
             raise ValueError(f"average_epochs must be 1..10000, got {self.average_epochs}")
         if not self.redraw_hz > 0:

@@ -122,7 +122,8 @@ class DeviceSession:
         self.gnss = GnssReader(settings, on_fix=self._on_fix,
                                on_status=self.bridge.status_callback("gnss"),
                                max_age_s=cfg.max_fix_age_s,
-                               antenna_height_m=cfg.antenna_height_m)
+                               antenna_height_m=cfg.antenna_height_m,
+                               no_nmea_timeout_s=cfg.gnss_no_nmea_s)
         _start(self.gnss)
 
     def _start_corrections(self) -> None:

@@ -33,6 +33,12 @@ def _value(v: Any) -> Any:
     return getattr(v, "value", v)
 
 
+def fix_hae_m(fix: Any) -> float | None:
+    """A fix's antenna height above the ellipsoid (m): MSL altitude + geoid separation."""
+    alt, sep = getattr(fix, "alt_msl_m", None), getattr(fix, "geoid_sep_m", None)
+    return None if alt is None else alt + (sep or 0.0)
+
+
 class VisitController:
     """One open visit.
 
@@ -59,6 +65,10 @@ class VisitController:
         self.retained_ac = 0.0
         self._tree_deletes: list[str] = []
         self.walk_warning: str | None = None
+        # where the declination is worked out (the first usable fix: lat, lon, height above
+        # the ellipsoid m); why the model could not give one
+        self._declination_at: tuple | None = None
+        self.declination_problem: str | None = None
         model.subscribe(self._on_changes)
         model.start_track()
 
@@ -90,6 +100,11 @@ class VisitController:
     def fix_usable_for_average(self, fix: Any) -> bool:
         return self.model.gate.usable(fix)
 
+    def fix_skip_reason(self, fix: Any) -> str | None:
+        """Why the quality gate skips ``fix`` for averaging, in words with the values
+        (``"0 satellites, fewer than 4"``), or None when it is usable."""
+        return self.model.gate.explain(fix)
+
     # -------------------------------------------------------------- track
     def on_fix(self, fix: Any) -> None:
         """Every fix: the frame from the first usable one, the raw track, walks in progress."""
@@ -101,6 +116,58 @@ class VisitController:
         except Exception as exc:  # noqa: BLE001 - shown in the banner by the window
             log.warning("fix not recorded: %s", exc)
             raise
+        if self._declination_at is None:
+            self._declination_at = (fix.lat_deg, fix.lon_deg, fix_hae_m(fix))
+            if self.model.site.declination_source != "entered":
+                self.set_declination(None)
+
+    # -------------------------------------------------------------- magnetic declination
+    def set_declination(self, entered_deg: float | None) -> None:
+        """Declination (degrees, east positive) applied to magnetic azimuths: ``entered_deg``
+        typed by the user (an override), or None for the World Magnetic Model's at the site's
+        first usable fix and the visit date (:func:`fieldapp.geo.wmm_declination`).
+
+        Raises
+        ------
+        ValueError
+            An override outside -180..180 degrees (nothing changes).
+        """
+        if entered_deg is not None:
+            self.model.set_declination(entered_deg, "entered")
+            self.declination_problem = None
+            return
+        if self._declination_at is None:
+            return  # no position yet: the first usable fix sets it
+        from fieldapp.geo import wmm_declination
+
+        lat, lon, hae = self._declination_at
+        try:
+            deg, model = wmm_declination(lat, lon, self.model.site.visit_date, hae or 0.0)
+        except ValueError as exc:
+            self.declination_problem = str(exc)
+            log.warning("%s", exc)
+            return
+        self.declination_problem = None
+        self.model.set_declination(round(deg, 2), model)
+
+    def declination_words(self) -> str:
+        """The declination in use, in words: ``"-1.18° (west), WMM-2025 for 2026-12-01"``."""
+        site = self.model.site
+        deg, source = site.declination_deg, site.declination_source
+        side = "east" if deg > 0 else "west" if deg < 0 else "none"
+        head = f"{deg:+.2f}° ({side})"
+        if source == "entered":
+            return f"{head}, entered"
+        if source:
+            return f"{head}, {source} for {site.visit_date.isoformat()}"
+        return f"{head}, not set yet" + (f": {self.declination_problem}"
+                                        if self.declination_problem else " (needs a fix)")
+
+    def true_azimuth(self, magnetic_deg: float) -> float:
+        """A magnetic azimuth (a rangefinder's compass) turned true with the site declination."""
+        from fieldapp.survey.gnss import North, true_azimuth
+
+        return true_azimuth(magnetic_deg, North.MAGNETIC, self.model.site.declination_deg)
 
     # -------------------------------------------------------------- OHWM
     def ohwm_points(self) -> list:
@@ -148,6 +215,7 @@ class VisitController:
             raise ValueError("start a transect first")
         if reading is not None:
             kw["reading_id"] = _reading_id(reading)
+            kw["shot"] = reading  # its magnetic azimuth is kept with the declination applied
         return self.model.add_station(t.uuid, **kw)
 
     def mark_interruption(self) -> Any:

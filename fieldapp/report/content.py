@@ -533,3 +533,16 @@ def _map(visit: Visit, frame: SiteFrame, content: ReportContent, by_id: dict) ->
 def rule_title(check: Check) -> str:
     """Title of a check, falling back to the rule's title."""
     return check.title or RULE_TITLES.get(check.rule, check.check_id)
+
+
+def declination_words(site: Any) -> str:
+    """The site's magnetic declination for the report: ``"-1.18° (east positive), World
+    Magnetic Model WMM-2025 for 2026-12-01"``, ``"… entered by the crew"``, or the bare figure
+    for a visit from before schema 3 (where it came from was not recorded)."""
+    head = f"{site.declination_deg:+.2f}° (east positive)"
+    source = getattr(site, "declination_source", None)
+    if source == "entered":
+        return f"{head}, entered by the crew"
+    if source:
+        return f"{head}, World Magnetic Model {source} for {site.visit_date.isoformat()}"
+    return head

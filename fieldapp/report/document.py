@@ -22,7 +22,7 @@ from fieldapp.checks import status_words, summary_words
 from fieldapp.rules.nr341 import bank_parameters
 
 from . import drawing
-from .content import INTERPRETATIONS, ReportContent, rule_title
+from .content import INTERPRETATIONS, ReportContent, declination_words, rule_title
 
 __all__ = ["write_pdf", "attachment_names", "attached_checks", "fmt"]
 
@@ -149,7 +149,7 @@ def _site_html(c: ReportContent) -> str:
          + f" ({bank_parameters(s.priority_waterway).cite_base})"],
         ["Water features", _e(waters)],
         ["Antenna height", f"{s.antenna_height_m:.3f} m"],
-        ["Magnetic declination", f"{s.declination_deg:+.2f}° (east positive)"],
+        ["Magnetic declination", _e(declination_words(s))],
         ["Site record", _e(f"created {s.created_utc:%Y-%m-%d %H:%M} UTC by {s.created_by}")],
         ["Visit file", _e(c.path.name)],
         ["Report generated", _e(f"{c.generated_utc:%Y-%m-%d %H:%M:%S} UTC, fieldapp {c.app_version}")],

@@ -42,11 +42,15 @@ SCHEMA_VERSION = 3
 #:   (Drainageways A.1; NULL = not checked yet).
 #: - 3: ``correction_age_s`` and ``correction_mount`` (the RTK corrections: age in seconds and
 #:   NTRIP mountpoint) of every averaged OHWM point, walk vertex and transect (station origin);
-#:   NULL = no corrections or an older file.
+#:   NULL = no corrections or an older file. ``site.declination_source`` (WMM model or "entered";
+#:   NULL = not set) and ``station.azimuth_mag_deg``, ``station.declination_deg`` (each shot's
+#:   magnetic azimuth and the declination applied to it; NULL for typed stations and older files).
 ADDED_COLUMNS: dict[int, tuple[tuple[Layer, str], ...]] = {
     2: ((Layer.TRANSECT, "stipulated"), (Layer.LINE, "mapped_stream")),
     3: tuple((layer, name) for layer in (Layer.OHWM_POINT, Layer.TRANSECT, Layer.WALK_VERTEX)
-             for name in ("correction_age_s", "correction_mount")),
+             for name in ("correction_age_s", "correction_mount"))
+       + ((Layer.SITE, "declination_source"), (Layer.STATION, "azimuth_mag_deg"),
+          (Layer.STATION, "declination_deg")),
 }
 #: SQL DEFAULT of the added NOT NULL columns (a new table declares it too, so both agree).
 COLUMN_DEFAULTS = {(Layer.TRANSECT, "stipulated"): "0"}

@@ -128,7 +128,10 @@ class Site(Feature):
 
     ``priority_waterway`` feeds ``nr341.bank`` ``priority``; ``crs`` is an authority string
     (``"EPSG:32610"``) or None until the first usable fix picks the UTM zone;
-    ``declination_deg`` (east positive) turns magnetic bearings into true ones.
+    ``declination_deg`` (east positive) turns magnetic bearings into true ones;
+    ``declination_source`` says where it came from: the World Magnetic Model for the site and
+    date (``"WMM-2025"``), ``"entered"`` (the user's override), or None (not set: 0.0 unless
+    typed before schema 3).
     """
 
     name: str
@@ -141,6 +144,7 @@ class Site(Feature):
     antenna_height_m: float = 0.0
     declination_deg: float = 0.0
     notes: str = ""
+    declination_source: str | None = None
 
 
 @dataclass(frozen=True, kw_only=True, slots=True)
@@ -221,7 +225,9 @@ class Station(Feature):
     ``distance_ft`` is the horizontal distance from the OHWM (cumulative), ``segment_ft`` the
     horizontal length of the segment ending here and ``slope_pct`` its slope (positive when the
     ground rises landward, per rules-contract *Stations*). ``interruption`` marks a complete
-    interruption at this station (NR 341.035(1)(c); never inferred).
+    interruption at this station (NR 341.035(1)(c); never inferred). A rangefinder shot's
+    magnetic azimuth (degrees) is kept in ``azimuth_mag_deg`` with the declination applied to it
+    (``declination_deg``, east positive: true = magnetic + declination).
     """
 
     transect_uuid: str
@@ -236,6 +242,8 @@ class Station(Feature):
     elevation_ft: float | None = None
     reading_id: str | None = None
     interruption: bool = False
+    azimuth_mag_deg: float | None = None
+    declination_deg: float | None = None
 
 
 @dataclass(frozen=True, kw_only=True, slots=True)

@@ -275,10 +275,20 @@ class ShorelineCommands:
             inclination_deg=V.optional_finite("inclination_deg", inclination_deg),
             elevation_ft=V.optional_finite("elevation_ft", elevation_ft),
             reading_id=reading_id, interruption=V.boolean("interruption", interruption),
+            **self._shot_azimuth(shot),
         )
         changes = [Change(Action.ADDED, Layer.STATION, st)]
         changes += self._transect_geometry_change(t, [*prev, st])
         return self._commit(changes)[0].new
+
+    def _shot_azimuth(self, shot: ShotLike | None) -> dict:
+        """A shot's magnetic azimuth (degrees) and the site declination applied to it, for the
+        station it makes (empty without a shot azimuth)."""
+        az = getattr(shot, "azimuth_deg", None) if shot is not None else None
+        if az is None:
+            return {}
+        return {"azimuth_mag_deg": V.in_range("azimuth_deg", float(az) % 360.0, 0.0, 360.0),
+                "declination_deg": self._site.declination_deg}
 
     def point_on_transect(self, t: Transect, distance_ft: float) -> tuple[float, float]:
         """Site-CRS (x, y) of the point ``distance_ft`` horizontal ft (international foot, as

@@ -198,6 +198,8 @@ def validated_site(site: Site, **fields) -> Site:
             checked[key] = V.in_range("declination_deg", value, -180.0, 180.0)
         elif key == "notes":
             checked[key] = V.text("notes", value, max_len=V.MAX_TEXT_LEN, multiline=True)
+        elif key == "declination_source":
+            checked[key] = None if value is None else V.text("declination_source", value)
         elif key == "visit_date":
             if not isinstance(value, date):
                 raise InvalidValue("visit_date", f"must be a date, got {value!r}")
@@ -220,6 +222,7 @@ NUMBER_LIMITS: dict[str, tuple[float, float, bool]] = {
     "distance_ft": (0.0, _INF, True),
     "inclination_deg": (-V.MAX_SLOPE_DEG, V.MAX_SLOPE_DEG, False),
     "azimuth_true_deg": (0.0, 360.0, False),
+    "azimuth_mag_deg": (0.0, 360.0, False),
     "lon_deg": (-180.0, 180.0, False),
     "lat_deg": (-90.0, 90.0, False),
     "std_dev_x_m": (0.0, _INF, False),

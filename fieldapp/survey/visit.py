@@ -463,6 +463,23 @@ class Visit(ShorelineCommands, EditCommands):
         new = validated_site(replace(old, modified_utc=ms(self._clock())), **fields)
         return self._commit([Change(Action.UPDATED, Layer.SITE, new, old)])[0].new
 
+    def set_declination(self, declination_deg: float, source: str | None) -> Site:
+        """Set the site's magnetic declination (degrees, east positive) and where it came from
+        (a WMM model name, or ``"entered"``); applied to magnetic azimuths from then on (each
+        station keeps the one it was shot with). Not an undo step, like the CRS.
+
+        Raises
+        ------
+        InvalidValue
+            A declination outside -180..180 degrees or not a number.
+        """
+        old = self._site
+        new = validated_site(replace(old, modified_utc=ms(self._clock())),
+                             declination_deg=declination_deg, declination_source=source)
+        if (new.declination_deg, new.declination_source) == (old.declination_deg, old.declination_source):
+            return old
+        return self._commit([Change(Action.UPDATED, Layer.SITE, new, old)], undoable=False)[0].new
+
     def set_crs(self, crs) -> SiteFrame:
         """Choose the site CRS (EPSG code, ``"EPSG:3070"``, WKT …) before geometry exists.
 

@@ -130,6 +130,8 @@ class MainWindow(QMainWindow):
         self.paused_reason: str | None = None
 
         self.status_strip = StatusStrip()
+        self.status_strip.gnss_clicked.connect(self.open_satellites)
+        self.satellites_dialog: Any = None
         outer.addWidget(self.status_strip)
 
         self._build_toolbar()
@@ -190,6 +192,8 @@ class MainWindow(QMainWindow):
         visit_button.setPopupMode(QToolButton.InstantPopup)
         tb.addWidget(visit_button)
         self._action("Devices…", "Ctrl+D", self.open_device_dialog, tb, "Ports and simulators")
+        self._action("Satellites", "Ctrl+G", self.open_satellites,
+                     tip="Sky plot and table of the satellites (or click the GNSS badge)")
         tb.addSeparator()
         self.report_action = self._action("Report", "Ctrl+R", lambda: self.office.start_report(),
                                           tb, "Site report PDF")
@@ -397,6 +401,15 @@ class MainWindow(QMainWindow):
     def show_banner(self, text: str) -> None:
         self.banner.setText(text)
         self.banner.setVisible(bool(text))
+
+    def open_satellites(self) -> None:
+        """Show the satellites view (sky plot and table); one, raised again if open."""
+        from fieldapp.ui.satellites import SatellitesDialog
+
+        if self.satellites_dialog is None or not self.satellites_dialog.isVisible():
+            self.satellites_dialog = SatellitesDialog(self)
+        self.satellites_dialog.show()
+        self.satellites_dialog.raise_()
 
     def open_device_dialog(self) -> None:
         from fieldapp.ui.devicedialog import DeviceDialog

@@ -10,6 +10,7 @@ from __future__ import annotations
 import time
 from typing import Any
 
+from PySide6.QtCore import QEvent, Qt, Signal
 from PySide6.QtWidgets import QFrame, QHBoxLayout, QLabel, QVBoxLayout, QWidget
 
 from fieldapp.ui import theme
@@ -161,8 +162,11 @@ class StatusStrip(QFrame):
     """Always-visible strip: device links, fix quality, sats, HDOP, accuracy, age, antenna height.
 
     Call :meth:`show_device`, :meth:`show_fix` and :meth:`show_problem`; the main window drives
-    them from the bridge's signals and a 4 Hz age timer.
+    them from the bridge's signals and a 4 Hz age timer. A click on the GNSS badge emits
+    :attr:`gnss_clicked` (the window opens the satellites view).
     """
+
+    gnss_clicked = Signal()
 
     def __init__(self, parent: QWidget | None = None) -> None:
         super().__init__(parent)
@@ -212,7 +216,18 @@ class StatusStrip(QFrame):
         rows.addLayout(corr_row)
         rows.addWidget(self.problem_label)
         self._states: dict[str, str] = {k: "none" for k in DEVICE_LABELS}
-        self._accuracy_est: bool | None = None
+        gnss = self.device_labels.get("gnss")
+        if gnss is not None:
+            gnss.setCursor(Qt.PointingHandCursor)
+            gnss.installEventFilter(self)
+        self._accuracy_est: tuple | None = None
+
+    def eventFilter(self, obj: Any, event: Any) -> bool:  # noqa: N802 - Qt's name
+        """A click (press and release) on the GNSS badge: :attr:`gnss_clicked`."""
+        if obj is self.device_labels.get("gnss") and event.type() == QEvent.MouseButtonRelease:
+            self.gnss_clicked.emit()
+            return True
+        return super().eventFilter(obj, event)
 
     def device_state(self, kind: str) -> str:
         return self._states.get(kind, "none")
@@ -233,6 +248,8 @@ class StatusStrip(QFrame):
         msg = getattr(status, "message", None)
         if msg:
             tip.append(str(msg))
+        if kind == "gnss":
+            tip.append("Click for the satellites (Ctrl+G)")
         if stats:
             tip.append(format_stats(stats))
         lab.setToolTip("\n".join(tip))
@@ -261,14 +278,18 @@ class StatusStrip(QFrame):
         _set_text(self.hdop_label, f"HDOP {hdop:.1f}" if hdop is not None else "HDOP –")
         acc = getattr(fix, "horizontal_accuracy_m", None)
         est = bool(getattr(fix, "accuracy_estimated", False))
+        held = 0 if est else int(getattr(fix, "gst_held_epochs", 0) or 0)
         if acc is None:
             _set_text(self.accuracy_label, "H ± –")
         else:
-            _set_text(self.accuracy_label, f"H ±{acc:.2f} m" + (" (est.)" if est else ""))
-        if est != self._accuracy_est:
-            self._accuracy_est = est
+            mark = " (est.)" if est else (" (held)" if held else "")
+            _set_text(self.accuracy_label, f"H ±{acc:.2f} m" + mark)
+        if (est, held) != self._accuracy_est:
+            self._accuracy_est = (est, held)
             self.accuracy_label.setToolTip(
                 "Estimated from HDOP (the receiver sends no GST)" if est
+                else f"1-sigma horizontal accuracy from the receiver's last GST, held {held} "
+                     "epoch(s): this epoch brought none" if held
                 else "1-sigma horizontal accuracy from the receiver's GST")
         _set_text(self.age_label, f"Age {fix_age_s(fix, now_s):.1f} s")
         ant = getattr(fix, "antenna_height_m", None)

@@ -94,7 +94,7 @@ def test_opening_for_recording_migrates_to_the_columns_of_a_new_file(v1, tmp_pat
     fresh = tmp_path / "new.gpkg"
     create_visit(fresh, Visit.new("new", crs="EPSG:32616", who="t")).close()
     with open_visit(v1) as store:
-        assert meta_version(v1) == "3"
+        assert meta_version(v1) == str(S.SCHEMA_VERSION)
         t = by_label(store.visit, Layer.TRANSECT)["T1"]
         assert t.stipulated is False
     # same columns, same order, types, NOT NULL and defaults as a table made new at schema 3
@@ -142,8 +142,8 @@ def test_migrated_file_records_the_new_fields_and_keeps_them(v1):
 def test_migration_happens_once(v1):
     open_visit(v1).close()
     columns = {layer: table_info(v1, layer.value) for layer in Layer}
-    open_visit(v1).close()  # already schema 3: nothing to add (ADD COLUMN twice would fail)
-    assert meta_version(v1) == "3"
+    open_visit(v1).close()  # already schema 2: nothing to add (ADD COLUMN twice would fail)
+    assert meta_version(v1) == str(S.SCHEMA_VERSION)
     assert {layer: table_info(v1, layer.value) for layer in Layer} == columns
     assert [c[0] for c in table_info(v1, "transect")].count("stipulated") == 1
 
@@ -153,18 +153,21 @@ def test_a_failed_migration_leaves_the_file_as_it_was(v1, monkeypatch):
     good = S.migration_sql(1)
     monkeypatch.setattr(S, "migration_sql", lambda version: good[:1] + ['ALTER TABLE "nosuch" ADD COLUMN x'])
     before = sha(v1)
-    with pytest.raises(WriteFailed, match="could not bring .* to schema 3 .*the file is unchanged"):
+    with pytest.raises(WriteFailed, match=f"could not bring .* to schema {S.SCHEMA_VERSION} .*the file is unchanged"):
         open_visit(v1)
     assert sha(v1) == before
     monkeypatch.undo()
     with open_visit(v1) as store:  # and it migrates once the cause is gone
         assert by_label(store.visit, Layer.TRANSECT)["T1"].stipulated is False
-    assert meta_version(v1) == "3"
+    assert meta_version(v1) == str(S.SCHEMA_VERSION)
 
 
 SCHEMA_3_SQL = [f'ALTER TABLE "{table}" ADD COLUMN "{col}" {sql}'
                 for table in ("ohwm_point", "transect", "walk_vertex")
-                for col, sql in (("correction_age_s", "REAL"), ("correction_mount", "TEXT"))]
+                for col, sql in (("correction_age_s", "REAL"), ("correction_mount", "TEXT"))] + [
+    'ALTER TABLE "site" ADD COLUMN "declination_source" TEXT',
+    'ALTER TABLE "station" ADD COLUMN "azimuth_mag_deg" REAL',
+    'ALTER TABLE "station" ADD COLUMN "declination_deg" REAL']
 
 
 def test_migration_sql_adds_exactly_the_columns_of_each_version():
@@ -182,12 +185,28 @@ def test_migration_sql_adds_exactly_the_columns_of_each_version():
             assert [c.name for c in S.columns(layer)][-len(added):] == added, layer
 
 
+def test_a_schema_2_file_migrates_to_the_declination_columns(tmp_path):
+    # a schema 2 file: a new visit without the schema 3 columns, its meta at 2
+    from fieldapp.survey.features import Layer as L
+
+    p = tmp_path / "v2.gpkg"
+    visit = Visit.new("two", crs="EPSG:32616", who="t")
+    create_visit(p, visit).close()
+    new_columns = {layer: table_info(p, layer.value) for layer in (L.SITE, L.STATION)}
+    schema_2_copy(p)
+    assert "declination_source" not in [c[0] for c in table_info(p, "site")]
+    with open_visit(p) as store:  # opened for recording: migrated to 3
+        assert store.visit.site.declination_source is None
+        assert store.visit.site.declination_deg == 0.0
+    assert meta_version(p) == "3"
+    assert {layer: table_info(p, layer.value) for layer in (L.SITE, L.STATION)} == new_columns
+
+
 def schema_2_copy(path: Path) -> None:
     """Make ``path`` (a new visit) what schema 2 wrote: schema 3 only appended its columns."""
     conn = st_connect(path)
-    for table in ("ohwm_point", "transect", "walk_vertex"):
-        for col in ("correction_mount", "correction_age_s"):
-            conn.execute(f'ALTER TABLE "{table}" DROP COLUMN "{col}"')
+    for layer, col in reversed(S.ADDED_COLUMNS[3]):
+        conn.execute(f'ALTER TABLE "{layer.value}" DROP COLUMN "{col}"')
     conn.execute("UPDATE fieldapp_meta SET value = '2' WHERE key = 'schema_version'")
     conn.commit()
     conn.close()
@@ -242,7 +261,7 @@ def test_a_schema_1_file_lacking_a_schema_1_column_is_refused(v1):
 
 
 def test_newer_schema_still_refused(v1):
-    conn = st_connect(v1)
+    conn = sqlite3.connect(v1)
     conn.execute("UPDATE fieldapp_meta SET value = '4' WHERE key = 'schema_version'")
     conn.commit()
     conn.close()

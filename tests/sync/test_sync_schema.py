@@ -289,11 +289,11 @@ def test_old_fieldapp_sync_against_a_migrated_office_is_refused_untouched(site, 
 def test_old_fieldapp_checkout_of_a_migrated_office_is_refused_untouched(site, old_fieldapp, tmp_path):
     office = FolderOffice(site["office"])
     # the office was migrated by a newer fieldapp (here: the master is made schema 2 directly)
-    schemas.migrate_file(office.master_path(SITE), 2)
+    schemas.migrate_file(office.master_path(SITE), NEW)
     before = files_of(site["office"])
     new = tmp_path / "old.gpkg"
     with pytest.raises(NewerSchema, match=r"^this office site was written by a newer fieldapp"
-                                          r" \(schema 2\); update fieldapp on this laptop"):
+                                          rf" \(schema {NEW}\); update fieldapp on this laptop"):
         checkout(office, SITE, new)
     assert not new.exists() and not new.with_name("old.gpkg.sync").exists()
     assert files_of(site["office"]) == before
@@ -329,9 +329,9 @@ def test_old_fieldapp_command_line_says_update_fieldapp(site, tmp_path):
 def test_a_base_copy_newer_than_this_fieldapp_is_refused(site, old_fieldapp):
     # the laptop ran a newer fieldapp, synced (base at schema 2), then fieldapp was downgraded
     base = site["c"].with_name("c.gpkg.sync") / "base.gpkg"
-    schemas.migrate_file(base, 2)
+    schemas.migrate_file(base, NEW)
     before = files_of(site["office"].parent)
-    with pytest.raises(NewerSchema, match=r"this laptop's copy of site .* \(schema 2\); update fieldapp"):
+    with pytest.raises(NewerSchema, match=rf"this laptop's copy of site .* \(schema {NEW}\); update fieldapp"):
         sync(site["c"], FolderOffice(site["office"]))
     assert files_of(site["office"].parent) == before
 

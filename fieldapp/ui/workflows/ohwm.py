@@ -57,6 +57,9 @@ class OhwmPanel(WorkflowPanel):
             lambda n: self.progress.setMaximum(n) if self.collecting is None else None)
         al.addWidget(self.progress)
         self.skipped_label = QLabel("")
+        self.skipped_label.setObjectName("skippedEpochs")
+        self.skipped_label.setProperty("role", "reason")
+        self.skipped_label.setWordWrap(True)
         self.skipped_label.hide()
         al.addWidget(self.skipped_label)
         # simulate mode: why Average point waits (the simulated surveyor is still walking)
@@ -102,6 +105,7 @@ class OhwmPanel(WorkflowPanel):
 
         self.collecting: list[Any] | None = None
         self.skipped = 0
+        self.skip_reasons: dict[str, int] = {}  # the gate's words -> epochs skipped for it
         self.usable_count = 0
         self.bind("A", self.start_average, self.average_button)
         self.bind("Esc", self.cancel_average, self.cancel_button)
@@ -117,10 +121,11 @@ class OhwmPanel(WorkflowPanel):
             return
         self.collecting = []
         self.skipped = 0
+        self.skip_reasons = {}
         self.usable_count = 0
         self.progress.setMaximum(self.epochs.value())
         self.progress.setValue(0)
-        self.skipped_label.hide()
+        self._show_skipped("")
         self.cancel_button.setEnabled(True)
         self._update_average_button()
         self.state.setText("Averaging… hold the pole still.")
@@ -166,17 +171,23 @@ class OhwmPanel(WorkflowPanel):
             self._update_average_button()
 
     def on_fix(self, fix: Any) -> None:
+        why = self.visit.fix_skip_reason(fix) if self.visit is not None else None
         if self.collecting is None:
+            # before Average point: say at once why the epochs would be skipped
+            self._show_skipped(f"Epochs are skipped: {why}" if why else "")
             return
         self.collecting.append(fix)
-        if self.visit.fix_usable_for_average(fix):
+        if why is None:
             self.usable_count += 1
         else:
             self.skipped += 1
+            self.skip_reasons[why] = self.skip_reasons.get(why, 0) + 1
         self.progress.setValue(min(self.usable_count, self.progress.maximum()))
-        self.skipped_label.setText(f"{plural(self.skipped, 'unusable epoch')} skipped" if self.skipped
-                                   else "")
-        self.skipped_label.setVisible(bool(self.skipped))
+        if self.skipped:
+            reasons = "; ".join(f"{words} ({n})" for words, n in list(self.skip_reasons.items())[-3:])
+            self._show_skipped(f"{plural(self.skipped, 'unusable epoch')} skipped: {reasons}")
+        else:
+            self._show_skipped("")
         if self.usable_count >= self.epochs.value():
             fixes, self.collecting = self.collecting, None
             self.cancel_button.setEnabled(False)
@@ -190,6 +201,13 @@ class OhwmPanel(WorkflowPanel):
                 f"OHWM point {point_number(point)} recorded: {point.sample_count} epochs,"
                 f" {point.rejected_count} skipped, σH {point.std_dev_h_m or 0:.3f} m")
 
+    def _show_skipped(self, text: str) -> None:
+        """The quality gate's reason for the skipped epochs (hidden when there is none)."""
+        if self.skipped_label.text() != text:
+            self.skipped_label.setText(text)
+        if self.skipped_label.isHidden() == bool(text):
+            self.skipped_label.setVisible(bool(text))
+
     # -------------------------------------------------------------- offset
     def on_shot(self, shot: Any) -> None:
         if self.w.tabs.currentWidget() is not self:
@@ -198,9 +216,11 @@ class OhwmPanel(WorkflowPanel):
         az = getattr(shot, "azimuth_deg", None)
         if hd is not None:
             self.distance.setValue(hd)
-        if az is not None:
-            self.azimuth.setValue(az)
-        self.state.setText(f"Shot received: {hd or 0:.2f} ft at {az if az is not None else '–'}°."
+        true_az = self.visit.true_azimuth(az) if az is not None and self.visit else None
+        if true_az is not None:
+            self.azimuth.setValue(true_az)  # the rangefinder's compass is magnetic
+        at = (f"{az:.1f}° magnetic = {true_az:.1f}° true" if true_az is not None else "–°")
+        self.state.setText(f"Shot received: {hd or 0:.2f} ft at {at}."
                            " Press O to record the offset point.")
 
     def record_offset(self) -> None:

@@ -62,6 +62,17 @@ def bank_figures(result: dict | None, priority_waterway: bool) -> tuple[float, f
     return (result.get("base_ft", params.base_ft), result.get("threshold_pct", params.threshold_pct))
 
 
+def shot_azimuth_words(station: Any) -> str:
+    """``"; shot at 350.0° magnetic = 348.8° true (declination -1.18°)"`` for a station shot
+    with a compass azimuth, else ''."""
+    mag = getattr(station, "azimuth_mag_deg", None)
+    if mag is None:
+        return ""
+    decl = getattr(station, "declination_deg", None) or 0.0
+    return (f"; shot at {mag:.1f}° magnetic = {(mag + decl) % 360.0:.1f}° true"
+            f" (declination {decl:+.2f}°)")
+
+
 def stipulation_paragraph() -> str:
     """The paragraph both stipulated distances come from, ``NR 341.035(2)(c)`` (the common
     part of the rule's citations of (2)(c)1. and (2)(c)2.).
@@ -131,6 +142,32 @@ class TransectPanel(WorkflowPanel):
             " (Alt+S, or Tab to it and Space)")
         self.stipulated.clicked.connect(self.set_stipulated)
         lay.addWidget(self.stipulated)
+
+        # Magnetic declination applied to the rangefinder's (magnetic) azimuths: the World
+        # Magnetic Model's for the site and date, or typed (Override)
+        decl = field_grid()
+        self.declination_label = QLabel("Magnetic declination: not set yet (needs a fix)")
+        self.declination_label.setObjectName("declinationWords")
+        self.declination_label.setWordWrap(True)
+        decl.addWidget(self.declination_label, 0, 0, 2, 1)
+        self.declination = QDoubleSpinBox()
+        self.declination.setObjectName("declinationSpin")
+        self.declination.setRange(-180.0, 180.0)
+        self.declination.setDecimals(2)
+        self.declination.setSuffix(" ° E")
+        self.declination.setToolTip("Degrees east of true north (west negative): true azimuth ="
+                                    " magnetic azimuth + declination")
+        self.declination.setEnabled(False)
+        add_field(decl, 0, 1, "Declination", self.declination)
+        self.declination_override = QCheckBox("Override")
+        self.declination_override.setObjectName("declinationOverride")
+        self.declination_override.setToolTip("Type the declination instead of the World"
+                                             " Magnetic Model's (e.g. from a local survey)")
+        decl.addWidget(self.declination_override, 1, 2)
+        decl.setColumnStretch(0, 1)
+        lay.addLayout(decl)
+        self.declination_override.toggled.connect(self._override_toggled)
+        self.declination.editingFinished.connect(self._declination_typed)
 
         # Station: distance and slope typed (a rangefinder shot fills a station by itself)
         entry = field_grid()
@@ -293,6 +330,34 @@ class TransectPanel(WorkflowPanel):
             self.error(f"Stipulation not recorded: {exc}")
             self._update_buttons()
 
+    def _override_toggled(self, on: bool) -> None:
+        self.declination.setEnabled(on)
+        if self.visit is None:
+            return
+        try:
+            self.visit.set_declination(self.declination.value() if on else None)
+        except Exception as exc:  # noqa: BLE001 - refused with its message
+            self.error(f"Declination not set: {exc}")
+        self._show_declination()
+
+    def _declination_typed(self) -> None:
+        if self.declination_override.isChecked():
+            self._override_toggled(True)
+
+    def _show_declination(self) -> None:
+        v = self.visit
+        if v is None:
+            return
+        self.declination_label.setText(f"Magnetic declination: {v.declination_words()}")
+        entered = v.model.site.declination_source == "entered"
+        if self.declination_override.isChecked() != entered:
+            self.declination_override.blockSignals(True)
+            self.declination_override.setChecked(entered)
+            self.declination_override.blockSignals(False)
+            self.declination.setEnabled(entered)
+        if not self.declination.hasFocus():
+            self.declination.setValue(v.model.site.declination_deg)
+
     def mark_interruption(self) -> None:
         try:
             self.visit.mark_interruption()
@@ -325,6 +390,7 @@ class TransectPanel(WorkflowPanel):
             self.origin.setCurrentIndex(self.origin.count() - 1)
         self.origin.blockSignals(False)
         self._update_buttons()
+        self._show_declination()
         t = v.current_transect
         if t is None:
             self.state.setText("Start a transect at an OHWM point." if self.origin.count()
@@ -340,7 +406,8 @@ class TransectPanel(WorkflowPanel):
         segs = [(s.segment_ft, s.slope_pct) for s in stations]
         self.stations_label.setText(
             f"{getattr(t, 'label', 'Transect')}: {plural(len(stations), 'station')}, "
-            f"{stations[-1].distance_ft:.1f} ft from the OHWM" if stations else
+            f"{stations[-1].distance_ft:.1f} ft from the OHWM{shot_azimuth_words(stations[-1])}"
+            if stations else
             f"{getattr(t, 'label', 'Transect')} started: shoot or type the first station.")
         bank = result.get("bank_ft") if result else None
         at_least = result.get("bank_ft_at_least") if result else None
