@@ -114,7 +114,17 @@ class MainWindow(QMainWindow):
         self.splitter.addWidget(left)
         self.tabs = QTabWidget()
         self.tabs.setObjectName("workflows")
-        self.splitter.addWidget(self.tabs)
+        right = QWidget()
+        right_lay = QVBoxLayout(right)
+        right_lay.setContentsMargins(0, 0, 0, 0)
+        right_lay.setSpacing(2)
+        right_lay.addWidget(self.tabs, 1)
+        # what the letter keys do here, and whether a text field is typing (fieldapp.ui.keys)
+        self.key_legend = QLabel("")
+        self.key_legend.setObjectName("keyLegend")
+        self.key_legend.setWordWrap(True)
+        right_lay.addWidget(self.key_legend)
+        self.splitter.addWidget(right)
         self.splitter.setChildrenCollapsible(False)
         # a wider window gives the map the room; the workflow panel keeps its width
         self.splitter.setStretchFactor(0, 1)
@@ -340,6 +350,14 @@ class MainWindow(QMainWindow):
         base = self._base_tips.get(button, "")
         why = [r for r in (self.problem, self._extra_reason.get(button)) if r]
         button.setToolTip(base if ok or not why else base + "".join(f"\n— {r}" for r in why))
+
+    def button_off_reason(self, button: QPushButton) -> str:
+        """Why ``button`` is off, in words ("" when it is on or no reason is known)."""
+        if button.isEnabled():
+            return ""
+        why = [r for r in (self.problem if button in self._base_tips else None,
+                           self._extra_reason.get(button)) if r]
+        return "; ".join(why)
 
     def usable_fix(self) -> Any:
         """The latest fix if it can be recorded now, else None."""

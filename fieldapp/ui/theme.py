@@ -61,6 +61,9 @@ QProgressBar {{ min-height: 28px; border: 2px solid #000; border-radius: 4px; te
 QProgressBar::chunk {{ background: #0a6b1f; }}
 QLabel[role="state"] {{ font-size: {BASE_POINT_SIZE + 3}pt; font-weight: bold; }}
 QLabel[role="reason"] {{ color: #a10000; font-weight: bold; }}
+QLabel#keyLegend {{ font-size: {BASE_POINT_SIZE - 2}pt; padding: 1px 4px; }}
+QLabel#keyLegend[role="typing"] {{ background: #0040c0; color: #ffffff; font-weight: bold; }}
+QLineEdit[typing="true"] {{ border: 3px solid #0040c0; background: #fffbe0; }}
 QStatusBar QLabel {{ padding: 0 6px; }}
 QToolTip {{ font-size: {BASE_POINT_SIZE - 1}pt; background: #ffffe0; color: #000; }}
 """

@@ -6,6 +6,7 @@ from typing import Any
 
 from PySide6.QtCore import Qt
 from PySide6.QtGui import QAction, QKeySequence
+from PySide6.QtWidgets import QApplication
 
 
 def install_workflows(window: Any) -> None:
@@ -43,6 +44,49 @@ def install_workflows(window: Any) -> None:
         window.addAction(act)
         window.panel_actions[key] = act
     window.tabs.currentChanged.connect(lambda _i: _refresh_current(window))
+    _install_key_guard(window)
+
+
+def _install_key_guard(window: Any) -> None:
+    """One rule for workflow keys and text fields in every panel (:mod:`fieldapp.ui.keys`);
+    the key legend under the tabs says it, and says when a field is typing."""
+    from fieldapp.ui import keys as keys_mod
+
+    def give_back_focus() -> None:
+        panel = window.tabs.currentWidget()
+        if panel is not None:
+            panel.focus_first()
+            if QApplication.focusWidget() is guard.last_field:   # e.g. the button is off
+                panel.setFocus()
+
+    guard = keys_mod.KeyGuard(give_back_focus, window)
+    boundary = window.panels.get("boundary")
+    names = {boundary.wetland_type: "Wetland type"} if boundary is not None else {}
+    for panel in window.panels.values():
+        guard.guard_all(panel, names)
+    window.key_guard = guard
+    legend = window.key_legend
+    legend.ensurePolished()
+    legend.setFixedHeight(2 * legend.fontMetrics().lineSpacing() + 8)  # never moves the tabs
+
+    def show_legend() -> None:
+        legend.setText(guard.legend(_panel_keys(window.tabs.currentWidget())))
+        role = "typing" if guard.typing is not None else "reason" if guard.hint else ""
+        if legend.property("role") != role:
+            legend.setProperty("role", role)
+            legend.style().unpolish(legend)
+            legend.style().polish(legend)
+
+    guard.sigChanged.connect(show_legend)
+    window.tabs.currentChanged.connect(lambda _i: guard.end_typing() if guard.typing else
+                                       show_legend())
+    window.show_key_refusal = lambda text: (setattr(guard, "hint", text), show_legend())
+    show_legend()
+
+
+def _panel_keys(panel: Any) -> str:
+    """The letter keys of ``panel``, e.g. ``"W, V, P, R"``."""
+    return ", ".join(k for k in getattr(panel, "keys", {}) if len(k) == 1)
 
 
 def _dispatch(window: Any, key: str) -> None:

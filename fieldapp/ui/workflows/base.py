@@ -53,6 +53,8 @@ def add_field(grid: QGridLayout, row: int, col: int, label: str, widget: QWidget
     """``label`` above ``widget`` in ``grid`` (rows ``2 * row`` and ``2 * row + 1``)."""
     lab = QLabel(label)
     lab.setBuddy(widget)
+    if not widget.accessibleName():
+        widget.setAccessibleName(label)       # the field's words (screen readers, key legend)
     grid.addWidget(lab, 2 * row, col, 1, span)
     grid.addWidget(widget, 2 * row + 1, col, 1, span)
     return lab
@@ -120,10 +122,24 @@ class WorkflowPanel(QWidget):
         """``key`` runs ``fn`` while this panel is shown (the window dispatches it)."""
         def run() -> None:
             if button is None or button.isEnabled():
+                show = getattr(self.w, "show_key_refusal", None)
+                if show is not None:
+                    show("")            # the last refusal is over
                 fn()
+            else:                       # a key never records silently nothing: it says why
+                self.key_refused(key, button)
         self.keys[key] = run
         if button is not None:
             button.clicked.connect(fn)
+
+    def key_refused(self, key: str, button: QPushButton) -> None:
+        """``key`` was pressed while its ``button`` is off: the reason goes in the key legend
+        (the fix problem or the panel's own reason, as in the button's tooltip)."""
+        what = button.text().split("  [")[0]
+        why = self.w.button_off_reason(button) or "not available now"
+        show = getattr(self.w, "show_key_refusal", None)
+        if show is not None:
+            show(f"{what} [{key}] refused: {why}.")
 
     def focus_first(self) -> None:
         self.setFocus()

@@ -17,6 +17,25 @@ from fieldapp.ui.workflows.base import (
 from fieldapp.app.wording import plural
 
 
+#: A receiver faster than this (m/s, the RMC / VTG speed over ground) is walking, not standing
+#: at the instrument: an offset shot taken from it would be placed from a moving point.
+MOVING_MPS = 0.5
+
+
+def offset_refusal(fix: Any, horizontal_ft: float) -> str:
+    """Why an offset point cannot be recorded from ``fix`` with ``horizontal_ft`` (ft), or "".
+
+    >>> offset_refusal(None, 0.0)
+    'no horizontal distance yet (shoot the rangefinder or type it)'
+    """
+    if horizontal_ft <= 0.0:
+        return "no horizontal distance yet (shoot the rangefinder or type it)"
+    speed = getattr(fix, "speed_mps", None)
+    if speed is not None and speed > MOVING_MPS:
+        return (f"the receiver is moving ({speed:.1f} m/s); stand still where you shot from")
+    return ""
+
+
 class OhwmPanel(WorkflowPanel):
     """Record OHWM points."""
 
@@ -143,7 +162,10 @@ class OhwmPanel(WorkflowPanel):
             self.w.set_extra_ok(self.average_button, False, self.walk_reason)
         else:
             self.w.set_extra_ok(self.average_button, None)
-        self.wait_label.setText(f"Average point waits: {self.walk_reason}"
+        # an offset shot is taken standing still too: not from a walking receiver
+        self.w.set_extra_ok(self.offset_button, False if self.walk_reason else None,
+                            self.walk_reason)
+        self.wait_label.setText(f"Average point and offset point wait: {self.walk_reason}"
                                 if self.walk_reason else "")
         self.wait_label.setVisible(bool(self.walk_reason))
 
@@ -206,6 +228,11 @@ class OhwmPanel(WorkflowPanel):
     def record_offset(self) -> None:
         fix = self.w.usable_fix()
         if fix is None:
+            return
+        why = offset_refusal(fix, self.distance.value())
+        if why:
+            self.w.show_key_refusal(f"Offset point not recorded: {why}.")
+            self.state.setText(f"Offset point not recorded: {why}.")
             return
         try:
             point = self.visit.add_offset_point(fix, self.azimuth.value(), self.distance.value())
