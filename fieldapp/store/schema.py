@@ -31,7 +31,7 @@ from shapely.geometry import MultiPolygon, Point, Polygon
 from ..survey import features as F
 from ..survey.features import Layer
 
-SCHEMA_VERSION = 2
+SCHEMA_VERSION = 3
 #: Columns each schema version added to a table of the version before, in the order added
 #: (``ALTER TABLE ... ADD COLUMN`` appends, so these are the last fields of their dataclasses
 #: and a migrated table has the same columns, in the same order, as a new one -- which the
@@ -40,11 +40,14 @@ SCHEMA_VERSION = 2
 #:
 #: - 2: ``transect.stipulated`` (NR 341.035(2)(c); default 0) and ``line_feature.mapped_stream``
 #:   (Drainageways A.1; NULL = not checked yet).
+#: - 3: ``area_feature.retained_area_ac`` (a woodland stand's planned retained area, acres;
+#:   NULL = not given) and ``area_feature.tally_complete`` (default 0: verdicts provisional).
 ADDED_COLUMNS: dict[int, tuple[tuple[Layer, str], ...]] = {
     2: ((Layer.TRANSECT, "stipulated"), (Layer.LINE, "mapped_stream")),
+    3: ((Layer.AREA, "retained_area_ac"), (Layer.AREA, "tally_complete")),
 }
 #: SQL DEFAULT of the added NOT NULL columns (a new table declares it too, so both agree).
-COLUMN_DEFAULTS = {(Layer.TRANSECT, "stipulated"): "0"}
+COLUMN_DEFAULTS = {(Layer.TRANSECT, "stipulated"): "0", (Layer.AREA, "tally_complete"): "0"}
 APPLICATION_ID = 0x47504B47  # "GPKG", GeoPackage 1.2+ §1.1.1.1.1
 GPKG_USER_VERSION = 10400  # GeoPackage 1.4.0
 META_TABLE = "fieldapp_meta"

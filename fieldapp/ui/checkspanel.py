@@ -17,7 +17,8 @@ from PySide6.QtWidgets import (
 from fieldapp.checks import Check, status_words, summary_words
 
 STATUS_COLOURS = {"determined": ("#0a6b1f", "#ffffff"), "needs_data": ("#8a4b00", "#ffffff"),
-                  "exempt": ("#0b4f8a", "#ffffff"), "error": ("#a10000", "#ffffff")}
+                  "exempt": ("#0b4f8a", "#ffffff"), "error": ("#a10000", "#ffffff"),
+                  "provisional": ("#5b2a86", "#ffffff")}   # a tally not complete: never green
 COLUMNS = ("Check", "Status", "Value", "Citation")
 
 

@@ -91,7 +91,7 @@ def test_opening_for_recording_migrates_to_the_columns_of_a_new_file(v1, tmp_pat
     fresh = tmp_path / "new.gpkg"
     create_visit(fresh, Visit.new("new", crs="EPSG:32616", who="t")).close()
     with open_visit(v1) as store:
-        assert meta_version(v1) == "2"
+        assert meta_version(v1) == "3"
         t = by_label(store.visit, Layer.TRANSECT)["T1"]
         assert t.stipulated is False
     # same columns, same order, types, NOT NULL and defaults as a table made new at schema 2
@@ -137,8 +137,8 @@ def test_migrated_file_records_the_new_fields_and_keeps_them(v1):
 def test_migration_happens_once(v1):
     open_visit(v1).close()
     columns = {layer: table_info(v1, layer.value) for layer in Layer}
-    open_visit(v1).close()  # already schema 2: nothing to add (ADD COLUMN twice would fail)
-    assert meta_version(v1) == "2"
+    open_visit(v1).close()  # already schema 3: nothing to add (ADD COLUMN twice would fail)
+    assert meta_version(v1) == "3"
     assert {layer: table_info(v1, layer.value) for layer in Layer} == columns
     assert [c[0] for c in table_info(v1, "transect")].count("stipulated") == 1
 
@@ -148,26 +148,34 @@ def test_a_failed_migration_leaves_the_file_as_it_was(v1, monkeypatch):
     good = S.migration_sql(1)
     monkeypatch.setattr(S, "migration_sql", lambda version: good[:1] + ['ALTER TABLE "nosuch" ADD COLUMN x'])
     before = sha(v1)
-    with pytest.raises(WriteFailed, match="could not bring .* to schema 2 .*the file is unchanged"):
+    with pytest.raises(WriteFailed, match="could not bring .* to schema 3 .*the file is unchanged"):
         open_visit(v1)
     assert sha(v1) == before
     monkeypatch.undo()
     with open_visit(v1) as store:  # and it migrates once the cause is gone
         assert by_label(store.visit, Layer.TRANSECT)["T1"].stipulated is False
-    assert meta_version(v1) == "2"
+    assert meta_version(v1) == "3"
 
 
-def test_migration_sql_adds_exactly_the_schema_2_columns():
-    assert S.SCHEMA_VERSION == 2
+def test_migration_sql_adds_exactly_the_schema_2_and_3_columns():
+    assert S.SCHEMA_VERSION == 3
+    schema3 = [
+        'ALTER TABLE "area_feature" ADD COLUMN "retained_area_ac" REAL',
+        'ALTER TABLE "area_feature" ADD COLUMN "tally_complete" BOOLEAN NOT NULL DEFAULT 0',
+    ]
     assert S.migration_sql(1) == [
         'ALTER TABLE "transect" ADD COLUMN "stipulated" BOOLEAN NOT NULL DEFAULT 0',
         'ALTER TABLE "line_feature" ADD COLUMN "mapped_stream" BOOLEAN',
-    ]
-    assert S.migration_sql(2) == []
-    # each added column is the last field of its record (ADD COLUMN appends)
-    for pairs in S.ADDED_COLUMNS.values():
-        for layer, name in pairs:
-            assert S.columns(layer)[-1].name == name
+    ] + schema3
+    assert S.migration_sql(2) == schema3
+    assert S.migration_sql(3) == []
+    # the columns added to a table are its last fields, in the order added (ADD COLUMN appends)
+    added: dict = {}
+    for version in sorted(S.ADDED_COLUMNS):
+        for layer, name in S.ADDED_COLUMNS[version]:
+            added.setdefault(layer, []).append(name)
+    for layer, names in added.items():
+        assert [c.name for c in S.columns(layer)][-len(names):] == names
 
 
 def test_a_schema_2_file_lacking_a_schema_2_column_is_refused_untouched(tmp_path):
@@ -178,7 +186,7 @@ def test_a_schema_2_file_lacking_a_schema_2_column_is_refused_untouched(tmp_path
     conn.commit()
     conn.close()
     before = sha(p)
-    with pytest.raises(DamagedVisitFile, match=r"schema 2\) lacks columns \['transect.stipulated'\]"):
+    with pytest.raises(DamagedVisitFile, match=r"schema 3\) lacks columns \['transect.stipulated'\]"):
         open_visit(p)
     assert sha(p) == before
 
@@ -194,8 +202,59 @@ def test_a_schema_1_file_lacking_a_schema_1_column_is_refused(v1):
 
 def test_newer_schema_still_refused(v1):
     conn = sqlite3.connect(v1)
-    conn.execute("UPDATE fieldapp_meta SET value = '3' WHERE key = 'schema_version'")
+    conn.execute("UPDATE fieldapp_meta SET value = '4' WHERE key = 'schema_version'")
     conn.commit()
     conn.close()
-    with pytest.raises(NewerVisitFile, match="schema 3"):
+    with pytest.raises(NewerVisitFile, match="schema 4"):
         open_visit(v1)
+
+
+def schema_2_file(path: Path) -> str:
+    """A schema 2 visit with one woodland stand "Oaks" (made new, then the two schema 3 columns
+    dropped and the version set back, as a schema 2 fieldapp wrote it); the stand's uuid."""
+    v = Visit.new("two", crs="EPSG:32616", who="t")
+    v.ensure_frame()
+    x0, y0 = 500_000.0, 4_800_000.0
+    ring = [(x0, y0), (x0 + 60, y0), (x0 + 60, y0 + 60), (x0, y0 + 60)]
+    stand = v.add_area("woodland_stand", ring, label="Oaks")
+    create_visit(path, v).close()
+    conn = sqlite3.connect(path)
+    conn.execute("ALTER TABLE area_feature DROP COLUMN tally_complete")
+    conn.execute("ALTER TABLE area_feature DROP COLUMN retained_area_ac")
+    conn.execute("UPDATE fieldapp_meta SET value = '2' WHERE key = 'schema_version'")
+    conn.commit()
+    conn.close()
+    return stand.uuid
+
+
+def test_a_schema_2_file_migrates_to_3_and_keeps_the_stands_retained_area(tmp_path):
+    p = tmp_path / "two.gpkg"
+    uuid = schema_2_file(p)
+    assert meta_version(p) == "2"
+    with open_visit(p, readonly=True) as store:      # read as it is: the defaults
+        a = store.visit.get(Layer.AREA, uuid)
+        assert (a.retained_area_ac, a.tally_complete) == (None, False)
+    with open_visit(p) as store:
+        assert meta_version(p) == "3"
+        store.visit.update_feature(Layer.AREA, uuid, retained_area_ac=1.25, tally_complete=True)
+    assert table_info(p, "area_feature")[-2:] == [("retained_area_ac", "REAL", 0, None, 0),
+                                                 ("tally_complete", "BOOLEAN", 1, "0", 0)]
+    conn = sqlite3.connect(p)
+    assert conn.execute("SELECT label, retained_area_ac, tally_complete FROM area_feature"
+                        ).fetchall() == [("Oaks", 1.25, 1)]
+    conn.close()
+    with open_visit(p, readonly=True) as store:
+        a = store.visit.get(Layer.AREA, uuid)
+        assert (a.retained_area_ac, a.tally_complete) == (1.25, True)
+
+
+def test_a_negative_retained_area_is_refused_and_the_stand_keeps_its_value(tmp_path):
+    from fieldapp.survey.errors import InvalidValue
+
+    p = tmp_path / "two.gpkg"
+    uuid = schema_2_file(p)
+    with open_visit(p) as store:
+        store.visit.update_feature(Layer.AREA, uuid, retained_area_ac=0.5)
+        with pytest.raises(InvalidValue, match="retained_area_ac"):
+            store.visit.update_feature(Layer.AREA, uuid, retained_area_ac=-1.0)
+        assert store.visit.get(Layer.AREA, uuid).retained_area_ac == 0.5

@@ -289,7 +289,8 @@ def test_simulated_surveyor_walks_to_the_ohwm_points_and_the_transect_origin(qtb
         # a point averaged now would mix positions); the key does nothing.
         panel = w.panels["ohwm"]
         assert not panel.average_button.isEnabled()
-        assert panel.wait_label.text() == "Average point waits: walking to OHWM point 2…"
+        assert panel.wait_label.text() == ("Average point and offset point wait: walking to OHWM"
+                                              " point 2…")
         assert "walking to OHWM point 2…" in panel.average_button.toolTip()
         key(qtbot, w, "A")
         assert panel.collecting is None

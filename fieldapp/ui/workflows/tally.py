@@ -8,7 +8,7 @@ from typing import Any
 
 from PySide6.QtCore import QSignalBlocker, Qt
 from PySide6.QtWidgets import (
-    QAbstractItemView, QComboBox, QDoubleSpinBox, QGridLayout, QHBoxLayout, QHeaderView, QLabel,
+    QAbstractItemView, QCheckBox, QComboBox, QDoubleSpinBox, QGridLayout, QHBoxLayout, QHeaderView, QLabel,
     QLineEdit, QTableWidget, QTableWidgetItem,
 )
 
@@ -104,6 +104,13 @@ class TallyPanel(WorkflowPanel):
         self.retained.valueChanged.connect(lambda v: self.visit and self.visit.set_retained_ac(v))
         retained_label.setBuddy(self.retained)
         row.addWidget(self.retained)
+        self.complete = QCheckBox("Tally complete")
+        self.complete.setObjectName("tallyComplete")
+        self.complete.setToolTip("Tick once every tree of the stand is recorded: until then the"
+                                 " woodland class is provisional (from the trees so far)."
+                                 " Stored with the stand.")
+        self.complete.clicked.connect(self.set_complete)
+        row.addWidget(self.complete)
         row.addStretch(1)
         lay.addLayout(row)
         self.summary = QLabel("")
@@ -224,6 +231,14 @@ class TallyPanel(WorkflowPanel):
         self.undo_button.setEnabled(self.visit.can_undo_delete())  # at once, not at the refresh
         self.state.setText(f"Tree {tree.tag} deleted (Ctrl+Z brings it back).")
 
+    def set_complete(self, checked: bool) -> None:
+        """Tally complete ticked or cleared: stored with the current stand."""
+        try:
+            self.visit.set_tally_complete(checked)
+        except Exception as exc:  # noqa: BLE001 - refused; the box shows the stored value
+            self.error(f"Tally complete not recorded: {exc}")
+            self.refresh()
+
     def undo_delete(self) -> None:
         tree = self.visit.undo_delete_tree()
         if tree is not None:
@@ -266,4 +281,9 @@ class TallyPanel(WorkflowPanel):
             self.table.scrollToBottom()
         self.undo_button.setEnabled(v.can_undo_delete())
         self.delete_button.setEnabled(bool(trees))
+        stand = v.current_stand()
+        with QSignalBlocker(self.retained):        # the stand's stored value, not a new edit
+            self.retained.setValue(v.stand_retained_ac())
+        self.complete.setEnabled(stand is not None)
+        self.complete.setChecked(bool(stand is not None and stand.tally_complete))
         self.summary.setText(v.stand_summary_text())
