@@ -556,6 +556,10 @@ def choose_and_open(window: Any, path: str | Path | None = None) -> VisitControl
     return visit
 
 
+#: Why nothing records after Cancel in the start-up New visit dialog.
+NO_VISIT = "No visit open: Visit ▸ New visit… (Ctrl+N) or Open visit… (Ctrl+O)"
+
+
 def open_initial_visit(window: Any) -> None:
     """Open ``--visit``; with ``--simulate`` / ``--replay`` a new demo visit; else the last visit,
     or (``--new``, or no last visit) the New visit dialog when dialogs are allowed, else a new
@@ -571,6 +575,10 @@ def open_initial_visit(window: Any) -> None:
     else:
         if dialogs_allowed(cfg, window.platform_name()):
             spec = ask_new_visit(window)
+            if spec is None:            # Cancel: no visit, and no file made behind the user
+                window.show_banner(NO_VISIT)
+                window.pause_recording(NO_VISIT)
+                return
         path = spec.path if spec is not None else new_visit_path(cfg.data_dir, "visit")
     try:
         if spec is not None:

@@ -366,6 +366,10 @@ class MainWindow(QMainWindow):
     def set_visit(self, visit: Any) -> None:
         """Show ``visit`` (a :class:`fieldapp.app.visit.VisitController`)."""
         self.visit = visit
+        if visit is not None and self.paused_reason is not None \
+                and self.paused_reason.startswith("No visit open"):
+            self.show_banner("")
+            self.resume_recording()     # the start-up New visit dialog was cancelled before
         if visit is not None:
             visit.change_listeners.append(self._model_changed)
             self._model_changed(False)
