@@ -416,6 +416,27 @@ def stands_with_trees(stands: Sequence[Any], trees: Sequence[Any]) -> set[str]:
     return {a.uuid for a in stands if bool(shapely.covers(a.geometry, pts).any())}
 
 
+def check_name(prefix: str, label: str, number: int) -> str:
+    """A check's name: ``prefix`` and the feature's ``label``, never a word twice; an
+    unlabelled feature is called by its ``number`` among its kind (from 1).
+
+    >>> check_name("Ordinance wetland", "", 1)
+    'Ordinance wetland #1'
+    >>> check_name("Ordinance wetland", "Wetland A", 1)
+    'Ordinance wetland A'
+    >>> check_name("Protective area", "Wetland A", 1)
+    'Protective area Wetland A'
+    """
+    label = (label or "").strip()
+    if not label:
+        return f"{prefix} #{number}"
+    last = prefix.split()[-1].lower()
+    words = label.split()
+    if words[0].lower() == last:
+        words = words[1:]
+    return f"{prefix} {' '.join(words)}" if words else prefix
+
+
 # --------------------------------------------------------------------------- check builders
 def bank_checks(model: Any) -> Requests:
     """``bank:<transect>`` for each transect with a station, or marked stipulated (a stipulated
@@ -433,16 +454,14 @@ def wetland_checks(model: Any, areas: Sequence[Any]) -> Requests:
     ``protective_area`` for the site's water features with every wetland (not contiguous)."""
     out: Requests = {}
     wetland_features = []
-    for a in areas:
-        if _v(a.kind) != "wetland":
-            continue
-        name = a.label or "wetland"
-        out[f"wetland:{a.uuid}"] = (f"Ordinance wetland {name} (city)",
+    for n, a in enumerate((a for a in areas if _v(a.kind) == "wetland"), start=1):
+        out[f"wetland:{a.uuid}"] = (f"{check_name('Ordinance wetland', a.label, n)} (city)",
                                     wetland_size_request(**wetland_size_input(model, a.uuid)))
         feat = wetland_feature(a, model)
         wetland_features.append(feat)
-        out[f"protective_area:{a.uuid}"] = (f"Protective area {name} (NR 151.125)",
-                                            protective_area_request([feat]))
+        out[f"protective_area:{a.uuid}"] = (
+            f"{check_name('Protective area', a.label, n)} (NR 151.125)",
+            protective_area_request([feat]))
     site_features = [{k: v for k, v in (("type", _v(w.type)),
                                         ("susceptibility", _v(w.susceptibility)),
                                         ("wetland_type", w.wetland_type)) if v is not None}
@@ -466,8 +485,8 @@ def woodland_checks(model: Any, areas: Sequence[Any], retained_ac: float = 0.0,
     stands = [a for a in areas if _v(a.kind) == "woodland_stand"]
     trees = model.trees()
     tallied = stands_with_trees(stands, trees) if stands else set()
-    for a in stands:
-        name = a.label or "stand"
+    for n, a in enumerate(stands, start=1):
+        name = check_name("Woodland", a.label, n)[len("Woodland "):]
         own = getattr(a, "retained_area_ac", None)
         retained_ac = own if own is not None else retained_ac
         complete = bool(getattr(a, "tally_complete", False))

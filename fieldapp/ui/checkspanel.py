@@ -72,6 +72,13 @@ class ChecksPanel(QWidget):
         self.checks: list[Check] = []
         self._selected_id: str | None = None
 
+    def clear_selection(self) -> None:
+        """No check selected and no details shown (another visit)."""
+        self._selected_id = None
+        with QSignalBlocker(self.table):
+            self.table.clearSelection()
+        self.details.clear()
+
     def focus_table(self) -> None:
         self.table.setFocus()
         if self.table.rowCount() and not self.table.selectedItems():
@@ -140,9 +147,11 @@ class ChecksPanel(QWidget):
 def details_text(c: Check) -> str:
     """Inputs, interpretation and the request JSON of one check, as text."""
     r = c.result
+    words = interpretation_lines(r)
     lines = [f"{c.title}: {status_words(c.status)}",
              f"Citation: {r.get('citation', '–')}",
-             "Interpretation: " + (", ".join(r.get("interpretations") or []) or "–")]
+             "Interpretations relied on: " + ("–" if not words else "")]
+    lines += [f"  • {w}" for w in words]
     if r.get("next_step"):
         lines.append(f"Next step: {r['next_step']}")
     if r.get("note"):
@@ -161,8 +170,26 @@ def details_text(c: Check) -> str:
     return "\n".join(lines)
 
 
+def interpretation_lines(result: dict) -> list[str]:
+    """The readings a result relied on, in words (never the bare ids): the result's own
+    ``interpretation_text`` when the rules give it (a list, or a dict by id), else the
+    report's sentence for each id of ``interpretations``
+    (:data:`fieldapp.report.content.INTERPRETATIONS`)."""
+    ids = [str(i) for i in result.get("interpretations") or []]
+    text = result.get("interpretation_text")
+    if isinstance(text, dict):
+        return [str(text.get(i) or i) for i in ids] or [str(t) for t in text.values()]
+    if isinstance(text, (list, tuple)) and text:
+        return [str(t) for t in text]
+    if isinstance(text, str) and text:
+        return [text]
+    from fieldapp.report.content import INTERPRETATIONS
+
+    return [INTERPRETATIONS.get(i) or i.replace("-", " ") for i in ids]
+
+
 def any_in(checks: list[Check], rule: str) -> list[Check]:
     return [c for c in checks if c.rule == rule]
 
 
-__all__ = ["ChecksPanel", "details_text", "any_in"]
+__all__ = ["ChecksPanel", "details_text", "any_in", "interpretation_lines"]

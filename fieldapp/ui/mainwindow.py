@@ -57,6 +57,7 @@ class MainWindow(QMainWindow):
         self.session = session
         self.visit = visit
         self.latest_fix: Any = None
+        self.last_position_fix: Any = None
         self.fix_count = 0
         self.latest_site_xy: tuple[float, float] | None = None
         self.record_buttons: list[QPushButton] = []
@@ -276,6 +277,9 @@ class MainWindow(QMainWindow):
         self.fix_count += 1
         lat = getattr(fix, "lat_deg", None)
         lon = getattr(fix, "lon_deg", None)
+        if lat is not None and lon is not None and \
+                status_mod.quality_name(fix) not in ("NO_FIX", "INVALID", "0", ""):
+            self.last_position_fix = fix       # STALE says how old this one is
         if lat is not None and lon is not None and self.visit is not None:
             usable = status_mod.fix_problem(
                 fix, self.status_strip.device_state("gnss"), self.config.max_fix_age_s) is None
@@ -321,7 +325,8 @@ class MainWindow(QMainWindow):
         if problem is None and self.paused_reason is not None:
             problem = self.paused_reason
         if self.latest_fix is not None:
-            self.status_strip.show_fix(self.latest_fix, now, stale=problem is not None)
+            self.status_strip.show_fix(self.latest_fix, now, stale=problem is not None,
+                                       last_position=self.last_position_fix)
         else:
             self.status_strip.show_fix(None)
         self.map.set_usable(problem is None)
@@ -414,8 +419,19 @@ class MainWindow(QMainWindow):
 
     # ------------------------------------------------------------------ dialogs
     def show_banner(self, text: str) -> None:
+        self._refusal_shown = False
         self.banner.setText(text)
         self.banner.setVisible(bool(text))
+
+    def show_refusal(self, text: str) -> None:
+        """A refused value or command in the banner, until the next command succeeds."""
+        self.show_banner(text)
+        self._refusal_shown = True
+
+    def clear_refusal(self) -> None:
+        """Hide the banner if it shows a refusal (other banners stay)."""
+        if getattr(self, "_refusal_shown", False):
+            self.show_banner("")
 
     def open_device_dialog(self) -> None:
         from fieldapp.ui.devicedialog import DeviceDialog

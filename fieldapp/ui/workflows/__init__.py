@@ -4,9 +4,12 @@ from __future__ import annotations
 
 from typing import Any
 
-from PySide6.QtCore import Qt
+from PySide6.QtCore import QSignalBlocker, Qt
 from PySide6.QtGui import QAction, QKeySequence
-from PySide6.QtWidgets import QApplication
+from PySide6.QtWidgets import (
+    QAbstractSpinBox, QApplication, QCheckBox, QComboBox, QDoubleSpinBox, QLineEdit, QSpinBox,
+    QWidget,
+)
 
 
 def install_workflows(window: Any) -> None:
@@ -45,6 +48,63 @@ def install_workflows(window: Any) -> None:
         window.panel_actions[key] = act
     window.tabs.currentChanged.connect(lambda _i: _refresh_current(window))
     _install_key_guard(window)
+    _install_reset_on_new_visit(window)
+
+
+_FORM_WIDGETS = (QLineEdit, QAbstractSpinBox, QCheckBox, QComboBox)
+
+
+def _form_value(w: Any) -> Any:
+    if isinstance(w, QLineEdit):
+        return w.text()
+    if isinstance(w, (QSpinBox, QDoubleSpinBox)):
+        return w.value()
+    if isinstance(w, QCheckBox):
+        return w.isChecked()
+    if isinstance(w, QComboBox):
+        return w.currentIndex()
+    return None
+
+
+def _set_form_value(w: Any, value: Any) -> None:
+    if isinstance(w, QLineEdit):
+        w.setText(value)
+    elif isinstance(w, (QSpinBox, QDoubleSpinBox)):
+        w.setValue(value)
+    elif isinstance(w, QCheckBox):
+        w.setChecked(value)
+    elif isinstance(w, QComboBox) and value < w.count():
+        w.setCurrentIndex(value)
+
+
+def _install_reset_on_new_visit(window: Any) -> None:
+    """Another visit shown: every panel's form back to how the window started (labels,
+    wetland type and ticks, typed distances; the Kind combo), an averaging dropped, the
+    check details cleared. The same visit shown again (after a sync) keeps what is typed."""
+    panels = list(window.panels.values())
+    start = {w: _form_value(w) for p in panels for w in p.body.findChildren(QWidget)
+             if isinstance(w, _FORM_WIDGETS) and not isinstance(w.parent(), QAbstractSpinBox)}
+    shown: list[Any] = [None]
+
+    def reset(visit: Any) -> None:
+        path = getattr(visit, "path", None)
+        if path is None or path == shown[0]:
+            return
+        first, shown[0] = shown[0] is None, path
+        if first:
+            return
+        for w, value in start.items():
+            with QSignalBlocker(w):            # a reset is no edit of the new visit
+                _set_form_value(w, value)
+        for p in panels:
+            if getattr(p, "collecting", None) is not None:
+                p.collecting = None
+            kind_changed = getattr(p, "_kind_changed", None)
+            if kind_changed is not None:
+                kind_changed()
+        window.checks_panel.clear_selection()
+
+    window.visit_listeners.append(reset)
 
 
 def _install_key_guard(window: Any) -> None:

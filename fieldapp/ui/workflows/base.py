@@ -120,17 +120,21 @@ class WorkflowPanel(QWidget):
 
     def bind(self, key: str, fn: Callable[[], None], button: QPushButton | None = None) -> None:
         """``key`` runs ``fn`` while this panel is shown (the window dispatches it)."""
+        def act() -> None:
+            show = getattr(self.w, "show_key_refusal", None)
+            if show is not None:
+                show("")                # the last refusal is over
+            self.w.clear_refusal()      # a command that fails shows its own again
+            fn()
+
         def run() -> None:
             if button is None or button.isEnabled():
-                show = getattr(self.w, "show_key_refusal", None)
-                if show is not None:
-                    show("")            # the last refusal is over
-                fn()
+                act()
             else:                       # a key never records silently nothing: it says why
                 self.key_refused(key, button)
         self.keys[key] = run
         if button is not None:
-            button.clicked.connect(fn)
+            button.clicked.connect(lambda _checked=False: act())
 
     def key_refused(self, key: str, button: QPushButton) -> None:
         """``key`` was pressed while its ``button`` is off: the reason goes in the key legend
@@ -172,8 +176,14 @@ class WorkflowPanel(QWidget):
     def expect_crown(self, crown_radius_ft: float | None) -> None:
         """The crown radius (ft) typed for the coming caliper reading (Tally only)."""
 
-    def error(self, text: str) -> None:
-        """Show a refused value or failed command; nothing is lost."""
-        self.w.show_banner(text)
+    def error(self, text: str, exc: BaseException | None = None) -> None:
+        """Show a refused value or failed command (``text``, then why: ``exc`` in field words,
+        :func:`fieldapp.app.wording.refusal_words`); nothing is lost. The banner clears at the
+        next command that succeeds (:meth:`bind`)."""
+        if exc is not None:
+            from fieldapp.app.wording import refusal_words
+
+            text = f"{text}: {refusal_words(exc)}"
+        self.w.show_refusal(text)
         if getattr(self.w, "interactive_errors", False):
             QMessageBox.warning(self, self.title, text)

@@ -206,7 +206,7 @@ class OhwmPanel(WorkflowPanel):
             try:
                 point = self.visit.add_averaged_point(fixes, self.epochs.value())
             except Exception as exc:  # noqa: BLE001 - refused with its message
-                self.error(f"OHWM point not recorded: {exc}")
+                self.error("OHWM point not recorded", exc)
                 return
             self.state.setText(
                 f"OHWM point {point_number(point)} recorded: {point.sample_count} epochs,"
@@ -237,7 +237,7 @@ class OhwmPanel(WorkflowPanel):
         try:
             point = self.visit.add_offset_point(fix, self.azimuth.value(), self.distance.value())
         except Exception as exc:  # noqa: BLE001
-            self.error(f"Offset point not recorded: {exc}")
+            self.error("Offset point not recorded", exc)
             return
         self.state.setText(f"OHWM offset point {point_number(point)} recorded"
                            f" ({self.distance.value():.2f} ft at {self.azimuth.value():.1f}°).")

@@ -157,8 +157,9 @@ class TallyPanel(WorkflowPanel):
         try:
             tree = self.visit.add_tree(fix, **kw)
         except Exception as exc:  # noqa: BLE001
-            self.error(f"Tree refused: {exc}")
+            self.error("Tree refused", exc)
             return
+        self.w.clear_refusal()              # e.g. a caliper reading after a refused one
         self.state.setText(f"Tree {tree.tag} recorded: {tree.dbh_in:.1f} in "
                            f"{tree.species_name or tree.species_code or '(species?)'}")
 
@@ -236,7 +237,7 @@ class TallyPanel(WorkflowPanel):
         try:
             self.visit.set_tally_complete(checked)
         except Exception as exc:  # noqa: BLE001 - refused; the box shows the stored value
-            self.error(f"Tally complete not recorded: {exc}")
+            self.error("Tally complete not recorded", exc)
             self.refresh()
 
     def undo_delete(self) -> None:
@@ -256,8 +257,10 @@ class TallyPanel(WorkflowPanel):
                 value = None
             self.visit.update_tree(tree.uuid, **{field: value})
         except Exception as exc:  # noqa: BLE001 - refused, old value shown again
-            self.error(f"Edit refused: {exc}")
+            self.error("Edit refused", exc)
             self.refresh()
+            return
+        self.w.clear_refusal()
 
     # -------------------------------------------------------------- view
     def refresh(self) -> None:

@@ -230,7 +230,7 @@ class TransectPanel(WorkflowPanel):
         try:
             self.visit.start_transect(uuid, self.azimuth.value())
         except Exception as exc:  # noqa: BLE001
-            self.error(f"Transect not started: {exc}")
+            self.error("Transect not started", exc)
             return
         self._update_buttons()
 
@@ -249,7 +249,7 @@ class TransectPanel(WorkflowPanel):
         try:
             self.visit.add_station(**kw)
         except Exception as exc:  # noqa: BLE001
-            self.error(f"Station refused: {exc}")
+            self.error("Station refused", exc)
             return
         self._update_buttons()
         self.dist.setFocus()
@@ -272,7 +272,7 @@ class TransectPanel(WorkflowPanel):
             else:
                 self.visit.add_station(slope_distance_ft=sd, slope_deg=inc, reading=shot)
         except Exception as exc:  # noqa: BLE001
-            self.error(f"Shot refused as a station: {exc}")
+            self.error("Shot refused as a station", exc)
             return
         self._update_buttons()
 
@@ -288,20 +288,20 @@ class TransectPanel(WorkflowPanel):
         try:
             self.visit.set_stipulated(checked)
         except Exception as exc:  # noqa: BLE001 - refused; the box shows the stored value
-            self.error(f"Stipulation not recorded: {exc}")
+            self.error("Stipulation not recorded", exc)
             self._update_buttons()
 
     def mark_interruption(self) -> None:
         try:
             self.visit.mark_interruption()
         except Exception as exc:  # noqa: BLE001
-            self.error(f"Interruption not marked: {exc}")
+            self.error("Interruption not marked", exc)
 
     def remove_last(self) -> None:
         try:
             self.visit.remove_last_station()
         except Exception as exc:  # noqa: BLE001
-            self.error(f"Nothing removed: {exc}")
+            self.error("Nothing removed", exc)
             return
         self._update_buttons()
 
