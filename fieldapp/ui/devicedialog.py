@@ -9,7 +9,8 @@ from typing import Any
 
 from PySide6.QtCore import QObject, QSignalBlocker, Signal
 from PySide6.QtWidgets import (
-    QCheckBox, QComboBox, QDialog, QDialogButtonBox, QDoubleSpinBox, QFormLayout, QGroupBox,
+    QCheckBox, QComboBox, QDialog, QDialogButtonBox, QDoubleSpinBox, QFormLayout, QGridLayout,
+    QGroupBox,
     QLabel, QPushButton, QVBoxLayout, QWidget,
 )
 
@@ -59,6 +60,12 @@ class DeviceDialog(QDialog):
         self.port_boxes: dict[str, QComboBox] = {}
         self.baud_boxes: dict[str, QComboBox] = {}
         self.proto_boxes: dict[str, QComboBox] = {}
+        # the receiver on the left, the two instruments on the right: the dialog (Save
+        # included) fits a 1366x768 laptop and a 1280x800 tablet, not only a tall screen
+        grid = QGridLayout()
+        grid.setHorizontalSpacing(12)
+        lay.addLayout(grid)
+        cells = {"gnss": (0, 0, 2, 1), "rangefinder": (0, 1, 1, 1), "caliper": (1, 1, 1, 1)}
         for kind, title in (("gnss", "GNSS receiver"), ("rangefinder", "Rangefinder"),
                             ("caliper", "Caliper")):
             box = QGroupBox(title)
@@ -95,7 +102,7 @@ class DeviceDialog(QDialog):
                 self.proto_boxes[kind] = proto
             self.port_boxes[kind] = port
             self.baud_boxes[kind] = baud
-            lay.addWidget(box)
+            grid.addWidget(box, *cells[kind])
         self.rescan = QPushButton("&Rescan ports")
         self.rescan.clicked.connect(self.scan)
         lay.addWidget(self.rescan)
