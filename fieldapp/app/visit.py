@@ -83,6 +83,14 @@ class VisitController:
         x, y = f.to_local(lon_deg, lat_deg)
         return float(f.to_ft(x)), float(f.to_ft(y))
 
+    def unproject(self, x_ft: float, y_ft: float) -> tuple[float, float] | None:
+        """Site feet -> WGS84 (lat_deg, lon_deg); None before the site CRS is known."""
+        if not self.model.has_frame:
+            return None
+        f = self.model.frame
+        lon, lat = f.to_lonlat(f.from_ft(x_ft), f.from_ft(y_ft))
+        return float(lat), float(lon)
+
     def ft(self, x: float, y: float) -> tuple[float, float]:
         f = self.model.frame
         return float(f.to_ft(x)), float(f.to_ft(y))

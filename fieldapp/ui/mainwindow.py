@@ -217,6 +217,7 @@ class MainWindow(QMainWindow):
         self.map.sigFollowChanged.connect(self.follow_action.setChecked)
         self._action("Zoom +", ["+", "="], lambda: self.map.zoom(0.7), tb)
         self._action("Zoom −", "-", lambda: self.map.zoom(1.0 / 0.7), tb)
+        self._action("All", "Home", self.map.zoom_to_all, tb, "Zoom to everything recorded")
         self._action("Pan left", "Alt+Left", lambda: self.map.pan(-0.2, 0))
         self._action("Pan right", "Alt+Right", lambda: self.map.pan(0.2, 0))
         self._action("Pan up", "Alt+Up", lambda: self.map.pan(0, 0.2))
@@ -371,6 +372,7 @@ class MainWindow(QMainWindow):
     def set_visit(self, visit: Any) -> None:
         """Show ``visit`` (a :class:`fieldapp.app.visit.VisitController`)."""
         self.visit = visit
+        self.map.to_lat_lon = visit.unproject if visit is not None else None
         if visit is not None and self.paused_reason is not None \
                 and self.paused_reason.startswith("No visit open"):
             self.show_banner("")
