@@ -49,6 +49,7 @@ PERSISTED = (
     "crew",
     "simulate",
     "office_dir",
+    "high_contrast",
 )
 
 
@@ -98,6 +99,8 @@ class AppConfig:
         The office folder the Sync button syncs with (chosen once, remembered).
     new_visit : bool
         ``--new``: show the New visit dialog at start instead of opening the last visit.
+    high_contrast : bool
+        The high-contrast theme for direct sun (``Ctrl+Shift+H`` toggles it; remembered).
     """
 
     gnss_url: str | None = None
@@ -124,6 +127,7 @@ class AppConfig:
     crew: str = ""
     office_dir: str | None = None
     new_visit: bool = False
+    high_contrast: bool = False
 
     def __post_init__(self) -> None:
         if not self.data_dir:

@@ -222,6 +222,11 @@ class MainWindow(QMainWindow):
         self._action("Pan right", "Alt+Right", lambda: self.map.pan(0.2, 0))
         self._action("Pan up", "Alt+Up", lambda: self.map.pan(0, 0.2))
         self._action("Pan down", "Alt+Down", lambda: self.map.pan(0, -0.2))
+        self.contrast_action = self._action("High contrast", "Ctrl+Shift+H",
+                                            self.toggle_high_contrast,
+                                            tip="High-contrast theme for direct sun")
+        self.contrast_action.setCheckable(True)
+        self.contrast_action.setChecked(bool(getattr(self.config, "high_contrast", False)))
         self._action("Quit", "Ctrl+Q", self.close)
         tb.addSeparator()
         tb.addWidget(self.visit_label)
@@ -494,6 +499,17 @@ class MainWindow(QMainWindow):
         visit.retained_ac = float(retained_ac)
         self.set_visit(visit)
         return True
+
+    def toggle_high_contrast(self) -> None:
+        """Ctrl+Shift+H: the high-contrast theme on or off, remembered in the settings."""
+        from PySide6.QtWidgets import QApplication
+
+        from fieldapp.ui import theme
+
+        on = not theme.is_high_contrast(QApplication.instance())
+        theme.set_high_contrast(QApplication.instance(), on)
+        self.contrast_action.setChecked(on)
+        self.remember_setting(high_contrast=on)
 
     def remember_setting(self, **changes: Any) -> None:
         """Keep ``changes`` in this run's config and in the settings file."""

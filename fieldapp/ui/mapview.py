@@ -15,7 +15,9 @@ import numpy as np
 import pyqtgraph as pg
 from PySide6.QtCore import Qt, QTimer, Signal
 from PySide6.QtGui import QBrush, QColor, QPainterPath, QPen
-from PySide6.QtWidgets import QGraphicsPathItem, QHBoxLayout, QLabel, QVBoxLayout, QWidget
+from PySide6.QtWidgets import (
+    QGraphicsPathItem, QHBoxLayout, QLabel, QSizePolicy, QVBoxLayout, QWidget,
+)
 
 TRACK_CAPACITY = 36_000          # one hour at 10 Hz
 NICE_STEPS_FT = (1, 2, 5, 10, 20, 25, 50, 100, 200, 250, 500, 1000, 2000, 5000)
@@ -118,6 +120,10 @@ class MapView(QWidget):
         self.readout = QLabel("")
         self.readout.setObjectName("mapReadout")
         self.readout.setTextInteractionFlags(Qt.TextSelectableByMouse)
+        self.readout.setSizePolicy(QSizePolicy.Ignored, QSizePolicy.Fixed)  # never widens
+        self.readout.setStyleSheet("font-size: 11pt;")
+        self.readout.ensurePolished()
+        self.readout.setFixedHeight(2 * self.readout.fontMetrics().lineSpacing() + 2)
         strip.addWidget(self.readout, 1)
         self.scale_widget = ScaleBarWidget()
         strip.addWidget(self.scale_widget)
@@ -462,8 +468,9 @@ class MapView(QWidget):
         return local[0] + ox, local[1] + oy
 
     def readout_text(self) -> str:
-        """``Cursor E … ft N … ft · 44.500000° N, 89.500000° W`` (the cursor over the map),
-        else the same for ``You`` (the current position), else ""."""
+        """``Cursor  E … ft  N … ft`` and on a second line ``44.500000° N, 89.500000° W``
+        (the cursor over the map), else the same for ``You`` (the current position), else
+        ""."""
         if self.cursor is not None and self.origin is not None:
             who, local = "Cursor", self.cursor
         elif self.position is not None:
@@ -478,7 +485,7 @@ class MapView(QWidget):
             ll = None
         if ll is not None:
             lat, lon = ll
-            text += (f"  ·  {abs(lat):.6f}° {'N' if lat >= 0 else 'S'},"
+            text += (f"\n{abs(lat):.6f}° {'N' if lat >= 0 else 'S'},"
                      f" {abs(lon):.6f}° {'E' if lon >= 0 else 'W'}")
         return text
 

@@ -10,7 +10,7 @@ from __future__ import annotations
 import time
 from typing import Any
 
-from PySide6.QtWidgets import QFrame, QHBoxLayout, QLabel, QVBoxLayout, QWidget
+from PySide6.QtWidgets import QFrame, QHBoxLayout, QLabel, QSizePolicy, QVBoxLayout, QWidget
 
 from fieldapp.ui import theme
 
@@ -161,6 +161,8 @@ class StatusStrip(QFrame):
         self.problem_label.setProperty("role", "reason")
         self.problem_label.setObjectName("recordBlocked")
         self.problem_label.setWordWrap(False)
+        # never widens the window (a long reason is cut; the tooltip has it whole)
+        self.problem_label.setSizePolicy(QSizePolicy.Ignored, QSizePolicy.Fixed)
         for w in (self.quality_label, self.sats_label, self.hdop_label, self.accuracy_label,
                   self.age_label, self.antenna_label):
             row.addWidget(w)

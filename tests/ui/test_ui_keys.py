@@ -190,9 +190,9 @@ def test_offset_key_while_the_surveyor_walks_is_refused_with_the_reason(qtbot, p
         key(qtbot, w, "O")
         assert len(w.visit.ohwm_points()) == n
         assert w.key_legend.text() == ("Record offset point [O] refused: walking to OHWM"
-                                       " point 3….")
+                                       " point 3…")
         key(qtbot, w, "A")
-        assert w.key_legend.text() == "Average point [A] refused: walking to OHWM point 3…."
+        assert w.key_legend.text() == "Average point [A] refused: walking to OHWM point 3…"
         assert not panel.averaging()
         arrived = _Walker()
         arrived.busy = False

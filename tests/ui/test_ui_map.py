@@ -63,7 +63,9 @@ def test_home_zooms_to_everything_recorded(qtbot):
     (x0, x1), (y0, y1) = view.plot.getPlotItem().getViewBox().viewRange()
     # local: tree crown from (-620, -620), wetland to (2100, 150), you at (0, 0)
     assert x0 <= -620.0 and x1 >= 2100.0 and y0 <= -620.0 and y1 >= 150.0
-    assert x1 - x0 < 2 * 2720.0                       # zoomed to them, not far out
+    # zoomed to them, not far out: the narrower side (the aspect is locked) within 1.5 x
+    # the 2,720 ft they span
+    assert min(x1 - x0, y1 - y0) < 1.5 * 2720.0
     assert view.follow is False                       # Follow me off: the view stays
 
 
@@ -73,11 +75,11 @@ def test_readout_gives_you_or_the_cursor_in_site_feet_and_latitude_longitude(qtb
     view.to_lat_lon = lambda x, y: (44.5 + (y - Y0) / 364_000.0, -89.5 + (x - X0) / 260_000.0)
     view.update_position(X0 + 26.0, Y0 - 36.4, 1.0)
     # 44.5 - 36.4 / 364,000 = 44.4999; -89.5 + 26 / 260,000 = -89.4999
-    assert view.readout_text() == ("You  E 1,500,026.0 ft  N 14,999,963.6 ft  ·  44.499900° N,"
+    assert view.readout_text() == ("You  E 1,500,026.0 ft  N 14,999,963.6 ft\n44.499900° N,"
                                    " 89.499900° W")
     # origin is the first position: the cursor at map (100, 0) is 100 ft east of it
     view.cursor = (100.0, 0.0)
-    assert view.readout_text().startswith("Cursor  E 1,500,126.0 ft  N 14,999,963.6 ft  ·  ")
+    assert view.readout_text().startswith("Cursor  E 1,500,126.0 ft  N 14,999,963.6 ft\n44.4999")
     view._show_readout()
     assert view.readout.text() == view.readout_text()
 

@@ -143,7 +143,7 @@ class WorkflowPanel(QWidget):
         why = self.w.button_off_reason(button) or "not available now"
         show = getattr(self.w, "show_key_refusal", None)
         if show is not None:
-            show(f"{what} [{key}] refused: {why}.")
+            show(f"{what} [{key}] refused: {why}" + ("" if why.endswith(("…", ".")) else "."))
 
     def focus_first(self) -> None:
         self.setFocus()

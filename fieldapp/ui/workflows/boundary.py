@@ -55,7 +55,7 @@ class BoundaryPanel(WorkflowPanel):
         self.spacing.setToolTip("A vertex is taken every this many feet walked")
         add_field(form, 0, 0, "Kind", self.kind)
         add_field(form, 0, 1, "Label", self.label)
-        add_field(form, 0, 2, "Vertex every", self.spacing)
+        add_field(form, 1, 0, "Vertex every", self.spacing)   # Label keeps the width
         form.setColumnStretch(1, 1)
         self.wetland_box = QGroupBox("Wetland")
         wf = field_grid()

@@ -58,6 +58,9 @@ class OhwmPanel(WorkflowPanel):
         self.epochs.setValue(window.config.average_epochs)
         epochs_label.setBuddy(self.epochs)
         row.addWidget(self.epochs)
+        row.addStretch(1)
+        al.addLayout(row)
+        row = QHBoxLayout()       # the buttons under Epochs: 40 px arrows need the width
         self.average_button = big_button("Average point", "A",
                                          "Average N usable epochs at the antenna's position")
         self.average_button.setObjectName("averageButton")
@@ -105,7 +108,8 @@ class OhwmPanel(WorkflowPanel):
                                         "From where you stand, the azimuth and the horizontal"
                                         " distance (a rangefinder shot fills them)")
         self.offset_button.setObjectName("offsetButton")
-        grid.addWidget(self.offset_button, 0, 2, 2, 1, Qt.AlignBottom)
+        # under the fields: the 40 px spin-box arrows leave no room beside them in 640 px
+        grid.addWidget(self.offset_button, 2, 0, 1, 2)
         grid.setContentsMargins(9, 4, 9, 9)
         self.wait_shot = False
         lay.addWidget(off)

@@ -53,10 +53,11 @@ class TallyPanel(WorkflowPanel):
         self.crown.setSuffix(" ft")
         self.crown.setToolTip("Crown radius: typed, or the horizontal distance of a rangefinder"
                               " shot to the drip line")
+        # two rows: fields with 40 px spin-box arrows fit a 640 px panel side by side
         add_field(g, 0, 0, "Species", self.species)
-        add_field(g, 0, 1, "DBH", self.dbh)
-        add_field(g, 0, 2, "Leaf", self.habit)
-        add_field(g, 0, 3, "Crown radius", self.crown)
+        add_field(g, 0, 1, "Leaf", self.habit)
+        add_field(g, 1, 0, "DBH", self.dbh)
+        add_field(g, 1, 1, "Crown radius", self.crown)
         g.setColumnStretch(0, 1)
         lay.addLayout(g)
 
@@ -110,9 +111,9 @@ class TallyPanel(WorkflowPanel):
                                  " woodland class is provisional (from the trees so far)."
                                  " Stored with the stand.")
         self.complete.clicked.connect(self.set_complete)
-        row.addWidget(self.complete)
         row.addStretch(1)
         lay.addLayout(row)
+        lay.addWidget(self.complete)
         self.summary = QLabel("")
         self.summary.setObjectName("standSummary")
         self.summary.setWordWrap(True)
@@ -239,6 +240,8 @@ class TallyPanel(WorkflowPanel):
         except Exception as exc:  # noqa: BLE001 - refused; the box shows the stored value
             self.error("Tally complete not recorded", exc)
             self.refresh()
+            return
+        self.w.clear_refusal()
 
     def undo_delete(self) -> None:
         tree = self.visit.undo_delete_tree()

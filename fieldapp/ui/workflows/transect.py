@@ -147,12 +147,12 @@ class TransectPanel(WorkflowPanel):
         self.slope_unit = QComboBox()
         self.slope_unit.setObjectName("slopeUnit")
         self.slope_unit.addItems(["%", "degrees"])
+        # two rows (distance, slope): fields with 40 px spin-box arrows fit 640 px side by side
         add_field(entry, 0, 0, "Station distance", self.dist)
         add_field(entry, 0, 1, "measured as", self.dist_kind)
-        add_field(entry, 0, 2, "Slope", self.slope)
-        add_field(entry, 0, 3, "in", self.slope_unit)
+        add_field(entry, 1, 0, "Slope", self.slope)
+        add_field(entry, 1, 1, "in", self.slope_unit)
         entry.setColumnStretch(0, 1)
-        entry.setColumnStretch(2, 1)
         lay.addLayout(entry)
 
         buttons = QGridLayout()
