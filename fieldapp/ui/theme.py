@@ -62,7 +62,7 @@ QSpinBox::up-button, QDoubleSpinBox::up-button {{
     width: {TOUCH_PX}px; height: {TOUCH_PX}px; border-left: 2px solid #333333;
 }}
 QSpinBox::down-button, QDoubleSpinBox::down-button {{
-    subcontrol-origin: border; subcontrol-position: center right; right: {TOUCH_PX}px;
+    subcontrol-origin: border; subcontrol-position: center right; right: {TOUCH_PX + 2}px;
     width: {TOUCH_PX}px; height: {TOUCH_PX}px; border-left: 2px solid #333333;
 }}
 QSpinBox::up-arrow, QDoubleSpinBox::up-arrow {{ image: url({_DATA}/spin_up.svg);
