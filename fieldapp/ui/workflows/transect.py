@@ -139,20 +139,27 @@ class TransectPanel(WorkflowPanel):
         self.dist.setSuffix(" ft")
         self.dist_kind = QComboBox()
         self.dist_kind.setObjectName("distanceKind")
-        self.dist_kind.addItems(["horizontal", "slope distance"])
+        self.dist_kind.addItems(["horizontal", "along slope"])
+        self.dist_kind.setToolTip("Horizontal distance, or the slope distance (reduced to"
+                                  " horizontal with the slope)")
         self.slope = QDoubleSpinBox()
         self.slope.setObjectName("slopeSpin")
         self.slope.setRange(-500.0, 500.0)
         self.slope.setDecimals(2)
         self.slope_unit = QComboBox()
         self.slope_unit.setObjectName("slopeUnit")
-        self.slope_unit.addItems(["%", "degrees"])
-        # two rows (distance, slope): fields with 40 px spin-box arrows fit 640 px side by side
+        self.slope_unit.addItems(["%", "°"])
+        self.slope_unit.setToolTip("Slope in percent or in degrees")
+        # one row (the profile keeps its height): the number fields may be narrower than
+        # their widest value (2000.00 ft) so that, with 40 px arrows, each row fits 640 px
+        for spin in (self.dist, self.slope, self.azimuth):
+            spin.setMinimumWidth(170)
         add_field(entry, 0, 0, "Station distance", self.dist)
         add_field(entry, 0, 1, "measured as", self.dist_kind)
-        add_field(entry, 1, 0, "Slope", self.slope)
-        add_field(entry, 1, 1, "in", self.slope_unit)
+        add_field(entry, 0, 2, "Slope", self.slope)
+        add_field(entry, 0, 3, "in", self.slope_unit)
         entry.setColumnStretch(0, 1)
+        entry.setColumnStretch(2, 1)
         lay.addLayout(entry)
 
         buttons = QGridLayout()
