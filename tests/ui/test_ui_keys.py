@@ -211,8 +211,8 @@ def test_offset_with_no_distance_or_from_a_moving_receiver_is_refused():
         speed_mps = 1.3             # walking pace
 
     assert offset_refusal(Fix(), 0.0).startswith("no horizontal distance yet")
-    assert offset_refusal(Fix(), 20.0) == ("the receiver is moving (1.3 m/s); stand still where"
-                                           " you shot from")
+    assert offset_refusal(Fix(), 20.0) == ("the receiver is moving (1.3 m/s); stand still at"
+                                           " the point")
     Fix.speed_mps = 0.05            # standing: receiver noise
     assert offset_refusal(Fix(), 20.0) == ""
     Fix.speed_mps = None            # GGA only: no speed
@@ -258,5 +258,26 @@ def test_a_tally_cell_being_edited_types_letters_and_esc_reverts_it(qtbot, priva
             QTest.keyClick(editor, end)
             assert ran == []
             qtbot.waitUntil(lambda: w.visit.trees()[0].species_name == stored, timeout=WAIT_MS)
+    finally:
+        close_window(w)
+
+
+def test_record_tree_key_while_the_surveyor_walks_is_refused_with_the_reason(qtbot,
+                                                                            private_dirs):
+    w = make_window(qtbot, private_dirs, simulate=True)
+    try:
+        wait_fix(qtbot, w)
+        tally = show(qtbot, w, "tally")
+        walker = _Walker()
+        walker.walking_to = "tree 4"
+        tally.walker_changed(walker)
+        tally.dbh.setValue(12.0)
+        key(qtbot, w, "T")
+        assert w.visit.trees() == []
+        assert w.key_legend.text() == "Record tree [T] refused: walking to tree 4…"
+        walker.busy = False
+        tally.walker_changed(walker)
+        key(qtbot, w, "T")
+        assert len(w.visit.trees()) == 1
     finally:
         close_window(w)

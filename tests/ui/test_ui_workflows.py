@@ -244,6 +244,10 @@ def test_tally_in_simulate_mode_measures_each_scenario_tree_where_it_stands(qtbo
                              "input": R.woodland_input(w.visit.model, stand["uuid"])})
         assert expected["class"] == "mature" and expected["basis"] == "canopy"
         assert 40.0 < expected["canopy_10in_pct"] < 48.0
+        # provisional until the crew marks the tally complete, then the class
+        qtbot.waitUntil(lambda: "Woodland class: provisional — 25 trees so far"
+                        in tally.summary.text(), timeout=WAIT_MS)
+        tally.complete.click()
         qtbot.waitUntil(lambda: "Woodland class: MATURE" in tally.summary.text(),
                         timeout=WAIT_MS)
         check = w.visit.checks.get(f"woodland:{stand['uuid']}")

@@ -12,6 +12,23 @@ from PySide6.QtWidgets import (
 from fieldapp.ui import theme
 
 
+#: A receiver faster than this (m/s, the RMC / VTG speed over ground) is walking, not standing
+#: at a point: a tree or an offset shot taken from it would be placed from a moving point.
+MOVING_MPS = 0.5
+
+
+def moving_reason(fix: Any) -> str:
+    """Why ``fix`` is from a moving receiver ("" when standing, or the speed is not known).
+
+    >>> moving_reason(None)
+    ''
+    """
+    speed = getattr(fix, "speed_mps", None)
+    if speed is not None and speed > MOVING_MPS:
+        return f"the receiver is moving ({speed:.1f} m/s); stand still at the point"
+    return ""
+
+
 def big_button(text: str, key: str, tip: str = "") -> QPushButton:
     """A large button labelled with its key (``Average point  [A]``), 48 px high (a gloved
     fingertip; :data:`fieldapp.ui.theme.BIG_BUTTON_HEIGHT_PX`)."""

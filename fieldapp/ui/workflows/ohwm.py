@@ -12,14 +12,9 @@ from PySide6.QtWidgets import (
 )
 
 from fieldapp.ui.workflows.base import (
-    WorkflowPanel, add_field, big_button, field_grid, point_number, state_label,
+    WorkflowPanel, add_field, big_button, field_grid, moving_reason, point_number, state_label,
 )
 from fieldapp.app.wording import plural
-
-
-#: A receiver faster than this (m/s, the RMC / VTG speed over ground) is walking, not standing
-#: at the instrument: an offset shot taken from it would be placed from a moving point.
-MOVING_MPS = 0.5
 
 
 def offset_refusal(fix: Any, horizontal_ft: float) -> str:
@@ -30,10 +25,7 @@ def offset_refusal(fix: Any, horizontal_ft: float) -> str:
     """
     if horizontal_ft <= 0.0:
         return "no horizontal distance yet (shoot the rangefinder or type it)"
-    speed = getattr(fix, "speed_mps", None)
-    if speed is not None and speed > MOVING_MPS:
-        return (f"the receiver is moving ({speed:.1f} m/s); stand still where you shot from")
-    return ""
+    return moving_reason(fix)
 
 
 class OhwmPanel(WorkflowPanel):

@@ -13,7 +13,7 @@ from PySide6.QtWidgets import (
 )
 
 from fieldapp.ui.workflows.base import (
-    WorkflowPanel, add_field, big_button, field_grid, state_label,
+    WorkflowPanel, add_field, big_button, field_grid, moving_reason, state_label,
 )
 from fieldapp.app.wording import plural
 
@@ -144,10 +144,22 @@ class TallyPanel(WorkflowPanel):
     def focus_first(self) -> None:
         self.add_button.setFocus()
 
+    def walker_changed(self, walker: Any) -> None:
+        """Simulate mode: while the simulated surveyor walks, Record tree [T] waits (a tree
+        is recorded where the receiver stands), with the reason."""
+        moving = walker.busy and not walker.paused
+        self.w.set_extra_ok(self.add_button, False if moving else None,
+                            f"walking to {walker.walking_to}…" if moving else "")
+
     # -------------------------------------------------------------- commands
     def add_typed_tree(self) -> None:
         fix = self.w.usable_fix()
         if fix is None:
+            return
+        why = moving_reason(fix)
+        if why:            # a tree is recorded where it stands, not from a walking receiver
+            self.w.show_key_refusal(f"Tree not recorded: {why}.")
+            self.state.setText(f"Tree not recorded: {why}.")
             return
         self._record(fix, dbh_in=self.dbh.value(), species_code="",
                      species_name=self.species.text().strip(),
