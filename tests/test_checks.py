@@ -16,6 +16,7 @@ from shapely.geometry import LineString, box
 from fieldapp import checks
 from fieldapp.checks import Checks, requests_for_model
 from fieldapp.rules import evaluate
+from fieldapp.survey.features import Layer
 from fieldapp.survey.visit import Visit
 
 X0, Y0 = 500_000.0, 4_983_000.0
@@ -122,7 +123,8 @@ def two_crown_stand(visit):
     for x_ft in (40.0, 60.0):
         visit.add_tree(x=X0 + g(visit, x_ft), y=Y0 + g(visit, 50.0), dbh_in=12.0,
                        leaf_habit="deciduous", crown_radius_ft=30.0)
-    return stand
+    # every tree of the stand is recorded: its verdicts are no longer provisional
+    return visit.update_feature(Layer.AREA, stand.uuid, tally_complete=True)
 
 
 # Two circles r = 30 ft, centres d = 20 ft apart: lens = 2 r^2 acos(d / 2r) - (d / 2) sqrt(4 r^2 - d^2)
@@ -167,10 +169,51 @@ def test_mitigation_with_a_retained_area(visit):
     assert not [k for k in requests_for_model(visit) if k.startswith("mitigation:")]
 
 
+def test_the_stands_own_retained_area_feeds_its_mitigation_check(visit):
+    """Stored with the stand (schema 3): the same verdict with no retained_ac passed (a
+    reopened visit, the office report) as test_mitigation_with_a_retained_area."""
+    stand = two_crown_stand(visit)
+    visit.update_feature(Layer.AREA, stand.uuid, retained_area_ac=0.1)
+    c = Checks()
+    c.refresh(visit)
+    res = c.get(f"mitigation:{stand.uuid}").result
+    assert res["status"] == "determined"
+    assert res["retained_pct"] == pytest.approx(43.56, abs=0.01)
+    assert res["mitigation_area_ac"] == pytest.approx(0.75 * 10_000 / 43_560 - 0.1, rel=1e-3)
+    # the stand's own value wins over a session value
+    c.refresh(visit, retained_ac=0.2)
+    assert c.get(f"mitigation:{stand.uuid}").result["retained_pct"] == pytest.approx(43.56,
+                                                                                    abs=0.01)
+
+
+def test_a_stand_with_its_tally_open_is_provisional_never_determined(visit):
+    """3 trees tallied of a stand not marked complete: "provisional — 3 trees so far", the
+    class from them kept but not shown as a determination; complete: determined."""
+    stand = visit.add_area("woodland_stand", square(visit, 0, 0, 100, 100), label="Oaks")
+    for x_ft in (20.0, 50.0, 80.0):
+        visit.add_tree(x=X0 + g(visit, x_ft), y=Y0 + g(visit, 50.0), dbh_in=4.0,
+                       crown_radius_ft=2.0)
+    c = Checks()
+    c.refresh(visit, retained_ac=0.1)
+    wc = c.get(f"woodland:{stand.uuid}")
+    # 3 crowns of pi 4 = 12.57 sq ft in 10,000 sq ft: 0.38 % canopy -> class none
+    assert wc.status == "provisional" and wc.result["class"] == "none"
+    assert wc.result["trees_so_far"] == 3
+    assert checks.summary_words(wc.rule, wc.result).startswith(
+        "Provisional — 3 trees so far (tally not complete): Class none")
+    assert checks.status_words(wc.status) == "provisional"
+    assert wc.has_request and wc.request["rule"] == "woodland.class"
+    visit.update_feature(Layer.AREA, stand.uuid, tally_complete=True)
+    assert c.refresh(visit) is True
+    wc = c.get(f"woodland:{stand.uuid}")
+    assert wc.status == "determined" and "trees_so_far" not in wc.result
+
+
 def test_dense_stand_canopy_is_clamped_to_100(visit):
     # one crown of 200 ft radius over a 100 x 100 ft stand: the clipped crown is the stand
-    visit.add_area("woodland_stand", square(visit, 0, 0, 100, 100))
+    stand = visit.add_area("woodland_stand", square(visit, 0, 0, 100, 100))
     visit.add_tree(x=X0 + g(visit, 50), y=Y0 + g(visit, 50), dbh_in=30.0, crown_radius_ft=200.0)
+    visit.update_feature(Layer.AREA, stand.uuid, tally_complete=True)
     inp = only(requests_for_model(visit), "woodland")["input"]
     assert 99.9 < inp["canopy_10in_pct"] <= 100.0
     assert 99.9 < inp["canopy_3in_pct"] <= 100.0
@@ -342,6 +385,8 @@ def test_a_tree_on_the_boundary_or_a_dead_one_is_a_tally(visit):
     visit.add_tree(x=X0 + g(visit, 350.0), y=Y0 + g(visit, 50.0), dbh_in=14.0,
                    crown_radius_ft=15.0, status="dead")
     assert checks.stands_with_trees([a, b], visit.trees()) == {a.uuid, b.uuid}
+    for stand in (a, b):
+        visit.update_feature(Layer.AREA, stand.uuid, tally_complete=True)
     c = Checks()
     c.refresh(visit)
     res_b = c.get(f"woodland:{b.uuid}").result

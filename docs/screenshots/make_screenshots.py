@@ -166,7 +166,8 @@ def main() -> None:
         key(w, "C")  # walk to the next scripted tree, squeeze the caliper there
         until(lambda n=n: len(w.visit.trees()) == n)
     t.retained.setValue(0.6)
-    until(lambda: "Woodland class" in t.summary.text())
+    t.complete.click()          # every tree of the stand tallied: the class is no longer provisional
+    until(lambda: "Woodland class: MATURE" in t.summary.text())
     w.map.set_follow(False)
     w.map.plot.getPlotItem().getViewBox().autoRange()
     w.checks_panel.table.selectRow(w.checks_panel.row_of(

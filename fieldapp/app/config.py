@@ -53,6 +53,7 @@ PERSISTED = (
     "ntrip_caster",
     "ntrip_gga_interval_s",
     "rtcm_url",
+    "high_contrast",
 )
 
 
@@ -114,6 +115,8 @@ class AppConfig:
     rtcm_url : str or None
         A second port for the corrections (a receiver taking RTCM apart from its NMEA);
         None: the GNSS receiver's own port.
+    high_contrast : bool
+        The high-contrast theme for direct sun (``Ctrl+Shift+H`` toggles it; remembered).
     """
 
     gnss_url: str | None = None
@@ -144,6 +147,7 @@ class AppConfig:
     ntrip_caster: str | None = None
     ntrip_gga_interval_s: float = 10.0
     rtcm_url: str | None = None
+    high_contrast: bool = False
 
     def __post_init__(self) -> None:
         if not self.data_dir:

@@ -93,6 +93,14 @@ class VisitController:
         x, y = f.to_local(lon_deg, lat_deg)
         return float(f.to_ft(x)), float(f.to_ft(y))
 
+    def unproject(self, x_ft: float, y_ft: float) -> tuple[float, float] | None:
+        """Site feet -> WGS84 (lat_deg, lon_deg); None before the site CRS is known."""
+        if not self.model.has_frame:
+            return None
+        f = self.model.frame
+        lon, lat = f.to_lonlat(f.from_ft(x_ft), f.from_ft(y_ft))
+        return float(lat), float(lon)
+
     def ft(self, x: float, y: float) -> tuple[float, float]:
         f = self.model.frame
         return float(f.to_ft(x)), float(f.to_ft(y))
@@ -281,7 +289,40 @@ class VisitController:
         return None
 
     def set_retained_ac(self, value: float) -> None:
+        """The retained woodland area (acres) the plan keeps: stored with the current stand
+        (:meth:`current_stand`), so a reopened visit and the office report read it too; with
+        no stand walked yet it is stored on the first stand when it is walked
+        (:meth:`refresh_checks`)."""
         self.retained_ac = float(value)
+        stand = self.current_stand()
+        if stand is not None and stand.retained_area_ac != (float(value) or None):
+            from fieldapp.survey.features import Layer
+
+            self.model.update_feature(Layer.AREA, stand.uuid,
+                                      retained_area_ac=float(value) or None)
+        self._notify()
+
+    def current_stand(self) -> Any:
+        """The woodland stand the tally is about (the last one walked), or None."""
+        stands = self.areas("woodland_stand")
+        return stands[-1] if stands else None
+
+    def stand_retained_ac(self) -> float:
+        """The current stand's stored retained area (acres), else this session's value."""
+        stand = self.current_stand()
+        own = stand.retained_area_ac if stand is not None else None
+        return float(own) if own is not None else float(self.retained_ac)
+
+    def set_tally_complete(self, complete: bool) -> None:
+        """Mark the current stand's tally complete (its woodland verdicts stop being
+        provisional) or open again. Raises ValueError when no stand is walked yet."""
+        from fieldapp.survey.features import Layer
+
+        stand = self.current_stand()
+        if stand is None:
+            raise ValueError("walk the woodland stand first (Boundary tab)")
+        if stand.tally_complete != bool(complete):
+            self.model.update_feature(Layer.AREA, stand.uuid, tally_complete=bool(complete))
         self._notify()
 
     def areas(self, kind: str | None = None) -> list:
@@ -310,7 +351,12 @@ class VisitController:
                  + (f"{m.deciduous_share_pct:.1f} %" if m.deciduous_share_pct is not None
                     else "–")]
         wc = self.checks.get(f"woodland:{stand.uuid}")
-        if wc is not None and wc.status == "needs_data":
+        if wc is not None and wc.status == "provisional":
+            r = wc.result
+            lines.append(f"Woodland class: provisional — {plural(r.get('trees_so_far', 0), 'tree')}"
+                         f" so far (class {str(r.get('class', '?')).upper()} from them); tick"
+                         " Tally complete once every tree of the stand is recorded")
+        elif wc is not None and wc.status == "needs_data":
             lines.append(f"Woodland class: not determined yet — next step:"
                          f" {wc.result.get('next_step', 'more data')}")
         elif wc is not None:
@@ -323,7 +369,8 @@ class VisitController:
         if mc is not None and mc.status not in ("error", "needs_data"):
             r = mc.result
             p = r.get("plantings") or {}
-            lines.append(f"Retained {r.get('retained_pct', 0):.1f} %: "
+            lines.append(("Provisional: " if mc.status == "provisional" else "")
+                         + f"Retained {r.get('retained_pct', 0):.1f} %: "
                          + ("permitted" if r.get("permitted") else "NOT permitted")
                          + (f"; mitigation {r.get('mitigation_area_ac', 0):.2f} ac, plantings "
                             + ", ".join(f"{v} × {_planting_words(k)}" for k, v in p.items())
@@ -420,7 +467,13 @@ class VisitController:
 
     # -------------------------------------------------------------- checks
     def refresh_checks(self) -> bool:
-        """Rebuild the rule requests from the model; evaluate what changed."""
+        """Rebuild the rule requests from the model; evaluate what changed. A retained area
+        typed before the stand was walked is stored with the stand now it exists."""
+        stand = self.current_stand() if self.retained_ac > 0 else None
+        if stand is not None and stand.retained_area_ac is None:
+            from fieldapp.survey.features import Layer
+
+            self.model.update_feature(Layer.AREA, stand.uuid, retained_area_ac=self.retained_ac)
         return self.checks.refresh(self.model, retained_ac=self.retained_ac)
 
     def _notify(self) -> None:
@@ -579,6 +632,10 @@ def choose_and_open(window: Any, path: str | Path | None = None) -> VisitControl
     return visit
 
 
+#: Why nothing records after Cancel in the start-up New visit dialog.
+NO_VISIT = "No visit open: Visit ▸ New visit… (Ctrl+N) or Open visit… (Ctrl+O)"
+
+
 def open_initial_visit(window: Any) -> None:
     """Open ``--visit``; with ``--simulate`` / ``--replay`` a new demo visit; else the last visit,
     or (``--new``, or no last visit) the New visit dialog when dialogs are allowed, else a new
@@ -594,6 +651,10 @@ def open_initial_visit(window: Any) -> None:
     else:
         if dialogs_allowed(cfg, window.platform_name()):
             spec = ask_new_visit(window)
+            if spec is None:            # Cancel: no visit, and no file made behind the user
+                window.show_banner(NO_VISIT)
+                window.pause_recording(NO_VISIT)
+                return
         path = spec.path if spec is not None else new_visit_path(cfg.data_dir, "visit")
     try:
         if spec is not None:

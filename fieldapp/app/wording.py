@@ -1,4 +1,6 @@
-"""Counts in words for the UI: "1 stem", "2 stems" (never "1 stems" or "stem(s)")."""
+"""Words for the UI: counts ("1 stem", "2 stems", never "1 stems" or "stem(s)") and refused
+values in field words ("DBH must be between 0.1 and 500 in", not "dbh_in: 0.0 outside
+[0.1, 500.0]")."""
 
 from __future__ import annotations
 
@@ -22,3 +24,63 @@ def plural(count: int, singular: str, plural_form: str | None = None) -> str:
     """
     word = singular if count == 1 else (plural_form or singular + "s")
     return f"{count:,} {word}"
+
+
+#: Model field -> (what the field is called on screen, its unit or "").
+FIELD_WORDS: dict[str, tuple[str, str]] = {
+    "dbh_in": ("DBH", "in"), "crown_radius_ft": ("Crown radius", "ft"),
+    "dbh_height_ft": ("DBH height", "ft"), "species_code": ("Species code", ""),
+    "species_name": ("Species", ""), "leaf_habit": ("Leaf habit", ""),
+    "horizontal_ft": ("Station distance", "ft"), "segment_ft": ("Station distance", "ft"),
+    "horizontal_distance_ft": ("Horizontal distance", "ft"),
+    "slope_distance_ft": ("Slope distance", "ft"), "distance_ft": ("Distance", "ft"),
+    "slope": ("Slope", ""), "slope_pct": ("Slope", "%"), "slope_deg": ("Slope", "°"),
+    "inclination_deg": ("Slope", "°"), "azimuth_deg": ("Azimuth", "°"),
+    "azimuth_true_deg": ("Azimuth", "°"), "spacing_ft": ("Vertex spacing", "ft"),
+    "label": ("Label", ""), "wetland_type": ("Wetland type", ""),
+    "retained_area_ac": ("Retained woodland area", "ac"),
+    "tributary_area_ac": ("Tributary area", "ac"), "channel_width_ft": ("Channel width", "ft"),
+    "antenna_height_m": ("Antenna height", "m"), "min_epochs": ("Epochs", ""),
+    "vertices": ("Boundary", ""), "geometry": ("Boundary", ""), "notes": ("Notes", ""),
+}
+
+
+def _num(v: float, unit: str) -> str:
+    text = f"{v:,.6g}"
+    return f"{text} {unit}" if unit and unit not in ("%", "°") else f"{text}{unit}"
+
+
+def refusal_words(exc: BaseException) -> str:
+    """Why a value was refused, in field words.
+
+    An :class:`fieldapp.survey.errors.InvalidValue` names the field and, when the value was
+    outside a range, carries its ``limits``; anything else is said as it is.
+
+    Examples
+    --------
+    >>> from fieldapp.survey.values import in_range
+    >>> try:
+    ...     in_range("dbh_in", 0.0, 0.1, 500.0)
+    ... except ValueError as exc:
+    ...     refusal_words(exc)
+    'DBH must be between 0.1 and 500 in'
+    >>> try:
+    ...     in_range("crown_radius_ft", 0.0, 0.0, 200.0, low_open=True)
+    ... except ValueError as exc:
+    ...     refusal_words(exc)
+    'Crown radius must be more than 0 ft and at most 200 ft'
+    """
+    name = getattr(exc, "name", None)
+    if not isinstance(name, str) or not hasattr(exc, "message"):
+        return str(exc).strip() or type(exc).__name__
+    words, unit = FIELD_WORDS.get(name, (name.replace("_", " ").capitalize(), ""))
+    limits = getattr(exc, "limits", None)
+    if limits is None:
+        return f"{words}: {exc.message}"
+    low, high, low_open = limits
+    if high == float("inf"):
+        return f"{words} must be {'more than' if low_open else 'at least'} {_num(low, unit)}"
+    if low_open:
+        return f"{words} must be more than {_num(low, unit)} and at most {_num(high, unit)}"
+    lo = f"{low:,.6g}"
+    return f"{words} must be between {lo} and {_num(high, unit)}"

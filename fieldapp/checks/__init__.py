@@ -39,8 +39,10 @@ from __future__ import annotations
 
 from .requests import (
     CITE_CITY,
+    MARK_TALLY_COMPLETE,
     RECORD_STAND_TREES,
     AwaitingData,
+    Provisional,
     bank_request,
     clamp_pct,
     development_area_request,
@@ -51,6 +53,7 @@ from .requests import (
     protective_area_request,
     requests_for_model,
     stands_with_trees,
+    trees_in_stand,
     wetland_feature,
     wetland_size_request,
     woodland_class_request,
@@ -63,4 +66,5 @@ __all__ = [
     "graded_area_request", "drainageway_request", "clamp_pct", "requests_for_model",
     "status_words", "summary_words", "stands_with_trees",
     "CITE_CITY", "RECORD_STAND_TREES", "RULE_TITLES", "graded_slope_pct", "wetland_feature",
+    "MARK_TALLY_COMPLETE", "Provisional", "trees_in_stand",
 ]

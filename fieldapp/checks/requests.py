@@ -58,6 +58,9 @@ __all__ = [
 
 #: Next step of a woodland stand with no tree recorded inside it.
 RECORD_STAND_TREES = "record the trees of this stand (caliper tally)"
+#: The next step of a stand's woodland verdicts while its tally is not marked complete.
+MARK_TALLY_COMPLETE = ("tally every tree of the stand, then tick Tally complete (Tally tab):"
+                       " until then the class is from the trees so far")
 
 #: ``{check id: (title, request or AwaitingData)}``, what the check builders return.
 Requests = dict[str, tuple[str, Any]]
@@ -241,6 +244,27 @@ class AwaitingData:
                 "note": "no rule request yet: nothing is recorded that the rule reads"}
 
 
+@dataclass(frozen=True)
+class Provisional:
+    """A rule request whose verdict is provisional: the stand's tally is not marked complete.
+
+    Stands in for a request in :func:`requests_for_model`'s mapping; :class:`fieldapp.checks.
+    Checks` evaluates :attr:`request` and shows a ``determined`` result as ``provisional``
+    with ``trees_so_far`` and the ``next_step`` (:data:`MARK_TALLY_COMPLETE`): a class read
+    from 3 of 25 trees is no verdict yet.
+    """
+
+    request: dict
+    trees_so_far: int
+
+    def result(self, evaluated: dict) -> dict:
+        """``evaluated`` (the rule's result) as shown while the tally is open."""
+        if evaluated.get("status") != "determined":
+            return evaluated
+        return {**evaluated, "status": "provisional", "trees_so_far": self.trees_so_far,
+                "next_step": MARK_TALLY_COMPLETE}
+
+
 # --------------------------------------------------------------------------- model inputs
 def segments(model: Any, transect_uuid: str) -> list[dict]:
     """``nr341.bank`` ``segments``: [{"horizontal_ft", "slope_pct"}] from the OHWM landward
@@ -371,6 +395,14 @@ def graded_slope_pct(model: Any, polygon: Any, transects: Sequence[Any]) -> floa
     return steepest
 
 
+def trees_in_stand(stand: Any, trees: Sequence[Any]) -> int:
+    """How many of ``trees`` stand inside ``stand`` (on the boundary counts)."""
+    if not trees:
+        return 0
+    pts = shapely.points([(float(t.x), float(t.y)) for t in trees])
+    return int(shapely.covers(stand.geometry, pts).sum())
+
+
 def stands_with_trees(stands: Sequence[Any], trees: Sequence[Any]) -> set[str]:
     """The uuids of the woodland ``stands`` with at least one recorded tree standing inside
     (on the boundary counts), whatever its status (live, dead or removed: a tally was made).
@@ -382,6 +414,27 @@ def stands_with_trees(stands: Sequence[Any], trees: Sequence[Any]) -> set[str]:
         return set()
     pts = shapely.points([(float(t.x), float(t.y)) for t in trees])
     return {a.uuid for a in stands if bool(shapely.covers(a.geometry, pts).any())}
+
+
+def check_name(prefix: str, label: str, number: int) -> str:
+    """A check's name: ``prefix`` and the feature's ``label``, never a word twice; an
+    unlabelled feature is called by its ``number`` among its kind (from 1).
+
+    >>> check_name("Ordinance wetland", "", 1)
+    'Ordinance wetland #1'
+    >>> check_name("Ordinance wetland", "Wetland A", 1)
+    'Ordinance wetland A'
+    >>> check_name("Protective area", "Wetland A", 1)
+    'Protective area Wetland A'
+    """
+    label = (label or "").strip()
+    if not label:
+        return f"{prefix} #{number}"
+    last = prefix.split()[-1].lower()
+    words = label.split()
+    if words[0].lower() == last:
+        words = words[1:]
+    return f"{prefix} {' '.join(words)}" if words else prefix
 
 
 # --------------------------------------------------------------------------- check builders
@@ -401,16 +454,14 @@ def wetland_checks(model: Any, areas: Sequence[Any]) -> Requests:
     ``protective_area`` for the site's water features with every wetland (not contiguous)."""
     out: Requests = {}
     wetland_features = []
-    for a in areas:
-        if _v(a.kind) != "wetland":
-            continue
-        name = a.label or "wetland"
-        out[f"wetland:{a.uuid}"] = (f"Ordinance wetland {name} (city)",
+    for n, a in enumerate((a for a in areas if _v(a.kind) == "wetland"), start=1):
+        out[f"wetland:{a.uuid}"] = (f"{check_name('Ordinance wetland', a.label, n)} (city)",
                                     wetland_size_request(**wetland_size_input(model, a.uuid)))
         feat = wetland_feature(a, model)
         wetland_features.append(feat)
-        out[f"protective_area:{a.uuid}"] = (f"Protective area {name} (NR 151.125)",
-                                            protective_area_request([feat]))
+        out[f"protective_area:{a.uuid}"] = (
+            f"{check_name('Protective area', a.label, n)} (NR 151.125)",
+            protective_area_request([feat]))
     site_features = [{k: v for k, v in (("type", _v(w.type)),
                                         ("susceptibility", _v(w.susceptibility)),
                                         ("wetland_type", w.wetland_type)) if v is not None}
@@ -424,15 +475,24 @@ def wetland_checks(model: Any, areas: Sequence[Any]) -> Requests:
 def woodland_checks(model: Any, areas: Sequence[Any], retained_ac: float = 0.0,
                     woodland_class: Callable[[dict], str | None] | None = None) -> Requests:
     """``woodland:<stand>`` for each woodland stand (with the first grove drawn inside it) and
-    ``mitigation:<stand>`` when ``retained_ac`` (acres) is set and ``woodland_class(request)``
-    gives the class; an :class:`AwaitingData` for both while no tree is recorded inside the
-    stand (:func:`stands_with_trees`), citing the city chapter (:data:`CITE_CITY`)."""
+    ``mitigation:<stand>`` when the retained area (acres: the stand's own
+    ``retained_area_ac``, else ``retained_ac``) is set and ``woodland_class(request)`` gives
+    the class; an :class:`AwaitingData` for both while no tree is recorded inside the stand
+    (:func:`stands_with_trees`), citing the city chapter (:data:`CITE_CITY`); both
+    :class:`Provisional` while the stand's tally is not marked complete."""
     out: Requests = {}
     groves = [a for a in areas if _v(a.kind) == "grove"]
     stands = [a for a in areas if _v(a.kind) == "woodland_stand"]
-    tallied = stands_with_trees(stands, model.trees()) if stands else set()
-    for a in stands:
-        name = a.label or "stand"
+    trees = model.trees()
+    tallied = stands_with_trees(stands, trees) if stands else set()
+    for n, a in enumerate(stands, start=1):
+        name = check_name("Woodland", a.label, n)[len("Woodland "):]
+        own = getattr(a, "retained_area_ac", None)
+        retained_ac = own if own is not None else retained_ac
+        complete = bool(getattr(a, "tally_complete", False))
+
+        def hold(request: dict, a=a, complete=complete) -> Any:
+            return request if complete else Provisional(request, trees_in_stand(a, trees))
         if a.uuid not in tallied:
             # nothing tallied inside: the class would be "none" on no data; wait for the tally
             out[f"woodland:{a.uuid}"] = (f"Woodland class {name} (city)", AwaitingData(
@@ -444,12 +504,12 @@ def woodland_checks(model: Any, areas: Sequence[Any], retained_ac: float = 0.0,
         grove = next((g for g in groves if g.geometry.intersects(a.geometry)), None)
         inp = _clamped_woodland_input(woodland_input(model, a.uuid, grove.uuid if grove else None))
         wreq = {"rule": "woodland.class", "input": inp}
-        out[f"woodland:{a.uuid}"] = (f"Woodland class {name} (city)", wreq)
+        out[f"woodland:{a.uuid}"] = (f"Woodland class {name} (city)", hold(wreq))
         cls = woodland_class(wreq) if (woodland_class and retained_ac > 0) else None
         if retained_ac > 0 and cls:
             stand_ac = model.frame.area_ac(a.geometry)
-            out[f"mitigation:{a.uuid}"] = (f"Woodland protection {name} (city)",
-                                           mitigation_request(cls, stand_ac, min(retained_ac, stand_ac)))
+            out[f"mitigation:{a.uuid}"] = (f"Woodland protection {name} (city)", hold(
+                mitigation_request(cls, stand_ac, min(retained_ac, stand_ac))))
     return out
 
 

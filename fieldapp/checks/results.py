@@ -13,7 +13,7 @@ import json
 from dataclasses import dataclass
 from typing import Any, Callable
 
-from .requests import AwaitingData, requests_for_model
+from .requests import AwaitingData, Provisional, requests_for_model
 
 __all__ = ["RULE_TITLES", "Check", "Checks", "status_words", "summary_words"]
 
@@ -71,7 +71,7 @@ class Check:
 
 def status_words(status: str) -> str:
     return {"determined": "determined", "needs_data": "needs data", "exempt": "exempt",
-            "error": "error"}.get(status, status)
+            "error": "error", "provisional": "provisional"}.get(status, status)
 
 
 def _fmt(v: Any, unit: str = "") -> str:
@@ -93,6 +93,11 @@ def summary_words(rule: str, result: dict) -> str:
     """
     rule = rule or str(result.get("rule") or "")
     st = result.get("status")
+    if st == "provisional":
+        so_far = result.get("trees_so_far", 0)
+        inner = summary_words(rule, {**result, "status": "determined"})
+        return (f"Provisional — {so_far} tree{'s' if so_far != 1 else ''} so far"
+                f" (tally not complete): {inner}")
     if st == "error":
         return f"Error: {result.get('message', '')}"
     if st == "needs_data" and rule != "nr341.bank" and result.get("next_step"):
@@ -202,14 +207,20 @@ class Checks:
                 changed = True
         for cid, (title, request) in requests.items():
             awaiting = isinstance(request, AwaitingData)
+            held = request if isinstance(request, Provisional) else None
+            if held is not None:
+                request = held.request
             key = json.dumps({"awaiting": [request.rule, request.next_step, request.citation]}
-                             if awaiting else request, sort_keys=True)
+                             if awaiting else {"provisional": held.trees_so_far, "r": request}
+                             if held else request, sort_keys=True)
             if self._keys.get(cid) == key and self._checks[cid].title == title:
                 continue
             if awaiting:
                 self._checks[cid] = Check(cid, title, {}, request.result())
             else:
-                self._checks[cid] = Check(cid, title, request, self._safe_evaluate(request))
+                result = self._safe_evaluate(request)
+                self._checks[cid] = Check(cid, title, request,
+                                          held.result(result) if held else result)
             self._keys[cid] = key
             changed = True
         if changed:

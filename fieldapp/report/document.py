@@ -49,6 +49,7 @@ td, th { border: 0.5px solid #8a8a8a; padding: 2px 4px; }
 .needs_data { color: #b26a00; font-weight: bold; }
 .exempt { color: #1565c0; font-weight: bold; }
 .error { color: #b71c1c; font-weight: bold; }
+.provisional { color: #5b2a86; font-weight: bold; }
 """
 
 
@@ -308,6 +309,11 @@ def _stands_html(c: ReportContent) -> str:
             # e.g. a measure the rule refuses: say so, with the rule's own message
             out.append(f"<p class='error'>Woodland class not determined: "
                        f"{_e(r.get('key', ''))}: {_e(r.get('message', ''))}</p>")
+        elif s.check and s.check.status == "provisional":
+            out.append(f"<p class='provisional'>Woodland class: provisional — "
+                       f"{r.get('trees_so_far', 0)} trees so far, class "
+                       f"{_e(r.get('class', '–'))} from them (the tally is not marked complete;"
+                       f" {_e(r.get('citation', '–'))}).</p>")
         elif s.check:
             out.append(f"<p><b>Woodland class: {_e(r.get('class', '–'))}</b> (basis "
                        f"{_e(r.get('basis') or 'none')}; {_e(r.get('citation', '–'))}).</p>")

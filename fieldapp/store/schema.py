@@ -45,15 +45,18 @@ SCHEMA_VERSION = 3
 #:   NULL = no corrections or an older file. ``site.declination_source`` (WMM model or "entered";
 #:   NULL = not set) and ``station.azimuth_mag_deg``, ``station.declination_deg`` (each shot's
 #:   magnetic azimuth and the declination applied to it; NULL for typed stations and older files).
+#:   ``area_feature.retained_area_ac`` (a woodland stand's planned retained area, acres;
+#:   NULL = not given) and ``area_feature.tally_complete`` (default 0: verdicts provisional).
 ADDED_COLUMNS: dict[int, tuple[tuple[Layer, str], ...]] = {
     2: ((Layer.TRANSECT, "stipulated"), (Layer.LINE, "mapped_stream")),
     3: tuple((layer, name) for layer in (Layer.OHWM_POINT, Layer.TRANSECT, Layer.WALK_VERTEX)
              for name in ("correction_age_s", "correction_mount"))
        + ((Layer.SITE, "declination_source"), (Layer.STATION, "azimuth_mag_deg"),
-          (Layer.STATION, "declination_deg")),
+          (Layer.STATION, "declination_deg"),
+          (Layer.AREA, "retained_area_ac"), (Layer.AREA, "tally_complete")),
 }
 #: SQL DEFAULT of the added NOT NULL columns (a new table declares it too, so both agree).
-COLUMN_DEFAULTS = {(Layer.TRANSECT, "stipulated"): "0"}
+COLUMN_DEFAULTS = {(Layer.TRANSECT, "stipulated"): "0", (Layer.AREA, "tally_complete"): "0"}
 APPLICATION_ID = 0x47504B47  # "GPKG", GeoPackage 1.2+ §1.1.1.1.1
 GPKG_USER_VERSION = 10400  # GeoPackage 1.4.0
 META_TABLE = "fieldapp_meta"

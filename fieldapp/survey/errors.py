@@ -23,6 +23,9 @@ class InvalidValue(SurveyError, ValueError):
     def __init__(self, name: str, message: str) -> None:
         super().__init__(f"{name}: {message}")
         self.name = name
+        self.message = message
+        #: (low, high, low_open) when the value was outside a range, else None
+        self.limits: tuple[float, float, bool] | None = None
 
 
 class NotFound(SurveyError, KeyError):

@@ -275,6 +275,12 @@ class AreaFeature(Feature):
     ``geometry`` is a valid Polygon or MultiPolygon in site CRS units. Wetland attributes
     (``wetland_type``, ``susceptibility``, ``standing_water``, ``hydric_vegetation``) feed
     ``wetland.size`` and ``nr151.protective_area``. ``walk_uuid`` names the walk that drew it.
+
+    Woodland stands (store schema 3; None / False in older files, kept last as
+    :attr:`Transect.stipulated`): ``retained_area_ac`` is the woodland area (acres) the plan
+    keeps, read by the stand's ``woodland.mitigation`` check (City resource protection,
+    Woodlands C); ``tally_complete`` is True once the crew has marked every tree of the stand
+    recorded: until then the stand's woodland verdicts are provisional.
     """
 
     kind: AreaKind
@@ -286,6 +292,8 @@ class AreaFeature(Feature):
     hydric_vegetation: bool | None = None
     walk_uuid: str | None = None
     notes: str = ""
+    retained_area_ac: float | None = None
+    tally_complete: bool = False
 
 
 @dataclass(frozen=True, kw_only=True, slots=True)

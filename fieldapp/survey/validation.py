@@ -238,6 +238,7 @@ NUMBER_LIMITS: dict[str, tuple[float, float, bool]] = {
     "interval_s": (0.0, 86_400.0, True),
     "channel_width_ft": (0.0, V.MAX_HORIZONTAL_FT, False),
     "tributary_area_ac": (0.0, _INF, False),
+    "retained_area_ac": (0.0, _INF, False),
     "elevation_ft": (-30_000.0, 30_000.0, False),
     "origin_elevation_ft": (-30_000.0, 30_000.0, False),
     "alt_hae_m": (-10_000.0, 10_000.0, False),

@@ -88,7 +88,9 @@ def in_range(name: str, value, low: float, high: float, *, low_open=False) -> fl
     v = finite(name, value)
     if (v <= low if low_open else v < low) or v > high:
         lo = "(" if low_open else "["
-        raise InvalidValue(name, f"{v!r} outside {lo}{low}, {high}]")
+        err = InvalidValue(name, f"{v!r} outside {lo}{low}, {high}]")
+        err.limits = (low, high, low_open)    # for the UI's words (fieldapp.app.wording)
+        raise err
     return v
 
 

@@ -155,7 +155,7 @@ def main(argv: list[str] | None = None) -> int:
     from fieldapp.ui.mainwindow import app_icon
 
     app.setWindowIcon(app_icon())
-    theme.apply(app)
+    theme.apply(app, high_contrast=config.high_contrast)
     window = create_window(config)
     window.show()
     result = {"rc": 0}

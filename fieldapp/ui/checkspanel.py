@@ -10,14 +10,19 @@ from typing import Any
 from PySide6.QtCore import QSignalBlocker, Qt
 from PySide6.QtGui import QBrush, QColor, QFont
 from PySide6.QtWidgets import (
-    QAbstractItemView, QHeaderView, QLabel, QPlainTextEdit, QSplitter, QTableWidget,
+    QAbstractItemView, QHeaderView, QPlainTextEdit, QSplitter, QTableWidget,
     QTableWidgetItem, QVBoxLayout, QWidget,
 )
 
 from fieldapp.checks import Check, status_words, summary_words
+from fieldapp.ui.theme import TOUCH_PX
+
+#: Verdict rows kept in view when the details are open (1366 x 768: issue 13).
+MIN_ROWS_SHOWN = 3
 
 STATUS_COLOURS = {"determined": ("#0a6b1f", "#ffffff"), "needs_data": ("#8a4b00", "#ffffff"),
-                  "exempt": ("#0b4f8a", "#ffffff"), "error": ("#a10000", "#ffffff")}
+                  "exempt": ("#0b4f8a", "#ffffff"), "error": ("#a10000", "#ffffff"),
+                  "provisional": ("#5b2a86", "#ffffff")}   # a tally not complete: never green
 COLUMNS = ("Check", "Status", "Value", "Citation")
 
 
@@ -28,9 +33,6 @@ class ChecksPanel(QWidget):
         super().__init__(parent)
         lay = QVBoxLayout(self)
         lay.setContentsMargins(0, 0, 0, 0)
-        title = QLabel("Checks (verdicts on the spot)  [Ctrl+K]")
-        title.setStyleSheet("font-weight: bold;")
-        lay.addWidget(title)
         split = QSplitter(Qt.Vertical)
         self.table = QTableWidget(0, len(COLUMNS))
         self.table.setObjectName("checksTable")
@@ -39,7 +41,13 @@ class ChecksPanel(QWidget):
         self.table.setSelectionBehavior(QAbstractItemView.SelectRows)
         self.table.setSelectionMode(QAbstractItemView.SingleSelection)
         self.table.setEditTriggers(QAbstractItemView.NoEditTriggers)
-        self.table.setWordWrap(True)
+        # one line per verdict, a row a gloved finger can pick (theme.TOUCH_PX): at 1366 x 768
+        # at least MIN_ROWS_SHOWN rows stay in view with the details open (the whole text of
+        # a cell is its tooltip, and in the details)
+        self.table.setWordWrap(False)
+        self.table.verticalHeader().setMinimumSectionSize(TOUCH_PX)
+        self.table.verticalHeader().setDefaultSectionSize(TOUCH_PX)
+        self.table.verticalHeader().setSectionResizeMode(QHeaderView.Fixed)
         hdr = self.table.horizontalHeader()
         hdr.setSectionResizeMode(0, QHeaderView.Interactive)
         hdr.setSectionResizeMode(1, QHeaderView.ResizeToContents)
@@ -48,7 +56,7 @@ class ChecksPanel(QWidget):
         self.table.setColumnWidth(0, 170)
         self.table.setColumnWidth(3, 160)
         self.table.setHorizontalScrollBarPolicy(Qt.ScrollBarAlwaysOff)
-        self.table.setTextElideMode(Qt.ElideMiddle)
+        self.table.setTextElideMode(Qt.ElideRight)
         self.table.itemSelectionChanged.connect(self._show_selected)
         split.addWidget(self.table)
         self.details = QPlainTextEdit()
@@ -70,6 +78,13 @@ class ChecksPanel(QWidget):
         self._details_grown = False     # once per panel: later the user's splitter stands
         self.checks: list[Check] = []
         self._selected_id: str | None = None
+
+    def clear_selection(self) -> None:
+        """No check selected and no details shown (another visit)."""
+        self._selected_id = None
+        with QSignalBlocker(self.table):
+            self.table.clearSelection()
+        self.details.clear()
 
     def focus_table(self) -> None:
         self.table.setFocus()
@@ -102,7 +117,6 @@ class ChecksPanel(QWidget):
                     self.table.setItem(row, col, item)
                 if c.check_id == selected:
                     self.table.selectRow(row)
-            self.table.resizeRowsToContents()
         self._show_selected()
 
     def row_of(self, check_id: str) -> int:
@@ -122,28 +136,33 @@ class ChecksPanel(QWidget):
 
     def _grow_details(self) -> None:
         """At the first selection give the details most of the room (a few lines were left at
-        1366 x 768): the table keeps its header and rows (at least a quarter), the details the
-        rest. Done once, so a splitter the user moved is left alone."""
+        1366 x 768): the table keeps its header and at least :data:`MIN_ROWS_SHOWN` verdict
+        rows (all of them when fewer, at least a quarter), the details the rest. Done once, so
+        a splitter the user moved is left alone."""
         if self._details_grown:
             return
         self._details_grown = True
         total = sum(self.split.sizes())
         if total <= 0:
             return
-        rows_px = self.table.horizontalHeader().height() + sum(
-            self.table.rowHeight(r) for r in range(self.table.rowCount())) + 4
-        table_px = int(min(max(rows_px, 0.25 * total), 0.45 * total))
+        frame = 2 * self.table.frameWidth() + 2
+        head = self.table.horizontalHeader().height() + frame
+        heights = [self.table.rowHeight(r) for r in range(self.table.rowCount())]
+        keep = head + sum(sorted(heights, reverse=True)[:MIN_ROWS_SHOWN])
+        rows_px = head + sum(heights)
+        table_px = int(max(min(rows_px, 0.45 * total), keep, 0.25 * total))
+        table_px = min(table_px, total - self.details.minimumHeight())
         self.split.setSizes([table_px, total - table_px])
 
 
 def details_text(c: Check) -> str:
     """Inputs, interpretation and the request JSON of one check, as text."""
     r = c.result
+    words = interpretation_lines(r)
     lines = [f"{c.title}: {status_words(c.status)}",
              f"Citation: {r.get('citation', '–')}",
-             "Interpretation: " + (", ".join(r.get("interpretations") or []) or "–")]
-    texts = r.get("interpretation_text") or {}
-    lines += [f"  {i}: {texts[i]}" for i in r.get("interpretations") or [] if texts.get(i)]
+             "Interpretations relied on: " + ("–" if not words else "")]
+    lines += [f"  • {w}" for w in words]
     if r.get("next_step"):
         lines.append(f"Next step: {r['next_step']}")
     if r.get("note"):
@@ -162,8 +181,26 @@ def details_text(c: Check) -> str:
     return "\n".join(lines)
 
 
+def interpretation_lines(result: dict) -> list[str]:
+    """The readings a result relied on, in words (never the bare ids): the result's own
+    ``interpretation_text`` when the rules give it (a list, or a dict by id), else the
+    report's sentence for each id of ``interpretations``
+    (:data:`fieldapp.report.content.INTERPRETATIONS`)."""
+    ids = [str(i) for i in result.get("interpretations") or []]
+    text = result.get("interpretation_text")
+    if isinstance(text, dict):
+        return [str(text.get(i) or i) for i in ids] or [str(t) for t in text.values()]
+    if isinstance(text, (list, tuple)) and text:
+        return [str(t) for t in text]
+    if isinstance(text, str) and text:
+        return [text]
+    from fieldapp.report.content import INTERPRETATIONS
+
+    return [INTERPRETATIONS.get(i) or i.replace("-", " ") for i in ids]
+
+
 def any_in(checks: list[Check], rule: str) -> list[Check]:
     return [c for c in checks if c.rule == rule]
 
 
-__all__ = ["ChecksPanel", "details_text", "any_in"]
+__all__ = ["ChecksPanel", "details_text", "any_in", "interpretation_lines"]

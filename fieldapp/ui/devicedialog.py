@@ -9,8 +9,8 @@ from typing import Any
 
 from PySide6.QtCore import QObject, QSignalBlocker, Signal
 from PySide6.QtWidgets import (
-    QCheckBox, QComboBox, QDialog, QDialogButtonBox, QDoubleSpinBox, QFormLayout, QGroupBox,
-    QHBoxLayout, QLabel, QPushButton, QVBoxLayout, QWidget,
+    QCheckBox, QComboBox, QDialog, QDialogButtonBox, QDoubleSpinBox, QFormLayout, QGridLayout,
+    QGroupBox, QLabel, QPushButton, QTabWidget, QVBoxLayout, QWidget,
 )
 
 from fieldapp.app import config as config_mod
@@ -58,13 +58,16 @@ class DeviceDialog(QDialog):
         lay.addWidget(self.simulate)
         self.scan_label = QLabel("Scanning ports…")
         lay.addWidget(self.scan_label)
-        # two columns, so the dialog fits a 1366x768 screen: the devices, then the corrections
-        columns = QHBoxLayout()
-        lay.addLayout(columns)
-        devices = QVBoxLayout()
-        columns.addLayout(devices)
-        right = QVBoxLayout()
-        columns.addLayout(right)
+        # two tabs, so the dialog (Save included) fits a 1366x768 laptop and a 1280x800 tablet
+        # with glove-sized fields: the ports (the receiver on the left, the two instruments on
+        # the right), and the RTK corrections
+        tabs = QTabWidget()
+        lay.addWidget(tabs)
+        ports = QWidget()
+        grid = QGridLayout(ports)
+        grid.setHorizontalSpacing(12)
+        tabs.addTab(ports, "&Ports")
+        cells = {"gnss": (0, 0, 2, 1), "rangefinder": (0, 1, 1, 1), "caliper": (1, 1, 1, 1)}
         self.port_boxes: dict[str, QComboBox] = {}
         self.baud_boxes: dict[str, QComboBox] = {}
         self.proto_boxes: dict[str, QComboBox] = {}
@@ -104,15 +107,14 @@ class DeviceDialog(QDialog):
                 self.proto_boxes[kind] = proto
             self.port_boxes[kind] = port
             self.baud_boxes[kind] = baud
-            (right if kind == "caliper" else devices).addWidget(box)
+            grid.addWidget(box, *cells[kind])
         self.rescan = QPushButton("&Rescan ports")
         self.rescan.clicked.connect(self.scan)
-        devices.addWidget(self.rescan)
+        grid.addWidget(self.rescan, 2, 0)
+        grid.setRowStretch(3, 1)
         self.ntrip = NtripBox(config.ntrip_caster, config.ntrip_gga_interval_s, config.rtcm_url,
                               near=near)
-        right.insertWidget(0, self.ntrip)
-        right.addStretch(1)
-        devices.addStretch(1)
+        tabs.addTab(self.ntrip, "RTK &corrections (NTRIP)")
         self.error_label = QLabel("")
         self.error_label.setProperty("role", "reason")
         self.error_label.setWordWrap(True)

@@ -57,6 +57,7 @@ class MainWindow(QMainWindow):
         self.session = session
         self.visit = visit
         self.latest_fix: Any = None
+        self.last_position_fix: Any = None
         self.fix_count = 0
         self.latest_site_xy: tuple[float, float] | None = None
         self.record_buttons: list[QPushButton] = []
@@ -114,7 +115,17 @@ class MainWindow(QMainWindow):
         self.splitter.addWidget(left)
         self.tabs = QTabWidget()
         self.tabs.setObjectName("workflows")
-        self.splitter.addWidget(self.tabs)
+        right = QWidget()
+        right_lay = QVBoxLayout(right)
+        right_lay.setContentsMargins(0, 0, 0, 0)
+        right_lay.setSpacing(2)
+        right_lay.addWidget(self.tabs, 1)
+        # what the letter keys do here, and whether a text field is typing (fieldapp.ui.keys)
+        self.key_legend = QLabel("")
+        self.key_legend.setObjectName("keyLegend")
+        self.key_legend.setWordWrap(True)
+        right_lay.addWidget(self.key_legend)
+        self.splitter.addWidget(right)
         self.splitter.setChildrenCollapsible(False)
         # a wider window gives the map the room; the workflow panel keeps its width
         self.splitter.setStretchFactor(0, 1)
@@ -210,10 +221,16 @@ class MainWindow(QMainWindow):
         self.map.sigFollowChanged.connect(self.follow_action.setChecked)
         self._action("Zoom +", ["+", "="], lambda: self.map.zoom(0.7), tb)
         self._action("Zoom −", "-", lambda: self.map.zoom(1.0 / 0.7), tb)
+        self._action("All", "Home", self.map.zoom_to_all, tb, "Zoom to everything recorded")
         self._action("Pan left", "Alt+Left", lambda: self.map.pan(-0.2, 0))
         self._action("Pan right", "Alt+Right", lambda: self.map.pan(0.2, 0))
         self._action("Pan up", "Alt+Up", lambda: self.map.pan(0, 0.2))
         self._action("Pan down", "Alt+Down", lambda: self.map.pan(0, -0.2))
+        self.contrast_action = self._action("High contrast", "Ctrl+Shift+H",
+                                            self.toggle_high_contrast,
+                                            tip="High-contrast theme for direct sun")
+        self.contrast_action.setCheckable(True)
+        self.contrast_action.setChecked(bool(getattr(self.config, "high_contrast", False)))
         self._action("Quit", "Ctrl+Q", self.close)
         tb.addSeparator()
         tb.addWidget(self.visit_label)
@@ -270,6 +287,9 @@ class MainWindow(QMainWindow):
         self.fix_count += 1
         lat = getattr(fix, "lat_deg", None)
         lon = getattr(fix, "lon_deg", None)
+        if lat is not None and lon is not None and \
+                status_mod.quality_name(fix) not in ("NO_FIX", "INVALID", "0", ""):
+            self.last_position_fix = fix       # STALE says how old this one is
         if lat is not None and lon is not None and self.visit is not None:
             usable = status_mod.fix_problem(
                 fix, self.status_strip.device_state("gnss"), self.config.max_fix_age_s) is None
@@ -315,7 +335,8 @@ class MainWindow(QMainWindow):
         if problem is None and self.paused_reason is not None:
             problem = self.paused_reason
         if self.latest_fix is not None:
-            self.status_strip.show_fix(self.latest_fix, now, stale=problem is not None)
+            self.status_strip.show_fix(self.latest_fix, now, stale=problem is not None,
+                                       last_position=self.last_position_fix)
         else:
             self.status_strip.show_fix(None)
         self.map.set_usable(problem is None)
@@ -348,6 +369,14 @@ class MainWindow(QMainWindow):
         why = [r for r in (self.problem, self._extra_reason.get(button)) if r]
         button.setToolTip(base if ok or not why else base + "".join(f"\n— {r}" for r in why))
 
+    def button_off_reason(self, button: QPushButton) -> str:
+        """Why ``button`` is off, in words ("" when it is on or no reason is known)."""
+        if button.isEnabled():
+            return ""
+        why = [r for r in (self.problem if button in self._base_tips else None,
+                           self._extra_reason.get(button)) if r]
+        return "; ".join(why)
+
     def usable_fix(self) -> Any:
         """The latest fix if it can be recorded now, else None."""
         return self.latest_fix if self.problem is None else None
@@ -355,6 +384,11 @@ class MainWindow(QMainWindow):
     def set_visit(self, visit: Any) -> None:
         """Show ``visit`` (a :class:`fieldapp.app.visit.VisitController`)."""
         self.visit = visit
+        self.map.to_lat_lon = visit.unproject if visit is not None else None
+        if visit is not None and self.paused_reason is not None \
+                and self.paused_reason.startswith("No visit open"):
+            self.show_banner("")
+            self.resume_recording()     # the start-up New visit dialog was cancelled before
         if visit is not None:
             visit.change_listeners.append(self._model_changed)
             self._model_changed(False)
@@ -399,6 +433,7 @@ class MainWindow(QMainWindow):
 
     # ------------------------------------------------------------------ dialogs
     def show_banner(self, text: str) -> None:
+        self._refusal_shown = False
         self.banner.setText(text)
         self.banner.setVisible(bool(text))
 
@@ -410,6 +445,16 @@ class MainWindow(QMainWindow):
             self.satellites_dialog = SatellitesDialog(self)
         self.satellites_dialog.show()
         self.satellites_dialog.raise_()
+
+    def show_refusal(self, text: str) -> None:
+        """A refused value or command in the banner, until the next command succeeds."""
+        self.show_banner(text)
+        self._refusal_shown = True
+
+    def clear_refusal(self) -> None:
+        """Hide the banner if it shows a refusal (other banners stay)."""
+        if getattr(self, "_refusal_shown", False):
+            self.show_banner("")
 
     def open_device_dialog(self) -> None:
         from fieldapp.ui.devicedialog import DeviceDialog
@@ -474,6 +519,17 @@ class MainWindow(QMainWindow):
         visit.retained_ac = float(retained_ac)
         self.set_visit(visit)
         return True
+
+    def toggle_high_contrast(self) -> None:
+        """Ctrl+Shift+H: the high-contrast theme on or off, remembered in the settings."""
+        from PySide6.QtWidgets import QApplication
+
+        from fieldapp.ui import theme
+
+        on = not theme.is_high_contrast(QApplication.instance())
+        theme.set_high_contrast(QApplication.instance(), on)
+        self.contrast_action.setChecked(on)
+        self.remember_setting(high_contrast=on)
 
     def remember_setting(self, **changes: Any) -> None:
         """Keep ``changes`` in this run's config and in the settings file."""

@@ -9,13 +9,15 @@ numbers on screen stay small and float32 rendering does not jitter.
 
 from __future__ import annotations
 
-import math
+from typing import Callable
 
 import numpy as np
 import pyqtgraph as pg
 from PySide6.QtCore import Qt, QTimer, Signal
 from PySide6.QtGui import QBrush, QColor, QPainterPath, QPen
-from PySide6.QtWidgets import QGraphicsPathItem, QLabel, QVBoxLayout, QWidget
+from PySide6.QtWidgets import (
+    QGraphicsPathItem, QHBoxLayout, QLabel, QSizePolicy, QVBoxLayout, QWidget,
+)
 
 TRACK_CAPACITY = 36_000          # one hour at 10 Hz
 NICE_STEPS_FT = (1, 2, 5, 10, 20, 25, 50, 100, 200, 250, 500, 1000, 2000, 5000)
@@ -54,6 +56,46 @@ def _nan_join(rings: list) -> tuple[np.ndarray, np.ndarray]:
     return np.asarray(xs, float), np.asarray(ys, float)
 
 
+class ScaleBarWidget(QWidget):
+    """The map's scale bar, beside the map rather than on it (it never covers a label): a bar
+    ``px`` pixels long with its length in feet."""
+
+    def __init__(self, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.setObjectName("scaleBar")
+        self.length_ft = 0.0
+        self.px = 0.0
+        self.setMinimumSize(180, 30)
+
+    def set_scale(self, length_ft: float, px: float) -> None:
+        if (length_ft, round(px)) != (self.length_ft, round(self.px)):
+            self.length_ft, self.px = length_ft, px
+            self.setToolTip(f"Scale bar: {length_ft:g} ft")
+            if self.minimumWidth() < int(px) + 80:      # the bar is drawn true to scale
+                self.setMinimumWidth(int(px) + 80)
+            self.update()
+
+    def text(self) -> str:
+        return f"{self.length_ft:g} ft"
+
+    def paintEvent(self, _event) -> None:  # noqa: N802 - Qt name
+        from PySide6.QtGui import QPainter
+
+        if self.px <= 0:
+            return
+        p = QPainter(self)
+        p.setPen(QPen(QColor(self.palette().windowText().color()), 3))
+        h = self.height()
+        x1 = self.width() - 6
+        x0 = x1 - self.px
+        y = h - 8
+        p.drawLine(int(x0), y, int(x1), y)
+        p.drawLine(int(x0), y - 6, int(x0), y)
+        p.drawLine(int(x1), y - 6, int(x1), y)
+        p.drawText(int(x0) - 64, 0, 60, h, Qt.AlignRight | Qt.AlignVCenter, self.text())
+        p.end()
+
+
 class MapView(QWidget):
     """Map of the site in feet with the live position.
 
@@ -72,6 +114,23 @@ class MapView(QWidget):
         self.plot = pg.PlotWidget()
         self.plot.setObjectName("map")
         lay.addWidget(self.plot)
+        # under the map, never over it: where the cursor (or you) are, and the scale bar
+        strip = QHBoxLayout()
+        strip.setContentsMargins(4, 0, 4, 0)
+        self.readout = QLabel("")
+        self.readout.setObjectName("mapReadout")
+        self.readout.setTextInteractionFlags(Qt.TextSelectableByMouse)
+        self.readout.setSizePolicy(QSizePolicy.Ignored, QSizePolicy.Fixed)  # never widens
+        self.readout.setStyleSheet("font-size: 11pt;")
+        self.readout.ensurePolished()
+        self.readout.setFixedHeight(2 * self.readout.fontMetrics().lineSpacing() + 2)
+        strip.addWidget(self.readout, 1)
+        self.scale_widget = ScaleBarWidget()
+        strip.addWidget(self.scale_widget)
+        lay.addLayout(strip)
+        #: site feet -> (lat, lon) degrees, or None; the window sets it from the visit
+        self.to_lat_lon: Callable[[float, float], tuple[float, float] | None] | None = None
+        self.cursor: tuple[float, float] | None = None
         pi = self.plot.getPlotItem()
         pi.setAspectLocked(True, ratio=1.0)
         pi.showGrid(x=True, y=True, alpha=0.25)
@@ -151,11 +210,8 @@ class MapView(QWidget):
         self.accuracy_item.setZValue(20)
         self.position_item.setZValue(21)
 
-        self.scale_bar = pg.ScaleBar(size=50, suffix="ft")
-        self.scale_bar.setParentItem(pi.getViewBox())
-        self.scale_bar.anchor((1, 1), (1, 1), offset=(-20, -20))
-        self.scale_bar.text.setColor("k")
-        self.scale_label_len = 50.0
+        self.scale_label_len = 0.0
+        self.plot.scene().sigMouseMoved.connect(self._mouse_moved)
 
         self.north = QLabel("▲\nN", self.plot)
         self.north.setAlignment(Qt.AlignCenter)
@@ -387,11 +443,89 @@ class MapView(QWidget):
         vb = self.plot.getPlotItem().getViewBox()
         (x0, x1), _ = vb.viewRange()
         length = nice_length_ft(x1 - x0)
-        if not math.isclose(length, self.scale_label_len):
-            self.scale_label_len = length
-            self.scale_bar.size = length
-            self.scale_bar.text.setText(f"{length:g} ft")
-            self.scale_bar.updateBar()
+        px = length * vb.width() / (x1 - x0) if x1 > x0 else 0.0
+        self.scale_label_len = length
+        self.scale_widget.set_scale(length, px)
+        self._show_readout()
+
+    # ---------------------------------------------------------------- where: cursor, you
+    def _mouse_moved(self, scene_pos) -> None:
+        vb = self.plot.getPlotItem().getViewBox()
+        if vb.sceneBoundingRect().contains(scene_pos):
+            p = vb.mapSceneToView(scene_pos)
+            self.cursor = (float(p.x()), float(p.y()))
+        else:
+            self.cursor = None
+        self._show_readout()
+
+    def leaveEvent(self, event) -> None:  # noqa: N802 - Qt name
+        self.cursor = None
+        self._show_readout()
+        super().leaveEvent(event)
+
+    def site_xy(self, local: tuple[float, float]) -> tuple[float, float]:
+        """A map point (display coordinates) in site feet."""
+        ox, oy = self.origin or (0.0, 0.0)
+        return local[0] + ox, local[1] + oy
+
+    def readout_text(self) -> str:
+        """``Cursor  E … ft  N … ft`` and on a second line ``44.500000° N, 89.500000° W``
+        (the cursor over the map), else the same for ``You`` (the current position), else
+        ""."""
+        if self.cursor is not None and self.origin is not None:
+            who, local = "Cursor", self.cursor
+        elif self.position is not None:
+            who, local = "You", self.position
+        else:
+            return ""
+        x, y = self.site_xy(local)
+        text = f"{who}  E {x:,.1f} ft  N {y:,.1f} ft"
+        try:
+            ll = self.to_lat_lon(x, y) if self.to_lat_lon is not None else None
+        except Exception:  # noqa: BLE001 - far outside the CRS: the site feet are enough
+            ll = None
+        if ll is not None:
+            lat, lon = ll
+            text += (f"\n{abs(lat):.6f}° {'N' if lat >= 0 else 'S'},"
+                     f" {abs(lon):.6f}° {'E' if lon >= 0 else 'W'}")
+        return text
+
+    def _show_readout(self) -> None:
+        text = self.readout_text()
+        if self.readout.text() != text:
+            self.readout.setText(text)
+
+    def zoom_to_all(self) -> None:
+        """Show everything recorded (overlays, trees, the track and the position); Follow me
+        goes off so the view stays."""
+        pts: list[tuple[float, float]] = []
+        for name, data in self._overlay_shown.items():
+            if name == "trees":
+                pts += [(t[0] - t[2], t[1] - t[2]) for t in data]
+                pts += [(t[0] + t[2], t[1] + t[2]) for t in data]
+            elif name == "labels":
+                pts += [(t[0], t[1]) for t in data]
+            else:
+                pts += [p for ring in data for p in ring]
+        local = self._to_local(pts) if pts else []
+        n = self.track_n
+        if n:
+            tx, ty = self.track_x[:n], self.track_y[:n]
+            ok = ~np.isnan(tx)
+            if ok.any():
+                local += [(float(tx[ok].min()), float(ty[ok].min())),
+                          (float(tx[ok].max()), float(ty[ok].max()))]
+        if self.position is not None:
+            local.append(self.position)
+        if not local:
+            return
+        xs, ys = [p[0] for p in local], [p[1] for p in local]
+        half = max(max(xs) - min(xs), max(ys) - min(ys), 40.0) / 2.0
+        cx, cy = (max(xs) + min(xs)) / 2.0, (max(ys) + min(ys)) / 2.0
+        self.set_follow(False)
+        self.plot.getPlotItem().getViewBox().setRange(
+            xRange=(cx - half, cx + half), yRange=(cy - half, cy + half), padding=0.08)
+        self._dirty = True
 
     def zoom(self, factor: float) -> None:
         """Zoom about the centre (factor < 1 zooms in)."""

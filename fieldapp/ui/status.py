@@ -11,7 +11,7 @@ import time
 from typing import Any
 
 from PySide6.QtCore import QEvent, Qt, Signal
-from PySide6.QtWidgets import QFrame, QHBoxLayout, QLabel, QVBoxLayout, QWidget
+from PySide6.QtWidgets import QFrame, QHBoxLayout, QLabel, QSizePolicy, QVBoxLayout, QWidget
 
 from fieldapp.ui import theme
 
@@ -198,11 +198,14 @@ class StatusStrip(QFrame):
         self.corrections_label = _badge("")
         self.corrections_label.setObjectName("corrections")
         self.corrections_label.hide()
+        # one line, always there (empty when recording is allowed): showing why recording is
+        # blocked never moves the panels above (a fix going stale and fresh again)
         self.problem_label = QLabel("")
         self.problem_label.setProperty("role", "reason")
         self.problem_label.setObjectName("recordBlocked")
-        self.problem_label.setWordWrap(True)
-        self.problem_label.hide()
+        self.problem_label.setWordWrap(False)
+        # never widens the window (a long reason is cut; the tooltip has it whole)
+        self.problem_label.setSizePolicy(QSizePolicy.Ignored, QSizePolicy.Fixed)
         for w in (self.quality_label, self.sats_label, self.hdop_label, self.accuracy_label,
                   self.age_label, self.antenna_label):
             row.addWidget(w)
@@ -215,6 +218,8 @@ class StatusStrip(QFrame):
         corr_row.addStretch(1)
         rows.addLayout(corr_row)
         rows.addWidget(self.problem_label)
+        self.problem_label.ensurePolished()
+        self.problem_label.setFixedHeight(self.problem_label.fontMetrics().lineSpacing() + 4)
         self._states: dict[str, str] = {k: "none" for k in DEVICE_LABELS}
         gnss = self.device_labels.get("gnss")
         if gnss is not None:
@@ -262,14 +267,19 @@ class StatusStrip(QFrame):
             if tip != lab.toolTip():
                 lab.setToolTip(tip)
 
-    def show_fix(self, fix: Any, now_s: float | None = None, stale: bool = False) -> None:
-        """Render the fix; ``stale`` greys it. Only what changed is set again."""
+    def show_fix(self, fix: Any, now_s: float | None = None, stale: bool = False,
+                 last_position: Any = None) -> None:
+        """Render the fix; ``stale`` greys it and says how old the last fix with a position
+        (``last_position``, else ``fix``) is: a receiver still sending "no fix" sentences
+        keeps ``fix`` fresh, not its position. Only what changed is set again."""
         if fix is None:
             _set_text(self.quality_label, "no fix")
             _set_style(self.quality_label, theme.badge_css(theme.BAD))
             return
         words = quality_words(fix)
-        _set_text(self.quality_label, ("STALE – " if stale else "") + words)
+        aged = last_position if (stale and last_position is not None) else fix
+        age = fix_age_s(aged, now_s)
+        _set_text(self.quality_label, (f"STALE {age:.0f} s – " if stale else "") + words)
         _set_style(self.quality_label,
                    theme.badge_css(theme.STALE if stale else quality_colours(fix)))
         sats = getattr(fix, "sats_used", None)
@@ -291,7 +301,7 @@ class StatusStrip(QFrame):
                 else f"1-sigma horizontal accuracy from the receiver's last GST, held {held} "
                      "epoch(s): this epoch brought none" if held
                 else "1-sigma horizontal accuracy from the receiver's GST")
-        _set_text(self.age_label, f"Age {fix_age_s(fix, now_s):.1f} s")
+        _set_text(self.age_label, f"Age {age:.1f} s")
         ant = getattr(fix, "antenna_height_m", None)
         _set_text(self.antenna_label, f"Ant {ant:.2f} m" if ant is not None else "Ant –")
         grey = "color: #7a7a7a;" if stale else ""
@@ -313,9 +323,10 @@ class StatusStrip(QFrame):
             self.corrections_label.show()
 
     def show_problem(self, problem: str | None) -> None:
-        _set_text(self.problem_label, f"Recording blocked: {problem}" if problem else "")
-        if self.problem_label.isHidden() == bool(problem):
-            self.problem_label.setVisible(bool(problem))
+        text = f"Recording blocked: {problem}" if problem else ""
+        _set_text(self.problem_label, text)
+        if self.problem_label.toolTip() != text:
+            self.problem_label.setToolTip(text)     # in full, should a narrow window cut it
 
 
 def format_stats(stats: Any) -> str:

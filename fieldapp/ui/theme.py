@@ -6,6 +6,8 @@ state also has a word). Sizes are in points/pixels chosen for gloved fingers on 
 
 from __future__ import annotations
 
+from pathlib import Path
+
 from PySide6.QtCore import QRectF, Qt
 from PySide6.QtGui import QColor, QFont, QPalette, QPen
 from PySide6.QtWidgets import QApplication, QProxyStyle, QStyle
@@ -31,6 +33,13 @@ CHECK_BORDER_FOCUS = "#0040c0"
 CHECK_BORDER_DISABLED = "#7a7a7a"
 CHECK_BORDER_PX = 3
 
+#: Gloves (issue 13): table rows, spin-box arrows and drop-down buttons at least this high /
+#: wide, scroll bars at least :data:`SCROLL_BAR_PX` thick.
+TOUCH_PX = 40
+SCROLL_BAR_PX = 20
+#: The spin-box arrow images (fieldapp/data/spin_up.svg, spin_down.svg), for the style sheet.
+_DATA = (Path(__file__).resolve().parent.parent / "data").as_posix()
+
 STYLE_SHEET = f"""
 QWidget {{ font-size: {BASE_POINT_SIZE}pt; color: #000000; }}
 QMainWindow, QDialog {{ background: #ffffff; }}
@@ -47,6 +56,25 @@ QLineEdit, QSpinBox, QDoubleSpinBox, QComboBox {{
     min-height: 36px; border: 2px solid #333333; border-radius: 4px; padding: 2px 6px;
     background: #ffffff;
 }}
+QSpinBox, QDoubleSpinBox {{ min-height: {TOUCH_PX}px; padding-right: {2 * TOUCH_PX + 4}px; }}
+QSpinBox::up-button, QDoubleSpinBox::up-button {{
+    subcontrol-origin: border; subcontrol-position: center right;
+    width: {TOUCH_PX}px; height: {TOUCH_PX}px; border-left: 2px solid #333333;
+}}
+QSpinBox::down-button, QDoubleSpinBox::down-button {{
+    subcontrol-origin: border; subcontrol-position: center right; right: {TOUCH_PX + 2}px;
+    width: {TOUCH_PX}px; height: {TOUCH_PX}px; border-left: 2px solid #333333;
+}}
+QSpinBox::up-arrow, QDoubleSpinBox::up-arrow {{ image: url({_DATA}/spin_up.svg);
+    width: 20px; height: 20px; }}
+QSpinBox::down-arrow, QDoubleSpinBox::down-arrow {{ image: url({_DATA}/spin_down.svg);
+    width: 20px; height: 20px; }}
+QSpinBox::up-arrow:disabled, QDoubleSpinBox::up-arrow:disabled,
+QSpinBox::down-arrow:disabled, QDoubleSpinBox::down-arrow:disabled {{ image: none; }}
+QSpinBox::up-button:pressed, QDoubleSpinBox::up-button:pressed,
+QSpinBox::down-button:pressed, QDoubleSpinBox::down-button:pressed {{ background: #b9cdf5; }}
+QComboBox::drop-down {{ width: {TOUCH_PX}px; border-left: 2px solid #333333; }}
+QComboBox::down-arrow {{ image: url({_DATA}/spin_down.svg); width: 20px; height: 20px; }}
 QCheckBox {{ min-height: 40px; spacing: 10px; }}
 QCheckBox::indicator {{ width: 28px; height: 28px; }}
 QTabBar::tab {{ min-height: 34px; min-width: 60px; padding: 3px 6px; font-weight: bold;
@@ -61,9 +89,39 @@ QProgressBar {{ min-height: 28px; border: 2px solid #000; border-radius: 4px; te
 QProgressBar::chunk {{ background: #0a6b1f; }}
 QLabel[role="state"] {{ font-size: {BASE_POINT_SIZE + 3}pt; font-weight: bold; }}
 QLabel[role="reason"] {{ color: #a10000; font-weight: bold; }}
+QLabel#keyLegend {{ font-size: {BASE_POINT_SIZE - 2}pt; padding: 1px 4px; }}
+QLabel#keyLegend[role="typing"] {{ background: #0040c0; color: #ffffff; font-weight: bold; }}
+QLineEdit[typing="true"] {{ border: 3px solid #0040c0; background: #fffbe0; }}
 QStatusBar QLabel {{ padding: 0 6px; }}
 QToolTip {{ font-size: {BASE_POINT_SIZE - 1}pt; background: #ffffe0; color: #000; }}
 """
+
+#: Added for direct sun (``Ctrl+Shift+H``): pure black on white, heavier borders (the text
+#: keeps its weight: bold everywhere widened the window past 1366 px),
+#: black selection with yellow text, no light greys (a disabled button: dark text, dashed border).
+HIGH_CONTRAST_SHEET = f"""
+QWidget {{ color: #000000; }}
+QMainWindow, QDialog, QWidget#panelBody, QScrollArea {{ background: #ffffff; }}
+QPushButton, QToolButton {{ border: 3px solid #000000; background: #ffffff; }}
+QPushButton[record="true"] {{ background: #ffe000; }}
+QPushButton:focus {{ border: 4px solid #000000; background: #ffff66; }}
+QPushButton:disabled {{ color: #404040; border: 3px dashed #000000; background: #ffffff; }}
+QLineEdit, QSpinBox, QDoubleSpinBox, QComboBox {{ border: 3px solid #000000; }}
+QLineEdit[typing="true"] {{ border: 4px solid #000000; background: #ffff00; }}
+QTabBar::tab {{ border: 2px solid #000000; background: #ffffff; color: #000000; }}
+QTabBar::tab:selected {{ background: #000000; color: #ffff00; }}
+QHeaderView::section {{ background: #000000; color: #ffffff; border: 1px solid #ffffff; }}
+QTableView {{ gridline-color: #000000; selection-background-color: #000000;
+    selection-color: #ffff00; }}
+QLabel[role="reason"] {{ color: #b00000; }}
+QLabel#keyLegend[role="typing"] {{ background: #000000; color: #ffff00; }}
+QStatusBar, QFrame#statusStrip {{ background: #ffffff; border-top: 3px solid #000000; }}
+"""
+
+
+def style_sheet(high_contrast: bool = False) -> str:
+    """The app's style sheet; ``high_contrast`` adds :data:`HIGH_CONTRAST_SHEET`."""
+    return STYLE_SHEET + (HIGH_CONTRAST_SHEET if high_contrast else "")
 
 
 class FieldStyle(QProxyStyle):
@@ -74,6 +132,14 @@ class FieldStyle(QProxyStyle):
     the check mark is then lost unless an image file is supplied. The style sheet only sizes the
     indicator (28 px), so Fusion draws its box and check mark and this adds the border on top.
     """
+
+    def pixelMetric(self, metric, option=None, widget=None):  # noqa: N802 - Qt name
+        """Gloves: scroll bars :data:`SCROLL_BAR_PX` thick, table rows :data:`TOUCH_PX` high."""
+        if metric == QStyle.PM_ScrollBarExtent:
+            return max(SCROLL_BAR_PX, super().pixelMetric(metric, option, widget))
+        if metric == QStyle.PM_HeaderDefaultSectionSizeVertical:
+            return max(TOUCH_PX, super().pixelMetric(metric, option, widget))
+        return super().pixelMetric(metric, option, widget)
 
     def drawPrimitive(self, element, option, painter, widget=None):  # noqa: N802 - Qt name
         super().drawPrimitive(element, option, painter, widget)
@@ -95,9 +161,10 @@ class FieldStyle(QProxyStyle):
 _STYLE: list[FieldStyle] = []  # a Python reference to the style the app uses
 
 
-def apply(app: QApplication) -> None:
+def apply(app: QApplication, high_contrast: bool = False) -> None:
     """Apply the Fusion style (with dark check box borders, :class:`FieldStyle`), a light
-    palette and the style sheet to ``app``."""
+    palette and the style sheet to ``app`` (:func:`style_sheet`: ``high_contrast`` for direct
+    sun)."""
     style = FieldStyle("Fusion")
     _STYLE[:] = [style]  # the app owns it; a replaced one is deleted by Qt
     app.setStyle(style)
@@ -115,7 +182,18 @@ def apply(app: QApplication) -> None:
     font = QFont(app.font())
     font.setPointSize(BASE_POINT_SIZE)
     app.setFont(font)
-    app.setStyleSheet(STYLE_SHEET)
+    app.setStyleSheet(style_sheet(high_contrast))
+    app.setProperty("fieldapp_high_contrast", bool(high_contrast))
+
+
+def set_high_contrast(app: QApplication, on: bool) -> None:
+    """Switch the high-contrast additions on or off (the style and palette stay)."""
+    app.setStyleSheet(style_sheet(on))
+    app.setProperty("fieldapp_high_contrast", bool(on))
+
+
+def is_high_contrast(app: QApplication) -> bool:
+    return bool(app.property("fieldapp_high_contrast"))
 
 
 def badge_css(colours: tuple[str, str]) -> str:

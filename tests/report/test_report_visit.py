@@ -90,8 +90,8 @@ def build_sample_visit(path: Path, *, trees: int | None = None, transects: int |
     # woodland stand 200 ft square north-east of the bank; trees inside
     side = 200.0 * FT
     sx, sy = x0 + 80.0, y0 + 20.0
-    visit.add_area("woodland_stand", [(sx, sy), (sx + side, sy), (sx + side, sy + side), (sx, sy + side)],
-                   label="Stand A")
+    stand = visit.add_area("woodland_stand", [(sx, sy), (sx + side, sy), (sx + side, sy + side),
+                                              (sx, sy + side)], label="Stand A")
     if trees is None:
         for k, dbh in enumerate((10.0, 11.0, 14.0, 24.0)):
             visit.add_tree(x=sx + 10.0 + 12.0 * k, y=sy + 15.0 + 10.0 * k, dbh_in=dbh, crown_radius_ft=10.0,
@@ -104,6 +104,8 @@ def build_sample_visit(path: Path, *, trees: int | None = None, transects: int |
             visit.add_tree(x=sx + rnd.uniform(0, side), y=sy + rnd.uniform(0, side),
                            dbh_in=round(rnd.uniform(3.0, 30.0), 1), crown_radius_ft=rnd.uniform(5, 15),
                            leaf_habit="deciduous" if rnd.random() < 0.8 else "evergreen")
+    # the crew tallied every tree of the stand (else its class is provisional)
+    visit.update_feature(Layer.AREA, stand.uuid, tally_complete=True)
     # wetland 260 ft × 520 ft west of the OHWM's start
     w, h = 260.0 * FT, 520.0 * FT
     wx, wy = x0 - 100.0 - w, y0 + 10.0

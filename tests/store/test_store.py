@@ -108,7 +108,7 @@ def test_every_layer_reads_back_through_gdal_with_crs_and_counts(tmp_path, new_v
     cols = {r[1]: r for r in conn.execute("PRAGMA table_info(note)")}
     assert cols["uuid"][2] == "TEXT" and cols["uuid"][3] == 1 and cols["fid"][5] == 1
     assert "AUTOINCREMENT" in conn.execute("SELECT sql FROM sqlite_master WHERE name = 'note'").fetchone()[0]
-    assert conn.execute("SELECT value FROM fieldapp_meta WHERE key = 'schema_version'").fetchone()[0] == "3"  # schema 3: site declination source, station magnetic azimuth and declination, correction age and mountpoint of points, vertices, transects
+    assert conn.execute("SELECT value FROM fieldapp_meta WHERE key = 'schema_version'").fetchone()[0] == "3"  # schema 3: site declination source, station magnetic azimuth and declination, correction age and mountpoint of points, vertices, transects; retained area and tally complete of a stand
     conn.close()
 
 

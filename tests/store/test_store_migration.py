@@ -142,7 +142,7 @@ def test_migrated_file_records_the_new_fields_and_keeps_them(v1):
 def test_migration_happens_once(v1):
     open_visit(v1).close()
     columns = {layer: table_info(v1, layer.value) for layer in Layer}
-    open_visit(v1).close()  # already schema 2: nothing to add (ADD COLUMN twice would fail)
+    open_visit(v1).close()  # already schema 3: nothing to add (ADD COLUMN twice would fail)
     assert meta_version(v1) == str(S.SCHEMA_VERSION)
     assert {layer: table_info(v1, layer.value) for layer in Layer} == columns
     assert [c[0] for c in table_info(v1, "transect")].count("stipulated") == 1
@@ -167,7 +167,9 @@ SCHEMA_3_SQL = [f'ALTER TABLE "{table}" ADD COLUMN "{col}" {sql}'
                 for col, sql in (("correction_age_s", "REAL"), ("correction_mount", "TEXT"))] + [
     'ALTER TABLE "site" ADD COLUMN "declination_source" TEXT',
     'ALTER TABLE "station" ADD COLUMN "azimuth_mag_deg" REAL',
-    'ALTER TABLE "station" ADD COLUMN "declination_deg" REAL']
+    'ALTER TABLE "station" ADD COLUMN "declination_deg" REAL',
+    'ALTER TABLE "area_feature" ADD COLUMN "retained_area_ac" REAL',
+    'ALTER TABLE "area_feature" ADD COLUMN "tally_complete" BOOLEAN NOT NULL DEFAULT 0']
 
 
 def test_migration_sql_adds_exactly_the_columns_of_each_version():
@@ -267,3 +269,49 @@ def test_newer_schema_still_refused(v1):
     conn.close()
     with pytest.raises(NewerVisitFile, match="schema 4"):
         open_visit(v1)
+
+
+def schema_2_file(path: Path) -> str:
+    """A schema 2 visit with one woodland stand "Oaks" (made new, then the two schema 3 columns
+    dropped and the version set back, as a schema 2 fieldapp wrote it); the stand's uuid."""
+    v = Visit.new("two", crs="EPSG:32616", who="t")
+    v.ensure_frame()
+    x0, y0 = 500_000.0, 4_800_000.0
+    ring = [(x0, y0), (x0 + 60, y0), (x0 + 60, y0 + 60), (x0, y0 + 60)]
+    stand = v.add_area("woodland_stand", ring, label="Oaks")
+    create_visit(path, v).close()
+    schema_2_copy(path)
+    return stand.uuid
+
+
+def test_a_schema_2_file_migrates_to_3_and_keeps_the_stands_retained_area(tmp_path):
+    p = tmp_path / "two.gpkg"
+    uuid = schema_2_file(p)
+    assert meta_version(p) == "2"
+    with open_visit(p, readonly=True) as store:      # read as it is: the defaults
+        a = store.visit.get(Layer.AREA, uuid)
+        assert (a.retained_area_ac, a.tally_complete) == (None, False)
+    with open_visit(p) as store:
+        assert meta_version(p) == "3"
+        store.visit.update_feature(Layer.AREA, uuid, retained_area_ac=1.25, tally_complete=True)
+    assert table_info(p, "area_feature")[-2:] == [("retained_area_ac", "REAL", 0, None, 0),
+                                                 ("tally_complete", "BOOLEAN", 1, "0", 0)]
+    conn = st_connect(p)
+    assert conn.execute("SELECT label, retained_area_ac, tally_complete FROM area_feature"
+                        ).fetchall() == [("Oaks", 1.25, 1)]
+    conn.close()
+    with open_visit(p, readonly=True) as store:
+        a = store.visit.get(Layer.AREA, uuid)
+        assert (a.retained_area_ac, a.tally_complete) == (1.25, True)
+
+
+def test_a_negative_retained_area_is_refused_and_the_stand_keeps_its_value(tmp_path):
+    from fieldapp.survey.errors import InvalidValue
+
+    p = tmp_path / "two.gpkg"
+    uuid = schema_2_file(p)
+    with open_visit(p) as store:
+        store.visit.update_feature(Layer.AREA, uuid, retained_area_ac=0.5)
+        with pytest.raises(InvalidValue, match="retained_area_ac"):
+            store.visit.update_feature(Layer.AREA, uuid, retained_area_ac=-1.0)
+        assert store.visit.get(Layer.AREA, uuid).retained_area_ac == 0.5

@@ -11,7 +11,7 @@ from PySide6.QtCore import QRect  # noqa: E402
 from PySide6.QtWidgets import QPushButton  # noqa: E402
 
 from tests.ui.ui_support import (  # noqa: E402,F401
-    WAIT_MS, close_window, key, make_window, private_dirs, wait_fix,
+    WAIT_MS, close_window, key, make_window, private_dirs, themed, wait_fix,
 )
 
 #: (width, height) of the window's client area: a 1366x768 Toughbook / Getac screen, the same
@@ -81,6 +81,10 @@ def test_window_fits_field_laptop_screens_with_every_button_in_view(qtbot, priva
                 assert panel.scroll.viewport().width() >= panel.body.minimumSizeHint().width()
                 # scrolled to the top (as the tab opens), every button is fully in view
                 panel.scroll.verticalScrollBar().setValue(0)
+                # a vertical scroll bar that appears narrows the viewport; the body follows it
+                # on the next layout pass
+                qtbot.waitUntil(lambda panel=panel: panel.body.width() <= panel.scroll.viewport().width(),
+                                timeout=WAIT_MS)
                 buttons = panel_buttons(panel)
                 # OHWM: Average, Cancel, Record offset; Transect: Start, Add, Shoot, Complete
                 # interruption, Remove last; Tally: Record, Caliper, Delete, Undo; Boundary:
@@ -106,3 +110,25 @@ def test_window_fits_field_laptop_screens_with_every_button_in_view(qtbot, priva
         assert fully_in_view(w.panels["transect"].stipulated, w)
     finally:
         close_window(w)
+
+
+@pytest.mark.parametrize("size", [(1366, 768), (1280, 800)])
+def test_devices_dialog_fits_the_screen_with_save_in_view(qtbot, private_dirs, themed, size):
+    """The dialog's own size fits the screen less a 30 px title bar and a 38 px taskbar, and
+    Save is inside it (it was 836 px tall: Save below a 768 px screen)."""
+    from PySide6.QtWidgets import QDialogButtonBox
+
+    from fieldapp.app import config as C
+    from fieldapp.ui.devicedialog import DeviceDialog
+
+    dlg = DeviceDialog(C.build({}, use_file=False))
+    qtbot.addWidget(dlg)
+    hint = dlg.sizeHint()
+    width, height = size[0], size[1] - 30 - 38
+    assert hint.width() <= width and hint.height() <= height, hint
+    dlg.resize(hint)
+    dlg.show()
+    qtbot.waitExposed(dlg)
+    save = dlg.findChild(QDialogButtonBox).button(QDialogButtonBox.Save)
+    assert fully_in_view(save, dlg)
+    assert save.height() >= MIN_TARGET_PX

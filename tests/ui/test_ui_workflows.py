@@ -245,6 +245,10 @@ def test_tally_in_simulate_mode_measures_each_scenario_tree_where_it_stands(qtbo
                              "input": R.woodland_input(w.visit.model, stand["uuid"])})
         assert expected["class"] == "mature" and expected["basis"] == "canopy"
         assert 40.0 < expected["canopy_10in_pct"] < 48.0
+        # provisional until the crew marks the tally complete, then the class
+        qtbot.waitUntil(lambda: "Woodland class: provisional — 25 trees so far"
+                        in tally.summary.text(), timeout=WAIT_MS)
+        tally.complete.click()
         qtbot.waitUntil(lambda: "Woodland class: MATURE" in tally.summary.text(),
                         timeout=WAIT_MS)
         check = w.visit.checks.get(f"woodland:{stand['uuid']}")
@@ -290,7 +294,8 @@ def test_simulated_surveyor_walks_to_the_ohwm_points_and_the_transect_origin(qtb
         # a point averaged now would mix positions); the key does nothing.
         panel = w.panels["ohwm"]
         assert not panel.average_button.isEnabled()
-        assert panel.wait_label.text() == "Average point waits: walking to OHWM point 2…"
+        assert panel.wait_label.text() == ("Average point and offset point wait: walking to OHWM"
+                                              " point 2…")
         assert "walking to OHWM point 2…" in panel.average_button.toolTip()
         key(qtbot, w, "A")
         assert panel.collecting is None

@@ -19,6 +19,21 @@ def private_dirs(tmp_path, monkeypatch):
     return tmp_path
 
 
+@pytest.fixture
+def themed(qapp):
+    """The app's theme (fieldapp.ui.theme.apply) for one test; the plain style again after."""
+    from fieldapp.ui import theme
+
+    before = (qapp.styleSheet(), qapp.palette(), qapp.font(), qapp.style().name())
+    theme.apply(qapp)
+    yield theme
+    sheet, palette, font, style = before
+    qapp.setStyleSheet(sheet)
+    qapp.setPalette(palette)
+    qapp.setFont(font)
+    qapp.setStyle(style)
+
+
 def make_window(qtbot, tmp_path, *, waypoints=None, time_scale=1.0, rate_hz=5.0, **cli):
     """Create (not yet started) the window with ``cli`` settings; devices start on the loop."""
     from fieldapp.ui import app as appmod
@@ -56,4 +71,4 @@ def wait_fix(qtbot, window):
     qtbot.waitUntil(lambda: window.usable_fix() is not None, timeout=WAIT_MS)
 
 
-__all__ = ["private_dirs", "make_window", "close_window", "key", "wait_fix", "WAIT_MS", "Qt"]
+__all__ = ["private_dirs", "themed", "make_window", "close_window", "key", "wait_fix", "WAIT_MS", "Qt"]

@@ -4,8 +4,12 @@ from __future__ import annotations
 
 from typing import Any
 
-from PySide6.QtCore import Qt
+from PySide6.QtCore import QSignalBlocker, Qt
 from PySide6.QtGui import QAction, QKeySequence
+from PySide6.QtWidgets import (
+    QAbstractSpinBox, QApplication, QCheckBox, QComboBox, QDoubleSpinBox, QLineEdit, QSpinBox,
+    QWidget,
+)
 
 
 def install_workflows(window: Any) -> None:
@@ -45,9 +49,115 @@ def install_workflows(window: Any) -> None:
         window.addAction(act)
         window.panel_actions[key] = act
     window.tabs.currentChanged.connect(lambda _i: _refresh_current(window))
+    _install_key_guard(window)
+    _install_reset_on_new_visit(window)
+
     from fieldapp.ui.editing import install_editing
 
     install_editing(window)     # Records tab, Ctrl+Z / Ctrl+Shift+Z / Del / F4, map selection
+
+
+_FORM_WIDGETS = (QLineEdit, QAbstractSpinBox, QCheckBox, QComboBox)
+
+
+def _form_value(w: Any) -> Any:
+    if isinstance(w, QLineEdit):
+        return w.text()
+    if isinstance(w, (QSpinBox, QDoubleSpinBox)):
+        return w.value()
+    if isinstance(w, QCheckBox):
+        return w.isChecked()
+    if isinstance(w, QComboBox):    # an editable list (wetland type) keeps what was typed
+        return w.currentText() if w.isEditable() else w.currentIndex()
+    return None
+
+
+def _set_form_value(w: Any, value: Any) -> None:
+    if isinstance(w, QLineEdit):
+        w.setText(value)
+    elif isinstance(w, (QSpinBox, QDoubleSpinBox)):
+        w.setValue(value)
+    elif isinstance(w, QCheckBox):
+        w.setChecked(value)
+    elif isinstance(w, QComboBox) and isinstance(value, str):
+        w.setCurrentText(value)
+    elif isinstance(w, QComboBox) and value < w.count():
+        w.setCurrentIndex(value)
+
+
+def _install_reset_on_new_visit(window: Any) -> None:
+    """Another visit shown: every panel's form back to how the window started (labels,
+    wetland type and ticks, typed distances; the Kind combo), an averaging dropped, the
+    check details cleared. The same visit shown again (after a sync) keeps what is typed."""
+    panels = list(window.panels.values())
+    start = {w: _form_value(w) for p in panels for w in p.body.findChildren(QWidget)
+             if isinstance(w, _FORM_WIDGETS) and not isinstance(w.parent(), QAbstractSpinBox)}
+    shown: list[Any] = [None]
+
+    def reset(visit: Any) -> None:
+        path = getattr(visit, "path", None)
+        if path is None or path == shown[0]:
+            return
+        first, shown[0] = shown[0] is None, path
+        if first:
+            return
+        for w, value in start.items():
+            with QSignalBlocker(w):            # a reset is no edit of the new visit
+                _set_form_value(w, value)
+        for p in panels:
+            if getattr(p, "collecting", None) is not None:
+                p.collecting = None
+            kind_changed = getattr(p, "_kind_changed", None)
+            if kind_changed is not None:
+                kind_changed()
+        window.checks_panel.clear_selection()
+
+    window.visit_listeners.append(reset)
+
+
+def _install_key_guard(window: Any) -> None:
+    """One rule for workflow keys and text fields in every panel (:mod:`fieldapp.ui.keys`);
+    the key legend under the tabs says it, and says when a field is typing."""
+    from fieldapp.ui import keys as keys_mod
+
+    def give_back_focus() -> None:
+        panel = window.tabs.currentWidget()
+        if panel is not None:
+            panel.focus_first()
+            if QApplication.focusWidget() is guard.last_field:   # e.g. the button is off
+                panel.setFocus()
+
+    guard = keys_mod.KeyGuard(give_back_focus, window)
+    boundary = window.panels.get("boundary")
+    names = {}
+    if boundary is not None:    # an editable list of the statute's types: its line edit types
+        field = boundary.wetland_type
+        names[field.lineEdit() if isinstance(field, QComboBox) and field.isEditable() else field] = "Wetland type"
+    for panel in window.panels.values():
+        guard.guard_all(panel, names)
+    window.key_guard = guard
+    legend = window.key_legend
+    legend.ensurePolished()
+    legend.setFixedHeight(2 * legend.fontMetrics().lineSpacing() + 8)  # never moves the tabs
+
+    def show_legend() -> None:
+        legend.setText(guard.legend(_panel_keys(window.tabs.currentWidget())))
+        role = "typing" if guard.typing is not None else "reason" if guard.hint else ""
+        if legend.property("role") != role:
+            legend.setProperty("role", role)
+            legend.style().unpolish(legend)
+            legend.style().polish(legend)
+
+    guard.sigChanged.connect(show_legend)
+    window.tabs.currentChanged.connect(lambda _i: guard.end_typing() if guard.typing else
+                                       show_legend())
+    window.show_key_refusal = lambda text: (setattr(guard, "hint", text), show_legend())
+    show_legend()
+
+
+def _panel_keys(panel: Any) -> str:
+    """The letter keys of ``panel``, e.g. ``"W, V, P, R"``."""
+    return ", ".join(k for k in getattr(panel, "keys", {}) if len(k) == 1)
 
 
 def _dispatch(window: Any, key: str) -> None:

@@ -12,6 +12,23 @@ from PySide6.QtWidgets import (
 from fieldapp.ui import theme
 
 
+#: A receiver faster than this (m/s, the RMC / VTG speed over ground) is walking, not standing
+#: at a point: a tree or an offset shot taken from it would be placed from a moving point.
+MOVING_MPS = 0.5
+
+
+def moving_reason(fix: Any) -> str:
+    """Why ``fix`` is from a moving receiver ("" when standing, or the speed is not known).
+
+    >>> moving_reason(None)
+    ''
+    """
+    speed = getattr(fix, "speed_mps", None)
+    if speed is not None and speed > MOVING_MPS:
+        return f"the receiver is moving ({speed:.1f} m/s); stand still at the point"
+    return ""
+
+
 def big_button(text: str, key: str, tip: str = "") -> QPushButton:
     """A large button labelled with its key (``Average point  [A]``), 48 px high (a gloved
     fingertip; :data:`fieldapp.ui.theme.BIG_BUTTON_HEIGHT_PX`)."""
@@ -53,6 +70,8 @@ def add_field(grid: QGridLayout, row: int, col: int, label: str, widget: QWidget
     """``label`` above ``widget`` in ``grid`` (rows ``2 * row`` and ``2 * row + 1``)."""
     lab = QLabel(label)
     lab.setBuddy(widget)
+    if not widget.accessibleName():
+        widget.setAccessibleName(label)       # the field's words (screen readers, key legend)
     grid.addWidget(lab, 2 * row, col, 1, span)
     grid.addWidget(widget, 2 * row + 1, col, 1, span)
     return lab
@@ -118,12 +137,30 @@ class WorkflowPanel(QWidget):
 
     def bind(self, key: str, fn: Callable[[], None], button: QPushButton | None = None) -> None:
         """``key`` runs ``fn`` while this panel is shown (the window dispatches it)."""
+        def act() -> None:
+            show = getattr(self.w, "show_key_refusal", None)
+            if show is not None:
+                show("")                # the last refusal is over
+            self.w.clear_refusal()      # a command that fails shows its own again
+            fn()
+
         def run() -> None:
             if button is None or button.isEnabled():
-                fn()
+                act()
+            else:                       # a key never records silently nothing: it says why
+                self.key_refused(key, button)
         self.keys[key] = run
         if button is not None:
-            button.clicked.connect(fn)
+            button.clicked.connect(lambda _checked=False: act())
+
+    def key_refused(self, key: str, button: QPushButton) -> None:
+        """``key`` was pressed while its ``button`` is off: the reason goes in the key legend
+        (the fix problem or the panel's own reason, as in the button's tooltip)."""
+        what = button.text().split("  [")[0]
+        why = self.w.button_off_reason(button) or "not available now"
+        show = getattr(self.w, "show_key_refusal", None)
+        if show is not None:
+            show(f"{what} [{key}] refused: {why}" + ("" if why.endswith(("…", ".")) else "."))
 
     def focus_first(self) -> None:
         self.setFocus()
@@ -156,8 +193,14 @@ class WorkflowPanel(QWidget):
     def expect_crown(self, crown_radius_ft: float | None) -> None:
         """The crown radius (ft) typed for the coming caliper reading (Tally only)."""
 
-    def error(self, text: str) -> None:
-        """Show a refused value or failed command; nothing is lost."""
-        self.w.show_banner(text)
+    def error(self, text: str, exc: BaseException | None = None) -> None:
+        """Show a refused value or failed command (``text``, then why: ``exc`` in field words,
+        :func:`fieldapp.app.wording.refusal_words`); nothing is lost. The banner clears at the
+        next command that succeeds (:meth:`bind`)."""
+        if exc is not None:
+            from fieldapp.app.wording import refusal_words
+
+            text = f"{text}: {refusal_words(exc)}"
+        self.w.show_refusal(text)
         if getattr(self.w, "interactive_errors", False):
             QMessageBox.warning(self, self.title, text)

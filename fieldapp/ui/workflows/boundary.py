@@ -56,7 +56,7 @@ class BoundaryPanel(WorkflowPanel):
         self.spacing.setToolTip("A vertex is taken every this many feet walked")
         add_field(form, 0, 0, "Kind", self.kind)
         add_field(form, 0, 1, "Label", self.label)
-        add_field(form, 0, 2, "Vertex every", self.spacing)
+        add_field(form, 1, 0, "Vertex every", self.spacing)   # Label keeps the width
         form.setColumnStretch(1, 1)
         self.wetland_box = QGroupBox("Wetland")
         wf = field_grid()
@@ -208,7 +208,7 @@ class BoundaryPanel(WorkflowPanel):
             self.visit.start_walk(self.kind.currentData(), self.label.text().strip(),
                                   self.spacing.value(), fix)
         except Exception as exc:  # noqa: BLE001
-            self.error(f"Walk not started: {exc}")
+            self.error("Walk not started", exc)
             return False
         self._update_buttons()  # Pause / Close usable at once, not after the deferred refresh
         return True
@@ -219,7 +219,7 @@ class BoundaryPanel(WorkflowPanel):
             try:
                 self.visit.walk_vertex(fix)
             except Exception as exc:  # noqa: BLE001
-                self.error(f"Vertex refused: {exc}")
+                self.error("Vertex refused", exc)
 
     def on_fix(self, fix: Any) -> None:
         if self.visit is not None and self.visit.walk is not None and \
@@ -244,7 +244,7 @@ class BoundaryPanel(WorkflowPanel):
         try:
             self.visit.close_walk(self.attributes())
         except Exception as exc:  # noqa: BLE001 - e.g. too few vertices; the walk stays open
-            self.error(f"Boundary not closed: {exc}")
+            self.error("Boundary not closed", exc)
             return
         self._update_buttons()
         walker = self._surveyor()

@@ -12,9 +12,20 @@ from PySide6.QtWidgets import (
 )
 
 from fieldapp.ui.workflows.base import (
-    WorkflowPanel, add_field, big_button, field_grid, point_number, state_label,
+    WorkflowPanel, add_field, big_button, field_grid, moving_reason, point_number, state_label,
 )
 from fieldapp.app.wording import plural
+
+
+def offset_refusal(fix: Any, horizontal_ft: float) -> str:
+    """Why an offset point cannot be recorded from ``fix`` with ``horizontal_ft`` (ft), or "".
+
+    >>> offset_refusal(None, 0.0)
+    'no horizontal distance yet (shoot the rangefinder or type it)'
+    """
+    if horizontal_ft <= 0.0:
+        return "no horizontal distance yet (shoot the rangefinder or type it)"
+    return moving_reason(fix)
 
 
 class OhwmPanel(WorkflowPanel):
@@ -39,6 +50,9 @@ class OhwmPanel(WorkflowPanel):
         self.epochs.setValue(window.config.average_epochs)
         epochs_label.setBuddy(self.epochs)
         row.addWidget(self.epochs)
+        row.addStretch(1)
+        al.addLayout(row)
+        row = QHBoxLayout()       # the buttons under Epochs: 40 px arrows need the width
         self.average_button = big_button("Average point", "A",
                                          "Average N usable epochs at the antenna's position")
         self.average_button.setObjectName("averageButton")
@@ -89,7 +103,8 @@ class OhwmPanel(WorkflowPanel):
                                         "From where you stand, the azimuth and the horizontal"
                                         " distance (a rangefinder shot fills them)")
         self.offset_button.setObjectName("offsetButton")
-        grid.addWidget(self.offset_button, 0, 2, 2, 1, Qt.AlignBottom)
+        # under the fields: the 40 px spin-box arrows leave no room beside them in 640 px
+        grid.addWidget(self.offset_button, 2, 0, 1, 2)
         grid.setContentsMargins(9, 4, 9, 9)
         self.wait_shot = False
         lay.addWidget(off)
@@ -148,7 +163,10 @@ class OhwmPanel(WorkflowPanel):
             self.w.set_extra_ok(self.average_button, False, self.walk_reason)
         else:
             self.w.set_extra_ok(self.average_button, None)
-        self.wait_label.setText(f"Average point waits: {self.walk_reason}"
+        # an offset shot is taken standing still too: not from a walking receiver
+        self.w.set_extra_ok(self.offset_button, False if self.walk_reason else None,
+                            self.walk_reason)
+        self.wait_label.setText(f"Average point and offset point wait: {self.walk_reason}"
                                 if self.walk_reason else "")
         self.wait_label.setVisible(bool(self.walk_reason))
 
@@ -195,7 +213,7 @@ class OhwmPanel(WorkflowPanel):
             try:
                 point = self.visit.add_averaged_point(fixes, self.epochs.value())
             except Exception as exc:  # noqa: BLE001 - refused with its message
-                self.error(f"OHWM point not recorded: {exc}")
+                self.error("OHWM point not recorded", exc)
                 return
             self.state.setText(
                 f"OHWM point {point_number(point)} recorded: {point.sample_count} epochs,"
@@ -227,10 +245,15 @@ class OhwmPanel(WorkflowPanel):
         fix = self.w.usable_fix()
         if fix is None:
             return
+        why = offset_refusal(fix, self.distance.value())
+        if why:
+            self.w.show_key_refusal(f"Offset point not recorded: {why}.")
+            self.state.setText(f"Offset point not recorded: {why}.")
+            return
         try:
             point = self.visit.add_offset_point(fix, self.azimuth.value(), self.distance.value())
         except Exception as exc:  # noqa: BLE001
-            self.error(f"Offset point not recorded: {exc}")
+            self.error("Offset point not recorded", exc)
             return
         self.state.setText(f"OHWM offset point {point_number(point)} recorded"
                            f" ({self.distance.value():.2f} ft at {self.azimuth.value():.1f}°).")

@@ -8,12 +8,12 @@ from typing import Any
 
 from PySide6.QtCore import QSignalBlocker, Qt
 from PySide6.QtWidgets import (
-    QAbstractItemView, QComboBox, QDoubleSpinBox, QGridLayout, QHBoxLayout, QHeaderView, QLabel,
+    QAbstractItemView, QCheckBox, QComboBox, QDoubleSpinBox, QGridLayout, QHBoxLayout, QHeaderView, QLabel,
     QLineEdit, QTableWidget, QTableWidgetItem,
 )
 
 from fieldapp.ui.workflows.base import (
-    WorkflowPanel, add_field, big_button, field_grid, state_label,
+    WorkflowPanel, add_field, big_button, field_grid, moving_reason, state_label,
 )
 from fieldapp.app.wording import plural
 
@@ -53,10 +53,11 @@ class TallyPanel(WorkflowPanel):
         self.crown.setSuffix(" ft")
         self.crown.setToolTip("Crown radius: typed, or the horizontal distance of a rangefinder"
                               " shot to the drip line")
+        # two rows: fields with 40 px spin-box arrows fit a 640 px panel side by side
         add_field(g, 0, 0, "Species", self.species)
-        add_field(g, 0, 1, "DBH", self.dbh)
-        add_field(g, 0, 2, "Leaf", self.habit)
-        add_field(g, 0, 3, "Crown radius", self.crown)
+        add_field(g, 0, 1, "Leaf", self.habit)
+        add_field(g, 1, 0, "DBH", self.dbh)
+        add_field(g, 1, 1, "Crown radius", self.crown)
         g.setColumnStretch(0, 1)
         lay.addLayout(g)
 
@@ -104,8 +105,15 @@ class TallyPanel(WorkflowPanel):
         self.retained.valueChanged.connect(lambda v: self.visit and self.visit.set_retained_ac(v))
         retained_label.setBuddy(self.retained)
         row.addWidget(self.retained)
+        self.complete = QCheckBox("Tally complete")
+        self.complete.setObjectName("tallyComplete")
+        self.complete.setToolTip("Tick once every tree of the stand is recorded: until then the"
+                                 " woodland class is provisional (from the trees so far)."
+                                 " Stored with the stand.")
+        self.complete.clicked.connect(self.set_complete)
         row.addStretch(1)
         lay.addLayout(row)
+        lay.addWidget(self.complete)
         self.summary = QLabel("")
         self.summary.setObjectName("standSummary")
         self.summary.setWordWrap(True)
@@ -136,10 +144,22 @@ class TallyPanel(WorkflowPanel):
     def focus_first(self) -> None:
         self.add_button.setFocus()
 
+    def walker_changed(self, walker: Any) -> None:
+        """Simulate mode: while the simulated surveyor walks, Record tree [T] waits (a tree
+        is recorded where the receiver stands), with the reason."""
+        moving = walker.busy and not walker.paused
+        self.w.set_extra_ok(self.add_button, False if moving else None,
+                            f"walking to {walker.walking_to}…" if moving else "")
+
     # -------------------------------------------------------------- commands
     def add_typed_tree(self) -> None:
         fix = self.w.usable_fix()
         if fix is None:
+            return
+        why = moving_reason(fix)
+        if why:            # a tree is recorded where it stands, not from a walking receiver
+            self.w.show_key_refusal(f"Tree not recorded: {why}.")
+            self.state.setText(f"Tree not recorded: {why}.")
             return
         self._record(fix, dbh_in=self.dbh.value(), species_code="",
                      species_name=self.species.text().strip(),
@@ -150,8 +170,9 @@ class TallyPanel(WorkflowPanel):
         try:
             tree = self.visit.add_tree(fix, **kw)
         except Exception as exc:  # noqa: BLE001
-            self.error(f"Tree refused: {exc}")
+            self.error("Tree refused", exc)
             return
+        self.w.clear_refusal()              # e.g. a caliper reading after a refused one
         self.state.setText(f"Tree {tree.tag} recorded: {tree.dbh_in:.1f} in "
                            f"{tree.species_name or tree.species_code or '(species?)'}")
 
@@ -224,6 +245,16 @@ class TallyPanel(WorkflowPanel):
         self.undo_button.setEnabled(self.visit.can_undo_delete())  # at once, not at the refresh
         self.state.setText(f"Tree {tree.tag} deleted (Ctrl+Z brings it back).")
 
+    def set_complete(self, checked: bool) -> None:
+        """Tally complete ticked or cleared: stored with the current stand."""
+        try:
+            self.visit.set_tally_complete(checked)
+        except Exception as exc:  # noqa: BLE001 - refused; the box shows the stored value
+            self.error("Tally complete not recorded", exc)
+            self.refresh()
+            return
+        self.w.clear_refusal()
+
     def undo_delete(self) -> None:
         tree = self.visit.undo_delete_tree()
         if tree is not None:
@@ -241,8 +272,10 @@ class TallyPanel(WorkflowPanel):
                 value = None
             self.visit.update_tree(tree.uuid, **{field: value})
         except Exception as exc:  # noqa: BLE001 - refused, old value shown again
-            self.error(f"Edit refused: {exc}")
+            self.error("Edit refused", exc)
             self.refresh()
+            return
+        self.w.clear_refusal()
 
     # -------------------------------------------------------------- view
     def refresh(self) -> None:
@@ -266,4 +299,9 @@ class TallyPanel(WorkflowPanel):
             self.table.scrollToBottom()
         self.undo_button.setEnabled(v.can_undo_delete())
         self.delete_button.setEnabled(bool(trees))
+        stand = v.current_stand()
+        with QSignalBlocker(self.retained):        # the stand's stored value, not a new edit
+            self.retained.setValue(v.stand_retained_ac())
+        self.complete.setEnabled(stand is not None)
+        self.complete.setChecked(bool(stand is not None and stand.tally_complete))
         self.summary.setText(v.stand_summary_text())

@@ -129,6 +129,9 @@ class TransectPanel(WorkflowPanel):
         add_field(start, 0, 1, "Landward azimuth", self.azimuth)
         self.start_button = big_button("Start transect", "N")
         self.start_button.setObjectName("startTransect")
+        # aligned to the row's foot, a button keeps its preferred width: make that its minimum,
+        # so a narrow pane squeezes the fields instead of pushing the button out of view
+        self.start_button.setMinimumWidth(self.start_button.sizeHint().width())
         start.addWidget(self.start_button, 0, 2, 2, 1, Qt.AlignBottom)
         start.setColumnStretch(0, 1)
         lay.addLayout(start)
@@ -178,14 +181,21 @@ class TransectPanel(WorkflowPanel):
         self.dist.setSuffix(" ft")
         self.dist_kind = QComboBox()
         self.dist_kind.setObjectName("distanceKind")
-        self.dist_kind.addItems(["horizontal", "slope distance"])
+        self.dist_kind.addItems(["horizontal", "along slope"])
+        self.dist_kind.setToolTip("Horizontal distance, or the slope distance (reduced to"
+                                  " horizontal with the slope)")
         self.slope = QDoubleSpinBox()
         self.slope.setObjectName("slopeSpin")
         self.slope.setRange(-500.0, 500.0)
         self.slope.setDecimals(2)
         self.slope_unit = QComboBox()
         self.slope_unit.setObjectName("slopeUnit")
-        self.slope_unit.addItems(["%", "degrees"])
+        self.slope_unit.addItems(["%", "°"])
+        self.slope_unit.setToolTip("Slope in percent or in degrees")
+        # one row (the profile keeps its height): the number fields may be narrower than
+        # their widest value (2000.00 ft) so that, with 40 px arrows, each row fits 640 px
+        for spin in (self.dist, self.slope, self.azimuth):
+            spin.setMinimumWidth(170)
         add_field(entry, 0, 0, "Station distance", self.dist)
         add_field(entry, 0, 1, "measured as", self.dist_kind)
         add_field(entry, 0, 2, "Slope", self.slope)
@@ -269,7 +279,7 @@ class TransectPanel(WorkflowPanel):
         try:
             self.visit.start_transect(uuid, self.azimuth.value())
         except Exception as exc:  # noqa: BLE001
-            self.error(f"Transect not started: {exc}")
+            self.error("Transect not started", exc)
             return
         self._update_buttons()
 
@@ -288,7 +298,7 @@ class TransectPanel(WorkflowPanel):
         try:
             self.visit.add_station(**kw)
         except Exception as exc:  # noqa: BLE001
-            self.error(f"Station refused: {exc}")
+            self.error("Station refused", exc)
             return
         self._update_buttons()
         self.dist.setFocus()
@@ -311,7 +321,7 @@ class TransectPanel(WorkflowPanel):
             else:
                 self.visit.add_station(slope_distance_ft=sd, slope_deg=inc, reading=shot)
         except Exception as exc:  # noqa: BLE001
-            self.error(f"Shot refused as a station: {exc}")
+            self.error("Shot refused as a station", exc)
             return
         self._update_buttons()
 
@@ -327,7 +337,7 @@ class TransectPanel(WorkflowPanel):
         try:
             self.visit.set_stipulated(checked)
         except Exception as exc:  # noqa: BLE001 - refused; the box shows the stored value
-            self.error(f"Stipulation not recorded: {exc}")
+            self.error("Stipulation not recorded", exc)
             self._update_buttons()
 
     def _override_toggled(self, on: bool) -> None:
@@ -362,13 +372,13 @@ class TransectPanel(WorkflowPanel):
         try:
             self.visit.mark_interruption()
         except Exception as exc:  # noqa: BLE001
-            self.error(f"Interruption not marked: {exc}")
+            self.error("Interruption not marked", exc)
 
     def remove_last(self) -> None:
         try:
             self.visit.remove_last_station()
         except Exception as exc:  # noqa: BLE001
-            self.error(f"Nothing removed: {exc}")
+            self.error("Nothing removed", exc)
             return
         self._update_buttons()
 
