@@ -417,7 +417,7 @@ class PostgisOffice(OfficeStore):
             tables = pgsql.tables_from_geodiff(json.loads(listing.read_text())["geodiff_schema"])
             dump = Path(work) / "rows.geodiff"
             gd.dump_data("sqlite", "", str(schema_gpkg), str(dump))
-            rows = cs.list_changes(gd, dump, Path(work)) if gd.has_changes(str(dump)) else []
+            rows = cs.read_entries(gd, dump) if gd.has_changes(str(dump)) else []
         version = schemas.version_of(Path(schema_gpkg))
         with self._conn(site_id) as conn, conn.transaction():
             if not self._has_registry(conn):
@@ -438,7 +438,7 @@ class PostgisOffice(OfficeStore):
             for stmt in _bookkeeping_ddl(site_id):
                 conn.execute(stmt)
             with conn.cursor() as cur:
-                pgsql.apply_entries(cur, site_id, tables, rows)
+                pgsql.apply_entries(cur, site_id, tables, rows, gd)
             conn.execute("INSERT INTO fieldapp_office.sites (site_id, created_version, schema_version,"
                          " tables_json, template) VALUES (%s, %s, %s, %s, %s)",
                          (site_id, version, version, Jsonb([t.to_json() for t in tables.values()]),
@@ -471,10 +471,10 @@ class PostgisOffice(OfficeStore):
             with tempfile.TemporaryDirectory(prefix="fieldapp-pg-") as work:
                 cs.check_changeset(gd, Path(changeset), site["tables"], Path(work),
                                    expected_id=entry.changeset_id, what=what)
-                entries = cs.list_changes(gd, Path(changeset), Path(work))
+                entries = cs.read_entries(gd, Path(changeset))
             try:
                 with conn.cursor() as cur:
-                    pgsql.apply_entries(cur, site_id, site["tables"], entries)
+                    pgsql.apply_entries(cur, site_id, site["tables"], entries, gd)
             except pgsql.ChangeDoesNotApply as exc:
                 raise InvalidOfficeData(f"{what} does not apply cleanly to the tables of site {site_id}"
                                         f" in {self.describe()}: {exc}; nothing was changed") from exc

@@ -4,8 +4,9 @@ and pygeodiff change listings applied to them as parameterised SQL.
 Every identifier goes through :mod:`psycopg.sql` (``sql.Identifier``) and every value is a
 query parameter; nothing is built by formatting values into SQL. pygeodiff's PyPI wheel has no
 PostgreSQL driver (``GeoDiff.driver_is_registered("postgres")`` is false), so a changeset is
-read with ``list_changes`` (JSON: table, insert/update/delete, column index, old/new value) and
-applied here, checking the old values like pygeodiff's own apply does.
+read entry by entry with pygeodiff's changeset reader (table, insert/update/delete, old and new
+values per column: :func:`fieldapp.sync.changesets.read_entries`) and applied here, checking the
+old values like pygeodiff's own apply does.
 
 Column types (geodiff's names -> PostgreSQL): integer -> bigint, double -> double precision,
 boolean -> boolean, blob -> bytea, geometry -> ``geometry(TYPE, SRID)`` in the site CRS (the
@@ -15,13 +16,10 @@ anything else -> text (values kept exactly as the GeoPackage holds them).
 
 from __future__ import annotations
 
-import base64
 import re
 from dataclasses import asdict, dataclass
 
 from psycopg import sql
-
-from fieldapp.sync import gpkgsql
 
 _PG_TYPES = {"integer": "bigint", "double": "double precision", "boolean": "boolean", "blob": "bytea"}
 _GEOM_TYPE_RE = re.compile(r"^[A-Z]{4,20}$")
@@ -134,17 +132,16 @@ def add_column(schema: str, table: Table, col: Column) -> sql.Composed:
 
 
 # ------------------------------------------------------------------------------- values
-def _value(col: Column, raw):
-    """A listing value as a query parameter: geometry -> WKB bytes, blob -> bytes."""
+def _value(col: Column, raw, gd):
+    """A changeset value (:func:`fieldapp.sync.changesets.read_entries`) as a query parameter:
+    a geometry's GeoPackage blob -> its WKB (pygeodiff ``create_wkb_from_gpkg_header``)."""
     if raw is None:
         return None
     if col.kind == "geometry":
-        parts = gpkgsql.split_blob(base64.b64decode(raw))
-        if parts is None:
-            raise ChangeDoesNotApply(f"column {col.name}: not a GeoPackage geometry")
-        return parts[2]
-    if col.kind == "blob":
-        return base64.b64decode(raw)
+        try:
+            return gd.create_wkb_from_gpkg_header(bytes(raw))
+        except Exception as exc:  # pygeodiff.GeoDiffLibError
+            raise ChangeDoesNotApply(f"column {col.name}: not a GeoPackage geometry ({exc})") from exc
     if col.kind == "boolean":
         return bool(raw)
     return raw
@@ -162,8 +159,8 @@ def _match(col: Column, value) -> tuple[sql.Composable, list]:
             [value])
 
 
-def change_sql(schema: str, table: Table, entry: dict) -> tuple[sql.Composed, list]:
-    """The parameterised statement of one ``list_changes`` entry and its parameters.
+def change_sql(schema: str, table: Table, entry: dict, gd) -> tuple[sql.Composed, list]:
+    """The parameterised statement of one changeset entry and its parameters.
 
     Updates and deletes name the row by the GeoPackage key and, for an update, require the
     changed columns to still hold their old values; the caller checks one row was touched.
@@ -176,11 +173,11 @@ def change_sql(schema: str, table: Table, entry: dict) -> tuple[sql.Composed, li
         stmt = sql.SQL("INSERT INTO {} ({}) VALUES ({})").format(
             qualified, sql.SQL(", ").join(sql.Identifier(c.name) for c in cols),
             sql.SQL(", ").join(_placeholder(c) for c in cols))
-        return stmt, [_value(c, changes[table.columns.index(c)].get("new")) for c in cols]
+        return stmt, [_value(c, changes[table.columns.index(c)].get("new"), gd) for c in cols]
     where, params = [], []
     for i, col in enumerate(table.columns):
         if col.pk:
-            w, p = _match(col, _value(col, changes.get(i, {}).get("old")))
+            w, p = _match(col, _value(col, changes.get(i, {}).get("old"), gd))
             where.append(w)
             params.extend(p)
     if kind == "delete":
@@ -193,9 +190,9 @@ def change_sql(schema: str, table: Table, entry: dict) -> tuple[sql.Composed, li
         if "new" not in ch:
             continue
         sets.append(sql.SQL("{} = {}").format(sql.Identifier(col.name), _placeholder(col)))
-        set_params.append(_value(col, ch["new"]))
+        set_params.append(_value(col, ch["new"], gd))
         if not col.pk and "old" in ch:
-            w, p = _match(col, _value(col, ch["old"]))
+            w, p = _match(col, _value(col, ch["old"], gd))
             where.append(w)
             params.extend(p)
     if not sets:
@@ -205,8 +202,9 @@ def change_sql(schema: str, table: Table, entry: dict) -> tuple[sql.Composed, li
     return stmt, set_params + params
 
 
-def apply_entries(cur, schema: str, tables: dict[str, Table], entries: list[dict]) -> dict[str, int]:
-    """Apply ``list_changes`` entries with ``cur`` (inside the caller's transaction); return the
+def apply_entries(cur, schema: str, tables: dict[str, Table], entries: list[dict], gd) -> dict[str, int]:
+    """Apply changeset entries (:func:`fieldapp.sync.changesets.read_entries`; ``gd`` a pygeodiff
+    context) with ``cur`` (inside the caller's transaction); return the
     number of changes per table.
 
     Raises
@@ -222,7 +220,7 @@ def apply_entries(cur, schema: str, tables: dict[str, Table], entries: list[dict
         table = tables.get(entry["table"])
         if table is None:
             raise ChangeDoesNotApply(f"change {n + 1} is to table {entry['table']!r}, which the site has not got")
-        stmt, params = change_sql(schema, table, entry)
+        stmt, params = change_sql(schema, table, entry, gd)
         try:
             cur.execute(stmt, params)
         except psycopg.Error as exc:

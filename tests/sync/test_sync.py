@@ -38,6 +38,7 @@ from fieldapp.sync import (
 from fieldapp.sync import engine, gpkgsql
 from fieldapp.sync.cli import main as cli_main
 from fieldapp.sync.office import LockOwner
+from fieldapp.sync.pgoffice import PostgisOffice
 
 LAYERS = ("transect", "station", "tree", "metadata", "fieldapp_sync_conflicts", "fieldapp_sync_log")
 
@@ -64,8 +65,51 @@ def basics_only(visit, *, known_sha256=None):
     engine.check_visit_basics(visit)
 
 
-def master(office: FolderOffice, site: str = "site-a") -> Path:
+def master(office, site: str = "site-a") -> Path:
+    """The office's master GeoPackage: the folder office's file, or for the PostGIS office the
+    GeoPackage a checkout would get (fetched into a fresh file each time)."""
+    if isinstance(office, PostgisOffice):
+        dest = office.test_dir / f"master-{next(_fetches)}.gpkg"
+        office.fetch_master(site, dest)
+        return dest
     return office.master_path(site)
+
+
+_fetches = itertools.count()
+
+
+def make_office(kind: str, tmp_path: Path, request):
+    """A new, empty office: a folder, or a PostGIS database (fixture ``pg_url``)."""
+    if kind == "folder":
+        return FolderOffice(tmp_path / "office", create=True)
+    office = PostgisOffice(request.getfixturevalue("pg_url"), create=True)
+    office.test_dir = tmp_path
+    return office
+
+
+def pg_tables_match(office, m: Path, layers=("tree", "station", "transect", "fieldapp_sync_conflicts")) -> None:
+    """The PostGIS office's layer tables hold exactly the rows of its master GeoPackage ``m``
+    (every column; geometry compared as WKB by PostGIS / shapely)."""
+    if not isinstance(office, PostgisOffice):
+        return
+    from psycopg import sql
+
+    with contextlib.closing(office.connect()) as conn:
+        for layer in layers:
+            want = S.by_uuid(m, layer)
+            cur = conn.execute(sql.SQL("SELECT * FROM {}").format(sql.Identifier("site-a", layer)))
+            names = [d.name for d in cur.description]
+            got = {}
+            for row in cur.fetchall():
+                r = dict(zip(names, row))
+                got[r["uuid"]] = r
+            assert sorted(got) == sorted(want), layer
+            for u, w in want.items():
+                g = dict(got[u])
+                if "geom" in w:
+                    assert shapely.from_wkb(g.pop("geom")).equals_exact(
+                        gpkgsql.to_shapely(w.pop("geom")), 0.0), (layer, u)
+                assert {k: g[k] for k in w} == w, (layer, u)
 
 
 def snapshot(path: Path) -> dict:
@@ -83,7 +127,16 @@ def snapshot(path: Path) -> dict:
 def site(tmp_path):
     """Laptop A makes the visit (3 trees, 1 transect with 2 stations) and syncs it;
     laptops B and C check the site out. Returns (office, {name: visit path}, tree uuids)."""
-    office = FolderOffice(tmp_path / "office", create=True)
+    return make_site(FolderOffice(tmp_path / "office", create=True), tmp_path)
+
+
+@pytest.fixture(params=["folder", "postgis"])
+def any_site(request, tmp_path):
+    """:func:`site` on a folder office and on a PostGIS office (same outcomes expected)."""
+    return make_site(make_office(request.param, tmp_path, request), tmp_path)
+
+
+def make_site(office, tmp_path):
     a = S.make_visit(tmp_path / "a.gpkg", trees=3)
     sync(a, office)
     laptops = {"A": a}
@@ -100,8 +153,8 @@ def edit(path: Path, *stmts, trees=()) -> None:
 
 
 @pytest.mark.parametrize("order", list(itertools.permutations("ABC")), ids="".join)
-def test_three_laptops_every_order(site, order):
-    office, lap, (t1, t2, t3) = site
+def test_three_laptops_every_order(any_site, order):
+    office, lap, (t1, t2, t3) = any_site
     upd = "UPDATE tree SET {} = ? WHERE uuid = ?"
     # A: new tree, new transect with a station (child by uuid), t1.dbh 20, t2.species, t3.dbh 31
     with contextlib.closing(S.connect(lap["A"])) as conn, conn:
@@ -176,10 +229,11 @@ def test_three_laptops_every_order(site, order):
     log = S.rows(m, "fieldapp_sync_log", "seq, changeset_id", order="seq")
     assert [s for s, _ in log] == [1, 2, 3, 4] and len({c for _, c in log}) == 4
     assert all(S.integrity(p) == "ok" for p in (m, *lap.values()))
+    pg_tables_match(office, m)
 
 
-def test_first_sync_wins_keeps_the_office_value(site):
-    office, lap, (t1, _t2, _t3) = site
+def test_first_sync_wins_keeps_the_office_value(any_site):
+    office, lap, (t1, _t2, _t3) = any_site
     edit(lap["A"], ("UPDATE tree SET dbh_in = 20 WHERE uuid = ?", (t1,)))
     edit(lap["B"], ("UPDATE tree SET dbh_in = 21 WHERE uuid = ?", (t1,)))
     sync(lap["A"], office)
@@ -193,8 +247,8 @@ def test_first_sync_wins_keeps_the_office_value(site):
     assert S.integrity(master(office)) == "ok"
 
 
-def test_geometry_conflict_keeps_both_geometries(site):
-    office, lap, (t1, _t2, _t3) = site
+def test_geometry_conflict_keeps_both_geometries(any_site):
+    office, lap, (t1, _t2, _t3) = any_site
     edit(lap["A"], ("UPDATE tree SET geom = ? WHERE uuid = ?", (S.gpkg_blob(shapely.Point(1, 2)), t1)))
     edit(lap["B"], ("UPDATE tree SET geom = ? WHERE uuid = ?", (S.gpkg_blob(shapely.Point(3, 4)), t1)))
     sync(lap["A"], office)
@@ -212,8 +266,8 @@ def test_geometry_conflict_keeps_both_geometries(site):
     assert box == pytest.approx((1.0, 2.0))
 
 
-def test_counts_noop_and_pull_only(site):
-    office, lap, _ = site
+def test_counts_noop_and_pull_only(any_site):
+    office, lap, _ = any_site
     report = sync(lap["B"], office)
     assert report.no_op and report.layers == () and report.changeset_id is None
     with contextlib.closing(S.connect(lap["A"])) as conn, conn:
