@@ -31,12 +31,6 @@ def _split(blob: bytes | None) -> tuple[bool, tuple | None, bytes] | None:
     return bool(flags & 0x10), envelope, blob[8 + 8 * n :]
 
 
-def split_blob(blob: bytes | None) -> tuple[bool, tuple | None, bytes] | None:
-    """``(is_empty, envelope or None, WKB bytes)`` of a GeoPackage geometry blob (GeoPackage 1.2
-    s. 2.1.3: header, optional envelope, WKB), or ``None`` when it is not one."""
-    return _split(blob)
-
-
 def to_shapely(blob: bytes | None):
     """The shapely geometry of a GeoPackage blob, or ``None`` if it is not one."""
     parts = _split(blob)
