@@ -8,6 +8,12 @@ Examples::
     fieldapp sync --office /mnt/share/office --list                     # the sites in the office
     fieldapp sync --office /mnt/share/office --checkout site-a crew2.gpkg
     fieldapp sync --office /mnt/share/office --conflicts visit.gpkg
+    fieldapp sync --office postgresql://crew2@gis.example.org/survey visit.gpkg   # PostGIS office
+
+A PostgreSQL URL is any libpq URL without a password: libpq takes it from PGPASSFILE
+(~/.pgpass) or PGPASSWORD, else the OS keyring (service ``fieldapp-postgres``, user
+``USER@HOST:PORT/DB``). ``--init-office`` there creates the office tables (and PostGIS if
+missing) when the first site is synced.
 
 The office folder must already be a fieldapp office (hold ``fieldapp-office.json``); a new one
 is made only with ``--init-office`` (the folder's parent must exist), so a mistyped path or an
@@ -30,6 +36,8 @@ from pathlib import Path
 from fieldapp.sync.engine import ConflictPolicy, checkout, read_conflicts, sync
 from fieldapp.sync.errors import SyncError
 from fieldapp.sync.office import FolderOffice, check_site_id
+from fieldapp.sync.offices import open_office
+from fieldapp.sync.officestore import OfficeStore
 
 
 def _seconds(text: str) -> float:
@@ -48,8 +56,9 @@ def _parser() -> argparse.ArgumentParser:
         prog="fieldapp sync",
         description="Sync a visit with an office folder, list the office's sites, check a site out"
                     " to a new laptop copy, or list a visit's conflicts.")
-    p.add_argument("--office", required=True, type=Path,
-                   help="office folder (share, USB drive ...); must already be a fieldapp office")
+    p.add_argument("--office", required=True,
+                   help="office folder (share, USB drive ...) or PostgreSQL URL postgresql://USER@HOST:PORT/DB"
+                        " (password from PGPASSFILE, PGPASSWORD or the keyring); must already be a fieldapp office")
     p.add_argument("--init-office", action="store_true",
                    help="make a new office in the --office folder (created if missing; its parent must exist)")
     p.add_argument("visit", nargs="?", type=Path, help="visit GeoPackage (default: the only *.gpkg here)")
@@ -116,12 +125,14 @@ def _site_name(office: FolderOffice, site_id: str) -> str | None:
     return row[0] if row and isinstance(row[0], str) else None
 
 
-def list_sites(office: FolderOffice) -> list[tuple[str, str | None, int | None]]:
+def list_sites(office: OfficeStore) -> list[tuple[str, str | None, int | None]]:
     """The office's sites as ``(site id, site name or None, head seq or None)``, by id.
 
     Raises the office's errors (:class:`~fieldapp.sync.errors.OfficeNotFound` ...) when the
-    folder is not a fieldapp office; a site whose master cannot be read has head None.
+    folder (database) is not a fieldapp office; a site whose master cannot be read has head None.
     """
+    if not isinstance(office, FolderOffice):
+        return office.list_sites()
     office.check_available()
     sites_dir = office.root / "sites"
     out = []
@@ -146,7 +157,7 @@ def _describe_sites(sites: list[tuple[str, str | None, int | None]]) -> str:
     return "sites here: " + ", ".join(f"{i} ({n})" if n else i for i, n, _ in sites)
 
 
-def _resolve_site(office: FolderOffice, wanted: str) -> str:
+def _resolve_site(office: OfficeStore, wanted: str) -> str:
     """The id of the site ``wanted``: itself if a site has that id, else the id of the one site
     named so (case and outer spaces ignored); else ``wanted`` (checkout then refuses it)."""
     sites = list_sites(office)
@@ -159,7 +170,7 @@ def _resolve_site(office: FolderOffice, wanted: str) -> str:
     return named[0] if named else wanted
 
 
-def _checkout(office: FolderOffice, wanted: str, visit: Path) -> tuple[str, Path]:
+def _checkout(office: OfficeStore, wanted: str, visit: Path) -> tuple[str, Path]:
     """Check out ``wanted`` (id or unique name) to ``visit``; an unknown site's message names the sites."""
     if visit.exists() or visit.is_symlink():
         return wanted, checkout(office, wanted, visit)  # refuses the existing file first, as always
@@ -175,7 +186,7 @@ def _checkout(office: FolderOffice, wanted: str, visit: Path) -> tuple[str, Path
 
 
 def _run(args: argparse.Namespace) -> int:
-    office = FolderOffice(args.office, create=args.init_office)
+    office = open_office(args.office, create=args.init_office)
     if args.list:
         sites = list_sites(office)
         if not sites:

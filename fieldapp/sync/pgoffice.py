@@ -70,11 +70,6 @@ _REGISTRY_DDL = (
 )
 
 
-def is_postgres_url(text: str) -> bool:
-    """Whether ``--office`` names a PostgreSQL database (``postgresql://`` or ``postgres://``)."""
-    return str(text).startswith(("postgresql://", "postgres://"))
-
-
 def _site_sql(site_id: str):
     from psycopg import sql
 
@@ -180,6 +175,19 @@ class PostgisOffice(OfficeStore):
                     f"{self.describe()} is not a fieldapp office (no fieldapp_office tables);"
                     " nothing was synced. Check the URL; to start a new office there, use --init-office"
                 )
+
+    def initialize(self) -> None:
+        """Make the database a fieldapp office (PostGIS, the ``fieldapp_office`` tables) now,
+        rather than at the first site's sync; idempotent. Needs a role that may create schemas
+        (and the extension, if PostGIS is not installed in the database yet)."""
+        with contextlib.closing(self.connect()) as conn, conn.transaction():
+            self._make_registry(conn)
+
+    @staticmethod
+    def _make_registry(conn) -> None:
+        conn.execute("CREATE EXTENSION IF NOT EXISTS postgis")
+        for ddl in _REGISTRY_DDL:
+            conn.execute(ddl)
 
     # ---- sites ------------------------------------------------------------------------------
     def _site(self, conn, site_id: str, *, for_update: bool = False) -> dict | None:
@@ -423,9 +431,7 @@ class PostgisOffice(OfficeStore):
             if not self._has_registry(conn):
                 if not self.create:
                     raise OfficeNotFound(f"{self.describe()} is not a fieldapp office; use --init-office")
-                conn.execute("CREATE EXTENSION IF NOT EXISTS postgis")
-                for ddl in _REGISTRY_DDL:
-                    conn.execute(ddl)
+                self._make_registry(conn)
             if self._site(conn, site_id) is not None:
                 raise SyncError(f"site {site_id} already exists in {self.describe()}")
             if conn.execute("SELECT 1 FROM pg_namespace WHERE nspname = %s", (site_id,)).fetchone():

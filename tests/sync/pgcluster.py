@@ -77,11 +77,12 @@ def _missing(why: str):
 
 def with_db(url: str, dbname: str) -> str:
     """``url`` (a libpq URL ``postgresql://user@host/db?params``) pointing at ``dbname``."""
-    from psycopg.conninfo import conninfo_to_dict, make_conninfo
+    from urllib.parse import urlsplit, urlunsplit
 
-    params = conninfo_to_dict(url)
-    params["dbname"] = dbname
-    return make_conninfo(**params)
+    parts = urlsplit(url)
+    if parts.scheme not in ("postgresql", "postgres"):
+        raise ValueError(f"FIELDAPP_TEST_PG must be a postgresql:// URL, not {url!r}")
+    return urlunsplit(parts._replace(path=f"/{dbname}"))
 
 
 def server_url():
