@@ -199,14 +199,16 @@ def _run_locked(job: _Sync, lock_wait_s: float) -> tuple[str | None, SyncOutcome
     office, state, prog = job.office, job.state, job.prog
     owner = LockOwner.here(state.laptop_id)
     prog(0.05, f"locking site {state.site_id} in {office.describe()}")
-    with office.lock(state.site_id, owner, wait_s=lock_wait_s):
-        prog.heartbeat = lambda: office.heartbeat(state.site_id, owner)
-        resumed = job.resume()
-        prog.committed = False
-        outcome = job.run()
-        prog.heartbeat = None
-    with contextlib.suppress(OSError):
-        shutil.rmtree(state.work)
+    try:
+        with office.lock(state.site_id, owner, wait_s=lock_wait_s):
+            prog.heartbeat = lambda: office.heartbeat(state.site_id, owner)
+            resumed = job.resume()
+            prog.committed = False
+            outcome = job.run()
+            prog.heartbeat = None
+    finally:  # refused or failed too: no scratch copies are left on the laptop
+        with contextlib.suppress(OSError):
+            shutil.rmtree(state.work)
     return resumed, outcome
 
 

@@ -103,6 +103,11 @@ class OfficeStore(abc.ABC):
         """Raise :class:`~fieldapp.sync.errors.OfficeNotFound` if the office cannot be reached
         (or is not an office); called before a sync writes anything. Default: nothing to check."""
 
+    def check_writable(self, site_id: str) -> None:
+        """Raise :class:`~fieldapp.sync.errors.InvalidOfficeData` if the site cannot be written
+        now (a damaged master, another program writing it); called before a sync writes
+        anything. Default: nothing to check."""
+
     @abc.abstractmethod
     def lock(self, site_id: str, owner: LockOwner, *, wait_s: float = 10.0) -> contextlib.AbstractContextManager:
         """Context manager holding the site's write lock; raises ``OfficeLocked`` after ``wait_s``."""
