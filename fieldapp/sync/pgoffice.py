@@ -40,7 +40,7 @@ from collections.abc import Callable, Iterator
 from pathlib import Path
 
 from fieldapp.sync import changesets as cs
-from fieldapp.sync import pgsql, schemas
+from fieldapp.sync import pgedits, pgsql, schemas
 from fieldapp.sync.errors import InvalidOfficeData, OfficeLocked, OfficeNotFound, SchemaMismatch, SyncError
 from fieldapp.sync.files import LOG_TABLE, connect, record_changeset_file, sha256_of
 from fieldapp.sync.office import SHA256_RE
@@ -263,6 +263,9 @@ class PostgisOffice(OfficeStore):
                     (site_id, owner.host, owner.pid, owner.laptop_id, owner.started_utc, owner.token))
             self._held[site_id] = conn
             try:
+                site = self._site(conn, site_id)
+                if site is not None:  # what the office edited in QGIS, logged for the laptops
+                    pgedits.fold_office_edits(self, conn, site_id, site)
                 yield
             finally:
                 self._held.pop(site_id, None)
@@ -441,7 +444,7 @@ class PostgisOffice(OfficeStore):
             for table in tables.values():
                 for stmt in pgsql.create_table(site_id, table):
                     conn.execute(stmt)
-            for stmt in _bookkeeping_ddl(site_id):
+            for stmt in _bookkeeping_ddl(site_id) + pgedits.trigger_ddl(site_id, tables):
                 conn.execute(stmt)
             with conn.cursor() as cur:
                 pgsql.apply_entries(cur, site_id, tables, rows, gd)

@@ -189,3 +189,47 @@ def _site_of(visit):
 def test_psycopg_is_what_we_talk_through(pg_url):
     with psycopg.connect(pg_url) as conn:
         assert conn.execute("SELECT postgis_lib_version()").fetchone()[0].startswith("3.")
+
+
+def test_office_edits_in_qgis_reach_the_laptops_with_conflicts_recorded(office, tmp_path):
+    """The office edits the PostGIS tables as QGIS would (no fieldapp involved): tree fid 1's
+    DBH 10 -> 10.5 in, a new tree with neither fid nor uuid, tree fid 3 deleted. Laptop B had
+    set tree fid 1's DBH to 13 in offline: its sync receives every office edit and records
+    the DBH clash (base 10, office 10.5, laptop 13; the laptop syncing later wins)."""
+    from fieldapp.sync import ConflictKind, read_conflicts
+
+    b = checkout(office, "site-a", tmp_path / "b.gpkg")
+    t1, t3 = (S.rows(b, "tree", "uuid", order="fid")[i][0] for i in (0, 2))
+    with contextlib.closing(S.connect(b)) as conn, conn:
+        conn.execute("UPDATE tree SET dbh_in = 13 WHERE uuid = ?", (t1,))
+    with contextlib.closing(office.connect()) as qgis, qgis:
+        qgis.execute('UPDATE "site-a".tree SET dbh_in = 10.5 WHERE uuid = %s', (t1,))
+        qgis.execute('INSERT INTO "site-a".tree (geom, dbh_in, species_code, status)'
+                     " VALUES (ST_SetSRID(ST_MakePoint(500050, 4800050), 32616), 16, 'PIST', 'live')")
+        qgis.execute('DELETE FROM "site-a".tree WHERE uuid = %s', (t3,))
+    report = sync(b, office)
+    assert report.office_seq == 3  # seq 2: the office's edits, seq 3: B's
+    (office_log,) = q(office, "SELECT laptop_id, synced_by FROM \"site-a\".fieldapp_changesets WHERE seq = 2")
+    assert office_log == ("office", "postgres")
+    assert q(office, 'SELECT count(*) FROM "site-a".fieldapp_office_edits') == [(0,)]
+    trees = S.by_uuid(b, "tree")
+    assert t3 not in trees and len(trees) == 3
+    (new,) = [t for t in trees.values() if t["species_code"] == "PIST"]
+    assert len(new["uuid"]) == 32 and new["dbh_in"] == 16.0
+    assert gpkg_point(new["geom"]) == (500050.0, 4800050.0)
+    assert trees[t1]["dbh_in"] == 13.0  # last-sync-wins: B synced after the office's edit
+    (c,) = [c for c in read_conflicts(b) if c.kind is ConflictKind.SAME_FIELD]
+    assert (c.feature_uuid, c.field, c.base, c.theirs, c.ours) == (t1, "dbh_in", 10.0, 10.5, 13.0)
+    # laptop A receives all of it, and the office's tables match
+    sync(office.a, office)
+    assert S.by_uuid(office.a, "tree") == trees
+    assert q(office, 'SELECT dbh_in FROM "site-a".tree WHERE uuid = %s', t1) == [(13.0,)]
+    # the office's new fid is the next one of the table (3 trees + 1 = fid 4)
+    assert q(office, "SELECT fid FROM \"site-a\".tree WHERE species_code = 'PIST'") == [(4,)]
+
+
+def gpkg_point(blob):
+    from fieldapp.sync import gpkgsql
+
+    p = gpkgsql.to_shapely(blob)
+    return (p.x, p.y)
