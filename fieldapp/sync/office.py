@@ -580,7 +580,7 @@ class FolderOffice(OfficeStore):
                     continue
                 except MasterBusy as exc:
                     raise InvalidOfficeData(str(exc)) from exc
-                step("office: master written")
+                step("office: master replaced")
                 break
         fsync_dir(history.parent)
 
@@ -636,4 +636,4 @@ class FolderOffice(OfficeStore):
             except (MasterBusy, MasterChanged) as exc:
                 raise InvalidOfficeData(f"the master of site {site_id} was not migrated: {exc};"
                                         " sync again") from exc
-            step("office: master written")
+            step("office: master replaced")
