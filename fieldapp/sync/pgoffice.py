@@ -59,6 +59,8 @@ CHANGES_TABLE = "fieldapp_changesets"
 KEYRING_SERVICE = "fieldapp-postgres"
 _RESERVED = {"public", REGISTRY, "information_schema", "topology", "tiger", "tiger_data"}
 
+_ASSIGNED = ("(SELECT coalesce(bool_and(has_schema_privilege(n.oid, 'USAGE')), true)"
+             " FROM pg_namespace n WHERE n.nspname = site_id)")
 _REGISTRY_DDL = (
     "CREATE SCHEMA IF NOT EXISTS fieldapp_office",
     "CREATE TABLE IF NOT EXISTS fieldapp_office.sites (site_id text PRIMARY KEY,"
@@ -67,6 +69,13 @@ _REGISTRY_DDL = (
     " created_by text NOT NULL DEFAULT current_user)",
     "CREATE TABLE IF NOT EXISTS fieldapp_office.lock_owners (site_id text PRIMARY KEY,"
     " host text, pid integer, laptop_id text, started_utc text, token text)",
+    # a crew sees (and locks) only the sites whose schema it may use (grant_site)
+    "ALTER TABLE fieldapp_office.sites ENABLE ROW LEVEL SECURITY",
+    "DROP POLICY IF EXISTS assigned ON fieldapp_office.sites",
+    "CREATE POLICY assigned ON fieldapp_office.sites USING (" + _ASSIGNED + ")",
+    "ALTER TABLE fieldapp_office.lock_owners ENABLE ROW LEVEL SECURITY",
+    "DROP POLICY IF EXISTS assigned ON fieldapp_office.lock_owners",
+    "CREATE POLICY assigned ON fieldapp_office.lock_owners USING (" + _ASSIGNED + ")",
 )
 
 
@@ -166,6 +175,19 @@ class PostgisOffice(OfficeStore):
     def _has_registry(conn) -> bool:
         return conn.execute("SELECT to_regclass('fieldapp_office.sites') IS NOT NULL").fetchone()[0]
 
+    @contextlib.contextmanager
+    def _refused_as(self, site_id: str, what: str) -> Iterator[None]:
+        """A privilege the role lacks becomes a :class:`SyncError` in words (the transaction is
+        rolled back: nothing was written)."""
+        import psycopg
+
+        try:
+            yield
+        except psycopg.errors.InsufficientPrivilege as exc:
+            role = self.params.get("user", "this role")
+            raise SyncError(f"crew role {role} may not {what} site {site_id} in {self.describe()}"
+                            f" ({str(exc).splitlines()[0]}); nothing was written. Ask the office") from exc
+
     def check_available(self) -> None:
         """Refuse an unreachable server, or a database that is not a fieldapp office (no
         ``fieldapp_office`` tables) unless ``create``; raises :class:`OfficeNotFound`."""
@@ -189,6 +211,27 @@ class PostgisOffice(OfficeStore):
         for ddl in _REGISTRY_DDL:
             conn.execute(ddl)
 
+    def grant_site(self, role: str, site_id: str) -> None:
+        """Assign ``site_id`` to the crew database role ``role`` (run by the office, as the
+        owner of the office tables): it may then read and write that site's tables, see the
+        site in ``--list`` (row-level security on ``fieldapp_office.sites``) and take its lock;
+        other sites stay closed to it (no ``USAGE`` on their schemas). The crew needs no
+        superuser and no right to create anything."""
+        from psycopg import sql
+
+        check_site_id(site_id)
+        r, s = sql.Identifier(role), sql.Identifier(site_id)
+        with contextlib.closing(self.connect()) as conn, conn.transaction():
+            for stmt in (
+                sql.SQL("GRANT USAGE ON SCHEMA fieldapp_office TO {}").format(r),
+                sql.SQL("GRANT SELECT ON fieldapp_office.sites TO {}").format(r),
+                sql.SQL("GRANT SELECT, INSERT, UPDATE ON fieldapp_office.lock_owners TO {}").format(r),
+                sql.SQL("GRANT USAGE ON SCHEMA {} TO {}").format(s, r),
+                sql.SQL("GRANT SELECT, INSERT, UPDATE, DELETE ON ALL TABLES IN SCHEMA {} TO {}").format(s, r),
+                sql.SQL("GRANT USAGE ON ALL SEQUENCES IN SCHEMA {} TO {}").format(s, r),
+            ):
+                conn.execute(stmt)
+
     # ---- sites ------------------------------------------------------------------------------
     def _site(self, conn, site_id: str, *, for_update: bool = False) -> dict | None:
         check_site_id(site_id)
@@ -198,6 +241,14 @@ class PostgisOffice(OfficeStore):
             "SELECT created_version, schema_version, tables_json FROM fieldapp_office.sites"
             " WHERE site_id = %s" + (" FOR UPDATE" if for_update else ""), (site_id,)).fetchone()
         if row is None:
+            refused = conn.execute(
+                "SELECT current_user FROM pg_namespace WHERE nspname = %s"
+                " AND NOT has_schema_privilege(oid, 'USAGE')", (site_id,)).fetchone()
+            if refused:
+                raise SyncError(
+                    f"crew role {refused[0]} may not read or write site {site_id} in"
+                    f" {self.describe()}: it is not assigned to this crew; nothing was written."
+                    " Ask the office to assign the site (PostgisOffice.grant_site)")
             return None
         tables = {t["name"]: pgsql.Table.from_json(t) for t in row[2]}
         return {"created_version": row[0], "schema_version": row[1], "tables": tables}
@@ -468,10 +519,10 @@ class PostgisOffice(OfficeStore):
             raise InvalidOfficeData(f"changeset {changeset} does not match its SHA-256/size; refused")
         what = f"changeset {entry.changeset_id}"
         gd = cs.new_geodiff()
-        with self._conn(site_id) as conn, conn.transaction():
+        with self._refused_as(site_id, "write"), self._conn(site_id) as conn, conn.transaction():
             conn.execute("SELECT pg_advisory_xact_lock(hashtext(%s))", (f"fieldapp:{site_id}",))
             conn.execute("SET LOCAL fieldapp.applying = 'on'")
-            site = self._site(conn, site_id, for_update=True)
+            site = self._site(conn, site_id)
             if site is None:
                 raise self._no_site(site_id)
             head = self._head_in(conn, site_id)
@@ -524,10 +575,10 @@ class PostgisOffice(OfficeStore):
             listing = Path(work) / "schema.json"
             gd.schema("sqlite", "", str(copy), str(listing))
             new_tables = pgsql.tables_from_geodiff(json.loads(listing.read_text())["geodiff_schema"])
-            with conn.transaction():
+            with self._refused_as(site_id, "change the store schema (an office role must) of"), conn.transaction():
                 conn.execute("SELECT pg_advisory_xact_lock(hashtext(%s))", (f"fieldapp:{site_id}",))
                 conn.execute("SET LOCAL fieldapp.applying = 'on'")
-                site = self._site(conn, site_id, for_update=True)
+                site = self._site(conn, site_id)
                 head = self._head_in(conn, site_id)
                 if site is None or head != change.after_seq or site["schema_version"] != change.from_version:
                     raise SyncError(f"the office site {site_id} moved on since the migration was prepared; sync again")

@@ -233,3 +233,36 @@ def gpkg_point(blob):
 
     p = gpkgsql.to_shapely(blob)
     return (p.x, p.y)
+
+
+def test_each_crew_reads_and_writes_only_its_sites(office, pg_url, tmp_path):
+    """Crew role ``crew_…`` (no superuser, no CREATE) is assigned site-a only: it syncs site-a
+    (the log names it), lists only site-a, and a sync of site-b is refused with a message before
+    anything is written."""
+    import uuid
+
+    role = f"crew_{uuid.uuid4().hex[:8]}"
+    with contextlib.closing(office.connect()) as conn, conn:
+        conn.execute(sql.SQL("CREATE ROLE {} LOGIN").format(sql.Identifier(role)))
+    b_site = S.make_visit(tmp_path / "site-b.gpkg", site_id="site-b", trees=1)
+    sync(b_site, office)  # the office's own site-b
+    office.grant_site(role, "site-a")
+    crew_url = pg_url.replace("postgres@", f"{role}@", 1)
+    assert f"{role}@" in crew_url
+    crew = PostgisOffice(crew_url)
+    assert [s for s, _n, _h in crew.list_sites()] == ["site-a"]
+    mine = checkout(crew, "site-a", tmp_path / "crew-a.gpkg")
+    with contextlib.closing(S.connect(mine)) as conn, conn:
+        S.add_tree(conn, 1.0, 2.0, 3.0, "X")
+    assert sync(mine, crew).office_seq == 2
+    assert q(office, 'SELECT crew FROM "site-a".fieldapp_changesets WHERE seq = 2') == [(role,)]
+    # site-b: the office's laptop copy, synced by the crew's role
+    with contextlib.closing(S.connect(b_site)) as conn, conn:
+        S.add_tree(conn, 4.0, 5.0, 6.0, "Y")
+    before = b_site.read_bytes()
+    with pytest.raises(Exception, match=f"crew role {role} may not read or write site site-b"):
+        sync(b_site, crew)
+    assert office.head("site-b") == 1 and b_site.read_bytes() == before
+    with pytest.raises(Exception, match="may not read or write site site-b"):
+        checkout(crew, "site-b", tmp_path / "nope.gpkg")
+    assert not (tmp_path / "nope.gpkg").exists()
