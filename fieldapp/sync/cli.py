@@ -8,6 +8,7 @@ Examples::
     fieldapp sync --office /mnt/share/office --list                     # the sites in the office
     fieldapp sync --office /mnt/share/office --checkout site-a crew2.gpkg
     fieldapp sync --office /mnt/share/office --conflicts visit.gpkg
+    fieldapp sync --office /mnt/share/office --resolve 1a2b3c4d keep-theirs visit.gpkg
     fieldapp sync --office postgresql://crew2@gis.example.org/survey visit.gpkg   # PostGIS office
 
 A PostgreSQL URL is any libpq URL without a password: libpq takes it from PGPASSFILE
@@ -70,7 +71,10 @@ def _parser() -> argparse.ArgumentParser:
                    help="list the office's sites (site id, site name, head seq) and exit")
     p.add_argument("--checkout", metavar="SITE",
                    help="make VISIT a new laptop copy of SITE (its id, or its name if unique; see --list)")
-    p.add_argument("--conflicts", action="store_true", help="list VISIT's conflict records and exit")
+    p.add_argument("--conflicts", action="store_true", help="list VISIT's conflict records (with their ids) and exit")
+    p.add_argument("--resolve", nargs=2, metavar=("ID", "CHOICE"),
+                   help="resolve VISIT's conflict ID (see --conflicts) with keep-mine (the laptop's value),"
+                        " keep-theirs (the office's) or a VALUE; the next sync sends it to the office")
     p.add_argument("--lock-wait", type=_seconds, default=10.0, metavar="SECONDS",
                    help="how long to wait for another laptop's sync (default 10)")
     p.add_argument("-q", "--quiet", action="store_true", help="no progress lines")
@@ -210,8 +214,15 @@ def _run(args: argparse.Namespace) -> int:
         for c in conflicts:
             what = c.field or "(whole feature)"
             print(f"{c.created_utc} {c.kind.value} {c.layer} {c.feature_uuid} {what}: base={c.base!r}"
-                  f" theirs={c.theirs!r} ours={c.ours!r} kept={c.kept}"
-                  + (f" resolved {c.resolved_utc}" if c.resolved_utc else ""))
+                  f" theirs={c.theirs!r} ours={c.ours!r} kept={c.kept} id={c.uuid[:8]}"
+                  + (f" resolved {c.resolved_utc} ({c.resolution})" if c.resolved_utc else ""))
+        return 0
+    if args.resolve:
+        from fieldapp.sync.resolve import resolve_conflict
+
+        c, words = resolve_conflict(visit, *args.resolve)
+        print(f"conflict {c.uuid[:8]} ({c.layer} {c.feature_uuid} {c.field or '(whole feature)'}) resolved"
+              f" in {visit.name}: {words}; the next sync sends it to the office")
         return 0
 
     def progress(fraction: float, message: str) -> None:

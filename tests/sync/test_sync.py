@@ -438,3 +438,41 @@ def test_fieldapp_cli_dispatches_sync(site, capsys):
     office, lap, _ = site
     assert main(["sync", "--office", str(office.root), "-q", str(lap["C"])]) == 0
     assert "nothing to send or receive" in capsys.readouterr().out
+
+
+@pytest.mark.parametrize("choice, want", [("keep-mine", 21.0), ("keep-theirs", 20.0), ("19.5", 19.5)])
+def test_resolve_a_conflict_syncs_as_an_edit_and_marks_it_resolved_everywhere(any_site, capsys, choice, want):
+    """A sets t1's DBH to 20 in, B to 21 in; B syncs later: the office keeps 21 (last sync wins),
+    the record has theirs 20, ours 21. B resolves it; the value and the resolved mark reach the
+    office and laptop A by ordinary syncs."""
+    office, lap, (t1, _t2, _t3) = any_site
+    edit(lap["A"], ("UPDATE tree SET dbh_in = 20 WHERE uuid = ?", (t1,)))
+    edit(lap["B"], ("UPDATE tree SET dbh_in = 21 WHERE uuid = ?", (t1,)))
+    sync(lap["A"], office)
+    sync(lap["B"], office)
+    (c,) = read_conflicts(lap["B"])
+    where = office.url if isinstance(office, PostgisOffice) else str(office.root)
+    assert cli_main(["--office", where, "--resolve", c.uuid[:8], choice, str(lap["B"])]) == 0
+    assert f"conflict {c.uuid[:8]} (tree {t1} dbh_in) resolved" in capsys.readouterr().out
+    assert cli_main(["--office", where, "--resolve", c.uuid[:8], "keep-mine", str(lap["B"])]) == 1
+    assert "already resolved" in capsys.readouterr().err
+    sync(lap["B"], office)
+    sync(lap["A"], office)
+    for path in (lap["A"], lap["B"], master(office)):
+        assert S.by_uuid(path, "tree")[t1]["dbh_in"] == want
+        (r,) = read_conflicts(path)
+        assert r.resolved_utc is not None and r.resolution.startswith(choice)
+    pg_tables_match(office, master(office))
+
+
+def test_resolve_refuses_a_value_the_field_cannot_take(site, capsys):
+    office, lap, (t1, _t2, _t3) = site
+    edit(lap["A"], ("UPDATE tree SET dbh_in = 20 WHERE uuid = ?", (t1,)))
+    edit(lap["B"], ("UPDATE tree SET dbh_in = 21 WHERE uuid = ?", (t1,)))
+    sync(lap["A"], office)
+    sync(lap["B"], office)
+    (c,) = read_conflicts(lap["B"])
+    before = lap["B"].read_bytes()
+    assert cli_main(["--office", str(office.root), "--resolve", c.uuid, "twenty", str(lap["B"])]) == 1
+    assert "dbh_in of tree takes a number, not 'twenty'" in capsys.readouterr().err
+    assert lap["B"].read_bytes() == before
