@@ -56,7 +56,11 @@ def main(argv=None) -> int:
     p.add_argument("--kills", type=int, default=100)
     p.add_argument("--skip-big", action="store_true", help="skip (a) and (b)")
     args = p.parse_args(argv)
+    import signal
+
     from tests.sync import pgcluster, pgconcurrency
+
+    signal.signal(signal.SIGTERM, lambda *_: sys.exit(143))  # stop the throwaway cluster on kill
 
     print(f"load average {os.getloadavg()[0]:.2f} on {os.cpu_count()} cores")
     gen = pgcluster.server_url()

@@ -14,9 +14,9 @@ a folder another tool keeps in sync)::
       sites/<site_id>/history/<seq>-<id>.geodiff   every changeset applied, in order
       sites/<site_id>/lock                 who is syncing now (host, pid, time)
 
-A PostgreSQL / PostGIS office would implement the same interface in a module beside this one,
-with pygeodiff's ``postgres`` driver (``apply_changeset_ex``) and a table for the log; the
-laptop side does not change.
+The PostgreSQL / PostGIS office implements the same interface in :mod:`fieldapp.sync.pgoffice`.
+The master is read and written in place through SQLite (:mod:`fieldapp.sync.inplace`), never
+swapped, so QGIS may hold it open (WAL mode) while laptops sync.
 
 Everything read from the folder is validated before use: names match a strict pattern, paths
 stay inside the office folder (no ``..``, no symbolic link leading out), sizes are bounded, the

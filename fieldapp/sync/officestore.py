@@ -3,9 +3,8 @@ it trades in (:class:`LogEntry`, :class:`SiteSchema`, :class:`LockOwner`, :class
 
 The laptop side (:mod:`fieldapp.sync.engine`, :mod:`fieldapp.sync.phases`) talks to an office
 only through this interface. Implementations: :class:`fieldapp.sync.office.FolderOffice` (a plain
-folder: network share, USB drive). A PostgreSQL / PostGIS office would implement the same
-methods with pygeodiff's ``postgres`` driver (``apply_changeset_ex``) and a table for the log,
-beside the folder office; the laptop side does not change.
+folder: network share, USB drive) and :class:`fieldapp.sync.pgoffice.PostgisOffice` (a
+PostgreSQL / PostGIS database); :func:`fieldapp.sync.offices.open_office` picks one.
 """
 
 from __future__ import annotations
@@ -89,7 +88,8 @@ class LockOwner:
 
 
 class OfficeStore(abc.ABC):
-    """What the laptop side needs from an office. Implementations: :class:`FolderOffice`.
+    """What the laptop side needs from an office. Implementations: :class:`FolderOffice`,
+    :class:`~fieldapp.sync.pgoffice.PostgisOffice`.
 
     All methods taking ``site_id`` raise ``ValueError`` for an unsafe id and
     :class:`~fieldapp.sync.errors.InvalidOfficeData` for office data that fails validation.

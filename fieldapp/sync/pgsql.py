@@ -176,10 +176,9 @@ def change_sql(schema: str, table: Table, entry: dict, gd) -> tuple[sql.Composed
         return stmt, [_value(c, changes[table.columns.index(c)].get("new"), gd) for c in cols]
     where, params = [], []
     for i, col in enumerate(table.columns):
-        if col.pk:
-            w, p = _match(col, _value(col, changes.get(i, {}).get("old"), gd))
-            where.append(w)
-            params.extend(p)
+        if col.pk:  # "=" (the key is never NULL) so the key's index finds the row
+            where.append(sql.SQL("{} = {}").format(sql.Identifier(col.name), _placeholder(col)))
+            params.append(_value(col, changes.get(i, {}).get("old"), gd))
     if kind == "delete":
         return sql.SQL("DELETE FROM {} WHERE {}").format(qualified, sql.SQL(" AND ").join(where)), params
     if kind != "update":
@@ -202,10 +201,30 @@ def change_sql(schema: str, table: Table, entry: dict, gd) -> tuple[sql.Composed
     return stmt, set_params + params
 
 
+def _shape(entry: dict) -> tuple:
+    """What decides an entry's statement: its table, type and which old/new values it has."""
+    return (entry["table"], entry["type"],
+            tuple((c["column"], "old" in c, "new" in c) for c in entry["changes"]))
+
+
+def _batches(entries: list[dict]) -> list[tuple[int, list[dict]]]:
+    """Consecutive entries of one shape, with the index of the first (the order is kept)."""
+    out: list[tuple[int, list[dict]]] = []
+    last = None
+    for n, entry in enumerate(entries):
+        shape = _shape(entry)
+        if shape != last:
+            out.append((n, []))
+            last = shape
+        out[-1][1].append(entry)
+    return out
+
+
 def apply_entries(cur, schema: str, tables: dict[str, Table], entries: list[dict], gd) -> dict[str, int]:
     """Apply changeset entries (:func:`fieldapp.sync.changesets.read_entries`; ``gd`` a pygeodiff
-    context) with ``cur`` (inside the caller's transaction); return the
-    number of changes per table.
+    context) with ``cur`` (inside the caller's transaction), in order, consecutive entries of
+    one shape sent as one batch (psycopg ``executemany``, pipelined); return the number of
+    changes per table.
 
     Raises
     ------
@@ -216,19 +235,30 @@ def apply_entries(cur, schema: str, tables: dict[str, Table], entries: list[dict
     import psycopg
 
     counts: dict[str, int] = {}
-    for n, entry in enumerate(entries):
-        table = tables.get(entry["table"])
+    for first, batch in _batches(entries):
+        kind = batch[0]["type"]
+        table = tables.get(batch[0]["table"])
+        where = f"changes {first + 1}-{first + len(batch)} ({kind} in {batch[0]['table']})"
         if table is None:
-            raise ChangeDoesNotApply(f"change {n + 1} is to table {entry['table']!r}, which the site has not got")
-        stmt, params = change_sql(schema, table, entry, gd)
+            raise ChangeDoesNotApply(f"{where}: the site has no table {batch[0]['table']!r}")
+        stmt, _ = change_sql(schema, table, batch[0], gd)
+        params = [change_sql(schema, table, e, gd)[1] for e in batch]
+        checked = kind != "insert" and bool(params[0])
+        if checked:
+            stmt = stmt + sql.SQL(" RETURNING 1")
         try:
-            cur.execute(stmt, params)
+            cur.executemany(stmt, params, returning=checked)
         except psycopg.Error as exc:
-            raise ChangeDoesNotApply(
-                f"change {n + 1} ({entry['type']} in {table.name}) fails: {str(exc).splitlines()[0]}") from exc
-        if entry["type"] != "insert" and cur.rowcount != 1 and params:
-            raise ChangeDoesNotApply(
-                f"change {n + 1} ({entry['type']} in {table.name}) finds no row with the values it"
-                " was made from (the office row was changed or deleted meanwhile)")
-        counts[table.name] = counts.get(table.name, 0) + 1
+            raise ChangeDoesNotApply(f"{where} fail: {str(exc).splitlines()[0]}") from exc
+        if checked:
+            n = 0
+            while True:
+                if cur.rowcount != 1:
+                    raise ChangeDoesNotApply(
+                        f"change {first + n + 1} ({kind} in {table.name}) finds no row with the values it"
+                        " was made from (the office row was changed or deleted meanwhile)")
+                n += 1
+                if not cur.nextset():
+                    break
+        counts[table.name] = counts.get(table.name, 0) + len(batch)
     return counts
