@@ -201,6 +201,25 @@ def change_sql(schema: str, table: Table, entry: dict, gd) -> tuple[sql.Composed
     return stmt, set_params + params
 
 
+def change_params(table: Table, entry: dict, gd) -> list:
+    """The parameters of :func:`change_sql` for ``entry`` alone (the statement is the same for
+    every entry of one shape, so a batch builds it once)."""
+    changes = {c["column"]: c for c in entry["changes"]}
+    kind = entry["type"]
+    cols = table.columns
+    if kind == "insert":
+        return [_value(cols[i], changes[i].get("new"), gd) for i in sorted(changes)]
+    keys = [_value(c, changes.get(i, {}).get("old"), gd) for i, c in enumerate(cols) if c.pk]
+    if kind != "update":
+        return keys
+    news = [_value(cols[i], ch["new"], gd) for i, ch in sorted(changes.items()) if "new" in ch]
+    if not news:
+        return []
+    olds = [_value(cols[i], ch["old"], gd) for i, ch in sorted(changes.items())
+            if "new" in ch and not cols[i].pk and "old" in ch]
+    return news + keys + olds
+
+
 def _shape(entry: dict) -> tuple:
     """What decides an entry's statement: its table, type and which old/new values it has."""
     return (entry["table"], entry["type"],
@@ -241,8 +260,8 @@ def apply_entries(cur, schema: str, tables: dict[str, Table], entries: list[dict
         where = f"changes {first + 1}-{first + len(batch)} ({kind} in {batch[0]['table']})"
         if table is None:
             raise ChangeDoesNotApply(f"{where}: the site has no table {batch[0]['table']!r}")
-        stmt, _ = change_sql(schema, table, batch[0], gd)
-        params = [change_sql(schema, table, e, gd)[1] for e in batch]
+        stmt, first_params = change_sql(schema, table, batch[0], gd)
+        params = [first_params] + [change_params(table, e, gd) for e in batch[1:]]
         checked = kind != "insert" and bool(params[0])
         if checked:
             stmt = stmt + sql.SQL(" RETURNING 1")

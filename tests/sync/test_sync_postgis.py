@@ -266,3 +266,24 @@ def test_each_crew_reads_and_writes_only_its_sites(office, pg_url, tmp_path):
     with pytest.raises(Exception, match="may not read or write site site-b"):
         checkout(crew, "site-b", tmp_path / "nope.gpkg")
     assert not (tmp_path / "nope.gpkg").exists()
+
+
+def test_batch_parameters_are_the_statements_own():
+    """:func:`pgsql.change_params` gives exactly :func:`pgsql.change_sql`'s parameters, for an
+    insert, an update of two fields (one NULL before) and a delete."""
+    from fieldapp.sync import changesets as cs
+    from fieldapp.sync import pgsql
+
+    table = pgsql.Table("tree", (pgsql.Column("fid", "integer", pk=True), pgsql.Column("uuid", "text"),
+                                 pgsql.Column("dbh_in", "double"), pgsql.Column("status", "text")))
+    entries = [
+        {"table": "tree", "type": "insert", "changes": [{"column": 0, "new": 4}, {"column": 1, "new": "u4"},
+                                                          {"column": 2, "new": 14.0}, {"column": 3, "new": None}]},
+        {"table": "tree", "type": "update", "changes": [{"column": 0, "old": 2}, {"column": 2, "old": 11.0, "new": 12.5},
+                                                          {"column": 3, "old": None, "new": "dead"}]},
+        {"table": "tree", "type": "delete", "changes": [{"column": 0, "old": 3}, {"column": 1, "old": "u3"}]},
+    ]
+    gd = cs.new_geodiff()
+    want = [[4, "u4", 14.0, None], [12.5, "dead", 2, 11.0, None], [3]]
+    for e, w in zip(entries, want):
+        assert pgsql.change_sql("site-a", table, e, gd)[1] == pgsql.change_params(table, e, gd) == w
