@@ -90,7 +90,7 @@ class SyncDialog(QDialog):
         lay = QVBoxLayout(self)
         lay.addWidget(QLabel(f"Visit: <b>{visit_path.name}</b>"))
         row = QHBoxLayout()
-        row.addWidget(QLabel("Office folder"))
+        row.addWidget(QLabel("Office folder or database"))
         self.folder = QLineEdit(office_dir or "")
         self.folder.setObjectName("officeFolder")
         self.folder.setPlaceholderText("a network share, USB drive, synced folder, or postgresql://crew@server/db")
@@ -453,7 +453,7 @@ class OfficeActions(QObject):
                 return
             create = True
         except Exception as exc:  # noqa: BLE001
-            self.show_message("Sync", f"Office folder not usable: {error_words(exc)}", error=True)
+            self.show_message("Sync", f"Office not usable: {error_words(exc)}", error=True)
             return
         self.w.remember_setting(office_dir=str(office_dir))
 
