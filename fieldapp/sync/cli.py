@@ -10,6 +10,7 @@ Examples::
     fieldapp sync --office /mnt/share/office --conflicts visit.gpkg
     fieldapp sync --office /mnt/share/office --resolve 1a2b3c4d keep-theirs visit.gpkg
     fieldapp sync --office postgresql://crew2@gis.example.org/survey visit.gpkg   # PostGIS office
+    fieldapp sync --office postgresql://admin@gis.example.org/survey --grant crew2 --site site-a
 
 A PostgreSQL URL is any libpq URL without a password: libpq takes it from PGPASSFILE
 (~/.pgpass) or PGPASSWORD, else the OS keyring (service ``fieldapp-postgres``, user
@@ -75,6 +76,9 @@ def _parser() -> argparse.ArgumentParser:
     p.add_argument("--resolve", nargs=2, metavar=("ID", "CHOICE"),
                    help="resolve VISIT's conflict ID (see --conflicts) with keep-mine (the laptop's value),"
                         " keep-theirs (the office's) or a VALUE; the next sync sends it to the office")
+    p.add_argument("--grant", metavar="ROLE",
+                   help="PostGIS office only, run by the office: assign --site to the crew's database ROLE"
+                        " (it may then read and write that site only)")
     p.add_argument("--lock-wait", type=_seconds, default=10.0, metavar="SECONDS",
                    help="how long to wait for another laptop's sync (default 10)")
     p.add_argument("-q", "--quiet", action="store_true", help="no progress lines")
@@ -198,6 +202,13 @@ def _run(args: argparse.Namespace) -> int:
         for site_id, name, head in sites:
             print(f"{site_id}\t{name if name is not None else '(name unreadable)'}\t"
                   f"head {head if head is not None else '(unreadable)'}")
+        return 0
+    if args.grant:
+        if not args.site or not hasattr(office, "grant_site"):
+            print("fieldapp sync: --grant needs a postgresql:// --office and --site SITE", file=sys.stderr)
+            return 2
+        office.grant_site(args.grant, args.site)
+        print(f"site {args.site} in {office.describe()} assigned to crew role {args.grant}")
         return 0
     if args.checkout:
         if args.visit is None:

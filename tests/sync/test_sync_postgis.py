@@ -235,7 +235,7 @@ def gpkg_point(blob):
     return (p.x, p.y)
 
 
-def test_each_crew_reads_and_writes_only_its_sites(office, pg_url, tmp_path):
+def test_each_crew_reads_and_writes_only_its_sites(office, pg_url, tmp_path, capsys):
     """Crew role ``crew_…`` (no superuser, no CREATE) is assigned site-a only: it syncs site-a
     (the log names it), lists only site-a, and a sync of site-b is refused with a message before
     anything is written."""
@@ -246,9 +246,11 @@ def test_each_crew_reads_and_writes_only_its_sites(office, pg_url, tmp_path):
         conn.execute(sql.SQL("CREATE ROLE {} LOGIN").format(sql.Identifier(role)))
     b_site = S.make_visit(tmp_path / "site-b.gpkg", site_id="site-b", trees=1)
     sync(b_site, office)  # the office's own site-b
-    office.grant_site(role, "site-a")
+    assert cli_main(["--office", pg_url, "--grant", role, "--site", "site-a"]) == 0  # the office assigns it
     crew_url = pg_url.replace("postgres@", f"{role}@", 1)
     assert f"{role}@" in crew_url
+    assert f"assigned to crew role {role}" in capsys.readouterr().out
+    assert cli_main(["--office", str(tmp_path), "--grant", role, "--site", "site-a"]) == 2  # a folder: no roles
     crew = PostgisOffice(crew_url)
     assert [s for s, _n, _h in crew.list_sites()] == ["site-a"]
     mine = checkout(crew, "site-a", tmp_path / "crew-a.gpkg")
