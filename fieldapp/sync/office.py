@@ -511,6 +511,26 @@ class FolderOffice(OfficeStore):
         check_geopackage(master, what="master GeoPackage", max_bytes=self.max_master_bytes, error=InvalidOfficeData)
         snapshot_sqlite(master, Path(dest))
 
+    def tag_block(self, site_id: str, laptop_id: str) -> int | None:
+        """The laptop's tag block, from ``sites/<id>/tag-blocks.json`` (``{"laptops": {laptop id:
+        block}}``), the next unused block written there durably the first time (caller holds
+        the lock). Raises :class:`InvalidOfficeData` for a damaged file."""
+        path = self._inside(self.site_dir(site_id) / "tag-blocks.json", "tag blocks")
+        blocks: dict = {}
+        if path.exists() or path.is_symlink():
+            try:
+                blocks = dict(json.loads(path.read_text(encoding="utf-8"))["laptops"])
+            except (OSError, ValueError, KeyError, TypeError) as exc:
+                raise InvalidOfficeData(f"{path} is damaged: {exc}") from exc
+            if not all(isinstance(v, int) and v >= 1 for v in blocks.values()):
+                raise InvalidOfficeData(f"{path} holds a block that is not a whole number from 1")
+        if laptop_id not in blocks:
+            blocks[laptop_id] = max(blocks.values(), default=0) + 1
+            temp = temp_path_for(path)
+            temp.write_text(json.dumps({"laptops": blocks}, indent=1), encoding="utf-8")
+            replace_durably(temp, path)
+        return blocks[laptop_id]
+
     # ---- writing (caller holds the lock) ------------------------------------------------
     def create_site(self, site_id: str, schema_gpkg: Path) -> None:
         if not (self.root / OFFICE_MARKER).exists() and not self.create:

@@ -25,6 +25,10 @@ from fieldapp.sync import schemas
 #: Site ids become folder names: letters, digits, ``.``, ``_``, ``-``; no leading dot.
 SITE_ID_RE = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]{0,99}$")
 
+#: Tree tags per checkout: block n is tags n*1000 .. n*1000+999 (block 0, tags 1..999, is never
+#: given out: a site's first laptop numbered its trees from 1 before it had a block).
+TAG_BLOCK_SIZE = 1000
+
 #: ``step(message)``: a sub-step of an office write, for progress reports.
 StepCallback = Callable[[str], None]
 SchemaChange = schemas.SchemaChange
@@ -107,6 +111,13 @@ class OfficeStore(abc.ABC):
         """Raise :class:`~fieldapp.sync.errors.InvalidOfficeData` if the site cannot be written
         now (a damaged master, another program writing it); called before a sync writes
         anything. Default: nothing to check."""
+
+    def tag_block(self, site_id: str, laptop_id: str) -> int | None:
+        """The tree-tag block of this laptop's copy of the site, given out by the office the first
+        time it asks (the next unused one; caller holds the lock): block ``n`` holds the tags
+        ``n * TAG_BLOCK_SIZE`` to ``n * TAG_BLOCK_SIZE + TAG_BLOCK_SIZE - 1``, so laptops tallying
+        the same site offline never number two trees alike. ``None``: this office gives none."""
+        return None
 
     @abc.abstractmethod
     def lock(self, site_id: str, owner: LockOwner, *, wait_s: float = 10.0) -> contextlib.AbstractContextManager:

@@ -56,6 +56,7 @@ from fieldapp.sync.officestore import (
 
 REGISTRY = "fieldapp_office"
 CHANGES_TABLE = "fieldapp_changesets"
+TAG_BLOCKS_TABLE = "fieldapp_tag_blocks"
 KEYRING_SERVICE = "fieldapp-postgres"
 _RESERVED = {"public", REGISTRY, "information_schema", "topology", "tiger", "tiger_data"}
 
@@ -462,6 +463,18 @@ class PostgisOffice(OfficeStore):
             if version is not None and site["schema_version"] is not None and version < site["schema_version"]:
                 schemas.migrate_file(dest, site["schema_version"])
 
+    def tag_block(self, site_id: str, laptop_id: str) -> int | None:
+        """The laptop's tag block, from the site's ``fieldapp_tag_blocks`` table (laptop id,
+        block, crew, time), the next unused one given the first time (caller holds the lock)."""
+        from psycopg import sql
+
+        table = sql.Identifier(site_id, TAG_BLOCKS_TABLE)
+        with self._refused_as(site_id, "take a tag block of"), self._conn(site_id) as conn, conn.transaction():
+            conn.execute(sql.SQL("INSERT INTO {t} (laptop_id, block) SELECT %s, coalesce(max(block), 0) + 1"
+                                 " FROM {t} ON CONFLICT (laptop_id) DO NOTHING").format(t=table), (laptop_id,))
+            return conn.execute(sql.SQL("SELECT block FROM {} WHERE laptop_id = %s").format(table),
+                                (laptop_id,)).fetchone()[0]
+
     # ---- writing --------------------------------------------------------------------------------
     def create_site(self, site_id: str, schema_gpkg: Path) -> None:
         """Create the site's schema and tables from ``schema_gpkg`` (its rows too), in one
@@ -639,6 +652,9 @@ def _bookkeeping_ddl(site_id: str) -> list:
                 " applied_utc text NOT NULL, received_utc timestamptz NOT NULL DEFAULT now(),"
                 " sha256 text NOT NULL, size_bytes bigint NOT NULL, changeset bytea NOT NULL)").format(
                     sql.Identifier(site_id, CHANGES_TABLE)),
+        sql.SQL("CREATE TABLE {} (laptop_id text PRIMARY KEY, block integer NOT NULL UNIQUE"
+                " CHECK (block >= 1), crew text NOT NULL DEFAULT current_user,"
+                " given_utc timestamptz NOT NULL DEFAULT now())").format(sql.Identifier(site_id, TAG_BLOCKS_TABLE)),
         sql.SQL("CREATE TABLE {} (schema_version integer PRIMARY KEY, from_version integer NOT NULL,"
                 " after_seq bigint NOT NULL, migrated_utc text NOT NULL, laptop_id text NOT NULL,"
                 " fieldapp_version text)").format(sql.Identifier(site_id, schemas.SCHEMA_LOG_TABLE)),
