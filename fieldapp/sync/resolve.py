@@ -73,7 +73,14 @@ def _apply(path: Path, c: Conflict, choice: str) -> str:
     with contextlib.closing(connect(path)) as conn:
         gpkgsql.register(conn)
         with conn:
-            if c.kind is ConflictKind.SAME_FIELD:
+            if c.kind is ConflictKind.TAG_CLASH:
+                if choice in CHOICES:  # both trees keep their tags (the crew checked them)
+                    words = f"{choice}: tags left as they are"
+                else:
+                    value = _typed(conn, c.layer, "tag", choice)
+                    conn.execute(f"UPDATE {_qi(c.layer)} SET tag = ? WHERE uuid = ?", (value, c.feature_uuid))
+                    words = f"re-tagged: tag = {value}"
+            elif c.kind is ConflictKind.SAME_FIELD:
                 if choice in CHOICES:
                     value = _decode(c.ours if choice == "keep-mine" else c.theirs)
                 else:

@@ -60,3 +60,44 @@ def test_model_block_starts_after_the_highest_tag_in_it_and_overflows_above_all(
     assert [v.add_tree(x=2.0, y=2.0, dbh_in=10.0, species_code="ACSA").tag for _ in range(3)] == [2000, 2001, 2002]
     with pytest.raises(ValueError):
         v.set_tag_block(0, 10)
+
+
+def test_a_tag_clash_that_still_arises_is_a_conflict_record_and_can_be_re_tagged(tmp_path, capsys):
+    """Laptop B's crew nails tag 1000 -- A's block -- on a new tree (typed by hand). B's sync
+    keeps both trees and records a tag clash naming A's tree; `--resolve ID 2005` re-tags B's
+    tree, and after the syncs every copy has one tree per tag."""
+    import contextlib
+    import sqlite3
+
+    from fieldapp.sync import ConflictKind, FolderOffice, read_conflicts
+    from fieldapp.sync.cli import main as cli_main
+
+    office = FolderOffice(tmp_path / "office", create=True)
+    model = Visit.new("Tag lot", crs="EPSG:32616", who="a@laptop-a")
+    a = tmp_path / "a.gpkg"
+    create_visit(a, model).close()
+    site = sync(a, office).site_id
+    b = checkout(office, site, tmp_path / "b.gpkg")
+    for path in (a, b):
+        ctl = app_open_visit(path)
+        try:
+            ctl.model.add_tree(x=500100.0, y=4983100.0, dbh_in=12.0, species_code="QURU")
+        finally:
+            ctl.store.close()
+    with contextlib.closing(sqlite3.connect(b)) as conn, conn:
+        conn.execute("UPDATE tree SET tag = 1000")  # B's tree: 2000 -> 1000, A's tag
+    sync(a, office)
+    report = sync(b, office)
+    (c,) = [k for k in report.conflicts if k.kind is ConflictKind.TAG_CLASH]
+    a_tree = [u for (u,) in sqlite3.connect(a).execute("SELECT uuid FROM tree")]
+    assert (c.field, c.ours, c.theirs["tag"], c.kept) == ("tag", 1000, 1000, "both")
+    assert [c.theirs["uuid"]] == a_tree
+    assert cli_main(["--office", str(office.root), "--resolve", c.uuid[:8], "2005", str(b)]) == 0
+    assert "re-tagged: tag = 2005" in capsys.readouterr().out
+    for path in (b, a, b):
+        sync(path, office)
+    for path in (a, b, office.master_path(site)):
+        with contextlib.closing(sqlite3.connect(path)) as conn:
+            assert sorted(t for (t,) in conn.execute("SELECT tag FROM tree")) == [1000, 2005]
+        (r,) = [k for k in read_conflicts(path) if k.kind is ConflictKind.TAG_CLASH]
+        assert r.resolved_utc is not None
