@@ -131,6 +131,37 @@ class Visit(ShorelineCommands, EditCommands):
         # lowered by a delete or an undo, so a deleted tree brought back by undo / restore can
         # never share its tag with one tallied since. Kept by _apply_memory: O(1) per tree.
         self._max_tag = 0
+        # The office's tag block for this laptop copy (first, last), and the highest tag seen in
+        # it: new trees are numbered inside the block, so laptops never number two trees alike.
+        self._tag_range: tuple[int, int] | None = None
+        self._max_in_range = 0
+
+    def set_tag_block(self, first: int, last: int) -> None:
+        """Number new trees from ``first`` to ``last`` (the office's tag block of this laptop
+        copy: :func:`fieldapp.sync.laptop.tag_range_of`), after the highest tag already in it.
+
+        Raises ``ValueError`` unless ``1 <= first <= last``.
+        """
+        if not (isinstance(first, int) and isinstance(last, int) and 1 <= first <= last):
+            raise ValueError(f"tag block {first}..{last} is not a range of whole numbers from 1")
+        self._tag_range = (first, last)
+        self._max_in_range = max((t.tag for t in self._data[Layer.TREE].values() if first <= t.tag <= last),
+                                 default=0)
+
+    @property
+    def tag_block(self) -> tuple[int, int] | None:
+        """This laptop copy's tag block ``(first, last)``, or ``None`` (tags follow the highest)."""
+        return self._tag_range
+
+    def next_tag(self) -> int:
+        """The tag the next tallied tree gets: the next one of the tag block (a full block, or
+        none: one more than the highest tag of this session)."""
+        if self._tag_range is not None:
+            first, last = self._tag_range
+            tag = max(self._max_in_range, first - 1) + 1
+            if tag <= last:
+                return tag
+        return self._max_tag + 1
 
     # ---------------------------------------------------------------- construction
     @classmethod
@@ -285,8 +316,10 @@ class Visit(ShorelineCommands, EditCommands):
             return
         table = self._data[ch.layer]
         pf = PARENTS[ch.layer].field if ch.layer in PARENTS else None
-        if ch.layer is Layer.TREE and ch.new is not None and ch.new.tag > self._max_tag:
-            self._max_tag = ch.new.tag
+        if ch.layer is Layer.TREE and ch.new is not None:
+            self._max_tag = max(self._max_tag, ch.new.tag)
+            if self._tag_range and self._tag_range[0] <= ch.new.tag <= self._tag_range[1]:
+                self._max_in_range = max(self._max_in_range, ch.new.tag)
         if ch.action is Action.REMOVED:
             table.pop(ch.old.uuid, None)
             if pf:
@@ -548,7 +581,7 @@ class Visit(ShorelineCommands, EditCommands):
             species_name = species_name or (caliper.species_label or "")
             caliper_reading_id = caliper_reading_id or _reading_id(caliper)
         px, py = self._xy(x, y, fix)
-        tag = self._max_tag + 1
+        tag = self.next_tag()
         tree = Tree(
             **self._stamp(), tag=tag, x=px, y=py, dbh_in=dbh_in, species_code=species_code,
             species_name=species_name, leaf_habit=enum_value(LeafHabit, leaf_habit, "leaf_habit"),

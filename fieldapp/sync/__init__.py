@@ -30,6 +30,8 @@ _HOME = {
                      "SyncCancelled", "SyncError", "VisitRefused"), "fieldapp.sync.errors"),
     **dict.fromkeys(("FolderOffice", "LockOwner", "LogEntry", "OfficeStore", "SchemaChange",
                      "SiteSchema"), "fieldapp.sync.office"),
+    "PostgisOffice": "fieldapp.sync.pgoffice",
+    **dict.fromkeys(("open_office", "is_postgres_url"), "fieldapp.sync.offices"),
 }
 
 
@@ -49,7 +51,7 @@ def __dir__() -> list[str]:
 __all__ = [
     "CancelToken", "Conflict", "ConflictKind", "ConflictPolicy", "FolderOffice",
     "InvalidOfficeData", "InvalidOfficeRecords", "LaptopStateError", "LayerCounts", "LockOwner", "LogEntry",
-    "NewerSchema", "OfficeLocked", "OfficeNotFound", "OfficeStore", "SchemaChange", "SchemaMismatch",
+    "NewerSchema", "OfficeLocked", "OfficeNotFound", "OfficeStore", "PostgisOffice", "SchemaChange", "SchemaMismatch",
     "SiteSchema", "SyncCancelled", "SyncError", "SyncReport", "VisitRefused", "check_visit_file", "checkout",
-    "read_conflicts", "sync",
+    "is_postgres_url", "open_office", "read_conflicts", "sync",
 ]

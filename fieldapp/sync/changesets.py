@@ -195,3 +195,28 @@ def validate_logged(path: Path, *, expected_seq: int, expected_id: str, what: st
             f"{what}: logs itself as {got!r} ({n} log rows), expected seq {expected_seq}"
             f" id {expected_id}"
         )
+
+
+def read_entries(gd: pygeodiff.GeoDiff, changeset: Path) -> list[dict]:
+    """The entries of ``changeset`` read with pygeodiff's changeset reader, in the shape of
+    :func:`list_changes` (``{"table", "type", "changes": [{"column", "old", "new"}]}``) but with
+    the values as stored: ``None`` for NULL, ``bytes`` for blobs and geometries (GeoPackage
+    blobs), never JSON text. A value the changeset leaves undefined (an update's unchanged
+    column) has no ``old`` / ``new`` key."""
+    kinds = {pygeodiff.ChangesetEntry.OP_INSERT: "insert", pygeodiff.ChangesetEntry.OP_UPDATE: "update",
+             pygeodiff.ChangesetEntry.OP_DELETE: "delete"}
+    out = []
+    for entry in gd.read_changeset(str(changeset)):
+        old = getattr(entry, "old_values", None)
+        new = getattr(entry, "new_values", None)
+        changes = []
+        for i in range(entry.values_count):
+            ch: dict = {"column": i}
+            if old is not None and not isinstance(old[i], pygeodiff.UndefinedValue):
+                ch["old"] = old[i]
+            if new is not None and not isinstance(new[i], pygeodiff.UndefinedValue):
+                ch["new"] = new[i]
+            if len(ch) > 1:
+                changes.append(ch)
+        out.append({"table": entry.table.name, "type": kinds[entry.operation], "changes": changes})
+    return out

@@ -8,6 +8,14 @@ Examples::
     fieldapp sync --office /mnt/share/office --list                     # the sites in the office
     fieldapp sync --office /mnt/share/office --checkout site-a crew2.gpkg
     fieldapp sync --office /mnt/share/office --conflicts visit.gpkg
+    fieldapp sync --office /mnt/share/office --resolve 1a2b3c4d keep-theirs visit.gpkg
+    fieldapp sync --office postgresql://crew2@gis.example.org/survey visit.gpkg   # PostGIS office
+    fieldapp sync --office postgresql://admin@gis.example.org/survey --grant crew2 --site site-a
+
+A PostgreSQL URL is any libpq URL without a password: libpq takes it from PGPASSFILE
+(~/.pgpass) or PGPASSWORD, else the OS keyring (service ``fieldapp-postgres``, user
+``USER@HOST:PORT/DB``). ``--init-office`` there creates the office tables (and PostGIS if
+missing) when the first site is synced.
 
 The office folder must already be a fieldapp office (hold ``fieldapp-office.json``); a new one
 is made only with ``--init-office`` (the folder's parent must exist), so a mistyped path or an
@@ -31,6 +39,8 @@ from fieldapp.sync import files
 from fieldapp.sync.engine import ConflictPolicy, checkout, read_conflicts, sync
 from fieldapp.sync.errors import SyncError
 from fieldapp.sync.office import FolderOffice, check_site_id
+from fieldapp.sync.offices import open_office
+from fieldapp.sync.officestore import OfficeStore
 
 
 def _seconds(text: str) -> float:
@@ -49,8 +59,9 @@ def _parser() -> argparse.ArgumentParser:
         prog="fieldapp sync",
         description="Sync a visit with an office folder, list the office's sites, check a site out"
                     " to a new laptop copy, or list a visit's conflicts.")
-    p.add_argument("--office", required=True, type=Path,
-                   help="office folder (share, USB drive ...); must already be a fieldapp office")
+    p.add_argument("--office", required=True,
+                   help="office folder (share, USB drive ...) or PostgreSQL URL postgresql://USER@HOST:PORT/DB"
+                        " (password from PGPASSFILE, PGPASSWORD or the keyring); must already be a fieldapp office")
     p.add_argument("--init-office", action="store_true",
                    help="make a new office in the --office folder (created if missing; its parent must exist)")
     p.add_argument("visit", nargs="?", type=Path, help="visit GeoPackage (default: the only *.gpkg here)")
@@ -62,7 +73,13 @@ def _parser() -> argparse.ArgumentParser:
                    help="list the office's sites (site id, site name, head seq) and exit")
     p.add_argument("--checkout", metavar="SITE",
                    help="make VISIT a new laptop copy of SITE (its id, or its name if unique; see --list)")
-    p.add_argument("--conflicts", action="store_true", help="list VISIT's conflict records and exit")
+    p.add_argument("--conflicts", action="store_true", help="list VISIT's conflict records (with their ids) and exit")
+    p.add_argument("--resolve", nargs=2, metavar=("ID", "CHOICE"),
+                   help="resolve VISIT's conflict ID (see --conflicts) with keep-mine (the laptop's value),"
+                        " keep-theirs (the office's) or a VALUE; the next sync sends it to the office")
+    p.add_argument("--grant", metavar="ROLE",
+                   help="PostGIS office only, run by the office: assign --site to the crew's database ROLE"
+                        " (it may then read and write that site only)")
     p.add_argument("--lock-wait", type=_seconds, default=10.0, metavar="SECONDS",
                    help="how long to wait for another laptop's sync (default 10)")
     p.add_argument("-q", "--quiet", action="store_true", help="no progress lines")
@@ -117,12 +134,14 @@ def _site_name(office: FolderOffice, site_id: str) -> str | None:
     return row[0] if row and isinstance(row[0], str) else None
 
 
-def list_sites(office: FolderOffice) -> list[tuple[str, str | None, int | None]]:
+def list_sites(office: OfficeStore) -> list[tuple[str, str | None, int | None]]:
     """The office's sites as ``(site id, site name or None, head seq or None)``, by id.
 
     Raises the office's errors (:class:`~fieldapp.sync.errors.OfficeNotFound` ...) when the
-    folder is not a fieldapp office; a site whose master cannot be read has head None.
+    folder (database) is not a fieldapp office; a site whose master cannot be read has head None.
     """
+    if not isinstance(office, FolderOffice):
+        return office.list_sites()
     office.check_available()
     sites_dir = office.root / "sites"
     out = []
@@ -147,7 +166,7 @@ def _describe_sites(sites: list[tuple[str, str | None, int | None]]) -> str:
     return "sites here: " + ", ".join(f"{i} ({n})" if n else i for i, n, _ in sites)
 
 
-def _resolve_site(office: FolderOffice, wanted: str) -> str:
+def _resolve_site(office: OfficeStore, wanted: str) -> str:
     """The id of the site ``wanted``: itself if a site has that id, else the id of the one site
     named so (case and outer spaces ignored); else ``wanted`` (checkout then refuses it)."""
     sites = list_sites(office)
@@ -160,7 +179,7 @@ def _resolve_site(office: FolderOffice, wanted: str) -> str:
     return named[0] if named else wanted
 
 
-def _checkout(office: FolderOffice, wanted: str, visit: Path) -> tuple[str, Path]:
+def _checkout(office: OfficeStore, wanted: str, visit: Path) -> tuple[str, Path]:
     """Check out ``wanted`` (id or unique name) to ``visit``; an unknown site's message names the sites."""
     if visit.exists() or visit.is_symlink():
         return wanted, checkout(office, wanted, visit)  # refuses the existing file first, as always
@@ -176,7 +195,7 @@ def _checkout(office: FolderOffice, wanted: str, visit: Path) -> tuple[str, Path
 
 
 def _run(args: argparse.Namespace) -> int:
-    office = FolderOffice(args.office, create=args.init_office)
+    office = open_office(args.office, create=args.init_office)
     if args.list:
         sites = list_sites(office)
         if not sites:
@@ -184,6 +203,13 @@ def _run(args: argparse.Namespace) -> int:
         for site_id, name, head in sites:
             print(f"{site_id}\t{name if name is not None else '(name unreadable)'}\t"
                   f"head {head if head is not None else '(unreadable)'}")
+        return 0
+    if args.grant:
+        if not args.site or not hasattr(office, "grant_site"):
+            print("fieldapp sync: --grant needs a postgresql:// --office and --site SITE", file=sys.stderr)
+            return 2
+        office.grant_site(args.grant, args.site)
+        print(f"site {args.site} in {office.describe()} assigned to crew role {args.grant}")
         return 0
     if args.checkout:
         if args.visit is None:
@@ -200,8 +226,15 @@ def _run(args: argparse.Namespace) -> int:
         for c in conflicts:
             what = c.field or "(whole feature)"
             print(f"{c.created_utc} {c.kind.value} {c.layer} {c.feature_uuid} {what}: base={c.base!r}"
-                  f" theirs={c.theirs!r} ours={c.ours!r} kept={c.kept}"
-                  + (f" resolved {c.resolved_utc}" if c.resolved_utc else ""))
+                  f" theirs={c.theirs!r} ours={c.ours!r} kept={c.kept} id={c.uuid[:8]}"
+                  + (f" resolved {c.resolved_utc} ({c.resolution})" if c.resolved_utc else ""))
+        return 0
+    if args.resolve:
+        from fieldapp.sync.resolve import resolve_conflict
+
+        c, words = resolve_conflict(visit, *args.resolve)
+        print(f"conflict {c.uuid[:8]} ({c.layer} {c.feature_uuid} {c.field or '(whole feature)'}) resolved"
+              f" in {visit.name}: {words}; the next sync sends it to the office")
         return 0
 
     def progress(fraction: float, message: str) -> None:

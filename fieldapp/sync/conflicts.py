@@ -53,6 +53,9 @@ class ConflictKind(enum.Enum):
     EDIT_VS_DELETE = "edit-vs-delete"
     #: This laptop deleted a feature the office had edited since: the delete stands.
     DELETE_VS_EDIT = "delete-vs-edit"
+    #: A tree new from this laptop has the tag of another tree (tags are physical): both trees
+    #: are kept and the crew re-tags one (``--resolve ID NEW_TAG``); ``theirs`` names the other.
+    TAG_CLASH = "tag-clash"
 
 
 @dataclass(frozen=True)
@@ -278,6 +281,32 @@ def resolve_conflicts(new_master: Path, tables: dict[str, cs.TableSchema], confl
                 t = tables[table]
                 where = " AND ".join(f"{_qi(t.columns[i])} = ?" for i in t.pk)
                 conn.execute(f"UPDATE {_qi(table)} SET {_qi(col)} = ? WHERE {where}", (value, *pk))
+
+
+def tag_clashes(theirs: Path, new_master: Path, ctx: ConflictContext, counts: dict) -> list[Conflict]:
+    """A :attr:`ConflictKind.TAG_CLASH` record for each tree this laptop sends new (in
+    ``new_master``, not in ``theirs``) whose ``tag`` another tree of the site already has;
+    both trees are kept. Nothing for a site without a ``tree`` layer with a ``tag`` column."""
+    with contextlib.closing(connect(new_master, readonly=True)) as conn:
+        if "tag" not in {r[1] for r in conn.execute("PRAGMA table_info(tree)")}:
+            return []
+        trees = conn.execute("SELECT uuid, fid, tag FROM tree WHERE tag IS NOT NULL").fetchall()
+    with contextlib.closing(connect(theirs, readonly=True)) as conn:
+        known = {u for (u,) in conn.execute("SELECT uuid FROM tree")}
+    by_tag: dict = {}
+    for u, _fid, tag in trees:
+        by_tag.setdefault(tag, []).append(u)
+    now = utc_now_iso()
+    out = []
+    for u, fid, tag in trees:
+        others = [o for o in by_tag[tag] if o != u]
+        if u in known or not others:
+            continue
+        counts["tree"]["conflicts"] += 1
+        out.append(Conflict(uuid.uuid4().hex, "tree", u, fid, "tag", ConflictKind.TAG_CLASH, None,
+                            {"uuid": others[0], "tag": tag}, tag, "both", ctx.policy.value,
+                            ctx.changeset_id, ctx.seq, ctx.laptop_id, ctx.synced_by, now))
+    return out
 
 
 def insert_conflicts(conn: sqlite3.Connection, conflicts: list[Conflict]) -> None:

@@ -199,14 +199,19 @@ def _run_locked(job: _Sync, lock_wait_s: float) -> tuple[str | None, SyncOutcome
     office, state, prog = job.office, job.state, job.prog
     owner = LockOwner.here(state.laptop_id)
     prog(0.05, f"locking site {state.site_id} in {office.describe()}")
-    with office.lock(state.site_id, owner, wait_s=lock_wait_s):
-        prog.heartbeat = lambda: office.heartbeat(state.site_id, owner)
-        resumed = job.resume()
-        prog.committed = False
-        outcome = job.run()
-        prog.heartbeat = None
-    with contextlib.suppress(OSError):
-        shutil.rmtree(state.work)
+    try:
+        with office.lock(state.site_id, owner, wait_s=lock_wait_s):
+            prog.heartbeat = lambda: office.heartbeat(state.site_id, owner)
+            resumed = job.resume()
+            prog.committed = False
+            outcome = job.run()
+            if state.tag_block is None:  # a laptop from before tag blocks, or the site's first
+                with contextlib.suppress(SyncError, OSError):  # no block: tags as before, the sync stands
+                    state.record_tag_block(office.tag_block(state.site_id, state.laptop_id))
+            prog.heartbeat = None
+    finally:  # refused or failed too: no scratch copies are left on the laptop
+        with contextlib.suppress(OSError):
+            shutil.rmtree(state.work)
     return resumed, outcome
 
 
@@ -289,6 +294,7 @@ def checkout(office: OfficeStore, site_id: str, visit_path: str | os.PathLike) -
                 ) from exc
             copy_durably(temp, state.base)
             state.load(site_id)
+            state.record_tag_block(office.tag_block(site_id, state.laptop_id))
             os.replace(temp, visit)
         except BaseException:
             if not visit.exists():  # nothing half-made: no .sync folder without its visit

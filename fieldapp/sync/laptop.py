@@ -104,14 +104,28 @@ class LaptopState:
         self.dir.mkdir(exist_ok=True)
         data = self._stored
         if data.get("site_id") != self.site_id or data.get("laptop_id") != self.laptop_id:
-            write_json_durably(
-                self.state_file,
-                {"format": STATE_FORMAT, "version": 1, "laptop_id": self.laptop_id,
-                 "site_id": self.site_id},
-            )
+            self._write_state(data.get("tag_block"))
         if self.work.exists():
             shutil.rmtree(self.work)
         self.work.mkdir()
+
+    def _write_state(self, tag_block: int | None) -> None:
+        data = {"format": STATE_FORMAT, "version": 1, "laptop_id": self.laptop_id, "site_id": self.site_id}
+        if tag_block is not None:
+            data["tag_block"] = tag_block
+        write_json_durably(self.state_file, data)
+        self._stored = data
+
+    @property
+    def tag_block(self) -> int | None:
+        """The tree-tag block the office gave this laptop copy (see :func:`tag_range_of`)."""
+        block = self._stored.get("tag_block")
+        return block if isinstance(block, int) and block >= 1 else None
+
+    def record_tag_block(self, block: int | None) -> None:
+        """Keep the office's tag block in ``state.json`` (after :meth:`load`); ``None``: nothing."""
+        if block is not None and block != self.tag_block:
+            self._write_state(block)
 
     def read_pending(self) -> _Pending | None:
         if not self.pending_json.exists():
@@ -166,3 +180,24 @@ def site_id_of(visit: Path) -> str:
                 if row and isinstance(row[0], str) and row[0].strip():
                     return row[0].strip()
     return Path(visit).stem
+
+
+def tag_range_of(visit: Path) -> tuple[int, int] | None:
+    """The tree tags ``(first, last)`` this laptop copy of a site numbers new trees with: the
+    office's tag block recorded beside the visit (``VISIT.gpkg.sync/state.json``) at checkout or
+    sync, ``None`` when it has none (never synced, or a damaged state file: tags as before).
+
+    >>> tag_range_of(Path("/nonexistent/visit.gpkg")) is None
+    True
+    """
+    from fieldapp.sync.officestore import TAG_BLOCK_SIZE
+
+    state = LaptopState(visit)
+    try:
+        data = json.loads(state.state_file.read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return None
+    block = data.get("tag_block") if isinstance(data, dict) else None
+    if not isinstance(block, int) or block < 1:
+        return None
+    return block * TAG_BLOCK_SIZE, block * TAG_BLOCK_SIZE + TAG_BLOCK_SIZE - 1

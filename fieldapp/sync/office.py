@@ -14,9 +14,9 @@ a folder another tool keeps in sync)::
       sites/<site_id>/history/<seq>-<id>.geodiff   every changeset applied, in order
       sites/<site_id>/lock                 who is syncing now (host, pid, time)
 
-A PostgreSQL / PostGIS office would implement the same interface in a module beside this one,
-with pygeodiff's ``postgres`` driver (``apply_changeset_ex``) and a table for the log; the
-laptop side does not change.
+The PostgreSQL / PostGIS office implements the same interface in :mod:`fieldapp.sync.pgoffice`.
+The master is read and written in place through SQLite (:mod:`fieldapp.sync.inplace`), never
+swapped, so QGIS may hold it open (WAL mode) while laptops sync.
 
 Everything read from the folder is validated before use: names match a strict pattern, paths
 stay inside the office folder (no ``..``, no symbolic link leading out), sizes are bounded, the
@@ -47,6 +47,7 @@ from pathlib import Path
 from fieldapp.sync import changesets as cs
 from fieldapp.sync import gpkgsql, schemas
 from fieldapp.sync.errors import InvalidOfficeData, OfficeLocked, OfficeNotFound, SyncError
+from fieldapp.sync.inplace import MasterBusy, MasterChanged, MasterWriter, check_writable
 from fieldapp.sync.files import (
     LOG_TABLE,
     TEMP_PREFIX,
@@ -56,7 +57,6 @@ from fieldapp.sync.files import (
     fsync_dir,
     log_head_in,
     record_changeset_file,
-    remove_quietly,
     replace_durably,
     sha256_of,
     snapshot_sqlite,
@@ -358,10 +358,36 @@ class FolderOffice(OfficeStore):
     def _clean_temps(site: Path) -> None:
         """Remove temporary files a killed sync left behind (only ever called under the lock)."""
         for folder in (site, site / "history"):
+            if folder.is_symlink():  # never follow a link out of the office (the path check refuses it)
+                continue
             if folder.is_dir():
                 for p in folder.iterdir():
                     if p.name.startswith(TEMP_PREFIX) and not p.is_symlink():
                         p.unlink(missing_ok=True)
+
+    def check_writable(self, site_id: str) -> None:
+        """Refuse, before a sync writes anything, a master that is damaged (``quick_check``) or
+        that another program (QGIS) is writing right now; nothing to check for a new site.
+
+        Raises :class:`InvalidOfficeData` saying so (and, where the system tells, who holds it).
+        """
+        master = self._existing_master(site_id)
+        if master is None:
+            return
+        try:
+            with contextlib.closing(connect(master, readonly=True)) as conn:
+                check = conn.execute("PRAGMA quick_check").fetchone()[0]
+        except sqlite3.DatabaseError as exc:
+            check = str(exc)
+        if check != "ok":
+            raise InvalidOfficeData(
+                f"the master GeoPackage of site {site_id} ({master}) is damaged (quick_check: {check});"
+                " nothing was written. Restore it from the office's backup; the laptops keep their edits"
+            )
+        try:
+            check_writable(master)
+        except MasterBusy as exc:
+            raise InvalidOfficeData(f"{exc}; nothing was written") from exc
 
     # ---- reading ------------------------------------------------------------------------
     def _light_master_check(self, master: Path) -> None:
@@ -485,6 +511,26 @@ class FolderOffice(OfficeStore):
         check_geopackage(master, what="master GeoPackage", max_bytes=self.max_master_bytes, error=InvalidOfficeData)
         snapshot_sqlite(master, Path(dest))
 
+    def tag_block(self, site_id: str, laptop_id: str) -> int | None:
+        """The laptop's tag block, from ``sites/<id>/tag-blocks.json`` (``{"laptops": {laptop id:
+        block}}``), the next unused block written there durably the first time (caller holds
+        the lock). Raises :class:`InvalidOfficeData` for a damaged file."""
+        path = self._inside(self.site_dir(site_id) / "tag-blocks.json", "tag blocks")
+        blocks: dict = {}
+        if path.exists() or path.is_symlink():
+            try:
+                blocks = dict(json.loads(path.read_text(encoding="utf-8"))["laptops"])
+            except (OSError, ValueError, KeyError, TypeError) as exc:
+                raise InvalidOfficeData(f"{path} is damaged: {exc}") from exc
+            if not all(isinstance(v, int) and v >= 1 for v in blocks.values()):
+                raise InvalidOfficeData(f"{path} holds a block that is not a whole number from 1")
+        if laptop_id not in blocks:
+            blocks[laptop_id] = max(blocks.values(), default=0) + 1
+            temp = temp_path_for(path)
+            temp.write_text(json.dumps({"laptops": blocks}, indent=1), encoding="utf-8")
+            replace_durably(temp, path)
+        return blocks[laptop_id]
+
     # ---- writing (caller holds the lock) ------------------------------------------------
     def create_site(self, site_id: str, schema_gpkg: Path) -> None:
         if not (self.root / OFFICE_MARKER).exists() and not self.create:
@@ -524,30 +570,38 @@ class FolderOffice(OfficeStore):
         for orphan in history.parent.glob("*.geodiff"):  # left by a sync killed before replace
             if orphan != history and orphan.name[:8].isdigit() and int(orphan.name[:8]) >= entry.seq:
                 orphan.unlink()
-        temp = temp_path_for(master)
-        try:
-            shutil.copyfile(master, temp)
-            step("office: master copied")
-            try:
-                gd.apply_changeset(str(temp), str(changeset))
-            except Exception as exc:  # pygeodiff raises GeoDiffLibError / ConflictError
-                raise InvalidOfficeData(
-                    f"changeset {entry.changeset_id} does not apply cleanly to the master of"
-                    f" site {site_id}: {exc}; nothing was changed"
-                ) from exc
-            cs.validate_logged(temp, expected_seq=entry.seq, expected_id=entry.changeset_id, what=what)
-            with contextlib.closing(connect(temp)) as conn:
-                with conn:
-                    record_changeset_file(conn, entry.seq, entry.sha256, entry.size_bytes)
-                if conn.execute("PRAGMA quick_check").fetchone()[0] != "ok":
-                    raise InvalidOfficeData(f"master of site {site_id} failed quick_check after apply")
-            step("office: changeset applied to a copy of the master")
-            copy_durably(changeset, history)
-            step("office: changeset stored in history")
-            replace_durably(temp, master)
-            step("office: master replaced")
-        finally:
-            remove_quietly(temp)
+        for attempt in range(3):  # redone on a fresh snapshot if QGIS saved meanwhile
+            with MasterWriter(master) as writer:
+                temp = writer.snapshot()
+                step("office: master copied")
+                try:
+                    gd.apply_changeset(str(temp), str(changeset))
+                except Exception as exc:  # pygeodiff raises GeoDiffLibError / ConflictError
+                    raise InvalidOfficeData(
+                        f"changeset {entry.changeset_id} does not apply cleanly to the master of"
+                        f" site {site_id}: {exc}; nothing was changed"
+                    ) from exc
+                cs.validate_logged(temp, expected_seq=entry.seq, expected_id=entry.changeset_id, what=what)
+                with contextlib.closing(connect(temp)) as conn:
+                    with conn:
+                        record_changeset_file(conn, entry.seq, entry.sha256, entry.size_bytes)
+                    if conn.execute("PRAGMA quick_check").fetchone()[0] != "ok":
+                        raise InvalidOfficeData(f"master of site {site_id} failed quick_check after apply")
+                step("office: changeset applied to a copy of the master")
+                copy_durably(changeset, history)
+                step("office: changeset stored in history")
+                try:
+                    writer.write_back(temp)
+                except MasterChanged:
+                    if attempt == 2:
+                        raise InvalidOfficeData(
+                            f"the master of site {site_id} kept changing under another program"
+                            " (QGIS?) during the sync; nothing was changed, sync again") from None
+                    continue
+                except MasterBusy as exc:
+                    raise InvalidOfficeData(str(exc)) from exc
+                step("office: master replaced")
+                break
         fsync_dir(history.parent)
 
     def migrate(
@@ -566,9 +620,8 @@ class FolderOffice(OfficeStore):
                 f" migration was prepared for seq {change.after_seq}, schema {change.from_version};"
                 " sync again"
             )
-        temp = temp_path_for(master)
-        try:
-            shutil.copyfile(master, temp)
+        with MasterWriter(master) as writer:
+            temp = writer.snapshot()
             step("office: master copied for the schema change")
             with contextlib.closing(connect(temp)) as conn:
                 conn.isolation_level = None
@@ -598,7 +651,9 @@ class FolderOffice(OfficeStore):
             if check is not None:
                 check(temp)
             step("office: master migrated in a copy")
-            replace_durably(temp, master)
+            try:
+                writer.write_back(temp)
+            except (MasterBusy, MasterChanged) as exc:
+                raise InvalidOfficeData(f"the master of site {site_id} was not migrated: {exc};"
+                                        " sync again") from exc
             step("office: master replaced")
-        finally:
-            remove_quietly(temp)

@@ -3,9 +3,8 @@ it trades in (:class:`LogEntry`, :class:`SiteSchema`, :class:`LockOwner`, :class
 
 The laptop side (:mod:`fieldapp.sync.engine`, :mod:`fieldapp.sync.phases`) talks to an office
 only through this interface. Implementations: :class:`fieldapp.sync.office.FolderOffice` (a plain
-folder: network share, USB drive). A PostgreSQL / PostGIS office would implement the same
-methods with pygeodiff's ``postgres`` driver (``apply_changeset_ex``) and a table for the log,
-beside the folder office; the laptop side does not change.
+folder: network share, USB drive) and :class:`fieldapp.sync.pgoffice.PostgisOffice` (a
+PostgreSQL / PostGIS database); :func:`fieldapp.sync.offices.open_office` picks one.
 """
 
 from __future__ import annotations
@@ -25,6 +24,10 @@ from fieldapp.sync import schemas
 
 #: Site ids become folder names: letters, digits, ``.``, ``_``, ``-``; no leading dot.
 SITE_ID_RE = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]{0,99}$")
+
+#: Tree tags per checkout: block n is tags n*1000 .. n*1000+999 (block 0, tags 1..999, is never
+#: given out: a site's first laptop numbered its trees from 1 before it had a block).
+TAG_BLOCK_SIZE = 1000
 
 #: ``step(message)``: a sub-step of an office write, for progress reports.
 StepCallback = Callable[[str], None]
@@ -89,7 +92,8 @@ class LockOwner:
 
 
 class OfficeStore(abc.ABC):
-    """What the laptop side needs from an office. Implementations: :class:`FolderOffice`.
+    """What the laptop side needs from an office. Implementations: :class:`FolderOffice`,
+    :class:`~fieldapp.sync.pgoffice.PostgisOffice`.
 
     All methods taking ``site_id`` raise ``ValueError`` for an unsafe id and
     :class:`~fieldapp.sync.errors.InvalidOfficeData` for office data that fails validation.
@@ -102,6 +106,18 @@ class OfficeStore(abc.ABC):
     def check_available(self) -> None:
         """Raise :class:`~fieldapp.sync.errors.OfficeNotFound` if the office cannot be reached
         (or is not an office); called before a sync writes anything. Default: nothing to check."""
+
+    def check_writable(self, site_id: str) -> None:
+        """Raise :class:`~fieldapp.sync.errors.InvalidOfficeData` if the site cannot be written
+        now (a damaged master, another program writing it); called before a sync writes
+        anything. Default: nothing to check."""
+
+    def tag_block(self, site_id: str, laptop_id: str) -> int | None:
+        """The tree-tag block of this laptop's copy of the site, given out by the office the first
+        time it asks (the next unused one; caller holds the lock): block ``n`` holds the tags
+        ``n * TAG_BLOCK_SIZE`` to ``n * TAG_BLOCK_SIZE + TAG_BLOCK_SIZE - 1``, so laptops tallying
+        the same site offline never number two trees alike. ``None``: this office gives none."""
+        return None
 
     @abc.abstractmethod
     def lock(self, site_id: str, owner: LockOwner, *, wait_s: float = 10.0) -> contextlib.AbstractContextManager:

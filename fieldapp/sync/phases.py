@@ -39,6 +39,7 @@ from fieldapp.sync.conflicts import (
     ConflictContext,
     ConflictPolicy,
     find_conflicts,
+    tag_clashes,
     insert_conflicts,
     resolve_conflicts,
 )
@@ -509,6 +510,8 @@ class _Sync:
         conflicts, latest = find_conflicts(c.base, pulled.theirs, c.snapshot, c.tables, conflict_file,
                                            local_entries, pulled.their_entries, ctx, counts)
         resolve_conflicts(new_master, c.tables, conflicts, latest, self.policy)
+        if pulled.entries and "tree" in c.tables:  # a tree tag another laptop gave out too
+            conflicts += tag_clashes(pulled.theirs, new_master, ctx, counts)
 
         self.prog(0.6, "preparing the changeset")
         applied_utc = utc_now_iso()

@@ -44,6 +44,7 @@ def _preflight(visit: Path, state: LaptopState, office: OfficeStore) -> None:
     office.check_available()
     site_schema = office.schema(state.site_id)
     _refuse_newer(office, state.site_id, site_schema, state.base if state.base.exists() else None)
+    office.check_writable(state.site_id)
     if state.pending_json.exists():
         return
     logged = log_ids(visit)

@@ -23,7 +23,8 @@ COLUMNS = ("Layer", "Feature", "Field", "Kind", "Base", "Theirs (office)", "Ours
            "Kept", "Policy")
 KIND_WORDS = {"same-field": "same field, different values",
               "edit-vs-delete": "edited here, deleted at the office",
-              "delete-vs-edit": "deleted here, edited at the office"}
+              "delete-vs-edit": "deleted here, edited at the office",
+              "tag-clash": "tag also given to another tree: re-tag one"}
 
 
 def value_text(value: Any, width: int = 60) -> str:

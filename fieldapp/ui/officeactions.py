@@ -90,10 +90,10 @@ class SyncDialog(QDialog):
         lay = QVBoxLayout(self)
         lay.addWidget(QLabel(f"Visit: <b>{visit_path.name}</b>"))
         row = QHBoxLayout()
-        row.addWidget(QLabel("Office folder"))
+        row.addWidget(QLabel("Office folder or database"))
         self.folder = QLineEdit(office_dir or "")
         self.folder.setObjectName("officeFolder")
-        self.folder.setPlaceholderText("a network share, USB drive or synced folder")
+        self.folder.setPlaceholderText("a network share, USB drive, synced folder, or postgresql://crew@server/db")
         row.addWidget(self.folder, 1)
         change = QPushButton("Change…")
         change.clicked.connect(self._choose)
@@ -247,11 +247,15 @@ class OfficeActions(QObject):
             return None
         return dlg.fmt.currentData(), Path(dlg.path.text().strip())
 
-    def ask_office(self, current: str | None, visit_path: Path) -> Path | None:
+    def ask_office(self, current: str | None, visit_path: Path) -> Path | str | None:
+        """The office the user chose: a folder ``Path``, or a PostgreSQL URL ``str``."""
+        from fieldapp.sync.offices import is_postgres_url
+
         dlg = SyncDialog(current, visit_path, self.w)
-        if not dlg.exec() or not dlg.folder.text().strip():
+        text = dlg.folder.text().strip() if dlg.exec() else ""
+        if not text:
             return None
-        return Path(dlg.folder.text().strip())
+        return text if is_postgres_url(text) else Path(text)
 
     def ask_yes_no(self, title: str, text: str) -> bool:
         return QMessageBox.question(self.w, title, text, QMessageBox.Yes | QMessageBox.No,
@@ -415,8 +419,10 @@ class OfficeActions(QObject):
         self._run("export", f"Export ({fmt})", work)
 
     # ------------------------------------------------------------------ sync
-    def start_sync(self, office_dir: Path | None = None) -> None:
-        """Ask the office folder (remembered), pause recording, close the store, sync."""
+    def start_sync(self, office_dir: Path | str | None = None) -> None:
+        """Ask the office folder or PostgreSQL URL (remembered), pause recording, close the
+        store, sync. A PostGIS office is reached only on the worker thread (a server that does
+        not answer never blocks the window); it must already be a fieldapp office."""
         if not self._can_start("Sync"):
             return
         visit = self.w.visit
@@ -428,12 +434,15 @@ class OfficeActions(QObject):
             office_dir = self.ask_office(self.w.config.office_dir, visit.path)
             if office_dir is None:
                 return
-        office_dir = Path(office_dir)
-        from fieldapp.sync import FolderOffice, OfficeNotFound
+        from fieldapp.sync import FolderOffice, OfficeNotFound, is_postgres_url, open_office
 
+        office_dir = str(office_dir) if is_postgres_url(office_dir) else Path(office_dir)
         create = False
         try:
-            FolderOffice(office_dir).check_available()
+            if isinstance(office_dir, Path):
+                FolderOffice(office_dir).check_available()
+            else:
+                open_office(office_dir)  # refuses a URL holding a password, contacts nothing
         except OfficeNotFound:
             if not office_dir.parent.is_dir():
                 self.show_message("Sync", f"The folder {office_dir.parent} does not exist (is the"
@@ -444,7 +453,7 @@ class OfficeActions(QObject):
                 return
             create = True
         except Exception as exc:  # noqa: BLE001
-            self.show_message("Sync", f"Office folder not usable: {error_words(exc)}", error=True)
+            self.show_message("Sync", f"Office not usable: {error_words(exc)}", error=True)
             return
         self.w.remember_setting(office_dir=str(office_dir))
 
@@ -463,7 +472,7 @@ class OfficeActions(QObject):
         def work(progress: Any, cancel: Any) -> Any:
             from fieldapp.sync import ConflictPolicy, sync
 
-            return sync(visit_path, FolderOffice(office_dir, create=create),
+            return sync(visit_path, open_office(office_dir, create=create),
                         policy=ConflictPolicy.LAST_SYNC_WINS, progress=progress, cancel=cancel,
                         lock_wait_s=10)
 

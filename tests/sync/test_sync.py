@@ -38,6 +38,7 @@ from fieldapp.sync import (
 from fieldapp.sync import engine, gpkgsql
 from fieldapp.sync.cli import main as cli_main
 from fieldapp.sync.office import LockOwner
+from fieldapp.sync.pgoffice import PostgisOffice
 from tests.gpkgtools import st_connect
 
 LAYERS = ("transect", "station", "tree", "metadata", "fieldapp_sync_conflicts", "fieldapp_sync_log")
@@ -65,8 +66,51 @@ def basics_only(visit, *, known_sha256=None):
     engine.check_visit_basics(visit)
 
 
-def master(office: FolderOffice, site: str = "site-a") -> Path:
+def master(office, site: str = "site-a") -> Path:
+    """The office's master GeoPackage: the folder office's file, or for the PostGIS office the
+    GeoPackage a checkout would get (fetched into a fresh file each time)."""
+    if isinstance(office, PostgisOffice):
+        dest = office.test_dir / f"master-{next(_fetches)}.gpkg"
+        office.fetch_master(site, dest)
+        return dest
     return office.master_path(site)
+
+
+_fetches = itertools.count()
+
+
+def make_office(kind: str, tmp_path: Path, request):
+    """A new, empty office: a folder, or a PostGIS database (fixture ``pg_url``)."""
+    if kind == "folder":
+        return FolderOffice(tmp_path / "office", create=True)
+    office = PostgisOffice(request.getfixturevalue("pg_url"), create=True)
+    office.test_dir = tmp_path
+    return office
+
+
+def pg_tables_match(office, m: Path, layers=("tree", "station", "transect", "fieldapp_sync_conflicts")) -> None:
+    """The PostGIS office's layer tables hold exactly the rows of its master GeoPackage ``m``
+    (every column; geometry compared as WKB by PostGIS / shapely)."""
+    if not isinstance(office, PostgisOffice):
+        return
+    from psycopg import sql
+
+    with contextlib.closing(office.connect()) as conn:
+        for layer in layers:
+            want = S.by_uuid(m, layer)
+            cur = conn.execute(sql.SQL("SELECT * FROM {}").format(sql.Identifier("site-a", layer)))
+            names = [d.name for d in cur.description]
+            got = {}
+            for row in cur.fetchall():
+                r = dict(zip(names, row))
+                got[r["uuid"]] = r
+            assert sorted(got) == sorted(want), layer
+            for u, w in want.items():
+                g = dict(got[u])
+                if "geom" in w:
+                    assert shapely.from_wkb(g.pop("geom")).equals_exact(
+                        gpkgsql.to_shapely(w.pop("geom")), 0.0), (layer, u)
+                assert {k: g[k] for k in w} == w, (layer, u)
 
 
 def snapshot(path: Path) -> dict:
@@ -84,7 +128,16 @@ def snapshot(path: Path) -> dict:
 def site(tmp_path):
     """Laptop A makes the visit (3 trees, 1 transect with 2 stations) and syncs it;
     laptops B and C check the site out. Returns (office, {name: visit path}, tree uuids)."""
-    office = FolderOffice(tmp_path / "office", create=True)
+    return make_site(FolderOffice(tmp_path / "office", create=True), tmp_path)
+
+
+@pytest.fixture(params=["folder", "postgis"])
+def any_site(request, tmp_path):
+    """:func:`site` on a folder office and on a PostGIS office (same outcomes expected)."""
+    return make_site(make_office(request.param, tmp_path, request), tmp_path)
+
+
+def make_site(office, tmp_path):
     a = S.make_visit(tmp_path / "a.gpkg", trees=3)
     sync(a, office)
     laptops = {"A": a}
@@ -101,8 +154,8 @@ def edit(path: Path, *stmts, trees=()) -> None:
 
 
 @pytest.mark.parametrize("order", list(itertools.permutations("ABC")), ids="".join)
-def test_three_laptops_every_order(site, order):
-    office, lap, (t1, t2, t3) = site
+def test_three_laptops_every_order(any_site, order):
+    office, lap, (t1, t2, t3) = any_site
     upd = "UPDATE tree SET {} = ? WHERE uuid = ?"
     # A: new tree, new transect with a station (child by uuid), t1.dbh 20, t2.species, t3.dbh 31
     with contextlib.closing(S.connect(lap["A"])) as conn, conn:
@@ -177,10 +230,11 @@ def test_three_laptops_every_order(site, order):
     log = S.rows(m, "fieldapp_sync_log", "seq, changeset_id", order="seq")
     assert [s for s, _ in log] == [1, 2, 3, 4] and len({c for _, c in log}) == 4
     assert all(S.integrity(p) == "ok" for p in (m, *lap.values()))
+    pg_tables_match(office, m)
 
 
-def test_first_sync_wins_keeps_the_office_value(site):
-    office, lap, (t1, _t2, _t3) = site
+def test_first_sync_wins_keeps_the_office_value(any_site):
+    office, lap, (t1, _t2, _t3) = any_site
     edit(lap["A"], ("UPDATE tree SET dbh_in = 20 WHERE uuid = ?", (t1,)))
     edit(lap["B"], ("UPDATE tree SET dbh_in = 21 WHERE uuid = ?", (t1,)))
     sync(lap["A"], office)
@@ -194,8 +248,8 @@ def test_first_sync_wins_keeps_the_office_value(site):
     assert S.integrity(master(office)) == "ok"
 
 
-def test_geometry_conflict_keeps_both_geometries(site):
-    office, lap, (t1, _t2, _t3) = site
+def test_geometry_conflict_keeps_both_geometries(any_site):
+    office, lap, (t1, _t2, _t3) = any_site
     edit(lap["A"], ("UPDATE tree SET geom = ? WHERE uuid = ?", (S.gpkg_blob(shapely.Point(1, 2)), t1)))
     edit(lap["B"], ("UPDATE tree SET geom = ? WHERE uuid = ?", (S.gpkg_blob(shapely.Point(3, 4)), t1)))
     sync(lap["A"], office)
@@ -213,8 +267,8 @@ def test_geometry_conflict_keeps_both_geometries(site):
     assert box == pytest.approx((1.0, 2.0))
 
 
-def test_counts_noop_and_pull_only(site):
-    office, lap, _ = site
+def test_counts_noop_and_pull_only(any_site):
+    office, lap, _ = any_site
     report = sync(lap["B"], office)
     assert report.no_op and report.layers == () and report.changeset_id is None
     with contextlib.closing(S.connect(lap["A"])) as conn, conn:
@@ -385,3 +439,41 @@ def test_fieldapp_cli_dispatches_sync(site, capsys):
     office, lap, _ = site
     assert main(["sync", "--office", str(office.root), "-q", str(lap["C"])]) == 0
     assert "nothing to send or receive" in capsys.readouterr().out
+
+
+@pytest.mark.parametrize("choice, want", [("keep-mine", 21.0), ("keep-theirs", 20.0), ("19.5", 19.5)])
+def test_resolve_a_conflict_syncs_as_an_edit_and_marks_it_resolved_everywhere(any_site, capsys, choice, want):
+    """A sets t1's DBH to 20 in, B to 21 in; B syncs later: the office keeps 21 (last sync wins),
+    the record has theirs 20, ours 21. B resolves it; the value and the resolved mark reach the
+    office and laptop A by ordinary syncs."""
+    office, lap, (t1, _t2, _t3) = any_site
+    edit(lap["A"], ("UPDATE tree SET dbh_in = 20 WHERE uuid = ?", (t1,)))
+    edit(lap["B"], ("UPDATE tree SET dbh_in = 21 WHERE uuid = ?", (t1,)))
+    sync(lap["A"], office)
+    sync(lap["B"], office)
+    (c,) = read_conflicts(lap["B"])
+    where = office.url if isinstance(office, PostgisOffice) else str(office.root)
+    assert cli_main(["--office", where, "--resolve", c.uuid[:8], choice, str(lap["B"])]) == 0
+    assert f"conflict {c.uuid[:8]} (tree {t1} dbh_in) resolved" in capsys.readouterr().out
+    assert cli_main(["--office", where, "--resolve", c.uuid[:8], "keep-mine", str(lap["B"])]) == 1
+    assert "already resolved" in capsys.readouterr().err
+    sync(lap["B"], office)
+    sync(lap["A"], office)
+    for path in (lap["A"], lap["B"], master(office)):
+        assert S.by_uuid(path, "tree")[t1]["dbh_in"] == want
+        (r,) = read_conflicts(path)
+        assert r.resolved_utc is not None and r.resolution.startswith(choice)
+    pg_tables_match(office, master(office))
+
+
+def test_resolve_refuses_a_value_the_field_cannot_take(site, capsys):
+    office, lap, (t1, _t2, _t3) = site
+    edit(lap["A"], ("UPDATE tree SET dbh_in = 20 WHERE uuid = ?", (t1,)))
+    edit(lap["B"], ("UPDATE tree SET dbh_in = 21 WHERE uuid = ?", (t1,)))
+    sync(lap["A"], office)
+    sync(lap["B"], office)
+    (c,) = read_conflicts(lap["B"])
+    before = lap["B"].read_bytes()
+    assert cli_main(["--office", str(office.root), "--resolve", c.uuid, "twenty", str(lap["B"])]) == 1
+    assert "dbh_in of tree takes a number, not 'twenty'" in capsys.readouterr().err
+    assert lap["B"].read_bytes() == before

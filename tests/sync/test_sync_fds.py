@@ -15,10 +15,23 @@ from pathlib import Path
 
 import pytest
 
-from fieldapp.store import create_visit, open_visit
+from fieldapp.store import create_visit
+from fieldapp.store import open_visit as _store_open_visit
 from fieldapp.survey.features import Layer
 from fieldapp.survey.visit import Visit
 from fieldapp.sync import CancelToken, FolderOffice, SyncCancelled, checkout, sync
+from fieldapp.sync.laptop import tag_range_of
+
+
+def open_visit(path, **kw):
+    """The store's ``open_visit``, numbering new trees in the laptop copy's tag block as the app
+    does (:func:`fieldapp.app.visit.open_visit`): laptops tallying offline never share a tag."""
+    store = _store_open_visit(path, **kw)
+    block = tag_range_of(path)
+    if block is not None:
+        store.visit.set_tag_block(*block)
+    return store
+
 
 PROC_FD = Path("/proc/self/fd")
 pytestmark = pytest.mark.skipif(not PROC_FD.is_dir(), reason="needs /proc/self/fd (Linux)")

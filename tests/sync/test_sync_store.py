@@ -10,11 +10,24 @@ from __future__ import annotations
 import pyogrio
 import pytest
 
-from fieldapp.store import create_visit, inspect, open_visit
+from fieldapp.store import create_visit, inspect
+from fieldapp.store import open_visit as _store_open_visit
 from fieldapp.survey.features import Layer
 from fieldapp.survey.visit import Visit
 from fieldapp.sync import ConflictKind, FolderOffice, checkout, read_conflicts, sync
 from fieldapp.sync.engine import site_id_of
+from fieldapp.sync.laptop import tag_range_of
+
+
+def open_visit(path, **kw):
+    """The store's ``open_visit``, numbering new trees in the laptop copy's tag block as the app
+    does (:func:`fieldapp.app.visit.open_visit`): laptops tallying offline never share a tag."""
+    store = _store_open_visit(path, **kw)
+    block = tag_range_of(path)
+    if block is not None:
+        store.visit.set_tag_block(*block)
+    return store
+
 
 X0, Y0 = 500000.0, 4983000.0  # UTM 16N, near 45 N 89 W
 

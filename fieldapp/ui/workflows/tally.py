@@ -304,4 +304,13 @@ class TallyPanel(WorkflowPanel):
             self.retained.setValue(v.stand_retained_ac())
         self.complete.setEnabled(stand is not None)
         self.complete.setChecked(bool(stand is not None and stand.tally_complete))
-        self.summary.setText(v.stand_summary_text())
+        self.summary.setText(_tag_words(v.model) + v.stand_summary_text())
+
+
+
+def _tag_words(model: Any) -> str:
+    """"Next tag 1003 (this laptop's tags 1000–1999). " when the office gave a tag block."""
+    block = getattr(model, "tag_block", None)
+    if not block:
+        return ""
+    return f"Next tag {model.next_tag()} (this laptop's tags {block[0]}–{block[1]}). "

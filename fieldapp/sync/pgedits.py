@@ -1,0 +1,189 @@
+"""Edits made in the office, on the PostGIS tables (QGIS), turned into changesets the laptops pull.
+
+Each layer table of a site gets two triggers:
+
+- ``BEFORE INSERT``: a new feature without ``fid`` / ``uuid`` (QGIS adding a tree) gets the
+  next fid of its table and a fresh uuid (32 hex digits, as the app writes);
+- ``AFTER INSERT OR UPDATE OR DELETE``: the row before and after goes into the site's audit
+  table ``fieldapp_office_edits`` -- unless the change is a laptop's changeset being applied
+  (``SET LOCAL fieldapp.applying = 'on'`` in that transaction).
+
+:func:`fold_office_edits` (called under the site lock, before a laptop reads the office) turns
+what the audit table holds into one changeset under the same log as the laptops': the master
+GeoPackage as the log has it, a copy with the touched features set to what the tables hold now
+(their geometry as GeoPackage blobs in the site CRS), and pygeodiff's ``create_changeset``
+between the two, carrying its own log row (laptop id ``office``, synced by the database roles
+that edited). The layer tables already hold the edits, so only the log rows are written to
+them; the audit rows go in the same transaction. A laptop that edited the same field gets a
+conflict record when it rebases onto it, like any other.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import sqlite3
+import tempfile
+import uuid
+from pathlib import Path
+
+import shapely
+
+from fieldapp.sync import changesets as cs
+from fieldapp.sync import gpkgsql, pgsql
+from fieldapp.sync.files import LOG_TABLE, INTERNAL_TABLES, quote_identifier, record_changeset_file, sha256_of
+from fieldapp.sync.officestore import utc_now_iso
+
+EDITS_TABLE = "fieldapp_office_edits"
+OFFICE_LAPTOP_ID = "office"
+
+
+def trigger_ddl(schema: str, tables: dict[str, pgsql.Table]) -> list:
+    """The audit table, the trigger functions and the triggers of a site's layer tables."""
+    from psycopg import sql
+
+    s = sql.Identifier(schema)
+    out = [
+        sql.SQL("CREATE TABLE {} (id bigserial PRIMARY KEY, layer text NOT NULL, op text NOT NULL,"
+                " old_row jsonb, new_row jsonb, edited_by text NOT NULL DEFAULT current_user,"
+                " edited_at timestamptz NOT NULL DEFAULT now())").format(sql.Identifier(schema, EDITS_TABLE)),
+        sql.SQL("""CREATE FUNCTION {}.fieldapp_audit() RETURNS trigger LANGUAGE plpgsql AS $f$
+BEGIN
+  IF coalesce(current_setting('fieldapp.applying', true), '') = 'on' THEN RETURN NULL; END IF;
+  INSERT INTO {} (layer, op, old_row, new_row) VALUES (TG_TABLE_NAME, TG_OP,
+    CASE WHEN TG_OP <> 'INSERT' THEN to_jsonb(OLD) END, CASE WHEN TG_OP <> 'DELETE' THEN to_jsonb(NEW) END);
+  RETURN NULL;
+END $f$""").format(s, sql.Identifier(schema, EDITS_TABLE)),
+    ]
+    for table in tables.values():
+        if table.name in INTERNAL_TABLES:
+            continue
+        qualified = sql.Identifier(schema, table.name)
+        out.append(sql.SQL("CREATE TRIGGER fieldapp_audit AFTER INSERT OR UPDATE OR DELETE ON {}"
+                           " FOR EACH ROW EXECUTE FUNCTION {}.fieldapp_audit()").format(qualified, s))
+        if table.has_uuid and len(table.pk) == 1 and table.pk[0].kind == "integer":
+            fid = sql.Identifier(table.pk[0].name)
+            fn = sql.Identifier(schema, f"fieldapp_new_{table.name}")
+            out.append(sql.SQL("""CREATE FUNCTION {fn}() RETURNS trigger LANGUAGE plpgsql AS $f$
+BEGIN
+  IF NEW.{fid} IS NULL THEN SELECT coalesce(max({fid}), 0) + 1 INTO NEW.{fid} FROM {t}; END IF;
+  IF NEW.uuid IS NULL THEN NEW.uuid := replace(gen_random_uuid()::text, '-', ''); END IF;
+  RETURN NEW;
+END $f$""").format(fn=fn, fid=fid, t=qualified))
+            out.append(sql.SQL("CREATE TRIGGER fieldapp_new BEFORE INSERT ON {} FOR EACH ROW"
+                               " EXECUTE FUNCTION {}()").format(qualified, fn))
+    return out
+
+
+def _key_of(table: pgsql.Table) -> tuple[str, ...]:
+    return ("uuid",) if table.has_uuid else tuple(c.name for c in table.pk)
+
+
+def _touched(rows: list[tuple], tables: dict[str, pgsql.Table]) -> dict[str, set[tuple]]:
+    """``{layer: {key values}}`` of every feature the audit rows touched (before and after)."""
+    out: dict[str, set[tuple]] = {}
+    for layer, old, new in rows:
+        table = tables.get(layer)
+        if table is None:
+            continue
+        key = _key_of(table)
+        for row in (old, new):
+            if row is not None:
+                out.setdefault(layer, set()).add(tuple(row.get(k) for k in key))
+    return out
+
+
+def _current_rows(conn, schema: str, table: pgsql.Table, keys: set[tuple]) -> list[tuple]:
+    """The rows of ``table`` with those keys as they are now, geometry as WKB."""
+    from psycopg import sql
+
+    key = _key_of(table)
+    cols = sql.SQL(", ").join(
+        sql.SQL("ST_AsBinary({})").format(sql.Identifier(c.name)) if c.kind == "geometry" else sql.Identifier(c.name)
+        for c in table.columns)
+    where = sql.SQL(" AND ").join(sql.SQL("{} = %s").format(sql.Identifier(k)) for k in key)
+    q = sql.SQL("SELECT {} FROM {} WHERE {}").format(cols, sql.Identifier(schema, table.name), where)
+    out = []
+    for k in keys:
+        if any(v is None for v in k):
+            continue
+        out.extend(conn.execute(q, list(k)).fetchall())
+    return out
+
+
+def _srs_ids(lite: sqlite3.Connection) -> dict[tuple[str, str], int]:
+    return {(t, c): s for t, c, s in lite.execute(
+        "SELECT table_name, column_name, srs_id FROM gpkg_geometry_columns")}
+
+
+def _write_rows(lite: sqlite3.Connection, table: pgsql.Table, keys: set[tuple], rows: list[tuple]) -> None:
+    """Set ``table``'s features with ``keys`` in the GeoPackage copy to ``rows`` (PostGIS now)."""
+    key = _key_of(table)
+    srs = _srs_ids(lite)
+    name = quote_identifier(table.name)
+    where = " AND ".join(f"{quote_identifier(k)} = ?" for k in key)
+    for k in keys:
+        lite.execute(f"DELETE FROM {name} WHERE {where}", list(k))
+    cols = ", ".join(quote_identifier(c.name) for c in table.columns)
+    marks = ", ".join("?" for _ in table.columns)
+    for row in rows:
+        values = []
+        for col, v in zip(table.columns, row):
+            if col.kind == "geometry" and v is not None:
+                from fieldapp.store.schema import gpkg_blob
+
+                v = gpkg_blob(shapely.from_wkb(bytes(v)), srs.get((table.name, col.name), col.srid))
+            elif isinstance(v, memoryview):
+                v = bytes(v)
+            values.append(v)
+        lite.execute(f"INSERT INTO {name} ({cols}) VALUES ({marks})", values)
+
+
+def fold_office_edits(office, conn, site_id: str, site: dict) -> int | None:
+    """Turn the site's audit rows into one logged changeset (module docstring); return its seq,
+    or ``None`` when there were none. Runs in one transaction on ``conn`` (the lock holder's)."""
+    from psycopg import sql
+
+    edits = sql.Identifier(site_id, EDITS_TABLE)
+    with conn.transaction():
+        conn.execute("SET LOCAL fieldapp.applying = 'on'")
+        rows = conn.execute(sql.SQL("SELECT id, layer, old_row, new_row, edited_by FROM {} ORDER BY id"
+                                    " FOR UPDATE").format(edits)).fetchall()
+        if not rows:
+            return None
+        tables = site["tables"]
+        touched = _touched([(r[1], r[2], r[3]) for r in rows], tables)
+        head = office._head_in(conn, site_id)
+        seq, changeset_id = head + 1, uuid.uuid4().hex
+        by = ", ".join(sorted({r[4] for r in rows}))
+        now = utc_now_iso()
+        gd = cs.new_geodiff()
+        with tempfile.TemporaryDirectory(prefix="fieldapp-pg-") as work:
+            before, after, out = Path(work) / "before.gpkg", Path(work) / "after.gpkg", Path(work) / "office.geodiff"
+            office.fetch_master(site_id, before)
+            after.write_bytes(before.read_bytes())
+            with contextlib.closing(sqlite3.connect(after)) as lite:
+                gpkgsql.register(lite)
+                with lite:
+                    for layer, keys in touched.items():
+                        _write_rows(lite, tables[layer], keys, _current_rows(conn, site_id, tables[layer], keys))
+                    counts = json.dumps({layer: len(keys) for layer, keys in touched.items()})
+                    lite.execute(f"INSERT INTO {LOG_TABLE} (seq, changeset_id, laptop_id, synced_by, applied_utc,"
+                                 " counts_json) VALUES (?, ?, ?, ?, ?, ?)",
+                                 (seq, changeset_id, OFFICE_LAPTOP_ID, by, now, counts))
+            gd.create_changeset(str(before), str(after), str(out))
+            entries = [e for e in cs.read_entries(gd, out) if e["table"] == LOG_TABLE]
+            with conn.cursor() as cur:  # the layer tables hold the edits already: the log row only
+                pgsql.apply_entries(cur, site_id, tables, entries, gd)
+            sha, size = sha256_of(out), out.stat().st_size
+            with contextlib.closing(sqlite3.connect(after)) as lite, lite:
+                record_changeset_file(lite, seq, sha, size)
+            conn.execute(sql.SQL("UPDATE {} SET sha256 = %s, size_bytes = %s WHERE seq = %s").format(
+                sql.Identifier(site_id, LOG_TABLE)), (sha, size, seq))
+            conn.execute(sql.SQL(
+                "INSERT INTO {} (seq, changeset_id, laptop_id, synced_by, applied_utc, sha256, size_bytes,"
+                " changeset) VALUES (%s, %s, %s, %s, %s, %s, %s, %s)").format(
+                    sql.Identifier(site_id, "fieldapp_changesets")),
+                (seq, changeset_id, OFFICE_LAPTOP_ID, by, now, sha, size, out.read_bytes()))
+        conn.execute(sql.SQL("DELETE FROM {} WHERE id <= %s").format(edits), (rows[-1][0],))
+    return seq

@@ -1,0 +1,105 @@
+"""Tree tags unique across laptops (issue 17, item 9): each checkout gets its own tag block from
+the office (folder and PostGIS), kept beside the visit; the model numbers new trees in it; the
+app opens a visit with its block."""
+
+from __future__ import annotations
+
+import pytest
+
+from tests.sync.test_sync import make_office
+from fieldapp.app.visit import open_visit as app_open_visit
+from fieldapp.store import create_visit
+from fieldapp.survey.visit import Visit
+from fieldapp.sync import checkout, sync
+from fieldapp.sync.laptop import tag_range_of
+
+
+@pytest.mark.parametrize("kind", ["folder", "postgis"])
+def test_each_checkout_numbers_its_trees_in_its_own_block(kind, tmp_path, request):
+    office = make_office(kind, tmp_path, request)
+    model = Visit.new("Tag lot", crs="EPSG:32616", who="a@laptop-a")
+    for i in range(3):  # laptop A tallies tags 1, 2, 3 before it ever synced
+        model.add_tree(x=500000.0 + i, y=4983000.0, dbh_in=10.0 + i, species_code="ACSA")
+    a = tmp_path / "a.gpkg"
+    create_visit(a, model).close()
+    assert tag_range_of(a) is None
+    report = sync(a, office)
+    # A's first sync takes block 1 (tags 1000-1999); B and C check out blocks 2 and 3
+    assert tag_range_of(a) == (1000, 1999)
+    b = checkout(office, report.site_id, tmp_path / "b.gpkg")
+    c = checkout(office, report.site_id, tmp_path / "c.gpkg")
+    assert (tag_range_of(b), tag_range_of(c)) == ((2000, 2999), (3000, 3999))
+    sync(a, office)  # asking again gives the same block
+    assert tag_range_of(a) == (1000, 1999)
+    tags = {}
+    for name, path in (("a", a), ("b", b), ("c", c)):
+        ctl = app_open_visit(path)
+        try:
+            t1 = ctl.model.add_tree(x=500100.0, y=4983100.0, dbh_in=12.0, species_code="QURU")
+            t2 = ctl.model.add_tree(x=500101.0, y=4983100.0, dbh_in=13.0, species_code="QURU")
+            tags[name] = (t1.tag, t2.tag)
+        finally:
+            ctl.store.close()
+    # B and C tally offline at once: 2000/2001 and 3000/3001, never two trees with one tag
+    assert tags == {"a": (1000, 1001), "b": (2000, 2001), "c": (3000, 3001)}
+    for path in (a, b, c, a, b, c):
+        sync(path, office)
+    ctl = app_open_visit(c)
+    try:
+        got = sorted(t.tag for t in ctl.model.trees())
+    finally:
+        ctl.store.close()
+    assert got == [1, 2, 3, 1000, 1001, 2000, 2001, 3000, 3001]
+
+
+def test_model_block_starts_after_the_highest_tag_in_it_and_overflows_above_all():
+    v = Visit.new("Lot", crs="EPSG:32616", who="x")
+    v.add_tree(x=1.0, y=1.0, dbh_in=10.0, species_code="ACSA")          # tag 1
+    v.set_tag_block(2000, 2001)
+    assert v.next_tag() == 2000
+    assert [v.add_tree(x=2.0, y=2.0, dbh_in=10.0, species_code="ACSA").tag for _ in range(3)] == [2000, 2001, 2002]
+    with pytest.raises(ValueError):
+        v.set_tag_block(0, 10)
+
+
+def test_a_tag_clash_that_still_arises_is_a_conflict_record_and_can_be_re_tagged(tmp_path, capsys):
+    """Laptop B's crew nails tag 1000 -- A's block -- on a new tree (typed by hand). B's sync
+    keeps both trees and records a tag clash naming A's tree; `--resolve ID 2005` re-tags B's
+    tree, and after the syncs every copy has one tree per tag."""
+    import contextlib
+    import sqlite3
+
+    from tests.gpkgtools import st_connect
+
+    from fieldapp.sync import ConflictKind, FolderOffice, read_conflicts
+    from fieldapp.sync.cli import main as cli_main
+
+    office = FolderOffice(tmp_path / "office", create=True)
+    model = Visit.new("Tag lot", crs="EPSG:32616", who="a@laptop-a")
+    a = tmp_path / "a.gpkg"
+    create_visit(a, model).close()
+    site = sync(a, office).site_id
+    b = checkout(office, site, tmp_path / "b.gpkg")
+    for path in (a, b):
+        ctl = app_open_visit(path)
+        try:
+            ctl.model.add_tree(x=500100.0, y=4983100.0, dbh_in=12.0, species_code="QURU")
+        finally:
+            ctl.store.close()
+    with contextlib.closing(st_connect(b)) as conn, conn:     # the ST_ functions its triggers need
+        conn.execute("UPDATE tree SET tag = 1000")  # B's tree: 2000 -> 1000, A's tag
+    sync(a, office)
+    report = sync(b, office)
+    (c,) = [k for k in report.conflicts if k.kind is ConflictKind.TAG_CLASH]
+    a_tree = [u for (u,) in sqlite3.connect(a).execute("SELECT uuid FROM tree")]
+    assert (c.field, c.ours, c.theirs["tag"], c.kept) == ("tag", 1000, 1000, "both")
+    assert [c.theirs["uuid"]] == a_tree
+    assert cli_main(["--office", str(office.root), "--resolve", c.uuid[:8], "2005", str(b)]) == 0
+    assert "re-tagged: tag = 2005" in capsys.readouterr().out
+    for path in (b, a, b):
+        sync(path, office)
+    for path in (a, b, office.master_path(site)):
+        with contextlib.closing(sqlite3.connect(path)) as conn:
+            assert sorted(t for (t,) in conn.execute("SELECT tag FROM tree")) == [1000, 2005]
+        (r,) = [k for k in read_conflicts(path) if k.kind is ConflictKind.TAG_CLASH]
+        assert r.resolved_utc is not None
