@@ -192,6 +192,27 @@ def canopy_areas(crowns: np.ndarray, dbh: np.ndarray, live: np.ndarray, decid: n
     return _area(u10), _area(u3), _area(u_dec)
 
 
+def stand_table(d_in: np.ndarray, area_ac: float) -> tuple[StandClass, ...]:
+    """The 2-inch DBH classes of the live stems in a stand (``d_in``: their DBH, in) on
+    ``area_ac`` acres, lowest class first.
+
+    >>> [(c.low_in, c.stems) for c in stand_table(np.array([11.9, 12.0, 13.5, 3.0]), 1.0)]
+    [(2.0, 1), (10.0, 1), (12.0, 2)]
+    """
+    if not len(d_in):
+        return ()
+    ba = BA_FACTOR * d_in**2
+    cls = np.floor(d_in / 2.0 + TOL / 2).astype(int)
+    table = []
+    for c in np.unique(cls):
+        m = cls == c
+        table.append(StandClass(
+            low_in=2.0 * float(c), high_in=2.0 * float(c) + 2.0, stems=int(m.sum()),
+            stems_per_ac=float(m.sum()) / area_ac,
+            basal_area_sqft_per_ac=float(ba[m].sum()) / area_ac))
+    return tuple(table)
+
+
 def stand_measures(stand, trees: Sequence[Tree], frame: SiteFrame) -> StandMeasures:
     """Canopy cover, deciduous share, stems and basal area per acre, and the stand table.
 
@@ -221,20 +242,7 @@ def stand_measures(stand, trees: Sequence[Tree], frame: SiteFrame) -> StandMeasu
     d_in = dbh[inside]
     stems = int(inside.sum())
     ba = BA_FACTOR * d_in**2
-    table = []
-    if stems:
-        cls = np.floor(d_in / 2.0 + TOL / 2).astype(int)
-        for c in np.unique(cls):
-            m = cls == c
-            table.append(
-                StandClass(
-                    low_in=2.0 * float(c),
-                    high_in=2.0 * float(c) + 2.0,
-                    stems=int(m.sum()),
-                    stems_per_ac=float(m.sum()) / area_ac,
-                    basal_area_sqft_per_ac=float(ba[m].sum()) / area_ac,
-                )
-            )
+    table = stand_table(d_in, area_ac)
     return StandMeasures(
         stand_area_sqft=area_sqft,
         stand_area_ac=area_ac,
@@ -244,7 +252,7 @@ def stand_measures(stand, trees: Sequence[Tree], frame: SiteFrame) -> StandMeasu
         stems=stems,
         stems_per_ac=stems / area_ac,
         basal_area_sqft_per_ac=float(ba.sum()) / area_ac,
-        stand_table=tuple(table),
+        stand_table=table,
     )
 
 
