@@ -40,6 +40,7 @@ import math
 from dataclasses import dataclass
 from typing import Any, Callable, Iterable, Sequence
 
+import numpy as np
 import shapely
 from shapely.geometry import LineString
 
@@ -385,7 +386,9 @@ def stands_with_trees(stands: Sequence[Any], trees: Sequence[Any]) -> set[str]:
     """
     if not trees:
         return set()
-    pts = shapely.points([(float(t.x), float(t.y)) for t in trees])
+    n = len(trees)
+    pts = shapely.points(np.fromiter((t.x for t in trees), float, n),
+                         np.fromiter((t.y for t in trees), float, n))
     return {a.uuid for a in stands if bool(shapely.covers(a.geometry, pts).any())}
 
 

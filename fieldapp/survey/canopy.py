@@ -127,8 +127,9 @@ def _clip(crowns: np.ndarray, stand) -> np.ndarray:
     if not has.any():
         return out
     c = crowns[has]
-    inside = shapely.contains_properly(stand, c)  # most crowns: no clipping needed
-    c = np.where(inside, c, shapely.intersection(c, stand))
+    cut = ~shapely.contains_properly(stand, c)  # most crowns: no clipping needed
+    if cut.any():   # only those reaching the boundary are cut (all of them: 0.15 s at 10,000)
+        c[cut] = shapely.intersection(c[cut], stand)
     out[has] = c
     return out
 

@@ -89,6 +89,7 @@ class StandCanopy:
         self._area_sqft = float(frame.area_sqft(stand))
         self._area_ac = self._area_sqft / SQFT_PER_ACRE
         self._trees: dict[str, Tree] = {}
+        self._measures: StandMeasures | None = None
         self.rebuilds = 0      # from-scratch builds (the tests and the bench read it)
         self._reset()
 
@@ -220,12 +221,14 @@ class StandCanopy:
         return c10, c3, d10
 
     def measures(self, trees: Sequence[Tree]) -> StandMeasures:
-        """:class:`StandMeasures` of the stand for ``trees`` (after :meth:`update`)."""
-        self.update(trees)
+        """:class:`StandMeasures` of the stand for ``trees`` (after :meth:`update`; the same
+        object again while no tree changed)."""
+        if not self.update(trees) and self._measures is not None:
+            return self._measures
         c10, c3, d10 = self.areas()
         d_in = np.fromiter(self._stems.values(), float, len(self._stems))
         stems = len(d_in)
-        return StandMeasures(
+        self._measures = StandMeasures(
             stand_area_sqft=self._area_sqft,
             stand_area_ac=self._area_ac,
             canopy_10in_pct=pct(c10, self._grid_area),
@@ -236,3 +239,4 @@ class StandCanopy:
             basal_area_sqft_per_ac=float((BA_FACTOR * d_in**2).sum()) / self._area_ac,
             stand_table=stand_table(d_in, self._area_ac),
         )
+        return self._measures
