@@ -31,7 +31,7 @@ import numpy as np
 import shapely
 
 from ..geo import FOOT_INTERNATIONAL_M, SQFT_PER_ACRE, SiteFrame
-from ..rules.city import GROVE_DBH_IN, MATURE_CALIPER_IN
+from ..rules.city_tables import GROVE_DBH_IN, MATURE_CALIPER_IN
 from .features import LeafHabit, Tree, TreeStatus
 
 __all__ = [

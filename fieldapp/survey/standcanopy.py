@@ -32,7 +32,7 @@ import numpy as np
 import shapely
 
 from ..geo import SQFT_PER_ACRE, SiteFrame
-from ..rules.city import MATURE_CALIPER_IN
+from ..rules.city_tables import MATURE_CALIPER_IN
 from .canopy import (BA_FACTOR, TOL, YOUNG_CALIPER_IN, StandMeasures, _clip, canopy_areas,
                      crown_polygons, pct, stand_table)
 from .features import LeafHabit, Tree, TreeStatus
