@@ -11,7 +11,8 @@ are there from the start). Setup is not counted. Then, each printed beside its t
 - one more fix recorded (committed: WAL, synchronous FULL) and drawn (the map's marker moved,
   redrawn and painted), median of 50, <= 5 ms;
 - report (PDF) <= 20 s; export of every format (together) <= 20 s; sync of the day to a
-  folder office <= 10 s; peak memory (ru_maxrss) <= 400 MiB;
+  folder office <= 10 s; peak memory (ru_maxrss) of a fresh process opening the visit with its
+  checks <= 400 MiB;
 - and how each figure grows from the smallest fraction to the next (it should not grow faster
   than what it handles; the per-fix figure should not grow at all).
 
@@ -23,7 +24,6 @@ the pan / zoom frame with the whole track (issue 18, item 5) is not measured her
 from __future__ import annotations
 
 import os
-import resource
 import statistics
 import sys
 import tempfile
@@ -135,6 +135,24 @@ def one_more_fix(path: Path, last: tuple[float, float], tmp: Path) -> float:
     return statistics.median(times[10:])
 
 
+OPEN = """
+import resource, sys
+from fieldapp.app.visit import open_visit
+vc = open_visit(sys.argv[1]); vc.refresh_checks(); vc.close()
+print(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024)
+"""
+
+
+def open_memory_mib(path: Path) -> float:
+    """Peak memory of a fresh process that opens the visit and builds its checks (the bench's
+    own process holds the setup's model too, so its peak says nothing of the app's)."""
+    import subprocess
+
+    out = subprocess.run([sys.executable, "-c", OPEN, str(path)], capture_output=True,
+                         text=True, check=True).stdout
+    return float(out.split()[-1])
+
+
 def run(fraction: float, root: Path) -> dict:
     from fieldapp.app.visit import open_visit
     from fieldapp.export import FORMATS, export_visit
@@ -161,11 +179,12 @@ def run(fraction: float, root: Path) -> dict:
                                    for f in FORMATS])
     office = FolderOffice(d / "office", create=True)
     out["sync"] = timed(lambda: sync(path, office))
-    out["memory"] = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+    out["memory"] = open_memory_mib(path)
     for k, target in TARGETS.items():
         unit, scale = ("ms", 1e3) if k == "fix" else ("s", 1.0)
         print(f"  {k:7s} {out[k] * scale:8.2f} {unit}  (target <= {target * scale:g} {unit})")
-    print(f"  memory  {out['memory']:8.0f} MiB (peak of this process so far; target <= 400 MiB)")
+    print(f"  memory  {out['memory']:8.0f} MiB (peak of a fresh process opening the visit with its"
+          f" checks; target <= 400 MiB)")
     out["size"] = made["fixes"] + made["trees"]
     return out
 
