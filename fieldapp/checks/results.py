@@ -13,7 +13,6 @@ import json
 from dataclasses import dataclass
 from typing import Any, Callable
 
-from .requests import AwaitingData, requests_for_model
 
 __all__ = ["RULE_TITLES", "Check", "Checks", "status_words", "summary_words"]
 
@@ -130,6 +129,14 @@ def summary_words(rule: str, result: dict) -> str:
     return st or ""
 
 
+def _awaiting_type() -> type:
+    """:class:`~fieldapp.checks.requests.AwaitingData`, imported when first needed (the
+    requests module brings the survey model; the panel's words need none of it)."""
+    from .requests import AwaitingData
+
+    return AwaitingData
+
+
 class Checks:
     """The latest result of every check; re-evaluates only requests whose JSON changed.
 
@@ -156,6 +163,8 @@ class Checks:
         def woodland_class(request: dict) -> str | None:
             result = self._evaluate_cached(request)
             return result.get("class") if result.get("status") != "error" else None
+
+        from .requests import requests_for_model
 
         return self.update(requests_for_model(model, retained_ac=retained_ac,
                                               woodland_class=woodland_class))
@@ -190,7 +199,7 @@ class Checks:
                 self._keys.pop(cid, None)
                 changed = True
         for cid, (title, request) in requests.items():
-            awaiting = isinstance(request, AwaitingData)
+            awaiting = isinstance(request, _awaiting_type())
             key = json.dumps({"awaiting": [request.rule, request.next_step, request.citation]}
                              if awaiting else request, sort_keys=True)
             if self._keys.get(cid) == key and self._checks[cid].title == title:
