@@ -63,7 +63,8 @@ _CLUMP = [dict(_SPEC, x=10.0 + i, y=15.0) for i in range(10)]
 @settings(max_examples=80, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @example(start=_CLUMP, ops=[("add", dict(_SPEC, x=15.0, y=16.0)), ("delete", 3),
                             ("edit", 5, dict(_SPEC, x=12.0, y=17.0, dbh_in=4.0))])
-@given(start=st.lists(tree_st, min_size=8, max_size=40), ops=st.lists(op_st, min_size=1, max_size=20))
+@given(start=st.lists(tree_st, min_size=8, max_size=40),
+       ops=st.lists(op_st, min_size=1, max_size=20))
 def test_kept_canopy_equals_the_union_after_every_squeeze_edit_and_delete(start, ops):
     v = Visit.new("t", crs="EPSG:32616", who="t")
     stand = shapely.box(X0, Y0, X0 + SIDE, Y0 + SIDE)
