@@ -26,7 +26,8 @@ APP = r"""
 import time, resource; t0 = time.perf_counter()
 from PySide6.QtWidgets import QApplication
 app = QApplication([])
-from fieldapp.ui import app as appmod, config as C, theme
+from fieldapp.ui import app as appmod, theme
+from fieldapp.app import config as C
 theme.apply(app)
 w = appmod.create_window(C.build({}, use_file=False), start_devices=False); w.show()
 app.processEvents()

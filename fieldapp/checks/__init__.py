@@ -30,6 +30,7 @@ here stays for percentages a caller passes in by hand.
 
 Examples
 --------
+>>> from fieldapp.checks import bank_request
 >>> req = bank_request(False, [(0.0, 0.0), (30.0, 1.2)])
 >>> req["rule"], req["input"]["stations"][1]
 ('nr341.bank', {'distance_ft': 30.0, 'elevation_ft': 1.2})
@@ -37,28 +38,36 @@ Examples
 
 from __future__ import annotations
 
-from .requests import (
-    CITE_CITY,
-    MARK_TALLY_COMPLETE,
-    RECORD_STAND_TREES,
-    AwaitingData,
-    Provisional,
-    bank_request,
-    clamp_pct,
-    development_area_request,
-    drainageway_request,
-    graded_area_request,
-    graded_slope_pct,
-    mitigation_request,
-    protective_area_request,
-    requests_for_model,
-    stands_with_trees,
-    trees_in_stand,
-    wetland_feature,
-    wetland_size_request,
-    woodland_class_request,
-)
-from .results import RULE_TITLES, Check, Checks, status_words, summary_words
+import importlib
+from typing import Any
+
+#: Where each public name lives; loaded on first use (PEP 562), so the checks panel, which
+#: only needs the words of a result, does not bring the survey model (shapely, pyproj) into
+#: the window's start-up: ~160 ms before the window was shown.
+_HOME = {
+    **dict.fromkeys(("CITE_CITY", "RECORD_STAND_TREES", "AwaitingData", "bank_request",
+                     "clamp_pct", "development_area_request", "MARK_TALLY_COMPLETE", "Provisional", "trees_in_stand", "drainageway_request",
+                     "graded_area_request", "graded_slope_pct", "mitigation_request",
+                     "protective_area_request", "requests_for_model", "stands_with_trees",
+                     "wetland_feature", "wetland_size_request", "woodland_class_request"),
+                    "requests"),
+    **dict.fromkeys(("RULE_TITLES", "Check", "Checks", "status_words", "summary_words"),
+                    "results"),
+}
+
+
+def __getattr__(name: str) -> Any:
+    home = _HOME.get(name)
+    if home is None:
+        raise AttributeError(f"module 'fieldapp.checks' has no attribute {name!r}")
+    value = getattr(importlib.import_module(f"fieldapp.checks.{home}"), name)
+    globals()[name] = value
+    return value
+
+
+def __dir__() -> list[str]:
+    return sorted(set(globals()) | set(_HOME))
+
 
 __all__ = [
     "AwaitingData", "Check", "Checks", "bank_request", "protective_area_request", "woodland_class_request",

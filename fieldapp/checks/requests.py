@@ -40,6 +40,7 @@ import math
 from dataclasses import dataclass
 from typing import Any, Callable, Iterable, Sequence
 
+import numpy as np
 import shapely
 from shapely.geometry import LineString
 
@@ -318,16 +319,19 @@ def wetland_size_input(model: Any, area_uuid: str) -> dict:
             "hydric_vegetation": bool(a.hydric_vegetation)}
 
 
-def woodland_class_input(stand: Any, trees: Sequence[Any], frame: Any, grove: Any = None) -> dict:
+def woodland_class_input(stand: Any, trees: Sequence[Any], frame: Any, grove: Any = None,
+                         measures: Any = None) -> dict:
     """The ``input`` of a ``woodland.class`` rule request for a stand polygon (rules-contract.md).
 
-    Canopy percentages from :func:`fieldapp.survey.canopy.stand_measures`. ``trees`` in the
+    Canopy percentages from ``measures`` (the stand's
+    :class:`~fieldapp.survey.canopy.StandMeasures` for ``trees``) or, without it, from
+    :func:`fieldapp.survey.canopy.stand_measures`. ``trees`` in the
     request are the live trees inside the grove polygon (empty without one), each
     ``{"dbh_in", "leaf_habit", "species"}``; the rule decides whether they make a grove.
     """
     from fieldapp.survey import canopy
 
-    m = canopy.stand_measures(stand, trees, frame)
+    m = measures if measures is not None else canopy.stand_measures(stand, trees, frame)
     grove_trees = canopy.trees_inside(grove, trees) if grove is not None else []
     return {
         "canopy_10in_pct": m.canopy_10in_pct,
@@ -346,10 +350,12 @@ def woodland_class_input(stand: Any, trees: Sequence[Any], frame: Any, grove: An
 
 def woodland_input(model: Any, stand_uuid: str, grove_uuid: str | None = None) -> dict:
     """The ``input`` of a ``woodland.class`` request for a stand (and optional grove) of the
-    model (:func:`woodland_class_input` with the model's trees and frame)."""
+    model (:func:`woodland_class_input` with the model's trees, frame and its kept-up-to-date
+    ``stand_measures``, which reflect every tree)."""
     stand = model.get(Layer.AREA, stand_uuid)
     grove = model.get(Layer.AREA, grove_uuid).geometry if grove_uuid else None
-    return woodland_class_input(stand.geometry, model.trees(), model.frame, grove)
+    return woodland_class_input(stand.geometry, model.trees(), model.frame, grove,
+                                measures=model.stand_measures(stand_uuid))
 
 
 def _v(x: Any) -> Any:
@@ -412,7 +418,9 @@ def stands_with_trees(stands: Sequence[Any], trees: Sequence[Any]) -> set[str]:
     """
     if not trees:
         return set()
-    pts = shapely.points([(float(t.x), float(t.y)) for t in trees])
+    n = len(trees)
+    pts = shapely.points(np.fromiter((t.x for t in trees), float, n),
+                         np.fromiter((t.y for t in trees), float, n))
     return {a.uuid for a in stands if bool(shapely.covers(a.geometry, pts).any())}
 
 

@@ -13,7 +13,6 @@ import json
 from dataclasses import dataclass
 from typing import Any, Callable
 
-from .requests import AwaitingData, Provisional, requests_for_model
 
 __all__ = ["RULE_TITLES", "Check", "Checks", "status_words", "summary_words"]
 
@@ -146,6 +145,22 @@ def summary_words(rule: str, result: dict) -> str:
     return st or ""
 
 
+def _awaiting_type() -> type:
+    """:class:`~fieldapp.checks.requests.AwaitingData`, imported when first needed (the
+    requests module brings the survey model; the panel's words need none of it)."""
+    from .requests import AwaitingData
+
+    return AwaitingData
+
+
+def _provisional_type() -> type:
+    """:class:`~fieldapp.checks.requests.Provisional`, imported when first needed (as
+    :func:`_awaiting_type`)."""
+    from .requests import Provisional
+
+    return Provisional
+
+
 class Checks:
     """The latest result of every check; re-evaluates only requests whose JSON changed.
 
@@ -173,6 +188,8 @@ class Checks:
             result = self._evaluate_cached(request)
             return result.get("class") if result.get("status") != "error" else None
 
+        from .requests import requests_for_model
+
         return self.update(requests_for_model(model, retained_ac=retained_ac,
                                               woodland_class=woodland_class))
 
@@ -191,7 +208,7 @@ class Checks:
             return {"rule": request.get("rule"), "status": "error",
                     "message": f"{type(exc).__name__}: {exc}"}
 
-    def update(self, requests: dict[str, tuple[str, dict | AwaitingData]]) -> bool:
+    def update(self, requests: dict[str, tuple[str, Any]]) -> bool:
         """Replace the set of checks by ``requests`` ({id: (title, request)}).
 
         Evaluates the new or changed requests; drops checks no longer applicable. An
@@ -206,8 +223,8 @@ class Checks:
                 self._keys.pop(cid, None)
                 changed = True
         for cid, (title, request) in requests.items():
-            awaiting = isinstance(request, AwaitingData)
-            held = request if isinstance(request, Provisional) else None
+            awaiting = isinstance(request, _awaiting_type())
+            held = request if isinstance(request, _provisional_type()) else None
             if held is not None:
                 request = held.request
             key = json.dumps({"awaiting": [request.rule, request.next_step, request.citation]}

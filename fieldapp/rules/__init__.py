@@ -45,33 +45,39 @@ RulesError
     └── RuleInputError (also a ValueError): a bad input value; ``key`` names it.
 """
 
-from fieldapp.rules.compare import TOLERANCE, at_least, at_most, less_than, more_than
-from fieldapp.rules.contract import RULES, evaluate, evaluate_result
-from fieldapp.rules.nr341 import (
-    BankResult,
-    Basis,
-    Segment,
-    Station,
-    SteepStretch,
-    WalkReason,
-    bank_from_segments,
-    bank_from_stations,
-    bank_guidance,
-    graded_area,
-)
-from fieldapp.rules.nr151 import Feature, protective_area, vegetative_cover
-from fieldapp.rules.city import (
-    development_area,
-    drainageway,
-    erodible_slope,
-    erosion_plan,
-    steep_slope,
-    wetland_size,
-    woodland_class,
-    woodland_mitigation,
-)
-from fieldapp.rules.measure import clinometer
-from fieldapp.rules.results import RuleInputError, RuleResult, RulesError, Status
+import importlib
+from typing import Any
+
+#: Where each public name lives. The names are loaded on first use (PEP 562), so importing one
+#: rule module (``fieldapp.rules.city_tables`` for a published figure, as the survey model
+#: does) does not load every rule and the contract (~40 ms of start-up).
+_HOME = {
+    **dict.fromkeys(("TOLERANCE", "at_least", "at_most", "less_than", "more_than"), "compare"),
+    **dict.fromkeys(("RULES", "evaluate", "evaluate_result"), "contract"),
+    **dict.fromkeys(("BankResult", "Basis", "Segment", "Station", "SteepStretch", "WalkReason",
+                     "bank_from_segments", "bank_from_stations", "bank_guidance",
+                     "graded_area"), "nr341"),
+    **dict.fromkeys(("Feature", "protective_area", "vegetative_cover"), "nr151"),
+    **dict.fromkeys(("development_area", "drainageway", "erodible_slope", "erosion_plan",
+                     "steep_slope", "wetland_size", "woodland_class", "woodland_mitigation"),
+                    "city"),
+    "clinometer": "measure",
+    **dict.fromkeys(("RuleInputError", "RuleResult", "RulesError", "Status"), "results"),
+}
+
+
+def __getattr__(name: str) -> Any:
+    home = _HOME.get(name)
+    if home is None:
+        raise AttributeError(f"module 'fieldapp.rules' has no attribute {name!r}")
+    value = getattr(importlib.import_module(f"fieldapp.rules.{home}"), name)
+    globals()[name] = value
+    return value
+
+
+def __dir__() -> list[str]:
+    return sorted(set(globals()) | set(_HOME))
+
 
 __all__ = [
     "RULES",

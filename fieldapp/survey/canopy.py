@@ -31,12 +31,13 @@ import numpy as np
 import shapely
 
 from ..geo import FOOT_INTERNATIONAL_M, SQFT_PER_ACRE, SiteFrame
-from ..rules.city import GROVE_DBH_IN, MATURE_CALIPER_IN
+from ..rules.city_tables import GROVE_DBH_IN, MATURE_CALIPER_IN
 from .features import LeafHabit, Tree, TreeStatus
 
 __all__ = [
     "BA_FACTOR",
     "TOL",
+    "circles",
     "crown_polygons",
     "StandClass",
     "StandMeasures",
@@ -69,6 +70,21 @@ def _arrays(trees: Sequence[Tree]):
     return x, y, dbh, live, decid
 
 
+_UNIT_CIRCLE = shapely.get_coordinates(shapely.buffer(shapely.Point(0.0, 0.0), 1.0,
+                                                      quad_segs=QUAD_SEGS))
+
+
+def circles(xy: np.ndarray, r: np.ndarray) -> np.ndarray:
+    """Polygons of the circles of radius ``r`` (shape (n,)) about ``xy`` (shape (n, 2)).
+
+    The same polygons as ``shapely.buffer(shapely.points(xy), r, quad_segs=QUAD_SEGS)``,
+    vertex for vertex (GEOS puts a point buffer's vertices at centre + r·(cos θ, sin θ); here
+    its unit circle is scaled and moved, the same arithmetic), built in one
+    ``shapely.polygons`` call: a third of the cost of buffering 10,000 stems.
+    """
+    return shapely.polygons(_UNIT_CIRCLE[None, :, :] * r[:, None, None] + xy[:, None, :])
+
+
 def crown_polygons(trees: Sequence[Tree], frame: SiteFrame, k: float = 1.0) -> np.ndarray:
     """Crown of each tree as a shapely geometry array (None where a tree has no crown).
 
@@ -82,12 +98,10 @@ def crown_polygons(trees: Sequence[Tree], frame: SiteFrame, k: float = 1.0) -> n
     have_r = np.isfinite(r_ft) & (r_ft > 0)
     if have_r.any():
         idx = np.nonzero(have_r)[0]
-        pts = shapely.points(
-            np.fromiter((trees[i].x for i in idx), float, len(idx)),
-            np.fromiter((trees[i].y for i in idx), float, len(idx)),
-        )
+        xy = np.stack([np.fromiter((trees[i].x for i in idx), float, len(idx)),
+                       np.fromiter((trees[i].y for i in idx), float, len(idx))], axis=1)
         r = r_ft[idx] * FOOT_INTERNATIONAL_M / frame.unit_m * k * _AREA_RADIUS
-        out[idx] = shapely.buffer(pts, r, quad_segs=QUAD_SEGS)
+        out[idx] = circles(xy, r)
     for i, t in enumerate(trees):
         if t.crown is not None:
             out[i] = t.crown
@@ -127,8 +141,9 @@ def _clip(crowns: np.ndarray, stand) -> np.ndarray:
     if not has.any():
         return out
     c = crowns[has]
-    inside = shapely.contains_properly(stand, c)  # most crowns: no clipping needed
-    c = np.where(inside, c, shapely.intersection(c, stand))
+    cut = ~shapely.contains_properly(stand, c)  # most crowns: no clipping needed
+    if cut.any():   # only those reaching the boundary are cut (all of them: 0.15 s at 10,000)
+        c[cut] = shapely.intersection(c[cut], stand)
     out[has] = c
     return out
 
@@ -192,6 +207,27 @@ def canopy_areas(crowns: np.ndarray, dbh: np.ndarray, live: np.ndarray, decid: n
     return _area(u10), _area(u3), _area(u_dec)
 
 
+def stand_table(d_in: np.ndarray, area_ac: float) -> tuple[StandClass, ...]:
+    """The 2-inch DBH classes of the live stems in a stand (``d_in``: their DBH, in) on
+    ``area_ac`` acres, lowest class first.
+
+    >>> [(c.low_in, c.stems) for c in stand_table(np.array([11.9, 12.0, 13.5, 3.0]), 1.0)]
+    [(2.0, 1), (10.0, 1), (12.0, 2)]
+    """
+    if not len(d_in):
+        return ()
+    ba = BA_FACTOR * d_in**2
+    cls = np.floor(d_in / 2.0 + TOL / 2).astype(int)
+    table = []
+    for c in np.unique(cls):
+        m = cls == c
+        table.append(StandClass(
+            low_in=2.0 * float(c), high_in=2.0 * float(c) + 2.0, stems=int(m.sum()),
+            stems_per_ac=float(m.sum()) / area_ac,
+            basal_area_sqft_per_ac=float(ba[m].sum()) / area_ac))
+    return tuple(table)
+
+
 def stand_measures(stand, trees: Sequence[Tree], frame: SiteFrame) -> StandMeasures:
     """Canopy cover, deciduous share, stems and basal area per acre, and the stand table.
 
@@ -221,20 +257,7 @@ def stand_measures(stand, trees: Sequence[Tree], frame: SiteFrame) -> StandMeasu
     d_in = dbh[inside]
     stems = int(inside.sum())
     ba = BA_FACTOR * d_in**2
-    table = []
-    if stems:
-        cls = np.floor(d_in / 2.0 + TOL / 2).astype(int)
-        for c in np.unique(cls):
-            m = cls == c
-            table.append(
-                StandClass(
-                    low_in=2.0 * float(c),
-                    high_in=2.0 * float(c) + 2.0,
-                    stems=int(m.sum()),
-                    stems_per_ac=float(m.sum()) / area_ac,
-                    basal_area_sqft_per_ac=float(ba[m].sum()) / area_ac,
-                )
-            )
+    table = stand_table(d_in, area_ac)
     return StandMeasures(
         stand_area_sqft=area_sqft,
         stand_area_ac=area_ac,
@@ -244,7 +267,7 @@ def stand_measures(stand, trees: Sequence[Tree], frame: SiteFrame) -> StandMeasu
         stems=stems,
         stems_per_ac=stems / area_ac,
         basal_area_sqft_per_ac=float(ba.sum()) / area_ac,
-        stand_table=tuple(table),
+        stand_table=table,
     )
 
 

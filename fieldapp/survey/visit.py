@@ -55,6 +55,7 @@ from .readings import CaliperLike
 from .readings import reading_id as _reading_id
 from .editing import EditCommands
 from .shoreline import ShorelineCommands
+from .standcanopy import StandCanopy
 from .validation import PARENTS, REFERENCE_FIELD, enum_value, ms, validate, validated_site
 from .validation import line as valid_line
 from .validation import polygon as valid_polygon
@@ -135,6 +136,7 @@ class Visit(ShorelineCommands, EditCommands):
         # it: new trees are numbered inside the block, so laptops never number two trees alike.
         self._tag_range: tuple[int, int] | None = None
         self._max_in_range = 0
+        self._canopies: dict[str, StandCanopy] = {}   # stand uuid -> its canopy, kept up to date
 
     def set_tag_block(self, first: int, last: int) -> None:
         """Number new trees from ``first`` to ``last`` (the office's tag block of this laptop
@@ -765,9 +767,17 @@ class Visit(ShorelineCommands, EditCommands):
         return ts if status is None else [t for t in ts if t.status is status]
 
     def stand_measures(self, stand_uuid: str) -> canopy.StandMeasures:
-        """Canopy cover, stems and basal area per acre, stand table for a woodland stand."""
+        """Canopy cover, stems and basal area per acre, stand table for a woodland stand.
+
+        Kept up to date tree by tree (:class:`~fieldapp.survey.standcanopy.StandCanopy`, one per
+        stand polygon): after the first call, a call costs what changed since the last one, not
+        the size of the tally; the figures are those of :func:`canopy.stand_measures`.
+        """
         stand = self.get(Layer.AREA, stand_uuid)
-        return canopy.stand_measures(stand.geometry, self.trees(), self.frame)
+        kept = self._canopies.get(stand_uuid)
+        if kept is None or kept.stand is not stand.geometry or kept.frame is not self.frame:
+            kept = self._canopies[stand_uuid] = StandCanopy(stand.geometry, self.frame)
+        return kept.measures(self.trees())
 
     def grove_candidates(self, grove_uuid: str) -> list[Tree]:
         """Live deciduous trees ≥ 18.0 in DBH inside a grove polygon."""
