@@ -51,6 +51,7 @@ from .gnss import DEFAULT_GATE, FixLike, QualityGate
 from .readings import CaliperLike
 from .readings import reading_id as _reading_id
 from .shoreline import ShorelineCommands
+from .stake import StakeCommands
 from .validation import PARENTS, REFERENCE_FIELD, enum_value, ms, validate, validated_site
 from .validation import line as valid_line
 from .validation import polygon as valid_polygon
@@ -89,7 +90,7 @@ def _layer(layer) -> Layer:
         raise InvalidValue("layer", f"unknown layer {layer!r}") from exc
 
 
-class Visit(ShorelineCommands):
+class Visit(ShorelineCommands, StakeCommands):
     """One day's field work at one site (see module docstring).
 
     Parameters

@@ -91,7 +91,7 @@ def test_opening_for_recording_migrates_to_the_columns_of_a_new_file(v1, tmp_pat
     fresh = tmp_path / "new.gpkg"
     create_visit(fresh, Visit.new("new", crs="EPSG:32616", who="t")).close()
     with open_visit(v1) as store:
-        assert meta_version(v1) == "2"
+        assert meta_version(v1) == "3"
         t = by_label(store.visit, Layer.TRANSECT)["T1"]
         assert t.stipulated is False
     # same columns, same order, types, NOT NULL and defaults as a table made new at schema 2
@@ -137,8 +137,8 @@ def test_migrated_file_records_the_new_fields_and_keeps_them(v1):
 def test_migration_happens_once(v1):
     open_visit(v1).close()
     columns = {layer: table_info(v1, layer.value) for layer in Layer}
-    open_visit(v1).close()  # already schema 2: nothing to add (ADD COLUMN twice would fail)
-    assert meta_version(v1) == "2"
+    open_visit(v1).close()  # already schema 3: nothing to add (ADD COLUMN twice would fail)
+    assert meta_version(v1) == "3"
     assert {layer: table_info(v1, layer.value) for layer in Layer} == columns
     assert [c[0] for c in table_info(v1, "transect")].count("stipulated") == 1
 
@@ -148,22 +148,27 @@ def test_a_failed_migration_leaves_the_file_as_it_was(v1, monkeypatch):
     good = S.migration_sql(1)
     monkeypatch.setattr(S, "migration_sql", lambda version: good[:1] + ['ALTER TABLE "nosuch" ADD COLUMN x'])
     before = sha(v1)
-    with pytest.raises(WriteFailed, match="could not bring .* to schema 2 .*the file is unchanged"):
+    with pytest.raises(WriteFailed, match="could not bring .* to schema 3 .*the file is unchanged"):
         open_visit(v1)
     assert sha(v1) == before
     monkeypatch.undo()
     with open_visit(v1) as store:  # and it migrates once the cause is gone
         assert by_label(store.visit, Layer.TRANSECT)["T1"].stipulated is False
-    assert meta_version(v1) == "2"
+    assert meta_version(v1) == "3"
 
 
-def test_migration_sql_adds_exactly_the_schema_2_columns():
-    assert S.SCHEMA_VERSION == 2
-    assert S.migration_sql(1) == [
+def test_migration_sql_adds_exactly_the_schema_2_columns_then_the_schema_3_table():
+    assert S.SCHEMA_VERSION == 3
+    assert S.migration_sql(1)[:2] == [
         'ALTER TABLE "transect" ADD COLUMN "stipulated" BOOLEAN NOT NULL DEFAULT 0',
         'ALTER TABLE "line_feature" ADD COLUMN "mapped_stream" BOOLEAN',
     ]
-    assert S.migration_sql(2) == []
+    v3 = S.migration_sql(2)
+    assert v3 == S.migration_sql(1)[2:]
+    assert v3[0].startswith('CREATE TABLE "stake_point"')
+    assert [s.split(" (")[0] for s in v3[1:]] == ["INSERT INTO gpkg_contents",
+                                                  "INSERT INTO gpkg_geometry_columns"]
+    assert S.migration_sql(3) == []
     # each added column is the last field of its record (ADD COLUMN appends)
     for pairs in S.ADDED_COLUMNS.values():
         for layer, name in pairs:
@@ -178,7 +183,7 @@ def test_a_schema_2_file_lacking_a_schema_2_column_is_refused_untouched(tmp_path
     conn.commit()
     conn.close()
     before = sha(p)
-    with pytest.raises(DamagedVisitFile, match=r"schema 2\) lacks columns \['transect.stipulated'\]"):
+    with pytest.raises(DamagedVisitFile, match=r"schema 3\) lacks columns \['transect.stipulated'\]"):
         open_visit(p)
     assert sha(p) == before
 
@@ -194,8 +199,57 @@ def test_a_schema_1_file_lacking_a_schema_1_column_is_refused(v1):
 
 def test_newer_schema_still_refused(v1):
     conn = sqlite3.connect(v1)
-    conn.execute("UPDATE fieldapp_meta SET value = '3' WHERE key = 'schema_version'")
+    conn.execute("UPDATE fieldapp_meta SET value = '4' WHERE key = 'schema_version'")
     conn.commit()
     conn.close()
-    with pytest.raises(NewerVisitFile, match="schema 3"):
+    with pytest.raises(NewerVisitFile, match="schema 4"):
         open_visit(v1)
+
+
+# ------------------------------------------------------------------ schema 2 -> 3: stake points
+@pytest.fixture
+def v2(v1):
+    """The schema 1 file brought to schema 2 exactly (the sync's migration to a given version:
+    the schema 2 columns, no stake_point table)."""
+    from fieldapp.sync.schemas import migrate_file
+
+    assert migrate_file(v1, 2)
+    assert meta_version(v1) == "2"
+    return v1
+
+
+def test_a_schema_2_file_opens_read_only_without_stake_points_untouched(v2):
+    before = sha(v2)
+    with open_visit(v2, readonly=True) as store:
+        assert store.visit.stake_points() == []
+        assert store.counts()["stake_point"] == 0
+    assert sha(v2) == before
+
+
+def test_schema_2_to_3_adds_the_stake_point_table_as_a_new_file_has_it(v2, tmp_path):
+    from shapely.geometry import LineString
+
+    from fieldapp.survey.stake import Target, guide
+    from tests.store.test_store import Fix
+
+    fresh = tmp_path / "new.gpkg"
+    create_visit(fresh, Visit.new("new", crs="EPSG:32616", who="t")).close()
+    with open_visit(v2) as store:
+        assert meta_version(v2) == "3"
+        v = store.visit
+        t = by_label(v, Layer.TRANSECT)["T1"]
+        x, y = t.origin_x, t.origin_y
+        f = v.frame
+        lon, lat = f.to_lonlat(x, y)
+        ft = (f.to_ft(x), f.to_ft(y))
+        line = Target("bank_line", "Bank line", LineString([(ft[0] + 0.3, ft[1] - 50), (ft[0] + 0.3, ft[1] + 50)]))
+        v.add_stake_point(fix=Fix(float(lat), float(lon)), target=line,
+                          guidance=guide(line, *ft, tolerance_ft=0.5))
+    assert table_info(v2, "stake_point") == table_info(fresh, "stake_point")
+    info = pyogrio.read_info(v2, layer="stake_point")
+    assert info["features"] == 1 and info["crs"] == "EPSG:32616" and info["geometry_type"] == "Point"
+    with open_visit(v2, readonly=True) as store:
+        (sp,) = store.visit.stake_points()
+        # the fix stood 0.3 ft left of a line running north: offset -0.3 ft (left is negative)
+        assert sp.offset_ft == pytest.approx(-0.3, abs=1e-6) and sp.superseded is False
+        assert sp.quality == 1 and sp.target_key == "bank_line"

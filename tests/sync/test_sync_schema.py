@@ -1,5 +1,5 @@
 """Sync across store schema versions (schema 1 -> 2: ``transect.stipulated``,
-``line_feature.mapped_stream``), the store developer's scenario on one office folder.
+``line_feature.mapped_stream``; -> 3: the ``stake_point`` table; ``NEW`` is the newest), the store developer's scenario on one office folder.
 
 The site starts from ``data/visit_schema1.gpkg`` (written by fieldapp at schema 1, see
 test_store_migration.py): site "Schema 1 lot", transect T1, lines "Creek" and "S1", trees tagged
@@ -57,6 +57,8 @@ CREEK = "21e41b0e-54a5-455f-b927-5bee7a5c7789"
 S1 = "4416835b-2954-487c-9b64-c7b2b731bdba"
 SITE = "d67b2150-5b88-489a-b255-55748d569b9c"
 FEATURES = tuple(layer.value for layer in Layer)
+#: The schema this fieldapp writes (the visits migrate from 1 to it).
+NEW = str(store_schema.SCHEMA_VERSION)
 
 
 def version(path: Path) -> str:
@@ -131,7 +133,7 @@ def build(root: Path) -> dict[str, Path]:
         v.set_mapped_stream(CREEK, True)
         v.update_feature(Layer.TREE, TREE[1], dbh_in=20.0)
         v.update_feature(Layer.TREE, TREE[2], dbh_in=16.0)  # C set 15.5: a same-field conflict
-    assert version(paths["a"]) == "2"
+    assert version(paths["a"]) == NEW
     # B, still a schema-1 file: species of tree 3 set with sqlite3
     sql(paths["b"], "UPDATE tree SET species_code = 'QURU' WHERE uuid = ?", TREE[3])
     return paths
@@ -160,12 +162,12 @@ def test_migrated_laptop_syncs_and_migrates_the_office(site):
     report = sync(site["a"], office)
     assert report.office_seq == 3
     assert report.schema_changes == (
-        f"office master of site {SITE}: schema 1 -> 2 (changesets after seq 2 are at schema 2)",)
+        f"office master of site {SITE}: schema 1 -> {NEW} (changesets after seq 2 are at schema {NEW})",)
     # the office master is schema 2, with the columns of a new visit, and says where it changed
-    assert version(master) == "2"
+    assert version(master) == NEW
     assert columns(master, "transect")[-1] == "stipulated"
     assert columns(master, "line_feature")[-1] == "mapped_stream"
-    assert schema_log(master) == [(2, 1, 2)]
+    assert schema_log(master) == [(int(NEW), 1, 2)]
     assert integrity(master) == "ok"
     # A sent T1.stipulated, Creek.mapped_stream, trees 1 and 2; it received C's tree 2 (seq 2);
     # tree 2: C set 15.5 (synced first), A 16.0 -> a same-field conflict, A's value kept
@@ -183,7 +185,7 @@ def test_migrated_laptop_syncs_and_migrates_the_office(site):
         TREE[1]: 20.0, TREE[2]: 16.0, TREE[3]: 14.0}
     # A's base copy is the migrated master as of seq 3 (without the office's schema log)
     base = site["a"].with_name("a.gpkg.sync") / "base.gpkg"
-    assert version(base) == "2" and snapshot(base) == snapshot(master) == snapshot(site["a"])
+    assert version(base) == NEW and snapshot(base) == snapshot(master) == snapshot(site["a"])
     # a second sync of A has nothing to do
     again = sync(site["a"], office)
     assert again.no_op and again.schema_changes == () and again.office_seq == 3
@@ -199,11 +201,11 @@ def test_schema_1_laptop_behind_the_migration_point_pulls_migrates_and_sends(sit
     # B's base was at seq 1: seq 2 (schema 1, C's tree 2) was applied before the migration,
     # seq 3 (schema 2, A's) after it; B's species edit went out as seq 4 at schema 2
     assert report.office_seq == 4
-    assert report.schema_changes == ("visit b.gpkg: schema 1 -> 2",)
+    assert report.schema_changes == (f"visit b.gpkg: schema 1 -> {NEW}",)
     # received: T1, Creek, trees 1 and 2 (C's 15.5 then A's 16.0: one row change), the conflict
     assert layer_counts(report) == {"transect": (0, 1, 0, 0), "line_feature": (0, 1, 0, 0),
                                     "tree": (1, 2, 0, 0), "fieldapp_sync_conflicts": (0, 1, 0, 0)}
-    assert version(b) == "2" and columns(b, "transect") == columns(master, "transect")
+    assert version(b) == NEW and columns(b, "transect") == columns(master, "transect")
     with open_visit(b, readonly=True) as store:
         v = store.visit
         assert v.get(Layer.TRANSECT, T1).stipulated is True
@@ -211,14 +213,14 @@ def test_schema_1_laptop_behind_the_migration_point_pulls_migrates_and_sends(sit
         assert v.get(Layer.LINE, S1).mapped_stream is None
         assert {t.tag: (t.dbh_in, t.species_code) for t in v.trees()} == {
             1: (20.0, ""), 2: (16.0, ""), 3: (14.0, "QURU")}
-    assert schema_log(master) == [(2, 1, 2)]  # migrated once
+    assert schema_log(master) == [(int(NEW), 1, 2)]  # migrated once
     # C (schema 1, base at seq 2 = the migration point) receives everything; A receives B's edit
     report_c = sync(site["c"], office)
-    assert report_c.schema_changes == ("visit c.gpkg: schema 1 -> 2",) and report_c.office_seq == 4
+    assert report_c.schema_changes == (f"visit c.gpkg: schema 1 -> {NEW}",) and report_c.office_seq == 4
     sync(site["a"], office)
     for name in "abc":
         assert snapshot(site[name]) == snapshot(master), name
-        assert version(site[name].with_name(f"{name}.gpkg.sync") / "base.gpkg") == "2"
+        assert version(site[name].with_name(f"{name}.gpkg.sync") / "base.gpkg") == NEW
     for p in (master, site["a"], site["b"], site["c"]):
         assert integrity(p) == "ok"
 
@@ -227,7 +229,7 @@ def test_checkout_of_a_migrated_master_is_a_schema_2_visit_without_the_office_lo
     office = FolderOffice(site["office"])
     sync(site["a"], office)
     d = checkout(office, SITE, tmp_path / "d.gpkg")
-    assert version(d) == "2"
+    assert version(d) == NEW
     with contextlib.closing(sqlite3.connect(d)) as conn:
         assert conn.execute("SELECT count(*) FROM sqlite_master WHERE name = 'fieldapp_sync_schema'").fetchone() == (0,)
     with open_visit(d, readonly=True) as store:
@@ -245,10 +247,10 @@ def test_a_migrated_laptop_with_nothing_to_send_still_migrates_the_office(tmp_pa
     report = sync(a, office)
     assert report.no_op and report.office_seq == 1
     assert report.schema_changes == (
-        f"office master of site {SITE}: schema 1 -> 2 (changesets after seq 1 are at schema 2)",)
+        f"office master of site {SITE}: schema 1 -> {NEW} (changesets after seq 1 are at schema {NEW})",)
     master = office.master_path(SITE)
-    assert version(master) == "2" and schema_log(master) == [(2, 1, 1)]
-    assert version(a.with_name("a.gpkg.sync") / "base.gpkg") == "2"
+    assert version(master) == NEW and schema_log(master) == [(int(NEW), 1, 1)]
+    assert version(a.with_name("a.gpkg.sync") / "base.gpkg") == NEW
     # the seed (schema 1, base at the migration point, no edits) has nothing to receive: untouched
     before = files_of(tmp_path / "seed.gpkg.sync"), hashlib.sha256(seed.read_bytes()).hexdigest()
     assert sync(seed, office).no_op
@@ -275,7 +277,7 @@ def test_old_fieldapp_sync_against_a_migrated_office_is_refused_untouched(site, 
         with pytest.raises(NewerSchema) as info:
             sync(site[name], office)
         message = str(info.value)
-        assert message.startswith("this office site was written by a newer fieldapp (schema 2);"
+        assert message.startswith(f"this office site was written by a newer fieldapp (schema {NEW});"
                                   " update fieldapp on this laptop")
         assert "row" not in message and "correct" not in message
     assert files_of(root) == before  # nothing written anywhere: visits, .sync folders, office
@@ -316,7 +318,7 @@ def test_old_fieldapp_command_line_says_update_fieldapp(site, tmp_path):
         assert done.returncode == 1, done.stderr
         (line,) = done.stderr.splitlines()
         assert line.startswith("fieldapp sync: this office site was written by a newer fieldapp"
-                               " (schema 2); update fieldapp on this laptop"), line
+                               f" (schema {NEW}); update fieldapp on this laptop"), line
         assert done.stdout == ""
     assert files_of(root) == before and not (tmp_path / "new.gpkg").exists()
 
@@ -354,7 +356,7 @@ def test_a_master_whose_columns_disagree_is_not_migrated(site):
 
 
 def test_schema_steps_come_from_the_store():
-    assert schemas.statements(1, 2) == store_schema.migration_sql(1)
+    assert schemas.statements(1, int(NEW)) == store_schema.migration_sql(1)
     assert schemas.statements(2, 2) == [] and schemas.statements(1, 1) == []
     log = [schemas.SchemaChange(2, 1, 5, "t", "l")]
     # changesets 1-5 were written before the change (None: the site's first schema), 6- at 2
@@ -430,7 +432,7 @@ def _kill_trial(kill_templates, name, kill_at, nth, tmp_path):
     sync(root / "a.gpkg", office)
     for other in "abc":
         assert snapshot(root / f"{other}.gpkg") == snapshot(master), other
-        assert version(root / f"{other}.gpkg") == "2"
+        assert version(root / f"{other}.gpkg") == NEW
 
 
 # A's sync: the pull of C's schema-1 change, the commit point, the three steps of the office's
@@ -438,7 +440,7 @@ def _kill_trial(kill_templates, name, kill_at, nth, tmp_path):
 # the base copy and the end-of-sync check.
 @pytest.mark.parametrize("kill_at,nth", [
     ("applying office change 2", 1), ("checking the office's changes merged with this laptop's", 1),
-    ("sending the changeset to the office", 1), ("office: migrating the master to store schema 2", 1),
+    ("sending the changeset to the office", 1), (f"office: migrating the master to store schema {NEW}", 1),
     ("office: master copied for the schema change", 1), ("office: master migrated in a copy", 1),
     ("office: master replaced", 1), ("office: master copied", 1),
     ("office: changeset stored in history", 1), ("office: master replaced", 2), ("office updated", 1),
@@ -452,7 +454,7 @@ def test_kill_the_office_migrating_sync_at_each_step(kill_templates, tmp_path, k
 # migration (before it, and after it before the update), the base copy, the end-of-sync check.
 @pytest.mark.parametrize("kill_at", [
     "applying office change 2", "applying office change 3", "sending the changeset to the office",
-    "office: master replaced", "office updated", "migrating the visit to store schema 2",
+    "office: master replaced", "office updated", f"migrating the visit to store schema {NEW}",
     "updating the visit", "saving the new base copy", "checking the updated visit",
 ])
 def test_kill_the_pull_and_migrate_sync(kill_templates, tmp_path, kill_at):
@@ -470,13 +472,13 @@ def test_visit_opened_for_recording_after_an_interrupted_sync(site):
     assert (c.with_name("c.gpkg.sync") / "pending" / "pending.json").exists()
     with open_visit(c, who="c@laptop-c") as store:
         store.visit.set_mapped_stream(CREEK, False)
-    assert version(c) == "2"
+    assert version(c) == NEW
     report = sync(c, office)
     # the interrupted sync (seq 3, schema 1) is finished on migrated scratch copies; then C's
     # schema-2 edit migrates the office at seq 3 and goes out as seq 4
     assert len(report.resumed) == 1 and report.office_seq == 4
     master = office.master_path(SITE)
-    assert schema_log(master) == [(2, 1, 3)]
+    assert schema_log(master) == [(int(NEW), 1, 3)]
     assert by_uuid(master, "tree")[TREE[3]]["dbh_in"] == 17.0
     assert by_uuid(master, "line_feature")[CREEK]["mapped_stream"] == 0
     assert snapshot(c) == snapshot(master)
