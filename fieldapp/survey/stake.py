@@ -48,12 +48,36 @@ from .features import Action, Change, Layer, StakePoint
 from .validation import ms
 
 __all__ = ["Target", "Guidance", "guide", "turn_hint", "signature", "true_bearing_deg",
-           "Heading", "StakeCommands", "AHEAD_DEG"]
+           "Heading", "StakeCommands", "AHEAD_DEG", "verdict_of"]
 
 #: Within this many degrees of the direction of travel the hint is "ahead".
 AHEAD_DEG = 15.0
 #: Beyond this many degrees the hint is "turn around".
 BEHIND_DEG = 150.0
+
+
+def verdict_of(target_key: str) -> str:
+    """The check (verdict) a stake-out target comes from, by the target's key: ``bank`` for
+    the bank line through all bank points, ``""`` for a recorded point, else the check id.
+
+    >>> verdict_of("protective_area:ohwm:7:0"), verdict_of("envelope:1"), verdict_of("bank_line")
+    ('protective_area', 'development_area', 'bank')
+    >>> verdict_of("drainageway:9:0"), verdict_of("bank:5"), verdict_of("point:tree:3")
+    ('drainageway:9', 'bank:5', '')
+    """
+    parts = target_key.split(":")
+    head = parts[0]
+    if head == "bank_line":
+        return "bank"
+    if head == "point":
+        return ""
+    if head == "envelope":
+        return "development_area"
+    if head == "protective_area" and len(parts) > 1 and parts[1] == "ohwm":
+        return "protective_area"
+    if head in ("protective_area", "drainageway", "wetland") and len(parts) >= 2:
+        return f"{head}:{parts[1]}"
+    return target_key
 
 
 def signature(geom: Any) -> str:
