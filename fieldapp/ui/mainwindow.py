@@ -211,6 +211,9 @@ class MainWindow(QMainWindow):
         self._action("Pan up", "Alt+Up", lambda: self.map.pan(0, 0.2))
         self._action("Pan down", "Alt+Down", lambda: self.map.pan(0, -0.2))
         self._action("Quit", "Ctrl+Q", self.close)
+        from fieldapp.ui.basemaplayer import install_basemap_menu
+
+        self.basemap = install_basemap_menu(self)
         tb.addSeparator()
         tb.addWidget(self.visit_label)
 
