@@ -269,6 +269,8 @@ class MapLayers:
     protective_areas: list[tuple[str, float, Any]] = field(default_factory=list)
     envelope: Any = None
     true_north_deg: float = 0.0  # angle of true north, clockwise from grid north (map up)
+    #: (BasemapInfo, site CRS WKT, site CRS units per ft, opacity 0..1), bottom first
+    basemaps: list[tuple[Any, str, float, float]] = field(default_factory=list)
 
     def bounds(self):
         geoms = [g for _, _, g in self.areas] + [g for _, _, g in self.lines]
@@ -426,8 +428,23 @@ def gather(visit: Visit, path, *, retained_ac: float = 0.0, conflicts: list | No
     content.stands.sort(key=lambda s: natural_key(s.label))
     content.wetlands.sort(key=lambda w: natural_key(w.label))
     _map(visit, frame, content, by_id)
+    content.map.basemaps = _basemaps(path, frame)
     content.stakes = stake_groups(visit, by_id)
     return content
+
+
+def _basemaps(path: Path, frame: SiteFrame) -> list:
+    """The visit's basemaps (``NAME.gpkg.layers.json``) that open; one that does not is left
+    out of the map with a warning in the log (the report is still written)."""
+    from fieldapp.basemap import BasemapError, layers, open_basemap
+
+    out = []
+    for bpath, opacity in layers.basemaps(path):
+        try:
+            out.append((open_basemap(bpath), frame.crs.to_wkt(), frame.from_ft(1.0), opacity))
+        except BasemapError as exc:
+            log.warning("report map without its basemap: %s", exc)
+    return out
 
 
 def stake_groups(visit: Visit, by_id: dict) -> list[StakeGroup]:

@@ -138,10 +138,10 @@ class BasemapLayer(QObject):
 
 def install_basemap_menu(window: Any) -> BasemapLayer:
     """The toolbar's *Basemap ▾* button (Add basemap… Ctrl+B, opacity, remove) and the layer;
-    the visit's basemap (:mod:`fieldapp.app.maplayers`) is shown when a visit opens."""
+    the visit's basemap (:mod:`fieldapp.basemap.layers`) is shown when a visit opens."""
     from PySide6.QtWidgets import QFileDialog, QMenu, QToolButton
 
-    from fieldapp.app import maplayers
+    from fieldapp.basemap import layers as maplayers
 
     def frame_of() -> Any:
         v = window.visit

@@ -13,7 +13,7 @@ rasterio = pytest.importorskip("rasterio")
 
 from rasterio.transform import from_origin  # noqa: E402
 
-from fieldapp.app import maplayers  # noqa: E402
+from fieldapp.basemap import layers as maplayers  # noqa: E402
 from tests.ui.ui_support import WAIT_MS, close_window, make_window, private_dirs, wait_fix  # noqa: E402,F401
 
 PX = 2e-6
