@@ -138,3 +138,27 @@ def test_start_without_last_visit_offscreen_makes_one_without_asking(qtbot, priv
         from fieldapp.ui.app import dispose
         w.session.stop()
         dispose(w)
+
+
+def test_crs_found_by_name_in_projs_database_sets_the_code(qtbot, tmp_path):
+    from fieldapp.ui.newvisit import NewVisitDialog
+
+    dlg = NewVisitDialog(tmp_path, fix_lat_lon=(43.07, -89.40))       # Madison, Dane County
+    qtbot.addWidget(dlg)
+    dlg.name.setText("Lake Wingra lot")
+    dlg.crs_find.setText("WISCRS Dane US survey feet")
+    qtbot.waitUntil(lambda: dlg.crs_results.count() > 0 and bool(dlg.crs_results.itemData(0)), timeout=60_000)
+    assert dlg.crs_results.itemText(0) == "EPSG:7599  NAD83(2011) / WISCRS Dane (ftUS)"
+    assert dlg.crs_epsg.isChecked() and dlg.epsg.value() == 7599
+    dlg.crs_find.setText("wisconsin south ftus")
+    qtbot.waitUntil(lambda: dlg.crs_results.itemData(0) == "EPSG:2289", timeout=60_000)
+    dlg.crs_results.setCurrentIndex(3)
+    dlg.crs_results.activated.emit(3)
+    assert dlg.epsg.value() == int(dlg.crs_results.itemData(3).split(":")[1])
+    spec = dlg.spec()
+    assert spec.crs == dlg.crs_results.itemData(3)
+    from fieldapp.geo import SiteFrame
+
+    assert SiteFrame(spec.crs).foot.value == "us_survey"
+    dlg.crs_find.setText("no such coordinate system")
+    qtbot.waitUntil(lambda: dlg.crs_results.itemText(0) == "No projected CRS by that name or code", timeout=60_000)
