@@ -15,7 +15,7 @@ import os
 import tempfile
 from pathlib import Path
 
-__all__ = ["sidecar", "load", "save", "basemaps", "set_basemap"]
+__all__ = ["sidecar", "load", "save", "basemaps", "set_basemap", "references", "set_references"]
 
 
 def sidecar(visit_path) -> Path:
@@ -25,7 +25,8 @@ def sidecar(visit_path) -> Path:
 
 
 def load(visit_path) -> dict:
-    """``{"basemaps": [{"path": str, "opacity": float}, ...]}``; empty when none or unreadable
+    """``{"basemaps": [{"path": str, "opacity": float}, ...], "reference": [str, ...]}``;
+    empty when none or unreadable
     (a damaged sidecar loses only the background, never a record)."""
     try:
         data = json.loads(sidecar(visit_path).read_text(encoding="utf-8"))
@@ -64,4 +65,17 @@ def set_basemap(visit_path, path, opacity: float = 1.0) -> None:
     """The visit's one basemap is ``path`` (None: no basemap) at ``opacity``."""
     data = load(visit_path)
     data["basemaps"] = [] if path is None else [{"path": str(Path(path).resolve()), "opacity": float(opacity)}]
+    save(visit_path, data)
+
+
+def references(visit_path) -> list[Path]:
+    """The visit's read-only vector reference layers (paths), in the order added."""
+    refs = load(visit_path).get("reference", [])
+    return [Path(p) for p in refs if isinstance(p, str)] if isinstance(refs, list) else []
+
+
+def set_references(visit_path, paths) -> None:
+    """The visit's reference layers are ``paths`` (an empty list: none)."""
+    data = load(visit_path)
+    data["reference"] = [str(Path(p).resolve()) for p in paths]
     save(visit_path, data)

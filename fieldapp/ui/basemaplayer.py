@@ -136,6 +136,38 @@ class BasemapLayer(QObject):
         self._pool.shutdown(wait=False, cancel_futures=True)
 
 
+class ReferenceLines:
+    """Read-only reference layers as thin dashed outlines over the basemap, under the features."""
+
+    def __init__(self, map_view: Any) -> None:
+        from PySide6.QtCore import Qt
+
+        self.map = map_view
+        self.layers: list = []
+        self.item = pg.PlotDataItem(pen=pg.mkPen("#5a2d82", width=2, style=Qt.DashLine), connect="finite")
+        self.item.setZValue(-8)
+        map_view.plot.getPlotItem().addItem(self.item)
+
+    def add(self, ref: Any, frame: Any) -> None:
+        self.layers.append(ref)
+        self._draw(frame)
+
+    def clear(self) -> None:
+        self.layers = []
+        self.item.setData([], [])
+
+    def _draw(self, frame: Any) -> None:
+        import numpy as np
+
+        xs, ys = [], []
+        for ref in self.layers:
+            for line in ref.lines:
+                pts = self.map._to_local([(frame.to_ft(x), frame.to_ft(y)) for x, y in line])
+                xs += [p[0] for p in pts] + [np.nan]
+                ys += [p[1] for p in pts] + [np.nan]
+        self.item.setData(np.asarray(xs, float), np.asarray(ys, float), connect="finite")
+
+
 def install_basemap_menu(window: Any) -> BasemapLayer:
     """The toolbar's *Basemap ▾* button (Add basemap… Ctrl+B, opacity, remove) and the layer;
     the visit's basemap (:mod:`fieldapp.basemap.layers`) is shown when a visit opens."""
@@ -180,8 +212,11 @@ def install_basemap_menu(window: Any) -> BasemapLayer:
 
     def on_visit(visit: Any) -> None:
         layer.clear()
+        refs.clear()
         for path, op in maplayers.basemaps(visit.path) if visit is not None else []:
             show(path, op, remember=False)
+        for path in maplayers.references(visit.path) if visit is not None else []:
+            add_reference(path, remember=False)
 
     window.basemap_add_action = window._action("Add basemap…", "Ctrl+B", add,
                                                tip="An orthophoto (GeoTIFF) or MBTiles under the map")
@@ -189,6 +224,39 @@ def install_basemap_menu(window: Any) -> BasemapLayer:
     for pct in (100, 70, 40):
         menu.addAction(f"Opacity {pct} %", lambda v=pct / 100.0: opacity(v))
     menu.addAction("Remove basemap", remove)
+    menu.addSeparator()
+    refs = ReferenceLines(window.map)
+
+    def add_reference(path: Any = None, remember: bool = True) -> None:
+        from fieldapp.basemap.reference import ReferenceLayerError, read_reference
+
+        frame = frame_of()
+        if path is None:
+            path, _ = QFileDialog.getOpenFileName(window, "Add a reference layer", "",
+                                                  "GeoPackage or Shapefile (*.gpkg *.shp);;All files (*)")
+            if not path:
+                return
+        if frame is None:
+            window.show_banner("Reference layer: the site CRS is not known yet (wait for a fix)")
+            return
+        try:
+            ref = read_reference(path, frame.crs.to_wkt())
+        except ReferenceLayerError as exc:
+            window.show_banner(f"Reference layer not added: {exc}")
+            return
+        refs.add(ref, frame)
+        if remember and window.visit is not None:
+            maplayers.set_references(window.visit.path, [*maplayers.references(window.visit.path), path])
+
+    def clear_references() -> None:
+        refs.clear()
+        if window.visit is not None:
+            maplayers.set_references(window.visit.path, [])
+
+    menu.addAction("Add reference layer (GeoPackage, Shapefile)…", add_reference)
+    menu.addAction("Remove reference layers", clear_references)
+    window.reference_lines = refs
+    window.reference_add = add_reference
     button = QToolButton()
     button.setObjectName("basemapButton")
     button.setText("Basemap ▾")

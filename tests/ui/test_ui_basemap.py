@@ -64,3 +64,36 @@ def test_basemap_under_the_position_and_remembered(qtbot, private_dirs, tmp_path
         assert layer.info.path == photo          # the good one stays
     finally:
         close_window(w)
+
+
+def test_reference_layer_outlines_the_parcel_and_is_not_visit_data(qtbot, private_dirs, tmp_path):
+    import sqlite3
+
+    import pyogrio
+    import shapely
+    from shapely.geometry import Polygon
+
+    w = make_window(qtbot, private_dirs, simulate=True)
+    try:
+        wait_fix(qtbot, w)
+        qtbot.waitUntil(lambda: w.visit is not None and w.visit.model.has_frame and w.map.origin is not None,
+                        timeout=WAIT_MS)
+        fix = w.latest_fix
+        ring = [(fix.lon_deg + dx, fix.lat_deg + dy) for dx, dy in ((0, 0), (1e-4, 0), (1e-4, 1e-4), (0, 1e-4))]
+        path = tmp_path / "parcels.gpkg"
+        pyogrio.raw.write(path, np.array([shapely.to_wkb(Polygon(ring))], dtype=object), [], [],
+                          crs="EPSG:4326", geometry_type="Polygon", driver="GPKG", layer="parcels")
+        w.reference_add(str(path))
+        xs, ys = w.reference_lines.item.getData()
+        x0, y0 = w.visit.project(fix.lat_deg, fix.lon_deg)
+        assert xs[0] == pytest.approx(x0 - w.map.origin[0], abs=1e-6)
+        assert ys[0] == pytest.approx(y0 - w.map.origin[1], abs=1e-6)
+        assert maplayers.references(w.visit.path) == [path.resolve()]
+        # nothing of it went into the visit GeoPackage
+        with sqlite3.connect(f"file:{w.visit.path}?mode=ro", uri=True) as conn:
+            tables = {r[0] for r in conn.execute("SELECT table_name FROM gpkg_contents")}
+        assert "parcels" not in tables
+        w.reference_add(str(tmp_path / "missing.gpkg"))
+        assert "Reference layer not added" in w.banner.text()
+    finally:
+        close_window(w)
