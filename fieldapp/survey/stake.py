@@ -252,18 +252,21 @@ class StakeCommands:
 
     def mark_superseded(self, targets: Iterable[Target]) -> tuple[Change, ...]:
         """Mark the stake points whose target is among ``targets`` but has moved (another
-        signature) as staked to a superseded line; one command (undoable), nothing when none
-        moved. A target that is gone altogether (its transect deleted) is not in ``targets`` and
+        signature) as staked to a superseded line; one command, journalled, not on the undo
+        stack (it follows from the edit that moved the verdict: undoing that edit is what the
+        crew means by Ctrl+Z), nothing when none moved. A superseded flag whose target is
+        back where it was flagged (the edit undone) is marked current again. A target that is gone altogether (its transect deleted) is not in ``targets`` and
         leaves its flags as they are."""
         now = {t.key: t.signature for t in targets}
         changes = []
         for sp in self.features(Layer.STAKE_POINT):
             sig = now.get(sp.target_key)
-            if sp.superseded or sig is None or sig == sp.target_signature:
+            if sig is None or (sig != sp.target_signature) == sp.superseded:
                 continue
-            new = replace(sp, superseded=True, modified_utc=ms(self._clock()))
+            # moved: superseded; back where it was flagged (the edit undone): current again
+            new = replace(sp, superseded=sig != sp.target_signature, modified_utc=ms(self._clock()))
             changes.append(Change(Action.UPDATED, Layer.STAKE_POINT, new, sp))
         if not changes:
             return ()
-        return self._commit(changes)
+        return self._commit(changes, undoable=False)
 

@@ -125,3 +125,22 @@ def test_a_verdict_that_changes_moves_the_target_and_supersedes_the_flags(contro
     with store_open(controller.path, readonly=True) as store:
         (stored,) = store.visit.stake_points()
         assert stored.superseded is True
+
+
+def test_superseding_is_not_what_undo_takes_back(controller):
+    so = StakeOut(controller)
+    so.refresh()
+    so.choose("bank_line")
+    so.flag(walk((X0, Y0 + 80 * FT), (X0, Y0 + 90 * FT), 5, quality="rtk_fixed")[-1])
+    t1 = next(t for t in controller.model.features(Layer.TRANSECT) if t.label == "T1")
+    controller.model.set_stipulated(t1.uuid)
+    controller.refresh_checks()
+    so.refresh()
+    assert controller.model.stake_points()[0].superseded
+    # Ctrl+Z undoes the stipulation (the crew's edit), not the automatic mark
+    undone = controller.model.undo()
+    assert [ch.layer for ch in undone] == [Layer.TRANSECT]
+    # ... and the bank line is back where the flag was put: the flag is current again
+    controller.refresh_checks()
+    so.refresh()
+    assert not controller.model.stake_points()[0].superseded
