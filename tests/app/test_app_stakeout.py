@@ -144,3 +144,19 @@ def test_superseding_is_not_what_undo_takes_back(controller):
     controller.refresh_checks()
     so.refresh()
     assert not controller.model.stake_points()[0].superseded
+
+
+def test_drainageway_buffer_edge_is_half_the_width_from_the_centreline(controller):
+    # a mapped stream with an 8 ft channel: 50 ft beyond each embankment, 54 ft each side
+    # (City resource protection, Drainageways A.1); the edge ring lies 54 ft from the line
+    m = controller.model
+    line = m.add_line("drainageway_centreline", [(X0 + 100.0, Y0), (X0 + 100.0, Y0 + 200.0)],
+                      label="Creek", channel_width_ft=8.0, mapped_stream=True)
+    controller.refresh_checks()
+    (edge,) = [t for t in targets(controller) if t.key.startswith(f"drainageway:{line.uuid}")]
+    assert edge.kind == "edge" and edge.verdict == f"drainageway:{line.uuid}"
+    centre = LineString([((X0 + 100.0) / FT, Y0 / FT), ((X0 + 100.0) / FT, (Y0 + 200.0) / FT)])
+    # every vertex of the edge (the buffer's, on its arcs too) is 54 ft (grid) from the centreline
+    d = [centre.distance(Point(c)) for c in edge.geometry.coords]
+    assert min(d) == pytest.approx(54.0, abs=1e-6) and max(d) == pytest.approx(54.0, abs=1e-6)
+    assert "Drainageway buffer edge 54 ft — Creek" == edge.label
