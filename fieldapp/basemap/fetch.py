@@ -34,7 +34,7 @@ from pathlib import Path
 from typing import Callable, Sequence
 from urllib.parse import urlsplit
 
-__all__ = ["fetch", "FetchRefused", "FetchFailed", "tiles_for", "main", "USER_AGENT"]
+__all__ = ["fetch", "FetchRefused", "FetchFailed", "tiles_for", "bbox_around", "main", "USER_AGENT"]
 
 USER_AGENT = "fieldapp/0.1 basemap fetch (offline field maps; one tile at a time)"
 RETRY_STATUS = {429, 500, 502, 503, 504}
@@ -147,9 +147,11 @@ def _image_format(data: bytes, url: str) -> str:
 def fetch(url: str, bbox, zooms, out, *, max_tiles: int = 5000, rate_per_s: float = 2.0,
           retries: int = 3, timeout_s: float = 30.0,
           progress: Callable[[int, int], None] | None = None,
-          sleep: Callable[[float], None] = time.sleep) -> FetchResult:
+          sleep: Callable[[float], None] = time.sleep,
+          cancel: Callable[[], bool] | None = None) -> FetchResult:
     """Fetch the tiles of ``bbox`` at ``zooms`` from ``url`` (``{z}``, ``{x}``, ``{y}``) into the
-    MBTiles file ``out``; see the module docstring. ``progress(done, total)`` after each tile.
+    MBTiles file ``out``; see the module docstring. ``progress(done, total)`` after each tile;
+    ``cancel()`` is asked before each tile (True stops with FetchFailed, ``out.part`` kept).
 
     Raises FetchRefused (nothing fetched) or FetchFailed (``out.part`` kept for a resume).
     """
@@ -178,6 +180,8 @@ def fetch(url: str, bbox, zooms, out, *, max_tiles: int = 5000, rate_per_s: floa
         for t in tiles:
             if (t.z, t.x, t.y) in have:
                 continue
+            if cancel is not None and cancel():
+                raise FetchFailed(f"cancelled after {done} of {len(tiles)} tiles")
             wait = last + 1.0 / rate_per_s - time.monotonic()
             if wait > 0:
                 sleep(wait)
@@ -199,6 +203,23 @@ def fetch(url: str, bbox, zooms, out, *, max_tiles: int = 5000, rate_per_s: floa
         conn.close()
     os.replace(part, out)
     return FetchResult(out, len(tiles), fetched, kept)
+
+
+def bbox_around(lat_deg: float, lon_deg: float, radius_ft: float) -> tuple[float, float, float, float]:
+    """The WGS84 box (west, south, east, north) reaching ``radius_ft`` (international ft) from a
+    point north, east, south and west along geodesics (pyproj ``Geod.fwd``).
+
+    >>> from pyproj import Geod
+    >>> w, s, e, n = bbox_around(43.07, -89.4, 1000.0)
+    >>> round(Geod(ellps="WGS84").inv(-89.4, s, -89.4, n)[2] / 0.3048, 6)   # ft, south to north
+    2000.0
+    """
+    from pyproj import Geod
+
+    g = Geod(ellps="WGS84")
+    r = radius_ft * 0.3048
+    lons, lats, _ = g.fwd([lon_deg] * 4, [lat_deg] * 4, [0.0, 90.0, 180.0, 270.0], [r] * 4)
+    return float(lons[3]), float(lats[2]), float(lons[1]), float(lats[0])
 
 
 def _parser() -> argparse.ArgumentParser:

@@ -46,7 +46,7 @@ class NewVisitSpec:
     water_features: list[dict] = field(default_factory=list)   # name, type, susceptibility, wetland_type
     crs: str | None = None                                     # None: UTM of the first fix
     antenna_height_m: float = 2.0
-
+    basemap: Path | None = None                                # an MBTiles fetched for it
 
 def default_epsg(fix_lat_lon: tuple[float, float] | None) -> int:
     """The EPSG code offered in the dialog: the UTM zone's of ``fix_lat_lon`` (WGS84 lat, lon
@@ -237,6 +237,15 @@ class NewVisitDialog(QDialog):
         row.addWidget(self.crs_find, 1)
         row.addWidget(self.crs_results, 2)
         lay.addLayout(row)
+        brow = QHBoxLayout()
+        self.basemap_path: Path | None = None
+        self.basemap_button = QPushButton("Prepare basemap (online)…")
+        self.basemap_button.setObjectName("prepareBasemap")
+        self.basemap_button.clicked.connect(lambda _c=False: self.prepare_basemap())
+        self.basemap_label = QLabel("No basemap")
+        brow.addWidget(self.basemap_button)
+        brow.addWidget(self.basemap_label, 1)
+        lay.addLayout(brow)
         self._crs_ready = threading.Event()
 
         def load() -> None:
@@ -250,6 +259,19 @@ class NewVisitDialog(QDialog):
         self._crs_timer.timeout.connect(self._search_crs)
         self.crs_find.textChanged.connect(lambda _t: self._crs_timer.start())
         self.crs_results.activated.connect(self._pick_crs)
+
+    def prepare_basemap(self, dialog: Any = None) -> Path | None:
+        """Fetch an MBTiles basemap around the fix (or a typed position) for the new visit
+        (:class:`fieldapp.ui.basemapfetch.BasemapFetchDialog`); ``dialog`` for tests."""
+        from fieldapp.ui.basemapfetch import BasemapFetchDialog
+
+        dlg = dialog or BasemapFetchDialog(self._path.with_suffix(".mbtiles"), self._fix_lat_lon, self)
+        if dialog is None:
+            dlg.exec()
+        if dlg.result_path is not None:
+            self.basemap_path = dlg.result_path
+            self.basemap_label.setText(f"Basemap: {dlg.result_path.name}")
+        return self.basemap_path
 
     def _search_crs(self) -> None:
         from fieldapp import geo
@@ -316,7 +338,8 @@ class NewVisitDialog(QDialog):
         crew = [c.strip() for c in self.crew.text().split(",") if c.strip()]
         return NewVisitSpec(name=name, path=self._path, crew=crew,
                             priority_waterway=self.priority.isChecked(),
-                            water_features=features, crs=crs, antenna_height_m=height_m)
+                            water_features=features, crs=crs, antenna_height_m=height_m,
+                            basemap=self.basemap_path)
 
     def _accept(self) -> None:
         try:
