@@ -6,6 +6,7 @@ Subcommands are dispatched lazily so that office jobs never import Qt:
 - ``fieldapp sync --office PATH [VISIT]`` -- :mod:`fieldapp.sync.cli`
 - ``fieldapp report VISIT.gpkg -o report.pdf`` -- :mod:`fieldapp.report`
 - ``fieldapp export VISIT.gpkg --format ...`` -- :mod:`fieldapp.export`
+- ``fieldapp basemap fetch --bbox ... --zoom A-B --url ... -o OUT.mbtiles`` -- :mod:`fieldapp.basemap.fetch`
 - anything else starts the app (:mod:`fieldapp.ui.app`), e.g. ``fieldapp --simulate``.
 """
 
@@ -19,6 +20,7 @@ SUBCOMMANDS = {
     "sync": "fieldapp.sync.cli",
     "report": "fieldapp.report",
     "export": "fieldapp.export",
+    "basemap": "fieldapp.basemap",
 }
 
 #: One line each for ``fieldapp --help`` (kept here so listing them imports nothing).
@@ -27,6 +29,7 @@ SUBCOMMAND_HELP = {
     "sync": "sync a visit with an office folder (fieldapp sync --office PATH [VISIT]; --list the sites)",
     "report": "write the site report PDF (fieldapp report VISIT.gpkg -o REPORT.pdf)",
     "export": "export the visit as geojson, kml, shp, csv or dxf (fieldapp export VISIT.gpkg --format F -o OUT)",
+    "basemap": "prepare an offline basemap (fieldapp basemap fetch --bbox W,S,E,N --zoom A-B --url URL -o OUT.mbtiles)",
 }
 
 

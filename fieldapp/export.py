@@ -66,7 +66,7 @@ __all__ = ["FORMATS", "ExportError", "ExportExists", "ExportRefused", "ExportWri
 FORMATS = ("geojson", "kml", "shp", "csv", "dxf")
 #: Layers exported, in order (the site and walk tables have no geometry; the site is in the report).
 LAYERS = (Layer.OHWM_LINE, Layer.OHWM_POINT, Layer.TRANSECT, Layer.STATION, Layer.TREE, Layer.AREA,
-          Layer.LINE, Layer.WALK_VERTEX, Layer.TRACK, Layer.NOTE)
+          Layer.LINE, Layer.WALK_VERTEX, Layer.TRACK, Layer.NOTE, Layer.STAKE_POINT)
 GEOMETRY_TYPE = {"POINT": "Point", "LINESTRING": "LineString", "MULTIPOLYGON": "MultiPolygon"}
 
 

@@ -41,6 +41,7 @@ A CRS without an area of use gets only the inverse-transform check (finite lon/l
 from __future__ import annotations
 
 import enum
+import functools
 import math
 from dataclasses import dataclass
 from datetime import date
@@ -566,3 +567,57 @@ def wmm_declination(lat_deg: float, lon_deg: float, on: date, height_m: float = 
     if not math.isfinite(result.d):
         raise ValueError(f"the World Magnetic Model gave no declination at {lat}, {lon}")
     return float(result.d), str(geo_mag.model or "WMM")
+
+
+# -- finding a site CRS by name or code -------------------------------------------------------
+_FOOT_WORDS = (("us survey feet", "ftus"), ("us survey foot", "ftus"), ("survey feet", "ftus"),
+               ("survey foot", "ftus"), ("us feet", "ftus"), ("usft", "ftus"), ("us ft", "ftus"))
+
+
+@functools.lru_cache(maxsize=1)
+def _projected_crs_list() -> tuple:
+    """Every non-deprecated EPSG projected CRS in PROJ's database (``pyproj.database``; about
+    5,300, read once: ~1 s)."""
+    from pyproj.database import query_crs_info
+    from pyproj.enums import PJType
+
+    return tuple(query_crs_info(auth_name="EPSG", pj_types=PJType.PROJECTED_CRS, allow_deprecated=False))
+
+
+def find_projected_crs(text: str, *, near: tuple[float, float] | None = None,
+                       limit: int = 50) -> list[tuple[str, str]]:
+    """Projected CRSs of PROJ's database matching ``text`` as (code, name) pairs.
+
+    Every word of ``text`` must occur in the name (case-insensitive), or ``text`` is the code
+    (``8159``, ``EPSG:8159``); "US survey feet" / "usft" match the ``(ftUS)`` of the names.
+    With ``near`` = (lat, lon) the CRSs whose area of use holds that point come first. At most
+    ``limit`` results; none for an empty ``text``. Web Mercator is left out (not a site CRS).
+    Returns e.g. ``[("EPSG:7599", "NAD83(2011) / WISCRS Dane (ftUS)"), ...]``.
+
+    >>> find_projected_crs("wiscrs dane us survey feet")[0]
+    ('EPSG:7599', 'NAD83(2011) / WISCRS Dane (ftUS)')
+    >>> find_projected_crs("EPSG:32616")
+    [('EPSG:32616', 'WGS 84 / UTM zone 16N')]
+    """
+    q = " ".join(str(text).lower().split())
+    if not q:
+        return []
+    for words, short in _FOOT_WORDS:
+        q = q.replace(words, short)
+    code = q.removeprefix("epsg:").strip()
+    rows = _projected_crs_list()
+    if code.isdigit():
+        hits = [r for r in rows if r.code == code]
+    else:
+        words = q.split()
+        hits = [r for r in rows if all(w in r.name.lower() for w in words)]
+    hits = [r for r in hits if int(r.code) not in _WEB_MERCATOR_CODES]
+    if near is not None:
+        lat, lon = near
+
+        def holds(r) -> bool:
+            a = r.area_of_use
+            return a is not None and a.south <= lat <= a.north and a.west <= lon <= a.east
+
+        hits.sort(key=lambda r: not holds(r))
+    return [(f"EPSG:{r.code}", r.name) for r in hits[:limit]]

@@ -582,10 +582,16 @@ def water_feature_objects(features: list[dict]) -> list[Any]:
 
 
 def open_from_spec(spec: Any) -> VisitController:
-    """Create the visit a New visit dialog described."""
-    return open_visit(spec.path, name=spec.name, priority_waterway=spec.priority_waterway,
-                      crew=spec.crew, antenna_height_m=spec.antenna_height_m,
-                      water_features=water_feature_objects(spec.water_features), crs=spec.crs)
+    """Create the visit a New visit dialog described (with the basemap fetched for it, kept in
+    the visit's layers sidecar, :mod:`fieldapp.basemap.layers`)."""
+    visit = open_visit(spec.path, name=spec.name, priority_waterway=spec.priority_waterway,
+                       crew=spec.crew, antenna_height_m=spec.antenna_height_m,
+                       water_features=water_feature_objects(spec.water_features), crs=spec.crs)
+    if getattr(spec, "basemap", None) is not None:
+        from fieldapp.basemap import layers
+
+        layers.set_basemap(spec.path, spec.basemap)
+    return visit
 
 
 def switch_to(window: Any, visit: VisitController) -> None:

@@ -46,6 +46,7 @@ __all__ = [
     "WetlandRow",
     "GnssRow",
     "MapLayers",
+    "StakeGroup",
     "load_visit",
     "gather",
     "natural_key",
@@ -228,6 +229,18 @@ class GnssRow:
         return "–" if q is None else f"{q} {GGA_QUALITY.get(q, '')}".strip()
 
 
+@dataclass(frozen=True)
+class StakeGroup:
+    """The stake points of one verdict: ``title`` (the check's, or "Bank line through the bank
+    points", or "Recorded points"), ``check`` (None for those two) and the points in the order
+    flagged (:class:`fieldapp.survey.features.StakePoint`: target, signed offset ft, fix
+    quality, time, superseded)."""
+
+    title: str
+    check: Check | None
+    points: tuple
+
+
 @dataclass
 class MapLayers:
     """Everything the map draws, in grid feet of the site's foot (shapely geometries)."""
@@ -245,6 +258,8 @@ class MapLayers:
     protective_areas: list[tuple[str, float, Any]] = field(default_factory=list)
     envelope: Any = None
     true_north_deg: float = 0.0  # angle of true north, clockwise from grid north (map up)
+    #: (BasemapInfo, site CRS WKT, site CRS units per ft, opacity 0..1), bottom first
+    basemaps: list[tuple[Any, str, float, float]] = field(default_factory=list)
 
     def bounds(self):
         geoms = [g for _, _, g in self.areas] + [g for _, _, g in self.lines]
@@ -281,6 +296,7 @@ class ReportContent:
     conflicts: list
     map: MapLayers
     tally_classes: list[tuple[float, int]]  # (class low in, stems), every live tree
+    stakes: list[StakeGroup] = field(default_factory=list)
 
     @property
     def site(self):
@@ -401,7 +417,42 @@ def gather(visit: Visit, path, *, retained_ac: float = 0.0, conflicts: list | No
     content.stands.sort(key=lambda s: natural_key(s.label))
     content.wetlands.sort(key=lambda w: natural_key(w.label))
     _map(visit, frame, content, by_id)
+    content.map.basemaps = _basemaps(path, frame)
+    content.stakes = stake_groups(visit, by_id)
     return content
+
+
+def _basemaps(path: Path, frame: SiteFrame) -> list:
+    """The visit's basemaps (``NAME.gpkg.layers.json``) that open; one that does not is left
+    out of the map with a warning in the log (the report is still written)."""
+    from fieldapp.basemap import BasemapError, layers, open_basemap
+
+    out = []
+    for bpath, opacity in layers.basemaps(path):
+        try:
+            out.append((open_basemap(bpath), frame.crs.to_wkt(), frame.from_ft(1.0), opacity))
+        except BasemapError as exc:
+            log.warning("report map without its basemap: %s", exc)
+    return out
+
+
+def stake_groups(visit: Visit, by_id: dict) -> list[StakeGroup]:
+    """The visit's stake points grouped under their verdict (:func:`fieldapp.survey.stake.verdict_of`),
+    groups in the order of the checks, the bank line and the recorded points last."""
+    from fieldapp.survey.stake import verdict_of
+
+    groups: dict[str, list] = {}
+    for sp in visit.stake_points():
+        groups.setdefault(verdict_of(sp.target_key), []).append(sp)
+    out = [StakeGroup(rule_title(c), c, tuple(groups.pop(c.check_id)))
+           for c in by_id.values() if c.check_id in groups]
+    if "bank" in groups:
+        out.append(StakeGroup("Bank line through the bank points (NR 341.035)", None, tuple(groups.pop("bank"))))
+    if "" in groups:
+        out.append(StakeGroup("Recorded points", None, tuple(groups.pop(""))))
+    for key, pts in groups.items():    # a verdict gone since (its record deleted)
+        out.append(StakeGroup(f"{key} (no verdict now)", None, tuple(pts)))
+    return out
 
 
 def _read_conflicts(path: Path) -> list:

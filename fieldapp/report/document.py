@@ -22,7 +22,7 @@ from fieldapp.checks import status_words, summary_words
 from fieldapp.rules.nr341 import bank_parameters
 
 from . import drawing
-from .content import INTERPRETATIONS, ReportContent, declination_words, rule_title
+from .content import GGA_QUALITY, INTERPRETATIONS, ReportContent, declination_words, rule_title
 
 __all__ = ["write_pdf", "attachment_names", "attached_checks", "fmt"]
 
@@ -256,6 +256,29 @@ def _verdicts_html(c: ReportContent) -> str:
         out.append(_table(["Inputs (rule request)", "Result values"],
                           [["<br/>".join(inputs), "<br/>".join(_result_lines(r))]]))
         out.append(f'<p class="small">Rule request attached as <i>{_e(name)}</i>.</p>')
+    return "".join(out)
+
+
+def _stakes_html(c: ReportContent) -> str:
+    """The stake-out flags under their verdict: target, signed offset, within tolerance, fix
+    quality, time, and whether the line was superseded since."""
+    if not c.stakes:
+        return ""
+    out = ["<h2>Stake-out flags</h2>", '<p class="small">Offset: signed grid distance from the '
+           "target (ft; a closed edge: + outside; a line: + right of its direction). A superseded "
+           "flag stands on a line the verdict has since moved: restake it.</p>"]
+    for g in c.stakes:
+        out.append(f"<h3>{_e(g.title)}</h3>")
+        rows = []
+        for sp in g.points:
+            within = "yes" if abs(sp.offset_ft) <= sp.tolerance_ft else "no"
+            t = sp.fix_time_utc or sp.created_utc
+            rows.append([_e(sp.target_label), f"{sp.offset_ft:+.2f}", f"{within} (±{sp.tolerance_ft:g})",
+                         _e("–" if sp.quality is None else f"{sp.quality} {GGA_QUALITY.get(sp.quality, '')}"),
+                         _e(t.strftime("%Y-%m-%d %H:%M:%S UTC")),
+                         "<b>SUPERSEDED</b>" if sp.superseded else "current"])
+        out.append(_table(["Target", "Offset ft", "Within tolerance", "Fix quality", "Time", "Line"],
+                          rows, {1}))
     return "".join(out)
 
 
@@ -601,6 +624,8 @@ def _add_sections(rd: _ReportDocument, content: ReportContent, names: list[str],
     rd.section(_stands_html(content), new_page=True)
     rd.section(_wetlands_html(content))
     rd.section(_verdicts_html(content), new_page=True)
+    if content.stakes:
+        rd.section(_stakes_html(content))
     rd.section(_gnss_html(content), new_page=True)
     rd.section(_conflicts_html(content))
     rd.section(_notes_html(content))

@@ -200,7 +200,8 @@ def draw_map(p: QPainter, width: float, height: float, layers: MapLayers, mm: fl
     ft_per_px = scale_ft_per_in / 25.4 / mm
     tf = _MapTransform(ext, frame, ft_per_px)
     p.setClipRect(frame)
-    # bottom to top: areas and lines, trees, the OHWM and transects, the bank; labels last
+    # bottom to top: the basemap, areas and lines, trees, the OHWM and transects, the bank; labels last
+    _draw_basemaps(p, tf, frame, layers, mm)
     _draw_map_areas(p, tf, layers, mm)
     _draw_map_trees(p, tf, layers.trees, mm)
     _draw_map_survey(p, tf, layers, mm)
@@ -210,6 +211,41 @@ def draw_map(p: QPainter, width: float, height: float, layers: MapLayers, mm: fl
     _legend(p, QRectF(0, frame.bottom() + 3 * mm, width, LEGEND_MM * mm - 3 * mm), layers, mm,
             scale_ft_per_in)
     p.restore()
+
+
+def _draw_basemaps(p: QPainter, tf: _MapTransform, frame: QRectF, layers: MapLayers, mm: float) -> None:
+    """Each basemap under the features at print resolution (200 dpi, at most 3000 px a side),
+    reprojected to the site CRS, with its source and date noted in the map's lower left."""
+    if not layers.basemaps:
+        return
+    from PySide6.QtGui import QImage
+
+    from fieldapp.basemap import BasemapError, render
+
+    w_ft, h_ft = frame.width() / tf.s, frame.height() / tf.s
+    x0, y0 = tf.cx - w_ft / 2, tf.cy - h_ft / 2
+    px_per_mm = 200 / 25.4
+    w_px = int(min(frame.width() / mm * px_per_mm, 3000))
+    h_px = int(min(frame.height() / mm * px_per_mm, 3000))
+    notes = []
+    for info, crs, unit, opacity in layers.basemaps:
+        try:
+            img = render(info.path, crs, (x0 * unit, y0 * unit, (x0 + w_ft) * unit, (y0 + h_ft) * unit),
+                         w_px, h_px, info)
+        except BasemapError:
+            continue
+        qimg = QImage(img.data, w_px, h_px, 4 * w_px, QImage.Format_RGBA8888)
+        p.setOpacity(opacity)
+        p.drawImage(frame, qimg)
+        p.setOpacity(1.0)
+        notes.append(f"Basemap: {info.source}, {info.date}")
+    if notes:
+        p.setFont(_font(6))
+        p.setPen(_pen("#000000", 0.2, mm))
+        box = QRectF(frame.left() + 2 * mm, frame.bottom() - 6 * mm * len(notes), frame.width() * 0.6,
+                     6 * mm * len(notes))
+        p.fillRect(box, QColor(255, 255, 255, 210))
+        p.drawText(box.adjusted(mm, 0, 0, 0), Qt.AlignLeft | Qt.AlignVCenter, "\n".join(notes))
 
 
 def _draw_map_areas(p: QPainter, tf: _MapTransform, layers: MapLayers, mm: float) -> None:

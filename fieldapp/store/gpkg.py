@@ -25,7 +25,8 @@ Schema versions
 (:data:`fieldapp.store.schema.SCHEMA_VERSION`; :data:`~fieldapp.store.schema.ADDED_COLUMNS`
 lists what each version added). A file of an older version is read as it is (the fields it
 lacks take the model's defaults) and migrated when it is opened for recording; a newer one is
-refused. Schema 2 added ``transect.stipulated`` and ``line_feature.mapped_stream``.
+refused. Schema 2 added ``transect.stipulated`` and ``line_feature.mapped_stream``; schema 3
+the ``stake_point`` table (:data:`~fieldapp.store.schema.ADDED_TABLES`).
 
 Errors (``StoreError`` base, defined in :mod:`fieldapp.store.errors`)
 ---------------------------------------------------------------------
@@ -381,7 +382,9 @@ class VisitStore:
     def counts(self) -> dict[str, int]:
         """Rows per layer table."""
         conn = self._db()
-        return {l.value: conn.execute(f'SELECT count(*) FROM "{l.value}"').fetchone()[0] for l in Layer}
+        tables = {r[0] for r in conn.execute("SELECT name FROM sqlite_master WHERE type = 'table'")}
+        return {l.value: conn.execute(f'SELECT count(*) FROM "{l.value}"').fetchone()[0]
+                if l.value in tables else 0 for l in Layer}
 
 
 # ------------------------------------------------------------------ open / create
@@ -535,12 +538,14 @@ def _inspect_conn(conn: sqlite3.Connection, path: Path) -> dict:
             f"{path} was written by a newer fieldapp (schema {version}; this version "
             f"understands up to {S.SCHEMA_VERSION}); update fieldapp to open it"
         )
-    missing = {l.value for l in Layer} - tables
+    missing = {l.value for l in Layer if l not in S.tables_added_after(version)} - tables
     if missing:
         raise DamagedVisitFile(f"{path} lacks tables {sorted(missing)}")
     absent_ok = S.added_after(version)  # an older schema lacks the columns added since
     lacking = []
     for layer in Layer:
+        if layer in S.tables_added_after(version) and layer.value not in tables:
+            continue
         have = {r[1] for r in conn.execute(f'PRAGMA table_info("{layer.value}")')}
         lacking += [f"{layer.value}.{c.name}" for c in S.columns(layer)
                     if c.name not in have and (layer, c.name) not in absent_ok]

@@ -54,6 +54,8 @@ def _read_rows(conn: sqlite3.Connection, layer: Layer, frame: SiteFrame | None =
     # a file of an older schema (read before, or without, its migration) lacks the columns
     # added since: those fields take the model's default (inspect checked the rest are there)
     present = {r[1] for r in conn.execute(f'PRAGMA table_info("{layer.value}")')}
+    if not present and layer in S.tables_added_after(0):
+        return []       # a file of a schema before this table (inspect checked the version)
     added = S.added_after(0)
     cols = [c for c in S.columns(layer) if c.name in present or (layer, c.name) not in added]
     names = list(S.COMMON) + (["geom"] if layer in S.GEOMETRY else []) + [c.name for c in cols]

@@ -55,8 +55,16 @@ ADDED_COLUMNS: dict[int, tuple[tuple[Layer, str], ...]] = {
           (Layer.STATION, "declination_deg"),
           (Layer.AREA, "retained_area_ac"), (Layer.AREA, "tally_complete")),
 }
+#: Tables each schema version added (created by the migration with their GeoPackage
+#: ``gpkg_contents`` / ``gpkg_geometry_columns`` rows, in the site's srs_id).
+#:
+#: - 3: ``stake_point`` (stake-out flags: target, signed offset, fix quality).
+ADDED_TABLES: dict[int, tuple[Layer, ...]] = {
+    3: (Layer.STAKE_POINT,),
+}
 #: SQL DEFAULT of the added NOT NULL columns (a new table declares it too, so both agree).
-COLUMN_DEFAULTS = {(Layer.TRANSECT, "stipulated"): "0", (Layer.AREA, "tally_complete"): "0"}
+COLUMN_DEFAULTS = {(Layer.TRANSECT, "stipulated"): "0", (Layer.AREA, "tally_complete"): "0",
+                   (Layer.STAKE_POINT, "superseded"): "0"}
 APPLICATION_ID = 0x47504B47  # "GPKG", GeoPackage 1.2+ §1.1.1.1.1
 GPKG_USER_VERSION = 10400  # GeoPackage 1.4.0
 META_TABLE = "fieldapp_meta"
@@ -75,6 +83,7 @@ GEOMETRY = {
     Layer.WALK_VERTEX: ("POINT", "xy"),
     Layer.TRACK: ("POINT", "xy"),
     Layer.NOTE: ("POINT", "xy"),
+    Layer.STAKE_POINT: ("POINT", "xy"),
 }
 DESCRIPTIONS = {
     Layer.SITE: "Site of the visit (one row)",
@@ -89,6 +98,7 @@ DESCRIPTIONS = {
     Layer.WALK_VERTEX: "Vertices of walked boundaries as taken; walk_uuid -> walk",
     Layer.TRACK: "Raw GNSS track: every usable fix while recording",
     Layer.NOTE: "Free notes",
+    Layer.STAKE_POINT: "Stake-out flags: target, signed offset ft, fix quality; superseded = target moved",
 }
 # Model fields not stored as columns (they live in geom) and renamed columns.
 CROWN_COLUMN = "crown_wkb"
@@ -159,21 +169,47 @@ def added_after(version: int) -> set[tuple[Layer, str]]:
     return {pair for v, pairs in ADDED_COLUMNS.items() if v > version for pair in pairs}
 
 
+def tables_added_after(version: int) -> set[Layer]:
+    """Layers whose table a file of schema ``version`` lacks (added by later versions)."""
+    return {layer for v, layers in ADDED_TABLES.items() if v > version for layer in layers}
+
+
+def _add_table_sql(layer: Layer) -> list[str]:
+    """CREATE TABLE of ``layer`` with its gpkg_contents (and geometry column) rows, the srs_id
+    taken from the file's track table (every feature table of a visit has the site's)."""
+    srs = "(SELECT srs_id FROM gpkg_geometry_columns WHERE table_name = 'track_point')"
+    now = "strftime('%Y-%m-%dT%H:%M:%fZ', 'now')"
+    spatial = layer in GEOMETRY
+    desc = DESCRIPTIONS[layer].replace("'", "''")
+    out = create_table_sql(layer)
+    out.append("INSERT INTO gpkg_contents (table_name, data_type, identifier, description,"
+               f" last_change, srs_id) VALUES ('{layer.value}', "
+               f"'{'features' if spatial else 'attributes'}', '{layer.value}', '{desc}', {now}, "
+               f"{srs if spatial else 'NULL'})")
+    if spatial:
+        out.append("INSERT INTO gpkg_geometry_columns (table_name, column_name, geometry_type_name,"
+                   f" srs_id, z, m) VALUES ('{layer.value}', 'geom', '{GEOMETRY[layer][0]}', {srs}, 0, 0)")
+    return out
+
+
 def migration_sql(from_version: int) -> list[str]:
     """The statements that bring a visit's tables from schema ``from_version`` to
-    :data:`SCHEMA_VERSION` (``ALTER TABLE ... ADD COLUMN``, in version order).
+    :data:`SCHEMA_VERSION` (``ALTER TABLE ... ADD COLUMN`` and, from schema 3 on, the new
+    tables of :data:`ADDED_TABLES` with their GeoPackage rows; in version order).
 
     Only the tables: the caller runs them in one transaction and sets ``schema_version`` in
     :data:`META_TABLE` (``fieldapp.store.gpkg`` does so when a file is opened for recording).
     Usable on any copy of a visit (the sync's base copy or an office master).
     """
     out = []
-    for v in sorted(ADDED_COLUMNS):
+    for v in sorted(set(ADDED_COLUMNS) | set(ADDED_TABLES)):
         if v <= from_version:
             continue
-        for layer, name in ADDED_COLUMNS[v]:
+        for layer, name in ADDED_COLUMNS.get(v, ()):
             col = next(c for c in columns(layer) if c.name == name)
             out.append(f'ALTER TABLE "{layer.value}" ADD COLUMN {column_sql(layer, col)}')
+        for layer in ADDED_TABLES.get(v, ()):
+            out.extend(_add_table_sql(layer))
     return out
 
 

@@ -32,6 +32,7 @@ class Layer(str, enum.Enum):
     WALK_VERTEX = "walk_vertex"
     TRACK = "track_point"
     NOTE = "note"
+    STAKE_POINT = "stake_point"
 
 
 class WaterFeatureType(str, enum.Enum):
@@ -366,6 +367,37 @@ class Note(Feature):
     y: float | None = None
 
 
+@dataclass(frozen=True, kw_only=True, slots=True)
+class StakePoint(Feature):
+    """A flag put on the ground during stake-out (store schema 3).
+
+    ``x``, ``y`` (site CRS) are where the antenna stood when "Flag here" was pressed, with the
+    fix's quality (GGA field 6), HDOP and horizontal accuracy (m). ``target_key`` names the
+    stake-out target (``bank_line``, ``bank:<transect uuid>``, ``buffer:<check key>:<n>``,
+    ``point:<layer>:<uuid>`` ...; see :mod:`fieldapp.survey.stake`), ``target_label`` says it
+    in words, ``target_signature`` fingerprints the target's geometry when flagged.
+    ``offset_ft`` is the signed grid distance (ft of the site's foot) from the target: for a
+    line, positive right of its direction of digitising; for a closed edge, positive outside;
+    for a point, the distance (>= 0). ``tolerance_ft`` is the crew's "on the line" tolerance.
+    ``superseded`` is True once the verdict behind the target moved the target (a station
+    edited, a wetland re-walked): the flag stands on a line that is no longer the answer.
+    """
+
+    x: float
+    y: float
+    target_key: str
+    target_label: str
+    target_signature: str
+    offset_ft: float
+    tolerance_ft: float
+    quality: int | None = None
+    hdop: float | None = None
+    h_accuracy_m: float | None = None
+    fix_time_utc: datetime | None = None
+    superseded: bool = False
+    notes: str = ""
+
+
 FEATURE_CLASSES: dict[Layer, type] = {
     Layer.SITE: Site,
     Layer.OHWM_LINE: OhwmLine,
@@ -379,6 +411,7 @@ FEATURE_CLASSES: dict[Layer, type] = {
     Layer.WALK_VERTEX: WalkVertex,
     Layer.TRACK: TrackPoint,
     Layer.NOTE: Note,
+    Layer.STAKE_POINT: StakePoint,
 }
 LAYER_OF: dict[type, Layer] = {cls: layer for layer, cls in FEATURE_CLASSES.items()}
 

@@ -243,6 +243,8 @@ NUMBER_LIMITS: dict[str, tuple[float, float, bool]] = {
     "origin_elevation_ft": (-30_000.0, 30_000.0, False),
     "alt_hae_m": (-10_000.0, 10_000.0, False),
     "ground_hae_m": (-10_000.0, 10_000.0, False),
+    "offset_ft": (-V.MAX_HORIZONTAL_FT, V.MAX_HORIZONTAL_FT, False),
+    "tolerance_ft": (0.0, 100.0, True),
 }
 INT_LIMITS: dict[str, tuple[float, float]] = {
     "seq": (0, _INF), "tag": (0, _INF), "sample_count": (0, _INF), "rejected_count": (0, _INF),

@@ -56,6 +56,7 @@ from .readings import reading_id as _reading_id
 from .editing import EditCommands
 from .shoreline import ShorelineCommands
 from .standcanopy import StandCanopy
+from .stake import StakeCommands
 from .validation import PARENTS, REFERENCE_FIELD, enum_value, ms, validate, validated_site
 from .validation import line as valid_line
 from .validation import polygon as valid_polygon
@@ -94,7 +95,7 @@ def _layer(layer) -> Layer:
         raise InvalidValue("layer", f"unknown layer {layer!r}") from exc
 
 
-class Visit(ShorelineCommands, EditCommands):
+class Visit(ShorelineCommands, EditCommands, StakeCommands):
     """One day's field work at one site (see module docstring).
 
     Parameters

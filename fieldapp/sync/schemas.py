@@ -87,10 +87,14 @@ def version_in(conn: sqlite3.Connection) -> int | None:
         except (TypeError, ValueError):
             raise ValueError(f"{META_TABLE}.{VERSION_KEY} is {row[0]!r}, not a whole number") from None
     version = 1
-    for v in sorted(store_schema.ADDED_COLUMNS):
+    for v in sorted(set(store_schema.ADDED_COLUMNS) | set(store_schema.ADDED_TABLES)):
         present = all(
             name in {r[1] for r in conn.execute(f'PRAGMA table_info("{layer.value}")')}
-            for layer, name in store_schema.ADDED_COLUMNS[v]
+            for layer, name in store_schema.ADDED_COLUMNS.get(v, ())
+        ) and all(
+            conn.execute("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = ?",
+                         (layer.value,)).fetchone() is not None
+            for layer in store_schema.ADDED_TABLES.get(v, ())
         )
         if not present:
             break

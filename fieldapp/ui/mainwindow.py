@@ -232,6 +232,9 @@ class MainWindow(QMainWindow):
         self.contrast_action.setCheckable(True)
         self.contrast_action.setChecked(bool(getattr(self.config, "high_contrast", False)))
         self._action("Quit", "Ctrl+Q", self.close)
+        from fieldapp.ui.basemaplayer import install_basemap_menu
+
+        self.basemap = install_basemap_menu(self)
         tb.addSeparator()
         tb.addWidget(self.visit_label)
 

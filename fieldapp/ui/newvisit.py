@@ -47,7 +47,7 @@ class NewVisitSpec:
     water_features: list[dict] = field(default_factory=list)   # name, type, susceptibility, wetland_type
     crs: str | None = None                                     # None: UTM of the first fix
     antenna_height_m: float = 2.0
-
+    basemap: Path | None = None                                # an MBTiles fetched for it
 
 def default_epsg(fix_lat_lon: tuple[float, float] | None) -> int:
     """The EPSG code offered in the dialog: the UTM zone's of ``fix_lat_lon`` (WGS84 lat, lon
@@ -135,13 +135,15 @@ class NewVisitDialog(QDialog):
         self.epsg.setSpecialValueText(" ")
         self.epsg.setValue(default_epsg(fix_lat_lon))
         self.epsg.setEnabled(False)
-        self.epsg.setToolTip("A projected CRS, e.g. 32616 (UTM 16N) or 8159 (WISCRS, US ft)")
+        self.epsg.setToolTip("A projected CRS, e.g. 32616 (UTM 16N) or 7599 (WISCRS Dane, US ft)")
         self.crs_epsg.toggled.connect(self.epsg.setEnabled)
         cl.addWidget(self.crs_auto)
         cl.addWidget(self.crs_epsg)
         cl.addWidget(self.epsg)
         cl.addStretch(1)
         lay.addWidget(crs_box)
+        self._fix_lat_lon = fix_lat_lon
+        self._build_crs_finder(lay)
 
         ant = QHBoxLayout()
         ant.addWidget(QLabel("Antenna height above the mark"))
@@ -226,6 +228,86 @@ class NewVisitDialog(QDialog):
         self.where.setText(f"Saved as {self._path}")
 
     # ---------------------------------------------------------------- result
+    def _build_crs_finder(self, lay: Any) -> None:
+        """Find a CRS by name or code in PROJ's database (``fieldapp.geo.find_projected_crs``):
+        "wiscrs dane", "wisconsin south us survey feet", "7599". PROJ's list is read on a worker
+        thread when the dialog opens; picking a result sets the EPSG code."""
+        import threading
+
+        from PySide6.QtCore import QTimer
+
+        from fieldapp import geo
+
+        row = QHBoxLayout()
+        self.crs_find = QLineEdit()
+        self.crs_find.setObjectName("crsFind")
+        self.crs_find.setPlaceholderText("Find a CRS: e.g. WISCRS Dane, Wisconsin South US survey feet, 7599")
+        self.crs_results = QComboBox()
+        self.crs_results.setObjectName("crsResults")
+        self.crs_results.setMinimumWidth(360)
+        row.addWidget(QLabel("Find"))
+        row.addWidget(self.crs_find, 1)
+        row.addWidget(self.crs_results, 2)
+        lay.addLayout(row)
+        brow = QHBoxLayout()
+        self.basemap_path: Path | None = None
+        self.basemap_button = QPushButton("Prepare basemap (online)…")
+        self.basemap_button.setObjectName("prepareBasemap")
+        self.basemap_button.clicked.connect(lambda _c=False: self.prepare_basemap())
+        self.basemap_label = QLabel("No basemap")
+        brow.addWidget(self.basemap_button)
+        brow.addWidget(self.basemap_label, 1)
+        lay.addLayout(brow)
+        self._crs_ready = threading.Event()
+
+        def load() -> None:
+            geo._projected_crs_list()
+            self._crs_ready.set()
+
+        threading.Thread(target=load, name="crs-list", daemon=True).start()
+        self._crs_timer = QTimer(self)
+        self._crs_timer.setSingleShot(True)
+        self._crs_timer.setInterval(200)
+        self._crs_timer.timeout.connect(self._search_crs)
+        self.crs_find.textChanged.connect(lambda _t: self._crs_timer.start())
+        self.crs_results.activated.connect(self._pick_crs)
+
+    def prepare_basemap(self, dialog: Any = None) -> Path | None:
+        """Fetch an MBTiles basemap around the fix (or a typed position) for the new visit
+        (:class:`fieldapp.ui.basemapfetch.BasemapFetchDialog`); ``dialog`` for tests."""
+        from fieldapp.ui.basemapfetch import BasemapFetchDialog
+
+        dlg = dialog or BasemapFetchDialog(self._path.with_suffix(".mbtiles"), self._fix_lat_lon, self)
+        if dialog is None:
+            dlg.exec()
+        if dlg.result_path is not None:
+            self.basemap_path = dlg.result_path
+            self.basemap_label.setText(f"Basemap: {dlg.result_path.name}")
+        return self.basemap_path
+
+    def _search_crs(self) -> None:
+        from fieldapp import geo
+
+        if not self._crs_ready.is_set():
+            self.crs_results.clear()
+            self.crs_results.addItem("Reading PROJ's list of coordinate systems…", None)
+            self._crs_timer.start()
+            return
+        hits = geo.find_projected_crs(self.crs_find.text(), near=self._fix_lat_lon)
+        self.crs_results.clear()
+        if not hits and self.crs_find.text().strip():
+            self.crs_results.addItem("No projected CRS by that name or code", None)
+        for code, name in hits:
+            self.crs_results.addItem(f"{code}  {name}", code)
+        if hits:
+            self._pick_crs(0)
+
+    def _pick_crs(self, index: int) -> None:
+        code = self.crs_results.itemData(index)
+        if code:
+            self.crs_epsg.setChecked(True)
+            self.epsg.setValue(int(code.split(":")[1]))
+
     def spec(self) -> NewVisitSpec:
         """The validated answers; ValueError naming the field otherwise."""
         name = self.name.text().strip()
@@ -267,7 +349,8 @@ class NewVisitDialog(QDialog):
         crew = [c.strip() for c in self.crew.text().split(",") if c.strip()]
         return NewVisitSpec(name=name, path=self._path, crew=crew,
                             priority_waterway=self.priority.isChecked(),
-                            water_features=features, crs=crs, antenna_height_m=height_m)
+                            water_features=features, crs=crs, antenna_height_m=height_m,
+                            basemap=self.basemap_path)
 
     def _accept(self) -> None:
         try:

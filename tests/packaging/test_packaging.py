@@ -150,6 +150,9 @@ def test_bundle_contents(bundle):
     assert (internal / "pyproj" / "proj_dir" / "share" / "proj" / "proj.db").is_file()
     assert (internal / "pyogrio" / "proj_data" / "proj.db").is_file()
     assert (internal / "pyogrio" / "gdal_data" / "gdalvrt.xsd").is_file()
+    # the basemap reader (rasterio, imported inside functions) with its own GDAL and PROJ data
+    assert (internal / "rasterio" / "proj_data" / "proj.db").is_file()
+    assert (internal / "rasterio" / "gdal_data" / "gdalvrt.xsd").is_file()
     # Links PyInstaller makes for the libraries must all lead somewhere after the spec's pruning.
     dangling = [str(p) for p in top.rglob("*") if p.is_symlink() and not p.exists()]
     assert dangling == []
@@ -181,6 +184,30 @@ def test_bundle_rules_evaluate_matches_source(bundle, tmp_path):
     assert result == json.loads(source.stdout)
     assert result[0]["surface_area_sqft"] == pytest.approx(10000.0)
     assert result[0]["permit_required"] is False
+
+
+@pytest.mark.slow
+def test_bundle_basemap_fetch_from_a_loopback_tile_server(bundle, tmp_path):
+    """``fieldapp basemap fetch`` (mercantile, Pillow: imported inside functions) works from the
+    bundle: every tile of the box, from generated tiles served on 127.0.0.1."""
+    import sqlite3
+
+    from tests.basemap.test_basemap_fetch import BBOX, TileServer
+    from fieldapp.basemap.fetch import tiles_for
+
+    server = TileServer()
+    try:
+        out = tmp_path / "site.mbtiles"
+        run = subprocess.run([str(bundle.parent / CLI_NAME), "basemap", "fetch",
+                              "--bbox=" + ",".join(map(str, BBOX)), "--zoom", "14", "--url", server.url,
+                              "-o", str(out), "--rate", "1000", "-q"],
+                             env=headless_env(tmp_path), capture_output=True, text=True,
+                             timeout=RUN_TIMEOUT_S)
+    finally:
+        server.close()
+    assert run.returncode == 0, run.stderr
+    with sqlite3.connect(out) as conn:
+        assert conn.execute("SELECT count(*) FROM tiles").fetchone()[0] == len(tiles_for(BBOX, (14, 14)))
 
 
 @pytest.fixture(scope="module")

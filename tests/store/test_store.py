@@ -41,6 +41,7 @@ class Fix:
 EXPECTED_COUNTS = {
     "ohwm_line": 1, "ohwm_point": 2, "transect": 1, "station": 3, "tree": 2, "area_feature": 2,
     "line_feature": 1, "walk": 1, "walk_vertex": 4, "track_point": 5, "note": 1, "site": 1,
+    "stake_point": 1,
 }
 
 
@@ -64,6 +65,11 @@ def fill(visit: Visit) -> None:
     for i in range(5):
         visit.on_fix(Fix(45.0 + i * 1e-6, -89.0))
     visit.add_note("culvert under the drive")
+    from fieldapp.survey.stake import Target, guide
+    from shapely.geometry import LineString
+
+    bank = Target("bank_line", "Bank line", LineString([(0, 0), (0, 100)]))
+    visit.add_stake_point(fix=Fix(45.0, -89.0), target=bank, guidance=guide(bank, 0.2, 5, tolerance_ft=0.5))
 
 
 @pytest.fixture
@@ -108,7 +114,7 @@ def test_every_layer_reads_back_through_gdal_with_crs_and_counts(tmp_path, new_v
     cols = {r[1]: r for r in conn.execute("PRAGMA table_info(note)")}
     assert cols["uuid"][2] == "TEXT" and cols["uuid"][3] == 1 and cols["fid"][5] == 1
     assert "AUTOINCREMENT" in conn.execute("SELECT sql FROM sqlite_master WHERE name = 'note'").fetchone()[0]
-    assert conn.execute("SELECT value FROM fieldapp_meta WHERE key = 'schema_version'").fetchone()[0] == "3"  # schema 3: site declination source, station magnetic azimuth and declination, correction age and mountpoint of points, vertices, transects; retained area and tally complete of a stand
+    assert conn.execute("SELECT value FROM fieldapp_meta WHERE key = 'schema_version'").fetchone()[0] == "3"  # schema 3: site declination source, station magnetic azimuth and declination, correction age and mountpoint of points, vertices, transects; retained area and tally complete of a stand; the stake_point table
     conn.close()
 
 

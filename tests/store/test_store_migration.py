@@ -174,11 +174,16 @@ SCHEMA_3_SQL = [f'ALTER TABLE "{table}" ADD COLUMN "{col}" {sql}'
 
 def test_migration_sql_adds_exactly_the_columns_of_each_version():
     assert S.SCHEMA_VERSION == 3
+    v3 = S.migration_sql(2)
     assert S.migration_sql(1) == [
         'ALTER TABLE "transect" ADD COLUMN "stipulated" BOOLEAN NOT NULL DEFAULT 0',
         'ALTER TABLE "line_feature" ADD COLUMN "mapped_stream" BOOLEAN',
-    ] + SCHEMA_3_SQL
-    assert S.migration_sql(2) == SCHEMA_3_SQL
+    ] + v3
+    assert v3[:len(SCHEMA_3_SQL)] == SCHEMA_3_SQL
+    # then the schema 3 table, with its GeoPackage rows
+    assert v3[len(SCHEMA_3_SQL)].startswith('CREATE TABLE "stake_point"')
+    assert [q.split(" (")[0] for q in v3[len(SCHEMA_3_SQL) + 1:]] == ["INSERT INTO gpkg_contents",
+                                                                    "INSERT INTO gpkg_geometry_columns"]
     assert S.migration_sql(3) == []
     # the added columns are the last fields of their record, in version order (ADD COLUMN appends)
     for layer in Layer:
@@ -209,6 +214,12 @@ def schema_2_copy(path: Path) -> None:
     conn = st_connect(path)
     for layer, col in reversed(S.ADDED_COLUMNS[3]):
         conn.execute(f'ALTER TABLE "{layer.value}" DROP COLUMN "{col}"')
+    for layer in S.ADDED_TABLES[3]:     # the new table, its R-tree index and GeoPackage rows
+        t = layer.value
+        conn.execute(f'DROP TABLE IF EXISTS "rtree_{t}_geom"')
+        conn.execute(f'DROP TABLE "{t}"')
+        for meta in ("gpkg_extensions", "gpkg_geometry_columns", "gpkg_contents"):
+            conn.execute(f"DELETE FROM {meta} WHERE table_name = ?", (t,))
     conn.execute("UPDATE fieldapp_meta SET value = '2' WHERE key = 'schema_version'")
     conn.commit()
     conn.close()
@@ -315,3 +326,52 @@ def test_a_negative_retained_area_is_refused_and_the_stand_keeps_its_value(tmp_p
         with pytest.raises(InvalidValue, match="retained_area_ac"):
             store.visit.update_feature(Layer.AREA, uuid, retained_area_ac=-1.0)
         assert store.visit.get(Layer.AREA, uuid).retained_area_ac == 0.5
+
+
+# ------------------------------------------------------------------ schema 2 -> 3: stake points
+@pytest.fixture
+def v2(v1):
+    """The schema 1 file brought to schema 2 exactly (the sync's migration to a given version:
+    the schema 2 columns, no stake_point table)."""
+    from fieldapp.sync.schemas import migrate_file
+
+    assert migrate_file(v1, 2)
+    assert meta_version(v1) == "2"
+    return v1
+
+
+def test_a_schema_2_file_opens_read_only_without_stake_points_untouched(v2):
+    before = sha(v2)
+    with open_visit(v2, readonly=True) as store:
+        assert store.visit.stake_points() == []
+        assert store.counts()["stake_point"] == 0
+    assert sha(v2) == before
+
+
+def test_schema_2_to_3_adds_the_stake_point_table_as_a_new_file_has_it(v2, tmp_path):
+    from shapely.geometry import LineString
+
+    from fieldapp.survey.stake import Target, guide
+    from tests.store.test_store import Fix
+
+    fresh = tmp_path / "new.gpkg"
+    create_visit(fresh, Visit.new("new", crs="EPSG:32616", who="t")).close()
+    with open_visit(v2) as store:
+        assert meta_version(v2) == "3"
+        v = store.visit
+        t = by_label(v, Layer.TRANSECT)["T1"]
+        x, y = t.origin_x, t.origin_y
+        f = v.frame
+        lon, lat = f.to_lonlat(x, y)
+        ft = (f.to_ft(x), f.to_ft(y))
+        line = Target("bank_line", "Bank line", LineString([(ft[0] + 0.3, ft[1] - 50), (ft[0] + 0.3, ft[1] + 50)]))
+        v.add_stake_point(fix=Fix(float(lat), float(lon)), target=line,
+                          guidance=guide(line, *ft, tolerance_ft=0.5))
+    assert table_info(v2, "stake_point") == table_info(fresh, "stake_point")
+    info = pyogrio.read_info(v2, layer="stake_point")
+    assert info["features"] == 1 and info["crs"] == "EPSG:32616" and info["geometry_type"] == "Point"
+    with open_visit(v2, readonly=True) as store:
+        (sp,) = store.visit.stake_points()
+        # the fix stood 0.3 ft left of a line running north: offset -0.3 ft (left is negative)
+        assert sp.offset_ft == pytest.approx(-0.3, abs=1e-6) and sp.superseded is False
+        assert sp.quality == 1 and sp.target_key == "bank_line"

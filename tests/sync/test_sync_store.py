@@ -112,3 +112,33 @@ def test_synced_visits_and_the_office_master_pass_gdal_validator(laptops):
         n = conn.execute("SELECT count(*) FROM rtree_tree_geom").fetchone()[0]
         minx = conn.execute("SELECT min(minx) FROM rtree_tree_geom").fetchone()[0]
     assert n == 3 and minx == pytest.approx(X0 - 20.0, abs=0.1)
+
+
+def test_a_stake_point_and_its_superseding_travel_to_the_other_laptops(laptops):
+    from shapely.geometry import LineString
+
+    from fieldapp.survey.stake import Target, guide
+    from tests.store.test_store import Fix
+
+    office, paths, _trees, _site = laptops
+    with open_visit(paths["A"], who="a@laptop-a") as store:
+        v = store.visit
+        lon, lat = v.frame.to_lonlat(X0, Y0)
+        fx, fy = v.frame.to_ft(X0), v.frame.to_ft(Y0)
+        line = Target("bank_line", "Bank line", LineString([(fx - 0.2, fy - 50), (fx - 0.2, fy + 50)]))
+        sp = v.add_stake_point(fix=Fix(float(lat), float(lon), quality=4), target=line,
+                               guidance=guide(line, fx, fy, tolerance_ft=0.5))
+    sync(paths["A"], office)
+    sync(paths["B"], office)
+    with open_visit(paths["B"], who="b@laptop-b") as store:
+        (got,) = store.visit.stake_points()
+        # right of a line digitised northward by 0.2 ft: +0.2
+        assert got == sp and got.offset_ft == pytest.approx(0.2, abs=1e-6) and got.quality == 4
+        moved = Target("bank_line", "Bank line", LineString([(fx - 5, fy - 50), (fx - 5, fy + 50)]))
+        store.visit.mark_superseded([moved])
+    sync(paths["B"], office)
+    sync(paths["C"], office)
+    with open_visit(paths["C"], readonly=True) as store:
+        (got,) = store.visit.stake_points()
+        assert got.uuid == sp.uuid and got.superseded is True
+    assert pyogrio.read_info(paths["C"], layer="stake_point")["features"] == 1

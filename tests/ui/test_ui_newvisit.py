@@ -167,3 +167,72 @@ def test_cancel_in_the_start_up_new_visit_dialog_creates_no_file(qtbot, private_
         from fieldapp.ui.app import dispose
         w.session.stop()
         dispose(w)
+
+
+def test_crs_found_by_name_in_projs_database_sets_the_code(qtbot, tmp_path):
+    from fieldapp.ui.newvisit import NewVisitDialog
+
+    dlg = NewVisitDialog(tmp_path, fix_lat_lon=(43.07, -89.40))       # Madison, Dane County
+    qtbot.addWidget(dlg)
+    dlg.name.setText("Lake Wingra lot")
+    dlg.crs_find.setText("WISCRS Dane US survey feet")
+    qtbot.waitUntil(lambda: dlg.crs_results.count() > 0 and bool(dlg.crs_results.itemData(0)), timeout=60_000)
+    assert dlg.crs_results.itemText(0) == "EPSG:7599  NAD83(2011) / WISCRS Dane (ftUS)"
+    assert dlg.crs_epsg.isChecked() and dlg.epsg.value() == 7599
+    dlg.crs_find.setText("wisconsin south ftus")
+    qtbot.waitUntil(lambda: dlg.crs_results.itemData(0) == "EPSG:2289", timeout=60_000)
+    dlg.crs_results.setCurrentIndex(3)
+    dlg.crs_results.activated.emit(3)
+    assert dlg.epsg.value() == int(dlg.crs_results.itemData(3).split(":")[1])
+    spec = dlg.spec()
+    assert spec.crs == dlg.crs_results.itemData(3)
+    from fieldapp.geo import SiteFrame
+
+    assert SiteFrame(spec.crs).foot.value == "us_survey"
+    dlg.crs_find.setText("no such coordinate system")
+    qtbot.waitUntil(lambda: dlg.crs_results.itemText(0) == "No projected CRS by that name or code", timeout=60_000)
+
+
+def test_prepare_basemap_fetches_around_the_fix_and_the_visit_keeps_it(qtbot, tmp_path):
+    from fieldapp.app.visit import open_from_spec
+    from fieldapp.basemap import layers, open_basemap
+    from fieldapp.basemap.fetch import bbox_around, tiles_for
+    from fieldapp.ui.basemapfetch import BasemapFetchDialog
+    from fieldapp.ui.newvisit import NewVisitDialog
+    from tests.basemap.test_basemap_fetch import TileServer
+
+    server = TileServer()
+    try:
+        dlg = NewVisitDialog(tmp_path, fix_lat_lon=(43.07, -89.40))
+        qtbot.addWidget(dlg)
+        dlg.name.setText("Lake Wingra lot")
+        fetch_dlg = BasemapFetchDialog(tmp_path / "wingra.mbtiles", (43.07, -89.40), dlg)
+        qtbot.addWidget(fetch_dlg)
+        fetch_dlg.url.setText(server.url)
+        fetch_dlg.radius.setValue(800.0)
+        fetch_dlg.zoom_from.setValue(15)
+        fetch_dlg.zoom_to.setValue(16)
+        fetch_dlg.rate_per_s = 1000.0
+        fetch_dlg.begin()
+        qtbot.waitUntil(lambda: fetch_dlg.result_path is not None, timeout=60_000)
+        n = len(tiles_for(bbox_around(43.07, -89.40, 800.0), (15, 16)))
+        assert fetch_dlg.bar.value() == fetch_dlg.bar.maximum() == n
+        assert len(server.requests) == n and f"{n} tiles saved" in fetch_dlg.state.text()
+        assert dlg.prepare_basemap(fetch_dlg) == tmp_path / "wingra.mbtiles"
+        assert dlg.basemap_label.text() == "Basemap: wingra.mbtiles"
+        spec = dlg.spec()
+        visit = open_from_spec(spec)
+        visit.close()
+        assert layers.basemaps(spec.path) == [((tmp_path / "wingra.mbtiles").resolve(), 1.0)]
+        assert open_basemap(tmp_path / "wingra.mbtiles").driver == "MBTiles"
+        # a refused request says why, nothing fetched
+        other = BasemapFetchDialog(tmp_path / "big.mbtiles", (43.07, -89.40), dlg)
+        qtbot.addWidget(other)
+        other.url.setText(server.url)
+        other.zoom_to.setValue(21)
+        server.requests.clear()
+        other.begin()
+        qtbot.waitUntil(lambda: other.start.isEnabled(), timeout=60_000)
+        assert "above the limit of 5,000" in other.state.text() and server.requests == []
+    finally:
+        server.close()

@@ -1,4 +1,5 @@
-"""The field workflows as panels of the main window: OHWM, Transect, Tally, Boundary, Lines."""
+"""The field workflows as panels of the main window: OHWM, Transect, Tally, Boundary, Lines
+and Stake-out (:mod:`fieldapp.ui.stakeout`)."""
 
 from __future__ import annotations
 
@@ -19,6 +20,7 @@ def install_workflows(window: Any) -> None:
     panel currently shown, so the same key can mean "undo" in two panels.
     """
     from fieldapp.ui.checkspanel import ChecksPanel
+    from fieldapp.ui.stakeout import StakeoutPanel
     from fieldapp.ui.workflows.boundary import BoundaryPanel
     from fieldapp.ui.workflows.lines import LinesPanel
     from fieldapp.ui.workflows.ohwm import OhwmPanel
@@ -26,8 +28,8 @@ def install_workflows(window: Any) -> None:
     from fieldapp.ui.workflows.transect import TransectPanel
 
     window.panels = {}
-    for n, cls in enumerate((OhwmPanel, TransectPanel, TallyPanel, BoundaryPanel, LinesPanel),
-                             start=1):
+    for n, cls in enumerate((OhwmPanel, TransectPanel, TallyPanel, BoundaryPanel, LinesPanel,
+                              StakeoutPanel), start=1):
         panel = cls(window)
         window.panels[cls.title.lower()] = panel
         window.add_workflow(panel, cls.title, f"Ctrl+{n}")
@@ -39,7 +41,7 @@ def install_workflows(window: Any) -> None:
     window._action("Checks", "Ctrl+K", window.show_checks)
 
     # Esc also cancels a running report / export / sync (before the panel's own Esc)
-    keys = sorted({k for p in window.panels.values() for k in p.keys} | {"Esc"})
+    keys = sorted({k for p in window.panels.values() for k in p.keys} - {"F"} | {"Esc"})
     window.panel_actions = {}
     for key in keys:
         act = QAction(key, window)
@@ -49,12 +51,33 @@ def install_workflows(window: Any) -> None:
         window.addAction(act)
         window.panel_actions[key] = act
     window.tabs.currentChanged.connect(lambda _i: _refresh_current(window))
+    _share_f_key(window)
     _install_key_guard(window)
     _install_reset_on_new_visit(window)
 
     from fieldapp.ui.editing import install_editing
 
     install_editing(window)     # Records tab, Ctrl+Z / Ctrl+Shift+Z / Del / F4, map selection
+
+
+
+def _share_f_key(window: Any) -> None:
+    """``F`` is the window's Follow me, and Flag here on a panel that binds ``F`` (Stake-out):
+    one shortcut (two would be ambiguous and Qt would run neither)."""
+    act = getattr(window, "follow_action", None)
+    if act is None:
+        return
+    act.triggered.disconnect()
+
+    def follow_or_flag(_checked: bool = False) -> None:
+        fn = getattr(window.tabs.currentWidget(), "keys", {}).get("F")
+        if fn is not None:
+            fn()
+        else:
+            window.map.set_follow(not window.map.follow)
+        act.setChecked(window.map.follow)
+
+    act.triggered.connect(follow_or_flag)
 
 
 _FORM_WIDGETS = (QLineEdit, QAbstractSpinBox, QCheckBox, QComboBox)

@@ -1,0 +1,268 @@
+"""``fieldapp basemap fetch``: prepare an MBTiles basemap before the trip, while online.
+
+::
+
+    fieldapp basemap fetch --bbox=-89.41,43.07,-89.38,43.09 --zoom 14-18 \\
+        --url 'https://tiles.example.org/{z}/{x}/{y}.png' -o site.mbtiles
+
+The XYZ tiles covering the box (WGS84 degrees west,south,east,north) at each zoom level
+(``mercantile``) are fetched one by one with a User-Agent naming fieldapp, at most ``--rate``
+requests per second (default 2), retrying a busy server (HTTP 429 / 5xx) with a growing pause;
+each answer must be an image (Pillow). More tiles than ``--max-tiles`` (default 5000) is refused
+before anything is fetched. Tiles are written to ``OUT.part`` (an MBTiles SQLite file, TMS rows as
+the MBTiles 1.3 spec says) as they come; an interrupted fetch (Ctrl-C, lost network) keeps them,
+and the same command again fetches only the tiles still missing. When every tile is there the
+file is moved to ``OUT``. In the field nothing is fetched: the map reads ``OUT`` offline.
+
+Exit status: 0 done; 1 interrupted or failed (``OUT.part`` kept for a resume); 2 refused (bad
+arguments, too many tiles, an ``OUT`` that exists, a ``.part`` of another URL or box).
+"""
+
+from __future__ import annotations
+
+import argparse
+import io
+import os
+import sqlite3
+import sys
+import time
+import urllib.error
+import urllib.request
+from dataclasses import dataclass
+from datetime import date
+from pathlib import Path
+from typing import Callable, Sequence
+from urllib.parse import urlsplit
+
+__all__ = ["fetch", "FetchRefused", "FetchFailed", "tiles_for", "bbox_around", "main", "USER_AGENT"]
+
+USER_AGENT = "fieldapp/0.1 basemap fetch (offline field maps; one tile at a time)"
+RETRY_STATUS = {429, 500, 502, 503, 504}
+
+
+class FetchRefused(ValueError):
+    """Nothing was fetched: the request is impossible or above the limit (message in words)."""
+
+
+class FetchFailed(RuntimeError):
+    """The fetch stopped part way; the tiles so far are kept in ``OUT.part`` for a resume."""
+
+
+@dataclass(frozen=True)
+class FetchResult:
+    """``path`` written, ``total`` tiles, ``fetched`` this run, ``kept`` from an earlier run."""
+
+    path: Path
+    total: int
+    fetched: int
+    kept: int
+
+
+def parse_bbox(text: str) -> tuple[float, float, float, float]:
+    """``"W,S,E,N"`` in WGS84 degrees; FetchRefused when it is not a box on the Earth."""
+    try:
+        w, s, e, n = (float(v) for v in text.split(","))
+    except ValueError:
+        raise FetchRefused(f"--bbox {text!r}: give west,south,east,north in degrees") from None
+    if not (-180 <= w < e <= 180 and -85.06 <= s < n <= 85.06):
+        raise FetchRefused(f"--bbox {text!r}: west < east within -180..180, south < north "
+                           "within -85..85 (Web Mercator's limit)")
+    return w, s, e, n
+
+
+def parse_zoom(text: str) -> tuple[int, int]:
+    """``"14-18"`` or ``"16"``; FetchRefused outside 0..22."""
+    try:
+        lo, _, hi = text.partition("-")
+        a, b = int(lo), int(hi or lo)
+    except ValueError:
+        raise FetchRefused(f"--zoom {text!r}: give A-B, e.g. 14-18") from None
+    if not 0 <= a <= b <= 22:
+        raise FetchRefused(f"--zoom {text!r}: levels 0..22, lowest first")
+    return a, b
+
+
+def tiles_for(bbox: tuple[float, float, float, float], zooms: tuple[int, int]) -> list:
+    """The XYZ tiles (``mercantile.Tile``) covering ``bbox`` at zoom ``zooms[0]..zooms[1]``."""
+    import mercantile
+
+    return list(mercantile.tiles(*bbox, zooms=list(range(zooms[0], zooms[1] + 1))))
+
+
+def _open_part(part: Path, url: str, bbox, zooms) -> sqlite3.Connection:
+    conn = sqlite3.connect(part)
+    conn.execute("CREATE TABLE IF NOT EXISTS metadata (name TEXT, value TEXT)")
+    conn.execute("CREATE TABLE IF NOT EXISTS tiles (zoom_level INTEGER, tile_column INTEGER,"
+                 " tile_row INTEGER, tile_data BLOB)")
+    conn.execute("CREATE UNIQUE INDEX IF NOT EXISTS tile_index ON tiles (zoom_level, tile_column, tile_row)")
+    meta = dict(conn.execute("SELECT name, value FROM metadata"))
+    want = {"fieldapp_url": url, "bounds": ",".join(f"{v:.7f}" for v in bbox),
+            "minzoom": str(zooms[0]), "maxzoom": str(zooms[1])}
+    if meta:
+        other = {k: meta.get(k) for k in want if meta.get(k) != want[k]}
+        if other:
+            conn.close()
+            raise FetchRefused(f"{part} holds an earlier fetch of another URL, box or zoom "
+                               f"({', '.join(f'{k}={v}' for k, v in other.items())}); remove it or "
+                               "repeat that fetch's arguments")
+    else:
+        rows = dict(want, name=Path(str(part).removesuffix(".part")).stem, type="baselayer",
+                    version="1.0", description=f"fetched by fieldapp from {urlsplit(url).netloc}",
+                    attribution=urlsplit(url).netloc, date=date.today().isoformat(), format="png")
+        rows["center"] = f"{(bbox[0] + bbox[2]) / 2:.7f},{(bbox[1] + bbox[3]) / 2:.7f},{zooms[0]}"
+        conn.executemany("INSERT INTO metadata (name, value) VALUES (?, ?)", rows.items())
+        conn.commit()
+    return conn
+
+
+def _get(url: str, timeout_s: float, retries: int, pause: Callable[[float], None]) -> bytes:
+    """One tile's bytes; FetchFailed after ``retries`` busy answers or on any other error."""
+    for attempt in range(retries + 1):
+        req = urllib.request.Request(url, headers={"User-Agent": USER_AGENT})
+        try:
+            with urllib.request.urlopen(req, timeout=timeout_s) as resp:
+                return resp.read()
+        except urllib.error.HTTPError as exc:
+            if exc.code not in RETRY_STATUS or attempt == retries:
+                raise FetchFailed(f"{url}: the server answered HTTP {exc.code} {exc.reason}") from None
+        except (urllib.error.URLError, OSError) as exc:
+            if attempt == retries:
+                raise FetchFailed(f"{url}: {getattr(exc, 'reason', exc)} (no network?)") from None
+        pause(min(2.0 ** attempt, 30.0))
+    raise FetchFailed(url)  # pragma: no cover - the loop returns or raises
+
+
+def _image_format(data: bytes, url: str) -> str:
+    from PIL import Image, UnidentifiedImageError
+
+    try:
+        with Image.open(io.BytesIO(data)) as im:
+            fmt = (im.format or "").lower()
+            im.verify()
+    except (UnidentifiedImageError, OSError, SyntaxError) as exc:
+        raise FetchFailed(f"{url}: the answer is not an image ({exc}); is the URL a tile server?") from None
+    return "jpg" if fmt == "jpeg" else fmt
+
+
+def fetch(url: str, bbox, zooms, out, *, max_tiles: int = 5000, rate_per_s: float = 2.0,
+          retries: int = 3, timeout_s: float = 30.0,
+          progress: Callable[[int, int], None] | None = None,
+          sleep: Callable[[float], None] = time.sleep,
+          cancel: Callable[[], bool] | None = None) -> FetchResult:
+    """Fetch the tiles of ``bbox`` at ``zooms`` from ``url`` (``{z}``, ``{x}``, ``{y}``) into the
+    MBTiles file ``out``; see the module docstring. ``progress(done, total)`` after each tile;
+    ``cancel()`` is asked before each tile (True stops with FetchFailed, ``out.part`` kept).
+
+    Raises FetchRefused (nothing fetched) or FetchFailed (``out.part`` kept for a resume).
+    """
+    if not all(k in url for k in ("{z}", "{x}", "{y}")):
+        raise FetchRefused(f"--url {url!r} lacks {{z}}, {{x}} or {{y}}")
+    if urlsplit(url).scheme not in ("http", "https"):
+        raise FetchRefused(f"--url {url!r}: an http:// or https:// tile URL")
+    if not rate_per_s > 0:
+        raise FetchRefused("--rate must be a number of requests per second above 0")
+    out = Path(out)
+    if out.exists():
+        raise FetchRefused(f"{out} exists; choose another name or remove it")
+    tiles = tiles_for(bbox, zooms)
+    if len(tiles) > max_tiles:
+        raise FetchRefused(f"{len(tiles):,} tiles at zoom {zooms[0]}-{zooms[1]} over this box is "
+                           f"above the limit of {max_tiles:,} (--max-tiles): choose a smaller box "
+                           "or fewer zoom levels")
+    part = out.with_name(out.name + ".part")
+    conn = _open_part(part, url, bbox, zooms)
+    try:
+        have = {(z, x, (1 << z) - 1 - r) for z, x, r in
+                conn.execute("SELECT zoom_level, tile_column, tile_row FROM tiles")}
+        kept = sum(1 for t in tiles if (t.z, t.x, t.y) in have)
+        done, fetched, last = kept, 0, 0.0
+        fmt = None
+        for t in tiles:
+            if (t.z, t.x, t.y) in have:
+                continue
+            if cancel is not None and cancel():
+                raise FetchFailed(f"cancelled after {done} of {len(tiles)} tiles")
+            wait = last + 1.0 / rate_per_s - time.monotonic()
+            if wait > 0:
+                sleep(wait)
+            last = time.monotonic()
+            tile_url = url.format(z=t.z, x=t.x, y=t.y)
+            data = _get(tile_url, timeout_s, retries, sleep)
+            this = _image_format(data, tile_url)      # every tile must be an image
+            fmt = fmt or this
+            conn.execute("INSERT INTO tiles VALUES (?, ?, ?, ?)", (t.z, t.x, (1 << t.z) - 1 - t.y, data))
+            conn.commit()
+            fetched += 1
+            done += 1
+            if progress is not None:
+                progress(done, len(tiles))
+        if fmt:
+            conn.execute("UPDATE metadata SET value = ? WHERE name = 'format'", (fmt,))
+            conn.commit()
+    finally:
+        conn.close()
+    os.replace(part, out)
+    return FetchResult(out, len(tiles), fetched, kept)
+
+
+def bbox_around(lat_deg: float, lon_deg: float, radius_ft: float) -> tuple[float, float, float, float]:
+    """The WGS84 box (west, south, east, north) reaching ``radius_ft`` (international ft) from a
+    point north, east, south and west along geodesics (pyproj ``Geod.fwd``).
+
+    >>> from pyproj import Geod
+    >>> w, s, e, n = bbox_around(43.07, -89.4, 1000.0)
+    >>> round(Geod(ellps="WGS84").inv(-89.4, s, -89.4, n)[2] / 0.3048, 6)   # ft, south to north
+    2000.0
+    """
+    from pyproj import Geod
+
+    g = Geod(ellps="WGS84")
+    r = radius_ft * 0.3048
+    lons, lats, _ = g.fwd([lon_deg] * 4, [lat_deg] * 4, [0.0, 90.0, 180.0, 270.0], [r] * 4)
+    return float(lons[3]), float(lats[2]), float(lons[1]), float(lats[0])
+
+
+def _parser() -> argparse.ArgumentParser:
+    p = argparse.ArgumentParser(prog="fieldapp basemap", description=__doc__.split("\n\n")[0])
+    sub = p.add_subparsers(dest="command", required=True)
+    f = sub.add_parser("fetch", help="fetch XYZ tiles into an MBTiles file (resumable)")
+    f.add_argument("--bbox", required=True, help="west,south,east,north in WGS84 degrees")
+    f.add_argument("--zoom", required=True, help="zoom levels A-B, e.g. 14-18")
+    f.add_argument("--url", required=True, help="tile URL with {z}, {x}, {y}")
+    f.add_argument("-o", "--output", required=True, type=Path, help="the .mbtiles file to write")
+    f.add_argument("--max-tiles", type=int, default=5000, help="refuse more tiles than this (5000)")
+    f.add_argument("--rate", type=float, default=2.0, help="requests per second at most (2)")
+    f.add_argument("-q", "--quiet", action="store_true", help="no progress bar")
+    return p
+
+
+def _bar(done: int, total: int) -> None:
+    width = 30
+    n = int(width * done / max(total, 1))
+    sys.stderr.write(f"\r[{'#' * n}{'.' * (width - n)}] {done}/{total} tiles")
+    if done == total:
+        sys.stderr.write("\n")
+    sys.stderr.flush()
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """``fieldapp basemap fetch ...``; returns the exit status (see the module docstring)."""
+    args = _parser().parse_args(argv)
+    try:
+        bbox, zooms = parse_bbox(args.bbox), parse_zoom(args.zoom)
+        result = fetch(args.url, bbox, zooms, args.output, max_tiles=args.max_tiles,
+                       rate_per_s=args.rate, progress=None if args.quiet else _bar)
+    except FetchRefused as exc:
+        print(f"fieldapp basemap: {exc}", file=sys.stderr)
+        return 2
+    except FetchFailed as exc:
+        print(f"\nfieldapp basemap: stopped: {exc}; the tiles so far are kept in "
+              f"{args.output}.part: run the same command again to fetch the rest", file=sys.stderr)
+        return 1
+    except KeyboardInterrupt:
+        print(f"\nfieldapp basemap: interrupted; the tiles so far are kept in {args.output}.part: "
+              "run the same command again to fetch the rest", file=sys.stderr)
+        return 1
+    print(f"{result.path}: {result.total} tiles ({result.fetched} fetched now, {result.kept} "
+          "from an earlier run)")
+    return 0

@@ -1,0 +1,199 @@
+"""Photos of the indicators: read an image file, cap its size, and place it.
+
+:func:`read_photo` reads a camera's or phone's file with Pillow (never a hand-written JPEG or
+EXIF parser): the pixels are decoded in full, so a truncated file is refused, and EXIF gives
+the time the photo was taken (``DateTimeOriginal``, EXIF 2.3 tag 36867, with
+``OffsetTimeOriginal`` 36881 when the camera wrote one), the GPS position (GPS IFD tags 1-4,
+degrees/minutes/seconds with N/S/E/W) and the direction the camera faced (``GPSImgDirection``,
+tag 17; true unless ``GPSImgDirectionRef`` (16) is ``M``). A photo larger than the crew's cap is
+kept as a resized JPEG copy (the original's path is kept with it); every photo gets a thumbnail.
+
+:func:`place` says where a photo without an attached record goes: its EXIF GPS position, else
+its EXIF time (corrected by the camera clock offset, :func:`camera_offset_s`) matched to the
+visit's GNSS track, interpolated between the two track points around it.
+
+Not done yet (issue 16 items 9-10): storing photos in the visit GeoPackage in the OGC Related
+Tables Extension's media form, their sync, report thumbnails and exported image files.
+"""
+
+from __future__ import annotations
+
+import io
+from bisect import bisect_left
+from dataclasses import dataclass
+from datetime import datetime, timedelta, timezone
+from pathlib import Path
+from typing import Sequence
+
+__all__ = ["PhotoError", "Photo", "read_photo", "camera_offset_s", "place", "MAX_PX_DEFAULT",
+           "THUMB_PX"]
+
+#: Default size cap: the long side of the stored copy, pixels.
+MAX_PX_DEFAULT = 2048
+#: Long side of the thumbnail, pixels.
+THUMB_PX = 256
+#: A track point further than this from the photo's time does not place it (seconds).
+MAX_GAP_S = 30.0
+
+
+class PhotoError(ValueError):
+    """A file that is not a usable photo (not an image, truncated, unreadable); the message
+    names the file."""
+
+
+@dataclass(frozen=True)
+class Photo:
+    """A photo as the visit keeps it.
+
+    ``data`` / ``content_type``: the stored image (the original's bytes when within the cap,
+    else a resized JPEG); ``width`` x ``height`` its pixels; ``thumbnail`` a JPEG, long side
+    :data:`THUMB_PX`; ``original_path`` where it came from and ``original_size`` its pixels;
+    ``taken_camera`` the EXIF time as the camera wrote it (naive unless it had an offset);
+    ``lat_deg`` / ``lon_deg`` the EXIF GPS position (WGS84) or None; ``direction_deg`` the
+    true direction the camera faced, or None.
+    """
+
+    data: bytes
+    content_type: str
+    width: int
+    height: int
+    thumbnail: bytes
+    original_path: str
+    original_size: tuple[int, int]
+    taken_camera: datetime | None
+    lat_deg: float | None
+    lon_deg: float | None
+    direction_deg: float | None
+    resized: bool
+
+
+def _ratio(v) -> float:
+    return float(v[0]) / float(v[1]) if isinstance(v, tuple) else float(v)
+
+
+def _dms(values, ref: str | None) -> float | None:
+    try:
+        d, m, s = (_ratio(v) for v in values)
+    except (TypeError, ValueError, ZeroDivisionError):
+        return None
+    deg = d + m / 60.0 + s / 3600.0
+    return -deg if (ref or "").upper() in ("S", "W") else deg
+
+
+def _exif_time(exif_ifd: dict) -> datetime | None:
+    text = exif_ifd.get(36867) or exif_ifd.get(36868)
+    if not isinstance(text, str):
+        return None
+    try:
+        t = datetime.strptime(text.strip("\x00 "), "%Y:%m:%d %H:%M:%S")
+    except ValueError:
+        return None
+    offset = exif_ifd.get(36881)
+    if isinstance(offset, str) and len(offset) >= 6 and offset[0] in "+-":
+        try:
+            sign = 1 if offset[0] == "+" else -1
+            h, m = int(offset[1:3]), int(offset[4:6])
+            t = t.replace(tzinfo=timezone(sign * timedelta(hours=h, minutes=m)))
+        except ValueError:
+            pass
+    return t
+
+
+def read_photo(path, *, max_px: int = MAX_PX_DEFAULT) -> Photo:
+    """Read the photo at ``path`` (see the module docstring); raises :class:`PhotoError`.
+
+    ``max_px`` is the crew's cap on the stored copy's long side (pixels, >= 64).
+    """
+    from PIL import Image, ImageOps, UnidentifiedImageError
+
+    path = Path(path)
+    if max_px < 64:
+        raise ValueError(f"photo size cap {max_px} px: at least 64")
+    try:
+        raw = path.read_bytes()
+    except OSError as exc:
+        raise PhotoError(f"photo {path}: cannot be read ({exc.strerror or exc})") from None
+    try:
+        with Image.open(io.BytesIO(raw)) as im:
+            fmt = im.format
+            im.load()               # decodes every pixel: a truncated file fails here
+            exif = im.getexif()
+            gps = exif.get_ifd(0x8825)
+            exif_ifd = exif.get_ifd(0x8769)
+            upright = ImageOps.exif_transpose(im).convert("RGB")
+    except (UnidentifiedImageError, OSError, SyntaxError, ValueError) as exc:
+        raise PhotoError(f"{path.name} is not a photo Pillow can read (not an image, or "
+                         f"truncated): {exc}") from None
+    lat = _dms(gps.get(2), gps.get(1)) if gps.get(2) else None
+    lon = _dms(gps.get(4), gps.get(3)) if gps.get(4) else None
+    direction = None
+    if gps.get(17) is not None and (gps.get(16) or "T").upper() != "M":
+        direction = _ratio(gps.get(17)) % 360.0
+    size = upright.size
+    resized = max(size) > max_px or fmt not in ("JPEG", "PNG")
+    if resized:
+        copy = upright.copy()
+        copy.thumbnail((max_px, max_px), Image.LANCZOS)
+        buf = io.BytesIO()
+        copy.save(buf, "JPEG", quality=85)
+        data, ctype, (w, h) = buf.getvalue(), "image/jpeg", copy.size
+    else:
+        data, ctype, (w, h) = raw, f"image/{fmt.lower()}", size
+    thumb = upright.copy()
+    thumb.thumbnail((THUMB_PX, THUMB_PX), Image.LANCZOS)
+    tbuf = io.BytesIO()
+    thumb.save(tbuf, "JPEG", quality=80)
+    return Photo(data=data, content_type=ctype, width=w, height=h, thumbnail=tbuf.getvalue(),
+                 original_path=str(path.resolve()), original_size=size,
+                 taken_camera=_exif_time(exif_ifd), lat_deg=lat, lon_deg=lon,
+                 direction_deg=direction, resized=resized)
+
+
+def camera_offset_s(camera_time: datetime, true_utc: datetime) -> float:
+    """The camera clock's offset (s): its EXIF time of a photo of the app's clock minus the
+    UTC that clock showed. ``camera_time`` naive (the camera's wall clock) or aware."""
+    if true_utc.tzinfo is None:
+        raise ValueError("true_utc must be timezone-aware UTC")
+    cam = camera_time if camera_time.tzinfo else camera_time.replace(tzinfo=timezone.utc)
+    return (cam - true_utc).total_seconds()
+
+
+def _utc(photo: Photo, offset_s: float) -> datetime | None:
+    """The photo's UTC: its camera time read as UTC (or converted, when the camera wrote its
+    offset) minus the camera clock offset, as :func:`camera_offset_s` measured it."""
+    t = photo.taken_camera
+    if t is None:
+        return None
+    t = t.astimezone(timezone.utc) if t.tzinfo else t.replace(tzinfo=timezone.utc)
+    return t - timedelta(seconds=offset_s)
+
+
+def place(photo: Photo, track: Sequence, *, frame, offset_s: float = 0.0,
+          max_gap_s: float = MAX_GAP_S) -> tuple[float, float, str] | None:
+    """Where a photo goes on the site: (x, y in site CRS units, how) or None.
+
+    ``how`` is ``"exif gps"`` when the photo has a GPS position (projected with ``frame``),
+    else ``"track"``: its EXIF time minus the camera clock offset ``offset_s``
+    (:func:`camera_offset_s`) matched to ``track`` (records with ``t_utc``, ``x``, ``y``, any
+    order), interpolated between the two points around that time, each within ``max_gap_s``.
+    None when neither works (no GPS, no time, or the time is off the track).
+    """
+    if photo.lat_deg is not None and photo.lon_deg is not None:
+        x, y = frame.to_local(photo.lon_deg, photo.lat_deg)
+        return float(x), float(y), "exif gps"
+    t = _utc(photo, offset_s)
+    pts = sorted((p for p in track if p.t_utc is not None), key=lambda p: p.t_utc)
+    if t is None or not pts:
+        return None
+    times = [p.t_utc for p in pts]
+    i = bisect_left(times, t)
+    before = pts[i - 1] if i > 0 else None
+    after = pts[i] if i < len(pts) else None
+    if after is not None and after.t_utc == t:
+        return after.x, after.y, "track"
+    if before is not None and after is not None:
+        gap = (after.t_utc - before.t_utc).total_seconds()
+        if (t - before.t_utc).total_seconds() <= max_gap_s and (after.t_utc - t).total_seconds() <= max_gap_s:
+            f = (t - before.t_utc).total_seconds() / gap
+            return before.x + f * (after.x - before.x), before.y + f * (after.y - before.y), "track"
+    return None

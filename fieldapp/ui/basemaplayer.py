@@ -1,0 +1,270 @@
+"""The basemap under the map's features: an orthophoto or MBTiles file, rendered off the UI thread.
+
+:class:`BasemapLayer` adds one ``ImageItem`` below every feature of the map (z -30) with the
+crew's opacity. When the view moves or zooms it asks :func:`fieldapp.basemap.render` for the
+view (reprojected to the site CRS, at the overview level that fits) on a worker thread, one
+render at a time; the newest view wins and the finished image is put in place on the UI thread
+through a queued signal. While a render runs the previous image stays where it was on the
+ground, so panning never waits for the disk.
+"""
+
+from __future__ import annotations
+
+import logging
+from concurrent.futures import ThreadPoolExecutor
+from typing import Any
+
+import pyqtgraph as pg
+from PySide6.QtCore import QObject, QRectF, QTimer, Signal
+
+from fieldapp.basemap import BasemapError, BasemapInfo, open_basemap, render
+
+log = logging.getLogger(__name__)
+
+#: The largest image rendered for a view (pixels a side).
+MAX_PX = 2048
+
+
+class BasemapLayer(QObject):
+    """One basemap drawn under the features of ``map_view`` (a :class:`fieldapp.ui.mapview.MapView`).
+
+    Signals
+    -------
+    sigRendered(int, object, object)
+        Internal: a worker finished (generation, RGBA image or None, local rect).
+    sigFailed(str)
+        A render failed (the message in words; the layer is then cleared).
+    """
+
+    sigRendered = Signal(int, object, object)
+    sigFailed = Signal(str)
+
+    def __init__(self, map_view: Any, frame_of: Any) -> None:
+        """``frame_of()`` returns the site frame (:class:`fieldapp.geo.SiteFrame`) or None."""
+        super().__init__(map_view)
+        self.map = map_view
+        self.frame_of = frame_of
+        self.info: BasemapInfo | None = None
+        self.opacity = 1.0
+        self.item = pg.ImageItem(axisOrder="row-major")
+        self.item.setZValue(-30)
+        self.item.setOpacity(self.opacity)
+        self.map.plot.getPlotItem().addItem(self.item)
+        self._pool = ThreadPoolExecutor(max_workers=1, thread_name_prefix="basemap")
+        self._generation = 0
+        self._busy = False
+        self._pending = False
+        self.renders = 0
+        self._debounce = QTimer(self)
+        self._debounce.setSingleShot(True)
+        self._debounce.setInterval(60)
+        self._debounce.timeout.connect(self._request)
+        self.sigRendered.connect(self._rendered)
+        self.map.plot.getPlotItem().getViewBox().sigRangeChanged.connect(lambda *_: self._debounce.start())
+
+    # ---------------------------------------------------------------- the crew's choices
+    def set_source(self, path: Any) -> BasemapInfo:
+        """Show the basemap at ``path``; raises BasemapError (nothing changes then)."""
+        info = open_basemap(path)
+        self.info = info
+        self._generation += 1
+        self.item.clear()
+        self._request()
+        return info
+
+    def clear(self) -> None:
+        """No basemap."""
+        self.info = None
+        self._generation += 1
+        self.item.clear()
+
+    def set_opacity(self, opacity: float) -> None:
+        """0 (hidden) .. 1 (opaque)."""
+        self.opacity = max(0.0, min(1.0, float(opacity)))
+        self.item.setOpacity(self.opacity)
+
+    # ---------------------------------------------------------------- rendering
+    def _view(self) -> tuple | None:
+        frame = self.frame_of()
+        if self.info is None or frame is None or self.map.origin is None:
+            return None
+        vb = self.map.plot.getPlotItem().getViewBox()
+        (x0, x1), (y0, y1) = vb.viewRange()
+        w_px = int(min(max(vb.width(), 1.0), MAX_PX))
+        h_px = int(min(max(vb.height(), 1.0), MAX_PX))
+        ox, oy = self.map.origin
+        bounds = (frame.from_ft(ox + x0), frame.from_ft(oy + y0), frame.from_ft(ox + x1), frame.from_ft(oy + y1))
+        return frame.crs.to_wkt(), bounds, w_px, h_px, (x0, y0, x1 - x0, y1 - y0)
+
+    def _request(self) -> None:
+        if self._busy:
+            self._pending = True
+            return
+        view = self._view()
+        if view is None:
+            return
+        self._busy = True
+        self._pending = False
+        gen, info = self._generation, self.info
+        crs, bounds, w, h, rect = view
+
+        def work() -> None:
+            try:
+                img = render(info.path, crs, bounds, w, h, info)
+                self.sigRendered.emit(gen, img[::-1].copy(), rect)   # row 0 at the bottom (y up)
+            except (BasemapError, ValueError) as exc:
+                self.sigFailed.emit(str(exc))
+                self.sigRendered.emit(gen, None, rect)
+            except Exception as exc:  # noqa: BLE001 - a worker must always answer
+                log.exception("basemap render")
+                self.sigFailed.emit(f"basemap could not be drawn: {exc}")
+                self.sigRendered.emit(gen, None, rect)
+
+        self._pool.submit(work)
+
+    def _rendered(self, gen: int, img: Any, rect: tuple) -> None:
+        self._busy = False
+        if gen == self._generation and img is not None:
+            self.item.setImage(img, autoLevels=False, levels=(0, 255))
+            self.item.setRect(QRectF(*rect))
+            self.renders += 1
+        if self._pending:
+            self._request()
+
+    def close(self) -> None:
+        """Stop the worker (pending renders are dropped)."""
+        self._pool.shutdown(wait=False, cancel_futures=True)
+
+
+class ReferenceLines:
+    """Read-only reference layers as thin dashed outlines over the basemap, under the features."""
+
+    def __init__(self, map_view: Any) -> None:
+        from PySide6.QtCore import Qt
+
+        self.map = map_view
+        self.layers: list = []
+        self.item = pg.PlotDataItem(pen=pg.mkPen("#5a2d82", width=2, style=Qt.DashLine), connect="finite")
+        self.item.setZValue(-8)
+        map_view.plot.getPlotItem().addItem(self.item)
+
+    def add(self, ref: Any, frame: Any) -> None:
+        self.layers.append(ref)
+        self._draw(frame)
+
+    def clear(self) -> None:
+        self.layers = []
+        self.item.setData([], [])
+
+    def _draw(self, frame: Any) -> None:
+        import numpy as np
+
+        xs, ys = [], []
+        for ref in self.layers:
+            for line in ref.lines:
+                pts = self.map._to_local([(frame.to_ft(x), frame.to_ft(y)) for x, y in line])
+                xs += [p[0] for p in pts] + [np.nan]
+                ys += [p[1] for p in pts] + [np.nan]
+        self.item.setData(np.asarray(xs, float), np.asarray(ys, float), connect="finite")
+
+
+def install_basemap_menu(window: Any) -> BasemapLayer:
+    """The toolbar's *Basemap ▾* button (Add basemap… Ctrl+B, opacity, remove) and the layer;
+    the visit's basemap (:mod:`fieldapp.basemap.layers`) is shown when a visit opens."""
+    from PySide6.QtWidgets import QFileDialog, QMenu, QToolButton
+
+    from fieldapp.basemap import layers as maplayers
+
+    def frame_of() -> Any:
+        v = window.visit
+        return v.model.frame if v is not None and v.model.has_frame else None
+
+    layer = BasemapLayer(window.map, frame_of)
+    layer.sigFailed.connect(lambda text: window.show_banner(f"Basemap: {text}"))
+    menu = QMenu(window)
+
+    def add() -> None:
+        path, _ = QFileDialog.getOpenFileName(window, "Add a basemap", "",
+                                              "Orthophotos and tiles (*.tif *.tiff *.mbtiles);;All files (*)")
+        if path:
+            show(path, layer.opacity)
+
+    def show(path: Any, opacity: float, remember: bool = True) -> None:
+        try:
+            info = layer.set_source(path)
+        except BasemapError as exc:
+            window.show_banner(f"Basemap not added: {exc}")
+            return
+        layer.set_opacity(opacity)
+        window.basemap_button.setToolTip(f"Basemap: {info.source} ({info.date}), {info.crs}")
+        if remember and window.visit is not None:
+            maplayers.set_basemap(window.visit.path, path, opacity)
+
+    def opacity(value: float) -> None:
+        layer.set_opacity(value)
+        if layer.info is not None and window.visit is not None:
+            maplayers.set_basemap(window.visit.path, layer.info.path, value)
+
+    def remove() -> None:
+        layer.clear()
+        if window.visit is not None:
+            maplayers.set_basemap(window.visit.path, None)
+
+    def on_visit(visit: Any) -> None:
+        layer.clear()
+        refs.clear()
+        for path, op in maplayers.basemaps(visit.path) if visit is not None else []:
+            show(path, op, remember=False)
+        for path in maplayers.references(visit.path) if visit is not None else []:
+            add_reference(path, remember=False)
+
+    window.basemap_add_action = window._action("Add basemap…", "Ctrl+B", add,
+                                               tip="An orthophoto (GeoTIFF) or MBTiles under the map")
+    menu.addAction(window.basemap_add_action)
+    for pct in (100, 70, 40):
+        menu.addAction(f"Opacity {pct} %", lambda v=pct / 100.0: opacity(v))
+    menu.addAction("Remove basemap", remove)
+    menu.addSeparator()
+    refs = ReferenceLines(window.map)
+
+    def add_reference(path: Any = None, remember: bool = True) -> None:
+        from fieldapp.basemap.reference import ReferenceLayerError, read_reference
+
+        frame = frame_of()
+        if path is None:
+            path, _ = QFileDialog.getOpenFileName(window, "Add a reference layer", "",
+                                                  "GeoPackage or Shapefile (*.gpkg *.shp);;All files (*)")
+            if not path:
+                return
+        if frame is None:
+            window.show_banner("Reference layer: the site CRS is not known yet (wait for a fix)")
+            return
+        try:
+            ref = read_reference(path, frame.crs.to_wkt())
+        except ReferenceLayerError as exc:
+            window.show_banner(f"Reference layer not added: {exc}")
+            return
+        refs.add(ref, frame)
+        if remember and window.visit is not None:
+            maplayers.set_references(window.visit.path, [*maplayers.references(window.visit.path), path])
+
+    def clear_references() -> None:
+        refs.clear()
+        if window.visit is not None:
+            maplayers.set_references(window.visit.path, [])
+
+    menu.addAction("Add reference layer (GeoPackage, Shapefile)…", add_reference)
+    menu.addAction("Remove reference layers", clear_references)
+    window.reference_lines = refs
+    window.reference_add = add_reference
+    button = QToolButton()
+    button.setObjectName("basemapButton")
+    button.setText("Basemap ▾")
+    button.setToolTip("Background orthophoto or tiles (Ctrl+B adds one)")
+    button.setMenu(menu)
+    button.setPopupMode(QToolButton.InstantPopup)
+    window.basemap_button = button
+    window.toolbar.addWidget(button)
+    window.visit_listeners.append(on_visit)
+    window.basemap_show = show
+    return layer

@@ -1,0 +1,162 @@
+"""Stake-out in the app: the simulated receiver walks toward the computed bank line of the
+sample visit (tests/report/test_report_visit.py: EPSG:3070, OHWM along y = y0, T1 at x0 - 30 m
+with bank 90 ft, T2 at x0 + 30 m with bank at least 90 ft, both due north).
+
+The reference distance is worked out apart from the app: the bank points placed by hand
+(90 ft = 27.432 m north of each origin), the fix projected with its own pyproj transformer,
+shapely's distance in metres over 0.3048 (EPSG:3070 is in metres; the site's foot is the
+international foot).
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+
+import pytest
+from pyproj import Transformer
+from shapely.geometry import LineString, Point
+
+from devices.nmea.assembler import EpochAssembler
+from devices.sim.gnss import GnssPath, GnssSim
+from fieldapp.app.stakeout import StakeOut, targets
+from fieldapp.app.visit import open_visit
+from fieldapp.geo import SiteFrame
+from fieldapp.survey.features import Layer
+from tests.report.test_report_visit import LAT0, LON0, build_sample_visit
+
+FT = 0.3048
+TO_3070 = Transformer.from_crs(4326, 3070, always_xy=True)
+X0, Y0 = TO_3070.transform(LON0, LAT0)
+BANK_M = [(X0 - 30.0, Y0 + 90 * FT), (X0 + 30.0, Y0 + 90 * FT)]
+
+
+@pytest.fixture
+def controller(tmp_path):
+    path = tmp_path / "site.gpkg"
+    build_sample_visit(path, conflict=False)
+    c = open_visit(path)
+    c.refresh_checks()
+    yield c
+    c.close()
+
+
+def walk(start_m, end_m, seconds, quality="rtk_float", seed=3):
+    """Fixes of the simulated receiver walking from ``start_m`` to ``end_m`` (EPSG:3070 m), as
+    the app gets them: NMEA from the simulator through the epoch assembler."""
+    frame = SiteFrame("EPSG:3070")
+    (lo0, la0), (lo1, la1) = frame.to_lonlat(*start_m), frame.to_lonlat(*end_m)
+    length = Point(start_m).distance(Point(end_m))
+    sim = GnssSim(GnssPath([(la0, lo0), (la1, lo1)], speed_m_s=length / seconds), rate_hz=1.0,
+                  quality=quality, seed=seed, start_utc=dt.datetime(2024, 5, 14, 15, 0, tzinfo=dt.timezone.utc))
+    asm = EpochAssembler()
+    fixes = []
+    for n in range(int(seconds) + 3):
+        e = sim.epoch(n)
+        fixes += asm.feed_many(list(e.sentences), float(n))
+    fixes += asm.flush()
+    return [f for f in fixes if f.lat_deg is not None]
+
+
+def test_the_sample_has_the_bank_line_and_the_other_targets(controller):
+    keys = {t.key: t for t in targets(controller)}
+    line = keys["bank_line"]
+    assert line.kind == "line" and line.verdict == "bank"
+    # the bank line is where the hand-placed bank points are (grid ft, within 1e-6 ft)
+    for (x, y), (ex, ey) in zip(line.geometry.coords, BANK_M):
+        assert x == pytest.approx(ex / FT, abs=1e-6) and y == pytest.approx(ey / FT, abs=1e-6)
+    kinds = {k.split(":")[0] for k in keys}
+    assert {"bank_line", "bank", "protective_area", "envelope", "wetland", "point"} <= kinds
+    assert all(t.kind == "edge" for k, t in keys.items() if k.startswith(("wetland", "envelope")))
+
+
+def test_walking_to_the_bank_line_distance_each_fix_and_flag_on_the_line(controller):
+    so = StakeOut(controller, tolerance_ft=0.5)
+    so.refresh()
+    so.choose("bank_line")
+    ref_line = LineString(BANK_M)
+    # from 60 ft south-east of the line's middle, walking north-west onto its middle
+    start = (X0 + 10.0, Y0 + 90 * FT - 60 * FT)
+    on_line = (X0, Y0 + 90 * FT)
+    fixes = walk(start, on_line, 40)
+    assert len(fixes) >= 40
+    seen = []
+    for fix in fixes:
+        g = so.on_fix(fix)
+        x, y = TO_3070.transform(fix.lon_deg, fix.lat_deg)
+        expected_ft = ref_line.distance(Point(x, y)) / FT
+        assert g.distance_ft == pytest.approx(expected_ft, abs=0.01)
+        seen.append(g)
+    assert seen[0].distance_ft > 55.0 and not seen[0].on_line
+    # south of a line digitised west to east is its right side: positive offset
+    assert seen[0].offset_ft == pytest.approx(seen[0].distance_ft)
+    # walking north-west toward a line due north of us: the bank is ahead-right, about 0 deg true
+    assert seen[5].bearing_true_deg == pytest.approx(0.0, abs=1.5) or seen[5].bearing_true_deg > 358.5
+    assert seen[5].turn == "right" and 5.0 < seen[5].turn_deg < 60.0
+    last = seen[-1]
+    assert last.on_line and last.distance_ft <= 0.5
+    sp = so.flag(fixes[-1])
+    assert abs(sp.offset_ft) <= 0.5 and sp.tolerance_ft == 0.5
+    assert sp.target_key == "bank_line" and sp.quality == 5 and not sp.superseded
+    assert controller.model.stake_points() == [sp]
+
+
+def test_a_verdict_that_changes_moves_the_target_and_supersedes_the_flags(controller):
+    so = StakeOut(controller)
+    so.refresh()
+    so.choose("bank_line")
+    fixes = walk((X0, Y0 + 80 * FT), (X0, Y0 + 90 * FT), 5, quality="rtk_fixed")
+    sp = so.flag(fixes[-1])
+    before = so.target.geometry
+    # the landowner stipulates T1's bank: 300 ft, NR 341.035(2)(c)1., the bank line moves
+    t1 = next(t for t in controller.model.features(Layer.TRANSECT) if t.label == "T1")
+    controller.model.set_stipulated(t1.uuid)
+    controller.refresh_checks()
+    changes = so.refresh()
+    assert so.target.key == "bank_line" and not so.target.geometry.equals(before)
+    assert so.target.geometry.coords[0][1] == pytest.approx((Y0 / FT) + 300.0, abs=1e-6)
+    assert [ch.new.uuid for ch in changes] == [sp.uuid]
+    (now,) = controller.model.stake_points()
+    assert now.superseded is True and now.offset_ft == sp.offset_ft
+    assert so.refresh() == ()       # once: nothing more to mark
+    # journalled: the file says so too
+    from fieldapp.store import open_visit as store_open
+
+    controller.store.checkpoint()
+    with store_open(controller.path, readonly=True) as store:
+        (stored,) = store.visit.stake_points()
+        assert stored.superseded is True
+
+
+def test_superseding_is_not_what_undo_takes_back(controller):
+    so = StakeOut(controller)
+    so.refresh()
+    so.choose("bank_line")
+    so.flag(walk((X0, Y0 + 80 * FT), (X0, Y0 + 90 * FT), 5, quality="rtk_fixed")[-1])
+    t1 = next(t for t in controller.model.features(Layer.TRANSECT) if t.label == "T1")
+    controller.model.set_stipulated(t1.uuid)
+    controller.refresh_checks()
+    so.refresh()
+    assert controller.model.stake_points()[0].superseded
+    # Ctrl+Z undoes the stipulation (the crew's edit), not the automatic mark
+    undone = controller.model.undo()
+    assert [ch.layer for ch in undone] == [Layer.TRANSECT]
+    # ... and the bank line is back where the flag was put: the flag is current again
+    controller.refresh_checks()
+    so.refresh()
+    assert not controller.model.stake_points()[0].superseded
+
+
+def test_drainageway_buffer_edge_is_half_the_width_from_the_centreline(controller):
+    # a mapped stream with an 8 ft channel: 50 ft beyond each embankment, 54 ft each side
+    # (City resource protection, Drainageways A.1); the edge ring lies 54 ft from the line
+    m = controller.model
+    line = m.add_line("drainageway_centreline", [(X0 + 100.0, Y0), (X0 + 100.0, Y0 + 200.0)],
+                      label="Creek", channel_width_ft=8.0, mapped_stream=True)
+    controller.refresh_checks()
+    (edge,) = [t for t in targets(controller) if t.key.startswith(f"drainageway:{line.uuid}")]
+    assert edge.kind == "edge" and edge.verdict == f"drainageway:{line.uuid}"
+    centre = LineString([((X0 + 100.0) / FT, Y0 / FT), ((X0 + 100.0) / FT, (Y0 + 200.0) / FT)])
+    # every vertex of the edge (the buffer's, on its arcs too) is 54 ft (grid) from the centreline
+    d = [centre.distance(Point(c)) for c in edge.geometry.coords]
+    assert min(d) == pytest.approx(54.0, abs=1e-6) and max(d) == pytest.approx(54.0, abs=1e-6)
+    assert "Drainageway buffer edge 54 ft — Creek" == edge.label

@@ -1,0 +1,99 @@
+"""Photos: EXIF GPS and time read with Pillow, the size cap, the camera clock offset matched
+against a track, and refusal of a non-image or truncated file."""
+
+from __future__ import annotations
+
+import io
+from dataclasses import dataclass
+from datetime import datetime, timedelta, timezone
+
+import pytest
+from PIL import Image
+
+from fieldapp.geo import SiteFrame
+from fieldapp.survey.photos import PhotoError, camera_offset_s, place, read_photo
+
+T0 = datetime(2024, 5, 14, 15, 0, 0, tzinfo=timezone.utc)
+
+
+@dataclass
+class TP:
+    t_utc: datetime
+    x: float
+    y: float
+
+
+def jpeg(path, size=(640, 480), when=None, gps=None, direction=None):
+    im = Image.new("RGB", size, (90, 140, 60))
+    exif = Image.Exif()
+    if when is not None:
+        exif[0x8769] = {36867: when}
+    if gps is not None or direction is not None:
+        ifd = {}
+        if gps is not None:
+            (lat, lon) = gps
+
+            def dms(v):
+                v = abs(v)
+                d = int(v)
+                m = int((v - d) * 60)
+                s = round(((v - d) * 60 - m) * 60, 4)
+                return (float(d), float(m), float(s))
+            ifd.update({1: "N" if lat >= 0 else "S", 2: dms(lat), 3: "E" if lon >= 0 else "W", 4: dms(lon)})
+        if direction is not None:
+            ifd.update({16: "T", 17: float(direction)})
+        exif[0x8825] = ifd
+    im.save(path, "JPEG", exif=exif.tobytes(), quality=90)
+    return path
+
+
+def test_exif_gps_position_and_direction(tmp_path):
+    p = read_photo(jpeg(tmp_path / "a.jpg", gps=(44.5, -90.0), direction=271.5, when="2024:05:14 10:00:00"))
+    assert p.lat_deg == pytest.approx(44.5, abs=1e-6) and p.lon_deg == pytest.approx(-90.0, abs=1e-6)
+    assert p.direction_deg == pytest.approx(271.5) and p.content_type == "image/jpeg" and not p.resized
+    assert p.taken_camera == datetime(2024, 5, 14, 10, 0, 0)
+    frame = SiteFrame("EPSG:3070")
+    x, y, how = place(p, [], frame=frame)
+    ex, ey = frame.to_local(-90.0, 44.5)
+    assert how == "exif gps" and x == pytest.approx(ex, abs=1e-3) and y == pytest.approx(ey, abs=1e-3)
+
+
+def test_exif_time_with_a_camera_offset_matched_to_the_track(tmp_path):
+    # the camera runs 5 h 2 min 10 s behind UTC (local time, a slow clock): a photo of the app's
+    # clock showing 15:00:00 UTC carries 09:57:50
+    offset = camera_offset_s(datetime(2024, 5, 14, 9, 57, 50), T0)
+    assert offset == -(5 * 3600 + 130)
+    track = [TP(T0 + timedelta(seconds=10 * i), 1000.0 + 3.0 * i, 2000.0 - 1.0 * i) for i in range(10)]
+    # taken at camera 09:58:15 = 15:00:25 UTC: halfway between the points at 20 s and 30 s
+    p = read_photo(jpeg(tmp_path / "b.jpg", when="2024:05:14 09:58:15"))
+    x, y, how = place(p, list(reversed(track)), frame=SiteFrame("EPSG:3070"), offset_s=offset)
+    assert how == "track" and x == pytest.approx(1007.5) and y == pytest.approx(1997.5)
+    # without the offset it is hours off the track: not placed
+    assert place(p, track, frame=SiteFrame("EPSG:3070")) is None
+    # no time, no GPS: not placed
+    assert place(read_photo(jpeg(tmp_path / "c.jpg")), track, frame=SiteFrame("EPSG:3070")) is None
+
+
+def test_size_cap_keeps_a_resized_copy_and_the_original_path(tmp_path):
+    src = jpeg(tmp_path / "big.jpg", size=(4000, 3000))
+    p = read_photo(src, max_px=1000)
+    assert p.resized and (p.width, p.height) == (1000, 750) and p.original_size == (4000, 3000)
+    assert p.original_path == str(src.resolve())
+    with Image.open(io.BytesIO(p.data)) as im:
+        assert im.size == (1000, 750) and im.format == "JPEG"
+    with Image.open(io.BytesIO(p.thumbnail)) as im:
+        assert max(im.size) == 256
+
+
+def test_non_image_and_truncated_files_are_refused(tmp_path):
+    text = tmp_path / "notes.jpg"
+    text.write_text("field notes, not a photo")
+    with pytest.raises(PhotoError, match="notes.jpg is not a photo Pillow can read"):
+        read_photo(text)
+    whole = jpeg(tmp_path / "whole.jpg", size=(800, 600)).read_bytes()
+    cut = tmp_path / "cut.jpg"
+    cut.write_bytes(whole[: len(whole) // 2])
+    with pytest.raises(PhotoError, match="cut.jpg .*truncated"):
+        read_photo(cut)
+    with pytest.raises(PhotoError, match="cannot be read"):
+        read_photo(tmp_path / "missing.jpg")

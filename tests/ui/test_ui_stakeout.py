@@ -1,0 +1,60 @@
+"""The Stake-out panel over the simulated receiver: walk away from OHWM point 1 and back,
+the distance on the panel follows each fix, ON THE LINE at the point, F flags it (stored)."""
+
+from __future__ import annotations
+
+import sqlite3
+
+import pytest
+
+pytest.importorskip("pytestqt")
+
+from shapely.geometry import Point  # noqa: E402
+
+from tests.ui.test_ui_workflows import average_point  # noqa: E402
+from tests.ui.ui_support import WAIT_MS, close_window, key, make_window, private_dirs  # noqa: E402,F401
+
+
+def test_stakeout_panel_walks_to_a_recorded_point_and_flags_it(qtbot, private_dirs):
+    w = make_window(qtbot, private_dirs, simulate=True)
+    try:
+        average_point(qtbot, w)
+        p = w.visit.ohwm_points()[0]
+        key(qtbot, w, "Ctrl+6")
+        panel = w.panels["stake-out"]
+        assert w.tabs.currentWidget() is panel
+        i = panel.target_box.findData(f"point:ohwm_point:{p.uuid}")
+        assert i > 0
+        panel.target_box.setCurrentIndex(i)
+        panel.tolerance.setValue(0.5)
+        gnss = w.session.simulator("gnss")
+        f = w.visit.model.frame
+        lon, lat = f.to_lonlat(p.x + f.from_ft(40.0), p.y)        # 40 ft east of the point
+        gnss.walk_to(float(lat), float(lon))
+        qtbot.waitUntil(lambda: panel.stake.guidance is not None
+                        and panel.stake.guidance.distance_ft > 35.0, timeout=WAIT_MS)
+        g = panel.stake.guidance
+        fix = panel.stake._last[0]
+        x, y = f.to_local(fix.lon_deg, fix.lat_deg)
+        ref = Point(f.to_ft(p.x), f.to_ft(p.y)).distance(Point(f.to_ft(x), f.to_ft(y)))
+        assert g.distance_ft == pytest.approx(ref, abs=0.01)
+        assert panel.distance.text() == f"{g.distance_ft:,.2f} ft"
+        assert panel.on_line.text() == "not on the line"
+        lon, lat = f.to_lonlat(p.x, p.y)
+        gnss.walk_to(float(lat), float(lon))
+        qtbot.waitUntil(lambda: panel.on_line.text() == "ON THE LINE" and gnss.arrived,
+                        timeout=WAIT_MS)
+        qtbot.waitUntil(panel.flag_button.isEnabled, timeout=WAIT_MS)
+        key(qtbot, w, "F")          # Flag here on this panel (Follow me elsewhere)
+        qtbot.waitUntil(lambda: len(w.visit.model.stake_points()) == 1, timeout=WAIT_MS)
+        (sp,) = w.visit.model.stake_points()
+        assert sp.target_key == f"point:ohwm_point:{p.uuid}" and 0.0 <= sp.offset_ft <= 0.5
+        assert panel.flag_list.count() == 1 and "within ±0.5" in panel.flag_list.item(0).text()
+        with sqlite3.connect(f"file:{w.visit.path}?mode=ro", uri=True) as conn:
+            assert conn.execute("SELECT count(*) FROM stake_point").fetchone()[0] == 1
+        follow = w.map.follow
+        key(qtbot, w, "Ctrl+1")
+        key(qtbot, w, "F")          # elsewhere F is still Follow me
+        assert w.map.follow is (not follow) and len(w.visit.model.stake_points()) == 1
+    finally:
+        close_window(w)
