@@ -72,7 +72,7 @@ def _bank_targets(visit: Any, ft: Any) -> list[Target]:
     out, banks = [], []
     for t in visit.model.features(Layer.TRANSECT):
         check = visit.checks.get(f"bank:{t.uuid}")
-        point = overlays.bank_point(t, check.result if check is not None else None, ft)
+        point = overlays.bank_point(visit.model, t, check.result if check is not None else None, ft)
         if point is not None:
             x, y, text = point
             banks.append((x, y))

@@ -101,6 +101,17 @@ class VisitController:
         lon, lat = f.to_lonlat(f.from_ft(x_ft), f.from_ft(y_ft))
         return float(lat), float(lon)
 
+    def site_coords(self, x_ft: float, y_ft: float) -> tuple[float, float, str] | None:
+        """Site feet -> (easting, northing, unit) in the site CRS's own unit (``m`` for UTM,
+        ``ftUS`` for a state plane or county system in US survey feet, ``ft``), as the report
+        prints them; None before the site CRS is known."""
+        if not self.model.has_frame:
+            return None
+        from fieldapp.report.content import crs_unit_symbol
+
+        f = self.model.frame
+        return float(f.from_ft(x_ft)), float(f.from_ft(y_ft)), crs_unit_symbol(f)
+
     def ft(self, x: float, y: float) -> tuple[float, float]:
         f = self.model.frame
         return float(f.to_ft(x)), float(f.to_ft(y))

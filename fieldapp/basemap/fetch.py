@@ -82,6 +82,21 @@ def parse_zoom(text: str) -> tuple[int, int]:
     return a, b
 
 
+def tile_count(bbox: tuple[float, float, float, float], zooms: tuple[int, int]) -> int:
+    """How many XYZ tiles :func:`tiles_for` gives, counted from the corner tiles of each zoom
+    (``mercantile.tile``) without listing them: a world box at zoom 20 is refused at once."""
+    import mercantile
+
+    w, s, e, n = bbox
+    eps = 1e-9      # as mercantile.tiles: a box edge on a tile edge does not take the next tile
+    total = 0
+    for z in range(zooms[0], zooms[1] + 1):
+        ul = mercantile.tile(w + eps, min(n, 85.051129) - eps, z)
+        lr = mercantile.tile(e - eps, max(s, -85.051129) + eps, z)
+        total += (lr.x - ul.x + 1) * (lr.y - ul.y + 1)
+    return total
+
+
 def tiles_for(bbox: tuple[float, float, float, float], zooms: tuple[int, int]) -> list:
     """The XYZ tiles (``mercantile.Tile``) covering ``bbox`` at zoom ``zooms[0]..zooms[1]``."""
     import mercantile
@@ -157,20 +172,32 @@ def fetch(url: str, bbox, zooms, out, *, max_tiles: int = 5000, rate_per_s: floa
     """
     if not all(k in url for k in ("{z}", "{x}", "{y}")):
         raise FetchRefused(f"--url {url!r} lacks {{z}}, {{x}} or {{y}}")
-    if urlsplit(url).scheme not in ("http", "https"):
+    try:
+        scheme = urlsplit(url).scheme
+    except ValueError as exc:       # e.g. "Invalid IPv6 URL"
+        raise FetchRefused(f"--url {url!r} is not a tile URL ({exc})") from exc
+    if scheme not in ("http", "https"):
         raise FetchRefused(f"--url {url!r}: an http:// or https:// tile URL")
+    if not (isinstance(max_tiles, int) and max_tiles >= 1):
+        raise FetchRefused("--max-tiles must be a whole number of tiles, 1 or more")
     if not rate_per_s > 0:
         raise FetchRefused("--rate must be a number of requests per second above 0")
     out = Path(out)
     if out.exists():
         raise FetchRefused(f"{out} exists; choose another name or remove it")
-    tiles = tiles_for(bbox, zooms)
-    if len(tiles) > max_tiles:
-        raise FetchRefused(f"{len(tiles):,} tiles at zoom {zooms[0]}-{zooms[1]} over this box is "
+    count = tile_count(bbox, zooms)
+    if count > max_tiles:
+        raise FetchRefused(f"{count:,} tiles at zoom {zooms[0]}-{zooms[1]} over this box is "
                            f"above the limit of {max_tiles:,} (--max-tiles): choose a smaller box "
                            "or fewer zoom levels")
+    tiles = tiles_for(bbox, zooms)
     part = out.with_name(out.name + ".part")
-    conn = _open_part(part, url, bbox, zooms)
+    if not out.parent.is_dir():
+        raise FetchRefused(f"cannot write {out}: the folder {out.parent} does not exist")
+    try:
+        conn = _open_part(part, url, bbox, zooms)
+    except sqlite3.Error as exc:
+        raise FetchRefused(f"cannot write {part}: {exc} (a read-only or full disk?)") from exc
     try:
         have = {(z, x, (1 << z) - 1 - r) for z, x, r in
                 conn.execute("SELECT zoom_level, tile_column, tile_row FROM tiles")}
@@ -226,7 +253,9 @@ def _parser() -> argparse.ArgumentParser:
     p = argparse.ArgumentParser(prog="fieldapp basemap", description=__doc__.split("\n\n")[0])
     sub = p.add_subparsers(dest="command", required=True)
     f = sub.add_parser("fetch", help="fetch XYZ tiles into an MBTiles file (resumable)")
-    f.add_argument("--bbox", required=True, help="west,south,east,north in WGS84 degrees")
+    f.add_argument("--bbox", required=True,
+                   help="west,south,east,north in WGS84 degrees; with a negative west longitude"
+                        " write it with '=': --bbox=-91.8,43.3,-91.7,43.4")
     f.add_argument("--zoom", required=True, help="zoom levels A-B, e.g. 14-18")
     f.add_argument("--url", required=True, help="tile URL with {z}, {x}, {y}")
     f.add_argument("-o", "--output", required=True, type=Path, help="the .mbtiles file to write")

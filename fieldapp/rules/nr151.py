@@ -353,7 +353,11 @@ def _wetland(m: Mapping, where: str, used: set[str]) -> _Row:
             return None, "NR 151.125(1)(e), (f)", None, (
                 f"Wetland type '{wtype.strip()}' is not in NR 151.125(1)(e) or (f): choose its "
                 f"susceptibility (highly susceptible, less susceptible, or neither)"), None
-        return _wetland_width("other", m, where, used)
+        # rules-contract: neither given -> other wetlands, (1)(d); said, never silent
+        width, cite, avg, step, _ = _wetland_width("other", m, where, used)
+        return width, cite, avg, step, (
+            "no wetland type or susceptibility given: taken as a wetland not subject to (e) or "
+            f"(f), {width:g} ft ({cite}); a type listed in NR 151.125(1)(e) gives 75 ft")
     if given is None or by_type is None or given == by_type:
         return _wetland_width(given or by_type, m, where, used)
     # Disagreement: the more protective width. (e) 75 ft > (d) 50 ft > (f) at most 30 ft, so the

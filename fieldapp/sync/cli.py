@@ -218,6 +218,12 @@ def _run(args: argparse.Namespace) -> int:
         site_id, path = _checkout(office, args.checkout, args.visit)
         print(f"checked out site {site_id} to {path}")
         return 0
+    if args.resolve and args.visit is None and args.resolve[1].lower().endswith(".gpkg"):
+        # "--resolve ID VISIT": the visit would be taken as the value to write
+        print(f"fieldapp sync: --resolve takes the conflict ID and a choice (keep-mine, keep-theirs"
+              f" or the value to keep) before the visit: --resolve {args.resolve[0]} keep-mine"
+              f" {args.resolve[1]}", file=sys.stderr)
+        return 2
     visit = args.visit or _default_visit()
     if args.conflicts:
         conflicts = read_conflicts(visit)

@@ -240,7 +240,11 @@ class MainWindow(QMainWindow):
 
     def add_workflow(self, panel: QWidget, title: str, key: str) -> None:
         """Add a workflow tab reachable with ``key`` (e.g. ``Ctrl+1``)."""
-        index = self.tabs.addTab(panel, f"{title} [{key}]")   # four tabs in a 640 px panel
+        # the tab says its key short ("OHWM ^1"; the tooltip says it in full): six tabs with
+        # "[Ctrl+1]" each made the workflow pane ~970 px wide, squeezing the map and the checks
+        index = self.tabs.addTab(panel, f"{title} ^{key.removeprefix('Ctrl+')}"
+                                 if key.startswith("Ctrl+") else f"{title} [{key}]")
+        self.tabs.setTabToolTip(index, f"{title}: {key}")
         self._action(f"Go to {title}", key, lambda _checked=False, i=index: self._goto(i))
 
     def _goto(self, index: int) -> None:
@@ -388,6 +392,7 @@ class MainWindow(QMainWindow):
         """Show ``visit`` (a :class:`fieldapp.app.visit.VisitController`)."""
         self.visit = visit
         self.map.to_lat_lon = visit.unproject if visit is not None else None
+        self.map.to_site_crs = visit.site_coords if visit is not None else None
         if visit is not None and self.paused_reason is not None \
                 and self.paused_reason.startswith("No visit open"):
             self.show_banner("")

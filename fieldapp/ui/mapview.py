@@ -132,6 +132,8 @@ class MapView(QWidget):
         lay.addLayout(strip)
         #: site feet -> (lat, lon) degrees, or None; the window sets it from the visit
         self.to_lat_lon: Callable[[float, float], tuple[float, float] | None] | None = None
+        #: site feet -> (easting, northing, unit) in the site CRS's own unit, for the readout
+        self.to_site_crs: Callable[[float, float], tuple[float, float, str] | None] | None = None
         self.cursor: tuple[float, float] | None = None
         pi = self.plot.getPlotItem()
         pi.setAspectLocked(True, ratio=1.0)
@@ -468,9 +470,9 @@ class MapView(QWidget):
         return local[0] + ox, local[1] + oy
 
     def readout_text(self) -> str:
-        """``Cursor  E … ft  N … ft`` and on a second line ``44.500000° N, 89.500000° W``
-        (the cursor over the map), else the same for ``You`` (the current position), else
-        ""."""
+        """``Cursor  E … m  N … m`` (the site CRS's coordinates in its own unit: m, ftUS or
+        ft) and on a second line ``44.500000° N, 89.500000° W`` (the cursor over the map), else
+        the same for ``You`` (the current position), else ""."""
         if self.cursor is not None and self.origin is not None:
             who, local = "Cursor", self.cursor
         elif self.position is not None:
@@ -478,7 +480,13 @@ class MapView(QWidget):
         else:
             return ""
         x, y = self.site_xy(local)
-        text = f"{who}  E {x:,.1f} ft  N {y:,.1f} ft"
+        crs = self.to_site_crs(x, y) if self.to_site_crs is not None else None
+        if crs is not None:
+            e, n, unit = crs
+            nd = 3 if unit == "m" else 2
+            text = f"{who}  E {e:,.{nd}f} {unit}  N {n:,.{nd}f} {unit}"
+        else:
+            text = f"{who}  E {x:,.1f} ft  N {y:,.1f} ft"
         try:
             ll = self.to_lat_lon(x, y) if self.to_lat_lon is not None else None
         except Exception:  # noqa: BLE001 - far outside the CRS: the site feet are enough

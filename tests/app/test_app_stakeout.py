@@ -3,9 +3,10 @@ sample visit (tests/report/test_report_visit.py: EPSG:3070, OHWM along y = y0, T
 with bank 90 ft, T2 at x0 + 30 m with bank at least 90 ft, both due north).
 
 The reference distance is worked out apart from the app: the bank points placed by hand
-(90 ft = 27.432 m north of each origin), the fix projected with its own pyproj transformer,
-shapely's distance in metres over 0.3048 (EPSG:3070 is in metres; the site's foot is the
-international foot).
+(90 ft = 27.432 m on the ground due north of each origin: pyproj's geodesic on the GRS 80
+ellipsoid, then projected, so grid convergence and the projection's scale are in them), the fix
+projected with its own pyproj transformer, shapely's distance in metres over 0.3048 (EPSG:3070
+is in metres; the site's foot is the international foot).
 """
 
 from __future__ import annotations
@@ -13,7 +14,7 @@ from __future__ import annotations
 import datetime as dt
 
 import pytest
-from pyproj import Transformer
+from pyproj import Geod, Transformer
 from shapely.geometry import LineString, Point
 
 from devices.nmea.assembler import EpochAssembler
@@ -27,7 +28,19 @@ from tests.report.test_report_visit import LAT0, LON0, build_sample_visit
 FT = 0.3048
 TO_3070 = Transformer.from_crs(4326, 3070, always_xy=True)
 X0, Y0 = TO_3070.transform(LON0, LAT0)
-BANK_M = [(X0 - 30.0, Y0 + 90 * FT), (X0 + 30.0, Y0 + 90 * FT)]
+TO_4326 = Transformer.from_crs(3070, 4326, always_xy=True)
+GRS80 = Geod(ellps="GRS80")
+
+
+def north_of(x_m: float, y_m: float, ground_ft: float) -> tuple[float, float]:
+    """The EPSG:3070 point ``ground_ft`` (international ft) on the ground due (true) north of
+    (x_m, y_m)."""
+    lon, lat = TO_4326.transform(x_m, y_m)
+    lon2, lat2, _ = GRS80.fwd(lon, lat, 0.0, ground_ft * FT)
+    return TO_3070.transform(lon2, lat2)
+
+
+BANK_M = [north_of(X0 - 30.0, Y0, 90.0), north_of(X0 + 30.0, Y0, 90.0)]
 
 
 @pytest.fixture
@@ -76,7 +89,7 @@ def test_walking_to_the_bank_line_distance_each_fix_and_flag_on_the_line(control
     ref_line = LineString(BANK_M)
     # from 60 ft south-east of the line's middle, walking north-west onto its middle
     start = (X0 + 10.0, Y0 + 90 * FT - 60 * FT)
-    on_line = (X0, Y0 + 90 * FT)
+    on_line = ((BANK_M[0][0] + BANK_M[1][0]) / 2, (BANK_M[0][1] + BANK_M[1][1]) / 2)
     fixes = walk(start, on_line, 40)
     assert len(fixes) >= 40
     seen = []
@@ -113,7 +126,7 @@ def test_a_verdict_that_changes_moves_the_target_and_supersedes_the_flags(contro
     controller.refresh_checks()
     changes = so.refresh()
     assert so.target.key == "bank_line" and not so.target.geometry.equals(before)
-    assert so.target.geometry.coords[0][1] == pytest.approx((Y0 / FT) + 300.0, abs=1e-6)
+    assert so.target.geometry.coords[0][1] == pytest.approx(north_of(X0 - 30.0, Y0, 300.0)[1] / FT, abs=1e-6)
     assert [ch.new.uuid for ch in changes] == [sp.uuid]
     (now,) = controller.model.stake_points()
     assert now.superseded is True and now.offset_ft == sp.offset_ft

@@ -150,3 +150,29 @@ def test_command_line_progress_and_exit_status(tmp_path, server, capsys):
     assert "exists" in capsys.readouterr().err
     assert main(["fetch", "--bbox=1,2,3", "--zoom", "1", "--url", server.url, "-o", str(out)]) == 2
     assert "west,south,east,north" in capsys.readouterr().err
+
+
+def test_the_tile_count_is_known_before_any_tile_is_listed(tmp_path):
+    """A world box at zoom 0-20 is refused at once (it listed 1.5 trillion tiles first, and grew
+    past 2 GB); the count equals the tiles listed on small boxes."""
+    import mercantile
+
+    from fieldapp.basemap.fetch import FetchRefused, fetch, tile_count
+
+    for bbox, zooms in (((-91.8, 43.3, -91.7, 43.4), (10, 15)), ((-180.0, -85.0, 180.0, 85.0), (0, 4)),
+                        ((-89.41, 43.07, -89.40, 43.08), (16, 18))):
+        listed = len(list(mercantile.tiles(*bbox, zooms=list(range(zooms[0], zooms[1] + 1)))))
+        assert tile_count(bbox, zooms) == listed, (bbox, zooms)
+    # zoom 0..20 over the whole Web Mercator square (to 85.0511° N/S): sum of 4^z = (4^21 - 1) / 3
+    world = (-180.0, -85.0511287798, 180.0, 85.0511287798)
+    assert tile_count(world, (0, 20)) == (4 ** 21 - 1) // 3
+    with pytest.raises(FetchRefused, match=r"1,466,015,503,701 tiles at zoom 0-20"):
+        fetch("https://t/{z}/{x}/{y}.png", world, (0, 20), tmp_path / "w.mbtiles")
+    with pytest.raises(FetchRefused, match="the folder .* does not exist"):
+        fetch("https://t/{z}/{x}/{y}.png", (-91.8, 43.3, -91.79, 43.31), (14, 14),
+              tmp_path / "nowhere" / "b.mbtiles")
+    with pytest.raises(FetchRefused, match="is not a tile URL"):
+        fetch("http://[::1/{z}/{x}/{y}.png", (-91.8, 43.3, -91.79, 43.31), (14, 14), tmp_path / "c.mbtiles")
+    with pytest.raises(FetchRefused, match="--max-tiles must be"):
+        fetch("https://t/{z}/{x}/{y}.png", (-91.8, 43.3, -91.79, 43.31), (14, 14), tmp_path / "d.mbtiles",
+              max_tiles=-5)

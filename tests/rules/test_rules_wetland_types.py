@@ -92,3 +92,9 @@ def test_no_type_and_no_susceptibility_is_other_as_the_contract_says():
     r = _wetland()
     assert (r["width_ft"], r["citation"], r["interpretations"]) == (50.0, "NR 151.125(1)(d)", [])
     assert r["interpretation_text"] == {}
+    # ... and the result says it was taken so, never silently (a listed (1)(e) type gives 75 ft)
+    assert r["note"] == ("feature 0 (wetland): no wetland type or susceptibility given: taken as a"
+                         " wetland not subject to (e) or (f), 50 ft (NR 151.125(1)(d)); a type"
+                         " listed in NR 151.125(1)(e) gives 75 ft.")
+    for blank in ("", "   ", None):
+        assert _wetland(wetland_type=blank)["note"] == r["note"]

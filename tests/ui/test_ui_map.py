@@ -84,6 +84,24 @@ def test_readout_gives_you_or_the_cursor_in_site_feet_and_latitude_longitude(qtb
     assert view.readout.text() == view.readout_text()
 
 
+def test_readout_gives_the_site_crs_coordinates_in_the_crs_unit(qtbot, tmp_path):
+    """A UTM site reads out in metres (never UTM metres / 0.3048), as the report prints them."""
+    from fieldapp.app.visit import VisitController
+    from fieldapp.survey.visit import Visit
+
+    model = Visit.new("utm", crs="EPSG:32616", who="t")
+    model.ensure_frame()
+    ctl = VisitController.__new__(VisitController)     # only its coordinate words are used
+    ctl.model = model
+    view = _view(qtbot)
+    view.to_site_crs = ctl.site_coords
+    f = model.frame
+    x_ft, y_ft = f.to_ft(500_000.0), f.to_ft(4_928_000.0)
+    view.update_position(x_ft, y_ft, 1.0)
+    # 500,000 m E, 4,928,000 m N of zone 16N: the readout gives them back in metres
+    assert view.readout_text() == "You  E 500,000.000 m  N 4,928,000.000 m"
+
+
 def test_the_scale_bar_sits_beside_the_map_and_is_true_to_scale(qtbot):
     from PySide6.QtCore import QRect
 
