@@ -38,7 +38,7 @@ key("N"); until(lambda: w.visit.current_transect is not None)
 until(w.panels["transect"].shoot_button.isVisible)
 for n in range(1, 11):
     key("S"); until(lambda n=n: len(w.visit.stations()) == n)
-key("Ctrl+5")
+key("Ctrl+6")
 panel = w.panels["stake-out"]
 t = w.visit.current_transect
 until(lambda: panel.target_box.findData(f"bank:{t.uuid}") > 0)
