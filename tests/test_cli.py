@@ -128,3 +128,15 @@ def test_rules_evaluate_reads_a_file_saved_with_a_byte_order_mark(tmp_path, caps
     bom = tmp_path / "bank-notepad.json"
     bom.write_bytes(b"\xef\xbb\xbf" + plain.read_bytes())
     assert _evaluate(capsys, bom) == _evaluate(capsys, plain)
+
+
+def test_rules_evaluate_refuses_an_empty_list(tmp_path, capsys):
+    # "[]" evaluates nothing; exit 0 with "[]" printed would hide an office script that lost
+    # its requests
+    from fieldapp.rules.cli import main as rules_main
+    empty = tmp_path / "none.json"
+    empty.write_text("[]\n", encoding="utf-8")
+    assert rules_main(["evaluate", str(empty)]) == 2
+    out, err = capsys.readouterr()
+    assert out == ""
+    assert "empty list: no request to evaluate" in err

@@ -7,7 +7,7 @@ Usage::
 
 ``FILE.json`` holds one request or a list of them; the command prints one result per request
 as a JSON list. Exit 0; 1 if any request errored (the others are still evaluated); 2 when the
-file cannot be read or is not JSON.
+file cannot be read, is not JSON, or is an empty list.
 """
 
 from __future__ import annotations
@@ -60,6 +60,12 @@ def main(argv: Sequence[str] | None = None) -> int:
         print(f"fieldapp rules evaluate: cannot read {args.file}: {err}", file=sys.stderr)
         return 2
     requests = data if isinstance(data, list) else [data]
+    if not requests:
+        # an empty list evaluates nothing: saying "0 results, exit 0" would pass a broken
+        # office script that lost its requests
+        print(f"fieldapp rules evaluate: {args.file} holds an empty list: no request to evaluate",
+              file=sys.stderr)
+        return 2
     results = []
     for request in requests:
         result = evaluate(request)  # never raises: a failure is that request's error result
