@@ -142,9 +142,23 @@ def _get(url: str, timeout_s: float, retries: int, pause: Callable[[float], None
                 raise FetchFailed(f"{url}: the server answered HTTP {exc.code} {exc.reason}") from None
         except (urllib.error.URLError, OSError) as exc:
             if attempt == retries:
-                raise FetchFailed(f"{url}: {getattr(exc, 'reason', exc)} (no network?)") from None
+                raise FetchFailed(f"{url}: {_why(exc, timeout_s)}") from None
         pause(min(2.0 ** attempt, 30.0))
     raise FetchFailed(url)  # pragma: no cover - the loop returns or raises
+
+
+def _why(exc: OSError, timeout_s: float) -> str:
+    """A failed request in words: the cause the user can act on, not every failure as "no network"."""
+    import socket
+
+    reason = getattr(exc, "reason", exc)
+    if isinstance(reason, socket.gaierror):
+        return f"the host name cannot be looked up ({reason.strerror or reason}): no network, or a mistyped URL?"
+    if isinstance(reason, ConnectionRefusedError):
+        return "the server refused the connection: is the tile server running, and the port right?"
+    if isinstance(reason, (TimeoutError, socket.timeout)):
+        return f"no answer within {timeout_s:g} s: the network is slow or down"
+    return f"{getattr(reason, 'strerror', None) or reason}"
 
 
 def _image_format(data: bytes, url: str) -> str:

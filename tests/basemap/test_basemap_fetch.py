@@ -176,3 +176,16 @@ def test_the_tile_count_is_known_before_any_tile_is_listed(tmp_path):
     with pytest.raises(FetchRefused, match="--max-tiles must be"):
         fetch("https://t/{z}/{x}/{y}.png", (-91.8, 43.3, -91.79, 43.31), (14, 14), tmp_path / "d.mbtiles",
               max_tiles=-5)
+
+
+def test_a_refused_connection_is_said_as_such_not_as_no_network(tmp_path):
+    # a port nobody listens on: the cause the user can act on is the server or the port
+    import socket
+
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        port = s.getsockname()[1]
+    with pytest.raises(FetchFailed, match="refused the connection: is the tile server running") as info:
+        fetch(f"http://127.0.0.1:{port}/{{z}}/{{x}}/{{y}}.png", (-89.41, 43.07, -89.40, 43.08),
+              (10, 10), tmp_path / "site.mbtiles", retries=0)
+    assert "no network" not in str(info.value)
