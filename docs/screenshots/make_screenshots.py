@@ -191,8 +191,12 @@ def main() -> None:
     # Sync (Ctrl+Y) with a new office folder: the per-layer result window
     w.activateWindow()              # the keys go to the window again (as after a click)
     until(w.isActiveWindow, 10)
+    said = len(w.office.messages)
     key(w, "Ctrl+Y")
-    until(lambda: not w.office.busy() and w.office.result_dialog is not None)
+    until(lambda: not w.office.busy()
+          and (w.office.result_dialog is not None or len(w.office.messages) > said))
+    if w.office.result_dialog is None:  # the sync was refused or failed: say why, not a timeout
+        raise SystemExit(f"sync gave no result window: {w.office.messages[said:]}")
     QTest.qWait(500)
     dialog_shot(w.office.result_dialog, "sync_result.png")
     close_messages()
