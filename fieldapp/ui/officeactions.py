@@ -63,6 +63,12 @@ POLICY_WORDS = (
 
 def error_words(exc: BaseException) -> str:
     """An exception as one sentence for a message box (its type only when it says nothing)."""
+    if isinstance(exc, OSError) and exc.errno is not None:
+        # "[Errno 28] No space left on device: '/media/...'" in words, with the file if any
+        from fieldapp.report.guard import os_error_words
+
+        where = f"{exc.filename}: " if exc.filename else ""
+        return f"{where}{os_error_words(exc)}"
     text = str(exc).strip()
     if isinstance(exc, FileNotFoundError) and not text:
         text = "file not found"

@@ -234,3 +234,16 @@ def test_conflicts_view_shows_records(qtbot, private_dirs):
         assert "1 conflict record, 1 unresolved" in view.summary.text()
     finally:
         close_window(w)
+
+
+def test_an_os_error_is_said_in_words_without_its_errno():
+    import errno
+
+    from fieldapp.ui.officeactions import error_words
+
+    full = OSError(errno.ENOSPC, "No space left on device", "/media/usb/office/master.gpkg")
+    assert error_words(full) == ("/media/usb/office/master.gpkg: the disk is full (no space left"
+                                 " on the device)")
+    denied = PermissionError(errno.EACCES, "Permission denied", "/office")
+    assert error_words(denied) == "/office: Permission denied"
+    assert error_words(ValueError("slope must be within ±89°")) == "slope must be within ±89°"
