@@ -52,6 +52,8 @@ from fieldapp.sync.officestore import (
     SiteSchema,
     StepCallback,
     check_site_id,
+    next_free_block,
+    tag_block_key,
 )
 
 REGISTRY = "fieldapp_office"
@@ -463,17 +465,28 @@ class PostgisOffice(OfficeStore):
             if version is not None and site["schema_version"] is not None and version < site["schema_version"]:
                 schemas.migrate_file(dest, site["schema_version"])
 
-    def tag_block(self, site_id: str, laptop_id: str) -> int | None:
-        """The laptop's tag block, from the site's ``fieldapp_tag_blocks`` table (laptop id,
-        block, crew, time), the next unused one given the first time (caller holds the lock)."""
+    def tag_block(self, site_id: str, laptop_id: str, *, after: int | None = None) -> int | None:
+        """The laptop's tag block (:meth:`OfficeStore.tag_block`), from the site's
+        ``fieldapp_tag_blocks`` table (key by :func:`~fieldapp.sync.officestore.tag_block_key`,
+        block, crew, time), a new one given the first time (caller holds the lock): above every
+        block given and the block of the highest tag in the tree table."""
         from psycopg import sql
 
         table = sql.Identifier(site_id, TAG_BLOCKS_TABLE)
+        key = tag_block_key(laptop_id, after)
         with self._refused_as(site_id, "take a tag block of"), self._conn(site_id) as conn, conn.transaction():
-            conn.execute(sql.SQL("INSERT INTO {t} (laptop_id, block) SELECT %s, coalesce(max(block), 0) + 1"
-                                 " FROM {t} ON CONFLICT (laptop_id) DO NOTHING").format(t=table), (laptop_id,))
+            got = conn.execute(sql.SQL("SELECT block FROM {} WHERE laptop_id = %s").format(table), (key,)).fetchone()
+            if got is not None:
+                return got[0]
+            given = [r[0] for r in conn.execute(sql.SQL("SELECT block FROM {}").format(table))]
+            has_tag = conn.execute("SELECT 1 FROM information_schema.columns WHERE table_schema = %s"
+                                   " AND table_name = 'tree' AND column_name = 'tag'", (site_id,)).fetchone()
+            top = conn.execute(sql.SQL("SELECT max(tag) FROM {}").format(sql.Identifier(site_id, "tree"))
+                               ).fetchone()[0] if has_tag else None
+            conn.execute(sql.SQL("INSERT INTO {} (laptop_id, block) VALUES (%s, %s)").format(table),
+                         (key, next_free_block(given, int(top) if top is not None else None)))
             return conn.execute(sql.SQL("SELECT block FROM {} WHERE laptop_id = %s").format(table),
-                                (laptop_id,)).fetchone()[0]
+                                (key,)).fetchone()[0]
 
     # ---- writing --------------------------------------------------------------------------------
     def create_site(self, site_id: str, schema_gpkg: Path) -> None:
