@@ -25,15 +25,19 @@ The GeoPackage a checkout gets (:meth:`PostgisOffice.fetch_master`) is the site'
 GeoPackage with every logged changeset applied by pygeodiff, in order -- exactly the master a
 folder office would hold.
 
-Passwords: libpq reads ``PGPASSFILE`` / ``~/.pgpass`` and ``PGPASSWORD``; failing those, the OS
-keyring (the ``keyring`` package, service ``fieldapp-postgres``, user ``USER@HOST:PORT/DB``) when
-it is installed. A URL holding a password is refused: it would show in the process list.
+The office is named by a libpq URL or a libpq ``key=value`` connection string
+(``"host=gis dbname=survey user=crew2"``). Passwords: libpq reads ``PGPASSFILE`` /
+``~/.pgpass`` and ``PGPASSWORD``; failing those, the OS keyring (the ``keyring`` package,
+service ``fieldapp-postgres``, user ``USER@HOST:PORT/DB``: :meth:`PostgisOffice.keyring_user`)
+when it is installed. A URL or connection string holding a password is refused (it would show
+in the process list), and no message repeats a password (:func:`fieldapp.sync.offices.mask_password`).
 """
 
 from __future__ import annotations
 
 import contextlib
 import json
+import os
 import tempfile
 import time
 from collections.abc import Callable, Iterator
@@ -44,6 +48,7 @@ from fieldapp.sync import pgedits, pgsql, schemas
 from fieldapp.sync.errors import InvalidOfficeData, OfficeLocked, OfficeNotFound, SchemaMismatch, SyncError
 from fieldapp.sync.files import LOG_TABLE, connect, record_changeset_file, sha256_of
 from fieldapp.sync.office import SHA256_RE
+from fieldapp.sync.offices import mask_password
 from fieldapp.sync.officestore import (
     LockOwner,
     LogEntry,
@@ -82,6 +87,19 @@ _REGISTRY_DDL = (
 )
 
 
+def _sentences(text: str) -> str:
+    r"""libpq's message of several lines as one line of sentences (a line that does not end a
+    sentence gets a full stop: "... No such file or directory. Is the server running ...").
+
+    >>> _sentences('connection to server failed: No such file or directory\n\tIs the server running?\n')
+    'connection to server failed: No such file or directory. Is the server running?'
+    """
+    lines = [" ".join(line.split()) for line in text.splitlines()]
+    lines = [line for line in lines if line]
+    return " ".join(line if i == len(lines) - 1 or line[-1] in ".?!:;," else line + "."
+                    for i, line in enumerate(lines))
+
+
 def _site_sql(site_id: str):
     from psycopg import sql
 
@@ -110,7 +128,8 @@ class PostgisOffice(OfficeStore):
         try:
             params = conninfo_to_dict(url)
         except Exception as exc:  # psycopg.ProgrammingError: not a libpq URL
-            raise ValueError(f"{url!r} is not a PostgreSQL URL: {exc}") from exc
+            raise ValueError(mask_password(f"{url!r} is not a PostgreSQL URL or connection string:"
+                                           f" {_sentences(str(exc))}")) from None
         if "password" in params:
             raise ValueError(
                 "the PostgreSQL URL holds a password, which would show in the process list;"
@@ -131,15 +150,36 @@ class PostgisOffice(OfficeStore):
         who = f"{p['user']}@" if "user" in p else ""
         return f"PostGIS office {who}{where}/{p.get('dbname', '')}"
 
+    def keyring_user(self) -> str:
+        """The keyring entry's user name for this office: ``USER@HOST:PORT/DB`` (libpq's
+        defaults filled in: host ``localhost``, port 5432; the crew's login name when the URL has
+        no user), under the service ``fieldapp-postgres`` (:data:`KEYRING_SERVICE`).
+
+        >>> PostgisOffice("host=gis.example.org dbname=survey user=crew2").keyring_user()
+        'crew2@gis.example.org:5432/survey'
+        """
+        import getpass
+
+        p = self.params
+        user = p.get("user") or os.environ.get("PGUSER") or getpass.getuser()
+        return f"{user}@{p.get('host', 'localhost')}:{p.get('port', 5432)}/{p.get('dbname', '')}"
+
     def _keyring_password(self) -> str | None:
+        """The password kept in the OS keyring for :meth:`keyring_user`, or None (no keyring
+        package, no usable backend -- keyring's fail or null backend --, a locked keyring,
+        ``FIELDAPP_NO_KEYRING`` set, no entry)."""
+        if os.environ.get("FIELDAPP_NO_KEYRING"):
+            return None
         try:
             import keyring
+            from keyring.backends import fail
         except ImportError:
             return None
-        p = self.params
-        key = f"{p.get('user', '')}@{p.get('host', 'localhost')}:{p.get('port', 5432)}/{p.get('dbname', '')}"
         with contextlib.suppress(Exception):  # no backend, locked keyring: as if none
-            return keyring.get_password(KEYRING_SERVICE, key)
+            backend = keyring.get_keyring()
+            if isinstance(backend, fail.Keyring) or "null" in type(backend).__module__.lower():
+                return None
+            return keyring.get_password(KEYRING_SERVICE, self.keyring_user())
         return None
 
     def connect(self, *, autocommit: bool = False):
@@ -160,9 +200,9 @@ class PostgisOffice(OfficeStore):
                 if password is not None:
                     with contextlib.suppress(psycopg.OperationalError):
                         return psycopg.connect(self.url, password=password, **kwargs)
-            raise OfficeNotFound(
-                f"cannot reach {self.describe()}: {' '.join(str(exc).split())}; nothing was synced"
-            ) from exc
+            raise OfficeNotFound(mask_password(
+                f"cannot reach {self.describe()}: {_sentences(str(exc))}; nothing was synced"
+            )) from exc
 
     @contextlib.contextmanager
     def _conn(self, site_id: str | None = None) -> Iterator:

@@ -67,7 +67,9 @@ POLICY_WORDS = (
 
 def error_words(exc: BaseException) -> str:
     """An exception as one sentence for a message box (its type only when it says nothing)."""
-    text = str(exc).strip()
+    from fieldapp.sync.offices import mask_password
+
+    text = mask_password(str(exc).strip())        # never a PostgreSQL password on screen
     if isinstance(exc, FileNotFoundError) and not text:
         text = "file not found"
     return text or type(exc).__name__
