@@ -197,22 +197,23 @@ def _prepare_laptop(visit: Path, state: LaptopState, office: OfficeStore, site_i
 
 def _run_locked(job: _Sync, lock_wait_s: float) -> tuple[str | None, SyncOutcome]:
     """Under the site's office lock (touched at every step): finish or discard an interrupted
-    sync, then run this one; the lock released, empty the scratch folder ``work/``. Returns what
+    sync, then run this one, in a scratch folder ``work/`` emptied before and after (lock held). Returns what
     the resume finished (if anything) and the outcome."""
     office, state, prog = job.office, job.state, job.prog
     owner = LockOwner.here(state.laptop_id)
     prog(0.05, f"locking site {state.site_id} in {office.describe()}")
-    try:
-        with office.lock(state.site_id, owner, wait_s=lock_wait_s):
+    with office.lock(state.site_id, owner, wait_s=lock_wait_s):
+        try:
+            state.fresh_work()
             prog.heartbeat = lambda: office.heartbeat(state.site_id, owner)
             resumed = job.resume()
             prog.committed = False
             outcome = job.run()
             _keep_tag_block(office, state, job.visit)
             prog.heartbeat = None
-    finally:  # refused or failed too: no scratch copies are left on the laptop
-        with contextlib.suppress(OSError):
-            shutil.rmtree(state.work)
+        finally:  # refused or failed too: no scratch copies are left on the laptop
+            with contextlib.suppress(OSError):
+                shutil.rmtree(state.work)
     return resumed, outcome
 
 

@@ -105,6 +105,11 @@ class LaptopState:
         data = self._stored
         if data.get("site_id") != self.site_id or data.get("laptop_id") != self.laptop_id:
             self._write_state(data.get("tag_block"))
+
+    def fresh_work(self) -> None:
+        """An empty scratch folder ``work/`` for this sync. Called with the office lock held:
+        a second sync of the same visit started meanwhile (the app's Sync and a CLI run) waits
+        for the lock and never empties the scratch folder of the one running."""
         if self.work.exists():
             shutil.rmtree(self.work)
         self.work.mkdir()

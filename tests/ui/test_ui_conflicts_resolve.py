@@ -21,7 +21,8 @@ from tests.ui.ui_support import WAIT_MS, close_window, make_window, private_dirs
 
 def two_laptops_in_conflict(root):
     """Laptops A and B of one site in a folder office, B holding one open DBH conflict on the
-    sample's 10.0 in tree (theirs 20.0, ours 21.0). Returns (office, a, b, tree uuid)."""
+    sample's 10.0 in tree (theirs 20.0, ours 21.0). Returns (office, a, b, tree uuid); the
+    office's ``master`` is the site's master GeoPackage."""
     from fieldapp.sync import FolderOffice, checkout, sync
 
     data = root / "data"
@@ -38,7 +39,7 @@ def two_laptops_in_conflict(root):
             conn.execute("UPDATE tree SET dbh_in = ? WHERE uuid = ?", (dbh, tree))
     sync(a, office)
     sync(b, office)
-    office.site = report.site_id
+    office.master = office.master_path(report.site_id)
     return office, a, b, tree
 
 
@@ -67,8 +68,7 @@ def synced_everywhere(office, a, b, tree, want, resolution):
 
     sync(b, office)
     sync(a, office)
-    master = office.master_path(office.site)
-    for path in (a, b, master):
+    for path in (a, b, office.master):
         assert dbh_of(path, tree) == want
         (r,) = read_conflicts(path)
         assert r.resolved_utc is not None and r.resolution.startswith(resolution)
