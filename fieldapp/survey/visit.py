@@ -158,15 +158,12 @@ class Visit(ShorelineCommands, EditCommands, StakeCommands):
 
     @property
     def tag_block_used_up(self) -> bool:
-        """Whether the tag block's last tag is on a tree: new trees then follow the highest tag
-        (:meth:`next_tag`) until the next sync gives a new block."""
+        """Whether the tag block's last tag is on a tree (the next sync gives a new block)."""
         return self._tag_range is not None and self._max_in_range >= self._tag_range[1]
 
     def next_tag(self) -> int:
-        """The tag the next tallied tree gets: the next one of the tag block. A used-up block,
-        or none: one more than the highest tag of this session -- never a tag already on a tree
-        this laptop knows of (the laptop's "overflow" tags; another laptop's block may hold it,
-        and the sync then records a tag clash to re-tag one)."""
+        """The tag the next tallied tree gets: the next one of the tag block; a used-up block, or
+        none: one more than the highest tag of this session (never one on a known tree)."""
         if self._tag_range is not None:
             first, last = self._tag_range
             tag = max(self._max_in_range, first - 1) + 1
