@@ -19,7 +19,7 @@ from fieldapp.survey.editing import record_words, subject_words
 from fieldapp.survey.features import Action, Layer, PointMethod
 
 __all__ = ["FieldSpec", "Selection", "form_fields", "apply_form", "parse_field", "refusal_words",
-           "record_rows", "nearest_record", "selection_shapes", "delete_words", "undo", "redo",
+           "resolution_refusal_words", "record_rows", "nearest_record", "selection_shapes", "delete_words", "undo", "redo",
            "EDITABLE_LAYERS"]
 
 #: The layers the Records table lists (the raw track and a walk's vertices are not records
@@ -39,7 +39,7 @@ FIELD_WORDS = {
     "text": ("Note", ""), "notes": ("Notes", ""), "tributary_area_ac": ("Tributary area", "ac"),
     "channel_width_ft": ("Channel width", "ft"), "mapped_stream": ("Mapped stream", ""),
     "wetland_type": ("Wetland type", ""), "interruption": ("Complete interruption", ""),
-    "stipulated": ("Stipulated bank", ""), "count": ("Vertices", ""),
+    "stipulated": ("Stipulated bank", ""), "count": ("Vertices", ""), "tag": ("Tag", ""),
 }
 
 
@@ -246,6 +246,32 @@ def refusal_words(exc: BaseException) -> str:
     if msg.startswith("must not be empty"):
         return f"{words} must not be empty{msg[len('must not be empty'):]}"
     return f"{words}: {msg}"
+
+
+def resolution_refusal_words(exc: BaseException) -> str:
+    """A refused conflict resolution (:class:`fieldapp.sync.resolve.ResolutionRefused`, or any
+    error) in field words, for the Conflicts view's message.
+
+    >>> from fieldapp.sync.resolve import ResolutionRefused
+    >>> resolution_refusal_words(ResolutionRefused("dbh_in", "-5.0 outside [0.1, 500.0]", "-5", ""))
+    'DBH must be between 0.1 and 500 in (not -5 in)'
+    >>> resolution_refusal_words(ResolutionRefused("dbh_in", "takes a number", "twenty", ""))
+    "DBH takes a number in inches, not 'twenty'"
+    """
+    name, reason = getattr(exc, "name", None), getattr(exc, "reason", None)
+    if not isinstance(name, str) or not isinstance(reason, str):
+        return str(exc).strip() or type(exc).__name__
+    words, unit = FIELD_WORDS.get(name, (name.replace("_", " ").capitalize(), ""))
+    if reason.startswith("takes a"):
+        unit = {"in": "inches", "ft": "feet", "%": "percent", "°": "degrees", "ac": "acres"}.get(unit, unit)
+        return f"{words} {reason}{f' in {unit}' if unit else ''}, not {getattr(exc, 'value', '')!r}"
+
+    class _Refused(ValueError):
+        pass
+
+    refused = _Refused(f"{name}: {reason}")
+    refused.name = name  # type: ignore[attr-defined]
+    return refusal_words(refused)
 
 
 # ------------------------------------------------------------------ the Records table

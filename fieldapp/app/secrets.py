@@ -97,3 +97,31 @@ def load_password(key: str) -> str | None:
         except Exception:  # noqa: BLE001
             pass
     return _read_fallback().get(key)
+
+
+def store_office_password(office: str, password: str) -> str:
+    """Keep the PostGIS office's password in the OS keyring, where the sync looks it up
+    (service ``fieldapp-postgres``, user ``USER@HOST:PORT/DB``:
+    :meth:`fieldapp.sync.pgoffice.PostgisOffice.keyring_user`); returns where (words).
+
+    ``office`` is the libpq URL or ``key=value`` connection string, without the password.
+
+    Raises
+    ------
+    ValueError
+        ``office`` is not a PostgreSQL URL or connection string, or holds a password.
+    OSError
+        No OS keyring (never a file: put the password in PGPASSFILE, ``~/.pgpass``, instead).
+    """
+    from fieldapp.sync.pgoffice import KEYRING_SERVICE, PostgisOffice
+
+    user = PostgisOffice(office).keyring_user()
+    kr = _keyring()
+    if kr is None:
+        raise OSError("no OS keyring on this computer: put the office password in PGPASSFILE"
+                      " (~/.pgpass, readable by this user only) instead")
+    try:
+        kr.set_password(KEYRING_SERVICE, user, password)
+    except Exception as exc:  # noqa: BLE001 - a locked keyring: said, never written elsewhere
+        raise OSError(f"the OS keyring refused the office password ({type(exc).__name__})") from None
+    return f"{where_kept()}, as {user}"

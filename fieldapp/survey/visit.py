@@ -156,9 +156,14 @@ class Visit(ShorelineCommands, EditCommands, StakeCommands):
         """This laptop copy's tag block ``(first, last)``, or ``None`` (tags follow the highest)."""
         return self._tag_range
 
+    @property
+    def tag_block_used_up(self) -> bool:
+        """Whether the tag block's last tag is on a tree (the next sync gives a new block)."""
+        return self._tag_range is not None and self._max_in_range >= self._tag_range[1]
+
     def next_tag(self) -> int:
-        """The tag the next tallied tree gets: the next one of the tag block (a full block, or
-        none: one more than the highest tag of this session)."""
+        """The tag the next tallied tree gets: the next one of the tag block; a used-up block, or
+        none: one more than the highest tag of this session (never one on a known tree)."""
         if self._tag_range is not None:
             first, last = self._tag_range
             tag = max(self._max_in_range, first - 1) + 1

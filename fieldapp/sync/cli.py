@@ -60,7 +60,8 @@ def _parser() -> argparse.ArgumentParser:
         description="Sync a visit with an office folder, list the office's sites, check a site out"
                     " to a new laptop copy, or list a visit's conflicts.")
     p.add_argument("--office", required=True,
-                   help="office folder (share, USB drive ...) or PostgreSQL URL postgresql://USER@HOST:PORT/DB"
+                   help="office folder (share, USB drive ...), PostgreSQL URL postgresql://USER@HOST:PORT/DB"
+                        " or libpq connection string \"host=HOST dbname=DB user=USER\""
                         " (password from PGPASSFILE, PGPASSWORD or the keyring); must already be a fieldapp office")
     p.add_argument("--init-office", action="store_true",
                    help="make a new office in the --office folder (created if missing; its parent must exist)")
@@ -118,7 +119,10 @@ def main(argv: list[str] | None = None) -> int:
 
 
 def _one_line(exc: BaseException) -> str:
-    return " ".join(str(exc).split()) or type(exc).__name__
+    """The error on one line, any PostgreSQL password in it masked."""
+    from fieldapp.sync.offices import mask_password
+
+    return mask_password(" ".join(str(exc).split())) or type(exc).__name__
 
 
 def _site_name(office: FolderOffice, site_id: str) -> str | None:

@@ -23,6 +23,7 @@ import contextlib
 import getpass
 import os
 import shutil
+import sqlite3
 from pathlib import Path
 
 from fieldapp.sync import changesets as cs  # noqa: F401  (re-exported)
@@ -63,7 +64,9 @@ from fieldapp.sync.files import (  # noqa: F401  (re-exported)
     write_json_durably,
 )
 from fieldapp.sync.files import quote_identifier as _qi  # noqa: F401  (re-exported)
-from fieldapp.sync.laptop import STATE_FORMAT, VALIDATED_FORMAT, LaptopState, _Pending, site_id_of  # noqa: F401
+from fieldapp.sync.laptop import (  # noqa: F401
+    STATE_FORMAT, VALIDATED_FORMAT, LaptopState, _Pending, site_id_of, tag_block_used_up,
+)
 from fieldapp.sync.officestore import (  # noqa: F401  (re-exported)
     LockOwner,
     LogEntry,
@@ -194,25 +197,37 @@ def _prepare_laptop(visit: Path, state: LaptopState, office: OfficeStore, site_i
 
 def _run_locked(job: _Sync, lock_wait_s: float) -> tuple[str | None, SyncOutcome]:
     """Under the site's office lock (touched at every step): finish or discard an interrupted
-    sync, then run this one; the lock released, empty the scratch folder ``work/``. Returns what
+    sync, then run this one, in a scratch folder ``work/`` emptied before and after (lock held). Returns what
     the resume finished (if anything) and the outcome."""
     office, state, prog = job.office, job.state, job.prog
     owner = LockOwner.here(state.laptop_id)
     prog(0.05, f"locking site {state.site_id} in {office.describe()}")
-    try:
-        with office.lock(state.site_id, owner, wait_s=lock_wait_s):
+    with office.lock(state.site_id, owner, wait_s=lock_wait_s):
+        try:
+            state.fresh_work()
             prog.heartbeat = lambda: office.heartbeat(state.site_id, owner)
             resumed = job.resume()
             prog.committed = False
             outcome = job.run()
-            if state.tag_block is None:  # a laptop from before tag blocks, or the site's first
-                with contextlib.suppress(SyncError, OSError):  # no block: tags as before, the sync stands
-                    state.record_tag_block(office.tag_block(state.site_id, state.laptop_id))
+            _keep_tag_block(office, state, job.visit)
             prog.heartbeat = None
-    finally:  # refused or failed too: no scratch copies are left on the laptop
-        with contextlib.suppress(OSError):
-            shutil.rmtree(state.work)
+        finally:  # refused or failed too: no scratch copies are left on the laptop
+            with contextlib.suppress(OSError):
+                shutil.rmtree(state.work)
     return resumed, outcome
+
+
+def _keep_tag_block(office: OfficeStore, state: LaptopState, visit: Path) -> None:
+    """After a sync (lock held): a laptop without a tag block (from before tag blocks, or the
+    site's first) takes one; a laptop whose block is used up (its last tag, n*1000+999, is on a
+    tree of the visit) takes a new one. Never raises: without a block tags go on as before and
+    the sync stands."""
+    with contextlib.suppress(SyncError, OSError, sqlite3.Error):
+        block = state.tag_block
+        if block is None:
+            state.record_tag_block(office.tag_block(state.site_id, state.laptop_id))
+        elif tag_block_used_up(visit, block):
+            state.record_tag_block(office.tag_block(state.site_id, state.laptop_id, after=block))
 
 
 def _report(job: _Sync, outcome: SyncOutcome, resumed: str | None) -> SyncReport:

@@ -105,6 +105,11 @@ class LaptopState:
         data = self._stored
         if data.get("site_id") != self.site_id or data.get("laptop_id") != self.laptop_id:
             self._write_state(data.get("tag_block"))
+
+    def fresh_work(self) -> None:
+        """An empty scratch folder ``work/`` for this sync. Called with the office lock held:
+        a second sync of the same visit started meanwhile (the app's Sync and a CLI run) waits
+        for the lock and never empties the scratch folder of the one running."""
         if self.work.exists():
             shutil.rmtree(self.work)
         self.work.mkdir()
@@ -201,3 +206,19 @@ def tag_range_of(visit: Path) -> tuple[int, int] | None:
     if not isinstance(block, int) or block < 1:
         return None
     return block * TAG_BLOCK_SIZE, block * TAG_BLOCK_SIZE + TAG_BLOCK_SIZE - 1
+
+
+def tag_block_used_up(visit: Path, block: int) -> bool:
+    """Whether tag block ``block`` of this laptop copy is used up: its last tag
+    (``block * 1000 + 999``) is on a tree of ``visit`` (the model numbers new trees after the
+    highest tag in the block, so that tag is the block's end). False for a visit without trees.
+
+    Raises ``sqlite3.Error`` for an unreadable visit.
+    """
+    from fieldapp.sync.officestore import TAG_BLOCK_SIZE
+
+    last = block * TAG_BLOCK_SIZE + TAG_BLOCK_SIZE - 1
+    with contextlib.closing(connect(visit, readonly=True)) as conn:
+        if "tag" not in {r[1] for r in conn.execute("PRAGMA table_info(tree)")}:
+            return False
+        return conn.execute("SELECT 1 FROM tree WHERE tag = ? LIMIT 1", (last,)).fetchone() is not None

@@ -71,6 +71,8 @@ from fieldapp.sync.officestore import (  # noqa: F401  (re-exported: imported fr
     SiteSchema,
     StepCallback,
     check_site_id,
+    next_free_block,
+    tag_block_key,
     utc_now_iso,
 )
 
@@ -511,10 +513,11 @@ class FolderOffice(OfficeStore):
         check_geopackage(master, what="master GeoPackage", max_bytes=self.max_master_bytes, error=InvalidOfficeData)
         snapshot_sqlite(master, Path(dest))
 
-    def tag_block(self, site_id: str, laptop_id: str) -> int | None:
-        """The laptop's tag block, from ``sites/<id>/tag-blocks.json`` (``{"laptops": {laptop id:
-        block}}``), the next unused block written there durably the first time (caller holds
-        the lock). Raises :class:`InvalidOfficeData` for a damaged file."""
+    def tag_block(self, site_id: str, laptop_id: str, *, after: int | None = None) -> int | None:
+        """The laptop's tag block (:meth:`OfficeStore.tag_block`), from
+        ``sites/<id>/tag-blocks.json`` (``{"laptops": {key: block}}``, keys by
+        :func:`~fieldapp.sync.officestore.tag_block_key`), a new block written there durably the
+        first time (caller holds the lock). Raises :class:`InvalidOfficeData` for a damaged file."""
         path = self._inside(self.site_dir(site_id) / "tag-blocks.json", "tag blocks")
         blocks: dict = {}
         if path.exists() or path.is_symlink():
@@ -524,12 +527,24 @@ class FolderOffice(OfficeStore):
                 raise InvalidOfficeData(f"{path} is damaged: {exc}") from exc
             if not all(isinstance(v, int) and v >= 1 for v in blocks.values()):
                 raise InvalidOfficeData(f"{path} holds a block that is not a whole number from 1")
-        if laptop_id not in blocks:
-            blocks[laptop_id] = max(blocks.values(), default=0) + 1
+        key = tag_block_key(laptop_id, after)
+        if key not in blocks:
+            blocks[key] = next_free_block(blocks.values(), self._highest_tag(site_id))
             temp = temp_path_for(path)
             temp.write_text(json.dumps({"laptops": blocks}, indent=1), encoding="utf-8")
             replace_durably(temp, path)
-        return blocks[laptop_id]
+        return blocks[key]
+
+    def _highest_tag(self, site_id: str) -> int | None:
+        """The highest tree tag in the site's master (None: no tree layer or no tree)."""
+        master = self.master_path(site_id)
+        if not master.exists():
+            return None
+        with contextlib.closing(connect(master, readonly=True)) as conn:
+            if "tag" not in {r[1] for r in conn.execute("PRAGMA table_info(tree)")}:
+                return None
+            top = conn.execute("SELECT max(tag) FROM tree WHERE typeof(tag) = 'integer'").fetchone()[0]
+        return top
 
     # ---- writing (caller holds the lock) ------------------------------------------------
     def create_site(self, site_id: str, schema_gpkg: Path) -> None:

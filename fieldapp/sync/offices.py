@@ -2,6 +2,8 @@
 
 >>> is_postgres_url("postgresql://crew2@gis.example.org:5432/survey?sslmode=require")
 True
+>>> is_postgres_url("host=gis.example.org dbname=survey user=crew2")
+True
 >>> is_postgres_url("/mnt/share/office")
 False
 """
@@ -9,13 +11,46 @@ False
 from __future__ import annotations
 
 import os
+import re
 
 from fieldapp.sync.officestore import OfficeStore
 
 
 def is_postgres_url(where: str | os.PathLike) -> bool:
-    """Whether ``where`` is a libpq URL (``postgresql://`` or ``postgres://``) rather than a folder."""
-    return str(where).startswith(("postgresql://", "postgres://"))
+    """Whether ``where`` names a PostgreSQL database rather than a folder: a libpq URL
+    (``postgresql://`` or ``postgres://``) or a libpq ``key=value`` connection string
+    (``"host=gis dbname=survey user=crew2"``, read with psycopg's ``conninfo_to_dict``; a
+    folder path is not one)."""
+    text = str(where)
+    if text.startswith(("postgresql://", "postgres://")):
+        return True
+    if "=" not in text or os.path.exists(text):
+        return False
+    from psycopg.conninfo import conninfo_to_dict
+
+    try:
+        return bool(conninfo_to_dict(text))
+    except Exception:  # noqa: BLE001 - psycopg.ProgrammingError: not a connection string
+        return False
+
+
+_URL_PASSWORD = re.compile(r"(postgres(?:ql)?://[^\s/@:?#]*):[^\s/?#]*@")
+_KEY_PASSWORD = re.compile(r"(\bpassword\s*=\s*)('(?:[^'\\]|\\.)*'?|[^\s&]*)", re.IGNORECASE)
+
+
+def mask_password(text: str) -> str:
+    """``text`` with any PostgreSQL password in it replaced by ``***``: the ``:password@`` of a
+    URL, ``password=...`` of a connection string or of a URL's query. Every message that may
+    quote a connection string goes through this.
+
+    >>> mask_password("postgresql://crew2:s3cr%40t@gis/survey and host=gis password='a b' user=x")
+    'postgresql://crew2:***@gis/survey and host=gis password=*** user=x'
+    >>> mask_password("postgres://crew2:p@ss@gis:5432/survey")
+    'postgres://crew2:***@gis:5432/survey'
+    >>> mask_password("postgresql://crew2@gis/survey?password=hunter2&sslmode=require")
+    'postgresql://crew2@gis/survey?password=***&sslmode=require'
+    """
+    return _KEY_PASSWORD.sub(r"\1***", _URL_PASSWORD.sub(r"\1:***@", str(text)))
 
 
 def open_office(where: str | os.PathLike, *, create: bool = False) -> OfficeStore:

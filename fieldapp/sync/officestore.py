@@ -15,7 +15,7 @@ import os
 import re
 import socket
 import uuid
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from datetime import datetime, timezone
 from pathlib import Path
@@ -28,6 +28,29 @@ SITE_ID_RE = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]{0,99}$")
 #: Tree tags per checkout: block n is tags n*1000 .. n*1000+999 (block 0, tags 1..999, is never
 #: given out: a site's first laptop numbered its trees from 1 before it had a block).
 TAG_BLOCK_SIZE = 1000
+
+
+def tag_block_key(laptop_id: str, after: int | None) -> str:
+    """Where an office keeps a laptop's block: its first under its laptop id, the one given when
+    block ``after`` was used up under ``<laptop id>/after-<after>`` (so an office's existing
+    table or file of one block per laptop keeps its layout).
+
+    >>> tag_block_key("ab12", None), tag_block_key("ab12", 3)
+    ('ab12', 'ab12/after-3')
+    """
+    return laptop_id if after is None else f"{laptop_id}/after-{after}"
+
+
+def next_free_block(given: Iterable[int], highest_tag: int | None) -> int:
+    """The next block to give: above every block given and above the block of the highest tag
+    on a tree of the site (a tree tallied past a used-up block, or typed by hand), so no new
+    block holds a tag already nailed on a tree.
+
+    >>> next_free_block([1, 2, 3], 2004), next_free_block([1, 2], 5120), next_free_block([], None)
+    (4, 6, 1)
+    """
+    top = max(given, default=0)
+    return max(top, (highest_tag or 0) // TAG_BLOCK_SIZE) + 1
 
 #: ``step(message)``: a sub-step of an office write, for progress reports.
 StepCallback = Callable[[str], None]
@@ -112,11 +135,15 @@ class OfficeStore(abc.ABC):
         now (a damaged master, another program writing it); called before a sync writes
         anything. Default: nothing to check."""
 
-    def tag_block(self, site_id: str, laptop_id: str) -> int | None:
+    def tag_block(self, site_id: str, laptop_id: str, *, after: int | None = None) -> int | None:
         """The tree-tag block of this laptop's copy of the site, given out by the office the first
         time it asks (the next unused one; caller holds the lock): block ``n`` holds the tags
         ``n * TAG_BLOCK_SIZE`` to ``n * TAG_BLOCK_SIZE + TAG_BLOCK_SIZE - 1``, so laptops tallying
-        the same site offline never number two trees alike. ``None``: this office gives none."""
+        the same site offline never number two trees alike. ``after``: the laptop's block ``after``
+        is used up (its tag ``after * TAG_BLOCK_SIZE + TAG_BLOCK_SIZE - 1`` is on a tree): a new
+        block for it, the same one each time it asks again with that ``after`` (a sync killed
+        before the laptop kept it). A new block is above every block given and every tag on a
+        tree of the site (:func:`next_free_block`). ``None``: this office gives none."""
         return None
 
     @abc.abstractmethod

@@ -25,15 +25,19 @@ The GeoPackage a checkout gets (:meth:`PostgisOffice.fetch_master`) is the site'
 GeoPackage with every logged changeset applied by pygeodiff, in order -- exactly the master a
 folder office would hold.
 
-Passwords: libpq reads ``PGPASSFILE`` / ``~/.pgpass`` and ``PGPASSWORD``; failing those, the OS
-keyring (the ``keyring`` package, service ``fieldapp-postgres``, user ``USER@HOST:PORT/DB``) when
-it is installed. A URL holding a password is refused: it would show in the process list.
+The office is named by a libpq URL or a libpq ``key=value`` connection string
+(``"host=gis dbname=survey user=crew2"``). Passwords: libpq reads ``PGPASSFILE`` /
+``~/.pgpass`` and ``PGPASSWORD``; failing those, the OS keyring (the ``keyring`` package,
+service ``fieldapp-postgres``, user ``USER@HOST:PORT/DB``: :meth:`PostgisOffice.keyring_user`)
+when it is installed. A URL or connection string holding a password is refused (it would show
+in the process list), and no message repeats a password (:func:`fieldapp.sync.offices.mask_password`).
 """
 
 from __future__ import annotations
 
 import contextlib
 import json
+import os
 import tempfile
 import time
 from collections.abc import Callable, Iterator
@@ -44,6 +48,7 @@ from fieldapp.sync import pgedits, pgsql, schemas
 from fieldapp.sync.errors import InvalidOfficeData, OfficeLocked, OfficeNotFound, SchemaMismatch, SyncError
 from fieldapp.sync.files import LOG_TABLE, connect, record_changeset_file, sha256_of
 from fieldapp.sync.office import SHA256_RE
+from fieldapp.sync.offices import mask_password
 from fieldapp.sync.officestore import (
     LockOwner,
     LogEntry,
@@ -52,6 +57,8 @@ from fieldapp.sync.officestore import (
     SiteSchema,
     StepCallback,
     check_site_id,
+    next_free_block,
+    tag_block_key,
 )
 
 REGISTRY = "fieldapp_office"
@@ -78,6 +85,19 @@ _REGISTRY_DDL = (
     "DROP POLICY IF EXISTS assigned ON fieldapp_office.lock_owners",
     "CREATE POLICY assigned ON fieldapp_office.lock_owners USING (" + _ASSIGNED + ")",
 )
+
+
+def _sentences(text: str) -> str:
+    r"""libpq's message of several lines as one line of sentences (a line that does not end a
+    sentence gets a full stop: "... No such file or directory. Is the server running ...").
+
+    >>> _sentences('connection to server failed: No such file or directory\n\tIs the server running?\n')
+    'connection to server failed: No such file or directory. Is the server running?'
+    """
+    lines = [" ".join(line.split()) for line in text.splitlines()]
+    lines = [line for line in lines if line]
+    return " ".join(line if i == len(lines) - 1 or line[-1] in ".?!:;," else line + "."
+                    for i, line in enumerate(lines))
 
 
 def _site_sql(site_id: str):
@@ -108,7 +128,8 @@ class PostgisOffice(OfficeStore):
         try:
             params = conninfo_to_dict(url)
         except Exception as exc:  # psycopg.ProgrammingError: not a libpq URL
-            raise ValueError(f"{url!r} is not a PostgreSQL URL: {exc}") from exc
+            raise ValueError(mask_password(f"{url!r} is not a PostgreSQL URL or connection string:"
+                                           f" {_sentences(str(exc))}")) from None
         if "password" in params:
             raise ValueError(
                 "the PostgreSQL URL holds a password, which would show in the process list;"
@@ -129,15 +150,36 @@ class PostgisOffice(OfficeStore):
         who = f"{p['user']}@" if "user" in p else ""
         return f"PostGIS office {who}{where}/{p.get('dbname', '')}"
 
+    def keyring_user(self) -> str:
+        """The keyring entry's user name for this office: ``USER@HOST:PORT/DB`` (libpq's
+        defaults filled in: host ``localhost``, port 5432; the crew's login name when the URL has
+        no user), under the service ``fieldapp-postgres`` (:data:`KEYRING_SERVICE`).
+
+        >>> PostgisOffice("host=gis.example.org dbname=survey user=crew2").keyring_user()
+        'crew2@gis.example.org:5432/survey'
+        """
+        import getpass
+
+        p = self.params
+        user = p.get("user") or os.environ.get("PGUSER") or getpass.getuser()
+        return f"{user}@{p.get('host', 'localhost')}:{p.get('port', 5432)}/{p.get('dbname', '')}"
+
     def _keyring_password(self) -> str | None:
+        """The password kept in the OS keyring for :meth:`keyring_user`, or None (no keyring
+        package, no usable backend -- keyring's fail or null backend --, a locked keyring,
+        ``FIELDAPP_NO_KEYRING`` set, no entry)."""
+        if os.environ.get("FIELDAPP_NO_KEYRING"):
+            return None
         try:
             import keyring
+            from keyring.backends import fail
         except ImportError:
             return None
-        p = self.params
-        key = f"{p.get('user', '')}@{p.get('host', 'localhost')}:{p.get('port', 5432)}/{p.get('dbname', '')}"
         with contextlib.suppress(Exception):  # no backend, locked keyring: as if none
-            return keyring.get_password(KEYRING_SERVICE, key)
+            backend = keyring.get_keyring()
+            if isinstance(backend, fail.Keyring) or "null" in type(backend).__module__.lower():
+                return None
+            return keyring.get_password(KEYRING_SERVICE, self.keyring_user())
         return None
 
     def connect(self, *, autocommit: bool = False):
@@ -158,9 +200,9 @@ class PostgisOffice(OfficeStore):
                 if password is not None:
                     with contextlib.suppress(psycopg.OperationalError):
                         return psycopg.connect(self.url, password=password, **kwargs)
-            raise OfficeNotFound(
-                f"cannot reach {self.describe()}: {' '.join(str(exc).split())}; nothing was synced"
-            ) from exc
+            raise OfficeNotFound(mask_password(
+                f"cannot reach {self.describe()}: {_sentences(str(exc))}; nothing was synced"
+            )) from exc
 
     @contextlib.contextmanager
     def _conn(self, site_id: str | None = None) -> Iterator:
@@ -463,17 +505,28 @@ class PostgisOffice(OfficeStore):
             if version is not None and site["schema_version"] is not None and version < site["schema_version"]:
                 schemas.migrate_file(dest, site["schema_version"])
 
-    def tag_block(self, site_id: str, laptop_id: str) -> int | None:
-        """The laptop's tag block, from the site's ``fieldapp_tag_blocks`` table (laptop id,
-        block, crew, time), the next unused one given the first time (caller holds the lock)."""
+    def tag_block(self, site_id: str, laptop_id: str, *, after: int | None = None) -> int | None:
+        """The laptop's tag block (:meth:`OfficeStore.tag_block`), from the site's
+        ``fieldapp_tag_blocks`` table (key by :func:`~fieldapp.sync.officestore.tag_block_key`,
+        block, crew, time), a new one given the first time (caller holds the lock): above every
+        block given and the block of the highest tag in the tree table."""
         from psycopg import sql
 
         table = sql.Identifier(site_id, TAG_BLOCKS_TABLE)
+        key = tag_block_key(laptop_id, after)
         with self._refused_as(site_id, "take a tag block of"), self._conn(site_id) as conn, conn.transaction():
-            conn.execute(sql.SQL("INSERT INTO {t} (laptop_id, block) SELECT %s, coalesce(max(block), 0) + 1"
-                                 " FROM {t} ON CONFLICT (laptop_id) DO NOTHING").format(t=table), (laptop_id,))
+            got = conn.execute(sql.SQL("SELECT block FROM {} WHERE laptop_id = %s").format(table), (key,)).fetchone()
+            if got is not None:
+                return got[0]
+            given = [r[0] for r in conn.execute(sql.SQL("SELECT block FROM {}").format(table))]
+            has_tag = conn.execute("SELECT 1 FROM information_schema.columns WHERE table_schema = %s"
+                                   " AND table_name = 'tree' AND column_name = 'tag'", (site_id,)).fetchone()
+            top = conn.execute(sql.SQL("SELECT max(tag) FROM {}").format(sql.Identifier(site_id, "tree"))
+                               ).fetchone()[0] if has_tag else None
+            conn.execute(sql.SQL("INSERT INTO {} (laptop_id, block) VALUES (%s, %s)").format(table),
+                         (key, next_free_block(given, int(top) if top is not None else None)))
             return conn.execute(sql.SQL("SELECT block FROM {} WHERE laptop_id = %s").format(table),
-                                (laptop_id,)).fetchone()[0]
+                                (key,)).fetchone()[0]
 
     # ---- writing --------------------------------------------------------------------------------
     def create_site(self, site_id: str, schema_gpkg: Path) -> None:

@@ -22,12 +22,25 @@ from pathlib import Path
 
 from fieldapp.sync import gpkgsql
 from fieldapp.sync.conflicts import Conflict, ConflictKind, _decode, read_conflicts
-from fieldapp.sync.errors import SyncError
+from fieldapp.sync.errors import SyncError, VisitRefused
 from fieldapp.sync.files import CONFLICTS_TABLE, connect, snapshot_sqlite
 from fieldapp.sync.files import quote_identifier as _qi
 from fieldapp.sync.officestore import utc_now_iso
 
 CHOICES = ("keep-mine", "keep-theirs")
+
+
+class ResolutionRefused(SyncError):
+    """A resolution the field cannot take (nothing was changed). ``name`` is the field
+    (``dbh_in``), ``reason`` why, in the model's words (``-5.0 outside [0.1, 500.0]``,
+    ``takes a number``), ``value`` the text that was refused; the app says it in field words
+    (:func:`fieldapp.app.editing.resolution_refusal_words`)."""
+
+    def __init__(self, name: str, reason: str, value: str, text: str) -> None:
+        super().__init__(text)
+        self.name = name
+        self.reason = reason
+        self.value = value
 
 
 def find_conflict(visit: Path, conflict_id: str) -> Conflict:
@@ -55,7 +68,7 @@ def _typed(conn, layer: str, field: str, text: str):
         try:
             return gpkg_blob(shapely.from_wkt(text), geom[0])
         except shapely.errors.ShapelyError as exc:
-            raise SyncError(f"{text!r} is not a geometry in WKT (e.g. 'POINT (500100 4800100)'): {exc}") from exc
+            raise ResolutionRefused(field, "takes a geometry in WKT", text, f"{text!r} is not a geometry in WKT (e.g. 'POINT (500100 4800100)'): {exc}") from exc
     kind = {r[1]: str(r[2]).upper() for r in conn.execute(f"PRAGMA table_info({_qi(layer)})")}.get(field, "")
     try:
         if kind in ("REAL", "DOUBLE", "FLOAT"):
@@ -63,7 +76,7 @@ def _typed(conn, layer: str, field: str, text: str):
         if kind.startswith("INT") or kind in ("MEDIUMINT", "SMALLINT", "TINYINT"):
             return int(text)
     except ValueError:
-        raise SyncError(f"{field} of {layer} takes a number, not {text!r}") from None
+        raise ResolutionRefused(field, "takes a number", text, f"{field} of {layer} takes a number, not {text!r}") from None
     return text
 
 
@@ -129,5 +142,21 @@ def resolve_conflict(visit_path, conflict_id: str, choice: str) -> tuple[Conflic
         trial = Path(tmp) / visit.name
         snapshot_sqlite(visit, trial)
         _apply(trial, c, choice)
-        engine.check_visit_file(trial)  # looked up at call time (the generic-visit tests narrow it)
+        try:
+            engine.check_visit_file(trial)  # looked up at call time (the generic-visit tests narrow it)
+        except VisitRefused as exc:
+            raise _refused_by_store(c, choice, exc) from exc
     return c, _apply(visit, c, choice)
+
+
+def _refused_by_store(c: Conflict, choice: str, exc: VisitRefused) -> SyncError:
+    """The store's refusal of the trial copy as the resolution's refusal: the problem of the
+    conflict's feature (its column and why) when the store named one, else the refusal as it is."""
+    field = "tag" if c.kind is ConflictKind.TAG_CLASH else c.field
+    for p in getattr(exc.__cause__, "problems", None) or []:
+        if p.uuid == c.feature_uuid and p.table == c.layer:
+            reason = p.message.split(": ", 1)[1] if p.message.startswith(f"{p.column}: ") else p.message
+            return ResolutionRefused(p.column or field or "", reason, choice,
+                                     f"{choice!r} cannot be kept for {p.column} of {c.layer} {c.feature_uuid}:"
+                                     f" {reason}; the visit was not changed")
+    return SyncError(f"the resolution {choice!r} was refused ({exc}); the visit was not changed")

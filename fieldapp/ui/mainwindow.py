@@ -491,10 +491,12 @@ class MainWindow(QMainWindow):
 
     # ------------------------------------------------------------------ office jobs
     def set_jobs_enabled(self, on: bool) -> None:
-        """Report / Export / Sync / visit switching only while no job runs."""
+        """Report / Export / Sync / resolving / visit switching only while no job runs."""
         for act in (self.report_action, self.export_action, self.sync_action,
                     self.new_visit_action, self.open_visit_action):
             act.setEnabled(on)
+        if self.conflicts_view is not None:
+            self.conflicts_view.set_enabled_buttons(on)
 
     def pause_recording(self, reason: str) -> None:
         """Stop feeding the visit (its store is about to close); record buttons say why."""
@@ -558,6 +560,7 @@ class MainWindow(QMainWindow):
             from fieldapp.ui.conflictsview import ConflictsView
 
             self.conflicts_view = ConflictsView()
+            self.conflicts_view.sigResolve.connect(self.office.start_resolve)
             lay = QVBoxLayout(self._conflicts_page)
             lay.setContentsMargins(0, 0, 0, 0)
             lay.addWidget(self.conflicts_view)

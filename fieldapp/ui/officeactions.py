@@ -8,6 +8,10 @@
   chosen once and remembered in the settings; recording is paused and the store closed while it
   runs (the sync changes the file underneath), then the visit is reopened. The per-layer counts
   are shown after, and conflicts in the Conflicts view.
+- **Resolve** (the Conflicts view's Keep mine / Keep theirs / Other value… buttons):
+  :func:`fieldapp.sync.resolve.resolve_conflict`, as ``fieldapp sync --resolve`` does, with the
+  store closed and recording paused as for a sync; a refused value is said in field words and
+  the visit is left as it was.
 
 An existing output is never replaced without asking ("overwrite?" -> ``force=True``). Errors are
 shown as a message in words, never as a traceback. The heavy modules (report, export, sync,
@@ -26,7 +30,7 @@ from typing import Any
 from PySide6.QtCore import QObject, Qt
 from PySide6.QtWidgets import (
     QComboBox, QDialog, QDialogButtonBox, QFileDialog, QFormLayout, QHBoxLayout, QHeaderView,
-    QLabel, QLineEdit, QMessageBox, QPushButton, QTableWidget, QTableWidgetItem, QVBoxLayout,
+    QInputDialog, QLabel, QLineEdit, QMessageBox, QPushButton, QTableWidget, QTableWidgetItem, QVBoxLayout,
     QWidget,
 )
 
@@ -63,13 +67,15 @@ POLICY_WORDS = (
 
 def error_words(exc: BaseException) -> str:
     """An exception as one sentence for a message box (its type only when it says nothing)."""
+    from fieldapp.sync.offices import mask_password
+
     if isinstance(exc, OSError) and exc.errno is not None:
         # "[Errno 28] No space left on device: '/media/...'" in words, with the file if any
         from fieldapp.report.guard import os_error_words
 
-        where = f"{exc.filename}: " if exc.filename else ""
+        where = f"{mask_password(str(exc.filename))}: " if exc.filename else ""
         return f"{where}{os_error_words(exc)}"
-    text = str(exc).strip()
+    text = mask_password(str(exc).strip())        # never a PostgreSQL password on screen
     if isinstance(exc, FileNotFoundError) and not text:
         text = "file not found"
     return text or type(exc).__name__
@@ -325,11 +331,13 @@ class OfficeActions(QObject):
                                         f" {result.path}\n{counts or 'no features'}")
         elif kind == "sync":
             self._after_sync(pending, result, None)
+        elif kind == "resolve":
+            self._after_resolve(pending, result, None)
 
     def _failed(self, exc: BaseException) -> None:
         kind, pending = self._finish_job()
-        if kind == "sync":
-            self._after_sync(pending, None, exc)
+        if kind in ("sync", "resolve"):
+            (self._after_sync if kind == "sync" else self._after_resolve)(pending, None, exc)
             return
         from fieldapp.export import ExportExists
         from fieldapp.report import ReportCancelled, ReportExists
@@ -463,15 +471,8 @@ class OfficeActions(QObject):
             return
         self.w.remember_setting(office_dir=str(office_dir))
 
-        state = {"path": visit.path, "transect": visit.current_transect_uuid,
-                 "retained_ac": visit.retained_ac, "office": office_dir}
-        self.w.pause_recording("Sync in progress")
-        try:
-            visit.close()                  # checkpoint and close: the .gpkg alone is complete
-        except Exception as exc:  # noqa: BLE001
-            self.w.resume_recording()
-            self.show_message("Sync", f"Could not close the visit for the sync:"
-                                      f" {error_words(exc)}", error=True)
+        state = self._close_visit_for("Sync", "the sync", office=office_dir)
+        if state is None:
             return
         visit_path = visit.path
 
@@ -485,13 +486,96 @@ class OfficeActions(QObject):
         self._pending = state
         self._run("sync", "Sync", work)
 
-    def _after_sync(self, state: dict, report: Any, exc: BaseException | None) -> None:
-        """Reopen the visit (always), resume recording, then say what happened."""
+    def _close_visit_for(self, title: str, what: str, **extra: Any) -> dict | None:
+        """Pause recording and close the store (a sync or a resolution changes the file
+        underneath); the state to reopen the visit with, or None (said why)."""
+        visit = self.w.visit
+        state = {"path": visit.path, "transect": visit.current_transect_uuid,
+                 "retained_ac": visit.retained_ac, **extra}
+        self.w.pause_recording(f"{title} in progress")
+        try:
+            visit.close()                  # checkpoint and close: the .gpkg alone is complete
+        except Exception as exc:  # noqa: BLE001
+            self.w.resume_recording()
+            self.show_message(title, f"Could not close the visit for {what}: {error_words(exc)}",
+                              error=True)
+            return None
+        return state
+
+    def _reopen(self, state: dict) -> None:
         reopened = self.w.reopen_visit(state["path"], current_transect=state.get("transect"),
                                        retained_ac=state.get("retained_ac", 0.0))
         if reopened:
             self.w.resume_recording()
         self.w.refresh_conflicts()
+
+    # ------------------------------------------------------------------ resolve
+    def ask_conflict_value(self, conflict: Any) -> str | None:
+        """The value typed for Other value… (a tag clash: the new tag); None when cancelled."""
+        from fieldapp.app.editing import FIELD_WORDS
+        from fieldapp.ui.conflictsview import value_text
+
+        if getattr(conflict.kind, "value", "") == "tag-clash":
+            label = ("New tag number for this laptop's tree (check the tag nailed on it; the other"
+                     " tree keeps its tag):")
+            start = ""
+        else:
+            words, unit = FIELD_WORDS.get(conflict.field, (conflict.field, ""))
+            label = (f"{words}{f' ({unit})' if unit else ''} to keep. This laptop:"
+                     f" {value_text(conflict.ours)}; the office: {value_text(conflict.theirs)}.")
+            start = value_text(conflict.ours)
+        text, ok = QInputDialog.getText(self.w, "Resolve the conflict", label, text=start)
+        return text.strip() if ok and text.strip() else None
+
+    def start_resolve(self, conflict_id: str, choice: str) -> None:
+        """Resolve conflict ``conflict_id`` with ``keep-mine``, ``keep-theirs`` or ``other``
+        (asks the value) off the UI thread; the store is closed and reopened as for a sync."""
+        if not self._can_start("Resolve"):
+            return
+        if self.w.visit.walk is not None:
+            self.show_message("Resolve", "A boundary walk is in progress: close it (Ctrl+L)"
+                                         " before resolving a conflict.")
+            return
+        view = self.w.conflicts_view
+        conflict = next((c for c in (view.conflicts if view is not None else []) if c.uuid == conflict_id),
+                        None)
+        if choice == "other":
+            value = self.ask_conflict_value(conflict) if conflict is not None else None
+            if value is None:
+                return
+            choice = value
+        state = self._close_visit_for("Resolve", "the resolution", choice=choice)
+        if state is None:
+            return
+        visit_path = state["path"]
+
+        def work(progress: Any, cancel: Any) -> Any:
+            from fieldapp.sync.resolve import resolve_conflict
+
+            progress(0.2, "trying the resolution on a copy of the visit")
+            return resolve_conflict(visit_path, conflict_id, choice)
+
+        self._pending = state
+        self._run("resolve", "Resolve conflict", work)
+
+    def _after_resolve(self, state: dict, result: Any, exc: BaseException | None) -> None:
+        """Reopen the visit, then say what was resolved, or why not in field words."""
+        self._reopen(state)
+        if exc is not None:
+            from fieldapp.app.editing import resolution_refusal_words
+
+            log.info("resolution refused: %r", exc)
+            self.show_message("Resolve", f"Not resolved: {resolution_refusal_words(exc)}.\nThe"
+                                         " visit was not changed.", error=True)
+            return
+        c, words = result
+        what = f"{layer_words(c.layer)}, {c.field}" if c.field else layer_words(c.layer)
+        self.show_message("Resolve", f"Conflict resolved ({what}): {words}.\nThe next sync"
+                                     " (Ctrl+Y) sends it to the office and every laptop.")
+
+    def _after_sync(self, state: dict, report: Any, exc: BaseException | None) -> None:
+        """Reopen the visit (always), resume recording, then say what happened."""
+        self._reopen(state)
         if exc is not None:
             from fieldapp.sync import SyncCancelled
 

@@ -53,6 +53,7 @@ class Cluster:
         data = self.dir / "data"
         self._run(str(self.bindir / "initdb"), "-D", str(data), "-U", "postgres", "-A", "trust",
                   "--no-sync", "-E", "UTF8")
+        _password_role_hba(data / "pg_hba.conf")
         opts = (f"-c listen_addresses='' -c unix_socket_directories='{self.dir}' -c fsync=off"
                 " -c max_connections=200")
         self._run(str(self.bindir / "pg_ctl"), "-D", str(data), "-l", str(self.dir / "log"), "-w",
@@ -66,6 +67,17 @@ class Cluster:
         except (subprocess.SubprocessError, OSError):
             pass
         shutil.rmtree(self.dir, ignore_errors=True)
+
+
+#: The one role the cluster asks a password of (scram-sha-256 on the socket; every other role is
+#: trusted): the password tests (tests/sync/test_sync_pg_passwords.py). .ci/run adds the same line.
+PASSWORD_ROLE = "fieldapp_pw_crew"
+
+
+def _password_role_hba(hba: Path) -> None:
+    """Put the password role's line first in ``pg_hba.conf`` (the first matching line wins)."""
+    text = hba.read_text()
+    hba.write_text(f"local all {PASSWORD_ROLE} scram-sha-256\n" + text)
 
 
 def _missing(why: str):

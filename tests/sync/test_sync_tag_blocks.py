@@ -103,3 +103,75 @@ def test_a_tag_clash_that_still_arises_is_a_conflict_record_and_can_be_re_tagged
             assert sorted(t for (t,) in conn.execute("SELECT tag FROM tree")) == [1000, 2005]
         (r,) = [k for k in read_conflicts(path) if k.kind is ConflictKind.TAG_CLASH]
         assert r.resolved_utc is not None
+
+
+def _add_trees(path, n):
+    """Tally ``n`` trees on ``path`` through the app (numbered by the model); their tags."""
+    ctl = app_open_visit(path)
+    try:
+        return [ctl.model.add_tree(x=500100.0 + i, y=4983100.0, dbh_in=12.0, species_code="QURU").tag
+                for i in range(n)]
+    finally:
+        ctl.store.close()
+
+
+def _retag(path, old, new):
+    import contextlib
+
+    from tests.gpkgtools import st_connect
+
+    with contextlib.closing(st_connect(path)) as conn, conn:     # the ST_ functions its triggers need
+        conn.execute("UPDATE tree SET tag = ? WHERE tag = ?", (new, old))
+
+
+@pytest.mark.parametrize("kind", ["folder", "postgis"])
+def test_a_used_up_block_gets_a_new_one_at_the_next_sync(kind, tmp_path, request):
+    """A holds block 1 (1000-1999), B block 2. A's crew reaches 1999 (tags 1000..1998 stood in
+    for by one tree re-tagged 1998) and tallies on offline: the tally says the block is used up
+    and numbers 2000, 2001 (one above the highest tag on A). A's sync then takes a new block
+    above every block given and every tag at the office: block 3 (3000-3999), and asking again
+    gives the same; B, never used up, keeps block 2."""
+    from fieldapp.ui.workflows.tally import _tag_words
+
+    office = make_office(kind, tmp_path, request)
+    a = tmp_path / "a.gpkg"
+    create_visit(a, Visit.new("Tag lot", crs="EPSG:32616", who="a@laptop-a")).close()
+    site = sync(a, office).site_id
+    b = checkout(office, site, tmp_path / "b.gpkg")
+    assert (tag_range_of(a), tag_range_of(b)) == ((1000, 1999), (2000, 2999))
+    assert _add_trees(a, 1) == [1000]
+    _retag(a, 1000, 1998)
+    ctl = app_open_visit(a)
+    try:
+        assert ctl.model.add_tree(x=500200.0, y=4983100.0, dbh_in=11.0, species_code="ACSA").tag == 1999
+        assert ctl.model.tag_block_used_up and ctl.model.next_tag() == 2000
+        assert _tag_words(ctl.model).startswith(
+            "This laptop's tags 1000–1999 are used up: next tag 2000, one above the highest tag on this laptop.")
+        assert [ctl.model.add_tree(x=500300.0 + i, y=4983100.0, dbh_in=11.0, species_code="ACSA").tag
+                for i in range(2)] == [2000, 2001]
+    finally:
+        ctl.store.close()
+    sync(a, office)
+    assert tag_range_of(a) == (3000, 3999)
+    sync(a, office)
+    assert tag_range_of(a) == (3000, 3999)               # the same block when asked again
+    assert _add_trees(a, 1) == [3000]
+    sync(b, office)
+    assert tag_range_of(b) == (2000, 2999)
+    # C checks out now: above A's block 3
+    c = checkout(office, site, tmp_path / "c.gpkg")
+    assert tag_range_of(c) == (4000, 4999)
+
+
+def test_a_new_block_skips_blocks_holding_tags_already_on_trees(tmp_path):
+    """Trees tagged 5120 (typed by hand) are at the office: the next block given is 6."""
+    from fieldapp.sync import FolderOffice
+
+    office = FolderOffice(tmp_path / "office", create=True)
+    a = tmp_path / "a.gpkg"
+    create_visit(a, Visit.new("Tag lot", crs="EPSG:32616", who="a@laptop-a")).close()
+    site = sync(a, office).site_id
+    _add_trees(a, 1)
+    _retag(a, 1000, 5120)
+    sync(a, office)
+    assert tag_range_of(checkout(office, site, tmp_path / "b.gpkg")) == (6000, 6999)

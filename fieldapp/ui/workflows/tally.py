@@ -320,10 +320,15 @@ class TallyPanel(WorkflowPanel):
 
 
 def _tag_words(model: Any) -> str:
-    """"Next tag 1003 (this laptop's tags 1000–1999). " when the office gave a tag block."""
+    """"Next tag 1003 (this laptop's tags 1000–1999). " when the office gave a tag block; a
+    used-up block says so, and what the next tag is (see ``Visit.next_tag``)."""
     block = getattr(model, "tag_block", None)
     if not block:
         return ""
+    if getattr(model, "tag_block_used_up", False):
+        return (f"This laptop's tags {block[0]}–{block[1]} are used up: next tag {model.next_tag()},"
+                " one above the highest tag on this laptop. Sync to get a new block; a tag another"
+                " laptop also gave is shown under Conflicts to re-tag. ")
     return f"Next tag {model.next_tag()} (this laptop's tags {block[0]}–{block[1]}). "
 
 

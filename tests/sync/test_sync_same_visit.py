@@ -1,0 +1,32 @@
+"""Two syncs of one visit at once (the app's Sync button and a CLI run): the second waits for
+the site lock and is refused with OfficeLocked, and never empties the scratch folder of the one
+running (it used to, before taking the lock), which then finishes."""
+
+from __future__ import annotations
+
+import pytest
+
+from tests.sync import sync_sample as S
+from tests.sync.test_sync import edit, generic_visits, make_site  # noqa: F401  (generic visits)
+from fieldapp.sync import FolderOffice, OfficeLocked, sync
+
+
+def test_a_second_sync_of_the_same_visit_waits_and_leaves_the_first_alone(tmp_path):
+    office = FolderOffice(tmp_path / "office", create=True)
+    _, lap, (t1, _t2, _t3) = make_site(office, tmp_path)
+    a = lap["A"]
+    edit(a, ("UPDATE tree SET dbh_in = 20 WHERE uuid = ?", (t1,)))
+    seen = []
+
+    def progress(fraction, message):
+        if message.startswith("merging") and not seen:
+            work = a.with_name(a.name + ".sync") / "work"
+            before = sorted(p.name for p in work.iterdir())
+            with pytest.raises(OfficeLocked):
+                sync(a, office, lock_wait_s=0.2)
+            seen.append((before, sorted(p.name for p in work.iterdir())))
+
+    report = sync(a, office, progress=progress)
+    (before, after), = seen
+    assert "snapshot.gpkg" in before and after == before     # the running sync's copies are intact
+    assert report.totals().sent == 1 and S.by_uuid(office.master_path("site-a"), "tree")[t1]["dbh_in"] == 20
