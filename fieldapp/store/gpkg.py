@@ -703,6 +703,8 @@ def _conform(conn: sqlite3.Connection, path: Path) -> None:
         try:
             if spatial_index.conform(conn, S.META_TABLE):
                 log.info("%s: GeoPackage spatial index and extents added", path)
+            if media.conform(conn):
+                log.info("%s: Related Tables extension rows added", path)
             conn.execute("COMMIT")
         except BaseException:
             if conn.in_transaction:

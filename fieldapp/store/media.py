@@ -30,7 +30,7 @@ from __future__ import annotations
 
 from ..survey.features import Layer
 
-__all__ = ["BASE_LAYERS", "EXTENSION", "DEFINITION", "mapping_name", "related_tables_sql"]
+__all__ = ["BASE_LAYERS", "EXTENSION", "DEFINITION", "mapping_name", "related_tables_sql", "conform"]
 
 EXTENSION = "gpkg_related_tables"
 DEFINITION = "http://www.geopackage.org/18-000.html"
@@ -90,3 +90,19 @@ def related_tables_sql() -> list[str]:
             f" definition, scope) VALUES ('{view}', NULL, {ext})",
         ]
     return out
+
+
+def conform(conn) -> bool:
+    """Give back the ``gpkg_extensions`` rows of the extension when a file lost them (a tool
+    rebuilt ``gpkg_extensions``; the validator refuses a mapping without its row), in the
+    caller's transaction. True if it added any; nothing for a file without the extension."""
+    if conn.execute("SELECT 1 FROM sqlite_master WHERE name = 'gpkgext_relations'").fetchone() is None:
+        return False
+    have = {r[0] for r in conn.execute("SELECT table_name FROM gpkg_extensions WHERE extension_name = ?",
+                                        (EXTENSION,))}   # (UNIQUE does not see NULL columns alike)
+    missing = [t for t in ["gpkgext_relations"] + [mapping_name(layer) for layer in BASE_LAYERS]
+               if t not in have]
+    conn.executemany("INSERT INTO gpkg_extensions (table_name, column_name, extension_name,"
+                     " definition, scope) VALUES (?, NULL, ?, ?, 'read-write')",
+                     [(t, EXTENSION, DEFINITION) for t in missing])
+    return bool(missing)
