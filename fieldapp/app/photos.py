@@ -21,7 +21,7 @@ from ..survey.features import Layer, PhotoRecord
 from ..survey.photos import (MAX_BYTES_DEFAULT, MAX_PX_DEFAULT, PhotoError, camera_offset_s,
                              read_photo)
 
-__all__ = ["AttachOutcome", "attach_files", "photo_files", "offset_from_clock_photo",
+__all__ = ["AttachOutcome", "attach_files", "read_files", "keep_photos", "photo_files", "offset_from_clock_photo",
            "IMAGE_SUFFIXES", "FILE_FILTER"]
 
 #: File name endings offered by the file dialog and taken from a drop.
@@ -66,31 +66,45 @@ def _target_words(model, layer, uuid) -> str:
     return record_words(model, layer, model.get(layer, uuid))
 
 
-def attach_files(model, paths: Sequence, *, layer=None, uuid: str | None = None, config=None,
-                 caption: str = "") -> AttachOutcome:
-    """Read ``paths`` and keep the photos among them in ``model`` (a
-    :class:`~fieldapp.survey.Visit`): on record ``uuid`` of ``layer`` (``Layer.SITE``: the
-    site), or on their own (``layer`` None). ``config`` (:class:`~fieldapp.app.config.AppConfig`)
-    gives the size cap and the camera clock offset; the defaults without it.
-
-    A file that is not a photo is refused by name and nothing is kept of it; when no file is a
-    photo nothing is written at all. Raises the model's ``InvalidValue`` / ``NotFound`` (the
-    record is gone, a layer photos cannot show) and the store's ``WriteFailed``: nothing kept.
-    """
+def read_files(paths: Sequence, config=None) -> tuple[list, list[str]]:
+    """Read ``paths`` with the crew's size cap (``config``: ``photo_max_px``,
+    ``photo_max_bytes``; the defaults without it): (photos read, refusals in words). No model,
+    no store: safe on a worker thread (decoding a camera's 20 MB photos takes a while)."""
     max_px = getattr(config, "photo_max_px", MAX_PX_DEFAULT)
     max_bytes = getattr(config, "photo_max_bytes", MAX_BYTES_DEFAULT)
-    offset = getattr(config, "camera_offset_s", 0.0)
     read, refused = [], []
     for p in paths:
         try:
             read.append(read_photo(p, max_px=max_px, max_bytes=max_bytes))
         except PhotoError as exc:
             refused.append(str(exc))
+    return read, refused
+
+
+def keep_photos(model, photos: Sequence, refused: Sequence[str] = (), *, layer=None,
+                uuid: str | None = None, config=None, caption: str = "") -> AttachOutcome:
+    """Keep ``photos`` (from :func:`read_files`) in ``model`` on record ``uuid`` of ``layer``
+    (``Layer.SITE``: the site; None: on their own, placed) in one undoable command, with the
+    camera clock offset of ``config``; nothing is written when there are none. Raises the
+    model's ``InvalidValue`` / ``NotFound`` and the store's ``WriteFailed``: nothing kept."""
     target = _target_words(model, layer, uuid)
-    if not read:
+    if not photos:
         return AttachOutcome((), tuple(refused), target)
-    kept = model.add_photos(read, layer=layer, uuid=uuid, camera_offset_s=offset, caption=caption)
+    offset = getattr(config, "camera_offset_s", 0.0)
+    kept = model.add_photos(photos, layer=layer, uuid=uuid, camera_offset_s=offset, caption=caption)
     return AttachOutcome(tuple(kept), tuple(refused), target)
+
+
+def attach_files(model, paths: Sequence, *, layer=None, uuid: str | None = None, config=None,
+                 caption: str = "") -> AttachOutcome:
+    """Read ``paths`` and keep the photos among them in ``model`` (a
+    :class:`~fieldapp.survey.Visit`): :func:`read_files` then :func:`keep_photos`.
+
+    A file that is not a photo is refused by name and nothing is kept of it; when no file is a
+    photo nothing is written at all. Raises as :func:`keep_photos`.
+    """
+    photos, refused = read_files(paths, config)
+    return keep_photos(model, photos, refused, layer=layer, uuid=uuid, config=config, caption=caption)
 
 
 def photo_files(paths: Iterable) -> list[Path]:
