@@ -35,7 +35,7 @@ from fieldapp.survey.features import Layer
 
 log = logging.getLogger(__name__)
 
-THUMB_SHOWN_PX = 112
+THUMB_SHOWN_PX = 96
 
 
 class PhotosView(QWidget):
@@ -60,7 +60,8 @@ class PhotosView(QWidget):
         self.list.setIconSize(QSize(THUMB_SHOWN_PX, THUMB_SHOWN_PX))
         self.list.setResizeMode(QListView.Adjust)
         self.list.setMovement(QListView.Static)
-        self.list.setSpacing(6)
+        self.list.setSpacing(4)
+        self.list.setGridSize(QSize(THUMB_SHOWN_PX + 8, THUMB_SHOWN_PX + 44))
         self.list.setWordWrap(True)
         self.list.itemDoubleClicked.connect(lambda _i: self.caption())
         left.addWidget(self.list, 1)
@@ -137,7 +138,9 @@ class PhotosView(QWidget):
             pix = QPixmap()
             pix.loadFromData(p.thumbnail or p.data)
             name = p.original_path.replace("\\", "/").rsplit("/", 1)[-1]
-            item = QListWidgetItem(QIcon(pix), f"{taken_words(p)}\n{direction_words(p)}")
+            when = taken_words(p)
+            short = when[11:] if len(when) > 11 else when          # "14:02 UTC": the day in the tip
+            item = QListWidgetItem(QIcon(pix), f"{short}\n{direction_words(p)}")
             item.setData(Qt.UserRole, p.uuid)
             item.setToolTip(f"{name}: {feature_words(m, p)}, taken {taken_words(p)}, facing "
                             f"{direction_words(p)}" + (f"\n{p.caption}" if p.caption else ""))
