@@ -108,3 +108,21 @@ def test_camera_clock_offset_from_a_photo_of_the_clock(qtbot, window, tmp_path):
     assert dlg.offset.value() == -(5 * 3600 + 130) and dlg.problem.text() == ""
     dlg.from_photo(str(jpeg(tmp_path / "no-time.jpg")))
     assert "has no EXIF time" in dlg.problem.text() and dlg.offset.value() == -(5 * 3600 + 130)
+
+
+def test_the_edit_form_attaches_photos_to_its_record(qtbot, window, tmp_path, monkeypatch):
+    from PySide6.QtWidgets import QPushButton
+
+    w = window
+    note = w.visit.model.add_note("seep at the toe of slope", x=X0, y=Y0)
+    w.editor.select(_sel(Layer.NOTE, note.uuid))
+    w.editor.edit_selected()
+    qtbot.waitUntil(lambda: w.editor.form is not None and w.editor.form.isVisible(), timeout=WAIT_MS)
+    photo = jpeg(tmp_path / "seep.jpg")
+    titles = []
+    monkeypatch.setattr(QFileDialog, "getOpenFileNames",
+                        staticmethod(lambda parent, title, folder, filt: (titles.append(title) or [str(photo)], filt)))
+    w.editor.form.findChild(QPushButton, "formAttachPhotos").click()
+    qtbot.waitUntil(lambda: len(w.visit.model.photos_of(Layer.NOTE, note.uuid)) == 1, timeout=WAIT_MS)
+    assert titles == ["Attach photos to note “seep at the toe of slope”"]
+    w.editor.form.reject()
