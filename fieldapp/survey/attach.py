@@ -21,15 +21,12 @@ from . import values as V
 from .errors import InvalidValue, NotFound
 from .features import Action, Change, Layer, PhotoRecord
 from .photos import Photo, _utc, place
-from .validation import ms
+from .validation import PHOTO_TABLES, ms
 
 __all__ = ["PhotoCommands", "PHOTO_LAYERS"]
 
 #: The layers a photo can be attached to (their records, and the site).
-PHOTO_LAYERS: frozenset[Layer] = frozenset({
-    Layer.SITE, Layer.OHWM_LINE, Layer.OHWM_POINT, Layer.TRANSECT, Layer.STATION, Layer.TREE,
-    Layer.AREA, Layer.LINE, Layer.WALK, Layer.NOTE, Layer.STAKE_POINT,
-})
+PHOTO_LAYERS: frozenset[Layer] = frozenset(Layer(t) for t in PHOTO_TABLES)
 
 
 class PhotoCommands:

@@ -44,6 +44,7 @@ from .features import (
     Layer,
     LineFeature,
     OhwmLine,
+    PhotoRecord,
     Site,
     Susceptibility,
     Transect,
@@ -351,7 +352,29 @@ def validate(f, frame: SiteFrame | None = None, *, check_points: bool = True):
     if frame is not None and check_points:
         check_point_fields(f, frame)
     _check_geometry(f, frame)
+    if isinstance(f, PhotoRecord):
+        _check_photo(f)
     return f
+
+
+#: What a photo's fields may hold (a file written by another program is read through these).
+PHOTO_TYPES = ("image/jpeg", "image/png")
+PHOTO_PLACED_BY = (None, "exif gps", "track")
+PHOTO_TABLES = ("site", "ohwm_line", "ohwm_point", "transect", "station", "tree", "area_feature",
+                "line_feature", "walk", "note", "stake_point")
+
+
+def _check_photo(p: PhotoRecord) -> None:
+    """A photo's image type, its record named by table and uuid together (or neither), and
+    how it was placed; InvalidValue naming the field."""
+    if p.content_type not in PHOTO_TYPES:
+        raise InvalidValue("content_type", f"{p.content_type!r} is not one of {list(PHOTO_TYPES)}")
+    if (p.record_table is None) != (p.record_uuid is None):
+        raise InvalidValue("record_uuid", "a photo names its record by table and uuid together")
+    if p.record_table is not None and p.record_table not in PHOTO_TABLES:
+        raise InvalidValue("record_table", f"{p.record_table!r}: photos show one of {list(PHOTO_TABLES)}")
+    if p.placed_by not in PHOTO_PLACED_BY:
+        raise InvalidValue("placed_by", f"{p.placed_by!r} is not one of {list(PHOTO_PLACED_BY)}")
 
 
 def _corrections(f) -> dict:

@@ -128,3 +128,20 @@ def test_photo_entries_give_the_report_its_rows(stored, tmp_path):
     assert sizes == [(300, 200), (400, 300), (400, 300)]   # 1200 x 900 and 640 x 480 cut to 400 px
     assert photo_entries(v) == rows       # a Visit does as well as its store
     assert datetime(2026, 6, 1, 14, 2, 31, tzinfo=timezone.utc) == v.photos_of(Layer.TREE, tree.uuid)[0].taken_utc
+
+
+def test_a_photo_row_another_program_broke_refuses_the_file_naming_it(stored, tmp_path):
+    from fieldapp.store import InvalidRecords
+
+    (p,) = attach_files(stored.visit, [jpeg(tmp_path / "a.jpg")], layer=Layer.SITE).kept
+    stored.close()
+    conn = st_connect(stored.path)
+    conn.execute("UPDATE photo SET record_table = 'parcel' WHERE uuid = ?", (p.uuid,))
+    conn.commit()
+    conn.close()
+    before = sha(stored.path)
+    with pytest.raises(InvalidRecords) as err:
+        open_visit(stored.path)
+    (problem,) = err.value.problems
+    assert (problem.table, problem.uuid, problem.column) == ("photo", p.uuid, "record_table")
+    assert sha(stored.path) == before

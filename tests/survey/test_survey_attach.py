@@ -123,3 +123,20 @@ def test_refusals_leave_the_visit_as_it_was(visit, tmp_path):
     with pytest.raises(InvalidValue, match="camera_offset_s"):
         visit.add_photos([ph], camera_offset_s=float("nan"))
     assert visit.features(Layer.PHOTO) == [] and not visit.can_undo
+
+
+def test_a_photo_record_breaking_the_rules_is_refused_in_field_words(visit, tmp_path):
+    from dataclasses import replace
+
+    from fieldapp.survey.validation import validate
+
+    (p,) = visit.add_photos([read_photo(jpeg(tmp_path / "a.jpg"))], layer=Layer.SITE)
+    for fields, name in (({"content_type": "text/plain"}, "content_type"),
+                         ({"record_uuid": None}, "record_uuid"),
+                         ({"record_table": "track_point"}, "record_table"),
+                         ({"placed_by": "guess"}, "placed_by"),
+                         ({"data": b""}, "data"),
+                         ({"direction_deg": 361.0}, "direction_deg")):
+        with pytest.raises(InvalidValue) as err:
+            validate(replace(p, **fields))
+        assert err.value.name == name, fields
