@@ -8,7 +8,8 @@
   selected record, *Attach to the site…*, *Caption…*, *Detach*, *Delete photo* and
   *Camera clock…* (the camera clock offset, typed or read from one photo of the app's clock);
 * image files dropped on the map: attached to the selected record, or, with nothing selected,
-  kept on their own and placed by EXIF GPS, else by EXIF time on the GNSS track.
+  kept on their own and placed by EXIF GPS, else by EXIF time on the GNSS track; the photos on
+  their own are drawn on the map as yellow squares.
 
 Files are read (decoded, size-capped) on a worker thread; the photos are kept by one undoable
 command on the GUI thread (:mod:`fieldapp.app.photos`), what happened said in the status line.
@@ -337,6 +338,30 @@ class MapDrop(QObject):
             self.view.start_reading([str(p) for p in paths], None, None)
 
 
+class PhotoMarks:
+    """The photos on their own, placed by EXIF GPS or on the track, as camera marks on the map
+    (an item of the map's plot, as the selection mark is: the map widget is left as it is)."""
+
+    def __init__(self, window: Any) -> None:
+        import pyqtgraph as pg
+
+        self.w = window
+        self.item = pg.ScatterPlotItem(size=16, symbol="s", brush=pg.mkBrush("#ffd400"),
+                                       pen=pg.mkPen("#000000", width=2))
+        self.item.setZValue(25)
+        window.map.plot.getPlotItem().addItem(self.item)
+
+    def refresh(self) -> None:
+        visit = self.w.visit
+        pts = []
+        if visit is not None and visit.model.has_frame:
+            f = visit.model.frame
+            pts = [(float(f.to_ft(p.x)), float(f.to_ft(p.y))) for p in visit.model.unattached_photos()
+                   if p.x is not None and p.y is not None]
+        local = self.w.map._to_local(pts) if pts else []
+        self.item.setData([x for x, _ in local], [y for _, y in local])
+
+
 def install_photos(window: Any) -> PhotosView:
     """Add the Photos tab, Ctrl+Shift+P and the map drop to ``window`` (after the editor);
     the view is ``window.photos``."""
@@ -346,6 +371,7 @@ def install_photos(window: Any) -> PhotosView:
                                                              view.attach()),
                    tip="Attach photos to the selected record, or to the site")
     view.drop = MapDrop(view)
+    view.marks = PhotoMarks(window)
     editor = getattr(window, "editor", None)
     if editor is not None:
         editor.selection_listeners.append(lambda _sel: _refresh_soon(view))
@@ -355,6 +381,7 @@ def install_photos(window: Any) -> PhotosView:
 
 
 def _refresh_soon(view: PhotosView) -> None:
+    view.marks.refresh()
     if view.isVisible():
         view.refresh()
     else:

@@ -95,6 +95,12 @@ def test_files_dropped_on_the_map_with_nothing_selected_are_placed_by_exif_gps(q
     assert p.placed_by == "exif gps"
     assert (p.x, p.y) == (pytest.approx(X0 + 20.0, abs=0.01), pytest.approx(Y0 + 10.0, abs=0.01))
     assert w.statusBar().currentMessage() == "1 photo kept: 1 by EXIF GPS. Ctrl+Z undoes it."
+    # drawn on the map where it was placed (map feet from the map's origin)
+    qtbot.waitUntil(lambda: len(w.photos.marks.item.data) == 1, timeout=WAIT_MS)
+    ox, oy = w.map.origin
+    spot = w.photos.marks.item.data[0]
+    assert spot["x"] + ox == pytest.approx(f.to_ft(p.x), abs=1e-6)
+    assert spot["y"] + oy == pytest.approx(f.to_ft(p.y), abs=1e-6)
 
 
 def test_camera_clock_offset_from_a_photo_of_the_clock(qtbot, window, tmp_path):
