@@ -28,6 +28,14 @@ layers every format also carries: ``bank_point``, ``bank_line``, ``protective_ar
 ``development_envelope``, ``drainageway_area``, each with its status, citation and verdict.
 GeoJSON is RFC 7946 (GDAL's ``RFC7946=YES``, 9 decimals); KML placemarks are named ("Tree 12").
 
+Photos: every format writes the visit's photos as image files in a ``photos/`` folder beside
+the data (inside OUT for a folder format, beside the ``.kml`` / ``.dxf`` file otherwise), named
+``<original name>_<first 8 of the photo's uuid>.jpg`` (or ``.png``); each feature that has
+photos carries ``photos``, their relative links joined by ``;`` (``photos/IMG_0001_1a2b3c4d.jpg``;
+in a DXF the entity's FIELDAPP xdata); the ``photo`` layer lists every photo (its record in
+words and uuid, time taken UTC, direction degrees true, caption, ``link``) at its placed
+position, else at its record's point, else with an empty geometry.
+
 A record without geometry yet (a
 transect before its first station) is written with an empty geometry in the GIS formats and
 left out of the DXF.
@@ -135,11 +143,72 @@ def _record_name(layer: Layer, f: Any, visit) -> str:
     return {Layer.OHWM_LINE: "OHWM line", Layer.TRANSECT: "Transect"}.get(layer, layer.value.replace("_", " "))
 
 
+PHOTO_DIR = "photos"
+
+
+def photo_links(visit) -> dict[str, str]:
+    """``{photo uuid: "photos/<name>_<uuid8>.jpg"}`` of every photo of the visit (the relative
+    link each exported feature carries; POSIX slashes, as GIS and browsers read them)."""
+    out = {}
+    for p in visit.features(Layer.PHOTO):
+        stem = Path(p.original_path.replace("\\", "/")).stem or "photo"
+        stem = "".join(c if c.isalnum() or c in "-_" else "_" for c in stem)[:40]
+        ext = ".png" if p.content_type == "image/png" else ".jpg"
+        out[p.uuid] = f"{PHOTO_DIR}/{stem}_{p.uuid[:8]}{ext}"
+    return out
+
+
+def _photo_layer(visit, links: dict[str, str]) -> list[_LayerData]:
+    """The ``photo`` layer: every photo with its record, time, direction, caption and link."""
+    from fieldapp.store import schema as S
+    from fieldapp.store.photos import feature_words
+
+    rows, geoms = [], []
+    for p in sorted(visit.features(Layer.PHOTO), key=lambda q: q.created_utc):
+        g = None if p.x is None else shapely.Point(p.x, p.y)
+        if g is None and p.record_table and p.record_table != Layer.SITE.value:
+            try:
+                rec = visit.get(Layer(p.record_table), p.record_uuid)
+                g = S.geometry_of(Layer(p.record_table), rec)
+            except Exception:  # noqa: BLE001 - its record was deleted: no position
+                g = None
+            g = None if g is None else g.representative_point()
+        rows.append([feature_words(visit, p), p.uuid, p.record_table, p.record_uuid,
+                     None if p.taken_utc is None else S.utc_text(p.taken_utc), p.direction_deg,
+                     p.caption, p.placed_by, links[p.uuid]])
+        geoms.append(g)
+    if not rows:
+        return []
+    cols = [("name", "str"), ("uuid", "str"), ("record_table", "str"), ("record_uuid", "str"),
+            ("taken_utc", "str"), ("direction_deg", "float"), ("caption", "str"),
+            ("placed_by", "str"), ("link", "str")]
+    return [_LayerData("photo", "Point", geoms, cols, rows)]
+
+
+def _write_photos(visit, links: dict[str, str], folder: Path) -> None:
+    """The image files of ``links`` into ``folder`` (made here), each fsync'ed."""
+    folder.mkdir(exist_ok=True)
+    for p in visit.features(Layer.PHOTO):
+        path = folder / links[p.uuid].rsplit("/", 1)[-1]
+        with open(path, "wb") as fh:
+            fh.write(p.data)
+            fh.flush()
+            os.fsync(fh.fileno())
+
+
+def _links_of(visit, layer: Layer, uuid: str, links: dict[str, str]) -> str | None:
+    got = [links[p.uuid] for p in visit.photos_of(layer, uuid)]
+    return ";".join(got) if got else None
+
+
 def layer_records(visit) -> list[_LayerData]:
     """The visit's records grouped into export layers (site CRS geometry, plain attributes);
-    each layer's first column is ``name`` (:func:`_record_name`)."""
+    each layer's first column is ``name`` (:func:`_record_name`); a layer with photos has a
+    ``photos`` column of relative links (:func:`photo_links`), and the ``photo`` layer lists
+    them all."""
     from fieldapp.store import schema as S
 
+    links = photo_links(visit)
     out: list[_LayerData] = []
     for layer in LAYERS:
         feats = visit.features(layer)
@@ -162,15 +231,20 @@ def layer_records(visit) -> list[_LayerData]:
             for c in cols:
                 kind = "int" if c.pytype in (int, bool) else "float" if c.pytype is float else "str"
                 columns.append((c.name, kind))
+            photos = [_links_of(visit, layer, f.uuid, links) for f in group] if links else []
+            if any(photos):
+                columns.append(("photos", "str"))
             rows, geoms = [], []
-            for f in group:
+            for i, f in enumerate(group):
                 row = [_record_name(layer, f, visit), f.uuid, S.utc_text(f.created_utc), S.utc_text(f.modified_utc),
                        f.created_by]
                 row += [S.to_sql(c, getattr(f, c.field)) for c in cols]
+                if any(photos):
+                    row.append(photos[i])
                 rows.append(row)
                 geoms.append(S.geometry_of(layer, f))
             out.append(_LayerData(name, GEOMETRY_TYPE[S.GEOMETRY[layer][0]], geoms, columns, rows))
-    return out
+    return out + _photo_layer(visit, links)
 
 
 _VERDICT_COLUMNS = [("status", "str"), ("citation", "str"), ("verdict", "str")]
@@ -307,6 +381,7 @@ def _dxf(layers: list[_LayerData], path: Path, frame, counts: dict[str, int]) ->
     for data in layers:
         doc.layers.add(data.name)
         attribs = {"layer": data.name}
+        names = {c: j for j, (c, _) in enumerate(data.columns)}
         n = 0
         for g, row in zip(data.geometries, data.rows):
             if g is None or g.is_empty:
@@ -321,8 +396,13 @@ def _dxf(layers: list[_LayerData], path: Path, frame, counts: dict[str, int]) ->
                     for ring in [poly.exterior, *poly.interiors]:
                         entities.append(msp.add_lwpolyline(list(ring.coords)[:-1], close=True,
                                                            dxfattribs=attribs))
+            xdata = [(1000, f"uuid={row[1]}")]
+            if names.get("photos") is not None and row[names["photos"]]:
+                xdata.append((1000, f"photos={row[names['photos']]}"))
+            if names.get("link") is not None:
+                xdata.append((1000, f"link={row[names['link']]}"))
             for e in entities:
-                e.set_xdata("FIELDAPP", [(1000, f"uuid={row[1]}")])
+                e.set_xdata("FIELDAPP", xdata)
             n += 1
         counts[data.name] = n
     doc.saveas(path)
@@ -391,6 +471,10 @@ def export_visit(visit_path, out_path, fmt: str, *, force: bool = False,
         os.chmod(tmp_dir, 0o777 & ~umask)  # mkdtemp made it 0700; it becomes OUT for a folder format
         target = tmp_dir / out_path.name if single else tmp_dir
         _write_layers(layers, target, fmt, frame, site_crs, result.layers, step, result.notes)
+        links = photo_links(visit)
+        if links:
+            step(0.9, "photos")
+            _write_photos(visit, links, tmp_dir / PHOTO_DIR)
         step(0.95, "saving")
         refuse_existing(out_path, force, ExportExists)
         result.files = _move_into_place(visit_path, tmp_dir, target, out_path, single, umask)
@@ -552,17 +636,28 @@ def _move_into_place(visit_path, tmp_dir: Path, target: Path, out_path: Path, si
     so nothing is half done. Returns the files written."""
     from fieldapp.report.guard import refuse_clobbering
 
-    names = [out_path.name] if single else sorted(f.name for f in tmp_dir.iterdir())
-    refuse_clobbering(visit_path, [out_path] if single or not out_path.is_dir()
-                      else [out_path / n for n in names], ExportRefused)
-    for f in tmp_dir.iterdir():  # GDAL / ezdxf files already follow the umask; make sure
-        if f.is_file() and not f.is_symlink():
+    photos = tmp_dir / PHOTO_DIR
+    shots = sorted(f.name for f in photos.iterdir()) if photos.is_dir() else []
+    names = [out_path.name] if single else sorted(f.name for f in tmp_dir.iterdir() if f.name != PHOTO_DIR)
+    beside = out_path.parent if single else out_path
+    refuse_clobbering(visit_path, ([out_path] if single or not out_path.is_dir()
+                                   else [out_path / n for n in names])
+                      + [beside / PHOTO_DIR / n for n in shots], ExportRefused)
+    for f in [*tmp_dir.iterdir(), *(photos.iterdir() if shots else ())]:
+        if f.is_file() and not f.is_symlink():  # GDAL / ezdxf files already follow the umask
             os.chmod(f, 0o666 & ~umask)
-    if single:
-        os.replace(target, out_path)
-        return [out_path]
-    if out_path.is_dir():
+    if shots:
+        os.chmod(photos, 0o777 & ~umask)
+    if single or out_path.is_dir():
         files = []
+        if shots:   # into photos/ beside the data, kept photos of earlier exports staying
+            (beside / PHOTO_DIR).mkdir(exist_ok=True)
+            for n in shots:
+                os.replace(photos / n, beside / PHOTO_DIR / n)
+                files.append(beside / PHOTO_DIR / n)
+        if single:
+            os.replace(target, out_path)
+            return [out_path] + files
         for n in names:
             os.replace(tmp_dir / n, out_path / n)
             files.append(out_path / n)
@@ -570,7 +665,7 @@ def _move_into_place(visit_path, tmp_dir: Path, target: Path, out_path: Path, si
     if out_path.exists() or out_path.is_symlink():
         out_path.unlink()
     os.replace(tmp_dir, out_path)
-    return [out_path / n for n in names]
+    return [out_path / n for n in names] + [out_path / PHOTO_DIR / n for n in shots]
 
 
 def _parser() -> argparse.ArgumentParser:

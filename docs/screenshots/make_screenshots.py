@@ -173,6 +173,29 @@ def main() -> None:
     w.checks_panel.table.selectRow(w.checks_panel.row_of(
         f"woodland:{w.visit.areas('woodland_stand')[0].uuid}"))
     shot(w, "tally.png")
+    # Photos (Ctrl+Shift+P): three camera photos attached to the first tree, as thumbnails
+    if not wanted or "photos" in wanted:
+        from fieldapp.app.editing import Selection
+        from fieldapp.survey.features import Layer
+        from PIL import Image, ImageDraw
+
+        tree = sorted(w.visit.trees(), key=lambda tr: tr.tag)[0]
+        w.editor.select(Selection(Layer.TREE, tree.uuid))
+        files = []
+        for i, colour in enumerate(((96, 120, 60), (120, 96, 70), (70, 110, 140))):
+            facing = 42.0
+            im = Image.new("RGB", (1600, 1200), colour)
+            d = ImageDraw.Draw(im)
+            d.ellipse((500, 250, 1100, 1150), fill=(80 + 20 * i, 60, 40))     # a trunk, near enough
+            exif = Image.Exif()
+            exif[0x8769] = {36867: f"2026:06:01 14:0{2 + i}:00"}
+            exif[0x8825] = {16: "T", 17: float(facing + 90 * i)}
+            files.append(tmp / f"IMG_00{12 + i}.JPG")
+            im.save(files[-1], "JPEG", exif=exif.tobytes(), quality=85)
+        w.lower_tabs.setCurrentWidget(w.photos)
+        w.photos.start_reading([str(f) for f in files], Layer.TREE, tree.uuid)
+        until(lambda: w.photos.list.count() == 3, 60)
+        shot(w, "photos.png")
 
     # Report (Ctrl+R): the job bar with its progress while the PDF is built off the UI thread
     w.office.ask_report_path = lambda default: tmp / "demo_report.pdf"

@@ -54,6 +54,9 @@ PERSISTED = (
     "ntrip_gga_interval_s",
     "rtcm_url",
     "high_contrast",
+    "photo_max_px",
+    "photo_max_bytes",
+    "camera_offset_s",
 )
 
 
@@ -117,6 +120,12 @@ class AppConfig:
         None: the GNSS receiver's own port.
     high_contrast : bool
         The high-contrast theme for direct sun (``Ctrl+Shift+H`` toggles it; remembered).
+    photo_max_px, photo_max_bytes : int
+        The size cap of a kept photo: a file with a longer side (pixels) or more bytes is kept
+        as a resized JPEG (the original's path with it). Defaults 2048 px, 1,000,000 bytes.
+    camera_offset_s : float
+        The camera clock minus true UTC, seconds (from one photo of the app's clock): photos
+        placed by their EXIF time on the GNSS track are corrected by it.
     """
 
     gnss_url: str | None = None
@@ -148,6 +157,9 @@ class AppConfig:
     ntrip_gga_interval_s: float = 10.0
     rtcm_url: str | None = None
     high_contrast: bool = False
+    photo_max_px: int = 2048
+    photo_max_bytes: int = 1_000_000
+    camera_offset_s: float = 0.0
 
     def __post_init__(self) -> None:
         if not self.data_dir:
@@ -177,6 +189,12 @@ class AppConfig:
             Caster.parse(self.ntrip_caster)  # ValueError in the caster's words
         if not 1 <= self.ntrip_gga_interval_s <= 3600:
             raise ValueError(f"ntrip_gga_interval_s must be 1..3600 s, got {self.ntrip_gga_interval_s}")
+        if not 64 <= self.photo_max_px <= 20000:
+            raise ValueError(f"photo_max_px must be 64..20000 pixels, got {self.photo_max_px}")
+        if not 50_000 <= self.photo_max_bytes <= 100_000_000:
+            raise ValueError(f"photo_max_bytes must be 50,000..100,000,000 bytes, got {self.photo_max_bytes}")
+        if not (math.isfinite(self.camera_offset_s) and abs(self.camera_offset_s) <= 7 * 86400):
+            raise ValueError(f"camera_offset_s must be within a week (±604800 s), got {self.camera_offset_s}")
         for kind in ("rangefinder", "caliper"):
             protocol = getattr(self, f"{kind}_protocol")
             known = [p.name for p in registry.protocols(kind)]

@@ -6,8 +6,9 @@ internal table name in the tooltip, for the office and for bug reports.
 
 from __future__ import annotations
 
-#: table name -> words; the tables of ``fieldapp.survey.features.Layer`` and the store's
-#: ``fieldapp_meta`` (fieldapp.store.schema.META_TABLE).
+#: table name -> words; the tables of ``fieldapp.survey.features.Layer``, the store's
+#: ``fieldapp_meta`` (fieldapp.store.schema.META_TABLE) and the Related Tables Extension's
+#: ``gpkgext_relations`` (fieldapp.store.media; its rows are the same in every copy).
 LAYER_WORDS = {
     "fieldapp_meta": "File info (schema)",
     "site": "Site details",
@@ -22,6 +23,9 @@ LAYER_WORDS = {
     "walk_vertex": "Boundary walk vertices",
     "track_point": "GNSS track",
     "note": "Notes",
+    "stake_point": "Stake-out flags",
+    "photo": "Photos",
+    "gpkgext_relations": "Photo links (related tables)",
 }
 
 

@@ -26,7 +26,8 @@ Schema versions
 lists what each version added). A file of an older version is read as it is (the fields it
 lacks take the model's defaults) and migrated when it is opened for recording; a newer one is
 refused. Schema 2 added ``transect.stipulated`` and ``line_feature.mapped_stream``; schema 3
-the ``stake_point`` table (:data:`~fieldapp.store.schema.ADDED_TABLES`).
+the ``stake_point`` table (:data:`~fieldapp.store.schema.ADDED_TABLES`); schema 4 the
+``photo`` media table and the Related Tables Extension's relations (:mod:`.media`).
 
 Errors (``StoreError`` base, defined in :mod:`fieldapp.store.errors`)
 ---------------------------------------------------------------------
@@ -78,6 +79,7 @@ from ..geo import SiteFrame
 from ..survey.features import Action, Change, Layer
 from ..survey.visit import Visit
 from . import schema as S
+from . import media
 from . import spatial as spatial_index
 from .errors import (DamagedVisitFile, InvalidRecords, NewerVisitFile, NotAVisitFile, ReadOnlyVisitFile,
                      RecordProblem, StoreClosed, StoreError, VisitFileExists, WriteFailed)
@@ -182,6 +184,8 @@ def _initialise(conn: sqlite3.Connection, visit: Visit) -> None:
             )
             for sql in spatial_index.rtree_sql(layer.value):  # the spatial index GDAL and QGIS use
                 conn.execute(sql)
+    for sql in media.related_tables_sql():  # photos as Related Tables media (schema 4)
+        conn.execute(sql)
     # Not registered in gpkg_contents: a registered attributes table needs an INTEGER primary
     # key (GeoPackage Requirement 119); this key/value table is the application's own.
     conn.execute(f'CREATE TABLE "{S.META_TABLE}" (key TEXT PRIMARY KEY NOT NULL, value TEXT NOT NULL)')
@@ -699,6 +703,8 @@ def _conform(conn: sqlite3.Connection, path: Path) -> None:
         try:
             if spatial_index.conform(conn, S.META_TABLE):
                 log.info("%s: GeoPackage spatial index and extents added", path)
+            if media.conform(conn):
+                log.info("%s: Related Tables extension rows added", path)
             conn.execute("COMMIT")
         except BaseException:
             if conn.in_transaction:

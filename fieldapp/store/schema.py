@@ -31,7 +31,7 @@ from shapely.geometry import MultiPolygon, Point, Polygon
 from ..survey import features as F
 from ..survey.features import Layer
 
-SCHEMA_VERSION = 3
+SCHEMA_VERSION = 4
 #: Columns each schema version added to a table of the version before, in the order added
 #: (``ALTER TABLE ... ADD COLUMN`` appends, so these are the last fields of their dataclasses
 #: and a migrated table has the same columns, in the same order, as a new one -- which the
@@ -59,8 +59,11 @@ ADDED_COLUMNS: dict[int, tuple[tuple[Layer, str], ...]] = {
 #: ``gpkg_contents`` / ``gpkg_geometry_columns`` rows, in the site's srs_id).
 #:
 #: - 3: ``stake_point`` (stake-out flags: target, signed offset, fix quality).
+#: - 4: ``photo`` (the OGC Related Tables Extension's media table; with it the extension's
+#:   ``gpkgext_relations`` and one mapping view per record table, :mod:`fieldapp.store.media`).
 ADDED_TABLES: dict[int, tuple[Layer, ...]] = {
     3: (Layer.STAKE_POINT,),
+    4: (Layer.PHOTO,),
 }
 #: SQL DEFAULT of the added NOT NULL columns (a new table declares it too, so both agree).
 COLUMN_DEFAULTS = {(Layer.TRANSECT, "stipulated"): "0", (Layer.AREA, "tally_complete"): "0",
@@ -99,6 +102,7 @@ DESCRIPTIONS = {
     Layer.TRACK: "Raw GNSS track: every usable fix while recording",
     Layer.NOTE: "Free notes",
     Layer.STAKE_POINT: "Stake-out flags: target, signed offset ft, fix quality; superseded = target moved",
+    Layer.PHOTO: "Photos (Related Tables media): image, time, direction; record_table/record_uuid = the record shown",
 }
 # Model fields not stored as columns (they live in geom) and renamed columns.
 CROWN_COLUMN = "crown_wkb"
@@ -114,6 +118,8 @@ def _base_type(tp):
 
 
 def _sql_type(tp) -> str:
+    if tp is bytes:
+        return "BLOB"
     if tp is bool:
         return "BOOLEAN"
     if tp is int:
@@ -210,6 +216,9 @@ def migration_sql(from_version: int) -> list[str]:
             out.append(f'ALTER TABLE "{layer.value}" ADD COLUMN {column_sql(layer, col)}')
         for layer in ADDED_TABLES.get(v, ()):
             out.extend(_add_table_sql(layer))
+        if v == 4:
+            from . import media
+            out.extend(media.related_tables_sql())
     return out
 
 
@@ -317,6 +326,10 @@ def from_sql(col: Column, value):
         if isinstance(value, int):
             return value
         raise ValueError(f"{_short(value)} is not a whole number")
+    if tp is bytes:
+        if isinstance(value, bytes):
+            return value
+        raise ValueError(f"{_short(value)} is not a BLOB")
     if not isinstance(value, str):
         raise ValueError(f"{_short(value)} is not text")
     if col.field in ("crew", "device_ids", "water_features"):

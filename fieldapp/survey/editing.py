@@ -28,7 +28,7 @@ from shapely.geometry import LineString
 from ..geo import FOOT_INTERNATIONAL_M
 from . import values as V
 from .errors import InvalidValue, StateError
-from .features import (Action, AreaFeature, Change, Layer, LineFeature, Note, OhwmLine, OhwmPoint,
+from .features import (Action, AreaFeature, Change, Layer, LineFeature, Note, OhwmLine, OhwmPoint, PhotoRecord,
                        PointMethod, Station, Transect, Tree, Walk, WalkState, WalkVertex)
 from .gnss import North, true_azimuth
 from .validation import PARENTS, ms
@@ -350,11 +350,15 @@ def record_words(visit, layer: Layer, rec) -> str:
     if isinstance(rec, Note):
         text = rec.text.strip().splitlines()[0] if rec.text.strip() else ""
         return f"note “{text[:30]}{'…' if len(text) > 30 else ''}”"
+    if isinstance(rec, PhotoRecord):
+        name = rec.original_path.replace("\\", "/").rsplit("/", 1)[-1]
+        return f"photo {name}".strip()
     return layer.value.replace("_", " ")
 
 
 _ADD_ORDER = (Layer.STATION, Layer.OHWM_POINT, Layer.TREE, Layer.NOTE, Layer.LINE, Layer.AREA,
-              Layer.TRANSECT, Layer.OHWM_LINE, Layer.WALK, Layer.WALK_VERTEX, Layer.SITE, Layer.TRACK)
+              Layer.TRANSECT, Layer.OHWM_LINE, Layer.WALK, Layer.WALK_VERTEX, Layer.SITE, Layer.TRACK,
+              Layer.STAKE_POINT, Layer.PHOTO)
 
 
 def subject_words(visit, changes: Sequence[Change]) -> str:

@@ -33,6 +33,7 @@ class Layer(str, enum.Enum):
     TRACK = "track_point"
     NOTE = "note"
     STAKE_POINT = "stake_point"
+    PHOTO = "photo"
 
 
 class WaterFeatureType(str, enum.Enum):
@@ -398,6 +399,41 @@ class StakePoint(Feature):
     notes: str = ""
 
 
+@dataclass(frozen=True, kw_only=True, slots=True)
+class PhotoRecord(Feature):
+    """A photo kept in the visit (store schema 4: the OGC Related Tables Extension's media
+    table ``photo``; see :mod:`fieldapp.store.media`).
+
+    ``data`` is the stored image (the original's bytes within the crew's size cap, else a
+    resized JPEG) of ``content_type`` (``image/jpeg`` or ``image/png``), ``width`` x ``height``
+    pixels; ``thumbnail`` a JPEG, long side 256 px. ``record_table`` / ``record_uuid`` name the
+    record it documents (a layer's table name and that record's uuid; the site too), or are both
+    None for a photo placed on its own at ``x``, ``y`` (site CRS) ``placed_by`` ``"exif gps"`` or
+    ``"track"`` (its EXIF time on the GNSS track). The link is by uuid, never by the row's
+    integer key, which a sync may renumber. ``taken_utc`` is the EXIF time corrected by the
+    camera clock offset (UTC); ``direction_deg`` the true direction the camera faced (EXIF
+    GPSImgDirection) or None; ``original_path`` the file it was read from; ``lat_deg`` /
+    ``lon_deg`` its EXIF GPS position (WGS84 degrees) or None.
+    """
+
+    data: bytes
+    content_type: str
+    width: int
+    height: int
+    original_path: str = ""
+    record_table: str | None = None
+    record_uuid: str | None = None
+    taken_utc: datetime | None = None
+    direction_deg: float | None = None
+    caption: str = ""
+    x: float | None = None
+    y: float | None = None
+    placed_by: str | None = None
+    thumbnail: bytes | None = None
+    lat_deg: float | None = None
+    lon_deg: float | None = None
+
+
 FEATURE_CLASSES: dict[Layer, type] = {
     Layer.SITE: Site,
     Layer.OHWM_LINE: OhwmLine,
@@ -412,6 +448,7 @@ FEATURE_CLASSES: dict[Layer, type] = {
     Layer.TRACK: TrackPoint,
     Layer.NOTE: Note,
     Layer.STAKE_POINT: StakePoint,
+    Layer.PHOTO: PhotoRecord,
 }
 LAYER_OF: dict[type, Layer] = {cls: layer for layer, cls in FEATURE_CLASSES.items()}
 

@@ -12,8 +12,8 @@ kept as a resized JPEG copy (the original's path is kept with it); every photo g
 its EXIF time (corrected by the camera clock offset, :func:`camera_offset_s`) matched to the
 visit's GNSS track, interpolated between the two track points around it.
 
-Not done yet (issue 16 items 9-10): storing photos in the visit GeoPackage in the OGC Related
-Tables Extension's media form, their sync, report thumbnails and exported image files.
+Kept in the visit: :mod:`fieldapp.survey.attach` (the commands) and
+:mod:`fieldapp.store.media` (the GeoPackage's Related Tables media table).
 """
 
 from __future__ import annotations
@@ -26,10 +26,12 @@ from pathlib import Path
 from typing import Sequence
 
 __all__ = ["PhotoError", "Photo", "read_photo", "camera_offset_s", "place", "MAX_PX_DEFAULT",
-           "THUMB_PX"]
+           "MAX_BYTES_DEFAULT", "THUMB_PX", "jpeg_within"]
 
 #: Default size cap: the long side of the stored copy, pixels.
 MAX_PX_DEFAULT = 2048
+#: Default size cap: a file larger than this (bytes) is kept as a resized JPEG copy.
+MAX_BYTES_DEFAULT = 1_000_000
 #: Long side of the thumbnail, pixels.
 THUMB_PX = 256
 #: A track point further than this from the photo's time does not place it (seconds).
@@ -99,10 +101,23 @@ def _exif_time(exif_ifd: dict) -> datetime | None:
     return t
 
 
-def read_photo(path, *, max_px: int = MAX_PX_DEFAULT) -> Photo:
+def jpeg_within(im, max_px: int, *, quality: int = 85) -> bytes:
+    """A JPEG of Pillow image ``im`` (RGB) no larger than ``max_px`` on its long side."""
+    from PIL import Image
+
+    copy = im.copy()
+    copy.thumbnail((max_px, max_px), Image.LANCZOS)
+    buf = io.BytesIO()
+    copy.save(buf, "JPEG", quality=quality)
+    return buf.getvalue()
+
+
+def read_photo(path, *, max_px: int = MAX_PX_DEFAULT, max_bytes: int = MAX_BYTES_DEFAULT) -> Photo:
     """Read the photo at ``path`` (see the module docstring); raises :class:`PhotoError`.
 
-    ``max_px`` is the crew's cap on the stored copy's long side (pixels, >= 64).
+    ``max_px`` is the crew's cap on the stored copy's long side (pixels, >= 64) and
+    ``max_bytes`` on its size (bytes): a larger file is kept as a JPEG resized to ``max_px``
+    (quality 85, lowered to 70 and 55 while it is still over ``max_bytes``).
     """
     from PIL import Image, ImageOps, UnidentifiedImageError
 
@@ -130,13 +145,14 @@ def read_photo(path, *, max_px: int = MAX_PX_DEFAULT) -> Photo:
     if gps.get(17) is not None and (gps.get(16) or "T").upper() != "M":
         direction = _ratio(gps.get(17)) % 360.0
     size = upright.size
-    resized = max(size) > max_px or fmt not in ("JPEG", "PNG")
+    resized = max(size) > max_px or fmt not in ("JPEG", "PNG") or len(raw) > max_bytes
     if resized:
-        copy = upright.copy()
-        copy.thumbnail((max_px, max_px), Image.LANCZOS)
-        buf = io.BytesIO()
-        copy.save(buf, "JPEG", quality=85)
-        data, ctype, (w, h) = buf.getvalue(), "image/jpeg", copy.size
+        for quality in (85, 70, 55):
+            data = jpeg_within(upright, max_px, quality=quality)
+            if len(data) <= max_bytes:
+                break
+        with Image.open(io.BytesIO(data)) as copy:
+            ctype, (w, h) = "image/jpeg", copy.size
     else:
         data, ctype, (w, h) = raw, f"image/{fmt.lower()}", size
     thumb = upright.copy()

@@ -44,6 +44,7 @@ from .features import (
     Layer,
     LineFeature,
     OhwmLine,
+    PhotoRecord,
     Site,
     Susceptibility,
     Transect,
@@ -245,20 +246,24 @@ NUMBER_LIMITS: dict[str, tuple[float, float, bool]] = {
     "ground_hae_m": (-10_000.0, 10_000.0, False),
     "offset_ft": (-V.MAX_HORIZONTAL_FT, V.MAX_HORIZONTAL_FT, False),
     "tolerance_ft": (0.0, 100.0, True),
+    "direction_deg": (0.0, 360.0, False),
 }
 INT_LIMITS: dict[str, tuple[float, float]] = {
     "seq": (0, _INF), "tag": (0, _INF), "sample_count": (0, _INF), "rejected_count": (0, _INF),
     "quality": (0, 9), "worst_fix_quality": (0, 9), "sats_used": (0, 255),
+    "width": (1, 100_000), "height": (1, 100_000),
 }
 # field -> (max length, multiline); other text fields: MAX_NAME_LEN, single line.
 TEXT_LIMITS: dict[str, tuple[int, bool]] = {
     "species_code": (V.MAX_CODE_LEN, False),
     "notes": (V.MAX_TEXT_LEN, True), "text": (V.MAX_TEXT_LEN, True),
     "crs": (V.MAX_TEXT_LEN, True),  # an authority code or, for a custom CRS, its WKT
+    "caption": (V.MAX_TEXT_LEN, True), "original_path": (V.MAX_TEXT_LEN, False),
 }
 NOT_EMPTY = {"uuid", "created_by", "name", "text", "line_uuid", "transect_uuid", "walk_uuid"}
 # ids: the record's own and its references to other records; canonical UUID text (V.uuid_text)
-UUID_FIELDS = frozenset({"uuid", "line_uuid", "transect_uuid", "walk_uuid", "area_uuid"})
+UUID_FIELDS = frozenset({"uuid", "line_uuid", "transect_uuid", "walk_uuid", "area_uuid",
+                         "record_uuid"})
 # coordinate pairs checked against the site CRS's area of use
 XY_PAIRS = (("x", "y"), ("origin_x", "origin_y"), ("standing_x", "standing_y"))
 
@@ -290,6 +295,8 @@ def _plan(cls) -> list[tuple[str, str, object, bool]]:
             kind = "enum"
         elif origin is tuple:
             kind = "tuple"
+        elif tp is bytes:
+            kind = "bytes"
         else:
             kind = "geometry"
         plan.append((fld.name, kind, tp, nullable))
@@ -345,7 +352,29 @@ def validate(f, frame: SiteFrame | None = None, *, check_points: bool = True):
     if frame is not None and check_points:
         check_point_fields(f, frame)
     _check_geometry(f, frame)
+    if isinstance(f, PhotoRecord):
+        _check_photo(f)
     return f
+
+
+#: What a photo's fields may hold (a file written by another program is read through these).
+PHOTO_TYPES = ("image/jpeg", "image/png")
+PHOTO_PLACED_BY = (None, "exif gps", "track")
+PHOTO_TABLES = ("site", "ohwm_line", "ohwm_point", "transect", "station", "tree", "area_feature",
+                "line_feature", "walk", "note", "stake_point")
+
+
+def _check_photo(p: PhotoRecord) -> None:
+    """A photo's image type, its record named by table and uuid together (or neither), and
+    how it was placed; InvalidValue naming the field."""
+    if p.content_type not in PHOTO_TYPES:
+        raise InvalidValue("content_type", f"{p.content_type!r} is not one of {list(PHOTO_TYPES)}")
+    if (p.record_table is None) != (p.record_uuid is None):
+        raise InvalidValue("record_uuid", "a photo names its record by table and uuid together")
+    if p.record_table is not None and p.record_table not in PHOTO_TABLES:
+        raise InvalidValue("record_table", f"{p.record_table!r}: photos show one of {list(PHOTO_TABLES)}")
+    if p.placed_by not in PHOTO_PLACED_BY:
+        raise InvalidValue("placed_by", f"{p.placed_by!r} is not one of {list(PHOTO_PLACED_BY)}")
 
 
 def _corrections(f) -> dict:
@@ -405,6 +434,9 @@ def _checked_value(name: str, kind: str, tp, v):
     elif kind == "enum":
         x = enum_value(tp, v, name)
         return x if x is not v else _SAME
+    elif kind == "bytes":
+        if not isinstance(v, bytes) or not v:
+            raise InvalidValue(name, f"must be the image's bytes, got {type(v).__name__}")
     return _SAME
 
 

@@ -57,6 +57,7 @@ from .editing import EditCommands
 from .shoreline import ShorelineCommands
 from .standcanopy import StandCanopy
 from .stake import StakeCommands
+from .attach import PhotoCommands
 from .validation import PARENTS, REFERENCE_FIELD, enum_value, ms, validate, validated_site
 from .validation import line as valid_line
 from .validation import polygon as valid_polygon
@@ -95,7 +96,7 @@ def _layer(layer) -> Layer:
         raise InvalidValue("layer", f"unknown layer {layer!r}") from exc
 
 
-class Visit(ShorelineCommands, EditCommands, StakeCommands):
+class Visit(ShorelineCommands, EditCommands, StakeCommands, PhotoCommands):
     """One day's field work at one site (see module docstring).
 
     Parameters

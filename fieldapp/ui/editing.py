@@ -89,6 +89,14 @@ class EditForm(QDialog):
         cancel.setMinimumHeight(44)
         cancel.clicked.connect(self.reject)
         row.addWidget(self.reopen_button)
+        photos = getattr(editor.w, "photos", None)      # the Photos tab (fieldapp.ui.photos)
+        if photos is not None:
+            self.photos_button = QPushButton("Attach photos…")
+            self.photos_button.setObjectName("formAttachPhotos")
+            self.photos_button.setMinimumHeight(44)
+            self.photos_button.setToolTip(f"Photos of {words} from image files (Ctrl+Shift+P)")
+            self.photos_button.clicked.connect(lambda: photos.attach(sel.layer, sel.uuid))
+            row.addWidget(self.photos_button)
         row.addStretch(1)
         row.addWidget(self.save_button)
         row.addWidget(cancel)
@@ -286,6 +294,7 @@ class Editor:
     def __init__(self, window: Any) -> None:
         self.w = window
         self.selection: E.Selection | None = None
+        self.selection_listeners: list[Any] = []     # fn(selection) after each select()
         self.form: EditForm | None = None
         self.records = RecordsView(self)
         window.lower_tabs.addTab(self.records, "Records [Ctrl+T]")
@@ -381,6 +390,8 @@ class Editor:
                 else:
                     table.clearSelection()
         self._mark()
+        for fn in list(self.selection_listeners):
+            fn(sel)
 
     def _mark(self) -> None:
         visit = self.w.visit

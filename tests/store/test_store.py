@@ -41,7 +41,7 @@ class Fix:
 EXPECTED_COUNTS = {
     "ohwm_line": 1, "ohwm_point": 2, "transect": 1, "station": 3, "tree": 2, "area_feature": 2,
     "line_feature": 1, "walk": 1, "walk_vertex": 4, "track_point": 5, "note": 1, "site": 1,
-    "stake_point": 1,
+    "stake_point": 1, "photo": 1,
 }
 
 
@@ -64,12 +64,29 @@ def fill(visit: Visit) -> None:
     visit.start_track()
     for i in range(5):
         visit.on_fix(Fix(45.0 + i * 1e-6, -89.0))
-    visit.add_note("culvert under the drive")
+    note = visit.add_note("culvert under the drive")
+    visit.add_photos([_photo()], layer=Layer.NOTE, uuid=note.uuid)
     from fieldapp.survey.stake import Target, guide
     from shapely.geometry import LineString
 
     bank = Target("bank_line", "Bank line", LineString([(0, 0), (0, 100)]))
     visit.add_stake_point(fix=Fix(45.0, -89.0), target=bank, guidance=guide(bank, 0.2, 5, tolerance_ft=0.5))
+
+
+def _photo():
+    """A 64 x 48 px JPEG as read_photo gives it (no EXIF)."""
+    import io
+
+    from PIL import Image
+
+    from fieldapp.survey.photos import Photo
+
+    buf = io.BytesIO()
+    Image.new("RGB", (64, 48), (90, 140, 60)).save(buf, "JPEG")
+    return Photo(data=buf.getvalue(), content_type="image/jpeg", width=64, height=48,
+                 thumbnail=buf.getvalue(), original_path="/media/card/DCIM/IMG_0001.JPG",
+                 original_size=(64, 48), taken_camera=None, lat_deg=None, lon_deg=None,
+                 direction_deg=None, resized=False)
 
 
 @pytest.fixture
@@ -87,11 +104,17 @@ def test_every_layer_reads_back_through_gdal_with_crs_and_counts(tmp_path, new_v
     layers = dict(pyogrio.list_layers(path))
     # fieldapp_meta is the application's own key/value table, not registered in gpkg_contents
     # (a registered attributes table needs an INTEGER primary key, Requirement 119)
-    assert set(layers) == set(EXPECTED_COUNTS)
+    # and the Related Tables mapping views, one per record table a photo can show
+    from fieldapp.store.media import BASE_LAYERS, mapping_name
+
+    views = {mapping_name(layer) for layer in BASE_LAYERS}
+    assert set(layers) == set(EXPECTED_COUNTS) | views
+    assert pyogrio.read_info(path, layer="note_photo")["features"] == 1
+    assert pyogrio.read_info(path, layer="tree_photo")["features"] == 0
     for name, count in EXPECTED_COUNTS.items():
         info = pyogrio.read_info(path, layer=name)
         assert info["features"] == count, name
-        if name in ("site", "walk"):
+        if name in ("site", "walk", "photo"):
             assert info["geometry_type"] is None
         else:
             assert info["crs"] == "EPSG:32616", name
@@ -114,7 +137,7 @@ def test_every_layer_reads_back_through_gdal_with_crs_and_counts(tmp_path, new_v
     cols = {r[1]: r for r in conn.execute("PRAGMA table_info(note)")}
     assert cols["uuid"][2] == "TEXT" and cols["uuid"][3] == 1 and cols["fid"][5] == 1
     assert "AUTOINCREMENT" in conn.execute("SELECT sql FROM sqlite_master WHERE name = 'note'").fetchone()[0]
-    assert conn.execute("SELECT value FROM fieldapp_meta WHERE key = 'schema_version'").fetchone()[0] == "3"  # schema 3: site declination source, station magnetic azimuth and declination, correction age and mountpoint of points, vertices, transects; retained area and tally complete of a stand; the stake_point table
+    assert conn.execute("SELECT value FROM fieldapp_meta WHERE key = 'schema_version'").fetchone()[0] == "4"  # schema 4: the photo media table; schema 3: site declination source, station magnetic azimuth and declination, correction age and mountpoint of points, vertices, transects; retained area and tally complete of a stand; the stake_point table
     conn.close()
 
 

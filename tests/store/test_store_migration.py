@@ -173,18 +173,27 @@ SCHEMA_3_SQL = [f'ALTER TABLE "{table}" ADD COLUMN "{col}" {sql}'
 
 
 def test_migration_sql_adds_exactly_the_columns_of_each_version():
-    assert S.SCHEMA_VERSION == 3
-    v3 = S.migration_sql(2)
+    from fieldapp.store import media
+
+    assert S.SCHEMA_VERSION == 4
+    v4 = S.migration_sql(3)
+    # schema 4: the photo media table (attributes: no geometry column row), then the Related
+    # Tables Extension (relations table, mapping views, their gpkg_contents / extensions rows)
+    assert v4[0].startswith('CREATE TABLE "photo"')
+    assert v4[1].startswith("INSERT INTO gpkg_contents") and "'attributes'" in v4[1]
+    assert v4[2:] == media.related_tables_sql()
+    assert S.migration_sql(2)[-len(v4):] == v4
+    v3 = S.migration_sql(2)[:-len(v4)]
     assert S.migration_sql(1) == [
         'ALTER TABLE "transect" ADD COLUMN "stipulated" BOOLEAN NOT NULL DEFAULT 0',
         'ALTER TABLE "line_feature" ADD COLUMN "mapped_stream" BOOLEAN',
-    ] + v3
+    ] + v3 + v4
     assert v3[:len(SCHEMA_3_SQL)] == SCHEMA_3_SQL
     # then the schema 3 table, with its GeoPackage rows
     assert v3[len(SCHEMA_3_SQL)].startswith('CREATE TABLE "stake_point"')
     assert [q.split(" (")[0] for q in v3[len(SCHEMA_3_SQL) + 1:]] == ["INSERT INTO gpkg_contents",
                                                                     "INSERT INTO gpkg_geometry_columns"]
-    assert S.migration_sql(3) == []
+    assert S.migration_sql(4) == []
     # the added columns are the last fields of their record, in version order (ADD COLUMN appends)
     for layer in Layer:
         added = [name for v in sorted(S.ADDED_COLUMNS) for lay, name in S.ADDED_COLUMNS[v] if lay is layer]
@@ -202,15 +211,35 @@ def test_a_schema_2_file_migrates_to_the_declination_columns(tmp_path):
     new_columns = {layer: table_info(p, layer.value) for layer in (L.SITE, L.STATION)}
     schema_2_copy(p)
     assert "declination_source" not in [c[0] for c in table_info(p, "site")]
-    with open_visit(p) as store:  # opened for recording: migrated to 3
+    with open_visit(p) as store:  # opened for recording: migrated to 3 (and on to 4)
         assert store.visit.site.declination_source is None
         assert store.visit.site.declination_deg == 0.0
-    assert meta_version(p) == "3"
+    assert meta_version(p) == str(S.SCHEMA_VERSION)
     assert {layer: table_info(p, layer.value) for layer in (L.SITE, L.STATION)} == new_columns
+
+
+def schema_3_copy(path: Path) -> None:
+    """Make ``path`` (a new visit, no photos) what schema 3 wrote: without the photo table
+    and the Related Tables Extension (its relations table, mapping views and their rows)."""
+    from fieldapp.store import media
+
+    conn = st_connect(path)
+    views = [media.mapping_name(layer) for layer in media.BASE_LAYERS]
+    for v in views:
+        conn.execute(f'DROP VIEW "{v}"')
+    conn.execute("DROP TABLE gpkgext_relations")
+    conn.execute('DROP TABLE "photo"')
+    for t in views + ["photo", "gpkgext_relations"]:
+        for meta in ("gpkg_extensions", "gpkg_contents"):
+            conn.execute(f"DELETE FROM {meta} WHERE table_name = ?", (t,))
+    conn.execute("UPDATE fieldapp_meta SET value = '3' WHERE key = 'schema_version'")
+    conn.commit()
+    conn.close()
 
 
 def schema_2_copy(path: Path) -> None:
     """Make ``path`` (a new visit) what schema 2 wrote: schema 3 only appended its columns."""
+    schema_3_copy(path)
     conn = st_connect(path)
     for layer, col in reversed(S.ADDED_COLUMNS[3]):
         conn.execute(f'ALTER TABLE "{layer.value}" DROP COLUMN "{col}"')
@@ -240,7 +269,7 @@ def test_a_schema_2_file_migrates_to_3_and_keeps_corrections(tmp_path):
         (pt,) = store.visit.features(Layer.OHWM_POINT)
         assert pt.correction_age_s is None and pt.correction_mount is None
     with open_visit(p) as store:
-        assert meta_version(p) == "3"
+        assert meta_version(p) == str(S.SCHEMA_VERSION)
         (pt,) = store.visit.features(Layer.OHWM_POINT)
         store.visit._add_point(pt.line_uuid, x=500010.0, y=4800000.0, method=PointMethod.AVERAGED,
                                correction_age_s=1.5, correction_mount="WIDOT1")
@@ -254,6 +283,7 @@ def test_a_schema_2_file_migrates_to_3_and_keeps_corrections(tmp_path):
 def test_a_schema_3_file_lacking_a_schema_2_column_is_refused_untouched(tmp_path):
     p = tmp_path / "broken.gpkg"
     create_visit(p, Visit.new("x", crs="EPSG:32616", who="t")).close()
+    schema_3_copy(p)
     conn = st_connect(p)
     conn.execute("ALTER TABLE transect DROP COLUMN stipulated")
     conn.commit()
@@ -275,10 +305,10 @@ def test_a_schema_1_file_lacking_a_schema_1_column_is_refused(v1):
 
 def test_newer_schema_still_refused(v1):
     conn = sqlite3.connect(v1)
-    conn.execute("UPDATE fieldapp_meta SET value = '4' WHERE key = 'schema_version'")
+    conn.execute("UPDATE fieldapp_meta SET value = '5' WHERE key = 'schema_version'")
     conn.commit()
     conn.close()
-    with pytest.raises(NewerVisitFile, match="schema 4"):
+    with pytest.raises(NewerVisitFile, match="schema 5"):
         open_visit(v1)
 
 
@@ -303,7 +333,7 @@ def test_a_schema_2_file_migrates_to_3_and_keeps_the_stands_retained_area(tmp_pa
         a = store.visit.get(Layer.AREA, uuid)
         assert (a.retained_area_ac, a.tally_complete) == (None, False)
     with open_visit(p) as store:
-        assert meta_version(p) == "3"
+        assert meta_version(p) == str(S.SCHEMA_VERSION)
         store.visit.update_feature(Layer.AREA, uuid, retained_area_ac=1.25, tally_complete=True)
     assert table_info(p, "area_feature")[-2:] == [("retained_area_ac", "REAL", 0, None, 0),
                                                  ("tally_complete", "BOOLEAN", 1, "0", 0)]
@@ -357,7 +387,7 @@ def test_schema_2_to_3_adds_the_stake_point_table_as_a_new_file_has_it(v2, tmp_p
     fresh = tmp_path / "new.gpkg"
     create_visit(fresh, Visit.new("new", crs="EPSG:32616", who="t")).close()
     with open_visit(v2) as store:
-        assert meta_version(v2) == "3"
+        assert meta_version(v2) == str(S.SCHEMA_VERSION)
         v = store.visit
         t = by_label(v, Layer.TRANSECT)["T1"]
         x, y = t.origin_x, t.origin_y
@@ -375,3 +405,65 @@ def test_schema_2_to_3_adds_the_stake_point_table_as_a_new_file_has_it(v2, tmp_p
         # the fix stood 0.3 ft left of a line running north: offset -0.3 ft (left is negative)
         assert sp.offset_ft == pytest.approx(-0.3, abs=1e-6) and sp.superseded is False
         assert sp.quality == 1 and sp.target_key == "bank_line"
+
+
+# ------------------------------------------------------------------ schema 3 -> 4: photos
+def _tiny_photo():
+    from tests.store.test_store import _photo
+
+    return _photo()
+
+
+def test_a_schema_3_file_migrates_to_4_with_the_photo_media_table_and_relations(tmp_path):
+    from tests.gpkgtools import validate_gpkg
+
+    fresh = tmp_path / "new.gpkg"
+    create_visit(fresh, Visit.new("new", crs="EPSG:32616", who="t")).close()
+    p = tmp_path / "three.gpkg"
+    v = Visit.new("three", crs="EPSG:32616", who="t")
+    tree = v.add_tree(x=500_000.0, y=4_800_000.0, dbh_in=11.0, species_code="QURU")
+    create_visit(p, v).close()
+    schema_3_copy(p)
+    assert inspect(p)["schema_version"] == "3"
+    before = sha(p)
+    with open_visit(p, readonly=True) as store:     # read as it is: no photos, untouched
+        assert store.visit.features(Layer.PHOTO) == [] and store.counts()["photo"] == 0
+    assert sha(p) == before
+    with open_visit(p) as store:
+        assert meta_version(p) == "4"
+        (rec,) = store.visit.add_photos([_tiny_photo()], layer=Layer.TREE, uuid=tree.uuid)
+    assert table_info(p, "photo") == table_info(fresh, "photo")
+    conn = st_connect(p)
+    # the same relations, extension rows and mapping views as a new file
+    q = ("SELECT base_table_name, base_primary_column, related_table_name, related_primary_column,"
+         " relation_name, mapping_table_name FROM gpkgext_relations ORDER BY mapping_table_name")
+    rel = conn.execute(q).fetchall()
+    ext = ("SELECT table_name, extension_name, definition, scope FROM gpkg_extensions"
+           " WHERE extension_name = 'gpkg_related_tables' ORDER BY table_name")
+    exts = conn.execute(ext).fetchall()
+    assert ("tree", "fid", "photo", "fid", "media", "tree_photo") in rel and len(rel) == 11
+    assert ("gpkgext_relations", "gpkg_related_tables", "http://www.geopackage.org/18-000.html",
+            "read-write") in exts and len(exts) == 12
+    tree_fid = conn.execute("SELECT fid FROM tree").fetchone()[0]
+    photo_fid = conn.execute("SELECT fid FROM photo").fetchone()[0]
+    assert conn.execute("SELECT base_id, related_id FROM tree_photo").fetchall() == [(tree_fid, photo_fid)]
+    conn.close()
+    conn = st_connect(fresh)
+    assert conn.execute(q).fetchall() == rel and conn.execute(ext).fetchall() == exts
+    conn.close()
+    validate_gpkg(p)
+    info = pyogrio.read_info(p, layer="photo")
+    assert info["features"] == 1 and "data" in list(info["fields"])
+    with open_visit(p, readonly=True) as store:
+        (back,) = store.visit.photos_of(Layer.TREE, tree.uuid)
+        assert back.data == rec.data and back.original_path == "/media/card/DCIM/IMG_0001.JPG"
+
+
+def test_a_schema_1_file_migrates_to_4_and_passes_the_validator(v1):
+    from tests.gpkgtools import validate_gpkg
+
+    with open_visit(v1) as store:
+        t = by_label(store.visit, Layer.TRANSECT)["T1"]
+        store.visit.add_photos([_tiny_photo()], layer=Layer.TRANSECT, uuid=t.uuid)
+    validate_gpkg(v1)
+    assert pyogrio.read_info(v1, layer="transect_photo")["features"] == 1

@@ -97,3 +97,19 @@ def test_non_image_and_truncated_files_are_refused(tmp_path):
         read_photo(cut)
     with pytest.raises(PhotoError, match="cannot be read"):
         read_photo(tmp_path / "missing.jpg")
+
+
+def test_a_file_over_the_byte_cap_is_kept_as_a_smaller_jpeg(tmp_path):
+    import numpy as np
+
+    rng = np.random.default_rng(16)
+    noise = Image.fromarray(rng.integers(0, 256, (600, 800, 3), dtype=np.uint8))
+    src = tmp_path / "noise.png"
+    noise.save(src)                       # noise does not compress: about 1.4 MB of PNG
+    size = src.stat().st_size
+    assert size > 1_000_000
+    p = read_photo(src, max_bytes=size - 1)
+    assert p.resized and p.content_type == "image/jpeg" and (p.width, p.height) == (800, 600)
+    assert len(p.data) < size
+    kept = read_photo(src, max_bytes=size)   # at the cap: the original's bytes, as PNG
+    assert not kept.resized and kept.data == src.read_bytes() and kept.content_type == "image/png"

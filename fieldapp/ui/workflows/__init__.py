@@ -58,6 +58,9 @@ def install_workflows(window: Any) -> None:
     from fieldapp.ui.editing import install_editing
 
     install_editing(window)     # Records tab, Ctrl+Z / Ctrl+Shift+Z / Del / F4, map selection
+    from fieldapp.ui.photos import install_photos
+
+    install_photos(window)      # Photos tab, Ctrl+Shift+P, image files dropped on the map
 
 
 

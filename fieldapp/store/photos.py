@@ -1,0 +1,101 @@
+"""The visit's photos as the report lists them: :func:`photo_entries`.
+
+One row per photo (:class:`PhotoRow`: the feature it documents in words, when it was taken,
+the direction the camera faced, its caption and a JPEG thumbnail of at most
+:data:`REPORT_THUMB_PX` px on its long side, made with Pillow from the stored image), records
+first in the order of :data:`ORDER`, each record's photos by time, then the photos on their own.
+A photo naming a record deleted since is listed with the photos on their own.
+"""
+
+from __future__ import annotations
+
+import io
+from datetime import timezone
+from typing import NamedTuple
+
+from ..survey.editing import record_words
+from ..survey.features import Layer, PhotoRecord
+
+__all__ = ["PhotoRow", "photo_entries", "REPORT_THUMB_PX", "feature_words", "taken_words",
+           "direction_words"]
+
+#: Long side of the report thumbnail, pixels.
+REPORT_THUMB_PX = 400
+#: The order of records in the list (the site first).
+ORDER = (Layer.SITE, Layer.OHWM_LINE, Layer.OHWM_POINT, Layer.TRANSECT, Layer.STATION,
+         Layer.TREE, Layer.AREA, Layer.LINE, Layer.WALK, Layer.NOTE, Layer.STAKE_POINT)
+
+
+class PhotoRow(NamedTuple):
+    """One photo for the report: ``feature`` ("Tree tag 12", "Site “Mill Creek lot”",
+    "Photo on its own (EXIF GPS)"), ``taken`` ("2026-06-01 14:02 UTC" or "—"),
+    ``direction`` ("312° true" or "—"), ``caption`` (as typed), ``jpeg`` (thumbnail bytes,
+    long side <= 400 px). The fields of ``fieldapp.report.photos.PhotoEntry``, in its order."""
+
+    feature: str
+    taken: str
+    direction: str
+    caption: str
+    jpeg: bytes
+
+
+def taken_words(p: PhotoRecord) -> str:
+    """``2026-06-01 14:02 UTC`` (the camera time less its clock offset), or ``—``."""
+    if p.taken_utc is None:
+        return "—"
+    return p.taken_utc.astimezone(timezone.utc).strftime("%Y-%m-%d %H:%M UTC")
+
+
+def direction_words(p: PhotoRecord) -> str:
+    """``312° true`` (EXIF GPSImgDirection, rounded to the degree), or ``—``."""
+    if p.direction_deg is None:
+        return "—"
+    return f"{round(p.direction_deg) % 360}° true"
+
+
+def feature_words(visit, p: PhotoRecord) -> str:
+    """The record ``p`` documents, in words with a capital (a tree by its tag)."""
+    table = p.record_table
+    if table == Layer.SITE.value and p.record_uuid == visit.site.uuid:
+        return f"Site “{visit.site.name}”"
+    if table is not None:
+        try:
+            layer = Layer(table)
+            rec = visit.get(layer, p.record_uuid)
+        except Exception:  # noqa: BLE001 - the record was deleted: the photo stands alone
+            rec = None
+        if rec is not None:
+            if layer is Layer.TREE:
+                return f"Tree tag {rec.tag}"
+            words = record_words(visit, layer, rec)
+            return words[:1].upper() + words[1:]
+    how = {"exif gps": " (EXIF GPS)", "track": " (time on the GNSS track)"}.get(p.placed_by or "", "")
+    return f"Photo on its own{how}" if how else "Photo on its own (not placed)"
+
+
+def _thumb(p: PhotoRecord, max_px: int) -> bytes:
+    from PIL import Image, ImageOps
+
+    from ..survey.photos import jpeg_within
+
+    with Image.open(io.BytesIO(p.data)) as im:
+        im.load()
+        return jpeg_within(ImageOps.exif_transpose(im).convert("RGB"), max_px, quality=80)
+
+
+def photo_entries(store_or_visit, *, max_px: int = REPORT_THUMB_PX) -> list[PhotoRow]:
+    """Every photo of a visit (a :class:`~fieldapp.store.VisitStore` or a
+    :class:`~fieldapp.survey.Visit`) as :class:`PhotoRow`, in report order (see the module
+    docstring). ``max_px`` is the thumbnail's long side (pixels). A stored image Pillow cannot
+    decode raises ``OSError`` (the file was damaged outside fieldapp)."""
+    visit = getattr(store_or_visit, "visit", store_or_visit)
+    rows: list[PhotoRow] = []
+    for layer in ORDER:
+        for rec in visit.features(layer):
+            for p in visit.photos_of(layer, rec.uuid):
+                rows.append(PhotoRow(feature_words(visit, p), taken_words(p), direction_words(p),
+                                     p.caption, _thumb(p, max_px)))
+    for p in visit.unattached_photos():
+        rows.append(PhotoRow(feature_words(visit, p), taken_words(p), direction_words(p),
+                             p.caption, _thumb(p, max_px)))
+    return rows
