@@ -49,9 +49,10 @@ from functools import cached_property
 from typing import Iterable
 
 import numpy as np
-import pyproj
 import shapely
-from pyproj import CRS, Geod, Transformer
+
+# pyproj (with the urllib, ssl and email modules it brings) is imported when a CRS is first
+# needed, not with this module: the window shows before any visit's CRS is read.
 
 __all__ = [
     "FOOT_INTERNATIONAL_M",
@@ -74,7 +75,21 @@ __all__ = [
 FOOT_INTERNATIONAL_M = 0.3048
 FOOT_US_SURVEY_M = 1200.0 / 3937.0
 SQFT_PER_ACRE = 43560.0
-WGS84 = Geod(ellps="WGS84")
+
+
+@functools.lru_cache(maxsize=1)
+def _wgs84():
+    """The WGS84 ellipsoid's geodesics (``pyproj.Geod``): the module attribute ``WGS84``."""
+    from pyproj import Geod
+
+    return Geod(ellps="WGS84")
+
+
+def __getattr__(name: str):
+    if name == "WGS84":     # made at first use (pyproj is imported then)
+        return _wgs84()
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+
 # Degrees of latitude/longitude added on every side of a CRS's area of use before coordinates
 # in it are refused (see "Area of use" in the module docstring).
 AREA_OF_USE_MARGIN_DEG = 5.0
@@ -220,6 +235,8 @@ def utm_crs(lat_deg: float, lon_deg: float) -> CRS:
     >>> utm_crs(45.0, -122.5).to_epsg()
     32610
     """
+    from pyproj import CRS
+
     zone, north = utm_zone(lat_deg, lon_deg)
     if _UTM_CODES is None:
         _fill_utm_codes()
@@ -235,10 +252,11 @@ _UTM_CODES: dict[tuple[int, bool], int] | None = None
 def _fill_utm_codes() -> None:
     """Build (zone, north) -> EPSG code from the PROJ database, once."""
     global _UTM_CODES
+    from pyproj.database import query_crs_info
+    from pyproj.enums import PJType
+
     codes: dict[tuple[int, bool], int] = {}
-    for info in pyproj.database.query_crs_info(
-        auth_name="EPSG", pj_types=pyproj.enums.PJType.PROJECTED_CRS
-    ):
+    for info in query_crs_info(auth_name="EPSG", pj_types=PJType.PROJECTED_CRS):
         if info.deprecated or not info.name.startswith("WGS 84 / UTM zone "):
             continue
         tail = info.name.removeprefix("WGS 84 / UTM zone ")
@@ -249,7 +267,7 @@ def _fill_utm_codes() -> None:
 
 def geodesic_area_m2(lon_deg: Iterable[float], lat_deg: Iterable[float]) -> float:
     """Absolute ellipsoidal (WGS84) area in m² of a ring given in degrees (pyproj ``Geod``)."""
-    area, _ = WGS84.polygon_area_perimeter(list(lon_deg), list(lat_deg))
+    area, _ = _wgs84().polygon_area_perimeter(list(lon_deg), list(lat_deg))
     return abs(area)
 
 
@@ -285,6 +303,9 @@ class SiteFrame:
     """
 
     def __init__(self, crs) -> None:
+        import pyproj
+        from pyproj import CRS, Transformer
+
         try:
             crs = CRS.from_user_input(crs)
         except pyproj.exceptions.CRSError as exc:
@@ -374,6 +395,8 @@ class SiteFrame:
             east = (east + 180.0) % 360.0 - 180.0
             if east == -180.0:
                 east = 180.0
+        import pyproj
+
         try:
             xmin, ymin, xmax, ymax = self._forward.transform_bounds(
                 west, south, east, north, densify_pts=41, errcheck=False
@@ -456,7 +479,9 @@ class SiteFrame:
         return math.sqrt(self._proj.get_factors(lon, lat).areal_scale)
 
     @cached_property
-    def _proj(self) -> pyproj.Proj:
+    def _proj(self) -> "pyproj.Proj":  # noqa: F821 - imported when first asked
+        import pyproj
+
         return pyproj.Proj(self.crs)
 
     def _k_at(self, geom) -> float:
@@ -509,13 +534,13 @@ class SiteFrame:
         convergence and scale are handled; returns site CRS x, y.
         """
         lon, lat = self.to_lonlat(x, y)
-        lon2, lat2, _ = WGS84.fwd(lon, lat, azimuth_true_deg, ground_ft * self.foot.metres)
+        lon2, lat2, _ = _wgs84().fwd(lon, lat, azimuth_true_deg, ground_ft * self.foot.metres)
         return self.to_local(lon2, lat2)
 
     def geodesic_area_sqft(self, geom) -> float:
         """Ellipsoidal area (pyproj ``Geod``) of a site-CRS polygon, sq ft of :attr:`foot`."""
         ll = shapely.transform(geom, lambda xy: np.column_stack(self.to_lonlat(xy[:, 0], xy[:, 1])))
-        area, _ = WGS84.geometry_area_perimeter(ll)
+        area, _ = _wgs84().geometry_area_perimeter(ll)
         return abs(area) / self.foot.metres**2
 
 

@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import math
+import subprocess
+import sys
 
 import numpy as np
 import pytest
@@ -240,3 +242,22 @@ def test_area_of_use_across_the_antimeridian():
     for lon in (179.9, -178.0):
         x, y = frame.to_local(lon, 50.0)
         frame.check_xy(x, y)
+
+
+def test_pyproj_is_imported_when_a_crs_is_first_needed():
+    """The model imports without pyproj (the window shows before a visit's CRS is read); the
+    first site frame and the WGS84 geodesics bring it, with the same figures."""
+    code = (
+        "import sys, fieldapp.survey, fieldapp.geo as geo\n"
+        "assert 'pyproj' not in sys.modules, 'pyproj at import'\n"
+        "f = geo.SiteFrame('EPSG:32616')\n"
+        "assert 'pyproj' in sys.modules\n"
+        "az, _, d = geo.WGS84.inv(-89.0, 45.0, -89.0, 45.1)\n"
+        "print(round(az, 9), round(d, 3), f.srs_id)\n"
+    )
+    out = subprocess.run([sys.executable, "-c", code], check=True, capture_output=True,
+                         text=True).stdout.split()
+    # due north along a meridian; 0.1 degree of latitude at 45.05 N on WGS84: the meridian
+    # radius a(1 - e²) / (1 - e² sin²φ)^1.5 = 6,367,438 m, times 0.1 π / 180 = 11,113.3 m
+    assert float(out[0]) == 0.0 and float(out[1]) == pytest.approx(11113.3, abs=0.5)
+    assert out[2] == "32616"

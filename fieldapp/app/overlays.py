@@ -45,10 +45,11 @@ def bank_point(model: Any, transect: Any, result: dict | None, ft: Any) -> tuple
     return x, y, f"bank {'≥ ' if at_least else ''}{d:.0f} ft"
 
 
-def build(visit: Any) -> dict:
+def build(visit: Any, crowns: TreeCrowns | None = None) -> dict:
     """{"lines": {name: [[(x_ft, y_ft), ...], ...]}, "polygons": {kind: [ring...]},
     "trees": [(x_ft, y_ft, crown_ft, colour)],
-    "labels": [(x_ft, y_ft, text, colour)]}. Empty before the site CRS is known."""
+    "labels": [(x_ft, y_ft, text, colour)]}. Empty before the site CRS is known. ``crowns``
+    keeps the trees' crowns between calls (:class:`TreeCrowns`; a new one without)."""
     m = visit.model
     out: dict = {"lines": {k: [] for k in ("ohwm", "transects", "bank", "buffers", "envelope",
                                            "boundary_live", "features")},
@@ -65,7 +66,7 @@ def build(visit: Any) -> dict:
         by_line.setdefault(p.line_uuid, []).append((p.x, p.y))
     out["lines"]["ohwm"] = [ft(pts) for pts in by_line.values()]
     _add_transects(out, visit, ft)
-    _add_trees(out, visit, ft)
+    out["trees"] = (crowns or TreeCrowns()).crowns(visit)
     _add_areas(out, visit, ft)
     _add_ohwm_buffers(out, visit, ft, list(by_line.values()))
     _add_envelope(out, visit, ft)
@@ -97,35 +98,65 @@ def _add_transects(out: dict, visit: Any, ft: Any) -> None:
         out["lines"]["bank"] = [bank_pts]
 
 
-def _add_trees(out: dict, visit: Any, ft: Any) -> None:
-    """Trees with their crown radius (ft; else half the DBH in inches as ft, at least 1.5 ft),
-    coloured by the canopy class of the woodland stand they stand in (one vectorised
-    ``covers`` per stand: a refresh after a squeeze does not test 4,000 points one by one)."""
+class TreeCrowns:
+    """The map's tree crowns of one visit, kept between refreshes: a squeeze works out the new
+    tree's crown only, not the whole tally's again.
+
+    :meth:`crowns` gives ``[(x_ft, y_ft, crown_radius_ft, colour)]`` for every tree in the
+    order tallied: the crown radius (ft) as recorded, else half the DBH in inches as ft, at
+    least 1.5 ft; coloured by the canopy class of the woodland stand the tree stands in (the
+    stand's ``woodland:`` check), else by size (:data:`CLASS_COLOURS`). While the stands, their
+    classes and the trees already drawn stay the same (trees are immutable records: an edited
+    tree is a new object), the trees added since are appended to the list drawn before (a new
+    list: the map sees the change); anything else works the whole tally out again (one
+    vectorised ``covers`` per stand).
+    """
+
+    def __init__(self) -> None:
+        self._key: list = []
+        self._trees: list = []
+        self._crowns: list = []
+
+    def crowns(self, visit: Any) -> list:
+        """The crowns of ``visit`` (a :class:`~fieldapp.app.visit.VisitController` with a site
+        CRS), as above; the same list object again while nothing drawn changed."""
+        m = visit.model
+        trees = m.trees()
+        stands = []
+        for a in visit.areas("woodland_stand"):
+            c = visit.checks.get(f"woodland:{a.uuid}")
+            if c is not None:
+                stands.append((a.geometry, c.result.get("class") or "none"))
+        key = [m.frame, *stands]
+        n = len(self._trees)
+        if key == self._key and len(trees) >= n and trees[:n] == self._trees:
+            if len(trees) > n:
+                self._crowns = self._crowns + _crowns_of(trees[n:], m.frame, stands)
+        else:
+            self._crowns = _crowns_of(trees, m.frame, stands)
+        self._key, self._trees = key, trees
+        return self._crowns
+
+
+def _crowns_of(trees: list, frame: Any, stands: list) -> list:
+    """``[(x_ft, y_ft, crown_ft, colour)]`` of ``trees`` (vectorised over the trees)."""
     import numpy as np
     import shapely
 
-    trees = visit.model.trees()
     if not trees:
-        return
+        return []
     n = len(trees)
     x = np.fromiter((t.x for t in trees), float, n)
     y = np.fromiter((t.y for t in trees), float, n)
     dbh = np.fromiter((t.dbh_in for t in trees), float, n)
     colours = np.where(dbh < 10, CLASS_COLOURS["none"], "#4caf50").astype(object)
-    pts = None
-    for a in visit.areas("woodland_stand"):
-        c = visit.checks.get(f"woodland:{a.uuid}")
-        if c is None:
-            continue
-        pts = shapely.points(x, y) if pts is None else pts
-        inside = shapely.covers(a.geometry, pts)
-        cls = c.result.get("class") or "none"
+    pts = shapely.points(x, y) if stands else None
+    for geometry, cls in stands:
+        inside = shapely.covers(geometry, pts)
         colours[inside] = [CLASS_COLOURS.get(cls, col) for col in colours[inside]]
-    f = visit.model.frame
-    xf, yf = f.to_ft(x), f.to_ft(y)
-    for i, t in enumerate(trees):
-        crown = t.crown_radius_ft or max(t.dbh_in * 1.0, 3.0) * 0.5
-        out["trees"].append((float(xf[i]), float(yf[i]), crown, colours[i]))
+    xf, yf = frame.to_ft(x), frame.to_ft(y)
+    crown = [t.crown_radius_ft or max(t.dbh_in * 1.0, 3.0) * 0.5 for t in trees]
+    return list(zip(xf.tolist(), yf.tolist(), crown, colours.tolist()))
 
 
 def _add_areas(out: dict, visit: Any, ft: Any) -> None:

@@ -69,6 +69,7 @@ class VisitController:
         # the ellipsoid m); why the model could not give one
         self._declination_at: tuple | None = None
         self.declination_problem: str | None = None
+        self._crowns: Any = None        # the map's tree crowns, kept (overlays.TreeCrowns)
         model.subscribe(self._on_changes)
         model.start_track()
 
@@ -496,7 +497,9 @@ class VisitController:
         """Everything the map draws besides the live position, in site feet."""
         from fieldapp.app import overlays
 
-        return overlays.build(self)
+        if self._crowns is None:
+            self._crowns = overlays.TreeCrowns()
+        return overlays.build(self, self._crowns)
 
     # -------------------------------------------------------------- closing
     def close(self) -> None:

@@ -486,13 +486,14 @@ def woodland_checks(model: Any, areas: Sequence[Any], retained_ac: float = 0.0,
     ``mitigation:<stand>`` when the retained area (acres: the stand's own
     ``retained_area_ac``, else ``retained_ac``) is set and ``woodland_class(request)`` gives
     the class; an :class:`AwaitingData` for both while no tree is recorded inside the stand
-    (:func:`stands_with_trees`), citing the city chapter (:data:`CITE_CITY`); both
-    :class:`Provisional` while the stand's tally is not marked complete."""
+    (``model.stand_tally``, as :func:`stands_with_trees`), citing the city chapter
+    (:data:`CITE_CITY`); both :class:`Provisional` while the stand's tally is not marked
+    complete."""
     out: Requests = {}
     groves = [a for a in areas if _v(a.kind) == "grove"]
     stands = [a for a in areas if _v(a.kind) == "woodland_stand"]
-    trees = model.trees()
-    tallied = stands_with_trees(stands, trees) if stands else set()
+    # the stand's kept count (Visit.stand_tally): a squeeze does not test every tree again
+    tallied = {a.uuid for a in stands if model.stand_tally(a.uuid)}
     for n, a in enumerate(stands, start=1):
         name = check_name("Woodland", a.label, n)[len("Woodland "):]
         own = getattr(a, "retained_area_ac", None)
@@ -500,7 +501,7 @@ def woodland_checks(model: Any, areas: Sequence[Any], retained_ac: float = 0.0,
         complete = bool(getattr(a, "tally_complete", False))
 
         def hold(request: dict, a=a, complete=complete) -> Any:
-            return request if complete else Provisional(request, trees_in_stand(a, trees))
+            return request if complete else Provisional(request, model.stand_tally(a.uuid))
         if a.uuid not in tallied:
             # nothing tallied inside: the class would be "none" on no data; wait for the tally
             out[f"woodland:{a.uuid}"] = (f"Woodland class {name} (city)", AwaitingData(

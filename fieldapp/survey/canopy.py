@@ -24,6 +24,7 @@ BA = 0.005454 × DBH² sq ft per tree (π/576, DBH in inches; the forester's con
 from __future__ import annotations
 
 import math
+import os
 from dataclasses import dataclass
 from typing import Sequence
 
@@ -85,26 +86,24 @@ def circles(xy: np.ndarray, r: np.ndarray) -> np.ndarray:
     return shapely.polygons(_UNIT_CIRCLE[None, :, :] * r[:, None, None] + xy[:, None, :])
 
 
-def crown_polygons(trees: Sequence[Tree], frame: SiteFrame, k: float = 1.0) -> np.ndarray:
+def crown_polygons(trees: Sequence[Tree], frame: SiteFrame, k: float = 1.0,
+                   xy: tuple[np.ndarray, np.ndarray] | None = None) -> np.ndarray:
     """Crown of each tree as a shapely geometry array (None where a tree has no crown).
 
     Radius (international ft) → site CRS units, times ``k`` (grid scale factor at the stand).
+    ``xy``: the trees' (x, y) arrays in site CRS units when the caller has them already.
     """
     n = len(trees)
     out = np.empty(n, dtype=object)
-    r_ft = np.array(
-        [np.nan if t.crown_radius_ft is None else t.crown_radius_ft for t in trees], float
-    )
+    r_ft = np.fromiter((np.nan if t.crown_radius_ft is None else t.crown_radius_ft
+                        for t in trees), float, n)
     have_r = np.isfinite(r_ft) & (r_ft > 0)
     if have_r.any():
-        idx = np.nonzero(have_r)[0]
-        xy = np.stack([np.fromiter((trees[i].x for i in idx), float, len(idx)),
-                       np.fromiter((trees[i].y for i in idx), float, len(idx))], axis=1)
-        r = r_ft[idx] * FOOT_INTERNATIONAL_M / frame.unit_m * k * _AREA_RADIUS
-        out[idx] = circles(xy, r)
-    for i, t in enumerate(trees):
-        if t.crown is not None:
-            out[i] = t.crown
+        x, y = xy if xy is not None else _arrays(trees)[:2]
+        r = r_ft[have_r] * FOOT_INTERNATIONAL_M / frame.unit_m * k * _AREA_RADIUS
+        out[have_r] = circles(np.stack([x[have_r], y[have_r]], axis=1), r)
+    for i in [i for i, t in enumerate(trees) if t.crown is not None]:
+        out[i] = trees[i].crown
     return out
 
 
@@ -193,18 +192,66 @@ def _merge(a, b):
     return shapely.union(a, b)
 
 
+#: Qualifying crowns from which a from-scratch canopy is unioned in :data:`STRIPS` strips side
+#: by side (below it, in one piece: a stand of a few hundred trees unions in milliseconds).
+STRIP_CROWNS = 2_000
+#: Strips of a large tally, unioned on up to as many threads (GEOS releases the GIL): the areas
+#: of the strips add up to the whole union's (to ~1e-14), the same on any number of cores.
+STRIPS = 4
+
+
+def _class_areas(dec10, ev10, young) -> tuple[float, float, float]:
+    """(area ≥ 10 in, area ≥ 3 in, deciduous area ≥ 10 in) of three groups of crowns."""
+    u_dec = _union(dec10)
+    u10 = _merge(u_dec, _union(ev10))
+    u3 = _merge(u10, _union(young))
+    return _area(u10), _area(u3), _area(u_dec)
+
+
+def _strips(groups: tuple, n: int) -> list[tuple]:
+    """``groups`` of crowns cut into ``n`` vertical strips of about as many crowns each: a crown
+    inside a strip as it is, one across a strip's edge cut by the strip (shapely
+    ``intersection``). The strips meet along their edges only, so areas of unions add up."""
+    geoms = [g[(g != None) & ~shapely.is_empty(g)] for g in groups]  # noqa: E711
+    every = np.concatenate(geoms)
+    b = shapely.bounds(every)
+    cuts = np.quantile((b[:, 0] + b[:, 2]) / 2, np.linspace(0, 1, n + 1)[1:-1])
+    y0, y1 = b[:, 1].min() - 1.0, b[:, 3].max() + 1.0
+    edges = np.concatenate([[b[:, 0].min() - 1.0], cuts, [b[:, 2].max() + 1.0]])
+    out = []
+    for s in range(n):
+        box = shapely.box(edges[s], y0, edges[s + 1], y1)
+        parts = []
+        for g in geoms:
+            gb = shapely.bounds(g)
+            lo, hi = np.searchsorted(cuts, gb[:, 0]), np.searchsorted(cuts, gb[:, 2])
+            whole, cross = (lo == s) & (hi == s), (lo <= s) & (hi >= s) & ((lo != s) | (hi != s))
+            cut = shapely.intersection(g[cross], box)
+            parts.append(np.concatenate([g[whole], cut[shapely.area(cut) > 0]]))
+        out.append(tuple(parts))
+    return out
+
+
 def canopy_areas(crowns: np.ndarray, dbh: np.ndarray, live: np.ndarray, decid: np.ndarray):
     """(area ≥ 10 in, area ≥ 3 in, deciduous area ≥ 10 in) of the crown unions, grid units².
 
     Each crown is unioned once: deciduous ≥ 10, evergreen ≥ 10, and 3-10 in separately, then
-    the partial unions are merged (cheaper than three unions over overlapping sets).
+    the partial unions are merged (cheaper than three unions over overlapping sets). From
+    :data:`STRIP_CROWNS` crowns on, in :data:`STRIPS` strips on as many threads as there are
+    cores (up to STRIPS), their areas summed: 10,000 crowns take half the time on 2 cores.
     """
     q10 = live & (dbh >= MATURE_CALIPER_IN - TOL)
     q3only = live & (dbh >= YOUNG_CALIPER_IN - TOL) & ~q10
-    u_dec = _union(crowns[q10 & decid])
-    u10 = _merge(u_dec, _union(crowns[q10 & ~decid]))
-    u3 = _merge(u10, _union(crowns[q3only]))
-    return _area(u10), _area(u3), _area(u_dec)
+    groups = (crowns[q10 & decid], crowns[q10 & ~decid], crowns[q3only])
+    if sum(int((g != None).sum()) for g in groups) < STRIP_CROWNS:  # noqa: E711
+        return _class_areas(*groups)
+    from concurrent.futures import ThreadPoolExecutor
+
+    strips = _strips(groups, STRIPS)
+    with ThreadPoolExecutor(min(STRIPS, os.cpu_count() or 1),
+                            thread_name_prefix="fieldapp-canopy") as pool:
+        areas = list(pool.map(lambda g: _class_areas(*g), strips))
+    return tuple(float(sum(a[i] for a in areas)) for i in range(3))
 
 
 def stand_table(d_in: np.ndarray, area_ac: float) -> tuple[StandClass, ...]:
@@ -251,7 +298,8 @@ def stand_measures(stand, trees: Sequence[Tree], frame: SiteFrame) -> StandMeasu
     area_sqft = float(frame.area_sqft(stand))
     area_ac = area_sqft / SQFT_PER_ACRE
     x, y, dbh, live, decid = _arrays(trees)
-    crowns = _clip(crown_polygons(trees, frame, k), stand) if len(trees) else np.empty(0, dtype=object)
+    crowns = _clip(crown_polygons(trees, frame, k, (x, y)), stand) if len(trees) else \
+        np.empty(0, dtype=object)
     c10, c3, d10 = canopy_areas(crowns, dbh, live, decid)
     inside = live & shapely.covers(stand, shapely.points(x, y)) if len(trees) else live
     d_in = dbh[inside]

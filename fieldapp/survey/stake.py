@@ -42,7 +42,8 @@ import shapely
 from shapely.geometry import LinearRing, Point, Polygon
 from shapely.ops import nearest_points
 
-from ..geo import WGS84, SiteFrame
+from .. import geo
+from ..geo import SiteFrame
 from . import values as V
 from .features import Action, Change, Layer, StakePoint
 from .validation import ms
@@ -144,7 +145,7 @@ def true_bearing_deg(frame: SiteFrame, from_ft: tuple[float, float],
     feet of ``frame``'s foot: the forward azimuth of the WGS84 geodesic (pyproj ``Geod.inv``)."""
     lon1, lat1 = frame.to_lonlat(frame.from_ft(from_ft[0]), frame.from_ft(from_ft[1]))
     lon2, lat2 = frame.to_lonlat(frame.from_ft(to_ft[0]), frame.from_ft(to_ft[1]))
-    az, _, _ = WGS84.inv(float(lon1), float(lat1), float(lon2), float(lat2))
+    az, _, _ = geo.WGS84.inv(float(lon1), float(lat1), float(lon2), float(lat2))
     return float(az) % 360.0
 
 

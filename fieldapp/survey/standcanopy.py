@@ -34,10 +34,10 @@ import shapely
 from ..geo import SQFT_PER_ACRE, SiteFrame
 from ..rules.city_tables import MATURE_CALIPER_IN
 from .canopy import (BA_FACTOR, TOL, YOUNG_CALIPER_IN, StandMeasures, _clip, canopy_areas,
-                     crown_polygons, pct, stand_table)
-from .features import LeafHabit, Tree, TreeStatus
+                     crown_polygons, grove_candidates, pct, stand_table)
+from .features import Layer, LeafHabit, Tree, TreeStatus
 
-__all__ = ["StandCanopy", "REBUILD_AFTER", "BULK_FRACTION"]
+__all__ = ["StandCanopy", "StandQueries", "REBUILD_AFTER", "BULK_FRACTION"]
 
 #: Crowns added since the STRtree was built before it is built again (those are tested directly).
 REBUILD_AFTER = 64
@@ -90,6 +90,7 @@ class StandCanopy:
         self._area_ac = self._area_sqft / SQFT_PER_ACRE
         self._trees: dict[str, Tree] = {}
         self._measures: StandMeasures | None = None
+        self._revision: object = None            # the tally's revision last brought up to date
         self.rebuilds = 0      # from-scratch builds (the tests and the bench read it)
         self._reset()
 
@@ -101,6 +102,7 @@ class StandCanopy:
         self._areas = [0.0, 0.0, 0.0]            # union area per class, grid units²
         self._count = [0, 0, 0]                  # crowns per class (none: the area is 0)
         self._stems: dict[str, float] = {}       # live stems in the stand: uuid -> DBH in
+        self._inside: set[str] = set()           # every tree standing in the stand, any status
         self._index = None
         self._indexed = 0                        # slots covered by the STRtree
 
@@ -128,8 +130,9 @@ class StandCanopy:
         if n:
             pts = shapely.points(np.fromiter((t.x for t in trees), float, n),
                                  np.fromiter((t.y for t in trees), float, n))
-            inside = live & shapely.covers(self.stand, pts)
-            self._stems = {t.uuid: t.dbh_in for t, keep in zip(trees, inside) if keep}
+            covered = shapely.covers(self.stand, pts)
+            self._inside = {t.uuid for t, keep in zip(trees, covered) if keep}
+            self._stems = {t.uuid: t.dbh_in for t, keep in zip(trees, live & covered) if keep}
 
     def _index_all(self) -> None:
         self._index = shapely.STRtree(np.array(self._geoms, dtype=object)) if self._geoms else None
@@ -157,6 +160,7 @@ class StandCanopy:
     # ------------------------------------------------------------------ one tree
     def _remove(self, uuid: str) -> None:
         self._stems.pop(uuid, None)
+        self._inside.discard(uuid)
         slot = self._slot.pop(uuid)
         geom = self._geoms[slot]
         for cls in range(3):
@@ -184,15 +188,31 @@ class StandCanopy:
             if member[cls]:
                 self._areas[cls] += self._exclusive_area(slot, geom, cls)
                 self._count[cls] += 1
-        if t.status is TreeStatus.LIVE and self.stand.covers(shapely.Point(t.x, t.y)):
-            self._stems[t.uuid] = t.dbh_in
+        if self.stand.covers(shapely.Point(t.x, t.y)):
+            self._inside.add(t.uuid)
+            if t.status is TreeStatus.LIVE:
+                self._stems[t.uuid] = t.dbh_in
         if len(self._geoms) - self._indexed >= REBUILD_AFTER:
             self._index_all()
 
     # ------------------------------------------------------------------ the measures
-    def update(self, trees: Sequence[Tree]) -> int:
+    def update(self, trees: Sequence[Tree], revision: object = None) -> int:
         """Bring the canopy to ``trees`` (the whole tally, any status); returns how many trees
-        were looked at (0 when nothing changed)."""
+        were looked at (0 when nothing changed).
+
+        ``revision``: a value that changes whenever the tally does (``Visit`` counts its tree
+        changes); given again unchanged, the trees are not even compared (a refresh asks for
+        the same stand's figures several times)."""
+        if revision is not None and revision == self._revision:
+            return 0
+        self._revision = None          # set again only once the canopy is brought up to date
+        work = self._update(trees)
+        if work:
+            self._measures = None      # built again when asked
+        self._revision = revision
+        return work
+
+    def _update(self, trees: Sequence[Tree]) -> int:
         current = {t.uuid: t for t in trees}
         gone = [u for u in self._trees if u not in current]
         changed = [t for u, t in current.items() if self._trees.get(u) is not t]
@@ -220,10 +240,17 @@ class StandCanopy:
         d10, c10, c3 = (max(0.0, a) if n else 0.0 for a, n in zip(self._areas, self._count))
         return c10, c3, d10
 
-    def measures(self, trees: Sequence[Tree]) -> StandMeasures:
-        """:class:`StandMeasures` of the stand for ``trees`` (after :meth:`update`; the same
-        object again while no tree changed)."""
-        if not self.update(trees) and self._measures is not None:
+    def tallied(self, trees: Sequence[Tree], revision: object = None) -> int:
+        """How many of ``trees`` (any status: live, dead or removed) stand inside the stand,
+        on the boundary counting (after :meth:`update`)."""
+        self.update(trees, revision)
+        return len(self._inside)
+
+    def measures(self, trees: Sequence[Tree], revision: object = None) -> StandMeasures:
+        """:class:`StandMeasures` of the stand for ``trees`` (after :meth:`update`, with
+        ``revision`` as there; the same object again while no tree changed)."""
+        self.update(trees, revision)
+        if self._measures is not None:
             return self._measures
         c10, c3, d10 = self.areas()
         d_in = np.fromiter(self._stems.values(), float, len(self._stems))
@@ -240,3 +267,39 @@ class StandCanopy:
             stand_table=stand_table(d_in, self._area_ac),
         )
         return self._measures
+
+
+class StandQueries:
+    """The tally queries of :class:`~fieldapp.survey.visit.Visit` (a mixin): the trees, and
+    each woodland stand's figures kept tree by tree (one :class:`StandCanopy` per stand
+    polygon, in ``self._canopies``; ``self._tree_rev`` counts the tree changes)."""
+
+    def trees(self, *, status: TreeStatus | None = None) -> list[Tree]:
+        """Every tallied tree in the order tallied (only those of ``status`` when given)."""
+        ts = self.features(Layer.TREE)
+        return ts if status is None else [t for t in ts if t.status is status]
+
+    def stand_measures(self, stand_uuid: str) -> StandMeasures:
+        """Canopy cover, stems and basal area per acre, stand table for a woodland stand.
+
+        After the first call, a call costs what changed since the last one (nothing when no
+        tree did), not the size of the tally; the figures are those of
+        :func:`fieldapp.survey.canopy.stand_measures`. Raises NotFound for no such stand.
+        """
+        return self._canopy(stand_uuid).measures(self.trees(), self._tree_rev)
+
+    def stand_tally(self, stand_uuid: str) -> int:
+        """How many trees (any status: a tally was made) stand inside a woodland stand, on its
+        boundary counting; kept as :meth:`stand_measures`. Raises NotFound for no such stand."""
+        return self._canopy(stand_uuid).tallied(self.trees(), self._tree_rev)
+
+    def _canopy(self, stand_uuid: str) -> StandCanopy:
+        stand = self.get(Layer.AREA, stand_uuid)
+        kept = self._canopies.get(stand_uuid)
+        if kept is None or kept.stand is not stand.geometry or kept.frame is not self.frame:
+            kept = self._canopies[stand_uuid] = StandCanopy(stand.geometry, self.frame)
+        return kept
+
+    def grove_candidates(self, grove_uuid: str) -> list[Tree]:
+        """Live deciduous trees ≥ 18.0 in DBH inside a grove polygon."""
+        return grove_candidates(self.get(Layer.AREA, grove_uuid).geometry, self.trees())

@@ -43,7 +43,6 @@ from datetime import date, datetime, timezone
 from typing import Callable, Iterable, Protocol, Sequence
 
 from ..geo import SiteFrame
-from . import canopy
 from . import values as V
 from .boundary import BoundaryWalk
 from .errors import InvalidValue, NotFound, StateError
@@ -55,7 +54,7 @@ from .readings import CaliperLike
 from .readings import reading_id as _reading_id
 from .editing import EditCommands
 from .shoreline import ShorelineCommands
-from .standcanopy import StandCanopy
+from .standcanopy import StandCanopy, StandQueries
 from .stake import StakeCommands
 from .attach import PhotoCommands
 from .validation import PARENTS, REFERENCE_FIELD, enum_value, ms, validate, validated_site
@@ -96,7 +95,7 @@ def _layer(layer) -> Layer:
         raise InvalidValue("layer", f"unknown layer {layer!r}") from exc
 
 
-class Visit(ShorelineCommands, EditCommands, StakeCommands, PhotoCommands):
+class Visit(ShorelineCommands, EditCommands, StakeCommands, PhotoCommands, StandQueries):
     """One day's field work at one site (see module docstring).
 
     Parameters
@@ -139,6 +138,7 @@ class Visit(ShorelineCommands, EditCommands, StakeCommands, PhotoCommands):
         self._tag_range: tuple[int, int] | None = None
         self._max_in_range = 0
         self._canopies: dict[str, StandCanopy] = {}   # stand uuid -> its canopy, kept up to date
+        self._tree_rev = 0      # counts tree changes: a stand's canopy asked twice looks once
 
     def set_tag_block(self, first: int, last: int) -> None:
         """Number new trees from ``first`` to ``last`` (the office's tag block of this laptop
@@ -325,6 +325,8 @@ class Visit(ShorelineCommands, EditCommands, StakeCommands, PhotoCommands):
             return
         table = self._data[ch.layer]
         pf = PARENTS[ch.layer].field if ch.layer in PARENTS else None
+        if ch.layer is Layer.TREE:
+            self._tree_rev += 1
         if ch.layer is Layer.TREE and ch.new is not None:
             self._max_tag = max(self._max_tag, ch.new.tag)
             if self._tag_range and self._tag_range[0] <= ch.new.tag <= self._tag_range[1]:
@@ -767,29 +769,6 @@ class Visit(ShorelineCommands, EditCommands, StakeCommands, PhotoCommands):
         n = Note(**self._stamp(), text=V.text("text", text, allow_empty=False, max_len=V.MAX_TEXT_LEN, multiline=True),
                  x=V.optional_finite("x", x), y=V.optional_finite("y", y))
         return self._commit([Change(Action.ADDED, Layer.NOTE, n)])[0].new
-
-    # ---------------------------------------------------------------- woodland
-    def trees(self, *, status: TreeStatus | None = None) -> list[Tree]:
-        ts = self.features(Layer.TREE)
-        return ts if status is None else [t for t in ts if t.status is status]
-
-    def stand_measures(self, stand_uuid: str) -> canopy.StandMeasures:
-        """Canopy cover, stems and basal area per acre, stand table for a woodland stand.
-
-        Kept up to date tree by tree (:class:`~fieldapp.survey.standcanopy.StandCanopy`, one per
-        stand polygon): after the first call, a call costs what changed since the last one, not
-        the size of the tally; the figures are those of :func:`canopy.stand_measures`.
-        """
-        stand = self.get(Layer.AREA, stand_uuid)
-        kept = self._canopies.get(stand_uuid)
-        if kept is None or kept.stand is not stand.geometry or kept.frame is not self.frame:
-            kept = self._canopies[stand_uuid] = StandCanopy(stand.geometry, self.frame)
-        return kept.measures(self.trees())
-
-    def grove_candidates(self, grove_uuid: str) -> list[Tree]:
-        """Live deciduous trees ≥ 18.0 in DBH inside a grove polygon."""
-        return canopy.grove_candidates(self.get(Layer.AREA, grove_uuid).geometry, self.trees())
-
 
 
 # -------------------------------------------------------------------- helpers

@@ -24,14 +24,17 @@ FILL_ALPHA = 110
 class CrownLayer:
     """Crown circles of the tally in one plot (``plot_item``: a pyqtgraph PlotItem).
 
-    :meth:`set_crowns` takes ``(x, y, radius, colour)`` in the plot's units (the map's local
-    feet) and replaces what is drawn.
+    :meth:`set_crowns` takes ``(x, y, radius, colour)`` in site feet with the plot's origin
+    (the map's local feet are site feet less it) and replaces what is drawn; a squeeze adds
+    one circle to its colour's path, the others are kept.
     """
 
     def __init__(self, plot_item: Any, z: float = 0.0) -> None:
         self._plot_item = plot_item
         self._z = z
         self._items: dict[str, QGraphicsPathItem] = {}
+        self._shown: list = []                  # the crowns drawn, as given
+        self._origin: tuple[float, float] = (0.0, 0.0)
         self.count = 0
 
     def _item(self, colour: str) -> QGraphicsPathItem:
@@ -52,18 +55,29 @@ class CrownLayer:
             self._plot_item.addItem(item)
         return item
 
-    def set_crowns(self, crowns: Sequence[tuple[float, float, float, str]]) -> None:
-        """Draw ``crowns`` (x, y, radius ≥ 0.5 drawn, colour) instead of the previous ones."""
+    def set_crowns(self, crowns: Sequence[tuple[float, float, float, str]],
+                   origin: tuple[float, float] = (0.0, 0.0)) -> None:
+        """Draw ``crowns`` (x, y, radius ≥ 0.5 drawn, colour; the map's site feet) less
+        ``origin`` (the map's display origin) instead of the previous ones.
+
+        When ``crowns`` begins with the crowns drawn last (a squeeze appends one tree), only the
+        new ones are added to the paths; anything else draws every path again.
+        """
+        n = len(self._shown)
+        more = origin == self._origin and len(crowns) >= n and crowns[:n] == self._shown
         paths: dict[str, QPainterPath] = {}
-        for x, y, r, colour in crowns:
+        ox, oy = origin
+        for x, y, r, colour in (crowns[n:] if more else crowns):
             path = paths.get(colour)
             if path is None:
-                path = paths[colour] = QPainterPath()
+                kept = self._items.get(colour) if more else None
+                path = paths[colour] = QPainterPath(kept.path()) if kept is not None else QPainterPath()
                 path.setFillRule(Qt.WindingFill)   # overlapping crowns stay filled
             r = max(float(r), 0.5)
-            path.addEllipse(QPointF(x, y), r, r)
-        for colour in set(self._items) | set(paths):
+            path.addEllipse(QPointF(x - ox, y - oy), r, r)
+        for colour in set(paths) if more else set(self._items) | set(paths):
             self._item(colour).setPath(paths.get(colour, QPainterPath()))
+        self._shown, self._origin = list(crowns), origin
         self.count = len(crowns)
 
     def paths(self) -> dict[str, QPainterPath]:

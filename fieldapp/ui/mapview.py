@@ -388,9 +388,10 @@ class MapView(QWidget):
                     self._fill(kind, closed)
                 elif what == "labels":
                     self._draw_labels(data)
-                elif what == "trees":
-                    pts = self._to_local([(t[0], t[1]) for t in data])
-                    self.trees.set_crowns([(p[0], p[1], t[2], t[3]) for p, t in zip(pts, data)])
+                elif what == "trees":   # the crown layer adds only the trees added since
+                    if self.origin is None and data:
+                        self.set_origin(data[0][0], data[0][1])
+                    self.trees.set_crowns(data, self.origin or (0.0, 0.0))
         if self._dirty:
             self._draw_position()
 

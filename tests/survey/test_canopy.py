@@ -167,3 +167,37 @@ def test_pct_clamps_only_rounding():
     assert pct(1.0, 4.0) == 25.0  # 100 x 1/4
     assert pct(4.000000000000001, 4.0) == 100.0  # one ulp over the whole
     assert pct(-1e-18, 4.0) == 0.0
+
+
+@pytest.mark.parametrize("cores", [1, 2, 8])
+def test_a_large_tally_unioned_in_strips_has_the_one_piece_areas(monkeypatch, cores):
+    """From STRIP_CROWNS crowns the union is made in STRIPS strips (on up to as many threads):
+    the areas equal the union made in one piece, whatever the number of cores; a crown drawn
+    across a strip's edge is cut, not counted twice."""
+    import numpy as np
+    from fieldapp.survey import canopy
+    from shapely.geometry import box
+
+    rng = np.random.default_rng(3)
+    x0, y0 = 500_000.0, 4_983_000.0
+    v = Visit.new("strips", crs="EPSG:32616", who="t")
+    stand = box(x0, y0, x0 + 120.0, y0 + 120.0)
+    for i in range(400):
+        d = float(rng.choice([2.0, 5.0, 12.0, 20.0]))
+        v.add_tree(x=x0 + float(rng.uniform(-5, 125)), y=y0 + float(rng.uniform(-5, 125)),
+                   dbh_in=d, crown_radius_ft=float(rng.uniform(6, 25)),
+                   leaf_habit=LeafHabit.DECIDUOUS if i % 3 else LeafHabit.EVERGREEN)
+    v.add_tree(x=x0 + 60, y=y0 + 60, dbh_in=14.0,                   # a drawn crown, 100 m wide
+               crown=box(x0 + 10, y0 + 50, x0 + 110, y0 + 52))
+    trees = v.trees()
+    crowns = canopy._clip(canopy.crown_polygons(trees, v.frame, v.frame._k_at(stand)), stand)
+    _, _, dbh, live, decid = canopy._arrays(trees)
+    q10 = live & (dbh >= 10 - 1e-6)
+    groups = (crowns[q10 & decid], crowns[q10 & ~decid], crowns[live & (dbh >= 3 - 1e-6) & ~q10])
+    one_piece = canopy._class_areas(*groups)
+    monkeypatch.setattr(canopy, "STRIP_CROWNS", 50)
+    monkeypatch.setattr(canopy.os, "cpu_count", lambda: cores)
+    cut = sum(len(g) for s in canopy._strips(groups, canopy.STRIPS) for g in s)
+    assert cut > sum(len(g) for g in groups)      # some crowns lie across a strip's edge
+    assert canopy.canopy_areas(crowns, dbh, live, decid) == \
+        pytest.approx(one_piece, rel=1e-12, abs=0)

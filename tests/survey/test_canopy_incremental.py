@@ -92,6 +92,9 @@ def test_kept_canopy_equals_the_union_after_every_squeeze_edit_and_delete(start,
         assert [(c.low_in, c.stems) for c in m.stand_table] == \
             [(c.low_in, c.stems) for c in ref.stand_table]
         assert (m.deciduous_share_pct is None) == (ref.deciduous_share_pct is None)
+        inside = shapely.covers(stand, shapely.points([(t.x, t.y) for t in trees])) \
+            if trees else []
+        assert kept.tallied(trees) == int(np.sum(inside))   # any status, boundary counting
     if start:   # built once from the starting tally, then every edit was applied by itself
         assert kept.rebuilds == 1
 
@@ -135,6 +138,31 @@ def test_visit_keeps_one_canopy_per_stand_and_rebuilds_when_the_stand_changes():
     assert v._canopies[stand.uuid] is not kept
     assert third == canopy.stand_measures(v.get("area_feature", stand.uuid).geometry,
                                           v.trees(), v.frame)
+
+
+def test_stand_tally_counts_every_tree_standing_in_the_stand_whatever_its_status():
+    """Live, dead and removed trees inside count (a tally was made), one on the boundary too,
+    one outside whose crown reaches in does not; a delete or a move out takes one off, and the
+    stand's figures asked after the count still see the change."""
+    v = Visit.new("t", crs="EPSG:32616", who="t")
+    stand = v.add_area(AreaKind.WOODLAND_STAND, [(X0, Y0), (X0 + 60, Y0), (X0 + 60, Y0 + 60),
+                                                 (X0, Y0 + 60)])
+    assert v.stand_tally(stand.uuid) == 0
+    live = v.add_tree(x=X0 + 30, y=Y0 + 30, dbh_in=12.0, crown_radius_ft=10.0)
+    v.add_tree(x=X0 + 10, y=Y0 + 10, dbh_in=8.0, status=TreeStatus.DEAD)
+    v.add_tree(x=X0 + 20, y=Y0 + 40, dbh_in=8.0, status=TreeStatus.REMOVED)
+    edge = v.add_tree(x=X0 + 60, y=Y0 + 20, dbh_in=14.0)                # on the boundary
+    v.add_tree(x=X0 + 62, y=Y0 + 30, dbh_in=20.0, crown_radius_ft=20.0)  # outside, crown in
+    assert v.stand_tally(stand.uuid) == 4
+    assert v.stand_measures(stand.uuid).stems == 2                      # live ones inside
+    v.delete_tree(live.uuid)
+    assert v.stand_tally(stand.uuid) == 3
+    assert v.stand_measures(stand.uuid).stems == 1
+    v.update_tree(edge.uuid, x=X0 + 70)
+    assert v.stand_tally(stand.uuid) == 2
+    assert v.stand_measures(stand.uuid).stems == 0
+    v.undo()
+    assert (v.stand_tally(stand.uuid), v.stand_measures(stand.uuid).stems) == (3, 1)
 
 
 def test_crown_circles_are_the_buffered_stems_vertex_for_vertex():
