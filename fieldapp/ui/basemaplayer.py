@@ -31,18 +31,23 @@ MARGIN = 0.25
 THROTTLE_MS = 120
 
 
+class _Answer(QObject):
+    """The worker's way back (see :class:`fieldapp.ui.tracklayer._Answer`): owned by Python, so
+    a render finishing after the map is gone emits into a live object."""
+
+    rendered = Signal(int, object, object)
+    failed = Signal(str)
+
+
 class BasemapLayer(QObject):
     """One basemap drawn under the features of ``map_view`` (a :class:`fieldapp.ui.mapview.MapView`).
 
     Signals
     -------
-    sigRendered(int, object, object)
-        Internal: a worker finished (generation, RGBA image or None, local rect).
     sigFailed(str)
         A render failed (the message in words; the layer is then cleared).
     """
 
-    sigRendered = Signal(int, object, object)
     sigFailed = Signal(str)
 
     def __init__(self, map_view: Any, frame_of: Any) -> None:
@@ -68,7 +73,9 @@ class BasemapLayer(QObject):
         self._throttle.setSingleShot(True)
         self._throttle.setInterval(THROTTLE_MS)
         self._throttle.timeout.connect(self._request)
-        self.sigRendered.connect(self._rendered)
+        self._answer = _Answer()
+        self._answer.rendered.connect(self._rendered)
+        self._answer.failed.connect(self.sigFailed)
         self.map.plot.getPlotItem().getViewBox().sigRangeChanged.connect(self._view_moved)
 
     def _view_moved(self, *_: Any) -> None:
@@ -133,20 +140,20 @@ class BasemapLayer(QObject):
         self._busy = True
         self._pending = False
         self.requests += 1
-        gen, info, renderer = self._generation, self.info, self._renderer
+        gen, info, renderer, answer = self._generation, self.info, self._renderer, self._answer
         crs, bounds, w, h, rect = view
 
         def work() -> None:
             try:
                 img = renderer.render(info.path, crs, bounds, w, h, info)
-                self.sigRendered.emit(gen, img[::-1].copy(), rect)   # row 0 at the bottom (y up)
+                answer.rendered.emit(gen, img[::-1].copy(), rect)   # row 0 at the bottom (y up)
             except (BasemapError, ValueError) as exc:
-                self.sigFailed.emit(str(exc))
-                self.sigRendered.emit(gen, None, rect)
+                answer.failed.emit(str(exc))
+                answer.rendered.emit(gen, None, rect)
             except Exception as exc:  # noqa: BLE001 - a worker must always answer
                 log.exception("basemap render")
-                self.sigFailed.emit(f"basemap could not be drawn: {exc}")
-                self.sigRendered.emit(gen, None, rect)
+                answer.failed.emit(f"basemap could not be drawn: {exc}")
+                answer.rendered.emit(gen, None, rect)
 
         self._submit(work)
 
