@@ -170,9 +170,10 @@ class MapView(QWidget):
             "boundary_live": pg.mkPen("#ff6600", width=3),
             "features": pg.mkPen("#00a0a0", width=4),     # drainageways, swales ... lines
         }
-        # the walked track (the visit's stored track, then every fix): thin, light and under
-        # every feature (it crosses the crowns in a tally); decimated for the view
-        self.track = TrackLayer(pi, pg.mkPen("#8c8c8c", width=1), -10, parent=self)
+        # the walked track (the visit's stored track, then every fix): thin, dark enough to show
+        # on an orthophoto, under every feature (it crosses the crowns in a tally); decimated
+        # for the view
+        self.track = TrackLayer(pi, pg.mkPen("#5c6470", width=1), -10, parent=self)
         for name, pen in pens.items():
             item = pg.PlotDataItem(pen=pen, connect="finite")
             self.curves[name] = item
