@@ -49,7 +49,11 @@ def history_for(x: np.ndarray, y: np.ndarray, boxes: np.ndarray, level: int,
                 covered: tuple[float, float, float, float], cache: dict) -> tuple[np.ndarray, np.ndarray]:
     """The frozen chunks whose box (minx, miny, maxx, maxy rows of ``boxes``) meets ``covered``,
     simplified to half of 2**``level`` ft and joined (NaN between chunks that do not follow
-    each other). ``cache`` maps (level, chunk) to a simplified chunk and is filled here."""
+    each other). ``cache`` maps (level, chunk) to a simplified chunk and is filled here; levels
+    more than two away from ``level`` are dropped from it (a day at every zoom would otherwise
+    be kept many times over). Runs on the worker thread, the only one that touches ``cache``."""
+    for stale in [k for k in cache if abs(k[0] - level) > 2]:
+        del cache[stale]
     x0, y0, x1, y1 = covered
     hit = np.flatnonzero((boxes[:, 0] <= x1) & (boxes[:, 2] >= x0) & (boxes[:, 1] <= y1) & (boxes[:, 3] >= y0))
     tol = 0.5 * 2.0 ** level
