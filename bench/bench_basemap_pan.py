@@ -4,10 +4,14 @@
 RGB GeoTIFF of about GB gigabytes (uncompressed, tiled 512 x 512, overviews 2-64; EPSG:4326, so
 every view is reprojected into the UTM site CRS), once, in the temp folder
 (``fieldapp-bench-ortho-<GB>.tif``, reused by later runs), then pans the map (1366 x 768
-window, a 600 ft view) 3 % of the view per step and repaints. It prints the frame time (pan +
-repaint on the UI thread; median, 95th percentile, max) with the basemap and, as the reference
-from the same run, without it, plus the worker's render time per view and how many views it
-finished. Target: frame time p95 < 50 ms.
+window, a 600 ft view) 3 % of the view per step at 30 steps a second (a held arrow key), as the
+crew sees it: a **frame** is all the UI thread's event-loop work for one pan step (the pan, every
+queued event -- a finished basemap render being put in place, the map's timers -- and the paint
+of the viewport). It prints the frame time (wall clock, median / p95 / max, and the UI thread's
+own CPU time, which the other users of a shared machine do not inflate) with the basemap, beside
+the target (p95 <= 50 ms) and, as the reference from the same run, the same pan without the
+basemap; then where a frame's time goes (pan, events, paint), the worker's render time per
+view and how many views it finished, and the machine's load.
 """
 
 from __future__ import annotations
@@ -55,23 +59,73 @@ def make_ortho(gb: float) -> Path:
     return path
 
 
-def pan_times(app, w, steps: int) -> list[float]:
-    vb = w.map.plot.getPlotItem().getViewBox()
-    times = []
+def PaintCounter(view):
+    """Counts and times the paints of the map's viewport (``view``: the pyqtgraph GraphicsView),
+    so each step is painted once, not twice, and the paint's share of a frame is known."""
+    from PySide6.QtCore import QEvent, QObject
+
+    class Counter(QObject):
+        count = 0
+        ms = 0.0
+
+        def eventFilter(self, obj, event):  # noqa: N802 - Qt name
+            if event.type() != QEvent.Paint:
+                return False
+            self.count += 1
+            t0 = time.perf_counter()
+            view.viewportEvent(event)       # the paint itself, timed
+            self.ms += (time.perf_counter() - t0) * 1000.0
+            return True
+
+    c = Counter(view)
+    view.viewport().installEventFilter(c)
+    return c
+
+
+STEP_S = 1 / 30          # a held arrow key repeats about 30 times a second
+
+
+def pan_times(app, w, steps: int) -> dict[str, list[float]]:
+    """Per pan step (ms): wall frame, UI-thread CPU, and the wall parts pan / other events /
+    paint of the map.
+    The steps are paced at STEP_S; the wait between them is idle time, not part of a frame
+    (anything queued meanwhile is handled, and counted, in the next frame's events)."""
+    painted = PaintCounter(w.map.plot)
+    out: dict[str, list[float]] = {k: [] for k in ("frame", "cpu", "pan", "events", "paint")}
+    next_at = time.perf_counter()
+    paints = []
     for i in range(steps):
         dx = 0.03 if (i // 50) % 2 == 0 else -0.03
-        t0 = time.perf_counter()
+        delay = next_at - time.perf_counter()
+        if delay > 0:
+            time.sleep(delay)            # pacing between frames, not synchronisation
+        next_at = max(next_at + STEP_S, time.perf_counter())
+        before = painted.count
+        painted.ms = 0.0
+        t0, c0 = time.perf_counter(), time.thread_time()
         w.map.pan(dx, 0.01)
+        t1 = time.perf_counter()
         app.processEvents()
-        w.map.plot.viewport().repaint()
-        times.append((time.perf_counter() - t0) * 1000.0)
-    del vb
-    return times
+        t2 = time.perf_counter()
+        if painted.count == before:      # the pan's paint not handled yet: paint now
+            w.map.plot.viewport().repaint()
+        t3, c3 = time.perf_counter(), time.thread_time()
+        paints.append(painted.count - before)
+        paint = painted.ms / 1000.0
+        for k, v in (("frame", t3 - t0), ("cpu", c3 - c0), ("pan", t1 - t0),
+                     ("events", t3 - t1 - paint), ("paint", paint)):
+            out[k].append(v * 1000.0)
+    out["paints"] = paints
+    return out
 
 
 def summary(name: str, ms: list[float]) -> str:
     q = statistics.quantiles(ms, n=20)
-    return f"{name}: median {statistics.median(ms):.1f} ms, p95 {q[18]:.1f} ms, max {max(ms):.1f} ms"
+    return f"{name}: median {statistics.median(ms):6.1f} ms, p95 {q[18]:6.1f} ms, max {max(ms):6.1f} ms"
+
+
+def p95(ms: list[float]) -> float:
+    return statistics.quantiles(ms, n=20)[18]
 
 
 def main() -> None:
@@ -81,7 +135,7 @@ def main() -> None:
     from PySide6.QtWidgets import QApplication
 
     app = QApplication([])
-    from fieldapp.basemap import render
+    from fieldapp.basemap import Renderer
     from fieldapp.geo import SiteFrame
     from fieldapp.ui.basemaplayer import BasemapLayer
     from fieldapp.ui.mapview import MapView
@@ -104,33 +158,43 @@ def main() -> None:
     vb.setRange(xRange=(-300, 300), yRange=(-170, 170), padding=0)
     layer = BasemapLayer(mv, lambda: frame)
     worker_ms: list[float] = []
-    real_render = render
+    real_render = Renderer.render
 
-    def timed(*a, **k):
+    def timed(self, *a, **k):
         t0 = time.perf_counter()
         try:
-            return real_render(*a, **k)
+            return real_render(self, *a, **k)
         finally:
             worker_ms.append((time.perf_counter() - t0) * 1000.0)
 
-    import fieldapp.ui.basemaplayer as bl
-
-    bl.render = timed
+    Renderer.render = timed
     layer.set_source(ortho)
     t_end = time.time() + 60
     while layer.renders < 1 and time.time() < t_end:
         app.processEvents()
         time.sleep(0.01)
+    first = layer.renders
     with_map = pan_times(app, win, steps)
+    during = layer.renders - first
     t_end = time.time() + 30
     while layer._busy and time.time() < t_end:
         app.processEvents()
         time.sleep(0.01)
-    print(f"{ortho.name}: {ortho.stat().st_size / 2**30:.2f} GiB, {steps} pan steps of 3 % over a 600 ft view")
-    print(summary("frame time with the basemap  ", with_map) + "   (target p95 < 50 ms)")
-    print(summary("frame time without (reference)", reference))
+    print(f"{ortho.name}: {ortho.stat().st_size / 2**30:.2f} GiB, {steps} pan steps of 3 % over a "
+          f"600 ft view at {1 / STEP_S:.0f} steps/s")
+    verdict = "meets" if p95(with_map["frame"]) <= 50 else "MISSES"
+    print(summary("frame with the basemap (wall)  ", with_map["frame"])
+          + f"   target p95 <= 50 ms: {verdict}")
+    print(summary("frame without it (reference)   ", reference["frame"]))
+    print(summary("UI-thread CPU, with the basemap", with_map["cpu"]))
+    print(summary("UI-thread CPU, without it      ", reference["cpu"]))
+    for part in ("pan", "events", "paint"):
+        print(summary(f"  part: {part:<6} with the basemap ", with_map[part]))
+    print(f"paints per frame: {statistics.mean(with_map['paints']):.2f} (with), "
+          f"{statistics.mean(reference['paints']):.2f} (without)")
+    print(f"views rendered during the pan: {during} of {layer.requests} asked for")
     if len(worker_ms) >= 2:
-        print(summary(f"worker render per view ({len(worker_ms)} views)", worker_ms))
+        print(summary(f"worker render per view ({len(worker_ms)} views) ", worker_ms))
     layer.close()
     load = os.getloadavg()
     print(f"machine load average {load[0]:.1f} {load[1]:.1f} {load[2]:.1f} on {os.cpu_count()} cores")

@@ -26,6 +26,7 @@ from shapely.geometry import LinearRing, LineString, Point
 
 from fieldapp.app import overlays
 from fieldapp.survey.features import Layer
+from fieldapp.survey.errors import NotFound
 from fieldapp.survey.stake import Guidance, Heading, Target, guide
 
 __all__ = ["targets", "StakeOut", "DEFAULT_TOLERANCE_FT"]
@@ -49,9 +50,18 @@ def _rings_targets(key: str, label: str, geom: Any, ft: Any, verdict: str) -> li
     return out
 
 
-def targets(visit: Any) -> list[Target]:
+#: Which builder makes the targets whose key starts with each word.
+_FAMILY = {"bank_line": "bank", "bank": "bank", "protective_area": "area", "wetland": "area",
+           "envelope": "area", "drainageway": "drainageway", "point": "point"}
+
+
+def targets(visit: Any, keys: Any = None) -> list[Target]:
     """Every stake-out target of ``visit`` (a :class:`fieldapp.app.visit.VisitController`),
-    computed lines first, then recorded points. Empty before the site CRS is known."""
+    computed lines first, then recorded points. Empty before the site CRS is known.
+
+    With ``keys`` (an iterable of target keys) only those targets (those that still exist):
+    only the builders of their kinds run, and a recorded point is looked up by its uuid, so
+    following a few flagged targets costs what they cost, not what the whole visit does."""
     m = visit.model
     if not m.has_frame:
         return []
@@ -60,12 +70,52 @@ def targets(visit: Any) -> list[Target]:
     def ft(pts: Any) -> list[tuple[float, float]]:
         return [(float(f.to_ft(x)), float(f.to_ft(y))) for x, y in pts]
 
+    wanted = None if keys is None else set(keys)
+    families = None if wanted is None else {_FAMILY.get(k.split(":", 1)[0]) for k in wanted}
     out: list[Target] = []
-    out += _bank_targets(visit, ft)
-    out += _area_targets(visit, ft)
-    out += _drainageway_targets(visit, ft)
-    out += _point_targets(visit, ft)
+    if families is None or "bank" in families:
+        out += _bank_targets(visit, ft)
+    if families is None or "area" in families:
+        out += _area_targets(visit, ft)
+    if families is None or "drainageway" in families:
+        out += _drainageway_targets(visit, ft)
+    if families is None:
+        out += _point_targets(visit, ft)
+    elif "point" in families:
+        out += _point_targets_by_key(visit, ft, [k for k in wanted if k.startswith("point:")])
+    return out if wanted is None else [t for t in out if t.key in wanted]
+
+
+def _point_targets_by_key(visit: Any, ft: Any, keys: list[str]) -> list[Target]:
+    """The recorded-point targets ``point:<layer>:<uuid>`` among ``keys`` that still exist,
+    labelled as :func:`_point_targets` labels them."""
+    m = visit.model
+    out = []
+    layers = {"ohwm_point": Layer.OHWM_POINT, "station": Layer.STATION, "tree": Layer.TREE,
+              "note": Layer.NOTE}
+    for key in keys:
+        _, layer, uuid = key.split(":", 2)
+        try:
+            rec = m.get(layers[layer], uuid)
+        except NotFound:
+            continue                                   # gone: its flags stay as they are
+        if getattr(rec, "x", None) is None:
+            continue
+        label = _point_label(visit, layer, rec)
+        out.append(Target(key, label, Point(ft([(rec.x, rec.y)])[0])))
     return out
+
+
+def _point_label(visit: Any, layer: str, rec: Any) -> str:
+    m = visit.model
+    if layer == "ohwm_point":
+        return f"OHWM point {rec.seq + 1}"
+    if layer == "station":
+        t = m.get(Layer.TRANSECT, rec.transect_uuid)
+        return f"Station {rec.seq + 1} of transect {t.label} ({rec.distance_ft:.0f} ft)"
+    if layer == "tree":
+        return f"Tree {rec.tag}"
+    return f"Note: {rec.text[:30]}"
 
 
 def _bank_targets(visit: Any, ft: Any) -> list[Target]:
@@ -135,20 +185,13 @@ def _drainageway_targets(visit: Any, ft: Any) -> list[Target]:
 
 def _point_targets(visit: Any, ft: Any) -> list[Target]:
     m = visit.model
-    out = []
-    for p in visit.ohwm_points():
-        out.append(Target(f"point:ohwm_point:{p.uuid}", f"OHWM point {p.seq + 1}",
-                          Point(ft([(p.x, p.y)])[0])))
+    recs = [("ohwm_point", p) for p in visit.ohwm_points()]
     for t in m.features(Layer.TRANSECT):
-        for s in m.stations(t.uuid):
-            out.append(Target(f"point:station:{s.uuid}", f"Station {s.seq + 1} of transect {t.label}"
-                              f" ({s.distance_ft:.0f} ft)", Point(ft([(s.x, s.y)])[0])))
-    for tree in m.trees():
-        out.append(Target(f"point:tree:{tree.uuid}", f"Tree {tree.tag}", Point(ft([(tree.x, tree.y)])[0])))
-    for n in m.features(Layer.NOTE):
-        if n.x is not None:
-            out.append(Target(f"point:note:{n.uuid}", f"Note: {n.text[:30]}", Point(ft([(n.x, n.y)])[0])))
-    return out
+        recs += [("station", s) for s in m.stations(t.uuid)]
+    recs += [("tree", tree) for tree in m.trees()]
+    recs += [("note", n) for n in m.features(Layer.NOTE) if n.x is not None]
+    return [Target(f"point:{layer}:{r.uuid}", _point_label(visit, layer, r), Point(ft([(r.x, r.y)])[0]))
+            for layer, r in recs]
 
 
 class StakeOut:
@@ -157,7 +200,8 @@ class StakeOut:
     ``on_fix(fix)`` returns the :class:`~fieldapp.survey.stake.Guidance` of each fix (None
     without a target, a site CRS or a position); ``flag(fix)`` records a stake point there;
     ``refresh()`` rebuilds the targets after a model change, follows the chosen one by key and
-    marks stake points of moved targets as superseded.
+    marks stake points of moved targets as superseded; ``refresh_staked()`` does the same for
+    the flagged and chosen targets only; ``rebuilds`` counts the full rebuilds.
     """
 
     def __init__(self, visit: Any, tolerance_ft: float = DEFAULT_TOLERANCE_FT) -> None:
@@ -168,10 +212,12 @@ class StakeOut:
         self.target: Target | None = None
         self.guidance: Guidance | None = None
         self._last: tuple[Any, tuple[float, float]] | None = None
+        self.rebuilds = 0
 
     def refresh(self) -> tuple:
         """Targets again from the visit (call after the checks were refreshed); returns the
         superseding changes (empty when no target moved)."""
+        self.rebuilds += 1
         self.targets = targets(self.visit)
         by_key = {t.key: t for t in self.targets}
         if self.target is not None:
@@ -180,6 +226,22 @@ class StakeOut:
         if self._last is not None and self.target is not None:
             self.guidance = self._guide(*self._last)
         return changes
+
+    def refresh_staked(self) -> tuple:
+        """What :meth:`refresh` does for the flags and the chosen target only, while the
+        panel is hidden: the targets behind the visit's stake points and the chosen one are
+        built again (nothing when there are neither), stake points of moved ones are marked
+        superseded (or current again), and the chosen target follows its verdict. The full
+        list waits for :meth:`refresh`. Returns the superseding changes."""
+        keys = {sp.target_key for sp in self.visit.model.stake_points()}
+        if self.target is not None:
+            keys.add(self.target.key)
+        if not keys:
+            return ()
+        now = targets(self.visit, keys)
+        if self.target is not None:
+            self.target = next((t for t in now if t.key == self.target.key), self.target)
+        return self.visit.model.mark_superseded(now) if now else ()
 
     def choose(self, key: str | None) -> Target | None:
         """Stake out the target ``key`` (None: none). Raises KeyError for an unknown key."""
@@ -196,8 +258,10 @@ class StakeOut:
         return guide(self.target, xy[0], xy[1], tolerance_ft=self.tolerance_ft,
                      frame=self.visit.model.frame, heading_true_deg=self.heading.deg)
 
-    def on_fix(self, fix: Any) -> Guidance | None:
-        """Guidance from ``fix`` (WGS84 lat/lon) to the target, in grid ft of the site's foot."""
+    def on_fix(self, fix: Any, guide: bool = True) -> Guidance | None:
+        """Guidance from ``fix`` (WGS84 lat/lon) to the target, in grid ft of the site's foot.
+        Without ``guide`` only the direction of travel and the last position are kept (the
+        panel is hidden) and the guidance is left as it was."""
         lat, lon = getattr(fix, "lat_deg", None), getattr(fix, "lon_deg", None)
         if lat is None or lon is None:
             return None
@@ -206,6 +270,8 @@ class StakeOut:
             return None
         self.heading.update(fix, xy, self.visit.model.frame)
         self._last = (fix, xy)
+        if not guide:
+            return None
         self.guidance = self._guide(fix, xy) if self.target is not None else None
         return self.guidance
 

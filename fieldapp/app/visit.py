@@ -94,6 +94,20 @@ class VisitController:
         x, y = f.to_local(lon_deg, lat_deg)
         return float(f.to_ft(x)), float(f.to_ft(y))
 
+    def track_ft(self):
+        """The stored GNSS track in site feet, in time order: two float arrays (x_ft, y_ft),
+        empty before the site CRS is known."""
+        import numpy as np
+
+        pts = self.model.track() if self.model.has_frame else []
+        if not pts:
+            return np.empty(0), np.empty(0)
+        pts = sorted(pts, key=lambda p: (p.t_utc is None, p.t_utc or 0))
+        f = self.model.frame
+        xs = np.fromiter((p.x for p in pts), float, len(pts))
+        ys = np.fromiter((p.y for p in pts), float, len(pts))
+        return f.to_ft(xs), f.to_ft(ys)
+
     def unproject(self, x_ft: float, y_ft: float) -> tuple[float, float] | None:
         """Site feet -> WGS84 (lat_deg, lon_deg); None before the site CRS is known."""
         if not self.model.has_frame:

@@ -6,9 +6,9 @@ any CRS, read and reprojected to the site CRS through GDAL (rasterio) -- :mod:`.
 
 from __future__ import annotations
 
-from .raster import BasemapError, BasemapInfo, open_basemap, render
+from .raster import BasemapError, BasemapInfo, Renderer, open_basemap, render
 
-__all__ = ["BasemapError", "BasemapInfo", "open_basemap", "render", "main"]
+__all__ = ["BasemapError", "BasemapInfo", "Renderer", "open_basemap", "render", "main"]
 
 
 def main(argv=None) -> int:

@@ -18,7 +18,7 @@ from pathlib import Path
 
 import numpy as np
 
-__all__ = ["BasemapError", "BasemapInfo", "open_basemap", "render", "overview_level"]
+__all__ = ["BasemapError", "BasemapInfo", "Renderer", "open_basemap", "render", "overview_level"]
 
 
 class BasemapError(ValueError):
@@ -114,35 +114,77 @@ def render(path, site_crs, bounds, width_px: int, height_px: int, info: BasemapI
     view's north edge, covering ``bounds`` = (minx, miny, maxx, maxy) in **site CRS units**
     (``site_crs``: anything rasterio takes, e.g. ``"EPSG:32616"``). Alpha 0 outside the raster.
 
-    Raises :class:`BasemapError` (see :func:`open_basemap`) and ValueError for an empty view.
+    Opens the file for this one call; a caller rendering view after view keeps a
+    :class:`Renderer` instead. Raises :class:`BasemapError` (see :func:`open_basemap`) and
+    ValueError for an empty view.
     """
-    rasterio, RasterioIOError = _rasterio()
-    from rasterio.enums import Resampling
-    from rasterio.transform import from_bounds
-    from rasterio.vrt import WarpedVRT
-    from rasterio.warp import transform_bounds
+    with Renderer() as r:
+        return r.render(path, site_crs, bounds, width_px, height_px, info)
 
-    minx, miny, maxx, maxy = (float(v) for v in bounds)
-    w, h = int(width_px), int(height_px)
-    if not (w > 0 and h > 0 and maxx > minx and maxy > miny):
-        raise ValueError(f"empty view {bounds} at {w} x {h} px")
-    info = info or open_basemap(path)
-    dst_transform = from_bounds(minx, miny, maxx, maxy, w, h)
-    try:
-        level = None
-        if info.overviews:
-            b = transform_bounds(info.crs, site_crs, *info.bounds, densify_pts=21)
-            source_px = (b[2] - b[0]) / info.width
-            level = overview_level(info.overviews, source_px, (maxx - minx) / w)
-        kw = {} if level is None else {"overview_level": level}
-        with rasterio.open(info.path, **kw) as src, WarpedVRT(
-                src, crs=site_crs, transform=dst_transform, width=w, height=h,
-                resampling=Resampling.bilinear, add_alpha=src.count in (1, 3)) as vrt:
-            data = vrt.read()
+
+class Renderer:
+    """Renders view after view of basemaps, keeping each (file, overview level) open between
+    calls so GDAL's block cache serves a pan from memory instead of the disk. Not thread-safe:
+    one per worker thread. ``close()`` (or ``with``) closes the files."""
+
+    def __init__(self) -> None:
+        self._open: dict[tuple[str, int | None], object] = {}
+        self._site_bounds: dict[tuple[str, str], tuple] = {}
+
+    def __enter__(self) -> "Renderer":
+        return self
+
+    def __exit__(self, *exc) -> None:
+        self.close()
+
+    def close(self) -> None:
+        for src in self._open.values():
+            src.close()
+        self._open.clear()
+
+    def _dataset(self, path: Path, level: int | None):
+        rasterio, _ = _rasterio()
+        key = (str(path), level)
+        src = self._open.get(key)
+        if src is None:
+            kw = {} if level is None else {"overview_level": level}
+            src = self._open[key] = rasterio.open(path, **kw)
+        return src
+
+    def _level(self, info: BasemapInfo, site_crs, view_px: float) -> int | None:
+        from rasterio.warp import transform_bounds
+
+        if not info.overviews:
+            return None
+        key = (str(info.path), str(site_crs))
+        b = self._site_bounds.get(key)
+        if b is None:
+            b = self._site_bounds[key] = transform_bounds(info.crs, site_crs, *info.bounds, densify_pts=21)
+        return overview_level(info.overviews, (b[2] - b[0]) / info.width, view_px)
+
+    def render(self, path, site_crs, bounds, width_px: int, height_px: int,
+               info: BasemapInfo | None = None) -> np.ndarray:
+        """As :func:`render`, reusing the files this renderer has open."""
+        _, RasterioIOError = _rasterio()
+        from rasterio.enums import Resampling
+        from rasterio.transform import from_bounds
+        from rasterio.vrt import WarpedVRT
+
+        minx, miny, maxx, maxy = (float(v) for v in bounds)
+        w, h = int(width_px), int(height_px)
+        if not (w > 0 and h > 0 and maxx > minx and maxy > miny):
+            raise ValueError(f"empty view {bounds} at {w} x {h} px")
+        info = info or open_basemap(path)
+        dst_transform = from_bounds(minx, miny, maxx, maxy, w, h)
+        try:
+            src = self._dataset(info.path, self._level(info, site_crs, (maxx - minx) / w))
+            with WarpedVRT(src, crs=site_crs, transform=dst_transform, width=w, height=h,
+                           resampling=Resampling.bilinear, add_alpha=src.count in (1, 3)) as vrt:
+                data = vrt.read()
             cmap = src.colormap(1) if src.count == 1 and _has_colormap(src) else None
-    except RasterioIOError as exc:
-        raise BasemapError(f"basemap {Path(path).name} could not be read: {exc}") from None
-    return _rgba(data, cmap)
+        except RasterioIOError as exc:
+            raise BasemapError(f"basemap {Path(path).name} could not be read: {exc}") from None
+        return _rgba(data, cmap)
 
 
 def _has_colormap(src) -> bool:

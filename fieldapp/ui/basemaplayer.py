@@ -1,11 +1,13 @@
 """The basemap under the map's features: an orthophoto or MBTiles file, rendered off the UI thread.
 
 :class:`BasemapLayer` adds one ``ImageItem`` below every feature of the map (z -30) with the
-crew's opacity. When the view moves or zooms it asks :func:`fieldapp.basemap.render` for the
-view (reprojected to the site CRS, at the overview level that fits) on a worker thread, one
-render at a time; the newest view wins and the finished image is put in place on the UI thread
-through a queued signal. While a render runs the previous image stays where it was on the
-ground, so panning never waits for the disk.
+crew's opacity. The image sits in map coordinates, so a pan or zoom moves and scales the last
+rendered image at once, with no raster read on the UI thread. A moving view asks for a new render
+at most every ``THROTTLE_MS`` (the newest view is read when the request goes out; views passed
+meanwhile are dropped); :class:`fieldapp.basemap.Renderer` draws it on one worker thread
+(reprojected to the site CRS, at the overview level that fits, a margin around the view so a
+short pan shows no blank edge), one render at a time, and the finished image is put in place on
+the UI thread through a queued signal (an RGBA array handed to Qt without conversion).
 """
 
 from __future__ import annotations
@@ -17,12 +19,24 @@ from typing import Any
 import pyqtgraph as pg
 from PySide6.QtCore import QObject, QRectF, QTimer, Signal
 
-from fieldapp.basemap import BasemapError, BasemapInfo, open_basemap, render
+from fieldapp.basemap import BasemapError, BasemapInfo, Renderer, open_basemap
 
 log = logging.getLogger(__name__)
 
 #: The largest image rendered for a view (pixels a side).
 MAX_PX = 2048
+#: A render covers the view and this fraction of its width / height more on each side.
+MARGIN = 0.25
+#: A moving view asks for a render at most this often (ms).
+THROTTLE_MS = 120
+
+
+class _Answer(QObject):
+    """The worker's way back (see :class:`fieldapp.ui.tracklayer._Answer`): owned by Python, so
+    a render finishing after the map is gone emits into a live object."""
+
+    rendered = Signal(int, object, object)
+    failed = Signal(str)
 
 
 class BasemapLayer(QObject):
@@ -30,13 +44,10 @@ class BasemapLayer(QObject):
 
     Signals
     -------
-    sigRendered(int, object, object)
-        Internal: a worker finished (generation, RGBA image or None, local rect).
     sigFailed(str)
         A render failed (the message in words; the layer is then cleared).
     """
 
-    sigRendered = Signal(int, object, object)
     sigFailed = Signal(str)
 
     def __init__(self, map_view: Any, frame_of: Any) -> None:
@@ -51,16 +62,26 @@ class BasemapLayer(QObject):
         self.item.setOpacity(self.opacity)
         self.map.plot.getPlotItem().addItem(self.item)
         self._pool = ThreadPoolExecutor(max_workers=1, thread_name_prefix="basemap")
+        self._renderer = Renderer()          # used on the worker thread only
         self._generation = 0
+        self._closed = False
         self._busy = False
         self._pending = False
         self.renders = 0
-        self._debounce = QTimer(self)
-        self._debounce.setSingleShot(True)
-        self._debounce.setInterval(60)
-        self._debounce.timeout.connect(self._request)
-        self.sigRendered.connect(self._rendered)
-        self.map.plot.getPlotItem().getViewBox().sigRangeChanged.connect(lambda *_: self._debounce.start())
+        self.requests = 0
+        self._throttle = QTimer(self)
+        self._throttle.setSingleShot(True)
+        self._throttle.setInterval(THROTTLE_MS)
+        self._throttle.timeout.connect(self._request)
+        self._answer = _Answer()
+        self._answer.rendered.connect(self._rendered)
+        self._answer.failed.connect(self.sigFailed)
+        self.map.plot.getPlotItem().getViewBox().sigRangeChanged.connect(self._view_moved)
+
+    def _view_moved(self, *_: Any) -> None:
+        """The view moved: the image moves with it (map coordinates); a render follows."""
+        if self.info is not None and not self._throttle.isActive():
+            self._throttle.start()
 
     # ---------------------------------------------------------------- the crew's choices
     def set_source(self, path: Any) -> BasemapInfo:
@@ -69,6 +90,7 @@ class BasemapLayer(QObject):
         self.info = info
         self._generation += 1
         self.item.clear()
+        self._submit(self._renderer.close)      # a replaced file is opened afresh
         self._request()
         return info
 
@@ -77,6 +99,11 @@ class BasemapLayer(QObject):
         self.info = None
         self._generation += 1
         self.item.clear()
+        self._submit(self._renderer.close)
+
+    def _submit(self, job: Any) -> None:
+        if not self._closed:
+            self._pool.submit(job)
 
     def set_opacity(self, opacity: float) -> None:
         """0 (hidden) .. 1 (opaque)."""
@@ -85,18 +112,25 @@ class BasemapLayer(QObject):
 
     # ---------------------------------------------------------------- rendering
     def _view(self) -> tuple | None:
+        """What to render: (site CRS WKT, site bounds, width px, height px, local rect) for
+        the view and its margin, at the view's pixel size (at most MAX_PX a side)."""
         frame = self.frame_of()
         if self.info is None or frame is None or self.map.origin is None:
             return None
         vb = self.map.plot.getPlotItem().getViewBox()
         (x0, x1), (y0, y1) = vb.viewRange()
-        w_px = int(min(max(vb.width(), 1.0), MAX_PX))
-        h_px = int(min(max(vb.height(), 1.0), MAX_PX))
+        mx, my = MARGIN * (x1 - x0), MARGIN * (y1 - y0)
+        x0, x1, y0, y1 = x0 - mx, x1 + mx, y0 - my, y1 + my
+        scale = 1.0 + 2.0 * MARGIN
+        w_px = int(min(max(vb.width() * scale, 1.0), MAX_PX))
+        h_px = int(min(max(vb.height() * scale, 1.0), MAX_PX))
         ox, oy = self.map.origin
         bounds = (frame.from_ft(ox + x0), frame.from_ft(oy + y0), frame.from_ft(ox + x1), frame.from_ft(oy + y1))
         return frame.crs.to_wkt(), bounds, w_px, h_px, (x0, y0, x1 - x0, y1 - y0)
 
     def _request(self) -> None:
+        if self._closed:
+            return
         if self._busy:
             self._pending = True
             return
@@ -105,27 +139,30 @@ class BasemapLayer(QObject):
             return
         self._busy = True
         self._pending = False
-        gen, info = self._generation, self.info
+        self.requests += 1
+        gen, info, renderer, answer = self._generation, self.info, self._renderer, self._answer
         crs, bounds, w, h, rect = view
 
         def work() -> None:
             try:
-                img = render(info.path, crs, bounds, w, h, info)
-                self.sigRendered.emit(gen, img[::-1].copy(), rect)   # row 0 at the bottom (y up)
+                img = renderer.render(info.path, crs, bounds, w, h, info)
+                answer.rendered.emit(gen, img[::-1].copy(), rect)   # row 0 at the bottom (y up)
             except (BasemapError, ValueError) as exc:
-                self.sigFailed.emit(str(exc))
-                self.sigRendered.emit(gen, None, rect)
+                answer.failed.emit(str(exc))
+                answer.rendered.emit(gen, None, rect)
             except Exception as exc:  # noqa: BLE001 - a worker must always answer
                 log.exception("basemap render")
-                self.sigFailed.emit(f"basemap could not be drawn: {exc}")
-                self.sigRendered.emit(gen, None, rect)
+                answer.failed.emit(f"basemap could not be drawn: {exc}")
+                answer.rendered.emit(gen, None, rect)
 
-        self._pool.submit(work)
+        self._submit(work)
 
     def _rendered(self, gen: int, img: Any, rect: tuple) -> None:
         self._busy = False
         if gen == self._generation and img is not None:
-            self.item.setImage(img, autoLevels=False, levels=(0, 255))
+            # RGBA uint8 with no levels: pyqtgraph wraps it in a QImage as it is (with levels
+            # it would rescale every channel on the UI thread, tens of ms a view)
+            self.item.setImage(img, autoLevels=False, levels=None)
             self.item.setRect(QRectF(*rect))
             self.renders += 1
         if self._pending:
@@ -133,6 +170,8 @@ class BasemapLayer(QObject):
 
     def close(self) -> None:
         """Stop the worker (pending renders are dropped)."""
+        self._submit(self._renderer.close)
+        self._closed = True
         self._pool.shutdown(wait=False, cancel_futures=True)
 
 

@@ -398,6 +398,7 @@ class MainWindow(QMainWindow):
             self.show_banner("")
             self.resume_recording()     # the start-up New visit dialog was cancelled before
         if visit is not None:
+            self.map.show_stored_track(*visit.track_ft())     # the day's walking so far
             visit.change_listeners.append(self._model_changed)
             self._model_changed(False)
         self.visit_label.setText(f"  Visit: {visit.name}  " if visit else "  no visit  ")

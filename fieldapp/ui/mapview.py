@@ -20,8 +20,8 @@ from PySide6.QtWidgets import (
 )
 
 from fieldapp.ui.crowns import CrownLayer
+from fieldapp.ui.tracklayer import TrackLayer
 
-TRACK_CAPACITY = 36_000          # one hour at 10 Hz
 NICE_STEPS_FT = (1, 2, 5, 10, 20, 25, 50, 100, 200, 250, 500, 1000, 2000, 5000)
 
 #: Colours of overlays by polygon kind (outline).
@@ -148,9 +148,6 @@ class MapView(QWidget):
         pi.setYRange(-100, 100)
         self.origin: tuple[float, float] | None = None
 
-        self.track_x = np.full(TRACK_CAPACITY, np.nan)
-        self.track_y = np.full(TRACK_CAPACITY, np.nan)
-        self.track_n = 0
         self.position: tuple[float, float] | None = None
         self.accuracy_ft = 0.0
         self.position_usable = False
@@ -163,9 +160,6 @@ class MapView(QWidget):
         self._overlay_dirty: dict[str, tuple] = {}
         self._overlay_shown: dict[str, list] = {}
 
-        # the walked track: light and under everything (it crosses the crowns in a tally)
-        self.track_item = pg.PlotDataItem(pen=pg.mkPen("#b4b4b4", width=1))
-        self.track_item.setZValue(-10)
         self.curves: dict[str, pg.PlotDataItem] = {}
         pens = {
             "ohwm": pg.mkPen("#0033dd", width=7),
@@ -176,7 +170,10 @@ class MapView(QWidget):
             "boundary_live": pg.mkPen("#ff6600", width=3),
             "features": pg.mkPen("#00a0a0", width=4),     # drainageways, swales ... lines
         }
-        pi.addItem(self.track_item)
+        # the walked track (the visit's stored track, then every fix): thin, dark enough to show
+        # on an orthophoto, under every feature (it crosses the crowns in a tally); decimated
+        # for the view
+        self.track = TrackLayer(pi, pg.mkPen("#5c6470", width=1), -10, parent=self)
         for name, pen in pens.items():
             item = pg.PlotDataItem(pen=pen, connect="finite")
             self.curves[name] = item
@@ -253,16 +250,7 @@ class MapView(QWidget):
         self.accuracy_ft = max(float(accuracy_ft), 0.0)
         self.position_usable = usable
         if track:
-            if self.track_n == TRACK_CAPACITY:
-                half = TRACK_CAPACITY // 2
-                self.track_x[:half] = self.track_x[half:]
-                self.track_y[:half] = self.track_y[half:]
-                self.track_x[half:] = np.nan
-                self.track_y[half:] = np.nan
-                self.track_n = half
-            self.track_x[self.track_n] = lx
-            self.track_y[self.track_n] = ly
-            self.track_n += 1
+            self.track.append(lx, ly)
         self._dirty = True
         if now:
             self._draw_position()
@@ -282,8 +270,7 @@ class MapView(QWidget):
     def _draw_position(self) -> None:
         """Track, marker, follow-me and scale bar from the buffers (clears the dirty flag)."""
         self._dirty = False
-        n = self.track_n
-        self.track_item.setData(self.track_x[:n], self.track_y[:n], connect="finite")
+        self.track.draw_tail()
         if self.position is not None:
             x, y = self.position
             self._draw_marker()
@@ -299,11 +286,26 @@ class MapView(QWidget):
                                 padding=0)
         self._update_scale()
 
+    @property
+    def track_n(self) -> int:
+        """Positions in the drawn track."""
+        return self.track.n
+
+    def show_stored_track(self, xs_ft, ys_ft) -> None:
+        """Draw the visit's stored track (site feet, in time order) as the start of the track;
+        the display origin is its first position when none is set yet."""
+        xs_ft = np.asarray(xs_ft, float)
+        ys_ft = np.asarray(ys_ft, float)
+        if not len(xs_ft):
+            return
+        if self.origin is None:
+            self.set_origin(float(xs_ft[0]), float(ys_ft[0]))
+        self.track.extend(xs_ft - self.origin[0], ys_ft - self.origin[1])
+        self._dirty = True
+
     def clear_track(self) -> None:
         """Forget the drawn track and position (another visit is shown)."""
-        self.track_x[:] = np.nan
-        self.track_y[:] = np.nan
-        self.track_n = 0
+        self.track.clear()
         self.position = None
         self.origin = None
         self.position_item.setData([], [])
@@ -516,13 +518,10 @@ class MapView(QWidget):
             else:
                 pts += [p for ring in data for p in ring]
         local = self._to_local(pts) if pts else []
-        n = self.track_n
+        n = self.track.n
         if n:
-            tx, ty = self.track_x[:n], self.track_y[:n]
-            ok = ~np.isnan(tx)
-            if ok.any():
-                local += [(float(tx[ok].min()), float(ty[ok].min())),
-                          (float(tx[ok].max()), float(ty[ok].max()))]
+            tx, ty = self.track.x[:n], self.track.y[:n]
+            local += [(float(tx.min()), float(ty.min())), (float(tx.max()), float(ty.max()))]
         if self.position is not None:
             local.append(self.position)
         if not local:

@@ -79,6 +79,7 @@ class StakeoutPanel(WorkflowPanel):
     def __init__(self, window: Any) -> None:
         super().__init__(window)
         self.stake: StakeOut | None = None
+        self._stale = True              # the target list needs building when next shown
         self.layer = StakeLayer(window.map)
         lay = self.body_layout
         grid = field_grid()
@@ -148,19 +149,57 @@ class StakeoutPanel(WorkflowPanel):
         self.refresh()
 
     def refresh(self) -> None:
-        """Targets and flags again from the model (the checks were refreshed before)."""
+        """Targets and flags again from the model (the checks were refreshed before).
+
+        Shown, the whole list of targets is rebuilt. Hidden (another tab), only the targets
+        behind the flags and the chosen one are followed (flags of a moved verdict are marked
+        superseded, the target on the map moves); the list waits until the panel is shown."""
         if self.visit is None:
             return
         if self.stake is None or self.stake.visit is not self.visit:
             self.stake = StakeOut(self.visit, self.tolerance.value())
+        if not self.isVisible():
+            self._stale = True
+            before = self.stake.target
+            changes = self.stake.refresh_staked()
+            if changes:
+                self._superseded_words(changes)
+            if changes or self.stake.target is not before:
+                self.layer.show_target(self.stake.target)
+                self._fill_flags()
+            return
+        self._stale = False
         changes = self.stake.refresh()
         if changes:
-            self.state.setText(f"The verdict behind the target changed: {len(changes)} flag(s) "
-                               "marked as staked to a superseded line — restake them.")
+            self._superseded_words(changes)
         self._fill_targets()
         self.layer.show_target(self.stake.target)
         self._fill_flags()
         self._show(self.stake.guidance)
+
+    def _superseded_words(self, changes: tuple) -> None:
+        self.state.setText(f"The verdict behind the target changed: {len(changes)} flag(s) "
+                           "marked as staked to a superseded line — restake them.")
+
+    def showEvent(self, event: Any) -> None:  # noqa: N802 - Qt name
+        """Shown: the current targets (rebuilt if the model changed while hidden) and the
+        guidance from the last fix."""
+        super().showEvent(event)
+        # after the event: a tab change refreshes the panel it shows, and once is enough
+        QTimer.singleShot(0, self._shown)
+
+    def _shown(self) -> None:
+        if self.visit is None or self.stake is None or not self.isVisible():
+            return
+        if self._stale:
+            self.refresh()
+        elif self.stake.target is not None and self.stake._last is not None:
+            self.stake.guidance = self.stake._guide(*self.stake._last)
+            self._show(self.stake.guidance)
+
+    def hideEvent(self, event: Any) -> None:  # noqa: N802 - Qt name
+        super().hideEvent(event)
+        self.beeper.stop()              # the cue follows the panel's guidance, not a stale one
 
     def _fill_targets(self) -> None:
         keep = self.stake.target.key if self.stake.target is not None else None
@@ -205,11 +244,15 @@ class StakeoutPanel(WorkflowPanel):
             self._show(self.stake.guidance)
 
     def on_fix(self, fix: Any) -> None:
-        """Every fix: new guidance (cheap: one shapely distance and one geodesic)."""
+        """Every fix: new guidance while shown (cheap: one shapely distance and one geodesic);
+        hidden, only the direction of travel is kept."""
         if self.stake is None or self.visit is None:
             return
+        shown = self.isVisible()
         try:
-            g = self.stake.on_fix(fix)
+            g = self.stake.on_fix(fix, guide=shown)
+            if not shown:
+                return
         except Exception as exc:  # noqa: BLE001 - shown, never fatal
             self.state.setText(f"No guidance: {exc}")
             return

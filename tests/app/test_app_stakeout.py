@@ -173,3 +173,44 @@ def test_drainageway_buffer_edge_is_half_the_width_from_the_centreline(controlle
     d = [centre.distance(Point(c)) for c in edge.geometry.coords]
     assert min(d) == pytest.approx(54.0, abs=1e-6) and max(d) == pytest.approx(54.0, abs=1e-6)
     assert "Drainageway buffer edge 54 ft — Creek" == edge.label
+
+
+def test_following_only_the_flagged_targets_gives_what_the_full_list_gives(controller):
+    """targets(visit, keys) builds just those targets, equal to the full list's; a point by
+    its uuid; a key that no longer exists gives nothing."""
+    everything = {t.key: t for t in targets(controller)}
+    point = next(k for k in everything if k.startswith("point:"))
+    ring = next(k for k in everything if k.startswith("protective_area:"))
+    wanted = {"bank_line", point, ring, "point:tree:no-such-tree"}
+    some = targets(controller, wanted)
+    assert {t.key for t in some} == {"bank_line", point, ring}
+    for t in some:
+        full = everything[t.key]
+        assert (t.label, t.signature, t.verdict) == (full.label, full.signature, full.verdict)
+        assert t.geometry.equals(full.geometry)
+
+
+def test_a_hidden_stake_out_supersedes_moved_flags_without_the_full_list(controller, monkeypatch):
+    """refresh_staked: no flags and no target -> nothing built at all; a flag whose verdict
+    moved is marked superseded and the chosen target follows it, building only its key."""
+    import fieldapp.app.stakeout as so_mod
+
+    so = StakeOut(controller)
+    asked = []
+    real = so_mod.targets
+    monkeypatch.setattr(so_mod, "targets", lambda v, keys=None: (asked.append(keys), real(v, keys))[1])
+    assert so.refresh_staked() == () and asked == []          # nothing flagged, nothing chosen
+    so.refresh()
+    so.choose("bank_line")
+    sp = so.flag(walk((X0, Y0 + 80 * FT), (X0, Y0 + 90 * FT), 5, quality="rtk_fixed")[-1])
+    before = so.target.geometry
+    t1 = next(t for t in controller.model.features(Layer.TRANSECT) if t.label == "T1")
+    controller.model.set_stipulated(t1.uuid)           # 300 ft bank: the bank line moves
+    controller.refresh_checks()
+    asked.clear()
+    changes = so.refresh_staked()
+    assert asked == [{"bank_line"}]
+    assert [ch.new.uuid for ch in changes] == [sp.uuid] and controller.model.stake_points()[0].superseded
+    assert not so.target.geometry.equals(before)
+    assert so.target.geometry.coords[0][1] == pytest.approx(north_of(X0 - 30.0, Y0, 300.0)[1] / FT, abs=1e-6)
+    assert so.rebuilds == 1                              # the full list only when asked for

@@ -97,3 +97,90 @@ def test_reference_layer_outlines_the_parcel_and_is_not_visit_data(qtbot, privat
         assert "Reference layer not added" in w.banner.text()
     finally:
         close_window(w)
+
+
+def _bare_map(qtbot):
+    from fieldapp.geo import SiteFrame
+    from fieldapp.ui.mapview import MapView
+
+    mv = MapView()
+    qtbot.addWidget(mv)
+    mv.resize(600, 400)
+    mv.show()
+    mv.set_follow(False)
+    return mv, SiteFrame("EPSG:32616")
+
+
+def test_pan_moves_the_last_image_and_renders_only_the_newest_view_off_the_ui_thread(qtbot, tmp_path):
+    """A pan moves the drawn image with the view at once (it sits in map feet); the raster is
+    read on the worker only; views passed while a render runs are dropped but the newest."""
+    import threading
+
+    from PySide6.QtCore import QRectF
+
+    from fieldapp.basemap import Renderer
+    from fieldapp.ui import basemaplayer
+    from fieldapp.ui.basemaplayer import BasemapLayer
+
+    lon, lat = -89.4, 43.07
+    photo = photo_around(tmp_path / "ortho.tif", lon, lat)
+    mv, frame = _bare_map(qtbot)
+    x, y = frame.to_local(lon, lat)
+    mv.set_origin(frame.to_ft(x), frame.to_ft(y))
+    vb = mv.plot.getPlotItem().getViewBox()
+    vb.setRange(xRange=(-30, 30), yRange=(-20, 20), padding=0)
+    threads, gate = [], threading.Event()
+    gate.set()
+    real = Renderer.render
+
+    def spy(self, *a, **k):
+        threads.append(threading.current_thread().name)
+        gate.wait(30)
+        return real(self, *a, **k)
+
+    Renderer.render = spy
+    layer = BasemapLayer(mv, lambda: frame)
+    try:
+        layer.set_source(photo)
+        qtbot.waitUntil(lambda: layer.renders >= 1 and layer.renders == layer.requests
+                        and not layer._busy and not layer._throttle.isActive(), timeout=WAIT_MS)
+        first = layer.requests
+        before = QRectF(layer.item.mapRectToParent(layer.item.boundingRect()))
+        (vx0, vx1), _ = vb.viewRange()
+        m = basemaplayer.MARGIN * (vx1 - vx0)
+        assert before.left() == pytest.approx(vx0 - m) and before.width() == pytest.approx(vx1 - vx0 + 2 * m)
+        gate.clear()                      # the next render blocks until released
+        mv.pan(0.1, 0.0)
+        # moved with the view at once: still the same map feet, nothing read yet
+        assert layer.item.mapRectToParent(layer.item.boundingRect()) == before
+        qtbot.waitUntil(lambda: layer.requests == first + 1, timeout=WAIT_MS)    # the throttle fired
+        for _ in range(5):
+            mv.pan(0.1, 0.0)
+            qtbot.waitUntil(lambda: not layer._throttle.isActive(), timeout=WAIT_MS)
+        assert layer.requests == first + 1 and layer._pending         # one in flight, the rest waiting
+        gate.set()
+        qtbot.waitUntil(lambda: layer.requests == first + 2 and not layer._busy, timeout=WAIT_MS)
+        (vx0, vx1), _ = vb.viewRange()
+        after = layer.item.mapRectToParent(layer.item.boundingRect())
+        assert after.left() == pytest.approx(vx0 - m)          # the newest view, with its margin
+        assert layer.renders == first + 2 and "MainThread" not in threads and len(threads) == first + 2
+    finally:
+        gate.set()
+        Renderer.render = real
+        layer.close()
+
+
+def test_renderer_keeps_the_file_open_and_draws_what_render_draws(tmp_path):
+    from fieldapp.basemap import Renderer, render
+
+    photo = photo_around(tmp_path / "ortho.tif", -89.4, 43.07)
+    from fieldapp.geo import SiteFrame
+
+    x, y = SiteFrame("EPSG:32616").to_local(-89.4, 43.07)
+    box = (x - 40, y - 30, x + 40, y + 30)
+    with Renderer() as r:
+        a = r.render(photo, "EPSG:32616", box, 80, 60)
+        b = r.render(photo, "EPSG:32616", (box[0] + 5, box[1], box[2] + 5, box[3]), 80, 60)
+        assert len(r._open) == 1          # one file handle for both views
+    assert np.array_equal(a, render(photo, "EPSG:32616", box, 80, 60))
+    assert not np.array_equal(a, b)

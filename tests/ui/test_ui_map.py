@@ -3,6 +3,8 @@ North while the user walks far away (the axes and grid follow the view with foll
 
 from __future__ import annotations
 
+import pytest
+
 from fieldapp.ui.mapview import MapView
 
 # A UTM-sized site position in feet; the map shows feet minus its first position.
@@ -131,5 +133,185 @@ def test_the_visit_gives_the_map_latitude_and_longitude(tmp_path):
         x, y = v.project(44.5, -89.5)
         lat, lon = v.unproject(x, y)
         assert abs(lat - 44.5) < 1e-9 and abs(lon + 89.5) < 1e-9
+    finally:
+        v.close()
+
+
+# ------------------------------------------------------------------ the day's track
+def _zigzag(n: int):
+    """n positions 0.3 ft apart along 300 ft lines 10 ft apart (a crew walking transects),
+    with a 0.2 ft wiggle every other point, in site feet about (X0, Y0)."""
+    import numpy as np
+
+    s = np.arange(n) * 0.3
+    line = (s // 300).astype(int)
+    along = s % 300
+    x = np.where(line % 2 == 0, along, 300 - along)
+    y = line * 10.0 + 0.2 * (np.arange(n) % 2)
+    return X0 + x, Y0 + y
+
+
+def _wait_history(qtbot, view):
+    tl = view.track
+    qtbot.waitUntil(lambda: tl.history_draws > 0 and not tl._busy and tl._wanted is None, timeout=20_000)
+
+
+def _farthest_from_drawn(view, xs, ys) -> float:
+    """The farthest stored position in the view from the drawn track (history, tail, head)."""
+    import numpy as np
+    import shapely
+
+    tl = view.track
+    parts = []
+    for item in (tl.history, tl.tail, tl.head):
+        x, y = item.getData()
+        if x is not None and len(x) > 1:
+            ok = np.isfinite(x)
+            # NaN splits the history into runs of chunks: each run is its own line
+            runs = np.split(np.arange(len(x)), np.flatnonzero(~ok))
+            parts += [shapely.linestrings(np.column_stack([x[r[ok[r]]], y[r[ok[r]]]]))
+                      for r in runs if ok[r].sum() > 1]
+    drawn = shapely.union_all(parts)
+    (x0, x1), (y0, y1) = view.plot.getPlotItem().getViewBox().viewRange()
+    lx, ly = xs - view.origin[0], ys - view.origin[1]
+    inside = (lx >= x0) & (lx <= x1) & (ly >= y0) & (ly <= y1)
+    return float(shapely.distance(shapely.points(lx[inside], ly[inside]), drawn).max())
+
+
+def test_the_stored_track_is_drawn_decimated_within_half_a_pixel_and_whole(qtbot):
+    """Every stored position lies within half a screen pixel of the drawn line (the history,
+    simplified per zoom level, and the raw tail); the tail is exactly the last positions."""
+    import numpy as np
+    import shapely
+
+    from fieldapp.ui.tracklayer import CHUNK
+
+    view = _view(qtbot)
+    xs, ys = _zigzag(10 * CHUNK + 300)
+    view.show_stored_track(xs, ys)
+    view.zoom_to_all()
+    _wait_history(qtbot, view)
+    tl = view.track
+    assert view.origin == (X0, Y0) and tl.n == len(xs)
+    hx, hy = tl.history.getData()
+    assert 0 < len(hx) < 10 * CHUNK              # decimated: the wiggle is below a pixel here
+    vb = view.plot.getPlotItem().getViewBox()
+    (x0, x1), _ = vb.viewRange()
+    level = tl._shown_key[0]
+    assert 2.0 ** level <= (x1 - x0) / vb.width() < 2.0 ** (level + 1)
+    assert _farthest_from_drawn(view, xs, ys) <= 0.5 * 2.0 ** level + 1e-6
+    tail_x, tail_y = tl.tail.getData()
+    head_x, head_y = tl.head.getData()
+    # the tail is the raw positions from the last one the history covers
+    start = 10 * CHUNK
+    assert np.array_equal(np.r_[tail_x, head_x[1:]], xs[start:] - X0)
+
+
+def test_one_more_fix_redraws_only_the_head_of_the_tail_and_keeps_the_buffer(qtbot):
+    from fieldapp.ui.tracklayer import CHUNK, HEAD
+
+    view = _view(qtbot)
+    xs, ys = _zigzag(5 * CHUNK + 10)
+    view.show_stored_track(xs, ys)
+    _wait_history(qtbot, view)
+    tl = view.track
+    buf, draws, body = tl.x, tl.history_draws, (tl._body_from, tl._body_upto)
+    head_calls = []
+    real = tl.head.setData
+    tl.head.setData = lambda *a, **k: (head_calls.append(len(a[0])), real(*a, **k))
+    tail_calls = []
+    real_tail = tl.tail.setData
+    tl.tail.setData = lambda *a, **k: (tail_calls.append(len(a[0])), real_tail(*a, **k))
+    try:
+        view.update_position(X0 + 5.0, Y0 + 7.0, 0.1)
+    finally:
+        tl.head.setData, tl.tail.setData = real, real_tail
+    assert tl.n == len(xs) + 1 and tl.x is buf            # appended in place
+    assert tl.x[tl.n - 1] == 5.0 and tl.y[tl.n - 1] == 7.0
+    assert tail_calls == [] and (tl._body_from, tl._body_upto) == body
+    assert len(head_calls) == 1 and 1 <= head_calls[0] <= HEAD + 1
+    hx, hy = tl.head.getData()
+    assert (hx[-1], hy[-1]) == (5.0, 7.0)
+    assert tl.history_draws == draws                      # no history rebuilt for a fix
+
+
+def test_the_track_buffer_grows_keeping_every_position(qtbot):
+    import numpy as np
+    import pyqtgraph as pg
+
+    from fieldapp.ui.tracklayer import CHUNK, TrackLayer
+
+    view = _view(qtbot)
+    tl = TrackLayer(view.plot.getPlotItem(), pg.mkPen("k"), -10, capacity=CHUNK + 1, parent=view)
+    for i in range(3 * CHUNK):
+        tl.append(float(i), float(-i))
+    tl.draw_tail()
+    assert tl.n == 3 * CHUNK and len(tl.x) >= 3 * CHUNK
+    assert np.array_equal(tl.x[:tl.n], np.arange(3 * CHUNK, dtype=float))
+    assert tl._frozen == 2                                  # the third chunk is still open
+    assert tuple(tl._boxes[1]) == (CHUNK, -2 * CHUNK, 2 * CHUNK, -CHUNK)
+
+
+def test_zooming_in_asks_for_a_finer_history_and_a_cleared_track_drops_late_answers(qtbot):
+    from fieldapp.ui.tracklayer import CHUNK
+
+    view = _view(qtbot)
+    xs, ys = _zigzag(4 * CHUNK + 5)
+    view.show_stored_track(xs, ys)
+    view.zoom_to_all()
+    _wait_history(qtbot, view)
+    tl = view.track
+    coarse = tl._shown_key[0]
+    n_coarse = len(tl.history.getData()[0])
+    assert _farthest_from_drawn(view, xs, ys) > 0.1        # the 0.2 ft wiggle is simplified away
+    view.zoom(0.05)
+    qtbot.waitUntil(lambda: tl._shown_key[0] <= coarse - 4 and not tl._busy and tl._wanted is None,
+                    timeout=20_000)                        # 20x closer: 4 levels finer
+    level = tl._shown_key[0]
+    assert _farthest_from_drawn(view, xs, ys) <= 0.5 * 2.0 ** level + 1e-6
+    assert 0.5 * 2.0 ** level < 0.1                       # and the wiggle is drawn now
+    assert len(tl.history.getData()[0]) != n_coarse
+    view.zoom(10.0)
+    tl.clear()                                             # another visit: the answer is late
+    gen = tl._generation
+    qtbot.wait(300)               # a late answer for the old track would land in this time
+    assert tl._generation == gen
+    assert len(tl.history.getData()[0] if tl.history.getData()[0] is not None else []) == 0
+    assert tl.n == 0
+
+
+def test_an_opened_visit_shows_its_stored_track(qtbot, tmp_path):
+    """VisitController.track_ft gives the stored track in site feet, in time order; the map
+    shows it when the visit is shown."""
+    import dataclasses
+    import time
+    from datetime import datetime, timedelta, timezone
+
+    import numpy as np
+
+    from devices.nmea import Fix, FixMode, FixQuality
+    from fieldapp.app.visit import open_visit
+
+    v = open_visit(tmp_path / "track.gpkg", name="track")
+    try:
+        v.model.start_track()
+        t0 = datetime(2026, 6, 1, 14, 0, tzinfo=timezone.utc)
+        base = Fix(lat_deg=43.30, lon_deg=-91.79, alt_msl_m=260.0, quality=FixQuality.RTK_FIXED,
+                   mode=FixMode.THREE_D, sats_used=14, hdop=0.8, horizontal_accuracy_m=0.01,
+                   accuracy_source="GST", t_monotonic_s=time.monotonic())
+        for i in range(20):
+            v.model.on_fix(dataclasses.replace(base, lat_deg=43.30 + i * 1e-6,
+                                               time_utc=t0 + timedelta(seconds=i / 10)))
+        xs, ys = v.track_ft()
+        assert len(xs) == 20
+        frame = v.model.frame
+        first = v.project(43.30, -91.79)
+        assert (xs[0], ys[0]) == pytest.approx(first, abs=1e-6)
+        # 1e-6 degree of latitude is 0.111 m north: 0.365 ft a step
+        assert np.diff(ys) == pytest.approx(np.full(19, 0.1111 / 0.3048), rel=2e-2)
+        del frame
+        view = _view(qtbot)
+        view.show_stored_track(xs, ys)
+        assert view.track_n == 20 and view.origin == pytest.approx(first)
     finally:
         v.close()

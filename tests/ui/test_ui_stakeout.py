@@ -58,3 +58,52 @@ def test_stakeout_panel_walks_to_a_recorded_point_and_flags_it(qtbot, private_di
         assert w.map.follow is (not follow) and len(w.visit.model.stake_points()) == 1
     finally:
         close_window(w)
+
+
+def test_a_hidden_stake_out_panel_rebuilds_no_targets_and_shows_the_current_ones(qtbot, private_dirs,
+                                                                              monkeypatch):
+    """Fixes and model changes while another tab is shown build no stake-out target at all
+    (no flags, no target chosen); showing the panel lists the targets as they are now (a note
+    placed while it was hidden is there) and gives the live distance again."""
+    from PySide6.QtWidgets import QApplication
+
+    import fieldapp.app.stakeout as so_mod
+
+    built = []
+    real = so_mod.targets
+    monkeypatch.setattr(so_mod, "targets", lambda v, keys=None: (built.append(keys), real(v, keys))[1])
+    w = make_window(qtbot, private_dirs, simulate=True)
+    try:
+        average_point(qtbot, w)
+        key(qtbot, w, "Ctrl+1")
+        panel = w.panels["stake-out"]
+        assert not panel.isVisible()
+        refreshed = []
+        real_refresh = panel.refresh
+        panel.refresh = lambda: (refreshed.append(1), real_refresh())
+        built.clear()
+        start = w.fix_count
+        qtbot.waitUntil(lambda: w.fix_count >= start + 10, timeout=WAIT_MS)
+        f = w.visit.model.frame
+        p = w.visit.ohwm_points()[0]
+        note = w.visit.model.add_note("flag the oak", x=p.x + f.from_ft(25.0), y=p.y)
+        qtbot.waitUntil(lambda: len(refreshed) >= 1, timeout=WAIT_MS)     # the model refresh ran
+        start = w.fix_count
+        qtbot.waitUntil(lambda: w.fix_count >= start + 10, timeout=WAIT_MS)
+        assert built == []                                  # hidden: no target built per fix
+        assert panel.stake.guidance is None
+        key(qtbot, w, "Ctrl+6")
+        qtbot.waitUntil(lambda: built != [], timeout=WAIT_MS)
+        QApplication.processEvents()                         # anything queued by the show
+        assert panel.isVisible() and built == [None]         # shown: the full list, once
+        i = panel.target_box.findData(f"point:note:{note.uuid}")
+        assert i > 0 and panel.target_box.itemText(i) == "Note: flag the oak"
+        assert panel.target_box.findData(f"point:ohwm_point:{p.uuid}") > 0
+        panel.target_box.setCurrentIndex(i)
+        qtbot.waitUntil(lambda: panel.stake.guidance is not None, timeout=WAIT_MS)
+        fix = panel.stake._last[0]
+        x, y = f.to_local(fix.lon_deg, fix.lat_deg)
+        ref = Point(f.to_ft(p.x) + 25.0, f.to_ft(p.y)).distance(Point(f.to_ft(x), f.to_ft(y)))
+        assert panel.stake.guidance.distance_ft == pytest.approx(ref, abs=0.01)
+    finally:
+        close_window(w)
