@@ -22,7 +22,7 @@ from reportlab.pdfgen import canvas as rl_canvas
 from reportlab.platypus import BaseDocTemplate, Frame, Image, PageBreak, PageTemplate
 
 from .content import ReportContent
-from .layout import FONT, Heading, esc, fmt, heading, para, register_fonts, small
+from .layout import FONT, Heading, esc, fmt, heading, keep_headings_with_tables, para, register_fonts, small
 from .sections import (attached_checks, certification_section, conflicts_section, gnss_section,
                        notes_section, profile_intro, profile_table, site_section, stakes_section,
                        stands_section, summary_section, verdicts_section, wetlands_section)
@@ -195,6 +195,7 @@ def write_pdf(content: ReportContent, path: str, *, step: Callable[[float, str],
 
     doc = ReportDoc(str(path), content, on_page)
     story = _story(content, doc, step)
+    keep_headings_with_tables(story, doc.width)
     step(0.5, "layout")
     doc.build(story, canvasmaker=_NumberedCanvas)
     if outline is not None:

@@ -5,6 +5,7 @@ Fonts, paragraph styles and the two pieces every section is made of:
 - :func:`heading` — a section (level 1) or subsection (level 2) heading that keeps with its
   content: a ``CondPageBreak`` of :data:`KEEP_WITH_NEXT_MM` before it (Platypus starts a new
   page when less room is left) and a ``KeepTogether`` with the first flowables that follow it;
+  :func:`keep_headings_with_tables` grows that room to hold a following table's first row;
 - :func:`table` — a Platypus ``Table`` of ``Paragraph`` cells whose header row repeats on each
   page (``repeatRows``) and whose rows never split across a page (``splitInRow=0``). Cells wrap
   between words only (``splitLongWords=0``): each column is at least as wide as its longest
@@ -31,7 +32,7 @@ from reportlab.pdfbase import pdfmetrics
 from reportlab.pdfbase.ttfonts import TTFont
 from reportlab.platypus import CondPageBreak, KeepTogether, Paragraph, Table, TableStyle
 
-__all__ = ["fmt", "esc", "status_markup", "heading", "para", "small", "table", "column_widths",
+__all__ = ["fmt", "esc", "status_markup", "heading", "keep_headings_with_tables", "para", "small", "table", "column_widths",
            "KEEP_WITH_NEXT_MM", "FONT", "styles", "Heading"]
 
 #: Room (mm) a heading needs below it on the page, or it starts the next page with its content.
@@ -149,6 +150,28 @@ def heading(title: str, level: int = 1, *first) -> list:
     paragraph or figure, if any)."""
     h = Heading(title, level)
     return [CondPageBreak(KEEP_WITH_NEXT_MM * mm), KeepTogether([h, *first]) if first else h]
+
+
+def keep_headings_with_tables(story: list, width: float) -> int:
+    """Make each heading's conditional page break ask for room for the heading, its kept
+    content and the first row of a table that follows (with the header row), measured by
+    Platypus' own ``wrap``: a heading is never left at a page's foot above a table whose first
+    row went to the next page. Changes ``story`` in place; returns how many breaks grew."""
+    grown = 0
+    for i in range(len(story) - 2):
+        brk, head, nxt = story[i:i + 3]
+        if not (isinstance(brk, CondPageBreak) and isinstance(nxt, Table)):
+            continue
+        parts = head._content if isinstance(head, KeepTogether) else [head]
+        need = 0.0
+        for f in parts:
+            need += f.wrap(width, 1e6)[1] + f.getSpaceBefore() + f.getSpaceAfter()
+        nxt.wrap(width, 1e6)
+        need += sum(nxt._rowHeights[:nxt.repeatRows + 1]) + 6.0
+        if need > brk.height:
+            brk.height = need
+            grown += 1
+    return grown
 
 
 def para(markup: str, style: str = "body") -> Paragraph:

@@ -62,12 +62,15 @@ def thumbnail(data: bytes, max_mm: float = THUMB_MM, dpi: int = THUMB_DPI) -> tu
     try:
         with PILImage.open(io.BytesIO(data)) as im:
             im = ImageOps.exif_transpose(im).convert("RGB")
-            side = int(round(max_mm / 25.4 * dpi))
+            side = int(max_mm / 25.4 * dpi)  # whole pixels, never past max_mm
             im.thumbnail((side, side))
             out = io.BytesIO()
             im.save(out, "JPEG", quality=85)
             w_px, h_px = im.size
-    except (UnidentifiedImageError, OSError, SyntaxError) as exc:
+    except UnidentifiedImageError as exc:
+        raise ValueError("the photo could not be read as an image (not a format Pillow knows, "
+                         "or damaged)") from exc
+    except (OSError, SyntaxError) as exc:
         raise ValueError(f"the photo could not be read as an image ({exc})") from exc
     return out.getvalue(), w_px / dpi * 25.4, h_px / dpi * 25.4
 

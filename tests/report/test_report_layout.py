@@ -42,11 +42,15 @@ LONG = [["OHWM 1", "196346.123 / 1.86", "07:27:08", "Susceptibility", "4 RTK fix
         ["OHWM 2", "4927735.456 / 12.05", "23:59:59", "more susceptible", "5 RTK float"]]
 
 
-def test_a_narrow_table_never_breaks_a_number_time_or_word(tmp_path):
+@pytest.mark.parametrize("width_mm, size_pt", [(120, 9.0), (75, 6.5)])
+def test_a_narrow_table_never_breaks_a_number_time_or_word(tmp_path, width_mm, size_pt):
     doc = _Doc(tmp_path / "t.pdf")
-    # 60 mm for five columns: every cell must wrap, only between words
-    doc.build([table(["Line", "Easting / HDOP", "Fix time (UTC)", "Susceptibility", "Worst fix"], LONG,
-                     60 * mm)])
+    # five columns in 120 mm: the long cells wrap, between words only; in 75 mm the longest
+    # words at 9 pt are wider than the table, so it is set at 6.5 pt (the largest that fits)
+    t = table(["Line", "Easting / HDOP", "Fix time (UTC)", "Susceptibility", "Worst fix"], LONG, width_mm * mm)
+    assert sum(t._colWidths) == pytest.approx(width_mm * mm)
+    assert t._cellvalues[1][1].style.fontSize == size_pt
+    doc.build([t])
     words = _pages(tmp_path / "t.pdf")[0].split()
     for token in ("196346.123", "1.86", "07:27:08", "Susceptibility", "4927735.456", "12.05", "23:59:59",
                   "susceptible", "WIDOT1,"):
@@ -101,3 +105,15 @@ def test_a_heading_keeps_with_its_paragraph(tmp_path):
     words = " ".join(["The text under the heading."] * 20)
     doc.build([Spacer(1, doc.height - 12 * mm), *heading("Units", 2, para(words))])
     assert doc.heading_pages["Units"] == 2
+
+
+def test_a_heading_keeps_with_a_tall_first_row(tmp_path):
+    from fieldapp.report.layout import keep_headings_with_tables
+
+    doc = _Doc(tmp_path / "t.pdf")
+    tall = " ".join(["word"] * 400)  # one row about 60 mm tall in 80 mm
+    story = [Spacer(1, doc.height - (KEEP_WITH_NEXT_MM + 15) * mm), *heading("Tree tag 21", 2),
+             table(None, [[tall]], 80 * mm)]
+    assert keep_headings_with_tables(story, doc.width) == 1
+    doc.build(story)
+    assert doc.heading_pages["Tree tag 21"] == 2
