@@ -45,27 +45,29 @@ CELL_PAD = 2.0  # points, each side
 STATUS_COLOUR = {"determined": "#1b5e20", "needs_data": "#b26a00", "exempt": "#1565c0",
                  "error": "#b71c1c", "provisional": "#5b2a86"}
 
-_FONT_DIRS = [Path("/usr/share/fonts/truetype/dejavu"), Path("/usr/share/fonts/dejavu"),
-              Path("/usr/local/share/fonts"), Path(os.environ.get("WINDIR", "C:/Windows")) / "Fonts",
-              Path("/Library/Fonts")]
-_FACES = {"": "DejaVuSans.ttf", "-Bold": "DejaVuSans-Bold.ttf", "-Oblique": "DejaVuSans-Oblique.ttf",
-          "-BoldOblique": "DejaVuSans-BoldOblique.ttf"}
+_DEJAVU = {"": "DejaVuSans.ttf", "-Bold": "DejaVuSans-Bold.ttf", "-Oblique": "DejaVuSans-Oblique.ttf",
+           "-BoldOblique": "DejaVuSans-BoldOblique.ttf"}
+_ARIAL = {"": "arial.ttf", "-Bold": "arialbd.ttf", "-Oblique": "ariali.ttf", "-BoldOblique": "arialbi.ttf"}
 _VERA = {"": "Vera.ttf", "-Bold": "VeraBd.ttf", "-Oblique": "VeraIt.ttf", "-BoldOblique": "VeraBI.ttf"}
 
 
 def _font_files() -> dict[str, str]:
-    """DejaVu Sans (every character the report prints: ≥ – ° σ ×) from the system or
-    matplotlib's copy; else the Bitstream Vera reportlab ships (no σ)."""
-    dirs = list(_FONT_DIRS)
+    """The four faces of a sans-serif that has every character the report prints (≥ – ° σ ×):
+    DejaVu Sans (Linux, or matplotlib's copy), else Arial (Windows); else the Bitstream Vera
+    reportlab ships (it has no σ)."""
+    windows = Path(os.environ.get("WINDIR", "C:/Windows")) / "Fonts"
+    places = [(Path("/usr/share/fonts/truetype/dejavu"), _DEJAVU), (Path("/usr/share/fonts/dejavu"), _DEJAVU),
+              (Path("/usr/share/fonts/TTF"), _DEJAVU), (windows, _ARIAL),
+              (Path("/Library/Fonts"), _ARIAL), (Path("/System/Library/Fonts/Supplemental"), _ARIAL)]
     try:
         import matplotlib
 
-        dirs.insert(0, Path(matplotlib.__file__).parent / "mpl-data" / "fonts" / "ttf")
+        places.insert(0, (Path(matplotlib.__file__).parent / "mpl-data" / "fonts" / "ttf", _DEJAVU))
     except ImportError:
         pass
-    for d in dirs:
-        if all((d / f).is_file() for f in _FACES.values()):
-            return {k: str(d / f) for k, f in _FACES.items()}
+    for folder, faces in places:
+        if all((folder / f).is_file() for f in faces.values()):
+            return {k: str(folder / f) for k, f in faces.items()}
     import reportlab
 
     base = Path(reportlab.__file__).parent / "fonts"
