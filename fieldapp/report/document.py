@@ -6,20 +6,21 @@ the header row repeats (``Table(repeatRows=1, splitInRow=0)``), cells wrap betwe
 headings keep with their content (``CondPageBreak`` + ``KeepTogether``, :mod:`.layout`), and
 each heading is a PDF bookmark (``canvas.bookmarkPage`` / ``addOutlineEntry``: sections at the
 outline's top level, subsections under them). The site map and the transect profiles are drawn
-with QPainter into PNG images at :data:`fieldapp.report.drawing.PRINT_DPI`
-(:func:`fieldapp.report.drawing.render_png`) and placed as Platypus images; the photos section
+with QPainter into images at :data:`fieldapp.report.drawing.PRINT_DPI`
+(:func:`fieldapp.report.drawing.render_image`) and placed as pictures; the photos section
 comes from :mod:`.photos`.
 """
 
 from __future__ import annotations
 
-import io
 from typing import Callable
 
+from reportlab import rl_config
 from reportlab.lib.pagesizes import letter
 from reportlab.lib.units import mm
 from reportlab.pdfgen import canvas as rl_canvas
-from reportlab.platypus import BaseDocTemplate, Frame, Image, PageBreak, PageTemplate
+from reportlab.lib.utils import ImageReader
+from reportlab.platypus import BaseDocTemplate, Flowable, Frame, PageBreak, PageTemplate
 
 from .content import ReportContent
 from .layout import FONT, Heading, esc, fmt, heading, keep_headings_with_tables, para, register_fonts, small
@@ -110,8 +111,19 @@ class ReportDoc(BaseDocTemplate):
         self.outline.append((level + 1, flowable.title, self.page - 1))
 
 
-def _image(png: bytes, width_mm: float, height_mm: float) -> Image:
-    return Image(io.BytesIO(png), width=width_mm * mm, height=height_mm * mm)
+class _Picture(Flowable):
+    """A Pillow image placed ``width_mm`` by ``height_mm`` (the map, a profile)."""
+
+    def __init__(self, picture, width_mm: float, height_mm: float) -> None:
+        super().__init__()
+        self.picture = ImageReader(picture)
+        self.width, self.height = width_mm * mm, height_mm * mm
+
+    def wrap(self, avail_w, avail_h):
+        return self.width, self.height
+
+    def draw(self) -> None:
+        self.canv.drawImage(self.picture, 0, 0, self.width, self.height)
 
 
 def _map_story(content: ReportContent, width_mm: float, height_mm: float) -> list:
@@ -120,10 +132,10 @@ def _map_story(content: ReportContent, width_mm: float, height_mm: float) -> lis
 
     lay = content.map
     map_h, scale = drawing.map_height_mm(lay, width_mm, height_mm - 24)
-    png, notes = drawing.render_png(width_mm, map_h,
-                                    lambda p, w, h, px_mm: drawing.draw_map(p, w, h, lay, px_mm, scale))
+    picture, notes = drawing.render_image(width_mm, map_h,
+                                          lambda p, w, h, px_mm: drawing.draw_map(p, w, h, lay, px_mm, scale))
     under = [small(esc(n)) for n in notes]
-    return [PageBreak(), *heading("Site map", 1, _image(png, width_mm, map_h), *under)]
+    return [PageBreak(), *heading("Site map", 1, _Picture(picture, width_mm, map_h), *under)]
 
 
 def _profiles_story(content: ReportContent, width_mm: float, w: float) -> list:
@@ -138,9 +150,9 @@ def _profiles_story(content: ReportContent, width_mm: float, w: float) -> list:
             out.append(Heading("Transect profiles (NR 341.035)", 1))
         title, intro = profile_intro(prof)
         if len(prof.stations) > 1:
-            png, _ = drawing.render_png(width_mm, PROFILE_MM, lambda p, w_, h_, px_mm, prof=prof:
-                                        drawing.draw_profile(p, w_, h_, prof, px_mm))
-            out += heading(title, 2, intro, _image(png, width_mm, PROFILE_MM))
+            picture, _ = drawing.render_image(width_mm, PROFILE_MM, lambda p, w_, h_, px_mm, prof=prof:
+                                              drawing.draw_profile(p, w_, h_, prof, px_mm))
+            out += heading(title, 2, intro, _Picture(picture, width_mm, PROFILE_MM))
             out.append(profile_table(prof, w))
         else:
             out += heading(title, 2, intro, para("No station yet."))
@@ -189,6 +201,9 @@ def write_pdf(content: ReportContent, path: str, *, step: Callable[[float, str],
         The PDF could not be written (``ENOSPC``: the disk is full).
     """
     register_fonts()
+    # binary (Flate) streams: the ASCII85 layer reportlab adds by default is written in pure
+    # Python without its accelerator and took seconds for the map and profile images
+    rl_config.useA85 = 0
 
     def on_page(n: int) -> None:
         step(min(0.5 + 0.01 * n, 0.9), f"page {n}")

@@ -2,7 +2,7 @@
 
 Both functions draw into a rectangle of ``size`` device pixels whose top-left is the painter's
 origin, on any paint device; the report draws them into images at :data:`PRINT_DPI`
-(:func:`render_png`) that the PDF (reportlab) places. ``px_per_mm`` turns the paper
+(:func:`render_image`) that the PDF (reportlab) places. ``px_per_mm`` turns the paper
 sizes below (millimetres; fonts in points) into device pixels, so the figures read the same on
 paper at any resolution.
 """
@@ -18,7 +18,7 @@ from PySide6.QtGui import QBrush, QColor, QFont, QPainter, QPainterPath, QPen, Q
 
 from .content import MapLayers, TransectProfile
 
-__all__ = ["map_height_mm", "draw_map", "draw_profile", "render_png", "decimated", "PRINT_DPI", "nice_scale_ft_per_in", "nice_ticks",
+__all__ = ["map_height_mm", "draw_map", "draw_profile", "render_image", "render_png", "decimated", "PRINT_DPI", "nice_scale_ft_per_in", "nice_ticks",
            "AREA_STYLE", "LEGEND_MM"]
 
 #: Fill colour, outline colour of polygons by kind.
@@ -141,16 +141,17 @@ def decimated(line, tolerance: float):
     return line if out.is_empty else out
 
 
-def render_png(width_mm: float, height_mm: float, draw, dpi: float = PRINT_DPI) -> tuple[bytes, object]:
+def render_image(width_mm: float, height_mm: float, draw, dpi: float = PRINT_DPI) -> tuple[object, object]:
     """Draw ``draw(painter, width_px, height_px, px_per_mm)`` on a white image ``width_mm`` by
-    ``height_mm`` at ``dpi`` and return (its PNG bytes, what ``draw`` returned). The image
-    records its resolution, so the PDF places it at that size. Needs a QGuiApplication."""
-    from PySide6.QtCore import QBuffer, QIODevice
+    ``height_mm`` at ``dpi``; returns (the picture as a Pillow RGB image, what ``draw``
+    returned). Handing reportlab the pixels (it compresses them once, Flate) is faster than a
+    PNG round trip. Needs a QGuiApplication."""
+    from PIL import Image as PILImage
     from PySide6.QtGui import QImage
 
     px_per_mm = dpi / 25.4
     w, h = max(int(round(width_mm * px_per_mm)), 1), max(int(round(height_mm * px_per_mm)), 1)
-    img = QImage(w, h, QImage.Format_RGB32)
+    img = QImage(w, h, QImage.Format_RGB888)
     img.setDotsPerMeterX(int(round(dpi / 0.0254)))
     img.setDotsPerMeterY(int(round(dpi / 0.0254)))
     img.fill(QColor("white"))
@@ -159,11 +160,18 @@ def render_png(width_mm: float, height_mm: float, draw, dpi: float = PRINT_DPI) 
         result = draw(p, float(w), float(h), px_per_mm)
     finally:
         p.end()
-    buf = QBuffer()
-    buf.open(QIODevice.WriteOnly)
-    if not img.save(buf, "PNG"):
-        raise OSError("the figure could not be encoded as PNG")
-    return bytes(buf.data()), result
+    pil = PILImage.frombuffer("RGB", (w, h), bytes(img.constBits()), "raw", "RGB", img.bytesPerLine(), 1)
+    return pil, result
+
+
+def render_png(width_mm: float, height_mm: float, draw, dpi: float = PRINT_DPI) -> tuple[bytes, object]:
+    """As :func:`render_image`, the picture as PNG bytes (with its resolution)."""
+    import io
+
+    pil, result = render_image(width_mm, height_mm, draw, dpi)
+    out = io.BytesIO()
+    pil.save(out, "PNG", dpi=(dpi, dpi))
+    return out.getvalue(), result
 
 
 class _MapTransform:
