@@ -93,6 +93,8 @@ def test_photos_grouped_under_their_feature_with_time_and_direction(built):
     # the features in the order they first appear, as subsections under "Photos"
     subs = [o.title for o in outline[[k for k, o in enumerate(outline) if not isinstance(o, list)][i] + 1]]
     assert subs[:3] == ["Tree tag 12", "OHWM point 3", "Tree tag 20"] and len(subs) == 14
+    lines = [ln.strip() for ln in _pdftotext(built["with_photos"]).splitlines()]
+    assert lines.count("Photos") == 1  # the heading once: nothing hidden or drawn twice
     raw = " ".join(_pdftotext(built["with_photos"], "-raw").split())
     assert "2026-06-01 14:03 UTC · direction 303° true crown 3" in raw
     assert "2026-06-01 15:10 UTC · direction —" in raw
