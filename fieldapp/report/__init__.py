@@ -6,8 +6,9 @@ and can be cancelled).
 
 The PDF is laid out with reportlab's Platypus (rows never split, words never broken, headings
 kept with their content, a bookmark per section); the map and the profiles are drawn with
-Qt's QPainter into print-resolution images. It holds: site and crew, the units note (CRS, which foot), a map of every feature with the bank line,
-protective areas and development envelope, scale bar and north arrow, each transect's profile,
+Qt's QPainter into print-resolution images. It holds: site and crew, the units note (CRS,
+which foot), a map of every feature with the bank line, protective areas and development
+envelope, scale bar and north arrow, each transect's profile,
 the stand table, wetlands, every verdict with citation, interpretations, inputs and result,
 GNSS quality per recorded point, the sync conflicts, the notes in full, the photos
 (:mod:`.photos`) and a certification block. Each verdict's rule request is then
@@ -27,7 +28,8 @@ Errors (``ReportError`` base)
                      its ``-wal``/``-shm`` sidecars or any other fieldapp visit GeoPackage, or
                      it is a folder: refused even with ``force`` (:mod:`.guard`);
 ``ReportWriteFailed`` the PDF could not be written (folder missing, permission denied, disk
-                     full: the ``OSError`` is chained); nothing is left behind;
+                     full: "the disk is full"; the ``OSError`` is chained); nothing is left
+                     behind (written under a temporary name beside it, then renamed);
 ``ReportCancelled``  the cancel token was set (nothing written).
 A visit file that is not ours or is damaged raises the store's own errors
 (:class:`fieldapp.store.StoreError`), and a missing one ``FileNotFoundError``.
