@@ -18,7 +18,7 @@ from PySide6.QtGui import QBrush, QColor, QFont, QPainter, QPainterPath, QPen, Q
 
 from .content import MapLayers, TransectProfile
 
-__all__ = ["map_height_mm", "draw_map", "draw_profile", "render_image", "render_png", "decimated", "PRINT_DPI", "nice_scale_ft_per_in", "nice_ticks",
+__all__ = ["map_height_mm", "draw_map", "draw_profile", "render_image", "decimated", "PRINT_DPI", "nice_scale_ft_per_in", "nice_ticks",
            "AREA_STYLE", "LEGEND_MM"]
 
 #: Fill colour, outline colour of polygons by kind.
@@ -163,15 +163,6 @@ def render_image(width_mm: float, height_mm: float, draw, dpi: float = PRINT_DPI
     pil = PILImage.frombuffer("RGB", (w, h), bytes(img.constBits()), "raw", "RGB", img.bytesPerLine(), 1)
     return pil, result
 
-
-def render_png(width_mm: float, height_mm: float, draw, dpi: float = PRINT_DPI) -> tuple[bytes, object]:
-    """As :func:`render_image`, the picture as PNG bytes (with its resolution)."""
-    import io
-
-    pil, result = render_image(width_mm, height_mm, draw, dpi)
-    out = io.BytesIO()
-    pil.save(out, "PNG", dpi=(dpi, dpi))
-    return out.getvalue(), result
 
 
 class _MapTransform:
