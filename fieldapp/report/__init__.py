@@ -4,17 +4,21 @@
 :func:`build_report` for the app's Report button (run it on a worker thread; it reports progress
 and can be cancelled).
 
-The PDF is drawn with Qt's own PDF support (``QPdfWriter``, ``QPainter``, ``QTextDocument``):
-site and crew, the units note (CRS, which foot), a map of every feature with the bank line,
-protective areas and development envelope, scale bar and north arrow, each transect's profile,
+The PDF is laid out with reportlab's Platypus (rows never split, words never broken, headings
+kept with their content, a bookmark per section); the map and the profiles are drawn with
+Qt's QPainter into print-resolution images. It holds: site and crew, the units note (CRS,
+which foot), a map of every feature with the bank line, protective areas and development
+envelope, scale bar and north arrow, each transect's profile,
 the stand table, wetlands, every verdict with citation, interpretations, inputs and result,
-GNSS quality per recorded point and the sync conflicts. Each verdict's rule request is then
+GNSS quality per recorded point, the sync conflicts, the notes in full, the photos
+(:mod:`.photos`) and a certification block. Each verdict's rule request is then
 attached to the PDF as a JSON file (pypdf), so ``fieldapp rules evaluate FILE.json`` reproduces
 it; ``requests-all.json`` and ``results-all.json`` hold them all, in the same order. A check
 still awaiting data (e.g. a woodland stand with no tree recorded) has no rule request: it is in
 the PDF with its next step, and nothing is attached for it.
 
 Pieces: :mod:`.content` (what the report says; no Qt), :mod:`.drawing` (map and profiles),
+:mod:`.layout`, :mod:`.sections`, :mod:`.photos` (Platypus type, tables and sections),
 :mod:`.document` (pages and PDF).
 
 Errors (``ReportError`` base)
@@ -24,7 +28,8 @@ Errors (``ReportError`` base)
                      its ``-wal``/``-shm`` sidecars or any other fieldapp visit GeoPackage, or
                      it is a folder: refused even with ``force`` (:mod:`.guard`);
 ``ReportWriteFailed`` the PDF could not be written (folder missing, permission denied, disk
-                     full: the ``OSError`` is chained); nothing is left behind;
+                     full: "the disk is full"; the ``OSError`` is chained); nothing is left
+                     behind (written under a temporary name beside it, then renamed);
 ``ReportCancelled``  the cancel token was set (nothing written).
 A visit file that is not ours or is damaged raises the store's own errors
 (:class:`fieldapp.store.StoreError`), and a missing one ``FileNotFoundError``.
@@ -210,15 +215,14 @@ def _write_report(visit_path, out_path: Path, out_dir: Path, content, step: Prog
 
     tmps: list[str] = []
     try:
-        for suffix in (".qt.pdf", ".tmp"):
+        for suffix in (".rl.pdf", ".tmp"):
             fd, name = tempfile.mkstemp(prefix=f".{out_path.name}.", suffix=suffix, dir=out_dir)
             os.close(fd)
             tmps.append(name)
-        qt_tmp, final_tmp = tmps
-        outline: list = []
-        pages = write_pdf(content, qt_tmp, step=step, outline=outline)
+        laid_tmp, final_tmp = tmps
+        pages = write_pdf(content, laid_tmp, step=step)
         step(0.92, "attaching the rule requests")
-        names = _attach_requests(qt_tmp, final_tmp, content, outline)
+        names = _attach_requests(laid_tmp, final_tmp, content)
         os.chmod(final_tmp, 0o666 & ~current_umask())  # mkstemp made it 0600
         step(0.99, "saving")
         refuse_clobbering(visit_path, [out_path], ReportRefused)  # appeared meanwhile?
@@ -237,24 +241,16 @@ def _write_report(visit_path, out_path: Path, out_dir: Path, content, step: Prog
     return pages, names
 
 
-def _attach_requests(qt_pdf: str, out_file: str, content, outline: list | None = None) -> list[str]:
-    """Copy the PDF Qt wrote (``qt_pdf``) to ``out_file`` with every rule request attached as
-    JSON, then ``requests-all.json`` and ``results-all.json``, and the bookmarks of ``outline``
-    ((level, title, page) per heading: sections and their subsections); flushed to disk.
-    Returns the per-verdict attachment names (a check awaiting data has no request to attach)."""
+def _attach_requests(laid_pdf: str, out_file: str, content) -> list[str]:
+    """Copy the PDF Platypus wrote (``laid_pdf``, with its bookmarks) to ``out_file`` with every
+    rule request attached as JSON, then ``requests-all.json`` and ``results-all.json``; flushed
+    to disk. Returns the per-verdict attachment names (a check awaiting data has no request to
+    attach)."""
     from pypdf import PdfReader, PdfWriter
 
     from .document import attached_checks
 
-    writer = PdfWriter(clone_from=PdfReader(qt_pdf))
-    parent = None
-    n_pages = len(writer.pages)
-    for level, title, page in outline or ():
-        page = min(max(page, 0), n_pages - 1)
-        if level == 1 or parent is None:
-            parent = writer.add_outline_item(title=title, page_number=page)
-        else:
-            writer.add_outline_item(title=title, page_number=page, parent=parent)
+    writer = PdfWriter(clone_from=PdfReader(laid_pdf))
     writer.page_mode = "/UseOutlines"
     attached = attached_checks(content)
     names = [name for name, _ in attached]

@@ -297,6 +297,8 @@ class ReportContent:
     map: MapLayers
     tally_classes: list[tuple[float, int]]  # (class low in, stems), every live tree
     stakes: list[StakeGroup] = field(default_factory=list)
+    #: photos for the photos section (:class:`fieldapp.report.photos.PhotoEntry`), in order
+    photos: tuple = ()
 
     @property
     def site(self):

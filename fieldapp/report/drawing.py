@@ -1,7 +1,8 @@
-"""The report's figures, drawn as vectors with QPainter: the site map and transect profiles.
+"""The report's figures, drawn with QPainter: the site map and transect profiles.
 
 Both functions draw into a rectangle of ``size`` device pixels whose top-left is the painter's
-origin, on any paint device (the PDF writer; a QImage in tests). ``px_per_mm`` turns the paper
+origin, on any paint device; the report draws them into images at :data:`PRINT_DPI`
+(:func:`render_image`) that the PDF (reportlab) places. ``px_per_mm`` turns the paper
 sizes below (millimetres; fonts in points) into device pixels, so the figures read the same on
 paper at any resolution.
 """
@@ -17,7 +18,7 @@ from PySide6.QtGui import QBrush, QColor, QFont, QPainter, QPainterPath, QPen, Q
 
 from .content import MapLayers, TransectProfile
 
-__all__ = ["map_height_mm", "draw_map", "draw_profile", "nice_scale_ft_per_in", "nice_ticks",
+__all__ = ["map_height_mm", "draw_map", "draw_profile", "render_image", "decimated", "PRINT_DPI", "nice_scale_ft_per_in", "nice_ticks",
            "AREA_STYLE", "LEGEND_MM"]
 
 #: Fill colour, outline colour of polygons by kind.
@@ -39,6 +40,8 @@ BANK_COLOUR = "#c0161b"
 PROTECTIVE_COLOUR = "#e07b00"
 ENVELOPE_COLOUR = "#6a2c91"
 LEGEND_MM = 30.0
+#: Resolution of the map and profile images placed in the PDF (dots per inch).
+PRINT_DPI = 200
 #: Engineering map scales: feet on the ground per inch on paper.
 SCALES_FT_PER_IN = [1, 2, 5, 10, 20, 30, 40, 50, 60, 80, 100, 150, 200, 250, 300, 400, 500, 600,
                     800, 1000, 1500, 2000, 2500, 3000, 4000, 5000, 10000, 20000, 50000]
@@ -129,6 +132,39 @@ def _halo_text(p: QPainter, x: float, y: float, text: str, font: QFont, mm: floa
 
 
 # --------------------------------------------------------------------------- map
+def decimated(line, tolerance: float):
+    """``line`` (shapely LineString, grid ft) simplified by Douglas-Peucker (GEOS) to within
+    ``tolerance`` ft: what a printed line of the map's device pixels can show."""
+    if tolerance <= 0 or len(line.coords) < 3:
+        return line
+    out = shapely.simplify(line, tolerance, preserve_topology=False)
+    return line if out.is_empty else out
+
+
+def render_image(width_mm: float, height_mm: float, draw, dpi: float = PRINT_DPI) -> tuple[object, object]:
+    """Draw ``draw(painter, width_px, height_px, px_per_mm)`` on a white image ``width_mm`` by
+    ``height_mm`` at ``dpi``; returns (the picture as a Pillow RGB image, what ``draw``
+    returned). Handing reportlab the pixels (it compresses them once, Flate) is faster than a
+    PNG round trip. Needs a QGuiApplication."""
+    from PIL import Image as PILImage
+    from PySide6.QtGui import QImage
+
+    px_per_mm = dpi / 25.4
+    w, h = max(int(round(width_mm * px_per_mm)), 1), max(int(round(height_mm * px_per_mm)), 1)
+    img = QImage(w, h, QImage.Format_RGB888)
+    img.setDotsPerMeterX(int(round(dpi / 0.0254)))
+    img.setDotsPerMeterY(int(round(dpi / 0.0254)))
+    img.fill(QColor("white"))
+    p = QPainter(img)
+    try:
+        result = draw(p, float(w), float(h), px_per_mm)
+    finally:
+        p.end()
+    pil = PILImage.frombuffer("RGB", (w, h), bytes(img.constBits()), "raw", "RGB", img.bytesPerLine(), 1)
+    return pil, result
+
+
+
 class _MapTransform:
     def __init__(self, bounds, rect: QRectF, ft_per_px: float) -> None:
         self.cx = (bounds[0] + bounds[2]) / 2
@@ -182,9 +218,10 @@ def map_height_mm(layers: MapLayers, width_mm: float, max_height_mm: float) -> t
 
 
 def draw_map(p: QPainter, width: float, height: float, layers: MapLayers, mm: float,
-             scale_ft_per_in: float) -> None:
+             scale_ft_per_in: float) -> list[str]:
     """Draw the site map: every feature, bank line, protective areas, envelope, legend,
-    scale bar and north arrow, at ``scale_ft_per_in`` (feet of the site's foot per inch)."""
+    scale bar and north arrow, at ``scale_ft_per_in`` (feet of the site's foot per inch).
+    Returns the basemap notes ("Basemap: source, date") of the basemaps drawn under it."""
     frame = QRectF(0, 0, width, height - LEGEND_MM * mm)
     p.save()
     p.setRenderHint(QPainter.Antialiasing, True)
@@ -196,12 +233,12 @@ def draw_map(p: QPainter, width: float, height: float, layers: MapLayers, mm: fl
         p.setFont(_font(10))
         p.drawText(frame, Qt.AlignCenter, "Nothing positioned yet")
         p.restore()
-        return
+        return []
     ft_per_px = scale_ft_per_in / 25.4 / mm
     tf = _MapTransform(ext, frame, ft_per_px)
     p.setClipRect(frame)
     # bottom to top: the basemap, areas and lines, trees, the OHWM and transects, the bank; labels last
-    _draw_basemaps(p, tf, frame, layers, mm)
+    notes = _draw_basemaps(p, tf, frame, layers, mm)
     _draw_map_areas(p, tf, layers, mm)
     _draw_map_trees(p, tf, layers.trees, mm)
     _draw_map_survey(p, tf, layers, mm)
@@ -211,13 +248,15 @@ def draw_map(p: QPainter, width: float, height: float, layers: MapLayers, mm: fl
     _legend(p, QRectF(0, frame.bottom() + 3 * mm, width, LEGEND_MM * mm - 3 * mm), layers, mm,
             scale_ft_per_in)
     p.restore()
+    return notes
 
 
-def _draw_basemaps(p: QPainter, tf: _MapTransform, frame: QRectF, layers: MapLayers, mm: float) -> None:
+def _draw_basemaps(p: QPainter, tf: _MapTransform, frame: QRectF, layers: MapLayers, mm: float) -> list[str]:
     """Each basemap under the features at print resolution (200 dpi, at most 3000 px a side),
-    reprojected to the site CRS, with its source and date noted in the map's lower left."""
+    reprojected to the site CRS; returns "Basemap: source, date" of each one drawn (the
+    report prints them under the map)."""
     if not layers.basemaps:
-        return
+        return []
     from PySide6.QtGui import QImage
 
     from fieldapp.basemap import BasemapError, render
@@ -239,13 +278,7 @@ def _draw_basemaps(p: QPainter, tf: _MapTransform, frame: QRectF, layers: MapLay
         p.drawImage(frame, qimg)
         p.setOpacity(1.0)
         notes.append(f"Basemap: {info.source}, {info.date}")
-    if notes:
-        p.setFont(_font(6))
-        p.setPen(_pen("#000000", 0.2, mm))
-        box = QRectF(frame.left() + 2 * mm, frame.bottom() - 6 * mm * len(notes), frame.width() * 0.6,
-                     6 * mm * len(notes))
-        p.fillRect(box, QColor(255, 255, 255, 210))
-        p.drawText(box.adjusted(mm, 0, 0, 0), Qt.AlignLeft | Qt.AlignVCenter, "\n".join(notes))
+    return notes
 
 
 def _draw_map_areas(p: QPainter, tf: _MapTransform, layers: MapLayers, mm: float) -> None:
@@ -270,11 +303,11 @@ def _draw_map_areas(p: QPainter, tf: _MapTransform, layers: MapLayers, mm: float
         p.setBrush(Qt.NoBrush)
         p.setPen(_pen(ENVELOPE_COLOUR, 0.45, mm, Qt.DashDotLine))
         p.drawPath(tf.path(layers.envelope))
-    # track
+    # track, decimated to half a device pixel (a day's 288,000 fixes draw as a few thousand)
     if layers.track is not None:
         p.setBrush(Qt.NoBrush)
         p.setPen(_pen("#9e9e9e", 0.15, mm))
-        p.drawPolyline(tf.line(layers.track.coords))
+        p.drawPolyline(tf.line(decimated(layers.track, 0.5 / tf.s).coords))
     for kind, _, g in layers.lines:
         _, line = AREA_STYLE.get(kind, ("", "#555555"))
         p.setPen(_pen(line, 0.4, mm, Qt.DashLine if kind == "utility_trench" else Qt.SolidLine))
@@ -385,7 +418,7 @@ def _legend(p: QPainter, rect: QRectF, layers: MapLayers, mm: float, scale: floa
     ft_per_mm = scale / 25.4
     max_ft = 0.45 * rect.width() / mm * ft_per_mm
     block = _nice_below(max_ft / 4)
-    x0, y0 = rect.left(), rect.top() + 2 * mm
+    x0, y0 = rect.left() + 4 * mm, rect.top() + 2 * mm  # room for the "0" under the bar
     p.setFont(_font(7))
     for i in range(4):
         w = block / ft_per_mm * mm

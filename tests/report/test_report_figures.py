@@ -59,3 +59,28 @@ def test_the_output_folder_must_exist(tmp_path):
     assert output_folder(Path("report.pdf"), Failed) == Path(".")
     with pytest.raises(Failed, match="the folder .*missing does not exist"):
         output_folder(tmp_path / "missing" / "report.pdf", Failed)
+
+
+def test_a_long_track_is_decimated_to_the_print_resolution():
+    import numpy as np
+    from shapely.geometry import LineString
+
+    from fieldapp.report.drawing import PRINT_DPI, decimated
+
+    # a day's 288,000 fixes walking east 0.01 ft apart with 0.02 ft of jitter, then north:
+    # at 1 in = 50 ft and 200 dpi a device pixel is 50 / 200 = 0.25 ft, half of it 0.125 ft
+    n = 288_000
+    x = np.arange(n) * 0.01
+    y = np.where(np.arange(n) % 2 == 0, 0.0, 0.02)
+    east = np.column_stack([x, y])
+    north = np.column_stack([np.full(1000, x[-1]), np.arange(1, 1001) * 1.0])
+    track = LineString(np.vstack([east, north]))
+    tol = 0.5 * 50 / PRINT_DPI
+    assert tol == 0.125
+    out = decimated(track, tol)
+    assert len(out.coords) <= 5                       # the jitter is below half a pixel
+    assert out.coords[0] == track.coords[0] and out.coords[-1] == track.coords[-1]
+    # the corner where the walk turns north is kept (within the tolerance)
+    assert min(abs(cx - x[-1]) + abs(cy) for cx, cy in out.coords) <= tol
+    assert out.hausdorff_distance(track) <= tol
+    assert decimated(track, 0) is track

@@ -292,3 +292,41 @@ def test_bad_visit_is_one_line(qapp, tmp_path, capsys, kind, monkeypatch):
         monkeypatch.setattr("builtins.open", no_read)
     rc, err = run_main([bad, "-o", tmp_path / "r.pdf"], capsys)
     assert rc == 1 and one_line(err) and expect in err
+
+
+def test_a_full_disk_exits_non_zero_says_so_and_leaves_nothing(visit, tmp_path):
+    """On a real full disk: a 64 KiB tmpfs with 12 KiB left (the report is far larger), the
+    command run as the office runs it. Skips only where a tmpfs cannot be mounted (not root, no
+    CAP_SYS_ADMIN); the monkeypatched case below runs everywhere."""
+    import sys
+
+    from fieldapp.report import ReportWriteFailed, build_report
+    from tests.test_export_office import REPO, _small_tmpfs
+
+    with _small_tmpfs(tmp_path / "small", 12 * 1024) as disk:
+        out = disk / "report.pdf"
+        env = {**os.environ, "PYTHONPATH": str(REPO), "QT_QPA_PLATFORM": "offscreen"}
+        run = subprocess.run([sys.executable, "-m", "fieldapp", "report", str(visit), "-o", str(out)],
+                             capture_output=True, text=True, env=env, timeout=600)
+        assert run.returncode == 1, run.stdout
+        assert f"cannot write {out}: the disk is full" in run.stderr, run.stderr
+        assert "Traceback" not in run.stderr and one_line(run.stderr)
+        assert sorted(p.name for p in disk.iterdir()) == ["filler.bin"]  # no partial or temporary file
+        with pytest.raises(ReportWriteFailed, match="the disk is full") as caught:
+            build_report(visit, out)
+        assert caught.value.__cause__.errno == errno.ENOSPC
+        assert sorted(p.name for p in disk.iterdir()) == ["filler.bin"]
+
+
+def test_a_full_disk_while_the_pdf_is_laid_out(qapp, visit, tmp_path, capsys, monkeypatch):
+    """Simulated ENOSPC (monkeypatched) where reportlab writes the laid-out PDF: the disk is
+    full before the attachments are even added. Exit 1, "disk is full", nothing left."""
+    from reportlab.pdfbase import pdfdoc
+
+    def full(self, filename, canvas):
+        raise OSError(errno.ENOSPC, os.strerror(errno.ENOSPC))
+
+    monkeypatch.setattr(pdfdoc.PDFDocument, "SaveToFile", full)
+    rc, err = run_main([visit, "-o", tmp_path / "r.pdf"], capsys)
+    assert rc == 1 and one_line(err) and f"cannot write {tmp_path / 'r.pdf'}: the disk is full" in err
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["visit.gpkg"]
