@@ -347,6 +347,16 @@ def _to_ft_geom(frame: SiteFrame, geom):
     return shapely.transform(geom, lambda xy: xy * k)
 
 
+def _photos(visit: Visit) -> tuple:
+    """The visit's photos as the report's :class:`~fieldapp.report.photos.PhotoEntry` rows
+    (site first, then by record, then the photos on their own)."""
+    from fieldapp.store.photos import photo_entries
+
+    from .photos import PhotoEntry
+
+    return tuple(PhotoEntry(*row) for row in photo_entries(visit))
+
+
 def gather(visit: Visit, path, *, retained_ac: float = 0.0, conflicts: list | None = None,
            now: datetime | None = None) -> ReportContent:
     """Build :class:`ReportContent` from a loaded visit.
@@ -383,6 +393,7 @@ def gather(visit: Visit, path, *, retained_ac: float = 0.0, conflicts: list | No
         c = int(math.floor(t.dbh_in / 2.0 + 1e-7))
         classes[c] = classes.get(c, 0) + 1
     content.tally_classes = [(2.0 * c, n) for c, n in sorted(classes.items())]
+    content.photos = _photos(visit)
     _gnss(visit, content)
     if not visit.has_frame:
         return content

@@ -78,16 +78,22 @@ def _thumb(p: PhotoRecord, max_px: int) -> bytes:
 
     from ..survey.photos import jpeg_within
 
-    with Image.open(io.BytesIO(p.data)) as im:
-        im.load()
-        return jpeg_within(ImageOps.exif_transpose(im).convert("RGB"), max_px, quality=80)
+    try:
+        with Image.open(io.BytesIO(p.data)) as im:
+            im.load()
+            return jpeg_within(ImageOps.exif_transpose(im).convert("RGB"), max_px, quality=80)
+    except (OSError, SyntaxError, ValueError):
+        # damaged outside fieldapp: hand the stored bytes on; the report lists the photo as
+        # unreadable in words rather than dropping it or failing the whole report
+        return bytes(p.data or b"")
 
 
 def photo_entries(store_or_visit, *, max_px: int = REPORT_THUMB_PX) -> list[PhotoRow]:
     """Every photo of a visit (a :class:`~fieldapp.store.VisitStore` or a
     :class:`~fieldapp.survey.Visit`) as :class:`PhotoRow`, in report order (see the module
     docstring). ``max_px`` is the thumbnail's long side (pixels). A stored image Pillow cannot
-    decode raises ``OSError`` (the file was damaged outside fieldapp)."""
+    decode (damaged outside fieldapp) keeps its row with the stored bytes as they are, so the
+    report can say it is unreadable instead of dropping it."""
     visit = getattr(store_or_visit, "visit", store_or_visit)
     rows: list[PhotoRow] = []
     for layer in ORDER:

@@ -121,3 +121,29 @@ def test_no_feature_heading_is_left_at_a_page_foot(built):
         last = [ln.strip() for ln in page.splitlines() if ln.strip()][-1]
         assert last not in titles, (n, last)
     assert len(reader.pages) >= 12
+
+
+def test_photos_attached_in_the_app_reach_the_report(tmp_path):
+    # the store's rows (fieldapp.store.photos.photo_entries) fill the section: a photo attached
+    # to a tree appears under "Tree tag N" with its EXIF time and direction
+    from fieldapp.app.config import AppConfig
+    from fieldapp.app.photos import attach_files
+    from fieldapp.report import build_report
+    from fieldapp.store import open_visit
+    from fieldapp.survey import Layer
+    from tests.survey.test_survey_photos import jpeg as exif_jpeg
+
+    visit = tmp_path / "site.gpkg"
+    build_sample_visit(visit, conflict=False)
+    photo = exif_jpeg(tmp_path / "IMG_0412.jpg", when="2024:05:14 10:02:00", direction=312.0)
+    with open_visit(visit) as store:
+        tree = store.visit.trees()[0]
+        out = attach_files(store.visit, [photo], layer=Layer.TREE, uuid=tree.uuid,
+                           config=AppConfig(data_dir=str(tmp_path)))
+        assert len(out.kept) == 1
+    pdf = tmp_path / "site.pdf"
+    build_report(visit, pdf)
+    text = "\n".join(page.extract_text() for page in pypdf.PdfReader(str(pdf)).pages)
+    assert "Photos" in text
+    assert f"Tree tag {tree.tag}" in text
+    assert "312° true" in text
