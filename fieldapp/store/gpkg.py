@@ -664,9 +664,9 @@ def open_visit(path, *, who: str | None = None, durability: str = "full", readon
         raise ValueError(f"durability must be 'full' or 'normal', got {durability!r}")
     conn, meta = _open_checked(path)
     with _closed_on_failure(conn, path):
-        site, records = _load(conn, path)
+        site, records, track = _load(conn, path)
     if readonly:
-        visit = Visit.from_records(site, records, who=who, **visit_kwargs)
+        visit = Visit.from_records(site, records, track=track, who=who, **visit_kwargs)
         return VisitStore(path, conn, visit, readonly=True)
     conn.close()
     if not (os.access(path, os.R_OK | os.W_OK) and os.access(path.parent, os.W_OK | os.X_OK)):
@@ -680,7 +680,7 @@ def open_visit(path, *, who: str | None = None, durability: str = "full", readon
             _migrate(conn, path)  # before the WAL switch: a failed migration leaves the bytes as they were
         _conform(conn, path)
         _set_durable(conn, durability)
-    visit = Visit.from_records(site, records, who=who, **visit_kwargs)
+    visit = Visit.from_records(site, records, track=track, who=who, **visit_kwargs)
     return VisitStore(path, conn, visit)
 
 
