@@ -218,6 +218,8 @@ class VisitStore:
         self._touched: set[str] = set()
         self._srs_id = self._current_srs_id()
         self._prepare_sql()
+        self._grown: dict[str, list[float]] = {}    # bounds of rows added since the last checkpoint
+        self._reshaped: set[str] = set()            # tables with rows changed or deleted since
         visit.attach_journal(self)
 
     # -------------------------------------------------------------- lifecycle
@@ -258,12 +260,18 @@ class VisitStore:
             try:
                 conn.executemany("UPDATE gpkg_contents SET last_change = ? WHERE table_name = ?",
                                  [(now, t) for t in sorted(self._touched)])
-                spatial_index.update_extents(conn, sorted(self._touched))
+                # a table only added to grows its extent by the new rows' bounds; one with rows
+                # changed or deleted is measured again (an extent can shrink)
+                spatial_index.update_extents(conn, sorted(self._reshaped))
+                spatial_index.grow_extents(conn, {t: b for t, b in self._grown.items()
+                                                  if t not in self._reshaped})
                 conn.execute("COMMIT")
             except BaseException:
                 conn.execute("ROLLBACK")
                 raise
             self._touched.clear()
+            self._grown.clear()
+            self._reshaped.clear()
         busy, _, _ = conn.execute("PRAGMA wal_checkpoint(TRUNCATE)").fetchone()
         if busy:
             raise StoreError(f"checkpoint of {self.path} blocked by another connection; retry")
@@ -320,7 +328,7 @@ class VisitStore:
         conn = self._db()
         if self._readonly:
             raise ReadOnlyVisitFile(f"{self.path} was opened read-only; nothing can be recorded in it")
-        touched = set()
+        touched, grown, reshaped = set(), {}, set()
         try:
             conn.execute("BEGIN IMMEDIATE")
             try:
@@ -331,15 +339,22 @@ class VisitStore:
                         self._set_srs(ch.new.crs)
                     if ch.action is Action.ADDED:
                         conn.execute(self._insert[layer], self._row(layer, ch.new))
-                    elif ch.action is Action.UPDATED:
+                        if layer in S.GEOMETRY:
+                            _grow(grown, layer.value, S.geometry_of(layer, ch.new))
+                    else:
+                        reshaped.add(layer.value)
+                    if ch.action is Action.UPDATED:
                         row = self._row(layer, ch.new)
                         cur = conn.execute(self._update[layer], row[1:] + [ch.old.uuid])
                         if cur.rowcount != 1:
                             raise WriteFailed(f"{layer.value} {ch.old.uuid} is not in the file")
-                    else:
+                    elif ch.action is Action.REMOVED:
                         conn.execute(f'DELETE FROM "{layer.value}" WHERE uuid = ?', (ch.old.uuid,))
                 conn.execute("COMMIT")
                 self._touched.update(touched)
+                self._reshaped.update(reshaped)
+                for t, b in grown.items():
+                    _grow(self._grown, t, b)
             except BaseException:
                 if conn.in_transaction:
                     conn.execute("ROLLBACK")
@@ -419,6 +434,7 @@ def create_visit(path, visit: Visit, *, durability: str = "full") -> VisitStore:
             staging.path, staging._conn, staging.visit, staging._touched = tmp, conn, visit, set()
             staging._srs_id = staging._current_srs_id()
             staging._prepare_sql()
+            staging._grown, staging._reshaped = {}, set()
             conn.execute("BEGIN")
             conn.execute(staging._insert[Layer.SITE], staging._row(Layer.SITE, visit.site))
             conn.execute("COMMIT")
@@ -438,6 +454,21 @@ def create_visit(path, visit: Visit, *, durability: str = "full") -> VisitStore:
     conn = _connect(path)
     _set_durable(conn, durability)
     return VisitStore(path, conn, visit)
+
+
+def _grow(bounds: dict[str, list[float]], table: str, geom) -> None:
+    """Widen ``bounds[table]`` ([min_x, min_y, max_x, max_y]) by a geometry or by other bounds."""
+    if geom is None:
+        return
+    if isinstance(geom, list):
+        b = geom
+    else:
+        if geom.is_empty:
+            return
+        b = list(geom.bounds)
+    have = bounds.get(table)
+    bounds[table] = b if have is None else [min(have[0], b[0]), min(have[1], b[1]),
+                                            max(have[2], b[2]), max(have[3], b[3])]
 
 
 def _fsync_file(p: Path) -> None:

@@ -85,7 +85,8 @@ def _times(texts: list, suspect: np.ndarray, nullable: bool) -> np.ndarray:
 
 def _floats(values: list) -> tuple[np.ndarray, np.ndarray]:
     null = np.fromiter((v is None for v in values), bool, len(values))
-    arr = np.fromiter((np.nan if v is None else v for v in values), float, len(values))
+    # a value of the wrong storage type (text in a REAL column) is NaN here: SQL marked its row
+    arr = np.fromiter((v if isinstance(v, (int, float)) else np.nan for v in values), float, len(values))
     return arr, null
 
 

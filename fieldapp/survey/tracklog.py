@@ -136,6 +136,7 @@ class TrackLog:
         """Fix ``i`` (0 = the first recorded) as a :class:`TrackPoint`."""
         if not -self._n <= i < self._n:
             raise IndexError(f"track point {i} of {self._n}")
+        i %= self._n
         c = self._cols
         kw = {name: c[name][i] for name in TEXT_COLUMNS}
         kw.update({name: _dt(c[name][i]) for name in TIME_COLUMNS})
