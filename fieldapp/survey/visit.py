@@ -218,8 +218,7 @@ class Visit(ShorelineCommands, EditCommands, StakeCommands):
     @classmethod
     def from_records(cls, site: Site, records: Iterable[Feature], *, track: TrackLog | None = None,
                      **kwargs) -> "Visit":
-        """Rebuild a visit from stored records (no journal, no events); ``track``, the raw
-        track as read by the store (columns), is taken as it is."""
+        """Rebuild a visit from stored records (no journal, no events) and its raw track."""
         visit = cls(site, **kwargs)
         if track is not None:
             visit._data[Layer.TRACK] = track
@@ -766,8 +765,7 @@ class Visit(ShorelineCommands, EditCommands, StakeCommands):
 
     @property
     def track_log(self) -> TrackLog:
-        """The raw track as columns (:class:`~fieldapp.survey.tracklog.TrackLog`): x, y,
-        fix quality, HDOP ... one numpy array each, in the order recorded."""
+        """The raw track as columns (x, y, fix quality, HDOP ...: :mod:`.tracklog`)."""
         return self._data[Layer.TRACK]
 
     # ---------------------------------------------------------------- notes
