@@ -102,24 +102,14 @@ def _text_suspects(values: list, suspect: np.ndarray) -> None:
         suspect |= np.fromiter((v in bad for v in values), bool, len(values))
 
 
-def _read_track(conn: sqlite3.Connection, frame: SiteFrame | None, problems: list[RecordProblem],
-                read_rows) -> tuple[TrackLog, list[int]]:
-    """The track table as a :class:`TrackLog` and its fids; refused rows go to ``problems``.
+CHUNK_ROWS = 32_768  # rows turned into columns at a time: the Python objects of a day's
+                     # track at once would be ~200 MB at the peak
 
-    ``read_rows(conn, layer, frame, problems, fids)`` is the per-record reader
-    (:func:`fieldapp.store.load._read_rows`), used for the rows the vectorised check does not
-    vouch for. Inside the caller's snapshot.
-    """
-    layer = Layer.TRACK
-    names = [c.name for c in S.columns(layer)]
-    rows = conn.execute(
-        f"SELECT fid, uuid, created_utc, modified_utc, created_by, substr(geom, {_WKB_START}),"
-        f" {', '.join(names)}, {_suspect_sql()} FROM {layer.value} ORDER BY fid").fetchall()
-    if not rows:
-        return TrackLog(), []
+
+def _columns_of(rows: list, names: list[str], frame: SiteFrame | None):
+    """(fids, columns, suspect) of a batch of rows of :func:`_read_track`'s SELECT."""
     raw = dict(zip(["fid", "uuid", "created_utc", "modified_utc", "created_by", "wkb", *names, "suspect"],
                    map(list, zip(*rows))))
-    del rows
     fids = np.array(raw["fid"], dtype=np.int64)
     suspect = np.array(raw["suspect"], dtype=bool)
     geoms = shapely.from_wkb(np.array(raw.pop("wkb"), dtype=object), on_invalid="ignore")
@@ -134,7 +124,6 @@ def _read_track(conn: sqlite3.Connection, frame: SiteFrame | None, problems: lis
     nulls = {}
     cols["x"], cols["y"] = np.full(len(fids), np.nan), np.full(len(fids), np.nan)
     cols["x"][point], cols["y"][point] = shapely.get_x(geoms[point]), shapely.get_y(geoms[point])
-    del geoms
     for name in FLOAT_COLUMNS:
         if name not in ("x", "y"):
             cols[name], nulls[name] = _floats(raw[name])
@@ -143,6 +132,32 @@ def _read_track(conn: sqlite3.Connection, frame: SiteFrame | None, problems: lis
         cols[name] = np.where(nulls[name] | suspect, -1, np.nan_to_num(arr)).astype(np.int16)
         suspect |= ~nulls[name] & ((arr < -1) | (arr > np.iinfo(np.int16).max))
     suspect |= suspect_rows({n: cols[n] for n in (*FLOAT_COLUMNS, *INT_COLUMNS)}, nulls, frame)
+    return fids, cols, suspect
+
+
+def _read_track(conn: sqlite3.Connection, frame: SiteFrame | None, problems: list[RecordProblem],
+                read_rows) -> tuple[TrackLog, list[int]]:
+    """The track table as a :class:`TrackLog` and its fids; refused rows go to ``problems``.
+
+    ``read_rows(conn, layer, frame, problems, fids)`` is the per-record reader
+    (:func:`fieldapp.store.load._read_rows`), used for the rows the vectorised check does not
+    vouch for. Inside the caller's snapshot; read :data:`CHUNK_ROWS` rows at a time.
+    """
+    layer = Layer.TRACK
+    names = [c.name for c in S.columns(layer)]
+    cur = conn.execute(
+        f"SELECT fid, uuid, created_utc, modified_utc, created_by, substr(geom, {_WKB_START}),"
+        f" {', '.join(names)}, {_suspect_sql()} FROM {layer.value} ORDER BY fid")
+    parts = []
+    while rows := cur.fetchmany(CHUNK_ROWS):
+        parts.append(_columns_of(rows, names, frame))
+        del rows
+    if not parts:
+        return TrackLog(), []
+    fids = np.concatenate([p[0] for p in parts])
+    cols = {n: np.concatenate([p[1][n] for p in parts]) for n in parts[0][1]}
+    suspect = np.concatenate([p[2] for p in parts])
+    del parts
     keep = ~suspect
     if suspect.any():
         again = read_rows(conn, layer, frame, problems, [int(f) for f in fids[suspect]])

@@ -230,3 +230,18 @@ def test_a_log_grows_past_its_first_capacity_and_keeps_every_fix():
     assert len(log) == 600 and log.records() == pts
     assert log.columns()["x"][599] == 599.0 and log.columns()["quality"][:3].tolist() == [-1, 4, -1]
     assert log.pop(pts[10].uuid) == pts[10] and len(log) == 599 and pts[10].uuid not in log
+
+
+def test_read_in_batches_gives_the_same_track_and_refusals(tmp_path, monkeypatch):
+    import fieldapp.store.trackload as T
+
+    path = tmp_path / "v.gpkg"
+    _visit_with_track(path)
+    with st_connect(path) as conn:
+        conn.execute("UPDATE track_point SET hdop = -0.5 WHERE fid = 7")
+    conn.close()
+    monkeypatch.setattr(T, "CHUNK_ROWS", 5)    # batches of 5, 5 and 2 rows
+    old, old_problems, log, fids, new_problems = _both(path)
+    assert new_problems == old_problems and [p.fid for p in new_problems] == [7]
+    assert "outside [0.0, inf]" in new_problems[0].message
+    assert fids == [f for f, _ in old] and log.records() == [rec for _, rec in old]
