@@ -20,6 +20,11 @@ csv       folder, ``LAYER.csv`` (+ .csvt, .prj) WGS 84 lon/lat, geometry as WKT 
 dxf       one ``.dxf`` file, a DXF layer each   the site's projected CRS, in its own unit
 ========  ====================================  ==============================================
 
+The raw track (``track_point``, 288,000 fixes for a day at 10 Hz) is written in bulk (its
+columns, not a row per fix); in the DXF it is one polyline through the fixes in the order
+recorded (the fixes' attributes are in the GIS formats), its count the number of fixes; in
+the KML it is one path placemark "GNSS track" (fixes, first and last fix time).
+
 Shapefile field names are cut to 10 characters by GDAL: ``field_names.csv`` beside the files maps
 each to its full name (with its unit); a text value over 254 bytes is written whole in
 ``long_values.csv`` (the .dbf keeps its start, marked) and the result's ``notes`` say so. Every
@@ -112,9 +117,27 @@ class ExportResult:
 class _LayerData:
     name: str
     geometry_type: str
-    geometries: list  # shapely, site CRS units (None allowed)
+    geometries: Any  # list of shapely (None allowed), or a numpy array of them; site CRS units
     columns: list[tuple[str, str]]  # (name, "int" | "float" | "str")
-    rows: list[list[Any]]
+    rows: Any  # list of rows, or _ColumnRows over ``arrays``
+    arrays: list[np.ndarray] | None = None  # one per column (a layer read in bulk: the track)
+
+
+class _ColumnRows:
+    """Rows of a layer held as columns (read in bulk), as a read-only sequence of lists."""
+
+    def __init__(self, arrays: list[np.ndarray]) -> None:
+        self.arrays = arrays
+
+    def __len__(self) -> int:
+        return len(self.arrays[0])
+
+    def __getitem__(self, i: int) -> list:
+        return [None if v is None or (isinstance(v, float) and v != v) else v
+                for v in (a[i].item() if hasattr(a[i], "item") else a[i] for a in self.arrays)]
+
+    def __iter__(self):
+        return (self[i] for i in range(len(self)))
 
 
 def _value(v: Any) -> Any:
@@ -211,6 +234,10 @@ def layer_records(visit) -> list[_LayerData]:
     links = photo_links(visit)
     out: list[_LayerData] = []
     for layer in LAYERS:
+        if layer is Layer.TRACK:
+            if len(visit.track_log):
+                out.append(_track_layer(visit))
+            continue
         feats = visit.features(layer)
         if not feats:
             continue
@@ -245,6 +272,35 @@ def layer_records(visit) -> list[_LayerData]:
                 geoms.append(S.geometry_of(layer, f))
             out.append(_LayerData(name, GEOMETRY_TYPE[S.GEOMETRY[layer][0]], geoms, columns, rows))
     return out + _photo_layer(visit, links)
+
+
+def _utc_texts(a: np.ndarray) -> np.ndarray:
+    """datetime64[ms] → ISO 8601 UTC text with Z and milliseconds (None for NaT), as the store
+    writes them (:func:`fieldapp.store.schema.utc_text`)."""
+    text = np.datetime_as_string(a, unit="ms").astype(object) + "Z"
+    text[np.isnat(a)] = None
+    return text
+
+
+def _track_layer(visit) -> _LayerData:
+    """The raw track as one layer written in bulk (columns, not a row per fix); the columns
+    and values are those :func:`layer_records` gives any layer."""
+    from fieldapp.store import schema as S
+
+    c = visit.track_log.columns()
+    n = len(c["uuid"])
+    columns = [("name", "str"), ("uuid", "str"), ("created_utc", "str"), ("modified_utc", "str"),
+               ("created_by", "str")]
+    arrays = [np.full(n, _record_name(Layer.TRACK, None, visit), dtype=object), c["uuid"],
+              _utc_texts(c["created_utc"]), _utc_texts(c["modified_utc"]), c["created_by"]]
+    for col in S.columns(Layer.TRACK):
+        kind = "int" if col.pytype in (int, bool) else "float" if col.pytype is float else "str"
+        columns.append((col.name, kind))
+        a = c[col.field]
+        arrays.append(_utc_texts(a) if a.dtype.kind == "M" else
+                      np.where(a < 0, None, a).astype(object) if kind == "int" else a)
+    geoms = shapely.points(c["x"], c["y"])
+    return _LayerData(Layer.TRACK.value, "Point", geoms, columns, _ColumnRows(arrays), arrays)
 
 
 _VERDICT_COLUMNS = [("status", "str"), ("citation", "str"), ("verdict", "str")]
@@ -333,7 +389,13 @@ def _field_arrays(data: _LayerData, int32: bool = False):
     integers as strings."""
     arrays, masks = [], []
     for j, (_, kind) in enumerate(data.columns):
-        vals = [r[j] for r in data.rows]
+        if data.arrays is not None and kind == "float":
+            arr = np.asarray(data.arrays[j], dtype=np.float64)
+            missing = np.isnan(arr)
+            arrays.append(arr)
+            masks.append(missing if missing.any() else None)
+            continue
+        vals = data.arrays[j] if data.arrays is not None else [r[j] for r in data.rows]
         missing = np.array([v is None for v in vals])
         if kind == "int":
             arr = np.array([0 if v is None else int(v) for v in vals], dtype=np.int32 if int32 else np.int64)
@@ -350,8 +412,12 @@ def _write_ogr(data: _LayerData, path: Path, driver: str, crs: str, transform, *
                layer_options: dict | None = None) -> None:
     from pyogrio.raw import write
 
-    geoms = [None if g is None or g.is_empty else (transform(g) if transform else g) for g in data.geometries]
-    wkb = np.array([None if g is None else shapely.to_wkb(g, output_dimension=2) for g in geoms], dtype=object)
+    if data.arrays is not None:  # a layer read in bulk: every geometry at once
+        geoms = transform(data.geometries) if transform else data.geometries
+        wkb = shapely.to_wkb(geoms, output_dimension=2)
+    else:
+        geoms = [None if g is None or g.is_empty else (transform(g) if transform else g) for g in data.geometries]
+        wkb = np.array([None if g is None else shapely.to_wkb(g, output_dimension=2) for g in geoms], dtype=object)
     arrays, masks = _field_arrays(data, int32=driver in ("LIBKML", "KML"))
     with warnings.catch_warnings():
         # Shapefile names are 10 characters at most: GDAL cuts them and says so (documented above)
@@ -359,6 +425,19 @@ def _write_ogr(data: _LayerData, path: Path, driver: str, crs: str, transform, *
         write(str(path), wkb, arrays, [c for c, _ in data.columns], field_mask=masks, layer=data.name,
               driver=driver, geometry_type=data.geometry_type, crs=crs, append=append,
               layer_options=layer_options or None)
+
+
+def _track_path(data: _LayerData) -> _LayerData:
+    """The raw track as one path (a LineString through the fixes in the order recorded) with
+    its number of fixes and first and last fix times: what Google Earth can show of a day's
+    288,000 fixes (the fixes themselves are in the GIS formats)."""
+    xy = shapely.get_coordinates(data.geometries)
+    names = [c for c, _ in data.columns]
+    t = [v for v in data.arrays[names.index("t_utc")] if v is not None]
+    geom = shapely.LineString(xy) if len(xy) >= 2 else None
+    return _LayerData(data.name, "LineString", [geom],
+                      [("name", "str"), ("fixes", "int"), ("first_utc", "str"), ("last_utc", "str")],
+                      [["GNSS track", len(xy), min(t) if t else None, max(t) if t else None]])
 
 
 def _dxf(layers: list[_LayerData], path: Path, frame, counts: dict[str, int]) -> None:
@@ -383,6 +462,16 @@ def _dxf(layers: list[_LayerData], path: Path, frame, counts: dict[str, int]) ->
         attribs = {"layer": data.name}
         names = {c: j for j, (c, _) in enumerate(data.columns)}
         n = 0
+        if data.arrays is not None:  # the raw track: one polyline through its fixes, in order
+            xy = shapely.get_coordinates(data.geometries)
+            if len(xy) >= 2:
+                line = msp.add_lwpolyline(xy[:2].tolist(), dxfattribs=attribs)
+                # x, y, start width, end width, bulge per vertex, set at once (appending them
+                # one by one copies the vertex array each time: quadratic in the fixes)
+                line.lwpoints.set(np.column_stack([xy, np.zeros((len(xy), 3))]))
+                line.set_xdata("FIELDAPP", [(1000, f"fixes={len(xy)}")])
+            counts[data.name] = len(xy)
+            continue
         for g, row in zip(data.geometries, data.rows):
             if g is None or g.is_empty:
                 continue
@@ -523,6 +612,11 @@ def _shp_long_values(data: _LayerData, long_rows: list[list[str]]) -> _LayerData
     """The layer with every text value over 254 bytes cut and marked; the whole values go to
     ``long_rows`` (layer, uuid, field, value) for :data:`LONG_VALUES_FILE`."""
     mark = f" … (whole text in {LONG_VALUES_FILE})"
+    if data.arrays is not None and not any(
+            kind == "str" and any(v is not None and len(v) * 4 > SHP_TEXT_BYTES and
+                                  len(str(v).encode("utf-8")) > SHP_TEXT_BYTES for v in data.arrays[j])
+            for j, (_, kind) in enumerate(data.columns)):
+        return data
     rows = []
     for row in data.rows:
         new = list(row)
@@ -597,6 +691,8 @@ def _write_layers(layers: list[_LayerData], target: Path, fmt: str, frame, site_
         elif fmt == "kml":
             from pyogrio import list_drivers
 
+            if data.arrays is not None:
+                data = layers[i] = _track_path(data)
             driver = "LIBKML" if "LIBKML" in list_drivers(write=True) else "KML"
             _write_ogr(data, target, driver, "EPSG:4326", to_wgs84, append=i > 0)
             path = None

@@ -25,6 +25,7 @@ from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any
 
+import numpy as np
 import shapely
 from shapely.geometry import LineString, Point
 
@@ -501,19 +502,19 @@ def _gnss(visit: Visit, content: ReportContent) -> None:
             antenna_height_m=float(visit.site.antenna_height_m), fix_time_utc=p.fix_time_utc,
             x_crs=p.x, y_crs=p.y, crs_unit=crs_unit_symbol(frame) if frame else "", lat=lat, lon=lon,
             correction_age_s=p.correction_age_s, correction_mount=p.correction_mount))
-    track = visit.track()
+    cols = visit.track_log.columns()
+    quality, hdop = cols["quality"], cols["hdop"]
     qualities: dict[str, int] = {}
-    hdops = []
-    for tp in track:
-        key = "–" if tp.quality is None else f"{tp.quality} {GGA_QUALITY.get(tp.quality, '')}".strip()
-        qualities[key] = qualities.get(key, 0) + 1
-        if tp.hdop is not None:
-            hdops.append(tp.hdop)
-    hdops.sort()
+    codes, first, counts = np.unique(quality, return_index=True, return_counts=True)
+    for k in np.argsort(first):  # in the order first seen along the track; -1: none recorded
+        q = int(codes[k])
+        key = "–" if q < 0 else f"{q} {GGA_QUALITY.get(q, '')}".strip()
+        qualities[key] = qualities.get(key, 0) + int(counts[k])
+    hdops = np.sort(hdop[~np.isnan(hdop)])
     content.track_summary = {
-        "fixes": len(track), "qualities": qualities,
-        "median_hdop": hdops[len(hdops) // 2] if hdops else None,
-        "max_hdop": hdops[-1] if hdops else None,
+        "fixes": len(quality), "qualities": qualities,
+        "median_hdop": float(hdops[len(hdops) // 2]) if len(hdops) else None,
+        "max_hdop": float(hdops[-1]) if len(hdops) else None,
     }
 
 
@@ -536,9 +537,9 @@ def _map(visit: Visit, frame: SiteFrame, content: ReportContent, by_id: dict) ->
     for tr in visit.trees():
         r = None if tr.crown_radius_ft is None else tr.crown_radius_ft * FOOT_INTERNATIONAL_M / frame.foot.metres
         m.trees.append((ft(tr.x), ft(tr.y), float(tr.dbh_in), r, _value(tr.status) == "live"))
-    track = visit.track()
-    if len(track) >= 2:
-        m.track = LineString([(ft(p.x), ft(p.y)) for p in track])
+    cols = visit.track_log.columns()
+    if len(cols["x"]) >= 2:
+        m.track = LineString(np.column_stack([ft(cols["x"]), ft(cols["y"])]))
     m.notes = [(ft(n.x), ft(n.y), n.text) for n in visit.features(Layer.NOTE) if n.x is not None]
     # ---- bank positions along each transect (horizontal international ft from the origin)
     ordered = []

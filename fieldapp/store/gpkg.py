@@ -222,6 +222,8 @@ class VisitStore:
         self._touched: set[str] = set()
         self._srs_id = self._current_srs_id()
         self._prepare_sql()
+        self._grown: dict[str, list[float]] = {}    # bounds of rows added since the last checkpoint
+        self._reshaped: set[str] = set()            # tables with rows changed or deleted since
         visit.attach_journal(self)
 
     # -------------------------------------------------------------- lifecycle
@@ -262,12 +264,18 @@ class VisitStore:
             try:
                 conn.executemany("UPDATE gpkg_contents SET last_change = ? WHERE table_name = ?",
                                  [(now, t) for t in sorted(self._touched)])
-                spatial_index.update_extents(conn, sorted(self._touched))
+                # a table only added to grows its extent by the new rows' bounds; one with rows
+                # changed or deleted is measured again (an extent can shrink)
+                spatial_index.update_extents(conn, sorted(self._reshaped))
+                spatial_index.grow_extents(conn, {t: b for t, b in self._grown.items()
+                                                  if t not in self._reshaped})
                 conn.execute("COMMIT")
             except BaseException:
                 conn.execute("ROLLBACK")
                 raise
             self._touched.clear()
+            self._grown.clear()
+            self._reshaped.clear()
         busy, _, _ = conn.execute("PRAGMA wal_checkpoint(TRUNCATE)").fetchone()
         if busy:
             raise StoreError(f"checkpoint of {self.path} blocked by another connection; retry")
@@ -324,7 +332,7 @@ class VisitStore:
         conn = self._db()
         if self._readonly:
             raise ReadOnlyVisitFile(f"{self.path} was opened read-only; nothing can be recorded in it")
-        touched = set()
+        touched, grown, reshaped = set(), {}, set()
         try:
             conn.execute("BEGIN IMMEDIATE")
             try:
@@ -335,15 +343,22 @@ class VisitStore:
                         self._set_srs(ch.new.crs)
                     if ch.action is Action.ADDED:
                         conn.execute(self._insert[layer], self._row(layer, ch.new))
-                    elif ch.action is Action.UPDATED:
+                        if layer in S.GEOMETRY:
+                            _grow(grown, layer.value, S.geometry_of(layer, ch.new))
+                    else:
+                        reshaped.add(layer.value)
+                    if ch.action is Action.UPDATED:
                         row = self._row(layer, ch.new)
                         cur = conn.execute(self._update[layer], row[1:] + [ch.old.uuid])
                         if cur.rowcount != 1:
                             raise WriteFailed(f"{layer.value} {ch.old.uuid} is not in the file")
-                    else:
+                    elif ch.action is Action.REMOVED:
                         conn.execute(f'DELETE FROM "{layer.value}" WHERE uuid = ?', (ch.old.uuid,))
                 conn.execute("COMMIT")
                 self._touched.update(touched)
+                self._reshaped.update(reshaped)
+                for t, b in grown.items():
+                    _grow(self._grown, t, b)
             except BaseException:
                 if conn.in_transaction:
                     conn.execute("ROLLBACK")
@@ -423,6 +438,7 @@ def create_visit(path, visit: Visit, *, durability: str = "full") -> VisitStore:
             staging.path, staging._conn, staging.visit, staging._touched = tmp, conn, visit, set()
             staging._srs_id = staging._current_srs_id()
             staging._prepare_sql()
+            staging._grown, staging._reshaped = {}, set()
             conn.execute("BEGIN")
             conn.execute(staging._insert[Layer.SITE], staging._row(Layer.SITE, visit.site))
             conn.execute("COMMIT")
@@ -442,6 +458,21 @@ def create_visit(path, visit: Visit, *, durability: str = "full") -> VisitStore:
     conn = _connect(path)
     _set_durable(conn, durability)
     return VisitStore(path, conn, visit)
+
+
+def _grow(bounds: dict[str, list[float]], table: str, geom) -> None:
+    """Widen ``bounds[table]`` ([min_x, min_y, max_x, max_y]) by a geometry or by other bounds."""
+    if geom is None:
+        return
+    if isinstance(geom, list):
+        b = geom
+    else:
+        if geom.is_empty:
+            return
+        b = list(geom.bounds)
+    have = bounds.get(table)
+    bounds[table] = b if have is None else [min(have[0], b[0]), min(have[1], b[1]),
+                                            max(have[2], b[2]), max(have[3], b[3])]
 
 
 def _fsync_file(p: Path) -> None:
@@ -668,9 +699,9 @@ def open_visit(path, *, who: str | None = None, durability: str = "full", readon
         raise ValueError(f"durability must be 'full' or 'normal', got {durability!r}")
     conn, meta = _open_checked(path)
     with _closed_on_failure(conn, path):
-        site, records = _load(conn, path)
+        site, records, track = _load(conn, path)
     if readonly:
-        visit = Visit.from_records(site, records, who=who, **visit_kwargs)
+        visit = Visit.from_records(site, records, track=track, who=who, **visit_kwargs)
         return VisitStore(path, conn, visit, readonly=True)
     conn.close()
     if not (os.access(path, os.R_OK | os.W_OK) and os.access(path.parent, os.W_OK | os.X_OK)):
@@ -684,7 +715,7 @@ def open_visit(path, *, who: str | None = None, durability: str = "full", readon
             _migrate(conn, path)  # before the WAL switch: a failed migration leaves the bytes as they were
         _conform(conn, path)
         _set_durable(conn, durability)
-    visit = Visit.from_records(site, records, who=who, **visit_kwargs)
+    visit = Visit.from_records(site, records, track=track, who=who, **visit_kwargs)
     return VisitStore(path, conn, visit)
 
 

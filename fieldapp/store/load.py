@@ -23,6 +23,7 @@ from ..survey.features import FEATURE_CLASSES, Layer
 from ..survey.validation import PARENTS, XY_PAIRS, check_point_fields, validate
 from . import schema as S
 from .errors import DamagedVisitFile, InvalidRecords, RecordProblem
+from .trackload import _read_track
 
 __all__ = ["_read_layer", "_read_rows", "_load"]
 
@@ -48,8 +49,9 @@ def _read_layer(conn: sqlite3.Connection, layer: Layer, frame: SiteFrame | None 
 
 
 def _read_rows(conn: sqlite3.Connection, layer: Layer, frame: SiteFrame | None = None,
-               problems: list[RecordProblem] | None = None) -> list[tuple[int, object]]:
-    """As :func:`_read_layer`, as ``(fid, record)`` pairs."""
+               problems: list[RecordProblem] | None = None,
+               fids: list[int] | None = None) -> list[tuple[int, object]]:
+    """As :func:`_read_layer`, as ``(fid, record)`` pairs; only the rows ``fids`` when given."""
     cls = FEATURE_CLASSES[layer]
     # a file of an older schema (read before, or without, its migration) lacks the columns
     # added since: those fields take the model's default (inspect checked the rest are there)
@@ -65,7 +67,8 @@ def _read_rows(conn: sqlite3.Connection, layer: Layer, frame: SiteFrame | None =
     if own:
         problems = []
     model_fields = {f.name for f in fields(cls)}
-    for fid, *row in conn.execute(f'SELECT fid, {quoted} FROM "{layer.value}" ORDER BY fid'):
+    where = "" if fids is None else f" WHERE fid IN ({', '.join(str(int(f)) for f in fids)})"
+    for fid, *row in conn.execute(f'SELECT fid, {quoted} FROM "{layer.value}"{where} ORDER BY fid'):
         uuid = row[0] if isinstance(row[0], str) else None
         kw = {"uuid": row[0]}
         bad = False
@@ -151,7 +154,7 @@ def _orphans(conn: sqlite3.Connection, problems: list[RecordProblem]) -> None:
                 f"(a {child.value} belongs to an existing {parent.value})"))
 
 
-def _duplicates(rows: list[tuple[Layer, int, object]], problems: list[RecordProblem]) -> None:
+def _duplicates(rows: list[tuple[Layer, int, str]], problems: list[RecordProblem]) -> None:
     """Every uuid once in the whole file: a row whose uuid an earlier row (any table) has.
 
     Each table's ``uuid`` is UNIQUE in SQL; this also catches one uuid in two tables (a
@@ -160,18 +163,20 @@ def _duplicates(rows: list[tuple[Layer, int, object]], problems: list[RecordProb
     10 ms per 100,000 rows), so it is done on every load.
     """
     seen: dict[str, tuple[str, int]] = {}
-    for layer, fid, rec in rows:
-        first = seen.setdefault(rec.uuid, (layer.value, fid))
+    for layer, fid, uuid in rows:
+        first = seen.setdefault(uuid, (layer.value, fid))
         if first != (layer.value, fid):
-            problems.append(RecordProblem(layer.value, fid, rec.uuid, "uuid",
+            problems.append(RecordProblem(layer.value, fid, uuid, "uuid",
                                           f"the same uuid as {first[0]} row fid {first[1]}"))
 
 
 def _load(conn: sqlite3.Connection, path: Path):
-    """(site, records) read in one snapshot and checked row by row; raises InvalidRecords.
+    """(site, records, track) read in one snapshot and checked row by row; raises InvalidRecords.
 
-    Beyond each row's own rules: every child's parent row exists (:func:`_orphans`) and no
-    uuid is used twice in the file (:func:`_duplicates`).
+    ``track`` is the raw track as columns (:func:`fieldapp.store.trackload._read_track`, the
+    same rules checked vectorised), not among ``records``. Beyond each row's own rules: every
+    child's parent row exists (:func:`_orphans`) and no uuid is used twice in the file
+    (:func:`_duplicates`).
     """
     problems: list[RecordProblem] = []
     conn.execute("BEGIN")
@@ -183,12 +188,14 @@ def _load(conn: sqlite3.Connection, path: Path):
         frame = None
         if sites and sites[0].crs:
             frame = SiteFrame(sites[0].crs)  # validate() already accepted it
-        rows = [(Layer.SITE, fid, rec) for fid, rec in site_rows]
-        rows += [(layer, fid, rec) for layer in Layer if layer is not Layer.SITE
-                 for fid, rec in _read_rows(conn, layer, frame, problems)]
+        rows = [(layer, fid, rec) for layer in Layer if layer not in (Layer.SITE, Layer.TRACK)
+                for fid, rec in _read_rows(conn, layer, frame, problems)]
+        track, track_fids = _read_track(conn, frame, problems, _read_rows)
         _orphans(conn, problems)
-        _duplicates(rows, problems)
-        records = [rec for layer, _, rec in rows if layer is not Layer.SITE]
+        _duplicates([(Layer.SITE, fid, rec.uuid) for fid, rec in site_rows]
+                    + [(layer, fid, rec.uuid) for layer, fid, rec in rows]
+                    + list(zip([Layer.TRACK] * len(track), track_fids, track.columns()["uuid"])), problems)
+        records = [rec for _, _, rec in rows]
     finally:
         conn.execute("COMMIT")
     if problems:
@@ -199,4 +206,4 @@ def _load(conn: sqlite3.Connection, path: Path):
             f"nothing in it was changed; correct them (e.g. in QGIS) and open it again: {shown}{more}",
             problems,
         )
-    return sites[0], records
+    return sites[0], records, track

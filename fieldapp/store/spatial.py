@@ -25,7 +25,8 @@ from collections.abc import Iterable
 
 import shapely
 
-__all__ = ["conform", "create_sql", "envelope", "register_st_functions", "rtree_sql", "update_extents"]
+__all__ = ["conform", "create_sql", "envelope", "grow_extents", "register_st_functions", "rtree_sql",
+           "update_extents"]
 
 _ENVELOPE_BYTES = {0: 0, 1: 32, 2: 48, 3: 48, 4: 64}
 
@@ -127,6 +128,18 @@ def update_extents(conn: sqlite3.Connection, tables: Iterable[str] | None = None
                            f' max(ST_MaxY(geom)) FROM "{t}"').fetchone()
         conn.execute("UPDATE gpkg_contents SET min_x = ?, min_y = ?, max_x = ?, max_y = ? WHERE table_name = ?",
                      (*row, t))
+
+
+def grow_extents(conn: sqlite3.Connection, bounds: dict[str, list[float]]) -> None:
+    """Widen ``gpkg_contents`` extents by ``bounds`` ({table: [min_x, min_y, max_x, max_y]} of
+    rows added since they were set): what :func:`update_extents` would give when rows were only
+    added, without reading the table. In the caller's transaction."""
+    conn.executemany(
+        "UPDATE gpkg_contents SET min_x = CASE WHEN min_x IS NULL OR min_x > ?1 THEN ?1 ELSE min_x END,"
+        " min_y = CASE WHEN min_y IS NULL OR min_y > ?2 THEN ?2 ELSE min_y END,"
+        " max_x = CASE WHEN max_x IS NULL OR max_x < ?3 THEN ?3 ELSE max_x END,"
+        " max_y = CASE WHEN max_y IS NULL OR max_y < ?4 THEN ?4 ELSE max_y END WHERE table_name = ?5",
+        [(*b, t) for t, b in bounds.items()])
 
 
 def conform(conn: sqlite3.Connection, meta_table: str) -> bool:

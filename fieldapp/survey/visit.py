@@ -55,6 +55,7 @@ from .readings import reading_id as _reading_id
 from .editing import EditCommands
 from .shoreline import ShorelineCommands
 from .standcanopy import StandCanopy, StandQueries
+from .tracklog import TrackLog
 from .stake import StakeCommands
 from .attach import PhotoCommands
 from .validation import PARENTS, REFERENCE_FIELD, enum_value, ms, validate, validated_site
@@ -122,6 +123,7 @@ class Visit(ShorelineCommands, EditCommands, StakeCommands, PhotoCommands, Stand
         self._site = site
         self._frame = SiteFrame(site.crs) if site.crs else None
         self._data: dict[Layer, dict[str, Feature]] = {l: {} for l in GEOMETRY_LAYERS}
+        self._data[Layer.TRACK] = TrackLog()  # the receiver's log, as columns
         self._children: dict[tuple[Layer, str], dict[str, Feature]] = {}
         self._listeners: list[Callable] = []
         self._journal: Journal | None = None
@@ -220,9 +222,12 @@ class Visit(ShorelineCommands, EditCommands, StakeCommands, PhotoCommands, Stand
         return cls(site, who=who, clock=clock, gate=gate)
 
     @classmethod
-    def from_records(cls, site: Site, records: Iterable[Feature], **kwargs) -> "Visit":
-        """Rebuild a visit from stored records (no journal, no events)."""
+    def from_records(cls, site: Site, records: Iterable[Feature], *, track: TrackLog | None = None,
+                     **kwargs) -> "Visit":
+        """Rebuild a visit from stored records (no journal, no events) and its raw track."""
         visit = cls(site, **kwargs)
+        if track is not None:
+            visit._data[Layer.TRACK] = track
         for rec in records:
             visit._apply_memory(Change(Action.ADDED, LAYER_OF[type(rec)], rec))
         return visit
@@ -324,6 +329,9 @@ class Visit(ShorelineCommands, EditCommands, StakeCommands, PhotoCommands, Stand
                 self._frame = SiteFrame(ch.new.crs)
             return
         table = self._data[ch.layer]
+        if ch.layer is Layer.TRACK and ch.action is Action.ADDED:
+            table.append(ch.new)  # a new fix: O(1), whatever the track's length
+            return
         pf = PARENTS[ch.layer].field if ch.layer in PARENTS else None
         if ch.layer is Layer.TREE:
             self._tree_rev += 1
@@ -760,7 +768,13 @@ class Visit(ShorelineCommands, EditCommands, StakeCommands, PhotoCommands, Stand
         return tp
 
     def track(self) -> list[TrackPoint]:
+        """The raw track as records (slow for a day's track: read :attr:`track_log`)."""
         return self.features(Layer.TRACK)
+
+    @property
+    def track_log(self) -> TrackLog:
+        """The raw track as columns (x, y, fix quality, HDOP ...: :mod:`.tracklog`)."""
+        return self._data[Layer.TRACK]
 
     # ---------------------------------------------------------------- notes
     def add_note(self, text: str, *, x: float | None = None, y: float | None = None) -> Note:

@@ -51,6 +51,7 @@ from fieldapp.sync.files import (
     copy_durably,
     log_head,
     log_ids,
+    quote_identifier,
     record_changeset_file,
     sha256_of,
     snapshot_sqlite,
@@ -593,11 +594,11 @@ class _Sync:
         write_json_durably(st.pending_json, asdict(pending))
 
     def _schema_only(self, snapshot: Path, target: Path) -> None:
-        """A copy of the visit with every row removed (by pygeodiff: dump, invert, apply)."""
+        """A copy of the visit with every row removed from every table pygeodiff diffs (its
+        schema listing): one DELETE per table in one transaction, as pygeodiff's dump, invert
+        and apply would leave it, without a changeset of every row (a day's track is 288,000)."""
         shutil.copyfile(snapshot, target)
-        dump, inverse = self.work / "dump.geodiff", self.work / "dump-inverse.geodiff"
-        self.gd.dump_data("sqlite", "", str(snapshot), str(dump))
-        if self.gd.has_changes(str(dump)):
-            self.gd.invert_changeset(str(dump), str(inverse))
-            self.gd.apply_changeset(str(target), str(inverse))
-
+        tables = cs.schema(self.gd, snapshot, self.work)
+        with contextlib.closing(connect(target)) as conn, conn:  # the R-tree triggers need ST_
+            for name in tables:
+                conn.execute(f"DELETE FROM {quote_identifier(name)}")

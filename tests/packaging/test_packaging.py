@@ -241,7 +241,8 @@ def test_bundle_smoke_run_stores_a_visit_gdal_can_open(smoke_run):
 def test_bundle_exports_with_gdal_and_ezdxf(bundle, smoke_run, tmp_path):
     """`fieldapp export` from the bundle uses the bundled GDAL with its PROJ data (a Shapefile
     with a .prj of the site's projected CRS) and ezdxf on its pure-Python modules (a DXF): the
-    track of the smoke run comes out with as many points as the visit holds."""
+    track of the smoke run comes out with as many points as the visit holds (in the DXF, the
+    vertices of the one polyline through them)."""
     import ezdxf
     import pyogrio
 
@@ -263,7 +264,8 @@ def test_bundle_exports_with_gdal_and_ezdxf(bundle, smoke_run, tmp_path):
     prj = (shp_dir / "track_point.prj").read_text()
     assert prj.startswith("PROJCS[") and "UTM" in prj, prj[:200]
     doc = ezdxf.readfile(dxf_file)
-    assert len(doc.modelspace().query('POINT[layer=="track_point"]')) == track_points
+    (line,) = doc.modelspace().query('LWPOLYLINE[layer=="track_point"]')
+    assert len(line) == track_points
 
 
 @pytest.mark.slow
