@@ -515,7 +515,7 @@ def export_visit(visit_path, out_path, fmt: str, *, force: bool = False,
     visit_path : path-like
         The visit GeoPackage (checkpointed and closed again after reading).
     out_path : path-like
-        A folder (geojson, shp, csv) or a file (kml, dxf).
+        A folder (geojson, shp, csv) or a file (kml, dxf; ``.kml`` / ``.dxf`` is added to a name without a suffix, another suffix is refused).
     fmt : {"geojson", "kml", "shp", "csv", "dxf"}
     force : bool
         Replace an existing ``out_path`` (a folder's files of the same names are replaced, others
@@ -539,7 +539,14 @@ def export_visit(visit_path, out_path, fmt: str, *, force: bool = False,
         raise ValueError(f"format {fmt!r} is not one of {', '.join(FORMATS)}")
     out_path = Path(out_path)
     single = fmt in ("kml", "dxf")
+    if single and not out_path.suffix and not out_path.is_dir():
+        # GDAL knows a KML by its name ("-o site" failed at the second layer): the file gets
+        # the format's suffix, and the result names the file written
+        out_path = out_path.with_name(f"{out_path.name}.{fmt}")
     parent = _check_output(visit_path, out_path, fmt, single, force)
+    if single and out_path.suffix.lower() != f".{fmt}":
+        raise ExportRefused(f"a {fmt.upper()} export is one file whose name ends in .{fmt}, not"
+                            f" {out_path.name}: nothing written")
 
     def step(f: float, m: str) -> None:
         if progress is not None:
@@ -770,7 +777,7 @@ def _parser() -> argparse.ArgumentParser:
     p.add_argument("visit", metavar="VISIT.gpkg")
     p.add_argument("--format", required=True, choices=FORMATS)
     p.add_argument("-o", "--output", required=True, metavar="OUT",
-                   help="a folder for geojson, shp and csv; a file for kml and dxf")
+                   help="a folder for geojson, shp and csv; a file for kml and dxf (.kml / .dxf is added to a name without one)")
     p.add_argument("--force", action="store_true", help="overwrite OUT if it exists")
     return p
 

@@ -186,3 +186,23 @@ def test_permission_denied_on_the_visit(tmp_path, capsys, monkeypatch):
     monkeypatch.setattr("builtins.open", no_read)
     rc, err = run_main([bad, "--format", "csv", "-o", tmp_path / "c"], capsys)
     assert rc == 1 and one_line(err) and str(bad) in err and "Permission denied" in err
+
+
+@pytest.mark.parametrize("fmt", ["kml", "dxf"])
+def test_a_file_format_named_without_its_suffix_gets_it(visit, tmp_path, fmt, capsys):
+    # "-o site" for a KML failed at the second layer ("Layer 'ohwm_point' could not be opened"):
+    # GDAL knows a KML by its name; the file written is site.kml and the command says so
+    from fieldapp.export import main
+
+    rc = main([str(visit), "--format", fmt, "-o", str(tmp_path / "site")])
+    out = capsys.readouterr().out
+    assert rc == 0
+    assert (tmp_path / f"site.{fmt}").is_file() and not (tmp_path / "site").exists()
+    assert out.startswith(f"{tmp_path / f'site.{fmt}'} ({fmt},")
+
+
+def test_a_file_format_with_another_suffix_is_refused_in_words(visit, tmp_path, capsys):
+    rc, err = run_main([visit, "--format", "kml", "-o", tmp_path / "site.kmz"], capsys)
+    assert rc == 1 and one_line(err)
+    assert "a KML export is one file whose name ends in .kml, not site.kmz: nothing written" in err
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["visit.gpkg"]
