@@ -78,6 +78,9 @@ def read_files(paths: Sequence, config=None) -> tuple[list, list[str]]:
             read.append(read_photo(p, max_px=max_px, max_bytes=max_bytes))
         except PhotoError as exc:
             refused.append(str(exc))
+        except MemoryError:
+            refused.append(f"{Path(p).name}: too large to read in this laptop's memory; resize it"
+                           " first")
     return read, refused
 
 

@@ -19,6 +19,7 @@ Kept in the visit: :mod:`fieldapp.survey.attach` (the commands) and
 from __future__ import annotations
 
 import io
+import warnings
 from bisect import bisect_left
 from dataclasses import dataclass
 from datetime import datetime, timedelta, timezone
@@ -112,6 +113,19 @@ def jpeg_within(im, max_px: int, *, quality: int = 85) -> bytes:
     return buf.getvalue()
 
 
+#: The largest photo read, in megapixels: a 100 MP medium-format camera fits; a 30000 × 30000 px
+#: image (900 MP, a few KB of PNG) would take gigabytes of a field laptop's memory to decode.
+MAX_MEGAPIXELS = 120
+
+
+def _refuse_huge(path: Path, size: tuple[int, int]) -> None:
+    w, h = size
+    if w * h > MAX_MEGAPIXELS * 1_000_000:
+        raise PhotoError(f"{path.name}: the image is {w} × {h} px ({w * h / 1e6:.0f} megapixels),"
+                         f" more than the {MAX_MEGAPIXELS} megapixels a photo may have; resize it"
+                         " first")
+
+
 def read_photo(path, *, max_px: int = MAX_PX_DEFAULT, max_bytes: int = MAX_BYTES_DEFAULT) -> Photo:
     """Read the photo at ``path`` (see the module docstring); raises :class:`PhotoError`.
 
@@ -129,14 +143,27 @@ def read_photo(path, *, max_px: int = MAX_PX_DEFAULT, max_bytes: int = MAX_BYTES
     except OSError as exc:
         raise PhotoError(f"photo {path}: cannot be read ({exc.strerror or exc})") from None
     try:
-        with Image.open(io.BytesIO(raw)) as im:
+        with warnings.catch_warnings():
+            # our own cap (MAX_MEGAPIXELS) is the limit: Pillow's 89 MP warning is not shown
+            warnings.simplefilter("ignore", Image.DecompressionBombWarning)
+            im = Image.open(io.BytesIO(raw))
+        with im:
             fmt = im.format
+            _refuse_huge(path, im.size)
             im.load()               # decodes every pixel: a truncated file fails here
             exif = im.getexif()
             gps = exif.get_ifd(0x8825)
             exif_ifd = exif.get_ifd(0x8769)
             upright = ImageOps.exif_transpose(im).convert("RGB")
-    except (UnidentifiedImageError, OSError, SyntaxError, ValueError) as exc:
+    except PhotoError:
+        raise
+    except Image.DecompressionBombError:
+        raise PhotoError(f"{path.name}: the image is far too large to read (over"
+                         f" {MAX_MEGAPIXELS} megapixels); resize it first") from None
+    except UnidentifiedImageError:
+        raise PhotoError(f"{path.name} is not a photo Pillow can read (not an image, or an image"
+                         " format it does not know)") from None
+    except (OSError, SyntaxError, ValueError) as exc:
         raise PhotoError(f"{path.name} is not a photo Pillow can read (not an image, or "
                          f"truncated): {exc}") from None
     lat = _dms(gps.get(2), gps.get(1)) if gps.get(2) else None

@@ -7,6 +7,8 @@ import io
 from dataclasses import dataclass
 from datetime import datetime, timedelta, timezone
 
+from pathlib import Path
+
 import pytest
 from PIL import Image
 
@@ -113,3 +115,43 @@ def test_a_file_over_the_byte_cap_is_kept_as_a_smaller_jpeg(tmp_path):
     assert len(p.data) < size
     kept = read_photo(src, max_bytes=size)   # at the cap: the original's bytes, as PNG
     assert not kept.resized and kept.data == src.read_bytes() and kept.content_type == "image/png"
+
+
+def _png_header_only(path, w, h):
+    """A PNG whose header says ``w`` × ``h`` px (no pixel data): what Pillow reads the size from."""
+    import struct
+    import zlib
+
+    def chunk(kind, body):
+        return struct.pack(">I", len(body)) + kind + body + struct.pack(">I", zlib.crc32(kind + body))
+
+    ihdr = struct.pack(">IIBBBBB", w, h, 8, 2, 0, 0, 0)
+    path.write_bytes(b"\x89PNG\r\n\x1a\n" + chunk(b"IHDR", ihdr) + chunk(b"IEND", b""))
+    return path
+
+
+def test_an_image_too_large_to_decode_is_refused_and_the_others_are_read(tmp_path):
+    # 30000 x 30000 px = 900 megapixels (Pillow's own bomb limit is 179 MP x 2); 13000 x 11000 =
+    # 143 MP would be decoded (1.4 GB). Both are refused by name; the good photo beside is kept.
+    from fieldapp.app.photos import read_files
+
+    bomb = _png_header_only(tmp_path / "aerial.png", 30000, 30000)
+    big = _png_header_only(tmp_path / "scan.png", 13000, 11000)
+    good = jpeg(tmp_path / "IMG_0001.jpg")
+    with pytest.raises(PhotoError, match=r"aerial.png: the image is far too large to read"):
+        read_photo(bomb)         # Pillow refuses it while opening, before its size is ours
+    read, refused = read_files([good, bomb, big])
+    assert [Path(p.original_path).name for p in read] == ["IMG_0001.jpg"]
+    assert refused == [
+        "aerial.png: the image is far too large to read (over 120 megapixels); resize it first",
+        "scan.png: the image is 13000 × 11000 px (143 megapixels), more than the 120 megapixels"
+        " a photo may have; resize it first"]
+
+
+def test_a_non_image_is_refused_without_python_internals(tmp_path):
+    text = tmp_path / "notes.jpg"
+    text.write_text("field notes, not a photo")
+    with pytest.raises(PhotoError) as info:
+        read_photo(text)
+    assert str(info.value) == ("notes.jpg is not a photo Pillow can read (not an image, or an"
+                               " image format it does not know)")
