@@ -7,12 +7,17 @@
 
 The XYZ tiles covering the box (WGS84 degrees west,south,east,north) at each zoom level
 (``mercantile``) are fetched one by one with a User-Agent naming fieldapp, at most ``--rate``
-requests per second (default 2), retrying a busy server (HTTP 429 / 5xx) with a growing pause;
+requests per second (default 2, at most 10), retrying a busy server (HTTP 429 / 5xx) with a growing pause;
 each answer must be an image (Pillow). More tiles than ``--max-tiles`` (default 5000) is refused
 before anything is fetched. Tiles are written to ``OUT.part`` (an MBTiles SQLite file, TMS rows as
 the MBTiles 1.3 spec says) as they come; an interrupted fetch (Ctrl-C, lost network) keeps them,
 and the same command again fetches only the tiles still missing. When every tile is there the
 file is moved to ``OUT``. In the field nothing is fetched: the map reads ``OUT`` offline.
+
+The URL may hold ``{z}``, ``{x}``, ``{y}`` (or ``{-y}``, a TMS server's row) and ``{s}`` (the
+subdomains a, b, c in turn). A password or API key in it is never printed, and the file keeps
+the URL with them masked (``***``) beside the whole URL's SHA-256, which a resume must match:
+the MBTiles goes to every crew laptop.
 
 Exit status: 0 done; 1 interrupted or failed (``OUT.part`` kept for a resume); 2 refused (bad
 arguments, too many tiles, an ``OUT`` that exists, a ``.part`` of another URL or box).
@@ -21,8 +26,11 @@ arguments, too many tiles, an ``OUT`` that exists, a ``.part`` of another URL or
 from __future__ import annotations
 
 import argparse
+import hashlib
 import io
+import math
 import os
+import re
 import sqlite3
 import sys
 import time
@@ -111,7 +119,9 @@ def _open_part(part: Path, url: str, bbox, zooms) -> sqlite3.Connection:
                  " tile_row INTEGER, tile_data BLOB)")
     conn.execute("CREATE UNIQUE INDEX IF NOT EXISTS tile_index ON tiles (zoom_level, tile_column, tile_row)")
     meta = dict(conn.execute("SELECT name, value FROM metadata"))
-    want = {"fieldapp_url": url, "bounds": ",".join(f"{v:.7f}" for v in bbox),
+    want = {"fieldapp_url": masked_url(url),
+            "fieldapp_url_sha256": hashlib.sha256(url.encode()).hexdigest(),
+            "bounds": ",".join(f"{v:.7f}" for v in bbox),
             "minzoom": str(zooms[0]), "maxzoom": str(zooms[1])}
     if meta:
         other = {k: meta.get(k) for k in want if meta.get(k) != want[k]}
@@ -130,6 +140,37 @@ def _open_part(part: Path, url: str, bbox, zooms) -> sqlite3.Connection:
     return conn
 
 
+#: The placeholders a tile URL may hold: XYZ ``{y}``, TMS ``{-y}`` (row from the south) and the
+#: ``{s}`` subdomain (a, b, c in turn, as Leaflet and QGIS fill it).
+PLACEHOLDERS = {"z": "{z}", "x": "{x}", "y": "{y}", "-y": "{-y}", "s": "{s}"}
+
+#: The fastest ``--rate`` the command takes (requests per second): well-kept servers ask for a few.
+MAX_RATE_PER_S = 10.0
+
+
+def fill(url: str, tile) -> str:
+    """``url`` with the placeholders of :data:`PLACEHOLDERS` filled for ``tile`` (an XYZ tile)."""
+    values = {"{z}": tile.z, "{x}": tile.x, "{y}": tile.y, "{-y}": (1 << tile.z) - 1 - tile.y,
+              "{s}": "abc"[(tile.x + tile.y) % 3]}
+    for key, value in values.items():
+        url = url.replace(key, str(value))
+    return url
+
+
+def masked_url(url: str) -> str:
+    """``url`` for messages and the MBTiles metadata: a password in it and every query value
+    (an API key) shown as ``***``."""
+    try:
+        parts = urlsplit(url)
+    except ValueError:
+        return re.sub(r"(://[^/@:]*:)[^/@]*@", r"\1***@", url)
+    netloc = parts.netloc
+    if parts.password is not None:
+        netloc = netloc.replace(f":{parts.password}@", ":***@", 1)
+    query = re.sub(r"=([^&]*)", "=***", parts.query)
+    return parts._replace(netloc=netloc, query=query).geturl()
+
+
 def _get(url: str, timeout_s: float, retries: int, pause: Callable[[float], None]) -> bytes:
     """One tile's bytes; FetchFailed after ``retries`` busy answers or on any other error."""
     for attempt in range(retries + 1):
@@ -139,10 +180,10 @@ def _get(url: str, timeout_s: float, retries: int, pause: Callable[[float], None
                 return resp.read()
         except urllib.error.HTTPError as exc:
             if exc.code not in RETRY_STATUS or attempt == retries:
-                raise FetchFailed(f"{url}: the server answered HTTP {exc.code} {exc.reason}") from None
+                raise FetchFailed(f"{masked_url(url)}: the server answered HTTP {exc.code} {exc.reason}") from None
         except (urllib.error.URLError, OSError) as exc:
             if attempt == retries:
-                raise FetchFailed(f"{url}: {_why(exc, timeout_s)}") from None
+                raise FetchFailed(f"{masked_url(url)}: {_why(exc, timeout_s)}") from None
         pause(min(2.0 ** attempt, 30.0))
     raise FetchFailed(url)  # pragma: no cover - the loop returns or raises
 
@@ -169,7 +210,7 @@ def _image_format(data: bytes, url: str) -> str:
             fmt = (im.format or "").lower()
             im.verify()
     except (UnidentifiedImageError, OSError, SyntaxError) as exc:
-        raise FetchFailed(f"{url}: the answer is not an image ({exc}); is the URL a tile server?") from None
+        raise FetchFailed(f"{masked_url(url)}: the answer is not an image ({exc}); is the URL a tile server?") from None
     return "jpg" if fmt == "jpeg" else fmt
 
 
@@ -184,17 +225,23 @@ def fetch(url: str, bbox, zooms, out, *, max_tiles: int = 5000, rate_per_s: floa
 
     Raises FetchRefused (nothing fetched) or FetchFailed (``out.part`` kept for a resume).
     """
-    if not all(k in url for k in ("{z}", "{x}", "{y}")):
-        raise FetchRefused(f"--url {url!r} lacks {{z}}, {{x}} or {{y}}")
+    shown = masked_url(url)
+    names = set(re.findall(r"\{([^{}]*)\}", url))
+    if not {"z", "x"} <= names or not names & {"y", "-y"}:
+        raise FetchRefused(f"--url {shown!r} lacks {{z}}, {{x}} or {{y}} (or {{-y}} for a TMS"
+                           " server)")
+    if names - set(PLACEHOLDERS):
+        raise FetchRefused(f"--url {shown!r}: {', '.join(sorted('{' + n + '}' for n in names - set(PLACEHOLDERS)))}"
+                           f" is not a placeholder fieldapp fills (it knows {', '.join(PLACEHOLDERS.values())})")
     try:
         scheme = urlsplit(url).scheme
     except ValueError as exc:       # e.g. "Invalid IPv6 URL"
-        raise FetchRefused(f"--url {url!r} is not a tile URL ({exc})") from exc
+        raise FetchRefused(f"--url {shown!r} is not a tile URL ({exc})") from exc
     if scheme not in ("http", "https"):
-        raise FetchRefused(f"--url {url!r}: an http:// or https:// tile URL")
+        raise FetchRefused(f"--url {shown!r}: an http:// or https:// tile URL")
     if not (isinstance(max_tiles, int) and max_tiles >= 1):
         raise FetchRefused("--max-tiles must be a whole number of tiles, 1 or more")
-    if not rate_per_s > 0:
+    if not (math.isfinite(rate_per_s) and rate_per_s > 0):
         raise FetchRefused("--rate must be a number of requests per second above 0")
     out = Path(out)
     if out.exists():
@@ -227,7 +274,7 @@ def fetch(url: str, bbox, zooms, out, *, max_tiles: int = 5000, rate_per_s: floa
             if wait > 0:
                 sleep(wait)
             last = time.monotonic()
-            tile_url = url.format(z=t.z, x=t.x, y=t.y)
+            tile_url = fill(url, t)
             data = _get(tile_url, timeout_s, retries, sleep)
             this = _image_format(data, tile_url)      # every tile must be an image
             fmt = fmt or this
@@ -271,10 +318,10 @@ def _parser() -> argparse.ArgumentParser:
                    help="west,south,east,north in WGS84 degrees; with a negative west longitude"
                         " write it with '=': --bbox=-91.8,43.3,-91.7,43.4")
     f.add_argument("--zoom", required=True, help="zoom levels A-B, e.g. 14-18")
-    f.add_argument("--url", required=True, help="tile URL with {z}, {x}, {y}")
+    f.add_argument("--url", required=True, help="tile URL with {z}, {x}, {y} (or {-y}, TMS) and optionally {s}")
     f.add_argument("-o", "--output", required=True, type=Path, help="the .mbtiles file to write")
     f.add_argument("--max-tiles", type=int, default=5000, help="refuse more tiles than this (5000)")
-    f.add_argument("--rate", type=float, default=2.0, help="requests per second at most (2)")
+    f.add_argument("--rate", type=float, default=2.0, help="requests per second at most (2; 10 at the most)")
     f.add_argument("-q", "--quiet", action="store_true", help="no progress bar")
     return p
 
@@ -292,6 +339,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     """``fieldapp basemap fetch ...``; returns the exit status (see the module docstring)."""
     args = _parser().parse_args(argv)
     try:
+        if not args.rate <= MAX_RATE_PER_S:     # NaN and inf too
+            raise FetchRefused(f"--rate {args.rate:g}: at most {MAX_RATE_PER_S:g} requests per"
+                               " second (tile servers ban faster clients)")
         bbox, zooms = parse_bbox(args.bbox), parse_zoom(args.zoom)
         result = fetch(args.url, bbox, zooms, args.output, max_tiles=args.max_tiles,
                        rate_per_s=args.rate, progress=None if args.quiet else _bar)

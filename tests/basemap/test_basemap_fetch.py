@@ -48,7 +48,8 @@ class TileServer:
                 if self.path == "/notimage/1/0/0.png":
                     body = b"<html>sign in</html>"
                 else:
-                    z, x, y = (int(v) for v in self.path.strip("/").removesuffix(".png").split("/"))
+                    path = self.path.partition("?")[0]       # an API key in the query is ignored
+                    z, x, y = (int(v) for v in path.strip("/").removesuffix(".png").split("/"))
                     body = tile_png(z, x, y)
                 self.send_response(200)
                 self.send_header("Content-Type", "image/png")
@@ -141,7 +142,7 @@ def test_refusals_fetch_nothing(tmp_path, server):
 def test_command_line_progress_and_exit_status(tmp_path, server, capsys):
     out = tmp_path / "site.mbtiles"
     args = ["basemap", "fetch", "--bbox=" + ",".join(map(str, BBOX)), "--zoom", "14-15", "--url",
-            server.url, "-o", str(out), "--rate", "1000"]
+            server.url, "-o", str(out), "--rate", "10"]
     assert cli_main(args) == 0
     cap = capsys.readouterr()
     n = len(tiles_for(BBOX, (14, 15)))
@@ -189,3 +190,36 @@ def test_a_refused_connection_is_said_as_such_not_as_no_network(tmp_path):
         fetch(f"http://127.0.0.1:{port}/{{z}}/{{x}}/{{y}}.png", (-89.41, 43.07, -89.40, 43.08),
               (10, 10), tmp_path / "site.mbtiles", retries=0)
     assert "no network" not in str(info.value)
+
+
+def test_subdomain_and_tms_placeholders_are_filled_and_secrets_never_shown(tmp_path):
+    from fieldapp.basemap.fetch import fill, masked_url
+
+    t = mercantile.Tile(x=3, y=5, z=4)
+    assert fill("https://{s}.tile.example.org/{z}/{x}/{y}.png", t) == \
+        "https://c.tile.example.org/4/3/5.png"           # (3 + 5) % 3 = 2 -> "c"
+    assert fill("https://tms.example.org/{z}/{x}/{-y}.png", t) == \
+        "https://tms.example.org/4/3/10.png"            # 2**4 - 1 - 5
+    assert masked_url("https://crew:S3cretPW@tiles.example.org/{z}/{x}/{y}.png?apikey=S3cretKEY&v=2") \
+        == "https://crew:***@tiles.example.org/{z}/{x}/{y}.png?apikey=***&v=***"
+    with pytest.raises(FetchRefused, match=r"\{key\} is not a placeholder") as info:
+        fetch("https://tiles.example.org/{z}/{x}/{y}.png?k={key}&pw=S3cretPW", (-89.41, 43.07, -89.40, 43.08),
+              (10, 10), tmp_path / "a.mbtiles")
+    assert "S3cretPW" not in str(info.value)
+    for rate in (float("inf"), float("nan"), 0.0):
+        with pytest.raises(FetchRefused, match="--rate must be"):
+            fetch("https://tiles.example.org/{z}/{x}/{y}.png", (-89.41, 43.07, -89.40, 43.08),
+                  (10, 10), tmp_path / "b.mbtiles", rate_per_s=rate)
+    for rate in ("inf", "1e9", "11"):
+        assert main(["fetch", "--bbox=-89.41,43.07,-89.40,43.08", "--zoom", "10", "--rate", rate, "--url",
+                     "https://tiles.example.org/{z}/{x}/{y}.png", "-o", str(tmp_path / "c.mbtiles")]) == 2
+
+
+def test_the_mbtiles_keeps_no_api_key_and_a_resume_still_matches(tmp_path, server):
+    out = tmp_path / "site.mbtiles"
+    url = server.url + "?apikey=S3cretKEY"
+    fetch(url, BBOX, (14, 14), out, rate_per_s=1000)
+    with sqlite3.connect(out) as conn:
+        meta = dict(conn.execute("SELECT name, value FROM metadata"))
+    assert "S3cretKEY" not in repr(meta)
+    assert meta["fieldapp_url"].endswith("?apikey=***")
