@@ -61,6 +61,11 @@ def open_office(where: str | os.PathLike, *, create: bool = False) -> OfficeStor
         from fieldapp.sync.pgoffice import PostgisOffice
 
         return PostgisOffice(str(where), create=create)
+    scheme = re.match(r"([A-Za-z][A-Za-z0-9+.-]+)://", str(where))
+    if scheme:          # "http://server/office" would be taken as a folder named "http:"
+        shown = re.sub(r"(://[^/@:]*:)[^/@]*@", r"\1***@", str(where))    # user:password@
+        raise ValueError(f"{shown}: an office is a folder (a path, or a mounted"
+                         f" share) or a postgresql:// URL, not a {scheme.group(1)}:// address")
     from fieldapp.sync.office import FolderOffice
 
     return FolderOffice(where, create=create)

@@ -17,6 +17,7 @@ chosen; choosing the deleted side keeps the delete.
 from __future__ import annotations
 
 import contextlib
+import math
 import tempfile
 from pathlib import Path
 
@@ -72,7 +73,10 @@ def _typed(conn, layer: str, field: str, text: str):
     kind = {r[1]: str(r[2]).upper() for r in conn.execute(f"PRAGMA table_info({_qi(layer)})")}.get(field, "")
     try:
         if kind in ("REAL", "DOUBLE", "FLOAT"):
-            return float(text)
+            value = float(text)
+            if not math.isfinite(value):    # "nan" / "inf" parse, and no reading is either
+                raise ValueError(text)
+            return value
         if kind.startswith("INT") or kind in ("MEDIUMINT", "SMALLINT", "TINYINT"):
             return int(text)
     except ValueError:

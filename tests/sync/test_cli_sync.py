@@ -81,3 +81,13 @@ def test_checkout_unsafe_site_id_names_the_sites(office, tmp_path, capsys):
     assert sync_main(["--office", str(off.root), "--checkout", "../etc", str(tmp_path / "d.gpkg")]) == 1
     err = capsys.readouterr().err
     assert "has no site ../etc" in err and ids["Oak Hill"] in err
+
+
+def test_a_web_address_is_not_taken_as_an_office_folder(tmp_path, capsys):
+    # "http://server/office" was looked for as the folder ./http:/server/office
+    rc = sync_main(["--office", "http://crew:S3cretPW@example.org/office", "--list"])
+    err = capsys.readouterr().err
+    assert rc == 1
+    assert ("an office is a folder (a path, or a mounted share) or a postgresql:// URL, not a"
+            " http:// address") in err
+    assert "S3cretPW" not in err

@@ -477,6 +477,11 @@ def test_resolve_refuses_a_value_the_field_cannot_take(site, capsys):
     assert cli_main(["--office", str(office.root), "--resolve", c.uuid, "twenty", str(lap["B"])]) == 1
     assert "dbh_in of tree takes a number, not 'twenty'" in capsys.readouterr().err
     assert lap["B"].read_bytes() == before
+    # "nan" and "inf" parse as floats, and no DBH is either (it was a NOT NULL error)
+    for text in ("nan", "inf"):
+        assert cli_main(["--office", str(office.root), "--resolve", c.uuid, text, str(lap["B"])]) == 1
+        assert f"dbh_in of tree takes a number, not {text!r}" in capsys.readouterr().err
+        assert lap["B"].read_bytes() == before
     # the choice left out: the visit is not taken as the value to write
     assert cli_main(["--office", str(office.root), "--resolve", c.uuid, str(lap["B"])]) == 2
     assert "--resolve takes the conflict ID and a choice" in capsys.readouterr().err
