@@ -140,3 +140,12 @@ def test_rules_evaluate_refuses_an_empty_list(tmp_path, capsys):
     out, err = capsys.readouterr()
     assert out == ""
     assert "empty list: no request to evaluate" in err
+
+
+def test_rules_evaluate_says_a_missing_file_or_a_folder_in_words(tmp_path, capsys):
+    from fieldapp.rules.cli import main as rules_main
+
+    assert rules_main(["evaluate", str(tmp_path / "bank.json")]) == 2
+    assert capsys.readouterr().err == f"fieldapp rules evaluate: cannot read {tmp_path / 'bank.json'}: no such file\n"
+    assert rules_main(["evaluate", str(tmp_path)]) == 2
+    assert capsys.readouterr().err == f"fieldapp rules evaluate: cannot read {tmp_path}: it is a folder, not a file\n"

@@ -13,6 +13,7 @@ file cannot be read, is not JSON, or is an empty list.
 from __future__ import annotations
 
 import argparse
+import errno
 import json
 import os
 import sys
@@ -56,7 +57,12 @@ def main(argv: Sequence[str] | None = None) -> int:
     except MemoryError:
         print(f"fieldapp rules evaluate: cannot read {args.file}: too large to hold in memory", file=sys.stderr)
         return 2
-    except (OSError, ValueError) as err:  # ValueError: JSONDecodeError, UnicodeDecodeError, int too long
+    except OSError as err:      # "[Errno 2] No such file or directory: 'x.json'" in words
+        why = {errno.ENOENT: "no such file", errno.EISDIR: "it is a folder, not a file",
+               errno.EACCES: "permission denied"}.get(err.errno, err.strerror or str(err))
+        print(f"fieldapp rules evaluate: cannot read {args.file}: {why}", file=sys.stderr)
+        return 2
+    except ValueError as err:  # JSONDecodeError, UnicodeDecodeError, int too long
         print(f"fieldapp rules evaluate: cannot read {args.file}: {err}", file=sys.stderr)
         return 2
     requests = data if isinstance(data, list) else [data]
