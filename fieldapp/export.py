@@ -573,7 +573,8 @@ def export_visit(visit_path, out_path, fmt: str, *, force: bool = False,
             _write_photos(visit, links, tmp_dir / PHOTO_DIR)
         step(0.95, "saving")
         refuse_existing(out_path, force, ExportExists)
-        result.files = _move_into_place(visit_path, tmp_dir, target, out_path, single, umask)
+        result.files = _move_into_place(visit_path, tmp_dir, target, out_path, single, umask,
+                                        force)
     except ExportError:
         raise
     except OSError as exc:
@@ -732,7 +733,7 @@ def _write_layers(layers: list[_LayerData], target: Path, fmt: str, frame, site_
 
 
 def _move_into_place(visit_path, tmp_dir: Path, target: Path, out_path: Path, single: bool,
-                     umask: int) -> list[Path]:
+                     umask: int, force: bool = False) -> list[Path]:
     """Move what was written in ``tmp_dir`` to ``out_path``: the one file; each file into an
     existing folder (others in it are kept); or the whole folder. Every file about to be
     replaced is checked (:func:`fieldapp.report.guard.refuse_clobbering`) before any is moved,
@@ -746,6 +747,13 @@ def _move_into_place(visit_path, tmp_dir: Path, target: Path, out_path: Path, si
     refuse_clobbering(visit_path, ([out_path] if single or not out_path.is_dir()
                                    else [out_path / n for n in names])
                       + [beside / PHOTO_DIR / n for n in shots], ExportRefused)
+    if shots and (beside / PHOTO_DIR).exists() and not (beside / PHOTO_DIR).is_dir():
+        raise ExportRefused(f"{beside / PHOTO_DIR} is a file: the photos go in a folder of that"
+                            " name; move the file away: nothing written")
+    again = [n for n in shots if (beside / PHOTO_DIR / n).exists()]
+    if again and not force:
+        raise ExportExists(f"{beside / PHOTO_DIR / again[0]} exists ({len(again)} of the photos"
+                           " were exported here before): nothing written; --force replaces them")
     for f in [*tmp_dir.iterdir(), *(photos.iterdir() if shots else ())]:
         if f.is_file() and not f.is_symlink():  # GDAL / ezdxf files already follow the umask
             os.chmod(f, 0o666 & ~umask)

@@ -100,3 +100,24 @@ def test_export_into_an_existing_folder_keeps_its_other_files(sample):
     export_visit(sample["path"], out, "geojson", force=True)
     assert (out / "photos" / "keep.jpg").read_bytes() == b"mine"
     assert (out / _links(sample)[0]).is_file()
+
+
+def test_photos_exported_before_are_not_replaced_without_force(sample):
+    # a second KML into the same folder would rewrite photos/ silently; a file named "photos"
+    # gave "File exists"
+    from fieldapp.export import ExportExists, ExportRefused
+
+    folder = sample["folder"] / "twice"
+    folder.mkdir()
+    export_visit(sample["path"], folder / "monday.kml", "kml")
+    with pytest.raises(ExportExists, match=r"photos were exported here before\): nothing written; --force"):
+        export_visit(sample["path"], folder / "tuesday.kml", "kml")
+    assert sorted(p.name for p in folder.iterdir()) == ["monday.kml", "photos"]
+    export_visit(sample["path"], folder / "tuesday.kml", "kml", force=True)
+    assert (folder / "tuesday.kml").is_file()
+    other = sample["folder"] / "photos-file"
+    other.mkdir()
+    (other / "photos").write_text("not a folder")
+    with pytest.raises(ExportRefused, match="photos is a file: the photos go in a folder"):
+        export_visit(sample["path"], other / "site.dxf", "dxf")
+    assert sorted(p.name for p in other.iterdir()) == ["photos"]
