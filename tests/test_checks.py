@@ -184,6 +184,13 @@ def test_the_stands_own_retained_area_feeds_its_mitigation_check(visit):
     c.refresh(visit, retained_ac=0.2)
     assert c.get(f"mitigation:{stand.uuid}").result["retained_pct"] == pytest.approx(43.56,
                                                                                     abs=0.01)
+    # the stand's own 0 acres ("retain nothing") is a plan too, the one mitigation matters most
+    # for: 0 % retained < 55 %: not permitted; mitigation 0.75 x 0.229568 ac = 0.172176 ac
+    visit.update_feature(Layer.AREA, stand.uuid, retained_area_ac=0.0)
+    c.refresh(visit)
+    res = c.get(f"mitigation:{stand.uuid}").result
+    assert res["retained_pct"] == 0.0 and res["permitted"] is False
+    assert res["mitigation_area_ac"] == pytest.approx(0.75 * 10_000 / 43_560, rel=1e-3)
 
 
 def test_a_stand_with_its_tally_open_is_provisional_never_determined(visit):

@@ -484,7 +484,7 @@ def woodland_checks(model: Any, areas: Sequence[Any], retained_ac: float = 0.0,
                     woodland_class: Callable[[dict], str | None] | None = None) -> Requests:
     """``woodland:<stand>`` for each woodland stand (with the first grove drawn inside it) and
     ``mitigation:<stand>`` when the retained area (acres: the stand's own
-    ``retained_area_ac``, else ``retained_ac``) is set and ``woodland_class(request)`` gives
+    ``retained_area_ac``, 0 included, else ``retained_ac`` when above 0) is set and ``woodland_class(request)`` gives
     the class; an :class:`AwaitingData` for both while no tree is recorded inside the stand
     (``model.stand_tally``, as :func:`stands_with_trees`), citing the city chapter
     (:data:`CITE_CITY`); both :class:`Provisional` while the stand's tally is not marked
@@ -497,7 +497,10 @@ def woodland_checks(model: Any, areas: Sequence[Any], retained_ac: float = 0.0,
     for n, a in enumerate(stands, start=1):
         name = check_name("Woodland", a.label, n)[len("Woodland "):]
         own = getattr(a, "retained_area_ac", None)
-        retained_ac = own if own is not None else retained_ac
+        # the stand's own figure, even 0 ("retain nothing": when mitigation matters most);
+        # without one, the visit-wide figure, where 0 means no plan was given
+        retained = own if own is not None else retained_ac
+        planned = own is not None or retained_ac > 0
         complete = bool(getattr(a, "tally_complete", False))
 
         def hold(request: dict, a=a, complete=complete) -> Any:
@@ -506,7 +509,7 @@ def woodland_checks(model: Any, areas: Sequence[Any], retained_ac: float = 0.0,
             # nothing tallied inside: the class would be "none" on no data; wait for the tally
             out[f"woodland:{a.uuid}"] = (f"Woodland class {name} (city)", AwaitingData(
                 "woodland.class", RECORD_STAND_TREES, f"{CITE_CITY}, Woodlands A"))
-            if retained_ac > 0:
+            if planned:
                 out[f"mitigation:{a.uuid}"] = (f"Woodland protection {name} (city)", AwaitingData(
                     "woodland.mitigation", RECORD_STAND_TREES, f"{CITE_CITY}, Woodlands C"))
             continue
@@ -514,11 +517,11 @@ def woodland_checks(model: Any, areas: Sequence[Any], retained_ac: float = 0.0,
         inp = _clamped_woodland_input(woodland_input(model, a.uuid, grove.uuid if grove else None))
         wreq = {"rule": "woodland.class", "input": inp}
         out[f"woodland:{a.uuid}"] = (f"Woodland class {name} (city)", hold(wreq))
-        cls = woodland_class(wreq) if (woodland_class and retained_ac > 0) else None
-        if retained_ac > 0 and cls:
+        cls = woodland_class(wreq) if (woodland_class and planned) else None
+        if planned and cls:
             stand_ac = model.frame.area_ac(a.geometry)
             out[f"mitigation:{a.uuid}"] = (f"Woodland protection {name} (city)", hold(
-                mitigation_request(cls, stand_ac, min(retained_ac, stand_ac))))
+                mitigation_request(cls, stand_ac, min(retained, stand_ac))))
     return out
 
 
