@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import io
 from datetime import timezone
+from pathlib import PureWindowsPath
 from typing import NamedTuple
 
 from ..survey.editing import record_words
@@ -88,6 +89,12 @@ def _thumb(p: PhotoRecord, max_px: int) -> bytes:
         return bytes(p.data or b"")
 
 
+def _caption(p: PhotoRecord) -> str:
+    """The camera's file name (how the crew finds the photo: "IMG_0412.JPG"), then the caption."""
+    name = PureWindowsPath(p.original_path).name if p.original_path else ""   # / and \ both split
+    return " · ".join(t for t in (name, p.caption or "") if t)
+
+
 def photo_entries(store_or_visit, *, max_px: int = REPORT_THUMB_PX) -> list[PhotoRow]:
     """Every photo of a visit (a :class:`~fieldapp.store.VisitStore` or a
     :class:`~fieldapp.survey.Visit`) as :class:`PhotoRow`, in report order (see the module
@@ -100,8 +107,8 @@ def photo_entries(store_or_visit, *, max_px: int = REPORT_THUMB_PX) -> list[Phot
         for rec in visit.features(layer):
             for p in visit.photos_of(layer, rec.uuid):
                 rows.append(PhotoRow(feature_words(visit, p), taken_words(p), direction_words(p),
-                                     p.caption, _thumb(p, max_px)))
+                                     _caption(p), _thumb(p, max_px)))
     for p in visit.unattached_photos():
         rows.append(PhotoRow(feature_words(visit, p), taken_words(p), direction_words(p),
-                             p.caption, _thumb(p, max_px)))
+                             _caption(p), _thumb(p, max_px)))
     return rows

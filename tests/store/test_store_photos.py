@@ -116,9 +116,9 @@ def test_photo_entries_give_the_report_its_rows(stored, tmp_path):
     attach_files(v, [jpeg(tmp_path / "g.jpg", gps=(45.0, -87.0))])
     rows = photo_entries(stored)
     assert [(r.feature, r.taken, r.direction, r.caption) for r in rows] == [
-        ("Site “Mill Creek lot”", "—", "—", ""),
-        (f"Tree tag {tree.tag}", "2026-06-01 14:02 UTC", "312° true", "butt rot"),
-        ("Photo on its own (EXIF GPS)", "—", "—", ""),
+        ("Site “Mill Creek lot”", "—", "—", "s.jpg"),
+        (f"Tree tag {tree.tag}", "2026-06-01 14:02 UTC", "312° true", "t.jpg · butt rot"),
+        ("Photo on its own (EXIF GPS)", "—", "—", "g.jpg"),
     ]
     sizes = []
     for r in rows:
