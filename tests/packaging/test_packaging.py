@@ -200,7 +200,7 @@ def test_bundle_basemap_fetch_from_a_loopback_tile_server(bundle, tmp_path):
         out = tmp_path / "site.mbtiles"
         run = subprocess.run([str(bundle.parent / CLI_NAME), "basemap", "fetch",
                               "--bbox=" + ",".join(map(str, BBOX)), "--zoom", "14", "--url", server.url,
-                              "-o", str(out), "--rate", "1000", "-q"],
+                              "-o", str(out), "--rate", "10", "-q"],
                              env=headless_env(tmp_path), capture_output=True, text=True,
                              timeout=RUN_TIMEOUT_S)
     finally:
