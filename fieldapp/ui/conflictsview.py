@@ -18,10 +18,18 @@ from PySide6.QtWidgets import (
 )
 
 from fieldapp.app.layerwords import layer_tooltip, layer_words
-from fieldapp.app.wording import plural
+from fieldapp.app.wording import FIELD_WORDS, plural
 
 COLUMNS = ("Resolve", "Layer", "Feature", "Field", "Kind", "Base", "Theirs (office)", "Ours (laptop)",
            "Kept", "Policy")
+def field_words(field: str | None) -> str:
+    """A conflict's column as the crew knows it: ``dbh_in`` -> "DBH (in)"; "–" for none."""
+    if not field:
+        return "–"
+    words, unit = FIELD_WORDS.get(field, (field.replace("_", " ").capitalize(), ""))
+    return f"{words} ({unit})" if unit else words
+
+
 KIND_WORDS = {"same-field": "same field, different values",
               "edit-vs-delete": "edited here, deleted at the office",
               "delete-vs-edit": "deleted here, edited at the office",
@@ -101,7 +109,7 @@ class ConflictsView(QWidget):
         if kind == "tag-clash":
             choices.append(("other", "Re-tag…", "Give this laptop's tree another tag number"))
         elif kind == "same-field":
-            choices.append(("other", "Other value…", f"Type the value of {c.field} to keep"))
+            choices.append(("other", "Other value…", f"Type the value of {field_words(c.field)} to keep"))
         self.buttons[c.uuid] = {}
         for choice, text, tip in choices:
             b = QPushButton(text)
@@ -140,7 +148,7 @@ class ConflictsView(QWidget):
             kind = getattr(c.kind, "value", str(c.kind))
             feature = c.feature_uuid or str(c.feature_fid or "")
             resolved = f"Resolved: {c.resolution}" if c.resolved_utc else ""
-            cells = (resolved, layer_words(c.layer), feature[:8], c.field or "–",
+            cells = (resolved, layer_words(c.layer), feature[:8], field_words(c.field),
                      KIND_WORDS.get(kind, kind), value_text(c.base), value_text(c.theirs),
                      value_text(c.ours), c.kept, c.policy)
             for col, text in enumerate(cells):

@@ -227,7 +227,7 @@ def test_conflicts_view_shows_records(qtbot, private_dirs):
         cells = [view.table.item(0, c).text() for c in range(view.table.columnCount())]
         # the sample's record: tree dbh_in base 10.0, office 10.4, laptop 10.2, ours kept
         # the layer in field words, its table name in the tooltip
-        assert cells[1] == "Trees" and cells[3] == "dbh_in"
+        assert cells[1] == "Trees" and cells[3] == "DBH (in)"
         assert "“tree”" in view.table.item(0, 1).toolTip()
         assert cells[5:9] == ["10.0", "10.4", "10.2", "ours"]
         assert cells[9] == "last-sync-wins"
