@@ -537,16 +537,8 @@ def export_visit(visit_path, out_path, fmt: str, *, force: bool = False,
     fmt = fmt.lower()
     if fmt not in FORMATS:
         raise ValueError(f"format {fmt!r} is not one of {', '.join(FORMATS)}")
-    out_path = Path(out_path)
     single = fmt in ("kml", "dxf")
-    if single and not out_path.suffix and not out_path.is_dir():
-        # GDAL knows a KML by its name ("-o site" failed at the second layer): the file gets
-        # the format's suffix, and the result names the file written
-        out_path = out_path.with_name(f"{out_path.name}.{fmt}")
-    parent = _check_output(visit_path, out_path, fmt, single, force)
-    if single and out_path.suffix.lower() != f".{fmt}":
-        raise ExportRefused(f"a {fmt.upper()} export is one file whose name ends in .{fmt}, not"
-                            f" {out_path.name}: nothing written")
+    out_path, parent = _check_output(visit_path, Path(out_path), fmt, single, force)
 
     def step(f: float, m: str) -> None:
         if progress is not None:
@@ -591,20 +583,28 @@ def export_visit(visit_path, out_path, fmt: str, *, force: bool = False,
     return result
 
 
-def _check_output(visit_path, out_path: Path, fmt: str, single: bool, force: bool) -> Path:
-    """Refuse an output that would replace a visit, a folder given to a one-file format, or an
-    existing output without ``force``; the folder the export goes in (:class:`ExportWriteFailed`
-    when it does not exist). A folder format may write into an existing folder: its files are
-    checked one by one before they are moved (:func:`_move_into_place`)."""
+def _check_output(visit_path, out_path: Path, fmt: str, single: bool,
+                  force: bool) -> tuple[Path, Path]:
+    """Refuse an output that would replace a visit, a folder given to a one-file format, a
+    one-file format named with another suffix, or an existing output without ``force``;
+    ``(out_path, the folder it goes in)`` (:class:`ExportWriteFailed` when that does not exist).
+    A one-file name without a suffix gets the format's: GDAL knows a KML by its name ("-o
+    site" failed at the second layer). A folder format may write into an existing folder: its
+    files are checked one by one before they are moved (:func:`_move_into_place`)."""
     from fieldapp.report.guard import output_folder, refuse_clobbering, refuse_existing
 
+    if single and not out_path.suffix and not out_path.is_dir():
+        out_path = out_path.with_name(f"{out_path.name}.{fmt}")
     if single or not out_path.is_dir():
         refuse_clobbering(visit_path, [out_path], ExportRefused)
     if single and out_path.is_dir():
         raise ExportRefused(f"{out_path} is a folder; a {fmt} export is one file (e.g. "
                             f"{out_path / ('visit.' + fmt)})")
+    if single and out_path.suffix.lower() != f".{fmt}":
+        raise ExportRefused(f"a {fmt.upper()} export is one file whose name ends in .{fmt}, not"
+                            f" {out_path.name}: nothing written")
     refuse_existing(out_path, force, ExportExists)
-    return output_folder(out_path, ExportWriteFailed)
+    return out_path, output_folder(out_path, ExportWriteFailed)
 
 
 #: GDAL's GeoJSON layer options: RFC 7946 (no ``crs`` member, exterior rings counter-clockwise
