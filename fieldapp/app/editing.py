@@ -417,24 +417,23 @@ def delete_words(visit: Any, sel: Selection) -> str:
 def undo(visit: Any) -> str:
     """Undo the last command; the status-line words (``Undone: deleted OHWM point 6 ...``)."""
     m = visit.model
-    what = m.undo_subject()
-    if what is None:
-        return "Nothing to undo"
-    changes = m.undo()
-    _forget_missing_walk(visit)
-    verb = _verb(changes)
-    return f"Undone: {what} {verb} — Ctrl+Shift+Z does it again"
+    return _step(visit, m.undo_subject, m.undo, "Nothing to undo", "Undone", "Ctrl+Shift+Z does it again")
 
 
 def redo(visit: Any) -> str:
     """Redo the last undone command; the status-line words."""
     m = visit.model
-    what = m.redo_subject()
+    return _step(visit, m.redo_subject, m.redo, "Nothing to redo", "Redone", "Ctrl+Z undoes it")
+
+
+def _step(visit: Any, subject: Any, run: Any, nothing: str, done: str, back: str) -> str:
+    """Undo or redo (``run``) what ``subject()`` names; its words, or ``nothing``."""
+    what = subject()
     if what is None:
-        return "Nothing to redo"
-    changes = m.redo()
-    _forget_missing_walk(visit)
-    return f"Redone: {what} {_verb(changes)} — Ctrl+Z undoes it"
+        return nothing
+    changes = run()
+    _forget_missing_walk(visit)        # the walk in progress may have gone with it
+    return f"{done}: {what} {_verb(changes)} — {back}"
 
 
 def _verb(changes: Any) -> str:
