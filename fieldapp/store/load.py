@@ -11,6 +11,9 @@ refused as :class:`~fieldapp.store.errors.InvalidRecords` naming every one.
 
 from __future__ import annotations
 
+import contextlib
+import enum
+import gc
 import sqlite3
 from dataclasses import fields
 from pathlib import Path
@@ -68,9 +71,13 @@ def _read_rows(conn: sqlite3.Connection, layer: Layer, frame: SiteFrame | None =
         problems = []
     model_fields = {f.name for f in fields(cls)}
     where = "" if fids is None else f" WHERE fid IN ({', '.join(str(int(f)) for f in fids)})"
-    for fid, *row in conn.execute(f'SELECT fid, {quoted} FROM "{layer.value}"{where} ORDER BY fid'):
+    rows = conn.execute(f'SELECT fid, {quoted} FROM "{layer.value}"{where} ORDER BY fid').fetchall()
+    geoms = S.parse_gpkg_blobs([r[5] for r in rows]) if layer in S.GEOMETRY else None
+    start = 5 if layer in S.GEOMETRY else 4
+    convert = [(c.field, c.name, _converter(c)) for c in cols]
+    for k, (fid, *row) in enumerate(rows):
         uuid = row[0] if isinstance(row[0], str) else None
-        kw = {"uuid": row[0]}
+        kw = {"uuid": row[0], "created_by": row[3]}
         bad = False
 
         def refuse(column: str, message: str) -> None:
@@ -83,19 +90,18 @@ def _read_rows(conn: sqlite3.Connection, layer: Layer, frame: SiteFrame | None =
                 kw[name] = S.parse_utc(row[i])
             except ValueError as exc:
                 refuse(name, str(exc))
-        kw["created_by"] = row[3]
-        i = 4
-        if layer in S.GEOMETRY:
+        if geoms is not None:
             try:
-                kw.update(S.geometry_fields(layer, S.parse_gpkg_blob(row[4])))
+                if isinstance(geoms[k], ValueError):
+                    raise geoms[k]
+                kw.update(S.geometry_fields(layer, geoms[k]))
             except ValueError as exc:
                 refuse("geom", str(exc))
-            i = 5
-        for c, v in zip(cols, row[i:]):
+        for (field, name, conv), v in zip(convert, row[start:]):
             try:
-                kw[c.field] = S.from_sql(c, v)
+                kw[field] = conv(v)
             except ValueError as exc:
-                refuse(c.name, str(exc))
+                refuse(name, str(exc))
         if bad:
             continue
         try:
@@ -130,6 +136,21 @@ def _read_rows(conn: sqlite3.Connection, layer: Layer, frame: SiteFrame | None =
     if own and problems:
         raise InvalidRecords(str(problems[0]), problems)
     return out
+
+
+def _converter(col: S.Column):
+    """``S.from_sql(col, value)`` as a one-argument function, the common value (a float in a
+    REAL column, text in a plain TEXT column, a stored enum value) passed without the general
+    dispatch; anything else goes through ``from_sql``, which accepts or refuses it."""
+    tp = col.pytype
+    if tp is float:
+        return lambda v: v if type(v) is float else S.from_sql(col, v)
+    if tp is str and col.field not in ("crew", "device_ids", "water_features"):
+        return lambda v: v if type(v) is str else S.from_sql(col, v)
+    if isinstance(tp, type) and issubclass(tp, enum.Enum):
+        members = {m.value: m for m in tp}
+        return lambda v: members.get(v) or S.from_sql(col, v) if type(v) in (str, int) else S.from_sql(col, v)
+    return lambda v: S.from_sql(col, v)
 
 
 def _orphans(conn: sqlite3.Connection, problems: list[RecordProblem]) -> None:
@@ -170,6 +191,20 @@ def _duplicates(rows: list[tuple[Layer, int, str]], problems: list[RecordProblem
                                           f"the same uuid as {first[0]} row fid {first[1]}"))
 
 
+@contextlib.contextmanager
+def _gc_paused():
+    """Python's cyclic garbage collector held off while a file's rows become objects: a day's
+    track is millions of new tuples, none in a cycle, and each collection the allocations
+    trigger walks all of them (a third of the load time). Turned back on, as it was, after."""
+    was = gc.isenabled()
+    gc.disable()
+    try:
+        yield
+    finally:
+        if was:
+            gc.enable()
+
+
 def _load(conn: sqlite3.Connection, path: Path):
     """(site, records, track) read in one snapshot and checked row by row; raises InvalidRecords.
 
@@ -181,21 +216,27 @@ def _load(conn: sqlite3.Connection, path: Path):
     problems: list[RecordProblem] = []
     conn.execute("BEGIN")
     try:
-        site_rows = _read_rows(conn, Layer.SITE, None, problems)
-        sites = [rec for _, rec in site_rows]
-        if not problems and len(sites) != 1:
-            raise DamagedVisitFile(f"{path} has {len(sites)} site rows, expected 1")
-        frame = None
-        if sites and sites[0].crs:
-            frame = SiteFrame(sites[0].crs)  # validate() already accepted it
-        rows = [(layer, fid, rec) for layer in Layer if layer not in (Layer.SITE, Layer.TRACK)
-                for fid, rec in _read_rows(conn, layer, frame, problems)]
-        track, track_fids = _read_track(conn, frame, problems, _read_rows)
-        _orphans(conn, problems)
-        _duplicates([(Layer.SITE, fid, rec.uuid) for fid, rec in site_rows]
-                    + [(layer, fid, rec.uuid) for layer, fid, rec in rows]
-                    + list(zip([Layer.TRACK] * len(track), track_fids, track.columns()["uuid"])), problems)
-        records = [rec for _, _, rec in rows]
+        with _gc_paused():
+            site_rows = _read_rows(conn, Layer.SITE, None, problems)
+            sites = [rec for _, rec in site_rows]
+            if not problems and len(sites) != 1:
+                raise DamagedVisitFile(f"{path} has {len(sites)} site rows, expected 1")
+            frame = None
+            if sites and sites[0].crs:
+                frame = SiteFrame(sites[0].crs)  # validate() already accepted it
+            rows = [(layer, fid, rec) for layer in Layer if layer not in (Layer.SITE, Layer.TRACK)
+                    for fid, rec in _read_rows(conn, layer, frame, problems)]
+            track, track_fids = _read_track(conn, frame, problems, _read_rows)
+            _orphans(conn, problems)
+            others = ([(Layer.SITE, fid, rec.uuid) for fid, rec in site_rows]
+                      + [(layer, fid, rec.uuid) for layer, fid, rec in rows])
+            track_uuids = track.columns()["uuid"]
+            distinct = set(track_uuids.tolist())
+            if len(distinct) == len(track_uuids) and distinct.isdisjoint(u for _, _, u in others):
+                _duplicates(others, problems)      # the track's uuids clash with nothing: not listed
+            else:
+                _duplicates(others + list(zip([Layer.TRACK] * len(track), track_fids, track_uuids)), problems)
+            records = [rec for _, _, rec in rows]
     finally:
         conn.execute("COMMIT")
     if problems:

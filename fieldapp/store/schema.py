@@ -24,6 +24,7 @@ import typing
 from dataclasses import fields
 from datetime import date, datetime, timezone
 
+import numpy as np
 import shapely
 import shapely.errors
 from shapely.geometry import MultiPolygon, Point, Polygon
@@ -393,6 +394,36 @@ def parse_gpkg_blob(blob: bytes):
         return shapely.from_wkb(bytes(blob[8 + _ENVELOPE_BYTES[env]:]))
     except shapely.errors.ShapelyError as exc:
         raise ValueError(f"unreadable geometry ({exc})") from exc
+
+
+def parse_gpkg_blobs(blobs: list) -> list:
+    """:func:`parse_gpkg_blob` of each blob, the WKB of all of them read in one
+    ``shapely.from_wkb`` call: per blob its geometry (None for NULL) or the ``ValueError``
+    :func:`parse_gpkg_blob` raises for it (returned, not raised)."""
+    out: list = [None] * len(blobs)
+    wkbs, at = [], []
+    for i, blob in enumerate(blobs):
+        if blob is None:
+            continue
+        if not isinstance(blob, bytes) or blob[:2] != b"GP" or len(blob) < 8 \
+                or (blob[3] >> 1) & 0b111 not in _ENVELOPE_BYTES:
+            try:
+                out[i] = parse_gpkg_blob(blob)  # raises the ValueError that words it
+            except ValueError as exc:
+                out[i] = exc
+            continue
+        wkbs.append(blob[8 + _ENVELOPE_BYTES[(blob[3] >> 1) & 0b111]:])
+        at.append(i)
+    if wkbs:
+        geoms = shapely.from_wkb(np.array(wkbs, dtype=object), on_invalid="ignore")
+        for i, g in zip(at, geoms):
+            if g is None:      # unreadable: read by itself for the error's own words
+                try:
+                    g = parse_gpkg_blob(blobs[i])
+                except ValueError as exc:
+                    g = exc
+            out[i] = g
+    return out
 
 
 def geometry_of(layer: Layer, feature):

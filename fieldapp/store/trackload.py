@@ -31,27 +31,48 @@ __all__ = ["_read_track"]
 # any other (still valid) spelling goes row by row. "9" marks a digit, "f" a lowercase hex digit.
 _UTC_FORM = "9999-99-99T99:99:99.999Z"
 _UUID_FORM = "ffffffff-ffff-ffff-ffff-ffffffffffff"
-# GeoPackageBinary header (GeoPackage 1.4 §2.1.3): flags byte 4; little / big endian, no
-# envelope (WKB from byte 9) or an XY envelope (from byte 41). Anything else: row by row.
-_WKB_START = ("CASE WHEN typeof(geom) = 'blob' AND substr(geom, 1, 3) = X'475000' THEN"
-              " CASE hex(substr(geom, 4, 1)) WHEN '00' THEN 9 WHEN '01' THEN 9 WHEN '02' THEN 41"
-              " WHEN '03' THEN 41 END END")
+# GeoPackageBinary header (GeoPackage 1.4 §2.1.3): magic "GP", version 0, flags byte 4; little
+# / big endian with no envelope (WKB from byte 8) or an XY envelope (from byte 40). Anything
+# else goes row by row.
+_WKB_AT = {0: 8, 1: 8, 2: 40, 3: 40}
+#: the storage types each column may hold on the fast path (other types: row by row)
+_NUMBER_TYPES = frozenset({float, int, type(None)})
+_INT_TYPES = frozenset({int, type(None)})
+_TIME_TYPES = frozenset({str, type(None)})
 
 
-def _suspect_sql() -> str:
-    """An SQL expression true for a row whose stored types need a closer look."""
-    parts = ["typeof(uuid) != 'text'", "typeof(created_by) != 'text'", "typeof(geom) != 'blob'"]
-    parts += [f"typeof({n}) NOT IN ('text', 'null')" for n in TIME_COLUMNS]
-    parts += [f"typeof({n}) NOT IN ('real', 'integer', 'null')" for n in FLOAT_COLUMNS if n not in "xy"]
-    parts += [f"typeof({n}) NOT IN ('integer', 'null')" for n in INT_COLUMNS]
-    return " OR ".join(parts)
+def _off_type(values, allowed: frozenset) -> np.ndarray | None:
+    """Rows whose value's type is not in ``allowed``; None when there is none (the usual case,
+    found with one C-level pass over the types)."""
+    if set(map(type, values)) <= allowed:
+        return None
+    return np.fromiter((type(v) not in allowed for v in values), bool, len(values))
+
+
+def _wkb_of(blobs, suspect: np.ndarray) -> np.ndarray:
+    """The WKB part of each GeoPackageBinary point (an object array, None where the header is
+    not one of :data:`_WKB_AT`'s, those rows marked ``suspect``)."""
+    n = len(blobs)
+    fine = _off_type(blobs, frozenset({bytes}))
+    if fine is None and min(map(len, blobs)) >= 8:
+        heads = np.frombuffer(b"".join([b[:4] for b in blobs]), dtype=np.uint8).reshape(n, 4)
+        at = np.select([heads[:, 3] <= 1, heads[:, 3] <= 3], [8, 40], -1)
+        at[(heads[:, 0] != 71) | (heads[:, 1] != 80) | (heads[:, 2] != 0)] = -1
+        if (at == 8).all():
+            return np.array([b[8:] for b in blobs], dtype=object)
+    else:
+        at = np.array([_WKB_AT.get(b[3], -1) if type(b) is bytes and len(b) >= 8 and b[:3] == b"GP\0"
+                       else -1 for b in blobs])
+    suspect |= at < 0
+    return np.array([b[k:] if k >= 0 else None for b, k in zip(blobs, at.tolist())], dtype=object)
 
 
 def _off_form(texts: list, form: str) -> np.ndarray:
     """True where a text is not exactly of ``form`` (see :data:`_UTC_FORM`), vectorised over the
     characters: ``texts`` as a fixed-width unicode array viewed as code points."""
     n, w = len(texts), len(form)
-    codes = np.array([t if isinstance(t, str) else "" for t in texts], dtype=f"U{w + 1}")
+    # None and non-text become their str() here ("None", "5"), which is never of the form
+    codes = np.array(texts, dtype=f"U{w + 1}")
     codes = codes.view(np.uint32).reshape(n, w + 1)
     bad = codes[:, w] != 0
     for j, ch in enumerate(form):
@@ -65,17 +86,25 @@ def _off_form(texts: list, form: str) -> np.ndarray:
     return bad
 
 
-def _times(texts: list, suspect: np.ndarray, nullable: bool) -> np.ndarray:
+def _times(texts, suspect: np.ndarray, nullable: bool) -> np.ndarray:
     """ISO 8601 UTC text (canonical where not ``suspect``) → datetime64[ms]; NaT for NULL.
-    Marks ``suspect`` the rows not of :data:`_UTC_FORM` (and NULLs where not ``nullable``)."""
+    Marks ``suspect`` the rows not of :data:`_UTC_FORM` (and NULLs where not ``nullable``).
+    The text is parsed by numpy from a fixed-width array, its ``Z`` cut off."""
     null = np.fromiter((t is None for t in texts), bool, len(texts))
     suspect |= _off_form(texts, _UTC_FORM) & ~(null & nullable)
+    off = _off_type(texts, _TIME_TYPES)
+    if off is not None:
+        suspect |= off
     out = np.full(len(texts), np.datetime64("NaT", "ms"))
-    fine = np.nonzero(~suspect & ~null)[0]
+    fine = ~suspect & ~null
+    if not fine.any():
+        return out
+    w = len(_UTC_FORM) - 1
+    chosen = np.array(texts, dtype=object)[fine]
     try:
-        out[fine] = np.array([texts[i][:-1] for i in fine], dtype="datetime64[ms]")
+        out[fine] = np.array(chosen, dtype=f"U{w + 1}").astype(f"U{w}").astype("datetime64[ms]")
     except ValueError:  # a canonical-looking but impossible date (2024-02-30): row by row
-        for i in fine:
+        for i in np.nonzero(fine)[0]:
             try:
                 out[i] = np.datetime64(texts[i][:-1], "ms")
             except ValueError:
@@ -83,10 +112,17 @@ def _times(texts: list, suspect: np.ndarray, nullable: bool) -> np.ndarray:
     return out
 
 
-def _floats(values: list) -> tuple[np.ndarray, np.ndarray]:
+def _floats(values, suspect: np.ndarray, allowed: frozenset = _NUMBER_TYPES) -> tuple[np.ndarray, np.ndarray]:
+    """A REAL (or, with ``allowed`` :data:`_INT_TYPES`, INTEGER) column as floats (NaN for NULL)
+    and where it is NULL; a value of another storage type (text in a REAL column, a real in an
+    INTEGER one) is NaN here and its row marked ``suspect``."""
+    off = _off_type(values, allowed)
+    if off is None:
+        arr = np.array(values, dtype=float)
+        return arr, np.isnan(arr)
+    suspect |= off
     null = np.fromiter((v is None for v in values), bool, len(values))
-    # a value of the wrong storage type (text in a REAL column) is NaN here: SQL marked its row
-    arr = np.fromiter((v if isinstance(v, (int, float)) else np.nan for v in values), float, len(values))
+    arr = np.fromiter((v if type(v) in allowed and v is not None else np.nan for v in values), float, len(values))
     return arr, null
 
 
@@ -108,11 +144,15 @@ CHUNK_ROWS = 32_768  # rows turned into columns at a time: the Python objects of
 
 def _columns_of(rows: list, names: list[str], frame: SiteFrame | None):
     """(fids, columns, suspect) of a batch of rows of :func:`_read_track`'s SELECT."""
-    raw = dict(zip(["fid", "uuid", "created_utc", "modified_utc", "created_by", "wkb", *names, "suspect"],
-                   map(list, zip(*rows))))
+    raw = dict(zip(["fid", "uuid", "created_utc", "modified_utc", "created_by", "geom", *names],
+                   zip(*rows)))
     fids = np.array(raw["fid"], dtype=np.int64)
-    suspect = np.array(raw["suspect"], dtype=bool)
-    geoms = shapely.from_wkb(np.array(raw.pop("wkb"), dtype=object), on_invalid="ignore")
+    suspect = np.zeros(len(fids), dtype=bool)
+    for name in ("uuid", "created_by"):
+        off = _off_type(raw[name], frozenset({str}))
+        if off is not None:
+            suspect |= off
+    geoms = shapely.from_wkb(_wkb_of(raw.pop("geom"), suspect), on_invalid="ignore")
     point = (shapely.get_type_id(geoms) == 0) & ~shapely.is_empty(geoms)
     suspect |= ~point
     cols: dict[str, np.ndarray] = {"uuid": np.array(raw["uuid"], dtype=object),
@@ -126,9 +166,9 @@ def _columns_of(rows: list, names: list[str], frame: SiteFrame | None):
     cols["x"][point], cols["y"][point] = shapely.get_x(geoms[point]), shapely.get_y(geoms[point])
     for name in FLOAT_COLUMNS:
         if name not in ("x", "y"):
-            cols[name], nulls[name] = _floats(raw[name])
+            cols[name], nulls[name] = _floats(raw[name], suspect)
     for name in INT_COLUMNS:
-        arr, nulls[name] = _floats(raw[name])
+        arr, nulls[name] = _floats(raw[name], suspect, _INT_TYPES)
         cols[name] = np.where(nulls[name] | suspect, -1, np.nan_to_num(arr)).astype(np.int16)
         suspect |= ~nulls[name] & ((arr < -1) | (arr > np.iinfo(np.int16).max))
     suspect |= suspect_rows({n: cols[n] for n in (*FLOAT_COLUMNS, *INT_COLUMNS)}, nulls, frame)
@@ -146,8 +186,8 @@ def _read_track(conn: sqlite3.Connection, frame: SiteFrame | None, problems: lis
     layer = Layer.TRACK
     names = [c.name for c in S.columns(layer)]
     cur = conn.execute(
-        f"SELECT fid, uuid, created_utc, modified_utc, created_by, substr(geom, {_WKB_START}),"
-        f" {', '.join(names)}, {_suspect_sql()} FROM {layer.value} ORDER BY fid")
+        f"SELECT fid, uuid, created_utc, modified_utc, created_by, geom, {', '.join(names)}"
+        f" FROM {layer.value} ORDER BY fid")
     parts = []
     while rows := cur.fetchmany(CHUNK_ROWS):
         parts.append(_columns_of(rows, names, frame))

@@ -118,6 +118,10 @@ CORRUPT = [
     ("created_by", "'crew' || char(7)", "has a control character"),
     ("geom", "X'47500001E61000000102'", "unreadable geometry"),
     ("geom", "X'4750000AE6100000'", "envelope indicator 5"),
+    ("geom", "X'4750'", "lacks the GP magic"),                 # shorter than a header
+    ("uuid", "X'0011'", "must be a UUID as text, got bytes"),  # a blob where text belongs
+    ("created_utc", "5", "is not ISO 8601 UTC text with Z"),   # a number where text belongs
+    ("quality", "4.5", "is not a whole number"),               # a real in an INTEGER column
 ]
 
 
