@@ -130,9 +130,16 @@ def _pk_from_text(rows: _Rows, table: cs.TableSchema, text) -> tuple:
     if len(table.pk) != 1:
         raise SyncError(f"table {table.name} has a composite primary key; not supported")
     col = table.columns[table.pk[0]]
-    found = rows.conn.execute(
-        f"SELECT {_qi(col)} FROM {_qi(table.name)} WHERE CAST({_qi(col)} AS TEXT) = ?", (str(text),)
-    ).fetchone()
+    found = None
+    with contextlib.suppress(ValueError, OverflowError, sqlite3.Error):
+        # the usual integer fid: one lookup by the key's index (the scan below is O(rows))
+        found = rows.conn.execute(
+            f"SELECT {_qi(col)} FROM {_qi(table.name)} WHERE {_qi(col)} = ?"
+            f" AND CAST({_qi(col)} AS TEXT) = ?", (int(str(text)), str(text))).fetchone()
+    if found is None:
+        found = rows.conn.execute(
+            f"SELECT {_qi(col)} FROM {_qi(table.name)} WHERE CAST({_qi(col)} AS TEXT) = ?", (str(text),)
+        ).fetchone()
     if found is None:
         with contextlib.suppress(ValueError):
             return (int(text),)
