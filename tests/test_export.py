@@ -160,3 +160,43 @@ def test_cli_bad_visit_file(tmp_path):
                              cwd=REPO, timeout=240)
     assert missing.returncode == 1 and "no visit file" in missing.stderr
     assert not (tmp_path / "x.dxf").exists() and not (tmp_path / "c").exists()
+
+
+def test_all_formats_from_one_read_a_folder_each(sample, monkeypatch):
+    """``--format all``: the visit is read once; each format's folder holds what that format
+    alone writes (the same layers and counts, the same CRS), the one-file formats named after
+    the visit."""
+    import fieldapp.report.content as content
+    from fieldapp.export import FORMATS, export_visit
+
+    reads = []
+    real = content.load_visit
+    monkeypatch.setattr(content, "load_visit", lambda p: reads.append(p) or real(p))
+    out = sample["folder"] / "out-all"
+    r = export_visit(sample["path"], out, "all")
+    assert len(reads) == 1 and r.format == "all" and r.layers == EXPECTED
+    assert sorted(p.name for p in out.iterdir()) == sorted(FORMATS)
+    for fmt, crs in (("geojson", "EPSG:4326"), ("csv", "EPSG:4326"), ("shp", "EPSG:3070")):
+        for name, n in EXPECTED.items():
+            info = pyogrio.read_info(out / fmt / f"{name}.{fmt}")
+            assert (info["features"], info["crs"]) == (n, crs), (fmt, name)
+    kml = out / "kml" / "mill-creek.kml"
+    assert sorted(pyogrio.list_layers(kml)[:, 0]) == sorted(pyogrio.list_layers(
+        export_visit(sample["path"], sample["folder"] / "one.kml", "kml").path)[:, 0])
+    import ezdxf
+
+    doc = ezdxf.readfile(out / "dxf" / "mill-creek.dxf")
+    assert len(doc.modelspace().query("POINT[layer=='tree']")) == EXPECTED["tree"]
+    with pytest.raises(FileExistsError):
+        export_visit(sample["path"], out, "all")           # never replaced without force
+    assert export_visit(sample["path"], out, "all", force=True).layers == EXPECTED
+
+
+def test_cli_all_formats(sample):
+    out = sample["folder"] / "cli-all"
+    run = subprocess.run([sys.executable, "-m", "fieldapp", "export", str(sample["path"]), "--format", "all",
+                          "-o", str(out)], capture_output=True, text=True, timeout=600,
+                         env={**os.environ, "PYTHONPATH": str(REPO)})
+    assert run.returncode == 0, run.stderr
+    assert f"{out} (all, geojson EPSG:4326; kml EPSG:4326; shp EPSG:3070; csv EPSG:4326; dxf EPSG:3070)" in run.stdout
+    assert sorted(p.name for p in out.iterdir()) == ["csv", "dxf", "geojson", "kml", "shp"]

@@ -3,7 +3,7 @@
 - **Report** (Ctrl+R): :func:`fieldapp.report.build_report` to a PDF; the open store is
   checkpointed on the UI thread first and the tally's planned retained area is passed on.
 - **Export** (Ctrl+E): :func:`fieldapp.export.export_visit` in one of
-  :data:`fieldapp.export.FORMATS`.
+  :data:`fieldapp.export.FORMATS`, or all of them at once (a folder per format).
 - **Sync** (Ctrl+Y): :func:`fieldapp.sync.sync` with a :class:`fieldapp.sync.FolderOffice`
   chosen once and remembered in the settings; recording is paused and the store closed while it
   runs (the sync changes the file underneath), then the visit is reopened. The per-layer counts
@@ -47,6 +47,7 @@ FORMAT_WORDS = {
     "shp": "ESRI Shapefile (site CRS), a folder of .shp files",
     "csv": "CSV with WKT geometry (EPSG:4326), a folder of .csv files",
     "dxf": "DXF for CAD (site CRS, one .dxf file)",
+    "all": "Every format above, a folder with a folder per format",
 }
 SINGLE_FILE = ("kml", "dxf")
 
@@ -129,7 +130,7 @@ class ExportDialog(QDialog):
     """Format and where to write it."""
 
     def __init__(self, visit_path: Path, parent: QWidget | None = None):
-        from fieldapp.export import FORMATS
+        from fieldapp.export import ALL, FORMATS
 
         super().__init__(parent)
         self.visit_path = visit_path
@@ -137,7 +138,7 @@ class ExportDialog(QDialog):
         form = QFormLayout(self)
         self.fmt = QComboBox()
         self.fmt.setObjectName("exportFormat")
-        for f in FORMATS:
+        for f in (*FORMATS, ALL):
             self.fmt.addItem(FORMAT_WORDS.get(f, f), f)
         form.addRow("Format", self.fmt)
         row = QHBoxLayout()
@@ -173,6 +174,8 @@ class ExportDialog(QDialog):
 
 def default_export_path(visit_path: Path, fmt: str) -> Path:
     stem = visit_path.stem
+    if fmt == "all":
+        return visit_path.with_name(f"{stem}_export")
     return visit_path.with_name(f"{stem}.{fmt}" if fmt in SINGLE_FILE else f"{stem}_{fmt}")
 
 

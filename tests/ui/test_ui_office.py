@@ -5,6 +5,7 @@ transect T1 over a steep bank, 30 ft @ 4 %, 60 ft @ 18 %, 120 ft @ 5 % -> bank 9
 from __future__ import annotations
 
 import contextlib
+from pathlib import Path
 import sqlite3
 import threading
 import unicodedata
@@ -134,6 +135,29 @@ def test_export_button_writes_geojson_gdal_reopens(qtbot, sample_window, monkeyp
     w.office.start_export()
     wait_job_done(qtbot, w)
     assert read_info(trees)["features"] == 4
+
+
+def test_export_every_format_from_the_dialog(qtbot, sample_window, monkeypatch):
+    """The Export dialog's last choice writes every format, a folder each, in one job."""
+    from pyogrio import read_info
+
+    from fieldapp.ui.officeactions import ExportDialog
+
+    w, path, info = sample_window
+    dlg = ExportDialog(path, w)
+    dlg.fmt.setCurrentIndex(dlg.fmt.count() - 1)
+    assert dlg.fmt.currentData() == "all" and dlg.fmt.currentText().startswith("Every format")
+    assert Path(dlg.path.text()) == path.with_name(f"{path.stem}_export")
+    out = path.with_name("all-formats")
+    monkeypatch.setattr(w.office, "ask_export", lambda visit_path: (dlg.fmt.currentData(), out))
+    dlg.deleteLater()
+    w.office.start_export()
+    wait_job_done(qtbot, w)
+    title, text = w.office.messages[-1]
+    assert title == "Export" and "Exported all" in text, text
+    assert sorted(p.name for p in out.iterdir()) == ["csv", "dxf", "geojson", "kml", "shp"]
+    assert read_info(out / "shp" / "tree.shp")["features"] == info["counts"]["tree"] == 4
+    assert (out / "kml" / f"{path.stem}.kml").is_file() and (out / "dxf" / f"{path.stem}.dxf").is_file()
 
 
 def test_export_error_is_a_message_not_a_traceback(qtbot, sample_window, monkeypatch):

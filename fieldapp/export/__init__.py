@@ -1,7 +1,11 @@
 """Exports of a visit for the office: GIS with GDAL (pyogrio), CAD with ezdxf.
 
-``fieldapp export VISIT.gpkg --format geojson|kml|shp|csv|dxf -o OUT [--force]`` on the command
-line; :func:`export_visit` for the app's Export button (no Qt; safe on a worker thread).
+``fieldapp export VISIT.gpkg --format geojson|kml|shp|csv|dxf|all -o OUT [--force]`` on the
+command line; :func:`export_visit` for the app's Export button (no Qt; safe on a worker thread).
+``all`` writes every format from one read of the visit into the folder OUT, a folder per format
+(``OUT/geojson/``, ``OUT/kml/VISIT.kml``, ``OUT/shp/``, ``OUT/csv/``, ``OUT/dxf/VISIT.dxf``), each
+with its own ``photos/`` so that any one of them can be sent on by itself; its ``layers`` are
+the GeoJSON's counts.
 
 One layer per feature kind: ``ohwm_line``, ``ohwm_point``, ``transect``, ``station``, ``tree``,
 ``walk_vertex``, ``track_point``, ``note``, polygons by kind (``wetland``, ``woodland_stand``,
@@ -71,12 +75,15 @@ import numpy as np
 import shapely
 
 from fieldapp.report import current_umask
+from fieldapp.export.dxf import _dxf
 from fieldapp.survey import Layer
 
-__all__ = ["FORMATS", "ExportError", "ExportExists", "ExportRefused", "ExportWriteFailed", "ExportResult",
+__all__ = ["ALL", "FORMATS", "ExportError", "ExportExists", "ExportRefused", "ExportWriteFailed", "ExportResult",
            "export_visit", "layer_records", "main"]
 
 FORMATS = ("geojson", "kml", "shp", "csv", "dxf")
+#: every format at once (one read of the visit): OUT is a folder with a folder per format
+ALL = "all"
 #: Layers exported, in order (the site and walk tables have no geometry; the site is in the report).
 LAYERS = (Layer.OHWM_LINE, Layer.OHWM_POINT, Layer.TRANSECT, Layer.STATION, Layer.TREE, Layer.AREA,
           Layer.LINE, Layer.WALK_VERTEX, Layer.TRACK, Layer.NOTE, Layer.STAKE_POINT)
@@ -277,7 +284,7 @@ def layer_records(visit) -> list[_LayerData]:
 def _utc_texts(a: np.ndarray) -> np.ndarray:
     """datetime64[ms] → ISO 8601 UTC text with Z and milliseconds (None for NaT), as the store
     writes them (:func:`fieldapp.store.schema.utc_text`)."""
-    text = np.datetime_as_string(a, unit="ms").astype(object) + "Z"
+    text = np.char.add(np.datetime_as_string(a, unit="ms"), "Z").astype(object)
     text[np.isnat(a)] = None
     return text
 
@@ -395,6 +402,18 @@ def _field_arrays(data: _LayerData, int32: bool = False):
             arrays.append(arr)
             masks.append(missing if missing.any() else None)
             continue
+        if data.arrays is not None and kind in ("str", "int"):   # a bulk layer: whole columns
+            vals = np.asarray(data.arrays[j], dtype=object)
+            missing = np.equal(vals, None)
+            if kind == "int":
+                arr = np.where(missing, 0, vals).astype(np.int32 if int32 else np.int64)
+            else:
+                arr = vals
+                if not set(map(type, vals.tolist())) <= {str, type(None)}:
+                    arr = np.array([None if v is None else str(v) for v in vals], dtype=object)
+            arrays.append(arr)
+            masks.append(missing if missing.any() else None)
+            continue
         vals = data.arrays[j] if data.arrays is not None else [r[j] for r in data.rows]
         missing = np.array([v is None for v in vals])
         if kind == "int":
@@ -440,63 +459,6 @@ def _track_path(data: _LayerData) -> _LayerData:
                       [["GNSS track", len(xy), min(t) if t else None, max(t) if t else None]])
 
 
-def _dxf(layers: list[_LayerData], path: Path, frame, counts: dict[str, int]) -> None:
-    import ezdxf
-    from ezdxf import units
-
-    doc = ezdxf.new("R2010", setup=False)
-    if abs(frame.unit_m - 1.0) < 1e-12:
-        doc.units, measurement = units.M, 1
-    elif frame.foot.value == "us_survey":
-        doc.units, measurement = units.US_SURVEY_FT if hasattr(units, "US_SURVEY_FT") else 21, 0
-    else:
-        doc.units, measurement = units.FT, 0
-    doc.header["$MEASUREMENT"] = measurement
-    code = frame.srs_id
-    doc.header.custom_vars.append("CRS", f"EPSG:{code}" if code else frame.crs.to_wkt())
-    doc.header.custom_vars.append("CRS_NAME", frame.name)
-    doc.appids.add("FIELDAPP")
-    msp = doc.modelspace()
-    for data in layers:
-        doc.layers.add(data.name)
-        attribs = {"layer": data.name}
-        names = {c: j for j, (c, _) in enumerate(data.columns)}
-        n = 0
-        if data.arrays is not None:  # the raw track: one polyline through its fixes, in order
-            xy = shapely.get_coordinates(data.geometries)
-            if len(xy) >= 2:
-                line = msp.add_lwpolyline(xy[:2].tolist(), dxfattribs=attribs)
-                # x, y, start width, end width, bulge per vertex, set at once (appending them
-                # one by one copies the vertex array each time: quadratic in the fixes)
-                line.lwpoints.set(np.column_stack([xy, np.zeros((len(xy), 3))]))
-                line.set_xdata("FIELDAPP", [(1000, f"fixes={len(xy)}")])
-            counts[data.name] = len(xy)
-            continue
-        for g, row in zip(data.geometries, data.rows):
-            if g is None or g.is_empty:
-                continue
-            entities = []
-            if g.geom_type == "Point":
-                entities.append(msp.add_point((g.x, g.y), dxfattribs=attribs))
-            elif g.geom_type == "LineString":
-                entities.append(msp.add_lwpolyline(list(g.coords), dxfattribs=attribs))
-            else:
-                for poly in shapely.get_parts(g):
-                    for ring in [poly.exterior, *poly.interiors]:
-                        entities.append(msp.add_lwpolyline(list(ring.coords)[:-1], close=True,
-                                                           dxfattribs=attribs))
-            xdata = [(1000, f"uuid={row[1]}")]
-            if names.get("photos") is not None and row[names["photos"]]:
-                xdata.append((1000, f"photos={row[names['photos']]}"))
-            if names.get("link") is not None:
-                xdata.append((1000, f"link={row[names['link']]}"))
-            for e in entities:
-                e.set_xdata("FIELDAPP", xdata)
-            n += 1
-        counts[data.name] = n
-    doc.saveas(path)
-
-
 def _is_write_error(exc: Exception) -> bool:
     """GDAL (pyogrio) or ezdxf failing to write: a full disk or an unwritable place shows so."""
     mod = type(exc).__module__ or ""
@@ -516,7 +478,8 @@ def export_visit(visit_path, out_path, fmt: str, *, force: bool = False,
         The visit GeoPackage (checkpointed and closed again after reading).
     out_path : path-like
         A folder (geojson, shp, csv) or a file (kml, dxf; ``.kml`` / ``.dxf`` is added to a name without a suffix, another suffix is refused).
-    fmt : {"geojson", "kml", "shp", "csv", "dxf"}
+    fmt : {"geojson", "kml", "shp", "csv", "dxf", "all"}
+        ``all``: every format into the folder ``out_path``, a folder per format (module docstring).
     force : bool
         Replace an existing ``out_path`` (a folder's files of the same names are replaced, others
         in it are kept). Without it an existing ``out_path`` raises :class:`ExportExists`.
@@ -535,8 +498,8 @@ def export_visit(visit_path, out_path, fmt: str, *, force: bool = False,
     from fieldapp.report.guard import os_error_words, refuse_existing
 
     fmt = fmt.lower()
-    if fmt not in FORMATS:
-        raise ValueError(f"format {fmt!r} is not one of {', '.join(FORMATS)}")
+    if fmt not in (*FORMATS, ALL):
+        raise ValueError(f"format {fmt!r} is not one of {', '.join(FORMATS)} or {ALL}")
     single = fmt in ("kml", "dxf")
     out_path, parent = _check_output(visit_path, Path(out_path), fmt, single, force)
 
@@ -551,22 +514,41 @@ def export_visit(visit_path, out_path, fmt: str, *, force: bool = False,
     frame = visit.frame
     layers = layer_records(visit) + derived_records(visit, visit_path)
     site_crs = f"EPSG:{frame.srs_id}" if frame.srs_id else frame.crs.to_wkt()
-    result = ExportResult(out_path, fmt, "EPSG:4326" if fmt in ("geojson", "kml", "csv") else site_crs)
+    crs_words = {f: "EPSG:4326" if f in ("geojson", "kml", "csv") else site_crs for f in FORMATS}
+    result = ExportResult(out_path, fmt, crs_words.get(fmt) or "; ".join(
+        f"{f} {c}" for f, c in crs_words.items()))
     tmp_dir = None
     try:
         tmp_dir = Path(tempfile.mkdtemp(prefix=f".{out_path.name}.", suffix=".tmp", dir=parent))
         umask = current_umask()
         os.chmod(tmp_dir, 0o777 & ~umask)  # mkdtemp made it 0700; it becomes OUT for a folder format
         target = tmp_dir / out_path.name if single else tmp_dir
-        _write_layers(layers, target, fmt, frame, site_crs, result.layers, step, result.notes)
         links = photo_links(visit)
-        if links:
-            step(0.9, "photos")
-            _write_photos(visit, links, tmp_dir / PHOTO_DIR)
+        formats = FORMATS if fmt == ALL else (fmt,)
+        for k, f in enumerate(formats):
+            into = tmp_dir / f if fmt == ALL else tmp_dir   # every format: a folder each
+            into.mkdir(exist_ok=True)
+
+            def part(x: float, m: str, k: int = k, f: str = f) -> None:
+                step((k + x) / len(formats), m if fmt != ALL else f"{f}: {m}")
+            counts: dict[str, int] = {}
+            _write_layers(list(layers), target if fmt != ALL else (
+                into / f"{Path(visit_path).stem}.{f}" if f in ("kml", "dxf") else into),
+                f, frame, site_crs, counts, part, result.notes)
+            if k == 0:
+                result.layers.update(counts)
+            if links:
+                part(0.9, "photos")
+                _write_photos(visit, links, into / PHOTO_DIR)
         step(0.95, "saving")
         refuse_existing(out_path, force, ExportExists)
-        result.files = _move_into_place(visit_path, tmp_dir, target, out_path, single, umask,
-                                        force)
+        if fmt == ALL:     # each format's folder as if exported by itself, into OUT
+            out_path.mkdir(exist_ok=True)
+            result.files = [p for f in formats for p in _move_into_place(
+                visit_path, tmp_dir / f, tmp_dir / f, out_path / f, False, umask, force)]
+        else:
+            result.files = _move_into_place(visit_path, tmp_dir, target, out_path, single, umask,
+                                            force)
     except ExportError:
         raise
     except OSError as exc:
@@ -783,9 +765,10 @@ def _parser() -> argparse.ArgumentParser:
     p = argparse.ArgumentParser(prog="fieldapp export",
                                 description="Export a visit GeoPackage for GIS (GDAL) or CAD (DXF).")
     p.add_argument("visit", metavar="VISIT.gpkg")
-    p.add_argument("--format", required=True, choices=FORMATS)
+    p.add_argument("--format", required=True, choices=(*FORMATS, ALL))
     p.add_argument("-o", "--output", required=True, metavar="OUT",
-                   help="a folder for geojson, shp and csv; a file for kml and dxf (.kml / .dxf is added to a name without one)")
+                   help="a folder for geojson, shp and csv; a file for kml and dxf (.kml / .dxf is added to a name"
+                        " without one); for all, a folder with a folder per format")
     p.add_argument("--force", action="store_true", help="overwrite OUT if it exists")
     return p
 
