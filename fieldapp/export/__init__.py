@@ -602,9 +602,9 @@ def _shp_long_values(data: _LayerData, long_rows: list[list[str]]) -> _LayerData
     """The layer with every text value over 254 bytes cut and marked; the whole values go to
     ``long_rows`` (layer, uuid, field, value) for :data:`LONG_VALUES_FILE`."""
     mark = f" … (whole text in {LONG_VALUES_FILE})"
-    if data.arrays is not None and not any(
-            kind == "str" and any(v is not None and len(v) * 4 > SHP_TEXT_BYTES and
-                                  len(str(v).encode("utf-8")) > SHP_TEXT_BYTES for v in data.arrays[j])
+    if data.arrays is not None and not any(   # a bulk layer: at most 4 bytes a character
+            kind == "str" and max(map(len, filter(None, data.arrays[j])), default=0) * 4 > SHP_TEXT_BYTES
+            and any(v is not None and len(str(v).encode("utf-8")) > SHP_TEXT_BYTES for v in data.arrays[j])
             for j, (_, kind) in enumerate(data.columns)):
         return data
     rows = []
