@@ -49,9 +49,9 @@ from fieldapp.sync.files import (
     checkpoint,
     connect,
     copy_durably,
+    empty_tables,
     log_head,
     log_ids,
-    quote_identifier,
     record_changeset_file,
     sha256_of,
     snapshot_sqlite,
@@ -600,5 +600,4 @@ class _Sync:
         shutil.copyfile(snapshot, target)
         tables = cs.schema(self.gd, snapshot, self.work)
         with contextlib.closing(connect(target)) as conn, conn:  # the R-tree triggers need ST_
-            for name in tables:
-                conn.execute(f"DELETE FROM {quote_identifier(name)}")
+            empty_tables(conn, list(tables))

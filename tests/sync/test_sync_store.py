@@ -142,3 +142,42 @@ def test_a_stake_point_and_its_superseding_travel_to_the_other_laptops(laptops):
         (got,) = store.visit.stake_points()
         assert got.uuid == sp.uuid and got.superseded is True
     assert pyogrio.read_info(paths["C"], layer="stake_point")["features"] == 1
+
+
+def test_an_emptied_copy_keeps_the_schema_and_its_spatial_index_works(tmp_path):
+    """``empty_tables`` (the first sync's empty base, and the new office master made from it):
+    every row gone, sqlite_master the same (triggers and R-trees made again from their own
+    text), GDAL's validator content, and a row added afterwards is in the spatial index."""
+    import contextlib
+    import shutil
+
+    from fieldapp.sync.files import empty_tables
+    from tests.gpkgtools import st_connect, validate_gpkg
+
+    visit = Visit.new("Mill Creek lot", crs="EPSG:32616", who="a@laptop-a")
+    path = tmp_path / "v.gpkg"
+    create_visit(path, visit).close()
+    with open_visit(path) as store:
+        for i in range(50):
+            store.visit.add_tree(x=X0 + i, y=Y0, dbh_in=8.0 + i % 5)
+    empty = tmp_path / "empty.gpkg"
+    shutil.copyfile(path, empty)
+
+    def schema(p):
+        with contextlib.closing(st_connect(p)) as conn:
+            return sorted(conn.execute("SELECT type, name, tbl_name, sql FROM sqlite_master").fetchall(),
+                          key=lambda r: (r[0], r[1]))
+
+    with contextlib.closing(st_connect(empty)) as conn, conn:
+        empty_tables(conn, ["tree", "site"])
+    assert schema(empty) == schema(path)
+    validate_gpkg(empty)
+    with contextlib.closing(st_connect(empty)) as conn, conn:
+        assert conn.execute("SELECT count(*) FROM tree").fetchone()[0] == 0
+        assert conn.execute("SELECT count(*) FROM rtree_tree_geom").fetchone()[0] == 0
+    with contextlib.closing(st_connect(empty)) as conn:
+        conn.execute("ATTACH DATABASE ? AS src", (str(path),))
+        with conn:
+            conn.execute("INSERT INTO main.tree SELECT * FROM src.tree WHERE fid = 7")
+        assert conn.execute("SELECT count(*), min(minx) FROM rtree_tree_geom").fetchone() == (
+            1, pytest.approx(X0 + 6, abs=0.01))
