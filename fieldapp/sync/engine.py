@@ -169,8 +169,9 @@ def sync(
     prog(0.0, "starting")
     _prepare_laptop(visit, state, office, site_id)
     job = _Sync(visit, office, state, policy, _who(synced_by), prog, check_received=check_received)
+    job.checked_sha256 = checked
     resumed, outcome = _run_locked(job, lock_wait_s)
-    _record_check(visit, state, known, checked, prog)
+    _record_check(visit, state, known, checked, prog, job.vouched_sha256)
     prog(1.0, "done")
     return _report(job, outcome, resumed)
 
@@ -238,12 +239,15 @@ def _report(job: _Sync, outcome: SyncOutcome, resumed: str | None) -> SyncReport
 
 
 def _record_check(visit: Path, state: LaptopState, known: str | None, checked: str | None,
-                  prog: "_Progress") -> None:
+                  prog: "_Progress", vouched: str | None = None) -> None:
     """After a sync: remember that the visit as it is now passed the full check (if it does).
 
     Unchanged since the check at the start: record that check's hash. Changed by the sync
     (received changes, its own log row): read it through the store again and record the new
-    hash when it passes; when it does not, drop the record, so the next sync refuses it.
+    hash when it passes; when it does not, drop the record, so the next sync refuses it. The
+    read is skipped when the bytes are ``vouched`` (:attr:`fieldapp.sync.phases._Sync.vouched_sha256`:
+    what the sync made of the visit is the office copy the store had read in full, with no
+    edit made meanwhile); the basics and the store's own check are still made.
     Never raises (for the check, or for a record that cannot be written): the sync itself
     succeeded.
     """
@@ -253,7 +257,7 @@ def _record_check(visit: Path, state: LaptopState, known: str | None, checked: s
     if now != checked:
         prog.step("checking the updated visit")
         try:
-            checked = check_visit_file(visit)
+            checked = check_visit_file(visit, known_sha256=vouched)
         except VisitRefused:
             checked = None
         now = checked

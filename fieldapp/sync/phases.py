@@ -62,7 +62,7 @@ from fieldapp.sync.officestore import LogEntry, OfficeStore, utc_now_iso
 from fieldapp.sync.preflight import _no_such_site, _refuse_newer
 from fieldapp.sync.progress import _Progress
 from fieldapp.sync.results import SyncOutcome
-from fieldapp.sync.visitcheck import _refusal, check_received
+from fieldapp.sync.visitcheck import _refusal, check_received, visit_fingerprint
 
 
 def _fieldapp_version() -> str:
@@ -133,6 +133,16 @@ class _Sync:
         #: the office migration this sync makes at its commit point: (change, statements, tables)
         self.office_change: tuple[schemas.SchemaChange, list[str], dict] | None = None
         self.schema_changes: list[str] = []  # for the report
+        #: SHA-256 of the visit as the check at the start of the sync passed it (engine's)
+        self.checked_sha256: str | None = None
+        #: the snapshot is a copy of those checked bytes (no write in between, no migration)
+        self._snapshot_checked = False
+        #: this run's office copy (theirs, or new_master) passed check_received before pending/,
+        #: or is the checked snapshot's rows with nothing pulled
+        self._content_checked = False
+        #: SHA-256 of the visit right after this run's finalize made it that checked content
+        #: (no edit made during the sync): those bytes need no second read (engine._record_check)
+        self.vouched_sha256: str | None = None
 
     # ---- resume / finalize ------------------------------------------------------------
     def resume(self) -> str | None:
@@ -203,6 +213,8 @@ class _Sync:
             self.prog(0.9, "updating the visit")
             self.gd.apply_changeset(str(self.visit), str(update))
             checkpoint(self.visit)
+            if self._content_checked and not self.gd.has_changes(str(edits)):
+                self.vouched_sha256 = visit_fingerprint(self.visit)
         self.prog(0.95, "saving the new base copy")
         copy_durably(st.pending_master, st.base)
         st.drop_pending()
@@ -326,7 +338,9 @@ class _Sync:
         _refuse_newer(self.office, self.site, site_schema, None)  # migrated since the preflight
         snapshot = work / "snapshot.gpkg"
         self.prog(0.1, "taking a snapshot of the visit")
+        before = visit_fingerprint(self.visit) if self.checked_sha256 is not None else None
         snapshot_sqlite(self.visit, snapshot)
+        self._snapshot_checked = before is not None and before == self.checked_sha256 == visit_fingerprint(self.visit)
         v_visit = schemas.version_of(snapshot)
         v_base = schemas.version_of(st.base) if st.base.exists() else None
         v_office = site_schema.version if site_schema is not None else None
@@ -334,6 +348,7 @@ class _Sync:
         target = max((v for v in (v_visit, v_base, v_office) if v is not None), default=None)
         if v_visit is not None and target is not None and v_visit < target:
             schemas.migrate_file(snapshot, target)
+            self._snapshot_checked = False
         tables = cs.schema(self.gd, snapshot, work)
         return _Copies(head, snapshot, tables, target, v_base, v_office, changes)
 
@@ -461,6 +476,7 @@ class _Sync:
             return SyncOutcome(None, c.head, {}, (), True)
         self.prog(0.7, "checking the office's changes")
         self._check_received(pulled.theirs, pulled.theirs, c.tables)
+        self._content_checked = True
         if self.office_change is not None:  # before pending/: the base is never ahead of the office
             self.prog.committed = True
             self._migrate_office()
@@ -484,6 +500,12 @@ class _Sync:
         else:
             shutil.copyfile(local, out)
         new_master = work / "new_master.gpkg"
+        if not pulled.entries and not self.state.base.exists():
+            # the first sync: theirs is the snapshot emptied (_schema_only) and ``out`` every row
+            # of the snapshot, so theirs + out is the snapshot itself (a day's track: seconds of
+            # inserts and index updates saved)
+            shutil.copyfile(c.snapshot, new_master)
+            return out, new_master, conflict_file
         shutil.copyfile(pulled.theirs, new_master)
         try:
             self.gd.apply_changeset(str(new_master), str(out))
@@ -532,6 +554,9 @@ class _Sync:
         if pulled.entries:  # the visit becomes new_master: the office's rows with this laptop's edits
             self.prog(0.65, "checking the office's changes merged with this laptop's")
             self._check_received(new_master, pulled.theirs, c.tables)
+            self._content_checked = True
+        else:   # nothing pulled: new_master's rows are base + (snapshot - base), the snapshot's
+            self._content_checked = self._snapshot_checked
         pending = _Pending(kind="push", target_seq=seq, changeset_id=changeset_id, sha256=sha,
                            size_bytes=size, laptop_id=st.laptop_id, synced_by=self.synced_by,
                            applied_utc=applied_utc, counts=counts_clean)

@@ -125,7 +125,9 @@ def check_visit_file(visit: Path, *, known_sha256: str | None = None) -> str | N
     ----------
     visit : path
     known_sha256 : str, optional
-        SHA-256 of bytes that passed step 3 before (the laptop's ``validated.json``).
+        SHA-256 of bytes that passed step 3 before (the laptop's ``validated.json``), or whose
+        every row the store read in full as the office copy a sync made them from (the sync's
+        own record, :attr:`fieldapp.sync.phases._Sync.vouched_sha256`).
 
     Returns
     -------

@@ -162,3 +162,52 @@ def test_value_from_the_office_the_store_refuses_is_refused_on_pull(tmp_path, fu
     report = sync(b, office)
     assert [(c.layer, c.received) for c in report.layers] == [("tree", 1)]  # dbh_in 10 -> 15
     assert record(b)["sha256"] == sha(b)
+
+
+def test_a_sync_does_not_read_the_visit_again_at_the_end(tmp_path, full_reads):
+    """What a sync writes into the visit is the office copy the store has just read in full
+    (checked before anything is sent), or with nothing received the visit's own rows as they
+    were read at the start: either read vouches for the new bytes, so the visit itself is read
+    once, at the start."""
+    office = FolderOffice(tmp_path / "office", create=True)
+    a = make_visit(tmp_path / "a.gpkg")
+    site = sync(a, office).site_id
+    b = checkout(office, site, tmp_path / "b.gpkg")
+    full_reads.clear()
+    for path, who, dbh in ((a, "a@laptop-a", 30.0), (b, "b@laptop-b", 40.0)):
+        with open_visit(path, who=who) as store:
+            tree = store.visit.features(Layer.TREE)[0]
+            store.visit.update_feature(Layer.TREE, tree.uuid, dbh_in=dbh + (path == b))
+    sync(a, office)          # sends only: the snapshot is the bytes read at the start
+    assert full_reads.count(a) == 1 and record(a)["sha256"] == sha(a)
+    full_reads.clear()
+    report = sync(b, office)                    # receives A's edit and sends its own
+    assert report.totals().received and report.totals().sent
+    assert full_reads.count(b) == 1             # the start only; the scratch copies were read
+    assert len(full_reads) >= 2 and record(b)["sha256"] == sha(b)
+    with open_visit(b, readonly=True) as store:  # and what was recorded is a visit the store reads
+        assert len(store.visit.features(Layer.TREE)) == 3
+    full_reads.clear()
+    assert sync(b, office).no_op and full_reads == []   # the record holds for the next sync
+
+
+def test_a_write_between_the_check_and_the_snapshot_is_read_again_at_the_end(synced, full_reads, monkeypatch):
+    """A row written after the start check and before the snapshot is in what is sent: the
+    sync cannot vouch for it, so the visit is read in full again at the end (and a bad row
+    written so loses its record)."""
+    from fieldapp.sync import phases
+
+    office, visit = synced
+    with open_visit(visit, who="a@laptop-a") as store:
+        store.visit.add_tree(x=X0 + 50, y=Y0, dbh_in=9.0, species_code="ACSA")
+    full_reads.clear()
+    real = phases.snapshot_sqlite
+
+    def late_edit(src, dst):
+        with contextlib.closing(st_connect(src)) as conn, conn:
+            conn.execute("UPDATE tree SET species_code = 'QURU' WHERE fid = 1")
+        return real(src, dst)
+
+    monkeypatch.setattr(phases, "snapshot_sqlite", late_edit)
+    sync(visit, office)
+    assert full_reads.count(visit) == 2 and record(visit)["sha256"] == sha(visit)
