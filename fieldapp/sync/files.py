@@ -288,25 +288,42 @@ def empty_tables(conn: sqlite3.Connection, tables: list[str]) -> None:
     """Remove every row of ``tables`` (inside the caller's transaction), schema kept as it was.
 
     A GeoPackage R-tree's triggers remove its entries row by row, which also stops SQLite's
-    one-step truncation: seconds for a day's 288,000 fixes. So the triggers on these tables are
-    dropped, each spatial index (``rtree_<table>_<column>``) dropped and made again empty from
-    its own ``CREATE VIRTUAL TABLE`` text, the rows deleted, and the triggers made again from
-    their own text: the same schema, no row left, nothing to re-index.
+    one-step truncation: seconds for a day's 288,000 fixes. So for a table whose triggers are
+    only its spatial index's (``rtree_<table>_<column>_*``) and GDAL's feature count
+    (``trigger_insert/delete_feature_count_<table>``): those triggers are dropped, the index
+    dropped and made again empty from its own ``CREATE VIRTUAL TABLE`` text, the rows deleted,
+    the triggers made again from their own text and ``gpkg_ogr_contents`` set to 0 -- the same
+    schema, no row left. A table with any other trigger is emptied row by row, its triggers
+    running as they would.
     """
     if not tables:
         return
-    marks = ", ".join("?" * len(tables))
-    triggers = conn.execute(f"SELECT name, sql FROM sqlite_master WHERE type = 'trigger' AND tbl_name IN ({marks})"
-                            " ORDER BY rowid", tables).fetchall()
-    rtrees = [(n, q) for n, q in conn.execute(
-        "SELECT name, sql FROM sqlite_master WHERE type = 'table' AND sql LIKE 'CREATE VIRTUAL TABLE%'"
-        " ORDER BY rowid").fetchall() if any(n.startswith(f"rtree_{t}_") for t in tables)]
-    for name, _ in triggers:
-        conn.execute(f"DROP TRIGGER {quote_identifier(name)}")
-    for name, sql in rtrees:
-        conn.execute(f"DROP TABLE {quote_identifier(name)}")
-        conn.execute(sql)
-    for name in tables:
-        conn.execute(f"DELETE FROM {quote_identifier(name)}")
-    for _, sql in triggers:
-        conn.execute(sql)
+    found: dict[str, list[tuple[str, str]]] = {t: [] for t in tables}
+    for name, table, sql in conn.execute("SELECT name, tbl_name, sql FROM sqlite_master WHERE"
+                                         " type = 'trigger' ORDER BY rowid").fetchall():
+        if table in found:
+            found[table].append((name, sql))
+    virtual = conn.execute("SELECT name, sql FROM sqlite_master WHERE type = 'table' AND"
+                           " sql LIKE 'CREATE VIRTUAL TABLE%' ORDER BY rowid").fetchall()
+    counted = conn.execute("SELECT 1 FROM sqlite_master WHERE name = 'gpkg_ogr_contents'").fetchone()
+    geometry = conn.execute("SELECT table_name, column_name FROM gpkg_geometry_columns").fetchall() \
+        if conn.execute("SELECT 1 FROM sqlite_master WHERE name = 'gpkg_geometry_columns'").fetchone() else []
+    for t in tables:
+        indexes = {f"rtree_{t}_{c}" for tt, c in geometry if tt == t}
+        known = all(n.rsplit("_", 1)[0] in indexes or n in (f"trigger_insert_feature_count_{t}",
+                                                            f"trigger_delete_feature_count_{t}")
+                    for n, _ in found[t])
+        if not known:
+            conn.execute(f"DELETE FROM {quote_identifier(t)}")
+            continue
+        for name, _ in found[t]:
+            conn.execute(f"DROP TRIGGER {quote_identifier(name)}")
+        for name, sql in virtual:
+            if name in indexes:
+                conn.execute(f"DROP TABLE {quote_identifier(name)}")
+                conn.execute(sql)
+        conn.execute(f"DELETE FROM {quote_identifier(t)}")
+        for _, sql in found[t]:
+            conn.execute(sql)
+        if counted:
+            conn.execute("UPDATE gpkg_ogr_contents SET feature_count = 0 WHERE lower(table_name) = lower(?)", (t,))

@@ -160,6 +160,11 @@ def test_an_emptied_copy_keeps_the_schema_and_its_spatial_index_works(tmp_path):
     with open_visit(path) as store:
         for i in range(50):
             store.visit.add_tree(x=X0 + i, y=Y0, dbh_in=8.0 + i % 5)
+        for i in range(3):
+            store.visit.add_note(f"stake {i}", x=X0, y=Y0 + i)
+    with contextlib.closing(st_connect(path)) as conn, conn:   # a trigger of someone else's
+        conn.execute("CREATE TABLE gone (uuid TEXT)")
+        conn.execute("CREATE TRIGGER note_gone AFTER DELETE ON note BEGIN INSERT INTO gone VALUES (OLD.uuid); END")
     empty = tmp_path / "empty.gpkg"
     shutil.copyfile(path, empty)
 
@@ -169,12 +174,15 @@ def test_an_emptied_copy_keeps_the_schema_and_its_spatial_index_works(tmp_path):
                           key=lambda r: (r[0], r[1]))
 
     with contextlib.closing(st_connect(empty)) as conn, conn:
-        empty_tables(conn, ["tree", "site"])
+        empty_tables(conn, ["tree", "site", "note"])
     assert schema(empty) == schema(path)
     validate_gpkg(empty)
     with contextlib.closing(st_connect(empty)) as conn, conn:
         assert conn.execute("SELECT count(*) FROM tree").fetchone()[0] == 0
         assert conn.execute("SELECT count(*) FROM rtree_tree_geom").fetchone()[0] == 0
+        # the note table, with a trigger that is not the index's, was emptied row by row
+        assert conn.execute("SELECT count(*), (SELECT count(*) FROM gone),"
+                            " (SELECT count(*) FROM rtree_note_geom) FROM note").fetchone() == (0, 3, 0)
     with contextlib.closing(st_connect(empty)) as conn:
         conn.execute("ATTACH DATABASE ? AS src", (str(path),))
         with conn:
