@@ -6,6 +6,7 @@ from __future__ import annotations
 import json
 from dataclasses import dataclass, field
 
+from fieldapp.store.layerwords import layer_words
 from fieldapp.sync.conflicts import Conflict, ConflictPolicy
 from fieldapp.sync.files import LOG_TABLE
 
@@ -95,11 +96,13 @@ class SyncReport:
         if self.no_op:
             lines.append("  nothing to send or receive")
         if self.layers:
-            lines.append(f"  {'layer':<28}{'sent':>7}{'received':>10}{'merged':>8}{'conflicts':>11}")
+            lines.append(f"  {'layer':<44}{'sent':>7}{'received':>10}{'merged':>8}{'conflicts':>11}")
             for c in (*self.layers, self.totals()):
-                lines.append(f"  {c.layer:<28}{c.sent:>7}{c.received:>10}{c.merged:>8}{c.conflicts:>11}")
+                name = "all layers" if c.layer == "all" else f"{layer_words(c.layer)} ({c.layer})"
+                lines.append(f"  {name:<44}{c.sent:>7}{c.received:>10}{c.merged:>8}{c.conflicts:>11}")
         for k in self.conflicts:
-            what = f"{k.layer} {k.feature_uuid or k.feature_fid}" + (f".{k.field}" if k.field else "")
+            what = (f"{layer_words(k.layer)} ({k.layer}) {k.feature_uuid or k.feature_fid}"
+                    + (f".{k.field}" if k.field else ""))
             lines.append(
                 f"  conflict {k.kind.value}: {what}: base={_short(k.base)} theirs={_short(k.theirs)}"
                 f" ours={_short(k.ours)} -> kept {k.kept}"

@@ -280,7 +280,10 @@ def test_counts_noop_and_pull_only(any_site):
     assert [(c.layer, c.sent, c.received) for c in b.layers] == [("tree", 0, 2)]
     assert b.changeset_id is None and b.office_seq == a.office_seq == 2
     assert snapshot(lap["B"]) == snapshot(master(office))
-    assert "tree" in b.format() and "received" in b.format()
+    assert "received" in b.format()
+    # the layer in the crew's words, its table beside it: "  Trees (tree)   0   2   0   0"
+    assert [line.split() for line in b.format().splitlines()[2:]] == [
+        ["Trees", "(tree)", "0", "2", "0", "0"], ["all", "layers", "0", "2", "0", "0"]]
 
 
 def test_gdal_sees_the_layers_and_the_conflicts_table(site):
