@@ -167,9 +167,9 @@ def sync(
     checked = check_visit_file(visit, known_sha256=known)
     prog = _Progress(progress, cancel)
     prog(0.0, "starting")
-    _prepare_laptop(visit, state, office, site_id)
+    prepared = _prepare_laptop(visit, state, office, site_id, checked)
     job = _Sync(visit, office, state, policy, _who(synced_by), prog, check_received=check_received)
-    job.checked_sha256 = checked
+    job.checked_sha256 = prepared
     resumed, outcome = _run_locked(job, lock_wait_s)
     _record_check(visit, state, known, checked, prog, job.vouched_sha256)
     prog(1.0, "done")
@@ -184,16 +184,21 @@ def _who(synced_by: str | None) -> str | None:
     return synced_by
 
 
-def _prepare_laptop(visit: Path, state: LaptopState, office: OfficeStore, site_id: str | None) -> None:
+def _prepare_laptop(visit: Path, state: LaptopState, office: OfficeStore, site_id: str | None,
+                   checked: str | None = None) -> str | None:
     """Work out the site and laptop ids, refuse what cannot succeed (:func:`_preflight`), then
-    write the laptop's state and the sync tables (the first writes of a sync)."""
+    write the laptop's state and the sync tables (the first writes of a sync). Returns the
+    visit's SHA-256 after those writes when, just before them, it was still ``checked`` (the
+    bytes the visit check passed): the rows are the checked ones, with the sync tables added."""
     state.read(site_id)
     _preflight(visit, state, office)
     state.load(site_id)
+    before = visit_fingerprint(visit) if checked is not None else None
     checkpoint(visit)
     ensure_sync_tables(visit)
     if state.base.exists():
         ensure_sync_tables(state.base)
+    return visit_fingerprint(visit) if before is not None and before == checked else None
 
 
 def _run_locked(job: _Sync, lock_wait_s: float) -> tuple[str | None, SyncOutcome]:
