@@ -53,8 +53,7 @@ def _wkb_of(blobs, suspect: np.ndarray) -> np.ndarray:
     """The WKB part of each GeoPackageBinary point (an object array, None where the header is
     not one of :data:`_WKB_AT`'s, those rows marked ``suspect``)."""
     n = len(blobs)
-    fine = _off_type(blobs, frozenset({bytes}))
-    if fine is None and min(map(len, blobs)) >= 8:
+    if _off_type(blobs, frozenset({bytes})) is None and min(map(len, blobs)) >= 8:
         heads = np.frombuffer(b"".join([b[:4] for b in blobs]), dtype=np.uint8).reshape(n, 4)
         at = np.select([heads[:, 3] <= 1, heads[:, 3] <= 3], [8, 40], -1)
         at[(heads[:, 0] != 71) | (heads[:, 1] != 80) | (heads[:, 2] != 0)] = -1
