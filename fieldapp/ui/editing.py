@@ -25,6 +25,7 @@ from PySide6.QtWidgets import (
 
 from fieldapp.app import editing as E
 from fieldapp.survey.features import Layer
+from fieldapp.ui.theme import touch_rows
 
 log = logging.getLogger(__name__)
 
@@ -224,6 +225,7 @@ class RecordsView(QWidget):
         buttons.addStretch(1)
         self.table = QTableWidget(0, 2)
         self.table.setObjectName("recordsTable")
+        touch_rows(self.table)
         self.table.setHorizontalHeaderLabels(["Record", "Details"])
         self.table.verticalHeader().setVisible(False)
         self.table.setSelectionBehavior(QAbstractItemView.SelectRows)
