@@ -137,8 +137,9 @@ class FieldStyle(QProxyStyle):
 
     No ``pixelMetric`` here: Qt asks a style for a metric thousands of times while a window is
     built (about 7,000 for the main window), and each call into Python made the start-up
-    50-100 ms slower (measured on a 2-core laptop). The gloves' sizes are set instead by the style sheet (scroll bars
-    :data:`SCROLL_BAR_PX` thick) and by :func:`touch_rows` (table rows :data:`TOUCH_PX` high).
+    50-100 ms slower (2-core machine). The gloves' sizes are set instead by the style sheet
+    (scroll bars :data:`SCROLL_BAR_PX` thick) and by :func:`touch_rows` (table rows
+    :data:`TOUCH_PX` high).
     """
 
     def drawPrimitive(self, element, option, painter, widget=None):  # noqa: N802 - Qt name
