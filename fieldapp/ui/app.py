@@ -83,8 +83,9 @@ def collect_garbage_in_gui_thread() -> None:
 def create_window(config: Any, *, start_devices: bool = True) -> Any:
     """Build the window, its bridge and device session (used by ``main`` and tests).
 
-    The window is usable as soon as it is shown: the visit (whose model brings in shapely and
-    pyproj) is opened on the event loop's first turn, then the devices start (when
+    The window is usable as soon as it is shown: on the event loop's first turn the workflow
+    panels not shown at start are built (a tab opened before that builds at once), then the
+    visit (whose model brings in shapely and pyproj) is opened, then the devices start (when
     ``start_devices``). ``window.startup_done`` turns True after that (whether or not the visit
     could be opened; a failure is shown in the banner), ``window.visit`` holds the visit.
 
@@ -110,9 +111,10 @@ def create_window(config: Any, *, start_devices: bool = True) -> Any:
         import time
 
         from fieldapp.app.visit import open_initial_visit
+        from fieldapp.ui.workflows import finish_workflows
 
         window.visit_open_started_s = time.perf_counter()   # bench_ui_startup reads it
-
+        finish_workflows(window)    # the tabs not shown at start, before the visit and devices
         try:
             open_initial_visit(window)
         finally:

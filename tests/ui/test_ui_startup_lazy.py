@@ -95,3 +95,93 @@ def test_every_workflow_tab_key_shows_its_panel(window, qtbot):
         panel = window.panels[name]
         qtbot.waitUntil(lambda p=panel: window.tabs.currentWidget() is p and p.isVisible(),
                         timeout=WAIT_MS)
+
+
+@pytest.fixture
+def fresh(qtbot, private_dirs):
+    """Make the window just shown, in the test itself: the event loop has not turned yet (the
+    panels of the tabs not shown are not built, the visit is not open). (pytest-qt turns the
+    loop between a fixture's setup and the test.)"""
+    made = []
+
+    def make():
+        made.append(make_window(qtbot, private_dirs))
+        return made[-1]
+
+    yield make
+    for w in made:
+        qtbot.waitUntil(lambda w=w: w.startup_done, timeout=WAIT_MS)
+        close_window(w)
+
+
+def built(window) -> list[str]:
+    return [name for name in dict(window.panels)]
+
+
+def test_the_tab_titles_are_the_panels_titles():
+    import importlib
+
+    from fieldapp.ui.workflows import WORKFLOWS
+
+    for name, title, where in WORKFLOWS:
+        module, cls = where.split(":")
+        assert getattr(importlib.import_module(module), cls).title == title
+        assert title.lower() == name
+
+
+def test_at_start_only_the_tab_shown_is_built_then_all_on_the_first_turn(fresh, qtbot):
+    w = fresh()
+    assert built(w) == ["ohwm"]
+    assert w.tabs.currentWidget() is w.panels["ohwm"]
+    assert "A" in w.panel_actions and "O" in w.panel_actions     # its keys are bound
+    assert w.key_legend.text().startswith("Keys A, O act")
+    qtbot.waitUntil(lambda: w.startup_done, timeout=WAIT_MS)
+    assert sorted(built(w)) == sorted(["ohwm", "transect", "tally", "boundary", "lines",
+                                            "stake-out"])
+    for name, panel in w.panels.items():
+        assert w.tabs.indexOf(panel) >= 0, name          # each in its own tab
+    assert w.tabs.count() == 6
+
+
+def test_a_tab_clicked_before_the_first_turn_is_built_at_once(fresh, qtbot):
+    w = fresh()
+    click_tab(w.tabs, "Tally")
+    assert "tally" in built(w)
+    tally = w.panels["tally"]
+    assert w.tabs.currentWidget() is tally
+    assert w.tabs.tabText(w.tabs.currentIndex()) == "Tally ^3"
+    assert "T" in w.panel_actions and "C" in w.panel_actions
+    assert w.key_legend.text().startswith("Keys T, C act")
+    qtbot.waitUntil(lambda: w.startup_done, timeout=WAIT_MS)
+    assert w.tabs.currentWidget() is tally           # still the tab the user opened
+    assert w.panels["tally"] is tally                # built once
+
+
+def test_ctrl_4_before_the_first_turn_builds_the_boundary_tab(fresh, qtbot):
+    from PySide6.QtGui import QKeySequence
+
+    w = fresh()
+    # the window's action of the key (a shortcut needs the window active, i.e. a turn of the
+    # event loop, which would build every panel first): Ctrl+4 is bound from the start
+    go = [a for a in w.actions() if QKeySequence("Ctrl+4") in a.shortcuts()]
+    assert [a.text() for a in go] == ["Go to Boundary"]
+    assert "boundary" not in built(w)
+    go[0].trigger()
+    assert "boundary" in built(w)
+    boundary = w.panels["boundary"]
+    assert w.tabs.currentWidget() is boundary
+    # its wetland type field is guarded with its words, as every panel field
+    field = boundary.wetland_type
+    edit = field.lineEdit() if field.isEditable() else field
+    assert edit.isReadOnly() and edit.accessibleName() == "Wetland type"   # not typing yet
+    qtbot.waitUntil(boundary.isVisible, timeout=WAIT_MS)
+
+
+def test_a_panel_asked_for_by_name_is_built(fresh):
+    w = fresh()
+    lines = w.panels["lines"]
+    assert "lines" in built(w)
+    assert w.tabs.indexOf(lines) == 4
+    assert lines.map_clicked in w.editor.map_click_handlers     # a click on the map
+    with pytest.raises(KeyError):
+        w.panels["no such tab"]
