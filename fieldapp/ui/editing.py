@@ -350,14 +350,23 @@ class Editor:
             self.status.clearMessage()
 
     def _hook_panel_tables(self) -> None:
-        panels = getattr(self.w, "panels", {})
-        ohwm, tally = panels.get("ohwm"), panels.get("tally")
-        if ohwm is not None:
-            ohwm.table.itemSelectionChanged.connect(lambda: self._panel_picked(
-                ohwm.table, Layer.OHWM_POINT, lambda: self.w.visit.ohwm_points()))
-        if tally is not None:
-            tally.table.itemSelectionChanged.connect(lambda: self._panel_picked(
-                tally.table, Layer.TREE, lambda: tally._rows))
+        for name, panel in getattr(self.w, "panels", {}).items():
+            self._hook_table(name, panel)
+
+    def panel_built(self, name: str, panel: Any) -> None:
+        """A workflow panel built after the editor (:mod:`fieldapp.ui.workflows` builds the
+        tabs not shown at start later): its map clicks and its table's selection."""
+        if hasattr(panel, "map_clicked"):
+            self.map_click_handlers.append(panel.map_clicked)
+        self._hook_table(name, panel)
+
+    def _hook_table(self, name: str, panel: Any) -> None:
+        if name == "ohwm":
+            panel.table.itemSelectionChanged.connect(lambda: self._panel_picked(
+                panel.table, Layer.OHWM_POINT, lambda: self.w.visit.ohwm_points()))
+        elif name == "tally":
+            panel.table.itemSelectionChanged.connect(lambda: self._panel_picked(
+                panel.table, Layer.TREE, lambda: panel._rows))
 
     def _panel_picked(self, table: QTableWidget, layer: Layer, records: Any) -> None:
         rows = {i.row() for i in table.selectedItems()}

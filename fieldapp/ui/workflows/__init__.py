@@ -67,7 +67,10 @@ def install_workflows(window: Any) -> None:
     window.lower_tabs.insertTab(0, window.checks_panel, "Checks [Ctrl+K]")
     window.lower_tabs.setCurrentIndex(0)
     window._action("Checks", "Ctrl+K", window.show_checks)
-    _bind_keys(window, ["Esc"])   # Esc also cancels a running report / export / sync
+    # Esc also cancels a running report / export / sync; Ctrl+Z, Del and Backspace are also the
+    # editor's (install_editing points these actions to it: two actions on one key would be
+    # ambiguous and neither would fire), so they are bound before any panel is built
+    _bind_keys(window, ["Esc", "Ctrl+Z", "Del", "Backspace"])
     window.tabs.currentChanged.connect(lambda _i: _refresh_current(window))
     _share_f_key(window)
     _install_key_guard(window)
@@ -121,8 +124,8 @@ def _build_panel(window: Any, name: str) -> Any:
     window.key_guard.guard_all(panel, _field_names(panel))
     window._remember_form(panel)
     editor = getattr(window, "editor", None)
-    if editor is not None and hasattr(panel, "map_clicked"):
-        editor.map_click_handlers.append(panel.map_clicked)
+    if editor is not None:              # built after the editor: map clicks, table selection
+        editor.panel_built(name, panel)
     if tabs.currentWidget() is panel:
         window._show_legend()
     return panel
