@@ -39,8 +39,9 @@ app.processEvents()
 while not w.startup_done:
     app.processEvents()
 t_ready = time.perf_counter() - t0
-# shown and usable: the event loop has laid out and painted the shown window (posted events
-# run before timers) and comes to the zero timer that opens the visit
+# shown and usable: the event loop has laid out and painted the window's first frame and
+# comes to the turn after it (fieldapp.ui.app.after_first_frame), which builds the other tabs
+# and opens the visit
 t_shown = w.visit_open_started_s - t0
 assert w.visit is not None
 print(t_shown, resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024, t_ready)
