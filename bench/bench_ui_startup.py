@@ -3,8 +3,8 @@
 ``python bench/bench_ui_startup.py [RUNS] [--bytecode]`` prints seconds (median of RUNS fresh
 processes each, default 5, the two kinds alternating) for: the bare window shown; the fieldapp window shown
 and usable (laid out and painted, the panels in view built, every tab key and the keys of the
-panel shown bound; a tab opened before the event loop's first turn builds its panel at once);
-and the visit ready (on that first turn the other workflow panels built, then the visit opened,
+panel shown bound; a tab opened before the turn after the first frame builds its panel at once);
+and the visit ready (on that turn the other workflow panels built, then the visit opened,
 model and checks built). Also the peak resident memory of the fieldapp start
 (ru_maxrss). Target: window shown <= 1.5x the bare window, <= 250 MiB. ``--bytecode``: fieldapp
 starts from bytecode as an installed app does (with ``PYTHONDONTWRITEBYTECODE`` set in the

@@ -28,7 +28,7 @@ WORKFLOWS = (
 
 class Panels(dict):
     """``window.panels``: the workflow panels by name, as they are built. The tab shown at start
-    (OHWM) is built with the window; the others on the event loop's first turn
+    (OHWM) is built with the window; the others once the window's first frame is painted
     (:func:`finish_workflows`, before the visit opens and the devices start), or at once when
     their tab is opened (a click, its Ctrl+N) or a panel is asked for here by name."""
 
@@ -86,8 +86,8 @@ def install_workflows(window: Any) -> None:
 
 
 def finish_workflows(window: Any) -> None:
-    """Build every workflow panel not built yet (the window is shown: the event loop's first
-    turn, before the visit opens and the devices start, so no panel misses a reading)."""
+    """Build every workflow panel not built yet (called once the window's first frame is
+    painted, before the visit opens and the devices start, so no panel misses a reading)."""
     for name, _title, _cls in WORKFLOWS:
         if name not in window.panels:
             _build_panel(window, name)
