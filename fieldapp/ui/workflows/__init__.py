@@ -9,7 +9,7 @@ from PySide6.QtCore import QSignalBlocker, Qt
 from PySide6.QtGui import QAction, QKeySequence
 from PySide6.QtWidgets import (
     QAbstractSpinBox, QApplication, QCheckBox, QComboBox, QDoubleSpinBox, QLineEdit, QSpinBox,
-    QWidget,
+    QStackedWidget, QWidget,
 )
 
 
@@ -53,6 +53,8 @@ def install_workflows(window: Any) -> None:
     from fieldapp.ui.checkspanel import ChecksPanel
 
     window.panels = Panels(window)
+    window.panel_parent = lambda: window.tabs.findChild(QStackedWidget,
+                                                        options=Qt.FindDirectChildrenOnly)
     window.panel_actions = {}
     window._tab_pages = {}
     for n, (name, title, _cls) in enumerate(WORKFLOWS, start=1):
