@@ -2,8 +2,10 @@
 
 ``python bench/bench_ui_startup.py [RUNS] [--bytecode]`` prints seconds (median of RUNS fresh
 processes each, default 5, the two kinds alternating) for: the bare window shown; the fieldapp window shown
-and usable (panels built, keys bound; the visit opens on the event loop's first turn); and the
-visit ready (opened, model and checks built). Also the peak resident memory of the fieldapp start
+and usable (laid out and painted, the panels in view built, every tab key and the keys of the
+panel shown bound; a tab opened before the turn after the first frame builds its panel at once);
+and the visit ready (on that turn the other workflow panels built, then the visit opened,
+model and checks built). Also the peak resident memory of the fieldapp start
 (ru_maxrss). Target: window shown <= 1.5x the bare window, <= 250 MiB. ``--bytecode``: fieldapp
 starts from bytecode as an installed app does (with ``PYTHONDONTWRITEBYTECODE`` set in the
 shell its modules are otherwise compiled from source at every start; PySide6's and pyqtgraph's,
@@ -37,8 +39,9 @@ app.processEvents()
 while not w.startup_done:
     app.processEvents()
 t_ready = time.perf_counter() - t0
-# shown and usable: the event loop has laid out and painted the shown window (posted events
-# run before timers) and comes to the zero timer that opens the visit
+# shown and usable: the event loop has laid out and painted the window's first frame and
+# comes to the turn after it (fieldapp.ui.app.after_first_frame), which builds the other tabs
+# and opens the visit
 t_shown = w.visit_open_started_s - t0
 assert w.visit is not None
 print(t_shown, resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024, t_ready)

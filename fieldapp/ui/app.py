@@ -83,15 +83,14 @@ def collect_garbage_in_gui_thread() -> None:
 def create_window(config: Any, *, start_devices: bool = True) -> Any:
     """Build the window, its bridge and device session (used by ``main`` and tests).
 
-    The window is usable as soon as it is shown: the visit (whose model brings in shapely and
-    pyproj) is opened on the event loop's first turn, then the devices start (when
-    ``start_devices``). ``window.startup_done`` turns True after that (whether or not the visit
+    The window is usable as soon as it is shown: once its first frame is painted
+    (:func:`after_first_frame`) the workflow panels not shown at start are built (a tab opened
+    before that builds at once), then the visit (whose model brings in shapely and pyproj) is
+    opened, then the devices start (when ``start_devices``). ``window.startup_done`` turns True after that (whether or not the visit
     could be opened; a failure is shown in the banner), ``window.visit`` holds the visit.
 
     Returns the :class:`fieldapp.ui.mainwindow.MainWindow`; ``window.session`` holds the devices.
     """
-    from PySide6.QtCore import QTimer
-
     from fieldapp.app.session import DeviceSession
     from fieldapp.ui.bridge import DeviceBridge
     from fieldapp.ui.mainwindow import MainWindow
@@ -106,13 +105,19 @@ def create_window(config: Any, *, start_devices: bool = True) -> Any:
     install_workflows(window)
     window.startup_done = False
 
+    started: list[bool] = []
+
     def ready() -> None:
         import time
 
         from fieldapp.app.visit import open_initial_visit
+        from fieldapp.ui.workflows import finish_workflows
 
+        if started:
+            return
+        started.append(True)
         window.visit_open_started_s = time.perf_counter()   # bench_ui_startup reads it
-
+        finish_workflows(window)    # the tabs not shown at start, before the visit and devices
         try:
             open_initial_visit(window)
         finally:
@@ -122,8 +127,29 @@ def create_window(config: Any, *, start_devices: bool = True) -> Any:
             if session.errors:
                 window.show_banner("\n".join(session.errors))
             window.on_devices_started()
-    QTimer.singleShot(0, window, ready)
+    after_first_frame(window, ready)
     return window
+
+
+def after_first_frame(window: Any, fn: Any, fallback_ms: int = 1000) -> None:
+    """Call ``fn`` on the event loop's turn after ``window``'s first frame is painted, or after
+    ``fallback_ms`` if it is not painted by then (not shown, minimised); ``fn`` must do nothing
+    the second time.
+
+    A zero timer set when the window is built runs before its first paint (Qt posts it ahead
+    of the window's expose), so the visit opened, and the New visit dialog came up, before
+    the window had been drawn once: the user saw the window only after all of it."""
+    from PySide6.QtCore import QEvent, QObject, QTimer
+
+    class FirstFrame(QObject):
+        def eventFilter(self, obj: Any, event: Any) -> bool:  # noqa: N802 - Qt name
+            if event.type() == QEvent.Paint:
+                obj.removeEventFilter(self)
+                QTimer.singleShot(0, window, fn)
+            return False
+
+    window.installEventFilter(FirstFrame(window))
+    QTimer.singleShot(fallback_ms, window, fn)
 
 
 def dispose(window: Any) -> None:

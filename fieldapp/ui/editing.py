@@ -25,6 +25,7 @@ from PySide6.QtWidgets import (
 
 from fieldapp.app import editing as E
 from fieldapp.survey.features import Layer
+from fieldapp.ui.theme import touch_rows
 
 log = logging.getLogger(__name__)
 
@@ -224,6 +225,7 @@ class RecordsView(QWidget):
         buttons.addStretch(1)
         self.table = QTableWidget(0, 2)
         self.table.setObjectName("recordsTable")
+        touch_rows(self.table)
         self.table.setHorizontalHeaderLabels(["Record", "Details"])
         self.table.verticalHeader().setVisible(False)
         self.table.setSelectionBehavior(QAbstractItemView.SelectRows)
@@ -348,14 +350,23 @@ class Editor:
             self.status.clearMessage()
 
     def _hook_panel_tables(self) -> None:
-        panels = getattr(self.w, "panels", {})
-        ohwm, tally = panels.get("ohwm"), panels.get("tally")
-        if ohwm is not None:
-            ohwm.table.itemSelectionChanged.connect(lambda: self._panel_picked(
-                ohwm.table, Layer.OHWM_POINT, lambda: self.w.visit.ohwm_points()))
-        if tally is not None:
-            tally.table.itemSelectionChanged.connect(lambda: self._panel_picked(
-                tally.table, Layer.TREE, lambda: tally._rows))
+        for name, panel in getattr(self.w, "panels", {}).items():
+            self._hook_table(name, panel)
+
+    def panel_built(self, name: str, panel: Any) -> None:
+        """A workflow panel built after the editor (:mod:`fieldapp.ui.workflows` builds the
+        tabs not shown at start later): its map clicks and its table's selection."""
+        if hasattr(panel, "map_clicked"):
+            self.map_click_handlers.append(panel.map_clicked)
+        self._hook_table(name, panel)
+
+    def _hook_table(self, name: str, panel: Any) -> None:
+        if name == "ohwm":
+            panel.table.itemSelectionChanged.connect(lambda: self._panel_picked(
+                panel.table, Layer.OHWM_POINT, lambda: self.w.visit.ohwm_points()))
+        elif name == "tally":
+            panel.table.itemSelectionChanged.connect(lambda: self._panel_picked(
+                panel.table, Layer.TREE, lambda: panel._rows))
 
     def _panel_picked(self, table: QTableWidget, layer: Layer, records: Any) -> None:
         rows = {i.row() for i in table.selectedItems()}

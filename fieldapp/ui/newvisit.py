@@ -20,6 +20,7 @@ from PySide6.QtWidgets import (
 
 from fieldapp.rules.nr151 import WETLAND_TYPES
 from fieldapp.rules.nr341 import bank_parameters
+from fieldapp.ui.theme import touch_rows
 
 M_PER_FT = 0.3048  # international foot
 
@@ -96,6 +97,7 @@ class NewVisitDialog(QDialog):
         wl = QVBoxLayout(wf)
         self.features = QTableWidget(0, 4)
         self.features.setObjectName("waterFeatures")
+        touch_rows(self.features)
         self.features.setHorizontalHeaderLabels(["Name", "Type (NR 151)", "Susceptibility",
                                                  "Wetland type"])
         self.features.verticalHeader().setVisible(False)

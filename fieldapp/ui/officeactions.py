@@ -37,6 +37,7 @@ from PySide6.QtWidgets import (
 from fieldapp.ui.jobs import BackgroundJob, JobCancelled
 from fieldapp.app.layerwords import layer_tooltip, layer_words
 from fieldapp.app.wording import plural
+from fieldapp.ui.theme import touch_rows
 
 log = logging.getLogger(__name__)
 
@@ -197,6 +198,7 @@ class SyncResultDialog(QDialog):
         rows = list(report.layers) + [totals]
         self.table = QTableWidget(len(rows), 5)
         self.table.setObjectName("syncCounts")
+        touch_rows(self.table)
         self.table.setHorizontalHeaderLabels(["Layer", "Sent", "Received", "Merged",
                                               "Conflicts"])
         self.table.verticalHeader().setVisible(False)

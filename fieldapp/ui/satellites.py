@@ -18,6 +18,7 @@ from PySide6.QtWidgets import (
 )
 
 from devices.nmea.sky import SkySatellite, sky_of
+from fieldapp.ui.theme import touch_rows
 
 #: Colour of each system's dots (colour-blind safe, Okabe-Ito), with its letter in the table.
 SYSTEM_COLOURS = {"GPS": "#0072B2", "GLONASS": "#D55E00", "Galileo": "#009E73",
@@ -110,6 +111,7 @@ class SatellitesDialog(QDialog):
         lay.addLayout(left, 1)
         self.table = QTableWidget(0, len(COLUMNS))
         self.table.setObjectName("skyTable")
+        touch_rows(self.table)
         self.table.setHorizontalHeaderLabels(COLUMNS)
         self.table.verticalHeader().setVisible(False)
         self.table.setEditTriggers(QTableWidget.NoEditTriggers)

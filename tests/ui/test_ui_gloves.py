@@ -10,6 +10,7 @@ import pytest
 
 pytest.importorskip("pytestqt")
 
+from PySide6.QtCore import Qt  # noqa: E402
 from PySide6.QtWidgets import (  # noqa: E402
     QAbstractSpinBox, QApplication, QComboBox, QScrollBar, QStyle, QStyleOptionComboBox,
     QStyleOptionSpinBox, QTableView,
@@ -71,10 +72,11 @@ def test_table_rows_are_40_px_and_scroll_bars_16_px(window, qtbot):
     ohwm = window.panels["ohwm"].table
     qtbot.waitUntil(lambda: ohwm.rowCount() >= 3, timeout=WAIT_MS)
     assert all(ohwm.rowHeight(r) >= TOUCH for r in range(ohwm.rowCount()))
-    assert QApplication.style().pixelMetric(QStyle.PM_ScrollBarExtent) >= 16
+    # the style sheet sizes every scroll bar (theme.SCROLL_BAR_PX, 20 px): a panel's and a new one
     bar = window.panels["ohwm"].scroll.verticalScrollBar()
     assert bar.sizeHint().width() >= 16
     assert QScrollBar().sizeHint().width() >= 16
+    assert QScrollBar(Qt.Horizontal).sizeHint().height() >= 16
 
 
 def test_three_verdict_rows_stay_in_view_with_the_details_open(window, qtbot):

@@ -3,57 +3,81 @@ and Stake-out (:mod:`fieldapp.ui.stakeout`)."""
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, Callable
 
 from PySide6.QtCore import QSignalBlocker, Qt
 from PySide6.QtGui import QAction, QKeySequence
 from PySide6.QtWidgets import (
     QAbstractSpinBox, QApplication, QCheckBox, QComboBox, QDoubleSpinBox, QLineEdit, QSpinBox,
-    QWidget,
+    QStackedWidget, QWidget,
 )
 
 
+#: The workflow tabs in order (Ctrl+1 ... Ctrl+6): name in ``window.panels``, tab title, class.
+#: The titles are the classes' ``title`` (tests/ui/test_ui_startup_lazy.py checks it); the
+#: classes are imported when their panel is built.
+WORKFLOWS = (
+    ("ohwm", "OHWM", "fieldapp.ui.workflows.ohwm:OhwmPanel"),
+    ("transect", "Transect", "fieldapp.ui.workflows.transect:TransectPanel"),
+    ("tally", "Tally", "fieldapp.ui.workflows.tally:TallyPanel"),
+    ("boundary", "Boundary", "fieldapp.ui.workflows.boundary:BoundaryPanel"),
+    ("lines", "Lines", "fieldapp.ui.workflows.lines:LinesPanel"),
+    ("stake-out", "Stake-out", "fieldapp.ui.stakeout:StakeoutPanel"),
+)
+
+
+class Panels(dict):
+    """``window.panels``: the workflow panels by name, as they are built. The tab shown at start
+    (OHWM) is built with the window; the others once the window's first frame is painted
+    (:func:`finish_workflows`, before the visit opens and the devices start), or at once when
+    their tab is opened (a click, its Ctrl+N) or a panel is asked for here by name."""
+
+    def __init__(self, window: Any) -> None:
+        super().__init__()
+        self.window = window
+
+    def __missing__(self, name: str) -> Any:
+        if name not in {n for n, _t, _c in WORKFLOWS}:
+            raise KeyError(name)
+        return _build_panel(self.window, name)
+
+
 def install_workflows(window: Any) -> None:
-    """Add the workflow panels and the checks panel to ``window``; bind every panel key.
+    """Add the workflow tabs and the checks panel to ``window``; bind every tab key and the
+    keys of the panel shown. The other panels are built by :func:`finish_workflows`.
 
     A panel key (``A``, ``Ctrl+Z`` ...) is one window action that runs the handler of the
-    panel currently shown, so the same key can mean "undo" in two panels.
+    panel currently shown, so the same key can mean "undo" in two panels; a panel's keys are
+    bound when it is built (they act only while it is shown, and it is built before that).
     """
     from fieldapp.ui.checkspanel import ChecksPanel
-    from fieldapp.ui.stakeout import StakeoutPanel
-    from fieldapp.ui.workflows.boundary import BoundaryPanel
-    from fieldapp.ui.workflows.lines import LinesPanel
-    from fieldapp.ui.workflows.ohwm import OhwmPanel
-    from fieldapp.ui.workflows.tally import TallyPanel
-    from fieldapp.ui.workflows.transect import TransectPanel
 
-    window.panels = {}
-    for n, cls in enumerate((OhwmPanel, TransectPanel, TallyPanel, BoundaryPanel, LinesPanel,
-                              StakeoutPanel), start=1):
-        panel = cls(window)
-        window.panels[cls.title.lower()] = panel
-        window.add_workflow(panel, cls.title, f"Ctrl+{n}")
+    window.panels = Panels(window)
+    window.panel_parent = lambda: window.tabs.findChild(QStackedWidget,
+                                                        options=Qt.FindDirectChildrenOnly)
+    window.panel_actions = {}
+    window._tab_pages = {}
+    for n, (name, title, _cls) in enumerate(WORKFLOWS, start=1):
+        page = QWidget()                 # until the panel is built (never shown empty)
+        window._tab_pages[name] = page
+        window.add_workflow(page, title, f"Ctrl+{n}")
+    # first, so that every other listener of a tab change sees the built panel
+    window.tabs.currentChanged.connect(lambda i: _build_tab(window, i))
     # every workflow tab in view (no scroll arrows): the panel is never narrower than its tabs
     window.tabs.setMinimumWidth(window.tabs.tabBar().sizeHint().width() + 6)
     window.checks_panel = ChecksPanel()
     window.lower_tabs.insertTab(0, window.checks_panel, "Checks [Ctrl+K]")
     window.lower_tabs.setCurrentIndex(0)
     window._action("Checks", "Ctrl+K", window.show_checks)
-
-    # Esc also cancels a running report / export / sync (before the panel's own Esc)
-    keys = sorted({k for p in window.panels.values() for k in p.keys} - {"F"} | {"Esc"})
-    window.panel_actions = {}
-    for key in keys:
-        act = QAction(key, window)
-        act.setShortcut(QKeySequence(key))
-        act.setShortcutContext(Qt.WindowShortcut)
-        act.triggered.connect(lambda _=False, k=key: _dispatch(window, k))
-        window.addAction(act)
-        window.panel_actions[key] = act
+    # Esc also cancels a running report / export / sync; Ctrl+Z, Del and Backspace are also the
+    # editor's (install_editing points these actions to it: two actions on one key would be
+    # ambiguous and neither would fire), so they are bound before any panel is built
+    _bind_keys(window, ["Esc", "Ctrl+Z", "Del", "Backspace"])
     window.tabs.currentChanged.connect(lambda _i: _refresh_current(window))
     _share_f_key(window)
     _install_key_guard(window)
-    _install_reset_on_new_visit(window)
+    window._remember_form = _install_reset_on_new_visit(window)
+    _build_panel(window, WORKFLOWS[0][0])          # the tab shown at start
 
     from fieldapp.ui.editing import install_editing
 
@@ -62,6 +86,62 @@ def install_workflows(window: Any) -> None:
 
     install_photos(window)      # Photos tab, Ctrl+Shift+P, image files dropped on the map
 
+
+def finish_workflows(window: Any) -> None:
+    """Build every workflow panel not built yet (called once the window's first frame is
+    painted, before the visit opens and the devices start, so no panel misses a reading)."""
+    for name, _title, _cls in WORKFLOWS:
+        if name not in window.panels:
+            _build_panel(window, name)
+
+
+def _build_tab(window: Any, index: int) -> None:
+    page = window.tabs.widget(index)
+    for name, other in list(window._tab_pages.items()):
+        if other is page:
+            _build_panel(window, name)
+
+
+def _build_panel(window: Any, name: str) -> Any:
+    """Build the panel ``name`` into its tab (in place of the page that held it) and wire it:
+    its keys, the key guard, the form reset of a new visit, map clicks."""
+    import importlib
+
+    index = [n for n, _t, _c in WORKFLOWS].index(name)
+    module, cls_name = WORKFLOWS[index][2].split(":")
+    cls = getattr(importlib.import_module(module), cls_name)
+    panel = cls(window)
+    dict.__setitem__(window.panels, name, panel)
+    tabs = window.tabs
+    page = window._tab_pages.pop(name)
+    at, current = tabs.indexOf(page), tabs.currentIndex()
+    text, tip = tabs.tabText(at), tabs.tabToolTip(at)
+    with QSignalBlocker(tabs):          # the same tab, now holding its panel
+        tabs.removeTab(at)
+        tabs.insertTab(at, panel, text)
+        tabs.setTabToolTip(at, tip)
+        tabs.setCurrentIndex(current)
+    page.deleteLater()
+    _bind_keys(window, [k for k in panel.keys if k != "F"])
+    window.key_guard.guard_all(panel, _field_names(panel))
+    window._remember_form(panel)
+    editor = getattr(window, "editor", None)
+    if editor is not None:              # built after the editor: map clicks, table selection
+        editor.panel_built(name, panel)
+    if tabs.currentWidget() is panel:
+        window._show_legend()
+    return panel
+
+
+def _bind_keys(window: Any, keys: list[str]) -> None:
+    """One window action per key, dispatched to the panel shown (:func:`_dispatch`)."""
+    for key in sorted(set(keys) - set(window.panel_actions)):
+        act = QAction(key, window)
+        act.setShortcut(QKeySequence(key))
+        act.setShortcutContext(Qt.WindowShortcut)
+        act.triggered.connect(lambda _=False, k=key: _dispatch(window, k))
+        window.addAction(act)
+        window.panel_actions[key] = act
 
 
 def _share_f_key(window: Any) -> None:
@@ -111,14 +191,18 @@ def _set_form_value(w: Any, value: Any) -> None:
         w.setCurrentIndex(value)
 
 
-def _install_reset_on_new_visit(window: Any) -> None:
+def _install_reset_on_new_visit(window: Any) -> Callable[[Any], None]:
     """Another visit shown: every panel's form back to how the window started (labels,
     wetland type and ticks, typed distances; the Kind combo), an averaging dropped, the
-    check details cleared. The same visit shown again (after a sync) keeps what is typed."""
-    panels = list(window.panels.values())
-    start = {w: _form_value(w) for p in panels for w in p.body.findChildren(QWidget)
-             if isinstance(w, _FORM_WIDGETS) and not isinstance(w.parent(), QAbstractSpinBox)}
+    check details cleared. The same visit shown again (after a sync) keeps what is typed.
+    Returns the function that remembers a panel's form as built."""
+    start: dict[Any, Any] = {}
     shown: list[Any] = [None]
+
+    def remember(panel: Any) -> None:
+        start.update({w: _form_value(w) for w in panel.body.findChildren(QWidget)
+                      if isinstance(w, _FORM_WIDGETS)
+                      and not isinstance(w.parent(), QAbstractSpinBox)})
 
     def reset(visit: Any) -> None:
         path = getattr(visit, "path", None)
@@ -130,7 +214,7 @@ def _install_reset_on_new_visit(window: Any) -> None:
         for w, value in start.items():
             with QSignalBlocker(w):            # a reset is no edit of the new visit
                 _set_form_value(w, value)
-        for p in panels:
+        for p in window.panels.values():
             if getattr(p, "collecting", None) is not None:
                 p.collecting = None
             kind_changed = getattr(p, "_kind_changed", None)
@@ -139,6 +223,7 @@ def _install_reset_on_new_visit(window: Any) -> None:
         window.checks_panel.clear_selection()
 
     window.visit_listeners.append(reset)
+    return remember
 
 
 def _install_key_guard(window: Any) -> None:
@@ -154,14 +239,7 @@ def _install_key_guard(window: Any) -> None:
                 panel.setFocus()
 
     guard = keys_mod.KeyGuard(give_back_focus, window)
-    boundary = window.panels.get("boundary")
-    names = {}
-    if boundary is not None:    # an editable list of the statute's types: its line edit types
-        field = boundary.wetland_type
-        names[field.lineEdit() if isinstance(field, QComboBox) and field.isEditable() else field] = "Wetland type"
-    for panel in window.panels.values():
-        guard.guard_all(panel, names)
-    window.key_guard = guard
+    window.key_guard = guard            # each panel's fields are guarded as it is built
     legend = window.key_legend
     legend.ensurePolished()
     legend.setFixedHeight(2 * legend.fontMetrics().lineSpacing() + 8)  # never moves the tabs
@@ -178,7 +256,18 @@ def _install_key_guard(window: Any) -> None:
     window.tabs.currentChanged.connect(lambda _i: guard.end_typing() if guard.typing else
                                        show_legend())
     window.show_key_refusal = lambda text: (setattr(guard, "hint", text), show_legend())
+    window._show_legend = show_legend
     show_legend()
+
+
+def _field_names(panel: Any) -> dict:
+    """The field words of ``panel``'s unlabelled fields for the key guard (the Boundary
+    panel's wetland type: an editable list of the statute's types, its line edit types)."""
+    field = getattr(panel, "wetland_type", None)
+    if field is None:
+        return {}
+    return {field.lineEdit() if isinstance(field, QComboBox) and field.isEditable() else field:
+            "Wetland type"}
 
 
 def _panel_keys(panel: Any) -> str:

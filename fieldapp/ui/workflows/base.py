@@ -118,7 +118,11 @@ class WorkflowPanel(QWidget):
     title = "Workflow"
 
     def __init__(self, window: Any) -> None:
-        super().__init__()
+        # made in the tab widget's page stack (window.panel_parent, when the window has one):
+        # a panel made without a parent and added to its tab afterwards has the style sheet
+        # resolved over all its widgets a second time (~5 ms a panel)
+        parent = getattr(window, "panel_parent", None)
+        super().__init__(parent() if parent is not None else None)
         self.w = window
         self.keys: dict[str, Callable[[], None]] = {}
         outer = QVBoxLayout(self)

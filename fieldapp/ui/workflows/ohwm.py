@@ -15,6 +15,7 @@ from fieldapp.ui.workflows.base import (
     WorkflowPanel, add_field, big_button, field_grid, moving_reason, point_number, state_label,
 )
 from fieldapp.app.wording import plural
+from fieldapp.ui.theme import touch_rows
 
 
 def offset_refusal(fix: Any, horizontal_ft: float) -> str:
@@ -111,6 +112,7 @@ class OhwmPanel(WorkflowPanel):
 
         self.table = QTableWidget(0, 5)
         self.table.setObjectName("ohwmTable")
+        touch_rows(self.table)
         self.table.setHorizontalHeaderLabels(["#", "Method", "Epochs (skipped)", "σH m", "Acc m"])
         self.table.verticalHeader().setVisible(False)
         self.table.horizontalHeader().setStretchLastSection(True)

@@ -16,6 +16,7 @@ from fieldapp.ui.workflows.base import (
     WorkflowPanel, add_field, big_button, field_grid, moving_reason, state_label,
 )
 from fieldapp.app.wording import plural
+from fieldapp.ui.theme import touch_rows
 
 COLUMNS = ("Tag", "Species", "DBH in", "Leaf habit", "Crown r ft")
 EDITABLE = {1: "species_name", 2: "dbh_in", 3: "leaf_habit", 4: "crown_radius_ft"}
@@ -83,6 +84,7 @@ class TallyPanel(WorkflowPanel):
 
         self.table = QTableWidget(0, len(COLUMNS))
         self.table.setObjectName("tallyTable")
+        touch_rows(self.table)
         self.table.setHorizontalHeaderLabels(COLUMNS)
         self.table.verticalHeader().setVisible(False)
         self.table.setSelectionBehavior(QAbstractItemView.SelectRows)

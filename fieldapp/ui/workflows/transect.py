@@ -6,8 +6,10 @@ from __future__ import annotations
 import os
 from typing import Any
 
-from PySide6.QtCore import Qt
-from PySide6.QtWidgets import QCheckBox, QComboBox, QDoubleSpinBox, QGridLayout, QLabel
+from PySide6.QtCore import QSize, Qt
+from PySide6.QtWidgets import (
+    QCheckBox, QComboBox, QDoubleSpinBox, QGridLayout, QLabel, QVBoxLayout, QWidget,
+)
 
 from fieldapp.rules.nr341 import bank_parameters
 
@@ -16,6 +18,58 @@ from fieldapp.ui.workflows.base import (
     WorkflowPanel, add_field, big_button, field_grid, point_name, state_label,
 )
 from fieldapp.app.wording import plural
+
+
+class ProfileOnShow(QWidget):
+    """The live profile, built the first time the Transect tab is shown, not at start-up.
+
+    The :class:`~fieldapp.ui.profileplot.ProfilePlot` (two pyqtgraph plots) is most of the
+    Transect panel's cost, ~40 ms of the window's start on a 2-core laptop, and the tab is not
+    the one shown at start. Until the plot is built the data of :meth:`set_profile` is kept
+    and handed to it then. Any attribute of the plot (``ground_plot``, ``empty_hint``, ...)
+    read here builds it at once.
+    """
+
+    def __init__(self, redraw_hz: float) -> None:
+        super().__init__()
+        self._redraw_hz = redraw_hz
+        self._plot: ProfilePlot | None = None
+        self._data: tuple | None = None
+        QVBoxLayout(self).setContentsMargins(0, 0, 0, 0)
+
+    @property
+    def plot(self) -> ProfilePlot:
+        """The profile plot (built now if it was not yet)."""
+        if self._plot is None:
+            self._plot = ProfilePlot(self._redraw_hz)
+            self.layout().addWidget(self._plot)
+            if self._data is not None:
+                self._plot.set_profile(*self._data[0], **self._data[1])
+                self._plot.redraw()
+        return self._plot
+
+    @property
+    def built(self) -> bool:
+        return self._plot is not None
+
+    def set_profile(self, *args: Any, **kwargs: Any) -> None:
+        """:meth:`ProfilePlot.set_profile` (kept for the plot until it is built)."""
+        if self._plot is None:
+            self._data = (args, kwargs)
+        else:
+            self._plot.set_profile(*args, **kwargs)
+
+    def showEvent(self, event: Any) -> None:  # noqa: N802 - Qt name
+        self.plot  # noqa: B018 - builds it
+        super().showEvent(event)
+
+    def sizeHint(self) -> QSize:  # noqa: N802 - Qt name
+        return QSize(480, 220)      # ProfilePlot's: the panel gives it the height left
+
+    def __getattr__(self, name: str) -> Any:
+        if name.startswith("_"):
+            raise AttributeError(name)
+        return getattr(self.plot, name)
 
 
 def bank_state_words(result: dict | None, threshold_pct: float) -> str:
@@ -228,7 +282,7 @@ class TransectPanel(WorkflowPanel):
         self.stations_label.setObjectName("stationsLabel")
         self.stations_label.setWordWrap(True)
         lay.addWidget(self.stations_label)
-        self.profile = ProfilePlot(window.config.redraw_hz)
+        self.profile = ProfileOnShow(window.config.redraw_hz)
         self.profile.setMinimumHeight(200)
         lay.addWidget(self.profile, 1)
 
