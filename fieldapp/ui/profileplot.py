@@ -191,16 +191,18 @@ class ProfilePlot(QWidget):
         self._fit: tuple | None = None                        # (zmin, zmax) to fit with headroom
         self._fitting = False
         self._data: tuple | None = None
+        self._drawn: tuple | None = None     # the data on screen (a refresh often repeats it)
         self.empty_hint = pg.TextItem(EMPTY_HINT, color="#555555", anchor=(0.5, 0.5))
         self.empty_hint.setZValue(20)
         self.ground_plot.addItem(self.empty_hint, ignoreBounds=True)
         vb = self.ground_plot.getViewBox()
         vb.sigResized.connect(self._refit)
         vb.sigRangeChanged.connect(self._range_changed)
+        # single-shot, started by new data: an idle plot runs no timer
         self.timer = QTimer(self)
+        self.timer.setSingleShot(True)
         self.timer.setInterval(max(10, int(1000 / redraw_hz)))
         self.timer.timeout.connect(self.redraw)
-        self.timer.start()
         # an empty frame until the first data (not pyqtgraph's default -0.4..0.4 ft axes)
         self.set_profile([], INITIAL_BANK.threshold_pct, INITIAL_BANK.base_ft, None, None)
         self.redraw()
@@ -227,13 +229,19 @@ class ProfilePlot(QWidget):
         bank_ft, bank_at_least_ft : float or None
             The bank when determined; the lower bound so far otherwise.
         """
-        self._data = (list(segments), threshold_pct, base_ft, bank_ft, bank_at_least_ft,
-                      origin_elevation_ft)
+        data = (list(segments), threshold_pct, base_ft, bank_ft, bank_at_least_ft,
+                origin_elevation_ft)
+        if data == self._drawn:
+            self._data = None        # what is drawn already (a tree tallied, a check refreshed)
+            return
+        self._data = data
+        if not self.timer.isActive():
+            self.timer.start()
 
     def redraw(self) -> None:
         if self._data is None:
             return
-        segments, threshold, base, bank, at_least, z0 = self._data
+        segments, threshold, base, bank, at_least, z0 = self._drawn = self._data
         self._data = None
         d = [0.0]
         z = [z0]
