@@ -84,6 +84,21 @@ def spin(seconds: float) -> None:
     loop.exec()
 
 
+def thread_cpu_s() -> dict[str, float]:
+    """CPU seconds of each thread of this process by name (Linux ``/proc``; {} elsewhere)."""
+    out: dict[str, float] = {}
+    tick = os.sysconf("SC_CLK_TCK") if hasattr(os, "sysconf") else 100
+    for task in Path("/proc/self/task").glob("*") if Path("/proc/self/task").exists() else []:
+        try:
+            name = (task / "comm").read_text().strip()
+            fields = (task / "stat").read_text().rsplit(")", 1)[1].split()
+        except OSError:
+            continue
+        name = "UI thread" if task.name == str(os.getpid()) else name
+        out[name] = out.get(name, 0.0) + (int(fields[11]) + int(fields[12])) / tick
+    return out
+
+
 def percentile(values: list[float], q: float) -> float:
     s = sorted(values)
     return s[min(len(s) - 1, int(q * (len(s) - 1) + 0.5))]
@@ -189,10 +204,10 @@ def run_app(seconds: float, tmp: Path, ports: dict) -> None:
 
     bare = subprocess.Popen([sys.executable, "-c", BARE, str(seconds)], stdout=subprocess.PIPE,
                             text=True)
-    t0, c0 = time.monotonic(), time.process_time()
+    t0, c0, th0 = time.monotonic(), time.process_time(), thread_cpu_s()
     draws0, paints0 = w.map.draws, paints[0]
     spin(seconds)
-    wall, cpu = time.monotonic() - t0, time.process_time() - c0
+    wall, cpu, th1 = time.monotonic() - t0, time.process_time() - c0, thread_cpu_s()
     draws, painted = w.map.draws - draws0, paints[0] - paints0
     # measured: the window above, not the fixes queued while this thread waits for the bare
     # window's process below
@@ -212,6 +227,9 @@ def run_app(seconds: float, tmp: Path, ports: dict) -> None:
           f" {stations} stations")
     print(f"CPU of the app's process {100 * cpu / wall:.1f} % of one core (target <= 5 %); "
           f"bare PySide6 + pyqtgraph window, one point at 10 Hz, same run: {bare_pct:.1f} %")
+    if th1:
+        shares = sorted(((th1[k] - th0.get(k, 0.0), k) for k in th1), reverse=True)
+        print("  by thread: " + ", ".join(f"{k} {100 * v / wall:.1f} %" for v, k in shares if v > 0))
     print(f"the map drew the position {draws / wall:.1f} times a second and painted"
           f" {painted / wall:.1f} times a second")
     print(f"the same window idle (readers stopped, no fixes), {idle_s:.0f} s: {idle_pct:.2f} %"

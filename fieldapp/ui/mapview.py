@@ -51,6 +51,16 @@ def nice_length_ft(span_ft: float) -> float:
     return float(best)
 
 
+def set_points(item: Any, xs: list, ys: list, **opts: Any) -> None:
+    """``item.setData(xs, ys, **opts)`` on a ScatterPlotItem of the map, hidden while empty (an
+    empty one still sits at the map's origin, where the walk starts, and was painted again
+    with every repaint of the marker near it). Map point layers are also cached as pixmaps."""
+    item.setData(xs, ys, **opts)
+    item.setVisible(len(xs) > 0)
+    if item.cacheMode() != QGraphicsItem.DeviceCoordinateCache:
+        item.setCacheMode(QGraphicsItem.DeviceCoordinateCache)
+
+
 def _nan_join(rings: list) -> tuple[np.ndarray, np.ndarray]:
     """Join point lists into x, y arrays separated by NaN (one curve item draws them all)."""
     xs: list[float] = []
@@ -206,6 +216,7 @@ class MapView(QWidget):
         self.ohwm_points = pg.ScatterPlotItem(size=20, symbol="d", brush=pg.mkBrush("#0033dd"),
                                               pen=pg.mkPen("w", width=2))
         self.ohwm_points.setZValue(16)
+        self.ohwm_points.hide()
         pi.addItem(self.ohwm_points)
         self.ohwm_label = pg.TextItem("OHWM", color="#0033dd", anchor=(-0.15, 1.1),
                                       fill=pg.mkBrush(255, 255, 255, 200))
@@ -220,11 +231,18 @@ class MapView(QWidget):
         self.bank_points = pg.ScatterPlotItem(size=22, symbol="x", brush=pg.mkBrush("#cc0000"),
                                               pen=pg.mkPen("w", width=1))
         self.bank_points.setZValue(14)
+        self.bank_points.hide()
         pi.addItem(self.bank_points)
         self.label_items: list[pg.TextItem] = []
         self.polygon_items: dict[str, pg.PlotDataItem] = {}
         self.polygon_fills: dict[str, QGraphicsPathItem] = {}
         self.trees = CrownLayer(pi)   # one path per colour: thousands of crowns paint in C++
+        # what stays put while you walk is painted once into a pixmap of the view and copied
+        # when the marker's repaint crosses it (a pan moves the pixmap; a zoom or new data
+        # paints it again)
+        for item in [c.curve for c in self.curves.values()] + [
+                self.ohwm_points, self.ohwm_label, self.bank_points, self.track.tail]:
+            item.setCacheMode(QGraphicsItem.DeviceCoordinateCache)
         # the position: a plain Qt ellipse 18 px across (white rim) and the accuracy circle in
         # feet; moving them repaints their few pixels, in C++ (a ScatterPlotItem's Python
         # bounds and paint cost more than the rest of a fix)
@@ -431,7 +449,7 @@ class MapView(QWidget):
                     self.curves[name].setData(x, y, connect="finite")
                     if name == "ohwm":
                         pts = [p for line in data for p in self._to_local(line)]
-                        self.ohwm_points.setData([p[0] for p in pts], [p[1] for p in pts])
+                        set_points(self.ohwm_points, [p[0] for p in pts], [p[1] for p in pts])
                         self.ohwm_label.setVisible(bool(pts))
                         if pts:
                             self.ohwm_label.setPos(*pts[0])
@@ -443,6 +461,7 @@ class MapView(QWidget):
                         fill = QColor(colour)
                         fill.setAlpha(45)
                         item = pg.PlotDataItem(pen=pg.mkPen(colour, width=3), connect="finite")
+                        item.curve.setCacheMode(QGraphicsItem.DeviceCoordinateCache)
                         item.setZValue(-5)
                         self.polygon_items[kind] = item
                         self.plot.getPlotItem().addItem(item)
@@ -501,9 +520,10 @@ class MapView(QWidget):
             item.setFont(font)
             item.setZValue(17)
             item.setPos(lx, ly)
+            item.setCacheMode(QGraphicsItem.DeviceCoordinateCache)
             pi.addItem(item)
             self.label_items.append(item)
-        self.bank_points.setData([p[0] for p in banks], [p[1] for p in banks])
+        set_points(self.bank_points, [p[0] for p in banks], [p[1] for p in banks])
 
     def _update_scale(self) -> None:
         vb = self.plot.getPlotItem().getViewBox()

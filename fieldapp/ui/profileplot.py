@@ -25,7 +25,7 @@ from __future__ import annotations
 import numpy as np
 import pyqtgraph as pg
 from PySide6.QtCore import QSize, Qt, QTimer
-from PySide6.QtWidgets import QVBoxLayout, QWidget
+from PySide6.QtWidgets import QGraphicsItem, QVBoxLayout, QWidget
 
 from fieldapp.rules.nr341 import bank_parameters
 
@@ -156,6 +156,8 @@ class ProfilePlot(QWidget):
             p.showGrid(x=True, y=True, alpha=0.25)
             for ax in ("left", "bottom"):
                 p.getAxis(ax).enableAutoSIPrefix(False)
+                # axis and grid into a pixmap, painted again only when the range changes
+                p.getAxis(ax).setCacheMode(QGraphicsItem.DeviceCoordinateCache)
         self.ground = pg.PlotDataItem(pen=pg.mkPen("#000000", width=3), symbol="o",
                                       symbolSize=7, symbolBrush="#000000")
         self.ground_plot.addItem(self.ground)
