@@ -188,6 +188,7 @@ class ProfilePlot(QWidget):
         self.bank_lines[0].label = pg.InfLineLabel(self.bank_lines[0], "bank", position=0.15,
                                                    color="#cc0000")
         self.slope_labels: list[pg.TextItem] = []
+        self._spare_labels: list[pg.TextItem] = []     # made once, hidden, used again
         self._runs: list[tuple[float, float, bool]] = []   # (from_ft, to_ft, steep) per label
         self._ground: tuple[list[float], list[float]] = ([], [])
         self._fit: tuple | None = None                        # (zmin, zmax) to fit with headroom
@@ -253,8 +254,7 @@ class ProfilePlot(QWidget):
         empty = not segments
         self.ground.setData([] if empty else d, [] if empty else z)
         steep_x, steep_y, gentle_x, gentle_y = [], [], [], []
-        for label in self.slope_labels:
-            self.ground_plot.removeItem(label)
+        spare = self.slope_labels + self._spare_labels
         self.slope_labels = []
         self._runs = []
         for i, (h, s) in enumerate(segments):
@@ -264,11 +264,18 @@ class ProfilePlot(QWidget):
             ty += [s, s, np.nan]
         for first, last, text in label_runs(segments):
             steep = segments[first][1] >= threshold - 1e-6
-            label = pg.TextItem(text, color=STEEP if steep else GENTLE, anchor=(0.5, 1.0))
+            if spare:
+                label = spare.pop(0)
+                label.setText(text, color=STEEP if steep else GENTLE)
+            else:
+                label = pg.TextItem(text, color=STEEP if steep else GENTLE, anchor=(0.5, 1.0))
+                self.ground_plot.addItem(label)
             label.setVisible(False)  # until placed
-            self.ground_plot.addItem(label)
             self.slope_labels.append(label)
             self._runs.append((d[first], d[last + 1], steep))
+        for label in spare:
+            label.setVisible(False)
+        self._spare_labels = spare
         self._ground = (d, z)
         self.steep_bars.setData(np.array(steep_x, float), np.array(steep_y, float),
                                 connect="finite")
@@ -298,7 +305,11 @@ class ProfilePlot(QWidget):
             self.slope_plot.setYRange(0.0, threshold * 1.5 * 1.1, padding=0)
             return
         xmax = max(d[-1], base, where or 0.0) * 1.08 + 5
-        self.ground_plot.setXRange(0, xmax, padding=0)
+        self._fitting = True            # the labels are placed once, by _refit below
+        try:
+            self.ground_plot.setXRange(0, xmax, padding=0)
+        finally:
+            self._fitting = False
         self._fit = (min(z), max(z))
         self._refit()
         smax = max([abs(s) for _, s in segments] + [threshold * 1.5])
