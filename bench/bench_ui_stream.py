@@ -159,6 +159,7 @@ def run_app(seconds: float, tmp: Path, ports: dict) -> None:
     reader_share: list[float] = []
     pending: list = []          # fixes handed to the map, not yet on screen
     paints = [0]
+    no_position = [0]
     # the assembler learns the cycle's last sentence over CYCLE_LEARN_S of epochs (until then an
     # epoch closes when the next starts: one epoch, 100 ms, of latency by design)
     learned_at = time.monotonic() + CYCLE_LEARN_S + 2.0
@@ -167,6 +168,9 @@ def run_app(seconds: float, tmp: Path, ports: dict) -> None:
         # fix listeners run in MainWindow.on_fix after the map took the position (to draw)
         out = published.pop(id(fix), None)
         if time.monotonic() >= learned_at:
+            if w.map._stamp is not fix:       # no position (an outage): nothing to draw
+                no_position[0] += 1
+                return
             pending.append(fix)
             if out is not None:
                 reader_share.append(out - fix.t_monotonic_s)
@@ -238,7 +242,8 @@ def run_app(seconds: float, tmp: Path, ports: dict) -> None:
         print(f"fix-to-screen latency: median {1e3 * statistics.median(latencies):.0f} ms, "
               f"p95 {1e3 * percentile(latencies, 0.95):.0f} ms (target <= 50), "
               f"p99 {1e3 * percentile(latencies, 0.99):.0f} ms (target <= 100), "
-              f"max {1e3 * max(latencies):.0f} ms; {len(latencies)} fixes")
+              f"max {1e3 * max(latencies):.0f} ms; {len(latencies)} fixes"
+              f" ({no_position[0]} more without a position, not drawn)")
     if reader_share:
         print(f"  of which in the reader (receive to hand-over): median "
               f"{1e3 * statistics.median(reader_share):.0f} ms, p95 "
