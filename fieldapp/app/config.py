@@ -102,7 +102,8 @@ class AppConfig:
     data_dir : str
         Where new visits are created.
     redraw_hz : float
-        Map and plot redraw check rate (they redraw only when their buffers changed).
+        Most draws a second of the map's position and of the transect profile: each draws
+        only when something changed (the newest fix winning), by a timer that idles stopped.
     crew : str
         Recorded as who made each feature.
     office_dir : str or None

@@ -68,6 +68,7 @@ class VisitController:
         # where the declination is worked out (the first usable fix: lat, lon, height above
         # the ellipsoid m); why the model could not give one
         self._declination_at: tuple | None = None
+        self._last_projected: tuple | None = None    # (frame, (lat, lon), (x_ft, y_ft))
         self.declination_problem: str | None = None
         self._crowns: Any = None        # the map's tree crowns, kept (overlays.TreeCrowns)
         model.subscribe(self._on_changes)
@@ -91,8 +92,13 @@ class VisitController:
         if not self.model.has_frame:
             return None
         f = self.model.frame
+        last = self._last_projected
+        if last is not None and last[0] is f and last[1] == (lat_deg, lon_deg):
+            return last[2]      # the same fix again (the map, then stake-out): one projection
         x, y = f.to_local(lon_deg, lat_deg)
-        return float(f.to_ft(x)), float(f.to_ft(y))
+        xy = float(f.to_ft(x)), float(f.to_ft(y))
+        self._last_projected = (f, (lat_deg, lon_deg), xy)
+        return xy
 
     def track_ft(self):
         """The stored GNSS track in site feet, in time order: two float arrays (x_ft, y_ft),

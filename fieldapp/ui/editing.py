@@ -25,6 +25,7 @@ from PySide6.QtWidgets import (
 
 from fieldapp.app import editing as E
 from fieldapp.survey.features import Layer
+from fieldapp.ui.mapview import set_points
 from fieldapp.ui.theme import touch_rows
 
 log = logging.getLogger(__name__)
@@ -324,6 +325,7 @@ class Editor:
         for item, z in ((self.mark_lines, 30), (self.mark_points, 31)):
             item.setZValue(z)
             pi.addItem(item)
+        set_points(self.mark_points, [], [])     # hidden until something is selected
         window.map.plot.scene().sigMouseClicked.connect(self._map_clicked)
         # take a click before selection (a note placed, a line drawn)
         self.map_click_handlers: list[Any] = [p.map_clicked for p in getattr(window, "panels", {}).values()
@@ -409,7 +411,7 @@ class Editor:
         shapes = E.selection_shapes(visit, self.selection) if visit is not None else {"points": [], "lines": []}
         m = self.w.map
         pts = m._to_local(shapes["points"]) if shapes["points"] else []
-        self.mark_points.setData([p[0] for p in pts], [p[1] for p in pts])
+        set_points(self.mark_points, [p[0] for p in pts], [p[1] for p in pts])
         from fieldapp.ui.mapview import _nan_join
 
         x, y = _nan_join([m._to_local(line) for line in shapes["lines"]])

@@ -65,7 +65,7 @@ class MainWindow(QMainWindow):
         self._extra_reason: dict[QPushButton, str] = {}
         self._base_tips: dict[QPushButton, str] = {}
         self.problem: str | None = "No fix from the receiver yet"
-        self._last_fix_shown_at = 0.0
+        self._quality_shown = ""          # the fix quality the strip shows (quality_name)
         self._stats_shown_at = -1e9
         self.fix_listeners: list[Callable[[Any], None]] = []
         self.reading_listeners: dict[str, list[Callable[[Any], None]]] = {}
@@ -297,9 +297,9 @@ class MainWindow(QMainWindow):
         if lat is not None and lon is not None and \
                 status_mod.quality_name(fix) not in ("NO_FIX", "INVALID", "0", ""):
             self.last_position_fix = fix       # STALE says how old this one is
+        usable = status_mod.fix_problem(
+            fix, self.status_strip.device_state("gnss"), self.config.max_fix_age_s) is None
         if lat is not None and lon is not None and self.visit is not None:
-            usable = status_mod.fix_problem(
-                fix, self.status_strip.device_state("gnss"), self.config.max_fix_age_s) is None
             try:
                 if usable and self.paused_reason is None:
                     self.visit.on_fix(fix)      # frame from the first fix, track, walks
@@ -311,14 +311,16 @@ class MainWindow(QMainWindow):
             if xy is not None:
                 self.latest_site_xy = xy
                 acc_m = getattr(fix, "horizontal_accuracy_m", None) or 0.0
-                self.map.update_position(xy[0], xy[1], acc_m * FT_PER_M, usable)
+                self.map.update_position(xy[0], xy[1], acc_m * FT_PER_M, usable, stamp=fix)
         for listener in self.fix_listeners:
             listener(fix)
-        # The strip shows each new fix at once (a few setText calls); only a receiver sending
-        # faster than 20 Hz is thinned (the 4 Hz age timer still ticks the age).
-        now = time.monotonic()
-        if now - self._last_fix_shown_at > 0.045:
-            self._last_fix_shown_at = now
+        # A new fix quality, or a fix making recording possible or impossible, is shown at
+        # once; otherwise the strip's figures (sats, HDOP, H ±, age) are the 4 Hz age timer's:
+        # ten new figures a second cannot be read, and each costs a relayout of the strip.
+        quality = status_mod.quality_name(fix)
+        usable_now = usable and self.paused_reason is None
+        if quality != self._quality_shown or (self.problem is None) != usable_now:
+            self._quality_shown = quality
             self.refresh_usable()
 
     def on_status(self, kind: str, status: Any) -> None:

@@ -1,22 +1,26 @@
 """The site map: pyqtgraph, site feet, north up.
 
-Positions, the track and the overlays are kept in buffers. A new fix draws the marker, the
-track and follow-me at once (one repaint per fix); overlays, and anything marked dirty by zoom,
-pan or a change of usability, are drawn by a timer at ``redraw_hz`` only when something changed. Coordinates handed in are projected site coordinates in
+Positions, the track and the overlays are kept in buffers and drawn by one single-shot timer,
+started only when something changed (an idle map runs no timer): at most ``redraw_hz`` draws a
+second, the newest fix winning when several came since the last draw (a receiver faster than
+the display, or a burst after the UI thread was busy). A draw moves the marker and accuracy
+circle (plain Qt items: moving them repaints only their few pixels), extends the track,
+follows and updates the scale bar. Coordinates handed in are projected site coordinates in
 feet (easting, northing); the view subtracts a display origin (the first position) so the
 numbers on screen stay small and float32 rendering does not jitter.
 """
 
 from __future__ import annotations
 
-from typing import Callable
+import time
+from typing import Any, Callable
 
 import numpy as np
 import pyqtgraph as pg
 from PySide6.QtCore import Qt, QTimer, Signal
-from PySide6.QtGui import QBrush, QColor, QPainterPath, QPen
+from PySide6.QtGui import QBrush, QColor, QPainterPath, QPen, QPixmapCache
 from PySide6.QtWidgets import (
-    QGraphicsPathItem, QHBoxLayout, QLabel, QSizePolicy, QVBoxLayout, QWidget,
+    QGraphicsEllipseItem, QGraphicsItem, QGraphicsPathItem, QHBoxLayout, QLabel, QSizePolicy, QVBoxLayout, QWidget,
 )
 
 from fieldapp.ui.crowns import CrownLayer
@@ -32,7 +36,9 @@ KIND_COLOURS = {
     "foundation": "#000000", "drive": "#6b4e16", "driveway": "#6b4e16", "parking": "#6b4e16",
     "septic": "#8b008b", "utility": "#8b008b", "drainageway": "#00a0a0", "swale": "#00a0a0",
 }
-#: Fill of tree crowns by woodland class of the stand (or qualifying size).
+#: Qt's pixmap cache (KiB) for the map's cached layers: the two axes with their grid and the
+#: track's history, one view each (a 4K screen at twice the pixels: about 16 MiB a view).
+PIXMAP_CACHE_KIB = 64 * 1024
 
 
 def nice_length_ft(span_ft: float) -> float:
@@ -43,6 +49,16 @@ def nice_length_ft(span_ft: float) -> float:
         if step <= target:
             best = step
     return float(best)
+
+
+def set_points(item: Any, xs: list, ys: list, **opts: Any) -> None:
+    """``item.setData(xs, ys, **opts)`` on a ScatterPlotItem of the map, hidden while empty (an
+    empty one still sits at the map's origin, where the walk starts, and was painted again
+    with every repaint of the marker near it). Map point layers are also cached as pixmaps."""
+    item.setData(xs, ys, **opts)
+    item.setVisible(len(xs) > 0)
+    if item.cacheMode() != QGraphicsItem.DeviceCoordinateCache:
+        item.setCacheMode(QGraphicsItem.DeviceCoordinateCache)
 
 
 def _nan_join(rings: list) -> tuple[np.ndarray, np.ndarray]:
@@ -56,6 +72,16 @@ def _nan_join(rings: list) -> tuple[np.ndarray, np.ndarray]:
         xs.append(np.nan)
         ys.append(np.nan)
     return np.asarray(xs, float), np.asarray(ys, float)
+
+
+class _Holder(QWidget):
+    """A widget whose one child fills it, without a layout (a child's new size hint costs
+    nothing above it)."""
+
+    def resizeEvent(self, event) -> None:  # noqa: N802 - Qt name
+        for child in self.findChildren(QWidget, options=Qt.FindDirectChildrenOnly):
+            child.setGeometry(self.rect())
+        super().resizeEvent(event)
 
 
 class ScaleBarWidget(QWidget):
@@ -119,14 +145,17 @@ class MapView(QWidget):
         # under the map, never over it: where the cursor (or you) are, and the scale bar
         strip = QHBoxLayout()
         strip.setContentsMargins(4, 0, 4, 0)
-        self.readout = QLabel("")
+        # the readout sits in a holder without a layout: its text changes with every draw,
+        # and a label's new text asks its parent's layout to be redone (here: nothing to do)
+        holder = _Holder()
+        self.readout = QLabel("", holder)
         self.readout.setObjectName("mapReadout")
         self.readout.setTextInteractionFlags(Qt.TextSelectableByMouse)
-        self.readout.setSizePolicy(QSizePolicy.Ignored, QSizePolicy.Fixed)  # never widens
         self.readout.setStyleSheet("font-size: 11pt;")
         self.readout.ensurePolished()
-        self.readout.setFixedHeight(2 * self.readout.fontMetrics().lineSpacing() + 2)
-        strip.addWidget(self.readout, 1)
+        holder.setSizePolicy(QSizePolicy.Ignored, QSizePolicy.Fixed)  # never widens
+        holder.setFixedHeight(2 * self.readout.fontMetrics().lineSpacing() + 2)
+        strip.addWidget(holder, 1)
         self.scale_widget = ScaleBarWidget()
         strip.addWidget(self.scale_widget)
         lay.addLayout(strip)
@@ -140,6 +169,11 @@ class MapView(QWidget):
         pi.showGrid(x=True, y=True, alpha=0.25)
         for ax in ("bottom", "left"):   # major and minor grid lines, not the faint third level:
             pi.getAxis(ax).setStyle(maxTickLevel=1)   # a followed fix repaints the grid (-30 %)
+            # the axis and its grid painted into a pixmap, redrawn only when the range
+            # changes: the marker's repaint copies those pixels instead of replaying the grid
+            pi.getAxis(ax).setCacheMode(QGraphicsItem.DeviceCoordinateCache)
+        # room for those pixmaps and the track's (a view each; Qt's default is 10 MiB)
+        QPixmapCache.setCacheLimit(max(QPixmapCache.cacheLimit(), PIXMAP_CACHE_KIB))
         pi.setLabel("bottom", "East", units="ft")
         pi.setLabel("left", "North", units="ft")
         for ax in ("bottom", "left"):
@@ -155,8 +189,6 @@ class MapView(QWidget):
         self._dirty = True
         self.marker_updates = 0
         self._marker_colour = ""
-        self._marker_brush = None
-        self._marker_pen = None
         self._overlay_dirty: dict[str, tuple] = {}
         self._overlay_shown: dict[str, list] = {}
 
@@ -184,6 +216,7 @@ class MapView(QWidget):
         self.ohwm_points = pg.ScatterPlotItem(size=20, symbol="d", brush=pg.mkBrush("#0033dd"),
                                               pen=pg.mkPen("w", width=2))
         self.ohwm_points.setZValue(16)
+        self.ohwm_points.hide()
         pi.addItem(self.ohwm_points)
         self.ohwm_label = pg.TextItem("OHWM", color="#0033dd", anchor=(-0.15, 1.1),
                                       fill=pg.mkBrush(255, 255, 255, 200))
@@ -198,19 +231,33 @@ class MapView(QWidget):
         self.bank_points = pg.ScatterPlotItem(size=22, symbol="x", brush=pg.mkBrush("#cc0000"),
                                               pen=pg.mkPen("w", width=1))
         self.bank_points.setZValue(14)
+        self.bank_points.hide()
         pi.addItem(self.bank_points)
         self.label_items: list[pg.TextItem] = []
         self.polygon_items: dict[str, pg.PlotDataItem] = {}
         self.polygon_fills: dict[str, QGraphicsPathItem] = {}
         self.trees = CrownLayer(pi)   # one path per colour: thousands of crowns paint in C++
-        self.accuracy_item = pg.ScatterPlotItem(pxMode=False, brush=pg.mkBrush(0, 90, 255, 40),
-                                                pen=pg.mkPen("#0050ff", width=2))
-        self.position_item = pg.ScatterPlotItem(size=18, brush=pg.mkBrush("#0050ff"),
-                                                pen=pg.mkPen("w", width=2))
-        pi.addItem(self.accuracy_item)
-        pi.addItem(self.position_item)
-        self.accuracy_item.setZValue(20)
-        self.position_item.setZValue(21)
+        # what stays put while you walk is painted once into a pixmap of the view and copied
+        # when the marker's repaint crosses it (a pan moves the pixmap; a zoom or new data
+        # paints it again)
+        for item in [c.curve for c in self.curves.values()] + [
+                self.ohwm_points, self.ohwm_label, self.bank_points, self.track.tail]:
+            item.setCacheMode(QGraphicsItem.DeviceCoordinateCache)
+        # the position: a plain Qt ellipse 18 px across (white rim) and the accuracy circle in
+        # feet; moving them repaints their few pixels, in C++ (a ScatterPlotItem's Python
+        # bounds and paint cost more than the rest of a fix)
+        self.accuracy_item = QGraphicsEllipseItem()
+        self.accuracy_item.setBrush(pg.mkBrush(0, 90, 255, 40))
+        self.position_item = QGraphicsEllipseItem(-9.0, -9.0, 18.0, 18.0)
+        self.position_item.setFlag(QGraphicsItem.ItemIgnoresTransformations)
+        rim = QPen(QColor("white"), 2)
+        rim.setCosmetic(True)
+        self.position_item.setPen(rim)
+        self._accuracy_shown = -1.0
+        for item, z in ((self.accuracy_item, 20), (self.position_item, 21)):
+            item.setZValue(z)
+            item.hide()
+            pi.addItem(item, ignoreBounds=True)
 
         self.scale_label_len = 0.0
         self.plot.scene().sigMouseMoved.connect(self._mouse_moved)
@@ -224,16 +271,35 @@ class MapView(QWidget):
         self.north.move(70, 10)
 
         pi.getViewBox().sigRangeChangedManually.connect(self._manual_pan)
+        # the scale bar follows a zoom by wheel or keys at once, fixes or not
+        pi.getViewBox().sigRangeChanged.connect(lambda *_: self._update_scale())
+        pi.getViewBox().sigResized.connect(lambda *_: self._update_scale())
+        #: the one draw timer: single-shot, started by a change, never running idle
         self.timer = QTimer(self)
-        self.timer.setInterval(max(10, int(1000 / redraw_hz)))
+        self.timer.setSingleShot(True)
         self.timer.timeout.connect(self.redraw)
-        self.timer.start()
+        self._min_interval_s = 1.0 / redraw_hz
+        self._last_draw_at = -1e9
+        self.draws = 0                   # draws of the position (not counting the empty ones)
+        #: the ``stamp`` of the newest position drawn (the window passes the fix)
+        self.drawn_stamp: Any = None
+        self._stamp: Any = None
+        self._request_draw()
 
     # ---------------------------------------------------------------- inputs (cheap)
     def set_origin(self, x_ft: float, y_ft: float) -> None:
         """Display origin: screen coordinates are site feet minus this."""
         self.origin = (x_ft, y_ft)
+        self._request_draw()
+
+    def _request_draw(self) -> None:
+        """Mark the position dirty and start the draw timer unless it runs already (then the
+        newest position is what it draws): at once when the last draw is 1 / ``redraw_hz``
+        old, else when it will be."""
         self._dirty = True
+        if not self.timer.isActive():
+            wait_s = self._last_draw_at + self._min_interval_s - time.monotonic()
+            self.timer.start(max(0, int(wait_s * 1000.0 + 0.999)))
 
     def _local(self, x_ft: float, y_ft: float) -> tuple[float, float]:
         if self.origin is None:
@@ -241,39 +307,51 @@ class MapView(QWidget):
         return x_ft - self.origin[0], y_ft - self.origin[1]
 
     def update_position(self, x_ft: float, y_ft: float, accuracy_ft: float,
-                        usable: bool = True, track: bool = True, now: bool = True) -> None:
-        """Record the newest position. With ``now`` the marker, accuracy circle, track and
-        follow-me are drawn at once, so one fix costs one repaint of the map; without it they
-        wait for the redraw timer (which then draws them once, however many came)."""
+                        usable: bool = True, track: bool = True, stamp: Any = None) -> None:
+        """Record the newest position (site feet; ``accuracy_ft`` the radius of the accuracy
+        circle, feet). The marker, accuracy circle, track and follow-me are drawn by the draw
+        timer: at once after a quiet spell, else within 1 / ``redraw_hz`` s, the newest
+        position winning. ``stamp`` (anything, e.g. the fix) is :attr:`drawn_stamp` once
+        drawn."""
         lx, ly = self._local(x_ft, y_ft)
         self.position = (lx, ly)
         self.accuracy_ft = max(float(accuracy_ft), 0.0)
         self.position_usable = usable
+        self._stamp = stamp
         if track:
             self.track.append(lx, ly)
-        self._dirty = True
-        if now:
-            self._draw_position()
         self.marker_updates += 1
+        self._request_draw()
 
     def _draw_marker(self) -> None:
         x, y = self.position
         colour = "#0050ff" if self.position_usable else "#9a9a9a"
         if colour != self._marker_colour:
             self._marker_colour = colour
-            self._marker_brush = pg.mkBrush(colour)
-            self._marker_pen = pg.mkPen(colour, width=2)
-        self.position_item.setData([x], [y], brush=self._marker_brush)
-        self.accuracy_item.setData([x], [y], size=[2.0 * max(self.accuracy_ft, 0.1)],
-                                   pen=self._marker_pen)
+            self.position_item.setBrush(QBrush(QColor(colour)))
+            pen = QPen(QColor(colour), 2)
+            pen.setCosmetic(True)
+            self.accuracy_item.setPen(pen)
+        r = max(self.accuracy_ft, 0.05)
+        if r != self._accuracy_shown:
+            self._accuracy_shown = r
+            self.accuracy_item.setRect(-r, -r, 2.0 * r, 2.0 * r)
+        self.position_item.setPos(x, y)
+        self.accuracy_item.setPos(x, y)
+        if not self.position_item.isVisible():
+            self.position_item.show()
+            self.accuracy_item.show()
 
     def _draw_position(self) -> None:
         """Track, marker, follow-me and scale bar from the buffers (clears the dirty flag)."""
         self._dirty = False
+        self._last_draw_at = time.monotonic()
         self.track.draw_tail()
         if self.position is not None:
             x, y = self.position
             self._draw_marker()
+            self.drawn_stamp = self._stamp
+            self.draws += 1
             if self.follow:
                 vb = self.plot.getPlotItem().getViewBox()
                 (x0, x1), (y0, y1) = vb.viewRange()
@@ -301,22 +379,22 @@ class MapView(QWidget):
         if self.origin is None:
             self.set_origin(float(xs_ft[0]), float(ys_ft[0]))
         self.track.extend(xs_ft - self.origin[0], ys_ft - self.origin[1])
-        self._dirty = True
+        self._request_draw()
 
     def clear_track(self) -> None:
         """Forget the drawn track and position (another visit is shown)."""
         self.track.clear()
         self.position = None
         self.origin = None
-        self.position_item.setData([], [])
-        self.accuracy_item.setData([], [])
+        self.position_item.hide()
+        self.accuracy_item.hide()
         self._overlay_shown.clear()       # drawn against the old origin
-        self._dirty = True
+        self._request_draw()
 
     def set_usable(self, usable: bool) -> None:
         if usable != self.position_usable:
             self.position_usable = usable
-            self._dirty = True
+            self._request_draw()
 
     def set_lines(self, name: str, lines: list[list[tuple[float, float]]]) -> None:
         """Overlay ``name`` (ohwm, transects, bank, buffers, envelope, boundary_live) as lines
@@ -342,12 +420,14 @@ class MapView(QWidget):
             return          # drawn already, or queued to be
         self._overlay_shown[name] = data
         self._overlay_dirty[name] = (what, data)
+        if not self.timer.isActive():
+            self.timer.start(0)     # overlays are drawn at the next turn of the loop
 
     def set_follow(self, on: bool) -> None:
         if on != self.follow:
             self.follow = on
             self.sigFollowChanged.emit(on)
-            self._dirty = True
+            self._request_draw()
 
     def _manual_pan(self, *_: object) -> None:
         self.set_follow(False)
@@ -369,7 +449,7 @@ class MapView(QWidget):
                     self.curves[name].setData(x, y, connect="finite")
                     if name == "ohwm":
                         pts = [p for line in data for p in self._to_local(line)]
-                        self.ohwm_points.setData([p[0] for p in pts], [p[1] for p in pts])
+                        set_points(self.ohwm_points, [p[0] for p in pts], [p[1] for p in pts])
                         self.ohwm_label.setVisible(bool(pts))
                         if pts:
                             self.ohwm_label.setPos(*pts[0])
@@ -381,6 +461,7 @@ class MapView(QWidget):
                         fill = QColor(colour)
                         fill.setAlpha(45)
                         item = pg.PlotDataItem(pen=pg.mkPen(colour, width=3), connect="finite")
+                        item.curve.setCacheMode(QGraphicsItem.DeviceCoordinateCache)
                         item.setZValue(-5)
                         self.polygon_items[kind] = item
                         self.plot.getPlotItem().addItem(item)
@@ -439,9 +520,10 @@ class MapView(QWidget):
             item.setFont(font)
             item.setZValue(17)
             item.setPos(lx, ly)
+            item.setCacheMode(QGraphicsItem.DeviceCoordinateCache)
             pi.addItem(item)
             self.label_items.append(item)
-        self.bank_points.setData([p[0] for p in banks], [p[1] for p in banks])
+        set_points(self.bank_points, [p[0] for p in banks], [p[1] for p in banks])
 
     def _update_scale(self) -> None:
         vb = self.plot.getPlotItem().getViewBox()
@@ -532,12 +614,12 @@ class MapView(QWidget):
         self.set_follow(False)
         self.plot.getPlotItem().getViewBox().setRange(
             xRange=(cx - half, cx + half), yRange=(cy - half, cy + half), padding=0.08)
-        self._dirty = True
+        self._request_draw()
 
     def zoom(self, factor: float) -> None:
         """Zoom about the centre (factor < 1 zooms in)."""
         self.plot.getPlotItem().getViewBox().scaleBy((factor, factor))
-        self._dirty = True
+        self._request_draw()
 
     def pan(self, dx_frac: float, dy_frac: float) -> None:
         """Pan by a fraction of the view (keyboard arrows)."""
@@ -545,4 +627,4 @@ class MapView(QWidget):
         (x0, x1), (y0, y1) = vb.viewRange()
         vb.translateBy(x=dx_frac * (x1 - x0), y=dy_frac * (y1 - y0))
         self.set_follow(False)
-        self._dirty = True
+        self._request_draw()

@@ -345,11 +345,14 @@ class PhotoMarks:
     def __init__(self, window: Any) -> None:
         import pyqtgraph as pg
 
+        from fieldapp.ui.mapview import set_points
+
         self.w = window
         self.item = pg.ScatterPlotItem(size=16, symbol="s", brush=pg.mkBrush("#ffd400"),
                                        pen=pg.mkPen("#000000", width=2))
         self.item.setZValue(25)
         window.map.plot.getPlotItem().addItem(self.item)
+        set_points(self.item, [], [])            # hidden until a photo is placed
 
     def refresh(self) -> None:
         visit = self.w.visit
@@ -358,8 +361,10 @@ class PhotoMarks:
             f = visit.model.frame
             pts = [(float(f.to_ft(p.x)), float(f.to_ft(p.y))) for p in visit.model.unattached_photos()
                    if p.x is not None and p.y is not None]
+        from fieldapp.ui.mapview import set_points
+
         local = self.w.map._to_local(pts) if pts else []
-        self.item.setData([x for x, _ in local], [y for _, y in local])
+        set_points(self.item, [x for x, _ in local], [y for _, y in local])
 
 
 def install_photos(window: Any) -> PhotosView:

@@ -25,7 +25,7 @@ from __future__ import annotations
 import numpy as np
 import pyqtgraph as pg
 from PySide6.QtCore import QSize, Qt, QTimer
-from PySide6.QtWidgets import QVBoxLayout, QWidget
+from PySide6.QtWidgets import QGraphicsItem, QVBoxLayout, QWidget
 
 from fieldapp.rules.nr341 import bank_parameters
 
@@ -156,6 +156,8 @@ class ProfilePlot(QWidget):
             p.showGrid(x=True, y=True, alpha=0.25)
             for ax in ("left", "bottom"):
                 p.getAxis(ax).enableAutoSIPrefix(False)
+                # axis and grid into a pixmap, painted again only when the range changes
+                p.getAxis(ax).setCacheMode(QGraphicsItem.DeviceCoordinateCache)
         self.ground = pg.PlotDataItem(pen=pg.mkPen("#000000", width=3), symbol="o",
                                       symbolSize=7, symbolBrush="#000000")
         self.ground_plot.addItem(self.ground)
@@ -186,21 +188,24 @@ class ProfilePlot(QWidget):
         self.bank_lines[0].label = pg.InfLineLabel(self.bank_lines[0], "bank", position=0.15,
                                                    color="#cc0000")
         self.slope_labels: list[pg.TextItem] = []
+        self._spare_labels: list[pg.TextItem] = []     # made once, hidden, used again
         self._runs: list[tuple[float, float, bool]] = []   # (from_ft, to_ft, steep) per label
         self._ground: tuple[list[float], list[float]] = ([], [])
         self._fit: tuple | None = None                        # (zmin, zmax) to fit with headroom
         self._fitting = False
         self._data: tuple | None = None
+        self._drawn: tuple | None = None     # the data on screen (a refresh often repeats it)
         self.empty_hint = pg.TextItem(EMPTY_HINT, color="#555555", anchor=(0.5, 0.5))
         self.empty_hint.setZValue(20)
         self.ground_plot.addItem(self.empty_hint, ignoreBounds=True)
         vb = self.ground_plot.getViewBox()
         vb.sigResized.connect(self._refit)
         vb.sigRangeChanged.connect(self._range_changed)
+        # single-shot, started by new data: an idle plot runs no timer
         self.timer = QTimer(self)
+        self.timer.setSingleShot(True)
         self.timer.setInterval(max(10, int(1000 / redraw_hz)))
         self.timer.timeout.connect(self.redraw)
-        self.timer.start()
         # an empty frame until the first data (not pyqtgraph's default -0.4..0.4 ft axes)
         self.set_profile([], INITIAL_BANK.threshold_pct, INITIAL_BANK.base_ft, None, None)
         self.redraw()
@@ -227,13 +232,19 @@ class ProfilePlot(QWidget):
         bank_ft, bank_at_least_ft : float or None
             The bank when determined; the lower bound so far otherwise.
         """
-        self._data = (list(segments), threshold_pct, base_ft, bank_ft, bank_at_least_ft,
-                      origin_elevation_ft)
+        data = (list(segments), threshold_pct, base_ft, bank_ft, bank_at_least_ft,
+                origin_elevation_ft)
+        if data == self._drawn:
+            self._data = None        # what is drawn already (a tree tallied, a check refreshed)
+            return
+        self._data = data
+        if not self.timer.isActive():
+            self.timer.start()
 
     def redraw(self) -> None:
         if self._data is None:
             return
-        segments, threshold, base, bank, at_least, z0 = self._data
+        segments, threshold, base, bank, at_least, z0 = self._drawn = self._data
         self._data = None
         d = [0.0]
         z = [z0]
@@ -243,8 +254,7 @@ class ProfilePlot(QWidget):
         empty = not segments
         self.ground.setData([] if empty else d, [] if empty else z)
         steep_x, steep_y, gentle_x, gentle_y = [], [], [], []
-        for label in self.slope_labels:
-            self.ground_plot.removeItem(label)
+        spare = self.slope_labels + self._spare_labels
         self.slope_labels = []
         self._runs = []
         for i, (h, s) in enumerate(segments):
@@ -254,11 +264,18 @@ class ProfilePlot(QWidget):
             ty += [s, s, np.nan]
         for first, last, text in label_runs(segments):
             steep = segments[first][1] >= threshold - 1e-6
-            label = pg.TextItem(text, color=STEEP if steep else GENTLE, anchor=(0.5, 1.0))
+            if spare:
+                label = spare.pop(0)
+                label.setText(text, color=STEEP if steep else GENTLE)
+            else:
+                label = pg.TextItem(text, color=STEEP if steep else GENTLE, anchor=(0.5, 1.0))
+                self.ground_plot.addItem(label)
             label.setVisible(False)  # until placed
-            self.ground_plot.addItem(label)
             self.slope_labels.append(label)
             self._runs.append((d[first], d[last + 1], steep))
+        for label in spare:
+            label.setVisible(False)
+        self._spare_labels = spare
         self._ground = (d, z)
         self.steep_bars.setData(np.array(steep_x, float), np.array(steep_y, float),
                                 connect="finite")
@@ -288,7 +305,11 @@ class ProfilePlot(QWidget):
             self.slope_plot.setYRange(0.0, threshold * 1.5 * 1.1, padding=0)
             return
         xmax = max(d[-1], base, where or 0.0) * 1.08 + 5
-        self.ground_plot.setXRange(0, xmax, padding=0)
+        self._fitting = True            # the labels are placed once, by _refit below
+        try:
+            self.ground_plot.setXRange(0, xmax, padding=0)
+        finally:
+            self._fitting = False
         self._fit = (min(z), max(z))
         self._refit()
         smax = max([abs(s) for _, s in segments] + [threshold * 1.5])

@@ -23,6 +23,7 @@ from PySide6.QtWidgets import (
 )
 
 from fieldapp.app.stakeout import DEFAULT_TOLERANCE_FT, StakeOut
+from fieldapp.ui.mapview import set_points
 from fieldapp.ui.workflows.base import WorkflowPanel, add_field, big_button, field_grid, state_label
 
 TURN_WORDS = {"ahead": "Straight ahead", "left": "Turn left", "right": "Turn right",
@@ -44,6 +45,8 @@ class StakeLayer:
         self.flags.setZValue(19)
         for item in (self.target_item, self.point_item, self.flags):
             pi.addItem(item)
+        for item in (self.point_item, self.flags):
+            set_points(item, [], [])          # hidden until there is one
 
     def _local(self, pts: list) -> list:
         return self.map._to_local(pts)
@@ -52,23 +55,23 @@ class StakeLayer:
         """Draw ``target`` (grid ft; None clears)."""
         if target is None:
             self.target_item.setData([], [])
-            self.point_item.setData([], [])
+            set_points(self.point_item, [], [])
             return
         g = target.geometry
         if g.geom_type == "Point":
             (x, y), = self._local([(g.x, g.y)])
-            self.point_item.setData([x], [y])
+            set_points(self.point_item, [x], [y])
             self.target_item.setData([], [])
         else:
             pts = self._local(list(g.coords))
             self.target_item.setData([p[0] for p in pts], [p[1] for p in pts])
-            self.point_item.setData([], [])
+            set_points(self.point_item, [], [])
 
     def show_flags(self, flags: list, frame: Any) -> None:
         """Draw the stake points (site CRS x, y): orange, grey when superseded."""
         pts = self._local([(frame.to_ft(s.x), frame.to_ft(s.y)) for s in flags])
-        self.flags.setData([p[0] for p in pts], [p[1] for p in pts],
-                           brush=[pg.mkBrush("#9a9a9a" if s.superseded else "#ff7f00") for s in flags])
+        set_points(self.flags, [p[0] for p in pts], [p[1] for p in pts],
+                   brush=[pg.mkBrush("#9a9a9a" if s.superseded else "#ff7f00") for s in flags])
 
 
 class StakeoutPanel(WorkflowPanel):

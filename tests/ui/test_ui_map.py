@@ -224,6 +224,8 @@ def test_one_more_fix_redraws_only_the_head_of_the_tail_and_keeps_the_buffer(qtb
     tl.tail.setData = lambda *a, **k: (tail_calls.append(len(a[0])), real_tail(*a, **k))
     try:
         view.update_position(X0 + 5.0, Y0 + 7.0, 0.1)
+        qtbot.waitUntil(lambda: view.drawn_stamp is None and not view.timer.isActive()
+                        and view.draws > 0, timeout=5000)      # the draw timer drew it
     finally:
         tl.head.setData, tl.tail.setData = real, real_tail
     assert tl.n == len(xs) + 1 and tl.x is buf            # appended in place
