@@ -127,8 +127,8 @@ def one_more_fix(path: Path, last: tuple[float, float], tmp: Path) -> float:
         t = time.perf_counter()
         w.visit.on_fix(fix)
         xy = w.visit.project(fix.lat_deg, fix.lon_deg)
-        w.map.update_position(xy[0], xy[1], 0.05, True)
-        w.map.redraw()
+        w.map.update_position(xy[0], xy[1], 0.05, True, stamp=fix)
+        w.map._draw_position()      # the draw its timer makes (at most redraw_hz a second), now
         w.map.plot.viewport().repaint()
         times.append(time.perf_counter() - t)
     appmod.dispose(w)
