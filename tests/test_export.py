@@ -200,3 +200,15 @@ def test_cli_all_formats(sample):
     assert run.returncode == 0, run.stderr
     assert f"{out} (all, geojson EPSG:4326; kml EPSG:4326; shp EPSG:3070; csv EPSG:4326; dxf EPSG:3070)" in run.stdout
     assert sorted(p.name for p in out.iterdir()) == ["csv", "dxf", "geojson", "kml", "shp"]
+
+
+def test_all_formats_onto_a_file_needs_force_then_replaces_it(sample):
+    from fieldapp.export import ExportExists, export_visit
+
+    afile = sample["folder"] / "afile"
+    afile.write_text("notes")
+    with pytest.raises(ExportExists, match="use --force"):
+        export_visit(sample["path"], afile, "all")
+    assert afile.read_text() == "notes"
+    r = export_visit(sample["path"], afile, "ALL", force=True)     # any case, as on the command line
+    assert r.format == "all" and sorted(p.name for p in afile.iterdir()) == ["csv", "dxf", "geojson", "kml", "shp"]

@@ -543,6 +543,8 @@ def export_visit(visit_path, out_path, fmt: str, *, force: bool = False,
         step(0.95, "saving")
         refuse_existing(out_path, force, ExportExists)
         if fmt == ALL:     # each format's folder as if exported by itself, into OUT
+            if out_path.is_symlink() or (out_path.exists() and not out_path.is_dir()):
+                out_path.unlink()   # --force: a file of that name gives way to the folder, as for one format
             out_path.mkdir(exist_ok=True)
             result.files = [p for f in formats for p in _move_into_place(
                 visit_path, tmp_dir / f, tmp_dir / f, out_path / f, False, umask, force)]
@@ -765,7 +767,7 @@ def _parser() -> argparse.ArgumentParser:
     p = argparse.ArgumentParser(prog="fieldapp export",
                                 description="Export a visit GeoPackage for GIS (GDAL) or CAD (DXF).")
     p.add_argument("visit", metavar="VISIT.gpkg")
-    p.add_argument("--format", required=True, choices=(*FORMATS, ALL))
+    p.add_argument("--format", required=True, choices=(*FORMATS, ALL), type=str.lower)
     p.add_argument("-o", "--output", required=True, metavar="OUT",
                    help="a folder for geojson, shp and csv; a file for kml and dxf (.kml / .dxf is added to a name"
                         " without one); for all, a folder with a folder per format")

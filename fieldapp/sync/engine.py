@@ -191,7 +191,7 @@ def _prepare_laptop(visit: Path, state: LaptopState, office: OfficeStore, site_i
     visit's SHA-256 after those writes when, just before them, it was still ``checked`` (the
     bytes the visit check passed): the rows are the checked ones, with the sync tables added."""
     state.read(site_id)
-    _preflight(visit, state, office)
+    _preflight(visit, state, office, site_given=site_id is not None)
     state.load(site_id)
     before = visit_fingerprint(visit) if checked is not None else None
     checkpoint(visit)

@@ -27,7 +27,7 @@ def _no_such_site(office: OfficeStore, site_id: str, base_seq: int) -> InvalidOf
     )
 
 
-def _preflight(visit: Path, state: LaptopState, office: OfficeStore) -> None:
+def _preflight(visit: Path, state: LaptopState, office: OfficeStore, *, site_given: bool = True) -> None:
     """Refuse, before anything is written on either side, a sync that cannot succeed.
 
     - the office is not there (:meth:`OfficeStore.check_available`);
@@ -35,6 +35,11 @@ def _preflight(visit: Path, state: LaptopState, office: OfficeStore) -> None:
       copied without its ``.sync`` folder, or synced with another office): its edits cannot be
       told from what it received, and its log would collide with the office's;
     - the laptop has a base copy but the office has no such site (wrong office folder?);
+    - the site was taken from the visit itself (not ``site_given``), the laptop has no base
+      copy, yet the office has the site with changesets: the visit is a copy of another
+      laptop's visit made before that one's first sync (its rows would collide with the
+      office's; a first sync interrupted before its push leaves the site at seq 0, and goes
+      on). A site named by the caller is another visit of that site, which merges in;
     - the office site, or this laptop's base copy of it, has a newer store schema than this
       fieldapp knows (:class:`NewerSchema`: "update fieldapp"), checked before an interrupted
       sync is resumed too.
@@ -58,6 +63,14 @@ def _preflight(visit: Path, state: LaptopState, office: OfficeStore) -> None:
         )
     if state.base.exists() and site_schema is None:
         raise _no_such_site(office, state.site_id, log_head(state.base))
+    head = office.head(state.site_id) if not (state.base.exists() or site_given) else None
+    if head:
+        raise LaptopStateError(
+            f"site {state.site_id} is already in {office.describe()} (up to seq {head}), but visit"
+            f" {visit.name} has never synced with it: it is a copy of another laptop's visit, made"
+            " before that one's first sync. Nothing was sent and nothing was changed. Make a fresh"
+            " laptop copy from the office instead: `fieldapp sync --office PATH --checkout SITE NEW.gpkg`"
+        )
 
 
 def _newer_office_message(office: OfficeStore, site_id: str, version: int, app: int, done: str) -> str:

@@ -96,10 +96,12 @@ class SyncReport:
         if self.no_op:
             lines.append("  nothing to send or receive")
         if self.layers:
-            lines.append(f"  {'layer':<44}{'sent':>7}{'received':>10}{'merged':>8}{'conflicts':>11}")
-            for c in (*self.layers, self.totals()):
-                name = "all layers" if c.layer == "all" else f"{layer_words(c.layer)} ({c.layer})"
-                lines.append(f"  {name:<44}{c.sent:>7}{c.received:>10}{c.merged:>8}{c.conflicts:>11}")
+            rows = [("all layers" if c.layer == "all" else f"{layer_words(c.layer)} ({c.layer})", c)
+                    for c in (*self.layers, self.totals())]
+            w = max(len(name) for name, _ in rows) + 2      # the numbers stay in their columns
+            lines.append(f"  {'layer':<{w}}{'sent':>7}{'received':>10}{'merged':>8}{'conflicts':>11}")
+            for name, c in rows:
+                lines.append(f"  {name:<{w}}{c.sent:>7}{c.received:>10}{c.merged:>8}{c.conflicts:>11}")
         for k in self.conflicts:
             what = (f"{layer_words(k.layer)} ({k.layer}) {k.feature_uuid or k.feature_fid}"
                     + (f".{k.field}" if k.field else ""))

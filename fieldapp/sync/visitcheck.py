@@ -162,7 +162,7 @@ def check_visit_file(visit: Path, *, known_sha256: str | None = None) -> str | N
         detail = f"{where} ({exc})" if where else f"{type(exc).__name__}: {exc}"
         raise VisitRefused(
             f"visit {visit} cannot be read by the store: {detail}. Nothing was synced;"
-            " correct the value in the app (or QGIS) and sync again"
+            " correct the value in QGIS (the app does not open a visit holding it either) and sync again"
         ) from exc
     return before if before is not None and visit_fingerprint(visit) == before else None
 

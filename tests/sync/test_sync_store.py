@@ -189,3 +189,25 @@ def test_an_emptied_copy_keeps_the_schema_and_its_spatial_index_works(tmp_path):
             conn.execute("INSERT INTO main.tree SELECT * FROM src.tree WHERE fid = 7")
         assert conn.execute("SELECT count(*), min(minx) FROM rtree_tree_geom").fetchone() == (
             1, pytest.approx(X0 + 6, abs=0.01))
+
+
+def test_a_copy_made_before_the_first_sync_is_refused_before_anything_is_written(tmp_path):
+    """The tester's case: a visit copied before its first sync, then synced after the original:
+    refused with the checkout advice before the visit, its folder or the office is touched."""
+    import hashlib
+
+    office = FolderOffice(tmp_path / "office", create=True)
+    visit = Visit.new("Mill Creek lot", crs="EPSG:32616", who="a@laptop-a")
+    a = tmp_path / "a.gpkg"
+    create_visit(a, visit).close()
+    copy = tmp_path / "copy" / "a.gpkg"
+    copy.parent.mkdir()
+    copy.write_bytes(a.read_bytes())
+    site = sync(a, office).site_id
+    before = hashlib.sha256(copy.read_bytes()).hexdigest()
+    with pytest.raises(Exception, match="copy of another laptop's visit.*--checkout") as exc:
+        sync(copy, office)
+    assert "Nothing was sent and nothing was changed" in str(exc.value)
+    assert hashlib.sha256(copy.read_bytes()).hexdigest() == before
+    assert sorted(p.name for p in copy.parent.iterdir()) == ["a.gpkg"]     # no .sync folder
+    assert office.head(site) == 1
