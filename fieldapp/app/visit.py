@@ -716,6 +716,7 @@ def open_initial_visit(window: Any) -> None:
         words = f"Could not open the visit {path}: {exc}"
         log.error("%s", words)  # also on the console: a --quit-after run says why it FAILED
         window.show_banner(words)
+        window.pause_recording(NO_VISIT)   # record buttons say why, instead of losing a reading
         return
     window.set_visit(visit)
     if not (cfg.simulate or cfg.replay or cfg.quit_after_s is not None):

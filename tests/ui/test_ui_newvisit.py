@@ -169,6 +169,29 @@ def test_cancel_in_the_start_up_new_visit_dialog_creates_no_file(qtbot, private_
         dispose(w)
 
 
+def test_a_visit_that_cannot_open_leaves_the_record_buttons_saying_why(qtbot, private_dirs):
+    """The tester's case: a visit the store refuses is shown as not opened, and the record
+    buttons are off with the reason, instead of averaging a point and then losing it."""
+    from fieldapp.app import config as C
+    from fieldapp.app import visit as visit_mod
+    from fieldapp.ui import app as appmod
+
+    junk = private_dirs / "junk.gpkg"
+    junk.write_text("not a visit\n")
+    cfg = C.build({"data_dir": str(private_dirs / "data"), "visit": str(junk)}, use_file=False)
+    w = appmod.create_window(cfg, start_devices=False)
+    try:
+        qtbot.waitUntil(lambda: w.startup_done, timeout=WAIT_MS)
+        assert w.visit is None and w.banner.text().startswith(f"Could not open the visit {junk}")
+        assert w.paused_reason == visit_mod.NO_VISIT
+        assert not w.panels["ohwm"].average_button.isEnabled()
+        assert junk.read_text() == "not a visit\n"
+    finally:
+        from fieldapp.ui.app import dispose
+        w.session.stop()
+        dispose(w)
+
+
 def test_crs_found_by_name_in_projs_database_sets_the_code(qtbot, tmp_path):
     from fieldapp.ui.newvisit import NewVisitDialog
 
