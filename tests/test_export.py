@@ -212,3 +212,29 @@ def test_all_formats_onto_a_file_needs_force_then_replaces_it(sample):
     assert afile.read_text() == "notes"
     r = export_visit(sample["path"], afile, "ALL", force=True)     # any case, as on the command line
     assert r.format == "all" and sorted(p.name for p in afile.iterdir()) == ["csv", "dxf", "geojson", "kml", "shp"]
+
+
+def test_force_removes_the_layers_the_visit_no_longer_has_and_keeps_other_files(sample, tmp_path):
+    """The tester's case: every tree deleted, then exported again with --force into the same
+    folder: tree.geojson is gone (it was still there with 25 trees), a file of the user's stays."""
+    import shutil
+
+    from fieldapp.export import MANIFEST, export_visit
+    from fieldapp.store import open_visit
+    from fieldapp.survey import Layer
+
+    visit = tmp_path / "v.gpkg"
+    shutil.copyfile(sample["path"], visit)
+    out = tmp_path / "out"
+    export_visit(visit, out, "all")
+    (out / "geojson" / "mynotes.txt").write_text("keep me")
+    assert (out / "geojson" / "tree.geojson").is_file() and (out / "shp" / "tree.dbf").is_file()
+    with open_visit(visit) as store:
+        for t in store.visit.features(Layer.TREE):
+            store.visit.delete(Layer.TREE, t.uuid)
+    r = export_visit(visit, out, "all", force=True)
+    assert "tree" not in r.layers
+    assert not (out / "geojson" / "tree.geojson").exists()
+    assert not list((out / "shp").glob("tree.*")) and not (out / "csv" / "tree.csv").exists()
+    assert (out / "geojson" / "mynotes.txt").read_text() == "keep me"
+    assert (out / "geojson" / "transect.geojson").is_file() and (out / "geojson" / MANIFEST).is_file()

@@ -62,6 +62,7 @@ store's own errors (:class:`fieldapp.store.StoreError`).
 from __future__ import annotations
 
 import argparse
+import json
 import os
 import shutil
 import sys
@@ -174,6 +175,9 @@ def _record_name(layer: Layer, f: Any, visit) -> str:
 
 
 PHOTO_DIR = "photos"
+#: in a folder export: the layer files it wrote, so that an export with ``force`` into the same
+#: folder removes the ones the visit no longer has (a deleted tree's layer is not left behind)
+MANIFEST = "fieldapp-export.json"
 
 
 def photo_links(visit) -> dict[str, str]:
@@ -481,8 +485,10 @@ def export_visit(visit_path, out_path, fmt: str, *, force: bool = False,
     fmt : {"geojson", "kml", "shp", "csv", "dxf", "all"}
         ``all``: every format into the folder ``out_path``, a folder per format (module docstring).
     force : bool
-        Replace an existing ``out_path`` (a folder's files of the same names are replaced, others
-        in it are kept). Without it an existing ``out_path`` raises :class:`ExportExists`.
+        Replace an existing ``out_path`` (a folder's files of the same names are replaced, the
+        layer files an earlier export listed in its :data:`MANIFEST` and this one did not write
+        are removed, other files in it are kept). Without it an existing ``out_path`` raises
+        :class:`ExportExists`.
     progress : callable(fraction, message), optional
 
     Returns
@@ -726,6 +732,9 @@ def _move_into_place(visit_path, tmp_dir: Path, target: Path, out_path: Path, si
 
     photos = tmp_dir / PHOTO_DIR
     shots = sorted(f.name for f in photos.iterdir()) if photos.is_dir() else []
+    if not single:
+        written = sorted(f.name for f in tmp_dir.iterdir() if f.name != PHOTO_DIR) + [MANIFEST]
+        (tmp_dir / MANIFEST).write_text(json.dumps({"format": "fieldapp export", "files": written}, indent=1))
     names = [out_path.name] if single else sorted(f.name for f in tmp_dir.iterdir() if f.name != PHOTO_DIR)
     beside = out_path.parent if single else out_path
     refuse_clobbering(visit_path, ([out_path] if single or not out_path.is_dir()
@@ -753,14 +762,29 @@ def _move_into_place(visit_path, tmp_dir: Path, target: Path, out_path: Path, si
         if single:
             os.replace(target, out_path)
             return [out_path] + files
+        stale = _listed(out_path) - set(names)
         for n in names:
             os.replace(tmp_dir / n, out_path / n)
             files.append(out_path / n)
+        for n in sorted(stale):            # an earlier export's layer this one did not write
+            if (out_path / n).is_file() and not (out_path / n).is_symlink():
+                (out_path / n).unlink()
         return files
     if out_path.exists() or out_path.is_symlink():
         out_path.unlink()
     os.replace(tmp_dir, out_path)
     return [out_path / n for n in names] + [out_path / PHOTO_DIR / n for n in shots]
+
+
+def _listed(folder: Path) -> set[str]:
+    """The file names an earlier export's :data:`MANIFEST` in ``folder`` lists (plain names
+    only: nothing outside the folder, nothing in a subfolder); empty when there is none."""
+    try:
+        data = json.loads((folder / MANIFEST).read_text(encoding="utf-8"))
+        names = data["files"] if isinstance(data, dict) and data.get("format") == "fieldapp export" else []
+    except (OSError, ValueError, KeyError, TypeError):
+        return set()
+    return {n for n in names if isinstance(n, str) and n and n == Path(n).name and n not in (".", "..")}
 
 
 def _parser() -> argparse.ArgumentParser:
