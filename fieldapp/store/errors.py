@@ -34,8 +34,15 @@ class RecordProblem(typing.NamedTuple):
     column: str
     message: str
 
+    @property
+    def why(self) -> str:
+        """``message`` without the column's name in front (the model's words often start with
+        the field already: "dbh_in: -3.0 outside ..."), for a text that names the column once."""
+        prefix = f"{self.column}: "
+        return self.message[len(prefix):] if self.message.startswith(prefix) else self.message
+
     def __str__(self) -> str:
-        return f"{self.table} row fid {self.fid} (uuid {self.uuid}): {self.column}: {self.message}"
+        return f"{self.table} row fid {self.fid} (uuid {self.uuid}): {self.column}: {self.why}"
 
 
 class InvalidRecords(DamagedVisitFile):

@@ -189,7 +189,7 @@ def check_received(gpkg: Path) -> None:
 def _problem_text(problems: list, limit: int = 5) -> str:
     """``layer tree, feature <uuid> (fid 1), column dbh_in: <why>; ...`` for the first ``limit``."""
     shown = [f"layer {p.table}, feature {p.uuid or '(no uuid)'} (fid {p.fid}), column {p.column}:"
-             f" {p.message}" for p in problems[:limit]]
+             f" {getattr(p, 'why', p.message)}" for p in problems[:limit]]
     more = f" (and {len(problems) - limit} more)" if len(problems) > limit else ""
     return "; ".join(shown) + more
 

@@ -100,7 +100,7 @@ def srs_id(path: Path) -> int:
 # the column's NOT NULL refuses, so a 'NaN' could only arrive as text, like 'abc'.
 BAD = {
     "text-dbh": ("dbh_in", "abc", "column dbh_in: 'abc' is not a number"),
-    "negative-dbh": ("dbh_in", -5.0, r"column dbh_in: dbh_in: -5.0 outside \[0.1, 500.0\]"),
+    "negative-dbh": ("dbh_in", -5.0, r"column dbh_in: -5.0 outside \[0.1, 500.0\]"),
     "geometry-outside-crs": ("geom", None, "column geom: x: x 50000000.0 is outside the area of use"),
 }
 
