@@ -23,6 +23,7 @@ the pan / zoom frame with the whole track (issue 18, item 5) is not measured her
 
 from __future__ import annotations
 
+import gc
 import os
 import statistics
 import sys
@@ -166,6 +167,7 @@ def run(fraction: float, root: Path) -> dict:
     path = d / "day.gpkg"
     t = time.perf_counter()
     made = make_visit(path, fraction)
+    gc.collect()   # the setup's model is garbage now: not the app's to collect while it opens
     print(f"\n{fraction:g} of the day: {made['fixes']:,} fixes, {made['trees']:,} trees "
           f"(setup {time.perf_counter() - t:.0f} s, not counted; {path.stat().st_size / 1e6:.0f} MB)")
     out: dict = {}
