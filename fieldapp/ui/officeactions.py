@@ -48,7 +48,7 @@ FORMAT_WORDS = {
     "shp": "ESRI Shapefile (site CRS), a folder of .shp files",
     "csv": "CSV with WKT geometry (EPSG:4326), a folder of .csv files",
     "dxf": "DXF for CAD (site CRS, one .dxf file)",
-    "all": "Every format above, a folder with a folder per format",
+    "all": "Every format (GeoJSON, KML, Shapefile, CSV, DXF), a folder each",
 }
 SINGLE_FILE = ("kml", "dxf")
 
