@@ -124,6 +124,7 @@ class StakeoutPanel(WorkflowPanel):
         self.flag_button = big_button("Flag here", "F", "Record a stake point here: position, fix "
                                       "quality, the target and the signed offset from it")
         self.w.register_record_button(self.flag_button)
+        self._update_flag_ok()
         self.bind("F", self.flag, self.flag_button)
         lay.addWidget(self.flag_button)
         self.state = state_label("Choose a target, then walk toward it.")
@@ -150,6 +151,14 @@ class StakeoutPanel(WorkflowPanel):
     def _new_visit(self) -> None:
         self.stake = StakeOut(self.visit, self.tolerance.value()) if self.visit is not None else None
         self.refresh()
+        self._update_flag_ok()
+
+    def _update_flag_ok(self) -> None:
+        """Flag here [F] records the offset from the target: off, with the reason, until one is
+        chosen."""
+        chosen = self.stake is not None and self.stake.target is not None
+        self.w.set_extra_ok(self.flag_button, None if chosen else False,
+                            "" if chosen else "choose a target first")
 
     def refresh(self) -> None:
         """Targets and flags again from the model (the checks were refreshed before).
@@ -170,6 +179,7 @@ class StakeoutPanel(WorkflowPanel):
             if changes or self.stake.target is not before:
                 self.layer.show_target(self.stake.target)
                 self._fill_flags()
+                self._update_flag_ok()
             return
         self._stale = False
         changes = self.stake.refresh()
@@ -178,6 +188,7 @@ class StakeoutPanel(WorkflowPanel):
         self._fill_targets()
         self.layer.show_target(self.stake.target)
         self._fill_flags()
+        self._update_flag_ok()
         self._show(self.stake.guidance)
 
     def _superseded_words(self, changes: tuple) -> None:
@@ -237,6 +248,7 @@ class StakeoutPanel(WorkflowPanel):
             return
         self.stake.choose(self.target_box.currentData())
         self.layer.show_target(self.stake.target)
+        self._update_flag_ok()
         self._show(self.stake.guidance)
 
     def _tolerance_changed(self, value: float) -> None:

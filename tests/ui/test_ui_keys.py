@@ -226,7 +226,7 @@ def test_a_key_with_no_usable_fix_says_why(qtbot, private_dirs):
         show(qtbot, w, "tally")
         key(qtbot, w, "T")
         assert w.key_legend.text() == ("Record tree [T] refused: No receiver connected"
-                                       " (Devices…, Ctrl+D).")
+                                       " (Devices…, Ctrl+D); type the DBH first (it reads 0.0 in).")
         assert w.visit.trees() == []
     finally:
         close_window(w)

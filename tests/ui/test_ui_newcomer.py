@@ -8,6 +8,8 @@ import time
 
 import pytest
 
+from devices.readings import CaliperReading
+
 pytest.importorskip("pytestqt")
 
 from tests.ui.ui_support import (  # noqa: E402,F401
@@ -22,8 +24,14 @@ def test_a_refused_tree_says_why_in_field_words_and_clears_at_the_next_tree(qtbo
         wait_fix(qtbot, w)
         tally = w.panels["tally"]
         w.tabs.setCurrentWidget(tally)
-        tally.dbh.setValue(0.0)
-        tally.add_button.click()
+        tally.dbh.setValue(0.0)       # nothing typed: Record tree is off and T says why
+        assert not tally.add_button.isEnabled()
+        key(qtbot, w, "T")
+        assert w.key_legend.text() == "Record tree [T] refused: type the DBH first (it reads 0.0 in)."
+        assert w.visit.trees() == []
+        # a reading the model refuses (a caliper's 600 in): the banner says why in field words
+        tally.on_caliper(CaliperReading(dbh_in=600.0, dbh_cm=1524.0, species_number=None,
+                                        species_label=""))
         assert w.visit.trees() == []
         assert w.banner.text() == "Tree refused: DBH must be between 0.1 and 500 in"
         assert w.banner.isVisible()

@@ -25,6 +25,11 @@ def test_stakeout_panel_walks_to_a_recorded_point_and_flags_it(qtbot, private_di
         assert w.tabs.currentWidget() is panel
         i = panel.target_box.findData(f"point:ohwm_point:{p.uuid}")
         assert i > 0
+        # no target yet: Flag here is off, and F says what to do
+        assert panel.target_box.currentData() is None and not panel.flag_button.isEnabled()
+        key(qtbot, w, "F")
+        assert w.key_legend.text() == "Flag here [F] refused: choose a target first."
+        assert w.visit.model.stake_points() == []
         panel.target_box.setCurrentIndex(i)
         panel.tolerance.setValue(0.5)
         gnss = w.session.simulator("gnss")

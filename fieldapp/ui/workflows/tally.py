@@ -138,6 +138,9 @@ class TallyPanel(WorkflowPanel):
         self.bind("Del", self.delete_selected, self.delete_button)
         self.bind("Ctrl+Z", self.undo_delete, self.undo_button)
         window.register_record_button(self.add_button)
+        self._walking_reason = ""
+        self.dbh.valueChanged.connect(self._update_add_ok)
+        self._update_add_ok()
         window.add_reading_listener("caliper", self.on_caliper)
         window.add_reading_listener("rangefinder", self.on_shot)
         window.started_listeners.append(self._devices_started)
@@ -158,8 +161,15 @@ class TallyPanel(WorkflowPanel):
         """Simulate mode: while the simulated surveyor walks, Record tree [T] waits (a tree
         is recorded where the receiver stands), with the reason."""
         moving = walker.busy and not walker.paused
-        self.w.set_extra_ok(self.add_button, False if moving else None,
-                            f"walking to {walker.walking_to}…" if moving else "")
+        self._walking_reason = f"walking to {walker.walking_to}…" if moving else ""
+        self._update_add_ok()
+
+    def _update_add_ok(self, *_: Any) -> None:
+        """Record tree [T] records the typed DBH: off, with the reason, while it reads 0.0 in
+        (a tree is never tallied without its diameter) or the simulated surveyor walks."""
+        why = self._walking_reason or ("" if self.dbh.value() > 0 else
+                                       "type the DBH first (it reads 0.0 in)")
+        self.w.set_extra_ok(self.add_button, False if why else None, why)
 
     # -------------------------------------------------------------- commands
     def add_typed_tree(self) -> None:
