@@ -17,7 +17,6 @@ from PySide6.QtWidgets import (
     QTableWidgetItem, QVBoxLayout, QWidget,
 )
 
-from fieldapp.app.layerwords import layer_tooltip, layer_words
 from fieldapp.app.wording import FIELD_WORDS, plural
 
 COLUMNS = ("Resolve", "Layer", "Feature", "Field", "Kind", "Base", "Theirs (office)", "Ours (laptop)",
@@ -141,6 +140,8 @@ class ConflictsView(QWidget):
                 self.summary.setText(f"Conflicts could not be read: {exc}")
                 self.table.setRowCount(0)
                 return 0
+        from fieldapp.app.layerwords import layer_tooltip, layer_words  # loads the store: not at start
+
         self.table.setRowCount(0)                  # drops the old rows' buttons
         self.buttons = {}
         self.table.setRowCount(len(self.conflicts))

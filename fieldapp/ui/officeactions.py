@@ -35,7 +35,6 @@ from PySide6.QtWidgets import (
 )
 
 from fieldapp.ui.jobs import BackgroundJob, JobCancelled
-from fieldapp.app.layerwords import layer_tooltip, layer_words
 from fieldapp.app.wording import plural
 from fieldapp.ui.theme import touch_rows
 
@@ -203,6 +202,8 @@ class SyncResultDialog(QDialog):
                                               "Conflicts"])
         self.table.verticalHeader().setVisible(False)
         self.table.setEditTriggers(QTableWidget.NoEditTriggers)
+        from fieldapp.app.layerwords import layer_tooltip, layer_words  # loads the store: not at start
+
         for r, c in enumerate(rows):
             # field words ("GNSS track"), the table name ("track_point") in the tooltip
             cells = ["All layers" if c.layer == "all" else layer_words(c.layer), c.sent,
@@ -573,6 +574,8 @@ class OfficeActions(QObject):
             self.show_message("Resolve", f"Not resolved: {resolution_refusal_words(exc)}.\nThe"
                                          " visit was not changed.", error=True)
             return
+        from fieldapp.app.layerwords import layer_words
+
         c, words = result
         what = f"{layer_words(c.layer)}, {c.field}" if c.field else layer_words(c.layer)
         self.show_message("Resolve", f"Conflict resolved ({what}): {words}.\nThe next sync"

@@ -177,11 +177,54 @@ def test_ctrl_4_before_the_first_turn_builds_the_boundary_tab(fresh, qtbot):
     qtbot.waitUntil(boundary.isVisible, timeout=WAIT_MS)
 
 
-def test_a_panel_asked_for_by_name_is_built(fresh):
+def test_a_panel_asked_for_by_name_is_built(fresh, qtbot):
     w = fresh()
     lines = w.panels["lines"]
     assert "lines" in built(w)
     assert w.tabs.indexOf(lines) == 4
-    assert lines.map_clicked in w.editor.map_click_handlers     # a click on the map
     with pytest.raises(KeyError):
         w.panels["no such tab"]
+    qtbot.waitUntil(lambda: w.startup_done, timeout=WAIT_MS)
+    assert lines.map_clicked in w.editor.map_click_handlers     # a click on the map
+
+
+LOWER = ["Checks [Ctrl+K]", "Conflicts [Ctrl+J]", "Records [Ctrl+T]", "Photos"]
+
+
+def lower_titles(window) -> list[str]:
+    return [window.lower_tabs.tabText(i) for i in range(window.lower_tabs.count())]
+
+
+def test_the_records_and_photos_tabs_are_there_at_start_and_built_on_the_first_turn(fresh, qtbot):
+    w = fresh()
+    assert w.editor is None and lower_titles(w) == LOWER       # their titles from the start
+    qtbot.waitUntil(lambda: w.startup_done, timeout=WAIT_MS)
+    assert w.editor is not None and lower_titles(w) == LOWER   # the same tabs, built
+    assert w.lower_tabs.indexOf(w.editor.records) == 2 and w.lower_tabs.indexOf(w.photos) == 3
+    assert w.tabs.currentWidget() is w.panels["ohwm"]          # nothing else moved
+
+
+def test_ctrl_t_before_the_first_turn_builds_and_shows_the_records(fresh, qtbot):
+    from PySide6.QtGui import QKeySequence
+
+    w = fresh()
+    go = [a for a in w.actions() if QKeySequence("Ctrl+T") in a.shortcuts()]
+    assert [a.text() for a in go] == ["Records"]                # one action: never ambiguous
+    go[0].trigger()
+    assert w.editor is not None
+    assert w.lower_tabs.currentWidget() is w.editor.records
+    assert [a.text() for a in w.actions() if QKeySequence("Ctrl+T") in a.shortcuts()] == ["Records"]
+    assert lower_titles(w) == LOWER
+    qtbot.waitUntil(lambda: w.startup_done, timeout=WAIT_MS)
+    assert w.lower_tabs.currentWidget() is w.editor.records
+
+
+def test_a_click_on_photos_before_the_first_turn_shows_the_photos(fresh, qtbot):
+    w = fresh()
+    click_tab(w.lower_tabs, "Photos")
+    assert w.editor is not None and w.lower_tabs.currentWidget() is w.photos
+    for key_ in ("F4", "Ctrl+Shift+Z", "Ctrl+Shift+P"):       # each key one action, the editor's
+        from PySide6.QtGui import QKeySequence
+
+        assert len([a for a in w.actions() if QKeySequence(key_) in a.shortcuts()]) == 1, key_
+    qtbot.waitUntil(lambda: w.startup_done, timeout=WAIT_MS)
