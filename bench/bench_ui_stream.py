@@ -197,8 +197,9 @@ def run_app(seconds: float, tmp: Path, ports: dict) -> None:
     real_draw = w.map._draw_position
 
     def draw_and_look() -> None:
-        # standing still, a draw moves nothing and nothing is painted: the screen already
-        # shows that fix
+        # standing still (or walking slowly on a zoomed-out map), a fix would not move the
+        # marker a pixel: the map draws nothing, nothing is painted, the screen already shows
+        # that fix (MapView._on_screen_already)
         m = w.map
         before = (m.position_item.pos(), m.accuracy_item.rect(), m._marker_colour)
         real_draw()

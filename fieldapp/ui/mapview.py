@@ -271,9 +271,12 @@ class MapView(QWidget):
         self.north.setToolTip("North is up (grid north of the site CRS)")
         self.north.move(70, 10)
 
+        self.unchanged = 0               # positions on screen already (nothing drawn)
+        self._drawn_look: tuple | None = None    # x, y, accuracy radius (ft), usable drawn
+        self._readout_at = -1e9
         pi.getViewBox().sigRangeChangedManually.connect(self._manual_pan)
         # the scale bar follows a zoom by wheel or keys at once, fixes or not
-        pi.getViewBox().sigRangeChanged.connect(lambda *_: self._update_scale())
+        pi.getViewBox().sigRangeChanged.connect(lambda *_: self._view_moved())
         pi.getViewBox().sigResized.connect(lambda *_: self._update_scale())
         #: the one draw timer: single-shot, started by a change, never running idle
         self.timer = QTimer(self)
@@ -343,14 +346,50 @@ class MapView(QWidget):
             self.position_item.show()
             self.accuracy_item.show()
 
+    def _on_screen_already(self) -> bool:
+        """True when the newest position would not move a pixel: the marker and the accuracy
+        circle within half a pixel of where they are drawn, the same colour (the fix's tail
+        positions are then under the marker too). Standing at a point, or walking slowly on a
+        zoomed-out map, most fixes are; such a fix is on screen already and nothing is drawn."""
+        drawn = self._drawn_look
+        if drawn is None or self.position is None or not self.position_item.isVisible():
+            return False
+        vb = self.plot.getPlotItem().getViewBox()
+        (x0, x1), (y0, y1) = vb.viewRange()
+        half_px = 0.5 * max((x1 - x0) / max(vb.width(), 1.0), (y1 - y0) / max(vb.height(), 1.0))
+        (x, y), r = self.position, max(self.accuracy_ft, 0.05)
+        dx, dy, dr = x - drawn[0], y - drawn[1], r - drawn[2]
+        return (self.position_usable == drawn[3] and abs(dx) < half_px and abs(dy) < half_px
+                and abs(dr) < half_px)
+
+    def _view_moved(self) -> None:
+        """A pan or zoom: the scale bar at once, and the newest position if the marker shows an
+        older one (to half a pixel of the old view)."""
+        self._update_scale()
+        if self._drawn_look is not None and self.position is not None and \
+                (*self.position, self.position_usable) != (self._drawn_look[0], self._drawn_look[1],
+                                                           self._drawn_look[3]):
+            self._request_draw()
+
     def _draw_position(self) -> None:
-        """Track, marker, follow-me and scale bar from the buffers (clears the dirty flag)."""
+        """Track, marker, follow-me and scale bar from the buffers (clears the dirty flag);
+        nothing when the newest position is on screen already (:meth:`_on_screen_already`), but
+        the readout's numbers, at most twice a second."""
         self._dirty = False
         self._last_draw_at = time.monotonic()
+        if self._on_screen_already():
+            self.drawn_stamp = self._stamp
+            self.unchanged += 1
+            if self._last_draw_at - self._readout_at >= 0.5:
+                self._readout_at = self._last_draw_at
+                self._show_readout()
+            return
         self.track.draw_tail()
         if self.position is not None:
             x, y = self.position
             self._draw_marker()
+            self._drawn_look = (x, y, max(self.accuracy_ft, 0.05), self.position_usable)
+            self._readout_at = self._last_draw_at
             self.drawn_stamp = self._stamp
             self.draws += 1
             if self.follow:
@@ -387,6 +426,7 @@ class MapView(QWidget):
         self.track.clear()
         self.position = None
         self.origin = None
+        self._drawn_look = None
         self.position_item.hide()
         self.accuracy_item.hide()
         self._overlay_shown.clear()       # drawn against the old origin

@@ -118,3 +118,45 @@ def test_the_window_draws_the_newest_of_a_burst_and_the_strip_follows_it(qtbot, 
         qtbot.waitUntil(lambda: w.status_strip.hdop_label.text() == "HDOP 3.7", timeout=WAIT_MS)
     finally:
         close_window(w)
+
+
+def test_a_fix_that_would_not_move_a_pixel_is_on_screen_already_and_not_drawn(qtbot):
+    view = _view(qtbot)
+    view.update_position(X0, Y0, 1.0, stamp="a")
+    qtbot.waitUntil(lambda: view.drawn_stamp == "a", timeout=WAIT_MS)
+    vb = view.plot.getPlotItem().getViewBox()
+    vb.setRange(xRange=(-300.0, 300.0), yRange=(-200.0, 200.0), padding=0)   # ~1 ft a pixel
+    qtbot.waitUntil(lambda: not view.timer.isActive(), timeout=WAIT_MS)
+    (x0, x1), (y0, y1) = vb.viewRange()
+    ft_per_px = max((x1 - x0) / vb.width(), (y1 - y0) / vb.height())
+    assert 0.5 < ft_per_px < 2.0
+    draws, unchanged = view.draws, view.unchanged
+    # a tenth of a pixel east, accuracy a tenth of a pixel wider: the screen shows it already
+    view.update_position(X0 + 0.1 * ft_per_px, Y0, 1.0 + 0.1 * ft_per_px, stamp="b")
+    qtbot.waitUntil(lambda: view.drawn_stamp == "b", timeout=WAIT_MS)
+    assert (view.draws, view.unchanged) == (draws, unchanged + 1)
+    assert view.position_item.pos().x() == 0.0                  # the marker did not move
+    assert view.track.n == 2                                    # but the fix is on the track
+    # two pixels north: drawn
+    view.update_position(X0 + 0.1 * ft_per_px, Y0 + 2.0 * ft_per_px, 1.0, stamp="c")
+    qtbot.waitUntil(lambda: view.drawn_stamp == "c", timeout=WAIT_MS)
+    assert view.draws == draws + 1
+    assert view.position_item.pos().y() == pytest.approx(2.0 * ft_per_px)
+    # a fix unusable now: the colour changes, so it is drawn however little it moved
+    view.update_position(X0 + 0.1 * ft_per_px, Y0 + 2.0 * ft_per_px, 1.0, usable=False, stamp="d")
+    qtbot.waitUntil(lambda: view.drawn_stamp == "d", timeout=WAIT_MS)
+    assert view.draws == draws + 2
+
+
+def test_zooming_in_draws_the_newest_position_a_zoomed_out_map_left_out(qtbot):
+    view = _view(qtbot)
+    view.update_position(X0, Y0, 1.0, stamp="a")
+    qtbot.waitUntil(lambda: view.drawn_stamp == "a", timeout=WAIT_MS)
+    vb = view.plot.getPlotItem().getViewBox()
+    vb.setRange(xRange=(-3000.0, 3000.0), yRange=(-2000.0, 2000.0), padding=0)   # ~10 ft a pixel
+    qtbot.waitUntil(lambda: not view.timer.isActive(), timeout=WAIT_MS)
+    view.update_position(X0 + 2.0, Y0, 1.0, stamp="b")          # 2 ft: a fifth of a pixel
+    qtbot.waitUntil(lambda: view.drawn_stamp == "b", timeout=WAIT_MS)
+    assert view.position_item.pos().x() == 0.0
+    vb.setRange(xRange=(-30.0, 30.0), yRange=(-20.0, 20.0), padding=0)   # 2 ft is ~20 pixels now
+    qtbot.waitUntil(lambda: view.position_item.pos().x() == 2.0, timeout=WAIT_MS)
