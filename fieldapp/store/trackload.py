@@ -143,41 +143,241 @@ def _text_suspects(values: list, suspect: np.ndarray) -> None:
         suspect |= np.fromiter((v in bad for v in values), bool, len(values))
 
 
-CHUNK_ROWS = 32_768  # rows turned into columns at a time: the Python objects of a day's
-                     # track at once would be ~200 MB at the peak
+CHUNK_ROWS = 32_768  # rows of the number columns turned into arrays at a time: the Python
+                     # objects of a day's track at once would be ~100 MB at the peak
+
+#: the REAL columns, read with one SELECT (each value crosses into Python: SQLite has no exact
+#: text form of a REAL); the INTEGER ones come as text from the aggregate
+NUMBER_COLUMNS = [n for n in FLOAT_COLUMNS if n not in ("x", "y")]
+_TEXTS = {"uuid": (len(_UUID_FORM), False), **{n: (len(_UTC_FORM), nullable)
+                                               for n, nullable in TIME_COLUMNS.items()}}
+_POINT_BYTES = 29   # GeoPackageBinary header of 8 bytes (no envelope) + WKB 2D point of 21
+
+# One aggregate over the table, in its rowid order (a scan of the table itself, NOT INDEXED: no
+# index chosen for the order; group_concat(fid) shows the order and is checked): each text
+# column as one string, its values joined by "," (a NULL is left out and counted by count()),
+# the points as one blob. SQLite orders NULL < numbers < text < blob: a column's max below x''
+# holds no blob (a number is never as wide as the text forms); a min from x'' on, only blobs; an
+# INTEGER column's max below '' holds only numbers (a REAL there is refused by the int parse).
+# The max length of the points with their total (checked by the reader) makes every one 29.
+_AGGREGATE = ("SELECT count(*), group_concat(fid)"
+              + "".join(f", group_concat({n}, ','), count({n}), max(+{n}) < x''" for n in _TEXTS)
+              + "".join(f", group_concat({n}, ','), count({n}), max(+{n}) < ''" for n in INT_COLUMNS)
+              + ", count(created_by), min(created_by), max(created_by)"
+              + f", count(geom), min(+geom) >= x'' AND max(length(geom)) = {_POINT_BYTES}"
+              + ", CAST(group_concat(geom, '') AS BLOB) FROM {source}")
+_SOURCE = "track_point NOT INDEXED"
+_ORDERED = "(SELECT * FROM track_point ORDER BY fid)"   # if the scan was not in fid order
 
 
-def _columns_of(rows: list, names: list[str], frame: SiteFrame | None):
-    """(fids, columns, suspect) of a batch of rows of :func:`_read_track`'s SELECT."""
-    raw = dict(zip(["fid", "uuid", "created_utc", "modified_utc", "created_by", "geom", *names],
-                   zip(*rows)))
-    fids = np.array(raw["fid"], dtype=np.int64)
-    suspect = np.zeros(len(fids), dtype=bool)
-    for name in ("uuid", "created_by"):
-        off = _off_type(raw[name], frozenset({str}))
-        if off is not None:
-            suspect |= off
-    geoms = shapely.from_wkb(_wkb_of(raw.pop("geom"), suspect), on_invalid="ignore")
+def _off_bytes(codes: np.ndarray, form: str) -> np.ndarray:
+    """True where a row of ASCII bytes (n, len(form)) is not exactly of ``form`` (see
+    :data:`_UTC_FORM`): one comparison per kind of position over all rows."""
+    kinds = np.array(list(form))
+    digit, hexa = np.nonzero(kinds == "9")[0], np.nonzero(kinds == "f")[0]
+    fixed = np.nonzero((kinds != "9") & (kinds != "f"))[0]
+    bad = (codes[:, fixed] != np.frombuffer("".join(kinds[fixed]).encode(), np.uint8)).any(axis=1)
+    bad |= ((codes[:, digit] - np.uint8(ord("0"))) > 9).any(axis=1)
+    h = codes[:, hexa]
+    bad |= (((h - np.uint8(ord("0"))) > 9) & ((h - np.uint8(ord("a"))) > 5)).any(axis=1)
+    return bad
+
+
+def _joined(text: str | None, count: int, width: int) -> np.ndarray | None:
+    """The ``count`` values of a ``group_concat(column, ',')`` as an (count, width) array of ASCII
+    bytes (a non-ASCII character is a "?", never of a form); None unless every value is exactly
+    ``width`` characters without a comma (then the commas are exactly at every width + 1)."""
+    if count == 0:
+        return np.zeros((0, width), dtype=np.uint8)
+    if text is None or len(text) != count * (width + 1) - 1 or text.count(",") != count - 1:
+        return None
+    codes = np.frombuffer(text.encode("ascii", "replace") + b",", dtype=np.uint8).reshape(count, width + 1)
+    if (codes[:, width] != ord(",")).any():
+        return None
+    return codes[:, :width]
+
+
+def _utc_of(codes: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Rows of :data:`_UTC_FORM` bytes → (datetime64[ms], off): off where a row is not of the
+    form or not a real time (year 0, 30 February, hour 24: what ``datetime.fromisoformat``
+    refuses; numpy's ISO parser refuses the same, but for year 0)."""
+    off = _off_bytes(codes, _UTC_FORM) | (codes[:, :4] == ord("0")).all(axis=1)
+    out = np.full(len(codes), np.datetime64("NaT", "ms"))
+    text = np.ascontiguousarray(codes[~off, :-1]).view(f"S{codes.shape[1] - 1}").ravel()
+    try:   # the text up to the Z: 2024-05-01T14:03:07.250
+        out[~off] = text.astype("datetime64[ms]")
+    except ValueError:  # a canonical-looking but impossible date (2024-02-30): row by row
+        for i, t in zip(np.nonzero(~off)[0], text.tolist()):
+            try:
+                out[i] = np.datetime64(t.decode(), "ms")
+            except ValueError:
+                off[i] = True
+    return out, off
+
+
+def _points_of(blob: bytes, n: int, suspect: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """x, y of ``n`` GeoPackageBinary points of :data:`_POINT_BYTES` each, back to back.
+
+    Only the one form the app writes is read here: header "GP", version 0, flags 0 or 1 (no
+    envelope, not empty), then WKB byte order 1 (little endian) and type 1 (2D Point), checked
+    byte for byte; x, y are then the two doubles at the fixed offsets 13 and 21. Every other
+    row is marked ``suspect`` (NaN here) and read by shapely on the per-record path.
+    """
+    rows = np.frombuffer(blob, dtype=np.uint8).reshape(n, _POINT_BYTES)
+    head = np.array([71, 80, 0, 1, 0, 0, 0, 0, 1, 1, 0, 0, 0], dtype=np.uint8)
+    mask = np.array([255, 255, 255, 254, 0, 0, 0, 0, 255, 255, 255, 255, 255], dtype=np.uint8)
+    bad = ((rows[:, :13] & mask) != (head & mask)).any(axis=1)
+    xy = np.ascontiguousarray(rows[:, 13:]).view("<f8").astype(float)
+    xy[bad] = np.nan
+    suspect |= bad
+    return xy[:, 0], xy[:, 1]
+
+
+def _present(conn, name: str, fids: np.ndarray, count: int) -> np.ndarray | None:
+    """Where ``name`` is not NULL (the rows group_concat did not leave out), or None when that
+    does not make ``count`` rows."""
+    if count == len(fids):
+        return np.ones(len(fids), dtype=bool)
+    null_fids = [f for f, in conn.execute(f"SELECT fid FROM track_point WHERE {name} IS NULL")]
+    have = ~np.isin(fids, np.array(null_fids, dtype=np.int64))
+    return have if have.sum() == count else None
+
+
+def _read_int_column(conn, name: str, fids: np.ndarray, suspect: np.ndarray, agg: dict,
+                     nulls: dict) -> np.ndarray:
+    """An INTEGER column as int16 (-1 for NULL) from the aggregate's text, or, where a value is
+    not a whole number there, from its own SELECT value by value; ``suspect`` marked for a value
+    of another storage type or beyond int16 (the model's limits: :func:`suspect_rows`)."""
+    text, count, numbers = agg[name]
+    n = len(fids)
+    have, arr = None, None
+    if numbers or count == 0:
+        have = _present(conn, name, fids, count)
+    if have is not None:
+        try:
+            got = np.fromstring(text, dtype=np.int64, sep=",") if count else np.zeros(0, np.int64)
+        except ValueError:      # a REAL (4.5) or a number beyond int64 somewhere
+            got = None
+        if got is not None and len(got) == count:
+            arr = np.full(n, -1, dtype=np.int64)
+            arr[have] = got
+            nulls[name] = ~have
+    if arr is None:
+        values = [v for v, in conn.execute(f"SELECT {name} FROM track_point ORDER BY fid")]
+        floats, nulls[name] = _floats(values, suspect, _INT_TYPES)
+        arr = np.where(nulls[name], -1, np.nan_to_num(floats))
+    suspect |= ~nulls[name] & ((arr < -1) | (arr > np.iinfo(np.int16).max))
+    return np.where(nulls[name] | suspect, -1, arr).astype(np.int16)
+
+
+def _read_text_column(conn, name: str, fids: np.ndarray, suspect: np.ndarray, agg: dict) -> np.ndarray:
+    """A text column (``uuid`` or a time) from the aggregate, or, where the aggregate's string is
+    not of fixed-width values of the right type, from its own SELECT checked value by value."""
+    width, nullable = _TEXTS[name]
+    text, count, typed = agg[name]
+    codes = _joined(text, count, width) if typed or count == 0 else None
+    n = len(fids)
+    have = _present(conn, name, fids, count) if codes is not None else None
+    if have is None:      # a value of another type or width somewhere: this column by value
+        values = [v for v, in conn.execute(f"SELECT {name} FROM track_point ORDER BY fid")]
+        if name == "uuid":
+            off = _off_type(values, frozenset({str}))
+            if off is not None:
+                suspect |= off
+            suspect |= _off_form(values, _UUID_FORM)
+            return np.array(values, dtype=object)
+        return _times(values, suspect, nullable)
+    if name == "uuid":
+        suspect |= _off_bytes(codes, _UUID_FORM)
+        return np.array(text.split(","), dtype=object)
+    out = np.full(n, np.datetime64("NaT", "ms"))
+    out[have], off = _utc_of(codes)
+    suspect[have] |= off
+    if not nullable:
+        suspect |= ~have
+    return out
+
+
+def _read_floats(conn, suspect: np.ndarray, cols: dict, nulls: dict) -> None:
+    """The REAL columns of :data:`NUMBER_COLUMNS` into ``cols`` (NaN for NULL), ``suspect``
+    marked for a value of another storage type; :data:`CHUNK_ROWS` rows at a time."""
+    n = len(suspect)
+    for name in NUMBER_COLUMNS:
+        cols[name], nulls[name] = np.empty(n), np.zeros(n, dtype=bool)
+    cur = conn.execute(f"SELECT {', '.join(NUMBER_COLUMNS)} FROM track_point ORDER BY fid")
+    at = 0
+    while rows := cur.fetchmany(CHUNK_ROWS):
+        k = slice(at, at + len(rows))
+        for name, values in zip(NUMBER_COLUMNS, zip(*rows)):
+            sus = suspect[k]
+            cols[name][k], nulls[name][k] = _floats(values, sus)
+            suspect[k] = sus
+        at += len(rows)
+        del rows
+    if at != n:     # pragma: no cover - one snapshot: the two statements see the same rows
+        raise RuntimeError(f"track_point read {at} rows of numbers for {n} rows")
+
+
+def _aggregate(conn: sqlite3.Connection) -> tuple[np.ndarray, dict]:
+    """(fids, per column (joined text, non-NULL count, every value of its type)) of
+    :data:`_AGGREGATE`, in fid order (the table scan's order, checked; else the sorted rows)."""
+    for source in (_SOURCE, _ORDERED):
+        row = conn.execute(_AGGREGATE.format(source=source)).fetchone()
+        n, fid_text = row[0], row[1]
+        fids = (np.fromstring(fid_text, dtype=np.int64, sep=",") if n
+                else np.zeros(0, dtype=np.int64))
+        if len(fids) == n and (np.diff(fids) > 0).all():
+            break
+    else:       # pragma: no cover - group_concat out of the rows' order even when sorted
+        raise RuntimeError("track_point could not be read in fid order")
+    agg, i = {}, 2
+    for name in (*_TEXTS, *INT_COLUMNS):
+        agg[name] = row[i], row[i + 1], bool(row[i + 2])
+        i += 3
+    agg["created_by"] = row[i:i + 3]
+    agg["geom"] = row[i + 3], bool(row[i + 4]), row[i + 5]
+    return fids, agg
+
+
+def _read_creators(conn, suspect: np.ndarray, agg: dict) -> np.ndarray:
+    """``created_by``: one text value for the whole track (the usual case) checked once with
+    the model's own text rule; else the column by value, each distinct value checked once."""
+    n = len(suspect)
+    count, low, high = agg["created_by"]
+    if count == n and isinstance(low, str) and low == high:    # min = max: every row is it
+        if not _creator_ok(low):
+            suspect[:] = True
+        return np.full(n, low, dtype=object)
+    values = [v for v, in conn.execute("SELECT created_by FROM track_point ORDER BY fid")]
+    off = _off_type(values, frozenset({str}))
+    if off is not None:
+        suspect |= off
+    _text_suspects(values, suspect)
+    return np.array(values, dtype=object)
+
+
+def _creator_ok(value) -> bool:
+    try:
+        V.text("created_by", value, allow_empty=False)
+    except InvalidValue:
+        return False
+    return True
+
+
+def _read_geoms(conn, suspect: np.ndarray, agg: dict) -> tuple[np.ndarray, np.ndarray]:
+    """x, y of every row from the aggregate's blob of points (:func:`_points_of`); where a geom
+    is not such a blob (another type, size or NULL), the column by value through shapely."""
+    n = len(suspect)
+    count, fixed, blob = agg["geom"]
+    if n and count == n and fixed and blob is not None and len(blob) == n * _POINT_BYTES:
+        return _points_of(blob, n, suspect)
+    blobs = [b for b, in conn.execute("SELECT geom FROM track_point ORDER BY fid")]
+    geoms = shapely.from_wkb(_wkb_of(blobs, suspect), on_invalid="ignore")
     point = (shapely.get_type_id(geoms) == 0) & ~shapely.is_empty(geoms)
     suspect |= ~point
-    cols: dict[str, np.ndarray] = {"uuid": np.array(raw["uuid"], dtype=object),
-                                   "created_by": np.array(raw["created_by"], dtype=object)}
-    _text_suspects(raw["created_by"], suspect)
-    suspect |= _off_form(raw["uuid"], _UUID_FORM)
-    for name, nullable in TIME_COLUMNS.items():
-        cols[name] = _times(raw[name], suspect, nullable)
-    nulls = {}
-    cols["x"], cols["y"] = np.full(len(fids), np.nan), np.full(len(fids), np.nan)
-    cols["x"][point], cols["y"][point] = shapely.get_x(geoms[point]), shapely.get_y(geoms[point])
-    for name in FLOAT_COLUMNS:
-        if name not in ("x", "y"):
-            cols[name], nulls[name] = _floats(raw[name], suspect)
-    for name in INT_COLUMNS:
-        arr, nulls[name] = _floats(raw[name], suspect, _INT_TYPES)
-        cols[name] = np.where(nulls[name] | suspect, -1, np.nan_to_num(arr)).astype(np.int16)
-        suspect |= ~nulls[name] & ((arr < -1) | (arr > np.iinfo(np.int16).max))
-    suspect |= suspect_rows({n: cols[n] for n in (*FLOAT_COLUMNS, *INT_COLUMNS)}, nulls, frame)
-    return fids, cols, suspect
+    x, y = np.full(n, np.nan), np.full(n, np.nan)
+    x[point], y[point] = shapely.get_x(geoms[point]), shapely.get_y(geoms[point])
+    return x, y
 
 
 def _read_track(conn: sqlite3.Connection, frame: SiteFrame | None, problems: list[RecordProblem],
@@ -186,23 +386,26 @@ def _read_track(conn: sqlite3.Connection, frame: SiteFrame | None, problems: lis
 
     ``read_rows(conn, layer, frame, problems, fids)`` is the per-record reader
     (:func:`fieldapp.store.load._read_rows`), used for the rows the vectorised check does not
-    vouch for. Inside the caller's snapshot; read :data:`CHUNK_ROWS` rows at a time.
+    vouch for. Inside the caller's snapshot. The text columns and the points come from one
+    aggregate (:data:`_AGGREGATE`: a few strings instead of a Python value per field), the
+    numbers from one SELECT (:func:`_read_numbers`).
     """
     layer = Layer.TRACK
-    names = [c.name for c in S.columns(layer)]
-    cur = conn.execute(
-        f"SELECT fid, uuid, created_utc, modified_utc, created_by, geom, {', '.join(names)}"
-        f" FROM {layer.value} ORDER BY fid")
-    parts = []
-    while rows := cur.fetchmany(CHUNK_ROWS):
-        parts.append(_columns_of(rows, names, frame))
-        del rows
-    if not parts:
+    fids, agg = _aggregate(conn)
+    n = len(fids)
+    if n == 0:
         return TrackLog(), []
-    fids = np.concatenate([p[0] for p in parts])
-    cols = {n: np.concatenate([p[1][n] for p in parts]) for n in parts[0][1]}
-    suspect = np.concatenate([p[2] for p in parts])
-    del parts
+    suspect = np.zeros(n, dtype=bool)
+    cols: dict[str, np.ndarray] = {name: _read_text_column(conn, name, fids, suspect, agg)
+                                   for name in _TEXTS}
+    cols["created_by"] = _read_creators(conn, suspect, agg)
+    cols["x"], cols["y"] = _read_geoms(conn, suspect, agg)
+    nulls: dict[str, np.ndarray] = {}
+    for name in INT_COLUMNS:
+        cols[name] = _read_int_column(conn, name, fids, suspect, agg, nulls)
+    del agg
+    _read_floats(conn, suspect, cols, nulls)
+    suspect |= suspect_rows({c: cols[c] for c in (*FLOAT_COLUMNS, *INT_COLUMNS)}, nulls, frame)
     keep = ~suspect
     if suspect.any():
         again = read_rows(conn, layer, frame, problems, [int(f) for f in fids[suspect]])
