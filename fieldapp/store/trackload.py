@@ -74,6 +74,8 @@ def _off_form(texts: list, form: str, codes: np.ndarray | None = None) -> np.nda
     if codes is None:
         codes = _code_points(texts, w + 1)
     bad = codes[:, w] != 0
+    # numpy's fixed-width text drops trailing NUL characters: "...Z\0" is not of the form
+    bad |= np.fromiter((type(t) is str and len(t) != w for t in texts), bool, len(texts))
     for j, ch in enumerate(form):
         c = codes[:, j]
         if ch == "9":
