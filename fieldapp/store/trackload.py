@@ -157,13 +157,15 @@ _POINT_BYTES = 29   # GeoPackageBinary header of 8 bytes (no envelope) + WKB 2D 
 
 # One aggregate over the table, in its rowid order (a scan of the table itself, NOT INDEXED: no
 # index chosen for the order; group_concat(fid) shows the order and is checked): each text
-# column as one string, its values joined by "," (a NULL is left out and counted by count()),
+# column as one string, its values joined by "," (a NULL is left out: counted by count() where
+# the model allows one; elsewhere it makes the string one value short, so read by value),
 # the points as one blob. SQLite orders NULL < numbers < text < blob: a column's max below x''
 # holds no blob (a number is never as wide as the text forms); a min from x'' on, only blobs; an
 # INTEGER column's max below '' holds only numbers (a REAL there is refused by the int parse).
 # The max length of the points with their total (checked by the reader) makes every one 29.
 _AGGREGATE = ("SELECT count(*), group_concat(fid)"
-              + "".join(f", group_concat({n}, ','), count({n}), max(+{n}) < x''" for n in _TEXTS)
+              + "".join(f", group_concat({n}, ','), count({n if nullable else '*'}), max(+{n}) < x''"
+                        for n, (_, nullable) in _TEXTS.items())
               + "".join(f", group_concat({n}, ','), count({n}), max(+{n}) < ''" for n in INT_COLUMNS)
               + ", count(created_by), min(created_by), max(created_by)"
               + f", count(geom), min(+geom) >= x'' AND max(length(geom)) = {_POINT_BYTES}"
@@ -172,17 +174,24 @@ _SOURCE = "track_point NOT INDEXED"
 _ORDERED = "(SELECT * FROM track_point ORDER BY fid)"   # if the scan was not in fid order
 
 
+def _form_lut(form: str) -> tuple[np.ndarray, np.ndarray]:
+    """(lut, pattern) for :func:`_off_bytes`: ``lut`` maps each byte a "9" (or "f") position
+    allows to that letter and every other byte to itself; ``pattern`` is ``form`` as bytes."""
+    lut = np.arange(256, dtype=np.uint8)
+    kinds = "0123456789abcdef" if "f" in form else "0123456789"
+    lut[np.frombuffer(kinds.encode(), np.uint8)] = ord("f" if "f" in form else "9")
+    assert not ("f" in form and "9" in form), form     # one kind of wildcard a form
+    return lut, np.frombuffer(form.encode(), np.uint8)
+
+
+_FORM_LUTS = {form: _form_lut(form) for form in (_UTC_FORM, _UUID_FORM)}
+
+
 def _off_bytes(codes: np.ndarray, form: str) -> np.ndarray:
     """True where a row of ASCII bytes (n, len(form)) is not exactly of ``form`` (see
-    :data:`_UTC_FORM`): one comparison per kind of position over all rows."""
-    kinds = np.array(list(form))
-    digit, hexa = np.nonzero(kinds == "9")[0], np.nonzero(kinds == "f")[0]
-    fixed = np.nonzero((kinds != "9") & (kinds != "f"))[0]
-    bad = (codes[:, fixed] != np.frombuffer("".join(kinds[fixed]).encode(), np.uint8)).any(axis=1)
-    bad |= ((codes[:, digit] - np.uint8(ord("0"))) > 9).any(axis=1)
-    h = codes[:, hexa]
-    bad |= (((h - np.uint8(ord("0"))) > 9) & ((h - np.uint8(ord("a"))) > 5)).any(axis=1)
-    return bad
+    :data:`_UTC_FORM`): each byte mapped to its kind, each row compared with the form."""
+    lut, pattern = _FORM_LUTS[form]
+    return (np.take(lut, codes) != pattern).any(axis=1)
 
 
 def _joined(text: str | None, count: int, width: int) -> np.ndarray | None:
@@ -205,7 +214,8 @@ def _utc_of(codes: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     refuses; numpy's ISO parser refuses the same, but for year 0)."""
     off = _off_bytes(codes, _UTC_FORM) | (codes[:, :4] == ord("0")).all(axis=1)
     out = np.full(len(codes), np.datetime64("NaT", "ms"))
-    text = np.ascontiguousarray(codes[~off, :-1]).view(f"S{codes.shape[1] - 1}").ravel()
+    text = np.ascontiguousarray(codes[~off, :-1] if off.any() else codes[:, :-1])
+    text = text.view(f"S{codes.shape[1] - 1}").ravel()
     try:   # the text up to the Z: 2024-05-01T14:03:07.250
         out[~off] = text.astype("datetime64[ms]")
     except ValueError:  # a canonical-looking but impossible date (2024-02-30): row by row
@@ -337,7 +347,10 @@ def _aggregate(conn: sqlite3.Connection) -> tuple[np.ndarray, dict]:
         agg[name] = row[i], row[i + 1], bool(row[i + 2])
         i += 3
     agg["created_by"] = row[i:i + 3]
-    agg["geom"] = row[i + 3], bool(row[i + 4]), row[i + 5]
+    # group_concat passes a blob's bytes through as text only in a UTF-8 file (as GeoPackage
+    # files are); in a UTF-16 one they would be re-encoded: the points are then read by value
+    utf8 = conn.execute("PRAGMA encoding").fetchone()[0] == "UTF-8"
+    agg["geom"] = row[i + 3], bool(row[i + 4]) and utf8, row[i + 5]
     return fids, agg
 
 
