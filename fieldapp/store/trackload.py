@@ -1,13 +1,20 @@
-"""Loading the raw track: one SELECT into columns, checked vectorised, refusals in the model's words.
+"""Loading the raw track: a few strings and one SELECT into columns, checked vectorised.
 
 The track table holds the receiver's log (288,000 rows for a day at 10 Hz), read into a
 :class:`~fieldapp.survey.tracklog.TrackLog` rather than a record per row
-(:func:`fieldapp.store.load._read_rows`, which costs seconds for a day's track). The rules are
-the same: a row is accepted here only when SQL (storage types, canonical UUID and time text,
-a GeoPackageBinary point header) and :func:`fieldapp.survey.tracklog.suspect_rows` (finite
-numbers within the model's limits, inside the CRS's area of use) vouch for every field. Every
-other row is read again by itself through the per-record path, which accepts it (the same
-values) or refuses it with its own message, so a damaged row is named exactly as before.
+(:func:`fieldapp.store.load._read_rows`, which costs seconds for a day's track). What costs
+time is each value crossing from SQLite into a Python object, not SQLite reading the rows, so
+the text columns (uuid, the three times), the whole numbers and the points come from one
+aggregate over the table (:data:`_AGGREGATE`: each column one string or blob, with its storage
+types), checked and converted by numpy byte by byte; only the REAL columns come row by row (no
+exact text form of a REAL in SQLite). The rules are those of the per-record path: a row is
+accepted here only when its storage types, the canonical UUID and time text, a GeoPackageBinary
+point header and :func:`fieldapp.survey.tracklog.suspect_rows` (finite numbers within the
+model's limits, inside the CRS's area of use) vouch for every field. A column the aggregate
+cannot read so (a value of another type or width, several creators, a point with an envelope)
+is read by value as before; every row not vouched for is read again by itself through the
+per-record path, which accepts it (the same values) or refuses it with its own message, so a
+damaged row is named exactly as before.
 """
 
 from __future__ import annotations
@@ -22,7 +29,6 @@ from ..survey import values as V
 from ..survey.errors import InvalidValue
 from ..survey.features import Layer
 from ..survey.tracklog import FLOAT_COLUMNS, INT_COLUMNS, TIME_COLUMNS, TrackLog, suspect_rows
-from . import schema as S
 from .errors import RecordProblem
 
 __all__ = ["_read_track"]
@@ -403,7 +409,7 @@ def _read_track(conn: sqlite3.Connection, frame: SiteFrame | None, problems: lis
     (:func:`fieldapp.store.load._read_rows`), used for the rows the vectorised check does not
     vouch for. Inside the caller's snapshot. The text columns and the points come from one
     aggregate (:data:`_AGGREGATE`: a few strings instead of a Python value per field), the
-    numbers from one SELECT (:func:`_read_numbers`).
+    REAL columns from one SELECT (:func:`_read_floats`).
     """
     layer = Layer.TRACK
     fids, agg = _aggregate(conn)
