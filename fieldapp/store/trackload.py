@@ -176,6 +176,19 @@ _AGGREGATE = ("SELECT count(*), group_concat(fid)"
               + ", count(created_by), min(created_by), max(created_by)"
               + f", count(geom), min(+geom) >= x'' AND max(length(geom)) = {_POINT_BYTES}"
               + ", CAST(group_concat(geom, '') AS BLOB) FROM {source}")
+# The same in fewer aggregate steps a row (each one costs about as much as a value fetched):
+# every storage-type check of every column in one min() of their AND (a NULL makes a term NULL,
+# left out by min(): a NULL where the model allows none is caught by the counts instead); only
+# when that is not 1 does the aggregate above say which column is off.
+_CHECKS = " AND ".join([f"+{n} < x''" for n in _TEXTS] + [f"+{n} < ''" for n in INT_COLUMNS]
+                       + ["created_by IS NOT NULL", "geom IS NOT NULL", "+geom >= x''",
+                          f"length(geom) = {_POINT_BYTES}"])
+_QUICK = ("SELECT count(*), group_concat(fid)"
+          + "".join(f", group_concat({n}, ',')" + (f", count({n})" if nullable else "")
+                    for n, (_, nullable) in _TEXTS.items())
+          + "".join(f", group_concat({n}, ','), count({n})" for n in INT_COLUMNS)
+          + f", min(created_by), max(created_by), CAST(group_concat(geom, '') AS BLOB), min({_CHECKS})"
+          + " FROM {source}")
 _SOURCE = "track_point NOT INDEXED"
 _ORDERED = "(SELECT * FROM track_point ORDER BY fid)"   # if the scan was not in fid order
 
@@ -338,9 +351,10 @@ def _read_floats(conn, suspect: np.ndarray, cols: dict, nulls: dict) -> None:
 
 def _aggregate(conn: sqlite3.Connection) -> tuple[np.ndarray, dict]:
     """(fids, per column (joined text, non-NULL count, every value of its type)) of
-    :data:`_AGGREGATE`, in fid order (the table scan's order, checked; else the sorted rows)."""
+    :data:`_QUICK` (or, when a column is off, :data:`_AGGREGATE`), in fid order (the table
+    scan's order, checked; else the sorted rows)."""
     for source in (_SOURCE, _ORDERED):
-        row = conn.execute(_AGGREGATE.format(source=source)).fetchone()
+        row = conn.execute(_QUICK.format(source=source)).fetchone()
         n, fid_text = row[0], row[1]
         fids = (np.fromstring(fid_text, dtype=np.int64, sep=",") if n
                 else np.zeros(0, dtype=np.int64))
@@ -348,15 +362,28 @@ def _aggregate(conn: sqlite3.Connection) -> tuple[np.ndarray, dict]:
             break
     else:       # pragma: no cover - group_concat out of the rows' order even when sorted
         raise RuntimeError("track_point could not be read in fid order")
-    agg, i = {}, 2
-    for name in (*_TEXTS, *INT_COLUMNS):
-        agg[name] = row[i], row[i + 1], bool(row[i + 2])
-        i += 3
-    agg["created_by"] = row[i:i + 3]
+    if row[-1] == 1:        # every column of its storage type: the quick aggregate's strings
+        agg, i = {}, 2
+        for name, (_, nullable) in _TEXTS.items():
+            agg[name] = (row[i], row[i + 1], True) if nullable else (row[i], n, True)
+            i += 2 if nullable else 1
+        for name in INT_COLUMNS:
+            agg[name] = row[i], row[i + 1], True
+            i += 2
+        agg["created_by"] = n, row[i], row[i + 1]
+        geom = n, True, row[i + 2]
+    else:
+        row = conn.execute(_AGGREGATE.format(source=source)).fetchone()
+        agg, i = {}, 2
+        for name in (*_TEXTS, *INT_COLUMNS):
+            agg[name] = row[i], row[i + 1], bool(row[i + 2])
+            i += 3
+        agg["created_by"] = row[i:i + 3]
+        geom = row[i + 3], bool(row[i + 4]), row[i + 5]
     # group_concat passes a blob's bytes through as text only in a UTF-8 file (as GeoPackage
     # files are); in a UTF-16 one they would be re-encoded: the points are then read by value
     utf8 = conn.execute("PRAGMA encoding").fetchone()[0] == "UTF-8"
-    agg["geom"] = row[i + 3], bool(row[i + 4]) and utf8, row[i + 5]
+    agg["geom"] = geom[0], geom[1] and utf8, geom[2]
     return fids, agg
 
 
