@@ -180,7 +180,8 @@ _AGGREGATE = ("SELECT count(*), group_concat(fid)"
 # every storage-type check of every column in one min() of their AND (a NULL makes a term NULL,
 # left out by min(): a NULL where the model allows none is caught by the counts instead); only
 # when that is not 1 does the aggregate above say which column is off.
-_CHECKS = " AND ".join([f"+{n} < x''" for n in _TEXTS] + [f"+{n} < ''" for n in INT_COLUMNS]
+_CHECKS = " AND ".join([f"+{n} < x''" for n in _TEXTS]
+                       + [f"+{n} < ''" for n in (*INT_COLUMNS, *NUMBER_COLUMNS)]
                        + ["created_by IS NOT NULL", "geom IS NOT NULL", "+geom >= x''",
                           f"length(geom) = {_POINT_BYTES}"])
 _QUICK = ("SELECT count(*), group_concat(fid)"
@@ -338,9 +339,10 @@ def _read_text_column(conn, name: str, fids: np.ndarray, suspect: np.ndarray, ag
     return out
 
 
-def _read_floats(conn, suspect: np.ndarray, cols: dict, nulls: dict) -> None:
+def _read_floats(conn, suspect: np.ndarray, cols: dict, nulls: dict, numbers: bool) -> None:
     """The REAL columns of :data:`NUMBER_COLUMNS` into ``cols`` (NaN for NULL), ``suspect``
-    marked for a value of another storage type; :data:`CHUNK_ROWS` rows at a time."""
+    marked for a value of another storage type; :data:`CHUNK_ROWS` rows at a time. With
+    ``numbers`` (the aggregate found only numbers and NULLs there) each batch is one array."""
     n = len(suspect)
     for name in NUMBER_COLUMNS:
         cols[name], nulls[name] = np.empty(n), np.zeros(n, dtype=bool)
@@ -348,6 +350,13 @@ def _read_floats(conn, suspect: np.ndarray, cols: dict, nulls: dict) -> None:
     at = 0
     while rows := cur.fetchmany(CHUNK_ROWS):
         k = slice(at, at + len(rows))
+        if numbers:
+            block = np.array(rows, dtype=float).reshape(len(rows), len(NUMBER_COLUMNS))
+            for j, name in enumerate(NUMBER_COLUMNS):
+                cols[name][k] = block[:, j]
+                nulls[name][k] = np.isnan(block[:, j])
+            at += len(rows)
+            continue
         for name, values in zip(NUMBER_COLUMNS, zip(*rows)):
             sus = suspect[k]
             cols[name][k], nulls[name][k] = _floats(values, sus)
@@ -381,6 +390,7 @@ def _aggregate(conn: sqlite3.Connection) -> tuple[np.ndarray, dict]:
             i += 2
         agg["created_by"] = n, row[i], row[i + 1]
         geom = n, True, row[i + 2]
+        agg["numbers"] = True       # the REAL columns hold numbers (or NULL) only
     else:
         row = conn.execute(_AGGREGATE.format(source=source)).fetchone()
         agg, i = {}, 2
@@ -389,6 +399,7 @@ def _aggregate(conn: sqlite3.Connection) -> tuple[np.ndarray, dict]:
             i += 3
         agg["created_by"] = row[i:i + 3]
         geom = row[i + 3], bool(row[i + 4]), row[i + 5]
+        agg["numbers"] = False
     # group_concat passes a blob's bytes through as text only in a UTF-8 file (as GeoPackage
     # files are); in a UTF-16 one they would be re-encoded: the points are then read by value
     utf8 = conn.execute("PRAGMA encoding").fetchone()[0] == "UTF-8"
@@ -460,8 +471,9 @@ def _read_track(conn: sqlite3.Connection, frame: SiteFrame | None, problems: lis
     nulls: dict[str, np.ndarray] = {}
     for name in INT_COLUMNS:
         cols[name] = _read_int_column(conn, name, fids, suspect, agg, nulls)
+    numbers = agg["numbers"]
     del agg
-    _read_floats(conn, suspect, cols, nulls)
+    _read_floats(conn, suspect, cols, nulls, numbers)
     suspect |= suspect_rows({c: cols[c] for c in (*FLOAT_COLUMNS, *INT_COLUMNS)}, nulls, frame)
     keep = ~suspect
     if suspect.any():
