@@ -102,17 +102,17 @@ class VisitController:
 
     def track_ft(self):
         """The stored GNSS track in site feet, in time order: two float arrays (x_ft, y_ft),
-        empty before the site CRS is known."""
+        empty before the site CRS is known. Fixes without a time (NaT) come last; fixes of one
+        time stay in the order they were recorded. Read from the track's columns
+        (:attr:`fieldapp.survey.visit.Visit.track_log`), not a record per fix."""
         import numpy as np
 
-        pts = self.model.track() if self.model.has_frame else []
-        if not pts:
+        cols = self.model.track_log.columns() if self.model.has_frame else {}
+        if not len(cols.get("x", ())):
             return np.empty(0), np.empty(0)
-        pts = sorted(pts, key=lambda p: (p.t_utc is None, p.t_utc or 0))
+        order = np.argsort(cols["t_utc"], kind="stable")      # numpy sorts NaT last
         f = self.model.frame
-        xs = np.fromiter((p.x for p in pts), float, len(pts))
-        ys = np.fromiter((p.y for p in pts), float, len(pts))
-        return f.to_ft(xs), f.to_ft(ys)
+        return f.to_ft(cols["x"][order]), f.to_ft(cols["y"][order])
 
     def unproject(self, x_ft: float, y_ft: float) -> tuple[float, float] | None:
         """Site feet -> WGS84 (lat_deg, lon_deg); None before the site CRS is known."""

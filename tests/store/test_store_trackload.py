@@ -122,6 +122,17 @@ CORRUPT = [
     ("uuid", "X'0011'", "must be a UUID as text, got bytes"),  # a blob where text belongs
     ("created_utc", "5", "is not ISO 8601 UTC text with Z"),   # a number where text belongs
     ("quality", "4.5", "is not a whole number"),               # a real in an INTEGER column
+    # the aggregate reads these columns as text: a blob of the same characters is still a blob
+    ("uuid", "CAST(uuid AS BLOB)", "must be a UUID as text, got bytes"),
+    ("created_by", "CAST(created_by AS BLOB)", "must be text, got bytes"),
+    ("t_utc", "CAST(t_utc AS BLOB)", "is not ISO 8601 UTC text with Z"),
+    ("t_utc", "t_utc || char(0)", "is not ISO 8601 UTC text with Z"),   # numpy drops a trailing NUL
+    ("created_utc", "'0000-01-01T00:00:00.000Z'", "year 0 is out of range"),  # numpy reads year 0
+    ("quality", "'four'", "is not a whole number"),
+    ("quality", "-1", "outside [0, 9]"),                      # -1 is also the column's NULL
+    ("created_by", "''", "must not be empty"),
+    ("geom", "NULL", "is required"),
+    ("hdop", "'nan'", "is not a number"),                     # numpy would read the text as NaN
 ]
 
 
@@ -174,6 +185,28 @@ def test_other_valid_spellings_are_read_the_same(tmp_path):
     assert log.records() == [rec for _, rec in old]
     assert log.record(1).t_utc == datetime(2024, 6, 3, 15, 0, 7, tzinfo=timezone.utc)
     assert log.record(2).lon_deg == -87.0 and log.record(3).x == x
+
+
+def test_columns_the_aggregate_cannot_read_are_read_by_value_the_same(tmp_path):
+    """Two creators, a column NULL on every row, a point with an XY envelope (GeoPackage 1.4
+    §2.1.3, as another program may write it) and a second canonical time: the same records."""
+    path = tmp_path / "v.gpkg"
+    _visit_with_track(path)
+    with st_connect(path) as conn:
+        conn.execute("UPDATE track_point SET created_by = 'office@desk' WHERE fid IN (2, 11)")
+        conn.execute("UPDATE track_point SET sats_used = NULL, h_accuracy_m = NULL")
+        x, y = conn.execute("SELECT ST_MinX(geom), ST_MinY(geom) FROM track_point WHERE fid = 5").fetchone()
+        enveloped = (b"GP\x00\x03" + (32616).to_bytes(4, "little") + np.array([x, x, y, y]).tobytes()
+                     + b"\x01" + (1).to_bytes(4, "little") + np.array([x, y]).tobytes())
+        conn.execute("UPDATE track_point SET geom = ? WHERE fid = 5", (enveloped,))
+    conn.close()
+    old, old_problems, log, fids, new_problems = _both(path)
+    assert old_problems == new_problems == []
+    assert log.records() == [rec for _, rec in old] and len(log) == 12
+    c = log.columns()
+    assert c["created_by"].tolist() == ["crew@laptop"] + ["office@desk"] + ["crew@laptop"] * 8 + ["office@desk", "crew@laptop"]
+    assert (c["sats_used"] == -1).all() and np.isnan(c["h_accuracy_m"]).all()
+    assert (c["x"][4], c["y"][4]) == (x, y)
 
 
 def test_a_track_uuid_used_by_another_record_is_refused(tmp_path):
