@@ -259,19 +259,21 @@ def _utc_of(codes: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
 def _points_of(blob: bytes, n: int, suspect: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """x, y of ``n`` GeoPackageBinary points of :data:`_POINT_BYTES` each, back to back.
 
-    Only the one form the app writes is read here: header "GP", version 0, flags 0 or 1 (no
+    Only the one form the app writes is taken here: header "GP", version 0, flags 0 or 1 (no
     envelope, not empty), then WKB byte order 1 (little endian) and type 1 (2D Point), checked
-    byte for byte; x, y are then the two doubles at the fixed offsets 13 and 21. Every other
-    row is marked ``suspect`` (NaN here) and read by shapely on the per-record path.
+    byte for byte; the WKB after the 8-byte header is then read by shapely. Every other row is
+    marked ``suspect`` (NaN here) and read on the per-record path.
     """
     rows = np.frombuffer(blob, dtype=np.uint8).reshape(n, _POINT_BYTES)
     head = np.array([71, 80, 0, 1, 0, 0, 0, 0, 1, 1, 0, 0, 0], dtype=np.uint8)
     mask = np.array([255, 255, 255, 254, 0, 0, 0, 0, 255, 255, 255, 255, 255], dtype=np.uint8)
     bad = ((rows[:, :13] & mask) != (head & mask)).any(axis=1)
-    xy = np.ascontiguousarray(rows[:, 13:]).view("<f8").astype(float)
-    xy[bad] = np.nan
+    geoms = shapely.from_wkb([blob[i + 8:i + _POINT_BYTES]
+                              for i in range(0, n * _POINT_BYTES, _POINT_BYTES)], on_invalid="ignore")
+    x, y = shapely.get_x(geoms), shapely.get_y(geoms)
+    x[bad] = y[bad] = np.nan
     suspect |= bad
-    return xy[:, 0], xy[:, 1]
+    return x, y
 
 
 def _present(conn, name: str, fids: np.ndarray, count: int) -> np.ndarray | None:
