@@ -1,0 +1,73 @@
+"""Every format at once in worker processes (fieldapp.export.workers): the same files as
+in-process, errors raised as in-process, cancel stops the workers, nothing left behind."""
+
+from __future__ import annotations
+
+import pytest
+
+import fieldapp.export.workers as workers
+from fieldapp.export import ExportWriteFailed, export_visit
+from fieldapp.export.model import _LayerData
+from tests.store.test_store_trackload import _visit_with_track
+
+
+@pytest.fixture
+def track_visit(tmp_path):
+    path = tmp_path / "v.gpkg"
+    _visit_with_track(path)
+    return path
+
+
+def _files(root):
+    return sorted(str(p.relative_to(root)) for p in root.rglob("*") if p.is_file())
+
+
+def test_workers_write_what_one_process_writes(track_visit, tmp_path, monkeypatch):
+    one = export_visit(track_visit, tmp_path / "one", "all")
+    monkeypatch.setattr(workers, "PARALLEL_MIN_FEATURES", 0)
+    steps = []
+    two = export_visit(track_visit, tmp_path / "two", "all", progress=lambda f, m: steps.append(m))
+    assert any(m.startswith("writing ") for m in steps)       # it did go through the workers
+    assert two.layers == one.layers and two.notes == one.notes
+    assert _files(tmp_path / "two") == _files(tmp_path / "one")
+    for name in _files(tmp_path / "one"):
+        if name.endswith((".geojson", ".csv", ".csvt", ".dbf", ".shp", ".shx", ".prj")):
+            assert (tmp_path / "two" / name).read_bytes() == (tmp_path / "one" / name).read_bytes(), name
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["one", "two", "v.gpkg"]
+
+
+def test_a_worker_failing_fails_the_export_and_leaves_nothing(track_visit, tmp_path, monkeypatch):
+    monkeypatch.setattr(workers, "PARALLEL_MIN_FEATURES", 0)
+    real = _LayerData.__getstate__
+
+    def poisoned(self):   # a geometry type GDAL does not know: the workers' writes fail
+        state = real(self)
+        if self.name == "track_point":
+            state["geometry_type"] = "Pointy"
+        return state
+
+    monkeypatch.setattr(_LayerData, "__getstate__", poisoned)
+    with pytest.raises(ExportWriteFailed, match=f"cannot write {tmp_path / 'out'}: .*Pointy"):
+        export_visit(track_visit, tmp_path / "out", "all")
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["v.gpkg"]
+
+
+def test_cancel_stops_the_workers_and_leaves_nothing(track_visit, tmp_path, monkeypatch):
+    monkeypatch.setattr(workers, "PARALLEL_MIN_FEATURES", 0)
+
+    class Cancelled(Exception):
+        pass
+
+    def step(f, m):
+        if m.startswith("writing "):
+            raise Cancelled
+
+    with pytest.raises(Cancelled):
+        export_visit(track_visit, tmp_path / "out", "all", progress=step)
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["v.gpkg"]
+
+
+def test_groups_share_the_formats():
+    got = workers._groups(["geojson", "kml", "shp", "csv", "dxf"], 2)
+    assert got == [["geojson", "shp"], ["dxf", "csv", "kml"]]
+    assert workers._groups(["csv"], 3) == [["csv"]]
