@@ -32,7 +32,11 @@ the KML it is one path placemark "GNSS track" (fixes, first and last fix time).
 Shapefile field names are cut to 10 characters by GDAL: ``field_names.csv`` beside the files maps
 each to its full name (with its unit); a text value over 254 bytes is written whole in
 ``long_values.csv`` (the .dbf keeps its start, marked) and the result's ``notes`` say so. Every
-layer written is read back and counted, so a full disk fails the export (nothing is left). The
+file written is proved whole (:func:`fieldapp.export.gdal._check_written`: its end, its last
+feature, its count where that is cheap), so a full disk fails the export (nothing is left). DBH
+is written to 0.01 in (:data:`RESOLUTION`). A big visit's formats for ``all`` are written in
+worker processes (:mod:`fieldapp.export.workers`); a killed export's temporary folder beside
+OUT is cleared by the next export of OUT. The
 layers every format also carries: ``bank_point``, ``bank_line``, ``protective_area``,
 ``development_envelope``, ``drainageway_area``, each with its status, citation and verdict.
 GeoJSON is RFC 7946 (GDAL's ``RFC7946=YES``, 9 decimals); KML placemarks are named ("Tree 12").
@@ -179,6 +183,18 @@ def _links_of(visit, layer: Layer, uuid: str, links: dict[str, str]) -> str | No
     return ";".join(got) if got else None
 
 
+#: columns written at their instrument's resolution, not as the float the arithmetic left
+#: (a caliper's 312.4 mm is 12.299212... in; the file said 12.299999999 for a typed 12.3): DBH to
+#: 0.01 in (0.25 mm), finer than a caliper's whole millimetre, so that every caliper reading is
+#: told apart (312 and 313 mm are 12.28 and 12.32 in; 0.1 in would make both 12.3)
+RESOLUTION = {"dbh_in": 2}
+
+
+def _at_resolution(column: str, value: Any) -> Any:
+    digits = RESOLUTION.get(column)
+    return value if digits is None or value is None else round(float(value), digits)
+
+
 def layer_records(visit) -> list[_LayerData]:
     """The visit's records grouped into export layers (site CRS geometry, plain attributes);
     each layer's first column is ``name`` (:func:`_record_name`); a layer with photos has a
@@ -220,7 +236,7 @@ def layer_records(visit) -> list[_LayerData]:
             for i, f in enumerate(group):
                 row = [_record_name(layer, f, visit), f.uuid, S.utc_text(f.created_utc), S.utc_text(f.modified_utc),
                        f.created_by]
-                row += [S.to_sql(c, getattr(f, c.field)) for c in cols]
+                row += [_at_resolution(c.name, S.to_sql(c, getattr(f, c.field))) for c in cols]
                 if any(photos):
                     row.append(photos[i])
                 rows.append(row)
@@ -542,6 +558,21 @@ def _listed(folder: Path) -> set[str]:
     return {n for n in names if isinstance(n, str) and n and n == Path(n).name and n not in (".", "..")}
 
 
+#: the export's own layers (what the records are grouped into, the derived ones) in words
+EXPORT_WORDS = {"bank_point": "Bank points", "bank_line": "Bank line", "protective_area": "Protective areas",
+                "development_envelope": "Development envelope", "drainageway_area": "Drainageway areas",
+                "drainageway_centreline": "Drainageway centrelines"}
+
+
+def export_layer_words(name: str) -> str:
+    """An exported layer in the crew's words, as the sync's summary shows the store's tables
+    (:func:`fieldapp.store.layerwords.layer_words`): "Trees", "GNSS track", "Bank points"; a
+    kind of area or line by its kind ("Woodland stand", "Swale line")."""
+    from fieldapp.store.layerwords import LAYER_WORDS
+
+    return LAYER_WORDS.get(name) or EXPORT_WORDS.get(name) or name.replace("_", " ").capitalize()
+
+
 def _parser() -> argparse.ArgumentParser:
     p = argparse.ArgumentParser(prog="fieldapp export",
                                 description="Export a visit GeoPackage for GIS (GDAL) or CAD (DXF).")
@@ -567,7 +598,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         nothing="nothing written", output=args.output)
     if status:
         return status
-    layers = ", ".join(f"{k} {v}" for k, v in r.layers.items())
+    layers = ", ".join(f"{export_layer_words(k)} ({k}) {v}" for k, v in r.layers.items())
     print(f"{r.path} ({r.format}, {r.crs}): {layers}")
     for note in r.notes:
         print(f"note: {note}")
