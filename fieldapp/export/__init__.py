@@ -81,7 +81,7 @@ from fieldapp.report import current_umask
 from fieldapp.export import gdal
 from fieldapp.export.model import (ExportError, ExportExists, ExportRefused, ExportResult, ExportWriteFailed,
                                    _ColumnRows, _LayerData)
-from fieldapp.export.workers import clear_stale, tmp_prefix, use_workers, write_in_workers
+from fieldapp.export.workers import clear_stale, prestart, tmp_prefix, use_workers, write_in_workers
 from fieldapp.survey import Layer
 
 __all__ = ["ALL", "FORMATS", "ExportError", "ExportExists", "ExportRefused", "ExportWriteFailed", "ExportResult",
@@ -401,11 +401,16 @@ def export_visit(visit_path, out_path, fmt: str, *, force: bool = False,
             progress(f, m)
 
     step(0.0, "reading the visit")
-    visit = load_visit(visit_path)
-    if not visit.has_frame:
-        raise ExportError("the visit has no site CRS yet: nothing is positioned, nothing to export")
-    frame = visit.frame
-    layers = layer_records(visit) + derived_records(visit, visit_path)
+    spare = prestart(visit_path, FORMATS if fmt == ALL else (fmt,))  # their start-up while it is read
+    try:
+        visit = load_visit(visit_path)
+        if not visit.has_frame:
+            raise ExportError("the visit has no site CRS yet: nothing is positioned, nothing to export")
+        frame = visit.frame
+        layers = layer_records(visit) + derived_records(visit, visit_path)
+    except BaseException:
+        spare.close()
+        raise
     site_crs = f"EPSG:{frame.srs_id}" if frame.srs_id else frame.crs.to_wkt()
     crs_words = {f: "EPSG:4326" if f in ("geojson", "kml", "csv") else site_crs for f in FORMATS}
     result = ExportResult(out_path, fmt, crs_words.get(fmt) or "; ".join(
@@ -425,7 +430,7 @@ def export_visit(visit_path, out_path, fmt: str, *, force: bool = False,
         for f in formats:
             into[f].mkdir(exist_ok=True)
         if use_workers(layers, formats):
-            written = write_in_workers(layers, targets, frame, site_crs, step, tmp_dir)
+            written = write_in_workers(layers, targets, frame, site_crs, step, tmp_dir, spare)
         else:
             written = {}
             for k, f in enumerate(formats):
@@ -462,6 +467,7 @@ def export_visit(visit_path, out_path, fmt: str, *, force: bool = False,
         why = "the disk is full (no space left on the device)" if gdal._disk_full(parent) else str(exc)
         raise ExportWriteFailed(f"cannot write {out_path}: {why}") from exc
     finally:
+        spare.close()
         if tmp_dir is not None:
             shutil.rmtree(tmp_dir, ignore_errors=True)
     step(1.0, "done")

@@ -191,14 +191,54 @@ def _last_feature_whole(path: Path, data: _LayerData, layer: str) -> str | None:
     return None
 
 
+CSV_OPTIONS = {"GEOMETRY": "AS_WKT", "CREATE_CSVT": "YES"}
+
+
+def _csv_ends_whole(path: Path, data: _LayerData, transform) -> None:
+    """A CSV file ends with its last record whole, its ``.csvt`` (and ``.prj``) whole: GDAL
+    writes the last row alone into a scratch file beside it, whose record must be the file's
+    last bytes and whose sidecars must be the same bytes (cheap: a day's 67 MB track CSV is not
+    parsed again). :class:`ExportWriteFailed` when not."""
+    n = len(data.rows)
+    if n == 0:
+        return
+    g = data.geometries[n - 1]
+    last = _LayerData(data.name, data.geometry_type, [g], data.columns, [list(data.rows[n - 1])])
+    scratch = path.with_name(f".last.{path.name}")
+    try:
+        _write_ogr(last, scratch, "CSV", "EPSG:4326", transform, layer_options=CSV_OPTIONS)
+        one = scratch.read_bytes()
+        record = one[one.index(b"\n") + 1:]
+        size = path.stat().st_size
+        with open(path, "rb") as fh:
+            fh.seek(max(0, size - len(record)))
+            whole = size > len(record) and fh.read() == record
+        for ext in (".csvt", ".prj"):
+            mine = scratch.with_suffix(ext)
+            if mine.exists():
+                whole = whole and path.with_suffix(ext).read_bytes() == mine.read_bytes()
+    except (OSError, ValueError) as exc:
+        whole = False
+        if not isinstance(exc, ValueError):
+            raise
+    finally:
+        for ext in (".csv", ".csvt", ".prj"):
+            scratch.with_suffix(ext).unlink(missing_ok=True)
+    if not whole:
+        why = ("the disk is full (no space left on the device)" if _disk_full(path.parent)
+               else "the file was cut short")
+        raise ExportWriteFailed(f"{data.name} could not be written to {path.name}: {why}")
+
+
 def _check_written(path: Path, data: _LayerData, fmt: str, layer: str | None = None) -> None:
     """Prove the layer's file whole (:class:`ExportWriteFailed` when not: a full disk).
 
     GDAL reports a failed write while it writes features, but not when the last buffer fails
     as the file is closed: the disk filling just then leaves the file cut short, the write
     returning as if done (tested with a file-size limit, GDAL 3.12). So a GeoJSON or KML file
-    must end as its writer ends it; a CSV file must end with a line end and a Shapefile's or
-    CSV's last feature read back as written; and a file up to :data:`COUNT_BYTES` is also
+    must end as its writer ends it; a CSV file must end with a line end (and its last record,
+    :func:`_csv_ends_whole`, called by the writer); a Shapefile's .dbf must end with its end
+    mark and its last feature read back as written; and a file up to :data:`COUNT_BYTES` is also
     counted (a cut-short file counted short or unreadable)."""
     from pyogrio import read_info
 
@@ -223,7 +263,7 @@ def _check_written(path: Path, data: _LayerData, fmt: str, layer: str | None = N
         except OSError:
             whole = False
         why = None if whole else "its .dbf was cut short"
-    if why is None and fmt in ("csv", "shp"):
+    if why is None and fmt == "shp":
         why = _last_feature_whole(path, data, layer)
     if why is None and (size <= COUNT_BYTES or fmt == "shp"):   # a Shapefile's count is its header's
         try:
@@ -283,8 +323,8 @@ def _write_layers(layers: list[_LayerData], target: Path, fmt: str, frame, site_
             field_rows += [[data.name, a, b] for a, (b, _) in zip(short, data.columns)]
         else:
             path = target / f"{data.name}.csv"
-            _write_ogr(data, path, "CSV", "EPSG:4326", to_wgs84,
-                       layer_options={"GEOMETRY": "AS_WKT", "CREATE_CSVT": "YES"})
+            _write_ogr(data, path, "CSV", "EPSG:4326", to_wgs84, layer_options=CSV_OPTIONS)
+            _csv_ends_whole(path, data, to_wgs84)
         if path is not None:
             _check_written(path, data, fmt)
     for data in layers:   # in the visit's order, whichever order they were written in

@@ -24,18 +24,21 @@ import time
 from pathlib import Path
 from typing import Callable
 
-__all__ = ["PARALLEL_MIN_FEATURES", "STALE_HOURS", "clear_stale", "tmp_prefix", "use_workers",
-           "write_in_workers"]
+__all__ = ["PARALLEL_MIN_FEATURES", "STALE_HOURS", "Spare", "clear_stale", "prestart", "tmp_prefix",
+           "use_workers", "write_in_workers"]
 
 #: below this many features in all (a visit without a long track) the formats are written
 #: in-process: starting a worker costs more than it saves
 PARALLEL_MIN_FEATURES = 50_000
+#: a visit file this big likely has that many (a day's track is ~ 70 MB): its workers are
+#: started before it is read
+PRESTART_BYTES = 16 * 1024 * 1024
 #: at most this many worker processes (each holds the visit's layers: ~150 MB for a day)
 MAX_WORKERS = 3
 #: a temporary folder this old is a killed export's even if its process number is in use again
 STALE_HOURS = 6
 #: the longest first, so that two workers finish together (seconds for a day's visit, quiet)
-_COST = {"geojson": 10.0, "dxf": 7.0, "csv": 6.0, "shp": 4.0, "kml": 2.0}
+_COST = {"geojson": 9.1, "csv": 7.3, "shp": 4.8, "dxf": 3.8, "kml": 2.9}
 _PICKLE = ".layers.pickle"
 
 
@@ -46,14 +49,19 @@ def use_workers(layers: list, formats: tuple[str, ...]) -> bool:
 
 
 def _groups(formats: list[str], n: int) -> list[list[str]]:
-    """``formats`` shared among ``n`` workers, the longest first to the least loaded."""
-    bins: list[list[str]] = [[] for _ in range(n)]
-    load = [0.0] * n
-    for f in sorted(formats, key=lambda f: _COST.get(f, 1.0), reverse=True):
-        k = load.index(min(load))
-        bins[k].append(f)
-        load[k] += _COST.get(f, 1.0)
-    return [b for b in bins if b]
+    """``formats`` shared among ``n`` workers so that the busiest has the least to do (every
+    way tried: a handful of formats), each group in ``formats``' order."""
+    from itertools import product
+
+    best, best_load = None, None
+    for way in product(range(n), repeat=len(formats)):
+        load = [0.0] * n
+        for f, k in zip(formats, way):
+            load[k] += _COST.get(f, 1.0)
+        if best_load is None or max(load) < best_load - 1e-9:
+            best, best_load = way, max(load)
+    groups = [[f for f, k in zip(formats, best) if k == b] for b in range(n)]
+    return sorted((g for g in groups if g), key=lambda g: -sum(_COST.get(f, 1.0) for f in g))
 
 
 def _run_job(job_file: str) -> int:
@@ -89,7 +97,7 @@ def _answer(job: Path, proc: subprocess.Popen, formats: list[str]):
         with open(job.with_suffix(".answer"), "rb") as fh:
             state, value = pickle.load(fh)
     except (OSError, EOFError, pickle.UnpicklingError):
-        err = job.with_suffix(".stderr").read_text(errors="replace").strip().splitlines()
+        err = _said(proc)
         from fieldapp.export.model import ExportWriteFailed
 
         raise ExportWriteFailed(f"the {', '.join(formats)} writer stopped (exit {proc.returncode})"
@@ -99,8 +107,78 @@ def _answer(job: Path, proc: subprocess.Popen, formats: list[str]):
     return value
 
 
+class Spare:
+    """Worker processes started ahead (:func:`prestart`); :meth:`take` hands them to
+    :func:`write_in_workers`, :meth:`close` ends those not taken (any number of times)."""
+
+    def __init__(self, procs: list[subprocess.Popen]) -> None:
+        self.procs = procs
+
+    def take(self, n: int) -> list[subprocess.Popen]:
+        got, self.procs = self.procs[:n], self.procs[n:]
+        return got
+
+    def close(self) -> None:
+        procs, self.procs = self.procs, []
+        for p in procs:
+            _stop(p)
+
+
+def _start() -> subprocess.Popen:
+    import tempfile
+
+    err = tempfile.TemporaryFile()     # not a pipe: a worker saying much must not block on it
+    p = subprocess.Popen([sys.executable, "-m", "fieldapp.export.workers"], stdin=subprocess.PIPE,
+                         stdout=subprocess.DEVNULL, stderr=err)
+    p.err_file = err  # type: ignore[attr-defined]
+    return p
+
+
+def _said(p: subprocess.Popen) -> list[str]:
+    """What worker ``p`` wrote on stderr (it has exited), by line."""
+    err = getattr(p, "err_file", None)
+    if err is None or err.closed:
+        return []
+    err.seek(0)
+    return err.read().decode(errors="replace").strip().splitlines()
+
+
+def _stop(p: subprocess.Popen) -> None:
+    """End worker ``p``: told there is no job, killed if it is working; waited for."""
+    try:
+        if p.stdin is not None and not p.stdin.closed:
+            p.stdin.close()
+    except OSError:
+        pass
+    if p.poll() is None:
+        try:
+            p.wait(0.5)
+        except subprocess.TimeoutExpired:
+            p.kill()
+    p.wait()
+    if getattr(p, "err_file", None) is not None:
+        p.err_file.close()
+
+
+def _workers(n_formats: int) -> int:
+    return min(MAX_WORKERS, os.cpu_count() or 1, n_formats)
+
+
+def prestart(visit_path, formats: tuple[str, ...]) -> Spare:
+    """Start the workers an export of ``formats`` of a visit file this big will likely use, so
+    that their start-up (the interpreter, numpy, GDAL) is done while the visit is read."""
+    try:
+        big = os.path.getsize(visit_path) >= PRESTART_BYTES
+    except OSError:
+        big = False
+    if not (big and len(formats) > 1 and (os.cpu_count() or 1) >= 2):
+        return Spare([])
+    return Spare([_start() for _ in range(_workers(len(formats)))])
+
+
 def write_in_workers(layers: list, targets: dict[str, Path], frame, site_crs: str,
-                     step: Callable[[float, str], None], scratch: Path) -> dict[str, tuple]:
+                     step: Callable[[float, str], None], scratch: Path,
+                     spare: Spare | None = None) -> dict[str, tuple]:
     """Write each format of ``targets`` ({format: its temporary file or folder}) in worker
     processes (``python -m fieldapp.export.workers JOB``: a fresh interpreter, as Windows
     starts one; the bundle runs ``-m`` for its own modules); ``{format: (counts, notes)}``.
@@ -110,17 +188,18 @@ def write_in_workers(layers: list, targets: dict[str, Path], frame, site_crs: st
     path = scratch / _PICKLE
     with open(path, "wb") as fh:
         pickle.dump(layers, fh, protocol=pickle.HIGHEST_PROTOCOL)
-    groups = _groups(list(targets), min(MAX_WORKERS, os.cpu_count() or 1, len(targets)))
+    groups = _groups(list(targets), _workers(len(targets)))
+    ready = spare.take(len(groups)) if spare is not None else []
     procs: list[tuple[Path, subprocess.Popen, list[str]]] = []
     try:
         for k, formats in enumerate(groups):
             job = scratch / f".job{k}.pickle"
             with open(job, "wb") as fh:
                 pickle.dump((formats, str(path), {f: str(targets[f]) for f in formats}, frame, site_crs), fh)
-            with open(job.with_suffix(".stderr"), "wb") as err:
-                procs.append((job, subprocess.Popen(
-                    [sys.executable, "-m", "fieldapp.export.workers", str(job)], stdin=subprocess.DEVNULL,
-                    stdout=subprocess.DEVNULL, stderr=err), formats))
+            proc = ready.pop() if ready else _start()
+            procs.append((job, proc, formats))
+            proc.stdin.write(f"{job}\n".encode())
+            proc.stdin.close()
         out: dict[str, tuple] = {}
         while True:
             for job, proc, formats in procs:
@@ -136,11 +215,13 @@ def write_in_workers(layers: list, targets: dict[str, Path], frame, site_crs: st
             except subprocess.TimeoutExpired:
                 pass
     finally:
+        for proc in ready:
+            _stop(proc)
         for _, proc, _ in procs:
             if proc.poll() is None:
                 proc.kill()
         for _, proc, _ in procs:
-            proc.wait()
+            _stop(proc)
         for f in [path, *scratch.glob(".job*")]:
             f.unlink(missing_ok=True)
 
@@ -200,5 +281,14 @@ def clear_stale(parent: Path, name: str) -> list[Path]:
     return removed
 
 
+def _serve() -> int:
+    """A worker started ahead (:func:`prestart`): its imports done, the job file's path comes on
+    stdin; none (stdin closed) means it was not needed."""
+    import fieldapp.export.gdal  # noqa: F401 - imported while the parent reads the visit
+
+    line = sys.stdin.readline().strip()
+    return _run_job(line) if line else 0
+
+
 if __name__ == "__main__":
-    raise SystemExit(_run_job(sys.argv[1]))
+    raise SystemExit(_serve())

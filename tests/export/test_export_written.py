@@ -8,7 +8,7 @@ import numpy as np
 import pytest
 import shapely
 
-from fieldapp.export.gdal import _check_written, _write_layers
+from fieldapp.export.gdal import _check_written, _csv_ends_whole, _write_layers
 from fieldapp.export.model import ExportWriteFailed, _ColumnRows, _LayerData
 
 
@@ -22,6 +22,7 @@ class _Frame:
 def _layers(n_bulk: int = 3000):
     cols = [("name", "str"), ("uuid", "str"), ("dbh_in", "float"), ("tag", "int"), ("remarks", "str")]
     rows = [[f"Tree {i}", f"uuid-{i:04d}", 10.0 + i / 10, i, None if i % 3 else f"note {i}"] for i in range(200)]
+    rows[-1][-1] = 'two lines,\n"quoted"'       # the last record has a quoted line end in it
     trees = _LayerData("tree", "Point", [shapely.Point(1000 + i, 2000 + i) for i in range(200)], cols, rows)
     arrays = [np.full(n_bulk, "Track point", dtype=object),
               np.array([f"fix-{i:06d}" for i in range(n_bulk)], dtype=object),
@@ -59,7 +60,33 @@ def test_a_file_cut_short_at_its_end_fails(tmp_path, fmt, suffix, layer, k):
     path = tmp_path / f"{data.name}.{suffix}"
     _cut(path, k)
     with pytest.raises(ExportWriteFailed, match=f"{data.name} could not be written"):
-        _check_written(tmp_path / f"{data.name}.{fmt}", data, fmt)
+        _prove(tmp_path / f"{data.name}.{fmt}", data, fmt)
+
+
+def _prove(path, data, fmt):
+    if fmt == "csv":
+        frame = _Frame()
+        _csv_ends_whole(path, data, lambda g: shapely.transform(
+            g, lambda xy: np.column_stack(frame.to_lonlat(xy[:, 0], xy[:, 1]))))
+    _check_written(path, data, fmt)
+
+
+@pytest.mark.parametrize("layer", [0, 1])
+def test_a_csv_short_of_its_last_whole_record_fails(tmp_path, monkeypatch, layer):
+    import fieldapp.export.gdal as gdal
+
+    monkeypatch.setattr(gdal, "COUNT_BYTES", 0)        # as for a day's track: not counted
+    layers = _layers()
+    _write_layers(layers, tmp_path, "csv", _Frame(), "EPSG:3070", {}, lambda x, m: None)
+    data = layers[layer]
+    path = tmp_path / f"{data.name}.csv"
+    _prove(path, data, "csv")                           # whole: passes
+    text = path.read_bytes()
+    cut = text[:text.rstrip(b"\r\n").rfind(b"\n", 0, len(text) - 40 if layer == 0 else None) + 1]
+    path.write_bytes(cut)                               # lines end, one record short
+    with pytest.raises(ExportWriteFailed, match="cut short"):
+        _prove(path, data, "csv")
+    assert sorted(p.name for p in tmp_path.iterdir() if p.name.startswith(".")) == []
 
 
 @pytest.mark.parametrize("k", [1, 2, 9, 80, 5000])
