@@ -14,6 +14,7 @@ that are older than :data:`STALE_HOURS`) before the next export of OUT.
 
 from __future__ import annotations
 
+import errno
 import os
 import pickle
 import re
@@ -98,7 +99,11 @@ def _answer(job: Path, proc: subprocess.Popen, formats: list[str]):
             state, value = pickle.load(fh)
     except (OSError, EOFError, pickle.UnpicklingError):
         err = _said(proc)
+        from fieldapp.export.gdal import _disk_full
         from fieldapp.export.model import ExportWriteFailed
+
+        if _disk_full(job.parent):     # not even its answer could be written
+            raise OSError(errno.ENOSPC, os.strerror(errno.ENOSPC)) from None
 
         raise ExportWriteFailed(f"the {', '.join(formats)} writer stopped (exit {proc.returncode})"
                                 + (f": {err[-1]}" if err else "")) from None

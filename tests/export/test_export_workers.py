@@ -96,3 +96,36 @@ def test_workers_started_ahead_are_used_or_ended(track_visit, tmp_path, monkeypa
     # used: each wrote its formats and exited; not used: told so, or killed while still starting
     assert all(p.returncode == 0 if used else p.returncode in (0, -9) for p in started)
     assert sorted(p.name for p in tmp_path.iterdir()) == ["out", "v.gpkg"]
+
+
+def _mounted_tmpfs(where, size_kib: int):
+    import subprocess
+
+    where.mkdir()
+    run = subprocess.run(["mount", "-t", "tmpfs", "-o", f"size={size_kib}k", "tmpfs", str(where)],
+                         capture_output=True, text=True)
+    if run.returncode != 0:
+        if __import__("os").environ.get("CI") == "true":
+            pytest.fail(f"cannot mount a small tmpfs under CI: {run.stderr.strip()}")
+        pytest.skip(f"cannot mount a small tmpfs here ({run.stderr.strip() or 'mount failed'})")
+
+
+@pytest.mark.parametrize("share", [0.02, 0.3, 0.7, 0.95])
+def test_a_full_disk_fails_every_format_at_once_and_leaves_nothing(track_visit, tmp_path, monkeypatch, share):
+    import os
+    import subprocess
+
+    monkeypatch.setattr(workers, "PARALLEL_MIN_FEATURES", 0)
+    need = sum(p.stat().st_size for p in (lambda r: r.rglob("*"))(
+        export_visit(track_visit, tmp_path / "whole", "all").path) if p.is_file())
+    disk = tmp_path / "small"
+    _mounted_tmpfs(disk, 4096)
+    try:
+        st = os.statvfs(disk)
+        free = int(need * share)
+        (disk / "filler.bin").write_bytes(b"\0" * (st.f_bavail * st.f_frsize - free))
+        with pytest.raises(ExportWriteFailed, match=f"cannot write {disk / 'out'}: .*the disk is full"):
+            export_visit(track_visit, disk / "out", "all")
+        assert sorted(p.name for p in disk.iterdir()) == ["filler.bin"]      # nothing half-written
+    finally:
+        subprocess.run(["umount", "-l", str(disk)], capture_output=True)
