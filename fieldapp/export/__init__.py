@@ -429,17 +429,7 @@ def export_visit(visit_path, out_path, fmt: str, *, force: bool = False,
                    if f in ("kml", "dxf") else into[f] for f in formats}
         for f in formats:
             into[f].mkdir(exist_ok=True)
-        if use_workers(layers, formats):
-            written = write_in_workers(layers, targets, frame, site_crs, step, tmp_dir, spare)
-        else:
-            written = {}
-            for k, f in enumerate(formats):
-                def part(x: float, m: str, k: int = k, f: str = f) -> None:
-                    step((k + x) / len(formats) * 0.9, m if fmt != ALL else f"{f}: {m}")
-                counts: dict[str, int] = {}
-                notes: list[str] = []
-                gdal._write_layers(list(layers), targets[f], f, frame, site_crs, counts, part, notes)
-                written[f] = (counts, notes)
+        written = _write_formats(layers, targets, frame, site_crs, step, tmp_dir, spare)
         result.layers.update(written[formats[0]][0])
         for f in formats:
             result.notes += written[f][1]
@@ -472,6 +462,25 @@ def export_visit(visit_path, out_path, fmt: str, *, force: bool = False,
             shutil.rmtree(tmp_dir, ignore_errors=True)
     step(1.0, "done")
     return result
+
+
+def _write_formats(layers: list[_LayerData], targets: dict[str, Path], frame, site_crs: str,
+                   step: Callable[[float, str], None], tmp_dir: Path, spare) -> dict[str, tuple]:
+    """Each format of ``targets`` ({format: its temporary file or folder}) written, in worker
+    processes for a big visit's ``all`` (:mod:`fieldapp.export.workers`), else here one after
+    the other; ``{format: (counts per layer, notes)}``."""
+    formats = tuple(targets)
+    if use_workers(layers, formats):
+        return write_in_workers(layers, targets, frame, site_crs, step, tmp_dir, spare)
+    written = {}
+    for k, f in enumerate(formats):
+        def part(x: float, m: str, k: int = k, f: str = f) -> None:
+            step((k + x) / len(formats) * 0.9, m if len(formats) == 1 else f"{f}: {m}")
+        counts: dict[str, int] = {}
+        notes: list[str] = []
+        gdal._write_layers(list(layers), targets[f], f, frame, site_crs, counts, part, notes)
+        written[f] = (counts, notes)
+    return written
 
 
 def _check_output(visit_path, out_path: Path, fmt: str, single: bool,
