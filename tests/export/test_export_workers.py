@@ -32,7 +32,8 @@ def test_workers_write_what_one_process_writes(track_visit, tmp_path, monkeypatc
     assert _files(tmp_path / "two") == _files(tmp_path / "one")
     for name in _files(tmp_path / "one"):
         if name.endswith((".geojson", ".csv", ".csvt", ".dbf", ".shp", ".shx", ".prj")):
-            assert (tmp_path / "two" / name).read_bytes() == (tmp_path / "one" / name).read_bytes(), name
+            skip = 4 if name.endswith(".dbf") else 0     # a .dbf's bytes 1-3 are the day written
+            assert (tmp_path / "two" / name).read_bytes()[skip:] == (tmp_path / "one" / name).read_bytes()[skip:], name
     assert sorted(p.name for p in tmp_path.iterdir()) == ["one", "two", "v.gpkg"]
 
 
