@@ -143,7 +143,7 @@ def test_disk_full_while_writing(visit, tmp_path, fmt, capsys, monkeypatch):
     def full(*a, **k):
         raise OSError(errno.ENOSPC, os.strerror(errno.ENOSPC))
 
-    monkeypatch.setattr(fieldapp.export, "_write_ogr" if fmt == "csv" else "_dxf", full)
+    monkeypatch.setattr(fieldapp.export.gdal, "_write_ogr" if fmt == "csv" else "_dxf", full)
     out = tmp_path / ("out" if fmt == "csv" else "v.dxf")
     rc, err = run_main([visit, "--format", fmt, "-o", out], capsys)
     assert rc == 1 and one_line(err) and f"cannot write {out}: the disk is full" in err
@@ -157,7 +157,7 @@ def test_gdal_write_failure_is_one_line(visit, tmp_path, capsys, monkeypatch):
     def fails(*a, **k):
         raise DataSourceError("Failed to create the layer (GDAL)")
 
-    monkeypatch.setattr(fieldapp.export, "_write_ogr", fails)
+    monkeypatch.setattr(fieldapp.export.gdal, "_write_ogr", fails)
     rc, err = run_main([visit, "--format", "geojson", "-o", tmp_path / "g"], capsys)
     assert rc == 1 and one_line(err) and "cannot write" in err and "GDAL" in err
 

@@ -32,7 +32,11 @@ the KML it is one path placemark "GNSS track" (fixes, first and last fix time).
 Shapefile field names are cut to 10 characters by GDAL: ``field_names.csv`` beside the files maps
 each to its full name (with its unit); a text value over 254 bytes is written whole in
 ``long_values.csv`` (the .dbf keeps its start, marked) and the result's ``notes`` say so. Every
-layer written is read back and counted, so a full disk fails the export (nothing is left). The
+file written is proved whole (:func:`fieldapp.export.gdal._check_written`: its end, its last
+feature, its count where that is cheap), so a full disk fails the export (nothing is left). DBH
+is written to 0.01 in (:data:`RESOLUTION`). A big visit's formats for ``all`` are written in
+worker processes (:mod:`fieldapp.export.workers`); a killed export's temporary folder beside
+OUT is cleared by the next export of OUT. The
 layers every format also carries: ``bank_point``, ``bank_line``, ``protective_area``,
 ``development_envelope``, ``drainageway_area``, each with its status, citation and verdict.
 GeoJSON is RFC 7946 (GDAL's ``RFC7946=YES``, 9 decimals); KML placemarks are named ("Tree 12").
@@ -67,8 +71,6 @@ import os
 import shutil
 import sys
 import tempfile
-import warnings
-from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Callable, Sequence
 
@@ -76,7 +78,10 @@ import numpy as np
 import shapely
 
 from fieldapp.report import current_umask
-from fieldapp.export.dxf import _dxf
+from fieldapp.export import gdal
+from fieldapp.export.model import (ExportError, ExportExists, ExportRefused, ExportResult, ExportWriteFailed,
+                                   _ColumnRows, _LayerData)
+from fieldapp.export.workers import clear_stale, prestart, tmp_prefix, use_workers, write_in_workers
 from fieldapp.survey import Layer
 
 __all__ = ["ALL", "FORMATS", "ExportError", "ExportExists", "ExportRefused", "ExportWriteFailed", "ExportResult",
@@ -89,63 +94,6 @@ ALL = "all"
 LAYERS = (Layer.OHWM_LINE, Layer.OHWM_POINT, Layer.TRANSECT, Layer.STATION, Layer.TREE, Layer.AREA,
           Layer.LINE, Layer.WALK_VERTEX, Layer.TRACK, Layer.NOTE, Layer.STAKE_POINT)
 GEOMETRY_TYPE = {"POINT": "Point", "LINESTRING": "LineString", "MULTIPOLYGON": "MultiPolygon"}
-
-
-class ExportError(Exception):
-    """Base of the export's errors."""
-
-
-class ExportExists(ExportError, FileExistsError):
-    """The output exists and overwriting was not asked for."""
-
-
-class ExportRefused(ExportError):
-    """A file the export would write is a visit GeoPackage or a sidecar of one (refused even with
-    ``force``), or a one-file format (kml, dxf) was given a folder."""
-
-
-class ExportWriteFailed(ExportError):
-    """The export could not be written (the cause is chained); nothing was left behind."""
-
-
-@dataclass
-class ExportResult:
-    """What :func:`export_visit` wrote: ``path``, ``format``, ``crs``, feature counts per layer,
-    and ``notes`` the user must be told (values written whole beside a Shapefile)."""
-
-    path: Path
-    format: str
-    crs: str
-    layers: dict[str, int] = field(default_factory=dict)
-    files: list[Path] = field(default_factory=list)
-    notes: list[str] = field(default_factory=list)
-
-
-@dataclass
-class _LayerData:
-    name: str
-    geometry_type: str
-    geometries: Any  # list of shapely (None allowed), or a numpy array of them; site CRS units
-    columns: list[tuple[str, str]]  # (name, "int" | "float" | "str")
-    rows: Any  # list of rows, or _ColumnRows over ``arrays``
-    arrays: list[np.ndarray] | None = None  # one per column (a layer read in bulk: the track)
-
-
-class _ColumnRows:
-    """Rows of a layer held as columns (read in bulk), as a read-only sequence of lists."""
-
-    def __init__(self, arrays: list[np.ndarray]) -> None:
-        self.arrays = arrays
-
-    def __len__(self) -> int:
-        return len(self.arrays[0])
-
-    def __getitem__(self, i: int) -> list:
-        return [None if v is None or (isinstance(v, float) and v != v) else v
-                for v in (a[i].item() if hasattr(a[i], "item") else a[i] for a in self.arrays)]
-
-    def __iter__(self):
-        return (self[i] for i in range(len(self)))
 
 
 def _value(v: Any) -> Any:
@@ -235,6 +183,18 @@ def _links_of(visit, layer: Layer, uuid: str, links: dict[str, str]) -> str | No
     return ";".join(got) if got else None
 
 
+#: columns written at their instrument's resolution, not as the float the arithmetic left
+#: (a caliper's 312.4 mm is 12.299212... in; the file said 12.299999999 for a typed 12.3): DBH to
+#: 0.01 in (0.25 mm), finer than a caliper's whole millimetre, so that every caliper reading is
+#: told apart (312 and 313 mm are 12.28 and 12.32 in; 0.1 in would make both 12.3)
+RESOLUTION = {"dbh_in": 2}
+
+
+def _at_resolution(column: str, value: Any) -> Any:
+    digits = RESOLUTION.get(column)
+    return value if digits is None or value is None else round(float(value), digits)
+
+
 def layer_records(visit) -> list[_LayerData]:
     """The visit's records grouped into export layers (site CRS geometry, plain attributes);
     each layer's first column is ``name`` (:func:`_record_name`); a layer with photos has a
@@ -276,7 +236,7 @@ def layer_records(visit) -> list[_LayerData]:
             for i, f in enumerate(group):
                 row = [_record_name(layer, f, visit), f.uuid, S.utc_text(f.created_utc), S.utc_text(f.modified_utc),
                        f.created_by]
-                row += [S.to_sql(c, getattr(f, c.field)) for c in cols]
+                row += [_at_resolution(c.name, S.to_sql(c, getattr(f, c.field))) for c in cols]
                 if any(photos):
                     row.append(photos[i])
                 rows.append(row)
@@ -395,79 +355,6 @@ def derived_records(visit, visit_path) -> list[_LayerData]:
     return out
 
 
-def _field_arrays(data: _LayerData, int32: bool = False):
-    """Column arrays and null masks for pyogrio; ``int32`` for KML, whose schema types 64-bit
-    integers as strings."""
-    arrays, masks = [], []
-    for j, (_, kind) in enumerate(data.columns):
-        if data.arrays is not None and kind == "float":
-            arr = np.asarray(data.arrays[j], dtype=np.float64)
-            missing = np.isnan(arr)
-            arrays.append(arr)
-            masks.append(missing if missing.any() else None)
-            continue
-        if data.arrays is not None and kind in ("str", "int"):   # a bulk layer: whole columns
-            vals = np.asarray(data.arrays[j], dtype=object)
-            missing = np.equal(vals, None)
-            if kind == "int":
-                arr = np.where(missing, 0, vals).astype(np.int32 if int32 else np.int64)
-            else:
-                arr = vals
-                if not set(map(type, vals.tolist())) <= {str, type(None)}:
-                    arr = np.array([None if v is None else str(v) for v in vals], dtype=object)
-            arrays.append(arr)
-            masks.append(missing if missing.any() else None)
-            continue
-        vals = data.arrays[j] if data.arrays is not None else [r[j] for r in data.rows]
-        missing = np.array([v is None for v in vals])
-        if kind == "int":
-            arr = np.array([0 if v is None else int(v) for v in vals], dtype=np.int32 if int32 else np.int64)
-        elif kind == "float":
-            arr = np.array([np.nan if v is None else float(v) for v in vals], dtype=np.float64)
-        else:
-            arr = np.array([None if v is None else str(v) for v in vals], dtype=object)
-        arrays.append(arr)
-        masks.append(missing if missing.any() else None)
-    return arrays, masks
-
-
-def _write_ogr(data: _LayerData, path: Path, driver: str, crs: str, transform, *, append: bool = False,
-               layer_options: dict | None = None) -> None:
-    from pyogrio.raw import write
-
-    if data.arrays is not None:  # a layer read in bulk: every geometry at once
-        geoms = transform(data.geometries) if transform else data.geometries
-        wkb = shapely.to_wkb(geoms, output_dimension=2)
-    else:
-        geoms = [None if g is None or g.is_empty else (transform(g) if transform else g) for g in data.geometries]
-        wkb = np.array([None if g is None else shapely.to_wkb(g, output_dimension=2) for g in geoms], dtype=object)
-    arrays, masks = _field_arrays(data, int32=driver in ("LIBKML", "KML"))
-    with warnings.catch_warnings():
-        # Shapefile names are 10 characters at most: GDAL cuts them and says so (documented above)
-        warnings.filterwarnings("ignore", message="Normalized/laundered field name")
-        write(str(path), wkb, arrays, [c for c, _ in data.columns], field_mask=masks, layer=data.name,
-              driver=driver, geometry_type=data.geometry_type, crs=crs, append=append,
-              layer_options=layer_options or None)
-
-
-def _track_path(data: _LayerData) -> _LayerData:
-    """The raw track as one path (a LineString through the fixes in the order recorded) with
-    its number of fixes and first and last fix times: what Google Earth can show of a day's
-    288,000 fixes (the fixes themselves are in the GIS formats)."""
-    xy = shapely.get_coordinates(data.geometries)
-    names = [c for c, _ in data.columns]
-    t = [v for v in data.arrays[names.index("t_utc")] if v is not None]
-    geom = shapely.LineString(xy) if len(xy) >= 2 else None
-    return _LayerData(data.name, "LineString", [geom],
-                      [("name", "str"), ("fixes", "int"), ("first_utc", "str"), ("last_utc", "str")],
-                      [["GNSS track", len(xy), min(t) if t else None, max(t) if t else None]])
-
-
-def _is_write_error(exc: Exception) -> bool:
-    """GDAL (pyogrio) or ezdxf failing to write: a full disk or an unwritable place shows so."""
-    mod = type(exc).__module__ or ""
-    return mod.startswith(("pyogrio", "ezdxf"))
-
 
 def export_visit(visit_path, out_path, fmt: str, *, force: bool = False,
                  progress: Callable[[float, str], None] | None = None) -> ExportResult:
@@ -514,38 +401,41 @@ def export_visit(visit_path, out_path, fmt: str, *, force: bool = False,
             progress(f, m)
 
     step(0.0, "reading the visit")
-    visit = load_visit(visit_path)
-    if not visit.has_frame:
-        raise ExportError("the visit has no site CRS yet: nothing is positioned, nothing to export")
-    frame = visit.frame
-    layers = layer_records(visit) + derived_records(visit, visit_path)
+    spare = prestart(visit_path, FORMATS if fmt == ALL else (fmt,))  # their start-up while it is read
+    try:
+        visit = load_visit(visit_path)
+        if not visit.has_frame:
+            raise ExportError("the visit has no site CRS yet: nothing is positioned, nothing to export")
+        frame = visit.frame
+        layers = layer_records(visit) + derived_records(visit, visit_path)
+    except BaseException:
+        spare.close()
+        raise
     site_crs = f"EPSG:{frame.srs_id}" if frame.srs_id else frame.crs.to_wkt()
     crs_words = {f: "EPSG:4326" if f in ("geojson", "kml", "csv") else site_crs for f in FORMATS}
     result = ExportResult(out_path, fmt, crs_words.get(fmt) or "; ".join(
         f"{f} {c}" for f, c in crs_words.items()))
     tmp_dir = None
     try:
-        tmp_dir = Path(tempfile.mkdtemp(prefix=f".{out_path.name}.", suffix=".tmp", dir=parent))
+        clear_stale(parent, out_path.name)   # a killed export's temporary folder of OUT
+        tmp_dir = Path(tempfile.mkdtemp(prefix=tmp_prefix(out_path.name), suffix=".tmp", dir=parent))
         umask = current_umask()
         os.chmod(tmp_dir, 0o777 & ~umask)  # mkdtemp made it 0700; it becomes OUT for a folder format
         target = tmp_dir / out_path.name if single else tmp_dir
         links = photo_links(visit)
         formats = FORMATS if fmt == ALL else (fmt,)
-        for k, f in enumerate(formats):
-            into = tmp_dir / f if fmt == ALL else tmp_dir   # every format: a folder each
-            into.mkdir(exist_ok=True)
-
-            def part(x: float, m: str, k: int = k, f: str = f) -> None:
-                step((k + x) / len(formats), m if fmt != ALL else f"{f}: {m}")
-            counts: dict[str, int] = {}
-            _write_layers(list(layers), target if fmt != ALL else (
-                into / f"{Path(visit_path).stem}.{f}" if f in ("kml", "dxf") else into),
-                f, frame, site_crs, counts, part, result.notes)
-            if k == 0:
-                result.layers.update(counts)
+        into = {f: tmp_dir / f if fmt == ALL else tmp_dir for f in formats}  # every format: a folder each
+        targets = {f: target if fmt != ALL else into[f] / f"{Path(visit_path).stem}.{f}"
+                   if f in ("kml", "dxf") else into[f] for f in formats}
+        for f in formats:
+            into[f].mkdir(exist_ok=True)
+        written = _write_formats(layers, targets, frame, site_crs, step, tmp_dir, spare)
+        result.layers.update(written[formats[0]][0])
+        for f in formats:
+            result.notes += written[f][1]
             if links:
-                part(0.9, "photos")
-                _write_photos(visit, links, into / PHOTO_DIR)
+                step(0.9, f"{f}: photos" if fmt == ALL else "photos")
+                _write_photos(visit, links, into[f] / PHOTO_DIR)
         step(0.95, "saving")
         refuse_existing(out_path, force, ExportExists)
         if fmt == ALL:     # each format's folder as if exported by itself, into OUT
@@ -562,15 +452,35 @@ def export_visit(visit_path, out_path, fmt: str, *, force: bool = False,
     except OSError as exc:
         raise ExportWriteFailed(f"cannot write {out_path}: {os_error_words(exc)}") from exc
     except Exception as exc:
-        if not _is_write_error(exc):
+        if not gdal._is_write_error(exc):
             raise
-        why = "the disk is full (no space left on the device)" if _disk_full(parent) else str(exc)
+        why = "the disk is full (no space left on the device)" if gdal._disk_full(parent) else str(exc)
         raise ExportWriteFailed(f"cannot write {out_path}: {why}") from exc
     finally:
+        spare.close()
         if tmp_dir is not None:
             shutil.rmtree(tmp_dir, ignore_errors=True)
     step(1.0, "done")
     return result
+
+
+def _write_formats(layers: list[_LayerData], targets: dict[str, Path], frame, site_crs: str,
+                   step: Callable[[float, str], None], tmp_dir: Path, spare) -> dict[str, tuple]:
+    """Each format of ``targets`` ({format: its temporary file or folder}) written, in worker
+    processes for a big visit's ``all`` (:mod:`fieldapp.export.workers`), else here one after
+    the other; ``{format: (counts per layer, notes)}``."""
+    formats = tuple(targets)
+    if use_workers(layers, formats):
+        return write_in_workers(layers, targets, frame, site_crs, step, tmp_dir, spare)
+    written = {}
+    for k, f in enumerate(formats):
+        def part(x: float, m: str, k: int = k, f: str = f) -> None:
+            step((k + x) / len(formats) * 0.9, m if len(formats) == 1 else f"{f}: {m}")
+        counts: dict[str, int] = {}
+        notes: list[str] = []
+        gdal._write_layers(list(layers), targets[f], f, frame, site_crs, counts, part, notes)
+        written[f] = (counts, notes)
+    return written
 
 
 def _check_output(visit_path, out_path: Path, fmt: str, single: bool,
@@ -596,130 +506,6 @@ def _check_output(visit_path, out_path: Path, fmt: str, single: bool,
     refuse_existing(out_path, force, ExportExists)
     return out_path, output_folder(out_path, ExportWriteFailed)
 
-
-#: GDAL's GeoJSON layer options: RFC 7946 (no ``crs`` member, exterior rings counter-clockwise
-#: and holes clockwise, antimeridian cut), 9 decimals of a degree (0.1 mm).
-GEOJSON_OPTIONS = {"RFC7946": "YES", "COORDINATE_PRECISION": "9"}
-#: A Shapefile (dBASE) text field holds at most 254 bytes.
-SHP_TEXT_BYTES = 254
-LONG_VALUES_FILE = "long_values.csv"
-FIELD_NAMES_FILE = "field_names.csv"
-
-
-def _shp_long_values(data: _LayerData, long_rows: list[list[str]]) -> _LayerData:
-    """The layer with every text value over 254 bytes cut and marked; the whole values go to
-    ``long_rows`` (layer, uuid, field, value) for :data:`LONG_VALUES_FILE`."""
-    mark = f" … (whole text in {LONG_VALUES_FILE})"
-    if data.arrays is not None and not any(   # a bulk layer: at most 4 bytes a character
-            kind == "str" and max(map(len, filter(None, data.arrays[j])), default=0) * 4 > SHP_TEXT_BYTES
-            and any(v is not None and len(str(v).encode("utf-8")) > SHP_TEXT_BYTES for v in data.arrays[j])
-            for j, (_, kind) in enumerate(data.columns)):
-        return data
-    rows = []
-    for row in data.rows:
-        new = list(row)
-        for j, (name, kind) in enumerate(data.columns):
-            v = row[j]
-            if kind == "str" and v is not None and len(str(v).encode("utf-8")) > SHP_TEXT_BYTES:
-                long_rows.append([data.name, str(row[1]), name, str(v)])
-                keep = SHP_TEXT_BYTES - len(mark.encode("utf-8"))
-                new[j] = str(v).encode("utf-8")[:keep].decode("utf-8", "ignore") + mark
-        rows.append(new)
-    return _LayerData(data.name, data.geometry_type, data.geometries, data.columns, rows)
-
-
-def _write_csv(path: Path, header: list[str], rows: list[list[Any]]) -> None:
-    import csv
-
-    with open(path, "w", newline="", encoding="utf-8") as fh:
-        w = csv.writer(fh)
-        w.writerow(header)
-        w.writerows(rows)
-        fh.flush()
-        os.fsync(fh.fileno())
-
-
-def _disk_full(path: Path) -> bool:
-    """Less than 64 KiB left where ``path`` is (GDAL's Shapefile and CSV writers do not report
-    a failed write; the count read back and this say why)."""
-    try:
-        st = os.statvfs(path)
-    except (OSError, AttributeError):
-        return False
-    return st.f_bavail * st.f_frsize < 64 * 1024
-
-
-def _check_written(path: Path, data: _LayerData, layer: str | None = None) -> None:
-    """Read the layer back and compare its count: a full disk leaves a short or empty file."""
-    from pyogrio import read_info
-
-    try:
-        n = read_info(str(path), layer=layer or data.name)["features"]
-    except Exception as exc:  # pyogrio: the file is unreadable (empty, cut short)
-        n, why = None, str(exc)
-    else:
-        why = f"{n} of {len(data.rows)} features were written"
-    if n != len(data.rows):
-        if _disk_full(path.parent if path.is_file() else path):
-            why = "the disk is full (no space left on the device)"
-        raise ExportWriteFailed(f"{data.name} could not be written to {path.name}: {why}")
-
-
-def _write_layers(layers: list[_LayerData], target: Path, fmt: str, frame, site_crs: str,
-                  counts: dict[str, int], step: Callable[[float, str], None],
-                  notes: list[str] | None = None) -> None:
-    """Write ``layers`` to ``target`` (the temporary file or folder) in ``fmt``: one DXF, or
-    GDAL layer by layer (WGS 84 lon/lat for geojson, kml and csv, the site CRS for shp), each
-    read back to check its count (:class:`ExportWriteFailed` when short: a full disk);
-    ``counts`` gets the features written per layer, ``notes`` what the user must be told."""
-    if fmt == "dxf":
-        _dxf(layers, target, frame, counts)
-        return
-
-    def to_wgs84(g):
-        return shapely.transform(g, lambda xy: np.column_stack(frame.to_lonlat(xy[:, 0], xy[:, 1])))
-
-    long_rows: list[list[str]] = []
-    field_rows: list[list[str]] = []
-    for i, data in enumerate(layers):
-        step(0.1 + 0.8 * i / max(len(layers), 1), data.name)
-        if fmt == "geojson":
-            path = target / f"{data.name}.geojson"
-            _write_ogr(data, path, "GeoJSON", "EPSG:4326", to_wgs84, layer_options=GEOJSON_OPTIONS)
-        elif fmt == "kml":
-            from pyogrio import list_drivers
-
-            if data.arrays is not None:
-                data = layers[i] = _track_path(data)
-            driver = "LIBKML" if "LIBKML" in list_drivers(write=True) else "KML"
-            _write_ogr(data, target, driver, "EPSG:4326", to_wgs84, append=i > 0)
-            path = None
-        elif fmt == "shp":
-            from pyogrio import read_info
-
-            path = target / f"{data.name}.shp"
-            _write_ogr(_shp_long_values(data, long_rows), path, "ESRI Shapefile", site_crs, None)
-            short = list(read_info(str(path))["fields"]) if path.exists() else []
-            field_rows += [[data.name, a, b] for a, (b, _) in zip(short, data.columns)]
-        else:
-            path = target / f"{data.name}.csv"
-            _write_ogr(data, path, "CSV", "EPSG:4326", to_wgs84,
-                       layer_options={"GEOMETRY": "AS_WKT", "CREATE_CSVT": "YES"})
-        if path is not None:
-            _check_written(path, data, None if fmt != "shp" else data.name)
-        counts[data.name] = len(data.rows)
-    if fmt == "kml":
-        for data in layers:
-            _check_written(target, data)
-    if fmt == "shp":
-        # dBASE names are 10 characters: the map says which full name (and unit) each one is
-        _write_csv(target / FIELD_NAMES_FILE, ["layer", "shapefile_field", "field"], field_rows)
-        if long_rows:
-            _write_csv(target / LONG_VALUES_FILE, ["layer", "uuid", "field", "value"], long_rows)
-            if notes is not None:
-                notes.append(f"{len(long_rows)} text value(s) longer than a Shapefile field holds "
-                             f"({SHP_TEXT_BYTES} bytes) are written whole in {LONG_VALUES_FILE}; "
-                             "the .dbf holds their start, marked")
 
 
 def _move_into_place(visit_path, tmp_dir: Path, target: Path, out_path: Path, single: bool,
@@ -787,6 +573,21 @@ def _listed(folder: Path) -> set[str]:
     return {n for n in names if isinstance(n, str) and n and n == Path(n).name and n not in (".", "..")}
 
 
+#: the export's own layers (what the records are grouped into, the derived ones) in words
+EXPORT_WORDS = {"bank_point": "Bank points", "bank_line": "Bank line", "protective_area": "Protective areas",
+                "development_envelope": "Development envelope", "drainageway_area": "Drainageway areas",
+                "drainageway_centreline": "Drainageway centrelines"}
+
+
+def export_layer_words(name: str) -> str:
+    """An exported layer in the crew's words, as the sync's summary shows the store's tables
+    (:func:`fieldapp.store.layerwords.layer_words`): "Trees", "GNSS track", "Bank points"; a
+    kind of area or line by its kind ("Woodland stand", "Swale line")."""
+    from fieldapp.store.layerwords import LAYER_WORDS
+
+    return LAYER_WORDS.get(name) or EXPORT_WORDS.get(name) or name.replace("_", " ").capitalize()
+
+
 def _parser() -> argparse.ArgumentParser:
     p = argparse.ArgumentParser(prog="fieldapp export",
                                 description="Export a visit GeoPackage for GIS (GDAL) or CAD (DXF).")
@@ -812,7 +613,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         nothing="nothing written", output=args.output)
     if status:
         return status
-    layers = ", ".join(f"{k} {v}" for k, v in r.layers.items())
+    layers = ", ".join(f"{export_layer_words(k)} ({k}) {v}" for k, v in r.layers.items())
     print(f"{r.path} ({r.format}, {r.crs}): {layers}")
     for note in r.notes:
         print(f"note: {note}")

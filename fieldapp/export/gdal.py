@@ -1,0 +1,344 @@
+"""The GIS formats of the export through GDAL (pyogrio): GeoJSON, KML, Shapefile and CSV, layer
+by layer into a temporary folder, each file proved whole once written (:func:`_check_written`).
+Called by :func:`fieldapp.export.export_visit`, in-process or in a worker process
+(:mod:`fieldapp.export.workers`)."""
+
+from __future__ import annotations
+
+import os
+import re
+import warnings
+from pathlib import Path
+from typing import Any, Callable
+
+import numpy as np
+import shapely
+
+from fieldapp.export.dxf import _dxf
+from fieldapp.export.model import ExportWriteFailed, _LayerData
+
+__all__ = ["GEOJSON_OPTIONS", "SHP_TEXT_BYTES", "LONG_VALUES_FILE", "FIELD_NAMES_FILE"]
+
+
+def _field_arrays(data: _LayerData, int32: bool = False):
+    """Column arrays and null masks for pyogrio; ``int32`` for KML, whose schema types 64-bit
+    integers as strings."""
+    arrays, masks = [], []
+    for j, (_, kind) in enumerate(data.columns):
+        if data.arrays is not None and kind == "float":
+            arr = np.asarray(data.arrays[j], dtype=np.float64)
+            missing = np.isnan(arr)
+            arrays.append(arr)
+            masks.append(missing if missing.any() else None)
+            continue
+        if data.arrays is not None and kind in ("str", "int"):   # a bulk layer: whole columns
+            vals = np.asarray(data.arrays[j], dtype=object)
+            missing = np.equal(vals, None)
+            if kind == "int":
+                arr = np.where(missing, 0, vals).astype(np.int32 if int32 else np.int64)
+            else:
+                arr = vals
+                if not set(map(type, vals.tolist())) <= {str, type(None)}:
+                    arr = np.array([None if v is None else str(v) for v in vals], dtype=object)
+            arrays.append(arr)
+            masks.append(missing if missing.any() else None)
+            continue
+        vals = data.arrays[j] if data.arrays is not None else [r[j] for r in data.rows]
+        missing = np.array([v is None for v in vals])
+        if kind == "int":
+            arr = np.array([0 if v is None else int(v) for v in vals], dtype=np.int32 if int32 else np.int64)
+        elif kind == "float":
+            arr = np.array([np.nan if v is None else float(v) for v in vals], dtype=np.float64)
+        else:
+            arr = np.array([None if v is None else str(v) for v in vals], dtype=object)
+        arrays.append(arr)
+        masks.append(missing if missing.any() else None)
+    return arrays, masks
+
+
+def _write_ogr(data: _LayerData, path: Path, driver: str, crs: str, transform, *, append: bool = False,
+               layer_options: dict | None = None) -> None:
+    from pyogrio.raw import write
+
+    if data.arrays is not None:  # a layer read in bulk: every geometry at once
+        geoms = transform(data.geometries) if transform else data.geometries
+        wkb = shapely.to_wkb(geoms, output_dimension=2)
+    else:
+        geoms = [None if g is None or g.is_empty else (transform(g) if transform else g) for g in data.geometries]
+        wkb = np.array([None if g is None else shapely.to_wkb(g, output_dimension=2) for g in geoms], dtype=object)
+    arrays, masks = _field_arrays(data, int32=driver in ("LIBKML", "KML"))
+    with warnings.catch_warnings():
+        # Shapefile names are 10 characters at most: GDAL cuts them and says so (documented above)
+        warnings.filterwarnings("ignore", message="Normalized/laundered field name")
+        write(str(path), wkb, arrays, [c for c, _ in data.columns], field_mask=masks, layer=data.name,
+              driver=driver, geometry_type=data.geometry_type, crs=crs, append=append,
+              layer_options=layer_options or None)
+
+
+def _track_path(data: _LayerData) -> _LayerData:
+    """The raw track as one path (a LineString through the fixes in the order recorded) with
+    its number of fixes and first and last fix times: what Google Earth can show of a day's
+    288,000 fixes (the fixes themselves are in the GIS formats)."""
+    xy = shapely.get_coordinates(data.geometries)
+    names = [c for c, _ in data.columns]
+    t = [v for v in data.arrays[names.index("t_utc")] if v is not None]
+    geom = shapely.LineString(xy) if len(xy) >= 2 else None
+    return _LayerData(data.name, "LineString", [geom],
+                      [("name", "str"), ("fixes", "int"), ("first_utc", "str"), ("last_utc", "str")],
+                      [["GNSS track", len(xy), min(t) if t else None, max(t) if t else None]])
+
+
+def _is_write_error(exc: Exception) -> bool:
+    """GDAL (pyogrio) or ezdxf failing to write: a full disk or an unwritable place shows so."""
+    mod = type(exc).__module__ or ""
+    return mod.startswith(("pyogrio", "ezdxf"))
+
+
+#: GDAL's GeoJSON layer options: RFC 7946 (no ``crs`` member, exterior rings counter-clockwise
+#: and holes clockwise, antimeridian cut), 9 decimals of a degree (0.1 mm).
+GEOJSON_OPTIONS = {"RFC7946": "YES", "COORDINATE_PRECISION": "9"}
+#: A Shapefile (dBASE) text field holds at most 254 bytes.
+SHP_TEXT_BYTES = 254
+LONG_VALUES_FILE = "long_values.csv"
+FIELD_NAMES_FILE = "field_names.csv"
+
+
+def _shp_long_values(data: _LayerData, long_rows: list[list[str]]) -> _LayerData:
+    """The layer with every text value over 254 bytes cut and marked; the whole values go to
+    ``long_rows`` (layer, uuid, field, value) for :data:`LONG_VALUES_FILE`."""
+    mark = f" … (whole text in {LONG_VALUES_FILE})"
+    if data.arrays is not None and not any(   # a bulk layer: at most 4 bytes a character
+            kind == "str" and max(map(len, filter(None, data.arrays[j])), default=0) * 4 > SHP_TEXT_BYTES
+            and any(v is not None and len(str(v).encode("utf-8")) > SHP_TEXT_BYTES for v in data.arrays[j])
+            for j, (_, kind) in enumerate(data.columns)):
+        return data
+    rows = []
+    for row in data.rows:
+        new = list(row)
+        for j, (name, kind) in enumerate(data.columns):
+            v = row[j]
+            if kind == "str" and v is not None and len(str(v).encode("utf-8")) > SHP_TEXT_BYTES:
+                long_rows.append([data.name, str(row[1]), name, str(v)])
+                keep = SHP_TEXT_BYTES - len(mark.encode("utf-8"))
+                new[j] = str(v).encode("utf-8")[:keep].decode("utf-8", "ignore") + mark
+        rows.append(new)
+    return _LayerData(data.name, data.geometry_type, data.geometries, data.columns, rows)
+
+
+def _write_csv(path: Path, header: list[str], rows: list[list[Any]]) -> None:
+    import csv
+
+    with open(path, "w", newline="", encoding="utf-8") as fh:
+        w = csv.writer(fh)
+        w.writerow(header)
+        w.writerows(rows)
+        fh.flush()
+        os.fsync(fh.fileno())
+
+
+def _disk_full(path: Path) -> bool:
+    """Less than 64 KiB left where ``path`` is (GDAL's Shapefile and CSV writers do not report
+    a failed write; the count read back and this say why)."""
+    try:
+        st = os.statvfs(path)
+    except (OSError, AttributeError):
+        return False
+    return st.f_bavail * st.f_frsize < 64 * 1024
+
+
+#: a file at most this big is also read back and counted (cheap); a bigger one is proved whole
+#: by its end and its last feature (GDAL would parse a day's 143 MB GeoJSON to count it)
+COUNT_BYTES = 4 * 1024 * 1024
+#: how GDAL's GeoJSON and KML writers end a file (RFC 7946 FeatureCollection; the KML document)
+_ENDINGS = {"geojson": re.compile(rb"\n\]\r?\n\}\r?\n\Z"), "kml": re.compile(rb"</kml>\r?\n\Z")}
+#: a dBASE file's last byte (end of file)
+_DBF_END = b"\x1a"
+
+
+def _same(want: Any, got: Any, kind: str) -> bool:
+    """Whether a value read back is the one written (an empty text and a null are alike)."""
+    if want is None or (kind == "str" and want == ""):
+        return got is None or got == "" or (isinstance(got, float) and got != got)
+    if got is None or (isinstance(got, float) and got != got):
+        return False
+    if kind == "str":
+        return str(got) == str(want)
+    return bool(np.isclose(float(got), float(want), rtol=1e-9, atol=1e-12))
+
+
+def _last_feature_whole(path: Path, data: _LayerData, layer: str) -> str | None:
+    """Read the layer's last feature back (a Shapefile reads it at its offset) and compare it
+    with what was written: None when whole, else why not."""
+    from pyogrio.raw import read
+
+    n = len(data.rows)
+    if n == 0:
+        return None
+    try:
+        meta, _, geoms, values = read(str(path), layer=layer, skip_features=n - 1, max_features=1)
+    except Exception as exc:  # noqa: BLE001 - pyogrio: the file is unreadable (cut short)
+        return str(exc)
+    if geoms is None or len(geoms) != 1:
+        return f"fewer than {n} features were written"
+    row, names = data.rows[n - 1], list(meta["fields"])
+    g = data.geometries[n - 1]
+    if (geoms[0] is None) != (g is None or g.is_empty):
+        return f"the last feature's geometry of {n} was not written"
+    for j, (name, kind) in enumerate(data.columns):
+        k = names.index(name) if name in names else j   # a Shapefile's cut names keep their place
+        if not _same(row[j], values[k][0], kind):
+            return f"the last of {n} features was cut short ({name})"
+    return None
+
+
+CSV_OPTIONS = {"GEOMETRY": "AS_WKT", "CREATE_CSVT": "YES"}
+
+
+def _csv_ends_whole(path: Path, data: _LayerData, transform) -> None:
+    """A CSV file ends with its last record whole, its ``.csvt`` (and ``.prj``) whole: GDAL
+    writes the last row alone into a scratch file beside it, whose record must be the file's
+    last bytes and whose sidecars must be the same bytes (cheap: a day's 67 MB track CSV is not
+    parsed again). :class:`ExportWriteFailed` when not."""
+    n = len(data.rows)
+    if n == 0:
+        return
+    g = data.geometries[n - 1]
+    last = _LayerData(data.name, data.geometry_type, [g], data.columns, [list(data.rows[n - 1])])
+    scratch = path.with_name(f".last.{path.name}")
+    try:
+        _write_ogr(last, scratch, "CSV", "EPSG:4326", transform, layer_options=CSV_OPTIONS)
+        one = scratch.read_bytes()
+        record = one[one.index(b"\n") + 1:]
+        size = path.stat().st_size
+        with open(path, "rb") as fh:
+            fh.seek(max(0, size - len(record)))
+            whole = size > len(record) and fh.read() == record
+        for ext in (".csvt", ".prj"):
+            mine = scratch.with_suffix(ext)
+            if mine.exists():
+                whole = whole and path.with_suffix(ext).read_bytes() == mine.read_bytes()
+    except (OSError, ValueError) as exc:
+        whole = False
+        if not isinstance(exc, ValueError):
+            raise
+    finally:
+        for ext in (".csv", ".csvt", ".prj"):
+            scratch.with_suffix(ext).unlink(missing_ok=True)
+    if not whole:
+        why = ("the disk is full (no space left on the device)" if _disk_full(path.parent)
+               else "the file was cut short")
+        raise ExportWriteFailed(f"{data.name} could not be written to {path.name}: {why}")
+
+
+def _check_written(path: Path, data: _LayerData, fmt: str, layer: str | None = None) -> None:
+    """Prove the layer's file whole (:class:`ExportWriteFailed` when not: a full disk).
+
+    GDAL reports a failed write while it writes features, but not when the last buffer fails
+    as the file is closed: the disk filling just then leaves the file cut short, the write
+    returning as if done (tested with a file-size limit, GDAL 3.12). So a GeoJSON or KML file
+    must end as its writer ends it; a CSV file must end with a line end (and its last record,
+    :func:`_csv_ends_whole`, called by the writer); a Shapefile's .dbf must end with its end
+    mark and its last feature read back as written; and a file up to :data:`COUNT_BYTES` is also
+    counted (a cut-short file counted short or unreadable)."""
+    from pyogrio import read_info
+
+    layer = layer or data.name
+    why = None
+    try:
+        size = path.stat().st_size
+        with open(path, "rb") as fh:
+            fh.seek(max(0, size - 256))
+            tail = fh.read()
+    except OSError as exc:
+        size, tail, why = 0, b"", str(exc)
+    if why is None and fmt in _ENDINGS and not _ENDINGS[fmt].search(tail):
+        why = "the file was cut short"
+    if why is None and fmt == "csv" and not tail.endswith(b"\n"):
+        why = "the file was cut short"
+    if why is None and fmt == "shp":
+        try:
+            with open(path.with_suffix(".dbf"), "rb") as fh:
+                fh.seek(-1, os.SEEK_END)
+                whole = fh.read(1) == _DBF_END
+        except OSError:
+            whole = False
+        why = None if whole else "its .dbf was cut short"
+    if why is None and fmt == "shp":
+        why = _last_feature_whole(path, data, layer)
+    if why is None and (size <= COUNT_BYTES or fmt == "shp"):   # a Shapefile's count is its header's
+        try:
+            n = read_info(str(path), layer=layer)["features"]
+        except Exception as exc:  # noqa: BLE001 - pyogrio: the file is unreadable (empty, cut short)
+            n, why = None, str(exc)
+        if n is not None and n != len(data.rows):
+            why = f"{n} of {len(data.rows)} features were written"
+    if why is not None:
+        if _disk_full(path.parent if path.is_file() else path):
+            why = "the disk is full (no space left on the device)"
+        raise ExportWriteFailed(f"{data.name} could not be written to {path.name}: {why}")
+
+
+def _write_layers(layers: list[_LayerData], target: Path, fmt: str, frame, site_crs: str,
+                  counts: dict[str, int], step: Callable[[float, str], None],
+                  notes: list[str] | None = None) -> None:
+    """Write ``layers`` to ``target`` (the temporary file or folder) in ``fmt``: one DXF, or
+    GDAL layer by layer (WGS 84 lon/lat for geojson, kml and csv, the site CRS for shp), each
+    read back to check its count (:class:`ExportWriteFailed` when short: a full disk);
+    ``counts`` gets the features written per layer, ``notes`` what the user must be told."""
+    if fmt == "dxf":
+        _dxf(layers, target, frame, counts)
+        return
+
+    def to_wgs84(g):
+        return shapely.transform(g, lambda xy: np.column_stack(frame.to_lonlat(xy[:, 0], xy[:, 1])))
+
+    long_rows: list[list[str]] = []
+    field_rows: list[list[str]] = []
+    order = list(range(len(layers)))
+    if fmt == "kml":   # each layer added re-reads the file: the track's long path goes last
+        order.sort(key=lambda i: layers[i].arrays is not None)
+    for n_done, i in enumerate(order):
+        data = layers[i]
+        step(0.1 + 0.8 * n_done / max(len(layers), 1), data.name)
+        if fmt == "geojson":
+            path = target / f"{data.name}.geojson"
+            _write_ogr(data, path, "GeoJSON", "EPSG:4326", to_wgs84, layer_options=GEOJSON_OPTIONS)
+        elif fmt == "kml":
+            from pyogrio import list_drivers
+
+            if data.arrays is not None:
+                data = layers[i] = _track_path(data)
+                for j in order[:n_done]:     # the file before the track: small, counted quickly
+                    _check_written(target, layers[j], "kml")
+            driver = "LIBKML" if "LIBKML" in list_drivers(write=True) else "KML"
+            _write_ogr(data, target, driver, "EPSG:4326", to_wgs84, append=n_done > 0)
+            path = None
+        elif fmt == "shp":
+            from pyogrio import read_info
+
+            path = target / f"{data.name}.shp"
+            data = _shp_long_values(data, long_rows)
+            _write_ogr(data, path, "ESRI Shapefile", site_crs, None)
+            short = list(read_info(str(path))["fields"]) if path.exists() else []
+            field_rows += [[data.name, a, b] for a, (b, _) in zip(short, data.columns)]
+        else:
+            path = target / f"{data.name}.csv"
+            _write_ogr(data, path, "CSV", "EPSG:4326", to_wgs84, layer_options=CSV_OPTIONS)
+            _csv_ends_whole(path, data, to_wgs84)
+        if path is not None:
+            _check_written(path, data, fmt)
+    for data in layers:   # in the visit's order, whichever order they were written in
+        counts[data.name] = len(data.rows)
+    if fmt == "kml":
+        for data in layers:
+            _check_written(target, data, "kml")
+    if fmt == "shp":
+        # dBASE names are 10 characters: the map says which full name (and unit) each one is
+        _write_csv(target / FIELD_NAMES_FILE, ["layer", "shapefile_field", "field"], field_rows)
+        if long_rows:
+            _write_csv(target / LONG_VALUES_FILE, ["layer", "uuid", "field", "value"], long_rows)
+            if notes is not None:
+                notes.append(f"{len(long_rows)} text value(s) longer than a Shapefile field holds "
+                             f"({SHP_TEXT_BYTES} bytes) are written whole in {LONG_VALUES_FILE}; "
+                             "the .dbf holds their start, marked")
+
