@@ -133,8 +133,10 @@ def _start() -> subprocess.Popen:
     import tempfile
 
     err = tempfile.TemporaryFile()     # not a pipe: a worker saying much must not block on it
+    # no console window flashing up per worker on Windows (the app has none)
     p = subprocess.Popen([sys.executable, "-m", "fieldapp.export.workers"], stdin=subprocess.PIPE,
-                         stdout=subprocess.DEVNULL, stderr=err)
+                         stdout=subprocess.DEVNULL, stderr=err,
+                         creationflags=getattr(subprocess, "CREATE_NO_WINDOW", 0))
     p.err_file = err  # type: ignore[attr-defined]
     return p
 
