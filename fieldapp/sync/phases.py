@@ -58,7 +58,7 @@ from fieldapp.sync.files import (
     write_json_durably,
 )
 from fieldapp.sync.laptop import LaptopState, _Pending
-from fieldapp.sync.officestore import LogEntry, OfficeStore, utc_now_iso
+from fieldapp.sync.officestore import FastForward, LogEntry, OfficeStore, utc_now_iso
 from fieldapp.sync.preflight import _no_such_site, _refuse_newer
 from fieldapp.sync.progress import _Progress
 from fieldapp.sync.results import SyncOutcome
@@ -326,7 +326,7 @@ class _Sync:
             return self._receive_only(copies, pulled, counts)
         out, new_master, conflict_file = self._rebase(copies, pulled, local)
         pending, conflicts = self._build(copies, pulled, local, out, new_master, conflict_file, counts)
-        return self._push(pending, conflicts, counts)
+        return self._push(pending, conflicts, counts, pulled.theirs)
 
     def _align_schemas(self) -> _Copies:
         """Snapshot the visit and bring the snapshot to the newest store schema of the visit, the
@@ -500,10 +500,10 @@ class _Sync:
         else:
             shutil.copyfile(local, out)
         new_master = work / "new_master.gpkg"
-        if not pulled.entries and not self.state.base.exists():
-            # the first sync: theirs is the snapshot emptied (_schema_only) and ``out`` every row
-            # of the snapshot, so theirs + out is the snapshot itself (a day's track: seconds of
-            # inserts and index updates saved)
+        if not pulled.entries:
+            # nothing pulled: theirs is the base (for a first sync the snapshot emptied,
+            # _schema_only) and ``out`` = snapshot - base, so theirs + out holds the snapshot's
+            # rows: the snapshot itself (a day's track: seconds of inserts and index updates saved)
             shutil.copyfile(c.snapshot, new_master)
             return out, new_master, conflict_file
         shutil.copyfile(pulled.theirs, new_master)
@@ -563,15 +563,19 @@ class _Sync:
         self._write_pending(pending, new_master, c.snapshot, changeset)
         return pending, conflicts
 
-    def _push(self, pending: _Pending, conflicts: list[Conflict], counts: dict) -> SyncOutcome:
+    def _push(self, pending: _Pending, conflicts: list[Conflict], counts: dict, theirs: Path) -> SyncOutcome:
         """Past the commit point (cancelling no longer honoured): migrate the office if need
-        be, apply the changeset there, finalize the visit and the base."""
+        be, apply the changeset there, finalize the visit and the base.
+
+        The office is offered ``theirs`` and ``new_master`` (:class:`FastForward`): an office
+        whose master is page for page ``theirs`` takes ``new_master`` as it is."""
         self.prog(0.7, "sending the changeset to the office")
         self.prog.committed = True
         self._migrate_office()
         entry = LogEntry(pending.target_seq, pending.changeset_id, pending.laptop_id, pending.synced_by,
                          pending.applied_utc, pending.sha256, pending.size_bytes)
-        self.office.apply(self.site, self.state.pending_changeset, entry, step=self.prog.step)
+        ff = FastForward(theirs, self.state.pending_master)
+        self.office.apply(self.site, self.state.pending_changeset, entry, step=self.prog.step, fast_forward=ff)
         self.prog(0.85, "office updated")
         self.finalize(self.state.read_pending())
         return SyncOutcome(pending.changeset_id, pending.target_seq, counts, tuple(conflicts), False)
