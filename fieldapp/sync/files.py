@@ -238,8 +238,9 @@ def check_geopackage(path: Path, *, what: str, max_bytes: int, error=ValueError)
         raise error(f"{what} {p} cannot be read as SQLite: {exc}") from exc
 
 
-def ensure_sync_tables(path: Path) -> None:
+def ensure_sync_tables(path: Path) -> bool:
     """Create the sync log and conflicts tables if missing; register the conflicts table.
+    Returns whether anything was written (``False``: both were there, the file untouched).
 
     The conflicts table is registered in ``gpkg_contents`` as an ``attributes`` table so QGIS
     and GDAL list it next to the layers.
@@ -247,7 +248,7 @@ def ensure_sync_tables(path: Path) -> None:
     with contextlib.closing(connect(path)) as conn:
         have = {r[0] for r in conn.execute("SELECT name FROM sqlite_master WHERE type='table'")}
         if LOG_TABLE in have and CONFLICTS_TABLE in have:
-            return
+            return False
         with conn:
             conn.execute(LOG_DDL)
             conn.execute(CONFLICTS_DDL)
@@ -261,6 +262,7 @@ def ensure_sync_tables(path: Path) -> None:
                         "Sync conflicts: base, theirs and ours for every edit not kept",
                     ),
                 )
+    return True
 
 
 def log_rows(conn: sqlite3.Connection) -> list[tuple]:
