@@ -9,12 +9,13 @@ from dataclasses import dataclass, field
 from fieldapp.store.layerwords import layer_words
 from fieldapp.sync.conflicts import Conflict, ConflictPolicy
 from fieldapp.store.schema import META_TABLE
-from fieldapp.sync.files import INTERNAL_TABLES, LOG_TABLE
+from fieldapp.sync.files import LOG_TABLE
 
-#: Tables a sync carries that are not the crew's records: the sync's own log and conflict
-#: records (listed one by one), the store's file info and the Related Tables Extension's list
-#: of photo links (its rows the same in every copy). Counted apart, never in the layer totals.
-BOOKKEEPING_TABLES = (*INTERNAL_TABLES, META_TABLE, "gpkgext_relations")
+#: Tables a sync carries that are not the crew's records: the sync's own log, the store's file
+#: info and the Related Tables Extension's list of photo links (its rows the same in every
+#: copy). Counted apart, never in the layer totals. (Conflict records stay a layer: the crew
+#: resolves them.)
+BOOKKEEPING_TABLES = (LOG_TABLE, META_TABLE, "gpkgext_relations")
 
 
 @dataclass(frozen=True)
@@ -76,7 +77,7 @@ class SyncOutcome:
 class SyncReport:
     """What one :func:`~fieldapp.sync.engine.sync` did. ``layers`` lists every layer of records
     with a non-zero count; ``bookkeeping`` the tables that are not records
-    (:data:`BOOKKEEPING_TABLES`: file info, photo links, conflict records), never in the totals."""
+    (:data:`BOOKKEEPING_TABLES`: file info, photo links), never in the totals."""
 
     site_id: str
     office: str
