@@ -21,6 +21,7 @@ from tests.sync.test_sync import basics_only
 from fieldapp.sync import FolderOffice, checkout, engine, sync
 from fieldapp.sync import changesets as cs
 from fieldapp.sync.files import LOG_TABLE, page_fingerprint, record_changeset_file, sha256_of, snapshot_sqlite
+from fieldapp.sync.laptop import LaptopState
 from fieldapp.sync.officestore import FastForward, LogEntry, utc_now_iso
 
 TAKEN = "office: the master is this laptop's base copy: its result taken"
@@ -201,3 +202,34 @@ def test_office_takes_the_result_only_when_it_is_the_master_with_the_changeset(t
         assert conn.execute(f"SELECT sha256, size_bytes FROM {LOG_TABLE} WHERE seq = 2").fetchone() \
             == (entry.sha256, entry.size_bytes)
     assert S.integrity(master) == "ok"
+
+
+def test_a_sync_killed_just_after_moving_its_base_copy_finishes_at_the_next(tmp_path, monkeypatch):
+    # the finalize moves pending/new_master.gpkg to base.gpkg, then removes pending/: a sync
+    # dying between the two leaves pending.json without its master; the next one finishes it
+    office = FolderOffice(tmp_path / "office", create=True)
+    a = S.make_visit(tmp_path / "a.gpkg", trees=3)
+    sync(a, office)
+    with contextlib.closing(S.connect(a)) as conn, conn:
+        new = S.add_tree(conn, 500700.0, 4800700.0, 21.0, "FRAM")
+    real = LaptopState.drop_pending
+
+    def die_after_the_move(state):
+        if state.pending_json.exists() and not state.pending_master.exists():
+            raise KeyboardInterrupt("killed")
+        real(state)
+
+    monkeypatch.setattr(LaptopState, "drop_pending", die_after_the_move)
+    with pytest.raises(KeyboardInterrupt):
+        sync(a, office)
+    monkeypatch.setattr(LaptopState, "drop_pending", real)
+    state = LaptopState(a)
+    assert state.pending_json.exists() and not state.pending_master.exists()
+    report = sync(a, office)
+    assert len(report.resumed) == 1  # the interrupted sync's changeset, finished
+    assert report.no_op and report.office_seq == 2 and not state.pending_dir.exists()
+    master = office.master_path("site-a")
+    assert new in S.by_uuid(master, "tree") and S.by_uuid(a, "tree") == S.by_uuid(master, "tree")
+    with contextlib.closing(S.connect(master)) as conn:
+        assert [s for (s,) in conn.execute(f"SELECT seq FROM {LOG_TABLE} ORDER BY seq")] == [1, 2]
+    assert S.rows(base_of(a), LOG_TABLE, "seq, changeset_id", "seq") == S.rows(master, LOG_TABLE, "seq, changeset_id", "seq")
