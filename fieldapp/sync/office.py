@@ -660,9 +660,13 @@ class FolderOffice(OfficeStore):
         hold, in every table the changeset touches, the master's row count plus its inserts minus
         its deletes. A master another program wrote since (QGIS), one another laptop's sync moved
         on, an office-only table (the schema log): its pages differ and the changeset is applied.
+        A master of another size is told apart without reading it.
         """
+        base = Path(ff.base)
+        if not base.is_file() or base.stat().st_size != writer.master.stat().st_size:
+            return None  # not the same pages: no need to read the master (a share) to know
         mine = writer.fingerprint()
-        if mine is None or not Path(ff.base).is_file() or mine != page_fingerprint(ff.base):
+        if mine is None or mine != page_fingerprint(base):
             return None
         result = Path(ff.result)
         try:

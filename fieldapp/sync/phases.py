@@ -597,9 +597,9 @@ class _Sync:
                         changeset: Path) -> None:
         """``create_changeset(theirs, new_master)`` into ``changeset``.
 
-        ``out_summary`` (``out``'s) given: ``new_master`` is ``theirs`` + ``out`` + the log row (nothing pulled, no
-        conflict record, no value the policy wrote back, ``out`` not touching the log), so the
-        changeset is ``out`` followed by the log row, diffed alone (pygeodiff's
+        ``out_summary`` (``out``'s) given: ``new_master`` is ``theirs`` + ``out`` + the log row
+        (nothing pulled, no conflict record, no value the policy wrote back, ``out`` not touching
+        the log), so the changeset is ``out`` followed by the log row, diffed alone (pygeodiff's
         ``set_tables_to_include``): one diff of every table instead of two (a day's visit: 2 s).
         A changeset is a series of per-table blocks read to its end (SQLite's session format,
         as ``sqlite3changeset_concat`` documents for changesets of distinct tables), so the two
