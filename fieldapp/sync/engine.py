@@ -195,10 +195,12 @@ def _prepare_laptop(visit: Path, state: LaptopState, office: OfficeStore, site_i
     state.load(site_id)
     before = visit_fingerprint(visit) if checked is not None else None
     checkpoint(visit)
-    ensure_sync_tables(visit)
+    wrote = ensure_sync_tables(visit)
     if state.base.exists():
         ensure_sync_tables(state.base)
-    return visit_fingerprint(visit) if before is not None and before == checked else None
+    if before is None or before != checked:
+        return None
+    return visit_fingerprint(visit) if wrote else before  # unwritten: the bytes just hashed
 
 
 def _run_locked(job: _Sync, lock_wait_s: float) -> tuple[str | None, SyncOutcome]:
@@ -240,7 +242,7 @@ def _report(job: _Sync, outcome: SyncOutcome, resumed: str | None) -> SyncReport
     """The :class:`SyncReport` of a finished sync."""
     return SyncReport(job.site, job.office.describe(), outcome.changeset_id, outcome.office_seq,
                       outcome.layers(), outcome.conflicts, (resumed,) if resumed else (), outcome.no_op,
-                      job.policy.value, tuple(job.schema_changes))
+                      job.policy.value, tuple(job.schema_changes), outcome.bookkeeping())
 
 
 def _record_check(visit: Path, state: LaptopState, known: str | None, checked: str | None,
@@ -256,10 +258,11 @@ def _record_check(visit: Path, state: LaptopState, known: str | None, checked: s
     Never raises (for the check, or for a record that cannot be written): the sync itself
     succeeded.
     """
-    now = visit_fingerprint(visit)
-    if now is None:
+    # vouched: the finalize wrote the visit and hashed it just after; check_visit_file hashes it
+    now = visit_fingerprint(visit) if vouched is None else None
+    if vouched is None and now is None:
         return
-    if now != checked:
+    if vouched is not None or now != checked:
         prog.step("checking the updated visit")
         try:
             checked = check_visit_file(visit, known_sha256=vouched)

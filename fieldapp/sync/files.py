@@ -129,6 +129,30 @@ def sha256_of(path: Path) -> str:
     return digest.hexdigest()
 
 
+#: Header bytes SQLite rewrites whenever it writes a file, or a backup lands in it, without any
+#: change of content: the read / write versions (18-19, rollback 1 or WAL 2), the file change
+#: counter (24-27), the schema cookie (40-43, bumped by every backup), version-valid-for and the
+#: library version (92-99). https://www.sqlite.org/fileformat2.html#the_database_header
+_HOUSEKEEPING_BYTES = ((18, 20), (24, 28), (40, 44), (92, 100))
+
+
+def page_fingerprint(path: Path) -> str:
+    """SHA-256 of an SQLite file's pages with the header's housekeeping bytes zeroed
+    (:data:`_HOUSEKEEPING_BYTES`): equal for two files holding the very same pages -- a file and
+    a byte copy of it, or the database a backup (SQLite's backup API) wrote it into -- and
+    different as soon as any row, index entry, table or free page differs. The caller makes
+    sure the file alone holds the content (no ``-wal`` with records, no hot ``-journal``)."""
+    digest = hashlib.sha256()
+    with open(path, "rb") as fh:
+        first = bytearray(fh.read(100))
+        for start, end in _HOUSEKEEPING_BYTES:
+            first[start:end] = bytes(len(first[start:end]))
+        digest.update(first)
+        for block in iter(lambda: fh.read(1 << 20), b""):
+            digest.update(block)
+    return digest.hexdigest()
+
+
 def remove_quietly(*paths: Path) -> None:
     """Delete files that may or may not exist (SQLite side files included)."""
     for path in paths:
@@ -214,8 +238,9 @@ def check_geopackage(path: Path, *, what: str, max_bytes: int, error=ValueError)
         raise error(f"{what} {p} cannot be read as SQLite: {exc}") from exc
 
 
-def ensure_sync_tables(path: Path) -> None:
+def ensure_sync_tables(path: Path) -> bool:
     """Create the sync log and conflicts tables if missing; register the conflicts table.
+    Returns whether anything was written (``False``: both were there, the file untouched).
 
     The conflicts table is registered in ``gpkg_contents`` as an ``attributes`` table so QGIS
     and GDAL list it next to the layers.
@@ -223,7 +248,7 @@ def ensure_sync_tables(path: Path) -> None:
     with contextlib.closing(connect(path)) as conn:
         have = {r[0] for r in conn.execute("SELECT name FROM sqlite_master WHERE type='table'")}
         if LOG_TABLE in have and CONFLICTS_TABLE in have:
-            return
+            return False
         with conn:
             conn.execute(LOG_DDL)
             conn.execute(CONFLICTS_DDL)
@@ -237,6 +262,7 @@ def ensure_sync_tables(path: Path) -> None:
                         "Sync conflicts: base, theirs and ours for every edit not kept",
                     ),
                 )
+    return True
 
 
 def log_rows(conn: sqlite3.Connection) -> list[tuple]:

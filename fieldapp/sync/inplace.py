@@ -24,7 +24,7 @@ import sqlite3
 import time
 from pathlib import Path
 
-from fieldapp.sync.files import remove_quietly, temp_path_for
+from fieldapp.sync.files import page_fingerprint, remove_quietly, temp_path_for
 
 
 class MasterBusy(Exception):
@@ -89,6 +89,22 @@ class MasterWriter:
 
     def _data_version(self) -> int:
         return int(self.conn.execute("PRAGMA data_version").fetchone()[0])
+
+    def fingerprint(self) -> str | None:
+        """The master's :func:`~fieldapp.sync.files.page_fingerprint` as it is now, read as the
+        start of this write (like :meth:`snapshot`: anyone's commit from here on makes
+        :meth:`write_back` raise :class:`MasterChanged`). ``None`` when the ``.gpkg`` alone may
+        not hold the content: a ``-wal`` with records (QGIS saved into it) or a ``-journal``."""
+        self._version = self._data_version()
+        side = [Path(f"{self.master}-wal"), Path(f"{self.master}-journal")]
+        self.conn.execute("BEGIN")
+        try:  # a read transaction: no rollback-journal writer commits while the file is hashed
+            self.conn.execute("SELECT count(*) FROM sqlite_master").fetchone()
+            if any(p.exists() and p.stat().st_size > 0 for p in side):
+                return None
+            return page_fingerprint(self.master)
+        finally:
+            self.conn.execute("COMMIT")
 
     def snapshot(self) -> Path:
         """A consistent copy of the master (rollback-journal mode) beside it; removed on close."""

@@ -90,6 +90,21 @@ class LogEntry:
 
 
 @dataclass(frozen=True)
+class FastForward:
+    """What a laptop offers with a changeset so the office need not replay it row by row.
+
+    ``base`` is the laptop's copy of the master the changeset was made against (its ``theirs``:
+    the base copy plus every office changeset pulled), ``result`` that copy with the changeset
+    applied (the laptop's ``new_master``, holding the changeset's log row with its SHA-256 and
+    size). An office whose master holds exactly the pages of ``base`` (nothing else wrote it
+    since: a site's first sync, or the same laptop syncing again) may take ``result`` as its new
+    master instead of applying the changeset; any other office applies the changeset."""
+
+    base: Path
+    result: Path
+
+
+@dataclass(frozen=True)
 class SiteSchema:
     """The store schema of a site's master: ``version`` (``None`` for a GeoPackage that is not
     a fieldapp visit) and the schema log, oldest first (see :class:`SchemaChange`)."""
@@ -191,10 +206,13 @@ class OfficeStore(abc.ABC):
 
     @abc.abstractmethod
     def apply(
-        self, site_id: str, changeset: Path, entry: LogEntry, *, step: StepCallback | None = None
+        self, site_id: str, changeset: Path, entry: LogEntry, *, step: StepCallback | None = None,
+        fast_forward: FastForward | None = None,
     ) -> None:
         """Apply ``changeset`` as log entry ``entry`` (``entry.seq`` must be head + 1), atomically.
 
         The changeset carries its own log row; after this returns the master holds the data and
-        the log row together, or (on any error or interruption) neither.
+        the log row together, or (on any error or interruption) neither. ``fast_forward``: see
+        :class:`FastForward` (an office may ignore it); the changeset is stored in the office's
+        log either way.
         """

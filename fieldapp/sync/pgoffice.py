@@ -50,6 +50,7 @@ from fieldapp.sync.files import LOG_TABLE, connect, record_changeset_file, sha25
 from fieldapp.sync.office import SHA256_RE
 from fieldapp.sync.offices import mask_password
 from fieldapp.sync.officestore import (
+    FastForward,
     LockOwner,
     LogEntry,
     OfficeStore,
@@ -570,8 +571,10 @@ class PostgisOffice(OfficeStore):
                          (site_id, version, version, Jsonb([t.to_json() for t in tables.values()]),
                           Path(schema_gpkg).read_bytes()))
 
-    def apply(self, site_id: str, changeset: Path, entry: LogEntry, *, step: StepCallback | None = None) -> None:
-        """Apply ``changeset`` as ``entry`` in one transaction (see the module docstring).
+    def apply(self, site_id: str, changeset: Path, entry: LogEntry, *, step: StepCallback | None = None,
+              fast_forward: FastForward | None = None) -> None:
+        """Apply ``changeset`` as ``entry`` in one transaction (see the module docstring); the
+        office tables are always written from the changeset (``fast_forward`` is not used).
 
         Raises :class:`SyncError` when ``entry.seq`` is not head + 1, :class:`InvalidOfficeData`
         when the changeset does not match its SHA-256 / size, breaks the log rule or does not

@@ -53,12 +53,13 @@ from fieldapp.sync.files import (
     log_head,
     log_ids,
     record_changeset_file,
+    replace_durably,
     sha256_of,
     snapshot_sqlite,
     write_json_durably,
 )
 from fieldapp.sync.laptop import LaptopState, _Pending
-from fieldapp.sync.officestore import LogEntry, OfficeStore, utc_now_iso
+from fieldapp.sync.officestore import FastForward, LogEntry, OfficeStore, utc_now_iso
 from fieldapp.sync.preflight import _no_such_site, _refuse_newer
 from fieldapp.sync.progress import _Progress
 from fieldapp.sync.results import SyncOutcome
@@ -143,6 +144,12 @@ class _Sync:
         #: SHA-256 of the visit right after this run's finalize made it that checked content
         #: (no edit made during the sync): those bytes need no second read (engine._record_check)
         self.vouched_sha256: str | None = None
+        #: SHA-256 of the visit right after this run's snapshot was taken from it: a finalize
+        #: finding the visit still so knows it was not written during the sync (no diff needed)
+        self._visit_at_snapshot: str | None = None
+        #: this run's new_master is the snapshot plus its log row only (nothing pulled, no
+        #: conflict record): the finalize's update to the visit is the log table's diff alone
+        self._update_is_log_row = False
 
     # ---- resume / finalize ------------------------------------------------------------
     def resume(self) -> str | None:
@@ -200,8 +207,10 @@ class _Sync:
                     schemas.migrate_file(dst, before)
             update = self.work / "update.geodiff"
             edits = self.work / "edits.geodiff"
-            self.gd.create_changeset(str(snap), str(self.visit), str(edits))
-            if self.gd.has_changes(str(edits)):
+            as_snapshot = snap == st.pending_snapshot and self._visit_at_snapshot is not None \
+                and visit_fingerprint(self.visit) == self._visit_at_snapshot
+            written = not as_snapshot and self._written_during_sync(snap, edits)
+            if written:
                 # the visit was written during the sync: rebase the office's update onto it
                 self.gd.create_rebased_changeset(
                     str(snap), str(master), str(edits), str(update),
@@ -209,15 +218,30 @@ class _Sync:
                 )
                 self._check_finalize(update)
             else:
-                self.gd.create_changeset(str(snap), str(master), str(update))
+                differ = cs.new_geodiff()
+                if as_snapshot and self._update_is_log_row:  # the master is the snapshot + its log row
+                    differ.set_tables_to_include([LOG_TABLE])
+                differ.create_changeset(str(snap), str(master), str(update))
             self.prog(0.9, "updating the visit")
             self.gd.apply_changeset(str(self.visit), str(update))
             checkpoint(self.visit)
-            if self._content_checked and not self.gd.has_changes(str(edits)):
+            if self._content_checked and not written:
                 self.vouched_sha256 = visit_fingerprint(self.visit)
         self.prog(0.95, "saving the new base copy")
-        copy_durably(st.pending_master, st.base)
+        if st.pending_master.exists():  # moved, not copied: nothing reads it after this
+            replace_durably(st.pending_master, st.base)
+        elif log_head(st.base) < pending.target_seq:  # moved by a finalize killed just after
+            raise LaptopStateError(
+                f"{st.pending_dir} has lost the office's copy of seq {pending.target_seq} and the"
+                f" base copy {st.base} is older; make a fresh laptop copy with `fieldapp sync"
+                " --office PATH --checkout SITE NEW.gpkg`"
+            )
         st.drop_pending()
+
+    def _written_during_sync(self, snap: Path, edits: Path) -> bool:
+        """Whether the visit was written since ``snap`` was taken: ``edits`` = its changes."""
+        self.gd.create_changeset(str(snap), str(self.visit), str(edits))
+        return bool(self.gd.has_changes(str(edits)))
 
     def _check_finalize(self, update: Path) -> None:
         """The visit was written while this sync ran: check, on a scratch copy, what the office's
@@ -326,7 +350,7 @@ class _Sync:
             return self._receive_only(copies, pulled, counts)
         out, new_master, conflict_file = self._rebase(copies, pulled, local)
         pending, conflicts = self._build(copies, pulled, local, out, new_master, conflict_file, counts)
-        return self._push(pending, conflicts, counts)
+        return self._push(pending, conflicts, counts, pulled.theirs)
 
     def _align_schemas(self) -> _Copies:
         """Snapshot the visit and bring the snapshot to the newest store schema of the visit, the
@@ -338,9 +362,12 @@ class _Sync:
         _refuse_newer(self.office, self.site, site_schema, None)  # migrated since the preflight
         snapshot = work / "snapshot.gpkg"
         self.prog(0.1, "taking a snapshot of the visit")
-        before = visit_fingerprint(self.visit) if self.checked_sha256 is not None else None
         snapshot_sqlite(self.visit, snapshot)
-        self._snapshot_checked = before is not None and before == self.checked_sha256 == visit_fingerprint(self.visit)
+        # the snapshot is a consistent read of the visit at one moment; a visit hashing, after
+        # it, as it did when checked was not written in between (every commit changes the file's
+        # bytes -- its change counter at least -- or fills the -wal, which gives no hash)
+        self._visit_at_snapshot = visit_fingerprint(self.visit)
+        self._snapshot_checked = self.checked_sha256 is not None and self._visit_at_snapshot == self.checked_sha256
         v_visit = schemas.version_of(snapshot)
         v_base = schemas.version_of(st.base) if st.base.exists() else None
         v_office = site_schema.version if site_schema is not None else None
@@ -500,10 +527,10 @@ class _Sync:
         else:
             shutil.copyfile(local, out)
         new_master = work / "new_master.gpkg"
-        if not pulled.entries and not self.state.base.exists():
-            # the first sync: theirs is the snapshot emptied (_schema_only) and ``out`` every row
-            # of the snapshot, so theirs + out is the snapshot itself (a day's track: seconds of
-            # inserts and index updates saved)
+        if not pulled.entries:
+            # nothing pulled: theirs is the base (for a first sync the snapshot emptied,
+            # _schema_only) and ``out`` = snapshot - base, so theirs + out holds the snapshot's
+            # rows: the snapshot itself (a day's track: seconds of inserts and index updates saved)
             shutil.copyfile(c.snapshot, new_master)
             return out, new_master, conflict_file
         shutil.copyfile(pulled.theirs, new_master)
@@ -526,7 +553,8 @@ class _Sync:
         changeset_id = uuid.uuid4().hex
         seq = c.head + 1
         local_entries = cs.list_changes(gd, local, work) if pulled.their_entries else []
-        for table, n in cs.summary(gd, out, work).items():
+        out_summary = cs.summary(gd, out, work)
+        for table, n in out_summary.items():
             if table != LOG_TABLE:
                 counts[table]["sent"] += n["insert"] + n["update"] + n["delete"]
         ctx = ConflictContext(self.policy, changeset_id, seq, st.laptop_id, self.synced_by)
@@ -547,7 +575,9 @@ class _Sync:
             )
             insert_conflicts(conn, conflicts)
         changeset = work / "changeset.geodiff"
-        gd.create_changeset(str(pulled.theirs), str(new_master), str(changeset))
+        only_out = not pulled.entries and not conflicts and not latest and LOG_TABLE not in out_summary
+        self._sent_changeset(pulled.theirs, new_master, out_summary if only_out else None, out, changeset)
+        self._update_is_log_row = only_out
         sha, size = sha256_of(changeset), changeset.stat().st_size
         with contextlib.closing(connect(new_master)) as conn, conn:
             record_changeset_file(conn, seq, sha, size)
@@ -563,15 +593,48 @@ class _Sync:
         self._write_pending(pending, new_master, c.snapshot, changeset)
         return pending, conflicts
 
-    def _push(self, pending: _Pending, conflicts: list[Conflict], counts: dict) -> SyncOutcome:
+    def _sent_changeset(self, theirs: Path, new_master: Path, out_summary: dict | None, out: Path,
+                        changeset: Path) -> None:
+        """``create_changeset(theirs, new_master)`` into ``changeset``.
+
+        ``out_summary`` (``out``'s) given: ``new_master`` is ``theirs`` + ``out`` + the log row
+        (nothing pulled, no conflict record, no value the policy wrote back, ``out`` not touching
+        the log), so the changeset is ``out`` followed by the log row, diffed alone (pygeodiff's
+        ``set_tables_to_include``): one diff of every table instead of two (a day's visit: 2 s).
+        A changeset is a series of per-table blocks read to its end (SQLite's session format,
+        as ``sqlite3changeset_concat`` documents for changesets of distinct tables), so the two
+        are joined end to end; pygeodiff's ``concat_changes`` would decode and re-encode every
+        row (1 s). The joint is checked: its summary must be ``out``'s plus one log row, else
+        the changeset is diffed whole."""
+        if out_summary is not None:
+            log_only = cs.new_geodiff()
+            log_only.set_tables_to_include([LOG_TABLE])
+            logged = self.work / "log-row.geodiff"
+            log_only.create_changeset(str(theirs), str(new_master), str(logged))
+            with open(changeset, "wb") as dst:
+                for part in (out, logged):
+                    with open(part, "rb") as src:
+                        shutil.copyfileobj(src, dst, 1 << 20)
+            want = dict(out_summary)
+            want[LOG_TABLE] = {"insert": 1, "update": 0, "delete": 0}
+            with contextlib.suppress(Exception):  # unreadable: diffed whole below
+                if cs.summary(self.gd, changeset, self.work) == want:
+                    return
+        self.gd.create_changeset(str(theirs), str(new_master), str(changeset))
+
+    def _push(self, pending: _Pending, conflicts: list[Conflict], counts: dict, theirs: Path) -> SyncOutcome:
         """Past the commit point (cancelling no longer honoured): migrate the office if need
-        be, apply the changeset there, finalize the visit and the base."""
+        be, apply the changeset there, finalize the visit and the base.
+
+        The office is offered ``theirs`` and ``new_master`` (:class:`FastForward`): an office
+        whose master is page for page ``theirs`` takes ``new_master`` as it is."""
         self.prog(0.7, "sending the changeset to the office")
         self.prog.committed = True
         self._migrate_office()
         entry = LogEntry(pending.target_seq, pending.changeset_id, pending.laptop_id, pending.synced_by,
                          pending.applied_utc, pending.sha256, pending.size_bytes)
-        self.office.apply(self.site, self.state.pending_changeset, entry, step=self.prog.step)
+        ff = FastForward(theirs, self.state.pending_master)
+        self.office.apply(self.site, self.state.pending_changeset, entry, step=self.prog.step, fast_forward=ff)
         self.prog(0.85, "office updated")
         self.finalize(self.state.read_pending())
         return SyncOutcome(pending.changeset_id, pending.target_seq, counts, tuple(conflicts), False)
@@ -614,15 +677,26 @@ class _Sync:
         st.pending_dir.mkdir()
         for src, dst in ((master, st.pending_master), (snapshot, st.pending_snapshot),
                          (changeset, st.pending_changeset)):
-            if src is not None:
-                copy_durably(src, dst)
+            if src is not None:  # scratch copies of this run: moved, not copied
+                replace_durably(src, dst)
         write_json_durably(st.pending_json, asdict(pending))
 
     def _schema_only(self, snapshot: Path, target: Path) -> None:
         """A copy of the visit with every row removed from every table pygeodiff diffs (its
         schema listing): one DELETE per table in one transaction, as pygeodiff's dump, invert
-        and apply would leave it, without a changeset of every row (a day's track is 288,000)."""
+        and apply would leave it, without a changeset of every row (a day's track is 288,000).
+
+        A scratch file of this run (a killed sync leaves ``work/``, emptied by the next one):
+        written without a rollback journal or fsync (5x faster for a day's visit), then
+        ``VACUUM``-ed from the visit's size to the few hundred KB of its schema, so the office
+        site it may become and every copy made of it are small. The journal is back to
+        ``DELETE`` (rollback) afterwards, as the snapshot was."""
         shutil.copyfile(snapshot, target)
         tables = cs.schema(self.gd, snapshot, self.work)
-        with contextlib.closing(connect(target)) as conn, conn:  # the R-tree triggers need ST_
-            empty_tables(conn, list(tables))
+        with contextlib.closing(connect(target)) as conn:  # the R-tree triggers need ST_
+            conn.execute("PRAGMA journal_mode=OFF")
+            conn.execute("PRAGMA synchronous=OFF")
+            with conn:
+                empty_tables(conn, list(tables))
+            conn.execute("VACUUM")
+            conn.execute("PRAGMA journal_mode=DELETE")

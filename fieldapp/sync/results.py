@@ -8,7 +8,14 @@ from dataclasses import dataclass, field
 
 from fieldapp.store.layerwords import layer_words
 from fieldapp.sync.conflicts import Conflict, ConflictPolicy
+from fieldapp.store.schema import META_TABLE
 from fieldapp.sync.files import LOG_TABLE
+
+#: Tables a sync carries that are not the crew's records: the sync's own log, the store's file
+#: info and the Related Tables Extension's list of photo links (its rows the same in every
+#: copy). Counted apart, never in the layer totals. (Conflict records stay a layer: the crew
+#: resolves them.)
+BOOKKEEPING_TABLES = (LOG_TABLE, META_TABLE, "gpkgext_relations")
 
 
 @dataclass(frozen=True)
@@ -54,15 +61,23 @@ class SyncOutcome:
     no_op: bool = False
 
     def layers(self) -> tuple[LayerCounts, ...]:
-        """Every layer with a non-zero count, by name (the sync log left out)."""
+        """Every layer of records with a non-zero count, by name (:data:`BOOKKEEPING_TABLES`
+        left out)."""
         return tuple(LayerCounts(name, **c) for name, c in sorted(self.counts.items())
-                     if name != LOG_TABLE and any(c.values()))
+                     if name not in BOOKKEEPING_TABLES and any(c.values()))
+
+    def bookkeeping(self) -> tuple[LayerCounts, ...]:
+        """The non-zero counts of :data:`BOOKKEEPING_TABLES` but the sync log (which every
+        push has), by name."""
+        return tuple(LayerCounts(name, **c) for name, c in sorted(self.counts.items())
+                     if name in BOOKKEEPING_TABLES and name != LOG_TABLE and any(c.values()))
 
 
 @dataclass(frozen=True)
 class SyncReport:
-    """What one :func:`~fieldapp.sync.engine.sync` did. ``layers`` lists every layer with a
-    non-zero count."""
+    """What one :func:`~fieldapp.sync.engine.sync` did. ``layers`` lists every layer of records
+    with a non-zero count; ``bookkeeping`` the tables that are not records
+    (:data:`BOOKKEEPING_TABLES`: file info, photo links), never in the totals."""
 
     site_id: str
     office: str
@@ -75,6 +90,7 @@ class SyncReport:
     policy: str = ConflictPolicy.LAST_SYNC_WINS.value
     #: Store schema changes this sync made, in words (``"office master: schema 1 -> 2 ..."``).
     schema_changes: tuple[str, ...] = ()
+    bookkeeping: tuple[LayerCounts, ...] = ()
 
     def totals(self) -> LayerCounts:
         """Sum of the per-layer counts (``layer`` = ``"all"``)."""
@@ -102,6 +118,11 @@ class SyncReport:
             lines.append(f"  {'layer':<{w}}{'sent':>7}{'received':>10}{'merged':>8}{'conflicts':>11}")
             for name, c in rows:
                 lines.append(f"  {name:<{w}}{c.sent:>7}{c.received:>10}{c.merged:>8}{c.conflicts:>11}")
+        if self.bookkeeping:
+            kept = "; ".join(f"{layer_words(c.layer)} ({c.layer}) " + ", ".join(
+                f"{n} {what}" for n, what in ((c.sent, "sent"), (c.received, "received")) if n)
+                for c in self.bookkeeping)
+            lines.append(f"  file bookkeeping, not records: {kept}")
         for k in self.conflicts:
             what = (f"{layer_words(k.layer)} ({k.layer}) {k.feature_uuid or k.feature_fid}"
                     + (f".{k.field}" if k.field else ""))

@@ -2,7 +2,8 @@
 
 Scenario (real store visits, edited through the model, so every sync runs the full visit check
 and keeps its ``validated.json`` record): laptop A has already sent an edit of tree t1 and a new
-tree; laptop B has new trees, an edit of t1 (a same-field conflict), an edit of t2 and a delete
+tree (in the fast-forward variant it has not: B's base is the master, and the office takes B's
+result as its new master instead of applying B's changeset); laptop B has new trees, an edit of t1 (a same-field conflict), an edit of t2 and a delete
 of t3. B's sync runs in a child process that SIGKILLs itself at its N-th progress report -- the
 progress callback is reported at every step, including the store's read of what the visit is to
 become, inside the office write (history stored, master copied, applied, replaced), the laptop
@@ -55,6 +56,8 @@ calls = 0
 def progress(fraction, message):
     global calls
     calls += 1
+    if message.startswith("office: the master is"):
+        print(message)
     if calls == kill_at:
         os.kill(os.getpid(), signal.SIGKILL)
 sync(root / "b.gpkg", FolderOffice(root / "office"), progress=progress)
@@ -64,7 +67,7 @@ FEATURES = tuple(layer.value for layer in Layer)
 X0, Y0 = 500000.0, 4983000.0  # UTM 16N
 
 
-def make_template(root: Path, *, b_edits: bool = True) -> None:
+def make_template(root: Path, *, b_edits: bool = True, a_again: bool = True) -> None:
     office = FolderOffice(root / "office", create=True)
     visit = Visit.new("Mill Creek lot", crs="EPSG:32616", who="a@laptop-a")
     a = root / "a.gpkg"
@@ -74,10 +77,11 @@ def make_template(root: Path, *, b_edits: bool = True) -> None:
     store.close()
     site = sync(a, office).site_id
     b = checkout(office, site, root / "b.gpkg")
-    with open_visit(a, who="a@laptop-a") as store:
-        store.visit.update_feature(Layer.TREE, t1, dbh_in=20.0)
-        store.visit.add_tree(x=X0 + 7, y=Y0 + 7, dbh_in=7.0, species_code="AAAA")
-    sync(a, office)
+    if a_again:  # else B's base is the master: its push fast-forwards the office
+        with open_visit(a, who="a@laptop-a") as store:
+            store.visit.update_feature(Layer.TREE, t1, dbh_in=20.0)
+            store.visit.add_tree(x=X0 + 7, y=Y0 + 7, dbh_in=7.0, species_code="AAAA")
+        sync(a, office)
     if b_edits:
         with open_visit(b, who="b@laptop-b") as store:
             for i in range(3):
@@ -140,19 +144,21 @@ def state_of(root: Path) -> dict:
 def templates(tmp_path_factory):
     """Prepared folders (built once) and the result of an uninterrupted run of each."""
     out = {}
-    for name, b_edits in (("push", True), ("pull", False)):
+    for name, b_edits, a_again in (("push", True, True), ("pull", False, True), ("ff", True, False)):
         tpl = tmp_path_factory.mktemp(f"tpl-{name}")
-        make_template(tpl, b_edits=b_edits)
+        make_template(tpl, b_edits=b_edits, a_again=a_again)
         ref = tmp_path_factory.mktemp(f"ref-{name}")
         shutil.copytree(tpl, ref, dirs_exist_ok=True)
         done = run_child(ref, 0)
         assert done.returncode == 0, done.stderr
         calls = int(done.stdout.split("CALLS")[1])
-        out[name] = (tpl, state_of(ref), calls)
+        if name == "ff":  # the office took B's result as it is
+            assert "office: the master is this laptop's base copy" in done.stdout
+        out[name] = (tpl, state_of(ref), calls, b_edits)
     return out
 
 
-def check_after_kill(root: Path, reference: dict) -> None:
+def check_after_kill(root: Path, reference: dict, b_sends: bool) -> None:
     office = FolderOffice(root / "office")
     m = master_of(root)
     b, a = root / "b.gpkg", root / "a.gpkg"
@@ -168,7 +174,7 @@ def check_after_kill(root: Path, reference: dict) -> None:
         seqs = [s for (s,) in conn.execute("SELECT seq FROM fieldapp_sync_log ORDER BY seq")]
         from_b = conn.execute("SELECT count(*) FROM fieldapp_sync_log WHERE laptop_id = ?", (laptop_b,)).fetchone()[0]
     assert seqs == list(range(1, len(seqs) + 1))
-    assert from_b == (1 if reference["conflicts"] else 0)  # B's edits applied exactly once
+    assert from_b == (1 if b_sends else 0)  # B's edits applied exactly once
     hist = sorted(p.name[:8] for p in (office.site_dir(site_id_of(a)) / "history").iterdir()
                   if not p.name.startswith("."))
     assert hist == [f"{s:08d}" for s in seqs]
@@ -181,13 +187,13 @@ def check_after_kill(root: Path, reference: dict) -> None:
 
 
 def _trial(templates, name, tmp_path, kill_at, kill_after_s=None):
-    tpl, reference, _calls = templates[name]
+    tpl, reference, _calls, b_sends = templates[name]
     root = tmp_path / "t"
     shutil.copytree(tpl, root)
     result = run_child(root, kill_at, kill_after_s=kill_after_s)
     if kill_after_s is None:
         assert result.returncode == -signal.SIGKILL, result.stderr
-    check_after_kill(root, reference)
+    check_after_kill(root, reference, b_sends)
 
 
 # The push sync reports progress 19 times; kill at each of the first 18 (every step, including
@@ -205,6 +211,14 @@ def test_kill_push_sync_at_each_step(templates, tmp_path, kill_at):
 def test_kill_pull_only_sync(templates, tmp_path, kill_at):
     assert kill_at < templates["pull"][2]
     _trial(templates, "pull", tmp_path, kill_at)
+
+
+# B's base is the master: the office takes B's result (fast-forward) instead of applying; that
+# sync reports progress 17 times: kill at each of the first 16 (as for the push above)
+@pytest.mark.parametrize("kill_at", range(1, 17))
+def test_kill_fast_forward_push_at_each_step(templates, tmp_path, kill_at):
+    assert kill_at < templates["ff"][2]
+    _trial(templates, "ff", tmp_path, kill_at)
 
 
 @pytest.mark.parametrize("seed", range(3))
