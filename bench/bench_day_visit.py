@@ -120,6 +120,11 @@ def one_more_fix(path: Path, last: tuple[float, float], tmp: Path) -> float:
     w.show()
     while not w.startup_done:
         QTest.qWait(20)
+    # until the map shows the stored track's simplified history (a worker makes it in a
+    # fraction of a second; until then the whole day is the raw tail, stroked at every paint)
+    tl, give_up = w.map.track, time.monotonic() + 60
+    while not (tl.history_draws and not tl._busy and tl._wanted is None) and time.monotonic() < give_up:
+        QTest.qWait(20)
     QTest.qWait(100)
     lat, lon = last
     # 3 pixels north a fix at the map's zoom: every fix moves the marker (one that would not
