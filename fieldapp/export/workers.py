@@ -21,6 +21,7 @@ import re
 import shutil
 import subprocess
 import sys
+import threading
 import time
 from pathlib import Path
 from typing import Callable
@@ -206,7 +207,7 @@ def write_in_workers(layers: list, targets: dict[str, Path], frame, site_crs: st
             proc = ready.pop() if ready else _start()
             procs.append((job, proc, formats))
             proc.stdin.write(f"{job}\n".encode())
-            proc.stdin.close()
+            proc.stdin.flush()          # kept open: its end tells the worker this process is gone
         out: dict[str, tuple] = {}
         while True:
             for job, proc, formats in procs:
@@ -294,7 +295,29 @@ def _serve() -> int:
     import fieldapp.export.gdal  # noqa: F401 - imported while the parent reads the visit
 
     line = sys.stdin.readline().strip()
-    return _run_job(line) if line else 0
+    if not line:
+        return 0
+    threading.Thread(target=_end_with_parent, daemon=True).start()
+    try:
+        return _run_job(line)
+    finally:
+        _JOB_DONE.set()
+
+
+_JOB_DONE = threading.Event()
+
+
+def _end_with_parent() -> None:
+    """The export that started this worker holds its stdin open while it waits: the end of
+    stdin (the export finished, or was killed) ends a worker still writing, so it never writes
+    on for a process that is gone (a killed app's export used to run on for half a minute)."""
+    try:
+        while os.read(0, 1 << 16):      # the file descriptor itself: nothing closes it at exit
+            pass
+    except OSError:
+        pass
+    if not _JOB_DONE.is_set():
+        os._exit(3)
 
 
 if __name__ == "__main__":
