@@ -417,8 +417,9 @@ def export_visit(visit_path, out_path, fmt: str, *, force: bool = False,
         f"{f} {c}" for f, c in crs_words.items()))
     tmp_dir = None
     try:
-        clear_stale(parent, out_path.name)   # a killed export's temporary folder of OUT
-        tmp_dir = Path(tempfile.mkdtemp(prefix=tmp_prefix(out_path.name), suffix=".tmp", dir=parent))
+        home = _temp_home(out_path, parent)
+        clear_stale(home, out_path.name)     # a killed export's temporary folder of OUT
+        tmp_dir = Path(tempfile.mkdtemp(prefix=tmp_prefix(out_path.name), suffix=".tmp", dir=home))
         umask = current_umask()
         os.chmod(tmp_dir, 0o777 & ~umask)  # mkdtemp made it 0700; it becomes OUT for a folder format
         target = tmp_dir / out_path.name if single else tmp_dir
@@ -462,6 +463,19 @@ def export_visit(visit_path, out_path, fmt: str, *, force: bool = False,
             shutil.rmtree(tmp_dir, ignore_errors=True)
     step(1.0, "done")
     return result
+
+
+def _temp_home(out_path: Path, parent: Path) -> Path:
+    """Where the export's temporary folder goes: beside OUT, so that the finished files are
+    moved into place, never copied; inside OUT when OUT is a folder on another drive than the
+    folder holding it (the top of a USB stick or a mounted share: beside it is another drive)."""
+    try:
+        if out_path.is_dir() and not out_path.is_symlink() and \
+                out_path.stat().st_dev != parent.stat().st_dev:
+            return out_path
+    except OSError:
+        pass
+    return parent
 
 
 def _write_formats(layers: list[_LayerData], targets: dict[str, Path], frame, site_crs: str,

@@ -3,6 +3,8 @@ in-process, errors raised as in-process, cancel stops the workers, nothing left 
 
 from __future__ import annotations
 
+import os
+
 import pytest
 
 import fieldapp.export.workers as workers
@@ -130,3 +132,55 @@ def test_a_full_disk_fails_every_format_at_once_and_leaves_nothing(track_visit, 
         assert sorted(p.name for p in disk.iterdir()) == ["filler.bin"]      # nothing half-written
     finally:
         subprocess.run(["umount", "-l", str(disk)], capture_output=True)
+
+
+@pytest.mark.skipif(not hasattr(os, "mkfifo"), reason="a named pipe holds the worker: POSIX")
+def test_a_worker_ends_when_the_export_that_started_it_is_gone(tmp_path):
+    """The export holds a worker's stdin open while it waits; when that ends (the app killed),
+    a worker still writing ends too, instead of writing on for nobody."""
+    import pickle
+
+    layers = tmp_path / "layers.pickle"
+    os.mkfifo(layers)               # no writer ever comes: the worker blocks reading its layers
+    job = tmp_path / ".job0.pickle"
+    with open(job, "wb") as fh:
+        pickle.dump((["geojson"], str(layers), {"geojson": str(tmp_path / "out")}, None,
+                     "EPSG:4326"), fh)
+    p = workers._start()
+    try:
+        p.stdin.write(f"{job}\n".encode())
+        p.stdin.flush()
+        assert p.poll() is None     # at work (held by the pipe), not ended by itself
+        p.stdin.close()             # the export is gone
+        assert p.wait(timeout=120) == 3
+    finally:
+        if p.poll() is None:
+            p.kill()
+        p.wait()
+        p.err_file.close()
+
+
+@pytest.mark.parametrize("fmt", ["all", "geojson"])
+def test_export_forced_into_the_top_of_a_drive(track_visit, tmp_path, fmt):
+    """OUT is a mounted drive's top folder (a USB stick): beside it is another drive, so the
+    temporary folder goes inside it and the files are moved, not refused as a cross-device
+    link; nothing temporary is left on either drive."""
+    import subprocess
+
+    stick = tmp_path / "stick"
+    _mounted_tmpfs(stick, 64 * 1024)
+    try:
+        (stick / "notes.txt").write_text("the crew's own file")
+        got = export_visit(track_visit, stick, fmt, force=True)
+        assert got.layers["track_point"] == 12
+        names = sorted(p.name for p in stick.iterdir())
+        if fmt == "all":
+            assert names == ["csv", "dxf", "geojson", "kml", "notes.txt", "shp"]
+            assert (stick / "geojson" / "track_point.geojson").is_file()
+        else:
+            assert "track_point.geojson" in names and "notes.txt" in names
+        assert not [n for n in names if n.endswith(".tmp")]
+        assert sorted(p.name for p in tmp_path.iterdir()) == ["stick", "v.gpkg"]
+        assert (stick / "notes.txt").read_text() == "the crew's own file"
+    finally:
+        subprocess.run(["umount", "-l", str(stick)], capture_output=True)
