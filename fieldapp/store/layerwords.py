@@ -28,6 +28,7 @@ LAYER_WORDS = {
     "stake_point": "Stake-out flags",
     "photo": "Photos",
     "gpkgext_relations": "Photo links (related tables)",
+    "fieldapp_sync_conflicts": "Conflict records (sync)",
 }
 
 

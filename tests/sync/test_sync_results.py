@@ -31,3 +31,12 @@ def test_summary_without_bookkeeping_has_no_such_line():
     outcome = SyncOutcome(None, 2, {"tree": _counts(0, 2)})
     report = SyncReport("site-a", "o", None, 2, outcome.layers(), (), bookkeeping=outcome.bookkeeping())
     assert "bookkeeping" not in report.format() and report.totals().received == 2
+
+
+def test_conflict_records_received_are_named_in_words():
+    # another laptop's sync left 2 conflict records that this one receives with 2 trees
+    outcome = SyncOutcome(None, 3, {"tree": _counts(0, 2), "fieldapp_sync_conflicts": _counts(0, 2)})
+    report = SyncReport("site-a", "o", None, 3, outcome.layers(), ())
+    lines = report.format().splitlines()
+    assert lines[2].split() == ["Conflict", "records", "(sync)", "(fieldapp_sync_conflicts)",
+                                "0", "2", "0", "0"]
