@@ -34,7 +34,7 @@ each to its full name (with its unit); a text value over 254 bytes is written wh
 ``long_values.csv`` (the .dbf keeps its start, marked) and the result's ``notes`` say so. Every
 file written is proved whole (:func:`fieldapp.export.gdal._check_written`: its end, its last
 feature, its count where that is cheap), so a full disk fails the export (nothing is left). DBH
-is written to 0.01 in (:data:`RESOLUTION`). A big visit's formats for ``all`` are written in
+is written to 0.01 in, a crown radius to 0.01 ft (:data:`RESOLUTION`). A big visit's formats for ``all`` are written in
 worker processes (:mod:`fieldapp.export.workers`); a killed export's temporary folder beside
 OUT is cleared by the next export of OUT. The
 layers every format also carries: ``bank_point``, ``bank_line``, ``protective_area``,
@@ -186,8 +186,10 @@ def _links_of(visit, layer: Layer, uuid: str, links: dict[str, str]) -> str | No
 #: columns written at their instrument's resolution, not as the float the arithmetic left
 #: (a caliper's 312.4 mm is 12.299212... in; the file said 12.299999999 for a typed 12.3): DBH to
 #: 0.01 in (0.25 mm), finer than a caliper's whole millimetre, so that every caliper reading is
-#: told apart (312 and 313 mm are 12.28 and 12.32 in; 0.1 in would make both 12.3)
-RESOLUTION = {"dbh_in": 2}
+#: told apart (312 and 313 mm are 12.28 and 12.32 in; 0.1 in would make both 12.3); a crown
+#: radius (typed, or a rangefinder's horizontal distance to the drip line, 0.1 ft at best) to
+#: 0.01 ft
+RESOLUTION = {"dbh_in": 2, "crown_radius_ft": 2}
 
 
 def _at_resolution(column: str, value: Any) -> Any:
@@ -448,6 +450,10 @@ def export_visit(visit_path, out_path, fmt: str, *, force: bool = False,
         else:
             result.files = _move_into_place(visit_path, tmp_dir, target, out_path, single, umask,
                                             force)
+    except ExportWriteFailed as exc:     # a layer's file (in whichever worker failed first)
+        if str(exc).startswith(f"cannot write {out_path}"):
+            raise
+        raise ExportWriteFailed(f"cannot write {out_path}: {exc}") from exc
     except ExportError:
         raise
     except OSError as exc:

@@ -146,6 +146,8 @@ def dbh_visit(tmp_path):
         v.add_tree(x=tree.x + 1.0, y=tree.y, dbh_in=reading_from_mm(mm[0], 1, "x").dbh_in, crown_radius_ft=5.0)
         v.add_tree(x=tree.x + 2.0, y=tree.y, dbh_in=reading_from_mm(mm[1], 1, "x").dbh_in, crown_radius_ft=5.0)
         v.add_tree(x=tree.x + 3.0, y=tree.y, dbh_in=12.299999999, crown_radius_ft=5.0)  # a typed 12.3
+        # a crown radius from a rangefinder shot: 2.7 m slope at 0 degrees is 8.8582677... ft
+        v.add_tree(x=tree.x + 4.0, y=tree.y, dbh_in=10.0, crown_radius_ft=2.7 / 0.3048)
     finally:
         store.close()
     return path
@@ -155,10 +157,12 @@ def test_dbh_at_the_calipers_resolution_in_geojson_and_csv(dbh_visit, tmp_path):
     export_visit(dbh_visit, tmp_path / "g", "geojson")
     export_visit(dbh_visit, tmp_path / "c", "csv")
     feats = json.loads((tmp_path / "g" / "tree.geojson").read_text())["features"]
-    dbh = [f["properties"]["dbh_in"] for f in feats][-3:]
+    dbh = [f["properties"]["dbh_in"] for f in feats][-4:-1]
     assert dbh == [12.28, 12.32, 12.3]          # 312 mm / 25.4 = 12.283..., 313 mm = 12.322...
+    assert feats[-1]["properties"]["crown_radius_ft"] == 8.86    # to 0.01 ft
     assert [round(d * 25.4) for d in dbh[:2]] == [312, 313]    # the caliper's millimetres survive
     text = (tmp_path / "c" / "tree.csv").read_text()
     assert "12.299999" not in text and "12.2834" not in text
     meta, _, _, values = read(str(tmp_path / "c" / "tree.csv"))   # typed by its .csvt
-    assert list(values[list(meta["fields"]).index("dbh_in")][-3:]) == [12.28, 12.32, 12.3]
+    assert list(values[list(meta["fields"]).index("dbh_in")][-4:-1]) == [12.28, 12.32, 12.3]
+    assert "8.8582" not in text
