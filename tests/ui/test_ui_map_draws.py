@@ -120,13 +120,20 @@ def test_the_window_draws_the_newest_of_a_burst_and_the_strip_follows_it(qtbot, 
         close_window(w)
 
 
-def test_a_fix_that_would_not_move_a_pixel_is_on_screen_already_and_not_drawn(qtbot):
+def _at_range(qtbot, half_w_ft: float, half_h_ft: float):
+    """A map with a fix "a" drawn at the origin, then zoomed to +-half_w_ft x +-half_h_ft:
+    (view, its ViewBox)."""
     view = _view(qtbot)
     view.update_position(X0, Y0, 1.0, stamp="a")
     qtbot.waitUntil(lambda: view.drawn_stamp == "a", timeout=WAIT_MS)
     vb = view.plot.getPlotItem().getViewBox()
-    vb.setRange(xRange=(-300.0, 300.0), yRange=(-200.0, 200.0), padding=0)   # ~1 ft a pixel
+    vb.setRange(xRange=(-half_w_ft, half_w_ft), yRange=(-half_h_ft, half_h_ft), padding=0)
     qtbot.waitUntil(lambda: not view.timer.isActive(), timeout=WAIT_MS)
+    return view, vb
+
+
+def test_a_fix_that_would_not_move_a_pixel_is_on_screen_already_and_not_drawn(qtbot):
+    view, vb = _at_range(qtbot, 300.0, 200.0)                  # ~1 ft a pixel
     (x0, x1), (y0, y1) = vb.viewRange()
     ft_per_px = max((x1 - x0) / vb.width(), (y1 - y0) / vb.height())
     assert 0.5 < ft_per_px < 2.0
@@ -149,12 +156,7 @@ def test_a_fix_that_would_not_move_a_pixel_is_on_screen_already_and_not_drawn(qt
 
 
 def test_zooming_in_draws_the_newest_position_a_zoomed_out_map_left_out(qtbot):
-    view = _view(qtbot)
-    view.update_position(X0, Y0, 1.0, stamp="a")
-    qtbot.waitUntil(lambda: view.drawn_stamp == "a", timeout=WAIT_MS)
-    vb = view.plot.getPlotItem().getViewBox()
-    vb.setRange(xRange=(-3000.0, 3000.0), yRange=(-2000.0, 2000.0), padding=0)   # ~10 ft a pixel
-    qtbot.waitUntil(lambda: not view.timer.isActive(), timeout=WAIT_MS)
+    view, vb = _at_range(qtbot, 3000.0, 2000.0)                # ~10 ft a pixel
     view.update_position(X0 + 2.0, Y0, 1.0, stamp="b")          # 2 ft: a fifth of a pixel
     qtbot.waitUntil(lambda: view.drawn_stamp == "b", timeout=WAIT_MS)
     assert view.position_item.pos().x() == 0.0

@@ -82,8 +82,8 @@ def install_workflows(window: Any) -> None:
 
 
 #: the editor's keys (Records tab, edit, redo) and the Photos tab's, bound with the window
-EDITING_KEYS = (("Records", "Ctrl+T", "show_records"), ("Edit selected", "F4", "edit_selected"),
-                ("Redo", "Ctrl+Shift+Z", "redo"), ("Attach photos…", "Ctrl+Shift+P", None))
+EDITING_KEYS = (("Records", "Ctrl+T"), ("Edit selected", "F4"), ("Redo", "Ctrl+Shift+Z"),
+                ("Attach photos…", "Ctrl+Shift+P"))
 
 
 def _early_editing(window: Any) -> None:
@@ -95,7 +95,7 @@ def _early_editing(window: Any) -> None:
     window.lower_tabs.addTab(window._editing_pages[0], "Records [Ctrl+T]")
     window.lower_tabs.addTab(window._editing_pages[1], "Photos")
     window._editing_actions = []
-    for text, key, method in EDITING_KEYS:
+    for text, key in EDITING_KEYS:
         def run(_checked: bool = False, key: str = key) -> None:
             install_editing(window)
             for act in window.actions():        # the editor's own action for the key
