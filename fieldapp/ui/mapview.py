@@ -24,6 +24,7 @@ from PySide6.QtWidgets import (
 )
 
 from fieldapp.ui.crowns import CrownLayer
+from fieldapp.ui.mapgrid import GridLines
 from fieldapp.ui.tracklayer import TrackLayer
 
 NICE_STEPS_FT = (1, 2, 5, 10, 20, 25, 50, 100, 200, 250, 500, 1000, 2000, 5000)
@@ -36,8 +37,8 @@ KIND_COLOURS = {
     "foundation": "#000000", "drive": "#6b4e16", "driveway": "#6b4e16", "parking": "#6b4e16",
     "septic": "#8b008b", "utility": "#8b008b", "drainageway": "#00a0a0", "swale": "#00a0a0",
 }
-#: Qt's pixmap cache (KiB) for the map's cached layers: the two axes with their grid and the
-#: track's history, one view each (a 4K screen at twice the pixels: about 16 MiB a view).
+#: Qt's pixmap cache (KiB) for the map's cached layers: the track's history and the point
+#: layers, one view each (a 4K screen at twice the pixels: about 16 MiB a view).
 PIXMAP_CACHE_KIB = 64 * 1024
 
 
@@ -98,7 +99,7 @@ class ScaleBarWidget(QWidget):
     def set_scale(self, length_ft: float, px: float) -> None:
         if (length_ft, round(px)) != (self.length_ft, round(self.px)):
             self.length_ft, self.px = length_ft, px
-            self.setToolTip(f"Scale bar: {length_ft:g} ft")
+            self.setToolTip(f"Scale bar: {length_ft:g} ft (the map's grid lines are {length_ft:g} ft apart)")
             if self.minimumWidth() < int(px) + 80:      # the bar is drawn true to scale
                 self.setMinimumWidth(int(px) + 80)
             self.update()
@@ -152,6 +153,9 @@ class MapView(QWidget):
         self.readout.setObjectName("mapReadout")
         self.readout.setTextInteractionFlags(Qt.TextSelectableByMouse)
         self.readout.setStyleSheet("font-size: 11pt;")
+        # opaque: its repaint (twice a second while fixes stream) does not repaint the map
+        # widget, the splitters and the window under it
+        self.readout.setAutoFillBackground(True)
         self.readout.ensurePolished()
         holder.setSizePolicy(QSizePolicy.Ignored, QSizePolicy.Fixed)  # never widens
         holder.setFixedHeight(2 * self.readout.fontMetrics().lineSpacing() + 2)
@@ -166,18 +170,15 @@ class MapView(QWidget):
         self.cursor: tuple[float, float] | None = None
         pi = self.plot.getPlotItem()
         pi.setAspectLocked(True, ratio=1.0)
-        pi.showGrid(x=True, y=True, alpha=0.25)
-        for ax in ("bottom", "left"):   # major and minor grid lines, not the faint third level:
-            pi.getAxis(ax).setStyle(maxTickLevel=1)   # a followed fix repaints the grid (-30 %)
-            # the axis and its grid painted into a pixmap, redrawn only when the range
-            # changes: the marker's repaint copies those pixels instead of replaying the grid
-            pi.getAxis(ax).setCacheMode(QGraphicsItem.DeviceCoordinateCache)
-        # room for those pixmaps and the track's (a view each; Qt's default is 10 MiB)
+        # a map, not a chart: no East / North axes (the readout gives coordinates); faint
+        # grid lines one scale bar apart at round site feet instead (fieldapp/ui/mapgrid.py)
+        pi.hideAxis("bottom")
+        pi.hideAxis("left")
+        self.grid = GridLines()
+        self.grid.setZValue(-7)             # over the basemap, under every feature
+        pi.addItem(self.grid)
+        # room for the cached layers' pixmaps (a view each; Qt's default is 10 MiB)
         QPixmapCache.setCacheLimit(max(QPixmapCache.cacheLimit(), PIXMAP_CACHE_KIB))
-        pi.setLabel("bottom", "East", units="ft")
-        pi.setLabel("left", "North", units="ft")
-        for ax in ("bottom", "left"):
-            pi.getAxis(ax).enableAutoSIPrefix(False)
         pi.setXRange(-100, 100)
         pi.setYRange(-100, 100)
         self.origin: tuple[float, float] | None = None
@@ -269,11 +270,14 @@ class MapView(QWidget):
                                  " font-weight: bold; font-size: 16pt; border: 2px solid #000;"
                                  " border-radius: 4px; padding: 2px 8px;")
         self.north.setToolTip("North is up (grid north of the site CRS)")
-        self.north.move(70, 10)
+        self.north.move(10, 10)
 
         self.unchanged = 0               # positions on screen already (nothing drawn)
         self._drawn_look: tuple | None = None    # x, y, accuracy radius (ft), usable drawn
         self._readout_at = -1e9
+        self._readout_timer = QTimer(self)
+        self._readout_timer.setSingleShot(True)
+        self._readout_timer.timeout.connect(self._readout_due)
         pi.getViewBox().sigRangeChangedManually.connect(self._manual_pan)
         # the scale bar follows a zoom by wheel or keys at once, fixes or not
         pi.getViewBox().sigRangeChanged.connect(lambda *_: self._view_moved())
@@ -294,6 +298,7 @@ class MapView(QWidget):
     def set_origin(self, x_ft: float, y_ft: float) -> None:
         """Display origin: screen coordinates are site feet minus this."""
         self.origin = (x_ft, y_ft)
+        self.grid.set_step(self.grid.step_ft, self.origin)
         self._request_draw()
 
     def _request_draw(self) -> None:
@@ -380,16 +385,13 @@ class MapView(QWidget):
         if self._on_screen_already():
             self.drawn_stamp = self._stamp
             self.unchanged += 1
-            if self._last_draw_at - self._readout_at >= 0.5:
-                self._readout_at = self._last_draw_at
-                self._show_readout()
+            self._readout_now()
             return
         self.track.draw_tail()
         if self.position is not None:
             x, y = self.position
             self._draw_marker()
             self._drawn_look = (x, y, max(self.accuracy_ft, 0.05), self.position_usable)
-            self._readout_at = self._last_draw_at
             self.drawn_stamp = self._stamp
             self.draws += 1
             if self.follow:
@@ -397,12 +399,26 @@ class MapView(QWidget):
                 (x0, x1), (y0, y1) = vb.viewRange()
                 w, h = x1 - x0, y1 - y0
                 if not (x0 + 0.2 * w < x < x1 - 0.2 * w and y0 + 0.2 * h < y < y1 - 0.2 * h):
-                    # not with blocked signals: the axes and grid follow the view through
-                    # them (blocked, the East/North numbers went stale and fixed features
-                    # seemed to move); setRange does not emit sigRangeChangedManually
+                    # not with blocked signals: the grid and the scale bar follow the view
+                    # through them; setRange does not emit sigRangeChangedManually
                     vb.setRange(xRange=(x - w / 2, x + w / 2), yRange=(y - h / 2, y + h / 2),
                                 padding=0)
-        self._update_scale()
+        self._update_scale(readout=False)
+        self._readout_now()
+
+    def _readout_now(self) -> None:
+        """The readout's numbers while fixes stream: at most twice a second (ten new figures a
+        second cannot be read, and each repaints the strip under the map)."""
+        wait_s = self._readout_at + 0.5 - self._last_draw_at
+        if wait_s <= 0:
+            self._readout_at = self._last_draw_at
+            self._show_readout()
+        elif not self._readout_timer.isActive():      # the newest numbers, half a second on
+            self._readout_timer.start(max(1, int(wait_s * 1000)))
+
+    def _readout_due(self) -> None:
+        self._readout_at = time.monotonic()
+        self._show_readout()
 
     @property
     def track_n(self) -> int:
@@ -426,6 +442,7 @@ class MapView(QWidget):
         self.track.clear()
         self.position = None
         self.origin = None
+        self.grid.set_step(self.grid.step_ft, (0.0, 0.0))
         self._drawn_look = None
         self.position_item.hide()
         self.accuracy_item.hide()
@@ -566,14 +583,16 @@ class MapView(QWidget):
             self.label_items.append(item)
         set_points(self.bank_points, [p[0] for p in banks], [p[1] for p in banks])
 
-    def _update_scale(self) -> None:
+    def _update_scale(self, readout: bool = True) -> None:
         vb = self.plot.getPlotItem().getViewBox()
         (x0, x1), _ = vb.viewRange()
         length = nice_length_ft(x1 - x0)
         px = length * vb.width() / (x1 - x0) if x1 > x0 else 0.0
         self.scale_label_len = length
         self.scale_widget.set_scale(length, px)
-        self._show_readout()
+        self.grid.set_step(length, self.origin or (0.0, 0.0))
+        if readout:
+            self._show_readout()
 
     # ---------------------------------------------------------------- where: cursor, you
     def _mouse_moved(self, scene_pos) -> None:

@@ -42,6 +42,35 @@ EMPTY_MARGIN_FT = 25.0
 EMPTY_HEIGHT_FT = 10.0
 #: Shown until the first :meth:`ProfilePlot.set_profile`: the figures of NR 341.035(1)(a).
 INITIAL_BANK = bank_parameters(False)
+#: The plots' ranges grow along this ladder (times a power of ten), not with every station: the
+#: view (and its axes, regenerated on every range change) stays put for most new stations.
+RANGE_LADDER = (1.0, 1.5, 2.0, 2.5, 3.0, 4.0, 5.0, 6.0, 8.0, 10.0)
+
+
+def snap_up(value: float) -> float:
+    """The smallest ``RANGE_LADDER`` value times a power of ten that is >= ``value`` (> 0)."""
+    import math
+
+    if not value > 0:
+        return value
+    decade = 10.0 ** math.floor(math.log10(value))
+    for step in RANGE_LADDER:
+        if step * decade >= value * (1 - 1e-12):
+            return step * decade
+    return 10.0 * decade
+
+
+def snap_out(low: float, high: float) -> tuple[float, float]:
+    """``low`` down and ``high`` up to whole multiples of a round step (a fifth of the span or
+    less on the ladder 1, 2, 5 times a power of ten): a new point inside keeps the range."""
+    import math
+
+    span = high - low
+    if not span > 0:
+        return low, high
+    decade = 10.0 ** math.floor(math.log10(span / 5.0))
+    step = max(m * decade for m in (1.0, 2.0, 5.0) if m * decade <= span / 5.0 * (1 + 1e-12))
+    return math.floor(low / step) * step, math.ceil(high / step) * step
 
 
 def label_runs(segments: list[tuple[float, float]]) -> list[tuple[int, int, str]]:
@@ -304,7 +333,7 @@ class ProfilePlot(QWidget):
             self.empty_hint.setPos(xmax / 2.0, z0 + EMPTY_HEIGHT_FT / 2.0)
             self.slope_plot.setYRange(0.0, threshold * 1.5 * 1.1, padding=0)
             return
-        xmax = max(d[-1], base, where or 0.0) * 1.08 + 5
+        xmax = snap_up(max(d[-1], base, where or 0.0) * 1.08 + 5)
         self._fitting = True            # the labels are placed once, by _refit below
         try:
             self.ground_plot.setXRange(0, xmax, padding=0)
@@ -313,7 +342,9 @@ class ProfilePlot(QWidget):
         self._fit = (min(z), max(z))
         self._refit()
         smax = max([abs(s) for _, s in segments] + [threshold * 1.5])
-        self.slope_plot.setYRange(min(0.0, min([s for _, s in segments] + [0.0])), smax * 1.1)
+        smin = min(0.0, min([s for _, s in segments] + [0.0]))
+        self.slope_plot.setYRange(-snap_up(-smin) if smin < 0 else 0.0, snap_up(smax * 1.1),
+                                  padding=0)
 
     # ------------------------------------------------------------------ label layout
     @staticmethod
@@ -342,6 +373,7 @@ class ProfilePlot(QWidget):
             # (top - zmax) / (top - bottom) of the height must be at least need_px / h_px
             frac = min(need_px / h_px, 0.6)
             top = max(top, (zmax - frac * bottom) / (1.0 - frac))
+        bottom, top = snap_out(bottom, top)
         self._fitting = True
         try:
             self.ground_plot.setYRange(bottom, top, padding=0)

@@ -171,6 +171,8 @@ class StatusStrip(QFrame):
     def __init__(self, parent: QWidget | None = None) -> None:
         super().__init__(parent)
         self.setObjectName("statusStrip")
+        # opaque: a new figure (4 Hz) repaints the strip, not the window under it
+        self.setAutoFillBackground(True)
         self.setFrameShape(QFrame.StyledPanel)
         self.setStyleSheet("#statusStrip { background: #f7f7f7; border-top: 2px solid #000; }")
         # one row of badges and figures; why recording is blocked goes on a line of its own
@@ -301,7 +303,9 @@ class StatusStrip(QFrame):
                 else f"1-sigma horizontal accuracy from the receiver's last GST, held {held} "
                      "epoch(s): this epoch brought none" if held
                 else "1-sigma horizontal accuracy from the receiver's GST")
-        _set_text(self.age_label, f"Age {age:.1f} s")
+        # under a second is fresh, at any receiver rate: "<1 s" stays put (a tenth of a second
+        # cycling at 4 Hz cannot be read, and each new figure repainted the strip)
+        _set_text(self.age_label, f"Age {age:.1f} s" if age >= 1.0 else "Age <1 s")
         ant = getattr(fix, "antenna_height_m", None)
         _set_text(self.antenna_label, f"Ant {ant:.2f} m" if ant is not None else "Ant –")
         grey = "color: #7a7a7a;" if stale else ""

@@ -1,18 +1,18 @@
 """The site map keeps one local origin per visit: a recorded feature keeps its displayed East/
-North while the user walks far away (the axes and grid follow the view with follow-me)."""
+North while the user walks far away (the grid follows the view with follow-me); the readout
+under it."""
 
 from __future__ import annotations
+
+import time
 
 import pytest
 
 from fieldapp.ui.mapview import MapView
+from tests.ui.ui_support import WAIT_MS
 
 # A UTM-sized site position in feet; the map shows feet minus its first position.
 X0, Y0 = 1_500_000.0, 15_000_000.0
-
-
-def _axis_range(view: MapView, name: str) -> list[float]:
-    return list(view.plot.getPlotItem().getAxis(name).range)
 
 
 def test_feature_keeps_its_coordinates_while_walking_far(qtbot):
@@ -35,13 +35,12 @@ def test_feature_keeps_its_coordinates_while_walking_far(qtbot):
     assert list(x[:2]) == [0.0, 100.0] and list(y[:2]) == [0.0, 20.0]
     assert view.origin == (X0, Y0)
     assert view.position == (-800.0, 400.0)
-    # the East/North axes show what the view shows (they used to keep the start's range)
+    # the grid shows what the view shows (the old axes once kept the start's range)
     (vx0, vx1), (vy0, vy1) = view.plot.getPlotItem().getViewBox().viewRange()
     assert vx0 < -800.0 < vx1 and vy0 < 400.0 < vy1
-    bx = _axis_range(view, "bottom")
-    ly = _axis_range(view, "left")
-    assert abs(bx[0] - vx0) < 1e-6 and abs(bx[1] - vx1) < 1e-6
-    assert abs(ly[0] - vy0) < 1e-6 and abs(ly[1] - vy1) < 1e-6
+    r = view.grid.boundingRect()
+    assert (r.left(), r.right()) == pytest.approx((vx0, vx1))
+    assert (r.top(), r.bottom()) == pytest.approx((vy0, vy1))
 
 
 def _view(qtbot):
@@ -317,3 +316,21 @@ def test_an_opened_visit_shows_its_stored_track(qtbot, tmp_path):
         assert view.track_n == 20 and view.origin == pytest.approx(first)
     finally:
         v.close()
+
+
+def test_readout_follows_streaming_fixes_twice_a_second_and_ends_on_the_newest(qtbot):
+    """Ten fixes a second, each drawn: the readout's numbers change at most twice a second
+    (each change repaints the strip under the map), and the last fix's numbers are shown within
+    half a second when the fixes stop."""
+    view = _view(qtbot)
+    shown: list[str] = []
+    view.readout.setText = (lambda text, real=view.readout.setText: (shown.append(text), real(text)))
+    t0 = time.monotonic()
+    for i in range(20):                          # 2 s at 10 Hz, 10 ft a fix: every one drawn
+        view.update_position(X0 + 10.0 * i, Y0, 1.0)
+        view.redraw()
+        qtbot.wait(100)
+    elapsed = time.monotonic() - t0
+    assert view.draws >= 15
+    assert 1 <= len(shown) <= 2 * elapsed + 2
+    qtbot.waitUntil(lambda: view.readout.text().startswith("You  E 1,500,190.0 ft"), timeout=WAIT_MS)

@@ -139,3 +139,29 @@ def test_empty_profile_shows_a_frame_and_a_hint(qtbot, base, threshold, bank):
     xs = plot.ground.getData()[0]
     assert plot.empty_hint.isVisible() and (xs is None or len(xs) == 0)
     assert plot.ground_plot.getViewBox().viewRange()[0] == pytest.approx([0.0, base + 25.0])
+
+
+def test_ranges_grow_in_round_steps_not_with_every_station(qtbot):
+    from fieldapp.ui.profileplot import ProfilePlot, snap_out, snap_up
+
+    assert [snap_up(v) for v in (1.0, 1.2, 7.0, 96.0, 102.0, 131.0, 160.0, 0.0)] == [
+        1.0, 1.5, 8.0, 100.0, 150.0, 150.0, 200.0, 0.0]
+    # span 23 ft: a fifth is 4.6 ft, the round step 2 ft: 98.3 .. 121.3 -> 98 .. 122
+    assert snap_out(98.3, 121.3) == pytest.approx((98.0, 122.0))
+    assert snap_out(5.0, 5.0) == (5.0, 5.0)
+    plot = ProfilePlot()
+    qtbot.addWidget(plot)
+    plot.resize(620, 240)
+    plot.show()
+    qtbot.waitExposed(plot)
+    stations = [(10.0, 8.0), (10.0, 9.0), (10.0, 7.0)]
+    plot.set_profile(stations, 12.0, 75.0, None, 30.0)
+    plot.redraw()
+    vb = plot.ground_plot.getViewBox()
+    first = [v for pair in vb.viewRange() for v in pair]
+    # 75 ft base x 1.08 + 5 = 86 ft -> 100 ft across; one more 10 ft station, lower than the
+    # highest, keeps the view
+    assert first[:2] == pytest.approx([0.0, 100.0])
+    plot.set_profile(stations + [(10.0, -5.0)], 12.0, 75.0, None, 40.0)   # 2.4 ft -> 1.9 ft up
+    plot.redraw()
+    assert [v for pair in vb.viewRange() for v in pair] == pytest.approx(first)
