@@ -25,6 +25,7 @@ from __future__ import annotations
 import numpy as np
 import pyqtgraph as pg
 from PySide6.QtCore import QSize, Qt, QTimer
+from PySide6.QtGui import QFontMetrics
 from PySide6.QtWidgets import QGraphicsItem, QVBoxLayout, QWidget
 
 from fieldapp.rules.nr341 import bank_parameters
@@ -187,6 +188,10 @@ class ProfilePlot(QWidget):
                 p.getAxis(ax).enableAutoSIPrefix(False)
                 # axis and grid into a pixmap, painted again only when the range changes
                 p.getAxis(ax).setCacheMode(QGraphicsItem.DeviceCoordinateCache)
+            # a fixed room for the tick numbers (up to -9999): a new station's wider number
+            # neither shifts the plot sideways nor re-lays out and repaints every axis; the
+            # two plots' distance scales line up
+            p.getAxis("left").setWidth(QFontMetrics(self.font()).horizontalAdvance("-9999.9") + 8)
         self.ground = pg.PlotDataItem(pen=pg.mkPen("#000000", width=3), symbol="o",
                                       symbolSize=7, symbolBrush="#000000")
         self.ground_plot.addItem(self.ground)
