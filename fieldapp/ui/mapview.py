@@ -25,6 +25,7 @@ from PySide6.QtWidgets import (
 
 from fieldapp.ui.crowns import CrownLayer
 from fieldapp.ui.mapgrid import GridLines
+from fieldapp.ui.maplabels import placement_order, shown_labels
 from fieldapp.ui.tracklayer import TrackLayer
 
 NICE_STEPS_FT = (1, 2, 5, 10, 20, 25, 50, 100, 200, 250, 500, 1000, 2000, 5000)
@@ -40,6 +41,8 @@ KIND_COLOURS = {
 #: Qt's pixmap cache (KiB) for the map's cached layers: the track's history and the point
 #: layers, one view each (a 4K screen at twice the pixels: about 16 MiB a view).
 PIXMAP_CACHE_KIB = 64 * 1024
+#: A bank's red X on the map (pixels across); no other label prints over it.
+BANK_MARK_PX = 22
 
 
 def nice_length_ft(span_ft: float) -> float:
@@ -229,12 +232,13 @@ class MapView(QWidget):
         self.ohwm_label.hide()
         pi.addItem(self.ohwm_label)
         # The bank of each transect (a red X with "bank 120 ft") and labelled buffers.
-        self.bank_points = pg.ScatterPlotItem(size=22, symbol="x", brush=pg.mkBrush("#cc0000"),
+        self.bank_points = pg.ScatterPlotItem(size=BANK_MARK_PX, symbol="x", brush=pg.mkBrush("#cc0000"),
                                               pen=pg.mkPen("w", width=1))
         self.bank_points.setZValue(14)
         self.bank_points.hide()
         pi.addItem(self.bank_points)
         self.label_items: list[pg.TextItem] = []
+        self._labels_placed_at: tuple | None = None     # the zoom the labels were placed at
         self.polygon_items: dict[str, pg.PlotDataItem] = {}
         self.polygon_fills: dict[str, QGraphicsPathItem] = {}
         self.trees = CrownLayer(pi)   # one path per colour: thousands of crowns paint in C++
@@ -582,6 +586,31 @@ class MapView(QWidget):
             pi.addItem(item)
             self.label_items.append(item)
         set_points(self.bank_points, [p[0] for p in banks], [p[1] for p in banks])
+        self._labels_placed_at = None
+        self._place_labels()
+
+    def _place_labels(self) -> None:
+        """Hide the labels that would print over another at this zoom (fieldapp/ui/maplabels.py);
+        again only when the zoom changed (a pan moves every label alike)."""
+        vb = self.plot.getPlotItem().getViewBox()
+        (x0, x1), (y0, y1) = vb.viewRange()
+        zoom = (round((x1 - x0) / max(vb.width(), 1.0), 9), round((y1 - y0) / max(vb.height(), 1.0), 9))
+        if zoom == self._labels_placed_at or not self.label_items:
+            return
+        self._labels_placed_at = zoom
+        rects, marks = [], []
+        half = BANK_MARK_PX / 2.0
+        for item in self.label_items:
+            p = vb.mapViewToScene(item.pos())
+            size = item.textItem.boundingRect()
+            w, h = size.width(), size.height()
+            left, top = p.x() - item.anchor.x() * w, p.y() - item.anchor.y() * h
+            rects.append((left, top, left + w, top + h))
+            bank = item.textItem.toPlainText().startswith("bank")
+            marks.append((p.x() - half, p.y() - half, p.x() + half, p.y() + half) if bank else None)
+        texts = [item.textItem.toPlainText() for item in self.label_items]
+        for item, shown in zip(self.label_items, shown_labels(rects, placement_order(texts), marks)):
+            item.setVisible(shown)
 
     def _update_scale(self, readout: bool = True) -> None:
         vb = self.plot.getPlotItem().getViewBox()
@@ -591,6 +620,7 @@ class MapView(QWidget):
         self.scale_label_len = length
         self.scale_widget.set_scale(length, px)
         self.grid.set_step(length, self.origin or (0.0, 0.0))
+        self._place_labels()
         if readout:
             self._show_readout()
 

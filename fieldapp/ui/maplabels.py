@@ -1,0 +1,44 @@
+"""Map labels that never print over each other: at each zoom, a label that would overlap one
+already placed is hidden (its mark, e.g. a bank's red X, stays), as QGIS's labelling does.
+
+A label is also left out where it would cover another label's mark (three banks side by side
+show one label, at the mark it does not cover). Labels are placed in priority order: the checks' own labels (a bank's horizontal distance, a
+protective area's width) before notes (``✎ ...``), then in the order given. Panning moves every
+label alike, so only a new zoom or new labels place them again.
+"""
+
+from __future__ import annotations
+
+Rect = tuple[float, float, float, float]        # left, top, right, bottom (pixels)
+
+
+def note_label(text: str) -> bool:
+    """A crew's note on the map (placed after the checks' labels)."""
+    return text.startswith("✎")
+
+
+def placement_order(texts: list[str]) -> list[int]:
+    """Indexes of ``texts`` in the order they are placed: checks' labels, then notes."""
+    return sorted(range(len(texts)), key=lambda i: (note_label(texts[i]), i))
+
+
+def _meet(a: Rect, b: Rect, gap_px: float) -> bool:
+    return a[0] < b[2] + gap_px and b[0] < a[2] + gap_px and a[1] < b[3] + gap_px and b[1] < a[3] + gap_px
+
+
+def shown_labels(rects: list[Rect], order: list[int], marks: list[Rect | None] | None = None,
+                 gap_px: float = 2.0) -> list[bool]:
+    """For each label rectangle, whether it is shown: placed greedily in ``order``, a label
+    meeting (within ``gap_px``) one already placed, or another label's mark (``marks[i]``: the
+    rectangle of label i's own symbol, e.g. a bank's X, or None), is left out."""
+    marks = marks if marks is not None else [None] * len(rects)
+    placed: list[Rect] = []
+    shown = [False] * len(rects)
+    for i in order:
+        if any(_meet(rects[i], r, gap_px) for r in placed):
+            continue
+        if any(m is not None and j != i and _meet(rects[i], m, 0.0) for j, m in enumerate(marks)):
+            continue
+        placed.append(rects[i])
+        shown[i] = True
+    return shown

@@ -1,0 +1,43 @@
+"""Map labels never print over each other or over another bank's X."""
+
+from __future__ import annotations
+
+from fieldapp.ui.maplabels import placement_order, shown_labels
+from fieldapp.ui.mapview import MapView
+
+
+def test_overlapping_labels_after_the_first_are_left_out_checks_before_notes():
+    rects = [(0, 0, 100, 20), (50, 10, 150, 30), (200, 0, 300, 20), (90, 0, 120, 20)]
+    texts = ["✎ fence corner", "bank 120 ft", "protective area 50 ft", "✎ culvert"]
+    order = placement_order(texts)
+    assert order == [1, 2, 0, 3]                 # the checks' labels first, then the notes
+    # the bank label is placed; the first note meets it, the second meets it too
+    assert shown_labels(rects, order) == [False, True, True, False]
+    # a gap under 2 px counts as meeting; 2 px does not
+    assert shown_labels([(0, 0, 10, 10), (11, 0, 20, 10)], [0, 1]) == [True, False]
+    assert shown_labels([(0, 0, 10, 10), (12, 0, 20, 10)], [0, 1]) == [True, True]
+
+
+def test_a_label_never_covers_another_labels_mark():
+    # three banks 40 px apart, each label 110 px to the right of its X (22 px across)
+    rects = [(x + 3, -10, x + 113, 10) for x in (0, 40, 80)]
+    marks = [(x - 11, -11, x + 11, 11) for x in (0, 40, 80)]
+    assert shown_labels(rects, [0, 1, 2], marks) == [False, False, True]
+
+
+def test_map_shows_one_of_three_crowded_bank_labels_and_all_when_zoomed_in(qtbot):
+    view = MapView(redraw_hz=50)
+    qtbot.addWidget(view)
+    view.resize(700, 450)
+    view.show()
+    qtbot.waitExposed(view)
+    x0, y0 = 1000.0, 2000.0
+    view.update_position(x0, y0, 1.0)
+    view.set_labels([(x0 + 30.0 * i, y0, "bank 120 ft", "#cc0000") for i in range(3)])
+    view.redraw()
+    view.set_follow(False)
+    vb = view.plot.getPlotItem().getViewBox()
+    vb.setRange(xRange=(-1000.0, 1000.0), yRange=(-600.0, 600.0), padding=0)  # 30 ft = 10 px
+    qtbot.waitUntil(lambda: [i.isVisible() for i in view.label_items] == [False, False, True])
+    vb.setRange(xRange=(-10.0, 90.0), yRange=(-30.0, 30.0), padding=0)        # 30 ft = 200 px
+    qtbot.waitUntil(lambda: all(i.isVisible() for i in view.label_items))
