@@ -17,10 +17,10 @@ their names).
 ========  ====================================  ==============================================
 format    OUT                                   coordinates
 ========  ====================================  ==============================================
-geojson   folder, one ``LAYER.geojson`` each    WGS 84 lon/lat (EPSG:4326, RFC 7946)
+geojson   folder, one ``LAYER.geojson`` each    WGS 84 lon/lat (EPSG:4326, RFC 7946), 9 decimals
 kml       one ``.kml`` file, a folder per layer WGS 84 lon/lat (Google Earth)
 shp       folder, one ``LAYER.shp`` set each    the site's projected CRS (``.prj`` written)
-csv       folder, ``LAYER.csv`` (+ .csvt, .prj) WGS 84 lon/lat, geometry as WKT (column ``WKT``)
+csv       folder, ``LAYER.csv`` (+ .csvt, .prj) WGS 84 lon/lat, 9 decimals, as WKT (column ``WKT``)
 dxf       one ``.dxf`` file, a DXF layer each   the site's projected CRS, in its own unit
 ========  ====================================  ==============================================
 
