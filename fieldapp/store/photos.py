@@ -18,7 +18,7 @@ from ..survey.editing import record_words
 from ..survey.features import Layer, PhotoRecord
 
 __all__ = ["PhotoRow", "photo_entries", "REPORT_THUMB_PX", "feature_words", "taken_words",
-           "direction_words"]
+           "time_is_utc", "direction_words"]
 
 #: Long side of the report thumbnail, pixels.
 REPORT_THUMB_PX = 400
@@ -49,10 +49,10 @@ def taken_words(p: PhotoRecord) -> str:
     if p.taken_utc is None:
         return "—"
     when = p.taken_utc.astimezone(timezone.utc).strftime("%Y-%m-%d %H:%M")
-    return f"{when} UTC" if _is_utc(p) else f"{when} camera local time (no zone)"
+    return f"{when} UTC" if time_is_utc(p) else f"{when} camera local time (no zone)"
 
 
-def _is_utc(p: PhotoRecord) -> bool:
+def time_is_utc(p: PhotoRecord) -> bool:
     """The stored photo's EXIF time (Pillow) carries its zone, or differs from ``taken_utc``
     (a camera clock offset was applied when it was kept); False without an EXIF time."""
     from PIL import Image
