@@ -83,3 +83,24 @@ def test_a_caliper_reading_ends_the_type_the_dbh_reason(qtbot, private_dirs):
         assert "type the DBH first" in tally.add_button.toolTip()
     finally:
         close_window(w)
+
+
+def test_a_new_visit_shows_the_reason_again(qtbot, private_dirs):
+    """The next visit's form starts with the DBH at 0.0 in (set without a signal): Record tree
+    is off again with its reason, even after a caliper reading in the last visit."""
+    from fieldapp.app import visit as visit_mod
+
+    w = make_window(qtbot, private_dirs)
+    try:
+        qtbot.waitUntil(lambda: w.visit is not None, timeout=WAIT_MS)
+        tally = w.panels["tally"]
+        tally.on_caliper(CaliperReading(dbh_in=14.2, dbh_cm=36.07, species_number=None,
+                                        species_label=""))     # no fix: held, reason gone
+        assert tally.add_reason.text() == ""
+        tally.dbh.setValue(14.0)
+        visit_mod.switch_to(w, visit_mod.open_visit(w.visit.path.with_name("next.gpkg")))
+        assert tally.dbh.value() == 0.0
+        assert tally.add_reason.text() == OFF
+        assert "type the DBH first" in tally.add_button.toolTip()
+    finally:
+        close_window(w)

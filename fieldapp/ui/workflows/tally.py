@@ -154,6 +154,7 @@ class TallyPanel(WorkflowPanel):
         self.dbh.valueChanged.connect(self._update_add_ok)
         self._update_add_ok()
         window.sigUsableChanged.connect(lambda *_: self._show_add_reason())
+        window.visit_listeners.append(self._visit_shown)
         window.add_reading_listener("caliper", self.on_caliper)
         window.add_reading_listener("rangefinder", self.on_shot)
         window.started_listeners.append(self._devices_started)
@@ -184,6 +185,12 @@ class TallyPanel(WorkflowPanel):
                                        "type the DBH first (it reads 0.0 in)")
         self.w.set_extra_ok(self.add_button, False if why else None, why)
         self._show_add_reason()
+
+    def _visit_shown(self, _visit: Any) -> None:
+        """A visit shown (a new one has the DBH back at 0.0 in, set without a signal): Record
+        tree and its reason as the form now is, the caliper's readings not yet seen."""
+        self._caliper_used = False
+        self._update_add_ok()
 
     def _show_add_reason(self) -> None:
         """The panel's own reason for Record tree [T] being off, shown under it ("Record tree
