@@ -77,6 +77,42 @@ def test_geojson_is_rfc_7946(visit_path, tmp_path):
     assert numbers and max(len(n.split(".")[1]) for n in numbers) <= 9
 
 
+def _nine_decimals(v: float) -> str:
+    """``v`` degrees as GDAL writes 9 decimals: 0.1 mm, trailing zeros dropped."""
+    return f"{v:.9f}".rstrip("0").rstrip(".")
+
+
+def test_csv_coordinates_have_the_geojson_precision(visit_path, tmp_path):
+    """The CSV's WKT at 9 decimals of a degree, as the GeoJSON (was 13: 0.01 micrometre)."""
+    import re
+
+    from pyproj import Transformer
+
+    export_visit(visit_path, tmp_path / "csv", "csv")
+    export_visit(visit_path, tmp_path / "gj", "geojson")
+    # the tree at E0 + 10, N0 + 10 (EPSG:3070 metres): lon / lat by PROJ, to 9 decimals
+    lon, lat = Transformer.from_crs("EPSG:3070", "EPSG:4326", always_xy=True).transform(
+        E0 + 10, N0 + 10)
+    with open(tmp_path / "csv" / "tree.csv", encoding="utf-8", newline="") as fh:
+        (row,) = list(csv.DictReader(fh))
+    assert row["WKT"] == f"POINT ({_nine_decimals(lon)} {_nine_decimals(lat)})"
+    (feat,) = json.loads((tmp_path / "gj" / "tree.geojson").read_text())["features"]
+    assert feat["geometry"]["coordinates"] == [float(_nine_decimals(lon)),
+                                               float(_nine_decimals(lat))]
+    # every vertex of the wetland is the GeoJSON's, number for number
+    number = r"-?\d+(?:\.\d+)?"
+    with open(tmp_path / "csv" / "wetland.csv", encoding="utf-8", newline="") as fh:
+        (row,) = list(csv.DictReader(fh))
+    in_csv = re.findall(number, row["WKT"])
+    raw = (tmp_path / "gj" / "wetland.geojson").read_text(encoding="utf-8")
+    in_geojson = re.findall(number, raw.split('"coordinates"', 1)[1])
+    assert max(_decimals(0, n) for n in in_csv) == 9
+    # four corners and the ring's closing one; its west side is on E 520000 m, the false
+    # easting of Wisconsin Transverse Mercator, whose central meridian is 90° W: -90 exactly
+    assert len(in_csv) == 2 * 5 and in_csv.count("-90") == 3
+    assert set(map(float, in_csv)) == set(map(float, in_geojson))
+
+
 def test_kml_placemarks_have_names_and_typed_numbers(visit_path, tmp_path):
     out = tmp_path / "v.kml"
     export_visit(visit_path, out, "kml")

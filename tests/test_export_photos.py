@@ -121,3 +121,30 @@ def test_photos_exported_before_are_not_replaced_without_force(sample):
     with pytest.raises(ExportRefused, match="photos is a file: the photos go in a folder"):
         export_visit(sample["path"], other / "site.dxf", "dxf")
     assert sorted(p.name for p in other.iterdir()) == ["photos"]
+
+
+def test_the_photo_layer_says_whether_its_time_is_utc_or_the_cameras_own_clock(tmp_path):
+    import json
+
+    from PIL import Image
+
+    from fieldapp.store import create_visit
+    from fieldapp.survey.visit import Visit
+
+    path = tmp_path / "v.gpkg"
+    visit = Visit.new("Mill Creek lot 7", crs="EPSG:3070", who="ann@laptop-1")
+    store = create_visit(path, visit)
+    local = jpeg(tmp_path / "IMG_0412.JPG", when="2026:06:01 09:58:15")
+    zoned = tmp_path / "IMG_0413.JPG"
+    exif = Image.Exif()
+    exif[0x8769] = {36867: "2026:06:01 09:58:15", 36881: "-05:00"}
+    Image.new("RGB", (64, 48)).save(zoned, "JPEG", exif=exif.tobytes())
+    attach_files(visit, [local, zoned], layer=Layer.SITE)
+    store.close()
+    export_visit(path, tmp_path / "gj", "geojson")
+    doc = json.loads((tmp_path / "gj" / "photo.geojson").read_text(encoding="utf-8"))
+    got = sorted((f["properties"]["link"].split("/")[1][:8], f["properties"]["taken_utc"],
+                  f["properties"]["taken_clock"]) for f in doc["features"])
+    # no zone, no clock offset: the camera's 09:58:15 as it wrote it; -05:00: 14:58:15 UTC
+    assert got == [("IMG_0412", "2026-06-01T09:58:15.000Z", "camera local time (no zone)"),
+                   ("IMG_0413", "2026-06-01T14:58:15.000Z", "UTC")]

@@ -17,10 +17,10 @@ their names).
 ========  ====================================  ==============================================
 format    OUT                                   coordinates
 ========  ====================================  ==============================================
-geojson   folder, one ``LAYER.geojson`` each    WGS 84 lon/lat (EPSG:4326, RFC 7946)
+geojson   folder, one ``LAYER.geojson`` each    WGS 84 lon/lat (EPSG:4326, RFC 7946), 9 decimals
 kml       one ``.kml`` file, a folder per layer WGS 84 lon/lat (Google Earth)
 shp       folder, one ``LAYER.shp`` set each    the site's projected CRS (``.prj`` written)
-csv       folder, ``LAYER.csv`` (+ .csvt, .prj) WGS 84 lon/lat, geometry as WKT (column ``WKT``)
+csv       folder, ``LAYER.csv`` (+ .csvt, .prj) WGS 84 lon/lat, 9 decimals, as WKT (column ``WKT``)
 dxf       one ``.dxf`` file, a DXF layer each   the site's projected CRS, in its own unit
 ========  ====================================  ==============================================
 
@@ -46,7 +46,8 @@ the data (inside OUT for a folder format, beside the ``.kml`` / ``.dxf`` file ot
 ``<original name>_<first 8 of the photo's uuid>.jpg`` (or ``.png``); each feature that has
 photos carries ``photos``, their relative links joined by ``;`` (``photos/IMG_0001_1a2b3c4d.jpg``;
 in a DXF the entity's FIELDAPP xdata); the ``photo`` layer lists every photo (its record in
-words and uuid, time taken UTC, direction degrees true, caption, ``link``) at its placed
+words and uuid, time taken UTC and ``taken_clock``, "UTC" or "camera local time (no zone)" when
+the camera's own clock was read as UTC, direction degrees true, caption, ``link``) at its placed
 position, else at its record's point, else with an empty geometry.
 
 A record without geometry yet (a
@@ -140,10 +141,16 @@ def photo_links(visit) -> dict[str, str]:
     return out
 
 
+#: ``taken_clock`` of the photo layer: what its ``taken_utc`` is (the camera's own clock, read as
+#: UTC, until the camera clock offset is set or the camera writes its zone).
+CLOCK = {True: "UTC", False: "camera local time (no zone)"}
+
+
 def _photo_layer(visit, links: dict[str, str]) -> list[_LayerData]:
-    """The ``photo`` layer: every photo with its record, time, direction, caption and link."""
+    """The ``photo`` layer: every photo with its record, time (``taken_utc``, and
+    ``taken_clock``: :data:`CLOCK`), direction, caption and link."""
     from fieldapp.store import schema as S
-    from fieldapp.store.photos import feature_words
+    from fieldapp.store.photos import feature_words, time_is_utc
 
     rows, geoms = [], []
     for p in sorted(visit.features(Layer.PHOTO), key=lambda q: q.created_utc):
@@ -156,13 +163,14 @@ def _photo_layer(visit, links: dict[str, str]) -> list[_LayerData]:
                 g = None
             g = None if g is None else g.representative_point()
         rows.append([feature_words(visit, p), p.uuid, p.record_table, p.record_uuid,
-                     None if p.taken_utc is None else S.utc_text(p.taken_utc), p.direction_deg,
+                     None if p.taken_utc is None else S.utc_text(p.taken_utc),
+                     None if p.taken_utc is None else CLOCK[time_is_utc(p)], p.direction_deg,
                      p.caption, p.placed_by, links[p.uuid]])
         geoms.append(g)
     if not rows:
         return []
     cols = [("name", "str"), ("uuid", "str"), ("record_table", "str"), ("record_uuid", "str"),
-            ("taken_utc", "str"), ("direction_deg", "float"), ("caption", "str"),
+            ("taken_utc", "str"), ("taken_clock", "str"), ("direction_deg", "float"), ("caption", "str"),
             ("placed_by", "str"), ("link", "str")]
     return [_LayerData("photo", "Point", geoms, cols, rows)]
 

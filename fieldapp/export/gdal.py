@@ -60,6 +60,8 @@ def _write_ogr(data: _LayerData, path: Path, driver: str, crs: str, transform, *
                layer_options: dict | None = None) -> None:
     from pyogrio.raw import write
 
+    if driver == "CSV":
+        transform = _on_csv_grid(transform)
     if data.arrays is not None:  # a layer read in bulk: every geometry at once
         geoms = transform(data.geometries) if transform else data.geometries
         wkb = shapely.to_wkb(geoms, output_dimension=2)
@@ -192,6 +194,23 @@ def _last_feature_whole(path: Path, data: _LayerData, layer: str) -> str | None:
 
 
 CSV_OPTIONS = {"GEOMETRY": "AS_WKT", "CREATE_CSVT": "YES"}
+#: The CSV's WKT to the GeoJSON's precision: both are WGS 84 lon/lat degrees, and 9 decimals of
+#: a degree is 0.1 mm. GDAL's CSV driver has no COORDINATE_PRECISION layer option (its own
+#: option list: SEPARATOR, LINEFORMAT, GEOMETRY, CREATE_CSVT, HEADER, WRITE_BOM, GEOMETRY_NAME,
+#: STRING_QUOTING; it honours a geometry field's coordinate precision, GDAL RFC 99, which
+#: pyogrio cannot set), so the coordinates are put on GEOS's 1e-9 degree grid (pointwise: no
+#: vertex moves more than half of it, none is dropped) and GDAL writes them as it always does
+#: (15 significant digits, trailing zeros dropped): "POINT (-89.99987421 44.500007388)".
+CSV_GRID_DEG = 10.0 ** -int(GEOJSON_OPTIONS["COORDINATE_PRECISION"])
+
+
+def _on_csv_grid(transform):
+    """``transform`` (site CRS -> WGS 84; None: none), then each coordinate to
+    :data:`CSV_GRID_DEG` (every CSV :func:`_write_ogr` writes, its last-record proof too)."""
+    def to_grid(g):
+        return shapely.set_precision(transform(g) if transform else g, CSV_GRID_DEG,
+                                     mode="pointwise")
+    return to_grid
 
 
 def _csv_ends_whole(path: Path, data: _LayerData, transform) -> None:

@@ -126,7 +126,7 @@ def _ensure_gui_app() -> None:
 
 
 def build_report(visit_path, out_path, progress: ProgressCallback | None = None, cancel: Any = None,
-                 *, force: bool = False, retained_ac: float = 0.0, now=None) -> ReportSummary:
+                 *, force: bool = False, retained_ac: float | None = None, now=None) -> ReportSummary:
     """Write the site report of the visit at ``visit_path`` to ``out_path`` (PDF).
 
     Safe on a worker thread (a ``QGuiApplication`` must exist; the CLI makes one). In the app,
@@ -147,8 +147,11 @@ def build_report(visit_path, out_path, progress: ProgressCallback | None = None,
         an ``is_set()`` method (``threading.Event``) or a callable returning True to stop.
     force : bool
         Overwrite an existing ``out_path``.
-    retained_ac : float
-        Planned retained woodland (acres) for the mitigation check, as set in the app.
+    retained_ac : float, optional
+        The plan's retained woodland area (acres, ``--retained-ac``) for each woodland stand
+        with none of its own stored (the Tally tab's "Retained woodland area (plan)"): 0 is a
+        plan that retains nothing, whose mitigation (City Woodlands C) matters most. None:
+        no plan beyond the stands' own figures (a stand's own figure always wins).
 
     Returns
     -------
@@ -164,9 +167,10 @@ def build_report(visit_path, out_path, progress: ProgressCallback | None = None,
     """
     from .content import gather, load_visit
 
-    retained_ac = float(retained_ac)
-    if not math.isfinite(retained_ac) or retained_ac < 0:
-        raise ValueError(f"retained_ac must be a finite number of acres >= 0, got {retained_ac!r}")
+    if retained_ac is not None:
+        retained_ac = float(retained_ac)
+        if not math.isfinite(retained_ac) or retained_ac < 0:
+            raise ValueError(f"retained_ac must be a finite number of acres >= 0, got {retained_ac!r}")
     out_path = Path(out_path)
     out_dir = _check_output(visit_path, out_path, force)
 
@@ -178,8 +182,10 @@ def build_report(visit_path, out_path, progress: ProgressCallback | None = None,
 
     step(0.0, "reading the visit")
     visit = load_visit(visit_path)
+    if retained_ac is not None:
+        _plan_for_stands(visit, retained_ac)
     step(0.1, "checks, stand tables, map")
-    content = gather(visit, visit_path, retained_ac=retained_ac, now=now)
+    content = gather(visit, visit_path, now=now)
     step(0.3, "drawing")
     _ensure_gui_app()
     pages, names = _write_report(visit_path, out_path, out_dir, content, step, force)
@@ -266,6 +272,17 @@ def _attach_requests(laid_pdf: str, out_file: str, content) -> list[str]:
     return names
 
 
+def _plan_for_stands(visit: Any, retained_ac: float) -> None:
+    """``retained_ac`` (acres, 0 included) as the own retained area of each woodland stand of
+    ``visit`` that has none, as the app stores a typed plan with its stand; in memory only
+    (``visit`` is the detached copy :func:`build_report` read; the file is not changed)."""
+    from fieldapp.survey import Layer
+
+    for a in visit.features(Layer.AREA):
+        if getattr(a.kind, "value", a.kind) == "woodland_stand" and a.retained_area_ac is None:
+            visit.update_feature(Layer.AREA, a.uuid, retained_area_ac=retained_ac)
+
+
 def acres(text: str) -> float:
     """argparse type: a finite area in acres, >= 0 (``nan``, ``inf``, ``1e999``, ``-5`` refused)."""
     try:
@@ -285,8 +302,11 @@ def _parser() -> argparse.ArgumentParser:
     p.add_argument("visit", metavar="VISIT.gpkg")
     p.add_argument("-o", "--output", required=True, metavar="REPORT.pdf")
     p.add_argument("--force", action="store_true", help="overwrite the output file if it exists")
-    p.add_argument("--retained-ac", type=acres, default=0.0, metavar="ACRES",
-                   help="planned retained woodland area for the mitigation check (acres)")
+    p.add_argument("--retained-ac", type=acres, default=None, metavar="ACRES",
+                   help="the plan's retained woodland area (acres) for each woodland stand"
+                        " without its own (typed in the Tally tab); 0 is a plan that retains"
+                        " nothing (its mitigation is worked out). Without this option, only the"
+                        " stands' own figures are plans")
     return p
 
 

@@ -35,7 +35,9 @@ class PhotoEntry:
     """One photo for the report.
 
     ``feature``: the feature as the crew knows it ("Tree tag 12", "OHWM point 3");
-    ``taken``: when, in words ("2026-06-01 14:02 UTC"); ``direction``: the camera's bearing
+    ``taken``: when, in words ("2026-06-01 14:02 UTC", or "2026-06-01 09:02 camera local time
+    (no zone)" until the camera clock offset is set: :func:`fieldapp.store.photos.taken_words`);
+    ``direction``: the camera's bearing
     ("312° true") or "—" when not known; ``caption``: the crew's words (may be empty);
     ``jpeg``: the photo's bytes (JPEG as stored; any format Pillow reads is accepted).
     """

@@ -18,7 +18,7 @@ from ..survey.editing import record_words
 from ..survey.features import Layer, PhotoRecord
 
 __all__ = ["PhotoRow", "photo_entries", "REPORT_THUMB_PX", "feature_words", "taken_words",
-           "direction_words"]
+           "time_is_utc", "direction_words"]
 
 #: Long side of the report thumbnail, pixels.
 REPORT_THUMB_PX = 400
@@ -29,7 +29,8 @@ ORDER = (Layer.SITE, Layer.OHWM_LINE, Layer.OHWM_POINT, Layer.TRANSECT, Layer.ST
 
 class PhotoRow(NamedTuple):
     """One photo for the report: ``feature`` ("Tree tag 12", "Site “Mill Creek lot”",
-    "Photo on its own (EXIF GPS)"), ``taken`` ("2026-06-01 14:02 UTC" or "—"),
+    "Photo on its own (EXIF GPS)"), ``taken`` (:func:`taken_words`: "2026-06-01 14:02 UTC",
+    "2026-06-01 09:02 camera local time (no zone)" or "—"),
     ``direction`` ("312° true" or "—"), ``caption`` (as typed), ``jpeg`` (thumbnail bytes,
     long side <= 400 px). The fields of ``fieldapp.report.photos.PhotoEntry``, in its order."""
 
@@ -41,10 +42,30 @@ class PhotoRow(NamedTuple):
 
 
 def taken_words(p: PhotoRecord) -> str:
-    """``2026-06-01 14:02 UTC`` (the camera time less its clock offset), or ``—``."""
+    """``2026-06-01 14:02 UTC`` when the time is UTC: the camera wrote its zone (EXIF
+    OffsetTimeOriginal 36881 / OffsetTime 36880) or its clock offset was applied (the stored
+    time is not the EXIF time); else ``2026-06-01 09:02 camera local time (no zone)`` (the
+    camera's own clock, as it wrote it); ``—`` when the photo has no time."""
     if p.taken_utc is None:
         return "—"
-    return p.taken_utc.astimezone(timezone.utc).strftime("%Y-%m-%d %H:%M UTC")
+    when = p.taken_utc.astimezone(timezone.utc).strftime("%Y-%m-%d %H:%M")
+    return f"{when} UTC" if time_is_utc(p) else f"{when} camera local time (no zone)"
+
+
+def time_is_utc(p: PhotoRecord) -> bool:
+    """The stored photo's EXIF time (Pillow) carries its zone, or differs from ``taken_utc``
+    (a camera clock offset was applied when it was kept); False without an EXIF time."""
+    from PIL import Image
+
+    from ..survey.photos import _exif_time
+
+    try:
+        with Image.open(io.BytesIO(p.data or b"")) as im:
+            t = _exif_time(im.getexif().get_ifd(0x8769))
+    except (OSError, SyntaxError, ValueError):
+        return False
+    return t is not None and (t.tzinfo is not None or
+                              t.replace(tzinfo=timezone.utc) != p.taken_utc)
 
 
 def direction_words(p: PhotoRecord) -> str:

@@ -102,15 +102,34 @@ def _exif_time(exif_ifd: dict) -> datetime | None:
     return t
 
 
-def jpeg_within(im, max_px: int, *, quality: int = 85) -> bytes:
-    """A JPEG of Pillow image ``im`` (RGB) no larger than ``max_px`` on its long side."""
+def jpeg_within(im, max_px: int, *, quality: int = 85, exif: bytes = b"") -> bytes:
+    """A JPEG of Pillow image ``im`` (RGB) no larger than ``max_px`` on its long side, with
+    ``exif`` (EXIF bytes, e.g. :func:`_time_exif`) in it."""
     from PIL import Image
 
     copy = im.copy()
     copy.thumbnail((max_px, max_px), Image.LANCZOS)
     buf = io.BytesIO()
-    copy.save(buf, "JPEG", quality=quality)
+    copy.save(buf, "JPEG", quality=quality, exif=exif)
     return buf.getvalue()
+
+
+#: The EXIF IFD's time tags a resized copy keeps: DateTimeOriginal, DateTimeDigitized and their
+#: OffsetTime tags (EXIF 2.31), so what the time shown is (UTC, or the camera's own clock) can be
+#: told from the stored photo (:func:`fieldapp.store.photos.taken_words`).
+TIME_TAGS = (36867, 36868, 36880, 36881, 36882)
+
+
+def _time_exif(exif_ifd: dict) -> bytes:
+    """EXIF bytes holding only the :data:`TIME_TAGS` of ``exif_ifd`` (b"" when it has none)."""
+    from PIL import Image
+
+    times = {k: exif_ifd[k] for k in TIME_TAGS if isinstance(exif_ifd.get(k), str)}
+    if not times:
+        return b""
+    exif = Image.Exif()
+    exif[0x8769] = times
+    return exif.tobytes()
 
 
 #: The largest photo read, in megapixels: a 100 MP medium-format camera fits; a 30000 × 30000 px
@@ -175,7 +194,7 @@ def read_photo(path, *, max_px: int = MAX_PX_DEFAULT, max_bytes: int = MAX_BYTES
     resized = max(size) > max_px or fmt not in ("JPEG", "PNG") or len(raw) > max_bytes
     if resized:
         for quality in (85, 70, 55):
-            data = jpeg_within(upright, max_px, quality=quality)
+            data = jpeg_within(upright, max_px, quality=quality, exif=_time_exif(exif_ifd))
             if len(data) <= max_bytes:
                 break
         with Image.open(io.BytesIO(data)) as copy:

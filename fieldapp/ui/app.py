@@ -12,7 +12,6 @@ import logging
 import sys
 from typing import Any
 
-from fieldapp.app.wording import plural
 
 log = logging.getLogger("fieldapp")
 
@@ -31,8 +30,11 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--new", action="store_true", default=None, dest="new_visit",
                    help="start with the New visit dialog instead of the last visit")
     p.add_argument("--quit-after", type=float, metavar="SECONDS", dest="quit_after_s",
-                   help="smoke test: quit after SECONDS; exit 0 only if fixes arrived, a"
-                        " record was stored and every device asked for started")
+                   help="smoke test: quit after SECONDS and say what ran (the visit opened,"
+                        " fixes received, records stored; no receiver attached is no failure);"
+                        " exit 1 only if something failed: the visit did not open, a device"
+                        " asked for did not start, the receiver sent no fix, or with --simulate"
+                        " no record was stored")
     p.add_argument("--gnss-url", metavar="PORT", help="receiver port or pyserial URL")
     p.add_argument("--gnss-baud", type=int, metavar="BAUD")
     p.add_argument("--autobaud", action="store_true", default=None, dest="gnss_autobaud")
@@ -187,15 +189,16 @@ def main(argv: list[str] | None = None) -> int:
     result = {"rc": 0}
     if config.quit_after_s is not None:
         def finish() -> None:
-            fixes = window.fix_count
-            records = window.visit.records_stored if window.visit is not None else 0
-            failed = list(window.session.errors)  # a device that never started is no "ok"
-            ok = fixes > 0 and records > 0 and not failed
-            print(f"fieldapp: {plural(fixes, 'fix', 'fixes')} received,"
-                  f" {plural(records, 'record')} stored"
-                  + (f", {plural(len(failed), 'device')} not started" if failed else "")
-                  + f" -> {'ok' if ok else 'FAILED'}", file=sys.stderr)
-            result["rc"] = 0 if ok else 1
+            from fieldapp.app.cli import SmokeRun, quit_after_verdict
+
+            visit = window.visit
+            line, result["rc"] = quit_after_verdict(SmokeRun(
+                visit=visit.path.name if visit is not None else None, fixes=window.fix_count,
+                records=visit.records_stored if visit is not None else 0,
+                devices_not_started=len(window.session.errors),
+                receiver=bool(config.simulate or config.replay or config.gnss_url),
+                simulate=bool(config.simulate)))
+            print(line, file=sys.stderr)
             window.close()
             app.quit()
         QTimer.singleShot(int(config.quit_after_s * 1000), finish)

@@ -392,7 +392,8 @@ class OfficeActions(QObject):
             self.show_message("Report", f"Could not save the visit first: {error_words(exc)}",
                               error=True)
             return
-        visit_path, retained_ac, out = visit.path, float(visit.retained_ac), Path(out_path)
+        # the Tally tab's 0.00 ac is no plan typed (the app stores none with the stand)
+        visit_path, retained_ac, out = visit.path, float(visit.retained_ac) or None, Path(out_path)
 
         def work(progress: Any, cancel: Any) -> Any:
             from fieldapp.report import build_report

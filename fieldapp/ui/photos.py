@@ -141,6 +141,7 @@ class PhotosView(QWidget):
             name = p.original_path.replace("\\", "/").rsplit("/", 1)[-1]
             when = taken_words(p)
             short = when[11:] if len(when) > 11 else when          # "14:02 UTC": the day in the tip
+            short = short.replace("camera local time (no zone)", "camera")   # in full there
             item = QListWidgetItem(QIcon(pix), f"{short}\n{direction_words(p)}")
             item.setData(Qt.UserRole, p.uuid)
             item.setToolTip(f"{name}: {feature_words(m, p)}, taken {taken_words(p)}, facing "

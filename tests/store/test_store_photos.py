@@ -117,7 +117,9 @@ def test_photo_entries_give_the_report_its_rows(stored, tmp_path):
     rows = photo_entries(stored)
     assert [(r.feature, r.taken, r.direction, r.caption) for r in rows] == [
         ("Site “Mill Creek lot”", "—", "—", "s.jpg"),
-        (f"Tree tag {tree.tag}", "2026-06-01 14:02 UTC", "312° true", "t.jpg · butt rot"),
+        # no zone in its EXIF and no camera clock offset set: the camera's own clock
+        (f"Tree tag {tree.tag}", "2026-06-01 14:02 camera local time (no zone)", "312° true",
+         "t.jpg · butt rot"),
         ("Photo on its own (EXIF GPS)", "—", "—", "g.jpg"),
     ]
     sizes = []

@@ -33,21 +33,27 @@ def _run_app(args, tmp_path, timeout_s=180):
                           capture_output=True, text=True, timeout=timeout_s)
 
 
-def test_quit_after_without_devices_fails_cleanly(tmp_path):
+def test_quit_after_without_devices_says_no_receiver_and_exits_0(tmp_path):
     proc = _run_app(["--quit-after", "1"], tmp_path)
-    # exit 1 (no fixes, nothing stored), not a crash (negative / 134)
-    assert proc.returncode == 1, proc.stderr
-    assert "0 fixes received" in proc.stderr
+    # the visit opened: no receiver attached is said, and is no failure (nor a crash)
+    assert proc.returncode == 0, proc.stderr
+    made = sorted((tmp_path / "d").glob("visit_*.gpkg"))
+    assert len(made) == 1
+    lines = [line for line in proc.stderr.splitlines() if "propagateSizeHints" not in line]
+    assert lines == [f"fieldapp: visit {made[0].name} opened, 0 records stored; no receiver"
+                     " attached (no --simulate, --replay or --gnss-url), so no fixes -> ok"]
 
 
 def test_quit_after_with_a_replay_that_cannot_start_says_so_in_one_line(tmp_path):
     proc = _run_app(["--replay", str(tmp_path / "nope.log"), "--quit-after", "1"], tmp_path)
     assert proc.returncode == 1, proc.stderr
     lines = [line for line in proc.stderr.splitlines() if "propagateSizeHints" not in line]
+    (made,) = (tmp_path / "d").glob("replay_*.gpkg")
     assert lines == [
         f"ERROR fieldapp.app.session: Replay of {tmp_path / 'nope.log'} could not start:"
         f" no NMEA log at {tmp_path / 'nope.log'}",
-        "fieldapp: 0 fixes received, 0 records stored, 1 device not started -> FAILED",
+        f"fieldapp: visit {made.name} opened, 0 fixes received, 0 records stored"
+        " -> FAILED: 1 device not started",
     ]
 
 
@@ -58,6 +64,10 @@ def test_quit_after_with_a_visit_that_cannot_open_says_why(tmp_path):
     assert proc.returncode == 1, proc.stderr
     assert (f"ERROR fieldapp.app.visit: Could not open the visit {junk}: {junk} is not a"
             " GeoPackage (not an SQLite database)") in proc.stderr.splitlines()
+    assert proc.stderr.splitlines()[-1] == ("fieldapp: visit not opened, 0 records stored; no"
+                                            " receiver attached (no --simulate, --replay or"
+                                            " --gnss-url), so no fixes -> FAILED: the visit did"
+                                            " not open")
     assert junk.read_text() == "not a visit\n"  # never overwritten
 
 
@@ -66,6 +76,7 @@ def test_quit_after_with_simulators_stores_records(tmp_path):
     proc = _run_app(["--simulate", "--quit-after", "8"], tmp_path)
     assert proc.returncode == 0, proc.stderr
     assert "-> ok" in proc.stderr
+    assert " fixes received, " in proc.stderr and "FAILED" not in proc.stderr
 
 
 def test_replay_of_real_log_moves_position_and_fills_status(qtbot, private_dirs, shared_dir):

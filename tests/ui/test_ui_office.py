@@ -89,6 +89,25 @@ def test_report_button_writes_pdf_with_verdict_and_asks_before_overwrite(qtbot, 
     assert "Bank 90.0 ft (slope)" in pdf_text(out)
 
 
+def test_report_button_with_no_retained_area_typed_gives_no_plan(qtbot, sample_window,
+                                                                   monkeypatch):
+    """The Tally tab's 0.00 ac is no plan typed: the report is asked for none (a report's
+    retained area of 0 is a plan that retains nothing)."""
+    import fieldapp.report as report_mod
+
+    w, path, _ = sample_window
+    real, asked = report_mod.build_report, []
+    monkeypatch.setattr(report_mod, "build_report",
+                        lambda *a, **kw: asked.append(kw["retained_ac"]) or real(*a, **kw))
+    out = path.with_name("no-plan.pdf")
+    monkeypatch.setattr(w.office, "ask_report_path", lambda default: out)
+    w.visit.set_retained_ac(0.0)
+    w.office.start_report()
+    wait_job_done(qtbot, w)
+    assert asked == [None]
+    assert "Woodland protection" not in pdf_text(out)
+
+
 def test_report_refused_overwrite_keeps_file(qtbot, sample_window, monkeypatch):
     w, path, _ = sample_window
     out = path.with_name("keep.pdf")

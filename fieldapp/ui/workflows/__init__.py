@@ -302,9 +302,15 @@ def _install_key_guard(window: Any) -> None:
             legend.style().unpolish(legend)
             legend.style().polish(legend)
 
+    def tab_changed(_i: int) -> None:
+        guard.hint = ""             # a refused key's reason was the other tab's: moved on
+        if guard.typing:
+            guard.end_typing()
+        else:
+            show_legend()
+
     guard.sigChanged.connect(show_legend)
-    window.tabs.currentChanged.connect(lambda _i: guard.end_typing() if guard.typing else
-                                       show_legend())
+    window.tabs.currentChanged.connect(tab_changed)
     window.show_key_refusal = lambda text: (setattr(guard, "hint", text), show_legend())
     window._show_legend = show_legend
     show_legend()

@@ -9,7 +9,7 @@ from typing import Any
 from PySide6.QtCore import QSignalBlocker, Qt
 from PySide6.QtWidgets import (
     QAbstractItemView, QCheckBox, QComboBox, QDoubleSpinBox, QGridLayout, QHBoxLayout, QHeaderView, QLabel,
-    QLineEdit, QTableWidget, QTableWidgetItem,
+    QLineEdit, QPushButton, QTableWidget, QTableWidgetItem,
 )
 
 from fieldapp.ui.workflows.base import (
@@ -76,10 +76,20 @@ class TallyPanel(WorkflowPanel):
         self.delete_button.setObjectName("deleteTree")
         self.undo_button = big_button("Undo delete", "Ctrl+Z")
         self.undo_button.setObjectName("undoDelete")
+        # why Record tree is off, in view under it (a gloved or touch user cannot hover for
+        # the tooltip); its line is kept while hidden, so the buttons below never move
+        self.add_reason = QLabel("")
+        self.add_reason.setObjectName("recordTreeReason")
+        self.add_reason.setProperty("role", "reason")
+        self.add_reason.setWordWrap(True)
+        keep = self.add_reason.sizePolicy()
+        keep.setRetainSizeWhenHidden(True)
+        self.add_reason.setSizePolicy(keep)
         buttons.addWidget(self.add_button, 0, 0)
         buttons.addWidget(self.squeeze_button, 0, 1)
-        buttons.addWidget(self.delete_button, 1, 0)
-        buttons.addWidget(self.undo_button, 1, 1)
+        buttons.addWidget(self.add_reason, 1, 0, 1, 2)
+        buttons.addWidget(self.delete_button, 2, 0)
+        buttons.addWidget(self.undo_button, 2, 1)
         lay.addLayout(buttons)
 
         self.table = QTableWidget(0, len(COLUMNS))
@@ -139,8 +149,12 @@ class TallyPanel(WorkflowPanel):
         self.bind("Ctrl+Z", self.undo_delete, self.undo_button)
         window.register_record_button(self.add_button)
         self._walking_reason = ""
+        self._caliper_used = False       # a caliper reading came: the DBH is not typed here
+        self._refusal = ""               # the key legend's refusal of T, until T is live
         self.dbh.valueChanged.connect(self._update_add_ok)
         self._update_add_ok()
+        window.sigUsableChanged.connect(lambda *_: self._show_add_reason())
+        window.visit_listeners.append(self._visit_shown)
         window.add_reading_listener("caliper", self.on_caliper)
         window.add_reading_listener("rangefinder", self.on_shot)
         window.started_listeners.append(self._devices_started)
@@ -170,6 +184,36 @@ class TallyPanel(WorkflowPanel):
         why = self._walking_reason or ("" if self.dbh.value() > 0 else
                                        "type the DBH first (it reads 0.0 in)")
         self.w.set_extra_ok(self.add_button, False if why else None, why)
+        self._show_add_reason()
+
+    def _visit_shown(self, _visit: Any) -> None:
+        """A visit shown (a new one has the DBH back at 0.0 in, set without a signal): Record
+        tree and its reason as the form now is, the caliper's readings not yet seen."""
+        self._caliper_used = False
+        self._update_add_ok()
+
+    def _show_add_reason(self) -> None:
+        """The panel's own reason for Record tree [T] being off, shown under it ("Record tree
+        is off: type the DBH first (it reads 0.0 in)"); hidden once the DBH is typed, or once
+        a caliper reading came (the caliper records its trees; T is for a typed DBH). T
+        becoming live also ends the key legend's refusal of it."""
+        live = self.add_button.isEnabled()
+        why = "" if live else self._walking_reason or (
+            "" if self._caliper_used or self.dbh.value() > 0 else
+            "type the DBH first (it reads 0.0 in)")
+        self.add_reason.setText(f"Record tree is off: {why}" if why else "")
+        self.add_reason.setVisible(bool(why))
+        guard = getattr(self.w, "key_guard", None)
+        if live and self._refusal and guard is not None and guard.hint == self._refusal:
+            self.w.show_key_refusal("")
+        if live:
+            self._refusal = ""
+
+    def key_refused(self, key: str, button: QPushButton) -> None:
+        super().key_refused(key, button)
+        guard = getattr(self.w, "key_guard", None)
+        if button is self.add_button and guard is not None:
+            self._refusal = guard.hint       # cleared from the legend once T is live
 
     # -------------------------------------------------------------- commands
     def add_typed_tree(self) -> None:
@@ -198,6 +242,9 @@ class TallyPanel(WorkflowPanel):
 
     def on_caliper(self, reading: Any) -> None:
         """A caliper reading becomes a tree at the current fix (held until a fix is usable)."""
+        if not self._caliper_used:
+            self._caliper_used = True
+            self._show_add_reason()
         fix = self.w.usable_fix()
         if fix is None:
             self.pending.append(reading)
@@ -323,6 +370,7 @@ class TallyPanel(WorkflowPanel):
             self.table.scrollToBottom()
         self.undo_button.setEnabled(v.can_undo_delete())
         self.delete_button.setEnabled(bool(trees))
+        self._update_add_ok()       # e.g. a new visit set the DBH back to 0.0 without a signal
         stand = v.current_stand()
         with QSignalBlocker(self.retained):        # the stand's stored value, not a new edit
             self.retained.setValue(v.stand_retained_ac())
