@@ -151,7 +151,7 @@ def _pk_from_text(rows: _Rows, table: cs.TableSchema, text) -> tuple:
 class ConflictContext:
     """Who is syncing and what the changeset being built is: stamped on every record."""
 
-    policy: ConflictPolicy
+    policy: ConflictPolicy | str  # a str: a reading of its own (fieldapp.sync.adopt.POLICY)
     changeset_id: str
     seq: int
     laptop_id: str
@@ -311,7 +311,7 @@ def tag_clashes(theirs: Path, new_master: Path, ctx: ConflictContext, counts: di
             continue
         counts["tree"]["conflicts"] += 1
         out.append(Conflict(uuid.uuid4().hex, "tree", u, fid, "tag", ConflictKind.TAG_CLASH, None,
-                            {"uuid": others[0], "tag": tag}, tag, "both", ctx.policy.value,
+                            {"uuid": others[0], "tag": tag}, tag, "both", getattr(ctx.policy, "value", ctx.policy),
                             ctx.changeset_id, ctx.seq, ctx.laptop_id, ctx.synced_by, now))
     return out
 
