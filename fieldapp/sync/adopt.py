@@ -209,8 +209,8 @@ def _read_copy(copy: Path, scratch: Path, site_id: str | None) -> str:
                 contextlib.closing(register_st_functions(sqlite3.connect(scratch))) as dst:
             src.backup(dst)
     except sqlite3.Error as exc:
-        raise VisitRefused(f"{copy} is not a fieldapp visit (it cannot be read as a GeoPackage: {exc});"
-                           " nothing was made") from exc
+        raise VisitRefused(f"{copy} is damaged or not a fieldapp visit (it cannot be read as a"
+                           f" GeoPackage: {exc}); nothing was made") from exc
     try:
         engine.check_visit_file(scratch)
     except VisitRefused as exc:
@@ -323,5 +323,3 @@ def _check(new: Path, copy: Path) -> None:
             f"the office's records with those of {copy.name} would hold rows this fieldapp refuses:"
             f" {text}. Nothing was made; {copy.name} is unchanged", problems) from exc
 
-
-__all__ = ["POLICY", "AdoptReport", "adopt_copy", "LaptopStateError"]
