@@ -190,3 +190,33 @@ def test_a_failure_or_a_kill_leaves_no_new_copy(tmp_path, monkeypatch):
     assert not (tmp_path / ".new.gpkg.adopting").exists()
     assert report.counts["tree"]["inserted"] == 2
     validate_gpkg(new)
+
+
+@pytest.mark.parametrize("older", ["copy", "office"])
+def test_a_copy_at_another_store_schema_is_brought_to_the_newer_one(older, tmp_path):
+    """From the schema-1 sample (trees tagged 1-3, DBH 12, 13, 14 in): one side stays a schema-1
+    file, the other is opened for recording (migrated to this fieldapp's schema). A's file
+    creates the site; B's copy sets tree 3's species (empty in the sample) to QURU with sqlite3
+    and its DBH to 14 (as it was): NEW is at the newer schema, with one conflict (species), and syncs."""
+    from tests.sync.test_sync_schema import NEWS, SITE, TREE, V1, version
+
+    office = FolderOffice(tmp_path / "office", create=True)
+    a, b = tmp_path / "a.gpkg", tmp_path / "b.gpkg"
+    shutil.copyfile(V1, a)
+    shutil.copyfile(V1, b)
+    with open_visit(a if older == "copy" else b, who="x@laptop"):  # migrated on opening
+        pass
+    sync(a, office)
+    _sql(b, ("UPDATE tree SET species_code = 'QURU', dbh_in = 14.0 WHERE uuid = ?", (TREE[3],)))
+    before = _sha(b)
+    new = tmp_path / "new.gpkg"
+    report = adopt_copy(office, b, new)
+    assert _sha(b) == before and version(b) == ("1" if older == "copy" else NEWS)
+    assert version(new) == NEWS and version(office.master_path(SITE)) == ("1" if older == "office" else NEWS)
+    assert [(k.feature_uuid, k.field, k.theirs, k.ours) for k in report.conflicts] == [
+        (TREE[3], "species_code", "", "QURU")]
+    assert report.counts["tree"] == {"inserted": 0, "same": 2, "differ": 1, "office_only": 0}
+    sync(new, office)
+    assert version(office.master_path(SITE)) == NEWS
+    if older == "copy":   # a schema-1 file migrated by the sync's schemas.migrate_file (not by the
+        validate_gpkg(new)  # store) keeps fieldapp_meta in gpkg_contents, as any synced one does
