@@ -130,6 +130,7 @@ def test_the_command_line_names_the_reading_and_refuses_in_field_words(tmp_path,
     office = FolderOffice(tmp_path / "office", create=True)
     site, a, b, *_ = _day(tmp_path, office)
     before = _sha(b)
+    b.chmod(0o444)       # the crew's evidence, kept read-only: only read
     new = tmp_path / "new.gpkg"
     assert cli_main(["--office", str(office.root), "--adopt-copy", str(b), str(new)]) == 0
     out = capsys.readouterr().out
