@@ -142,12 +142,14 @@ def test_the_command_line_names_the_reading_and_refuses_in_field_words(tmp_path,
     # not a fieldapp visit; a newer store schema; another site: each refused, nothing made
     junk = tmp_path / "notes.gpkg"
     junk.write_text("field notes\n")
+    cut = tmp_path / "cut.gpkg"          # a copy cut short (a USB stick pulled mid-copy)
+    cut.write_bytes(b.read_bytes()[: b.stat().st_size // 2])
     newer = tmp_path / "newer.gpkg"
     shutil.copyfile(b, newer)
     _sql(newer, ("UPDATE fieldapp_meta SET value = '99' WHERE key = 'schema_version'",))
     other = tmp_path / "other.gpkg"
     create_visit(other, Visit.new("Other lot", crs="EPSG:32616", who="x")).close()
-    for copy, words in ((junk, "damaged or not a fieldapp visit"), (newer, "newer"), (other, "has no site"),
+    for copy, words in ((junk, "damaged or not a fieldapp visit"), (cut, "damaged"), (newer, "newer"), (other, "has no site"),
                         (tmp_path / "missing.gpkg", "not there")):
         target = tmp_path / f"from-{copy.stem}.gpkg"
         assert cli_main(["--office", str(office.root), "--adopt-copy", str(copy), str(target)]) == 1
