@@ -289,15 +289,21 @@ def _merge_table(conn: sqlite3.Connection, name: str, cols: tuple[str, ...], ctx
     select = ", ".join([f"m.{_qi(c)}" for c in compared] + [f"c.{_qi(c)}" for c in compared])
     out: list[Conflict] = []
     now, n = utc_now_iso(), len(compared)
-    for row in conn.execute(f"SELECT m.fid, m.uuid, {select} FROM main.{t} m JOIN copy.{t} c ON c.uuid = m.uuid"
-                            " ORDER BY m.fid").fetchall():
+    join = f"FROM main.{t} m JOIN copy.{t} c ON c.uuid = m.uuid"
+    both = conn.execute(f"SELECT count(*) {join}").fetchone()[0]
+    # only the features with a differing value come to Python (SQLite's IS: NULL-safe, a blob
+    # byte for byte, 1 IS 1.0): a day's GNSS track both copies hold is compared in SQL
+    unequal = " OR ".join(f"NOT (m.{_qi(c)} IS c.{_qi(c)})" for c in compared) or "0"
+    tally["differ"] = 0
+    for row in conn.execute(f"SELECT m.fid, m.uuid, {select} {join} WHERE {unequal} ORDER BY m.fid"):
         fid, fuuid, office, mine = row[0], row[1], row[2:2 + n], row[2 + n:]
         differing = [(c, o, m) for c, o, m in zip(compared, office, mine) if not _same(o, m)]
-        tally["differ" if differing else "same"] += 1
+        tally["differ"] += bool(differing)
         for col, o, m in differing:
             out.append(Conflict(uuid.uuid4().hex, name, fuuid, fid, col, ConflictKind.SAME_FIELD, None,
                                 _encode(o), _encode(m), "theirs", POLICY, ctx.changeset_id, ctx.seq,
                                 ctx.laptop_id, ctx.synced_by, now))
+    tally["same"] = both - tally["differ"]
     tally["inserted"] = conn.execute(  # after the comparison: it joins the features both had
         f"INSERT INTO main.{t} ({col_list}) SELECT {col_list} FROM copy.{t}"
         f" WHERE uuid NOT IN (SELECT uuid FROM main.{t}) ORDER BY fid").rowcount
@@ -306,8 +312,9 @@ def _merge_table(conn: sqlite3.Connection, name: str, cols: tuple[str, ...], ctx
 
 def _same(a: object, b: object) -> bool:
     """Equal values as stored (a blob byte for byte; 1 and 1.0 alike, as SQLite compares)."""
-    if isinstance(a, (bytes, memoryview)) or isinstance(b, (bytes, memoryview)):
-        return a is not None and b is not None and bytes(a) == bytes(b)
+    blobs = isinstance(a, (bytes, memoryview)), isinstance(b, (bytes, memoryview))
+    if any(blobs):
+        return all(blobs) and bytes(a) == bytes(b)
     return a == b
 
 
