@@ -118,6 +118,8 @@ def test_a_plain_copys_records_reach_the_office_through_a_new_laptop_copy(kind, 
     assert {k.uuid for k in read_conflicts(m)} == {k.uuid for k in read_conflicts(new)}
     with open_visit(m, readonly=True) as store:
         assert [x.uuid for x in store.visit.photos_of(Layer.TREE, tb1.uuid)] == [photo.uuid]
+    if kind == "postgis":
+        return      # the resolve round trip is the office's ordinary sync (kept fast: folder only)
     # the crew keeps its own DBH of T1: resolved in NEW, sent, the office has 21.0
     (k,) = [k for k in read_conflicts(new) if k.field == "dbh_in"]
     assert resolve_conflict(new, k.uuid[:8], "keep-mine")[1] == "keep-mine: dbh_in = 21.0"
