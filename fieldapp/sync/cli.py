@@ -7,6 +7,7 @@ Examples::
     fieldapp sync --office /mnt/share/office --policy first-sync-wins visit.gpkg
     fieldapp sync --office /mnt/share/office --list                     # the sites in the office
     fieldapp sync --office /mnt/share/office --checkout site-a crew2.gpkg
+    fieldapp sync --office /mnt/share/office --adopt-copy dayB.gpkg dayB-synced.gpkg   # a plain copy's records
     fieldapp sync --office /mnt/share/office --conflicts visit.gpkg
     fieldapp sync --office /mnt/share/office --resolve 1a2b3c4d keep-theirs visit.gpkg
     fieldapp sync --office postgresql://crew2@gis.example.org/survey visit.gpkg   # PostGIS office
@@ -74,6 +75,11 @@ def _parser() -> argparse.ArgumentParser:
                    help="list the office's sites (site id, site name, head seq) and exit")
     p.add_argument("--checkout", metavar="SITE",
                    help="make VISIT a new laptop copy of SITE (its id, or its name if unique; see --list)")
+    p.add_argument("--adopt-copy", metavar="COPY", type=Path,
+                   help="bring the records of COPY, a plain copy of a visit made before its first sync,"
+                        " into VISIT, a new laptop copy of its site: features the office lacks are added,"
+                        " a value differing from the office's is kept as the office's with a conflict record"
+                        " (no common base), nothing is deleted; COPY is left unchanged; then sync VISIT")
     p.add_argument("--conflicts", action="store_true", help="list VISIT's conflict records (with their ids) and exit")
     p.add_argument("--resolve", nargs=2, metavar=("ID", "CHOICE"),
                    help="resolve VISIT's conflict ID (see --conflicts) with keep-mine (the laptop's value),"
@@ -221,6 +227,15 @@ def _run(args: argparse.Namespace) -> int:
             return 2
         site_id, path = _checkout(office, args.checkout, args.visit)
         print(f"checked out site {site_id} to {path}")
+        return 0
+    if args.adopt_copy:
+        if args.visit is None:
+            print("fieldapp sync: --adopt-copy COPY needs the new visit file name: --adopt-copy"
+                  f" {args.adopt_copy} NEW.gpkg", file=sys.stderr)
+            return 2
+        from fieldapp.sync.adopt import adopt_copy
+
+        print(adopt_copy(office, args.adopt_copy, args.visit, site_id=args.site).format())
         return 0
     if args.resolve and args.visit is None and args.resolve[1].lower().endswith(".gpkg"):
         # "--resolve ID VISIT": the visit would be taken as the value to write

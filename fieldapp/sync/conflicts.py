@@ -151,7 +151,7 @@ def _pk_from_text(rows: _Rows, table: cs.TableSchema, text) -> tuple:
 class ConflictContext:
     """Who is syncing and what the changeset being built is: stamped on every record."""
 
-    policy: ConflictPolicy
+    policy: ConflictPolicy | str  # a str: a reading of its own (fieldapp.sync.adopt.POLICY)
     changeset_id: str
     seq: int
     laptop_id: str
@@ -291,29 +291,45 @@ def resolve_conflicts(new_master: Path, tables: dict[str, cs.TableSchema], confl
 
 
 def tag_clashes(theirs: Path, new_master: Path, ctx: ConflictContext, counts: dict) -> list[Conflict]:
-    """A :attr:`ConflictKind.TAG_CLASH` record for each tree this laptop sends new (in
-    ``new_master``, not in ``theirs``) whose ``tag`` another tree of the site already has;
-    both trees are kept. Nothing for a site without a ``tree`` layer with a ``tag`` column."""
+    """A :attr:`ConflictKind.TAG_CLASH` record for each tree this laptop sends with a tag --
+    a new tree, or one whose tag it changed (the app, or a hand edit in sqlite3 / QGIS): its
+    ``tag`` in ``new_master`` is not its tag in ``theirs`` -- that another tree of the site in
+    ``new_master`` has too; both trees are kept. ``theirs`` is the office's copy this laptop's
+    edits go onto (the base when nothing was pulled, an empty copy at a first sync), so a clash
+    is found whether or not the sync also receives. A tree that already has an open tag-clash
+    record for that tag in ``new_master`` gets no second one. Nothing for a site without a
+    ``tree`` layer with a ``tag`` column."""
     with contextlib.closing(connect(new_master, readonly=True)) as conn:
         if "tag" not in {r[1] for r in conn.execute("PRAGMA table_info(tree)")}:
             return []
         trees = conn.execute("SELECT uuid, fid, tag FROM tree WHERE tag IS NOT NULL").fetchall()
+        recorded = _open_tag_clashes(conn)
     with contextlib.closing(connect(theirs, readonly=True)) as conn:
-        known = {u for (u,) in conn.execute("SELECT uuid FROM tree")}
+        known = dict(conn.execute("SELECT uuid, tag FROM tree"))
     by_tag: dict = {}
     for u, _fid, tag in trees:
         by_tag.setdefault(tag, []).append(u)
     now = utc_now_iso()
+    policy = getattr(ctx.policy, "value", ctx.policy)
     out = []
     for u, fid, tag in trees:
         others = [o for o in by_tag[tag] if o != u]
-        if u in known or not others:
+        if not others or (u in known and known[u] == tag) or (u, tag) in recorded:
             continue
         counts["tree"]["conflicts"] += 1
         out.append(Conflict(uuid.uuid4().hex, "tree", u, fid, "tag", ConflictKind.TAG_CLASH, None,
-                            {"uuid": others[0], "tag": tag}, tag, "both", ctx.policy.value,
+                            {"uuid": others[0], "tag": tag}, tag, "both", policy,
                             ctx.changeset_id, ctx.seq, ctx.laptop_id, ctx.synced_by, now))
     return out
+
+
+def _open_tag_clashes(conn: sqlite3.Connection) -> set[tuple[str, object]]:
+    """``(tree uuid, tag)`` of the open tag-clash records in the file (none without the table)."""
+    with contextlib.suppress(sqlite3.OperationalError):
+        return {(u, json.loads(ours)) for u, ours in conn.execute(
+            f"SELECT feature_uuid, ours_json FROM {CONFLICTS_TABLE} WHERE kind = ? AND resolved_utc IS NULL",
+            (ConflictKind.TAG_CLASH.value,))}
+    return set()
 
 
 def insert_conflicts(conn: sqlite3.Connection, conflicts: list[Conflict]) -> None:

@@ -242,7 +242,8 @@ def _report(job: _Sync, outcome: SyncOutcome, resumed: str | None) -> SyncReport
     """The :class:`SyncReport` of a finished sync."""
     return SyncReport(job.site, job.office.describe(), outcome.changeset_id, outcome.office_seq,
                       outcome.layers(), outcome.conflicts, (resumed,) if resumed else (), outcome.no_op,
-                      job.policy.value, tuple(job.schema_changes), outcome.bookkeeping())
+                      job.policy.value, tuple(job.schema_changes), outcome.bookkeeping(),
+                      outcome.conflict_records())
 
 
 def _record_check(visit: Path, state: LaptopState, known: str | None, checked: str | None,

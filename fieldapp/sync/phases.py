@@ -561,7 +561,7 @@ class _Sync:
         conflicts, latest = find_conflicts(c.base, pulled.theirs, c.snapshot, c.tables, conflict_file,
                                            local_entries, pulled.their_entries, ctx, counts)
         resolve_conflicts(new_master, c.tables, conflicts, latest, self.policy)
-        if pulled.entries and "tree" in c.tables:  # a tree tag another laptop gave out too
+        if "tree" in c.tables:  # a tag this laptop gave (or typed) that another tree has
             conflicts += tag_clashes(pulled.theirs, new_master, ctx, counts)
 
         self.prog(0.6, "preparing the changeset")

@@ -68,8 +68,10 @@ def _preflight(visit: Path, state: LaptopState, office: OfficeStore, *, site_giv
         raise LaptopStateError(
             f"site {state.site_id} is already in {office.describe()} (up to seq {head}), but visit"
             f" {visit.name} has never synced with it: it is a copy of another laptop's visit, made"
-            " before that one's first sync. Nothing was sent and nothing was changed. Make a fresh"
-            " laptop copy from the office instead: `fieldapp sync --office PATH --checkout SITE NEW.gpkg`"
+            " before that one's first sync. Nothing was sent and nothing was changed. To send its"
+            " records, bring them into a new laptop copy of the site and sync that:"
+            f" `fieldapp sync --office PATH --adopt-copy {visit.name} NEW.gpkg` (it is left unchanged;"
+            " a value differing from the office's becomes a conflict record)"
         )
 
 

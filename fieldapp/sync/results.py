@@ -9,13 +9,15 @@ from dataclasses import dataclass, field
 from fieldapp.store.layerwords import layer_words
 from fieldapp.sync.conflicts import Conflict, ConflictPolicy
 from fieldapp.store.schema import META_TABLE
-from fieldapp.sync.files import LOG_TABLE
+from fieldapp.sync.files import CONFLICTS_TABLE, LOG_TABLE
 
 #: Tables a sync carries that are not the crew's records: the sync's own log, the store's file
 #: info and the Related Tables Extension's list of photo links (its rows the same in every
-#: copy). Counted apart, never in the layer totals. (Conflict records stay a layer: the crew
-#: resolves them.)
+#: copy). Counted apart, never in the layer totals.
 BOOKKEEPING_TABLES = (LOG_TABLE, META_TABLE, "gpkgext_relations")
+#: Tables counted apart on a line of their own, never in the layer totals: the conflict records
+#: (rows about the crew's records, which the crew resolves; not records of its layers).
+APART_TABLES = (*BOOKKEEPING_TABLES, CONFLICTS_TABLE)
 
 
 @dataclass(frozen=True)
@@ -61,10 +63,16 @@ class SyncOutcome:
     no_op: bool = False
 
     def layers(self) -> tuple[LayerCounts, ...]:
-        """Every layer of records with a non-zero count, by name (:data:`BOOKKEEPING_TABLES`
-        left out)."""
+        """Every layer of records with a non-zero count, by name (:data:`APART_TABLES`: the
+        bookkeeping and the conflict records, left out)."""
         return tuple(LayerCounts(name, **c) for name, c in sorted(self.counts.items())
-                     if name not in BOOKKEEPING_TABLES and any(c.values()))
+                     if name not in APART_TABLES and any(c.values()))
+
+    def conflict_records(self) -> LayerCounts | None:
+        """The conflict records this sync sent and received (rows of ``fieldapp_sync_conflicts``
+        written by this or other laptops' syncs), ``None`` when none travelled."""
+        c = self.counts.get(CONFLICTS_TABLE)
+        return LayerCounts(CONFLICTS_TABLE, **c) if c and any(c.values()) else None
 
     def bookkeeping(self) -> tuple[LayerCounts, ...]:
         """The non-zero counts of :data:`BOOKKEEPING_TABLES` but the sync log (which every
@@ -77,7 +85,10 @@ class SyncOutcome:
 class SyncReport:
     """What one :func:`~fieldapp.sync.engine.sync` did. ``layers`` lists every layer of records
     with a non-zero count; ``bookkeeping`` the tables that are not records
-    (:data:`BOOKKEEPING_TABLES`: file info, photo links), never in the totals."""
+    (:data:`BOOKKEEPING_TABLES`: file info, photo links) and ``conflict_records`` the conflict
+    records that travelled (sent / received rows of ``fieldapp_sync_conflicts``), both never in
+    the totals. ``conflicts`` are the records this sync wrote (each also counted in its layer's
+    ``conflicts`` column)."""
 
     site_id: str
     office: str
@@ -91,6 +102,7 @@ class SyncReport:
     #: Store schema changes this sync made, in words (``"office master: schema 1 -> 2 ..."``).
     schema_changes: tuple[str, ...] = ()
     bookkeeping: tuple[LayerCounts, ...] = ()
+    conflict_records: LayerCounts | None = None
 
     def totals(self) -> LayerCounts:
         """Sum of the per-layer counts (``layer`` = ``"all"``)."""
@@ -101,6 +113,13 @@ class SyncReport:
             sum(c.merged for c in self.layers),
             sum(c.conflicts for c in self.layers),
         )
+
+    def conflict_records_words(self, with_table: bool = True) -> str:
+        """The conflict records' line in words (CLI and the window), ``""`` when none travelled:
+        ``Conflict records (sync) (fieldapp_sync_conflicts), not in the layer totals: 2 received``
+        (the window: without the table's name)."""
+        c = self.conflict_records
+        return "" if c is None else _conflict_records_words(c, with_table)
 
     def format(self) -> str:
         """A plain-text summary: one line per layer, then the conflicts."""
@@ -118,6 +137,8 @@ class SyncReport:
             lines.append(f"  {'layer':<{w}}{'sent':>7}{'received':>10}{'merged':>8}{'conflicts':>11}")
             for name, c in rows:
                 lines.append(f"  {name:<{w}}{c.sent:>7}{c.received:>10}{c.merged:>8}{c.conflicts:>11}")
+        if self.conflict_records is not None:
+            lines.append(f"  {self.conflict_records_words()}")
         if self.bookkeeping:
             kept = "; ".join(f"{layer_words(c.layer)} ({c.layer}) " + ", ".join(
                 f"{n} {what}" for n, what in ((c.sent, "sent"), (c.received, "received")) if n)
@@ -131,6 +152,13 @@ class SyncReport:
                 f" ours={_short(k.ours)} -> kept {k.kept}"
             )
         return "\n".join(lines)
+
+
+def _conflict_records_words(c: LayerCounts, with_table: bool = True) -> str:
+    """The conflicts table's sent / received in words (not a layer of records: no totals)."""
+    done = ", ".join(f"{n} {what}" for n, what in ((c.sent, "sent"), (c.received, "received")) if n)
+    name = f"{layer_words(c.layer)} ({c.layer})" if with_table else layer_words(c.layer)
+    return f"{name}, not in the layer totals: {done or 'none'}"
 
 
 def _short(value: object, width: int = 40) -> str:

@@ -221,10 +221,16 @@ class SyncResultDialog(QDialog):
                 self.table.setItem(r, col, item)
         self.table.horizontalHeader().setSectionResizeMode(0, QHeaderView.Stretch)
         lay.addWidget(self.table)
+        # the conflict records that travelled: not records of the layers, so not in the totals
+        self.conflict_records = QLabel(getattr(report, "conflict_records_words", lambda **_: "")(with_table=False))
+        self.conflict_records.setObjectName("syncConflictRecords")
+        self.conflict_records.setWordWrap(True)
+        self.conflict_records.setVisible(bool(self.conflict_records.text()))
+        lay.addWidget(self.conflict_records)
         policy = "last sync wins" if "last" in str(report.policy) else str(report.policy)
         note = QLabel(f"{plural(totals.conflicts, 'conflict')} recorded by this sync (policy: {policy});"
                       " see the Conflicts view." if totals.conflicts else
-                      f"No conflicts (policy: {policy}).")
+                      f"No conflicts recorded by this sync (policy: {policy}).")
         note.setWordWrap(True)
         lay.addWidget(note)
         buttons = QDialogButtonBox(QDialogButtonBox.Close)

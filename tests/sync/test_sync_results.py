@@ -33,10 +33,25 @@ def test_summary_without_bookkeeping_has_no_such_line():
     assert "bookkeeping" not in report.format() and report.totals().received == 2
 
 
-def test_conflict_records_received_are_named_in_words():
-    # another laptop's sync left 2 conflict records that this one receives with 2 trees
-    outcome = SyncOutcome(None, 3, {"tree": _counts(0, 2), "fieldapp_sync_conflicts": _counts(0, 2)})
-    report = SyncReport("site-a", "o", None, 3, outcome.layers(), ())
+def test_conflict_records_are_on_their_own_line_not_in_the_layer_totals():
+    # another laptop's sync left 2 conflict records that this one receives with their 2 trees:
+    # the layers received 2 records (not 4); the conflict records are said apart
+    outcome = SyncOutcome(None, 3, {"tree": _counts(0, 2), "fieldapp_sync_conflicts": _counts(0, 2),
+                                    "fieldapp_sync_log": _counts(0, 1)})
+    assert [c.layer for c in outcome.layers()] == ["tree"]
+    report = SyncReport("site-a", "o", None, 3, outcome.layers(), (), bookkeeping=outcome.bookkeeping(),
+                        conflict_records=outcome.conflict_records())
+    assert report.totals().received == 2
     lines = report.format().splitlines()
-    assert lines[2].split() == ["Conflict", "records", "(sync)", "(fieldapp_sync_conflicts)",
-                                "0", "2", "0", "0"]
+    assert [line.split() for line in lines[2:4]] == [["Trees", "(tree)", "0", "2", "0", "0"],
+                                                     ["all", "layers", "0", "2", "0", "0"]]
+    assert lines[4] == "  Conflict records (sync) (fieldapp_sync_conflicts), not in the layer totals: 2 received"
+    assert len(lines) == 5
+
+
+def test_a_sync_without_conflict_records_has_no_such_line():
+    outcome = SyncOutcome("c" * 32, 3, {"tree": _counts(1), "fieldapp_sync_conflicts": _counts()})
+    assert outcome.conflict_records() is None
+    report = SyncReport("site-a", "o", "c" * 32, 3, outcome.layers(), (),
+                        conflict_records=outcome.conflict_records())
+    assert "Conflict records" not in report.format() and report.conflict_records_words() == ""

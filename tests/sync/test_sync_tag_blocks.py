@@ -175,3 +175,41 @@ def test_a_new_block_skips_blocks_holding_tags_already_on_trees(tmp_path):
     _retag(a, 1000, 5120)
     sync(a, office)
     assert tag_range_of(checkout(office, site, tmp_path / "b.gpkg")) == (6000, 6999)
+
+
+def test_a_hand_edited_duplicate_tag_is_flagged_for_the_laptop_that_only_sends_it(tmp_path):
+    """B's crew, with sqlite3, gives its new tree (2000) tag 1 and the office's tree 2 tag 1 too:
+    both now carry the tag of A's tree 1. B's sync receives nothing (nobody synced since its
+    checkout) and still records both clashes, in its report and its visit (it used to find a
+    clash only when it also received). A then receives the trees and the two records, and
+    writes no record of its own; a sync of B again writes no second record."""
+    import contextlib
+    import sqlite3
+
+    from fieldapp.sync import ConflictKind, FolderOffice, read_conflicts
+
+    office = FolderOffice(tmp_path / "office", create=True)
+    model = Visit.new("Tag lot", crs="EPSG:32616", who="a@laptop-a")
+    for i in range(2):
+        model.add_tree(x=500000.0 + i, y=4983000.0, dbh_in=10.0 + i, species_code="ACSA")  # tags 1, 2
+    a = tmp_path / "a.gpkg"
+    create_visit(a, model).close()
+    site = sync(a, office).site_id
+    b = checkout(office, site, tmp_path / "b.gpkg")
+    assert _add_trees(b, 1) == [2000]
+    with contextlib.closing(sqlite3.connect(a)) as conn:
+        by_tag = dict(conn.execute("SELECT tag, uuid FROM tree"))
+    _retag(b, 2000, 1)
+    _retag(b, 2, 1)
+    report = sync(b, office)
+    assert report.changeset_id is not None and report.office_seq == 2
+    got = sorted((k.feature_uuid == by_tag[2], k.ours, k.theirs["tag"], k.kept)
+                 for k in report.conflicts if k.kind is ConflictKind.TAG_CLASH)
+    assert got == [(False, 1, 1, "both"), (True, 1, 1, "both")]
+    assert {c.layer: c.conflicts for c in report.layers}["tree"] == 2
+    in_b = [k for k in read_conflicts(b) if k.kind is ConflictKind.TAG_CLASH]
+    assert {k.uuid for k in in_b} == {k.uuid for k in report.conflicts}
+    received = sync(a, office)
+    assert received.conflicts == () and received.conflict_records.received == 2
+    assert {k.uuid for k in read_conflicts(a)} == {k.uuid for k in in_b}
+    assert sync(b, office).conflicts == ()
