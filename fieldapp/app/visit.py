@@ -689,38 +689,71 @@ NO_VISIT = "No visit open: Visit ▸ New visit… (Ctrl+N) or Open visit… (Ctr
 def open_initial_visit(window: Any) -> None:
     """Open ``--visit``; with ``--simulate`` / ``--replay`` a new demo visit; else the last visit,
     or (``--new``, or no last visit) the New visit dialog when dialogs are allowed, else a new
-    visit in the data folder."""
-    cfg = window.config
-    spec = None
-    if cfg.visit:
-        path = Path(cfg.visit)
-    elif cfg.simulate or cfg.replay:
-        path = new_visit_path(cfg.data_dir, "demo" if cfg.simulate else "replay")
-    elif cfg.last_visit and Path(cfg.last_visit).exists() and not cfg.new_visit:
-        path = Path(cfg.last_visit)
-    else:
-        if dialogs_allowed(cfg, window.platform_name()):
-            spec = ask_new_visit(window)
-            if spec is None:            # Cancel: no visit, and no file made behind the user
-                window.show_banner(NO_VISIT)
-                window.pause_recording(NO_VISIT)
-                return
-        path = spec.path if spec is not None else new_visit_path(cfg.data_dir, "visit")
-    try:
-        if spec is not None:
-            visit = open_from_spec(spec)
-        else:
-            visit = open_visit(path, name=path.stem, priority_waterway=cfg.priority_waterway,
-                               crew=cfg.crew, antenna_height_m=cfg.antenna_height_m)
-    except Exception as exc:  # noqa: BLE001 - a damaged or foreign file is never overwritten
-        words = f"Could not open the visit {path}: {exc}"
-        log.error("%s", words)  # also on the console: a --quit-after run says why it FAILED
-        window.show_banner(words)
-        window.pause_recording(NO_VISIT)   # record buttons say why, instead of losing a reading
+    visit in the data folder. All on the calling (GUI) thread: :func:`initial_visit_target`,
+    :func:`open_target`, then :func:`show_opened` or :func:`show_open_failed`."""
+    target = initial_visit_target(window)
+    if target is None:
         return
+    path, spec = target
+    try:
+        visit = open_target(window.config, path, spec)
+    except Exception as exc:  # noqa: BLE001 - a damaged or foreign file is never overwritten
+        show_open_failed(window, path, exc)
+        return
+    show_opened(window, path, visit)
+
+
+def initial_visit_target(window: Any) -> tuple[Path, Any] | None:
+    """(path, New visit spec or None) of the visit to open at start (see
+    :func:`open_initial_visit`); asks the New visit dialog here (GUI thread). None when the
+    dialog was cancelled (no visit, no file made; the window says so)."""
+    cfg = window.config
+    if cfg.visit:
+        return Path(cfg.visit), None
+    if cfg.simulate or cfg.replay:
+        return new_visit_path(cfg.data_dir, "demo" if cfg.simulate else "replay"), None
+    if cfg.last_visit and Path(cfg.last_visit).exists() and not cfg.new_visit:
+        return Path(cfg.last_visit), None
+    spec = None
+    if dialogs_allowed(cfg, window.platform_name()):
+        spec = ask_new_visit(window)
+        if spec is None:            # Cancel: no visit, and no file made behind the user
+            window.show_banner(NO_VISIT)
+            window.pause_recording(NO_VISIT)
+            return None
+    return (spec.path if spec is not None else new_visit_path(cfg.data_dir, "visit")), spec
+
+
+def open_target(cfg: Any, path: Path, spec: Any) -> VisitController:
+    """The visit at ``path`` opened (made from ``spec`` when given) with its checks built: the
+    long part of opening a day's visit (the store's checks, every row, the model, the checks),
+    safe on a worker thread (it touches no widget). Raises what :func:`open_visit` raises."""
+    if spec is not None:
+        visit = open_from_spec(spec)
+    else:
+        visit = open_visit(path, name=path.stem, priority_waterway=cfg.priority_waterway,
+                           crew=cfg.crew, antenna_height_m=cfg.antenna_height_m)
+    try:
+        visit.refresh_checks()
+    except Exception:  # noqa: BLE001 - the window builds them again and shows why they failed
+        log.exception("checks at open")
+    return visit
+
+
+def show_opened(window: Any, path: Path, visit: VisitController) -> None:
+    """Show the opened ``visit`` in ``window`` (GUI thread) and remember it as the last visit."""
     window.set_visit(visit)
+    cfg = window.config
     if not (cfg.simulate or cfg.replay or cfg.quit_after_s is not None):
         window.remember_setting(last_visit=str(path))
+
+
+def show_open_failed(window: Any, path: Path, exc: BaseException) -> None:
+    """Say why the visit at ``path`` could not be opened (GUI thread); recording stays blocked."""
+    words = f"Could not open the visit {path}: {exc}"
+    log.error("%s", words)  # also on the console: a --quit-after run says why it FAILED
+    window.show_banner(words)
+    window.pause_recording(NO_VISIT)   # record buttons say why, instead of losing a reading
 
 
 def _planting_words(key: str) -> str:

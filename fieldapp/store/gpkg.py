@@ -198,7 +198,9 @@ def _initialise(conn: sqlite3.Connection, visit: Visit) -> None:
 
 
 def _connect(path: Path) -> sqlite3.Connection:
-    conn = sqlite3.connect(str(path), isolation_level=None, timeout=10.0)
+    # check_same_thread off: the window opens a visit on a worker thread and then uses it on
+    # the GUI thread only (one thread at a time, handed over by a queued signal)
+    conn = sqlite3.connect(str(path), isolation_level=None, timeout=10.0, check_same_thread=False)
     return spatial_index.register_st_functions(conn)  # the R-tree triggers call ST_MinX, ...
 
 

@@ -30,8 +30,9 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--new", action="store_true", default=None, dest="new_visit",
                    help="start with the New visit dialog instead of the last visit")
     p.add_argument("--quit-after", type=float, metavar="SECONDS", dest="quit_after_s",
-                   help="smoke test: quit after SECONDS and say what ran (the visit opened,"
-                        " fixes received, records stored; no receiver attached is no failure);"
+                   help="smoke test: quit after SECONDS (or once the visit has opened, if"
+                        " later) and say what ran (the visit opened, fixes received, records"
+                        " stored; no receiver attached is no failure);"
                         " exit 1 only if something failed: the visit did not open, a device"
                         " asked for did not start, the receiver sent no fix, or with --simulate"
                         " no record was stored")
@@ -112,7 +113,6 @@ def create_window(config: Any, *, start_devices: bool = True) -> Any:
     def ready() -> None:
         import time
 
-        from fieldapp.app.visit import open_initial_visit
         from fieldapp.ui.workflows import finish_workflows
 
         if started:
@@ -120,10 +120,10 @@ def create_window(config: Any, *, start_devices: bool = True) -> Any:
         started.append(True)
         window.visit_open_started_s = time.perf_counter()   # bench_ui_startup reads it
         finish_workflows(window)    # the tabs not shown at start, before the visit and devices
-        try:
-            open_initial_visit(window)
-        finally:
-            window.startup_done = True
+        open_in_background(window, devices_start)
+
+    def devices_start() -> None:
+        window.startup_done = True
         if start_devices:
             session.start()
             if session.errors:
@@ -131,6 +131,52 @@ def create_window(config: Any, *, start_devices: bool = True) -> Any:
             window.on_devices_started()
     after_first_frame(window, ready)
     return window
+
+
+def open_in_background(window: Any, then: Any) -> None:
+    """Open the start-up visit on a worker thread, the window live meanwhile (a day's visit takes
+    seconds: every row of 8 h of track is checked); ``then()`` once it is shown or refused.
+
+    The New visit dialog, if any, comes first (GUI thread). While the visit opens, recording is
+    blocked with "Opening visit NAME…" and the visit label says so. A window closed meanwhile
+    closes the visit when it arrives."""
+    from fieldapp.app.visit import initial_visit_target, open_target, show_open_failed, show_opened
+    from fieldapp.ui.jobs import BackgroundJob
+
+    try:
+        target = initial_visit_target(window)
+    except BaseException:
+        then()
+        raise
+    if target is None:
+        then()
+        return
+    path, spec = target
+    reason = f"Opening visit {path.stem}…"
+    window.pause_recording(reason)
+    window.visit_label.setText(f"  {reason}  ")
+    job = BackgroundJob("open", lambda _progress, _cancel: open_target(window.config, path, spec))
+    window.open_job = job           # kept alive by the window; not its Qt child (see below)
+
+    def opened(visit: Any) -> None:
+        if getattr(window, "closing", False):
+            visit.close()            # the window went while the visit opened
+            return
+        if window.paused_reason == reason:
+            window.resume_recording()
+        show_opened(window, path, visit)
+        then()
+
+    def refused(exc: BaseException) -> None:
+        if getattr(window, "closing", False):
+            return
+        show_open_failed(window, path, exc)     # blocks recording with its own reason
+        window.visit_label.setText("  no visit  ")
+        then()
+
+    job.sigDone.connect(opened)
+    job.sigFailed.connect(refused)
+    job.start()
 
 
 def after_first_frame(window: Any, fn: Any, fallback_ms: int = 1000) -> None:
@@ -191,6 +237,9 @@ def main(argv: list[str] | None = None) -> int:
         def finish() -> None:
             from fieldapp.app.cli import SmokeRun, quit_after_verdict
 
+            if not window.startup_done:     # the visit still opening: the verdict waits for it
+                QTimer.singleShot(100, finish)
+                return
             visit = window.visit
             line, result["rc"] = quit_after_verdict(SmokeRun(
                 visit=visit.path.name if visit is not None else None, fixes=window.fix_count,

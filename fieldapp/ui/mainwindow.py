@@ -599,6 +599,7 @@ class MainWindow(QMainWindow):
 
     # ------------------------------------------------------------------ closing
     def closeEvent(self, event: Any) -> None:  # noqa: N802 - Qt name
+        self.closing = True              # a visit still opening is closed when it arrives
         self.office.shutdown()
         self.age_timer.stop()
         self.map.timer.stop()
