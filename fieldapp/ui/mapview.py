@@ -515,6 +515,8 @@ class MapView(QWidget):
                         self.ohwm_label.setVisible(bool(pts))
                         if pts:
                             self.ohwm_label.setPos(*pts[0])
+                        self._labels_placed_at = None       # the others keep clear of it
+                        self._place_labels()
                 elif what == "poly":
                     kind = name.split(":", 1)[1]
                     item = self.polygon_items.get(kind)
@@ -600,7 +602,8 @@ class MapView(QWidget):
         self._labels_placed_at = zoom
         rects, marks = [], []
         half = BANK_MARK_PX / 2.0
-        for item in self.label_items:
+        ohwm = [self.ohwm_label] if self.ohwm_label.isVisible() else []   # always shown, first
+        for item in ohwm + self.label_items:
             p = vb.mapViewToScene(item.pos())
             size = item.textItem.boundingRect()
             w, h = size.width(), size.height()
@@ -609,8 +612,10 @@ class MapView(QWidget):
             bank = item.textItem.toPlainText().startswith("bank")
             marks.append((p.x() - half, p.y() - half, p.x() + half, p.y() + half) if bank else None)
         texts = [item.textItem.toPlainText() for item in self.label_items]
-        for item, shown in zip(self.label_items, shown_labels(rects, placement_order(texts), marks)):
-            item.setVisible(shown)
+        order = [0] + [i + 1 for i in placement_order(texts)] if ohwm else placement_order(texts)
+        shown = shown_labels(rects, order, marks)[len(ohwm):]
+        for item, on in zip(self.label_items, shown):
+            item.setVisible(on)
 
     def _update_scale(self, readout: bool = True) -> None:
         vb = self.plot.getPlotItem().getViewBox()

@@ -41,3 +41,23 @@ def test_map_shows_one_of_three_crowded_bank_labels_and_all_when_zoomed_in(qtbot
     qtbot.waitUntil(lambda: [i.isVisible() for i in view.label_items] == [False, False, True])
     vb.setRange(xRange=(-10.0, 90.0), yRange=(-30.0, 30.0), padding=0)        # 30 ft = 200 px
     qtbot.waitUntil(lambda: all(i.isVisible() for i in view.label_items))
+
+
+def test_no_label_prints_over_the_ohwm_label(qtbot):
+    view = MapView(redraw_hz=50)
+    qtbot.addWidget(view)
+    view.resize(700, 450)
+    view.show()
+    qtbot.waitExposed(view)
+    x0, y0 = 1000.0, 2000.0
+    view.update_position(x0, y0, 1.0)
+    view.set_follow(False)
+    vb = view.plot.getPlotItem().getViewBox()
+    vb.setRange(xRange=(-100.0, 100.0), yRange=(-60.0, 60.0), padding=0)
+    # the OHWM starts where a bank label (right of its X) would cover "OHWM" (right, above)
+    view.set_lines("ohwm", [[(x0, y0), (x0 + 50.0, y0)]])
+    view.set_labels([(x0 - 3.0, y0 + 2.0, "bank 120 ft", "#cc0000"),
+                     (x0 - 60.0, y0 - 40.0, "bank 75 ft", "#cc0000")])
+    view.redraw()
+    qtbot.waitUntil(lambda: view.ohwm_label.isVisible()
+                    and [i.isVisible() for i in view.label_items] == [False, True])
