@@ -9,7 +9,8 @@ version first, with the store's own statements (:func:`fieldapp.store.schema.mig
 exactly as the store does when a visit is opened for recording (columns appended, then the
 version row updated, in one transaction): a copy migrated here has the same columns, in the same
 order, and the same ``fieldapp_meta`` rows as one the store migrated, so diffing the two shows
-only real edits.
+only real edits; and, conformed by the store's code, the same GeoPackage tables and rows (a
+valid GeoPackage, as the store's migration leaves it).
 
 The office keeps a schema log (:class:`SchemaChange`): "changesets after seq N are written at
 schema V". A laptop pulling older changesets applies them at the schema they were written at
@@ -137,8 +138,15 @@ def migrate_file(path: Path, to_version: int) -> bool:
     """Bring the copy at ``path`` to ``to_version`` in one transaction (``BEGIN IMMEDIATE``; the
     version is read again inside it, so a second run does nothing). Returns whether it changed.
 
-    A crash leaves the file at its old version, whole (SQLite's journal).
+    The copy is left as the store leaves a visit it migrates when opened for recording: after
+    the columns and tables, the store's own conformance (:func:`fieldapp.store.gpkg.conform_in`:
+    the R-tree of every features table, the extents, the Related Tables rows, and
+    ``fieldapp_meta`` taken out of ``gpkg_contents``, where GeoPackage Requirement 119 forbids a
+    TEXT primary key), so GDAL's validator passes it. A crash leaves the file at its old version,
+    whole (SQLite's journal).
     """
+    from fieldapp.store.gpkg import conform_in
+
     with contextlib.closing(connect(Path(path))) as conn:
         conn.isolation_level = None
         gpkgsql.register(conn)
@@ -148,6 +156,7 @@ def migrate_file(path: Path, to_version: int) -> bool:
             changed = current is not None and current < to_version
             if changed:
                 migrate_in(conn, current, to_version)
+                conform_in(conn)
             conn.execute("COMMIT")
         except BaseException:
             if conn.in_transaction:
