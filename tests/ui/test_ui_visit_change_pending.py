@@ -35,6 +35,7 @@ def test_an_averaging_under_way_ends_unrecorded_at_a_visit_change(qtbot, private
         said = "Averaging cancelled (another visit was shown before it ended); nothing recorded."
         assert ohwm.state.text() == said and w.key_legend.text() == said
         assert not ohwm.averaging() and not ohwm.cancel_button.isEnabled()
+        assert ohwm.progress.value() == 0           # was 2 of 3
         assert "averaging" not in w.button_off_reason(ohwm.average_button)  # usable again
         w.on_fix(rtk_fix())                         # the epoch that would have ended it
         assert w.visit.ohwm_points() == []

@@ -155,6 +155,7 @@ class OhwmPanel(WorkflowPanel):
         in the key legend ("Averaging cancelled (another visit was shown before it ended);
         nothing recorded.")."""
         self._cancel(f" ({why})")
+        self.progress.setValue(0)           # none of its epochs count at the next visit
         show = getattr(self.w, "show_key_refusal", None)
         if show is not None:
             show(self.state.text())
