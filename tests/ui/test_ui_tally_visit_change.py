@@ -102,3 +102,16 @@ def test_the_same_visit_shown_again_keeps_its_waiting_reading(qtbot, private_dir
         assert tally.state.text().startswith("Tree 1")
     finally:
         close_window(w)
+
+
+def test_no_visit_shown_drops_the_waiting_reading_too(qtbot, private_dirs):
+    w = make_window(qtbot, private_dirs)
+    try:
+        qtbot.waitUntil(lambda: w.visit is not None, timeout=WAIT_MS)
+        tally = w.panels["tally"]
+        squeeze(tally, 12.3)
+        w.visit.close()
+        w.set_visit(None)
+        assert tally.pending == [] and tally.state.text() == DROPPED
+    finally:
+        close_window(w)
