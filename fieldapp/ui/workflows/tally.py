@@ -141,7 +141,7 @@ class TallyPanel(WorkflowPanel):
         lay.addWidget(self.summary)
 
         self.pending: list[Any] = []     # caliper readings waiting for a usable fix ...
-        self._pending_in: Any = None     # ... squeezed in this visit (its file path)
+        self._pending_in: Any = None     # ... squeezed in this visit: (file path, name)
         self.expected_crowns: deque[float | None] = deque()
         self._rows: list[Any] = []
         self.bind("T", self.add_typed_tree, self.add_button)
