@@ -134,19 +134,26 @@ def migrate_in(conn: sqlite3.Connection, from_version: int, to_version: int) -> 
     conn.execute(f'UPDATE "{META_TABLE}" SET value = ? WHERE key = ?', (str(to_version), VERSION_KEY))
 
 
+def conform_in(conn: sqlite3.Connection) -> bool:
+    """The store's conformance of a migrated visit (:func:`fieldapp.store.gpkg.conform_in`) on
+    a copy, in the caller's transaction (``conn`` with the ST_ functions); True if it changed
+    anything. Run after every migration here, and after the folder office's of its master."""
+    from fieldapp.store.gpkg import conform_in as store_conform
+
+    return store_conform(conn)
+
+
 def migrate_file(path: Path, to_version: int) -> bool:
     """Bring the copy at ``path`` to ``to_version`` in one transaction (``BEGIN IMMEDIATE``; the
     version is read again inside it, so a second run does nothing). Returns whether it changed.
 
     The copy is left as the store leaves a visit it migrates when opened for recording: after
-    the columns and tables, the store's own conformance (:func:`fieldapp.store.gpkg.conform_in`:
+    the columns and tables, the store's own conformance (:func:`conform_in`:
     the R-tree of every features table, the extents, the Related Tables rows, and
     ``fieldapp_meta`` taken out of ``gpkg_contents``, where GeoPackage Requirement 119 forbids a
     TEXT primary key), so GDAL's validator passes it. A crash leaves the file at its old version,
     whole (SQLite's journal).
     """
-    from fieldapp.store.gpkg import conform_in
-
     with contextlib.closing(connect(Path(path))) as conn:
         conn.isolation_level = None
         gpkgsql.register(conn)
