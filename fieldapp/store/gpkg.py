@@ -721,6 +721,13 @@ def open_visit(path, *, who: str | None = None, durability: str = "full", readon
     return VisitStore(path, conn, visit)
 
 
+def conform_in(conn: sqlite3.Connection) -> bool:
+    """:func:`_conform`'s changes in the caller's transaction (``conn`` with the ST_ functions);
+    True if any. The sync runs it after migrating a copy (``fieldapp.sync.schemas``)."""
+    spatial = spatial_index.conform(conn, S.META_TABLE)
+    return media.conform(conn) or spatial
+
+
 def _conform(conn: sqlite3.Connection, path: Path) -> None:
     """Give a file written before the spatial index its R-tree, triggers and extents, and take
     ``fieldapp_meta`` out of ``gpkg_contents`` (:func:`fieldapp.store.spatial.conform`), in one
@@ -734,10 +741,9 @@ def _conform(conn: sqlite3.Connection, path: Path) -> None:
     try:
         conn.execute("BEGIN IMMEDIATE")
         try:
-            if spatial_index.conform(conn, S.META_TABLE):
-                log.info("%s: GeoPackage spatial index and extents added", path)
-            if media.conform(conn):
-                log.info("%s: Related Tables extension rows added", path)
+            if conform_in(conn):
+                log.info("%s: brought to GeoPackage conformance (spatial index, extents,"
+                         " Related Tables rows, fieldapp_meta unregistered)", path)
             conn.execute("COMMIT")
         except BaseException:
             if conn.in_transaction:

@@ -718,6 +718,7 @@ class FolderOffice(OfficeStore):
                         conn.execute(sql)
                     conn.execute(f'UPDATE "{schemas.META_TABLE}" SET value = ? WHERE key = ?',
                                  (str(change.schema_version), schemas.VERSION_KEY))
+                    schemas.conform_in(conn)    # left as the store leaves a migrated visit
                     conn.execute(schemas.SCHEMA_LOG_DDL)
                     conn.execute(
                         f"INSERT INTO {schemas.SCHEMA_LOG_TABLE} (schema_version, from_version,"

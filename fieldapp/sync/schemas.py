@@ -9,7 +9,8 @@ version first, with the store's own statements (:func:`fieldapp.store.schema.mig
 exactly as the store does when a visit is opened for recording (columns appended, then the
 version row updated, in one transaction): a copy migrated here has the same columns, in the same
 order, and the same ``fieldapp_meta`` rows as one the store migrated, so diffing the two shows
-only real edits.
+only real edits; and, conformed by the store's code, the same GeoPackage tables and rows (a
+valid GeoPackage, as the store's migration leaves it).
 
 The office keeps a schema log (:class:`SchemaChange`): "changesets after seq N are written at
 schema V". A laptop pulling older changesets applies them at the schema they were written at
@@ -133,11 +134,25 @@ def migrate_in(conn: sqlite3.Connection, from_version: int, to_version: int) -> 
     conn.execute(f'UPDATE "{META_TABLE}" SET value = ? WHERE key = ?', (str(to_version), VERSION_KEY))
 
 
+def conform_in(conn: sqlite3.Connection) -> bool:
+    """The store's conformance of a migrated visit (:func:`fieldapp.store.gpkg.conform_in`) on
+    a copy, in the caller's transaction (``conn`` with the ST_ functions); True if it changed
+    anything. Run after every migration here, and after the folder office's of its master."""
+    from fieldapp.store.gpkg import conform_in as store_conform
+
+    return store_conform(conn)
+
+
 def migrate_file(path: Path, to_version: int) -> bool:
     """Bring the copy at ``path`` to ``to_version`` in one transaction (``BEGIN IMMEDIATE``; the
     version is read again inside it, so a second run does nothing). Returns whether it changed.
 
-    A crash leaves the file at its old version, whole (SQLite's journal).
+    The copy is left as the store leaves a visit it migrates when opened for recording: after
+    the columns and tables, the store's own conformance (:func:`conform_in`:
+    the R-tree of every features table, the extents, the Related Tables rows, and
+    ``fieldapp_meta`` taken out of ``gpkg_contents``, where GeoPackage Requirement 119 forbids a
+    TEXT primary key), so GDAL's validator passes it. A crash leaves the file at its old version,
+    whole (SQLite's journal).
     """
     with contextlib.closing(connect(Path(path))) as conn:
         conn.isolation_level = None
@@ -148,6 +163,7 @@ def migrate_file(path: Path, to_version: int) -> bool:
             changed = current is not None and current < to_version
             if changed:
                 migrate_in(conn, current, to_version)
+                conform_in(conn)
             conn.execute("COMMIT")
         except BaseException:
             if conn.in_transaction:

@@ -48,7 +48,7 @@ from fieldapp.sync import (
 )
 from fieldapp.sync import schemas
 from fieldapp.sync.files import INTERNAL_TABLES, LOG_TABLE
-from tests.gpkgtools import st_connect
+from tests.gpkgtools import st_connect, validate_gpkg
 
 REPO = Path(__file__).resolve().parents[2]
 V1 = Path(__file__).resolve().parents[1] / "data" / "visit_schema1.gpkg"
@@ -175,6 +175,7 @@ def test_migrated_laptop_syncs_and_migrates_the_office(site):
     assert columns(master, "line_feature")[-1] == "mapped_stream"
     assert schema_log(master) == [(NEW, 1, 2)]
     assert integrity(master) == "ok"
+    validate_gpkg(master)       # left as the store leaves a migrated visit (Req 119 and all)
     # A sent T1.stipulated, Creek.mapped_stream, trees 1 and 2; it received C's tree 2 (seq 2);
     # tree 2: C set 15.5 (synced first), A 16.0 -> a same-field conflict, A's value kept
     # (the conflict record itself is not counted as sent: it is the office's bookkeeping)

@@ -265,8 +265,8 @@ def _install_reset_on_new_visit(window: Any) -> Callable[[Any], None]:
             with QSignalBlocker(w):            # a reset is no edit of the new visit
                 _set_form_value(w, value)
         for p in window.panels.values():
-            if getattr(p, "collecting", None) is not None:
-                p.collecting = None
+            if getattr(p, "collecting", None) is not None:    # its epochs: the last visit's
+                p.drop_averaging("another visit was shown before it ended")
             kind_changed = getattr(p, "_kind_changed", None)
             if kind_changed is not None:
                 kind_changed()

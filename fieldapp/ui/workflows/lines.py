@@ -119,7 +119,9 @@ class LinesPanel(WorkflowPanel):
         window.register_record_button(self.walk_button)
         window.register_record_button(self.vertex_button)
         window.fix_listeners.append(self.on_fix)
-        window.visit_listeners.append(lambda _v: self.discard(quiet=True))
+        # the draft belongs to the visit closed: said, never recorded in the one shown now
+        window.visit_listeners.append(lambda _v: self.discard(
+            why="the visit was closed (another visit shown, or a sync) before it was finished"))
         self.draft_item = pg.PlotDataItem(pen=pg.mkPen("#ff6600", width=3), symbol="o", symbolSize=8,
                                           symbolBrush="#ff6600")
         self.draft_item.setZValue(25)
@@ -206,11 +208,19 @@ class LinesPanel(WorkflowPanel):
                            " — Ctrl+Z undoes it; F4 in Records corrects it.")
         self._changed()
 
-    def discard(self, quiet: bool = False) -> None:
+    def discard(self, quiet: bool = False, why: str = "") -> None:
+        """Esc: the line being walked or drawn (or the note waiting for its map click) is
+        dropped; ``why`` given, the state line and the key legend say what was not recorded."""
         had = self.draft is not None or self.note_pending
+        what = "Line" if self.draft is not None else "Note at a map click"
         self.draft = None
         self.note_pending = False
-        if had and not quiet:
+        if had and why:
+            self.state.setText(f"{what} not recorded: {why}.")
+            show = getattr(self.w, "show_key_refusal", None)
+            if show is not None:
+                show(self.state.text())
+        elif had and not quiet:
             self.state.setText("Line discarded; nothing recorded.")
         if hasattr(self, "draft_item"):
             self._changed()

@@ -150,6 +150,16 @@ class OhwmPanel(WorkflowPanel):
     def cancel_average(self) -> None:
         self._cancel("")
 
+    def drop_averaging(self, why: str) -> None:
+        """An averaging under way ends with nothing recorded, ``why`` on the state line and
+        in the key legend ("Averaging cancelled (another visit was shown before it ended);
+        nothing recorded.")."""
+        self._cancel(f" ({why})")
+        self.progress.setValue(0)           # none of its epochs count at the next visit
+        show = getattr(self.w, "show_key_refusal", None)
+        if show is not None:
+            show(self.state.text())
+
     def _cancel(self, why: str) -> None:
         self.collecting = None
         self.cancel_button.setEnabled(False)

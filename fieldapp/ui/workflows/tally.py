@@ -140,7 +140,8 @@ class TallyPanel(WorkflowPanel):
         self.summary.setTextInteractionFlags(Qt.TextSelectableByMouse)
         lay.addWidget(self.summary)
 
-        self.pending: list[Any] = []
+        self.pending: list[Any] = []     # caliper readings waiting for a usable fix ...
+        self._pending_in: Any = None     # ... squeezed in this visit: (file path, name)
         self.expected_crowns: deque[float | None] = deque()
         self._rows: list[Any] = []
         self.bind("T", self.add_typed_tree, self.add_button)
@@ -186,11 +187,35 @@ class TallyPanel(WorkflowPanel):
         self.w.set_extra_ok(self.add_button, False if why else None, why)
         self._show_add_reason()
 
-    def _visit_shown(self, _visit: Any) -> None:
+    def _visit_shown(self, visit: Any) -> None:
         """A visit shown (a new one has the DBH back at 0.0 in, set without a signal): Record
-        tree and its reason as the form now is, the caliper's readings not yet seen."""
+        tree and its reason as the form now is, the caliper's readings not yet seen; the
+        readings still waiting for a fix in another visit dropped (:meth:`_drop_pending`)."""
+        self._drop_pending(visit)
         self._caliper_used = False
         self._update_add_ok()
+
+    def _drop_pending(self, visit: Any) -> None:
+        """Another visit shown: the caliper readings still waiting for a usable fix were
+        squeezed at the last visit's trees, so they are dropped, with what and why on the
+        state line and in the key legend ("Caliper reading 12.3 in not recorded: the visit
+        changed before a usable fix came (it was squeezed in Site A)."), never recorded in
+        ``visit``. The same visit shown again (its file reopened after a sync) keeps them;
+        readings squeezed while no visit was open wait for the first one shown."""
+        if not self.pending:
+            return
+        path = getattr(visit, "path", None)
+        held = self._pending_in
+        if held is None or (path is not None and _same_file(path, held[0])):
+            self._pending_in = held or _visit_id(visit)
+            return
+        dropped, self.pending, self._pending_in = self.pending, [], None
+        self.expected_crowns.clear()       # the simulated surveyor's crowns for those trees
+        text = dropped_words([r.dbh_in for r in dropped], held[1])
+        self.state.setText(text)
+        show = getattr(self.w, "show_key_refusal", None)
+        if show is not None:
+            show(text)
 
     def _show_add_reason(self) -> None:
         """The panel's own reason for Record tree [T] being off, shown under it ("Record tree
@@ -247,6 +272,8 @@ class TallyPanel(WorkflowPanel):
             self._show_add_reason()
         fix = self.w.usable_fix()
         if fix is None:
+            if not self.pending:
+                self._pending_in = _visit_id(self.visit)
             self.pending.append(reading)
             self.state.setText(f"{plural(len(self.pending), 'caliper reading')} waiting for a usable fix"
                                f" ({self.w.problem}).")
@@ -273,7 +300,7 @@ class TallyPanel(WorkflowPanel):
 
     def _flush_pending(self, _fix: Any) -> None:
         if self.pending and self.w.usable_fix() is not None:
-            pending, self.pending = self.pending, []
+            pending, self.pending, self._pending_in = self.pending, [], None
             for r in pending:
                 self._record_reading(self.w.latest_fix, r)
 
@@ -377,6 +404,35 @@ class TallyPanel(WorkflowPanel):
         self.complete.setEnabled(stand is not None)
         self.complete.setChecked(bool(stand is not None and stand.tally_complete))
         self.summary.setText(_tag_words(v.model) + v.stand_summary_text())
+
+
+def _visit_id(visit: Any) -> tuple[Any, str] | None:
+    """(file path, name) of ``visit``; None when no visit is open (or it has no file)."""
+    path = getattr(visit, "path", None)
+    return None if path is None else (path, str(getattr(visit, "name", "") or path))
+
+
+def _same_file(a: Any, b: Any) -> bool:
+    """Whether the visit files ``a`` and ``b`` are one file (a visit reopened after a sync)."""
+    from pathlib import Path
+
+    try:
+        return Path(a).resolve() == Path(b).resolve()
+    except (OSError, RuntimeError):
+        return Path(a) == Path(b)
+
+
+def dropped_words(dbh_in: list[float], visit_name: str) -> str:
+    """What a visit change did to the caliper readings waiting for a usable fix (DBH in
+    inches, in squeeze order), squeezed in the visit ``visit_name``: "Caliper reading 12.3 in
+    not recorded: the visit changed before a usable fix came (it was squeezed in Site A)."
+    or "2 caliper readings (12.3 in, 8.0 in) not recorded: ... (they were squeezed in ...)."."""
+    why = "not recorded: the visit changed before a usable fix came"
+    if len(dbh_in) == 1:
+        return f"Caliper reading {dbh_in[0]:.1f} in {why} (it was squeezed in {visit_name})."
+    each = ", ".join(f"{d:.1f} in" for d in dbh_in)
+    return (f"{len(dbh_in)} caliper readings ({each}) {why} (they were squeezed in"
+            f" {visit_name}).")
 
 
 def _tag_words(model: Any) -> str:
