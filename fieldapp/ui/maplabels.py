@@ -2,7 +2,8 @@
 already placed is hidden (its mark, e.g. a bank's red X, stays), as QGIS's labelling does.
 
 A label is also left out where it would cover another label's mark (three banks side by side
-show one label, at the mark it does not cover). Labels are placed in priority order: the checks' own labels (a bank's horizontal distance, a
+show one label, at the mark it does not cover). Each label may go in one of a few places, tried
+best first: a bank's right of its X, then left; a note above its point, then below. Labels are placed in priority order: the checks' own labels (a bank's horizontal distance, a
 protective area's width) before notes (``✎ ...``), then in the order given. Panning moves every
 label alike, so only a new zoom or new labels place them again.
 """
@@ -31,14 +32,26 @@ def shown_labels(rects: list[Rect], order: list[int], marks: list[Rect | None] |
     """For each label rectangle, whether it is shown: placed greedily in ``order``, a label
     meeting (within ``gap_px``) one already placed, or another label's mark (``marks[i]``: the
     rectangle of label i's own symbol, e.g. a bank's X, or None), is left out."""
-    marks = marks if marks is not None else [None] * len(rects)
+    chosen = placed_labels([[r] for r in rects], order, marks, gap_px)
+    return [c is not None for c in chosen]
+
+
+def placed_labels(candidates: list[list[Rect]], order: list[int],
+                  marks: list[Rect | None] | None = None, gap_px: float = 2.0) -> list[int | None]:
+    """For each label, the index of the first of its ``candidates`` (rectangles of the places it
+    may go, best first: e.g. right of its mark, then left) that meets no label placed before it
+    in ``order`` (within ``gap_px``) and no other label's mark; None when none is free (the
+    label is left out)."""
+    marks = marks if marks is not None else [None] * len(candidates)
     placed: list[Rect] = []
-    shown = [False] * len(rects)
+    chosen: list[int | None] = [None] * len(candidates)
     for i in order:
-        if any(_meet(rects[i], r, gap_px) for r in placed):
-            continue
-        if any(m is not None and j != i and _meet(rects[i], m, 0.0) for j, m in enumerate(marks)):
-            continue
-        placed.append(rects[i])
-        shown[i] = True
-    return shown
+        for k, rect in enumerate(candidates[i]):
+            if any(_meet(rect, r, gap_px) for r in placed):
+                continue
+            if any(m is not None and j != i and _meet(rect, m, 0.0) for j, m in enumerate(marks)):
+                continue
+            placed.append(rect)
+            chosen[i] = k
+            break
+    return chosen

@@ -25,7 +25,7 @@ from PySide6.QtWidgets import (
 
 from fieldapp.ui.crowns import CrownLayer
 from fieldapp.ui.mapgrid import GridLines
-from fieldapp.ui.maplabels import placement_order, shown_labels
+from fieldapp.ui.maplabels import placed_labels, placement_order
 from fieldapp.ui.tracklayer import TrackLayer
 
 NICE_STEPS_FT = (1, 2, 5, 10, 20, 25, 50, 100, 200, 250, 500, 1000, 2000, 5000)
@@ -53,6 +53,15 @@ def nice_length_ft(span_ft: float) -> float:
         if step <= target:
             best = step
     return float(best)
+
+
+#: Where a map label may go (pyqtgraph TextItem anchors), best first: a bank's right of its X,
+#: else left of it; any other label centred above its point, else below it.
+_LABEL_PLACES = {"bank": [(-0.12, 0.5), (1.12, 0.5)], "other": [(0.5, 1.0), (0.5, 0.0)]}
+
+
+def _label_kind(item: Any) -> str:
+    return "bank" if item.textItem.toPlainText().startswith("bank") else "other"
 
 
 def set_points(item: Any, xs: list, ys: list, **opts: Any) -> None:
@@ -600,22 +609,27 @@ class MapView(QWidget):
         if zoom == self._labels_placed_at or not self.label_items:
             return
         self._labels_placed_at = zoom
-        rects, marks = [], []
+        cands, marks = [], []
         half = BANK_MARK_PX / 2.0
         ohwm = [self.ohwm_label] if self.ohwm_label.isVisible() else []   # always shown, first
-        for item in ohwm + self.label_items:
+        items = ohwm + self.label_items
+        for n, item in enumerate(items):
             p = vb.mapViewToScene(item.pos())
             size = item.textItem.boundingRect()
             w, h = size.width(), size.height()
-            left, top = p.x() - item.anchor.x() * w, p.y() - item.anchor.y() * h
-            rects.append((left, top, left + w, top + h))
-            bank = item.textItem.toPlainText().startswith("bank")
+            anchors = _LABEL_PLACES[_label_kind(item)] if n >= len(ohwm) else [tuple(item.anchor)]
+            cands.append([(p.x() - ax * w, p.y() - ay * h, p.x() - ax * w + w, p.y() - ay * h + h)
+                          for ax, ay in anchors])
+            bank = _label_kind(item) == "bank" and n >= len(ohwm)
             marks.append((p.x() - half, p.y() - half, p.x() + half, p.y() + half) if bank else None)
         texts = [item.textItem.toPlainText() for item in self.label_items]
         order = [0] + [i + 1 for i in placement_order(texts)] if ohwm else placement_order(texts)
-        shown = shown_labels(rects, order, marks)[len(ohwm):]
-        for item, on in zip(self.label_items, shown):
-            item.setVisible(on)
+        chosen = placed_labels(cands, order, marks)
+        for n, item in enumerate(items[len(ohwm):], start=len(ohwm)):
+            k = chosen[n]
+            item.setVisible(k is not None)
+            if k is not None and tuple(item.anchor) != _LABEL_PLACES[_label_kind(item)][k]:
+                item.setAnchor(_LABEL_PLACES[_label_kind(item)][k])
 
     def _update_scale(self, readout: bool = True) -> None:
         vb = self.plot.getPlotItem().getViewBox()

@@ -25,7 +25,7 @@ def test_a_label_never_covers_another_labels_mark():
     assert shown_labels(rects, [0, 1, 2], marks) == [False, False, True]
 
 
-def test_map_shows_one_of_three_crowded_bank_labels_and_all_when_zoomed_in(qtbot):
+def test_map_shows_two_of_three_crowded_bank_labels_and_all_when_zoomed_in(qtbot):
     view = MapView(redraw_hz=50)
     qtbot.addWidget(view)
     view.resize(700, 450)
@@ -38,7 +38,10 @@ def test_map_shows_one_of_three_crowded_bank_labels_and_all_when_zoomed_in(qtbot
     view.set_follow(False)
     vb = view.plot.getPlotItem().getViewBox()
     vb.setRange(xRange=(-1000.0, 1000.0), yRange=(-600.0, 600.0), padding=0)  # 30 ft = 10 px
-    qtbot.waitUntil(lambda: [i.isVisible() for i in view.label_items] == [False, False, True])
+    # the first left of its X, the last right of its own; the middle one has no free place
+    qtbot.waitUntil(lambda: [i.isVisible() for i in view.label_items] == [True, False, True])
+    assert tuple(view.label_items[0].anchor) == (1.12, 0.5)
+    assert tuple(view.label_items[2].anchor) == (-0.12, 0.5)
     vb.setRange(xRange=(-10.0, 90.0), yRange=(-30.0, 30.0), padding=0)        # 30 ft = 200 px
     qtbot.waitUntil(lambda: all(i.isVisible() for i in view.label_items))
 
@@ -60,4 +63,33 @@ def test_no_label_prints_over_the_ohwm_label(qtbot):
                      (x0 - 60.0, y0 - 40.0, "bank 75 ft", "#cc0000")])
     view.redraw()
     qtbot.waitUntil(lambda: view.ohwm_label.isVisible()
-                    and [i.isVisible() for i in view.label_items] == [False, True])
+                    and [i.isVisible() for i in view.label_items] == [True, True])
+    # the first goes left of its X (its right is the OHWM label's), the second where it was
+    assert [tuple(i.anchor) for i in view.label_items] == [(1.12, 0.5), (-0.12, 0.5)]
+
+
+def test_a_label_goes_to_its_next_place_when_the_first_is_taken():
+    from fieldapp.ui.maplabels import placed_labels
+
+    taken = [(0, 0, 100, 20)]                               # placed first
+    right, left = (90, 0, 190, 20), (-200, 0, -100, 20)     # the bank's two places
+    assert placed_labels([taken, [right, left]], [0, 1]) == [0, 1]
+    assert placed_labels([taken, [right, (50, 0, 150, 20)]], [0, 1]) == [0, None]
+
+
+def test_a_bank_label_blocked_on_the_right_by_ohwm_goes_left_of_its_x(qtbot):
+    view = MapView(redraw_hz=50)
+    qtbot.addWidget(view)
+    view.resize(700, 450)
+    view.show()
+    qtbot.waitExposed(view)
+    x0, y0 = 1000.0, 2000.0
+    view.update_position(x0, y0, 1.0)
+    view.set_follow(False)
+    vb = view.plot.getPlotItem().getViewBox()
+    vb.setRange(xRange=(-100.0, 100.0), yRange=(-60.0, 60.0), padding=0)
+    view.set_lines("ohwm", [[(x0, y0), (x0 + 50.0, y0)]])
+    view.set_labels([(x0 - 3.0, y0 + 2.0, "bank 120 ft", "#cc0000")])
+    view.redraw()
+    qtbot.waitUntil(lambda: view.label_items and view.label_items[0].isVisible())
+    assert tuple(view.label_items[0].anchor) == (1.12, 0.5)     # left of its X

@@ -67,7 +67,9 @@ def test_a_refusal_in_the_legend_clears_at_a_tab_change(qtbot, private_dirs):
         close_window(w)
 
 
-def test_a_caliper_reading_ends_the_type_the_dbh_reason(qtbot, private_dirs):
+def test_after_a_caliper_reading_the_reason_says_the_caliper_records_its_own(qtbot, private_dirs):
+    from fieldapp.ui.workflows.tally import CALIPER_REASON
+
     w = make_window(qtbot, private_dirs, simulate=True)
     try:
         wait_fix(qtbot, w)
@@ -78,7 +80,8 @@ def test_a_caliper_reading_ends_the_type_the_dbh_reason(qtbot, private_dirs):
         tally.on_caliper(CaliperReading(dbh_in=14.2, dbh_cm=36.07, species_number=None,
                                         species_label=""))
         assert [t.dbh_in for t in w.visit.trees()] == [14.2]
-        assert tally.add_reason.isHidden() and tally.add_reason.text() == ""
+        assert tally.add_reason.isVisible()
+        assert tally.add_reason.text() == f"Record tree is off: {CALIPER_REASON}"
         assert not tally.add_button.isEnabled()           # T still needs a typed DBH (tooltip)
         assert "type the DBH first" in tally.add_button.toolTip()
     finally:
@@ -95,8 +98,8 @@ def test_a_new_visit_shows_the_reason_again(qtbot, private_dirs):
         qtbot.waitUntil(lambda: w.visit is not None, timeout=WAIT_MS)
         tally = w.panels["tally"]
         tally.on_caliper(CaliperReading(dbh_in=14.2, dbh_cm=36.07, species_number=None,
-                                        species_label=""))     # no fix: held, reason gone
-        assert tally.add_reason.text() == ""
+                                        species_label=""))     # no fix: held
+        assert "caliper reading records its tree" in tally.add_reason.text()
         tally.dbh.setValue(14.0)
         visit_mod.switch_to(w, visit_mod.open_visit(w.visit.path.with_name("next.gpkg")))
         assert tally.dbh.value() == 0.0

@@ -24,6 +24,9 @@ EDITABLE = {1: "species_name", 2: "dbh_in", 3: "leaf_habit", 4: "crown_radius_ft
 WIDEST = {0: "99999", 2: "500.0", 3: "deciduous", 4: "200.0"}
 
 
+#: Why Record tree [T] is off once the caliper is in use (its readings record their own trees).
+CALIPER_REASON = "type a DBH to tally a tree by hand (a caliper reading records its tree at once)"
+
 class TallyPanel(WorkflowPanel):
     """Tree tally of the current stand."""
 
@@ -219,13 +222,14 @@ class TallyPanel(WorkflowPanel):
 
     def _show_add_reason(self) -> None:
         """The panel's own reason for Record tree [T] being off, shown under it ("Record tree
-        is off: type the DBH first (it reads 0.0 in)"); hidden once the DBH is typed, or once
-        a caliper reading came (the caliper records its trees; T is for a typed DBH). T
-        becoming live also ends the key legend's refusal of it."""
+        is off: type the DBH first (it reads 0.0 in)"), hidden once the DBH is typed; once a
+        caliper reading came it says the caliper records its own trees (T is for a typed DBH):
+        while T is off the reason is always on screen (gloved and touch users cannot hover).
+        T becoming live also ends the key legend's refusal of it."""
         live = self.add_button.isEnabled()
         why = "" if live else self._walking_reason or (
-            "" if self._caliper_used or self.dbh.value() > 0 else
-            "type the DBH first (it reads 0.0 in)")
+            "" if self.dbh.value() > 0 else
+            CALIPER_REASON if self._caliper_used else "type the DBH first (it reads 0.0 in)")
         self.add_reason.setText(f"Record tree is off: {why}" if why else "")
         self.add_reason.setVisible(bool(why))
         guard = getattr(self.w, "key_guard", None)
