@@ -46,7 +46,16 @@ def print_help() -> None:
 
 
 def main(argv: list[str] | None = None) -> int:
-    """Run a subcommand or the app; return the process exit status."""
+    """Run a subcommand or the app; return the process exit status: 130 on a Ctrl+C that the
+    command does not handle itself (e.g. while its modules load), as one line, no traceback."""
+    try:
+        return _main(argv)
+    except KeyboardInterrupt:
+        print("fieldapp: interrupted (Ctrl+C)", file=sys.stderr)
+        return 130
+
+
+def _main(argv: list[str] | None) -> int:
     args = list(sys.argv[1:] if argv is None else argv)
     if args and args[0] in SUBCOMMANDS:
         module = importlib.import_module(SUBCOMMANDS[args[0]])

@@ -149,3 +149,16 @@ def test_rules_evaluate_says_a_missing_file_or_a_folder_in_words(tmp_path, capsy
     assert capsys.readouterr().err == f"fieldapp rules evaluate: cannot read {tmp_path / 'bank.json'}: no such file\n"
     assert rules_main(["evaluate", str(tmp_path)]) == 2
     assert capsys.readouterr().err == f"fieldapp rules evaluate: cannot read {tmp_path}: it is a folder, not a file\n"
+
+
+def test_ctrl_c_while_a_subcommand_loads_is_one_line_and_exit_130(monkeypatch, capsys):
+    import importlib
+
+    from fieldapp import cli
+
+    def interrupted(name):
+        raise KeyboardInterrupt
+    monkeypatch.setattr(importlib, "import_module", interrupted)
+    assert cli.main(["sync", "--help"]) == 130
+    err = capsys.readouterr().err
+    assert err == "fieldapp: interrupted (Ctrl+C)\n"
