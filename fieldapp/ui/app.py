@@ -133,9 +133,27 @@ def create_window(config: Any, *, start_devices: bool = True) -> Any:
     return window
 
 
+#: Visit files from this size (bytes; about half an hour of 10 Hz track) open on a worker
+#: thread; a smaller or new one opens at once (a fraction of a second).
+BACKGROUND_OPEN_BYTES = 8_000_000
+
+
+def open_initial_visit_now(window: Any, path: Any, spec: Any) -> None:
+    """Open the start-up visit on this (GUI) thread and show it, or say why not."""
+    from fieldapp.app.visit import open_target, show_open_failed, show_opened
+
+    try:
+        visit = open_target(window.config, path, spec)
+    except Exception as exc:  # noqa: BLE001 - a damaged or foreign file is never overwritten
+        show_open_failed(window, path, exc)
+        return
+    show_opened(window, path, visit)
+
+
 def open_in_background(window: Any, then: Any) -> None:
     """Open the start-up visit on a worker thread, the window live meanwhile (a day's visit takes
-    seconds: every row of 8 h of track is checked); ``then()`` once it is shown or refused.
+    seconds: every row of 8 h of track is checked); ``then()`` once it is shown or refused. A
+    new visit, or a file under :data:`BACKGROUND_OPEN_BYTES`, opens at once instead.
 
     The New visit dialog, if any, comes first (GUI thread). While the visit opens, recording is
     blocked with "Opening visit NAME…" and the visit label says so. A window closed meanwhile
@@ -152,6 +170,16 @@ def open_in_background(window: Any, then: Any) -> None:
         then()
         return
     path, spec = target
+    try:
+        small = spec is not None or not path.exists() or path.stat().st_size < BACKGROUND_OPEN_BYTES
+    except OSError:
+        small = False
+    if small:                       # opens in a blink: a thread would only add to it
+        try:
+            open_initial_visit_now(window, path, spec)
+        finally:
+            then()
+        return
     reason = f"Opening visit {path.stem}…"
     window.pause_recording(reason)
     window.visit_label.setText(f"  {reason}  ")

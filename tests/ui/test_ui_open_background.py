@@ -28,7 +28,11 @@ def test_the_window_stays_live_while_the_visit_opens(qtbot, private_dirs, monkey
         assert release.wait(WAIT_MS / 1000)        # a long open, held until the test lets go
         return real(cfg, path, spec)
 
+    made = private_dirs / "data" / "test.gpkg"           # a visit made before (a new one opens
+    made.parent.mkdir(parents=True, exist_ok=True)       # at once), opened as a day's visit is
+    visit_mod.open_visit(made).close()
     monkeypatch.setattr(visit_mod, "open_target", slow_open)
+    monkeypatch.setattr("fieldapp.ui.app.BACKGROUND_OPEN_BYTES", 0)
     w = make_window(qtbot, private_dirs)
     try:
         qtbot.waitUntil(lambda: bool(opened_on), timeout=WAIT_MS)
@@ -53,7 +57,11 @@ def test_the_window_stays_live_while_the_visit_opens(qtbot, private_dirs, monkey
         close_window(w)
 
 
-def test_a_visit_that_cannot_be_opened_is_refused_in_the_banner(qtbot, private_dirs):
+@pytest.mark.parametrize("background", [True, False])
+def test_a_visit_that_cannot_be_opened_is_refused_in_the_banner(qtbot, private_dirs, monkeypatch,
+                                                                background):
+    if background:
+        monkeypatch.setattr("fieldapp.ui.app.BACKGROUND_OPEN_BYTES", 0)
     bad = private_dirs / "data" / "not_a_visit.gpkg"
     bad.parent.mkdir(parents=True, exist_ok=True)
     bad.write_text("this is a shopping list, not a GeoPackage\n")
