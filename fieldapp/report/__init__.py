@@ -331,14 +331,16 @@ def _parser() -> argparse.ArgumentParser:
     p.add_argument("--retained-ac", type=acres, default=None, metavar="ACRES",
                    help="the plan's retained woodland area (acres) for each woodland stand"
                         " without its own (typed in the Tally tab); 0 is a plan that retains"
-                        " nothing (its mitigation is worked out). Without this option, only the"
-                        " stands' own figures are plans")
+                        " nothing (its mitigation is worked out); more than a stand's area is"
+                        " refused (exit 2). Without this option, only the stands' own figures"
+                        " are plans (a mature or young stand without one: its protection check"
+                        " needs data)")
     return p
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    """``fieldapp report VISIT.gpkg -o report.pdf``; exit 0 done, 1 refused or failed, 2 usage,
-    130 interrupted. Every failure is one line on stderr, never a traceback."""
+    """``fieldapp report VISIT.gpkg -o report.pdf``; exit 0 done, 1 refused or failed, 2 usage
+    (a ``--retained-ac`` above a stand's area included), 130 interrupted. Every failure is one line on stderr, never a traceback."""
     args = _parser().parse_args(list(sys.argv[1:] if argv is None else argv))
     from fieldapp.report.guard import run_office_command
     from fieldapp.store import StoreError
