@@ -20,7 +20,9 @@ been recorded yet gets no ``woodland.class`` request (the rule would class the e
 "none", a verdict on nothing) but an :class:`AwaitingData` in its place, which :class:`Checks`
 turns into a :class:`Check` with status ``needs_data``, a ``next_step`` in words and no rule
 request (``Check.has_request`` False). The stand's mitigation check (with a retained area set)
-waits likewise. The rules stay pure: this is the model-to-request layer saying there is nothing
+waits likewise; a mature or young stand with no retained area at all gets one asking for it
+(:func:`~fieldapp.checks.requests.protection_check`: "not checked" is never shown as "nothing to
+check"), and a retained area above the stand's area is sent as it is, for the rule to refuse. The rules stay pure: this is the model-to-request layer saying there is nothing
 to send yet.
 
 Canopy percentages sent to ``woodland.class`` are clamped to [0, 100] (:func:`clamp_pct`). The
