@@ -407,6 +407,8 @@ class VisitController:
                          + (f"; mitigation {r.get('mitigation_area_ac', 0):.2f} ac, plantings "
                             + ", ".join(f"{v} × {_planting_words(k)}" for k, v in p.items())
                             if r.get("mitigation_required") else "; no mitigation"))
+        elif mc is not None:  # no retained area yet, or one the rule refuses: say which
+            lines.append(f"Woodland protection: {checks_mod.summary_words(mc.rule, mc.result)}")
         return "\n".join(lines)
 
     # -------------------------------------------------------------- boundary walk

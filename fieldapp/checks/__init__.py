@@ -20,7 +20,9 @@ been recorded yet gets no ``woodland.class`` request (the rule would class the e
 "none", a verdict on nothing) but an :class:`AwaitingData` in its place, which :class:`Checks`
 turns into a :class:`Check` with status ``needs_data``, a ``next_step`` in words and no rule
 request (``Check.has_request`` False). The stand's mitigation check (with a retained area set)
-waits likewise. The rules stay pure: this is the model-to-request layer saying there is nothing
+waits likewise; a mature or young stand with no retained area at all gets one asking for it
+(:func:`~fieldapp.checks.requests.protection_check`: "not checked" is never shown as "nothing to
+check"), and a retained area above the stand's area is sent as it is, for the rule to refuse. The rules stay pure: this is the model-to-request layer saying there is nothing
 to send yet.
 
 Canopy percentages sent to ``woodland.class`` are clamped to [0, 100] (:func:`clamp_pct`). The
@@ -49,7 +51,8 @@ _HOME = {
                      "clamp_pct", "development_area_request", "MARK_TALLY_COMPLETE", "Provisional", "trees_in_stand", "drainageway_request",
                      "graded_area_request", "graded_slope_pct", "mitigation_request",
                      "protective_area_request", "requests_for_model", "stands_with_trees",
-                     "wetland_feature", "wetland_size_request", "woodland_class_request"),
+                     "wetland_feature", "wetland_size_request", "woodland_class_request",
+                     "RETAINED_ROUNDING_AC", "enter_retained_area", "protection_check"),
                     "requests"),
     **dict.fromkeys(("RULE_TITLES", "Check", "Checks", "status_words", "summary_words"),
                     "results"),

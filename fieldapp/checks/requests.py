@@ -48,17 +48,35 @@ from fieldapp.rules.city import CITE as CITE_CITY
 from fieldapp.survey.features import Layer
 
 __all__ = [
-    "AwaitingData", "CITE_CITY", "RECORD_STAND_TREES", "bank_request", "protective_area_request",
+    "AwaitingData", "CITE_CITY", "RECORD_STAND_TREES", "RETAINED_ROUNDING_AC",
+    "enter_retained_area", "bank_request", "protective_area_request",
     "woodland_class_request", "mitigation_request", "wetland_size_request",
     "development_area_request", "graded_area_request", "drainageway_request", "clamp_pct",
     "segments", "stations_input", "bank_input", "wetland_size_input", "woodland_class_input",
     "woodland_input", "wetland_feature", "graded_slope_pct", "stands_with_trees",
-    "bank_checks", "wetland_checks", "woodland_checks", "graded_area_checks",
+    "bank_checks", "wetland_checks", "woodland_checks", "protection_check", "graded_area_checks",
     "drainageway_checks", "development_area_checks", "requests_for_model",
 ]
 
 #: Next step of a woodland stand with no tree recorded inside it.
 RECORD_STAND_TREES = "record the trees of this stand (caliper tally)"
+#: How far a typed retained area (acres) may pass its stand's area and still count as the
+#: whole stand: half the 0.01 ac the Tally tab's figure is typed to (a 1.0551 ac stand shown
+#: as 1.06 ac, all of it retained, is 1.06 ac typed). Beyond it the figure is refused.
+RETAINED_ROUNDING_AC = 0.005
+
+
+def enter_retained_area(stand_ac: float) -> str:
+    """The next step of a mature or young stand with no retained-area plan (City Woodlands C):
+    the protection check cannot be decided without the area the plan leaves undisturbed.
+
+    >>> enter_retained_area(1.0604)[:59]
+    "enter the area to be retained (ac, at most the stand's 1.06"
+    """
+    return (f"enter the area to be retained (ac, at most the stand's {stand_ac:,.2f} ac): Tally tab,"
+            " Retained woodland area (plan), or fieldapp report --retained-ac")
+
+
 #: The next step of a stand's woodland verdicts while its tally is not marked complete.
 MARK_TALLY_COMPLETE = ("tally every tree of the stand, then tick Tally complete (Tally tab):"
                        " until then the class is from the trees so far")
@@ -232,17 +250,21 @@ class AwaitingData:
         What to record, in the surveyor's words.
     citation : str
         Where the rule is (the rule's own citations are more precise once it has decided).
+    awaiting : str
+        Why no rule is asked yet, in words (what is missing).
     """
 
     rule: str
     next_step: str
     citation: str = ""
+    awaiting: str = "nothing recorded that the rule reads"
 
     def result(self) -> dict:
-        """The result shown for the check: ``needs_data`` with ``next_step`` and a note."""
+        """The result shown for the check: ``needs_data`` with ``next_step``, and a note and
+        ``awaiting`` saying why no rule is asked yet."""
         return {"rule": self.rule, "status": "needs_data", "citation": self.citation,
                 "interpretations": [], "interpretation_text": {}, "next_step": self.next_step,
-                "note": "no rule request yet: nothing is recorded that the rule reads"}
+                "note": f"no rule request yet: {self.awaiting}", "awaiting": self.awaiting}
 
 
 @dataclass(frozen=True)
@@ -483,12 +505,11 @@ def wetland_checks(model: Any, areas: Sequence[Any]) -> Requests:
 def woodland_checks(model: Any, areas: Sequence[Any], retained_ac: float = 0.0,
                     woodland_class: Callable[[dict], str | None] | None = None) -> Requests:
     """``woodland:<stand>`` for each woodland stand (with the first grove drawn inside it) and
-    ``mitigation:<stand>`` when the retained area (acres: the stand's own
-    ``retained_area_ac``, 0 included, else ``retained_ac`` when above 0) is set and ``woodland_class(request)`` gives
-    the class; an :class:`AwaitingData` for both while no tree is recorded inside the stand
-    (``model.stand_tally``, as :func:`stands_with_trees`), citing the city chapter
-    (:data:`CITE_CITY`); both :class:`Provisional` while the stand's tally is not marked
-    complete."""
+    ``mitigation:<stand>`` (:func:`protection_check`), citing the city chapter
+    (:data:`CITE_CITY`); an :class:`AwaitingData` for the class (and the protection check when
+    a retained area is set) while no tree is recorded inside the stand (``model.stand_tally``,
+    as :func:`stands_with_trees`); both :class:`Provisional` while the stand's tally is not
+    marked complete."""
     out: Requests = {}
     groves = [a for a in areas if _v(a.kind) == "grove"]
     stands = [a for a in areas if _v(a.kind) == "woodland_stand"]
@@ -499,8 +520,7 @@ def woodland_checks(model: Any, areas: Sequence[Any], retained_ac: float = 0.0,
         own = getattr(a, "retained_area_ac", None)
         # the stand's own figure, even 0 ("retain nothing": when mitigation matters most);
         # without one, the visit-wide figure, where 0 means no plan was given
-        retained = own if own is not None else retained_ac
-        planned = own is not None or retained_ac > 0
+        retained = own if own is not None else (retained_ac if retained_ac > 0 else None)
         complete = bool(getattr(a, "tally_complete", False))
 
         def hold(request: dict, a=a, complete=complete) -> Any:
@@ -509,7 +529,7 @@ def woodland_checks(model: Any, areas: Sequence[Any], retained_ac: float = 0.0,
             # nothing tallied inside: the class would be "none" on no data; wait for the tally
             out[f"woodland:{a.uuid}"] = (f"Woodland class {name} (city)", AwaitingData(
                 "woodland.class", RECORD_STAND_TREES, f"{CITE_CITY}, Woodlands A"))
-            if planned:
+            if retained is not None:
                 out[f"mitigation:{a.uuid}"] = (f"Woodland protection {name} (city)", AwaitingData(
                     "woodland.mitigation", RECORD_STAND_TREES, f"{CITE_CITY}, Woodlands C"))
             continue
@@ -517,12 +537,58 @@ def woodland_checks(model: Any, areas: Sequence[Any], retained_ac: float = 0.0,
         inp = _clamped_woodland_input(woodland_input(model, a.uuid, grove.uuid if grove else None))
         wreq = {"rule": "woodland.class", "input": inp}
         out[f"woodland:{a.uuid}"] = (f"Woodland class {name} (city)", hold(wreq))
-        cls = woodland_class(wreq) if (woodland_class and planned) else None
-        if planned and cls:
-            stand_ac = model.frame.area_ac(a.geometry)
-            out[f"mitigation:{a.uuid}"] = (f"Woodland protection {name} (city)", hold(
-                mitigation_request(cls, stand_ac, min(retained, stand_ac))))
+        cls = woodland_class(wreq) if woodland_class else None
+        check = protection_check(cls, model.frame.area_ac(a.geometry), retained)
+        if check is not None:
+            out[f"mitigation:{a.uuid}"] = (f"Woodland protection {name} (city)",
+                                           check if isinstance(check, AwaitingData) else hold(check))
     return out
+
+
+def protection_check(woodland_class: str | None, stand_ac: float,
+                     retained_ac: float | None) -> dict | AwaitingData | None:
+    """A tallied stand's protection / mitigation check (City Woodlands C, E).
+
+    Parameters
+    ----------
+    woodland_class : {"mature", "young", "none"} or None
+        The stand's class (None: the class rule gave none, e.g. an error).
+    stand_ac : float
+        The stand's ground area, acres.
+    retained_ac : float or None
+        The plan's retained area, acres (None: no plan).
+
+    Returns
+    -------
+    dict, AwaitingData or None
+        The ``woodland.mitigation`` request when a plan is given. A retained area within
+        :data:`RETAINED_ROUNDING_AC` above the stand's area counts as the whole stand; beyond
+        it the figure is sent as it is and the rule refuses it (status ``error``, key
+        ``input.retained_area_ac``): never capped into a "permitted" verdict. With no plan, a
+        mature or young stand gets an :class:`AwaitingData` asking for the retained area
+        (:func:`enter_retained_area`): "not checked" is never shown as "nothing to check";
+        class none, or no class, gets no check (None).
+
+    >>> protection_check("mature", 1.06, None).next_step.startswith("enter the area to be retained")
+    True
+    >>> protection_check("mature", 1.06, 1.064)["input"]["retained_area_ac"]
+    1.06
+    >>> protection_check("mature", 1.06, 6.0)["input"]["retained_area_ac"]
+    6.0
+    >>> protection_check("none", 1.06, None) is None
+    True
+    """
+    if not woodland_class:
+        return None
+    if retained_ac is None:
+        if woodland_class not in ("mature", "young"):
+            return None
+        return AwaitingData("woodland.mitigation", enter_retained_area(stand_ac),
+                            f"{CITE_CITY}, Woodlands C",
+                            awaiting="no retained area entered for the stand")
+    if stand_ac < retained_ac <= stand_ac + RETAINED_ROUNDING_AC:
+        retained_ac = stand_ac
+    return mitigation_request(woodland_class, stand_ac, retained_ac)
 
 
 def graded_area_checks(model: Any, areas: Sequence[Any]) -> Requests:

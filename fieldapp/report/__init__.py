@@ -51,7 +51,7 @@ from typing import Any, Callable, Sequence
 from .guard import os_error_words
 
 __all__ = ["ReportError", "ReportExists", "ReportRefused", "ReportWriteFailed", "ReportCancelled",
-           "ReportSummary", "build_report", "main"]
+           "RetainedAreaTooLarge", "ReportSummary", "build_report", "main"]
 
 log = logging.getLogger(__name__)
 
@@ -97,6 +97,11 @@ class ReportWriteFailed(ReportError):
 
 class ReportCancelled(ReportError):
     """The report was cancelled; no file was written."""
+
+
+class RetainedAreaTooLarge(ReportError, ValueError):
+    """The plan's retained area (``--retained-ac``) is more than a woodland stand it is for;
+    the message names the stand and its area (acres). ``fieldapp report`` exits 2."""
 
 
 class ReportSummary(dict):
@@ -164,6 +169,9 @@ def build_report(visit_path, out_path, progress: ProgressCallback | None = None,
     fieldapp.store.StoreError
     ValueError
         ``retained_ac`` is negative, NaN or infinite.
+    RetainedAreaTooLarge
+        ``retained_ac`` is more than the area of a woodland stand it applies to (one without
+        its own figure), past the 0.005 ac rounding of a figure typed to 0.01 ac.
     """
     from .content import gather, load_visit
 
@@ -275,12 +283,30 @@ def _attach_requests(laid_pdf: str, out_file: str, content) -> list[str]:
 def _plan_for_stands(visit: Any, retained_ac: float) -> None:
     """``retained_ac`` (acres, 0 included) as the own retained area of each woodland stand of
     ``visit`` that has none, as the app stores a typed plan with its stand; in memory only
-    (``visit`` is the detached copy :func:`build_report` read; the file is not changed)."""
+    (``visit`` is the detached copy :func:`build_report` read; the file is not changed).
+
+    Raises :class:`RetainedAreaTooLarge` (before anything is changed) when ``retained_ac`` is
+    more than such a stand's ground area, past the rounding of a figure typed to 0.01 ac
+    (:data:`fieldapp.checks.RETAINED_ROUNDING_AC`): a typo (6 for 0.6) is never read as
+    "the whole stand retained, permitted".
+    """
+    from fieldapp.checks.requests import RETAINED_ROUNDING_AC, check_name
     from fieldapp.survey import Layer
 
-    for a in visit.features(Layer.AREA):
-        if getattr(a.kind, "value", a.kind) == "woodland_stand" and a.retained_area_ac is None:
-            visit.update_feature(Layer.AREA, a.uuid, retained_area_ac=retained_ac)
+    stands = [a for a in visit.features(Layer.AREA)
+              if getattr(a.kind, "value", a.kind) == "woodland_stand"]
+    planned = [a for a in stands if a.retained_area_ac is None]
+    if getattr(visit, "has_frame", True):
+        for n, a in enumerate(stands, start=1):
+            area = visit.frame.area_ac(a.geometry)
+            if a.retained_area_ac is None and retained_ac > area + RETAINED_ROUNDING_AC:
+                name = check_name("Woodland stand", a.label, n)
+                raise RetainedAreaTooLarge(
+                    f"the retained area {retained_ac:g} ac (--retained-ac) is more than {name}"
+                    f" holds ({area:,.2f} ac): a plan cannot retain more woodland than the stand;"
+                    f" give at most {area:,.2f} ac")
+    for a in planned:
+        visit.update_feature(Layer.AREA, a.uuid, retained_area_ac=retained_ac)
 
 
 def acres(text: str) -> float:
@@ -305,25 +331,35 @@ def _parser() -> argparse.ArgumentParser:
     p.add_argument("--retained-ac", type=acres, default=None, metavar="ACRES",
                    help="the plan's retained woodland area (acres) for each woodland stand"
                         " without its own (typed in the Tally tab); 0 is a plan that retains"
-                        " nothing (its mitigation is worked out). Without this option, only the"
-                        " stands' own figures are plans")
+                        " nothing (its mitigation is worked out); more than a stand's area is"
+                        " refused (exit 2). Without this option, only the stands' own figures"
+                        " are plans (a mature or young stand without one: its protection check"
+                        " needs data)")
     return p
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    """``fieldapp report VISIT.gpkg -o report.pdf``; exit 0 done, 1 refused or failed, 2 usage,
-    130 interrupted. Every failure is one line on stderr, never a traceback."""
+    """``fieldapp report VISIT.gpkg -o report.pdf``; exit 0 done, 1 refused or failed, 2 usage
+    (a ``--retained-ac`` above a stand's area included), 130 interrupted. Every failure is one line on stderr, never a traceback."""
     args = _parser().parse_args(list(sys.argv[1:] if argv is None else argv))
     from fieldapp.report.guard import run_office_command
     from fieldapp.store import StoreError
 
+    refused: list[Exception] = []
+
+    def job() -> ReportSummary:
+        try:
+            return build_report(args.visit, args.output, force=args.force, retained_ac=args.retained_ac)
+        except RetainedAreaTooLarge as exc:   # a bad option value: a usage error (exit 2)
+            refused.append(exc)
+            raise
+
     status, summary = run_office_command(
-        "fieldapp report",
-        lambda: build_report(args.visit, args.output, force=args.force, retained_ac=args.retained_ac),
+        "fieldapp report", job,
         exists=ReportExists, expected=(StoreError, ReportError, ValueError),
         nothing="no report written", output=args.output)
     if status:
-        return status
+        return 2 if refused else status
     print(f"{summary['path']}: {summary['pages']} pages, {summary['verdicts']} verdicts "
           f"(rule requests attached)")
     return 0

@@ -133,7 +133,8 @@ def _verdict(i: int, k, name: str | None, w: float) -> list:
         out.append(para(f"<b>Note</b>: {esc(r['note'])}"))
     if not k.has_request:
         # awaiting data: no rule has been asked, so no inputs, results or attachment
-        return out + [small("No rule request yet (nothing recorded that the rule reads), so nothing "
+        why = r.get("awaiting") or "nothing recorded that the rule reads"
+        return out + [small(f"No rule request yet ({esc(why)}), so nothing "
                             "is attached for this check.")]
     interp = r.get("interpretations") or []
     texts = r.get("interpretation_text") or {}

@@ -328,7 +328,8 @@ def _woodland_mitigation(m: Mapping, where: str) -> MitigationResult:
     retained = number(m, "retained_area_ac", where, unit=" ac")
     if more_than(retained, area):
         raise RuleInputError(join(where, "retained_area_ac"),
-                             f"retained_area_ac ({retained:g} ac) cannot exceed woodland_area_ac ({area:g} ac)")
+                             f"the retained area ({retained:g} ac) is more than the woodland's own area "
+                             f"({area:g} ac): a plan cannot retain more woodland than there is")
     protection, floor = PROTECTION[cls]
     retained_pct = 100.0 * retained / area if area > 0 else None
     if retained_pct is not None:

@@ -63,14 +63,70 @@ def test_retained_0_is_a_plan_that_retains_nothing(mature, tmp_path):
     assert hashlib.sha256(mature.read_bytes()).hexdigest() == before   # in memory only
 
 
-def test_no_option_is_no_plan_and_a_positive_one_as_before(mature, tmp_path):
+def _text(pdf) -> str:
+    import unicodedata
+
+    reader = pypdf.PdfReader(pdf)
+    return unicodedata.normalize("NFKC", " ".join(" ".join(p.extract_text() for p in reader.pages).split()))
+
+
+def test_no_option_is_no_plan_and_a_positive_one_as_before(mature, tmp_path, capsys):
     _report(mature, tmp_path / "none.pdf")
     assert _mitigation(tmp_path / "none.pdf") == []                    # no plan: no verdict
+    none_verdicts = capsys.readouterr().out
+    # ... but the protection check is there, needs data, saying what to enter (tryout5 M3)
+    t = _text(tmp_path / "none.pdf")
+    step = ("enter the area to be retained (ac, at most the stand's 0.92 ac): Tally tab, "
+            "Retained woodland area (plan), or fieldapp report --retained-ac")
+    assert f"Woodland protection Stand A (city) needs data Needs data: {step}" in t
+    assert f"Woodland protection: Needs data: {step}" in t              # the stand's section
+    assert "No rule request yet (no retained area entered for the stand)" in t
     _report(mature, tmp_path / "half.pdf", "--retained-ac", "0.5")
     (res,) = _mitigation(tmp_path / "half.pdf")
     # 0.5 / 0.919009 = 54.41 % < 55 %: not permitted; (0.75 - 0.5441) x 0.919009 = 0.189257 ac
     assert res["retained_pct"] == pytest.approx(54.41, abs=0.01) and res["permitted"] is False
     assert res["mitigation_area_ac"] == pytest.approx(0.75 * STAND_AC - 0.5, rel=1e-3)
+    # as many verdicts with a plan as without: the check is never silently missing
+    # (the sample's 7 checks and the stand's protection check)
+    assert none_verdicts.split(", ")[1] == capsys.readouterr().out.split(", ")[1] == (
+        "8 verdicts (rule requests attached)\n")
+
+
+def test_a_retained_area_above_the_stand_is_refused(mature, tmp_path, capsys):
+    """tryout5 M2: 1e9 ac (or 6 typed for 0.6) on the 0.919 ac stand was "Retained 100.0 %;
+    permitted yes": now exit 2, naming the stand and its area, and no report written."""
+    from fieldapp.report import main
+
+    for typo in ("1e9", "6"):
+        out = tmp_path / f"big-{typo}.pdf"
+        assert main([str(mature), "-o", str(out), "--retained-ac", typo]) == 2
+        err = capsys.readouterr().err
+        assert err == (f"fieldapp report: the retained area {float(typo):g} ac (--retained-ac) is more"
+                       " than Woodland stand A holds (0.92 ac): a plan cannot retain more woodland"
+                       " than the stand; give at most 0.92 ac\n")
+        assert not out.exists() and list(tmp_path.iterdir()) == []
+    # 0.92 typed for the 0.919009 ac stand (0.000991 over, inside the 0.005 ac rounding): all retained
+    _report(mature, tmp_path / "all.pdf", "--retained-ac", "0.92")
+    (res,) = _mitigation(tmp_path / "all.pdf")
+    assert res["retained_pct"] == pytest.approx(100.0) and res["permitted"] is True
+
+
+def test_a_stands_own_figure_above_its_area_is_an_error_verdict(mature, tmp_path):
+    from fieldapp.store import open_visit
+    from fieldapp.survey import Layer
+
+    own = tmp_path / "own-big.gpkg"
+    shutil.copyfile(mature, own)
+    with open_visit(own) as store:
+        stand = next(a for a in store.visit.features(Layer.AREA) if a.label == "Stand A")
+        store.visit.update_feature(Layer.AREA, stand.uuid, retained_area_ac=6.0)
+    _report(own, tmp_path / "own.pdf")
+    (res,) = _mitigation(tmp_path / "own.pdf")
+    assert res["status"] == "error" and res["key"] == "input.retained_area_ac"
+    assert "permitted" not in res
+    t = _text(tmp_path / "own.pdf")
+    assert ("Woodland protection Stand A (city) error Error: the retained area (6 ac) is more than "
+            "the woodland's own area (0.919009 ac)") in t
 
 
 def test_the_stands_own_figure_wins_over_the_option(mature, tmp_path):

@@ -166,6 +166,11 @@ def test_retained_more_than_woodland_is_an_error():
     with pytest.raises(RuleInputError) as e:
         woodland_mitigation("young", 1.0, 1.5)
     assert e.value.key == "retained_area_ac"
+    assert e.value.message == (
+        "the retained area (1.5 ac) is more than the woodland's own area (1 ac): a plan cannot "
+        "retain more woodland than there is")
+    # within the 1e-6 tolerance of the shared comparisons: the whole woodland
+    assert woodland_mitigation("young", 1.0, 1.0 + 5e-7).permitted is True
 
 
 # --- wetland size (Wetlands A, C) ---------------------------------------------------------
