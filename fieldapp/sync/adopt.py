@@ -47,7 +47,8 @@ from pathlib import Path
 from fieldapp.sync import changesets as cs
 from fieldapp.sync import schemas
 from fieldapp.sync.conflicts import (
-    LATEST_WINS_COLUMNS, Conflict, ConflictContext, ConflictKind, _encode, insert_conflicts, tag_clashes,
+    LATEST_WINS_COLUMNS, PLAIN_COPY_POLICY, Conflict, ConflictContext, ConflictKind, _encode, insert_conflicts,
+    open_same_field, repeats_open, tag_clashes,
 )
 from fieldapp.sync.errors import InvalidOfficeRecords, LaptopStateError, SyncError, VisitRefused
 from fieldapp.store.spatial import register_st_functions
@@ -59,7 +60,7 @@ from fieldapp.sync.visitcheck import _refusal
 
 #: The ``policy`` of the conflict records an adoption writes: the office's value was kept because
 #: the copy and the office share no base (neither value can be said to be the edit).
-POLICY = "plain-copy-office-kept"
+POLICY = PLAIN_COPY_POLICY
 
 
 @dataclass
@@ -69,7 +70,9 @@ class AdoptReport:
     ``counts``: ``{table: {"inserted": n, "same": n, "differ": n, "office_only": n}}`` --
     features of the copy inserted into ``NEW``, equal to the office's, with other values than
     the office's (office kept, a conflict record per field), and office features the copy lacks
-    (kept). ``conflicts``: the records written into ``NEW`` (same-field and tag-clash).
+    (kept). ``conflicts``: the records written into ``NEW`` (same-field and tag-clash);
+    ``already_open``: differences left out because the office holds an open record saying the
+    same (the same feature, field and both values: this copy was adopted and synced before).
     """
 
     site_id: str
@@ -79,6 +82,8 @@ class AdoptReport:
     office_seq: int
     counts: dict = field(default_factory=dict)
     conflicts: tuple[Conflict, ...] = ()
+    #: differences the office already holds as open records (this copy adopted before): not repeated
+    already_open: int = 0
 
     def format(self) -> str:
         """The summary the command prints, in the crew's words (which reading was taken)."""
@@ -99,6 +104,9 @@ class AdoptReport:
             lines.append(f"  {len(differ)} value(s) differ from the office's: the copy and the office have no"
                          " common base, so neither can be said to be the edit; the office's value is kept"
                          " and each difference is a conflict record holding the copy's value (ours)")
+        if self.already_open:
+            lines.append(f"  {self.already_open} value(s) differ as the office's open conflict records already"
+                         f" say ({self.copy.name} was brought in before): no second record each")
         if clashes:
             lines.append(f"  {len(clashes)} tree(s) brought in carry a tag another tree has: both kept,"
                          " a tag-clash record each (re-tag with --resolve ID NEW_TAG)")
@@ -184,7 +192,9 @@ def adopt_copy(office: OfficeStore, copy_path: str | os.PathLike, new_path: str 
         report = AdoptReport(site, office.describe(), copy, new, max(log_ids(temp).values(), default=0))
         ctx = ConflictContext(POLICY, f"adopt-{uuid.uuid4().hex}", report.office_seq, state.laptop_id,
                               synced_by)
-        report.conflicts = tuple(_merge(scratch, temp, state.base, ctx, report.counts))
+        repeated: list[Conflict] = []
+        report.conflicts = tuple(_merge(scratch, temp, state.base, ctx, report.counts, repeated))
+        report.already_open = len(repeated)
         _check(temp, copy)
         for p in (new, new_state.dir):  # made meanwhile by another program: never replaced
             if p.exists() or p.is_symlink():
@@ -255,18 +265,22 @@ def _record_tables(copy: Path, new: Path, work: Path) -> dict[str, tuple[str, ..
     return out
 
 
-def _merge(copy: Path, new: Path, base: Path, ctx: ConflictContext, counts: dict) -> list[Conflict]:
+def _merge(copy: Path, new: Path, base: Path, ctx: ConflictContext, counts: dict,
+           repeated: list[Conflict]) -> list[Conflict]:
     """Bring the copy's records into ``new`` (one transaction), then the tag clashes; return the
-    conflict records written. ``base`` is ``new`` as checked out (for the tag clashes)."""
+    conflict records written. ``base`` is ``new`` as checked out (for the tag clashes); a
+    difference the office already holds as an open record goes to ``repeated``, not into ``new``."""
     tables = _record_tables(copy, new, new.parent)
     tally = defaultdict(lambda: {"inserted": 0, "same": 0, "differ": 0, "office_only": 0})
     conflicts: list[Conflict] = []
     ensure_sync_tables(new)
     with contextlib.closing(connect(new)) as conn:
         conn.execute("ATTACH DATABASE ? AS copy", (str(copy),))
+        held = open_same_field(conn)    # the office's open records, checked out with NEW
         with conn:
             for name, cols in tables.items():
-                conflicts += _merge_table(conn, name, cols, ctx, tally[name])
+                for k in _merge_table(conn, name, cols, ctx, tally[name]):
+                    (repeated if repeats_open(k, held) else conflicts).append(k)
             insert_conflicts(conn, conflicts)
         conn.execute("DETACH DATABASE copy")
     if "tree" in tables:

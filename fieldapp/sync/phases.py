@@ -38,6 +38,8 @@ from fieldapp.sync.conflicts import (
     Conflict,
     ConflictContext,
     ConflictPolicy,
+    PLAIN_COPY_POLICY,
+    drop_repeated_records,
     find_conflicts,
     tag_clashes,
     insert_conflicts,
@@ -45,6 +47,7 @@ from fieldapp.sync.conflicts import (
 )
 from fieldapp.sync.errors import InvalidOfficeData, InvalidOfficeRecords, LaptopStateError, SchemaMismatch, SyncError
 from fieldapp.sync.files import (
+    CONFLICTS_TABLE,
     LOG_TABLE,
     checkpoint,
     connect,
@@ -563,6 +566,8 @@ class _Sync:
         resolve_conflicts(new_master, c.tables, conflicts, latest, self.policy)
         if "tree" in c.tables:  # a tag this laptop gave (or typed) that another tree has
             conflicts += tag_clashes(pulled.theirs, new_master, ctx, counts)
+        if pulled.entries:  # one plain copy adopted twice: the office holds its differences already
+            counts[CONFLICTS_TABLE]["sent"] -= drop_repeated_records(pulled.theirs, new_master, PLAIN_COPY_POLICY)
 
         self.prog(0.6, "preparing the changeset")
         applied_utc = utc_now_iso()

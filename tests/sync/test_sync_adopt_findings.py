@@ -6,10 +6,15 @@ conflict lines are pasteable and in the crew's words."""
 
 from __future__ import annotations
 
-from fieldapp.sync import ConflictKind, FolderOffice, read_conflicts
+import shutil
+
+from fieldapp.store import create_visit
+from fieldapp.survey.visit import Visit
+
+from fieldapp.sync import ConflictKind, FolderOffice, read_conflicts, sync
 from fieldapp.sync.cli import main as cli_main
 from fieldapp.sync.adopt import adopt_copy
-from tests.sync.test_sync_adopt import _day, _sha, _trees
+from tests.sync.test_sync_adopt import _day, _sha, _sql, _trees
 
 
 def _clash(path):
@@ -36,3 +41,60 @@ def test_a_tag_clash_is_not_resolved_with_a_tag_another_tree_has(tmp_path, capsy
     assert "re-tagged: tag = 7" in capsys.readouterr().out
     assert _trees(new)[tb1.uuid][0] == 7 and _trees(new)[ta.uuid][0] == 5
     assert _clash(new).resolved_utc is not None
+
+
+def _open_same_field(path):
+    return sorted((k.feature_uuid, k.field, k.theirs, k.ours) for k in read_conflicts(path)
+                  if k.kind is ConflictKind.SAME_FIELD and k.resolved_utc is None)
+
+
+def test_a_copy_adopted_again_after_its_first_adoption_synced_repeats_no_record(tmp_path):
+    """dayB adopted to new1 and synced; adopted again to new2: T1's DBH and T3's species differ
+    as the office's two open records already say, so new2 writes none; syncing new2 leaves the
+    office with the two records, once each."""
+    office = FolderOffice(tmp_path / "office", create=True)
+    site, a, b, t, *_ = _day(tmp_path, office)
+    want = sorted([(t[0].uuid, "dbh_in", 20.0, 21.0), (t[2].uuid, "species_code", "ACSA", "QURU")])
+    new1, new2 = tmp_path / "new1.gpkg", tmp_path / "new2.gpkg"
+    adopt_copy(office, b, new1)
+    sync(new1, office)
+    report = adopt_copy(office, b, new2)
+    assert report.already_open == 2 and [k.kind for k in report.conflicts] == []
+    assert "2 value(s) differ as the office's open conflict records already say" in report.format()
+    assert _open_same_field(new2) == want
+    sync(new2, office)
+    assert _open_same_field(office.master_path(site)) == want
+
+
+def _two_plain_copies(tmp_path, office):
+    """day.gpkg (trees tags 1-2, DBH 10, 11 in) copied to a and b; a synced (creates the site);
+    b sets tree 1's DBH to 21 in (sqlite3): a copy with a difference and nothing new."""
+    visit = Visit.new("Mill Creek lot", crs="EPSG:32616", who="a@laptop-a")
+    day = tmp_path / "day.gpkg"
+    with create_visit(day, visit):
+        t = [visit.add_tree(x=500000.0 + 5 * i, y=4983000.0, dbh_in=10.0 + i, species_code="ACSA")
+             for i in range(2)]
+    a, b = tmp_path / "a.gpkg", tmp_path / "b.gpkg"
+    shutil.copyfile(day, a)
+    shutil.copyfile(day, b)
+    site = sync(a, office).site_id
+    _sql(b, ("UPDATE tree SET dbh_in = 21.0 WHERE uuid = ?", (t[0].uuid,)))
+    return site, t, b
+
+
+def test_two_adoptions_of_one_copy_synced_one_after_the_other_say_each_difference_once(tmp_path):
+    """b adopted to new1 and new2 before either syncs (two crew members, one USB stick): new1's
+    sync sends the record; new2's sync pulls it and drops its own, which says the same; the
+    office, new1 and new2 end with the difference once."""
+    office = FolderOffice(tmp_path / "office", create=True)
+    site, t, b = _two_plain_copies(tmp_path, office)
+    new1, new2 = tmp_path / "new1.gpkg", tmp_path / "new2.gpkg"
+    adopt_copy(office, b, new1)
+    adopt_copy(office, b, new2)
+    assert _open_same_field(new2) == [(t[0].uuid, "dbh_in", 10.0, 21.0)]
+    sync(new1, office)
+    report = sync(new2, office)
+    assert report.conflict_records is None or report.conflict_records.sent == 0, report.conflict_records
+    sync(new1, office)
+    for path in (office.master_path(site), new1, new2):
+        assert _open_same_field(path) == [(t[0].uuid, "dbh_in", 10.0, 21.0)], path
