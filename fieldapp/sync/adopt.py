@@ -28,9 +28,11 @@ module gives its records a way to the office, losing no edit and overwriting not
    inserted records and the conflict records (pygeodiff's diff against its base, as always).
 
 The copy is only read (a backup-API snapshot from a read-only connection): it stays
-byte-identical, the crew's evidence. All work is in ``.NEW.adopting/`` beside ``NEW``; on any
-failure, Ctrl+C or a kill nothing named ``NEW`` exists (the folder is removed, or by the next
-run).
+byte-identical, the crew's evidence. ``NEW`` must be in an existing folder outside the office
+folder (:func:`fieldapp.sync.adoptwork.check_new_place`). All work is in
+``.NEW.<host>.<pid>.adopting/`` beside ``NEW``; on any failure, Ctrl+C or a kill nothing named
+``NEW`` exists (the folder is removed, or by the next adoption in that folder:
+:func:`fieldapp.sync.adoptwork.clear_stale`).
 """
 
 from __future__ import annotations
@@ -44,8 +46,8 @@ from collections import defaultdict
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from fieldapp.sync import adoptwork, schemas
 from fieldapp.sync import changesets as cs
-from fieldapp.sync import schemas
 from fieldapp.sync.conflicts import (
     LATEST_WINS_COLUMNS, PLAIN_COPY_POLICY, Conflict, ConflictContext, ConflictKind, _encode, insert_conflicts,
     open_same_field, repeats_open, tag_clashes,
@@ -152,6 +154,8 @@ def adopt_copy(office: OfficeStore, copy_path: str | os.PathLike, new_path: str 
 
     Raises
     ------
+    SyncError
+        ``NEW``'s folder does not exist, or is (inside) the office folder; nothing was made.
     FileExistsError
         ``NEW`` or ``NEW.sync`` exists; nothing was made.
     VisitRefused
@@ -168,12 +172,14 @@ def adopt_copy(office: OfficeStore, copy_path: str | os.PathLike, new_path: str 
         ``NEW`` is left.
     """
     copy, new = Path(copy_path).absolute(), Path(new_path).absolute()
+    adoptwork.check_new_place(office, new)
     new_state = LaptopState(new)
     for p in (new, new_state.dir):
         if p.exists() or p.is_symlink():
             raise FileExistsError(f"{p} already exists; choose a new file name. Nothing was made")
-    work = new.with_name(f".{new.name}.adopting")
-    shutil.rmtree(work, ignore_errors=True)  # a run killed before: ours, never NEW itself
+    adoptwork.clear_stale(new.parent)     # runs killed before, of any NEW here: never NEW itself
+    shutil.rmtree(new.with_name(f".{new.name}.adopting"), ignore_errors=True)  # an older fieldapp's
+    work = adoptwork.work_folder(new)
     work.mkdir()
     try:
         scratch = work / "copy.gpkg"

@@ -98,3 +98,56 @@ def test_two_adoptions_of_one_copy_synced_one_after_the_other_say_each_differenc
     sync(new1, office)
     for path in (office.master_path(site), new1, new2):
         assert _open_same_field(path) == [(t[0].uuid, "dbh_in", 10.0, 21.0)], path
+
+
+def test_a_new_copy_in_a_missing_folder_or_in_the_office_folder_is_refused_first(tmp_path, capsys):
+    """NEW in a folder that is not there: refused in words, not `[Errno 2]`; NEW in the office
+    folder or beside a site's master.gpkg: refused; nothing made, no tag block handed out."""
+    office = FolderOffice(tmp_path / "office", create=True)
+    site, t, b = _two_plain_copies(tmp_path, office)
+    blocks = sorted(p.name for p in office.root.rglob("*"))
+    missing = tmp_path / "nonexistent" / "dir" / "new7.gpkg"
+    assert cli_main(["--office", str(office.root), "--adopt-copy", str(b), str(missing)]) == 1
+    err = capsys.readouterr().err
+    assert f"the folder {missing.parent} for new7.gpkg does not exist" in err and "Errno" not in err, err
+    for inside in (office.root / "inoffice.gpkg", office.master_path(site).parent / "inoffice.gpkg"):
+        assert cli_main(["--office", str(office.root), "--adopt-copy", str(b), str(inside)]) == 1
+        err = capsys.readouterr().err
+        assert f"{inside} is inside the office folder {office.root.resolve()}" in err, err
+        assert not inside.exists() and not list(inside.parent.glob(".*adopting"))
+    assert sorted(p.name for p in office.root.rglob("*")) == blocks
+    assert not (tmp_path / "nonexistent").exists()
+
+
+def test_working_folders_of_dead_adoptions_are_cleared_by_the_next_adoption_there(tmp_path):
+    """Left in the folder: a dead run's (this host, a pid that has ended), a live run's (this
+    host, a running process), another laptop's of a minute ago (a shared folder), an old
+    fieldapp's of yesterday. The next adoption there, under another NEW name, removes the dead
+    and the day-old ones and leaves the live and the other laptop's."""
+    import os
+    import subprocess
+    import sys
+    import time
+
+    from fieldapp.sync import adoptwork
+
+    office = FolderOffice(tmp_path / "office", create=True)
+    site, t, b = _two_plain_copies(tmp_path, office)
+    ended = subprocess.run([sys.executable, "-c", "import os; print(os.getpid())"],
+                           capture_output=True, text=True, check=True)
+    live = subprocess.Popen([sys.executable, "-c", "import sys; sys.stdin.read()"], stdin=subprocess.PIPE)
+    host = adoptwork._host()
+    try:
+        names = {"dead": f".n1.gpkg.{host}.{ended.stdout.strip()}.adopting",
+                 "live": f".n2.gpkg.{host}.{live.pid}.adopting",
+                 "laptop": ".n3.gpkg.otherlaptop.42.adopting", "old": ".n4.gpkg.adopting"}
+        for name in names.values():
+            (tmp_path / name).mkdir()
+            (tmp_path / name / "copy.gpkg").write_bytes(b"x" * 1000)
+        day_ago = time.time() - 24 * 3600
+        os.utime(tmp_path / names["old"], (day_ago, day_ago))
+        adopt_copy(office, b, tmp_path / "n5.gpkg")
+        assert sorted(p.name for p in tmp_path.glob(".*adopting")) == sorted([names["live"], names["laptop"]])
+    finally:
+        live.stdin.close()
+        live.wait(timeout=60)
