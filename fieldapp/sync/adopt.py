@@ -57,6 +57,7 @@ from fieldapp.store.spatial import register_st_functions
 from fieldapp.sync.files import INTERNAL_TABLES, connect, ensure_sync_tables, fsync_dir, log_ids, replace_durably
 from fieldapp.sync.files import quote_identifier as _qi
 from fieldapp.sync.laptop import LaptopState, site_id_of
+from fieldapp.sync.offices import office_arg, shell_arg
 from fieldapp.sync.officestore import OfficeStore, utc_now_iso
 from fieldapp.sync.visitcheck import _refusal
 
@@ -84,6 +85,8 @@ class AdoptReport:
     office_seq: int
     counts: dict = field(default_factory=dict)
     conflicts: tuple[Conflict, ...] = ()
+    #: the ``--office`` value to paste into the commands the summary suggests
+    office_arg: str = "PATH"
     #: differences the office already holds as open records (this copy adopted before): not repeated
     already_open: int = 0
 
@@ -119,10 +122,11 @@ class AdoptReport:
             else:
                 told = f"office={_brief(k.theirs)} (kept) copy={_brief(k.ours)}"
             lines.append(f"  conflict {k.kind.value}: {what}: {told} id={k.uuid[:8]}")
+        new = shell_arg(self.new)
         if self.conflicts:
-            lines.append(f"  see `fieldapp sync --office ... --conflicts {self.new.name}`; resolve with"
-                         f" `--resolve ID keep-mine|keep-theirs|VALUE {self.new.name}`")
-        lines.append(f"  next: `fieldapp sync --office ... {self.new.name}` sends them to the office")
+            lines.append(f"  see `fieldapp sync --office {self.office_arg} --conflicts {new}`; resolve with"
+                         f" `fieldapp sync --office {self.office_arg} --resolve ID keep-mine|keep-theirs|VALUE {new}`")
+        lines.append(f"  next: `fieldapp sync --office {self.office_arg} {new}` sends them to the office")
         return "\n".join(lines)
 
 
@@ -195,7 +199,8 @@ def adopt_copy(office: OfficeStore, copy_path: str | os.PathLike, new_path: str 
         state = LaptopState(temp)
         state.read(site)
         _align(scratch, temp)
-        report = AdoptReport(site, office.describe(), copy, new, max(log_ids(temp).values(), default=0))
+        report = AdoptReport(site, office.describe(), copy, new, max(log_ids(temp).values(), default=0),
+                             office_arg=office_arg(office))
         ctx = ConflictContext(POLICY, f"adopt-{uuid.uuid4().hex}", report.office_seq, state.laptop_id,
                               synced_by)
         repeated: list[Conflict] = []

@@ -151,3 +151,32 @@ def test_working_folders_of_dead_adoptions_are_cleared_by_the_next_adoption_ther
     finally:
         live.stdin.close()
         live.wait(timeout=60)
+
+
+def _backticked(text: str) -> list[str]:
+    return text.split("`")[1::2]
+
+
+def test_the_suggested_commands_name_the_real_office_and_files_and_can_be_pasted(tmp_path, capsys):
+    """Office and crew folders with spaces: the plain-copy refusal suggests `fieldapp sync
+    --office "<office>" --adopt-copy "<copy>" "<copy stem>-office.gpkg"`; pasted (split as a
+    shell does) it runs, and the summary's next command, pasted, sends the records."""
+    import shlex
+
+    office = FolderOffice(tmp_path / "the office", create=True)
+    site, t, b = _two_plain_copies(tmp_path, office)
+    copy = tmp_path / "crew B" / "day B.gpkg"
+    copy.parent.mkdir()
+    shutil.copyfile(b, copy)
+    assert cli_main(["--office", str(office.root), str(copy)]) == 1
+    err = capsys.readouterr().err
+    new = copy.with_name("day B-office.gpkg")
+    (cmd,) = [c for c in _backticked(err) if "--adopt-copy" in c]
+    assert cmd == f'fieldapp sync --office "{office.root}" --adopt-copy "{copy}" "{new}"'
+    assert cli_main(shlex.split(cmd)[2:]) == 0
+    out = capsys.readouterr().out
+    suggested = _backticked(out)
+    assert f'fieldapp sync --office "{office.root}" --conflicts "{new}"' in suggested
+    (nxt,) = [c for c in suggested if c.endswith(f'"{new}"') and "--conflicts" not in c and "--resolve" not in c]
+    assert cli_main(shlex.split(nxt)[2:]) == 0
+    assert _open_same_field(office.master_path(site)) == [(t[0].uuid, "dbh_in", 10.0, 21.0)]
