@@ -52,6 +52,7 @@ from fieldapp.sync.conflicts import (
     LATEST_WINS_COLUMNS, PLAIN_COPY_POLICY, Conflict, ConflictContext, ConflictKind, _encode, insert_conflicts,
     open_same_field, repeats_open, tag_clashes,
 )
+from fieldapp.sync.conflictwords import conflict_line
 from fieldapp.sync.errors import InvalidOfficeRecords, LaptopStateError, SyncError, VisitRefused
 from fieldapp.store.spatial import register_st_functions
 from fieldapp.sync.files import INTERNAL_TABLES, connect, ensure_sync_tables, fsync_dir, log_ids, replace_durably
@@ -117,25 +118,14 @@ class AdoptReport:
                          " a tag-clash record each (re-tag with --resolve ID NEW_TAG)")
         for k in self.conflicts:
             what = f"{k.layer} {k.feature_uuid}" + (f".{k.field}" if k.field else "")
-            if k.kind is ConflictKind.TAG_CLASH:
-                told = f"tag {k.ours} is also on tree {(k.theirs or {}).get('uuid')}"
-            else:
-                told = f"office={_brief(k.theirs)} (kept) copy={_brief(k.ours)}"
-            lines.append(f"  conflict {k.kind.value}: {what}: {told} id={k.uuid[:8]}")
+            lines.append(f"  conflict {k.kind.value}: {what}: {conflict_line(k).replace('this laptop', 'copy')}"
+                         f"; id={k.uuid[:8]}")
         new = shell_arg(self.new)
         if self.conflicts:
             lines.append(f"  see `fieldapp sync --office {self.office_arg} --conflicts {new}`; resolve with"
                          f" `fieldapp sync --office {self.office_arg} --resolve ID keep-mine|keep-theirs|VALUE {new}`")
         lines.append(f"  next: `fieldapp sync --office {self.office_arg} {new}` sends them to the office")
         return "\n".join(lines)
-
-
-def _brief(value: object) -> str:
-    from fieldapp.sync.results import _short
-
-    if isinstance(value, dict) and "wkt" in value:
-        value = value["wkt"]
-    return _short(value)
 
 
 def adopt_copy(office: OfficeStore, copy_path: str | os.PathLike, new_path: str | os.PathLike, *,

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import shutil
 
-from fieldapp.store import create_visit
+from fieldapp.store import create_visit, open_visit
 from fieldapp.survey.visit import Visit
 
 from fieldapp.sync import ConflictKind, FolderOffice, read_conflicts, sync
@@ -180,3 +180,37 @@ def test_the_suggested_commands_name_the_real_office_and_files_and_can_be_pasted
     (nxt,) = [c for c in suggested if c.endswith(f'"{new}"') and "--conflicts" not in c and "--resolve" not in c]
     assert cli_main(shlex.split(nxt)[2:]) == 0
     assert _open_same_field(office.master_path(site)) == [(t[0].uuid, "dbh_in", 10.0, 21.0)]
+
+
+def test_conflict_lines_are_in_crew_words(tmp_path, capsys):
+    """A tag clash in `--conflicts` names the other tree in words (no Python dict); a
+    delete-vs-edit line of the sync summary shows the note's text; HDOP reads HDOP."""
+    from fieldapp.sync import checkout
+    from fieldapp.sync.conflictwords import conflict_line, field_words
+
+    office = FolderOffice(tmp_path / "office", create=True)
+    site, a, b, t, ta, tb1, tb2, photo = _day(tmp_path, office)
+    new = tmp_path / "new.gpkg"
+    adopt_copy(office, b, new)
+    assert cli_main(["--office", str(office.root), "--conflicts", str(new)]) == 0
+    (line,) = [x for x in capsys.readouterr().out.splitlines() if "tag-clash" in x]
+    assert f"Trees (tree) {tb1.uuid} Tag: office tag 5 is also on tree {ta.uuid}; this laptop tag 5;" \
+           " kept both trees; id=" in line and "{" not in line, line
+    # a note A edits and C deletes: C's sync keeps the delete and says what the office had
+    with open_visit(a, who="a@laptop-a") as store:
+        note = store.visit.add_note("Beaver dam across the outlet, 40 ft upstream of the culvert",
+                                    x=500010.0, y=4983010.0)
+    sync(a, office)
+    c = checkout(office, site, tmp_path / "c.gpkg")
+    _sql(a, ("UPDATE note SET text = ? WHERE uuid = ?",
+             ("Beaver dam across the outlet, 40 ft upstream of the culvert; water 2 ft over the road", note.uuid)))
+    _sql(c, ("DELETE FROM note WHERE uuid = ?", (note.uuid,)))
+    sync(a, office)
+    out = sync(c, office).format()
+    (line,) = [x for x in out.splitlines() if "delete-vs-edit" in x]
+    assert f"Notes (note) {note.uuid}: whole feature: before Text 'Beaver dam across the outlet, 40 ft" in line
+    assert "office Text 'Beaver dam across the outlet, 40 ft upstream of the culvert; water 2 ft" in line
+    assert line.endswith("this laptop deleted; kept the delete"), line
+    assert field_words("hdop") == "HDOP" and field_words("sats_used") == "Sats used"
+    (k,) = [k for k in read_conflicts(c) if k.kind is ConflictKind.DELETE_VS_EDIT]
+    assert conflict_line(k, None).count("water 2 ft over the road") == 1
