@@ -117,7 +117,7 @@ class AdoptReport:
             lines.append(f"  {len(clashes)} tree(s) brought in carry a tag another tree has: both kept,"
                          " a tag-clash record each (re-tag with --resolve ID NEW_TAG)")
         for k in self.conflicts:
-            what = f"{k.layer} {k.feature_uuid}" + (f".{k.field}" if k.field else "")
+            what = f"{layer_words(k.layer)} ({k.layer}) {k.feature_uuid}"     # the field opens the line
             lines.append(f"  conflict {k.kind.value}: {what}: {conflict_line(k).replace('this laptop', 'copy')}"
                          f"; id={k.uuid[:8]}")
         new = shell_arg(self.new)

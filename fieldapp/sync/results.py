@@ -146,8 +146,7 @@ class SyncReport:
                 for c in self.bookkeeping)
             lines.append(f"  file bookkeeping, not records: {kept}")
         for k in self.conflicts:
-            what = (f"{layer_words(k.layer)} ({k.layer}) {k.feature_uuid or k.feature_fid}"
-                    + (f".{k.field}" if k.field else ""))
+            what = f"{layer_words(k.layer)} ({k.layer}) {k.feature_uuid or k.feature_fid}"  # the field opens the line
             lines.append(f"  conflict {k.kind.value}: {what}: {conflict_line(k, 80)}")
         return "\n".join(lines)
 
