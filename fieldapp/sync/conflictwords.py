@@ -68,14 +68,18 @@ def feature_summary(row: dict, width: int | None = None) -> str:
     return ", ".join(told)
 
 
-def side_words(c: Conflict, side: str, width: int | None = 60) -> str:
+def side_words(c: Conflict, side: str, width: int | None = 60, *, uuid_chars: int | None = None) -> str:
     """One side of ``c`` (``"base"``, ``"theirs"`` or ``"ours"``) in words: a tag clash's office
-    side as ``tag 1 is also on tree <uuid>``, a deleted side as ``deleted``, a whole feature by
+    side as ``tag 1 is also on tree <uuid>`` (its first ``uuid_chars`` characters and "…" when
+    given: a table cell), a deleted side as ``deleted``, a whole feature by
     :func:`feature_summary`, a value as it is (text quoted, a geometry as WKT), ``–`` for none."""
     v = getattr(c, side)
     if c.kind is ConflictKind.TAG_CLASH:
         if side == "theirs" and isinstance(v, dict):
-            return f"tag {v.get('tag')} is also on tree {v.get('uuid')}"
+            other = str(v.get("uuid"))
+            if uuid_chars is not None and len(other) > uuid_chars:
+                other = other[:uuid_chars] + "…"
+            return f"tag {v.get('tag')} is also on tree {other}"
         return "–" if v is None else f"tag {v}"
     if c.kind is not ConflictKind.SAME_FIELD:
         if v is None:
