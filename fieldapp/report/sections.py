@@ -330,14 +330,15 @@ _UNITS = (("_in", "in", 1), ("_ft", "ft", 2), ("_sqft", "sq ft", 0), ("_ac", "ac
 
 def _column_words(name: str | None) -> tuple[str, int | None]:
     """A field name in words with its unit, and the decimals of that unit: ``dbh_in`` ->
-    ("DBH (in)", 1)."""
+    ("DBH (in)", 1), ``hdop`` -> ("HDOP", None)."""
+    from fieldapp.sync.conflictwords import name_words
+
     if not name:
         return "–", None
     for end, unit, nd in _UNITS:
         if name.endswith(end):
-            stem = name[: -len(end)].replace("_", " ")
-            return f"{'DBH' if stem == 'dbh' else stem.capitalize()} ({unit})", nd
-    return ("Geometry (position)" if name == "geom" else name.replace("_", " ").capitalize()), None
+            return f"{name_words(name[: -len(end)])} ({unit})", nd
+    return ("Geometry (position)" if name == "geom" else name_words(name)), None
 
 
 def _value_words(v: Any, nd: int | None) -> str:
@@ -383,12 +384,16 @@ def feature_words(visit: Any, layer: str, uuid: str | None) -> str:
 def conflicts_section(c: ReportContent, w: float) -> list:
     if not c.conflicts:
         return heading("Sync conflicts", 1, para("No sync conflicts recorded in this visit file."))
+    from fieldapp.sync.conflicts import ConflictKind
+    from fieldapp.sync.conflictwords import side_words
+
     rows = []
     for k in c.conflicts:
         col, nd = _column_words(k.field)
+        sides = [_value_words(getattr(k, s), nd) if k.kind is ConflictKind.SAME_FIELD
+                 else esc(side_words(k, s, 120)) for s in ("base", "theirs", "ours")]  # a tag clash, a delete
         rows.append([esc(feature_words(c.visit, k.layer, k.feature_uuid)), esc(col),
-                     esc(str(k.kind.value).replace("_", " ")), _value_words(k.base, nd),
-                     _value_words(k.theirs, nd), _value_words(k.ours, nd), esc(k.kept),
+                     esc(str(k.kind.value).replace("_", " ")), *sides, esc(k.kept),
                      esc(k.created_utc[:16].replace("T", " ")), esc("resolved" if k.resolved_utc else "open")])
     return heading("Sync conflicts", 1) + [table(
         ["Feature", "Column", "Kind", "Before both edits", "Office copy", "This laptop", "Kept", "When (UTC)",

@@ -28,9 +28,11 @@ module gives its records a way to the office, losing no edit and overwriting not
    inserted records and the conflict records (pygeodiff's diff against its base, as always).
 
 The copy is only read (a backup-API snapshot from a read-only connection): it stays
-byte-identical, the crew's evidence. All work is in ``.NEW.adopting/`` beside ``NEW``; on any
-failure, Ctrl+C or a kill nothing named ``NEW`` exists (the folder is removed, or by the next
-run).
+byte-identical, the crew's evidence. ``NEW`` must be in an existing folder outside the office
+folder (:func:`fieldapp.sync.adoptwork.check_new_place`). All work is in
+``.NEW.<host>.<pid>.adopting/`` beside ``NEW``; on any failure, Ctrl+C or a kill nothing named
+``NEW`` exists (the folder is removed, or by the next adoption in that folder:
+:func:`fieldapp.sync.adoptwork.clear_stale`).
 """
 
 from __future__ import annotations
@@ -44,22 +46,25 @@ from collections import defaultdict
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from fieldapp.sync import adoptwork, schemas
 from fieldapp.sync import changesets as cs
-from fieldapp.sync import schemas
 from fieldapp.sync.conflicts import (
-    LATEST_WINS_COLUMNS, Conflict, ConflictContext, ConflictKind, _encode, insert_conflicts, tag_clashes,
+    LATEST_WINS_COLUMNS, PLAIN_COPY_POLICY, Conflict, ConflictContext, ConflictKind, _encode, insert_conflicts,
+    open_same_field, repeats_open, tag_clashes,
 )
+from fieldapp.sync.conflictwords import conflict_line
 from fieldapp.sync.errors import InvalidOfficeRecords, LaptopStateError, SyncError, VisitRefused
 from fieldapp.store.spatial import register_st_functions
 from fieldapp.sync.files import INTERNAL_TABLES, connect, ensure_sync_tables, fsync_dir, log_ids, replace_durably
 from fieldapp.sync.files import quote_identifier as _qi
 from fieldapp.sync.laptop import LaptopState, site_id_of
+from fieldapp.sync.offices import office_arg, shell_arg
 from fieldapp.sync.officestore import OfficeStore, utc_now_iso
 from fieldapp.sync.visitcheck import _refusal
 
 #: The ``policy`` of the conflict records an adoption writes: the office's value was kept because
 #: the copy and the office share no base (neither value can be said to be the edit).
-POLICY = "plain-copy-office-kept"
+POLICY = PLAIN_COPY_POLICY
 
 
 @dataclass
@@ -69,7 +74,9 @@ class AdoptReport:
     ``counts``: ``{table: {"inserted": n, "same": n, "differ": n, "office_only": n}}`` --
     features of the copy inserted into ``NEW``, equal to the office's, with other values than
     the office's (office kept, a conflict record per field), and office features the copy lacks
-    (kept). ``conflicts``: the records written into ``NEW`` (same-field and tag-clash).
+    (kept). ``conflicts``: the records written into ``NEW`` (same-field and tag-clash);
+    ``already_open``: differences left out because the office holds an open record saying the
+    same (the same feature, field and both values: this copy was adopted and synced before).
     """
 
     site_id: str
@@ -79,6 +86,10 @@ class AdoptReport:
     office_seq: int
     counts: dict = field(default_factory=dict)
     conflicts: tuple[Conflict, ...] = ()
+    #: the ``--office`` value to paste into the commands the summary suggests
+    office_arg: str = "PATH"
+    #: differences the office already holds as open records (this copy adopted before): not repeated
+    already_open: int = 0
 
     def format(self) -> str:
         """The summary the command prints, in the crew's words (which reading was taken)."""
@@ -99,29 +110,22 @@ class AdoptReport:
             lines.append(f"  {len(differ)} value(s) differ from the office's: the copy and the office have no"
                          " common base, so neither can be said to be the edit; the office's value is kept"
                          " and each difference is a conflict record holding the copy's value (ours)")
+        if self.already_open:
+            lines.append(f"  {self.already_open} value(s) differ as the office's open conflict records already"
+                         f" say ({self.copy.name} was brought in before): no second record each")
         if clashes:
             lines.append(f"  {len(clashes)} tree(s) brought in carry a tag another tree has: both kept,"
                          " a tag-clash record each (re-tag with --resolve ID NEW_TAG)")
         for k in self.conflicts:
-            what = f"{k.layer} {k.feature_uuid}" + (f".{k.field}" if k.field else "")
-            if k.kind is ConflictKind.TAG_CLASH:
-                told = f"tag {k.ours} is also on tree {(k.theirs or {}).get('uuid')}"
-            else:
-                told = f"office={_brief(k.theirs)} (kept) copy={_brief(k.ours)}"
-            lines.append(f"  conflict {k.kind.value}: {what}: {told} id={k.uuid[:8]}")
+            what = f"{layer_words(k.layer)} ({k.layer}) {k.feature_uuid}"     # the field opens the line
+            lines.append(f"  conflict {k.kind.value}: {what}: {conflict_line(k).replace('this laptop', 'copy')}"
+                         f"; id={k.uuid[:8]}")
+        new = shell_arg(self.new)
         if self.conflicts:
-            lines.append(f"  see `fieldapp sync --office ... --conflicts {self.new.name}`; resolve with"
-                         f" `--resolve ID keep-mine|keep-theirs|VALUE {self.new.name}`")
-        lines.append(f"  next: `fieldapp sync --office ... {self.new.name}` sends them to the office")
+            lines.append(f"  see `fieldapp sync --office {self.office_arg} --conflicts {new}`; resolve with"
+                         f" `fieldapp sync --office {self.office_arg} --resolve ID keep-mine|keep-theirs|VALUE {new}`")
+        lines.append(f"  next: `fieldapp sync --office {self.office_arg} {new}` sends them to the office")
         return "\n".join(lines)
-
-
-def _brief(value: object) -> str:
-    from fieldapp.sync.results import _short
-
-    if isinstance(value, dict) and "wkt" in value:
-        value = value["wkt"]
-    return _short(value)
 
 
 def adopt_copy(office: OfficeStore, copy_path: str | os.PathLike, new_path: str | os.PathLike, *,
@@ -144,6 +148,8 @@ def adopt_copy(office: OfficeStore, copy_path: str | os.PathLike, new_path: str 
 
     Raises
     ------
+    SyncError
+        ``NEW``'s folder does not exist, or is (inside) the office folder; nothing was made.
     FileExistsError
         ``NEW`` or ``NEW.sync`` exists; nothing was made.
     VisitRefused
@@ -160,12 +166,14 @@ def adopt_copy(office: OfficeStore, copy_path: str | os.PathLike, new_path: str 
         ``NEW`` is left.
     """
     copy, new = Path(copy_path).absolute(), Path(new_path).absolute()
+    adoptwork.check_new_place(office, new)
     new_state = LaptopState(new)
     for p in (new, new_state.dir):
         if p.exists() or p.is_symlink():
             raise FileExistsError(f"{p} already exists; choose a new file name. Nothing was made")
-    work = new.with_name(f".{new.name}.adopting")
-    shutil.rmtree(work, ignore_errors=True)  # a run killed before: ours, never NEW itself
+    adoptwork.clear_stale(new.parent)     # runs killed before, of any NEW here: never NEW itself
+    shutil.rmtree(new.with_name(f".{new.name}.adopting"), ignore_errors=True)  # an older fieldapp's
+    work = adoptwork.work_folder(new)
     work.mkdir()
     try:
         scratch = work / "copy.gpkg"
@@ -181,10 +189,13 @@ def adopt_copy(office: OfficeStore, copy_path: str | os.PathLike, new_path: str 
         state = LaptopState(temp)
         state.read(site)
         _align(scratch, temp)
-        report = AdoptReport(site, office.describe(), copy, new, max(log_ids(temp).values(), default=0))
+        report = AdoptReport(site, office.describe(), copy, new, max(log_ids(temp).values(), default=0),
+                             office_arg=office_arg(office))
         ctx = ConflictContext(POLICY, f"adopt-{uuid.uuid4().hex}", report.office_seq, state.laptop_id,
                               synced_by)
-        report.conflicts = tuple(_merge(scratch, temp, state.base, ctx, report.counts))
+        repeated: list[Conflict] = []
+        report.conflicts = tuple(_merge(scratch, temp, state.base, ctx, report.counts, repeated))
+        report.already_open = len(repeated)
         _check(temp, copy)
         for p in (new, new_state.dir):  # made meanwhile by another program: never replaced
             if p.exists() or p.is_symlink():
@@ -255,18 +266,22 @@ def _record_tables(copy: Path, new: Path, work: Path) -> dict[str, tuple[str, ..
     return out
 
 
-def _merge(copy: Path, new: Path, base: Path, ctx: ConflictContext, counts: dict) -> list[Conflict]:
+def _merge(copy: Path, new: Path, base: Path, ctx: ConflictContext, counts: dict,
+           repeated: list[Conflict]) -> list[Conflict]:
     """Bring the copy's records into ``new`` (one transaction), then the tag clashes; return the
-    conflict records written. ``base`` is ``new`` as checked out (for the tag clashes)."""
+    conflict records written. ``base`` is ``new`` as checked out (for the tag clashes); a
+    difference the office already holds as an open record goes to ``repeated``, not into ``new``."""
     tables = _record_tables(copy, new, new.parent)
     tally = defaultdict(lambda: {"inserted": 0, "same": 0, "differ": 0, "office_only": 0})
     conflicts: list[Conflict] = []
     ensure_sync_tables(new)
     with contextlib.closing(connect(new)) as conn:
         conn.execute("ATTACH DATABASE ? AS copy", (str(copy),))
+        held = open_same_field(conn)    # the office's open records, checked out with NEW
         with conn:
             for name, cols in tables.items():
-                conflicts += _merge_table(conn, name, cols, ctx, tally[name])
+                for k in _merge_table(conn, name, cols, ctx, tally[name]):
+                    (repeated if repeats_open(k, held) else conflicts).append(k)
             insert_conflicts(conn, conflicts)
         conn.execute("DETACH DATABASE copy")
     if "tree" in tables:

@@ -248,11 +248,13 @@ def _run(args: argparse.Namespace) -> int:
         conflicts = read_conflicts(visit)
         if not conflicts:
             print("no conflicts")
+        from fieldapp.store.layerwords import layer_words
+        from fieldapp.sync.conflictwords import conflict_line
+
         for c in conflicts:
-            what = c.field or "(whole feature)"
-            print(f"{c.created_utc} {c.kind.value} {c.layer} {c.feature_uuid} {what}: base={c.base!r}"
-                  f" theirs={c.theirs!r} ours={c.ours!r} kept={c.kept} id={c.uuid[:8]}"
-                  + (f" resolved {c.resolved_utc} ({c.resolution})" if c.resolved_utc else ""))
+            print(f"{c.created_utc} {c.kind.value} {layer_words(c.layer)} ({c.layer}) {c.feature_uuid}"
+                  f" {conflict_line(c, None)}; id={c.uuid[:8]}"
+                  + (f"; resolved {c.resolved_utc} ({c.resolution})" if c.resolved_utc else "; open"))
         return 0
     if args.resolve:
         from fieldapp.sync.resolve import resolve_conflict

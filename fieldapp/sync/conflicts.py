@@ -28,6 +28,10 @@ from fieldapp.sync.files import CONFLICTS_TABLE, INTERNAL_TABLES, connect
 from fieldapp.sync.files import quote_identifier as _qi
 from fieldapp.sync.officestore import utc_now_iso
 
+#: The ``policy`` of the conflict records ``--adopt-copy`` writes (:data:`fieldapp.sync.adopt.POLICY`):
+#: the office's value was kept because the copy and the office share no base.
+PLAIN_COPY_POLICY = "plain-copy-office-kept"
+
 #: Bookkeeping columns where two laptops' values are not an edit conflict: the later time is kept.
 LATEST_WINS_COLUMNS = ("modified_utc",)
 
@@ -330,6 +334,50 @@ def _open_tag_clashes(conn: sqlite3.Connection) -> set[tuple[str, object]]:
             f"SELECT feature_uuid, ours_json FROM {CONFLICTS_TABLE} WHERE kind = ? AND resolved_utc IS NULL",
             (ConflictKind.TAG_CLASH.value,))}
     return set()
+
+
+def _key(layer, feature_uuid, field_name, theirs_json: str, ours_json: str) -> tuple:
+    """What a same-field record says, whoever wrote it: one feature's field with these two values."""
+    norm = lambda text: json.dumps(json.loads(text), sort_keys=True)  # noqa: E731
+    return layer, feature_uuid, field_name, norm(theirs_json), norm(ours_json)
+
+
+def open_same_field(conn: sqlite3.Connection, schema: str = "main") -> dict[tuple, str]:
+    """The open same-field records of ``schema`` (an attached file's name, or main):
+    ``{(layer, feature uuid, field, theirs JSON, ours JSON): record uuid}``; none without the table."""
+    with contextlib.suppress(sqlite3.OperationalError):
+        return {_key(*r[1:]): r[0] for r in conn.execute(
+            f"SELECT uuid, layer, feature_uuid, field, theirs_json, ours_json FROM {schema}.{CONFLICTS_TABLE}"
+            " WHERE kind = ? AND resolved_utc IS NULL", (ConflictKind.SAME_FIELD.value,))}
+    return {}
+
+
+def repeats_open(k: Conflict, held: dict[tuple, str]) -> bool:
+    """Whether the new same-field record ``k`` says what an open record of ``held``
+    (:func:`open_same_field`) already says."""
+    return k.kind is ConflictKind.SAME_FIELD and _key(
+        k.layer, k.feature_uuid, k.field, json.dumps(k.theirs), json.dumps(k.ours)) in held
+
+
+def drop_repeated_records(theirs: Path, new_master: Path, policy: str) -> int:
+    """Delete from ``new_master`` the open same-field records of ``policy`` that ``theirs`` (the
+    office's copy) lacks but whose feature, field and values an open record of ``theirs`` already
+    holds: the same plain copy adopted twice (``--adopt-copy``), each adoption synced, says each
+    difference once. Returns how many were dropped."""
+    with contextlib.closing(connect(new_master)) as conn:
+        conn.execute("ATTACH DATABASE ? AS theirs", (str(theirs),))
+        held = open_same_field(conn, "theirs")
+        drop = []
+        if held:
+            drop = [r[0] for r in conn.execute(
+                f"SELECT uuid, layer, feature_uuid, field, theirs_json, ours_json FROM main.{CONFLICTS_TABLE}"
+                f" WHERE kind = ? AND resolved_utc IS NULL AND policy = ?"
+                f" AND uuid NOT IN (SELECT uuid FROM theirs.{CONFLICTS_TABLE})",
+                (ConflictKind.SAME_FIELD.value, policy)) if _key(*r[1:]) in held]
+        with conn:
+            conn.executemany(f"DELETE FROM main.{CONFLICTS_TABLE} WHERE uuid = ?", [(u,) for u in drop])
+        conn.execute("DETACH DATABASE theirs")
+    return len(drop)
 
 
 def insert_conflicts(conn: sqlite3.Connection, conflicts: list[Conflict]) -> None:

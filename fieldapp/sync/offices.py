@@ -53,6 +53,27 @@ def mask_password(text: str) -> str:
     return _KEY_PASSWORD.sub(r"\1***", _URL_PASSWORD.sub(r"\1:***@", str(text)))
 
 
+def shell_arg(text: str | os.PathLike) -> str:
+    """``text`` as one argument of a command to paste: in double quotes when it holds a space or
+    a character a shell reads (cmd.exe, PowerShell and sh all take ``"..."``).
+
+    >>> shell_arg("/media/usb/office")
+    '/media/usb/office'
+    >>> shell_arg("/media/usb/crew B/dayB.gpkg")
+    '"/media/usb/crew B/dayB.gpkg"'
+    """
+    text = str(text)
+    return f'"{text}"' if not text or re.search(r"[\s&|<>^;'\"()$`*?!%#~]", text) else text
+
+
+def office_arg(office: OfficeStore) -> str:
+    """The ``--office`` value naming ``office`` in a command to paste: its folder, or its
+    PostgreSQL URL (never holding a password: :func:`open_office` refuses one), quoted as
+    :func:`shell_arg` does; ``PATH`` when it cannot be told."""
+    where = getattr(office, "root", None) or getattr(office, "url", None)
+    return shell_arg(mask_password(str(where))) if where else "PATH"
+
+
 def open_office(where: str | os.PathLike, *, create: bool = False) -> OfficeStore:
     """The office at ``where``: :class:`~fieldapp.sync.pgoffice.PostgisOffice` for a PostgreSQL
     URL (``ValueError`` if it holds a password), else

@@ -38,6 +38,8 @@ from fieldapp.sync.conflicts import (
     Conflict,
     ConflictContext,
     ConflictPolicy,
+    PLAIN_COPY_POLICY,
+    drop_repeated_records,
     find_conflicts,
     tag_clashes,
     insert_conflicts,
@@ -45,6 +47,7 @@ from fieldapp.sync.conflicts import (
 )
 from fieldapp.sync.errors import InvalidOfficeData, InvalidOfficeRecords, LaptopStateError, SchemaMismatch, SyncError
 from fieldapp.sync.files import (
+    CONFLICTS_TABLE,
     LOG_TABLE,
     checkpoint,
     connect,
@@ -59,6 +62,7 @@ from fieldapp.sync.files import (
     write_json_durably,
 )
 from fieldapp.sync.laptop import LaptopState, _Pending
+from fieldapp.sync.offices import office_arg
 from fieldapp.sync.officestore import FastForward, LogEntry, OfficeStore, utc_now_iso
 from fieldapp.sync.preflight import _no_such_site, _refuse_newer
 from fieldapp.sync.progress import _Progress
@@ -234,7 +238,7 @@ class _Sync:
             raise LaptopStateError(
                 f"{st.pending_dir} has lost the office's copy of seq {pending.target_seq} and the"
                 f" base copy {st.base} is older; make a fresh laptop copy with `fieldapp sync"
-                " --office PATH --checkout SITE NEW.gpkg`"
+                f" --office {office_arg(self.office)} --checkout {self.site} NEW.gpkg`"
             )
         st.drop_pending()
 
@@ -470,7 +474,7 @@ class _Sync:
                     f"{what} was written at store schema {written_v}, but this laptop's copy"
                     f" of site {self.site} is already at schema {theirs_v} (the office master"
                     " was replaced or restored?). Nothing was sent; make a fresh laptop copy"
-                    " with `fieldapp sync --office PATH --checkout SITE NEW.gpkg`"
+                    f" with `fieldapp sync --office {office_arg(self.office)} --checkout {self.site} NEW.gpkg`"
                 )
             schemas.migrate_file(theirs, written_v)
             theirs_v = written_v
@@ -540,7 +544,9 @@ class _Sync:
             raise SyncError(
                 f"this visit's edits do not apply to the office copy of site {self.site}: {exc}."
                 " If this visit file was copied from another laptop's visit, make a fresh laptop"
-                " copy with `fieldapp sync --office PATH --checkout SITE NEW.gpkg` instead"
+                f" copy with `fieldapp sync --office {office_arg(self.office)} --checkout {self.site} NEW.gpkg`"
+                " instead; if it was made by --adopt-copy from a copy another adoption has already"
+                " brought to the office, that adoption holds its records. Nothing was sent"
             ) from exc
         return out, new_master, conflict_file
 
@@ -563,6 +569,8 @@ class _Sync:
         resolve_conflicts(new_master, c.tables, conflicts, latest, self.policy)
         if "tree" in c.tables:  # a tag this laptop gave (or typed) that another tree has
             conflicts += tag_clashes(pulled.theirs, new_master, ctx, counts)
+        if pulled.entries:  # one plain copy adopted twice: the office holds its differences already
+            counts[CONFLICTS_TABLE]["sent"] -= drop_repeated_records(pulled.theirs, new_master, PLAIN_COPY_POLICY)
 
         self.prog(0.6, "preparing the changeset")
         applied_utc = utc_now_iso()

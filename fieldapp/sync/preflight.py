@@ -15,6 +15,7 @@ from fieldapp.sync import schemas
 from fieldapp.sync.errors import InvalidOfficeData, LaptopStateError, NewerSchema
 from fieldapp.sync.files import log_head, log_ids
 from fieldapp.sync.laptop import LaptopState
+from fieldapp.sync.offices import office_arg, shell_arg
 from fieldapp.sync.officestore import OfficeStore, SiteSchema
 
 
@@ -59,7 +60,7 @@ def _preflight(visit: Path, state: LaptopState, office: OfficeStore, *, site_giv
             f" up to seq {max(logged.values())}) but its sync state {state.base} is missing: the"
             " file was copied without its .sync folder, or synced with another office. Nothing"
             " was sent. Make a fresh laptop copy from the office that has the site instead:"
-            " `fieldapp sync --office PATH --checkout SITE NEW.gpkg`"
+            f" `fieldapp sync --office {office_arg(office)} --checkout {state.site_id} NEW.gpkg`"
         )
     if state.base.exists() and site_schema is None:
         raise _no_such_site(office, state.site_id, log_head(state.base))
@@ -70,8 +71,9 @@ def _preflight(visit: Path, state: LaptopState, office: OfficeStore, *, site_giv
             f" {visit.name} has never synced with it: it is a copy of another laptop's visit, made"
             " before that one's first sync. Nothing was sent and nothing was changed. To send its"
             " records, bring them into a new laptop copy of the site and sync that:"
-            f" `fieldapp sync --office PATH --adopt-copy {visit.name} NEW.gpkg` (it is left unchanged;"
-            " a value differing from the office's becomes a conflict record)"
+            f" `fieldapp sync --office {office_arg(office)} --adopt-copy {shell_arg(visit)}"
+            f" {shell_arg(visit.with_name(visit.stem + '-office.gpkg'))}` ({visit.name} is left"
+            " unchanged; a value differing from the office's becomes a conflict record)"
         )
 
 

@@ -84,6 +84,23 @@ def _typed(conn, layer: str, field: str, text: str):
     return text
 
 
+def _check_free_tag(conn, c: Conflict, tag: object) -> None:
+    """Refuse re-tagging the conflict's tree with ``tag`` when another tree of the site has it:
+    the tree the clash names (``theirs``), or any other tree in this visit. Tags are nailed on
+    the trees, so two trees with one tag is the clash itself, not its resolution.
+
+    Raises :class:`SyncError` in field words (nothing was changed)."""
+    other = c.theirs if isinstance(c.theirs, dict) else {}
+    holder = other.get("uuid") if other.get("tag") == tag and other.get("uuid") != c.feature_uuid else None
+    if holder is None:
+        found = conn.execute(f"SELECT uuid FROM {_qi(c.layer)} WHERE tag = ? AND uuid IS NOT ? ORDER BY fid LIMIT 1",
+                             (tag, c.feature_uuid)).fetchone()
+        holder = found[0] if found else None
+    if holder is not None:
+        raise SyncError(f"tag {tag} is tree {holder}'s too; give a tag no other tree of this site has"
+                        f" (e.g. --resolve {c.uuid[:8]} NEW_TAG). Nothing was changed")
+
+
 def _apply(path: Path, c: Conflict, choice: str) -> str:
     """Write the resolution into ``path`` (one transaction); return its words."""
     now = utc_now_iso()
@@ -95,6 +112,7 @@ def _apply(path: Path, c: Conflict, choice: str) -> str:
                     words = f"{choice}: tags left as they are"
                 else:
                     value = _typed(conn, c.layer, "tag", choice)
+                    _check_free_tag(conn, c, value)
                     conn.execute(f"UPDATE {_qi(c.layer)} SET tag = ? WHERE uuid = ?", (value, c.feature_uuid))
                     words = f"re-tagged: tag = {value}"
             elif c.kind is ConflictKind.SAME_FIELD:
@@ -134,7 +152,7 @@ def resolve_conflict(visit_path, conflict_id: str, choice: str) -> tuple[Conflic
     the visit is left as it was.
 
     Raises :class:`SyncError` (unknown id, already resolved, the feature gone, a value the field
-    cannot take) and :class:`~fieldapp.sync.errors.VisitRefused` for a value the store refuses.
+    cannot take, a new tag that another tree of the site in the visit already has) and :class:`~fieldapp.sync.errors.VisitRefused` for a value the store refuses.
     """
     from fieldapp.sync import engine
 

@@ -8,6 +8,7 @@ from dataclasses import dataclass, field
 
 from fieldapp.store.layerwords import layer_words
 from fieldapp.sync.conflicts import Conflict, ConflictPolicy
+from fieldapp.sync.conflictwords import conflict_line
 from fieldapp.store.schema import META_TABLE
 from fieldapp.sync.files import CONFLICTS_TABLE, LOG_TABLE
 
@@ -145,12 +146,8 @@ class SyncReport:
                 for c in self.bookkeeping)
             lines.append(f"  file bookkeeping, not records: {kept}")
         for k in self.conflicts:
-            what = (f"{layer_words(k.layer)} ({k.layer}) {k.feature_uuid or k.feature_fid}"
-                    + (f".{k.field}" if k.field else ""))
-            lines.append(
-                f"  conflict {k.kind.value}: {what}: base={_short(k.base)} theirs={_short(k.theirs)}"
-                f" ours={_short(k.ours)} -> kept {k.kept}"
-            )
+            what = f"{layer_words(k.layer)} ({k.layer}) {k.feature_uuid or k.feature_fid}"  # the field opens the line
+            lines.append(f"  conflict {k.kind.value}: {what}: {conflict_line(k, 80)}")
         return "\n".join(lines)
 
 

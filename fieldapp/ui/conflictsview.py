@@ -25,7 +25,9 @@ def field_words(field: str | None) -> str:
     """A conflict's column as the crew knows it: ``dbh_in`` -> "DBH (in)"; "–" for none."""
     if not field:
         return "–"
-    words, unit = FIELD_WORDS.get(field, (field.replace("_", " ").capitalize(), ""))
+    from fieldapp.sync.conflictwords import name_words   # HDOP, Sats used
+
+    words, unit = FIELD_WORDS.get(field, (name_words(field), ""))
     return f"{words} ({unit})" if unit else words
 
 
@@ -39,6 +41,8 @@ BUTTON_HEIGHT = 44
 
 def value_text(value: Any, width: int = 60) -> str:
     """A conflict value for a table cell (geometry blobs as their WKT)."""
+    if value is None:
+        return "–"                 # no value (an adopted copy's record has no common base)
     if isinstance(value, dict) and "wkt" in value:
         value = value["wkt"]
     text = value if isinstance(value, str) else json.dumps(value, default=str)
@@ -141,6 +145,7 @@ class ConflictsView(QWidget):
                 self.table.setRowCount(0)
                 return 0
         from fieldapp.app.layerwords import layer_tooltip, layer_words  # loads the store: not at start
+        from fieldapp.sync.conflictwords import side_words
 
         self.table.setRowCount(0)                  # drops the old rows' buttons
         self.buttons = {}
@@ -149,9 +154,10 @@ class ConflictsView(QWidget):
             kind = getattr(c.kind, "value", str(c.kind))
             feature = c.feature_uuid or str(c.feature_fid or "")
             resolved = f"Resolved: {c.resolution}" if c.resolved_utc else ""
+            sides = [value_text(getattr(c, s)) if kind == "same-field" else side_words(c, s, uuid_chars=8)  # a tag clash, a delete
+                     for s in ("base", "theirs", "ours")]
             cells = (resolved, layer_words(c.layer), feature[:8], field_words(c.field),
-                     KIND_WORDS.get(kind, kind), value_text(c.base), value_text(c.theirs),
-                     value_text(c.ours), c.kept, c.policy)
+                     KIND_WORDS.get(kind, kind), *sides, c.kept, c.policy)
             for col, text in enumerate(cells):
                 item = QTableWidgetItem(str(text))
                 item.setToolTip(feature if col == 2 else layer_tooltip(c.layer) if col == 1

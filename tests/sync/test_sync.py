@@ -431,7 +431,7 @@ def test_cli_sync_checkout_and_conflicts(site, tmp_path, capsys):
     out = capsys.readouterr().out
     assert "tree" in out and "conflict same-field" in out
     assert cli_main(["--office", str(office.root), "--conflicts", str(d)]) == 0
-    assert "base=10.0 theirs=20.0 ours=22.0 kept=ours" in capsys.readouterr().out
+    assert "DBH (in): before 10.0; office 20.0; this laptop 22.0; kept this laptop's; id=" in capsys.readouterr().out
     assert cli_main(["--office", str(office.root), "--site", "../etc", str(d)]) == 1
     assert "not allowed" in capsys.readouterr().err
 

@@ -145,7 +145,7 @@ def test_cli_verbs_on_a_postgis_office(pg_url, tmp_path, capsys, generic):
     capsys.readouterr()
     assert cli_main(["--office", pg_url, "--conflicts", str(b)]) == 0
     out = capsys.readouterr().out
-    assert "same-field tree" in out and "dbh_in: base=10.0 theirs=20.0 ours=21.0 kept=ours" in out
+    assert "same-field Trees (tree)" in out and "DBH (in): before 10.0; office 20.0; this laptop 21.0; kept this laptop's" in out
 
 
 def test_password_in_the_url_is_refused(capsys):
