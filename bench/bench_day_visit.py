@@ -59,6 +59,16 @@ class Fix:
     t_monotonic_s: float = 0.0
 
 
+
+def spin(ms: int) -> None:
+    """Turn the Qt event loop for ``ms`` as app.exec() does, waiting with Python's lock released
+    (QTest.qWait holds it: a visit opening on a worker thread, as a big one does, would starve)."""
+    from PySide6.QtCore import QEventLoop, QTimer
+
+    loop = QEventLoop()
+    QTimer.singleShot(ms, loop.quit)
+    loop.exec()
+
 def make_visit(path: Path, fraction: float) -> dict:
     """Write the day's visit (``fraction`` of its track and trees) to ``path``."""
     from fieldapp.store import create_visit
@@ -109,7 +119,6 @@ def timed(fn) -> float:
 
 def one_more_fix(path: Path, last: tuple[float, float], tmp: Path) -> float:
     """Median seconds of a fix recorded (committed) and drawn on the map, window open."""
-    from PySide6.QtTest import QTest
 
     from fieldapp.app import config as C
     from fieldapp.ui import app as appmod
@@ -119,13 +128,13 @@ def one_more_fix(path: Path, last: tuple[float, float], tmp: Path) -> float:
     w.resize(1366, 768)
     w.show()
     while not w.startup_done:
-        QTest.qWait(20)
+        spin(20)
     # until the map shows the stored track's simplified history (a worker makes it in a
     # fraction of a second; until then the whole day is the raw tail, stroked at every paint)
     tl, give_up = w.map.track, time.monotonic() + 60
     while not (tl.history_draws and not tl._busy and tl._wanted is None) and time.monotonic() < give_up:
-        QTest.qWait(20)
-    QTest.qWait(100)
+        spin(20)
+    spin(100)
     lat, lon = last
     # 3 pixels north a fix at the map's zoom: every fix moves the marker (one that would not
     # move a pixel is on screen already and is not drawn)

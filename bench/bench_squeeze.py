@@ -34,6 +34,16 @@ X0, Y0 = 500_000.0, 4_983_000.0
 TREES_PER_M2 = 112 / 4046.86
 
 
+
+def spin(ms: int) -> None:
+    """Turn the Qt event loop for ``ms`` as app.exec() does, waiting with Python's lock released
+    (QTest.qWait holds it: a visit opening on a worker thread, as a big one does, would starve)."""
+    from PySide6.QtCore import QEventLoop, QTimer
+
+    loop = QEventLoop()
+    QTimer.singleShot(ms, loop.quit)
+    loop.exec()
+
 def build(path: Path, n: int):
     """A visit with one square stand holding ``n`` random trees, written to ``path``."""
     from fieldapp.store import create_visit
@@ -80,7 +90,6 @@ def squeezes(window, side: float, n: int, rng) -> tuple[list[float], list[float]
 def main(sizes: list[int]) -> None:
     tmp = Path(tempfile.mkdtemp())
     os.environ["FIELDAPP_CONFIG_DIR"] = str(tmp)
-    from PySide6.QtTest import QTest
     from PySide6.QtWidgets import QApplication
 
     app = QApplication([])  # noqa: F841 - kept alive for the windows
@@ -98,9 +107,9 @@ def main(sizes: list[int]) -> None:
         w.resize(1366, 768)
         w.show()
         while not w.startup_done:
-            QTest.qWait(20)
+            spin(20)
         w.tabs.setCurrentIndex(2)  # the tally tab
-        QTest.qWait(50)
+        spin(50)
         checks, whole = squeezes(w, side, n, rng)
         appmod.dispose(w)
         mc, mw = statistics.median(checks), statistics.median(whole)
