@@ -694,9 +694,13 @@ def open_initial_visit(window: Any) -> None:
     visit in the data folder. All on the calling (GUI) thread: :func:`initial_visit_target`,
     :func:`open_target`, then :func:`show_opened` or :func:`show_open_failed`."""
     target = initial_visit_target(window)
-    if target is None:
-        return
-    path, spec = target
+    if target is not None:
+        open_and_show(window, *target)
+
+
+def open_and_show(window: Any, path: Path, spec: Any) -> None:
+    """Open the visit at ``path`` (from ``spec`` when given) on this (GUI) thread and show it,
+    or say why it could not be opened."""
     try:
         visit = open_target(window.config, path, spec)
     except Exception as exc:  # noqa: BLE001 - a damaged or foreign file is never overwritten

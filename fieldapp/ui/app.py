@@ -138,18 +138,6 @@ def create_window(config: Any, *, start_devices: bool = True) -> Any:
 BACKGROUND_OPEN_BYTES = 8_000_000
 
 
-def open_initial_visit_now(window: Any, path: Any, spec: Any) -> None:
-    """Open the start-up visit on this (GUI) thread and show it, or say why not."""
-    from fieldapp.app.visit import open_target, show_open_failed, show_opened
-
-    try:
-        visit = open_target(window.config, path, spec)
-    except Exception as exc:  # noqa: BLE001 - a damaged or foreign file is never overwritten
-        show_open_failed(window, path, exc)
-        return
-    show_opened(window, path, visit)
-
-
 def open_in_background(window: Any, then: Any) -> None:
     """Open the start-up visit on a worker thread, the window live meanwhile (a day's visit takes
     seconds: every row of 8 h of track is checked); ``then()`` once it is shown or refused. A
@@ -158,7 +146,9 @@ def open_in_background(window: Any, then: Any) -> None:
     The New visit dialog, if any, comes first (GUI thread). While the visit opens, recording is
     blocked with "Opening visit NAME…" and the visit label says so. A window closed meanwhile
     closes the visit when it arrives."""
-    from fieldapp.app.visit import initial_visit_target, open_target, show_open_failed, show_opened
+    from fieldapp.app.visit import (
+        initial_visit_target, open_and_show, open_target, show_open_failed, show_opened,
+    )
     from fieldapp.ui.jobs import BackgroundJob
 
     try:
@@ -171,12 +161,13 @@ def open_in_background(window: Any, then: Any) -> None:
         return
     path, spec = target
     try:
-        small = spec is not None or not path.exists() or path.stat().st_size < BACKGROUND_OPEN_BYTES
+        small = (spec is not None or not path.exists()
+                 or path.stat().st_size < BACKGROUND_OPEN_BYTES)
     except OSError:
         small = False
     if small:                       # opens in a blink: a thread would only add to it
         try:
-            open_initial_visit_now(window, path, spec)
+            open_and_show(window, path, spec)
         finally:
             then()
         return
@@ -190,17 +181,21 @@ def open_in_background(window: Any, then: Any) -> None:
         if getattr(window, "closing", False):
             visit.close()            # the window went while the visit opened
             return
-        if window.paused_reason == reason:
-            window.resume_recording()
-        show_opened(window, path, visit)
-        then()
+        try:
+            if window.paused_reason == reason:
+                window.resume_recording()
+            show_opened(window, path, visit)
+        finally:
+            then()                   # the devices start, and --quit-after's verdict comes
 
     def refused(exc: BaseException) -> None:
         if getattr(window, "closing", False):
             return
-        show_open_failed(window, path, exc)     # blocks recording with its own reason
-        window.visit_label.setText("  no visit  ")
-        then()
+        try:
+            show_open_failed(window, path, exc)     # blocks recording with its own reason
+            window.visit_label.setText("  no visit  ")
+        finally:
+            then()
 
     job.sigDone.connect(opened)
     job.sigFailed.connect(refused)
