@@ -26,6 +26,8 @@ import time
 from pathlib import Path
 from typing import Callable
 
+from fieldapp.sync.processes import pid_alive
+
 __all__ = ["PARALLEL_MIN_FEATURES", "STALE_HOURS", "Spare", "clear_stale", "prestart", "tmp_prefix",
            "use_workers", "write_in_workers"]
 
@@ -239,29 +241,6 @@ def tmp_prefix(name: str) -> str:
     return f".{name}.{os.getpid()}."
 
 
-def _alive(pid: int) -> bool:
-    """Whether process ``pid`` runs (True when it cannot be told)."""
-    if sys.platform == "win32":
-        import ctypes
-
-        k = ctypes.windll.kernel32
-        h = k.OpenProcess(0x1000, False, pid)   # PROCESS_QUERY_LIMITED_INFORMATION
-        if not h:
-            return k.GetLastError() != 87          # ERROR_INVALID_PARAMETER: no such process
-        try:
-            code = ctypes.c_ulong()
-            return not k.GetExitCodeProcess(h, ctypes.byref(code)) or code.value == 259  # STILL_ACTIVE
-        finally:
-            k.CloseHandle(h)
-    try:
-        os.kill(pid, 0)
-    except ProcessLookupError:
-        return False
-    except OSError:
-        return True
-    return True
-
-
 def clear_stale(parent: Path, name: str) -> list[Path]:
     """Remove the temporary folders killed exports of OUT ``name`` left in ``parent``: named
     ``.name.<pid>.<8 characters>.tmp`` (or ``.name.<8 characters>.tmp``, as older versions named
@@ -282,7 +261,7 @@ def clear_stale(parent: Path, name: str) -> list[Path]:
         except OSError:
             continue
         pid = m.group(1)
-        if old or (pid is not None and int(pid) != os.getpid() and not _alive(int(pid))):
+        if old or (pid is not None and int(pid) != os.getpid() and not pid_alive(int(pid))):
             shutil.rmtree(e.path, ignore_errors=True)
             if not os.path.exists(e.path):
                 removed.append(Path(e.path))

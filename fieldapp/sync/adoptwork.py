@@ -14,11 +14,11 @@ import os
 import re
 import shutil
 import socket
-import sys
 import time
 from pathlib import Path
 
 from fieldapp.sync.errors import SyncError
+from fieldapp.sync.processes import pid_alive
 from fieldapp.sync.officestore import OfficeStore
 
 #: A working folder older than this (hours) is a dead run's whoever made it.
@@ -34,29 +34,6 @@ def _host() -> str:
 def work_folder(new: Path) -> Path:
     """This run's working folder for ``NEW``: ``.NEW.<host>.<pid>.adopting`` beside it."""
     return new.with_name(f".{new.name}.{_host()}.{os.getpid()}.adopting")
-
-
-def _alive(pid: int) -> bool:
-    """Whether process ``pid`` runs on this computer (True when it cannot be told)."""
-    if sys.platform == "win32":
-        import ctypes
-
-        k = ctypes.windll.kernel32
-        h = k.OpenProcess(0x1000, False, pid)   # PROCESS_QUERY_LIMITED_INFORMATION
-        if not h:
-            return k.GetLastError() != 87          # ERROR_INVALID_PARAMETER: no such process
-        try:
-            code = ctypes.c_ulong()
-            return not k.GetExitCodeProcess(h, ctypes.byref(code)) or code.value == 259  # STILL_ACTIVE
-        finally:
-            k.CloseHandle(h)
-    try:
-        os.kill(pid, 0)
-    except ProcessLookupError:
-        return False
-    except OSError:
-        return True
-    return True
 
 
 def clear_stale(folder: Path) -> list[Path]:
@@ -79,7 +56,7 @@ def clear_stale(folder: Path) -> list[Path]:
         except OSError:
             continue
         pid = int(m["pid"]) if m["pid"] else None
-        dead = m["host"] == host and pid is not None and pid != me and not _alive(pid)
+        dead = m["host"] == host and pid is not None and pid != me and not pid_alive(pid)
         if old or dead:
             shutil.rmtree(e.path, ignore_errors=True)
             if not os.path.exists(e.path):

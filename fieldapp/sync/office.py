@@ -37,7 +37,6 @@ import re
 import shutil
 import socket
 import sqlite3
-import sys
 import time
 import uuid
 from collections.abc import Callable, Iterator
@@ -47,6 +46,7 @@ from pathlib import Path
 from fieldapp.sync import changesets as cs
 from fieldapp.sync import gpkgsql, schemas
 from fieldapp.sync.errors import InvalidOfficeData, OfficeLocked, OfficeNotFound, SyncError
+from fieldapp.sync.processes import pid_alive
 from fieldapp.sync.inplace import MasterBusy, MasterChanged, MasterWriter, check_writable
 from fieldapp.sync.files import (
     LOG_TABLE,
@@ -85,29 +85,6 @@ OFFICE_FORMAT = {"format": "fieldapp-office", "version": 1}
 
 
 # --------------------------------------------------------------------------------------------
-def _pid_alive(pid: int) -> bool:
-    """Whether a process with this id exists on this machine (never signals it)."""
-    if pid <= 0:
-        return False
-    if sys.platform == "win32":  # os.kill(pid, 0) would terminate the process on Windows
-        import ctypes
-
-        handle = ctypes.windll.kernel32.OpenProcess(0x1000, False, pid)  # QUERY_LIMITED_INFO
-        if not handle:
-            return False
-        code = ctypes.c_ulong()
-        ctypes.windll.kernel32.GetExitCodeProcess(handle, ctypes.byref(code))
-        ctypes.windll.kernel32.CloseHandle(handle)
-        return code.value == 259  # STILL_ACTIVE
-    try:
-        os.kill(pid, 0)
-    except ProcessLookupError:
-        return False
-    except PermissionError:
-        return True
-    return True
-
-
 class FolderOffice(OfficeStore):
     """An office kept in a folder: master GeoPackages, changeset history, lock files.
 
@@ -272,7 +249,7 @@ class FolderOffice(OfficeStore):
             return age_s > 60.0
         same_host = info.get("host") == socket.gethostname()
         pid = info.get("pid")
-        return bool(same_host and isinstance(pid, int) and not _pid_alive(pid))
+        return bool(same_host and isinstance(pid, int) and not pid_alive(pid))
 
     def _break(self, path: Path, info: dict) -> None:
         """Move a stale lock aside; if what we moved turns out to be a fresh lock, put it back."""
