@@ -359,7 +359,11 @@ class SiteFrame:
             Non-finite input or output (e.g. a position far outside the CRS's area).
         """
         x, y = self._forward.transform(lon_deg, lat_deg, errcheck=False)
-        if not (np.all(np.isfinite(x)) and np.all(np.isfinite(y))):
+        if type(x) is float and type(y) is float:      # one point (pyproj's scalars): no arrays
+            finite = math.isfinite(x) and math.isfinite(y)
+        else:
+            finite = bool(np.all(np.isfinite(x)) and np.all(np.isfinite(y)))
+        if not finite:
             raise NonFiniteCoordinate(
                 f"lon/lat ({lon_deg!r}, {lat_deg!r}) has no finite position in {self.crs.name!r}"
             )
@@ -435,30 +439,39 @@ class SiteFrame:
             A coordinate outside :attr:`bounds`, or an x, y whose inverse transform is not a
             finite lon/lat. ``.axis`` names ``x`` or ``y``; ``.index`` the vertex for arrays.
         """
+        b = self.bounds
+        if type(x) is float and type(y) is float:   # one point (a fix, ten a second): no arrays
+            if b is not None:
+                for axis, v, lo, hi in (("x", x, b[0], b[2]), ("y", y, b[1], b[3])):
+                    if not lo <= v <= hi:
+                        self._refuse_outside(axis, v, lo, hi, None)
+            lon, lat = self._inverse.transform(x, y, errcheck=False)
+            if not (math.isfinite(lon) and math.isfinite(lat) and abs(lat) <= 90.0):
+                self._refuse_no_lonlat(x, y, None)
+            return
         xa = np.atleast_1d(np.asarray(x, dtype=float))
         ya = np.atleast_1d(np.asarray(y, dtype=float))
         scalar = np.ndim(x) == 0
-        b = self.bounds
         if b is not None:
             for axis, vals, lo, hi in (("x", xa, b[0], b[2]), ("y", ya, b[1], b[3])):
                 bad = np.nonzero(~((vals >= lo) & (vals <= hi)))[0]
                 if len(bad):
                     i = int(bad[0])
-                    raise OutsideAreaOfUse(
-                        f"{axis} {float(vals[i])!r} is outside the area of use of "
-                        f"{self.crs.name!r} ({axis} {lo:.0f} to {hi:.0f} {self._unit_name}, "
-                        f"with a {AREA_OF_USE_MARGIN_DEG:g}° margin)",
-                        axis, None if scalar else i,
-                    )
+                    self._refuse_outside(axis, float(vals[i]), lo, hi, None if scalar else i)
         lon, lat = self._inverse.transform(xa, ya, errcheck=False)
         lon, lat = np.asarray(lon), np.asarray(lat)
         bad = np.nonzero(~(np.isfinite(lon) & np.isfinite(lat) & (np.abs(lat) <= 90.0)))[0]
         if len(bad):
             i = int(bad[0])
-            raise OutsideAreaOfUse(
-                f"x/y ({float(xa[i])!r}, {float(ya[i])!r}) has no lon/lat in {self.crs.name!r}",
-                "x/y", None if scalar else i,
-            )
+            self._refuse_no_lonlat(float(xa[i]), float(ya[i]), None if scalar else i)
+
+    def _refuse_outside(self, axis: str, v: float, lo: float, hi: float, index: int | None):
+        raise OutsideAreaOfUse(
+            f"{axis} {v!r} is outside the area of use of {self.crs.name!r} ({axis} {lo:.0f} to "
+            f"{hi:.0f} {self._unit_name}, with a {AREA_OF_USE_MARGIN_DEG:g}° margin)", axis, index)
+
+    def _refuse_no_lonlat(self, x: float, y: float, index: int | None):
+        raise OutsideAreaOfUse(f"x/y ({x!r}, {y!r}) has no lon/lat in {self.crs.name!r}", "x/y", index)
 
     @cached_property
     def _unit_name(self) -> str:

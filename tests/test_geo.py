@@ -235,6 +235,26 @@ def test_area_of_use_bounds_and_refusal_in_wisconsin_transverse_mercator():
     assert e.value.index == 2 and e.value.axis == "x"
 
 
+def test_area_of_use_one_point_as_floats_or_numpy_alike():
+    # A fix's x, y come as Python floats (checked without arrays, ten a second); numpy scalars
+    # and one-element lists take the array path: the same refusal, in the same words.
+    from fieldapp.geo import OutsideAreaOfUse
+
+    frame = SiteFrame("EPSG:3070")
+    x, y = (float(v) for v in frame.to_local(-89.4, 43.07))       # Madison: accepted
+    frame.check_xy(x, y)
+    frame.check_xy(np.float64(x), np.float64(y))
+    for bad in [(float("nan"), y), (x, float("inf")), (1e30, y), (x, -1e12)]:
+        said = []
+        for form in (lambda v: v, np.float64, lambda v: [v]):
+            with pytest.raises(OutsideAreaOfUse) as e:
+                frame.check_xy(form(bad[0]), form(bad[1]))
+            said.append((str(e.value), e.value.axis))
+            assert e.value.index == (0 if isinstance(form(1.0), list) else None)
+        assert said[0] == said[1] == said[2], said
+        assert said[0][1] == ("x" if bad[1] == y else "y")
+
+
 def test_area_of_use_across_the_antimeridian():
     # UTM 60N (lon 174..180) widened by 5 deg crosses 180: a point at lon 179.9 and one at
     # lon -178 (2 deg past the antimeridian, inside the margin) are both accepted.

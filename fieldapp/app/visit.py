@@ -152,10 +152,13 @@ class VisitController:
             return
         try:
             self.model.ensure_frame(fix)
-            self.model.on_fix(fix)
+            tp = self.model.on_fix(fix)
         except Exception as exc:  # noqa: BLE001 - shown in the banner by the window
             log.warning("fix not recorded: %s", exc)
             raise
+        if tp is not None:      # its site position is the map's next question (project)
+            f = self.model.frame
+            self._last_projected = (f, (fix.lat_deg, fix.lon_deg), (float(f.to_ft(tp.x)), float(f.to_ft(tp.y))))
         if self._declination_at is None:
             self._declination_at = (fix.lat_deg, fix.lon_deg, fix_hae_m(fix))
             if self.model.site.declination_source != "entered":

@@ -318,10 +318,11 @@ class VisitStore:
             sets = ", ".join(f'"{n}" = ?' for n in names[1:])
             self._update[layer] = f'UPDATE "{layer.value}" SET {sets} WHERE uuid = ?'
 
-    def _row(self, layer: Layer, f) -> list:
+    def _row(self, layer: Layer, f, geom=None) -> list:
+        """The table row of record ``f`` (``geom``: its geometry when the caller has made it)."""
         row = [f.uuid, S.utc_text(f.created_utc), S.utc_text(f.modified_utc), f.created_by]
         if layer in S.GEOMETRY:
-            row.append(S.gpkg_blob(S.geometry_of(layer, f), self._srs_id))
+            row.append(S.gpkg_blob(geom if geom is not None else S.geometry_of(layer, f), self._srs_id))
         row.extend(S.to_sql(c, getattr(f, c.field)) for c in self._cols[layer])
         return row
 
@@ -344,9 +345,9 @@ class VisitStore:
                     if layer is Layer.SITE and ch.action is Action.UPDATED and ch.new.crs != ch.old.crs:
                         self._set_srs(ch.new.crs)
                     if ch.action is Action.ADDED:
-                        conn.execute(self._insert[layer], self._row(layer, ch.new))
-                        if layer in S.GEOMETRY:
-                            _grow(grown, layer.value, S.geometry_of(layer, ch.new))
+                        geom = S.geometry_of(layer, ch.new) if layer in S.GEOMETRY else None
+                        conn.execute(self._insert[layer], self._row(layer, ch.new, geom))
+                        _grow(grown, layer.value, geom)
                     else:
                         reshaped.add(layer.value)
                     if ch.action is Action.UPDATED:

@@ -31,10 +31,27 @@ __all__ = ["conform", "create_sql", "envelope", "grow_extents", "register_st_fun
 _ENVELOPE_BYTES = {0: 0, 1: 32, 2: 48, 3: 48, 4: 64}
 
 
+#: the last blob read by :func:`envelope` and its envelope: a row's R-tree trigger asks for the
+#: same blob five times (ST_IsEmpty, ST_MinX ... ST_MaxY); one parse serves them all. A pure
+#: function of the bytes, so a hit is right whichever connection or thread asks.
+_last: tuple[bytes, tuple[float, float, float, float] | None] = (b"", None)
+
+
 def envelope(blob: bytes | None) -> tuple[float, float, float, float] | None:
     """(min_x, max_x, min_y, max_y) of a GeoPackageBinary geometry, in its SRS's units; None for
     NULL, an empty geometry or a blob that is not GeoPackageBinary (the triggers then skip the
     row rather than fail the user's write)."""
+    global _last
+    last = _last
+    if type(blob) is bytes and blob == last[0]:
+        return last[1]
+    env = _envelope(blob)
+    if type(blob) is bytes:
+        _last = (blob, env)
+    return env
+
+
+def _envelope(blob: bytes | None) -> tuple[float, float, float, float] | None:
     if not isinstance(blob, (bytes, memoryview)) or len(blob) < 8 or bytes(blob[:2]) != b"GP":
         return None
     flags = blob[3]

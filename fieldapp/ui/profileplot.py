@@ -143,14 +143,13 @@ def place_labels(boxes: list[tuple[float, float]], sizes: list[tuple[float, floa
             cx = min(max(centre + k * w, w / 2.0 + gap_px), width_px - w / 2.0 - gap_px)
             if cx not in xs_try:
                 xs_try.append(cx)
+        ground = {cx: under(cx - w / 2.0, cx + w / 2.0) for cx in xs_try}   # once per spot
         spots = []
         for row in range(rows + 1):
             for cx in xs_try:
-                top_y, _ = under(cx - w / 2.0, cx + w / 2.0)
-                spots.append((cx, top_y - gap_px - row * (h + 2 * gap_px)))
+                spots.append((cx, ground[cx][0] - gap_px - row * (h + 2 * gap_px)))
         for cx in xs_try:
-            _, low_y = under(cx - w / 2.0, cx + w / 2.0)
-            spots.append((cx, low_y + gap_px + h))
+            spots.append((cx, ground[cx][1] + gap_px + h))
         for cx, bottom in spots:
             rect = (cx - w / 2.0 - gap_px, bottom - h - gap_px, cx + w / 2.0 + gap_px,
                     bottom + gap_px)

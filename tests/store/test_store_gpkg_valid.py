@@ -109,6 +109,26 @@ def test_empty_geometry_and_null_geometry_stay_out_of_the_index(tmp_path):
     assert envelope(b"not a blob") is None
 
 
+def test_the_rtree_triggers_index_each_row_by_its_own_envelope():
+    # The triggers ask for one blob five times in a row (one parse kept for them): rows of
+    # different points, a repeated point and a non-blob still get their own values.
+    import sqlite3
+
+    from fieldapp.store.schema import gpkg_blob
+    from fieldapp.store.spatial import envelope, register_st_functions
+
+    conn = register_st_functions(sqlite3.connect(":memory:"))
+    pts = [(3.0, 4.0), (-7.5, 2.25), (3.0, 4.0), (1e6, -1e6)]
+    blobs = [gpkg_blob(Point(x, y), 32616) for x, y in pts] + [b"not a blob", None]
+    got = [conn.execute("SELECT ST_IsEmpty(?), ST_MinX(?), ST_MaxX(?), ST_MinY(?), ST_MaxY(?)",
+                        (b,) * 5).fetchone() for b in blobs]
+    assert got == [(0, 3.0, 3.0, 4.0, 4.0), (0, -7.5, -7.5, 2.25, 2.25), (0, 3.0, 3.0, 4.0, 4.0),
+                   (0, 1e6, 1e6, -1e6, -1e6), (1, None, None, None, None),
+                   (None, None, None, None, None)]
+    assert envelope(memoryview(blobs[1])) == (-7.5, -7.5, 2.25, 2.25)
+    assert envelope(blobs[0]) == (3.0, 3.0, 4.0, 4.0)
+
+
 def test_missing_validator_fails_under_ci(monkeypatch, tmp_path):
     # under CI the validator is a required service: missing, the test fails (never skips)
     import _pytest.outcomes
