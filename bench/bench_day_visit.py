@@ -8,6 +8,8 @@ are there from the start). Setup is not counted. Then, each printed beside its t
 
 - open: the store opened, the model loaded, every check built and the stored track read for
   the map (``open_visit`` + ``refresh_checks`` + ``track_ft``, as the window does), <= 2 s;
+  and the same open cold: the file's pages dropped from the OS's cache first (Linux
+  ``posix_fadvise`` DONTNEED; the modules stay loaded), as the morning after a reboot;
 - one more fix recorded (committed: WAL, synchronous FULL) and drawn (the map's marker moved,
   redrawn and painted), median of 50, <= 5 ms;
 - report (PDF) <= 20 s; export of every format (``--format all``: one read, a folder each) <= 20 s; sync of the day to a
@@ -42,7 +44,8 @@ DAY_FIXES = 8 * 3600 * 10
 DAY_TREES = 4000
 T0 = datetime(2024, 6, 3, 13, 0, tzinfo=timezone.utc)
 LON0, LAT0 = -87.0, 45.0
-TARGETS = {"open": 2.0, "fix": 0.005, "report": 20.0, "export": 20.0, "sync": 10.0}
+TARGETS = {"open": 2.0, "cold": 2.0, "fix": 0.005, "report": 20.0, "export": 20.0, "sync": 10.0}
+LABELS = {"cold": "open cold"}   # the file not in the OS cache
 
 
 @dataclass(frozen=True)
@@ -109,6 +112,20 @@ def make_visit(path: Path, fraction: float) -> dict:
         v.record_fix(Fix(float(lat[i]), float(lon[i]), T0 + timedelta(seconds=i / 10)))
     create_visit(path, v).close()
     return {"fixes": n_fix, "trees": n_trees, "stands": len(stands), "last": (lat[-1], lon[-1])}
+
+
+def evict(path: Path) -> bool:
+    """Drop ``path``'s pages from the OS's page cache (written out first: only clean pages go),
+    so that the next read comes from the disk; False where the OS has no such call."""
+    if not hasattr(os, "posix_fadvise"):
+        return False
+    fd = os.open(path, os.O_RDONLY)
+    try:
+        os.fsync(fd)
+        os.posix_fadvise(fd, 0, 0, os.POSIX_FADV_DONTNEED)
+    finally:
+        os.close(fd)
+    return True
 
 
 def timed(fn) -> float:
@@ -200,6 +217,7 @@ def run(fraction: float, root: Path) -> dict:
         vc.track_ft()       # the stored track the window gives the map when the visit opens
         vc.close()
     out["open"] = timed(open_ready)
+    out["cold"] = timed(open_ready) if evict(path) else float("nan")
     out["fix"] = one_more_fix(path, made["last"], d)
     out["report"] = timed(lambda: build_report(path, d / "report.pdf"))
     out["export"] = timed(lambda: export_visit(path, d / "export", ALL))   # every format, one read
@@ -208,8 +226,8 @@ def run(fraction: float, root: Path) -> dict:
     out["memory"] = open_memory_mib(path)
     for k, target in TARGETS.items():
         unit, scale = ("ms", 1e3) if k == "fix" else ("s", 1.0)
-        print(f"  {k:7s} {out[k] * scale:8.2f} {unit}  (target <= {target * scale:g} {unit})")
-    print(f"  memory  {out['memory']:8.0f} MiB (peak of a fresh process opening the visit with its"
+        print(f"  {LABELS.get(k, k):9s} {out[k] * scale:8.2f} {unit}  (target <= {target * scale:g} {unit})")
+    print(f"  memory    {out['memory']:8.0f} MiB (peak of a fresh process opening the visit with its"
           f" checks; target <= 400 MiB)")
     out["size"] = made["fixes"] + made["trees"]
     return out
@@ -230,7 +248,7 @@ def main() -> None:
         for f, r in results[1:]:
             data = r["size"] / r0["size"]
             print(f"  {f0:g} -> {f:g} of the day (data x{data:.1f}): " + ", ".join(
-                f"{k} x{r[k] / r0[k]:.2f}" for k in ("open", "fix", "report", "export", "sync")))
+                f"{k} x{r[k] / r0[k]:.2f}" for k in ("open", "cold", "fix", "report", "export", "sync")))
     print(f"load: {' '.join(f'{x:.2f}' for x in os.getloadavg())}")
 
 

@@ -103,6 +103,10 @@ __all__ = [
 
 log = logging.getLogger(__name__)
 SQLITE_MAGIC = b"SQLite format 3\x00"
+#: a visit file this big or bigger is read through once before SQLite opens it (:func:`_read_ahead`)
+READ_AHEAD_MIN_BYTES = 4 * 1024 * 1024
+#: at most this much of it is (its photos may make a visit file big; a day's track is ~ 93 MB)
+READ_AHEAD_MAX_BYTES = 256 * 1024 * 1024
 UNDEFINED_CARTESIAN = -1
 CUSTOM_SRS_ID = 100000
 
@@ -619,6 +623,31 @@ def _closed_on_failure(conn: sqlite3.Connection, path: Path,
         raise
 
 
+def _read_ahead(path: Path) -> int:
+    """Read a big visit file (and its ``-wal``) through once in 1 MiB reads; returns the bytes
+    read. Opened cold (the morning after: the laptop rebooted, the file not in the OS's cache)
+    SQLite would fetch it one 4 KiB page at a time in B-tree order; read in order first, its
+    pages are in the cache when the load asks. A day's visit (93 MB) opened cold in 3.0-3.4 s,
+    and in 1.7-2.0 s after this read of 0.06-0.15 s (2-core VM, virtual disk); warm, the read is
+    a copy from the cache (~20 ms). Files under :data:`READ_AHEAD_MIN_BYTES` are left to
+    SQLite; at most :data:`READ_AHEAD_MAX_BYTES` of each is read. Best effort: a file that
+    cannot be read here is left for SQLite to refuse in its own words."""
+    done = 0
+    buf = bytearray(1 << 20)
+    for name in (path, path.with_name(path.name + "-wal")):
+        try:
+            with open(name, "rb", buffering=0) as fh:
+                if os.fstat(fh.fileno()).st_size < READ_AHEAD_MIN_BYTES:
+                    continue
+                left = READ_AHEAD_MAX_BYTES
+                while left > 0 and (n := fh.readinto(buf)):
+                    done += n
+                    left -= n
+        except OSError:
+            continue
+    return done
+
+
 def _open_checked(path: Path) -> tuple[sqlite3.Connection, dict]:
     """A read-only connection to a file that passed the checks of :func:`inspect`."""
     if not path.is_file():
@@ -630,6 +659,7 @@ def _open_checked(path: Path) -> tuple[sqlite3.Connection, dict]:
         raise ReadOnlyVisitFile(f"{path} cannot be read: {exc}") from exc
     if not head.startswith(SQLITE_MAGIC):
         raise NotAVisitFile(f"{path} is not a GeoPackage (not an SQLite database)")
+    _read_ahead(path)
     try:
         conn = _connect_readonly(path)
     except sqlite3.Error as exc:

@@ -159,6 +159,31 @@ def test_clean_close_leaves_one_complete_file(tmp_path, new_visit):
         reopened.close()
 
 
+def test_a_big_visit_file_is_read_ahead_in_order_before_sqlite_opens_it(tmp_path, new_visit, monkeypatch):
+    # Cold (the morning after) SQLite would fetch a day's visit a 4 KiB page at a time: the
+    # store reads a big file (and its WAL) through first. Sizes here are the test's own.
+    import fieldapp.store.gpkg as G
+
+    path = tmp_path / "visit.gpkg"
+    store = create_visit(path, new_visit)
+    fill(new_visit)
+    wal = path.with_name("visit.gpkg-wal")
+    live = path.stat().st_size, wal.stat().st_size
+    assert live[1] > 0
+    monkeypatch.setattr(G, "READ_AHEAD_MIN_BYTES", 1)
+    assert G._read_ahead(path) == live[0] + live[1]          # the file and its WAL, whole
+    monkeypatch.setattr(G, "READ_AHEAD_MIN_BYTES", live[0] + live[1] + 1)
+    assert G._read_ahead(path) == 0                           # small files are left to SQLite
+    store.close()
+    assert G._read_ahead(tmp_path / "none.gpkg") == 0         # nothing to read: no error here
+    monkeypatch.setattr(G, "READ_AHEAD_MIN_BYTES", 1)
+    seen = []
+    real = G._read_ahead
+    monkeypatch.setattr(G, "_read_ahead", lambda p: seen.append((p, real(p))) or seen[-1][1])
+    open_visit(path).close()                                  # every open reads ahead first
+    assert seen[0] == (path, path.stat().st_size)
+
+
 def test_checkpoint_makes_the_file_complete_while_open(tmp_path, new_visit):
     path = tmp_path / "visit.gpkg"
     store = create_visit(path, new_visit)
