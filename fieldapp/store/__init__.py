@@ -22,6 +22,7 @@ from .gpkg import (
     inspect,
     open_visit,
 )
+from .visitlock import VisitInUse, VisitLock
 from .schema import SCHEMA_VERSION
 
 __all__ = [
@@ -34,6 +35,8 @@ __all__ = [
     "StoreClosed",
     "StoreError",
     "VisitFileExists",
+    "VisitInUse",
+    "VisitLock",
     "VisitStore",
     "WriteFailed",
     "create_visit",

@@ -84,6 +84,7 @@ from . import spatial as spatial_index
 from .errors import (DamagedVisitFile, InvalidRecords, NewerVisitFile, NotAVisitFile, ReadOnlyVisitFile,
                      RecordProblem, StoreClosed, StoreError, VisitFileExists, WriteFailed)
 from .load import _load, _read_layer
+from .visitlock import VisitInUse, VisitLock
 
 __all__ = [
     "StoreError",
@@ -220,8 +221,10 @@ class VisitStore:
 
     _readonly = False
 
-    def __init__(self, path: Path, conn: sqlite3.Connection, visit: Visit, *, readonly: bool = False) -> None:
+    def __init__(self, path: Path, conn: sqlite3.Connection, visit: Visit, *, readonly: bool = False,
+                 lock: VisitLock | None = None) -> None:
         self.path = path
+        self._visit_lock = lock     # held until close (:mod:`.visitlock`)
         self._conn: sqlite3.Connection | None = conn
         self._readonly = readonly
         self.visit = visit
@@ -309,6 +312,8 @@ class VisitStore:
             self._conn = None
             if self.visit.journal is self:
                 self.visit.attach_journal(None)
+            if self._visit_lock is not None:
+                self._visit_lock.release()
 
     # -------------------------------------------------------------- writing
     def _prepare_sql(self) -> None:
@@ -425,10 +430,21 @@ def create_visit(path, visit: Visit, *, durability: str = "full") -> VisitStore:
     ------
     VisitFileExists
         ``path`` exists (nothing is touched).
+    VisitInUse
+        Another window or program is making or recording a visit at ``path`` (:mod:`.visitlock`).
     """
     path = Path(path)
     if path.exists():
         raise VisitFileExists(f"{path} exists; a visit file is never overwritten")
+    lock = VisitLock(path).acquire()
+    try:
+        return _create_visit(path, visit, durability, lock)
+    except BaseException:
+        lock.release()
+        raise
+
+
+def _create_visit(path: Path, visit: Visit, durability: str, lock: VisitLock) -> VisitStore:
     fd, tmp_name = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
     os.close(fd)
     tmp = Path(tmp_name)
@@ -464,7 +480,7 @@ def create_visit(path, visit: Visit, *, durability: str = "full") -> VisitStore:
         raise
     conn = _connect(path)
     _set_durable(conn, durability)
-    return VisitStore(path, conn, visit)
+    return VisitStore(path, conn, visit, lock=lock)
 
 
 def _grow(bounds: dict[str, list[float]], table: str, geom) -> None:
@@ -726,10 +742,27 @@ def open_visit(path, *, who: str | None = None, durability: str = "full", readon
     ReadOnlyVisitFile
         Opened for recording but the file or its folder cannot be written (open it with
         ``readonly=True``); the file is left untouched.
+    VisitInUse
+        Opened for recording while another window or program records into it or syncs it
+        (:mod:`.visitlock`; a read-only open is never refused so); the file is left untouched.
     """
     path = Path(path)
     if durability not in ("full", "normal"):
         raise ValueError(f"durability must be 'full' or 'normal', got {durability!r}")
+    if readonly:
+        return _open_visit(path, who, durability, True, None, visit_kwargs)
+    if not path.is_file():      # said as the checks say it, before a lock is taken for nothing
+        raise FileNotFoundError(f"no visit file at {path}")
+    lock = VisitLock(path).acquire()    # before the load: a second window is refused at once
+    try:
+        return _open_visit(path, who, durability, False, lock, visit_kwargs)
+    except BaseException:
+        lock.release()
+        raise
+
+
+def _open_visit(path: Path, who, durability: str, readonly: bool, lock: VisitLock | None,
+                visit_kwargs: dict) -> VisitStore:
     conn, meta = _open_checked(path)
     with _closed_on_failure(conn, path):
         site, records, track = _load(conn, path)
@@ -739,6 +772,8 @@ def open_visit(path, *, who: str | None = None, durability: str = "full", readon
     conn.close()
     if not (os.access(path, os.R_OK | os.W_OK) and os.access(path.parent, os.W_OK | os.X_OK)):
         raise ReadOnlyVisitFile(_readonly_message(path))
+    wal = path.with_name(path.name + "-wal")
+    crashed = wal.exists() and wal.stat().st_size > 0     # a clean close leaves no -wal
     try:
         conn = _connect(path)
     except sqlite3.Error as exc:
@@ -747,9 +782,31 @@ def open_visit(path, *, who: str | None = None, durability: str = "full", readon
         if int(meta["schema_version"]) < S.SCHEMA_VERSION:
             _migrate(conn, path)  # before the WAL switch: a failed migration leaves the bytes as they were
         _conform(conn, path)
+        if crashed:
+            _cover_extents(conn, path)
         _set_durable(conn, durability)
     visit = Visit.from_records(site, records, track=track, who=who, **visit_kwargs)
-    return VisitStore(path, conn, visit)
+    return VisitStore(path, conn, visit, lock=lock)
+
+
+def _cover_extents(conn: sqlite3.Connection, path: Path) -> None:
+    """After a crash (a -wal left at open): the layer extents widened to every row recorded
+    since the last checkpoint (:func:`fieldapp.store.spatial.cover_extents`), in one
+    transaction. Raises WriteFailed (the file as it was)."""
+    try:
+        conn.execute("BEGIN IMMEDIATE")
+        try:
+            widened = spatial_index.cover_extents(conn)
+            conn.execute("COMMIT")
+        except BaseException:
+            if conn.in_transaction:
+                conn.execute("ROLLBACK")
+            raise
+    except sqlite3.Error as exc:
+        raise WriteFailed(f"could not write to {path}: {exc}") from exc
+    if widened:
+        log.info("%s: extents of %s widened to the rows recorded before the last crash", path,
+                 ", ".join(widened))
 
 
 def conform_in(conn: sqlite3.Connection) -> bool:

@@ -25,7 +25,7 @@ from collections.abc import Iterable
 
 import shapely
 
-__all__ = ["conform", "create_sql", "envelope", "grow_extents", "register_st_functions", "rtree_sql",
+__all__ = ["conform", "cover_extents", "create_sql", "envelope", "grow_extents", "register_st_functions", "rtree_sql",
            "update_extents"]
 
 _ENVELOPE_BYTES = {0: 0, 1: 32, 2: 48, 3: 48, 4: 64}
@@ -157,6 +157,37 @@ def grow_extents(conn: sqlite3.Connection, bounds: dict[str, list[float]]) -> No
         " max_x = CASE WHEN max_x IS NULL OR max_x < ?3 THEN ?3 ELSE max_x END,"
         " max_y = CASE WHEN max_y IS NULL OR max_y < ?4 THEN ?4 ELSE max_y END WHERE table_name = ?5",
         [(*b, t) for t, b in bounds.items()])
+
+
+def cover_extents(conn: sqlite3.Connection) -> list[str]:
+    """Widen ``gpkg_contents`` extents that do not cover their table's R-tree (the bounds SQLite
+    keeps of every row, rounded outward to 32-bit floats) to the R-tree's bounds; returns the
+    tables widened. The store writes extents at each checkpoint (close, sync, export): rows
+    committed after the last one and then a crash or a power cut would lie outside them (QGIS
+    zooms to a layer by them). A bound off by no more than the R-tree's rounding counts as
+    covered. In the caller's transaction."""
+    widen = {}
+    tables = [r[0] for r in conn.execute("SELECT table_name FROM gpkg_geometry_columns")]
+    names = {r[0] for r in conn.execute("SELECT name FROM sqlite_master")}
+    for t in tables:
+        if f"rtree_{t}_geom" not in names:
+            continue
+        tree = conn.execute(f'SELECT min(minx), min(miny), max(maxx), max(maxy) FROM "rtree_{t}_geom"').fetchone()
+        if tree[0] is None:
+            continue
+        have = conn.execute("SELECT min_x, min_y, max_x, max_y FROM gpkg_contents WHERE table_name = ?",
+                            (t,)).fetchone()
+        if have is None:
+            continue
+        # float32 keeps 24 bits: a rounded bound is within 2**-23 of its value (and of 1e-30)
+        slack = [abs(v) * 2.0 ** -23 + 1e-30 for v in tree]
+        covered = all(h is not None for h in have) and (
+            tree[0] >= have[0] - slack[0] and tree[1] >= have[1] - slack[1]
+            and tree[2] <= have[2] + slack[2] and tree[3] <= have[3] + slack[3])
+        if not covered:
+            widen[t] = list(tree)
+    grow_extents(conn, widen)
+    return sorted(widen)
 
 
 def conform(conn: sqlite3.Connection, meta_table: str) -> bool:

@@ -161,6 +161,33 @@ def sync(
         The site id is not a safe name.
     """
     visit = Path(visit_path).absolute()
+    with visit_held(visit, "synced"):
+        return _sync(visit, office, site_id, policy, synced_by, progress, cancel, lock_wait_s)
+
+
+@contextlib.contextmanager
+def visit_held(visit: Path, doing: str):
+    """Hold ``visit``'s lock (:mod:`fieldapp.store.visitlock`) while a sync, resolution or
+    checkout writes it: a visit the app records into is refused (VisitRefused, nothing
+    written), as is a second sync of it; the app's own Sync closes its store first."""
+    from fieldapp.store import VisitInUse, VisitLock
+
+    try:
+        lock = VisitLock(visit).acquire()
+    except VisitInUse as exc:
+        raise VisitRefused(
+            f"{visit} is open in another fieldapp window or program (recording into it, or"
+            f" syncing it): nothing was {doing}. Close it there, or use that window's Sync"
+            " (it closes the visit while it syncs), then run this again") from exc
+    try:
+        yield
+    finally:
+        lock.release()
+
+
+def _sync(visit: Path, office: OfficeStore, site_id: str | None, policy: ConflictPolicy,
+          synced_by: str | None, progress: ProgressCallback | None, cancel: CancelToken | None,
+          lock_wait_s: float) -> SyncReport:
     state = LaptopState(visit)
     known = state.validated_sha256()
     # looked up at call time: the engine's generic-GeoPackage tests swap in the basics only

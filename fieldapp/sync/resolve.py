@@ -157,6 +157,13 @@ def resolve_conflict(visit_path, conflict_id: str, choice: str) -> tuple[Conflic
     from fieldapp.sync import engine
 
     visit = Path(visit_path)
+    with engine.visit_held(visit.absolute(), "changed"):
+        return _resolve(visit, conflict_id, choice)
+
+
+def _resolve(visit: Path, conflict_id: str, choice: str) -> tuple[Conflict, str]:
+    from fieldapp.sync import engine
+
     c = find_conflict(visit, conflict_id)
     if c.resolved_utc:
         raise SyncError(f"conflict {c.uuid[:8]} was already resolved on {c.resolved_utc} ({c.resolution})")

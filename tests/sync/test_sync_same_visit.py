@@ -1,6 +1,7 @@
-"""Two syncs of one visit at once (the app's Sync button and a CLI run): the second waits for
-the site lock and is refused with OfficeLocked, and never empties the scratch folder of the one
-running (it used to, before taking the lock), which then finishes."""
+"""Two syncs of one visit at once (the app's Sync button and a CLI run): the second is refused
+at once by the visit's lock (VisitRefused: before the office's site lock, which it used to wait
+for), and never empties the scratch folder of the one running (it used to, before taking the
+lock), which then finishes."""
 
 from __future__ import annotations
 
@@ -8,7 +9,7 @@ import pytest
 
 from tests.sync import sync_sample as S
 from tests.sync.test_sync import edit, generic_visits, make_site  # noqa: F401  (generic visits)
-from fieldapp.sync import FolderOffice, OfficeLocked, sync
+from fieldapp.sync import FolderOffice, VisitRefused, sync
 
 
 def test_a_second_sync_of_the_same_visit_waits_and_leaves_the_first_alone(tmp_path):
@@ -22,7 +23,8 @@ def test_a_second_sync_of_the_same_visit_waits_and_leaves_the_first_alone(tmp_pa
         if message.startswith("merging") and not seen:
             work = a.with_name(a.name + ".sync") / "work"
             before = sorted(p.name for p in work.iterdir())
-            with pytest.raises(OfficeLocked):
+            with pytest.raises(VisitRefused, match="open in another fieldapp window or program"
+                               r".*nothing was synced"):
                 sync(a, office, lock_wait_s=0.2)
             seen.append((before, sorted(p.name for p in work.iterdir())))
 

@@ -99,20 +99,40 @@ def test_bad_row_written_behind_the_syncs_back_is_refused(synced, full_reads):
 
 
 def test_bad_row_still_in_the_wal_is_refused(synced, full_reads):
-    # the app has the visit open (WAL mode) and syncs it; then a bad row is committed into the
-    # -wal only: the .gpkg's bytes are exactly the ones recorded, yet the sync must read it all
+    # another program (QGIS, say) has the visit open in WAL mode while it is synced; then a bad
+    # row is committed into the -wal only: the .gpkg's bytes are exactly the ones recorded, yet
+    # the sync must read it all (fieldapp itself holds the visit's lock while it records: its
+    # own open store is refused below)
     office, visit = synced
-    with open_visit(visit, who="a@laptop-a"):  # recording: WAL mode, the -wal stays
+    with contextlib.closing(st_connect(visit)) as holder:   # WAL mode: the -wal stays
+        holder.execute("PRAGMA journal_mode=WAL")
         sync(visit, office)
         assert record(visit)["sha256"] == sha(visit)
-        with contextlib.closing(st_connect(visit)) as conn, conn:
-            conn.execute("UPDATE tree SET dbh_in = 'abc' WHERE fid = 1")
+        with holder:
+            holder.execute("UPDATE tree SET dbh_in = 'abc' WHERE fid = 1")
         assert visit.with_name(visit.name + "-wal").stat().st_size > 0
         assert record(visit)["sha256"] == sha(visit)  # the .gpkg alone has not changed
         full_reads.clear()
         with pytest.raises(VisitRefused, match="dbh_in is 'abc'"):
             sync(visit, office)
         assert full_reads == [visit] and record(visit)["sha256"] == sha(visit)
+
+
+def test_a_visit_open_for_recording_is_not_synced_under_the_app(synced, full_reads):
+    # the app records into the visit: a sync from the command line would change the file under
+    # the app's model (received edits it does not know of, and would write over): refused before
+    # anything is written; once the app has closed it, the sync runs
+    office, visit = synced
+    before = sha(visit)
+    with open_visit(visit, who="a@laptop-a") as store:
+        store.visit.add_note("culvert")
+        store.checkpoint()
+        recorded = sha(visit)
+        with pytest.raises(VisitRefused, match=r"open in another fieldapp window or program"
+                                               r".*nothing was synced"):
+            sync(visit, office)
+        assert sha(visit) == recorded != before and full_reads == []
+    assert sync(visit, office).totals().sent == 1
 
 
 def test_record_of_another_check_version_or_damaged_is_not_trusted(synced, full_reads):
