@@ -76,8 +76,8 @@ class VisitController:
 
     # -------------------------------------------------------------- model events
     def _on_changes(self, changes: tuple) -> None:
-        if self.model.journal is not None:
-            self.records_stored += len(changes)
+        if self.model.journal is not None:     # records added (a site's CRS set is no record)
+            self.records_stored += sum(1 for ch in changes if _value(ch.action) == "added")
         only_track = all(_value(ch.layer) == "track_point" for ch in changes)
         for fn in self.change_listeners:
             fn(only_track)

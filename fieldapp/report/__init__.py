@@ -360,6 +360,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         nothing="no report written", output=args.output)
     if status:
         return 2 if refused else status
-    print(f"{summary['path']}: {summary['pages']} pages, {summary['verdicts']} verdicts "
-          f"(rule requests attached)")
+    pages, verdicts = summary["pages"], summary["verdicts"]
+    print(f"{summary['path']}: {pages} page{'' if pages == 1 else 's'}, {verdicts}"
+          f" verdict{'' if verdicts == 1 else 's'} (rule requests attached)")
     return 0

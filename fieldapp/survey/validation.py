@@ -507,7 +507,11 @@ def _check_area_of_use(frame: SiteFrame, nx: str, ny: str, x, y, vertex_of: str 
         if vertex_of is not None:
             where = "" if exc.index is None else f"vertex {exc.index}: "
             raise InvalidValue(vertex_of, f"{where}{exc}") from exc
-        raise InvalidValue(nx if exc.axis == "x" else ny if exc.axis == "y" else f"{nx}/{ny}", str(exc)) from exc
+        name = nx if exc.axis == "x" else ny if exc.axis == "y" else f"{nx}/{ny}"
+        words = str(exc)
+        if exc.axis in ("x", "y") and words.startswith(f"{exc.axis} "):
+            words = words[len(exc.axis) + 1:]     # "x: 5.1e6 is outside ...", not "x: x 5.1e6 ..."
+        raise InvalidValue(name, words) from exc
 
 
 def _validate_site_fields(site: Site) -> None:

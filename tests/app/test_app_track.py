@@ -70,3 +70,21 @@ def test_track_ft_is_empty_without_a_track(tmp_path):
         assert len(xs) == len(ys) == 0
     finally:
         vc.close()
+
+
+def test_records_stored_counts_the_records_added_and_the_map_gets_each_fix_where_recorded(tmp_path):
+    # --quit-after says "N records stored": rows added to the visit (the site's CRS set by the
+    # first fix is an update of the site row, no record); the map's position of a recorded fix
+    # is the track point's own x, y in site feet (the same as projecting the fix again)
+    vc = open_visit(tmp_path / "v.gpkg")            # a new visit: its CRS from the first fix
+    fixes = [Fix(45.0 + i * 1e-5, -87.0, T0 + timedelta(seconds=i)) for i in range(3)]
+    for fix in fixes:
+        vc.on_fix(fix)
+        pt = vc.model.track()[-1]
+        f = vc.model.frame
+        assert vc.project(fix.lat_deg, fix.lon_deg) == (f.to_ft(pt.x), f.to_ft(pt.y))
+        x, y = (float(c) for c in f.to_local(fix.lon_deg, fix.lat_deg))
+        assert (pt.x, pt.y) == pytest.approx((x, y), abs=1e-9)
+    vc.model.add_note("flagged a stake")
+    assert vc.records_stored == 4 == len(vc.model.track()) + 1
+    vc.close()

@@ -101,7 +101,7 @@ def srs_id(path: Path) -> int:
 BAD = {
     "text-dbh": ("dbh_in", "abc", "column dbh_in: 'abc' is not a number"),
     "negative-dbh": ("dbh_in", -5.0, r"column dbh_in: -5.0 outside \[0.1, 500.0\]"),
-    "geometry-outside-crs": ("geom", None, "column geom: x: x 50000000.0 is outside the area of use"),
+    "geometry-outside-crs": ("geom", None, "column geom: x: 50000000.0 is outside the area of use"),
 }
 
 
