@@ -26,7 +26,8 @@ arrival has reached the app", then does what the person would do there.
 
 - Start: the simulated receiver stands on the OHWM at the transect origin.
 - OHWM tab: walks to the scenario's OHWM points in turn (the transect origin first); press
-  *Average point* when it says it is there. After a point is recorded it walks to the next.
+  *Average point* when it says it is there. After a point is recorded it walks to the next;
+  after the scenario's last it stays put and says the Transect tab is next.
   While it walks to an OHWM point, *Average point* is disabled with the reason ("walking to
   OHWM point 3…"), so no point is averaged from a moving receiver; an averaging under way is
   cancelled if it walks off (every panel with a ``walker_changed(walker)`` method is told
@@ -343,7 +344,12 @@ class SimulatedSurveyor:
             return
         n = len(self.w.visit.ohwm_points())
         self._ohwm_seen = n
-        k = n % len(self.ohwm)
+        if n >= len(self.ohwm):     # every point of the scenario taken: the surveyor stays put
+            self.go([], "ohwm")
+            self.say(f"every OHWM point of the scenario is recorded ({n}): the Transect tab"
+                     " (Ctrl+2) is next.")
+            return
+        k = n
         self.go([Step(self.ohwm[k], lambda _fix: self.say(
             f"on the OHWM at point {k + 1} of the scenario: press Average point [A]."),
             f"OHWM point {k + 1}")], "ohwm")

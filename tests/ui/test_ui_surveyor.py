@@ -159,3 +159,23 @@ def test_arriving_after_the_transect_was_started_leaves_the_panel_alone(qapp):
         assert s.words == "at the transect origin: shoot the stations."
     finally:
         s.timer.stop()
+
+
+def test_after_the_scenarios_last_ohwm_point_the_surveyor_stays_put(qapp):
+    # the demo has its OHWM points: once each is recorded the surveyor does not start the
+    # tour again (a 9th "point 1" would join the OHWM line back to its start)
+    ohwm, transect = FakePanel("OHWM"), FakePanel("Transect")
+    w = FakeWindow([ohwm, transect])
+    gnss = FakeGnss()
+    s = SimulatedSurveyor(w, gnss, SCENARIO, poll_ms=10_000)
+    try:
+        w.visit.points = ["point 1"]
+        s.to_next_ohwm()
+        assert gnss.walks == [(43.0002, -91.0, 6.0)] and ohwm.said[-1] == "walking to OHWM point 2…"
+        w.visit.points = ["point 1", "point 2"]
+        s.to_next_ohwm()
+        assert gnss.walks == [(43.0002, -91.0, 6.0)] and not s.busy and s.walking_to is None
+        assert ohwm.said[-1] == ("every OHWM point of the scenario is recorded (2): the Transect"
+                                 " tab (Ctrl+2) is next.")
+    finally:
+        s.timer.stop()
