@@ -29,6 +29,10 @@ KIND_WORDS = {"wetland": "wetland", "woodland_stand": "woodland stand", "grove":
               "swale": "swale"}
 
 
+#: two legs of an OHWM line this close (ft) count as one running back over the other
+OHWM_NEAR_FT = 3.0
+
+
 def _value(v: Any) -> Any:
     return getattr(v, "value", v)
 
@@ -217,6 +221,26 @@ class VisitController:
         from fieldapp.survey.features import Layer
 
         return sorted(self.model.features(Layer.OHWM_POINT), key=lambda p: (p.line_uuid, p.seq))
+
+    def ohwm_order_warning(self) -> str | None:
+        """Words when an OHWM line runs back over itself (:func:`fieldapp.survey.shoreline.doubles_back`
+        with :data:`OHWM_NEAR_FT`: points taken out of order along the bank), naming the legs by
+        point number; else None."""
+        from fieldapp.survey.shoreline import doubles_back
+
+        lines: dict[str, list] = {}
+        for p in self.ohwm_points():
+            lines.setdefault(p.line_uuid, []).append(p)
+        near = OHWM_NEAR_FT / self.model.frame.to_ft(1.0) if lines else 0.0
+        for pts in lines.values():
+            legs = doubles_back([(p.x, p.y) for p in pts], near)
+            if legs is not None:
+                (a, b), (c, d) = ((pts[k].seq + 1, pts[k + 1].seq + 1) for k in legs)
+                return (f"Warning: the OHWM line runs back over itself: from point {c} to {d} it"
+                        f" meets the line from point {a} to {b}. The line joins the points in the"
+                        " order taken: take them in order along the bank (Records, Ctrl+T, to"
+                        " correct or delete one)")
+        return None
 
     def add_averaged_point(self, fixes: list, n_required: int) -> Any:
         pos = self.model.average(fixes, min_epochs=n_required)

@@ -30,7 +30,50 @@ from .readings import ShotLike
 from .readings import reading_id as _reading_id
 from .validation import ms, validate
 
-__all__ = ["ShorelineCommands"]
+__all__ = ["ShorelineCommands", "doubles_back"]
+
+
+def doubles_back(xy: list[tuple[float, float]], near: float = 0.0) -> tuple[int, int] | None:
+    """Where a line through ``xy`` (in order) runs back over itself: ``(i, j)``, the first two
+    legs (leg ``i`` runs from point ``i`` to ``i + 1``, 0-based; ``j > i``) that cross, touch or
+    come within ``near`` (CRS units) of each other; two legs in a row count when the walk turns
+    back onto the leg before (the next point within ``near`` of it, or the one before within
+    ``near`` of the next leg). Points within ``near`` of the one before count as one. None when
+    no legs do so (or under 3 points).
+
+    An OHWM line joins its points in the order they were taken: points taken out of order
+    along the bank make a line that runs back over itself (and a bank, protective area or
+    stake-out line measured from the wrong places). Walking back, a point is never exactly on
+    the legs before: ``near`` is the tolerance (the caller's: 3 ft for OHWM points).
+
+    >>> doubles_back([(0, 0), (10, 0), (20, 0)]) is None
+    True
+    >>> doubles_back([(0, 0), (10, 0), (20, 0), (5, 0.5)], near=1.0)   # back along the first legs
+    (0, 2)
+    >>> doubles_back([(0, 0), (10, 0), (10, 10), (5, -5)])   # the third leg crosses the first
+    (0, 2)
+    >>> doubles_back([(0, 0), (10, 0), (4, 0.5)], near=1.0)  # turned straight back
+    (0, 1)
+    """
+    keep = [0]
+    for k in range(1, len(xy)):
+        if math.dist(xy[k], xy[keep[-1]]) > near:
+            keep.append(k)
+    if len(keep) < 3:
+        return None
+    pts = [xy[k] for k in keep]
+    legs = [LineString(pts[k:k + 2]) for k in range(len(pts) - 1)]
+    for i, a in enumerate(legs):
+        for j in range(i + 1, len(legs)):
+            b = legs[j]
+            if j == i + 1:
+                back = (b.distance(shapely.Point(pts[i])) <= near
+                        or a.distance(shapely.Point(pts[j + 1])) <= near)
+            else:
+                back = a.distance(b) <= near
+            if back:                        # legs of the kept points -> of the points given
+                return keep[i + 1] - 1, keep[j + 1] - 1
+    return None
 
 
 class ShorelineCommands:

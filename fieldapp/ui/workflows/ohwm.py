@@ -119,6 +119,12 @@ class OhwmPanel(WorkflowPanel):
         self.table.horizontalHeader().setSectionResizeMode(QHeaderView.ResizeToContents)
         self.table.setMinimumHeight(120)
         lay.addWidget(self.table, 1)
+        self.order_warning = QLabel("")        # points taken out of order along the bank
+        self.order_warning.setObjectName("ohwmOrderWarning")
+        self.order_warning.setProperty("role", "reason")
+        self.order_warning.setWordWrap(True)
+        self.order_warning.hide()
+        lay.addWidget(self.order_warning)
 
         self.collecting: list[Any] | None = None
         self.skipped = 0
@@ -273,6 +279,9 @@ class OhwmPanel(WorkflowPanel):
     # -------------------------------------------------------------- view
     def refresh(self) -> None:
         points = self.visit.ohwm_points() if self.visit else []
+        warning = self.visit.ohwm_order_warning() if self.visit else None
+        self.order_warning.setText(warning or "")
+        self.order_warning.setVisible(bool(warning))
         self.table.setRowCount(len(points))
         for r, p in enumerate(points):
             method = getattr(p.method, "value", str(p.method))
