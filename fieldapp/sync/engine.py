@@ -270,7 +270,16 @@ def _report(job: _Sync, outcome: SyncOutcome, resumed: str | None) -> SyncReport
     return SyncReport(job.site, job.office.describe(), outcome.changeset_id, outcome.office_seq,
                       outcome.layers(), outcome.conflicts, (resumed,) if resumed else (), outcome.no_op,
                       job.policy.value, tuple(job.schema_changes), outcome.bookkeeping(),
-                      outcome.conflict_records())
+                      outcome.conflict_records(), _site_name(job.visit))
+
+
+def _site_name(visit: Path) -> str:
+    """The site's name in the visit ("" when it cannot be read: the summary then names the id)."""
+    with contextlib.suppress(sqlite3.Error, OSError):
+        with contextlib.closing(connect(visit, readonly=True)) as conn:
+            row = conn.execute("SELECT name FROM site LIMIT 1").fetchone()
+            return str(row[0]) if row and row[0] else ""
+    return ""
 
 
 def _record_check(visit: Path, state: LaptopState, known: str | None, checked: str | None,

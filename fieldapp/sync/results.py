@@ -104,6 +104,8 @@ class SyncReport:
     schema_changes: tuple[str, ...] = ()
     bookkeeping: tuple[LayerCounts, ...] = ()
     conflict_records: LayerCounts | None = None
+    #: the site's name as the crew gave it ("" when unknown): the summary names the site by it
+    site_name: str = ""
 
     def totals(self) -> LayerCounts:
         """Sum of the per-layer counts (``layer`` = ``"all"``)."""
@@ -124,7 +126,9 @@ class SyncReport:
 
     def format(self) -> str:
         """A plain-text summary: one line per layer, then the conflicts."""
-        lines = [f"site {self.site_id} <-> {self.office}: office now at seq {self.office_seq}"]
+        site = (f"site {self.site_name} ({self.site_id})" if self.site_name and self.site_name != self.site_id
+                else f"site {self.site_id}")
+        lines = [f"{site} <-> {self.office}: office now at seq {self.office_seq}"]
         for cid in self.resumed:
             lines.append(f"  completed interrupted sync {cid}")
         for what in self.schema_changes:

@@ -281,6 +281,9 @@ def test_counts_noop_and_pull_only(any_site):
     assert b.changeset_id is None and b.office_seq == a.office_seq == 2
     assert snapshot(lap["B"]) == snapshot(master(office))
     assert "received" in b.format()
+    # a generic GeoPackage has no site name: the site is named by its id
+    assert b.site_name == "" and b.format().splitlines()[0] == (
+        f"site {b.site_id} <-> {office.describe()}: office now at seq 2")
     # the layer in the crew's words, its table beside it: "  Trees (tree)   0   2   0   0"
     assert [line.split() for line in b.format().splitlines()[2:]] == [
         ["Trees", "(tree)", "0", "2", "0", "0"], ["all", "layers", "0", "2", "0", "0"]]

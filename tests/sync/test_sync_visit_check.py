@@ -132,7 +132,12 @@ def test_a_visit_open_for_recording_is_not_synced_under_the_app(synced, full_rea
                                                r".*nothing was synced"):
             sync(visit, office)
         assert sha(visit) == recorded != before and full_reads == []
-    assert sync(visit, office).totals().sent == 1
+    report = sync(visit, office)
+    assert report.totals().sent == 1
+    # the summary names the site as the crew named it, its id beside it
+    with open_visit(visit, readonly=True) as reader:
+        name = reader.visit.site.name
+    assert report.format().splitlines()[0].startswith(f"site {name} ({report.site_id}) <-> ")
 
 
 def test_record_of_another_check_version_or_damaged_is_not_trusted(synced, full_reads):

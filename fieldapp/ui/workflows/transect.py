@@ -211,11 +211,11 @@ class TransectPanel(WorkflowPanel):
         self.declination.setObjectName("declinationSpin")
         self.declination.setRange(-180.0, 180.0)
         self.declination.setDecimals(2)
-        self.declination.setSuffix(" ° E")
+        self.declination.setSuffix(" °")      # signed: the label says east is +, west is -
         self.declination.setToolTip("Degrees east of true north (west negative): true azimuth ="
                                     " magnetic azimuth + declination")
         self.declination.setEnabled(False)
-        add_field(decl, 0, 1, "Declination", self.declination)
+        add_field(decl, 0, 1, "Declination (east +, west −)", self.declination)
         self.declination_override = QCheckBox("Override")
         self.declination_override.setObjectName("declinationOverride")
         self.declination_override.setToolTip("Type the declination instead of the World"
