@@ -27,7 +27,7 @@ LAYER_WORDS = {
     "note": "Notes",
     "stake_point": "Stake-out flags",
     "photo": "Photos",
-    "gpkgext_relations": "Photo links (related tables)",
+    "gpkgext_relations": "Related-tables register",
     "fieldapp_sync_conflicts": "Conflict records (sync)",
 }
 

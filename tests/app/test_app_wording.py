@@ -24,4 +24,4 @@ def test_each_table_has_its_own_words():
     assert firsts.count("Site") == 1
     assert layer_words("newer_table") == "newer_table"
     # schema 4: the photos and the Related Tables Extension's relations travel by sync too
-    assert (layer_words("photo"), layer_words("gpkgext_relations")) == ("Photos", "Photo links (related tables)")
+    assert (layer_words("photo"), layer_words("gpkgext_relations")) == ("Photos", "Related-tables register")

@@ -24,7 +24,7 @@ def test_first_sync_summary_counts_records_and_names_bookkeeping_apart():
     lines = report.format().splitlines()
     assert lines[-2].split() == ["all", "layers", "292000", "0", "0", "0"]
     assert lines[-1] == ("  file bookkeeping, not records: File info (schema) (fieldapp_meta) 3 sent;"
-                         " Photo links (related tables) (gpkgext_relations) 16 sent")
+                         " Related-tables register (gpkgext_relations) 16 sent")
 
 
 def test_summary_without_bookkeeping_has_no_such_line():
