@@ -159,10 +159,12 @@ def check_visit_file(visit: Path, *, known_sha256: str | None = None) -> str | N
             connect(visit, readonly=True)
         ) as conn:
             where = _bad_value(conn)
-        detail = f"{where} ({exc})" if where else f"{type(exc).__name__}: {exc}"
+        # the value named once (the store's own words repeat it with their own advice)
+        detail = where if where else f"{type(exc).__name__}: {exc}"
         raise VisitRefused(
-            f"visit {visit} cannot be read by the store: {detail}. Nothing was synced;"
-            " correct the value in QGIS (the app does not open a visit holding it either) and sync again"
+            f"visit {visit} holds a value fieldapp refuses: {detail}. Nothing was synced and the"
+            " visit is unchanged; correct the value in QGIS (the app will not open the visit"
+            " until then either) and sync again"
         ) from exc
     return before if before is not None and visit_fingerprint(visit) == before else None
 

@@ -113,7 +113,8 @@ BAD_VISITS = {
     "schema-abc": (unreadable_schema, "schema_version 'abc'"),
     "no-fieldapp_meta": (no_meta, "no fieldapp_meta table"),
     "no-tree-table": (no_tree_table, "lacks tables \\['tree'\\]"),
-    "dbh-abc": (text_dbh, "cannot be read by the store: tree [0-9a-f-]+: dbh_in is 'abc' \\(text\\)"),
+    "dbh-abc": (text_dbh, "holds a value fieldapp refuses: tree [0-9a-f-]+: dbh_in is 'abc' \\(text\\),"
+                          " not a real value. Nothing was synced and the visit is unchanged; correct"),
 }
 
 
