@@ -772,8 +772,6 @@ def _open_visit(path: Path, who, durability: str, readonly: bool, lock: VisitLoc
     conn.close()
     if not (os.access(path, os.R_OK | os.W_OK) and os.access(path.parent, os.W_OK | os.X_OK)):
         raise ReadOnlyVisitFile(_readonly_message(path))
-    wal = path.with_name(path.name + "-wal")
-    crashed = wal.exists() and wal.stat().st_size > 0     # a clean close leaves no -wal
     try:
         conn = _connect(path)
     except sqlite3.Error as exc:
@@ -782,31 +780,9 @@ def _open_visit(path: Path, who, durability: str, readonly: bool, lock: VisitLoc
         if int(meta["schema_version"]) < S.SCHEMA_VERSION:
             _migrate(conn, path)  # before the WAL switch: a failed migration leaves the bytes as they were
         _conform(conn, path)
-        if crashed:
-            _cover_extents(conn, path)
         _set_durable(conn, durability)
     visit = Visit.from_records(site, records, track=track, who=who, **visit_kwargs)
     return VisitStore(path, conn, visit, lock=lock)
-
-
-def _cover_extents(conn: sqlite3.Connection, path: Path) -> None:
-    """After a crash (a -wal left at open): the layer extents widened to every row recorded
-    since the last checkpoint (:func:`fieldapp.store.spatial.cover_extents`), in one
-    transaction. Raises WriteFailed (the file as it was)."""
-    try:
-        conn.execute("BEGIN IMMEDIATE")
-        try:
-            widened = spatial_index.cover_extents(conn)
-            conn.execute("COMMIT")
-        except BaseException:
-            if conn.in_transaction:
-                conn.execute("ROLLBACK")
-            raise
-    except sqlite3.Error as exc:
-        raise WriteFailed(f"could not write to {path}: {exc}") from exc
-    if widened:
-        log.info("%s: extents of %s widened to the rows recorded before the last crash", path,
-                 ", ".join(widened))
 
 
 def conform_in(conn: sqlite3.Connection) -> bool:
@@ -818,8 +794,10 @@ def conform_in(conn: sqlite3.Connection) -> bool:
 
 def _conform(conn: sqlite3.Connection, path: Path) -> None:
     """Give a file written before the spatial index its R-tree, triggers and extents, and take
-    ``fieldapp_meta`` out of ``gpkg_contents`` (:func:`fieldapp.store.spatial.conform`), in one
-    transaction; nothing is written when the file already conforms.
+    ``fieldapp_meta`` out of ``gpkg_contents`` (:func:`fieldapp.store.spatial.conform`), and
+    widen layer extents left behind by a crash (rows recorded since the last checkpoint:
+    :func:`fieldapp.store.spatial.cover_extents`), in one transaction; nothing is written when
+    the file already conforms.
 
     Raises
     ------
@@ -832,6 +810,10 @@ def _conform(conn: sqlite3.Connection, path: Path) -> None:
             if conform_in(conn):
                 log.info("%s: brought to GeoPackage conformance (spatial index, extents,"
                          " Related Tables rows, fieldapp_meta unregistered)", path)
+            widened = spatial_index.cover_extents(conn)
+            if widened:
+                log.info("%s: extents of %s widened to the rows recorded before the last crash",
+                         path, ", ".join(widened))
             conn.execute("COMMIT")
         except BaseException:
             if conn.in_transaction:

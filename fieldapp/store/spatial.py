@@ -163,28 +163,30 @@ def cover_extents(conn: sqlite3.Connection) -> list[str]:
     """Widen ``gpkg_contents`` extents that do not cover their table's R-tree (the bounds SQLite
     keeps of every row, rounded outward to 32-bit floats) to the R-tree's bounds; returns the
     tables widened. The store writes extents at each checkpoint (close, sync, export): rows
-    committed after the last one and then a crash or a power cut would lie outside them (QGIS
-    zooms to a layer by them). A bound off by no more than the R-tree's rounding counts as
-    covered. In the caller's transaction."""
+    committed after the last one and then a crash or a power cut lie outside them (QGIS zooms
+    to a layer by them). A bound off by no more than the R-tree's rounding counts as covered.
+    Cheap when they cover: one R-tree look-up per side (``minx < ?``: the index prunes every
+    node inside), the whole R-tree read only for a table with a row outside. In the caller's
+    transaction."""
     widen = {}
-    tables = [r[0] for r in conn.execute("SELECT table_name FROM gpkg_geometry_columns")]
     names = {r[0] for r in conn.execute("SELECT name FROM sqlite_master")}
-    for t in tables:
+    rows = conn.execute("SELECT c.table_name, c.min_x, c.min_y, c.max_x, c.max_y FROM gpkg_contents c"
+                        " JOIN gpkg_geometry_columns g ON g.table_name = c.table_name").fetchall()
+    for t, *have in rows:
+        r = f'"rtree_{t}_geom"'
         if f"rtree_{t}_geom" not in names:
             continue
-        tree = conn.execute(f'SELECT min(minx), min(miny), max(maxx), max(maxy) FROM "rtree_{t}_geom"').fetchone()
-        if tree[0] is None:
-            continue
-        have = conn.execute("SELECT min_x, min_y, max_x, max_y FROM gpkg_contents WHERE table_name = ?",
-                            (t,)).fetchone()
-        if have is None:
-            continue
-        # float32 keeps 24 bits: a rounded bound is within 2**-23 of its value (and of 1e-30)
-        slack = [abs(v) * 2.0 ** -23 + 1e-30 for v in tree]
-        covered = all(h is not None for h in have) and (
-            tree[0] >= have[0] - slack[0] and tree[1] >= have[1] - slack[1]
-            and tree[2] <= have[2] + slack[2] and tree[3] <= have[3] + slack[3])
-        if not covered:
+        if None in have:
+            outside = conn.execute(f"SELECT 1 FROM {r} LIMIT 1").fetchone() is not None
+        else:
+            # float32 keeps 24 bits: a rounded bound is within 2**-23 of its value (and of 1e-30)
+            lo_x, lo_y, hi_x, hi_y = (v - abs(v) * 2.0 ** -23 - 1e-30 if k < 2 else v + abs(v) * 2.0 ** -23 + 1e-30
+                                      for k, v in enumerate(have))
+            outside = any(conn.execute(f"SELECT 1 FROM {r} WHERE {side} LIMIT 1", (v,)).fetchone()
+                          for side, v in (("minx < ?", lo_x), ("miny < ?", lo_y),
+                                          ("maxx > ?", hi_x), ("maxy > ?", hi_y)))
+        if outside:
+            tree = conn.execute(f"SELECT min(minx), min(miny), max(maxx), max(maxy) FROM {r}").fetchone()
             widen[t] = list(tree)
     grow_extents(conn, widen)
     return sorted(widen)

@@ -129,60 +129,24 @@ def test_the_rtree_triggers_index_each_row_by_its_own_envelope():
     assert envelope(blobs[0]) == (3.0, 3.0, 4.0, 4.0)
 
 
-CRASH = """
-import os, sys
-from dataclasses import dataclass
-from datetime import datetime, timezone
-from fieldapp.store import create_visit
-from fieldapp.survey.visit import Visit
-
-@dataclass(frozen=True)
-class Fix:
-    lat_deg: float
-    lon_deg: float
-    time_utc: datetime
-    quality: int = 4
-    sats_used: int = 16
-    hdop: float = 0.6
-    horizontal_accuracy_m: float = 0.015
-    vertical_accuracy_m: float = 0.025
-    alt_hae_m: float = 251.3
-    t_monotonic_s: float = 0.0
-
-v = Visit.new("c", crs="EPSG:32616")
-s = create_visit(sys.argv[1], v)
-v.add_tree(x=500000.0, y=4983000.0, dbh_in=10.0, species_code="ACSA")
-s.checkpoint()                       # extents written here ...
-v.add_tree(x=520000.0, y=4993000.0, dbh_in=10.0, species_code="ACSA")
-v.start_track()
-t0 = datetime(2024, 6, 3, 13, 0, tzinfo=timezone.utc)
-v.record_fix(Fix(45.0, -87.0, t0))
-v.record_fix(Fix(45.5, -86.5, t0))
-os._exit(0)                          # ... and a crash before the next: no close
-"""
-
-
 def test_extents_cover_the_rows_recorded_before_a_crash_once_reopened(tmp_path):
-    # The extents are written at checkpoints; a tree 20 km away and two fixes committed after
-    # the last one, then a crash: the next open widens the extents to them (QGIS zooms by them)
-    import subprocess
-    import sys
+    # The extents are written at checkpoints (close, sync, export); the crash probe records
+    # fixes, trees, stations and notes into a new visit and is killed (SIGKILL) before any:
+    # the next open widens the extents to every row (QGIS zooms to a layer by them)
+    from fieldapp.store.crashprobe import run_trial
 
     path = tmp_path / "crash.gpkg"
-    subprocess.run([sys.executable, "-c", CRASH, str(path)], check=True)
-    assert path.with_name("crash.gpkg-wal").stat().st_size > 0
-    open_visit(path).close()
+    trial = run_trial(path, rate_hz=0, kill_after_s=0.5)     # it opens the visit after the kill
+    assert trial.reported > 10 and trial.missing == [] and trial.opened
     with contextlib.closing(st_connect(path)) as conn:
-        for table in ("tree", "track_point"):
+        for table in ("tree", "track_point", "station"):
             ext = conn.execute("SELECT min_x, min_y, max_x, max_y FROM gpkg_contents"
                                " WHERE table_name = ?", (table,)).fetchone()
-            for x, y in conn.execute(f'SELECT ST_MinX(geom), ST_MinY(geom) FROM "{table}"'):
-                assert ext[0] <= x <= ext[2] and ext[1] <= y <= ext[3], (table, ext, x, y)
-        tree = conn.execute("SELECT min_x, min_y, max_x, max_y FROM gpkg_contents"
-                            " WHERE table_name = 'tree'").fetchone()
-    # the R-tree's 32-bit bounds: within half a unit (float32 at 5e6 m) of the trees' own
-    assert tree[0] == 500000.0 and tree[1] == 4983000.0
-    assert 520000.0 <= tree[2] <= 520000.0 + 0.07 and 4993000.0 <= tree[3] <= 4993000.0 + 0.6
+            rows = conn.execute(f'SELECT ST_MinX(geom), ST_MinY(geom), ST_MaxX(geom), ST_MaxY(geom)'
+                                f' FROM "{table}" WHERE geom IS NOT NULL').fetchall()
+            assert rows and None not in ext, (table, ext)
+            assert all(ext[0] <= a and ext[1] <= b and c <= ext[2] and d <= ext[3]
+                       for a, b, c, d in rows), (table, ext)
     validate_gpkg(path)
 
 
