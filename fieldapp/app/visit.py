@@ -776,6 +776,10 @@ def open_target(cfg: Any, path: Path, spec: Any) -> VisitController:
 def show_opened(window: Any, path: Path, visit: VisitController) -> None:
     """Show the opened ``visit`` in ``window`` (GUI thread) and remember it as the last visit."""
     window.set_visit(visit)
+    unlocked = getattr(visit.store, "unlocked_reason", None)
+    if unlocked:        # recording goes on; the crew should know another window could too
+        window.show_banner(f"Visit opened without its lock: {unlocked}. Another fieldapp window"
+                           " could record into it too: keep it open in one window only")
     cfg = window.config
     if not (cfg.simulate or cfg.replay or cfg.quit_after_s is not None):
         window.remember_setting(last_visit=str(path))

@@ -220,6 +220,7 @@ class VisitStore:
     """
 
     _readonly = False
+    _visit_lock: VisitLock | None = None
 
     def __init__(self, path: Path, conn: sqlite3.Connection, visit: Visit, *, readonly: bool = False,
                  lock: VisitLock | None = None) -> None:
@@ -245,6 +246,11 @@ class VisitStore:
     @property
     def closed(self) -> bool:
         return self._conn is None
+
+    @property
+    def unlocked_reason(self) -> str | None:
+        """Why this store records without the visit's lock (:mod:`.visitlock`), or None."""
+        return self._visit_lock.unlocked_reason if self._visit_lock is not None else None
 
     @property
     def readonly(self) -> bool:
@@ -478,6 +484,7 @@ def _create_visit(path: Path, visit: Visit, durability: str, lock: VisitLock) ->
     except BaseException:
         tmp.unlink(missing_ok=True)
         raise
+    lock.acquire()          # the file made: its own lock too (a rename or a link of it)
     conn = _connect(path)
     _set_durable(conn, durability)
     return VisitStore(path, conn, visit, lock=lock)

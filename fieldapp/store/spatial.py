@@ -164,7 +164,8 @@ def cover_extents(conn: sqlite3.Connection) -> list[str]:
     keeps of every row, rounded outward to 32-bit floats) to the R-tree's bounds; returns the
     tables widened. The store writes extents at each checkpoint (close, sync, export): rows
     committed after the last one and then a crash or a power cut lie outside them (QGIS zooms
-    to a layer by them). A bound off by no more than the R-tree's rounding counts as covered.
+    to a layer by them). A bound off by no more than the R-tree's rounding (2**-22 of it)
+    counts as covered.
     Cheap when they cover: one R-tree look-up per side (``minx < ?``: the index prunes every
     node inside), the whole R-tree read only for a table with a row outside. In the caller's
     transaction."""
@@ -179,8 +180,9 @@ def cover_extents(conn: sqlite3.Connection) -> list[str]:
         if None in have:
             outside = conn.execute(f"SELECT 1 FROM {r} LIMIT 1").fetchone() is not None
         else:
-            # float32 keeps 24 bits: a rounded bound is within 2**-23 of its value (and of 1e-30)
-            lo_x, lo_y, hi_x, hi_y = (v - abs(v) * 2.0 ** -23 - 1e-30 if k < 2 else v + abs(v) * 2.0 ** -23 + 1e-30
+            # SQLite stores a bound as a float32 moved outward (rtreeValueDown / Up: times
+            # 1 -+ 2**-23, then rounded): within 2**-22 of the value (0.12 m at 500,000 m)
+            lo_x, lo_y, hi_x, hi_y = (v - abs(v) * 2.0 ** -22 - 1e-30 if k < 2 else v + abs(v) * 2.0 ** -22 + 1e-30
                                       for k, v in enumerate(have))
             outside = any(conn.execute(f"SELECT 1 FROM {r} WHERE {side} LIMIT 1", (v,)).fetchone()
                           for side, v in (("minx < ?", lo_x), ("miny < ?", lo_y),

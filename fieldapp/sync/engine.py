@@ -177,8 +177,8 @@ def visit_held(visit: Path, doing: str):
     except VisitInUse as exc:
         raise VisitRefused(
             f"{visit} is open in another fieldapp window or program (recording into it, or"
-            f" syncing it): nothing was {doing}. Close it there, or use that window's Sync"
-            " (it closes the visit while it syncs), then run this again") from exc
+            f" syncing it): nothing was {doing}. Close it there (or let its sync finish), or sync"
+            " from that window (its Sync closes the visit while it syncs), then run this again") from exc
     try:
         yield
     finally:
@@ -322,6 +322,11 @@ def checkout(office: OfficeStore, site_id: str, visit_path: str | os.PathLike) -
     master as it is (any store schema up to this fieldapp's) without the office's schema log.
     """
     visit = Path(visit_path).absolute()
+    with visit_held(visit, "checked out"):     # no window makes or opens a visit there meanwhile
+        return _checkout(office, site_id, visit)
+
+
+def _checkout(office: OfficeStore, site_id: str, visit: Path) -> Path:
     if visit.exists():
         raise FileExistsError(f"{visit} already exists; choose a new file name")
     check_site_id(site_id)
@@ -359,6 +364,9 @@ def checkout(office: OfficeStore, site_id: str, visit_path: str | os.PathLike) -
             copy_durably(temp, state.base)
             state.load(site_id)
             state.record_tag_block(office.tag_block(site_id, state.laptop_id))
+            if visit.exists():      # made meanwhile by a program that takes no lock: kept
+                raise FileExistsError(f"{visit} was made while the site was checked out; choose"
+                                      " a new file name")
             os.replace(temp, visit)
         except BaseException:
             if not visit.exists():  # nothing half-made: no .sync folder without its visit

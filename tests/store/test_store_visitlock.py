@@ -52,6 +52,35 @@ def test_a_second_open_for_recording_is_refused_and_reading_is_not(tmp_path):
     assert len(open_visit(path, readonly=True).visit.features(Layer.NOTE)) == 2
 
 
+def test_every_name_of_the_file_finds_its_lock_a_hard_link_or_a_rename_while_open(tmp_path):
+    path = tmp_path / "visit.gpkg"
+    first = create_visit(path, Visit.new("Mill Creek lot"))    # made here: its file locked too
+    os.link(path, tmp_path / "second-name.gpkg")
+    with pytest.raises(VisitInUse):
+        open_visit(tmp_path / "second-name.gpkg")          # a hard link: the same file
+    (tmp_path / "second-name.gpkg").unlink()
+    renamed = tmp_path / "renamed.gpkg"
+    os.replace(path, renamed)                               # moved while the window records
+    with pytest.raises(VisitInUse):
+        open_visit(renamed)
+    os.replace(renamed, path)       # back (SQLite's -wal and -shm kept the old name meanwhile)
+    first.close()
+    open_visit(path).close()
+
+
+def test_without_its_lock_the_store_says_why(tmp_path, monkeypatch):
+    blocker = tmp_path / "not-a-folder"
+    blocker.write_text("a file where the lock folder would be")
+    monkeypatch.setenv("FIELDAPP_LOCK_DIR", str(blocker / "locks"))
+    store = create_visit(tmp_path / "visit.gpkg", Visit.new("Mill Creek lot"))
+    assert store.unlocked_reason.startswith(f"its lock could not be taken in {blocker / 'locks'}")
+    store.close()
+    monkeypatch.setenv("FIELDAPP_LOCK_DIR", str(tmp_path / "locks"))
+    store = open_visit(tmp_path / "visit.gpkg")
+    assert store.unlocked_reason is None
+    store.close()
+
+
 def test_a_failed_open_leaves_no_lock(tmp_path):
     path = tmp_path / "visit.gpkg"
     path.write_bytes(b"SQLite format 3\x00" + b"\x00" * 200)   # damaged: refused by the store

@@ -140,6 +140,27 @@ def test_a_visit_open_for_recording_is_not_synced_under_the_app(synced, full_rea
     assert report.format().splitlines()[0].startswith(f"site {name} ({report.site_id}) <-> ")
 
 
+def test_a_checkout_holds_its_new_visit_so_no_window_makes_one_there_meanwhile(synced, monkeypatch):
+    # a checkout from a slow office share takes a while: a window making (or opening) a visit
+    # at the same path meanwhile is refused, and the checkout's copy is placed whole
+    office, visit = synced
+    (site_id,) = [p.name for p in (office.root / "sites").iterdir()]
+    target = visit.with_name("crew2.gpkg")
+    refusals = []
+    fetch = office.fetch_master
+
+    def slow_fetch(sid, dest):
+        with pytest.raises(fieldapp.store.VisitInUse):
+            create_visit(target, Visit.new("made meanwhile"))
+        refusals.append(target.exists())
+        fetch(sid, dest)
+    monkeypatch.setattr(office, "fetch_master", slow_fetch)
+    assert checkout(office, site_id, target) == target
+    assert refusals == [False]
+    with open_visit(target, readonly=True) as copy, open_visit(visit, readonly=True) as mine:
+        assert copy.visit.site.name == mine.visit.site.name
+
+
 def test_record_of_another_check_version_or_damaged_is_not_trusted(synced, full_reads):
     office, visit = synced
     path = visit.with_name(visit.name + ".sync") / "validated.json"
