@@ -84,7 +84,7 @@ from . import spatial as spatial_index
 from .errors import (DamagedVisitFile, InvalidRecords, NewerVisitFile, NotAVisitFile, ReadOnlyVisitFile,
                      RecordProblem, StoreClosed, StoreError, VisitFileExists, WriteFailed)
 from .load import _load, _read_layer
-from .visitlock import VisitInUse, VisitLock
+from .visitlock import VisitLock
 
 __all__ = [
     "StoreError",
@@ -650,9 +650,9 @@ def _read_ahead(path: Path) -> int:
     """Read a big visit file (and its ``-wal``) through once in 1 MiB reads; returns the bytes
     read. Opened cold (the morning after: the laptop rebooted, the file not in the OS's cache)
     SQLite would fetch it one 4 KiB page at a time in B-tree order; read in order first, its
-    pages are in the cache when the load asks. A day's visit (93 MB) opened cold in 3.0-3.4 s,
-    and in 1.7-2.0 s after this read of 0.06-0.15 s (2-core VM, virtual disk); warm, the read is
-    a copy from the cache (~20 ms). Files under :data:`READ_AHEAD_MIN_BYTES` are left to
+    pages are in the cache when the load asks. A day's visit (93 MB, with its checks) opened
+    cold in 2.53-2.65 s without it and 1.54-1.67 s with it, alternating in one run (2-core VM,
+    virtual disk); warm, 1.53-1.62 s and 1.49-1.71 s (the read is a copy from the cache). Files under :data:`READ_AHEAD_MIN_BYTES` are left to
     SQLite; at most :data:`READ_AHEAD_MAX_BYTES` of each is read. Best effort: a file that
     cannot be read here is left for SQLite to refuse in its own words."""
     done = 0

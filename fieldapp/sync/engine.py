@@ -341,6 +341,7 @@ def _checkout(office: OfficeStore, site_id: str, visit: Path) -> Path:
     owner = LockOwner.here()
     with office.lock(site_id, owner):
         state.dir.mkdir()
+        placed = False
         try:
             temp = state.dir / "checkout.gpkg"
             office.fetch_master(site_id, temp)
@@ -368,8 +369,9 @@ def _checkout(office: OfficeStore, site_id: str, visit: Path) -> Path:
                 raise FileExistsError(f"{visit} was made while the site was checked out; choose"
                                       " a new file name")
             os.replace(temp, visit)
+            placed = True
         except BaseException:
-            if not visit.exists():  # nothing half-made: no .sync folder without its visit
+            if not placed:  # nothing half-made: no .sync folder without its visit
                 shutil.rmtree(state.dir, ignore_errors=True)
             raise
     return visit
