@@ -3,28 +3,12 @@ make a line that runs back over itself; the OHWM tab says so, naming the legs by
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-from datetime import datetime, timezone
-
 import pytest
 
 pytest.importorskip("pytestqt")
 
+from tests.store.test_store import Fix  # noqa: E402 - a receiver's fix, as the store tests use
 from tests.ui.ui_support import close_window, make_window, private_dirs  # noqa: E402,F401
-
-
-@dataclass(frozen=True)
-class Fix:
-    lat_deg: float
-    lon_deg: float
-    quality: int = 4
-    sats_used: int = 14
-    hdop: float = 0.7
-    horizontal_accuracy_m: float = 0.02
-    vertical_accuracy_m: float = 0.03
-    alt_hae_m: float = 250.0
-    time_utc: datetime = datetime(2024, 6, 3, 15, 0, tzinfo=timezone.utc)
-    t_monotonic_s: float = 0.0
 
 
 # along the bank west to east: A (-91.0000), B (-90.9990), C (-90.9980), D (-90.9970), about
