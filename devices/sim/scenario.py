@@ -83,15 +83,19 @@ def start_position(scenario: dict) -> list[float]:
 
 
 def ohwm_tour(scenario: dict) -> list[list[float]]:
-    """The scenario's OHWM points ([lat, lon] degrees) in the order the surveyor averages
-    them: from the one nearest :func:`start_position` on, then the ones before it."""
+    """The scenario's OHWM points ([lat, lon] degrees, listed along the bank) in the order the
+    surveyor averages them: from the one nearest :func:`start_position` to the farther end of
+    the list (the side with more points; toward the list's end on a tie), one after another
+    along the bank. The line joins its points in the order taken, so the points on the other
+    side are left out: going back for them would run the line back over itself."""
     points = [list(p) for p in scenario.get("ohwm", [])]
     if not points:
         return []
     sx, sy = start_position(scenario)
     k = min(range(len(points)),
             key=lambda i: (points[i][0] - sx) ** 2 + (points[i][1] - sy) ** 2)
-    return points[k:] + points[:k]
+    ahead, back = points[k:], points[:k + 1][::-1]
+    return ahead if len(ahead) >= len(back) else back
 
 
 def closed_ring(points: list) -> list[list[float]]:

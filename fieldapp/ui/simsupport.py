@@ -25,7 +25,8 @@ blocks the UI thread: a Qt timer polls for "arrived, and a usable fix stamped at
 arrival has reached the app", then does what the person would do there.
 
 - Start: the simulated receiver stands on the OHWM at the transect origin.
-- OHWM tab: walks to the scenario's OHWM points in turn (the transect origin first); press
+- OHWM tab: walks to the scenario's OHWM points in turn along the bank (the transect origin
+  first, then on to the end of the bank with more points: ``ohwm_tour``); press
   *Average point* when it says it is there. After a point is recorded it walks to the next;
   after the scenario's last it stays put and says the Transect tab is next.
   While it walks to an OHWM point, *Average point* is disabled with the reason ("walking to

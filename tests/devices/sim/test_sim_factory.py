@@ -43,8 +43,11 @@ def test_where_things_are_in_a_scenario():
     scenario = {"transect": {"start": [43.0, -91.0]},
                 "ohwm": [[43.1, -91.0], [43.0001, -91.0], [43.2, -91.0]],
                 "wetland": {"boundary": [[1, 1], [1, 2], [2, 2]]}}
-    # from the OHWM point nearest the transect origin on, then the ones before it
-    assert ohwm_tour(scenario) == [[43.0001, -91.0], [43.2, -91.0], [43.1, -91.0]]
+    # from the OHWM point nearest the transect origin along the bank to the end with more
+    # points (never back over the line: the line joins the points in the order taken)
+    assert ohwm_tour(scenario) == [[43.0001, -91.0], [43.2, -91.0]]
+    west = {**scenario, "ohwm": [[43.3, -91.0], [43.1, -91.0], [43.0001, -91.0], [43.2, -91.0]]}
+    assert ohwm_tour(west) == [[43.0001, -91.0], [43.1, -91.0], [43.3, -91.0]]
     assert boundary_for(scenario, "wetland") == [[1, 1], [1, 2], [2, 2], [1, 1]]
     assert boundary_for(scenario, "grove") is None and boundary_for(scenario, "drive") is None
 
