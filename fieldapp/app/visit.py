@@ -73,6 +73,7 @@ class VisitController:
         # the ellipsoid m); why the model could not give one
         self._declination_at: tuple | None = None
         self._last_projected: tuple | None = None    # (frame, (lat, lon), (x_ft, y_ft))
+        self._ohwm_warning: tuple = (None, None)     # (OHWM points as drawn, its words)
         self.declination_problem: str | None = None
         self._crowns: Any = None        # the map's tree crowns, kept (overlays.TreeCrowns)
         model.subscribe(self._on_changes)
@@ -223,24 +224,17 @@ class VisitController:
         return sorted(self.model.features(Layer.OHWM_POINT), key=lambda p: (p.line_uuid, p.seq))
 
     def ohwm_order_warning(self) -> str | None:
-        """Words when an OHWM line runs back over itself (:func:`fieldapp.survey.shoreline.doubles_back`
-        with :data:`OHWM_NEAR_FT`: points taken out of order along the bank), naming the legs by
-        point number; else None."""
-        from fieldapp.survey.shoreline import doubles_back
+        """:func:`fieldapp.app.wording.ohwm_order_words` of the visit's OHWM points, or None;
+        worked out again only when they change (every panel refreshes at each record: a
+        tally's squeezes do not run the legs' pairs again)."""
+        from fieldapp.app.wording import ohwm_order_words
 
-        lines: dict[str, list] = {}
-        for p in self.ohwm_points():
-            lines.setdefault(p.line_uuid, []).append(p)
-        near = OHWM_NEAR_FT / self.model.frame.to_ft(1.0) if lines else 0.0
-        for pts in lines.values():
-            legs = doubles_back([(p.x, p.y) for p in pts], near)
-            if legs is not None:
-                (a, b), (c, d) = ((pts[k].seq + 1, pts[k + 1].seq + 1) for k in legs)
-                return (f"Warning: the OHWM line runs back over itself: from point {c} to {d} it"
-                        f" meets the line from point {a} to {b}. The line joins the points in the"
-                        " order taken: take them in order along the bank (Records, Ctrl+T, to"
-                        " correct or delete one)")
-        return None
+        points = self.ohwm_points()
+        key = tuple((p.line_uuid, p.seq, p.x, p.y) for p in points)
+        if self._ohwm_warning[0] != key:
+            near = OHWM_NEAR_FT / self.model.frame.to_ft(1.0) if points else 0.0
+            self._ohwm_warning = (key, ohwm_order_words(points, near))
+        return self._ohwm_warning[1]
 
     def add_averaged_point(self, fixes: list, n_required: int) -> Any:
         pos = self.model.average(fixes, min_epochs=n_required)

@@ -84,3 +84,24 @@ def refusal_words(exc: BaseException) -> str:
         return f"{words} must be more than {_num(low, unit)} and at most {_num(high, unit)}"
     lo = f"{low:,.6g}"
     return f"{words} must be between {lo} and {_num(high, unit)}"
+
+
+def ohwm_order_words(points: list, near: float) -> str | None:
+    """Words when an OHWM line runs back over itself (points taken out of order along the bank:
+    :func:`fieldapp.survey.shoreline.doubles_back` with ``near``, CRS units), naming the legs by
+    point number (``seq + 1``); None when no line does. ``points``: OHWM points (``line_uuid``,
+    ``seq``, ``x``, ``y``) by line, in ``seq`` order."""
+    from fieldapp.survey.shoreline import doubles_back
+
+    lines: dict[str, list] = {}
+    for p in points:
+        lines.setdefault(p.line_uuid, []).append(p)
+    for pts in lines.values():
+        legs = doubles_back([(p.x, p.y) for p in pts], near)
+        if legs is not None:
+            (a, b), (c, d) = ((pts[k].seq + 1, pts[k + 1].seq + 1) for k in legs)
+            return (f"Warning: the OHWM line runs back over itself: from point {c} to {d} it"
+                    f" meets the line from point {a} to {b}. The line joins the points in the"
+                    " order taken: take them in order along the bank (Records, Ctrl+T, to"
+                    " correct or delete one)")
+    return None
