@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import datetime as dt
 
+import pytest
 from PySide6.QtCore import QObject
 
 from fieldapp.ui.simsupport import SimulatedSurveyor
@@ -91,91 +92,79 @@ SCENARIO = {"devices": {"gnss": {"speed_m_s": 1.2}},
             "ohwm": [[43.0, -91.0], [43.0002, -91.0]]}
 
 
-def test_walks_to_the_ohwm_point_and_says_so_through_the_panel(qapp):
+@pytest.fixture
+def surveyed(qapp):
+    """(surveyor, window, receiver, OHWM panel, Transect panel): fakes around a real
+    SimulatedSurveyor over :data:`SCENARIO`; its poll timer stopped after the test."""
     ohwm, transect = FakePanel("OHWM"), FakePanel("Transect")
     w = FakeWindow([ohwm, transect])
     gnss = FakeGnss()
     s = SimulatedSurveyor(w, gnss, SCENARIO, poll_ms=10_000)
-    try:
-        assert s.speed_m_s == 6.0                      # 5 x the scenario's 1.2 m/s
-        s.to_next_ohwm()
-        assert gnss.walks == [(43.0, -91.0, 6.0)]
-        assert ohwm.said == ["walking to OHWM point 1…"]
-        assert ohwm.walkers == transect.walkers == [(True, "ohwm")]   # every panel told
-        # arrived, but the app's fix is older than the arrival: still waiting
-        gnss.arrived = True
-        w.fix = Fix(gnss.arrival_utc - dt.timedelta(seconds=1))
-        s._poll()
-        assert s.busy
-        w.fix = Fix(gnss.arrival_utc)
-        s._poll()
-        assert not s.busy and s.mode is None
-        assert ohwm.said[-1] == "on the OHWM at point 1 of the scenario: press Average point [A]."
-        # a point recorded while averaging: the surveyor waits for the averaging to end
-        w.visit.points.append(object())
-        ohwm.busy_averaging = True
-        s._poll()
-        assert len(gnss.walks) == 1
-        ohwm.busy_averaging = False
-        s._poll()
-        assert gnss.walks[-1][:2] == (43.0002, -91.0)
-    finally:
-        s.timer.stop()
+    yield s, w, gnss, ohwm, transect
+    s.timer.stop()
 
 
-def test_types_the_landward_azimuth_at_the_transect_origin(qapp):
-    ohwm, transect = FakePanel("OHWM"), FakePanel("Transect")
-    w = FakeWindow([ohwm, transect])
-    gnss = FakeGnss()
-    s = SimulatedSurveyor(w, gnss, SCENARIO, poll_ms=10_000)
-    try:
-        w.show("Transect")                               # the panel-shown hook walks there
-        assert gnss.walks == [(43.0, -91.0, 6.0)] and s.mode == "transect"
-        gnss.arrived, w.fix = True, Fix(gnss.arrival_utc)
-        s._poll()
-        assert transect.azimuths == [350.0]
-        assert "landward azimuth 350.0°" in transect.said[-1]
-    finally:
-        s.timer.stop()
+def test_walks_to_the_ohwm_point_and_says_so_through_the_panel(surveyed):
+    s, w, gnss, ohwm, transect = surveyed
+    assert s.speed_m_s == 6.0                      # 5 x the scenario's 1.2 m/s
+    s.to_next_ohwm()
+    assert gnss.walks == [(43.0, -91.0, 6.0)]
+    assert ohwm.said == ["walking to OHWM point 1…"]
+    assert ohwm.walkers == transect.walkers == [(True, "ohwm")]   # every panel told
+    # arrived, but the app's fix is older than the arrival: still waiting
+    gnss.arrived = True
+    w.fix = Fix(gnss.arrival_utc - dt.timedelta(seconds=1))
+    s._poll()
+    assert s.busy
+    w.fix = Fix(gnss.arrival_utc)
+    s._poll()
+    assert not s.busy and s.mode is None
+    assert ohwm.said[-1] == "on the OHWM at point 1 of the scenario: press Average point [A]."
+    # a point recorded while averaging: the surveyor waits for the averaging to end
+    w.visit.points.append(object())
+    ohwm.busy_averaging = True
+    s._poll()
+    assert len(gnss.walks) == 1
+    ohwm.busy_averaging = False
+    s._poll()
+    assert gnss.walks[-1][:2] == (43.0002, -91.0)
 
 
-def test_arriving_after_the_transect_was_started_leaves_the_panel_alone(qapp):
+def test_types_the_landward_azimuth_at_the_transect_origin(surveyed):
+    s, w, gnss, ohwm, transect = surveyed
+    w.show("Transect")                               # the panel-shown hook walks there
+    assert gnss.walks == [(43.0, -91.0, 6.0)] and s.mode == "transect"
+    gnss.arrived, w.fix = True, Fix(gnss.arrival_utc)
+    s._poll()
+    assert transect.azimuths == [350.0]
+    assert "landward azimuth 350.0°" in transect.said[-1]
+
+
+def test_arriving_after_the_transect_was_started_leaves_the_panel_alone(surveyed):
     # The crew pressed Start transect before the surveyor reached the origin (a loaded machine,
     # or a quick crew): the panel's status line shows the transect's state (e.g. the bank
     # verdict) and must not be overwritten by "press Start transect", nor the azimuth retyped.
-    ohwm, transect = FakePanel("OHWM"), FakePanel("Transect")
-    w = FakeWindow([ohwm, transect])
-    gnss = FakeGnss()
-    s = SimulatedSurveyor(w, gnss, SCENARIO, poll_ms=10_000)
-    try:
-        w.show("Transect")
-        said_while_walking = list(transect.said)
-        w.visit.current_transect = object()              # started while the surveyor walks
-        gnss.arrived, w.fix = True, Fix(gnss.arrival_utc)
-        s._poll()
-        assert not s.busy
-        assert transect.said == said_while_walking       # nothing said over the verdict
-        assert transect.azimuths == []
-        assert s.words == "at the transect origin: shoot the stations."
-    finally:
-        s.timer.stop()
+    s, w, gnss, ohwm, transect = surveyed
+    w.show("Transect")
+    said_while_walking = list(transect.said)
+    w.visit.current_transect = object()              # started while the surveyor walks
+    gnss.arrived, w.fix = True, Fix(gnss.arrival_utc)
+    s._poll()
+    assert not s.busy
+    assert transect.said == said_while_walking       # nothing said over the verdict
+    assert transect.azimuths == []
+    assert s.words == "at the transect origin: shoot the stations."
 
 
-def test_after_the_scenarios_last_ohwm_point_the_surveyor_stays_put(qapp):
+def test_after_the_scenarios_last_ohwm_point_the_surveyor_stays_put(surveyed):
     # the demo has its OHWM points: once each is recorded the surveyor does not start the
     # tour again (a 9th "point 1" would join the OHWM line back to its start)
-    ohwm, transect = FakePanel("OHWM"), FakePanel("Transect")
-    w = FakeWindow([ohwm, transect])
-    gnss = FakeGnss()
-    s = SimulatedSurveyor(w, gnss, SCENARIO, poll_ms=10_000)
-    try:
-        w.visit.points = ["point 1"]
-        s.to_next_ohwm()
-        assert gnss.walks == [(43.0002, -91.0, 6.0)] and ohwm.said[-1] == "walking to OHWM point 2…"
-        w.visit.points = ["point 1", "point 2"]
-        s.to_next_ohwm()
-        assert gnss.walks == [(43.0002, -91.0, 6.0)] and not s.busy and s.walking_to is None
-        assert ohwm.said[-1] == ("every OHWM point of the scenario is recorded (2): the Transect"
-                                 " tab (Ctrl+2) is next.")
-    finally:
-        s.timer.stop()
+    s, w, gnss, ohwm, transect = surveyed
+    w.visit.points = ["point 1"]
+    s.to_next_ohwm()
+    assert gnss.walks == [(43.0002, -91.0, 6.0)] and ohwm.said[-1] == "walking to OHWM point 2…"
+    w.visit.points = ["point 1", "point 2"]
+    s.to_next_ohwm()
+    assert gnss.walks == [(43.0002, -91.0, 6.0)] and not s.busy and s.walking_to is None
+    assert ohwm.said[-1] == ("every OHWM point of the scenario is recorded (2): the Transect"
+                             " tab (Ctrl+2) is next.")
