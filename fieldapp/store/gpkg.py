@@ -81,6 +81,7 @@ from ..survey.visit import Visit
 from . import schema as S
 from . import media
 from . import spatial as spatial_index
+from .durable import fsync_dir, fsync_file
 from .errors import (DamagedVisitFile, InvalidRecords, NewerVisitFile, NotAVisitFile, ReadOnlyVisitFile,
                      RecordProblem, StoreClosed, StoreError, VisitFileExists, WriteFailed)
 from .load import _load, _read_layer
@@ -479,7 +480,7 @@ def _create_visit(path: Path, visit: Visit, durability: str, lock: VisitLock) ->
                 conn.execute("COMMIT")
         finally:
             conn.close()
-        _fsync_file(tmp)
+        fsync_file(tmp)
         _place_without_overwrite(tmp, path)
     except BaseException:
         tmp.unlink(missing_ok=True)
@@ -505,14 +506,6 @@ def _grow(bounds: dict[str, list[float]], table: str, geom) -> None:
                                             max(have[2], b[2]), max(have[3], b[3])]
 
 
-def _fsync_file(p: Path) -> None:
-    fd = os.open(p, os.O_RDONLY)
-    try:
-        os.fsync(fd)
-    finally:
-        os.close(fd)
-
-
 def _place_without_overwrite(tmp: Path, path: Path) -> None:
     try:
         os.link(tmp, path)  # atomic, fails if path exists
@@ -523,14 +516,7 @@ def _place_without_overwrite(tmp: Path, path: Path) -> None:
         if path.exists():
             raise VisitFileExists(f"{path} exists; a visit file is never overwritten") from None
         os.replace(tmp, path)
-    try:
-        dfd = os.open(path.parent, os.O_RDONLY)
-        try:
-            os.fsync(dfd)
-        finally:
-            os.close(dfd)
-    except OSError:  # pragma: no cover - directories cannot be fsync'ed on some systems
-        pass
+    fsync_dir(path.parent)
 
 
 def _set_durable(conn: sqlite3.Connection, durability: str = "full") -> None:

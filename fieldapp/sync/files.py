@@ -17,6 +17,7 @@ import sqlite3
 import uuid
 from pathlib import Path
 
+from fieldapp.store.durable import fsync_dir, fsync_file  # noqa: F401 - sync imports them from here
 from fieldapp.store.spatial import register_st_functions
 
 #: GeoPackage ``application_id`` ("GPKG" as a big-endian 32-bit integer), GeoPackage 1.2+.
@@ -64,26 +65,6 @@ CREATE TABLE IF NOT EXISTS {CONFLICTS_TABLE} (
     resolved_utc TEXT,
     resolution TEXT
 )"""
-
-
-def fsync_dir(folder: Path) -> None:
-    """``fsync`` a folder so a rename inside it survives power loss (no-op where unsupported)."""
-    try:
-        fd = os.open(folder, os.O_RDONLY)
-    except OSError:  # Windows cannot open folders; NTFS journals the rename itself
-        return
-    try:
-        os.fsync(fd)
-    except OSError:
-        pass
-    finally:
-        os.close(fd)
-
-
-def fsync_file(path: Path) -> None:
-    """Flush a file's content to the device."""
-    with open(path, "rb+") as fh:
-        os.fsync(fh.fileno())
 
 
 def temp_path_for(target: Path) -> Path:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 import shutil
 import sqlite3
 from dataclasses import dataclass
@@ -312,3 +313,36 @@ def test_crs_in_us_survey_feet_is_registered(tmp_path):
     v.add_tree(x=float(x), y=float(y), dbh_in=10)
     store.close()
     assert pyogrio.read_info(path, layer="tree")["crs"] == "EPSG:3417"
+
+
+@pytest.mark.skipif(os.name == "nt", reason="Windows itself refuses there: the Windows stage runs the real thing")
+def test_a_new_visit_flushes_only_writable_handles_and_no_folder_as_windows_demands(tmp_path, new_visit, monkeypatch):
+    """Windows' FlushFileBuffers refuses a read-only handle (PermissionError) and cannot open a
+    folder: a new visit made under those rules (os.fsync refusing a read-only
+    descriptor, os.open refusing a folder) is created, and its file was flushed."""
+    import fcntl
+    import os as os_mod
+
+    real_fsync, real_open = os_mod.fsync, os_mod.open
+    flushed: list[int] = []
+
+    def fsync(fd):
+        if fcntl.fcntl(fd, fcntl.F_GETFL) & os_mod.O_ACCMODE == os_mod.O_RDONLY:
+            raise PermissionError(13, "Access is denied")
+        flushed.append(fd)
+        return real_fsync(fd)
+
+    def open_(path, flags, *args, **kwargs):
+        if os_mod.path.isdir(path):
+            raise PermissionError(13, "Access is denied", str(path))
+        return real_open(path, flags, *args, **kwargs)
+
+    monkeypatch.setattr(os_mod, "fsync", fsync)
+    monkeypatch.setattr(os_mod, "open", open_)
+    monkeypatch.setattr("fieldapp.store.durable.WINDOWS", True)
+    path = tmp_path / "visit.gpkg"
+    store = create_visit(path, new_visit)
+    monkeypatch.undo()
+    store.close()
+    assert flushed, "the new visit's file was never flushed"
+    assert open_visit(path, readonly=True).visit.site.name == "Mill Creek lot"
