@@ -45,18 +45,40 @@ def print_help() -> None:
     build_parser().print_help()
 
 
+#: The window's console lines name the level and the logger; the office commands' stay plain.
+WINDOW_CONSOLE_FORMAT = "%(levelname)s %(name)s: %(message)s"
+
+
 def main(argv: list[str] | None = None) -> int:
     """Run a subcommand or the app; return the process exit status: 130 on a Ctrl+C that the
-    command does not handle itself (e.g. while its modules load), as one line, no traceback."""
+    command does not handle itself (e.g. while its modules load), as one line, no traceback.
+
+    The log file is set up first (:func:`fieldapp.app.logfile.configure`) with the crash hooks;
+    an exception no command handles is logged with its traceback, the console (or, with no
+    console, a message box) says where the log is, and the exit status is 1. Both are undone
+    when it returns (a test calling it leaves no handler behind).
+    """
+    from fieldapp.app import logfile
+
+    args = list(sys.argv[1:] if argv is None else argv)
+    window = not (args and (args[0] in SUBCOMMANDS or args[0] in ("-h", "--help")))
+    logfile.configure(WINDOW_CONSOLE_FORMAT if window else "%(message)s")
+    logfile.install_crash_hooks()
     try:
-        return _main(argv)
+        logfile.log_start(["fieldapp", *args])
+        return _main(args)
     except KeyboardInterrupt:
         print("fieldapp: interrupted (Ctrl+C)", file=sys.stderr)
         return 130
+    except Exception:  # noqa: BLE001 - logged with its traceback, said in one line
+        logfile.report_crash(sys.exc_info(), "start-up" if window else args[0])
+        return 1
+    finally:
+        logfile.uninstall_crash_hooks()
+        logfile.unconfigure()
 
 
-def _main(argv: list[str] | None) -> int:
-    args = list(sys.argv[1:] if argv is None else argv)
+def _main(args: list[str]) -> int:
     if args and args[0] in SUBCOMMANDS:
         module = importlib.import_module(SUBCOMMANDS[args[0]])
         return int(module.main(args[1:]) or 0)

@@ -60,3 +60,16 @@ def _leak_guard():
         problems.append(f"ports left open: {ports}")
     if problems:
         pytest.fail("leak guard: " + "; ".join(problems))
+
+
+# --------------------------------------------------------------------------- log folder
+# fieldapp.cli.main writes fieldapp.log (fieldapp.app.logfile): tests, and the programs they
+# start, write theirs in a folder of their own, never in the developer's own log folder.
+if not os.environ.get("FIELDAPP_LOG_DIR"):
+    import atexit
+    import shutil
+    import tempfile
+
+    _LOG_DIR = tempfile.mkdtemp(prefix="fieldapp-test-log-")
+    os.environ["FIELDAPP_LOG_DIR"] = _LOG_DIR
+    atexit.register(shutil.rmtree, _LOG_DIR, True)

@@ -3,8 +3,10 @@
 The settings are merged once at start-up, in this order, later layers winning:
 
 1. the defaults of :class:`AppConfig`;
-2. the settings file ``config.json`` in the platformdirs user config folder
-   (``~/.config/fieldapp`` on Linux; ``FIELDAPP_CONFIG_DIR`` overrides the folder);
+2. the settings file ``config.json`` in the local user config folder (``~/.config/fieldapp`` on
+   Linux, ``%LOCALAPPDATA%\\fieldapp`` on Windows; ``FIELDAPP_CONFIG_DIR`` overrides the folder;
+   :mod:`fieldapp.app.paths`). While it is missing, the one an earlier version kept is read
+   (:func:`fieldapp.app.paths.earlier_config_dirs`); the next save writes the new one;
 3. ``FIELDAPP_<FIELD>`` environment variables (e.g. ``FIELDAPP_GNSS_URL=/dev/ttyACM0``,
    ``FIELDAPP_MAX_FIX_AGE_S=3``);
 4. the command line (``--gnss-url``, ``--simulate``, ...).
@@ -23,12 +25,9 @@ from dataclasses import dataclass, fields, replace
 from pathlib import Path
 from typing import Any
 
-import platformdirs
-
 from devices import registry
-
-APP_NAME = "fieldapp"
-ENV_PREFIX = "FIELDAPP_"
+from fieldapp.app import paths
+from fieldapp.app.paths import ENV_PREFIX
 
 #: Fields stored in the settings file (device choices and field settings, not per-run flags).
 PERSISTED = (
@@ -100,7 +99,8 @@ class AppConfig:
         Smoke test: quit after this many seconds; exit 0 only if fixes arrived and a record
         was stored.
     data_dir : str
-        Where new visits are created.
+        Where new visits are created (default :func:`fieldapp.app.paths.default_visits_dir`:
+        the local app-data folder, never Documents, which OneDrive may sync).
     redraw_hz : float
         Most draws a second of the map's position and of the transect profile: each draws
         only when something changed (the newest fix winning), by a timer that idles stopped.
@@ -205,19 +205,29 @@ class AppConfig:
 
 
 def config_dir() -> Path:
-    """The folder of ``config.json`` (``FIELDAPP_CONFIG_DIR`` or the platformdirs folder)."""
-    env = os.environ.get(ENV_PREFIX + "CONFIG_DIR")
-    return Path(env) if env else platformdirs.user_config_path(APP_NAME)
+    """The folder of ``config.json`` (:func:`fieldapp.app.paths.config_dir`)."""
+    return paths.config_dir()
 
 
 def default_data_dir() -> Path:
-    """Where new visits go (``FIELDAPP_DATA_DIR`` or the platformdirs documents folder)."""
-    env = os.environ.get(ENV_PREFIX + "DATA_DIR")
-    return Path(env) if env else platformdirs.user_documents_path() / "fieldapp"
+    """Where new visits go (:func:`fieldapp.app.paths.default_visits_dir`)."""
+    return paths.default_visits_dir()
 
 
 def config_file() -> Path:
+    """The settings file written by :func:`save`: ``config.json`` in :func:`config_dir`."""
     return config_dir() / "config.json"
+
+
+def settings_file_read() -> Path:
+    """The settings file :func:`read_file` reads: :func:`config_file`, or while that is missing
+    the one an earlier version kept (:func:`fieldapp.app.paths.earlier_config_dirs`), if any."""
+    new = config_file()
+    if not new.exists():
+        for folder in paths.earlier_config_dirs():
+            if (folder / "config.json").is_file():
+                return folder / "config.json"
+    return new
 
 
 _HINTS = typing.get_type_hints(AppConfig)
@@ -252,8 +262,10 @@ def _convert(name: str, raw: Any) -> Any:
 
 
 def read_file(path: Path | None = None) -> dict[str, Any]:
-    """The settings file as a dict of known fields ({} when absent); ValueError when unreadable."""
-    path = config_file() if path is None else path
+    """The settings file as a dict of known fields ({} when absent); ValueError when unreadable.
+
+    ``path`` None: :func:`settings_file_read` (the current file, or an earlier version's)."""
+    path = settings_file_read() if path is None else path
     if not path.exists():
         return {}
     try:
@@ -312,9 +324,10 @@ def remember(path: Path | None = None, **changes: Any) -> Path:
     Unlike :func:`save` this never writes the current run's flags (``--simulate`` ...): only the
     file's own values and ``changes`` (validated through :class:`AppConfig`).
     """
+    read_from = path          # None: the current file, or an earlier version's (settings_file_read)
     path = config_file() if path is None else path
     try:
-        current = read_file(path)
+        current = read_file(read_from)
     except ValueError:
         current = {}
     current.update(changes)
@@ -327,4 +340,4 @@ def with_changes(config: AppConfig, **changes: Any) -> AppConfig:
 
 
 __all__ = ["AppConfig", "build", "save", "read_file", "read_env", "config_file", "config_dir",
-           "default_data_dir", "with_changes", "remember", "PERSISTED"]
+           "default_data_dir", "settings_file_read", "with_changes", "remember", "PERSISTED"]

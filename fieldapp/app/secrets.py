@@ -51,8 +51,17 @@ def fallback_file() -> Path:
 
 
 def _read_fallback() -> dict:
+    """The fallback file's passwords; while it is missing, those of the file an earlier version
+    kept beside its settings (:func:`fieldapp.app.paths.earlier_config_dirs`), which the next
+    :func:`store_password` then writes into the current file."""
+    path = fallback_file()
+    if not path.exists():
+        from fieldapp.app.paths import earlier_config_dirs
+
+        path = next((d / FALLBACK_NAME for d in earlier_config_dirs()
+                     if (d / FALLBACK_NAME).is_file()), path)
     try:
-        data = json.loads(fallback_file().read_text(encoding="utf-8"))
+        data = json.loads(path.read_text(encoding="utf-8"))
         return data if isinstance(data, dict) else {}
     except (OSError, ValueError):
         return {}

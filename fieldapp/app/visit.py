@@ -18,6 +18,7 @@ from pathlib import Path
 from typing import Any, Callable
 
 from fieldapp import checks as checks_mod
+from fieldapp.app import paths
 from fieldapp.app.wording import plural
 
 log = logging.getLogger(__name__)
@@ -685,7 +686,8 @@ def choose_and_open(window: Any, path: str | Path | None = None) -> VisitControl
     """Visit ▸ Open visit…: the UI's file dialog (``window.ask_visit_path(start_folder)``)
     unless ``path`` is given, then open and show."""
     if path is None:
-        start = str(window.visit.path.parent if window.visit else window.config.data_dir)
+        start = str(paths.open_dialog_folder(window.config.data_dir,
+                                             window.visit.path if window.visit else None))
         path = window.ask_visit_path(start)
         if not path:
             return None
@@ -770,10 +772,14 @@ def open_target(cfg: Any, path: Path, spec: Any) -> VisitController:
 def show_opened(window: Any, path: Path, visit: VisitController) -> None:
     """Show the opened ``visit`` in ``window`` (GUI thread) and remember it as the last visit."""
     window.set_visit(visit)
+    log.info("visit %s opened", path)
     unlocked = getattr(visit.store, "unlocked_reason", None)
     if unlocked:        # recording goes on; the crew should know another window could too
         window.show_banner(f"Visit opened without its lock: {unlocked}. Another fieldapp window"
                            " could record into it too: keep it open in one window only")
+    elif (words := paths.onedrive_warning(path)) is not None:
+        log.warning("%s", words)
+        window.show_banner(words)
     cfg = window.config
     if not (cfg.simulate or cfg.replay or cfg.quit_after_s is not None):
         window.remember_setting(last_visit=str(path))

@@ -234,26 +234,57 @@ def dispose(window: Any) -> None:
 
 
 def main(argv: list[str] | None = None) -> int:
-    """Run the app; return the exit status."""
+    """Run the app; return the exit status (2: the settings refused, 1: it failed to start).
+
+    The log file and the crash hooks are set up by :func:`fieldapp.cli.main`; here the window's
+    :class:`fieldapp.ui.helpmenu.CrashNotice` is made the one that tells the user of a crash (a
+    message box naming the log file). A failure while the window is built is logged and shown
+    the same way, in a box the user closes before the program ends.
+    """
+    from fieldapp.app import logfile
+
     logging.basicConfig(level=logging.WARNING, format="%(levelname)s %(name)s: %(message)s")
     try:
         config = build_config(argv)
     except ValueError as exc:
-        print(f"fieldapp: {exc}", file=sys.stderr)
+        logfile.tell_user(f"fieldapp: {exc}")   # with no console (fieldapp.exe): a message box
         return 2
 
-    from PySide6.QtCore import QTimer
     from PySide6.QtWidgets import QApplication
 
-    from fieldapp.ui import theme
+    from fieldapp.ui.helpmenu import CrashNotice
 
     app = QApplication.instance() or QApplication(sys.argv[:1])
     app.setApplicationName("fieldapp")
+    notice = CrashNotice()
+    logfile.set_notifier(notice.notify)
+    try:
+        return _run(app, config, notice)
+    except Exception:  # noqa: BLE001 - logged with its traceback, shown, exit status 1
+        from fieldapp.app.visit import dialogs_allowed
+
+        if dialogs_allowed(config, app.platformName()):
+            notice.modal = True         # closed by the user before the program ends
+        else:
+            logfile.set_notifier(None)  # a smoke run, offscreen: said on the console
+        logfile.report_crash(sys.exc_info(), "start-up" if notice.parent_window is None
+                             else "the window")
+        return 1
+    finally:
+        logfile.set_notifier(None)
+
+
+def _run(app: Any, config: Any, notice: Any) -> int:
+    """Build and show the window, run the event loop; the exit status."""
+    from PySide6.QtCore import QTimer
+
+    from fieldapp.ui import theme
     from fieldapp.ui.mainwindow import app_icon
 
     app.setWindowIcon(app_icon())
     theme.apply(app, high_contrast=config.high_contrast)
     window = create_window(config)
+    notice.parent_window = window
     window.show()
     result = {"rc": 0}
     if config.quit_after_s is not None:

@@ -189,6 +189,7 @@ class MainWindow(QMainWindow):
         self.visit_label = QLabel("  no visit  ")
         self.visit_label.setObjectName("visitLabel")
         visit_menu = QMenu(self)
+        self.visit_menu = visit_menu
         self.new_visit_action = self._action("New visit…", "Ctrl+N", self.new_visit_dialog,
                                              tip="Start a new site visit")
         self.open_visit_action = self._action("Open visit…", "Ctrl+O", self.open_visit_dialog,
@@ -235,6 +236,9 @@ class MainWindow(QMainWindow):
         from fieldapp.ui.basemaplayer import install_basemap_menu
 
         self.basemap = install_basemap_menu(self)
+        from fieldapp.ui.helpmenu import install_help_menu
+
+        tb.addWidget(install_help_menu(self))
         tb.addSeparator()
         tb.addWidget(self.visit_label)
 

@@ -72,6 +72,9 @@ class NewVisitDialog(QDialog):
                  parent: QWidget | None = None) -> None:
         super().__init__(parent)
         self.data_dir = Path(data_dir)
+        from fieldapp.app.paths import earlier_visits_dir
+
+        self.earlier_dir = earlier_visits_dir(self.data_dir)
         self.setWindowTitle("New site visit")
         lay = QVBoxLayout(self)
         form = QFormLayout()
@@ -227,7 +230,11 @@ class NewVisitDialog(QDialog):
         from fieldapp.app.visit import new_visit_path
 
         self._path = new_visit_path(self.data_dir, self.name.text().strip() or "visit")
-        self.where.setText(f"Saved as {self._path}")
+        where = f"Saved as {self._path}"
+        if self.earlier_dir is not None:
+            where += (f"\nVisits of earlier versions stay in {self.earlier_dir} (not moved):"
+                      " Visit ▸ Open visit… (Ctrl+O) opens them.")
+        self.where.setText(where)
 
     # ---------------------------------------------------------------- result
     def _build_crs_finder(self, lay: Any) -> None:
