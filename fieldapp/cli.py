@@ -8,6 +8,9 @@ Subcommands are dispatched lazily so that office jobs never import Qt:
 - ``fieldapp export VISIT.gpkg --format ...`` -- :mod:`fieldapp.export`
 - ``fieldapp basemap fetch --bbox ... --zoom A-B --url ... -o OUT.mbtiles`` -- :mod:`fieldapp.basemap.fetch`
 - anything else starts the app (:mod:`fieldapp.ui.app`), e.g. ``fieldapp --simulate``.
+
+Every run writes ``fieldapp.log`` (:mod:`fieldapp.app.logfile`; the folder:
+:func:`fieldapp.app.paths.log_dir`), and an unexpected error is logged there with its traceback.
 """
 
 from __future__ import annotations

@@ -1,0 +1,180 @@
+"""The log file and the crash hooks (fieldapp.app.logfile), without Qt."""
+
+from __future__ import annotations
+
+import logging
+import sys
+import threading
+
+import pytest
+
+from fieldapp import cli
+from fieldapp.app import logfile
+
+
+@pytest.fixture
+def logdir(tmp_path):
+    """The log set up in ``tmp_path/log`` with the crash hooks; all of it undone after."""
+    path = logfile.configure(directory=tmp_path / "log")
+    logfile.install_crash_hooks()
+    told: list[logfile.Crash] = []
+    logfile.set_notifier(told.append)
+    yield path, told
+    logfile.set_notifier(None)
+    logfile.uninstall_crash_hooks()
+    logfile.unconfigure()
+
+
+def flush() -> None:
+    for handler in logging.getLogger().handlers:
+        handler.flush()
+
+
+def test_log_file_is_utf8_with_the_apps_info_lines(logdir):
+    path, _ = logdir
+    assert path.name == "fieldapp.log" and path.parent.name == "log"
+    logging.getLogger("fieldapp.survey").info("OHWM point at Rivière-aux-Écorces: 12 m³ — ✓ 北")
+    logging.getLogger("devices.transport").info("COM7: opening")
+    logging.getLogger("some.library").info("chatter from elsewhere")   # below WARNING: not kept
+    flush()
+    text = path.read_bytes().decode("utf-8")
+    assert "fieldapp.survey: OHWM point at Rivière-aux-Écorces: 12 m³ — ✓ 北" in text
+    assert "devices.transport: COM7: opening" in text
+    assert "chatter from elsewhere" not in text
+
+
+def test_configured_twice_is_one_file(tmp_path):
+    try:
+        logfile.configure(directory=tmp_path / "a")
+        logfile.configure(directory=tmp_path / "b")
+        files = [h for h in logging.getLogger().handlers
+                 if isinstance(h, logfile.SharedRotatingFileHandler)]
+        assert len(files) == 1 and files[0].baseFilename == str(tmp_path / "b" / "fieldapp.log")
+    finally:
+        logfile.unconfigure()
+    assert not [h for h in logging.getLogger().handlers
+                if isinstance(h, logfile.SharedRotatingFileHandler)]
+
+
+def test_unwritable_folder_is_said_not_fatal(tmp_path, capsys):
+    blocker = tmp_path / "file"
+    blocker.write_text("x")
+    try:
+        assert logfile.configure(directory=blocker / "log") is None
+        assert logfile.current_log_file() is None
+    finally:
+        logfile.unconfigure()
+    assert f"no log file: {blocker / 'log' / 'fieldapp.log'} cannot be written" in capsys.readouterr().err
+
+
+def test_rotation_keeps_five_and_a_refused_rollover_carries_on(tmp_path, capsys):
+    """1 MB x 5 by default; a rollover Windows refuses (another fieldapp holds the file:
+    WinError 32) loses no line, prints no logging error, and is not tried at every line."""
+    assert (logfile.MAX_BYTES, logfile.BACKUPS) == (1_000_000, 5)
+    path = tmp_path / "fieldapp.log"
+    handler = logfile.SharedRotatingFileHandler(path, max_bytes=2000, backups=5)
+    assert handler.stream is None                       # opened at the first line only
+    logger = logging.getLogger("fieldapp.test.rotation")
+    logger.propagate = False
+    logger.addHandler(handler)
+    try:
+        for i in range(200):
+            logger.warning("line %03d %s", i, "x" * 80)
+        assert sorted(p.name for p in tmp_path.iterdir()) == [
+            "fieldapp.log", *(f"fieldapp.log.{n}" for n in range(1, 6))]
+
+        def refused(source, dest):
+            raise PermissionError(13, "The process cannot access the file because it is being"
+                                      " used by another process", source)
+
+        handler.rotate = refused
+        before = path.stat().st_size
+        for i in range(60):
+            logger.warning("held %03d %s", i, "y" * 80)
+        handler.flush()
+        assert handler.rollovers_refused == 1           # given up for RETRY_S, not per line
+        text = path.read_text(encoding="utf-8")
+        assert "held 000" in text and "held 059" in text
+        assert path.stat().st_size > before
+        assert "Logging error" not in capsys.readouterr().err
+    finally:
+        logger.removeHandler(handler)
+        handler.close()
+
+
+def test_worker_thread_crash_is_logged_and_told(logdir):
+    path, told = logdir
+
+    def work() -> None:
+        raise RuntimeError("tally row 7 has no species")
+
+    t = threading.Thread(target=work, name="fieldapp-test-worker")
+    t.start()
+    t.join()
+    flush()
+    text = path.read_text(encoding="utf-8")
+    assert "uncaught exception in thread fieldapp-test-worker" in text
+    assert "Traceback (most recent call last)" in text and "in work" in text
+    assert "RuntimeError: tally row 7 has no species" in text
+    (crash,) = told
+    assert crash.log_path == path and crash.where == "thread fieldapp-test-worker"
+    words = logfile.crash_words(crash)
+    assert str(path) in words and "RuntimeError: tally row 7 has no species" in words
+    assert "What you recorded is kept" in words
+
+
+def test_gui_thread_crash_repeating_is_told_once_and_logged_in_full_three_times(logdir):
+    path, told = logdir
+    for _ in range(12):
+        try:
+            {}["dbh_in"]
+        except KeyError:
+            sys.excepthook(*sys.exc_info())
+    flush()
+    text = path.read_text(encoding="utf-8")
+    assert text.count("KeyError: 'dbh_in'") == 3 + 1    # three tracebacks, then the 10th in a line
+    assert "again (10 times so far): KeyError: 'dbh_in'" in text
+    assert len(told) == 1 and told[0].what == "KeyError: 'dbh_in'"
+
+
+def test_start_line_hides_passwords(logdir):
+    path, _ = logdir
+    logfile.log_start(["fieldapp", "--ntrip", "ntrip://ann:s3cret@caster.example:2101/RTCM3"])
+    flush()
+    text = path.read_text(encoding="utf-8")
+    assert "fieldapp 0.1.0 started" in text and "ntrip://ann:***@caster.example:2101/RTCM3" in text
+    assert "s3cret" not in text
+
+
+def main(argv):                                      # a stand-in subcommand that fails
+    raise ZeroDivisionError("slope of a zero-length transect")
+
+
+def test_cli_crash_goes_to_the_log_and_stderr_names_it(tmp_path, monkeypatch, capsys):
+    monkeypatch.setenv("FIELDAPP_LOG_DIR", str(tmp_path / "logs"))
+    monkeypatch.setitem(cli.SUBCOMMANDS, "rules", __name__)
+    hooks = (sys.excepthook, threading.excepthook)
+    assert cli.main(["rules", "evaluate", "x.json"]) == 1
+    log_path = tmp_path / "logs" / "fieldapp.log"
+    err = capsys.readouterr().err
+    assert (f"fieldapp: unexpected error (ZeroDivisionError: slope of a zero-length transect,"
+            f" in rules); the details are in {log_path}") in err
+    text = log_path.read_text(encoding="utf-8")
+    assert "fieldapp rules evaluate x.json" in text and "Traceback" in text
+    assert "ZeroDivisionError: slope of a zero-length transect" in text
+    # nothing left behind in this process: hooks back, no fieldapp handler
+    assert (sys.excepthook, threading.excepthook) == hooks
+    assert logfile.current_log_file() is None
+    assert not [h for h in logging.getLogger().handlers if getattr(h, "_fieldapp_handler", False)]
+
+
+def test_no_console_on_windows_says_it_in_a_message_box(monkeypatch):
+    """A windowed fieldapp.exe has no stderr: a failure before the window exists is shown in a
+    Windows message box instead of vanishing."""
+    shown = []
+    monkeypatch.setattr(logfile, "_windows_message_box", shown.append)
+    monkeypatch.setattr(sys, "stderr", None)
+    monkeypatch.setattr(sys, "platform", "win32")
+    logfile.tell_user("fieldapp: settings file C:\\x\\config.json is not readable JSON")
+    monkeypatch.undo()
+    assert shown == ["fieldapp: settings file C:\\x\\config.json is not readable JSON"]

@@ -1,0 +1,174 @@
+"""Help ▾, Visit ▾ › Open visits folder, the About dialog and the crash message (pytest-qt)."""
+
+from __future__ import annotations
+
+import logging
+import threading
+from pathlib import Path
+
+import pytest
+from PySide6.QtCore import QTimer
+
+from fieldapp.app import logfile
+from fieldapp.ui import helpmenu
+from tests.ui.ui_support import WAIT_MS, close_window, make_window, private_dirs  # noqa: F401
+
+
+class FakeDesktop:
+    """Stands in for QDesktopServices: the URLs asked to be opened."""
+
+    opened: list[str] = []
+
+    @staticmethod
+    def openUrl(url):  # noqa: N802 - Qt name
+        FakeDesktop.opened.append(url.toLocalFile())
+        return True
+
+
+@pytest.fixture
+def desktop(monkeypatch):
+    FakeDesktop.opened = []
+    monkeypatch.setattr(helpmenu, "QDesktopServices", FakeDesktop)
+    return FakeDesktop.opened
+
+
+@pytest.fixture
+def logged(tmp_path):
+    """The log file in ``tmp_path/log`` and the crash hooks, as fieldapp.cli.main sets them."""
+    path = logfile.configure(directory=tmp_path / "log")
+    logfile.install_crash_hooks()
+    yield path
+    logfile.set_notifier(None)
+    logfile.uninstall_crash_hooks()
+    logfile.unconfigure()
+
+
+def test_menus_open_the_right_folders(qtbot, private_dirs, desktop, logged):
+    w = make_window(qtbot, private_dirs)
+    try:
+        help_items = [a.text() for a in w.help_menu.actions() if a.text()]
+        assert help_items == ["About fieldapp and where things are…", "Open visits folder",
+                              "Open log folder", "Open settings folder"]
+        assert "Open visits folder" in [a.text() for a in w.visit_menu.actions()]
+        assert w.help_button.text() == "Help ▾"
+        w.open_visits_action.trigger()
+        w.open_log_action.trigger()
+        w.open_settings_action.trigger()
+        assert desktop == [str(private_dirs / "data"), str(logged.parent), str(private_dirs / "cfg")]
+        assert (private_dirs / "data").is_dir()        # made before it was opened
+    finally:
+        close_window(w)
+
+
+def test_about_dialog_names_each_folder_and_opens_it(qtbot, private_dirs, desktop, logged,
+                                                     monkeypatch):
+    """With the visits in the default folder and an earlier version's visits in Documents, the
+    dialog names both (and the settings file and the log file) and a button opens each."""
+    from fieldapp.app import paths
+
+    documents = private_dirs / "Documents" / "fieldapp"
+    documents.mkdir(parents=True)
+    (documents / "bank_2025.gpkg").write_bytes(b"SQLite format 3\x00")
+    monkeypatch.delenv("FIELDAPP_DATA_DIR")
+    monkeypatch.setattr(paths, "app_data_dir", lambda: private_dirs / "local" / "fieldapp")
+    monkeypatch.setattr(paths, "documents_visits_dir", lambda: documents)
+    w = make_window(qtbot, private_dirs, data_dir=str(private_dirs / "local" / "fieldapp" / "visits"))
+    try:
+        assert "openEarlierVisits" in [a.objectName() for a in w.help_menu.actions()]
+        dlg = helpmenu.AboutDialog(w)
+        qtbot.addWidget(dlg)
+        dlg.show()
+        assert dlg.rows == {"Visits": private_dirs / "local" / "fieldapp" / "visits",
+                            "Earlier visits": documents, "Settings": private_dirs / "cfg",
+                            "Log": logged.parent}
+        from PySide6.QtWidgets import QLabel, QPushButton
+
+        texts = {lab.objectName(): lab.text() for lab in dlg.findChildren(QLabel)}
+        assert str(logged) in texts["whereLog"]
+        assert str(private_dirs / "cfg" / "config.json") in texts["whereSettings"]
+        assert str(documents) in texts["whereEarliervisits"]
+        dlg.findChild(QPushButton, "openLog").click()
+        dlg.findChild(QPushButton, "openEarliervisits").click()
+        assert desktop == [str(logged.parent), str(documents)]
+        dlg.grab().save(str(private_dirs / "about.png"))
+    finally:
+        close_window(w)
+
+
+def test_new_visit_dialog_says_where_earlier_visits_are(qtbot, tmp_path, monkeypatch):
+    from fieldapp.app import paths
+    from fieldapp.ui.newvisit import NewVisitDialog
+
+    documents = tmp_path / "OneDrive" / "Documents" / "fieldapp"
+    documents.mkdir(parents=True)
+    (documents / "old.gpkg").write_bytes(b"SQLite format 3\x00")
+    monkeypatch.delenv("FIELDAPP_DATA_DIR", raising=False)
+    monkeypatch.setattr(paths, "app_data_dir", lambda: tmp_path / "Local" / "fieldapp")
+    monkeypatch.setattr(paths, "documents_visits_dir", lambda: documents)
+    dlg = NewVisitDialog(tmp_path / "Local" / "fieldapp" / "visits")
+    qtbot.addWidget(dlg)
+    dlg.name.setText("Smith lot")
+    where = dlg.where.text()
+    assert where.startswith(f"Saved as {tmp_path / 'Local' / 'fieldapp' / 'visits'}")
+    assert f"Visits of earlier versions stay in {documents} (not moved)" in where
+
+
+@pytest.mark.qt_no_exception_capture
+def test_crash_in_the_window_is_logged_and_shown_with_the_log_path(qtbot, private_dirs, desktop,
+                                                                   logged):
+    """An exception out of a slot (PySide6 hands it to sys.excepthook) and one in a worker
+    thread: each traceback in the log, one message box naming the log file; the visit stays
+    open and recording."""
+    w = make_window(qtbot, private_dirs)
+    notice = helpmenu.CrashNotice(w)
+    logfile.set_notifier(notice.notify)
+    try:
+        qtbot.waitUntil(lambda: w.startup_done and w.visit is not None, timeout=WAIT_MS)
+        visit = w.visit
+
+        def slot() -> None:
+            raise ValueError("azimuth 400° is not a bearing")
+
+        QTimer.singleShot(0, slot)
+        qtbot.waitUntil(lambda: notice.box is not None and notice.box.isVisible(), timeout=WAIT_MS)
+        assert len(notice.shown) == 1
+        assert str(logged) in notice.shown[0]
+        assert "ValueError: azimuth 400° is not a bearing, in the window" in notice.shown[0]
+        assert notice.box.text() == notice.shown[0]
+        notice.box.grab().save(str(private_dirs / "crash.png"))
+
+        t = threading.Thread(target=lambda: 1 / 0, name="fieldapp-test-crash")
+        t.start()
+        t.join()
+        for handler in logging.getLogger().handlers:
+            handler.flush()
+        text = logged.read_text(encoding="utf-8")
+        assert "uncaught exception in the window" in text
+        assert "ValueError: azimuth 400° is not a bearing" in text and "in slot" in text
+        assert "uncaught exception in thread fieldapp-test-crash" in text
+        assert "ZeroDivisionError: division by zero" in text
+        qtbot.wait(50)          # the thread's notice arrives while the first box is open...
+        assert len(notice.shown) == 1                   # ...and is only logged
+        # the visit is the same, its store open: nothing was closed by the hook
+        assert w.visit is visit and not visit.store.closed
+        notice.box.findChild(type(notice.box.buttons()[0]), "openLogFolder").click()
+        assert desktop == [str(logged.parent)]
+    finally:
+        logfile.set_notifier(None)
+        close_window(w)
+
+
+def test_a_window_that_fails_to_start_says_where_the_log_is(qtbot, private_dirs, logged,
+                                                            monkeypatch, capsys):
+    """Offscreen (no dialogs) a start-up failure is logged and said on the console, exit 1."""
+    from fieldapp.ui import app as appmod
+
+    def broken(config, **_kw):
+        raise OSError(28, "No space left on device")
+
+    monkeypatch.setattr(appmod, "create_window", broken)
+    assert appmod.main(["--no-settings-file", "--visit", str(private_dirs / "v.gpkg")]) == 1
+    err = capsys.readouterr().err
+    assert (f"fieldapp: unexpected error (OSError: [Errno 28] No space left on device, in "
+            f"start-up); the details are in {logged}") in err
+    assert "OSError: [Errno 28] No space left on device" in Path(logged).read_text(encoding="utf-8")
