@@ -777,9 +777,11 @@ def show_opened(window: Any, path: Path, visit: VisitController) -> None:
     if unlocked:        # recording goes on; the crew should know another window could too
         window.show_banner(f"Visit opened without its lock: {unlocked}. Another fieldapp window"
                            " could record into it too: keep it open in one window only")
-    elif (words := paths.onedrive_warning(path)) is not None:
-        log.warning("%s", words)
-        window.show_banner(words)
+    elif (words := paths.onedrive_warning(path)) or getattr(window, "onedrive_said", False):
+        if words:
+            log.warning("%s", words)
+        window.show_banner(words or "")     # said for this visit; cleared for the next one
+        window.onedrive_said = bool(words)
     cfg = window.config
     if not (cfg.simulate or cfg.replay or cfg.quit_after_s is not None):
         window.remember_setting(last_visit=str(path))

@@ -153,6 +153,14 @@ def test_crash_in_the_window_is_logged_and_shown_with_the_log_path(qtbot, privat
         assert w.visit is visit and not visit.store.closed
         notice.box.findChild(type(notice.box.buttons()[0]), "openLogFolder").click()
         assert desktop == [str(logged.parent)]
+        qtbot.waitUntil(lambda: notice.box is None or not notice.box.isVisible(), timeout=WAIT_MS)
+        # with no box open, a worker thread's crash is shown on the GUI thread
+        t = threading.Thread(target=lambda: {}["species"], name="fieldapp-test-crash2")
+        t.start()
+        t.join()
+        qtbot.waitUntil(lambda: len(notice.shown) == 2, timeout=WAIT_MS)
+        assert "KeyError: 'species', in thread fieldapp-test-crash2" in notice.shown[1]
+        assert notice.box.isVisible()
     finally:
         logfile.set_notifier(None)
         close_window(w)
@@ -172,3 +180,22 @@ def test_a_window_that_fails_to_start_says_where_the_log_is(qtbot, private_dirs,
     assert (f"fieldapp: unexpected error (OSError: [Errno 28] No space left on device, in "
             f"start-up); the details are in {logged}") in err
     assert "OSError: [Errno 28] No space left on device" in Path(logged).read_text(encoding="utf-8")
+
+
+def test_a_visit_in_onedrive_is_warned_of_in_the_banner(qtbot, private_dirs, monkeypatch):
+    cloud = private_dirs / "OneDrive"
+    monkeypatch.setenv("OneDrive", str(cloud))
+    w = make_window(qtbot, private_dirs, visit=str(cloud / "Documents" / "fieldapp" / "bank.gpkg"))
+    try:
+        qtbot.waitUntil(lambda: w.startup_done and w.visit is not None, timeout=WAIT_MS)
+        assert w.banner.isVisible()
+        assert w.banner.text().startswith(
+            f"This visit is in a OneDrive folder ({cloud / 'Documents' / 'fieldapp' / 'bank.gpkg'})")
+        from fieldapp.app.visit import open_visit, show_opened
+
+        local = private_dirs / "data" / "local.gpkg"
+        w.visit.close()
+        show_opened(w, local, open_visit(local))        # the next visit, not in OneDrive
+        assert not w.banner.isVisible() and w.banner.text() == ""
+    finally:
+        close_window(w)
