@@ -15,6 +15,8 @@ from __future__ import annotations
 import importlib
 import sys
 
+from devices.console import tolerant_console
+
 SUBCOMMANDS = {
     "rules": "fieldapp.rules.cli",
     "sync": "fieldapp.sync.cli",
@@ -47,7 +49,10 @@ def print_help() -> None:
 
 def main(argv: list[str] | None = None) -> int:
     """Run a subcommand or the app; return the process exit status: 130 on a Ctrl+C that the
-    command does not handle itself (e.g. while its modules load), as one line, no traceback."""
+    command does not handle itself (e.g. while its modules load), as one line, no traceback.
+    A character the console's code page lacks (cp1252, cp437 on Windows) prints as ``?``
+    (:func:`devices.console.tolerant_console`): a site named "Łąka – Wisła" is no traceback."""
+    tolerant_console()
     try:
         return _main(argv)
     except KeyboardInterrupt:
