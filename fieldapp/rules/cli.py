@@ -19,7 +19,7 @@ import os
 import sys
 from collections.abc import Sequence
 
-from fieldapp.rules.contract import RULES, evaluate
+from fieldapp.rules.contract import RULES, evaluate, json_bytes
 from fieldapp.rules.results import error_result
 
 __all__ = ["main"]
@@ -35,6 +35,19 @@ def _parser() -> argparse.ArgumentParser:
     ev.add_argument("--indent", type=int, default=2, help="JSON indent (default 2; -1 for one line)")
     sub.add_parser("list", help="print the rule ids")
     return p
+
+
+def _write(data: bytes) -> None:
+    """``data`` to standard output as bytes: ``\\n`` stays ``\\n`` on Windows too (a text
+    stream there writes ``\\r\\n``), so the output is the same bytes on every platform."""
+    sys.stdout.flush()
+    out = getattr(sys.stdout, "buffer", None)
+    if out is None:   # a stream without bytes (a test's StringIO)
+        sys.stdout.write(data.decode("ascii"))
+        sys.stdout.flush()
+        return
+    out.write(data)
+    out.flush()
 
 
 def main(argv: Sequence[str] | None = None) -> int:
@@ -83,10 +96,12 @@ def main(argv: Sequence[str] | None = None) -> int:
         results.append(result)
     indent = None if args.indent < 0 else args.indent
     try:
-        print(json.dumps(results, indent=indent, allow_nan=False), flush=True)
-    except BrokenPipeError:
-        # the reader went away (``... | head -1``): no traceback now, nor when Python flushes at
-        # exit; exit 1, as fieldapp-nmea does
+        _write(json_bytes(results, indent))
+    except OSError as err:
+        if not isinstance(err, BrokenPipeError) and err.errno != errno.EINVAL:
+            raise
+        # the reader went away (``... | head -1``; Windows says EINVAL): no traceback now, nor
+        # when Python flushes at exit; exit 1, as fieldapp-nmea does
         os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
         return 1
     return 1 if any(r.get("status") == "error" for r in results) else 0
