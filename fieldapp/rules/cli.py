@@ -2,7 +2,7 @@
 
 Usage::
 
-    fieldapp rules evaluate FILE.json [--indent N]   # FILE '-' reads standard input
+    fieldapp rules evaluate FILE.json [--indent N]   # FILE '-' reads standard input (UTF-8)
     fieldapp rules list                              # the rule ids
 
 ``FILE.json`` holds one request or a list of them; the command prints one result per request
@@ -58,7 +58,9 @@ def main(argv: Sequence[str] | None = None) -> int:
         return 0
     try:
         if args.file == "-":
-            text = sys.stdin.read()
+            # UTF-8 as a file is read, not the console's code page (cp1252/cp437 on Windows)
+            stdin = getattr(sys.stdin, "buffer", None)
+            text = stdin.read().decode("utf-8-sig") if stdin is not None else sys.stdin.read()
         else:
             # utf-8-sig: a file saved by Windows Notepad starts with a byte-order mark
             with open(args.file, encoding="utf-8-sig") as fh:
