@@ -18,6 +18,8 @@ from __future__ import annotations
 import importlib
 import sys
 
+from devices.console import tolerant_console
+
 SUBCOMMANDS = {
     "rules": "fieldapp.rules.cli",
     "sync": "fieldapp.sync.cli",
@@ -60,8 +62,13 @@ def main(argv: list[str] | None = None) -> int:
     an exception no command handles is logged with its traceback, the console (or, with no
     console, a message box) says where the log is, and the exit status is 1. Both are undone
     when it returns (a test calling it leaves no handler behind).
+
+    A character the console's code page lacks (cp1252, cp437 on Windows) prints as ``?``
+    (:func:`devices.console.tolerant_console`): a site named "Łąka – Wisła" is no traceback.
     """
     from fieldapp.app import logfile
+
+    tolerant_console()
 
     args = list(sys.argv[1:] if argv is None else argv)
     window = not (args and (args[0] in SUBCOMMANDS or args[0] in ("-h", "--help")))

@@ -162,3 +162,19 @@ def test_ctrl_c_while_a_subcommand_loads_is_one_line_and_exit_130(monkeypatch, c
     assert cli.main(["sync", "--help"]) == 130
     err = capsys.readouterr().err
     assert err == "fieldapp: interrupted (Ctrl+C)\n"
+
+
+def test_rules_evaluate_reads_standard_input_as_utf8_whatever_the_console_code_page(monkeypatch, capsys):
+    """``type requests.json | fieldapp rules evaluate -`` on Windows: stdin's code page is cp1252
+    or cp437, the file UTF-8 (a byte-order mark too, from Notepad)."""
+    import io
+
+    from fieldapp.rules.cli import main as rules_main
+
+    request = {"rule": "woodland.class", "input": {"canopy_10in_pct": 34, "deciduous_share_pct": 80,
+                                                   "canopy_3in_pct": 60, "trees": [], "note": "Łąka ≥ σ"}}
+    data = b"\xef\xbb\xbf" + json.dumps(request, ensure_ascii=False).encode("utf-8")
+    monkeypatch.setattr(sys, "stdin", io.TextIOWrapper(io.BytesIO(data), encoding="cp1252"))
+    assert rules_main(["evaluate", "-"]) == 0
+    (result,) = json.loads(capsys.readouterr().out)
+    assert (result["status"], result["class"]) == ("determined", "mature")

@@ -17,6 +17,7 @@ import time
 from pathlib import Path
 from typing import Callable
 
+from devices.console import tolerant_console
 from devices.nmea.assembler import EpochAssembler, NmeaStats, iter_stream_fixes
 from devices.nmea.fix import BadKind, fix_to_json
 from devices.nmea.reader import GnssReader
@@ -118,6 +119,7 @@ def main(argv: list[str] | None = None) -> int:
     all; 1 when standard output was closed early (``... | head -2``: the rest
     is dropped quietly, as Python's own guidance on SIGPIPE recommends).
     """
+    tolerant_console()
     try:
         return _main(argv)
     except BrokenPipeError:

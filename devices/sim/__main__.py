@@ -23,6 +23,8 @@ import signal
 import sys
 import threading
 
+from devices.console import tolerant_console
+
 
 def _number(lo: float, hi: float = math.inf, *, zero_ok: bool = False):
     """An argparse type: a finite number in [lo, hi] (``lo`` excluded unless ``zero_ok``)."""
@@ -178,6 +180,7 @@ def main(argv: list[str] | None = None) -> int:
     """Run the simulator CLI; returns the exit status."""
     from devices.sim.scenario import load_scenario, scenario_names
 
+    tolerant_console()
     args = _parser().parse_args(argv)
     if args.list:
         print("\n".join(scenario_names()))

@@ -548,7 +548,9 @@ def _move_into_place(visit_path, tmp_dir: Path, target: Path, out_path: Path, si
     shots = sorted(f.name for f in photos.iterdir()) if photos.is_dir() else []
     if not single:
         written = sorted(f.name for f in tmp_dir.iterdir() if f.name != PHOTO_DIR) + [MANIFEST]
-        (tmp_dir / MANIFEST).write_text(json.dumps({"format": "fieldapp export", "files": written}, indent=1))
+        # UTF-8 with \n line ends on every platform (Windows' default is cp1252 and \r\n)
+        (tmp_dir / MANIFEST).write_text(json.dumps({"format": "fieldapp export", "files": written}, indent=1)
+                                        + "\n", encoding="utf-8", newline="\n")
     names = [out_path.name] if single else sorted(f.name for f in tmp_dir.iterdir() if f.name != PHOTO_DIR)
     beside = out_path.parent if single else out_path
     refuse_clobbering(visit_path, ([out_path] if single or not out_path.is_dir()

@@ -17,7 +17,13 @@ import shapely
 from fieldapp.export.dxf import _dxf
 from fieldapp.export.model import ExportWriteFailed, _LayerData
 
-__all__ = ["GEOJSON_OPTIONS", "SHP_TEXT_BYTES", "LONG_VALUES_FILE", "FIELD_NAMES_FILE"]
+__all__ = ["GEOJSON_OPTIONS", "SHP_TEXT_BYTES", "LONG_VALUES_FILE", "FIELD_NAMES_FILE", "TEXT_ENCODING"]
+
+#: The text encoding of every file the export writes and reads back, named to GDAL (pyogrio)
+#: too: for a driver that does not declare UTF-8 strings (CSV) pyogrio otherwise encodes the
+#: values in the locale's encoding, Windows' ANSI code page (cp1252), and a site named
+#: "Łąka – Wisła" failed with "'charmap' codec can't encode".
+TEXT_ENCODING = "UTF-8"
 
 
 def _field_arrays(data: _LayerData, int32: bool = False):
@@ -74,7 +80,7 @@ def _write_ogr(data: _LayerData, path: Path, driver: str, crs: str, transform, *
         warnings.filterwarnings("ignore", message="Normalized/laundered field name")
         write(str(path), wkb, arrays, [c for c, _ in data.columns], field_mask=masks, layer=data.name,
               driver=driver, geometry_type=data.geometry_type, crs=crs, append=append,
-              layer_options=layer_options or None)
+              layer_options=layer_options or None, encoding=TEXT_ENCODING)
 
 
 def _track_path(data: _LayerData) -> _LayerData:
@@ -130,7 +136,7 @@ def _shp_long_values(data: _LayerData, long_rows: list[list[str]]) -> _LayerData
 def _write_csv(path: Path, header: list[str], rows: list[list[Any]]) -> None:
     import csv
 
-    with open(path, "w", newline="", encoding="utf-8") as fh:
+    with open(path, "w", newline="", encoding=TEXT_ENCODING) as fh:
         w = csv.writer(fh)
         w.writerow(header)
         w.writerows(rows)
@@ -177,7 +183,8 @@ def _last_feature_whole(path: Path, data: _LayerData, layer: str) -> str | None:
     if n == 0:
         return None
     try:
-        meta, _, geoms, values = read(str(path), layer=layer, skip_features=n - 1, max_features=1)
+        meta, _, geoms, values = read(str(path), layer=layer, skip_features=n - 1, max_features=1,
+                                      encoding=TEXT_ENCODING)
     except Exception as exc:  # noqa: BLE001 - pyogrio: the file is unreadable (cut short)
         return str(exc)
     if geoms is None or len(geoms) != 1:
@@ -286,7 +293,7 @@ def _check_written(path: Path, data: _LayerData, fmt: str, layer: str | None = N
         why = _last_feature_whole(path, data, layer)
     if why is None and (size <= COUNT_BYTES or fmt == "shp"):   # a Shapefile's count is its header's
         try:
-            n = read_info(str(path), layer=layer)["features"]
+            n = read_info(str(path), layer=layer, encoding=TEXT_ENCODING)["features"]
         except Exception as exc:  # noqa: BLE001 - pyogrio: the file is unreadable (empty, cut short)
             n, why = None, str(exc)
         if n is not None and n != len(data.rows):
@@ -338,7 +345,7 @@ def _write_layers(layers: list[_LayerData], target: Path, fmt: str, frame, site_
             path = target / f"{data.name}.shp"
             data = _shp_long_values(data, long_rows)
             _write_ogr(data, path, "ESRI Shapefile", site_crs, None)
-            short = list(read_info(str(path))["fields"]) if path.exists() else []
+            short = list(read_info(str(path), encoding=TEXT_ENCODING)["fields"]) if path.exists() else []
             field_rows += [[data.name, a, b] for a, (b, _) in zip(short, data.columns)]
         else:
             path = target / f"{data.name}.csv"

@@ -273,7 +273,12 @@ def _serve() -> int:
     stdin; none (stdin closed) means it was not needed."""
     import fieldapp.export.gdal  # noqa: F401 - imported while the parent reads the visit
 
-    line = sys.stdin.readline().strip()
+    # the parent writes the path in UTF-8 (write_in_workers); sys.stdin would decode it in the
+    # console's code page on Windows (cp1252), and an export folder named for a site
+    # "Łąka – Wisła" was a path the worker could not read ("'charmap' codec can't decode")
+    line = sys.stdin.buffer.readline().decode("utf-8").strip()
+    if sys.stderr is not None:   # what the parent reads back (_said) as UTF-8
+        sys.stderr.reconfigure(encoding="utf-8", errors="backslashreplace")
     if not line:
         return 0
     threading.Thread(target=_end_with_parent, daemon=True).start()

@@ -262,6 +262,8 @@ def _attach_requests(laid_pdf: str, out_file: str, content) -> list[str]:
     attach)."""
     from pypdf import PdfReader, PdfWriter
 
+    from fieldapp.rules.contract import json_bytes
+
     from .document import attached_checks
 
     writer = PdfWriter(clone_from=PdfReader(laid_pdf))
@@ -271,8 +273,8 @@ def _attach_requests(laid_pdf: str, out_file: str, content) -> list[str]:
     for name, check in attached:
         writer.add_attachment(name, (json.dumps(check.request, indent=2) + "\n").encode())
     writer.add_attachment("requests-all.json", (json.dumps(content.requests(), indent=2) + "\n").encode())
-    writer.add_attachment("results-all.json",
-                          (json.dumps([c.result for _, c in attached], indent=2) + "\n").encode())
+    # the same bytes as ``fieldapp rules evaluate requests-all.json`` prints, on every platform
+    writer.add_attachment("results-all.json", json_bytes([c.result for _, c in attached], indent=2))
     with open(out_file, "wb") as fh:
         writer.write(fh)
         fh.flush()

@@ -39,6 +39,19 @@ conversion: every function takes and returns the one foot its inputs are in, and
 them with the texts' figures as written (75 ft, 10,000 sq ft). The two feet differ by 2 parts
 per million (0.00015 ft in 75 ft), far below what a field measurement resolves.
 
+Precision of results
+--------------------
+Every float of a JSON result (:func:`evaluate`, ``fieldapp rules evaluate``, the report's
+``results-all.json``) is rounded to 6 decimal places (``results.RESULT_DECIMALS``): 1e-6 ft,
+sq ft, acre, percent or degree, far below what a field measurement resolves. The platform's
+maths library may differ in the last bit (the development-area example is 4556.63509011086 on
+Linux, 4556.635090110862 on Windows); both are 4556.63509 in the result, so an office
+re-running a laptop's requests gets the same bytes. Verdicts (status, booleans, classes) are
+decided on the unrounded numbers, with the 1e-6 tolerance of :mod:`~fieldapp.rules.compare`;
+rounding moves a number by at most 5e-7, inside it. The typed results keep the unrounded
+numbers. The JSON text is ASCII (``≥`` as ``\\u2265``), ``\\n`` line ends on every platform,
+keys in the result's order (``contract.json_bytes``). Inputs are never rounded.
+
 Exceptions
 ----------
 RulesError

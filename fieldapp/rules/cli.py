@@ -2,7 +2,7 @@
 
 Usage::
 
-    fieldapp rules evaluate FILE.json [--indent N]   # FILE '-' reads standard input
+    fieldapp rules evaluate FILE.json [--indent N]   # FILE '-' reads standard input (UTF-8)
     fieldapp rules list                              # the rule ids
 
 ``FILE.json`` holds one request or a list of them; the command prints one result per request
@@ -19,7 +19,7 @@ import os
 import sys
 from collections.abc import Sequence
 
-from fieldapp.rules.contract import RULES, evaluate
+from fieldapp.rules.contract import RULES, evaluate, json_bytes
 from fieldapp.rules.results import error_result
 
 __all__ = ["main"]
@@ -37,6 +37,19 @@ def _parser() -> argparse.ArgumentParser:
     return p
 
 
+def _write(data: bytes) -> None:
+    """``data`` to standard output as bytes: ``\\n`` stays ``\\n`` on Windows too (a text
+    stream there writes ``\\r\\n``), so the output is the same bytes on every platform."""
+    sys.stdout.flush()
+    out = getattr(sys.stdout, "buffer", None)
+    if out is None:   # a stream without bytes (a test's StringIO)
+        sys.stdout.write(data.decode("ascii"))
+        sys.stdout.flush()
+        return
+    out.write(data)
+    out.flush()
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     """Run ``fieldapp rules`` with ``argv`` (the arguments after ``rules``); return the exit status."""
     args = _parser().parse_args(list(sys.argv[1:] if argv is None else argv))
@@ -45,7 +58,9 @@ def main(argv: Sequence[str] | None = None) -> int:
         return 0
     try:
         if args.file == "-":
-            text = sys.stdin.read()
+            # UTF-8 as a file is read, not the console's code page (cp1252/cp437 on Windows)
+            stdin = getattr(sys.stdin, "buffer", None)
+            text = stdin.read().decode("utf-8-sig") if stdin is not None else sys.stdin.read()
         else:
             # utf-8-sig: a file saved by Windows Notepad starts with a byte-order mark
             with open(args.file, encoding="utf-8-sig") as fh:
@@ -83,10 +98,12 @@ def main(argv: Sequence[str] | None = None) -> int:
         results.append(result)
     indent = None if args.indent < 0 else args.indent
     try:
-        print(json.dumps(results, indent=indent, allow_nan=False), flush=True)
-    except BrokenPipeError:
-        # the reader went away (``... | head -1``): no traceback now, nor when Python flushes at
-        # exit; exit 1, as fieldapp-nmea does
+        _write(json_bytes(results, indent))
+    except OSError as err:
+        if not isinstance(err, BrokenPipeError) and err.errno != errno.EINVAL:
+            raise
+        # the reader went away (``... | head -1``; Windows says EINVAL): no traceback now, nor
+        # when Python flushes at exit; exit 1, as fieldapp-nmea does
         os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
         return 1
     return 1 if any(r.get("status") == "error" for r in results) else 0

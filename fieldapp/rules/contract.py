@@ -13,6 +13,7 @@ finite (JSON has no infinity) becomes an error result naming the result key.
 
 from __future__ import annotations
 
+import json
 import math
 import reprlib
 from collections.abc import Callable, Mapping
@@ -21,7 +22,7 @@ from typing import Any
 from fieldapp.rules import city, measure, nr151, nr341
 from fieldapp.rules.results import RuleInputError, RuleResult, error_result
 
-__all__ = ["RULES", "evaluate", "evaluate_result"]
+__all__ = ["RULES", "evaluate", "evaluate_result", "json_bytes"]
 
 Handler = Callable[[Mapping, Mapping], RuleResult]
 
@@ -112,6 +113,25 @@ def evaluate(request: Mapping[str, Any]) -> dict[str, Any]:
         return error_result(rule, _best_key(request),
                             f"internal error: the result {path} would be {value}; an input value is out of range")
     return result
+
+
+def json_bytes(value: Any, indent: int | None = 2) -> bytes:
+    """``value`` (results, or requests) as the contract's JSON text, the same bytes on every
+    platform: ASCII (a character beyond it, "≥", as ``\\u2265``: any console or code page shows
+    it unchanged), ``indent`` spaces (None: one line), keys in the order the result has them
+    (``rule``, ``status`` first), ``\\n`` line ends (never Windows' ``\\r\\n``), one ``\\n`` at
+    the end. ``fieldapp rules evaluate`` prints this and the report attaches it
+    (``results-all.json``), so the two are byte for byte the same.
+
+    Raises
+    ------
+    ValueError
+        A NaN or infinite number (JSON has none).
+
+    >>> json_bytes([{"rule": "x", "width_ft": 26.0, "why": "≥ 75 ft"}], indent=None)
+    b'[{"rule": "x", "width_ft": 26.0, "why": "\\\\u2265 75 ft"}]\\n'
+    """
+    return (json.dumps(value, indent=indent, ensure_ascii=True, allow_nan=False) + "\n").encode("ascii")
 
 
 def _best_key(request: Any) -> str:

@@ -4,7 +4,8 @@ Every rule returns a frozen dataclass derived from :class:`RuleResult`: the rule
 :class:`Status`, the citation of the paragraph that decided it, the interpretation ids the
 evaluation relied on, and (for ``needs_data``) ``next_step`` in words. ``to_dict()`` gives the
 JSON result of ``rules-contract.md``: tuples become lists, enums their value, nested results
-dicts.
+dicts, and every float is rounded to :data:`RESULT_DECIMALS` decimal places (6): the same
+bytes on every platform (see the package docstring, "Precision of results").
 
 Exceptions
 ----------
@@ -25,7 +26,8 @@ from typing import Any, TypeVar
 
 from fieldapp.rules.readings import READINGS
 
-__all__ = ["RuleInputError", "RuleResult", "RulesError", "Status", "error_result", "from_request", "ordered"]
+__all__ = ["RESULT_DECIMALS", "RuleInputError", "RuleResult", "RulesError", "Status", "error_result",
+           "from_request", "ordered", "result_float"]
 
 R = TypeVar("R", bound="RuleResult")
 
@@ -65,14 +67,38 @@ class Status(str, enum.Enum):
     ERROR = "error"
 
 
+#: Decimal places of every float in a contract result (:meth:`RuleResult.to_dict`): 1e-6 ft,
+#: sq ft, acre, percent or degree. The platform's maths library may differ in the last bit
+#: (4556.63509011086 on Linux, 4556.635090110862 on Windows): rounded, both are 4556.63509, so
+#: an office re-running a laptop's requests gets the same bytes. It moves a number by at most
+#: 5e-7, inside the 1e-6 tolerance of every threshold comparison (:mod:`fieldapp.rules.compare`),
+#: and verdicts are decided on the unrounded numbers before this rounding.
+RESULT_DECIMALS = 6
+
+
+def result_float(value: float) -> float:
+    """``value`` rounded to :data:`RESULT_DECIMALS` places (correctly rounded from its exact
+    binary value, so the same on every platform); -0.0 becomes 0.0; NaN and infinities are
+    left for :func:`fieldapp.rules.evaluate` to refuse.
+
+    >>> result_float(4556.63509011086), result_float(4556.635090110862)
+    (4556.63509, 4556.63509)
+    >>> result_float(40.00000000000001), result_float(-1e-9)
+    (40.0, 0.0)
+    """
+    return round(value, RESULT_DECIMALS) + 0.0
+
+
 def _plain(value: Any) -> Any:
+    if type(value) is float:
+        return result_float(value)
     if isinstance(value, enum.Enum):
         return value.value
     if dataclasses.is_dataclass(value) and not isinstance(value, type):
         return {f.name: _plain(getattr(value, f.name)) for f in dataclasses.fields(value)}
     if isinstance(value, (tuple, list)):
         if all(type(v) is float for v in value):
-            return list(value)
+            return [result_float(v) for v in value]
         return [_plain(v) for v in value]
     if isinstance(value, dict):
         return {k: _plain(v) for k, v in value.items()}
@@ -117,7 +143,9 @@ class RuleResult:
 
     def to_dict(self) -> dict[str, Any]:
         """The JSON result of the contract: plain dicts, lists, floats, ints, bools, None; with
-        ``interpretation_text`` (id -> sentence of each reading used) after the fields."""
+        ``interpretation_text`` (id -> sentence of each reading used) after the fields. Every
+        float is rounded to :data:`RESULT_DECIMALS` places (:func:`result_float`); the result's
+        attributes keep the unrounded numbers."""
         out = _plain(self)
         out["interpretation_text"] = self.interpretation_text
         return out

@@ -48,7 +48,8 @@ def holder_words(master: Path) -> str:
                 for fd in (proc / "fd").iterdir():
                     with contextlib.suppress(OSError):
                         if str(fd.readlink()).startswith(target):
-                            names.add(f"{(proc / 'comm').read_text().strip()} (pid {proc.name})")
+                            comm = (proc / "comm").read_text(encoding="utf-8", errors="replace")
+                            names.add(f"{comm.strip()} (pid {proc.name})")
                             break
     if names:
         return "held open by " + ", ".join(sorted(names))

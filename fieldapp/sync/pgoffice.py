@@ -543,7 +543,7 @@ class PostgisOffice(OfficeStore):
         with tempfile.TemporaryDirectory(prefix="fieldapp-pg-") as work:
             listing = Path(work) / "schema.json"
             gd.schema("sqlite", "", str(schema_gpkg), str(listing))
-            tables = pgsql.tables_from_geodiff(json.loads(listing.read_text())["geodiff_schema"])
+            tables = pgsql.tables_from_geodiff(json.loads(listing.read_text(encoding="utf-8"))["geodiff_schema"])
             dump = Path(work) / "rows.geodiff"
             gd.dump_data("sqlite", "", str(schema_gpkg), str(dump))
             rows = cs.read_entries(gd, dump) if gd.has_changes(str(dump)) else []
@@ -643,7 +643,7 @@ class PostgisOffice(OfficeStore):
                 check(copy)
             listing = Path(work) / "schema.json"
             gd.schema("sqlite", "", str(copy), str(listing))
-            new_tables = pgsql.tables_from_geodiff(json.loads(listing.read_text())["geodiff_schema"])
+            new_tables = pgsql.tables_from_geodiff(json.loads(listing.read_text(encoding="utf-8"))["geodiff_schema"])
             with self._refused_as(site_id, "change the store schema (an office role must) of"), conn.transaction():
                 conn.execute("SELECT pg_advisory_xact_lock(hashtext(%s))", (f"fieldapp:{site_id}",))
                 conn.execute("SET LOCAL fieldapp.applying = 'on'")

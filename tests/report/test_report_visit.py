@@ -54,18 +54,19 @@ def _clock():
 
 
 def build_sample_visit(path: Path, *, trees: int | None = None, transects: int | None = None,
-                       conflict: bool = True) -> dict:
+                       conflict: bool = True, site_name: str = "Mill Creek lot 7",
+                       note_text: str = "Culvert outlet") -> dict:
     """Create the sample visit file at ``path``; return the numbers the tests check.
 
     Default: one OHWM line (3 averaged points, 10 RTK epochs + 2 no-fix epochs each), transect T1
     over a steep bank (30 ft @ 4 %, 60 ft @ 18 %, 120 ft @ 5 %: bank 90 ft, rules-contract example),
     T2 stopped short (…, 45 ft @ 5 %: bank at least 90 ft, walk more than 5 ft), a 200 × 200 ft
     woodland stand with 4 trees (DBH 10, 11, 14, 24 in), a 260 × 520 ft less-susceptible wetland,
-    a 30 × 30 ft foundation and a sync conflict record. ``trees``/``transects`` make a big visit
-    for the benchmark instead.
+    a 30 × 30 ft foundation, a note (``note_text``) and a sync conflict record. ``trees``/``transects``
+    make a big visit for the benchmark instead; ``site_name`` names the site.
     """
     frame = SiteFrame("EPSG:3070")
-    visit = Visit.new("Mill Creek lot 7", date(2024, 5, 14), crew=["A. Surveyor", "B. Forester"],
+    visit = Visit.new(site_name, date(2024, 5, 14), crew=["A. Surveyor", "B. Forester"],
                       device_ids={"gnss": "R12i 6012", "rangefinder": "TruPulse 360R"},
                       crs="EPSG:3070", antenna_height_m=1.8, who="ann@laptop-1", clock=_clock(),
                       water_features=[WaterFeature("Mill Creek", WaterFeatureType.STREAM)],
@@ -116,7 +117,7 @@ def build_sample_visit(path: Path, *, trees: int | None = None, transects: int |
     f = 30.0 * FT
     fx, fy = x0 + 10.0, y0 + 120.0
     visit.add_area("foundation", [(fx, fy), (fx + f, fy), (fx + f, fy + f), (fx, fy + f)], label="House")
-    visit.add_note("Culvert outlet", x=x0 - 35.0, y=y0 - 5.0)
+    visit.add_note(note_text, x=x0 - 35.0, y=y0 - 5.0)
     counts = {l.value: len(visit.features(l)) for l in Layer if l is not Layer.SITE}
     store.close()
     if conflict:
