@@ -18,6 +18,13 @@ mapped drive such as ``N:``); we develop on Linux. Every function here takes ``w
   across machines).
 - :func:`check_path_length`: refuses a path Windows' classic limit (:data:`MAX_PATH`) would
   break, naming the limit.
+
+Long paths, the choice: pygeodiff is always given the ``\\\\?\\`` form (it needs it for a share
+anyway, and the form lifts the limit). SQLite's Windows build (``SQLITE_WIN32_MAX_PATH_CHARS``,
+260), GDAL and the PDF writer are given plain paths, so a folder office whose deepest file
+(``sites/<id>/history/.tmp-<id>-<seq>-<id>.geodiff``) would reach 260 characters is refused
+before anything is written, with a message naming the limit
+(:meth:`fieldapp.sync.office.FolderOffice.site_dir`), rather than failing half-way.
 - :func:`safe_file_name`: a site name or other typed text made into a file or folder name
   Windows accepts (no reserved device names, no ``: * ? " < > | \\ /``, no control characters,
   no trailing dot or space), kept readable ("Łąka – Wisła" stays as it is);
@@ -206,9 +213,9 @@ def check_path_length(path, what: str, *, windows: bool | None = None) -> None:
     p = _win_abspath(path)
     if len(p) >= MAX_PATH:
         raise PathTooLong(
-            f"{what} is too deep for Windows: {p[:60]}… is {len(p)} characters long and Windows"
-            f" allows at most {MAX_PATH - 1}. Nothing was written; use a shorter folder (for"
-            r" example N:\fieldapp-office instead of a folder deep inside the share)")
+            f"{what} is too deep for Windows: a path in it would be {len(p)} characters long,"
+            f" over Windows' limit of {MAX_PATH - 1}. Nothing was written; move it to a shorter"
+            r" folder (for example N:\fieldapp-office rather than deep inside the share)")
 
 
 def is_reserved_name(name: str) -> bool:
