@@ -168,3 +168,17 @@ def test_a_file_held_open_is_told_by_a_real_write_open(tmp_path, monkeypatch):
 
     monkeypatch.setattr("builtins.open", share_mode_0)
     assert guard.held_file(f, windows=True) == "held"
+
+
+def test_a_full_disk_is_told_on_windows_too(tmp_path, monkeypatch):
+    """Windows has no os.statvfs: the export's "the disk is full" asks shutil.disk_usage."""
+    import collections
+
+    from fieldapp.export import gdal
+
+    monkeypatch.delattr(os, "statvfs", raising=False)
+    usage = collections.namedtuple("usage", "total used free")
+    monkeypatch.setattr(gdal.shutil, "disk_usage", lambda p: usage(10**9, 10**9 - 4096, 4096))
+    assert gdal._disk_full(tmp_path)
+    monkeypatch.setattr(gdal.shutil, "disk_usage", lambda p: usage(10**9, 0, 10**9))
+    assert not gdal._disk_full(tmp_path)
