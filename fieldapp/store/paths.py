@@ -56,7 +56,7 @@ MAX_PATH = 260
 DRIVE_REMOTE = 4
 #: Linux file system types (``/proc/self/mounts``) that live on another machine.
 REMOTE_FS_TYPES = frozenset({"nfs", "nfs4", "cifs", "smb3", "smbfs", "fuse.sshfs", "afs",
-                             "ceph", "fuse.glusterfs", "9p"})
+                             "ceph", "fuse.glusterfs"})
 #: where Linux lists its mounts (a module constant so tests can point it at a file)
 MOUNTS = "/proc/self/mounts"
 
