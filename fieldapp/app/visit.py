@@ -20,6 +20,7 @@ from typing import Any, Callable
 from fieldapp import checks as checks_mod
 from fieldapp.app import paths
 from fieldapp.app.wording import plural
+from fieldapp.store.paths import safe_file_name
 
 log = logging.getLogger(__name__)
 
@@ -562,8 +563,9 @@ def _reading_id(reading: Any) -> str | None:
 
 
 def new_visit_path(data_dir: str | Path, name: str | None = None) -> Path:
+    """``DATA_DIR/<name>_<YYYY-MM-DD_HHMMSS>.gpkg``; ``name`` made a file name Windows accepts and kept readable (:func:`fieldapp.store.paths.safe_file_name`)."""
     stamp = dt.datetime.now().strftime("%Y-%m-%d_%H%M%S")
-    safe = "".join(c if c.isalnum() or c in "-_" else "_" for c in (name or "visit"))
+    safe = safe_file_name(name or "", fallback="visit")
     return Path(data_dir) / f"{safe}_{stamp}.gpkg"
 
 

@@ -394,11 +394,15 @@ def export_visit(visit_path, out_path, fmt: str, *, force: bool = False,
 
     Raises
     ------
-    ExportExists, ExportRefused, ExportWriteFailed, ValueError, FileNotFoundError,
-    fieldapp.store.StoreError
+    ExportExists, ExportWriteFailed, ValueError, FileNotFoundError, fieldapp.store.StoreError
+    ExportRefused
+        The output would replace a visit, has the wrong suffix, or (Windows) a file it would
+        replace is open in another program ("close tree.csv in the program that has it open,
+        then export again"; :func:`fieldapp.report.guard.refuse_held`) or read-only: refused
+        before anything is written.
     """
     from fieldapp.report.content import load_visit
-    from fieldapp.report.guard import os_error_words, refuse_existing
+    from fieldapp.report.guard import held_by_error, held_words, os_error_words, refuse_existing, refuse_held
 
     fmt = fmt.lower()
     if fmt not in (*FORMATS, ALL):
@@ -426,6 +430,7 @@ def export_visit(visit_path, out_path, fmt: str, *, force: bool = False,
     result = ExportResult(out_path, fmt, crs_words.get(fmt) or "; ".join(
         f"{f} {c}" for f, c in crs_words.items()))
     tmp_dir = None
+    dests: list[Path] = []
     try:
         home = _temp_home(out_path, parent)
         clear_stale(home, out_path.name)     # a killed export's temporary folder of OUT
@@ -449,6 +454,12 @@ def export_visit(visit_path, out_path, fmt: str, *, force: bool = False,
                 _write_photos(visit, links, into[f] / PHOTO_DIR)
         step(0.95, "saving")
         refuse_existing(out_path, force, ExportExists)
+        if fmt == ALL:
+            dests = ([out_path] if out_path.is_file() else []) + [
+                d for f in formats for d in _destinations(tmp_dir / f, out_path / f, False)]
+        else:
+            dests = _destinations(tmp_dir, out_path, single)
+        refuse_held(dests, ExportRefused, "export again")   # a CSV open in Excel: before any move
         if fmt == ALL:     # each format's folder as if exported by itself, into OUT
             if out_path.is_symlink() or (out_path.exists() and not out_path.is_dir()):
                 out_path.unlink()   # --force: a file of that name gives way to the folder, as for one format
@@ -465,7 +476,9 @@ def export_visit(visit_path, out_path, fmt: str, *, force: bool = False,
     except ExportError:
         raise
     except OSError as exc:
-        raise ExportWriteFailed(f"cannot write {out_path}: {os_error_words(exc)}") from exc
+        held = held_by_error(exc, dests)     # opened in Excel between the check and the move
+        why = held_words(held, "held", "export again") if held else os_error_words(exc)
+        raise ExportWriteFailed(f"cannot write {out_path}: {why}") from exc
     except Exception as exc:
         if not gdal._is_write_error(exc):
             raise
@@ -519,7 +532,7 @@ def _check_output(visit_path, out_path: Path, fmt: str, single: bool,
     A one-file name without a suffix gets the format's: GDAL knows a KML by its name ("-o
     site" failed at the second layer). A folder format may write into an existing folder: its
     files are checked one by one before they are moved (:func:`_move_into_place`)."""
-    from fieldapp.report.guard import output_folder, refuse_clobbering, refuse_existing
+    from fieldapp.report.guard import output_folder, refuse_clobbering, refuse_existing, refuse_held
 
     if single and not out_path.suffix and not out_path.is_dir():
         out_path = out_path.with_name(f"{out_path.name}.{fmt}")
@@ -532,7 +545,39 @@ def _check_output(visit_path, out_path: Path, fmt: str, single: bool,
         raise ExportRefused(f"a {fmt.upper()} export is one file whose name ends in .{fmt}, not"
                             f" {out_path.name}: nothing written")
     refuse_existing(out_path, force, ExportExists)
-    return out_path, output_folder(out_path, ExportWriteFailed)
+    folder = output_folder(out_path, ExportWriteFailed)
+    refuse_held(_replaced_before(out_path, fmt, single), ExportRefused, "export again")
+    return out_path, folder
+
+
+def _replaced_before(out_path: Path, fmt: str, single: bool) -> list[Path]:
+    """The existing files an export to ``out_path`` will replace, as far as they are known
+    before anything is written: the one file; the files an earlier export listed in its
+    :data:`MANIFEST` (and the manifest), per format folder for ``all``. Checked at once for a
+    file another program holds open (:func:`fieldapp.report.guard.refuse_held`), so a CSV open
+    in Excel is named before the visit is even read; :func:`_destinations` is checked again
+    before the move."""
+    if single or out_path.is_file():
+        return [out_path]
+    out: list[Path] = []
+    for d in ([out_path / f for f in FORMATS] if fmt == ALL else [out_path]):
+        out += [d / MANIFEST] + [d / n for n in sorted(_listed(d))]
+    return out
+
+
+def _destinations(tmp_dir: Path, out_path: Path, single: bool) -> list[Path]:
+    """Every file :func:`_move_into_place` will replace or remove for what was written in
+    ``tmp_dir``: the one file or the folder's files (its :data:`MANIFEST`, the layers an
+    earlier export listed), and the photos beside them. Missing ones are harmless."""
+    photos = tmp_dir / PHOTO_DIR
+    shots = sorted(f.name for f in photos.iterdir()) if photos.is_dir() else []
+    beside = out_path.parent if single else out_path
+    if single:
+        files = [out_path]
+    else:
+        names = {f.name for f in tmp_dir.iterdir() if f.name != PHOTO_DIR} | {MANIFEST} | _listed(out_path)
+        files = [out_path / n for n in sorted(names)]
+    return files + [beside / PHOTO_DIR / n for n in shots]
 
 
 

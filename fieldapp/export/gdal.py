@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import os
 import re
+import shutil
 import warnings
 from pathlib import Path
 from typing import Any, Callable
@@ -146,12 +147,12 @@ def _write_csv(path: Path, header: list[str], rows: list[list[Any]]) -> None:
 
 def _disk_full(path: Path) -> bool:
     """Less than 64 KiB left where ``path`` is (GDAL's Shapefile and CSV writers do not report
-    a failed write; the count read back and this say why)."""
+    a failed write; the count read back and this say why). ``shutil.disk_usage``: Windows has
+    no ``os.statvfs`` (a full disk was never told there)."""
     try:
-        st = os.statvfs(path)
-    except (OSError, AttributeError):
+        return shutil.disk_usage(path).free < 64 * 1024
+    except OSError:
         return False
-    return st.f_bavail * st.f_frsize < 64 * 1024
 
 
 #: a file at most this big is also read back and counted (cheap); a bigger one is proved whole

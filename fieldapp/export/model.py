@@ -23,7 +23,8 @@ class ExportExists(ExportError, FileExistsError):
 
 class ExportRefused(ExportError):
     """A file the export would write is a visit GeoPackage or a sidecar of one (refused even with
-    ``force``), or a one-file format (kml, dxf) was given a folder."""
+    ``force``), or a one-file format (kml, dxf) was given a folder, or (Windows) a file it would
+    replace is open in another program or read-only."""
 
 
 class ExportWriteFailed(ExportError):

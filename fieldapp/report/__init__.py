@@ -26,7 +26,10 @@ Errors (``ReportError`` base)
 ``ReportExists``     the output file exists and ``force`` is False (nothing written);
 ``ReportRefused``    the output would replace the visit itself (also through a link), one of
                      its ``-wal``/``-shm`` sidecars or any other fieldapp visit GeoPackage, or
-                     it is a folder: refused even with ``force`` (:mod:`.guard`);
+                     it is a folder: refused even with ``force`` (:mod:`.guard`); on Windows
+                     also an existing output open in a PDF viewer or read-only ("close
+                     report.pdf in the program that has it open, then make the report again"),
+                     before anything is written;
 ``ReportWriteFailed`` the PDF could not be written (folder missing, permission denied, disk
                      full: "the disk is full"; the ``OSError`` is chained); nothing is left
                      behind (written under a temporary name beside it, then renamed);
@@ -60,6 +63,10 @@ ProgressCallback = Callable[[float, str], None]
 _UMASK_LOCK = threading.Lock()
 
 
+#: what the user does after closing the PDF another program holds (:func:`.guard.refuse_held`)
+AGAIN = "make the report again"
+
+
 def current_umask() -> int:
     """The process umask (e.g. ``0o022``), for giving a file made by :mod:`tempfile` (0600, folders
     0700) the mode an ordinary ``open()`` would give it before it is renamed into place.
@@ -88,7 +95,8 @@ class ReportExists(ReportError, FileExistsError):
 
 
 class ReportRefused(ReportError):
-    """The output would replace a visit file (or a sidecar of one), or it is a folder."""
+    """The output would replace a visit file (or a sidecar of one), or it is a folder, or (Windows)
+    the existing output is open in another program or read-only."""
 
 
 class ReportWriteFailed(ReportError):
@@ -206,13 +214,15 @@ def build_report(visit_path, out_path, progress: ProgressCallback | None = None,
 def _check_output(visit_path, out_path: Path, force: bool) -> Path:
     """Refuse an output that would replace a visit or is a folder, or exists without ``force``;
     the folder the report goes in (:class:`ReportWriteFailed` when it does not exist)."""
-    from .guard import output_folder, refuse_clobbering, refuse_existing
+    from .guard import output_folder, refuse_clobbering, refuse_existing, refuse_held
 
     refuse_clobbering(visit_path, [out_path], ReportRefused)
     if out_path.is_dir():
         raise ReportRefused(f"{out_path} is a folder; give the report's file name (e.g. {out_path / 'report.pdf'})")
     refuse_existing(out_path, force, ReportExists)
-    return output_folder(out_path, ReportWriteFailed)
+    folder = output_folder(out_path, ReportWriteFailed)
+    refuse_held([out_path], ReportRefused, AGAIN)   # a PDF open in a viewer: before any work
+    return folder
 
 
 def _write_report(visit_path, out_path: Path, out_dir: Path, content, step: ProgressCallback,
@@ -225,7 +235,7 @@ def _write_report(visit_path, out_path: Path, out_dir: Path, content, step: Prog
     :class:`ReportWriteFailed` for an ``OSError``.
     """
     from .document import write_pdf
-    from .guard import refuse_clobbering, refuse_existing
+    from .guard import held_by_error, held_words, refuse_clobbering, refuse_existing, refuse_held
 
     tmps: list[str] = []
     try:
@@ -241,11 +251,14 @@ def _write_report(visit_path, out_path: Path, out_dir: Path, content, step: Prog
         step(0.99, "saving")
         refuse_clobbering(visit_path, [out_path], ReportRefused)  # appeared meanwhile?
         refuse_existing(out_path, force, ReportExists)
+        refuse_held([out_path], ReportRefused, AGAIN)     # opened in a viewer meanwhile?
         os.replace(final_tmp, out_path)
     except ReportError:
         raise
     except OSError as exc:
-        raise ReportWriteFailed(f"cannot write {out_path}: {os_error_words(exc)}") from exc
+        held = held_by_error(exc, [out_path])          # opened between the check and the move
+        why = held_words(out_path, "held", AGAIN) if held else os_error_words(exc)
+        raise ReportWriteFailed(f"cannot write {out_path}: {why}") from exc
     finally:
         for t in tmps:
             try:

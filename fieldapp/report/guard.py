@@ -14,6 +14,14 @@ says, no file it writes may be
 :func:`refuse_existing` and :func:`output_folder` check the output place the same way for both
 (an existing output without ``force``, a missing folder); :func:`os_error_words` words an
 ``OSError`` for the one-line CLI messages.
+
+Files Windows holds open: a CSV open in Excel or a PDF open in a viewer cannot be replaced on
+Windows (the program opened it without sharing; ``os.replace`` says "Access is denied"). Before
+anything is written, :func:`refuse_held` tries to open each existing file the output is about to
+replace for writing (nothing written) and refuses naming the file: "close tree.csv in the program
+that has it open, then export again". :func:`held_words` words the same refusal for a replace
+that fails later anyway (the file was opened between the check and the move). Off Windows a
+file's being open never stops a replace, so nothing is tried there.
 """
 
 from __future__ import annotations
@@ -23,8 +31,13 @@ import os
 from pathlib import Path
 from typing import Iterable
 
-__all__ = ["SIDECARS", "is_visit_file", "os_error_words", "output_folder", "refuse_clobbering",
-           "refuse_existing"]
+__all__ = ["SIDECARS", "WINDOWS", "held_by_error", "held_file", "held_words", "is_visit_file", "os_error_words",
+           "output_folder", "refuse_clobbering", "refuse_existing", "refuse_held"]
+
+#: True on Windows, where a file another program holds open cannot be replaced (tests set it)
+WINDOWS = os.name == "nt"
+#: Windows' sharing and lock violations (``winerror``): another program has the file open
+_HELD_WINERRORS = (32, 33)
 
 #: SQLite's files beside a database (WAL, shared memory, rollback journal).
 SIDECARS = ("-wal", "-shm", "-journal")
@@ -136,6 +149,77 @@ def output_folder(out_path: Path, error: type[Exception]) -> Path:
     if not folder.is_dir():
         raise error(f"cannot write {out_path}: the folder {folder} does not exist")
     return folder
+
+
+def _try_write_open(path: str) -> None:
+    """Open ``path`` for writing and close it (nothing written): PermissionError when Windows
+    refuses, as it does for a file another program holds open without sharing (share mode 0)."""
+    with open(path, "r+b"):
+        pass
+
+
+def held_file(path, *, windows: bool | None = None) -> str | None:
+    """Why the existing file ``path`` cannot be replaced now, in words, or None.
+
+    ``"held"``: another program has it open (Windows refused to open it for writing);
+    ``"read-only"``: its read-only attribute is set. None for a missing path or a folder, and
+    always off Windows (``windows`` default :data:`WINDOWS`), where neither stops a replace.
+    Never raises; never changes the file.
+    """
+    if not (WINDOWS if windows is None else windows):
+        return None
+    p = os.fspath(path)
+    if not os.path.isfile(p):
+        return None
+    if not os.access(p, os.W_OK):    # on Windows: the read-only attribute, exactly
+        return "read-only"
+    try:
+        _try_write_open(p)
+    except PermissionError:
+        return "held"
+    except OSError as exc:
+        return "held" if getattr(exc, "winerror", None) in _HELD_WINERRORS else None
+    return None
+
+
+def held_words(path, why: str, again: str) -> str:
+    """The refusal for a file that cannot be replaced (``why`` from :func:`held_file`), naming
+    it: "close tree.csv in the program that has it open, then export again"."""
+    p = Path(path)
+    if why == "read-only":
+        return (f"{p} is read-only (the Read-only box of {p.name}'s Properties is ticked): untick"
+                f" it or choose another name, then {again}")
+    return f"{p} is open in another program: close {p.name} in the program that has it open, then {again}"
+
+
+def refuse_held(targets: Iterable, error: type[Exception], again: str, *,
+                windows: bool | None = None) -> None:
+    """Raise ``error`` ("close tree.csv in the program that has it open, then export again;
+    nothing written") for the first of ``targets`` (files about to be replaced or removed) that
+    cannot be replaced now (:func:`held_file`); call it before anything is written."""
+    for t in targets:
+        why = held_file(t, windows=windows)
+        if why is not None:
+            raise error(f"{held_words(t, why, again)}; nothing was written")
+
+
+def held_by_error(exc: OSError, targets: Iterable, *, windows: bool | None = None) -> str | None:
+    """The one of ``targets`` an ``OSError`` of a replace or removal names when it says the
+    file is held: Windows' sharing or lock violation (``winerror`` 32, 33), or on Windows
+    (``windows``, default :data:`WINDOWS`) a PermissionError ("Access is denied", what
+    ``os.replace`` says over a file open in Excel). None otherwise (off Windows a
+    PermissionError is the folder's permissions, not a held file)."""
+    windows = WINDOWS if windows is None else windows
+    if not (getattr(exc, "winerror", None) in _HELD_WINERRORS
+            or windows and isinstance(exc, PermissionError)):
+        return None
+    names = {os.path.normcase(os.path.abspath(os.fspath(t))): os.fspath(t) for t in targets}
+    for f in (exc.filename2, exc.filename):
+        if f is not None:
+            hit = names.get(os.path.normcase(os.path.abspath(os.fspath(f))))
+            if hit is not None:
+                return hit
+    return None
 
 
 def os_error_words(exc: OSError) -> str:

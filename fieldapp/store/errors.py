@@ -9,7 +9,8 @@ import typing
 
 __all__ = [
     "StoreError", "NotAVisitFile", "DamagedVisitFile", "RecordProblem", "InvalidRecords",
-    "ReadOnlyVisitFile", "NewerVisitFile", "VisitFileExists", "StoreClosed", "WriteFailed",
+    "ReadOnlyVisitFile", "NewerVisitFile", "VisitFileExists", "VisitOnNetworkDrive", "StoreClosed",
+    "WriteFailed",
 ]
 
 
@@ -63,6 +64,11 @@ class NewerVisitFile(StoreError):
 
 class VisitFileExists(StoreError, FileExistsError):
     """Refusing to overwrite an existing file."""
+
+
+class VisitOnNetworkDrive(StoreError):
+    """A visit was to be made or recorded on a network share or drive (record on the laptop's
+    own disk; a read-only open is allowed)."""
 
 
 class StoreClosed(StoreError):

@@ -41,6 +41,8 @@ Errors (``StoreError`` base, defined in :mod:`fieldapp.store.errors`)
 ``ReadOnlyVisitFile`` the file or its folder cannot be written (open it with ``readonly=True``),
     or a write was tried on a store opened read-only;
 ``VisitFileExists`` ``create_visit`` on a path that exists;
+``VisitOnNetworkDrive`` a visit made or opened for recording on a network share or drive (record
+    on the laptop's own disk; read-only opens are allowed);
 ``StoreClosed``     the store was closed; ``WriteFailed`` a commit failed (nothing written).
 
 Reading without changing
@@ -83,8 +85,10 @@ from . import media
 from . import spatial as spatial_index
 from .durable import fsync_dir, fsync_file
 from .errors import (DamagedVisitFile, InvalidRecords, NewerVisitFile, NotAVisitFile, ReadOnlyVisitFile,
-                     RecordProblem, StoreClosed, StoreError, VisitFileExists, WriteFailed)
+                     RecordProblem, StoreClosed, StoreError, VisitFileExists, VisitOnNetworkDrive,
+                     WriteFailed)
 from .load import _load, _read_layer
+from .paths import can_write_file, can_write_folder, is_remote, sqlite_uri
 from .visitlock import VisitLock
 
 __all__ = [
@@ -96,6 +100,7 @@ __all__ = [
     "NewerVisitFile",
     "ReadOnlyVisitFile",
     "VisitFileExists",
+    "VisitOnNetworkDrive",
     "StoreClosed",
     "WriteFailed",
     "VisitStore",
@@ -439,10 +444,13 @@ def create_visit(path, visit: Visit, *, durability: str = "full") -> VisitStore:
         ``path`` exists (nothing is touched).
     VisitInUse
         Another window or program is making or recording a visit at ``path`` (:mod:`.visitlock`).
+    VisitOnNetworkDrive
+        ``path`` is on a network share or drive (:func:`refuse_network_drive`); nothing made.
     """
     path = Path(path)
     if path.exists():
         raise VisitFileExists(f"{path} exists; a visit file is never overwritten")
+    refuse_network_drive(path)
     lock = VisitLock(path).acquire()
     try:
         return _create_visit(path, visit, durability, lock)
@@ -519,6 +527,20 @@ def _place_without_overwrite(tmp: Path, path: Path) -> None:
     fsync_dir(path.parent)
 
 
+def refuse_network_drive(path: Path) -> None:
+    r"""Raise :class:`VisitOnNetworkDrive` when ``path`` is on another machine
+    (:func:`fieldapp.store.paths.is_remote`: a ``\\server\share`` path, a mapped network drive,
+    an NFS/SMB mount). A visit is recorded in SQLite's WAL, whose shared index does not work
+    across machines, and a dropped network link would lose records. Read-only opens (report,
+    export, sync) are not refused."""
+    if is_remote(path):
+        raise VisitOnNetworkDrive(
+            f"{path} is on a network drive: record visits on this laptop's own disk; copy or sync"
+            " them to the share afterwards (a visit recorded over the network can lose records"
+            " when the connection drops). Nothing was recorded; it can still be opened read-only"
+            " to view, report or export it")
+
+
 def _set_durable(conn: sqlite3.Connection, durability: str = "full") -> None:
     if durability not in ("full", "normal"):
         raise ValueError(f"durability must be 'full' or 'normal', got {durability!r}")
@@ -541,12 +563,14 @@ def _connect_readonly(path: Path) -> sqlite3.Connection:
 
     ``mode=ro``; for a WAL-mode file with neither ``-wal`` nor ``-shm`` beside it (nothing
     uncheckpointed), ``immutable=1`` so SQLite creates no ``-wal``/``-shm`` files either.
-    Then ``PRAGMA query_only``.
+    Then ``PRAGMA query_only``. The URI is :func:`fieldapp.store.paths.sqlite_uri`'s (a share's
+    ``file:////server/share/...`` on Windows, a mapped drive's letter kept).
     """
-    uri = path.resolve().as_uri() + "?mode=ro"
     side = [path.with_name(path.name + suffix) for suffix in ("-wal", "-shm")]
     if _is_wal_file(path) and not any(p.exists() for p in side):
-        uri += "&immutable=1"
+        uri = sqlite_uri(path, mode="ro", immutable=1)
+    else:
+        uri = sqlite_uri(path, mode="ro")
     conn = sqlite3.connect(uri, uri=True, isolation_level=None, timeout=10.0)
     try:
         spatial_index.register_st_functions(conn)
@@ -738,6 +762,9 @@ def open_visit(path, *, who: str | None = None, durability: str = "full", readon
     VisitInUse
         Opened for recording while another window or program records into it or syncs it
         (:mod:`.visitlock`; a read-only open is never refused so); the file is left untouched.
+    VisitOnNetworkDrive
+        Opened for recording on a network share or drive (:func:`refuse_network_drive`; a
+        read-only open is never refused so); the file is left untouched.
     """
     path = Path(path)
     if durability not in ("full", "normal"):
@@ -746,6 +773,7 @@ def open_visit(path, *, who: str | None = None, durability: str = "full", readon
         return _open_visit(path, who, durability, True, None, visit_kwargs)
     if not path.is_file():      # said as the checks say it, before a lock is taken for nothing
         raise FileNotFoundError(f"no visit file at {path}")
+    refuse_network_drive(path)
     lock = VisitLock(path).acquire()    # before the load: a second window is refused at once
     try:
         return _open_visit(path, who, durability, False, lock, visit_kwargs)
@@ -763,7 +791,9 @@ def _open_visit(path: Path, who, durability: str, readonly: bool, lock: VisitLoc
         visit = Visit.from_records(site, records, track=track, who=who, **visit_kwargs)
         return VisitStore(path, conn, visit, readonly=True)
     conn.close()
-    if not (os.access(path, os.R_OK | os.W_OK) and os.access(path.parent, os.W_OK | os.X_OK)):
+    if not (os.access(path, os.R_OK | os.W_OK) and os.access(path.parent, os.W_OK | os.X_OK)
+            and can_write_file(path) and can_write_folder(path.parent)):
+        # os.access alone misses Windows' access lists: a real attempt too (nothing written)
         raise ReadOnlyVisitFile(_readonly_message(path))
     try:
         conn = _connect(path)

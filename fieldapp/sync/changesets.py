@@ -19,6 +19,7 @@ from pathlib import Path
 
 import pygeodiff
 
+from fieldapp.store.paths import long_path
 from fieldapp.sync.errors import InvalidOfficeData
 from fieldapp.sync.files import LOG_TABLE
 
@@ -26,9 +27,47 @@ from fieldapp.sync.files import LOG_TABLE
 CHANGESET_ID_RE = re.compile(r"^[0-9a-f]{32}$")
 
 
-def new_geodiff() -> pygeodiff.GeoDiff:
-    """A fresh pygeodiff context that logs nothing to stdout (errors come back as exceptions)."""
-    gd = pygeodiff.GeoDiff()
+#: pygeodiff's methods that take file paths: {name: positions of the path arguments}; for
+#: ``schema`` and ``dump_data`` only with the ``"sqlite"`` driver (else the source is no file)
+_PATH_ARGS = {
+    "create_changeset": (0, 1, 2), "invert_changeset": (0, 1), "rebase": (0, 1, 2, 3),
+    "create_rebased_changeset": (0, 1, 2, 3, 4), "apply_changeset": (0, 1),
+    "list_changes": (0, 1), "list_changes_summary": (0, 1), "has_changes": (0,),
+    "changes_count": (0,), "make_copy_sqlite": (0, 1), "read_changeset": (0,),
+    "schema": (2, 3), "dump_data": (2, 3),
+}
+
+
+class GeoDiff(pygeodiff.GeoDiff):
+    r"""pygeodiff's context, handing it every file path in the form it opens on Windows: the
+    long-path form (:func:`fieldapp.store.paths.long_path`: ``\\?\UNC\server\share\a.gpkg``,
+    ``\\?\C:\...``). Under wine pygeodiff refuses a plain ``\\server\share\a.gpkg``
+    ("Missing 'base' file") and opens the long form; the long form also lifts Windows' 260
+    character limit. Off Windows the paths are passed as they are."""
+
+
+def _with_paths(name: str, where: tuple[int, ...]):
+    def method(self, *args):
+        original = getattr(pygeodiff.GeoDiff, name)
+        if name in ("schema", "dump_data") and args[:1] != ("sqlite",):
+            return original(self, *args)
+        args = tuple(long_path(a) if i in where and isinstance(a, (str, os.PathLike)) else a
+                     for i, a in enumerate(args))
+        return original(self, *args)
+
+    method.__name__ = method.__qualname__ = name
+    method.__doc__ = getattr(pygeodiff.GeoDiff, name).__doc__
+    return method
+
+
+for _name, _where in _PATH_ARGS.items():
+    setattr(GeoDiff, _name, _with_paths(_name, _where))
+
+
+def new_geodiff() -> GeoDiff:
+    """A fresh pygeodiff context (:class:`GeoDiff`: paths in the form Windows needs) that logs
+    nothing to stdout (errors come back as exceptions)."""
+    gd = GeoDiff()
     gd.set_logger_callback(None)
     return gd
 

@@ -18,6 +18,7 @@ import uuid
 from pathlib import Path
 
 from fieldapp.store.durable import fsync_dir, fsync_file  # noqa: F401 - sync imports them from here
+from fieldapp.store.paths import sqlite_uri
 from fieldapp.store.spatial import register_st_functions
 
 #: GeoPackage ``application_id`` ("GPKG" as a big-endian 32-bit integer), GeoPackage 1.2+.
@@ -148,10 +149,11 @@ def quote_identifier(name: str) -> str:
 
 
 def connect(path: Path, *, readonly: bool = False) -> sqlite3.Connection:
-    """Open a GeoPackage with sqlite3 (read-only by URI when asked), 30 s busy timeout, with the
+    """Open a GeoPackage with sqlite3 (read-only by URI when asked: :func:`fieldapp.store.paths.
+    sqlite_uri`, which SQLite on Windows accepts for a share too), 30 s busy timeout, with the
     ST_ functions its R-tree triggers call registered (:mod:`fieldapp.store.spatial`)."""
     if readonly:
-        conn = sqlite3.connect(f"{Path(path).resolve().as_uri()}?mode=ro", uri=True, timeout=30)
+        conn = sqlite3.connect(sqlite_uri(path, mode="ro"), uri=True, timeout=30)
     else:
         conn = sqlite3.connect(path, timeout=30)
     return register_st_functions(conn)

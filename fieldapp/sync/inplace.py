@@ -11,10 +11,17 @@ Instead, under the office lock:
 2. the caller changes and checks the copy;
 3. :meth:`MasterWriter.write_back` copies it back with the backup API in one step, which is one
    SQLite write transaction on the master (journalled, so a killed sync leaves the master as it
-   was; readers see the old or the new master, never a mix; a WAL master stays in WAL mode).
+   was; readers see the old or the new master, never a mix; a WAL master on this machine's own
+   disk stays in WAL mode).
    If anyone committed to the master since the snapshot (``PRAGMA data_version`` moved), nothing
    is written and :class:`MasterChanged` is raised so the caller redoes the change on a fresh
    snapshot; if another program holds the write lock past ``busy_s``, :class:`MasterBusy`.
+
+A master on a network share or drive (:func:`fieldapp.store.paths.is_remote`) is kept in a
+rollback journal (``journal_mode=DELETE``), never WAL: WAL's shared-memory index does not work
+across machines, so a laptop and QGIS on two machines could each miss the other's commits.
+:func:`rollback_journal_on_share` switches it before the sync writes anything; a WAL master held
+open there by another program is refused (:class:`MasterBusy`), nothing written.
 """
 
 from __future__ import annotations
@@ -24,6 +31,7 @@ import sqlite3
 import time
 from pathlib import Path
 
+from fieldapp.store.paths import is_remote
 from fieldapp.sync.files import page_fingerprint, remove_quietly, temp_path_for
 
 
@@ -56,10 +64,32 @@ def holder_words(master: Path) -> str:
     return "held by another program (QGIS or another GIS with unsaved edits?)"
 
 
+def rollback_journal_on_share(conn: sqlite3.Connection, master: Path) -> None:
+    """On a network share or drive, put the master (``conn``) in a rollback journal
+    (``journal_mode=DELETE``); nothing is done for a master on this machine's own disk.
+
+    Raises :class:`MasterBusy` (nothing written) when it stays in WAL: another program (QGIS)
+    has it open in WAL mode, which cannot be shared safely across machines."""
+    if not is_remote(master):
+        return
+    try:
+        mode = str(conn.execute("PRAGMA journal_mode=DELETE").fetchone()[0]).lower()
+    except sqlite3.OperationalError as exc:
+        mode = f"unchanged ({exc})"
+    if mode != "delete":
+        raise MasterBusy(
+            f"the master {master} is on a network drive in WAL mode and is {holder_words(master)}:"
+            f" WAL does not work across machines (journal {mode}). Close it in QGIS (or the other"
+            " program) and sync again; nothing was changed")
+
+
 def check_writable(master: Path, *, busy_s: float = 2.0) -> None:
     """Refuse a master another program is writing right now (its write lock held past
-    ``busy_s``), before a sync writes anything. Raises :class:`MasterBusy` naming the holder."""
+    ``busy_s``), before a sync writes anything. Raises :class:`MasterBusy` naming the holder.
+    A master on a network drive is put in a rollback journal here
+    (:func:`rollback_journal_on_share`; :class:`MasterBusy` when that cannot be done)."""
     with contextlib.closing(sqlite3.connect(master, timeout=busy_s, isolation_level=None)) as conn:
+        rollback_journal_on_share(conn, master)
         try:
             conn.execute("BEGIN IMMEDIATE")
             conn.execute("ROLLBACK")
@@ -75,6 +105,11 @@ class MasterWriter:
         self.master = Path(master)
         self.busy_s = float(busy_s)
         self.conn = sqlite3.connect(self.master, timeout=self.busy_s, isolation_level=None)
+        try:
+            rollback_journal_on_share(self.conn, self.master)   # never WAL on a share
+        except BaseException:
+            self.conn.close()
+            raise
         self._version: int | None = None
         self.temps: list[Path] = []
 

@@ -43,6 +43,7 @@ from collections.abc import Callable, Iterator
 from dataclasses import asdict
 from pathlib import Path
 
+from fieldapp.store.paths import PathTooLong, check_path_length
 from fieldapp.sync import changesets as cs
 from fieldapp.sync import gpkgsql, schemas
 from fieldapp.sync.errors import InvalidOfficeData, OfficeLocked, OfficeNotFound, SyncError
@@ -82,6 +83,8 @@ from fieldapp.sync.officestore import (  # noqa: F401  (re-exported: imported fr
 SHA256_RE = re.compile(r"^[0-9a-f]{64}$")
 OFFICE_MARKER = "fieldapp-office.json"
 OFFICE_FORMAT = {"format": "fieldapp-office", "version": 1}
+#: the longest name in a site's folder: a changeset being stored in its history
+DEEPEST = Path("history") / f"{TEMP_PREFIX}{'0' * 32}-{'0' * 8}-{'0' * 32}.geodiff"
 
 
 # --------------------------------------------------------------------------------------------
@@ -205,8 +208,17 @@ class FolderOffice(OfficeStore):
         return path
 
     def site_dir(self, site_id: str) -> Path:
-        """The folder of one site (validated, may not exist yet)."""
-        return self._inside(self.root / "sites" / check_site_id(site_id), "site folder")
+        """The folder of one site (validated, may not exist yet).
+
+        Raises :class:`SyncError` (nothing written) when the deepest file the site may hold
+        (:data:`DEEPEST`) would pass Windows' path limit (:func:`fieldapp.store.paths.
+        check_path_length`: SQLite on Windows opens no longer path)."""
+        site = self._inside(self.root / "sites" / check_site_id(site_id), "site folder")
+        try:
+            check_path_length(site / DEEPEST, f"the office folder {self.root}")
+        except PathTooLong as exc:
+            raise SyncError(str(exc)) from None
+        return site
 
     def master_path(self, site_id: str) -> Path:
         """The site's master GeoPackage path (validated, may not exist yet)."""

@@ -20,6 +20,7 @@ from dataclasses import dataclass
 from datetime import datetime, timezone
 from pathlib import Path
 
+from fieldapp.store.paths import is_reserved_name
 from fieldapp.sync import schemas
 
 #: Site ids become folder names: letters, digits, ``.``, ``_``, ``-``; no leading dot.
@@ -63,11 +64,23 @@ def utc_now_iso() -> str:
 
 
 def check_site_id(site_id: str) -> str:
-    """Return ``site_id`` if it is a safe folder name, else raise ``ValueError``."""
+    """Return ``site_id`` if it is a safe folder name on Windows too, else raise ``ValueError``.
+
+    A site id is the office's folder ``sites/<site_id>`` and must name the same site on every
+    laptop, so it is refused, never changed: besides the pattern (:data:`SITE_ID_RE`), a name
+    Windows reserves (``CON``, ``nul.x``, ``COM1``..., :func:`fieldapp.store.paths.
+    is_reserved_name`) and a trailing dot (Windows drops it: ``a.`` and ``a`` would be one
+    folder) are refused."""
     if not isinstance(site_id, str) or not SITE_ID_RE.match(site_id) or ".." in site_id:
         raise ValueError(
             f"site id {site_id!r} is not allowed: use letters, digits, '.', '_' and '-'"
             " (no leading dot, no '..', at most 100 characters)"
+        )
+    if is_reserved_name(site_id) or site_id.endswith("."):
+        raise ValueError(
+            f"site id {site_id!r} is not allowed: Windows cannot make a folder of that name"
+            " (CON, PRN, AUX, NUL, COM1-9 and LPT1-9 are its devices, a trailing dot is dropped);"
+            " give the site another id"
         )
     return site_id
 

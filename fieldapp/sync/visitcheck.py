@@ -18,6 +18,7 @@ import sqlite3
 import stat
 from pathlib import Path
 
+from fieldapp.store.paths import can_write_file, can_write_folder
 from fieldapp.sync.errors import VisitRefused
 from fieldapp.sync.files import check_geopackage, connect, sha256_of
 from fieldapp.sync.files import quote_identifier as _qi
@@ -31,7 +32,10 @@ VISIT_CHECK_VERSION = 1
 def check_visit_basics(visit: Path) -> None:
     """Refuse a visit the sync cannot safely touch: not a regular GeoPackage file, damaged, or
     read-only (the file's write permission bits are all off, or this user may not write it or
-    its folder, where ``VISIT.gpkg.sync/`` is kept).
+    its folder, where ``VISIT.gpkg.sync/`` is kept). Writing is tried for real too
+    (:func:`fieldapp.store.paths.can_write_file` / ``can_write_folder``: the file opened for
+    append, a temporary file made and removed in the folder; nothing changed): ``os.access``
+    does not see Windows' access lists.
 
     Raises
     ------
@@ -41,12 +45,13 @@ def check_visit_basics(visit: Path) -> None:
     visit = Path(visit)
     check_geopackage(visit, what="visit", max_bytes=MAX_VISIT_BYTES, error=VisitRefused)
     mode = visit.stat().st_mode
-    if not os.access(visit, os.W_OK) or not mode & (stat.S_IWUSR | stat.S_IWGRP | stat.S_IWOTH):
+    if (not os.access(visit, os.W_OK) or not mode & (stat.S_IWUSR | stat.S_IWGRP | stat.S_IWOTH)
+            or not can_write_file(visit)):
         raise VisitRefused(
             f"visit {visit} is read-only: a sync writes what the office sends into it. Nothing was"
             " synced; make the file writable and sync again"
         )
-    if not os.access(visit.parent, os.W_OK | os.X_OK):
+    if not os.access(visit.parent, os.W_OK | os.X_OK) or not can_write_folder(visit.parent):
         raise VisitRefused(
             f"the folder of visit {visit} is read-only: a sync keeps its state beside the visit,"
             f" in {visit.name}.sync/. Nothing was synced; move the visit to a writable folder"
