@@ -67,8 +67,12 @@ class PhotosView(QWidget):
         self.list.itemDoubleClicked.connect(lambda _i: self.caption())
         left.addWidget(self.list, 1)
         lay.addLayout(left, 1)
-        buttons = QVBoxLayout()
-        self.attach_button = self._button("Attach photos…  [Ctrl+⇧+P]", "attachPhotos", self.attach)
+        column = QWidget()
+        column.setObjectName("photoButtons")
+        buttons = QVBoxLayout(column)
+        buttons.setContentsMargins(0, 0, 0, 0)
+        self.attach_button = self._button("Attach photos…\n[Ctrl+⇧+P]", "attachPhotos",
+                                          self.attach)   # two lines: the tab fits 1024 px
         self.attach_button.setToolTip("Attach image files to the selected record, or to the site"
                                       " when nothing is selected (Ctrl+Shift+P)")
         self.site_button = self._button("Attach to the site…", "attachSitePhotos",
@@ -83,7 +87,12 @@ class PhotosView(QWidget):
                   self.delete_button, self.clock_button):
             buttons.addWidget(b)
         buttons.addStretch(1)
-        lay.addLayout(buttons)
+        # the buttons scroll when the tab is low (a 1024 x 600 tablet), never cut off
+        from fieldapp.ui.workflows.base import PanelScroll
+
+        self.buttons_scroll = PanelScroll(column)
+        self.buttons_scroll.setObjectName("photoButtonsScroll")
+        lay.addWidget(self.buttons_scroll)
         self.dirty = True
 
     def _button(self, text: str, name: str, fn: Any) -> QPushButton:
