@@ -33,11 +33,20 @@ FT_PER_M = 1.0 / 0.3048
 #: (:meth:`MainWindow.fit_to_width`): a 1024 x 600 tablet; 1280 x 720 (1920 x 1080 at 150 %)
 #: and 1366 x 768 keep the full ones.
 COMPACT_BELOW_PX = 1200
-#: The toolbar's buttons: 44 px high (32 + padding + border), a gloved finger, little height
-#: spent; compact: the same height, 6 px side padding, 48 px wide at least.
-TOOLBAR_SHEET = "QToolButton { min-height: 32px; min-width: 60px; font-weight: bold; }"
-TOOLBAR_COMPACT_SHEET = ("QToolButton { min-height: 32px; min-width: 40px; font-weight: bold;"
-                         " padding: 4px 6px; }")
+
+
+def toolbar_sheet(compact: bool) -> str:
+    """The toolbar buttons' style: 44 px high (32 + padding + border) with the theme's 40 px
+    tap target (:data:`fieldapp.ui.theme.TOUCH_PX`, more on a dense screen), a gloved finger,
+    little height spent; ``compact``: the same height, 6 px side padding, 52 px wide at
+    least (a narrow window, :meth:`MainWindow.fit_to_width`)."""
+    from fieldapp.ui import theme
+
+    height = theme.TOUCH_PX - 8
+    if compact:
+        return (f"QToolButton {{ min-height: {height}px; min-width: 40px; font-weight: bold;"
+                " padding: 4px 6px; }")
+    return f"QToolButton {{ min-height: {height}px; min-width: 60px; font-weight: bold; }}"
 
 
 def app_icon() -> Any:
@@ -231,7 +240,7 @@ class MainWindow(QMainWindow):
         tb.setObjectName("mainToolbar")
         tb.setMovable(False)
         tb.setToolButtonStyle(Qt.ToolButtonTextOnly)
-        tb.setStyleSheet(TOOLBAR_SHEET)
+        tb.setStyleSheet(toolbar_sheet(False))
         self.addToolBar(Qt.TopToolBarArea, tb)
         self.toolbar = tb
         self.visit_label = ToolbarLabel("  no visit  ")
@@ -370,7 +379,7 @@ class MainWindow(QMainWindow):
             right = self.splitter.widget(1).minimumSizeHint().width()
             if compact and sum(sizes) > 0 and sizes[1] > right:   # the map gets the rest
                 self.splitter.setSizes([sum(sizes) - right, right])
-            self.toolbar.setStyleSheet(TOOLBAR_COMPACT_SHEET if compact else TOOLBAR_SHEET)
+            self.toolbar.setStyleSheet(toolbar_sheet(compact))
             self.zoom_in_action.setIconText("+" if compact else "Zoom +")
             self.zoom_out_action.setIconText("−" if compact else "Zoom −")
         sizes = self.splitter.sizes()

@@ -33,6 +33,7 @@ from PySide6.QtWidgets import (
 from fieldapp.app import photos as P
 from fieldapp.survey.attach import PHOTO_LAYERS
 from fieldapp.survey.features import Layer
+from fieldapp.ui import theme
 
 log = logging.getLogger(__name__)
 
@@ -98,7 +99,7 @@ class PhotosView(QWidget):
     def _button(self, text: str, name: str, fn: Any) -> QPushButton:
         b = QPushButton(text)
         b.setObjectName(name)
-        b.setMinimumHeight(40)
+        b.setMinimumHeight(theme.TOUCH_PX)
         b.clicked.connect(lambda _checked=False: fn())
         return b
 
