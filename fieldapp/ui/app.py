@@ -253,6 +253,9 @@ def main(argv: list[str] | None = None) -> int:
 
     app.setWindowIcon(app_icon())
     theme.apply(app, high_contrast=config.high_contrast)
+    from fieldapp.ui.touchhelp import install_for_touch
+
+    install_for_touch(app)        # tooltips by a press and hold (a touch screen has no hover)
     window = create_window(config)
     window.show()
     result = {"rc": 0}
