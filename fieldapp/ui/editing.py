@@ -209,7 +209,10 @@ class RecordsView(QWidget):
         self.setObjectName("recordsView")
         lay = QHBoxLayout(self)          # the table, its buttons in a column beside it
         lay.setContentsMargins(4, 4, 4, 4)
-        buttons = QVBoxLayout()
+        column = QWidget()
+        column.setObjectName("recordButtons")
+        buttons = QVBoxLayout(column)
+        buttons.setContentsMargins(0, 0, 0, 0)
         self.edit_button = QPushButton("Edit…  [F4]")
         self.edit_button.setObjectName("editRecord")
         self.delete_button = QPushButton("Delete  [Del]")
@@ -241,7 +244,12 @@ class RecordsView(QWidget):
         self.table.itemSelectionChanged.connect(self._picked)
         self.table.itemDoubleClicked.connect(lambda _i: editor.edit_selected())
         lay.addWidget(self.table, 1)
-        lay.addLayout(buttons)
+        # the buttons scroll when the tab is low (a 1024 x 600 tablet), never cut off
+        from fieldapp.ui.workflows.base import PanelScroll
+
+        self.buttons_scroll = PanelScroll(column)
+        self.buttons_scroll.setObjectName("recordButtonsScroll")
+        lay.addWidget(self.buttons_scroll)
         self.rows: list[E.Selection] = []
         self.dirty = True       # the model changed while the tab was hidden
 

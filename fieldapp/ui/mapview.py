@@ -22,7 +22,7 @@ from PySide6.QtGui import (
     QBrush, QColor, QEventPoint, QMouseEvent, QPainterPath, QPen, QPixmapCache,
 )
 from PySide6.QtWidgets import (
-    QApplication, QGraphicsEllipseItem, QGraphicsItem, QGraphicsPathItem, QHBoxLayout, QLabel, QSizePolicy, QVBoxLayout, QWidget,
+    QApplication, QBoxLayout, QGraphicsEllipseItem, QGraphicsItem, QGraphicsPathItem, QLabel, QSizePolicy, QVBoxLayout, QWidget,
 )
 
 from fieldapp.ui.crowns import CrownLayer
@@ -301,8 +301,11 @@ class MapView(QWidget):
         self.plot.setObjectName("map")
         lay.addWidget(self.plot)
         # under the map, never over it: where the cursor (or you) are, and the scale bar
-        strip = QHBoxLayout()
+        # the scale bar goes under the readout on a narrow map (a 1024 px wide tablet):
+        # the readout's figures are never cut (resizeEvent)
+        strip = QBoxLayout(QBoxLayout.LeftToRight)
         strip.setContentsMargins(4, 0, 4, 0)
+        self.readout_strip = strip
         # the readout sits in a holder without a layout: its text changes with every draw,
         # and a label's new text asks its parent's layout to be redone (here: nothing to do)
         holder = _Holder()
@@ -453,6 +456,19 @@ class MapView(QWidget):
         #: pinch to zoom and two-finger pan on a touch screen, a tap a click
         self.touch = TouchNavigator(self)
         self._request_draw()
+
+    #: The readout's widest usual line (site coordinates in metres, seven digits).
+    READOUT_SAMPLE = "Cursor  E 9,999,999.999 m  N 9,999,999.999 m"
+
+    def resizeEvent(self, event: Any) -> None:  # noqa: N802 - Qt name
+        """The scale bar beside the readout when both fit, else under it."""
+        need = (self.readout.fontMetrics().horizontalAdvance(self.READOUT_SAMPLE) + 12
+                + self.scale_widget.minimumWidth() + 8)
+        direction = (QBoxLayout.LeftToRight if event.size().width() >= need
+                     else QBoxLayout.TopToBottom)
+        if direction != self.readout_strip.direction():
+            self.readout_strip.setDirection(direction)
+        super().resizeEvent(event)
 
     # ---------------------------------------------------------------- inputs (cheap)
     def set_origin(self, x_ft: float, y_ft: float) -> None:

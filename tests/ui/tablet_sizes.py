@@ -132,6 +132,10 @@ def test_tablet_sizes_everything_reachable(qtbot, private_dirs, themed):
                     assert shown is not None and shown.isVisible(), (size, act.text())
                     assert w.rect().contains(rect_in(shown, w)), (size, act.text())
             assert w.status_strip.minimumSizeHint().width() <= w.width()
+            # the map's readout (where you are) is never cut: the scale bar goes under it
+            readout = w.map.readout
+            assert readout.width() >= readout.fontMetrics().horizontalAdvance(
+                w.map.READOUT_SAMPLE), (size, readout.width())
             for n in range(w.tabs.count()):
                 key(qtbot, w, f"Ctrl+{n + 1}")
                 panel = w.tabs.widget(n)
@@ -151,8 +155,9 @@ def test_tablet_sizes_everything_reachable(qtbot, private_dirs, themed):
                     (size, n)
             w.lower_tabs.setCurrentIndex(0)
             key(qtbot, w, "Ctrl+1")
+            qtbot.wait(300)
+            assert (w.width(), w.height()) == size        # nothing shown since grew it
             if shots:
-                qtbot.wait(300)
                 name = f"tablet_{size[0]}x{size[1]}_at_{int(SCALE * 100)}pct.png"
                 shot = w.grab()
                 assert shot.width() == round(size[0] * SCALE)   # the device pixels
