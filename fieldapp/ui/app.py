@@ -283,6 +283,9 @@ def _run(app: Any, config: Any, notice: Any) -> int:
 
     app.setWindowIcon(app_icon())
     theme.apply(app, high_contrast=config.high_contrast)
+    from fieldapp.ui.touchhelp import install_for_touch
+
+    install_for_touch(app)        # tooltips by a press and hold (a touch screen has no hover)
     window = create_window(config)
     notice.parent_window = window
     window.show()

@@ -15,7 +15,7 @@ from PySide6.QtWidgets import (
 )
 
 from fieldapp.checks import Check, status_words, summary_words
-from fieldapp.ui.theme import TOUCH_PX
+from fieldapp.ui import theme
 
 #: Verdict rows kept in view when the details are open (1366 x 768: issue 13).
 MIN_ROWS_SHOWN = 3
@@ -45,8 +45,8 @@ class ChecksPanel(QWidget):
         # at least MIN_ROWS_SHOWN rows stay in view with the details open (the whole text of
         # a cell is its tooltip, and in the details)
         self.table.setWordWrap(False)
-        self.table.verticalHeader().setMinimumSectionSize(TOUCH_PX)
-        self.table.verticalHeader().setDefaultSectionSize(TOUCH_PX)
+        self.table.verticalHeader().setMinimumSectionSize(theme.TOUCH_PX)
+        self.table.verticalHeader().setDefaultSectionSize(theme.TOUCH_PX)
         self.table.verticalHeader().setSectionResizeMode(QHeaderView.Fixed)
         hdr = self.table.horizontalHeader()
         hdr.setSectionResizeMode(0, QHeaderView.Interactive)

@@ -35,8 +35,17 @@ KIND_WORDS = {"same-field": "same field, different values",
               "edit-vs-delete": "edited here, deleted at the office",
               "delete-vs-edit": "deleted here, edited at the office",
               "tag-clash": "tag also given to another tree: re-tag one"}
-#: Button height of the row buttons (gloved fingers; the job bar's Cancel is 48).
+#: Button height of the row buttons (gloved fingers; the job bar's Cancel is 48), at least:
+#: more on a screen whose tap targets are larger (:func:`button_height`).
 BUTTON_HEIGHT = 44
+
+
+def button_height() -> int:
+    """The row buttons' height (px): :data:`BUTTON_HEIGHT`, or the theme's tap target
+    (:data:`fieldapp.ui.theme.TOUCH_PX`, 9 mm on the screen) plus 4 if more."""
+    from fieldapp.ui import theme
+
+    return max(BUTTON_HEIGHT, theme.TOUCH_PX + 4)
 
 
 def value_text(value: Any, width: int = 60) -> str:
@@ -89,7 +98,7 @@ class ConflictsView(QWidget):
         self.table.setSelectionBehavior(QAbstractItemView.SelectRows)
         self.table.setEditTriggers(QAbstractItemView.NoEditTriggers)
         self.table.setTabKeyNavigation(False)      # Tab leaves the table for the row buttons
-        self.table.verticalHeader().setDefaultSectionSize(BUTTON_HEIGHT + 8)
+        self.table.verticalHeader().setDefaultSectionSize(button_height() + 8)
         self.table.horizontalHeader().setSectionResizeMode(QHeaderView.Interactive)
         self.table.horizontalHeader().setStretchLastSection(True)
         lay.addWidget(self.table, 1)
@@ -118,7 +127,7 @@ class ConflictsView(QWidget):
             b = QPushButton(text)
             b.setObjectName(f"resolve-{choice}")
             b.setToolTip(tip)
-            b.setMinimumHeight(BUTTON_HEIGHT)
+            b.setMinimumHeight(button_height())
             b.setFocusPolicy(Qt.StrongFocus)
             b.setAutoDefault(True)                 # Enter presses the focused button too
             b.clicked.connect(lambda _=False, u=c.uuid, ch=choice: self.sigResolve.emit(u, ch))

@@ -26,6 +26,7 @@ from PySide6.QtWidgets import (
 from fieldapp.app import editing as E
 from fieldapp.survey.features import Layer
 from fieldapp.ui.mapview import set_points
+from fieldapp.ui import theme
 from fieldapp.ui.theme import touch_rows
 
 log = logging.getLogger(__name__)
@@ -76,7 +77,7 @@ class EditForm(QDialog):
         row = QHBoxLayout()
         self.reopen_button = QPushButton("Re-open to walk on")
         self.reopen_button.setObjectName("reopenWalk")
-        self.reopen_button.setMinimumHeight(44)
+        self.reopen_button.setMinimumHeight(theme.TOUCH_PX + 4)
         walk_uuid = getattr(rec, "walk_uuid", None) if sel.layer is Layer.AREA else (
             sel.uuid if sel.layer is Layer.WALK and getattr(rec, "area_uuid", None) else None)
         self.walk_uuid = walk_uuid if walk_uuid in {w.uuid for w in visit.model.features(Layer.WALK)} else None
@@ -85,17 +86,17 @@ class EditForm(QDialog):
         self.save_button = QPushButton("Save")
         self.save_button.setObjectName("saveEdit")
         self.save_button.setDefault(True)
-        self.save_button.setMinimumHeight(44)
+        self.save_button.setMinimumHeight(theme.TOUCH_PX + 4)
         self.save_button.clicked.connect(self.save)
         cancel = QPushButton("Cancel")
-        cancel.setMinimumHeight(44)
+        cancel.setMinimumHeight(theme.TOUCH_PX + 4)
         cancel.clicked.connect(self.reject)
         row.addWidget(self.reopen_button)
         photos = getattr(editor.w, "photos", None)      # the Photos tab (fieldapp.ui.photos)
         if photos is not None:
             self.photos_button = QPushButton("Attach photos…")
             self.photos_button.setObjectName("formAttachPhotos")
-            self.photos_button.setMinimumHeight(44)
+            self.photos_button.setMinimumHeight(theme.TOUCH_PX + 4)
             self.photos_button.setToolTip(f"Photos of {words} from image files (Ctrl+Shift+P)")
             self.photos_button.clicked.connect(lambda: photos.attach(sel.layer, sel.uuid))
             row.addWidget(self.photos_button)
@@ -208,7 +209,10 @@ class RecordsView(QWidget):
         self.setObjectName("recordsView")
         lay = QHBoxLayout(self)          # the table, its buttons in a column beside it
         lay.setContentsMargins(4, 4, 4, 4)
-        buttons = QVBoxLayout()
+        column = QWidget()
+        column.setObjectName("recordButtons")
+        buttons = QVBoxLayout(column)
+        buttons.setContentsMargins(0, 0, 0, 0)
         self.edit_button = QPushButton("Edit…  [F4]")
         self.edit_button.setObjectName("editRecord")
         self.delete_button = QPushButton("Delete  [Del]")
@@ -220,7 +224,7 @@ class RecordsView(QWidget):
         self.redo_button.setObjectName("redoEdit")
         for b, fn in ((self.edit_button, editor.edit_selected), (self.delete_button, editor.delete_selected),
                       (self.undo_button, editor.undo), (self.redo_button, editor.redo)):
-            b.setMinimumHeight(40)
+            b.setMinimumHeight(theme.TOUCH_PX)
             b.clicked.connect(fn)
             buttons.addWidget(b)
         buttons.addStretch(1)
@@ -240,7 +244,12 @@ class RecordsView(QWidget):
         self.table.itemSelectionChanged.connect(self._picked)
         self.table.itemDoubleClicked.connect(lambda _i: editor.edit_selected())
         lay.addWidget(self.table, 1)
-        lay.addLayout(buttons)
+        # the buttons scroll when the tab is low (a 1024 x 600 tablet), never cut off
+        from fieldapp.ui.workflows.base import PanelScroll
+
+        self.buttons_scroll = PanelScroll(column)
+        self.buttons_scroll.setObjectName("recordButtonsScroll")
+        lay.addWidget(self.buttons_scroll)
         self.rows: list[E.Selection] = []
         self.dirty = True       # the model changed while the tab was hidden
 

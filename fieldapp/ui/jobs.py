@@ -20,6 +20,7 @@ from PySide6.QtCore import QObject, Signal
 from PySide6.QtWidgets import QHBoxLayout, QLabel, QProgressBar, QPushButton, QWidget
 
 from fieldapp.sync.progress import CancelToken
+from fieldapp.ui import theme
 
 
 class CancelFlag(CancelToken):
@@ -119,7 +120,7 @@ class JobBar(QWidget):
         self.bar.setFormat("%p %")
         self.cancel_button = QPushButton("Cancel  [Esc]")
         self.cancel_button.setObjectName("jobCancel")
-        self.cancel_button.setMinimumHeight(48)
+        self.cancel_button.setMinimumHeight(theme.BIG_BUTTON_HEIGHT_PX)
         self.cancel_button.setMinimumWidth(160)
         # Esc is dispatched by the window (the OHWM panel also uses it): see workflows._dispatch
         row.addWidget(self.label, 2)

@@ -8,14 +8,15 @@ window renders and sends commands.
 from __future__ import annotations
 
 import logging
+import re
 import time
 from typing import Any, Callable
 
-from PySide6.QtCore import Qt, QTimer, Signal
+from PySide6.QtCore import QEvent, QSignalBlocker, Qt, QTimer, Signal
 from PySide6.QtGui import QAction, QGuiApplication, QKeySequence
 from PySide6.QtWidgets import (
-    QFileDialog, QLabel, QMainWindow, QMenu, QMessageBox, QPushButton, QSplitter, QTabWidget, QToolBar,
-    QToolButton, QVBoxLayout, QWidget,
+    QFileDialog, QLabel, QMainWindow, QMenu, QMessageBox, QPushButton, QSizePolicy, QSplitter,
+    QTabWidget, QToolBar, QToolButton, QVBoxLayout, QWidget,
 )
 
 from fieldapp.ui import status as status_mod
@@ -28,6 +29,25 @@ log = logging.getLogger(__name__)
 
 FT_PER_M = 1.0 / 0.3048
 
+#: A window narrower than this (logical px) gets the compact toolbar and tabs
+#: (:meth:`MainWindow.fit_to_width`): a 1024 x 600 tablet; 1280 x 720 (1920 x 1080 at 150 %)
+#: and 1366 x 768 keep the full ones.
+COMPACT_BELOW_PX = 1200
+
+
+def toolbar_sheet(compact: bool) -> str:
+    """The toolbar buttons' style: 44 px high (32 + padding + border) with the theme's 40 px
+    tap target (:data:`fieldapp.ui.theme.TOUCH_PX`, more on a dense screen), a gloved finger,
+    little height spent; ``compact``: the same height, 6 px side padding, 52 px wide at
+    least (a narrow window, :meth:`MainWindow.fit_to_width`)."""
+    from fieldapp.ui import theme
+
+    height = theme.TOUCH_PX - 8
+    if compact:
+        return (f"QToolButton {{ min-height: {height}px; min-width: 40px; font-weight: bold;"
+                " padding: 4px 6px; }")
+    return f"QToolButton {{ min-height: {height}px; min-width: 60px; font-weight: bold; }}"
+
 
 def app_icon() -> Any:
     """The fieldapp icon (``fieldapp/data/fieldapp.png``, from packaging/fieldapp.svg)."""
@@ -36,6 +56,40 @@ def app_icon() -> Any:
     from PySide6.QtGui import QIcon
 
     return QIcon(str(Path(__file__).resolve().parent.parent / "data" / "fieldapp.png"))
+
+
+def _short_title(title: str) -> str:
+    """``title`` without its key: ``Checks`` for ``Checks [Ctrl+K]``.
+
+    >>> _short_title("Conflicts (2) [Ctrl+J]")
+    'Conflicts (2)'
+    """
+    return re.sub(r"\s*\[[^\]]*\]\s*$", "", title)
+
+
+class ToolbarLabel(QLabel):
+    """The toolbar's visit label: it takes the room the buttons leave and, when that is less
+    than its text, shows as much as fits with "…" (the window title has the name whole), never
+    folding into the toolbar's » menu on a narrow window."""
+
+    LEAST_PX = 120
+
+    def sizeHint(self):  # noqa: N802 - Qt name
+        hint = super().sizeHint()
+        hint.setWidth(min(hint.width(), self.LEAST_PX))
+        return hint
+
+    def minimumSizeHint(self):  # noqa: N802 - Qt name
+        return self.sizeHint()
+
+    def paintEvent(self, event: Any) -> None:  # noqa: N802 - Qt name
+        from PySide6.QtGui import QPainter
+
+        text = self.fontMetrics().elidedText(self.text(), Qt.ElideRight, self.contentsRect().width())
+        p = QPainter(self)
+        p.setPen(self.palette().windowText().color())
+        p.drawText(self.contentsRect(), int(self.alignment()), text)
+        p.end()
 
 
 class MainWindow(QMainWindow):
@@ -72,6 +126,10 @@ class MainWindow(QMainWindow):
         self.visit_listeners: list[Callable[[Any], None]] = []
         self.started_listeners: list[Callable[[], None]] = []
 
+        self.compact = False                  # fit_to_width: a narrow window
+        self._tab_titles: list[tuple[str, str]] = []   # each workflow tab's (full, short)
+        self._tab_widths: tuple[int, int] | tuple[()] = ()   # the tabs with each (px)
+        self._lower_titles: dict[Any, str] = {}        # the full titles under the map
         self.setWindowTitle("fieldapp")
         self.setWindowIcon(app_icon())
         # fits a 1366x768 field laptop (Toughbook, Getac) and a 1280x800 tablet: the panels
@@ -182,12 +240,13 @@ class MainWindow(QMainWindow):
         tb.setObjectName("mainToolbar")
         tb.setMovable(False)
         tb.setToolButtonStyle(Qt.ToolButtonTextOnly)
-        # 44 px high buttons (32 + padding + border): a gloved finger, little height spent
-        tb.setStyleSheet("QToolButton { min-height: 32px; min-width: 60px; font-weight: bold; }")
+        tb.setStyleSheet(toolbar_sheet(False))
         self.addToolBar(Qt.TopToolBarArea, tb)
         self.toolbar = tb
-        self.visit_label = QLabel("  no visit  ")
+        self.visit_label = ToolbarLabel("  no visit  ")
         self.visit_label.setObjectName("visitLabel")
+        self.visit_label.setSizePolicy(QSizePolicy.Expanding, QSizePolicy.Preferred)
+        self.visit_label.setAlignment(Qt.AlignLeft | Qt.AlignVCenter)
         visit_menu = QMenu(self)
         self.visit_menu = visit_menu
         self.new_visit_action = self._action("New visit…", "Ctrl+N", self.new_visit_dialog,
@@ -220,8 +279,8 @@ class MainWindow(QMainWindow):
         self.follow_action.setCheckable(True)
         self.follow_action.setChecked(True)
         self.map.sigFollowChanged.connect(self.follow_action.setChecked)
-        self._action("Zoom +", ["+", "="], lambda: self.map.zoom(0.7), tb)
-        self._action("Zoom −", "-", lambda: self.map.zoom(1.0 / 0.7), tb)
+        self.zoom_in_action = self._action("Zoom +", ["+", "="], lambda: self.map.zoom(0.7), tb)
+        self.zoom_out_action = self._action("Zoom −", "-", lambda: self.map.zoom(1.0 / 0.7), tb)
         self._action("All", "Home", self.map.zoom_to_all, tb, "Zoom to everything recorded")
         self._action("Pan left", "Alt+Left", lambda: self.map.pan(-0.2, 0))
         self._action("Pan right", "Alt+Right", lambda: self.map.pan(0.2, 0))
@@ -246,10 +305,114 @@ class MainWindow(QMainWindow):
         """Add a workflow tab reachable with ``key`` (e.g. ``Ctrl+1``)."""
         # the tab says its key short ("OHWM ^1"; the tooltip says it in full): six tabs with
         # "[Ctrl+1]" each made the workflow pane ~970 px wide, squeezing the map and the checks
-        index = self.tabs.addTab(panel, f"{title} ^{key.removeprefix('Ctrl+')}"
-                                 if key.startswith("Ctrl+") else f"{title} [{key}]")
+        full = (f"{title} ^{key.removeprefix('Ctrl+')}" if key.startswith("Ctrl+")
+                else f"{title} [{key}]")
+        index = self.tabs.addTab(panel, full)
+        self._tab_titles.append((full, title))
         self.tabs.setTabToolTip(index, f"{title}: {key}")
         self._action(f"Go to {title}", key, lambda _checked=False, i=index: self._goto(i))
+
+    def resizeEvent(self, event: Any) -> None:  # noqa: N802 - Qt name
+        self.fit_to_width(event.size().width())
+        super().resizeEvent(event)
+
+    def eventFilter(self, obj: Any, event: Any) -> bool:  # noqa: N802 - Qt name
+        if obj is self.tabs and event.type() == QEvent.Resize:
+            self._fit_tab_titles(event.size().width())
+        elif (obj is self.lower_tabs and event.type() == QEvent.Resize) or \
+                (obj is self.lower_tabs.tabBar() and event.type() == QEvent.LayoutRequest):
+            self._fit_lower_titles()
+        return super().eventFilter(obj, event)
+
+    def _fit_lower_titles(self) -> None:
+        """The tabs under the map without their keys (``Checks`` for ``Checks [Ctrl+K]``)
+        when the full titles do not fit: every tab in view, no scroll arrows. A title set since
+        (``Conflicts (2) [Ctrl+J]``) is taken as the new full one."""
+        bar = self.lower_tabs.tabBar()
+        full = []
+        for i in range(bar.count()):
+            page = self.lower_tabs.widget(i)
+            text, known = bar.tabText(i), self._lower_titles.get(page)
+            if known is None or text not in (known, _short_title(known)):
+                self._lower_titles[page] = known = text
+            full.append(known)
+        short = [_short_title(t) for t in full]
+        fm = bar.fontMetrics()
+        # the full titles' width from the tab bar's own measure when they are shown, else
+        # from the short titles' tabs plus the keys' text
+        shown = [bar.tabText(i) for i in range(bar.count())]
+        width = sum(bar.tabSizeHint(i).width() for i in range(bar.count()))
+        if shown == short:
+            width += sum(fm.horizontalAdvance(f) - fm.horizontalAdvance(t)
+                         for f, t in zip(full, short)) + 8 * len(full)
+        want = full if width <= self.lower_tabs.width() - 4 else short
+        if want != shown:
+            with QSignalBlocker(bar):
+                for i, text in enumerate(want):
+                    bar.setTabText(i, text)
+
+    def fit_to_width(self, width_px: int | None = None) -> None:
+        """Full or compact toolbar for a window ``width_px`` wide (logical px; default: its
+        width now), and room for the workflow tabs' full titles.
+
+        Below :data:`COMPACT_BELOW_PX` (a 1024 x 600 tablet; a 1280 x 720 screen, 1920 x 1080
+        at 150 %, is not) the toolbar's buttons are narrower (the same height: gloves) and the
+        zoom buttons say ``+`` and ``−``: nothing folds into the toolbar's » menu. Above it the
+        workflow pane is widened to its tabs' full titles (``OHWM ^1``) if narrower. The
+        window's least size never depends on this (it is the compact one), so a window
+        maximised on a small screen is never wider than the screen.
+        """
+        width = self.width() if width_px is None else width_px
+        if not self._tab_widths and self._tab_titles:
+            self._tab_widths = self._measure_tabs()
+            self.tabs.installEventFilter(self)
+            self.lower_tabs.installEventFilter(self)
+            self.lower_tabs.tabBar().installEventFilter(self)
+        if self._tab_widths:
+            # never narrower than the short titles nor than the widest panel (the panels'
+            # own least width is what the tab widget would take without this)
+            from PySide6.QtWidgets import QStackedWidget
+
+            stack = self.tabs.findChild(QStackedWidget)
+            pages = stack.minimumSizeHint().width() + 4 if stack is not None else 0
+            self.tabs.setMinimumWidth(max(self._tab_widths[1], pages))
+        compact = width < COMPACT_BELOW_PX
+        if compact != self.compact:
+            self.compact = compact
+            sizes = self.splitter.sizes()
+            right = self.splitter.widget(1).minimumSizeHint().width()
+            if compact and sum(sizes) > 0 and sizes[1] > right:   # the map gets the rest
+                self.splitter.setSizes([sum(sizes) - right, right])
+            self.toolbar.setStyleSheet(toolbar_sheet(compact))
+            self.zoom_in_action.setIconText("+" if compact else "Zoom +")
+            self.zoom_out_action.setIconText("−" if compact else "Zoom −")
+        sizes = self.splitter.sizes()
+        if not compact and self._tab_widths and len(sizes) == 2 and sum(sizes) > 0 \
+                and sizes[1] < self._tab_widths[0]:
+            total = sum(sizes)
+            self.splitter.setSizes([total - self._tab_widths[0], self._tab_widths[0]])
+
+    def _measure_tabs(self) -> tuple[int, int]:
+        """Widths (px) of the workflow tab widget with the full and with the short titles."""
+        bar = self.tabs.tabBar()
+        widths = []
+        for k in (0, 1):
+            for i, titles in enumerate(self._tab_titles):
+                bar.setTabText(i, titles[k])
+            widths.append(bar.sizeHint().width() + 6)
+        for i, (full, _short) in enumerate(self._tab_titles):
+            bar.setTabText(i, full)
+        return widths[0], widths[1]
+
+    def _fit_tab_titles(self, width_px: int) -> None:
+        """The tabs' full titles (``OHWM ^1``) when they fit ``width_px``, else the short ones
+        (``OHWM``; Ctrl+1 still goes there): every tab in view, no scroll arrows."""
+        if not self._tab_widths:
+            return
+        k = 0 if width_px >= self._tab_widths[0] else 1
+        for i, titles in enumerate(self._tab_titles):
+            if self.tabs.tabText(i) != titles[k]:
+                self.tabs.setTabText(i, titles[k])
 
     def _goto(self, index: int) -> None:
         self.tabs.setCurrentIndex(index)
@@ -408,6 +571,7 @@ class MainWindow(QMainWindow):
             visit.change_listeners.append(self._model_changed)
             self._model_changed(False)
         self.visit_label.setText(f"  Visit: {visit.name}  " if visit else "  no visit  ")
+        self.setWindowTitle(f"fieldapp — {visit.name}" if visit else "fieldapp")
         self.visit_label.setToolTip(str(getattr(visit, "path", "")))
         for fn in self.visit_listeners:
             fn(visit)

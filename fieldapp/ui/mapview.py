@@ -17,10 +17,12 @@ from typing import Any, Callable
 
 import numpy as np
 import pyqtgraph as pg
-from PySide6.QtCore import Qt, QTimer, Signal
-from PySide6.QtGui import QBrush, QColor, QPainterPath, QPen, QPixmapCache
+from PySide6.QtCore import QEvent, QObject, QPointF, Qt, QTimer, Signal
+from PySide6.QtGui import (
+    QBrush, QColor, QEventPoint, QMouseEvent, QPainterPath, QPen, QPixmapCache,
+)
 from PySide6.QtWidgets import (
-    QGraphicsEllipseItem, QGraphicsItem, QGraphicsPathItem, QHBoxLayout, QLabel, QSizePolicy, QVBoxLayout, QWidget,
+    QApplication, QBoxLayout, QGraphicsEllipseItem, QGraphicsItem, QGraphicsPathItem, QLabel, QSizePolicy, QVBoxLayout, QWidget,
 )
 
 from fieldapp.ui.crowns import CrownLayer
@@ -137,6 +139,149 @@ class ScaleBarWidget(QWidget):
         p.end()
 
 
+class TouchNavigator(QObject):
+    """Fingers on the map (a Windows tablet's touch screen, issue 28), as an event filter on
+    the plot's viewport.
+
+    * Two fingers: the map zooms by the pinch (the fingers' distance now over before) about
+      the point between them, and pans with that point: the ground under the fingers stays
+      under them. Follow me goes off, as with a drag.
+    * One finger: a drag pans as the mouse does; a tap (moved less than :data:`TAP_SLOP_PX`)
+      is a click (a vertex, a note placed, a record picked). The press is held back until the
+      finger moves or lifts, so a pinch's first finger never clicks.
+    * A touchpad's pinch (``QNativeGestureEvent``, zoom) zooms about the cursor.
+    """
+
+    #: A finger moving less than this (logical px) before it lifts is a tap.
+    TAP_SLOP_PX = 10.0
+
+    def __init__(self, view: "MapView") -> None:
+        super().__init__(view)
+        self.view = view
+        self.viewport = view.plot.viewport()
+        self.viewport.setAttribute(Qt.WA_AcceptTouchEvents)
+        self.viewport.installEventFilter(self)
+        self._pinch: tuple[QPointF, float] | None = None   # centre (viewport px), spread
+        self._pinched = False          # a pinch in this touch: the last finger does nothing
+        self._press: QPointF | None = None                  # one finger down, not sent yet
+        self._dragging = False
+        self._last = QPointF()
+        self.pinches = 0               # pinch steps applied (for tests and the curious)
+
+    def eventFilter(self, obj: Any, event: Any) -> bool:  # noqa: N802 - Qt name
+        kind = event.type()
+        if kind in (QEvent.TouchBegin, QEvent.TouchUpdate, QEvent.TouchEnd, QEvent.TouchCancel):
+            self._touch(event)
+            event.accept()
+            return True
+        if kind == QEvent.NativeGesture and \
+                event.gestureType() == Qt.NativeGestureType.ZoomNativeGesture:
+            factor = 1.0 + float(event.value())
+            if factor > 0:
+                self.zoom_about(event.position(), 1.0 / factor)
+            event.accept()
+            return True
+        return False
+
+    # ---------------------------------------------------------------- map moves
+    def _view_point(self, pos: QPointF) -> QPointF:
+        """The map point (display feet) under viewport position ``pos``."""
+        plot = self.view.plot
+        return plot.getPlotItem().getViewBox().mapSceneToView(plot.mapToScene(pos.toPoint()))
+
+    def zoom_about(self, pos: QPointF, scale: float, to: QPointF | None = None) -> None:
+        """Zoom by ``scale`` (< 1 zooms in: the view's width times ``scale``) keeping the map
+        point under ``pos`` (viewport px) fixed, then move it to ``to`` (default: stay)."""
+        vb = self.view.plot.getPlotItem().getViewBox()
+        centre = self._view_point(pos)
+        vb.scaleBy((scale, scale), center=(centre.x(), centre.y()))
+        if to is not None:
+            # after the zoom: the ground that was under pos goes under to
+            (x0, x1), (y0, y1) = vb.viewRange()
+            rect = vb.sceneBoundingRect()
+            sx = (x1 - x0) / max(rect.width(), 1.0)
+            sy = (y1 - y0) / max(rect.height(), 1.0)
+            dx, dy = to.x() - pos.x(), to.y() - pos.y()
+            vb.translateBy(x=-dx * sx, y=dy * sy)          # screen y grows down, north up
+        self.view.set_follow(False)
+        self.view._request_draw()
+
+    # ---------------------------------------------------------------- touch
+    def _touch(self, event: Any) -> None:
+        points = [p for p in event.points()
+                  if p.state() != QEventPoint.State.Released]
+        if event.type() == QEvent.TouchCancel:
+            self._end_drag(self._last)
+            self._reset()
+            return
+        if len(points) >= 2:
+            self._end_drag(self._last)
+            self._pinched = True
+            a, b = self._at(points[0]), self._at(points[1])
+            centre = (a + b) / 2.0
+            spread = max(((a.x() - b.x()) ** 2 + (a.y() - b.y()) ** 2) ** 0.5, 1.0)
+            if self._pinch is not None:
+                before, spread0 = self._pinch
+                self.zoom_about(before, spread0 / spread, to=centre)
+                self.pinches += 1
+            self._pinch = (centre, spread)
+            return
+        self._pinch = None
+        if self._pinched:               # the last finger of a pinch: nothing until all lift
+            if not points:
+                self._reset()
+            return
+        if not points:                  # the finger lifted
+            released = list(event.points())
+            pos = self._at(released[0]) if released else self._last
+            if self._press is not None:                 # a tap: a click
+                self._mouse(QEvent.MouseButtonPress, self._press)
+                self._mouse(QEvent.MouseButtonRelease, self._press)
+            else:
+                self._end_drag(pos)
+            self._reset()
+            return
+        pos = self._at(points[0])
+        self._last = pos
+        if event.type() == QEvent.TouchBegin or (self._press is None and not self._dragging):
+            self._press = pos
+            return
+        if self._press is not None:
+            moved = pos - self._press
+            if (moved.x() ** 2 + moved.y() ** 2) ** 0.5 < self.TAP_SLOP_PX:
+                return
+            self._mouse(QEvent.MouseButtonPress, self._press)
+            self._press = None
+            self._dragging = True
+        self._mouse(QEvent.MouseMove, pos)
+
+    def _at(self, point: Any) -> QPointF:
+        """A touch point's position in the viewport (px): from its screen position, as a
+        point's own position may be the scroll area's (the viewport's frame apart)."""
+        return self.viewport.mapFromGlobal(point.globalPosition())
+
+    def _end_drag(self, pos: QPointF) -> None:
+        """Lift the mouse button of a one-finger drag (a pinch began, or the finger lifted)."""
+        if self._dragging:
+            self._mouse(QEvent.MouseButtonRelease, pos)
+        self._dragging = False
+        self._press = None
+
+    def _reset(self) -> None:
+        self._pinch = None
+        self._pinched = False
+        self._press = None
+        self._dragging = False
+
+    def _mouse(self, kind: QEvent.Type, pos: QPointF) -> None:
+        """A left-button mouse event at ``pos`` (viewport px), as Qt makes from a finger."""
+        button = Qt.NoButton if kind == QEvent.MouseMove else Qt.LeftButton
+        held = Qt.NoButton if kind == QEvent.MouseButtonRelease else Qt.LeftButton
+        glob = QPointF(self.viewport.mapToGlobal(pos.toPoint()))
+        QApplication.sendEvent(self.viewport, QMouseEvent(kind, pos, glob, button, held,
+                                                          Qt.NoModifier))
+
+
 class MapView(QWidget):
     """Map of the site in feet with the live position.
 
@@ -156,8 +301,11 @@ class MapView(QWidget):
         self.plot.setObjectName("map")
         lay.addWidget(self.plot)
         # under the map, never over it: where the cursor (or you) are, and the scale bar
-        strip = QHBoxLayout()
+        # the scale bar goes under the readout on a narrow map (a 1024 px wide tablet):
+        # the readout's figures are never cut (resizeEvent)
+        strip = QBoxLayout(QBoxLayout.LeftToRight)
         strip.setContentsMargins(4, 0, 4, 0)
+        self.readout_strip = strip
         # the readout sits in a holder without a layout: its text changes with every draw,
         # and a label's new text asks its parent's layout to be redone (here: nothing to do)
         holder = _Holder()
@@ -305,7 +453,22 @@ class MapView(QWidget):
         #: the ``stamp`` of the newest position drawn (the window passes the fix)
         self.drawn_stamp: Any = None
         self._stamp: Any = None
+        #: pinch to zoom and two-finger pan on a touch screen, a tap a click
+        self.touch = TouchNavigator(self)
         self._request_draw()
+
+    #: The readout's widest usual line (site coordinates in metres, seven digits).
+    READOUT_SAMPLE = "Cursor  E 9,999,999.999 m  N 9,999,999.999 m"
+
+    def resizeEvent(self, event: Any) -> None:  # noqa: N802 - Qt name
+        """The scale bar beside the readout when both fit, else under it."""
+        need = (self.readout.fontMetrics().horizontalAdvance(self.READOUT_SAMPLE) + 12
+                + self.scale_widget.minimumWidth() + 8)
+        direction = (QBoxLayout.LeftToRight if event.size().width() >= need
+                     else QBoxLayout.TopToBottom)
+        if direction != self.readout_strip.direction():
+            self.readout_strip.setDirection(direction)
+        super().resizeEvent(event)
 
     # ---------------------------------------------------------------- inputs (cheap)
     def set_origin(self, x_ft: float, y_ft: float) -> None:

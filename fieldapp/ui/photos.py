@@ -33,6 +33,7 @@ from PySide6.QtWidgets import (
 from fieldapp.app import photos as P
 from fieldapp.survey.attach import PHOTO_LAYERS
 from fieldapp.survey.features import Layer
+from fieldapp.ui import theme
 
 log = logging.getLogger(__name__)
 
@@ -67,8 +68,12 @@ class PhotosView(QWidget):
         self.list.itemDoubleClicked.connect(lambda _i: self.caption())
         left.addWidget(self.list, 1)
         lay.addLayout(left, 1)
-        buttons = QVBoxLayout()
-        self.attach_button = self._button("Attach photos…  [Ctrl+⇧+P]", "attachPhotos", self.attach)
+        column = QWidget()
+        column.setObjectName("photoButtons")
+        buttons = QVBoxLayout(column)
+        buttons.setContentsMargins(0, 0, 0, 0)
+        self.attach_button = self._button("Attach photos…\n[Ctrl+⇧+P]", "attachPhotos",
+                                          self.attach)   # two lines: the tab fits 1024 px
         self.attach_button.setToolTip("Attach image files to the selected record, or to the site"
                                       " when nothing is selected (Ctrl+Shift+P)")
         self.site_button = self._button("Attach to the site…", "attachSitePhotos",
@@ -83,13 +88,18 @@ class PhotosView(QWidget):
                   self.delete_button, self.clock_button):
             buttons.addWidget(b)
         buttons.addStretch(1)
-        lay.addLayout(buttons)
+        # the buttons scroll when the tab is low (a 1024 x 600 tablet), never cut off
+        from fieldapp.ui.workflows.base import PanelScroll
+
+        self.buttons_scroll = PanelScroll(column)
+        self.buttons_scroll.setObjectName("photoButtonsScroll")
+        lay.addWidget(self.buttons_scroll)
         self.dirty = True
 
     def _button(self, text: str, name: str, fn: Any) -> QPushButton:
         b = QPushButton(text)
         b.setObjectName(name)
-        b.setMinimumHeight(40)
+        b.setMinimumHeight(theme.TOUCH_PX)
         b.clicked.connect(lambda _checked=False: fn())
         return b
 

@@ -10,8 +10,8 @@ from __future__ import annotations
 import time
 from typing import Any
 
-from PySide6.QtCore import QEvent, Qt, Signal
-from PySide6.QtWidgets import QFrame, QHBoxLayout, QLabel, QSizePolicy, QVBoxLayout, QWidget
+from PySide6.QtCore import QEvent, QSize, Qt, Signal
+from PySide6.QtWidgets import QBoxLayout, QFrame, QHBoxLayout, QLabel, QSizePolicy, QVBoxLayout, QWidget
 
 from fieldapp.ui import theme
 
@@ -175,15 +175,23 @@ class StatusStrip(QFrame):
         self.setAutoFillBackground(True)
         self.setFrameShape(QFrame.StyledPanel)
         self.setStyleSheet("#statusStrip { background: #f7f7f7; border-top: 2px solid #000; }")
-        # one row of badges and figures; why recording is blocked goes on a line of its own
-        # under them (shown only then), so the strip fits a 1280 px wide screen
+        # badges and figures (one row, or two on a narrow window); why recording is blocked
+        # goes on a line of its own under them, so the strip fits a 1280 px wide screen
         rows = QVBoxLayout(self)
         rows.setContentsMargins(4, 3, 4, 3)
         rows.setSpacing(2)
+        # the device badges, then the fix's figures: side by side on a wide window, the figures
+        # on a second row when the strip is narrower than both (a 1024 px wide tablet screen,
+        # :meth:`resizeEvent`)
+        self.top = QBoxLayout(QBoxLayout.LeftToRight)
+        self.top.setContentsMargins(0, 0, 0, 0)
+        self.top.setSpacing(6)
+        rows.addLayout(self.top)
         row = QHBoxLayout()
         row.setContentsMargins(0, 0, 0, 0)
         row.setSpacing(6)
-        rows.addLayout(row)
+        self.top.addLayout(row)
+        self._devices_row = row
         self.device_labels: dict[str, QLabel] = {}
         for kind in DEVICE_LABELS:
             lab = _badge(f"{DEVICE_LABELS[kind]}: none")
@@ -208,6 +216,12 @@ class StatusStrip(QFrame):
         self.problem_label.setWordWrap(False)
         # never widens the window (a long reason is cut; the tooltip has it whole)
         self.problem_label.setSizePolicy(QSizePolicy.Ignored, QSizePolicy.Fixed)
+        row.addStretch(1)          # badges to the left when on a row of their own
+        row = QHBoxLayout()
+        row.setContentsMargins(0, 0, 0, 0)
+        row.setSpacing(6)
+        self.top.addLayout(row, 1)
+        self._figures_row = row
         for w in (self.quality_label, self.sats_label, self.hdop_label, self.accuracy_label,
                   self.age_label, self.antenna_label):
             row.addWidget(w)
@@ -228,6 +242,35 @@ class StatusStrip(QFrame):
             gnss.setCursor(Qt.PointingHandCursor)
             gnss.installEventFilter(self)
         self._accuracy_est: tuple | None = None
+
+    def _one_row_width(self) -> int:
+        """Width (px) the badges and the figures need side by side."""
+        m = self.layout().contentsMargins()
+        return (self._devices_row.minimumSize().width() + self.top.spacing()
+                + self._figures_row.minimumSize().width() + m.left() + m.right()
+                + 2 * self.frameWidth())
+
+    def two_rows(self) -> bool:
+        """True while the fix's figures are on a row of their own under the badges."""
+        return self.top.direction() == QBoxLayout.TopToBottom
+
+    def minimumSizeHint(self) -> QSize:  # noqa: N802 - Qt name
+        """As narrow as the wider of the two rows (the figures go under the badges when the
+        window is narrower than both side by side); as high as it is now."""
+        hint = super().minimumSizeHint()
+        m = self.layout().contentsMargins()
+        two = (max(self._devices_row.minimumSize().width(),
+                   self._figures_row.minimumSize().width())
+               + m.left() + m.right() + 2 * self.frameWidth())
+        return QSize(two, hint.height())
+
+    def resizeEvent(self, event: Any) -> None:  # noqa: N802 - Qt name
+        """The figures go under the badges when both do not fit side by side."""
+        direction = (QBoxLayout.LeftToRight if event.size().width() >= self._one_row_width()
+                     else QBoxLayout.TopToBottom)
+        if direction != self.top.direction():
+            self.top.setDirection(direction)
+        super().resizeEvent(event)
 
     def eventFilter(self, obj: Any, event: Any) -> bool:  # noqa: N802 - Qt's name
         """A click (press and release) on the GNSS badge: :attr:`gnss_clicked`."""

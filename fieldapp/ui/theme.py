@@ -6,6 +6,7 @@ state also has a word). Sizes are in points/pixels chosen for gloved fingers on 
 
 from __future__ import annotations
 
+import math
 from pathlib import Path
 from typing import Any
 
@@ -22,26 +23,104 @@ STALE = ("#5c5c5c", "#ffffff")     # stale, unknown
 NEUTRAL = ("#e6e6e6", "#000000")
 
 BASE_POINT_SIZE = 13
-#: Content height of a button; with the 4 px padding and 2 px border a button is 48 px high
-#: (about 10 mm on a 13" 1366x768 screen: a gloved fingertip).
-BUTTON_MIN_HEIGHT_PX = 36
+#: A gloved fingertip (issue 28): every tap target at least this wide or high on the screen
+#: itself, whatever its size and Windows' display scaling (125 % - 200 %).
+TAP_MM = 9.0
+#: The least tap target (logical px) whatever the screen says: 40 px is about 10 mm on a 13"
+#: 1366 x 768 laptop at 100 %; a denser screen (an 8" 1280 x 800 tablet at 100 %, 189 dpi)
+#: gets more, from its real density (:func:`tap_px`).
+TOUCH_PX_LEAST = 40
+#: A physical density (dots per inch, device-independent) outside this range is taken as
+#: wrong (a projector, a remote desktop or a virtual machine reporting no or a made-up
+#: screen size): :func:`tap_px` then goes by the logical density (96 on Windows).
+PLAUSIBLE_DPI = (50.0, 400.0)
+
+#: Gloves (issue 13): table rows, spin-box arrows and drop-down buttons at least this high /
+#: wide; scroll bars at least :data:`SCROLL_BAR_PX` thick. :func:`apply` sets it (and the
+#: sizes below, kept in the same proportion) from the screen: :func:`use_tap_px`.
+TOUCH_PX = TOUCH_PX_LEAST
+#: Content height of a button; with the 4 px padding and 2 px border a button is
+#: ``TOUCH_PX + 8`` px high (48 px at 40: about 10 mm on a 13" 1366x768 screen).
+BUTTON_MIN_HEIGHT_PX = TOUCH_PX - 4
 #: Outer height of a big workflow button (``workflows.base.big_button``).
-BIG_BUTTON_HEIGHT_PX = 48
+BIG_BUTTON_HEIGHT_PX = TOUCH_PX + 8
 #: Check box border: black, 3 px (Fusion's own is a light grey that vanishes in the sun);
 #: the focus colour of buttons when focused, grey when disabled.
 CHECK_BORDER = "#000000"
 CHECK_BORDER_FOCUS = "#0040c0"
 CHECK_BORDER_DISABLED = "#7a7a7a"
 CHECK_BORDER_PX = 3
-
-#: Gloves (issue 13): table rows, spin-box arrows and drop-down buttons at least this high /
-#: wide, scroll bars at least :data:`SCROLL_BAR_PX` thick.
-TOUCH_PX = 40
 SCROLL_BAR_PX = 20
 #: The spin-box arrow images (fieldapp/data/spin_up.svg, spin_down.svg), for the style sheet.
 _DATA = (Path(__file__).resolve().parent.parent / "data").as_posix()
 
-STYLE_SHEET = f"""
+
+def tap_px(screen: Any = None) -> int:
+    """The least tap target on ``screen`` in logical px: :data:`TAP_MM` at its real density,
+    never less than :data:`TOUCH_PX_LEAST`.
+
+    Parameters
+    ----------
+    screen
+        A ``QScreen`` (or anything with ``physicalDotsPerInch()`` and
+        ``logicalDotsPerInch()``); None: the primary screen, or none at all (no
+        QGuiApplication): :data:`TOUCH_PX_LEAST`.
+
+    Qt 6 gives the physical density in device-independent dots (the display scaling already
+    divided out), so 9 mm is ``9 / 25.4 * physicalDotsPerInch()`` logical px. A density outside
+    :data:`PLAUSIBLE_DPI` (no screen size reported) falls back to the logical one.
+
+    >>> class Tablet8in:                 # 1280 x 800 on an 8" screen at 100 %: 189 dpi
+    ...     def physicalDotsPerInch(self): return 188.7
+    ...     def logicalDotsPerInch(self): return 96.0
+    >>> tap_px(Tablet8in())
+    67
+    >>> class NoSize(Tablet8in):
+    ...     def physicalDotsPerInch(self): return float("inf")
+    >>> tap_px(NoSize())
+    40
+    """
+    if screen is None:
+        from PySide6.QtGui import QGuiApplication
+
+        if QGuiApplication.instance() is None:
+            return TOUCH_PX_LEAST
+        screen = QGuiApplication.primaryScreen()
+        if screen is None:
+            return TOUCH_PX_LEAST
+    try:
+        dpi = float(screen.physicalDotsPerInch())
+    except (TypeError, ValueError, ZeroDivisionError):
+        dpi = float("nan")
+    low, high = PLAUSIBLE_DPI
+    if not low <= dpi <= high:          # also NaN and infinity
+        try:
+            dpi = float(screen.logicalDotsPerInch())
+        except (TypeError, ValueError):
+            dpi = 96.0
+        if not low <= dpi <= high:
+            dpi = 96.0
+    return max(TOUCH_PX_LEAST, math.ceil(TAP_MM / 25.4 * dpi - 1e-9))
+
+
+def use_tap_px(px: int) -> None:
+    """Size the theme's tap targets for ``px`` (logical px, at least
+    :data:`TOUCH_PX_LEAST`): :data:`TOUCH_PX`, :data:`BUTTON_MIN_HEIGHT_PX`,
+    :data:`BIG_BUTTON_HEIGHT_PX` and :data:`STYLE_SHEET` (widgets made afterwards use them;
+    :func:`apply` calls it before the window is built)."""
+    global TOUCH_PX, BUTTON_MIN_HEIGHT_PX, BIG_BUTTON_HEIGHT_PX, STYLE_SHEET
+    px = max(int(px), TOUCH_PX_LEAST)
+    TOUCH_PX = px
+    BUTTON_MIN_HEIGHT_PX = px - 4
+    BIG_BUTTON_HEIGHT_PX = px + 8
+    STYLE_SHEET = _style_sheet(px)
+
+
+def _style_sheet(touch_px: int) -> str:
+    """The style sheet with tap targets ``touch_px`` logical px (see :func:`use_tap_px`)."""
+    TOUCH_PX = touch_px                                  # noqa: N806 - the sheet's names
+    BUTTON_MIN_HEIGHT_PX = touch_px - 4                  # noqa: N806
+    return f"""
 QWidget {{ font-size: {BASE_POINT_SIZE}pt; color: #000000; }}
 QMainWindow, QDialog {{ background: #ffffff; }}
 QPushButton, QToolButton {{
@@ -54,7 +133,8 @@ QPushButton:focus {{ border: 3px solid #0040c0; }}
 QPushButton[record="true"] {{ background: #ffd84d; }}
 QPushButton:disabled {{ color: #7a7a7a; border-color: #9a9a9a; background: #e9e9e9; }}
 QLineEdit, QSpinBox, QDoubleSpinBox, QComboBox {{
-    min-height: 36px; border: 2px solid #333333; border-radius: 4px; padding: 2px 6px;
+    min-height: {BUTTON_MIN_HEIGHT_PX}px; border: 2px solid #333333; border-radius: 4px;
+    padding: 2px 6px;
     background: #ffffff;
 }}
 QSpinBox, QDoubleSpinBox {{ min-height: {TOUCH_PX}px; padding-right: {2 * TOUCH_PX + 4}px; }}
@@ -76,7 +156,7 @@ QSpinBox::up-button:pressed, QDoubleSpinBox::up-button:pressed,
 QSpinBox::down-button:pressed, QDoubleSpinBox::down-button:pressed {{ background: #b9cdf5; }}
 QComboBox::drop-down {{ width: {TOUCH_PX}px; border-left: 2px solid #333333; }}
 QComboBox::down-arrow {{ image: url({_DATA}/spin_down.svg); width: 20px; height: 20px; }}
-QCheckBox {{ min-height: 40px; spacing: 10px; }}
+QCheckBox {{ min-height: {TOUCH_PX}px; spacing: 10px; }}
 QCheckBox::indicator {{ width: 28px; height: 28px; }}
 QTabBar::tab {{ min-height: 34px; min-width: 60px; padding: 3px 6px; font-weight: bold;
     font-size: {BASE_POINT_SIZE - 1}pt;
@@ -98,6 +178,9 @@ QScrollBar:vertical {{ width: {SCROLL_BAR_PX}px; }}
 QScrollBar:horizontal {{ height: {SCROLL_BAR_PX}px; }}
 QToolTip {{ font-size: {BASE_POINT_SIZE - 1}pt; background: #ffffe0; color: #000; }}
 """
+
+
+STYLE_SHEET = _style_sheet(TOUCH_PX)
 
 #: Added for direct sun (``Ctrl+Shift+H``): pure black on white, heavier borders (the text
 #: keeps its weight: bold everywhere widened the window past 1366 px),
@@ -162,10 +245,11 @@ class FieldStyle(QProxyStyle):
 _STYLE: list[FieldStyle] = []  # a Python reference to the style the app uses
 
 
-def apply(app: QApplication, high_contrast: bool = False) -> None:
+def apply(app: QApplication, high_contrast: bool = False, screen: Any = None) -> None:
     """Apply the Fusion style (with dark check box borders, :class:`FieldStyle`), a light
     palette and the style sheet to ``app`` (:func:`style_sheet`: ``high_contrast`` for direct
-    sun)."""
+    sun), its tap targets sized for ``screen`` (default: the primary screen; :func:`tap_px`)."""
+    use_tap_px(tap_px(screen))
     style = FieldStyle("Fusion")
     _STYLE[:] = [style]  # the app owns it; a replaced one is deleted by Qt
     app.setStyle(style)

@@ -64,7 +64,7 @@ def install_workflows(window: Any) -> None:
     # first, so that every other listener of a tab change sees the built panel
     window.tabs.currentChanged.connect(lambda i: _build_tab(window, i))
     # every workflow tab in view (no scroll arrows): the panel is never narrower than its tabs
-    window.tabs.setMinimumWidth(window.tabs.tabBar().sizeHint().width() + 6)
+    window.fit_to_width()
     window.checks_panel = ChecksPanel()
     window.lower_tabs.insertTab(0, window.checks_panel, "Checks [Ctrl+K]")
     window.lower_tabs.setCurrentIndex(0)
@@ -172,6 +172,7 @@ def _build_panel(window: Any, name: str) -> Any:
         tabs.setTabToolTip(at, tip)
         tabs.setCurrentIndex(current)
     page.deleteLater()
+    window.fit_to_width()               # the tabs never narrower than the new panel
     _bind_keys(window, [k for k in panel.keys if k != "F"])
     window.key_guard.guard_all(panel, _field_names(panel))
     window._remember_form(panel)

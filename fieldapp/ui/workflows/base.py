@@ -4,9 +4,9 @@ from __future__ import annotations
 
 from typing import Any, Callable
 
-from PySide6.QtCore import QEvent, QObject, QSize, Qt
+from PySide6.QtCore import QEvent, QObject, QRect, QSize, Qt
 from PySide6.QtWidgets import (
-    QFrame, QGridLayout, QLabel, QMessageBox, QPushButton, QScrollArea, QVBoxLayout, QWidget,
+    QFrame, QGridLayout, QLabel, QLayout, QLayoutItem, QMessageBox, QPushButton, QScrollArea, QVBoxLayout, QWidget,
 )
 
 from fieldapp.ui import theme
@@ -75,6 +75,100 @@ def add_field(grid: QGridLayout, row: int, col: int, label: str, widget: QWidget
     grid.addWidget(lab, 2 * row, col, 1, span)
     grid.addWidget(widget, 2 * row + 1, col, 1, span)
     return lab
+
+
+class ButtonColumns(QLayout):
+    """Buttons in columns, as many as fit side by side (at most ``columns``), in rows.
+
+    On a wide panel six buttons are two rows of three; on a narrow one (a 1024 px wide tablet)
+    three rows of two, or one a row: a button is never cut off and the panel never wider than
+    its widest button. Height-for-width, so a scroll area round the panel follows.
+    """
+
+    def __init__(self, columns: int = 3, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.columns = max(1, int(columns))
+        self._items: list[QLayoutItem] = []
+        self.setContentsMargins(0, 0, 0, 0)
+        self.setSpacing(6)
+
+    # QLayout's interface
+    def addItem(self, item: QLayoutItem) -> None:  # noqa: N802 - Qt name
+        self._items.append(item)
+
+    def count(self) -> int:
+        return len(self._items)
+
+    def itemAt(self, index: int) -> QLayoutItem | None:  # noqa: N802 - Qt name
+        return self._items[index] if 0 <= index < len(self._items) else None
+
+    def takeAt(self, index: int) -> QLayoutItem | None:  # noqa: N802 - Qt name
+        return self._items.pop(index) if 0 <= index < len(self._items) else None
+
+    def expandingDirections(self) -> Qt.Orientations:  # noqa: N802 - Qt name
+        return Qt.Horizontal
+
+    def hasHeightForWidth(self) -> bool:  # noqa: N802 - Qt name
+        return True
+
+    def heightForWidth(self, width: int) -> int:  # noqa: N802 - Qt name
+        return self._arrange(QRect(0, 0, width, 0), move=False)
+
+    def minimumSize(self) -> QSize:  # noqa: N802 - Qt name
+        shown = self._shown()
+        m = self.contentsMargins()
+        w = max((i.minimumSize().width() for i in shown), default=0)
+        h = sum(i.minimumSize().height() for i in shown) + self.spacing() * max(len(shown) - 1, 0)
+        return QSize(w + m.left() + m.right(), h + m.top() + m.bottom())
+
+    def sizeHint(self) -> QSize:  # noqa: N802 - Qt name
+        shown = self._shown()
+        m = self.contentsMargins()
+        n = min(self.columns, len(shown)) or 1
+        w = max((i.sizeHint().width() for i in shown), default=0)
+        width = n * w + (n - 1) * self.spacing() + m.left() + m.right()
+        return QSize(width, self.heightForWidth(width))
+
+    def setGeometry(self, rect: QRect) -> None:  # noqa: N802 - Qt name
+        super().setGeometry(rect)
+        self._arrange(rect, move=True)
+
+    def _widths(self, shown: list[QLayoutItem], n: int) -> list[int]:
+        """Each column's least width (px) with ``n`` columns: its widest button's."""
+        return [max(i.minimumSize().width() for i in shown[k::n]) for k in range(n)]
+
+    def columns_for(self, width: int) -> int:
+        """How many buttons side by side in ``width`` px (1 ... :attr:`columns`)."""
+        shown = self._shown()
+        m = self.contentsMargins()
+        inner = width - m.left() - m.right()
+        n = min(self.columns, max(len(shown), 1))
+        while n > 1 and sum(self._widths(shown, n)) + (n - 1) * self.spacing() > inner:
+            n -= 1
+        return n
+
+    def _shown(self) -> list[QLayoutItem]:
+        return [i for i in self._items if not i.isEmpty()]
+
+    def _arrange(self, rect: QRect, move: bool) -> int:
+        shown = self._shown()
+        m = self.contentsMargins()
+        n = self.columns_for(rect.width())
+        inner = rect.width() - m.left() - m.right()
+        widths = self._widths(shown, n) if shown else [inner]
+        extra = max(inner - sum(widths) - (n - 1) * self.spacing(), 0)
+        widths = [w + extra // n for w in widths]      # the room left shared out
+        y = rect.y() + m.top()
+        for start in range(0, len(shown), n):
+            row = shown[start:start + n]
+            h = max(i.sizeHint().height() for i in row)
+            x = rect.x() + m.left()
+            for k, item in enumerate(row):
+                if move:
+                    item.setGeometry(QRect(x, y, widths[k], h))
+                x += widths[k] + self.spacing()
+            y += h + self.spacing()
+        return y - (self.spacing() if shown else 0) + m.bottom() - rect.y()
 
 
 class PanelScroll(QScrollArea):

@@ -9,12 +9,14 @@ from typing import Any
 
 import pyqtgraph as pg
 from PySide6.QtWidgets import (
-    QComboBox, QDoubleSpinBox, QGroupBox, QHBoxLayout, QLabel, QLineEdit,
+    QComboBox, QDoubleSpinBox, QGroupBox, QLabel, QLineEdit,
 )
 
 from fieldapp.app import editing as E
 from fieldapp.app.lines import LINE_KINDS, LineDraft, add_note_at, add_note_here
-from fieldapp.ui.workflows.base import WorkflowPanel, add_field, big_button, field_grid, state_label
+from fieldapp.ui.workflows.base import (
+    ButtonColumns, WorkflowPanel, add_field, big_button, field_grid, state_label,
+)
 
 MAPPED = [(None, "not checked yet"), (True, "yes — on the USGS quad or soil map"), (False, "no")]
 
@@ -50,6 +52,10 @@ class LinesPanel(WorkflowPanel):
         self.mapped.setObjectName("mappedStream")
         for value, words in MAPPED:
             self.mapped.addItem(words, value)
+        # as wide as the grid gives it (the full words on any screen from 1024 px wide), never
+        # the widest answer's width: the panel fits a 1024 x 600 tablet
+        self.mapped.setSizeAdjustPolicy(QComboBox.AdjustToMinimumContentsLengthWithIcon)
+        self.mapped.setMinimumContentsLength(16)
         self.mapped.setToolTip("Only a stream on the USGS 7.5-minute quadrangle or the county soil"
                                " survey map is a drainageway (City resource protection, Drainageways A.1)")
         self.tributary = QLineEdit()
@@ -77,12 +83,12 @@ class LinesPanel(WorkflowPanel):
         self.finish_button.setObjectName("finishLine")
         self.cancel_button = big_button("Discard", "Esc")
         self.cancel_button.setObjectName("discardLine")
-        for row in ((self.walk_button, self.draw_button, self.vertex_button),
-                    (self.back_button, self.finish_button, self.cancel_button)):
-            h = QHBoxLayout()
-            for b in row:
-                h.addWidget(b, 1)
-            lay.addLayout(h)
+        # two rows of three; three rows of two on a narrow panel (a 1024 px wide tablet)
+        columns = ButtonColumns(3)
+        for b in (self.walk_button, self.draw_button, self.vertex_button,
+                  self.back_button, self.finish_button, self.cancel_button):
+            columns.addWidget(b)
+        lay.addLayout(columns)
 
         notes = QGroupBox("Note")
         ng = field_grid()
