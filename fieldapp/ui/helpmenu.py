@@ -61,7 +61,9 @@ def _plain_action(window: Any, text: str, tip: str, slot: Any) -> QAction:
 
 def install_help_menu(window: Any) -> QToolButton:
     """*Open visits folder* in ``window.visit_menu`` and the toolbar's *Help ▾* button (F1:
-    the About dialog); returns the button (``window.help_button``)."""
+    the About dialog); returns the button (``window.help_button``). The same menu is a *Help*
+    submenu of ``window.visit_menu``, hidden until a narrow window hides the button
+    (:meth:`fieldapp.ui.mainwindow.MainWindow.fit_to_width`)."""
     visits = _plain_action(window, "Open visits folder", "Open the folder new visits are kept in",
                            lambda: open_folder(window, window.config.data_dir))
     window.open_visits_action = visits
@@ -92,6 +94,8 @@ def install_help_menu(window: Any) -> QToolButton:
     button.setToolTip("Where visits, settings and the log are kept (F1)")
     button.setMenu(menu)
     button.setPopupMode(QToolButton.InstantPopup)
+    menu.setTitle("Help")
+    window.visit_menu.addMenu(menu).setVisible(False)   # shown there on a narrow window
     window.help_menu = menu
     window.help_button = button
     return button

@@ -297,7 +297,7 @@ class MainWindow(QMainWindow):
         self.basemap = install_basemap_menu(self)
         from fieldapp.ui.helpmenu import install_help_menu
 
-        tb.addWidget(install_help_menu(self))
+        self.help_tool_action = tb.addWidget(install_help_menu(self))
         tb.addSeparator()
         tb.addWidget(self.visit_label)
 
@@ -357,7 +357,7 @@ class MainWindow(QMainWindow):
 
         Below :data:`COMPACT_BELOW_PX` (a 1024 x 600 tablet; a 1280 x 720 screen, 1920 x 1080
         at 150 %, is not) the toolbar's buttons are narrower (the same height: gloves) and the
-        zoom buttons say ``+`` and ``−``: nothing folds into the toolbar's » menu. Above it the
+        zoom buttons say ``+`` and ``−``, *Help ▾* moves into *Visit ▾*: nothing folds into the toolbar's » menu. Above it the
         workflow pane is widened to its tabs' full titles (``OHWM ^1``) if narrower. The
         window's least size never depends on this (it is the compact one), so a window
         maximised on a small screen is never wider than the screen.
@@ -386,6 +386,10 @@ class MainWindow(QMainWindow):
             self.toolbar.setStyleSheet(toolbar_sheet(compact))
             self.zoom_in_action.setIconText("+" if compact else "Zoom +")
             self.zoom_out_action.setIconText("−" if compact else "Zoom −")
+            # no room for Help ▾ on a tablet's toolbar: its menu is in Visit ▾ there (F1 too)
+            self.help_tool_action.setVisible(not compact)
+            self.help_menu.menuAction().setVisible(compact)
+            self.toolbar.layout().activate()   # laid out now: a hidden action defers it
         sizes = self.splitter.sizes()
         if not compact and self._tab_widths and len(sizes) == 2 and sum(sizes) > 0 \
                 and sizes[1] < self._tab_widths[0]:

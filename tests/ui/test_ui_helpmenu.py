@@ -60,6 +60,24 @@ def test_menus_open_the_right_folders(qtbot, private_dirs, desktop, logged):
         close_window(w)
 
 
+def test_a_tablet_finds_help_in_the_visit_menu(qtbot, private_dirs, desktop, logged):
+    """At 1024 px wide the toolbar has no room for *Help ▾*: the same menu is in *Visit ▾*
+    there, and back on the toolbar when the window is wide again."""
+    w = make_window(qtbot, private_dirs)
+    try:
+        in_visit_menu = w.help_menu.menuAction() in w.visit_menu.actions()
+        assert in_visit_menu
+        w.fit_to_width(1366)
+        assert w.help_tool_action.isVisible() and not w.help_menu.menuAction().isVisible()
+        w.fit_to_width(1024)
+        assert not w.help_tool_action.isVisible() and w.help_menu.menuAction().isVisible()
+        assert w.help_menu.title() == "Help"
+        w.fit_to_width(1366)
+        assert w.help_tool_action.isVisible() and not w.help_menu.menuAction().isVisible()
+    finally:
+        close_window(w)
+
+
 def test_about_dialog_names_each_folder_and_opens_it(qtbot, private_dirs, desktop, logged,
                                                      monkeypatch):
     """With the visits in the default folder and an earlier version's visits in Documents, the
