@@ -11,7 +11,7 @@ from PySide6.QtCore import QTimer
 
 from fieldapp.app import logfile
 from fieldapp.ui import helpmenu
-from tests.ui.ui_support import WAIT_MS, close_window, make_window, private_dirs  # noqa: F401
+from tests.ui.ui_support import WAIT_MS, close_window, make_window, private_dirs, themed  # noqa: F401
 
 
 class FakeDesktop:
@@ -185,8 +185,9 @@ def test_crash_in_the_window_is_logged_and_shown_with_the_log_path(qtbot, privat
 
 
 def test_a_window_that_fails_to_start_says_where_the_log_is(qtbot, private_dirs, logged,
-                                                            monkeypatch, capsys):
-    """Offscreen (no dialogs) a start-up failure is logged and said on the console, exit 1."""
+                                                            monkeypatch, capsys, themed):
+    """Offscreen (no dialogs) a start-up failure is logged and said on the console, exit 1.
+    (``themed``: the app's theme, which main applies, is taken off again for later tests.)"""
     from fieldapp.ui import app as appmod
 
     def broken(config, **_kw):

@@ -29,7 +29,7 @@ class LinesPanel(WorkflowPanel):
     def __init__(self, window: Any) -> None:
         super().__init__(window)
         lay = self.body_layout
-        self.state = state_label("Walk or draw a drainageway, swale or other line; or add a note.")
+        self.state = state_label("Walk or draw a drainageway or swale, or add a note.")
         self.state.setObjectName("linesState")
         lay.addWidget(self.state)
 
@@ -97,13 +97,16 @@ class LinesPanel(WorkflowPanel):
         self.note_text = QLineEdit()
         self.note_text.setObjectName("noteText")
         self.note_text.setPlaceholderText("e.g. culvert under the drive, 18 in")
-        add_field(ng, 0, 0, "Note", self.note_text, span=2)
+        # the group's title names the field: no label row of its own (the note's buttons stay
+        # in view without scrolling in a 1366 x 768 window)
+        self.note_text.setAccessibleName("Note")
+        ng.addWidget(self.note_text, 0, 0, 1, 2)
         self.note_here_button = big_button("Note here", "M", "At the receiver's position")
         self.note_here_button.setObjectName("noteHere")
         self.note_click_button = big_button("Note at map click", "K", "The next click on the map places it")
         self.note_click_button.setObjectName("noteAtClick")
-        ng.addWidget(self.note_here_button, 2, 0)
-        ng.addWidget(self.note_click_button, 2, 1)
+        ng.addWidget(self.note_here_button, 1, 0)
+        ng.addWidget(self.note_click_button, 1, 1)
         lay.addWidget(notes)
         self.measures = QLabel("")
         self.measures.setObjectName("lineMeasures")
