@@ -27,6 +27,15 @@ def test_fieldapp_help_lists_subcommands_then_app_options(capsys):
     assert capsys.readouterr().out == out
 
 
+def test_version_prints_the_package_version(capsys):
+    # the Windows stage of .ci/run checks the bundle's `fieldapp-cli.exe --version` by this line
+    from fieldapp import __version__
+
+    assert cli.main(["--version"]) == 0
+    assert capsys.readouterr().out == f"fieldapp {__version__}\n"
+    assert __version__ == "0.1.0"
+
+
 def _evaluate(capsys, path: Path) -> dict:
     from fieldapp.rules.cli import main as rules_main
 
