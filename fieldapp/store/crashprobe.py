@@ -54,7 +54,6 @@ def run_trial(path: Path, *, rate_hz: float, kill_after_s: float, after_ready: b
     in the file (by uuid, in the right table), and :func:`fieldapp.store.open_visit` loads it.
     """
     import os
-    import signal
     import sqlite3
     import subprocess
 
@@ -77,10 +76,7 @@ def run_trial(path: Path, *, rate_hz: float, kill_after_s: float, after_ready: b
                 err = child.stderr.read().decode(errors="replace")
                 raise RuntimeError(f"probe never became ready: {err[-2000:]}")
         time.sleep(kill_after_s)
-        if hasattr(signal, "SIGKILL"):
-            child.send_signal(signal.SIGKILL)
-        else:       # Windows: TerminateProcess, as abrupt (no handler, no flush, no atexit)
-            child.kill()
+        child.kill()  # SIGKILL on POSIX, TerminateProcess on Windows: no handler, no flush, no atexit
         out = child.stdout.read()
     finally:
         if child.poll() is None:

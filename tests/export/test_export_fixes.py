@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import json
 import os
-import signal
 import subprocess
 import sys
 import time
@@ -100,7 +99,7 @@ def test_an_export_killed_mid_write_is_cleared_by_the_next(visit, tmp_path):
             time.sleep(0.05)
         assert flag.exists(), "the export did not get to writing"
     finally:
-        proc.send_signal(signal.SIGKILL)
+        proc.kill()  # SIGKILL; TerminateProcess on Windows
         proc.wait()
     stale = [p for p in tmp_path.iterdir() if p.name.startswith(".out.")]
     assert len(stale) == 1 and (stale[0] / "tree.csv").is_file()   # what a killed export leaves
