@@ -398,7 +398,7 @@ def export_visit(visit_path, out_path, fmt: str, *, force: bool = False,
     fieldapp.store.StoreError
     """
     from fieldapp.report.content import load_visit
-    from fieldapp.report.guard import os_error_words, refuse_existing
+    from fieldapp.report.guard import os_error_words, refuse_existing, refuse_held_open
 
     fmt = fmt.lower()
     if fmt not in (*FORMATS, ALL):
@@ -449,6 +449,7 @@ def export_visit(visit_path, out_path, fmt: str, *, force: bool = False,
                 _write_photos(visit, links, into[f] / PHOTO_DIR)
         step(0.95, "saving")
         refuse_existing(out_path, force, ExportExists)
+        refuse_held_open(_replaced_files(out_path, fmt, single), ExportRefused)  # opened meanwhile?
         if fmt == ALL:     # each format's folder as if exported by itself, into OUT
             if out_path.is_symlink() or (out_path.exists() and not out_path.is_dir()):
                 out_path.unlink()   # --force: a file of that name gives way to the folder, as for one format
@@ -519,7 +520,7 @@ def _check_output(visit_path, out_path: Path, fmt: str, single: bool,
     A one-file name without a suffix gets the format's: GDAL knows a KML by its name ("-o
     site" failed at the second layer). A folder format may write into an existing folder: its
     files are checked one by one before they are moved (:func:`_move_into_place`)."""
-    from fieldapp.report.guard import output_folder, refuse_clobbering, refuse_existing
+    from fieldapp.report.guard import output_folder, refuse_clobbering, refuse_existing, refuse_held_open
 
     if single and not out_path.suffix and not out_path.is_dir():
         out_path = out_path.with_name(f"{out_path.name}.{fmt}")
@@ -532,7 +533,19 @@ def _check_output(visit_path, out_path: Path, fmt: str, single: bool,
         raise ExportRefused(f"a {fmt.upper()} export is one file whose name ends in .{fmt}, not"
                             f" {out_path.name}: nothing written")
     refuse_existing(out_path, force, ExportExists)
+    refuse_held_open(_replaced_files(out_path, fmt, single), ExportRefused)
     return out_path, output_folder(out_path, ExportWriteFailed)
+
+
+def _replaced_files(out_path: Path, fmt: str, single: bool) -> list[Path]:
+    """The existing files an export to ``out_path`` would replace or remove: the one file; in a
+    folder, the earlier export's :data:`MANIFEST` and the files it lists; for ``all``, those of
+    each format's folder."""
+    if single:
+        return [out_path]
+    folders = [out_path / f for f in FORMATS] if fmt == ALL else [out_path]
+    return [folder / name for folder in folders if folder.is_dir()
+            for name in sorted(_listed(folder) | {MANIFEST})]
 
 
 

@@ -129,6 +129,32 @@ def refuse_existing(out_path: Path, force: bool, error: type[Exception]) -> None
         raise error(f"{out_path} exists; use --force (force=True) to overwrite it")
 
 
+#: Windows' "the process cannot access the file because another process has ... locked it"
+SHARING_VIOLATIONS = (32, 33)  # ERROR_SHARING_VIOLATION, ERROR_LOCK_VIOLATION
+
+
+def refuse_held_open(paths: Iterable, error: type[Exception]) -> None:
+    """Raise ``error`` ("FILE is open in another program ...: nothing written") when one of the
+    existing files ``paths`` is held by another program so that it cannot be replaced: on
+    Windows, a CSV open in Excel or a PDF in a viewer (opened without sharing: a sharing
+    violation). Checked before anything is written and again just before the output is moved
+    into place, so an export is not left half replaced. POSIX has no such holds: nothing there
+    is refused by this. A file that cannot be opened for another reason (read-only) is left to
+    the write itself to report."""
+    for path in paths:
+        path = Path(path)
+        if path.is_symlink() or not path.is_file():
+            continue
+        try:
+            fd = os.open(path, os.O_RDWR | getattr(os, "O_BINARY", 0))
+        except OSError as exc:
+            if getattr(exc, "winerror", None) in SHARING_VIOLATIONS:
+                raise error(f"{path} is open in another program (a spreadsheet or viewer?): close"
+                            " it there and run again; nothing written") from exc
+            continue
+        os.close(fd)
+
+
 def output_folder(out_path: Path, error: type[Exception]) -> Path:
     """The folder ``out_path`` is written in (``.`` for a bare file name); raise ``error``
     ("cannot write OUT: the folder ... does not exist") when there is no such folder."""
