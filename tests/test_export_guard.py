@@ -222,17 +222,14 @@ def test_a_file_held_open_elsewhere_is_refused_before_anything_is_replaced(visit
     assert run_main([visit, "--format", fmt, "-o", out], capsys)[0] == 0
     before = {p: (p.read_bytes(), p.stat().st_mtime_ns) for p in sorted(out.rglob("*")) if p.is_file()}
     held = max(p for p in before if p.suffix == ".csv")   # the last written: the others go first
-    real_open = os.open
-
-    def excel_holds(path, flags, *args, **kwargs):
-        if os.path.abspath(path) == str(held) and flags & (os.O_WRONLY | os.O_RDWR):
+    def excel_holds(path):
+        if Path(path) == held:
             exc = PermissionError(errno.EACCES, "The process cannot access the file because it"
                                   " is being used by another process", str(path))
-            exc.winerror = 32
+            exc.winerror = 32   # ERROR_SHARING_VIOLATION
             raise exc
-        return real_open(path, flags, *args, **kwargs)
 
-    monkeypatch.setattr(guard.os, "open", excel_holds)
+    monkeypatch.setattr(guard, "_try_to_replace", excel_holds)
     rc, err = run_main([visit, "--format", fmt, "-o", out, "--force"], capsys)
     monkeypatch.undo()
     assert rc == 1 and one_line(err)

@@ -133,6 +133,20 @@ def refuse_existing(out_path: Path, force: bool, error: type[Exception]) -> None
 SHARING_VIOLATIONS = (32, 33)  # ERROR_SHARING_VIOLATION, ERROR_LOCK_VIOLATION
 
 
+def _try_to_replace(path: Path) -> None:
+    """Open ``path`` with the access replacing it needs (read, write, delete), sharing all, and
+    close it again: OSError (``winerror`` set) when Windows refuses. POSIX: nothing to try, no
+    program can hold a file against being replaced there."""
+    if os.name != "nt":
+        return
+    import _winapi
+
+    delete, share_all, normal = 0x00010000, 0x7, 0x80   # DELETE; FILE_SHARE_READ|WRITE|DELETE
+    handle = _winapi.CreateFile(str(path), _winapi.GENERIC_READ | _winapi.GENERIC_WRITE | delete,
+                                share_all, 0, _winapi.OPEN_EXISTING, normal, 0)
+    _winapi.CloseHandle(handle)
+
+
 def refuse_held_open(paths: Iterable, error: type[Exception]) -> None:
     """Raise ``error`` ("FILE is open in another program ...: nothing written") when one of the
     existing files ``paths`` is held by another program so that it cannot be replaced: on
@@ -146,13 +160,11 @@ def refuse_held_open(paths: Iterable, error: type[Exception]) -> None:
         if path.is_symlink() or not path.is_file():
             continue
         try:
-            fd = os.open(path, os.O_RDWR | getattr(os, "O_BINARY", 0))
+            _try_to_replace(path)
         except OSError as exc:
             if getattr(exc, "winerror", None) in SHARING_VIOLATIONS:
                 raise error(f"{path} is open in another program (a spreadsheet or viewer?): close"
                             " it there and run again; nothing written") from exc
-            continue
-        os.close(fd)
 
 
 def output_folder(out_path: Path, error: type[Exception]) -> Path:
