@@ -44,6 +44,7 @@ def print_help() -> None:
     print("subcommands (run 'fieldapp SUBCOMMAND --help' for their options):")
     for name, line in SUBCOMMAND_HELP.items():
         print(f"  {name:<8}{line}")
+    print("\n--version prints the version (fieldapp X.Y.Z)")
     print("\nwithout a subcommand, fieldapp starts the app:\n")
     from fieldapp.ui.app import build_parser  # argparse only; Qt is imported when the app runs
 
@@ -94,6 +95,11 @@ def _main(args: list[str]) -> int:
         return int(module.main(args[1:]) or 0)
     if args and args[0] in ("-h", "--help"):
         print_help()
+        return 0
+    if args and args[0] == "--version":
+        from fieldapp import __version__
+
+        print(f"fieldapp {__version__}")
         return 0
     from fieldapp.ui.app import main as app_main
 

@@ -26,8 +26,11 @@ def validate_gpkg(path: Path) -> None:
     """Run GDAL's ``validate_gpkg.py`` on ``path``; fail with its output unless it passes.
 
     Without the validator the test skips, except under CI (``CI=true``), where it fails: CI
-    installs python3-gdal (``.ci/run``).
+    installs python3-gdal (``.ci/run``). On Windows it skips (the Linux stage validates).
     """
+    if os.name == "nt":  # (under wine the Linux paths resolve through Z:, but that is no Windows test)
+        pytest.skip("GDAL's GeoPackage validator is Debian's python3-gdal: the Linux stage of .ci/run"
+                    " validates this file; everything before this point in the test passed on Windows")
     if not (VALIDATOR.is_file() and SYSTEM_PYTHON.is_file()):
         msg = f"GDAL's GeoPackage validator is missing ({VALIDATOR}; apt-get install python3-gdal)"
         if os.environ.get("CI", "").lower() == "true":

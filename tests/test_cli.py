@@ -27,6 +27,15 @@ def test_fieldapp_help_lists_subcommands_then_app_options(capsys):
     assert capsys.readouterr().out == out
 
 
+def test_version_prints_the_package_version(capsys):
+    # the Windows stage of .ci/run checks the bundle's `fieldapp-cli.exe --version` by this line
+    from fieldapp import __version__
+
+    assert cli.main(["--version"]) == 0
+    assert capsys.readouterr().out == f"fieldapp {__version__}\n"
+    assert __version__ == "0.1.0"
+
+
 def _evaluate(capsys, path: Path) -> dict:
     from fieldapp.rules.cli import main as rules_main
 
@@ -120,6 +129,51 @@ def test_rules_evaluate_into_a_closed_pipe_exits_1_without_a_traceback():
     os.close(w)
     assert proc.returncode == 1
     assert proc.stderr == ""
+
+
+def test_rules_evaluate_into_a_pipe_closed_as_windows_says_it_exits_1(monkeypatch, tmp_path, capsys):
+    # Windows reports a write into a pipe whose reader has gone as EINVAL, not EPIPE
+    import errno
+
+    from fieldapp.rules import cli as rules_cli
+
+    class ClosedOnWindows:
+        def __init__(self, fd):
+            self.fd = fd
+
+        def write(self, text):
+            raise OSError(errno.EINVAL, "Invalid argument")
+
+        def flush(self):
+            pass
+
+        def fileno(self):
+            return self.fd
+
+    fd = os.open(tmp_path / "stdout", os.O_WRONLY | os.O_CREAT)
+    try:
+        monkeypatch.setattr(sys, "stdout", ClosedOnWindows(fd))
+        assert rules_cli.main(["evaluate", str(REPO / "examples/rules/bank.json")]) == 1
+    finally:
+        os.close(fd)
+    assert capsys.readouterr().err == ""
+    assert (tmp_path / "stdout").read_bytes() == b""  # pointed at the null device, nothing written
+
+
+def test_rules_evaluate_says_a_folder_that_windows_refuses_as_permission_denied(monkeypatch, tmp_path, capsys):
+    # Windows' open() of a folder fails with EACCES ("permission denied"), not EISDIR
+    import errno
+
+    from fieldapp.rules import cli as rules_cli
+
+    def windows_open(path, *args, **kwargs):
+        if os.path.isdir(path):
+            raise PermissionError(errno.EACCES, "Permission denied", str(path))
+        return open(path, *args, **kwargs)
+
+    monkeypatch.setattr(rules_cli, "open", windows_open, raising=False)
+    assert rules_cli.main(["evaluate", str(tmp_path)]) == 2
+    assert capsys.readouterr().err == f"fieldapp rules evaluate: cannot read {tmp_path}: it is a folder, not a file\n"
 
 
 def test_rules_evaluate_reads_a_file_saved_with_a_byte_order_mark(tmp_path, capsys):

@@ -38,6 +38,7 @@ def test_current_umask_reads_without_changing_it(umask_022):
     assert os.umask(0o022) == 0o022  # unchanged by the read
 
 
+@pytest.mark.skipif(os.name == "nt", reason="Windows has no umask or mode bits: a new file takes its folder's ACL")
 def test_export_modes_follow_umask_022(sample, tmp_path, umask_022):
     from fieldapp.export import export_visit
 
@@ -52,6 +53,7 @@ def test_export_modes_follow_umask_022(sample, tmp_path, umask_022):
     assert mode(dxf) == 0o644
 
 
+@pytest.mark.skipif(os.name == "nt", reason="Windows has no umask or mode bits: a new file takes its folder's ACL")
 def test_report_mode_follows_umask_022(qapp, sample, tmp_path, umask_022):
     from fieldapp.report import build_report
 

@@ -11,6 +11,7 @@ from pathlib import Path
 
 import pytest
 
+from tests.links import symlink_or_skip
 from tests.test_export import EXPECTED
 from tests.report.test_report_guard import ReadOnly, one_line, sha256
 from tests.report.test_report_visit import build_sample_visit
@@ -55,7 +56,7 @@ def test_links_and_sidecars_of_the_visit_are_refused(visit, tmp_path, how, capsy
     if how == "hard link":
         os.link(visit, out)
     elif how == "symbolic link":
-        out.symlink_to(visit)
+        symlink_or_skip(visit, out)
     before = sha256(visit)
     rc, err = run_main([visit, "--format", "dxf", "-o", out, "--force"], capsys)
     assert rc == 1 and one_line(err) and "refusing to write over it" in err
@@ -206,3 +207,34 @@ def test_a_file_format_with_another_suffix_is_refused_in_words(visit, tmp_path, 
     assert rc == 1 and one_line(err)
     assert "a KML export is one file whose name ends in .kml, not site.kmz: nothing written" in err
     assert sorted(p.name for p in tmp_path.iterdir()) == ["visit.gpkg"]
+
+
+# ------------------------------------------------------------------ 6. a file open in another program
+@pytest.mark.parametrize("fmt", ["csv", "all"])
+def test_a_file_held_open_elsewhere_is_refused_before_anything_is_replaced(visit, tmp_path, monkeypatch,
+                                                                           capsys, fmt):
+    """Windows: Excel holds a CSV it has open (no sharing), so replacing it fails; found file
+    by file, the files before it would already be replaced. Windows' sharing violation
+    (WinError 32) is simulated here; tests/windows runs it with a real hold on Windows."""
+    from fieldapp.report import guard
+
+    out = tmp_path / "out"
+    assert run_main([visit, "--format", fmt, "-o", out], capsys)[0] == 0
+    before = {p: (p.read_bytes(), p.stat().st_mtime_ns) for p in sorted(out.rglob("*")) if p.is_file()}
+    held = max(p for p in before if p.suffix == ".csv")   # the last written: the others go first
+    def excel_holds(path):
+        if Path(path) == held:
+            exc = PermissionError(errno.EACCES, "The process cannot access the file because it"
+                                  " is being used by another process", str(path))
+            exc.winerror = 32   # ERROR_SHARING_VIOLATION
+            raise exc
+
+    monkeypatch.setattr(guard, "WINDOWS", True)
+    monkeypatch.setattr(guard, "_try_write_open", excel_holds)
+    rc, err = run_main([visit, "--format", fmt, "-o", out, "--force"], capsys)
+    monkeypatch.undo()
+    assert rc == 1 and one_line(err)
+    assert f"close {held.name} in the program that has it open" in err and "nothing was written" in err
+    after = {p: (p.read_bytes(), p.stat().st_mtime_ns) for p in sorted(out.rglob("*")) if p.is_file()}
+    assert after == before                                                   # not one file replaced
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["out", "visit.gpkg"]  # no temporary folder

@@ -152,10 +152,22 @@ def output_folder(out_path: Path, error: type[Exception]) -> Path:
 
 
 def _try_write_open(path: str) -> None:
-    """Open ``path`` for writing and close it (nothing written): PermissionError when Windows
-    refuses, as it does for a file another program holds open without sharing (share mode 0)."""
-    with open(path, "r+b"):
-        pass
+    """Open ``path`` with the access replacing it needs and close it (nothing written):
+    PermissionError / OSError with ``winerror`` 32 when Windows refuses, as it does for a file
+    another program holds open without sharing (Excel's CSV, a viewer's PDF). On Windows that is
+    ``CreateFile`` asking read, write and *delete* access (``os.replace`` over the file needs
+    delete; a program sharing read and write but not delete passes a plain write open and
+    still blocks the replace), sharing all; elsewhere a write open."""
+    if os.name != "nt":
+        with open(path, "r+b"):
+            pass
+        return
+    import _winapi
+
+    delete, share_all, normal = 0x00010000, 0x7, 0x80   # DELETE; FILE_SHARE_READ|WRITE|DELETE
+    handle = _winapi.CreateFile(path, _winapi.GENERIC_READ | _winapi.GENERIC_WRITE | delete,
+                                share_all, 0, _winapi.OPEN_EXISTING, normal, 0)
+    _winapi.CloseHandle(handle)
 
 
 def held_file(path, *, windows: bool | None = None) -> str | None:

@@ -75,6 +75,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     except OSError as err:      # "[Errno 2] No such file or directory: 'x.json'" in words
         why = {errno.ENOENT: "no such file", errno.EISDIR: "it is a folder, not a file",
                errno.EACCES: "permission denied"}.get(err.errno, err.strerror or str(err))
+        if err.errno == errno.EACCES and os.path.isdir(args.file):
+            why = "it is a folder, not a file"  # Windows refuses to open a folder as EACCES
         print(f"fieldapp rules evaluate: cannot read {args.file}: {why}", file=sys.stderr)
         return 2
     except ValueError as err:  # JSONDecodeError, UnicodeDecodeError, int too long
@@ -102,8 +104,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     except OSError as err:
         if not isinstance(err, BrokenPipeError) and err.errno != errno.EINVAL:
             raise
-        # the reader went away (``... | head -1``; Windows says EINVAL): no traceback now, nor
-        # when Python flushes at exit; exit 1, as fieldapp-nmea does
+        # the reader went away (``... | head -1``): no traceback now, nor when Python flushes at
+        # exit; exit 1, as fieldapp-nmea does. POSIX says EPIPE (BrokenPipeError); Windows says
+        # EINVAL for a write to a pipe whose reader has closed it.
         os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
         return 1
     return 1 if any(r.get("status") == "error" for r in results) else 0

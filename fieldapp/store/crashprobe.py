@@ -47,13 +47,13 @@ class TrialResult:
 
 def run_trial(path: Path, *, rate_hz: float, kill_after_s: float, after_ready: bool = True,
               timeout_s: float = 60.0) -> TrialResult:
-    """Start the probe, SIGKILL it ``kill_after_s`` after it is ready (or after start), check.
+    """Start the probe, SIGKILL it (Windows: TerminateProcess) ``kill_after_s`` after it is ready
+    (or after start), check.
 
     The check: ``PRAGMA integrity_check`` is ``ok``, every record the child reported committed is
     in the file (by uuid, in the right table), and :func:`fieldapp.store.open_visit` loads it.
     """
     import os
-    import signal
     import sqlite3
     import subprocess
 
@@ -68,13 +68,15 @@ def run_trial(path: Path, *, rate_hz: float, kill_after_s: float, after_ready: b
         if after_ready:
             deadline = time.monotonic() + timeout_s
             line = child.stdout.readline()
-            while line and line != b"ready\n" and time.monotonic() < deadline:
+            # "ready\r\n" on Windows (text-mode stdout)
+            while line and line.rstrip(b"\r\n") != b"ready" and time.monotonic() < deadline:
                 line = child.stdout.readline()
-            if line != b"ready\n":
+            if line.rstrip(b"\r\n") != b"ready":
+                child.kill()  # else reading its stderr waits for a probe that never ends
                 err = child.stderr.read().decode(errors="replace")
                 raise RuntimeError(f"probe never became ready: {err[-2000:]}")
         time.sleep(kill_after_s)
-        child.send_signal(signal.SIGKILL)
+        child.kill()  # SIGKILL on POSIX, TerminateProcess on Windows: no handler, no flush, no atexit
         out = child.stdout.read()
     finally:
         if child.poll() is None:

@@ -4,6 +4,7 @@ in-process, errors raised as in-process, cancel stops the workers, nothing left 
 from __future__ import annotations
 
 import os
+import re
 
 import pytest
 
@@ -50,7 +51,7 @@ def test_a_worker_failing_fails_the_export_and_leaves_nothing(track_visit, tmp_p
         return state
 
     monkeypatch.setattr(_LayerData, "__getstate__", poisoned)
-    with pytest.raises(ExportWriteFailed, match=f"cannot write {tmp_path / 'out'}: .*Pointy"):
+    with pytest.raises(ExportWriteFailed, match=re.escape(f"cannot write {tmp_path / 'out'}: ") + ".*Pointy"):
         export_visit(track_visit, tmp_path / "out", "all")
     assert sorted(p.name for p in tmp_path.iterdir()) == ["v.gpkg"]
 
@@ -97,13 +98,16 @@ def test_workers_started_ahead_are_used_or_ended(track_visit, tmp_path, monkeypa
     assert len(started) == n                          # none started again when it was read
     assert all(p.poll() is not None for p in started)  # every one has ended
     # used: each wrote its formats and exited; not used: told so, or killed while still starting
-    assert all(p.returncode == 0 if used else p.returncode in (0, -9) for p in started)
+    killed = 1 if os.name == "nt" else -9      # Popen.kill: TerminateProcess(1) / SIGKILL
+    assert all(p.returncode == 0 if used else p.returncode in (0, killed) for p in started)
     assert sorted(p.name for p in tmp_path.iterdir()) == ["out", "v.gpkg"]
 
 
 def _mounted_tmpfs(where, size_kib: int):
     import subprocess
 
+    if os.name == "nt":
+        pytest.skip("a full disk is a small tmpfs mounted with Linux's mount: the Linux stage runs this")
     where.mkdir()
     run = subprocess.run(["mount", "-t", "tmpfs", "-o", f"size={size_kib}k", "tmpfs", str(where)],
                          capture_output=True, text=True)

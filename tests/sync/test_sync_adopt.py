@@ -184,7 +184,7 @@ def test_a_failure_or_a_kill_leaves_no_new_copy(tmp_path, monkeypatch):
     # killed (SIGKILL) after the merge, before NEW is placed: only the scratch folder is left
     code = (f"import os, signal, sys; sys.path.insert(0, {str(REPO)!r})\n"
             "from fieldapp.sync import adopt, FolderOffice\n"
-            "adopt._check = lambda *a: os.kill(os.getpid(), signal.SIGKILL)\n"
+            "adopt._check = lambda *a: os.kill(os.getpid(), getattr(signal, 'SIGKILL', 9))\n"
             f"adopt.adopt_copy(FolderOffice({str(office.root)!r}), {str(b)!r}, {str(new)!r})\n")
     proc = subprocess.run([sys.executable, "-c", code], timeout=300)
     assert proc.returncode != 0

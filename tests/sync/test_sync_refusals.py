@@ -13,6 +13,7 @@ from __future__ import annotations
 import contextlib
 import hashlib
 import os
+import re
 import shutil
 import sqlite3
 import stat
@@ -176,7 +177,7 @@ def test_read_only_visit_is_refused(tmp_path, capsys):
     try:
         before = sha(visit)
         office = tmp_path / "office"
-        with pytest.raises(VisitRefused, match=f"visit {visit} is read-only"):
+        with pytest.raises(VisitRefused, match=re.escape(f"visit {visit} is read-only")):
             sync(visit, FolderOffice(office, create=True))
         assert cli_main(["--init-office", "--office", str(office), "-q", str(visit)]) == 1
         err = capsys.readouterr().err
@@ -191,7 +192,7 @@ def test_read_only_visit_is_refused(tmp_path, capsys):
 def test_missing_office_folder_is_refused_and_not_created(tmp_path, capsys):
     visit = make_visit(tmp_path / "visit.gpkg")
     typo = tmp_path / "nonexistent" / "typo" / "path"
-    with pytest.raises(OfficeNotFound, match=f"office folder {typo} does not exist"):
+    with pytest.raises(OfficeNotFound, match=re.escape(f"office folder {typo} does not exist")):
         sync(visit, FolderOffice(typo))
     assert cli_main(["--office", str(typo), "-q", str(visit)]) == 1
     err = capsys.readouterr().err
