@@ -206,3 +206,24 @@ def test_recording_refused_when_only_the_real_attempt_fails(tmp_path, monkeypatc
     with pytest.raises(gpkg.ReadOnlyVisitFile, match="is read-only"):
         open_visit(path)
     assert sha(path) == before
+
+
+@pytest.mark.parametrize("text, name", [
+    # what Windows reserves besides CON..LPT9 (Python 3.13's ntpath.isreserved agrees): the
+    # console's own names, superscript digits, spaces before the extension, any case
+    ("CONIN$", "_CONIN$"), ("conout$.txt", "_conout$.txt"), ("lpt\u00b3", "_lpt\u00b3"),
+    ("COM\u00b2 .gpkg", "_COM\u00b2 .gpkg"), ("NUL.", "_NUL"), ("aux . .", "_aux"),
+    # not reserved: COM0/LPT0 (RtlIsDosDeviceName_U takes 1-9 and the superscripts only), a
+    # leading space, a full-width digit
+    ("COM0", "COM0"), ("LPT0.txt", "LPT0.txt"), (" CON", "_CON"), ("COM\uff11", "COM\uff11"),
+    # NFD typed (macOS, some keyboards) is stored NFC: one file, not two that look alike
+    ("Wis\u0142a Z\u0301", "Wis\u0142a \u0179"),
+])
+def test_safe_file_name_windows_rules(text, name):
+    assert safe_file_name(text) == name
+
+
+def test_safe_file_name_is_bounded_in_bytes_too():
+    assert len(safe_file_name("🌲" * 80).encode("utf-8")) == 200          # 50 whole emoji
+    assert safe_file_name("林" * 80) == "林" * 66                           # 198 bytes
+    assert safe_file_name("ab" * 99 + ". é", max_chars=300) == "ab" * 99   # no trailing '.' left
