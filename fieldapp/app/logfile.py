@@ -265,18 +265,21 @@ def report_crash(exc_info: ExcInfo, where: str) -> Crash:
     """Log an uncaught exception with its traceback and tell the user (once per kind of crash);
     returns the :class:`Crash`.
 
-    The same crash (type, message and the line it came from) again and again — a timer's
-    slot failing each tick — is logged in full :data:`FULL_REPEATS` times, then in one line at
-    the 10th, 100th … time, so the first traceback is not rotated out of the log; the user
-    is told the first time only.
+    The same crash (its type and the line it came from, whatever its message says: a timer's
+    slot failing each tick with the tick's value in the message) again and again is logged in
+    full :data:`FULL_REPEATS` times, then in one line at the 10th, 100th … time, so the first
+    traceback is not rotated out of the log; the user is told the first time only. A crash
+    with no line to tell it by is told apart by its message. An exception whose message cannot
+    be made (its ``__str__`` fails) is still logged and told.
     """
     exc_type, exc, tb = exc_info
-    what = f"{exc_type.__name__}: {exc}" if str(exc) else exc_type.__name__
+    message = _message(exc)
+    what = f"{exc_type.__name__}: {message}" if message else exc_type.__name__
     what = what if len(what) <= 300 else what[:299] + "…"
     frames = traceback.extract_tb(tb) if tb is not None else []
     place = f"{frames[-1].filename}:{frames[-1].lineno}" if frames else ""
     with _state.lock:
-        key = (exc_type.__name__, str(exc)[:200], place)
+        key = (exc_type.__name__, place) if place else (exc_type.__name__, message[:200])
         count = _state.seen[key] = _state.seen.get(key, 0) + 1
     text = "".join(traceback.format_exception(exc_type, exc, tb))
     crash = Crash(what, where, _state.file, text)
@@ -287,6 +290,15 @@ def report_crash(exc_info: ExcInfo, where: str) -> Crash:
     if count == 1:
         _tell(crash)
     return crash
+
+
+def _message(exc: BaseException) -> str:
+    """``str(exc)``, or words saying it could not be made (a faulty ``__str__`` must not crash
+    the crash hook: then nothing at all would be logged or told)."""
+    try:
+        return str(exc)
+    except Exception:  # noqa: BLE001 - any failure of someone's __str__
+        return "(its message could not be read)"
 
 
 def _is_power_of_ten(n: int) -> bool:

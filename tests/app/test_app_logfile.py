@@ -137,6 +137,42 @@ def test_gui_thread_crash_repeating_is_told_once_and_logged_in_full_three_times(
     assert len(told) == 1 and told[0].what == "KeyError: 'dbh_in'"
 
 
+def test_a_crash_repeating_with_a_new_message_each_tick_is_still_one_crash(logdir):
+    """A timer's slot failing each tick with the tick's value in the message (KeyError: 1, 2 …):
+    each was a new crash, logged in full and told again (a new box each time the last one was
+    closed), so the tracebacks pushed the first one out of the log. The same type from the same
+    line is the same crash."""
+    path, told = logdir
+    for tick in range(12):
+        try:
+            {}[f"tick {tick}"]
+        except KeyError:
+            sys.excepthook(*sys.exc_info())
+    flush()
+    text = path.read_text(encoding="utf-8")
+    assert text.count("Traceback (most recent call last)") == 3
+    assert "again (10 times so far): KeyError: 'tick 9'" in text
+    assert [c.what for c in told] == ["KeyError: 'tick 0'"]
+
+
+def test_an_exception_whose_message_fails_is_logged_and_told(logdir):
+    """A crash whose ``__str__`` itself raises: the hook must not fail too (Python would print
+    "Error in sys.excepthook" and nothing would reach the log or the user)."""
+    path, told = logdir
+
+    class Garbled(Exception):
+        def __str__(self):
+            raise UnicodeDecodeError("utf-8", b"\xff", 0, 1, "invalid start byte")
+
+    try:
+        raise Garbled()
+    except Garbled:
+        sys.excepthook(*sys.exc_info())
+    flush()
+    assert [c.what for c in told] == ["Garbled: (its message could not be read)"]
+    assert "uncaught exception in the window" in path.read_text(encoding="utf-8")
+
+
 def test_start_line_hides_passwords(logdir):
     path, _ = logdir
     logfile.log_start(["fieldapp", "--ntrip", "ntrip://ann:s3cret@caster.example:2101/RTCM3"])
