@@ -10,7 +10,7 @@ the console when there is one (a windowed ``fieldapp.exe`` has none).
 Two fieldapp windows may run at once and share the file: it is opened for appending only when a
 line is written (``delay=True``), and a rollover Windows refuses because the other program
 holds the file (WinError 32) is given up for :attr:`SharedRotatingFileHandler.RETRY_S` while the
-lines go on into the current file.
+lines go on into the current file, the older files left as they are.
 
 :func:`install_crash_hooks` makes an uncaught exception, in the GUI thread (``sys.excepthook``:
 PySide6 sends a slot's exception there) or in a worker thread (``threading.excepthook``), a
@@ -81,13 +81,34 @@ class SharedRotatingFileHandler(logging.handlers.RotatingFileHandler):
         return bool(super().shouldRollover(record))
 
     def doRollover(self) -> None:  # noqa: N802 - logging's name
+        """The current file becomes ``.1``, ``.1`` becomes ``.2`` … (the oldest goes).
+
+        The current file is moved aside first (``fieldapp.log.rolling``): when Windows refuses
+        that (the other fieldapp holds it), nothing else is touched. Python's own rollover
+        shifted the older files first, so each refused try deleted one of them."""
+        if self.stream:
+            self.stream.close()
+            self.stream = None          # FileHandler.emit opens it again for appending
+        base = self.baseFilename
+        aside = base + ".rolling"
+        if not os.path.exists(aside):   # else left by a rollover killed half-way: it goes first
+            try:
+                self.rotate(base, aside)
+            except OSError:
+                self.rollovers_refused += 1
+                self._retry_at = time.monotonic() + self.RETRY_S
+                return
+            if not os.path.exists(aside):
+                return                  # nothing written yet (delay=True)
         try:
-            super().doRollover()
-        except OSError:
+            for i in range(self.backupCount - 1, 0, -1):
+                older = f"{base}.{i}"
+                if os.path.exists(older):
+                    os.replace(older, f"{base}.{i + 1}")
+            os.replace(aside, f"{base}.1")
+        except OSError:                 # an older file held (open in an editor): tried later
             self.rollovers_refused += 1
             self._retry_at = time.monotonic() + self.RETRY_S
-            if self.stream is not None and self.stream.closed:
-                self.stream = None      # FileHandler.emit opens it again for appending
 
 
 class _ConsoleHandler(logging.StreamHandler):
