@@ -90,8 +90,8 @@ def result_float(value: float) -> float:
 
 
 def _plain(value: Any) -> Any:
-    if type(value) is float:
-        return result_float(value)
+    if isinstance(value, float):   # numpy's float64 too (a float subclass): rounded as a float
+        return result_float(float(value))
     if isinstance(value, enum.Enum):
         return value.value
     if dataclasses.is_dataclass(value) and not isinstance(value, type):
