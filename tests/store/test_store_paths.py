@@ -227,3 +227,18 @@ def test_safe_file_name_is_bounded_in_bytes_too():
     assert len(safe_file_name("🌲" * 80).encode("utf-8")) == 200          # 50 whole emoji
     assert safe_file_name("林" * 80) == "林" * 66                           # 198 bytes
     assert safe_file_name("ab" * 99 + ". é", max_chars=300) == "ab" * 99   # no trailing '.' left
+
+
+def test_mounts_unreadable_or_odd_count_as_local_and_never_raise(tmp_path, monkeypatch):
+    """/proc/self/mounts missing (a container without /proc) or holding odd lines: what cannot be
+    told counts as local, never an exception; an escaped tab or backslash in a mount point is
+    read as the character."""
+    monkeypatch.setattr(paths, "MOUNTS", str(tmp_path / "no-such-file"))
+    assert not is_remote("/mnt/office/master.gpkg", windows=False)
+    mounts = tmp_path / "mounts"
+    mounts.write_bytes(b"garbage\n\n/dev/sda1 / ext4 rw 0 0\n"
+                       b"//srv/s /mnt/a\\011b\\134c cifs rw 0 0\n"
+                       b"//srv/t /mnt/\xff cifs rw 0 0\n")
+    monkeypatch.setattr(paths, "MOUNTS", str(mounts))
+    assert is_remote("/mnt/a\tb\\c/v.gpkg", windows=False)
+    assert not is_remote("/mnt/a/v.gpkg", windows=False)
