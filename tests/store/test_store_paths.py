@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import hashlib
 import os
+import contextlib
 import sqlite3
 from pathlib import Path, PureWindowsPath
 
@@ -242,3 +243,18 @@ def test_mounts_unreadable_or_odd_count_as_local_and_never_raise(tmp_path, monke
     monkeypatch.setattr(paths, "MOUNTS", str(mounts))
     assert is_remote("/mnt/a\tb\\c/v.gpkg", windows=False)
     assert not is_remote("/mnt/a/v.gpkg", windows=False)
+
+
+@pytest.mark.parametrize("name", ["a&mode=rw.gpkg", "x=1&y.gpkg", "q?mode=memory.gpkg", "%2F.gpkg",
+                                  "a+b.gpkg", "🌲 lot.gpkg", "Wis\u0142a e\u0301.gpkg", "trail."])
+def test_names_that_look_like_uri_syntax_open_the_file_itself_read_only(tmp_path, name):
+    """A file name holding a query ('&mode=rw', '?mode=memory'), an escape ('%2F'), a '+', an
+    emoji or NFD letters opens that very file, read-only, and makes no other file."""
+    path = tmp_path / name
+    with contextlib.closing(sqlite3.connect(path)) as conn, conn:
+        conn.execute("CREATE TABLE t (a)")
+    with contextlib.closing(sqlite3.connect(sqlite_uri(path, mode="ro"), uri=True)) as conn:
+        assert conn.execute("SELECT name FROM sqlite_master").fetchall() == [("t",)]
+        with pytest.raises(sqlite3.OperationalError, match="readonly"):
+            conn.execute("CREATE TABLE x (a)")
+    assert [p.name for p in tmp_path.iterdir()] == [name]
