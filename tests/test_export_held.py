@@ -182,3 +182,24 @@ def test_a_full_disk_is_told_on_windows_too(tmp_path, monkeypatch):
     assert gdal._disk_full(tmp_path)
     monkeypatch.setattr(gdal.shutil, "disk_usage", lambda p: usage(10**9, 0, 10**9))
     assert not gdal._disk_full(tmp_path)
+
+
+@pytest.mark.parametrize("fmt,where", [("csv", "csv/woodland_stand.csv"),
+                                       ("all", "all/geojson/woodland_stand.geojson")])
+def test_a_folder_where_a_layer_file_goes_is_refused_before_any_file_is_replaced(
+        visit, tmp_path, fmt, where):
+    """A folder named like one of the layers (sorted last) in an earlier export's folder: os.replace
+    cannot put a file over it. Found at its turn, every file sorted before it had already been
+    replaced (the export half new, half old) and the message named only the export folder ("Is
+    a directory"; on Windows "Access is denied", which would have been told as a file held
+    open). Now refused before any move, naming the folder."""
+    out = tmp_path / fmt
+    export_visit(visit, out, fmt)
+    (tmp_path / where).unlink()
+    (tmp_path / where).mkdir()
+    inodes = {str(p): p.stat().st_ino for p in tmp_path.rglob("*")}
+    with pytest.raises(ExportRefused) as e:
+        export_visit(visit, out, fmt, force=True)
+    assert str(e.value) == (f"{tmp_path / where} is a folder: the export writes a file of that name"
+                            " there; move or rename the folder, then export again; nothing was written")
+    assert {str(p): p.stat().st_ino for p in tmp_path.rglob("*")} == inodes   # no file replaced, no temp left

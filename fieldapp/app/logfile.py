@@ -10,7 +10,7 @@ the console when there is one (a windowed ``fieldapp.exe`` has none).
 Two fieldapp windows may run at once and share the file: it is opened for appending only when a
 line is written (``delay=True``), and a rollover Windows refuses because the other program
 holds the file (WinError 32) is given up for :attr:`SharedRotatingFileHandler.RETRY_S` while the
-lines go on into the current file.
+lines go on into the current file, the older files left as they are.
 
 :func:`install_crash_hooks` makes an uncaught exception, in the GUI thread (``sys.excepthook``:
 PySide6 sends a slot's exception there) or in a worker thread (``threading.excepthook``), a
@@ -81,13 +81,34 @@ class SharedRotatingFileHandler(logging.handlers.RotatingFileHandler):
         return bool(super().shouldRollover(record))
 
     def doRollover(self) -> None:  # noqa: N802 - logging's name
+        """The current file becomes ``.1``, ``.1`` becomes ``.2`` … (the oldest goes).
+
+        The current file is moved aside first (``fieldapp.log.rolling``): when Windows refuses
+        that (the other fieldapp holds it), nothing else is touched. Python's own rollover
+        shifted the older files first, so each refused try deleted one of them."""
+        if self.stream:
+            self.stream.close()
+            self.stream = None          # FileHandler.emit opens it again for appending
+        base = self.baseFilename
+        aside = base + ".rolling"
+        if not os.path.exists(aside):   # else left by a rollover killed half-way: it goes first
+            try:
+                self.rotate(base, aside)
+            except OSError:
+                self.rollovers_refused += 1
+                self._retry_at = time.monotonic() + self.RETRY_S
+                return
+            if not os.path.exists(aside):
+                return                  # nothing written yet (delay=True)
         try:
-            super().doRollover()
-        except OSError:
+            for i in range(self.backupCount - 1, 0, -1):
+                older = f"{base}.{i}"
+                if os.path.exists(older):
+                    os.replace(older, f"{base}.{i + 1}")
+            os.replace(aside, f"{base}.1")
+        except OSError:                 # an older file held (open in an editor): tried later
             self.rollovers_refused += 1
             self._retry_at = time.monotonic() + self.RETRY_S
-            if self.stream is not None and self.stream.closed:
-                self.stream = None      # FileHandler.emit opens it again for appending
 
 
 class _ConsoleHandler(logging.StreamHandler):
@@ -265,18 +286,21 @@ def report_crash(exc_info: ExcInfo, where: str) -> Crash:
     """Log an uncaught exception with its traceback and tell the user (once per kind of crash);
     returns the :class:`Crash`.
 
-    The same crash (type, message and the line it came from) again and again — a timer's
-    slot failing each tick — is logged in full :data:`FULL_REPEATS` times, then in one line at
-    the 10th, 100th … time, so the first traceback is not rotated out of the log; the user
-    is told the first time only.
+    The same crash (its type and the line it came from, whatever its message says: a timer's
+    slot failing each tick with the tick's value in the message) again and again is logged in
+    full :data:`FULL_REPEATS` times, then in one line at the 10th, 100th … time, so the first
+    traceback is not rotated out of the log; the user is told the first time only. A crash
+    with no line to tell it by is told apart by its message. An exception whose message cannot
+    be made (its ``__str__`` fails) is still logged and told.
     """
     exc_type, exc, tb = exc_info
-    what = f"{exc_type.__name__}: {exc}" if str(exc) else exc_type.__name__
+    message = _message(exc)
+    what = f"{exc_type.__name__}: {message}" if message else exc_type.__name__
     what = what if len(what) <= 300 else what[:299] + "…"
     frames = traceback.extract_tb(tb) if tb is not None else []
     place = f"{frames[-1].filename}:{frames[-1].lineno}" if frames else ""
     with _state.lock:
-        key = (exc_type.__name__, str(exc)[:200], place)
+        key = (exc_type.__name__, place) if place else (exc_type.__name__, message[:200])
         count = _state.seen[key] = _state.seen.get(key, 0) + 1
     text = "".join(traceback.format_exception(exc_type, exc, tb))
     crash = Crash(what, where, _state.file, text)
@@ -287,6 +311,15 @@ def report_crash(exc_info: ExcInfo, where: str) -> Crash:
     if count == 1:
         _tell(crash)
     return crash
+
+
+def _message(exc: BaseException) -> str:
+    """``str(exc)``, or words saying it could not be made (a faulty ``__str__`` must not crash
+    the crash hook: then nothing at all would be logged or told)."""
+    try:
+        return str(exc)
+    except Exception:  # noqa: BLE001 - any failure of someone's __str__
+        return "(its message could not be read)"
 
 
 def _is_power_of_ten(n: int) -> bool:

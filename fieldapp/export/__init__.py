@@ -398,8 +398,8 @@ def export_visit(visit_path, out_path, fmt: str, *, force: bool = False,
     ExportRefused
         The output would replace a visit, has the wrong suffix, or (Windows) a file it would
         replace is open in another program ("close tree.csv in the program that has it open,
-        then export again"; :func:`fieldapp.report.guard.refuse_held`) or read-only: refused
-        before anything is written.
+        then export again"; :func:`fieldapp.report.guard.refuse_held`) or read-only, or a
+        folder stands where one of its files goes: refused before anything is written.
     """
     from fieldapp.report.content import load_visit
     from fieldapp.report.guard import held_by_error, held_words, os_error_words, refuse_existing, refuse_held
@@ -460,6 +460,7 @@ def export_visit(visit_path, out_path, fmt: str, *, force: bool = False,
         else:
             dests = _destinations(tmp_dir, out_path, single)
         refuse_held(dests, ExportRefused, "export again")   # a CSV open in Excel: before any move
+        _refuse_folders(dests)                              # a folder where a layer's file goes
         if fmt == ALL:     # each format's folder as if exported by itself, into OUT
             if out_path.is_symlink() or (out_path.exists() and not out_path.is_dir()):
                 out_path.unlink()   # --force: a file of that name gives way to the folder, as for one format
@@ -563,6 +564,16 @@ def _replaced_before(out_path: Path, fmt: str, single: bool) -> list[Path]:
     for d in ([out_path / f for f in FORMATS] if fmt == ALL else [out_path]):
         out += [d / MANIFEST] + [d / n for n in sorted(_listed(d))]
     return out
+
+
+def _refuse_folders(dests: list[Path]) -> None:
+    """Raise :class:`ExportRefused` (nothing written) when one of the files the export is about
+    to replace (``dests``, :func:`_destinations`) is a folder: a file cannot replace it, and
+    finding that out at its turn left the files moved before it replaced (half an export)."""
+    for d in dests:
+        if d.is_dir() and not d.is_symlink():
+            raise ExportRefused(f"{d} is a folder: the export writes a file of that name there;"
+                                " move or rename the folder, then export again; nothing was written")
 
 
 def _destinations(tmp_dir: Path, out_path: Path, single: bool) -> list[Path]:

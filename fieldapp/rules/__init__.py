@@ -46,9 +46,11 @@ Every float of a JSON result (:func:`evaluate`, ``fieldapp rules evaluate``, the
 sq ft, acre, percent or degree, far below what a field measurement resolves. The platform's
 maths library may differ in the last bit (the development-area example is 4556.63509011086 on
 Linux, 4556.635090110862 on Windows); both are 4556.63509 in the result, so an office
-re-running a laptop's requests gets the same bytes. Verdicts (status, booleans, classes) are
-decided on the unrounded numbers, with the 1e-6 tolerance of :mod:`~fieldapp.rules.compare`;
-rounding moves a number by at most 5e-7, inside it. The typed results keep the unrounded
+re-running a laptop's requests gets the same bytes. Verdicts (status, booleans, classes) compare
+the number as the result shows it, rounded, with the 1e-6 tolerance of
+:mod:`~fieldapp.rules.compare`: a shown number never contradicts its verdict (compared
+unrounded, 20.0000012 ft was outside a 20 ft limit, shown as 20.000001 ft, inside). The typed
+results keep the unrounded
 numbers. The JSON text is ASCII (``≥`` as ``\\u2265``), ``\\n`` line ends on every platform,
 keys in the result's order (``contract.json_bytes``). Inputs are never rounded.
 

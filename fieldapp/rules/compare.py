@@ -12,6 +12,12 @@ fixes one tolerance, :data:`TOLERANCE` = 1e-6, in the units of the quantity comp
 
 No rule compares a measured value with a threshold in any other way.
 
+The value is compared as the result shows it: rounded to
+:data:`fieldapp.rules.results.RESULT_DECIMALS` places (6), as is the limit with the tolerance.
+Compared unrounded, a distance of 20.0000012 ft was "outside" the 20 ft limit (more than
+20.000001) while the result showed it as 20.000001 ft, which the same rule calls inside; and a
+distance of 20.0000009 ft, shown the same, was inside.
+
 Examples
 --------
 >>> at_least(11.9999999, 12.0)
@@ -24,26 +30,33 @@ True
 
 from __future__ import annotations
 
+from fieldapp.rules.results import RESULT_DECIMALS
+
 __all__ = ["TOLERANCE", "at_least", "at_most", "less_than", "more_than"]
 
 TOLERANCE = 1e-6
 
 
+def _shown(value: float) -> float:
+    """``value`` as a result shows it (:data:`RESULT_DECIMALS` places, correctly rounded)."""
+    return round(value, RESULT_DECIMALS)
+
+
 def at_least(value: float, limit: float) -> bool:
     """True when ``value`` is ``limit`` or greater ("X or greater"), within 1e-6."""
-    return value >= limit - TOLERANCE
+    return _shown(value) >= _shown(limit - TOLERANCE)
 
 
 def more_than(value: float, limit: float) -> bool:
     """True when ``value`` is more than ``limit`` ("more than X", "exceeding X"), beyond 1e-6."""
-    return value > limit + TOLERANCE
+    return _shown(value) > _shown(limit + TOLERANCE)
 
 
 def less_than(value: float, limit: float) -> bool:
     """True when ``value`` is less than ``limit`` ("less than X"), beyond 1e-6."""
-    return value < limit - TOLERANCE
+    return _shown(value) < _shown(limit - TOLERANCE)
 
 
 def at_most(value: float, limit: float) -> bool:
     """True when ``value`` is ``limit`` or less (not :func:`more_than`), within 1e-6."""
-    return value <= limit + TOLERANCE
+    return _shown(value) <= _shown(limit + TOLERANCE)

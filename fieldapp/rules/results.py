@@ -71,8 +71,8 @@ class Status(str, enum.Enum):
 #: sq ft, acre, percent or degree. The platform's maths library may differ in the last bit
 #: (4556.63509011086 on Linux, 4556.635090110862 on Windows): rounded, both are 4556.63509, so
 #: an office re-running a laptop's requests gets the same bytes. It moves a number by at most
-#: 5e-7, inside the 1e-6 tolerance of every threshold comparison (:mod:`fieldapp.rules.compare`),
-#: and verdicts are decided on the unrounded numbers before this rounding.
+#: 5e-7; every threshold comparison (:mod:`fieldapp.rules.compare`) compares the number rounded
+#: so, with its 1e-6 tolerance, so a shown number never contradicts its verdict.
 RESULT_DECIMALS = 6
 
 
@@ -90,8 +90,8 @@ def result_float(value: float) -> float:
 
 
 def _plain(value: Any) -> Any:
-    if type(value) is float:
-        return result_float(value)
+    if isinstance(value, float):   # numpy's float64 too (a float subclass): rounded as a float
+        return result_float(float(value))
     if isinstance(value, enum.Enum):
         return value.value
     if dataclasses.is_dataclass(value) and not isinstance(value, type):

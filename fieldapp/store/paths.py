@@ -226,7 +226,8 @@ def is_reserved_name(name: str) -> bool:
     return base in _RESERVED
 
 
-def safe_file_name(text: str, *, fallback: str = "visit", max_chars: int = 80) -> str:
+def safe_file_name(text: str, *, fallback: str = "visit", max_chars: int = 80,
+                   max_bytes: int = 200) -> str:
     """``text`` (a site name, a name the user typed) as a file or folder name Windows accepts.
 
     >>> safe_file_name("Łąka – Wisła")
@@ -239,11 +240,17 @@ def safe_file_name(text: str, *, fallback: str = "visit", max_chars: int = 80) -
     ``: * ? " < > | \\ /`` and control characters become ``_``; leading and trailing spaces,
     and trailing dots, go (Windows drops them: ``site.`` and ``site`` would be one file); a
     reserved device name (:func:`is_reserved_name`) gets ``_`` in front; at most ``max_chars``
-    characters (a path stays under :data:`MAX_PATH`); empty -> ``fallback``. Other characters,
+    characters (a path stays under :data:`MAX_PATH`) and ``max_bytes`` bytes in UTF-8 (Linux
+    refuses a name over 255 bytes: 80 Chinese characters are 240, 80 emoji 320; 200 leaves room
+    for a visit's ``_YYYY-MM-DD_HHMMSS.gpkg`` and SQLite's ``-journal``); empty -> ``fallback``.
+    Other characters,
     letters of any script and dashes included, are kept (NFC-composed).
     """
     name = _FORBIDDEN.sub("_", unicodedata.normalize("NFC", str(text)))
-    name = name.strip(" ").rstrip(". ")[:max_chars].rstrip(". ")
+    name = name.strip(" ").rstrip(". ")[:max_chars]
+    while len(name.encode("utf-8", "surrogatepass")) > max_bytes:
+        name = name[:-1]
+    name = name.rstrip(". ")
     if not name.strip("_ ."):
         name = fallback
     if is_reserved_name(name):

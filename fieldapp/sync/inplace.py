@@ -155,6 +155,9 @@ class MasterWriter:
     def write_back(self, copy: Path) -> None:
         """Write ``copy`` over the master's content in one SQLite transaction.
 
+        On a network share the master stays in its rollback journal: a ``copy`` in WAL mode
+        (its header says so, and the backup copies the header) is switched to ``DELETE`` first.
+
         Raises :class:`MasterChanged` (nothing written) when the master was committed to since
         :meth:`snapshot`; :class:`MasterBusy` when its write lock is held past ``busy_s``.
         """
@@ -168,6 +171,8 @@ class MasterWriter:
                                  f" and is {holder_words(self.master)}; nothing was changed")
 
         with contextlib.closing(sqlite3.connect(copy)) as src:
+            if is_remote(self.master):   # the backup copies the header's WAL bytes too: a WAL
+                src.execute("PRAGMA journal_mode=DELETE")   # copy would put the share's master in WAL
             try:
                 src.backup(self.conn, pages=-1, progress=give_up_when_busy, sleep=0.05)
             except sqlite3.OperationalError as exc:

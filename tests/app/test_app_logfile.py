@@ -102,6 +102,58 @@ def test_rotation_keeps_five_and_a_refused_rollover_carries_on(tmp_path, capsys)
         handler.close()
 
 
+def test_a_refused_rollover_keeps_every_older_log(tmp_path, monkeypatch):
+    """Windows: another fieldapp holds fieldapp.log, so it cannot be renamed. Python's rollover
+    shifted .4 -> .5 … .1 -> .2 (deleting .5) before it tried the current file: each refused
+    try (every RETRY_S while both windows are open) threw away one older log, and after four
+    only one was left, the crash a user had to send perhaps with them. Now the current file is
+    moved first; when Windows refuses that, nothing else is touched."""
+    import os
+
+    path = tmp_path / "fieldapp.log"
+    for n in range(1, 6):
+        (tmp_path / f"fieldapp.log.{n}").write_text(f"older {n}\n", encoding="utf-8")
+    handler = logfile.SharedRotatingFileHandler(path, max_bytes=2000, backups=5)
+    handler.RETRY_S = 0.0                                 # every line tries again
+    real_rename, real_replace = os.rename, os.replace
+
+    def held(rename):
+        def refuse(src, dst, *a, **k):
+            if os.path.abspath(src) == str(path):
+                raise PermissionError(13, "The process cannot access the file because it is"
+                                          " being used by another process", str(src))
+            return rename(src, dst, *a, **k)
+        return refuse
+
+    monkeypatch.setattr(os, "rename", held(real_rename))
+    monkeypatch.setattr(os, "replace", held(real_replace))
+    logger = logging.getLogger("fieldapp.test.heldrollover")
+    logger.propagate = False
+    logger.addHandler(handler)
+    try:
+        for i in range(100):
+            logger.warning("held %03d %s", i, "y" * 80)
+        handler.flush()
+        assert handler.rollovers_refused > 4
+        assert [(tmp_path / f"fieldapp.log.{n}").read_text(encoding="utf-8") for n in range(1, 6)] \
+            == [f"older {n}\n" for n in range(1, 6)]
+        text = path.read_text(encoding="utf-8")
+        assert "held 000" in text and "held 099" in text
+        monkeypatch.setattr(os, "rename", real_rename)    # the other fieldapp closed
+        monkeypatch.setattr(os, "replace", real_replace)
+        logger.warning("free %s", "z" * 80)
+        handler.flush()
+        assert "held 099" in (tmp_path / "fieldapp.log.1").read_text(encoding="utf-8")
+        assert [(tmp_path / f"fieldapp.log.{n}").read_text(encoding="utf-8") for n in range(2, 6)] \
+            == [f"older {n}\n" for n in range(1, 5)]
+        assert "free" in path.read_text(encoding="utf-8")
+        assert sorted(p.name for p in tmp_path.iterdir()) == [
+            "fieldapp.log", *(f"fieldapp.log.{n}" for n in range(1, 6))]
+    finally:
+        logger.removeHandler(handler)
+        handler.close()
+
+
 def test_worker_thread_crash_is_logged_and_told(logdir):
     path, told = logdir
 
@@ -135,6 +187,42 @@ def test_gui_thread_crash_repeating_is_told_once_and_logged_in_full_three_times(
     assert text.count("KeyError: 'dbh_in'") == 3 + 1    # three tracebacks, then the 10th in a line
     assert "again (10 times so far): KeyError: 'dbh_in'" in text
     assert len(told) == 1 and told[0].what == "KeyError: 'dbh_in'"
+
+
+def test_a_crash_repeating_with_a_new_message_each_tick_is_still_one_crash(logdir):
+    """A timer's slot failing each tick with the tick's value in the message (KeyError: 1, 2 …):
+    each was a new crash, logged in full and told again (a new box each time the last one was
+    closed), so the tracebacks pushed the first one out of the log. The same type from the same
+    line is the same crash."""
+    path, told = logdir
+    for tick in range(12):
+        try:
+            {}[f"tick {tick}"]
+        except KeyError:
+            sys.excepthook(*sys.exc_info())
+    flush()
+    text = path.read_text(encoding="utf-8")
+    assert text.count("Traceback (most recent call last)") == 3
+    assert "again (10 times so far): KeyError: 'tick 9'" in text
+    assert [c.what for c in told] == ["KeyError: 'tick 0'"]
+
+
+def test_an_exception_whose_message_fails_is_logged_and_told(logdir):
+    """A crash whose ``__str__`` itself raises: the hook must not fail too (Python would print
+    "Error in sys.excepthook" and nothing would reach the log or the user)."""
+    path, told = logdir
+
+    class Garbled(Exception):
+        def __str__(self):
+            raise UnicodeDecodeError("utf-8", b"\xff", 0, 1, "invalid start byte")
+
+    try:
+        raise Garbled()
+    except Garbled:
+        sys.excepthook(*sys.exc_info())
+    flush()
+    assert [c.what for c in told] == ["Garbled: (its message could not be read)"]
+    assert "uncaught exception in the window" in path.read_text(encoding="utf-8")
 
 
 def test_start_line_hides_passwords(logdir):

@@ -29,3 +29,16 @@ def test_new_visit_path_from_a_site_name(tmp_path, site, stem):
     assert not is_reserved_name(path.name) and not path.stem.endswith((".", " "))
     path.write_bytes(b"")          # a name this file system takes as it is
     assert path.exists()
+
+
+@pytest.mark.parametrize("site", ["林" * 80, "🌲" * 80], ids=["chinese", "emoji"])
+def test_a_long_site_name_in_any_script_makes_a_file_linux_accepts(tmp_path, site):
+    """80 characters of a script beyond Latin are more than Linux's 255 bytes of a file name (80
+    Chinese characters 240 bytes, 80 emoji 320, before the time stamp): the new visit could not
+    be made ("File name too long"). The name is cut to 200 bytes in UTF-8, whole characters."""
+    path = new_visit_path(tmp_path, site)
+    stem = path.name[: -len("_2026-12-07_145302.gpkg")]
+    assert site.startswith(stem) and len(stem.encode("utf-8")) <= 200
+    assert len(stem.encode("utf-8")) > 196        # as much of the name as fits is kept
+    path.write_bytes(b"")
+    (tmp_path / (path.name + "-journal")).write_bytes(b"")   # SQLite's sidecar fits too

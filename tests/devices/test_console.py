@@ -40,3 +40,16 @@ def test_no_console_or_a_capture_is_left_alone(monkeypatch):
     monkeypatch.setattr(sys, "stdout", already)
     tolerant_console()
     assert already.errors == "backslashreplace"
+
+
+def test_a_closed_or_detached_stream_never_makes_it_raise(monkeypatch):
+    """A tool whose stdout was closed (a pipe's reader gone) or detached by a library still
+    starts: tolerant_console never raises."""
+    closed = _console("cp1252")
+    closed.close()
+    detached = _console("cp437")
+    detached.detach()
+    monkeypatch.setattr(sys, "stdout", closed)
+    monkeypatch.setattr(sys, "stderr", detached)
+    tolerant_console()
+    assert sys.stdout is closed and sys.stderr is detached

@@ -41,7 +41,7 @@ def test_every_float_of_a_result_is_rounded_ints_and_bools_are_not():
     r = evaluate({"rule": "development_area", "input": {
         "foundations": [[[0, 0], [30, 0], [30, 30], [0, 30]]],
         "test_points": [[0, 50.0000001], [10, 10], [50, 50]]}})
-    assert r["inside"] == [True, True, False]     # decided on the unrounded distances
+    assert r["inside"] == [True, True, False]     # decided on the distances as shown
     # 20.0000001 from the corner is on the limit within the contract's 1e-6 tolerance
     assert r["distances_ft"][:2] == [20.0, 0.0]
     assert r["distances_ft"][2] == 28.284271      # 20·√2 = 28.2842712474...
@@ -85,3 +85,33 @@ def test_stored_results_hold_the_contract_worked_examples():
     assert (mit["retained_pct"], mit["permitted"], mit["mitigation_area_ac"]) == (40.0, True, 0.4)
     assert list(mit["plantings"].values()) == [2, 4, 24, 8, 10]
     assert round(one("development_area.json")["envelope_area_sqft"], 2) == 4556.64
+
+
+def test_a_verdict_never_contradicts_the_number_it_shows():
+    """Near a limit the shown (rounded) number and the verdict must agree: a test point
+    20.0000012 ft from a foundation was called outside the 20 ft envelope (more than
+    20 + 1e-6) while its distance showed as 20.000001 ft, which the contract calls inside; one
+    at 20.0000009 ft, shown the same, was inside. Swept across the limit in 1e-8 ft steps."""
+    from fieldapp.rules.compare import TOLERANCE
+
+    seen = set()
+    for k in range(-300, 301):
+        y = 50.000001 + k * 1e-8
+        r = evaluate({"rule": "development_area", "input": {
+            "foundations": [[[0, 0], [30, 0], [30, 30], [0, 30]]], "test_points": [[0, y]]}})
+        shown = r["distances_ft"][0]
+        assert r["inside"] == [shown <= round(20 + TOLERANCE, 6)], (y, shown, r["inside"])
+        seen.add((shown, r["inside"][0]))
+    assert (20.000001, True) in seen and (20.000002, False) in seen and (20.000001, False) not in seen
+
+
+def test_a_numpy_float_in_a_result_is_rounded_like_any_float():
+    """numpy's float64 is a float (json writes it with all its digits): a rule handing one on
+    (a shapely or numpy measure not passed through float()) escaped the rounding."""
+    np = pytest.importorskip("numpy")
+    square = development_area([[[0, 0], [30, 0], [30, 30], [0, 30]]])
+    out = dataclasses.replace(square, envelope_area_sqft=np.float64(4556.635090110862),
+                              distances_ft=(np.float64(-1e-9), 1.23456789)).to_dict()
+    assert type(out["envelope_area_sqft"]) is float and out["envelope_area_sqft"] == 4556.63509
+    assert out["distances_ft"] == [0.0, 1.234568] and str(out["distances_ft"][0]) == "0.0"
+    assert b'"envelope_area_sqft": 4556.63509,' in json_bytes([out])

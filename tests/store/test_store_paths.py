@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import hashlib
 import os
+import contextlib
 import sqlite3
 from pathlib import Path, PureWindowsPath
 
@@ -206,3 +207,54 @@ def test_recording_refused_when_only_the_real_attempt_fails(tmp_path, monkeypatc
     with pytest.raises(gpkg.ReadOnlyVisitFile, match="is read-only"):
         open_visit(path)
     assert sha(path) == before
+
+
+@pytest.mark.parametrize("text, name", [
+    # what Windows reserves besides CON..LPT9 (Python 3.13's ntpath.isreserved agrees): the
+    # console's own names, superscript digits, spaces before the extension, any case
+    ("CONIN$", "_CONIN$"), ("conout$.txt", "_conout$.txt"), ("lpt\u00b3", "_lpt\u00b3"),
+    ("COM\u00b2 .gpkg", "_COM\u00b2 .gpkg"), ("NUL.", "_NUL"), ("aux . .", "_aux"),
+    # not reserved: COM0/LPT0 (RtlIsDosDeviceName_U takes 1-9 and the superscripts only), a
+    # leading space, a full-width digit
+    ("COM0", "COM0"), ("LPT0.txt", "LPT0.txt"), (" CON", "_CON"), ("COM\uff11", "COM\uff11"),
+    # NFD typed (macOS, some keyboards) is stored NFC: one file, not two that look alike
+    ("Wis\u0142a Z\u0301", "Wis\u0142a \u0179"),
+])
+def test_safe_file_name_windows_rules(text, name):
+    assert safe_file_name(text) == name
+
+
+def test_safe_file_name_is_bounded_in_bytes_too():
+    assert len(safe_file_name("🌲" * 80).encode("utf-8")) == 200          # 50 whole emoji
+    assert safe_file_name("林" * 80) == "林" * 66                           # 198 bytes
+    assert safe_file_name("ab" * 99 + ". é", max_chars=300) == "ab" * 99   # no trailing '.' left
+
+
+def test_mounts_unreadable_or_odd_count_as_local_and_never_raise(tmp_path, monkeypatch):
+    """/proc/self/mounts missing (a container without /proc) or holding odd lines: what cannot be
+    told counts as local, never an exception; an escaped tab or backslash in a mount point is
+    read as the character."""
+    monkeypatch.setattr(paths, "MOUNTS", str(tmp_path / "no-such-file"))
+    assert not is_remote("/mnt/office/master.gpkg", windows=False)
+    mounts = tmp_path / "mounts"
+    mounts.write_bytes(b"garbage\n\n/dev/sda1 / ext4 rw 0 0\n"
+                       b"//srv/s /mnt/a\\011b\\134c cifs rw 0 0\n"
+                       b"//srv/t /mnt/\xff cifs rw 0 0\n")
+    monkeypatch.setattr(paths, "MOUNTS", str(mounts))
+    assert is_remote("/mnt/a\tb\\c/v.gpkg", windows=False)
+    assert not is_remote("/mnt/a/v.gpkg", windows=False)
+
+
+@pytest.mark.parametrize("name", ["a&mode=rw.gpkg", "x=1&y.gpkg", "q?mode=memory.gpkg", "%2F.gpkg",
+                                  "a+b.gpkg", "🌲 lot.gpkg", "Wis\u0142a e\u0301.gpkg", "trail."])
+def test_names_that_look_like_uri_syntax_open_the_file_itself_read_only(tmp_path, name):
+    """A file name holding a query ('&mode=rw', '?mode=memory'), an escape ('%2F'), a '+', an
+    emoji or NFD letters opens that very file, read-only, and makes no other file."""
+    path = tmp_path / name
+    with contextlib.closing(sqlite3.connect(path)) as conn, conn:
+        conn.execute("CREATE TABLE t (a)")
+    with contextlib.closing(sqlite3.connect(sqlite_uri(path, mode="ro"), uri=True)) as conn:
+        assert conn.execute("SELECT name FROM sqlite_master").fetchall() == [("t",)]
+        with pytest.raises(sqlite3.OperationalError, match="readonly"):
+            conn.execute("CREATE TABLE x (a)")
+    assert [p.name for p in tmp_path.iterdir()] == [name]

@@ -92,6 +92,55 @@ def test_wal_master_held_open_on_a_share_is_refused_before_anything_is_written(o
     assert sync(a, office).office_seq == 2       # closed in QGIS: the sync goes through
 
 
+def test_qgis_rows_left_in_a_wal_on_a_share_are_kept_when_the_journal_is_switched(office_a, monkeypatch):
+    """QGIS on another machine saved an edit into the master's -wal and died (no checkpoint, no
+    -shm left): switching the master to a rollback journal folds the -wal in first; the edit is
+    in the master after the sync, beside the laptop's tree, and no -wal is left behind."""
+    office, a = office_a
+    master = office.master_path("site-a")
+    qgis = S.connect(master)
+    assert qgis.execute("PRAGMA journal_mode=WAL").fetchone()[0] == "wal"
+    qgis.execute("PRAGMA wal_autocheckpoint=0")
+    with qgis:
+        qgis.execute("UPDATE tree SET species_code = 'QUMA' WHERE fid = 2")
+    kept = {s: Path(f"{master}{s}").read_bytes() for s in ("", "-wal")}
+    qgis.close()                                       # a clean close checkpoints: undo that
+    for s, data in kept.items():
+        Path(f"{master}{s}").write_bytes(data)
+    Path(f"{master}-shm").unlink(missing_ok=True)
+    alone = master.with_name("alone.gpkg")
+    alone.write_bytes(kept[""])                        # the .gpkg alone has not got the edit
+    assert "QUMA" not in [t["species_code"] for t in S.by_uuid(alone, "tree").values()]
+    alone.unlink()
+    monkeypatch.setattr(inplace, "is_remote", lambda p: Path(p) == master)
+    with contextlib.closing(S.connect(a)) as conn, conn:
+        mine = S.add_tree(conn, 500100.0, 4800100.0, 14.0, "QUAL")
+    assert sync(a, office).office_seq == 2
+    trees = S.by_uuid(master, "tree")
+    assert sorted(t["species_code"] for t in trees.values()) == ["ACSA", "ACSA", "QUAL", "QUMA"]
+    assert mine in trees and S.integrity(master) == "ok"
+    assert journal(master) == "delete" and not Path(f"{master}-wal").exists()
+
+
+def test_a_wal_copy_written_back_leaves_the_share_master_in_a_rollback_journal(office_a, monkeypatch):
+    """SQLite's backup copies page 1 as it is, the header's WAL bytes (18-19) included: a copy in
+    WAL mode written back over a master in a rollback journal put the master in WAL (on a share,
+    where WAL does not work across machines). The copy is taken out of WAL first there."""
+    office, _a = office_a
+    master = office.master_path("site-a")
+    monkeypatch.setattr(inplace, "is_remote", lambda p: Path(p) == master)
+    with inplace.MasterWriter(master) as writer:
+        copy = writer.snapshot()
+        with contextlib.closing(S.connect(copy)) as conn:
+            assert conn.execute("PRAGMA journal_mode=WAL").fetchone()[0] == "wal"
+            with conn:
+                conn.execute("UPDATE tree SET species_code = 'QUMA' WHERE fid = 2")
+        writer.write_back(copy)
+    assert master.read_bytes()[18:20] == b"\x01\x01" and journal(master) == "delete"
+    assert "QUMA" in [t["species_code"] for t in S.by_uuid(master, "tree").values()]
+    assert S.integrity(master) == "ok" and not Path(f"{master}-wal").exists()
+
+
 # ---------------------------------------------------------------- pygeodiff's paths
 def test_pygeodiff_gets_the_long_form_of_a_share_path(monkeypatch):
     seen = []
