@@ -13,6 +13,7 @@ file cannot be read, is not JSON, or is an empty list.
 from __future__ import annotations
 
 import argparse
+import codecs
 import errno
 import json
 import os
@@ -35,6 +36,37 @@ def _parser() -> argparse.ArgumentParser:
     ev.add_argument("--indent", type=int, default=2, help="JSON indent (default 2; -1 for one line)")
     sub.add_parser("list", help="print the rule ids")
     return p
+
+
+def _text(raw: bytes) -> str:
+    """A request file's bytes as text: UTF-8, with or without the byte-order mark Windows
+    Notepad writes, or UTF-16 with its byte-order mark (what Windows PowerShell 5's ``>`` and
+    ``Out-File`` write).
+
+    >>> _text(b'\\xef\\xbb\\xbf{"rule": "x"}'), _text('{"a": "Łąka"}'.encode("utf-16"))
+    ('{"rule": "x"}', '{"a": "Łąka"}')
+    >>> _text('{"crew": "Müller"}'.encode("cp1252"))
+    Traceback (most recent call last):
+    ...
+    ValueError: not UTF-8 text (byte 0xfc at position 11: saved as ANSI / cp1252?): save it as UTF-8 (Notepad: File › Save as, Encoding UTF-8)
+
+    Raises
+    ------
+    ValueError
+        Neither: the byte and its position, and how to save the file as UTF-8.
+    """
+    if raw[:2] in (codecs.BOM_UTF16_LE, codecs.BOM_UTF16_BE):
+        try:
+            return raw.decode("utf-16")
+        except UnicodeDecodeError as err:
+            raise ValueError(f"damaged UTF-16 text at byte {err.start}") from None
+    try:
+        return raw.decode("utf-8-sig")
+    except UnicodeDecodeError as err:
+        raise ValueError(
+            f"not UTF-8 text (byte 0x{raw[err.start]:02x} at position {err.start}: saved as ANSI /"
+            " cp1252?): save it as UTF-8 (Notepad: File › Save as, Encoding UTF-8)"
+        ) from None
 
 
 def _write(data: bytes) -> None:
@@ -60,11 +92,10 @@ def main(argv: Sequence[str] | None = None) -> int:
         if args.file == "-":
             # UTF-8 as a file is read, not the console's code page (cp1252/cp437 on Windows)
             stdin = getattr(sys.stdin, "buffer", None)
-            text = stdin.read().decode("utf-8-sig") if stdin is not None else sys.stdin.read()
+            text = _text(stdin.read()) if stdin is not None else sys.stdin.read()
         else:
-            # utf-8-sig: a file saved by Windows Notepad starts with a byte-order mark
-            with open(args.file, encoding="utf-8-sig") as fh:
-                text = fh.read()
+            with open(args.file, "rb") as fh:
+                text = _text(fh.read())
         data = json.loads(text)
     except RecursionError:
         print(f"fieldapp rules evaluate: cannot read {args.file}: JSON nested too deeply", file=sys.stderr)

@@ -60,13 +60,17 @@ class DeviceDialog(QDialog):
         lay.addWidget(self.scan_label)
         # two tabs, so the dialog (Save included) fits a 1366x768 laptop and a 1280x800 tablet
         # with glove-sized fields: the ports (the receiver on the left, the two instruments on
-        # the right), and the RTK corrections
+        # the right), and the RTK corrections; each tab scrolls on a lower screen (a 1280x720 or
+        # 1024x600 tablet), Save and Cancel stay in view below them
+        from fieldapp.ui.newvisit import fit_height
+        from fieldapp.ui.workflows.base import PanelScroll
+
         tabs = QTabWidget()
         lay.addWidget(tabs)
         ports = QWidget()
         grid = QGridLayout(ports)
         grid.setHorizontalSpacing(12)
-        tabs.addTab(ports, "&Ports")
+        tabs.addTab(PanelScroll(ports), "&Ports")
         cells = {"gnss": (0, 0, 2, 1), "rangefinder": (0, 1, 1, 1), "caliper": (1, 1, 1, 1)}
         self.port_boxes: dict[str, QComboBox] = {}
         self.baud_boxes: dict[str, QComboBox] = {}
@@ -114,7 +118,7 @@ class DeviceDialog(QDialog):
         grid.setRowStretch(3, 1)
         self.ntrip = NtripBox(config.ntrip_caster, config.ntrip_gga_interval_s, config.rtcm_url,
                               near=near)
-        tabs.addTab(self.ntrip, "RTK &corrections (NTRIP)")
+        tabs.addTab(PanelScroll(self.ntrip), "RTK &corrections (NTRIP)")
         self.error_label = QLabel("")
         self.error_label.setProperty("role", "reason")
         self.error_label.setWordWrap(True)
@@ -124,6 +128,8 @@ class DeviceDialog(QDialog):
         buttons.accepted.connect(self.save)
         buttons.rejected.connect(self.reject)
         lay.addWidget(buttons)
+        hint = self.sizeHint()
+        self.resize(hint.width(), min(hint.height(), fit_height(self)))
         self._scan = _PortScan(self)
         self._scan.sigPorts.connect(self._show_ports)
         self.scan()

@@ -50,6 +50,13 @@ class NewVisitSpec:
     antenna_height_m: float = 2.0
     basemap: Path | None = None                                # an MBTiles fetched for it
 
+def fit_height(dialog: QWidget) -> int:
+    """The height (px) a dialog may have on its screen: the screen's free height (less the
+    taskbar) less a 30 px title bar."""
+    screen = dialog.screen()
+    return screen.availableGeometry().height() - 30 if screen is not None else 680
+
+
 def default_epsg(fix_lat_lon: tuple[float, float] | None) -> int:
     """The EPSG code offered in the dialog: the UTM zone's of ``fix_lat_lon`` (WGS84 lat, lon
     degrees; :meth:`fieldapp.geo.SiteFrame.for_position`), 0 (shown empty) without a fix or
@@ -76,7 +83,13 @@ class NewVisitDialog(QDialog):
 
         self.earlier_dir = earlier_visits_dir(self.data_dir)
         self.setWindowTitle("New site visit")
-        lay = QVBoxLayout(self)
+        # the questions scroll, Start visit / Cancel stay below them: the dialog is 760 px
+        # tall, more than a 1366x768 laptop shows under its title bar and taskbar
+        outer = QVBoxLayout(self)
+        body = QWidget()
+        body.setObjectName("panelBody")
+        lay = QVBoxLayout(body)
+        lay.setContentsMargins(0, 0, 0, 0)
         form = QFormLayout()
         self.name = QLineEdit()
         self.name.setObjectName("visitName")
@@ -181,9 +194,13 @@ class NewVisitDialog(QDialog):
         buttons.addButton(QDialogButtonBox.Cancel)
         buttons.accepted.connect(self._accept)
         buttons.rejected.connect(self.reject)
-        lay.addWidget(buttons)
+        from fieldapp.ui.workflows.base import PanelScroll
+
+        self.scroll = PanelScroll(body)
+        outer.addWidget(self.scroll, 1)
+        outer.addWidget(buttons)
         self.result_spec: NewVisitSpec | None = None
-        self.resize(900, 680)
+        self.resize(900, min(680, fit_height(self)))
 
     # ---------------------------------------------------------------- rows
     def add_feature(self, name: str = "", type_: str = "stream", susceptibility: str = "",

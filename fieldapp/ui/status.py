@@ -264,13 +264,26 @@ class StatusStrip(QFrame):
                + m.left() + m.right() + 2 * self.frameWidth())
         return QSize(two, hint.height())
 
-    def resizeEvent(self, event: Any) -> None:  # noqa: N802 - Qt name
-        """The figures go under the badges when both do not fit side by side."""
-        direction = (QBoxLayout.LeftToRight if event.size().width() >= self._one_row_width()
+    def _fit_rows(self, width: int) -> None:
+        """The figures under the badges when both do not fit side by side in ``width`` px."""
+        direction = (QBoxLayout.LeftToRight if width >= self._one_row_width()
                      else QBoxLayout.TopToBottom)
         if direction != self.top.direction():
             self.top.setDirection(direction)
+
+    def resizeEvent(self, event: Any) -> None:  # noqa: N802 - Qt name
+        """The figures go under the badges when both do not fit side by side."""
+        self._fit_rows(event.size().width())
         super().resizeEvent(event)
+
+    def event(self, event: Any) -> bool:  # noqa: N802 - Qt name
+        """Also when the words change at the same width (a layout request: the devices
+        connect, "no fix" becomes "RTK fixed"): the strip was laid out for the short start-up
+        words, and on a 1024 px window the longer ones were cut ("RTK fix", "H ±0.01 r")."""
+        handled = super().event(event)
+        if event.type() == QEvent.LayoutRequest:
+            self._fit_rows(self.width())
+        return handled
 
     def eventFilter(self, obj: Any, event: Any) -> bool:  # noqa: N802 - Qt's name
         """A click (press and release) on the GNSS badge: :attr:`gnss_clicked`."""

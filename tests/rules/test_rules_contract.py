@@ -198,6 +198,29 @@ def test_cli_unreadable_file(tmp_path):
     assert proc.returncode == 2 and "cannot read" in proc.stderr
 
 
+def test_cli_reads_what_windows_tools_save(tmp_path, capsys):
+    """A request saved by Windows PowerShell 5 (``>`` / ``Out-File``: UTF-16 with its
+    byte-order mark) is read; one saved as ANSI (cp1252) is refused in words that say how to
+    save it, not in Python's codec message."""
+    from fieldapp.rules.cli import main
+
+    request = dict(EXAMPLES[1][0], note="Müller – Łąka")
+    text = json.dumps(request, ensure_ascii=False)
+    utf16 = tmp_path / "powershell.json"
+    utf16.write_bytes(text.encode("utf-16"))
+    assert main(["evaluate", str(utf16), "--indent", "-1"]) == 0
+    (result,) = json.loads(capsys.readouterr().out)
+    assert result["walk_further_ft"] == 5.0
+    ansi = tmp_path / "ansi.json"
+    ansi.write_bytes(json.dumps(dict(EXAMPLES[1][0], note="Müller"), ensure_ascii=False).encode("cp1252"))
+    assert main(["evaluate", str(ansi)]) == 2
+    err = capsys.readouterr().err
+    at = ansi.read_bytes().index("ü".encode("cp1252"))
+    assert err == (f"fieldapp rules evaluate: cannot read {ansi}: not UTF-8 text (byte 0xfc at"
+                   f" position {at}: saved as ANSI / cp1252?): save it as UTF-8 (Notepad: File ›"
+                   " Save as, Encoding UTF-8)\n")
+
+
 # --- purity: no Qt, no storage ------------------------------------------------------------
 
 

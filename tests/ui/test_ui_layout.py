@@ -8,7 +8,7 @@ import pytest
 pytest.importorskip("pytestqt")
 
 from PySide6.QtCore import QRect  # noqa: E402
-from PySide6.QtWidgets import QPushButton  # noqa: E402
+from PySide6.QtWidgets import QPushButton, QTabWidget  # noqa: E402
 
 from tests.ui.ui_support import (  # noqa: E402,F401
     WAIT_MS, close_window, key, make_window, private_dirs, themed, wait_fix,
@@ -132,3 +132,35 @@ def test_devices_dialog_fits_the_screen_with_save_in_view(qtbot, private_dirs, t
     save = dlg.findChild(QDialogButtonBox).button(QDialogButtonBox.Save)
     assert fully_in_view(save, dlg)
     assert save.height() >= MIN_TARGET_PX
+
+
+@pytest.mark.parametrize("size", [(1280, 720), (1024, 600)])
+def test_devices_dialog_fits_a_tablet_with_save_in_view(qtbot, private_dirs, themed, size):
+    """On a tablet's lower screen (less a 30 px title bar and a 38 px taskbar) each tab scrolls
+    and Save stays in view (the dialog could not be lower than 654 px: Save was off the
+    screen at 1024x600, and 2 px under the taskbar at 1280x720)."""
+    from PySide6.QtWidgets import QDialogButtonBox, QScrollArea
+
+    from fieldapp.app import config as C
+    from fieldapp.ui.devicedialog import DeviceDialog
+
+    dlg = DeviceDialog(C.build({}, use_file=False))
+    qtbot.addWidget(dlg)
+    width, height = size[0], size[1] - 30 - 38
+    least = dlg.minimumSizeHint()
+    assert least.width() <= width and least.height() <= height, least
+    dlg.resize(least.width(), height)
+    dlg.show()
+    qtbot.waitExposed(dlg)
+    qtbot.waitUntil(lambda: dlg.height() == height)
+    save = dlg.findChild(QDialogButtonBox).button(QDialogButtonBox.Save)
+    assert fully_in_view(save, dlg)
+    tabs = dlg.findChild(QTabWidget)
+    last_of_tab = [dlg.rescan, dlg.ntrip.findChildren(QPushButton)[-1]]
+    for n, last in enumerate(last_of_tab):
+        tabs.setCurrentIndex(n)
+        area = tabs.widget(n)
+        assert isinstance(area, QScrollArea)
+        area.ensureWidgetVisible(last)           # the tab's last button, a scroll away
+        qtbot.waitUntil(lambda last=last: fully_in_view(last, dlg))
+        assert area.horizontalScrollBar().maximum() == 0        # never sideways

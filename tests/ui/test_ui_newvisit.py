@@ -7,7 +7,7 @@ import pytest
 
 pytest.importorskip("pytestqt")
 
-from tests.ui.ui_support import WAIT_MS, close_window, make_window, private_dirs  # noqa: E402,F401
+from tests.ui.ui_support import WAIT_MS, close_window, make_window, private_dirs, themed  # noqa: E402,F401
 
 
 def test_epsg_offered_is_the_utm_zone_of_the_fix(qtbot, tmp_path):
@@ -259,3 +259,31 @@ def test_prepare_basemap_fetches_around_the_fix_and_the_visit_keeps_it(qtbot, tm
         assert "above the limit of 5,000" in other.state.text() and server.requests == []
     finally:
         server.close()
+
+
+@pytest.mark.parametrize("size", [(1366, 768), (1280, 720), (1024, 600)])
+def test_dialog_fits_the_screen_with_start_visit_in_view(qtbot, tmp_path, themed, size):
+    """The questions scroll and Start visit stays in view on a laptop or tablet screen less a
+    30 px title bar and a 38 px taskbar (the dialog was 758 px tall and could not be made
+    lower: Start visit was below the screen even on a 1366x768 laptop)."""
+    from PySide6.QtWidgets import QDialogButtonBox
+
+    from fieldapp.ui.newvisit import NewVisitDialog, fit_height
+    from tests.ui.test_ui_layout import fully_in_view
+
+    dlg = NewVisitDialog(tmp_path, crew="AS")
+    qtbot.addWidget(dlg)
+    width, height = size[0], size[1] - 30 - 38
+    least = dlg.minimumSizeHint()
+    assert least.width() <= width and least.height() <= height, least
+    assert dlg.height() <= fit_height(dlg)      # as first shown: inside its own screen
+    dlg.resize(min(900, width), height)
+    dlg.show()
+    qtbot.waitExposed(dlg)
+    qtbot.waitUntil(lambda: dlg.height() == height)
+    start = dlg.findChild(QDialogButtonBox).buttons()
+    assert [b.text() for b in start if fully_in_view(b, dlg)] == ["Start visit", "Cancel"]
+    assert fully_in_view(dlg.name, dlg)             # the first question, with no scrolling
+    dlg.scroll.ensureWidgetVisible(dlg.where)       # the last line, a scroll away
+    qtbot.waitUntil(lambda: fully_in_view(dlg.where, dlg))
+    assert dlg.scroll.horizontalScrollBar().maximum() == 0      # never sideways
