@@ -51,9 +51,11 @@ class Fix:
     alt_hae_m: float = 251.0
 
 
-def record_visit(path: Path, name: str = "Mill Creek lot") -> None:
+def record_visit(path: Path, name: str = "Mill Creek lot", note: str | None = None) -> None:
     """A new visit at ``path`` (the app layer's :func:`open_visit`), FIXES fixes 1 s and about
-    1.1 m apart recorded into its track and one tree stood at the last fix; closed."""
+    1.1 m apart recorded into its track and one tree stood at the last fix (and ``note`` there,
+    when given); closed."""
+    from fieldapp.app.lines import add_note_here
     from fieldapp.app.visit import open_visit
 
     vc = open_visit(path, name=name, crs="EPSG:32616", crew="crew@laptop-a")
@@ -63,6 +65,8 @@ def record_visit(path: Path, name: str = "Mill Creek lot") -> None:
         for fix in fixes:
             vc.on_fix(fix)
         vc.add_tree(fixes[-1], dbh_in=14.5, species_code="ACSA")
+        if note is not None:
+            add_note_here(vc, note, fixes[-1])
     finally:
         vc.close()
 
@@ -153,6 +157,10 @@ def cp1252_console() -> dict:
     return {"PYTHONIOENCODING": "cp1252"}
 
 
+#: a note with letters and signs cp1252 lacks (ą, ł, ≥, −, σ)
+NOTE = "skarpa ≥ 30 % – źródło pod olchą, σ −0,2 m"
+
+
 def test_site_named_with_polish_letters_through_the_cli_on_code_page_1252(tmp_path):
     env = cp1252_console()
     probe = subprocess.run([sys.executable, "-c", "import sys; print(sys.stdout.encoding)"],
@@ -162,7 +170,7 @@ def test_site_named_with_polish_letters_through_the_cli_on_code_page_1252(tmp_pa
     folder = tmp_path / SITE_NAME
     folder.mkdir()
     visit = folder / f"{SITE_NAME}.gpkg"
-    record_visit(visit, name=SITE_NAME)
+    record_visit(visit, name=SITE_NAME, note=NOTE)
     office = tmp_path / f"biuro {SITE_NAME}"
     for args in (["sync", "--init-office", "--office", office, visit],
                  ["sync", "--office", office, "--list"],
@@ -175,13 +183,15 @@ def test_site_named_with_polish_letters_through_the_cli_on_code_page_1252(tmp_pa
         assert "Traceback" not in out, (args, out)
     assert "Wis" in out or "Wis" in run_cli("sync", "--office", office, "--list",
                                             encoding_env=env).stdout.decode("cp1252")
-    # the name itself is kept whole in the files (UTF-8), whatever the console could show
+    # the names and the note are kept whole in the files (UTF-8), whatever the console showed
     from fieldapp.sync import FolderOffice
     from fieldapp.sync.engine import site_id_of
 
     master = FolderOffice(office).master_path(site_id_of(visit))
     assert rows(master, "track_point") == FIXES
-    assert SITE_NAME in (folder / f"{SITE_NAME}.kml").read_text(encoding="utf-8")
+    assert NOTE in (folder / f"{SITE_NAME}.kml").read_text(encoding="utf-8")
+    with open(folder / "csv" / "note.csv", newline="", encoding="utf-8") as fh:
+        assert [row["text"] for row in csv.DictReader(fh)] == [NOTE]
 
 
 # ---------------------------------------------------------------- a CSV open in Excel
