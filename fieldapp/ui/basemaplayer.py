@@ -210,9 +210,10 @@ class ReferenceLines:
 def install_basemap_menu(window: Any) -> BasemapLayer:
     """The toolbar's *Basemap ▾* button (Add basemap… Ctrl+B, opacity, remove) and the layer;
     the visit's basemap (:mod:`fieldapp.basemap.layers`) is shown when a visit opens."""
-    from PySide6.QtWidgets import QFileDialog, QMenu, QToolButton
+    from PySide6.QtWidgets import QFileDialog, QMenu
 
     from fieldapp.basemap import layers as maplayers
+    from fieldapp.ui import theme
 
     def frame_of() -> Any:
         v = window.visit
@@ -296,12 +297,8 @@ def install_basemap_menu(window: Any) -> BasemapLayer:
     menu.addAction("Remove reference layers", clear_references)
     window.reference_lines = refs
     window.reference_add = add_reference
-    button = QToolButton()
-    button.setObjectName("basemapButton")
-    button.setText("Basemap ▾")
-    button.setToolTip("Background orthophoto or tiles (Ctrl+B adds one)")
-    button.setMenu(menu)
-    button.setPopupMode(QToolButton.InstantPopup)
+    button = theme.menu_button("basemapButton", "Basemap ▾",
+                               "Background orthophoto or tiles (Ctrl+B adds one)", menu)
     window.basemap_button = button
     window.toolbar.addWidget(button)
     window.visit_listeners.append(on_visit)

@@ -26,6 +26,7 @@ from PySide6.QtWidgets import (
 )
 
 from fieldapp.app import logfile, paths
+from fieldapp.ui import theme
 
 log = logging.getLogger(__name__)
 
@@ -88,12 +89,8 @@ def install_help_menu(window: Any) -> QToolButton:
                                                 "Open the folder of config.json",
                                                 lambda: open_folder(window, paths.config_dir()))
     menu.addAction(window.open_settings_action)
-    button = QToolButton()
-    button.setObjectName("helpButton")
-    button.setText("Help ▾")
-    button.setToolTip("Where visits, settings and the log are kept (F1)")
-    button.setMenu(menu)
-    button.setPopupMode(QToolButton.InstantPopup)
+    button = theme.menu_button("helpButton", "Help ▾",
+                               "Where visits, settings and the log are kept (F1)", menu)
     menu.setTitle("Help")
     window.visit_menu.addMenu(menu).setVisible(False)   # shown there on a narrow window
     window.help_menu = menu

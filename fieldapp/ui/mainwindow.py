@@ -16,7 +16,7 @@ from PySide6.QtCore import QEvent, QSignalBlocker, Qt, QTimer, Signal
 from PySide6.QtGui import QAction, QGuiApplication, QKeySequence
 from PySide6.QtWidgets import (
     QFileDialog, QLabel, QMainWindow, QMenu, QMessageBox, QPushButton, QSizePolicy, QSplitter,
-    QTabWidget, QToolBar, QToolButton, QVBoxLayout, QWidget,
+    QTabWidget, QToolBar, QVBoxLayout, QWidget,
 )
 
 from fieldapp.ui import status as status_mod
@@ -255,13 +255,10 @@ class MainWindow(QMainWindow):
                                               tip="Open a site visit GeoPackage")
         visit_menu.addAction(self.new_visit_action)
         visit_menu.addAction(self.open_visit_action)
-        visit_button = QToolButton()
-        visit_button.setObjectName("visitButton")
-        visit_button.setText("Visit ▾")
-        visit_button.setToolTip("New visit (Ctrl+N) or open one (Ctrl+O)")
-        visit_button.setMenu(visit_menu)
-        visit_button.setPopupMode(QToolButton.InstantPopup)
-        tb.addWidget(visit_button)
+        from fieldapp.ui import theme
+
+        tb.addWidget(theme.menu_button("visitButton", "Visit ▾",
+                                       "New visit (Ctrl+N) or open one (Ctrl+O)", visit_menu))
         self._action("Devices…", "Ctrl+D", self.open_device_dialog, tb, "Ports and simulators")
         self._action("Satellites", "Ctrl+G", self.open_satellites,
                      tip="Sky plot and table of the satellites (or click the GNSS badge)")

@@ -294,3 +294,19 @@ def badge_css(colours: tuple[str, str]) -> str:
     bg, fg = colours
     return (f"background: {bg}; color: {fg}; font-weight: bold; border-radius: 4px;"
             " padding: 2px 8px;")
+
+
+def menu_button(name: str, text: str, tip: str, menu: Any) -> Any:
+    """A toolbar button (object ``name``, e.g. ``"visitButton"``) that opens ``menu`` on a
+    press (a tap: no press-and-hold wait), labelled ``text`` (``"Visit ▾"``), ``tip`` its
+    tooltip."""
+    from PySide6.QtWidgets import QToolButton
+
+    button = QToolButton()
+    button.setObjectName(name)
+    button.setText(text)
+    button.setToolTip(tip)
+    button.setMenu(menu)
+    button.setPopupMode(QToolButton.InstantPopup)
+    return button
+
