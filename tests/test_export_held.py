@@ -163,10 +163,19 @@ def test_a_file_held_open_is_told_by_a_real_write_open(tmp_path, monkeypatch):
     assert guard.held_file(tmp_path, windows=True) is None            # a folder: not a held file
     assert guard.held_file(tmp_path / "nothing.csv", windows=True) is None
 
-    def share_mode_0(path, *a, **k):
-        raise PermissionError(errno.EACCES, "Permission denied", path)
+    if os.name == "nt":     # Windows asks CreateFile for read, write and delete access
+        import _winapi
 
-    monkeypatch.setattr("builtins.open", share_mode_0)
+        def sharing_violation(path, *a, **k):
+            raise OSError(0, "The process cannot access the file because it is being used by"
+                          " another process", path, 32)   # ERROR_SHARING_VIOLATION
+
+        monkeypatch.setattr(_winapi, "CreateFile", sharing_violation)
+    else:
+        def share_mode_0(path, *a, **k):
+            raise PermissionError(errno.EACCES, "Permission denied", path)
+
+        monkeypatch.setattr("builtins.open", share_mode_0)
     assert guard.held_file(f, windows=True) == "held"
 
 

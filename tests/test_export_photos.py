@@ -48,7 +48,7 @@ def test_folder_formats_write_the_photos_and_a_link_in_each_feature(sample, fmt)
     r = export_visit(sample["path"], out, fmt)
     assert r.layers["photo"] == 4
     ext = {"geojson": "geojson", "csv": "csv", "shp": "shp"}[fmt]
-    meta, _, _, fields = read(str(out / f"tree.{ext}"))
+    meta, _, _, fields = read(str(out / f"tree.{ext}"), encoding="UTF-8")   # not the code page
     cols = list(meta["fields"])
     by_uuid = dict(zip(fields[cols.index("uuid")], fields[cols.index("photos")]))
     assert by_uuid[sample["tree"].uuid] == ";".join(_links(sample))
@@ -56,7 +56,7 @@ def test_folder_formats_write_the_photos_and_a_link_in_each_feature(sample, fmt)
     for p, link in zip(sample["tree_photos"], _links(sample)):
         assert (out / link).read_bytes() == p.data         # relative to the data files
     assert len(list((out / "photos").iterdir())) == 4
-    meta, _, geoms, fields = read(str(out / f"photo.{ext}"))
+    meta, _, geoms, fields = read(str(out / f"photo.{ext}"), encoding="UTF-8")
     cols = list(meta["fields"])
     rows = {u: i for i, u in enumerate(fields[cols.index("uuid")])}
     i = rows[sample["alone"][0].uuid]

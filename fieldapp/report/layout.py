@@ -52,12 +52,13 @@ _VERA = {"": "Vera.ttf", "-Bold": "VeraBd.ttf", "-Oblique": "VeraIt.ttf", "-Bold
 
 
 def _font_files() -> dict[str, str]:
-    """The four faces of a sans-serif that has every character the report prints (≥ – ° σ ×):
-    DejaVu Sans (Linux, or matplotlib's copy), else Arial (Windows); else the Bitstream Vera
-    reportlab ships (it has no σ)."""
+    """The four faces of a sans-serif that has every character the report prints (≥ – ° σ ×,
+    a site's Polish or Czech letters): DejaVu Sans (Linux, or matplotlib's copy), else Arial
+    (Windows), else DejaVu Sans installed on Windows; else the Bitstream Vera reportlab ships,
+    which lacks σ and letters such as ą and ł (they print as blanks): logged as a warning."""
     windows = Path(os.environ.get("WINDIR", "C:/Windows")) / "Fonts"
     places = [(Path("/usr/share/fonts/truetype/dejavu"), _DEJAVU), (Path("/usr/share/fonts/dejavu"), _DEJAVU),
-              (Path("/usr/share/fonts/TTF"), _DEJAVU), (windows, _ARIAL),
+              (Path("/usr/share/fonts/TTF"), _DEJAVU), (windows, _ARIAL), (windows, _DEJAVU),
               (Path("/Library/Fonts"), _ARIAL), (Path("/System/Library/Fonts/Supplemental"), _ARIAL)]
     try:
         import matplotlib
@@ -68,8 +69,13 @@ def _font_files() -> dict[str, str]:
     for folder, faces in places:
         if all((folder / f).is_file() for f in faces.values()):
             return {k: str(folder / f) for k, f in faces.items()}
+    import logging
+
     import reportlab
 
+    logging.getLogger(__name__).warning(
+        "no DejaVu Sans or Arial found: the report uses Bitstream Vera, which lacks σ and letters"
+        " such as ą and ł (they print blank); install DejaVu Sans to print them")
     base = Path(reportlab.__file__).parent / "fonts"
     return {k: str(base / f) for k, f in _VERA.items()}
 
