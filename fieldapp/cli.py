@@ -16,6 +16,7 @@ Every run writes ``fieldapp.log`` (:mod:`fieldapp.app.logfile`; the folder:
 from __future__ import annotations
 
 import importlib
+import logging
 import sys
 
 from devices.console import tolerant_console
@@ -92,7 +93,11 @@ def main(argv: list[str] | None = None) -> int:
 def _main(args: list[str]) -> int:
     if args and args[0] in SUBCOMMANDS:
         module = importlib.import_module(SUBCOMMANDS[args[0]])
-        return int(module.main(args[1:]) or 0)
+        status = int(module.main(args[1:]) or 0)
+        # how an office command ended, in the log a crew sends with a question (its refusals
+        # go to the console as one line; the command's own log lines say why)
+        logging.getLogger("fieldapp").info("fieldapp %s ended with exit status %d", args[0], status)
+        return status
     if args and args[0] in ("-h", "--help"):
         print_help()
         return 0

@@ -31,6 +31,7 @@ from __future__ import annotations
 
 import argparse
 import contextlib
+import logging
 import math
 import sqlite3
 import sys
@@ -42,6 +43,8 @@ from fieldapp.sync.errors import SyncError
 from fieldapp.sync.office import FolderOffice, check_site_id
 from fieldapp.sync.offices import open_office
 from fieldapp.sync.officestore import OfficeStore
+
+_log = logging.getLogger(__name__)
 
 
 def _seconds(text: str) -> float:
@@ -112,15 +115,22 @@ def main(argv: list[str] | None = None) -> int:
         print("fieldapp sync: interrupted; nothing half-done is left, the next sync completes it",
               file=sys.stderr)
         return 130
-    except (SyncError, ValueError, OSError) as exc:
+    except SyncError as exc:
         print(f"fieldapp sync: {_one_line(exc)}", file=sys.stderr)
+        _log.info("sync refused: %s", _one_line(exc))
+        return 1
+    except (ValueError, OSError) as exc:
+        print(f"fieldapp sync: {_one_line(exc)}", file=sys.stderr)
+        _log.info("sync failed: %s", _one_line(exc), exc_info=True)   # the traceback: the log file
         return 1
     except sqlite3.Error as exc:
         print(f"fieldapp sync: a GeoPackage could not be read or written: {_one_line(exc)}", file=sys.stderr)
+        _log.info("sync failed: %s", _one_line(exc), exc_info=True)
         return 1
     except Exception as exc:  # noqa: BLE001 - the CLI edge: a message, never a traceback
         print(f"fieldapp sync: failed ({type(exc).__name__}): {_one_line(exc)}; nothing half-done"
               " is left, the next sync carries on", file=sys.stderr)
+        _log.info("sync failed: %s", _one_line(exc), exc_info=True)
         return 1
 
 

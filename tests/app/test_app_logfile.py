@@ -266,3 +266,27 @@ def test_no_console_on_windows_says_it_in_a_message_box(monkeypatch):
     logfile.tell_user("fieldapp: settings file C:\\x\\config.json is not readable JSON")
     monkeypatch.undo()
     assert shown == ["fieldapp: settings file C:\\x\\config.json is not readable JSON"]
+
+
+def test_how_an_office_command_ended_is_in_the_log(tmp_path, monkeypatch, capsys):
+    """A refused sync says one line on the console; the log (what a crew sends with a
+    question) holds the refusal and the exit status too, and an unexpected failure's traceback."""
+    from fieldapp.sync import cli as sync_cli
+
+    monkeypatch.setenv("FIELDAPP_LOG_DIR", str(tmp_path / "logs"))
+    visit = tmp_path / "v.gpkg"
+    visit.write_bytes(b"")
+    assert cli.main(["sync", "--office", str(tmp_path / "no-office"), str(visit)]) == 1
+    err = capsys.readouterr().err
+    text = (tmp_path / "logs" / "fieldapp.log").read_text(encoding="utf-8")
+    assert err.startswith("fieldapp sync: ") and "fieldapp sync ended with exit status 1" in text
+
+    def broken(_args):
+        "Łąka".encode("cp1252")     # what a Windows code page does to a Polish site name
+
+    monkeypatch.setattr(sync_cli, "_run", broken)
+    assert cli.main(["sync", "--office", str(tmp_path / "no-office"), str(visit)]) == 1
+    err = capsys.readouterr().err
+    text = (tmp_path / "logs" / "fieldapp.log").read_text(encoding="utf-8")
+    assert err.count("\n") == 1 and "Traceback" not in err and "'charmap' codec" in err
+    assert "Traceback" in text and 'in broken\n    "Łąka".encode("cp1252")' in text
