@@ -17,6 +17,8 @@ __all__ = ["tolerant_console"]
 #: how each stream shows a character its encoding lacks: "?" in output another program reads;
 #: the code point (``\u0141``) in messages, so the name in an error can still be worked out
 ERRORS = {"stdout": "replace", "stderr": "backslashreplace"}
+#: error handlers that never raise on a character the encoding lacks: a stream with one is kept
+TOLERANT = frozenset({"replace", "backslashreplace", "xmlcharrefreplace", "namereplace", "ignore"})
 
 
 def tolerant_console() -> None:
@@ -26,7 +28,9 @@ def tolerant_console() -> None:
     none) or not a :class:`io.TextIOWrapper` (a test's capture) is left as it is. Never raises."""
     for name, errors in ERRORS.items():
         stream = getattr(sys, name, None)
-        if isinstance(stream, io.TextIOWrapper) and stream.errors == "strict":
+        # "strict", or "surrogateescape" (what Python takes under a C/POSIX locale, and under
+        # wine's): both raise on a character the code page lacks
+        if isinstance(stream, io.TextIOWrapper) and stream.errors not in TOLERANT:
             try:
                 stream.reconfigure(errors=errors)
             except (ValueError, OSError):   # closed, or its encoder cannot be changed now

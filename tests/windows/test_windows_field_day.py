@@ -71,6 +71,13 @@ def record_visit(path: Path, name: str = "Mill Creek lot", note: str | None = No
         vc.close()
 
 
+def log_tail(lines: int = 40) -> str:
+    """The end of the tests' fieldapp.log (tests/conftest.py's FIELDAPP_LOG_DIR): a failed
+    command's traceback, which its console shows as one line."""
+    log = Path(os.environ.get("FIELDAPP_LOG_DIR", ".")) / "fieldapp.log"
+    return "\n".join(log.read_text(encoding="utf-8").splitlines()[-lines:]) if log.is_file() else ""
+
+
 def rows(gpkg: Path, table: str) -> int:
     with closing(sqlite3.connect(gpkg)) as conn:
         return conn.execute(f'SELECT count(*) FROM "{table}"').fetchone()[0]
@@ -178,7 +185,7 @@ def test_site_named_with_polish_letters_through_the_cli_on_code_page_1252(tmp_pa
                  ["export", visit, "--format", "kml", "-o", folder / f"{SITE_NAME}.kml"]):
         r = run_cli(*args, encoding_env=env)
         err = r.stderr.decode("cp1252", "replace")
-        assert r.returncode == 0 and "Traceback" not in err, (args, err)
+        assert r.returncode == 0 and "Traceback" not in err, (args, err, log_tail())
         out = r.stdout.decode("cp1252")  # strict: the console reads every byte as cp1252
         assert "Traceback" not in out, (args, out)
     assert "Wis" in out or "Wis" in run_cli("sync", "--office", office, "--list",
