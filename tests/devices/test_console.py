@@ -11,7 +11,8 @@ from devices.console import tolerant_console
 
 
 def _console(encoding: str, errors: str = "strict") -> io.TextIOWrapper:
-    return io.TextIOWrapper(io.BytesIO(), encoding=encoding, errors=errors, write_through=True)
+    return io.TextIOWrapper(io.BytesIO(), encoding=encoding, errors=errors, newline="\n",
+                            write_through=True)   # "\n" as written, on Windows too
 
 
 @pytest.mark.parametrize("encoding, shown, errors", [("cp1252", "??ka – Wis?a ? ? ?", "strict"),
