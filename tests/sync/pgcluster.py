@@ -24,6 +24,10 @@ TEMPLATE_DB = "fieldapp_test_template"
 
 
 def _bindir() -> Path | None:
+    """Debian's PostgreSQL with PostGIS, newest first; None on Windows (under wine Debian's
+    binaries show through the Z: drive, but they are Linux programs: no cluster from them)."""
+    if os.name == "nt":
+        return None
     for d in sorted(glob.glob("/usr/lib/postgresql/*/bin"), key=lambda p: int(Path(p).parent.name),
                     reverse=True):
         major = Path(d).parent.name
