@@ -45,19 +45,19 @@ if os.name == "nt":
 
     os.symlink = _symlink
 
-    import subprocess
     import time
 
-    _execute_child = subprocess.Popen._execute_child
+    _create_process = _winapi.CreateProcess
 
-    def _execute_child_again(self, *args, **kwargs):
-        """wine's CreateProcess "Internal error" (1359) is passing: try again (3 times at most)."""
+    def _create_process_again(*args):
+        """wine's CreateProcess "Internal error" (1359) is passing: try again (3 times at most).
+        At this level (not Popen's): the child's pipe handles are still open for the retry."""
         for attempt in range(3):
             try:
-                return _execute_child(self, *args, **kwargs)
+                return _create_process(*args)
             except OSError as exc:
                 if getattr(exc, "winerror", None) != 1359 or attempt == 2:
                     raise
                 time.sleep(0.5 * (attempt + 1))
 
-    subprocess.Popen._execute_child = _execute_child_again
+    _winapi.CreateProcess = _create_process_again
