@@ -135,11 +135,12 @@ def main() -> None:
     from PySide6.QtWidgets import QApplication
 
     app = QApplication([])
+    from PySide6.QtWidgets import QMainWindow
+
     from fieldapp.basemap import Renderer
     from fieldapp.geo import SiteFrame
     from fieldapp.ui.basemaplayer import BasemapLayer
     from fieldapp.ui.mapview import MapView
-    from PySide6.QtWidgets import QMainWindow
 
     frame = SiteFrame("EPSG:32616")
     win = QMainWindow()

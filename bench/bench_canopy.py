@@ -15,8 +15,7 @@ import time
 
 import numpy as np
 
-from fieldapp.survey import AreaKind, LeafHabit, Visit
-from fieldapp.survey import canopy
+from fieldapp.survey import AreaKind, LeafHabit, Visit, canopy
 from fieldapp.survey.canopy import stand_measures
 
 

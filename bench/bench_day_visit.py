@@ -32,7 +32,7 @@ import sys
 import tempfile
 import time
 from dataclasses import dataclass
-from datetime import datetime, timedelta, timezone
+from datetime import UTC, datetime, timedelta, timezone
 from pathlib import Path
 
 os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
@@ -42,7 +42,7 @@ import numpy as np  # noqa: E402
 
 DAY_FIXES = 8 * 3600 * 10
 DAY_TREES = 4000
-T0 = datetime(2024, 6, 3, 13, 0, tzinfo=timezone.utc)
+T0 = datetime(2024, 6, 3, 13, 0, tzinfo=UTC)
 LON0, LAT0 = -87.0, 45.0
 TARGETS = {"open": 2.0, "cold": 2.0, "fix": 0.005, "report": 20.0, "export": 20.0, "sync": 10.0}
 LABELS = {"cold": "open cold"}   # the file not in the OS cache

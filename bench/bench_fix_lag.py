@@ -21,10 +21,10 @@ from __future__ import annotations
 
 import argparse
 import math
-from statistics import median
 import sys
 import tracemalloc
 from pathlib import Path
+from statistics import median
 
 import pynmea2
 

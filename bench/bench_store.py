@@ -13,7 +13,7 @@ import sys
 import tempfile
 import time
 from dataclasses import dataclass
-from datetime import datetime, timedelta, timezone
+from datetime import UTC, datetime, timedelta, timezone
 from pathlib import Path
 
 from fieldapp.store import create_visit
@@ -52,7 +52,7 @@ def raw_sqlite_rate(d: Path, n: int = 1000) -> float:
 
 
 def run(n: int, durability: str, d: Path):
-    t0 = datetime(2024, 6, 3, 14, 0, tzinfo=timezone.utc)
+    t0 = datetime(2024, 6, 3, 14, 0, tzinfo=UTC)
     fixes = [Fix(45.0 + i * 1e-7, -89.0 + i * 1e-7, t0 + timedelta(seconds=i / 10)) for i in range(n)]
     path = d / f"bench-{durability}.gpkg"
     visit = Visit.new("bench", crs="EPSG:32616", who="bench@laptop")

@@ -31,6 +31,7 @@ sys.path[:0] = [str(REPO)]
 
 sys.path[:0] = [str(REPO / "bench")]
 from bench_sync import N, edit_trees, make_visit, timed  # noqa: E402
+
 from fieldapp.sync import FolderOffice, PostgisOffice, checkout, sync  # noqa: E402
 
 

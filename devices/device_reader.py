@@ -22,7 +22,7 @@ port thread.
 
 from __future__ import annotations
 
-from typing import Callable
+from collections.abc import Callable
 
 from devices.framing import FramerFactory, LineFramer
 from devices.transport import DeviceStatus, PortReader, SerialSettings

@@ -10,7 +10,7 @@ without line ends, plugs in its own); :class:`LineFramer` frames CR / LF / CRLF 
 from __future__ import annotations
 
 import abc
-from typing import Callable
+from collections.abc import Callable
 
 __all__ = ["MAX_LINE_BYTES", "Framer", "FramerFactory", "LineFramer", "is_checksummed_nmea"]
 

@@ -30,8 +30,9 @@ import queue
 import threading
 import time
 import urllib.parse
+from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Any, Callable
+from typing import Any
 
 from devices.transport import PortReader, SerialSettings
 

@@ -50,8 +50,8 @@ import logging
 import threading
 import time
 import urllib.parse
+from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Callable
 
 import serial
 import serial.tools.list_ports
@@ -444,7 +444,7 @@ class PortReader:
 
     # -- lifecycle
 
-    def start(self) -> "PortReader":
+    def start(self) -> PortReader:
         """Start the reader thread (once).  Returns self."""
         if self._thread is not None:
             raise RuntimeError(f"reader {self.name} already started")
@@ -475,7 +475,7 @@ class PortReader:
             thread.join(timeout_s)
         return not thread.is_alive()
 
-    def __enter__(self) -> "PortReader":
+    def __enter__(self) -> PortReader:
         return self.start()
 
     def __exit__(self, *exc) -> None:

@@ -43,10 +43,10 @@ from __future__ import annotations
 import enum
 import functools
 import math
+from collections.abc import Iterable
 from dataclasses import dataclass
 from datetime import date
 from functools import cached_property
-from typing import Iterable
 
 import numpy as np
 import shapely
@@ -345,7 +345,7 @@ class SiteFrame:
         return f"SiteFrame({self.crs.to_string()!r}, foot={self.foot.value})"
 
     @classmethod
-    def for_position(cls, lat_deg: float, lon_deg: float) -> "SiteFrame":
+    def for_position(cls, lat_deg: float, lon_deg: float) -> SiteFrame:
         """The default frame: the UTM zone of this position (:func:`utm_crs`)."""
         return cls(utm_crs(lat_deg, lon_deg))
 
@@ -492,7 +492,7 @@ class SiteFrame:
         return math.sqrt(self._proj.get_factors(lon, lat).areal_scale)
 
     @cached_property
-    def _proj(self) -> "pyproj.Proj":  # noqa: F821 - imported when first asked
+    def _proj(self) -> pyproj.Proj:  # noqa: F821 - imported when first asked
         import pyproj
 
         return pyproj.Proj(self.crs)

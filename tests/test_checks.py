@@ -8,7 +8,7 @@ the grid scale factor is 0.9996: a ground length of L ft is ``from_ft(L) * k`` g
 from __future__ import annotations
 
 import math
-from datetime import datetime, timedelta, timezone
+from datetime import UTC, datetime, timedelta, timezone
 
 import pytest
 from shapely.geometry import LineString, box
@@ -23,7 +23,7 @@ X0, Y0 = 500_000.0, 4_983_000.0
 
 
 def clock():
-    t = [datetime(2024, 6, 3, 14, 0, tzinfo=timezone.utc)]
+    t = [datetime(2024, 6, 3, 14, 0, tzinfo=UTC)]
 
     def now():
         t[0] += timedelta(seconds=1)

@@ -6,23 +6,23 @@ Site in UTM 16N at the central meridian (scale factor 0.9996), as in test_checks
 
 from __future__ import annotations
 
-from datetime import datetime, timedelta, timezone
+from datetime import UTC, datetime, timedelta, timezone
 
 import pytest
 from shapely.geometry import LineString
 
+from fieldapp.checks import requests as R
 from fieldapp.checks import requests_for_model
 from fieldapp.rules import evaluate
 from fieldapp.store import create_visit, open_visit
 from fieldapp.survey import Action, InvalidValue, Layer, Visit
-from fieldapp.checks import requests as R
 
 X0, Y0 = 500_000.0, 4_983_000.0
 K = 0.9996  # grid scale factor on zone 16's central meridian
 
 
 def clock():
-    t = [datetime(2024, 6, 3, 14, 0, tzinfo=timezone.utc)]
+    t = [datetime(2024, 6, 3, 14, 0, tzinfo=UTC)]
 
     def now():
         t[0] += timedelta(seconds=1)

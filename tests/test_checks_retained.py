@@ -10,7 +10,6 @@ import pytest
 from fieldapp import checks
 from fieldapp.checks import Checks, protection_check
 from fieldapp.survey.features import Layer
-
 from tests.test_checks import square, two_crown_stand, visit  # noqa: F401 - the fixture
 
 #: two_crown_stand: 100 x 100 ft on the ground = 10,000 / 43,560 = 0.229568 ac, mature by canopy

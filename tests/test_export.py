@@ -35,7 +35,7 @@ def sample(tmp_path_factory):
     visit = load_visit(path)
     from fieldapp.survey import Layer
 
-    info["trees"] = sorted(((t.uuid, t.x, t.y) for t in visit.features(Layer.TREE)))
+    info["trees"] = sorted((t.uuid, t.x, t.y) for t in visit.features(Layer.TREE))
     info["path"] = path
     info["folder"] = folder
     return info

@@ -12,9 +12,9 @@ from pathlib import Path
 import pytest
 
 from tests.links import symlink_or_skip
-from tests.test_export import EXPECTED
 from tests.report.test_report_guard import ReadOnly, one_line, sha256
 from tests.report.test_report_visit import build_sample_visit
+from tests.test_export import EXPECTED
 
 
 @pytest.fixture(scope="module")
@@ -78,7 +78,6 @@ def test_another_visit_is_never_overwritten(visit, fresh, tmp_path, capsys):
 def test_shapefiles_into_the_visits_own_folder(visit, tmp_path):
     """The visit's folder is a fine output folder: the layers go beside the visit, untouched."""
     from fieldapp.export import export_visit
-
     from fieldapp.report.content import load_visit
     from fieldapp.survey import Layer
 
@@ -152,8 +151,9 @@ def test_disk_full_while_writing(visit, tmp_path, fmt, capsys, monkeypatch):
 
 
 def test_gdal_write_failure_is_one_line(visit, tmp_path, capsys, monkeypatch):
-    import fieldapp.export
     from pyogrio.errors import DataSourceError
+
+    import fieldapp.export
 
     def fails(*a, **k):
         raise DataSourceError("Failed to create the layer (GDAL)")

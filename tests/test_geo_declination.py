@@ -4,7 +4,7 @@ rangefinder's magnetic azimuths, overridable, stored with each shot (issue 15 it
 from __future__ import annotations
 
 from dataclasses import dataclass
-from datetime import date, datetime, timezone
+from datetime import UTC, date, datetime, timezone
 from pathlib import Path
 
 import pytest
@@ -62,7 +62,7 @@ class Fix:
     alt_msl_m: float = 280.0
     geoid_sep_m: float = -30.0
     alt_hae_m: float = 250.0
-    time_utc: datetime = datetime(2026, 12, 1, 15, 0, tzinfo=timezone.utc)
+    time_utc: datetime = datetime(2026, 12, 1, 15, 0, tzinfo=UTC)
     t_monotonic_s: float = 1.0
 
 
@@ -113,8 +113,9 @@ def test_an_override_survives_a_new_session(tmp_path):
 
 
 def test_report_names_the_declination_and_its_source():
-    from fieldapp.report.content import declination_words
     from types import SimpleNamespace as S
+
+    from fieldapp.report.content import declination_words
 
     d = date(2026, 12, 1)
     assert declination_words(S(declination_deg=-1.18, declination_source="WMM-2025", visit_date=d)) \

@@ -14,8 +14,8 @@ import re
 import sys
 import threading
 import time
+from collections.abc import Callable
 from pathlib import Path
-from typing import Callable
 
 from devices.console import tolerant_console
 from devices.nmea.assembler import EpochAssembler, NmeaStats, iter_stream_fixes

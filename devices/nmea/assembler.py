@@ -12,8 +12,8 @@ import logging
 import re
 import time
 from collections import Counter
+from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass, field
-from typing import Iterable, Iterator, Mapping
 
 import pynmea2
 
@@ -22,7 +22,15 @@ from devices.framing import MAX_LINE_BYTES, LineFramer, is_checksummed_nmea
 from devices.nmea.cycle import CycleLearner
 from devices.nmea.epoch import _FIELD_ERRORS, _POSITION_SET, ZDA_JOIN_S, _build_fix, _Epoch, _Fields, _Sentence
 from devices.nmea.fix import BadKind, Fix
-from devices.nmea.sentences import PROPRIETARY_USED, _USED_TYPES, _is_printable, _parse, _seconds, _time_of_day, _tod_diff_s
+from devices.nmea.sentences import (
+    _USED_TYPES,
+    PROPRIETARY_USED,
+    _is_printable,
+    _parse,
+    _seconds,
+    _time_of_day,
+    _tod_diff_s,
+)
 
 __all__ = [
     "NmeaStats",

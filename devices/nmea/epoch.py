@@ -12,7 +12,7 @@ from __future__ import annotations
 import datetime as dt
 import logging
 import math
-from typing import Mapping
+from collections.abc import Mapping
 
 import pynmea2
 
@@ -22,7 +22,7 @@ from devices.nmea.sentences import _HANDLERS, _gsa_used_ids, _gsv_sats
 
 log = logging.getLogger(__name__)
 
-UTC = dt.timezone.utc
+UTC = dt.UTC
 
 #: Sentence types that carry a position, in order of precedence.
 _POSITION_TYPES = ("GGA", "GNS", "RMC", "GLL")

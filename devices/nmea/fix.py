@@ -9,8 +9,9 @@ from __future__ import annotations
 import datetime as dt
 import enum
 import functools
+from collections.abc import Mapping
 from dataclasses import dataclass, field
-from typing import Mapping, NamedTuple
+from typing import NamedTuple
 
 __all__ = [
     "FixQuality",

@@ -10,8 +10,8 @@ from __future__ import annotations
 import logging
 import threading
 import time
+from collections.abc import Callable
 from dataclasses import dataclass, replace
-from typing import Callable
 
 from devices.device_reader import DeviceReader
 from devices.nmea.assembler import EpochAssembler, NmeaStats

@@ -22,8 +22,8 @@ import functools
 import math
 import operator
 import re
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass
-from typing import Callable, Iterable
 
 import pynmea2
 from pynmea2 import nmea_utils

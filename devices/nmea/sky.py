@@ -12,8 +12,8 @@ used; field 18, system id).
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from dataclasses import dataclass
-from typing import Iterable
 
 from devices.errors import DeviceError
 from devices.nmea.sentences import _gsa_system_id, parse_gsv, parse_sentence

@@ -116,14 +116,13 @@ def _start(args: argparse.Namespace, data: dict, overrides: dict, source: str):
     OSError, ValueError
         An invalid scenario or flag, or a pty that cannot be made.
     """
+    from devices.sim.endpoint import pty_available
     from devices.sim.scenario import (
         LinkDirBusy,
         default_link_dir,
         private_link_dir,
         start_scenario,
     )
-
-    from devices.sim.endpoint import pty_available
 
     only = args.only.split(",") if args.only else None
     tcp = args.tcp or not pty_available()  # Windows: no ptys, the simulators serve socket://

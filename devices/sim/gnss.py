@@ -233,7 +233,7 @@ class GnssSim(Simulator):
         self.talker = talker
         self.time_scale = time_scale
         self._rng = random.Random(seed)
-        now = dt.datetime.now(dt.timezone.utc).replace(microsecond=0)
+        now = dt.datetime.now(dt.UTC).replace(microsecond=0)
         self.start_utc = start_utc or now
         self._n = 0
         self._t_start: float | None = None

@@ -20,8 +20,8 @@ import collections
 import logging
 import threading
 import time
+from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Callable
 
 from pyrtcm import RTCMMessage, RTCMReader
 

@@ -30,6 +30,7 @@ from devices.sim.base import Simulator
 from devices.sim.factory import SIMULATOR_KINDS, build_simulator
 from devices.sim.schema import ScenarioError, validate_scenario
 
+
 def scenario_names() -> list[str]:
     """Names of the scenarios shipped in ``devices/sim/scenarios``."""
     folder = resources.files("devices.sim") / "scenarios"

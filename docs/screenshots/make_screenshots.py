@@ -53,8 +53,8 @@ def main() -> None:
     tmp = Path(tempfile.mkdtemp(prefix="fieldapp-shots-"))
     os.environ["FIELDAPP_CONFIG_DIR"] = str(tmp / "cfg")
     app = QApplication([])
-    from fieldapp.ui import app as appmod
     from fieldapp.app import config as C
+    from fieldapp.ui import app as appmod
     from fieldapp.ui import simsupport, theme
 
     theme.apply(app)
@@ -175,9 +175,10 @@ def main() -> None:
     shot(w, "tally.png")
     # Photos (Ctrl+Shift+P): three camera photos attached to the first tree, as thumbnails
     if not wanted or "photos" in wanted:
+        from PIL import Image, ImageDraw
+
         from fieldapp.app.editing import Selection
         from fieldapp.survey.features import Layer
-        from PIL import Image, ImageDraw
 
         tree = sorted(w.visit.trees(), key=lambda tr: tr.tag)[0]
         w.editor.select(Selection(Layer.TREE, tree.uuid))

@@ -2,20 +2,26 @@
 the surveyor averages an OHWM point, shoots the transect, stakes out the bank point of T1
 (ON THE LINE, a flag), walks off it, then an orthophoto generated here is added at 70 %.
 Writes stakeout_on_line.png, stakeout.png and basemap.png next to this script."""
-import os, sys, time
+import os
+import sys
 import tempfile
+import time
 from pathlib import Path
+
 os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
 OUT = Path(__file__).resolve().parent
 sys.path.insert(0, str(OUT.parent.parent))
 from PySide6.QtGui import QKeySequence
 from PySide6.QtTest import QTest
 from PySide6.QtWidgets import QApplication
+
 tmp = Path(tempfile.mkdtemp(prefix="i16shot-"))
 os.environ["FIELDAPP_CONFIG_DIR"] = str(tmp / "cfg")
 app = QApplication([])
-from fieldapp.ui import app as appmod, theme
 from fieldapp.app import config as C
+from fieldapp.ui import app as appmod
+from fieldapp.ui import theme
+
 theme.apply(app)
 cfg = C.build({"simulate": True, "data_dir": str(tmp), "visit": str(tmp / "demo.gpkg")}, use_file=False)
 w = appmod.create_window(cfg)
@@ -63,9 +69,11 @@ until(lambda: panel.stake.guidance is not None and 14 < panel.stake.guidance.dis
 QTest.qWait(400)
 w.grab().save(str(OUT / "stakeout.png"))
 
-import numpy as np, rasterio
-from rasterio.transform import from_origin
+import numpy as np
+import rasterio
 from PIL import Image
+from rasterio.transform import from_origin
+
 rng = np.random.default_rng(4)
 fx = w.latest_fix
 n = 3000; PX = 1.5e-6

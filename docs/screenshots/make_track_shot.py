@@ -14,7 +14,7 @@ import os
 import sys
 import tempfile
 import time
-from datetime import datetime, timedelta, timezone
+from datetime import UTC, datetime, timedelta, timezone
 from pathlib import Path
 
 os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
@@ -24,7 +24,7 @@ sys.path.insert(0, str(OUT.parent.parent))
 import numpy as np  # noqa: E402
 
 LON0, LAT0 = -89.40, 43.07
-T0 = datetime(2026, 6, 1, 13, 0, tzinfo=timezone.utc)
+T0 = datetime(2026, 6, 1, 13, 0, tzinfo=UTC)
 
 
 def make_visit(path: Path) -> None:
@@ -103,7 +103,8 @@ def main() -> None:
 
     app = QApplication([])
     from fieldapp.app import config as C
-    from fieldapp.ui import app as appmod, theme
+    from fieldapp.ui import app as appmod
+    from fieldapp.ui import theme
 
     theme.apply(app)
     cfg = C.build({"data_dir": str(tmp), "visit": str(visit)}, use_file=False)

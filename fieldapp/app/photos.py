@@ -11,15 +11,14 @@ the camera clock offset from one photo of the app's clock.
 
 from __future__ import annotations
 
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime
 from pathlib import Path
-from typing import Iterable, Sequence
 
 from ..survey.editing import record_words
 from ..survey.features import Layer, PhotoRecord
-from ..survey.photos import (MAX_BYTES_DEFAULT, MAX_PX_DEFAULT, PhotoError, camera_offset_s,
-                             read_photo)
+from ..survey.photos import MAX_BYTES_DEFAULT, MAX_PX_DEFAULT, PhotoError, camera_offset_s, read_photo
 
 __all__ = ["AttachOutcome", "attach_files", "read_files", "keep_photos", "photo_files", "offset_from_clock_photo",
            "IMAGE_SUFFIXES", "FILE_FILTER"]

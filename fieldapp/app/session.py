@@ -9,9 +9,10 @@ come from the one factory :mod:`devices.sim.factory`.
 from __future__ import annotations
 
 import logging
+from collections.abc import Callable
 from dataclasses import dataclass, field, replace
 from pathlib import Path
-from typing import Any, Callable, Protocol
+from typing import Any, Protocol
 
 from devices.sim import factory as sim_factory
 from fieldapp.app.config import AppConfig
@@ -129,7 +130,6 @@ class DeviceSession:
     def _start_corrections(self) -> None:
         """The NTRIP client, writing RTCM to the receiver's own port or ``rtcm_url``."""
         from devices.ntrip import Caster, NtripClient, corrections_port
-
         from fieldapp.app import secrets
 
         cfg = self.config

@@ -25,8 +25,8 @@ from typing import Any
 from shapely.geometry import LinearRing, LineString, Point
 
 from fieldapp.app import overlays
-from fieldapp.survey.features import Layer
 from fieldapp.survey.errors import NotFound
+from fieldapp.survey.features import Layer
 from fieldapp.survey.stake import Guidance, Heading, Target, guide
 
 __all__ = ["targets", "StakeOut", "DEFAULT_TOLERANCE_FT"]

@@ -14,8 +14,9 @@ from __future__ import annotations
 
 import datetime as dt
 import logging
+from collections.abc import Callable
 from pathlib import Path
-from typing import Any, Callable
+from typing import Any
 
 from fieldapp import checks as checks_mod
 from fieldapp.app import paths

@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import os
 from dataclasses import dataclass
-from datetime import datetime, timezone
+from datetime import UTC, datetime, timezone
 from pathlib import Path
 
 import numpy as np
@@ -83,7 +83,7 @@ def _describe(path: Path, src) -> BasemapInfo:
     auth = src.crs.to_authority()
     date = tags.get("TIFFTAG_DATETIME") or tags.get("date") or tags.get("mtime")
     if not date:
-        date = datetime.fromtimestamp(os.path.getmtime(path), timezone.utc).date().isoformat()
+        date = datetime.fromtimestamp(os.path.getmtime(path), UTC).date().isoformat()
     source = (tags.get("TIFFTAG_IMAGEDESCRIPTION") or tags.get("attribution")
               or tags.get("description") or tags.get("name") or path.name)
     return BasemapInfo(path=path, driver=src.driver, crs=f"{auth[0]}:{auth[1]}" if auth else src.crs.to_wkt(),
@@ -131,7 +131,7 @@ class Renderer:
         self._open: dict[tuple[str, int | None], object] = {}
         self._site_bounds: dict[tuple[str, str], tuple] = {}
 
-    def __enter__(self) -> "Renderer":
+    def __enter__(self) -> Renderer:
         return self
 
     def __exit__(self, *exc) -> None:

@@ -10,9 +10,9 @@ checks panel and the report.
 from __future__ import annotations
 
 import json
+from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Any, Callable
-
+from typing import Any
 
 __all__ = ["RULE_TITLES", "Check", "Checks", "status_words", "summary_words"]
 

@@ -72,17 +72,25 @@ import os
 import shutil
 import sys
 import tempfile
+from collections.abc import Callable, Sequence
 from pathlib import Path
-from typing import Any, Callable, Sequence
+from typing import Any
 
 import numpy as np
 import shapely
 
-from fieldapp.report import current_umask
 from fieldapp.export import gdal
-from fieldapp.export.model import (ExportError, ExportExists, ExportRefused, ExportResult, ExportWriteFailed,
-                                   _ColumnRows, _LayerData)
+from fieldapp.export.model import (
+    ExportError,
+    ExportExists,
+    ExportRefused,
+    ExportResult,
+    ExportWriteFailed,
+    _ColumnRows,
+    _LayerData,
+)
 from fieldapp.export.workers import clear_stale, prestart, tmp_prefix, use_workers, write_in_workers
+from fieldapp.report import current_umask
 from fieldapp.survey import Layer
 
 __all__ = ["ALL", "FORMATS", "ExportError", "ExportExists", "ExportRefused", "ExportWriteFailed", "ExportResult",

@@ -23,8 +23,8 @@ import subprocess
 import sys
 import threading
 import time
+from collections.abc import Callable
 from pathlib import Path
-from typing import Callable
 
 from fieldapp.sync.processes import pid_alive
 

@@ -21,7 +21,7 @@ import logging
 import math
 import re
 from dataclasses import dataclass, field
-from datetime import datetime, timezone
+from datetime import UTC, datetime, timezone
 from pathlib import Path
 from typing import Any
 
@@ -30,7 +30,7 @@ import shapely
 from shapely.geometry import LineString, Point
 
 from fieldapp import __version__
-from fieldapp.checks import Check, Checks, RULE_TITLES
+from fieldapp.checks import RULE_TITLES, Check, Checks
 from fieldapp.geo import FOOT_INTERNATIONAL_M, SiteFrame
 from fieldapp.rules.nr341 import bank_parameters
 from fieldapp.rules.readings import READINGS
@@ -383,7 +383,7 @@ def gather(visit: Visit, path, *, retained_ac: float = 0.0, conflicts: list | No
         conflicts = _read_conflicts(path)
     site = visit.site
     content = ReportContent(
-        path=path, visit=visit, generated_utc=now or datetime.now(timezone.utc),
+        path=path, visit=visit, generated_utc=now or datetime.now(UTC),
         app_version=__version__, checks=all_checks, transects=[], stands=[], wetlands=[],
         gnss=[], track_summary={}, conflicts=list(conflicts), map=MapLayers(), tally_classes=[],
     )

@@ -13,20 +13,32 @@ comes from :mod:`.photos`.
 
 from __future__ import annotations
 
-from typing import Callable
+from collections.abc import Callable
 
 from reportlab import rl_config
 from reportlab.lib.pagesizes import letter
 from reportlab.lib.units import mm
-from reportlab.pdfgen import canvas as rl_canvas
 from reportlab.lib.utils import ImageReader
+from reportlab.pdfgen import canvas as rl_canvas
 from reportlab.platypus import BaseDocTemplate, Flowable, Frame, PageBreak, PageTemplate
 
 from .content import ReportContent
 from .layout import FONT, Heading, esc, fmt, heading, keep_headings_with_tables, para, register_fonts, small
-from .sections import (attached_checks, certification_section, conflicts_section, gnss_section,
-                       notes_section, profile_intro, profile_table, site_section, stakes_section,
-                       stands_section, summary_section, verdicts_section, wetlands_section)
+from .sections import (
+    attached_checks,
+    certification_section,
+    conflicts_section,
+    gnss_section,
+    notes_section,
+    profile_intro,
+    profile_table,
+    site_section,
+    stakes_section,
+    stands_section,
+    summary_section,
+    verdicts_section,
+    wetlands_section,
+)
 
 __all__ = ["write_pdf", "attachment_names", "attached_checks", "fmt", "MARGIN_MM", "HEADER_MM",
            "FOOTER_MM", "ReportDoc"]

@@ -10,7 +10,7 @@ paper at any resolution.
 from __future__ import annotations
 
 import math
-from typing import Sequence
+from collections.abc import Sequence
 
 import shapely
 from PySide6.QtCore import QPointF, QRectF, Qt

@@ -28,8 +28,8 @@ from __future__ import annotations
 
 import errno
 import os
+from collections.abc import Iterable
 from pathlib import Path
-from typing import Iterable
 
 __all__ = ["SIDECARS", "WINDOWS", "held_by_error", "held_file", "held_words", "is_visit_file", "os_error_words",
            "output_folder", "refuse_clobbering", "refuse_existing", "refuse_held"]

@@ -13,8 +13,8 @@ with the reason in words instead of failing the report.
 from __future__ import annotations
 
 import io
+from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Sequence
 
 from reportlab.lib import colors
 from reportlab.lib.units import mm
@@ -59,7 +59,8 @@ def thumbnail(data: bytes, max_mm: float = THUMB_MM, dpi: int = THUMB_DPI) -> tu
     ValueError
         Pillow cannot read ``data`` as an image (the message says why).
     """
-    from PIL import Image as PILImage, ImageOps, UnidentifiedImageError
+    from PIL import Image as PILImage
+    from PIL import ImageOps, UnidentifiedImageError
 
     try:
         with PILImage.open(io.BytesIO(data)) as im:

@@ -55,7 +55,16 @@ from typing import Any
 from fieldapp.rules.compare import at_least, more_than
 from fieldapp.rules.results import RuleInputError, RuleResult, Status, from_request, ordered
 from fieldapp.rules.validate import (
-    boolean, choice, finite_result, join, mapping, number, number_of, point_ft, polygon_ft, sequence,
+    boolean,
+    choice,
+    finite_result,
+    join,
+    mapping,
+    number,
+    number_of,
+    point_ft,
+    polygon_ft,
+    sequence,
 )
 
 __all__ = [

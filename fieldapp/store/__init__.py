@@ -23,8 +23,8 @@ from .gpkg import (
     inspect,
     open_visit,
 )
-from .visitlock import VisitInUse, VisitLock
 from .schema import SCHEMA_VERSION
+from .visitlock import VisitInUse, VisitLock
 
 __all__ = [
     "DamagedVisitFile",

@@ -16,7 +16,7 @@ import argparse
 import sys
 import time
 from dataclasses import dataclass
-from datetime import datetime, timezone
+from datetime import UTC, datetime, timezone
 from pathlib import Path
 
 
@@ -131,7 +131,7 @@ def main(argv=None) -> int:
     next_t = time.monotonic()
     i = 0
     while not args.limit or i < args.limit:
-        fix = _Fix(45.0 + i * 1e-7, -87.0 + i * 1e-7, datetime.now(timezone.utc), t_monotonic_s=time.monotonic())
+        fix = _Fix(45.0 + i * 1e-7, -87.0 + i * 1e-7, datetime.now(UTC), t_monotonic_s=time.monotonic())
         tp = visit.record_fix(fix)
         lines = [f"track_point {tp.uuid}\n"]
         if i % 3 == 0:

@@ -70,9 +70,9 @@ import logging
 import os
 import sqlite3
 import tempfile
-from datetime import datetime, timezone
+from collections.abc import Iterator, Sequence
+from datetime import UTC, datetime, timezone
 from pathlib import Path
-from typing import Iterator, Sequence
 
 from pyproj import CRS
 
@@ -80,13 +80,23 @@ from .. import __version__
 from ..geo import SiteFrame
 from ..survey.features import Action, Change, Layer
 from ..survey.visit import Visit
-from . import schema as S
 from . import media
+from . import schema as S
 from . import spatial as spatial_index
 from .durable import fsync_dir, fsync_file
-from .errors import (DamagedVisitFile, InvalidRecords, NewerVisitFile, NotAVisitFile, ReadOnlyVisitFile,
-                     RecordProblem, StoreClosed, StoreError, VisitFileExists, VisitOnNetworkDrive,
-                     WriteFailed)
+from .errors import (
+    DamagedVisitFile,
+    InvalidRecords,
+    NewerVisitFile,
+    NotAVisitFile,
+    ReadOnlyVisitFile,
+    RecordProblem,
+    StoreClosed,
+    StoreError,
+    VisitFileExists,
+    VisitOnNetworkDrive,
+    WriteFailed,
+)
 from .load import _load, _read_layer
 from .paths import can_write_file, can_write_folder, is_remote, sqlite_uri
 from .visitlock import VisitLock
@@ -119,7 +129,7 @@ CUSTOM_SRS_ID = 100000
 
 
 def _now_text() -> str:
-    return S.utc_text(datetime.now(timezone.utc))
+    return S.utc_text(datetime.now(UTC))
 
 
 def _srs_row(frame: SiteFrame | None):
@@ -243,7 +253,7 @@ class VisitStore:
         visit.attach_journal(self)
 
     # -------------------------------------------------------------- lifecycle
-    def __enter__(self) -> "VisitStore":
+    def __enter__(self) -> VisitStore:
         return self
 
     def __exit__(self, *exc) -> None:

@@ -10,7 +10,7 @@ A photo naming a record deleted since is listed with the photos on their own.
 from __future__ import annotations
 
 import io
-from datetime import timezone
+from datetime import UTC, timezone
 from pathlib import PureWindowsPath
 from typing import NamedTuple
 
@@ -48,7 +48,7 @@ def taken_words(p: PhotoRecord) -> str:
     camera's own clock, as it wrote it); ``—`` when the photo has no time."""
     if p.taken_utc is None:
         return "—"
-    when = p.taken_utc.astimezone(timezone.utc).strftime("%Y-%m-%d %H:%M")
+    when = p.taken_utc.astimezone(UTC).strftime("%Y-%m-%d %H:%M")
     return f"{when} UTC" if time_is_utc(p) else f"{when} camera local time (no zone)"
 
 
@@ -65,7 +65,7 @@ def time_is_utc(p: PhotoRecord) -> bool:
     except (OSError, SyntaxError, ValueError):
         return False
     return t is not None and (t.tzinfo is not None or
-                              t.replace(tzinfo=timezone.utc) != p.taken_utc)
+                              t.replace(tzinfo=UTC) != p.taken_utc)
 
 
 def direction_words(p: PhotoRecord) -> str:

@@ -22,7 +22,7 @@ import json
 import struct
 import typing
 from dataclasses import fields
-from datetime import date, datetime, timezone
+from datetime import UTC, date, datetime, timezone
 
 import numpy as np
 import shapely
@@ -249,7 +249,7 @@ def utc_text(dt: datetime) -> str:
     """ISO 8601 UTC with Z and milliseconds: ``2024-05-01T14:03:07.250Z``."""
     if dt.tzinfo is None:
         raise ValueError(f"naive datetime {dt!r}: times must be timezone-aware UTC")
-    dt = dt.astimezone(timezone.utc)
+    dt = dt.astimezone(UTC)
     return dt.strftime("%Y-%m-%dT%H:%M:%S.") + f"{dt.microsecond // 1000:03d}Z"
 
 
@@ -257,7 +257,7 @@ def parse_utc(text: str) -> datetime:
     """``2024-05-01T14:03:07.250Z`` → tz-aware UTC datetime; ValueError for anything else."""
     if not isinstance(text, str) or not text.endswith("Z"):
         raise ValueError(f"timestamp {text!r} is not ISO 8601 UTC text with Z")
-    return datetime.fromisoformat(text[:-1]).replace(tzinfo=timezone.utc)
+    return datetime.fromisoformat(text[:-1]).replace(tzinfo=UTC)
 
 
 def _json_default(o):

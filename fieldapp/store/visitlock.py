@@ -82,7 +82,7 @@ class VisitLock:
             keys.append(f"file {st.st_dev} {st.st_ino}")
         return keys
 
-    def acquire(self) -> "VisitLock":
+    def acquire(self) -> VisitLock:
         """Take the locks not held yet (again after the visit was made: its file's too)."""
         from filelock import FileLock, Timeout
 
@@ -123,7 +123,7 @@ class VisitLock:
     def held(self) -> bool:
         return bool(self._locks)
 
-    def __enter__(self) -> "VisitLock":
+    def __enter__(self) -> VisitLock:
         return self.acquire()
 
     def __exit__(self, *exc) -> None:

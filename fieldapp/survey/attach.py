@@ -15,7 +15,7 @@ the rest.
 
 from __future__ import annotations
 
-from typing import Sequence
+from collections.abc import Sequence
 
 from . import values as V
 from .errors import InvalidValue, NotFound

@@ -125,7 +125,7 @@ def repair_keep_lobes(polygon: Polygon) -> MultiPolygon:
 class BoundaryWalk:
     """Handle on a walk in progress. Get one from ``Visit.start_walk`` or ``Visit.walk(uuid)``."""
 
-    def __init__(self, visit: "Visit", walk_uuid: str) -> None:
+    def __init__(self, visit: Visit, walk_uuid: str) -> None:
         self._visit = visit
         self.uuid = walk_uuid
         self._last_t_s: float | None = None

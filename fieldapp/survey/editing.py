@@ -20,16 +20,33 @@ last vertices while walking, and once closed can be re-opened to walk on.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import replace
-from typing import TYPE_CHECKING, Sequence
+from typing import TYPE_CHECKING
 
 from shapely.geometry import LineString
 
 from ..geo import FOOT_INTERNATIONAL_M
 from . import values as V
 from .errors import InvalidValue, StateError
-from .features import (Action, AreaFeature, Change, Layer, LineFeature, Note, OhwmLine, OhwmPoint, PhotoRecord,
-                       PointMethod, Station, Transect, Tree, Walk, WalkState, WalkVertex)
+from .features import (
+    Action,
+    AreaFeature,
+    Change,
+    Layer,
+    LineFeature,
+    Note,
+    OhwmLine,
+    OhwmPoint,
+    PhotoRecord,
+    PointMethod,
+    Station,
+    Transect,
+    Tree,
+    Walk,
+    WalkState,
+    WalkVertex,
+)
 from .gnss import North, true_azimuth
 from .validation import PARENTS, ms
 
@@ -287,7 +304,7 @@ class EditCommands:
                  if ch.layer is Layer.WALK_VERTEX and ch.old.walk_uuid == walk_uuid]
         return max(seqs, default=-1) + 1
 
-    def reopen_walk(self, walk_uuid: str) -> "BoundaryWalk":
+    def reopen_walk(self, walk_uuid: str) -> BoundaryWalk:
         """Re-open a closed boundary to walk on: its area is removed and the walk is paused
         at its last vertex (resume it to take vertices again; closing it again makes a new
         area with the old one's attributes unless others are given). One undoable command.

@@ -473,7 +473,7 @@ class Change:
         """The feature as it is now (``old`` for a removal)."""
         return self.old if self.action is Action.REMOVED else self.new
 
-    def inverse(self) -> "Change":
+    def inverse(self) -> Change:
         if self.action is Action.ADDED:
             return Change(Action.REMOVED, self.layer, None, self.new)
         if self.action is Action.REMOVED:

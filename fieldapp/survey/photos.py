@@ -21,10 +21,10 @@ from __future__ import annotations
 import io
 import warnings
 from bisect import bisect_left
+from collections.abc import Sequence
 from dataclasses import dataclass
-from datetime import datetime, timedelta, timezone
+from datetime import UTC, datetime, timedelta, timezone
 from pathlib import Path
-from typing import Sequence
 
 __all__ = ["PhotoError", "Photo", "read_photo", "camera_offset_s", "place", "MAX_PX_DEFAULT",
            "MAX_BYTES_DEFAULT", "THUMB_PX", "jpeg_within"]
@@ -216,7 +216,7 @@ def camera_offset_s(camera_time: datetime, true_utc: datetime) -> float:
     UTC that clock showed. ``camera_time`` naive (the camera's wall clock) or aware."""
     if true_utc.tzinfo is None:
         raise ValueError("true_utc must be timezone-aware UTC")
-    cam = camera_time if camera_time.tzinfo else camera_time.replace(tzinfo=timezone.utc)
+    cam = camera_time if camera_time.tzinfo else camera_time.replace(tzinfo=UTC)
     return (cam - true_utc).total_seconds()
 
 
@@ -226,7 +226,7 @@ def _utc(photo: Photo, offset_s: float) -> datetime | None:
     t = photo.taken_camera
     if t is None:
         return None
-    t = t.astimezone(timezone.utc) if t.tzinfo else t.replace(tzinfo=timezone.utc)
+    t = t.astimezone(UTC) if t.tzinfo else t.replace(tzinfo=UTC)
     return t - timedelta(seconds=offset_s)
 
 

@@ -14,8 +14,8 @@ and :class:`~fieldapp.survey.gnss.FixLike` (a GNSS fix).
 from __future__ import annotations
 
 import math
+from collections.abc import Iterable
 from dataclasses import replace
-from typing import Iterable
 
 import shapely
 from shapely.geometry import LineString
@@ -24,8 +24,15 @@ from ..geo import FOOT_INTERNATIONAL_M
 from . import values as V
 from .errors import InvalidValue
 from .features import Action, Change, Layer, OhwmLine, OhwmPoint, PointMethod, Station, Transect
-from .gnss import (AveragedPosition, FixLike, North, average_fixes, correction_fields,
-                   horizontal_from_slope_ft, true_azimuth)
+from .gnss import (
+    AveragedPosition,
+    FixLike,
+    North,
+    average_fixes,
+    correction_fields,
+    horizontal_from_slope_ft,
+    true_azimuth,
+)
 from .readings import ShotLike
 from .readings import reading_id as _reading_id
 from .validation import ms, validate

@@ -35,8 +35,9 @@ from __future__ import annotations
 
 import hashlib
 import math
+from collections.abc import Iterable
 from dataclasses import dataclass, field, replace
-from typing import Any, Iterable
+from typing import Any
 
 import shapely
 from shapely.geometry import LinearRing, Point, Polygon

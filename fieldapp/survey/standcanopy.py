@@ -26,15 +26,25 @@ vectorised union is faster in bulk).
 
 from __future__ import annotations
 
-from typing import Sequence
+from collections.abc import Sequence
 
 import numpy as np
 import shapely
 
 from ..geo import SQFT_PER_ACRE, SiteFrame
 from ..rules.city_tables import MATURE_CALIPER_IN
-from .canopy import (BA_FACTOR, TOL, YOUNG_CALIPER_IN, StandMeasures, _clip, canopy_areas,
-                     crown_polygons, grove_candidates, pct, stand_table)
+from .canopy import (
+    BA_FACTOR,
+    TOL,
+    YOUNG_CALIPER_IN,
+    StandMeasures,
+    _clip,
+    canopy_areas,
+    crown_polygons,
+    grove_candidates,
+    pct,
+    stand_table,
+)
 from .features import Layer, LeafHabit, Tree, TreeStatus
 
 __all__ = ["StandCanopy", "StandQueries", "REBUILD_AFTER", "BULK_FRACTION"]

@@ -34,7 +34,7 @@ still a record wherever one is asked for by its uuid.
 from __future__ import annotations
 
 import math
-from datetime import datetime, timedelta, timezone
+from datetime import UTC, datetime, timedelta, timezone
 
 import numpy as np
 
@@ -43,7 +43,7 @@ from .validation import INT_LIMITS, NUMBER_LIMITS
 
 __all__ = ["TrackLog", "suspect_rows", "FLOAT_COLUMNS", "INT_COLUMNS", "TIME_COLUMNS"]
 
-EPOCH = datetime(1970, 1, 1, tzinfo=timezone.utc)
+EPOCH = datetime(1970, 1, 1, tzinfo=UTC)
 #: float columns and whether the record allows None (NaN here)
 FLOAT_COLUMNS = {"x": False, "y": False, "lon_deg": False, "lat_deg": False, "alt_hae_m": True,
                  "hdop": True, "h_accuracy_m": True}

@@ -29,7 +29,7 @@ import math
 import re
 import typing
 from dataclasses import fields, replace
-from datetime import date, datetime, timezone
+from datetime import UTC, date, datetime, timezone
 from enum import Enum
 from typing import NamedTuple
 
@@ -91,7 +91,7 @@ def ms(dt: datetime | None) -> datetime | None:
         return None
     if dt.tzinfo is None:
         raise InvalidValue("time_utc", f"naive datetime {dt!r}; times must be tz-aware UTC")
-    dt = dt.astimezone(timezone.utc)
+    dt = dt.astimezone(UTC)
     return dt.replace(microsecond=dt.microsecond // 1000 * 1000)
 
 

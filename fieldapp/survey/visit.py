@@ -38,26 +38,46 @@ import getpass
 import logging
 import socket
 import uuid as uuidlib
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import replace
-from datetime import date, datetime, timezone
-from typing import Callable, Iterable, Protocol, Sequence
+from datetime import UTC, date, datetime, timezone
+from typing import Protocol
 
 from ..geo import SiteFrame
 from . import values as V
+from .attach import PhotoCommands
 from .boundary import BoundaryWalk
+from .editing import EditCommands
 from .errors import InvalidValue, NotFound, StateError
-from .features import (LAYER_OF, Action, AreaFeature, AreaKind, Change, Feature, Layer, LeafHabit,
-                       LineFeature, LineKind, Note, Site, Susceptibility, TrackPoint, Tree,
-                       TreeStatus, Walk, WalkState, WalkVertex, WaterFeature)
+from .features import (
+    LAYER_OF,
+    Action,
+    AreaFeature,
+    AreaKind,
+    Change,
+    Feature,
+    Layer,
+    LeafHabit,
+    LineFeature,
+    LineKind,
+    Note,
+    Site,
+    Susceptibility,
+    TrackPoint,
+    Tree,
+    TreeStatus,
+    Walk,
+    WalkState,
+    WalkVertex,
+    WaterFeature,
+)
 from .gnss import DEFAULT_GATE, FixLike, QualityGate
 from .readings import CaliperLike
 from .readings import reading_id as _reading_id
-from .editing import EditCommands
 from .shoreline import ShorelineCommands
+from .stake import StakeCommands
 from .standcanopy import StandCanopy, StandQueries
 from .tracklog import TrackLog
-from .stake import StakeCommands
-from .attach import PhotoCommands
 from .validation import PARENTS, REFERENCE_FIELD, enum_value, ms, validate, validated_site
 from .validation import line as valid_line
 from .validation import polygon as valid_polygon
@@ -86,7 +106,7 @@ def default_who() -> str:
 
 
 def _utc_now() -> datetime:
-    return datetime.now(timezone.utc)
+    return datetime.now(UTC)
 
 
 def _layer(layer) -> Layer:
@@ -192,7 +212,7 @@ class Visit(ShorelineCommands, EditCommands, StakeCommands, PhotoCommands, Stand
         who: str | None = None,
         clock: Callable[[], datetime] | None = None,
         gate: QualityGate = DEFAULT_GATE,
-    ) -> "Visit":
+    ) -> Visit:
         """A new visit with a new site record (validated; ``crs`` None = UTM of the first fix)."""
         clock = clock or _utc_now
         who = who or default_who()
@@ -223,7 +243,7 @@ class Visit(ShorelineCommands, EditCommands, StakeCommands, PhotoCommands, Stand
 
     @classmethod
     def from_records(cls, site: Site, records: Iterable[Feature], *, track: TrackLog | None = None,
-                     **kwargs) -> "Visit":
+                     **kwargs) -> Visit:
         """Rebuild a visit from stored records (no journal, no events) and its raw track."""
         visit = cls(site, **kwargs)
         if track is not None:

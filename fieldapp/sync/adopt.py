@@ -46,15 +46,23 @@ from collections import defaultdict
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from fieldapp.store.spatial import register_st_functions
 from fieldapp.sync import adoptwork, schemas
 from fieldapp.sync import changesets as cs
 from fieldapp.sync.conflicts import (
-    LATEST_WINS_COLUMNS, PLAIN_COPY_POLICY, Conflict, ConflictContext, ConflictKind, _encode, insert_conflicts,
-    open_same_field, repeats_open, tag_clashes,
+    LATEST_WINS_COLUMNS,
+    PLAIN_COPY_POLICY,
+    Conflict,
+    ConflictContext,
+    ConflictKind,
+    _encode,
+    insert_conflicts,
+    open_same_field,
+    repeats_open,
+    tag_clashes,
 )
 from fieldapp.sync.conflictwords import conflict_line
 from fieldapp.sync.errors import InvalidOfficeRecords, LaptopStateError, SyncError, VisitRefused
-from fieldapp.store.spatial import register_st_functions
 from fieldapp.sync.files import INTERNAL_TABLES, connect, ensure_sync_tables, fsync_dir, log_ids, replace_durably
 from fieldapp.sync.files import quote_identifier as _qi
 from fieldapp.sync.laptop import LaptopState, site_id_of

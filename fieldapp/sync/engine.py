@@ -65,7 +65,12 @@ from fieldapp.sync.files import (  # noqa: F401  (re-exported)
 )
 from fieldapp.sync.files import quote_identifier as _qi  # noqa: F401  (re-exported)
 from fieldapp.sync.laptop import (  # noqa: F401
-    STATE_FORMAT, VALIDATED_FORMAT, LaptopState, _Pending, site_id_of, tag_block_used_up,
+    STATE_FORMAT,
+    VALIDATED_FORMAT,
+    LaptopState,
+    _Pending,
+    site_id_of,
+    tag_block_used_up,
 )
 from fieldapp.sync.officestore import (  # noqa: F401  (re-exported)
     LockOwner,
@@ -283,7 +288,7 @@ def _site_name(visit: Path) -> str:
 
 
 def _record_check(visit: Path, state: LaptopState, known: str | None, checked: str | None,
-                  prog: "_Progress", vouched: str | None = None) -> None:
+                  prog: _Progress, vouched: str | None = None) -> None:
     """After a sync: remember that the visit as it is now passed the full check (if it does).
 
     Unchanged since the check at the start: record that check's hash. Changed by the sync

@@ -117,7 +117,7 @@ class MasterWriter:
         self.conn.close()
         remove_quietly(*self.temps)
 
-    def __enter__(self) -> "MasterWriter":
+    def __enter__(self) -> MasterWriter:
         return self
 
     def __exit__(self, *exc) -> None:

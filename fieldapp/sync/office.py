@@ -47,8 +47,6 @@ from fieldapp.store.paths import PathTooLong, check_path_length
 from fieldapp.sync import changesets as cs
 from fieldapp.sync import gpkgsql, schemas
 from fieldapp.sync.errors import InvalidOfficeData, OfficeLocked, OfficeNotFound, SyncError
-from fieldapp.sync.processes import pid_alive
-from fieldapp.sync.inplace import MasterBusy, MasterChanged, MasterWriter, check_writable
 from fieldapp.sync.files import (
     LOG_TABLE,
     TEMP_PREFIX,
@@ -65,6 +63,7 @@ from fieldapp.sync.files import (
     snapshot_sqlite,
     temp_path_for,
 )
+from fieldapp.sync.inplace import MasterBusy, MasterChanged, MasterWriter, check_writable
 from fieldapp.sync.officestore import (  # noqa: F401  (re-exported: imported from here today)
     SITE_ID_RE,
     FastForward,
@@ -79,6 +78,7 @@ from fieldapp.sync.officestore import (  # noqa: F401  (re-exported: imported fr
     tag_block_key,
     utc_now_iso,
 )
+from fieldapp.sync.processes import pid_alive
 
 SHA256_RE = re.compile(r"^[0-9a-f]{64}$")
 OFFICE_MARKER = "fieldapp-office.json"

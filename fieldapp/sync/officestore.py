@@ -17,7 +17,7 @@ import socket
 import uuid
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
-from datetime import datetime, timezone
+from datetime import UTC, datetime, timezone
 from pathlib import Path
 
 from fieldapp.store.paths import is_reserved_name
@@ -60,7 +60,7 @@ SchemaChange = schemas.SchemaChange
 
 def utc_now_iso() -> str:
     """Current UTC time, ISO 8601 with ``Z`` (millisecond precision)."""
-    return datetime.now(timezone.utc).isoformat(timespec="milliseconds").replace("+00:00", "Z")
+    return datetime.now(UTC).isoformat(timespec="milliseconds").replace("+00:00", "Z")
 
 
 def check_site_id(site_id: str) -> str:
@@ -137,7 +137,7 @@ class LockOwner:
     token: str
 
     @classmethod
-    def here(cls, laptop_id: str = "") -> "LockOwner":
+    def here(cls, laptop_id: str = "") -> LockOwner:
         """An owner for this process on this machine, with a fresh token."""
         return cls(socket.gethostname(), os.getpid(), laptop_id, utc_now_iso(), uuid.uuid4().hex)
 

@@ -31,7 +31,7 @@ import shapely
 
 from fieldapp.sync import changesets as cs
 from fieldapp.sync import gpkgsql, pgsql
-from fieldapp.sync.files import LOG_TABLE, INTERNAL_TABLES, quote_identifier, record_changeset_file, sha256_of
+from fieldapp.sync.files import INTERNAL_TABLES, LOG_TABLE, quote_identifier, record_changeset_file, sha256_of
 from fieldapp.sync.officestore import utc_now_iso
 
 EDITS_TABLE = "fieldapp_office_edits"

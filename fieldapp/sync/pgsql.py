@@ -63,7 +63,7 @@ class Table:
         return {"name": self.name, "columns": [asdict(c) for c in self.columns]}
 
     @classmethod
-    def from_json(cls, data: dict) -> "Table":
+    def from_json(cls, data: dict) -> Table:
         return cls(data["name"], tuple(Column(**c) for c in data["columns"]))
 
 

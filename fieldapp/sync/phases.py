@@ -35,15 +35,15 @@ from pathlib import Path
 from fieldapp.sync import changesets as cs
 from fieldapp.sync import schemas
 from fieldapp.sync.conflicts import (
+    PLAIN_COPY_POLICY,
     Conflict,
     ConflictContext,
     ConflictPolicy,
-    PLAIN_COPY_POLICY,
     drop_repeated_records,
     find_conflicts,
-    tag_clashes,
     insert_conflicts,
     resolve_conflicts,
+    tag_clashes,
 )
 from fieldapp.sync.errors import InvalidOfficeData, InvalidOfficeRecords, LaptopStateError, SchemaMismatch, SyncError
 from fieldapp.sync.files import (

@@ -7,9 +7,9 @@ import json
 from dataclasses import dataclass, field
 
 from fieldapp.store.layerwords import layer_words
+from fieldapp.store.schema import META_TABLE
 from fieldapp.sync.conflicts import Conflict, ConflictPolicy
 from fieldapp.sync.conflictwords import conflict_line
-from fieldapp.store.schema import META_TABLE
 from fieldapp.sync.files import CONFLICTS_TABLE, LOG_TABLE
 
 #: Tables a sync carries that are not the crew's records: the sync's own log, the store's file

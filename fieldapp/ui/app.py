@@ -12,7 +12,6 @@ import logging
 import sys
 from typing import Any
 
-
 log = logging.getLogger("fieldapp")
 
 
@@ -147,7 +146,11 @@ def open_in_background(window: Any, then: Any) -> None:
     blocked with "Opening visit NAME…" and the visit label says so. A window closed meanwhile
     closes the visit when it arrives."""
     from fieldapp.app.visit import (
-        initial_visit_target, open_and_show, open_target, show_open_failed, show_opened,
+        initial_visit_target,
+        open_and_show,
+        open_target,
+        show_open_failed,
+        show_opened,
     )
     from fieldapp.ui.jobs import BackgroundJob
 

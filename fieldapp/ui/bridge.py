@@ -8,7 +8,8 @@ thread and nothing in the reader thread touches a widget.
 
 from __future__ import annotations
 
-from typing import Any, Callable
+from collections.abc import Callable
+from typing import Any
 
 from PySide6.QtCore import QObject, Signal
 

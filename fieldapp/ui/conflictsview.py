@@ -13,8 +13,15 @@ from typing import Any
 
 from PySide6.QtCore import Qt, Signal
 from PySide6.QtWidgets import (
-    QAbstractItemView, QHBoxLayout, QHeaderView, QLabel, QPushButton, QTableWidget,
-    QTableWidgetItem, QVBoxLayout, QWidget,
+    QAbstractItemView,
+    QHBoxLayout,
+    QHeaderView,
+    QLabel,
+    QPushButton,
+    QTableWidget,
+    QTableWidgetItem,
+    QVBoxLayout,
+    QWidget,
 )
 
 from fieldapp.app.wording import FIELD_WORDS, plural
@@ -25,7 +32,7 @@ def field_words(field: str | None) -> str:
     """A conflict's column as the crew knows it: ``dbh_in`` -> "DBH (in)"; "–" for none."""
     if not field:
         return "–"
-    from fieldapp.sync.conflictwords import name_words   # HDOP, Sats used
+    from fieldapp.sync.conflictwords import name_words  # HDOP, Sats used
 
     words, unit = FIELD_WORDS.get(field, (name_words(field), ""))
     return f"{words} ({unit})" if unit else words

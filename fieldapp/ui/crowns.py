@@ -9,7 +9,8 @@ stay in Qt whatever the tally, and a squeeze rebuilds only the paths, never per-
 
 from __future__ import annotations
 
-from typing import Any, Sequence
+from collections.abc import Sequence
+from typing import Any
 
 from PySide6.QtCore import QPointF, Qt
 from PySide6.QtGui import QBrush, QColor, QPainterPath, QPen

@@ -18,15 +18,27 @@ from typing import Any
 import pyqtgraph as pg
 from PySide6.QtCore import QSignalBlocker, Qt, QTimer
 from PySide6.QtWidgets import (
-    QAbstractItemView, QCheckBox, QComboBox, QDialog, QFormLayout, QHBoxLayout, QHeaderView,
-    QLabel, QLineEdit, QPlainTextEdit, QPushButton, QTableWidget, QTableWidgetItem, QVBoxLayout,
+    QAbstractItemView,
+    QCheckBox,
+    QComboBox,
+    QDialog,
+    QFormLayout,
+    QHBoxLayout,
+    QHeaderView,
+    QLabel,
+    QLineEdit,
+    QPlainTextEdit,
+    QPushButton,
+    QTableWidget,
+    QTableWidgetItem,
+    QVBoxLayout,
     QWidget,
 )
 
 from fieldapp.app import editing as E
 from fieldapp.survey.features import Layer
-from fieldapp.ui.mapview import set_points
 from fieldapp.ui import theme
+from fieldapp.ui.mapview import set_points
 from fieldapp.ui.theme import touch_rows
 
 log = logging.getLogger(__name__)
@@ -40,7 +52,7 @@ class EditForm(QDialog):
     *Re-open to walk on*. A refused value is said in the form (field words) and nothing is
     changed; the form stays open to correct it."""
 
-    def __init__(self, editor: "Editor", sel: E.Selection) -> None:
+    def __init__(self, editor: Editor, sel: E.Selection) -> None:
         super().__init__(editor.w)
         self.editor, self.sel = editor, sel
         visit = editor.w.visit
@@ -203,7 +215,7 @@ class RecordsView(QWidget):
     """The Records tab: every record one can correct, the selection, Edit / Delete / Undo /
     Redo buttons with their keys."""
 
-    def __init__(self, editor: "Editor") -> None:
+    def __init__(self, editor: Editor) -> None:
         super().__init__()
         self.editor = editor
         self.setObjectName("recordsView")

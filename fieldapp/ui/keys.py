@@ -19,7 +19,8 @@ in *Label* it types "p", and the legend says so in words while it does.
 
 from __future__ import annotations
 
-from typing import Any, Callable
+from collections.abc import Callable
+from typing import Any
 
 from PySide6.QtCore import QEvent, QObject, Qt, Signal
 from PySide6.QtWidgets import QAbstractSpinBox, QLineEdit, QWidget

@@ -10,18 +10,29 @@ from __future__ import annotations
 import logging
 import re
 import time
-from typing import Any, Callable
+from collections.abc import Callable
+from typing import Any
 
 from PySide6.QtCore import QEvent, QSignalBlocker, Qt, QTimer, Signal
 from PySide6.QtGui import QAction, QGuiApplication, QKeySequence
 from PySide6.QtWidgets import (
-    QFileDialog, QLabel, QMainWindow, QMenu, QMessageBox, QPushButton, QSizePolicy, QSplitter,
-    QTabWidget, QToolBar, QVBoxLayout, QWidget,
+    QFileDialog,
+    QLabel,
+    QMainWindow,
+    QMenu,
+    QMessageBox,
+    QPushButton,
+    QSizePolicy,
+    QSplitter,
+    QTabWidget,
+    QToolBar,
+    QVBoxLayout,
+    QWidget,
 )
 
+from fieldapp.app.config import AppConfig
 from fieldapp.ui import status as status_mod
 from fieldapp.ui.bridge import DeviceBridge
-from fieldapp.app.config import AppConfig
 from fieldapp.ui.mapview import MapView
 from fieldapp.ui.status import StatusStrip
 

@@ -13,16 +13,31 @@ numbers on screen stay small and float32 rendering does not jitter.
 from __future__ import annotations
 
 import time
-from typing import Any, Callable
+from collections.abc import Callable
+from typing import Any
 
 import numpy as np
 import pyqtgraph as pg
 from PySide6.QtCore import QEvent, QObject, QPointF, Qt, QTimer, Signal
 from PySide6.QtGui import (
-    QBrush, QColor, QEventPoint, QMouseEvent, QPainterPath, QPen, QPixmapCache,
+    QBrush,
+    QColor,
+    QEventPoint,
+    QMouseEvent,
+    QPainterPath,
+    QPen,
+    QPixmapCache,
 )
 from PySide6.QtWidgets import (
-    QApplication, QBoxLayout, QGraphicsEllipseItem, QGraphicsItem, QGraphicsPathItem, QLabel, QSizePolicy, QVBoxLayout, QWidget,
+    QApplication,
+    QBoxLayout,
+    QGraphicsEllipseItem,
+    QGraphicsItem,
+    QGraphicsPathItem,
+    QLabel,
+    QSizePolicy,
+    QVBoxLayout,
+    QWidget,
 )
 
 from fieldapp.ui.crowns import CrownLayer
@@ -155,7 +170,7 @@ class TouchNavigator(QObject):
     #: A finger moving less than this (logical px) before it lifts is a tap.
     TAP_SLOP_PX = 10.0
 
-    def __init__(self, view: "MapView") -> None:
+    def __init__(self, view: MapView) -> None:
         super().__init__(view)
         self.view = view
         self.viewport = view.plot.viewport()

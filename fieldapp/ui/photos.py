@@ -18,16 +18,28 @@ command on the GUI thread (:mod:`fieldapp.app.photos`), what happened said in th
 from __future__ import annotations
 
 import logging
-from datetime import datetime, timezone
+from datetime import UTC, datetime, timezone
 from pathlib import Path
 from typing import Any
 
 from PySide6.QtCore import QEvent, QObject, QSize, Qt
 from PySide6.QtGui import QIcon, QPixmap
 from PySide6.QtWidgets import (
-    QDateTimeEdit, QDialog, QDialogButtonBox, QDoubleSpinBox, QFileDialog, QFormLayout,
-    QHBoxLayout, QInputDialog, QLabel, QListView, QListWidget, QListWidgetItem, QPushButton,
-    QVBoxLayout, QWidget,
+    QDateTimeEdit,
+    QDialog,
+    QDialogButtonBox,
+    QDoubleSpinBox,
+    QFileDialog,
+    QFormLayout,
+    QHBoxLayout,
+    QInputDialog,
+    QLabel,
+    QListView,
+    QListWidget,
+    QListWidgetItem,
+    QPushButton,
+    QVBoxLayout,
+    QWidget,
 )
 
 from fieldapp.app import photos as P
@@ -271,7 +283,7 @@ class CameraClockDialog(QDialog):
         self.offset.setSuffix(" s (camera minus UTC)")
         self.offset.setValue(offset_s)
         form.addRow("Offset", self.offset)
-        self.shown = QDateTimeEdit(datetime.now(timezone.utc).replace(tzinfo=None))
+        self.shown = QDateTimeEdit(datetime.now(UTC).replace(tzinfo=None))
         self.shown.setDisplayFormat("yyyy-MM-dd HH:mm:ss 'UTC'")
         self.shown.setObjectName("clockShown")
         form.addRow("The clock showed", self.shown)
@@ -294,7 +306,7 @@ class CameraClockDialog(QDialog):
             path, _ = QFileDialog.getOpenFileName(self, "The photo of the app's clock", "", P.FILE_FILTER)
         if not path:
             return
-        shown = self.shown.dateTime().toPython().replace(tzinfo=timezone.utc)
+        shown = self.shown.dateTime().toPython().replace(tzinfo=UTC)
         try:
             self.offset.setValue(P.offset_from_clock_photo(path, shown))
             self.problem.setText("")

@@ -62,8 +62,9 @@ from __future__ import annotations
 
 import os
 import time
+from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Any, Callable, Protocol
+from typing import Any, Protocol
 
 from devices.sim.scenario import load_scenario, ohwm_tour
 

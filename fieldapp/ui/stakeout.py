@@ -18,8 +18,16 @@ from typing import Any
 import pyqtgraph as pg
 from PySide6.QtCore import Qt, QTimer
 from PySide6.QtWidgets import (
-    QApplication, QCheckBox, QComboBox, QDoubleSpinBox, QHBoxLayout, QInputDialog, QLabel,
-    QListWidget, QListWidgetItem, QPushButton,
+    QApplication,
+    QCheckBox,
+    QComboBox,
+    QDoubleSpinBox,
+    QHBoxLayout,
+    QInputDialog,
+    QLabel,
+    QListWidget,
+    QListWidgetItem,
+    QPushButton,
 )
 
 from fieldapp.app.stakeout import DEFAULT_TOLERANCE_FT, StakeOut

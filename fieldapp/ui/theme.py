@@ -185,23 +185,23 @@ STYLE_SHEET = _style_sheet(TOUCH_PX)
 #: Added for direct sun (``Ctrl+Shift+H``): pure black on white, heavier borders (the text
 #: keeps its weight: bold everywhere widened the window past 1366 px),
 #: black selection with yellow text, no light greys (a disabled button: dark text, dashed border).
-HIGH_CONTRAST_SHEET = f"""
-QWidget {{ color: #000000; }}
-QMainWindow, QDialog, QWidget#panelBody, QScrollArea {{ background: #ffffff; }}
-QPushButton, QToolButton {{ border: 3px solid #000000; background: #ffffff; }}
-QPushButton[record="true"] {{ background: #ffe000; }}
-QPushButton:focus {{ border: 4px solid #000000; background: #ffff66; }}
-QPushButton:disabled {{ color: #404040; border: 3px dashed #000000; background: #ffffff; }}
-QLineEdit, QSpinBox, QDoubleSpinBox, QComboBox {{ border: 3px solid #000000; }}
-QLineEdit[typing="true"] {{ border: 4px solid #000000; background: #ffff00; }}
-QTabBar::tab {{ border: 2px solid #000000; background: #ffffff; color: #000000; }}
-QTabBar::tab:selected {{ background: #000000; color: #ffff00; }}
-QHeaderView::section {{ background: #000000; color: #ffffff; border: 1px solid #ffffff; }}
-QTableView {{ gridline-color: #000000; selection-background-color: #000000;
-    selection-color: #ffff00; }}
-QLabel[role="reason"] {{ color: #b00000; }}
-QLabel#keyLegend[role="typing"] {{ background: #000000; color: #ffff00; }}
-QStatusBar, QFrame#statusStrip {{ background: #ffffff; border-top: 3px solid #000000; }}
+HIGH_CONTRAST_SHEET = """
+QWidget { color: #000000; }
+QMainWindow, QDialog, QWidget#panelBody, QScrollArea { background: #ffffff; }
+QPushButton, QToolButton { border: 3px solid #000000; background: #ffffff; }
+QPushButton[record="true"] { background: #ffe000; }
+QPushButton:focus { border: 4px solid #000000; background: #ffff66; }
+QPushButton:disabled { color: #404040; border: 3px dashed #000000; background: #ffffff; }
+QLineEdit, QSpinBox, QDoubleSpinBox, QComboBox { border: 3px solid #000000; }
+QLineEdit[typing="true"] { border: 4px solid #000000; background: #ffff00; }
+QTabBar::tab { border: 2px solid #000000; background: #ffffff; color: #000000; }
+QTabBar::tab:selected { background: #000000; color: #ffff00; }
+QHeaderView::section { background: #000000; color: #ffffff; border: 1px solid #ffffff; }
+QTableView { gridline-color: #000000; selection-background-color: #000000;
+    selection-color: #ffff00; }
+QLabel[role="reason"] { color: #b00000; }
+QLabel#keyLegend[role="typing"] { background: #000000; color: #ffff00; }
+QStatusBar, QFrame#statusStrip { background: #ffffff; border-top: 3px solid #000000; }
 """
 
 

@@ -60,7 +60,7 @@ def walk(start_m, end_m, seconds, quality="rtk_float", seed=3):
     (lo0, la0), (lo1, la1) = frame.to_lonlat(*start_m), frame.to_lonlat(*end_m)
     length = Point(start_m).distance(Point(end_m))
     sim = GnssSim(GnssPath([(la0, lo0), (la1, lo1)], speed_m_s=length / seconds), rate_hz=1.0,
-                  quality=quality, seed=seed, start_utc=dt.datetime(2024, 5, 14, 15, 0, tzinfo=dt.timezone.utc))
+                  quality=quality, seed=seed, start_utc=dt.datetime(2024, 5, 14, 15, 0, tzinfo=dt.UTC))
     asm = EpochAssembler()
     fixes = []
     for n in range(int(seconds) + 3):

@@ -4,7 +4,7 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
-from datetime import datetime, timedelta, timezone
+from datetime import UTC, datetime, timedelta, timezone
 
 import numpy as np
 import pytest
@@ -13,7 +13,7 @@ from fieldapp.app.visit import open_visit
 from fieldapp.store import create_visit
 from fieldapp.survey import Visit
 
-T0 = datetime(2024, 6, 3, 15, 0, tzinfo=timezone.utc)
+T0 = datetime(2024, 6, 3, 15, 0, tzinfo=UTC)
 
 
 @dataclass(frozen=True)

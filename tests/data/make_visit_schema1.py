@@ -1,12 +1,15 @@
 """Write tests/data/visit_schema1.gpkg with fieldapp at schema 1 (run from a schema-1 checkout)."""
 import sys
-from datetime import datetime, timedelta, timezone
+from datetime import UTC, datetime, timedelta, timezone
 from pathlib import Path
+
 from shapely.geometry import LineString
-from fieldapp.store import create_visit, SCHEMA_VERSION
-from fieldapp.survey import Visit, Layer
+
+from fieldapp.store import SCHEMA_VERSION, create_visit
+from fieldapp.survey import Layer, Visit
+
 assert SCHEMA_VERSION == 1
-t = [datetime(2024, 6, 3, 14, 0, tzinfo=timezone.utc)]
+t = [datetime(2024, 6, 3, 14, 0, tzinfo=UTC)]
 def clock():
     t[0] += timedelta(seconds=1)
     return t[0]

@@ -15,7 +15,7 @@ import queue
 import socket
 import threading
 import time
-from typing import Callable
+from collections.abc import Callable
 
 from pygnssutils.globals import PYGPSMP
 from pygnssutils.socket_server import ClientHandler, ClientHandlerTLS, SocketServer
@@ -111,7 +111,7 @@ def self_signed_pem(folder) -> tuple[str, str]:
 
     key = ec.generate_private_key(ec.SECP256R1())
     name = x509.Name([x509.NameAttribute(NameOID.COMMON_NAME, "127.0.0.1")])
-    now = dt.datetime.now(dt.timezone.utc)
+    now = dt.datetime.now(dt.UTC)
     cert = (x509.CertificateBuilder().subject_name(name).issuer_name(name).public_key(key.public_key())
             .serial_number(x509.random_serial_number()).not_valid_before(now - dt.timedelta(hours=1))
             .not_valid_after(now + dt.timedelta(days=1))

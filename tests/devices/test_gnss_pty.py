@@ -27,7 +27,7 @@ from devices.nmea import FixQuality, GnssReader
 from devices.transport import LinkState, SerialSettings, open_handles
 
 WAIT_S = 20.0
-UTC = dt.timezone.utc
+UTC = dt.UTC
 
 
 def sentence(body: str) -> bytes:

@@ -7,8 +7,8 @@ knots x 1852/3600); checksums of hand-made sentences come from pynmea2's own XOR
 from __future__ import annotations
 
 import calendar
-import json
 import datetime as dt
+import json
 import math
 import time
 
@@ -29,7 +29,7 @@ from devices.nmea import (
     parse_sentence,
 )
 
-UTC = dt.timezone.utc
+UTC = dt.UTC
 
 
 def sentence(body: str) -> bytes:

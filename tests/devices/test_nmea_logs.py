@@ -109,7 +109,7 @@ def test_nmea_rtk_first_epoch_gets_its_date_from_its_own_rmc(nmea_dir):
     # our first fix has the RMC's date: a deliberate (better) difference.
     fixes, _ = decode(nmea_dir / "gpsd-nmea-rtk.log")
     assert fixes[0].sentences == ("GNGGA", "GNRMC")
-    assert fixes[0].time_utc == dt.datetime(2020, 3, 18, 13, 28, 19, 600000, tzinfo=dt.timezone.utc)
+    assert fixes[0].time_utc == dt.datetime(2020, 3, 18, 13, 28, 19, 600000, tzinfo=dt.UTC)
     assert {f.quality for f in fixes} >= {FixQuality.DGPS, FixQuality.RTK_FIXED}
 
 
@@ -132,7 +132,7 @@ def plausible(fix) -> None:
     if fix.alt_msl_m is not None:
         assert -500 < fix.alt_msl_m < 9000
     if fix.time_utc is not None:
-        assert 1999 <= fix.time_utc.year <= 2035 and fix.time_utc.tzinfo is dt.timezone.utc
+        assert 1999 <= fix.time_utc.year <= 2035 and fix.time_utc.tzinfo is dt.UTC
     for v in (fix.hdop, fix.horizontal_accuracy_m, fix.vertical_accuracy_m, fix.speed_mps):
         assert v is None or (math.isfinite(v) and v >= 0)
 

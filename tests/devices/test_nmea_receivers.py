@@ -51,7 +51,7 @@ def test_first_fix_with_its_rmc_after_the_no_fix_epochs():
     fixes, _ = run(lines)
     assert [(f.time_of_day_utc, f.quality) for f in fixes] == [
         (None, FixQuality.NO_FIX), (None, FixQuality.NO_FIX), (dt.time(10, 15, 30), FixQuality.DGPS)]
-    assert fixes[-1].time_utc == dt.datetime(2025, 6, 1, 10, 15, 30, tzinfo=dt.timezone.utc)
+    assert fixes[-1].time_utc == dt.datetime(2025, 6, 1, 10, 15, 30, tzinfo=dt.UTC)
 
 
 # ------------------------------------------------------------------ item 6: satellites from GSA / GNS

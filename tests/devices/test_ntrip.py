@@ -10,11 +10,10 @@ import time
 from types import SimpleNamespace
 
 import pytest
+from pyrtcm import RTCMReader
 
 from devices.ntrip import Caster, NtripClient, NtripState, fetch_sourcetable, parse_sourcetable
-from pyrtcm import RTCMReader
-from tests.devices.ntripcaster import (MOUNT, LoopbackCaster, ScriptedCaster, drop_after_frames, garbage,
-                                      self_signed_pem)
+from tests.devices.ntripcaster import MOUNT, LoopbackCaster, ScriptedCaster, drop_after_frames, garbage, self_signed_pem
 
 FIX = SimpleNamespace(lat_deg=43.07, lon_deg=-89.40, alt_msl_m=260.0, geoid_sep_m=-33.0,
                       quality=2, sats_used=10, hdop=0.9, dgps_age_s=None)

@@ -131,8 +131,8 @@ def test_cli_summary_names_layers_in_words(visit, tmp_path, capsys):
 
 @pytest.fixture
 def dbh_visit(tmp_path):
-    from fieldapp.store import open_visit
     from devices.caliper import reading_from_mm
+    from fieldapp.store import open_visit
 
     path = tmp_path / "d.gpkg"
     from tests.report.test_report_visit import build_sample_visit

@@ -192,8 +192,8 @@ def test_bundle_basemap_fetch_from_a_loopback_tile_server(bundle, tmp_path):
     bundle: every tile of the box, from generated tiles served on 127.0.0.1."""
     import sqlite3
 
-    from tests.basemap.test_basemap_fetch import BBOX, TileServer
     from fieldapp.basemap.fetch import tiles_for
+    from tests.basemap.test_basemap_fetch import BBOX, TileServer
 
     server = TileServer()
     try:

@@ -13,8 +13,8 @@ from pathlib import Path
 
 import pytest
 
-from tests.report.test_report_visit import FT, K0, build_sample_visit
 from tests.gpkgtools import st_connect
+from tests.report.test_report_visit import FT, K0, build_sample_visit
 
 pypdf = pytest.importorskip("pypdf")
 

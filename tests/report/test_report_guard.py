@@ -17,9 +17,9 @@ from pathlib import Path
 
 import pytest
 
+from tests.gpkgtools import st_connect
 from tests.links import symlink_or_skip
 from tests.report.test_report_visit import build_sample_visit
-from tests.gpkgtools import st_connect
 
 pypdf = pytest.importorskip("pypdf")
 

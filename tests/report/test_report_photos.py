@@ -13,7 +13,7 @@ from dataclasses import FrozenInstanceError, replace
 import pytest
 from PIL import Image as PILImage
 
-from fieldapp.report.photos import PhotoEntry, THUMB_MM, thumbnail
+from fieldapp.report.photos import THUMB_MM, PhotoEntry, thumbnail
 from tests.report.test_report_visit import build_sample_visit
 
 pypdf = pytest.importorskip("pypdf")

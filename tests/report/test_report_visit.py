@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import sqlite3
 from dataclasses import dataclass
-from datetime import date, datetime, timedelta, timezone
+from datetime import UTC, date, datetime, timedelta, timezone
 from pathlib import Path
 
 import pytest
@@ -23,7 +23,7 @@ from tests.gpkgtools import st_connect
 FT = 0.3048  # metres per international foot; the CRS unit is the metre
 K0 = 0.9996  # WTM scale factor on its central meridian
 LON0, LAT0 = -90.0, 44.5
-T0 = datetime(2024, 5, 14, 15, 0, tzinfo=timezone.utc)
+T0 = datetime(2024, 5, 14, 15, 0, tzinfo=UTC)
 
 
 @dataclass(frozen=True)

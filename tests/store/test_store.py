@@ -6,7 +6,7 @@ import os
 import shutil
 import sqlite3
 from dataclasses import dataclass
-from datetime import datetime, timezone
+from datetime import UTC, datetime, timezone
 
 import pyogrio
 import pytest
@@ -35,7 +35,7 @@ class Fix:
     horizontal_accuracy_m: float = 0.5
     vertical_accuracy_m: float = 0.9
     alt_hae_m: float = 250.0
-    time_utc: datetime | None = datetime(2024, 6, 3, 15, 0, 0, 123000, tzinfo=timezone.utc)
+    time_utc: datetime | None = datetime(2024, 6, 3, 15, 0, 0, 123000, tzinfo=UTC)
     t_monotonic_s: float = 0.0
 
 
@@ -67,8 +67,9 @@ def fill(visit: Visit) -> None:
         visit.on_fix(Fix(45.0 + i * 1e-6, -89.0))
     note = visit.add_note("culvert under the drive")
     visit.add_photos([_photo()], layer=Layer.NOTE, uuid=note.uuid)
-    from fieldapp.survey.stake import Target, guide
     from shapely.geometry import LineString
+
+    from fieldapp.survey.stake import Target, guide
 
     bank = Target("bank_line", "Bank line", LineString([(0, 0), (0, 100)]))
     visit.add_stake_point(fix=Fix(45.0, -89.0), target=bank, guidance=guide(bank, 0.2, 5, tolerance_ft=0.5))

@@ -14,12 +14,12 @@ import sqlite3
 import uuid as uuidlib
 
 import pytest
-from tests.store.test_store import Fix, fill
 
 from fieldapp.store import InvalidRecords, create_visit, open_visit
 from fieldapp.survey import AreaKind, InvalidValue, Layer, StateError, Visit
 from fieldapp.survey import values as V
 from tests.gpkgtools import st_connect
+from tests.store.test_store import Fix, fill
 
 
 def sha(path) -> str:

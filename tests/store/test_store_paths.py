@@ -7,9 +7,9 @@ and a stand-in ``/proc/self/mounts``.
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import os
-import contextlib
 import sqlite3
 from pathlib import Path, PureWindowsPath
 
@@ -22,11 +22,19 @@ NOT_A_WINDOWS_NAME = pytest.mark.skipif(ON_WINDOWS, reason="Windows refuses '?' 
 LINUX_MOUNTS = pytest.mark.skipif(ON_WINDOWS, reason="Linux's mount table (/proc/self/mounts);"
                                   " Windows asks GetDriveTypeW, tested by the drive-type test")
 
-from fieldapp.store import VisitOnNetworkDrive, create_visit, inspect, open_visit
-from fieldapp.store import gpkg, paths
-from fieldapp.store.paths import (MAX_PATH, PathTooLong, can_write_file, can_write_folder,
-                                  check_path_length, is_remote, is_reserved_name, long_path,
-                                  safe_file_name, sqlite_uri)
+from fieldapp.store import VisitOnNetworkDrive, create_visit, gpkg, inspect, open_visit, paths
+from fieldapp.store.paths import (
+    MAX_PATH,
+    PathTooLong,
+    can_write_file,
+    can_write_folder,
+    check_path_length,
+    is_remote,
+    is_reserved_name,
+    long_path,
+    safe_file_name,
+    sqlite_uri,
+)
 from fieldapp.survey import Visit
 from fieldapp.sync.files import connect as sync_connect
 

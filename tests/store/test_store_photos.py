@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import hashlib
 import io
-from datetime import datetime, timezone
+from datetime import UTC, datetime, timezone
 
 import pyogrio
 import pytest
@@ -129,7 +129,7 @@ def test_photo_entries_give_the_report_its_rows(stored, tmp_path):
             sizes.append(im.size)
     assert sizes == [(300, 200), (400, 300), (400, 300)]   # 1200 x 900 and 640 x 480 cut to 400 px
     assert photo_entries(v) == rows       # a Visit does as well as its store
-    assert datetime(2026, 6, 1, 14, 2, 31, tzinfo=timezone.utc) == v.photos_of(Layer.TREE, tree.uuid)[0].taken_utc
+    assert datetime(2026, 6, 1, 14, 2, 31, tzinfo=UTC) == v.photos_of(Layer.TREE, tree.uuid)[0].taken_utc
 
 
 def test_a_photo_row_another_program_broke_refuses_the_file_naming_it(stored, tmp_path):

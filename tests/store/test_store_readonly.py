@@ -20,10 +20,10 @@ from fieldapp.store import (
     ReadOnlyVisitFile,
     StoreError,
     create_visit,
+    gpkg,
     inspect,
     open_visit,
 )
-from fieldapp.store import gpkg
 from fieldapp.survey import AreaKind, Layer, Visit
 from tests.gpkgtools import st_connect
 

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import sqlite3
 from dataclasses import dataclass
-from datetime import datetime, timedelta, timezone
+from datetime import UTC, datetime, timedelta, timezone
 
 import numpy as np
 import pytest
@@ -20,7 +20,7 @@ from fieldapp.survey import Layer, Visit
 from fieldapp.survey.tracklog import TrackLog
 from tests.gpkgtools import st_connect
 
-T0 = datetime(2024, 6, 3, 15, 0, 0, 100000, tzinfo=timezone.utc)
+T0 = datetime(2024, 6, 3, 15, 0, 0, 100000, tzinfo=UTC)
 
 
 @dataclass(frozen=True)
@@ -183,7 +183,7 @@ def test_other_valid_spellings_are_read_the_same(tmp_path):
     old, old_problems, log, fids, new_problems = _both(path)
     assert old_problems == new_problems == []
     assert log.records() == [rec for _, rec in old]
-    assert log.record(1).t_utc == datetime(2024, 6, 3, 15, 0, 7, tzinfo=timezone.utc)
+    assert log.record(1).t_utc == datetime(2024, 6, 3, 15, 0, 7, tzinfo=UTC)
     assert log.record(2).lon_deg == -87.0 and log.record(3).x == x
 
 
@@ -256,7 +256,7 @@ def test_extents_grow_by_the_fixes_added_and_are_measured_after_a_delete(tmp_pat
 
 
 def test_a_log_grows_past_its_first_capacity_and_keeps_every_fix():
-    t = datetime(2024, 6, 3, tzinfo=timezone.utc)
+    t = datetime(2024, 6, 3, tzinfo=UTC)
     log = TrackLog()
     from fieldapp.survey.features import TrackPoint
     pts = [TrackPoint(uuid=f"00000000-0000-4000-8000-{i:012d}", created_utc=t, modified_utc=t,

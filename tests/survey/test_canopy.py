@@ -6,9 +6,9 @@ import math
 
 import pytest
 
+from fieldapp.checks import requests as R
 from fieldapp.survey import AreaKind, LeafHabit, TreeStatus, Visit
 from fieldapp.survey.canopy import BA_FACTOR
-from fieldapp.checks import requests as R
 
 
 def lens_area(r, d):
@@ -175,8 +175,9 @@ def test_a_large_tally_unioned_in_strips_has_the_one_piece_areas(monkeypatch, co
     the areas equal the union made in one piece, whatever the number of cores; a crown drawn
     across a strip's edge is cut, not counted twice."""
     import numpy as np
-    from fieldapp.survey import canopy
     from shapely.geometry import box
+
+    from fieldapp.survey import canopy
 
     rng = np.random.default_rng(3)
     x0, y0 = 500_000.0, 4_983_000.0

@@ -10,8 +10,7 @@ import shapely
 from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 
-from fieldapp.survey import AreaKind, LeafHabit, TreeStatus, Visit
-from fieldapp.survey import canopy
+from fieldapp.survey import AreaKind, LeafHabit, TreeStatus, Visit, canopy
 from fieldapp.survey.standcanopy import StandCanopy
 
 X0, Y0 = 500_000.0, 4_983_000.0

@@ -6,19 +6,20 @@ import math
 import subprocess
 import sys
 from dataclasses import dataclass
-from datetime import datetime, timedelta, timezone
+from datetime import UTC, datetime, timedelta, timezone
 
 import pytest
 from shapely.geometry import Polygon
 
+from fieldapp.checks import requests as R
 from fieldapp.survey import (
     Action,
     AreaKind,
     InvalidValue,
     Layer,
     LeafHabit,
-    NotEnoughEpochs,
     North,
+    NotEnoughEpochs,
     SelfCrossing,
     StateError,
     TreeStatus,
@@ -26,7 +27,6 @@ from fieldapp.survey import (
     WalkState,
 )
 from fieldapp.survey.gnss import QualityGate
-from fieldapp.checks import requests as R
 
 
 @dataclass(frozen=True)
@@ -55,7 +55,7 @@ class Shot:
     reading_id: str | None = None
 
 
-T0 = datetime(2024, 6, 3, 15, 0, 0, tzinfo=timezone.utc)
+T0 = datetime(2024, 6, 3, 15, 0, 0, tzinfo=UTC)
 
 
 def clock():

@@ -4,7 +4,7 @@ time on the track (with the camera clock offset), caption, detach, delete; each 
 from __future__ import annotations
 
 from dataclasses import dataclass
-from datetime import datetime, timedelta, timezone
+from datetime import UTC, datetime, timedelta, timezone
 
 import pytest
 
@@ -14,7 +14,7 @@ from fieldapp.survey.errors import NotFound
 from fieldapp.survey.photos import camera_offset_s, read_photo
 from tests.survey.test_survey_photos import jpeg
 
-T0 = datetime(2024, 5, 14, 15, 0, 0, tzinfo=timezone.utc)
+T0 = datetime(2024, 5, 14, 15, 0, 0, tzinfo=UTC)
 X0, Y0 = 500000.0, 4983000.0          # UTM 16N on the central meridian, about 45° N
 
 
@@ -44,7 +44,7 @@ def test_photos_attached_to_a_tree_and_to_the_site_undo_and_redo(visit, tmp_path
     recs = visit.add_photos([a, b], layer=Layer.TREE, uuid=tree.uuid, caption="bark, north face")
     assert [(r.record_table, r.record_uuid) for r in recs] == [("tree", tree.uuid)] * 2
     # no offset: the camera time read as UTC; b has no EXIF time
-    assert recs[0].taken_utc == datetime(2024, 5, 14, 10, 0, tzinfo=timezone.utc)
+    assert recs[0].taken_utc == datetime(2024, 5, 14, 10, 0, tzinfo=UTC)
     assert recs[0].direction_deg == pytest.approx(312.4) and recs[1].taken_utc is None
     assert recs[0].x is None and recs[0].placed_by is None and recs[0].caption == "bark, north face"
     assert [p.uuid for p in visit.photos_of(Layer.TREE, tree.uuid)] == [recs[0].uuid, recs[1].uuid]

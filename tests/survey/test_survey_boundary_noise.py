@@ -13,10 +13,9 @@ from pathlib import Path
 import pytest
 from shapely.geometry import Polygon
 
-from tests.survey.test_survey import clock  # noqa: E402
-
 from fieldapp.survey import AreaKind, Layer, SelfCrossing, Visit  # noqa: E402
 from fieldapp.survey.boundary import ring_crossings  # noqa: E402
+from tests.survey.test_survey import clock  # noqa: E402
 
 X0, Y0 = 500000.0, 4983000.0
 SPACING_M = 3.048  # 10 international ft

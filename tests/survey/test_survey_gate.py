@@ -14,9 +14,9 @@ import pynmea2
 import pytest
 
 from devices.nmea import EpochAssembler
+from fieldapp.geo import SiteFrame
 from fieldapp.survey import InvalidValue, NotEnoughEpochs, Visit
 from fieldapp.survey.gnss import DEFAULT_GATE, REASON_WORDS, QualityGate, average_fixes
-from fieldapp.geo import SiteFrame
 
 
 def fix(**kw):

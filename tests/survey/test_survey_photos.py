@@ -5,8 +5,7 @@ from __future__ import annotations
 
 import io
 from dataclasses import dataclass
-from datetime import datetime, timedelta, timezone
-
+from datetime import UTC, datetime, timedelta, timezone
 from pathlib import Path
 
 import pytest
@@ -15,7 +14,7 @@ from PIL import Image
 from fieldapp.geo import SiteFrame
 from fieldapp.survey.photos import PhotoError, camera_offset_s, place, read_photo
 
-T0 = datetime(2024, 5, 14, 15, 0, 0, tzinfo=timezone.utc)
+T0 = datetime(2024, 5, 14, 15, 0, 0, tzinfo=UTC)
 
 
 @dataclass

@@ -7,7 +7,7 @@ the record itself when nothing is; the visit commits and returns the validated c
 from __future__ import annotations
 
 import dataclasses
-from datetime import datetime, timezone
+from datetime import UTC, datetime, timezone
 
 import pytest
 
@@ -16,7 +16,7 @@ from fieldapp.survey.features import Note, Tree
 from fieldapp.survey.readings import CaliperLike, ShotLike, reading_id
 from fieldapp.survey.validation import PARENTS, ParentRef, validate
 
-T = datetime(2024, 6, 3, 15, 0, tzinfo=timezone.utc)
+T = datetime(2024, 6, 3, 15, 0, tzinfo=UTC)
 UUID = "00000000-0000-4000-8000-000000000001"
 
 

@@ -78,8 +78,8 @@ def run(url: str, root: Path, *, laptops: int, rounds: int, edits: int, kills: i
     """Set up the site, run the laptops concurrently, check (module docstring)."""
     import psycopg
 
-    from tests.sync import sync_sample as S
     from fieldapp.sync import PostgisOffice, checkout, engine, sync
+    from tests.sync import sync_sample as S
 
     root.mkdir(parents=True)
     office = PostgisOffice(url, create=True)

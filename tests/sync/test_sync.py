@@ -22,7 +22,6 @@ import pyogrio
 import pytest
 import shapely
 
-from tests.sync import sync_sample as S
 from fieldapp.sync import (
     CancelToken,
     ConflictKind,
@@ -32,14 +31,16 @@ from fieldapp.sync import (
     OfficeLocked,
     SyncCancelled,
     checkout,
+    engine,
+    gpkgsql,
     read_conflicts,
     sync,
 )
-from fieldapp.sync import engine, gpkgsql
 from fieldapp.sync.cli import main as cli_main
 from fieldapp.sync.office import LockOwner
 from fieldapp.sync.pgoffice import PostgisOffice
 from tests.gpkgtools import st_connect
+from tests.sync import sync_sample as S
 
 LAYERS = ("transect", "station", "tree", "metadata", "fieldapp_sync_conflicts", "fieldapp_sync_log")
 

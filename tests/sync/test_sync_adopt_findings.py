@@ -10,10 +10,9 @@ import shutil
 
 from fieldapp.store import create_visit, open_visit
 from fieldapp.survey.visit import Visit
-
 from fieldapp.sync import ConflictKind, FolderOffice, read_conflicts, sync
-from fieldapp.sync.cli import main as cli_main
 from fieldapp.sync.adopt import adopt_copy
+from fieldapp.sync.cli import main as cli_main
 from tests.sync.test_sync_adopt import _day, _sha, _sql, _trees
 
 

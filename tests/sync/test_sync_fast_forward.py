@@ -16,13 +16,13 @@ from pathlib import Path
 
 import pytest
 
-from tests.sync import sync_sample as S
-from tests.sync.test_sync import basics_only
 from fieldapp.sync import FolderOffice, checkout, engine, sync
 from fieldapp.sync import changesets as cs
 from fieldapp.sync.files import LOG_TABLE, page_fingerprint, record_changeset_file, sha256_of, snapshot_sqlite
 from fieldapp.sync.laptop import LaptopState
 from fieldapp.sync.officestore import FastForward, LogEntry, utc_now_iso
+from tests.sync import sync_sample as S
+from tests.sync.test_sync import basics_only
 
 TAKEN = "office: the master is this laptop's base copy: its result taken"
 APPLIED = "office: master copied"

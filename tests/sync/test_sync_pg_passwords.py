@@ -13,12 +13,12 @@ import keyring
 import psycopg
 import pytest
 
-from tests.app.test_app_corrections import MemoryKeyring
-from tests.sync.pgcluster import PASSWORD_ROLE
 from fieldapp.sync import OfficeNotFound, PostgisOffice, open_office
 from fieldapp.sync.cli import main as cli_main
 from fieldapp.sync.offices import is_postgres_url, mask_password
 from fieldapp.sync.pgoffice import KEYRING_SERVICE
+from tests.app.test_app_corrections import MemoryKeyring
+from tests.sync.pgcluster import PASSWORD_ROLE
 
 PASSWORD = "Tamarack-41-swamp"
 

@@ -12,8 +12,7 @@ import sqlite3
 from psycopg import sql
 
 from fieldapp.app.photos import attach_files
-from fieldapp.store import open_visit
-from fieldapp.store import create_visit
+from fieldapp.store import create_visit, open_visit
 from fieldapp.survey.features import Layer
 from fieldapp.survey.visit import Visit
 from fieldapp.sync import FolderOffice, PostgisOffice, checkout, sync

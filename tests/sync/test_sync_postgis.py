@@ -15,12 +15,12 @@ import psycopg
 import pytest
 from psycopg import sql
 
-from tests.sync import sync_sample as S
-from tests.sync.test_sync import basics_only
 from fieldapp.sync import OfficeLocked, OfficeNotFound, PostgisOffice, checkout, engine, open_office, sync
 from fieldapp.sync.cli import main as cli_main
 from fieldapp.sync.errors import InvalidOfficeData
 from fieldapp.sync.office import LockOwner
+from tests.sync import sync_sample as S
+from tests.sync.test_sync import basics_only
 
 
 @pytest.fixture

@@ -16,10 +16,10 @@ from pathlib import Path
 
 import pytest
 
-from tests.sync import sync_sample as S
-from tests.links import symlink_or_skip
-from tests.sync.test_sync import basics_only
 from fieldapp.sync import FolderOffice, InvalidOfficeData, checkout, engine, sync
+from tests.links import symlink_or_skip
+from tests.sync import sync_sample as S
+from tests.sync.test_sync import basics_only
 
 
 @pytest.fixture(autouse=True)

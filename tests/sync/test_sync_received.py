@@ -35,12 +35,13 @@ from fieldapp.sync import (
     InvalidOfficeRecords,
     VisitRefused,
     checkout,
+    engine,
+    gpkgsql,
     read_conflicts,
     sync,
 )
-from fieldapp.sync import engine, gpkgsql
-from tests.sync.test_sync_visit_check import X0, Y0, make_visit, record, sha
 from tests.gpkgtools import st_connect
+from tests.sync.test_sync_visit_check import X0, Y0, make_visit, record, sha
 
 FEATURES = tuple(layer.value for layer in Layer)
 

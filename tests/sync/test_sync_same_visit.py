@@ -7,9 +7,9 @@ from __future__ import annotations
 
 import pytest
 
+from fieldapp.sync import FolderOffice, VisitRefused, sync
 from tests.sync import sync_sample as S
 from tests.sync.test_sync import edit, generic_visits, make_site  # noqa: F401  (generic visits)
-from fieldapp.sync import FolderOffice, VisitRefused, sync
 
 
 def test_a_second_sync_of_the_same_visit_waits_and_leaves_the_first_alone(tmp_path):

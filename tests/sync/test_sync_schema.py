@@ -44,9 +44,9 @@ from fieldapp.sync import (
     SchemaMismatch,
     checkout,
     read_conflicts,
+    schemas,
     sync,
 )
-from fieldapp.sync import schemas
 from fieldapp.sync.files import INTERNAL_TABLES, LOG_TABLE
 from tests.gpkgtools import st_connect, validate_gpkg
 

@@ -17,11 +17,12 @@ from pathlib import Path, PureWindowsPath
 import pygeodiff
 import pytest
 
+from fieldapp.store import paths
+from fieldapp.sync import FolderOffice, InvalidOfficeData, engine, inplace, sync
+from fieldapp.sync import changesets as cs
+from fieldapp.sync.officestore import check_site_id
 from tests.sync import sync_sample as S
 from tests.sync.test_sync import basics_only
-from fieldapp.store import paths
-from fieldapp.sync import FolderOffice, InvalidOfficeData, changesets as cs, engine, inplace, sync
-from fieldapp.sync.officestore import check_site_id
 
 
 @pytest.fixture(autouse=True)
@@ -205,7 +206,8 @@ def test_office_too_deep_for_windows_is_refused_naming_the_limit(tmp_path, monke
     import functools
 
     from fieldapp.store.paths import check_path_length
-    from fieldapp.sync import SyncError, office as office_mod
+    from fieldapp.sync import SyncError
+    from fieldapp.sync import office as office_mod
 
     monkeypatch.setattr(office_mod, "check_path_length", functools.partial(check_path_length, windows=True))
     a = S.make_visit(tmp_path / "a.gpkg", trees=3)

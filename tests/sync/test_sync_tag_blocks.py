@@ -6,12 +6,12 @@ from __future__ import annotations
 
 import pytest
 
-from tests.sync.test_sync import make_office
 from fieldapp.app.visit import open_visit as app_open_visit
 from fieldapp.store import create_visit
 from fieldapp.survey.visit import Visit
 from fieldapp.sync import checkout, sync
 from fieldapp.sync.laptop import tag_range_of
+from tests.sync.test_sync import make_office
 
 
 @pytest.mark.parametrize("kind", ["folder", "postgis"])
@@ -69,10 +69,9 @@ def test_a_tag_clash_that_still_arises_is_a_conflict_record_and_can_be_re_tagged
     import contextlib
     import sqlite3
 
-    from tests.gpkgtools import st_connect
-
     from fieldapp.sync import ConflictKind, FolderOffice, read_conflicts
     from fieldapp.sync.cli import main as cli_main
+    from tests.gpkgtools import st_connect
 
     office = FolderOffice(tmp_path / "office", create=True)
     model = Visit.new("Tag lot", crs="EPSG:32616", who="a@laptop-a")

@@ -14,13 +14,12 @@ import sqlite3
 
 import pytest
 
-from tests.sync import sync_sample as S
-from tests.links import symlink_or_skip
 from fieldapp.sync import FolderOffice, InvalidOfficeData, checkout, sync
 from fieldapp.sync.office import LockOwner, LogEntry
-
-from tests.sync.test_sync import generic_visits, master, site, snapshot  # noqa: F401  (fixtures)
 from tests.gpkgtools import st_connect
+from tests.links import symlink_or_skip
+from tests.sync import sync_sample as S
+from tests.sync.test_sync import generic_visits, master, site, snapshot  # noqa: F401  (fixtures)
 
 
 @pytest.fixture

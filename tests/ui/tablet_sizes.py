@@ -23,12 +23,23 @@ pytest.importorskip("pytestqt")
 
 from PySide6.QtCore import QRect, Qt  # noqa: E402
 from PySide6.QtWidgets import (  # noqa: E402
-    QAbstractButton, QAbstractScrollArea, QApplication, QScrollArea, QTabBar, QWidget,
+    QAbstractButton,
+    QAbstractScrollArea,
+    QApplication,
+    QScrollArea,
+    QTabBar,
+    QWidget,
 )
 
 from tests.report.test_report_visit import build_sample_visit  # noqa: E402
 from tests.ui.ui_support import (  # noqa: E402,F401
-    WAIT_MS, close_window, key, make_window, private_dirs, themed, wait_fix,
+    WAIT_MS,
+    close_window,
+    key,
+    make_window,
+    private_dirs,
+    themed,
+    wait_fix,
 )
 
 SCALE = float(os.environ.get("QT_SCALE_FACTOR", "1") or 1)

@@ -152,7 +152,8 @@ def test_tree_edit_refused_in_field_words_and_boundary_reopened(qtbot, window):
 
 def _click_map(qtbot, w, x_ft, y_ft):
     """A real left click on the map at site feet (x_ft, y_ft), through pyqtgraph's scene."""
-    from PySide6.QtCore import QPointF, Qt as QtC
+    from PySide6.QtCore import QPointF
+    from PySide6.QtCore import Qt as QtC
     from PySide6.QtTest import QTest
 
     vb = w.map.plot.getPlotItem().getViewBox()

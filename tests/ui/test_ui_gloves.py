@@ -12,13 +12,25 @@ pytest.importorskip("pytestqt")
 
 from PySide6.QtCore import Qt  # noqa: E402
 from PySide6.QtWidgets import (  # noqa: E402
-    QAbstractSpinBox, QApplication, QComboBox, QScrollBar, QStyle, QStyleOptionComboBox,
-    QStyleOptionSpinBox, QTableView,
+    QAbstractSpinBox,
+    QApplication,
+    QComboBox,
+    QScrollBar,
+    QStyle,
+    QStyleOptionComboBox,
+    QStyleOptionSpinBox,
+    QTableView,
 )
 
 from tests.report.test_report_visit import build_sample_visit  # noqa: E402
 from tests.ui.ui_support import (  # noqa: E402,F401
-    WAIT_MS, close_window, key, make_window, private_dirs, themed, wait_fix,
+    WAIT_MS,
+    close_window,
+    key,
+    make_window,
+    private_dirs,
+    themed,
+    wait_fix,
 )
 
 TOUCH = 40

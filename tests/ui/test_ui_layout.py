@@ -11,7 +11,13 @@ from PySide6.QtCore import QRect  # noqa: E402
 from PySide6.QtWidgets import QPushButton, QTabWidget  # noqa: E402
 
 from tests.ui.ui_support import (  # noqa: E402,F401
-    WAIT_MS, close_window, key, make_window, private_dirs, themed, wait_fix,
+    WAIT_MS,
+    close_window,
+    key,
+    make_window,
+    private_dirs,
+    themed,
+    wait_fix,
 )
 
 #: (width, height) of the window's client area: a 1366x768 Toughbook / Getac screen, the same

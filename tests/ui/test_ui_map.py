@@ -5,6 +5,7 @@ under it."""
 from __future__ import annotations
 
 import time
+from datetime import UTC
 
 import pytest
 
@@ -296,7 +297,7 @@ def test_an_opened_visit_shows_its_stored_track(qtbot, tmp_path):
     v = open_visit(tmp_path / "track.gpkg", name="track")
     try:
         v.model.start_track()
-        t0 = datetime(2026, 6, 1, 14, 0, tzinfo=timezone.utc)
+        t0 = datetime(2026, 6, 1, 14, 0, tzinfo=UTC)
         base = Fix(lat_deg=43.30, lon_deg=-91.79, alt_msl_m=260.0, quality=FixQuality.RTK_FIXED,
                    mode=FixMode.THREE_D, sats_used=14, hdop=0.8, horizontal_accuracy_m=0.01,
                    accuracy_source="GST", t_monotonic_s=time.monotonic())

@@ -64,8 +64,8 @@ def test_dialog_spec_converts_feet_and_validates(qtbot, tmp_path):
 
 
 def test_new_visit_from_dialog_replaces_open_visit(qtbot, private_dirs):
-    from fieldapp.store import open_visit as store_open
     from fieldapp.app import visit as visit_mod
+    from fieldapp.store import open_visit as store_open
     from fieldapp.ui.newvisit import NewVisitSpec
 
     w = make_window(qtbot, private_dirs)
@@ -125,8 +125,8 @@ def test_open_visit_refuses_a_foreign_file_with_a_message(qtbot, private_dirs):
 
 
 def test_start_without_last_visit_offscreen_makes_one_without_asking(qtbot, private_dirs):
-    from fieldapp.ui import app as appmod
     from fieldapp.app import config as C
+    from fieldapp.ui import app as appmod
 
     cfg = C.build({"data_dir": str(private_dirs / "data"), "new_visit": True}, use_file=False)
     w = appmod.create_window(cfg, start_devices=False)   # offscreen: no dialog, no block
@@ -142,9 +142,9 @@ def test_start_without_last_visit_offscreen_makes_one_without_asking(qtbot, priv
 
 def test_cancel_in_the_start_up_new_visit_dialog_creates_no_file(qtbot, private_dirs,
                                                                  monkeypatch):
+    from fieldapp.app import config as C
     from fieldapp.app import visit as visit_mod
     from fieldapp.ui import app as appmod
-    from fieldapp.app import config as C
 
     monkeypatch.setattr(visit_mod, "dialogs_allowed", lambda cfg, platform: True)
     monkeypatch.setattr(visit_mod, "ask_new_visit", lambda window: None)     # Cancel

@@ -5,19 +5,19 @@ transect T1 over a steep bank, 30 ft @ 4 %, 60 ft @ 18 %, 120 ft @ 5 % -> bank 9
 from __future__ import annotations
 
 import contextlib
-from pathlib import Path
 import sqlite3
 import threading
 import unicodedata
+from pathlib import Path
 
 import pytest
 
 pytest.importorskip("pytestqt")
 pypdf = pytest.importorskip("pypdf")
 
+from tests.gpkgtools import st_connect
 from tests.report.test_report_visit import build_sample_visit  # noqa: E402
 from tests.ui.ui_support import WAIT_MS, close_window, key, make_window, private_dirs  # noqa: E402,F401
-from tests.gpkgtools import st_connect
 
 
 def job_threads():

@@ -10,7 +10,6 @@ pytest.importorskip("pytestqt")
 from tests.store.test_store import Fix  # noqa: E402 - a receiver's fix, as the store tests use
 from tests.ui.ui_support import close_window, make_window, private_dirs  # noqa: E402,F401
 
-
 # along the bank west to east: A (-91.0000), B (-90.9990), C (-90.9980), D (-90.9970), about
 # 80 m apart; a crew that takes B, C, D and then walks back for A draws D -> A over B -> C
 A, B, C, D = (Fix(45.0, -91.0 + 0.001 * k) for k in range(4))

@@ -10,7 +10,11 @@ import pytest
 pytest.importorskip("pytestqt")
 
 from tests.ui.ui_support import (  # noqa: E402,F401
-    WAIT_MS, close_window, make_window, private_dirs, wait_fix,
+    WAIT_MS,
+    close_window,
+    make_window,
+    private_dirs,
+    wait_fix,
 )
 
 

@@ -12,7 +12,11 @@ from PySide6.QtCore import Qt  # noqa: E402
 from PySide6.QtTest import QTest  # noqa: E402
 
 from tests.ui.ui_support import (  # noqa: E402,F401
-    WAIT_MS, close_window, key, make_window, private_dirs,
+    WAIT_MS,
+    close_window,
+    key,
+    make_window,
+    private_dirs,
 )
 
 

@@ -69,7 +69,7 @@ class FakeWindow(QObject):
 
 
 class FakeGnss:
-    arrival_utc = dt.datetime(2026, 6, 1, 15, 0, 0, tzinfo=dt.timezone.utc)
+    arrival_utc = dt.datetime(2026, 6, 1, 15, 0, 0, tzinfo=dt.UTC)
 
     def __init__(self):
         self.walks, self.arrived = [], False

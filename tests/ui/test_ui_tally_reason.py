@@ -10,7 +10,12 @@ from devices.readings import CaliperReading
 pytest.importorskip("pytestqt")
 
 from tests.ui.ui_support import (  # noqa: E402,F401
-    WAIT_MS, close_window, key, make_window, private_dirs, wait_fix,
+    WAIT_MS,
+    close_window,
+    key,
+    make_window,
+    private_dirs,
+    wait_fix,
 )
 
 OFF = "Record tree is off: type the DBH first (it reads 0.0 in)"

@@ -8,7 +8,12 @@ import pytest
 pytest.importorskip("pytestqt")
 
 from PySide6.QtWidgets import (  # noqa: E402
-    QDoubleSpinBox, QStyle, QStyleOptionSpinBox, QTableWidget, QVBoxLayout, QWidget,
+    QDoubleSpinBox,
+    QStyle,
+    QStyleOptionSpinBox,
+    QTableWidget,
+    QVBoxLayout,
+    QWidget,
 )
 
 

@@ -11,7 +11,10 @@ pytest.importorskip("pytestqt")
 from fieldapp.checks import requests as R  # noqa: E402
 from fieldapp.rules import evaluate  # noqa: E402
 from tests.ui.test_ui_workflows import (  # noqa: E402
-    average_point, stored_count, surveyor_at_transect_origin, walk_scenario_boundary,
+    average_point,
+    stored_count,
+    surveyor_at_transect_origin,
+    walk_scenario_boundary,
 )
 from tests.ui.ui_support import WAIT_MS, close_window, key, make_window, private_dirs  # noqa: E402,F401
 

@@ -10,12 +10,17 @@ import pytest
 
 pytest.importorskip("pytestqt")
 
-from fieldapp.rules import evaluate  # noqa: E402
 from fieldapp.checks import requests as R
-from tests.ui.ui_support import (  # noqa: E402,F401
-    WAIT_MS, close_window, key, make_window, private_dirs, wait_fix,
-)
+from fieldapp.rules import evaluate  # noqa: E402
 from tests.gpkgtools import st_connect
+from tests.ui.ui_support import (  # noqa: E402,F401
+    WAIT_MS,
+    close_window,
+    key,
+    make_window,
+    private_dirs,
+    wait_fix,
+)
 
 
 def stored_count(path, table: str) -> int:

@@ -36,8 +36,8 @@ def themed(qapp):
 
 def make_window(qtbot, tmp_path, *, waypoints=None, time_scale=1.0, rate_hz=5.0, **cli):
     """Create (not yet started) the window with ``cli`` settings; devices start on the loop."""
-    from fieldapp.ui import app as appmod
     from fieldapp.app import config as C
+    from fieldapp.ui import app as appmod
 
     cfg = C.build({"data_dir": str(tmp_path / "data"),
                    "visit": str(tmp_path / "data" / "test.gpkg"), **cli}, use_file=False)

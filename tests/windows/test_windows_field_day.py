@@ -21,7 +21,7 @@ import sys
 import uuid
 from contextlib import closing
 from dataclasses import dataclass
-from datetime import datetime, timedelta, timezone
+from datetime import UTC, datetime, timedelta, timezone
 from pathlib import Path
 
 import pytest
@@ -32,7 +32,7 @@ needs_windows = pytest.mark.skipif(
     not WINDOWS, reason="Windows only (drive letters, UNC paths, share modes): .ci/windows runs it"
                         " under Windows CPython")
 
-T0 = datetime(2026, 6, 3, 15, 0, tzinfo=timezone.utc)
+T0 = datetime(2026, 6, 3, 15, 0, tzinfo=UTC)
 FIXES = 5
 SITE_NAME = "Łąka – Wisła"
 

@@ -3,15 +3,22 @@ and Stake-out (:mod:`fieldapp.ui.stakeout`)."""
 
 from __future__ import annotations
 
-from typing import Any, Callable
+from collections.abc import Callable
+from typing import Any
 
 from PySide6.QtCore import QSignalBlocker, Qt
 from PySide6.QtGui import QAction, QKeySequence
 from PySide6.QtWidgets import (
-    QAbstractSpinBox, QApplication, QCheckBox, QComboBox, QDoubleSpinBox, QLineEdit, QSpinBox,
-    QStackedWidget, QWidget,
+    QAbstractSpinBox,
+    QApplication,
+    QCheckBox,
+    QComboBox,
+    QDoubleSpinBox,
+    QLineEdit,
+    QSpinBox,
+    QStackedWidget,
+    QWidget,
 )
-
 
 #: The workflow tabs in order (Ctrl+1 ... Ctrl+6): name in ``window.panels``, tab title, class.
 #: The titles are the classes' ``title`` (tests/ui/test_ui_startup_lazy.py checks it); the

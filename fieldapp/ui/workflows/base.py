@@ -2,15 +2,24 @@
 
 from __future__ import annotations
 
-from typing import Any, Callable
+from collections.abc import Callable
+from typing import Any
 
 from PySide6.QtCore import QEvent, QObject, QRect, QSize, Qt
 from PySide6.QtWidgets import (
-    QFrame, QGridLayout, QLabel, QLayout, QLayoutItem, QMessageBox, QPushButton, QScrollArea, QVBoxLayout, QWidget,
+    QFrame,
+    QGridLayout,
+    QLabel,
+    QLayout,
+    QLayoutItem,
+    QMessageBox,
+    QPushButton,
+    QScrollArea,
+    QVBoxLayout,
+    QWidget,
 )
 
 from fieldapp.ui import theme
-
 
 #: A receiver faster than this (m/s, the RMC / VTG speed over ground) is walking, not standing
 #: at a point: a tree or an offset shot taken from it would be placed from a moving point.

@@ -6,12 +6,22 @@ from __future__ import annotations
 from typing import Any
 
 from PySide6.QtWidgets import (
-    QCheckBox, QComboBox, QDoubleSpinBox, QGroupBox, QHBoxLayout, QLabel, QLineEdit,
+    QCheckBox,
+    QComboBox,
+    QDoubleSpinBox,
+    QGroupBox,
+    QHBoxLayout,
+    QLabel,
+    QLineEdit,
 )
 
 from fieldapp.rules.nr151 import WETLAND_TYPES
 from fieldapp.ui.workflows.base import (
-    WorkflowPanel, add_field, big_button, field_grid, state_label,
+    WorkflowPanel,
+    add_field,
+    big_button,
+    field_grid,
+    state_label,
 )
 
 KINDS = [("wetland", "Wetland"), ("woodland_stand", "Woodland stand"), ("grove", "Grove"),

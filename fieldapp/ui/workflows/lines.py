@@ -9,13 +9,22 @@ from typing import Any
 
 import pyqtgraph as pg
 from PySide6.QtWidgets import (
-    QComboBox, QDoubleSpinBox, QGroupBox, QLabel, QLineEdit,
+    QComboBox,
+    QDoubleSpinBox,
+    QGroupBox,
+    QLabel,
+    QLineEdit,
 )
 
 from fieldapp.app import editing as E
 from fieldapp.app.lines import LINE_KINDS, LineDraft, add_note_at, add_note_here
 from fieldapp.ui.workflows.base import (
-    ButtonColumns, WorkflowPanel, add_field, big_button, field_grid, state_label,
+    ButtonColumns,
+    WorkflowPanel,
+    add_field,
+    big_button,
+    field_grid,
+    state_label,
 )
 
 MAPPED = [(None, "not checked yet"), (True, "yes — on the USGS quad or soil map"), (False, "no")]

@@ -7,15 +7,29 @@ from typing import Any
 
 from PySide6.QtCore import Qt
 from PySide6.QtWidgets import (
-    QDoubleSpinBox, QGroupBox, QHBoxLayout, QHeaderView, QLabel, QProgressBar, QSpinBox,
-    QTableWidget, QTableWidgetItem, QVBoxLayout,
+    QDoubleSpinBox,
+    QGroupBox,
+    QHBoxLayout,
+    QHeaderView,
+    QLabel,
+    QProgressBar,
+    QSpinBox,
+    QTableWidget,
+    QTableWidgetItem,
+    QVBoxLayout,
 )
 
-from fieldapp.ui.workflows.base import (
-    WorkflowPanel, add_field, big_button, field_grid, moving_reason, point_number, state_label,
-)
 from fieldapp.app.wording import plural
 from fieldapp.ui.theme import touch_rows
+from fieldapp.ui.workflows.base import (
+    WorkflowPanel,
+    add_field,
+    big_button,
+    field_grid,
+    moving_reason,
+    point_number,
+    state_label,
+)
 
 
 def offset_refusal(fix: Any, horizontal_ft: float) -> str:

@@ -8,15 +8,30 @@ from typing import Any
 
 from PySide6.QtCore import QSignalBlocker, Qt
 from PySide6.QtWidgets import (
-    QAbstractItemView, QCheckBox, QComboBox, QDoubleSpinBox, QGridLayout, QHBoxLayout, QHeaderView, QLabel,
-    QLineEdit, QPushButton, QTableWidget, QTableWidgetItem,
+    QAbstractItemView,
+    QCheckBox,
+    QComboBox,
+    QDoubleSpinBox,
+    QGridLayout,
+    QHBoxLayout,
+    QHeaderView,
+    QLabel,
+    QLineEdit,
+    QPushButton,
+    QTableWidget,
+    QTableWidgetItem,
 )
 
-from fieldapp.ui.workflows.base import (
-    WorkflowPanel, add_field, big_button, field_grid, moving_reason, state_label,
-)
 from fieldapp.app.wording import plural
 from fieldapp.ui.theme import touch_rows
+from fieldapp.ui.workflows.base import (
+    WorkflowPanel,
+    add_field,
+    big_button,
+    field_grid,
+    moving_reason,
+    state_label,
+)
 
 COLUMNS = ("Tag", "Species", "DBH in", "Leaf habit", "Crown r ft")
 EDITABLE = {1: "species_name", 2: "dbh_in", 3: "leaf_habit", 4: "crown_radius_ft"}

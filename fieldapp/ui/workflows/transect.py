@@ -8,16 +8,26 @@ from typing import Any
 
 from PySide6.QtCore import QSize, Qt
 from PySide6.QtWidgets import (
-    QCheckBox, QComboBox, QDoubleSpinBox, QGridLayout, QLabel, QVBoxLayout, QWidget,
+    QCheckBox,
+    QComboBox,
+    QDoubleSpinBox,
+    QGridLayout,
+    QLabel,
+    QVBoxLayout,
+    QWidget,
 )
 
+from fieldapp.app.wording import plural
 from fieldapp.rules.nr341 import bank_parameters
-
 from fieldapp.ui.profileplot import ProfilePlot
 from fieldapp.ui.workflows.base import (
-    WorkflowPanel, add_field, big_button, field_grid, point_name, state_label,
+    WorkflowPanel,
+    add_field,
+    big_button,
+    field_grid,
+    point_name,
+    state_label,
 )
-from fieldapp.app.wording import plural
 
 
 class ProfileOnShow(QWidget):
