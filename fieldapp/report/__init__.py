@@ -49,10 +49,18 @@ import sys
 import tempfile
 import threading
 from collections.abc import Callable, Sequence
+from datetime import datetime
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from .guard import os_error_words
+from .guard import StrPath, os_error_words
+
+if TYPE_CHECKING:
+    from PySide6.QtGui import QGuiApplication
+
+    from fieldapp.survey.visit import Visit
+
+    from .content import ReportContent
 
 __all__ = ["ReportError", "ReportExists", "ReportRefused", "ReportWriteFailed", "ReportCancelled",
            "RetainedAreaTooLarge", "ReportSummary", "build_report", "main"]
@@ -62,6 +70,8 @@ log = logging.getLogger(__name__)
 ProgressCallback = Callable[[float, str], None]
 
 _UMASK_LOCK = threading.Lock()
+#: the offscreen QGuiApplication :func:`_ensure_gui_app` made (kept for the process's life)
+_GUI_APP: QGuiApplication | None = None
 
 
 #: what the user does after closing the PDF another program holds (:func:`.guard.refuse_held`)
@@ -113,11 +123,11 @@ class RetainedAreaTooLarge(ReportError, ValueError):
     the message names the stand and its area (acres). ``fieldapp report`` exits 2."""
 
 
-class ReportSummary(dict):
+class ReportSummary(dict[str, Any]):
     """What :func:`build_report` wrote: ``path``, ``pages``, ``verdicts``, ``attachments``."""
 
 
-def _is_cancelled(cancel: Any) -> bool:
+def _is_cancelled(cancel: object) -> bool:
     if cancel is None:
         return False
     for attr in ("cancelled", "is_set"):
@@ -129,6 +139,7 @@ def _is_cancelled(cancel: Any) -> bool:
 
 def _ensure_gui_app() -> None:
     """Qt's fonts need a QGuiApplication; make an offscreen one when there is none."""
+    global _GUI_APP
     from PySide6.QtGui import QGuiApplication
 
     if QGuiApplication.instance() is not None:
@@ -136,11 +147,12 @@ def _ensure_gui_app() -> None:
     if threading.current_thread() is not threading.main_thread():
         raise ReportError("the report needs a QGuiApplication; create it on the main thread first")
     os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
-    _ensure_gui_app.app = QGuiApplication([sys.argv[0] if sys.argv else "fieldapp"])
+    _GUI_APP = QGuiApplication([sys.argv[0] if sys.argv else "fieldapp"])
 
 
-def build_report(visit_path, out_path, progress: ProgressCallback | None = None, cancel: Any = None,
-                 *, force: bool = False, retained_ac: float | None = None, now=None) -> ReportSummary:
+def build_report(visit_path: StrPath, out_path: StrPath, progress: ProgressCallback | None = None,
+                 cancel: object = None, *, force: bool = False, retained_ac: float | None = None,
+                 now: datetime | None = None) -> ReportSummary:
     """Write the site report of the visit at ``visit_path`` to ``out_path`` (PDF).
 
     Safe on a worker thread (a ``QGuiApplication`` must exist; the CLI makes one). In the app,
@@ -188,8 +200,8 @@ def build_report(visit_path, out_path, progress: ProgressCallback | None = None,
         retained_ac = float(retained_ac)
         if not math.isfinite(retained_ac) or retained_ac < 0:
             raise ValueError(f"retained_ac must be a finite number of acres >= 0, got {retained_ac!r}")
-    out_path = Path(out_path)
-    out_dir = _check_output(visit_path, out_path, force)
+    out = Path(out_path)
+    out_dir = _check_output(visit_path, out, force)
 
     def step(fraction: float, message: str) -> None:
         if _is_cancelled(cancel):
@@ -205,14 +217,14 @@ def build_report(visit_path, out_path, progress: ProgressCallback | None = None,
     content = gather(visit, visit_path, now=now)
     step(0.3, "drawing")
     _ensure_gui_app()
-    pages, names = _write_report(visit_path, out_path, out_dir, content, step, force)
+    pages, names = _write_report(visit_path, out, out_dir, content, step, force)
     if progress is not None:
         progress(1.0, "done")
-    return ReportSummary(path=str(out_path), pages=pages, verdicts=len(content.checks),
+    return ReportSummary(path=str(out), pages=pages, verdicts=len(content.checks),
                          attachments=names + ["requests-all.json", "results-all.json"])
 
 
-def _check_output(visit_path, out_path: Path, force: bool) -> Path:
+def _check_output(visit_path: StrPath, out_path: Path, force: bool) -> Path:
     """Refuse an output that would replace a visit or is a folder, or exists without ``force``;
     the folder the report goes in (:class:`ReportWriteFailed` when it does not exist)."""
     from .guard import output_folder, refuse_clobbering, refuse_existing, refuse_held
@@ -226,7 +238,7 @@ def _check_output(visit_path, out_path: Path, force: bool) -> Path:
     return folder
 
 
-def _write_report(visit_path, out_path: Path, out_dir: Path, content, step: ProgressCallback,
+def _write_report(visit_path: StrPath, out_path: Path, out_dir: Path, content: ReportContent, step: ProgressCallback,
                   force: bool) -> tuple[int, list[str]]:
     """Draw the PDF and attach the rule requests under temporary names in ``out_dir``, then
     move it into place as ``out_path``; nothing is left behind on failure.
@@ -269,7 +281,7 @@ def _write_report(visit_path, out_path: Path, out_dir: Path, content, step: Prog
     return pages, names
 
 
-def _attach_requests(laid_pdf: str, out_file: str, content) -> list[str]:
+def _attach_requests(laid_pdf: str, out_file: str, content: ReportContent) -> list[str]:
     """Copy the PDF Platypus wrote (``laid_pdf``, with its bookmarks) to ``out_file`` with every
     rule request attached as JSON, then ``requests-all.json`` and ``results-all.json``; flushed
     to disk. Returns the per-verdict attachment names (a check awaiting data has no request to
@@ -278,7 +290,7 @@ def _attach_requests(laid_pdf: str, out_file: str, content) -> list[str]:
 
     from fieldapp.rules.contract import json_bytes
 
-    from .document import attached_checks
+    from .sections import attached_checks
 
     writer = PdfWriter(clone_from=PdfReader(laid_pdf))
     writer.page_mode = "/UseOutlines"
@@ -296,7 +308,7 @@ def _attach_requests(laid_pdf: str, out_file: str, content) -> list[str]:
     return names
 
 
-def _plan_for_stands(visit: Any, retained_ac: float) -> None:
+def _plan_for_stands(visit: Visit, retained_ac: float) -> None:
     """``retained_ac`` (acres, 0 included) as the own retained area of each woodland stand of
     ``visit`` that has none, as the app stores a typed plan with its stand; in memory only
     (``visit`` is the detached copy :func:`build_report` read; the file is not changed).
@@ -356,10 +368,12 @@ def _parser() -> argparse.ArgumentParser:
 
 def main(argv: Sequence[str] | None = None) -> int:
     """``fieldapp report VISIT.gpkg -o report.pdf``; exit 0 done, 1 refused or failed, 2 usage
-    (a ``--retained-ac`` above a stand's area included), 130 interrupted. Every failure is one line on stderr, never a traceback."""
+    (a ``--retained-ac`` above a stand's area included), 130 interrupted. Every failure is one
+    line on stderr, never a traceback."""
     args = _parser().parse_args(list(sys.argv[1:] if argv is None else argv))
-    from fieldapp.report.guard import run_office_command
-    from fieldapp.store import StoreError
+    from fieldapp.store.errors import StoreError
+
+    from .guard import run_office_command
 
     refused: list[Exception] = []
 
@@ -376,6 +390,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         nothing="no report written", output=args.output)
     if status:
         return 2 if refused else status
+    assert summary is not None    # status 0: the job returned
     pages, verdicts = summary["pages"], summary["verdicts"]
     print(f"{summary['path']}: {pages} page{'' if pages == 1 else 's'}, {verdicts}"
           f" verdict{'' if verdicts == 1 else 's'} (rule requests attached)")

@@ -21,21 +21,32 @@ import logging
 import math
 import re
 from dataclasses import dataclass, field
-from datetime import UTC, datetime, timezone
+from datetime import UTC, datetime
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any, TypeVar
 
 import numpy as np
 import shapely
+from numpy.typing import NDArray
 from shapely.geometry import LineString, Point
+from shapely.geometry.base import BaseGeometry
 
 from fieldapp import __version__
-from fieldapp.checks import RULE_TITLES, Check, Checks
+from fieldapp.checks.results import RULE_TITLES, Check, Checks
 from fieldapp.geo import FOOT_INTERNATIONAL_M, SiteFrame
 from fieldapp.rules.nr341 import bank_parameters
 from fieldapp.rules.readings import READINGS
-from fieldapp.survey import Layer, Visit
 from fieldapp.survey.canopy import StandMeasures
+from fieldapp.survey.features import Layer, Site
+from fieldapp.survey.visit import Visit
+
+if TYPE_CHECKING:
+    from fieldapp.basemap import BasemapInfo
+    from fieldapp.survey.features import StakePoint
+    from fieldapp.sync.conflicts import Conflict
+
+    from .guard import StrPath
+    from .photos import PhotoEntry
 
 __all__ = [
     "INTERPRETATIONS",
@@ -85,13 +96,13 @@ def bank_figures(check: Check | None, priority_waterway: bool) -> tuple[float, f
     return (result.get("base_ft", params.base_ft), result.get("threshold_pct", params.threshold_pct))
 
 
-def natural_key(text: str) -> list:
+def natural_key(text: str) -> list[int | str]:
     """Sort key that puts ``T2`` before ``T10``."""
     return [int(p) if p.isdigit() else p.lower() for p in re.split(r"(\d+)", text or "")]
 
 
 # --------------------------------------------------------------------------- loading
-def load_visit(path) -> Visit:
+def load_visit(path: StrPath) -> Visit:
     """Load the visit stored at ``path`` into memory (a detached :class:`Visit`).
 
     Opened read-only through the store (``fieldapp.store.open_visit(path, readonly=True)``),
@@ -140,7 +151,7 @@ class TransectProfile:
     check: Check | None
 
     @property
-    def result(self) -> dict:
+    def result(self) -> dict[str, Any]:
         return self.check.result if self.check else {}
 
 
@@ -239,31 +250,34 @@ class StakeGroup:
 
     title: str
     check: Check | None
-    points: tuple
+    points: tuple[StakePoint, ...]
 
 
 @dataclass
 class MapLayers:
     """Everything the map draws, in grid feet of the site's foot (shapely geometries)."""
 
-    areas: list[tuple[str, str, Any]] = field(default_factory=list)        # (kind, label, geom)
-    lines: list[tuple[str, str, Any]] = field(default_factory=list)        # (kind, label, geom)
-    ohwm: list[tuple[str, Any]] = field(default_factory=list)              # (label, LineString)
+    areas: list[tuple[str, str, BaseGeometry]] = field(default_factory=list)   # (kind, label, geom)
+    lines: list[tuple[str, str, BaseGeometry]] = field(default_factory=list)   # (kind, label, geom)
+    ohwm: list[tuple[str, BaseGeometry]] = field(default_factory=list)         # (label, LineString)
     ohwm_points: list[tuple[float, float]] = field(default_factory=list)
-    transects: list[tuple[str, Any, list[tuple[float, float]]]] = field(default_factory=list)
+    #: (label, line from the origin through the stations or None without a station, stations)
+    transects: list[tuple[str, LineString | None, list[tuple[float, float]]]] = field(default_factory=list)
     trees: list[tuple[float, float, float, float | None, bool]] = field(default_factory=list)
-    track: Any = None                                                      # LineString or None
+    track: LineString | None = None
     notes: list[tuple[float, float, str]] = field(default_factory=list)
     bank_points: list[tuple[str, float, float, bool]] = field(default_factory=list)
-    bank_line: Any = None
-    protective_areas: list[tuple[str, float, Any]] = field(default_factory=list)
-    envelope: Any = None
+    bank_line: LineString | None = None
+    protective_areas: list[tuple[str, float, BaseGeometry]] = field(default_factory=list)
+    envelope: BaseGeometry | None = None
     true_north_deg: float = 0.0  # angle of true north, clockwise from grid north (map up)
     #: (BasemapInfo, site CRS WKT, site CRS units per ft, opacity 0..1), bottom first
-    basemaps: list[tuple[Any, str, float, float]] = field(default_factory=list)
+    basemaps: list[tuple[BasemapInfo, str, float, float]] = field(default_factory=list)
 
-    def bounds(self):
-        geoms = [g for _, _, g in self.areas] + [g for _, _, g in self.lines]
+    def bounds(self) -> NDArray[np.float64] | None:
+        """(min x, min y, max x, max y) grid ft of everything drawn; None when nothing is."""
+        geoms: list[BaseGeometry | None] = [g for _, _, g in self.areas]
+        geoms += [g for _, _, g in self.lines]
         geoms += [g for _, g in self.ohwm] + [g for _, g, _ in self.transects]
         geoms += [g for _, _, g in self.protective_areas]
         if self.envelope is not None:
@@ -274,10 +288,10 @@ class MapLayers:
         pts += [(b[1], b[2]) for b in self.bank_points]
         if pts:
             geoms.append(shapely.multipoints(pts))
-        geoms = [g for g in geoms if g is not None and not g.is_empty]
-        if not geoms:
+        drawn = [g for g in geoms if g is not None and not g.is_empty]
+        if not drawn:
             return None
-        return shapely.total_bounds(geoms)
+        return shapely.total_bounds(drawn)
 
 
 @dataclass
@@ -293,16 +307,16 @@ class ReportContent:
     stands: list[StandSection]
     wetlands: list[WetlandRow]
     gnss: list[GnssRow]
-    track_summary: dict
-    conflicts: list
+    track_summary: dict[str, Any]
+    conflicts: list[Conflict]
     map: MapLayers
     tally_classes: list[tuple[float, int]]  # (class low in, stems), every live tree
     stakes: list[StakeGroup] = field(default_factory=list)
     #: photos for the photos section (:class:`fieldapp.report.photos.PhotoEntry`), in order
-    photos: tuple = ()
+    photos: tuple[PhotoEntry, ...] = ()
 
     @property
-    def site(self):
+    def site(self) -> Site:
         return self.visit.site
 
     @property
@@ -325,7 +339,7 @@ class ReportContent:
                 "instruments measure. Map and rule-request coordinates are grid feet of the "
                 "site CRS.")
 
-    def requests(self) -> list[dict]:
+    def requests(self) -> list[dict[str, Any]]:
         """The rule requests of the checks that have one (a check awaiting data has none)."""
         return [c.request for c in self.checks if c.has_request]
 
@@ -335,20 +349,22 @@ def _value(v: Any) -> Any:
     return getattr(v, "value", v)
 
 
-def _check_order(c: Check) -> tuple:
+def _check_order(c: Check) -> tuple[int, list[int | str], str]:
     rule = c.rule
     rank = _RULE_ORDER.index(rule) if rule in _RULE_ORDER else len(_RULE_ORDER)
     return (rank, natural_key(c.title), c.check_id)
 
 
-def _to_ft_geom(frame: SiteFrame, geom):
-    if geom is None:
-        return None
+_Geom = TypeVar("_Geom", bound=BaseGeometry)
+
+
+def _to_ft_geom(frame: SiteFrame, geom: _Geom) -> _Geom:
+    """``geom`` (site CRS coordinates) in grid feet of the site's foot."""
     k = frame.to_ft(1.0)
     return shapely.transform(geom, lambda xy: xy * k)
 
 
-def _photos(visit: Visit) -> tuple:
+def _photos(visit: Visit) -> tuple[PhotoEntry, ...]:
     """The visit's photos as the report's :class:`~fieldapp.report.photos.PhotoEntry` rows
     (site first, then by record, then the photos on their own)."""
     from fieldapp.store.photos import photo_entries
@@ -358,7 +374,7 @@ def _photos(visit: Visit) -> tuple:
     return tuple(PhotoEntry(*row) for row in photo_entries(visit))
 
 
-def gather(visit: Visit, path, *, retained_ac: float = 0.0, conflicts: list | None = None,
+def gather(visit: Visit, path: StrPath, *, retained_ac: float = 0.0, conflicts: list[Conflict] | None = None,
            now: datetime | None = None) -> ReportContent:
     """Build :class:`ReportContent` from a loaded visit.
 
@@ -404,11 +420,14 @@ def gather(visit: Visit, path, *, retained_ac: float = 0.0, conflicts: list | No
         check = by_id.get(f"bank:{t.uuid}")
         base_ft, thr = bank_figures(check, site.priority_waterway)
         sts = visit.stations(t.uuid)
-        measured = t.origin_elevation_ft is not None and all(s.elevation_ft is not None for s in sts)
-        rows = [(0.0, float(t.origin_elevation_ft) if measured else 0.0, None, False)]
+        origin = t.origin_elevation_ft
+        measured = origin is not None and all(s.elevation_ft is not None for s in sts)
+        rows: list[tuple[float, float, float | None, bool]] = [
+            (0.0, float(origin) if measured and origin is not None else 0.0, None, False)]
         e = rows[0][1]
         for s in sts:
-            e = float(s.elevation_ft) if measured else e + s.segment_ft * s.slope_pct / 100.0
+            elevation = s.elevation_ft
+            e = float(elevation) if measured and elevation is not None else e + s.segment_ft * s.slope_pct / 100.0
             rows.append((float(s.distance_ft), e, float(s.slope_pct), bool(s.interruption)))
         content.transects.append(TransectProfile(
             label=t.label, azimuth_true_deg=t.azimuth_true_deg, stations=tuple(rows),
@@ -436,7 +455,7 @@ def gather(visit: Visit, path, *, retained_ac: float = 0.0, conflicts: list | No
     return content
 
 
-def _basemaps(path: Path, frame: SiteFrame) -> list:
+def _basemaps(path: Path, frame: SiteFrame) -> list[tuple[BasemapInfo, str, float, float]]:
     """The visit's basemaps (``NAME.gpkg.layers.json``) that open; one that does not is left
     out of the map with a warning in the log (the report is still written)."""
     from fieldapp.basemap import BasemapError, layers, open_basemap
@@ -450,12 +469,12 @@ def _basemaps(path: Path, frame: SiteFrame) -> list:
     return out
 
 
-def stake_groups(visit: Visit, by_id: dict) -> list[StakeGroup]:
+def stake_groups(visit: Visit, by_id: dict[str, Check]) -> list[StakeGroup]:
     """The visit's stake points grouped under their verdict (:func:`fieldapp.survey.stake.verdict_of`),
     groups in the order of the checks, the bank line and the recorded points last."""
     from fieldapp.survey.stake import verdict_of
 
-    groups: dict[str, list] = {}
+    groups: dict[str, list[StakePoint]] = {}
     for sp in visit.stake_points():
         groups.setdefault(verdict_of(sp.target_key), []).append(sp)
     out = [StakeGroup(rule_title(c), c, tuple(groups.pop(c.check_id)))
@@ -469,9 +488,9 @@ def stake_groups(visit: Visit, by_id: dict) -> list[StakeGroup]:
     return out
 
 
-def _read_conflicts(path: Path) -> list:
+def _read_conflicts(path: Path) -> list[Conflict]:
     try:
-        from fieldapp.sync import read_conflicts
+        from fieldapp.sync.conflicts import read_conflicts
 
         return read_conflicts(path)
     except Exception as exc:  # noqa: BLE001 - a report without conflicts beats no report
@@ -487,7 +506,7 @@ def crs_unit_symbol(frame: SiteFrame) -> str:
 
 
 def _gnss(visit: Visit, content: ReportContent) -> None:
-    lines = {l.uuid: (l.label or "OHWM") for l in visit.features(Layer.OHWM_LINE)}
+    lines = {ln.uuid: (ln.label or "OHWM") for ln in visit.features(Layer.OHWM_LINE)}
     frame = visit.frame if visit.has_frame else None
     pts = sorted(visit.features(Layer.OHWM_POINT),
                  key=lambda p: (natural_key(lines.get(p.line_uuid, "")), p.seq))
@@ -518,7 +537,7 @@ def _gnss(visit: Visit, content: ReportContent) -> None:
     }
 
 
-def _map(visit: Visit, frame: SiteFrame, content: ReportContent, by_id: dict) -> None:
+def _map(visit: Visit, frame: SiteFrame, content: ReportContent, by_id: dict[str, Check]) -> None:
     m = content.map
     ft = frame.to_ft
     for a in visit.features(Layer.AREA):
@@ -539,7 +558,7 @@ def _map(visit: Visit, frame: SiteFrame, content: ReportContent, by_id: dict) ->
         m.trees.append((ft(tr.x), ft(tr.y), float(tr.dbh_in), r, _value(tr.status) == "live"))
     cols = visit.track_log.columns()
     if len(cols["x"]) >= 2:
-        m.track = LineString(np.column_stack([ft(cols["x"]), ft(cols["y"])]))
+        m.track = _to_ft_geom(frame, LineString(np.column_stack([cols["x"], cols["y"]])))
     m.notes = [(ft(n.x), ft(n.y), n.text) for n in visit.features(Layer.NOTE) if n.x is not None]
     # ---- bank positions along each transect (horizontal international ft from the origin)
     ordered = []
@@ -576,7 +595,7 @@ def _map(visit: Visit, frame: SiteFrame, content: ReportContent, by_id: dict) ->
     # ---- development envelope: 20 ft round buffers of foundations, 5 ft of edges (D.2)
     c = by_id.get("development_area")
     if c is not None and c.status != "error":
-        from fieldapp.rules.city import EDGE_LIMIT_FT, FOUNDATION_LIMIT_FT
+        from fieldapp.rules.city_tables import EDGE_LIMIT_FT, FOUNDATION_LIMIT_FT
 
         inp = c.request["input"]
         parts = [shapely.Polygon(r).buffer(FOUNDATION_LIMIT_FT, quad_segs=16) for r in inp["foundations"]]
@@ -600,7 +619,7 @@ def rule_title(check: Check) -> str:
     return check.title or RULE_TITLES.get(check.rule, check.check_id)
 
 
-def declination_words(site: Any) -> str:
+def declination_words(site: Site) -> str:
     """The site's magnetic declination for the report: ``"-1.18° (east positive), World
     Magnetic Model WMM-2025 for 2026-12-01"``, ``"… entered by the crew"``, or the bare figure
     for a visit from before schema 3 (where it came from was not recorded)."""

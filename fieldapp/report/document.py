@@ -14,6 +14,7 @@ comes from :mod:`.photos`.
 from __future__ import annotations
 
 from collections.abc import Callable
+from typing import TYPE_CHECKING
 
 from reportlab import rl_config
 from reportlab.lib.pagesizes import letter
@@ -23,7 +24,7 @@ from reportlab.pdfgen import canvas as rl_canvas
 from reportlab.platypus import BaseDocTemplate, Flowable, Frame, PageBreak, PageTemplate
 
 from .content import ReportContent
-from .layout import FONT, Heading, esc, fmt, heading, keep_headings_with_tables, para, register_fonts, small
+from .layout import FONT, Heading, esc, heading, keep_headings_with_tables, para, register_fonts, small
 from .sections import (
     attached_checks,
     certification_section,
@@ -40,8 +41,13 @@ from .sections import (
     wetlands_section,
 )
 
-__all__ = ["write_pdf", "attachment_names", "attached_checks", "fmt", "MARGIN_MM", "HEADER_MM",
-           "FOOTER_MM", "ReportDoc"]
+if TYPE_CHECKING:
+    from PIL.Image import Image as PILImageType
+    from PySide6.QtGui import QPainter
+
+    from .content import TransectProfile
+
+__all__ = ["write_pdf", "attachment_names", "MARGIN_MM", "HEADER_MM", "FOOTER_MM", "ReportDoc"]
 
 MARGIN_MM = 16.0
 HEADER_MM = 7.0
@@ -86,7 +92,7 @@ class ReportDoc(BaseDocTemplate):
     :class:`~fieldapp.report.layout.Heading`, with ``outline`` collecting (level, title,
     0-based page) of each; ``on_page(page_number)`` is called as each page is finished."""
 
-    def __init__(self, path, content: ReportContent, on_page: Callable[[int], None] | None = None) -> None:
+    def __init__(self, path: str, content: ReportContent, on_page: Callable[[int], None] | None = None) -> None:
         super().__init__(path, pagesize=letter, leftMargin=MARGIN_MM * mm, rightMargin=MARGIN_MM * mm,
                          topMargin=(MARGIN_MM + HEADER_MM) * mm, bottomMargin=(MARGIN_MM + FOOTER_MM) * mm,
                          title=f"Site report: {content.site.name}", author=", ".join(content.site.crew),
@@ -100,18 +106,19 @@ class ReportDoc(BaseDocTemplate):
         self.outline: list[tuple[int, str, int]] = []
         self._top_seen = False
 
-    def _decorate(self, canv, doc) -> None:
+    def _decorate(self, canv: rl_canvas.Canvas, doc: BaseDocTemplate) -> None:
         canv.saveState()
         canv.setFont(FONT, 7.5)
         w, h = self.pagesize
         canv.drawString(MARGIN_MM * mm, h - MARGIN_MM * mm - 7.5, self.head)
         canv.drawString(MARGIN_MM * mm, MARGIN_MM * mm, self.foot)
-        canv.page_of(w - MARGIN_MM * mm, MARGIN_MM * mm)
+        if isinstance(canv, _NumberedCanvas):    # always: write_pdf builds with it
+            canv.page_of(w - MARGIN_MM * mm, MARGIN_MM * mm)
         canv.restoreState()
         if self.on_page is not None and doc.page > 1:
             self.on_page(doc.page - 1)
 
-    def afterFlowable(self, flowable) -> None:  # noqa: N802 - reportlab hook
+    def afterFlowable(self, flowable: Flowable) -> None:  # noqa: N802 - reportlab hook
         """Bookmark each heading; a subsection before any section sits at the top level."""
         if not isinstance(flowable, Heading):
             return
@@ -126,35 +133,34 @@ class ReportDoc(BaseDocTemplate):
 class _Picture(Flowable):
     """A Pillow image placed ``width_mm`` by ``height_mm`` (the map, a profile)."""
 
-    def __init__(self, picture, width_mm: float, height_mm: float) -> None:
+    def __init__(self, picture: PILImageType, width_mm: float, height_mm: float) -> None:
         super().__init__()
         self.picture = ImageReader(picture)
         self.width, self.height = width_mm * mm, height_mm * mm
 
-    def wrap(self, avail_w, avail_h):
+    def wrap(self, avail_w: float, avail_h: float) -> tuple[float, float]:
         return self.width, self.height
 
     def draw(self) -> None:
         self.canv.drawImage(self.picture, 0, 0, self.width, self.height)
 
 
-def _map_story(content: ReportContent, width_mm: float, height_mm: float) -> list:
+def _map_story(content: ReportContent, width_mm: float, height_mm: float) -> list[Flowable]:
     """The site map (a page of its own) with its basemap notes under it."""
-    from . import drawing
+    from .drawing import draw_map, map_height_mm, render_image
 
     lay = content.map
-    map_h, scale = drawing.map_height_mm(lay, width_mm, height_mm - 24)
-    picture, notes = drawing.render_image(width_mm, map_h,
-                                          lambda p, w, h, px_mm: drawing.draw_map(p, w, h, lay, px_mm, scale))
+    map_h, scale = map_height_mm(lay, width_mm, height_mm - 24)
+    picture, notes = render_image(width_mm, map_h, lambda p, w, h, px_mm: draw_map(p, w, h, lay, px_mm, scale))
     under = [small(esc(n)) for n in notes]
     return [PageBreak(), *heading("Site map", 1, _Picture(picture, width_mm, map_h), *under)]
 
 
-def _profiles_story(content: ReportContent, width_mm: float, w: float) -> list:
+def _profiles_story(content: ReportContent, width_mm: float, w: float) -> list[Flowable]:
     """Each transect's profile and station table, two transects to a page."""
-    from . import drawing
+    from .drawing import draw_profile, render_image
 
-    out: list = []
+    out: list[Flowable] = []
     for i, prof in enumerate(content.transects):
         if i % 2 == 0:
             out.append(PageBreak())
@@ -162,8 +168,10 @@ def _profiles_story(content: ReportContent, width_mm: float, w: float) -> list:
             out.append(Heading("Transect profiles (NR 341.035)", 1))
         title, intro = profile_intro(prof)
         if len(prof.stations) > 1:
-            picture, _ = drawing.render_image(width_mm, PROFILE_MM, lambda p, w_, h_, px_mm, prof=prof:
-                                              drawing.draw_profile(p, w_, h_, prof, px_mm))
+            def draw(p: QPainter, w_: float, h_: float, px_mm: float, prof: TransectProfile = prof) -> None:
+                draw_profile(p, w_, h_, prof, px_mm)
+
+            picture, _ = render_image(width_mm, PROFILE_MM, draw)
             out += heading(title, 2, intro, _Picture(picture, width_mm, PROFILE_MM))
             out.append(profile_table(prof, w))
         else:
@@ -171,7 +179,7 @@ def _profiles_story(content: ReportContent, width_mm: float, w: float) -> list:
     return out
 
 
-def _story(content: ReportContent, doc: ReportDoc, step: Callable[[float, str], None]) -> list:
+def _story(content: ReportContent, doc: ReportDoc, step: Callable[[float, str], None]) -> list[Flowable]:
     """Every section in order: site and verdicts, the map (a page of its own), the transect
     profiles (two to a page), stands and wetlands, verdicts in detail, stake-out flags, GNSS
     and conflicts, notes, photos, how to reproduce the verdicts, and the certification."""
@@ -199,7 +207,7 @@ def _story(content: ReportContent, doc: ReportDoc, step: Callable[[float, str], 
 
 
 def write_pdf(content: ReportContent, path: str, *, step: Callable[[float, str], None],
-              outline: list | None = None) -> int:
+              outline: list[tuple[int, str, int]] | None = None) -> int:
     """Write the report to ``path`` (PDF, US letter, bookmarks per section); returns the page
     count.
 

@@ -10,16 +10,29 @@ paper at any resolution.
 from __future__ import annotations
 
 import math
-from collections.abc import Sequence
+from collections.abc import Callable, Iterable, Sequence
+from itertools import pairwise
+from typing import TYPE_CHECKING, TypeAlias, TypeVar
 
 import shapely
 from PySide6.QtCore import QPointF, QRectF, Qt
 from PySide6.QtGui import QBrush, QColor, QFont, QPainter, QPainterPath, QPen, QPolygonF
+from shapely.geometry import LineString
+from shapely.geometry.base import BaseGeometry
 
 from .content import MapLayers, TransectProfile
 
-__all__ = ["map_height_mm", "draw_map", "draw_profile", "render_image", "decimated", "PRINT_DPI", "nice_scale_ft_per_in", "nice_ticks",
-           "AREA_STYLE", "LEGEND_MM"]
+if TYPE_CHECKING:
+    from PIL.Image import Image as PILImageType
+
+__all__ = ["map_height_mm", "draw_map", "draw_profile", "render_image", "decimated", "PRINT_DPI",
+           "nice_scale_ft_per_in", "nice_ticks", "AREA_STYLE", "LEGEND_MM"]
+
+_T = TypeVar("_T")
+#: a legend line's colour, width (mm) and pen style
+LineSwatch: TypeAlias = tuple[str, float, Qt.PenStyle]
+#: (text, swatch style, style argument: a line's :data:`LineSwatch`, a colour or a kind, or None)
+LegendItem: TypeAlias = tuple[str, str, LineSwatch | str | None]
 
 #: Fill colour, outline colour of polygons by kind.
 AREA_STYLE = {
@@ -61,7 +74,7 @@ def nice_scale_ft_per_in(ft_per_in: float) -> float:
 
 def _nice_below(value: float) -> float:
     """The largest 1, 2 or 5 × 10^n not above ``value`` (> 0)."""
-    mag = 10 ** math.floor(math.log10(value))
+    mag = 10.0 ** math.floor(math.log10(value))
     return max(m * mag for m in (1, 2, 5) if m * mag <= value * (1 + 1e-9))
 
 
@@ -93,16 +106,16 @@ def _font(pt: float, bold: bool = False) -> QFont:
     return f
 
 
-def _pen(colour, width_mm: float, mm: float, style=Qt.SolidLine) -> QPen:
+def _pen(colour: str, width_mm: float, mm: float, style: Qt.PenStyle = Qt.PenStyle.SolidLine) -> QPen:
     p = QPen(QColor(colour), max(width_mm * mm, 0.5))
     p.setStyle(style)
-    p.setCapStyle(Qt.RoundCap)
-    p.setJoinStyle(Qt.RoundJoin)
+    p.setCapStyle(Qt.PenCapStyle.RoundCap)
+    p.setJoinStyle(Qt.PenJoinStyle.RoundJoin)
     return p
 
 
 def _halo_text(p: QPainter, x: float, y: float, text: str, font: QFont, mm: float,
-               colour="#000000", align: str = "left", taken: list | None = None) -> bool:
+               colour: str = "#000000", align: str = "left", taken: list[QRectF] | None = None) -> bool:
     """Text with a white halo so it reads over the map's fills and lines.
 
     With ``taken`` (rectangles of labels already drawn) a label that would overlap one is left
@@ -121,10 +134,10 @@ def _halo_text(p: QPainter, x: float, y: float, text: str, font: QFont, mm: floa
             return False
         taken.append(box)
     p.save()
-    p.setPen(QPen(QColor("white"), 0.9 * mm, Qt.SolidLine, Qt.RoundCap, Qt.RoundJoin))
-    p.setBrush(Qt.NoBrush)
+    p.setPen(QPen(QColor("white"), 0.9 * mm, Qt.PenStyle.SolidLine, Qt.PenCapStyle.RoundCap, Qt.PenJoinStyle.RoundJoin))
+    p.setBrush(Qt.BrushStyle.NoBrush)
     p.drawPath(path)
-    p.setPen(Qt.NoPen)
+    p.setPen(Qt.PenStyle.NoPen)
     p.setBrush(QColor(colour))
     p.drawPath(path)
     p.restore()
@@ -132,7 +145,7 @@ def _halo_text(p: QPainter, x: float, y: float, text: str, font: QFont, mm: floa
 
 
 # --------------------------------------------------------------------------- map
-def decimated(line, tolerance: float):
+def decimated(line: LineString, tolerance: float) -> LineString:
     """``line`` (shapely LineString, grid ft) simplified by Douglas-Peucker (GEOS) to within
     ``tolerance`` ft: what a printed line of the map's device pixels can show."""
     if tolerance <= 0 or len(line.coords) < 3:
@@ -141,7 +154,8 @@ def decimated(line, tolerance: float):
     return line if out.is_empty else out
 
 
-def render_image(width_mm: float, height_mm: float, draw, dpi: float = PRINT_DPI) -> tuple[object, object]:
+def render_image(width_mm: float, height_mm: float, draw: Callable[[QPainter, float, float, float], _T],
+                 dpi: float = PRINT_DPI) -> tuple[PILImageType, _T]:
     """Draw ``draw(painter, width_px, height_px, px_per_mm)`` on a white image ``width_mm`` by
     ``height_mm`` at ``dpi``; returns (the picture as a Pillow RGB image, what ``draw``
     returned). Handing reportlab the pixels (it compresses them once, Flate) is faster than a
@@ -151,7 +165,7 @@ def render_image(width_mm: float, height_mm: float, draw, dpi: float = PRINT_DPI
 
     px_per_mm = dpi / 25.4
     w, h = max(int(round(width_mm * px_per_mm)), 1), max(int(round(height_mm * px_per_mm)), 1)
-    img = QImage(w, h, QImage.Format_RGB888)
+    img = QImage(w, h, QImage.Format.Format_RGB888)
     img.setDotsPerMeterX(int(round(dpi / 0.0254)))
     img.setDotsPerMeterY(int(round(dpi / 0.0254)))
     img.fill(QColor("white"))
@@ -166,7 +180,7 @@ def render_image(width_mm: float, height_mm: float, draw, dpi: float = PRINT_DPI
 
 
 class _MapTransform:
-    def __init__(self, bounds, rect: QRectF, ft_per_px: float) -> None:
+    def __init__(self, bounds: Sequence[float], rect: QRectF, ft_per_px: float) -> None:
         self.cx = (bounds[0] + bounds[2]) / 2
         self.cy = (bounds[1] + bounds[3]) / 2
         self.rect = rect
@@ -176,12 +190,12 @@ class _MapTransform:
         return QPointF(self.rect.center().x() + (x - self.cx) * self.s,
                        self.rect.center().y() - (y - self.cy) * self.s)
 
-    def line(self, coords) -> QPolygonF:
+    def line(self, coords: Iterable[Sequence[float]]) -> QPolygonF:
         return QPolygonF([self.pt(x, y) for x, y in coords])
 
-    def path(self, geom) -> QPainterPath:
+    def path(self, geom: BaseGeometry) -> QPainterPath:
         path = QPainterPath()
-        path.setFillRule(Qt.OddEvenFill)
+        path.setFillRule(Qt.FillRule.OddEvenFill)
         for poly in shapely.get_parts(geom):
             if poly.geom_type == "Polygon":
                 for ring in [poly.exterior, *poly.interiors]:
@@ -192,7 +206,8 @@ class _MapTransform:
         return path
 
 
-def _map_extent(layers: MapLayers):
+def _map_extent(layers: MapLayers) -> tuple[float, float, float, float] | None:
+    """(min x, min y, max x, max y) grid ft the map shows: everything drawn, padded, at least 20 ft."""
     b = layers.bounds()
     if b is None:
         return None
@@ -224,14 +239,14 @@ def draw_map(p: QPainter, width: float, height: float, layers: MapLayers, mm: fl
     Returns the basemap notes ("Basemap: source, date") of the basemaps drawn under it."""
     frame = QRectF(0, 0, width, height - LEGEND_MM * mm)
     p.save()
-    p.setRenderHint(QPainter.Antialiasing, True)
+    p.setRenderHint(QPainter.RenderHint.Antialiasing, True)
     p.setPen(_pen("#000000", 0.3, mm))
-    p.setBrush(Qt.NoBrush)
+    p.setBrush(Qt.BrushStyle.NoBrush)
     p.drawRect(frame)
     ext = _map_extent(layers)
     if ext is None:
         p.setFont(_font(10))
-        p.drawText(frame, Qt.AlignCenter, "Nothing positioned yet")
+        p.drawText(frame, Qt.AlignmentFlag.AlignCenter, "Nothing positioned yet")
         p.restore()
         return []
     ft_per_px = scale_ft_per_in / 25.4 / mm
@@ -273,7 +288,7 @@ def _draw_basemaps(p: QPainter, tf: _MapTransform, frame: QRectF, layers: MapLay
                          w_px, h_px, info)
         except BasemapError:
             continue
-        qimg = QImage(img.data, w_px, h_px, 4 * w_px, QImage.Format_RGBA8888)
+        qimg = QImage(img.data, w_px, h_px, 4 * w_px, QImage.Format.Format_RGBA8888)
         p.setOpacity(opacity)
         p.drawImage(frame, qimg)
         p.setOpacity(1.0)
@@ -286,8 +301,8 @@ def _draw_map_areas(p: QPainter, tf: _MapTransform, layers: MapLayers, mm: float
     development envelope, the GNSS track and the lines by kind."""
     for _, _, g in layers.protective_areas:
         path = tf.path(g)
-        p.setPen(_pen(PROTECTIVE_COLOUR, 0.35, mm, Qt.DashLine))
-        b = QBrush(QColor(PROTECTIVE_COLOUR), Qt.BDiagPattern)
+        p.setPen(_pen(PROTECTIVE_COLOUR, 0.35, mm, Qt.PenStyle.DashLine))
+        b = QBrush(QColor(PROTECTIVE_COLOUR), Qt.BrushStyle.BDiagPattern)
         p.setBrush(b)
         p.drawPath(path)
     # polygons
@@ -300,32 +315,33 @@ def _draw_map_areas(p: QPainter, tf: _MapTransform, layers: MapLayers, mm: float
         p.setPen(_pen(line, 0.3, mm))
         p.drawPath(tf.path(g))
     if layers.envelope is not None:
-        p.setBrush(Qt.NoBrush)
-        p.setPen(_pen(ENVELOPE_COLOUR, 0.45, mm, Qt.DashDotLine))
+        p.setBrush(Qt.BrushStyle.NoBrush)
+        p.setPen(_pen(ENVELOPE_COLOUR, 0.45, mm, Qt.PenStyle.DashDotLine))
         p.drawPath(tf.path(layers.envelope))
     # track, decimated to half a device pixel (a day's 288,000 fixes draw as a few thousand)
     if layers.track is not None:
-        p.setBrush(Qt.NoBrush)
+        p.setBrush(Qt.BrushStyle.NoBrush)
         p.setPen(_pen("#9e9e9e", 0.15, mm))
         p.drawPolyline(tf.line(decimated(layers.track, 0.5 / tf.s).coords))
     for kind, _, g in layers.lines:
         _, line = AREA_STYLE.get(kind, ("", "#555555"))
-        p.setPen(_pen(line, 0.4, mm, Qt.DashLine if kind == "utility_trench" else Qt.SolidLine))
+        p.setPen(_pen(line, 0.4, mm, Qt.PenStyle.DashLine if kind == "utility_trench" else Qt.PenStyle.SolidLine))
         p.drawPolyline(tf.line(g.coords))
 
 
-def _draw_map_trees(p: QPainter, tf: _MapTransform, trees: Sequence, mm: float) -> None:
+def _draw_map_trees(p: QPainter, tf: _MapTransform, trees: Sequence[tuple[float, float, float, float | None, bool]],
+                    mm: float) -> None:
     """Trees: crown circle (live: green outline, dead: brown) and stem dot sized by DBH."""
-    p.setBrush(Qt.NoBrush)
+    p.setBrush(Qt.BrushStyle.NoBrush)
     crown_pen = _pen("#2e7d32", 0.12, mm)
     dead_pen = _pen("#8d6e63", 0.12, mm)
-    for x, y, dbh, r, live in trees:
+    for x, y, _dbh, r, live in trees:
         c = tf.pt(x, y)
         if r:
             p.setPen(crown_pen if live else dead_pen)
             p.drawEllipse(c, r * tf.s, r * tf.s)
-    p.setPen(Qt.NoPen)
-    for x, y, dbh, r, live in trees:
+    p.setPen(Qt.PenStyle.NoPen)
+    for x, y, dbh, _r, live in trees:
         p.setBrush(QColor("#1b5e20") if live else QColor("#8d6e63"))
         rad = (0.35 + min(dbh, 40.0) / 40.0 * 0.5) * mm
         p.drawEllipse(tf.pt(x, y), rad, rad)
@@ -334,31 +350,31 @@ def _draw_map_trees(p: QPainter, tf: _MapTransform, trees: Sequence, mm: float) 
 def _draw_map_survey(p: QPainter, tf: _MapTransform, layers: MapLayers, mm: float) -> None:
     """The OHWM lines and points, transects with their stations, the bank line and points
     (filled when determined, hollow while the bank needs data)."""
-    p.setBrush(Qt.NoBrush)
+    p.setBrush(Qt.BrushStyle.NoBrush)
     for _, g in layers.ohwm:
         p.setPen(_pen(OHWM_COLOUR, 0.8, mm))
         p.drawPolyline(tf.line(g.coords))
-    p.setPen(Qt.NoPen)
+    p.setPen(Qt.PenStyle.NoPen)
     p.setBrush(QColor(OHWM_COLOUR))
     for x, y in layers.ohwm_points:
         p.drawEllipse(tf.pt(x, y), 0.7 * mm, 0.7 * mm)
     # transects and stations
-    for name, g, stations in layers.transects:
-        if g is None:
+    for _name, tline, stations in layers.transects:
+        if tline is None:
             continue
         p.setPen(_pen("#000000", 0.35, mm))
-        p.setBrush(Qt.NoBrush)
-        p.drawPolyline(tf.line(g.coords))
+        p.setBrush(Qt.BrushStyle.NoBrush)
+        p.drawPolyline(tf.line(tline.coords))
         p.setPen(_pen("#000000", 0.25, mm))
         p.setBrush(QColor("white"))
         for x, y in stations:
             p.drawEllipse(tf.pt(x, y), 0.45 * mm, 0.45 * mm)
     # bank line and points
     if layers.bank_line is not None:
-        p.setBrush(Qt.NoBrush)
-        p.setPen(_pen(BANK_COLOUR, 0.6, mm, Qt.DashLine))
+        p.setBrush(Qt.BrushStyle.NoBrush)
+        p.setPen(_pen(BANK_COLOUR, 0.6, mm, Qt.PenStyle.DashLine))
         p.drawPolyline(tf.line(layers.bank_line.coords))
-    for name, x, y, known in layers.bank_points:
+    for _name, x, y, known in layers.bank_points:
         c = tf.pt(x, y)
         p.setPen(_pen(BANK_COLOUR, 0.4, mm))
         p.setBrush(QColor(BANK_COLOUR) if known else QColor("white"))
@@ -370,24 +386,24 @@ def _draw_map_labels(p: QPainter, tf: _MapTransform, layers: MapLayers, mm: floa
     label that would overlap one already drawn is left out."""
     small = _font(6.5)
     label = _font(7.5, bold=True)
-    taken: list = []
+    taken: list[QRectF] = []
     for kind, lab, g in layers.areas:
         if lab:
             rp = g.representative_point()
             c = tf.pt(rp.x, rp.y)
             _halo_text(p, c.x(), c.y(), lab, label, mm, AREA_STYLE.get(kind, ("", "#333333"))[1], "center",
                        taken)
-    for name, g, stations in layers.transects:
-        if g is None:
+    for name, tline, _stations in layers.transects:
+        if tline is None:
             continue
-        end = g.coords[-1]
+        end = tline.coords[-1]
         c = tf.pt(*end)
         _halo_text(p, c.x() + 1.2 * mm, c.y() - 1.0 * mm, name, label, mm, taken=taken)
-    for name, x, y, known in layers.bank_points:
+    for _name, x, y, known in layers.bank_points:
         c = tf.pt(x, y)
         _halo_text(p, c.x() + 1.4 * mm, c.y() + 3.2 * mm, "bank" if known else "bank ≥ (needs data)",
                    small, mm, BANK_COLOUR, taken=taken)
-    for i, (x, y, text) in enumerate(layers.notes, 1):
+    for i, (x, y, _text) in enumerate(layers.notes, 1):
         c = tf.pt(x, y)
         p.setPen(_pen("#000000", 0.2, mm))
         p.setBrush(QColor("#fff59d"))
@@ -410,7 +426,7 @@ def _north_arrow(p: QPainter, x: float, y: float, angle_deg: float, mm: float) -
     p.drawPolygon(QPolygonF([QPointF(0, -6.5 * mm), QPointF(-2.4 * mm, 3.5 * mm), QPointF(0, 1.8 * mm)]))
     p.restore()
     p.setFont(_font(8, bold=True))
-    p.drawText(QRectF(x - 8 * mm, y + 8.3 * mm, 16 * mm, 4 * mm), Qt.AlignCenter, "N (true)")
+    p.drawText(QRectF(x - 8 * mm, y + 8.3 * mm, 16 * mm, 4 * mm), Qt.AlignmentFlag.AlignCenter, "N (true)")
 
 
 def _legend(p: QPainter, rect: QRectF, layers: MapLayers, mm: float, scale: float) -> None:
@@ -427,33 +443,33 @@ def _legend(p: QPainter, rect: QRectF, layers: MapLayers, mm: float, scale: floa
         p.drawRect(QRectF(x0 + i * w, y0, w, 1.8 * mm))
     w = block / ft_per_mm * mm
     for i in range(5):
-        p.drawText(QRectF(x0 + i * w - 8 * mm, y0 + 2.2 * mm, 16 * mm, 3.5 * mm), Qt.AlignCenter,
+        p.drawText(QRectF(x0 + i * w - 8 * mm, y0 + 2.2 * mm, 16 * mm, 3.5 * mm), Qt.AlignmentFlag.AlignCenter,
                    f"{block * i:g}")
-    p.drawText(QRectF(x0 + 4 * w + 9 * mm, y0 - 0.8 * mm, 20 * mm, 3.5 * mm), Qt.AlignLeft, "ft")
+    p.drawText(QRectF(x0 + 4 * w + 9 * mm, y0 - 0.8 * mm, 20 * mm, 3.5 * mm), Qt.AlignmentFlag.AlignLeft, "ft")
     p.setFont(_font(7.5, bold=True))
-    p.drawText(QRectF(x0, y0 + 6.5 * mm, 80 * mm, 4 * mm), Qt.AlignLeft,
+    p.drawText(QRectF(x0, y0 + 6.5 * mm, 80 * mm, 4 * mm), Qt.AlignmentFlag.AlignLeft,
                f"Scale 1 in = {scale:g} ft (1:{scale * 12:,.0f} printed at 100 %)")
     # swatches
     items = legend_items(layers)
     _legend_swatches(p, rect, items, mm)
 
 
-def legend_items(layers: MapLayers) -> list[tuple[str, str, object]]:
+def legend_items(layers: MapLayers) -> list[LegendItem]:
     """(text, swatch style, style argument) of every kind of thing the map draws, and nothing
     it does not draw (the map's legend)."""
-    items: list[tuple[str, str, object]] = []
+    items: list[LegendItem] = []
     if layers.ohwm or layers.ohwm_points:
-        items.append(("OHWM", "line", (OHWM_COLOUR, 0.8, Qt.SolidLine)))
+        items.append(("OHWM", "line", (OHWM_COLOUR, 0.8, Qt.PenStyle.SolidLine)))
     if layers.transects:
-        items.append(("Transect, stations", "line", ("#000000", 0.35, Qt.SolidLine)))
+        items.append(("Transect, stations", "line", ("#000000", 0.35, Qt.PenStyle.SolidLine)))
     if layers.bank_points:
         items.append(("Bank point (open: needs data)", "box", BANK_COLOUR))
     if layers.bank_line is not None:
-        items.append(("Bank line (NR 341.035)", "line", (BANK_COLOUR, 0.6, Qt.DashLine)))
+        items.append(("Bank line (NR 341.035)", "line", (BANK_COLOUR, 0.6, Qt.PenStyle.DashLine)))
     if layers.protective_areas:
         items.append(("Protective area (NR 151.125)", "hatch", PROTECTIVE_COLOUR))
     if layers.envelope is not None:
-        items.append(("Development envelope", "line", (ENVELOPE_COLOUR, 0.45, Qt.DashDotLine)))
+        items.append(("Development envelope", "line", (ENVELOPE_COLOUR, 0.45, Qt.PenStyle.DashDotLine)))
     if layers.trees:
         items.append(("Tree (stem, crown)", "tree", None))
     kinds = []
@@ -466,16 +482,17 @@ def legend_items(layers: MapLayers) -> list[tuple[str, str, object]]:
         if kind not in line_kinds:
             line_kinds.append(kind)
     items += [(k.replace("_", " ").capitalize(), "line",
-               (AREA_STYLE.get(k, ("", "#555555"))[1], 0.4, Qt.DashLine if k == "utility_trench" else Qt.SolidLine))
+               (AREA_STYLE.get(k, ("", "#555555"))[1], 0.4,
+                Qt.PenStyle.DashLine if k == "utility_trench" else Qt.PenStyle.SolidLine))
               for k in line_kinds]
     if layers.track is not None:
-        items.append(("GNSS track", "line", ("#9e9e9e", 0.15, Qt.SolidLine)))
+        items.append(("GNSS track", "line", ("#9e9e9e", 0.15, Qt.PenStyle.SolidLine)))
     if layers.notes:
         items.append(("Note (number: the notes table)", "note", None))
     return items
 
 
-def _legend_swatches(p: QPainter, rect: QRectF, items: list, mm: float) -> None:
+def _legend_swatches(p: QPainter, rect: QRectF, items: list[LegendItem], mm: float) -> None:
     col_w = 46 * mm
     x_start = rect.left() + rect.width() * 0.47
     cols = max(int((rect.right() - x_start) // col_w), 1)
@@ -485,15 +502,15 @@ def _legend_swatches(p: QPainter, rect: QRectF, items: list, mm: float) -> None:
         cx = x_start + (i % cols) * col_w
         cy = rect.top() + (i // cols) * row_h
         sw = QRectF(cx, cy + 0.6 * mm, 7 * mm, 2.6 * mm)
-        if style == "line":
+        if isinstance(arg, tuple):   # style "line"
             colour, wmm, pst = arg
             p.setPen(_pen(colour, wmm, mm, pst))
             p.drawLine(QPointF(sw.left(), sw.center().y()), QPointF(sw.right(), sw.center().y()))
-        elif style == "hatch":
-            p.setPen(_pen(arg, 0.3, mm, Qt.DashLine))
-            p.setBrush(QBrush(QColor(arg), Qt.BDiagPattern))
+        elif style == "hatch" and arg is not None:
+            p.setPen(_pen(arg, 0.3, mm, Qt.PenStyle.DashLine))
+            p.setBrush(QBrush(QColor(arg), Qt.BrushStyle.BDiagPattern))
             p.drawRect(sw)
-        elif style == "box":
+        elif style == "box" and arg is not None:
             p.setPen(_pen(arg, 0.4, mm))
             p.setBrush(QColor(arg))
             p.drawRect(QRectF(sw.center().x() - 0.9 * mm, sw.center().y() - 0.9 * mm, 1.8 * mm, 1.8 * mm))
@@ -503,21 +520,22 @@ def _legend_swatches(p: QPainter, rect: QRectF, items: list, mm: float) -> None:
             p.setBrush(QColor("#fff59d"))
             p.drawPolygon(QPolygonF([QPointF(c.x(), c.y() - 1.2 * mm), QPointF(c.x() - 1.0 * mm, c.y() + 0.6 * mm),
                                      QPointF(c.x() + 1.0 * mm, c.y() + 0.6 * mm)]))
-        elif style == "area":
+        elif style == "area" and arg is not None:
             fill, line = AREA_STYLE.get(arg, ("#eeeeee", "#555555"))
             p.setPen(_pen(line, 0.3, mm))
             p.setBrush(QColor(fill))
             p.drawRect(sw)
         else:
             p.setPen(_pen("#2e7d32", 0.15, mm))
-            p.setBrush(Qt.NoBrush)
+            p.setBrush(Qt.BrushStyle.NoBrush)
             p.drawEllipse(sw.center(), 1.3 * mm, 1.3 * mm)
-            p.setPen(Qt.NoPen)
+            p.setPen(Qt.PenStyle.NoPen)
             p.setBrush(QColor("#1b5e20"))
             p.drawEllipse(sw.center(), 0.5 * mm, 0.5 * mm)
         p.setPen(QColor("#000000"))
-        p.setBrush(Qt.NoBrush)
-        p.drawText(QRectF(sw.right() + 1.5 * mm, cy, col_w - 9 * mm, row_h), Qt.AlignLeft | Qt.AlignVCenter, text)
+        p.setBrush(Qt.BrushStyle.NoBrush)
+        p.drawText(QRectF(sw.right() + 1.5 * mm, cy, col_w - 9 * mm, row_h),
+                   Qt.AlignmentFlag.AlignLeft | Qt.AlignmentFlag.AlignVCenter, text)
 
 
 # --------------------------------------------------------------------------- profile
@@ -556,7 +574,7 @@ def draw_profile(p: QPainter, width: float, height: float, prof: TransectProfile
     """Draw a transect's profile: ground by station, each segment's slope (steep segments in
     red), the slope threshold, the base distance and the bank (NR 341.035)."""
     p.save()
-    p.setRenderHint(QPainter.Antialiasing, True)
+    p.setRenderHint(QPainter.RenderHint.Antialiasing, True)
     f = _ProfileFrame(prof, width, height, mm)
     _profile_axes(p, f, prof, mm)
     p.setClipRect(f.plot.adjusted(-1, -1, 1, 1))
@@ -571,7 +589,7 @@ def draw_profile(p: QPainter, width: float, height: float, prof: TransectProfile
            f"{'Priority' if prof.priority else 'Non-priority'} waterway. "
            f"Vertical exaggeration ×{ve:.1f}.")
     p.drawText(QRectF(f.plot.left(), 0.5 * mm, f.plot.width(), f.top - 1 * mm),
-               Qt.AlignLeft | Qt.AlignVCenter, key)
+               Qt.AlignmentFlag.AlignLeft | Qt.AlignmentFlag.AlignVCenter, key)
     p.restore()
 
 
@@ -585,22 +603,22 @@ def _profile_axes(p: QPainter, f: _ProfileFrame, prof: TransectProfile, mm: floa
         p.drawLine(P(t, y_lo), P(t, y_hi))
         p.setPen(QColor("#000000"))
         p.drawText(QRectF(P(t, y_lo).x() - 10 * mm, plot.bottom() + 0.8 * mm, 20 * mm, 3.5 * mm),
-                   Qt.AlignHCenter | Qt.AlignTop, f"{t:g}")
+                   Qt.AlignmentFlag.AlignHCenter | Qt.AlignmentFlag.AlignTop, f"{t:g}")
     for t in nice_ticks(y_lo, y_hi, 5):
         p.setPen(grid)
         p.drawLine(P(0, t), P(x_max, t))
         p.setPen(QColor("#000000"))
         p.drawText(QRectF(0, P(0, t).y() - 2 * mm, f.left - 1.2 * mm, 4 * mm),
-                   Qt.AlignRight | Qt.AlignVCenter, f"{t:g}")
+                   Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter, f"{t:g}")
     p.setPen(_pen("#000000", 0.25, mm))
-    p.setBrush(Qt.NoBrush)
+    p.setBrush(Qt.BrushStyle.NoBrush)
     p.drawRect(plot)
-    p.drawText(QRectF(plot.left(), plot.bottom() + 5 * mm, plot.width(), 4 * mm), Qt.AlignHCenter,
+    p.drawText(QRectF(plot.left(), plot.bottom() + 5 * mm, plot.width(), 4 * mm), Qt.AlignmentFlag.AlignHCenter,
                "horizontal distance landward from the OHWM (ft)")
     p.save()
     p.translate(2.5 * mm, plot.center().y())
     p.rotate(-90)
-    p.drawText(QRectF(-plot.height() / 2, -2.5 * mm, plot.height(), 4 * mm), Qt.AlignCenter,
+    p.drawText(QRectF(-plot.height() / 2, -2.5 * mm, plot.height(), 4 * mm), Qt.AlignmentFlag.AlignCenter,
                "elevation (ft)" if prof.measured_elevations else "elevation rel. OHWM (ft)")
     p.restore()
 
@@ -609,12 +627,12 @@ def _profile_marks(p: QPainter, f: _ProfileFrame, prof: TransectProfile, mm: flo
     """The base distance, the threshold slope as a reference line from the OHWM (same
     exaggeration as the ground) and the bank (solid when determined, dotted while at least)."""
     plot, P, x_max, y_lo, y_hi, sts = f.plot, f.pt, f.x_max, f.y_lo, f.y_hi, prof.stations
-    p.setPen(_pen("#1565c0", 0.35, mm, Qt.DashLine))
+    p.setPen(_pen("#1565c0", 0.35, mm, Qt.PenStyle.DashLine))
     p.drawLine(P(prof.base_ft, y_lo), P(prof.base_ft, y_hi))
     _halo_text(p, P(prof.base_ft, y_hi).x() - 1 * mm, plot.bottom() - 1.5 * mm,
                f"base {prof.base_ft:g} ft", _font(7), mm, "#1565c0", "right")
     run = 0.3 * x_max
-    p.setPen(_pen("#7a7a7a", 0.3, mm, Qt.DashLine))
+    p.setPen(_pen("#7a7a7a", 0.3, mm, Qt.PenStyle.DashLine))
     p.drawLine(P(0, sts[0][1]), P(run, sts[0][1] + run * prof.threshold_pct / 100.0))
     end = P(run, sts[0][1] + run * prof.threshold_pct / 100.0)
     _halo_text(p, end.x() + 1 * mm, end.y(), f"{prof.threshold_pct:g} % threshold", _font(6.5), mm,
@@ -622,7 +640,7 @@ def _profile_marks(p: QPainter, f: _ProfileFrame, prof: TransectProfile, mm: flo
     bank = f.bank
     mark = bank if bank is not None else f.at_least_ft
     if mark is not None:
-        p.setPen(_pen(BANK_COLOUR, 0.6, mm, Qt.SolidLine if bank is not None else Qt.DotLine))
+        p.setPen(_pen(BANK_COLOUR, 0.6, mm, Qt.PenStyle.SolidLine if bank is not None else Qt.PenStyle.DotLine))
         p.drawLine(P(mark, y_lo), P(mark, y_hi))
         text = f"bank {mark:,.1f} ft" if bank is not None else f"bank ≥ {mark:,.1f} ft (needs data)"
         _halo_text(p, P(mark, y_hi).x() + 1 * mm, plot.top() + 6.8 * mm, text, _font(7.5, True), mm,
@@ -636,8 +654,8 @@ def _profile_ground(p: QPainter, f: _ProfileFrame, prof: TransectProfile, mm: fl
 
     P, sts = f.pt, prof.stations
     seg_font = _font(6.5)
-    for a, b in zip(sts, sts[1:]):
-        slope = b[2]
+    for a, b in pairwise(sts):
+        slope = b[2]    # None only at the OHWM, the first station
         steep = slope is not None and at_least(slope, prof.threshold_pct)
         p.setPen(_pen(BANK_COLOUR if steep else "#303030", 0.8 if steep else 0.45, mm))
         pa, pb = P(a[0], a[1]), P(b[0], b[1])

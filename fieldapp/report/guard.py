@@ -28,8 +28,10 @@ from __future__ import annotations
 
 import errno
 import os
-from collections.abc import Iterable
+import sys
+from collections.abc import Callable, Iterable
 from pathlib import Path
+from typing import TypeAlias, TypeVar
 
 __all__ = ["SIDECARS", "WINDOWS", "held_by_error", "held_file", "held_words", "is_visit_file", "os_error_words",
            "output_folder", "refuse_clobbering", "refuse_existing", "refuse_held"]
@@ -43,12 +45,17 @@ _HELD_WINERRORS = (32, 33)
 SIDECARS = ("-wal", "-shm", "-journal")
 _SQLITE_MAGIC = b"SQLite format 3\x00"
 
+#: a path as the callers give it (``str`` or ``pathlib.Path``)
+StrPath: TypeAlias = "str | os.PathLike[str]"
 
-def _real(p) -> str:
+_T = TypeVar("_T")
+
+
+def _real(p: StrPath) -> str:
     return os.path.normcase(os.path.realpath(os.fspath(p)))
 
 
-def _same_file(a, b) -> bool:
+def _same_file(a: StrPath, b: StrPath) -> bool:
     """True when ``a`` and ``b`` name the same file: same inode (hard or symbolic links) or,
     when either does not exist yet, the same resolved path."""
     try:
@@ -59,7 +66,7 @@ def _same_file(a, b) -> bool:
     return _real(a) == _real(b)
 
 
-def _guarded_names(visit_path) -> list[tuple[str, str]]:
+def _guarded_names(visit_path: StrPath) -> list[tuple[str, str]]:
     """(name, what) of the visit and its sidecars, under the given name and the resolved one
     (SQLite names the sidecars after the resolved path of the database)."""
     bases = {os.path.abspath(os.fspath(visit_path)), os.path.realpath(os.fspath(visit_path))}
@@ -67,7 +74,7 @@ def _guarded_names(visit_path) -> list[tuple[str, str]]:
             for b in sorted(bases) for s in ("",) + SIDECARS]
 
 
-def is_visit_file(path) -> bool:
+def is_visit_file(path: StrPath) -> bool:
     """True if ``path`` is a fieldapp visit GeoPackage (also a damaged or newer one).
 
     GeoPackage's application id (``GPKG``, bytes 68..71 of the SQLite header) first, then
@@ -108,7 +115,7 @@ def _visit_or_sidecar_of_one(target: str) -> str | None:
     return None
 
 
-def refuse_clobbering(visit_path, targets: Iterable, error: type[Exception]) -> None:
+def refuse_clobbering(visit_path: StrPath, targets: Iterable[StrPath], error: type[Exception]) -> None:
     """Raise ``error`` if writing any of ``targets`` would replace a visit (see module docstring).
 
     Parameters
@@ -121,8 +128,8 @@ def refuse_clobbering(visit_path, targets: Iterable, error: type[Exception]) -> 
         Raised with a one-line message naming the target (e.g. ``ReportRefused``).
     """
     guarded = _guarded_names(visit_path)
-    for t in targets:
-        t = os.fspath(t)
+    for target in targets:
+        t = os.fspath(target)
         for g, what in guarded:
             if _same_file(t, g):
                 raise error(f"{t} is {what} ({visit_path}): refusing to write over it "
@@ -158,7 +165,7 @@ def _try_write_open(path: str) -> None:
     ``CreateFile`` asking read, write and *delete* access (``os.replace`` over the file needs
     delete; a program sharing read and write but not delete passes a plain write open and
     still blocks the replace), sharing all; elsewhere a write open."""
-    if os.name != "nt":
+    if sys.platform != "win32":
         with open(path, "r+b"):
             pass
         return
@@ -170,7 +177,7 @@ def _try_write_open(path: str) -> None:
     _winapi.CloseHandle(handle)
 
 
-def held_file(path, *, windows: bool | None = None) -> str | None:
+def held_file(path: StrPath, *, windows: bool | None = None) -> str | None:
     """Why the existing file ``path`` cannot be replaced now, in words, or None.
 
     ``"held"``: another program has it open (Windows refused to open it for writing);
@@ -194,7 +201,7 @@ def held_file(path, *, windows: bool | None = None) -> str | None:
     return None
 
 
-def held_words(path, why: str, again: str) -> str:
+def held_words(path: StrPath, why: str, again: str) -> str:
     """The refusal for a file that cannot be replaced (``why`` from :func:`held_file`), naming
     it: "close tree.csv in the program that has it open, then export again"."""
     p = Path(path)
@@ -204,7 +211,7 @@ def held_words(path, why: str, again: str) -> str:
     return f"{p} is open in another program: close {p.name} in the program that has it open, then {again}"
 
 
-def refuse_held(targets: Iterable, error: type[Exception], again: str, *,
+def refuse_held(targets: Iterable[StrPath], error: type[Exception], again: str, *,
                 windows: bool | None = None) -> None:
     """Raise ``error`` ("close tree.csv in the program that has it open, then export again;
     nothing written") for the first of ``targets`` (files about to be replaced or removed) that
@@ -215,7 +222,7 @@ def refuse_held(targets: Iterable, error: type[Exception], again: str, *,
             raise error(f"{held_words(t, why, again)}; nothing was written")
 
 
-def held_by_error(exc: OSError, targets: Iterable, *, windows: bool | None = None) -> str | None:
+def held_by_error(exc: OSError, targets: Iterable[StrPath], *, windows: bool | None = None) -> str | None:
     """The one of ``targets`` an ``OSError`` of a replace or removal names when it says the
     file is held: Windows' sharing or lock violation (``winerror`` 32, 33), or on Windows
     (``windows``, default :data:`WINDOWS`) a PermissionError ("Access is denied", what
@@ -241,8 +248,9 @@ def os_error_words(exc: OSError) -> str:
     return exc.strerror or str(exc) or type(exc).__name__
 
 
-def run_office_command(prog: str, job, *, exists: type[Exception], expected: tuple,
-                       nothing: str, output) -> tuple[int, object]:
+def run_office_command(prog: str, job: Callable[[], _T], *, exists: type[Exception],
+                       expected: tuple[type[Exception], ...], nothing: str,
+                       output: StrPath) -> tuple[int, _T | None]:
     """Run ``job()`` for an office command (``fieldapp report`` / ``fieldapp export``).
 
     Every failure becomes one line on stderr, never a traceback. Returns ``(status, value)``:
@@ -252,7 +260,6 @@ def run_office_command(prog: str, job, *, exists: type[Exception], expected: tup
     says what was not written (``"nothing written"``).
     """
     import logging
-    import sys
 
     try:
         return 0, job()

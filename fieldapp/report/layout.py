@@ -20,9 +20,9 @@ from __future__ import annotations
 
 import os
 import re
-from collections.abc import Sequence
+from collections.abc import Collection, Sequence
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeAlias
 from xml.sax.saxutils import escape
 
 from reportlab.lib import colors
@@ -31,10 +31,10 @@ from reportlab.lib.styles import ParagraphStyle
 from reportlab.lib.units import mm
 from reportlab.pdfbase import pdfmetrics
 from reportlab.pdfbase.ttfonts import TTFont
-from reportlab.platypus import CondPageBreak, KeepTogether, Paragraph, Table, TableStyle
+from reportlab.platypus import CondPageBreak, Flowable, KeepTogether, Paragraph, Table, TableStyle
 
-__all__ = ["fmt", "esc", "status_markup", "heading", "keep_headings_with_tables", "para", "small", "table", "column_widths",
-           "KEEP_WITH_NEXT_MM", "FONT", "styles", "Heading"]
+__all__ = ["fmt", "esc", "status_markup", "heading", "keep_headings_with_tables", "para", "small", "table",
+           "column_widths", "KEEP_WITH_NEXT_MM", "FONT", "styles", "Heading"]
 
 #: Room (mm) a heading needs below it on the page, or it starts the next page with its content.
 KEEP_WITH_NEXT_MM = 32.0
@@ -42,6 +42,10 @@ FONT = "FieldappSans"
 BODY_PT = 9.0
 MIN_TABLE_PT = 6.0
 CELL_PAD = 2.0  # points, each side
+
+#: a Platypus table style command: (name, first cell, last cell, values...), e.g.
+#: ``("GRID", (0, 0), (-1, -1), 0.4, colour)``
+TableCommand: TypeAlias = "tuple[str, tuple[int, int], tuple[int, int], *tuple[Any, ...]]"
 
 STATUS_COLOUR = {"determined": "#1b5e20", "needs_data": "#b26a00", "exempt": "#1565c0",
                  "error": "#b71c1c", "provisional": "#5b2a86"}
@@ -121,7 +125,7 @@ def status_markup(status: str, words: str) -> str:
     return f'<font color="{STATUS_COLOUR.get(status, "#000000")}"><b>{esc(words)}</b></font>'
 
 
-def _style(name: str, size: float = BODY_PT, **kw) -> ParagraphStyle:
+def _style(name: str, size: float = BODY_PT, **kw: Any) -> ParagraphStyle:
     register_fonts()
     kw.setdefault("fontName", FONT)
     return ParagraphStyle(name, fontSize=size, leading=size * 1.25, splitLongWords=0, **kw)
@@ -153,7 +157,7 @@ class Heading(Paragraph):
         self.title, self.level = title, level
 
 
-def heading(title: str, level: int = 1, *first) -> list:
+def heading(title: str, level: int = 1, *first: Flowable) -> list[Flowable]:
     """A heading that keeps with its content: a conditional page break of
     :data:`KEEP_WITH_NEXT_MM`, then the heading kept together with ``first`` (its intro
     paragraph or figure, if any)."""
@@ -161,7 +165,7 @@ def heading(title: str, level: int = 1, *first) -> list:
     return [CondPageBreak(KEEP_WITH_NEXT_MM * mm), KeepTogether([h, *first]) if first else h]
 
 
-def keep_headings_with_tables(story: list, width: float) -> int:
+def keep_headings_with_tables(story: list[Flowable], width: float) -> int:
     """Make each heading's conditional page break ask for room for the heading, its kept
     content and the first row of a table that follows (with the header row), measured by
     Platypus' own ``wrap``: a heading is never left at a page's foot above a table whose first
@@ -171,12 +175,15 @@ def keep_headings_with_tables(story: list, width: float) -> int:
         brk, head, nxt = story[i:i + 3]
         if not (isinstance(brk, CondPageBreak) and isinstance(nxt, Table)):
             continue
-        parts = head._content if isinstance(head, KeepTogether) else [head]
+        # KeepTogether keeps its flowables in ``_content`` (not in reportlab's stubs)
+        parts: list[Flowable] = head._content if isinstance(head, KeepTogether) else [head]  # type: ignore[attr-defined]
         need = 0.0
         for f in parts:
             need += f.wrap(width, 1e6)[1] + f.getSpaceBefore() + f.getSpaceAfter()
         nxt.wrap(width, 1e6)
-        need += sum(nxt._rowHeights[:nxt.repeatRows + 1]) + 6.0
+        # the row heights ``wrap`` just measured (``_rowHeights``, not in reportlab's stubs)
+        heights: list[float] = nxt._rowHeights  # type: ignore[attr-defined]
+        need += sum(heights[:nxt.repeatRows + 1]) + 6.0
         if need > brk.height:
             brk.height = need
             grown += 1
@@ -223,7 +230,7 @@ def column_widths(cells: Sequence[Sequence[str]], width: float, size: float, ful
                 hi[i] = max(hi[i], pdfmetrics.stringWidth(line, bold, size))
     pad = 2 * CELL_PAD + 1.0
     lo = [v + pad for v in lo]
-    hi = [max(v + pad, l) for v, l in zip(hi, lo)]
+    hi = [max(v + pad, low) for v, low in zip(hi, lo, strict=True)]
     if sum(lo) > width:
         return None
     if sum(hi) <= width:
@@ -231,12 +238,12 @@ def column_widths(cells: Sequence[Sequence[str]], width: float, size: float, ful
             return hi
         extra = (width - sum(hi)) / n
         return [v + extra for v in hi]
-    share = (width - sum(lo)) / max(sum(h - l for h, l in zip(hi, lo)), 1e-9)
-    return [l + (h - l) * share for l, h in zip(lo, hi)]
+    share = (width - sum(lo)) / max(sum(h - low for h, low in zip(hi, lo, strict=True)), 1e-9)
+    return [low + (h - low) * share for low, h in zip(lo, hi, strict=True)]
 
 
 def table(headers: Sequence[str] | None, rows: Sequence[Sequence[str]], width: float,
-          num_cols: Sequence[int] = (), *, full: bool = True) -> Table:
+          num_cols: Collection[int] = (), *, full: bool = True) -> Table:
     """A row-safe table of markup cells (see the module docstring); ``headers`` None: no header
     row (a label / value block). ``num_cols`` are right-aligned; ``full`` stretches the table to
     ``width`` points."""
@@ -257,7 +264,7 @@ def table(headers: Sequence[str] | None, rows: Sequence[Sequence[str]], width: f
         is_head = headers and r == 0
         data.append([Paragraph(str(v), head if is_head else right if i in num_cols else left)
                      for i, v in enumerate(row)])
-    commands = [("GRID", (0, 0), (-1, -1), 0.4, colors.HexColor("#9e9e9e")),
+    commands: list[TableCommand] = [("GRID", (0, 0), (-1, -1), 0.4, colors.HexColor("#9e9e9e")),
                 ("VALIGN", (0, 0), (-1, -1), "TOP"),
                 ("LEFTPADDING", (0, 0), (-1, -1), CELL_PAD), ("RIGHTPADDING", (0, 0), (-1, -1), CELL_PAD),
                 ("TOPPADDING", (0, 0), (-1, -1), 1.5), ("BOTTOMPADDING", (0, 0), (-1, -1), 2)]

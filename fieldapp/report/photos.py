@@ -18,7 +18,7 @@ from dataclasses import dataclass
 
 from reportlab.lib import colors
 from reportlab.lib.units import mm
-from reportlab.platypus import Image, Table, TableStyle
+from reportlab.platypus import Flowable, Image, Table, TableStyle
 
 from .layout import esc, heading, para, small
 
@@ -63,8 +63,8 @@ def thumbnail(data: bytes, max_mm: float = THUMB_MM, dpi: int = THUMB_DPI) -> tu
     from PIL import ImageOps, UnidentifiedImageError
 
     try:
-        with PILImage.open(io.BytesIO(data)) as im:
-            im = ImageOps.exif_transpose(im).convert("RGB")
+        with PILImage.open(io.BytesIO(data)) as opened:
+            im = ImageOps.exif_transpose(opened).convert("RGB")
             side = int(max_mm / 25.4 * dpi)  # whole pixels, never past max_mm
             im.thumbnail((side, side))
             out = io.BytesIO()
@@ -78,7 +78,7 @@ def thumbnail(data: bytes, max_mm: float = THUMB_MM, dpi: int = THUMB_DPI) -> tu
     return out.getvalue(), w_px / dpi * 25.4, h_px / dpi * 25.4
 
 
-def _cell(entry: PhotoEntry, cell_mm: float) -> list:
+def _cell(entry: PhotoEntry, cell_mm: float) -> list[Flowable]:
     """One thumbnail with its time, direction and caption under it."""
     words = f"{esc(entry.taken)} · direction {esc(entry.direction or '—')}"
     if entry.caption:
@@ -98,7 +98,7 @@ def _grouped(photos: Sequence[PhotoEntry]) -> list[tuple[str, list[PhotoEntry]]]
     return list(groups.items())
 
 
-def photos_section(photos: Sequence[PhotoEntry], width: float) -> list:
+def photos_section(photos: Sequence[PhotoEntry], width: float) -> list[Flowable]:
     """The photos section's flowables for a frame ``width`` points wide ([] when there are no
     photos: no heading either)."""
     if not photos:
@@ -107,7 +107,7 @@ def photos_section(photos: Sequence[PhotoEntry], width: float) -> list:
     out = heading("Photos", 1, small(f"{len(photos)} photo(s), grouped by the feature they show; "
                                      "direction: the camera's bearing, degrees from true north."))
     for feature, entries in _grouped(photos):
-        rows = []
+        rows: list[list[list[Flowable] | str]] = []
         for i in range(0, len(entries), PER_ROW):
             row = [_cell(e, cell_w / mm - 4) for e in entries[i:i + PER_ROW]]
             rows.append(row + [""] * (PER_ROW - len(row)))

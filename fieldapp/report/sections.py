@@ -9,12 +9,23 @@ from __future__ import annotations
 
 from typing import Any
 
-from reportlab.platypus import Spacer
+from reportlab.platypus import Flowable, Paragraph, Spacer, Table
 
-from fieldapp.checks import status_words, summary_words
+from fieldapp.checks.results import Check, status_words, summary_words
 from fieldapp.rules.nr341 import bank_parameters
+from fieldapp.survey.features import Layer, Note, OhwmPoint, Station, Transect, Tree
+from fieldapp.survey.visit import Visit
 
-from .content import GGA_QUALITY, INTERPRETATIONS, ReportContent, declination_words, rule_title
+from .content import (
+    GGA_QUALITY,
+    INTERPRETATIONS,
+    ReportContent,
+    StandSection,
+    TransectProfile,
+    crs_unit_symbol,
+    declination_words,
+    rule_title,
+)
 from .layout import esc, fmt, heading, para, small, status_markup, table
 
 __all__ = ["site_section", "summary_section", "verdicts_section", "stakes_section", "profile_intro",
@@ -22,7 +33,7 @@ __all__ = ["site_section", "summary_section", "verdicts_section", "stakes_sectio
            "notes_section", "certification_section", "feature_words", "attached_checks"]
 
 
-def attached_checks(content: ReportContent) -> list[tuple[str, Any]]:
+def attached_checks(content: ReportContent) -> list[tuple[str, Check]]:
     """(attachment file name, check) of every check with a rule request, in verdict order.
 
     The number in a name is the verdict's number in the report (``request-03-...`` is verdict
@@ -38,7 +49,7 @@ def attached_checks(content: ReportContent) -> list[tuple[str, Any]]:
     return out
 
 
-def site_section(c: ReportContent, w: float) -> list:
+def site_section(c: ReportContent, w: float) -> list[Flowable]:
     """Title, the site block (crew, devices, declination used...) and the units note."""
     s = c.site
     devices = ", ".join(f"{k}: {v}" for k, v in s.device_ids) or "–"
@@ -63,7 +74,7 @@ def site_section(c: ReportContent, w: float) -> list:
             *heading("Units", 2, para(esc(c.units_note())))]
 
 
-def summary_section(c: ReportContent, w: float) -> list:
+def summary_section(c: ReportContent, w: float) -> list[Flowable]:
     if not c.checks:
         return [*heading("Verdicts", 1, para("No rule applies yet (nothing recorded that a rule reads)."))]
     rows = [[str(i), esc(rule_title(k)), status_markup(k.status, status_words(k.status)),
@@ -119,7 +130,7 @@ def _input_rows(value: Any, prefix: str = "") -> list[list[str]]:
 _SHOWN_APART = {"rule", "status", "citation", "interpretations", "interpretation_text", "next_step", "note"}
 
 
-def _verdict(i: int, k, name: str | None, w: float) -> list:
+def _verdict(i: int, k: Check, name: str | None, w: float) -> list[Flowable]:
     r, st = k.result, k.status
     intro = [para(f"Rule <b>{esc(k.rule)}</b> — status {status_markup(st, status_words(st))} — citation "
                   f"<b>{esc(r.get('citation') or '–')}</b>"),
@@ -154,7 +165,7 @@ def _verdict(i: int, k, name: str | None, w: float) -> list:
     return out
 
 
-def verdicts_section(c: ReportContent, w: float) -> list:
+def verdicts_section(c: ReportContent, w: float) -> list[Flowable]:
     """Every verdict with status, citation, result, next step, interpretations, inputs."""
     by_id = {k.check_id: name for name, k in attached_checks(c)}
     out = heading("Verdicts in detail", 1)
@@ -163,7 +174,7 @@ def verdicts_section(c: ReportContent, w: float) -> list:
     return out
 
 
-def stakes_section(c: ReportContent, w: float) -> list:
+def stakes_section(c: ReportContent, w: float) -> list[Flowable]:
     """The stake-out flags under their verdict: target, signed offset, within tolerance, fix
     quality, time, and whether the line was superseded since."""
     if not c.stakes:
@@ -186,7 +197,7 @@ def stakes_section(c: ReportContent, w: float) -> list:
     return out
 
 
-def profile_intro(prof) -> tuple[str, Any]:
+def profile_intro(prof: TransectProfile) -> tuple[str, Paragraph]:
     """(subheading, its verdict paragraph) of a transect profile."""
     r, k = prof.result, prof.check
     verdict = (f"{esc(summary_words('nr341.bank', r))} — {esc(status_words(k.status))}, "
@@ -194,7 +205,7 @@ def profile_intro(prof) -> tuple[str, Any]:
     return f"Transect {prof.label} (azimuth {prof.azimuth_true_deg:.1f}° true)", para(verdict)
 
 
-def profile_table(prof, w: float):
+def profile_table(prof: TransectProfile, w: float) -> Table:
     cuts = any(s[3] for s in prof.stations)
     rows = [[fmt(d, 1), fmt(e, 2), "–" if slope is None else fmt(slope, 1)]
             + (["complete interruption" if cut else ""] if cuts else [])
@@ -204,10 +215,10 @@ def profile_table(prof, w: float):
                  + (["Interruption"] if cuts else []), rows, w, {0, 1, 2})
 
 
-def _stand_words(s, foot: str) -> list:
+def _stand_words(s: StandSection, foot: str) -> list[Flowable]:
     m = s.measures
     r = s.check.result if s.check else {}
-    out = [para(f"Area {fmt(m.stand_area_sqft, 0)} sq ft = {fmt(m.stand_area_ac, 3)} ac ({esc(foot)}); "
+    out: list[Flowable] = [para(f"Area {fmt(m.stand_area_sqft, 0)} sq ft = {fmt(m.stand_area_ac, 3)} ac ({esc(foot)}); "
                 f"{m.stems} live stems inside, {fmt(m.stems_per_ac, 1)} trees/ac, basal area "
                 f"{fmt(m.basal_area_sqft_per_ac, 1)} sq ft/ac (BA = 0.005454 × DBH²)."),
            para(f"Canopy cover: trees ≥ 10 in {fmt(m.canopy_10in_pct, 1)} %, trees ≥ 3 in "
@@ -234,7 +245,7 @@ def _stand_words(s, foot: str) -> list:
     return out
 
 
-def stands_section(c: ReportContent, w: float) -> list:
+def stands_section(c: ReportContent, w: float) -> list[Flowable]:
     """The tally by 2-inch DBH class, per stand with per-acre figures and the woodland class."""
     foot = c.frame.foot.label if c.frame else "ft"
     if not c.stands:
@@ -260,7 +271,7 @@ def stands_section(c: ReportContent, w: float) -> list:
     return out
 
 
-def wetlands_section(c: ReportContent, w: float) -> list:
+def wetlands_section(c: ReportContent, w: float) -> list[Flowable]:
     out = heading("Wetlands and protective areas", 1)
     if not c.wetlands:
         out.append(para("No wetland polygon recorded."))
@@ -283,7 +294,7 @@ def wetlands_section(c: ReportContent, w: float) -> list:
     return out
 
 
-def gnss_section(c: ReportContent, w: float) -> list:
+def gnss_section(c: ReportContent, w: float) -> list[Flowable]:
     """Positions (site CRS unit, lat/lon, fix time) and quality of every GNSS point."""
     title = "GNSS quality per recorded point"
     if not c.gnss:
@@ -354,25 +365,24 @@ def _value_words(v: Any, nd: int | None) -> str:
     return esc(text if len(text) <= 60 else text[:57] + "...")
 
 
-def feature_words(visit: Any, layer: str, uuid: str | None) -> str:
+def feature_words(visit: Visit, layer: str, uuid: str | None) -> str:
     """The feature as the crew knows it: "Tree 12", "OHWM point 3", "Transect T1", a label."""
-    from fieldapp.survey import Layer
-
+    gone = f"{layer.replace('_', ' ')} {(uuid or '')[:8]} (no longer in this visit)"
     try:
         lay = Layer(layer)
         f = visit.get(lay, uuid) if uuid else None
     except (ValueError, KeyError, LookupError):
-        f, lay = None, None
+        return gone
     if f is None:
-        return f"{layer.replace('_', ' ')} {(uuid or '')[:8]} (no longer in this visit)"
-    if lay is Layer.TREE:
+        return gone
+    if isinstance(f, Tree):
         return f"Tree {f.tag}"
-    if lay is Layer.OHWM_POINT:
+    if isinstance(f, OhwmPoint):
         return f"OHWM point {f.seq + 1}"
-    if lay is Layer.STATION:
+    if isinstance(f, Station):
         t = visit.get(Layer.TRANSECT, f.transect_uuid)
-        return f"Transect {t.label if t else '?'} station at {f.distance_ft:.1f} ft"
-    if lay is Layer.NOTE:
+        return f"Transect {t.label if isinstance(t, Transect) else '?'} station at {f.distance_ft:.1f} ft"
+    if isinstance(f, Note):
         return f"Note '{str(f.text)[:30]}'"
     label = getattr(f, "label", "") or ""
     kind = getattr(f, "kind", None)
@@ -381,7 +391,7 @@ def feature_words(visit: Any, layer: str, uuid: str | None) -> str:
     return f"{words} {label}".strip()
 
 
-def conflicts_section(c: ReportContent, w: float) -> list:
+def conflicts_section(c: ReportContent, w: float) -> list[Flowable]:
     if not c.conflicts:
         return heading("Sync conflicts", 1, para("No sync conflicts recorded in this visit file."))
     from fieldapp.sync.conflicts import ConflictKind
@@ -400,12 +410,8 @@ def conflicts_section(c: ReportContent, w: float) -> list:
          "State"], rows, w)]
 
 
-def notes_section(c: ReportContent, w: float) -> list:
+def notes_section(c: ReportContent, w: float) -> list[Flowable]:
     """Every note in full, numbered as on the map, with its position (site CRS unit, lat/lon)."""
-    from fieldapp.survey import Layer
-
-    from .content import crs_unit_symbol
-
     notes = c.visit.features(Layer.NOTE)
     if not notes:
         return heading("Notes", 1, para("No notes recorded."))
@@ -414,10 +420,13 @@ def notes_section(c: ReportContent, w: float) -> list:
     nd = 3 if unit == "m" else 2
     rows, n = [], 0
     for note in notes:
-        if note.x is not None:
+        if note.x is not None and note.y is not None:
             n += 1
-            lon, lat = (float(v) for v in frame.to_lonlat(note.x, note.y))
-            where = f"{fmt(note.x, nd)} {unit} E, {fmt(note.y, nd)} {unit} N<br/>{lat:.8f}, {lon:.8f}"
+            if frame is not None:
+                lon, lat = (float(v) for v in frame.to_lonlat(note.x, note.y))
+                where = f"{fmt(note.x, nd)} {unit} E, {fmt(note.y, nd)} {unit} N<br/>{lat:.8f}, {lon:.8f}"
+            else:   # placed before the site CRS was known: no unit, no latitude / longitude
+                where = f"{fmt(note.x, nd)} E, {fmt(note.y, nd)} N (no site CRS yet)"
             number = str(n)
         else:
             where, number = "no position", "–"
@@ -427,7 +436,7 @@ def notes_section(c: ReportContent, w: float) -> list:
                                         rows, w, {0})]
 
 
-def certification_section(c: ReportContent, w: float) -> list:
+def certification_section(c: ReportContent, w: float) -> list[Flowable]:
     """The block the responsible surveyor or scientist fills in and signs: name, registration
     or licence number, firm, date and signature, each with room to write on a line."""
     from reportlab.lib import colors
