@@ -74,10 +74,12 @@ import sys
 import tempfile
 from collections.abc import Callable, Sequence
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any, TypeVar, cast
 
 import numpy as np
 import shapely
+from numpy.typing import NDArray
+from shapely.geometry.base import BaseGeometry
 
 from fieldapp.export import gdal
 from fieldapp.export.model import (
@@ -89,9 +91,27 @@ from fieldapp.export.model import (
     _ColumnRows,
     _LayerData,
 )
-from fieldapp.export.workers import clear_stale, prestart, tmp_prefix, use_workers, write_in_workers
+from fieldapp.export.workers import Spare, clear_stale, prestart, tmp_prefix, use_workers, write_in_workers
 from fieldapp.report import current_umask
-from fieldapp.survey import Layer
+from fieldapp.report.guard import StrPath
+from fieldapp.survey.features import (
+    AreaFeature,
+    Feature,
+    Layer,
+    LineFeature,
+    Note,
+    OhwmPoint,
+    Station,
+    Transect,
+    Tree,
+)
+
+if TYPE_CHECKING:
+    from fieldapp.checks.results import Check
+    from fieldapp.geo import SiteFrame
+    from fieldapp.survey.visit import Visit
+
+_G = TypeVar("_G", bound=BaseGeometry)
 
 __all__ = ["ALL", "FORMATS", "ExportError", "ExportExists", "ExportRefused", "ExportWriteFailed", "ExportResult",
            "export_visit", "layer_records", "main"]
@@ -109,26 +129,27 @@ def _value(v: Any) -> Any:
     return getattr(v, "value", v)
 
 
-def _record_name(layer: Layer, f: Any, visit) -> str:
+def _record_name(layer: Layer, f: Feature | None, visit: Visit) -> str:
     """The placemark name the crew knows a record by: its label, else "Tree 12", "OHWM point 3",
-    "T1 station 90.0 ft", the note's text."""
+    "T1 station 90.0 ft", the note's text (``f`` None: the track, named as a whole)."""
     label = str(getattr(f, "label", "") or "").strip()
     if label:
         return label
-    if layer is Layer.TREE:
+    if isinstance(f, Tree):
         return f"Tree {f.tag}"
-    if layer is Layer.OHWM_POINT:
+    if isinstance(f, OhwmPoint):
         return f"OHWM point {f.seq + 1}"  # numbered from 1, as the app shows it
-    if layer is Layer.STATION:
+    if isinstance(f, Station):
         t = visit.get(Layer.TRANSECT, f.transect_uuid)
-        return f"{(t.label if t is not None and t.label else 'Transect')} station {f.distance_ft:.1f} ft"
-    if layer is Layer.NOTE:
+        return f"{(t.label if isinstance(t, Transect) and t.label else 'Transect')} station {f.distance_ft:.1f} ft"
+    if isinstance(f, Note):
         return str(f.text)
-    if layer in (Layer.AREA, Layer.LINE):
+    if isinstance(f, (AreaFeature, LineFeature)):
         return str(_value(f.kind)).replace("_", " ")
     if layer is Layer.TRACK:
         return f"Track point {getattr(f, 'fix_time_utc', '') or ''}".strip()
-    return {Layer.OHWM_LINE: "OHWM line", Layer.TRANSECT: "Transect"}.get(layer, layer.value.replace("_", " "))
+    named = {Layer.OHWM_LINE: "OHWM line", Layer.TRANSECT: "Transect"}.get(layer)
+    return named if named is not None else str(layer.value).replace("_", " ")
 
 
 PHOTO_DIR = "photos"
@@ -137,7 +158,7 @@ PHOTO_DIR = "photos"
 MANIFEST = "fieldapp-export.json"
 
 
-def photo_links(visit) -> dict[str, str]:
+def photo_links(visit: Visit) -> dict[str, str]:
     """``{photo uuid: "photos/<name>_<uuid8>.jpg"}`` of every photo of the visit (the relative
     link each exported feature carries; POSIX slashes, as GIS and browsers read them)."""
     out = {}
@@ -154,13 +175,14 @@ def photo_links(visit) -> dict[str, str]:
 CLOCK = {True: "UTC", False: "camera local time (no zone)"}
 
 
-def _photo_layer(visit, links: dict[str, str]) -> list[_LayerData]:
+def _photo_layer(visit: Visit, links: dict[str, str]) -> list[_LayerData]:
     """The ``photo`` layer: every photo with its record, time (``taken_utc``, and
     ``taken_clock``: :data:`CLOCK`), direction, caption and link."""
     from fieldapp.store import schema as S
     from fieldapp.store.photos import feature_words, time_is_utc
 
-    rows, geoms = [], []
+    rows: list[list[Any]] = []
+    geoms: list[BaseGeometry | None] = []
     for p in sorted(visit.features(Layer.PHOTO), key=lambda q: q.created_utc):
         g = None if p.x is None else shapely.Point(p.x, p.y)
         if g is None and p.record_table and p.record_table != Layer.SITE.value:
@@ -183,7 +205,7 @@ def _photo_layer(visit, links: dict[str, str]) -> list[_LayerData]:
     return [_LayerData("photo", "Point", geoms, cols, rows)]
 
 
-def _write_photos(visit, links: dict[str, str], folder: Path) -> None:
+def _write_photos(visit: Visit, links: dict[str, str], folder: Path) -> None:
     """The image files of ``links`` into ``folder`` (made here), each fsync'ed."""
     folder.mkdir(exist_ok=True)
     for p in visit.features(Layer.PHOTO):
@@ -194,7 +216,7 @@ def _write_photos(visit, links: dict[str, str], folder: Path) -> None:
             os.fsync(fh.fileno())
 
 
-def _links_of(visit, layer: Layer, uuid: str, links: dict[str, str]) -> str | None:
+def _links_of(visit: Visit, layer: Layer, uuid: str, links: dict[str, str]) -> str | None:
     got = [links[p.uuid] for p in visit.photos_of(layer, uuid)]
     return ";".join(got) if got else None
 
@@ -213,7 +235,7 @@ def _at_resolution(column: str, value: Any) -> Any:
     return value if digits is None or value is None else round(float(value), digits)
 
 
-def layer_records(visit) -> list[_LayerData]:
+def layer_records(visit: Visit) -> list[_LayerData]:
     """The visit's records grouped into export layers (site CRS geometry, plain attributes);
     each layer's first column is ``name`` (:func:`_record_name`); a layer with photos has a
     ``photos`` column of relative links (:func:`photo_links`), and the ``photo`` layer lists
@@ -231,7 +253,7 @@ def layer_records(visit) -> list[_LayerData]:
         if not feats:
             continue
         cols = [c for c in S.columns(layer) if c.pytype != "wkb"]
-        kinds = {}
+        kinds: dict[str, list[Any]] = {}
         for f in feats:
             if layer is Layer.AREA:
                 key = _value(f.kind)
@@ -250,7 +272,8 @@ def layer_records(visit) -> list[_LayerData]:
             photos = [_links_of(visit, layer, f.uuid, links) for f in group] if links else []
             if any(photos):
                 columns.append(("photos", "str"))
-            rows, geoms = [], []
+            rows: list[list[Any]] = []
+            geoms: list[BaseGeometry | None] = []
             for i, f in enumerate(group):
                 row = [_record_name(layer, f, visit), f.uuid, S.utc_text(f.created_utc), S.utc_text(f.modified_utc),
                        f.created_by]
@@ -263,7 +286,7 @@ def layer_records(visit) -> list[_LayerData]:
     return out + _photo_layer(visit, links)
 
 
-def _utc_texts(a: np.ndarray) -> np.ndarray:
+def _utc_texts(a: NDArray[np.datetime64]) -> NDArray[np.object_]:
     """datetime64[ms] → ISO 8601 UTC text with Z and milliseconds (None for NaT), as the store
     writes them (:func:`fieldapp.store.schema.utc_text`)."""
     text = np.char.add(np.datetime_as_string(a, unit="ms"), "Z").astype(object)
@@ -271,7 +294,7 @@ def _utc_texts(a: np.ndarray) -> np.ndarray:
     return text
 
 
-def _track_layer(visit) -> _LayerData:
+def _track_layer(visit: Visit) -> _LayerData:
     """The raw track as one layer written in bulk (columns, not a row per fix); the columns
     and values are those :func:`layer_records` gives any layer."""
     from fieldapp.store import schema as S
@@ -286,8 +309,14 @@ def _track_layer(visit) -> _LayerData:
         kind = "int" if col.pytype in (int, bool) else "float" if col.pytype is float else "str"
         columns.append((col.name, kind))
         a = c[col.field]
-        arrays.append(_utc_texts(a) if a.dtype.kind == "M" else
-                      np.where(a < 0, None, a).astype(object) if kind == "int" else a)
+        if a.dtype.kind == "M":
+            arrays.append(_utc_texts(a))
+        elif kind == "int":   # -1: none recorded
+            ints = a.astype(object)
+            ints[a < 0] = None
+            arrays.append(ints)
+        else:
+            arrays.append(a)
     geoms = shapely.points(c["x"], c["y"])
     return _LayerData(Layer.TRACK.value, "Point", geoms, columns, _ColumnRows(arrays), arrays)
 
@@ -295,7 +324,7 @@ def _track_layer(visit) -> _LayerData:
 _VERDICT_COLUMNS = [("status", "str"), ("citation", "str"), ("verdict", "str")]
 
 
-def _verdict(check) -> list[Any]:
+def _verdict(check: Check | None) -> list[Any]:
     """status, citation and the verdict in words of a check (or three Nones)."""
     from fieldapp.checks.results import summary_words
 
@@ -305,11 +334,11 @@ def _verdict(check) -> list[Any]:
     return [check.status, r.get("citation"), summary_words(check.rule, r)]
 
 
-def _multi(g):
-    return shapely.MultiPolygon([g]) if g is not None and g.geom_type == "Polygon" else g
+def _multi(g: BaseGeometry | None) -> BaseGeometry | None:
+    return shapely.MultiPolygon([g]) if isinstance(g, shapely.Polygon) else g
 
 
-def derived_records(visit, visit_path) -> list[_LayerData]:
+def derived_records(visit: Visit, visit_path: StrPath) -> list[_LayerData]:
     """What the office maps beside the records, each with its verdict and citation: the bank
     points of every transect and the bank line joining them (NR 341.035), the protective-area
     buffers (NR 151.125), the development envelope (Woodlands D.2) and the drainageway areas
@@ -321,16 +350,21 @@ def derived_records(visit, visit_path) -> list[_LayerData]:
     frame, m = visit.frame, content.map
     by_id = {c.check_id: c for c in content.checks}
 
-    def crs(g):  # report map feet -> site CRS units
-        return None if g is None else shapely.transform(g, lambda xy: frame.from_ft(xy))
+    # from_ft is elementwise arithmetic: typed for a float, it takes the coordinate arrays alike
+    from_ft = cast("Callable[[NDArray[np.float64]], NDArray[np.float64]]", frame.from_ft)
+
+    def crs(g: _G) -> _G:  # report map feet -> site CRS units
+        return shapely.transform(g, from_ft)
 
     out: list[_LayerData] = []
-    banks = {t.label: by_id.get(f"bank:{t.uuid}") for t in visit.features(Layer.TRANSECT)}
+    rows: list[list[Any]]
+    geoms: list[BaseGeometry | None]
     if m.bank_points:
         rows, geoms = [], []
-        for label, x, y, known in m.bank_points:
-            c = banks.get(label)
-            dist = c.result.get("bank_ft") if known else c.result.get("bank_ft_at_least")
+        # by the transect's uuid: two transects may share a label
+        for (label, x, y, known), transect_uuid in zip(m.bank_points, m.bank_transects, strict=True):
+            c = by_id[f"bank:{transect_uuid}"]
+            dist = float(c.result["bank_ft"] if known else c.result["bank_ft_at_least"])  # as the map drew it
             rows.append([f"{label} bank {'' if known else 'at least '}{dist:.1f} ft", label, float(dist),
                          int(not known)] + _verdict(c))
             geoms.append(crs(shapely.Point(x, y)))
@@ -343,28 +377,29 @@ def derived_records(visit, visit_path) -> list[_LayerData]:
                               [["Bank line", "determined" if settled else "needs_data", "NR 341.035(1)"]]))
     if m.protective_areas:
         # in the map's order: each wetland with a width, then the site's water features from the OHWM
-        checks = [c for a in visit.features(Layer.AREA)
-                  if (c := by_id.get(f"protective_area:{a.uuid}")) is not None and c.result.get("width_ft")]
-        checks += [by_id.get("protective_area")] * (len(m.protective_areas) - len(checks))
+        checks = [pa for a in visit.features(Layer.AREA)
+                  if (pa := by_id.get(f"protective_area:{a.uuid}")) is not None and pa.result.get("width_ft")]
+        site_check: list[Check | None] = [by_id.get("protective_area")]
+        checks_all = [*checks, *site_check * (len(m.protective_areas) - len(checks))]
         rows, geoms = [], []
-        for (label, width, g), c in zip(m.protective_areas, checks):
-            rows.append([f"Protective area {label} {width:g} ft", label, float(width)] + _verdict(c))
+        for (label, width, g), pc in zip(m.protective_areas, checks_all, strict=True):
+            rows.append([f"Protective area {label} {width:g} ft", label, float(width)] + _verdict(pc))
             geoms.append(_multi(crs(g)))
         out.append(_LayerData("protective_area", "MultiPolygon", geoms, [("name", "str"), ("feature", "str"),
                               ("width_ft", "float")] + _VERDICT_COLUMNS, rows))
     if m.envelope is not None:
-        c = by_id.get("development_area")
+        c = by_id["development_area"]   # the envelope is drawn from its request
         out.append(_LayerData("development_envelope", "MultiPolygon", [_multi(crs(m.envelope))],
                               [("name", "str"), ("envelope_area_sqft", "float")] + _VERDICT_COLUMNS,
                               [["Development envelope", c.result.get("envelope_area_sqft")] + _verdict(c)]))
     rows, geoms = [], []
     for ln in visit.features(Layer.LINE):
-        c = by_id.get(f"drainageway:{ln.uuid}")
-        half = c.result.get("half_width_ft") if c is not None else None
-        if not half or ln.geometry is None:
+        dc = by_id.get(f"drainageway:{ln.uuid}")
+        half = dc.result.get("half_width_ft") if dc is not None else None
+        if dc is None or not half or ln.geometry is None:
             continue
-        rows.append([f"Drainageway {ln.label or _value(ln.kind)}", float(half), c.result.get("total_width_ft"),
-                     c.result.get("area_sqft")] + _verdict(c))
+        rows.append([f"Drainageway {ln.label or _value(ln.kind)}", float(half), dc.result.get("total_width_ft"),
+                     dc.result.get("area_sqft")] + _verdict(dc))
         geoms.append(_multi(ln.geometry.buffer(frame.from_ft(float(half)), cap_style="flat")))
     if rows:
         out.append(_LayerData("drainageway_area", "MultiPolygon", geoms, [
@@ -374,7 +409,7 @@ def derived_records(visit, visit_path) -> list[_LayerData]:
 
 
 
-def export_visit(visit_path, out_path, fmt: str, *, force: bool = False,
+def export_visit(visit_path: StrPath, out_path: StrPath, fmt: str, *, force: bool = False,
                  progress: Callable[[float, str], None] | None = None) -> ExportResult:
     """Export the visit at ``visit_path`` to ``out_path`` in format ``fmt`` (see module docstring).
 
@@ -386,7 +421,8 @@ def export_visit(visit_path, out_path, fmt: str, *, force: bool = False,
     visit_path : path-like
         The visit GeoPackage (checkpointed and closed again after reading).
     out_path : path-like
-        A folder (geojson, shp, csv) or a file (kml, dxf; ``.kml`` / ``.dxf`` is added to a name without a suffix, another suffix is refused).
+        A folder (geojson, shp, csv) or a file (kml, dxf; ``.kml`` / ``.dxf`` is added to a name
+        without a suffix, another suffix is refused).
     fmt : {"geojson", "kml", "shp", "csv", "dxf", "all"}
         ``all``: every format into the folder ``out_path``, a folder per format (module docstring).
     force : bool
@@ -416,7 +452,7 @@ def export_visit(visit_path, out_path, fmt: str, *, force: bool = False,
     if fmt not in (*FORMATS, ALL):
         raise ValueError(f"format {fmt!r} is not one of {', '.join(FORMATS)} or {ALL}")
     single = fmt in ("kml", "dxf")
-    out_path, parent = _check_output(visit_path, Path(out_path), fmt, single, force)
+    out, parent = _check_output(visit_path, Path(out_path), fmt, single, force)
 
     def step(f: float, m: str) -> None:
         if progress is not None:
@@ -435,17 +471,17 @@ def export_visit(visit_path, out_path, fmt: str, *, force: bool = False,
         raise
     site_crs = f"EPSG:{frame.srs_id}" if frame.srs_id else frame.crs.to_wkt()
     crs_words = {f: "EPSG:4326" if f in ("geojson", "kml", "csv") else site_crs for f in FORMATS}
-    result = ExportResult(out_path, fmt, crs_words.get(fmt) or "; ".join(
+    result = ExportResult(out, fmt, crs_words.get(fmt) or "; ".join(
         f"{f} {c}" for f, c in crs_words.items()))
     tmp_dir = None
     dests: list[Path] = []
     try:
-        home = _temp_home(out_path, parent)
-        clear_stale(home, out_path.name)     # a killed export's temporary folder of OUT
-        tmp_dir = Path(tempfile.mkdtemp(prefix=tmp_prefix(out_path.name), suffix=".tmp", dir=home))
+        home = _temp_home(out, parent)
+        clear_stale(home, out.name)     # a killed export's temporary folder of OUT
+        tmp_dir = Path(tempfile.mkdtemp(prefix=tmp_prefix(out.name), suffix=".tmp", dir=home))
         umask = current_umask()
         os.chmod(tmp_dir, 0o777 & ~umask)  # mkdtemp made it 0700; it becomes OUT for a folder format
-        target = tmp_dir / out_path.name if single else tmp_dir
+        target = tmp_dir / out.name if single else tmp_dir
         links = photo_links(visit)
         formats = FORMATS if fmt == ALL else (fmt,)
         into = {f: tmp_dir / f if fmt == ALL else tmp_dir for f in formats}  # every format: a folder each
@@ -461,38 +497,38 @@ def export_visit(visit_path, out_path, fmt: str, *, force: bool = False,
                 step(0.9, f"{f}: photos" if fmt == ALL else "photos")
                 _write_photos(visit, links, into[f] / PHOTO_DIR)
         step(0.95, "saving")
-        refuse_existing(out_path, force, ExportExists)
+        refuse_existing(out, force, ExportExists)
         if fmt == ALL:
-            dests = ([out_path] if out_path.is_file() else []) + [
-                d for f in formats for d in _destinations(tmp_dir / f, out_path / f, False)]
+            dests = ([out] if out.is_file() else []) + [
+                d for f in formats for d in _destinations(tmp_dir / f, out / f, False)]
         else:
-            dests = _destinations(tmp_dir, out_path, single)
+            dests = _destinations(tmp_dir, out, single)
         refuse_held(dests, ExportRefused, "export again")   # a CSV open in Excel: before any move
         _refuse_folders(dests)                              # a folder where a layer's file goes
         if fmt == ALL:     # each format's folder as if exported by itself, into OUT
-            if out_path.is_symlink() or (out_path.exists() and not out_path.is_dir()):
-                out_path.unlink()   # --force: a file of that name gives way to the folder, as for one format
-            out_path.mkdir(exist_ok=True)
+            if out.is_symlink() or (out.exists() and not out.is_dir()):
+                out.unlink()   # --force: a file of that name gives way to the folder, as for one format
+            out.mkdir(exist_ok=True)
             result.files = [p for f in formats for p in _move_into_place(
-                visit_path, tmp_dir / f, tmp_dir / f, out_path / f, False, umask, force)]
+                visit_path, tmp_dir / f, tmp_dir / f, out / f, False, umask, force)]
         else:
-            result.files = _move_into_place(visit_path, tmp_dir, target, out_path, single, umask,
+            result.files = _move_into_place(visit_path, tmp_dir, target, out, single, umask,
                                             force)
     except ExportWriteFailed as exc:     # a layer's file (in whichever worker failed first)
-        if str(exc).startswith(f"cannot write {out_path}"):
+        if str(exc).startswith(f"cannot write {out}"):
             raise
-        raise ExportWriteFailed(f"cannot write {out_path}: {exc}") from exc
+        raise ExportWriteFailed(f"cannot write {out}: {exc}") from exc
     except ExportError:
         raise
     except OSError as exc:
         held = held_by_error(exc, dests)     # opened in Excel between the check and the move
         why = held_words(held, "held", "export again") if held else os_error_words(exc)
-        raise ExportWriteFailed(f"cannot write {out_path}: {why}") from exc
+        raise ExportWriteFailed(f"cannot write {out}: {why}") from exc
     except Exception as exc:
         if not gdal._is_write_error(exc):
             raise
         why = "the disk is full (no space left on the device)" if gdal._disk_full(parent) else str(exc)
-        raise ExportWriteFailed(f"cannot write {out_path}: {why}") from exc
+        raise ExportWriteFailed(f"cannot write {out}: {why}") from exc
     finally:
         spare.close()
         if tmp_dir is not None:
@@ -514,15 +550,16 @@ def _temp_home(out_path: Path, parent: Path) -> Path:
     return parent
 
 
-def _write_formats(layers: list[_LayerData], targets: dict[str, Path], frame, site_crs: str,
-                   step: Callable[[float, str], None], tmp_dir: Path, spare) -> dict[str, tuple]:
+def _write_formats(layers: list[_LayerData], targets: dict[str, Path], frame: SiteFrame, site_crs: str,
+                   step: Callable[[float, str], None], tmp_dir: Path,
+                   spare: Spare) -> dict[str, tuple[dict[str, int], list[str]]]:
     """Each format of ``targets`` ({format: its temporary file or folder}) written, in worker
     processes for a big visit's ``all`` (:mod:`fieldapp.export.workers`), else here one after
     the other; ``{format: (counts per layer, notes)}``."""
     formats = tuple(targets)
     if use_workers(layers, formats):
         return write_in_workers(layers, targets, frame, site_crs, step, tmp_dir, spare)
-    written = {}
+    written: dict[str, tuple[dict[str, int], list[str]]] = {}
     for k, f in enumerate(formats):
         def part(x: float, m: str, k: int = k, f: str = f) -> None:
             step((k + x) / len(formats) * 0.9, m if len(formats) == 1 else f"{f}: {m}")
@@ -533,7 +570,7 @@ def _write_formats(layers: list[_LayerData], targets: dict[str, Path], frame, si
     return written
 
 
-def _check_output(visit_path, out_path: Path, fmt: str, single: bool,
+def _check_output(visit_path: StrPath, out_path: Path, fmt: str, single: bool,
                   force: bool) -> tuple[Path, Path]:
     """Refuse an output that would replace a visit, a folder given to a one-file format, a
     one-file format named with another suffix, or an existing output without ``force``;
@@ -600,7 +637,7 @@ def _destinations(tmp_dir: Path, out_path: Path, single: bool) -> list[Path]:
 
 
 
-def _move_into_place(visit_path, tmp_dir: Path, target: Path, out_path: Path, single: bool,
+def _move_into_place(visit_path: StrPath, tmp_dir: Path, target: Path, out_path: Path, single: bool,
                      umask: int, force: bool = False) -> list[Path]:
     """Move what was written in ``tmp_dir`` to ``out_path``: the one file; each file into an
     existing folder (others in it are kept); or the whole folder. Every file about to be
@@ -699,7 +736,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     Every failure is one line on stderr, never a traceback."""
     args = _parser().parse_args(list(sys.argv[1:] if argv is None else argv))
     from fieldapp.report.guard import run_office_command
-    from fieldapp.store import StoreError
+    from fieldapp.store.errors import StoreError
 
     status, r = run_office_command(
         "fieldapp export", lambda: export_visit(args.visit, args.output, args.format, force=args.force),
@@ -707,6 +744,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         nothing="nothing written", output=args.output)
     if status:
         return status
+    assert r is not None    # status 0: the export returned its result
     layers = ", ".join(f"{export_layer_words(k)} ({k}) {v}" for k, v in r.layers.items())
     print(f"{r.path} ({r.format}, {r.crs}): {layers}")
     for note in r.notes:

@@ -8,20 +8,28 @@ its photos' links) as FIELDAPP xdata. Called by :func:`fieldapp.export.export_vi
 from __future__ import annotations
 
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import numpy as np
 import shapely
 
+from fieldapp.export.model import _LayerData
+
+if TYPE_CHECKING:
+    from ezdxf.entities.dxfgfx import DXFGraphic
+
+    from fieldapp.geo import SiteFrame
+
 __all__ = ["_dxf"]
 
 
-def _dxf(layers: list, path: Path, frame, counts: dict[str, int]) -> None:
+def _dxf(layers: list[_LayerData], path: Path, frame: SiteFrame, counts: dict[str, int]) -> None:
     """Write ``layers`` (the export's layer data, site CRS units) to the DXF ``path``; ``counts``
     gets the entities written per layer (the track: its number of fixes)."""
-    import ezdxf
     from ezdxf import units
+    from ezdxf.filemanagement import new
 
-    doc = ezdxf.new("R2010", setup=False)
+    doc = new("R2010", setup=False)
     if abs(frame.unit_m - 1.0) < 1e-12:
         doc.units, measurement = units.M, 1
     elif frame.foot.value == "us_survey":
@@ -49,10 +57,10 @@ def _dxf(layers: list, path: Path, frame, counts: dict[str, int]) -> None:
                 line.set_xdata("FIELDAPP", [(1000, f"fixes={len(xy)}")])
             counts[data.name] = len(xy)
             continue
-        for g, row in zip(data.geometries, data.rows):
+        for g, row in zip(data.geometries, data.rows, strict=True):
             if g is None or g.is_empty:
                 continue
-            entities = []
+            entities: list[DXFGraphic] = []
             if g.geom_type == "Point":
                 entities.append(msp.add_point((g.x, g.y), dxfattribs=attribs))
             elif g.geom_type == "LineString":

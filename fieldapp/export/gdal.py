@@ -11,13 +11,19 @@ import shutil
 import warnings
 from collections.abc import Callable
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any, TypeAlias
 
 import numpy as np
 import shapely
 
 from fieldapp.export.dxf import _dxf
 from fieldapp.export.model import ExportWriteFailed, _LayerData
+
+if TYPE_CHECKING:
+    from fieldapp.geo import SiteFrame
+
+#: a geometry (or an array of them) from the site CRS to the CRS a file is written in; None: none
+Transform: TypeAlias = "Callable[[Any], Any] | None"
 
 __all__ = ["GEOJSON_OPTIONS", "SHP_TEXT_BYTES", "LONG_VALUES_FILE", "FIELD_NAMES_FILE", "TEXT_ENCODING"]
 
@@ -28,7 +34,7 @@ __all__ = ["GEOJSON_OPTIONS", "SHP_TEXT_BYTES", "LONG_VALUES_FILE", "FIELD_NAMES
 TEXT_ENCODING = "UTF-8"
 
 
-def _field_arrays(data: _LayerData, int32: bool = False):
+def _field_arrays(data: _LayerData, int32: bool = False) -> tuple[list[Any], list[Any]]:
     """Column arrays and null masks for pyogrio; ``int32`` for KML, whose schema types 64-bit
     integers as strings."""
     arrays, masks = [], []
@@ -41,7 +47,7 @@ def _field_arrays(data: _LayerData, int32: bool = False):
             continue
         if data.arrays is not None and kind in ("str", "int"):   # a bulk layer: whole columns
             vals = np.asarray(data.arrays[j], dtype=object)
-            missing = np.equal(vals, None)
+            missing = vals == None  # noqa: E711 - elementwise over the object array
             if kind == "int":
                 arr = np.where(missing, 0, vals).astype(np.int32 if int32 else np.int64)
             else:
@@ -51,21 +57,21 @@ def _field_arrays(data: _LayerData, int32: bool = False):
             arrays.append(arr)
             masks.append(missing if missing.any() else None)
             continue
-        vals = data.arrays[j] if data.arrays is not None else [r[j] for r in data.rows]
-        missing = np.array([v is None for v in vals])
+        column: Any = data.arrays[j] if data.arrays is not None else [r[j] for r in data.rows]
+        missing = np.array([v is None for v in column])
         if kind == "int":
-            arr = np.array([0 if v is None else int(v) for v in vals], dtype=np.int32 if int32 else np.int64)
+            arr = np.array([0 if v is None else int(v) for v in column], dtype=np.int32 if int32 else np.int64)
         elif kind == "float":
-            arr = np.array([np.nan if v is None else float(v) for v in vals], dtype=np.float64)
+            arr = np.array([np.nan if v is None else float(v) for v in column], dtype=np.float64)
         else:
-            arr = np.array([None if v is None else str(v) for v in vals], dtype=object)
+            arr = np.array([None if v is None else str(v) for v in column], dtype=object)
         arrays.append(arr)
         masks.append(missing if missing.any() else None)
     return arrays, masks
 
 
-def _write_ogr(data: _LayerData, path: Path, driver: str, crs: str, transform, *, append: bool = False,
-               layer_options: dict | None = None) -> None:
+def _write_ogr(data: _LayerData, path: Path, driver: str, crs: str, transform: Transform, *,
+               append: bool = False, layer_options: dict[str, str] | None = None) -> None:
     from pyogrio.raw import write
 
     if driver == "CSV":
@@ -91,6 +97,7 @@ def _track_path(data: _LayerData) -> _LayerData:
     288,000 fixes (the fixes themselves are in the GIS formats)."""
     xy = shapely.get_coordinates(data.geometries)
     names = [c for c, _ in data.columns]
+    assert data.arrays is not None    # the track is a layer read in bulk (export._track_layer)
     t = [v for v in data.arrays[names.index("t_utc")] if v is not None]
     geom = shapely.LineString(xy) if len(xy) >= 2 else None
     return _LayerData(data.name, "LineString", [geom],
@@ -213,16 +220,16 @@ CSV_OPTIONS = {"GEOMETRY": "AS_WKT", "CREATE_CSVT": "YES"}
 CSV_GRID_DEG = 10.0 ** -int(GEOJSON_OPTIONS["COORDINATE_PRECISION"])
 
 
-def _on_csv_grid(transform):
+def _on_csv_grid(transform: Transform) -> Callable[[Any], Any]:
     """``transform`` (site CRS -> WGS 84; None: none), then each coordinate to
     :data:`CSV_GRID_DEG` (every CSV :func:`_write_ogr` writes, its last-record proof too)."""
-    def to_grid(g):
+    def to_grid(g: Any) -> Any:
         return shapely.set_precision(transform(g) if transform else g, CSV_GRID_DEG,
                                      mode="pointwise")
     return to_grid
 
 
-def _csv_ends_whole(path: Path, data: _LayerData, transform) -> None:
+def _csv_ends_whole(path: Path, data: _LayerData, transform: Transform) -> None:
     """A CSV file ends with its last record whole, its ``.csvt`` (and ``.prj``) whole: GDAL
     writes the last row alone into a scratch file beside it, whose record must be the file's
     last bytes and whose sidecars must be the same bytes (cheap: a day's 67 MB track CSV is not
@@ -306,7 +313,7 @@ def _check_written(path: Path, data: _LayerData, fmt: str, layer: str | None = N
         raise ExportWriteFailed(f"{data.name} could not be written to {path.name}: {why}")
 
 
-def _write_layers(layers: list[_LayerData], target: Path, fmt: str, frame, site_crs: str,
+def _write_layers(layers: list[_LayerData], target: Path, fmt: str, frame: SiteFrame, site_crs: str,
                   counts: dict[str, int], step: Callable[[float, str], None],
                   notes: list[str] | None = None) -> None:
     """Write ``layers`` to ``target`` (the temporary file or folder) in ``fmt``: one DXF, or
@@ -317,7 +324,7 @@ def _write_layers(layers: list[_LayerData], target: Path, fmt: str, frame, site_
         _dxf(layers, target, frame, counts)
         return
 
-    def to_wgs84(g):
+    def to_wgs84(g: Any) -> Any:
         return shapely.transform(g, lambda xy: np.column_stack(frame.to_lonlat(xy[:, 0], xy[:, 1])))
 
     long_rows: list[list[str]] = []
@@ -348,7 +355,8 @@ def _write_layers(layers: list[_LayerData], target: Path, fmt: str, frame, site_
             data = _shp_long_values(data, long_rows)
             _write_ogr(data, path, "ESRI Shapefile", site_crs, None)
             short = list(read_info(str(path), encoding=TEXT_ENCODING)["fields"]) if path.exists() else []
-            field_rows += [[data.name, a, b] for a, (b, _) in zip(short, data.columns)]
+            # no file (nothing written): no names to pair, strict=False
+            field_rows += [[data.name, a, b] for a, (b, _) in zip(short, data.columns, strict=False)]
         else:
             path = target / f"{data.name}.csv"
             _write_ogr(data, path, "CSV", "EPSG:4326", to_wgs84, layer_options=CSV_OPTIONS)

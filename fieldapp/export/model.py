@@ -3,6 +3,7 @@ so that the worker processes of :mod:`fieldapp.export.workers` can unpickle it c
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -51,9 +52,9 @@ class _LayerData:
     geometries: Any  # list of shapely (None allowed), or a numpy array of them; site CRS units
     columns: list[tuple[str, str]]  # (name, "int" | "float" | "str")
     rows: Any  # list of rows, or _ColumnRows over ``arrays``
-    arrays: list[np.ndarray] | None = None  # one per column (a layer read in bulk: the track)
+    arrays: list[np.ndarray[Any, Any]] | None = None  # one per column (a layer read in bulk: the track)
 
-    def __getstate__(self) -> dict:
+    def __getstate__(self) -> dict[str, Any]:
         """A bulk layer's points go as one coordinate array (a worker process gets the day's
         288,000 fixes in a fraction of the time pickling each shapely point takes)."""
         state = dict(self.__dict__)
@@ -64,7 +65,7 @@ class _LayerData:
             state["rows"] = None     # the same columns as ``arrays``
         return state
 
-    def __setstate__(self, state: dict) -> None:
+    def __setstate__(self, state: dict[str, Any]) -> None:
         g = state["geometries"]
         if isinstance(g, tuple) and len(g) == 2 and isinstance(g[0], str) and g[0] == "xy":
             state["geometries"] = shapely.points(g[1])
@@ -76,16 +77,16 @@ class _LayerData:
 class _ColumnRows:
     """Rows of a layer held as columns (read in bulk), as a read-only sequence of lists."""
 
-    def __init__(self, arrays: list[np.ndarray]) -> None:
+    def __init__(self, arrays: list[np.ndarray[Any, Any]]) -> None:
         self.arrays = arrays
 
     def __len__(self) -> int:
         return len(self.arrays[0])
 
-    def __getitem__(self, i: int) -> list:
+    def __getitem__(self, i: int) -> list[Any]:
         return [None if v is None or (isinstance(v, float) and v != v) else v
                 for v in (a[i].item() if hasattr(a[i], "item") else a[i] for a in self.arrays)]
 
-    def __iter__(self):
+    def __iter__(self) -> Iterator[list[Any]]:
         return (self[i] for i in range(len(self)))
 

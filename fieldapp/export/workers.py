@@ -3,7 +3,8 @@
 GDAL holds the GIL while pyogrio writes a layer and the formats are independent, so ``export
 --format all`` of a big visit (a day's 288,000 fixes) writes them in ``spawn`` worker processes
 (``python -m fieldapp.export.workers JOB``, a fresh interpreter: no fork, as on Windows), the
-layers passed once through a pickle file in the export's temporary folder. Progress and cancel stay with the caller: its ``step`` is called while waiting
+layers passed once through a pickle file in the export's temporary folder. Progress and cancel
+stay with the caller: its ``step`` is called while waiting
 and whatever it raises (the app's cancel) stops the workers; the first format that fails stops
 the others and its error is raised as if written in-process. Nothing is moved into place here.
 
@@ -15,6 +16,7 @@ that are older than :data:`STALE_HOURS`) before the next export of OUT.
 from __future__ import annotations
 
 import errno
+import io
 import os
 import pickle
 import re
@@ -25,8 +27,14 @@ import threading
 import time
 from collections.abc import Callable
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from fieldapp.sync.processes import pid_alive
+
+if TYPE_CHECKING:
+    from fieldapp.export.model import _LayerData
+    from fieldapp.geo import SiteFrame
+    from fieldapp.report.guard import StrPath
 
 __all__ = ["PARALLEL_MIN_FEATURES", "STALE_HOURS", "Spare", "clear_stale", "prestart", "tmp_prefix",
            "use_workers", "write_in_workers"]
@@ -46,7 +54,7 @@ _COST = {"geojson": 9.1, "csv": 7.3, "shp": 4.8, "dxf": 3.8, "kml": 2.9}
 _PICKLE = ".layers.pickle"
 
 
-def use_workers(layers: list, formats: tuple[str, ...]) -> bool:
+def use_workers(layers: list[_LayerData], formats: tuple[str, ...]) -> bool:
     """Whether ``formats`` of ``layers`` are worth writing in worker processes."""
     return (len(formats) > 1 and (os.cpu_count() or 1) >= 2
             and sum(len(d.rows) for d in layers) >= PARALLEL_MIN_FEATURES)
@@ -57,14 +65,15 @@ def _groups(formats: list[str], n: int) -> list[list[str]]:
     way tried: a handful of formats), each group in ``formats``' order."""
     from itertools import product
 
-    best, best_load = None, None
+    best: tuple[int, ...] = ()
+    best_load: float | None = None
     for way in product(range(n), repeat=len(formats)):
         load = [0.0] * n
-        for f, k in zip(formats, way):
+        for f, k in zip(formats, way, strict=True):
             load[k] += _COST.get(f, 1.0)
         if best_load is None or max(load) < best_load - 1e-9:
             best, best_load = way, max(load)
-    groups = [[f for f, k in zip(formats, best) if k == b] for b in range(n)]
+    groups = [[f for f, k in zip(formats, best, strict=True) if k == b] for b in range(n)]
     return sorted((g for g in groups if g), key=lambda g: -sum(_COST.get(f, 1.0) for f in g))
 
 
@@ -78,13 +87,13 @@ def _run_job(job_file: str) -> int:
     try:
         with open(layers_file, "rb") as fh:
             layers = pickle.load(fh)
-        out = {}
+        out: dict[str, tuple[dict[str, int], list[str]]] = {}
         for f in formats:
             counts: dict[str, int] = {}
             notes: list[str] = []
             _write_layers(list(layers), Path(targets[f]), f, frame, site_crs, counts, lambda x, m: None, notes)
             out[f] = (counts, notes)
-        answer = ("done", out)
+        answer: tuple[str, object] = ("done", out)
     except Exception as exc:  # noqa: BLE001 - handed to the parent, which raises it
         answer = ("failed", exc)
     try:
@@ -96,7 +105,10 @@ def _run_job(job_file: str) -> int:
     return 0
 
 
-def _answer(job: Path, proc: subprocess.Popen, formats: list[str]):
+def _answer(job: Path, proc: subprocess.Popen[bytes],
+            formats: list[str]) -> dict[str, tuple[dict[str, int], list[str]]]:
+    """The worker's ``{format: (counts, notes)}``; raises the error it handed back, or
+    :class:`ExportWriteFailed` (``ENOSPC`` ``OSError`` on a full disk) when it left no answer."""
     try:
         with open(job.with_suffix(".answer"), "rb") as fh:
             state, value = pickle.load(fh)
@@ -112,17 +124,18 @@ def _answer(job: Path, proc: subprocess.Popen, formats: list[str]):
                                 + (f": {err[-1]}" if err else "")) from None
     if state != "done":
         raise value
-    return value
+    written: dict[str, tuple[dict[str, int], list[str]]] = value
+    return written
 
 
 class Spare:
     """Worker processes started ahead (:func:`prestart`); :meth:`take` hands them to
     :func:`write_in_workers`, :meth:`close` ends those not taken (any number of times)."""
 
-    def __init__(self, procs: list[subprocess.Popen]) -> None:
+    def __init__(self, procs: list[subprocess.Popen[bytes]]) -> None:
         self.procs = procs
 
-    def take(self, n: int) -> list[subprocess.Popen]:
+    def take(self, n: int) -> list[subprocess.Popen[bytes]]:
         got, self.procs = self.procs[:n], self.procs[n:]
         return got
 
@@ -132,7 +145,7 @@ class Spare:
             _stop(p)
 
 
-def _start() -> subprocess.Popen:
+def _start() -> subprocess.Popen[bytes]:
     import tempfile
 
     err = tempfile.TemporaryFile()     # not a pipe: a worker saying much must not block on it
@@ -144,16 +157,17 @@ def _start() -> subprocess.Popen:
     return p
 
 
-def _said(p: subprocess.Popen) -> list[str]:
+def _said(p: subprocess.Popen[bytes]) -> list[str]:
     """What worker ``p`` wrote on stderr (it has exited), by line."""
     err = getattr(p, "err_file", None)
     if err is None or err.closed:
         return []
     err.seek(0)
-    return err.read().decode(errors="replace").strip().splitlines()
+    said: bytes = err.read()
+    return said.decode(errors="replace").strip().splitlines()
 
 
-def _stop(p: subprocess.Popen) -> None:
+def _stop(p: subprocess.Popen[bytes]) -> None:
     """End worker ``p``: told there is no job, killed if it is working; waited for."""
     try:
         if p.stdin is not None and not p.stdin.closed:
@@ -166,15 +180,16 @@ def _stop(p: subprocess.Popen) -> None:
         except subprocess.TimeoutExpired:
             p.kill()
     p.wait()
-    if getattr(p, "err_file", None) is not None:
-        p.err_file.close()
+    err = getattr(p, "err_file", None)   # set by _start
+    if err is not None:
+        err.close()
 
 
 def _workers(n_formats: int) -> int:
     return min(MAX_WORKERS, os.cpu_count() or 1, n_formats)
 
 
-def prestart(visit_path, formats: tuple[str, ...]) -> Spare:
+def prestart(visit_path: StrPath, formats: tuple[str, ...]) -> Spare:
     """Start the workers an export of ``formats`` of a visit file this big will likely use, so
     that their start-up (the interpreter, numpy, GDAL) is done while the visit is read."""
     try:
@@ -186,9 +201,9 @@ def prestart(visit_path, formats: tuple[str, ...]) -> Spare:
     return Spare([_start() for _ in range(_workers(len(formats)))])
 
 
-def write_in_workers(layers: list, targets: dict[str, Path], frame, site_crs: str,
+def write_in_workers(layers: list[_LayerData], targets: dict[str, Path], frame: SiteFrame, site_crs: str,
                      step: Callable[[float, str], None], scratch: Path,
-                     spare: Spare | None = None) -> dict[str, tuple]:
+                     spare: Spare | None = None) -> dict[str, tuple[dict[str, int], list[str]]]:
     """Write each format of ``targets`` ({format: its temporary file or folder}) in worker
     processes (``python -m fieldapp.export.workers JOB``: a fresh interpreter, as Windows
     starts one; the bundle runs ``-m`` for its own modules); ``{format: (counts, notes)}``.
@@ -200,7 +215,7 @@ def write_in_workers(layers: list, targets: dict[str, Path], frame, site_crs: st
         pickle.dump(layers, fh, protocol=pickle.HIGHEST_PROTOCOL)
     groups = _groups(list(targets), _workers(len(targets)))
     ready = spare.take(len(groups)) if spare is not None else []
-    procs: list[tuple[Path, subprocess.Popen, list[str]]] = []
+    procs: list[tuple[Path, subprocess.Popen[bytes], list[str]]] = []
     try:
         for k, formats in enumerate(groups):
             job = scratch / f".job{k}.pickle"
@@ -208,9 +223,10 @@ def write_in_workers(layers: list, targets: dict[str, Path], frame, site_crs: st
                 pickle.dump((formats, str(path), {f: str(targets[f]) for f in formats}, frame, site_crs), fh)
             proc = ready.pop() if ready else _start()
             procs.append((job, proc, formats))
+            assert proc.stdin is not None    # _start opened it (stdin=PIPE)
             proc.stdin.write(f"{job}\n".encode())
             proc.stdin.flush()          # kept open: its end tells the worker this process is gone
-        out: dict[str, tuple] = {}
+        out: dict[str, tuple[dict[str, int], list[str]]] = {}
         while True:
             for job, proc, formats in procs:
                 if proc.poll() is not None and formats[0] not in out:
@@ -247,7 +263,7 @@ def clear_stale(parent: Path, name: str) -> list[Path]:
     them), a folder, not a link, and either its process gone or older than :data:`STALE_HOURS`.
     Nothing else is touched; a folder that cannot be removed is left. Returns those removed."""
     pat = re.compile(rf"\.{re.escape(name)}\.(?:(\d+)\.)?[A-Za-z0-9_]{{8}}\.tmp")
-    removed = []
+    removed: list[Path] = []
     try:
         entries = list(os.scandir(parent))
     except OSError:
@@ -277,7 +293,7 @@ def _serve() -> int:
     # console's code page on Windows (cp1252), and an export folder named for a site
     # "Łąka – Wisła" was a path the worker could not read ("'charmap' codec can't decode")
     line = sys.stdin.buffer.readline().decode("utf-8").strip()
-    if sys.stderr is not None:   # what the parent reads back (_said) as UTF-8
+    if isinstance(sys.stderr, io.TextIOWrapper):   # what the parent reads back (_said) as UTF-8
         sys.stderr.reconfigure(encoding="utf-8", errors="backslashreplace")
     if not line:
         return 0

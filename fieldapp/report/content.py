@@ -267,6 +267,9 @@ class MapLayers:
     track: LineString | None = None
     notes: list[tuple[float, float, str]] = field(default_factory=list)
     bank_points: list[tuple[str, float, float, bool]] = field(default_factory=list)
+    #: the uuid of the transect of each of :attr:`bank_points`, in the same order (two
+    #: transects may share a label)
+    bank_transects: list[str] = field(default_factory=list)
     bank_line: LineString | None = None
     protective_areas: list[tuple[str, float, BaseGeometry]] = field(default_factory=list)
     envelope: BaseGeometry | None = None
@@ -575,9 +578,11 @@ def _map(visit: Visit, frame: SiteFrame, content: ReportContent, by_id: dict[str
         geom = visit.ohwm_geometry(t.line_uuid) if t.line_uuid else None
         if geom is not None:
             along = geom.project(Point(t.origin_x, t.origin_y))
-        ordered.append((t.line_uuid or "", along, (t.label, ft(float(x)), ft(float(y)), known is not None)))
+        ordered.append((t.line_uuid or "", along, (t.label, ft(float(x)), ft(float(y)), known is not None),
+                        t.uuid))
     ordered.sort(key=lambda o: (o[0], o[1]))
     m.bank_points = [o[2] for o in ordered]
+    m.bank_transects = [o[3] for o in ordered]
     if len(m.bank_points) >= 2:
         m.bank_line = LineString([(b[1], b[2]) for b in m.bank_points])
     # ---- protective areas: each wetland's own width; the site's water features from the OHWM
