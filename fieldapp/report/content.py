@@ -576,7 +576,7 @@ def _map(visit: Visit, frame: SiteFrame, content: ReportContent, by_id: dict) ->
     # ---- development envelope: 20 ft round buffers of foundations, 5 ft of edges (D.2)
     c = by_id.get("development_area")
     if c is not None and c.status != "error":
-        from fieldapp.rules.city import EDGE_LIMIT_FT, FOUNDATION_LIMIT_FT
+        from fieldapp.rules.city_tables import EDGE_LIMIT_FT, FOUNDATION_LIMIT_FT
 
         inp = c.request["input"]
         parts = [shapely.Polygon(r).buffer(FOUNDATION_LIMIT_FT, quad_segs=16) for r in inp["foundations"]]
