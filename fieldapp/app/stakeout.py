@@ -224,7 +224,7 @@ class StakeOut:
             self.target = by_key.get(self.target.key, self.target)
         changes = self.visit.model.mark_superseded(self.targets) if self.targets else ()
         if self._last is not None and self.target is not None:
-            self.guidance = self._guide(self.target, *self._last)
+            self.guidance = self._guide(*self._last)
         return changes
 
     def refresh_staked(self) -> tuple[Any, ...]:
@@ -251,10 +251,14 @@ class StakeOut:
             return None
         self.target = {t.key: t for t in self.targets}[key]
         if self._last is not None:
-            self.guidance = self._guide(self.target, *self._last)
+            self.guidance = self._guide(*self._last)
         return self.target
 
-    def _guide(self, target: Target, fix: Any, xy: tuple[float, float]) -> Guidance:
+    def _guide(self, fix: Any, xy: tuple[float, float]) -> Guidance:
+        """Guidance from ``xy`` (site ft) to the chosen target; every caller has chosen one."""
+        target = self.target
+        if target is None:
+            raise ValueError("no stake-out target chosen: choose one before asking the way to it")
         return guide(target, xy[0], xy[1], tolerance_ft=self.tolerance_ft,
                      frame=self.visit.model.frame, heading_true_deg=self.heading.deg)
 
@@ -272,7 +276,7 @@ class StakeOut:
         self._last = (fix, xy)
         if not guide:
             return None
-        self.guidance = self._guide(self.target, fix, xy) if self.target is not None else None
+        self.guidance = self._guide(fix, xy) if self.target is not None else None
         return self.guidance
 
     def flag(self, fix: Any, notes: str = "") -> Any:
