@@ -407,7 +407,7 @@ def test_a_tree_on_the_boundary_or_a_dead_one_is_a_tally(visit):
 
 
 def test_city_citation_is_the_rules_own():
-    from fieldapp.rules.city import CITE
+    from fieldapp.rules.city_tables import CITE
 
     assert checks.CITE_CITY == CITE
 

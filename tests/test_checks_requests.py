@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from fieldapp import checks
 from fieldapp.checks import requests as R
-from fieldapp.rules import city
+from fieldapp.rules import city_tables
 from fieldapp.survey import Layer, Visit
 
 X0, Y0 = 500_000.0, 4_983_000.0
@@ -60,8 +60,8 @@ def test_requests_for_model_is_the_union_of_the_check_builders_in_order():
 
 
 def test_the_city_citation_is_the_rule_s():
-    assert checks.CITE_CITY is city.CITE
+    assert checks.CITE_CITY is city_tables.CITE
     v = visit()
     stand = v.add_area("woodland_stand", [(X0, Y0), (X0 + 30, Y0), (X0 + 30, Y0 + 30), (X0, Y0 + 30)])
     _, awaiting = R.woodland_checks(v, v.features(Layer.AREA))[f"woodland:{stand.uuid}"]
-    assert awaiting.citation == f"{city.CITE}, Woodlands A"
+    assert awaiting.citation == f"{city_tables.CITE}, Woodlands A"

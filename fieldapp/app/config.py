@@ -25,8 +25,8 @@ from dataclasses import dataclass, fields, replace
 from pathlib import Path
 from typing import Any
 
+import fieldapp.app.paths as paths
 from devices import registry
-from fieldapp.app import paths
 from fieldapp.app.paths import ENV_PREFIX
 
 #: Fields stored in the settings file (device choices and field settings, not per-run flags).

@@ -19,8 +19,8 @@ from fieldapp.survey.editing import record_words, subject_words
 from fieldapp.survey.features import Action, Layer, PointMethod
 
 __all__ = ["FieldSpec", "Selection", "form_fields", "apply_form", "parse_field", "refusal_words",
-           "resolution_refusal_words", "record_rows", "nearest_record", "selection_shapes", "delete_words", "undo", "redo",
-           "EDITABLE_LAYERS"]
+           "resolution_refusal_words", "record_rows", "nearest_record", "selection_shapes", "delete_words", "undo",
+           "redo", "EDITABLE_LAYERS"]
 
 #: The layers the Records table lists (the raw track and a walk's vertices are not records
 #: one corrects one by one).
@@ -65,7 +65,7 @@ class FieldSpec:
     kind: str
     value: Any
     unit: str = ""
-    choices: list = field(default_factory=list)
+    choices: list[Any] = field(default_factory=list)
     tip: str = ""
 
 
@@ -153,7 +153,7 @@ def parse_field(spec: FieldSpec, text: Any) -> Any:
     return value
 
 
-def apply_form(visit: Any, sel: Selection, values: dict) -> Any:
+def apply_form(visit: Any, sel: Selection, values: dict[str, Any]) -> Any:
     """Apply the changed fields ``values`` ({name: new value}) to the record as ONE undoable
     command; returns the new record (the old one if nothing changed).
 
@@ -167,7 +167,7 @@ def apply_form(visit: Any, sel: Selection, values: dict) -> Any:
         return m.get(sel.layer, sel.uuid)
     L = sel.layer
     if L is Layer.STATION:
-        kw: dict = {}
+        kw: dict[str, Any] = {}
         if "distance_ft" in changed:
             kw["distance_ft"] = changed["distance_ft"]
         elif "segment_ft" in changed:
@@ -295,7 +295,8 @@ def _details(visit: Any, layer: Layer, rec: Any) -> str:
     if layer is Layer.LINE:
         extra = ""
         if _v(rec.kind) == "drainageway_centreline":
-            extra = {True: ", mapped stream", False: ", not a mapped stream", None: ", map not checked"}[rec.mapped_stream]
+            extra = {True: ", mapped stream", False: ", not a mapped stream",
+                     None: ", map not checked"}[rec.mapped_stream]
         if rec.tributary_area_ac is not None:
             extra += f", tributary {rec.tributary_area_ac:g} ac"
         return f"{m.frame.length_ft(rec.geometry):.0f} ft{extra}"
@@ -319,7 +320,8 @@ def record_rows(visit: Any) -> list[tuple[Selection, str, str]]:
         elif layer is Layer.STATION:
             recs = [s for t in m.features(Layer.TRANSECT) for s in m.children(Layer.STATION, t.uuid)]
         elif layer is Layer.WALK:
-            recs = [w for w in recs if w.area_uuid is None or w.area_uuid not in {a.uuid for a in m.features(Layer.AREA)}]
+            areas = {a.uuid for a in m.features(Layer.AREA)}
+            recs = [w for w in recs if w.area_uuid is None or w.area_uuid not in areas]
         for rec in recs:
             words = record_words(m, layer, rec)
             out.append((Selection(layer, rec.uuid), words[:1].upper() + words[1:], _details(visit, layer, rec)))
@@ -367,9 +369,9 @@ def nearest_record(visit: Any, x_ft: float, y_ft: float, tolerance_ft: float) ->
     return None
 
 
-def selection_shapes(visit: Any, sel: Selection | None) -> dict:
+def selection_shapes(visit: Any, sel: Selection | None) -> dict[str, Any]:
     """What the map highlights for the selection: {"points": [(x_ft, y_ft)], "lines": [[...]]}."""
-    out: dict = {"points": [], "lines": []}
+    out: dict[str, Any] = {"points": [], "lines": []}
     m = visit.model
     if sel is None or not m.has_frame:
         return out
@@ -379,7 +381,7 @@ def selection_shapes(visit: Any, sel: Selection | None) -> dict:
         return out
     f = m.frame
 
-    def ft(pts: Any) -> list:
+    def ft(pts: Any) -> list[Any]:
         return [(float(f.to_ft(px)), float(f.to_ft(py))) for px, py in pts]
 
     if getattr(rec, "x", None) is not None:

@@ -35,8 +35,9 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 from types import TracebackType
+from typing import Any, TextIO
 
-from fieldapp.app import paths
+import fieldapp.app.paths as paths
 
 log = logging.getLogger(__name__)
 
@@ -111,15 +112,16 @@ class SharedRotatingFileHandler(logging.handlers.RotatingFileHandler):
             self._retry_at = time.monotonic() + self.RETRY_S
 
 
-class _ConsoleHandler(logging.StreamHandler):
+class _ConsoleHandler(logging.StreamHandler[TextIO]):
     """Writes to the ``sys.stderr`` of the moment; nothing when there is none (a windowed
     ``fieldapp.exe``)."""
 
     def __init__(self, level: int) -> None:
         logging.Handler.__init__(self, level)
 
+    # The base class's stream is an attribute set once; this one follows sys.stderr (read-only).
     @property
-    def stream(self):  # type: ignore[override]
+    def stream(self) -> TextIO:  # type: ignore[override]
         return sys.stderr
 
     def emit(self, record: logging.LogRecord) -> None:
@@ -180,8 +182,8 @@ class _State:
         self.file: Path | None = None
         self.handler: SharedRotatingFileHandler | None = None
         self.notifier: Callable[[Crash], None] | None = None
-        self.seen: dict[tuple[str, str, str], int] = {}
-        self.hooks: tuple = ()
+        self.seen: dict[tuple[str, str], int] = {}  # (exception type, file:line or message) -> count
+        self.hooks: tuple[Callable[..., Any], ...] = ()  # sys.excepthook, threading.excepthook replaced
         self.levels: dict[str, int] = {}
 
 
@@ -353,7 +355,8 @@ def _windows_message_box(text: str) -> None:  # pragma: no cover - Windows only
     import ctypes
 
     MB_ICONERROR = 0x10
-    ctypes.windll.user32.MessageBoxW(None, text, "fieldapp", MB_ICONERROR)
+    if sys.platform == "win32":  # ctypes.windll exists there only
+        ctypes.windll.user32.MessageBoxW(None, text, "fieldapp", MB_ICONERROR)
 
 
 def _sys_hook(exc_type: type[BaseException], exc: BaseException, tb: TracebackType | None) -> None:

@@ -14,7 +14,7 @@ def _v(x: Any) -> Any:
     return getattr(x, "value", x)
 
 
-def _rings(geom: Any) -> list:
+def _rings(geom: Any) -> list[Any]:
     if geom is None or geom.is_empty:
         return []
     if geom.geom_type == "Polygon":
@@ -24,7 +24,7 @@ def _rings(geom: Any) -> list:
     return []
 
 
-def bank_point(model: Any, transect: Any, result: dict | None, ft: Any) -> tuple[float, float, str] | None:
+def bank_point(model: Any, transect: Any, result: dict[str, Any] | None, ft: Any) -> tuple[float, float, str] | None:
     """Where the map's bank ✕ of ``transect`` goes: (x_ft, y_ft, label) or None.
 
     At the result's ``bank_ft`` whenever it is known, whatever the basis (slope, base distance,
@@ -45,13 +45,13 @@ def bank_point(model: Any, transect: Any, result: dict | None, ft: Any) -> tuple
     return x, y, f"bank {'≥ ' if at_least else ''}{d:.0f} ft"
 
 
-def build(visit: Any, crowns: TreeCrowns | None = None) -> dict:
+def build(visit: Any, crowns: TreeCrowns | None = None) -> dict[str, Any]:
     """{"lines": {name: [[(x_ft, y_ft), ...], ...]}, "polygons": {kind: [ring...]},
     "trees": [(x_ft, y_ft, crown_ft, colour)],
     "labels": [(x_ft, y_ft, text, colour)]}. Empty before the site CRS is known. ``crowns``
     keeps the trees' crowns between calls (:class:`TreeCrowns`; a new one without)."""
     m = visit.model
-    out: dict = {"lines": {k: [] for k in ("ohwm", "transects", "bank", "buffers", "envelope",
+    out: dict[str, Any] = {"lines": {k: [] for k in ("ohwm", "transects", "bank", "buffers", "envelope",
                                            "boundary_live", "features")},
                  "polygons": {}, "trees": [], "labels": []}
     if not m.has_frame:
@@ -61,7 +61,7 @@ def build(visit: Any, crowns: TreeCrowns | None = None) -> dict:
     def ft(pts: Any) -> list[tuple[float, float]]:
         return [(float(f.to_ft(x)), float(f.to_ft(y))) for x, y in pts]
 
-    by_line: dict[str, list] = {}
+    by_line: dict[str, list[tuple[float, float]]] = {}
     for p in visit.ohwm_points():
         by_line.setdefault(p.line_uuid, []).append((p.x, p.y))
     out["lines"]["ohwm"] = [ft(pts) for pts in by_line.values()]
@@ -78,7 +78,7 @@ def build(visit: Any, crowns: TreeCrowns | None = None) -> dict:
     return out
 
 
-def _add_transects(out: dict, visit: Any, ft: Any) -> None:
+def _add_transects(out: dict[str, Any], visit: Any, ft: Any) -> None:
     """Transect lines (origin and stations) and the bank ✕ of each, joined as the bank line."""
     from fieldapp.survey.features import Layer
 
@@ -113,11 +113,11 @@ class TreeCrowns:
     """
 
     def __init__(self) -> None:
-        self._key: list = []
-        self._trees: list = []
-        self._crowns: list = []
+        self._key: list[Any] = []
+        self._trees: list[Any] = []
+        self._crowns: list[Any] = []
 
-    def crowns(self, visit: Any) -> list:
+    def crowns(self, visit: Any) -> list[Any]:
         """The crowns of ``visit`` (a :class:`~fieldapp.app.visit.VisitController` with a site
         CRS), as above; the same list object again while nothing drawn changed."""
         m = visit.model
@@ -138,7 +138,7 @@ class TreeCrowns:
         return self._crowns
 
 
-def _crowns_of(trees: list, frame: Any, stands: list) -> list:
+def _crowns_of(trees: list[Any], frame: Any, stands: list[Any]) -> list[Any]:
     """``[(x_ft, y_ft, crown_ft, colour)]`` of ``trees`` (vectorised over the trees)."""
     import numpy as np
     import shapely
@@ -156,10 +156,10 @@ def _crowns_of(trees: list, frame: Any, stands: list) -> list:
         colours[inside] = [CLASS_COLOURS.get(cls, col) for col in colours[inside]]
     xf, yf = frame.to_ft(x), frame.to_ft(y)
     crown = [t.crown_radius_ft or max(t.dbh_in * 1.0, 3.0) * 0.5 for t in trees]
-    return list(zip(xf.tolist(), yf.tolist(), crown, colours.tolist()))
+    return list(zip(xf.tolist(), yf.tolist(), crown, colours.tolist(), strict=True))  # one of each per tree
 
 
-def _add_areas(out: dict, visit: Any, ft: Any) -> None:
+def _add_areas(out: dict[str, Any], visit: Any, ft: Any) -> None:
     """Area polygons by kind, and each area's protective-area buffer with its width label."""
     f = visit.model.frame
     for a in visit.areas():
@@ -174,7 +174,7 @@ def _add_areas(out: dict, visit: Any, ft: Any) -> None:
                                   f"protective area {pa.result['width_ft']:g} ft", "#cc0000"))
 
 
-def _add_ohwm_buffers(out: dict, visit: Any, ft: Any, ohwm_lines: list) -> None:
+def _add_ohwm_buffers(out: dict[str, Any], visit: Any, ft: Any, ohwm_lines: list[Any]) -> None:
     """The protective-area buffer of the OHWM lines (site-CRS points)."""
     pa = visit.checks.get("protective_area")
     if pa is not None and pa.result.get("width_ft") and ohwm_lines:
@@ -187,7 +187,7 @@ def _add_ohwm_buffers(out: dict, visit: Any, ft: Any, ohwm_lines: list) -> None:
                 out["lines"]["buffers"].extend(ft(r) for r in _rings(buf))
 
 
-def _add_envelope(out: dict, visit: Any, ft: Any) -> None:
+def _add_envelope(out: dict[str, Any], visit: Any, ft: Any) -> None:
     """The development-area envelope: foundations buffered 20 ft, drives, parking, septic
     fields and utility trenches 5 ft, united."""
     dev = visit.checks.get("development_area")
@@ -203,7 +203,7 @@ def _add_envelope(out: dict, visit: Any, ft: Any) -> None:
             out["lines"]["envelope"] = [ft(r) for r in _rings(unary_union(parts))]
 
 
-def _add_lines_and_notes(out: dict, visit: Any, ft: Any) -> None:
+def _add_lines_and_notes(out: dict[str, Any], visit: Any, ft: Any) -> None:
     """Line features (drainageway centrelines, swales ...) with their label, and notes with
     a position as a ✎ label."""
     from fieldapp.survey.features import Layer

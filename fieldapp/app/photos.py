@@ -15,10 +15,19 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from ..survey.editing import record_words
+from ..survey.errors import NotFound
 from ..survey.features import Layer, PhotoRecord
-from ..survey.photos import MAX_BYTES_DEFAULT, MAX_PX_DEFAULT, PhotoError, camera_offset_s, read_photo
+from ..survey.photos import MAX_BYTES_DEFAULT, MAX_PX_DEFAULT, Photo, PhotoError, camera_offset_s, read_photo
+
+if TYPE_CHECKING:
+    from ..survey.visit import Visit
+    from .config import AppConfig
+
+#: A photo file as given: a path (a drop's local file, the file dialog's choice).
+PathLike = str | Path
 
 __all__ = ["AttachOutcome", "attach_files", "read_files", "keep_photos", "photo_files", "offset_from_clock_photo",
            "IMAGE_SUFFIXES", "FILE_FILTER"]
@@ -56,22 +65,25 @@ class AttachOutcome:
         return ". ".join(parts) + "." if parts else "no photos chosen."
 
 
-def _target_words(model, layer, uuid) -> str:
+def _target_words(model: Visit, layer: Layer | str | None, uuid: str | None) -> str:
     if layer is None:
         return ""
     layer = Layer(layer)
     if layer is Layer.SITE:
         return "the site"
+    if uuid is None:  # as the model says of a uuid it does not have
+        raise NotFound(f"no {layer.value} chosen to attach the photos to")
     return record_words(model, layer, model.get(layer, uuid))
 
 
-def read_files(paths: Sequence, config=None) -> tuple[list, list[str]]:
+def read_files(paths: Sequence[PathLike], config: AppConfig | None = None) -> tuple[list[Photo], list[str]]:
     """Read ``paths`` with the crew's size cap (``config``: ``photo_max_px``,
     ``photo_max_bytes``; the defaults without it): (photos read, refusals in words). No model,
     no store: safe on a worker thread (decoding a camera's 20 MB photos takes a while)."""
     max_px = getattr(config, "photo_max_px", MAX_PX_DEFAULT)
     max_bytes = getattr(config, "photo_max_bytes", MAX_BYTES_DEFAULT)
-    read, refused = [], []
+    read: list[Photo] = []
+    refused: list[str] = []
     for p in paths:
         try:
             read.append(read_photo(p, max_px=max_px, max_bytes=max_bytes))
@@ -83,8 +95,9 @@ def read_files(paths: Sequence, config=None) -> tuple[list, list[str]]:
     return read, refused
 
 
-def keep_photos(model, photos: Sequence, refused: Sequence[str] = (), *, layer=None,
-                uuid: str | None = None, config=None, caption: str = "") -> AttachOutcome:
+def keep_photos(model: Visit, photos: Sequence[Photo], refused: Sequence[str] = (), *,
+                layer: Layer | str | None = None, uuid: str | None = None, config: AppConfig | None = None,
+                caption: str = "") -> AttachOutcome:
     """Keep ``photos`` (from :func:`read_files`) in ``model`` on record ``uuid`` of ``layer``
     (``Layer.SITE``: the site; None: on their own, placed) in one undoable command, with the
     camera clock offset of ``config``; nothing is written when there are none. Raises the
@@ -97,8 +110,8 @@ def keep_photos(model, photos: Sequence, refused: Sequence[str] = (), *, layer=N
     return AttachOutcome(tuple(kept), tuple(refused), target)
 
 
-def attach_files(model, paths: Sequence, *, layer=None, uuid: str | None = None, config=None,
-                 caption: str = "") -> AttachOutcome:
+def attach_files(model: Visit, paths: Sequence[PathLike], *, layer: Layer | str | None = None,
+                 uuid: str | None = None, config: AppConfig | None = None, caption: str = "") -> AttachOutcome:
     """Read ``paths`` and keep the photos among them in ``model`` (a
     :class:`~fieldapp.survey.Visit`): :func:`read_files` then :func:`keep_photos`.
 
@@ -109,12 +122,12 @@ def attach_files(model, paths: Sequence, *, layer=None, uuid: str | None = None,
     return keep_photos(model, photos, refused, layer=layer, uuid=uuid, config=config, caption=caption)
 
 
-def photo_files(paths: Iterable) -> list[Path]:
+def photo_files(paths: Iterable[PathLike]) -> list[Path]:
     """The files among ``paths`` (a drop's local files) whose name ends like a photo's."""
     return [Path(p) for p in paths if str(p).lower().endswith(IMAGE_SUFFIXES) and Path(p).is_file()]
 
 
-def offset_from_clock_photo(path, shown_utc: datetime) -> float:
+def offset_from_clock_photo(path: PathLike, shown_utc: datetime) -> float:
     """The camera clock offset (s, camera minus UTC) from a photo of the app's clock that
     showed ``shown_utc`` (tz-aware UTC). Raises PhotoError (not a photo, or no EXIF time)."""
     photo = read_photo(path)

@@ -13,6 +13,8 @@ import json
 import logging
 import os
 from pathlib import Path
+from types import ModuleType
+from typing import Any
 
 from fieldapp.app.config import config_dir
 
@@ -22,7 +24,7 @@ SERVICE = "fieldapp-ntrip"
 FALLBACK_NAME = "secrets.json"
 
 
-def _keyring():
+def _keyring() -> ModuleType | None:
     """The keyring module when a real (not the fail or null) backend is available, else None."""
     if os.environ.get("FIELDAPP_NO_KEYRING"):
         return None
@@ -50,7 +52,7 @@ def fallback_file() -> Path:
     return config_dir() / FALLBACK_NAME
 
 
-def _read_fallback() -> dict:
+def _read_fallback() -> dict[str, Any]:
     """The fallback file's passwords; while it is missing, those of the file an earlier version
     kept beside its settings (:func:`fieldapp.app.paths.earlier_config_dirs`), which the next
     :func:`store_password` then writes into the current file."""
@@ -100,12 +102,13 @@ def load_password(key: str) -> str | None:
     kr = _keyring()
     if kr is not None:
         try:
-            pw = kr.get_password(SERVICE, key)
+            pw: str | None = kr.get_password(SERVICE, key)
             if pw is not None:
                 return pw
         except Exception:  # noqa: BLE001
             pass
-    return _read_fallback().get(key)
+    kept = _read_fallback().get(key)
+    return kept if isinstance(kept, str) else None  # a hand-edited file's non-text is no password
 
 
 def store_office_password(office: str, password: str) -> str:

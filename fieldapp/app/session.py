@@ -66,7 +66,7 @@ class DeviceSession:
     scenario: Any = None
     sim_time_scale: float = 1.0
     sim_gnss_rate_hz: float | None = 5.0
-    sim_gnss_waypoints: list | None = None
+    sim_gnss_waypoints: list[Any] | None = None
     scripted_events: Callable[[], bool] | None = None
     corrections: Any = None
     corrections_port: Any = None
@@ -94,15 +94,16 @@ class DeviceSession:
                 self._failed(f"GNSS receiver at {urls['gnss']}: {exc}", exc)
         if cfg.ntrip_caster and self.gnss is not None:
             try:
-                self._start_corrections()
+                self._start_corrections(cfg.ntrip_caster)
             except Exception as exc:  # noqa: BLE001
                 self._failed(f"Corrections from {cfg.ntrip_caster}: {exc}", exc)
         for kind in ("rangefinder", "caliper"):
-            if urls[kind]:
+            url = urls[kind]
+            if url:
                 try:
-                    self._start_instrument(kind, urls[kind])
+                    self._start_instrument(kind, url)
                 except Exception as exc:  # noqa: BLE001
-                    self._failed(f"{kind.capitalize()} at {urls[kind]}: {exc}", exc)
+                    self._failed(f"{kind.capitalize()} at {url}: {exc}", exc)
 
     def _failed(self, words: str, exc: BaseException) -> None:
         """A device that could not start: ``words`` go to :attr:`errors` (shown to the user) and
@@ -127,15 +128,16 @@ class DeviceSession:
                                no_nmea_timeout_s=cfg.gnss_no_nmea_s)
         _start(self.gnss)
 
-    def _start_corrections(self) -> None:
-        """The NTRIP client, writing RTCM to the receiver's own port or ``rtcm_url``."""
+    def _start_corrections(self, caster_text: str) -> None:
+        """The NTRIP client of ``caster_text`` (the config's ``ntrip_caster``), writing RTCM to the
+        receiver's own port or ``rtcm_url``."""
+        import fieldapp.app.secrets as secrets
         from devices.ntrip import Caster, NtripClient, corrections_port
-        from fieldapp.app import secrets
 
         cfg = self.config
-        caster = Caster.parse(cfg.ntrip_caster)
+        caster = Caster.parse(caster_text)
         if not caster.password:
-            caster = Caster.parse(cfg.ntrip_caster, secrets.load_password(caster.url()) or "")
+            caster = Caster.parse(caster_text, secrets.load_password(caster.url()) or "")
         write = self.gnss.write
         if cfg.rtcm_url:
             self.corrections_port = corrections_port(cfg.rtcm_url)

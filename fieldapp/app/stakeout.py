@@ -24,7 +24,7 @@ from typing import Any
 
 from shapely.geometry import LinearRing, LineString, Point
 
-from fieldapp.app import overlays
+import fieldapp.app.overlays as overlays
 from fieldapp.survey.errors import NotFound
 from fieldapp.survey.features import Layer
 from fieldapp.survey.stake import Guidance, Heading, Target, guide
@@ -81,7 +81,7 @@ def targets(visit: Any, keys: Any = None) -> list[Target]:
         out += _drainageway_targets(visit, ft)
     if families is None:
         out += _point_targets(visit, ft)
-    elif "point" in families:
+    elif "point" in families and wanted is not None:  # families is None exactly when wanted is
         out += _point_targets_by_key(visit, ft, [k for k in wanted if k.startswith("point:")])
     return out if wanted is None else [t for t in out if t.key in wanted]
 
@@ -151,7 +151,7 @@ def _area_targets(visit: Any, ft: Any) -> list[Target]:
     pa = visit.checks.get("protective_area")
     if pa is not None and pa.result.get("width_ft"):
         w = pa.result["width_ft"]
-        by_line: dict[str, list] = {}
+        by_line: dict[str, list[tuple[float, float]]] = {}
         for p in visit.ohwm_points():
             by_line.setdefault(p.line_uuid, []).append((p.x, p.y))
         for line_uuid, pts in by_line.items():
@@ -159,7 +159,7 @@ def _area_targets(visit: Any, ft: Any) -> list[Target]:
                 out += _rings_targets(f"protective_area:ohwm:{line_uuid}",
                                       f"Protective-area edge {w:g} ft — OHWM",
                                       LineString(pts).buffer(f.from_ft(w)), ft, "protective_area")
-    probe: dict = {"lines": {"envelope": []}}
+    probe: dict[str, Any] = {"lines": {"envelope": []}}
     overlays._add_envelope(probe, visit, ft)      # the map's envelope, in grid ft already
     rings = probe["lines"]["envelope"]
     for n, ring in enumerate(rings):
@@ -214,7 +214,7 @@ class StakeOut:
         self._last: tuple[Any, tuple[float, float]] | None = None
         self.rebuilds = 0
 
-    def refresh(self) -> tuple:
+    def refresh(self) -> tuple[Any, ...]:
         """Targets again from the visit (call after the checks were refreshed); returns the
         superseding changes (empty when no target moved)."""
         self.rebuilds += 1
@@ -227,7 +227,7 @@ class StakeOut:
             self.guidance = self._guide(*self._last)
         return changes
 
-    def refresh_staked(self) -> tuple:
+    def refresh_staked(self) -> tuple[Any, ...]:
         """What :meth:`refresh` does for the flags and the chosen target only, while the
         panel is hidden: the targets behind the visit's stake points and the chosen one are
         built again (nothing when there are neither), stake points of moved ones are marked
@@ -255,7 +255,11 @@ class StakeOut:
         return self.target
 
     def _guide(self, fix: Any, xy: tuple[float, float]) -> Guidance:
-        return guide(self.target, xy[0], xy[1], tolerance_ft=self.tolerance_ft,
+        """Guidance from ``xy`` (site ft) to the chosen target; every caller has chosen one."""
+        target = self.target
+        if target is None:
+            raise ValueError("no stake-out target chosen: choose one before asking the way to it")
+        return guide(target, xy[0], xy[1], tolerance_ft=self.tolerance_ft,
                      frame=self.visit.model.frame, heading_true_deg=self.heading.deg)
 
     def on_fix(self, fix: Any, guide: bool = True) -> Guidance | None:

@@ -16,12 +16,17 @@ import datetime as dt
 import logging
 from collections.abc import Callable
 from pathlib import Path
-from typing import Any
+from types import ModuleType
+from typing import TYPE_CHECKING, Any
 
+import fieldapp.app.paths as paths
 from fieldapp import checks as checks_mod
-from fieldapp.app import paths
 from fieldapp.app.wording import plural
 from fieldapp.store.paths import safe_file_name
+
+if TYPE_CHECKING:
+    import numpy as np
+    from numpy.typing import NDArray
 
 log = logging.getLogger(__name__)
 
@@ -68,22 +73,23 @@ class VisitController:
         self.checks = checks_mod.Checks()
         self.current_transect_uuid: str | None = None
         self.walk: Any = None
-        self.last_closed_area: dict | None = None
+        self.last_closed_area: dict[str, Any] | None = None
         self.retained_ac = 0.0
         self._tree_deletes: list[str] = []
         self.walk_warning: str | None = None
         # where the declination is worked out (the first usable fix: lat, lon, height above
         # the ellipsoid m); why the model could not give one
-        self._declination_at: tuple | None = None
-        self._last_projected: tuple | None = None    # (frame, (lat, lon), (x_ft, y_ft))
-        self._ohwm_warning: tuple = (None, None)     # (OHWM points as drawn, its words)
+        self._declination_at: tuple[Any, ...] | None = None
+        # (frame, (lat, lon), (x_ft, y_ft))
+        self._last_projected: tuple[Any, tuple[float, float], tuple[float, float]] | None = None
+        self._ohwm_warning: tuple[Any, str | None] = (None, None)     # (OHWM points as drawn, its words)
         self.declination_problem: str | None = None
         self._crowns: Any = None        # the map's tree crowns, kept (overlays.TreeCrowns)
         model.subscribe(self._on_changes)
         model.start_track()
 
     # -------------------------------------------------------------- model events
-    def _on_changes(self, changes: tuple) -> None:
+    def _on_changes(self, changes: tuple[Any, ...]) -> None:
         if self.model.journal is not None:     # records added (a site's CRS set is no record)
             self.records_stored += sum(1 for ch in changes if _value(ch.action) == "added")
         only_track = all(_value(ch.layer) == "track_point" for ch in changes)
@@ -108,7 +114,7 @@ class VisitController:
         self._last_projected = (f, (lat_deg, lon_deg), xy)
         return xy
 
-    def track_ft(self):
+    def track_ft(self) -> tuple[NDArray[np.float64], NDArray[np.float64]]:
         """The stored GNSS track in site feet, in time order: two float arrays (x_ft, y_ft),
         empty before the site CRS is known. Fixes without a time (NaT) come last; fixes of one
         time stay in the order they were recorded. Read from the track's columns
@@ -120,7 +126,9 @@ class VisitController:
             return np.empty(0), np.empty(0)
         order = np.argsort(cols["t_utc"], kind="stable")      # numpy sorts NaT last
         f = self.model.frame
-        return f.to_ft(cols["x"][order]), f.to_ft(cols["y"][order])
+        x_ft: NDArray[np.float64] = f.to_ft(cols["x"][order])
+        y_ft: NDArray[np.float64] = f.to_ft(cols["y"][order])
+        return x_ft, y_ft
 
     def unproject(self, x_ft: float, y_ft: float) -> tuple[float, float] | None:
         """Site feet -> WGS84 (lat_deg, lon_deg); None before the site CRS is known."""
@@ -146,12 +154,13 @@ class VisitController:
         return float(f.to_ft(x)), float(f.to_ft(y))
 
     def fix_usable_for_average(self, fix: Any) -> bool:
-        return self.model.gate.usable(fix)
+        return bool(self.model.gate.usable(fix))
 
     def fix_skip_reason(self, fix: Any) -> str | None:
         """Why the quality gate skips ``fix`` for averaging, in words with the values
         (``"0 satellites, fewer than 4"``), or None when it is usable."""
-        return self.model.gate.explain(fix)
+        why: str | None = self.model.gate.explain(fix)
+        return why
 
     # -------------------------------------------------------------- track
     def on_fix(self, fix: Any) -> None:
@@ -221,7 +230,7 @@ class VisitController:
         return true_azimuth(magnetic_deg, North.MAGNETIC, self.model.site.declination_deg)
 
     # -------------------------------------------------------------- OHWM
-    def ohwm_points(self) -> list:
+    def ohwm_points(self) -> list[Any]:
         from fieldapp.survey.features import Layer
 
         return sorted(self.model.features(Layer.OHWM_POINT), key=lambda p: (p.line_uuid, p.seq))
@@ -239,7 +248,7 @@ class VisitController:
             self._ohwm_warning = (key, ohwm_order_words(points, near))
         return self._ohwm_warning[1]
 
-    def add_averaged_point(self, fixes: list, n_required: int) -> Any:
+    def add_averaged_point(self, fixes: list[Any], n_required: int) -> Any:
         pos = self.model.average(fixes, min_epochs=n_required)
         return self.model.add_ohwm_point(pos)
 
@@ -265,7 +274,7 @@ class VisitController:
         self._notify()
         return t
 
-    def stations(self) -> list:
+    def stations(self) -> list[Any]:
         t = self.current_transect
         return self.model.stations(t.uuid) if t is not None else []
 
@@ -316,7 +325,7 @@ class VisitController:
         return self.checks.get(f"bank:{uuid}") if uuid else None
 
     # -------------------------------------------------------------- tally
-    def trees(self) -> list:
+    def trees(self) -> list[Any]:
         return list(self.model.trees())
 
     def add_tree(self, fix: Any, *, reading: Any = None, **kw: Any) -> Any:
@@ -381,7 +390,7 @@ class VisitController:
             self.model.update_feature(Layer.AREA, stand.uuid, tally_complete=bool(complete))
         self._notify()
 
-    def areas(self, kind: str | None = None) -> list:
+    def areas(self, kind: str | None = None) -> list[Any]:
         from fieldapp.survey.features import Layer
 
         out = self.model.features(Layer.AREA)
@@ -462,7 +471,7 @@ class VisitController:
         self.walk.resume()
         self._notify()
 
-    def close_walk(self, attributes: dict) -> Any:
+    def close_walk(self, attributes: dict[str, Any]) -> Any:
         from fieldapp.survey.errors import SelfCrossing
 
         attrs = {k: v for k, v in attributes.items() if v is not None or k == "label"}
@@ -484,7 +493,7 @@ class VisitController:
         self._notify()
         return area
 
-    def walk_info(self) -> dict | None:
+    def walk_info(self) -> dict[str, Any] | None:
         w = self.walk
         if w is None:
             return None
@@ -532,16 +541,16 @@ class VisitController:
             from fieldapp.survey.features import Layer
 
             self.model.update_feature(Layer.AREA, stand.uuid, retained_area_ac=self.retained_ac)
-        return self.checks.refresh(self.model, retained_ac=self.retained_ac)
+        return bool(self.checks.refresh(self.model, retained_ac=self.retained_ac))
 
     def _notify(self) -> None:
         for fn in self.change_listeners:
             fn(False)
 
     # -------------------------------------------------------------- map geometry
-    def overlays(self) -> dict:
+    def overlays(self) -> dict[str, Any]:
         """Everything the map draws besides the live position, in site feet."""
-        from fieldapp.app import overlays
+        import fieldapp.app.overlays as overlays
 
         if self._crowns is None:
             self._crowns = overlays.TreeCrowns()
@@ -564,7 +573,8 @@ def _reading_id(reading: Any) -> str | None:
 
 
 def new_visit_path(data_dir: str | Path, name: str | None = None) -> Path:
-    """``DATA_DIR/<name>_<YYYY-MM-DD_HHMMSS>.gpkg``; ``name`` made a file name Windows accepts and kept readable (:func:`fieldapp.store.paths.safe_file_name`)."""
+    """``DATA_DIR/<name>_<YYYY-MM-DD_HHMMSS>.gpkg``; ``name`` made a file name Windows accepts and
+    kept readable (:func:`fieldapp.store.paths.safe_file_name`)."""
     stamp = dt.datetime.now().strftime("%Y-%m-%d_%H%M%S")
     safe = safe_file_name(name or "", fallback="visit")
     return Path(data_dir) / f"{safe}_{stamp}.gpkg"
@@ -572,7 +582,7 @@ def new_visit_path(data_dir: str | Path, name: str | None = None) -> Path:
 
 def open_visit(path: Path, *, name: str | None = None, priority_waterway: bool = False,
                crew: str | list[str] = "", antenna_height_m: float = 0.0,
-               water_features: list | tuple = (), crs: str | None = None) -> VisitController:
+               water_features: list[Any] | tuple[Any, ...] = (), crs: str | None = None) -> VisitController:
     """Open the visit at ``path`` or create it (store attached when :mod:`fieldapp.store` is
     available). The keyword settings apply to a new visit only (``crs`` None: the UTM zone of
     the first fix; ``water_features`` as :class:`fieldapp.survey.features.WaterFeature`)."""
@@ -580,6 +590,7 @@ def open_visit(path: Path, *, name: str | None = None, priority_waterway: bool =
 
     path = Path(path)
     path.parent.mkdir(parents=True, exist_ok=True)
+    store_mod: ModuleType | None
     try:
         from fieldapp import store as store_mod
     except ImportError:
@@ -592,10 +603,10 @@ def open_visit(path: Path, *, name: str | None = None, priority_waterway: bool =
     model = Visit.new(name or path.stem, crew=crew_list, priority_waterway=priority_waterway,
                       antenna_height_m=antenna_height_m, water_features=tuple(water_features),
                       crs=crs)
-    store = None
+    new_store = None
     if store_mod is not None:
-        store = store_mod.create_visit(path, model)
-    return VisitController(model, path, store)
+        new_store = store_mod.create_visit(path, model)
+    return VisitController(model, path, new_store)
 
 
 def _use_tag_block(model: Any, path: Path) -> None:
@@ -625,7 +636,7 @@ def ask_new_visit(window: Any) -> Any:
     return window.ask_new_visit_spec()
 
 
-def water_feature_objects(features: list[dict]) -> list[Any]:
+def water_feature_objects(features: list[dict[str, Any]]) -> list[Any]:
     """The New visit dialog's water features (dicts of ``name``, ``type``, ``susceptibility``,
     ``wetland_type``) as :class:`fieldapp.survey.features.WaterFeature`.
 
@@ -699,7 +710,8 @@ def choose_and_open(window: Any, path: str | Path | None = None) -> VisitControl
         window.office.show_message("Open visit", f"No visit at {path}.", error=True)
         return None
     if window.visit is not None and Path(window.visit.path).resolve() == path.resolve():
-        return window.visit
+        already: VisitController = window.visit
+        return already
     try:
         visit = open_visit(path)
     except Exception as exc:  # noqa: BLE001 - a damaged or foreign file: said, never changed

@@ -4,6 +4,8 @@ values in field words ("DBH must be between 0.1 and 500 in", not "dbh_in: 0.0 ou
 
 from __future__ import annotations
 
+from typing import Any
+
 
 def plural(count: int, singular: str, plural_form: str | None = None) -> str:
     """``count`` and the noun in the right number.
@@ -86,14 +88,14 @@ def refusal_words(exc: BaseException) -> str:
     return f"{words} must be between {lo} and {_num(high, unit)}"
 
 
-def ohwm_order_words(points: list, near: float) -> str | None:
+def ohwm_order_words(points: list[Any], near: float) -> str | None:
     """Words when an OHWM line runs back over itself (points taken out of order along the bank:
     :func:`fieldapp.survey.shoreline.doubles_back` with ``near``, CRS units), naming the legs by
     point number (``seq + 1``); None when no line does. ``points``: OHWM points (``line_uuid``,
     ``seq``, ``x``, ``y``) by line, in ``seq`` order."""
     from fieldapp.survey.shoreline import doubles_back
 
-    lines: dict[str, list] = {}
+    lines: dict[str, list[Any]] = {}
     for p in points:
         lines.setdefault(p.line_uuid, []).append(p)
     for pts in lines.values():

@@ -44,8 +44,10 @@ Readings (``rules-contract.md``): ``largely-deciduous``, ``dbh-for-standing-tree
 
 Modules
 -------
-This module is the chapter's front: every name below is importable from here (and the rule
-functions from :mod:`fieldapp.rules`). The rules live beside their topic:
+This module is the chapter's front: its rules and their result classes are importable from
+here (and the rule functions from :mod:`fieldapp.rules`); the figures and reading ids are
+imported from :mod:`~fieldapp.rules.city_tables`, each request reader (``*_from_request``) from
+its rule's module. The rules live beside their topic:
 
 :mod:`~fieldapp.rules.city_tables`
     :data:`CITE`, the reading ids, every figure of the chapter (thresholds, protection levels,
@@ -74,65 +76,24 @@ Examples
 
 from __future__ import annotations
 
-# Everything below is re-exported: the rule modules' names, as importable from here before the split.
-from fieldapp.rules.city_development import DevelopmentAreaResult, development_area, development_area_from_request
+# The chapter's rules and their results, importable from here as before the split; the figures
+# and reading ids are in city_tables, the request readers beside each rule.
+from fieldapp.rules.city_development import DevelopmentAreaResult, development_area
 from fieldapp.rules.city_erosion import (
     ErodibleSlopeResult,
     ErosionPlanResult,
     SteepSlopeResult,
     erodible_slope,
-    erodible_slope_from_request,
     erosion_plan,
-    erosion_plan_from_request,
     steep_slope,
-    steep_slope_from_request,
 )
-from fieldapp.rules.city_tables import (
-    CANOPY_SAMPLE_PROPORTION,
-    CITE,
-    CUFT_PER_CUYD,
-    DBH_FOR_STANDING_TREES,
-    DEFAULT_LARGELY_DECIDUOUS_PCT,
-    EDGE_LIMIT_FT,
-    EDGE_SHAPE,
-    ERODIBLE_SLOPE_PCT,
-    EROSION_TRIGGERS,
-    FOUNDATION_LIMIT_FT,
-    GROVE,
-    GROVE_DBH_IN,
-    GROVE_TREES,
-    LARGELY_DECIDUOUS,
-    MAPPED_STREAM_ONLY,
-    MATURE_CALIPER_IN,
-    MATURE_CANOPY_PCT,
-    MITIGATION_AREA,
-    PLANTINGS_PER_ACRE,
-    PROTECTION,
-    QUAD_SEGS,
-    ROUND_BUFFER,
-    SLOPE_MAGNITUDE,
-    STEEP_SLOPE_PCT,
-    STEEP_SOIL_UNITS,
-    STRICTLY_MORE_THAN,
-    WETLAND_MIN_SQFT,
-    YOUNG_CANOPY_PCT,
-)
-from fieldapp.rules.city_water import (
-    DrainagewayResult,
-    WetlandSizeResult,
-    drainageway,
-    drainageway_from_request,
-    wetland_size,
-    wetland_size_from_request,
-)
+from fieldapp.rules.city_water import DrainagewayResult, WetlandSizeResult, drainageway, wetland_size
 from fieldapp.rules.city_woodland import (
     MitigationResult,
     Plantings,
     WoodlandClassResult,
     woodland_class,
-    woodland_class_from_request,
     woodland_mitigation,
-    woodland_mitigation_from_request,
 )
 
 __all__ = [

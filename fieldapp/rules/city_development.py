@@ -3,8 +3,8 @@
 D.2.a: 20 ft beyond foundations; D.2.b: 5 ft beyond parking, septic areas, utility trenches and
 drives, as true round-cornered buffers (``round-buffer``; edges read as lines or polygons,
 ``edge-shape``). Coordinates are [x_ft, y_ft] in a projected CRS in the site's foot (see
-:mod:`fieldapp.rules`); shapely does the geometry. Every name here is importable from
-:mod:`fieldapp.rules.city` as before.
+:mod:`fieldapp.rules`); shapely does the geometry. The rule and its result are importable
+from :mod:`fieldapp.rules.city` as before.
 """
 
 from __future__ import annotations
@@ -44,11 +44,12 @@ class DevelopmentAreaResult(RuleResult):
     distances_ft: tuple[float, ...]
 
 
-def _development_area(m: Mapping, where: str) -> DevelopmentAreaResult:
+def _development_area(m: Mapping[str, Any], where: str) -> DevelopmentAreaResult:
     used = {ROUND_BUFFER}
     fw = join(where, "foundations")
-    foundations = [polygon_ft(points_ft(r, join(fw, i)), join(fw, i)) for i, r in enumerate(sequence(m, "foundations", where))]
-    edges = []
+    foundations = [polygon_ft(points_ft(r, join(fw, i)), join(fw, i))
+                   for i, r in enumerate(sequence(m, "foundations", where))]
+    edges: list[shapely.LineString | shapely.Polygon] = []
     edge_items = sequence(m, "edges", where, required=False) or []
     ew = join(where, "edges")
     for i, e in enumerate(edge_items):

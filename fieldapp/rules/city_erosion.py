@@ -3,7 +3,7 @@
 A.3 erodible slope: an incline of more than 4 %. B: a soil erosion and sedimentation control
 plan is required when any of B.1-B.5 is exceeded (``strictly-more-than``). D: Sr / SsF land
 with slopes greater than 30 % remains undisturbed. Slopes compare by size (``slope-magnitude``).
-Every name here is importable from :mod:`fieldapp.rules.city` as before.
+The rules and results are importable from :mod:`fieldapp.rules.city` as before.
 """
 
 from __future__ import annotations
@@ -73,7 +73,7 @@ _MEASURE_WORDS = {
 }
 
 
-def _erosion_plan(m: Mapping, where: str) -> ErosionPlanResult:
+def _erosion_plan(m: Mapping[str, Any], where: str) -> ErosionPlanResult:
     values: dict[str, float | None] = {}
     # Volume: cubic yards, or cubic feet ÷ 27.
     present = [k for k in ("cut_fill_volume_cuyd", "cut_fill_volume_cuft") if k in m]
@@ -84,14 +84,14 @@ def _erosion_plan(m: Mapping, where: str) -> ErosionPlanResult:
     if len(given) > 1:
         raise RuleInputError(join(where, given[1]), "give cut_fill_volume_cuyd or cut_fill_volume_cuft, not both")
     if given:
-        v = number(m, given[0], where, unit=" cu yd" if given[0].endswith("cuyd") else " cu ft")
-        values["cut_fill_volume_cuyd"] = v / CUFT_PER_CUYD if given[0].endswith("cuft") else v
+        volume = number(m, given[0], where, unit=" cu yd" if given[0].endswith("cuyd") else " cu ft")
+        values["cut_fill_volume_cuyd"] = volume / CUFT_PER_CUYD if given[0].endswith("cuft") else volume
     else:
         values["cut_fill_volume_cuyd"] = None
     for key, _limit, _item in list(EROSION_TRIGGERS.values())[1:]:
         values[key] = number(m, key, where, nullable=True)
-    met = []
-    unknown = []
+    met: list[str] = []
+    unknown: list[str] = []
     for name, (key, limit, _item) in EROSION_TRIGGERS.items():
         v = values[key]
         if v is None:
@@ -172,7 +172,7 @@ def erosion_plan(
 erosion_plan_from_request = from_request(_erosion_plan, "erosion_plan")
 
 
-def _slope(m: Mapping, where: str) -> float:
+def _slope(m: Mapping[str, Any], where: str) -> float:
     """The slope, percent, from ``slope_pct`` or ``slope_deg`` (signed; ``slope-magnitude``
     compares its size)."""
     return slope_pct_of(m, where)[0]
@@ -187,7 +187,7 @@ class SteepSlopeResult(RuleResult):
     slope_pct: float
 
 
-def _steep_slope(m: Mapping, where: str) -> SteepSlopeResult:
+def _steep_slope(m: Mapping[str, Any], where: str) -> SteepSlopeResult:
     unit = m.get("soil_unit")
     if "soil_unit" not in m:
         raise RuleInputError(join(where, "soil_unit"), "missing required key 'soil_unit'")
@@ -246,7 +246,7 @@ class ErodibleSlopeResult(RuleResult):
     slope_pct: float
 
 
-def _erodible_slope(m: Mapping, where: str) -> ErodibleSlopeResult:
+def _erodible_slope(m: Mapping[str, Any], where: str) -> ErodibleSlopeResult:
     slope = _slope(m, where)
     return ErodibleSlopeResult(
         rule="erodible_slope",

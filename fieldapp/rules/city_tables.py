@@ -3,8 +3,8 @@
 Every threshold of the chapter (Decorah, Iowa; Ord. 952, 1993) that a rule compares with, in
 the text's units (percent, inches of caliper or DBH, feet, square feet, acres, cubic yards),
 and the interpretation ids the rules name (``rules-contract.md`` and :mod:`fieldapp.rules.city`).
-Lengths are feet of the site's foot (see :mod:`fieldapp.rules`). All of it is importable from
-:mod:`fieldapp.rules.city` as before.
+Lengths are feet of the site's foot (see :mod:`fieldapp.rules`). Import them from here (the
+chapter's front, :mod:`fieldapp.rules.city`, fronts the rules only).
 """
 
 from __future__ import annotations

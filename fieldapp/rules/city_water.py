@@ -3,14 +3,15 @@
 Wetlands A: 10,000 sq ft or more, standing water retained periodically, hydric vegetation;
 C: 100 % undisturbed. Drainageways A.1: 50 ft from each embankment of a mapped stream
 (``mapped-stream-only``); A.2: 25 ft each side of the centreline of a swale with 5 acres or
-more tributary; C: 75 % open space. Feet are the site's foot (see :mod:`fieldapp.rules`); every
-name here is importable from :mod:`fieldapp.rules.city` as before.
+more tributary; C: 75 % open space. Feet are the site's foot (see :mod:`fieldapp.rules`); the rules
+and results are importable from :mod:`fieldapp.rules.city` as before.
 """
 
 from __future__ import annotations
 
 import dataclasses
 from collections.abc import Mapping
+from typing import Any
 
 from fieldapp.rules.city_tables import CITE, MAPPED_STREAM_ONLY, WETLAND_MIN_SQFT
 from fieldapp.rules.compare import at_least
@@ -37,7 +38,7 @@ class WetlandSizeResult(RuleResult):
     area_sqft: float
 
 
-def _wetland_size(m: Mapping, where: str) -> WetlandSizeResult:
+def _wetland_size(m: Mapping[str, Any], where: str) -> WetlandSizeResult:
     area = number(m, "area_sqft", where, unit=" sq ft")
     water = boolean(m, "periodic_standing_water", where, nullable=True)
     hydric = boolean(m, "hydric_vegetation", where, nullable=True)
@@ -118,7 +119,7 @@ class DrainagewayResult(RuleResult):
     note: str | None = None
 
 
-def _drainageway(m: Mapping, where: str) -> DrainagewayResult:
+def _drainageway(m: Mapping[str, Any], where: str) -> DrainagewayResult:
     kind = choice(m, "kind", where, ("swale", "stream"))
     length = number(m, "length_ft", where, unit=" ft")
     used: set[str] = set()

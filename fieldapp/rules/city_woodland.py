@@ -6,8 +6,8 @@ woodland: 70 % or more canopy of trees of 3 in caliper or greater. C protection 
 E mitigation: protection not below 55 % / 25 % (E.1); plantings per acre (E.4 a-e).
 
 Readings: ``largely-deciduous``, ``dbh-for-standing-trees``, ``grove``, ``canopy-sample-proportion``
-(woodland class); ``mitigation-area`` (mitigation). See :mod:`fieldapp.rules.city`, where every
-name here is importable as before.
+(woodland class); ``mitigation-area`` (mitigation). See :mod:`fieldapp.rules.city`, where the
+rules and results are importable as before.
 """
 
 from __future__ import annotations
@@ -80,7 +80,7 @@ class WoodlandClassResult(RuleResult):
         return {("class" if k == "class_" else k): v for k, v in d.items()}
 
 
-def _count(m: Mapping, key: str, where: str) -> int:
+def _count(m: Mapping[str, Any], key: str, where: str) -> int:
     """A dot-grid count: a whole number ≥ 0 (``3.0`` is accepted; ``3.5`` is an error)."""
     v = number(m, key, where)
     if v != int(v):
@@ -88,9 +88,13 @@ def _count(m: Mapping, key: str, where: str) -> int:
     return int(v)
 
 
-def _canopy_sample(m: Mapping, where: str) -> tuple[float, float | None, float]:
+def _canopy_sample(m: Mapping[str, Any], where: str) -> tuple[float, float | None, float]:
     """``canopy-sample-proportion``: (canopy_10in_pct, deciduous_share_pct, canopy_3in_pct)."""
     method = choice(m, "method", where, ("dot_grid", "line_intercept"))
+    total: float  # points (whole numbers) or ft
+    c10: float
+    dec: float
+    c3: float
     if method == "dot_grid":
         keys = ("points_total", "points_on_canopy_10in", "points_on_deciduous_canopy_10in", "points_on_canopy_3in")
         total, c10, dec, c3 = (_count(m, k, where) for k in keys)
@@ -113,7 +117,7 @@ def _canopy_sample(m: Mapping, where: str) -> tuple[float, float | None, float]:
     return pcts[0], share, pcts[1]
 
 
-def _canopy_percentages(m: Mapping, where: str) -> tuple[float, float | None, float, bool]:
+def _canopy_percentages(m: Mapping[str, Any], where: str) -> tuple[float, float | None, float, bool]:
     """The canopy as given: (canopy_10in_pct, deciduous_share_pct or None, canopy_3in_pct,
     from a sample), from the three percentages or from ``canopy_sample``
     (``canopy-sample-proportion``)."""
@@ -148,7 +152,7 @@ def _grove_trees(trees: Sequence[Any], where: str) -> int:
     return qualifying
 
 
-def _woodland_class(m: Mapping, where: str, settings: Mapping) -> WoodlandClassResult:
+def _woodland_class(m: Mapping[str, Any], where: str, settings: Mapping[str, Any]) -> WoodlandClassResult:
     """``woodland.class`` on a request mapping (see :func:`woodland_class`); ``where`` is "" for
     the typed API (settings keys then have no prefix) or ``"input"``."""
     sw = "settings" if where else ""
@@ -256,7 +260,7 @@ def woodland_class(
     return _woodland_class(m, "", {"largely_deciduous_pct": largely_deciduous_pct})
 
 
-def woodland_class_from_request(input: Mapping, settings: Mapping) -> WoodlandClassResult:
+def woodland_class_from_request(input: Mapping[str, Any], settings: Mapping[str, Any]) -> WoodlandClassResult:
     """``woodland.class`` from the contract's ``input`` (settings: ``largely_deciduous_pct``).
 
     Raises
@@ -322,7 +326,7 @@ def _dec(x: float) -> Decimal:
     return Decimal(repr(float(x)))
 
 
-def _woodland_mitigation(m: Mapping, where: str) -> MitigationResult:
+def _woodland_mitigation(m: Mapping[str, Any], where: str) -> MitigationResult:
     cls = choice(m, "class", where, ("mature", "young", "none"))
     area = number(m, "woodland_area_ac", where, positive=cls != "none", unit=" ac")
     retained = number(m, "retained_area_ac", where, unit=" ac")
@@ -341,6 +345,7 @@ def _woodland_mitigation(m: Mapping, where: str) -> MitigationResult:
             retained_pct=retained_pct, permitted=True, mitigation_required=False, mitigation_area_ac=0.0,
             plantings=zero, protection_pct=protection, floor_pct=floor,
         )
+    assert retained_pct is not None  # the area is more than 0 (positive) for a mature or young woodland
     required = less_than(retained_pct, protection)
     permitted = at_least(retained_pct, floor)
     if required:

@@ -27,9 +27,10 @@ __all__ = ["main"]
 
 
 def _parser() -> argparse.ArgumentParser:
-    p = argparse.ArgumentParser(prog="fieldapp rules", description="Evaluate rule requests: the request and result format, with examples, is in the"
-                                                    " README section 'Rule requests (fieldapp rules)';"
-                                                    " sample requests are in examples/rules/.")
+    p = argparse.ArgumentParser(prog="fieldapp rules",
+                                description="Evaluate rule requests: the request and result format, with examples, is"
+                                            " in the README section 'Rule requests (fieldapp rules)';"
+                                            " sample requests are in examples/rules/.")
     sub = p.add_subparsers(dest="command", required=True)
     ev = sub.add_parser("evaluate", help="evaluate the requests in FILE.json and print the results")
     ev.add_argument("file", metavar="FILE.json", help="one request or a list of them; '-' for standard input")
@@ -45,10 +46,11 @@ def _text(raw: bytes) -> str:
 
     >>> _text(b'\\xef\\xbb\\xbf{"rule": "x"}'), _text('{"a": "Łąka"}'.encode("utf-16"))
     ('{"rule": "x"}', '{"a": "Łąka"}')
-    >>> _text('{"crew": "Müller"}'.encode("cp1252"))
+    >>> _text('{"crew": "Müller"}'.encode("cp1252"))  # doctest: +NORMALIZE_WHITESPACE
     Traceback (most recent call last):
     ...
-    ValueError: not UTF-8 text (byte 0xfc at position 11: saved as ANSI / cp1252?): save it as UTF-8 (Notepad: File › Save as, Encoding UTF-8)
+    ValueError: not UTF-8 text (byte 0xfc at position 11: saved as ANSI / cp1252?):
+    save it as UTF-8 (Notepad: File › Save as, Encoding UTF-8)
 
     Raises
     ------
@@ -104,8 +106,9 @@ def main(argv: Sequence[str] | None = None) -> int:
         print(f"fieldapp rules evaluate: cannot read {args.file}: too large to hold in memory", file=sys.stderr)
         return 2
     except OSError as err:      # "[Errno 2] No such file or directory: 'x.json'" in words
-        why = {errno.ENOENT: "no such file", errno.EISDIR: "it is a folder, not a file",
-               errno.EACCES: "permission denied"}.get(err.errno, err.strerror or str(err))
+        words: dict[int | None, str] = {errno.ENOENT: "no such file", errno.EISDIR: "it is a folder, not a file",
+                                        errno.EACCES: "permission denied"}
+        why = words.get(err.errno, err.strerror or str(err))
         if err.errno == errno.EACCES and os.path.isdir(args.file):
             why = "it is a folder, not a file"  # Windows refuses to open a folder as EACCES
         print(f"fieldapp rules evaluate: cannot read {args.file}: {why}", file=sys.stderr)

@@ -19,28 +19,35 @@ import reprlib
 from collections.abc import Callable, Mapping
 from typing import Any
 
-from fieldapp.rules import city, measure, nr151, nr341
+from fieldapp.rules.city_development import development_area_from_request
+from fieldapp.rules.city_erosion import erodible_slope_from_request, erosion_plan_from_request, steep_slope_from_request
+from fieldapp.rules.city_water import drainageway_from_request, wetland_size_from_request
+from fieldapp.rules.city_woodland import woodland_class_from_request, woodland_mitigation_from_request
+from fieldapp.rules.measure import clinometer_from_request
+from fieldapp.rules.nr151 import protective_area_from_request, vegetative_cover_from_request
+from fieldapp.rules.nr341 import bank_from_request
+from fieldapp.rules.nr341_graded import graded_area_from_request
 from fieldapp.rules.results import RuleInputError, RuleResult, error_result
 
 __all__ = ["RULES", "evaluate", "evaluate_result", "json_bytes"]
 
-Handler = Callable[[Mapping, Mapping], RuleResult]
+Handler = Callable[[Mapping[str, Any], Mapping[str, Any]], RuleResult]
 
 #: Rule id -> handler(input, settings) -> frozen result.
 RULES: dict[str, Handler] = {
-    "nr341.bank": nr341.bank_from_request,
-    "nr341.graded_area": nr341.graded_area_from_request,
-    "nr151.protective_area": nr151.protective_area_from_request,
-    "nr151.vegetative_cover": nr151.vegetative_cover_from_request,
-    "woodland.class": city.woodland_class_from_request,
-    "woodland.mitigation": city.woodland_mitigation_from_request,
-    "wetland.size": city.wetland_size_from_request,
-    "drainageway": city.drainageway_from_request,
-    "development_area": city.development_area_from_request,
-    "erosion_plan": city.erosion_plan_from_request,
-    "steep_slope": city.steep_slope_from_request,
-    "erodible_slope": city.erodible_slope_from_request,
-    "slope.clinometer": measure.clinometer_from_request,
+    "nr341.bank": bank_from_request,
+    "nr341.graded_area": graded_area_from_request,
+    "nr151.protective_area": protective_area_from_request,
+    "nr151.vegetative_cover": vegetative_cover_from_request,
+    "woodland.class": woodland_class_from_request,
+    "woodland.mitigation": woodland_mitigation_from_request,
+    "wetland.size": wetland_size_from_request,
+    "drainageway": drainageway_from_request,
+    "development_area": development_area_from_request,
+    "erosion_plan": erosion_plan_from_request,
+    "steep_slope": steep_slope_from_request,
+    "erodible_slope": erodible_slope_from_request,
+    "slope.clinometer": clinometer_from_request,
 }
 
 

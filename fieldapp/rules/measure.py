@@ -20,6 +20,7 @@ from __future__ import annotations
 import dataclasses
 import math
 from collections.abc import Mapping
+from typing import Any
 
 from fieldapp.rules.results import RuleInputError, RuleResult, Status, from_request
 from fieldapp.rules.validate import finite_result, join, number, one_of
@@ -52,7 +53,7 @@ def pct_from_deg(slope_deg: float) -> float:
 
 
 def slope_pct_of(
-    m: Mapping, where: str, *, pct_key: str = "slope_pct", deg_key: str = "slope_deg", unit: str = ""
+    m: Mapping[str, Any], where: str, *, pct_key: str = "slope_pct", deg_key: str = "slope_deg", unit: str = ""
 ) -> tuple[float, bool]:
     """A slope given as one of ``m[pct_key]`` (percent) or ``m[deg_key]`` (degrees), in percent.
 
@@ -192,7 +193,7 @@ def clinometer(
     return _clinometer(src, "")
 
 
-def _clinometer(m: Mapping, where: str) -> ClinometerResult:
+def _clinometer(m: Mapping[str, Any], where: str) -> ClinometerResult:
     horizontal = number(m, "horizontal_ft", where, positive=True, unit=" ft")
     eye = number(m, "eye_height_ft", where, unit=" ft")
     target = number(m, "target_height_ft", where, unit=" ft")

@@ -52,6 +52,8 @@ import re
 from collections.abc import Mapping, Sequence
 from typing import Any
 
+import shapely
+
 from fieldapp.rules.compare import at_least, more_than
 from fieldapp.rules.results import RuleInputError, RuleResult, Status, from_request, ordered
 from fieldapp.rules.validate import (
@@ -272,7 +274,7 @@ def susceptibility_of(wetland_type: str | None) -> str | None:
     return None
 
 
-def _average_width(m: Mapping, where: str, used: set[str]) -> tuple[float | None, str | None]:
+def _average_width(m: Mapping[str, Any], where: str, used: set[str]) -> tuple[float | None, str | None]:
     """(1)(f) average wetland width: transects (3 or more), then the stated average, then
     area ÷ long-axis length of the minimum rotated rectangle (``average-wetland-width``)."""
     transects = sequence(m, "width_transects_ft", where, required=False)
@@ -292,6 +294,8 @@ def _average_width(m: Mapping, where: str, used: set[str]) -> tuple[float | None
         pw = join(where, "polygon_ft")
         poly = polygon_ft([point_ft(p, join(pw, i)) for i, p in enumerate(ring)], pw, name="polygon_ft")
         rect = poly.minimum_rotated_rectangle
+        # A valid polygon with an area (polygon_ft) has a rectangle with an area, never a line.
+        assert isinstance(rect, shapely.Polygon), rect.geom_type
         xs, ys = rect.exterior.coords.xy
         sides = [math.hypot(xs[i + 1] - xs[i], ys[i + 1] - ys[i]) for i in range(2)]
         used.add(AVERAGE_WETLAND_WIDTH)
@@ -306,7 +310,7 @@ def _average_width(m: Mapping, where: str, used: set[str]) -> tuple[float | None
 _Row = tuple[float | None, str, float | None, str | None, str | None]
 
 
-def _feature(m: Mapping, where: str, used: set[str]) -> _Row:
+def _feature(m: Mapping[str, Any], where: str, used: set[str]) -> _Row:
     """One feature's own width: (width_ft or None, citation, average width, next step, note)."""
     kind = choice(m, "type", where, FEATURE_TYPES)
     piped = boolean(m, "piped", where, required=False, default=False)
@@ -333,7 +337,7 @@ _SUSCEPTIBILITY_WORDS = {"highly": "highly susceptible, NR 151.125(1)(e)",
                          "other": "not subject to (e) or (f), NR 151.125(1)(d)"}
 
 
-def _wetland_width(susceptibility: str, m: Mapping, where: str, used: set[str]) -> _Row:
+def _wetland_width(susceptibility: str, m: Mapping[str, Any], where: str, used: set[str]) -> _Row:
     """The width of (1)(d), (e) or (f) for one susceptibility (``less`` needs the average width)."""
     if susceptibility == "highly":
         return 75.0, "NR 151.125(1)(e)", None, None, None
@@ -345,7 +349,7 @@ def _wetland_width(susceptibility: str, m: Mapping, where: str, used: set[str]) 
     return min(max(LESS_SHARE * average, LESS_MIN_FT), LESS_MAX_FT), "NR 151.125(1)(f)", average, None, None
 
 
-def _wetland(m: Mapping, where: str, used: set[str]) -> _Row:
+def _wetland(m: Mapping[str, Any], where: str, used: set[str]) -> _Row:
     """A wetland's width, (1)(d)-(g): from ``susceptibility``, else from ``wetland_type`` by the
     lists of (1)(e) and (1)(f) (``wetland-type-names``); a type in neither list without a
     susceptibility is ``needs_data``; where the two disagree the wider width is used, and the
@@ -368,7 +372,9 @@ def _wetland(m: Mapping, where: str, used: set[str]) -> _Row:
             "no wetland type or susceptibility given: taken as a wetland not subject to (e) or "
             f"(f), {width:g} ft ({cite}); a type listed in NR 151.125(1)(e) gives 75 ft")
     if given is None or by_type is None or given == by_type:
-        return _wetland_width(given or by_type, m, where, used)
+        one = given if given is not None else by_type
+        assert one is not None  # neither given returned above
+        return _wetland_width(one, m, where, used)
     # Disagreement: the more protective width. (e) 75 ft > (d) 50 ft > (f) at most 30 ft, so the
     # wider one is known without the average width.
     rank = {"highly": 2, "other": 1, "less": 0}
@@ -376,7 +382,7 @@ def _wetland(m: Mapping, where: str, used: set[str]) -> _Row:
     used.add(MORE_PROTECTIVE_WIDTH)
     width, cite, avg, step, _ = _wetland_width(wider, m, where, used)
     note = (f"the susceptibility given ({_SUSCEPTIBILITY_WORDS[given]}) and the wetland type "
-            f"'{wtype.strip()}' ({_SUSCEPTIBILITY_WORDS[by_type]}) disagree: the more protective "
+            f"'{(wtype or '').strip()}' ({_SUSCEPTIBILITY_WORDS[by_type]}) disagree: the more protective "
             f"width, {width:g} ft ({cite}), is used")
     return width, cite, avg, step, note
 
@@ -387,7 +393,7 @@ def _notes(rows: Sequence[_Row], types: Sequence[str]) -> str | None:
     return "; ".join(notes) + "." if notes else None
 
 
-def _protective_area(m: Mapping, where: str) -> ProtectiveAreaResult:
+def _protective_area(m: Mapping[str, Any], where: str) -> ProtectiveAreaResult:
     contiguous = boolean(m, "contiguous", where)
     items = sequence(m, "features", where)
     if not items:
@@ -487,7 +493,7 @@ def protective_area(
 protective_area_from_request = from_request(_protective_area, RULE_PROTECTIVE_AREA)
 
 
-def _vegetative_cover(m: Mapping, where: str) -> VegetativeCoverResult:
+def _vegetative_cover(m: Mapping[str, Any], where: str) -> VegetativeCoverResult:
     cover = number(m, "vegetative_cover_pct", where, maximum=100.0, unit=" %")
     disturbing = boolean(m, "land_disturbing", where, required=False, default=True)
     return VegetativeCoverResult(

@@ -51,8 +51,9 @@ Examples
 >>> r = bank_from_segments([(30, 4), (60, 18), (45, 5)], priority=False)
 >>> r.status.value, r.bank_ft_at_least, r.walk_further_ft
 ('needs_data', 90.0, 5.0)
->>> bank_guidance(r)
-'Steep from 30 to 90 ft: keep walking, more than 50 ft below 12 % needed: shoot beyond 140 ft (more than 5.0 ft further).'
+>>> print(bank_guidance(r))  # doctest: +NORMALIZE_WHITESPACE
+Steep from 30 to 90 ft: keep walking, more than 50 ft below 12 % needed:
+shoot beyond 140 ft (more than 5.0 ft further).
 """
 
 from __future__ import annotations
@@ -68,7 +69,6 @@ from fieldapp.rules.compare import at_least, at_most, less_than, more_than
 from fieldapp.rules.measure import HORIZONTAL_DISTANCE
 from fieldapp.rules.nr341_graded import (  # the graded-area rule, re-exported from here as before
     GRADED_AREA_SQFT,
-    RULE_GRADED_AREA,
     SURFACE_AREA,
     GradedAreaResult,
     graded_area,
@@ -79,6 +79,7 @@ from fieldapp.rules.results import RuleInputError, RuleResult, Status, ordered
 from fieldapp.rules.validate import boolean, number, one_of, sequence
 
 __all__ = [
+    "GRADED_AREA_SQFT",
     "BankParameters",
     "bank_parameters",
     "Basis",
@@ -617,7 +618,7 @@ def _next_step(walk: float, reason: WalkReason, thr: float, base: float, cap: fl
 # Public API
 
 
-def _options(where: str, m: Mapping) -> tuple[float | None, bool]:
+def _options(where: str, m: Mapping[str, Any]) -> tuple[float | None, bool]:
     """``interruption_at_ft`` (ft, optional, ≥ 0) and ``stipulated`` (default False) of ``m``."""
     interruption = number(m, "interruption_at_ft", where, required=False, unit=" ft")
     stipulated = boolean(m, "stipulated", where, required=False, default=False)
@@ -710,7 +711,7 @@ def _priority(value: Any, key: str) -> bool:
     return value
 
 
-def bank_from_request(input: Mapping, settings: Mapping) -> BankResult:
+def bank_from_request(input: Mapping[str, Any], settings: Mapping[str, Any]) -> BankResult:
     """``nr341.bank`` from the contract's ``input`` (NR 341.035(1), (2)); ``settings`` unused.
 
     Parameters
@@ -771,9 +772,11 @@ def bank_guidance(result: BankResult) -> str:
             Basis.INTERRUPTION: "cut by the complete interruption",
         }[result.basis]
         cite = result.citation if result.citation.endswith(".") else f"{result.citation}."
+        assert result.bank_ft is not None  # a determined bank has its distance
         text = f"Bank settled at {_fmt(result.bank_ft)} ft: {why}, {cite}"
     else:
         walk = result.walk_further_ft
+        assert walk is not None  # a bank still needing data says how much further to walk
         stretch = None
         if result.anchor_ft is not None:
             for s in result.steep_stretches:
@@ -783,7 +786,7 @@ def bank_guidance(result: BankResult) -> str:
                 else f"No slope of {thr} or more yet")
         if result.walk_reason is WalkReason.BELOW_THRESHOLD_RUN:
             text = f"{lead}: keep walking, {_run_words(walk, result.transect_end_ft, result.threshold_pct)}."
-        elif result.walk_reason is WalkReason.INTERRUPTION:
+        elif result.walk_reason is WalkReason.INTERRUPTION and result.interruption_at_ft is not None:
             text = (f"{lead}: keep walking, {walk:.1f} ft further to the complete interruption at "
                     f"{_fmt(result.interruption_at_ft)} ft.")
         elif at_most(walk, 0.0):

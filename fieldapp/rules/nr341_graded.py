@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import dataclasses
 from collections.abc import Mapping
+from typing import Any
 
 from fieldapp.rules.compare import more_than
 from fieldapp.rules.measure import HORIZONTAL_DISTANCE, slope_pct_of, surface_from_horizontal
@@ -74,7 +75,7 @@ def graded_area(
     return _graded_area(m, "")
 
 
-def _graded_area(m: Mapping, where: str) -> GradedAreaResult:
+def _graded_area(m: Mapping[str, Any], where: str) -> GradedAreaResult:
     area = number(m, "horizontal_area_sqft", where, unit=" sq ft")
     pct, from_degrees = slope_pct_of(m, where)
     used = {SURFACE_AREA, HORIZONTAL_DISTANCE} if from_degrees else {SURFACE_AREA}

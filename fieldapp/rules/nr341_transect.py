@@ -107,8 +107,8 @@ def read_segments(items: Iterable[Any], where: str) -> tuple[list[float], list[f
             p = item.get("slope_pct")
             deg = item.get("slope_deg")
             if (h is None) != (sd is None) and (p is None) != (deg is None):
-                length = h if sd is None else sd
-                slope = p if deg is None else deg
+                length: Any = h if sd is None else sd  # JSON values: the line below checks them
+                slope: Any = p if deg is None else deg
                 if (type(length) in _NUM and type(slope) in _NUM and 0.0 < length <= big_ft
                         and (-big <= slope <= big if deg is None else -90.0 < slope < 90.0)):
                     if deg is not None:
@@ -164,7 +164,8 @@ def read_stations(items: Sequence[Any], where: str) -> tuple[list[float], list[f
     """
     hs: list[float] = []
     ps: list[float] = []
-    prev_d = prev_e = None
+    prev_d: float | None = None
+    prev_e = 0.0
     for i, item in enumerate(items):
         w = join(where, i)
         if isinstance(item, Station):

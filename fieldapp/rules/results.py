@@ -146,7 +146,7 @@ class RuleResult:
         ``interpretation_text`` (id -> sentence of each reading used) after the fields. Every
         float is rounded to :data:`RESULT_DECIMALS` places (:func:`result_float`); the result's
         attributes keep the unrounded numbers."""
-        out = _plain(self)
+        out: dict[str, Any] = _plain(self)
         out["interpretation_text"] = self.interpretation_text
         return out
 
@@ -165,7 +165,9 @@ def ordered(used: Collection[str], order: Sequence[str]) -> tuple[str, ...]:
     return tuple(x for x in order if x in used)
 
 
-def from_request(read: Callable[[Mapping, str], R], rule: str, keys: str = "") -> Callable[[Mapping, Mapping], R]:
+def from_request(
+    read: Callable[[Mapping[str, Any], str], R], rule: str, keys: str = ""
+) -> Callable[[Mapping[str, Any], Mapping[str, Any]], R]:
     """The contract handler ``(input, settings) -> result`` of a rule that reads one mapping.
 
     ``read(m, where)`` is the rule's reader (``_wetland_size``, ...), shared with its typed API
@@ -183,7 +185,7 @@ def from_request(read: Callable[[Mapping, str], R], rule: str, keys: str = "") -
         Words on the input keys for the docstring, e.g. ``" (slope_pct or slope_deg)"``.
     """
 
-    def handler(input: Mapping, settings: Mapping) -> R:
+    def handler(input: Mapping[str, Any], settings: Mapping[str, Any]) -> R:
         return read(input, "input")
 
     handler.__name__ = handler.__qualname__ = f"{read.__name__.lstrip('_')}_from_request"

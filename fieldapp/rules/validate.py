@@ -34,7 +34,7 @@ import difflib
 import math
 import reprlib
 from collections.abc import Mapping, Sequence
-from typing import Any
+from typing import Any, Literal, overload
 
 import shapely
 
@@ -71,20 +71,24 @@ def join(where: str, key: str | int) -> str:
     return f"{where}.{key}" if where else key
 
 
-def _missing(m: Mapping, key: str, where: str, what: str = "") -> RuleInputError:
+def _missing(m: Mapping[str, Any], key: str, where: str, what: str = "") -> RuleInputError:
     near = difflib.get_close_matches(key, [k for k in m if isinstance(k, str)], n=1, cutoff=0.75)
     hint = f" (found {near[0]!r}: misspelt?)" if near and near[0] != key else ""
     return RuleInputError(join(where, key), f"missing required key {key!r}{what}{hint}")
 
 
-def mapping(value: Any, where: str) -> Mapping:
+def mapping(value: Any, where: str) -> Mapping[str, Any]:
     """``value`` if it is a JSON object (a mapping), else a :class:`RuleInputError` naming ``where``."""
     if not isinstance(value, Mapping):
         raise RuleInputError(where, f"{where or 'value'} must be an object, got {_kind(value)}")
     return value
 
 
-def sequence(m: Mapping, key: str, where: str, *, required: bool = True) -> Sequence | None:
+@overload
+def sequence(m: Mapping[str, Any], key: str, where: str, *, required: Literal[True] = True) -> Sequence[Any]: ...
+@overload
+def sequence(m: Mapping[str, Any], key: str, where: str, *, required: bool) -> Sequence[Any] | None: ...
+def sequence(m: Mapping[str, Any], key: str, where: str, *, required: bool = True) -> Sequence[Any] | None:
     """The list at ``m[key]`` (None when absent, or null, and not required).
 
     Raises
@@ -130,25 +134,25 @@ def number_of(
             raise RuleInputError(key, f"{_leaf(key)} must be a number, got {_kind(value)}")
     limit = MAX_FT if unit.strip() == "ft" or _leaf(key).endswith("_ft") else MAX_VALUE
     try:
-        value = float(value)
+        x = float(value)
     except OverflowError:
-        digits = int(abs(value).bit_length() * math.log10(2)) + 1
+        digits = int(abs(int(value)).bit_length() * math.log10(2)) + 1  # only an int overflows a float
         raise RuleInputError(
             key, f"{_leaf(key)} is out of range: a number of about {digits} digits; at most {limit:g}{unit} in size "
                  "is accepted (more than any site measures)") from None
-    if not math.isfinite(value):
-        raise RuleInputError(key, f"{_leaf(key)} must be a finite number, got {value}")
-    if positive and value <= 0.0:
-        raise RuleInputError(key, f"{_leaf(key)} must be more than 0{unit}, got {value:g}{unit}")
-    if nonnegative and value < 0.0:
-        raise RuleInputError(key, f"{_leaf(key)} must not be negative, got {value:g}{unit}")
-    if maximum is not None and value > maximum:
-        raise RuleInputError(key, f"{_leaf(key)} must be at most {maximum:g}{unit}, got {value:g}{unit}")
-    if abs(value) > limit:
+    if not math.isfinite(x):
+        raise RuleInputError(key, f"{_leaf(key)} must be a finite number, got {x}")
+    if positive and x <= 0.0:
+        raise RuleInputError(key, f"{_leaf(key)} must be more than 0{unit}, got {x:g}{unit}")
+    if nonnegative and x < 0.0:
+        raise RuleInputError(key, f"{_leaf(key)} must not be negative, got {x:g}{unit}")
+    if maximum is not None and x > maximum:
+        raise RuleInputError(key, f"{_leaf(key)} must be at most {maximum:g}{unit}, got {x:g}{unit}")
+    if abs(x) > limit:
         raise RuleInputError(
-            key, f"{_leaf(key)} is out of range: {value:g}{unit}; at most {limit:g}{unit} in size is accepted "
+            key, f"{_leaf(key)} is out of range: {x:g}{unit}; at most {limit:g}{unit} in size is accepted "
                  "(more than any site measures; check the units)")
-    return value
+    return x
 
 
 def finite_result(value: float, key: str, what: str) -> float:
@@ -164,8 +168,34 @@ def finite_result(value: float, key: str, what: str) -> float:
     return value
 
 
+@overload
 def number(
-    m: Mapping,
+    m: Mapping[str, Any],
+    key: str,
+    where: str,
+    *,
+    required: Literal[True] = True,
+    nullable: Literal[False] = False,
+    nonnegative: bool = True,
+    positive: bool = False,
+    maximum: float | None = None,
+    unit: str = "",
+) -> float: ...
+@overload
+def number(
+    m: Mapping[str, Any],
+    key: str,
+    where: str,
+    *,
+    required: bool = True,
+    nullable: bool = False,
+    nonnegative: bool = True,
+    positive: bool = False,
+    maximum: float | None = None,
+    unit: str = "",
+) -> float | None: ...
+def number(
+    m: Mapping[str, Any],
     key: str,
     where: str,
     *,
@@ -209,8 +239,24 @@ def number(
     )
 
 
+@overload
 def boolean(
-    m: Mapping, key: str, where: str, *, required: bool = True, nullable: bool = False, default: bool | None = None
+    m: Mapping[str, Any], key: str, where: str, *, required: Literal[True] = True, nullable: Literal[False] = False,
+    default: bool | None = None,
+) -> bool: ...
+@overload
+def boolean(
+    m: Mapping[str, Any], key: str, where: str, *, required: bool = True, nullable: Literal[False] = False,
+    default: bool,
+) -> bool: ...
+@overload
+def boolean(
+    m: Mapping[str, Any], key: str, where: str, *, required: bool = True, nullable: bool = False,
+    default: bool | None = None,
+) -> bool | None: ...
+def boolean(
+    m: Mapping[str, Any], key: str, where: str, *, required: bool = True, nullable: bool = False,
+    default: bool | None = None,
 ) -> bool | None:
     """The bool at ``m[key]``; ``default`` when absent and not required; None for null when nullable.
 
@@ -231,8 +277,23 @@ def boolean(
     return value
 
 
+@overload
 def choice(
-    m: Mapping, key: str, where: str, choices: Sequence[str], *, required: bool = True, default: str | None = None
+    m: Mapping[str, Any], key: str, where: str, choices: Sequence[str], *, required: Literal[True] = True,
+    default: str | None = None,
+) -> str: ...
+@overload
+def choice(
+    m: Mapping[str, Any], key: str, where: str, choices: Sequence[str], *, required: bool = True, default: str,
+) -> str: ...
+@overload
+def choice(
+    m: Mapping[str, Any], key: str, where: str, choices: Sequence[str], *, required: bool = True,
+    default: str | None = None,
+) -> str | None: ...
+def choice(
+    m: Mapping[str, Any], key: str, where: str, choices: Sequence[str], *, required: bool = True,
+    default: str | None = None,
 ) -> str | None:
     """The string at ``m[key]``, which must be one of ``choices`` (``default`` when absent, or
     null, and not required).
@@ -257,7 +318,11 @@ def choice(
     return value
 
 
-def one_of(m: Mapping, keys: Sequence[str], where: str, *, required: bool = True) -> str | None:
+@overload
+def one_of(m: Mapping[str, Any], keys: Sequence[str], where: str, *, required: Literal[True] = True) -> str: ...
+@overload
+def one_of(m: Mapping[str, Any], keys: Sequence[str], where: str, *, required: bool) -> str | None: ...
+def one_of(m: Mapping[str, Any], keys: Sequence[str], where: str, *, required: bool = True) -> str | None:
     """Which one of the alternative ``keys`` is present and not null (exactly one; None when
     none is and not required).
 
