@@ -286,9 +286,8 @@ class VisitController:
         t = self.current_transect
         if t is None:
             raise ValueError("start a transect first")
-        if reading is not None:
-            kw["reading_id"] = _reading_id(reading)
-            kw["shot"] = reading  # its magnetic azimuth is kept with the declination applied
+        if reading is not None:  # its sentence kept (the station's reading_id names it); its
+            kw["shot"] = reading  # magnetic azimuth is kept with the declination applied
         return self.model.add_station(t.uuid, **kw)
 
     def mark_interruption(self) -> Any:
@@ -563,13 +562,6 @@ class VisitController:
             close = getattr(self.store, "close", None)
             if callable(close):
                 close()
-
-
-def _reading_id(reading: Any) -> str | None:
-    raw = getattr(reading, "raw", b"")
-    if isinstance(raw, (bytes, bytearray)) and raw:
-        return raw.decode("ascii", "replace")[:200]
-    return None
 
 
 def new_visit_path(data_dir: str | Path, name: str | None = None) -> Path:

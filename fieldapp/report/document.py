@@ -182,8 +182,10 @@ def _profiles_story(content: ReportContent, width_mm: float, w: float) -> list[F
 def _story(content: ReportContent, doc: ReportDoc, step: Callable[[float, str], None]) -> list[Flowable]:
     """Every section in order: site and verdicts, the map (a page of its own), the transect
     profiles (two to a page), stands and wetlands, verdicts in detail, stake-out flags, GNSS
-    and conflicts, notes, photos, how to reproduce the verdicts, and the certification."""
+    and conflicts, notes, photos, the instrument readings kept, how to reproduce the verdicts,
+    and the certification."""
     from .photos import photos_section
+    from .readings import readings_section
 
     w = doc.width
     width_mm = w / mm
@@ -195,7 +197,8 @@ def _story(content: ReportContent, doc: ReportDoc, step: Callable[[float, str], 
     story += [PageBreak(), *stands_section(content, w), *wetlands_section(content, w)]
     story += [PageBreak(), *verdicts_section(content, w), *stakes_section(content, w)]
     story += [PageBreak(), *gnss_section(content, w), *conflicts_section(content, w),
-              *notes_section(content, w), *photos_section(content.photos, w)]
+              *notes_section(content, w), *photos_section(content.photos, w),
+              *readings_section(content, w)]
     names = attachment_names(content)
     story += heading("Reproducing the verdicts", 1, para(esc(
         "Every rule request above is attached to this PDF (" + ", ".join(names) + "; all of them in "

@@ -27,7 +27,8 @@ lists what each version added). A file of an older version is read as it is (the
 lacks take the model's defaults) and migrated when it is opened for recording; a newer one is
 refused. Schema 2 added ``transect.stipulated`` and ``line_feature.mapped_stream``; schema 3
 the ``stake_point`` table (:data:`~fieldapp.store.schema.ADDED_TABLES`); schema 4 the
-``photo`` media table and the Related Tables Extension's relations (:mod:`.media`).
+``photo`` media table and the Related Tables Extension's relations (:mod:`.media`); schema 5
+the ``device_reading`` table (:class:`fieldapp.survey.features.DeviceReading`).
 
 Errors (``StoreError`` base, defined in :mod:`fieldapp.store.errors`)
 ---------------------------------------------------------------------

@@ -32,7 +32,7 @@ from shapely.geometry import MultiPolygon, Point, Polygon
 from ..survey import features as F
 from ..survey.features import Layer
 
-SCHEMA_VERSION = 4
+SCHEMA_VERSION = 5
 #: Columns each schema version added to a table of the version before, in the order added
 #: (``ALTER TABLE ... ADD COLUMN`` appends, so these are the last fields of their dataclasses
 #: and a migrated table has the same columns, in the same order, as a new one -- which the
@@ -62,9 +62,12 @@ ADDED_COLUMNS: dict[int, tuple[tuple[Layer, str], ...]] = {
 #: - 3: ``stake_point`` (stake-out flags: target, signed offset, fix quality).
 #: - 4: ``photo`` (the OGC Related Tables Extension's media table; with it the extension's
 #:   ``gpkgext_relations`` and one mapping view per record table, :mod:`fieldapp.store.media`).
+#: - 5: ``device_reading`` (the raw sentences of each caliper reading and rangefinder shot that
+#:   became a tree or a station; ``tree.caliper_reading_id`` / ``station.reading_id`` name them).
 ADDED_TABLES: dict[int, tuple[Layer, ...]] = {
     3: (Layer.STAKE_POINT,),
     4: (Layer.PHOTO,),
+    5: (Layer.DEVICE_READING,),
 }
 #: SQL DEFAULT of the added NOT NULL columns (a new table declares it too, so both agree).
 COLUMN_DEFAULTS = {(Layer.TRANSECT, "stipulated"): "0", (Layer.AREA, "tally_complete"): "0",
@@ -104,6 +107,8 @@ DESCRIPTIONS = {
     Layer.NOTE: "Free notes",
     Layer.STAKE_POINT: "Stake-out flags: target, signed offset ft, fix quality; superseded = target moved",
     Layer.PHOTO: "Photos (Related Tables media): image, time, direction; record_table/record_uuid = the record shown",
+    Layer.DEVICE_READING: "Instrument sentences as received (raw bytes, receive time UTC) behind a tree"
+                          " (tree.caliper_reading_id) or a station (station.reading_id)",
 }
 # Model fields not stored as columns (they live in geom) and renamed columns.
 CROWN_COLUMN = "crown_wkb"

@@ -375,7 +375,7 @@ def record_words(visit, layer: Layer, rec) -> str:
 
 _ADD_ORDER = (Layer.STATION, Layer.OHWM_POINT, Layer.TREE, Layer.NOTE, Layer.LINE, Layer.AREA,
               Layer.TRANSECT, Layer.OHWM_LINE, Layer.WALK, Layer.WALK_VERTEX, Layer.SITE, Layer.TRACK,
-              Layer.STAKE_POINT, Layer.PHOTO)
+              Layer.STAKE_POINT, Layer.PHOTO, Layer.DEVICE_READING)
 
 
 def subject_words(visit, changes: Sequence[Change]) -> str:

@@ -34,6 +34,7 @@ class Layer(str, enum.Enum):
     NOTE = "note"
     STAKE_POINT = "stake_point"
     PHOTO = "photo"
+    DEVICE_READING = "device_reading"
 
 
 class WaterFeatureType(str, enum.Enum):
@@ -58,6 +59,13 @@ class Susceptibility(str, enum.Enum):
 class LeafHabit(str, enum.Enum):
     DECIDUOUS = "deciduous"
     EVERGREEN = "evergreen"
+
+
+class Instrument(str, enum.Enum):
+    """The instrument a kept device reading came from (:class:`DeviceReading`)."""
+
+    CALIPER = "caliper"
+    RANGEFINDER = "rangefinder"
 
 
 class TreeStatus(str, enum.Enum):
@@ -434,6 +442,24 @@ class PhotoRecord(Feature):
     lon_deg: float | None = None
 
 
+@dataclass(frozen=True, kw_only=True, slots=True)
+class DeviceReading(Feature):
+    """The sentences an instrument sent for one reading that became a record (store schema 5).
+
+    A tree recorded from the caliper names its reading (by uuid) in ``Tree.caliper_reading_id``,
+    a station shot with the rangefinder in ``Station.reading_id``: the record's
+    values can then be worked out again from what the instrument sent. ``raw`` is the bytes as
+    received, line ends left off (a caliper tree's sentences joined by ``b"\\n"``);
+    ``received_utc`` the time the (diameter) sentence came in, UTC; ``protocol`` the parser
+    that read it (``"digitech"``, ``"trupulse"``, ...). Kept when its record is deleted.
+    """
+
+    device: Instrument
+    protocol: str
+    received_utc: datetime
+    raw: bytes
+
+
 FEATURE_CLASSES: dict[Layer, type] = {
     Layer.SITE: Site,
     Layer.OHWM_LINE: OhwmLine,
@@ -449,6 +475,7 @@ FEATURE_CLASSES: dict[Layer, type] = {
     Layer.NOTE: Note,
     Layer.STAKE_POINT: StakePoint,
     Layer.PHOTO: PhotoRecord,
+    Layer.DEVICE_READING: DeviceReading,
 }
 LAYER_OF: dict[type, Layer] = {cls: layer for layer, cls in FEATURE_CLASSES.items()}
 

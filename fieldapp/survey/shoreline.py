@@ -23,7 +23,8 @@ from shapely.geometry import LineString
 from ..geo import FOOT_INTERNATIONAL_M
 from . import values as V
 from .errors import InvalidValue
-from .features import Action, Change, Layer, OhwmLine, OhwmPoint, PointMethod, Station, Transect
+from .devicelog import kept_reading
+from .features import Action, Change, Instrument, Layer, OhwmLine, OhwmPoint, PointMethod, Station, Transect
 from .gnss import (
     AveragedPosition,
     FixLike,
@@ -292,6 +293,7 @@ class ShorelineCommands:
             Non-finite input, slope beyond ±89°, zero or negative horizontal length.
         """
         t = self.get(Layer.TRANSECT, transect_uuid)
+        kept = None
         if shot is not None:
             horizontal_ft = horizontal_ft if horizontal_ft is not None else shot.horizontal_distance_ft
             slope_distance_ft = slope_distance_ft if slope_distance_ft is not None else shot.slope_distance_ft
@@ -299,7 +301,9 @@ class ShorelineCommands:
                 inclination_deg = shot.inclination_deg
                 if inclination_deg is None:
                     slope_pct = shot.slope_pct
-            reading_id = reading_id or _reading_id(shot)
+            if reading_id is None:      # the shot's sentence kept, the station naming it
+                kept = kept_reading(shot, Instrument.RANGEFINDER, self._stamp(), self._clock())
+                reading_id = kept.uuid if kept is not None else _reading_id(shot)
         if inclination_deg is not None and slope_pct is None and slope_deg is None:
             slope_deg = V.in_range("inclination_deg", inclination_deg, -V.MAX_SLOPE_DEG, V.MAX_SLOPE_DEG)
         pct = V.slope_pct_from(slope_pct, slope_deg)
@@ -329,6 +333,8 @@ class ShorelineCommands:
         )
         changes = [Change(Action.ADDED, Layer.STATION, st)]
         changes += self._transect_geometry_change(t, [*prev, st])
+        if kept is not None:
+            changes.append(Change(Action.ADDED, Layer.DEVICE_READING, kept))
         return self._commit(changes)[0].new
 
     def _shot_azimuth(self, shot: ShotLike | None) -> dict:

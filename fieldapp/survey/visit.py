@@ -56,6 +56,7 @@ from .features import (
     AreaKind,
     Change,
     Feature,
+    Instrument,
     Layer,
     LeafHabit,
     LineFeature,
@@ -71,6 +72,7 @@ from .features import (
     WalkVertex,
     WaterFeature,
 )
+from .devicelog import kept_reading
 from .gnss import DEFAULT_GATE, FixLike, QualityGate
 from .readings import CaliperLike
 from .readings import reading_id as _reading_id
@@ -615,10 +617,13 @@ class Visit(ShorelineCommands, EditCommands, StakeCommands, PhotoCommands, Stand
 
         Raises InvalidValue for a missing/negative/absurd DBH (> 500 in), bad crown, NaN.
         """
+        kept = None
         if caliper is not None:
             dbh_in = dbh_in if dbh_in is not None else caliper.dbh_in
             species_name = species_name or (caliper.species_label or "")
-            caliper_reading_id = caliper_reading_id or _reading_id(caliper)
+            if caliper_reading_id is None:      # its sentences kept, the tree naming them
+                kept = kept_reading(caliper, Instrument.CALIPER, self._stamp(), self._clock())
+                caliper_reading_id = kept.uuid if kept is not None else _reading_id(caliper)
         px, py = self._xy(x, y, fix)
         tag = self.next_tag()
         tree = Tree(
@@ -629,7 +634,8 @@ class Visit(ShorelineCommands, EditCommands, StakeCommands, PhotoCommands, Stand
             caliper_reading_id=caliper_reading_id, status=enum_value(TreeStatus, status, "status"), notes=notes,
         )
         tree = validate(tree)
-        return self._commit([Change(Action.ADDED, Layer.TREE, tree)])[0].new
+        kept_change = [Change(Action.ADDED, Layer.DEVICE_READING, kept)] if kept is not None else []
+        return self._commit([Change(Action.ADDED, Layer.TREE, tree), *kept_change])[0].new
 
     def update_tree(self, uuid: str, **fields) -> Tree:
         """Change a tree's attributes (validated); e.g. ``status=TreeStatus.REMOVED``."""

@@ -43,6 +43,7 @@ EXPECTED_COUNTS = {
     "ohwm_line": 1, "ohwm_point": 2, "transect": 1, "station": 3, "tree": 2, "area_feature": 2,
     "line_feature": 1, "walk": 1, "walk_vertex": 4, "track_point": 5, "note": 1, "site": 1,
     "stake_point": 1, "photo": 1,
+    "device_reading": 0,   # fill() types every value: no instrument sentence to keep
 }
 
 
@@ -116,7 +117,7 @@ def test_every_layer_reads_back_through_gdal_with_crs_and_counts(tmp_path, new_v
     for name, count in EXPECTED_COUNTS.items():
         info = pyogrio.read_info(path, layer=name)
         assert info["features"] == count, name
-        if name in ("site", "walk", "photo"):
+        if name in ("site", "walk", "photo", "device_reading"):
             assert info["geometry_type"] is None
         else:
             assert info["crs"] == "EPSG:32616", name
@@ -139,7 +140,7 @@ def test_every_layer_reads_back_through_gdal_with_crs_and_counts(tmp_path, new_v
     cols = {r[1]: r for r in conn.execute("PRAGMA table_info(note)")}
     assert cols["uuid"][2] == "TEXT" and cols["uuid"][3] == 1 and cols["fid"][5] == 1
     assert "AUTOINCREMENT" in conn.execute("SELECT sql FROM sqlite_master WHERE name = 'note'").fetchone()[0]
-    assert conn.execute("SELECT value FROM fieldapp_meta WHERE key = 'schema_version'").fetchone()[0] == "4"  # schema 4: the photo media table; schema 3: site declination source, station magnetic azimuth and declination, correction age and mountpoint of points, vertices, transects; retained area and tally complete of a stand; the stake_point table
+    assert conn.execute("SELECT value FROM fieldapp_meta WHERE key = 'schema_version'").fetchone()[0] == "5"  # schema 5: the device_reading table; schema 4: the photo media table; schema 3: site declination source, station magnetic azimuth and declination, correction age and mountpoint of points, vertices, transects; retained area and tally complete of a stand; the stake_point table
     conn.close()
 
 

@@ -175,25 +175,30 @@ SCHEMA_3_SQL = [f'ALTER TABLE "{table}" ADD COLUMN "{col}" {sql}'
 def test_migration_sql_adds_exactly_the_columns_of_each_version():
     from fieldapp.store import media
 
-    assert S.SCHEMA_VERSION == 4
-    v4 = S.migration_sql(3)
+    assert S.SCHEMA_VERSION == 5
+    v5 = S.migration_sql(4)
+    # schema 5: the device_reading table (attributes: no geometry column row)
+    assert v5[0].startswith('CREATE TABLE "device_reading"') and len(v5) == 2
+    assert v5[1].startswith("INSERT INTO gpkg_contents") and "'attributes'" in v5[1]
+    assert S.migration_sql(3)[-len(v5):] == v5
+    v4 = S.migration_sql(3)[:-len(v5)]
     # schema 4: the photo media table (attributes: no geometry column row), then the Related
     # Tables Extension (relations table, mapping views, their gpkg_contents / extensions rows)
     assert v4[0].startswith('CREATE TABLE "photo"')
     assert v4[1].startswith("INSERT INTO gpkg_contents") and "'attributes'" in v4[1]
     assert v4[2:] == media.related_tables_sql()
-    assert S.migration_sql(2)[-len(v4):] == v4
-    v3 = S.migration_sql(2)[:-len(v4)]
+    assert S.migration_sql(2)[-len(v4 + v5):] == v4 + v5
+    v3 = S.migration_sql(2)[:-len(v4 + v5)]
     assert S.migration_sql(1) == [
         'ALTER TABLE "transect" ADD COLUMN "stipulated" BOOLEAN NOT NULL DEFAULT 0',
         'ALTER TABLE "line_feature" ADD COLUMN "mapped_stream" BOOLEAN',
-    ] + v3 + v4
+    ] + v3 + v4 + v5
     assert v3[:len(SCHEMA_3_SQL)] == SCHEMA_3_SQL
     # then the schema 3 table, with its GeoPackage rows
     assert v3[len(SCHEMA_3_SQL)].startswith('CREATE TABLE "stake_point"')
     assert [q.split(" (")[0] for q in v3[len(SCHEMA_3_SQL) + 1:]] == ["INSERT INTO gpkg_contents",
                                                                     "INSERT INTO gpkg_geometry_columns"]
-    assert S.migration_sql(4) == []
+    assert S.migration_sql(5) == []
     # the added columns are the last fields of their record, in version order (ADD COLUMN appends)
     for layer in Layer:
         added = [name for v in sorted(S.ADDED_COLUMNS) for lay, name in S.ADDED_COLUMNS[v] if lay is layer]
@@ -218,11 +223,23 @@ def test_a_schema_2_file_migrates_to_the_declination_columns(tmp_path):
     assert {layer: table_info(p, layer.value) for layer in (L.SITE, L.STATION)} == new_columns
 
 
+def schema_4_copy(path: Path) -> None:
+    """Make ``path`` (a new visit, no device readings) what schema 4 wrote: without the
+    device_reading table and its gpkg_contents row."""
+    conn = st_connect(path)
+    conn.execute('DROP TABLE "device_reading"')
+    conn.execute("DELETE FROM gpkg_contents WHERE table_name = 'device_reading'")
+    conn.execute("UPDATE fieldapp_meta SET value = '4' WHERE key = 'schema_version'")
+    conn.commit()
+    conn.close()
+
+
 def schema_3_copy(path: Path) -> None:
     """Make ``path`` (a new visit, no photos) what schema 3 wrote: without the photo table
     and the Related Tables Extension (its relations table, mapping views and their rows)."""
     from fieldapp.store import media
 
+    schema_4_copy(path)
     conn = st_connect(path)
     views = [media.mapping_name(layer) for layer in media.BASE_LAYERS]
     for v in views:
@@ -305,10 +322,10 @@ def test_a_schema_1_file_lacking_a_schema_1_column_is_refused(v1):
 
 def test_newer_schema_still_refused(v1):
     conn = sqlite3.connect(v1)
-    conn.execute("UPDATE fieldapp_meta SET value = '5' WHERE key = 'schema_version'")
+    conn.execute("UPDATE fieldapp_meta SET value = ? WHERE key = 'schema_version'", (str(S.SCHEMA_VERSION + 1),))
     conn.commit()
     conn.close()
-    with pytest.raises(NewerVisitFile, match="schema 5"):
+    with pytest.raises(NewerVisitFile, match=f"schema {S.SCHEMA_VERSION + 1}"):
         open_visit(v1)
 
 
@@ -430,7 +447,7 @@ def test_a_schema_3_file_migrates_to_4_with_the_photo_media_table_and_relations(
         assert store.visit.features(Layer.PHOTO) == [] and store.counts()["photo"] == 0
     assert sha(p) == before
     with open_visit(p) as store:
-        assert meta_version(p) == "4"
+        assert meta_version(p) == str(S.SCHEMA_VERSION)
         (rec,) = store.visit.add_photos([_tiny_photo()], layer=Layer.TREE, uuid=tree.uuid)
     assert table_info(p, "photo") == table_info(fresh, "photo")
     conn = st_connect(p)
