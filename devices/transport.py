@@ -625,7 +625,8 @@ class PortReader:
                 self._retire_framer()
                 if why is None:  # stop requested
                     break
-                self._report(LinkState.DISCONNECTED, f"{self.settings.url} disconnected: {why}; retrying in {delay:g} s")
+                self._report(LinkState.DISCONNECTED,
+                             f"{self.settings.url} disconnected: {why}; retrying in {delay:g} s")
                 if self._stop.wait(delay):
                     break
                 delay = min(delay * 2, self.backoff_max_s)

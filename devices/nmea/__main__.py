@@ -140,7 +140,8 @@ def _parser() -> argparse.ArgumentParser:
                     " Also run as: python -m devices.nmea SOURCE.")
     parser.add_argument("source", help="log file, '-' for stdin, or a port / pyserial URL")
     parser.add_argument("--baud", type=_arg_baud, default=None,
-                        help=f"baud rate {BAUD_MIN}..{BAUD_MAX} (default: auto-baud on serial ports; ignored for files)")
+                        help=f"baud rate {BAUD_MIN}..{BAUD_MAX} "
+                             "(default: auto-baud on serial ports; ignored for files)")
     parser.add_argument("--antenna-height-m", type=_arg_antenna_height, default=0.0,
                         help="antenna height above the ground mark, 0..100 m")
     parser.add_argument("--count", type=_arg_count, default=None, help="stop after this many fixes (ports)")

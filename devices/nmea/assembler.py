@@ -192,8 +192,9 @@ class EpochAssembler:
     receiver runs on the new time, and we follow it after two epochs).
 
     **Impossible values.**  A sentence holding a field that cannot be read or
-    whose value is impossible (a DOP below 0 or above :data:`MAX_DOP`, satellites outside 0..:data:`MAX_SATS`, a negative GST
-    sigma or speed, a course outside 0..360, geoid separation beyond
+    whose value is impossible (a DOP below 0 or above :data:`MAX_DOP`,
+    satellites outside 0..:data:`MAX_SATS`, a negative GST sigma or speed,
+    a course outside 0..360, geoid separation beyond
     :data:`MAX_GEOID_SEP_M`, altitude outside :data:`ALT_MSL_RANGE_M`, a
     negative correction age, a date or time that is not one) is dropped
     whole and counted once as ``malformed_field``: a GGA with HDOP -0.9 gives

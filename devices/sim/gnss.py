@@ -22,6 +22,7 @@
 from __future__ import annotations
 
 import datetime as dt
+import itertools
 import math
 import random
 import threading
@@ -103,7 +104,7 @@ class GnssPath:
         self.speed_m_s = speed_m_s
         self.alt_m = alt_m
         self._legs = []  # (start lat, lon, azimuth, length)
-        for (la0, lo0), (la1, lo1) in zip(self.waypoints, self.waypoints[1:]):
+        for (la0, lo0), (la1, lo1) in itertools.pairwise(self.waypoints):
             az, _, dist = _GEOD.inv(lo0, la0, lo1, la1)
             self._legs.append((la0, lo0, az % 360.0, dist))
         self.length_m = sum(leg[3] for leg in self._legs)

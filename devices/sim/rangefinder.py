@@ -19,6 +19,7 @@ in 20-byte fragments without line ends, the way BLE notifies arrive).
 from __future__ import annotations
 
 import bisect
+import itertools
 import math
 import random
 import time
@@ -66,7 +67,7 @@ class TerrainProfile:
         pts = [(float(d), float(e)) for d, e in vertices]
         if len(pts) < 2:
             raise ValueError("a terrain profile needs at least 2 (distance, elevation) pairs")
-        if any(b[0] <= a[0] for a, b in zip(pts, pts[1:])):
+        if any(b[0] <= a[0] for a, b in itertools.pairwise(pts)):
             raise ValueError("profile distances must increase strictly")
         self.vertices = pts
         self._d = [p[0] for p in pts]
