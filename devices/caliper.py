@@ -338,7 +338,8 @@ def read_digitech_capture(
     counts : Counter
         ``trees``, parser outcomes (``rejected_*``) and ``discarded_bytes`` of junk.
     """
-    from devices.instruments import InstrumentParser, SentenceScanner
+    from devices.instruments.parser import InstrumentParser
+    from devices.instruments.scanner import SentenceScanner
 
     scanner = SentenceScanner()
     parser = InstrumentParser()

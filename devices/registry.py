@@ -44,9 +44,9 @@ class Protocol:
     kind: str
     description: str
     sentences: tuple[str, ...] = ()
-    """:data:`devices.instruments.SENTENCE_PARSERS` keys accepted (empty: NMEA receiver)."""
+    """:data:`devices.instruments.parser.SENTENCE_PARSERS` keys accepted (empty: NMEA receiver)."""
     line_parsers: tuple[str, ...] = ()
-    """:data:`devices.instruments.LINE_PARSERS` names tried for non-NMEA lines."""
+    """:data:`devices.instruments.parser.LINE_PARSERS` names tried for non-NMEA lines."""
     framer: str = "devices.transport:LineFramer"
     baudrate: int = 9600
     bytesize: int = 8
@@ -220,7 +220,7 @@ def open_device(
         from devices.nmea import GnssReader
 
         return GnssReader(settings, on_fix=on_reading, on_status=on_status, **options)
-    from devices.instruments import InstrumentParser
+    from devices.instruments.parser import InstrumentParser
     from devices.instruments.reader import InstrumentReader
 
     species = options.pop("species_table", None)

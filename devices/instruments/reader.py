@@ -22,7 +22,7 @@ from devices.caliper import (
     SpeciesTable,
 )
 from devices.device_reader import DeviceReader
-from devices.instruments import InstrumentParser
+from devices.instruments.parser import InstrumentParser
 from devices.readings import InstrumentInfo, RangefinderShot
 from devices.transport import DeviceStatus, FramerFactory, LineFramer, PortReader, SerialSettings
 

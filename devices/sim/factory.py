@@ -1,19 +1,9 @@
-"""The one factory of simulated devices: a registry of simulator types by name.
+"""The app's simulated devices: ``--simulate`` (:func:`start_demo`) and ``--replay``
+(:func:`start_replay`), and the helpers the window and tests use with them.
 
-Like pyserial's URL handlers (one handler module per ``<scheme>://``), each simulator name of a
-scenario's ``devices`` entry (``{"simulator": "gnss", ...}``) has exactly one builder here
-(:data:`SIMULATORS`, filled by :func:`register_simulator`). The command line
-(:func:`devices.sim.scenario.start_scenario`) and the app's ``--simulate`` / ``--replay``
-(:func:`start_demo`, :func:`start_replay`) build every simulator through
-:func:`build_simulator`, so both get the same defaults:
-
-- ``gnss``: the scripted ``waypoints`` (or ``start`` + ``legs``) at ``speed_m_s`` (default 1 m/s)
-  and ``alt_m`` (default 250 m); every other option goes to :class:`~devices.sim.gnss.GnssSim`.
-- ``rangefinder``: ``profile_ft`` (default the scenario transect's), ``targets_ft`` (default the
-  transect's stations after the first, i.e. beyond the OHWM), ``azimuth_deg`` (default the
-  transect's, else 0.0 degrees).
-- ``caliper``: ``tally`` (default the scenario stand's trees).
-- ``inclinometer``, ``replay``: their options as given.
+Every simulator is built through the one registry of simulator names,
+:func:`devices.sim.builders.build_simulator` (its defaults are described there); its names are
+importable from here as well, as the app and the tests have always used them.
 """
 
 from __future__ import annotations
@@ -23,133 +13,17 @@ import json
 import os
 import shutil
 import tempfile
-from collections.abc import Callable
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 from devices.sim.base import Simulator
+from devices.sim.builders import SIMULATOR_KINDS, SIMULATORS, build_simulator, register_simulator
 
-Builder = Callable[[str, dict, dict, dict], Simulator]
-"""``build(name, options, scenario, common)``: ``options`` without ``simulator``/``protocol``;
-``common`` the ``endpoint``, ``link`` and ``name`` keywords every simulator takes."""
-
-
-@dataclass(frozen=True)
-class SimulatorType:
-    """One registered simulator name."""
-
-    name: str
-    device_kind: str
-    """The kind of device the app sees (``gnss``, ``rangefinder``, ``caliper`` ...)."""
-    protocol: str
-    """The protocol the app opens it with by default (``nmea``, ``trupulse`` ...)."""
-    build: Builder
-
-
-SIMULATORS: dict[str, SimulatorType] = {}
-"""Simulator name -> its one :class:`SimulatorType` (registration order)."""
-
-
-def register_simulator(name: str, device_kind: str, protocol: str) -> Callable[[Builder], Builder]:
-    """Register ``build`` as the one builder of simulator ``name`` (a decorator).
-
-    Raises
-    ------
-    ValueError
-        ``name`` already has a builder (one handler per name).
-    """
-
-    def add(build: Builder) -> Builder:
-        if name in SIMULATORS:
-            raise ValueError(f"simulator {name!r} is already registered")
-        SIMULATORS[name] = SimulatorType(name, device_kind, protocol, build)
-        return build
-
-    return add
-
-
-@register_simulator("gnss", "gnss", "nmea")
-def _build_gnss(name: str, opts: dict, scenario: dict, common: dict) -> Simulator:
-    from devices.sim.gnss import GnssPath, GnssSim
-
-    speed = opts.pop("speed_m_s", 1.0)
-    alt = opts.pop("alt_m", 250.0)
-    if "legs" in opts:
-        path = GnssPath.from_legs(opts.pop("start"), opts.pop("legs"), speed_m_s=speed, alt_m=alt)
-    else:
-        path = GnssPath(opts.pop("waypoints"), speed_m_s=speed, alt_m=alt)
-    return GnssSim(path, **opts, **common)
-
-
-@register_simulator("replay", "gnss", "nmea")
-def _build_replay(name: str, opts: dict, scenario: dict, common: dict) -> Simulator:
-    from devices.sim.replay import ReplaySim
-
-    return ReplaySim(opts.pop("path"), **opts, **common)
-
-
-@register_simulator("rangefinder", "rangefinder", "trupulse")
-def _build_rangefinder(name: str, opts: dict, scenario: dict, common: dict) -> Simulator:
-    from devices.sim.rangefinder import RangefinderSim
-
-    transect = scenario.get("transect", {})
-    profile = opts.pop("profile_ft", transect.get("profile_ft"))
-    if profile is None:
-        raise ValueError(f"rangefinder {name!r}: no profile_ft and no transect")
-    opts.setdefault("targets_ft", transect.get("stations_ft", [None])[1:] or None)
-    opts.setdefault("azimuth_deg", transect.get("azimuth_deg", 0.0))
-    return RangefinderSim(profile, **opts, **common)
-
-
-@register_simulator("caliper", "caliper", "digitech")
-def _build_caliper(name: str, opts: dict, scenario: dict, common: dict) -> Simulator:
-    from devices.sim.caliper import CaliperSim
-
-    tally = opts.pop("tally", None) or scenario.get("stand", {}).get("trees")
-    if not tally:
-        raise ValueError(f"caliper {name!r}: no tally and no stand trees")
-    return CaliperSim(tally, **opts, **common)
-
-
-@register_simulator("inclinometer", "inclinometer", "ascii-inclinometer")
-def _build_inclinometer(name: str, opts: dict, scenario: dict, common: dict) -> Simulator:
-    from devices.sim.inclinometer import InclinometerSim
-
-    return InclinometerSim(**opts, **common)
-
-
-SIMULATOR_KINDS = {t.name: (t.device_kind, t.protocol) for t in SIMULATORS.values()}
-"""Simulator name -> (device kind, default protocol)."""
-
-
-def build_simulator(
-    name: str, spec: dict, scenario: dict, *, endpoint: Any = None, link: Path | None = None
-) -> Simulator:
-    """One simulator from its ``devices`` entry (not started).
-
-    Parameters
-    ----------
-    name : str
-        The device name (thread ``fieldapp-sim-<name>``; the link's file name).
-    spec : dict
-        The ``devices.<name>`` entry; ``simulator`` (default ``name``) picks the builder.
-    scenario : dict
-        The whole scenario (transect and stand defaults).
-
-    Raises
-    ------
-    ValueError
-        An unknown simulator name, or a rangefinder / caliper without data to play.
-    """
-    opts = dict(spec)
-    sim_type = opts.pop("simulator", name)
-    opts.pop("protocol", None)
-    if sim_type not in SIMULATORS:
-        raise ValueError(
-            f"device {name!r}: simulator {sim_type!r} not one of {list(SIMULATOR_KINDS)}")
-    common = {"endpoint": endpoint, "link": link, "name": name}
-    return SIMULATORS[sim_type].build(name, opts, scenario, common)
+__all__ = [
+    "APP_DEVICES", "SIMULATORS", "SIMULATOR_KINDS", "app_gnss_spec", "build_simulator", "find",
+    "process_link_dir", "register_simulator", "shoot", "squeeze", "start_all", "start_demo",
+    "start_replay", "write_species_table",
+]
 
 
 def start_all(simulators: list[Simulator]) -> list[Simulator]:

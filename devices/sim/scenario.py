@@ -5,7 +5,7 @@ A scenario is JSON (``devices/sim/scenarios/<name>.json`` or any path) with site
 one entry per simulated device, ``{"simulator": "gnss" | "rangefinder" | "caliper" |
 "inclinometer" | "replay", ...options}``. Rangefinder options default to the scenario's
 ``transect`` (profile, stations as targets, azimuth); caliper options to the ``stand`` trees.
-Each simulator is built by the one factory, :func:`devices.sim.factory.build_simulator`
+Each simulator is built by the one registry, :func:`devices.sim.builders.build_simulator`
 (one builder per simulator name). Every scenario (file, dict, or with command-line overrides) passes
 :func:`devices.sim.schema.validate_scenario`; problems raise :class:`ScenarioError` naming the
 file and key path. Pty links go in a folder claimed by one run at a time
@@ -27,7 +27,7 @@ from importlib import resources
 from pathlib import Path
 
 from devices.sim.base import Simulator
-from devices.sim.factory import SIMULATOR_KINDS, build_simulator
+from devices.sim.builders import SIMULATOR_KINDS, build_simulator
 from devices.sim.schema import ScenarioError, validate_scenario
 
 

@@ -279,7 +279,7 @@ _REQUIRED = {"replay": ("path",)}
 
 
 def _device(name: str, spec: Any, path: str, scenario: dict) -> None:
-    from devices.sim.factory import SIMULATOR_KINDS
+    from devices.sim.builders import SIMULATOR_KINDS
 
     if not isinstance(spec, dict):
         raise _Invalid(path, f"expected an object ({{\"simulator\": ...}}), got "
