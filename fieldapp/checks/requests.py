@@ -45,7 +45,7 @@ import numpy as np
 import shapely
 from shapely.geometry import LineString
 
-from fieldapp.rules.city import CITE as CITE_CITY
+from fieldapp.rules.city_tables import CITE as CITE_CITY
 from fieldapp.survey.features import Layer
 
 __all__ = [
