@@ -29,7 +29,7 @@ from typing import Any
 
 from devices.sim.base import Simulator
 
-Builder = Callable[[str, dict, dict, dict], Simulator]
+Builder = Callable[[str, dict[str, Any], dict[str, Any], dict[str, Any]], Simulator]
 """``build(name, options, scenario, common)``: ``options`` without ``simulator``/``protocol``;
 ``common`` the ``endpoint``, ``link`` and ``name`` keywords every simulator takes."""
 
@@ -69,7 +69,7 @@ def register_simulator(name: str, device_kind: str, protocol: str) -> Callable[[
 
 
 @register_simulator("gnss", "gnss", "nmea")
-def _build_gnss(name: str, opts: dict, scenario: dict, common: dict) -> Simulator:
+def _build_gnss(name: str, opts: dict[str, Any], scenario: dict[str, Any], common: dict[str, Any]) -> Simulator:
     from devices.sim.gnss import GnssPath, GnssSim
 
     speed = opts.pop("speed_m_s", 1.0)
@@ -82,14 +82,14 @@ def _build_gnss(name: str, opts: dict, scenario: dict, common: dict) -> Simulato
 
 
 @register_simulator("replay", "gnss", "nmea")
-def _build_replay(name: str, opts: dict, scenario: dict, common: dict) -> Simulator:
+def _build_replay(name: str, opts: dict[str, Any], scenario: dict[str, Any], common: dict[str, Any]) -> Simulator:
     from devices.sim.replay import ReplaySim
 
     return ReplaySim(opts.pop("path"), **opts, **common)
 
 
 @register_simulator("rangefinder", "rangefinder", "trupulse")
-def _build_rangefinder(name: str, opts: dict, scenario: dict, common: dict) -> Simulator:
+def _build_rangefinder(name: str, opts: dict[str, Any], scenario: dict[str, Any], common: dict[str, Any]) -> Simulator:
     from devices.sim.rangefinder import RangefinderSim
 
     transect = scenario.get("transect", {})
@@ -102,7 +102,7 @@ def _build_rangefinder(name: str, opts: dict, scenario: dict, common: dict) -> S
 
 
 @register_simulator("caliper", "caliper", "digitech")
-def _build_caliper(name: str, opts: dict, scenario: dict, common: dict) -> Simulator:
+def _build_caliper(name: str, opts: dict[str, Any], scenario: dict[str, Any], common: dict[str, Any]) -> Simulator:
     from devices.sim.caliper import CaliperSim
 
     tally = opts.pop("tally", None) or scenario.get("stand", {}).get("trees")
@@ -112,7 +112,7 @@ def _build_caliper(name: str, opts: dict, scenario: dict, common: dict) -> Simul
 
 
 @register_simulator("inclinometer", "inclinometer", "ascii-inclinometer")
-def _build_inclinometer(name: str, opts: dict, scenario: dict, common: dict) -> Simulator:
+def _build_inclinometer(name: str, opts: dict[str, Any], scenario: dict[str, Any], common: dict[str, Any]) -> Simulator:
     from devices.sim.inclinometer import InclinometerSim
 
     return InclinometerSim(**opts, **common)
@@ -123,7 +123,7 @@ SIMULATOR_KINDS = {t.name: (t.device_kind, t.protocol) for t in SIMULATORS.value
 
 
 def build_simulator(
-    name: str, spec: dict, scenario: dict, *, endpoint: Any = None, link: Path | None = None
+    name: str, spec: dict[str, Any], scenario: dict[str, Any], *, endpoint: Any = None, link: Path | None = None
 ) -> Simulator:
     """One simulator from its ``devices`` entry (not started).
 

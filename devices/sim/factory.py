@@ -14,10 +14,14 @@ import os
 import shutil
 import tempfile
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from devices.sim.base import Simulator
 from devices.sim.builders import SIMULATOR_KINDS, SIMULATORS, build_simulator, register_simulator
+
+if TYPE_CHECKING:
+    from devices.sim.caliper import CaliperSim, TallyTree
+    from devices.sim.rangefinder import RangefinderSim, ScriptedShot
 
 __all__ = [
     "APP_DEVICES", "SIMULATORS", "SIMULATOR_KINDS", "app_gnss_spec", "build_simulator", "find",
@@ -57,9 +61,9 @@ def process_link_dir() -> Path:
     return _PROCESS_LINK_DIR
 
 
-def app_gnss_spec(scenario: dict, *, waypoints: list | None = None,
+def app_gnss_spec(scenario: dict[str, Any], *, waypoints: list[list[float]] | None = None,
                   rate_hz: float | None = None, time_scale: float = 1.0,
-                  scripted_events: bool = True) -> dict:
+                  scripted_events: bool = True) -> dict[str, Any]:
     """The scenario's ``gnss`` entry as the app's ``--simulate`` plays it.
 
     Parameters
@@ -88,10 +92,10 @@ def app_gnss_spec(scenario: dict, *, waypoints: list | None = None,
     return spec
 
 
-def start_demo(scenario: dict | None = None, *, link_dir: Path | None = None,
+def start_demo(scenario: dict[str, Any] | None = None, *, link_dir: Path | None = None,
                          time_scale: float = 1.0, gnss_rate_hz: float | None = None,
-                         gnss_waypoints: list | None = None,
-                         scripted_events: bool = True) -> tuple[dict, list, dict]:
+                         gnss_waypoints: list[list[float]] | None = None,
+                         scripted_events: bool = True) -> tuple[dict[str, str], list[Simulator], dict[str, Any]]:
     """Start the scenario's GNSS, rangefinder and caliper (:data:`APP_DEVICES`) on ptys linked
     in ``link_dir`` (default :func:`process_link_dir`), GNSS as :func:`app_gnss_spec`.
 
@@ -132,7 +136,7 @@ def start_replay(path: str, speed: float = 1.0, loop: bool = True,
     return sim.port, sim
 
 
-def write_species_table(scenario: dict, link_dir: Path | None = None) -> str | None:
+def write_species_table(scenario: dict[str, Any], link_dir: Path | None = None) -> str | None:
     """Write the scenario's ``species_table`` as ``species.json`` in ``link_dir`` (default
     :func:`process_link_dir`) for the caliper reader; its path, or None without a table."""
     table = scenario.get("species_table")
@@ -143,12 +147,15 @@ def write_species_table(scenario: dict, link_dir: Path | None = None) -> str | N
     return str(path)
 
 
-def find(sims: list, kind: str) -> Any:
-    """The simulator of ``kind`` (``gnss``, ``replay``, ``rangefinder``, ``caliper``), or None."""
+def find(sims: list[Simulator], kind: str) -> Any:
+    """The simulator of ``kind`` (``gnss``, ``replay``, ``rangefinder``, ``caliper``), or None.
+
+    Typed ``Any``: the callers use the methods of the kind they asked for (``shoot``,
+    ``squeeze``), which :class:`Simulator` does not have."""
     return next((s for s in sims if getattr(s, "kind", None) == kind), None)
 
 
-def shoot(sim: Any, station_ft: float) -> Any:
+def shoot(sim: RangefinderSim, station_ft: float) -> ScriptedShot | None:
     """Fire the simulated rangefinder from ``station_ft`` (horizontal ft from the OHWM) at the
     next scripted target beyond it; None when there is none."""
     targets = [t for t in sim.targets_ft if t > station_ft + 1e-6]
@@ -158,6 +165,6 @@ def shoot(sim: Any, station_ft: float) -> Any:
     return sim.shoot(targets[0])
 
 
-def squeeze(sim: Any) -> Any:
+def squeeze(sim: CaliperSim) -> TallyTree | None:
     """Squeeze the simulated caliper (the next tree of the tally)."""
     return sim.squeeze()

@@ -25,6 +25,7 @@ import random
 import time
 from collections.abc import Sequence
 from dataclasses import dataclass
+from typing import Any
 
 from devices.instruments.sentence import with_checksum
 from devices.readings import LengthUnit
@@ -138,7 +139,7 @@ class RangefinderSim(IntervalTriggered, Simulator):
         seed: int | None = None,
         model: str = "TP360",
         firmware: str = "2.10",
-        **kw,
+        **kw: Any,
     ) -> None:
         if dialect not in DIALECTS:
             raise ValueError(f"dialect {dialect!r} is not one of {', '.join(DIALECTS)}")
