@@ -16,6 +16,7 @@ from __future__ import annotations
 import importlib
 from collections import Counter
 from collections.abc import Callable, Iterable
+from typing import TypeVar
 
 from devices.errors import ChecksumError
 from devices.instruments.sentence import Sentence, split_sentence
@@ -30,7 +31,14 @@ __all__ = [
     "register_sentence_parser",
 ]
 
-SENTENCE_PARSERS: dict[str, str | Callable] = {
+#: ``f(sentence, raw, t) -> reading | None``: a reading of :mod:`devices.readings` or a caliper
+#: fragment of :mod:`devices.caliper` (typed ``object``: this module imports neither).
+SentenceParser = Callable[[Sentence, bytes, float], object]
+#: ``f(line, t) -> reading``; raises ``ValueError`` when the line is not its format.
+LineParser = Callable[[bytes, float], object]
+_P = TypeVar("_P", SentenceParser, LineParser)
+
+SENTENCE_PARSERS: dict[str, str | SentenceParser] = {
     "PLTIT": "devices.instruments.laser:parse_pltit",
     "PTNLA": "devices.instruments.laser:parse_ptnla",
     "PMDLA": "devices.instruments.laser:parse_pmdla",
@@ -48,32 +56,33 @@ SENTENCE_PARSERS: dict[str, str | Callable] = {
 IGNORED_SENTENCES: frozenset[str] = frozenset({"OK"})
 """Addresses that are acknowledgements, not measurements (TruPulse ``$OK``)."""
 
-LINE_PARSERS: dict[str, str | Callable] = {
+LINE_PARSERS: dict[str, str | LineParser] = {
     "ascii-inclinometer": "devices.instruments.attitude:parse_ascii_axis",
 }
 """Non-NMEA line parsers by name, tried in order."""
 
 
-def register_sentence_parser(key: str, parser: str | Callable) -> None:
+def register_sentence_parser(key: str, parser: str | SentenceParser) -> None:
     """Add or replace the parser for sentence ``key`` (``"PXYZ"``, ``"PXYZ,SUB"``, ``"XDR"``)."""
     SENTENCE_PARSERS[key] = parser
 
 
-def register_line_parser(name: str, parser: str | Callable) -> None:
+def register_line_parser(name: str, parser: str | LineParser) -> None:
     """Add or replace a non-NMEA line parser ``f(line, t) -> reading`` (raises ``ValueError``)."""
     LINE_PARSERS[name] = parser
 
 
-def _resolve(table: dict[str, str | Callable], key: str) -> Callable:
+def _resolve(table: dict[str, str | _P], key: str) -> _P:
     target = table[key]
     if isinstance(target, str):
         module, _, name = target.partition(":")
-        target = getattr(importlib.import_module(module), name)
-        table[key] = target
+        found: _P = getattr(importlib.import_module(module), name)
+        table[key] = found
+        return found
     return target
 
 
-def _lookup(sentence: Sentence) -> Callable | None:
+def _lookup(sentence: Sentence) -> SentenceParser | None:
     addr = sentence.address
     keys = []
     if sentence.fields:
@@ -122,7 +131,7 @@ class InstrumentParser:
     def __init__(
         self,
         sentences: Iterable[str] | None = None,
-        line_parsers: Iterable[str | Callable] | None = None,
+        line_parsers: Iterable[str | LineParser] | None = None,
         *,
         require_checksum: bool = True,
     ) -> None:
@@ -139,7 +148,7 @@ class InstrumentParser:
         self.counts[f"rejected_{reason}"] += 1
         self.last_error = message
 
-    def parse(self, line: bytes, t_monotonic_s: float = 0.0):
+    def parse(self, line: bytes, t_monotonic_s: float = 0.0) -> object:
         """One line (with or without line end) -> reading, or ``None`` (ignored or rejected).
 
         Returns
@@ -151,9 +160,9 @@ class InstrumentParser:
             return None
         if b"$" not in raw:
             errors = []
-            for parser in self._line_parsers:
+            for line_parser in self._line_parsers:
                 try:
-                    reading = parser(raw, t_monotonic_s)
+                    reading = line_parser(raw, t_monotonic_s)
                 except ValueError as exc:
                     errors.append(str(exc))
                     continue
@@ -196,7 +205,7 @@ class InstrumentParser:
         return reading
 
 
-def parse(line: bytes, t_monotonic_s: float = 0.0):
+def parse(line: bytes, t_monotonic_s: float = 0.0) -> object:
     """Parse one line with a throw-away :class:`InstrumentParser` (no counts kept).
 
     >>> parse(b"$PLTIT,HT,15.70,F*0E").height_ft
