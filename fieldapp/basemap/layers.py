@@ -14,6 +14,7 @@ import json
 import os
 import tempfile
 from pathlib import Path
+from typing import Any
 
 __all__ = ["sidecar", "load", "save", "basemaps", "set_basemap", "references", "set_references"]
 
@@ -24,7 +25,7 @@ def sidecar(visit_path) -> Path:
     return p.with_name(p.name + ".layers.json")
 
 
-def load(visit_path) -> dict:
+def load(visit_path) -> dict[str, Any]:
     """``{"basemaps": [{"path": str, "opacity": float}, ...], "reference": [str, ...]}``;
     empty when none or unreadable
     (a damaged sidecar loses only the background, never a record)."""
@@ -37,7 +38,7 @@ def load(visit_path) -> dict:
     return data
 
 
-def save(visit_path, data: dict) -> None:
+def save(visit_path, data: dict[str, Any]) -> None:
     """Write the layers (atomic: a crash leaves the old file or the new one)."""
     target = sidecar(visit_path)
     fd, tmp = tempfile.mkstemp(prefix=target.name, suffix=".tmp", dir=target.parent)

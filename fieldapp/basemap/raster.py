@@ -15,6 +15,7 @@ import os
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 
@@ -195,7 +196,7 @@ def _has_colormap(src) -> bool:
         return False
 
 
-def _rgba(data: np.ndarray, cmap: dict | None) -> np.ndarray:
+def _rgba(data: np.ndarray, cmap: dict[str, Any] | None) -> np.ndarray:
     """Bands from the warped VRT (grey/palette + alpha, RGB + alpha, or RGBA) -> (h, w, 4)."""
     n, h, w = data.shape
     out = np.empty((h, w, 4), np.uint8)
