@@ -83,8 +83,8 @@ def main(argv: list[str] | None = None) -> int:
     except KeyboardInterrupt:
         print("fieldapp: interrupted (Ctrl+C)", file=sys.stderr)
         return 130
-    except Exception:  # noqa: BLE001 - logged with its traceback, said in one line
-        logfile.report_crash(sys.exc_info(), "start-up" if window else args[0])
+    except Exception as exc:  # noqa: BLE001 - logged with its traceback, said in one line
+        logfile.report_crash((type(exc), exc, exc.__traceback__), "start-up" if window else args[0])
         return 1
     finally:
         logfile.uninstall_crash_hooks()
