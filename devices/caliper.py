@@ -24,6 +24,7 @@ from collections import Counter
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field, replace
 from pathlib import Path
+from typing import Any
 
 from devices.instruments.sentence import Sentence
 from devices.readings import MM_PER_IN, CaliperReading
@@ -106,7 +107,7 @@ class SpeciesTable:
         )
 
     @classmethod
-    def from_dict(cls, data: dict, source: str = "<dict>") -> SpeciesTable:
+    def from_dict(cls, data: Any, source: str = "<dict>") -> SpeciesTable:
         """Build from the JSON structure above. Raises :class:`SpeciesTableError`."""
         rows = data.get("species") if isinstance(data, dict) else None
         if not isinstance(rows, list):
@@ -138,7 +139,7 @@ class SpeciesTable:
             raise SpeciesTableError(f"{path}: not JSON: {exc}") from exc
         return cls.from_dict(data, str(path))
 
-    def to_dict(self) -> dict:
+    def to_dict(self) -> dict[str, Any]:
         """The JSON structure (inverse of :meth:`from_dict`)."""
         return {
             "species": [
@@ -338,7 +339,8 @@ def read_digitech_capture(
     counts : Counter
         ``trees``, parser outcomes (``rejected_*``) and ``discarded_bytes`` of junk.
     """
-    from devices.instruments import InstrumentParser, SentenceScanner
+    from devices.instruments.parser import InstrumentParser
+    from devices.instruments.scanner import SentenceScanner
 
     scanner = SentenceScanner()
     parser = InstrumentParser()

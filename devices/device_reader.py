@@ -23,6 +23,7 @@ port thread.
 from __future__ import annotations
 
 from collections.abc import Callable
+from typing import Self
 
 from devices.framing import FramerFactory, LineFramer
 from devices.transport import DeviceStatus, PortReader, SerialSettings
@@ -77,7 +78,7 @@ class DeviceReader:
 
     # -- lifecycle
 
-    def start(self) -> DeviceReader:
+    def start(self) -> Self:
         """Start the reader thread (once; a second start raises RuntimeError).  Returns self."""
         self._port.start()
         return self
@@ -88,10 +89,10 @@ class DeviceReader:
         self._on_stopped()
         return ok
 
-    def __enter__(self) -> DeviceReader:
+    def __enter__(self) -> Self:
         return self.start()
 
-    def __exit__(self, *exc) -> None:
+    def __exit__(self, *exc: object) -> None:
         self.stop()
 
     @property

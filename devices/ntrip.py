@@ -272,7 +272,7 @@ class _CountingSocket:
         self._attempt = attempt
 
     def recv(self, n: int, *args: Any) -> bytes:
-        data = self._sock.recv(n, *args)
+        data: bytes = self._sock.recv(n, *args)
         self._attempt.on_received(data)
         return data
 
@@ -290,12 +290,12 @@ def _client_class() -> type:
     if _CLIENT_CLASS is None:
         from pygnssutils import GNSSNTRIPClient
 
-        class _Client(GNSSNTRIPClient):
+        class _Client(GNSSNTRIPClient):  # type: ignore[misc]  # pygnssutils ships no types
             def __init__(self, attempt: _Attempt, **kw: Any) -> None:
                 self._fieldapp_attempt = attempt
                 super().__init__(app=attempt, **kw)
 
-            def _open_connection(self, settings: dict) -> Any:
+            def _open_connection(self, settings: dict[str, Any]) -> Any:
                 return _CountingSocket(super()._open_connection(settings), self._fieldapp_attempt)
 
             def _read_thread(self, *args: Any) -> None:
@@ -323,7 +323,7 @@ def _make_client(attempt: _Attempt, timeout_s: float) -> Any:
             lg.setLevel(level)
 
 
-class _Sink(queue.Queue):
+class _Sink(queue.Queue[Any]):
     """pygnssutils' output: it ``put``\\ s ``(raw, parsed)`` for every RTCM frame (and the source
     table as a list, and the GGA it sent); we write the RTCM on instead of queueing."""
 
@@ -354,7 +354,7 @@ class _Attempt:
         self.streaming = False
         self.closed_by_caster = False
         self.failure: str | None = None
-        self.sourcetable: list | None = None
+        self.sourcetable: list[list[str]] | None = None
         self.t_start = time.monotonic()
         self.t_activity = self.t_start
         self.t_first_rtcm: float | None = None
@@ -365,7 +365,7 @@ class _Attempt:
     def dialog(self, _name: str) -> _Attempt:
         return self
 
-    def set_controls(self, _status: bool, msgt: tuple) -> None:
+    def set_controls(self, _status: bool, msgt: tuple[object, ...]) -> None:
         text = str(msgt[0]) if msgt else ""
         if text.startswith("Streaming"):
             self.streaming = True
@@ -373,8 +373,9 @@ class _Attempt:
         elif text != "Sourcetable retrieved" and self.failure is None:
             self.failure = text
 
-    def get_coordinates(self) -> dict:
-        return self.owner._coordinates()
+    def get_coordinates(self) -> dict[str, object]:
+        coordinates: dict[str, object] = self.owner._coordinates()
+        return coordinates
 
     # our hooks
     def on_received(self, data: bytes) -> None:
@@ -397,7 +398,7 @@ class _Attempt:
             self.t_first_rtcm = self.t_activity
         self.owner._on_rtcm(raw, self.t_activity)
 
-    def on_sourcetable(self, rows: list) -> None:
+    def on_sourcetable(self, rows: list[list[str]]) -> None:
         self.sourcetable = rows
         self.stop()
 
@@ -520,7 +521,7 @@ class NtripClient:
         self._messages = 0
         self._last_rtcm: float | None = None
         self._first_rtcm: float | None = None
-        self._window: collections.deque = collections.deque()
+        self._window: collections.deque[tuple[float, int]] = collections.deque()  # (t, RTCM bytes)
         self.attempts = 0
 
     # -- lifecycle
@@ -589,7 +590,7 @@ class NtripClient:
         c = self.caster
         self._report(NtripState.STREAMING, f"corrections from {c.mountpoint} at {c.where}")
 
-    def _coordinates(self) -> dict:
+    def _coordinates(self) -> dict[str, object]:
         fix = self._position() if self._position is not None else None
         lat = getattr(fix, "lat_deg", None)
         lon = getattr(fix, "lon_deg", None)
@@ -689,7 +690,7 @@ def fetch_sourcetable(caster: Caster, on_done: Callable[[list[Mountpoint]], None
         def _on_streaming(self, attempt: _Attempt) -> None:
             attempt.stop()
 
-        def _coordinates(self) -> dict:
+        def _coordinates(self) -> dict[str, object]:
             return {"lat": "", "lon": ""}
 
         def _on_rtcm(self, raw: bytes, t: float) -> None:

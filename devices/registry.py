@@ -31,7 +31,11 @@ from __future__ import annotations
 import importlib
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from devices.device_reader import DeviceReader
+    from devices.transport import SerialSettings
 
 KINDS: tuple[str, ...] = ("gnss", "rangefinder", "inclinometer", "caliper")
 
@@ -44,9 +48,9 @@ class Protocol:
     kind: str
     description: str
     sentences: tuple[str, ...] = ()
-    """:data:`devices.instruments.SENTENCE_PARSERS` keys accepted (empty: NMEA receiver)."""
+    """:data:`devices.instruments.parser.SENTENCE_PARSERS` keys accepted (empty: NMEA receiver)."""
     line_parsers: tuple[str, ...] = ()
-    """:data:`devices.instruments.LINE_PARSERS` names tried for non-NMEA lines."""
+    """:data:`devices.instruments.parser.LINE_PARSERS` names tried for non-NMEA lines."""
     framer: str = "devices.transport:LineFramer"
     baudrate: int = 9600
     bytesize: int = 8
@@ -150,7 +154,7 @@ class DeviceConfig:
     def protocol_spec(self) -> Protocol:
         return PROTOCOLS[self.protocol]
 
-    def serial_settings(self):
+    def serial_settings(self) -> SerialSettings:
         """The :class:`devices.transport.SerialSettings` (protocol defaults + overrides)."""
         from devices.transport import SerialSettings
 
@@ -165,7 +169,7 @@ class DeviceConfig:
         )
 
     @classmethod
-    def from_dict(cls, data: dict) -> DeviceConfig:
+    def from_dict(cls, data: dict[str, Any]) -> DeviceConfig:
         """From a plain mapping (a settings file entry). Raises ``ValueError``/``TypeError``."""
         return cls(**data)
 
@@ -176,12 +180,12 @@ def _import(target: str) -> Any:
 
 
 def open_device(
-    config: DeviceConfig | dict,
+    config: DeviceConfig | dict[str, Any],
     on_reading: Callable[[Any], None],
     on_status: Callable[[Any], None] | None = None,
     *,
     check_port: bool = True,
-):
+) -> DeviceReader:
     """Build the reader for ``config`` (not started: call ``start()``, then ``stop()``).
 
     Parameters
@@ -220,7 +224,7 @@ def open_device(
         from devices.nmea import GnssReader
 
         return GnssReader(settings, on_fix=on_reading, on_status=on_status, **options)
-    from devices.instruments import InstrumentParser
+    from devices.instruments.parser import InstrumentParser
     from devices.instruments.reader import InstrumentReader
 
     species = options.pop("species_table", None)

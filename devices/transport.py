@@ -245,18 +245,18 @@ def open_port(settings: SerialSettings, baudrate: int | None = None) -> serial.S
         parity E only on its first open); the message names the port and the
         reason, and the original exception is chained.  Nothing else escapes.
     """
-    kwargs = dict(
-        baudrate=baudrate or settings.baudrate,
-        bytesize=settings.bytesize,
-        parity=settings.parity,
-        stopbits=settings.stopbits,
-        timeout=settings.read_timeout_s,
-        write_timeout=settings.read_timeout_s * 10,
-    )
-    if not settings.scheme:
-        kwargs["exclusive"] = True  # a second reader on a device path is "busy", not garbled
     try:
-        handle = serial.serial_for_url(settings.url, **kwargs)
+        handle = serial.serial_for_url(
+            settings.url,
+            baudrate=baudrate or settings.baudrate,
+            bytesize=settings.bytesize,
+            parity=settings.parity,
+            stopbits=settings.stopbits,
+            timeout=settings.read_timeout_s,
+            write_timeout=settings.read_timeout_s * 10,
+            # a second reader on a device path is "busy", not garbled (None: pyserial's default)
+            exclusive=True if not settings.scheme else None,
+        )
     except Exception as exc:  # noqa: BLE001 - termios.error, a URL handler's bug...: all "unavailable"
         raise PortUnavailable(settings.url, _reason_for(exc), _describe(exc)) from exc
     with _handles_lock:
@@ -478,7 +478,7 @@ class PortReader:
     def __enter__(self) -> PortReader:
         return self.start()
 
-    def __exit__(self, *exc) -> None:
+    def __exit__(self, *exc: object) -> None:
         self.stop()
 
     @property
@@ -578,9 +578,11 @@ class PortReader:
             with self._lock:
                 self._counts["lines"] += len(lines)
             return
+        handle_line = self._handle_line
+        assert handle_line is not None  # __init__ takes exactly one of handle_line, handle_lines
         for line in lines:
             try:
-                self._handle_line(line, t)
+                handle_line(line, t)
             except Exception:  # noqa: BLE001 - a bad callback must not kill the reader
                 with self._lock:
                     self._counts["callback_errors"] += 1
@@ -625,7 +627,8 @@ class PortReader:
                 self._retire_framer()
                 if why is None:  # stop requested
                     break
-                self._report(LinkState.DISCONNECTED, f"{self.settings.url} disconnected: {why}; retrying in {delay:g} s")
+                self._report(LinkState.DISCONNECTED,
+                             f"{self.settings.url} disconnected: {why}; retrying in {delay:g} s")
                 if self._stop.wait(delay):
                     break
                 delay = min(delay * 2, self.backoff_max_s)
@@ -696,7 +699,9 @@ class PortReader:
         if self.settings.scheme == "socket":
             # pyserial's socket in_waiting is only 0/1: read a block, returned at the timeout
             return handle.read(4096)
-        return handle.read(max(1, handle.in_waiting))
+        # every concrete pyserial class has in_waiting (posix, win32, the URL handlers); the
+        # stubs' SerialBase does not declare it
+        return handle.read(max(1, handle.in_waiting))  # type: ignore[attr-defined]
 
     def _read_until_error(self, handle: serial.SerialBase) -> str | None:
         """Read until stop (returns None) or an error (returns its description)."""
@@ -708,7 +713,7 @@ class PortReader:
             try:
                 data = self._read_chunk(handle)
                 t = time.monotonic()
-                lines = framer.feed(data) if data else None
+                lines = framer.feed(data) if data else []
                 if silence is not None:
                     if lines and any(map(probe, lines)):
                         heard = t
@@ -753,7 +758,7 @@ class PortInfo:
     device: str
     description: str = ""
     hwid: str = ""
-    extra: dict = field(default_factory=dict, compare=False)
+    extra: dict[str, str] = field(default_factory=dict, compare=False)
 
 
 def list_ports_async(

@@ -34,7 +34,8 @@ SUBCOMMAND_HELP = {
     "rules": "re-run rule requests from the office (fieldapp rules evaluate FILE.json)",
     "sync": "sync a visit with an office folder (fieldapp sync --office PATH [VISIT]; --list the sites)",
     "report": "write the site report PDF (fieldapp report VISIT.gpkg -o REPORT.pdf)",
-    "export": "export the visit as geojson, kml, shp, csv, dxf or all of them (fieldapp export VISIT.gpkg --format F -o OUT)",
+    "export": "export the visit as geojson, kml, shp, csv, dxf or all of them "
+              "(fieldapp export VISIT.gpkg --format F -o OUT)",
     "basemap": "prepare an offline basemap (fieldapp basemap fetch --bbox W,S,E,N --zoom A-B --url URL -o OUT.mbtiles)",
 }
 
@@ -82,8 +83,8 @@ def main(argv: list[str] | None = None) -> int:
     except KeyboardInterrupt:
         print("fieldapp: interrupted (Ctrl+C)", file=sys.stderr)
         return 130
-    except Exception:  # noqa: BLE001 - logged with its traceback, said in one line
-        logfile.report_crash(sys.exc_info(), "start-up" if window else args[0])
+    except Exception as exc:  # noqa: BLE001 - logged with its traceback, said in one line
+        logfile.report_crash((type(exc), exc, exc.__traceback__), "start-up" if window else args[0])
         return 1
     finally:
         logfile.uninstall_crash_hooks()

@@ -47,9 +47,19 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from datetime import date
 from functools import cached_property
+from typing import TYPE_CHECKING, Any, NoReturn, overload
 
 import numpy as np
+import numpy.typing as npt
 import shapely
+
+if TYPE_CHECKING:
+    import pyproj
+    from pyproj import CRS, Geod
+    from pyproj.database import CRSInfo
+
+    #: The WGS84 ellipsoid's geodesics, made at first use (the module ``__getattr__`` below).
+    WGS84: Geod
 
 # pyproj (with the urllib, ssl and email modules it brings) is imported when a CRS is first
 # needed, not with this module: the window shows before any visit's CRS is read.
@@ -77,15 +87,19 @@ FOOT_US_SURVEY_M = 1200.0 / 3937.0
 SQFT_PER_ACRE = 43560.0
 
 
+#: Coordinates as arrays of floats (numpy), as :meth:`SiteFrame.to_local` takes and gives them.
+Coords = npt.NDArray[np.float64]
+
+
 @functools.lru_cache(maxsize=1)
-def _wgs84():
+def _wgs84() -> Geod:
     """The WGS84 ellipsoid's geodesics (``pyproj.Geod``): the module attribute ``WGS84``."""
     from pyproj import Geod
 
     return Geod(ellps="WGS84")
 
 
-def __getattr__(name: str):
+def __getattr__(name: str) -> Geod:
     if name == "WGS84":     # made at first use (pyproj is imported then)
         return _wgs84()
     raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
@@ -238,10 +252,9 @@ def utm_crs(lat_deg: float, lon_deg: float) -> CRS:
     from pyproj import CRS
 
     zone, north = utm_zone(lat_deg, lon_deg)
-    if _UTM_CODES is None:
-        _fill_utm_codes()
+    codes = _UTM_CODES if _UTM_CODES is not None else _fill_utm_codes()
     try:
-        return CRS.from_epsg(_UTM_CODES[(zone, north)])
+        return CRS.from_epsg(codes[(zone, north)])
     except KeyError as exc:  # pragma: no cover - the EPSG database has all 120
         raise UnsuitableCRS(f"no EPSG code for UTM zone {zone}{'N' if north else 'S'}") from exc
 
@@ -249,8 +262,8 @@ def utm_crs(lat_deg: float, lon_deg: float) -> CRS:
 _UTM_CODES: dict[tuple[int, bool], int] | None = None
 
 
-def _fill_utm_codes() -> None:
-    """Build (zone, north) -> EPSG code from the PROJ database, once."""
+def _fill_utm_codes() -> dict[tuple[int, bool], int]:
+    """Build (zone, north) -> EPSG code from the PROJ database, once; returns it."""
     global _UTM_CODES
     from pyproj.database import query_crs_info
     from pyproj.enums import PJType
@@ -263,6 +276,7 @@ def _fill_utm_codes() -> None:
         if tail[:-1].isdigit() and tail[-1] in "NS":
             codes[(int(tail[:-1]), tail[-1] == "N")] = int(info.code)
     _UTM_CODES = codes
+    return codes
 
 
 def geodesic_area_m2(lon_deg: Iterable[float], lat_deg: Iterable[float]) -> float:
@@ -302,34 +316,34 @@ class SiteFrame:
     1.0
     """
 
-    def __init__(self, crs) -> None:
+    def __init__(self, crs: Any) -> None:
         import pyproj
         from pyproj import CRS, Transformer
 
         try:
-            crs = CRS.from_user_input(crs)
+            site_crs = CRS.from_user_input(crs)
         except pyproj.exceptions.CRSError as exc:
             raise UnsuitableCRS(f"unknown CRS {crs!r}: {exc}") from exc
-        if not crs.is_projected:
-            raise UnsuitableCRS(f"site CRS must be projected, {crs.name!r} is not")
-        op = crs.coordinate_operation
-        if crs.to_epsg() in _WEB_MERCATOR_CODES or (
+        if not site_crs.is_projected:
+            raise UnsuitableCRS(f"site CRS must be projected, {site_crs.name!r} is not")
+        op = site_crs.coordinate_operation
+        if site_crs.to_epsg() in _WEB_MERCATOR_CODES or (
             op is not None and op.method_name in _WEB_MERCATOR_METHODS
         ):
             raise UnsuitableCRS(
-                f"{crs.name!r} is Web Mercator: its scale is sec(latitude), so lengths and "
+                f"{site_crs.name!r} is Web Mercator: its scale is sec(latitude), so lengths and "
                 "areas in it are wrong; choose UTM or a state/county CRS"
             )
-        axes = [a for a in crs.axis_info if a.direction.lower() in ("east", "north")]
+        axes = [a for a in site_crs.axis_info if a.direction.lower() in ("east", "north")]
         factors = {a.unit_conversion_factor for a in axes}
         if len(axes) != 2 or len(factors) != 1:
-            raise UnsuitableCRS(f"{crs.name!r} lacks east/north axes in one linear unit")
-        self.crs = crs
+            raise UnsuitableCRS(f"{site_crs.name!r} lacks east/north axes in one linear unit")
+        self.crs: CRS = site_crs
         self.unit_m = float(factors.pop())
         unit_names = {a.unit_name for a in axes}
         self.foot = Foot.US_SURVEY if unit_names == {"US survey foot"} else Foot.INTERNATIONAL
-        self._forward = Transformer.from_crs(CRS.from_epsg(4326), crs, always_xy=True)
-        self._inverse = Transformer.from_crs(crs, CRS.from_epsg(4326), always_xy=True)
+        self._forward = Transformer.from_crs(CRS.from_epsg(4326), site_crs, always_xy=True)
+        self._inverse = Transformer.from_crs(site_crs, CRS.from_epsg(4326), always_xy=True)
 
     # -- identity -----------------------------------------------------------------------------
     @cached_property
@@ -350,7 +364,12 @@ class SiteFrame:
         return cls(utm_crs(lat_deg, lon_deg))
 
     # -- transforms ---------------------------------------------------------------------------
-    def to_local(self, lon_deg, lat_deg):
+    @overload
+    def to_local(self, lon_deg: float, lat_deg: float) -> tuple[float, float]: ...
+    @overload
+    def to_local(self, lon_deg: Coords, lat_deg: Coords) -> tuple[Coords, Coords]: ...
+
+    def to_local(self, lon_deg: float | Coords, lat_deg: float | Coords) -> tuple[Any, Any]:
         """WGS84 lon/lat (degrees, scalars or arrays) → site CRS x, y (CRS units).
 
         Raises
@@ -369,7 +388,12 @@ class SiteFrame:
             )
         return x, y
 
-    def to_lonlat(self, x, y):
+    @overload
+    def to_lonlat(self, x: float, y: float) -> tuple[float, float]: ...
+    @overload
+    def to_lonlat(self, x: Coords, y: Coords) -> tuple[Coords, Coords]: ...
+
+    def to_lonlat(self, x: float | Coords, y: float | Coords) -> tuple[Any, Any]:
         """Site CRS x, y → WGS84 lon, lat in degrees.  Raises ``NonFiniteCoordinate``."""
         lon, lat = self._inverse.transform(x, y, errcheck=False)
         if not (np.all(np.isfinite(lon)) and np.all(np.isfinite(lat))):
@@ -407,10 +431,12 @@ class SiteFrame:
             )
         except pyproj.exceptions.ProjError:  # pragma: no cover - PROJ could not bound it
             return None
-        fix = lambda v, inf: v if math.isfinite(v) else inf  # noqa: E731
+        def fix(v: float, inf: float) -> float:
+            return v if math.isfinite(v) else inf
+
         return (fix(xmin, -math.inf), fix(ymin, -math.inf), fix(xmax, math.inf), fix(ymax, math.inf))
 
-    def outside(self, x, y) -> np.ndarray:
+    def outside(self, x: npt.ArrayLike, y: npt.ArrayLike) -> npt.NDArray[np.bool_]:
         """Boolean mask of the coordinates :meth:`check_xy` would refuse (vectorised)."""
         xa = np.atleast_1d(np.asarray(x, dtype=float))
         ya = np.atleast_1d(np.asarray(y, dtype=float))
@@ -423,9 +449,10 @@ class SiteFrame:
             lon, lat = self._inverse.transform(xa[ok], ya[ok], errcheck=False)
             lon, lat = np.asarray(lon), np.asarray(lat)
             bad[ok] = ~(np.isfinite(lon) & np.isfinite(lat) & (np.abs(lat) <= 90.0))
-        return bad
+        mask: npt.NDArray[np.bool_] = bad
+        return mask
 
-    def check_xy(self, x, y) -> None:
+    def check_xy(self, x: float | npt.ArrayLike, y: float | npt.ArrayLike) -> None:
         """Refuse site-CRS coordinates far outside the CRS's area of use.
 
         Parameters
@@ -465,12 +492,12 @@ class SiteFrame:
             i = int(bad[0])
             self._refuse_no_lonlat(float(xa[i]), float(ya[i]), None if scalar else i)
 
-    def _refuse_outside(self, axis: str, v: float, lo: float, hi: float, index: int | None):
+    def _refuse_outside(self, axis: str, v: float, lo: float, hi: float, index: int | None) -> NoReturn:
         raise OutsideAreaOfUse(
             f"{axis} {v!r} is outside the area of use of {self.crs.name!r} ({axis} {lo:.0f} to "
             f"{hi:.0f} {self._unit_name}, with a {AREA_OF_USE_MARGIN_DEG:g}° margin)", axis, index)
 
-    def _refuse_no_lonlat(self, x: float, y: float, index: int | None):
+    def _refuse_no_lonlat(self, x: float, y: float, index: int | None) -> NoReturn:
         raise OutsideAreaOfUse(f"x/y ({x!r}, {y!r}) has no lon/lat in {self.crs.name!r}", "x/y", index)
 
     @cached_property
@@ -492,18 +519,18 @@ class SiteFrame:
         return math.sqrt(self._proj.get_factors(lon, lat).areal_scale)
 
     @cached_property
-    def _proj(self) -> pyproj.Proj:  # noqa: F821 - imported when first asked
+    def _proj(self) -> pyproj.Proj:
         import pyproj
 
         return pyproj.Proj(self.crs)
 
-    def _k_at(self, geom) -> float:
+    def _k_at(self, geom: shapely.Geometry) -> float:
         c = shapely.centroid(geom)
         if c.is_empty:
             return 1.0
         return self.scale_factor(c.x, c.y)
 
-    def length_ft(self, geom) -> float:
+    def length_ft(self, geom: shapely.Geometry) -> float:
         """Ground length (ft of :attr:`foot`) of a shapely geometry in site CRS units.
 
         Grid length reduced by the scale factor at the centroid. A polygon gives its perimeter.
@@ -513,7 +540,7 @@ class SiteFrame:
             return 0.0
         return self.to_ft(grid) / self._k_at(geom)
 
-    def area_sqft(self, geom) -> float:
+    def area_sqft(self, geom: shapely.Geometry) -> float:
         """Ground area (sq ft of :attr:`foot`) of a shapely geometry in site CRS units.
 
         Grid area reduced by k² at the centroid; agrees with ``Geod`` area to ~1e-6 for sites.
@@ -523,24 +550,24 @@ class SiteFrame:
             return 0.0
         return grid * (self.unit_m / self.foot.metres) ** 2 / self._k_at(geom) ** 2
 
-    def area_ac(self, geom) -> float:
+    def area_ac(self, geom: shapely.Geometry) -> float:
         """Ground area in acres (43,560 sq ft of :attr:`foot`)."""
         return self.area_sqft(geom) / SQFT_PER_ACRE
 
-    def length(self, geom) -> Measure:
+    def length(self, geom: shapely.Geometry) -> Measure:
         """:meth:`length_ft` labelled with its foot."""
         return Measure(self.length_ft(geom), "ft", self.foot)
 
-    def area(self, geom) -> Measure:
+    def area(self, geom: shapely.Geometry) -> Measure:
         """:meth:`area_sqft` labelled with its foot."""
         return Measure(self.area_sqft(geom), "sqft", self.foot)
 
-    def acres(self, geom) -> Measure:
+    def acres(self, geom: shapely.Geometry) -> Measure:
         """:meth:`area_ac` labelled with its foot."""
         return Measure(self.area_ac(geom), "ac", self.foot)
 
     # -- geodesic helpers -----------------------------------------------------------------------
-    def forward(self, x: float, y: float, azimuth_true_deg: float, ground_ft: float):
+    def forward(self, x: float, y: float, azimuth_true_deg: float, ground_ft: float) -> tuple[float, float]:
         """The point ``ground_ft`` (ft of :attr:`foot`) from (x, y) on a true azimuth.
 
         Solved on the WGS84 ellipsoid (``Geod.fwd``, the direct geodesic problem), so grid
@@ -550,7 +577,7 @@ class SiteFrame:
         lon2, lat2, _ = _wgs84().fwd(lon, lat, azimuth_true_deg, ground_ft * self.foot.metres)
         return self.to_local(lon2, lat2)
 
-    def geodesic_area_sqft(self, geom) -> float:
+    def geodesic_area_sqft(self, geom: shapely.Geometry) -> float:
         """Ellipsoidal area (pyproj ``Geod``) of a site-CRS polygon, sq ft of :attr:`foot`."""
         ll = shapely.transform(geom, lambda xy: np.column_stack(self.to_lonlat(xy[:, 0], xy[:, 1])))
         area, _ = _wgs84().geometry_area_perimeter(ll)
@@ -613,7 +640,7 @@ _FOOT_WORDS = (("us survey feet", "ftus"), ("us survey foot", "ftus"), ("survey 
 
 
 @functools.lru_cache(maxsize=1)
-def _projected_crs_list() -> tuple:
+def _projected_crs_list() -> tuple[CRSInfo, ...]:
     """Every non-deprecated EPSG projected CRS in PROJ's database (``pyproj.database``; about
     5,300, read once: ~1 s)."""
     from pyproj.database import query_crs_info
@@ -640,8 +667,8 @@ def find_projected_crs(text: str, *, near: tuple[float, float] | None = None,
     q = " ".join(str(text).lower().split())
     if not q:
         return []
-    for words, short in _FOOT_WORDS:
-        q = q.replace(words, short)
+    for phrase, short in _FOOT_WORDS:
+        q = q.replace(phrase, short)
     code = q.removeprefix("epsg:").strip()
     rows = _projected_crs_list()
     if code.isdigit():
@@ -653,7 +680,7 @@ def find_projected_crs(text: str, *, near: tuple[float, float] | None = None,
     if near is not None:
         lat, lon = near
 
-        def holds(r) -> bool:
+        def holds(r: CRSInfo) -> bool:
             a = r.area_of_use
             return a is not None and a.south <= lat <= a.north and a.west <= lon <= a.east
 

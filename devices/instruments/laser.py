@@ -18,6 +18,8 @@ Field layouts (from ``../shared/data/devices/device-samples.txt`` and its source
 
 from __future__ import annotations
 
+from typing import Any
+
 from devices.instruments.sentence import Sentence, opt_float
 from devices.readings import GON_PER_DEG, InstrumentInfo, LengthUnit, RangefinderShot, ShotKind
 
@@ -165,7 +167,7 @@ def parse_hvv(s: Sentence, raw: bytes, t: float) -> RangefinderShot:
     )
 
 
-def _replace(shot: RangefinderShot, **changes) -> RangefinderShot:
+def _replace(shot: RangefinderShot, **changes: Any) -> RangefinderShot:
     import dataclasses
 
     return dataclasses.replace(shot, **changes)

@@ -12,7 +12,7 @@ import dataclasses
 import logging
 import threading
 from collections import Counter
-from collections.abc import Callable
+from collections.abc import Callable, Iterable, Sequence
 
 from devices.caliper import (
     CaliperAssembler,
@@ -22,9 +22,9 @@ from devices.caliper import (
     SpeciesTable,
 )
 from devices.device_reader import DeviceReader
-from devices.instruments import InstrumentParser
+from devices.instruments.parser import InstrumentParser
 from devices.readings import InstrumentInfo, RangefinderShot
-from devices.transport import DeviceStatus, FramerFactory, LineFramer, PortReader, SerialSettings
+from devices.transport import DeviceStatus, FramerFactory, LineFramer, PortReader, ReaderStats, SerialSettings
 
 log = logging.getLogger(__name__)
 
@@ -95,7 +95,7 @@ class InstrumentReader(DeviceReader):
         return self._port
 
     @property
-    def stats(self):
+    def stats(self) -> ReaderStats:
         """The port reader's :class:`~devices.transport.ReaderStats`."""
         return self._port.stats
 
@@ -107,7 +107,7 @@ class InstrumentReader(DeviceReader):
 
     # -- thread side
 
-    def _emit_all(self, readings) -> None:
+    def _emit_all(self, readings: Iterable[object]) -> None:
         for reading in readings:
             self._on_reading(reading)
 
@@ -120,7 +120,7 @@ class InstrumentReader(DeviceReader):
     def _on_line(self, line: bytes, t: float) -> None:
         with self._lock:
             reading = self.parser.parse(line, t)
-            out: list[object] = []
+            out: Sequence[object] = []
             if isinstance(reading, CaliperSpecies | CaliperDiameter | CaliperLength):
                 out = self.assembler.feed(reading)
                 self._pending_since = t if self.assembler.waiting else None

@@ -45,95 +45,48 @@ used at all; an epoch whose time is not after the newest fix's is counted as
 
 from __future__ import annotations
 
-from devices.nmea.assembler import (
-    RECENT_LINES,
-    RESYNC_EPOCHS,
-    STALE_EPOCH_WINDOW_S,
-    EpochAssembler,
-    NmeaStats,
-    iter_stream_fixes,
-)
-from devices.nmea.cycle import CYCLE_GAP_S, CYCLE_LEARN_EPOCHS, CYCLE_LEARN_S, CycleLearner
-from devices.nmea.epoch import UTC, ZDA_JOIN_S
-from devices.nmea.fix import (
-    UERE_M,
-    VDOP_PER_HDOP,
-    BadKind,
-    Fix,
-    FixMode,
-    FixQuality,
-    Usability,
-    fix_to_json,
-)
-from devices.nmea.reader import FOOT_M, GnssReader, GnssStats
-from devices.nmea.sentences import (
-    ALT_MSL_RANGE_M,
-    KNOT_MPS,
-    LEAP_SECOND_TIME,
-    MAX_DOP,
-    MAX_GEOID_SEP_M,
-    MAX_MAGVAR_DEG,
-    MAX_SATS,
-    ZDA_YEARS,
-    GsvPage,
-    SatelliteInView,
-    parse_gsv,
-    parse_sentence,
-)
+from typing import TYPE_CHECKING
 
+from devices.nmea.assembler import EpochAssembler, iter_stream_fixes
+from devices.nmea.cycle import CYCLE_LEARN_EPOCHS, CYCLE_LEARN_S, CycleLearner
+from devices.nmea.fix import UERE_M, VDOP_PER_HDOP, BadKind, Fix, FixMode, FixQuality, fix_to_json
+from devices.nmea.reader import GnssReader
+from devices.nmea.sentences import parse_gsv, parse_sentence
+
+if TYPE_CHECKING:
+    from devices.nmea.__main__ import main
+
+# What other packages and the tests import from here; the rest is imported from its module.
 __all__ = [
-    "FixQuality",
-    "FixMode",
     "BadKind",
-    "Usability",
-    "Fix",
-    "UERE_M",
-    "VDOP_PER_HDOP",
-    "GsvPage",
-    "SatelliteInView",
-    "parse_gsv",
-    "parse_sentence",
-    "NmeaStats",
-    "EpochAssembler",
-    "GnssStats",
-    "GnssReader",
-    "fix_to_json",
-    "source_kind",
-    "main",
-    "iter_stream_fixes",
-    "CycleLearner",
-    # constants (units in the names; see their modules)
-    "ALT_MSL_RANGE_M",
-    "CYCLE_GAP_S",
     "CYCLE_LEARN_EPOCHS",
     "CYCLE_LEARN_S",
-    "FOOT_M",
-    "KNOT_MPS",
-    "LEAP_SECOND_TIME",
-    "MAX_DOP",
-    "MAX_GEOID_SEP_M",
-    "MAX_MAGVAR_DEG",
-    "MAX_SATS",
-    "RECENT_LINES",
-    "RESYNC_EPOCHS",
-    "STALE_EPOCH_WINDOW_S",
-    "UTC",
-    "ZDA_JOIN_S",
-    "ZDA_YEARS",
+    "CycleLearner",
+    "EpochAssembler",
+    "Fix",
+    "FixMode",
+    "FixQuality",
+    "GnssReader",
+    "UERE_M",
+    "VDOP_PER_HDOP",
+    "fix_to_json",
+    "iter_stream_fixes",
+    "main",
+    "parse_gsv",
+    "parse_sentence",
 ]
 
-# The command line lives in devices.nmea.__main__ and is imported only when asked for: importing
-# it here would make ``python -m devices.nmea`` find it already imported (runpy warns of that).
-_CLI_NAMES = frozenset({"main", "source_kind"})
 
-
-def __getattr__(name: str):
-    if name in _CLI_NAMES:
+def __getattr__(name: str) -> object:
+    # The command line lives in devices.nmea.__main__ and is imported only when asked for:
+    # importing it here would make ``python -m devices.nmea`` find it already imported (runpy
+    # warns of that).
+    if name == "main":
         from devices.nmea import __main__ as cli
 
-        return getattr(cli, name)
+        return cli.main
     raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 
 def __dir__() -> list[str]:
-    return sorted(set(globals()) | _CLI_NAMES)
+    return sorted(set(globals()) | {"main"})

@@ -16,6 +16,7 @@ import threading
 import time
 from collections.abc import Callable
 from pathlib import Path
+from typing import TypeVar
 
 from devices.console import tolerant_console
 from devices.nmea.assembler import EpochAssembler, NmeaStats, iter_stream_fixes
@@ -25,8 +26,12 @@ from devices.transport import BAUD_MAX, BAUD_MIN, DeviceStatus, LineFramer, Link
 
 __all__ = ["main", "source_kind"]
 
+_T = TypeVar("_T", int, float)
+#: Writes one JSON object as a line of standard output.
+Emit = Callable[[dict[str, object]], None]
 
-def _summary(stats: NmeaStats, extra_overlong: int = 0) -> dict:
+
+def _summary(stats: NmeaStats, extra_overlong: int = 0) -> dict[str, object]:
     bad = dict(stats.bad)
     bad[BadKind.OVERLONG.value] += extra_overlong
     return {"class": "SUMMARY", "good": stats.good, "used": stats.used, "fixes": stats.fixes,
@@ -77,13 +82,13 @@ def _arg_baud(text: str) -> int:
     return value
 
 
-def _checked(kind: type, ok: Callable[[float], bool], message: str) -> Callable[[str], float]:
+def _checked(kind: Callable[[str], _T], ok: Callable[[_T], bool], message: str) -> Callable[[str], _T]:
     """An argparse ``type``: ``kind(text)`` when it reads and passes ``ok``, else
     :class:`argparse.ArgumentTypeError` with ``message`` (``{text!r}`` is the argument)."""
 
-    def parse(text: str):
+    def parse(text: str) -> _T:
         try:
-            value = kind(text)
+            value: _T | None = kind(text)
         except ValueError:
             value = None
         if value is None or not ok(value):
@@ -140,7 +145,8 @@ def _parser() -> argparse.ArgumentParser:
                     " Also run as: python -m devices.nmea SOURCE.")
     parser.add_argument("source", help="log file, '-' for stdin, or a port / pyserial URL")
     parser.add_argument("--baud", type=_arg_baud, default=None,
-                        help=f"baud rate {BAUD_MIN}..{BAUD_MAX} (default: auto-baud on serial ports; ignored for files)")
+                        help=f"baud rate {BAUD_MIN}..{BAUD_MAX} "
+                             "(default: auto-baud on serial ports; ignored for files)")
     parser.add_argument("--antenna-height-m", type=_arg_antenna_height, default=0.0,
                         help="antenna height above the ground mark, 0..100 m")
     parser.add_argument("--count", type=_arg_count, default=None, help="stop after this many fixes (ports)")
@@ -155,7 +161,7 @@ def _main(argv: list[str] | None) -> int:
     args = parser.parse_args(argv)
     out = sys.stdout
 
-    def emit(obj: dict) -> None:
+    def emit(obj: dict[str, object]) -> None:
         out.write(json.dumps(obj, separators=(",", ":")) + "\n")
 
     try:
@@ -167,7 +173,7 @@ def _main(argv: list[str] | None) -> int:
     return _read_port(args, parser, emit)
 
 
-def _read_stream(args: argparse.Namespace, parser: argparse.ArgumentParser, kind: str, emit) -> int:
+def _read_stream(args: argparse.Namespace, parser: argparse.ArgumentParser, kind: str, emit: Emit) -> int:
     """A file or standard input, to its end."""
     assembler = EpochAssembler(args.antenna_height_m)
     framer = LineFramer()
@@ -186,7 +192,7 @@ def _read_stream(args: argparse.Namespace, parser: argparse.ArgumentParser, kind
     return 0
 
 
-def _read_port(args: argparse.Namespace, parser: argparse.ArgumentParser, emit) -> int:
+def _read_port(args: argparse.Namespace, parser: argparse.ArgumentParser, emit: Emit) -> int:
     """A port, until ``--count`` fixes, ``--duration``, Ctrl-C, or its first failed open."""
     out = sys.stdout
     try:

@@ -14,13 +14,23 @@ import time
 from collections import Counter
 from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass, field
+from typing import IO
 
 import pynmea2
 
 from devices.errors import BadSentence
 from devices.framing import MAX_LINE_BYTES, LineFramer, is_checksummed_nmea
 from devices.nmea.cycle import CycleLearner
-from devices.nmea.epoch import _FIELD_ERRORS, _POSITION_SET, ZDA_JOIN_S, _build_fix, _Epoch, _Fields, _Sentence
+from devices.nmea.epoch import (
+    _FIELD_ERRORS,
+    _POSITION_SET,
+    ZDA_JOIN_S,
+    HeldGst,
+    _build_fix,
+    _Epoch,
+    _Fields,
+    _Sentence,
+)
 from devices.nmea.fix import BadKind, Fix
 from devices.nmea.sentences import (
     _USED_TYPES,
@@ -113,7 +123,11 @@ RECENT_LINES = 128
 _NOVATEL_ASCII_RE = re.compile(rb"#[A-Z0-9_]+A,[^;]*;.*\*[0-9A-Fa-f]{8}\Z")
 
 
-def _behind_s(a: tuple, b: tuple) -> float:
+#: When an epoch is: ``(time_utc or None, time of day)``.
+_Stamp = tuple[dt.datetime | None, dt.time]
+
+
+def _behind_s(a: _Stamp, b: _Stamp) -> float:
     """Seconds epoch ``a`` is behind epoch ``b``; each a ``(time_utc or None, time of day)``.
 
     Full datetimes when both have a date, else the times of day across midnight.
@@ -192,8 +206,9 @@ class EpochAssembler:
     receiver runs on the new time, and we follow it after two epochs).
 
     **Impossible values.**  A sentence holding a field that cannot be read or
-    whose value is impossible (a DOP below 0 or above :data:`MAX_DOP`, satellites outside 0..:data:`MAX_SATS`, a negative GST
-    sigma or speed, a course outside 0..360, geoid separation beyond
+    whose value is impossible (a DOP below 0 or above :data:`MAX_DOP`,
+    satellites outside 0..:data:`MAX_SATS`, a negative GST sigma or speed,
+    a course outside 0..360, geoid separation beyond
     :data:`MAX_GEOID_SEP_M`, altitude outside :data:`ALT_MSL_RANGE_M`, a
     negative correction age, a date or time that is not one) is dropped
     whole and counted once as ``malformed_field``: a GGA with HDOP -0.9 gives
@@ -234,12 +249,12 @@ class EpochAssembler:
         self._last_date_tod: dt.time | None = None
         # (time_utc, time of day) of the newest fix emitted; of the last epoch dropped as behind it,
         # and how many dropped in a row advanced on each other
-        self._newest: tuple | None = None
-        self._behind: tuple | None = None
+        self._newest: _Stamp | None = None
+        self._behind: _Stamp | None = None
         self._behind_run = 0
         # (GST fields, fix quality, epochs held so far) of the last GST, while it may be held
-        self._held_gst: tuple | None = None
-        self._bad: Counter = Counter()
+        self._held_gst: HeldGst | None = None
+        self._bad: Counter[str] = Counter()
         self._good = self._used = self._comments = self._fixes = self._ignored = 0
         self._tod_text: str | None = None
         self._tod: dt.time | None = None
@@ -337,7 +352,9 @@ class EpochAssembler:
             if not opens:
                 # more of an epoch delivered at its learned ender: the fix is out; the line joins the
                 # closed epoch (for the learner), unused, and the ender is not trusted again
-                self._cycle.ban(early.last_key, sentence.label)
+                ender = early.last_key
+                if ender is not None:  # (always: the epoch was delivered at its ender)
+                    self._cycle.ban(ender, sentence.label)
                 self._late_lines += 1
                 late = True
             else:
@@ -549,7 +566,7 @@ class EpochAssembler:
         return date
 
 
-def iter_stream_fixes(stream, assembler: EpochAssembler, framer: LineFramer | None = None,
+def iter_stream_fixes(stream: IO[bytes], assembler: EpochAssembler, framer: LineFramer | None = None,
                       chunk_bytes: int = 65536) -> Iterator[Fix]:
     """Read a binary stream to its end, yielding fixes (used for files and stdin)."""
     framer = framer or LineFramer()

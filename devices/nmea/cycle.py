@@ -14,14 +14,12 @@ from __future__ import annotations
 
 import datetime as dt
 import logging
-from typing import TYPE_CHECKING
+from collections.abc import Mapping
+from typing import Protocol
 
 import pynmea2
 
 from devices.nmea.sentences import _gsa_system_id, _gsv_body, _tod_diff_s
-
-if TYPE_CHECKING:
-    from devices.nmea.epoch import _Epoch
 
 __all__ = ["CYCLE_LEARN_EPOCHS", "CYCLE_LEARN_S", "CYCLE_GAP_S", "MAX_CYCLE_KEYS", "CycleLearner"]
 
@@ -42,6 +40,31 @@ CYCLE_GAP_S = 5.0
 MAX_CYCLE_KEYS = 256
 #: NMEA 4.10 GSV signal ids are one hex digit; anything else is named ``signal ?`` in a key.
 _SIGNAL_IDS = frozenset("0123456789ABCDEFabcdef")
+
+
+class EpochOrder(Protocol):
+    """What :meth:`CycleLearner.learn` reads of an epoch that is over (the assembler's
+    ``devices.nmea.epoch._Epoch``; named here so this module does not import that one)."""
+
+    @property
+    def tod(self) -> dt.time | None:
+        """Time of day of the sentences that opened the epoch (never a ZDA's)."""
+
+    @property
+    def zda_tod(self) -> dt.time | None:
+        """Time of day of the epoch's first timed ZDA."""
+
+    @property
+    def has_position(self) -> bool:
+        """Whether a sentence with a position joined the epoch."""
+
+    @property
+    def seen(self) -> Mapping[str, int]:
+        """Cycle key -> how many sentences of it the epoch holds."""
+
+    @property
+    def last(self) -> str | None:
+        """Cycle key of the epoch's newest sentence."""
 
 
 def _may_end_cycle(cycle_key: str) -> bool:
@@ -124,7 +147,7 @@ class CycleLearner:
         self._watched_s = 0.0
         self._watched_tod = None
 
-    def learn(self, ep: _Epoch) -> None:
+    def learn(self, ep: EpochOrder) -> None:
         """An epoch is over (nothing more can join it): learn from the order of its sentences."""
         last = ep.last
         if last is None:
@@ -168,8 +191,8 @@ class CycleLearner:
         if n in enders.get(last, ()) or key in self._banned or not _may_end_cycle(last):
             return
         epochs = ended[key] = ended.get(key, 0) + 1
-        times = followed_at.get(last, ())
-        followed = times[n - 1] if n <= len(times) else 0.0
+        last_times = followed_at.get(last)
+        followed = last_times[n - 1] if last_times is not None and n <= len(last_times) else 0.0
         if epochs >= CYCLE_LEARN_EPOCHS and now - followed >= CYCLE_LEARN_S:
             enders.setdefault(last, set()).add(n)
 

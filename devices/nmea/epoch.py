@@ -10,15 +10,17 @@ in order of precedence, the first readable sentence of a type winning.
 from __future__ import annotations
 
 import datetime as dt
+import enum
 import logging
 import math
 from collections.abc import Mapping
+from typing import Any
 
 import pynmea2
 
 from devices.nmea.cycle import _cycle_key
 from devices.nmea.fix import UERE_M, VDOP_PER_HDOP, Fix, FixMode, FixQuality, _accuracy_source, _new_fix
-from devices.nmea.sentences import _HANDLERS, _gsa_used_ids, _gsv_sats
+from devices.nmea.sentences import _HANDLERS, Fields, _gsa_used_ids, _gsv_sats
 
 log = logging.getLogger(__name__)
 
@@ -32,8 +34,9 @@ _FIELD_ERRORS = (ValueError, TypeError, AttributeError, IndexError, KeyError)
 #: A ZDA joins the epoch in progress when their times of day are less than this apart (seconds).
 ZDA_JOIN_S = 1.0
 
-_EMPTY: Mapping[str, object] = {}
-_MODE_BY_FIX_TYPE = {2: FixMode.TWO_D, 3: FixMode.THREE_D}
+_EMPTY: Mapping[str, Any] = {}
+#: GSA / PGRMZ fix type -> mode (looked up with the field as read: None when not sent).
+_MODE_BY_FIX_TYPE: dict[int | None, FixMode] = {2: FixMode.TWO_D, 3: FixMode.THREE_D}
 
 
 class _Epoch:
@@ -42,7 +45,7 @@ class _Epoch:
     def __init__(self) -> None:
         self.tod: dt.time | None = None  # time of the sentences that opened the epoch (never ZDA)
         self.zda_tod: dt.time | None = None  # time of the epoch's first timed ZDA
-        self.msgs: dict[str, list] = {}
+        self.msgs: dict[str, list[_Sentence]] = {}
         self.types: list[str] = []
         self.raw: list[str] = []
         self.t_last = 0.0
@@ -57,8 +60,12 @@ class _Epoch:
         return None if self.last is None else (self.last, self.seen[self.last])
 
 
-_UNREAD = object()  # _Sentence.values before the fields are read
-_MALFORMED = object()  # _Sentence.values when a field could not be read
+class _Read(enum.Enum):
+    """:attr:`_Sentence.values` before its fields are read, or when one could not be read."""
+
+    UNREAD = "unread"
+    MALFORMED = "malformed"
+
 
 
 class _Sentence:
@@ -79,7 +86,7 @@ class _Sentence:
         else:
             self.label = msg.talker + kind if kind is not None else ""
         self.tod = tod
-        self.values = _UNREAD
+        self.values: Fields | _Read = _Read.UNREAD
         self.cycle_key = _cycle_key(msg, self.label, kind) if kind in ("GSV", "GSA") else self.label
 
 
@@ -94,35 +101,34 @@ class _Fields:
 
     def __init__(self, epoch: _Epoch) -> None:
         self.msgs = epoch.msgs
-        self.cache: dict[str, dict | None] = {}
+        self.cache: dict[str, Fields | None] = {}
         self.used = 0
         self.malformed = 0
 
-    def get(self, kind: str) -> dict | None:
+    def get(self, kind: str) -> Fields | None:
         """The fields of the first readable sentence of ``kind`` (None if none); read once."""
         cache = self.cache
         if kind in cache:
             return cache[kind]
-        values = None
+        found: Fields | None = None
         for sentence in self.msgs.get(kind, ()):
             values = sentence.values
-            if values is _UNREAD:
+            if values is _Read.UNREAD:
                 try:
                     values = _HANDLERS[kind](sentence.msg)
                 except _FIELD_ERRORS as exc:
                     log.debug("malformed %s: %s", kind, exc)
-                    values = _MALFORMED
+                    values = _Read.MALFORMED
                 sentence.values = values
-            if values is _MALFORMED:
-                values = None
-                self.malformed += 1
-                continue
-            self.used += 1
-            break
-        cache[kind] = values
-        return values
+            if isinstance(values, dict):
+                found = values
+                self.used += 1
+                break
+            self.malformed += 1
+        cache[kind] = found
+        return found
 
-    def first(self, key: str, *kinds: str):
+    def first(self, key: str, *kinds: str) -> Any:
         """``key`` from the first of ``kinds`` (in order) that has it, else None."""
         for kind in kinds:
             src = self.get(kind)
@@ -153,7 +159,7 @@ def _position(fields: _Fields) -> tuple[bool, float | None, float | None]:
     return readable, None, None
 
 
-def _quality(fields: _Fields, gga: Mapping, has_lat: bool) -> FixQuality:
+def _quality(fields: _Fields, gga: Mapping[str, Any], has_lat: bool) -> FixQuality:
     """GGA quality, else the GNS / RMC / GLL mode indicator's, else AUTONOMOUS with a position."""
     quality: FixQuality | None = gga.get("quality")
     if quality is None:
@@ -164,7 +170,7 @@ def _quality(fields: _Fields, gga: Mapping, has_lat: bool) -> FixQuality:
 
 
 def _accuracy(quality: FixQuality, hdop: float | None, vdop: float | None,
-              gst: Mapping) -> tuple[float | None, float | None, bool, str]:
+              gst: Mapping[str, Any]) -> tuple[float | None, float | None, bool, str]:
     """(horizontal, vertical 1-sigma accuracy in metres, estimated?, ``Fix.accuracy_source``).
 
     GST's sigmas when sent (horizontal = sqrt(sigma_lat^2 + sigma_lon^2)), else DOP x
@@ -188,13 +194,14 @@ def _accuracy(quality: FixQuality, hdop: float | None, vdop: float | None,
     return h_acc, v_acc, estimated, _accuracy_source(h_from, v_from, uere)
 
 
-def _sats_used(fields: _Fields, gga: Mapping, msgs: Mapping, fixed: bool) -> int | None:
+def _sats_used(fields: _Fields, gga: Mapping[str, Any], msgs: Mapping[str, list[_Sentence]],
+               fixed: bool) -> int | None:
     """Satellites used: GGA field 7, else GNS's, else the distinct ids of the epoch's GSA.
 
     While fixed, a GGA count of 0 is not believed (a Furuno GT-88 sends ``00`` with 11 in GSA
     and GNS): the GNS count, else GSA's, is taken when it has any; the GGA's 0 stays otherwise.
     """
-    sats = gga.get("sats_used")
+    sats: int | None = gga.get("sats_used")
     if sats is None or (sats == 0 and fixed):
         other = fields.first("sats_used", "GNS")
         if not other and "GSA" in msgs:
@@ -204,7 +211,14 @@ def _sats_used(fields: _Fields, gga: Mapping, msgs: Mapping, fixed: bool) -> int
     return sats
 
 
-def _garmin_accuracy(fields: _Fields, h_acc, v_acc, estimated: bool, source: str) -> tuple:
+#: What :func:`_accuracy` gives: horizontal, vertical accuracy (m), estimated?, source in words.
+_Accuracy = tuple[float | None, float | None, bool, str]
+#: An earlier epoch's GST kept for the next ones: (its fields, the fix quality, epochs held).
+HeldGst = tuple[Mapping[str, Any], FixQuality, int]
+
+
+def _garmin_accuracy(fields: _Fields, h_acc: float | None, v_acc: float | None, estimated: bool,
+                     source: str) -> _Accuracy:
     """Fill the accuracies GST and the DOPs left unknown from Garmin's ``$PGRME`` estimated
     position errors (metres; the receiver's own estimate, so marked estimated)."""
     grme = fields.get("GRME") or _EMPTY
@@ -221,9 +235,9 @@ def _garmin_accuracy(fields: _Fields, h_acc, v_acc, estimated: bool, source: str
     return h_acc, v_acc, True, garmin if source.startswith("none") else f"{source} + {garmin}"
 
 
-def _build_fix(ep: _Epoch, fields: _Fields, rmc: Mapping | None, date: dt.date | None,
+def _build_fix(ep: _Epoch, fields: _Fields, rmc: Mapping[str, Any] | None, date: dt.date | None,
                tod: dt.time | None, antenna_height_m: float,
-               held_gst: tuple | None = None) -> Fix | None:
+               held_gst: HeldGst | None = None) -> Fix | None:
     """The fix of a closed epoch holding a position sentence; None when every position sentence
     of it was malformed.  ``date`` and ``tod`` are the epoch's (see the assembler's notes).
     ``held_gst`` is ``(GST fields, fix quality, epochs held)`` of an earlier epoch's GST, used
@@ -255,7 +269,8 @@ def _build_fix(ep: _Epoch, fields: _Fields, rmc: Mapping | None, date: dt.date |
             _MODE_BY_FIX_TYPE.get(first("fix_type", "GRMZ")) if "GRMZ" in msgs else None) or (
             FixMode.THREE_D if alt_msl is not None else FixMode.TWO_D)
     sats_used = _sats_used(fields, gga, msgs, quality is not FixQuality.NO_FIX)
-    gst, held = get("GST"), 0
+    gst: Mapping[str, Any] | None = get("GST")
+    held = 0
     if gst is None:
         gst = _EMPTY
         if held_gst is not None and held_gst[1] is quality and lat is not None:

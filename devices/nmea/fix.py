@@ -11,7 +11,7 @@ import enum
 import functools
 from collections.abc import Mapping
 from dataclasses import dataclass, field
-from typing import NamedTuple
+from typing import Any, NamedTuple
 
 __all__ = [
     "FixQuality",
@@ -335,7 +335,7 @@ def _accuracy_source(horizontal: str | None, vertical: str | None, uere: float) 
     return " + ".join(sources) if sources else "none: no GST and no DOP"
 
 
-def _new_fix(values: dict) -> Fix:
+def _new_fix(values: dict[str, Any]) -> Fix:
     """``Fix(**values)`` for a dict naming every field (but :data:`_SET_BY_THE_APP`), in one step.
 
     A frozen dataclass's ``__init__`` sets each of Fix's 32 fields through
@@ -361,7 +361,7 @@ def _round(x: float | None, nd: int) -> float | None:
     return None if x is None else round(x, nd)
 
 
-def fix_to_json(fix: Fix) -> dict:
+def fix_to_json(fix: Fix) -> dict[str, object]:
     """One fix as a gpsd-TPV-like dict (absent values omitted).
 
     gpsd names: ``time`` (ISO 8601, ms, ``Z``), ``lat``, ``lon``, ``altMSL``,

@@ -24,6 +24,7 @@ import operator
 import re
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
+from typing import Any, overload
 
 import pynmea2
 from pynmea2 import nmea_utils
@@ -68,12 +69,18 @@ class GsvPage:
     signal_id: str | None
 
 
-def _num(text: str, kind=float, what: str = "field") -> float | int | None:
+@overload
+def _num(text: str, kind: type[int], what: str = ...) -> int | None: ...
+@overload
+def _num(text: str, kind: type[float] = ..., what: str = ...) -> float | None: ...
+
+
+def _num(text: str, kind: type[int] | type[float] = float, what: str = "field") -> float | None:
     """'' (or blanks) -> None; else the number, or ValueError naming the field."""
     if not text:
         return None
     try:
-        value = kind(text)
+        value: float = kind(text)
     except ValueError:
         if not text.strip():
             return None
@@ -93,7 +100,13 @@ MAX_GEOID_SEP_M = 200.0  #: |N| of EGM96/EGM2008 is below 110 m everywhere
 MAX_MAGVAR_DEG = 180.0
 
 
-def _ranged(text: str, kind, what: str, lo: float | None, hi: float | None) -> float | int | None:
+@overload
+def _ranged(text: str, kind: type[int], what: str, lo: float | None, hi: float | None) -> int | None: ...
+@overload
+def _ranged(text: str, kind: type[float], what: str, lo: float | None, hi: float | None) -> float | None: ...
+
+
+def _ranged(text: str, kind: type[int] | type[float], what: str, lo: float | None, hi: float | None) -> float | None:
     """:func:`_num`, then ``lo <= value <= hi`` (None: unbounded) or ValueError naming the field."""
     value = _num(text, kind, what)
     if value is not None and ((lo is not None and value < lo) or (hi is not None and value > hi)):
@@ -164,7 +177,7 @@ def parse_gsv(msg: pynmea2.NMEASentence) -> GsvPage:
 
 def _gsv_sats(msgs: Iterable[pynmea2.NMEASentence]) -> set[tuple[str, str]]:
     """Distinct (talker, PRN) pairs in view over GSV pages (an epoch's): ``Fix.sats_in_view``."""
-    sats = set()
+    sats: set[tuple[str, str]] = set()
     for msg in msgs:
         fields = _gsv_body(msg.data)[1]
         sats.update((msg.talker, p.strip()) for p in fields[0::4] if p.strip())
@@ -239,6 +252,7 @@ def _parse(line: bytes) -> tuple[pynmea2.NMEASentence, str]:
         if cls is None:
             raise BadSentence(BadKind.UNKNOWN_SENTENCE.value, line, str(exc.args[0][0])) from exc
         # Unicore's high-precision variants ($GNGGAH...) carry the standard fields
+        assert hp is not None  # cls is None without a match
         return cls(hp.group(1), hp.group(2), text[8:-3].split(",")), text
 
 
@@ -278,7 +292,7 @@ def _time_of_day(text: str) -> dt.time | None:
 
 def _dm(text: str, what: str) -> float:
     """NMEA ``dddmm.mmmm`` -> decimal degrees (pynmea2's dm_to_sd), minutes checked < 60."""
-    value = nmea_utils.dm_to_sd(text)  # ValueError unless digits + 2-digit minutes + fraction
+    value = float(nmea_utils.dm_to_sd(text))  # ValueError unless digits + 2-digit minutes + fraction
     if float(text[text.index(".") - 2 :]) >= 60.0:
         raise ValueError(f"{what} {text!r} has minutes >= 60")
     return value
@@ -313,20 +327,28 @@ def _tod_diff_s(a: dt.time, b: dt.time) -> float:
 # itemgetter of pynmea2's own field positions, looked up by its field names once, at import).
 
 
-def _columns_of(kind: str, *names: str) -> tuple[int, Callable[[list], tuple]]:
+#: How many fields a sentence type's reader needs, and the getter of them from ``msg.data``.
+_Columns = tuple[int, Callable[[list[str]], tuple[str, ...]]]
+#: What a field reader gives: field name -> value (numbers, a FixQuality, a date, text, None),
+#: read by name when the epoch's fix is built (:mod:`devices.nmea.epoch`).
+Fields = dict[str, Any]
+
+
+def _columns_of(kind: str, *names: str) -> _Columns:
     """(fields needed, getter) for pynmea2's fields ``names`` of sentence type ``kind``."""
     index = pynmea2.TalkerSentence.sentence_types[kind].name_to_idx
     cols = [index[name] for name in names]
     return max(cols) + 1, operator.itemgetter(*cols)
 
 
-def _columns(msg: pynmea2.NMEASentence, columns: tuple[int, Callable[[list], tuple]]) -> tuple:
+def _columns(msg: pynmea2.NMEASentence, columns: _Columns) -> tuple[str, ...]:
     """The fields of ``columns`` as text ('' for those past the end of a short sentence)."""
     n, getter = columns
     data = msg.data
     if len(data) < n:
         data = data + [""] * (n - len(data))
-    return getter(data)
+    fields: tuple[str, ...] = getter(data)
+    return fields
 
 
 _QUALITY_BY_CODE = tuple(FixQuality)
@@ -358,7 +380,8 @@ def _datestamp(text: str) -> dt.date:
     """
     if len(text) != 6 or not (text.isascii() and text.isdigit()):
         raise ValueError(f"RMC date {text!r} is not ddmmyy")
-    return nmea_utils.datestamp(text)
+    date: dt.date = nmea_utils.datestamp(text)
+    return date
 
 
 @functools.lru_cache(maxsize=8)
@@ -390,7 +413,7 @@ _SOLUTION_WORDS = {
 }
 
 
-def _solution(kind: str, sats: str, hdop: str, alt: str, sep: str, age: str, station: str) -> dict:
+def _solution(kind: str, sats: str, hdop: str, alt: str, sep: str, age: str, station: str) -> Fields:
     """The solution fields GGA and GNS share (``kind`` names the type in errors): satellites used,
     HDOP, altitude above MSL, geoid separation, age of corrections (s), reference station id."""
     w_sats, w_hdop, w_alt, w_sep, w_age = _SOLUTION_WORDS[kind]
@@ -404,15 +427,15 @@ def _solution(kind: str, sats: str, hdop: str, alt: str, sep: str, age: str, sta
     }
 
 
-def _gga(msg) -> dict:
+def _gga(msg: pynmea2.NMEASentence) -> Fields:
     lat, lat_dir, lon, lon_dir, qual, sats, hdop, alt, sep, age, station = _columns(msg, _GGA)
     q = _num(qual, int, "GGA quality")
     if q is not None and not 0 <= q <= 8:
         raise ValueError(f"GGA quality {q} outside 0..8")
-    lat, lon = _latlon(lat, lat_dir, lon, lon_dir)
+    lat_deg, lon_deg = _latlon(lat, lat_dir, lon, lon_dir)
     return {
-        "lat": lat,
-        "lon": lon,
+        "lat": lat_deg,
+        "lon": lon_deg,
         "quality": None if q is None else _QUALITY_BY_CODE[q],
         **_solution("GGA", sats, hdop, alt, sep, age, station),
     }
@@ -422,13 +445,13 @@ _GNS = _columns_of("GNS", "lat", "lat_dir", "lon", "lon_dir", "mode_indicator", 
                    "altitude", "geo_sep", "age_gps_data", "diferential")
 
 
-def _gns(msg) -> dict:
+def _gns(msg: pynmea2.NMEASentence) -> Fields:
     lat, lat_dir, lon, lon_dir, chars, sats, hdop, alt, sep, age, station = _columns(msg, _GNS)
-    lat, lon = _latlon(lat, lat_dir, lon, lon_dir)
+    lat_deg, lon_deg = _latlon(lat, lat_dir, lon, lon_dir)
     chars = chars.strip()
     return {
-        "lat": lat,
-        "lon": lon,
+        "lat": lat_deg,
+        "lon": lon_deg,
         "quality": _quality_from_mode_chars(chars),
         "mode_indicator": chars or None,
         **_solution("GNS", sats, hdop, alt, sep, age, station),
@@ -439,33 +462,34 @@ _RMC = _columns_of("RMC", "status", "lat", "lat_dir", "lon", "lon_dir", "spd_ove
                    "datestamp", "mag_variation", "mag_var_dir", "mode_indicator", "nav_status")
 
 
-def _rmc(msg) -> dict:
+def _rmc(msg: pynmea2.NMEASentence) -> Fields:
     (status, lat, lat_dir, lon, lon_dir, knots, course, date_text, magvar, magvar_dir, mode_char,
      nav_status) = _columns(msg, _RMC)
     status, mode_char, date_text = status.strip(), mode_char.strip(), date_text.strip()
-    lat, lon = _latlon(lat, lat_dir, lon, lon_dir)
-    magvar = _num(magvar, float, "RMC magnetic variation")
-    if magvar is not None and not 0.0 <= magvar <= MAX_MAGVAR_DEG:
-        magvar = None  # a placeholder for "unknown" (a Trimble R1 sends 999.9000,E)
-    if magvar is not None and magvar_dir.strip() == "W":
-        magvar = -magvar
+    lat_deg, lon_deg = _latlon(lat, lat_dir, lon, lon_dir)
+    magvar_deg = _num(magvar, float, "RMC magnetic variation")
+    if magvar_deg is not None and not 0.0 <= magvar_deg <= MAX_MAGVAR_DEG:
+        magvar_deg = None  # a placeholder for "unknown" (a Trimble R1 sends 999.9000,E)
+    if magvar_deg is not None and magvar_dir.strip() == "W":
+        magvar_deg = -magvar_deg
+    quality: FixQuality | None
     if status == "V":
         quality = FixQuality.NO_FIX
     elif mode_char:
         quality = _quality_from_mode_chars(mode_char)
     else:
         quality = FixQuality.AUTONOMOUS if status == "A" else None
-    knots = _ranged(knots, float, "RMC speed", 0.0, None)
+    speed_kn = _ranged(knots, float, "RMC speed", 0.0, None)
     return {
         "_date": _datestamp(date_text) if date_text else None,
-        "lat": lat,
-        "lon": lon,
+        "lat": lat_deg,
+        "lon": lon_deg,
         "valid": status != "V",
         "status": status or None,
         "quality": quality,
-        "speed_mps": None if knots is None else knots * KNOT_MPS,
+        "speed_mps": None if speed_kn is None else speed_kn * KNOT_MPS,
         "course_deg": _ranged(course, float, "RMC course", 0.0, 360.0),
-        "magvar_deg": magvar,
+        "magvar_deg": magvar_deg,
         "mode_indicator": mode_char or None,
         "nav_status": nav_status.strip() or None,
     }
@@ -474,13 +498,13 @@ def _rmc(msg) -> dict:
 _GLL = _columns_of("GLL", "lat", "lat_dir", "lon", "lon_dir", "status", "faa_mode")
 
 
-def _gll(msg) -> dict:
+def _gll(msg: pynmea2.NMEASentence) -> Fields:
     lat, lat_dir, lon, lon_dir, status, mode_char = _columns(msg, _GLL)
     status = status.strip()
-    lat, lon = _latlon(lat, lat_dir, lon, lon_dir)
+    lat_deg, lon_deg = _latlon(lat, lat_dir, lon, lon_dir)
     return {
-        "lat": lat,
-        "lon": lon,
+        "lat": lat_deg,
+        "lon": lon_deg,
         "valid": status != "V",
         "quality": FixQuality.NO_FIX if status == "V" else _quality_from_mode_chars(mode_char.strip()),
     }
@@ -489,18 +513,19 @@ def _gll(msg) -> dict:
 _VTG = _columns_of("VTG", "spd_over_grnd_kts", "spd_over_grnd_kmph", "true_track")
 
 
-def _vtg(msg) -> dict:
+def _vtg(msg: pynmea2.NMEASentence) -> Fields:
     knots, kmph, course = _columns(msg, _VTG)
-    knots = _ranged(knots, float, "VTG speed", 0.0, None)
-    kmph = _ranged(kmph, float, "VTG speed", 0.0, None)
-    speed = knots * KNOT_MPS if knots is not None else (kmph / 3.6 if kmph is not None else None)
+    speed_kn = _ranged(knots, float, "VTG speed", 0.0, None)
+    speed_kmh = _ranged(kmph, float, "VTG speed", 0.0, None)
+    speed = (speed_kn * KNOT_MPS if speed_kn is not None
+             else (speed_kmh / 3.6 if speed_kmh is not None else None))
     return {"speed_mps": speed, "course_deg": _ranged(course, float, "VTG course", 0.0, 360.0)}
 
 
 _GSA = _columns_of("GSA", "mode_fix_type", "pdop", "hdop", "vdop")
 
 
-def _gsa(msg) -> dict:
+def _gsa(msg: pynmea2.NMEASentence) -> Fields:
     fix_type, pdop, hdop, vdop = _columns(msg, _GSA)
     return {
         "fix_type": _num(fix_type, int, "GSA fix type"),
@@ -519,7 +544,7 @@ def _gsa_system_id(data: list[str]) -> str | None:
 def _gsa_used_ids(msgs: Iterable[pynmea2.NMEASentence]) -> set[tuple[str, str]]:
     """Distinct (system, satellite id) pairs used over GSA sentences (an epoch's), from fields
     3-14; the system is the system id, or the talker when the sentence has none."""
-    ids = set()
+    ids: set[tuple[str, str]] = set()
     for msg in msgs:
         data = msg.data
         system = _gsa_system_id(data)
@@ -532,7 +557,7 @@ def _gsa_used_ids(msgs: Iterable[pynmea2.NMEASentence]) -> set[tuple[str, str]]:
 _GST = _columns_of("GST", "std_dev_latitude", "std_dev_longitude", "std_dev_altitude")
 
 
-def _gst(msg) -> dict:
+def _gst(msg: pynmea2.NMEASentence) -> Fields:
     lat, lon, alt = _columns(msg, _GST)
     return {
         "sigma_lat_m": _ranged(lat, float, "GST latitude sigma", 0.0, None),
@@ -544,7 +569,7 @@ def _gst(msg) -> dict:
 _ZDA = _columns_of("ZDA", "timestamp", "day", "month", "year")
 
 
-def _zda(msg) -> dict:
+def _zda(msg: pynmea2.NMEASentence) -> Fields:
     tod, day, month, year = (text.strip() for text in _columns(msg, _ZDA))
     return {"_date": _zda_date(day, month, year), "_tod": _time_of_day(tod)}
 
@@ -552,7 +577,7 @@ def _zda(msg) -> dict:
 FOOT_M = 0.3048  #: the international foot, metres (Garmin's PGRMZ altitude is in feet)
 
 
-def _grmz(msg) -> dict:
+def _grmz(msg: pynmea2.NMEASentence) -> Fields:
     """Garmin ``$PGRMZ,alt,f,dim``: altitude above MSL in feet (metres here), and the fix
     dimension (2: the user's altitude, a 2D fix; 3: the receiver's own, 3D)."""
     data = msg.data + [""] * 4
@@ -567,7 +592,7 @@ def _grmz(msg) -> dict:
     return {"alt_msl_m": alt_m, "fix_type": fix_type if fix_type in (2, 3) else None}
 
 
-def _grme(msg) -> dict:
+def _grme(msg: pynmea2.NMEASentence) -> Fields:
     """Garmin ``$PGRME,hpe,M,vpe,M,epe,M``: the receiver's estimated horizontal, vertical and
     overall position errors, metres."""
     data = msg.data + [""] * 7
@@ -579,7 +604,7 @@ def _grme(msg) -> dict:
 #: proprietary sentence is counted as ignored.
 PROPRIETARY_USED = {"GRMZ": "GRMZ", "GRME": "GRME"}
 
-_HANDLERS: dict[str, Callable[[pynmea2.NMEASentence], dict]] = {
+_HANDLERS: dict[str, Callable[[pynmea2.NMEASentence], Fields]] = {
     "GRMZ": _grmz,
     "GRME": _grme,
     "GGA": _gga,

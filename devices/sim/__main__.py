@@ -22,11 +22,18 @@ import math
 import signal
 import sys
 import threading
+from collections.abc import Callable, Iterator
+from pathlib import Path
+from types import FrameType
+from typing import TYPE_CHECKING, Any
 
 from devices.console import tolerant_console
 
+if TYPE_CHECKING:
+    from devices.sim.scenario import ScenarioRun
 
-def _number(lo: float, hi: float = math.inf, *, zero_ok: bool = False):
+
+def _number(lo: float, hi: float = math.inf, *, zero_ok: bool = False) -> Callable[[str], float]:
     """An argparse type: a finite number in [lo, hi] (``lo`` excluded unless ``zero_ok``)."""
 
     def parse(text: str) -> float:
@@ -71,13 +78,13 @@ def _parser() -> argparse.ArgumentParser:
     return p
 
 
-def _overrides(args: argparse.Namespace, devices: dict) -> dict[str, dict]:
+def _overrides(args: argparse.Namespace, devices: dict[str, Any]) -> dict[str, dict[str, Any]]:
     """The per-device option overrides the flags ask for (``--rate-hz`` ...); ``--replay``
     replaces the scenario's GNSS receivers by a replay of the log (``devices`` is changed)."""
-    overrides: dict[str, dict] = {}
+    overrides: dict[str, dict[str, Any]] = {}
     for name, spec in devices.items():
         kind = spec.get("simulator", name)
-        o: dict = {}
+        o: dict[str, Any] = {}
         if kind == "gnss":
             if args.rate_hz is not None:
                 o["rate_hz"] = args.rate_hz
@@ -105,7 +112,7 @@ def _overrides(args: argparse.Namespace, devices: dict) -> dict[str, dict]:
     return overrides
 
 
-def _start(args: argparse.Namespace, data: dict, overrides: dict, source: str):
+def _start(args: argparse.Namespace, data: dict[str, Any], overrides: dict[str, Any], source: str) -> ScenarioRun:
     """Start the scenario; links in ``--link-dir`` (default the shared temp folder, or this
     process's own one when another live run holds it).
 
@@ -128,7 +135,7 @@ def _start(args: argparse.Namespace, data: dict, overrides: dict, source: str):
     tcp = args.tcp or not pty_available()  # Windows: no ptys, the simulators serve socket://
     link_dir = None if (args.no_links or tcp) else (args.link_dir or default_link_dir())
 
-    def start(folder):
+    def start(folder: str | Path | None) -> ScenarioRun:
         return start_scenario(data, only=only, endpoint="tcp" if tcp else None,
                               link_dir=folder, overrides=overrides, source=source)
 
@@ -143,7 +150,7 @@ def _start(args: argparse.Namespace, data: dict, overrides: dict, source: str):
         return start(link_dir)
 
 
-def _command(run, word: str, rest: str) -> None:
+def _command(run: ScenarioRun, word: str, rest: str) -> None:
     """One typed command: ``s`` shoot, ``c`` caliper tree, ``u``/``r NAME`` unplug/replug."""
     if word == "s":
         for sim in run.simulators.values():
@@ -161,7 +168,7 @@ def _command(run, word: str, rest: str) -> None:
         print(f"{rest} {'unplugged' if word == 'u' else 'replugged'}", flush=True)
 
 
-def _read_commands(run, done: threading.Event) -> None:
+def _read_commands(run: ScenarioRun, done: threading.Event) -> None:
     """Run typed commands until ``q`` (sets ``done``) or the end of input."""
     for line in sys.stdin:
         word, _, rest = line.strip().partition(" ")
@@ -200,7 +207,7 @@ def main(argv: list[str] | None = None) -> int:
             return 0
 
 
-def _serve(args: argparse.Namespace, data: dict, overrides: dict) -> int:
+def _serve(args: argparse.Namespace, data: dict[str, Any], overrides: dict[str, Any]) -> int:
     """Start the scenario, print its ports, and serve until ``q``, ``--duration`` or Ctrl-C."""
     try:
         run = _start(args, data, overrides, str(args.scenario))
@@ -224,10 +231,10 @@ def _serve(args: argparse.Namespace, data: dict, overrides: dict) -> int:
 
 
 @contextlib.contextmanager
-def _sigterm_as_ctrl_c():
+def _sigterm_as_ctrl_c() -> Iterator[None]:
     """While running, ``kill PID`` (SIGTERM) stops the simulators like Ctrl-C does: links and
     the owner file are removed on the way out (SIGTERM's default would leave them dangling)."""
-    def interrupt(_signum, _frame):
+    def interrupt(_signum: int, _frame: FrameType | None) -> None:
         raise KeyboardInterrupt
 
     try:

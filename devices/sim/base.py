@@ -127,7 +127,7 @@ class Simulator:
     def __enter__(self) -> Simulator:
         return self.start() if self._thread is None else self
 
-    def __exit__(self, *exc) -> None:
+    def __exit__(self, *exc: object) -> None:
         self.stop()
 
     @property

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
+from typing import Any
 
 from devices.instruments.sentence import with_checksum
 from devices.readings import MM_PER_IN
@@ -21,7 +22,7 @@ class TallyTree:
     length_dm: float | None = None
 
     @classmethod
-    def from_dict(cls, d: Mapping) -> TallyTree:
+    def from_dict(cls, d: Mapping[str, Any]) -> TallyTree:
         """From a scenario entry (``species_number``, ``label``, ``dbh_in``, ``length_dm``?)."""
         return cls(
             int(d["species_number"]),
@@ -59,12 +60,12 @@ class CaliperSim(IntervalTriggered, Simulator):
 
     def __init__(
         self,
-        tally: Sequence[TallyTree | Mapping],
+        tally: Sequence[TallyTree | Mapping[str, Any]],
         *,
         interval_s: float | None = None,
         sends_length: bool = False,
         loop: bool = True,
-        **kw,
+        **kw: Any,
     ) -> None:
         if not tally:
             raise ValueError("the caliper tally is empty")

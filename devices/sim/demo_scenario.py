@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import json
 import math
+from typing import Any
 
 from pyproj import Geod
 
@@ -67,7 +68,7 @@ def crown_radius_ft(dbh_in: float) -> float:
     return round(3.0 + 0.8 * dbh_in, 1)
 
 
-def build_demo() -> dict:
+def build_demo() -> dict[str, Any]:
     """The demo scenario as a JSON-ready dict."""
     labels = {s[0]: s for s in SPECIES}
     trees = []

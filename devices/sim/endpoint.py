@@ -48,7 +48,10 @@ def pty_available() -> bool:
 class Endpoint:
     """Base: ``url``, ``write``, ``read``, ``unplug``, ``replug``, ``close``."""
 
-    url: str
+    @property
+    def url(self) -> str:  # pragma: no cover - abstract
+        """What the app opens (a pty path or link, or ``socket://host:port``)."""
+        raise NotImplementedError
 
     def write(self, data: bytes, wait_s: float = 0.2, lossless: bool = False) -> int:  # pragma: no cover
         raise NotImplementedError

@@ -1,19 +1,9 @@
-"""The one factory of simulated devices: a registry of simulator types by name.
+"""The app's simulated devices: ``--simulate`` (:func:`start_demo`) and ``--replay``
+(:func:`start_replay`), and the helpers the window and tests use with them.
 
-Like pyserial's URL handlers (one handler module per ``<scheme>://``), each simulator name of a
-scenario's ``devices`` entry (``{"simulator": "gnss", ...}``) has exactly one builder here
-(:data:`SIMULATORS`, filled by :func:`register_simulator`). The command line
-(:func:`devices.sim.scenario.start_scenario`) and the app's ``--simulate`` / ``--replay``
-(:func:`start_demo`, :func:`start_replay`) build every simulator through
-:func:`build_simulator`, so both get the same defaults:
-
-- ``gnss``: the scripted ``waypoints`` (or ``start`` + ``legs``) at ``speed_m_s`` (default 1 m/s)
-  and ``alt_m`` (default 250 m); every other option goes to :class:`~devices.sim.gnss.GnssSim`.
-- ``rangefinder``: ``profile_ft`` (default the scenario transect's), ``targets_ft`` (default the
-  transect's stations after the first, i.e. beyond the OHWM), ``azimuth_deg`` (default the
-  transect's, else 0.0 degrees).
-- ``caliper``: ``tally`` (default the scenario stand's trees).
-- ``inclinometer``, ``replay``: their options as given.
+Every simulator is built through the one registry of simulator names,
+:func:`devices.sim.builders.build_simulator` (its defaults are described there); its names are
+importable from here as well, as the app and the tests have always used them.
 """
 
 from __future__ import annotations
@@ -23,133 +13,21 @@ import json
 import os
 import shutil
 import tempfile
-from collections.abc import Callable
-from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from devices.sim.base import Simulator
+from devices.sim.builders import SIMULATOR_KINDS, SIMULATORS, build_simulator, register_simulator
 
-Builder = Callable[[str, dict, dict, dict], Simulator]
-"""``build(name, options, scenario, common)``: ``options`` without ``simulator``/``protocol``;
-``common`` the ``endpoint``, ``link`` and ``name`` keywords every simulator takes."""
+if TYPE_CHECKING:
+    from devices.sim.caliper import CaliperSim, TallyTree
+    from devices.sim.rangefinder import RangefinderSim, ScriptedShot
 
-
-@dataclass(frozen=True)
-class SimulatorType:
-    """One registered simulator name."""
-
-    name: str
-    device_kind: str
-    """The kind of device the app sees (``gnss``, ``rangefinder``, ``caliper`` ...)."""
-    protocol: str
-    """The protocol the app opens it with by default (``nmea``, ``trupulse`` ...)."""
-    build: Builder
-
-
-SIMULATORS: dict[str, SimulatorType] = {}
-"""Simulator name -> its one :class:`SimulatorType` (registration order)."""
-
-
-def register_simulator(name: str, device_kind: str, protocol: str) -> Callable[[Builder], Builder]:
-    """Register ``build`` as the one builder of simulator ``name`` (a decorator).
-
-    Raises
-    ------
-    ValueError
-        ``name`` already has a builder (one handler per name).
-    """
-
-    def add(build: Builder) -> Builder:
-        if name in SIMULATORS:
-            raise ValueError(f"simulator {name!r} is already registered")
-        SIMULATORS[name] = SimulatorType(name, device_kind, protocol, build)
-        return build
-
-    return add
-
-
-@register_simulator("gnss", "gnss", "nmea")
-def _build_gnss(name: str, opts: dict, scenario: dict, common: dict) -> Simulator:
-    from devices.sim.gnss import GnssPath, GnssSim
-
-    speed = opts.pop("speed_m_s", 1.0)
-    alt = opts.pop("alt_m", 250.0)
-    if "legs" in opts:
-        path = GnssPath.from_legs(opts.pop("start"), opts.pop("legs"), speed_m_s=speed, alt_m=alt)
-    else:
-        path = GnssPath(opts.pop("waypoints"), speed_m_s=speed, alt_m=alt)
-    return GnssSim(path, **opts, **common)
-
-
-@register_simulator("replay", "gnss", "nmea")
-def _build_replay(name: str, opts: dict, scenario: dict, common: dict) -> Simulator:
-    from devices.sim.replay import ReplaySim
-
-    return ReplaySim(opts.pop("path"), **opts, **common)
-
-
-@register_simulator("rangefinder", "rangefinder", "trupulse")
-def _build_rangefinder(name: str, opts: dict, scenario: dict, common: dict) -> Simulator:
-    from devices.sim.rangefinder import RangefinderSim
-
-    transect = scenario.get("transect", {})
-    profile = opts.pop("profile_ft", transect.get("profile_ft"))
-    if profile is None:
-        raise ValueError(f"rangefinder {name!r}: no profile_ft and no transect")
-    opts.setdefault("targets_ft", transect.get("stations_ft", [None])[1:] or None)
-    opts.setdefault("azimuth_deg", transect.get("azimuth_deg", 0.0))
-    return RangefinderSim(profile, **opts, **common)
-
-
-@register_simulator("caliper", "caliper", "digitech")
-def _build_caliper(name: str, opts: dict, scenario: dict, common: dict) -> Simulator:
-    from devices.sim.caliper import CaliperSim
-
-    tally = opts.pop("tally", None) or scenario.get("stand", {}).get("trees")
-    if not tally:
-        raise ValueError(f"caliper {name!r}: no tally and no stand trees")
-    return CaliperSim(tally, **opts, **common)
-
-
-@register_simulator("inclinometer", "inclinometer", "ascii-inclinometer")
-def _build_inclinometer(name: str, opts: dict, scenario: dict, common: dict) -> Simulator:
-    from devices.sim.inclinometer import InclinometerSim
-
-    return InclinometerSim(**opts, **common)
-
-
-SIMULATOR_KINDS = {t.name: (t.device_kind, t.protocol) for t in SIMULATORS.values()}
-"""Simulator name -> (device kind, default protocol)."""
-
-
-def build_simulator(
-    name: str, spec: dict, scenario: dict, *, endpoint: Any = None, link: Path | None = None
-) -> Simulator:
-    """One simulator from its ``devices`` entry (not started).
-
-    Parameters
-    ----------
-    name : str
-        The device name (thread ``fieldapp-sim-<name>``; the link's file name).
-    spec : dict
-        The ``devices.<name>`` entry; ``simulator`` (default ``name``) picks the builder.
-    scenario : dict
-        The whole scenario (transect and stand defaults).
-
-    Raises
-    ------
-    ValueError
-        An unknown simulator name, or a rangefinder / caliper without data to play.
-    """
-    opts = dict(spec)
-    sim_type = opts.pop("simulator", name)
-    opts.pop("protocol", None)
-    if sim_type not in SIMULATORS:
-        raise ValueError(
-            f"device {name!r}: simulator {sim_type!r} not one of {list(SIMULATOR_KINDS)}")
-    common = {"endpoint": endpoint, "link": link, "name": name}
-    return SIMULATORS[sim_type].build(name, opts, scenario, common)
+__all__ = [
+    "APP_DEVICES", "SIMULATORS", "SIMULATOR_KINDS", "app_gnss_spec", "build_simulator", "find",
+    "process_link_dir", "register_simulator", "shoot", "squeeze", "start_all", "start_demo",
+    "start_replay", "write_species_table",
+]
 
 
 def start_all(simulators: list[Simulator]) -> list[Simulator]:
@@ -183,9 +61,9 @@ def process_link_dir() -> Path:
     return _PROCESS_LINK_DIR
 
 
-def app_gnss_spec(scenario: dict, *, waypoints: list | None = None,
+def app_gnss_spec(scenario: dict[str, Any], *, waypoints: list[list[float]] | None = None,
                   rate_hz: float | None = None, time_scale: float = 1.0,
-                  scripted_events: bool = True) -> dict:
+                  scripted_events: bool = True) -> dict[str, Any]:
     """The scenario's ``gnss`` entry as the app's ``--simulate`` plays it.
 
     Parameters
@@ -214,10 +92,10 @@ def app_gnss_spec(scenario: dict, *, waypoints: list | None = None,
     return spec
 
 
-def start_demo(scenario: dict | None = None, *, link_dir: Path | None = None,
+def start_demo(scenario: dict[str, Any] | None = None, *, link_dir: Path | None = None,
                          time_scale: float = 1.0, gnss_rate_hz: float | None = None,
-                         gnss_waypoints: list | None = None,
-                         scripted_events: bool = True) -> tuple[dict, list, dict]:
+                         gnss_waypoints: list[list[float]] | None = None,
+                         scripted_events: bool = True) -> tuple[dict[str, str], list[Simulator], dict[str, Any]]:
     """Start the scenario's GNSS, rangefinder and caliper (:data:`APP_DEVICES`) on ptys linked
     in ``link_dir`` (default :func:`process_link_dir`), GNSS as :func:`app_gnss_spec`.
 
@@ -258,7 +136,7 @@ def start_replay(path: str, speed: float = 1.0, loop: bool = True,
     return sim.port, sim
 
 
-def write_species_table(scenario: dict, link_dir: Path | None = None) -> str | None:
+def write_species_table(scenario: dict[str, Any], link_dir: Path | None = None) -> str | None:
     """Write the scenario's ``species_table`` as ``species.json`` in ``link_dir`` (default
     :func:`process_link_dir`) for the caliper reader; its path, or None without a table."""
     table = scenario.get("species_table")
@@ -269,12 +147,15 @@ def write_species_table(scenario: dict, link_dir: Path | None = None) -> str | N
     return str(path)
 
 
-def find(sims: list, kind: str) -> Any:
-    """The simulator of ``kind`` (``gnss``, ``replay``, ``rangefinder``, ``caliper``), or None."""
+def find(sims: list[Simulator], kind: str) -> Any:
+    """The simulator of ``kind`` (``gnss``, ``replay``, ``rangefinder``, ``caliper``), or None.
+
+    Typed ``Any``: the callers use the methods of the kind they asked for (``shoot``,
+    ``squeeze``), which :class:`Simulator` does not have."""
     return next((s for s in sims if getattr(s, "kind", None) == kind), None)
 
 
-def shoot(sim: Any, station_ft: float) -> Any:
+def shoot(sim: RangefinderSim, station_ft: float) -> ScriptedShot | None:
     """Fire the simulated rangefinder from ``station_ft`` (horizontal ft from the OHWM) at the
     next scripted target beyond it; None when there is none."""
     targets = [t for t in sim.targets_ft if t > station_ft + 1e-6]
@@ -284,6 +165,6 @@ def shoot(sim: Any, station_ft: float) -> Any:
     return sim.shoot(targets[0])
 
 
-def squeeze(sim: Any) -> Any:
+def squeeze(sim: CaliperSim) -> TallyTree | None:
     """Squeeze the simulated caliper (the next tree of the tally)."""
     return sim.squeeze()

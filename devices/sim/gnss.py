@@ -22,12 +22,14 @@
 from __future__ import annotations
 
 import datetime as dt
+import itertools
 import math
 import random
 import threading
 import time
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
+from typing import Any
 
 import pynmea2
 from pyproj import Geod
@@ -102,15 +104,15 @@ class GnssPath:
         self.waypoints = points
         self.speed_m_s = speed_m_s
         self.alt_m = alt_m
-        self._legs = []  # (start lat, lon, azimuth, length)
-        for (la0, lo0), (la1, lo1) in zip(self.waypoints, self.waypoints[1:]):
+        self._legs: list[tuple[float, float, float, float]] = []  # (start lat, lon, azimuth, length)
+        for (la0, lo0), (la1, lo1) in itertools.pairwise(self.waypoints):
             az, _, dist = _GEOD.inv(lo0, la0, lo1, la1)
             self._legs.append((la0, lo0, az % 360.0, dist))
         self.length_m = sum(leg[3] for leg in self._legs)
 
     @classmethod
     def from_legs(
-        cls, start: Sequence[float], legs: Sequence[Sequence[float]], **kw
+        cls, start: Sequence[float], legs: Sequence[Sequence[float]], **kw: Any
     ) -> GnssPath:
         """From a start (lat, lon) and (distance_m, bearing_deg) legs."""
         pts = [tuple(start)]
@@ -200,15 +202,15 @@ class GnssSim(Simulator):
         rate_hz: float = 1.0,
         sentences: Sequence[str] = ("GGA", "RMC", "GSA", "GST", "VTG", "ZDA"),
         quality: str = "rtk_fixed",
-        quality_schedule: Sequence[Mapping] = (),
-        dropouts: Sequence[Mapping] = (),
+        quality_schedule: Sequence[Mapping[str, Any]] = (),
+        dropouts: Sequence[Mapping[str, Any]] = (),
         bad_rate: float = 0.0,
         seed: int | None = None,
         start_utc: dt.datetime | None = None,
         talker: str = "GN",
         time_scale: float = 1.0,
         rtk: RtkTimes | None = None,
-        **kw,
+        **kw: Any,
     ) -> None:
         if not 1.0 <= rate_hz <= 20.0:
             raise ValueError(f"rate_hz {rate_hz} outside 1..20")
@@ -335,7 +337,7 @@ class GnssSim(Simulator):
     def dropout_at(self, t_s: float) -> str | None:
         for d in self.dropouts:
             if d["at_s"] <= t_s < d["at_s"] + d["duration_s"]:
-                return d.get("mode", "nofix")
+                return str(d.get("mode", "nofix"))
         return None
 
     def _step_noise(self, q: Quality, dt_s: float) -> None:
@@ -367,13 +369,13 @@ class GnssSim(Simulator):
         if drop == "silent":
             return Epoch(utc, lat, lon, None, None, "none", ())
         fix = drop is None
-        out = [self._build(s, utc, nlat, nlon, up, course, speed, q, fix) for s in self.sentences]
-        out = [s for group in out for s in group]
-        out = [self._maybe_corrupt(s) for s in out]
+        groups = [self._build(s, utc, nlat, nlon, up, course, speed, q, fix) for s in self.sentences]
+        out = [self._maybe_corrupt(line) for group in groups for line in group]
         return Epoch(utc, lat, lon, nlat if fix else None, nlon if fix else None,
                      qname if fix else "none", tuple(out))
 
-    def _build(self, kind, utc, lat, lon, up, course, speed, q, fix) -> list[bytes]:
+    def _build(self, kind: str, utc: dt.datetime, lat: float, lon: float, up: float, course: float,
+               speed: float, q: Quality, fix: bool) -> list[bytes]:
         t = self.talker
         hms = utc.strftime("%H%M%S.") + f"{utc.microsecond // 10000:02d}"
         la, lah = _ddmm(lat, True) if fix else ("", "")
@@ -381,6 +383,7 @@ class GnssSim(Simulator):
         kn = speed * 3600 / 1852
         sats = str(len(_SKY)) if fix else "00"
         hdop = f"{0.8 if q.gga >= 4 else 1.2:.1f}" if fix else ""
+        fields: tuple[str, ...]
         if kind == "GGA":
             alt = f"{self.path.alt_m + up:.3f}" if fix else ""
             age, sid = self._correction_fields(q) if fix else ("", "")
@@ -464,7 +467,9 @@ class GnssSim(Simulator):
         return self._t_start + self._n / self.rate_hz
 
     def _tick(self, now: float) -> None:
-        late = now - (self._t_start + self._n / self.rate_hz)
+        t0 = self._t_start
+        assert t0 is not None  # set by _next_due, which the run loop asks before every tick
+        late = now - (t0 + self._n / self.rate_hz)
         if late > 2.0:  # starved of CPU: skip ahead instead of flooding
             skip = int(late * self.rate_hz)
             for _ in range(skip):

@@ -4,6 +4,7 @@
 from __future__ import annotations
 
 import time
+from typing import Any
 
 from devices.instruments.sentence import with_checksum
 from devices.sim.base import Simulator
@@ -23,7 +24,7 @@ class InclinometerSim(Simulator):
 
     def __init__(
         self, pitch_deg: float = 0.0, roll_deg: float = 0.0, *, rate_hz: float = 5.0,
-        dialect: str = "ascii", **kw,
+        dialect: str = "ascii", **kw: Any,
     ) -> None:
         if dialect not in ("ascii", "xdr"):
             raise ValueError(f"dialect {dialect!r} is not 'ascii' or 'xdr'")

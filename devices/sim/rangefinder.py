@@ -19,11 +19,13 @@ in 20-byte fragments without line ends, the way BLE notifies arrive).
 from __future__ import annotations
 
 import bisect
+import itertools
 import math
 import random
 import time
 from collections.abc import Sequence
 from dataclasses import dataclass
+from typing import Any
 
 from devices.instruments.sentence import with_checksum
 from devices.readings import LengthUnit
@@ -66,7 +68,7 @@ class TerrainProfile:
         pts = [(float(d), float(e)) for d, e in vertices]
         if len(pts) < 2:
             raise ValueError("a terrain profile needs at least 2 (distance, elevation) pairs")
-        if any(b[0] <= a[0] for a, b in zip(pts, pts[1:])):
+        if any(b[0] <= a[0] for a, b in itertools.pairwise(pts)):
             raise ValueError("profile distances must increase strictly")
         self.vertices = pts
         self._d = [p[0] for p in pts]
@@ -137,7 +139,7 @@ class RangefinderSim(IntervalTriggered, Simulator):
         seed: int | None = None,
         model: str = "TP360",
         firmware: str = "2.10",
-        **kw,
+        **kw: Any,
     ) -> None:
         if dialect not in DIALECTS:
             raise ValueError(f"dialect {dialect!r} is not one of {', '.join(DIALECTS)}")

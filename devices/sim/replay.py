@@ -14,6 +14,7 @@ import re
 import threading
 import time
 from pathlib import Path
+from typing import Any
 
 from devices.sim.base import Simulator
 
@@ -80,7 +81,7 @@ class ReplaySim(Simulator):
 
     def __init__(
         self, path: str | Path, *, speed: float | None = 1.0, loop: bool = False,
-        max_gap_s: float = 5.0, **kw,
+        max_gap_s: float = 5.0, **kw: Any,
     ) -> None:
         if speed is not None and not (math.isfinite(speed) and speed > 0):
             raise ValueError(f"speed {speed} must be a finite number > 0 "

@@ -142,7 +142,7 @@ class RtkEngine:
         self._station_seen = False
         self._fixed = False
         self.station_id: int | None = None
-        self.messages: collections.Counter = collections.Counter()
+        self.messages: collections.Counter[int] = collections.Counter()
         self.bad_frames = 0
         self.bytes_in = 0
         self._feed: _ByteFeed | None = None
@@ -244,7 +244,8 @@ def _pack(fields: list[tuple[int, int]]) -> bytes:
 
 
 def _frame(payload: bytes) -> bytes:
-    return RTCMMessage(payload=payload).serialize()
+    frame: bytes = RTCMMessage(payload=payload).serialize()
+    return frame
 
 
 def station_1005(station_id: int = 1, ecef_m: tuple[float, float, float] = (

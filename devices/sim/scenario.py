@@ -5,7 +5,7 @@ A scenario is JSON (``devices/sim/scenarios/<name>.json`` or any path) with site
 one entry per simulated device, ``{"simulator": "gnss" | "rangefinder" | "caliper" |
 "inclinometer" | "replay", ...options}``. Rangefinder options default to the scenario's
 ``transect`` (profile, stations as targets, azimuth); caliper options to the ``stand`` trees.
-Each simulator is built by the one factory, :func:`devices.sim.factory.build_simulator`
+Each simulator is built by the one registry, :func:`devices.sim.builders.build_simulator`
 (one builder per simulator name). Every scenario (file, dict, or with command-line overrides) passes
 :func:`devices.sim.schema.validate_scenario`; problems raise :class:`ScenarioError` naming the
 file and key path. Pty links go in a folder claimed by one run at a time
@@ -22,13 +22,19 @@ import json
 import os
 import tempfile
 import threading
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 from importlib import resources
 from pathlib import Path
+from typing import TYPE_CHECKING, Any
 
 from devices.sim.base import Simulator
-from devices.sim.factory import SIMULATOR_KINDS, build_simulator
+from devices.sim.builders import SIMULATOR_KINDS, build_simulator
 from devices.sim.schema import ScenarioError, validate_scenario
+
+if TYPE_CHECKING:
+    from devices.caliper import SpeciesTable
+    from devices.registry import DeviceConfig
 
 
 def scenario_names() -> list[str]:
@@ -37,7 +43,7 @@ def scenario_names() -> list[str]:
     return sorted(p.name[:-5] for p in folder.iterdir() if p.name.endswith(".json"))
 
 
-def load_scenario(name_or_path: str | Path = "demo") -> dict:
+def load_scenario(name_or_path: str | Path = "demo") -> dict[str, Any]:
     """A shipped scenario by name (default ``"demo"``) or a JSON file by path, validated.
 
     Raises
@@ -73,7 +79,7 @@ def load_scenario(name_or_path: str | Path = "demo") -> dict:
 
 
 # --------------------------------------------------------------------------- where things are
-def start_position(scenario: dict) -> list[float]:
+def start_position(scenario: dict[str, Any]) -> list[float]:
     """Where the simulated surveyor starts: the transect origin, else the first OHWM point,
     else the scripted path's first waypoint ([lat, lon] degrees)."""
     if scenario.get("transect", {}).get("start"):
@@ -83,7 +89,7 @@ def start_position(scenario: dict) -> list[float]:
     return list(scenario["devices"]["gnss"]["waypoints"][0])
 
 
-def ohwm_tour(scenario: dict) -> list[list[float]]:
+def ohwm_tour(scenario: dict[str, Any]) -> list[list[float]]:
     """The scenario's OHWM points ([lat, lon] degrees, listed along the bank) in the order the
     surveyor averages them: from the one nearest :func:`start_position` to the farther end of
     the list (the side with more points; toward the list's end on a tie), one after another
@@ -99,7 +105,7 @@ def ohwm_tour(scenario: dict) -> list[list[float]]:
     return ahead if len(ahead) >= len(back) else back
 
 
-def closed_ring(points: list) -> list[list[float]]:
+def closed_ring(points: Iterable[Iterable[float]]) -> list[list[float]]:
     """``points`` ([lat, lon] ...) ending where they start."""
     ring = [list(p) for p in points]
     if ring and ring[0] != ring[-1]:
@@ -107,7 +113,7 @@ def closed_ring(points: list) -> list[list[float]]:
     return ring
 
 
-def boundary_for(scenario: dict, kind: str) -> list[list[float]] | None:
+def boundary_for(scenario: dict[str, Any], kind: str) -> list[list[float]] | None:
     """The scenario boundary (closed ring, [lat, lon] degrees) walked for an area ``kind``: the
     wetland for ``wetland``, the stand for ``woodland_stand`` and ``grove``; None for other
     kinds or when the scenario has none."""
@@ -243,7 +249,7 @@ def release_link_dir(claim: LinkDirClaim) -> None:
 class ScenarioRun:
     """Started simulators of one scenario. Stop with :meth:`stop` (or use ``with``)."""
 
-    scenario: dict
+    scenario: dict[str, Any]
     simulators: dict[str, Simulator] = field(default_factory=dict)
     link_claim: LinkDirClaim | None = None
     """This run's hold on its link folder (None without links)."""
@@ -257,29 +263,29 @@ class ScenarioRun:
         spec = self.scenario["devices"][name]
         sim_type = spec.get("simulator", name)
         if "protocol" in spec:
-            return spec["protocol"]
+            return str(spec["protocol"])
         if sim_type == "rangefinder" and spec.get("dialect") == "vertex":
             return "vertex"
         if sim_type == "inclinometer" and spec.get("dialect") == "xdr":
             return "nmea-attitude"
         return SIMULATOR_KINDS[sim_type][1]
 
-    def device_configs(self) -> dict:
+    def device_configs(self) -> dict[str, DeviceConfig]:
         """Device name -> :class:`devices.registry.DeviceConfig` pointing at the simulator."""
         from devices.registry import DeviceConfig
 
-        out = {}
+        out: dict[str, DeviceConfig] = {}
         for name, sim in self.simulators.items():
             spec = self.scenario["devices"][name]
             kind = SIMULATOR_KINDS[spec.get("simulator", name)][0]
-            options = {}
+            options: dict[str, Any] = {}
             if kind == "caliper" and spec.get("sends_length"):
                 options["sends_length"] = True
             out[name] = DeviceConfig(kind=kind, protocol=self.protocol(name), url=sim.port,
                                      options=options, name=name)
         return out
 
-    def species_table(self):
+    def species_table(self) -> SpeciesTable:
         """The scenario's :class:`devices.caliper.SpeciesTable` (empty when it has none)."""
         from devices.caliper import SpeciesTable
 
@@ -300,17 +306,17 @@ class ScenarioRun:
     def __enter__(self) -> ScenarioRun:
         return self
 
-    def __exit__(self, *exc) -> None:
+    def __exit__(self, *exc: object) -> None:
         self.stop()
 
 
 def start_scenario(
-    scenario: str | Path | dict = "demo",
+    scenario: str | Path | dict[str, Any] = "demo",
     *,
     only: list[str] | None = None,
     endpoint: str | None = None,
     link_dir: str | Path | None = None,
-    overrides: dict[str, dict] | None = None,
+    overrides: dict[str, dict[str, Any]] | None = None,
     source: str = "<scenario>",
 ) -> ScenarioRun:
     """Build and start a scenario's simulators.

@@ -278,8 +278,8 @@ def _simulator_fields(sim_type: str) -> dict[str, Check]:
 _REQUIRED = {"replay": ("path",)}
 
 
-def _device(name: str, spec: Any, path: str, scenario: dict) -> None:
-    from devices.sim.factory import SIMULATOR_KINDS
+def _device(name: str, spec: Any, path: str, scenario: dict[str, Any]) -> None:
+    from devices.sim.builders import SIMULATOR_KINDS
 
     if not isinstance(spec, dict):
         raise _Invalid(path, f"expected an object ({{\"simulator\": ...}}), got "
@@ -336,7 +336,7 @@ _TOP: dict[str, Check] = {
 }
 
 
-def validate_scenario(data: Any, source: str = "<scenario>") -> dict:
+def validate_scenario(data: Any, source: str = "<scenario>") -> dict[str, Any]:
     """Check a decoded scenario; returns it unchanged.
 
     Parameters

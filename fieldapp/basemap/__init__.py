@@ -6,12 +6,14 @@ any CRS, read and reprojected to the site CRS through GDAL (rasterio) -- :mod:`.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+
 from .raster import BasemapError, BasemapInfo, Renderer, open_basemap, render
 
 __all__ = ["BasemapError", "BasemapInfo", "Renderer", "open_basemap", "render", "main"]
 
 
-def main(argv=None) -> int:
+def main(argv: Sequence[str] | None = None) -> int:
     """``fieldapp basemap ...`` (see :func:`fieldapp.basemap.fetch.main`)."""
     from .fetch import main as fetch_main
 

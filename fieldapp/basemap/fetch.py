@@ -40,9 +40,25 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from datetime import date
 from pathlib import Path
+from typing import Protocol
 from urllib.parse import urlsplit
 
 __all__ = ["fetch", "FetchRefused", "FetchFailed", "tiles_for", "bbox_around", "main", "USER_AGENT"]
+
+#: A bounding box (west, south, east, north), degrees.
+BBox = tuple[float, float, float, float]
+
+
+class TileXYZ(Protocol):
+    """An XYZ tile as :mod:`mercantile` gives it (mercantile ships no types)."""
+
+    @property
+    def x(self) -> int: ...
+    @property
+    def y(self) -> int: ...
+    @property
+    def z(self) -> int: ...
+
 
 USER_AGENT = "fieldapp/0.1 basemap fetch (offline field maps; one tile at a time)"
 RETRY_STATUS = {429, 500, 502, 503, 504}
@@ -105,14 +121,14 @@ def tile_count(bbox: tuple[float, float, float, float], zooms: tuple[int, int]) 
     return total
 
 
-def tiles_for(bbox: tuple[float, float, float, float], zooms: tuple[int, int]) -> list:
+def tiles_for(bbox: tuple[float, float, float, float], zooms: tuple[int, int]) -> list[TileXYZ]:
     """The XYZ tiles (``mercantile.Tile``) covering ``bbox`` at zoom ``zooms[0]..zooms[1]``."""
     import mercantile
 
     return list(mercantile.tiles(*bbox, zooms=list(range(zooms[0], zooms[1] + 1))))
 
 
-def _open_part(part: Path, url: str, bbox, zooms) -> sqlite3.Connection:
+def _open_part(part: Path, url: str, bbox: BBox, zooms: tuple[int, int]) -> sqlite3.Connection:
     conn = sqlite3.connect(part)
     conn.execute("CREATE TABLE IF NOT EXISTS metadata (name TEXT, value TEXT)")
     conn.execute("CREATE TABLE IF NOT EXISTS tiles (zoom_level INTEGER, tile_column INTEGER,"
@@ -148,7 +164,7 @@ PLACEHOLDERS = {"z": "{z}", "x": "{x}", "y": "{y}", "-y": "{-y}", "s": "{s}"}
 MAX_RATE_PER_S = 10.0
 
 
-def fill(url: str, tile) -> str:
+def fill(url: str, tile: TileXYZ) -> str:
     """``url`` with the placeholders of :data:`PLACEHOLDERS` filled for ``tile`` (an XYZ tile)."""
     values = {"{z}": tile.z, "{x}": tile.x, "{y}": tile.y, "{-y}": (1 << tile.z) - 1 - tile.y,
               "{s}": "abc"[(tile.x + tile.y) % 3]}
@@ -177,7 +193,8 @@ def _get(url: str, timeout_s: float, retries: int, pause: Callable[[float], None
         req = urllib.request.Request(url, headers={"User-Agent": USER_AGENT})
         try:
             with urllib.request.urlopen(req, timeout=timeout_s) as resp:
-                return resp.read()
+                data: bytes = resp.read()
+                return data
         except urllib.error.HTTPError as exc:
             if exc.code not in RETRY_STATUS or attempt == retries:
                 raise FetchFailed(f"{masked_url(url)}: the server answered HTTP {exc.code} {exc.reason}") from None
@@ -214,7 +231,8 @@ def _image_format(data: bytes, url: str) -> str:
     return "jpg" if fmt == "jpeg" else fmt
 
 
-def fetch(url: str, bbox, zooms, out, *, max_tiles: int = 5000, rate_per_s: float = 2.0,
+def fetch(url: str, bbox: BBox, zooms: tuple[int, int], out: str | os.PathLike[str], *,
+          max_tiles: int = 5000, rate_per_s: float = 2.0,
           retries: int = 3, timeout_s: float = 30.0,
           progress: Callable[[int, int], None] | None = None,
           sleep: Callable[[float], None] = time.sleep,

@@ -12,11 +12,18 @@ small overview and seen close reads a few blocks. Call it off the UI thread.
 from __future__ import annotations
 
 import os
+from collections.abc import Sequence
 from dataclasses import dataclass
-from datetime import UTC, datetime, timezone
+from datetime import UTC, datetime
 from pathlib import Path
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
+import numpy.typing as npt
+
+if TYPE_CHECKING:
+    from fieldapp.basemap.layers import StrPath
+    from fieldapp.geo import SiteFrame
 
 __all__ = ["BasemapError", "BasemapInfo", "Renderer", "open_basemap", "render", "overview_level"]
 
@@ -46,14 +53,16 @@ class BasemapInfo:
     date: str
 
 
-def _rasterio():
+def _rasterio() -> tuple[Any, type[Exception]]:
+    """rasterio (untyped: its datasets are ``Any`` here) and its I/O error, imported when first
+    needed (GDAL is slow to load)."""
     import rasterio
     from rasterio.errors import RasterioIOError
 
     return rasterio, RasterioIOError
 
 
-def open_basemap(path) -> BasemapInfo:
+def open_basemap(path: StrPath) -> BasemapInfo:
     """Check ``path`` is a usable basemap and describe it; raises :class:`BasemapError`."""
     rasterio, RasterioIOError = _rasterio()
     path = Path(path)
@@ -67,7 +76,7 @@ def open_basemap(path) -> BasemapInfo:
                            f"or of an unsupported kind): {exc}") from None
 
 
-def _describe(path: Path, src) -> BasemapInfo:
+def _describe(path: Path, src: Any) -> BasemapInfo:
     if src.crs is None:
         raise BasemapError(f"basemap {path.name} has no coordinate reference system: it cannot be "
                            "placed under the site (georeference it first, e.g. in QGIS)")
@@ -108,8 +117,8 @@ def overview_level(overviews: tuple[int, ...], source_px: float, view_px: float)
     return best
 
 
-def render(path, site_crs, bounds, width_px: int, height_px: int, info: BasemapInfo | None = None
-           ) -> np.ndarray:
+def render(path: StrPath, site_crs: object, bounds: Sequence[float], width_px: int, height_px: int,
+           info: BasemapInfo | None = None) -> npt.NDArray[np.uint8]:
     """The basemap in the view: an RGBA uint8 array ``(height_px, width_px, 4)`` whose row 0 is the
     view's north edge, covering ``bounds`` = (minx, miny, maxx, maxy) in **site CRS units**
     (``site_crs``: anything rasterio takes, e.g. ``"EPSG:32616"``). Alpha 0 outside the raster.
@@ -128,13 +137,13 @@ class Renderer:
     one per worker thread. ``close()`` (or ``with``) closes the files."""
 
     def __init__(self) -> None:
-        self._open: dict[tuple[str, int | None], object] = {}
-        self._site_bounds: dict[tuple[str, str], tuple] = {}
+        self._open: dict[tuple[str, int | None], Any] = {}  # rasterio datasets
+        self._site_bounds: dict[tuple[str, str], tuple[float, float, float, float]] = {}
 
     def __enter__(self) -> Renderer:
         return self
 
-    def __exit__(self, *exc) -> None:
+    def __exit__(self, *exc: object) -> None:
         self.close()
 
     def close(self) -> None:
@@ -142,7 +151,7 @@ class Renderer:
             src.close()
         self._open.clear()
 
-    def _dataset(self, path: Path, level: int | None):
+    def _dataset(self, path: Path, level: int | None) -> Any:
         rasterio, _ = _rasterio()
         key = (str(path), level)
         src = self._open.get(key)
@@ -151,7 +160,7 @@ class Renderer:
             src = self._open[key] = rasterio.open(path, **kw)
         return src
 
-    def _level(self, info: BasemapInfo, site_crs, view_px: float) -> int | None:
+    def _level(self, info: BasemapInfo, site_crs: object, view_px: float) -> int | None:
         from rasterio.warp import transform_bounds
 
         if not info.overviews:
@@ -162,8 +171,8 @@ class Renderer:
             b = self._site_bounds[key] = transform_bounds(info.crs, site_crs, *info.bounds, densify_pts=21)
         return overview_level(info.overviews, (b[2] - b[0]) / info.width, view_px)
 
-    def render(self, path, site_crs, bounds, width_px: int, height_px: int,
-               info: BasemapInfo | None = None) -> np.ndarray:
+    def render(self, path: StrPath, site_crs: object, bounds: Sequence[float], width_px: int,
+               height_px: int, info: BasemapInfo | None = None) -> npt.NDArray[np.uint8]:
         """As :func:`render`, reusing the files this renderer has open."""
         _, RasterioIOError = _rasterio()
         from rasterio.enums import Resampling
@@ -187,7 +196,7 @@ class Renderer:
         return _rgba(data, cmap)
 
 
-def _has_colormap(src) -> bool:
+def _has_colormap(src: Any) -> bool:
     try:
         src.colormap(1)
         return True
@@ -195,7 +204,7 @@ def _has_colormap(src) -> bool:
         return False
 
 
-def _rgba(data: np.ndarray, cmap: dict | None) -> np.ndarray:
+def _rgba(data: npt.NDArray[np.uint8], cmap: dict[int, tuple[int, ...]] | None) -> npt.NDArray[np.uint8]:
     """Bands from the warped VRT (grey/palette + alpha, RGB + alpha, or RGBA) -> (h, w, 4)."""
     n, h, w = data.shape
     out = np.empty((h, w, 4), np.uint8)
@@ -215,7 +224,8 @@ def _rgba(data: np.ndarray, cmap: dict | None) -> np.ndarray:
     return out
 
 
-def view_bounds_ft_to_site(frame, origin_ft, x_range, y_range) -> tuple[float, float, float, float]:
+def view_bounds_ft_to_site(frame: SiteFrame, origin_ft: Sequence[float], x_range: Sequence[float],
+                           y_range: Sequence[float]) -> tuple[float, float, float, float]:
     """The map's view (local ft ranges about ``origin_ft``) as site-CRS bounds."""
     ox, oy = origin_ft
     return (frame.from_ft(ox + x_range[0]), frame.from_ft(oy + y_range[0]),

@@ -8,6 +8,7 @@ exported as visit data.
 
 from __future__ import annotations
 
+import os
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -31,12 +32,12 @@ class ReferenceLayer:
 
     name: str
     path: Path
-    geometries: tuple
-    lines: tuple
+    geometries: tuple[shapely.Geometry, ...]
+    lines: tuple[list[tuple[float, float]], ...]
 
 
-def _lines(geom) -> list[list[tuple[float, float]]]:
-    out = []
+def _lines(geom: shapely.Geometry) -> list[list[tuple[float, float]]]:
+    out: list[list[tuple[float, float]]] = []
     for part in shapely.get_parts(geom):
         t = part.geom_type
         if t == "Polygon":
@@ -50,7 +51,7 @@ def _lines(geom) -> list[list[tuple[float, float]]]:
     return out
 
 
-def read_reference(path, site_crs, layer: str | None = None) -> ReferenceLayer:
+def read_reference(path: str | os.PathLike[str], site_crs: object, layer: str | None = None) -> ReferenceLayer:
     """Read ``layer`` (default: the first) of the GeoPackage or Shapefile at ``path`` into the
     site CRS (``site_crs``: anything pyproj takes). Raises :class:`ReferenceLayerError`."""
     import pyogrio

@@ -22,8 +22,8 @@ turns into a :class:`Check` with status ``needs_data``, a ``next_step`` in words
 request (``Check.has_request`` False). The stand's mitigation check (with a retained area set)
 waits likewise; a mature or young stand with no retained area at all gets one asking for it
 (:func:`~fieldapp.checks.requests.protection_check`: "not checked" is never shown as "nothing to
-check"), and a retained area above the stand's area is sent as it is, for the rule to refuse. The rules stay pure: this is the model-to-request layer saying there is nothing
-to send yet.
+check"), and a retained area above the stand's area is sent as it is, for the rule to refuse.
+The rules stay pure: this is the model-to-request layer saying there is nothing to send yet.
 
 Canopy percentages sent to ``woodland.class`` are clamped to [0, 100] (:func:`clamp_pct`). The
 survey model already clamps them where they are computed (:func:`fieldapp.survey.canopy.pct`: a
@@ -41,21 +41,35 @@ Examples
 from __future__ import annotations
 
 import importlib
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-#: Where each public name lives; loaded on first use (PEP 562), so the checks panel, which
-#: only needs the words of a result, does not bring the survey model (shapely, pyproj) into
-#: the window's start-up: ~160 ms before the window was shown.
+if TYPE_CHECKING:
+    from fieldapp.checks.requests import (
+        CITE_CITY,
+        AwaitingData,
+        bank_request,
+        clamp_pct,
+        development_area_request,
+        drainageway_request,
+        mitigation_request,
+        protection_check,
+        requests_for_model,
+        stands_with_trees,
+        woodland_class_request,
+    )
+    from fieldapp.checks.results import RULE_TITLES, Check, Checks, status_words, summary_words
+
+#: Where each name other packages and the tests use lives; loaded on first use (PEP 562), so the
+#: checks panel, which only needs the words of a result, does not bring the survey model
+#: (shapely, pyproj) into the window's start-up: ~160 ms before the window was shown. The other
+#: names of the two modules are imported from them.
 _HOME = {
-    **dict.fromkeys(("CITE_CITY", "RECORD_STAND_TREES", "AwaitingData", "bank_request",
-                     "clamp_pct", "development_area_request", "MARK_TALLY_COMPLETE", "Provisional", "trees_in_stand", "drainageway_request",
-                     "graded_area_request", "graded_slope_pct", "mitigation_request",
-                     "protective_area_request", "requests_for_model", "stands_with_trees",
-                     "wetland_feature", "wetland_size_request", "woodland_class_request",
-                     "RETAINED_ROUNDING_AC", "enter_retained_area", "protection_check"),
-                    "requests"),
-    **dict.fromkeys(("RULE_TITLES", "Check", "Checks", "status_words", "summary_words"),
-                    "results"),
+    **dict.fromkeys((
+        "AwaitingData", "CITE_CITY", "bank_request", "clamp_pct", "development_area_request",
+        "drainageway_request", "mitigation_request", "protection_check", "requests_for_model",
+        "stands_with_trees", "woodland_class_request",
+    ), "requests"),
+    **dict.fromkeys(("Check", "Checks", "RULE_TITLES", "status_words", "summary_words"), "results"),
 }
 
 
@@ -72,11 +86,9 @@ def __dir__() -> list[str]:
     return sorted(set(globals()) | set(_HOME))
 
 
-__all__ = [
-    "AwaitingData", "Check", "Checks", "bank_request", "protective_area_request", "woodland_class_request",
-    "mitigation_request", "wetland_size_request", "development_area_request",
-    "graded_area_request", "drainageway_request", "clamp_pct", "requests_for_model",
-    "status_words", "summary_words", "stands_with_trees",
-    "CITE_CITY", "RECORD_STAND_TREES", "RULE_TITLES", "graded_slope_pct", "wetland_feature",
-    "MARK_TALLY_COMPLETE", "Provisional", "trees_in_stand",
+__all__ = [  # the names of _HOME
+    "AwaitingData", "CITE_CITY", "Check", "Checks", "RULE_TITLES", "bank_request", "clamp_pct",
+    "development_area_request", "drainageway_request", "mitigation_request", "protection_check",
+    "requests_for_model", "stands_with_trees", "status_words", "summary_words",
+    "woodland_class_request",
 ]

@@ -82,9 +82,6 @@ def enter_retained_area(stand_ac: float) -> str:
 MARK_TALLY_COMPLETE = ("tally every tree of the stand, then tick Tally complete (Tally tab):"
                        " until then the class is from the trees so far")
 
-#: ``{check id: (title, request or AwaitingData)}``, what the check builders return.
-Requests = dict[str, tuple[str, Any]]
-
 
 # --------------------------------------------------------------------------- request builders
 def _num(value: float) -> float:
@@ -95,8 +92,8 @@ def _num(value: float) -> float:
 
 
 def bank_request(priority: bool, stations: Sequence[tuple[float, float]] | None = None, *,
-                 segments: Sequence[dict] | None = None, interruption_at_ft: float | None = None,
-                 stipulated: bool = False) -> dict:
+                 segments: Sequence[dict[str, Any]] | None = None, interruption_at_ft: float | None = None,
+                 stipulated: bool = False) -> dict[str, Any]:
     """An ``nr341.bank`` request (NR 341.035(1)(a)).
 
     Parameters
@@ -132,8 +129,8 @@ def bank_request(priority: bool, stations: Sequence[tuple[float, float]] | None 
     return {"rule": "nr341.bank", "input": inp}
 
 
-def protective_area_request(features: Sequence[dict], contiguous: bool = False,
-                            exemption: str | None = None) -> dict:
+def protective_area_request(features: Sequence[dict[str, Any]], contiguous: bool = False,
+                            exemption: str | None = None) -> dict[str, Any]:
     """An ``nr151.protective_area`` request (NR 151.125); ``features`` as in the contract."""
     inp: dict[str, Any] = {"contiguous": bool(contiguous), "features": [dict(f) for f in features]}
     if exemption:
@@ -158,7 +155,7 @@ def clamp_pct(value: float | None) -> float | None:
 
 
 def woodland_class_request(canopy_10in_pct: float, deciduous_share_pct: float | None,
-                           canopy_3in_pct: float, trees: Iterable[dict] = ()) -> dict:
+                           canopy_3in_pct: float, trees: Iterable[dict[str, Any]] = ()) -> dict[str, Any]:
     """A ``woodland.class`` request (City resource protection, Woodlands).
 
     ``trees`` are those inside the grove polygon (``dbh_in``, ``leaf_habit``, ``species``).
@@ -173,7 +170,7 @@ def woodland_class_request(canopy_10in_pct: float, deciduous_share_pct: float | 
     }}
 
 
-def _clamped_woodland_input(inp: dict) -> dict:
+def _clamped_woodland_input(inp: dict[str, Any]) -> dict[str, Any]:
     """A ``woodland.class`` input with its canopy percentages clamped to [0, 100]."""
     out = dict(inp)
     for k in ("canopy_10in_pct", "canopy_3in_pct", "deciduous_share_pct"):
@@ -183,7 +180,7 @@ def _clamped_woodland_input(inp: dict) -> dict:
 
 
 def mitigation_request(woodland_class: str, woodland_area_ac: float,
-                       retained_area_ac: float) -> dict:
+                       retained_area_ac: float) -> dict[str, Any]:
     """A ``woodland.mitigation`` request for a planned retained area (acres)."""
     return {"rule": "woodland.mitigation", "input": {
         "class": woodland_class, "woodland_area_ac": _num(woodland_area_ac),
@@ -191,17 +188,17 @@ def mitigation_request(woodland_class: str, woodland_area_ac: float,
 
 
 def wetland_size_request(area_sqft: float, periodic_standing_water: bool,
-                         hydric_vegetation: bool) -> dict:
+                         hydric_vegetation: bool) -> dict[str, Any]:
     """A ``wetland.size`` request (City resource protection, Wetlands)."""
     return {"rule": "wetland.size", "input": {
         "area_sqft": _num(area_sqft), "periodic_standing_water": bool(periodic_standing_water),
         "hydric_vegetation": bool(hydric_vegetation)}}
 
 
-def development_area_request(foundations: Sequence[Sequence[tuple[float, float]]],
-                             edges: Sequence[dict] = (),
-                             test_points: Sequence[tuple[float, float]] = ()) -> dict:
-    """A ``development_area`` request; rings in site feet."""
+def development_area_request(foundations: Sequence[Sequence[Sequence[float]]],
+                             edges: Sequence[dict[str, Any]] = (),
+                             test_points: Sequence[tuple[float, float]] = ()) -> dict[str, Any]:
+    """A ``development_area`` request; rings of (x, y) pairs in site feet."""
     inp: dict[str, Any] = {"foundations": [[[_num(x), _num(y)] for x, y in ring]
                                            for ring in foundations]}
     if edges:
@@ -211,7 +208,7 @@ def development_area_request(foundations: Sequence[Sequence[tuple[float, float]]
     return {"rule": "development_area", "input": inp}
 
 
-def graded_area_request(horizontal_area_sqft: float, slope_pct: float) -> dict:
+def graded_area_request(horizontal_area_sqft: float, slope_pct: float) -> dict[str, Any]:
     """An ``nr341.graded_area`` request (surface area on the bank)."""
     return {"rule": "nr341.graded_area", "input": {
         "horizontal_area_sqft": _num(horizontal_area_sqft), "slope_pct": _num(slope_pct)}}
@@ -219,7 +216,7 @@ def graded_area_request(horizontal_area_sqft: float, slope_pct: float) -> dict:
 
 def drainageway_request(kind: str, length_ft: float, *, tributary_area_ac: float | None = None,
                         mapped_stream: bool | None = None,
-                        channel_width_ft: float | None = None) -> dict:
+                        channel_width_ft: float | None = None) -> dict[str, Any]:
     """A ``drainageway`` request (City resource protection, Drainageways A.1 / A.2).
 
     ``kind`` is ``stream`` (a drainageway centreline) or ``swale``; unknown values (a swale's
@@ -260,7 +257,7 @@ class AwaitingData:
     citation: str = ""
     awaiting: str = "nothing recorded that the rule reads"
 
-    def result(self) -> dict:
+    def result(self) -> dict[str, Any]:
         """The result shown for the check: ``needs_data`` with ``next_step``, and a note and
         ``awaiting`` saying why no rule is asked yet."""
         return {"rule": self.rule, "status": "needs_data", "citation": self.citation,
@@ -278,10 +275,10 @@ class Provisional:
     from 3 of 25 trees is no verdict yet.
     """
 
-    request: dict
+    request: dict[str, Any]
     trees_so_far: int
 
-    def result(self, evaluated: dict) -> dict:
+    def result(self, evaluated: dict[str, Any]) -> dict[str, Any]:
         """``evaluated`` (the rule's result) as shown while the tally is open."""
         if evaluated.get("status") != "determined":
             return evaluated
@@ -289,14 +286,21 @@ class Provisional:
                 "next_step": MARK_TALLY_COMPLETE}
 
 
+#: What stands for one check: its rule request (the JSON of ``rules-contract.md``), or the
+#: request held as provisional, or the data it waits for.
+RuleInput = dict[str, Any] | Provisional | AwaitingData
+#: ``{check id: (title, RuleInput)}``, what the check builders return.
+Requests = dict[str, tuple[str, RuleInput]]
+
+
 # --------------------------------------------------------------------------- model inputs
-def segments(model: Any, transect_uuid: str) -> list[dict]:
+def segments(model: Any, transect_uuid: str) -> list[dict[str, Any]]:
     """``nr341.bank`` ``segments``: [{"horizontal_ft", "slope_pct"}] from the OHWM landward
     (horizontal ft of the segment ending at each station, its slope percent)."""
     return [{"horizontal_ft": s.segment_ft, "slope_pct": s.slope_pct} for s in model.stations(transect_uuid)]
 
 
-def stations_input(model: Any, transect_uuid: str) -> list[dict] | None:
+def stations_input(model: Any, transect_uuid: str) -> list[dict[str, Any]] | None:
     """``nr341.bank`` ``stations``: [{"distance_ft", "elevation_ft"}] starting with the OHWM at 0,
     or None when an elevation is missing (ft, international foot)."""
     t = model.get(Layer.TRANSECT, transect_uuid)
@@ -308,7 +312,7 @@ def stations_input(model: Any, transect_uuid: str) -> list[dict] | None:
     ]
 
 
-def bank_input(model: Any, transect_uuid: str, *, stipulated: bool | None = None) -> dict:
+def bank_input(model: Any, transect_uuid: str, *, stipulated: bool | None = None) -> dict[str, Any]:
     """The ``input`` of an ``nr341.bank`` request for a transect (rules-contract.md).
 
     ``priority`` from the site; ``segments`` per station; ``interruption_at_ft`` at the
@@ -323,7 +327,7 @@ def bank_input(model: Any, transect_uuid: str, *, stipulated: bool | None = None
         No such transect.
     """
     t = model.get(Layer.TRANSECT, transect_uuid)
-    out: dict = {"priority": bool(model.site.priority_waterway), "segments": segments(model, transect_uuid)}
+    out: dict[str, Any] = {"priority": bool(model.site.priority_waterway), "segments": segments(model, transect_uuid)}
     cut = [s.distance_ft for s in model.stations(transect_uuid) if s.interruption]
     if cut:
         out["interruption_at_ft"] = cut[0]
@@ -334,7 +338,7 @@ def bank_input(model: Any, transect_uuid: str, *, stipulated: bool | None = None
     return out
 
 
-def wetland_size_input(model: Any, area_uuid: str) -> dict:
+def wetland_size_input(model: Any, area_uuid: str) -> dict[str, Any]:
     """The ``input`` of a ``wetland.size`` request for a wetland polygon (ground sq ft)."""
     a = model.get(Layer.AREA, area_uuid)
     return {"area_sqft": model.frame.area_sqft(a.geometry),
@@ -343,7 +347,7 @@ def wetland_size_input(model: Any, area_uuid: str) -> dict:
 
 
 def woodland_class_input(stand: Any, trees: Sequence[Any], frame: Any, grove: Any = None,
-                         measures: Any = None) -> dict:
+                         measures: Any = None) -> dict[str, Any]:
     """The ``input`` of a ``woodland.class`` rule request for a stand polygon (rules-contract.md).
 
     Canopy percentages from ``measures`` (the stand's
@@ -371,7 +375,7 @@ def woodland_class_input(stand: Any, trees: Sequence[Any], frame: Any, grove: An
     }
 
 
-def woodland_input(model: Any, stand_uuid: str, grove_uuid: str | None = None) -> dict:
+def woodland_input(model: Any, stand_uuid: str, grove_uuid: str | None = None) -> dict[str, Any]:
     """The ``input`` of a ``woodland.class`` request for a stand (and optional grove) of the
     model (:func:`woodland_class_input` with the model's trees, frame and its kept-up-to-date
     ``stand_measures``, which reflect every tree)."""
@@ -394,7 +398,7 @@ def _ring_ft(model: Any, geometry: Any) -> list[list[float]]:
     return [[float(f.to_ft(x)), float(f.to_ft(y))] for x, y in list(geom.exterior.coords)[:-1]]
 
 
-def wetland_feature(area: Any, model: Any) -> dict:
+def wetland_feature(area: Any, model: Any) -> dict[str, Any]:
     """An ``nr151.protective_area`` wetland feature from a walked wetland polygon."""
     feat: dict[str, Any] = {"type": "wetland", "polygon_ft": _ring_ft(model, area.geometry)}
     if area.susceptibility is not None:
@@ -504,7 +508,7 @@ def wetland_checks(model: Any, areas: Sequence[Any]) -> Requests:
 
 
 def woodland_checks(model: Any, areas: Sequence[Any], retained_ac: float = 0.0,
-                    woodland_class: Callable[[dict], str | None] | None = None) -> Requests:
+                    woodland_class: Callable[[dict[str, Any]], str | None] | None = None) -> Requests:
     """``woodland:<stand>`` for each woodland stand (with the first grove drawn inside it) and
     ``mitigation:<stand>`` (:func:`protection_check`), citing the city chapter
     (:data:`CITE_CITY`); an :class:`AwaitingData` for the class (and the protection check when
@@ -524,7 +528,7 @@ def woodland_checks(model: Any, areas: Sequence[Any], retained_ac: float = 0.0,
         retained = own if own is not None else (retained_ac if retained_ac > 0 else None)
         complete = bool(getattr(a, "tally_complete", False))
 
-        def hold(request: dict, a=a, complete=complete) -> Any:
+        def hold(request: dict[str, Any], a: Any = a, complete: bool = complete) -> RuleInput:
             return request if complete else Provisional(request, model.stand_tally(a.uuid))
         if a.uuid not in tallied:
             # nothing tallied inside: the class would be "none" on no data; wait for the tally
@@ -547,7 +551,7 @@ def woodland_checks(model: Any, areas: Sequence[Any], retained_ac: float = 0.0,
 
 
 def protection_check(woodland_class: str | None, stand_ac: float,
-                     retained_ac: float | None) -> dict | AwaitingData | None:
+                     retained_ac: float | None) -> dict[str, Any] | AwaitingData | None:
     """A tallied stand's protection / mitigation check (City Woodlands C, E).
 
     Parameters
@@ -645,7 +649,7 @@ def development_area_checks(model: Any, areas: Sequence[Any]) -> Requests:
 
 
 def requests_for_model(model: Any, *, retained_ac: float = 0.0,
-                       woodland_class: Callable[[dict], str | None] | None = None,
+                       woodland_class: Callable[[dict[str, Any]], str | None] | None = None,
                        ) -> Requests:
     """Every applicable rule request for the visit ``model`` ({check id: (title, request)}).
 

@@ -12,7 +12,10 @@ from __future__ import annotations
 import json
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from .requests import RuleInput
 
 __all__ = ["RULE_TITLES", "Check", "Checks", "status_words", "summary_words"]
 
@@ -45,8 +48,8 @@ class Check:
 
     check_id: str
     title: str
-    request: dict
-    result: dict
+    request: dict[str, Any]
+    result: dict[str, Any]
 
     @property
     def status(self) -> str:
@@ -83,7 +86,7 @@ def _fmt(v: Any, unit: str = "") -> str:
     return f"{v}{unit}"
 
 
-def summary_words(rule: str, result: dict) -> str:
+def summary_words(rule: str, result: dict[str, Any]) -> str:
     """The value of a result in a few words for the panel (e.g. ``Bank 120.0 ft``).
 
     ``rule`` may be empty (a check awaiting data has no request): the result's ``rule`` is used.
@@ -145,22 +148,6 @@ def summary_words(rule: str, result: dict) -> str:
     return st or ""
 
 
-def _awaiting_type() -> type:
-    """:class:`~fieldapp.checks.requests.AwaitingData`, imported when first needed (the
-    requests module brings the survey model; the panel's words need none of it)."""
-    from .requests import AwaitingData
-
-    return AwaitingData
-
-
-def _provisional_type() -> type:
-    """:class:`~fieldapp.checks.requests.Provisional`, imported when first needed (as
-    :func:`_awaiting_type`)."""
-    from .requests import Provisional
-
-    return Provisional
-
-
 class Checks:
     """The latest result of every check; re-evaluates only requests whose JSON changed.
 
@@ -170,7 +157,7 @@ class Checks:
         The rules entry point (default :func:`fieldapp.rules.evaluate`).
     """
 
-    def __init__(self, evaluate: Callable[[dict], dict] | None = None) -> None:
+    def __init__(self, evaluate: Callable[[dict[str, Any]], dict[str, Any]] | None = None) -> None:
         if evaluate is None:
             from fieldapp.rules import evaluate as rules_evaluate
 
@@ -184,7 +171,7 @@ class Checks:
     def refresh(self, model: Any, *, retained_ac: float = 0.0) -> bool:
         """Rebuild every request from the survey ``model`` (:func:`requests_for_model`) and
         evaluate what changed; the woodland class feeds the mitigation request."""
-        def woodland_class(request: dict) -> str | None:
+        def woodland_class(request: dict[str, Any]) -> str | None:
             result = self._evaluate_cached(request)
             return result.get("class") if result.get("status") != "error" else None
 
@@ -193,14 +180,14 @@ class Checks:
         return self.update(requests_for_model(model, retained_ac=retained_ac,
                                               woodland_class=woodland_class))
 
-    def _evaluate_cached(self, request: dict) -> dict:
+    def _evaluate_cached(self, request: dict[str, Any]) -> dict[str, Any]:
         key = json.dumps(request, sort_keys=True)
         for cid, k in self._keys.items():
             if k == key:
                 return self._checks[cid].result
         return self._safe_evaluate(request)
 
-    def _safe_evaluate(self, request: dict) -> dict:
+    def _safe_evaluate(self, request: dict[str, Any]) -> dict[str, Any]:
         self.evaluations += 1
         try:
             return self._evaluate(request)
@@ -208,7 +195,7 @@ class Checks:
             return {"rule": request.get("rule"), "status": "error",
                     "message": f"{type(exc).__name__}: {exc}"}
 
-    def update(self, requests: dict[str, tuple[str, Any]]) -> bool:
+    def update(self, requests: dict[str, tuple[str, RuleInput]]) -> bool:
         """Replace the set of checks by ``requests`` ({id: (title, request)}).
 
         Evaluates the new or changed requests; drops checks no longer applicable. An
@@ -222,22 +209,26 @@ class Checks:
                 del self._checks[cid]
                 self._keys.pop(cid, None)
                 changed = True
-        for cid, (title, request) in requests.items():
-            awaiting = isinstance(request, _awaiting_type())
-            held = request if isinstance(request, _provisional_type()) else None
-            if held is not None:
-                request = held.request
-            key = json.dumps({"awaiting": [request.rule, request.next_step, request.citation]}
-                             if awaiting else {"provisional": held.trees_so_far, "r": request}
-                             if held else request, sort_keys=True)
+        # imported when first needed: the requests module brings the survey model, which the
+        # checks panel's words need none of
+        from .requests import AwaitingData, Provisional
+
+        for cid, (title, item) in requests.items():
+            key_of: object = item
+            if isinstance(item, AwaitingData):
+                key_of = {"awaiting": [item.rule, item.next_step, item.citation]}
+            elif isinstance(item, Provisional):
+                key_of = {"provisional": item.trees_so_far, "r": item.request}
+            key = json.dumps(key_of, sort_keys=True)
             if self._keys.get(cid) == key and self._checks[cid].title == title:
                 continue
-            if awaiting:
-                self._checks[cid] = Check(cid, title, {}, request.result())
+            if isinstance(item, AwaitingData):
+                self._checks[cid] = Check(cid, title, {}, item.result())
+            elif isinstance(item, Provisional):
+                result = self._safe_evaluate(item.request)
+                self._checks[cid] = Check(cid, title, item.request, item.result(result))
             else:
-                result = self._safe_evaluate(request)
-                self._checks[cid] = Check(cid, title, request,
-                                          held.result(result) if held else result)
+                self._checks[cid] = Check(cid, title, item, self._safe_evaluate(item))
             self._keys[cid] = key
             changed = True
         if changed:
@@ -253,6 +244,6 @@ class Checks:
     def get(self, check_id: str) -> Check | None:
         return self._checks.get(check_id)
 
-    def requests(self) -> list[dict]:
+    def requests(self) -> list[dict[str, Any]]:
         """Every current request (what the report embeds); checks awaiting data have none."""
         return [c.request for c in self.all() if c.has_request]
