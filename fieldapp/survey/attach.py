@@ -18,6 +18,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from . import values as V
+from .core import VisitCore
 from .errors import InvalidValue, NotFound
 from .features import Action, Change, Layer, PhotoRecord
 from .photos import Photo, _utc, place
@@ -29,7 +30,7 @@ __all__ = ["PhotoCommands", "PHOTO_LAYERS"]
 PHOTO_LAYERS: frozenset[Layer] = frozenset(Layer(t) for t in PHOTO_TABLES)
 
 
-class PhotoCommands:
+class PhotoCommands(VisitCore):
     """The photo commands of :class:`~fieldapp.survey.visit.Visit` (a mixin)."""
 
     def _photo_target(self, layer, uuid) -> tuple[str | None, str | None]:

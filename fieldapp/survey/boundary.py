@@ -16,21 +16,18 @@ results, polygon parts only, so no enclosed area is dropped.
 from __future__ import annotations
 
 import math
-from typing import TYPE_CHECKING
+from datetime import datetime
+from typing import Any, Protocol
 
 import numpy as np
 import shapely
 from shapely.geometry import LineString, MultiPolygon, Polygon
 
-from ..geo import FOOT_INTERNATIONAL_M
+from ..geo import FOOT_INTERNATIONAL_M, SiteFrame
 from . import values as V
 from .errors import InvalidValue, SelfCrossing, StateError
-from .features import WalkState
-from .gnss import correction_fields
-
-if TYPE_CHECKING:  # pragma: no cover
-    from .gnss import FixLike
-    from .visit import Visit
+from .features import AreaFeature, Walk, WalkState, WalkVertex
+from .gnss import FixLike, QualityGate, correction_fields
 
 #: Multiple of the reported horizontal accuracy that a jitter loop can span (see
 #: :attr:`BoundaryWalk.noise_tolerance_m`).
@@ -122,10 +119,38 @@ def repair_keep_lobes(polygon: Polygon) -> MultiPolygon:
     return MultiPolygon(polys)
 
 
+class WalkHost(Protocol):
+    """What a :class:`BoundaryWalk` uses of the visit that holds its walk (a
+    :class:`~fieldapp.survey.visit.Visit`; named here so this module need not import it)."""
+
+    gate: QualityGate
+
+    @property
+    def frame(self) -> SiteFrame: ...
+
+    @property
+    def has_frame(self) -> bool: ...
+
+    def ensure_frame(self, fix: FixLike | None = None) -> SiteFrame: ...
+
+    def record(self, cls: type[Walk], uuid: str) -> Walk: ...
+
+    def _walk_vertices(self, walk_uuid: str) -> list[WalkVertex]: ...
+
+    def _update(self, layer: Any, uuid: str, **fields: Any) -> Any: ...
+
+    def _add_walk_vertex(self, walk_uuid: str, x: float, y: float, t_utc: datetime | None = None, *,
+                         correction_age_s: float | None = None,
+                         correction_mount: str | None = None) -> WalkVertex: ...
+
+    def _close_walk(self, walk_uuid: str, geometry: Polygon | MultiPolygon,
+                    attributes: dict[str, Any]) -> AreaFeature: ...
+
+
 class BoundaryWalk:
     """Handle on a walk in progress. Get one from ``Visit.start_walk`` or ``Visit.walk(uuid)``."""
 
-    def __init__(self, visit: Visit, walk_uuid: str) -> None:
+    def __init__(self, visit: WalkHost, walk_uuid: str) -> None:
         self._visit = visit
         self.uuid = walk_uuid
         self._last_t_s: float | None = None
@@ -133,8 +158,8 @@ class BoundaryWalk:
 
     # -- state ---------------------------------------------------------------------------------
     @property
-    def record(self):
-        return self._visit.get("walk", self.uuid)
+    def record(self) -> Walk:
+        return self._visit.record(Walk, self.uuid)
 
     @property
     def state(self) -> WalkState:

@@ -22,12 +22,15 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import replace
-from typing import TYPE_CHECKING
+from datetime import datetime
+from typing import Any
 
-from shapely.geometry import LineString
+from shapely.geometry import LineString, MultiPolygon, Polygon
 
 from ..geo import FOOT_INTERNATIONAL_M
 from . import values as V
+from .boundary import BoundaryWalk
+from .core import new_of
 from .errors import InvalidValue, StateError
 from .features import (
     Action,
@@ -41,6 +44,7 @@ from .features import (
     PhotoRecord,
     PointMethod,
     Station,
+    Susceptibility,
     Transect,
     Tree,
     Walk,
@@ -48,10 +52,9 @@ from .features import (
     WalkVertex,
 )
 from .gnss import North, true_azimuth
-from .validation import PARENTS, ms
-
-if TYPE_CHECKING:  # pragma: no cover
-    from .boundary import BoundaryWalk
+from .shoreline import ShorelineCommands
+from .validation import PARENTS, enum_value, ms, validate
+from .validation import polygon as valid_polygon
 
 __all__ = ["EditCommands", "subject_words", "record_words", "LABELLED"]
 
@@ -59,8 +62,10 @@ __all__ = ["EditCommands", "subject_words", "record_words", "LABELLED"]
 LABELLED = frozenset({Layer.OHWM_LINE, Layer.TRANSECT, Layer.AREA, Layer.LINE, Layer.WALK})
 
 
-class EditCommands:
-    """Edit / delete commands of a :class:`~fieldapp.survey.visit.Visit` (a mixin)."""
+class EditCommands(ShorelineCommands):
+    """Edit / delete commands of a :class:`~fieldapp.survey.visit.Visit` (a mixin), and the
+    walk's vertex and closing commands its :class:`~fieldapp.survey.boundary.BoundaryWalk` calls.
+    Corrections of stations and transects move them as the shoreline commands place them."""
 
     # ---------------------------------------------------------------- undo words
     def undo_subject(self) -> str | None:
@@ -311,8 +316,6 @@ class EditCommands:
 
         Raises StateError when the walk is not closed.
         """
-        from .boundary import BoundaryWalk
-
         w = self.get(Layer.WALK, walk_uuid)
         if w.state is not WalkState.CLOSED:
             raise StateError("the boundary is not closed")
@@ -324,6 +327,27 @@ class EditCommands:
         changes.append(Change(Action.UPDATED, Layer.WALK, new_w, w))
         self._commit(changes)
         return BoundaryWalk(self, walk_uuid)
+
+    def _add_walk_vertex(self, walk_uuid: str, x: float, y: float, t_utc: datetime | None = None, *,
+                         correction_age_s: float | None = None,
+                         correction_mount: str | None = None) -> WalkVertex:
+        v = WalkVertex(**self._stamp(), walk_uuid=walk_uuid, seq=self._next_vertex_seq(walk_uuid),
+                       x=x, y=y, t_utc=ms(t_utc), correction_age_s=correction_age_s,
+                       correction_mount=correction_mount)
+        return new_of(WalkVertex, self._commit([Change(Action.ADDED, Layer.WALK_VERTEX, v)], undoable=False)[0])
+
+    def _close_walk(self, walk_uuid: str, geometry: Polygon | MultiPolygon, attributes: dict[str, Any]) -> AreaFeature:
+        w = self.record(Walk, walk_uuid)
+        attributes = {**self.reopened_attributes(walk_uuid), **attributes}  # a re-opened walk
+        attributes.setdefault("label", w.label)
+        if "susceptibility" in attributes and attributes["susceptibility"] is not None:
+            attributes["susceptibility"] = enum_value(Susceptibility, attributes["susceptibility"], "susceptibility")
+        area = AreaFeature(**self._stamp(), kind=w.kind, geometry=valid_polygon("geometry", geometry),
+                           walk_uuid=walk_uuid, **attributes)
+        area = validate(area)
+        new_w = replace(w, state=WalkState.CLOSED, area_uuid=area.uuid, modified_utc=ms(self._clock()))
+        return new_of(AreaFeature, self._commit([Change(Action.ADDED, Layer.AREA, area),
+                                                 Change(Action.UPDATED, Layer.WALK, new_w, w)])[0])
 
     def reopened_attributes(self, walk_uuid: str) -> dict:
         """The attributes of the area a re-opened walk had (label, wetland fields, notes), for

@@ -22,8 +22,9 @@ from shapely.geometry import LineString
 
 from ..geo import FOOT_INTERNATIONAL_M
 from . import values as V
+from .core import VisitCore
 from .errors import InvalidValue
-from .features import Action, Change, Layer, OhwmLine, OhwmPoint, PointMethod, Station, Transect
+from .features import Action, Change, Feature, Layer, OhwmLine, OhwmPoint, PointMethod, Station, Transect
 from .gnss import (
     AveragedPosition,
     FixLike,
@@ -83,8 +84,17 @@ def doubles_back(xy: list[tuple[float, float]], near: float = 0.0) -> tuple[int,
     return None
 
 
-class ShorelineCommands:
+class ShorelineCommands(VisitCore):
     """OHWM and transect commands of a :class:`~fieldapp.survey.visit.Visit` (a mixin)."""
+
+    def _follow_delete(self, layer: Layer, old: Feature) -> list[Change]:
+        """A deleted OHWM point's line takes the points left; a deleted station's later stations
+        close up on its transect (distances from the OHWM carried) and the transect follows."""
+        if isinstance(old, OhwmPoint):
+            return self._line_geometry_change(old.line_uuid, removing=old.uuid)
+        if isinstance(old, Station):
+            return self._station_restack(old.transect_uuid, removing=old.uuid)
+        return super()._follow_delete(layer, old)
 
     # ---------------------------------------------------------------- OHWM
     def add_ohwm_line(self, label: str = "", water_feature: str | None = None) -> OhwmLine:

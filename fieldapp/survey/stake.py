@@ -46,6 +46,7 @@ from shapely.ops import nearest_points
 from .. import geo
 from ..geo import SiteFrame
 from . import values as V
+from .core import VisitCore
 from .features import Action, Change, Layer, StakePoint
 from .validation import ms
 
@@ -227,7 +228,7 @@ class Heading:
         return self.deg
 
 
-class StakeCommands:
+class StakeCommands(VisitCore):
     """The stake-out commands of :class:`~fieldapp.survey.visit.Visit` (a mixin)."""
 
     def add_stake_point(self, *, fix: Any, target: Target, guidance: Guidance,

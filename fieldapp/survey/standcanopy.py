@@ -26,7 +26,8 @@ vectorised union is faster in bulk).
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
+from datetime import datetime
 
 import numpy as np
 import shapely
@@ -45,7 +46,9 @@ from .canopy import (
     pct,
     stand_table,
 )
-from .features import Layer, LeafHabit, Tree, TreeStatus
+from .core import VisitCore
+from .features import Layer, LeafHabit, Site, Tree, TreeStatus
+from .gnss import DEFAULT_GATE, QualityGate
 
 __all__ = ["StandCanopy", "StandQueries", "REBUILD_AFTER", "BULK_FRACTION"]
 
@@ -279,10 +282,15 @@ class StandCanopy:
         return self._measures
 
 
-class StandQueries:
+class StandQueries(VisitCore):
     """The tally queries of :class:`~fieldapp.survey.visit.Visit` (a mixin): the trees, and
     each woodland stand's figures kept tree by tree (one :class:`StandCanopy` per stand
     polygon, in ``self._canopies``; ``self._tree_rev`` counts the tree changes)."""
+
+    def __init__(self, site: Site, *, who: str | None = None, clock: Callable[[], datetime] | None = None,
+                 gate: QualityGate = DEFAULT_GATE) -> None:
+        super().__init__(site, who=who, clock=clock, gate=gate)
+        self._canopies: dict[str, StandCanopy] = {}   # stand uuid -> its canopy, kept up to date
 
     def trees(self, *, status: TreeStatus | None = None) -> list[Tree]:
         """Every tallied tree in the order tallied (only those of ``status`` when given)."""

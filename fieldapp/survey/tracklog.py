@@ -34,7 +34,7 @@ still a record wherever one is asked for by its uuid.
 from __future__ import annotations
 
 import math
-from datetime import UTC, datetime, timedelta, timezone
+from datetime import UTC, datetime, timedelta
 
 import numpy as np
 

@@ -29,7 +29,7 @@ import math
 import re
 import typing
 from dataclasses import fields, replace
-from datetime import UTC, date, datetime, timezone
+from datetime import UTC, date, datetime
 from enum import Enum
 from typing import NamedTuple
 
