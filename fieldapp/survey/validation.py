@@ -19,7 +19,7 @@ Examples
 --------
 >>> PARENTS[Layer.STATION]
 ParentRef(field='transect_uuid', layer=<Layer.TRANSECT: 'transect'>)
->>> ms(datetime(2024, 6, 3, 15, 0, 0, 123456, tzinfo=timezone.utc)).microsecond
+>>> ms(datetime(2024, 6, 3, 15, 0, 0, 123456, tzinfo=UTC)).microsecond
 123000
 """
 
