@@ -329,6 +329,13 @@ class VisitCore:
         new = validate(replace(old, modified_utc=ms(self._clock()), **fields))
         return self._commit([Change(Action.UPDATED, layer, new, old)])[0].new
 
+    def _update_as(self, cls: type[F], uuid: str, **fields: Any) -> F:
+        """:meth:`_update` of the record ``uuid`` of class ``cls``; returns the new version."""
+        rec = self._update(LAYER_OF[cls], uuid, **fields)
+        if not isinstance(rec, cls):
+            raise TypeError(f"{uuid}: a {type(rec).__name__}, not a {cls.__name__}")
+        return rec
+
     def _follow_delete(self, layer: Layer, old: Feature) -> list[Change]:
         """The changes that follow deleting ``old`` of ``layer`` besides its children (an OHWM
         point's line, a station's transect: :class:`~fieldapp.survey.shoreline.ShorelineCommands`
