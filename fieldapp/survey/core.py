@@ -33,7 +33,7 @@ __all__ = ["VisitCore", "Journal", "Stamp", "as_layer", "crs_text", "default_who
 
 log = logging.getLogger(__name__)
 
-GEOMETRY_LAYERS = {l for l in Layer if l is not Layer.SITE}
+GEOMETRY_LAYERS = {layer for layer in Layer if layer is not Layer.SITE}
 
 F = TypeVar("F", bound=Feature)
 
@@ -114,7 +114,8 @@ class VisitCore:
         self.gate = gate
         self._site = site
         self._frame = SiteFrame(site.crs) if site.crs else None
-        self._data: dict[Layer, dict[str, Any]] = {l: {} for l in GEOMETRY_LAYERS if l is not Layer.TRACK}
+        self._data: dict[Layer, dict[str, Any]] = {layer: {} for layer in GEOMETRY_LAYERS
+                                                  if layer is not Layer.TRACK}
         self._track = TrackLog()  # the receiver's log, as columns
         self._children: dict[tuple[Layer, str], dict[str, Any]] = {}
         self._listeners: list[Callable[[tuple[Change, ...]], None]] = []

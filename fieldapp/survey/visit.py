@@ -20,8 +20,9 @@ Undo
 streamed vertices are not on the undo stack) and ``visit.redo()`` does it again (a new command
 clears the redo stack). Corrections of every record kind (any station, a transect's azimuth, an
 offset point's shot, a boundary's vertices, re-opening a closed boundary, notes, labels) are
-:class:`~fieldapp.survey.editing.EditCommands`, undoable like any command. Deleted features stay in ``visit.recycle_bin`` for the session and
-``visit.restore(uuid)`` brings one back with its uuid (a deleted tree is never lost by a slip).
+:class:`~fieldapp.survey.editing.EditCommands`, undoable like any command. Deleted features stay
+in ``visit.recycle_bin`` for the session and ``visit.restore(uuid)`` brings one back with its
+uuid (a deleted tree is never lost by a slip).
 
 Where the rest lives
 --------------------
@@ -38,12 +39,13 @@ import uuid as uuidlib
 from collections.abc import Callable, Iterable
 from dataclasses import replace
 from datetime import date, datetime
+from typing import Any
 
 from ..geo import SiteFrame
 from . import values as V
 from .attach import PhotoCommands
 from .boundary import BoundaryWalk
-from .core import Journal, as_layer, crs_text, default_who, utc_now
+from .core import Journal, as_layer, crs_text, default_who, new_of, utc_now
 from .editing import EditCommands
 from .errors import InvalidValue
 from .features import (
@@ -136,7 +138,7 @@ class Visit(EditCommands, StakeCommands, PhotoCommands, StandQueries):
         device_ids: dict[str, str] | None = None,
         priority_waterway: bool = False,
         water_features: Iterable[WaterFeature] = (),
-        crs=None,
+        crs: Any = None,
         antenna_height_m: float = 0.0,
         declination_deg: float = 0.0,
         notes: str = "",
@@ -174,19 +176,21 @@ class Visit(EditCommands, StakeCommands, PhotoCommands, StandQueries):
 
     @classmethod
     def from_records(cls, site: Site, records: Iterable[Feature], *, track: TrackLog | None = None,
-                     **kwargs) -> Visit:
+                     who: str | None = None, clock: Callable[[], datetime] | None = None,
+                     gate: QualityGate = DEFAULT_GATE) -> Visit:
         """Rebuild a visit from stored records (no journal, no events) and its raw track."""
-        visit = cls(site, **kwargs)
+        visit = cls(site, who=who, clock=clock, gate=gate)
         if track is not None:
             visit._track = track
         for rec in records:
             visit._apply_memory(Change(Action.ADDED, LAYER_OF[type(rec)], rec))
         return visit
 
-    def update_feature(self, layer, uuid: str, **fields) -> Feature:
+    def update_feature(self, layer: Layer | str, uuid: str, **fields: Any) -> Feature:
         """Change attributes of a feature (validated like a new one); returns the new version."""
         layer = as_layer(layer)
-        for banned in ("uuid", "created_utc", "created_by", "modified_utc", PARENTS[layer].field if layer in PARENTS else None):
+        parent_field = PARENTS[layer].field if layer in PARENTS else None
+        for banned in ("uuid", "created_utc", "created_by", "modified_utc", parent_field):
             if banned in fields:
                 raise InvalidValue(banned, "is set by the model")
         for name, value in fields.items():
@@ -196,12 +200,13 @@ class Visit(EditCommands, StakeCommands, PhotoCommands, StandQueries):
         if layer is Layer.TREE:
             return self.update_tree(uuid, **fields)
         if layer is Layer.LINE and fields.get("mapped_stream") is not None:
-            kind = enum_value(LineKind, fields.get("kind", self.get(layer, uuid).kind), "kind")
+            kind = enum_value(LineKind, fields.get("kind", self.record(LineFeature, uuid).kind), "kind")
             _check_mapped_stream(kind, fields["mapped_stream"])
-        return self._update(layer, uuid, **fields)
+        updated: Feature = self._update(layer, uuid, **fields)
+        return updated
 
     # ---------------------------------------------------------------- site and CRS
-    def update_site(self, **fields) -> Site:
+    def update_site(self, **fields: Any) -> Site:
         """Change site attributes (name, crew, device_ids, priority_waterway, water_features,
         antenna_height_m, declination_deg, notes, visit_date); ``crs`` goes to :meth:`set_crs`."""
         if "crs" in fields:
@@ -210,7 +215,7 @@ class Visit(EditCommands, StakeCommands, PhotoCommands, StandQueries):
             return self._site
         old = self._site
         new = validated_site(replace(old, modified_utc=ms(self._clock())), **fields)
-        return self._commit([Change(Action.UPDATED, Layer.SITE, new, old)])[0].new
+        return new_of(Site, self._commit([Change(Action.UPDATED, Layer.SITE, new, old)])[0])
 
     def set_declination(self, declination_deg: float, source: str | None) -> Site:
         """Set the site's magnetic declination (degrees, east positive) and where it came from
@@ -227,7 +232,7 @@ class Visit(EditCommands, StakeCommands, PhotoCommands, StandQueries):
                              declination_deg=declination_deg, declination_source=source)
         if (new.declination_deg, new.declination_source) == (old.declination_deg, old.declination_source):
             return old
-        return self._commit([Change(Action.UPDATED, Layer.SITE, new, old)], undoable=False)[0].new
+        return new_of(Site, self._commit([Change(Action.UPDATED, Layer.SITE, new, old)], undoable=False)[0])
 
     # ---------------------------------------------------------------- trees
     def add_tree(
@@ -243,7 +248,7 @@ class Visit(EditCommands, StakeCommands, PhotoCommands, StandQueries):
         leaf_habit: LeafHabit | str = LeafHabit.DECIDUOUS,
         dbh_height_ft: float = 4.5,
         crown_radius_ft: float | None = None,
-        crown=None,
+        crown: object = None,
         status: TreeStatus | str = TreeStatus.LIVE,
         caliper_reading_id: str | None = None,
         notes: str = "",
@@ -263,6 +268,8 @@ class Visit(EditCommands, StakeCommands, PhotoCommands, StandQueries):
             caliper_reading_id = caliper_reading_id or _reading_id(caliper)
         px, py = self._xy(x, y, fix)
         tag = self.next_tag()
+        if dbh_in is None:
+            raise InvalidValue("dbh_in", "is required")
         tree = Tree(
             **self._stamp(), tag=tag, x=px, y=py, dbh_in=dbh_in, species_code=species_code,
             species_name=species_name, leaf_habit=enum_value(LeafHabit, leaf_habit, "leaf_habit"),
@@ -271,9 +278,9 @@ class Visit(EditCommands, StakeCommands, PhotoCommands, StandQueries):
             caliper_reading_id=caliper_reading_id, status=enum_value(TreeStatus, status, "status"), notes=notes,
         )
         tree = validate(tree)
-        return self._commit([Change(Action.ADDED, Layer.TREE, tree)])[0].new
+        return new_of(Tree, self._commit([Change(Action.ADDED, Layer.TREE, tree)])[0])
 
-    def update_tree(self, uuid: str, **fields) -> Tree:
+    def update_tree(self, uuid: str, **fields: Any) -> Tree:
         """Change a tree's attributes (validated); e.g. ``status=TreeStatus.REMOVED``."""
         if "leaf_habit" in fields:
             fields["leaf_habit"] = enum_value(LeafHabit, fields["leaf_habit"], "leaf_habit")
@@ -281,18 +288,18 @@ class Visit(EditCommands, StakeCommands, PhotoCommands, StandQueries):
             fields["status"] = enum_value(TreeStatus, fields["status"], "status")
         if fields.get("crown") is not None:
             fields["crown"] = valid_polygon("crown", fields["crown"])
-        old = self.get(Layer.TREE, uuid)
+        old = self.record(Tree, uuid)
         code = fields.get("species_code", old.species_code)
         name = fields.get("species_name", old.species_name)
         if ("species_code" in fields or "species_name" in fields) and not (code or "").strip() \
                 and not (name or "").strip() and (old.species_code.strip() or old.species_name.strip()):
             raise InvalidValue("species_code", "must not be empty: a tallied tree keeps its species "
                                                "(type the code or the name)")
-        return self._update(Layer.TREE, uuid, **fields)
+        return self._update_as(Tree, uuid, **fields)
 
     def delete_tree(self, uuid: str) -> Tree:
         """Delete a tree from the tally; ``undo()`` or ``restore(uuid)`` brings it back."""
-        old = self.get(Layer.TREE, uuid)
+        old = self.record(Tree, uuid)
         self.delete(Layer.TREE, uuid)
         return old
 
@@ -301,40 +308,43 @@ class Visit(EditCommands, StakeCommands, PhotoCommands, StandQueries):
         return [ch.old for ch in self.recycle_bin.values() if ch.layer is Layer.TREE]
 
     # ---------------------------------------------------------------- polygons and lines
-    def add_area(self, kind: AreaKind | str, geometry, *, label: str = "", wetland_type=None,
-                 susceptibility=None, standing_water=None, hydric_vegetation=None, notes="",
-                 walk_uuid=None) -> AreaFeature:
+    def add_area(self, kind: AreaKind | str, geometry: object, *, label: str = "", wetland_type: str | None = None,
+                 susceptibility: Susceptibility | str | None = None, standing_water: bool | None = None,
+                 hydric_vegetation: bool | None = None, notes: str = "",
+                 walk_uuid: str | None = None) -> AreaFeature:
         """Add a polygon of ``kind``: a shapely (Multi)Polygon or a ring of (x, y) in site CRS.
 
         Raises InvalidValue for fewer than 3 distinct vertices, NaN, or a self-crossing ring
         (walk it with ``start_walk`` to get the lobe-keeping repair).
         """
-        self.frame
+        self.frame  # noqa: B018 - an area needs the site CRS (StateError before one is set)
         if walk_uuid is not None:
             self._referred("walk_uuid", Layer.WALK, walk_uuid)
         feat = AreaFeature(
             **self._stamp(), kind=enum_value(AreaKind, kind, "kind"), geometry=valid_polygon("geometry", geometry),
             label=V.text("label", label), wetland_type=wetland_type,
-            susceptibility=None if susceptibility is None else enum_value(Susceptibility, susceptibility, "susceptibility"),
+            susceptibility=None if susceptibility is None else enum_value(Susceptibility, susceptibility,
+                                                                          "susceptibility"),
             standing_water=standing_water, hydric_vegetation=hydric_vegetation, notes=notes, walk_uuid=walk_uuid,
         )
-        return self._commit([Change(Action.ADDED, Layer.AREA, validate(feat))])[0].new
+        return new_of(AreaFeature, self._commit([Change(Action.ADDED, Layer.AREA, validate(feat))])[0])
 
-    def add_line(self, kind: LineKind | str, geometry, *, label: str = "", channel_width_ft=None,
-                 tributary_area_ac=None, notes="", mapped_stream: bool | None = None) -> LineFeature:
+    def add_line(self, kind: LineKind | str, geometry: object, *, label: str = "",
+                 channel_width_ft: float | None = None, tributary_area_ac: float | None = None, notes: str = "",
+                 mapped_stream: bool | None = None) -> LineFeature:
         """Add a line of ``kind`` (drainageway centreline, swale, utility trench, drive edge).
 
         ``mapped_stream`` only for a drainageway centreline (see :meth:`set_mapped_stream`).
         """
-        self.frame
-        kind = enum_value(LineKind, kind, "kind")
-        _check_mapped_stream(kind, mapped_stream)
+        self.frame  # noqa: B018 - a line needs the site CRS (StateError before one is set)
+        line_kind = enum_value(LineKind, kind, "kind")
+        _check_mapped_stream(line_kind, mapped_stream)
         feat = LineFeature(
-            **self._stamp(), kind=kind, geometry=valid_line("geometry", geometry),
+            **self._stamp(), kind=line_kind, geometry=valid_line("geometry", geometry),
             label=V.text("label", label), channel_width_ft=channel_width_ft,
             tributary_area_ac=tributary_area_ac, notes=notes, mapped_stream=mapped_stream,
         )
-        return self._commit([Change(Action.ADDED, Layer.LINE, validate(feat))])[0].new
+        return new_of(LineFeature, self._commit([Change(Action.ADDED, Layer.LINE, validate(feat))])[0])
 
     def set_mapped_stream(self, line_uuid: str, mapped_stream: bool | None) -> LineFeature:
         """Record whether a drainageway centreline's stream is on the USGS 7.5-minute quadrangle
@@ -351,13 +361,13 @@ class Visit(EditCommands, StakeCommands, PhotoCommands, StandQueries):
         InvalidValue
             Not a bool or None, or the line is not a drainageway centreline.
         """
-        line = self.get(Layer.LINE, line_uuid)
+        line = self.record(LineFeature, line_uuid)
         _check_mapped_stream(line.kind, mapped_stream)
-        return self._update(Layer.LINE, line_uuid, mapped_stream=mapped_stream)
+        return self._update_as(LineFeature, line_uuid, mapped_stream=mapped_stream)
 
     def area_sqft(self, uuid: str) -> float:
         """Ground area of an area feature (sq ft of the site's foot)."""
-        return self.frame.area_sqft(self.get(Layer.AREA, uuid).geometry)
+        return float(self.frame.area_sqft(self.record(AreaFeature, uuid).geometry))
 
     # ---------------------------------------------------------------- walks
     def start_walk(self, kind: AreaKind | str, *, label: str = "", spacing_ft: float | None = 10.0,
@@ -372,11 +382,11 @@ class Visit(EditCommands, StakeCommands, PhotoCommands, StandQueries):
         return BoundaryWalk(self, w.uuid)
 
     def walk(self, uuid: str) -> BoundaryWalk:
-        self.get(Layer.WALK, uuid)
+        self.record(Walk, uuid)
         return BoundaryWalk(self, uuid)
 
     def open_walks(self) -> list[BoundaryWalk]:
-        return [BoundaryWalk(self, w.uuid) for w in self.features(Layer.WALK) if w.state is not WalkState.CLOSED]
+        return [BoundaryWalk(self, w.uuid) for w in self.records(Walk) if w.state is not WalkState.CLOSED]
 
     # ---------------------------------------------------------------- track and fixes
     def start_track(self) -> None:
@@ -388,8 +398,8 @@ class Visit(EditCommands, StakeCommands, PhotoCommands, StandQueries):
 
     def record_fix(self, fix: FixLike) -> TrackPoint | None:
         """Add a usable fix to the raw track (committed at once); None if the gate refuses it."""
-        if not self.gate.usable(fix):
-            return None
+        if not self.gate.usable(fix) or fix.lon_deg is None or fix.lat_deg is None:
+            return None     # (a usable fix has a position: the gate's first test)
         frame = self.ensure_frame(fix)
         x, y = frame.to_local(fix.lon_deg, fix.lat_deg)
         tp = TrackPoint(
@@ -398,7 +408,7 @@ class Visit(EditCommands, StakeCommands, PhotoCommands, StandQueries):
             alt_hae_m=fix.alt_hae_m, quality=int(fix.quality),
             sats_used=fix.sats_used, hdop=fix.hdop, h_accuracy_m=fix.horizontal_accuracy_m,
         )
-        return self._commit([Change(Action.ADDED, Layer.TRACK, tp)], undoable=False)[0].new
+        return new_of(TrackPoint, self._commit([Change(Action.ADDED, Layer.TRACK, tp)], undoable=False)[0])
 
     def on_fix(self, fix: FixLike) -> TrackPoint | None:
         """Every fix from the receiver: into the track (if recording) and to walks in progress."""
@@ -414,11 +424,11 @@ class Visit(EditCommands, StakeCommands, PhotoCommands, StandQueries):
             raise InvalidValue("x", "give both x and y or neither")
         n = Note(**self._stamp(), text=V.text("text", text, allow_empty=False, max_len=V.MAX_TEXT_LEN, multiline=True),
                  x=V.optional_finite("x", x), y=V.optional_finite("y", y))
-        return self._commit([Change(Action.ADDED, Layer.NOTE, n)])[0].new
+        return new_of(Note, self._commit([Change(Action.ADDED, Layer.NOTE, n)])[0])
 
 
 # -------------------------------------------------------------------- helpers
-def _check_mapped_stream(kind: LineKind, mapped_stream) -> None:
+def _check_mapped_stream(kind: LineKind, mapped_stream: object) -> None:
     """``mapped_stream`` is None, or a bool on a drainageway centreline (InvalidValue)."""
     if mapped_stream is None:
         return
