@@ -252,6 +252,8 @@ class BoundaryWalk:
         """
         if self.state is not WalkState.WALKING or not self._visit.gate.usable(fix):
             return None
+        if fix.lon_deg is None or fix.lat_deg is None:
+            return None     # (the gate refuses a fix without a position)
         frame = self._visit.ensure_frame(fix)
         acc = fix.horizontal_accuracy_m
         if acc is not None and math.isfinite(acc) and acc > (self._accuracy_m or 0.0):

@@ -452,6 +452,8 @@ class VisitCore:
             reason = self.gate.explain(fix)
             if reason is not None:
                 raise InvalidValue("fix", f"not usable ({reason})")
+            if fix.lon_deg is None or fix.lat_deg is None:  # the gate refuses these: for the checker
+                raise InvalidValue("fix", "not usable (no position in the fix)")
             frame = self.ensure_frame(fix)
             fx, fy = frame.to_local(fix.lon_deg, fix.lat_deg)
             return float(fx), float(fy)
