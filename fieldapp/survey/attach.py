@@ -9,17 +9,20 @@ these commands take what it read.
 
 Deleting a record keeps its photos (they still name it, as a transect still names a deleted
 OHWM line): undoing the delete brings the record back with its photos; the report and exports
-show only photos whose record is in the visit, and :meth:`PhotoCommands.unplaced_photos` lists
+show only photos whose record is in the visit, and :meth:`PhotoCommands.unattached_photos` lists
 the rest.
 """
 
 from __future__ import annotations
 
 from collections.abc import Sequence
+from datetime import datetime
 
+from ..geo import SiteFrame
 from . import values as V
+from .core import VisitCore, new_of
 from .errors import InvalidValue, NotFound
-from .features import Action, Change, Layer, PhotoRecord
+from .features import Action, Change, Layer, PhotoRecord, TrackPoint
 from .photos import Photo, _utc, place
 from .validation import PHOTO_TABLES, ms
 
@@ -29,10 +32,10 @@ __all__ = ["PhotoCommands", "PHOTO_LAYERS"]
 PHOTO_LAYERS: frozenset[Layer] = frozenset(Layer(t) for t in PHOTO_TABLES)
 
 
-class PhotoCommands:
+class PhotoCommands(VisitCore):
     """The photo commands of :class:`~fieldapp.survey.visit.Visit` (a mixin)."""
 
-    def _photo_target(self, layer, uuid) -> tuple[str | None, str | None]:
+    def _photo_target(self, layer: Layer | str | None, uuid: str | None) -> tuple[str | None, str | None]:
         """(record_table, record_uuid) of a record photos may show; InvalidValue / NotFound."""
         if layer is None and uuid is None:
             return None, None
@@ -45,10 +48,12 @@ class PhotoCommands:
                                                "(attach them to the record or the site)")
         if layer is Layer.SITE:
             return layer.value, self.site.uuid
+        if uuid is None:
+            raise NotFound(f"no {layer.value} with uuid {uuid!r}")
         self.get(layer, uuid)  # NotFound when it is not in the visit
         return layer.value, uuid
 
-    def add_photos(self, photos: Sequence[Photo], *, layer=None, uuid: str | None = None,
+    def add_photos(self, photos: Sequence[Photo], *, layer: Layer | str | None = None, uuid: str | None = None,
                    camera_offset_s: float = 0.0, caption: str = "") -> list[PhotoRecord]:
         """Keep ``photos`` (read by :func:`~fieldapp.survey.photos.read_photo`) in the visit,
         attached to record ``uuid`` of ``layer`` (``Layer.SITE`` for the site; its uuid is not
@@ -62,10 +67,12 @@ class PhotoCommands:
         """
         offset = V.finite("camera_offset_s", camera_offset_s)
         table, target = self._photo_target(layer, uuid)
-        track = self.track() if table is None else ()
+        track = self.track() if table is None else []
         changes = []
         for p in photos:
-            x = y = how = None
+            x: float | None = None
+            y: float | None = None
+            how: str | None = None
             if table is None and self.has_frame:
                 where = place(p, track, frame=self.frame, offset_s=offset)
                 if where is not None:
@@ -77,42 +84,45 @@ class PhotoCommands:
                 caption=caption, x=x, y=y, placed_by=how, thumbnail=p.thumbnail,
                 lat_deg=p.lat_deg, lon_deg=p.lon_deg)
             changes.append(Change(Action.ADDED, Layer.PHOTO, rec))
-        return [ch.new for ch in self._commit(changes)]
+        return [new_of(PhotoRecord, ch) for ch in self._commit(changes)]
 
-    def attach_photo(self, photo_uuid: str, layer, uuid: str | None = None) -> PhotoRecord:
+    def attach_photo(self, photo_uuid: str, layer: Layer | str, uuid: str | None = None) -> PhotoRecord:
         """Attach a kept photo to record ``uuid`` of ``layer`` (its placed position dropped);
         undoable. Raises NotFound / InvalidValue as :meth:`add_photos`."""
         table, target = self._photo_target(layer, uuid)
-        return self._update(Layer.PHOTO, photo_uuid, record_table=table, record_uuid=target,
-                            x=None, y=None, placed_by=None)
+        return self._update_as(PhotoRecord, photo_uuid, record_table=table, record_uuid=target,
+                               x=None, y=None, placed_by=None)
 
     def detach_photo(self, photo_uuid: str) -> PhotoRecord:
         """Take a photo off its record and place it by its EXIF GPS position or its time
         (``taken_utc``, already corrected) on the track (unplaced when neither works); undoable."""
-        old = self.get(Layer.PHOTO, photo_uuid)
-        x = y = how = None
+        old = self.record(PhotoRecord, photo_uuid)
+        x: float | None = None
+        y: float | None = None
+        how: str | None = None
         if self.has_frame:
             where = _place_record(old, self.track(), self.frame)
             if where is not None:
                 x, y, how = where
-        return self._update(Layer.PHOTO, photo_uuid, record_table=None, record_uuid=None,
-                            x=x, y=y, placed_by=how)
+        return self._update_as(PhotoRecord, photo_uuid, record_table=None, record_uuid=None,
+                               x=x, y=y, placed_by=how)
 
     def set_photo_caption(self, photo_uuid: str, caption: str) -> PhotoRecord:
         """Change a photo's caption (multi-line text); undoable."""
-        return self._update(Layer.PHOTO, photo_uuid, caption=caption)
+        return self._update_as(PhotoRecord, photo_uuid, caption=caption)
 
     def delete_photo(self, photo_uuid: str) -> PhotoRecord:
         """Delete a photo; undoable (and in ``recycle_bin`` for the session)."""
-        return self.delete(Layer.PHOTO, photo_uuid)[-1].old
+        gone: PhotoRecord = self.delete(Layer.PHOTO, photo_uuid)[-1].old
+        return gone
 
-    def photos_of(self, layer, uuid: str | None = None) -> list[PhotoRecord]:
+    def photos_of(self, layer: Layer | str, uuid: str | None = None) -> list[PhotoRecord]:
         """The photos attached to record ``uuid`` of ``layer`` (the site: ``Layer.SITE``), by
         time taken (photos without a time last, in the order kept)."""
         layer = Layer(layer)
         if layer is Layer.SITE:
             uuid = self.site.uuid
-        out = [p for p in self.features(Layer.PHOTO)
+        out = [p for p in self.records(PhotoRecord)
                if p.record_table == layer.value and p.record_uuid == uuid]
         return sorted(out, key=_by_time)
 
@@ -120,7 +130,7 @@ class PhotoCommands:
         """Photos attached to no record in the visit (placed on their own, unplaced, or naming
         a record deleted since), by time taken."""
         out = []
-        for p in self.features(Layer.PHOTO):
+        for p in self.records(PhotoRecord):
             if p.record_table is None or not self._has_record(p.record_table, p.record_uuid):
                 out.append(p)
         return sorted(out, key=_by_time)
@@ -128,6 +138,8 @@ class PhotoCommands:
     def _has_record(self, table: str, uuid: str | None) -> bool:
         if table == Layer.SITE.value:
             return uuid == self.site.uuid
+        if uuid is None:
+            return False
         try:
             self.get(Layer(table), uuid)
         except (NotFound, ValueError):
@@ -135,11 +147,11 @@ class PhotoCommands:
         return True
 
 
-def _by_time(p: PhotoRecord):
+def _by_time(p: PhotoRecord) -> tuple[bool, datetime, datetime]:
     return (p.taken_utc is None, p.taken_utc or p.created_utc, p.created_utc)
 
 
-def _place_record(p: PhotoRecord, track, frame) -> tuple[float, float, str] | None:
+def _place_record(p: PhotoRecord, track: Sequence[TrackPoint], frame: SiteFrame) -> tuple[float, float, str] | None:
     """Where a kept photo goes on its own: its EXIF GPS position, else its UTC (already
     corrected by the camera offset) on the track."""
     probe = Photo(data=b"", content_type="", width=0, height=0, thumbnail=b"", original_path="",

@@ -16,21 +16,19 @@ results, polygon parts only, so no enclosed area is dropped.
 from __future__ import annotations
 
 import math
-from typing import TYPE_CHECKING
+from collections.abc import Iterable
+from datetime import datetime
+from typing import Any, Protocol
 
 import numpy as np
 import shapely
 from shapely.geometry import LineString, MultiPolygon, Polygon
 
-from ..geo import FOOT_INTERNATIONAL_M
+from ..geo import FOOT_INTERNATIONAL_M, SiteFrame
 from . import values as V
 from .errors import InvalidValue, SelfCrossing, StateError
-from .features import WalkState
-from .gnss import correction_fields
-
-if TYPE_CHECKING:  # pragma: no cover
-    from .gnss import FixLike
-    from .visit import Visit
+from .features import AreaFeature, Walk, WalkState, WalkVertex
+from .gnss import CorrectionFields, FixLike, QualityGate, correction_fields
 
 #: Multiple of the reported horizontal accuracy that a jitter loop can span (see
 #: :attr:`BoundaryWalk.noise_tolerance_m`).
@@ -39,7 +37,8 @@ NOISE_ACCURACY_FACTOR = 4.0
 __all__ = ["BoundaryWalk", "NOISE_ACCURACY_FACTOR", "ring_crossings", "repair_keep_lobes", "distinct_vertices"]
 
 
-def distinct_vertices(coords, *, closed: bool = True) -> list[tuple[float, float]]:
+def distinct_vertices(coords: Iterable[tuple[float, float]] | np.ndarray, *,
+                      closed: bool = True) -> list[tuple[float, float]]:
     """Vertices with consecutive duplicates (and, when ``closed``, a closing repeat) removed."""
     out: list[tuple[float, float]] = []
     for x, y in coords:
@@ -50,14 +49,15 @@ def distinct_vertices(coords, *, closed: bool = True) -> list[tuple[float, float
     return out
 
 
-def _loop_area(loop) -> float:
+def _loop_area(loop: list[tuple[float, float]]) -> float:
     """Area enclosed by the closed loop through ``loop`` (lobes of a twisted loop added)."""
     if len(loop) < 3:
         return 0.0
     return float(shapely.area(shapely.make_valid(Polygon(loop))))
 
 
-def ring_crossings(coords, *, closed: bool = True, min_lobe_area: float = 0.0) -> list[tuple[float, float]]:
+def ring_crossings(coords: Iterable[tuple[float, float]], *, closed: bool = True,
+                   min_lobe_area: float = 0.0) -> list[tuple[float, float]]:
     """Points where the ring (or open path) through ``coords`` crosses or touches itself.
 
     Parameters
@@ -89,14 +89,15 @@ def ring_crossings(coords, *, closed: bool = True, min_lobe_area: float = 0.0) -
     if not closed:
         a, b = a[:-1], b[:-1]
     m = len(a)
-    segs = shapely.linestrings(np.stack([a, b], axis=1))
+    segs = np.asarray(shapely.linestrings(np.stack([a, b], axis=1)))
     tree = shapely.STRtree(segs)
     i, j = tree.query(segs, predicate="intersects")
     keep = (i < j) & ((j - i) != 1)
     if closed:
         keep &= ~((i == 0) & (j == m - 1))
     out: list[tuple[float, float]] = []
-    for si, sj, p in zip(i[keep], j[keep], shapely.intersection(segs[i[keep]], segs[j[keep]])):
+    crossing = np.asarray(shapely.intersection(segs[i[keep]], segs[j[keep]]))
+    for si, sj, p in zip(i[keep], j[keep], crossing, strict=True):
         for g in shapely.get_parts(p):
             c = g if g.geom_type == "Point" else g.centroid
             cxy = (c.x, c.y)
@@ -112,20 +113,47 @@ def ring_crossings(coords, *, closed: bool = True, min_lobe_area: float = 0.0) -
 
 def repair_keep_lobes(polygon: Polygon) -> MultiPolygon:
     """A valid MultiPolygon covering every lobe of a self-crossing polygon."""
-    parts = []
-    for method in ("linework", "structure"):
-        g = shapely.make_valid(polygon, method=method) if method == "linework" else \
-            shapely.make_valid(polygon, method=method, keep_collapsed=False)
+    parts: list[shapely.Geometry] = []
+    for g in (shapely.make_valid(polygon, method="linework"),
+              shapely.make_valid(polygon, method="structure", keep_collapsed=False)):
         parts.extend(p for p in shapely.get_parts(g) if p.geom_type in ("Polygon", "MultiPolygon"))
     union = shapely.union_all(parts)
     polys = [p for p in shapely.get_parts(union) if p.geom_type == "Polygon" and p.area > 0]
     return MultiPolygon(polys)
 
 
+class WalkHost(Protocol):
+    """What a :class:`BoundaryWalk` uses of the visit that holds its walk (a
+    :class:`~fieldapp.survey.visit.Visit`; named here so this module need not import it)."""
+
+    gate: QualityGate
+
+    @property
+    def frame(self) -> SiteFrame: ...
+
+    @property
+    def has_frame(self) -> bool: ...
+
+    def ensure_frame(self, fix: FixLike | None = None) -> SiteFrame: ...
+
+    def record(self, cls: type[Walk], uuid: str) -> Walk: ...
+
+    def _walk_vertices(self, walk_uuid: str) -> list[WalkVertex]: ...
+
+    def _update(self, layer: Any, uuid: str, **fields: Any) -> Any: ...
+
+    def _add_walk_vertex(self, walk_uuid: str, x: float, y: float, t_utc: datetime | None = None, *,
+                         correction_age_s: float | None = None,
+                         correction_mount: str | None = None) -> WalkVertex: ...
+
+    def _close_walk(self, walk_uuid: str, geometry: Polygon | MultiPolygon,
+                    attributes: dict[str, Any]) -> AreaFeature: ...
+
+
 class BoundaryWalk:
     """Handle on a walk in progress. Get one from ``Visit.start_walk`` or ``Visit.walk(uuid)``."""
 
-    def __init__(self, visit: Visit, walk_uuid: str) -> None:
+    def __init__(self, visit: WalkHost, walk_uuid: str) -> None:
         self._visit = visit
         self.uuid = walk_uuid
         self._last_t_s: float | None = None
@@ -133,8 +161,8 @@ class BoundaryWalk:
 
     # -- state ---------------------------------------------------------------------------------
     @property
-    def record(self):
-        return self._visit.get("walk", self.uuid)
+    def record(self) -> Walk:
+        return self._visit.record(Walk, self.uuid)
 
     @property
     def state(self) -> WalkState:
@@ -149,8 +177,8 @@ class BoundaryWalk:
         """Size (m) below which a loop in the walked line is GNSS jitter, not a crossing.
 
         The larger of the vertex spacing (``spacing_ft``, international ft; for a walk by time
-        only, the median distance between vertices) and ``NOISE_ACCURACY_FACTOR`` (4) times the largest horizontal accuracy
-        (``Fix.horizontal_accuracy_m``: GST sigmas or HDOP x UERE) of the fixes fed in this
+        only, the median distance between vertices) and ``NOISE_ACCURACY_FACTOR`` (4) times the
+        largest horizontal accuracy (``Fix.horizontal_accuracy_m``: GST sigmas or HDOP x UERE) of the fixes fed in this
         session. A crossing whose smaller lobe encloses less than the square of this is left
         out (:func:`ring_crossings` ``min_lobe_area``): with vertices every 10 ft that is
         ~9.3 m^2 (100 sq ft), far above any zig-zag of RTK (cm) or float (dm) noise and above
@@ -182,7 +210,7 @@ class BoundaryWalk:
         return ring_crossings(self.vertices(), closed=self.state is WalkState.CLOSED,
                               min_lobe_area=self._min_lobe_area())
 
-    def _valid_polygon(self, pts, min_lobe_area: float):
+    def _valid_polygon(self, pts: list[tuple[float, float]], min_lobe_area: float) -> Polygon | MultiPolygon:
         """Polygon through ``pts``; when invalid, repaired keeping every lobe except the
         jitter specks under ``min_lobe_area`` (a lone remaining part is a Polygon)."""
         poly = Polygon(pts)
@@ -194,7 +222,7 @@ class BoundaryWalk:
             big = [max(repaired.geoms, key=lambda g: g.area)] if repaired.geoms else []
         return big[0] if len(big) == 1 else MultiPolygon(big)
 
-    def polygon(self):
+    def polygon(self) -> Polygon | MultiPolygon | None:
         """The ring closed as a polygon (valid, lobes kept), or None below 3 distinct vertices."""
         pts = distinct_vertices(self.vertices())
         if len(pts) < 3:
@@ -216,7 +244,7 @@ class BoundaryWalk:
         return self._visit.frame.length_ft(LineString(pts + [pts[0]]))
 
     # -- streaming -----------------------------------------------------------------------------
-    def feed(self, fix: FixLike, t_s: float | None = None):
+    def feed(self, fix: FixLike, t_s: float | None = None) -> WalkVertex | None:
         """Offer a fix while walking; returns the vertex taken or None.
 
         ``t_s`` (monotonic seconds) defaults to the fix's ``t_monotonic_s``. Unusable fixes
@@ -224,6 +252,8 @@ class BoundaryWalk:
         """
         if self.state is not WalkState.WALKING or not self._visit.gate.usable(fix):
             return None
+        if fix.lon_deg is None or fix.lat_deg is None:
+            return None     # (the gate refuses a fix without a position)
         frame = self._visit.ensure_frame(fix)
         acc = fix.horizontal_accuracy_m
         if acc is not None and math.isfinite(acc) and acc > (self._accuracy_m or 0.0):
@@ -234,8 +264,8 @@ class BoundaryWalk:
         return self.feed_xy(float(x), float(y), t_s=t_s, t_utc=fix.time_utc,
                             corrections=correction_fields([fix]))
 
-    def feed_xy(self, x: float, y: float, *, t_s: float | None = None, t_utc=None,
-                corrections: dict | None = None):
+    def feed_xy(self, x: float, y: float, *, t_s: float | None = None, t_utc: datetime | None = None,
+                corrections: CorrectionFields | None = None) -> WalkVertex | None:
         """Offer a position (site CRS units); a vertex is taken by distance or time.
         ``corrections``: ``correction_age_s`` / ``correction_mount`` of the fix, kept with it."""
         x, y = V.finite("x", x), V.finite("y", y)
@@ -254,9 +284,11 @@ class BoundaryWalk:
         if not take:
             return None
         self._last_t_s = t_s
-        return self._visit._add_walk_vertex(self.uuid, x, y, t_utc, **(corrections or {}))
+        if corrections is None:
+            return self._visit._add_walk_vertex(self.uuid, x, y, t_utc)
+        return self._visit._add_walk_vertex(self.uuid, x, y, t_utc, **corrections)
 
-    def add_vertex(self, x: float, y: float, t_utc=None):
+    def add_vertex(self, x: float, y: float, t_utc: datetime | None = None) -> WalkVertex:
         """Take a vertex now, whatever the spacing (a corner the walker marks)."""
         if self.state is WalkState.CLOSED:
             raise StateError("walk is closed")
@@ -274,7 +306,7 @@ class BoundaryWalk:
             raise StateError("walk is closed")
         self._visit._update("walk", self.uuid, state=state)
 
-    def close(self, *, repair: bool = False, **attributes):
+    def close(self, *, repair: bool = False, **attributes: Any) -> AreaFeature:
         """Close the ring into an area feature of the walk's kind; returns the AreaFeature.
 
         Raises
@@ -293,12 +325,12 @@ class BoundaryWalk:
         if len(pts) < 3:
             raise InvalidValue("vertices", f"a boundary needs 3 distinct vertices, got {len(pts)}")
         min_lobe_area = self._min_lobe_area()
-        poly = Polygon(pts)
         crossings = ring_crossings(pts, closed=True, min_lobe_area=min_lobe_area)
+        poly: Polygon | MultiPolygon
         if not crossings:
             poly = self._valid_polygon(pts, min_lobe_area)
         else:
-            repaired = repair_keep_lobes(poly)
+            repaired = repair_keep_lobes(Polygon(pts))
             if not repair:
                 raise SelfCrossing(
                     f"boundary crosses itself at {len(crossings)} place(s); "

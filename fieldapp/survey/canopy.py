@@ -61,7 +61,7 @@ _N = 4 * QUAD_SEGS
 _AREA_RADIUS = math.sqrt(2 * math.pi / (_N * math.sin(2 * math.pi / _N)))
 
 
-def _arrays(trees: Sequence[Tree]):
+def _arrays(trees: Sequence[Tree]) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
     n = len(trees)
     x = np.fromiter((t.x for t in trees), float, n)
     y = np.fromiter((t.y for t in trees), float, n)
@@ -83,7 +83,7 @@ def circles(xy: np.ndarray, r: np.ndarray) -> np.ndarray:
     its unit circle is scaled and moved, the same arithmetic), built in one
     ``shapely.polygons`` call: a third of the cost of buffering 10,000 stems.
     """
-    return shapely.polygons(_UNIT_CIRCLE[None, :, :] * r[:, None, None] + xy[:, None, :])
+    return np.asarray(shapely.polygons(_UNIT_CIRCLE[None, :, :] * r[:, None, None] + xy[:, None, :]))
 
 
 def crown_polygons(trees: Sequence[Tree], frame: SiteFrame, k: float = 1.0,
@@ -133,7 +133,7 @@ class StandMeasures:
     stand_table: tuple[StandClass, ...]
 
 
-def _clip(crowns: np.ndarray, stand) -> np.ndarray:
+def _clip(crowns: np.ndarray, stand: shapely.Geometry) -> np.ndarray:
     """Crowns clipped to the (prepared) stand; None where a tree has no crown."""
     has = crowns != None  # noqa: E711 - object array of geometries
     out = np.empty(len(crowns), dtype=object)
@@ -151,7 +151,7 @@ def _clip(crowns: np.ndarray, stand) -> np.ndarray:
 _UNION_ALL = getattr(shapely, "disjoint_subset_union_all", shapely.union_all)
 
 
-def _union(geoms: np.ndarray):
+def _union(geoms: np.ndarray) -> shapely.Geometry | None:
     """Union of the crowns (None for none).
 
     ``shapely.disjoint_subset_union_all`` (GEOS DisjointSubsetUnion) first splits the crowns into
@@ -162,7 +162,8 @@ def _union(geoms: np.ndarray):
     geoms = geoms[geoms != None]  # noqa: E711
     if len(geoms) == 0:
         return None
-    return _UNION_ALL(geoms)
+    union: shapely.Geometry = _UNION_ALL(geoms)
+    return union
 
 
 def pct(part: float, whole: float) -> float:
@@ -180,11 +181,11 @@ def pct(part: float, whole: float) -> float:
     return min(100.0, max(0.0, 100.0 * part / whole))
 
 
-def _area(g) -> float:
+def _area(g: shapely.Geometry | None) -> float:
     return 0.0 if g is None else float(shapely.area(g))
 
 
-def _merge(a, b):
+def _merge(a: shapely.Geometry | None, b: shapely.Geometry | None) -> shapely.Geometry | None:
     if a is None:
         return b
     if b is None:
@@ -200,7 +201,7 @@ STRIP_CROWNS = 2_000
 STRIPS = 4
 
 
-def _class_areas(dec10, ev10, young) -> tuple[float, float, float]:
+def _class_areas(dec10: np.ndarray, ev10: np.ndarray, young: np.ndarray) -> tuple[float, float, float]:
     """(area ≥ 10 in, area ≥ 3 in, deciduous area ≥ 10 in) of three groups of crowns."""
     u_dec = _union(dec10)
     u10 = _merge(u_dec, _union(ev10))
@@ -208,7 +209,7 @@ def _class_areas(dec10, ev10, young) -> tuple[float, float, float]:
     return _area(u10), _area(u3), _area(u_dec)
 
 
-def _strips(groups: tuple, n: int) -> list[tuple]:
+def _strips(groups: tuple[np.ndarray, ...], n: int) -> list[tuple[np.ndarray, ...]]:
     """``groups`` of crowns cut into ``n`` vertical strips of about as many crowns each: a crown
     inside a strip as it is, one across a strip's edge cut by the strip (shapely
     ``intersection``). The strips meet along their edges only, so areas of unions add up."""
@@ -232,7 +233,8 @@ def _strips(groups: tuple, n: int) -> list[tuple]:
     return out
 
 
-def canopy_areas(crowns: np.ndarray, dbh: np.ndarray, live: np.ndarray, decid: np.ndarray):
+def canopy_areas(crowns: np.ndarray, dbh: np.ndarray, live: np.ndarray,
+                 decid: np.ndarray) -> tuple[float, float, float]:
     """(area ≥ 10 in, area ≥ 3 in, deciduous area ≥ 10 in) of the crown unions, grid units².
 
     Each crown is unioned once: deciduous ≥ 10, evergreen ≥ 10, and 3-10 in separately, then
@@ -251,7 +253,8 @@ def canopy_areas(crowns: np.ndarray, dbh: np.ndarray, live: np.ndarray, decid: n
     with ThreadPoolExecutor(min(STRIPS, os.cpu_count() or 1),
                             thread_name_prefix="fieldapp-canopy") as pool:
         areas = list(pool.map(lambda g: _class_areas(*g), strips))
-    return tuple(float(sum(a[i] for a in areas)) for i in range(3))
+    a10, a3, a_dec = (float(sum(a[i] for a in areas)) for i in range(3))
+    return a10, a3, a_dec
 
 
 def stand_table(d_in: np.ndarray, area_ac: float) -> tuple[StandClass, ...]:
@@ -275,7 +278,7 @@ def stand_table(d_in: np.ndarray, area_ac: float) -> tuple[StandClass, ...]:
     return tuple(table)
 
 
-def stand_measures(stand, trees: Sequence[Tree], frame: SiteFrame) -> StandMeasures:
+def stand_measures(stand: shapely.Geometry, trees: Sequence[Tree], frame: SiteFrame) -> StandMeasures:
     """Canopy cover, deciduous share, stems and basal area per acre, and the stand table.
 
     Parameters
@@ -319,21 +322,21 @@ def stand_measures(stand, trees: Sequence[Tree], frame: SiteFrame) -> StandMeasu
     )
 
 
-def grove_candidates(grove, trees: Sequence[Tree]) -> list[Tree]:
+def grove_candidates(grove: shapely.Geometry, trees: Sequence[Tree]) -> list[Tree]:
     """Live deciduous trees of DBH ≥ 18.0 in standing inside or on the grove polygon (``grove``)."""
     if not trees:
         return []
     x, y, dbh, live, decid = _arrays(trees)
-    m = live & decid & (dbh >= GROVE_DBH_IN - TOL) & shapely.covers(grove, shapely.points(x, y))
-    return [t for t, keep in zip(trees, m) if keep]
+    m = live & decid & (dbh >= GROVE_DBH_IN - TOL) & np.asarray(shapely.covers(grove, shapely.points(x, y)))
+    return [t for t, keep in zip(trees, m, strict=True) if keep]
 
 
-def trees_inside(polygon, trees: Sequence[Tree]) -> list[Tree]:
+def trees_inside(polygon: shapely.Geometry, trees: Sequence[Tree]) -> list[Tree]:
     """Live trees whose stems are inside or on ``polygon``."""
     if not trees:
         return []
     x, y, _, live, _ = _arrays(trees)
-    m = live & shapely.covers(polygon, shapely.points(x, y))
-    return [t for t, keep in zip(trees, m) if keep]
+    m = live & np.asarray(shapely.covers(polygon, shapely.points(x, y)))
+    return [t for t, keep in zip(trees, m, strict=True) if keep]
 
 

@@ -22,17 +22,21 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import replace
-from typing import TYPE_CHECKING
+from datetime import datetime
+from typing import Any
 
-from shapely.geometry import LineString
+from shapely.geometry import LineString, MultiPolygon, Polygon
 
 from ..geo import FOOT_INTERNATIONAL_M
 from . import values as V
+from .boundary import BoundaryWalk
+from .core import VisitCore, new_of
 from .errors import InvalidValue, StateError
 from .features import (
     Action,
     AreaFeature,
     Change,
+    Feature,
     Layer,
     LineFeature,
     Note,
@@ -41,6 +45,7 @@ from .features import (
     PhotoRecord,
     PointMethod,
     Station,
+    Susceptibility,
     Transect,
     Tree,
     Walk,
@@ -48,10 +53,9 @@ from .features import (
     WalkVertex,
 )
 from .gnss import North, true_azimuth
-from .validation import PARENTS, ms
-
-if TYPE_CHECKING:  # pragma: no cover
-    from .boundary import BoundaryWalk
+from .shoreline import ShorelineCommands
+from .validation import PARENTS, enum_value, ms, validate
+from .validation import polygon as valid_polygon
 
 __all__ = ["EditCommands", "subject_words", "record_words", "LABELLED"]
 
@@ -59,8 +63,10 @@ __all__ = ["EditCommands", "subject_words", "record_words", "LABELLED"]
 LABELLED = frozenset({Layer.OHWM_LINE, Layer.TRANSECT, Layer.AREA, Layer.LINE, Layer.WALK})
 
 
-class EditCommands:
-    """Edit / delete commands of a :class:`~fieldapp.survey.visit.Visit` (a mixin)."""
+class EditCommands(ShorelineCommands):
+    """Edit / delete commands of a :class:`~fieldapp.survey.visit.Visit` (a mixin), and the
+    walk's vertex and closing commands its :class:`~fieldapp.survey.boundary.BoundaryWalk` calls.
+    Corrections of stations and transects move them as the shoreline commands place them."""
 
     # ---------------------------------------------------------------- undo words
     def undo_subject(self) -> str | None:
@@ -103,8 +109,8 @@ class EditCommands:
         NotFound
             No such station.
         """
-        st = self.get(Layer.STATION, station_uuid)
-        t = self.get(Layer.TRANSECT, st.transect_uuid)
+        st = self.record(Station, station_uuid)
+        t = self.record(Transect, st.transect_uuid)
         stations = self.children(Layer.STATION, t.uuid)
         i = next(k for k, s in enumerate(stations) if s.uuid == station_uuid)
         prev_d = stations[i - 1].distance_ft if i else 0.0
@@ -123,7 +129,7 @@ class EditCommands:
         pct = st.slope_pct
         if slope_pct is not None or slope_deg is not None:
             pct = V.slope_pct_from(slope_pct, slope_deg)
-        fields: dict = {"segment_ft": seg, "slope_pct": pct}
+        fields: dict[str, Any] = {"segment_ft": seg, "slope_pct": pct}
         if interruption is not None:
             fields["interruption"] = V.boolean("interruption", interruption)
         if seg != st.segment_ft:
@@ -143,7 +149,7 @@ class EditCommands:
                 changes.append(Change(Action.UPDATED, Layer.STATION, new, s))
             out.append(new)
         changes += self._transect_geometry_change(t, out)
-        return self._commit(changes)[0].new
+        return new_of(Station, self._commit(changes)[0])
 
     # ---------------------------------------------------------------- transects
     def update_transect(self, transect_uuid: str, *, azimuth_deg: float | None = None,
@@ -158,8 +164,8 @@ class EditCommands:
         InvalidValue
             A non-finite azimuth, an empty label, ``stipulated`` not a bool.
         """
-        t = self.get(Layer.TRANSECT, transect_uuid)
-        fields: dict = {"modified_utc": ms(self._clock())}
+        t = self.record(Transect, transect_uuid)
+        fields: dict[str, Any] = {"modified_utc": ms(self._clock())}
         if azimuth_deg is not None:
             fields["azimuth_true_deg"] = true_azimuth(V.finite("azimuth_deg", azimuth_deg), north,
                                                       self._site.declination_deg)
@@ -177,7 +183,7 @@ class EditCommands:
         last = moved[-1].new if moved else None
         if last is not None:
             new_t = replace(new_t, geometry=LineString([(t.origin_x, t.origin_y), (last.x, last.y)]))
-        return self._commit([Change(Action.UPDATED, Layer.TRANSECT, new_t, t)] + moved)[0].new
+        return new_of(Transect, self._commit([Change(Action.UPDATED, Layer.TRANSECT, new_t, t)] + moved)[0])
 
     # ---------------------------------------------------------------- OHWM
     def update_offset_point(self, point_uuid: str, *, azimuth_deg: float | None = None,
@@ -193,10 +199,13 @@ class EditCommands:
         InvalidValue
             A non-finite azimuth, a distance outside 0 to 5,000 ft.
         """
-        p = self.get(Layer.OHWM_POINT, point_uuid)
-        if p.method is not PointMethod.OFFSET or p.standing_x is None:
+        p = self.record(OhwmPoint, point_uuid)
+        if p.method is not PointMethod.OFFSET or p.standing_x is None or p.standing_y is None:
             raise StateError(f"OHWM point {p.seq + 1} was averaged, not shot: it has no azimuth or "
                              "distance to correct (delete it and average it again)")
+        if p.azimuth_true_deg is None or p.horizontal_distance_ft is None:
+            raise StateError(f"OHWM point {p.seq + 1} has no shot kept (its azimuth or distance is "
+                             "missing): delete it and shoot it again")
         az = p.azimuth_true_deg if azimuth_deg is None else true_azimuth(
             V.finite("azimuth_deg", azimuth_deg), north, self._site.declination_deg)
         hd = p.horizontal_distance_ft if horizontal_ft is None else V.in_range(
@@ -206,27 +215,27 @@ class EditCommands:
         new = replace(p, x=float(tx), y=float(ty), azimuth_true_deg=az, horizontal_distance_ft=hd,
                       modified_utc=ms(self._clock()))
         pts = [new if q.uuid == p.uuid else q for q in self.children(Layer.OHWM_POINT, p.line_uuid)]
-        line = self.get(Layer.OHWM_LINE, p.line_uuid)
+        line = self.record(OhwmLine, p.line_uuid)
         geom = LineString([(q.x, q.y) for q in pts]) if len(pts) >= 2 else None
         new_line = replace(line, geometry=geom, modified_utc=new.modified_utc)
-        return self._commit([Change(Action.UPDATED, Layer.OHWM_POINT, new, p),
-                             Change(Action.UPDATED, Layer.OHWM_LINE, new_line, line)])[0].new
+        return new_of(OhwmPoint, self._commit([Change(Action.UPDATED, Layer.OHWM_POINT, new, p),
+                                               Change(Action.UPDATED, Layer.OHWM_LINE, new_line, line)])[0])
 
     # ---------------------------------------------------------------- notes, labels
     def update_note(self, note_uuid: str, *, text: str | None = None, x: float | None = None,
                     y: float | None = None) -> Note:
         """Correct a note's text (not empty) and / or move it to (x, y) in site CRS units."""
-        n = self.get(Layer.NOTE, note_uuid)
-        fields: dict = {}
+        n = self.record(Note, note_uuid)
+        fields: dict[str, Any] = {}
         if text is not None:
             fields["text"] = V.text("text", text, allow_empty=False, max_len=V.MAX_TEXT_LEN, multiline=True)
         if (x is None) != (y is None):
             raise InvalidValue("x", "give both x and y or neither")
         if x is not None:
             fields["x"], fields["y"] = V.finite("x", x), V.finite("y", y)
-        return self._update(Layer.NOTE, note_uuid, **fields) if fields else n
+        return self._update_as(Note, note_uuid, **fields) if fields else n
 
-    def rename(self, layer, uuid: str, label: str):
+    def rename(self, layer: Layer | str, uuid: str, label: str) -> Feature:
         """Give a record a new label (OHWM line, transect, area, line, walk); an area a walk
         drew and its walk are renamed together. One undoable command.
 
@@ -243,9 +252,9 @@ class EditCommands:
         if partner is not None:
             play, prec = partner
             changes.append(Change(Action.UPDATED, play, replace(prec, label=label, modified_utc=now), prec))
-        return self._commit(changes)[0].new
+        return new_of(Feature, self._commit(changes)[0])
 
-    def _boundary_partner(self, layer: Layer, rec):
+    def _boundary_partner(self, layer: Layer, rec: Any) -> tuple[Layer, Any] | None:
         """The walk of an area it drew, or the area of a closed walk: (layer, record) or None."""
         if layer is Layer.AREA and rec.walk_uuid in self._data[Layer.WALK]:
             return Layer.WALK, self._data[Layer.WALK][rec.walk_uuid]
@@ -254,7 +263,7 @@ class EditCommands:
         return None
 
     # ---------------------------------------------------------------- deleting
-    def delete_record(self, layer, uuid: str) -> tuple[Change, ...]:
+    def delete_record(self, layer: Layer | str, uuid: str) -> tuple[Change, ...]:
         """Delete any record as the user means it; one undoable command.
 
         As :meth:`~fieldapp.survey.visit.Visit.delete` (children go with their parent: a
@@ -285,9 +294,10 @@ class EditCommands:
         InvalidValue
             ``count`` not a whole number of at least 1.
         """
-        w = self.get(Layer.WALK, walk_uuid)
+        w = self.record(Walk, walk_uuid)
         if w.state is WalkState.CLOSED:
-            raise StateError(f"boundary {w.label or ''} is closed; re-open it to change its vertices".replace("  ", " "))
+            raise StateError(f"boundary {w.label or ''} is closed; re-open it to change its "
+                             "vertices".replace("  ", " "))
         count = V.integer("count", count, 1)
         verts = self._walk_vertices(walk_uuid)
         if not verts:
@@ -311,8 +321,6 @@ class EditCommands:
 
         Raises StateError when the walk is not closed.
         """
-        from .boundary import BoundaryWalk
-
         w = self.get(Layer.WALK, walk_uuid)
         if w.state is not WalkState.CLOSED:
             raise StateError("the boundary is not closed")
@@ -325,7 +333,28 @@ class EditCommands:
         self._commit(changes)
         return BoundaryWalk(self, walk_uuid)
 
-    def reopened_attributes(self, walk_uuid: str) -> dict:
+    def _add_walk_vertex(self, walk_uuid: str, x: float, y: float, t_utc: datetime | None = None, *,
+                         correction_age_s: float | None = None,
+                         correction_mount: str | None = None) -> WalkVertex:
+        v = WalkVertex(**self._stamp(), walk_uuid=walk_uuid, seq=self._next_vertex_seq(walk_uuid),
+                       x=x, y=y, t_utc=ms(t_utc), correction_age_s=correction_age_s,
+                       correction_mount=correction_mount)
+        return new_of(WalkVertex, self._commit([Change(Action.ADDED, Layer.WALK_VERTEX, v)], undoable=False)[0])
+
+    def _close_walk(self, walk_uuid: str, geometry: Polygon | MultiPolygon, attributes: dict[str, Any]) -> AreaFeature:
+        w = self.record(Walk, walk_uuid)
+        attributes = {**self.reopened_attributes(walk_uuid), **attributes}  # a re-opened walk
+        attributes.setdefault("label", w.label)
+        if "susceptibility" in attributes and attributes["susceptibility"] is not None:
+            attributes["susceptibility"] = enum_value(Susceptibility, attributes["susceptibility"], "susceptibility")
+        area = AreaFeature(**self._stamp(), kind=w.kind, geometry=valid_polygon("geometry", geometry),
+                           walk_uuid=walk_uuid, **attributes)
+        area = validate(area)
+        new_w = replace(w, state=WalkState.CLOSED, area_uuid=area.uuid, modified_utc=ms(self._clock()))
+        return new_of(AreaFeature, self._commit([Change(Action.ADDED, Layer.AREA, area),
+                                                 Change(Action.UPDATED, Layer.WALK, new_w, w)])[0])
+
+    def reopened_attributes(self, walk_uuid: str) -> dict[str, Any]:
         """The attributes of the area a re-opened walk had (label, wetland fields, notes), for
         closing it again; {} when it had none."""
         for ch in reversed(list(self.recycle_bin.values())):
@@ -338,11 +367,11 @@ class EditCommands:
 
 
 # -------------------------------------------------------------------- words
-def _kind(kind) -> str:
+def _kind(kind: object) -> str:
     return str(getattr(kind, "value", kind)).replace("_", " ")
 
 
-def record_words(visit, layer: Layer, rec) -> str:
+def record_words(visit: VisitCore, layer: Layer, rec: Feature) -> str:
     """A record in field words: ``OHWM point 6``, ``station 3 of T1``, ``tree 12``,
     ``wetland W1``, ``note “flagged oak”``, ``drainageway centreline D1``."""
     if isinstance(rec, OhwmPoint):
@@ -378,7 +407,7 @@ _ADD_ORDER = (Layer.STATION, Layer.OHWM_POINT, Layer.TREE, Layer.NOTE, Layer.LIN
               Layer.STAKE_POINT, Layer.PHOTO, Layer.DEVICE_READING)
 
 
-def subject_words(visit, changes: Sequence[Change]) -> str:
+def subject_words(visit: VisitCore, changes: Sequence[Change]) -> str:
     """What ``changes`` (one command, or its undo) are about, in field words.
 
     Added: the record added (an OHWM point, not the line it extends); removed: the record the

@@ -12,6 +12,11 @@
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:  # the type only: shapely is not loaded for an error class
+    from shapely.geometry import MultiPolygon
+
 
 class SurveyError(Exception):
     """Base of the survey model's errors."""
@@ -59,7 +64,7 @@ class SelfCrossing(SurveyError):
         The ``make_valid`` repair that keeps every lobe (a MultiPolygon), for the user to accept.
     """
 
-    def __init__(self, message: str, crossings, repaired) -> None:
+    def __init__(self, message: str, crossings: list[tuple[float, float]], repaired: MultiPolygon) -> None:
         super().__init__(message)
         self.crossings = crossings
         self.repaired = repaired

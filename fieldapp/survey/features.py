@@ -496,7 +496,7 @@ class Change:
     old: Any = None
 
     @property
-    def feature(self):
+    def feature(self) -> Any:
         """The feature as it is now (``old`` for a removal)."""
         return self.old if self.action is Action.REMOVED else self.new
 

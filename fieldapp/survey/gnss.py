@@ -14,16 +14,16 @@ from __future__ import annotations
 import enum
 import math
 from collections import Counter
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime
-from typing import Protocol, runtime_checkable
+from typing import Protocol, TypedDict, runtime_checkable
 
 import numpy as np
 
 from ..geo import SiteFrame
 from . import values as V
-from .errors import NotEnoughEpochs
+from .errors import InvalidValue, NotEnoughEpochs
 
 __all__ = [
     "FixLike",
@@ -113,7 +113,7 @@ class QualityGate:
     True
     """
 
-    qualities: frozenset = frozenset({1, 2, 3, 4, 5})
+    qualities: frozenset[int] = frozenset({1, 2, 3, 4, 5})
     max_hdop: float | None = 5.0
     min_sats: int | None = 4
     max_h_accuracy_m: float | None = None
@@ -218,12 +218,12 @@ class AveragedPosition:
     v_accuracy_m: float | None
     hdop: float | None
     time_utc: datetime | None
-    rejected_reasons: dict = field(default_factory=dict)
+    rejected_reasons: dict[str, int] = field(default_factory=dict)
     correction_age_s: float | None = None
     correction_mount: str | None = None
 
 
-def correction_age(fix) -> float | None:
+def correction_age(fix: object) -> float | None:
     """Age of the corrections a fix was computed with, seconds: the receiver's own (GGA field 13,
     ``dgps_age_s``) when it sent one, else the app's NTRIP client's (``correction_age_s``, the
     time since it last wrote a correction); None without either.
@@ -242,18 +242,25 @@ def correction_age(fix) -> float | None:
     return None
 
 
-def correction_fields(fixes) -> dict:
+class CorrectionFields(TypedDict):
+    """The correction fields of a record made from fixes (:func:`correction_fields`)."""
+
+    correction_age_s: float | None
+    correction_mount: str | None
+
+
+def correction_fields(fixes: Sequence[object]) -> CorrectionFields:
     """``correction_age_s`` (the largest of :func:`correction_age` over ``fixes``) and
     ``correction_mount`` (the last one named) for a record made from ``fixes``."""
     ages = [a for a in (correction_age(f) for f in fixes) if a is not None]
-    mounts = [m for m in (getattr(f, "correction_mount", None) for f in fixes) if m]
+    mounts = [str(m) for m in (getattr(f, "correction_mount", None) for f in fixes) if m]
     return {"correction_age_s": max(ages) if ages else None,
             "correction_mount": mounts[-1] if mounts else None}
 
 
-def _mean_or_none(vals):
-    vals = [v for v in vals if v is not None and math.isfinite(v)]
-    return float(np.mean(vals)) if vals else None
+def _mean_or_none(vals: Iterable[float | None]) -> float | None:
+    kept = [v for v in vals if v is not None and math.isfinite(v)]
+    return float(np.mean(kept)) if kept else None
 
 
 def average_fixes(
@@ -289,7 +296,7 @@ def average_fixes(
     """
     min_epochs = int(min_epochs)
     if min_epochs < 1:
-        raise V.InvalidValue("min_epochs", f"must be at least 1, got {min_epochs}")
+        raise InvalidValue("min_epochs", f"must be at least 1, got {min_epochs}")
     antenna_height_m = V.finite("antenna_height_m", antenna_height_m)
     used, reasons = _usable_epochs(fixes, gate, min_epochs)
     lon = np.array([f.lon_deg for f in used], dtype=float)
@@ -325,7 +332,8 @@ def average_fixes(
     )
 
 
-def _usable_epochs(fixes: Iterable[FixLike], gate: QualityGate, min_epochs: int) -> tuple[list, Counter]:
+def _usable_epochs(fixes: Iterable[FixLike], gate: QualityGate,
+                   min_epochs: int) -> tuple[list[FixLike], Counter[str]]:
     """The epochs ``gate`` accepts, in order, and a count of the others by reason key
     (:data:`REASON_WORDS`).
 
@@ -334,8 +342,8 @@ def _usable_epochs(fixes: Iterable[FixLike], gate: QualityGate, min_epochs: int)
     NotEnoughEpochs
         Fewer than ``min_epochs`` accepted (the message counts the rejections by reason).
     """
-    used = []
-    reasons: Counter = Counter()
+    used: list[FixLike] = []
+    reasons: Counter[str] = Counter()
     for fix in fixes:
         why = gate.reason(fix)
         if why is None:

@@ -19,12 +19,20 @@ Kept in the visit: :mod:`fieldapp.survey.attach` (the commands) and
 from __future__ import annotations
 
 import io
+import os
 import warnings
 from bisect import bisect_left
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta, timezone
 from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from ..geo import SiteFrame
+from .features import TrackPoint
+
+if TYPE_CHECKING:  # Pillow is loaded when a photo is read, not with the model
+    from PIL import Image
 
 __all__ = ["PhotoError", "Photo", "read_photo", "camera_offset_s", "place", "MAX_PX_DEFAULT",
            "MAX_BYTES_DEFAULT", "THUMB_PX", "jpeg_within"]
@@ -70,11 +78,15 @@ class Photo:
     resized: bool
 
 
-def _ratio(v) -> float:
-    return float(v[0]) / float(v[1]) if isinstance(v, tuple) else float(v)
+def _ratio(v: object) -> float:
+    if isinstance(v, tuple):
+        return float(v[0]) / float(v[1])
+    return float(v)  # type: ignore[arg-type]  # an EXIF rational (IFDRational) or a number; TypeError else
 
 
-def _dms(values, ref: str | None) -> float | None:
+def _dms(values: Any, ref: str | None) -> float | None:
+    """Degrees from EXIF's (degrees, minutes, seconds) as Pillow read them (``Any``: whatever the
+    file holds); None unless three numbers."""
     try:
         d, m, s = (_ratio(v) for v in values)
     except (TypeError, ValueError, ZeroDivisionError):
@@ -83,7 +95,7 @@ def _dms(values, ref: str | None) -> float | None:
     return -deg if (ref or "").upper() in ("S", "W") else deg
 
 
-def _exif_time(exif_ifd: dict) -> datetime | None:
+def _exif_time(exif_ifd: Mapping[int, object]) -> datetime | None:
     text = exif_ifd.get(36867) or exif_ifd.get(36868)
     if not isinstance(text, str):
         return None
@@ -102,13 +114,13 @@ def _exif_time(exif_ifd: dict) -> datetime | None:
     return t
 
 
-def jpeg_within(im, max_px: int, *, quality: int = 85, exif: bytes = b"") -> bytes:
+def jpeg_within(im: Image.Image, max_px: int, *, quality: int = 85, exif: bytes = b"") -> bytes:
     """A JPEG of Pillow image ``im`` (RGB) no larger than ``max_px`` on its long side, with
     ``exif`` (EXIF bytes, e.g. :func:`_time_exif`) in it."""
     from PIL import Image
 
     copy = im.copy()
-    copy.thumbnail((max_px, max_px), Image.LANCZOS)
+    copy.thumbnail((max_px, max_px), Image.Resampling.LANCZOS)
     buf = io.BytesIO()
     copy.save(buf, "JPEG", quality=quality, exif=exif)
     return buf.getvalue()
@@ -120,7 +132,7 @@ def jpeg_within(im, max_px: int, *, quality: int = 85, exif: bytes = b"") -> byt
 TIME_TAGS = (36867, 36868, 36880, 36881, 36882)
 
 
-def _time_exif(exif_ifd: dict) -> bytes:
+def _time_exif(exif_ifd: Mapping[int, object]) -> bytes:
     """EXIF bytes holding only the :data:`TIME_TAGS` of ``exif_ifd`` (b"" when it has none)."""
     from PIL import Image
 
@@ -145,7 +157,8 @@ def _refuse_huge(path: Path, size: tuple[int, int]) -> None:
                          " first")
 
 
-def read_photo(path, *, max_px: int = MAX_PX_DEFAULT, max_bytes: int = MAX_BYTES_DEFAULT) -> Photo:
+def read_photo(path: str | os.PathLike[str], *, max_px: int = MAX_PX_DEFAULT,
+               max_bytes: int = MAX_BYTES_DEFAULT) -> Photo:
     """Read the photo at ``path`` (see the module docstring); raises :class:`PhotoError`.
 
     ``max_px`` is the crew's cap on the stored copy's long side (pixels, >= 64) and
@@ -200,9 +213,10 @@ def read_photo(path, *, max_px: int = MAX_PX_DEFAULT, max_bytes: int = MAX_BYTES
         with Image.open(io.BytesIO(data)) as copy:
             ctype, (w, h) = "image/jpeg", copy.size
     else:
-        data, ctype, (w, h) = raw, f"image/{fmt.lower()}", size
+        # kept as read: a JPEG or a PNG (anything else is resized above)
+        data, ctype, (w, h) = raw, "image/jpeg" if fmt == "JPEG" else "image/png", size
     thumb = upright.copy()
-    thumb.thumbnail((THUMB_PX, THUMB_PX), Image.LANCZOS)
+    thumb.thumbnail((THUMB_PX, THUMB_PX), Image.Resampling.LANCZOS)
     tbuf = io.BytesIO()
     thumb.save(tbuf, "JPEG", quality=80)
     return Photo(data=data, content_type=ctype, width=w, height=h, thumbnail=tbuf.getvalue(),
@@ -230,7 +244,7 @@ def _utc(photo: Photo, offset_s: float) -> datetime | None:
     return t - timedelta(seconds=offset_s)
 
 
-def place(photo: Photo, track: Sequence, *, frame, offset_s: float = 0.0,
+def place(photo: Photo, track: Sequence[TrackPoint], *, frame: SiteFrame, offset_s: float = 0.0,
           max_gap_s: float = MAX_GAP_S) -> tuple[float, float, str] | None:
     """Where a photo goes on the site: (x, y in site CRS units, how) or None.
 
@@ -244,18 +258,17 @@ def place(photo: Photo, track: Sequence, *, frame, offset_s: float = 0.0,
         x, y = frame.to_local(photo.lon_deg, photo.lat_deg)
         return float(x), float(y), "exif gps"
     t = _utc(photo, offset_s)
-    pts = sorted((p for p in track if p.t_utc is not None), key=lambda p: p.t_utc)
-    if t is None or not pts:
+    timed = sorted(((p.t_utc, p) for p in track if p.t_utc is not None), key=lambda tp: tp[0])
+    if t is None or not timed:
         return None
-    times = [p.t_utc for p in pts]
+    times = [tp[0] for tp in timed]
     i = bisect_left(times, t)
-    before = pts[i - 1] if i > 0 else None
-    after = pts[i] if i < len(pts) else None
-    if after is not None and after.t_utc == t:
-        return after.x, after.y, "track"
-    if before is not None and after is not None:
-        gap = (after.t_utc - before.t_utc).total_seconds()
-        if (t - before.t_utc).total_seconds() <= max_gap_s and (after.t_utc - t).total_seconds() <= max_gap_s:
-            f = (t - before.t_utc).total_seconds() / gap
+    if i < len(timed) and times[i] == t:
+        return timed[i][1].x, timed[i][1].y, "track"
+    if 0 < i < len(timed):
+        (t0, before), (t1, after) = timed[i - 1], timed[i]
+        gap = (t1 - t0).total_seconds()
+        if (t - t0).total_seconds() <= max_gap_s and (t1 - t).total_seconds() <= max_gap_s:
+            f = (t - t0).total_seconds() / gap
             return before.x + f * (after.x - before.x), before.y + f * (after.y - before.y), "track"
     return None

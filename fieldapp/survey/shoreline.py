@@ -16,15 +16,28 @@ from __future__ import annotations
 import math
 from collections.abc import Iterable
 from dataclasses import replace
+from typing import Any
 
 import shapely
 from shapely.geometry import LineString
 
 from ..geo import FOOT_INTERNATIONAL_M
 from . import values as V
-from .errors import InvalidValue
+from .core import VisitCore, new_of
 from .devicelog import kept_reading
-from .features import Action, Change, Instrument, Layer, OhwmLine, OhwmPoint, PointMethod, Station, Transect
+from .errors import InvalidValue
+from .features import (
+    Action,
+    Change,
+    Feature,
+    Instrument,
+    Layer,
+    OhwmLine,
+    OhwmPoint,
+    PointMethod,
+    Station,
+    Transect,
+)
 from .gnss import (
     AveragedPosition,
     FixLike,
@@ -84,14 +97,23 @@ def doubles_back(xy: list[tuple[float, float]], near: float = 0.0) -> tuple[int,
     return None
 
 
-class ShorelineCommands:
+class ShorelineCommands(VisitCore):
     """OHWM and transect commands of a :class:`~fieldapp.survey.visit.Visit` (a mixin)."""
+
+    def _follow_delete(self, layer: Layer, old: Feature) -> list[Change]:
+        """A deleted OHWM point's line takes the points left; a deleted station's later stations
+        close up on its transect (distances from the OHWM carried) and the transect follows."""
+        if isinstance(old, OhwmPoint):
+            return self._line_geometry_change(old.line_uuid, removing=old.uuid)
+        if isinstance(old, Station):
+            return self._station_restack(old.transect_uuid, removing=old.uuid)
+        return super()._follow_delete(layer, old)
 
     # ---------------------------------------------------------------- OHWM
     def add_ohwm_line(self, label: str = "", water_feature: str | None = None) -> OhwmLine:
         """Start a new OHWM line (points are added with ``add_ohwm_point``)."""
         line = OhwmLine(**self._stamp(), label=V.text("label", label), water_feature=water_feature)
-        return self._commit([Change(Action.ADDED, Layer.OHWM_LINE, line)])[0].new
+        return new_of(OhwmLine, self._commit([Change(Action.ADDED, Layer.OHWM_LINE, line)])[0])
 
     def _line_for(self, line_uuid: str | None) -> tuple[str, list[Change]]:
         if line_uuid is not None:
@@ -103,32 +125,33 @@ class ShorelineCommands:
         line = OhwmLine(**self._stamp(), label="OHWM 1")
         return line.uuid, [Change(Action.ADDED, Layer.OHWM_LINE, line)]
 
-    def _line_geometry_change(self, line_uuid, *, adding=None, removing=None, pending=None):
+    def _line_geometry_change(self, line_uuid: str, *, adding: OhwmPoint | None = None, removing: str | None = None,
+                              pending: OhwmLine | None = None) -> list[Change]:
         """The UPDATED change of a line whose points change (geometry follows point order)."""
         pts = [p for p in self.children(Layer.OHWM_POINT, line_uuid) if p.uuid != removing]
         if adding is not None:
             pts.append(adding)
         geom = LineString([(p.x, p.y) for p in pts]) if len(pts) >= 2 else None
-        old = pending if pending is not None else self.get(Layer.OHWM_LINE, line_uuid)
+        old = pending if pending is not None else self.record(OhwmLine, line_uuid)
         new = replace(old, geometry=geom, modified_utc=ms(self._clock()))
         if pending is not None:
             return [Change(Action.ADDED, Layer.OHWM_LINE, new)]
         return [Change(Action.UPDATED, Layer.OHWM_LINE, new, old)]
 
-    def _add_point(self, line_uuid, **fields) -> OhwmPoint:
+    def _add_point(self, line_uuid: str | None, **fields: Any) -> OhwmPoint:
         line_uuid, pre = self._line_for(line_uuid)
         pending = pre[0].new if pre else None
         seq = max((p.seq for p in self.children(Layer.OHWM_POINT, line_uuid)), default=-1) + 1
         pt = OhwmPoint(**self._stamp(), line_uuid=line_uuid, seq=seq, **fields)
         pt = validate(pt)
-        return self._commit(self._line_geometry_change(line_uuid, adding=pt, pending=pending)
-                            + [Change(Action.ADDED, Layer.OHWM_POINT, pt)])[-1].new
+        return new_of(OhwmPoint, self._commit(self._line_geometry_change(line_uuid, adding=pt, pending=pending)
+                                              + [Change(Action.ADDED, Layer.OHWM_POINT, pt)])[-1])
 
     def add_ohwm_point(self, position: AveragedPosition, line_uuid: str | None = None) -> OhwmPoint:
         """Add an averaged OHWM point (from :meth:`average`) to a line (default: the last one)."""
         return self._add_point(line_uuid, **_gnss_fields(position), method=PointMethod.AVERAGED)
 
-    def average(self, fixes: Iterable, *, min_epochs: int = 1) -> AveragedPosition:
+    def average(self, fixes: Iterable[FixLike], *, min_epochs: int = 1) -> AveragedPosition:
         """Average usable epochs (visit gate, site antenna height) into a site-CRS position.
 
         The site CRS is picked from the first usable fix if not set. Raises NotEnoughEpochs.
@@ -171,7 +194,7 @@ class ShorelineCommands:
 
         The target is solved on the ellipsoid (``Geod.fwd``) and projected.
         """
-        gnss = {}
+        gnss: dict[str, Any] = {}
         if isinstance(standing, AveragedPosition):
             sx, sy = standing.x, standing.y
             gnss = _gnss_fields(standing)
@@ -205,14 +228,15 @@ class ShorelineCommands:
             reading_id=reading_id, **gnss,
         )
 
-    def ohwm_geometry(self, line_uuid: str | None = None):
+    def ohwm_geometry(self, line_uuid: str | None = None) -> LineString | None:
         """The OHWM LineString (site CRS), None below two points."""
         lines = self.features(Layer.OHWM_LINE)
         if line_uuid is None:
             if not lines:
                 return None
             line_uuid = lines[-1].uuid
-        return self.get(Layer.OHWM_LINE, line_uuid).geometry
+        geometry: LineString | None = self.record(OhwmLine, line_uuid).geometry
+        return geometry
 
     # ---------------------------------------------------------------- transects
     def add_transect(
@@ -234,7 +258,7 @@ class ShorelineCommands:
         ``stipulated``: the bank distance is stipulated here (see :meth:`set_stipulated`).
         """
         az = true_azimuth(azimuth_deg, north, self._site.declination_deg)
-        corrections: dict = {}
+        corrections: dict[str, Any] = {}
         if ohwm_point_uuid is not None:
             p = self.get(Layer.OHWM_POINT, ohwm_point_uuid)
             ox, oy, line_uuid = p.x, p.y, p.line_uuid
@@ -255,7 +279,7 @@ class ShorelineCommands:
             origin_elevation_ft=V.optional_finite("origin_elevation_ft", origin_elevation_ft),
             stipulated=V.boolean("stipulated", stipulated), **corrections,
         )
-        return self._commit([Change(Action.ADDED, Layer.TRANSECT, t)])[0].new
+        return new_of(Transect, self._commit([Change(Action.ADDED, Layer.TRANSECT, t)])[0])
 
     def stations(self, transect_uuid: str) -> list[Station]:
         """Stations of a transect in order (landward)."""
@@ -335,9 +359,9 @@ class ShorelineCommands:
         changes += self._transect_geometry_change(t, [*prev, st])
         if kept is not None:
             changes.append(Change(Action.ADDED, Layer.DEVICE_READING, kept))
-        return self._commit(changes)[0].new
+        return new_of(Station, self._commit(changes)[0])
 
-    def _shot_azimuth(self, shot: ShotLike | None) -> dict:
+    def _shot_azimuth(self, shot: ShotLike | None) -> dict[str, float]:
         """A shot's magnetic azimuth (degrees) and the site declination applied to it, for the
         station it makes (empty without a shot azimuth)."""
         az = getattr(shot, "azimuth_deg", None) if shot is not None else None
@@ -382,7 +406,7 @@ class ShorelineCommands:
 
     def set_interruption(self, station_uuid: str, interruption: bool = True) -> Station:
         """Mark (or clear) a complete interruption at a station (the surveyor decides)."""
-        return self._update(Layer.STATION, station_uuid, interruption=V.boolean("interruption", interruption))
+        return self._update_as(Station, station_uuid, interruption=V.boolean("interruption", interruption))
 
     def set_stipulated(self, transect_uuid: str, stipulated: bool = True) -> Transect:
         """Mark (or clear) a stipulated bank at a transect, NR 341.035(2)(c).
@@ -399,11 +423,11 @@ class ShorelineCommands:
         InvalidValue
             ``stipulated`` is not a bool.
         """
-        return self._update(Layer.TRANSECT, transect_uuid, stipulated=V.boolean("stipulated", stipulated))
+        return self._update_as(Transect, transect_uuid, stipulated=V.boolean("stipulated", stipulated))
 
 
 
-def _gnss_fields(p: AveragedPosition) -> dict:
+def _gnss_fields(p: AveragedPosition) -> dict[str, Any]:
     return dict(
         x=p.x, y=p.y, ground_hae_m=p.ground_hae_m, sample_count=p.sample_count,
         rejected_count=p.rejected_count, std_dev_x_m=p.std_dev_x_m, std_dev_y_m=p.std_dev_y_m,

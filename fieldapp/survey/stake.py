@@ -46,6 +46,7 @@ from shapely.ops import nearest_points
 from .. import geo
 from ..geo import SiteFrame
 from . import values as V
+from .core import VisitCore, new_of
 from .features import Action, Change, Layer, StakePoint
 from .validation import ms
 
@@ -227,7 +228,7 @@ class Heading:
         return self.deg
 
 
-class StakeCommands:
+class StakeCommands(VisitCore):
     """The stake-out commands of :class:`~fieldapp.survey.visit.Visit` (a mixin)."""
 
     def add_stake_point(self, *, fix: Any, target: Target, guidance: Guidance,
@@ -246,7 +247,7 @@ class StakeCommands:
             hdop=getattr(fix, "hdop", None), h_accuracy_m=getattr(fix, "horizontal_accuracy_m", None),
             fix_time_utc=ms(getattr(fix, "time_utc", None)), notes=notes,
         )
-        return self._commit([Change(Action.ADDED, Layer.STAKE_POINT, sp)])[0].new
+        return new_of(StakePoint, self._commit([Change(Action.ADDED, Layer.STAKE_POINT, sp)])[0])
 
     def stake_points(self) -> list[StakePoint]:
         """Every stake point, in the order flagged."""
@@ -257,8 +258,9 @@ class StakeCommands:
         signature) as staked to a superseded line; one command, journalled, not on the undo
         stack (it follows from the edit that moved the verdict: undoing that edit is what the
         crew means by Ctrl+Z), nothing when none moved. A superseded flag whose target is
-        back where it was flagged (the edit undone) is marked current again. A target that is gone altogether (its transect deleted) is not in ``targets`` and
-        leaves its flags as they are."""
+        back where it was flagged (the edit undone) is marked current again. A target that is
+        gone altogether (its transect deleted) is not in ``targets`` and leaves its flags as they
+        are."""
         now = {t.key: t.signature for t in targets}
         changes = []
         for sp in self.features(Layer.STAKE_POINT):

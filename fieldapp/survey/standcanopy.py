@@ -26,10 +26,12 @@ vectorised union is faster in bulk).
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
+from datetime import datetime
 
 import numpy as np
 import shapely
+from shapely.geometry import MultiPolygon, Polygon
 
 from ..geo import SQFT_PER_ACRE, SiteFrame
 from ..rules.city_tables import MATURE_CALIPER_IN
@@ -45,7 +47,9 @@ from .canopy import (
     pct,
     stand_table,
 )
-from .features import Layer, LeafHabit, Tree, TreeStatus
+from .core import VisitCore
+from .features import Layer, LeafHabit, Site, Tree, TreeStatus
+from .gnss import DEFAULT_GATE, QualityGate
 
 __all__ = ["StandCanopy", "StandQueries", "REBUILD_AFTER", "BULK_FRACTION"]
 
@@ -88,7 +92,7 @@ class StandCanopy:
     (1, 0.78)
     """
 
-    def __init__(self, stand, frame: SiteFrame) -> None:
+    def __init__(self, stand: Polygon | MultiPolygon, frame: SiteFrame) -> None:
         if shapely.area(stand) <= 0:
             raise ValueError("stand polygon has no area")
         self.stand = stand
@@ -107,13 +111,13 @@ class StandCanopy:
     # ------------------------------------------------------------------ state
     def _reset(self) -> None:
         self._slot: dict[str, int] = {}          # tree uuid -> slot of its crown
-        self._geoms: list = []                   # clipped crown per slot (None: gone / none)
+        self._geoms: list[shapely.Geometry | None] = []   # clipped crown per slot (None: gone / none)
         self._member: list[tuple[bool, bool, bool]] = []   # class membership per slot
         self._areas = [0.0, 0.0, 0.0]            # union area per class, grid units²
         self._count = [0, 0, 0]                  # crowns per class (none: the area is 0)
         self._stems: dict[str, float] = {}       # live stems in the stand: uuid -> DBH in
         self._inside: set[str] = set()           # every tree standing in the stand, any status
-        self._index = None
+        self._index: shapely.STRtree | None = None
         self._indexed = 0                        # slots covered by the STRtree
 
     def _rebuild(self, trees: Sequence[Tree]) -> None:
@@ -129,7 +133,7 @@ class StandCanopy:
         self._geoms = list(crowns)
         self._slot = {t.uuid: i for i, t in enumerate(trees)}
         self._member = [_classes(t) if g is not None else (False, False, False)
-                        for t, g in zip(trees, self._geoms)]
+                        for t, g in zip(trees, self._geoms, strict=True)]
         self._count = [sum(m[c] for m in self._member) for c in range(3)]
         dbh = np.fromiter((t.dbh_in for t in trees), float, n)
         live = np.fromiter((t.status is TreeStatus.LIVE for t in trees), bool, n)
@@ -140,15 +144,15 @@ class StandCanopy:
         if n:
             pts = shapely.points(np.fromiter((t.x for t in trees), float, n),
                                  np.fromiter((t.y for t in trees), float, n))
-            covered = shapely.covers(self.stand, pts)
-            self._inside = {t.uuid for t, keep in zip(trees, covered) if keep}
-            self._stems = {t.uuid: t.dbh_in for t, keep in zip(trees, live & covered) if keep}
+            covered = np.asarray(shapely.covers(self.stand, pts), dtype=bool)
+            self._inside = {t.uuid for t, keep in zip(trees, covered, strict=True) if keep}
+            self._stems = {t.uuid: t.dbh_in for t, keep in zip(trees, live & covered, strict=True) if keep}
 
     def _index_all(self) -> None:
         self._index = shapely.STRtree(np.array(self._geoms, dtype=object)) if self._geoms else None
         self._indexed = len(self._geoms)
 
-    def _neighbours(self, slot: int, geom, cls: int) -> list:
+    def _neighbours(self, slot: int, geom: shapely.Geometry, cls: int) -> list[shapely.Geometry]:
         """Crowns of class ``cls`` (other than ``slot``'s) that intersect ``geom``."""
         hits: list[int] = []
         if self._index is not None:
@@ -156,10 +160,10 @@ class StandCanopy:
         recent = range(self._indexed, len(self._geoms))
         hits.extend(i for i in recent if self._geoms[i] is not None
                     and shapely.intersects(geom, self._geoms[i]))
-        return [self._geoms[i] for i in hits
-                if i != slot and self._geoms[i] is not None and self._member[i][cls]]
+        return [g for i in hits
+                if i != slot and (g := self._geoms[i]) is not None and self._member[i][cls]]
 
-    def _exclusive_area(self, slot: int, geom, cls: int) -> float:
+    def _exclusive_area(self, slot: int, geom: shapely.Geometry, cls: int) -> float:
         """Area of ``geom`` covered by no other crown of class ``cls``."""
         others = self._neighbours(slot, geom, cls)
         if not others:
@@ -174,7 +178,7 @@ class StandCanopy:
         slot = self._slot.pop(uuid)
         geom = self._geoms[slot]
         for cls in range(3):
-            if self._member[slot][cls]:
+            if self._member[slot][cls] and geom is not None:    # a member has a crown
                 self._areas[cls] -= self._exclusive_area(slot, geom, cls)
                 self._count[cls] -= 1
                 if not self._count[cls]:
@@ -195,7 +199,7 @@ class StandCanopy:
         self._member.append(member)
         self._slot[t.uuid] = slot
         for cls in range(3):
-            if member[cls]:
+            if member[cls] and geom is not None:    # a member has a crown
                 self._areas[cls] += self._exclusive_area(slot, geom, cls)
                 self._count[cls] += 1
         if self.stand.covers(shapely.Point(t.x, t.y)):
@@ -247,7 +251,7 @@ class StandCanopy:
     def areas(self) -> tuple[float, float, float]:
         """(≥ 10 in, ≥ 3 in, deciduous ≥ 10 in) canopy union areas in grid units², clipped to
         the stand (as :func:`fieldapp.survey.canopy.canopy_areas`)."""
-        d10, c10, c3 = (max(0.0, a) if n else 0.0 for a, n in zip(self._areas, self._count))
+        d10, c10, c3 = (max(0.0, a) if n else 0.0 for a, n in zip(self._areas, self._count, strict=True))
         return c10, c3, d10
 
     def tallied(self, trees: Sequence[Tree], revision: object = None) -> int:
@@ -279,10 +283,15 @@ class StandCanopy:
         return self._measures
 
 
-class StandQueries:
+class StandQueries(VisitCore):
     """The tally queries of :class:`~fieldapp.survey.visit.Visit` (a mixin): the trees, and
     each woodland stand's figures kept tree by tree (one :class:`StandCanopy` per stand
     polygon, in ``self._canopies``; ``self._tree_rev`` counts the tree changes)."""
+
+    def __init__(self, site: Site, *, who: str | None = None, clock: Callable[[], datetime] | None = None,
+                 gate: QualityGate = DEFAULT_GATE) -> None:
+        super().__init__(site, who=who, clock=clock, gate=gate)
+        self._canopies: dict[str, StandCanopy] = {}   # stand uuid -> its canopy, kept up to date
 
     def trees(self, *, status: TreeStatus | None = None) -> list[Tree]:
         """Every tallied tree in the order tallied (only those of ``status`` when given)."""

@@ -34,10 +34,11 @@ still a record wherever one is asked for by its uuid.
 from __future__ import annotations
 
 import math
-from datetime import UTC, datetime, timedelta, timezone
+from datetime import UTC, datetime, timedelta
 
 import numpy as np
 
+from ..geo import SiteFrame
 from .features import TrackPoint
 from .validation import INT_LIMITS, NUMBER_LIMITS
 
@@ -92,6 +93,10 @@ class TrackLog:
     """
 
     def __init__(self, columns: dict[str, np.ndarray] | None = None) -> None:
+        self._load(columns)
+
+    def _load(self, columns: dict[str, np.ndarray] | None) -> None:
+        """Hold ``columns`` (copied, with room to grow), or none."""
         if columns is None:
             self._cols, self._n = _new_columns(256), 0
         else:
@@ -160,13 +165,13 @@ class TrackLog:
             self._index = {u: i for i, u in enumerate(self._cols["uuid"][:self._n])}
         return self._index
 
-    def __contains__(self, uuid) -> bool:
+    def __contains__(self, uuid: object) -> bool:
         return uuid in self._where()
 
     def __getitem__(self, uuid: str) -> TrackPoint:
         return self.record(self._where()[uuid])
 
-    def get(self, uuid: str, default=None):
+    def get(self, uuid: str, default: TrackPoint | None = None) -> TrackPoint | None:
         i = self._where().get(uuid)
         return default if i is None else self.record(i)
 
@@ -178,21 +183,22 @@ class TrackLog:
         self.pop(uuid)        # a changed fix (never from the app): kept at the end
         self.append(tp)
 
-    def pop(self, uuid: str, default=None):
+    def pop(self, uuid: str, default: TrackPoint | None = None) -> TrackPoint | None:
         i = self._where().get(uuid)
         if i is None:
             return default
         tp = self.record(i)
         keep = np.ones(self._n, dtype=bool)
         keep[i] = False
-        self.__init__({name: arr[keep] for name, arr in self.columns().items()})
+        self._load({name: arr[keep] for name, arr in self.columns().items()})
         return tp
 
     def values(self) -> list[TrackPoint]:
         return self.records()
 
 
-def suspect_rows(cols: dict[str, np.ndarray], nulls: dict[str, np.ndarray], frame=None) -> np.ndarray:
+def suspect_rows(cols: dict[str, np.ndarray], nulls: dict[str, np.ndarray],
+                 frame: SiteFrame | None = None) -> np.ndarray:
     """Rows the vectorised check cannot vouch for (True), to be checked one by one with
     :func:`fieldapp.survey.validation.validate`, which says what is wrong in its own words.
 

@@ -19,7 +19,7 @@ Examples
 --------
 >>> PARENTS[Layer.STATION]
 ParentRef(field='transect_uuid', layer=<Layer.TRANSECT: 'transect'>)
->>> ms(datetime(2024, 6, 3, 15, 0, 0, 123456, tzinfo=timezone.utc)).microsecond
+>>> ms(datetime(2024, 6, 3, 15, 0, 0, 123456, tzinfo=UTC)).microsecond
 123000
 """
 
@@ -28,11 +28,13 @@ from __future__ import annotations
 import math
 import re
 import typing
+from collections.abc import Callable
 from dataclasses import fields, replace
-from datetime import UTC, date, datetime, timezone
+from datetime import UTC, date, datetime
 from enum import Enum
-from typing import NamedTuple
+from typing import Any, NamedTuple, TypeVar, overload
 
+import numpy as np
 import shapely
 from shapely.geometry import LineString, MultiPolygon, Polygon
 
@@ -42,6 +44,7 @@ from .boundary import distinct_vertices
 from .errors import InvalidValue
 from .features import (
     AreaFeature,
+    Feature,
     Layer,
     LineFeature,
     OhwmLine,
@@ -59,6 +62,9 @@ __all__ = [
     "NOT_EMPTY", "UUID_FIELDS", "XY_PAIRS", "validate", "check_point_fields", "ms",
     "enum_value", "polygon", "line", "validated_site",
 ]
+
+E = TypeVar("E", bound=Enum)
+F = TypeVar("F", bound=Feature)
 
 
 class ParentRef(NamedTuple):
@@ -85,6 +91,12 @@ REFERENCE_FIELD = {
 }
 
 
+@overload
+def ms(dt: datetime) -> datetime: ...
+@overload
+def ms(dt: None) -> None: ...
+@overload
+def ms(dt: datetime | None) -> datetime | None: ...
 def ms(dt: datetime | None) -> datetime | None:
     """A UTC time truncated to milliseconds (the store's resolution), None passes."""
     if dt is None:
@@ -96,7 +108,7 @@ def ms(dt: datetime | None) -> datetime | None:
 
 
 
-def enum_value(cls, value, name: str):
+def enum_value(cls: type[E], value: object, name: str) -> E:
     """``cls(value)``, or InvalidValue naming ``name`` and the allowed values."""
     try:
         return cls(value)
@@ -105,7 +117,7 @@ def enum_value(cls, value, name: str):
 
 
 
-def _check_coords(name: str, geom, frame: SiteFrame | None = None) -> None:
+def _check_coords(name: str, geom: shapely.Geometry, frame: SiteFrame | None = None) -> None:
     xy = shapely.get_coordinates(geom)
     if not (len(xy) and (xy == xy).all() and abs(xy).max() < float("inf")):
         raise InvalidValue(name, "has NaN, infinite or no coordinates")
@@ -113,8 +125,9 @@ def _check_coords(name: str, geom, frame: SiteFrame | None = None) -> None:
         _check_area_of_use(frame, "x", "y", xy[:, 0], xy[:, 1], vertex_of=name)
 
 
-def _vertices(name: str, geometry, what: str) -> list[tuple[float, float]]:
-    """``geometry`` given as (x, y) pairs, each finite; InvalidValue naming ``name`` otherwise."""
+def _vertices(name: str, geometry: Any, what: str) -> list[tuple[float, float]]:
+    """``geometry`` given as (x, y) pairs, each finite; InvalidValue naming ``name`` otherwise
+    (``Any``: whatever the caller gave, refused in words unless it is such pairs)."""
     try:
         return [(V.finite(f"{name} x", x), V.finite(f"{name} y", y)) for x, y in geometry]
     except (TypeError, ValueError) as exc:
@@ -123,7 +136,7 @@ def _vertices(name: str, geometry, what: str) -> list[tuple[float, float]]:
         raise InvalidValue(name, f"must be a {what} or a list of (x, y)") from exc
 
 
-def polygon(name: str, geometry, frame: SiteFrame | None = None):
+def polygon(name: str, geometry: object, frame: SiteFrame | None = None) -> Polygon | MultiPolygon:
     """A valid Polygon/MultiPolygon with ≥ 3 distinct vertices per ring, or InvalidValue.
 
     With ``frame``: every vertex inside the CRS's area of use and at least ``MIN_AREA_SQFT``
@@ -152,7 +165,7 @@ def polygon(name: str, geometry, frame: SiteFrame | None = None):
     return geom
 
 
-def line(name: str, geometry, frame: SiteFrame | None = None):
+def line(name: str, geometry: object, frame: SiteFrame | None = None) -> LineString:
     """A LineString of ≥ 2 distinct vertices (a LineString or (x, y) pairs), or InvalidValue.
 
     With ``frame``: every vertex inside the CRS's area of use.
@@ -171,10 +184,10 @@ def line(name: str, geometry, frame: SiteFrame | None = None):
     return geom
 
 
-def validated_site(site: Site, **fields) -> Site:
+def validated_site(site: Site, **fields: Any) -> Site:
     """A copy of ``site`` with ``fields`` checked and set (InvalidValue for a bad value or a
-    field the site does not have)."""
-    checked = {}
+    field the site does not have; ``Any``: each field is checked for its own type here)."""
+    checked: dict[str, Any] = {}
     for key, value in fields.items():
         if key == "name":
             checked[key] = V.text("name", value, allow_empty=False)
@@ -269,7 +282,7 @@ UUID_FIELDS = frozenset({"uuid", "line_uuid", "transect_uuid", "walk_uuid", "are
 XY_PAIRS = (("x", "y"), ("origin_x", "origin_y"), ("standing_x", "standing_y"))
 
 
-def _plan(cls) -> list[tuple[str, str, object, bool]]:
+def _plan(cls: type) -> list[tuple[str, str, Any, bool]]:
     """(field, kind, type, nullable) per field of a record class, from its annotations."""
     hints = typing.get_type_hints(cls)
     plan = []
@@ -304,11 +317,11 @@ def _plan(cls) -> list[tuple[str, str, object, bool]]:
     return plan
 
 
-_PLANS: dict[type, list] = {}
+_PLANS: dict[type, list[tuple[str, str, Any, bool, Callable[[object], bool]]]] = {}
 _UUID_FORM = re.compile(r"[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}")
 
 
-def _plain(name: str, kind: str, tp) -> typing.Callable[[object], bool]:
+def _plain(name: str, kind: str, tp: Any) -> Callable[[object], bool]:
     """A predicate true only for a non-None value that :func:`_checked_value` returns as it is
     (``_SAME``) without raising: the common case, tested in one expression. Anything else -- a
     value to coerce, refuse or word -- goes through :func:`_checked_value` as before, so this
@@ -345,7 +358,7 @@ def _plain(name: str, kind: str, tp) -> typing.Callable[[object], bool]:
     return lambda v: False
 
 
-def validate(f, frame: SiteFrame | None = None, *, check_points: bool = True):
+def validate(f: F, frame: SiteFrame | None = None, *, check_points: bool = True) -> F:
     """Refuse an impossible record; returns it, or a corrected copy when a field is coerced.
 
     The rules every record meets, from a command or from a file: types are strict (see
@@ -416,13 +429,13 @@ def _check_photo(p: PhotoRecord) -> None:
         raise InvalidValue("placed_by", f"{p.placed_by!r} is not one of {list(PHOTO_PLACED_BY)}")
 
 
-def _corrections(f) -> dict:
+def _corrections(f: Feature) -> dict[str, Any]:
     """The checked fields of ``f`` whose value must change ({field: corrected value})."""
     cls = type(f)
     plan = _PLANS.get(cls)
     if plan is None:
         plan = _PLANS[cls] = [(*p, _plain(*p[:3])) for p in _plan(cls)]
-    out = {}
+    out: dict[str, Any] = {}
     for name, kind, tp, nullable, plain in plan:
         v = getattr(f, name)
         if plain(v):
@@ -443,7 +456,7 @@ def _corrections(f) -> dict:
 _SAME = object()  # _checked_value: the value is right as it is
 
 
-def _checked_value(name: str, kind: str, tp, v):
+def _checked_value(name: str, kind: str, tp: Any, v: object) -> object:
     """The value a non-None field ``name`` of ``kind`` must hold, or ``_SAME``; InvalidValue."""
     if kind == "float":
         x = V.finite(name, v)
@@ -481,7 +494,7 @@ def _checked_value(name: str, kind: str, tp, v):
     return _SAME
 
 
-def _check_geometry(f, frame: SiteFrame | None) -> None:
+def _check_geometry(f: Feature, frame: SiteFrame | None) -> None:
     """A record's polygon or line geometry valid (and with ``frame`` inside its area of use)."""
     if isinstance(f, Tree):
         if f.crown is not None:
@@ -493,14 +506,15 @@ def _check_geometry(f, frame: SiteFrame | None) -> None:
             line("geometry", f.geometry, frame)
 
 
-def check_point_fields(f, frame: SiteFrame) -> None:
+def check_point_fields(f: Feature, frame: SiteFrame) -> None:
     """The x/y pairs of a record inside the site CRS's area of use (InvalidValue naming x or y)."""
     for nx, ny in XY_PAIRS:
         if hasattr(f, nx) and getattr(f, nx) is not None and getattr(f, ny) is not None:
             _check_area_of_use(frame, nx, ny, getattr(f, nx), getattr(f, ny))
 
 
-def _check_area_of_use(frame: SiteFrame, nx: str, ny: str, x, y, vertex_of: str | None = None) -> None:
+def _check_area_of_use(frame: SiteFrame, nx: str, ny: str, x: float | np.ndarray, y: float | np.ndarray,
+                       vertex_of: str | None = None) -> None:
     try:
         frame.check_xy(x, y)
     except OutsideAreaOfUse as exc:

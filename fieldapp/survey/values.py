@@ -25,6 +25,7 @@ import math
 import numbers
 import unicodedata
 import uuid as uuidlib
+from typing import NoReturn
 
 from .errors import InvalidValue
 
@@ -41,7 +42,7 @@ MAX_NAME_LEN = 200
 MAX_TEXT_LEN = 100_000
 
 
-def finite(name: str, value) -> float:
+def finite(name: str, value: object) -> float:
     """``value`` as a float; refuse None, bools, text, other non-numbers, NaN and infinity."""
     if type(value) is float and math.isfinite(value):  # fast path: the common case
         return value
@@ -56,7 +57,7 @@ def finite(name: str, value) -> float:
     return v
 
 
-def integer(name: str, value, low: float = -math.inf, high: float = math.inf) -> int:
+def integer(name: str, value: object, low: float = -math.inf, high: float = math.inf) -> int:
     """``value`` as an int in [low, high]; refuse bools, floats, text."""
     if isinstance(value, bool) or not isinstance(value, numbers.Integral):
         raise InvalidValue(name, f"must be a whole number, got {value!r} ({type(value).__name__})")
@@ -66,7 +67,7 @@ def integer(name: str, value, low: float = -math.inf, high: float = math.inf) ->
     return v
 
 
-def boolean(name: str, value) -> bool:
+def boolean(name: str, value: object) -> bool:
     """``value`` if it is a ``bool`` (numpy bool too); refuse anything else ("no", 0, None)."""
     if isinstance(value, bool):
         return value
@@ -75,15 +76,15 @@ def boolean(name: str, value) -> bool:
     raise InvalidValue(name, f"must be True or False, got {value!r} ({type(value).__name__})")
 
 
-def optional_boolean(name: str, value) -> bool | None:
+def optional_boolean(name: str, value: object) -> bool | None:
     return None if value is None else boolean(name, value)
 
 
-def optional_finite(name: str, value) -> float | None:
+def optional_finite(name: str, value: object) -> float | None:
     return None if value is None else finite(name, value)
 
 
-def in_range(name: str, value, low: float, high: float, *, low_open=False) -> float:
+def in_range(name: str, value: object, low: float, high: float, *, low_open: bool = False) -> float:
     """Finite and ``low <= value <= high`` (``low < value`` when ``low_open``)."""
     v = finite(name, value)
     if (v <= low if low_open else v < low) or v > high:
@@ -94,20 +95,20 @@ def in_range(name: str, value, low: float, high: float, *, low_open=False) -> fl
     return v
 
 
-def non_negative(name: str, value) -> float:
+def non_negative(name: str, value: object) -> float:
     return in_range(name, value, 0.0, math.inf)
 
 
-def positive(name: str, value) -> float:
+def positive(name: str, value: object) -> float:
     return in_range(name, value, 0.0, math.inf, low_open=True)
 
 
-def azimuth(name: str, value) -> float:
+def azimuth(name: str, value: object) -> float:
     """Finite azimuth in degrees, normalised to [0, 360)."""
     return finite(name, value) % 360.0
 
 
-def slope_pct_from(slope_pct=None, slope_deg=None, *, name="slope") -> float:
+def slope_pct_from(slope_pct: object = None, slope_deg: object = None, *, name: str = "slope") -> float:
     """Slope in percent from either form; refuse slopes steeper than ±89°.
 
     Percent = 100·tan(deg) (rules-contract ``horizontal-distance``).
@@ -126,7 +127,8 @@ def slope_pct_from(slope_pct=None, slope_deg=None, *, name="slope") -> float:
 _MULTILINE_OK = frozenset("\n\r\t")
 
 
-def text(name: str, value, *, allow_empty=True, max_len: int = MAX_NAME_LEN, multiline=False) -> str:
+def text(name: str, value: object, *, allow_empty: bool = True, max_len: int = MAX_NAME_LEN,
+         multiline: bool = False) -> str:
     """Text (None → ""): a ``str`` of at most ``max_len`` characters without control characters
     (line breaks and tabs allowed when ``multiline``) or unpaired surrogates."""
     if value is None:
@@ -150,15 +152,17 @@ def text(name: str, value, *, allow_empty=True, max_len: int = MAX_NAME_LEN, mul
     return value
 
 
-def _empty(name: str):
+def _empty(name: str) -> NoReturn:
     raise InvalidValue(name, "must not be empty")
 
 
-def optional_text(name: str, value, **kw) -> str | None:
-    return None if value is None else text(name, value, **kw)
+def optional_text(name: str, value: object, *, allow_empty: bool = True, max_len: int = MAX_NAME_LEN,
+                  multiline: bool = False) -> str | None:
+    return None if value is None else text(name, value, allow_empty=allow_empty, max_len=max_len,
+                                           multiline=multiline)
 
 
-def uuid_text(name: str, value) -> str:
+def uuid_text(name: str, value: object) -> str:
     """``value`` if it is a UUID in canonical text form; InvalidValue naming ``name`` otherwise.
 
     Canonical form (RFC 9562 §4): 36 characters, lowercase hex digits in groups 8-4-4-4-12

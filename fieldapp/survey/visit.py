@@ -20,8 +20,9 @@ Undo
 streamed vertices are not on the undo stack) and ``visit.redo()`` does it again (a new command
 clears the redo stack). Corrections of every record kind (any station, a transect's azimuth, an
 offset point's shot, a boundary's vertices, re-opening a closed boundary, notes, labels) are
-:class:`~fieldapp.survey.editing.EditCommands`, undoable like any command. Deleted features stay in ``visit.recycle_bin`` for the session and
-``visit.restore(uuid)`` brings one back with its uuid (a deleted tree is never lost by a slip).
+:class:`~fieldapp.survey.editing.EditCommands`, undoable like any command. Deleted features stay
+in ``visit.recycle_bin`` for the session and ``visit.restore(uuid)`` brings one back with its
+uuid (a deleted tree is never lost by a slip).
 
 Where the rest lives
 --------------------
@@ -34,21 +35,20 @@ above the model: the visit holds the records and the commands, not rule requests
 
 from __future__ import annotations
 
-import getpass
-import logging
-import socket
 import uuid as uuidlib
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Iterable
 from dataclasses import replace
-from datetime import UTC, date, datetime, timezone
-from typing import Protocol
+from datetime import date, datetime
+from typing import Any
 
 from ..geo import SiteFrame
 from . import values as V
 from .attach import PhotoCommands
 from .boundary import BoundaryWalk
+from .core import Journal, as_layer, crs_text, default_who, new_of, utc_now
+from .devicelog import kept_reading
 from .editing import EditCommands
-from .errors import InvalidValue, NotFound, StateError
+from .errors import InvalidValue
 from .features import (
     LAYER_OF,
     Action,
@@ -69,16 +69,13 @@ from .features import (
     TreeStatus,
     Walk,
     WalkState,
-    WalkVertex,
     WaterFeature,
 )
-from .devicelog import kept_reading
 from .gnss import DEFAULT_GATE, FixLike, QualityGate
 from .readings import CaliperLike
 from .readings import reading_id as _reading_id
-from .shoreline import ShorelineCommands
 from .stake import StakeCommands
-from .standcanopy import StandCanopy, StandQueries
+from .standcanopy import StandQueries
 from .tracklog import TrackLog
 from .validation import PARENTS, REFERENCE_FIELD, enum_value, ms, validate, validated_site
 from .validation import line as valid_line
@@ -86,39 +83,8 @@ from .validation import polygon as valid_polygon
 
 __all__ = ["Visit", "Journal", "default_who", "validate"]
 
-log = logging.getLogger(__name__)
 
-GEOMETRY_LAYERS = {l for l in Layer if l is not Layer.SITE}
-
-
-class Journal(Protocol):
-    """Where commands are made durable before memory changes (``fieldapp.store.VisitStore``)."""
-
-    def apply(self, changes: Sequence[Change]) -> None:
-        """Commit all ``changes`` atomically or raise and commit none."""
-
-
-def default_who() -> str:
-    """``user@laptop`` for ``created_by``."""
-    try:
-        user = getpass.getuser()
-    except Exception:  # noqa: BLE001 - no login name in some service contexts
-        user = "unknown"
-    return f"{user}@{socket.gethostname() or 'unknown'}"
-
-
-def _utc_now() -> datetime:
-    return datetime.now(UTC)
-
-
-def _layer(layer) -> Layer:
-    try:
-        return Layer(layer)
-    except ValueError as exc:
-        raise InvalidValue("layer", f"unknown layer {layer!r}") from exc
-
-
-class Visit(ShorelineCommands, EditCommands, StakeCommands, PhotoCommands, StandQueries):
+class Visit(EditCommands, StakeCommands, PhotoCommands, StandQueries):
     """One day's field work at one site (see module docstring).
 
     Parameters
@@ -130,39 +96,6 @@ class Visit(ShorelineCommands, EditCommands, StakeCommands, PhotoCommands, Stand
     gate : QualityGate
         Which fixes are usable (track, walks, averaging).
     """
-
-    def __init__(
-        self,
-        site: Site,
-        *,
-        who: str | None = None,
-        clock: Callable[[], datetime] | None = None,
-        gate: QualityGate = DEFAULT_GATE,
-    ) -> None:
-        self.who = who or default_who()
-        self._clock = clock or _utc_now
-        self.gate = gate
-        self._site = site
-        self._frame = SiteFrame(site.crs) if site.crs else None
-        self._data: dict[Layer, dict[str, Feature]] = {l: {} for l in GEOMETRY_LAYERS}
-        self._data[Layer.TRACK] = TrackLog()  # the receiver's log, as columns
-        self._children: dict[tuple[Layer, str], dict[str, Feature]] = {}
-        self._listeners: list[Callable] = []
-        self._journal: Journal | None = None
-        self._undo: list[tuple[Change, ...]] = []
-        self._redo: list[tuple[Change, ...]] = []
-        self.recycle_bin: dict[str, Change] = {}
-        self.recording_track = False
-        # Highest tree tag seen in this session (loaded, added, restored or updated); never
-        # lowered by a delete or an undo, so a deleted tree brought back by undo / restore can
-        # never share its tag with one tallied since. Kept by _apply_memory: O(1) per tree.
-        self._max_tag = 0
-        # The office's tag block for this laptop copy (first, last), and the highest tag seen in
-        # it: new trees are numbered inside the block, so laptops never number two trees alike.
-        self._tag_range: tuple[int, int] | None = None
-        self._max_in_range = 0
-        self._canopies: dict[str, StandCanopy] = {}   # stand uuid -> its canopy, kept up to date
-        self._tree_rev = 0      # counts tree changes: a stand's canopy asked twice looks once
 
     def set_tag_block(self, first: int, last: int) -> None:
         """Number new trees from ``first`` to ``last`` (the office's tag block of this laptop
@@ -207,7 +140,7 @@ class Visit(ShorelineCommands, EditCommands, StakeCommands, PhotoCommands, Stand
         device_ids: dict[str, str] | None = None,
         priority_waterway: bool = False,
         water_features: Iterable[WaterFeature] = (),
-        crs=None,
+        crs: Any = None,
         antenna_height_m: float = 0.0,
         declination_deg: float = 0.0,
         notes: str = "",
@@ -216,12 +149,12 @@ class Visit(ShorelineCommands, EditCommands, StakeCommands, PhotoCommands, Stand
         gate: QualityGate = DEFAULT_GATE,
     ) -> Visit:
         """A new visit with a new site record (validated; ``crs`` None = UTM of the first fix)."""
-        clock = clock or _utc_now
+        clock = clock or utc_now
         who = who or default_who()
         now = ms(clock())
-        crs_text = None
+        site_crs = None
         if crs is not None:
-            crs_text = _crs_text(SiteFrame(crs))
+            site_crs = crs_text(SiteFrame(crs))
         site = Site(
             uuid=str(uuidlib.uuid4()),
             created_utc=now,
@@ -229,7 +162,7 @@ class Visit(ShorelineCommands, EditCommands, StakeCommands, PhotoCommands, Stand
             created_by=who,
             name=V.text("name", name, allow_empty=False),
             visit_date=visit_date or now.date(),
-            crs=crs_text,
+            crs=site_crs,
         )
         site = validated_site(
             site,
@@ -245,192 +178,21 @@ class Visit(ShorelineCommands, EditCommands, StakeCommands, PhotoCommands, Stand
 
     @classmethod
     def from_records(cls, site: Site, records: Iterable[Feature], *, track: TrackLog | None = None,
-                     **kwargs) -> Visit:
+                     who: str | None = None, clock: Callable[[], datetime] | None = None,
+                     gate: QualityGate = DEFAULT_GATE) -> Visit:
         """Rebuild a visit from stored records (no journal, no events) and its raw track."""
-        visit = cls(site, **kwargs)
+        visit = cls(site, who=who, clock=clock, gate=gate)
         if track is not None:
-            visit._data[Layer.TRACK] = track
+            visit._track = track
         for rec in records:
             visit._apply_memory(Change(Action.ADDED, LAYER_OF[type(rec)], rec))
         return visit
 
-    # ---------------------------------------------------------------- plumbing
-    def subscribe(self, listener: Callable[[tuple[Change, ...]], None]) -> Callable[[], None]:
-        """Call ``listener(changes)`` after every command; returns an unsubscribe function."""
-        self._listeners.append(listener)
-
-        def unsubscribe() -> None:
-            if listener in self._listeners:
-                self._listeners.remove(listener)
-
-        return unsubscribe
-
-    def attach_journal(self, journal: Journal | None) -> None:
-        """Make ``journal.apply(changes)`` the first step of every command (None detaches)."""
-        self._journal = journal
-
-    @property
-    def journal(self) -> Journal | None:
-        return self._journal
-
-    def _stamp(self) -> dict:
-        now = ms(self._clock())
-        return dict(uuid=str(uuidlib.uuid4()), created_utc=now, modified_utc=now, created_by=self.who)
-
-    def _commit(self, changes: Sequence[Change], *, undoable: bool = True) -> tuple[Change, ...]:
-        changes = tuple(changes)
-        if not changes:
-            return changes
-        # every record, however it was built, meets the same rules (a coerced one is a copy)
-        changes = tuple(self._validated(ch) for ch in changes)
-        self._check_parents(changes)
-        if self._journal is not None:
-            self._journal.apply(changes)  # raises: nothing applied, nothing half-written
-        for ch in changes:
-            self._apply_memory(ch)
-            if ch.action is Action.REMOVED and ch.layer is not Layer.TRACK:
-                self.recycle_bin[ch.old.uuid] = ch
-            elif ch.action is Action.ADDED:
-                self.recycle_bin.pop(ch.new.uuid, None)
-        if undoable:
-            self._undo.append(changes)
-            self._redo.clear()  # a new command: what was undone stays undone
-        for listener in list(self._listeners):
-            try:
-                listener(changes)
-            except Exception:  # noqa: BLE001 - a view's bug must not undo a safe record
-                log.exception("survey listener %r failed", listener)
-        return changes
-
-    def _validated(self, ch: Change) -> Change:
-        """``ch`` whose new record passed :func:`validate` (with a corrected copy if need be)."""
-        if ch.new is None:
-            return ch
-        new = validate(ch.new, self._frame)
-        return ch if new is ch.new else replace(ch, new=new)
-
-    def _check_parents(self, changes: Sequence[Change]) -> None:
-        """Refuse changes that would leave a child without its parent (StateError).
-
-        A station, OHWM point or walk vertex must name an existing transect, OHWM line or walk
-        (one the same changes do not remove, or that they add); a removed parent must take its
-        children with it. The store refuses a file breaking this, so the model never writes one.
-        """
-        added: dict[Layer, set[str]] = {}
-        removed: dict[Layer, set[str]] = {}
-        for ch in changes:
-            if ch.new is not None:
-                added.setdefault(ch.layer, set()).add(ch.new.uuid)
-            if ch.action is Action.REMOVED:
-                removed.setdefault(ch.layer, set()).add(ch.old.uuid)
-        for ch in changes:
-            ref = PARENTS.get(ch.layer)
-            if ref is None or ch.new is None:
-                continue
-            parent_layer, parent = ref.layer, getattr(ch.new, ref.field)
-            if parent in added.get(parent_layer, ()):
-                continue
-            if parent not in self._data[parent_layer] or parent in removed.get(parent_layer, ()):
-                raise StateError(f"{ch.layer.value} {ch.new.uuid}: its {parent_layer.value} {parent} "
-                                 f"is not in the visit (bring the {parent_layer.value} back first)")
-        for child_layer, ref in PARENTS.items():
-            gone = removed.get(ref.layer)
-            if not gone:
-                continue
-            leaving = removed.get(child_layer, set())
-            for parent in gone:
-                for uuid in self._children.get((child_layer, parent), {}):
-                    if uuid not in leaving:
-                        raise StateError(f"{ref.layer.value} {parent} cannot go while its "
-                                         f"{child_layer.value} {uuid} stays")
-
-    def _apply_memory(self, ch: Change) -> None:
-        if ch.layer is Layer.SITE:
-            self._site = ch.new
-            if ch.new.crs and (self._frame is None or _crs_text(self._frame) != ch.new.crs):
-                self._frame = SiteFrame(ch.new.crs)
-            return
-        table = self._data[ch.layer]
-        if ch.layer is Layer.TRACK and ch.action is Action.ADDED:
-            table.append(ch.new)  # a new fix: O(1), whatever the track's length
-            return
-        pf = PARENTS[ch.layer].field if ch.layer in PARENTS else None
-        if ch.layer is Layer.TREE:
-            self._tree_rev += 1
-        if ch.layer is Layer.TREE and ch.new is not None:
-            self._max_tag = max(self._max_tag, ch.new.tag)
-            if self._tag_range and self._tag_range[0] <= ch.new.tag <= self._tag_range[1]:
-                self._max_in_range = max(self._max_in_range, ch.new.tag)
-        if ch.action is Action.REMOVED:
-            table.pop(ch.old.uuid, None)
-            if pf:
-                self._children.get((ch.layer, getattr(ch.old, pf)), {}).pop(ch.old.uuid, None)
-        else:
-            table[ch.new.uuid] = ch.new
-            if pf:
-                self._children.setdefault((ch.layer, getattr(ch.new, pf)), {})[ch.new.uuid] = ch.new
-
-    # ---------------------------------------------------------------- queries
-    @property
-    def site(self) -> Site:
-        return self._site
-
-    @property
-    def frame(self) -> SiteFrame:
-        """The site's projected CRS. Raises StateError before the CRS is known."""
-        if self._frame is None:
-            raise StateError("the site CRS is not set yet (no usable fix and no EPSG chosen)")
-        return self._frame
-
-    @property
-    def has_frame(self) -> bool:
-        return self._frame is not None
-
-    def get(self, layer, uuid: str) -> Feature:
-        """The feature ``uuid`` of ``layer``; raises NotFound."""
-        layer = _layer(layer)
-        if layer is Layer.SITE:
-            return self._site
-        try:
-            return self._data[layer][uuid]
-        except KeyError:
-            raise NotFound(f"no {layer.value} with uuid {uuid!r}") from None
-
-    def features(self, layer) -> list:
-        """All features of ``layer`` (in insertion order; children also by ``seq``)."""
-        layer = _layer(layer)
-        if layer is Layer.SITE:
-            return [self._site]
-        return list(self._data[layer].values())
-
-    def children(self, layer, parent_uuid: str) -> list:
-        """Children of a parent (stations of a transect, points of a line …) sorted by seq."""
-        layer = _layer(layer)
-        return sorted(self._children.get((layer, parent_uuid), {}).values(), key=lambda f: f.seq)
-
-    def _walk_vertices(self, walk_uuid: str) -> list[WalkVertex]:
-        return self.children(Layer.WALK_VERTEX, walk_uuid)
-
-    def __len__(self) -> int:
-        return sum(len(t) for t in self._data.values())
-
-    # ---------------------------------------------------------------- generic commands
-    def _referred(self, name: str, layer: Layer, uuid) -> None:
-        """A reference ``name`` to ``uuid`` of ``layer``: a UUID of a record in the visit."""
-        V.uuid_text(name, uuid)
-        if uuid not in self._data[layer]:
-            raise InvalidValue(name, f"no {layer.value} with uuid {uuid!r} in the visit")
-
-    def _update(self, layer, uuid: str, **fields) -> Feature:
-        layer = _layer(layer)
-        old = self.get(layer, uuid)
-        new = validate(replace(old, modified_utc=ms(self._clock()), **fields))
-        return self._commit([Change(Action.UPDATED, layer, new, old)])[0].new
-
-    def update_feature(self, layer, uuid: str, **fields) -> Feature:
+    def update_feature(self, layer: Layer | str, uuid: str, **fields: Any) -> Feature:
         """Change attributes of a feature (validated like a new one); returns the new version."""
-        layer = _layer(layer)
-        for banned in ("uuid", "created_utc", "created_by", "modified_utc", PARENTS[layer].field if layer in PARENTS else None):
+        layer = as_layer(layer)
+        parent_field = PARENTS[layer].field if layer in PARENTS else None
+        for banned in ("uuid", "created_utc", "created_by", "modified_utc", parent_field):
             if banned in fields:
                 raise InvalidValue(banned, "is set by the model")
         for name, value in fields.items():
@@ -440,93 +202,13 @@ class Visit(ShorelineCommands, EditCommands, StakeCommands, PhotoCommands, Stand
         if layer is Layer.TREE:
             return self.update_tree(uuid, **fields)
         if layer is Layer.LINE and fields.get("mapped_stream") is not None:
-            kind = enum_value(LineKind, fields.get("kind", self.get(layer, uuid).kind), "kind")
+            kind = enum_value(LineKind, fields.get("kind", self.record(LineFeature, uuid).kind), "kind")
             _check_mapped_stream(kind, fields["mapped_stream"])
-        return self._update(layer, uuid, **fields)
-
-    def delete(self, layer, uuid: str) -> tuple[Change, ...]:
-        """Delete a feature (and its children); recoverable with ``undo`` / ``restore``."""
-        layer = _layer(layer)
-        old = self.get(layer, uuid)
-        changes = [Change(Action.REMOVED, layer, None, old)]
-        for child_layer, ref in PARENTS.items():
-            if ref.layer is layer:
-                changes = [Change(Action.REMOVED, child_layer, None, c) for c in self.children(child_layer, uuid)] + changes
-        if layer is Layer.OHWM_POINT:
-            changes += self._line_geometry_change(old.line_uuid, removing=uuid)
-        if layer is Layer.STATION:
-            changes += self._station_restack(old.transect_uuid, removing=uuid)
-        return self._commit(changes)
-
-    def undo(self) -> tuple[Change, ...] | None:
-        """Revert the last undoable command; returns the changes applied (None if nothing).
-
-        The reverted command goes on the redo stack (:meth:`redo`); a new command clears it.
-        A revert the journal refuses leaves both stacks and the model as they were.
-        """
-        if not self._undo:
-            return None
-        last = self._undo.pop()
-        try:
-            applied = self._commit(self._reverting(last), undoable=False)
-        except BaseException:
-            self._undo.append(last)
-            raise
-        self._redo.append(applied)
-        return applied
-
-    def redo(self) -> tuple[Change, ...] | None:
-        """Do again the command the last :meth:`undo` reverted; None if nothing to redo."""
-        if not self._redo:
-            return None
-        last = self._redo.pop()
-        try:
-            applied = self._commit(self._reverting(last), undoable=False)
-        except BaseException:
-            self._redo.append(last)
-            raise
-        self._undo.append(applied)
-        return applied
-
-    @property
-    def can_undo(self) -> bool:
-        return bool(self._undo)
-
-    @property
-    def can_redo(self) -> bool:
-        return bool(self._redo)
-
-    def next_undo(self) -> tuple[Change, ...] | None:
-        """The changes :meth:`undo` would revert (None if nothing)."""
-        return self._undo[-1] if self._undo else None
-
-    def next_redo(self) -> tuple[Change, ...] | None:
-        """The changes :meth:`redo` would revert (the last undo's; None if nothing)."""
-        return self._redo[-1] if self._redo else None
-
-    def _reverting(self, changes: Sequence[Change]) -> list[Change]:
-        """The inverse of ``changes`` (last first), with the children added since by commands
-        off the undo stack (a walk's vertices) removed along with their parent: undoing
-        start_walk removes the walk and every vertex taken."""
-        inverse = [ch.inverse() for ch in reversed(changes)]
-        leaving = {(ch.layer, ch.old.uuid) for ch in inverse if ch.action is Action.REMOVED}
-        orphans = [Change(Action.REMOVED, child_layer, None, c)
-                   for ch in inverse if ch.action is Action.REMOVED
-                   for child_layer, ref in PARENTS.items() if ref.layer is ch.layer
-                   for c in self.children(child_layer, ch.old.uuid)
-                   if (child_layer, c.uuid) not in leaving]
-        return orphans + inverse
-
-    def restore(self, uuid: str) -> Feature:
-        """Bring back a feature deleted in this session (same uuid)."""
-        ch = self.recycle_bin.get(uuid)
-        if ch is None:
-            raise NotFound(f"nothing deleted with uuid {uuid!r} in this session")
-        self._commit([ch.inverse()])
-        return ch.old
+        updated: Feature = self._update(layer, uuid, **fields)
+        return updated
 
     # ---------------------------------------------------------------- site and CRS
-    def update_site(self, **fields) -> Site:
+    def update_site(self, **fields: Any) -> Site:
         """Change site attributes (name, crew, device_ids, priority_waterway, water_features,
         antenna_height_m, declination_deg, notes, visit_date); ``crs`` goes to :meth:`set_crs`."""
         if "crs" in fields:
@@ -535,7 +217,7 @@ class Visit(ShorelineCommands, EditCommands, StakeCommands, PhotoCommands, Stand
             return self._site
         old = self._site
         new = validated_site(replace(old, modified_utc=ms(self._clock())), **fields)
-        return self._commit([Change(Action.UPDATED, Layer.SITE, new, old)])[0].new
+        return new_of(Site, self._commit([Change(Action.UPDATED, Layer.SITE, new, old)])[0])
 
     def set_declination(self, declination_deg: float, source: str | None) -> Site:
         """Set the site's magnetic declination (degrees, east positive) and where it came from
@@ -552,42 +234,7 @@ class Visit(ShorelineCommands, EditCommands, StakeCommands, PhotoCommands, Stand
                              declination_deg=declination_deg, declination_source=source)
         if (new.declination_deg, new.declination_source) == (old.declination_deg, old.declination_source):
             return old
-        return self._commit([Change(Action.UPDATED, Layer.SITE, new, old)], undoable=False)[0].new
-
-    def set_crs(self, crs) -> SiteFrame:
-        """Choose the site CRS (EPSG code, ``"EPSG:3070"``, WKT …) before geometry exists.
-
-        Raises ``StateError`` once any geometry is recorded, ``UnsuitableCRS`` for a bad CRS.
-        """
-        frame = SiteFrame(crs)
-        if len(self):
-            raise StateError("the site CRS cannot change once features are recorded")
-        old = self._site
-        new = replace(old, crs=_crs_text(frame), modified_utc=ms(self._clock()))
-        self._commit([Change(Action.UPDATED, Layer.SITE, new, old)], undoable=False)
-        self._frame = frame
-        return frame
-
-    def ensure_frame(self, fix=None) -> SiteFrame:
-        """The site frame, picking the UTM zone of ``fix`` if none is set yet."""
-        if self._frame is None:
-            if fix is None or not self.gate.usable(fix):
-                raise StateError("the site CRS is not set yet and no usable fix was given")
-            self.set_crs(SiteFrame.for_position(fix.lat_deg, fix.lon_deg).crs)
-        return self._frame
-
-    def _xy(self, x=None, y=None, fix=None, *, name="position") -> tuple[float, float]:
-        if fix is not None:
-            reason = self.gate.explain(fix)
-            if reason is not None:
-                raise InvalidValue("fix", f"not usable ({reason})")
-            frame = self.ensure_frame(fix)
-            fx, fy = frame.to_local(fix.lon_deg, fix.lat_deg)
-            return float(fx), float(fy)
-        if x is None or y is None:
-            raise InvalidValue(name, "give x and y (site CRS units) or a fix")
-        self.frame  # a position needs a CRS
-        return V.finite("x", x), V.finite("y", y)
+        return new_of(Site, self._commit([Change(Action.UPDATED, Layer.SITE, new, old)], undoable=False)[0])
 
     # ---------------------------------------------------------------- trees
     def add_tree(
@@ -603,7 +250,7 @@ class Visit(ShorelineCommands, EditCommands, StakeCommands, PhotoCommands, Stand
         leaf_habit: LeafHabit | str = LeafHabit.DECIDUOUS,
         dbh_height_ft: float = 4.5,
         crown_radius_ft: float | None = None,
-        crown=None,
+        crown: object = None,
         status: TreeStatus | str = TreeStatus.LIVE,
         caliper_reading_id: str | None = None,
         notes: str = "",
@@ -626,6 +273,8 @@ class Visit(ShorelineCommands, EditCommands, StakeCommands, PhotoCommands, Stand
                 caliper_reading_id = kept.uuid if kept is not None else _reading_id(caliper)
         px, py = self._xy(x, y, fix)
         tag = self.next_tag()
+        if dbh_in is None:
+            raise InvalidValue("dbh_in", "is required")
         tree = Tree(
             **self._stamp(), tag=tag, x=px, y=py, dbh_in=dbh_in, species_code=species_code,
             species_name=species_name, leaf_habit=enum_value(LeafHabit, leaf_habit, "leaf_habit"),
@@ -635,9 +284,9 @@ class Visit(ShorelineCommands, EditCommands, StakeCommands, PhotoCommands, Stand
         )
         tree = validate(tree)
         kept_change = [Change(Action.ADDED, Layer.DEVICE_READING, kept)] if kept is not None else []
-        return self._commit([Change(Action.ADDED, Layer.TREE, tree), *kept_change])[0].new
+        return new_of(Tree, self._commit([Change(Action.ADDED, Layer.TREE, tree), *kept_change])[0])
 
-    def update_tree(self, uuid: str, **fields) -> Tree:
+    def update_tree(self, uuid: str, **fields: Any) -> Tree:
         """Change a tree's attributes (validated); e.g. ``status=TreeStatus.REMOVED``."""
         if "leaf_habit" in fields:
             fields["leaf_habit"] = enum_value(LeafHabit, fields["leaf_habit"], "leaf_habit")
@@ -645,18 +294,18 @@ class Visit(ShorelineCommands, EditCommands, StakeCommands, PhotoCommands, Stand
             fields["status"] = enum_value(TreeStatus, fields["status"], "status")
         if fields.get("crown") is not None:
             fields["crown"] = valid_polygon("crown", fields["crown"])
-        old = self.get(Layer.TREE, uuid)
+        old = self.record(Tree, uuid)
         code = fields.get("species_code", old.species_code)
         name = fields.get("species_name", old.species_name)
         if ("species_code" in fields or "species_name" in fields) and not (code or "").strip() \
                 and not (name or "").strip() and (old.species_code.strip() or old.species_name.strip()):
             raise InvalidValue("species_code", "must not be empty: a tallied tree keeps its species "
                                                "(type the code or the name)")
-        return self._update(Layer.TREE, uuid, **fields)
+        return self._update_as(Tree, uuid, **fields)
 
     def delete_tree(self, uuid: str) -> Tree:
         """Delete a tree from the tally; ``undo()`` or ``restore(uuid)`` brings it back."""
-        old = self.get(Layer.TREE, uuid)
+        old = self.record(Tree, uuid)
         self.delete(Layer.TREE, uuid)
         return old
 
@@ -665,40 +314,43 @@ class Visit(ShorelineCommands, EditCommands, StakeCommands, PhotoCommands, Stand
         return [ch.old for ch in self.recycle_bin.values() if ch.layer is Layer.TREE]
 
     # ---------------------------------------------------------------- polygons and lines
-    def add_area(self, kind: AreaKind | str, geometry, *, label: str = "", wetland_type=None,
-                 susceptibility=None, standing_water=None, hydric_vegetation=None, notes="",
-                 walk_uuid=None) -> AreaFeature:
+    def add_area(self, kind: AreaKind | str, geometry: object, *, label: str = "", wetland_type: str | None = None,
+                 susceptibility: Susceptibility | str | None = None, standing_water: bool | None = None,
+                 hydric_vegetation: bool | None = None, notes: str = "",
+                 walk_uuid: str | None = None) -> AreaFeature:
         """Add a polygon of ``kind``: a shapely (Multi)Polygon or a ring of (x, y) in site CRS.
 
         Raises InvalidValue for fewer than 3 distinct vertices, NaN, or a self-crossing ring
         (walk it with ``start_walk`` to get the lobe-keeping repair).
         """
-        self.frame
+        self.frame  # noqa: B018 - an area needs the site CRS (StateError before one is set)
         if walk_uuid is not None:
             self._referred("walk_uuid", Layer.WALK, walk_uuid)
         feat = AreaFeature(
             **self._stamp(), kind=enum_value(AreaKind, kind, "kind"), geometry=valid_polygon("geometry", geometry),
             label=V.text("label", label), wetland_type=wetland_type,
-            susceptibility=None if susceptibility is None else enum_value(Susceptibility, susceptibility, "susceptibility"),
+            susceptibility=None if susceptibility is None else enum_value(Susceptibility, susceptibility,
+                                                                          "susceptibility"),
             standing_water=standing_water, hydric_vegetation=hydric_vegetation, notes=notes, walk_uuid=walk_uuid,
         )
-        return self._commit([Change(Action.ADDED, Layer.AREA, validate(feat))])[0].new
+        return new_of(AreaFeature, self._commit([Change(Action.ADDED, Layer.AREA, validate(feat))])[0])
 
-    def add_line(self, kind: LineKind | str, geometry, *, label: str = "", channel_width_ft=None,
-                 tributary_area_ac=None, notes="", mapped_stream: bool | None = None) -> LineFeature:
+    def add_line(self, kind: LineKind | str, geometry: object, *, label: str = "",
+                 channel_width_ft: float | None = None, tributary_area_ac: float | None = None, notes: str = "",
+                 mapped_stream: bool | None = None) -> LineFeature:
         """Add a line of ``kind`` (drainageway centreline, swale, utility trench, drive edge).
 
         ``mapped_stream`` only for a drainageway centreline (see :meth:`set_mapped_stream`).
         """
-        self.frame
-        kind = enum_value(LineKind, kind, "kind")
-        _check_mapped_stream(kind, mapped_stream)
+        self.frame  # noqa: B018 - a line needs the site CRS (StateError before one is set)
+        line_kind = enum_value(LineKind, kind, "kind")
+        _check_mapped_stream(line_kind, mapped_stream)
         feat = LineFeature(
-            **self._stamp(), kind=kind, geometry=valid_line("geometry", geometry),
+            **self._stamp(), kind=line_kind, geometry=valid_line("geometry", geometry),
             label=V.text("label", label), channel_width_ft=channel_width_ft,
             tributary_area_ac=tributary_area_ac, notes=notes, mapped_stream=mapped_stream,
         )
-        return self._commit([Change(Action.ADDED, Layer.LINE, validate(feat))])[0].new
+        return new_of(LineFeature, self._commit([Change(Action.ADDED, Layer.LINE, validate(feat))])[0])
 
     def set_mapped_stream(self, line_uuid: str, mapped_stream: bool | None) -> LineFeature:
         """Record whether a drainageway centreline's stream is on the USGS 7.5-minute quadrangle
@@ -715,13 +367,13 @@ class Visit(ShorelineCommands, EditCommands, StakeCommands, PhotoCommands, Stand
         InvalidValue
             Not a bool or None, or the line is not a drainageway centreline.
         """
-        line = self.get(Layer.LINE, line_uuid)
+        line = self.record(LineFeature, line_uuid)
         _check_mapped_stream(line.kind, mapped_stream)
-        return self._update(Layer.LINE, line_uuid, mapped_stream=mapped_stream)
+        return self._update_as(LineFeature, line_uuid, mapped_stream=mapped_stream)
 
     def area_sqft(self, uuid: str) -> float:
         """Ground area of an area feature (sq ft of the site's foot)."""
-        return self.frame.area_sqft(self.get(Layer.AREA, uuid).geometry)
+        return float(self.frame.area_sqft(self.record(AreaFeature, uuid).geometry))
 
     # ---------------------------------------------------------------- walks
     def start_walk(self, kind: AreaKind | str, *, label: str = "", spacing_ft: float | None = 10.0,
@@ -736,32 +388,11 @@ class Visit(ShorelineCommands, EditCommands, StakeCommands, PhotoCommands, Stand
         return BoundaryWalk(self, w.uuid)
 
     def walk(self, uuid: str) -> BoundaryWalk:
-        self.get(Layer.WALK, uuid)
+        self.record(Walk, uuid)
         return BoundaryWalk(self, uuid)
 
     def open_walks(self) -> list[BoundaryWalk]:
-        return [BoundaryWalk(self, w.uuid) for w in self.features(Layer.WALK) if w.state is not WalkState.CLOSED]
-
-    def _add_walk_vertex(self, walk_uuid: str, x: float, y: float, t_utc=None, *,
-                         correction_age_s: float | None = None,
-                         correction_mount: str | None = None) -> WalkVertex:
-        v = WalkVertex(**self._stamp(), walk_uuid=walk_uuid, seq=self._next_vertex_seq(walk_uuid),
-                       x=x, y=y, t_utc=ms(t_utc), correction_age_s=correction_age_s,
-                       correction_mount=correction_mount)
-        return self._commit([Change(Action.ADDED, Layer.WALK_VERTEX, v)], undoable=False)[0].new
-
-    def _close_walk(self, walk_uuid: str, geometry, attributes: dict) -> AreaFeature:
-        w = self.get(Layer.WALK, walk_uuid)
-        attributes = {**self.reopened_attributes(walk_uuid), **attributes}  # a re-opened walk
-        attributes.setdefault("label", w.label)
-        if "susceptibility" in attributes and attributes["susceptibility"] is not None:
-            attributes["susceptibility"] = enum_value(Susceptibility, attributes["susceptibility"], "susceptibility")
-        area = AreaFeature(**self._stamp(), kind=w.kind, geometry=valid_polygon("geometry", geometry),
-                           walk_uuid=walk_uuid, **attributes)
-        area = validate(area)
-        new_w = replace(w, state=WalkState.CLOSED, area_uuid=area.uuid, modified_utc=ms(self._clock()))
-        return self._commit([Change(Action.ADDED, Layer.AREA, area),
-                             Change(Action.UPDATED, Layer.WALK, new_w, w)])[0].new
+        return [BoundaryWalk(self, w.uuid) for w in self.records(Walk) if w.state is not WalkState.CLOSED]
 
     # ---------------------------------------------------------------- track and fixes
     def start_track(self) -> None:
@@ -773,8 +404,8 @@ class Visit(ShorelineCommands, EditCommands, StakeCommands, PhotoCommands, Stand
 
     def record_fix(self, fix: FixLike) -> TrackPoint | None:
         """Add a usable fix to the raw track (committed at once); None if the gate refuses it."""
-        if not self.gate.usable(fix):
-            return None
+        if not self.gate.usable(fix) or fix.lon_deg is None or fix.lat_deg is None:
+            return None     # (a usable fix has a position: the gate's first test)
         frame = self.ensure_frame(fix)
         x, y = frame.to_local(fix.lon_deg, fix.lat_deg)
         tp = TrackPoint(
@@ -783,7 +414,7 @@ class Visit(ShorelineCommands, EditCommands, StakeCommands, PhotoCommands, Stand
             alt_hae_m=fix.alt_hae_m, quality=int(fix.quality),
             sats_used=fix.sats_used, hdop=fix.hdop, h_accuracy_m=fix.horizontal_accuracy_m,
         )
-        return self._commit([Change(Action.ADDED, Layer.TRACK, tp)], undoable=False)[0].new
+        return new_of(TrackPoint, self._commit([Change(Action.ADDED, Layer.TRACK, tp)], undoable=False)[0])
 
     def on_fix(self, fix: FixLike) -> TrackPoint | None:
         """Every fix from the receiver: into the track (if recording) and to walks in progress."""
@@ -793,31 +424,17 @@ class Visit(ShorelineCommands, EditCommands, StakeCommands, PhotoCommands, Stand
                 w.feed(fix)
         return tp
 
-    def track(self) -> list[TrackPoint]:
-        """The raw track as records (slow for a day's track: read :attr:`track_log`)."""
-        return self.features(Layer.TRACK)
-
-    @property
-    def track_log(self) -> TrackLog:
-        """The raw track as columns (x, y, fix quality, HDOP ...: :mod:`.tracklog`)."""
-        return self._data[Layer.TRACK]
-
     # ---------------------------------------------------------------- notes
     def add_note(self, text: str, *, x: float | None = None, y: float | None = None) -> Note:
         if (x is None) != (y is None):
             raise InvalidValue("x", "give both x and y or neither")
         n = Note(**self._stamp(), text=V.text("text", text, allow_empty=False, max_len=V.MAX_TEXT_LEN, multiline=True),
                  x=V.optional_finite("x", x), y=V.optional_finite("y", y))
-        return self._commit([Change(Action.ADDED, Layer.NOTE, n)])[0].new
+        return new_of(Note, self._commit([Change(Action.ADDED, Layer.NOTE, n)])[0])
 
 
 # -------------------------------------------------------------------- helpers
-def _crs_text(frame: SiteFrame) -> str:
-    auth = frame.crs.to_authority()
-    return f"{auth[0]}:{auth[1]}" if auth else frame.crs.to_wkt()
-
-
-def _check_mapped_stream(kind: LineKind, mapped_stream) -> None:
+def _check_mapped_stream(kind: LineKind, mapped_stream: object) -> None:
     """``mapped_stream`` is None, or a bool on a drainageway centreline (InvalidValue)."""
     if mapped_stream is None:
         return
