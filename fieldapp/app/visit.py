@@ -427,7 +427,7 @@ class VisitController:
             r = wc.result
             why = {"canopy": "by canopy cover", "grove": "by a grove of large deciduous trees"}
             lines.append(f"Woodland class: {str(r.get('class', '?')).upper()}"
-                         f" ({why.get(r.get('basis'), 'no canopy or grove basis')})"
+                         f" ({why.get(str(r.get('basis')), 'no canopy or grove basis')})"
                          f" — {r.get('citation', '')}")
         mc = self.checks.get(f"mitigation:{stand.uuid}")
         if mc is not None and mc.status not in ("error", "needs_data"):

@@ -39,6 +39,7 @@ True
 from __future__ import annotations
 
 import time
+from collections.abc import Mapping
 from datetime import UTC, datetime, timedelta
 from typing import Any, Protocol, runtime_checkable
 
@@ -69,7 +70,7 @@ def received_utc(t_monotonic_s: float, now_utc: datetime, now_monotonic_s: float
     return now_utc - timedelta(seconds=age)
 
 
-def kept_reading(reading: object, device: Instrument, stamp: dict[str, Any], now_utc: datetime, *,
+def kept_reading(reading: object, device: Instrument, stamp: Mapping[str, Any], now_utc: datetime, *,
                  now_monotonic_s: float | None = None) -> DeviceReading | None:
     """The :class:`DeviceReading` to keep for ``reading`` (None when it carries no raw bytes).
 
