@@ -92,13 +92,18 @@ main([sys.argv[1], "--format", "csv", "-o", sys.argv[2]])
 
 def test_an_export_killed_mid_write_is_cleared_by_the_next(visit, tmp_path):
     out, flag = tmp_path / "out", tmp_path / "flag"
-    proc = subprocess.Popen([sys.executable, "-c", _KILLED, str(visit), str(out), str(flag)],
-                            env={**os.environ, "PYTHONPATH": str(REPO)})
+    # the repository first, then what the run already had (the Windows stage's harness shims)
+    path = os.pathsep.join(p for p in (str(REPO), os.environ.get("PYTHONPATH", "")) if p)
+    errors = tmp_path.parent / f"{tmp_path.name}-child-stderr.txt"  # outside the folder compared below
+    with open(errors, "wb") as stderr:
+        proc = subprocess.Popen([sys.executable, "-c", _KILLED, str(visit), str(out), str(flag)],
+                                env={**os.environ, "PYTHONPATH": path}, stderr=stderr)
     try:
         deadline = time.monotonic() + 300
         while not flag.exists() and proc.poll() is None and time.monotonic() < deadline:
             time.sleep(0.05)
-        assert flag.exists(), "the export did not get to writing"
+        assert flag.exists(), (f"the export did not get to writing (exit {proc.poll()}): "
+                               f"{errors.read_text(encoding='utf-8', errors='replace')[-2000:]}")
     finally:
         proc.kill()  # SIGKILL; TerminateProcess on Windows
         proc.wait()
