@@ -301,6 +301,6 @@ def install_basemap_menu(window: Any) -> BasemapLayer:
                                "Background orthophoto or tiles (Ctrl+B adds one)", menu)
     window.basemap_button = button
     window.toolbar.addWidget(button)
-    window.visit_listeners.append(on_visit)
+    window.recording.on_shown(on_visit)
     window.basemap_show = show
     return layer

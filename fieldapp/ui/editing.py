@@ -355,7 +355,7 @@ class Editor:
         self._timer.setSingleShot(True)
         self._timer.setInterval(30)
         self._timer.timeout.connect(self.refresh)
-        window.visit_listeners.append(self._visit_shown)
+        window.recording.on_shown(self._visit_shown)
         # another workflow shown: nothing stays selected out of sight for Del to take
         window.tabs.currentChanged.connect(self._tab_changed)
         self._hook_panel_tables()

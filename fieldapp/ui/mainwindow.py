@@ -31,10 +31,16 @@ from PySide6.QtWidgets import (
 )
 
 from fieldapp.app.config import AppConfig
+from fieldapp.app.devicefeed import DeviceFeed
+from fieldapp.app.recording import Recording
+from fieldapp.app.settings import Settings
 from fieldapp.ui import status as status_mod
 from fieldapp.ui.bridge import DeviceBridge
 from fieldapp.ui.mapview import MapView
+from fieldapp.ui.notices import Notices
+from fieldapp.ui.recordgate import RecordGate
 from fieldapp.ui.status import StatusStrip
+from fieldapp.ui.workflows.base import PanelParts
 
 log = logging.getLogger(__name__)
 
@@ -117,25 +123,18 @@ class MainWindow(QMainWindow):
     def __init__(self, config: AppConfig, bridge: DeviceBridge, session: Any = None,
                  visit: Any = None) -> None:
         super().__init__()
-        self.config = config
+        # the app layer the panels are given (never the window): the visit being recorded,
+        # the devices, the settings; and the window's own services to them
+        self.recording = Recording(visit)
+        self.devices = DeviceFeed(session)
+        self.settings = Settings(config)
+        self.gate = RecordGate(self.devices)
         self.bridge = bridge
-        self.session = session
-        self.visit = visit
-        self.latest_fix: Any = None
         self.last_position_fix: Any = None
         self.fix_count = 0
         self.latest_site_xy: tuple[float, float] | None = None
-        self.record_buttons: list[QPushButton] = []
-        self._extra_ok: dict[QPushButton, bool | None] = {}
-        self._extra_reason: dict[QPushButton, str] = {}
-        self._base_tips: dict[QPushButton, str] = {}
-        self.problem: str | None = "No fix from the receiver yet"
         self._quality_shown = ""          # the fix quality the strip shows (quality_name)
         self._stats_shown_at = -1e9
-        self.fix_listeners: list[Callable[[Any], None]] = []
-        self.reading_listeners: dict[str, list[Callable[[Any], None]]] = {}
-        self.visit_listeners: list[Callable[[Any], None]] = []
-        self.started_listeners: list[Callable[[], None]] = []
 
         self.compact = False                  # fit_to_width: a narrow window
         self._tab_titles: list[tuple[str, str]] = []   # each workflow tab's (full, short)
@@ -159,6 +158,7 @@ class MainWindow(QMainWindow):
                                   " font-weight: bold;")
         self.banner.hide()
         outer.addWidget(self.banner)
+        self.notices = Notices(self.banner)
 
         # Left: the map over the checks / conflicts (room for several verdict rows);
         # right: the workflow panel at full height (its profile plot gets room too).
@@ -200,6 +200,10 @@ class MainWindow(QMainWindow):
         self.splitter.setStretchFactor(0, 1)
         self.splitter.setStretchFactor(1, 0)
         self.splitter.setSizes([720, 640])
+        self.panel_parts = PanelParts(
+            recording=self.recording, devices=self.devices, settings=self.settings,
+            gate=self.gate, notices=self.notices, shown=self.current_panel, map=self.map,
+            surveyor=self._surveyor, parent=self._panel_parent)
 
         from fieldapp.ui.jobs import JobBar
         from fieldapp.ui.officeactions import OfficeActions
@@ -230,6 +234,46 @@ class MainWindow(QMainWindow):
         self.age_timer.timeout.connect(self.refresh_usable)
         self.age_timer.start()
         self.refresh_usable()
+
+    # ------------------------------------------------------------------ the app layer's state
+    # (read here by the window itself and by tests; panels are given the objects themselves)
+    @property
+    def config(self) -> AppConfig:
+        """This run's settings (:attr:`settings`)."""
+        return self.settings.config
+
+    @property
+    def session(self) -> Any:
+        """The :class:`fieldapp.app.session.DeviceSession` (None until the devices start)."""
+        return self.devices.session
+
+    @property
+    def visit(self) -> Any:
+        """The open :class:`fieldapp.app.visit.VisitController` (None: no visit)."""
+        return self.recording.visit
+
+    @property
+    def latest_fix(self) -> Any:
+        return self.devices.latest_fix
+
+    @property
+    def problem(self) -> str | None:
+        """Why a fix cannot be recorded now (None: it can)."""
+        return self.devices.problem
+
+    @problem.setter
+    def problem(self, problem: str | None) -> None:
+        self.devices.problem = problem
+
+    @property
+    def record_buttons(self) -> list[QPushButton]:
+        return self.gate.buttons
+
+    @property
+    def fix_listeners(self) -> list[Callable[[Any], None]]:
+        """The fix listeners' list (bench/bench_ui_stream.py and bench_ntrip_lag.py append to
+        it; panels use ``devices.on_fix``)."""
+        return self.devices._fix_listeners
 
     # ------------------------------------------------------------------ building
     def _action(self, text: str, keys: str | list[str], slot: Callable[[], Any],
@@ -438,6 +482,22 @@ class MainWindow(QMainWindow):
         """The workflow panel shown (None before the panels are installed)."""
         return self.tabs.currentWidget()
 
+    def _panel_parent(self) -> QWidget | None:
+        """Where workflow panels are made: the tab widget's page stack."""
+        from PySide6.QtWidgets import QStackedWidget
+
+        return self.tabs.findChild(QStackedWidget, options=Qt.FindDirectChildrenOnly)
+
+    def _surveyor(self) -> Any:
+        """The simulated surveyor of ``--simulate`` (:func:`fieldapp.ui.simsupport.surveyor`)."""
+        from fieldapp.ui import simsupport
+
+        return simsupport.surveyor(self)
+
+    def show_key_refusal(self, text: str) -> None:
+        """``text`` in the key legend ("" ends the refusal shown)."""
+        self.notices.key_refusal(text)
+
     def on_panel_shown(self, fn: Callable[[Any], None]) -> None:
         """Call ``fn(panel)`` whenever another workflow panel is shown."""
         self.tabs.currentChanged.connect(lambda index: fn(self.tabs.widget(index)))
@@ -461,15 +521,12 @@ class MainWindow(QMainWindow):
 
     def register_record_button(self, button: QPushButton) -> None:
         """A button that records a position: disabled with the reason while the fix is unusable."""
-        button.setProperty("record", "true")
-        self.record_buttons.append(button)
-        self._base_tips[button] = button.toolTip()
-        self._apply_usable(button)
+        self.gate.register(button)
 
     # ------------------------------------------------------------------ device events
     def on_fix(self, fix: Any) -> None:
         """A new fix (GUI thread): project, buffer for the map, update the strip."""
-        self.latest_fix = fix
+        self.devices.latest_fix = fix
         self.fix_count += 1
         lat = getattr(fix, "lat_deg", None)
         lon = getattr(fix, "lon_deg", None)
@@ -491,8 +548,7 @@ class MainWindow(QMainWindow):
                 self.latest_site_xy = xy
                 acc_m = getattr(fix, "horizontal_accuracy_m", None) or 0.0
                 self.map.update_position(xy[0], xy[1], acc_m * FT_PER_M, usable, stamp=fix)
-        for listener in self.fix_listeners:
-            listener(fix)
+        self.devices.fix(fix)
         # A new fix quality, or a fix making recording possible or impossible, is shown at
         # once; otherwise the strip's figures (sats, HDOP, H ±, age) are the 4 Hz age timer's:
         # ten new figures a second cannot be read, and each costs a relayout of the strip.
@@ -508,11 +564,7 @@ class MainWindow(QMainWindow):
         self.refresh_usable()
 
     def on_reading(self, kind: str, reading: Any) -> None:
-        for listener in self.reading_listeners.get(kind, []):
-            listener(reading)
-
-    def add_reading_listener(self, kind: str, fn: Callable[[Any], None]) -> None:
-        self.reading_listeners.setdefault(kind, []).append(fn)
+        self.devices.reading(kind, reading)
 
     # ------------------------------------------------------------------ usability
     def refresh_usable(self) -> None:
@@ -538,40 +590,25 @@ class MainWindow(QMainWindow):
         if problem != self.problem:
             self.problem = problem
             self.status_strip.show_problem(problem)
-            for b in self.record_buttons:
-                self._apply_usable(b)
+            self.gate.apply_all()
             self.sigUsableChanged.emit(problem is None, problem or "")
+            self.devices.usable_changed()
 
     def set_extra_ok(self, button: QPushButton, ok: bool | None, reason: str = "") -> None:
-        """A panel's own condition for a record button (None: only the fix matters);
-        ``reason`` (when not ok) goes in the button's tooltip."""
-        self._extra_ok[button] = ok
-        self._extra_reason[button] = reason if ok is False else ""
-        self._apply_usable(button)
-
-    def _apply_usable(self, button: QPushButton) -> None:
-        extra_ok = self._extra_ok.get(button)
-        ok = self.problem is None and (extra_ok is None or extra_ok)
-        button.setEnabled(ok)
-        base = self._base_tips.get(button, "")
-        why = [r for r in (self.problem, self._extra_reason.get(button)) if r]
-        button.setToolTip(base if ok or not why else base + "".join(f"\n— {r}" for r in why))
+        """A panel's own condition for a record button (:meth:`RecordGate.set_extra_ok`)."""
+        self.gate.set_extra_ok(button, ok, reason)
 
     def button_off_reason(self, button: QPushButton) -> str:
         """Why ``button`` is off, in words ("" when it is on or no reason is known)."""
-        if button.isEnabled():
-            return ""
-        why = [r for r in (self.problem if button in self._base_tips else None,
-                           self._extra_reason.get(button)) if r]
-        return "; ".join(why)
+        return self.gate.off_reason(button)
 
     def usable_fix(self) -> Any:
         """The latest fix if it can be recorded now, else None."""
-        return self.latest_fix if self.problem is None else None
+        return self.devices.usable_fix()
 
     def set_visit(self, visit: Any) -> None:
         """Show ``visit`` (a :class:`fieldapp.app.visit.VisitController`)."""
-        self.visit = visit
+        self.recording.visit = visit
         self.map.to_lat_lon = visit.unproject if visit is not None else None
         self.map.to_site_crs = visit.site_coords if visit is not None else None
         if visit is not None and self.paused_reason is not None \
@@ -585,8 +622,7 @@ class MainWindow(QMainWindow):
         self.visit_label.setText(f"  Visit: {visit.name}  " if visit else "  no visit  ")
         self.setWindowTitle(f"fieldapp — {visit.name}" if visit else "fieldapp")
         self.visit_label.setToolTip(str(getattr(visit, "path", "")))
-        for fn in self.visit_listeners:
-            fn(visit)
+        self.recording.shown()
 
     def _model_changed(self, only_track: bool) -> None:
         """The model changed: schedule one refresh (coalesces a burst of changes)."""
@@ -619,33 +655,28 @@ class MainWindow(QMainWindow):
 
     def on_devices_started(self) -> None:
         """Called once the device session has started (simulator ports are known)."""
-        for fn in self.started_listeners:
-            fn()
+        self.devices.started()
 
     # ------------------------------------------------------------------ dialogs
     def show_banner(self, text: str) -> None:
-        self._refusal_shown = False
-        self.banner.setText(text)
-        self.banner.setVisible(bool(text))
+        self.notices.show_banner(text)
 
     def open_satellites(self) -> None:
         """Show the satellites view (sky plot and table); one, raised again if open."""
         from fieldapp.ui.satellites import SatellitesDialog
 
         if self.satellites_dialog is None or not self.satellites_dialog.isVisible():
-            self.satellites_dialog = SatellitesDialog(self)
+            self.satellites_dialog = SatellitesDialog(self.devices, self)
         self.satellites_dialog.show()
         self.satellites_dialog.raise_()
 
     def show_refusal(self, text: str) -> None:
         """A refused value or command in the banner, until the next command succeeds."""
-        self.show_banner(text)
-        self._refusal_shown = True
+        self.notices.show_refusal(text)
 
     def clear_refusal(self) -> None:
         """Hide the banner if it shows a refusal (other banners stay)."""
-        if getattr(self, "_refusal_shown", False):
-            self.show_banner("")
+        self.notices.clear_refusal()
 
     def open_device_dialog(self) -> None:
         from fieldapp.ui.devicedialog import DeviceDialog
@@ -726,13 +757,7 @@ class MainWindow(QMainWindow):
 
     def remember_setting(self, **changes: Any) -> None:
         """Keep ``changes`` in this run's config and in the settings file."""
-        from fieldapp.app import config as config_mod
-
-        self.config = config_mod.with_changes(self.config, **changes)
-        try:
-            config_mod.remember(**changes)
-        except (OSError, ValueError) as exc:
-            log.warning("cannot save settings: %s", exc)
+        self.settings.remember(**changes)
 
     def show_checks(self) -> None:
         self.lower_tabs.setCurrentWidget(self.checks_panel)

@@ -403,7 +403,7 @@ def install_photos(window: Any) -> PhotosView:
     editor = getattr(window, "editor", None)
     if editor is not None:
         editor.selection_listeners.append(lambda _sel: _refresh_soon(view))
-    window.visit_listeners.append(lambda visit: _visit_shown(view, visit))
+    window.recording.on_shown(lambda visit: _visit_shown(view, visit))
     window.photos = view
     return view
 

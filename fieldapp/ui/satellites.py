@@ -25,6 +25,7 @@ from PySide6.QtWidgets import (
 )
 
 from devices.nmea.sky import SkySatellite, sky_of
+from fieldapp.app.devicefeed import DeviceFeed
 from fieldapp.ui.theme import touch_rows
 
 #: Colour of each system's dots (colour-blind safe, Okabe-Ito), with its letter in the table.
@@ -96,11 +97,11 @@ class SkyPlot(QWidget):
 class SatellitesDialog(QDialog):
     """Sky plot and table of the satellites in view; follows the fixes while open."""
 
-    def __init__(self, window: Any) -> None:
-        super().__init__(window)
+    def __init__(self, devices: DeviceFeed, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
         self.setObjectName("satellitesDialog")
         self.setWindowTitle("Satellites")
-        self.w = window
+        self.devices = devices
         self.resize(1000, 600)
         lay = QHBoxLayout(self)
         left = QVBoxLayout()
@@ -126,14 +127,13 @@ class SatellitesDialog(QDialog):
         self.table.horizontalHeader().setStretchLastSection(True)
         lay.addWidget(self.table, 1)
         self._sky_at: float | None = None
-        window.fix_listeners.append(self.on_fix)
+        devices.on_fix(self.on_fix)
         self.finished.connect(self._detach)
-        if getattr(window, "latest_fix", None) is not None:
-            self.on_fix(window.latest_fix)
+        if devices.latest_fix is not None:
+            self.on_fix(devices.latest_fix)
 
     def _detach(self, *_args: Any) -> None:
-        if self.on_fix in self.w.fix_listeners:
-            self.w.fix_listeners.remove(self.on_fix)
+        self.devices.remove_fix_listener(self.on_fix)
 
     def on_fix(self, fix: Any) -> None:
         """A new fix: its GSV / GSA, if it has any, become the sky shown."""

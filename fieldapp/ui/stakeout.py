@@ -13,7 +13,7 @@ own items to the map's plot.
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import pyqtgraph as pg
 from PySide6.QtCore import Qt, QTimer
@@ -30,9 +30,16 @@ from PySide6.QtWidgets import (
     QPushButton,
 )
 
+from fieldapp.app.devicefeed import DeviceFeed
+from fieldapp.app.recording import Recording
 from fieldapp.app.stakeout import DEFAULT_TOLERANCE_FT, StakeOut
 from fieldapp.ui.mapview import set_points
+from fieldapp.ui.notices import Notices
+from fieldapp.ui.recordgate import RecordGate
 from fieldapp.ui.workflows.base import WorkflowPanel, add_field, big_button, field_grid, state_label
+
+if TYPE_CHECKING:
+    from fieldapp.ui.mapview import MapView
 
 TURN_WORDS = {"ahead": "Straight ahead", "left": "Turn left", "right": "Turn right",
               "around": "Turn around", "": "Walk a few steps to get a direction of travel"}
@@ -87,11 +94,14 @@ class StakeoutPanel(WorkflowPanel):
 
     title = "Stake-out"
 
-    def __init__(self, window: Any) -> None:
-        super().__init__(window)
+    def __init__(self, *, recording: Recording, devices: DeviceFeed, gate: RecordGate, notices: Notices,
+                 map: MapView, parent: Any = None) -> None:
+        super().__init__(recording=recording, gate=gate, notices=notices, parent=parent)
+        self.devices = devices
+        self._map = map
         self.stake: StakeOut | None = None
         self._stale = True              # the target list needs building when next shown
-        self.layer = StakeLayer(window.map)
+        self.layer = StakeLayer(map)
         lay = self.body_layout
         grid = field_grid()
         self.target_box = QComboBox()
@@ -131,7 +141,7 @@ class StakeoutPanel(WorkflowPanel):
 
         self.flag_button = big_button("Flag here", "F", "Record a stake point here: position, fix "
                                       "quality, the target and the signed offset from it")
-        self.w.register_record_button(self.flag_button)
+        self.gate.register(self.flag_button)
         self._update_flag_ok()
         self.bind("F", self.flag, self.flag_button)
         lay.addWidget(self.flag_button)
@@ -152,8 +162,8 @@ class StakeoutPanel(WorkflowPanel):
 
         self.beeper = QTimer(self)
         self.beeper.timeout.connect(QApplication.beep)
-        window.fix_listeners.append(self.on_fix)
-        window.visit_listeners.append(lambda _v: self._new_visit())
+        devices.on_fix(self.on_fix)
+        recording.on_shown(lambda _v: self._new_visit())
 
     # ---------------------------------------------------------------- model
     def _new_visit(self) -> None:
@@ -165,7 +175,7 @@ class StakeoutPanel(WorkflowPanel):
         """Flag here [F] records the offset from the target: off, with the reason, until one is
         chosen."""
         chosen = self.stake is not None and self.stake.target is not None
-        self.w.set_extra_ok(self.flag_button, None if chosen else False,
+        self.gate.set_extra_ok(self.flag_button, None if chosen else False,
                             "" if chosen else "choose a target first")
 
     def refresh(self) -> None:
@@ -283,7 +293,7 @@ class StakeoutPanel(WorkflowPanel):
 
     def flag(self) -> None:
         """Flag here: a stake point at the latest usable fix."""
-        fix = self.w.usable_fix()
+        fix = self.devices.usable_fix()
         if fix is None or self.stake is None:
             self.error("No usable fix to flag (see the status strip)")
             return

@@ -16,7 +16,6 @@ from PySide6.QtWidgets import (
     QDoubleSpinBox,
     QLineEdit,
     QSpinBox,
-    QStackedWidget,
     QWidget,
 )
 
@@ -60,8 +59,6 @@ def install_workflows(window: Any) -> None:
     from fieldapp.ui.checkspanel import ChecksPanel
 
     window.panels = Panels(window)
-    window.panel_parent = lambda: window.tabs.findChild(QStackedWidget,
-                                                        options=Qt.FindDirectChildrenOnly)
     window.panel_actions = {}
     window._tab_pages = {}
     for n, (name, title, _cls) in enumerate(WORKFLOWS, start=1):
@@ -167,7 +164,7 @@ def _build_panel(window: Any, name: str) -> Any:
     index = [n for n, _t, _c in WORKFLOWS].index(name)
     module, cls_name = WORKFLOWS[index][2].split(":")
     cls = getattr(importlib.import_module(module), cls_name)
-    panel = cls(window)
+    panel = cls(**window.panel_parts.for_panel(cls))
     dict.__setitem__(window.panels, name, panel)
     tabs = window.tabs
     page = window._tab_pages.pop(name)
@@ -280,7 +277,7 @@ def _install_reset_on_new_visit(window: Any) -> Callable[[Any], None]:
                 kind_changed()
         window.checks_panel.clear_selection()
 
-    window.visit_listeners.append(reset)
+    window.recording.on_shown(reset)
     return remember
 
 
@@ -319,7 +316,8 @@ def _install_key_guard(window: Any) -> None:
 
     guard.sigChanged.connect(show_legend)
     window.tabs.currentChanged.connect(tab_changed)
-    window.show_key_refusal = lambda text: (setattr(guard, "hint", text), show_legend())
+    window.notices.attach_key_legend(lambda text: (setattr(guard, "hint", text), show_legend()),
+                                     lambda: guard.hint)
     window._show_legend = show_legend
     show_legend()
 

@@ -4,6 +4,7 @@ manual entry adds a station; the live profile and the bank state in words (NR 34
 from __future__ import annotations
 
 import os
+from collections.abc import Callable
 from typing import Any
 
 from PySide6.QtCore import QSize, Qt
@@ -17,9 +18,14 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from fieldapp.app.devicefeed import DeviceFeed
+from fieldapp.app.recording import Recording
+from fieldapp.app.settings import Settings
 from fieldapp.app.wording import plural
 from fieldapp.rules.nr341 import bank_parameters
+from fieldapp.ui.notices import Notices
 from fieldapp.ui.profileplot import ProfilePlot
+from fieldapp.ui.recordgate import RecordGate
 from fieldapp.ui.workflows.base import (
     WorkflowPanel,
     add_field,
@@ -168,8 +174,12 @@ class TransectPanel(WorkflowPanel):
 
     title = "Transect"
 
-    def __init__(self, window: Any) -> None:
-        super().__init__(window)
+    def __init__(self, *, recording: Recording, devices: DeviceFeed, gate: RecordGate, notices: Notices,
+                 settings: Settings, shown: Callable[[], Any], parent: Any = None) -> None:
+        super().__init__(recording=recording, gate=gate, notices=notices, parent=parent)
+        self.devices = devices
+        self.settings = settings
+        self._shown = shown
         lay = self.body_layout
         self.state = state_label("Start a transect at an OHWM point.")
         self.state.setObjectName("bankState")
@@ -292,7 +302,7 @@ class TransectPanel(WorkflowPanel):
         self.stations_label.setObjectName("stationsLabel")
         self.stations_label.setWordWrap(True)
         lay.addWidget(self.stations_label)
-        self.profile = ProfileOnShow(window.config.redraw_hz)
+        self.profile = ProfileOnShow(settings.config.redraw_hz)
         self.profile.setMinimumHeight(200)
         lay.addWidget(self.profile, 1)
 
@@ -302,15 +312,14 @@ class TransectPanel(WorkflowPanel):
         self.bind("S", self.shoot, self.shoot_button)
         self.bind("I", self.mark_interruption, self.interrupt_button)
         self.bind("Ctrl+Z", self.remove_last, self.undo_button)
-        window.add_reading_listener("rangefinder", self.on_shot)
-        window.started_listeners.append(self._devices_started)
+        devices.on_reading("rangefinder", self.on_shot)
+        devices.on_started(self._devices_started)
         # a visit shown again (after a sync) keeps its current transect: its controls at once
-        window.visit_listeners.append(lambda _visit: self._update_buttons())
+        recording.on_shown(lambda _visit: self._update_buttons())
         self._update_buttons()
 
     def _devices_started(self) -> None:
-        self.shoot_button.setVisible(self.w.session is not None and
-                                     self.w.session.simulator("rangefinder") is not None)
+        self.shoot_button.setVisible(self.devices.simulator("rangefinder") is not None)
 
     def focus_first(self) -> None:
         (self.shoot_button if self.shoot_button.isVisible() and self.visit
@@ -369,7 +378,7 @@ class TransectPanel(WorkflowPanel):
         self.dist.selectAll()
 
     def on_shot(self, shot: Any) -> None:
-        if self.w.tabs.currentWidget() is not self or not (self.visit and
+        if self._shown() is not self or not (self.visit and
                                                            self.visit.current_transect):
             return
         hd = getattr(shot, "horizontal_distance_ft", None)
@@ -390,7 +399,7 @@ class TransectPanel(WorkflowPanel):
         self._update_buttons()
 
     def shoot(self) -> None:
-        sim = self.w.session.simulator("rangefinder") if self.w.session else None
+        sim = self.devices.simulator("rangefinder")
         if sim is not None:
             from devices.sim import factory as sim_factory
 

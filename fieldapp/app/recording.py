@@ -1,0 +1,65 @@
+"""The visit being recorded, as the window's panels see it.
+
+:class:`Recording` holds the open :class:`fieldapp.app.visit.VisitController` (or none), tells
+whoever listens when another visit is shown, and words what the panels show of the visit that
+the controller does not say itself (the laptop's tag block). The panels read the visit here,
+never through the window, and never reach the model or the store behind the controller.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from fieldapp.app.visit import VisitController
+
+#: Told the visit shown (None: no visit open), after the window shows it.
+VisitListener = Callable[["VisitController | None"], None]
+
+
+class Recording:
+    """The visit the crew is recording into (None until one is opened or made).
+
+    >>> r = Recording()
+    >>> seen = []
+    >>> r.on_shown(seen.append)
+    >>> r.visit is None, r.tag_words()
+    (True, '')
+    >>> r.shown()
+    >>> seen
+    [None]
+    """
+
+    def __init__(self, visit: VisitController | None = None) -> None:
+        self.visit: VisitController | None = visit
+        self._listeners: list[VisitListener] = []
+
+    def on_shown(self, fn: VisitListener) -> None:
+        """Call ``fn(visit)`` each time a visit is shown (another one, or the same one reopened
+        after a sync; None when none is open)."""
+        self._listeners.append(fn)
+
+    def shown(self) -> None:
+        """The window has shown :attr:`visit`: tell every listener, in the order they came."""
+        for fn in list(self._listeners):
+            fn(self.visit)
+
+    def tag_words(self) -> str:
+        """The open visit's tag block in words (:func:`tag_block_words`); "" without a visit."""
+        return "" if self.visit is None else tag_block_words(self.visit.model)
+
+
+def tag_block_words(model: Any) -> str:
+    """"Next tag 1003 (this laptop's tags 1000–1999). " when the office gave this laptop a tag
+    block (``model``: a :class:`fieldapp.survey.visit.Visit`); a used-up block says so, and
+    what the next tag is (``Visit.next_tag``); "" without a block."""
+    block = getattr(model, "tag_block", None)
+    if not block:
+        return ""
+    if getattr(model, "tag_block_used_up", False):
+        return (f"This laptop's tags {block[0]}–{block[1]} are used up: next tag"
+                f" {model.next_tag()}, one above the highest tag on this laptop. Sync to get a"
+                " new block; a tag another laptop also gave is shown under Conflicts to"
+                " re-tag. ")
+    return f"Next tag {model.next_tag()} (this laptop's tags {block[0]}–{block[1]}). "
