@@ -45,6 +45,25 @@ class Recording:
         for fn in list(self._listeners):
             fn(self.visit)
 
+    @property
+    def has_frame(self) -> bool:
+        """Whether the open visit knows the site's coordinates (its CRS and origin: set by the
+        first usable fix, or given when the visit was made); False without a visit."""
+        return self.visit is not None and bool(self.visit.model.has_frame)
+
+    def length_ft(self, geometry: Any) -> float:
+        """The ground length (ft of the site's foot: :attr:`fieldapp.geo.SiteFrame.foot`) of
+        ``geometry``, a shapely line in the site's CRS units.
+
+        Raises
+        ------
+        RuntimeError
+            No visit is open.
+        """
+        if self.visit is None:
+            raise RuntimeError("no visit is open")
+        return float(self.visit.model.frame.length_ft(geometry))
+
     def tag_words(self) -> str:
         """The open visit's tag block in words (:func:`tag_block_words`); "" without a visit."""
         return "" if self.visit is None else tag_block_words(self.visit.model)

@@ -88,8 +88,9 @@ def create_window(config: Any, *, start_devices: bool = True) -> Any:
     The window is usable as soon as it is shown: once its first frame is painted
     (:func:`after_first_frame`) the workflow panels not shown at start are built (a tab opened
     before that builds at once), then the visit (whose model brings in shapely and pyproj) is
-    opened, then the devices start (when ``start_devices``). ``window.startup_done`` turns True after that (whether or not the visit
-    could be opened; a failure is shown in the banner), ``window.visit`` holds the visit.
+    opened, then the devices start (when ``start_devices``). ``window.startup_done`` turns True
+    after that (whether or not the visit could be opened; a failure is shown in the banner),
+    ``window.visit`` holds the visit.
 
     Returns the :class:`fieldapp.ui.mainwindow.MainWindow`; ``window.session`` holds the devices.
     """

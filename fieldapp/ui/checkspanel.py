@@ -5,7 +5,6 @@ inputs; clicking a row shows the rule request as JSON (what ``fieldapp rules eva
 from __future__ import annotations
 
 import json
-from typing import Any
 
 from PySide6.QtCore import QSignalBlocker, Qt
 from PySide6.QtGui import QBrush, QColor, QFont

@@ -170,8 +170,9 @@ class ConflictsView(QWidget):
             kind = getattr(c.kind, "value", str(c.kind))
             feature = c.feature_uuid or str(c.feature_fid or "")
             resolved = f"Resolved: {c.resolution}" if c.resolved_utc else ""
-            sides = [value_text(getattr(c, s)) if kind == "same-field" else side_words(c, s, uuid_chars=8)  # a tag clash, a delete
-                     for s in ("base", "theirs", "ours")]
+            # a tag clash, a delete: the sides in words
+            sides = [value_text(getattr(c, s)) if kind == "same-field"
+                     else side_words(c, s, uuid_chars=8) for s in ("base", "theirs", "ours")]
             cells = (resolved, layer_words(c.layer), feature[:8], field_words(c.field),
                      KIND_WORDS.get(kind, kind), *sides, c.kept, c.policy)
             for col, text in enumerate(cells):

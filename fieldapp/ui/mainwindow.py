@@ -396,7 +396,7 @@ class MainWindow(QMainWindow):
         width = sum(bar.tabSizeHint(i).width() for i in range(bar.count()))
         if shown == short:
             width += sum(fm.horizontalAdvance(f) - fm.horizontalAdvance(t)
-                         for f, t in zip(full, short)) + 8 * len(full)
+                         for f, t in zip(full, short, strict=True)) + 8 * len(full)
         want = full if width <= self.lower_tabs.width() - 4 else short
         if want != shown:
             with QSignalBlocker(bar):
@@ -409,8 +409,8 @@ class MainWindow(QMainWindow):
 
         Below :data:`COMPACT_BELOW_PX` (a 1024 x 600 tablet; a 1280 x 720 screen, 1920 x 1080
         at 150 %, is not) the toolbar's buttons are narrower (the same height: gloves) and the
-        zoom buttons say ``+`` and ``−``, *Help ▾* moves into *Visit ▾*: nothing folds into the toolbar's » menu. Above it the
-        workflow pane is widened to its tabs' full titles (``OHWM ^1``) if narrower. The
+        zoom buttons say ``+`` and ``−``, *Help ▾* moves into *Visit ▾*: nothing folds into the
+        toolbar's » menu. Above it the workflow pane is widened to its tabs' full titles (``OHWM ^1``) if narrower. The
         window's least size never depends on this (it is the compact one), so a window
         maximised on a small screen is never wider than the screen.
         """

@@ -18,7 +18,7 @@ command on the GUI thread (:mod:`fieldapp.app.photos`), what happened said in th
 from __future__ import annotations
 
 import logging
-from datetime import UTC, datetime, timezone
+from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 

@@ -131,7 +131,7 @@ def place_labels(boxes: list[tuple[float, float]], sizes: list[tuple[float, floa
 
     def under(left: float, right: float) -> tuple[float, float]:
         """(highest, lowest) pixel y of the ground between ``left`` and ``right``."""
-        inside = [y for x, y in zip(xs, ys) if left <= x <= right]
+        inside = [y for x, y in zip(xs, ys, strict=True) if left <= x <= right]
         ends = [float(np.interp(left, xs, ys)), float(np.interp(right, xs, ys))]
         return min(inside + ends), max(inside + ends)
 
@@ -290,7 +290,7 @@ class ProfilePlot(QWidget):
         spare = self.slope_labels + self._spare_labels
         self.slope_labels = []
         self._runs = []
-        for i, (h, s) in enumerate(segments):
+        for i, (_h, s) in enumerate(segments):
             x0, x1 = d[i], d[i + 1]
             tx, ty = (steep_x, steep_y) if s >= threshold - 1e-6 else (gentle_x, gentle_y)
             tx += [x0, x1, np.nan]
@@ -438,7 +438,7 @@ class ProfilePlot(QWidget):
         xs = [(x - vx0) * sx for x in d]
         ys = [(vy1 - e) * sy for e in z]
         boxes, sizes = [], []
-        for (a, b, _steep), lab in zip(self._runs, self.slope_labels):
+        for (a, b, _steep), lab in zip(self._runs, self.slope_labels, strict=True):
             w, h, _m = self._ink(lab)
             boxes.append((to_px(a, 0)[0], to_px(b, 0)[0]))
             sizes.append((w, h))
@@ -446,7 +446,7 @@ class ProfilePlot(QWidget):
                        key=lambda i: (not self._runs[i][2], -(self._runs[i][1] - self._runs[i][0]), i))
         spots = place_labels(boxes, sizes, order, (w_px, h_px), (xs, ys),
                              self._line_label_rects(to_px))
-        for lab, spot in zip(self.slope_labels, spots):
+        for lab, spot in zip(self.slope_labels, spots, strict=True):
             lab.setVisible(spot is not None)
             if spot is not None:  # anchored at the bottom centre of the item, margin included
                 lab.setPos(vx0 + spot[0] / sx, vy1 - (spot[1] + self._ink(lab)[2]) / sy)

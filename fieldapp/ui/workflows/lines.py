@@ -168,7 +168,7 @@ class LinesPanel(WorkflowPanel):
     def _start(self, drawing: bool) -> None:
         if self.visit is None or self.draft is not None:
             return
-        if drawing and not self.visit.model.has_frame:
+        if drawing and not self.recording.has_frame:
             self.error("Drawing needs the site's coordinates: wait for a usable fix first.")
             return
         self.draft = LineDraft(self.visit, self.kind.currentData(), spacing_ft=self.spacing.value(),
@@ -234,7 +234,8 @@ class LinesPanel(WorkflowPanel):
         words = dict(LINE_KINDS)[self.draft.kind]
         self.draft = None
         self.notices.show_banner("")
-        self.state.setText(f"Recorded {words} {line.label or ''} ({self.visit.model.frame.length_ft(line.geometry):.0f} ft)"
+        length_ft = self.recording.length_ft(line.geometry)
+        self.state.setText(f"Recorded {words} {line.label or ''} ({length_ft:.0f} ft)"
                            " — Ctrl+Z undoes it; F4 in Records corrects it.")
         self._changed()
 
@@ -272,7 +273,7 @@ class LinesPanel(WorkflowPanel):
         self._add_note(lambda text: add_note_here(self.visit, text, fix), "here")
 
     def note_at_click(self) -> None:
-        if self.visit is None or not self.visit.model.has_frame:
+        if not self.recording.has_frame:
             self.error("A note at a map click needs the site's coordinates: wait for a usable fix.")
             return
         if not self.note_text.text().strip():

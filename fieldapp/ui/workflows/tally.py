@@ -472,9 +472,9 @@ def _rows_to_write(old: list, new: list) -> range | list[int]:
     [1]
     """
     if len(old) == len(new):
-        return [i for i, (o, n) in enumerate(zip(old, new)) if o is not n]
+        return [i for i, (o, n) in enumerate(zip(old, new, strict=True)) if o is not n]
     same = 0
-    for o, n in zip(old, new):
+    for o, n in zip(old, new, strict=False):      # a tree added or deleted: lengths differ
         if o is not n:
             break
         same += 1

@@ -159,7 +159,7 @@ def steep_stretches(result: dict, threshold_pct: float) -> list[tuple[float, flo
     out: list[tuple[float, float]] = []
     d = 0.0
     for h, s in zip(result.get("segment_horizontal_ft") or [],
-                    result.get("segment_slopes_pct") or []):
+                    result.get("segment_slopes_pct") or [], strict=True):   # one of each a segment
         if s >= threshold_pct - 1e-6:
             if out and abs(out[-1][1] - d) < 1e-9:
                 out[-1] = (out[-1][0], d + h)
