@@ -13,6 +13,7 @@ from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
     from fieldapp.app.visit import VisitController
+    from fieldapp.geo import SiteFrame
 
 #: Told the visit shown (None: no visit open), after the window shows it.
 VisitListener = Callable[["VisitController | None"], None]
@@ -50,6 +51,49 @@ class Recording:
         """Whether the open visit knows the site's coordinates (its CRS and origin: set by the
         first usable fix, or given when the visit was made); False without a visit."""
         return self.visit is not None and bool(self.visit.model.has_frame)
+
+    @property
+    def frame(self) -> SiteFrame | None:
+        """The open visit's site frame (CRS, origin, feet), or None before it is known or
+        without a visit."""
+        return self.visit.model.frame if self.has_frame and self.visit is not None else None
+
+    def stake_points(self) -> list[Any]:
+        """The open visit's stake points (flags) in the order recorded, superseded ones too;
+        [] without a visit."""
+        return [] if self.visit is None else list(self.visit.model.stake_points())
+
+    def stake_note(self, uuid: str) -> str:
+        """The note of the stake point ``uuid``.
+
+        Raises
+        ------
+        RuntimeError
+            No visit is open.
+        fieldapp.survey.errors.NotFound
+            No stake point ``uuid`` in the visit (a ``KeyError``).
+        """
+        from fieldapp.survey.features import Layer
+
+        if self.visit is None:
+            raise RuntimeError("no visit is open")
+        return str(self.visit.model.get(Layer.STAKE_POINT, uuid).notes or "")
+
+    def set_stake_note(self, uuid: str, text: str) -> None:
+        """Change the note of the stake point ``uuid`` to ``text`` (one undoable edit).
+
+        Raises
+        ------
+        RuntimeError
+            No visit is open.
+        Exception
+            The model's refusal of the edit (no such stake point, a note it rejects), in words.
+        """
+        from fieldapp.survey.features import Layer
+
+        if self.visit is None:
+            raise RuntimeError("no visit is open")
+        self.visit.model.update_feature(Layer.STAKE_POINT, uuid, notes=text)
 
     def length_ft(self, geometry: Any) -> float:
         """The ground length (ft of the site's foot: :attr:`fieldapp.geo.SiteFrame.foot`) of

@@ -245,7 +245,7 @@ class StakeoutPanel(WorkflowPanel):
         self.target_box.blockSignals(False)
 
     def _fill_flags(self) -> None:
-        flags = self.visit.model.stake_points()
+        flags = self.recording.stake_points()
         self.flag_list.clear()
         for sp in reversed(flags):
             mark = "SUPERSEDED — " if sp.superseded else ""
@@ -257,8 +257,9 @@ class StakeoutPanel(WorkflowPanel):
             if sp.superseded:
                 item.setForeground(Qt.darkGray)
             self.flag_list.addItem(item)
-        if self.visit.model.has_frame:
-            self.layer.show_flags(flags, self.visit.model.frame)
+        frame = self.recording.frame
+        if frame is not None:
+            self.layer.show_flags(flags, frame)
 
     # ---------------------------------------------------------------- input
     def _target_chosen(self, _index: int) -> None:
@@ -309,13 +310,11 @@ class StakeoutPanel(WorkflowPanel):
         if item is None:
             return
         uuid = item.data(Qt.UserRole)
-        from fieldapp.survey.features import Layer
-
-        sp = self.visit.model.get(Layer.STAKE_POINT, uuid)
-        text, ok = QInputDialog.getText(self, "Stake point note", "Note", text=sp.notes)
+        note = self.recording.stake_note(uuid)
+        text, ok = QInputDialog.getText(self, "Stake point note", "Note", text=note)
         if ok:
             try:
-                self.visit.model.update_feature(Layer.STAKE_POINT, uuid, notes=text)
+                self.recording.set_stake_note(uuid, text)
             except Exception as exc:  # noqa: BLE001
                 self.error(f"Note not changed: {exc}")
 
