@@ -218,7 +218,7 @@ def after_first_frame(window: Any, fn: Any, fallback_ms: int = 1000) -> None:
 
     class FirstFrame(QObject):
         def eventFilter(self, obj: Any, event: Any) -> bool:  # noqa: N802 - Qt name
-            if event.type() == QEvent.Paint:
+            if event.type() == QEvent.Type.Paint:
                 obj.removeEventFilter(self)
                 QTimer.singleShot(0, window, fn)
             return False
@@ -234,7 +234,7 @@ def dispose(window: Any) -> None:
 
     window.close()
     window.deleteLater()
-    QCoreApplication.sendPostedEvents(None, QEvent.DeferredDelete)
+    QCoreApplication.sendPostedEvents(None, QEvent.Type.DeferredDelete)
 
 
 def main(argv: list[str] | None = None) -> int:

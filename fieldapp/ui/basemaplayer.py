@@ -111,7 +111,7 @@ class BasemapLayer(QObject):
         self.item.setOpacity(self.opacity)
 
     # ---------------------------------------------------------------- rendering
-    def _view(self) -> tuple | None:
+    def _view(self) -> tuple[Any, ...] | None:
         """What to render: (site CRS WKT, site bounds, width px, height px, local rect) for
         the view and its margin, at the view's pixel size (at most MAX_PX a side)."""
         frame = self.frame_of()
@@ -157,7 +157,7 @@ class BasemapLayer(QObject):
 
         self._submit(work)
 
-    def _rendered(self, gen: int, img: Any, rect: tuple) -> None:
+    def _rendered(self, gen: int, img: Any, rect: tuple[Any, ...]) -> None:
         self._busy = False
         if gen == self._generation and img is not None:
             # RGBA uint8 with no levels: pyqtgraph wraps it in a QImage as it is (with levels
@@ -182,8 +182,8 @@ class ReferenceLines:
         from PySide6.QtCore import Qt
 
         self.map = map_view
-        self.layers: list = []
-        self.item = pg.PlotDataItem(pen=pg.mkPen("#5a2d82", width=2, style=Qt.DashLine), connect="finite")
+        self.layers: list[Any] = []
+        self.item = pg.PlotDataItem(pen=pg.mkPen("#5a2d82", width=2, style=Qt.PenStyle.DashLine), connect="finite")
         self.item.setZValue(-8)
         map_view.plot.getPlotItem().addItem(self.item)
 

@@ -141,7 +141,7 @@ class EditForm(QDialog):
         w.setMinimumHeight(36)
         return w
 
-    def values(self) -> dict:
+    def values(self) -> dict[str, Any]:
         """The form's values (numbers parsed; raises FieldRefused in field words)."""
         out = {}
         for spec in self.specs:
@@ -245,14 +245,14 @@ class RecordsView(QWidget):
         touch_rows(self.table)
         self.table.setHorizontalHeaderLabels(["Record", "Details"])
         self.table.verticalHeader().setVisible(False)
-        self.table.setSelectionBehavior(QAbstractItemView.SelectRows)
-        self.table.setSelectionMode(QAbstractItemView.SingleSelection)
-        self.table.setEditTriggers(QAbstractItemView.NoEditTriggers)
+        self.table.setSelectionBehavior(QAbstractItemView.SelectionBehavior.SelectRows)
+        self.table.setSelectionMode(QAbstractItemView.SelectionMode.SingleSelection)
+        self.table.setEditTriggers(QAbstractItemView.EditTrigger.NoEditTriggers)
         # both columns share the width, long words elided (the whole in the tooltip): no
         # sideways scrolling in a narrow pane
-        self.table.horizontalHeader().setSectionResizeMode(QHeaderView.Stretch)
-        self.table.setTextElideMode(Qt.ElideRight)
-        self.table.setHorizontalScrollBarPolicy(Qt.ScrollBarAlwaysOff)
+        self.table.horizontalHeader().setSectionResizeMode(QHeaderView.ResizeMode.Stretch)
+        self.table.setTextElideMode(Qt.TextElideMode.ElideRight)
+        self.table.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
         self.table.itemSelectionChanged.connect(self._picked)
         self.table.itemDoubleClicked.connect(lambda _i: editor.edit_selected())
         lay.addWidget(self.table, 1)
@@ -271,7 +271,7 @@ class RecordsView(QWidget):
             self.refresh()
 
     def keyPressEvent(self, event: Any) -> None:  # noqa: N802 - Qt name
-        if event.key() in (Qt.Key_Return, Qt.Key_Enter):
+        if event.key() in (Qt.Key.Key_Return, Qt.Key.Key_Enter):
             self.editor.edit_selected()
             return
         super().keyPressEvent(event)
@@ -397,7 +397,7 @@ class Editor:
         if rows and min(rows) < len(recs):
             self.select(E.Selection(layer, recs[min(rows)].uuid), source=table)
 
-    def _panel_rows(self) -> list:
+    def _panel_rows(self) -> list[Any]:
         panels = getattr(self.w, "panels", {})
         out = []
         if "ohwm" in panels and self.w.visit is not None:
@@ -453,7 +453,7 @@ class Editor:
         self._mark()
 
     def _map_clicked(self, event: Any) -> None:
-        if event.button() != Qt.LeftButton or self.w.visit is None:
+        if event.button() != Qt.MouseButton.LeftButton or self.w.visit is None:
             return
         vb = self.w.map.plot.getPlotItem().getViewBox()
         if not vb.sceneBoundingRect().contains(event.scenePos()):

@@ -143,7 +143,7 @@ class AboutDialog(QDialog):
             warn.setWordWrap(True)
             warn.setStyleSheet("color: #8a3b00; font-weight: bold;")
             lay.addWidget(warn)
-        buttons = QDialogButtonBox(QDialogButtonBox.Close)
+        buttons = QDialogButtonBox(QDialogButtonBox.StandardButton.Close)
         buttons.rejected.connect(self.reject)
         lay.addWidget(buttons)
 
@@ -152,17 +152,17 @@ class AboutDialog(QDialog):
         folder = path if title in ("Visits", "Earlier visits") else path.parent
         self.rows[title] = folder
         name = QLabel(f"<b>{title}</b>")
-        grid.addWidget(name, r, 0, Qt.AlignTop)
+        grid.addWidget(name, r, 0, Qt.AlignmentFlag.AlignTop)
         text = QLabel(f"{path}<br><small>{words}</small>")
         text.setObjectName(f"where{title.replace(' ', '')}")
-        text.setTextInteractionFlags(Qt.TextSelectableByMouse)
+        text.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
         text.setWordWrap(True)
         text.setMinimumWidth(420)
         grid.addWidget(text, r, 1)
         button = QPushButton("Open folder")
         button.setObjectName(f"open{title.replace(' ', '')}")
         button.clicked.connect(lambda _c=False, f=folder: open_folder(self, f))
-        grid.addWidget(button, r, 2, Qt.AlignTop)
+        grid.addWidget(button, r, 2, Qt.AlignmentFlag.AlignTop)
 
 
 class CrashNotice(QObject):
@@ -192,20 +192,20 @@ class CrashNotice(QObject):
             return
         text = logfile.crash_words(crash)
         self.shown.append(text)
-        box = QMessageBox(QMessageBox.Critical, "fieldapp: unexpected error", text,
-                          QMessageBox.Ok, self.parent_window)
+        box = QMessageBox(QMessageBox.Icon.Critical, "fieldapp: unexpected error", text,
+                          QMessageBox.StandardButton.Ok, self.parent_window)
         box.setObjectName("crashBox")
-        box.setTextInteractionFlags(Qt.TextSelectableByMouse)
+        box.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
         if crash.log_path is not None:
             folder = crash.log_path.parent
-            opener = box.addButton("Open log folder", QMessageBox.ActionRole)
+            opener = box.addButton("Open log folder", QMessageBox.ButtonRole.ActionRole)
             opener.setObjectName("openLogFolder")
             opener.clicked.connect(lambda _c=False: open_folder(box, folder))
         self.box = box
         if self.modal:
             box.exec()
             return
-        box.setAttribute(Qt.WA_DeleteOnClose)
+        box.setAttribute(Qt.WidgetAttribute.WA_DeleteOnClose)
         box.destroyed.connect(lambda *_: setattr(self, "box", None))
         box.setModal(False)
         box.show()

@@ -102,7 +102,7 @@ class ToolbarLabel(QLabel):
     def paintEvent(self, event: Any) -> None:  # noqa: N802 - Qt name
         from PySide6.QtGui import QPainter
 
-        text = self.fontMetrics().elidedText(self.text(), Qt.ElideRight, self.contentsRect().width())
+        text = self.fontMetrics().elidedText(self.text(), Qt.TextElideMode.ElideRight, self.contentsRect().width())
         p = QPainter(self)
         p.setPen(self.palette().windowText().color())
         p.drawText(self.contentsRect(), int(self.alignment()), text)
@@ -162,10 +162,10 @@ class MainWindow(QMainWindow):
 
         # Left: the map over the checks / conflicts (room for several verdict rows);
         # right: the workflow panel at full height (its profile plot gets room too).
-        self.splitter = QSplitter(Qt.Horizontal)
+        self.splitter = QSplitter(Qt.Orientation.Horizontal)
         self.splitter.setObjectName("mainSplitter")
         outer.addWidget(self.splitter, 1)
-        left = QSplitter(Qt.Vertical)
+        left = QSplitter(Qt.Orientation.Vertical)
         left.setObjectName("leftSplitter")
         left.setChildrenCollapsible(False)
         self.map = MapView(redraw_hz=config.redraw_hz)
@@ -281,8 +281,8 @@ class MainWindow(QMainWindow):
         act = QAction(text, self)
         seqs = [keys] if isinstance(keys, str) else keys
         act.setShortcuts([QKeySequence(k) for k in seqs])
-        act.setShortcutContext(Qt.WindowShortcut)
-        shown = ", ".join(QKeySequence(k).toString(QKeySequence.NativeText) for k in seqs)
+        act.setShortcutContext(Qt.ShortcutContext.WindowShortcut)
+        shown = ", ".join(QKeySequence(k).toString(QKeySequence.SequenceFormat.NativeText) for k in seqs)
         act.setToolTip(f"{tip or text} ({shown})")
         act.triggered.connect(slot)
         self.addAction(act)
@@ -294,14 +294,14 @@ class MainWindow(QMainWindow):
         tb = QToolBar("Main")
         tb.setObjectName("mainToolbar")
         tb.setMovable(False)
-        tb.setToolButtonStyle(Qt.ToolButtonTextOnly)
+        tb.setToolButtonStyle(Qt.ToolButtonStyle.ToolButtonTextOnly)
         tb.setStyleSheet(toolbar_sheet(False))
-        self.addToolBar(Qt.TopToolBarArea, tb)
+        self.addToolBar(Qt.ToolBarArea.TopToolBarArea, tb)
         self.toolbar = tb
         self.visit_label = ToolbarLabel("  no visit  ")
         self.visit_label.setObjectName("visitLabel")
-        self.visit_label.setSizePolicy(QSizePolicy.Expanding, QSizePolicy.Preferred)
-        self.visit_label.setAlignment(Qt.AlignLeft | Qt.AlignVCenter)
+        self.visit_label.setSizePolicy(QSizePolicy.Policy.Expanding, QSizePolicy.Policy.Preferred)
+        self.visit_label.setAlignment(Qt.AlignmentFlag.AlignLeft | Qt.AlignmentFlag.AlignVCenter)
         visit_menu = QMenu(self)
         self.visit_menu = visit_menu
         self.new_visit_action = self._action("New visit…", "Ctrl+N", self.new_visit_dialog,
@@ -369,10 +369,10 @@ class MainWindow(QMainWindow):
         super().resizeEvent(event)
 
     def eventFilter(self, obj: Any, event: Any) -> bool:  # noqa: N802 - Qt name
-        if obj is self.tabs and event.type() == QEvent.Resize:
+        if obj is self.tabs and event.type() == QEvent.Type.Resize:
             self._fit_tab_titles(event.size().width())
-        elif (obj is self.lower_tabs and event.type() == QEvent.Resize) or \
-                (obj is self.lower_tabs.tabBar() and event.type() == QEvent.LayoutRequest):
+        elif (obj is self.lower_tabs and event.type() == QEvent.Type.Resize) or \
+                (obj is self.lower_tabs.tabBar() and event.type() == QEvent.Type.LayoutRequest):
             self._fit_lower_titles()
         return super().eventFilter(obj, event)
 
@@ -486,7 +486,7 @@ class MainWindow(QMainWindow):
         """Where workflow panels are made: the tab widget's page stack."""
         from PySide6.QtWidgets import QStackedWidget
 
-        return self.tabs.findChild(QStackedWidget, options=Qt.FindDirectChildrenOnly)
+        return self.tabs.findChild(QStackedWidget, options=Qt.FindChildOption.FindDirectChildrenOnly)
 
     def _surveyor(self) -> Any:
         """The simulated surveyor of ``--simulate`` (:func:`fieldapp.ui.simsupport.surveyor`)."""

@@ -62,7 +62,7 @@ class NewVisitSpec:
     path: Path
     crew: list[str] = field(default_factory=list)
     priority_waterway: bool = False
-    water_features: list[dict] = field(default_factory=list)   # name, type, susceptibility, wetland_type
+    water_features: list[dict[str, Any]] = field(default_factory=list)   # name, type, susceptibility, wetland_type
     crs: str | None = None                                     # None: UTM of the first fix
     antenna_height_m: float = 2.0
     basemap: Path | None = None                                # an MBTiles fetched for it
@@ -134,7 +134,7 @@ class NewVisitDialog(QDialog):
         self.features.setHorizontalHeaderLabels(["Name", "Type (NR 151)", "Susceptibility",
                                                  "Wetland type"])
         self.features.verticalHeader().setVisible(False)
-        self.features.setSelectionBehavior(QAbstractItemView.SelectRows)
+        self.features.setSelectionBehavior(QAbstractItemView.SelectionBehavior.SelectRows)
         self.features.horizontalHeader().setStretchLastSection(True)
         self.features.setColumnWidth(0, 180)
         self.features.setColumnWidth(1, 290)
@@ -205,10 +205,10 @@ class NewVisitDialog(QDialog):
         self._update_where()
 
         buttons = QDialogButtonBox()
-        ok = buttons.addButton("Start visit", QDialogButtonBox.AcceptRole)
+        ok = buttons.addButton("Start visit", QDialogButtonBox.ButtonRole.AcceptRole)
         ok.setObjectName("startVisit")
         ok.setDefault(True)
-        buttons.addButton(QDialogButtonBox.Cancel)
+        buttons.addButton(QDialogButtonBox.StandardButton.Cancel)
         buttons.accepted.connect(self._accept)
         buttons.rejected.connect(self.reject)
         from fieldapp.ui.workflows.base import PanelScroll

@@ -70,10 +70,10 @@ class PhotosView(QWidget):
         left.addWidget(self.title)
         self.list = QListWidget()
         self.list.setObjectName("photoList")
-        self.list.setViewMode(QListView.IconMode)
+        self.list.setViewMode(QListView.ViewMode.IconMode)
         self.list.setIconSize(QSize(THUMB_SHOWN_PX, THUMB_SHOWN_PX))
-        self.list.setResizeMode(QListView.Adjust)
-        self.list.setMovement(QListView.Static)
+        self.list.setResizeMode(QListView.ResizeMode.Adjust)
+        self.list.setMovement(QListView.Movement.Static)
         self.list.setSpacing(4)
         self.list.setGridSize(QSize(THUMB_SHOWN_PX + 8, THUMB_SHOWN_PX + 44))
         self.list.setWordWrap(True)
@@ -165,7 +165,7 @@ class PhotosView(QWidget):
             short = when[11:] if len(when) > 11 else when          # "14:02 UTC": the day in the tip
             short = short.replace("camera local time (no zone)", "camera")   # in full there
             item = QListWidgetItem(QIcon(pix), f"{short}\n{direction_words(p)}")
-            item.setData(Qt.UserRole, p.uuid)
+            item.setData(Qt.ItemDataRole.UserRole, p.uuid)
             item.setToolTip(f"{name}: {feature_words(m, p)}, taken {taken_words(p)}, facing "
                             f"{direction_words(p)}" + (f"\n{p.caption}" if p.caption else ""))
             self.list.addItem(item)
@@ -176,7 +176,7 @@ class PhotosView(QWidget):
 
     def _chosen(self) -> str | None:
         item = self.list.currentItem()
-        return None if item is None else item.data(Qt.UserRole)
+        return None if item is None else item.data(Qt.ItemDataRole.UserRole)
 
     def _say(self, text: str) -> None:
         self.w.statusBar().showMessage(text, 15000)
@@ -195,7 +195,7 @@ class PhotosView(QWidget):
             self.folder = str(Path(paths[0]).parent)
             self.start_reading(paths, layer, uuid)
 
-    def start_reading(self, paths: list, layer: Layer | None, uuid: str | None) -> None:
+    def start_reading(self, paths: list[Any], layer: Layer | None, uuid: str | None) -> None:
         """Read ``paths`` off the GUI thread, then keep them on ``layer``/``uuid`` (None: placed)."""
         from fieldapp.ui.jobs import BackgroundJob
 
@@ -210,7 +210,7 @@ class PhotosView(QWidget):
         self.job = job
         job.start()
 
-    def _keep(self, result: tuple, layer: Layer | None, uuid: str | None) -> None:
+    def _keep(self, result: tuple[Any, ...], layer: Layer | None, uuid: str | None) -> None:
         photos, refused = result
         visit = self.w.visit
         if visit is None:
@@ -258,7 +258,7 @@ class PhotosView(QWidget):
     def camera_clock(self) -> None:
         """The camera clock offset: typed, or from a photo of the app's clock."""
         dlg = CameraClockDialog(self.w, float(getattr(self.w.config, "camera_offset_s", 0.0)))
-        if dlg.exec() == QDialog.Accepted:
+        if dlg.exec() == QDialog.DialogCode.Accepted:
             self.w.remember_setting(camera_offset_s=dlg.offset.value())
             self._say(f"Camera clock offset {dlg.offset.value():+.0f} s kept for photos placed by time")
 
@@ -296,7 +296,7 @@ class CameraClockDialog(QDialog):
         pick.setObjectName("clockPhoto")
         pick.clicked.connect(self.from_photo)
         lay.addWidget(pick)
-        box = QDialogButtonBox(QDialogButtonBox.Ok | QDialogButtonBox.Cancel)
+        box = QDialogButtonBox(QDialogButtonBox.StandardButton.Ok | QDialogButtonBox.StandardButton.Cancel)
         box.accepted.connect(self.accept)
         box.rejected.connect(self.reject)
         lay.addWidget(box)
@@ -328,12 +328,12 @@ class MapDrop(QObject):
 
     def eventFilter(self, obj: Any, event: Any) -> bool:  # noqa: N802 - Qt name
         kind = event.type()
-        if kind in (QEvent.DragEnter, QEvent.DragMove):
+        if kind in (QEvent.Type.DragEnter, QEvent.Type.DragMove):
             if self._paths(event):
                 event.acceptProposedAction()
                 return True
             return False
-        if kind == QEvent.Drop:
+        if kind == QEvent.Type.Drop:
             paths = self._paths(event)
             if not paths:
                 return False
@@ -343,13 +343,13 @@ class MapDrop(QObject):
         return False
 
     @staticmethod
-    def _paths(event: Any) -> list:
+    def _paths(event: Any) -> list[Any]:
         md = event.mimeData()
         if md is None or not md.hasUrls():
             return []
         return P.photo_files(u.toLocalFile() for u in md.urls() if u.isLocalFile())
 
-    def dropped(self, paths: list) -> None:
+    def dropped(self, paths: list[Any]) -> None:
         """Attach ``paths`` to the selected record, else keep them placed on their own."""
         if self.view.w.visit is None:
             self.view._say("Open a visit before dropping photos on the map.")

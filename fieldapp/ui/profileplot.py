@@ -22,6 +22,8 @@ threshold line in place and a centred hint (:data:`EMPTY_HINT`).
 
 from __future__ import annotations
 
+from typing import Any
+
 import numpy as np
 import pyqtgraph as pg
 from PySide6.QtCore import QSize, Qt, QTimer
@@ -91,7 +93,7 @@ def label_runs(segments: list[tuple[float, float]]) -> list[tuple[int, int, str]
 
 
 def place_labels(boxes: list[tuple[float, float]], sizes: list[tuple[float, float]],
-                 order: list[int], view_px: tuple[float, float], ground_px: tuple, obstacles=(),
+                 order: list[int], view_px: tuple[float, float], ground_px: tuple[Any, ...], obstacles=(),
                  *, gap_px: float = LABEL_GAP_PX, rows: int = LABEL_STAGGER_ROWS):
     """Place labels without overlap, in screen pixels (x right, y down, view top at 0).
 
@@ -186,7 +188,7 @@ class ProfilePlot(QWidget):
             for ax in ("left", "bottom"):
                 p.getAxis(ax).enableAutoSIPrefix(False)
                 # axis and grid into a pixmap, painted again only when the range changes
-                p.getAxis(ax).setCacheMode(QGraphicsItem.DeviceCoordinateCache)
+                p.getAxis(ax).setCacheMode(QGraphicsItem.CacheMode.DeviceCoordinateCache)
             # a fixed room for the tick numbers (up to -9999): a new station's wider number
             # neither shifts the plot sideways nor re-lays out and repaints every axis; the
             # two plots' distance scales line up
@@ -199,7 +201,7 @@ class ProfilePlot(QWidget):
         self.slope_plot.addItem(self.gentle_bars)
         self.slope_plot.addItem(self.steep_bars)
         self.threshold = pg.InfiniteLine(angle=0, pen=pg.mkPen("#cc0000", width=2,
-                                                               style=Qt.DashLine),
+                                                               style=Qt.PenStyle.DashLine),
                                          label=f"{INITIAL_BANK.threshold_pct:g} %",
                                          labelOpts={"color": "#cc0000", "position": 0.0,
                                                     # left edge at the axis, above the line:
@@ -209,7 +211,7 @@ class ProfilePlot(QWidget):
         self.base_lines = []
         self.bank_lines = []
         for p in (self.ground_plot, self.slope_plot):
-            base = pg.InfiniteLine(angle=90, pen=pg.mkPen("#0b4f8a", width=2, style=Qt.DashLine))
+            base = pg.InfiniteLine(angle=90, pen=pg.mkPen("#0b4f8a", width=2, style=Qt.PenStyle.DashLine))
             bank = pg.InfiniteLine(angle=90, pen=pg.mkPen("#cc0000", width=3))
             p.addItem(base)
             p.addItem(bank)
@@ -224,10 +226,10 @@ class ProfilePlot(QWidget):
         self._spare_labels: list[pg.TextItem] = []     # made once, hidden, used again
         self._runs: list[tuple[float, float, bool]] = []   # (from_ft, to_ft, steep) per label
         self._ground: tuple[list[float], list[float]] = ([], [])
-        self._fit: tuple | None = None                        # (zmin, zmax) to fit with headroom
+        self._fit: tuple[Any, ...] | None = None                        # (zmin, zmax) to fit with headroom
         self._fitting = False
-        self._data: tuple | None = None
-        self._drawn: tuple | None = None     # the data on screen (a refresh often repeats it)
+        self._data: tuple[Any, ...] | None = None
+        self._drawn: tuple[Any, ...] | None = None     # the data on screen (a refresh often repeats it)
         self.empty_hint = pg.TextItem(EMPTY_HINT, color="#555555", anchor=(0.5, 0.5))
         self.empty_hint.setZValue(20)
         self.ground_plot.addItem(self.empty_hint, ignoreBounds=True)

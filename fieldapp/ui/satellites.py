@@ -57,14 +57,14 @@ class SkyPlot(QWidget):
 
     def paintEvent(self, event: Any) -> None:  # noqa: N802 - Qt's name
         p = QPainter(self)
-        p.setRenderHint(QPainter.Antialiasing)
+        p.setRenderHint(QPainter.RenderHint.Antialiasing)
         p.fillRect(self.rect(), QColor("#ffffff"))
         side = min(self.width(), self.height())
         radius = side / 2 - 28
         cx, cy = self.width() / 2, self.height() / 2
         p.setPen(QPen(QColor("#000000"), 2))
         p.drawEllipse(QPointF(cx, cy), radius, radius)
-        p.setPen(QPen(QColor("#888888"), 1, Qt.DashLine))
+        p.setPen(QPen(QColor("#888888"), 1, Qt.PenStyle.DashLine))
         for elev in (30, 60):
             r = radius * (90 - elev) / 90
             p.drawEllipse(QPointF(cx, cy), r, r)
@@ -77,7 +77,7 @@ class SkyPlot(QWidget):
         p.setPen(QColor("#000000"))
         for text, dx, dy in (("N", 0, -1), ("E", 1, 0), ("S", 0, 1), ("W", -1, 0)):
             x, y = cx + dx * (radius + 14), cy + dy * (radius + 14)
-            p.drawText(QRectF(x - 12, y - 12, 24, 24), Qt.AlignCenter, text)
+            p.drawText(QRectF(x - 12, y - 12, 24, 24), Qt.AlignmentFlag.AlignCenter, text)
         small = QFont(self.font())
         small.setBold(True)
         p.setFont(small)
@@ -87,10 +87,10 @@ class SkyPlot(QWidget):
             at = self.position(sat, cx, cy, radius)
             colour = QColor(SYSTEM_COLOURS.get(sat.system, "#000000"))
             p.setPen(QPen(colour, 3))
-            p.setBrush(QBrush(colour) if sat.used else Qt.NoBrush)
+            p.setBrush(QBrush(colour) if sat.used else Qt.BrushStyle.NoBrush)
             p.drawEllipse(at, 9, 9)
             p.setPen(QColor("#000000"))
-            p.drawText(QRectF(at.x() + 10, at.y() - 18, 40, 16), Qt.AlignLeft, str(sat.prn))
+            p.drawText(QRectF(at.x() + 10, at.y() - 18, 40, 16), Qt.AlignmentFlag.AlignLeft, str(sat.prn))
         p.end()
 
 
@@ -122,8 +122,8 @@ class SatellitesDialog(QDialog):
         touch_rows(self.table)
         self.table.setHorizontalHeaderLabels(COLUMNS)
         self.table.verticalHeader().setVisible(False)
-        self.table.setEditTriggers(QTableWidget.NoEditTriggers)
-        self.table.horizontalHeader().setSectionResizeMode(QHeaderView.ResizeToContents)
+        self.table.setEditTriggers(QTableWidget.EditTrigger.NoEditTriggers)
+        self.table.horizontalHeader().setSectionResizeMode(QHeaderView.ResizeMode.ResizeToContents)
         self.table.horizontalHeader().setStretchLastSection(True)
         lay.addWidget(self.table, 1)
         self._sky_at: float | None = None
@@ -152,7 +152,7 @@ class SatellitesDialog(QDialog):
             for c, text in enumerate(cells):
                 item = QTableWidgetItem(text)
                 if c:
-                    item.setTextAlignment(Qt.AlignRight | Qt.AlignVCenter)
+                    item.setTextAlignment(Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter)
                 self.table.setItem(r, c, item)
         used = sum(s.used for s in satellites)
         systems = sorted({s.system for s in satellites})

@@ -126,7 +126,7 @@ class SurveyorWindow(Protocol):
     """Fixes received so far."""
     session: Any
     """The :class:`fieldapp.app.session.DeviceSession` (its simulators and scenario)."""
-    panels: dict
+    panels: dict[str, Any]
 
     def usable_fix(self) -> Any:
         """The newest fix good enough to record, or None."""
@@ -170,7 +170,7 @@ class SimulatedSurveyor:
         How often the UI-thread timer looks for the arrival fix.
     """
 
-    def __init__(self, window: Any, gnss: Any, scenario: dict, *, caliper: Any = None,
+    def __init__(self, window: Any, gnss: Any, scenario: dict[str, Any], *, caliper: Any = None,
                  speed_m_s: float | None = None, poll_ms: int = 50) -> None:
         from PySide6.QtCore import QTimer
 

@@ -63,7 +63,7 @@ class StakeLayer:
         for item in (self.point_item, self.flags):
             set_points(item, [], [])          # hidden until there is one
 
-    def _local(self, pts: list) -> list:
+    def _local(self, pts: list[Any]) -> list:
         return self.map._to_local(pts)
 
     def show_target(self, target: Any) -> None:
@@ -82,7 +82,7 @@ class StakeLayer:
             self.target_item.setData([p[0] for p in pts], [p[1] for p in pts])
             set_points(self.point_item, [], [])
 
-    def show_flags(self, flags: list, frame: Any) -> None:
+    def show_flags(self, flags: list[Any], frame: Any) -> None:
         """Draw the stake points (site CRS x, y): orange, grey when superseded."""
         pts = self._local([(frame.to_ft(s.x), frame.to_ft(s.y)) for s in flags])
         set_points(self.flags, [p[0] for p in pts], [p[1] for p in pts],
@@ -125,17 +125,17 @@ class StakeoutPanel(WorkflowPanel):
 
         self.distance = QLabel("–")
         self.distance.setObjectName("stakeDistance")
-        self.distance.setAlignment(Qt.AlignCenter)
+        self.distance.setAlignment(Qt.AlignmentFlag.AlignCenter)
         self.distance.setStyleSheet("font-size: 34pt; font-weight: bold; padding: 6px;")
         lay.addWidget(self.distance)
         self.direction = QLabel("")
         self.direction.setObjectName("stakeDirection")
-        self.direction.setAlignment(Qt.AlignCenter)
+        self.direction.setAlignment(Qt.AlignmentFlag.AlignCenter)
         self.direction.setStyleSheet("font-size: 16pt; font-weight: bold;")
         lay.addWidget(self.direction)
         self.on_line = QLabel("")
         self.on_line.setObjectName("stakeOnLine")
-        self.on_line.setAlignment(Qt.AlignCenter)
+        self.on_line.setAlignment(Qt.AlignmentFlag.AlignCenter)
         self._set_on_line(None)
         lay.addWidget(self.on_line)
 
@@ -209,7 +209,7 @@ class StakeoutPanel(WorkflowPanel):
         self._update_flag_ok()
         self._show(self.stake.guidance)
 
-    def _superseded_words(self, changes: tuple) -> None:
+    def _superseded_words(self, changes: tuple[Any, ...]) -> None:
         self.state.setText(f"The verdict behind the target changed: {len(changes)} flag(s) "
                            "marked as staked to a superseded line — restake them.")
 
@@ -253,9 +253,9 @@ class StakeoutPanel(WorkflowPanel):
                     f" ({'within' if abs(sp.offset_ft) <= sp.tolerance_ft else 'outside'} "
                     f"±{sp.tolerance_ft:g}) {sp.created_utc:%H:%M:%S}" + (f" — {sp.notes}" if sp.notes else ""))
             item = QListWidgetItem(text)
-            item.setData(Qt.UserRole, sp.uuid)
+            item.setData(Qt.ItemDataRole.UserRole, sp.uuid)
             if sp.superseded:
-                item.setForeground(Qt.darkGray)
+                item.setForeground(Qt.GlobalColor.darkGray)
             self.flag_list.addItem(item)
         frame = self.recording.frame
         if frame is not None:
@@ -309,7 +309,7 @@ class StakeoutPanel(WorkflowPanel):
     def _edit_note(self, item: Any) -> None:
         if item is None:
             return
-        uuid = item.data(Qt.UserRole)
+        uuid = item.data(Qt.ItemDataRole.UserRole)
         note = self.recording.stake_note(uuid)
         text, ok = QInputDialog.getText(self, "Stake point note", "Note", text=note)
         if ok:

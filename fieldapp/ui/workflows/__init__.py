@@ -32,7 +32,7 @@ WORKFLOWS = (
 )
 
 
-class Panels(dict):
+class Panels(dict[str, Any]):
     """``window.panels``: the workflow panels by name, as they are built. The tab shown at start
     (OHWM) is built with the window; the others once the window's first frame is painted
     (:func:`finish_workflows`, before the visit opens and the devices start), or at once when
@@ -193,7 +193,7 @@ def _bind_keys(window: Any, keys: list[str]) -> None:
     for key in sorted(set(keys) - set(window.panel_actions)):
         act = QAction(key, window)
         act.setShortcut(QKeySequence(key))
-        act.setShortcutContext(Qt.WindowShortcut)
+        act.setShortcutContext(Qt.ShortcutContext.WindowShortcut)
         act.triggered.connect(lambda _=False, k=key: _dispatch(window, k))
         window.addAction(act)
         window.panel_actions[key] = act
@@ -322,7 +322,7 @@ def _install_key_guard(window: Any) -> None:
     show_legend()
 
 
-def _field_names(panel: Any) -> dict:
+def _field_names(panel: Any) -> dict[QWidget, str]:
     """The field words of ``panel``'s unlabelled fields for the key guard (the Boundary
     panel's wetland type: an editable list of the statute's types, its line edit types)."""
     field = getattr(panel, "wetland_type", None)

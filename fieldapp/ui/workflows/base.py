@@ -125,7 +125,7 @@ class ButtonColumns(QLayout):
         return self._items.pop(index) if 0 <= index < len(self._items) else None
 
     def expandingDirections(self) -> Qt.Orientations:  # noqa: N802 - Qt name
-        return Qt.Horizontal
+        return Qt.Orientation.Horizontal
 
     def hasHeightForWidth(self) -> bool:  # noqa: N802 - Qt name
         return True
@@ -198,13 +198,13 @@ class PanelScroll(QScrollArea):
         super().__init__()
         self.setObjectName("panelScroll")
         self.setWidgetResizable(True)
-        self.setFrameShape(QFrame.NoFrame)
-        self.setHorizontalScrollBarPolicy(Qt.ScrollBarAlwaysOff)
+        self.setFrameShape(QFrame.Shape.NoFrame)
+        self.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
         self.setWidget(body)
         body.installEventFilter(self)
 
     def eventFilter(self, obj: QObject, event: QEvent) -> bool:  # noqa: N802 - Qt name
-        if obj is self.widget() and event.type() == QEvent.LayoutRequest:
+        if obj is self.widget() and event.type() == QEvent.Type.LayoutRequest:
             self.updateGeometry()          # e.g. a simulator button was shown
         return super().eventFilter(obj, event)
 

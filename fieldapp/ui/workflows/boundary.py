@@ -165,7 +165,7 @@ class BoundaryPanel(WorkflowPanel):
         (self.start_button if self.visit is None or self.visit.walk is None
          else self.vertex_button).setFocus()
 
-    def attributes(self) -> dict:
+    def attributes(self) -> dict[str, Any]:
         attrs: dict[str, Any] = {"label": self.label.text().strip()}
         if self.kind.currentData() == "wetland":
             attrs.update(wetland_type=self.wetland_type.currentText().strip() or None,

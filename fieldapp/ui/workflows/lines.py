@@ -75,7 +75,7 @@ class LinesPanel(WorkflowPanel):
             self.mapped.addItem(words, value)
         # as wide as the grid gives it (the full words on any screen from 1024 px wide), never
         # the widest answer's width: the panel fits a 1024 x 600 tablet
-        self.mapped.setSizeAdjustPolicy(QComboBox.AdjustToMinimumContentsLengthWithIcon)
+        self.mapped.setSizeAdjustPolicy(QComboBox.SizeAdjustPolicy.AdjustToMinimumContentsLengthWithIcon)
         self.mapped.setMinimumContentsLength(16)
         self.mapped.setToolTip("Only a stream on the USGS 7.5-minute quadrangle or the county soil"
                                " survey map is a drainageway (City resource protection, Drainageways A.1)")

@@ -139,7 +139,7 @@ class OhwmPanel(WorkflowPanel):
         self.table.setHorizontalHeaderLabels(["#", "Method", "Epochs (skipped)", "σH m", "Acc m"])
         self.table.verticalHeader().setVisible(False)
         self.table.horizontalHeader().setStretchLastSection(True)
-        self.table.horizontalHeader().setSectionResizeMode(QHeaderView.ResizeToContents)
+        self.table.horizontalHeader().setSectionResizeMode(QHeaderView.ResizeMode.ResizeToContents)
         self.table.setMinimumHeight(120)
         lay.addWidget(self.table, 1)
         self.order_warning = QLabel("")        # points taken out of order along the bank

@@ -129,18 +129,18 @@ class TallyPanel(WorkflowPanel):
         touch_rows(self.table)
         self.table.setHorizontalHeaderLabels(COLUMNS)
         self.table.verticalHeader().setVisible(False)
-        self.table.setSelectionBehavior(QAbstractItemView.SelectRows)
-        self.table.setSelectionMode(QAbstractItemView.SingleSelection)
+        self.table.setSelectionBehavior(QAbstractItemView.SelectionBehavior.SelectRows)
+        self.table.setSelectionMode(QAbstractItemView.SelectionMode.SingleSelection)
         hdr = self.table.horizontalHeader()
         # widths fitted once to the widest text a column can hold, not re-measured over
         # thousands of rows at every squeeze (ResizeToContents did: 0.1 s at 4,000 trees)
-        hdr.setSectionResizeMode(QHeaderView.Fixed)
-        hdr.setSectionResizeMode(1, QHeaderView.Stretch)
+        hdr.setSectionResizeMode(QHeaderView.ResizeMode.Fixed)
+        hdr.setSectionResizeMode(1, QHeaderView.ResizeMode.Stretch)
         cell, head = self.table.fontMetrics(), hdr.fontMetrics()
         for c, widest in WIDEST.items():
             hdr.resizeSection(c, 24 + max(cell.horizontalAdvance(widest),
                                           head.horizontalAdvance(COLUMNS[c])))
-        self.table.setHorizontalScrollBarPolicy(Qt.ScrollBarAlwaysOff)
+        self.table.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
         self.table.setMinimumHeight(150)
         self.table.itemChanged.connect(self._cell_edited)
         lay.addWidget(self.table, 1)
@@ -169,7 +169,7 @@ class TallyPanel(WorkflowPanel):
         self.summary = QLabel("")
         self.summary.setObjectName("standSummary")
         self.summary.setWordWrap(True)
-        self.summary.setTextInteractionFlags(Qt.TextSelectableByMouse)
+        self.summary.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
         lay.addWidget(self.summary)
 
         self.pending: list[Any] = []     # caliper readings waiting for a usable fix ...
@@ -405,7 +405,7 @@ class TallyPanel(WorkflowPanel):
         for c, text in enumerate(cells):
             item = QTableWidgetItem(text)
             if c not in EDITABLE:
-                item.setFlags(item.flags() & ~Qt.ItemIsEditable)
+                item.setFlags(item.flags() & ~Qt.ItemFlag.ItemIsEditable)
             self.table.setItem(r, c, item)
 
     def refresh(self) -> None:
@@ -460,7 +460,7 @@ def dropped_words(dbh_in: list[float], visit_name: str) -> str:
             f" {visit_name}).")
 
 
-def _rows_to_write(old: list, new: list) -> range | list[int]:
+def _rows_to_write(old: list[Any], new: list) -> range | list[int]:
     """Rows of the tally table whose tree is not the one shown (trees are immutable records:
     an edited tree is a new object). A squeeze appends one row: one row is written, not the
     whole tally; a delete rewrites the rows after it.

@@ -50,7 +50,7 @@ class ProfileOnShow(QWidget):
         super().__init__()
         self._redraw_hz = redraw_hz
         self._plot: ProfilePlot | None = None
-        self._data: tuple | None = None
+        self._data: tuple[Any, ...] | None = None
         QVBoxLayout(self).setContentsMargins(0, 0, 0, 0)
 
     @property
@@ -88,7 +88,7 @@ class ProfileOnShow(QWidget):
         return getattr(self.plot, name)
 
 
-def bank_state_words(result: dict | None, threshold_pct: float) -> str:
+def bank_state_words(result: dict[str, Any] | None, threshold_pct: float) -> str:
     """The bank state in words from an ``nr341.bank`` result.
 
     ``Bank 120.0 ft — determined`` or ``Steep from 40 to 120 ft: keep walking: more than
@@ -119,7 +119,7 @@ def bank_state_words(result: dict | None, threshold_pct: float) -> str:
     return f"{where}: keep walking, more than {walk:.1f} ft further needed"
 
 
-def bank_figures(result: dict | None, priority_waterway: bool) -> tuple[float, float]:
+def bank_figures(result: dict[str, Any] | None, priority_waterway: bool) -> tuple[float, float]:
     """(base distance ft, slope threshold percent) of NR 341.035(1)(a)/(1)(b) for the profile and
     the words: the bank result's own ``base_ft`` / ``threshold_pct`` when it has them, else the
     rule's table (:func:`fieldapp.rules.nr341.bank_parameters`; no result yet, or an error).
@@ -154,7 +154,7 @@ def stipulation_paragraph() -> str:
     return os.path.commonprefix(cites)
 
 
-def steep_stretches(result: dict, threshold_pct: float) -> list[tuple[float, float]]:
+def steep_stretches(result: dict[str, Any], threshold_pct: float) -> list[tuple[float, float]]:
     """Contiguous runs of segments at or over the threshold, as (from_ft, to_ft)."""
     out: list[tuple[float, float]] = []
     d = 0.0
@@ -189,7 +189,7 @@ class TransectPanel(WorkflowPanel):
         start = field_grid()
         self.origin = QComboBox()
         self.origin.setObjectName("originCombo")
-        self.origin.setSizeAdjustPolicy(QComboBox.AdjustToMinimumContentsLengthWithIcon)
+        self.origin.setSizeAdjustPolicy(QComboBox.SizeAdjustPolicy.AdjustToMinimumContentsLengthWithIcon)
         self.origin.setMinimumContentsLength(8)
         self.origin.setToolTip("The OHWM point the transect starts at (numbered from 1, as on"
                                " the OHWM tab)")
@@ -206,7 +206,7 @@ class TransectPanel(WorkflowPanel):
         # aligned to the row's foot, a button keeps its preferred width: make that its minimum,
         # so a narrow pane squeezes the fields instead of pushing the button out of view
         self.start_button.setMinimumWidth(self.start_button.sizeHint().width())
-        start.addWidget(self.start_button, 0, 2, 2, 1, Qt.AlignBottom)
+        start.addWidget(self.start_button, 0, 2, 2, 1, Qt.AlignmentFlag.AlignBottom)
         start.setColumnStretch(0, 1)
         lay.addLayout(start)
         self.stipulated = QCheckBox(f"&Stipulated bank ({stipulation_paragraph()})")
