@@ -254,6 +254,7 @@ def main(argv: list[str] | None = None) -> int:
         logfile.tell_user(f"fieldapp: {exc}")   # with no console (fieldapp.exe): a message box
         return 2
 
+    from PySide6.QtGui import QGuiApplication
     from PySide6.QtWidgets import QApplication
 
     from fieldapp.ui.helpmenu import CrashNotice
@@ -267,11 +268,13 @@ def main(argv: list[str] | None = None) -> int:
     except Exception:  # noqa: BLE001 - logged with its traceback, shown, exit status 1
         from fieldapp.app.visit import dialogs_allowed
 
-        if dialogs_allowed(config, app.platformName()):
+        if dialogs_allowed(config, QGuiApplication.platformName()):
             notice.modal = True         # closed by the user before the program ends
         else:
             logfile.set_notifier(None)  # a smoke run, offscreen: said on the console
-        logfile.report_crash(sys.exc_info(), "start-up" if notice.parent_window is None
+        etype, value, tb = sys.exc_info()
+        assert etype is not None and value is not None      # in an except block
+        logfile.report_crash((etype, value, tb), "start-up" if notice.parent_window is None
                              else "the window")
         return 1
     finally:

@@ -13,7 +13,9 @@ the UI thread through a queued signal (an RGBA array handed to Qt without conver
 from __future__ import annotations
 
 import logging
+from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass
 from typing import Any
 
 import pyqtgraph as pg
@@ -141,6 +143,9 @@ class BasemapLayer(QObject):
         self._pending = False
         self.requests += 1
         gen, info, renderer, answer = self._generation, self.info, self._renderer, self._answer
+        if info is None:                # no basemap: _view() gives None then; never here
+            self._busy = False
+            return
         crs, bounds, w, h, rect = view
 
         def work() -> None:
@@ -207,7 +212,23 @@ class ReferenceLines:
         self.item.setData(np.asarray(xs, float), np.asarray(ys, float), connect="finite")
 
 
-def install_basemap_menu(window: Any) -> BasemapLayer:
+@dataclass(frozen=True)
+class BasemapMenu:
+    """What :func:`install_basemap_menu` made (the window keeps each)."""
+
+    layer: BasemapLayer
+    add_action: Any
+    """Add basemap… (Ctrl+B), a ``QAction``."""
+    button: Any
+    """The toolbar's *Basemap ▾*, a ``QToolButton``."""
+    reference_lines: ReferenceLines
+    reference_add: Callable[..., None]
+    """``reference_add(path=None, remember=True)``: a reference layer added (None: asked for)."""
+    show: Callable[..., None]
+    """``show(path, opacity, remember=True)``: a basemap shown under the map."""
+
+
+def install_basemap_menu(window: Any) -> BasemapMenu:
     """The toolbar's *Basemap ▾* button (Add basemap… Ctrl+B, opacity, remove) and the layer;
     the visit's basemap (:mod:`fieldapp.basemap.layers`) is shown when a visit opens."""
     from PySide6.QtWidgets import QFileDialog, QMenu
@@ -258,11 +279,14 @@ def install_basemap_menu(window: Any) -> BasemapLayer:
         for path in maplayers.references(visit.path) if visit is not None else []:
             add_reference(path, remember=False)
 
-    window.basemap_add_action = window._action("Add basemap…", "Ctrl+B", add,
-                                               tip="An orthophoto (GeoTIFF) or MBTiles under the map")
-    menu.addAction(window.basemap_add_action)
+    add_action = window._action("Add basemap…", "Ctrl+B", add,
+                                tip="An orthophoto (GeoTIFF) or MBTiles under the map")
+    menu.addAction(add_action)
     for pct in (100, 70, 40):
-        menu.addAction(f"Opacity {pct} %", lambda v=pct / 100.0: opacity(v))
+        def set_opacity(_checked: bool = False, v: float = pct / 100.0) -> None:
+            opacity(v)
+
+        menu.addAction(f"Opacity {pct} %", set_opacity)
     menu.addAction("Remove basemap", remove)
     menu.addSeparator()
     refs = ReferenceLines(window.map)
@@ -295,12 +319,9 @@ def install_basemap_menu(window: Any) -> BasemapLayer:
 
     menu.addAction("Add reference layer (GeoPackage, Shapefile)…", add_reference)
     menu.addAction("Remove reference layers", clear_references)
-    window.reference_lines = refs
-    window.reference_add = add_reference
     button = theme.menu_button("basemapButton", "Basemap ▾",
                                "Background orthophoto or tiles (Ctrl+B adds one)", menu)
-    window.basemap_button = button
     window.toolbar.addWidget(button)
     window.recording.on_shown(on_visit)
-    window.basemap_show = show
-    return layer
+    return BasemapMenu(layer=layer, add_action=add_action, button=button, reference_lines=refs,
+                       reference_add=add_reference, show=show)

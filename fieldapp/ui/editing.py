@@ -126,29 +126,29 @@ class EditForm(QDialog):
     @staticmethod
     def _input(spec: E.FieldSpec) -> QWidget:
         if spec.kind == "bool":
-            w = QCheckBox()
-            w.setChecked(bool(spec.value))
-            return w
+            box = QCheckBox()
+            box.setChecked(bool(spec.value))
+            return box
         if spec.kind in ("tristate", "choice"):
-            w = QComboBox()
+            combo = QComboBox()
             choices = TRISTATE if spec.kind == "tristate" else spec.choices
             for value, words in choices:
-                w.addItem(words, value)
+                combo.addItem(words, value)
             values = [v for v, _ in choices]
-            w.setCurrentIndex(values.index(spec.value) if spec.value in values else 0)
-            return w
+            combo.setCurrentIndex(values.index(spec.value) if spec.value in values else 0)
+            return combo
         if spec.kind == "multiline":
-            w = QPlainTextEdit(spec.value or "")
-            w.setFixedHeight(80)
-            return w
+            lines = QPlainTextEdit(spec.value or "")
+            lines.setFixedHeight(80)
+            return lines
         text = "" if spec.value is None else (f"{spec.value:g}" if isinstance(spec.value, float) else str(spec.value))
-        w = QLineEdit(text)
-        w.setMinimumHeight(36)
-        return w
+        line = QLineEdit(text)
+        line.setMinimumHeight(36)
+        return line
 
     def values(self) -> dict[str, Any]:
         """The form's values (numbers parsed; raises FieldRefused in field words)."""
-        out = {}
+        out: dict[str, Any] = {}
         for spec in self.specs:
             w = self.inputs[spec.name]
             if isinstance(w, QCheckBox):
@@ -299,7 +299,9 @@ class RecordsView(QWidget):
         with QSignalBlocker(self.table):
             if sel in self.rows:
                 self.table.selectRow(self.rows.index(sel))
-                self.table.scrollToItem(self.table.item(self.rows.index(sel), 0))
+                item = self.table.item(self.rows.index(sel), 0)
+                if item is not None:
+                    self.table.scrollToItem(item)
             else:
                 self.table.clearSelection()
         self.edit_button.setEnabled(sel is not None)
@@ -522,7 +524,7 @@ class Editor:
         if self.selection is not None:
             self.delete_selected()
             return
-        panel = self.workflows.currentWidget()
+        panel: Any = self.workflows.currentWidget()
         fn = getattr(panel, "keys", {}).get("Del")
         if fn is not None:
             fn()
@@ -532,7 +534,7 @@ class Editor:
     def remove_last_vertex(self) -> None:
         """Backspace: the last vertex of the line being drawn on the shown panel (Lines), else
         of the boundary being walked (one undoable command)."""
-        panel = self.workflows.currentWidget()
+        panel: Any = self.workflows.currentWidget()
         if getattr(panel, "draft", None) is not None:
             panel.keys["Backspace"]()
             return
@@ -565,10 +567,11 @@ class Editor:
 def install_editing(window: Any) -> Editor:
     """Add the Records tab, the edit keys and map selection to ``window`` (after the workflow
     panels); the :class:`Editor` is ``window.editor``."""
-    window.editor = Editor(
+    editor = Editor(
         corrections=Corrections(window.recording), map=window.map, workflows=window.tabs,
         lower_tabs=window.lower_tabs, status=window.statusBar(), add_action=window._action,
         panel_actions=window.panel_actions, panels=window.panels,
         model_changed=window._model_changed, activate=window.activateWindow,
         photos=lambda: getattr(window, "photos", None))
-    return window.editor
+    window.editor = editor
+    return editor

@@ -15,6 +15,7 @@ The paths come from :mod:`fieldapp.app.paths` and :mod:`fieldapp.app.logfile` (n
 from __future__ import annotations
 
 import logging
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -68,21 +69,32 @@ def _plain_action(window: Any, text: str, tip: str, slot: Any) -> QAction:
     return act
 
 
-def install_help_menu(window: Any) -> QToolButton:
+@dataclass(frozen=True)
+class HelpMenu:
+    """What :func:`install_help_menu` made (the window keeps each under the same name)."""
+
+    help_button: QToolButton
+    help_menu: QMenu
+    about_action: QAction
+    open_visits_action: QAction
+    open_log_action: QAction
+    open_settings_action: QAction
+
+
+def install_help_menu(window: Any) -> HelpMenu:
     """*Open visits folder* in ``window.visit_menu`` and the toolbar's *Help ▾* button (F1:
-    the About dialog); returns the button (``window.help_button``). The same menu is a *Help*
+    the About dialog); returns them (the window keeps them). The same menu is a *Help*
     submenu of ``window.visit_menu``, hidden until a narrow window hides the button
     (:meth:`fieldapp.ui.mainwindow.MainWindow.fit_to_width`)."""
     visits = _plain_action(window, "Open visits folder", "Open the folder new visits are kept in",
                            lambda: open_folder(window, window.config.data_dir))
-    window.open_visits_action = visits
     window.visit_menu.addSeparator()
     window.visit_menu.addAction(visits)
     menu = QMenu(window)
-    window.about_action = window._action("About fieldapp and where things are…", "F1",
-                                         lambda: AboutDialog(window).exec(),
-                                         tip="Where visits, settings and the log are kept")
-    menu.addAction(window.about_action)
+    about = window._action("About fieldapp and where things are…", "F1",
+                           lambda: AboutDialog(window).exec(),
+                           tip="Where visits, settings and the log are kept")
+    menu.addAction(about)
     menu.addSeparator()
     menu.addAction(visits)
     earlier = paths.earlier_visits_dir(window.config.data_dir)
@@ -90,20 +102,19 @@ def install_help_menu(window: Any) -> QToolButton:
         act = menu.addAction("Open visits of earlier versions (Documents)",
                              lambda: open_folder(window, earlier))
         act.setObjectName("openEarlierVisits")
-    window.open_log_action = _plain_action(window, "Open log folder", "Open the folder of fieldapp.log",
-                                           lambda: open_folder(window, log_folder()))
-    menu.addAction(window.open_log_action)
-    window.open_settings_action = _plain_action(window, "Open settings folder",
-                                                "Open the folder of config.json",
-                                                lambda: open_folder(window, paths.config_dir()))
-    menu.addAction(window.open_settings_action)
+    open_log = _plain_action(window, "Open log folder", "Open the folder of fieldapp.log",
+                             lambda: open_folder(window, log_folder()))
+    menu.addAction(open_log)
+    open_settings = _plain_action(window, "Open settings folder", "Open the folder of config.json",
+                                  lambda: open_folder(window, paths.config_dir()))
+    menu.addAction(open_settings)
     button = theme.menu_button("helpButton", "Help ▾",
                                "Where visits, settings and the log are kept (F1)", menu)
     menu.setTitle("Help")
     window.visit_menu.addMenu(menu).setVisible(False)   # shown there on a narrow window
-    window.help_menu = menu
-    window.help_button = button
-    return button
+    return HelpMenu(help_button=button, help_menu=menu, about_action=about,
+                    open_visits_action=visits, open_log_action=open_log,
+                    open_settings_action=open_settings)
 
 
 class AboutDialog(QDialog):

@@ -20,9 +20,10 @@ in *Label* it types "p", and the legend says so in words while it does.
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import Any
+from typing import Any, cast
 
 from PySide6.QtCore import QEvent, QObject, Qt, Signal
+from PySide6.QtGui import QKeyEvent
 from PySide6.QtWidgets import QAbstractSpinBox, QLineEdit, QWidget
 
 RULE = ("act wherever the focus is. To type in a text field, click it or press F2; Enter or Esc"
@@ -140,7 +141,7 @@ class KeyGuard(QObject):
         elif kind == QEvent.Type.FocusOut and typing:
             self.end_typing()
         elif kind == QEvent.Type.ShortcutOverride:
-            if event.key() == Qt.Key.Key_Escape:
+            if cast(QKeyEvent, event).key() == Qt.Key.Key_Escape:
                 event.accept()                        # Esc leaves the field, nothing more
                 return True
             if not typing:

@@ -13,7 +13,7 @@ import time
 from collections.abc import Callable
 from typing import Any
 
-from PySide6.QtCore import QEvent, QSignalBlocker, Qt, QTimer, Signal
+from PySide6.QtCore import QEvent, QSignalBlocker, QSize, Qt, QTimer, Signal
 from PySide6.QtGui import QAction, QGuiApplication, QKeySequence
 from PySide6.QtWidgets import (
     QFileDialog,
@@ -91,12 +91,12 @@ class ToolbarLabel(QLabel):
 
     LEAST_PX = 120
 
-    def sizeHint(self):  # noqa: N802 - Qt name
+    def sizeHint(self) -> QSize:  # noqa: N802 - Qt name
         hint = super().sizeHint()
         hint.setWidth(min(hint.width(), self.LEAST_PX))
         return hint
 
-    def minimumSizeHint(self):  # noqa: N802 - Qt name
+    def minimumSizeHint(self) -> QSize:  # noqa: N802 - Qt name
         return self.sizeHint()
 
     def paintEvent(self, event: Any) -> None:  # noqa: N802 - Qt name
@@ -135,6 +135,25 @@ class MainWindow(QMainWindow):
         self.latest_site_xy: tuple[float, float] | None = None
         self._quality_shown = ""          # the fix quality the strip shows (quality_name)
         self._stats_shown_at = -1e9
+        # filled as the window is built and started (fieldapp.ui.workflows, .photos, .app,
+        # .simsupport; fieldapp.app.visit): declared here, so the window says all it holds
+        self.panels: Any = {}                   # the workflow panels by name (workflows.Panels)
+        self.panel_actions: dict[str, QAction] = {}     # a panel key's one window action
+        self._tab_pages: dict[str, QWidget] = {}        # a workflow tab's page until it is built
+        self.checks_panel: Any = None           # fieldapp.ui.checkspanel.ChecksPanel
+        self.editor: Any = None                 # fieldapp.ui.editing.Editor
+        self.photos: Any = None                 # fieldapp.ui.photos.PhotosView
+        self._editing_pages: list[QWidget] = []
+        self._editing_actions: list[QAction] = []
+        self.key_guard: Any = None              # fieldapp.ui.keys.KeyGuard
+        self._show_legend: Callable[[], None] = lambda: None
+        self._remember_form: Callable[[Any], None] = lambda _panel: None
+        self.startup_done = False               # the visit opened (or failed), devices started
+        self.visit_open_started_s: float | None = None  # perf_counter (bench_ui_startup)
+        self.open_job: Any = None               # the visit being opened (fieldapp.ui.app)
+        self.sim_surveyor: Any = None           # fieldapp.ui.simsupport.SimulatedSurveyor
+        self.onedrive_said = False              # the OneDrive warning shown (fieldapp.app.visit)
+        self.closing = False                    # closeEvent: a visit still opening is closed
 
         self.compact = False                  # fit_to_width: a narrow window
         self._tab_titles: list[tuple[str, str]] = []   # each workflow tab's (full, short)
@@ -346,10 +365,19 @@ class MainWindow(QMainWindow):
         self._action("Quit", "Ctrl+Q", self.close)
         from fieldapp.ui.basemaplayer import install_basemap_menu
 
-        self.basemap = install_basemap_menu(self)
+        basemap = install_basemap_menu(self)
+        self.basemap = basemap.layer
+        self.basemap_add_action, self.basemap_button = basemap.add_action, basemap.button
+        self.reference_lines, self.reference_add = basemap.reference_lines, basemap.reference_add
+        self.basemap_show = basemap.show
         from fieldapp.ui.helpmenu import install_help_menu
 
-        self.help_tool_action = tb.addWidget(install_help_menu(self))
+        help_menu = install_help_menu(self)
+        self.help_button, self.help_menu = help_menu.help_button, help_menu.help_menu
+        self.about_action, self.open_visits_action = help_menu.about_action, help_menu.open_visits_action
+        self.open_log_action = help_menu.open_log_action
+        self.open_settings_action = help_menu.open_settings_action
+        self.help_tool_action = tb.addWidget(self.help_button)
         tb.addSeparator()
         tb.addWidget(self.visit_label)
 
@@ -362,7 +390,10 @@ class MainWindow(QMainWindow):
         index = self.tabs.addTab(panel, full)
         self._tab_titles.append((full, title))
         self.tabs.setTabToolTip(index, f"{title}: {key}")
-        self._action(f"Go to {title}", key, lambda _checked=False, i=index: self._goto(i))
+        def go(_checked: bool = False) -> None:
+            self._goto(index)
+
+        self._action(f"Go to {title}", key, go)
 
     def resizeEvent(self, event: Any) -> None:  # noqa: N802 - Qt name
         self.fit_to_width(event.size().width())
@@ -432,7 +463,8 @@ class MainWindow(QMainWindow):
         if compact != self.compact:
             self.compact = compact
             sizes = self.splitter.sizes()
-            right = self.splitter.widget(1).minimumSizeHint().width()
+            pane = self.splitter.widget(1)
+            right = pane.minimumSizeHint().width() if pane is not None else 0
             if compact and sum(sizes) > 0 and sizes[1] > right:   # the map gets the rest
                 self.splitter.setSizes([sum(sizes) - right, right])
             self.toolbar.setStyleSheet(toolbar_sheet(compact))
@@ -441,7 +473,9 @@ class MainWindow(QMainWindow):
             # no room for Help ▾ on a tablet's toolbar: its menu is in Visit ▾ there (F1 too)
             self.help_tool_action.setVisible(not compact)
             self.help_menu.menuAction().setVisible(compact)
-            self.toolbar.layout().activate()   # laid out now: a hidden action defers it
+            layout = self.toolbar.layout()
+            if layout is not None:
+                layout.activate()               # laid out now: a hidden action defers it
         sizes = self.splitter.sizes()
         if not compact and self._tab_widths and len(sizes) == 2 and sum(sizes) > 0 \
                 and sizes[1] < self._tab_widths[0]:
@@ -472,7 +506,7 @@ class MainWindow(QMainWindow):
 
     def _goto(self, index: int) -> None:
         self.tabs.setCurrentIndex(index)
-        w = self.tabs.widget(index)
+        w: Any = self.tabs.widget(index)
         if hasattr(w, "focus_first"):
             w.focus_first()
 
@@ -750,8 +784,11 @@ class MainWindow(QMainWindow):
 
         from fieldapp.ui import theme
 
-        on = not theme.is_high_contrast(QApplication.instance())
-        theme.set_high_contrast(QApplication.instance(), on)
+        app = QApplication.instance()
+        if not isinstance(app, QApplication):
+            return
+        on = not theme.is_high_contrast(app)
+        theme.set_high_contrast(app, on)
         self.contrast_action.setChecked(on)
         self.remember_setting(high_contrast=on)
 

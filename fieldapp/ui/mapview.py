@@ -81,7 +81,7 @@ def _label_kind(item: Any) -> str:
     return "bank" if item.textItem.toPlainText().startswith("bank") else "other"
 
 
-def set_points(item: Any, xs: list[Any], ys: list, **opts: Any) -> None:
+def set_points(item: Any, xs: list[Any], ys: list[Any], **opts: Any) -> None:
     """``item.setData(xs, ys, **opts)`` on a ScatterPlotItem of the map, hidden while empty (an
     empty one still sits at the map's origin, where the walk starts, and was painted again
     with every repaint of the marker near it). Map point layers are also cached as pixmaps."""
@@ -108,7 +108,7 @@ class _Holder(QWidget):
     """A widget whose one child fills it, without a layout (a child's new size hint costs
     nothing above it)."""
 
-    def resizeEvent(self, event) -> None:  # noqa: N802 - Qt name
+    def resizeEvent(self, event: Any) -> None:  # noqa: N802 - Qt name
         for child in self.findChildren(QWidget, options=Qt.FindChildOption.FindDirectChildrenOnly):
             child.setGeometry(self.rect())
         super().resizeEvent(event)
@@ -136,7 +136,7 @@ class ScaleBarWidget(QWidget):
     def text(self) -> str:
         return f"{self.length_ft:g} ft"
 
-    def paintEvent(self, _event) -> None:  # noqa: N802 - Qt name
+    def paintEvent(self, _event: Any) -> None:  # noqa: N802 - Qt name
         from PySide6.QtGui import QPainter
 
         if self.px <= 0:
@@ -342,7 +342,8 @@ class MapView(QWidget):
         self.to_lat_lon: Callable[[float, float], tuple[float, float] | None] | None = None
         #: site feet -> (easting, northing, unit) in the site CRS's own unit, for the readout
         self.to_site_crs: Callable[[float, float], tuple[float, float, str] | None] | None = None
-        self.cursor: tuple[float, float] | None = None
+        # shadows QWidget.cursor() (nothing here calls it); tests/ui/test_ui_map.py sets it
+        self.cursor: tuple[float, float] | None = None  # type: ignore[assignment]
         pi = self.plot.getPlotItem()
         pi.setAspectLocked(True, ratio=1.0)
         # a map, not a chart: no East / North axes (the readout gives coordinates); faint
@@ -504,7 +505,9 @@ class MapView(QWidget):
     def _local(self, x_ft: float, y_ft: float) -> tuple[float, float]:
         if self.origin is None:
             self.set_origin(x_ft, y_ft)
-        return x_ft - self.origin[0], y_ft - self.origin[1]
+        origin = self.origin
+        assert origin is not None           # set_origin sets it
+        return x_ft - origin[0], y_ft - origin[1]
 
     def update_position(self, x_ft: float, y_ft: float, accuracy_ft: float,
                         usable: bool = True, track: bool = True, stamp: Any = None) -> None:
@@ -524,6 +527,8 @@ class MapView(QWidget):
         self._request_draw()
 
     def _draw_marker(self) -> None:
+        if self.position is None:
+            return
         x, y = self.position
         colour = "#0050ff" if self.position_usable else "#9a9a9a"
         if colour != self._marker_colour:
@@ -616,7 +621,7 @@ class MapView(QWidget):
         """Positions in the drawn track."""
         return self.track.n
 
-    def show_stored_track(self, xs_ft, ys_ft) -> None:
+    def show_stored_track(self, xs_ft: Any, ys_ft: Any) -> None:
         """Draw the visit's stored track (site feet, in time order) as the start of the track;
         the display origin is its first position when none is set yet."""
         xs_ft = np.asarray(xs_ft, float)
@@ -625,7 +630,9 @@ class MapView(QWidget):
             return
         if self.origin is None:
             self.set_origin(float(xs_ft[0]), float(ys_ft[0]))
-        self.track.extend(xs_ft - self.origin[0], ys_ft - self.origin[1])
+        origin = self.origin
+        assert origin is not None           # set_origin sets it
+        self.track.extend(xs_ft - origin[0], ys_ft - origin[1])
         self._request_draw()
 
     def clear_track(self) -> None:
@@ -822,7 +829,7 @@ class MapView(QWidget):
             self._show_readout()
 
     # ---------------------------------------------------------------- where: cursor, you
-    def _mouse_moved(self, scene_pos) -> None:
+    def _mouse_moved(self, scene_pos: Any) -> None:
         vb = self.plot.getPlotItem().getViewBox()
         if vb.sceneBoundingRect().contains(scene_pos):
             p = vb.mapSceneToView(scene_pos)
@@ -831,7 +838,7 @@ class MapView(QWidget):
             self.cursor = None
         self._show_readout()
 
-    def leaveEvent(self, event) -> None:  # noqa: N802 - Qt name
+    def leaveEvent(self, event: Any) -> None:  # noqa: N802 - Qt name
         self.cursor = None
         self._show_readout()
         super().leaveEvent(event)

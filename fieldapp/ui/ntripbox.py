@@ -110,7 +110,7 @@ class NtripBox(QGroupBox):
         self._signal.sigDone.connect(self._show_table)
 
     # ------------------------------------------------------------------ source table
-    def _caster_for_table(self):
+    def _caster_for_table(self) -> Any:
         from devices.ntrip import Caster
 
         text = self.caster.text().strip()

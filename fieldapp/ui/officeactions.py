@@ -483,7 +483,10 @@ class OfficeActions(QObject):
                 FolderOffice(office_dir).check_available()
             else:
                 open_office(office_dir)  # refuses a URL holding a password, contacts nothing
-        except OfficeNotFound:
+        except OfficeNotFound as exc:
+            if not isinstance(office_dir, Path):    # a PostGIS office: unreachable, or no office
+                self.show_message("Sync", f"Office not usable: {error_words(exc)}", error=True)
+                return
             if not office_dir.parent.is_dir():
                 self.show_message("Sync", f"The folder {office_dir.parent} does not exist (is the"
                                           " drive connected?).", error=True)

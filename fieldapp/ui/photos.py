@@ -59,6 +59,8 @@ class PhotosView(QWidget):
         super().__init__()
         self.w = window
         self.setObjectName("photosView")
+        self.drop: MapDrop | None = None       # image files dropped on the map (install_photos)
+        self.marks: Any = None                 # the photos on the map, a PhotoMarks (install_photos)
         self.job: Any = None
         self.folder = ""
         lay = QHBoxLayout(self)
@@ -283,7 +285,8 @@ class CameraClockDialog(QDialog):
         self.offset.setSuffix(" s (camera minus UTC)")
         self.offset.setValue(offset_s)
         form.addRow("Offset", self.offset)
-        self.shown = QDateTimeEdit(datetime.now(UTC).replace(tzinfo=None))
+        # PySide6 takes a Python datetime here; its stubs list only QDate / QDateTime / QTime
+        self.shown = QDateTimeEdit(datetime.now(UTC).replace(tzinfo=None))  # type: ignore[call-overload]
         self.shown.setDisplayFormat("yyyy-MM-dd HH:mm:ss 'UTC'")
         self.shown.setObjectName("clockShown")
         form.addRow("The clock showed", self.shown)
@@ -395,10 +398,13 @@ def install_photos(window: Any) -> PhotosView:
     the view is ``window.photos``."""
     view = PhotosView(window)
     window.lower_tabs.addTab(view, "Photos")
-    window._action("Attach photos…", "Ctrl+Shift+P", lambda: (window.lower_tabs.setCurrentWidget(view),
-                                                             view.attach()),
+    def attach() -> None:
+        window.lower_tabs.setCurrentWidget(view)
+        view.attach()
+
+    window._action("Attach photos…", "Ctrl+Shift+P", attach,
                    tip="Attach photos to the selected record, or to the site")
-    view.drop = MapDrop(view)
+    view.drop = MapDrop(view)           # declared by PhotosView
     view.marks = PhotoMarks(window)
     editor = getattr(window, "editor", None)
     if editor is not None:

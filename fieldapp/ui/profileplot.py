@@ -93,8 +93,9 @@ def label_runs(segments: list[tuple[float, float]]) -> list[tuple[int, int, str]
 
 
 def place_labels(boxes: list[tuple[float, float]], sizes: list[tuple[float, float]],
-                 order: list[int], view_px: tuple[float, float], ground_px: tuple[Any, ...], obstacles=(),
-                 *, gap_px: float = LABEL_GAP_PX, rows: int = LABEL_STAGGER_ROWS):
+                 order: list[int], view_px: tuple[float, float], ground_px: tuple[Any, ...],
+                 obstacles: Any = (), *, gap_px: float = LABEL_GAP_PX,
+                 rows: int = LABEL_STAGGER_ROWS) -> list[tuple[float, float] | None]:
     """Place labels without overlap, in screen pixels (x right, y down, view top at 0).
 
     Each label is tried, in this order, above the ground line (row 0, then raised by up to
@@ -127,7 +128,7 @@ def place_labels(boxes: list[tuple[float, float]], sizes: list[tuple[float, floa
     width_px, height_px = view_px
     out: list[tuple[float, float] | None] = [None] * len(sizes)
 
-    def free(rect) -> bool:
+    def free(rect: tuple[float, float, float, float]) -> bool:
         return not any(rect[0] < o[2] and o[0] < rect[2] and rect[1] < o[3] and o[1] < rect[3]
                        for o in placed)
 
@@ -288,7 +289,10 @@ class ProfilePlot(QWidget):
             z.append(z[-1] + h * s / 100.0)
         empty = not segments
         self.ground.setData([] if empty else d, [] if empty else z)
-        steep_x, steep_y, gentle_x, gentle_y = [], [], [], []
+        steep_x: list[float] = []
+        steep_y: list[float] = []
+        gentle_x: list[float] = []
+        gentle_y: list[float] = []
         spare = self.slope_labels + self._spare_labels
         self.slope_labels = []
         self._runs = []
@@ -364,7 +368,7 @@ class ProfilePlot(QWidget):
     def _label_height_px(self) -> float:
         return self._ink(self.slope_labels[0])[1] if self.slope_labels else 0.0
 
-    def _refit(self, *_args) -> None:
+    def _refit(self, *_args: Any) -> None:
         """Fit the elevation range with headroom for a label row above the highest point
         (in pixels of the plot's current height), then place the labels."""
         if self._fit is None:
@@ -387,11 +391,11 @@ class ProfilePlot(QWidget):
             self._fitting = False
         self.place_slope_labels()
 
-    def _range_changed(self, *_args) -> None:
+    def _range_changed(self, *_args: Any) -> None:
         if not self._fitting:
             self.place_slope_labels()
 
-    def _line_label_rects(self, to_px) -> list[tuple[float, float, float, float]]:
+    def _line_label_rects(self, to_px: Any) -> list[tuple[float, float, float, float]]:
         """Pixel rectangles of the base and bank lines and their labels (kept clear of), with
         each label put on the side of its line where it fits inside the view."""
         vb = self.ground_plot.getViewBox()

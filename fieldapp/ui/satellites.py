@@ -50,7 +50,15 @@ class SkyPlot(QWidget):
 
     @staticmethod
     def position(sat: SkySatellite, cx: float, cy: float, radius: float) -> QPointF:
-        """Where ``sat`` goes: distance from the centre ∝ 90° − elevation, angle = azimuth."""
+        """Where ``sat`` goes: distance from the centre ∝ 90° − elevation, angle = azimuth.
+
+        Raises
+        ------
+        ValueError
+            ``sat`` has no elevation or azimuth (the receiver sent none): it has no place.
+        """
+        if sat.elevation_deg is None or sat.azimuth_deg is None:
+            raise ValueError(f"satellite {sat.prn} has no elevation or azimuth")
         r = radius * (90.0 - max(0.0, min(90.0, sat.elevation_deg))) / 90.0
         a = math.radians(sat.azimuth_deg)
         return QPointF(cx + r * math.sin(a), cy - r * math.cos(a))

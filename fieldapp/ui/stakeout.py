@@ -63,7 +63,7 @@ class StakeLayer:
         for item in (self.point_item, self.flags):
             set_points(item, [], [])          # hidden until there is one
 
-    def _local(self, pts: list[Any]) -> list:
+    def _local(self, pts: list[Any]) -> list[Any]:
         return self.map._to_local(pts)
 
     def show_target(self, target: Any) -> None:
@@ -234,6 +234,8 @@ class StakeoutPanel(WorkflowPanel):
         self.beeper.stop()              # the cue follows the panel's guidance, not a stale one
 
     def _fill_targets(self) -> None:
+        if self.stake is None:
+            return
         keep = self.stake.target.key if self.stake.target is not None else None
         self.target_box.blockSignals(True)
         self.target_box.clear()

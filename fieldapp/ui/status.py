@@ -11,7 +11,7 @@ import time
 from typing import Any
 
 from PySide6.QtCore import QEvent, QSize, Qt, Signal
-from PySide6.QtWidgets import QBoxLayout, QFrame, QHBoxLayout, QLabel, QSizePolicy, QVBoxLayout, QWidget
+from PySide6.QtWidgets import QBoxLayout, QFrame, QHBoxLayout, QLabel, QLayout, QSizePolicy, QVBoxLayout, QWidget
 
 from fieldapp.ui import theme
 
@@ -243,9 +243,15 @@ class StatusStrip(QFrame):
             gnss.installEventFilter(self)
         self._accuracy_est: tuple[Any, ...] | None = None
 
+    def _layout(self) -> QLayout:
+        """The strip's own layout (made with it)."""
+        layout = self.layout()
+        assert layout is not None
+        return layout
+
     def _one_row_width(self) -> int:
         """Width (px) the badges and the figures need side by side."""
-        m = self.layout().contentsMargins()
+        m = self._layout().contentsMargins()
         return (self._devices_row.minimumSize().width() + self.top.spacing()
                 + self._figures_row.minimumSize().width() + m.left() + m.right()
                 + 2 * self.frameWidth())
@@ -258,7 +264,7 @@ class StatusStrip(QFrame):
         """As narrow as the wider of the two rows (the figures go under the badges when the
         window is narrower than both side by side); as high as it is now."""
         hint = super().minimumSizeHint()
-        m = self.layout().contentsMargins()
+        m = self._layout().contentsMargins()
         two = (max(self._devices_row.minimumSize().width(),
                    self._figures_row.minimumSize().width())
                + m.left() + m.right() + 2 * self.frameWidth())
@@ -395,7 +401,7 @@ def format_stats(stats: Any) -> str:
         import dataclasses
         stats = dataclasses.asdict(stats)
     if isinstance(stats, dict):
-        lines = []
+        lines: list[str] = []
         for k, v in stats.items():
             if isinstance(v, dict):
                 lines.extend(f"{k} {kk}: {vv}" for kk, vv in v.items())

@@ -225,7 +225,8 @@ class FieldStyle(QProxyStyle):
     :data:`TOUCH_PX` high).
     """
 
-    def drawPrimitive(self, element, option, painter, widget=None):  # noqa: N802 - Qt name
+    def drawPrimitive(self, element: Any, option: Any, painter: Any,  # noqa: N802 - Qt name
+                      widget: Any = None) -> None:
         super().drawPrimitive(element, option, painter, widget)
         if element != QStyle.PrimitiveElement.PE_IndicatorCheckBox:
             return

@@ -125,7 +125,11 @@ def _from_touch(event: QMouseEvent) -> bool:
 def install(app: QApplication | None = None) -> TouchHelp:
     """Install one :class:`TouchHelp` on ``app`` (default: the running application); the one
     already installed is returned the second time."""
-    app = app or QApplication.instance()
+    if app is None:
+        running = QApplication.instance()
+        if not isinstance(running, QApplication):
+            raise RuntimeError("touch help needs the running QApplication")
+        app = running
     helper = app.findChild(TouchHelp)
     if helper is None:
         helper = TouchHelp(app)

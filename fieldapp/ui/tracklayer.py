@@ -71,7 +71,7 @@ def history_for(x: np.ndarray, y: np.ndarray, boxes: np.ndarray, level: int,
             parts_y.append(gap)
         parts_x.append(part[0])
         parts_y.append(part[1])
-        prev = k
+        prev = int(k)
     if not parts_x:
         return np.empty(0), np.empty(0)
     return np.concatenate(parts_x), np.concatenate(parts_y)
@@ -229,6 +229,8 @@ class TrackLayer(QObject):
         boxes = self._boxes[:frozen].copy()
 
         def work() -> None:
+            xs: np.ndarray | None
+            ys: np.ndarray | None
             try:
                 xs, ys = history_for(x, y, boxes, level, covered, cache)
             except Exception:  # noqa: BLE001 - a worker must always answer; the tail stays

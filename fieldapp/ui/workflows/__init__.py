@@ -134,7 +134,8 @@ def install_editing(window: Any) -> None:
         editing(window)
         install_photos(window)
         if current is not None:
-            tabs.setCurrentWidget((window.editor.records, window.photos)[current])
+            editor: Any = window.editor
+            tabs.setCurrentWidget((editor.records, window.photos)[current])
     if current is not None:             # the tab's own listeners (a view refreshed when shown)
         tabs.currentChanged.emit(tabs.currentIndex())
 
@@ -316,8 +317,11 @@ def _install_key_guard(window: Any) -> None:
 
     guard.sigChanged.connect(show_legend)
     window.tabs.currentChanged.connect(tab_changed)
-    window.notices.attach_key_legend(lambda text: (setattr(guard, "hint", text), show_legend()),
-                                     lambda: guard.hint)
+    def key_refusal(text: str) -> None:
+        guard.hint = text
+        show_legend()
+
+    window.notices.attach_key_legend(key_refusal, lambda: guard.hint)
     window._show_legend = show_legend
     show_legend()
 
@@ -328,8 +332,8 @@ def _field_names(panel: Any) -> dict[QWidget, str]:
     field = getattr(panel, "wetland_type", None)
     if field is None:
         return {}
-    return {field.lineEdit() if isinstance(field, QComboBox) and field.isEditable() else field:
-            "Wetland type"}
+    typed = field.lineEdit() if isinstance(field, QComboBox) and field.isEditable() else field
+    return {} if typed is None else {typed: "Wetland type"}
 
 
 def _panel_keys(panel: Any) -> str:

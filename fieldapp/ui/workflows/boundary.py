@@ -95,7 +95,9 @@ class BoundaryPanel(WorkflowPanel):
         self.wetland_type.addItem("")
         self.wetland_type.addItems(list(WETLAND_TYPES))
         self.wetland_type.view().setMinimumWidth(self.wetland_type.view().sizeHintForColumn(0) + 24)
-        self.wetland_type.lineEdit().setPlaceholderText("choose or type, e.g. sedge meadow")
+        typed = self.wetland_type.lineEdit()
+        if typed is not None:                    # editable: it has one
+            typed.setPlaceholderText("choose or type, e.g. sedge meadow")
         self.wetland_type.setToolTip("Wetland type: the list is NR 151.125(1)(e) (highly susceptible) then "
                                      "(1)(f) (less susceptible); another type needs its susceptibility")
         self.susceptibility = QComboBox()

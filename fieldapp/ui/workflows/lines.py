@@ -71,8 +71,8 @@ class LinesPanel(WorkflowPanel):
         self.spacing.setSuffix(" ft")
         self.mapped = QComboBox()
         self.mapped.setObjectName("mappedStream")
-        for value, words in MAPPED:
-            self.mapped.addItem(words, value)
+        for mapped, mapped_words in MAPPED:
+            self.mapped.addItem(mapped_words, mapped)
         # as wide as the grid gives it (the full words on any screen from 1024 px wide), never
         # the widest answer's width: the panel fits a 1024 x 600 tablet
         self.mapped.setSizeAdjustPolicy(QComboBox.SizeAdjustPolicy.AdjustToMinimumContentsLengthWithIcon)

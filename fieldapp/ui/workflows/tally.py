@@ -460,7 +460,7 @@ def dropped_words(dbh_in: list[float], visit_name: str) -> str:
             f" {visit_name}).")
 
 
-def _rows_to_write(old: list[Any], new: list) -> range | list[int]:
+def _rows_to_write(old: list[Any], new: list[Any]) -> range | list[int]:
     """Rows of the tally table whose tree is not the one shown (trees are immutable records:
     an edited tree is a new object). A squeeze appends one row: one row is written, not the
     whole tally; a delete rewrites the rows after it.

@@ -58,7 +58,9 @@ class ProfileOnShow(QWidget):
         """The profile plot (built now if it was not yet)."""
         if self._plot is None:
             self._plot = ProfilePlot(self._redraw_hz)
-            self.layout().addWidget(self._plot)
+            layout = self.layout()
+            assert layout is not None           # made with its layout
+            layout.addWidget(self._plot)
             if self._data is not None:
                 self._plot.set_profile(*self._data[0], **self._data[1])
                 self._plot.redraw()
