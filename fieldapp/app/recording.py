@@ -58,6 +58,20 @@ class Recording:
         without a visit."""
         return self.visit.model.frame if self.has_frame and self.visit is not None else None
 
+    @property
+    def declination_entered(self) -> bool:
+        """Whether the site's magnetic declination was typed by the crew (else it is the
+        model's, from the first usable fix); False without a visit."""
+        return self.visit is not None and self.visit.model.site.declination_source == "entered"
+
+    @property
+    def declination_deg(self) -> float:
+        """The site's magnetic declination (degrees, east positive) as stored; 0.0 without a
+        visit or before one is known."""
+        if self.visit is None:
+            return 0.0
+        return float(self.visit.model.site.declination_deg or 0.0)
+
     def stake_points(self) -> list[Any]:
         """The open visit's stake points (flags) in the order recorded, superseded ones too;
         [] without a visit."""

@@ -237,8 +237,7 @@ def install_basemap_menu(window: Any) -> BasemapMenu:
     from fieldapp.ui import theme
 
     def frame_of() -> Any:
-        v = window.visit
-        return v.model.frame if v is not None and v.model.has_frame else None
+        return window.recording.frame
 
     layer = BasemapLayer(window.map, frame_of)
     layer.sigFailed.connect(lambda text: window.show_banner(f"Basemap: {text}"))

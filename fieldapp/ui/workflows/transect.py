@@ -434,14 +434,14 @@ class TransectPanel(WorkflowPanel):
         if v is None:
             return
         self.declination_label.setText(f"Magnetic declination: {v.declination_words()}")
-        entered = v.model.site.declination_source == "entered"
+        entered = self.recording.declination_entered
         if self.declination_override.isChecked() != entered:
             self.declination_override.blockSignals(True)
             self.declination_override.setChecked(entered)
             self.declination_override.blockSignals(False)
             self.declination.setEnabled(entered)
         if not self.declination.hasFocus():
-            self.declination.setValue(v.model.site.declination_deg)
+            self.declination.setValue(self.recording.declination_deg)
 
     def mark_interruption(self) -> None:
         try:
