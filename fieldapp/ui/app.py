@@ -286,7 +286,7 @@ def _run(app: Any, config: Any, notice: Any) -> int:
     from PySide6.QtCore import QTimer
 
     from fieldapp.ui import theme
-    from fieldapp.ui.mainwindow import app_icon
+    from fieldapp.ui.toolbar import app_icon
 
     app.setWindowIcon(app_icon())
     theme.apply(app, high_contrast=config.high_contrast)

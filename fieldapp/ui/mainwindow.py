@@ -8,12 +8,11 @@ window renders and sends commands.
 from __future__ import annotations
 
 import logging
-import re
 import time
 from collections.abc import Callable
 from typing import Any
 
-from PySide6.QtCore import QEvent, QSignalBlocker, QSize, Qt, QTimer, Signal
+from PySide6.QtCore import QEvent, QSignalBlocker, Qt, QTimer, Signal
 from PySide6.QtGui import QAction, QGuiApplication, QKeySequence
 from PySide6.QtWidgets import (
     QFileDialog,
@@ -40,6 +39,7 @@ from fieldapp.ui.mapview import MapView
 from fieldapp.ui.notices import Notices
 from fieldapp.ui.recordgate import RecordGate
 from fieldapp.ui.status import StatusStrip
+from fieldapp.ui.toolbar import ToolbarLabel, app_icon, short_title, toolbar_sheet
 from fieldapp.ui.workflows.base import PanelParts
 
 log = logging.getLogger(__name__)
@@ -50,63 +50,6 @@ FT_PER_M = 1.0 / 0.3048
 #: (:meth:`MainWindow.fit_to_width`): a 1024 x 600 tablet; 1280 x 720 (1920 x 1080 at 150 %)
 #: and 1366 x 768 keep the full ones.
 COMPACT_BELOW_PX = 1200
-
-
-def toolbar_sheet(compact: bool) -> str:
-    """The toolbar buttons' style: 44 px high (32 + padding + border) with the theme's 40 px
-    tap target (:data:`fieldapp.ui.theme.TOUCH_PX`, more on a dense screen), a gloved finger,
-    little height spent; ``compact``: the same height, 6 px side padding, 52 px wide at
-    least (a narrow window, :meth:`MainWindow.fit_to_width`)."""
-    from fieldapp.ui import theme
-
-    height = theme.TOUCH_PX - 8
-    if compact:
-        return (f"QToolButton {{ min-height: {height}px; min-width: 40px; font-weight: bold;"
-                " padding: 4px 6px; }")
-    return f"QToolButton {{ min-height: {height}px; min-width: 60px; font-weight: bold; }}"
-
-
-def app_icon() -> Any:
-    """The fieldapp icon (``fieldapp/data/fieldapp.png``, from packaging/fieldapp.svg)."""
-    from pathlib import Path
-
-    from PySide6.QtGui import QIcon
-
-    return QIcon(str(Path(__file__).resolve().parent.parent / "data" / "fieldapp.png"))
-
-
-def _short_title(title: str) -> str:
-    """``title`` without its key: ``Checks`` for ``Checks [Ctrl+K]``.
-
-    >>> _short_title("Conflicts (2) [Ctrl+J]")
-    'Conflicts (2)'
-    """
-    return re.sub(r"\s*\[[^\]]*\]\s*$", "", title)
-
-
-class ToolbarLabel(QLabel):
-    """The toolbar's visit label: it takes the room the buttons leave and, when that is less
-    than its text, shows as much as fits with "…" (the window title has the name whole), never
-    folding into the toolbar's » menu on a narrow window."""
-
-    LEAST_PX = 120
-
-    def sizeHint(self) -> QSize:  # noqa: N802 - Qt name
-        hint = super().sizeHint()
-        hint.setWidth(min(hint.width(), self.LEAST_PX))
-        return hint
-
-    def minimumSizeHint(self) -> QSize:  # noqa: N802 - Qt name
-        return self.sizeHint()
-
-    def paintEvent(self, event: Any) -> None:  # noqa: N802 - Qt name
-        from PySide6.QtGui import QPainter
-
-        text = self.fontMetrics().elidedText(self.text(), Qt.TextElideMode.ElideRight, self.contentsRect().width())
-        p = QPainter(self)
-        p.setPen(self.palette().windowText().color())
-        p.drawText(self.contentsRect(), int(self.alignment()), text)
-        p.end()
 
 
 class MainWindow(QMainWindow):
@@ -416,10 +359,10 @@ class MainWindow(QMainWindow):
         for i in range(bar.count()):
             page = self.lower_tabs.widget(i)
             text, known = bar.tabText(i), self._lower_titles.get(page)
-            if known is None or text not in (known, _short_title(known)):
+            if known is None or text not in (known, short_title(known)):
                 self._lower_titles[page] = known = text
             full.append(known)
-        short = [_short_title(t) for t in full]
+        short = [short_title(t) for t in full]
         fm = bar.fontMetrics()
         # the full titles' width from the tab bar's own measure when they are shown, else
         # from the short titles' tabs plus the keys' text
