@@ -88,8 +88,9 @@ def create_window(config: Any, *, start_devices: bool = True) -> Any:
     The window is usable as soon as it is shown: once its first frame is painted
     (:func:`after_first_frame`) the workflow panels not shown at start are built (a tab opened
     before that builds at once), then the visit (whose model brings in shapely and pyproj) is
-    opened, then the devices start (when ``start_devices``). ``window.startup_done`` turns True after that (whether or not the visit
-    could be opened; a failure is shown in the banner), ``window.visit`` holds the visit.
+    opened, then the devices start (when ``start_devices``). ``window.startup_done`` turns True
+    after that (whether or not the visit could be opened; a failure is shown in the banner),
+    ``window.visit`` holds the visit.
 
     Returns the :class:`fieldapp.ui.mainwindow.MainWindow`; ``window.session`` holds the devices.
     """
@@ -217,7 +218,7 @@ def after_first_frame(window: Any, fn: Any, fallback_ms: int = 1000) -> None:
 
     class FirstFrame(QObject):
         def eventFilter(self, obj: Any, event: Any) -> bool:  # noqa: N802 - Qt name
-            if event.type() == QEvent.Paint:
+            if event.type() == QEvent.Type.Paint:
                 obj.removeEventFilter(self)
                 QTimer.singleShot(0, window, fn)
             return False
@@ -233,7 +234,7 @@ def dispose(window: Any) -> None:
 
     window.close()
     window.deleteLater()
-    QCoreApplication.sendPostedEvents(None, QEvent.DeferredDelete)
+    QCoreApplication.sendPostedEvents(None, QEvent.Type.DeferredDelete)
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -253,6 +254,7 @@ def main(argv: list[str] | None = None) -> int:
         logfile.tell_user(f"fieldapp: {exc}")   # with no console (fieldapp.exe): a message box
         return 2
 
+    from PySide6.QtGui import QGuiApplication
     from PySide6.QtWidgets import QApplication
 
     from fieldapp.ui.helpmenu import CrashNotice
@@ -266,11 +268,13 @@ def main(argv: list[str] | None = None) -> int:
     except Exception:  # noqa: BLE001 - logged with its traceback, shown, exit status 1
         from fieldapp.app.visit import dialogs_allowed
 
-        if dialogs_allowed(config, app.platformName()):
+        if dialogs_allowed(config, QGuiApplication.platformName()):
             notice.modal = True         # closed by the user before the program ends
         else:
             logfile.set_notifier(None)  # a smoke run, offscreen: said on the console
-        logfile.report_crash(sys.exc_info(), "start-up" if notice.parent_window is None
+        etype, value, tb = sys.exc_info()
+        assert etype is not None and value is not None      # in an except block
+        logfile.report_crash((etype, value, tb), "start-up" if notice.parent_window is None
                              else "the window")
         return 1
     finally:
@@ -282,7 +286,7 @@ def _run(app: Any, config: Any, notice: Any) -> int:
     from PySide6.QtCore import QTimer
 
     from fieldapp.ui import theme
-    from fieldapp.ui.mainwindow import app_icon
+    from fieldapp.ui.toolbar import app_icon
 
     app.setWindowIcon(app_icon())
     theme.apply(app, high_contrast=config.high_contrast)

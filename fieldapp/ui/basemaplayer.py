@@ -13,7 +13,9 @@ the UI thread through a queued signal (an RGBA array handed to Qt without conver
 from __future__ import annotations
 
 import logging
+from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass
 from typing import Any
 
 import pyqtgraph as pg
@@ -111,7 +113,7 @@ class BasemapLayer(QObject):
         self.item.setOpacity(self.opacity)
 
     # ---------------------------------------------------------------- rendering
-    def _view(self) -> tuple | None:
+    def _view(self) -> tuple[Any, ...] | None:
         """What to render: (site CRS WKT, site bounds, width px, height px, local rect) for
         the view and its margin, at the view's pixel size (at most MAX_PX a side)."""
         frame = self.frame_of()
@@ -141,6 +143,9 @@ class BasemapLayer(QObject):
         self._pending = False
         self.requests += 1
         gen, info, renderer, answer = self._generation, self.info, self._renderer, self._answer
+        if info is None:                # no basemap: _view() gives None then; never here
+            self._busy = False
+            return
         crs, bounds, w, h, rect = view
 
         def work() -> None:
@@ -157,7 +162,7 @@ class BasemapLayer(QObject):
 
         self._submit(work)
 
-    def _rendered(self, gen: int, img: Any, rect: tuple) -> None:
+    def _rendered(self, gen: int, img: Any, rect: tuple[Any, ...]) -> None:
         self._busy = False
         if gen == self._generation and img is not None:
             # RGBA uint8 with no levels: pyqtgraph wraps it in a QImage as it is (with levels
@@ -182,8 +187,8 @@ class ReferenceLines:
         from PySide6.QtCore import Qt
 
         self.map = map_view
-        self.layers: list = []
-        self.item = pg.PlotDataItem(pen=pg.mkPen("#5a2d82", width=2, style=Qt.DashLine), connect="finite")
+        self.layers: list[Any] = []
+        self.item = pg.PlotDataItem(pen=pg.mkPen("#5a2d82", width=2, style=Qt.PenStyle.DashLine), connect="finite")
         self.item.setZValue(-8)
         map_view.plot.getPlotItem().addItem(self.item)
 
@@ -207,7 +212,23 @@ class ReferenceLines:
         self.item.setData(np.asarray(xs, float), np.asarray(ys, float), connect="finite")
 
 
-def install_basemap_menu(window: Any) -> BasemapLayer:
+@dataclass(frozen=True)
+class BasemapMenu:
+    """What :func:`install_basemap_menu` made (the window keeps each)."""
+
+    layer: BasemapLayer
+    add_action: Any
+    """Add basemap… (Ctrl+B), a ``QAction``."""
+    button: Any
+    """The toolbar's *Basemap ▾*, a ``QToolButton``."""
+    reference_lines: ReferenceLines
+    reference_add: Callable[..., None]
+    """``reference_add(path=None, remember=True)``: a reference layer added (None: asked for)."""
+    show: Callable[..., None]
+    """``show(path, opacity, remember=True)``: a basemap shown under the map."""
+
+
+def install_basemap_menu(window: Any) -> BasemapMenu:
     """The toolbar's *Basemap ▾* button (Add basemap… Ctrl+B, opacity, remove) and the layer;
     the visit's basemap (:mod:`fieldapp.basemap.layers`) is shown when a visit opens."""
     from PySide6.QtWidgets import QFileDialog, QMenu
@@ -216,8 +237,7 @@ def install_basemap_menu(window: Any) -> BasemapLayer:
     from fieldapp.ui import theme
 
     def frame_of() -> Any:
-        v = window.visit
-        return v.model.frame if v is not None and v.model.has_frame else None
+        return window.recording.frame
 
     layer = BasemapLayer(window.map, frame_of)
     layer.sigFailed.connect(lambda text: window.show_banner(f"Basemap: {text}"))
@@ -258,11 +278,14 @@ def install_basemap_menu(window: Any) -> BasemapLayer:
         for path in maplayers.references(visit.path) if visit is not None else []:
             add_reference(path, remember=False)
 
-    window.basemap_add_action = window._action("Add basemap…", "Ctrl+B", add,
-                                               tip="An orthophoto (GeoTIFF) or MBTiles under the map")
-    menu.addAction(window.basemap_add_action)
+    add_action = window._action("Add basemap…", "Ctrl+B", add,
+                                tip="An orthophoto (GeoTIFF) or MBTiles under the map")
+    menu.addAction(add_action)
     for pct in (100, 70, 40):
-        menu.addAction(f"Opacity {pct} %", lambda v=pct / 100.0: opacity(v))
+        def set_opacity(_checked: bool = False, v: float = pct / 100.0) -> None:
+            opacity(v)
+
+        menu.addAction(f"Opacity {pct} %", set_opacity)
     menu.addAction("Remove basemap", remove)
     menu.addSeparator()
     refs = ReferenceLines(window.map)
@@ -295,12 +318,9 @@ def install_basemap_menu(window: Any) -> BasemapLayer:
 
     menu.addAction("Add reference layer (GeoPackage, Shapefile)…", add_reference)
     menu.addAction("Remove reference layers", clear_references)
-    window.reference_lines = refs
-    window.reference_add = add_reference
     button = theme.menu_button("basemapButton", "Basemap ▾",
                                "Background orthophoto or tiles (Ctrl+B adds one)", menu)
-    window.basemap_button = button
     window.toolbar.addWidget(button)
-    window.visit_listeners.append(on_visit)
-    window.basemap_show = show
-    return layer
+    window.recording.on_shown(on_visit)
+    return BasemapMenu(layer=layer, add_action=add_action, button=button, reference_lines=refs,
+                       reference_add=add_reference, show=show)

@@ -39,30 +39,30 @@ class ChecksPanel(QWidget):
         super().__init__(parent)
         lay = QVBoxLayout(self)
         lay.setContentsMargins(0, 0, 0, 0)
-        split = QSplitter(Qt.Vertical)
+        split = QSplitter(Qt.Orientation.Vertical)
         self.table = QTableWidget(0, len(COLUMNS))
         self.table.setObjectName("checksTable")
         self.table.setHorizontalHeaderLabels(COLUMNS)
         self.table.verticalHeader().setVisible(False)
-        self.table.setSelectionBehavior(QAbstractItemView.SelectRows)
-        self.table.setSelectionMode(QAbstractItemView.SingleSelection)
-        self.table.setEditTriggers(QAbstractItemView.NoEditTriggers)
+        self.table.setSelectionBehavior(QAbstractItemView.SelectionBehavior.SelectRows)
+        self.table.setSelectionMode(QAbstractItemView.SelectionMode.SingleSelection)
+        self.table.setEditTriggers(QAbstractItemView.EditTrigger.NoEditTriggers)
         # one line per verdict, a row a gloved finger can pick (theme.TOUCH_PX): at 1366 x 768
         # at least MIN_ROWS_SHOWN rows stay in view with the details open (the whole text of
         # a cell is its tooltip, and in the details)
         self.table.setWordWrap(False)
         self.table.verticalHeader().setMinimumSectionSize(theme.TOUCH_PX)
         self.table.verticalHeader().setDefaultSectionSize(theme.TOUCH_PX)
-        self.table.verticalHeader().setSectionResizeMode(QHeaderView.Fixed)
+        self.table.verticalHeader().setSectionResizeMode(QHeaderView.ResizeMode.Fixed)
         hdr = self.table.horizontalHeader()
-        hdr.setSectionResizeMode(0, QHeaderView.Interactive)
-        hdr.setSectionResizeMode(1, QHeaderView.ResizeToContents)
-        hdr.setSectionResizeMode(2, QHeaderView.Stretch)
-        hdr.setSectionResizeMode(3, QHeaderView.Interactive)
+        hdr.setSectionResizeMode(0, QHeaderView.ResizeMode.Interactive)
+        hdr.setSectionResizeMode(1, QHeaderView.ResizeMode.ResizeToContents)
+        hdr.setSectionResizeMode(2, QHeaderView.ResizeMode.Stretch)
+        hdr.setSectionResizeMode(3, QHeaderView.ResizeMode.Interactive)
         self.table.setColumnWidth(0, 170)
         self.table.setColumnWidth(3, 160)
-        self.table.setHorizontalScrollBarPolicy(Qt.ScrollBarAlwaysOff)
-        self.table.setTextElideMode(Qt.ElideRight)
+        self.table.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
+        self.table.setTextElideMode(Qt.TextElideMode.ElideRight)
         self.table.itemSelectionChanged.connect(self._show_selected)
         split.addWidget(self.table)
         self.details = QPlainTextEdit()
@@ -71,7 +71,7 @@ class ChecksPanel(QWidget):
         self.details.setPlaceholderText("Select a check to see its inputs, interpretation and the"
                                         " rule request (JSON)")
         mono = QFont("DejaVu Sans Mono")
-        mono.setStyleHint(QFont.Monospace)
+        mono.setStyleHint(QFont.StyleHint.Monospace)
         mono.setPointSize(11)
         self.details.setFont(mono)
         split.addWidget(self.details)
@@ -109,7 +109,7 @@ class ChecksPanel(QWidget):
                          str(c.result.get("citation", "")))
                 for col, text in enumerate(cells):
                     item = QTableWidgetItem(text)
-                    item.setData(Qt.UserRole, c.check_id)
+                    item.setData(Qt.ItemDataRole.UserRole, c.check_id)
                     item.setToolTip(text)
                     if col == 1:
                         bg, fg = STATUS_COLOURS.get(st, ("#5c5c5c", "#ffffff"))
@@ -187,7 +187,7 @@ def details_text(c: Check) -> str:
     return "\n".join(lines)
 
 
-def interpretation_lines(result: dict) -> list[str]:
+def interpretation_lines(result: dict[str, Any]) -> list[str]:
     """The readings a result relied on, in words (never the bare ids): the result's own
     ``interpretation_text`` when the rules give it (a list, or a dict by id), else the
     report's sentence for each id of ``interpretations``

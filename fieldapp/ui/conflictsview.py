@@ -102,14 +102,14 @@ class ConflictsView(QWidget):
         self.table.setObjectName("conflictsTable")
         self.table.setHorizontalHeaderLabels(COLUMNS)
         self.table.verticalHeader().setVisible(False)
-        self.table.setSelectionBehavior(QAbstractItemView.SelectRows)
-        self.table.setEditTriggers(QAbstractItemView.NoEditTriggers)
+        self.table.setSelectionBehavior(QAbstractItemView.SelectionBehavior.SelectRows)
+        self.table.setEditTriggers(QAbstractItemView.EditTrigger.NoEditTriggers)
         self.table.setTabKeyNavigation(False)      # Tab leaves the table for the row buttons
         self.table.verticalHeader().setDefaultSectionSize(button_height() + 8)
-        self.table.horizontalHeader().setSectionResizeMode(QHeaderView.Interactive)
+        self.table.horizontalHeader().setSectionResizeMode(QHeaderView.ResizeMode.Interactive)
         self.table.horizontalHeader().setStretchLastSection(True)
         lay.addWidget(self.table, 1)
-        self.conflicts: list = []
+        self.conflicts: list[Any] = []
         self.buttons: dict[str, dict[str, QPushButton]] = {}  # record uuid -> choice -> button
 
     def _row_buttons(self, c: Any) -> QWidget:
@@ -135,7 +135,7 @@ class ConflictsView(QWidget):
             b.setObjectName(f"resolve-{choice}")
             b.setToolTip(tip)
             b.setMinimumHeight(button_height())
-            b.setFocusPolicy(Qt.StrongFocus)
+            b.setFocusPolicy(Qt.FocusPolicy.StrongFocus)
             b.setAutoDefault(True)                 # Enter presses the focused button too
             b.clicked.connect(lambda _=False, u=c.uuid, ch=choice: self.sigResolve.emit(u, ch))
             row.addWidget(b)
@@ -170,8 +170,9 @@ class ConflictsView(QWidget):
             kind = getattr(c.kind, "value", str(c.kind))
             feature = c.feature_uuid or str(c.feature_fid or "")
             resolved = f"Resolved: {c.resolution}" if c.resolved_utc else ""
-            sides = [value_text(getattr(c, s)) if kind == "same-field" else side_words(c, s, uuid_chars=8)  # a tag clash, a delete
-                     for s in ("base", "theirs", "ours")]
+            # a tag clash, a delete: the sides in words
+            sides = [value_text(getattr(c, s)) if kind == "same-field"
+                     else side_words(c, s, uuid_chars=8) for s in ("base", "theirs", "ours")]
             cells = (resolved, layer_words(c.layer), feature[:8], field_words(c.field),
                      KIND_WORDS.get(kind, kind), *sides, c.kept, c.policy)
             for col, text in enumerate(cells):
@@ -179,7 +180,7 @@ class ConflictsView(QWidget):
                 item.setToolTip(feature if col == 2 else layer_tooltip(c.layer) if col == 1
                                 else f"Resolved {c.resolved_utc}: {c.resolution}" if col == 0 and resolved
                                 else str(text))
-                item.setData(Qt.UserRole, c.uuid)
+                item.setData(Qt.ItemDataRole.UserRole, c.uuid)
                 self.table.setItem(r, col, item)
             if not c.resolved_utc:
                 self.table.setCellWidget(r, 0, self._row_buttons(c))

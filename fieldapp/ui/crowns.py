@@ -34,7 +34,7 @@ class CrownLayer:
         self._plot_item = plot_item
         self._z = z
         self._items: dict[str, QGraphicsPathItem] = {}
-        self._shown: list = []                  # the crowns drawn, as given
+        self._shown: list[Any] = []                  # the crowns drawn, as given
         self._origin: tuple[float, float] = (0.0, 0.0)
         self.count = 0
 
@@ -73,7 +73,7 @@ class CrownLayer:
             if path is None:
                 kept = self._items.get(colour) if more else None
                 path = paths[colour] = QPainterPath(kept.path()) if kept is not None else QPainterPath()
-                path.setFillRule(Qt.WindingFill)   # overlapping crowns stay filled
+                path.setFillRule(Qt.FillRule.WindingFill)   # overlapping crowns stay filled
             r = max(float(r), 0.5)
             path.addEllipse(QPointF(x - ox, y - oy), r, r)
         for colour in set(paths) if more else set(self._items) | set(paths):

@@ -135,7 +135,7 @@ class DeviceDialog(QDialog):
         self.error_label.setWordWrap(True)
         self.error_label.hide()
         lay.addWidget(self.error_label)
-        buttons = QDialogButtonBox(QDialogButtonBox.Save | QDialogButtonBox.Cancel)
+        buttons = QDialogButtonBox(QDialogButtonBox.StandardButton.Save | QDialogButtonBox.StandardButton.Cancel)
         buttons.accepted.connect(self.save)
         buttons.rejected.connect(self.reject)
         lay.addWidget(buttons)

@@ -13,7 +13,8 @@ panel table listing it (OHWM points, tally) select its row. The commands and wor
 from __future__ import annotations
 
 import logging
-from typing import Any
+from collections.abc import Callable, Mapping
+from typing import TYPE_CHECKING, Any
 
 import pyqtgraph as pg
 from PySide6.QtCore import QSignalBlocker, Qt, QTimer
@@ -29,17 +30,26 @@ from PySide6.QtWidgets import (
     QLineEdit,
     QPlainTextEdit,
     QPushButton,
+    QStatusBar,
     QTableWidget,
     QTableWidgetItem,
+    QTabWidget,
     QVBoxLayout,
     QWidget,
 )
 
 from fieldapp.app import editing as E
+from fieldapp.app.corrections import Corrections
+from fieldapp.app.recording import Recording
 from fieldapp.survey.features import Layer
 from fieldapp.ui import theme
 from fieldapp.ui.mapview import set_points
 from fieldapp.ui.theme import touch_rows
+
+if TYPE_CHECKING:
+    from PySide6.QtGui import QAction
+
+    from fieldapp.ui.mapview import MapView
 
 log = logging.getLogger(__name__)
 
@@ -53,13 +63,10 @@ class EditForm(QDialog):
     changed; the form stays open to correct it."""
 
     def __init__(self, editor: Editor, sel: E.Selection) -> None:
-        super().__init__(editor.w)
+        super().__init__(editor.lower_tabs.window())
         self.editor, self.sel = editor, sel
-        visit = editor.w.visit
-        rec = visit.model.get(sel.layer, sel.uuid)
-        from fieldapp.survey.editing import record_words
-
-        words = record_words(visit.model, sel.layer, rec)
+        visit = editor.recording.visit
+        words = editor.corrections.words(sel)
         self.setWindowTitle(f"Edit {words}")
         self.setObjectName("editForm")
         lay = QVBoxLayout(self)
@@ -90,9 +97,7 @@ class EditForm(QDialog):
         self.reopen_button = QPushButton("Re-open to walk on")
         self.reopen_button.setObjectName("reopenWalk")
         self.reopen_button.setMinimumHeight(theme.TOUCH_PX + 4)
-        walk_uuid = getattr(rec, "walk_uuid", None) if sel.layer is Layer.AREA else (
-            sel.uuid if sel.layer is Layer.WALK and getattr(rec, "area_uuid", None) else None)
-        self.walk_uuid = walk_uuid if walk_uuid in {w.uuid for w in visit.model.features(Layer.WALK)} else None
+        self.walk_uuid = editor.corrections.walk_to_reopen(sel)
         self.reopen_button.setVisible(self.walk_uuid is not None)
         self.reopen_button.clicked.connect(self.reopen)
         self.save_button = QPushButton("Save")
@@ -104,7 +109,7 @@ class EditForm(QDialog):
         cancel.setMinimumHeight(theme.TOUCH_PX + 4)
         cancel.clicked.connect(self.reject)
         row.addWidget(self.reopen_button)
-        photos = getattr(editor.w, "photos", None)      # the Photos tab (fieldapp.ui.photos)
+        photos = editor.photos()        # the Photos tab (fieldapp.ui.photos), once built
         if photos is not None:
             self.photos_button = QPushButton("Attach photos…")
             self.photos_button.setObjectName("formAttachPhotos")
@@ -121,29 +126,29 @@ class EditForm(QDialog):
     @staticmethod
     def _input(spec: E.FieldSpec) -> QWidget:
         if spec.kind == "bool":
-            w = QCheckBox()
-            w.setChecked(bool(spec.value))
-            return w
+            box = QCheckBox()
+            box.setChecked(bool(spec.value))
+            return box
         if spec.kind in ("tristate", "choice"):
-            w = QComboBox()
+            combo = QComboBox()
             choices = TRISTATE if spec.kind == "tristate" else spec.choices
             for value, words in choices:
-                w.addItem(words, value)
+                combo.addItem(words, value)
             values = [v for v, _ in choices]
-            w.setCurrentIndex(values.index(spec.value) if spec.value in values else 0)
-            return w
+            combo.setCurrentIndex(values.index(spec.value) if spec.value in values else 0)
+            return combo
         if spec.kind == "multiline":
-            w = QPlainTextEdit(spec.value or "")
-            w.setFixedHeight(80)
-            return w
+            lines = QPlainTextEdit(spec.value or "")
+            lines.setFixedHeight(80)
+            return lines
         text = "" if spec.value is None else (f"{spec.value:g}" if isinstance(spec.value, float) else str(spec.value))
-        w = QLineEdit(text)
-        w.setMinimumHeight(36)
-        return w
+        line = QLineEdit(text)
+        line.setMinimumHeight(36)
+        return line
 
-    def values(self) -> dict:
+    def values(self) -> dict[str, Any]:
         """The form's values (numbers parsed; raises FieldRefused in field words)."""
-        out = {}
+        out: dict[str, Any] = {}
         for spec in self.specs:
             w = self.inputs[spec.name]
             if isinstance(w, QCheckBox):
@@ -158,7 +163,7 @@ class EditForm(QDialog):
 
     def save(self) -> None:
         try:
-            E.apply_form(self.editor.w.visit, self.sel, self.values())
+            E.apply_form(self.editor.recording.visit, self.sel, self.values())
         except Exception as exc:  # noqa: BLE001 - refused: said in field words, nothing changed
             self.error.setText(f"Not saved: {E.refusal_words(exc)}. The record keeps its previous values.")
             self.error.show()
@@ -167,48 +172,43 @@ class EditForm(QDialog):
         self.accept()
 
     def _words(self) -> str:
-        from fieldapp.survey.editing import record_words
-
-        m = self.editor.w.visit.model
-        return record_words(m, self.sel.layer, m.get(self.sel.layer, self.sel.uuid))
+        return self.editor.corrections.words(self.sel)
 
     def reopen(self) -> None:
-        visit = self.editor.w.visit
+        visit = self.editor.recording.visit
+        if visit is None or self.walk_uuid is None:
+            return
         if visit.walk is not None:
             self.error.setText("Close or delete the boundary being walked first.")
             self.error.show()
             return
         try:
-            visit.walk = visit.model.reopen_walk(self.walk_uuid)
+            self.editor.corrections.reopen_walk(self.walk_uuid)
         except Exception as exc:  # noqa: BLE001
             self.error.setText(f"Not re-opened: {E.refusal_words(exc)}")
             self.error.show()
             return
-        visit.last_closed_area = None
-        self._fill_boundary_panel(visit)
+        self._fill_boundary_panel(self.walk_uuid)
         self.editor.select(None)
         self.editor.say("Boundary re-opened and paused at its last vertex: Resume [R] on the"
                         " Boundary tab to walk on — Ctrl+Z undoes it")
         self.accept()
 
 
-    def _fill_boundary_panel(self, visit: Any) -> None:
+    def _fill_boundary_panel(self, walk_uuid: str) -> None:
         """The Boundary tab's fields from the re-opened area, so closing it again keeps its
         label and wetland attributes (the panel's fields are what Close boundary records)."""
-        panel = getattr(self.editor.w, "panels", {}).get("boundary")
+        panel: Any = self.editor.panels.get("boundary")
         if panel is None:
             return
-        attrs = visit.model.reopened_attributes(self.walk_uuid)
-        walk = visit.model.get(Layer.WALK, self.walk_uuid)
-        kind = getattr(walk.kind, "value", walk.kind)
-        if panel.kind.findData(kind) >= 0:
-            panel.kind.setCurrentIndex(panel.kind.findData(kind))
-        panel.label.setText(attrs.get("label") or walk.label or "")
-        panel.wetland_type.setCurrentText(attrs.get("wetland_type") or "")
-        sus = getattr(attrs.get("susceptibility"), "value", attrs.get("susceptibility")) or ""
-        panel.susceptibility.setCurrentIndex(max(panel.susceptibility.findData(sus), 0))
-        panel.standing_water.setChecked(bool(attrs.get("standing_water")))
-        panel.hydric.setChecked(bool(attrs.get("hydric_vegetation")))
+        had = self.editor.corrections.reopened(walk_uuid)
+        if panel.kind.findData(had.kind) >= 0:
+            panel.kind.setCurrentIndex(panel.kind.findData(had.kind))
+        panel.label.setText(had.label)
+        panel.wetland_type.setCurrentText(had.wetland_type)
+        panel.susceptibility.setCurrentIndex(max(panel.susceptibility.findData(had.susceptibility), 0))
+        panel.standing_water.setChecked(had.standing_water)
+        panel.hydric.setChecked(had.hydric_vegetation)
 
 
 class RecordsView(QWidget):
@@ -245,14 +245,14 @@ class RecordsView(QWidget):
         touch_rows(self.table)
         self.table.setHorizontalHeaderLabels(["Record", "Details"])
         self.table.verticalHeader().setVisible(False)
-        self.table.setSelectionBehavior(QAbstractItemView.SelectRows)
-        self.table.setSelectionMode(QAbstractItemView.SingleSelection)
-        self.table.setEditTriggers(QAbstractItemView.NoEditTriggers)
+        self.table.setSelectionBehavior(QAbstractItemView.SelectionBehavior.SelectRows)
+        self.table.setSelectionMode(QAbstractItemView.SelectionMode.SingleSelection)
+        self.table.setEditTriggers(QAbstractItemView.EditTrigger.NoEditTriggers)
         # both columns share the width, long words elided (the whole in the tooltip): no
         # sideways scrolling in a narrow pane
-        self.table.horizontalHeader().setSectionResizeMode(QHeaderView.Stretch)
-        self.table.setTextElideMode(Qt.ElideRight)
-        self.table.setHorizontalScrollBarPolicy(Qt.ScrollBarAlwaysOff)
+        self.table.horizontalHeader().setSectionResizeMode(QHeaderView.ResizeMode.Stretch)
+        self.table.setTextElideMode(Qt.TextElideMode.ElideRight)
+        self.table.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
         self.table.itemSelectionChanged.connect(self._picked)
         self.table.itemDoubleClicked.connect(lambda _i: editor.edit_selected())
         lay.addWidget(self.table, 1)
@@ -271,14 +271,14 @@ class RecordsView(QWidget):
             self.refresh()
 
     def keyPressEvent(self, event: Any) -> None:  # noqa: N802 - Qt name
-        if event.key() in (Qt.Key_Return, Qt.Key_Enter):
+        if event.key() in (Qt.Key.Key_Return, Qt.Key.Key_Enter):
             self.editor.edit_selected()
             return
         super().keyPressEvent(event)
 
     def refresh(self) -> None:
         self.dirty = False
-        visit = self.editor.w.visit
+        visit = self.editor.recording.visit
         rows = E.record_rows(visit) if visit is not None else []
         self.rows = [sel for sel, _, _ in rows]
         with QSignalBlocker(self.table):
@@ -289,9 +289,8 @@ class RecordsView(QWidget):
                     item.setToolTip(f"{words}: {details}")
                     self.table.setItem(r, c, item)
         self.show_selection(self.editor.selection)
-        m = visit.model if visit is not None else None
-        self.undo_button.setEnabled(bool(m and m.can_undo))
-        self.redo_button.setEnabled(bool(m and m.can_redo))
+        self.undo_button.setEnabled(self.editor.corrections.can_undo)
+        self.redo_button.setEnabled(self.editor.corrections.can_redo)
         has = self.editor.selection is not None
         self.edit_button.setEnabled(has)
         self.delete_button.setEnabled(has)
@@ -300,7 +299,9 @@ class RecordsView(QWidget):
         with QSignalBlocker(self.table):
             if sel in self.rows:
                 self.table.selectRow(self.rows.index(sel))
-                self.table.scrollToItem(self.table.item(self.rows.index(sel), 0))
+                item = self.table.item(self.rows.index(sel), 0)
+                if item is not None:
+                    self.table.scrollToItem(item)
             else:
                 self.table.clearSelection()
         self.edit_button.setEnabled(sel is not None)
@@ -315,31 +316,43 @@ class RecordsView(QWidget):
 class Editor:
     """The window's selection and correction commands (see the module docstring)."""
 
-    def __init__(self, window: Any) -> None:
-        self.w = window
+    def __init__(self, *, corrections: Corrections, map: MapView, workflows: QTabWidget,
+                 lower_tabs: QTabWidget, status: QStatusBar,
+                 add_action: Callable[..., QAction],
+                 panel_actions: Mapping[str, QAction], panels: Mapping[str, QWidget],
+                 model_changed: Callable[[bool], None], activate: Callable[[], None],
+                 photos: Callable[[], Any]) -> None:
+        self.corrections = corrections
+        self.recording: Recording = corrections.recording
+        self.map = map
+        self.workflows = workflows
+        self.lower_tabs = lower_tabs
+        self.panels = panels
+        self.photos = photos
+        self._model_changed = model_changed
+        self._activate = activate
         self.selection: E.Selection | None = None
         self.selection_listeners: list[Any] = []     # fn(selection) after each select()
         self.form: EditForm | None = None
         self.records = RecordsView(self)
-        window.lower_tabs.addTab(self.records, "Records [Ctrl+T]")
-        window._action("Records", "Ctrl+T", self.show_records, tip="Every record, to correct")
-        window._action("Edit selected", "F4", self.edit_selected, tip="Edit the selected record")
-        window._action("Redo", "Ctrl+Shift+Z", self.redo, tip="Do again what Ctrl+Z undid")
+        lower_tabs.addTab(self.records, "Records [Ctrl+T]")
+        add_action("Records", "Ctrl+T", self.show_records, tip="Every record, to correct")
+        add_action("Edit selected", "F4", self.edit_selected, tip="Edit the selected record")
+        add_action("Redo", "Ctrl+Shift+Z", self.redo, tip="Do again what Ctrl+Z undid")
         # Ctrl+Z and Del are also workflow keys: their one window action is pointed here
         # (two actions on one key would be ambiguous and neither would fire)
-        actions = getattr(window, "panel_actions", {})
         for key, fn in (("Ctrl+Z", self.undo), ("Del", self.delete_key),
                         ("Backspace", self.remove_last_vertex)):
-            act = actions.get(key)
+            act = panel_actions.get(key)
             if act is None:
-                window._action(key, key, fn)
+                add_action(key, key, fn)
             else:
                 act.triggered.disconnect()
                 act.triggered.connect(lambda _checked=False, f=fn: f())
-        self.status = window.statusBar()
+        self.status = status
         self.status.setObjectName("editStatus")
         self.status.setSizeGripEnabled(False)
-        pi = window.map.plot.getPlotItem()
+        pi = map.plot.getPlotItem()
         self.mark_points = pg.ScatterPlotItem(size=30, symbol="o", brush=pg.mkBrush(0, 0, 0, 0),
                                               pen=pg.mkPen("#ff00cc", width=4))
         self.mark_lines = pg.PlotDataItem(pen=pg.mkPen("#ff00cc", width=5), connect="finite")
@@ -347,17 +360,17 @@ class Editor:
             item.setZValue(z)
             pi.addItem(item)
         set_points(self.mark_points, [], [])     # hidden until something is selected
-        window.map.plot.scene().sigMouseClicked.connect(self._map_clicked)
+        map.plot.scene().sigMouseClicked.connect(self._map_clicked)
         # take a click before selection (a note placed, a line drawn)
-        self.map_click_handlers: list[Any] = [p.map_clicked for p in getattr(window, "panels", {}).values()
+        self.map_click_handlers: list[Any] = [p.map_clicked for p in panels.values()
                                               if hasattr(p, "map_clicked")]
-        self._timer = QTimer(window)
+        self._timer = QTimer(lower_tabs)
         self._timer.setSingleShot(True)
         self._timer.setInterval(30)
         self._timer.timeout.connect(self.refresh)
-        window.visit_listeners.append(self._visit_shown)
+        self.recording.on_shown(self._visit_shown)
         # another workflow shown: nothing stays selected out of sight for Del to take
-        window.tabs.currentChanged.connect(self._tab_changed)
+        workflows.currentChanged.connect(self._tab_changed)
         self._hook_panel_tables()
 
     # -------------------------------------------------------------- wiring
@@ -373,7 +386,7 @@ class Editor:
             self.status.clearMessage()
 
     def _hook_panel_tables(self) -> None:
-        for name, panel in getattr(self.w, "panels", {}).items():
+        for name, panel in self.panels.items():
             self._hook_table(name, panel)
 
     def panel_built(self, name: str, panel: Any) -> None:
@@ -386,22 +399,24 @@ class Editor:
     def _hook_table(self, name: str, panel: Any) -> None:
         if name == "ohwm":
             panel.table.itemSelectionChanged.connect(lambda: self._panel_picked(
-                panel.table, Layer.OHWM_POINT, lambda: self.w.visit.ohwm_points()))
+                panel.table, Layer.OHWM_POINT,
+                lambda: self.recording.visit.ohwm_points() if self.recording.visit else []))
         elif name == "tally":
             panel.table.itemSelectionChanged.connect(lambda: self._panel_picked(
                 panel.table, Layer.TREE, lambda: panel._rows))
 
     def _panel_picked(self, table: QTableWidget, layer: Layer, records: Any) -> None:
         rows = {i.row() for i in table.selectedItems()}
-        recs = records() if self.w.visit is not None else []
+        recs = records() if self.recording.visit is not None else []
         if rows and min(rows) < len(recs):
             self.select(E.Selection(layer, recs[min(rows)].uuid), source=table)
 
-    def _panel_rows(self) -> list:
-        panels = getattr(self.w, "panels", {})
+    def _panel_rows(self) -> list[Any]:
+        panels: Mapping[str, Any] = self.panels
+        visit = self.recording.visit
         out = []
-        if "ohwm" in panels and self.w.visit is not None:
-            out.append((panels["ohwm"].table, Layer.OHWM_POINT, self.w.visit.ohwm_points()))
+        if "ohwm" in panels and visit is not None:
+            out.append((panels["ohwm"].table, Layer.OHWM_POINT, visit.ohwm_points()))
         if "tally" in panels:
             out.append((panels["tally"].table, Layer.TREE, panels["tally"]._rows))
         return out
@@ -428,9 +443,9 @@ class Editor:
             fn(sel)
 
     def _mark(self) -> None:
-        visit = self.w.visit
+        visit = self.recording.visit
         shapes = E.selection_shapes(visit, self.selection) if visit is not None else {"points": [], "lines": []}
-        m = self.w.map
+        m = self.map
         pts = m._to_local(shapes["points"]) if shapes["points"] else []
         set_points(self.mark_points, [p[0] for p in pts], [p[1] for p in pts])
         from fieldapp.ui.mapview import _nan_join
@@ -440,12 +455,9 @@ class Editor:
 
     def refresh(self) -> None:
         """After a model change: the selection still there (else none), the table, the mark."""
-        visit = self.w.visit
-        if self.selection is not None and visit is not None:
-            try:
-                visit.model.get(self.selection.layer, self.selection.uuid)
-            except KeyError:
-                self.selection = None
+        if self.selection is not None and self.recording.visit is not None \
+                and not self.corrections.exists(self.selection):
+            self.selection = None
         if self.records.isVisible():
             self.records.refresh()
         else:
@@ -453,13 +465,13 @@ class Editor:
         self._mark()
 
     def _map_clicked(self, event: Any) -> None:
-        if event.button() != Qt.LeftButton or self.w.visit is None:
+        if event.button() != Qt.MouseButton.LeftButton or self.recording.visit is None:
             return
-        vb = self.w.map.plot.getPlotItem().getViewBox()
+        vb = self.map.plot.getPlotItem().getViewBox()
         if not vb.sceneBoundingRect().contains(event.scenePos()):
             return
         p = vb.mapSceneToView(event.scenePos())
-        ox, oy = self.w.map.origin or (0.0, 0.0)
+        ox, oy = self.map.origin or (0.0, 0.0)
         x_ft, y_ft = p.x() + ox, p.y() + oy
         for handler in list(self.map_click_handlers):
             if handler(x_ft, y_ft):
@@ -470,14 +482,10 @@ class Editor:
 
     def click_at(self, x_ft: float, y_ft: float, tolerance_ft: float) -> E.Selection | None:
         """Select the record nearest (x_ft, y_ft) in site feet (None: clear the selection)."""
-        sel = E.nearest_record(self.w.visit, x_ft, y_ft, tolerance_ft)
+        sel = E.nearest_record(self.recording.visit, x_ft, y_ft, tolerance_ft)
         self.select(sel)
         if sel is not None:
-            from fieldapp.survey.editing import record_words
-
-            m = self.w.visit.model
-            self.say(f"Selected {record_words(m, sel.layer, m.get(sel.layer, sel.uuid))}:"
-                     " F4 edits it, Del deletes it")
+            self.say(f"Selected {self.corrections.words(sel)}: F4 edits it, Del deletes it")
         return sel
 
     # -------------------------------------------------------------- commands
@@ -486,15 +494,15 @@ class Editor:
         self.status.showMessage(text)
 
     def _run(self, fn: Any, what: str) -> None:
-        if self.w.visit is None:
+        if self.recording.visit is None:
             return
         try:
-            text = fn(self.w.visit)
+            text = fn(self.recording.visit)
         except Exception as exc:  # noqa: BLE001 - refused: said, nothing changed
             self.say(f"{what} refused: {E.refusal_words(exc)}")
             return
         self.say(text)
-        self.w._model_changed(False)
+        self._model_changed(False)
         self.refresh()
 
     def undo(self) -> None:
@@ -516,7 +524,7 @@ class Editor:
         if self.selection is not None:
             self.delete_selected()
             return
-        panel = self.w.tabs.currentWidget()
+        panel: Any = self.workflows.currentWidget()
         fn = getattr(panel, "keys", {}).get("Del")
         if fn is not None:
             fn()
@@ -526,20 +534,19 @@ class Editor:
     def remove_last_vertex(self) -> None:
         """Backspace: the last vertex of the line being drawn on the shown panel (Lines), else
         of the boundary being walked (one undoable command)."""
-        panel = self.w.tabs.currentWidget()
+        panel: Any = self.workflows.currentWidget()
         if getattr(panel, "draft", None) is not None:
             panel.keys["Backspace"]()
             return
-        visit = self.w.visit
+        visit = self.recording.visit
         if visit is None or visit.walk is None:
             self.say("No boundary is being walked")
             return
-        self._run(lambda v: f"Removed boundary vertex {v.model.remove_last_vertices(v.walk.uuid)[0].seq + 1}"
-                            " — Ctrl+Z brings it back", "Remove vertex")
+        self._run(lambda _v: self.corrections.remove_last_vertex(), "Remove vertex")
 
     def edit_selected(self) -> EditForm | None:
         """Open the edit form of the selection (F4); returns it (None: nothing selected)."""
-        if self.selection is None or self.w.visit is None:
+        if self.selection is None or self.recording.visit is None:
             self.say("Select a record first (click it on the map or in a table)")
             return None
         self.form = EditForm(self, self.selection)
@@ -548,17 +555,23 @@ class Editor:
         return self.form
 
     def _form_closed(self, _result: int) -> None:
-        self.w.activateWindow()         # the keys go to the window again at once
-        self.w._model_changed(False)
+        self._activate()                # the keys go to the window again at once
+        self._model_changed(False)
         self.refresh()
 
     def show_records(self) -> None:
-        self.w.lower_tabs.setCurrentWidget(self.records)
+        self.lower_tabs.setCurrentWidget(self.records)
         self.records.table.setFocus()
 
 
 def install_editing(window: Any) -> Editor:
     """Add the Records tab, the edit keys and map selection to ``window`` (after the workflow
     panels); the :class:`Editor` is ``window.editor``."""
-    window.editor = Editor(window)
-    return window.editor
+    editor = Editor(
+        corrections=Corrections(window.recording), map=window.map, workflows=window.tabs,
+        lower_tabs=window.lower_tabs, status=window.statusBar(), add_action=window._action,
+        panel_actions=window.panel_actions, panels=window.panels,
+        model_changed=window._model_changed, activate=window.activateWindow,
+        photos=lambda: getattr(window, "photos", None))
+    window.editor = editor
+    return editor

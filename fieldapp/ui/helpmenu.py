@@ -15,6 +15,7 @@ The paths come from :mod:`fieldapp.app.paths` and :mod:`fieldapp.app.logfile` (n
 from __future__ import annotations
 
 import logging
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -68,21 +69,32 @@ def _plain_action(window: Any, text: str, tip: str, slot: Any) -> QAction:
     return act
 
 
-def install_help_menu(window: Any) -> QToolButton:
+@dataclass(frozen=True)
+class HelpMenu:
+    """What :func:`install_help_menu` made (the window keeps each under the same name)."""
+
+    help_button: QToolButton
+    help_menu: QMenu
+    about_action: QAction
+    open_visits_action: QAction
+    open_log_action: QAction
+    open_settings_action: QAction
+
+
+def install_help_menu(window: Any) -> HelpMenu:
     """*Open visits folder* in ``window.visit_menu`` and the toolbar's *Help ▾* button (F1:
-    the About dialog); returns the button (``window.help_button``). The same menu is a *Help*
+    the About dialog); returns them (the window keeps them). The same menu is a *Help*
     submenu of ``window.visit_menu``, hidden until a narrow window hides the button
     (:meth:`fieldapp.ui.mainwindow.MainWindow.fit_to_width`)."""
     visits = _plain_action(window, "Open visits folder", "Open the folder new visits are kept in",
                            lambda: open_folder(window, window.config.data_dir))
-    window.open_visits_action = visits
     window.visit_menu.addSeparator()
     window.visit_menu.addAction(visits)
     menu = QMenu(window)
-    window.about_action = window._action("About fieldapp and where things are…", "F1",
-                                         lambda: AboutDialog(window).exec(),
-                                         tip="Where visits, settings and the log are kept")
-    menu.addAction(window.about_action)
+    about = window._action("About fieldapp and where things are…", "F1",
+                           lambda: AboutDialog(window).exec(),
+                           tip="Where visits, settings and the log are kept")
+    menu.addAction(about)
     menu.addSeparator()
     menu.addAction(visits)
     earlier = paths.earlier_visits_dir(window.config.data_dir)
@@ -90,20 +102,19 @@ def install_help_menu(window: Any) -> QToolButton:
         act = menu.addAction("Open visits of earlier versions (Documents)",
                              lambda: open_folder(window, earlier))
         act.setObjectName("openEarlierVisits")
-    window.open_log_action = _plain_action(window, "Open log folder", "Open the folder of fieldapp.log",
-                                           lambda: open_folder(window, log_folder()))
-    menu.addAction(window.open_log_action)
-    window.open_settings_action = _plain_action(window, "Open settings folder",
-                                                "Open the folder of config.json",
-                                                lambda: open_folder(window, paths.config_dir()))
-    menu.addAction(window.open_settings_action)
+    open_log = _plain_action(window, "Open log folder", "Open the folder of fieldapp.log",
+                             lambda: open_folder(window, log_folder()))
+    menu.addAction(open_log)
+    open_settings = _plain_action(window, "Open settings folder", "Open the folder of config.json",
+                                  lambda: open_folder(window, paths.config_dir()))
+    menu.addAction(open_settings)
     button = theme.menu_button("helpButton", "Help ▾",
                                "Where visits, settings and the log are kept (F1)", menu)
     menu.setTitle("Help")
     window.visit_menu.addMenu(menu).setVisible(False)   # shown there on a narrow window
-    window.help_menu = menu
-    window.help_button = button
-    return button
+    return HelpMenu(help_button=button, help_menu=menu, about_action=about,
+                    open_visits_action=visits, open_log_action=open_log,
+                    open_settings_action=open_settings)
 
 
 class AboutDialog(QDialog):
@@ -143,7 +154,7 @@ class AboutDialog(QDialog):
             warn.setWordWrap(True)
             warn.setStyleSheet("color: #8a3b00; font-weight: bold;")
             lay.addWidget(warn)
-        buttons = QDialogButtonBox(QDialogButtonBox.Close)
+        buttons = QDialogButtonBox(QDialogButtonBox.StandardButton.Close)
         buttons.rejected.connect(self.reject)
         lay.addWidget(buttons)
 
@@ -152,17 +163,17 @@ class AboutDialog(QDialog):
         folder = path if title in ("Visits", "Earlier visits") else path.parent
         self.rows[title] = folder
         name = QLabel(f"<b>{title}</b>")
-        grid.addWidget(name, r, 0, Qt.AlignTop)
+        grid.addWidget(name, r, 0, Qt.AlignmentFlag.AlignTop)
         text = QLabel(f"{path}<br><small>{words}</small>")
         text.setObjectName(f"where{title.replace(' ', '')}")
-        text.setTextInteractionFlags(Qt.TextSelectableByMouse)
+        text.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
         text.setWordWrap(True)
         text.setMinimumWidth(420)
         grid.addWidget(text, r, 1)
         button = QPushButton("Open folder")
         button.setObjectName(f"open{title.replace(' ', '')}")
         button.clicked.connect(lambda _c=False, f=folder: open_folder(self, f))
-        grid.addWidget(button, r, 2, Qt.AlignTop)
+        grid.addWidget(button, r, 2, Qt.AlignmentFlag.AlignTop)
 
 
 class CrashNotice(QObject):
@@ -192,20 +203,20 @@ class CrashNotice(QObject):
             return
         text = logfile.crash_words(crash)
         self.shown.append(text)
-        box = QMessageBox(QMessageBox.Critical, "fieldapp: unexpected error", text,
-                          QMessageBox.Ok, self.parent_window)
+        box = QMessageBox(QMessageBox.Icon.Critical, "fieldapp: unexpected error", text,
+                          QMessageBox.StandardButton.Ok, self.parent_window)
         box.setObjectName("crashBox")
-        box.setTextInteractionFlags(Qt.TextSelectableByMouse)
+        box.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
         if crash.log_path is not None:
             folder = crash.log_path.parent
-            opener = box.addButton("Open log folder", QMessageBox.ActionRole)
+            opener = box.addButton("Open log folder", QMessageBox.ButtonRole.ActionRole)
             opener.setObjectName("openLogFolder")
             opener.clicked.connect(lambda _c=False: open_folder(box, folder))
         self.box = box
         if self.modal:
             box.exec()
             return
-        box.setAttribute(Qt.WA_DeleteOnClose)
+        box.setAttribute(Qt.WidgetAttribute.WA_DeleteOnClose)
         box.destroyed.connect(lambda *_: setattr(self, "box", None))
         box.setModal(False)
         box.show()

@@ -66,28 +66,29 @@ class BackgroundJob(QObject):
         self.name = name
         self.fn = fn
         self.cancel_flag = CancelFlag()
-        self.thread: threading.Thread | None = None
+        # not "thread": that is QObject.thread(), the Qt thread the job object lives in
+        self.worker: threading.Thread | None = None
         self.result: Any = None
         self.error: BaseException | None = None
         self.finished = False
 
     def start(self) -> None:
-        self.thread = threading.Thread(target=self._run, name=f"fieldapp-job-{self.name}",
+        self.worker = threading.Thread(target=self._run, name=f"fieldapp-job-{self.name}",
                                        daemon=True)
-        self.thread.start()
+        self.worker.start()
 
     def cancel(self) -> None:
         self.cancel_flag.cancel()
 
     def running(self) -> bool:
-        return self.thread is not None and self.thread.is_alive()
+        return self.worker is not None and self.worker.is_alive()
 
     def wait(self, timeout_s: float | None = None) -> bool:
         """Join the worker (used when the window closes); True when it has ended."""
-        if self.thread is None:
+        if self.worker is None:
             return True
-        self.thread.join(timeout_s)
-        return not self.thread.is_alive()
+        self.worker.join(timeout_s)
+        return not self.worker.is_alive()
 
     def _progress(self, fraction: float, message: str) -> None:
         self.sigProgress.emit(float(fraction), str(message))

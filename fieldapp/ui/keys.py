@@ -20,16 +20,17 @@ in *Label* it types "p", and the legend says so in words while it does.
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import Any
+from typing import Any, cast
 
 from PySide6.QtCore import QEvent, QObject, Qt, Signal
+from PySide6.QtGui import QKeyEvent
 from PySide6.QtWidgets import QAbstractSpinBox, QLineEdit, QWidget
 
 RULE = ("act wherever the focus is. To type in a text field, click it or press F2; Enter or Esc"
         " ends typing.")
 
-_EDITING_KEYS = {Qt.Key_Backspace, Qt.Key_Delete}
-_END_KEYS = {Qt.Key_Return, Qt.Key_Enter}
+_EDITING_KEYS = {Qt.Key.Key_Backspace, Qt.Key.Key_Delete}
+_END_KEYS = {Qt.Key.Key_Return, Qt.Key.Key_Enter}
 
 
 def field_name(field: QWidget) -> str:
@@ -42,8 +43,8 @@ def field_name(field: QWidget) -> str:
 
 
 def _is_letter(event: Any) -> bool:
-    return (Qt.Key_A <= event.key() <= Qt.Key_Z
-            and not event.modifiers() & ~(Qt.ShiftModifier | Qt.KeypadModifier))
+    return (Qt.Key.Key_A <= event.key() <= Qt.Key.Key_Z
+            and not event.modifiers() & ~(Qt.KeyboardModifier.ShiftModifier | Qt.KeyboardModifier.KeypadModifier))
 
 
 class KeyGuard(QObject):
@@ -131,32 +132,32 @@ class KeyGuard(QObject):
         kind = event.type()
         if isinstance(obj, QAbstractSpinBox):
             # a number field never takes a letter: the workflow key acts
-            return kind == QEvent.ShortcutOverride and _is_letter(event)
+            return kind == QEvent.Type.ShortcutOverride and _is_letter(event)
         if not isinstance(obj, QLineEdit):
             return False
         typing = self.typing is obj
-        if kind == QEvent.MouseButtonPress:
+        if kind == QEvent.Type.MouseButtonPress:
             self.start_typing(obj)
-        elif kind == QEvent.FocusOut and typing:
+        elif kind == QEvent.Type.FocusOut and typing:
             self.end_typing()
-        elif kind == QEvent.ShortcutOverride:
-            if event.key() == Qt.Key_Escape:
+        elif kind == QEvent.Type.ShortcutOverride:
+            if cast(QKeyEvent, event).key() == Qt.Key.Key_Escape:
                 event.accept()                        # Esc leaves the field, nothing more
                 return True
             if not typing:
                 return True                           # every workflow key acts
-        elif kind == QEvent.KeyPress:
+        elif kind == QEvent.Type.KeyPress:
             return self._key_press(obj, event, typing)
         return False
 
     def _key_press(self, field: QLineEdit, event: Any, typing: bool) -> bool:
         key = event.key()
-        if key == Qt.Key_Escape:
+        if key == Qt.Key.Key_Escape:
             if not typing:
                 self.typing = field          # leaves the field all the same
             self.end_typing(give_back_focus=True)
             return True
-        if key == Qt.Key_F2 and not typing:
+        if key == Qt.Key.Key_F2 and not typing:
             self.start_typing(field)
             return True
         if typing:

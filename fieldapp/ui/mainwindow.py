@@ -8,7 +8,6 @@ window renders and sends commands.
 from __future__ import annotations
 
 import logging
-import re
 import time
 from collections.abc import Callable
 from typing import Any
@@ -31,10 +30,17 @@ from PySide6.QtWidgets import (
 )
 
 from fieldapp.app.config import AppConfig
+from fieldapp.app.devicefeed import DeviceFeed
+from fieldapp.app.recording import Recording
+from fieldapp.app.settings import Settings
 from fieldapp.ui import status as status_mod
 from fieldapp.ui.bridge import DeviceBridge
 from fieldapp.ui.mapview import MapView
+from fieldapp.ui.notices import Notices
+from fieldapp.ui.recordgate import RecordGate
 from fieldapp.ui.status import StatusStrip
+from fieldapp.ui.toolbar import ToolbarLabel, app_icon, short_title, toolbar_sheet
+from fieldapp.ui.workflows.base import PanelParts
 
 log = logging.getLogger(__name__)
 
@@ -44,63 +50,6 @@ FT_PER_M = 1.0 / 0.3048
 #: (:meth:`MainWindow.fit_to_width`): a 1024 x 600 tablet; 1280 x 720 (1920 x 1080 at 150 %)
 #: and 1366 x 768 keep the full ones.
 COMPACT_BELOW_PX = 1200
-
-
-def toolbar_sheet(compact: bool) -> str:
-    """The toolbar buttons' style: 44 px high (32 + padding + border) with the theme's 40 px
-    tap target (:data:`fieldapp.ui.theme.TOUCH_PX`, more on a dense screen), a gloved finger,
-    little height spent; ``compact``: the same height, 6 px side padding, 52 px wide at
-    least (a narrow window, :meth:`MainWindow.fit_to_width`)."""
-    from fieldapp.ui import theme
-
-    height = theme.TOUCH_PX - 8
-    if compact:
-        return (f"QToolButton {{ min-height: {height}px; min-width: 40px; font-weight: bold;"
-                " padding: 4px 6px; }")
-    return f"QToolButton {{ min-height: {height}px; min-width: 60px; font-weight: bold; }}"
-
-
-def app_icon() -> Any:
-    """The fieldapp icon (``fieldapp/data/fieldapp.png``, from packaging/fieldapp.svg)."""
-    from pathlib import Path
-
-    from PySide6.QtGui import QIcon
-
-    return QIcon(str(Path(__file__).resolve().parent.parent / "data" / "fieldapp.png"))
-
-
-def _short_title(title: str) -> str:
-    """``title`` without its key: ``Checks`` for ``Checks [Ctrl+K]``.
-
-    >>> _short_title("Conflicts (2) [Ctrl+J]")
-    'Conflicts (2)'
-    """
-    return re.sub(r"\s*\[[^\]]*\]\s*$", "", title)
-
-
-class ToolbarLabel(QLabel):
-    """The toolbar's visit label: it takes the room the buttons leave and, when that is less
-    than its text, shows as much as fits with "…" (the window title has the name whole), never
-    folding into the toolbar's » menu on a narrow window."""
-
-    LEAST_PX = 120
-
-    def sizeHint(self):  # noqa: N802 - Qt name
-        hint = super().sizeHint()
-        hint.setWidth(min(hint.width(), self.LEAST_PX))
-        return hint
-
-    def minimumSizeHint(self):  # noqa: N802 - Qt name
-        return self.sizeHint()
-
-    def paintEvent(self, event: Any) -> None:  # noqa: N802 - Qt name
-        from PySide6.QtGui import QPainter
-
-        text = self.fontMetrics().elidedText(self.text(), Qt.ElideRight, self.contentsRect().width())
-        p = QPainter(self)
-        p.setPen(self.palette().windowText().color())
-        p.drawText(self.contentsRect(), int(self.alignment()), text)
-        p.end()
 
 
 class MainWindow(QMainWindow):
@@ -117,25 +66,37 @@ class MainWindow(QMainWindow):
     def __init__(self, config: AppConfig, bridge: DeviceBridge, session: Any = None,
                  visit: Any = None) -> None:
         super().__init__()
-        self.config = config
+        # the app layer the panels are given (never the window): the visit being recorded,
+        # the devices, the settings; and the window's own services to them
+        self.recording = Recording(visit)
+        self.devices = DeviceFeed(session)
+        self.settings = Settings(config)
+        self.gate = RecordGate(self.devices)
         self.bridge = bridge
-        self.session = session
-        self.visit = visit
-        self.latest_fix: Any = None
         self.last_position_fix: Any = None
         self.fix_count = 0
         self.latest_site_xy: tuple[float, float] | None = None
-        self.record_buttons: list[QPushButton] = []
-        self._extra_ok: dict[QPushButton, bool | None] = {}
-        self._extra_reason: dict[QPushButton, str] = {}
-        self._base_tips: dict[QPushButton, str] = {}
-        self.problem: str | None = "No fix from the receiver yet"
         self._quality_shown = ""          # the fix quality the strip shows (quality_name)
         self._stats_shown_at = -1e9
-        self.fix_listeners: list[Callable[[Any], None]] = []
-        self.reading_listeners: dict[str, list[Callable[[Any], None]]] = {}
-        self.visit_listeners: list[Callable[[Any], None]] = []
-        self.started_listeners: list[Callable[[], None]] = []
+        # filled as the window is built and started (fieldapp.ui.workflows, .photos, .app,
+        # .simsupport; fieldapp.app.visit): declared here, so the window says all it holds
+        self.panels: Any = {}                   # the workflow panels by name (workflows.Panels)
+        self.panel_actions: dict[str, QAction] = {}     # a panel key's one window action
+        self._tab_pages: dict[str, QWidget] = {}        # a workflow tab's page until it is built
+        self.checks_panel: Any = None           # fieldapp.ui.checkspanel.ChecksPanel
+        self.editor: Any = None                 # fieldapp.ui.editing.Editor
+        self.photos: Any = None                 # fieldapp.ui.photos.PhotosView
+        self._editing_pages: list[QWidget] = []
+        self._editing_actions: list[QAction] = []
+        self.key_guard: Any = None              # fieldapp.ui.keys.KeyGuard
+        self._show_legend: Callable[[], None] = lambda: None
+        self._remember_form: Callable[[Any], None] = lambda _panel: None
+        self.startup_done = False               # the visit opened (or failed), devices started
+        self.visit_open_started_s: float | None = None  # perf_counter (bench_ui_startup)
+        self.open_job: Any = None               # the visit being opened (fieldapp.ui.app)
+        self.sim_surveyor: Any = None           # fieldapp.ui.simsupport.SimulatedSurveyor
+        self.onedrive_said = False              # the OneDrive warning shown (fieldapp.app.visit)
+        self.closing = False                    # closeEvent: a visit still opening is closed
 
         self.compact = False                  # fit_to_width: a narrow window
         self._tab_titles: list[tuple[str, str]] = []   # each workflow tab's (full, short)
@@ -159,13 +120,14 @@ class MainWindow(QMainWindow):
                                   " font-weight: bold;")
         self.banner.hide()
         outer.addWidget(self.banner)
+        self.notices = Notices(self.banner)
 
         # Left: the map over the checks / conflicts (room for several verdict rows);
         # right: the workflow panel at full height (its profile plot gets room too).
-        self.splitter = QSplitter(Qt.Horizontal)
+        self.splitter = QSplitter(Qt.Orientation.Horizontal)
         self.splitter.setObjectName("mainSplitter")
         outer.addWidget(self.splitter, 1)
-        left = QSplitter(Qt.Vertical)
+        left = QSplitter(Qt.Orientation.Vertical)
         left.setObjectName("leftSplitter")
         left.setChildrenCollapsible(False)
         self.map = MapView(redraw_hz=config.redraw_hz)
@@ -200,6 +162,10 @@ class MainWindow(QMainWindow):
         self.splitter.setStretchFactor(0, 1)
         self.splitter.setStretchFactor(1, 0)
         self.splitter.setSizes([720, 640])
+        self.panel_parts = PanelParts(
+            recording=self.recording, devices=self.devices, settings=self.settings,
+            gate=self.gate, notices=self.notices, shown=self.current_panel, map=self.map,
+            surveyor=self._surveyor, parent=self._panel_parent)
 
         from fieldapp.ui.jobs import JobBar
         from fieldapp.ui.officeactions import OfficeActions
@@ -231,14 +197,54 @@ class MainWindow(QMainWindow):
         self.age_timer.start()
         self.refresh_usable()
 
+    # ------------------------------------------------------------------ the app layer's state
+    # (read here by the window itself and by tests; panels are given the objects themselves)
+    @property
+    def config(self) -> AppConfig:
+        """This run's settings (:attr:`settings`)."""
+        return self.settings.config
+
+    @property
+    def session(self) -> Any:
+        """The :class:`fieldapp.app.session.DeviceSession` (None until the devices start)."""
+        return self.devices.session
+
+    @property
+    def visit(self) -> Any:
+        """The open :class:`fieldapp.app.visit.VisitController` (None: no visit)."""
+        return self.recording.visit
+
+    @property
+    def latest_fix(self) -> Any:
+        return self.devices.latest_fix
+
+    @property
+    def problem(self) -> str | None:
+        """Why a fix cannot be recorded now (None: it can)."""
+        return self.devices.problem
+
+    @problem.setter
+    def problem(self, problem: str | None) -> None:
+        self.devices.problem = problem
+
+    @property
+    def record_buttons(self) -> list[QPushButton]:
+        return self.gate.buttons
+
+    @property
+    def fix_listeners(self) -> list[Callable[[Any], None]]:
+        """The fix listeners' list (bench/bench_ui_stream.py and bench_ntrip_lag.py append to
+        it; panels use ``devices.on_fix``)."""
+        return self.devices._fix_listeners
+
     # ------------------------------------------------------------------ building
     def _action(self, text: str, keys: str | list[str], slot: Callable[[], Any],
                 toolbar: QToolBar | None = None, tip: str = "") -> QAction:
         act = QAction(text, self)
         seqs = [keys] if isinstance(keys, str) else keys
         act.setShortcuts([QKeySequence(k) for k in seqs])
-        act.setShortcutContext(Qt.WindowShortcut)
-        shown = ", ".join(QKeySequence(k).toString(QKeySequence.NativeText) for k in seqs)
+        act.setShortcutContext(Qt.ShortcutContext.WindowShortcut)
+        shown = ", ".join(QKeySequence(k).toString(QKeySequence.SequenceFormat.NativeText) for k in seqs)
         act.setToolTip(f"{tip or text} ({shown})")
         act.triggered.connect(slot)
         self.addAction(act)
@@ -250,14 +256,14 @@ class MainWindow(QMainWindow):
         tb = QToolBar("Main")
         tb.setObjectName("mainToolbar")
         tb.setMovable(False)
-        tb.setToolButtonStyle(Qt.ToolButtonTextOnly)
+        tb.setToolButtonStyle(Qt.ToolButtonStyle.ToolButtonTextOnly)
         tb.setStyleSheet(toolbar_sheet(False))
-        self.addToolBar(Qt.TopToolBarArea, tb)
+        self.addToolBar(Qt.ToolBarArea.TopToolBarArea, tb)
         self.toolbar = tb
         self.visit_label = ToolbarLabel("  no visit  ")
         self.visit_label.setObjectName("visitLabel")
-        self.visit_label.setSizePolicy(QSizePolicy.Expanding, QSizePolicy.Preferred)
-        self.visit_label.setAlignment(Qt.AlignLeft | Qt.AlignVCenter)
+        self.visit_label.setSizePolicy(QSizePolicy.Policy.Expanding, QSizePolicy.Policy.Preferred)
+        self.visit_label.setAlignment(Qt.AlignmentFlag.AlignLeft | Qt.AlignmentFlag.AlignVCenter)
         visit_menu = QMenu(self)
         self.visit_menu = visit_menu
         self.new_visit_action = self._action("New visit…", "Ctrl+N", self.new_visit_dialog,
@@ -302,10 +308,19 @@ class MainWindow(QMainWindow):
         self._action("Quit", "Ctrl+Q", self.close)
         from fieldapp.ui.basemaplayer import install_basemap_menu
 
-        self.basemap = install_basemap_menu(self)
+        basemap = install_basemap_menu(self)
+        self.basemap = basemap.layer
+        self.basemap_add_action, self.basemap_button = basemap.add_action, basemap.button
+        self.reference_lines, self.reference_add = basemap.reference_lines, basemap.reference_add
+        self.basemap_show = basemap.show
         from fieldapp.ui.helpmenu import install_help_menu
 
-        self.help_tool_action = tb.addWidget(install_help_menu(self))
+        help_menu = install_help_menu(self)
+        self.help_button, self.help_menu = help_menu.help_button, help_menu.help_menu
+        self.about_action, self.open_visits_action = help_menu.about_action, help_menu.open_visits_action
+        self.open_log_action = help_menu.open_log_action
+        self.open_settings_action = help_menu.open_settings_action
+        self.help_tool_action = tb.addWidget(self.help_button)
         tb.addSeparator()
         tb.addWidget(self.visit_label)
 
@@ -318,17 +333,20 @@ class MainWindow(QMainWindow):
         index = self.tabs.addTab(panel, full)
         self._tab_titles.append((full, title))
         self.tabs.setTabToolTip(index, f"{title}: {key}")
-        self._action(f"Go to {title}", key, lambda _checked=False, i=index: self._goto(i))
+        def go(_checked: bool = False) -> None:
+            self._goto(index)
+
+        self._action(f"Go to {title}", key, go)
 
     def resizeEvent(self, event: Any) -> None:  # noqa: N802 - Qt name
         self.fit_to_width(event.size().width())
         super().resizeEvent(event)
 
     def eventFilter(self, obj: Any, event: Any) -> bool:  # noqa: N802 - Qt name
-        if obj is self.tabs and event.type() == QEvent.Resize:
+        if obj is self.tabs and event.type() == QEvent.Type.Resize:
             self._fit_tab_titles(event.size().width())
-        elif (obj is self.lower_tabs and event.type() == QEvent.Resize) or \
-                (obj is self.lower_tabs.tabBar() and event.type() == QEvent.LayoutRequest):
+        elif (obj is self.lower_tabs and event.type() == QEvent.Type.Resize) or \
+                (obj is self.lower_tabs.tabBar() and event.type() == QEvent.Type.LayoutRequest):
             self._fit_lower_titles()
         return super().eventFilter(obj, event)
 
@@ -341,10 +359,10 @@ class MainWindow(QMainWindow):
         for i in range(bar.count()):
             page = self.lower_tabs.widget(i)
             text, known = bar.tabText(i), self._lower_titles.get(page)
-            if known is None or text not in (known, _short_title(known)):
+            if known is None or text not in (known, short_title(known)):
                 self._lower_titles[page] = known = text
             full.append(known)
-        short = [_short_title(t) for t in full]
+        short = [short_title(t) for t in full]
         fm = bar.fontMetrics()
         # the full titles' width from the tab bar's own measure when they are shown, else
         # from the short titles' tabs plus the keys' text
@@ -352,7 +370,7 @@ class MainWindow(QMainWindow):
         width = sum(bar.tabSizeHint(i).width() for i in range(bar.count()))
         if shown == short:
             width += sum(fm.horizontalAdvance(f) - fm.horizontalAdvance(t)
-                         for f, t in zip(full, short)) + 8 * len(full)
+                         for f, t in zip(full, short, strict=True)) + 8 * len(full)
         want = full if width <= self.lower_tabs.width() - 4 else short
         if want != shown:
             with QSignalBlocker(bar):
@@ -365,8 +383,8 @@ class MainWindow(QMainWindow):
 
         Below :data:`COMPACT_BELOW_PX` (a 1024 x 600 tablet; a 1280 x 720 screen, 1920 x 1080
         at 150 %, is not) the toolbar's buttons are narrower (the same height: gloves) and the
-        zoom buttons say ``+`` and ``−``, *Help ▾* moves into *Visit ▾*: nothing folds into the toolbar's » menu. Above it the
-        workflow pane is widened to its tabs' full titles (``OHWM ^1``) if narrower. The
+        zoom buttons say ``+`` and ``−``, *Help ▾* moves into *Visit ▾*: nothing folds into the
+        toolbar's » menu. Above it the workflow pane is widened to its tabs' full titles (``OHWM ^1``) if narrower. The
         window's least size never depends on this (it is the compact one), so a window
         maximised on a small screen is never wider than the screen.
         """
@@ -388,7 +406,8 @@ class MainWindow(QMainWindow):
         if compact != self.compact:
             self.compact = compact
             sizes = self.splitter.sizes()
-            right = self.splitter.widget(1).minimumSizeHint().width()
+            pane = self.splitter.widget(1)
+            right = pane.minimumSizeHint().width() if pane is not None else 0
             if compact and sum(sizes) > 0 and sizes[1] > right:   # the map gets the rest
                 self.splitter.setSizes([sum(sizes) - right, right])
             self.toolbar.setStyleSheet(toolbar_sheet(compact))
@@ -397,7 +416,9 @@ class MainWindow(QMainWindow):
             # no room for Help ▾ on a tablet's toolbar: its menu is in Visit ▾ there (F1 too)
             self.help_tool_action.setVisible(not compact)
             self.help_menu.menuAction().setVisible(compact)
-            self.toolbar.layout().activate()   # laid out now: a hidden action defers it
+            layout = self.toolbar.layout()
+            if layout is not None:
+                layout.activate()               # laid out now: a hidden action defers it
         sizes = self.splitter.sizes()
         if not compact and self._tab_widths and len(sizes) == 2 and sum(sizes) > 0 \
                 and sizes[1] < self._tab_widths[0]:
@@ -428,7 +449,7 @@ class MainWindow(QMainWindow):
 
     def _goto(self, index: int) -> None:
         self.tabs.setCurrentIndex(index)
-        w = self.tabs.widget(index)
+        w: Any = self.tabs.widget(index)
         if hasattr(w, "focus_first"):
             w.focus_first()
 
@@ -437,6 +458,22 @@ class MainWindow(QMainWindow):
     def current_panel(self) -> Any:
         """The workflow panel shown (None before the panels are installed)."""
         return self.tabs.currentWidget()
+
+    def _panel_parent(self) -> QWidget | None:
+        """Where workflow panels are made: the tab widget's page stack."""
+        from PySide6.QtWidgets import QStackedWidget
+
+        return self.tabs.findChild(QStackedWidget, options=Qt.FindChildOption.FindDirectChildrenOnly)
+
+    def _surveyor(self) -> Any:
+        """The simulated surveyor of ``--simulate`` (:func:`fieldapp.ui.simsupport.surveyor`)."""
+        from fieldapp.ui import simsupport
+
+        return simsupport.surveyor(self)
+
+    def show_key_refusal(self, text: str) -> None:
+        """``text`` in the key legend ("" ends the refusal shown)."""
+        self.notices.key_refusal(text)
 
     def on_panel_shown(self, fn: Callable[[Any], None]) -> None:
         """Call ``fn(panel)`` whenever another workflow panel is shown."""
@@ -461,15 +498,12 @@ class MainWindow(QMainWindow):
 
     def register_record_button(self, button: QPushButton) -> None:
         """A button that records a position: disabled with the reason while the fix is unusable."""
-        button.setProperty("record", "true")
-        self.record_buttons.append(button)
-        self._base_tips[button] = button.toolTip()
-        self._apply_usable(button)
+        self.gate.register(button)
 
     # ------------------------------------------------------------------ device events
     def on_fix(self, fix: Any) -> None:
         """A new fix (GUI thread): project, buffer for the map, update the strip."""
-        self.latest_fix = fix
+        self.devices.latest_fix = fix
         self.fix_count += 1
         lat = getattr(fix, "lat_deg", None)
         lon = getattr(fix, "lon_deg", None)
@@ -491,8 +525,7 @@ class MainWindow(QMainWindow):
                 self.latest_site_xy = xy
                 acc_m = getattr(fix, "horizontal_accuracy_m", None) or 0.0
                 self.map.update_position(xy[0], xy[1], acc_m * FT_PER_M, usable, stamp=fix)
-        for listener in self.fix_listeners:
-            listener(fix)
+        self.devices.fix(fix)
         # A new fix quality, or a fix making recording possible or impossible, is shown at
         # once; otherwise the strip's figures (sats, HDOP, H ±, age) are the 4 Hz age timer's:
         # ten new figures a second cannot be read, and each costs a relayout of the strip.
@@ -508,11 +541,7 @@ class MainWindow(QMainWindow):
         self.refresh_usable()
 
     def on_reading(self, kind: str, reading: Any) -> None:
-        for listener in self.reading_listeners.get(kind, []):
-            listener(reading)
-
-    def add_reading_listener(self, kind: str, fn: Callable[[Any], None]) -> None:
-        self.reading_listeners.setdefault(kind, []).append(fn)
+        self.devices.reading(kind, reading)
 
     # ------------------------------------------------------------------ usability
     def refresh_usable(self) -> None:
@@ -538,40 +567,25 @@ class MainWindow(QMainWindow):
         if problem != self.problem:
             self.problem = problem
             self.status_strip.show_problem(problem)
-            for b in self.record_buttons:
-                self._apply_usable(b)
+            self.gate.apply_all()
             self.sigUsableChanged.emit(problem is None, problem or "")
+            self.devices.usable_changed()
 
     def set_extra_ok(self, button: QPushButton, ok: bool | None, reason: str = "") -> None:
-        """A panel's own condition for a record button (None: only the fix matters);
-        ``reason`` (when not ok) goes in the button's tooltip."""
-        self._extra_ok[button] = ok
-        self._extra_reason[button] = reason if ok is False else ""
-        self._apply_usable(button)
-
-    def _apply_usable(self, button: QPushButton) -> None:
-        extra_ok = self._extra_ok.get(button)
-        ok = self.problem is None and (extra_ok is None or extra_ok)
-        button.setEnabled(ok)
-        base = self._base_tips.get(button, "")
-        why = [r for r in (self.problem, self._extra_reason.get(button)) if r]
-        button.setToolTip(base if ok or not why else base + "".join(f"\n— {r}" for r in why))
+        """A panel's own condition for a record button (:meth:`RecordGate.set_extra_ok`)."""
+        self.gate.set_extra_ok(button, ok, reason)
 
     def button_off_reason(self, button: QPushButton) -> str:
         """Why ``button`` is off, in words ("" when it is on or no reason is known)."""
-        if button.isEnabled():
-            return ""
-        why = [r for r in (self.problem if button in self._base_tips else None,
-                           self._extra_reason.get(button)) if r]
-        return "; ".join(why)
+        return self.gate.off_reason(button)
 
     def usable_fix(self) -> Any:
         """The latest fix if it can be recorded now, else None."""
-        return self.latest_fix if self.problem is None else None
+        return self.devices.usable_fix()
 
     def set_visit(self, visit: Any) -> None:
         """Show ``visit`` (a :class:`fieldapp.app.visit.VisitController`)."""
-        self.visit = visit
+        self.recording.visit = visit
         self.map.to_lat_lon = visit.unproject if visit is not None else None
         self.map.to_site_crs = visit.site_coords if visit is not None else None
         if visit is not None and self.paused_reason is not None \
@@ -585,8 +599,7 @@ class MainWindow(QMainWindow):
         self.visit_label.setText(f"  Visit: {visit.name}  " if visit else "  no visit  ")
         self.setWindowTitle(f"fieldapp — {visit.name}" if visit else "fieldapp")
         self.visit_label.setToolTip(str(getattr(visit, "path", "")))
-        for fn in self.visit_listeners:
-            fn(visit)
+        self.recording.shown()
 
     def _model_changed(self, only_track: bool) -> None:
         """The model changed: schedule one refresh (coalesces a burst of changes)."""
@@ -619,33 +632,28 @@ class MainWindow(QMainWindow):
 
     def on_devices_started(self) -> None:
         """Called once the device session has started (simulator ports are known)."""
-        for fn in self.started_listeners:
-            fn()
+        self.devices.started()
 
     # ------------------------------------------------------------------ dialogs
     def show_banner(self, text: str) -> None:
-        self._refusal_shown = False
-        self.banner.setText(text)
-        self.banner.setVisible(bool(text))
+        self.notices.show_banner(text)
 
     def open_satellites(self) -> None:
         """Show the satellites view (sky plot and table); one, raised again if open."""
         from fieldapp.ui.satellites import SatellitesDialog
 
         if self.satellites_dialog is None or not self.satellites_dialog.isVisible():
-            self.satellites_dialog = SatellitesDialog(self)
+            self.satellites_dialog = SatellitesDialog(self.devices, self)
         self.satellites_dialog.show()
         self.satellites_dialog.raise_()
 
     def show_refusal(self, text: str) -> None:
         """A refused value or command in the banner, until the next command succeeds."""
-        self.show_banner(text)
-        self._refusal_shown = True
+        self.notices.show_refusal(text)
 
     def clear_refusal(self) -> None:
         """Hide the banner if it shows a refusal (other banners stay)."""
-        if getattr(self, "_refusal_shown", False):
-            self.show_banner("")
+        self.notices.clear_refusal()
 
     def open_device_dialog(self) -> None:
         from fieldapp.ui.devicedialog import DeviceDialog
@@ -719,20 +727,17 @@ class MainWindow(QMainWindow):
 
         from fieldapp.ui import theme
 
-        on = not theme.is_high_contrast(QApplication.instance())
-        theme.set_high_contrast(QApplication.instance(), on)
+        app = QApplication.instance()
+        if not isinstance(app, QApplication):
+            return
+        on = not theme.is_high_contrast(app)
+        theme.set_high_contrast(app, on)
         self.contrast_action.setChecked(on)
         self.remember_setting(high_contrast=on)
 
     def remember_setting(self, **changes: Any) -> None:
         """Keep ``changes`` in this run's config and in the settings file."""
-        from fieldapp.app import config as config_mod
-
-        self.config = config_mod.with_changes(self.config, **changes)
-        try:
-            config_mod.remember(**changes)
-        except (OSError, ValueError) as exc:
-            log.warning("cannot save settings: %s", exc)
+        self.settings.remember(**changes)
 
     def show_checks(self) -> None:
         self.lower_tabs.setCurrentWidget(self.checks_panel)

@@ -73,7 +73,7 @@ class GridLines(pg.GraphicsObject):
         return ([QLineF(x, r.top(), x, r.bottom()) for x in xs]
                 + [QLineF(r.left(), y, r.right(), y) for y in ys])
 
-    def paint(self, p, *_args) -> None:
+    def paint(self, p: Any, *_args: Any) -> None:
         lines = self.lines()
         if lines:
             p.setPen(self._pen)

@@ -3,8 +3,9 @@ already placed is hidden (its mark, e.g. a bank's red X, stays), as QGIS's label
 
 A label is also left out where it would cover another label's mark (three banks side by side
 show one label, at the mark it does not cover). Each label may go in one of a few places, tried
-best first: a bank's right of its X, then left; a note above its point, then below. Labels are placed in priority order: the checks' own labels (a bank's horizontal distance, a
-protective area's width) before notes (``✎ ...``), then in the order given. Panning moves every
+best first: a bank's right of its X, then left; a note above its point, then below. Labels are
+placed in priority order: the checks' own labels (a bank's horizontal distance, a protective
+area's width) before notes (``✎ ...``), then in the order given. Panning moves every
 label alike, so only a new zoom or new labels place them again.
 """
 

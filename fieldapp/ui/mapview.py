@@ -81,17 +81,17 @@ def _label_kind(item: Any) -> str:
     return "bank" if item.textItem.toPlainText().startswith("bank") else "other"
 
 
-def set_points(item: Any, xs: list, ys: list, **opts: Any) -> None:
+def set_points(item: Any, xs: list[Any], ys: list[Any], **opts: Any) -> None:
     """``item.setData(xs, ys, **opts)`` on a ScatterPlotItem of the map, hidden while empty (an
     empty one still sits at the map's origin, where the walk starts, and was painted again
     with every repaint of the marker near it). Map point layers are also cached as pixmaps."""
     item.setData(xs, ys, **opts)
     item.setVisible(len(xs) > 0)
-    if item.cacheMode() != QGraphicsItem.DeviceCoordinateCache:
-        item.setCacheMode(QGraphicsItem.DeviceCoordinateCache)
+    if item.cacheMode() != QGraphicsItem.CacheMode.DeviceCoordinateCache:
+        item.setCacheMode(QGraphicsItem.CacheMode.DeviceCoordinateCache)
 
 
-def _nan_join(rings: list) -> tuple[np.ndarray, np.ndarray]:
+def _nan_join(rings: list[Any]) -> tuple[np.ndarray, np.ndarray]:
     """Join point lists into x, y arrays separated by NaN (one curve item draws them all)."""
     xs: list[float] = []
     ys: list[float] = []
@@ -108,8 +108,8 @@ class _Holder(QWidget):
     """A widget whose one child fills it, without a layout (a child's new size hint costs
     nothing above it)."""
 
-    def resizeEvent(self, event) -> None:  # noqa: N802 - Qt name
-        for child in self.findChildren(QWidget, options=Qt.FindDirectChildrenOnly):
+    def resizeEvent(self, event: Any) -> None:  # noqa: N802 - Qt name
+        for child in self.findChildren(QWidget, options=Qt.FindChildOption.FindDirectChildrenOnly):
             child.setGeometry(self.rect())
         super().resizeEvent(event)
 
@@ -136,7 +136,7 @@ class ScaleBarWidget(QWidget):
     def text(self) -> str:
         return f"{self.length_ft:g} ft"
 
-    def paintEvent(self, _event) -> None:  # noqa: N802 - Qt name
+    def paintEvent(self, _event: Any) -> None:  # noqa: N802 - Qt name
         from PySide6.QtGui import QPainter
 
         if self.px <= 0:
@@ -150,7 +150,7 @@ class ScaleBarWidget(QWidget):
         p.drawLine(int(x0), y, int(x1), y)
         p.drawLine(int(x0), y - 6, int(x0), y)
         p.drawLine(int(x1), y - 6, int(x1), y)
-        p.drawText(int(x0) - 64, 0, 60, h, Qt.AlignRight | Qt.AlignVCenter, self.text())
+        p.drawText(int(x0) - 64, 0, 60, h, Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter, self.text())
         p.end()
 
 
@@ -174,7 +174,7 @@ class TouchNavigator(QObject):
         super().__init__(view)
         self.view = view
         self.viewport = view.plot.viewport()
-        self.viewport.setAttribute(Qt.WA_AcceptTouchEvents)
+        self.viewport.setAttribute(Qt.WidgetAttribute.WA_AcceptTouchEvents)
         self.viewport.installEventFilter(self)
         self._pinch: tuple[QPointF, float] | None = None   # centre (viewport px), spread
         self._pinched = False          # a pinch in this touch: the last finger does nothing
@@ -185,11 +185,11 @@ class TouchNavigator(QObject):
 
     def eventFilter(self, obj: Any, event: Any) -> bool:  # noqa: N802 - Qt name
         kind = event.type()
-        if kind in (QEvent.TouchBegin, QEvent.TouchUpdate, QEvent.TouchEnd, QEvent.TouchCancel):
+        if kind in (QEvent.Type.TouchBegin, QEvent.Type.TouchUpdate, QEvent.Type.TouchEnd, QEvent.Type.TouchCancel):
             self._touch(event)
             event.accept()
             return True
-        if kind == QEvent.NativeGesture and \
+        if kind == QEvent.Type.NativeGesture and \
                 event.gestureType() == Qt.NativeGestureType.ZoomNativeGesture:
             factor = 1.0 + float(event.value())
             if factor > 0:
@@ -225,7 +225,7 @@ class TouchNavigator(QObject):
     def _touch(self, event: Any) -> None:
         points = [p for p in event.points()
                   if p.state() != QEventPoint.State.Released]
-        if event.type() == QEvent.TouchCancel:
+        if event.type() == QEvent.Type.TouchCancel:
             self._end_drag(self._last)
             self._reset()
             return
@@ -250,25 +250,25 @@ class TouchNavigator(QObject):
             released = list(event.points())
             pos = self._at(released[0]) if released else self._last
             if self._press is not None:                 # a tap: a click
-                self._mouse(QEvent.MouseButtonPress, self._press)
-                self._mouse(QEvent.MouseButtonRelease, self._press)
+                self._mouse(QEvent.Type.MouseButtonPress, self._press)
+                self._mouse(QEvent.Type.MouseButtonRelease, self._press)
             else:
                 self._end_drag(pos)
             self._reset()
             return
         pos = self._at(points[0])
         self._last = pos
-        if event.type() == QEvent.TouchBegin or (self._press is None and not self._dragging):
+        if event.type() == QEvent.Type.TouchBegin or (self._press is None and not self._dragging):
             self._press = pos
             return
         if self._press is not None:
             moved = pos - self._press
             if (moved.x() ** 2 + moved.y() ** 2) ** 0.5 < self.TAP_SLOP_PX:
                 return
-            self._mouse(QEvent.MouseButtonPress, self._press)
+            self._mouse(QEvent.Type.MouseButtonPress, self._press)
             self._press = None
             self._dragging = True
-        self._mouse(QEvent.MouseMove, pos)
+        self._mouse(QEvent.Type.MouseMove, pos)
 
     def _at(self, point: Any) -> QPointF:
         """A touch point's position in the viewport (px): from its screen position, as a
@@ -278,7 +278,7 @@ class TouchNavigator(QObject):
     def _end_drag(self, pos: QPointF) -> None:
         """Lift the mouse button of a one-finger drag (a pinch began, or the finger lifted)."""
         if self._dragging:
-            self._mouse(QEvent.MouseButtonRelease, pos)
+            self._mouse(QEvent.Type.MouseButtonRelease, pos)
         self._dragging = False
         self._press = None
 
@@ -290,11 +290,11 @@ class TouchNavigator(QObject):
 
     def _mouse(self, kind: QEvent.Type, pos: QPointF) -> None:
         """A left-button mouse event at ``pos`` (viewport px), as Qt makes from a finger."""
-        button = Qt.NoButton if kind == QEvent.MouseMove else Qt.LeftButton
-        held = Qt.NoButton if kind == QEvent.MouseButtonRelease else Qt.LeftButton
+        button = Qt.MouseButton.NoButton if kind == QEvent.Type.MouseMove else Qt.MouseButton.LeftButton
+        held = Qt.MouseButton.NoButton if kind == QEvent.Type.MouseButtonRelease else Qt.MouseButton.LeftButton
         glob = QPointF(self.viewport.mapToGlobal(pos.toPoint()))
         QApplication.sendEvent(self.viewport, QMouseEvent(kind, pos, glob, button, held,
-                                                          Qt.NoModifier))
+                                                          Qt.KeyboardModifier.NoModifier))
 
 
 class MapView(QWidget):
@@ -318,7 +318,7 @@ class MapView(QWidget):
         # under the map, never over it: where the cursor (or you) are, and the scale bar
         # the scale bar goes under the readout on a narrow map (a 1024 px wide tablet):
         # the readout's figures are never cut (resizeEvent)
-        strip = QBoxLayout(QBoxLayout.LeftToRight)
+        strip = QBoxLayout(QBoxLayout.Direction.LeftToRight)
         strip.setContentsMargins(4, 0, 4, 0)
         self.readout_strip = strip
         # the readout sits in a holder without a layout: its text changes with every draw,
@@ -326,13 +326,13 @@ class MapView(QWidget):
         holder = _Holder()
         self.readout = QLabel("", holder)
         self.readout.setObjectName("mapReadout")
-        self.readout.setTextInteractionFlags(Qt.TextSelectableByMouse)
+        self.readout.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
         self.readout.setStyleSheet("font-size: 11pt;")
         # opaque: its repaint (twice a second while fixes stream) does not repaint the map
         # widget, the splitters and the window under it
         self.readout.setAutoFillBackground(True)
         self.readout.ensurePolished()
-        holder.setSizePolicy(QSizePolicy.Ignored, QSizePolicy.Fixed)  # never widens
+        holder.setSizePolicy(QSizePolicy.Policy.Ignored, QSizePolicy.Policy.Fixed)  # never widens
         holder.setFixedHeight(2 * self.readout.fontMetrics().lineSpacing() + 2)
         strip.addWidget(holder, 1)
         self.scale_widget = ScaleBarWidget()
@@ -342,7 +342,8 @@ class MapView(QWidget):
         self.to_lat_lon: Callable[[float, float], tuple[float, float] | None] | None = None
         #: site feet -> (easting, northing, unit) in the site CRS's own unit, for the readout
         self.to_site_crs: Callable[[float, float], tuple[float, float, str] | None] | None = None
-        self.cursor: tuple[float, float] | None = None
+        # shadows QWidget.cursor() (nothing here calls it); tests/ui/test_ui_map.py sets it
+        self.cursor: tuple[float, float] | None = None  # type: ignore[assignment]
         pi = self.plot.getPlotItem()
         pi.setAspectLocked(True, ratio=1.0)
         # a map, not a chart: no East / North axes (the readout gives coordinates); faint
@@ -365,16 +366,16 @@ class MapView(QWidget):
         self._dirty = True
         self.marker_updates = 0
         self._marker_colour = ""
-        self._overlay_dirty: dict[str, tuple] = {}
-        self._overlay_shown: dict[str, list] = {}
+        self._overlay_dirty: dict[str, tuple[Any, ...]] = {}
+        self._overlay_shown: dict[str, list[Any]] = {}
 
         self.curves: dict[str, pg.PlotDataItem] = {}
         pens = {
             "ohwm": pg.mkPen("#0033dd", width=7),
             "transects": pg.mkPen("#aa00aa", width=2),
-            "bank": pg.mkPen("#cc0000", width=4, style=Qt.DashLine),
-            "buffers": pg.mkPen("#cc0000", width=2, style=Qt.DotLine),
-            "envelope": pg.mkPen("#000000", width=2, style=Qt.DashDotLine),
+            "bank": pg.mkPen("#cc0000", width=4, style=Qt.PenStyle.DashLine),
+            "buffers": pg.mkPen("#cc0000", width=2, style=Qt.PenStyle.DotLine),
+            "envelope": pg.mkPen("#000000", width=2, style=Qt.PenStyle.DashDotLine),
             "boundary_live": pg.mkPen("#ff6600", width=3),
             "features": pg.mkPen("#00a0a0", width=4),     # drainageways, swales ... lines
         }
@@ -410,7 +411,7 @@ class MapView(QWidget):
         self.bank_points.hide()
         pi.addItem(self.bank_points)
         self.label_items: list[pg.TextItem] = []
-        self._labels_placed_at: tuple | None = None     # the zoom the labels were placed at
+        self._labels_placed_at: tuple[Any, ...] | None = None     # the zoom the labels were placed at
         self.polygon_items: dict[str, pg.PlotDataItem] = {}
         self.polygon_fills: dict[str, QGraphicsPathItem] = {}
         self.trees = CrownLayer(pi)   # one path per colour: thousands of crowns paint in C++
@@ -420,14 +421,14 @@ class MapView(QWidget):
         # be painted again and copied with each fix (a fix's paint 1.9 -> 3.5 ms)
         for item in [c.curve for c in self.curves.values()] + [
                 self.ohwm_points, self.ohwm_label, self.bank_points]:
-            item.setCacheMode(QGraphicsItem.DeviceCoordinateCache)
+            item.setCacheMode(QGraphicsItem.CacheMode.DeviceCoordinateCache)
         # the position: a plain Qt ellipse 18 px across (white rim) and the accuracy circle in
         # feet; moving them repaints their few pixels, in C++ (a ScatterPlotItem's Python
         # bounds and paint cost more than the rest of a fix)
         self.accuracy_item = QGraphicsEllipseItem()
         self.accuracy_item.setBrush(pg.mkBrush(0, 90, 255, 40))
         self.position_item = QGraphicsEllipseItem(-9.0, -9.0, 18.0, 18.0)
-        self.position_item.setFlag(QGraphicsItem.ItemIgnoresTransformations)
+        self.position_item.setFlag(QGraphicsItem.GraphicsItemFlag.ItemIgnoresTransformations)
         rim = QPen(QColor("white"), 2)
         rim.setCosmetic(True)
         self.position_item.setPen(rim)
@@ -441,7 +442,7 @@ class MapView(QWidget):
         self.plot.scene().sigMouseMoved.connect(self._mouse_moved)
 
         self.north = QLabel("▲\nN", self.plot)
-        self.north.setAlignment(Qt.AlignCenter)
+        self.north.setAlignment(Qt.AlignmentFlag.AlignCenter)
         self.north.setStyleSheet("background: rgba(255,255,255,220); color: #000;"
                                  " font-weight: bold; font-size: 16pt; border: 2px solid #000;"
                                  " border-radius: 4px; padding: 2px 8px;")
@@ -449,7 +450,7 @@ class MapView(QWidget):
         self.north.move(10, 10)
 
         self.unchanged = 0               # positions on screen already (nothing drawn)
-        self._drawn_look: tuple | None = None    # x, y, accuracy radius (ft), usable drawn
+        self._drawn_look: tuple[Any, ...] | None = None    # x, y, accuracy radius (ft), usable drawn
         self._readout_at = -1e9
         self._readout_timer = QTimer(self)
         self._readout_timer.setSingleShot(True)
@@ -479,8 +480,8 @@ class MapView(QWidget):
         """The scale bar beside the readout when both fit, else under it."""
         need = (self.readout.fontMetrics().horizontalAdvance(self.READOUT_SAMPLE) + 12
                 + self.scale_widget.minimumWidth() + 8)
-        direction = (QBoxLayout.LeftToRight if event.size().width() >= need
-                     else QBoxLayout.TopToBottom)
+        direction = (QBoxLayout.Direction.LeftToRight if event.size().width() >= need
+                     else QBoxLayout.Direction.TopToBottom)
         if direction != self.readout_strip.direction():
             self.readout_strip.setDirection(direction)
         super().resizeEvent(event)
@@ -504,7 +505,9 @@ class MapView(QWidget):
     def _local(self, x_ft: float, y_ft: float) -> tuple[float, float]:
         if self.origin is None:
             self.set_origin(x_ft, y_ft)
-        return x_ft - self.origin[0], y_ft - self.origin[1]
+        origin = self.origin
+        assert origin is not None           # set_origin sets it
+        return x_ft - origin[0], y_ft - origin[1]
 
     def update_position(self, x_ft: float, y_ft: float, accuracy_ft: float,
                         usable: bool = True, track: bool = True, stamp: Any = None) -> None:
@@ -524,6 +527,8 @@ class MapView(QWidget):
         self._request_draw()
 
     def _draw_marker(self) -> None:
+        if self.position is None:
+            return
         x, y = self.position
         colour = "#0050ff" if self.position_usable else "#9a9a9a"
         if colour != self._marker_colour:
@@ -616,7 +621,7 @@ class MapView(QWidget):
         """Positions in the drawn track."""
         return self.track.n
 
-    def show_stored_track(self, xs_ft, ys_ft) -> None:
+    def show_stored_track(self, xs_ft: Any, ys_ft: Any) -> None:
         """Draw the visit's stored track (site feet, in time order) as the start of the track;
         the display origin is its first position when none is set yet."""
         xs_ft = np.asarray(xs_ft, float)
@@ -625,7 +630,9 @@ class MapView(QWidget):
             return
         if self.origin is None:
             self.set_origin(float(xs_ft[0]), float(ys_ft[0]))
-        self.track.extend(xs_ft - self.origin[0], ys_ft - self.origin[1])
+        origin = self.origin
+        assert origin is not None           # set_origin sets it
+        self.track.extend(xs_ft - origin[0], ys_ft - origin[1])
         self._request_draw()
 
     def clear_track(self) -> None:
@@ -662,7 +669,7 @@ class MapView(QWidget):
         """Trees as (x_ft, y_ft, crown_radius_ft, colour) crown circles."""
         self._queue("trees", "trees", trees)
 
-    def _queue(self, name: str, what: str, data: list) -> None:
+    def _queue(self, name: str, what: str, data: list[Any]) -> None:
         """Draw ``data`` at the next redraw unless it is what is drawn already (the model
         changes often; most overlays do not)."""
         if self._overlay_shown.get(name) == data:
@@ -712,7 +719,7 @@ class MapView(QWidget):
                         fill = QColor(colour)
                         fill.setAlpha(45)
                         item = pg.PlotDataItem(pen=pg.mkPen(colour, width=3), connect="finite")
-                        item.curve.setCacheMode(QGraphicsItem.DeviceCoordinateCache)
+                        item.curve.setCacheMode(QGraphicsItem.CacheMode.DeviceCoordinateCache)
                         item.setZValue(-5)
                         self.polygon_items[kind] = item
                         self.plot.getPlotItem().addItem(item)
@@ -729,10 +736,10 @@ class MapView(QWidget):
         if self._dirty:
             self._draw_position()
 
-    def _fill(self, kind: str, rings: list) -> None:
+    def _fill(self, kind: str, rings: list[Any]) -> None:
         """A light fill of ``kind``'s polygons (odd-even: holes stay open)."""
         path = QPainterPath()
-        path.setFillRule(Qt.OddEvenFill)
+        path.setFillRule(Qt.FillRule.OddEvenFill)
         for ring in rings:
             if len(ring) >= 3:
                 path.moveTo(*ring[0])
@@ -745,13 +752,13 @@ class MapView(QWidget):
             fill.setAlpha(40)
             item = QGraphicsPathItem()
             item.setBrush(QBrush(fill))
-            item.setPen(QPen(Qt.NoPen))
+            item.setPen(QPen(Qt.PenStyle.NoPen))
             item.setZValue(-6)
             self.polygon_fills[kind] = item
             self.plot.getPlotItem().addItem(item)
         item.setPath(path)
 
-    def _draw_labels(self, labels: list) -> None:
+    def _draw_labels(self, labels: list[Any]) -> None:
         pi = self.plot.getPlotItem()
         for item in self.label_items:
             pi.removeItem(item)
@@ -771,7 +778,7 @@ class MapView(QWidget):
             item.setFont(font)
             item.setZValue(17)
             item.setPos(lx, ly)
-            item.setCacheMode(QGraphicsItem.DeviceCoordinateCache)
+            item.setCacheMode(QGraphicsItem.CacheMode.DeviceCoordinateCache)
             pi.addItem(item)
             self.label_items.append(item)
         set_points(self.bank_points, [p[0] for p in banks], [p[1] for p in banks])
@@ -822,7 +829,7 @@ class MapView(QWidget):
             self._show_readout()
 
     # ---------------------------------------------------------------- where: cursor, you
-    def _mouse_moved(self, scene_pos) -> None:
+    def _mouse_moved(self, scene_pos: Any) -> None:
         vb = self.plot.getPlotItem().getViewBox()
         if vb.sceneBoundingRect().contains(scene_pos):
             p = vb.mapSceneToView(scene_pos)
@@ -831,7 +838,7 @@ class MapView(QWidget):
             self.cursor = None
         self._show_readout()
 
-    def leaveEvent(self, event) -> None:  # noqa: N802 - Qt name
+    def leaveEvent(self, event: Any) -> None:  # noqa: N802 - Qt name
         self.cursor = None
         self._show_readout()
         super().leaveEvent(event)

@@ -62,7 +62,7 @@ class NewVisitSpec:
     path: Path
     crew: list[str] = field(default_factory=list)
     priority_waterway: bool = False
-    water_features: list[dict] = field(default_factory=list)   # name, type, susceptibility, wetland_type
+    water_features: list[dict[str, Any]] = field(default_factory=list)   # name, type, susceptibility, wetland_type
     crs: str | None = None                                     # None: UTM of the first fix
     antenna_height_m: float = 2.0
     basemap: Path | None = None                                # an MBTiles fetched for it
@@ -134,7 +134,7 @@ class NewVisitDialog(QDialog):
         self.features.setHorizontalHeaderLabels(["Name", "Type (NR 151)", "Susceptibility",
                                                  "Wetland type"])
         self.features.verticalHeader().setVisible(False)
-        self.features.setSelectionBehavior(QAbstractItemView.SelectRows)
+        self.features.setSelectionBehavior(QAbstractItemView.SelectionBehavior.SelectRows)
         self.features.horizontalHeader().setStretchLastSection(True)
         self.features.setColumnWidth(0, 180)
         self.features.setColumnWidth(1, 290)
@@ -205,16 +205,18 @@ class NewVisitDialog(QDialog):
         self._update_where()
 
         buttons = QDialogButtonBox()
-        ok = buttons.addButton("Start visit", QDialogButtonBox.AcceptRole)
+        ok = buttons.addButton("Start visit", QDialogButtonBox.ButtonRole.AcceptRole)
         ok.setObjectName("startVisit")
         ok.setDefault(True)
-        buttons.addButton(QDialogButtonBox.Cancel)
+        buttons.addButton(QDialogButtonBox.StandardButton.Cancel)
         buttons.accepted.connect(self._accept)
         buttons.rejected.connect(self.reject)
         from fieldapp.ui.workflows.base import PanelScroll
 
-        self.scroll = PanelScroll(body)
-        outer.addWidget(self.scroll, 1)
+        scroll = PanelScroll(body)
+        # shadows QWidget.scroll(dx, dy) (nothing calls it); the tests and tablet checks read it
+        self.scroll = scroll  # type: ignore[method-assign, assignment]
+        outer.addWidget(scroll, 1)
         outer.addWidget(buttons)
         self.result_spec: NewVisitSpec | None = None
         self.resize(900, min(680, fit_height(self)))
@@ -351,6 +353,13 @@ class NewVisitDialog(QDialog):
             self.crs_epsg.setChecked(True)
             self.epsg.setValue(int(code.split(":")[1]))
 
+    def _combo(self, row: int, column: int) -> QComboBox:
+        """The list in the water features' table at ``row``, ``column`` (type, susceptibility,
+        wetland type: each row is made with its three lists)."""
+        widget = self.features.cellWidget(row, column)
+        assert isinstance(widget, QComboBox), (row, column)
+        return widget
+
     def spec(self) -> NewVisitSpec:
         """The validated answers; ValueError naming the field otherwise."""
         name = self.name.text().strip()
@@ -360,11 +369,11 @@ class NewVisitDialog(QDialog):
         for r in range(self.features.rowCount()):
             item = self.features.item(r, 0)
             fname = item.text().strip() if item else ""
-            ftype = self.features.cellWidget(r, 1).currentData()
+            ftype = self._combo(r, 1).currentData()
             if not fname:
                 raise ValueError(f"Water feature {r + 1}: give it a name")
-            sus = self.features.cellWidget(r, 2).currentData() or None
-            wtype = self.features.cellWidget(r, 3).currentText().strip() or None
+            sus = self._combo(r, 2).currentData() or None
+            wtype = self._combo(r, 3).currentText().strip() or None
             if ftype != "wetland" and (sus or wtype):
                 raise ValueError(f"Water feature {fname}: susceptibility and wetland type are for"
                                  " wetlands only")

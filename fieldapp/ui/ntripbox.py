@@ -65,7 +65,7 @@ class NtripBox(QGroupBox):
         form.addRow("Caster", self.caster)
         self.password = QLineEdit()
         self.password.setObjectName("ntripPassword")
-        self.password.setEchoMode(QLineEdit.Password)
+        self.password.setEchoMode(QLineEdit.EchoMode.Password)
         self.password.setPlaceholderText("unchanged" if caster else "")
         self.password.setText(given_password)
         form.addRow("Password", self.password)
@@ -110,7 +110,7 @@ class NtripBox(QGroupBox):
         self._signal.sigDone.connect(self._show_table)
 
     # ------------------------------------------------------------------ source table
-    def _caster_for_table(self):
+    def _caster_for_table(self) -> Any:
         from devices.ntrip import Caster
 
         text = self.caster.text().strip()
@@ -146,7 +146,7 @@ class NtripBox(QGroupBox):
             dist = f"{m.distance_km:.0f} km" if m.distance_km is not None else "distance unknown"
             gga = ", needs GGA" if m.needs_gga else ""
             item = QListWidgetItem(f"{m.name} — {dist}, {m.format} {m.nav_system}{gga}")
-            item.setData(Qt.UserRole, m.name)
+            item.setData(Qt.ItemDataRole.UserRole, m.name)
             self.mountpoints.addItem(item)
 
     def _choose(self, item: QListWidgetItem) -> None:
@@ -156,7 +156,7 @@ class NtripBox(QGroupBox):
             caster = Caster.parse(self.caster.text().strip())
         except ValueError:
             return
-        self.caster.setText(caster.with_mountpoint(item.data(Qt.UserRole)).url(with_password=False))
+        self.caster.setText(caster.with_mountpoint(item.data(Qt.ItemDataRole.UserRole)).url(with_password=False))
 
     # ------------------------------------------------------------------ saving
     def chosen(self) -> dict[str, Any]:

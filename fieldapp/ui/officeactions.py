@@ -99,9 +99,9 @@ def ok_cancel_buttons(dialog: QDialog, ok_text: str) -> QDialogButtonBox:
     """An ``ok_text`` button (the default: Enter) and Cancel, accepting / rejecting
     ``dialog``."""
     buttons = QDialogButtonBox()
-    ok = buttons.addButton(ok_text, QDialogButtonBox.AcceptRole)
+    ok = buttons.addButton(ok_text, QDialogButtonBox.ButtonRole.AcceptRole)
     ok.setDefault(True)
-    buttons.addButton(QDialogButtonBox.Cancel)
+    buttons.addButton(QDialogButtonBox.StandardButton.Cancel)
     buttons.accepted.connect(dialog.accept)
     buttons.rejected.connect(dialog.reject)
     return buttons
@@ -128,7 +128,7 @@ class SyncDialog(QDialog):
         policy = QLabel(POLICY_WORDS)
         policy.setObjectName("mergePolicy")
         policy.setWordWrap(True)
-        policy.setTextFormat(Qt.RichText)
+        policy.setTextFormat(Qt.TextFormat.RichText)
         lay.addWidget(policy)
         lay.addWidget(ok_cancel_buttons(self, "Sync now"))
         self.resize(720, 420)
@@ -175,7 +175,7 @@ class ExportDialog(QDialog):
         if fmt in SINGLE_FILE:
             path, _ = QFileDialog.getSaveFileName(self, "Export to", self.path.text(),
                                                   f"{fmt.upper()} (*.{fmt})",
-                                                  options=QFileDialog.DontConfirmOverwrite)
+                                                  options=QFileDialog.Option.DontConfirmOverwrite)
         else:
             path = QFileDialog.getExistingDirectory(self, "Export into a new folder",
                                                     str(Path(self.path.text()).parent))
@@ -214,7 +214,7 @@ class SyncResultDialog(QDialog):
         self.table.setHorizontalHeaderLabels(["Layer", "Sent", "Received", "Merged",
                                               "Conflicts"])
         self.table.verticalHeader().setVisible(False)
-        self.table.setEditTriggers(QTableWidget.NoEditTriggers)
+        self.table.setEditTriggers(QTableWidget.EditTrigger.NoEditTriggers)
         from fieldapp.app.layerwords import layer_tooltip, layer_words  # loads the store: not at start
 
         for r, c in enumerate(rows):
@@ -224,7 +224,7 @@ class SyncResultDialog(QDialog):
             for col, v in enumerate(cells):
                 item = QTableWidgetItem(str(v))
                 if col:
-                    item.setTextAlignment(Qt.AlignRight | Qt.AlignVCenter)
+                    item.setTextAlignment(Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter)
                 elif c.layer != "all":
                     item.setToolTip(layer_tooltip(c.layer))
                 if c.layer == "all":
@@ -232,7 +232,7 @@ class SyncResultDialog(QDialog):
                     f.setBold(True)
                     item.setFont(f)
                 self.table.setItem(r, col, item)
-        self.table.horizontalHeader().setSectionResizeMode(0, QHeaderView.Stretch)
+        self.table.horizontalHeader().setSectionResizeMode(0, QHeaderView.ResizeMode.Stretch)
         lay.addWidget(self.table)
         # the conflict records that travelled: not records of the layers, so not in the totals
         self.conflict_records = QLabel(getattr(report, "conflict_records_words", lambda **_: "")(with_table=False))
@@ -246,8 +246,8 @@ class SyncResultDialog(QDialog):
                       f"No conflicts recorded by this sync (policy: {policy}).")
         note.setWordWrap(True)
         lay.addWidget(note)
-        buttons = QDialogButtonBox(QDialogButtonBox.Close)
-        self.show_conflicts = buttons.addButton("Show conflicts", QDialogButtonBox.ActionRole)
+        buttons = QDialogButtonBox(QDialogButtonBox.StandardButton.Close)
+        self.show_conflicts = buttons.addButton("Show conflicts", QDialogButtonBox.ButtonRole.ActionRole)
         buttons.rejected.connect(self.close)
         buttons.accepted.connect(self.close)
         lay.addWidget(buttons)
@@ -267,13 +267,13 @@ class OfficeActions(QObject):
         self.last_result: Any = None
         self.last_sync_report: Any = None
         self.result_dialog: SyncResultDialog | None = None
-        self._pending: dict = {}
+        self._pending: dict[str, Any] = {}
 
     # ------------------------------------------------------------------ dialogs (patchable)
     def ask_report_path(self, default: Path) -> Path | None:
         path, _ = QFileDialog.getSaveFileName(self.w, "Save the site report", str(default),
                                               "PDF (*.pdf)",
-                                              options=QFileDialog.DontConfirmOverwrite)
+                                              options=QFileDialog.Option.DontConfirmOverwrite)
         if not path:
             return None
         return Path(path if path.lower().endswith(".pdf") else path + ".pdf")
@@ -295,15 +295,15 @@ class OfficeActions(QObject):
         return text if is_postgres_url(text) else Path(text)
 
     def ask_yes_no(self, title: str, text: str) -> bool:
-        return QMessageBox.question(self.w, title, text, QMessageBox.Yes | QMessageBox.No,
-                                    QMessageBox.No) == QMessageBox.Yes
+        return QMessageBox.question(self.w, title, text, QMessageBox.StandardButton.Yes | QMessageBox.StandardButton.No,
+                                    QMessageBox.StandardButton.No) == QMessageBox.StandardButton.Yes
 
     def show_message(self, title: str, text: str, error: bool = False) -> None:
         """A non-modal message (the window stays usable); kept in :attr:`messages`."""
         self.messages.append((title, text))
-        box = QMessageBox(QMessageBox.Warning if error else QMessageBox.Information, title, text,
-                          QMessageBox.Ok, self.w)
-        box.setAttribute(Qt.WA_DeleteOnClose)
+        box = QMessageBox(QMessageBox.Icon.Warning if error else QMessageBox.Icon.Information, title, text,
+                          QMessageBox.StandardButton.Ok, self.w)
+        box.setAttribute(Qt.WidgetAttribute.WA_DeleteOnClose)
         box.setModal(False)
         box.show()
 
@@ -331,7 +331,7 @@ class OfficeActions(QObject):
         job.start()
         return job
 
-    def _finish_job(self) -> tuple[str | None, dict]:
+    def _finish_job(self) -> tuple[str | None, dict[str, Any]]:
         kind, pending = self.kind, self._pending
         if self.job is not None:
             self.job.wait(5.0)
@@ -483,7 +483,10 @@ class OfficeActions(QObject):
                 FolderOffice(office_dir).check_available()
             else:
                 open_office(office_dir)  # refuses a URL holding a password, contacts nothing
-        except OfficeNotFound:
+        except OfficeNotFound as exc:
+            if not isinstance(office_dir, Path):    # a PostGIS office: unreachable, or no office
+                self.show_message("Sync", f"Office not usable: {error_words(exc)}", error=True)
+                return
             if not office_dir.parent.is_dir():
                 self.show_message("Sync", f"The folder {office_dir.parent} does not exist (is the"
                                           " drive connected?).", error=True)
@@ -512,7 +515,7 @@ class OfficeActions(QObject):
         self._pending = state
         self._run("sync", "Sync", work)
 
-    def _close_visit_for(self, title: str, what: str, **extra: Any) -> dict | None:
+    def _close_visit_for(self, title: str, what: str, **extra: Any) -> dict[str, Any] | None:
         """Pause recording and close the store (a sync or a resolution changes the file
         underneath); the state to reopen the visit with, or None (said why)."""
         visit = self.w.visit
@@ -528,7 +531,7 @@ class OfficeActions(QObject):
             return None
         return state
 
-    def _reopen(self, state: dict) -> None:
+    def _reopen(self, state: dict[str, Any]) -> None:
         reopened = self.w.reopen_visit(state["path"], current_transect=state.get("transect"),
                                        retained_ac=state.get("retained_ac", 0.0))
         if reopened:
@@ -584,7 +587,7 @@ class OfficeActions(QObject):
         self._pending = state
         self._run("resolve", "Resolve conflict", work)
 
-    def _after_resolve(self, state: dict, result: Any, exc: BaseException | None) -> None:
+    def _after_resolve(self, state: dict[str, Any], result: Any, exc: BaseException | None) -> None:
         """Reopen the visit, then say what was resolved, or why not in field words."""
         self._reopen(state)
         if exc is not None:
@@ -601,7 +604,7 @@ class OfficeActions(QObject):
         self.show_message("Resolve", f"Conflict resolved ({what}): {words}.\nThe next sync"
                                      " (Ctrl+Y) sends it to the office and every laptop.")
 
-    def _after_sync(self, state: dict, report: Any, exc: BaseException | None) -> None:
+    def _after_sync(self, state: dict[str, Any], report: Any, exc: BaseException | None) -> None:
         """Reopen the visit (always), resume recording, then say what happened."""
         self._reopen(state)
         if exc is not None:
@@ -617,7 +620,7 @@ class OfficeActions(QObject):
             return
         self.last_sync_report = report
         dlg = SyncResultDialog(report, self.w)
-        dlg.setAttribute(Qt.WA_DeleteOnClose)
+        dlg.setAttribute(Qt.WidgetAttribute.WA_DeleteOnClose)
         dlg.show_conflicts.clicked.connect(self.w.show_conflicts)
         dlg.show_conflicts.clicked.connect(dlg.close)
         dlg.destroyed.connect(self._result_closed)

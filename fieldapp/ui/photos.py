@@ -18,9 +18,10 @@ command on the GUI thread (:mod:`fieldapp.app.photos`), what happened said in th
 from __future__ import annotations
 
 import logging
-from datetime import UTC, datetime, timezone
+from collections.abc import Callable
+from datetime import UTC, datetime
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from PySide6.QtCore import QEvent, QObject, QSize, Qt
 from PySide6.QtGui import QIcon, QPixmap
@@ -38,14 +39,20 @@ from PySide6.QtWidgets import (
     QListWidget,
     QListWidgetItem,
     QPushButton,
+    QStatusBar,
     QVBoxLayout,
     QWidget,
 )
 
 from fieldapp.app import photos as P
+from fieldapp.app.editing import Selection
+from fieldapp.app.visitphotos import VisitPhotos
 from fieldapp.survey.attach import PHOTO_LAYERS
 from fieldapp.survey.features import Layer
 from fieldapp.ui import theme
+
+if TYPE_CHECKING:
+    from fieldapp.ui.mapview import MapView
 
 log = logging.getLogger(__name__)
 
@@ -55,10 +62,15 @@ THUMB_SHOWN_PX = 96
 class PhotosView(QWidget):
     """The Photos tab (see the module docstring)."""
 
-    def __init__(self, window: Any) -> None:
+    def __init__(self, photos: VisitPhotos, selection: Callable[[], Selection | None],
+                 status: QStatusBar) -> None:
         super().__init__()
-        self.w = window
+        self.photos = photos
+        self._selection = selection      # the editor's selection (fieldapp.ui.editing), if any
+        self._status = status
         self.setObjectName("photosView")
+        self.drop: MapDrop | None = None       # image files dropped on the map (install_photos)
+        self.marks: Any = None                 # the photos on the map, a PhotoMarks (install_photos)
         self.job: Any = None
         self.folder = ""
         lay = QHBoxLayout(self)
@@ -70,10 +82,10 @@ class PhotosView(QWidget):
         left.addWidget(self.title)
         self.list = QListWidget()
         self.list.setObjectName("photoList")
-        self.list.setViewMode(QListView.IconMode)
+        self.list.setViewMode(QListView.ViewMode.IconMode)
         self.list.setIconSize(QSize(THUMB_SHOWN_PX, THUMB_SHOWN_PX))
-        self.list.setResizeMode(QListView.Adjust)
-        self.list.setMovement(QListView.Static)
+        self.list.setResizeMode(QListView.ResizeMode.Adjust)
+        self.list.setMovement(QListView.Movement.Static)
         self.list.setSpacing(4)
         self.list.setGridSize(QSize(THUMB_SHOWN_PX + 8, THUMB_SHOWN_PX + 44))
         self.list.setWordWrap(True)
@@ -118,17 +130,14 @@ class PhotosView(QWidget):
     # -------------------------------------------------------------- what is shown
     def target(self) -> tuple[Layer, str | None]:
         """The record photos go to: the selection when photos can show it, else the site."""
-        sel = getattr(getattr(self.w, "editor", None), "selection", None)
+        sel = self._selection()
         if sel is not None and sel.layer in PHOTO_LAYERS:
             return sel.layer, sel.uuid
         return Layer.SITE, None
 
     def target_words(self) -> str:
-        visit = self.w.visit
         layer, uuid = self.target()
-        if visit is None:
-            return "no visit"
-        return P._target_words(visit.model, layer, uuid)
+        return self.photos.target_words(layer, uuid)
 
     def showEvent(self, event: Any) -> None:  # noqa: N802 - Qt name
         super().showEvent(event)
@@ -138,36 +147,29 @@ class PhotosView(QWidget):
     def refresh(self) -> None:
         """The thumbnails of the target's photos (and, for the site, the photos on their own)."""
         self.dirty = False
-        visit = self.w.visit
         self.list.clear()
-        has_visit = visit is not None
+        has_visit = self.photos.recording.visit is not None
         for b in (self.attach_button, self.site_button):
             b.setEnabled(has_visit)
         if not has_visit:
             self.title.setText("Open a visit to attach photos.")
             return
-        m = visit.model
         layer, uuid = self.target()
-        shown = m.photos_of(layer, uuid)
-        if layer is Layer.SITE:
-            shown += m.unattached_photos()
+        shown = self.photos.shown(layer, uuid)
         words = self.target_words()
         self.title.setText(f"<b>Photos of {words}</b> ({len(shown)})"
                            + (" and the photos on their own" if layer is Layer.SITE else "")
                            + " — drop image files on the map to attach them")
-        from fieldapp.store.photos import direction_words, feature_words, taken_words
-
         for p in shown:
             pix = QPixmap()
-            pix.loadFromData(p.thumbnail or p.data)
-            name = p.original_path.replace("\\", "/").rsplit("/", 1)[-1]
-            when = taken_words(p)
+            pix.loadFromData(p.image)
+            when = p.taken
             short = when[11:] if len(when) > 11 else when          # "14:02 UTC": the day in the tip
             short = short.replace("camera local time (no zone)", "camera")   # in full there
-            item = QListWidgetItem(QIcon(pix), f"{short}\n{direction_words(p)}")
-            item.setData(Qt.UserRole, p.uuid)
-            item.setToolTip(f"{name}: {feature_words(m, p)}, taken {taken_words(p)}, facing "
-                            f"{direction_words(p)}" + (f"\n{p.caption}" if p.caption else ""))
+            item = QListWidgetItem(QIcon(pix), f"{short}\n{p.facing}")
+            item.setData(Qt.ItemDataRole.UserRole, p.uuid)
+            item.setToolTip(f"{p.file_name}: {p.of}, taken {p.taken}, facing "
+                            f"{p.facing}" + (f"\n{p.caption}" if p.caption else ""))
             self.list.addItem(item)
         if shown:
             self.list.setCurrentRow(0)
@@ -176,47 +178,45 @@ class PhotosView(QWidget):
 
     def _chosen(self) -> str | None:
         item = self.list.currentItem()
-        return None if item is None else item.data(Qt.UserRole)
+        return None if item is None else item.data(Qt.ItemDataRole.UserRole)
 
     def _say(self, text: str) -> None:
-        self.w.statusBar().showMessage(text, 15000)
+        self._status.showMessage(text, 15000)
 
     # -------------------------------------------------------------- commands
     def attach(self, layer: Layer | None = None, uuid: str | None = None) -> None:
         """Ctrl+Shift+P: a file dialog for image files, attached to the target."""
-        if self.w.visit is None:
+        if self.photos.recording.visit is None:
             return
         if layer is None:
             layer, uuid = self.target()
-        words = P._target_words(self.w.visit.model, layer, uuid)
-        paths, _ = QFileDialog.getOpenFileNames(self.w, f"Attach photos to {words}",
+        words = self.photos.target_words(layer, uuid)
+        paths, _ = QFileDialog.getOpenFileNames(self.window(), f"Attach photos to {words}",
                                                 self.folder, P.FILE_FILTER)
         if paths:
             self.folder = str(Path(paths[0]).parent)
             self.start_reading(paths, layer, uuid)
 
-    def start_reading(self, paths: list, layer: Layer | None, uuid: str | None) -> None:
+    def start_reading(self, paths: list[Any], layer: Layer | None, uuid: str | None) -> None:
         """Read ``paths`` off the GUI thread, then keep them on ``layer``/``uuid`` (None: placed)."""
         from fieldapp.ui.jobs import BackgroundJob
 
         if self.job is not None and self.job.running():
             self._say("Still reading the photos chosen before; try again in a moment.")
             return
-        config = self.w.config
         self._say(f"Reading {len(paths)} photo file{'s' if len(paths) != 1 else ''}…")
-        job = BackgroundJob("photos", lambda _progress, _cancel: P.read_files(paths, config), self)
+        job = BackgroundJob("photos", lambda _progress, _cancel: self.photos.read(paths), self)
         job.sigDone.connect(lambda result: self._keep(result, layer, uuid))
         job.sigFailed.connect(lambda exc: self._say(f"Photos not read: {exc}"))
         self.job = job
         job.start()
 
-    def _keep(self, result: tuple, layer: Layer | None, uuid: str | None) -> None:
+    def _keep(self, result: tuple[Any, ...], layer: Layer | None, uuid: str | None) -> None:
         photos, refused = result
-        visit = self.w.visit
-        if visit is None:
+        if self.photos.recording.visit is None:
             return
         try:
-            out = P.keep_photos(visit.model, photos, refused, layer=layer, uuid=uuid, config=self.w.config)
+            out = self.photos.keep(photos, refused, layer, uuid)
         except Exception as exc:  # noqa: BLE001 - said in words, nothing kept
             from fieldapp.app.editing import refusal_words
 
@@ -227,39 +227,36 @@ class PhotosView(QWidget):
 
     def caption(self) -> None:
         uuid = self._chosen()
-        if uuid is None or self.w.visit is None:
+        if uuid is None or self.photos.recording.visit is None:
             return
-        m = self.w.visit.model
-        text, ok = QInputDialog.getMultiLineText(self.w, "Photo caption", "Caption:",
-                                                 m.get(Layer.PHOTO, uuid).caption)
+        text, ok = QInputDialog.getMultiLineText(self.window(), "Photo caption", "Caption:",
+                                                 self.photos.caption_of(uuid))
         if ok:
-            m.set_photo_caption(uuid, text)
+            self.photos.set_caption(uuid, text)
             self._say("Caption kept — Ctrl+Z undoes it")
             self.refresh()
 
     def detach(self) -> None:
         uuid = self._chosen()
-        if uuid is None or self.w.visit is None:
+        if uuid is None or self.photos.recording.visit is None:
             return
-        p = self.w.visit.model.detach_photo(uuid)
-        where = {"exif gps": "placed by its EXIF GPS position", "track": "placed by its time on the"
-                 " GNSS track"}.get(p.placed_by or "", "not placed (no GPS position, time off the track)")
+        where = self.photos.detach(uuid)
         self._say(f"Photo detached, {where} — Ctrl+Z undoes it")
         self.refresh()
 
     def delete(self) -> None:
         uuid = self._chosen()
-        if uuid is None or self.w.visit is None:
+        if uuid is None or self.photos.recording.visit is None:
             return
-        self.w.visit.model.delete_photo(uuid)
+        self.photos.delete(uuid)
         self._say("Photo deleted — Ctrl+Z brings it back")
         self.refresh()
 
     def camera_clock(self) -> None:
         """The camera clock offset: typed, or from a photo of the app's clock."""
-        dlg = CameraClockDialog(self.w, float(getattr(self.w.config, "camera_offset_s", 0.0)))
-        if dlg.exec() == QDialog.Accepted:
-            self.w.remember_setting(camera_offset_s=dlg.offset.value())
+        dlg = CameraClockDialog(self.window(), self.photos.camera_offset_s)
+        if dlg.exec() == QDialog.DialogCode.Accepted:
+            self.photos.remember_camera_offset(dlg.offset.value())
             self._say(f"Camera clock offset {dlg.offset.value():+.0f} s kept for photos placed by time")
 
 
@@ -283,7 +280,8 @@ class CameraClockDialog(QDialog):
         self.offset.setSuffix(" s (camera minus UTC)")
         self.offset.setValue(offset_s)
         form.addRow("Offset", self.offset)
-        self.shown = QDateTimeEdit(datetime.now(UTC).replace(tzinfo=None))
+        # PySide6 takes a Python datetime here; its stubs list only QDate / QDateTime / QTime
+        self.shown = QDateTimeEdit(datetime.now(UTC).replace(tzinfo=None))  # type: ignore[call-overload]
         self.shown.setDisplayFormat("yyyy-MM-dd HH:mm:ss 'UTC'")
         self.shown.setObjectName("clockShown")
         form.addRow("The clock showed", self.shown)
@@ -296,7 +294,7 @@ class CameraClockDialog(QDialog):
         pick.setObjectName("clockPhoto")
         pick.clicked.connect(self.from_photo)
         lay.addWidget(pick)
-        box = QDialogButtonBox(QDialogButtonBox.Ok | QDialogButtonBox.Cancel)
+        box = QDialogButtonBox(QDialogButtonBox.StandardButton.Ok | QDialogButtonBox.StandardButton.Cancel)
         box.accepted.connect(self.accept)
         box.rejected.connect(self.reject)
         lay.addWidget(box)
@@ -318,22 +316,22 @@ class MapDrop(QObject):
     """Image files dropped on the map: attached to the selected record, or placed on their own
     (an event filter on the map's viewport: the map widget itself is left as it is)."""
 
-    def __init__(self, view: PhotosView) -> None:
+    def __init__(self, view: PhotosView, map_view: MapView) -> None:
         super().__init__(view)
         self.view = view
-        target = view.w.map.plot.viewport()
+        target = map_view.plot.viewport()
         target.setAcceptDrops(True)
-        view.w.map.plot.setAcceptDrops(True)
+        map_view.plot.setAcceptDrops(True)
         target.installEventFilter(self)
 
     def eventFilter(self, obj: Any, event: Any) -> bool:  # noqa: N802 - Qt name
         kind = event.type()
-        if kind in (QEvent.DragEnter, QEvent.DragMove):
+        if kind in (QEvent.Type.DragEnter, QEvent.Type.DragMove):
             if self._paths(event):
                 event.acceptProposedAction()
                 return True
             return False
-        if kind == QEvent.Drop:
+        if kind == QEvent.Type.Drop:
             paths = self._paths(event)
             if not paths:
                 return False
@@ -343,18 +341,18 @@ class MapDrop(QObject):
         return False
 
     @staticmethod
-    def _paths(event: Any) -> list:
+    def _paths(event: Any) -> list[Any]:
         md = event.mimeData()
         if md is None or not md.hasUrls():
             return []
         return P.photo_files(u.toLocalFile() for u in md.urls() if u.isLocalFile())
 
-    def dropped(self, paths: list) -> None:
+    def dropped(self, paths: list[Any]) -> None:
         """Attach ``paths`` to the selected record, else keep them placed on their own."""
-        if self.view.w.visit is None:
+        if self.view.photos.recording.visit is None:
             self.view._say("Open a visit before dropping photos on the map.")
             return
-        sel = getattr(self.view.w.editor, "selection", None)
+        sel = self.view._selection()
         if sel is not None and sel.layer in PHOTO_LAYERS:
             self.view.start_reading([str(p) for p in paths], sel.layer, sel.uuid)
         else:
@@ -365,45 +363,46 @@ class PhotoMarks:
     """The photos on their own, placed by EXIF GPS or on the track, as camera marks on the map
     (an item of the map's plot, as the selection mark is: the map widget is left as it is)."""
 
-    def __init__(self, window: Any) -> None:
+    def __init__(self, photos: VisitPhotos, map_view: MapView) -> None:
         import pyqtgraph as pg
 
         from fieldapp.ui.mapview import set_points
 
-        self.w = window
+        self.photos = photos
+        self.map = map_view
         self.item = pg.ScatterPlotItem(size=16, symbol="s", brush=pg.mkBrush("#ffd400"),
                                        pen=pg.mkPen("#000000", width=2))
         self.item.setZValue(25)
-        window.map.plot.getPlotItem().addItem(self.item)
+        map_view.plot.getPlotItem().addItem(self.item)
         set_points(self.item, [], [])            # hidden until a photo is placed
 
     def refresh(self) -> None:
-        visit = self.w.visit
-        pts = []
-        if visit is not None and visit.model.has_frame:
-            f = visit.model.frame
-            pts = [(float(f.to_ft(p.x)), float(f.to_ft(p.y))) for p in visit.model.unattached_photos()
-                   if p.x is not None and p.y is not None]
+        pts = self.photos.placed_ft()
         from fieldapp.ui.mapview import set_points
 
-        local = self.w.map._to_local(pts) if pts else []
+        local = self.map._to_local(pts) if pts else []
         set_points(self.item, [x for x, _ in local], [y for _, y in local])
 
 
 def install_photos(window: Any) -> PhotosView:
     """Add the Photos tab, Ctrl+Shift+P and the map drop to ``window`` (after the editor);
     the view is ``window.photos``."""
-    view = PhotosView(window)
+    photos = VisitPhotos(window.recording, window.settings)
+    editor = window.editor
+    view = PhotosView(photos, lambda: editor.selection if editor is not None else None,
+                      window.statusBar())
     window.lower_tabs.addTab(view, "Photos")
-    window._action("Attach photos…", "Ctrl+Shift+P", lambda: (window.lower_tabs.setCurrentWidget(view),
-                                                             view.attach()),
+    def attach() -> None:
+        window.lower_tabs.setCurrentWidget(view)
+        view.attach()
+
+    window._action("Attach photos…", "Ctrl+Shift+P", attach,
                    tip="Attach photos to the selected record, or to the site")
-    view.drop = MapDrop(view)
-    view.marks = PhotoMarks(window)
-    editor = getattr(window, "editor", None)
+    view.drop = MapDrop(view, window.map)          # declared by PhotosView
+    view.marks = PhotoMarks(photos, window.map)
     if editor is not None:
         editor.selection_listeners.append(lambda _sel: _refresh_soon(view))
-    window.visit_listeners.append(lambda visit: _visit_shown(view, visit))
+    window.recording.on_shown(lambda visit: _visit_shown(view, visit))
     window.photos = view
     return view
 

@@ -22,6 +22,8 @@ threshold line in place and a centred hint (:data:`EMPTY_HINT`).
 
 from __future__ import annotations
 
+from typing import Any
+
 import numpy as np
 import pyqtgraph as pg
 from PySide6.QtCore import QSize, Qt, QTimer
@@ -91,8 +93,9 @@ def label_runs(segments: list[tuple[float, float]]) -> list[tuple[int, int, str]
 
 
 def place_labels(boxes: list[tuple[float, float]], sizes: list[tuple[float, float]],
-                 order: list[int], view_px: tuple[float, float], ground_px: tuple, obstacles=(),
-                 *, gap_px: float = LABEL_GAP_PX, rows: int = LABEL_STAGGER_ROWS):
+                 order: list[int], view_px: tuple[float, float], ground_px: tuple[Any, ...],
+                 obstacles: Any = (), *, gap_px: float = LABEL_GAP_PX,
+                 rows: int = LABEL_STAGGER_ROWS) -> list[tuple[float, float] | None]:
     """Place labels without overlap, in screen pixels (x right, y down, view top at 0).
 
     Each label is tried, in this order, above the ground line (row 0, then raised by up to
@@ -125,13 +128,13 @@ def place_labels(boxes: list[tuple[float, float]], sizes: list[tuple[float, floa
     width_px, height_px = view_px
     out: list[tuple[float, float] | None] = [None] * len(sizes)
 
-    def free(rect) -> bool:
+    def free(rect: tuple[float, float, float, float]) -> bool:
         return not any(rect[0] < o[2] and o[0] < rect[2] and rect[1] < o[3] and o[1] < rect[3]
                        for o in placed)
 
     def under(left: float, right: float) -> tuple[float, float]:
         """(highest, lowest) pixel y of the ground between ``left`` and ``right``."""
-        inside = [y for x, y in zip(xs, ys) if left <= x <= right]
+        inside = [y for x, y in zip(xs, ys, strict=True) if left <= x <= right]
         ends = [float(np.interp(left, xs, ys)), float(np.interp(right, xs, ys))]
         return min(inside + ends), max(inside + ends)
 
@@ -186,7 +189,7 @@ class ProfilePlot(QWidget):
             for ax in ("left", "bottom"):
                 p.getAxis(ax).enableAutoSIPrefix(False)
                 # axis and grid into a pixmap, painted again only when the range changes
-                p.getAxis(ax).setCacheMode(QGraphicsItem.DeviceCoordinateCache)
+                p.getAxis(ax).setCacheMode(QGraphicsItem.CacheMode.DeviceCoordinateCache)
             # a fixed room for the tick numbers (up to -9999): a new station's wider number
             # neither shifts the plot sideways nor re-lays out and repaints every axis; the
             # two plots' distance scales line up
@@ -199,7 +202,7 @@ class ProfilePlot(QWidget):
         self.slope_plot.addItem(self.gentle_bars)
         self.slope_plot.addItem(self.steep_bars)
         self.threshold = pg.InfiniteLine(angle=0, pen=pg.mkPen("#cc0000", width=2,
-                                                               style=Qt.DashLine),
+                                                               style=Qt.PenStyle.DashLine),
                                          label=f"{INITIAL_BANK.threshold_pct:g} %",
                                          labelOpts={"color": "#cc0000", "position": 0.0,
                                                     # left edge at the axis, above the line:
@@ -209,7 +212,7 @@ class ProfilePlot(QWidget):
         self.base_lines = []
         self.bank_lines = []
         for p in (self.ground_plot, self.slope_plot):
-            base = pg.InfiniteLine(angle=90, pen=pg.mkPen("#0b4f8a", width=2, style=Qt.DashLine))
+            base = pg.InfiniteLine(angle=90, pen=pg.mkPen("#0b4f8a", width=2, style=Qt.PenStyle.DashLine))
             bank = pg.InfiniteLine(angle=90, pen=pg.mkPen("#cc0000", width=3))
             p.addItem(base)
             p.addItem(bank)
@@ -224,10 +227,10 @@ class ProfilePlot(QWidget):
         self._spare_labels: list[pg.TextItem] = []     # made once, hidden, used again
         self._runs: list[tuple[float, float, bool]] = []   # (from_ft, to_ft, steep) per label
         self._ground: tuple[list[float], list[float]] = ([], [])
-        self._fit: tuple | None = None                        # (zmin, zmax) to fit with headroom
+        self._fit: tuple[Any, ...] | None = None                        # (zmin, zmax) to fit with headroom
         self._fitting = False
-        self._data: tuple | None = None
-        self._drawn: tuple | None = None     # the data on screen (a refresh often repeats it)
+        self._data: tuple[Any, ...] | None = None
+        self._drawn: tuple[Any, ...] | None = None     # the data on screen (a refresh often repeats it)
         self.empty_hint = pg.TextItem(EMPTY_HINT, color="#555555", anchor=(0.5, 0.5))
         self.empty_hint.setZValue(20)
         self.ground_plot.addItem(self.empty_hint, ignoreBounds=True)
@@ -286,11 +289,14 @@ class ProfilePlot(QWidget):
             z.append(z[-1] + h * s / 100.0)
         empty = not segments
         self.ground.setData([] if empty else d, [] if empty else z)
-        steep_x, steep_y, gentle_x, gentle_y = [], [], [], []
+        steep_x: list[float] = []
+        steep_y: list[float] = []
+        gentle_x: list[float] = []
+        gentle_y: list[float] = []
         spare = self.slope_labels + self._spare_labels
         self.slope_labels = []
         self._runs = []
-        for i, (h, s) in enumerate(segments):
+        for i, (_h, s) in enumerate(segments):
             x0, x1 = d[i], d[i + 1]
             tx, ty = (steep_x, steep_y) if s >= threshold - 1e-6 else (gentle_x, gentle_y)
             tx += [x0, x1, np.nan]
@@ -362,7 +368,7 @@ class ProfilePlot(QWidget):
     def _label_height_px(self) -> float:
         return self._ink(self.slope_labels[0])[1] if self.slope_labels else 0.0
 
-    def _refit(self, *_args) -> None:
+    def _refit(self, *_args: Any) -> None:
         """Fit the elevation range with headroom for a label row above the highest point
         (in pixels of the plot's current height), then place the labels."""
         if self._fit is None:
@@ -385,11 +391,11 @@ class ProfilePlot(QWidget):
             self._fitting = False
         self.place_slope_labels()
 
-    def _range_changed(self, *_args) -> None:
+    def _range_changed(self, *_args: Any) -> None:
         if not self._fitting:
             self.place_slope_labels()
 
-    def _line_label_rects(self, to_px) -> list[tuple[float, float, float, float]]:
+    def _line_label_rects(self, to_px: Any) -> list[tuple[float, float, float, float]]:
         """Pixel rectangles of the base and bank lines and their labels (kept clear of), with
         each label put on the side of its line where it fits inside the view."""
         vb = self.ground_plot.getViewBox()
@@ -438,7 +444,7 @@ class ProfilePlot(QWidget):
         xs = [(x - vx0) * sx for x in d]
         ys = [(vy1 - e) * sy for e in z]
         boxes, sizes = [], []
-        for (a, b, _steep), lab in zip(self._runs, self.slope_labels):
+        for (a, b, _steep), lab in zip(self._runs, self.slope_labels, strict=True):
             w, h, _m = self._ink(lab)
             boxes.append((to_px(a, 0)[0], to_px(b, 0)[0]))
             sizes.append((w, h))
@@ -446,7 +452,7 @@ class ProfilePlot(QWidget):
                        key=lambda i: (not self._runs[i][2], -(self._runs[i][1] - self._runs[i][0]), i))
         spots = place_labels(boxes, sizes, order, (w_px, h_px), (xs, ys),
                              self._line_label_rects(to_px))
-        for lab, spot in zip(self.slope_labels, spots):
+        for lab, spot in zip(self.slope_labels, spots, strict=True):
             lab.setVisible(spot is not None)
             if spot is not None:  # anchored at the bottom centre of the item, margin included
                 lab.setPos(vx0 + spot[0] / sx, vy1 - (spot[1] + self._ink(lab)[2]) / sy)

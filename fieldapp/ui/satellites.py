@@ -25,6 +25,7 @@ from PySide6.QtWidgets import (
 )
 
 from devices.nmea.sky import SkySatellite, sky_of
+from fieldapp.app.devicefeed import DeviceFeed
 from fieldapp.ui.theme import touch_rows
 
 #: Colour of each system's dots (colour-blind safe, Okabe-Ito), with its letter in the table.
@@ -49,21 +50,29 @@ class SkyPlot(QWidget):
 
     @staticmethod
     def position(sat: SkySatellite, cx: float, cy: float, radius: float) -> QPointF:
-        """Where ``sat`` goes: distance from the centre ∝ 90° − elevation, angle = azimuth."""
+        """Where ``sat`` goes: distance from the centre ∝ 90° − elevation, angle = azimuth.
+
+        Raises
+        ------
+        ValueError
+            ``sat`` has no elevation or azimuth (the receiver sent none): it has no place.
+        """
+        if sat.elevation_deg is None or sat.azimuth_deg is None:
+            raise ValueError(f"satellite {sat.prn} has no elevation or azimuth")
         r = radius * (90.0 - max(0.0, min(90.0, sat.elevation_deg))) / 90.0
         a = math.radians(sat.azimuth_deg)
         return QPointF(cx + r * math.sin(a), cy - r * math.cos(a))
 
     def paintEvent(self, event: Any) -> None:  # noqa: N802 - Qt's name
         p = QPainter(self)
-        p.setRenderHint(QPainter.Antialiasing)
+        p.setRenderHint(QPainter.RenderHint.Antialiasing)
         p.fillRect(self.rect(), QColor("#ffffff"))
         side = min(self.width(), self.height())
         radius = side / 2 - 28
         cx, cy = self.width() / 2, self.height() / 2
         p.setPen(QPen(QColor("#000000"), 2))
         p.drawEllipse(QPointF(cx, cy), radius, radius)
-        p.setPen(QPen(QColor("#888888"), 1, Qt.DashLine))
+        p.setPen(QPen(QColor("#888888"), 1, Qt.PenStyle.DashLine))
         for elev in (30, 60):
             r = radius * (90 - elev) / 90
             p.drawEllipse(QPointF(cx, cy), r, r)
@@ -76,7 +85,7 @@ class SkyPlot(QWidget):
         p.setPen(QColor("#000000"))
         for text, dx, dy in (("N", 0, -1), ("E", 1, 0), ("S", 0, 1), ("W", -1, 0)):
             x, y = cx + dx * (radius + 14), cy + dy * (radius + 14)
-            p.drawText(QRectF(x - 12, y - 12, 24, 24), Qt.AlignCenter, text)
+            p.drawText(QRectF(x - 12, y - 12, 24, 24), Qt.AlignmentFlag.AlignCenter, text)
         small = QFont(self.font())
         small.setBold(True)
         p.setFont(small)
@@ -86,21 +95,21 @@ class SkyPlot(QWidget):
             at = self.position(sat, cx, cy, radius)
             colour = QColor(SYSTEM_COLOURS.get(sat.system, "#000000"))
             p.setPen(QPen(colour, 3))
-            p.setBrush(QBrush(colour) if sat.used else Qt.NoBrush)
+            p.setBrush(QBrush(colour) if sat.used else Qt.BrushStyle.NoBrush)
             p.drawEllipse(at, 9, 9)
             p.setPen(QColor("#000000"))
-            p.drawText(QRectF(at.x() + 10, at.y() - 18, 40, 16), Qt.AlignLeft, str(sat.prn))
+            p.drawText(QRectF(at.x() + 10, at.y() - 18, 40, 16), Qt.AlignmentFlag.AlignLeft, str(sat.prn))
         p.end()
 
 
 class SatellitesDialog(QDialog):
     """Sky plot and table of the satellites in view; follows the fixes while open."""
 
-    def __init__(self, window: Any) -> None:
-        super().__init__(window)
+    def __init__(self, devices: DeviceFeed, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
         self.setObjectName("satellitesDialog")
         self.setWindowTitle("Satellites")
-        self.w = window
+        self.devices = devices
         self.resize(1000, 600)
         lay = QHBoxLayout(self)
         left = QVBoxLayout()
@@ -121,19 +130,18 @@ class SatellitesDialog(QDialog):
         touch_rows(self.table)
         self.table.setHorizontalHeaderLabels(COLUMNS)
         self.table.verticalHeader().setVisible(False)
-        self.table.setEditTriggers(QTableWidget.NoEditTriggers)
-        self.table.horizontalHeader().setSectionResizeMode(QHeaderView.ResizeToContents)
+        self.table.setEditTriggers(QTableWidget.EditTrigger.NoEditTriggers)
+        self.table.horizontalHeader().setSectionResizeMode(QHeaderView.ResizeMode.ResizeToContents)
         self.table.horizontalHeader().setStretchLastSection(True)
         lay.addWidget(self.table, 1)
         self._sky_at: float | None = None
-        window.fix_listeners.append(self.on_fix)
+        devices.on_fix(self.on_fix)
         self.finished.connect(self._detach)
-        if getattr(window, "latest_fix", None) is not None:
-            self.on_fix(window.latest_fix)
+        if devices.latest_fix is not None:
+            self.on_fix(devices.latest_fix)
 
     def _detach(self, *_args: Any) -> None:
-        if self.on_fix in self.w.fix_listeners:
-            self.w.fix_listeners.remove(self.on_fix)
+        self.devices.remove_fix_listener(self.on_fix)
 
     def on_fix(self, fix: Any) -> None:
         """A new fix: its GSV / GSA, if it has any, become the sky shown."""
@@ -152,7 +160,7 @@ class SatellitesDialog(QDialog):
             for c, text in enumerate(cells):
                 item = QTableWidgetItem(text)
                 if c:
-                    item.setTextAlignment(Qt.AlignRight | Qt.AlignVCenter)
+                    item.setTextAlignment(Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter)
                 self.table.setItem(r, c, item)
         used = sum(s.used for s in satellites)
         systems = sorted({s.system for s in satellites})

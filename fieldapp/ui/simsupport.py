@@ -62,7 +62,7 @@ from __future__ import annotations
 
 import os
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Any, Protocol
 
@@ -120,13 +120,23 @@ class SurveyedPanel(Protocol):
 class SurveyorWindow(Protocol):
     """What the surveyor asks of the main window."""
 
-    visit: Any
-    """The open :class:`fieldapp.app.visit.VisitController` (or None)."""
+    @property
+    def visit(self) -> Any:
+        """The open :class:`fieldapp.app.visit.VisitController` (or None)."""
+
     fix_count: int
     """Fixes received so far."""
-    session: Any
-    """The :class:`fieldapp.app.session.DeviceSession` (its simulators and scenario)."""
-    panels: dict
+
+    @property
+    def session(self) -> Any:
+        """The :class:`fieldapp.app.session.DeviceSession` (its simulators and scenario)."""
+
+    @property
+    def panels(self) -> Mapping[str, Any]:
+        """The workflow panels by name."""
+
+    sim_surveyor: SimulatedSurveyor | None
+    """The surveyor walking for this window (kept by the window, made by :func:`surveyor`)."""
 
     def usable_fix(self) -> Any:
         """The newest fix good enough to record, or None."""
@@ -170,7 +180,7 @@ class SimulatedSurveyor:
         How often the UI-thread timer looks for the arrival fix.
     """
 
-    def __init__(self, window: Any, gnss: Any, scenario: dict, *, caliper: Any = None,
+    def __init__(self, window: Any, gnss: Any, scenario: dict[str, Any], *, caliper: Any = None,
                  speed_m_s: float | None = None, poll_ms: int = 50) -> None:
         from PySide6.QtCore import QTimer
 
@@ -453,10 +463,12 @@ def surveyor(window: SurveyorWindow) -> SimulatedSurveyor | None:
     """The window's :class:`SimulatedSurveyor` (made on first use), or None when the GNSS is
     not a route-following simulator (real receiver, replay) or there is no scenario."""
     session = getattr(window, "session", None)
-    gnss = session.simulator("gnss") if session is not None else None
+    if session is None:
+        return None
+    gnss = session.simulator("gnss")
     if gnss is None or not hasattr(gnss, "walk_to") or session.scenario is None:
         return None
-    current = getattr(window, "sim_surveyor", None)
+    current: SimulatedSurveyor | None = getattr(window, "sim_surveyor", None)
     if current is not None and current.gnss is gnss:
         return current
     if current is not None:

@@ -13,7 +13,7 @@ own items to the map's plot.
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import pyqtgraph as pg
 from PySide6.QtCore import Qt, QTimer
@@ -30,9 +30,16 @@ from PySide6.QtWidgets import (
     QPushButton,
 )
 
+from fieldapp.app.devicefeed import DeviceFeed
+from fieldapp.app.recording import Recording
 from fieldapp.app.stakeout import DEFAULT_TOLERANCE_FT, StakeOut
 from fieldapp.ui.mapview import set_points
+from fieldapp.ui.notices import Notices
+from fieldapp.ui.recordgate import RecordGate
 from fieldapp.ui.workflows.base import WorkflowPanel, add_field, big_button, field_grid, state_label
+
+if TYPE_CHECKING:
+    from fieldapp.ui.mapview import MapView
 
 TURN_WORDS = {"ahead": "Straight ahead", "left": "Turn left", "right": "Turn right",
               "around": "Turn around", "": "Walk a few steps to get a direction of travel"}
@@ -56,7 +63,7 @@ class StakeLayer:
         for item in (self.point_item, self.flags):
             set_points(item, [], [])          # hidden until there is one
 
-    def _local(self, pts: list) -> list:
+    def _local(self, pts: list[Any]) -> list[Any]:
         return self.map._to_local(pts)
 
     def show_target(self, target: Any) -> None:
@@ -75,7 +82,7 @@ class StakeLayer:
             self.target_item.setData([p[0] for p in pts], [p[1] for p in pts])
             set_points(self.point_item, [], [])
 
-    def show_flags(self, flags: list, frame: Any) -> None:
+    def show_flags(self, flags: list[Any], frame: Any) -> None:
         """Draw the stake points (site CRS x, y): orange, grey when superseded."""
         pts = self._local([(frame.to_ft(s.x), frame.to_ft(s.y)) for s in flags])
         set_points(self.flags, [p[0] for p in pts], [p[1] for p in pts],
@@ -87,11 +94,14 @@ class StakeoutPanel(WorkflowPanel):
 
     title = "Stake-out"
 
-    def __init__(self, window: Any) -> None:
-        super().__init__(window)
+    def __init__(self, *, recording: Recording, devices: DeviceFeed, gate: RecordGate, notices: Notices,
+                 map: MapView, parent: Any = None) -> None:
+        super().__init__(recording=recording, gate=gate, notices=notices, parent=parent)
+        self.devices = devices
+        self._map = map
         self.stake: StakeOut | None = None
         self._stale = True              # the target list needs building when next shown
-        self.layer = StakeLayer(window.map)
+        self.layer = StakeLayer(map)
         lay = self.body_layout
         grid = field_grid()
         self.target_box = QComboBox()
@@ -115,23 +125,23 @@ class StakeoutPanel(WorkflowPanel):
 
         self.distance = QLabel("–")
         self.distance.setObjectName("stakeDistance")
-        self.distance.setAlignment(Qt.AlignCenter)
+        self.distance.setAlignment(Qt.AlignmentFlag.AlignCenter)
         self.distance.setStyleSheet("font-size: 34pt; font-weight: bold; padding: 6px;")
         lay.addWidget(self.distance)
         self.direction = QLabel("")
         self.direction.setObjectName("stakeDirection")
-        self.direction.setAlignment(Qt.AlignCenter)
+        self.direction.setAlignment(Qt.AlignmentFlag.AlignCenter)
         self.direction.setStyleSheet("font-size: 16pt; font-weight: bold;")
         lay.addWidget(self.direction)
         self.on_line = QLabel("")
         self.on_line.setObjectName("stakeOnLine")
-        self.on_line.setAlignment(Qt.AlignCenter)
+        self.on_line.setAlignment(Qt.AlignmentFlag.AlignCenter)
         self._set_on_line(None)
         lay.addWidget(self.on_line)
 
         self.flag_button = big_button("Flag here", "F", "Record a stake point here: position, fix "
                                       "quality, the target and the signed offset from it")
-        self.w.register_record_button(self.flag_button)
+        self.gate.register(self.flag_button)
         self._update_flag_ok()
         self.bind("F", self.flag, self.flag_button)
         lay.addWidget(self.flag_button)
@@ -152,8 +162,8 @@ class StakeoutPanel(WorkflowPanel):
 
         self.beeper = QTimer(self)
         self.beeper.timeout.connect(QApplication.beep)
-        window.fix_listeners.append(self.on_fix)
-        window.visit_listeners.append(lambda _v: self._new_visit())
+        devices.on_fix(self.on_fix)
+        recording.on_shown(lambda _v: self._new_visit())
 
     # ---------------------------------------------------------------- model
     def _new_visit(self) -> None:
@@ -165,7 +175,7 @@ class StakeoutPanel(WorkflowPanel):
         """Flag here [F] records the offset from the target: off, with the reason, until one is
         chosen."""
         chosen = self.stake is not None and self.stake.target is not None
-        self.w.set_extra_ok(self.flag_button, None if chosen else False,
+        self.gate.set_extra_ok(self.flag_button, None if chosen else False,
                             "" if chosen else "choose a target first")
 
     def refresh(self) -> None:
@@ -199,7 +209,7 @@ class StakeoutPanel(WorkflowPanel):
         self._update_flag_ok()
         self._show(self.stake.guidance)
 
-    def _superseded_words(self, changes: tuple) -> None:
+    def _superseded_words(self, changes: tuple[Any, ...]) -> None:
         self.state.setText(f"The verdict behind the target changed: {len(changes)} flag(s) "
                            "marked as staked to a superseded line — restake them.")
 
@@ -224,6 +234,8 @@ class StakeoutPanel(WorkflowPanel):
         self.beeper.stop()              # the cue follows the panel's guidance, not a stale one
 
     def _fill_targets(self) -> None:
+        if self.stake is None:
+            return
         keep = self.stake.target.key if self.stake.target is not None else None
         self.target_box.blockSignals(True)
         self.target_box.clear()
@@ -235,7 +247,7 @@ class StakeoutPanel(WorkflowPanel):
         self.target_box.blockSignals(False)
 
     def _fill_flags(self) -> None:
-        flags = self.visit.model.stake_points()
+        flags = self.recording.stake_points()
         self.flag_list.clear()
         for sp in reversed(flags):
             mark = "SUPERSEDED — " if sp.superseded else ""
@@ -243,12 +255,13 @@ class StakeoutPanel(WorkflowPanel):
                     f" ({'within' if abs(sp.offset_ft) <= sp.tolerance_ft else 'outside'} "
                     f"±{sp.tolerance_ft:g}) {sp.created_utc:%H:%M:%S}" + (f" — {sp.notes}" if sp.notes else ""))
             item = QListWidgetItem(text)
-            item.setData(Qt.UserRole, sp.uuid)
+            item.setData(Qt.ItemDataRole.UserRole, sp.uuid)
             if sp.superseded:
-                item.setForeground(Qt.darkGray)
+                item.setForeground(Qt.GlobalColor.darkGray)
             self.flag_list.addItem(item)
-        if self.visit.model.has_frame:
-            self.layer.show_flags(flags, self.visit.model.frame)
+        frame = self.recording.frame
+        if frame is not None:
+            self.layer.show_flags(flags, frame)
 
     # ---------------------------------------------------------------- input
     def _target_chosen(self, _index: int) -> None:
@@ -283,7 +296,7 @@ class StakeoutPanel(WorkflowPanel):
 
     def flag(self) -> None:
         """Flag here: a stake point at the latest usable fix."""
-        fix = self.w.usable_fix()
+        fix = self.devices.usable_fix()
         if fix is None or self.stake is None:
             self.error("No usable fix to flag (see the status strip)")
             return
@@ -298,14 +311,12 @@ class StakeoutPanel(WorkflowPanel):
     def _edit_note(self, item: Any) -> None:
         if item is None:
             return
-        uuid = item.data(Qt.UserRole)
-        from fieldapp.survey.features import Layer
-
-        sp = self.visit.model.get(Layer.STAKE_POINT, uuid)
-        text, ok = QInputDialog.getText(self, "Stake point note", "Note", text=sp.notes)
+        uuid = item.data(Qt.ItemDataRole.UserRole)
+        note = self.recording.stake_note(uuid)
+        text, ok = QInputDialog.getText(self, "Stake point note", "Note", text=note)
         if ok:
             try:
-                self.visit.model.update_feature(Layer.STAKE_POINT, uuid, notes=text)
+                self.recording.set_stake_note(uuid, text)
             except Exception as exc:  # noqa: BLE001
                 self.error(f"Note not changed: {exc}")
 

@@ -11,7 +11,7 @@ import time
 from typing import Any
 
 from PySide6.QtCore import QEvent, QSize, Qt, Signal
-from PySide6.QtWidgets import QBoxLayout, QFrame, QHBoxLayout, QLabel, QSizePolicy, QVBoxLayout, QWidget
+from PySide6.QtWidgets import QBoxLayout, QFrame, QHBoxLayout, QLabel, QLayout, QSizePolicy, QVBoxLayout, QWidget
 
 from fieldapp.ui import theme
 
@@ -173,7 +173,7 @@ class StatusStrip(QFrame):
         self.setObjectName("statusStrip")
         # opaque: a new figure (4 Hz) repaints the strip, not the window under it
         self.setAutoFillBackground(True)
-        self.setFrameShape(QFrame.StyledPanel)
+        self.setFrameShape(QFrame.Shape.StyledPanel)
         self.setStyleSheet("#statusStrip { background: #f7f7f7; border-top: 2px solid #000; }")
         # badges and figures (one row, or two on a narrow window); why recording is blocked
         # goes on a line of its own under them, so the strip fits a 1280 px wide screen
@@ -183,7 +183,7 @@ class StatusStrip(QFrame):
         # the device badges, then the fix's figures: side by side on a wide window, the figures
         # on a second row when the strip is narrower than both (a 1024 px wide tablet screen,
         # :meth:`resizeEvent`)
-        self.top = QBoxLayout(QBoxLayout.LeftToRight)
+        self.top = QBoxLayout(QBoxLayout.Direction.LeftToRight)
         self.top.setContentsMargins(0, 0, 0, 0)
         self.top.setSpacing(6)
         rows.addLayout(self.top)
@@ -215,7 +215,7 @@ class StatusStrip(QFrame):
         self.problem_label.setObjectName("recordBlocked")
         self.problem_label.setWordWrap(False)
         # never widens the window (a long reason is cut; the tooltip has it whole)
-        self.problem_label.setSizePolicy(QSizePolicy.Ignored, QSizePolicy.Fixed)
+        self.problem_label.setSizePolicy(QSizePolicy.Policy.Ignored, QSizePolicy.Policy.Fixed)
         row.addStretch(1)          # badges to the left when on a row of their own
         row = QHBoxLayout()
         row.setContentsMargins(0, 0, 0, 0)
@@ -239,26 +239,32 @@ class StatusStrip(QFrame):
         self._states: dict[str, str] = {k: "none" for k in DEVICE_LABELS}
         gnss = self.device_labels.get("gnss")
         if gnss is not None:
-            gnss.setCursor(Qt.PointingHandCursor)
+            gnss.setCursor(Qt.CursorShape.PointingHandCursor)
             gnss.installEventFilter(self)
-        self._accuracy_est: tuple | None = None
+        self._accuracy_est: tuple[Any, ...] | None = None
+
+    def _layout(self) -> QLayout:
+        """The strip's own layout (made with it)."""
+        layout = self.layout()
+        assert layout is not None
+        return layout
 
     def _one_row_width(self) -> int:
         """Width (px) the badges and the figures need side by side."""
-        m = self.layout().contentsMargins()
+        m = self._layout().contentsMargins()
         return (self._devices_row.minimumSize().width() + self.top.spacing()
                 + self._figures_row.minimumSize().width() + m.left() + m.right()
                 + 2 * self.frameWidth())
 
     def two_rows(self) -> bool:
         """True while the fix's figures are on a row of their own under the badges."""
-        return self.top.direction() == QBoxLayout.TopToBottom
+        return self.top.direction() == QBoxLayout.Direction.TopToBottom
 
     def minimumSizeHint(self) -> QSize:  # noqa: N802 - Qt name
         """As narrow as the wider of the two rows (the figures go under the badges when the
         window is narrower than both side by side); as high as it is now."""
         hint = super().minimumSizeHint()
-        m = self.layout().contentsMargins()
+        m = self._layout().contentsMargins()
         two = (max(self._devices_row.minimumSize().width(),
                    self._figures_row.minimumSize().width())
                + m.left() + m.right() + 2 * self.frameWidth())
@@ -266,8 +272,8 @@ class StatusStrip(QFrame):
 
     def _fit_rows(self, width: int) -> None:
         """The figures under the badges when both do not fit side by side in ``width`` px."""
-        direction = (QBoxLayout.LeftToRight if width >= self._one_row_width()
-                     else QBoxLayout.TopToBottom)
+        direction = (QBoxLayout.Direction.LeftToRight if width >= self._one_row_width()
+                     else QBoxLayout.Direction.TopToBottom)
         if direction != self.top.direction():
             self.top.setDirection(direction)
 
@@ -281,13 +287,13 @@ class StatusStrip(QFrame):
         connect, "no fix" becomes "RTK fixed"): the strip was laid out for the short start-up
         words, and on a 1024 px window the longer ones were cut ("RTK fix", "H ±0.01 r")."""
         handled = super().event(event)
-        if event.type() == QEvent.LayoutRequest:
+        if event.type() == QEvent.Type.LayoutRequest:
             self._fit_rows(self.width())
         return handled
 
     def eventFilter(self, obj: Any, event: Any) -> bool:  # noqa: N802 - Qt's name
         """A click (press and release) on the GNSS badge: :attr:`gnss_clicked`."""
-        if obj is self.device_labels.get("gnss") and event.type() == QEvent.MouseButtonRelease:
+        if obj is self.device_labels.get("gnss") and event.type() == QEvent.Type.MouseButtonRelease:
             self.gnss_clicked.emit()
             return True
         return super().eventFilter(obj, event)
@@ -395,7 +401,7 @@ def format_stats(stats: Any) -> str:
         import dataclasses
         stats = dataclasses.asdict(stats)
     if isinstance(stats, dict):
-        lines = []
+        lines: list[str] = []
         for k, v in stats.items():
             if isinstance(v, dict):
                 lines.extend(f"{k} {kk}: {vv}" for kk, vv in v.items())

@@ -225,19 +225,20 @@ class FieldStyle(QProxyStyle):
     :data:`TOUCH_PX` high).
     """
 
-    def drawPrimitive(self, element, option, painter, widget=None):  # noqa: N802 - Qt name
+    def drawPrimitive(self, element: Any, option: Any, painter: Any,  # noqa: N802 - Qt name
+                      widget: Any = None) -> None:
         super().drawPrimitive(element, option, painter, widget)
-        if element != QStyle.PE_IndicatorCheckBox:
+        if element != QStyle.PrimitiveElement.PE_IndicatorCheckBox:
             return
         state = option.state
-        colour = (CHECK_BORDER_DISABLED if not state & QStyle.State_Enabled else
-                  CHECK_BORDER_FOCUS if state & QStyle.State_HasFocus else CHECK_BORDER)
+        colour = (CHECK_BORDER_DISABLED if not state & QStyle.StateFlag.State_Enabled else
+                  CHECK_BORDER_FOCUS if state & QStyle.StateFlag.State_HasFocus else CHECK_BORDER)
         half = CHECK_BORDER_PX / 2.0
         painter.save()
         pen = QPen(QColor(colour), CHECK_BORDER_PX)
-        pen.setJoinStyle(Qt.MiterJoin)
+        pen.setJoinStyle(Qt.PenJoinStyle.MiterJoin)
         painter.setPen(pen)
-        painter.setBrush(Qt.NoBrush)
+        painter.setBrush(Qt.BrushStyle.NoBrush)
         painter.drawRect(QRectF(option.rect).adjusted(half, half, -half, -half))
         painter.restore()
 
@@ -255,12 +256,12 @@ def apply(app: QApplication, high_contrast: bool = False, screen: Any = None) ->
     app.setStyle(style)
     pal = QPalette()
     for role, colour in (
-        (QPalette.Window, "#ffffff"), (QPalette.WindowText, "#000000"),
-        (QPalette.Base, "#ffffff"), (QPalette.AlternateBase, "#f4f4f4"),
-        (QPalette.Text, "#000000"), (QPalette.Button, "#f2f2f2"),
-        (QPalette.ButtonText, "#000000"), (QPalette.Highlight, "#0040c0"),
-        (QPalette.HighlightedText, "#ffffff"), (QPalette.ToolTipBase, "#ffffe0"),
-        (QPalette.ToolTipText, "#000000"),
+        (QPalette.ColorRole.Window, "#ffffff"), (QPalette.ColorRole.WindowText, "#000000"),
+        (QPalette.ColorRole.Base, "#ffffff"), (QPalette.ColorRole.AlternateBase, "#f4f4f4"),
+        (QPalette.ColorRole.Text, "#000000"), (QPalette.ColorRole.Button, "#f2f2f2"),
+        (QPalette.ColorRole.ButtonText, "#000000"), (QPalette.ColorRole.Highlight, "#0040c0"),
+        (QPalette.ColorRole.HighlightedText, "#ffffff"), (QPalette.ColorRole.ToolTipBase, "#ffffe0"),
+        (QPalette.ColorRole.ToolTipText, "#000000"),
     ):
         pal.setColor(role, QColor(colour))
     app.setPalette(pal)
@@ -307,6 +308,6 @@ def menu_button(name: str, text: str, tip: str, menu: Any) -> Any:
     button.setText(text)
     button.setToolTip(tip)
     button.setMenu(menu)
-    button.setPopupMode(QToolButton.InstantPopup)
+    button.setPopupMode(QToolButton.ToolButtonPopupMode.InstantPopup)
     return button
 

@@ -57,15 +57,15 @@ class TouchHelp(QObject):
         self._eat_release = False
         self._pressed: QWidget | None = None
         self.shown: list[str] = []          # the tips shown (for tests and the curious)
-        self._last_shown: tuple | None = None
+        self._last_shown: tuple[Any, ...] | None = None
         self._shown_at = -1e9
 
     def eventFilter(self, obj: Any, event: Any) -> bool:  # noqa: N802 - Qt name
         kind = event.type()
-        if kind not in (QEvent.MouseButtonPress, QEvent.MouseMove, QEvent.MouseButtonRelease) \
+        if kind not in (QEvent.Type.MouseButtonPress, QEvent.Type.MouseMove, QEvent.Type.MouseButtonRelease) \
                 or not isinstance(obj, QWidget) or not isinstance(event, QMouseEvent):
             return False
-        if kind == QEvent.MouseButtonPress:
+        if kind == QEvent.Type.MouseButtonPress:
             self._timer.stop()
             self._eat_release = False
             target = _tip_widget(obj)
@@ -79,11 +79,11 @@ class TouchHelp(QObject):
                 self._pressed = obj
                 self._timer.start()
             return False
-        if kind == QEvent.MouseMove and self._timer.isActive():
+        if kind == QEvent.Type.MouseMove and self._timer.isActive():
             if (event.globalPosition().toPoint() - self._at).manhattanLength() > HOLD_SLOP_PX:
                 self._timer.stop()
             return False
-        if kind == QEvent.MouseButtonRelease:
+        if kind == QEvent.Type.MouseButtonRelease:
             self._timer.stop()
             if self._eat_release:
                 self._eat_release = False
@@ -118,14 +118,18 @@ def _from_touch(event: QMouseEvent) -> bool:
     from PySide6.QtGui import QInputDevice
 
     device = event.device()
-    return event.source() != Qt.MouseEventNotSynthesized or (
+    return event.source() != Qt.MouseEventSource.MouseEventNotSynthesized or (
         device is not None and device.type() == QInputDevice.DeviceType.TouchScreen)
 
 
 def install(app: QApplication | None = None) -> TouchHelp:
     """Install one :class:`TouchHelp` on ``app`` (default: the running application); the one
     already installed is returned the second time."""
-    app = app or QApplication.instance()
+    if app is None:
+        running = QApplication.instance()
+        if not isinstance(running, QApplication):
+            raise RuntimeError("touch help needs the running QApplication")
+        app = running
     helper = app.findChild(TouchHelp)
     if helper is None:
         helper = TouchHelp(app)

@@ -46,7 +46,7 @@ def _simplified(xs: np.ndarray, ys: np.ndarray, tolerance_ft: float) -> tuple[np
 
 
 def history_for(x: np.ndarray, y: np.ndarray, boxes: np.ndarray, level: int,
-                covered: tuple[float, float, float, float], cache: dict) -> tuple[np.ndarray, np.ndarray]:
+                covered: tuple[float, float, float, float], cache: dict[Any, Any]) -> tuple[np.ndarray, np.ndarray]:
     """The frozen chunks whose box (minx, miny, maxx, maxy rows of ``boxes``) meets ``covered``,
     simplified to half of 2**``level`` ft and joined (NaN between chunks that do not follow
     each other). ``cache`` maps (level, chunk) to a simplified chunk and is filled here; levels
@@ -71,7 +71,7 @@ def history_for(x: np.ndarray, y: np.ndarray, boxes: np.ndarray, level: int,
             parts_y.append(gap)
         parts_x.append(part[0])
         parts_y.append(part[1])
-        prev = k
+        prev = int(k)
     if not parts_x:
         return np.empty(0), np.empty(0)
     return np.concatenate(parts_x), np.concatenate(parts_y)
@@ -103,11 +103,11 @@ class TrackLayer(QObject):
         self._boxes = np.empty((len(self.x) // CHUNK + 1, 4))
         self._frozen = 0                 # chunks whose box is known (positions 0 .. frozen*CHUNK)
         self._drawn_upto = 0             # positions the history on screen covers
-        self._cache: dict = {}
+        self._cache: dict[Any, Any] = {}
         self._generation = 0
         self._busy = False
-        self._wanted: tuple | None = None          # (level, covered) to ask for when idle
-        self._shown_key: tuple | None = None       # (level, covered, frozen) of the history drawn
+        self._wanted: tuple[Any, ...] | None = None          # (level, covered) to ask for when idle
+        self._shown_key: tuple[Any, ...] | None = None       # (level, covered, frozen) of the history drawn
         self.history_draws = 0
         self.tail_points = 0
         # bare curves (a PlotDataItem's bookkeeping costs more than the few points of a fix)
@@ -121,7 +121,7 @@ class TrackLayer(QObject):
             plot_item.addItem(item)
         # the history is painted into a pixmap of the view once per zoom (a pan scrolls it):
         # a fix's repaint of a few feet of map copies pixels instead of stroking the whole day
-        self.history.setCacheMode(QGraphicsItem.DeviceCoordinateCache)
+        self.history.setCacheMode(QGraphicsItem.CacheMode.DeviceCoordinateCache)
         self._pool = ThreadPoolExecutor(max_workers=1, thread_name_prefix="track")
         self._answer = _Answer()             # generation, xs, ys, (level, covered, frozen)
         self._answer.sig.connect(self._history_ready)
@@ -229,6 +229,8 @@ class TrackLayer(QObject):
         boxes = self._boxes[:frozen].copy()
 
         def work() -> None:
+            xs: np.ndarray | None
+            ys: np.ndarray | None
             try:
                 xs, ys = history_for(x, y, boxes, level, covered, cache)
             except Exception:  # noqa: BLE001 - a worker must always answer; the tail stays
@@ -237,7 +239,7 @@ class TrackLayer(QObject):
 
         self._pool.submit(work)
 
-    def _history_ready(self, gen: int, xs: Any, ys: Any, key: tuple) -> None:
+    def _history_ready(self, gen: int, xs: Any, ys: Any, key: tuple[Any, ...]) -> None:
         if gen != self._generation:
             return                      # cleared meanwhile: its answer is for another track
         self._busy = False

@@ -130,7 +130,7 @@ def test_a_used_up_block_gets_a_new_one_at_the_next_sync(kind, tmp_path, request
     and numbers 2000, 2001 (one above the highest tag on A). A's sync then takes a new block
     above every block given and every tag at the office: block 3 (3000-3999), and asking again
     gives the same; B, never used up, keeps block 2."""
-    from fieldapp.ui.workflows.tally import _tag_words
+    from fieldapp.app.recording import tag_block_words as _tag_words
 
     office = make_office(kind, tmp_path, request)
     a = tmp_path / "a.gpkg"

@@ -37,7 +37,7 @@ def test_ohwm_panel_shows_the_gate_reason_for_skipped_epochs(qtbot, private_dirs
         # while averaging: each skipped epoch counted under its reason
         panel.epochs.setValue(2)
         # no receiver is connected here: the fixes are handed in, so the latest is recordable
-        w.usable_fix = lambda: w.latest_fix
+        w.devices.usable_fix = lambda: w.latest_fix   # the panels ask the device feed
         panel.start_average()
         assert panel.averaging()
         w.on_fix(fix_with(0))

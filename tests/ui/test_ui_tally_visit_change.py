@@ -32,7 +32,7 @@ def squeeze(tally, dbh_in: float) -> None:
 
 def fix_comes(w) -> None:
     """A usable fix arrives (no receiver here: the fix handed in is the recordable one)."""
-    w.usable_fix = lambda: w.latest_fix
+    w.devices.usable_fix = lambda: w.latest_fix   # the panels ask the device feed
     w.problem = None
     w.on_fix(rtk_fix())
 

@@ -14,7 +14,7 @@ from tests.ui.ui_support import WAIT_MS, close_window, make_window, private_dirs
 
 def usable(w) -> None:
     """No receiver here: the fixes handed in are the recordable ones."""
-    w.usable_fix = lambda: w.latest_fix
+    w.devices.usable_fix = lambda: w.latest_fix   # the panels ask the device feed
     w.problem = None
 
 

@@ -16,7 +16,6 @@ from PySide6.QtWidgets import (
     QDoubleSpinBox,
     QLineEdit,
     QSpinBox,
-    QStackedWidget,
     QWidget,
 )
 
@@ -33,7 +32,7 @@ WORKFLOWS = (
 )
 
 
-class Panels(dict):
+class Panels(dict[str, Any]):
     """``window.panels``: the workflow panels by name, as they are built. The tab shown at start
     (OHWM) is built with the window; the others once the window's first frame is painted
     (:func:`finish_workflows`, before the visit opens and the devices start), or at once when
@@ -60,8 +59,6 @@ def install_workflows(window: Any) -> None:
     from fieldapp.ui.checkspanel import ChecksPanel
 
     window.panels = Panels(window)
-    window.panel_parent = lambda: window.tabs.findChild(QStackedWidget,
-                                                        options=Qt.FindDirectChildrenOnly)
     window.panel_actions = {}
     window._tab_pages = {}
     for n, (name, title, _cls) in enumerate(WORKFLOWS, start=1):
@@ -137,7 +134,8 @@ def install_editing(window: Any) -> None:
         editing(window)
         install_photos(window)
         if current is not None:
-            tabs.setCurrentWidget((window.editor.records, window.photos)[current])
+            editor: Any = window.editor
+            tabs.setCurrentWidget((editor.records, window.photos)[current])
     if current is not None:             # the tab's own listeners (a view refreshed when shown)
         tabs.currentChanged.emit(tabs.currentIndex())
 
@@ -167,7 +165,7 @@ def _build_panel(window: Any, name: str) -> Any:
     index = [n for n, _t, _c in WORKFLOWS].index(name)
     module, cls_name = WORKFLOWS[index][2].split(":")
     cls = getattr(importlib.import_module(module), cls_name)
-    panel = cls(window)
+    panel = cls(**window.panel_parts.for_panel(cls))
     dict.__setitem__(window.panels, name, panel)
     tabs = window.tabs
     page = window._tab_pages.pop(name)
@@ -196,7 +194,7 @@ def _bind_keys(window: Any, keys: list[str]) -> None:
     for key in sorted(set(keys) - set(window.panel_actions)):
         act = QAction(key, window)
         act.setShortcut(QKeySequence(key))
-        act.setShortcutContext(Qt.WindowShortcut)
+        act.setShortcutContext(Qt.ShortcutContext.WindowShortcut)
         act.triggered.connect(lambda _=False, k=key: _dispatch(window, k))
         window.addAction(act)
         window.panel_actions[key] = act
@@ -280,7 +278,7 @@ def _install_reset_on_new_visit(window: Any) -> Callable[[Any], None]:
                 kind_changed()
         window.checks_panel.clear_selection()
 
-    window.visit_listeners.append(reset)
+    window.recording.on_shown(reset)
     return remember
 
 
@@ -319,19 +317,23 @@ def _install_key_guard(window: Any) -> None:
 
     guard.sigChanged.connect(show_legend)
     window.tabs.currentChanged.connect(tab_changed)
-    window.show_key_refusal = lambda text: (setattr(guard, "hint", text), show_legend())
+    def key_refusal(text: str) -> None:
+        guard.hint = text
+        show_legend()
+
+    window.notices.attach_key_legend(key_refusal, lambda: guard.hint)
     window._show_legend = show_legend
     show_legend()
 
 
-def _field_names(panel: Any) -> dict:
+def _field_names(panel: Any) -> dict[QWidget, str]:
     """The field words of ``panel``'s unlabelled fields for the key guard (the Boundary
     panel's wetland type: an editable list of the statute's types, its line edit types)."""
     field = getattr(panel, "wetland_type", None)
     if field is None:
         return {}
-    return {field.lineEdit() if isinstance(field, QComboBox) and field.isEditable() else field:
-            "Wetland type"}
+    typed = field.lineEdit() if isinstance(field, QComboBox) and field.isEditable() else field
+    return {} if typed is None else {typed: "Wetland type"}
 
 
 def _panel_keys(panel: Any) -> str:

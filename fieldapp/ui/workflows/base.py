@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+import inspect
 from collections.abc import Callable
-from typing import Any
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any
 
 from PySide6.QtCore import QEvent, QObject, QRect, QSize, Qt
 from PySide6.QtWidgets import (
@@ -12,14 +14,22 @@ from PySide6.QtWidgets import (
     QLabel,
     QLayout,
     QLayoutItem,
-    QMessageBox,
     QPushButton,
     QScrollArea,
     QVBoxLayout,
     QWidget,
 )
 
+from fieldapp.app.devicefeed import DeviceFeed
+from fieldapp.app.recording import Recording
+from fieldapp.app.settings import Settings
 from fieldapp.ui import theme
+from fieldapp.ui.notices import Notices
+from fieldapp.ui.recordgate import RecordGate
+
+if TYPE_CHECKING:
+    from fieldapp.ui.mapview import MapView
+    from fieldapp.ui.simsupport import SimulatedSurveyor
 
 #: A receiver faster than this (m/s, the RMC / VTG speed over ground) is walking, not standing
 #: at a point: a tree or an offset shot taken from it would be placed from a moving point.
@@ -114,8 +124,8 @@ class ButtonColumns(QLayout):
     def takeAt(self, index: int) -> QLayoutItem | None:  # noqa: N802 - Qt name
         return self._items.pop(index) if 0 <= index < len(self._items) else None
 
-    def expandingDirections(self) -> Qt.Orientations:  # noqa: N802 - Qt name
-        return Qt.Horizontal
+    def expandingDirections(self) -> Qt.Orientation:  # noqa: N802 - Qt name
+        return Qt.Orientation.Horizontal
 
     def hasHeightForWidth(self) -> bool:  # noqa: N802 - Qt name
         return True
@@ -188,13 +198,13 @@ class PanelScroll(QScrollArea):
         super().__init__()
         self.setObjectName("panelScroll")
         self.setWidgetResizable(True)
-        self.setFrameShape(QFrame.NoFrame)
-        self.setHorizontalScrollBarPolicy(Qt.ScrollBarAlwaysOff)
+        self.setFrameShape(QFrame.Shape.NoFrame)
+        self.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
         self.setWidget(body)
         body.installEventFilter(self)
 
     def eventFilter(self, obj: QObject, event: QEvent) -> bool:  # noqa: N802 - Qt name
-        if obj is self.widget() and event.type() == QEvent.LayoutRequest:
+        if obj is self.widget() and event.type() == QEvent.Type.LayoutRequest:
             self.updateGeometry()          # e.g. a simulator button was shown
         return super().eventFilter(obj, event)
 
@@ -210,23 +220,58 @@ class PanelScroll(QScrollArea):
         return QSize(self.minimumSizeHint().width(), hint.height())
 
 
+@dataclass(frozen=True)
+class PanelParts:
+    """What the window gives its workflow panels. A panel's constructor names the parts it
+    takes (keyword arguments of these names); :meth:`for_panel` picks exactly those. The
+    window itself is never given: the app layer (:attr:`recording`, :attr:`devices`,
+    :attr:`settings`) and the window's services to panels instead."""
+
+    recording: Recording
+    """The visit being recorded."""
+    devices: DeviceFeed
+    """Fixes, readings, whether a fix can be recorded now, the simulators."""
+    settings: Settings
+    """This run's settings."""
+    gate: RecordGate
+    """The record buttons: on only with a usable fix and the panel's own condition."""
+    notices: Notices
+    """The banner and the key legend's refusals."""
+    shown: Callable[[], QWidget | None]
+    """The workflow panel shown now."""
+    map: MapView
+    """The map (a panel's own layers on it)."""
+    surveyor: Callable[[], SimulatedSurveyor | None]
+    """The simulated surveyor of ``--simulate`` (made on first use), or None."""
+    parent: Callable[[], QWidget | None]
+    """Where panels are made: the tab widget's page stack (a panel made without a parent
+    and added to its tab afterwards has the style sheet resolved over all its widgets a
+    second time, ~5 ms a panel)."""
+
+    def for_panel(self, cls: type) -> dict[str, Any]:
+        """The parts ``cls``'s constructor takes, by name (``parent`` as the widget)."""
+        names = inspect.signature(cls).parameters
+        return {n: (self.parent() if n == "parent" else getattr(self, n))
+                for n in names if n in self.__dataclass_fields__}
+
+
 class WorkflowPanel(QWidget):
-    """Base of a workflow tab: keys, the window, refresh on model change.
+    """Base of a workflow tab: keys, refresh on model change.
 
     Subclasses lay out their widgets in :attr:`body` (``self.body_layout``), which sits in a
     vertical scroll area: on a low screen the panel scrolls rather than forcing the window
-    taller than the screen.
+    taller than the screen. A panel is given the parts of :class:`PanelParts` it needs, never
+    the window.
     """
 
     title = "Workflow"
 
-    def __init__(self, window: Any) -> None:
-        # made in the tab widget's page stack (window.panel_parent, when the window has one):
-        # a panel made without a parent and added to its tab afterwards has the style sheet
-        # resolved over all its widgets a second time (~5 ms a panel)
-        parent = getattr(window, "panel_parent", None)
-        super().__init__(parent() if parent is not None else None)
-        self.w = window
+    def __init__(self, *, recording: Recording, gate: RecordGate, notices: Notices,
+                 parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.recording = recording
+        self.gate = gate
+        self.notices = notices
         self.keys: dict[str, Callable[[], None]] = {}
         outer = QVBoxLayout(self)
         outer.setContentsMargins(0, 0, 0, 0)
@@ -235,20 +280,21 @@ class WorkflowPanel(QWidget):
         self.body_layout = QVBoxLayout(self.body)
         self.body_layout.setContentsMargins(6, 6, 6, 6)
         self.body_layout.setSpacing(6)
-        self.scroll = PanelScroll(self.body)
-        outer.addWidget(self.scroll)
+        scroll = PanelScroll(self.body)
+        # shadows QWidget.scroll(dx, dy) (nothing calls it); the tests and tablet checks read it
+        self.scroll = scroll  # type: ignore[method-assign, assignment]
+        outer.addWidget(scroll)
 
     @property
     def visit(self) -> Any:
-        return self.w.visit
+        """The open visit (:class:`fieldapp.app.visit.VisitController`), or None."""
+        return self.recording.visit
 
     def bind(self, key: str, fn: Callable[[], None], button: QPushButton | None = None) -> None:
         """``key`` runs ``fn`` while this panel is shown (the window dispatches it)."""
         def act() -> None:
-            show = getattr(self.w, "show_key_refusal", None)
-            if show is not None:
-                show("")                # the last refusal is over
-            self.w.clear_refusal()      # a command that fails shows its own again
+            self.notices.key_refusal("")     # the last refusal is over
+            self.notices.clear_refusal()     # a command that fails shows its own again
             fn()
 
         def run() -> None:
@@ -264,10 +310,9 @@ class WorkflowPanel(QWidget):
         """``key`` was pressed while its ``button`` is off: the reason goes in the key legend
         (the fix problem or the panel's own reason, as in the button's tooltip)."""
         what = button.text().split("  [")[0]
-        why = self.w.button_off_reason(button) or "not available now"
-        show = getattr(self.w, "show_key_refusal", None)
-        if show is not None:
-            show(f"{what} [{key}] refused: {why}" + ("" if why.endswith(("…", ".")) else "."))
+        why = self.gate.off_reason(button) or "not available now"
+        self.notices.key_refusal(f"{what} [{key}] refused: {why}"
+                                 + ("" if why.endswith(("…", ".")) else "."))
 
     def focus_first(self) -> None:
         self.setFocus()
@@ -308,6 +353,4 @@ class WorkflowPanel(QWidget):
             from fieldapp.app.wording import refusal_words
 
             text = f"{text}: {refusal_words(exc)}"
-        self.w.show_refusal(text)
-        if getattr(self.w, "interactive_errors", False):
-            QMessageBox.warning(self, self.title, text)
+        self.notices.show_refusal(text)

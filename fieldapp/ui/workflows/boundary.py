@@ -3,7 +3,8 @@ pause, resume and close; live area; self-crossing warned; a wetland's verdicts a
 
 from __future__ import annotations
 
-from typing import Any
+from collections.abc import Callable
+from typing import TYPE_CHECKING, Any
 
 from PySide6.QtWidgets import (
     QCheckBox,
@@ -15,7 +16,11 @@ from PySide6.QtWidgets import (
     QLineEdit,
 )
 
+from fieldapp.app.devicefeed import DeviceFeed
+from fieldapp.app.recording import Recording
 from fieldapp.rules.nr151 import WETLAND_TYPES
+from fieldapp.ui.notices import Notices
+from fieldapp.ui.recordgate import RecordGate
 from fieldapp.ui.workflows.base import (
     WorkflowPanel,
     add_field,
@@ -23,6 +28,9 @@ from fieldapp.ui.workflows.base import (
     field_grid,
     state_label,
 )
+
+if TYPE_CHECKING:
+    from fieldapp.ui.simsupport import SimulatedSurveyor
 
 KINDS = [("wetland", "Wetland"), ("woodland_stand", "Woodland stand"), ("grove", "Grove"),
          ("impervious", "Impervious surface"), ("disturbed", "Disturbed / graded area"),
@@ -41,8 +49,11 @@ class BoundaryPanel(WorkflowPanel):
 
     title = "Boundary"
 
-    def __init__(self, window: Any) -> None:
-        super().__init__(window)
+    def __init__(self, *, recording: Recording, devices: DeviceFeed, gate: RecordGate, notices: Notices,
+                 surveyor: Callable[[], SimulatedSurveyor | None], parent: Any = None) -> None:
+        super().__init__(recording=recording, gate=gate, notices=notices, parent=parent)
+        self.devices = devices
+        self._sim_surveyor = surveyor
         lay = self.body_layout
         self.state = state_label("Choose what you walk, then start at a corner.")
         self.state.setObjectName("boundaryState")
@@ -84,7 +95,9 @@ class BoundaryPanel(WorkflowPanel):
         self.wetland_type.addItem("")
         self.wetland_type.addItems(list(WETLAND_TYPES))
         self.wetland_type.view().setMinimumWidth(self.wetland_type.view().sizeHintForColumn(0) + 24)
-        self.wetland_type.lineEdit().setPlaceholderText("choose or type, e.g. sedge meadow")
+        typed = self.wetland_type.lineEdit()
+        if typed is not None:                    # editable: it has one
+            typed.setPlaceholderText("choose or type, e.g. sedge meadow")
         self.wetland_type.setToolTip("Wetland type: the list is NR 151.125(1)(e) (highly susceptible) then "
                                      "(1)(f) (less susceptible); another type needs its susceptibility")
         self.susceptibility = QComboBox()
@@ -145,16 +158,16 @@ class BoundaryPanel(WorkflowPanel):
         self.bind("P", self.pause, self.pause_button)
         self.bind("R", self.resume, self.resume_button)
         self.bind("Ctrl+L", self.close_walk, self.close_button)
-        window.register_record_button(self.start_button)
-        window.register_record_button(self.vertex_button)
-        window.fix_listeners.append(self.on_fix)
+        gate.register(self.start_button)
+        gate.register(self.vertex_button)
+        devices.on_fix(self.on_fix)
         self._update_buttons()
 
     def focus_first(self) -> None:
         (self.start_button if self.visit is None or self.visit.walk is None
          else self.vertex_button).setFocus()
 
-    def attributes(self) -> dict:
+    def attributes(self) -> dict[str, Any]:
         attrs: dict[str, Any] = {"label": self.label.text().strip()}
         if self.kind.currentData() == "wetland":
             attrs.update(wetland_type=self.wetland_type.currentText().strip() or None,
@@ -164,16 +177,14 @@ class BoundaryPanel(WorkflowPanel):
         return attrs
 
     def _surveyor(self) -> Any:
-        if self.w.session is None or not self.w.session.simulators:
+        if not self.devices.simulating:
             return None
-        from fieldapp.ui import simsupport
-
-        return simsupport.surveyor(self.w)
+        return self._sim_surveyor()
 
     def start_walk(self) -> None:
         """Start walking here; in simulate mode the simulated surveyor first walks to the
         scenario boundary of this kind and goes round it (:mod:`fieldapp.ui.simsupport`)."""
-        fix = self.w.usable_fix()
+        fix = self.devices.usable_fix()
         if fix is None:
             return
         walker = self._surveyor()
@@ -224,7 +235,7 @@ class BoundaryPanel(WorkflowPanel):
         return True
 
     def vertex_here(self) -> None:
-        fix = self.w.usable_fix()
+        fix = self.devices.usable_fix()
         if fix is not None and self.visit.walk is not None:
             try:
                 self.visit.walk_vertex(fix)
@@ -233,7 +244,7 @@ class BoundaryPanel(WorkflowPanel):
 
     def on_fix(self, fix: Any) -> None:
         if self.visit is not None and self.visit.walk is not None and \
-                self.w.usable_fix() is not None:
+                self.devices.usable_fix() is not None:
             self.visit.walk_feed(fix)
 
     def pause(self) -> None:
@@ -264,8 +275,8 @@ class BoundaryPanel(WorkflowPanel):
     def _update_buttons(self) -> None:
         walk = self.visit.walk if self.visit else None
         state = self.visit.walk_state() if walk is not None else None
-        self.w.set_extra_ok(self.start_button, walk is None)
-        self.w.set_extra_ok(self.vertex_button, state == "walking")
+        self.gate.set_extra_ok(self.start_button, walk is None)
+        self.gate.set_extra_ok(self.vertex_button, state == "walking")
         self.pause_button.setEnabled(state == "walking")
         self.resume_button.setEnabled(state == "paused")
         self.close_button.setEnabled(walk is not None)

@@ -5,7 +5,8 @@ tab (F4)."""
 
 from __future__ import annotations
 
-from typing import Any
+from collections.abc import Callable
+from typing import TYPE_CHECKING, Any
 
 import pyqtgraph as pg
 from PySide6.QtWidgets import (
@@ -17,7 +18,11 @@ from PySide6.QtWidgets import (
 )
 
 from fieldapp.app import editing as E
+from fieldapp.app.devicefeed import DeviceFeed
 from fieldapp.app.lines import LINE_KINDS, LineDraft, add_note_at, add_note_here
+from fieldapp.app.recording import Recording
+from fieldapp.ui.notices import Notices
+from fieldapp.ui.recordgate import RecordGate
 from fieldapp.ui.workflows.base import (
     ButtonColumns,
     WorkflowPanel,
@@ -27,6 +32,9 @@ from fieldapp.ui.workflows.base import (
     state_label,
 )
 
+if TYPE_CHECKING:
+    from fieldapp.ui.mapview import MapView
+
 MAPPED = [(None, "not checked yet"), (True, "yes — on the USGS quad or soil map"), (False, "no")]
 
 
@@ -35,8 +43,12 @@ class LinesPanel(WorkflowPanel):
 
     title = "Lines"
 
-    def __init__(self, window: Any) -> None:
-        super().__init__(window)
+    def __init__(self, *, recording: Recording, devices: DeviceFeed, gate: RecordGate, notices: Notices,
+                 shown: Callable[[], Any], map: MapView, parent: Any = None) -> None:
+        super().__init__(recording=recording, gate=gate, notices=notices, parent=parent)
+        self.devices = devices
+        self._shown = shown
+        self._map = map
         lay = self.body_layout
         self.state = state_label("Walk or draw a drainageway or swale, or add a note.")
         self.state.setObjectName("linesState")
@@ -59,11 +71,11 @@ class LinesPanel(WorkflowPanel):
         self.spacing.setSuffix(" ft")
         self.mapped = QComboBox()
         self.mapped.setObjectName("mappedStream")
-        for value, words in MAPPED:
-            self.mapped.addItem(words, value)
+        for mapped, mapped_words in MAPPED:
+            self.mapped.addItem(mapped_words, mapped)
         # as wide as the grid gives it (the full words on any screen from 1024 px wide), never
         # the widest answer's width: the panel fits a 1024 x 600 tablet
-        self.mapped.setSizeAdjustPolicy(QComboBox.AdjustToMinimumContentsLengthWithIcon)
+        self.mapped.setSizeAdjustPolicy(QComboBox.SizeAdjustPolicy.AdjustToMinimumContentsLengthWithIcon)
         self.mapped.setMinimumContentsLength(16)
         self.mapped.setToolTip("Only a stream on the USGS 7.5-minute quadrangle or the county soil"
                                " survey map is a drainageway (City resource protection, Drainageways A.1)")
@@ -134,16 +146,16 @@ class LinesPanel(WorkflowPanel):
         self.bind("Esc", self.discard, self.cancel_button)
         self.bind("M", self.note_here, self.note_here_button)
         self.bind("K", self.note_at_click, self.note_click_button)
-        window.register_record_button(self.walk_button)
-        window.register_record_button(self.vertex_button)
-        window.fix_listeners.append(self.on_fix)
+        gate.register(self.walk_button)
+        gate.register(self.vertex_button)
+        devices.on_fix(self.on_fix)
         # the draft belongs to the visit closed: said, never recorded in the one shown now
-        window.visit_listeners.append(lambda _v: self.discard(
+        recording.on_shown(lambda _v: self.discard(
             why="the visit was closed (another visit shown, or a sync) before it was finished"))
         self.draft_item = pg.PlotDataItem(pen=pg.mkPen("#ff6600", width=3), symbol="o", symbolSize=8,
                                           symbolBrush="#ff6600")
         self.draft_item.setZValue(25)
-        window.map.plot.getPlotItem().addItem(self.draft_item)
+        map.plot.getPlotItem().addItem(self.draft_item)
         self._kind_changed()
         self._update_buttons()
 
@@ -156,12 +168,12 @@ class LinesPanel(WorkflowPanel):
     def _start(self, drawing: bool) -> None:
         if self.visit is None or self.draft is not None:
             return
-        if drawing and not self.visit.model.has_frame:
+        if drawing and not self.recording.has_frame:
             self.error("Drawing needs the site's coordinates: wait for a usable fix first.")
             return
         self.draft = LineDraft(self.visit, self.kind.currentData(), spacing_ft=self.spacing.value(),
                                drawing=drawing)
-        fix = self.w.usable_fix()
+        fix = self.devices.usable_fix()
         if not drawing and fix is not None:
             self.draft.feed(fix)
         self.state.setText("Drawing: click each vertex on the map, then Finish line [Ctrl+L]." if drawing
@@ -176,11 +188,11 @@ class LinesPanel(WorkflowPanel):
         self._start(True)
 
     def on_fix(self, fix: Any) -> None:
-        if self.draft is not None and self.w.usable_fix() is not None and self.draft.feed(fix):
+        if self.draft is not None and self.devices.usable_fix() is not None and self.draft.feed(fix):
             self._changed()
 
     def vertex_here(self) -> None:
-        fix = self.w.usable_fix()
+        fix = self.devices.usable_fix()
         if self.draft is None or fix is None:
             return
         self.draft.vertex_at_fix(fix)
@@ -189,7 +201,7 @@ class LinesPanel(WorkflowPanel):
     def map_clicked(self, x_ft: float, y_ft: float) -> bool:
         """A map click (site feet): a vertex while drawing, the note when one waits; True
         when taken (the click then selects nothing)."""
-        if self.w.tabs.currentWidget() is not self or self.visit is None:
+        if self._shown() is not self or self.visit is None:
             return False
         if self.note_pending:
             self.note_pending = False
@@ -221,8 +233,9 @@ class LinesPanel(WorkflowPanel):
             return
         words = dict(LINE_KINDS)[self.draft.kind]
         self.draft = None
-        self.w.show_banner("")
-        self.state.setText(f"Recorded {words} {line.label or ''} ({self.visit.model.frame.length_ft(line.geometry):.0f} ft)"
+        self.notices.show_banner("")
+        length_ft = self.recording.length_ft(line.geometry)
+        self.state.setText(f"Recorded {words} {line.label or ''} ({length_ft:.0f} ft)"
                            " — Ctrl+Z undoes it; F4 in Records corrects it.")
         self._changed()
 
@@ -235,9 +248,7 @@ class LinesPanel(WorkflowPanel):
         self.note_pending = False
         if had and why:
             self.state.setText(f"{what} not recorded: {why}.")
-            show = getattr(self.w, "show_key_refusal", None)
-            if show is not None:
-                show(self.state.text())
+            self.notices.key_refusal(self.state.text())
         elif had and not quiet:
             self.state.setText("Line discarded; nothing recorded.")
         if hasattr(self, "draft_item"):
@@ -258,11 +269,11 @@ class LinesPanel(WorkflowPanel):
     def note_here(self) -> None:
         if self.visit is None:
             return
-        fix = self.w.usable_fix()
+        fix = self.devices.usable_fix()
         self._add_note(lambda text: add_note_here(self.visit, text, fix), "here")
 
     def note_at_click(self) -> None:
-        if self.visit is None or not self.visit.model.has_frame:
+        if not self.recording.has_frame:
             self.error("A note at a map click needs the site's coordinates: wait for a usable fix.")
             return
         if not self.note_text.text().strip():
@@ -274,7 +285,7 @@ class LinesPanel(WorkflowPanel):
     # -------------------------------------------------------------- view
     def _changed(self) -> None:
         d = self.draft
-        pts = self.w.map._to_local(d.vertices_ft()) if d is not None and d.vertices else []
+        pts = self._map._to_local(d.vertices_ft()) if d is not None and d.vertices else []
         self.draft_item.setData([p[0] for p in pts], [p[1] for p in pts])
         if d is not None:
             self.measures.setText(f"{len(d.vertices)} vertices, {d.length_ft():,.0f} ft")
@@ -284,8 +295,8 @@ class LinesPanel(WorkflowPanel):
 
     def _update_buttons(self) -> None:
         d = self.draft
-        self.w.set_extra_ok(self.walk_button, d is None)
-        self.w.set_extra_ok(self.vertex_button, d is not None and d.state == "walking")
+        self.gate.set_extra_ok(self.walk_button, d is None)
+        self.gate.set_extra_ok(self.vertex_button, d is not None and d.state == "walking")
         self.draw_button.setEnabled(d is None)
         self.back_button.setEnabled(bool(d and d.vertices))
         self.finish_button.setEnabled(bool(d and len(d.vertices) >= 2))

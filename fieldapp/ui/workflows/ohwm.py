@@ -3,9 +3,9 @@ join into the OHWM line."""
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any
 
-from PySide6.QtCore import Qt
 from PySide6.QtWidgets import (
     QDoubleSpinBox,
     QGroupBox,
@@ -19,7 +19,12 @@ from PySide6.QtWidgets import (
     QVBoxLayout,
 )
 
+from fieldapp.app.devicefeed import DeviceFeed
+from fieldapp.app.recording import Recording
+from fieldapp.app.settings import Settings
 from fieldapp.app.wording import plural
+from fieldapp.ui.notices import Notices
+from fieldapp.ui.recordgate import RecordGate
 from fieldapp.ui.theme import touch_rows
 from fieldapp.ui.workflows.base import (
     WorkflowPanel,
@@ -48,8 +53,12 @@ class OhwmPanel(WorkflowPanel):
 
     title = "OHWM"
 
-    def __init__(self, window: Any) -> None:
-        super().__init__(window)
+    def __init__(self, *, recording: Recording, devices: DeviceFeed, gate: RecordGate, notices: Notices,
+                 settings: Settings, shown: Callable[[], Any], parent: Any = None) -> None:
+        super().__init__(recording=recording, gate=gate, notices=notices, parent=parent)
+        self.devices = devices
+        self.settings = settings
+        self._shown = shown
         lay = self.body_layout
         self.state = state_label("Stand on the OHWM and average a point.")
         self.state.setObjectName("ohwmState")
@@ -62,7 +71,7 @@ class OhwmPanel(WorkflowPanel):
         row.addWidget(epochs_label)
         self.epochs = QSpinBox()
         self.epochs.setRange(1, 600)
-        self.epochs.setValue(window.config.average_epochs)
+        self.epochs.setValue(settings.config.average_epochs)
         epochs_label.setBuddy(self.epochs)
         row.addWidget(self.epochs)
         row.addStretch(1)
@@ -130,7 +139,7 @@ class OhwmPanel(WorkflowPanel):
         self.table.setHorizontalHeaderLabels(["#", "Method", "Epochs (skipped)", "σH m", "Acc m"])
         self.table.verticalHeader().setVisible(False)
         self.table.horizontalHeader().setStretchLastSection(True)
-        self.table.horizontalHeader().setSectionResizeMode(QHeaderView.ResizeToContents)
+        self.table.horizontalHeader().setSectionResizeMode(QHeaderView.ResizeMode.ResizeToContents)
         self.table.setMinimumHeight(120)
         lay.addWidget(self.table, 1)
         self.order_warning = QLabel("")        # points taken out of order along the bank
@@ -147,14 +156,14 @@ class OhwmPanel(WorkflowPanel):
         self.bind("A", self.start_average, self.average_button)
         self.bind("Esc", self.cancel_average, self.cancel_button)
         self.bind("O", self.record_offset, self.offset_button)
-        window.register_record_button(self.average_button)
-        window.register_record_button(self.offset_button)
-        window.fix_listeners.append(self.on_fix)
-        window.add_reading_listener("rangefinder", self.on_shot)
+        gate.register(self.average_button)
+        gate.register(self.offset_button)
+        devices.on_fix(self.on_fix)
+        devices.on_reading("rangefinder", self.on_shot)
 
     # -------------------------------------------------------------- averaging
     def start_average(self) -> None:
-        if self.collecting is not None or self.w.usable_fix() is None:
+        if self.collecting is not None or self.devices.usable_fix() is None:
             return
         self.collecting = []
         self.skipped = 0
@@ -176,9 +185,7 @@ class OhwmPanel(WorkflowPanel):
         nothing recorded.")."""
         self._cancel(f" ({why})")
         self.progress.setValue(0)           # none of its epochs count at the next visit
-        show = getattr(self.w, "show_key_refusal", None)
-        if show is not None:
-            show(self.state.text())
+        self.notices.key_refusal(self.state.text())
 
     def _cancel(self, why: str) -> None:
         self.collecting = None
@@ -190,13 +197,13 @@ class OhwmPanel(WorkflowPanel):
         """Average point: off while averaging, and (simulate mode) while the simulated
         surveyor walks to the next OHWM point, with that reason shown."""
         if self.collecting is not None:
-            self.w.set_extra_ok(self.average_button, False, "averaging")
+            self.gate.set_extra_ok(self.average_button, False, "averaging")
         elif self.walk_reason:
-            self.w.set_extra_ok(self.average_button, False, self.walk_reason)
+            self.gate.set_extra_ok(self.average_button, False, self.walk_reason)
         else:
-            self.w.set_extra_ok(self.average_button, None)
+            self.gate.set_extra_ok(self.average_button, None)
         # an offset shot is taken standing still too: not from a walking receiver
-        self.w.set_extra_ok(self.offset_button, False if self.walk_reason else None,
+        self.gate.set_extra_ok(self.offset_button, False if self.walk_reason else None,
                             self.walk_reason)
         self.wait_label.setText(f"Average point and offset point wait: {self.walk_reason}"
                                 if self.walk_reason else "")
@@ -260,7 +267,7 @@ class OhwmPanel(WorkflowPanel):
 
     # -------------------------------------------------------------- offset
     def on_shot(self, shot: Any) -> None:
-        if self.w.tabs.currentWidget() is not self:
+        if self._shown() is not self:
             return
         hd = getattr(shot, "horizontal_distance_ft", None)
         az = getattr(shot, "azimuth_deg", None)
@@ -274,12 +281,12 @@ class OhwmPanel(WorkflowPanel):
                            " Press O to record the offset point.")
 
     def record_offset(self) -> None:
-        fix = self.w.usable_fix()
+        fix = self.devices.usable_fix()
         if fix is None:
             return
         why = offset_refusal(fix, self.distance.value())
         if why:
-            self.w.show_key_refusal(f"Offset point not recorded: {why}.")
+            self.notices.key_refusal(f"Offset point not recorded: {why}.")
             self.state.setText(f"Offset point not recorded: {why}.")
             return
         try:

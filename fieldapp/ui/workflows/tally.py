@@ -4,7 +4,8 @@ undo; crown radius typed or shot; a running stand summary with the woodland clas
 from __future__ import annotations
 
 from collections import deque
-from typing import Any
+from collections.abc import Callable
+from typing import TYPE_CHECKING, Any
 
 from PySide6.QtCore import QSignalBlocker, Qt
 from PySide6.QtWidgets import (
@@ -22,7 +23,11 @@ from PySide6.QtWidgets import (
     QTableWidgetItem,
 )
 
+from fieldapp.app.devicefeed import DeviceFeed
+from fieldapp.app.recording import Recording
 from fieldapp.app.wording import plural
+from fieldapp.ui.notices import Notices
+from fieldapp.ui.recordgate import RecordGate
 from fieldapp.ui.theme import touch_rows
 from fieldapp.ui.workflows.base import (
     WorkflowPanel,
@@ -32,6 +37,9 @@ from fieldapp.ui.workflows.base import (
     moving_reason,
     state_label,
 )
+
+if TYPE_CHECKING:
+    from fieldapp.ui.simsupport import SimulatedSurveyor
 
 COLUMNS = ("Tag", "Species", "DBH in", "Leaf habit", "Crown r ft")
 EDITABLE = {1: "species_name", 2: "dbh_in", 3: "leaf_habit", 4: "crown_radius_ft"}
@@ -47,8 +55,14 @@ class TallyPanel(WorkflowPanel):
 
     title = "Tally"
 
-    def __init__(self, window: Any) -> None:
-        super().__init__(window)
+    def __init__(self, *, recording: Recording, devices: DeviceFeed, gate: RecordGate,
+                 notices: Notices, shown: Callable[[], Any],
+                 surveyor: Callable[[], SimulatedSurveyor | None],
+                 parent: Any = None) -> None:
+        super().__init__(recording=recording, gate=gate, notices=notices, parent=parent)
+        self.devices = devices
+        self._shown = shown
+        self._surveyor = surveyor
         lay = self.body_layout
         self.state = state_label("Squeeze the caliper at a tree, or type it.")
         self.state.setObjectName("tallyState")
@@ -115,18 +129,18 @@ class TallyPanel(WorkflowPanel):
         touch_rows(self.table)
         self.table.setHorizontalHeaderLabels(COLUMNS)
         self.table.verticalHeader().setVisible(False)
-        self.table.setSelectionBehavior(QAbstractItemView.SelectRows)
-        self.table.setSelectionMode(QAbstractItemView.SingleSelection)
+        self.table.setSelectionBehavior(QAbstractItemView.SelectionBehavior.SelectRows)
+        self.table.setSelectionMode(QAbstractItemView.SelectionMode.SingleSelection)
         hdr = self.table.horizontalHeader()
         # widths fitted once to the widest text a column can hold, not re-measured over
         # thousands of rows at every squeeze (ResizeToContents did: 0.1 s at 4,000 trees)
-        hdr.setSectionResizeMode(QHeaderView.Fixed)
-        hdr.setSectionResizeMode(1, QHeaderView.Stretch)
+        hdr.setSectionResizeMode(QHeaderView.ResizeMode.Fixed)
+        hdr.setSectionResizeMode(1, QHeaderView.ResizeMode.Stretch)
         cell, head = self.table.fontMetrics(), hdr.fontMetrics()
         for c, widest in WIDEST.items():
             hdr.resizeSection(c, 24 + max(cell.horizontalAdvance(widest),
                                           head.horizontalAdvance(COLUMNS[c])))
-        self.table.setHorizontalScrollBarPolicy(Qt.ScrollBarAlwaysOff)
+        self.table.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
         self.table.setMinimumHeight(150)
         self.table.itemChanged.connect(self._cell_edited)
         lay.addWidget(self.table, 1)
@@ -155,7 +169,7 @@ class TallyPanel(WorkflowPanel):
         self.summary = QLabel("")
         self.summary.setObjectName("standSummary")
         self.summary.setWordWrap(True)
-        self.summary.setTextInteractionFlags(Qt.TextSelectableByMouse)
+        self.summary.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
         lay.addWidget(self.summary)
 
         self.pending: list[Any] = []     # caliper readings waiting for a usable fix ...
@@ -166,26 +180,23 @@ class TallyPanel(WorkflowPanel):
         self.bind("C", self.squeeze, self.squeeze_button)
         self.bind("Del", self.delete_selected, self.delete_button)
         self.bind("Ctrl+Z", self.undo_delete, self.undo_button)
-        window.register_record_button(self.add_button)
+        gate.register(self.add_button)
         self._walking_reason = ""
         self._caliper_used = False       # a caliper reading came: the DBH is not typed here
         self._refusal = ""               # the key legend's refusal of T, until T is live
         self.dbh.valueChanged.connect(self._update_add_ok)
         self._update_add_ok()
-        window.sigUsableChanged.connect(lambda *_: self._show_add_reason())
-        window.visit_listeners.append(self._visit_shown)
-        window.add_reading_listener("caliper", self.on_caliper)
-        window.add_reading_listener("rangefinder", self.on_shot)
-        window.started_listeners.append(self._devices_started)
-        window.fix_listeners.append(self._flush_pending)
+        devices.on_usable_changed(lambda *_: self._show_add_reason())
+        recording.on_shown(self._visit_shown)
+        devices.on_reading("caliper", self.on_caliper)
+        devices.on_reading("rangefinder", self.on_shot)
+        devices.on_started(self._devices_started)
+        devices.on_fix(self._flush_pending)
 
     def _devices_started(self) -> None:
-        self.squeeze_button.setVisible(self.w.session is not None and
-                                       self.w.session.simulator("caliper") is not None)
-        if self.w.session is not None and self.w.session.simulators:
-            from fieldapp.ui import simsupport
-
-            simsupport.surveyor(self.w)  # simulate mode: the simulated surveyor walks
+        self.squeeze_button.setVisible(self.devices.simulator("caliper") is not None)
+        if self.devices.simulating:
+            self._surveyor()             # simulate mode: the simulated surveyor walks
 
     def focus_first(self) -> None:
         self.add_button.setFocus()
@@ -202,7 +213,7 @@ class TallyPanel(WorkflowPanel):
         (a tree is never tallied without its diameter) or the simulated surveyor walks."""
         why = self._walking_reason or ("" if self.dbh.value() > 0 else
                                        "type the DBH first (it reads 0.0 in)")
-        self.w.set_extra_ok(self.add_button, False if why else None, why)
+        self.gate.set_extra_ok(self.add_button, False if why else None, why)
         self._show_add_reason()
 
     def _visit_shown(self, visit: Any) -> None:
@@ -231,9 +242,7 @@ class TallyPanel(WorkflowPanel):
         self.expected_crowns.clear()       # the simulated surveyor's crowns for those trees
         text = dropped_words([r.dbh_in for r in dropped], held[1])
         self.state.setText(text)
-        show = getattr(self.w, "show_key_refusal", None)
-        if show is not None:
-            show(text)
+        self.notices.key_refusal(text)
 
     def _show_add_reason(self) -> None:
         """The panel's own reason for Record tree [T] being off, shown under it ("Record tree
@@ -247,26 +256,24 @@ class TallyPanel(WorkflowPanel):
             CALIPER_REASON if self._caliper_used else "type the DBH first (it reads 0.0 in)")
         self.add_reason.setText(f"Record tree is off: {why}" if why else "")
         self.add_reason.setVisible(bool(why))
-        guard = getattr(self.w, "key_guard", None)
-        if live and self._refusal and guard is not None and guard.hint == self._refusal:
-            self.w.show_key_refusal("")
+        if live and self._refusal and self.notices.key_hint() == self._refusal:
+            self.notices.key_refusal("")
         if live:
             self._refusal = ""
 
     def key_refused(self, key: str, button: QPushButton) -> None:
         super().key_refused(key, button)
-        guard = getattr(self.w, "key_guard", None)
-        if button is self.add_button and guard is not None:
-            self._refusal = guard.hint       # cleared from the legend once T is live
+        if button is self.add_button:
+            self._refusal = self.notices.key_hint()   # cleared from the legend once T is live
 
     # -------------------------------------------------------------- commands
     def add_typed_tree(self) -> None:
-        fix = self.w.usable_fix()
+        fix = self.devices.usable_fix()
         if fix is None:
             return
         why = moving_reason(fix)
         if why:            # a tree is recorded where it stands, not from a walking receiver
-            self.w.show_key_refusal(f"Tree not recorded: {why}.")
+            self.notices.key_refusal(f"Tree not recorded: {why}.")
             self.state.setText(f"Tree not recorded: {why}.")
             return
         self._record(fix, dbh_in=self.dbh.value(), species_code="",
@@ -280,7 +287,7 @@ class TallyPanel(WorkflowPanel):
         except Exception as exc:  # noqa: BLE001
             self.error("Tree refused", exc)
             return
-        self.w.clear_refusal()              # e.g. a caliper reading after a refused one
+        self.notices.clear_refusal()              # e.g. a caliper reading after a refused one
         self.state.setText(f"Tree {tree.tag} recorded: {tree.dbh_in:.1f} in "
                            f"{tree.species_name or tree.species_code or '(species?)'}")
 
@@ -289,13 +296,13 @@ class TallyPanel(WorkflowPanel):
         if not self._caliper_used:
             self._caliper_used = True
             self._show_add_reason()
-        fix = self.w.usable_fix()
+        fix = self.devices.usable_fix()
         if fix is None:
             if not self.pending:
                 self._pending_in = _visit_id(self.visit)
             self.pending.append(reading)
             self.state.setText(f"{plural(len(self.pending), 'caliper reading')} waiting for a usable fix"
-                               f" ({self.w.problem}).")
+                               f" ({self.devices.problem}).")
             return
         self._record_reading(fix, reading)
 
@@ -318,26 +325,25 @@ class TallyPanel(WorkflowPanel):
                      crown_radius_ft=crown, reading=reading)
 
     def _flush_pending(self, _fix: Any) -> None:
-        if self.pending and self.w.usable_fix() is not None:
+        if self.pending and self.devices.usable_fix() is not None:
             pending, self.pending, self._pending_in = self.pending, [], None
             for r in pending:
-                self._record_reading(self.w.latest_fix, r)
+                self._record_reading(self.devices.latest_fix, r)
 
     def on_shot(self, shot: Any) -> None:
-        if self.w.tabs.currentWidget() is self and getattr(shot, "horizontal_distance_ft", None):
+        if self._shown() is self and getattr(shot, "horizontal_distance_ft", None):
             self.crown.setValue(shot.horizontal_distance_ft)
             self.state.setText(f"Crown radius {shot.horizontal_distance_ft:.1f} ft from the shot.")
 
     def squeeze(self) -> None:
         """Simulator button: the simulated surveyor walks to the next scenario tree and
         squeezes the caliper there (no surveyor: squeeze where the receiver is)."""
-        sim = self.w.session.simulator("caliper") if self.w.session else None
+        sim = self.devices.simulator("caliper")
         if sim is None:
             return
         from devices.sim.factory import squeeze
-        from fieldapp.ui import simsupport
 
-        walker = simsupport.surveyor(self.w)
+        walker = self._surveyor()
         if walker is not None and walker.trees:
             walker.measure_next_tree(self)
         else:
@@ -366,7 +372,7 @@ class TallyPanel(WorkflowPanel):
             self.error("Tally complete not recorded", exc)
             self.refresh()
             return
-        self.w.clear_refusal()
+        self.notices.clear_refusal()
 
     def undo_delete(self) -> None:
         tree = self.visit.undo_delete_tree()
@@ -389,7 +395,7 @@ class TallyPanel(WorkflowPanel):
             with QSignalBlocker(self.table):
                 self._write_row(item.row(), tree)   # the old value shown again
             return
-        self.w.clear_refusal()
+        self.notices.clear_refusal()
 
     # -------------------------------------------------------------- view
     def _write_row(self, r: int, t: Any) -> None:
@@ -399,7 +405,7 @@ class TallyPanel(WorkflowPanel):
         for c, text in enumerate(cells):
             item = QTableWidgetItem(text)
             if c not in EDITABLE:
-                item.setFlags(item.flags() & ~Qt.ItemIsEditable)
+                item.setFlags(item.flags() & ~Qt.ItemFlag.ItemIsEditable)
             self.table.setItem(r, c, item)
 
     def refresh(self) -> None:
@@ -422,7 +428,7 @@ class TallyPanel(WorkflowPanel):
             self.retained.setValue(v.stand_retained_ac())
         self.complete.setEnabled(stand is not None)
         self.complete.setChecked(bool(stand is not None and stand.tally_complete))
-        self.summary.setText(_tag_words(v.model) + v.stand_summary_text())
+        self.summary.setText(self.recording.tag_words() + v.stand_summary_text())
 
 
 def _visit_id(visit: Any) -> tuple[Any, str] | None:
@@ -454,20 +460,7 @@ def dropped_words(dbh_in: list[float], visit_name: str) -> str:
             f" {visit_name}).")
 
 
-def _tag_words(model: Any) -> str:
-    """"Next tag 1003 (this laptop's tags 1000–1999). " when the office gave a tag block; a
-    used-up block says so, and what the next tag is (see ``Visit.next_tag``)."""
-    block = getattr(model, "tag_block", None)
-    if not block:
-        return ""
-    if getattr(model, "tag_block_used_up", False):
-        return (f"This laptop's tags {block[0]}–{block[1]} are used up: next tag {model.next_tag()},"
-                " one above the highest tag on this laptop. Sync to get a new block; a tag another"
-                " laptop also gave is shown under Conflicts to re-tag. ")
-    return f"Next tag {model.next_tag()} (this laptop's tags {block[0]}–{block[1]}). "
-
-
-def _rows_to_write(old: list, new: list) -> range | list[int]:
+def _rows_to_write(old: list[Any], new: list[Any]) -> range | list[int]:
     """Rows of the tally table whose tree is not the one shown (trees are immutable records:
     an edited tree is a new object). A squeeze appends one row: one row is written, not the
     whole tally; a delete rewrites the rows after it.
@@ -479,9 +472,9 @@ def _rows_to_write(old: list, new: list) -> range | list[int]:
     [1]
     """
     if len(old) == len(new):
-        return [i for i, (o, n) in enumerate(zip(old, new)) if o is not n]
+        return [i for i, (o, n) in enumerate(zip(old, new, strict=True)) if o is not n]
     same = 0
-    for o, n in zip(old, new):
+    for o, n in zip(old, new, strict=False):      # a tree added or deleted: lengths differ
         if o is not n:
             break
         same += 1

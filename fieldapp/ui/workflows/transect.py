@@ -4,6 +4,7 @@ manual entry adds a station; the live profile and the bank state in words (NR 34
 from __future__ import annotations
 
 import os
+from collections.abc import Callable
 from typing import Any
 
 from PySide6.QtCore import QSize, Qt
@@ -17,9 +18,14 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from fieldapp.app.devicefeed import DeviceFeed
+from fieldapp.app.recording import Recording
+from fieldapp.app.settings import Settings
 from fieldapp.app.wording import plural
 from fieldapp.rules.nr341 import bank_parameters
+from fieldapp.ui.notices import Notices
 from fieldapp.ui.profileplot import ProfilePlot
+from fieldapp.ui.recordgate import RecordGate
 from fieldapp.ui.workflows.base import (
     WorkflowPanel,
     add_field,
@@ -44,7 +50,7 @@ class ProfileOnShow(QWidget):
         super().__init__()
         self._redraw_hz = redraw_hz
         self._plot: ProfilePlot | None = None
-        self._data: tuple | None = None
+        self._data: tuple[Any, ...] | None = None
         QVBoxLayout(self).setContentsMargins(0, 0, 0, 0)
 
     @property
@@ -52,7 +58,9 @@ class ProfileOnShow(QWidget):
         """The profile plot (built now if it was not yet)."""
         if self._plot is None:
             self._plot = ProfilePlot(self._redraw_hz)
-            self.layout().addWidget(self._plot)
+            layout = self.layout()
+            assert layout is not None           # made with its layout
+            layout.addWidget(self._plot)
             if self._data is not None:
                 self._plot.set_profile(*self._data[0], **self._data[1])
                 self._plot.redraw()
@@ -82,7 +90,7 @@ class ProfileOnShow(QWidget):
         return getattr(self.plot, name)
 
 
-def bank_state_words(result: dict | None, threshold_pct: float) -> str:
+def bank_state_words(result: dict[str, Any] | None, threshold_pct: float) -> str:
     """The bank state in words from an ``nr341.bank`` result.
 
     ``Bank 120.0 ft — determined`` or ``Steep from 40 to 120 ft: keep walking: more than
@@ -113,7 +121,7 @@ def bank_state_words(result: dict | None, threshold_pct: float) -> str:
     return f"{where}: keep walking, more than {walk:.1f} ft further needed"
 
 
-def bank_figures(result: dict | None, priority_waterway: bool) -> tuple[float, float]:
+def bank_figures(result: dict[str, Any] | None, priority_waterway: bool) -> tuple[float, float]:
     """(base distance ft, slope threshold percent) of NR 341.035(1)(a)/(1)(b) for the profile and
     the words: the bank result's own ``base_ft`` / ``threshold_pct`` when it has them, else the
     rule's table (:func:`fieldapp.rules.nr341.bank_parameters`; no result yet, or an error).
@@ -148,12 +156,12 @@ def stipulation_paragraph() -> str:
     return os.path.commonprefix(cites)
 
 
-def steep_stretches(result: dict, threshold_pct: float) -> list[tuple[float, float]]:
+def steep_stretches(result: dict[str, Any], threshold_pct: float) -> list[tuple[float, float]]:
     """Contiguous runs of segments at or over the threshold, as (from_ft, to_ft)."""
     out: list[tuple[float, float]] = []
     d = 0.0
     for h, s in zip(result.get("segment_horizontal_ft") or [],
-                    result.get("segment_slopes_pct") or []):
+                    result.get("segment_slopes_pct") or [], strict=True):   # one of each a segment
         if s >= threshold_pct - 1e-6:
             if out and abs(out[-1][1] - d) < 1e-9:
                 out[-1] = (out[-1][0], d + h)
@@ -168,8 +176,12 @@ class TransectPanel(WorkflowPanel):
 
     title = "Transect"
 
-    def __init__(self, window: Any) -> None:
-        super().__init__(window)
+    def __init__(self, *, recording: Recording, devices: DeviceFeed, gate: RecordGate, notices: Notices,
+                 settings: Settings, shown: Callable[[], Any], parent: Any = None) -> None:
+        super().__init__(recording=recording, gate=gate, notices=notices, parent=parent)
+        self.devices = devices
+        self.settings = settings
+        self._shown = shown
         lay = self.body_layout
         self.state = state_label("Start a transect at an OHWM point.")
         self.state.setObjectName("bankState")
@@ -179,7 +191,7 @@ class TransectPanel(WorkflowPanel):
         start = field_grid()
         self.origin = QComboBox()
         self.origin.setObjectName("originCombo")
-        self.origin.setSizeAdjustPolicy(QComboBox.AdjustToMinimumContentsLengthWithIcon)
+        self.origin.setSizeAdjustPolicy(QComboBox.SizeAdjustPolicy.AdjustToMinimumContentsLengthWithIcon)
         self.origin.setMinimumContentsLength(8)
         self.origin.setToolTip("The OHWM point the transect starts at (numbered from 1, as on"
                                " the OHWM tab)")
@@ -196,7 +208,7 @@ class TransectPanel(WorkflowPanel):
         # aligned to the row's foot, a button keeps its preferred width: make that its minimum,
         # so a narrow pane squeezes the fields instead of pushing the button out of view
         self.start_button.setMinimumWidth(self.start_button.sizeHint().width())
-        start.addWidget(self.start_button, 0, 2, 2, 1, Qt.AlignBottom)
+        start.addWidget(self.start_button, 0, 2, 2, 1, Qt.AlignmentFlag.AlignBottom)
         start.setColumnStretch(0, 1)
         lay.addLayout(start)
         self.stipulated = QCheckBox(f"&Stipulated bank ({stipulation_paragraph()})")
@@ -292,7 +304,7 @@ class TransectPanel(WorkflowPanel):
         self.stations_label.setObjectName("stationsLabel")
         self.stations_label.setWordWrap(True)
         lay.addWidget(self.stations_label)
-        self.profile = ProfileOnShow(window.config.redraw_hz)
+        self.profile = ProfileOnShow(settings.config.redraw_hz)
         self.profile.setMinimumHeight(200)
         lay.addWidget(self.profile, 1)
 
@@ -302,15 +314,14 @@ class TransectPanel(WorkflowPanel):
         self.bind("S", self.shoot, self.shoot_button)
         self.bind("I", self.mark_interruption, self.interrupt_button)
         self.bind("Ctrl+Z", self.remove_last, self.undo_button)
-        window.add_reading_listener("rangefinder", self.on_shot)
-        window.started_listeners.append(self._devices_started)
+        devices.on_reading("rangefinder", self.on_shot)
+        devices.on_started(self._devices_started)
         # a visit shown again (after a sync) keeps its current transect: its controls at once
-        window.visit_listeners.append(lambda _visit: self._update_buttons())
+        recording.on_shown(lambda _visit: self._update_buttons())
         self._update_buttons()
 
     def _devices_started(self) -> None:
-        self.shoot_button.setVisible(self.w.session is not None and
-                                     self.w.session.simulator("rangefinder") is not None)
+        self.shoot_button.setVisible(self.devices.simulator("rangefinder") is not None)
 
     def focus_first(self) -> None:
         (self.shoot_button if self.shoot_button.isVisible() and self.visit
@@ -369,7 +380,7 @@ class TransectPanel(WorkflowPanel):
         self.dist.selectAll()
 
     def on_shot(self, shot: Any) -> None:
-        if self.w.tabs.currentWidget() is not self or not (self.visit and
+        if self._shown() is not self or not (self.visit and
                                                            self.visit.current_transect):
             return
         hd = getattr(shot, "horizontal_distance_ft", None)
@@ -390,7 +401,7 @@ class TransectPanel(WorkflowPanel):
         self._update_buttons()
 
     def shoot(self) -> None:
-        sim = self.w.session.simulator("rangefinder") if self.w.session else None
+        sim = self.devices.simulator("rangefinder")
         if sim is not None:
             from devices.sim import factory as sim_factory
 
@@ -423,14 +434,14 @@ class TransectPanel(WorkflowPanel):
         if v is None:
             return
         self.declination_label.setText(f"Magnetic declination: {v.declination_words()}")
-        entered = v.model.site.declination_source == "entered"
+        entered = self.recording.declination_entered
         if self.declination_override.isChecked() != entered:
             self.declination_override.blockSignals(True)
             self.declination_override.setChecked(entered)
             self.declination_override.blockSignals(False)
             self.declination.setEnabled(entered)
         if not self.declination.hasFocus():
-            self.declination.setValue(v.model.site.declination_deg)
+            self.declination.setValue(self.recording.declination_deg)
 
     def mark_interruption(self) -> None:
         try:
