@@ -16,7 +16,7 @@ import argparse
 import sys
 import time
 from dataclasses import dataclass
-from datetime import UTC, datetime, timezone
+from datetime import UTC, datetime
 from pathlib import Path
 
 
@@ -57,7 +57,7 @@ def run_trial(path: Path, *, rate_hz: float, kill_after_s: float, after_ready: b
     import sqlite3
     import subprocess
 
-    from fieldapp.store import inspect, open_visit
+    from fieldapp.store.gpkg import inspect, open_visit
 
     env = dict(os.environ, PYTHONUNBUFFERED="1")
     child = subprocess.Popen(
@@ -115,7 +115,7 @@ def main(argv=None) -> int:
     ap.add_argument("--limit", type=int, default=0, help="stop after N ticks (0: until killed)")
     args = ap.parse_args(argv)
 
-    from fieldapp.store import create_visit, open_visit
+    from fieldapp.store.gpkg import create_visit, open_visit
     from fieldapp.survey import Visit
 
     if args.path.exists():

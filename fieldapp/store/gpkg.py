@@ -71,7 +71,7 @@ import os
 import sqlite3
 import tempfile
 from collections.abc import Iterator, Sequence
-from datetime import UTC, datetime, timezone
+from datetime import UTC, datetime
 from pathlib import Path
 
 from pyproj import CRS
@@ -86,11 +86,9 @@ from . import spatial as spatial_index
 from .durable import fsync_dir, fsync_file
 from .errors import (
     DamagedVisitFile,
-    InvalidRecords,
     NewerVisitFile,
     NotAVisitFile,
     ReadOnlyVisitFile,
-    RecordProblem,
     StoreClosed,
     StoreError,
     VisitFileExists,
@@ -101,22 +99,7 @@ from .load import _load, _read_layer
 from .paths import can_write_file, can_write_folder, is_remote, sqlite_uri
 from .visitlock import VisitLock
 
-__all__ = [
-    "StoreError",
-    "NotAVisitFile",
-    "DamagedVisitFile",
-    "InvalidRecords",
-    "RecordProblem",
-    "NewerVisitFile",
-    "ReadOnlyVisitFile",
-    "VisitFileExists",
-    "VisitOnNetworkDrive",
-    "StoreClosed",
-    "WriteFailed",
-    "VisitStore",
-    "create_visit",
-    "open_visit",
-]
+__all__ = ["VisitStore", "create_visit", "inspect", "open_visit"]
 
 log = logging.getLogger(__name__)
 SQLITE_MAGIC = b"SQLite format 3\x00"

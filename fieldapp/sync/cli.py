@@ -136,7 +136,7 @@ def main(argv: list[str] | None = None) -> int:
 
 def _one_line(exc: BaseException) -> str:
     """The error on one line, any PostgreSQL password in it masked."""
-    from fieldapp.sync.offices import mask_password
+    from fieldapp.sync.masking import mask_password
 
     return mask_password(" ".join(str(exc).split())) or type(exc).__name__
 

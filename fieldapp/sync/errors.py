@@ -43,7 +43,7 @@ class InvalidOfficeRecords(InvalidOfficeData):
 
     Raised before any of it is applied: the visit is byte-identical, and this laptop's own
     edits stay in it, to be sent at the next sync. ``problems`` lists the refused rows as
-    :class:`fieldapp.store.RecordProblem` (table, fid, uuid, column, message); the message
+    :class:`fieldapp.store.errors.RecordProblem` (table, fid, uuid, column, message); the message
     names the first few, and the office changeset and laptop that sent them.
     """
 

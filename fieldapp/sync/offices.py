@@ -13,7 +13,10 @@ from __future__ import annotations
 import os
 import re
 
+from fieldapp.sync.masking import mask_password
 from fieldapp.sync.officestore import OfficeStore
+
+__all__ = ["is_postgres_url", "mask_password", "office_arg", "open_office", "shell_arg"]
 
 
 def is_postgres_url(where: str | os.PathLike) -> bool:
@@ -32,25 +35,6 @@ def is_postgres_url(where: str | os.PathLike) -> bool:
         return bool(conninfo_to_dict(text))
     except Exception:  # noqa: BLE001 - psycopg.ProgrammingError: not a connection string
         return False
-
-
-_URL_PASSWORD = re.compile(r"(postgres(?:ql)?://[^\s/@:?#]*):[^\s/?#]*@")
-_KEY_PASSWORD = re.compile(r"(\bpassword\s*=\s*)('(?:[^'\\]|\\.)*'?|[^\s&]*)", re.IGNORECASE)
-
-
-def mask_password(text: str) -> str:
-    """``text`` with any PostgreSQL password in it replaced by ``***``: the ``:password@`` of a
-    URL, ``password=...`` of a connection string or of a URL's query. Every message that may
-    quote a connection string goes through this.
-
-    >>> mask_password("postgresql://crew2:s3cr%40t@gis/survey and host=gis password='a b' user=x")
-    'postgresql://crew2:***@gis/survey and host=gis password=*** user=x'
-    >>> mask_password("postgres://crew2:p@ss@gis:5432/survey")
-    'postgres://crew2:***@gis:5432/survey'
-    >>> mask_password("postgresql://crew2@gis/survey?password=hunter2&sslmode=require")
-    'postgresql://crew2@gis/survey?password=***&sslmode=require'
-    """
-    return _KEY_PASSWORD.sub(r"\1***", _URL_PASSWORD.sub(r"\1:***@", str(text)))
 
 
 def shell_arg(text: str | os.PathLike) -> str:

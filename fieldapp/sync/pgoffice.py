@@ -48,7 +48,7 @@ from fieldapp.sync import pgedits, pgsql, schemas
 from fieldapp.sync.errors import InvalidOfficeData, OfficeLocked, OfficeNotFound, SchemaMismatch, SyncError
 from fieldapp.sync.files import LOG_TABLE, connect, record_changeset_file, sha256_of
 from fieldapp.sync.office import SHA256_RE
-from fieldapp.sync.offices import mask_password
+from fieldapp.sync.masking import mask_password
 from fieldapp.sync.officestore import (
     FastForward,
     LockOwner,
