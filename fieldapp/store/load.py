@@ -78,42 +78,37 @@ def _read_rows(conn: sqlite3.Connection, layer: Layer, frame: SiteFrame | None =
     for k, (fid, *row) in enumerate(rows):
         uuid = row[0] if isinstance(row[0], str) else None
         kw = {"uuid": row[0], "created_by": row[3]}
-        bad = False
-
-        def refuse(column: str, message: str) -> None:
-            nonlocal bad
-            bad = True
-            problems.append(RecordProblem(layer.value, fid, uuid, column, message))
-
+        refusals: list[tuple[str, str]] = []       # (column, message) of this row's refused values
         for i, name in enumerate(("created_utc", "modified_utc"), start=1):
             try:
                 kw[name] = S.parse_utc(row[i])
             except ValueError as exc:
-                refuse(name, str(exc))
+                refusals.append((name, str(exc)))
         if geoms is not None:
             try:
-                if isinstance(geoms[k], ValueError):
-                    raise geoms[k]
-                kw.update(S.geometry_fields(layer, geoms[k]))
+                geom = geoms[k]
+                if isinstance(geom, ValueError):
+                    raise geom
+                kw.update(S.geometry_fields(layer, geom))
             except ValueError as exc:
-                refuse("geom", str(exc))
-        for (field, name, conv), v in zip(convert, row[start:]):
+                refusals.append(("geom", str(exc)))
+        for (field, name, conv), v in zip(convert, row[start:], strict=True):
             try:
                 kw[field] = conv(v)
             except ValueError as exc:
-                refuse(name, str(exc))
-        if bad:
-            continue
-        try:
-            rec = validate(cls(**{k: v for k, v in kw.items() if k in model_fields}), frame,
-                           check_points=False)
-        except InvalidValue as exc:
-            refuse(_column_of(layer, exc.name.split(" ")[0].split("/")[0]), str(exc))
-            continue
-        except (TypeError, ValueError) as exc:  # pragma: no cover - a field the schema lacks
-            refuse("?", str(exc))
-            continue
-        out.append((fid, rec))
+                refusals.append((name, str(exc)))
+        if not refusals:
+            try:
+                rec = validate(cls(**{k: v for k, v in kw.items() if k in model_fields}), frame,
+                               check_points=False)
+            except InvalidValue as exc:
+                refusals.append((_column_of(layer, exc.name.split(" ")[0].split("/")[0]), str(exc)))
+            except (TypeError, ValueError) as exc:  # pragma: no cover - a field the schema lacks
+                refusals.append(("?", str(exc)))
+            else:
+                out.append((fid, rec))
+        for column, message in refusals:            # each named by this row's own fid and uuid
+            problems.append(RecordProblem(layer.value, fid, uuid, column, message))
     if frame is not None and out:
         # the x/y pairs of the whole table in one vectorised check; each refused row then by itself
         bad = np.zeros(len(out), dtype=bool)
@@ -235,7 +230,7 @@ def _load(conn: sqlite3.Connection, path: Path):
             if len(distinct) == len(track_uuids) and distinct.isdisjoint(u for _, _, u in others):
                 _duplicates(others, problems)      # the track's uuids clash with nothing: not listed
             else:
-                _duplicates(others + list(zip([Layer.TRACK] * len(track), track_fids, track_uuids)), problems)
+                _duplicates(others + list(zip([Layer.TRACK] * len(track), track_fids, track_uuids, strict=True)), problems)
             records = [rec for _, _, rec in rows]
     finally:
         conn.execute("COMMIT")
