@@ -59,8 +59,9 @@ that exists (a transect, an OHWM line, a walk), and no uuid may appear twice in 
 (UNIQUE per table in SQL; across tables checked on load, as it costs one set over the rows). The
 optional references (``transect.line_uuid``, ``area_feature.walk_uuid``, ``walk.area_uuid``)
 are checked for form only: the model keeps them when the record they name is deleted. One bad
-row refuses the whole file, naming the row — nothing a user recorded is ever silently dropped. Only an accepted file opened for recording is
-switched to WAL. The reading and checking of rows is :mod:`fieldapp.store.load`.
+row refuses the whole file, naming the row — nothing a user recorded is ever silently dropped.
+Only an accepted file opened for recording is switched to WAL. The reading and checking of rows
+is :mod:`fieldapp.store.load`.
 """
 
 from __future__ import annotations
@@ -419,8 +420,8 @@ class VisitStore:
         """Rows per layer table."""
         conn = self._db()
         tables = {r[0] for r in conn.execute("SELECT name FROM sqlite_master WHERE type = 'table'")}
-        return {l.value: conn.execute(f'SELECT count(*) FROM "{l.value}"').fetchone()[0]
-                if l.value in tables else 0 for l in Layer}
+        return {layer.value: conn.execute(f'SELECT count(*) FROM "{layer.value}"').fetchone()[0]
+                if layer.value in tables else 0 for layer in Layer}
 
 
 # ------------------------------------------------------------------ open / create
@@ -473,7 +474,8 @@ def _create_visit(path: Path, visit: Visit, durability: str, lock: VisitLock) ->
             conn.execute("BEGIN")
             conn.execute(staging._insert[Layer.SITE], staging._row(Layer.SITE, visit.site))
             conn.execute("COMMIT")
-            initial = [Change(Action.ADDED, l, f) for l in Layer if l is not Layer.SITE for f in visit.features(l)]
+            initial = [Change(Action.ADDED, layer, f) for layer in Layer if layer is not Layer.SITE
+                       for f in visit.features(layer)]
             if initial:
                 staging.apply(initial)
                 conn.execute("BEGIN")
@@ -606,7 +608,7 @@ def _inspect_conn(conn: sqlite3.Connection, path: Path) -> dict:
             f"{path} was written by a newer fieldapp (schema {version}; this version "
             f"understands up to {S.SCHEMA_VERSION}); update fieldapp to open it"
         )
-    missing = {l.value for l in Layer if l not in S.tables_added_after(version)} - tables
+    missing = {layer.value for layer in Layer if layer not in S.tables_added_after(version)} - tables
     if missing:
         raise DamagedVisitFile(f"{path} lacks tables {sorted(missing)}")
     absent_ok = S.added_after(version)  # an older schema lacks the columns added since
@@ -655,9 +657,10 @@ def _read_ahead(path: Path) -> int:
     SQLite would fetch it one 4 KiB page at a time in B-tree order; read in order first, its
     pages are in the cache when the load asks. A day's visit (93 MB, with its checks) opened
     cold in 2.53-2.65 s without it and 1.54-1.67 s with it, alternating in one run (2-core VM,
-    virtual disk); warm, 1.53-1.62 s and 1.49-1.71 s (the read is a copy from the cache). Files under :data:`READ_AHEAD_MIN_BYTES` are left to
-    SQLite; at most :data:`READ_AHEAD_MAX_BYTES` of each is read. Best effort: a file that
-    cannot be read here is left for SQLite to refuse in its own words."""
+    virtual disk); warm, 1.53-1.62 s and 1.49-1.71 s (the read is a copy from the cache). Files
+    under :data:`READ_AHEAD_MIN_BYTES` are left to SQLite; at most :data:`READ_AHEAD_MAX_BYTES` of
+    each is read. Best effort: a file that cannot be read here is left for SQLite to refuse in its
+    own words."""
     done = 0
     buf = bytearray(1 << 20)
     for name in (path, path.with_name(path.name + "-wal")):

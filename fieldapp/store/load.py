@@ -126,7 +126,8 @@ def _read_rows(conn: sqlite3.Connection, layer: Layer, frame: SiteFrame | None =
                 check_point_fields(rec, frame)
             except InvalidValue as exc:
                 refused.add(int(i))
-                problems.append(RecordProblem(layer.value, fid, rec.uuid, _column_of(layer, exc.name.split("/")[0]), str(exc)))
+                column = _column_of(layer, exc.name.split("/")[0])
+                problems.append(RecordProblem(layer.value, fid, rec.uuid, column, str(exc)))
         out = [pair for i, pair in enumerate(out) if i not in refused]
     if own and problems:
         raise InvalidRecords(str(problems[0]), problems)
@@ -230,7 +231,8 @@ def _load(conn: sqlite3.Connection, path: Path):
             if len(distinct) == len(track_uuids) and distinct.isdisjoint(u for _, _, u in others):
                 _duplicates(others, problems)      # the track's uuids clash with nothing: not listed
             else:
-                _duplicates(others + list(zip([Layer.TRACK] * len(track), track_fids, track_uuids, strict=True)), problems)
+                track_rows = zip([Layer.TRACK] * len(track), track_fids, track_uuids, strict=True)
+                _duplicates(others + list(track_rows), problems)
             records = [rec for _, _, rec in rows]
     finally:
         conn.execute("COMMIT")

@@ -10,7 +10,7 @@ A photo naming a record deleted since is listed with the photos on their own.
 from __future__ import annotations
 
 import io
-from datetime import UTC, timezone
+from datetime import UTC
 from pathlib import PureWindowsPath
 from typing import NamedTuple
 

@@ -22,7 +22,7 @@ import json
 import struct
 import typing
 from dataclasses import fields
-from datetime import UTC, date, datetime, timezone
+from datetime import UTC, date, datetime
 
 import numpy as np
 import shapely
@@ -416,7 +416,7 @@ def parse_gpkg_blobs(blobs: list) -> list:
         at.append(i)
     if wkbs:
         geoms = shapely.from_wkb(np.array(wkbs, dtype=object), on_invalid="ignore")
-        for i, g in zip(at, geoms):
+        for i, g in zip(at, geoms, strict=True):
             if g is None:      # unreadable: read by itself for the error's own words
                 try:
                     g = parse_gpkg_blob(blobs[i])

@@ -69,7 +69,7 @@ def _wkb_of(blobs, suspect: np.ndarray) -> np.ndarray:
         at = np.array([_WKB_AT.get(b[3], -1) if type(b) is bytes and len(b) >= 8 and b[:3] == b"GP\0"
                        else -1 for b in blobs])
     suspect |= at < 0
-    return np.array([b[k:] if k >= 0 else None for b, k in zip(blobs, at.tolist())], dtype=object)
+    return np.array([b[k:] if k >= 0 else None for b, k in zip(blobs, at.tolist(), strict=True)], dtype=object)
 
 
 def _off_form(texts: list, form: str, codes: np.ndarray | None = None) -> np.ndarray:
@@ -248,7 +248,7 @@ def _utc_of(codes: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     try:   # the text up to the Z: 2024-05-01T14:03:07.250
         out[~off] = text.astype("datetime64[ms]")
     except ValueError:  # a canonical-looking but impossible date (2024-02-30): row by row
-        for i, t in zip(np.nonzero(~off)[0], text.tolist()):
+        for i, t in zip(np.nonzero(~off)[0], text.tolist(), strict=True):
             try:
                 out[i] = np.datetime64(t.decode(), "ms")
             except ValueError:
@@ -359,7 +359,7 @@ def _read_floats(conn, suspect: np.ndarray, cols: dict, nulls: dict, numbers: bo
                 nulls[name][k] = np.isnan(block[:, j])
             at += len(rows)
             continue
-        for name, values in zip(NUMBER_COLUMNS, zip(*rows)):
+        for name, values in zip(NUMBER_COLUMNS, zip(*rows, strict=True), strict=True):
             sus = suspect[k]
             cols[name][k], nulls[name][k] = _floats(values, sus)
             suspect[k] = sus

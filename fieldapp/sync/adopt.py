@@ -320,7 +320,7 @@ def _merge_table(conn: sqlite3.Connection, name: str, cols: tuple[str, ...], ctx
     tally["differ"] = 0
     for row in conn.execute(f"SELECT m.fid, m.uuid, {select} {join} WHERE {unequal} ORDER BY m.fid"):
         fid, fuuid, office, mine = row[0], row[1], row[2:2 + n], row[2 + n:]
-        differing = [(c, o, m) for c, o, m in zip(compared, office, mine) if not _same(o, m)]
+        differing = [(c, o, m) for c, o, m in zip(compared, office, mine, strict=True) if not _same(o, m)]
         tally["differ"] += bool(differing)
         for col, o, m in differing:
             out.append(Conflict(uuid.uuid4().hex, name, fuuid, fid, col, ConflictKind.SAME_FIELD, None,

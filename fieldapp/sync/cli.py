@@ -99,7 +99,7 @@ def _parser() -> argparse.ArgumentParser:
 def _default_visit() -> Path:
     found = [p for p in Path.cwd().glob("*.gpkg")]
     if len(found) != 1:
-        raise SystemExit("fieldapp sync: give the visit .gpkg (found %d here)" % len(found))
+        raise SystemExit(f"fieldapp sync: give the visit .gpkg (found {len(found)} here)")
     return found[0]
 
 

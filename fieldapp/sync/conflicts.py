@@ -126,7 +126,7 @@ class _Rows:
             f"SELECT {', '.join(_qi(c) for c in t.columns)} FROM {_qi(table)} WHERE {where}", pk
         )
         found = cur.fetchone()
-        return None if found is None else dict(zip(t.columns, found))
+        return None if found is None else dict(zip(t.columns, found, strict=True))
 
 
 def _pk_from_text(rows: _Rows, table: cs.TableSchema, text) -> tuple:

@@ -2,8 +2,9 @@
 
 GDAL writes R-tree triggers that call ``ST_IsEmpty``, ``ST_MinX`` ... (GeoPackage 1.2, annex
 F.3), and so does the store (:mod:`fieldapp.store.spatial`). pygeodiff registers them on its own
-connections; every connection the sync opens registers them too (:func:`fieldapp.sync.files.connect`). The GeoPackage binary header
-(GeoPackage 1.2, 2.1.3) is read just far enough to find the WKB, which shapely then reads.
+connections; every connection the sync opens registers them too
+(:func:`fieldapp.sync.files.connect`). The GeoPackage binary header (GeoPackage 1.2, 2.1.3) is
+read just far enough to find the WKB, which shapely then reads.
 """
 
 from __future__ import annotations

@@ -128,7 +128,7 @@ def _write_rows(lite: sqlite3.Connection, table: pgsql.Table, keys: set[tuple], 
     marks = ", ".join("?" for _ in table.columns)
     for row in rows:
         values = []
-        for col, v in zip(table.columns, row):
+        for col, v in zip(table.columns, row, strict=True):
             if col.kind == "geometry" and v is not None:
                 from fieldapp.store.schema import gpkg_blob
 

@@ -47,8 +47,8 @@ from fieldapp.sync import changesets as cs
 from fieldapp.sync import pgedits, pgsql, schemas
 from fieldapp.sync.errors import InvalidOfficeData, OfficeLocked, OfficeNotFound, SchemaMismatch, SyncError
 from fieldapp.sync.files import LOG_TABLE, connect, record_changeset_file, sha256_of
-from fieldapp.sync.office import SHA256_RE
 from fieldapp.sync.masking import mask_password
+from fieldapp.sync.office import SHA256_RE
 from fieldapp.sync.officestore import (
     FastForward,
     LockOwner,
@@ -416,7 +416,8 @@ class PostgisOffice(OfficeStore):
             row = conn.execute(sql.SQL("SELECT changeset FROM {} WHERE seq = %s AND changeset_id = %s").format(
                 sql.Identifier(site_id, CHANGES_TABLE)), (entry.seq, entry.changeset_id)).fetchone()
         if row is None:
-            raise InvalidOfficeData(f"changeset seq {entry.seq} ({entry.changeset_id}) is missing from {self.describe()}")
+            raise InvalidOfficeData(
+                f"changeset seq {entry.seq} ({entry.changeset_id}) is missing from {self.describe()}")
         Path(dest).write_bytes(bytes(row[0]))
         digest = sha256_of(Path(dest))
         if digest != entry.sha256 or Path(dest).stat().st_size != entry.size_bytes:
@@ -462,7 +463,8 @@ class PostgisOffice(OfficeStore):
             try:
                 return int(row[0])
             except (TypeError, ValueError):
-                raise InvalidOfficeData(f"site {site_id}: {schemas.META_TABLE}.{schemas.VERSION_KEY} is {row[0]!r}") from None
+                raise InvalidOfficeData(
+                    f"site {site_id}: {schemas.META_TABLE}.{schemas.VERSION_KEY} is {row[0]!r}") from None
         version = 1
         for v in sorted(store_schema.ADDED_COLUMNS):
             names = {(t, c.name) for t, table in tables.items() for c in table.columns}
@@ -492,7 +494,7 @@ class PostgisOffice(OfficeStore):
                 f = Path(work) / "change.geodiff"
                 cur = conn.execute(sql.SQL("SELECT seq, changeset_id, sha256, size_bytes, changeset FROM {}"
                                            " ORDER BY seq").format(sql.Identifier(site_id, CHANGES_TABLE)))
-                for seq, changeset_id, sha, size, data in cur:
+                for seq, _changeset_id, sha, size, data in cur:
                     written_v = schemas.version_at(changes, seq) or version
                     if version is not None and written_v is not None and written_v != version:
                         schemas.migrate_file(dest, written_v)
@@ -609,7 +611,8 @@ class PostgisOffice(OfficeStore):
                                         f" in {self.describe()}: {exc}; nothing was changed") from exc
             step("office: changeset applied to the layer tables")
             log = sql.Identifier(site_id, LOG_TABLE)
-            last = conn.execute(sql.SQL("SELECT seq, changeset_id FROM {} ORDER BY seq DESC LIMIT 1").format(log)).fetchone()
+            last = conn.execute(
+                sql.SQL("SELECT seq, changeset_id FROM {} ORDER BY seq DESC LIMIT 1").format(log)).fetchone()
             n = conn.execute(sql.SQL("SELECT count(*) FROM {}").format(log)).fetchone()[0]
             if tuple(last or ()) != (entry.seq, entry.changeset_id) or n != entry.seq:
                 raise InvalidOfficeData(f"{what}: logs itself as {last!r} ({n} log rows), expected seq"

@@ -69,7 +69,9 @@ def _typed(conn, layer: str, field: str, text: str):
         try:
             return gpkg_blob(shapely.from_wkt(text), geom[0])
         except shapely.errors.ShapelyError as exc:
-            raise ResolutionRefused(field, "takes a geometry in WKT", text, f"{text!r} is not a geometry in WKT (e.g. 'POINT (500100 4800100)'): {exc}") from exc
+            raise ResolutionRefused(
+                field, "takes a geometry in WKT", text,
+                f"{text!r} is not a geometry in WKT (e.g. 'POINT (500100 4800100)'): {exc}") from exc
     kind = {r[1]: str(r[2]).upper() for r in conn.execute(f"PRAGMA table_info({_qi(layer)})")}.get(field, "")
     try:
         if kind in ("REAL", "DOUBLE", "FLOAT"):
@@ -80,7 +82,8 @@ def _typed(conn, layer: str, field: str, text: str):
         if kind.startswith("INT") or kind in ("MEDIUMINT", "SMALLINT", "TINYINT"):
             return int(text)
     except ValueError:
-        raise ResolutionRefused(field, "takes a number", text, f"{field} of {layer} takes a number, not {text!r}") from None
+        raise ResolutionRefused(field, "takes a number", text,
+                                f"{field} of {layer} takes a number, not {text!r}") from None
     return text
 
 
@@ -152,7 +155,8 @@ def resolve_conflict(visit_path, conflict_id: str, choice: str) -> tuple[Conflic
     the visit is left as it was.
 
     Raises :class:`SyncError` (unknown id, already resolved, the feature gone, a value the field
-    cannot take, a new tag that another tree of the site in the visit already has) and :class:`~fieldapp.sync.errors.VisitRefused` for a value the store refuses.
+    cannot take, a new tag that another tree of the site in the visit already has) and
+    :class:`~fieldapp.sync.errors.VisitRefused` for a value the store refuses.
     """
     from fieldapp.sync import engine
 
