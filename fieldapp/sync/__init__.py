@@ -42,13 +42,14 @@ if TYPE_CHECKING:   # the names as their modules type them (at run time they loa
 # Names load on first use (PEP 562), so importing one light piece (``fieldapp.sync.progress``
 # for the window's cancel flag) does not pull in the engine and pygeodiff at start-up.
 _HOME = {
-    **dict.fromkeys(("CancelToken", "Conflict", "ConflictKind", "ConflictPolicy", "checkout", "read_conflicts",
-                     "sync"), "fieldapp.sync.engine"),
+    **dict.fromkeys(("Conflict", "ConflictKind", "ConflictPolicy", "read_conflicts"), "fieldapp.sync.conflicts"),
+    **dict.fromkeys(("checkout", "sync"), "fieldapp.sync.engine"),
     **dict.fromkeys(("InvalidOfficeData", "InvalidOfficeRecords", "LaptopStateError", "NewerSchema",
                      "OfficeLocked", "OfficeNotFound", "SchemaMismatch", "SyncCancelled", "SyncError",
                      "VisitRefused"), "fieldapp.sync.errors"),
     "FolderOffice": "fieldapp.sync.office",
     "PostgisOffice": "fieldapp.sync.pgoffice",
+    "CancelToken": "fieldapp.sync.progress",
     **dict.fromkeys(("open_office", "is_postgres_url"), "fieldapp.sync.offices"),
 }
 
