@@ -20,6 +20,7 @@ damaged row is named exactly as before.
 from __future__ import annotations
 
 import sqlite3
+from collections.abc import Callable
 
 import numpy as np
 import shapely
@@ -27,7 +28,7 @@ import shapely
 from ..geo import SiteFrame
 from ..survey import values as V
 from ..survey.errors import InvalidValue
-from ..survey.features import Layer
+from ..survey.features import Feature, Layer
 from ..survey.tracklog import FLOAT_COLUMNS, INT_COLUMNS, TIME_COLUMNS, TrackLog, suspect_rows
 from .errors import RecordProblem
 
@@ -451,7 +452,7 @@ def _read_geoms(conn, suspect: np.ndarray, agg: dict) -> tuple[np.ndarray, np.nd
 
 
 def _read_track(conn: sqlite3.Connection, frame: SiteFrame | None, problems: list[RecordProblem],
-                read_rows) -> tuple[TrackLog, list[int]]:
+                read_rows: Callable[..., list[tuple[int, Feature]]]) -> tuple[TrackLog, list[int]]:
     """The track table as a :class:`TrackLog` and its fids; refused rows go to ``problems``.
 
     ``read_rows(conn, layer, frame, problems, fids)`` is the per-record reader
