@@ -74,12 +74,14 @@ import tempfile
 from collections.abc import Iterator, Sequence
 from datetime import UTC, datetime
 from pathlib import Path
+from typing import Any
 
 from pyproj import CRS
+from shapely.geometry.base import BaseGeometry
 
 from .. import __version__
 from ..geo import SiteFrame
-from ..survey.features import Action, Change, Layer
+from ..survey.features import Action, Change, Feature, Layer
 from ..survey.visit import Visit
 from . import media
 from . import schema as S
@@ -97,7 +99,7 @@ from .errors import (
     WriteFailed,
 )
 from .load import _load, _read_layer
-from .paths import can_write_file, can_write_folder, is_remote, sqlite_uri
+from .paths import StrPath, can_write_file, can_write_folder, is_remote, sqlite_uri
 from .visitlock import VisitLock
 
 __all__ = ["VisitStore", "create_visit", "inspect", "open_visit"]
@@ -116,10 +118,8 @@ def _now_text() -> str:
     return S.utc_text(datetime.now(UTC))
 
 
-def _srs_row(frame: SiteFrame | None):
+def _srs_row(frame: SiteFrame) -> tuple[int, str, str, int, str, str]:
     """(srs_id, name, organization, org_id, definition, description) for the site CRS."""
-    if frame is None:
-        return None
     epsg = frame.srs_id
     wkt = frame.crs.to_wkt("WKT1_GDAL")
     if epsg:
@@ -160,7 +160,7 @@ def _initialise(conn: sqlite3.Connection, visit: Visit) -> None:
         ("Undefined cartesian SRS", -1, "NONE", -1, "undefined", "undefined cartesian coordinate reference system"),
         ("Undefined geographic SRS", 0, "NONE", 0, "undefined", "undefined geographic coordinate reference system"),
     ]
-    site_srs = _srs_row(frame)
+    site_srs = None if frame is None else _srs_row(frame)
     if site_srs and site_srs[0] != 4326:
         srs_rows.append((site_srs[1], site_srs[0], site_srs[2], site_srs[3], site_srs[4], site_srs[5]))
     conn.executemany(
@@ -240,7 +240,7 @@ class VisitStore:
     def __enter__(self) -> VisitStore:
         return self
 
-    def __exit__(self, *exc) -> None:
+    def __exit__(self, *exc: object) -> None:
         self.close()
 
     @property
@@ -333,9 +333,9 @@ class VisitStore:
             sets = ", ".join(f'"{n}" = ?' for n in names[1:])
             self._update[layer] = f'UPDATE "{layer.value}" SET {sets} WHERE uuid = ?'
 
-    def _row(self, layer: Layer, f, geom=None) -> list:
+    def _row(self, layer: Layer, f: Feature, geom: BaseGeometry | None = None) -> list[object]:
         """The table row of record ``f`` (``geom``: its geometry when the caller has made it)."""
-        row = [f.uuid, S.utc_text(f.created_utc), S.utc_text(f.modified_utc), f.created_by]
+        row: list[object] = [f.uuid, S.utc_text(f.created_utc), S.utc_text(f.modified_utc), f.created_by]
         if layer in S.GEOMETRY:
             row.append(S.gpkg_blob(geom if geom is not None else S.geometry_of(layer, f), self._srs_id))
         row.extend(S.to_sql(c, getattr(f, c.field)) for c in self._cols[layer])
@@ -350,7 +350,9 @@ class VisitStore:
         conn = self._db()
         if self._readonly:
             raise ReadOnlyVisitFile(f"{self.path} was opened read-only; nothing can be recorded in it")
-        touched, grown, reshaped = set(), {}, set()
+        touched: set[str] = set()
+        grown: dict[str, list[float]] = {}
+        reshaped: set[str] = set()
         try:
             conn.execute("BEGIN IMMEDIATE")
             try:
@@ -412,7 +414,7 @@ class VisitStore:
         self._srs_id = srs[0]
 
     # -------------------------------------------------------------- reading
-    def read_records(self, layer: Layer) -> list:
+    def read_records(self, layer: Layer) -> list[Feature]:
         """All features of ``layer`` as model records, in fid order."""
         return _read_layer(self._db(), layer)
 
@@ -425,7 +427,7 @@ class VisitStore:
 
 
 # ------------------------------------------------------------------ open / create
-def create_visit(path, visit: Visit, *, durability: str = "full") -> VisitStore:
+def create_visit(path: StrPath, visit: Visit, *, durability: str = "full") -> VisitStore:
     """Create the visit's GeoPackage at ``path`` (never overwriting) and attach it to ``visit``.
 
     Features the visit already holds are written too. Returns the open :class:`VisitStore`.
@@ -494,7 +496,7 @@ def _create_visit(path: Path, visit: Visit, durability: str, lock: VisitLock) ->
     return VisitStore(path, conn, visit, lock=lock)
 
 
-def _grow(bounds: dict[str, list[float]], table: str, geom) -> None:
+def _grow(bounds: dict[str, list[float]], table: str, geom: BaseGeometry | list[float] | None) -> None:
     """Widen ``bounds[table]`` ([min_x, min_y, max_x, max_y]) by a geometry or by other bounds."""
     if geom is None:
         return
@@ -589,7 +591,7 @@ def _readonly_message(path: Path, detail: str = "") -> str:
             "open it read-only to view, report or export it, or copy it to a writable folder to record")
 
 
-def _inspect_conn(conn: sqlite3.Connection, path: Path) -> dict:
+def _inspect_conn(conn: sqlite3.Connection, path: Path) -> dict[str, str]:
     app_id = conn.execute("PRAGMA application_id").fetchone()[0]
     if app_id != S.APPLICATION_ID:
         raise NotAVisitFile(f"{path} is an SQLite file but not a GeoPackage (application_id {app_id:#x})")
@@ -677,7 +679,7 @@ def _read_ahead(path: Path) -> int:
     return done
 
 
-def _open_checked(path: Path) -> tuple[sqlite3.Connection, dict]:
+def _open_checked(path: Path) -> tuple[sqlite3.Connection, dict[str, str]]:
     """A read-only connection to a file that passed the checks of :func:`inspect`."""
     if not path.is_file():
         raise FileNotFoundError(f"no visit file at {path}")
@@ -697,7 +699,7 @@ def _open_checked(path: Path) -> tuple[sqlite3.Connection, dict]:
         return conn, _inspect_conn(conn, path)
 
 
-def inspect(path) -> dict:
+def inspect(path: StrPath) -> dict[str, str]:
     """Check that ``path`` is a fieldapp visit this version can open, without changing it.
 
     Reads through a read-only connection (see "Reading without changing"): the file's bytes
@@ -714,8 +716,8 @@ def inspect(path) -> dict:
     return meta
 
 
-def open_visit(path, *, who: str | None = None, durability: str = "full", readonly: bool = False,
-               **visit_kwargs) -> VisitStore:
+def open_visit(path: StrPath, *, who: str | None = None, durability: str = "full", readonly: bool = False,
+               **visit_kwargs: Any) -> VisitStore:
     """Open a visit file, load it into a :class:`Visit` and mirror further changes into it.
 
     Parameters
@@ -778,8 +780,8 @@ def open_visit(path, *, who: str | None = None, durability: str = "full", readon
         raise
 
 
-def _open_visit(path: Path, who, durability: str, readonly: bool, lock: VisitLock | None,
-                visit_kwargs: dict) -> VisitStore:
+def _open_visit(path: Path, who: str | None, durability: str, readonly: bool, lock: VisitLock | None,
+                visit_kwargs: dict[str, Any]) -> VisitStore:
     conn, meta = _open_checked(path)
     with _closed_on_failure(conn, path):
         site, records, track = _load(conn, path)
