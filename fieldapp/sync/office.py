@@ -402,6 +402,40 @@ class FolderOffice(OfficeStore):
     def _no_site(self, site_id: str) -> SyncError:
         return SyncError(f"site {site_id} does not exist in {self.describe()}")
 
+    def list_sites(self) -> list[tuple[str, str | None, int | None]]:
+        """The office's sites as ``(site id, site name or None, head seq or None)``, by id: the
+        folders under ``sites`` with a safe site id; a site whose master cannot be read has head
+        None. Raises :class:`OfficeNotFound` when the folder is not a fieldapp office."""
+        self.check_available()
+        sites_dir = self.root / "sites"
+        out: list[tuple[str, str | None, int | None]] = []
+        for entry in sorted(sites_dir.iterdir()) if sites_dir.is_dir() else []:
+            try:
+                site_id = check_site_id(entry.name)
+            except ValueError:
+                continue
+            if not entry.is_dir() or entry.is_symlink():
+                continue
+            head: int | None
+            try:
+                head = self.head(site_id)
+            except (SyncError, ValueError, OSError, sqlite3.Error):
+                head = None
+            out.append((site_id, self._site_name(site_id), head))
+        return out
+
+    def _site_name(self, site_id: str) -> str | None:
+        """The name in the site master's ``site`` table, or None if it cannot be read."""
+        try:
+            master = self.master_path(site_id)
+            if master.is_symlink() or not master.is_file():
+                return None
+            with contextlib.closing(connect(master, readonly=True)) as conn:
+                row = conn.execute("SELECT name FROM site ORDER BY fid LIMIT 1").fetchone()
+        except (sqlite3.Error, OSError, ValueError):
+            return None
+        return row[0] if row and isinstance(row[0], str) else None
+
     def head(self, site_id: str) -> int | None:
         master = self._existing_master(site_id)
         if master is None:

@@ -183,6 +183,12 @@ class OfficeStore(abc.ABC):
         """Tell the office the lock holder is still alive (called at every sync step)."""
 
     @abc.abstractmethod
+    def list_sites(self) -> list[tuple[str, str | None, int | None]]:
+        """The office's sites as ``(site id, site name or None, head seq or None)``, by id (what
+        ``fieldapp sync --list-sites`` and a checkout by name read). Raises
+        :class:`~fieldapp.sync.errors.OfficeNotFound` when there is no office there."""
+
+    @abc.abstractmethod
     def head(self, site_id: str) -> int | None:
         """Highest applied ``seq`` of the site (0: created, nothing applied), ``None``: no site."""
 
