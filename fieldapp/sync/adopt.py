@@ -46,6 +46,7 @@ from collections import defaultdict
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from fieldapp.store.durable import fsync_dir
 from fieldapp.store.spatial import register_st_functions
 from fieldapp.sync import adoptwork, schemas
 from fieldapp.sync import changesets as cs
@@ -63,7 +64,7 @@ from fieldapp.sync.conflicts import (
 )
 from fieldapp.sync.conflictwords import conflict_line
 from fieldapp.sync.errors import InvalidOfficeRecords, LaptopStateError, SyncError, VisitRefused
-from fieldapp.sync.files import INTERNAL_TABLES, connect, ensure_sync_tables, fsync_dir, log_ids, replace_durably
+from fieldapp.sync.files import INTERNAL_TABLES, connect, ensure_sync_tables, log_ids, replace_durably
 from fieldapp.sync.files import quote_identifier as _qi
 from fieldapp.sync.laptop import LaptopState, site_id_of
 from fieldapp.sync.offices import office_arg, shell_arg
@@ -136,7 +137,7 @@ class AdoptReport:
         return "\n".join(lines)
 
 
-def adopt_copy(office: OfficeStore, copy_path: str | os.PathLike, new_path: str | os.PathLike, *,
+def adopt_copy(office: OfficeStore, copy_path: str | os.PathLike[str], new_path: str | os.PathLike[str], *,
                site_id: str | None = None, synced_by: str | None = None) -> AdoptReport:
     """Make ``new_path`` a laptop copy of the copy's site holding every record of the plain copy
     ``copy_path`` (the module docstring says how each record is read).

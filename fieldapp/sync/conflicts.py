@@ -393,7 +393,7 @@ def insert_conflicts(conn: sqlite3.Connection, conflicts: list[Conflict]) -> Non
         )
 
 
-def read_conflicts(gpkg_path: str | os.PathLike, *, unresolved_only: bool = False) -> list[Conflict]:
+def read_conflicts(gpkg_path: str | os.PathLike[str], *, unresolved_only: bool = False) -> list[Conflict]:
     """The conflict records of a visit or office master, oldest first.
 
     Use this for the app's conflicts panel and the report's conflicts section.

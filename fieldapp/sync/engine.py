@@ -24,6 +24,7 @@ import getpass
 import os
 import shutil
 import sqlite3
+from collections.abc import Iterator
 from pathlib import Path
 
 from fieldapp.sync import schemas
@@ -47,7 +48,7 @@ __all__ = [
 
 
 def sync(
-    visit_path: str | os.PathLike,
+    visit_path: str | os.PathLike[str],
     office: OfficeStore,
     *,
     site_id: str | None = None,
@@ -119,7 +120,7 @@ def sync(
 
 
 @contextlib.contextmanager
-def visit_held(visit: Path, doing: str):
+def visit_held(visit: Path, doing: str) -> Iterator[None]:
     """Hold ``visit``'s lock (:mod:`fieldapp.store.visitlock`) while a sync, resolution or
     checkout writes it: a visit the app records into is refused (VisitRefused, nothing
     written), as is a second sync of it; the app's own Sync closes its store first."""
@@ -264,7 +265,7 @@ def _record_check(visit: Path, state: LaptopState, known: str | None, checked: s
             state.record_validated(now)
 
 
-def checkout(office: OfficeStore, site_id: str, visit_path: str | os.PathLike) -> Path:
+def checkout(office: OfficeStore, site_id: str, visit_path: str | os.PathLike[str]) -> Path:
     """Make a new laptop copy of a site from the office master (for a second or third laptop).
 
     Raises ``FileExistsError`` if ``visit_path`` exists, ``SyncError`` if the office has no

@@ -20,6 +20,12 @@ visit raises :class:`VisitRefused`.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from fieldapp.store.errors import RecordProblem
+
 
 class SyncError(Exception):
     """Base of the errors raised by :mod:`fieldapp.sync`."""
@@ -47,7 +53,7 @@ class InvalidOfficeRecords(InvalidOfficeData):
     names the first few, and the office changeset and laptop that sent them.
     """
 
-    def __init__(self, message: str, problems: list | tuple = ()) -> None:
+    def __init__(self, message: str, problems: Sequence[RecordProblem] = ()) -> None:
         super().__init__(message)
         self.problems = list(problems)
 

@@ -43,6 +43,7 @@ from collections.abc import Callable, Iterator
 from dataclasses import asdict
 from pathlib import Path
 
+from fieldapp.store.durable import fsync_dir
 from fieldapp.store.paths import PathTooLong, check_path_length
 from fieldapp.sync import changesets as cs
 from fieldapp.sync import gpkgsql, schemas
@@ -53,7 +54,6 @@ from fieldapp.sync.files import (
     check_geopackage,
     connect,
     copy_durably,
-    fsync_dir,
     log_head_in,
     page_fingerprint,
     quote_identifier,
@@ -111,7 +111,7 @@ class FolderOffice(OfficeStore):
 
     def __init__(
         self,
-        root: str | os.PathLike,
+        root: str | os.PathLike[str],
         *,
         create: bool = False,
         stale_lock_after_s: float = 600.0,

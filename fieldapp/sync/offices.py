@@ -19,7 +19,7 @@ from fieldapp.sync.officestore import OfficeStore
 __all__ = ["is_postgres_url", "mask_password", "office_arg", "open_office", "shell_arg"]
 
 
-def is_postgres_url(where: str | os.PathLike) -> bool:
+def is_postgres_url(where: str | os.PathLike[str]) -> bool:
     """Whether ``where`` names a PostgreSQL database rather than a folder: a libpq URL
     (``postgresql://`` or ``postgres://``) or a libpq ``key=value`` connection string
     (``"host=gis dbname=survey user=crew2"``, read with psycopg's ``conninfo_to_dict``; a
@@ -37,7 +37,7 @@ def is_postgres_url(where: str | os.PathLike) -> bool:
         return False
 
 
-def shell_arg(text: str | os.PathLike) -> str:
+def shell_arg(text: str | os.PathLike[str]) -> str:
     """``text`` as one argument of a command to paste: in double quotes when it holds a space or
     a character a shell reads (cmd.exe, PowerShell and sh all take ``"..."``).
 
@@ -58,7 +58,7 @@ def office_arg(office: OfficeStore) -> str:
     return shell_arg(mask_password(str(where))) if where else "PATH"
 
 
-def open_office(where: str | os.PathLike, *, create: bool = False) -> OfficeStore:
+def open_office(where: str | os.PathLike[str], *, create: bool = False) -> OfficeStore:
     """The office at ``where``: :class:`~fieldapp.sync.pgoffice.PostgisOffice` for a PostgreSQL
     URL (``ValueError`` if it holds a password), else
     :class:`~fieldapp.sync.office.FolderOffice` for a folder. Nothing is contacted yet."""

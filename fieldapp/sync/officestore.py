@@ -175,7 +175,7 @@ class OfficeStore(abc.ABC):
         return None
 
     @abc.abstractmethod
-    def lock(self, site_id: str, owner: LockOwner, *, wait_s: float = 10.0) -> contextlib.AbstractContextManager:
+    def lock(self, site_id: str, owner: LockOwner, *, wait_s: float = 10.0) -> contextlib.AbstractContextManager[None]:
         """Context manager holding the site's write lock; raises ``OfficeLocked`` after ``wait_s``."""
 
     @abc.abstractmethod
