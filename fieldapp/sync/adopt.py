@@ -93,7 +93,7 @@ class AdoptReport:
     copy: Path
     new: Path
     office_seq: int
-    counts: dict = field(default_factory=dict)
+    counts: dict[str, dict[str, int]] = field(default_factory=dict)
     conflicts: tuple[Conflict, ...] = ()
     #: the ``--office`` value to paste into the commands the summary suggests
     office_arg: str = "PATH"
@@ -275,13 +275,14 @@ def _record_tables(copy: Path, new: Path, work: Path) -> dict[str, tuple[str, ..
     return out
 
 
-def _merge(copy: Path, new: Path, base: Path, ctx: ConflictContext, counts: dict,
+def _merge(copy: Path, new: Path, base: Path, ctx: ConflictContext, counts: dict[str, dict[str, int]],
            repeated: list[Conflict]) -> list[Conflict]:
     """Bring the copy's records into ``new`` (one transaction), then the tag clashes; return the
     conflict records written. ``base`` is ``new`` as checked out (for the tag clashes); a
     difference the office already holds as an open record goes to ``repeated``, not into ``new``."""
     tables = _record_tables(copy, new, new.parent)
-    tally = defaultdict(lambda: {"inserted": 0, "same": 0, "differ": 0, "office_only": 0})
+    tally: defaultdict[str, dict[str, int]] = defaultdict(
+        lambda: {"inserted": 0, "same": 0, "differ": 0, "office_only": 0})
     conflicts: list[Conflict] = []
     ensure_sync_tables(new)
     with contextlib.closing(connect(new)) as conn:
@@ -303,7 +304,7 @@ def _merge(copy: Path, new: Path, base: Path, ctx: ConflictContext, counts: dict
 
 
 def _merge_table(conn: sqlite3.Connection, name: str, cols: tuple[str, ...], ctx: ConflictContext,
-                 tally: dict) -> list[Conflict]:
+                 tally: dict[str, int]) -> list[Conflict]:
     """One table: insert the copy's features the office lacks, compare the ones both have
     (a conflict record per differing field, the office's value kept), count the office's own."""
     t, col_list = _qi(name), ", ".join(_qi(c) for c in cols)
@@ -336,9 +337,10 @@ def _merge_table(conn: sqlite3.Connection, name: str, cols: tuple[str, ...], ctx
 
 def _same(a: object, b: object) -> bool:
     """Equal values as stored (a blob byte for byte; 1 and 1.0 alike, as SQLite compares)."""
-    blobs = isinstance(a, (bytes, memoryview)), isinstance(b, (bytes, memoryview))
-    if any(blobs):
-        return all(blobs) and bytes(a) == bytes(b)
+    if isinstance(a, (bytes, memoryview)) and isinstance(b, (bytes, memoryview)):
+        return bytes(a) == bytes(b)
+    if isinstance(a, (bytes, memoryview)) or isinstance(b, (bytes, memoryview)):
+        return False
     return a == b
 
 

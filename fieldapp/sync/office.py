@@ -42,6 +42,7 @@ import uuid
 from collections.abc import Callable, Iterator
 from dataclasses import asdict
 from pathlib import Path
+from typing import Any
 
 from fieldapp.store.durable import fsync_dir
 from fieldapp.store.paths import PathTooLong, check_path_length
@@ -242,15 +243,16 @@ class FolderOffice(OfficeStore):
         return self._inside(self.site_dir(site_id) / "lock", "lock file")
 
     @staticmethod
-    def _read_lock(path: Path) -> dict | None:
+    def _read_lock(path: Path) -> dict[str, Any] | None:
         try:
-            return json.loads(path.read_text(encoding="utf-8"))
+            info: dict[str, Any] = json.loads(path.read_text(encoding="utf-8"))
+            return info
         except FileNotFoundError:
             return None
         except (OSError, ValueError):
             return {}
 
-    def _is_stale(self, path: Path, info: dict) -> bool:
+    def _is_stale(self, path: Path, info: dict[str, Any]) -> bool:
         try:
             age_s = time.time() - path.stat().st_mtime
         except FileNotFoundError:
@@ -263,7 +265,7 @@ class FolderOffice(OfficeStore):
         pid = info.get("pid")
         return bool(same_host and isinstance(pid, int) and not pid_alive(pid))
 
-    def _break(self, path: Path, info: dict) -> None:
+    def _break(self, path: Path, info: dict[str, Any]) -> None:
         """Move a stale lock aside; if what we moved turns out to be a fresh lock, put it back."""
         grave = path.with_name(f"lock.stale-{uuid.uuid4().hex}")
         try:
@@ -545,7 +547,7 @@ class FolderOffice(OfficeStore):
         :func:`~fieldapp.sync.officestore.tag_block_key`), a new block written there durably the
         first time (caller holds the lock). Raises :class:`InvalidOfficeData` for a damaged file."""
         path = self._inside(self.site_dir(site_id) / "tag-blocks.json", "tag blocks")
-        blocks: dict = {}
+        blocks: dict[str, int] = {}
         if path.exists() or path.is_symlink():
             try:
                 blocks = dict(json.loads(path.read_text(encoding="utf-8"))["laptops"])
@@ -570,7 +572,7 @@ class FolderOffice(OfficeStore):
             if "tag" not in {r[1] for r in conn.execute("PRAGMA table_info(tree)")}:
                 return None
             top = conn.execute("SELECT max(tag) FROM tree WHERE typeof(tag) = 'integer'").fetchone()[0]
-        return top
+        return None if top is None else int(top)
 
     # ---- writing (caller holds the lock) ------------------------------------------------
     def create_site(self, site_id: str, schema_gpkg: Path) -> None:
@@ -648,7 +650,7 @@ class FolderOffice(OfficeStore):
         fsync_dir(history.parent)
 
     def _apply_to_copy(self, writer: MasterWriter, site_id: str, changeset: Path, entry: LogEntry,
-                       gd, step: StepCallback) -> Path:
+                       gd: cs.GeoDiff, step: StepCallback) -> Path:
         """A snapshot of the master with ``changeset`` applied, its log row and file record
         checked and written, ``quick_check`` passed. Raises :class:`InvalidOfficeData`."""
         temp = writer.snapshot()
@@ -671,7 +673,7 @@ class FolderOffice(OfficeStore):
 
     def _fast_forward(self, writer: MasterWriter, ff: FastForward, entry: LogEntry,
                       tables: dict[str, cs.TableSchema], counts: dict[str, dict[str, int]],
-                      gd, work: Path) -> Path | None:
+                      gd: cs.GeoDiff, work: Path) -> Path | None:
         """``ff.result`` when it may become the master as it is, else ``None`` (apply the changeset).
 
         It may when the master's pages are exactly ``ff.base``'s
