@@ -6,23 +6,19 @@
 >>> # store.checkpoint()  # before export / sync;  store.close()  # .gpkg alone is complete
 """
 
-from .gpkg import (
+from .errors import (
     DamagedVisitFile,
     InvalidRecords,
     NewerVisitFile,
     NotAVisitFile,
     ReadOnlyVisitFile,
-    RecordProblem,
     StoreClosed,
     StoreError,
     VisitFileExists,
     VisitOnNetworkDrive,
-    VisitStore,
     WriteFailed,
-    create_visit,
-    inspect,
-    open_visit,
 )
+from .gpkg import VisitStore, create_visit, inspect, open_visit
 from .schema import SCHEMA_VERSION
 from .visitlock import VisitInUse, VisitLock
 
@@ -32,7 +28,6 @@ __all__ = [
     "NewerVisitFile",
     "NotAVisitFile",
     "ReadOnlyVisitFile",
-    "RecordProblem",
     "StoreClosed",
     "StoreError",
     "VisitFileExists",

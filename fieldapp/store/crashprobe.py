@@ -16,21 +16,23 @@ import argparse
 import sys
 import time
 from dataclasses import dataclass
-from datetime import UTC, datetime, timezone
+from datetime import UTC, datetime
 from pathlib import Path
 
 
-@dataclass(frozen=True)
+@dataclass
 class _Fix:
-    lat_deg: float
-    lon_deg: float
-    time_utc: datetime
+    """An RTK fix as the survey reads one (:class:`fieldapp.survey.gnss.FixLike`)."""
+
+    lat_deg: float | None
+    lon_deg: float | None
+    time_utc: datetime | None
     quality: int = 4
-    sats_used: int = 14
-    hdop: float = 0.7
-    horizontal_accuracy_m: float = 0.02
-    vertical_accuracy_m: float = 0.03
-    alt_hae_m: float = 251.3
+    sats_used: int | None = 14
+    hdop: float | None = 0.7
+    horizontal_accuracy_m: float | None = 0.02
+    vertical_accuracy_m: float | None = 0.03
+    alt_hae_m: float | None = 251.3
     t_monotonic_s: float = 0.0
 
 
@@ -39,7 +41,7 @@ class TrialResult:
     """What one kill trial found: reported records, those missing from the file, checks."""
 
     reported: int
-    missing: list
+    missing: list[tuple[str, ...]]
     integrity: str
     file_exists: bool
     opened: bool
@@ -57,13 +59,14 @@ def run_trial(path: Path, *, rate_hz: float, kill_after_s: float, after_ready: b
     import sqlite3
     import subprocess
 
-    from fieldapp.store import inspect, open_visit
+    from fieldapp.store.gpkg import inspect, open_visit
 
     env = dict(os.environ, PYTHONUNBUFFERED="1")
     child = subprocess.Popen(
         [sys.executable, "-m", "fieldapp.store.crashprobe", str(path), "--rate-hz", str(rate_hz)],
         stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=env,
     )
+    assert child.stdout is not None and child.stderr is not None    # both PIPE above
     try:
         if after_ready:
             deadline = time.monotonic() + timeout_s
@@ -84,7 +87,7 @@ def run_trial(path: Path, *, rate_hz: float, kill_after_s: float, after_ready: b
         child.wait()
         child.stdout.close()
         child.stderr.close()
-    records = []
+    records: list[tuple[str, ...]] = []
     for line in out.split(b"\n")[:-1]:  # the last piece has no newline: not a complete report
         parts = line.decode().split()
         if len(parts) == 2 and parts[0] != "transect":
@@ -108,14 +111,14 @@ def run_trial(path: Path, *, rate_hz: float, kill_after_s: float, after_ready: b
     return TrialResult(len(records), missing, integrity, True, True)
 
 
-def main(argv=None) -> int:
+def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("path", type=Path)
     ap.add_argument("--rate-hz", type=float, default=10.0)
     ap.add_argument("--limit", type=int, default=0, help="stop after N ticks (0: until killed)")
     args = ap.parse_args(argv)
 
-    from fieldapp.store import create_visit, open_visit
+    from fieldapp.store.gpkg import create_visit, open_visit
     from fieldapp.survey import Visit
 
     if args.path.exists():
@@ -133,6 +136,8 @@ def main(argv=None) -> int:
     while not args.limit or i < args.limit:
         fix = _Fix(45.0 + i * 1e-7, -87.0 + i * 1e-7, datetime.now(UTC), t_monotonic_s=time.monotonic())
         tp = visit.record_fix(fix)
+        if tp is None:      # the visit's quality gate refused an RTK fix: nothing to kill-test
+            raise RuntimeError(f"the visit's GNSS quality gate refused the probe's RTK fix {fix}")
         lines = [f"track_point {tp.uuid}\n"]
         if i % 3 == 0:
             t = visit.add_tree(x=500000.0 + i % 100, y=4983000.0 + i // 100, dbh_in=3.0 + i % 40,

@@ -60,8 +60,9 @@ that exists (a transect, an OHWM line, a walk), and no uuid may appear twice in 
 (UNIQUE per table in SQL; across tables checked on load, as it costs one set over the rows). The
 optional references (``transect.line_uuid``, ``area_feature.walk_uuid``, ``walk.area_uuid``)
 are checked for form only: the model keeps them when the record they name is deleted. One bad
-row refuses the whole file, naming the row — nothing a user recorded is ever silently dropped. Only an accepted file opened for recording is
-switched to WAL. The reading and checking of rows is :mod:`fieldapp.store.load`.
+row refuses the whole file, naming the row — nothing a user recorded is ever silently dropped.
+Only an accepted file opened for recording is switched to WAL. The reading and checking of rows
+is :mod:`fieldapp.store.load`.
 """
 
 from __future__ import annotations
@@ -72,14 +73,16 @@ import os
 import sqlite3
 import tempfile
 from collections.abc import Iterator, Sequence
-from datetime import UTC, datetime, timezone
+from datetime import UTC, datetime
 from pathlib import Path
+from typing import Any
 
 from pyproj import CRS
+from shapely.geometry.base import BaseGeometry
 
 from .. import __version__
 from ..geo import SiteFrame
-from ..survey.features import Action, Change, Layer
+from ..survey.features import Action, Change, Feature, Layer
 from ..survey.visit import Visit
 from . import media
 from . import schema as S
@@ -87,11 +90,9 @@ from . import spatial as spatial_index
 from .durable import fsync_dir, fsync_file
 from .errors import (
     DamagedVisitFile,
-    InvalidRecords,
     NewerVisitFile,
     NotAVisitFile,
     ReadOnlyVisitFile,
-    RecordProblem,
     StoreClosed,
     StoreError,
     VisitFileExists,
@@ -99,25 +100,10 @@ from .errors import (
     WriteFailed,
 )
 from .load import _load, _read_layer
-from .paths import can_write_file, can_write_folder, is_remote, sqlite_uri
+from .paths import StrPath, can_write_file, can_write_folder, is_remote, sqlite_uri
 from .visitlock import VisitLock
 
-__all__ = [
-    "StoreError",
-    "NotAVisitFile",
-    "DamagedVisitFile",
-    "InvalidRecords",
-    "RecordProblem",
-    "NewerVisitFile",
-    "ReadOnlyVisitFile",
-    "VisitFileExists",
-    "VisitOnNetworkDrive",
-    "StoreClosed",
-    "WriteFailed",
-    "VisitStore",
-    "create_visit",
-    "open_visit",
-]
+__all__ = ["VisitStore", "create_visit", "inspect", "open_visit"]
 
 log = logging.getLogger(__name__)
 SQLITE_MAGIC = b"SQLite format 3\x00"
@@ -133,10 +119,8 @@ def _now_text() -> str:
     return S.utc_text(datetime.now(UTC))
 
 
-def _srs_row(frame: SiteFrame | None):
+def _srs_row(frame: SiteFrame) -> tuple[int, str, str, int, str, str]:
     """(srs_id, name, organization, org_id, definition, description) for the site CRS."""
-    if frame is None:
-        return None
     epsg = frame.srs_id
     wkt = frame.crs.to_wkt("WKT1_GDAL")
     if epsg:
@@ -177,7 +161,7 @@ def _initialise(conn: sqlite3.Connection, visit: Visit) -> None:
         ("Undefined cartesian SRS", -1, "NONE", -1, "undefined", "undefined cartesian coordinate reference system"),
         ("Undefined geographic SRS", 0, "NONE", 0, "undefined", "undefined geographic coordinate reference system"),
     ]
-    site_srs = _srs_row(frame)
+    site_srs = None if frame is None else _srs_row(frame)
     if site_srs and site_srs[0] != 4326:
         srs_rows.append((site_srs[1], site_srs[0], site_srs[2], site_srs[3], site_srs[4], site_srs[5]))
     conn.executemany(
@@ -257,7 +241,7 @@ class VisitStore:
     def __enter__(self) -> VisitStore:
         return self
 
-    def __exit__(self, *exc) -> None:
+    def __exit__(self, *exc: object) -> None:
         self.close()
 
     @property
@@ -350,9 +334,9 @@ class VisitStore:
             sets = ", ".join(f'"{n}" = ?' for n in names[1:])
             self._update[layer] = f'UPDATE "{layer.value}" SET {sets} WHERE uuid = ?'
 
-    def _row(self, layer: Layer, f, geom=None) -> list:
+    def _row(self, layer: Layer, f: Feature, geom: BaseGeometry | None = None) -> list[object]:
         """The table row of record ``f`` (``geom``: its geometry when the caller has made it)."""
-        row = [f.uuid, S.utc_text(f.created_utc), S.utc_text(f.modified_utc), f.created_by]
+        row: list[object] = [f.uuid, S.utc_text(f.created_utc), S.utc_text(f.modified_utc), f.created_by]
         if layer in S.GEOMETRY:
             row.append(S.gpkg_blob(geom if geom is not None else S.geometry_of(layer, f), self._srs_id))
         row.extend(S.to_sql(c, getattr(f, c.field)) for c in self._cols[layer])
@@ -367,7 +351,9 @@ class VisitStore:
         conn = self._db()
         if self._readonly:
             raise ReadOnlyVisitFile(f"{self.path} was opened read-only; nothing can be recorded in it")
-        touched, grown, reshaped = set(), {}, set()
+        touched: set[str] = set()
+        grown: dict[str, list[float]] = {}
+        reshaped: set[str] = set()
         try:
             conn.execute("BEGIN IMMEDIATE")
             try:
@@ -429,7 +415,7 @@ class VisitStore:
         self._srs_id = srs[0]
 
     # -------------------------------------------------------------- reading
-    def read_records(self, layer: Layer) -> list:
+    def read_records(self, layer: Layer) -> list[Feature]:
         """All features of ``layer`` as model records, in fid order."""
         return _read_layer(self._db(), layer)
 
@@ -437,12 +423,12 @@ class VisitStore:
         """Rows per layer table."""
         conn = self._db()
         tables = {r[0] for r in conn.execute("SELECT name FROM sqlite_master WHERE type = 'table'")}
-        return {l.value: conn.execute(f'SELECT count(*) FROM "{l.value}"').fetchone()[0]
-                if l.value in tables else 0 for l in Layer}
+        return {layer.value: conn.execute(f'SELECT count(*) FROM "{layer.value}"').fetchone()[0]
+                if layer.value in tables else 0 for layer in Layer}
 
 
 # ------------------------------------------------------------------ open / create
-def create_visit(path, visit: Visit, *, durability: str = "full") -> VisitStore:
+def create_visit(path: StrPath, visit: Visit, *, durability: str = "full") -> VisitStore:
     """Create the visit's GeoPackage at ``path`` (never overwriting) and attach it to ``visit``.
 
     Features the visit already holds are written too. Returns the open :class:`VisitStore`.
@@ -491,7 +477,8 @@ def _create_visit(path: Path, visit: Visit, durability: str, lock: VisitLock) ->
             conn.execute("BEGIN")
             conn.execute(staging._insert[Layer.SITE], staging._row(Layer.SITE, visit.site))
             conn.execute("COMMIT")
-            initial = [Change(Action.ADDED, l, f) for l in Layer if l is not Layer.SITE for f in visit.features(l)]
+            initial = [Change(Action.ADDED, layer, f) for layer in Layer if layer is not Layer.SITE
+                       for f in visit.features(layer)]
             if initial:
                 staging.apply(initial)
                 conn.execute("BEGIN")
@@ -510,7 +497,7 @@ def _create_visit(path: Path, visit: Visit, durability: str, lock: VisitLock) ->
     return VisitStore(path, conn, visit, lock=lock)
 
 
-def _grow(bounds: dict[str, list[float]], table: str, geom) -> None:
+def _grow(bounds: dict[str, list[float]], table: str, geom: BaseGeometry | list[float] | None) -> None:
     """Widen ``bounds[table]`` ([min_x, min_y, max_x, max_y]) by a geometry or by other bounds."""
     if geom is None:
         return
@@ -605,7 +592,7 @@ def _readonly_message(path: Path, detail: str = "") -> str:
             "open it read-only to view, report or export it, or copy it to a writable folder to record")
 
 
-def _inspect_conn(conn: sqlite3.Connection, path: Path) -> dict:
+def _inspect_conn(conn: sqlite3.Connection, path: Path) -> dict[str, str]:
     app_id = conn.execute("PRAGMA application_id").fetchone()[0]
     if app_id != S.APPLICATION_ID:
         raise NotAVisitFile(f"{path} is an SQLite file but not a GeoPackage (application_id {app_id:#x})")
@@ -624,7 +611,7 @@ def _inspect_conn(conn: sqlite3.Connection, path: Path) -> dict:
             f"{path} was written by a newer fieldapp (schema {version}; this version "
             f"understands up to {S.SCHEMA_VERSION}); update fieldapp to open it"
         )
-    missing = {l.value for l in Layer if l not in S.tables_added_after(version)} - tables
+    missing = {layer.value for layer in Layer if layer not in S.tables_added_after(version)} - tables
     if missing:
         raise DamagedVisitFile(f"{path} lacks tables {sorted(missing)}")
     absent_ok = S.added_after(version)  # an older schema lacks the columns added since
@@ -673,9 +660,10 @@ def _read_ahead(path: Path) -> int:
     SQLite would fetch it one 4 KiB page at a time in B-tree order; read in order first, its
     pages are in the cache when the load asks. A day's visit (93 MB, with its checks) opened
     cold in 2.53-2.65 s without it and 1.54-1.67 s with it, alternating in one run (2-core VM,
-    virtual disk); warm, 1.53-1.62 s and 1.49-1.71 s (the read is a copy from the cache). Files under :data:`READ_AHEAD_MIN_BYTES` are left to
-    SQLite; at most :data:`READ_AHEAD_MAX_BYTES` of each is read. Best effort: a file that
-    cannot be read here is left for SQLite to refuse in its own words."""
+    virtual disk); warm, 1.53-1.62 s and 1.49-1.71 s (the read is a copy from the cache). Files
+    under :data:`READ_AHEAD_MIN_BYTES` are left to SQLite; at most :data:`READ_AHEAD_MAX_BYTES` of
+    each is read. Best effort: a file that cannot be read here is left for SQLite to refuse in its
+    own words."""
     done = 0
     buf = bytearray(1 << 20)
     for name in (path, path.with_name(path.name + "-wal")):
@@ -692,7 +680,7 @@ def _read_ahead(path: Path) -> int:
     return done
 
 
-def _open_checked(path: Path) -> tuple[sqlite3.Connection, dict]:
+def _open_checked(path: Path) -> tuple[sqlite3.Connection, dict[str, str]]:
     """A read-only connection to a file that passed the checks of :func:`inspect`."""
     if not path.is_file():
         raise FileNotFoundError(f"no visit file at {path}")
@@ -712,7 +700,7 @@ def _open_checked(path: Path) -> tuple[sqlite3.Connection, dict]:
         return conn, _inspect_conn(conn, path)
 
 
-def inspect(path) -> dict:
+def inspect(path: StrPath) -> dict[str, str]:
     """Check that ``path`` is a fieldapp visit this version can open, without changing it.
 
     Reads through a read-only connection (see "Reading without changing"): the file's bytes
@@ -729,8 +717,8 @@ def inspect(path) -> dict:
     return meta
 
 
-def open_visit(path, *, who: str | None = None, durability: str = "full", readonly: bool = False,
-               **visit_kwargs) -> VisitStore:
+def open_visit(path: StrPath, *, who: str | None = None, durability: str = "full", readonly: bool = False,
+               **visit_kwargs: Any) -> VisitStore:
     """Open a visit file, load it into a :class:`Visit` and mirror further changes into it.
 
     Parameters
@@ -793,8 +781,8 @@ def open_visit(path, *, who: str | None = None, durability: str = "full", readon
         raise
 
 
-def _open_visit(path: Path, who, durability: str, readonly: bool, lock: VisitLock | None,
-                visit_kwargs: dict) -> VisitStore:
+def _open_visit(path: Path, who: str | None, durability: str, readonly: bool, lock: VisitLock | None,
+                visit_kwargs: dict[str, Any]) -> VisitStore:
     conn, meta = _open_checked(path)
     with _closed_on_failure(conn, path):
         site, records, track = _load(conn, path)

@@ -15,6 +15,7 @@ import contextlib
 import enum
 import gc
 import sqlite3
+from collections.abc import Callable, Iterator
 from dataclasses import fields
 from pathlib import Path
 
@@ -22,7 +23,8 @@ import numpy as np
 
 from ..geo import SiteFrame
 from ..survey.errors import InvalidValue
-from ..survey.features import FEATURE_CLASSES, Layer
+from ..survey.features import FEATURE_CLASSES, Feature, Layer, Site
+from ..survey.tracklog import TrackLog
 from ..survey.validation import PARENTS, XY_PAIRS, check_point_fields, validate
 from . import schema as S
 from .errors import DamagedVisitFile, InvalidRecords, RecordProblem
@@ -41,7 +43,7 @@ def _column_of(layer: Layer, field: str) -> str:
 
 
 def _read_layer(conn: sqlite3.Connection, layer: Layer, frame: SiteFrame | None = None,
-                problems: list[RecordProblem] | None = None) -> list:
+                problems: list[RecordProblem] | None = None) -> list[Feature]:
     """All rows of ``layer`` as model records in fid order, each checked with the model's rules.
 
     A row that cannot be read or that :func:`fieldapp.survey.validation.validate` refuses is added to
@@ -53,7 +55,7 @@ def _read_layer(conn: sqlite3.Connection, layer: Layer, frame: SiteFrame | None 
 
 def _read_rows(conn: sqlite3.Connection, layer: Layer, frame: SiteFrame | None = None,
                problems: list[RecordProblem] | None = None,
-               fids: list[int] | None = None) -> list[tuple[int, object]]:
+               fids: list[int] | None = None) -> list[tuple[int, Feature]]:
     """As :func:`_read_layer`, as ``(fid, record)`` pairs; only the rows ``fids`` when given."""
     cls = FEATURE_CLASSES[layer]
     # a file of an older schema (read before, or without, its migration) lacks the columns
@@ -65,10 +67,9 @@ def _read_rows(conn: sqlite3.Connection, layer: Layer, frame: SiteFrame | None =
     cols = [c for c in S.columns(layer) if c.name in present or (layer, c.name) not in added]
     names = list(S.COMMON) + (["geom"] if layer in S.GEOMETRY else []) + [c.name for c in cols]
     quoted = ", ".join(f'"{n}"' for n in names)
-    out = []
+    out: list[tuple[int, Feature]] = []
     own = problems is None
-    if own:
-        problems = []
+    found: list[RecordProblem] = [] if problems is None else problems     # this call's refusals go here
     model_fields = {f.name for f in fields(cls)}
     where = "" if fids is None else f" WHERE fid IN ({', '.join(str(int(f)) for f in fids)})"
     rows = conn.execute(f'SELECT fid, {quoted} FROM "{layer.value}"{where} ORDER BY fid').fetchall()
@@ -78,42 +79,37 @@ def _read_rows(conn: sqlite3.Connection, layer: Layer, frame: SiteFrame | None =
     for k, (fid, *row) in enumerate(rows):
         uuid = row[0] if isinstance(row[0], str) else None
         kw = {"uuid": row[0], "created_by": row[3]}
-        bad = False
-
-        def refuse(column: str, message: str) -> None:
-            nonlocal bad
-            bad = True
-            problems.append(RecordProblem(layer.value, fid, uuid, column, message))
-
+        refusals: list[tuple[str, str]] = []       # (column, message) of this row's refused values
         for i, name in enumerate(("created_utc", "modified_utc"), start=1):
             try:
                 kw[name] = S.parse_utc(row[i])
             except ValueError as exc:
-                refuse(name, str(exc))
+                refusals.append((name, str(exc)))
         if geoms is not None:
             try:
-                if isinstance(geoms[k], ValueError):
-                    raise geoms[k]
-                kw.update(S.geometry_fields(layer, geoms[k]))
+                geom = geoms[k]
+                if isinstance(geom, ValueError):
+                    raise geom
+                kw.update(S.geometry_fields(layer, geom))
             except ValueError as exc:
-                refuse("geom", str(exc))
-        for (field, name, conv), v in zip(convert, row[start:]):
+                refusals.append(("geom", str(exc)))
+        for (field, name, conv), v in zip(convert, row[start:], strict=True):
             try:
                 kw[field] = conv(v)
             except ValueError as exc:
-                refuse(name, str(exc))
-        if bad:
-            continue
-        try:
-            rec = validate(cls(**{k: v for k, v in kw.items() if k in model_fields}), frame,
-                           check_points=False)
-        except InvalidValue as exc:
-            refuse(_column_of(layer, exc.name.split(" ")[0].split("/")[0]), str(exc))
-            continue
-        except (TypeError, ValueError) as exc:  # pragma: no cover - a field the schema lacks
-            refuse("?", str(exc))
-            continue
-        out.append((fid, rec))
+                refusals.append((name, str(exc)))
+        if not refusals:
+            try:
+                rec = validate(cls(**{k: v for k, v in kw.items() if k in model_fields}), frame,
+                               check_points=False)
+            except InvalidValue as exc:
+                refusals.append((_column_of(layer, exc.name.split(" ")[0].split("/")[0]), str(exc)))
+            except (TypeError, ValueError) as exc:  # pragma: no cover - a field the schema lacks
+                refusals.append(("?", str(exc)))
+            else:
+                out.append((fid, rec))
+        for column, message in refusals:            # each named by this row's own fid and uuid
+            found.append(RecordProblem(layer.value, fid, uuid, column, message))
     if frame is not None and out:
         # the x/y pairs of the whole table in one vectorised check; each refused row then by itself
         bad = np.zeros(len(out), dtype=bool)
@@ -124,21 +120,22 @@ def _read_rows(conn: sqlite3.Connection, layer: Layer, frame: SiteFrame | None =
                 have = ~np.isnan(xy[:, 0])
                 if have.any():
                     bad[have] |= frame.outside(xy[have, 0], xy[have, 1])
-        refused = set()
-        for i in np.nonzero(bad)[0]:
+        refused: set[int] = set()
+        for i in np.nonzero(bad)[0].tolist():
             fid, rec = out[i]
             try:
                 check_point_fields(rec, frame)
             except InvalidValue as exc:
-                refused.add(int(i))
-                problems.append(RecordProblem(layer.value, fid, rec.uuid, _column_of(layer, exc.name.split("/")[0]), str(exc)))
+                refused.add(i)
+                column = _column_of(layer, exc.name.split("/")[0])
+                found.append(RecordProblem(layer.value, fid, rec.uuid, column, str(exc)))
         out = [pair for i, pair in enumerate(out) if i not in refused]
-    if own and problems:
-        raise InvalidRecords(str(problems[0]), problems)
+    if own and found:
+        raise InvalidRecords(str(found[0]), found)
     return out
 
 
-def _converter(col: S.Column):
+def _converter(col: S.Column) -> Callable[[object], object]:
     """``S.from_sql(col, value)`` as a one-argument function, the common value (a float in a
     REAL column, text in a plain TEXT column, a stored enum value) passed without the general
     dispatch; anything else goes through ``from_sql``, which accepts or refuses it."""
@@ -192,7 +189,7 @@ def _duplicates(rows: list[tuple[Layer, int, str]], problems: list[RecordProblem
 
 
 @contextlib.contextmanager
-def _gc_paused():
+def _gc_paused() -> Iterator[None]:
     """Python's cyclic garbage collector held off while a file's rows become objects: a day's
     track is millions of new tuples, none in a cycle, and each collection the allocations
     trigger walks all of them (a third of the load time). Turned back on, as it was, after."""
@@ -205,7 +202,7 @@ def _gc_paused():
             gc.enable()
 
 
-def _load(conn: sqlite3.Connection, path: Path):
+def _load(conn: sqlite3.Connection, path: Path) -> tuple[Site, list[Feature], TrackLog]:
     """(site, records, track) read in one snapshot and checked row by row; raises InvalidRecords.
 
     ``track`` is the raw track as columns (:func:`fieldapp.store.trackload._read_track`, the
@@ -218,7 +215,7 @@ def _load(conn: sqlite3.Connection, path: Path):
     try:
         with _gc_paused():
             site_rows = _read_rows(conn, Layer.SITE, None, problems)
-            sites = [rec for _, rec in site_rows]
+            sites = [rec for _, rec in site_rows if isinstance(rec, Site)]     # (every one is)
             if not problems and len(sites) != 1:
                 raise DamagedVisitFile(f"{path} has {len(sites)} site rows, expected 1")
             frame = None
@@ -235,7 +232,8 @@ def _load(conn: sqlite3.Connection, path: Path):
             if len(distinct) == len(track_uuids) and distinct.isdisjoint(u for _, _, u in others):
                 _duplicates(others, problems)      # the track's uuids clash with nothing: not listed
             else:
-                _duplicates(others + list(zip([Layer.TRACK] * len(track), track_fids, track_uuids)), problems)
+                track_rows = zip([Layer.TRACK] * len(track), track_fids, track_uuids, strict=True)
+                _duplicates(others + list(track_rows), problems)
             records = [rec for _, _, rec in rows]
     finally:
         conn.execute("COMMIT")

@@ -28,6 +28,8 @@ unique because a photo shows one record).
 
 from __future__ import annotations
 
+import sqlite3
+
 from ..survey.features import Layer
 
 __all__ = ["BASE_LAYERS", "EXTENSION", "DEFINITION", "mapping_name", "related_tables_sql", "conform"]
@@ -92,7 +94,7 @@ def related_tables_sql() -> list[str]:
     return out
 
 
-def conform(conn) -> bool:
+def conform(conn: sqlite3.Connection) -> bool:
     """Give back the ``gpkg_extensions`` rows of the extension when a file lost them (a tool
     rebuilt ``gpkg_extensions``; the validator refuses a mapping without its row), in the
     caller's transaction. True if it added any; nothing for a file without the extension."""

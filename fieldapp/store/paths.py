@@ -39,14 +39,18 @@ import ntpath
 import os
 import posixpath
 import re
+import sys
 import tempfile
 import unicodedata
+from typing import TypeAlias
 from urllib.parse import quote
 
-__all__ = ["WINDOWS", "MAX_PATH", "DRIVE_REMOTE", "REMOTE_FS_TYPES", "PathTooLong", "sqlite_uri",
+__all__ = ["StrPath", "WINDOWS", "MAX_PATH", "DRIVE_REMOTE", "REMOTE_FS_TYPES", "PathTooLong", "sqlite_uri",
            "long_path", "is_remote", "check_path_length", "safe_file_name", "is_reserved_name",
            "can_write_file", "can_write_folder"]
 
+#: a path as the store and the sync take one: text or a ``pathlib.Path``
+StrPath: TypeAlias = str | os.PathLike[str]
 #: True on Windows: the default of every ``windows`` parameter here.
 WINDOWS = os.name == "nt"
 #: Windows' classic path limit (``MAX_PATH``, 260 UTF-16 units including the final NUL): a path
@@ -82,14 +86,14 @@ def _strip_long_prefix(p: str) -> str:
     return p
 
 
-def _win_abspath(path) -> str:
+def _win_abspath(path: StrPath) -> str:
     r"""The absolute Windows form of ``path`` (``\`` separators), without the ``\\?\`` prefix and
     without resolving a mapped drive to its share (``os.path.abspath``, never ``realpath``)."""
     p = _strip_long_prefix(os.fspath(path).replace("/", "\\"))
     return ntpath.abspath(p) if os.name == "nt" or ntpath.isabs(p) else ntpath.normpath(p)
 
 
-def sqlite_uri(path, *, windows: bool | None = None, **params) -> str:
+def sqlite_uri(path: StrPath, *, windows: bool | None = None, **params: object) -> str:
     r"""The ``file:`` URI of ``path`` for ``sqlite3.connect(uri, uri=True)``, with ``params`` as
     its query (``mode="ro"``, ``immutable=1``; in the order given).
 
@@ -122,7 +126,7 @@ def sqlite_uri(path, *, windows: bool | None = None, **params) -> str:
     return uri
 
 
-def long_path(path, *, windows: bool | None = None) -> str:
+def long_path(path: StrPath, *, windows: bool | None = None) -> str:
     r"""``path`` in Windows' long-path form, for a library that opens files through Win32 and
     refuses a share or a path over :data:`MAX_PATH` (pygeodiff); unchanged (as ``str``) off
     Windows.
@@ -150,7 +154,7 @@ def long_path(path, *, windows: bool | None = None) -> str:
 
 def _drive_type(root: str) -> int:
     """``GetDriveTypeW(root)`` (``root`` like ``N:\\``); 0 (unknown) off Windows."""
-    if os.name != "nt":
+    if sys.platform != "win32":     # (os.name != "nt"; mypy reads this form per platform)
         return 0
     import ctypes
 
@@ -172,7 +176,7 @@ def _mounts() -> list[tuple[str, str]]:
     return out
 
 
-def is_remote(path, *, windows: bool | None = None) -> bool:
+def is_remote(path: StrPath, *, windows: bool | None = None) -> bool:
     r"""True when ``path`` is on another machine: SQLite's WAL must not be used there.
 
     Windows: a share path (``\\server\share\...``, ``\\?\UNC\...``) or a drive whose
@@ -200,7 +204,7 @@ def is_remote(path, *, windows: bool | None = None) -> bool:
     return kind in REMOTE_FS_TYPES
 
 
-def check_path_length(path, what: str, *, windows: bool | None = None) -> None:
+def check_path_length(path: StrPath, what: str, *, windows: bool | None = None) -> None:
     r"""Refuse ``path`` when Windows' classic limit would break it: :class:`PathTooLong` naming
     ``what`` ("the office folder") and the limit when its absolute form has :data:`MAX_PATH`
     (260) characters or more; nothing off Windows.
@@ -258,7 +262,7 @@ def safe_file_name(text: str, *, fallback: str = "visit", max_chars: int = 80,
     return name
 
 
-def can_write_file(path) -> bool:
+def can_write_file(path: StrPath) -> bool:
     """True when ``path`` (an existing file) can be opened for writing now: it is opened for
     append and closed, nothing written (its bytes and time stay). ``os.access`` does not see
     Windows' access lists; this does, and a file another program holds open without sharing."""
@@ -270,7 +274,7 @@ def can_write_file(path) -> bool:
     return True
 
 
-def can_write_folder(folder) -> bool:
+def can_write_folder(folder: StrPath) -> bool:
     """True when a file can be made in ``folder`` now: a temporary file is made and removed."""
     try:
         fd, name = tempfile.mkstemp(prefix=".fieldapp-probe-", suffix=".tmp", dir=os.fspath(folder))

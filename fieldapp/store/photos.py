@@ -10,12 +10,16 @@ A photo naming a record deleted since is listed with the photos on their own.
 from __future__ import annotations
 
 import io
-from datetime import UTC, timezone
+from datetime import UTC
 from pathlib import PureWindowsPath
-from typing import NamedTuple
+from typing import TYPE_CHECKING, NamedTuple
 
 from ..survey.editing import record_words
-from ..survey.features import Layer, PhotoRecord
+from ..survey.features import Layer, PhotoRecord, Tree
+
+if TYPE_CHECKING:
+    from ..survey.visit import Visit
+    from .gpkg import VisitStore
 
 __all__ = ["PhotoRow", "photo_entries", "REPORT_THUMB_PX", "feature_words", "taken_words",
            "time_is_utc", "direction_words"]
@@ -75,19 +79,19 @@ def direction_words(p: PhotoRecord) -> str:
     return f"{round(p.direction_deg) % 360}° true"
 
 
-def feature_words(visit, p: PhotoRecord) -> str:
+def feature_words(visit: Visit, p: PhotoRecord) -> str:
     """The record ``p`` documents, in words with a capital (a tree by its tag)."""
     table = p.record_table
     if table == Layer.SITE.value and p.record_uuid == visit.site.uuid:
         return f"Site “{visit.site.name}”"
-    if table is not None:
+    if table is not None and p.record_uuid is not None:
         try:
             layer = Layer(table)
             rec = visit.get(layer, p.record_uuid)
         except Exception:  # noqa: BLE001 - the record was deleted: the photo stands alone
             rec = None
         if rec is not None:
-            if layer is Layer.TREE:
+            if isinstance(rec, Tree):
                 return f"Tree tag {rec.tag}"
             words = record_words(visit, layer, rec)
             return words[:1].upper() + words[1:]
@@ -116,13 +120,15 @@ def _caption(p: PhotoRecord) -> str:
     return " · ".join(t for t in (name, p.caption or "") if t)
 
 
-def photo_entries(store_or_visit, *, max_px: int = REPORT_THUMB_PX) -> list[PhotoRow]:
+def photo_entries(store_or_visit: VisitStore | Visit, *, max_px: int = REPORT_THUMB_PX) -> list[PhotoRow]:
     """Every photo of a visit (a :class:`~fieldapp.store.VisitStore` or a
     :class:`~fieldapp.survey.Visit`) as :class:`PhotoRow`, in report order (see the module
     docstring). ``max_px`` is the thumbnail's long side (pixels). A stored image Pillow cannot
     decode (damaged outside fieldapp) keeps its row with the stored bytes as they are, so the
     report can say it is unreadable instead of dropping it."""
-    visit = getattr(store_or_visit, "visit", store_or_visit)
+    from ..survey.visit import Visit
+
+    visit = store_or_visit if isinstance(store_or_visit, Visit) else store_or_visit.visit
     rows: list[PhotoRow] = []
     for layer in ORDER:
         for rec in visit.features(layer):

@@ -21,13 +21,15 @@ import enum
 import json
 import struct
 import typing
+from collections.abc import Sequence
 from dataclasses import fields
-from datetime import UTC, date, datetime, timezone
+from datetime import UTC, date, datetime
 
 import numpy as np
 import shapely
 import shapely.errors
 from shapely.geometry import MultiPolygon, Point, Polygon
+from shapely.geometry.base import BaseGeometry
 
 from ..survey import features as F
 from ..survey.features import Layer
@@ -114,7 +116,7 @@ DESCRIPTIONS = {
 CROWN_COLUMN = "crown_wkb"
 
 
-def _base_type(tp):
+def _base_type(tp: object) -> tuple[object, bool]:
     """(python type, nullable) from a field annotation."""
     args = typing.get_args(tp)
     if args and type(None) in args:
@@ -123,7 +125,7 @@ def _base_type(tp):
     return tp, False
 
 
-def _sql_type(tp) -> str:
+def _sql_type(tp: object) -> str:
     if tp is bytes:
         return "BLOB"
     if tp is bool:
@@ -258,14 +260,14 @@ def utc_text(dt: datetime) -> str:
     return dt.strftime("%Y-%m-%dT%H:%M:%S.") + f"{dt.microsecond // 1000:03d}Z"
 
 
-def parse_utc(text: str) -> datetime:
+def parse_utc(text: object) -> datetime:
     """``2024-05-01T14:03:07.250Z`` → tz-aware UTC datetime; ValueError for anything else."""
     if not isinstance(text, str) or not text.endswith("Z"):
         raise ValueError(f"timestamp {text!r} is not ISO 8601 UTC text with Z")
     return datetime.fromisoformat(text[:-1]).replace(tzinfo=UTC)
 
 
-def _json_default(o):
+def _json_default(o: object) -> object:
     if isinstance(o, enum.Enum):
         return o.value
     if isinstance(o, F.WaterFeature):
@@ -274,11 +276,13 @@ def _json_default(o):
     raise TypeError(type(o))
 
 
-def to_sql(col: Column, value):
+def to_sql(col: Column, value: object) -> object:
+    """A model value → what its column stores (None, a number, text, or WKB bytes)."""
     if value is None:
         return None
     if col.pytype == "wkb":
-        return shapely.to_wkb(value, byte_order=1, flavor="iso")
+        geom = typing.cast(BaseGeometry, value)     # a "wkb" column holds a model geometry (a crown)
+        return shapely.to_wkb(geom, byte_order=1, flavor="iso")
     if isinstance(value, enum.Enum):
         return value.value
     if isinstance(value, bool):
@@ -292,7 +296,7 @@ def to_sql(col: Column, value):
     return value
 
 
-def from_sql(col: Column, value):
+def from_sql(col: Column, value: object) -> object:
     """A stored value → the model's type, strictly (ValueError naming what is wrong).
 
     SQLite keeps whatever a writer put in a column (QGIS, a script, a damaged sync), so nothing
@@ -360,7 +364,7 @@ def from_sql(col: Column, value):
     return value
 
 
-def _short(value) -> str:
+def _short(value: object) -> str:
     """repr of a stored value, cut to 60 characters for messages."""
     r = repr(value)
     return r if len(r) <= 60 else r[:57] + "..."
@@ -370,20 +374,21 @@ def _short(value) -> str:
 _ENVELOPE_BYTES = {0: 0, 1: 32, 2: 48, 3: 48, 4: 64}
 
 
-def gpkg_blob(geom, srs_id: int) -> bytes | None:
+def gpkg_blob(geom: BaseGeometry | None, srs_id: int) -> bytes | None:
     """shapely geometry → GeoPackageBinary (little endian; envelope except for points)."""
     if geom is None:
         return None
     if geom.is_empty:
-        return struct.pack("<2sBBi", b"GP", 0, 0b00010001, srs_id) + shapely.to_wkb(geom, byte_order=1, flavor="iso")
-    wkb = shapely.to_wkb(geom, byte_order=1, flavor="iso", output_dimension=2)
+        empty: bytes = shapely.to_wkb(geom, byte_order=1, flavor="iso")
+        return struct.pack("<2sBBi", b"GP", 0, 0b00010001, srs_id) + empty
+    wkb: bytes = shapely.to_wkb(geom, byte_order=1, flavor="iso", output_dimension=2)
     if geom.geom_type == "Point":
         return struct.pack("<2sBBi", b"GP", 0, 0b00000001, srs_id) + wkb
     minx, miny, maxx, maxy = geom.bounds
     return struct.pack("<2sBBi4d", b"GP", 0, 0b00000011, srs_id, minx, maxx, miny, maxy) + wkb
 
 
-def parse_gpkg_blob(blob: bytes):
+def parse_gpkg_blob(blob: object) -> BaseGeometry | None:
     """GeoPackageBinary → shapely geometry (None for NULL); ValueError when unreadable."""
     if blob is None:
         return None
@@ -396,17 +401,19 @@ def parse_gpkg_blob(blob: bytes):
     if env not in _ENVELOPE_BYTES:
         raise ValueError(f"geometry blob has envelope indicator {env}")
     try:
-        return shapely.from_wkb(bytes(blob[8 + _ENVELOPE_BYTES[env]:]))
+        geom: BaseGeometry = shapely.from_wkb(bytes(blob[8 + _ENVELOPE_BYTES[env]:]))
+        return geom
     except shapely.errors.ShapelyError as exc:
         raise ValueError(f"unreadable geometry ({exc})") from exc
 
 
-def parse_gpkg_blobs(blobs: list) -> list:
+def parse_gpkg_blobs(blobs: Sequence[object]) -> list[BaseGeometry | ValueError | None]:
     """:func:`parse_gpkg_blob` of each blob, the WKB of all of them read in one
     ``shapely.from_wkb`` call: per blob its geometry (None for NULL) or the ``ValueError``
     :func:`parse_gpkg_blob` raises for it (returned, not raised)."""
-    out: list = [None] * len(blobs)
-    wkbs, at = [], []
+    out: list[BaseGeometry | ValueError | None] = [None] * len(blobs)
+    wkbs: list[bytes] = []
+    at: list[int] = []
     for i, blob in enumerate(blobs):
         if blob is None:
             continue
@@ -421,37 +428,50 @@ def parse_gpkg_blobs(blobs: list) -> list:
         at.append(i)
     if wkbs:
         geoms = shapely.from_wkb(np.array(wkbs, dtype=object), on_invalid="ignore")
-        for i, g in zip(at, geoms):
+        for i, g in zip(at, geoms, strict=True):
             if g is None:      # unreadable: read by itself for the error's own words
                 try:
-                    g = parse_gpkg_blob(blobs[i])
+                    out[i] = parse_gpkg_blob(blobs[i])
                 except ValueError as exc:
-                    g = exc
-            out[i] = g
+                    out[i] = exc
+            else:
+                out[i] = g
     return out
 
 
-def geometry_of(layer: Layer, feature):
+class _PointRecord(typing.Protocol):
+    x: float | None
+    y: float | None
+
+
+class _ShapeRecord(typing.Protocol):
+    geometry: BaseGeometry | None
+
+
+def geometry_of(layer: Layer, feature: F.Feature) -> BaseGeometry | None:
+    """The geometry ``feature`` of ``layer`` is stored with (a point from x/y; an area as a
+    MultiPolygon); None when it has none."""
     kind = GEOMETRY[layer][1]
     if kind == "xy":
-        if feature.x is None or feature.y is None:
+        pt = typing.cast(_PointRecord, feature)     # GEOMETRY: this layer's records have x and y
+        if pt.x is None or pt.y is None:
             return None
-        return Point(feature.x, feature.y)
-    geom = feature.geometry
+        return Point(pt.x, pt.y)
+    geom = typing.cast(_ShapeRecord, feature).geometry  # GEOMETRY: its records have a geometry
     if geom is not None and layer is Layer.AREA and isinstance(geom, Polygon):
         geom = MultiPolygon([geom])
     return geom
 
 
-def geometry_fields(layer: Layer, geom) -> dict:
+def geometry_fields(layer: Layer, geom: BaseGeometry | None) -> dict[str, object]:
     """The model fields held in ``geom``; ValueError for the wrong geometry type."""
     gtype, kind = GEOMETRY[layer]
     if geom is not None and not geom.is_empty and geom.geom_type.upper() != gtype:
         raise ValueError(f"a {geom.geom_type} where the layer holds {gtype}")
     if kind == "xy":
-        if geom is None or geom.is_empty:
+        if geom is None or geom.is_empty or not isinstance(geom, Point):   # (a POINT: checked above)
             return {"x": None, "y": None}
         return {"x": geom.x, "y": geom.y}
-    if layer is Layer.AREA and geom is not None and len(geom.geoms) == 1:
+    if layer is Layer.AREA and isinstance(geom, MultiPolygon) and len(geom.geoms) == 1:
         geom = geom.geoms[0]
     return {"geometry": geom}

@@ -21,7 +21,7 @@ from __future__ import annotations
 
 import sqlite3
 import struct
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 
 import shapely
 
@@ -74,14 +74,14 @@ def _envelope(blob: bytes | None) -> tuple[float, float, float, float] | None:
     return minx, maxx, miny, maxy
 
 
-def _part(i: int):
-    def f(blob):
+def _part(i: int) -> Callable[[bytes | None], float | None]:
+    def f(blob: bytes | None) -> float | None:
         e = envelope(blob)
         return None if e is None else e[i]
     return f
 
 
-def _is_empty(blob):
+def _is_empty(blob: bytes | None) -> int | None:
     if blob is None:
         return None
     return 1 if envelope(blob) is None else 0

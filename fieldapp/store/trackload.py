@@ -20,6 +20,8 @@ damaged row is named exactly as before.
 from __future__ import annotations
 
 import sqlite3
+from collections.abc import Callable, Sequence
+from typing import Any, TypeAlias
 
 import numpy as np
 import shapely
@@ -27,7 +29,7 @@ import shapely
 from ..geo import SiteFrame
 from ..survey import values as V
 from ..survey.errors import InvalidValue
-from ..survey.features import Layer
+from ..survey.features import Feature, Layer, TrackPoint
 from ..survey.tracklog import FLOAT_COLUMNS, INT_COLUMNS, TIME_COLUMNS, TrackLog, suspect_rows
 from .errors import RecordProblem
 
@@ -42,12 +44,19 @@ _UUID_FORM = "ffffffff-ffff-ffff-ffff-ffffffffffff"
 # else goes row by row.
 _WKB_AT = {0: 8, 1: 8, 2: 40, 3: 40}
 #: the storage types each column may hold on the fast path (other types: row by row)
-_NUMBER_TYPES = frozenset({float, int, type(None)})
-_INT_TYPES = frozenset({int, type(None)})
-_TIME_TYPES = frozenset({str, type(None)})
+_NUMBER_TYPES: frozenset[type] = frozenset({float, int, type(None)})
+_INT_TYPES: frozenset[type] = frozenset({int, type(None)})
+_TIME_TYPES: frozenset[type] = frozenset({str, type(None)})
+
+#: a column's values as SQLite gives them: any storage type (NULL, int, float, text, blob), which
+#: the checks here look at one by one
+SqlValues: TypeAlias = Sequence[Any]
+#: per column, the aggregate's (joined text or blob, non-NULL count, every value of its type)
+#: (``created_by``: its count, min and max); SQLite values
+Aggregate: TypeAlias = dict[str, tuple[Any, ...]]
 
 
-def _off_type(values, allowed: frozenset) -> np.ndarray | None:
+def _off_type(values: SqlValues, allowed: frozenset[type]) -> np.ndarray | None:
     """Rows whose value's type is not in ``allowed``; None when there is none (the usual case,
     found with one C-level pass over the types)."""
     if set(map(type, values)) <= allowed:
@@ -55,7 +64,7 @@ def _off_type(values, allowed: frozenset) -> np.ndarray | None:
     return np.fromiter((type(v) not in allowed for v in values), bool, len(values))
 
 
-def _wkb_of(blobs, suspect: np.ndarray) -> np.ndarray:
+def _wkb_of(blobs: SqlValues, suspect: np.ndarray) -> np.ndarray:
     """The WKB part of each GeoPackageBinary point (an object array, None where the header is
     not one of :data:`_WKB_AT`'s, those rows marked ``suspect``)."""
     n = len(blobs)
@@ -69,17 +78,17 @@ def _wkb_of(blobs, suspect: np.ndarray) -> np.ndarray:
         at = np.array([_WKB_AT.get(b[3], -1) if type(b) is bytes and len(b) >= 8 and b[:3] == b"GP\0"
                        else -1 for b in blobs])
     suspect |= at < 0
-    return np.array([b[k:] if k >= 0 else None for b, k in zip(blobs, at.tolist())], dtype=object)
+    return np.array([b[k:] if k >= 0 else None for b, k in zip(blobs, at.tolist(), strict=True)], dtype=object)
 
 
-def _off_form(texts: list, form: str, codes: np.ndarray | None = None) -> np.ndarray:
+def _off_form(texts: SqlValues, form: str, codes: np.ndarray | None = None) -> np.ndarray:
     """True where a text is not exactly of ``form`` (see :data:`_UTC_FORM`), vectorised over the
     characters: ``texts`` as a fixed-width unicode array viewed as code points (``codes``, that
     view, when the caller has made it with :func:`_code_points`)."""
     w = len(form)
     if codes is None:
         codes = _code_points(texts, w + 1)
-    bad = codes[:, w] != 0
+    bad: np.ndarray = codes[:, w] != 0
     # numpy's fixed-width text drops trailing NUL characters: "...Z\0" is not of the form
     bad |= np.fromiter((type(t) is str and len(t) != w for t in texts), bool, len(texts))
     for j, ch in enumerate(form):
@@ -93,17 +102,17 @@ def _off_form(texts: list, form: str, codes: np.ndarray | None = None) -> np.nda
     return bad
 
 
-def _code_points(texts, width: int) -> np.ndarray:
+def _code_points(texts: SqlValues, width: int) -> np.ndarray:
     """``texts`` as an (n, width) array of code points, each cut or padded with 0 to ``width``;
     None and non-text become their str() here ("None", "5"), which is never of a form."""
     return np.array(texts, dtype=f"U{width}").view(np.uint32).reshape(len(texts), width)
 
 
-def _times(texts, suspect: np.ndarray, nullable: bool) -> np.ndarray:
+def _times(texts: SqlValues, suspect: np.ndarray, nullable: bool) -> np.ndarray:
     """ISO 8601 UTC text (canonical where not ``suspect``) → datetime64[ms]; NaT for NULL.
     Marks ``suspect`` the rows not of :data:`_UTC_FORM` (and NULLs where not ``nullable``).
     The text is parsed by numpy from a fixed-width array, its ``Z`` cut off."""
-    null = np.equal(np.array(texts, dtype=object), None)
+    null = np.equal(np.array(texts, dtype=object), None)  # type: ignore[call-overload]  # == None per element: numpy's stubs take no None
     w = len(_UTC_FORM) - 1
     codes = _code_points(texts, w + 2)
     suspect |= _off_form(texts, _UTC_FORM, codes) & ~(null & nullable)
@@ -117,7 +126,7 @@ def _times(texts, suspect: np.ndarray, nullable: bool) -> np.ndarray:
     try:   # the code points up to the Z, read back as text: 2024-05-01T14:03:07.250
         out[fine] = np.ascontiguousarray(codes[fine, :w]).view(f"U{w}").ravel().astype("datetime64[ms]")
     except ValueError:  # a canonical-looking but impossible date (2024-02-30): row by row
-        for i in np.nonzero(fine)[0]:
+        for i in np.nonzero(fine)[0].tolist():
             try:
                 out[i] = np.datetime64(texts[i][:-1], "ms")
             except ValueError:
@@ -125,7 +134,8 @@ def _times(texts, suspect: np.ndarray, nullable: bool) -> np.ndarray:
     return out
 
 
-def _floats(values, suspect: np.ndarray, allowed: frozenset = _NUMBER_TYPES) -> tuple[np.ndarray, np.ndarray]:
+def _floats(values: SqlValues, suspect: np.ndarray,
+            allowed: frozenset[type] = _NUMBER_TYPES) -> tuple[np.ndarray, np.ndarray]:
     """A REAL (or, with ``allowed`` :data:`_INT_TYPES`, INTEGER) column as floats (NaN for NULL)
     and where it is NULL; a value of another storage type (text in a REAL column, a real in an
     INTEGER one) is NaN here and its row marked ``suspect``."""
@@ -139,7 +149,7 @@ def _floats(values, suspect: np.ndarray, allowed: frozenset = _NUMBER_TYPES) -> 
     return arr, null
 
 
-def _text_suspects(values: list, suspect: np.ndarray) -> None:
+def _text_suspects(values: SqlValues, suspect: np.ndarray) -> None:
     """``created_by``: each distinct value checked once with the model's own text rule."""
     bad = set()
     for v in set(v for v in values if isinstance(v, str)):
@@ -220,7 +230,8 @@ def _off_bytes(codes: np.ndarray, form: str) -> np.ndarray:
     if (codes[:, fixed] == pattern[fixed]).all() \
             and codes.tobytes().translate(None, wild.encode()) == pattern[fixed].tobytes() * len(codes):
         return np.zeros(len(codes), dtype=bool)
-    return (np.take(lut, codes) != pattern).any(axis=1)
+    off: np.ndarray = (np.take(lut, codes) != pattern).any(axis=1)
+    return off
 
 
 def _joined(text: str | None, count: int, width: int) -> np.ndarray | None:
@@ -248,7 +259,7 @@ def _utc_of(codes: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     try:   # the text up to the Z: 2024-05-01T14:03:07.250
         out[~off] = text.astype("datetime64[ms]")
     except ValueError:  # a canonical-looking but impossible date (2024-02-30): row by row
-        for i, t in zip(np.nonzero(~off)[0], text.tolist()):
+        for i, t in zip(np.nonzero(~off)[0], text.tolist(), strict=True):
             try:
                 out[i] = np.datetime64(t.decode(), "ms")
             except ValueError:
@@ -276,7 +287,7 @@ def _points_of(blob: bytes, n: int, suspect: np.ndarray) -> tuple[np.ndarray, np
     return x, y
 
 
-def _present(conn, name: str, fids: np.ndarray, count: int) -> np.ndarray | None:
+def _present(conn: sqlite3.Connection, name: str, fids: np.ndarray, count: int) -> np.ndarray | None:
     """Where ``name`` is not NULL (the rows group_concat did not leave out), or None when that
     does not make ``count`` rows."""
     if count == len(fids):
@@ -286,8 +297,8 @@ def _present(conn, name: str, fids: np.ndarray, count: int) -> np.ndarray | None
     return have if have.sum() == count else None
 
 
-def _read_int_column(conn, name: str, fids: np.ndarray, suspect: np.ndarray, agg: dict,
-                     nulls: dict) -> np.ndarray:
+def _read_int_column(conn: sqlite3.Connection, name: str, fids: np.ndarray, suspect: np.ndarray, agg: Aggregate,
+                     nulls: dict[str, np.ndarray]) -> np.ndarray:
     """An INTEGER column as int16 (-1 for NULL) from the aggregate's text, or, where a value is
     not a whole number there, from its own SELECT value by value; ``suspect`` marked for a value
     of another storage type or beyond int16 (the model's limits: :func:`suspect_rows`)."""
@@ -313,7 +324,8 @@ def _read_int_column(conn, name: str, fids: np.ndarray, suspect: np.ndarray, agg
     return np.where(nulls[name] | suspect, -1, arr).astype(np.int16)
 
 
-def _read_text_column(conn, name: str, fids: np.ndarray, suspect: np.ndarray, agg: dict) -> np.ndarray:
+def _read_text_column(conn: sqlite3.Connection, name: str, fids: np.ndarray, suspect: np.ndarray,
+                      agg: Aggregate) -> np.ndarray:
     """A text column (``uuid`` or a time) from the aggregate, or, where the aggregate's string is
     not of fixed-width values of the right type, from its own SELECT checked value by value."""
     width, nullable = _TEXTS[name]
@@ -321,7 +333,7 @@ def _read_text_column(conn, name: str, fids: np.ndarray, suspect: np.ndarray, ag
     codes = _joined(text, count, width) if typed or count == 0 else None
     n = len(fids)
     have = _present(conn, name, fids, count) if codes is not None else None
-    if have is None:      # a value of another type or width somewhere: this column by value
+    if have is None or codes is None:     # a value of another type or width somewhere: this column by value
         values = [v for v, in conn.execute(f"SELECT {name} FROM track_point ORDER BY fid")]
         if name == "uuid":
             off = _off_type(values, frozenset({str}))
@@ -341,7 +353,8 @@ def _read_text_column(conn, name: str, fids: np.ndarray, suspect: np.ndarray, ag
     return out
 
 
-def _read_floats(conn, suspect: np.ndarray, cols: dict, nulls: dict, numbers: bool) -> None:
+def _read_floats(conn: sqlite3.Connection, suspect: np.ndarray, cols: dict[str, np.ndarray],
+                 nulls: dict[str, np.ndarray], numbers: bool) -> None:
     """The REAL columns of :data:`NUMBER_COLUMNS` into ``cols`` (NaN for NULL), ``suspect``
     marked for a value of another storage type; :data:`CHUNK_ROWS` rows at a time. With
     ``numbers`` (the aggregate found only numbers and NULLs there) each batch is one array."""
@@ -359,7 +372,7 @@ def _read_floats(conn, suspect: np.ndarray, cols: dict, nulls: dict, numbers: bo
                 nulls[name][k] = np.isnan(block[:, j])
             at += len(rows)
             continue
-        for name, values in zip(NUMBER_COLUMNS, zip(*rows)):
+        for name, values in zip(NUMBER_COLUMNS, zip(*rows, strict=True), strict=True):
             sus = suspect[k]
             cols[name][k], nulls[name][k] = _floats(values, sus)
             suspect[k] = sus
@@ -369,8 +382,9 @@ def _read_floats(conn, suspect: np.ndarray, cols: dict, nulls: dict, numbers: bo
         raise RuntimeError(f"track_point read {at} rows of numbers for {n} rows")
 
 
-def _aggregate(conn: sqlite3.Connection) -> tuple[np.ndarray, dict]:
-    """(fids, per column (joined text, non-NULL count, every value of its type)) of
+def _aggregate(conn: sqlite3.Connection) -> tuple[np.ndarray, Aggregate, bool]:
+    """(fids, per column (joined text, non-NULL count, every value of its type), whether the REAL
+    columns hold numbers (or NULL) only) of
     :data:`_QUICK` (or, when a column is off, :data:`_AGGREGATE`), in fid order (the table
     scan's order, checked; else the sorted rows)."""
     for source in (_SOURCE, _ORDERED):
@@ -382,8 +396,9 @@ def _aggregate(conn: sqlite3.Connection) -> tuple[np.ndarray, dict]:
             break
     else:       # pragma: no cover - group_concat out of the rows' order even when sorted
         raise RuntimeError("track_point could not be read in fid order")
+    agg: Aggregate = {}
     if row[-1] == 1:        # every column of its storage type: the quick aggregate's strings
-        agg, i = {}, 2
+        i = 2
         for name, (_, nullable) in _TEXTS.items():
             agg[name] = (row[i], row[i + 1], True) if nullable else (row[i], n, True)
             i += 2 if nullable else 1
@@ -392,24 +407,24 @@ def _aggregate(conn: sqlite3.Connection) -> tuple[np.ndarray, dict]:
             i += 2
         agg["created_by"] = n, row[i], row[i + 1]
         geom = n, True, row[i + 2]
-        agg["numbers"] = True       # the REAL columns hold numbers (or NULL) only
+        numbers = True       # the REAL columns hold numbers (or NULL) only
     else:
         row = conn.execute(_AGGREGATE.format(source=source)).fetchone()
-        agg, i = {}, 2
+        i = 2
         for name in (*_TEXTS, *INT_COLUMNS):
             agg[name] = row[i], row[i + 1], bool(row[i + 2])
             i += 3
-        agg["created_by"] = row[i:i + 3]
+        agg["created_by"] = tuple(row[i:i + 3])
         geom = row[i + 3], bool(row[i + 4]), row[i + 5]
-        agg["numbers"] = False
+        numbers = False
     # group_concat passes a blob's bytes through as text only in a UTF-8 file (as GeoPackage
     # files are); in a UTF-16 one they would be re-encoded: the points are then read by value
     utf8 = conn.execute("PRAGMA encoding").fetchone()[0] == "UTF-8"
     agg["geom"] = geom[0], geom[1] and utf8, geom[2]
-    return fids, agg
+    return fids, agg, numbers
 
 
-def _read_creators(conn, suspect: np.ndarray, agg: dict) -> np.ndarray:
+def _read_creators(conn: sqlite3.Connection, suspect: np.ndarray, agg: Aggregate) -> np.ndarray:
     """``created_by``: one text value for the whole track (the usual case) checked once with
     the model's own text rule; else the column by value, each distinct value checked once."""
     n = len(suspect)
@@ -426,7 +441,7 @@ def _read_creators(conn, suspect: np.ndarray, agg: dict) -> np.ndarray:
     return np.array(values, dtype=object)
 
 
-def _creator_ok(value) -> bool:
+def _creator_ok(value: str) -> bool:
     try:
         V.text("created_by", value, allow_empty=False)
     except InvalidValue:
@@ -434,7 +449,7 @@ def _creator_ok(value) -> bool:
     return True
 
 
-def _read_geoms(conn, suspect: np.ndarray, agg: dict) -> tuple[np.ndarray, np.ndarray]:
+def _read_geoms(conn: sqlite3.Connection, suspect: np.ndarray, agg: Aggregate) -> tuple[np.ndarray, np.ndarray]:
     """x, y of every row from the aggregate's blob of points (:func:`_points_of`); where a geom
     is not such a blob (another type, size or NULL), the column by value through shapely."""
     n = len(suspect)
@@ -451,7 +466,7 @@ def _read_geoms(conn, suspect: np.ndarray, agg: dict) -> tuple[np.ndarray, np.nd
 
 
 def _read_track(conn: sqlite3.Connection, frame: SiteFrame | None, problems: list[RecordProblem],
-                read_rows) -> tuple[TrackLog, list[int]]:
+                read_rows: Callable[..., list[tuple[int, Feature]]]) -> tuple[TrackLog, list[int]]:
     """The track table as a :class:`TrackLog` and its fids; refused rows go to ``problems``.
 
     ``read_rows(conn, layer, frame, problems, fids)`` is the per-record reader
@@ -461,7 +476,7 @@ def _read_track(conn: sqlite3.Connection, frame: SiteFrame | None, problems: lis
     REAL columns from one SELECT (:func:`_read_floats`).
     """
     layer = Layer.TRACK
-    fids, agg = _aggregate(conn)
+    fids, agg, numbers = _aggregate(conn)
     n = len(fids)
     if n == 0:
         return TrackLog(), []
@@ -473,7 +488,6 @@ def _read_track(conn: sqlite3.Connection, frame: SiteFrame | None, problems: lis
     nulls: dict[str, np.ndarray] = {}
     for name in INT_COLUMNS:
         cols[name] = _read_int_column(conn, name, fids, suspect, agg, nulls)
-    numbers = agg["numbers"]
     del agg
     _read_floats(conn, suspect, cols, nulls, numbers)
     suspect |= suspect_rows({c: cols[c] for c in (*FLOAT_COLUMNS, *INT_COLUMNS)}, nulls, frame)
@@ -482,6 +496,7 @@ def _read_track(conn: sqlite3.Connection, frame: SiteFrame | None, problems: lis
         again = read_rows(conn, layer, frame, problems, [int(f) for f in fids[suspect]])
         accepted = TrackLog()
         for _, rec in again:
+            assert isinstance(rec, TrackPoint)     # read_rows of the track makes TrackPoints
             accepted.append(rec)
         at = {fid: i for i, (fid, _) in enumerate(again)}
         got = accepted.columns()

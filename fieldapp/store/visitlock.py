@@ -31,8 +31,12 @@ import hashlib
 import logging
 import os
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from .errors import StoreError
+
+if TYPE_CHECKING:
+    from filelock import BaseFileLock
 
 __all__ = ["VisitInUse", "VisitLock", "lock_dir"]
 
@@ -67,7 +71,7 @@ class VisitLock:
 
     def __init__(self, path: Path | str) -> None:
         self.path = Path(path)
-        self._locks: list = []
+        self._locks: list[BaseFileLock] = []
         self._held: set[str] = set()
         #: why the visit is open without its lock (the lock folder could not be written), or None
         self.unlocked_reason: str | None = None
@@ -126,5 +130,5 @@ class VisitLock:
     def __enter__(self) -> VisitLock:
         return self.acquire()
 
-    def __exit__(self, *exc) -> None:
+    def __exit__(self, *exc: object) -> None:
         self.release()

@@ -17,20 +17,39 @@ sync goes: ``docs/sync.md``. Diffing, rebasing and applying are pygeodiff's.
 """
 
 import importlib
-from typing import Any
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:   # the names as their modules type them (at run time they load on first use)
+    from fieldapp.sync.conflicts import Conflict, ConflictKind, ConflictPolicy, read_conflicts
+    from fieldapp.sync.engine import checkout, sync
+    from fieldapp.sync.errors import (
+        InvalidOfficeData,
+        InvalidOfficeRecords,
+        LaptopStateError,
+        NewerSchema,
+        OfficeLocked,
+        OfficeNotFound,
+        SchemaMismatch,
+        SyncCancelled,
+        SyncError,
+        VisitRefused,
+    )
+    from fieldapp.sync.office import FolderOffice
+    from fieldapp.sync.offices import is_postgres_url, open_office
+    from fieldapp.sync.pgoffice import PostgisOffice
+    from fieldapp.sync.progress import CancelToken
 
 # Names load on first use (PEP 562), so importing one light piece (``fieldapp.sync.progress``
 # for the window's cancel flag) does not pull in the engine and pygeodiff at start-up.
 _HOME = {
-    **dict.fromkeys(("CancelToken", "Conflict", "ConflictKind", "ConflictPolicy", "LayerCounts",
-                     "SyncReport", "check_visit_file", "checkout", "read_conflicts", "sync"),
-                    "fieldapp.sync.engine"),
-    **dict.fromkeys(("InvalidOfficeData", "InvalidOfficeRecords", "LaptopStateError",
-                     "NewerSchema", "OfficeLocked", "OfficeNotFound", "SchemaMismatch",
-                     "SyncCancelled", "SyncError", "VisitRefused"), "fieldapp.sync.errors"),
-    **dict.fromkeys(("FolderOffice", "LockOwner", "LogEntry", "OfficeStore", "SchemaChange",
-                     "SiteSchema"), "fieldapp.sync.office"),
+    **dict.fromkeys(("Conflict", "ConflictKind", "ConflictPolicy", "read_conflicts"), "fieldapp.sync.conflicts"),
+    **dict.fromkeys(("checkout", "sync"), "fieldapp.sync.engine"),
+    **dict.fromkeys(("InvalidOfficeData", "InvalidOfficeRecords", "LaptopStateError", "NewerSchema",
+                     "OfficeLocked", "OfficeNotFound", "SchemaMismatch", "SyncCancelled", "SyncError",
+                     "VisitRefused"), "fieldapp.sync.errors"),
+    "FolderOffice": "fieldapp.sync.office",
     "PostgisOffice": "fieldapp.sync.pgoffice",
+    "CancelToken": "fieldapp.sync.progress",
     **dict.fromkeys(("open_office", "is_postgres_url"), "fieldapp.sync.offices"),
 }
 
@@ -49,9 +68,8 @@ def __dir__() -> list[str]:
 
 
 __all__ = [
-    "CancelToken", "Conflict", "ConflictKind", "ConflictPolicy", "FolderOffice",
-    "InvalidOfficeData", "InvalidOfficeRecords", "LaptopStateError", "LayerCounts", "LockOwner", "LogEntry",
-    "NewerSchema", "OfficeLocked", "OfficeNotFound", "OfficeStore", "PostgisOffice", "SchemaChange", "SchemaMismatch",
-    "SiteSchema", "SyncCancelled", "SyncError", "SyncReport", "VisitRefused", "check_visit_file", "checkout",
-    "is_postgres_url", "open_office", "read_conflicts", "sync",
+    "CancelToken", "Conflict", "ConflictKind", "ConflictPolicy", "FolderOffice", "InvalidOfficeData",
+    "InvalidOfficeRecords", "LaptopStateError", "NewerSchema", "OfficeLocked", "OfficeNotFound", "PostgisOffice",
+    "SchemaMismatch", "SyncCancelled", "SyncError", "VisitRefused", "checkout", "is_postgres_url", "open_office",
+    "read_conflicts", "sync",
 ]

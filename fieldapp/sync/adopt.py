@@ -46,6 +46,7 @@ from collections import defaultdict
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from fieldapp.store.durable import fsync_dir
 from fieldapp.store.spatial import register_st_functions
 from fieldapp.sync import adoptwork, schemas
 from fieldapp.sync import changesets as cs
@@ -63,7 +64,7 @@ from fieldapp.sync.conflicts import (
 )
 from fieldapp.sync.conflictwords import conflict_line
 from fieldapp.sync.errors import InvalidOfficeRecords, LaptopStateError, SyncError, VisitRefused
-from fieldapp.sync.files import INTERNAL_TABLES, connect, ensure_sync_tables, fsync_dir, log_ids, replace_durably
+from fieldapp.sync.files import INTERNAL_TABLES, connect, ensure_sync_tables, log_ids, replace_durably
 from fieldapp.sync.files import quote_identifier as _qi
 from fieldapp.sync.laptop import LaptopState, site_id_of
 from fieldapp.sync.offices import office_arg, shell_arg
@@ -92,7 +93,7 @@ class AdoptReport:
     copy: Path
     new: Path
     office_seq: int
-    counts: dict = field(default_factory=dict)
+    counts: dict[str, dict[str, int]] = field(default_factory=dict)
     conflicts: tuple[Conflict, ...] = ()
     #: the ``--office`` value to paste into the commands the summary suggests
     office_arg: str = "PATH"
@@ -136,7 +137,7 @@ class AdoptReport:
         return "\n".join(lines)
 
 
-def adopt_copy(office: OfficeStore, copy_path: str | os.PathLike, new_path: str | os.PathLike, *,
+def adopt_copy(office: OfficeStore, copy_path: str | os.PathLike[str], new_path: str | os.PathLike[str], *,
                site_id: str | None = None, synced_by: str | None = None) -> AdoptReport:
     """Make ``new_path`` a laptop copy of the copy's site holding every record of the plain copy
     ``copy_path`` (the module docstring says how each record is read).
@@ -274,13 +275,14 @@ def _record_tables(copy: Path, new: Path, work: Path) -> dict[str, tuple[str, ..
     return out
 
 
-def _merge(copy: Path, new: Path, base: Path, ctx: ConflictContext, counts: dict,
+def _merge(copy: Path, new: Path, base: Path, ctx: ConflictContext, counts: dict[str, dict[str, int]],
            repeated: list[Conflict]) -> list[Conflict]:
     """Bring the copy's records into ``new`` (one transaction), then the tag clashes; return the
     conflict records written. ``base`` is ``new`` as checked out (for the tag clashes); a
     difference the office already holds as an open record goes to ``repeated``, not into ``new``."""
     tables = _record_tables(copy, new, new.parent)
-    tally = defaultdict(lambda: {"inserted": 0, "same": 0, "differ": 0, "office_only": 0})
+    tally: defaultdict[str, dict[str, int]] = defaultdict(
+        lambda: {"inserted": 0, "same": 0, "differ": 0, "office_only": 0})
     conflicts: list[Conflict] = []
     ensure_sync_tables(new)
     with contextlib.closing(connect(new)) as conn:
@@ -302,7 +304,7 @@ def _merge(copy: Path, new: Path, base: Path, ctx: ConflictContext, counts: dict
 
 
 def _merge_table(conn: sqlite3.Connection, name: str, cols: tuple[str, ...], ctx: ConflictContext,
-                 tally: dict) -> list[Conflict]:
+                 tally: dict[str, int]) -> list[Conflict]:
     """One table: insert the copy's features the office lacks, compare the ones both have
     (a conflict record per differing field, the office's value kept), count the office's own."""
     t, col_list = _qi(name), ", ".join(_qi(c) for c in cols)
@@ -320,7 +322,7 @@ def _merge_table(conn: sqlite3.Connection, name: str, cols: tuple[str, ...], ctx
     tally["differ"] = 0
     for row in conn.execute(f"SELECT m.fid, m.uuid, {select} {join} WHERE {unequal} ORDER BY m.fid"):
         fid, fuuid, office, mine = row[0], row[1], row[2:2 + n], row[2 + n:]
-        differing = [(c, o, m) for c, o, m in zip(compared, office, mine) if not _same(o, m)]
+        differing = [(c, o, m) for c, o, m in zip(compared, office, mine, strict=True) if not _same(o, m)]
         tally["differ"] += bool(differing)
         for col, o, m in differing:
             out.append(Conflict(uuid.uuid4().hex, name, fuuid, fid, col, ConflictKind.SAME_FIELD, None,
@@ -335,9 +337,10 @@ def _merge_table(conn: sqlite3.Connection, name: str, cols: tuple[str, ...], ctx
 
 def _same(a: object, b: object) -> bool:
     """Equal values as stored (a blob byte for byte; 1 and 1.0 alike, as SQLite compares)."""
-    blobs = isinstance(a, (bytes, memoryview)), isinstance(b, (bytes, memoryview))
-    if any(blobs):
-        return all(blobs) and bytes(a) == bytes(b)
+    if isinstance(a, (bytes, memoryview)) and isinstance(b, (bytes, memoryview)):
+        return bytes(a) == bytes(b)
+    if isinstance(a, (bytes, memoryview)) or isinstance(b, (bytes, memoryview)):
+        return False
     return a == b
 
 

@@ -13,9 +13,10 @@ import os
 import re
 import tempfile
 from collections import defaultdict
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 import pygeodiff
 
@@ -38,7 +39,7 @@ _PATH_ARGS = {
 }
 
 
-class GeoDiff(pygeodiff.GeoDiff):
+class GeoDiff(pygeodiff.GeoDiff):  # type: ignore[misc]  # pygeodiff ships no types: its class is Any
     r"""pygeodiff's context, handing it every file path in the form it opens on Windows: the
     long-path form (:func:`fieldapp.store.paths.long_path`: ``\\?\UNC\server\share\a.gpkg``,
     ``\\?\C:\...``). Under wine pygeodiff refuses a plain ``\\server\share\a.gpkg``
@@ -46,8 +47,8 @@ class GeoDiff(pygeodiff.GeoDiff):
     character limit. Off Windows the paths are passed as they are."""
 
 
-def _with_paths(name: str, where: tuple[int, ...]):
-    def method(self, *args):
+def _with_paths(name: str, where: tuple[int, ...]) -> Callable[..., Any]:
+    def method(self: GeoDiff, *args: Any) -> Any:
         original = getattr(pygeodiff.GeoDiff, name)
         if name in ("schema", "dump_data") and args[:1] != ("sqlite",):
             return original(self, *args)
@@ -72,9 +73,10 @@ def new_geodiff() -> GeoDiff:
     return gd
 
 
-def _read_json(path: Path) -> dict:
+def _read_json(path: Path) -> dict[str, Any]:
     with open(path, encoding="utf-8") as fh:
-        return json.load(fh)
+        data: dict[str, Any] = json.load(fh)
+    return data
 
 
 @contextlib.contextmanager
@@ -94,11 +96,12 @@ def _listing_file(workdir: Path) -> Iterator[Path]:
         out.unlink(missing_ok=True)
 
 
-def list_changes(gd: pygeodiff.GeoDiff, changeset: Path, workdir: Path) -> list[dict]:
+def list_changes(gd: pygeodiff.GeoDiff, changeset: Path, workdir: Path) -> list[dict[str, Any]]:
     """The entries of ``geodiff list_changes`` for ``changeset``: ``{"table", "type", "changes"}``."""
     with _listing_file(workdir) as out:
         gd.list_changes(str(changeset), str(out))
-        return _read_json(out).get("geodiff", [])
+        entries: list[dict[str, Any]] = _read_json(out).get("geodiff", [])
+        return entries
 
 
 def summary(gd: pygeodiff.GeoDiff, changeset: Path, workdir: Path) -> dict[str, dict[str, int]]:
@@ -136,15 +139,15 @@ def schema_signature(tables: dict[str, TableSchema]) -> dict[str, list[str]]:
     return {name: list(t.columns) for name, t in sorted(tables.items())}
 
 
-def by_table(entries: list[dict]) -> dict[str, list[dict]]:
+def by_table(entries: list[dict[str, Any]]) -> dict[str, list[dict[str, Any]]]:
     """Group ``list_changes`` entries by table."""
-    grouped: dict[str, list[dict]] = defaultdict(list)
+    grouped: dict[str, list[dict[str, Any]]] = defaultdict(list)
     for e in entries:
         grouped[e["table"]].append(e)
     return grouped
 
 
-def pk_of(entry: dict, table: TableSchema) -> tuple:
+def pk_of(entry: dict[str, Any], table: TableSchema) -> tuple[object, ...]:
     """The primary-key value(s) an entry refers to (``new`` for inserts, ``old`` otherwise)."""
     key = "new" if entry["type"] == "insert" else "old"
     values = {c["column"]: c.get(key) for c in entry["changes"]}
@@ -236,7 +239,7 @@ def validate_logged(path: Path, *, expected_seq: int, expected_id: str, what: st
         )
 
 
-def read_entries(gd: pygeodiff.GeoDiff, changeset: Path) -> list[dict]:
+def read_entries(gd: pygeodiff.GeoDiff, changeset: Path) -> list[dict[str, Any]]:
     """The entries of ``changeset`` read with pygeodiff's changeset reader, in the shape of
     :func:`list_changes` (``{"table", "type", "changes": [{"column", "old", "new"}]}``) but with
     the values as stored: ``None`` for NULL, ``bytes`` for blobs and geometries (GeoPackage
@@ -250,7 +253,7 @@ def read_entries(gd: pygeodiff.GeoDiff, changeset: Path) -> list[dict]:
         new = getattr(entry, "new_values", None)
         changes = []
         for i in range(entry.values_count):
-            ch: dict = {"column": i}
+            ch: dict[str, Any] = {"column": i}
             if old is not None and not isinstance(old[i], pygeodiff.UndefinedValue):
                 ch["old"] = old[i]
             if new is not None and not isinstance(new[i], pygeodiff.UndefinedValue):

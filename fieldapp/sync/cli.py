@@ -30,17 +30,14 @@ next sync completes it).
 from __future__ import annotations
 
 import argparse
-import contextlib
 import logging
 import math
 import sqlite3
 import sys
 from pathlib import Path
 
-from fieldapp.sync import files
 from fieldapp.sync.engine import ConflictPolicy, checkout, read_conflicts, sync
 from fieldapp.sync.errors import SyncError
-from fieldapp.sync.office import FolderOffice, check_site_id
 from fieldapp.sync.offices import open_office
 from fieldapp.sync.officestore import OfficeStore
 
@@ -99,7 +96,7 @@ def _parser() -> argparse.ArgumentParser:
 def _default_visit() -> Path:
     found = [p for p in Path.cwd().glob("*.gpkg")]
     if len(found) != 1:
-        raise SystemExit("fieldapp sync: give the visit .gpkg (found %d here)" % len(found))
+        raise SystemExit(f"fieldapp sync: give the visit .gpkg (found {len(found)} here)")
     return found[0]
 
 
@@ -136,48 +133,9 @@ def main(argv: list[str] | None = None) -> int:
 
 def _one_line(exc: BaseException) -> str:
     """The error on one line, any PostgreSQL password in it masked."""
-    from fieldapp.sync.offices import mask_password
+    from fieldapp.sync.masking import mask_password
 
     return mask_password(" ".join(str(exc).split())) or type(exc).__name__
-
-
-def _site_name(office: FolderOffice, site_id: str) -> str | None:
-    """The name in the site master's ``site`` table, or None if it cannot be read."""
-    try:
-        master = office.master_path(site_id)
-        if master.is_symlink() or not master.is_file():
-            return None
-        with contextlib.closing(files.connect(master, readonly=True)) as conn:
-            row = conn.execute("SELECT name FROM site ORDER BY fid LIMIT 1").fetchone()
-    except (sqlite3.Error, OSError, ValueError):
-        return None
-    return row[0] if row and isinstance(row[0], str) else None
-
-
-def list_sites(office: OfficeStore) -> list[tuple[str, str | None, int | None]]:
-    """The office's sites as ``(site id, site name or None, head seq or None)``, by id.
-
-    Raises the office's errors (:class:`~fieldapp.sync.errors.OfficeNotFound` ...) when the
-    folder (database) is not a fieldapp office; a site whose master cannot be read has head None.
-    """
-    if not isinstance(office, FolderOffice):
-        return office.list_sites()
-    office.check_available()
-    sites_dir = office.root / "sites"
-    out = []
-    for entry in sorted(sites_dir.iterdir()) if sites_dir.is_dir() else []:
-        try:
-            site_id = check_site_id(entry.name)
-        except ValueError:
-            continue
-        if not entry.is_dir() or entry.is_symlink():
-            continue
-        try:
-            head = office.head(site_id)
-        except (SyncError, ValueError, OSError, sqlite3.Error):
-            head = None
-        out.append((site_id, _site_name(office, site_id), head))
-    return out
 
 
 def _describe_sites(sites: list[tuple[str, str | None, int | None]]) -> str:
@@ -189,7 +147,7 @@ def _describe_sites(sites: list[tuple[str, str | None, int | None]]) -> str:
 def _resolve_site(office: OfficeStore, wanted: str) -> str:
     """The id of the site ``wanted``: itself if a site has that id, else the id of the one site
     named so (case and outer spaces ignored); else ``wanted`` (checkout then refuses it)."""
-    sites = list_sites(office)
+    sites = office.list_sites()
     if any(i == wanted for i, _, _ in sites):
         return wanted
     named = [i for i, n, _ in sites if n is not None and n.strip().casefold() == wanted.strip().casefold()]
@@ -207,7 +165,7 @@ def _checkout(office: OfficeStore, wanted: str, visit: Path) -> tuple[str, Path]
     try:
         return site_id, checkout(office, site_id, visit)
     except (SyncError, ValueError) as exc:
-        sites = list_sites(office)
+        sites = office.list_sites()
         if any(i == site_id for i, _, _ in sites):
             raise
         raise SyncError(f"{office.describe()} has no site {wanted}; {_describe_sites(sites)};"
@@ -217,7 +175,7 @@ def _checkout(office: OfficeStore, wanted: str, visit: Path) -> tuple[str, Path]
 def _run(args: argparse.Namespace) -> int:
     office = open_office(args.office, create=args.init_office)
     if args.list:
-        sites = list_sites(office)
+        sites = office.list_sites()
         if not sites:
             print(f"{office.describe()} has no sites yet")
         for site_id, name, head in sites:

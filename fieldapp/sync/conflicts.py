@@ -20,6 +20,7 @@ import sqlite3
 import uuid
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any, TypeAlias
 
 from fieldapp.sync import changesets as cs
 from fieldapp.sync import gpkgsql
@@ -34,6 +35,10 @@ PLAIN_COPY_POLICY = "plain-copy-office-kept"
 
 #: Bookkeeping columns where two laptops' values are not an edit conflict: the later time is kept.
 LATEST_WINS_COLUMNS = ("modified_utc",)
+#: a feature's primary key as its table's key columns' values (one: the fid)
+PK: TypeAlias = tuple[object, ...]
+#: what a same-field record says: (layer, feature uuid, field, theirs JSON, ours JSON)
+SameFieldKey: TypeAlias = tuple[str, str | None, str | None, str, str]
 
 
 class ConflictPolicy(enum.Enum):
@@ -119,17 +124,17 @@ class _Rows:
     def close(self) -> None:
         self.conn.close()
 
-    def row(self, table: str, pk: tuple) -> dict | None:
+    def row(self, table: str, pk: PK) -> dict[str, object] | None:
         t = self.tables[table]
         where = " AND ".join(f"{_qi(t.columns[i])} = ?" for i in t.pk)
         cur = self.conn.execute(
             f"SELECT {', '.join(_qi(c) for c in t.columns)} FROM {_qi(table)} WHERE {where}", pk
         )
         found = cur.fetchone()
-        return None if found is None else dict(zip(t.columns, found))
+        return None if found is None else dict(zip(t.columns, found, strict=True))
 
 
-def _pk_from_text(rows: _Rows, table: cs.TableSchema, text) -> tuple:
+def _pk_from_text(rows: _Rows, table: cs.TableSchema, text: object) -> PK:
     """geodiff's conflict file gives the primary key as text; find the typed value."""
     if len(table.pk) != 1:
         raise SyncError(f"table {table.name} has a composite primary key; not supported")
@@ -146,7 +151,7 @@ def _pk_from_text(rows: _Rows, table: cs.TableSchema, text) -> tuple:
         ).fetchone()
     if found is None:
         with contextlib.suppress(ValueError):
-            return (int(text),)
+            return (int(str(text)),)
         return (text,)
     return (found[0],)
 
@@ -161,42 +166,49 @@ class ConflictContext:
     laptop_id: str
     synced_by: str | None
 
+    @property
+    def policy_text(self) -> str:
+        """The policy as a record stores it: a :class:`ConflictPolicy`'s value, or the reading."""
+        return self.policy.value if isinstance(self.policy, ConflictPolicy) else self.policy
+
 
 class _ConflictScan:
     """One pass over the clashes of a rebase; collects records, merged counts and the
     ``modified_utc`` values to keep (``latest``: ``(table, pk, column, value)``)."""
 
     def __init__(self, copies: dict[str, Path], tables: dict[str, cs.TableSchema],
-                 ctx: ConflictContext, counts: dict) -> None:
+                 ctx: ConflictContext, counts: dict[str, dict[str, int]]) -> None:
         self.rows = {name: _Rows(p, tables) for name, p in copies.items()}
         self.tables = tables
         self.ctx = ctx
         self.counts = counts
         self.now = utc_now_iso()
         self.result: list[Conflict] = []
-        self.latest: list[tuple] = []
+        self.latest: list[tuple[str, PK, str, object]] = []
 
     def close(self) -> None:
         for r in self.rows.values():
             r.close()
 
-    def make(self, table, pk, field_name, kind, b, t, o, kept) -> None:
+    def make(self, table: str, pk: PK, field_name: str | None, kind: ConflictKind, b: object, t: object,
+             o: object, kept: str) -> None:
         row = self.rows["base"].row(table, pk) or {}
-        fuuid = row.get("uuid") if isinstance(row.get("uuid"), str) else None
+        found = row.get("uuid")
+        fuuid = found if isinstance(found, str) else None
         fid = pk[0] if len(pk) == 1 and isinstance(pk[0], int) else None
         self.counts[table]["conflicts"] += 1
         ctx = self.ctx
         self.result.append(Conflict(uuid.uuid4().hex, table, fuuid, fid, field_name, kind, b, t, o, kept,
-                                    ctx.policy.value, ctx.changeset_id, ctx.seq, ctx.laptop_id,
+                                    ctx.policy_text, ctx.changeset_id, ctx.seq, ctx.laptop_id,
                                     ctx.synced_by, self.now))
 
-    def whole(self, which: str, table: str, pk: tuple) -> dict | None:
+    def whole(self, which: str, table: str, pk: PK) -> dict[str, object] | None:
         r = self.rows[which].row(table, pk)
         return None if r is None else {k: _encode(v) for k, v in r.items()}
 
-    def geodiff_conflict(self, c: dict, their_deleted: set) -> tuple:
+    def geodiff_conflict(self, c: dict[str, Any], their_deleted: set[tuple[str, PK]]) -> tuple[str, PK]:
         """One entry of pygeodiff's conflict file; returns its ``(table, pk)``."""
-        table = c["table"]
+        table: str = c["table"]
         t = self.tables[table]
         pk = _pk_from_text(self.rows["base"], t, c.get("fid"))
         if (table, pk) in their_deleted:
@@ -218,7 +230,8 @@ class _ConflictScan:
             self.counts[table]["merged"] += 1
         return table, pk
 
-    def local_entry(self, e: dict, their_by_pk: dict, conflicted: set) -> None:
+    def local_entry(self, e: dict[str, Any], their_by_pk: dict[tuple[str, PK], dict[str, Any]],
+                    conflicted: set[tuple[str, PK]]) -> None:
         """One of this laptop's changes: a delete of a feature the office edited, or a merge."""
         table = e["table"]
         pk = cs.pk_of(e, self.tables[table])
@@ -233,8 +246,9 @@ class _ConflictScan:
 
 
 def find_conflicts(base: Path, theirs: Path, ours: Path, tables: dict[str, cs.TableSchema],
-                   conflict_file: Path, local_entries: list[dict], their_entries: list[dict],
-                   ctx: ConflictContext, counts: dict) -> tuple[list[Conflict], list[tuple]]:
+                   conflict_file: Path, local_entries: list[dict[str, Any]], their_entries: list[dict[str, Any]],
+                   ctx: ConflictContext, counts: dict[str, dict[str, int]]
+                   ) -> tuple[list[Conflict], list[tuple[str, PK, str, object]]]:
     """The conflict records of one rebase, and the bookkeeping values to keep.
 
     Parameters
@@ -261,7 +275,7 @@ def find_conflicts(base: Path, theirs: Path, ours: Path, tables: dict[str, cs.Ta
     try:
         their_by_pk = {(e["table"], cs.pk_of(e, tables[e["table"]])): e for e in their_entries}
         their_deleted = {k for k, e in their_by_pk.items() if e["type"] == "delete"}
-        geodiff_conflicts = []
+        geodiff_conflicts: list[dict[str, Any]] = []
         if conflict_file.exists():
             geodiff_conflicts = json.loads(conflict_file.read_text(encoding="utf-8")).get("geodiff", [])
         conflicted = {scan.geodiff_conflict(c, their_deleted) for c in geodiff_conflicts}
@@ -273,16 +287,16 @@ def find_conflicts(base: Path, theirs: Path, ours: Path, tables: dict[str, cs.Ta
 
 
 def resolve_conflicts(new_master: Path, tables: dict[str, cs.TableSchema], conflicts: list[Conflict],
-                      latest: list[tuple], policy: ConflictPolicy) -> None:
+                      latest: list[tuple[str, PK, str, object]], policy: ConflictPolicy) -> None:
     """Write the policy's choice where it is not pygeodiff's (which keeps ours).
 
     ``modified_utc`` takes the later of the two times (``latest``); under first-sync-wins every
     same-field conflict gets the office's value back.
     """
-    updates = [(table, col, value, pk) for table, pk, col, value in latest]
+    updates: list[tuple[str, str, object, PK]] = [(table, col, value, pk) for table, pk, col, value in latest]
     if policy is ConflictPolicy.FIRST_SYNC_WINS:
         updates += [(k.layer, k.field, _decode(k.theirs), (k.feature_fid,))
-                    for k in conflicts if k.kind is ConflictKind.SAME_FIELD]
+                    for k in conflicts if k.kind is ConflictKind.SAME_FIELD and k.field is not None]
     if not updates:
         return
     with contextlib.closing(connect(new_master)) as conn:
@@ -294,7 +308,8 @@ def resolve_conflicts(new_master: Path, tables: dict[str, cs.TableSchema], confl
                 conn.execute(f"UPDATE {_qi(table)} SET {_qi(col)} = ? WHERE {where}", (value, *pk))
 
 
-def tag_clashes(theirs: Path, new_master: Path, ctx: ConflictContext, counts: dict) -> list[Conflict]:
+def tag_clashes(theirs: Path, new_master: Path, ctx: ConflictContext,
+                counts: dict[str, dict[str, int]]) -> list[Conflict]:
     """A :attr:`ConflictKind.TAG_CLASH` record for each tree this laptop sends with a tag --
     a new tree, or one whose tag it changed (the app, or a hand edit in sqlite3 / QGIS): its
     ``tag`` in ``new_master`` is not its tag in ``theirs`` -- that another tree of the site in
@@ -310,11 +325,11 @@ def tag_clashes(theirs: Path, new_master: Path, ctx: ConflictContext, counts: di
         recorded = _open_tag_clashes(conn)
     with contextlib.closing(connect(theirs, readonly=True)) as conn:
         known = dict(conn.execute("SELECT uuid, tag FROM tree"))
-    by_tag: dict = {}
+    by_tag: dict[object, list[str]] = {}
     for u, _fid, tag in trees:
         by_tag.setdefault(tag, []).append(u)
     now = utc_now_iso()
-    policy = getattr(ctx.policy, "value", ctx.policy)
+    policy = ctx.policy_text
     out = []
     for u, fid, tag in trees:
         others = [o for o in by_tag[tag] if o != u]
@@ -336,13 +351,15 @@ def _open_tag_clashes(conn: sqlite3.Connection) -> set[tuple[str, object]]:
     return set()
 
 
-def _key(layer, feature_uuid, field_name, theirs_json: str, ours_json: str) -> tuple:
+def _key(layer: str, feature_uuid: str | None, field_name: str | None, theirs_json: str,
+         ours_json: str) -> SameFieldKey:
     """What a same-field record says, whoever wrote it: one feature's field with these two values."""
-    norm = lambda text: json.dumps(json.loads(text), sort_keys=True)  # noqa: E731
+    def norm(text: str) -> str:
+        return json.dumps(json.loads(text), sort_keys=True)
     return layer, feature_uuid, field_name, norm(theirs_json), norm(ours_json)
 
 
-def open_same_field(conn: sqlite3.Connection, schema: str = "main") -> dict[tuple, str]:
+def open_same_field(conn: sqlite3.Connection, schema: str = "main") -> dict[SameFieldKey, str]:
     """The open same-field records of ``schema`` (an attached file's name, or main):
     ``{(layer, feature uuid, field, theirs JSON, ours JSON): record uuid}``; none without the table."""
     with contextlib.suppress(sqlite3.OperationalError):
@@ -352,7 +369,7 @@ def open_same_field(conn: sqlite3.Connection, schema: str = "main") -> dict[tupl
     return {}
 
 
-def repeats_open(k: Conflict, held: dict[tuple, str]) -> bool:
+def repeats_open(k: Conflict, held: dict[SameFieldKey, str]) -> bool:
     """Whether the new same-field record ``k`` says what an open record of ``held``
     (:func:`open_same_field`) already says."""
     return k.kind is ConflictKind.SAME_FIELD and _key(
@@ -393,7 +410,7 @@ def insert_conflicts(conn: sqlite3.Connection, conflicts: list[Conflict]) -> Non
         )
 
 
-def read_conflicts(gpkg_path: str | os.PathLike, *, unresolved_only: bool = False) -> list[Conflict]:
+def read_conflicts(gpkg_path: str | os.PathLike[str], *, unresolved_only: bool = False) -> list[Conflict]:
     """The conflict records of a visit or office master, oldest first.
 
     Use this for the app's conflicts panel and the report's conflicts section.

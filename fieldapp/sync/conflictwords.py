@@ -48,7 +48,7 @@ def field_words(name: str | None) -> str:
 
 def _value(v: object, width: int | None) -> str:
     if isinstance(v, dict) and "wkt" in v:
-        text = v["wkt"]
+        text = str(v["wkt"])
     elif isinstance(v, dict) and "blob_base64" in v:
         text = "(binary)"
     elif isinstance(v, str):
@@ -58,7 +58,7 @@ def _value(v: object, width: int | None) -> str:
     return text if width is None or len(text) <= width else text[: width - 3] + "..."
 
 
-def feature_summary(row: dict, width: int | None = None) -> str:
+def feature_summary(row: dict[str, object], width: int | None = None) -> str:
     """A whole feature (a delete conflict's side) by the columns that name it (:data:`NAMING`,
     a note's text in full unless ``width``), else by its position."""
     told = [f"{field_words(k)} {_value(row[k], width)}" for k in NAMING if row.get(k) not in (None, "")]

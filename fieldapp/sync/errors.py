@@ -20,6 +20,12 @@ visit raises :class:`VisitRefused`.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from fieldapp.store.errors import RecordProblem
+
 
 class SyncError(Exception):
     """Base of the errors raised by :mod:`fieldapp.sync`."""
@@ -43,11 +49,11 @@ class InvalidOfficeRecords(InvalidOfficeData):
 
     Raised before any of it is applied: the visit is byte-identical, and this laptop's own
     edits stay in it, to be sent at the next sync. ``problems`` lists the refused rows as
-    :class:`fieldapp.store.RecordProblem` (table, fid, uuid, column, message); the message
+    :class:`fieldapp.store.errors.RecordProblem` (table, fid, uuid, column, message); the message
     names the first few, and the office changeset and laptop that sent them.
     """
 
-    def __init__(self, message: str, problems: list | tuple = ()) -> None:
+    def __init__(self, message: str, problems: Sequence[RecordProblem] = ()) -> None:
         super().__init__(message)
         self.problems = list(problems)
 

@@ -15,9 +15,11 @@ import os
 import shutil
 import sqlite3
 import uuid
+from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
-from fieldapp.store.durable import fsync_dir, fsync_file  # noqa: F401 - sync imports them from here
+from fieldapp.store.durable import fsync_dir, fsync_file
 from fieldapp.store.paths import sqlite_uri
 from fieldapp.store.spatial import register_st_functions
 
@@ -91,7 +93,7 @@ def copy_durably(src: Path, target: Path) -> None:
             temp.unlink()
 
 
-def write_json_durably(target: Path, data: dict) -> None:
+def write_json_durably(target: Path, data: dict[str, Any]) -> None:
     """Write ``data`` as JSON to ``target`` via temp + fsync + os.replace."""
     temp = temp_path_for(target)
     try:
@@ -186,7 +188,8 @@ def checkpoint(path: Path) -> None:
             conn.execute("PRAGMA wal_checkpoint(TRUNCATE)")
 
 
-def check_geopackage(path: Path, *, what: str, max_bytes: int, error=ValueError) -> None:
+def check_geopackage(path: Path, *, what: str, max_bytes: int,
+                     error: Callable[[str], Exception] = ValueError) -> None:
     """Refuse a file that is not a sound GeoPackage of a sane size.
 
     Checks: a regular file (not a symbolic link), at most ``max_bytes``, the SQLite header, the
@@ -248,7 +251,7 @@ def ensure_sync_tables(path: Path) -> bool:
     return True
 
 
-def log_rows(conn: sqlite3.Connection) -> list[tuple]:
+def log_rows(conn: sqlite3.Connection) -> list[tuple[Any, ...]]:
     """All rows of the sync log, ``(seq, changeset_id, laptop_id, synced_by, applied_utc,
     counts_json, sha256, size_bytes)``, by ``seq``."""
     return conn.execute(

@@ -120,7 +120,7 @@ class MasterWriter:
     def __enter__(self) -> MasterWriter:
         return self
 
-    def __exit__(self, *exc) -> None:
+    def __exit__(self, *exc: object) -> None:
         self.close()
 
     def _data_version(self) -> int:

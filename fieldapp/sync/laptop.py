@@ -22,6 +22,7 @@ import sqlite3
 import uuid
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
 from fieldapp.sync.errors import LaptopStateError
 from fieldapp.sync.files import connect, write_json_durably
@@ -45,7 +46,7 @@ class _Pending:
     laptop_id: str = ""
     synced_by: str | None = None
     applied_utc: str = ""
-    counts: dict = field(default_factory=dict)
+    counts: dict[str, dict[str, int]] = field(default_factory=dict)
 
 
 class LaptopState:
@@ -65,7 +66,7 @@ class LaptopState:
         self.validated = self.dir / "validated.json"
         self.laptop_id = ""
         self.site_id = ""
-        self._stored: dict = {}
+        self._stored: dict[str, Any] = {}      # state.json as read or last written
 
     def read(self, site_id: str | None) -> None:
         """Read ``state.json`` if there is one and work out the site and laptop ids, writing

@@ -42,7 +42,9 @@ import uuid
 from collections.abc import Callable, Iterator
 from dataclasses import asdict
 from pathlib import Path
+from typing import Any
 
+from fieldapp.store.durable import fsync_dir
 from fieldapp.store.paths import PathTooLong, check_path_length
 from fieldapp.sync import changesets as cs
 from fieldapp.sync import gpkgsql, schemas
@@ -53,7 +55,6 @@ from fieldapp.sync.files import (
     check_geopackage,
     connect,
     copy_durably,
-    fsync_dir,
     log_head_in,
     page_fingerprint,
     quote_identifier,
@@ -111,7 +112,7 @@ class FolderOffice(OfficeStore):
 
     def __init__(
         self,
-        root: str | os.PathLike,
+        root: str | os.PathLike[str],
         *,
         create: bool = False,
         stale_lock_after_s: float = 600.0,
@@ -242,15 +243,16 @@ class FolderOffice(OfficeStore):
         return self._inside(self.site_dir(site_id) / "lock", "lock file")
 
     @staticmethod
-    def _read_lock(path: Path) -> dict | None:
+    def _read_lock(path: Path) -> dict[str, Any] | None:
         try:
-            return json.loads(path.read_text(encoding="utf-8"))
+            info: dict[str, Any] = json.loads(path.read_text(encoding="utf-8"))
+            return info
         except FileNotFoundError:
             return None
         except (OSError, ValueError):
             return {}
 
-    def _is_stale(self, path: Path, info: dict) -> bool:
+    def _is_stale(self, path: Path, info: dict[str, Any]) -> bool:
         try:
             age_s = time.time() - path.stat().st_mtime
         except FileNotFoundError:
@@ -263,7 +265,7 @@ class FolderOffice(OfficeStore):
         pid = info.get("pid")
         return bool(same_host and isinstance(pid, int) and not pid_alive(pid))
 
-    def _break(self, path: Path, info: dict) -> None:
+    def _break(self, path: Path, info: dict[str, Any]) -> None:
         """Move a stale lock aside; if what we moved turns out to be a fresh lock, put it back."""
         grave = path.with_name(f"lock.stale-{uuid.uuid4().hex}")
         try:
@@ -402,6 +404,40 @@ class FolderOffice(OfficeStore):
     def _no_site(self, site_id: str) -> SyncError:
         return SyncError(f"site {site_id} does not exist in {self.describe()}")
 
+    def list_sites(self) -> list[tuple[str, str | None, int | None]]:
+        """The office's sites as ``(site id, site name or None, head seq or None)``, by id: the
+        folders under ``sites`` with a safe site id; a site whose master cannot be read has head
+        None. Raises :class:`OfficeNotFound` when the folder is not a fieldapp office."""
+        self.check_available()
+        sites_dir = self.root / "sites"
+        out: list[tuple[str, str | None, int | None]] = []
+        for entry in sorted(sites_dir.iterdir()) if sites_dir.is_dir() else []:
+            try:
+                site_id = check_site_id(entry.name)
+            except ValueError:
+                continue
+            if not entry.is_dir() or entry.is_symlink():
+                continue
+            head: int | None
+            try:
+                head = self.head(site_id)
+            except (SyncError, ValueError, OSError, sqlite3.Error):
+                head = None
+            out.append((site_id, self._site_name(site_id), head))
+        return out
+
+    def _site_name(self, site_id: str) -> str | None:
+        """The name in the site master's ``site`` table, or None if it cannot be read."""
+        try:
+            master = self.master_path(site_id)
+            if master.is_symlink() or not master.is_file():
+                return None
+            with contextlib.closing(connect(master, readonly=True)) as conn:
+                row = conn.execute("SELECT name FROM site ORDER BY fid LIMIT 1").fetchone()
+        except (sqlite3.Error, OSError, ValueError):
+            return None
+        return row[0] if row and isinstance(row[0], str) else None
+
     def head(self, site_id: str) -> int | None:
         master = self._existing_master(site_id)
         if master is None:
@@ -511,7 +547,7 @@ class FolderOffice(OfficeStore):
         :func:`~fieldapp.sync.officestore.tag_block_key`), a new block written there durably the
         first time (caller holds the lock). Raises :class:`InvalidOfficeData` for a damaged file."""
         path = self._inside(self.site_dir(site_id) / "tag-blocks.json", "tag blocks")
-        blocks: dict = {}
+        blocks: dict[str, int] = {}
         if path.exists() or path.is_symlink():
             try:
                 blocks = dict(json.loads(path.read_text(encoding="utf-8"))["laptops"])
@@ -536,7 +572,7 @@ class FolderOffice(OfficeStore):
             if "tag" not in {r[1] for r in conn.execute("PRAGMA table_info(tree)")}:
                 return None
             top = conn.execute("SELECT max(tag) FROM tree WHERE typeof(tag) = 'integer'").fetchone()[0]
-        return top
+        return None if top is None else int(top)
 
     # ---- writing (caller holds the lock) ------------------------------------------------
     def create_site(self, site_id: str, schema_gpkg: Path) -> None:
@@ -614,7 +650,7 @@ class FolderOffice(OfficeStore):
         fsync_dir(history.parent)
 
     def _apply_to_copy(self, writer: MasterWriter, site_id: str, changeset: Path, entry: LogEntry,
-                       gd, step: StepCallback) -> Path:
+                       gd: cs.GeoDiff, step: StepCallback) -> Path:
         """A snapshot of the master with ``changeset`` applied, its log row and file record
         checked and written, ``quick_check`` passed. Raises :class:`InvalidOfficeData`."""
         temp = writer.snapshot()
@@ -637,7 +673,7 @@ class FolderOffice(OfficeStore):
 
     def _fast_forward(self, writer: MasterWriter, ff: FastForward, entry: LogEntry,
                       tables: dict[str, cs.TableSchema], counts: dict[str, dict[str, int]],
-                      gd, work: Path) -> Path | None:
+                      gd: cs.GeoDiff, work: Path) -> Path | None:
         """``ff.result`` when it may become the master as it is, else ``None`` (apply the changeset).
 
         It may when the master's pages are exactly ``ff.base``'s

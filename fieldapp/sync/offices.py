@@ -13,10 +13,13 @@ from __future__ import annotations
 import os
 import re
 
+from fieldapp.sync.masking import mask_password
 from fieldapp.sync.officestore import OfficeStore
 
+__all__ = ["is_postgres_url", "mask_password", "office_arg", "open_office", "shell_arg"]
 
-def is_postgres_url(where: str | os.PathLike) -> bool:
+
+def is_postgres_url(where: str | os.PathLike[str]) -> bool:
     """Whether ``where`` names a PostgreSQL database rather than a folder: a libpq URL
     (``postgresql://`` or ``postgres://``) or a libpq ``key=value`` connection string
     (``"host=gis dbname=survey user=crew2"``, read with psycopg's ``conninfo_to_dict``; a
@@ -34,26 +37,7 @@ def is_postgres_url(where: str | os.PathLike) -> bool:
         return False
 
 
-_URL_PASSWORD = re.compile(r"(postgres(?:ql)?://[^\s/@:?#]*):[^\s/?#]*@")
-_KEY_PASSWORD = re.compile(r"(\bpassword\s*=\s*)('(?:[^'\\]|\\.)*'?|[^\s&]*)", re.IGNORECASE)
-
-
-def mask_password(text: str) -> str:
-    """``text`` with any PostgreSQL password in it replaced by ``***``: the ``:password@`` of a
-    URL, ``password=...`` of a connection string or of a URL's query. Every message that may
-    quote a connection string goes through this.
-
-    >>> mask_password("postgresql://crew2:s3cr%40t@gis/survey and host=gis password='a b' user=x")
-    'postgresql://crew2:***@gis/survey and host=gis password=*** user=x'
-    >>> mask_password("postgres://crew2:p@ss@gis:5432/survey")
-    'postgres://crew2:***@gis:5432/survey'
-    >>> mask_password("postgresql://crew2@gis/survey?password=hunter2&sslmode=require")
-    'postgresql://crew2@gis/survey?password=***&sslmode=require'
-    """
-    return _KEY_PASSWORD.sub(r"\1***", _URL_PASSWORD.sub(r"\1:***@", str(text)))
-
-
-def shell_arg(text: str | os.PathLike) -> str:
+def shell_arg(text: str | os.PathLike[str]) -> str:
     """``text`` as one argument of a command to paste: in double quotes when it holds a space or
     a character a shell reads (cmd.exe, PowerShell and sh all take ``"..."``).
 
@@ -74,7 +58,7 @@ def office_arg(office: OfficeStore) -> str:
     return shell_arg(mask_password(str(where))) if where else "PATH"
 
 
-def open_office(where: str | os.PathLike, *, create: bool = False) -> OfficeStore:
+def open_office(where: str | os.PathLike[str], *, create: bool = False) -> OfficeStore:
     """The office at ``where``: :class:`~fieldapp.sync.pgoffice.PostgisOffice` for a PostgreSQL
     URL (``ValueError`` if it holds a password), else
     :class:`~fieldapp.sync.office.FolderOffice` for a folder. Nothing is contacted yet."""

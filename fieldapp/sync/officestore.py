@@ -17,7 +17,7 @@ import socket
 import uuid
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
-from datetime import UTC, datetime, timezone
+from datetime import UTC, datetime
 from pathlib import Path
 
 from fieldapp.store.paths import is_reserved_name
@@ -154,11 +154,11 @@ class OfficeStore(abc.ABC):
     def describe(self) -> str:
         """A short human description (shown in reports and messages)."""
 
-    def check_available(self) -> None:
+    def check_available(self) -> None:  # noqa: B027 - a default that checks nothing, not abstract
         """Raise :class:`~fieldapp.sync.errors.OfficeNotFound` if the office cannot be reached
         (or is not an office); called before a sync writes anything. Default: nothing to check."""
 
-    def check_writable(self, site_id: str) -> None:
+    def check_writable(self, site_id: str) -> None:  # noqa: B027 - a default that checks nothing
         """Raise :class:`~fieldapp.sync.errors.InvalidOfficeData` if the site cannot be written
         now (a damaged master, another program writing it); called before a sync writes
         anything. Default: nothing to check."""
@@ -175,12 +175,18 @@ class OfficeStore(abc.ABC):
         return None
 
     @abc.abstractmethod
-    def lock(self, site_id: str, owner: LockOwner, *, wait_s: float = 10.0) -> contextlib.AbstractContextManager:
+    def lock(self, site_id: str, owner: LockOwner, *, wait_s: float = 10.0) -> contextlib.AbstractContextManager[None]:
         """Context manager holding the site's write lock; raises ``OfficeLocked`` after ``wait_s``."""
 
     @abc.abstractmethod
     def heartbeat(self, site_id: str, owner: LockOwner) -> None:
         """Tell the office the lock holder is still alive (called at every sync step)."""
+
+    @abc.abstractmethod
+    def list_sites(self) -> list[tuple[str, str | None, int | None]]:
+        """The office's sites as ``(site id, site name or None, head seq or None)``, by id (what
+        ``fieldapp sync --list-sites`` and a checkout by name read). Raises
+        :class:`~fieldapp.sync.errors.OfficeNotFound` when there is no office there."""
 
     @abc.abstractmethod
     def head(self, site_id: str) -> int | None:

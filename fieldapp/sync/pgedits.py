@@ -26,6 +26,7 @@ import sqlite3
 import tempfile
 import uuid
 from pathlib import Path
+from typing import TYPE_CHECKING, Any, Protocol
 
 import shapely
 
@@ -34,11 +35,15 @@ from fieldapp.sync import gpkgsql, pgsql
 from fieldapp.sync.files import INTERNAL_TABLES, LOG_TABLE, quote_identifier, record_changeset_file, sha256_of
 from fieldapp.sync.officestore import utc_now_iso
 
+if TYPE_CHECKING:
+    import psycopg
+    from psycopg import sql as pgsql_text
+
 EDITS_TABLE = "fieldapp_office_edits"
 OFFICE_LAPTOP_ID = "office"
 
 
-def trigger_ddl(schema: str, tables: dict[str, pgsql.Table]) -> list:
+def trigger_ddl(schema: str, tables: dict[str, pgsql.Table]) -> list[pgsql_text.Composed]:
     """The audit table, the trigger functions and the triggers of a site's layer tables."""
     from psycopg import sql
 
@@ -79,9 +84,10 @@ def _key_of(table: pgsql.Table) -> tuple[str, ...]:
     return ("uuid",) if table.has_uuid else tuple(c.name for c in table.pk)
 
 
-def _touched(rows: list[tuple], tables: dict[str, pgsql.Table]) -> dict[str, set[tuple]]:
+def _touched(rows: list[tuple[str, Any, Any]],
+             tables: dict[str, pgsql.Table]) -> dict[str, set[tuple[object, ...]]]:
     """``{layer: {key values}}`` of every feature the audit rows touched (before and after)."""
-    out: dict[str, set[tuple]] = {}
+    out: dict[str, set[tuple[object, ...]]] = {}
     for layer, old, new in rows:
         table = tables.get(layer)
         if table is None:
@@ -93,7 +99,8 @@ def _touched(rows: list[tuple], tables: dict[str, pgsql.Table]) -> dict[str, set
     return out
 
 
-def _current_rows(conn, schema: str, table: pgsql.Table, keys: set[tuple]) -> list[tuple]:
+def _current_rows(conn: psycopg.Connection[Any], schema: str, table: pgsql.Table,
+                  keys: set[tuple[object, ...]]) -> list[tuple[Any, ...]]:
     """The rows of ``table`` with those keys as they are now, geometry as WKB."""
     from psycopg import sql
 
@@ -116,7 +123,8 @@ def _srs_ids(lite: sqlite3.Connection) -> dict[tuple[str, str], int]:
         "SELECT table_name, column_name, srs_id FROM gpkg_geometry_columns")}
 
 
-def _write_rows(lite: sqlite3.Connection, table: pgsql.Table, keys: set[tuple], rows: list[tuple]) -> None:
+def _write_rows(lite: sqlite3.Connection, table: pgsql.Table, keys: set[tuple[object, ...]],
+                rows: list[tuple[Any, ...]]) -> None:
     """Set ``table``'s features with ``keys`` in the GeoPackage copy to ``rows`` (PostGIS now)."""
     key = _key_of(table)
     srs = _srs_ids(lite)
@@ -128,18 +136,29 @@ def _write_rows(lite: sqlite3.Connection, table: pgsql.Table, keys: set[tuple], 
     marks = ", ".join("?" for _ in table.columns)
     for row in rows:
         values = []
-        for col, v in zip(table.columns, row):
+        for col, v in zip(table.columns, row, strict=True):
             if col.kind == "geometry" and v is not None:
                 from fieldapp.store.schema import gpkg_blob
 
-                v = gpkg_blob(shapely.from_wkb(bytes(v)), srs.get((table.name, col.name), col.srid))
+                srs_id = srs.get((table.name, col.name), col.srid)
+                assert srs_id is not None       # a geometry column has its SRID (tables_from_geodiff)
+                v = gpkg_blob(shapely.from_wkb(bytes(v)), srs_id)
             elif isinstance(v, memoryview):
                 v = bytes(v)
             values.append(v)
         lite.execute(f"INSERT INTO {name} ({cols}) VALUES ({marks})", values)
 
 
-def fold_office_edits(office, conn, site_id: str, site: dict) -> int | None:
+class _FoldingOffice(Protocol):
+    """What :func:`fold_office_edits` uses of the office (:class:`~fieldapp.sync.pgoffice.PostgisOffice`)."""
+
+    def _head_in(self, conn: psycopg.Connection[Any], site_id: str) -> int: ...
+
+    def fetch_master(self, site_id: str, dest: Path) -> None: ...
+
+
+def fold_office_edits(office: _FoldingOffice, conn: psycopg.Connection[Any], site_id: str,
+                      site: dict[str, Any]) -> int | None:
     """Turn the site's audit rows into one logged changeset (module docstring); return its seq,
     or ``None`` when there were none. Runs in one transaction on ``conn`` (the lock holder's)."""
     from psycopg import sql

@@ -42,13 +42,14 @@ import tempfile
 import time
 from collections.abc import Callable, Iterator
 from pathlib import Path
+from typing import TYPE_CHECKING, Any
 
 from fieldapp.sync import changesets as cs
 from fieldapp.sync import pgedits, pgsql, schemas
 from fieldapp.sync.errors import InvalidOfficeData, OfficeLocked, OfficeNotFound, SchemaMismatch, SyncError
 from fieldapp.sync.files import LOG_TABLE, connect, record_changeset_file, sha256_of
+from fieldapp.sync.masking import mask_password
 from fieldapp.sync.office import SHA256_RE
-from fieldapp.sync.offices import mask_password
 from fieldapp.sync.officestore import (
     FastForward,
     LockOwner,
@@ -61,6 +62,10 @@ from fieldapp.sync.officestore import (
     next_free_block,
     tag_block_key,
 )
+
+if TYPE_CHECKING:   # for the annotations (the code imports psycopg's names where it uses them)
+    import psycopg
+    from psycopg import sql as psql
 
 REGISTRY = "fieldapp_office"
 CHANGES_TABLE = "fieldapp_changesets"
@@ -101,7 +106,14 @@ def _sentences(text: str) -> str:
                     for i, line in enumerate(lines))
 
 
-def _site_sql(site_id: str):
+def _scalar(cur: psycopg.Cursor[Any]) -> Any:
+    """The first value of the one row a query of an aggregate, a function or a known row gives."""
+    row = cur.fetchone()
+    assert row is not None      # such a query always gives a row
+    return row[0]
+
+
+def _site_sql(site_id: str) -> psql.Identifier:
     from psycopg import sql
 
     return sql.Identifier(site_id)
@@ -140,12 +152,12 @@ class PostgisOffice(OfficeStore):
         self.params = params
         self.create = bool(create)
         self.connect_timeout_s = float(connect_timeout_s)
-        self._held: dict[str, object] = {}
+        self._held: dict[str, psycopg.Connection[Any]] = {}
 
     # ---- connection -----------------------------------------------------------------------
     def describe(self) -> str:
         p = self.params
-        where = p.get("host", "localhost")
+        where = str(p.get("host", "localhost"))
         if "port" in p:
             where += f":{p['port']}"
         who = f"{p['user']}@" if "user" in p else ""
@@ -183,7 +195,7 @@ class PostgisOffice(OfficeStore):
             return keyring.get_password(KEYRING_SERVICE, self.keyring_user())
         return None
 
-    def connect(self, *, autocommit: bool = False):
+    def connect(self, *, autocommit: bool = False) -> psycopg.Connection[Any]:
         """A new psycopg connection to the office database.
 
         Raises :class:`OfficeNotFound` naming the server when it cannot be reached or refuses
@@ -191,8 +203,9 @@ class PostgisOffice(OfficeStore):
         """
         import psycopg
 
-        kwargs = {"autocommit": autocommit, "connect_timeout": max(1, int(self.connect_timeout_s)),
-                  "application_name": "fieldapp sync"}
+        kwargs: dict[str, Any] = {"autocommit": autocommit,
+                                  "connect_timeout": max(1, int(self.connect_timeout_s)),
+                                  "application_name": "fieldapp sync"}
         try:
             return psycopg.connect(self.url, **kwargs)
         except psycopg.OperationalError as exc:
@@ -206,7 +219,7 @@ class PostgisOffice(OfficeStore):
             )) from exc
 
     @contextlib.contextmanager
-    def _conn(self, site_id: str | None = None) -> Iterator:
+    def _conn(self, site_id: str | None = None) -> Iterator[psycopg.Connection[Any]]:
         """The connection holding ``site_id``'s lock if this process holds it, else a new one."""
         held = self._held.get(site_id) if site_id else None
         if held is not None:
@@ -216,8 +229,9 @@ class PostgisOffice(OfficeStore):
             yield conn
 
     @staticmethod
-    def _has_registry(conn) -> bool:
-        return conn.execute("SELECT to_regclass('fieldapp_office.sites') IS NOT NULL").fetchone()[0]
+    def _has_registry(conn: psycopg.Connection[Any]) -> bool:
+        found: bool = _scalar(conn.execute("SELECT to_regclass('fieldapp_office.sites') IS NOT NULL"))
+        return found
 
     @contextlib.contextmanager
     def _refused_as(self, site_id: str, what: str) -> Iterator[None]:
@@ -250,7 +264,7 @@ class PostgisOffice(OfficeStore):
             self._make_registry(conn)
 
     @staticmethod
-    def _make_registry(conn) -> None:
+    def _make_registry(conn: psycopg.Connection[Any]) -> None:
         conn.execute("CREATE EXTENSION IF NOT EXISTS postgis")
         for ddl in _REGISTRY_DDL:
             conn.execute(ddl)
@@ -277,7 +291,8 @@ class PostgisOffice(OfficeStore):
                 conn.execute(stmt)
 
     # ---- sites ------------------------------------------------------------------------------
-    def _site(self, conn, site_id: str, *, for_update: bool = False) -> dict | None:
+    def _site(self, conn: psycopg.Connection[Any], site_id: str, *,
+              for_update: bool = False) -> dict[str, Any] | None:
         check_site_id(site_id)
         if not self._has_registry(conn):
             return None
@@ -300,11 +315,11 @@ class PostgisOffice(OfficeStore):
     def _no_site(self, site_id: str) -> SyncError:
         return SyncError(f"site {site_id} does not exist in {self.describe()}")
 
-    def _head_in(self, conn, site_id: str) -> int:
+    def _head_in(self, conn: psycopg.Connection[Any], site_id: str) -> int:
         from psycopg import sql
 
         q = sql.SQL("SELECT coalesce(max(seq), 0) FROM {}").format(sql.Identifier(site_id, CHANGES_TABLE))
-        return int(conn.execute(q).fetchone()[0])
+        return int(_scalar(conn.execute(q)))
 
     def head(self, site_id: str) -> int | None:
         with self._conn(site_id) as conn:
@@ -317,13 +332,14 @@ class PostgisOffice(OfficeStore):
         from psycopg import sql
 
         self.check_available()
-        out = []
+        out: list[tuple[str, str | None, int | None]] = []
         with contextlib.closing(self.connect(autocommit=True)) as conn:
             if not self._has_registry(conn):
                 return []
             ids = [r[0] for r in conn.execute("SELECT site_id FROM fieldapp_office.sites ORDER BY site_id")]
             for site_id in ids:
                 site = self._site(conn, site_id)
+                assert site is not None     # listed in the registry just now
                 name = None
                 t = site["tables"].get("site")
                 if t is not None and any(c.name == "name" for c in t.columns):
@@ -345,7 +361,7 @@ class PostgisOffice(OfficeStore):
         key = f"fieldapp:{site_id}"
         try:
             deadline = time.monotonic() + wait_s
-            while not conn.execute("SELECT pg_try_advisory_lock(hashtext(%s))", (key,)).fetchone()[0]:
+            while not _scalar(conn.execute("SELECT pg_try_advisory_lock(hashtext(%s))", (key,))):
                 if time.monotonic() >= deadline:
                     raise OfficeLocked(self._locked_message(conn, site_id))
                 time.sleep(0.1)
@@ -371,7 +387,7 @@ class PostgisOffice(OfficeStore):
         finally:
             conn.close()
 
-    def _locked_message(self, conn, site_id: str) -> str:
+    def _locked_message(self, conn: psycopg.Connection[Any], site_id: str) -> str:
         info = None
         if self._has_registry(conn):
             info = conn.execute("SELECT host, pid, laptop_id, started_utc FROM fieldapp_office.lock_owners"
@@ -416,7 +432,8 @@ class PostgisOffice(OfficeStore):
             row = conn.execute(sql.SQL("SELECT changeset FROM {} WHERE seq = %s AND changeset_id = %s").format(
                 sql.Identifier(site_id, CHANGES_TABLE)), (entry.seq, entry.changeset_id)).fetchone()
         if row is None:
-            raise InvalidOfficeData(f"changeset seq {entry.seq} ({entry.changeset_id}) is missing from {self.describe()}")
+            raise InvalidOfficeData(
+                f"changeset seq {entry.seq} ({entry.changeset_id}) is missing from {self.describe()}")
         Path(dest).write_bytes(bytes(row[0]))
         digest = sha256_of(Path(dest))
         if digest != entry.sha256 or Path(dest).stat().st_size != entry.size_bytes:
@@ -448,7 +465,7 @@ class PostgisOffice(OfficeStore):
         return SiteSchema(version, changes)
 
     @staticmethod
-    def _version_in(conn, site_id: str, tables: dict[str, pgsql.Table]) -> int | None:
+    def _version_in(conn: psycopg.Connection[Any], site_id: str, tables: dict[str, pgsql.Table]) -> int | None:
         """:func:`fieldapp.sync.schemas.version_in` of the site's tables."""
         from psycopg import sql
 
@@ -462,7 +479,8 @@ class PostgisOffice(OfficeStore):
             try:
                 return int(row[0])
             except (TypeError, ValueError):
-                raise InvalidOfficeData(f"site {site_id}: {schemas.META_TABLE}.{schemas.VERSION_KEY} is {row[0]!r}") from None
+                raise InvalidOfficeData(
+                    f"site {site_id}: {schemas.META_TABLE}.{schemas.VERSION_KEY} is {row[0]!r}") from None
         version = 1
         for v in sorted(store_schema.ADDED_COLUMNS):
             names = {(t, c.name) for t, table in tables.items() for c in table.columns}
@@ -482,17 +500,19 @@ class PostgisOffice(OfficeStore):
             site = self._site(conn, site_id)
             if site is None:
                 raise self._no_site(site_id)
-            template = conn.execute("SELECT template FROM fieldapp_office.sites WHERE site_id = %s",
-                                    (site_id,)).fetchone()[0]
+            template = _scalar(conn.execute("SELECT template FROM fieldapp_office.sites WHERE site_id = %s",
+                                            (site_id,)))
             dest.write_bytes(bytes(template))
-            changes = list(self.schema(site_id).changes)
+            logged = self.schema(site_id)
+            assert logged is not None   # the site is there (_site above)
+            changes = list(logged.changes)
             version = site["created_version"]
             gd = cs.new_geodiff()
             with tempfile.TemporaryDirectory(prefix="fieldapp-pg-") as work:
                 f = Path(work) / "change.geodiff"
                 cur = conn.execute(sql.SQL("SELECT seq, changeset_id, sha256, size_bytes, changeset FROM {}"
                                            " ORDER BY seq").format(sql.Identifier(site_id, CHANGES_TABLE)))
-                for seq, changeset_id, sha, size, data in cur:
+                for seq, _changeset_id, sha, size, data in cur:
                     written_v = schemas.version_at(changes, seq) or version
                     if version is not None and written_v is not None and written_v != version:
                         schemas.migrate_file(dest, written_v)
@@ -518,16 +538,18 @@ class PostgisOffice(OfficeStore):
         with self._refused_as(site_id, "take a tag block of"), self._conn(site_id) as conn, conn.transaction():
             got = conn.execute(sql.SQL("SELECT block FROM {} WHERE laptop_id = %s").format(table), (key,)).fetchone()
             if got is not None:
-                return got[0]
+                block: int = got[0]
+                return block
             given = [r[0] for r in conn.execute(sql.SQL("SELECT block FROM {}").format(table))]
             has_tag = conn.execute("SELECT 1 FROM information_schema.columns WHERE table_schema = %s"
                                    " AND table_name = 'tree' AND column_name = 'tag'", (site_id,)).fetchone()
-            top = conn.execute(sql.SQL("SELECT max(tag) FROM {}").format(sql.Identifier(site_id, "tree"))
-                               ).fetchone()[0] if has_tag else None
+            top = _scalar(conn.execute(sql.SQL("SELECT max(tag) FROM {}").format(
+                sql.Identifier(site_id, "tree")))) if has_tag else None
             conn.execute(sql.SQL("INSERT INTO {} (laptop_id, block) VALUES (%s, %s)").format(table),
                          (key, next_free_block(given, int(top) if top is not None else None)))
-            return conn.execute(sql.SQL("SELECT block FROM {} WHERE laptop_id = %s").format(table),
-                                (key,)).fetchone()[0]
+            given_now: int = _scalar(conn.execute(
+                sql.SQL("SELECT block FROM {} WHERE laptop_id = %s").format(table), (key,)))
+            return given_now
 
     # ---- writing --------------------------------------------------------------------------------
     def create_site(self, site_id: str, schema_gpkg: Path) -> None:
@@ -609,8 +631,9 @@ class PostgisOffice(OfficeStore):
                                         f" in {self.describe()}: {exc}; nothing was changed") from exc
             step("office: changeset applied to the layer tables")
             log = sql.Identifier(site_id, LOG_TABLE)
-            last = conn.execute(sql.SQL("SELECT seq, changeset_id FROM {} ORDER BY seq DESC LIMIT 1").format(log)).fetchone()
-            n = conn.execute(sql.SQL("SELECT count(*) FROM {}").format(log)).fetchone()[0]
+            last = conn.execute(
+                sql.SQL("SELECT seq, changeset_id FROM {} ORDER BY seq DESC LIMIT 1").format(log)).fetchone()
+            n = _scalar(conn.execute(sql.SQL("SELECT count(*) FROM {}").format(log)))
             if tuple(last or ()) != (entry.seq, entry.changeset_id) or n != entry.seq:
                 raise InvalidOfficeData(f"{what}: logs itself as {last!r} ({n} log rows), expected seq"
                                         f" {entry.seq} id {entry.changeset_id}; nothing was changed")
@@ -698,7 +721,7 @@ def _migrate_copy(copy: Path, statements: list[str], version: int) -> None:
             raise
 
 
-def _bookkeeping_ddl(site_id: str) -> list:
+def _bookkeeping_ddl(site_id: str) -> list[psql.Composed]:
     """The change log and the schema log of a site."""
     from psycopg import sql
 

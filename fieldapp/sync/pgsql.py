@@ -18,8 +18,14 @@ from __future__ import annotations
 
 import re
 from dataclasses import asdict, dataclass
+from typing import TYPE_CHECKING, Any
 
 from psycopg import sql
+
+if TYPE_CHECKING:
+    import psycopg
+
+    from fieldapp.sync.changesets import GeoDiff
 
 _PG_TYPES = {"integer": "bigint", "double": "double precision", "boolean": "boolean", "blob": "bytea"}
 _GEOM_TYPE_RE = re.compile(r"^[A-Z]{4,20}$")
@@ -59,20 +65,20 @@ class Table:
     def has_uuid(self) -> bool:
         return any(c.name == "uuid" for c in self.columns)
 
-    def to_json(self) -> dict:
+    def to_json(self) -> dict[str, Any]:
         return {"name": self.name, "columns": [asdict(c) for c in self.columns]}
 
     @classmethod
-    def from_json(cls, data: dict) -> Table:
+    def from_json(cls, data: dict[str, Any]) -> Table:
         return cls(data["name"], tuple(Column(**c) for c in data["columns"]))
 
 
-def tables_from_geodiff(schema_json: list[dict]) -> dict[str, Table]:
+def tables_from_geodiff(schema_json: list[dict[str, Any]]) -> dict[str, Table]:
     """``{name: Table}`` from pygeodiff's ``schema`` listing (``geodiff_schema``).
 
     Raises ``ValueError`` for a geometry column whose CRS has no EPSG code.
     """
-    out = {}
+    out: dict[str, Table] = {}
     for t in schema_json:
         crs = t.get("crs") or {}
         cols = []
@@ -97,6 +103,7 @@ def tables_from_geodiff(schema_json: list[dict]) -> dict[str, Table]:
 
 def _pg_type(col: Column) -> sql.Composable:
     if col.kind == "geometry":
+        assert col.geom_type is not None       # a geometry column has its type (tables_from_geodiff)
         gtype = col.geom_type + ("Z" if col.has_z else "")
         return sql.SQL("geometry({}, {})").format(sql.SQL(gtype), sql.Literal(col.srid))
     return sql.SQL(_PG_TYPES.get(col.kind, "text"))
@@ -106,9 +113,9 @@ def create_table(schema: str, table: Table) -> list[sql.Composed]:
     """``CREATE TABLE`` (uuid as key when the table has one, the GeoPackage key kept unique and
     not null) and a GiST index on each geometry column."""
     qualified = sql.Identifier(schema, table.name)
-    defs = []
+    defs: list[sql.Composable] = []
     for col in table.columns:
-        d = sql.SQL("{} {}").format(sql.Identifier(col.name), _pg_type(col))
+        d: sql.Composable = sql.SQL("{} {}").format(sql.Identifier(col.name), _pg_type(col))
         if col.pk or col.not_null or (table.has_uuid and col.name == "uuid"):
             d = d + sql.SQL(" NOT NULL")
         defs.append(d)
@@ -132,14 +139,14 @@ def add_column(schema: str, table: Table, col: Column) -> sql.Composed:
 
 
 # ------------------------------------------------------------------------------- values
-def _value(col: Column, raw, gd):
+def _value(col: Column, raw: object, gd: GeoDiff) -> object:
     """A changeset value (:func:`fieldapp.sync.changesets.read_entries`) as a query parameter:
     a geometry's GeoPackage blob -> its WKB (pygeodiff ``create_wkb_from_gpkg_header``)."""
     if raw is None:
         return None
     if col.kind == "geometry":
         try:
-            return gd.create_wkb_from_gpkg_header(bytes(raw))
+            return gd.create_wkb_from_gpkg_header(bytes(raw))  # type: ignore[call-overload]  # the listed blob (anything else raises, as before)
         except Exception as exc:  # pygeodiff.GeoDiffLibError
             raise ChangeDoesNotApply(f"column {col.name}: not a GeoPackage geometry ({exc})") from exc
     if col.kind == "boolean":
@@ -153,13 +160,14 @@ def _placeholder(col: Column) -> sql.Composable:
     return sql.Placeholder()
 
 
-def _match(col: Column, value) -> tuple[sql.Composable, list]:
+def _match(col: Column, value: object) -> tuple[sql.Composable, list[object]]:
     """``col IS NOT DISTINCT FROM value`` (PostGIS ``=``: same coordinates in the same order)."""
     return (sql.SQL("{} IS NOT DISTINCT FROM {}").format(sql.Identifier(col.name), _placeholder(col)),
             [value])
 
 
-def change_sql(schema: str, table: Table, entry: dict, gd) -> tuple[sql.Composed, list]:
+def change_sql(schema: str, table: Table, entry: dict[str, Any],
+               gd: GeoDiff) -> tuple[sql.Composed | sql.SQL, list[object]]:
     """The parameterised statement of one changeset entry and its parameters.
 
     Updates and deletes name the row by the GeoPackage key and, for an update, require the
@@ -174,7 +182,8 @@ def change_sql(schema: str, table: Table, entry: dict, gd) -> tuple[sql.Composed
             qualified, sql.SQL(", ").join(sql.Identifier(c.name) for c in cols),
             sql.SQL(", ").join(_placeholder(c) for c in cols))
         return stmt, [_value(c, changes[table.columns.index(c)].get("new"), gd) for c in cols]
-    where, params = [], []
+    where: list[sql.Composable] = []
+    params: list[object] = []
     for i, col in enumerate(table.columns):
         if col.pk:  # "=" (the key is never NULL) so the key's index finds the row
             where.append(sql.SQL("{} = {}").format(sql.Identifier(col.name), _placeholder(col)))
@@ -183,7 +192,8 @@ def change_sql(schema: str, table: Table, entry: dict, gd) -> tuple[sql.Composed
         return sql.SQL("DELETE FROM {} WHERE {}").format(qualified, sql.SQL(" AND ").join(where)), params
     if kind != "update":
         raise ChangeDoesNotApply(f"unknown change type {kind!r}")
-    sets, set_params = [], []
+    sets: list[sql.Composable] = []
+    set_params: list[object] = []
     for i, ch in sorted(changes.items()):
         col = table.columns[i]
         if "new" not in ch:
@@ -201,7 +211,7 @@ def change_sql(schema: str, table: Table, entry: dict, gd) -> tuple[sql.Composed
     return stmt, set_params + params
 
 
-def change_params(table: Table, entry: dict, gd) -> list:
+def change_params(table: Table, entry: dict[str, Any], gd: GeoDiff) -> list[object]:
     """The parameters of :func:`change_sql` for ``entry`` alone (the statement is the same for
     every entry of one shape, so a batch builds it once)."""
     changes = {c["column"]: c for c in entry["changes"]}
@@ -220,16 +230,16 @@ def change_params(table: Table, entry: dict, gd) -> list:
     return news + keys + olds
 
 
-def _shape(entry: dict) -> tuple:
+def _shape(entry: dict[str, Any]) -> tuple[object, ...]:
     """What decides an entry's statement: its table, type and which old/new values it has."""
     return (entry["table"], entry["type"],
             tuple((c["column"], "old" in c, "new" in c) for c in entry["changes"]))
 
 
-def _batches(entries: list[dict]) -> list[tuple[int, list[dict]]]:
+def _batches(entries: list[dict[str, Any]]) -> list[tuple[int, list[dict[str, Any]]]]:
     """Consecutive entries of one shape, with the index of the first (the order is kept)."""
-    out: list[tuple[int, list[dict]]] = []
-    last = None
+    out: list[tuple[int, list[dict[str, Any]]]] = []
+    last: tuple[object, ...] | None = None
     for n, entry in enumerate(entries):
         shape = _shape(entry)
         if shape != last:
@@ -239,7 +249,8 @@ def _batches(entries: list[dict]) -> list[tuple[int, list[dict]]]:
     return out
 
 
-def apply_entries(cur, schema: str, tables: dict[str, Table], entries: list[dict], gd) -> dict[str, int]:
+def apply_entries(cur: psycopg.Cursor[Any], schema: str, tables: dict[str, Table], entries: list[dict[str, Any]],
+                  gd: GeoDiff) -> dict[str, int]:
     """Apply changeset entries (:func:`fieldapp.sync.changesets.read_entries`; ``gd`` a pygeodiff
     context) with ``cur`` (inside the caller's transaction), in order, consecutive entries of
     one shape sent as one batch (psycopg ``executemany``, pipelined); return the number of

@@ -31,7 +31,9 @@ from collections import defaultdict
 from collections.abc import Callable
 from dataclasses import asdict, dataclass
 from pathlib import Path
+from typing import Any
 
+from fieldapp.store.errors import RecordProblem
 from fieldapp.sync import changesets as cs
 from fieldapp.sync import schemas
 from fieldapp.sync.conflicts import (
@@ -76,7 +78,7 @@ def _fieldapp_version() -> str:
     return str(getattr(fieldapp, "__version__", "?"))
 
 
-def _new_counts() -> defaultdict:
+def _new_counts() -> defaultdict[str, dict[str, int]]:
     """``{table: {"sent", "received", "merged", "conflicts": 0}}``, rows made on first use."""
     return defaultdict(lambda: {"sent": 0, "received": 0, "merged": 0, "conflicts": 0})
 
@@ -110,7 +112,7 @@ class _Pulled:
     theirs: Path
     entries: list[LogEntry]
     received_changeset: Path
-    their_entries: list[dict]
+    their_entries: list[dict[str, Any]]
 
 
 class _Sync:
@@ -136,7 +138,7 @@ class _Sync:
         self.received: list[tuple[LogEntry, Path]] = []  # office changesets pulled, with their files
         self.base_seq = 0
         #: the office migration this sync makes at its commit point: (change, statements, tables)
-        self.office_change: tuple[schemas.SchemaChange, list[str], dict] | None = None
+        self.office_change: tuple[schemas.SchemaChange, list[str], dict[str, cs.TableSchema]] | None = None
         self.schema_changes: list[str] = []  # for the report
         #: SHA-256 of the visit as the check at the start of the sync passed it (engine's)
         self.checked_sha256: str | None = None
@@ -193,7 +195,7 @@ class _Sync:
             snap, master = st.pending_snapshot, st.pending_master
             target = schemas.version_of(snap)
             before = schemas.version_of(self.visit) if target is not None else None
-            if before is not None and before < target:
+            if before is not None and target is not None and before < target:
                 # the office's copy is at a newer store schema than the visit (this laptop's file
                 # was not opened for recording since): migrate the visit first, in its own
                 # transaction, as the store would; a crash before the update below leaves it
@@ -201,7 +203,7 @@ class _Sync:
                 self.prog.step(f"migrating the visit to store schema {target}")
                 schemas.migrate_file(self.visit, target)
                 self.schema_changes.append(f"visit {self.visit.name}: schema {before} -> {target}")
-            elif before is not None and before > target:
+            elif before is not None and target is not None and before > target:
                 # the visit was opened for recording (migrated) after this sync was interrupted:
                 # the update is worked out on migrated scratch copies; the base stays at the
                 # office's schema (the office is migrated by the sync that follows)
@@ -316,7 +318,7 @@ class _Sync:
             problems,
         ) from failure
 
-    def _senders(self, problems: list, tables: dict[str, cs.TableSchema]) -> str:
+    def _senders(self, problems: list[RecordProblem], tables: dict[str, cs.TableSchema]) -> str:
         """`` -- set by office changeset seq N (id, laptop L, synced by W at T)`` for the first
         problem row: the last pulled changeset that inserted or updated it. Only on refusal."""
         if not problems:
@@ -430,6 +432,7 @@ class _Sync:
         """This laptop's visit is at a newer store schema than the office: the office is
         migrated at the commit point (the pushed changeset is written at ``c.target``)."""
         if c.v_office is not None and c.target is not None and c.v_office < c.target:
+            assert c.head is not None       # set by _base, which runs first
             change = schemas.SchemaChange(c.target, c.v_office, c.head, utc_now_iso(),
                                           self.state.laptop_id, _fieldapp_version())
             self.office_change = (change, schemas.statements(c.v_office, c.target), c.tables)
@@ -439,6 +442,7 @@ class _Sync:
         schema it was written at (the office's schema log), the copy migrated at the logged
         points, then to ``c.target``."""
         st, gd, work = self.state, self.gd, self.work
+        assert c.head is not None and c.base is not None    # set by _base, before any phase
         self.prog(0.2, "fetching the office's changes")
         theirs = work / "theirs.gpkg"
         shutil.copyfile(st.base if st.base.exists() else c.base, theirs)
@@ -452,7 +456,7 @@ class _Sync:
         if theirs_v is not None and c.target is not None and theirs_v < c.target:
             schemas.migrate_file(theirs, c.target)
         received_changeset = work / "theirs.geodiff"
-        their_entries: list[dict] = []
+        their_entries: list[dict[str, Any]] = []
         if entries:
             gd.create_changeset(str(c.base), str(theirs), str(received_changeset))
             their_entries = cs.list_changes(gd, received_changeset, work)
@@ -494,10 +498,11 @@ class _Sync:
         self.gd.create_changeset(str(c.base), str(c.snapshot), str(local))
         return local
 
-    def _receive_only(self, c: _Copies, pulled: _Pulled, counts: dict) -> SyncOutcome:
+    def _receive_only(self, c: _Copies, pulled: _Pulled, counts: dict[str, dict[str, int]]) -> SyncOutcome:
         """No edits to send: a no-op (the office still migrated if this laptop's schema is newer),
         or a pull: theirs checked through the store, written to ``pending/``, finalized."""
         st = self.state
+        assert c.head is not None and c.base is not None    # set by _base, before any phase
         if not pulled.entries:
             if self.office_change is not None:
                 self.prog.committed = True
@@ -514,7 +519,7 @@ class _Sync:
         self._write_pending(_Pending(kind="pull", target_seq=c.head), pulled.theirs, c.snapshot, None)
         self.prog(0.8, "received the office's changes")
         self.prog.committed = True
-        self.finalize(self.state.read_pending())
+        self.finalize(self._written_pending())
         return SyncOutcome(None, c.head, counts, (), False)
 
     def _rebase(self, c: _Copies, pulled: _Pulled, local: Path) -> tuple[Path, Path, Path]:
@@ -551,11 +556,12 @@ class _Sync:
         return out, new_master, conflict_file
 
     def _build(self, c: _Copies, pulled: _Pulled, local: Path, out: Path, new_master: Path,
-               conflict_file: Path, counts: dict) -> tuple[_Pending, list[Conflict]]:
+               conflict_file: Path, counts: dict[str, dict[str, int]]) -> tuple[_Pending, list[Conflict]]:
         """The changeset actually sent: data, conflict records and log row in one, computed as
         ``create_changeset(theirs, new_master)``; ``new_master`` checked through the store when
         anything was pulled; all written to ``pending/``."""
         gd, work, st = self.gd, self.work, self.state
+        assert c.head is not None and c.base is not None    # set by _base, before any phase
         changeset_id = uuid.uuid4().hex
         seq = c.head + 1
         local_entries = cs.list_changes(gd, local, work) if pulled.their_entries else []
@@ -601,7 +607,7 @@ class _Sync:
         self._write_pending(pending, new_master, c.snapshot, changeset)
         return pending, conflicts
 
-    def _sent_changeset(self, theirs: Path, new_master: Path, out_summary: dict | None, out: Path,
+    def _sent_changeset(self, theirs: Path, new_master: Path, out_summary: dict[str, dict[str, int]] | None, out: Path,
                         changeset: Path) -> None:
         """``create_changeset(theirs, new_master)`` into ``changeset``.
 
@@ -630,7 +636,8 @@ class _Sync:
                     return
         self.gd.create_changeset(str(theirs), str(new_master), str(changeset))
 
-    def _push(self, pending: _Pending, conflicts: list[Conflict], counts: dict, theirs: Path) -> SyncOutcome:
+    def _push(self, pending: _Pending, conflicts: list[Conflict], counts: dict[str, dict[str, int]],
+              theirs: Path) -> SyncOutcome:
         """Past the commit point (cancelling no longer honoured): migrate the office if need
         be, apply the changeset there, finalize the visit and the base.
 
@@ -639,13 +646,20 @@ class _Sync:
         self.prog(0.7, "sending the changeset to the office")
         self.prog.committed = True
         self._migrate_office()
+        assert pending.changeset_id is not None     # a push's pending names its changeset (_build)
         entry = LogEntry(pending.target_seq, pending.changeset_id, pending.laptop_id, pending.synced_by,
                          pending.applied_utc, pending.sha256, pending.size_bytes)
         ff = FastForward(theirs, self.state.pending_master)
         self.office.apply(self.site, self.state.pending_changeset, entry, step=self.prog.step, fast_forward=ff)
         self.prog(0.85, "office updated")
-        self.finalize(self.state.read_pending())
+        self.finalize(self._written_pending())
         return SyncOutcome(pending.changeset_id, pending.target_seq, counts, tuple(conflicts), False)
+
+    def _written_pending(self) -> _Pending:
+        """The ``pending/`` this run has just written (:meth:`_write_pending`)."""
+        pending = self.state.read_pending()
+        assert pending is not None      # written, durably, before the commit point
+        return pending
 
     def _migrate_office(self) -> None:
         """Migrate the office master to this laptop's store schema (prepared by

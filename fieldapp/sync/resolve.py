@@ -18,9 +18,11 @@ from __future__ import annotations
 
 import contextlib
 import math
+import sqlite3
 import tempfile
 from pathlib import Path
 
+from fieldapp.store.paths import StrPath
 from fieldapp.sync import gpkgsql
 from fieldapp.sync.conflicts import Conflict, ConflictKind, _decode, read_conflicts
 from fieldapp.sync.errors import SyncError, VisitRefused
@@ -56,7 +58,7 @@ def find_conflict(visit: Path, conflict_id: str) -> Conflict:
     return found[0]
 
 
-def _typed(conn, layer: str, field: str, text: str):
+def _typed(conn: sqlite3.Connection, layer: str, field: str, text: str) -> object:
     """``text`` as the field's value: a number for a numeric column, a GeoPackage blob for a
     geometry (WKT in the site CRS), else the text. Raises :class:`SyncError` in words."""
     import shapely
@@ -69,7 +71,9 @@ def _typed(conn, layer: str, field: str, text: str):
         try:
             return gpkg_blob(shapely.from_wkt(text), geom[0])
         except shapely.errors.ShapelyError as exc:
-            raise ResolutionRefused(field, "takes a geometry in WKT", text, f"{text!r} is not a geometry in WKT (e.g. 'POINT (500100 4800100)'): {exc}") from exc
+            raise ResolutionRefused(
+                field, "takes a geometry in WKT", text,
+                f"{text!r} is not a geometry in WKT (e.g. 'POINT (500100 4800100)'): {exc}") from exc
     kind = {r[1]: str(r[2]).upper() for r in conn.execute(f"PRAGMA table_info({_qi(layer)})")}.get(field, "")
     try:
         if kind in ("REAL", "DOUBLE", "FLOAT"):
@@ -80,11 +84,12 @@ def _typed(conn, layer: str, field: str, text: str):
         if kind.startswith("INT") or kind in ("MEDIUMINT", "SMALLINT", "TINYINT"):
             return int(text)
     except ValueError:
-        raise ResolutionRefused(field, "takes a number", text, f"{field} of {layer} takes a number, not {text!r}") from None
+        raise ResolutionRefused(field, "takes a number", text,
+                                f"{field} of {layer} takes a number, not {text!r}") from None
     return text
 
 
-def _check_free_tag(conn, c: Conflict, tag: object) -> None:
+def _check_free_tag(conn: sqlite3.Connection, c: Conflict, tag: object) -> None:
     """Refuse re-tagging the conflict's tree with ``tag`` when another tree of the site has it:
     the tree the clash names (``theirs``), or any other tree in this visit. Tags are nailed on
     the trees, so two trees with one tag is the clash itself, not its resolution.
@@ -116,6 +121,7 @@ def _apply(path: Path, c: Conflict, choice: str) -> str:
                     conn.execute(f"UPDATE {_qi(c.layer)} SET tag = ? WHERE uuid = ?", (value, c.feature_uuid))
                     words = f"re-tagged: tag = {value}"
             elif c.kind is ConflictKind.SAME_FIELD:
+                assert c.field is not None      # a same-field conflict names its field
                 if choice in CHOICES:
                     value = _decode(c.ours if choice == "keep-mine" else c.theirs)
                 else:
@@ -134,25 +140,28 @@ def _apply(path: Path, c: Conflict, choice: str) -> str:
                 row = c.ours if choice == "keep-mine" else c.theirs
                 if row is None:
                     words = f"{choice}: the delete stands"
+                elif not isinstance(row, dict):     # pragma: no cover - a side is stored as a JSON object
+                    raise SyncError(f"the {choice} side of conflict {c.uuid[:8]} is not a record; nothing was changed")
                 else:
-                    row = {k: _decode(v) for k, v in row.items() if k != "fid"}
-                    cols = ", ".join(_qi(k) for k in row)
-                    conn.execute(f"INSERT INTO {_qi(c.layer)} ({cols}) VALUES ({', '.join('?' * len(row))})",
-                                 list(row.values()))
+                    restored = {str(k): _decode(v) for k, v in row.items() if k != "fid"}
+                    cols = ", ".join(_qi(k) for k in restored)
+                    conn.execute(f"INSERT INTO {_qi(c.layer)} ({cols}) VALUES ({', '.join('?' * len(restored))})",
+                                 list(restored.values()))
                     words = f"{choice}: the {c.layer} is restored"
             conn.execute(f"UPDATE {CONFLICTS_TABLE} SET resolved_utc = ?, resolution = ? WHERE uuid = ?",
                          (now, words, c.uuid))
     return words
 
 
-def resolve_conflict(visit_path, conflict_id: str, choice: str) -> tuple[Conflict, str]:
+def resolve_conflict(visit_path: StrPath, conflict_id: str, choice: str) -> tuple[Conflict, str]:
     """Resolve conflict ``conflict_id`` of the visit with ``choice`` (module docstring); return
     the record and the resolution's words. The edit is tried on a copy first and read through
     the store (the visit check of a sync), so a value the app would refuse is refused here and
     the visit is left as it was.
 
     Raises :class:`SyncError` (unknown id, already resolved, the feature gone, a value the field
-    cannot take, a new tag that another tree of the site in the visit already has) and :class:`~fieldapp.sync.errors.VisitRefused` for a value the store refuses.
+    cannot take, a new tag that another tree of the site in the visit already has) and
+    :class:`~fieldapp.sync.errors.VisitRefused` for a value the store refuses.
     """
     from fieldapp.sync import engine
 

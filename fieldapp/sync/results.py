@@ -59,7 +59,7 @@ class SyncOutcome:
 
     changeset_id: str | None
     office_seq: int
-    counts: dict = field(default_factory=dict)
+    counts: dict[str, dict[str, int]] = field(default_factory=dict)
     conflicts: tuple[Conflict, ...] = ()
     no_op: bool = False
 

@@ -161,7 +161,7 @@ def migrate_file(path: Path, to_version: int) -> bool:
         try:
             current = version_in(conn)
             changed = current is not None and current < to_version
-            if changed:
+            if current is not None and changed:
                 migrate_in(conn, current, to_version)
                 conform_in(conn)
             conn.execute("COMMIT")

@@ -16,8 +16,10 @@ import contextlib
 import os
 import sqlite3
 import stat
+from collections.abc import Sequence
 from pathlib import Path
 
+from fieldapp.store.errors import RecordProblem
 from fieldapp.store.paths import can_write_file, can_write_folder
 from fieldapp.sync.errors import VisitRefused
 from fieldapp.sync.files import check_geopackage, connect, sha256_of
@@ -193,7 +195,7 @@ def check_received(gpkg: Path) -> None:
     open_visit(gpkg, readonly=True).close()
 
 
-def _problem_text(problems: list, limit: int = 5) -> str:
+def _problem_text(problems: Sequence[RecordProblem], limit: int = 5) -> str:
     """``layer tree, feature <uuid> (fid 1), column dbh_in: <why>; ...`` for the first ``limit``."""
     shown = [f"layer {p.table}, feature {p.uuid or '(no uuid)'} (fid {p.fid}), column {p.column}:"
              f" {getattr(p, 'why', p.message)}" for p in problems[:limit]]
@@ -201,7 +203,7 @@ def _problem_text(problems: list, limit: int = 5) -> str:
     return "; ".join(shown) + more
 
 
-def _refusal(exc: Exception) -> tuple[list, str]:
+def _refusal(exc: Exception) -> tuple[list[RecordProblem], str]:
     """The store's problems (RecordProblem list, maybe empty) and a text naming them."""
     problems = list(getattr(exc, "problems", None) or [])
     return problems, (_problem_text(problems) if problems else f"{type(exc).__name__}: {exc}")

@@ -276,3 +276,21 @@ def test_undoing_start_walk_takes_the_vertices_walked_since(live):
     v.undo()  # the walk goes, and with it every vertex (none left pointing at nothing)
     assert v.features(Layer.WALK) == [] and v.features(Layer.WALK_VERTEX) == []
     assert len(reopen_ok(store)) == 0
+
+
+def test_each_refused_row_is_named_by_its_own_fid_and_uuid(full_file):
+    # store/load.py once recorded a refusal through a function defined in the loop over the rows
+    # that read the loop's fid and uuid when called (ruff B023): right only while every call
+    # stays in its own row's turn, which it did. The refusals are now kept per row and named
+    # after it; this holds the naming, for the old code and the new alike.
+    conn = st_connect(full_file)
+    stations = conn.execute("SELECT fid, uuid FROM station ORDER BY fid").fetchall()
+    conn.close()
+    assert len(stations) == 3  # fill(): one transect, three stations
+    (f1, u1), (f2, u2), (f3, u3) = stations
+    sabotage(full_file, "UPDATE station SET created_utc = 'yesterday' WHERE fid = ?", f1)
+    sabotage(full_file, "UPDATE station SET modified_utc = 'noon', geom = x'00' WHERE fid = ?", f3)
+    problems = refused(full_file)
+    assert [(p.table, p.fid, p.uuid, p.column) for p in problems] == [
+        ("station", f1, u1, "created_utc"), ("station", f3, u3, "modified_utc"), ("station", f3, u3, "geom")]
+    assert all(p.fid != f2 for p in problems)  # the good row between them is named nowhere

@@ -85,3 +85,12 @@ def test_package_names_load_on_first_use_and_the_cancel_flag_alone_stays_light()
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True,
                          timeout=120).stdout.splitlines()
     assert out == ["['fieldapp.sync.errors', 'fieldapp.sync.progress']", "True True"]
+
+
+def test_every_office_lists_its_sites_through_the_interface(tmp_path):
+    # the CLI's --list and checkout by name call office.list_sites() on any office; the interface
+    # did not declare it (only PostgisOffice had it, and the CLI listed a folder itself), so an
+    # office without it passed as an OfficeStore and failed only when a crew listed its sites
+    assert "list_sites" in officestore.OfficeStore.__abstractmethods__
+    folder = office.FolderOffice(tmp_path / "office", create=True)
+    assert folder.list_sites() == []
