@@ -184,7 +184,7 @@ def _photo_layer(visit: Visit, links: dict[str, str]) -> list[_LayerData]:
     rows: list[list[Any]] = []
     geoms: list[BaseGeometry | None] = []
     for p in sorted(visit.features(Layer.PHOTO), key=lambda q: q.created_utc):
-        g = None if p.x is None else shapely.Point(p.x, p.y)
+        g: BaseGeometry | None = None if p.x is None else shapely.Point(p.x, p.y)
         if g is None and p.record_table and p.record_table != Layer.SITE.value:
             try:
                 rec = visit.get(Layer(p.record_table), p.record_uuid)
