@@ -65,7 +65,8 @@ gnss.walk_to(float(lat), float(lon), 0.5)
 until(lambda: gnss.arrived)
 lon, lat = f.to_lonlat(f.from_ft(target.x - 11), f.from_ft(target.y - 15))
 gnss.walk_to(float(lat), float(lon), 0.3)
-until(lambda: panel.stake.guidance is not None and 14 < panel.stake.guidance.distance_ft < 21 and panel.stake.heading.deg is not None)
+until(lambda: panel.stake.guidance is not None and 14 < panel.stake.guidance.distance_ft < 21
+      and panel.stake.heading.deg is not None)
 QTest.qWait(400)
 w.grab().save(str(OUT / "stakeout.png"))
 
