@@ -60,7 +60,9 @@ that exists (a transect, an OHWM line, a walk), and no uuid may appear twice in 
 (UNIQUE per table in SQL; across tables checked on load, as it costs one set over the rows). The
 optional references (``transect.line_uuid``, ``area_feature.walk_uuid``, ``walk.area_uuid``)
 are checked for form only: the model keeps them when the record they name is deleted. One bad
-row refuses the whole file, naming the row — nothing a user recorded is ever silently dropped. Only an accepted file opened for recording is
+row refuses the whole file, naming the row — nothing a user recorded is ever silently dropped
+(``set_aside=True``, the app's open, opens the rest instead and names each row left out,
+:mod:`.setaside`). Only an accepted file opened for recording is
 switched to WAL. The reading and checking of rows is :mod:`fieldapp.store.load`.
 """
 
