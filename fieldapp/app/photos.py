@@ -11,6 +11,7 @@ the camera clock offset from one photo of the app's clock.
 
 from __future__ import annotations
 
+import logging
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime
@@ -25,6 +26,8 @@ from ..survey.photos import MAX_BYTES_DEFAULT, MAX_PX_DEFAULT, Photo, PhotoError
 if TYPE_CHECKING:
     from ..survey.visit import Visit
     from .config import AppConfig
+
+log = logging.getLogger(__name__)
 
 #: A photo file as given: a path (a drop's local file, the file dialog's choice).
 PathLike = str | Path
@@ -58,7 +61,7 @@ class AttachOutcome:
             track = sum(p.placed_by == "track" for p in self.kept)
             lost = n - gps - track
             where = [f"{gps} by EXIF GPS" if gps else "", f"{track} by time on the GNSS track" if track else "",
-                     f"{lost} not placed (no GPS position, time off the track)" if lost else ""]
+                     f"{lost} not placed (no GPS position on the site, time off the track)" if lost else ""]
             parts.append(f"{n} photo{'s' if n != 1 else ''} kept: " + ", ".join(w for w in where if w))
         if self.refused:
             parts.append("refused: " + "; ".join(self.refused))
@@ -79,7 +82,11 @@ def _target_words(model: Visit, layer: Layer | str | None, uuid: str | None) -> 
 def read_files(paths: Sequence[PathLike], config: AppConfig | None = None) -> tuple[list[Photo], list[str]]:
     """Read ``paths`` with the crew's size cap (``config``: ``photo_max_px``,
     ``photo_max_bytes``; the defaults without it): (photos read, refusals in words). No model,
-    no store: safe on a worker thread (decoding a camera's 20 MB photos takes a while)."""
+    no store: safe on a worker thread (decoding a camera's 20 MB photos takes a while).
+
+    Each file on its own: one that is not a photo, is damaged or too large is refused in words
+    naming it (:class:`~fieldapp.survey.photos.PhotoError`'s, or the error's) and the others
+    are read all the same."""
     max_px = getattr(config, "photo_max_px", MAX_PX_DEFAULT)
     max_bytes = getattr(config, "photo_max_bytes", MAX_BYTES_DEFAULT)
     read: list[Photo] = []
@@ -92,6 +99,10 @@ def read_files(paths: Sequence[PathLike], config: AppConfig | None = None) -> tu
         except MemoryError:
             refused.append(f"{Path(p).name}: too large to read in this laptop's memory; resize it"
                            " first")
+        except Exception as exc:  # noqa: BLE001 - one odd file never costs the others
+            log.exception("reading photo %s", p)
+            refused.append(f"{Path(p).name} could not be read as a photo ({type(exc).__name__}:"
+                           f" {exc})")
     return read, refused
 
 

@@ -588,7 +588,9 @@ def open_visit(path: Path, *, name: str | None = None, priority_waterway: bool =
     except ImportError:
         store_mod = None
     if store_mod is not None and path.exists():
-        store = store_mod.open_visit(path)
+        # a damaged row (a time that is not a time, a value QGIS let through) is set aside and
+        # named, never the reason the whole day's visit cannot be opened (show_opened says it)
+        store = store_mod.open_visit(path, set_aside=True)
         _use_tag_block(store.visit, path)
         return VisitController(store.visit, path, store)
     crew_list = [crew] if isinstance(crew, str) and crew else list(crew or [])
@@ -781,7 +783,10 @@ def show_opened(window: Any, path: Path, visit: VisitController) -> None:
     window.set_visit(visit)
     log.info("visit %s opened", path)
     unlocked = getattr(visit.store, "unlocked_reason", None)
-    if unlocked:        # recording goes on; the crew should know another window could too
+    if damaged := set_aside_words(visit):
+        log.warning("%s: %s", path, damaged)
+        window.show_banner(f"Visit opened without its damaged rows: {damaged}")
+    elif unlocked:        # recording goes on; the crew should know another window could too
         window.show_banner(f"Visit opened without its lock: {unlocked}. Another fieldapp window"
                            " could record into it too: keep it open in one window only")
     elif (words := paths.onedrive_warning(path)) or getattr(window, "onedrive_said", False):
@@ -792,6 +797,14 @@ def show_opened(window: Any, path: Path, visit: VisitController) -> None:
     cfg = window.config
     if not (cfg.simulate or cfg.replay or cfg.quit_after_s is not None):
         window.remember_setting(last_visit=str(path))
+
+
+def set_aside_words(visit: VisitController) -> str:
+    """The damaged rows the store left out when it opened ``visit``, in field words (layer and
+    row, :func:`fieldapp.store.setaside.damaged_words`); "" when there are none."""
+    from fieldapp.store.setaside import damaged_words
+
+    return damaged_words(getattr(visit.store, "set_aside", ()))
 
 
 def show_open_failed(window: Any, path: Path, exc: BaseException) -> None:

@@ -60,9 +60,10 @@ that exists (a transect, an OHWM line, a walk), and no uuid may appear twice in 
 (UNIQUE per table in SQL; across tables checked on load, as it costs one set over the rows). The
 optional references (``transect.line_uuid``, ``area_feature.walk_uuid``, ``walk.area_uuid``)
 are checked for form only: the model keeps them when the record they name is deleted. One bad
-row refuses the whole file, naming the row — nothing a user recorded is ever silently dropped.
-Only an accepted file opened for recording is switched to WAL. The reading and checking of rows
-is :mod:`fieldapp.store.load`.
+row refuses the whole file, naming the row — nothing a user recorded is ever silently dropped
+(``set_aside=True``, the app's open, opens the rest instead and names each row left out,
+:mod:`.setaside`). Only an accepted file opened for recording is
+switched to WAL. The reading and checking of rows is :mod:`fieldapp.store.load`.
 """
 
 from __future__ import annotations
@@ -93,6 +94,7 @@ from .errors import (
     NewerVisitFile,
     NotAVisitFile,
     ReadOnlyVisitFile,
+    RecordProblem,
     StoreClosed,
     StoreError,
     VisitFileExists,
@@ -222,6 +224,8 @@ class VisitStore:
 
     _readonly = False
     _visit_lock: VisitLock | None = None
+    #: The damaged rows left out of the model when opened with ``set_aside=True`` (each named).
+    set_aside: tuple[RecordProblem, ...] = ()
 
     def __init__(self, path: Path, conn: sqlite3.Connection, visit: Visit, *, readonly: bool = False,
                  lock: VisitLock | None = None) -> None:
@@ -718,7 +722,7 @@ def inspect(path: StrPath) -> dict[str, str]:
 
 
 def open_visit(path: StrPath, *, who: str | None = None, durability: str = "full", readonly: bool = False,
-               **visit_kwargs: Any) -> VisitStore:
+               set_aside: bool = False, **visit_kwargs: Any) -> VisitStore:
     """Open a visit file, load it into a :class:`Visit` and mirror further changes into it.
 
     Parameters
@@ -734,6 +738,10 @@ def open_visit(path: StrPath, *, who: str | None = None, durability: str = "full
         The store's ``apply`` raises :class:`ReadOnlyVisitFile`, so commands on its visit are
         refused and leave the model unchanged; ``checkpoint()`` is a no-op. While the app has
         the visit open, a read-only open sees every committed record (through the WAL).
+    set_aside : bool
+        Open the rest of a file holding damaged rows (the app's open): those rows and their
+        children are left in the file untouched and out of the model, named in the store's
+        ``set_aside`` (:mod:`.setaside`); without it such a file raises ``InvalidRecords``.
 
     Older schemas: a file of an older schema version opens too. Read-only it is read as it is
     (the columns added since take the model's defaults: ``transect.stipulated`` False,
@@ -769,26 +777,29 @@ def open_visit(path: StrPath, *, who: str | None = None, durability: str = "full
     if durability not in ("full", "normal"):
         raise ValueError(f"durability must be 'full' or 'normal', got {durability!r}")
     if readonly:
-        return _open_visit(path, who, durability, True, None, visit_kwargs)
+        return _open_visit(path, who, durability, True, None, visit_kwargs, set_aside)
     if not path.is_file():      # said as the checks say it, before a lock is taken for nothing
         raise FileNotFoundError(f"no visit file at {path}")
     refuse_network_drive(path)
     lock = VisitLock(path).acquire()    # before the load: a second window is refused at once
     try:
-        return _open_visit(path, who, durability, False, lock, visit_kwargs)
+        return _open_visit(path, who, durability, False, lock, visit_kwargs, set_aside)
     except BaseException:
         lock.release()
         raise
 
 
 def _open_visit(path: Path, who: str | None, durability: str, readonly: bool, lock: VisitLock | None,
-                visit_kwargs: dict[str, Any]) -> VisitStore:
+                visit_kwargs: dict[str, Any], set_aside: bool = False) -> VisitStore:
     conn, meta = _open_checked(path)
+    aside: list[RecordProblem] | None = [] if set_aside else None
     with _closed_on_failure(conn, path):
-        site, records, track = _load(conn, path)
+        site, records, track = _load(conn, path, aside)
     if readonly:
         visit = Visit.from_records(site, records, track=track, who=who, **visit_kwargs)
-        return VisitStore(path, conn, visit, readonly=True)
+        store = VisitStore(path, conn, visit, readonly=True)
+        store.set_aside = tuple(aside or ())
+        return store
     conn.close()
     if not (os.access(path, os.R_OK | os.W_OK) and os.access(path.parent, os.W_OK | os.X_OK)
             and can_write_file(path) and can_write_folder(path.parent)):
@@ -804,7 +815,9 @@ def _open_visit(path: Path, who: str | None, durability: str, readonly: bool, lo
         _conform(conn, path)
         _set_durable(conn, durability)
     visit = Visit.from_records(site, records, track=track, who=who, **visit_kwargs)
-    return VisitStore(path, conn, visit, lock=lock)
+    store = VisitStore(path, conn, visit, lock=lock)
+    store.set_aside = tuple(aside or ())
+    return store
 
 
 def conform_in(conn: sqlite3.Connection) -> bool:

@@ -28,6 +28,7 @@ from ..survey.tracklog import TrackLog
 from ..survey.validation import PARENTS, XY_PAIRS, check_point_fields, validate
 from . import schema as S
 from .errors import DamagedVisitFile, InvalidRecords, RecordProblem
+from .setaside import set_aside_rows
 from .trackload import _read_track
 
 __all__ = ["_read_layer", "_read_rows", "_load"]
@@ -202,8 +203,12 @@ def _gc_paused() -> Iterator[None]:
             gc.enable()
 
 
-def _load(conn: sqlite3.Connection, path: Path) -> tuple[Site, list[Feature], TrackLog]:
+def _load(conn: sqlite3.Connection, path: Path,
+          set_aside: list[RecordProblem] | None = None) -> tuple[Site, list[Feature], TrackLog]:
     """(site, records, track) read in one snapshot and checked row by row; raises InvalidRecords.
+
+    With a ``set_aside`` list, damaged rows (and their children) are left out instead and their
+    problems added to it (:mod:`fieldapp.store.setaside`); a damaged site row still raises.
 
     ``track`` is the raw track as columns (:func:`fieldapp.store.trackload._read_track`, the
     same rules checked vectorised), not among ``records``. Beyond each row's own rules: every
@@ -237,6 +242,10 @@ def _load(conn: sqlite3.Connection, path: Path) -> tuple[Site, list[Feature], Tr
             records = [rec for _, _, rec in rows]
     finally:
         conn.execute("COMMIT")
+    if problems and set_aside is not None and not any(p.table == Layer.SITE.value for p in problems):
+        records, track = set_aside_rows(problems, rows, track, track_fids)
+        set_aside.extend(problems)
+        problems = []
     if problems:
         shown = "; ".join(str(p) for p in problems[:10])
         more = f" (and {len(problems) - 10} more)" if len(problems) > 10 else ""

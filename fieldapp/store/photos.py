@@ -49,11 +49,28 @@ def taken_words(p: PhotoRecord) -> str:
     """``2026-06-01 14:02 UTC`` when the time is UTC: the camera wrote its zone (EXIF
     OffsetTimeOriginal 36881 / OffsetTime 36880) or its clock offset was applied (the stored
     time is not the EXIF time); else ``2026-06-01 09:02 camera local time (no zone)`` (the
-    camera's own clock, as it wrote it); ``—`` when the photo has no time."""
+    camera's own clock, as it wrote it); ``—`` when the photo has no time; ``camera wrote
+    “0999:01:01 00:00:00” (not a date)`` when its EXIF time is text that is not a sane time
+    (kept as the camera's text, :func:`fieldapp.survey.photos.exif_time_text`)."""
     if p.taken_utc is None:
-        return "—"
+        text = _exif_text(p)
+        return f"camera wrote “{text}” (not a date)" if text else "—"
     when = p.taken_utc.astimezone(UTC).strftime("%Y-%m-%d %H:%M")
     return f"{when} UTC" if time_is_utc(p) else f"{when} camera local time (no zone)"
+
+
+def _exif_text(p: PhotoRecord) -> str | None:
+    """The stored photo's EXIF time text when it is not a sane time, else None."""
+    from PIL import Image
+
+    from ..survey.photos import _exif_time, exif_time_text
+
+    try:
+        with Image.open(io.BytesIO(p.data or b"")) as im:
+            ifd = im.getexif().get_ifd(0x8769)
+    except (OSError, SyntaxError, ValueError):
+        return None
+    return exif_time_text(ifd) if _exif_time(ifd) is None else None
 
 
 def time_is_utc(p: PhotoRecord) -> bool:

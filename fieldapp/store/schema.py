@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import enum
 import json
+import re
 import struct
 import typing
 from collections.abc import Sequence
@@ -253,18 +254,35 @@ def create_table_sql(layer: Layer) -> list[str]:
 
 # -------------------------------------------------------------------- values
 def utc_text(dt: datetime) -> str:
-    """ISO 8601 UTC with Z and milliseconds: ``2024-05-01T14:03:07.250Z``."""
+    """ISO 8601 UTC with Z and milliseconds, always the same 24 characters:
+    ``2024-05-01T14:03:07.250Z`` (the year zero-padded to four digits, ``0999-01-01T...``: a
+    photo's EXIF date can be any year, and ``strftime("%Y")`` writes year 999 as "999" on
+    Linux, text :func:`parse_utc` could not read back). ValueError for a naive datetime."""
     if dt.tzinfo is None:
         raise ValueError(f"naive datetime {dt!r}: times must be timezone-aware UTC")
-    dt = dt.astimezone(UTC)
-    return dt.strftime("%Y-%m-%dT%H:%M:%S.") + f"{dt.microsecond // 1000:03d}Z"
+    return dt.astimezone(UTC).replace(tzinfo=None).isoformat(timespec="milliseconds") + "Z"
+
+
+#: The unpadded year (1 to 3 digits) fieldapp wrote before :func:`utc_text` padded it: read back.
+_SHORT_YEAR = re.compile(r"(\d{1,3})-(\d\d-\d\dT.*)\Z", re.ASCII)
 
 
 def parse_utc(text: object) -> datetime:
-    """``2024-05-01T14:03:07.250Z`` → tz-aware UTC datetime; ValueError for anything else."""
+    """``2024-05-01T14:03:07.250Z`` → tz-aware UTC datetime; ValueError for anything else.
+
+    Also reads the unpadded year earlier versions wrote for a year below 1000
+    (``999-01-01T00:00:00.000Z``), so a visit holding one opens again."""
     if not isinstance(text, str) or not text.endswith("Z"):
-        raise ValueError(f"timestamp {text!r} is not ISO 8601 UTC text with Z")
-    return datetime.fromisoformat(text[:-1]).replace(tzinfo=UTC)
+        raise ValueError(f"timestamp {_short(text)} is not ISO 8601 UTC text with Z")
+    body = text[:-1]
+    short = _SHORT_YEAR.match(body)
+    if short:
+        body = f"{int(short.group(1)):04d}-{short.group(2)}"
+    try:
+        return datetime.fromisoformat(body).replace(tzinfo=UTC)
+    except ValueError as exc:
+        raise ValueError(f"timestamp {_short(text)} is not a time ({exc}; ISO 8601 UTC is"
+                         " e.g. 2024-05-01T14:03:07.250Z)") from None
 
 
 def _json_default(o: object) -> object:

@@ -58,7 +58,8 @@ class PhotoCommands(VisitCore):
         """Keep ``photos`` (read by :func:`~fieldapp.survey.photos.read_photo`) in the visit,
         attached to record ``uuid`` of ``layer`` (``Layer.SITE`` for the site; its uuid is not
         needed), or, with neither, placed by EXIF GPS or on the track (unplaced when neither
-        works: x, y None). ``camera_offset_s`` is the camera clock minus true UTC, seconds
+        works, or the EXIF GPS position is outside the site CRS's area of use: x, y None).
+        ``camera_offset_s`` is the camera clock minus true UTC, seconds
         (:func:`~fieldapp.survey.photos.camera_offset_s`): a photo's ``taken_utc`` is its EXIF
         time less the offset. One undoable command for all of them.
 
@@ -75,7 +76,9 @@ class PhotoCommands(VisitCore):
             how: str | None = None
             if table is None and self.has_frame:
                 where = place(p, track, frame=self.frame, offset_s=offset)
-                if where is not None:
+                # a GPS position off the site's CRS (another continent, a crafted tag) leaves
+                # the photo unplaced rather than refusing it and every other photo with it
+                if where is not None and not self.frame.outside(where[0], where[1]).any():
                     x, y, how = where
             rec = PhotoRecord(
                 **self._stamp(), data=p.data, content_type=p.content_type, width=p.width,

@@ -19,7 +19,9 @@ Kept in the visit: :mod:`fieldapp.survey.attach` (the commands) and
 from __future__ import annotations
 
 import io
+import math
 import os
+import struct
 import warnings
 from bisect import bisect_left
 from collections.abc import Mapping, Sequence
@@ -59,7 +61,8 @@ class Photo:
     ``data`` / ``content_type``: the stored image (the original's bytes when within the cap,
     else a resized JPEG); ``width`` x ``height`` its pixels; ``thumbnail`` a JPEG, long side
     :data:`THUMB_PX`; ``original_path`` where it came from and ``original_size`` its pixels;
-    ``taken_camera`` the EXIF time as the camera wrote it (naive unless it had an offset);
+    ``taken_camera`` the EXIF time as the camera wrote it (naive unless it had an offset), None
+    when there is none or it is not a sane time (:func:`exif_time_text` then gives the text);
     ``lat_deg`` / ``lon_deg`` the EXIF GPS position (WGS84) or None; ``direction_deg`` the
     true direction the camera faced, or None.
     """
@@ -76,6 +79,9 @@ class Photo:
     lon_deg: float | None
     direction_deg: float | None
     resized: bool
+    taken_text: str | None = None
+    """The EXIF ``DateTimeOriginal`` text, shortened to printable characters, when it is not a
+    sane time (:data:`EXIF_YEARS`): kept as text, never as a time; None otherwise."""
 
 
 def _ratio(v: object) -> float:
@@ -95,13 +101,36 @@ def _dms(values: Any, ref: str | None) -> float | None:
     return -deg if (ref or "").upper() in ("S", "W") else deg
 
 
+#: The years a photo's EXIF time may have to be taken as a time (the first film cameras to
+#: well past any laptop's life); any other text a camera or an editor wrote is untrusted text
+#: (:func:`exif_time_text`), never stored as a time.
+EXIF_YEARS = range(1900, 2200)
+
+
+def exif_time_text(exif_ifd: Mapping[int, object]) -> str | None:
+    """The photo's own EXIF time text (``DateTimeOriginal``, else ``DateTimeDigitized``) made
+    safe to show: printable characters only, at most 40; None when it has none."""
+    raw = exif_ifd.get(36867) or exif_ifd.get(36868)
+    if isinstance(raw, bytes):
+        raw = raw.decode("latin-1")
+    if not isinstance(raw, str):
+        return None
+    text = "".join(c if c.isprintable() else "?" for c in raw.strip("\x00 "))
+    return (text[:39] + "…" if len(text) > 40 else text) or None
+
+
 def _exif_time(exif_ifd: Mapping[int, object]) -> datetime | None:
+    """The EXIF time as a datetime (aware when the camera wrote its zone), or None when there
+    is none or it is not a sane time: not ``YYYY:MM:DD HH:MM:SS``, a year outside
+    :data:`EXIF_YEARS`, a zone of a day or more."""
     text = exif_ifd.get(36867) or exif_ifd.get(36868)
     if not isinstance(text, str):
         return None
     try:
         t = datetime.strptime(text.strip("\x00 "), "%Y:%m:%d %H:%M:%S")
     except ValueError:
+        return None
+    if t.year not in EXIF_YEARS:
         return None
     offset = exif_ifd.get(36881)
     if isinstance(offset, str) and len(offset) >= 6 and offset[0] in "+-":
@@ -112,6 +141,36 @@ def _exif_time(exif_ifd: Mapping[int, object]) -> datetime | None:
         except ValueError:
             pass
     return t
+
+
+def _gps_position(gps: Mapping[int, Any]) -> tuple[float | None, float | None]:
+    """(lat, lon) in degrees from the GPS IFD, or (None, None) unless both are there, finite
+    and on the Earth (|lat| <= 90, |lon| <= 180): a file's GPS tags are untrusted."""
+    lat = _dms(gps.get(2), _text(gps.get(1))) if gps.get(2) else None
+    lon = _dms(gps.get(4), _text(gps.get(3))) if gps.get(4) else None
+    if (lat is None or lon is None or not (math.isfinite(lat) and math.isfinite(lon))
+            or abs(lat) > 90.0 or abs(lon) > 180.0):
+        return None, None
+    return lat, lon
+
+
+def _direction(gps: Mapping[int, Any]) -> float | None:
+    """The true direction the camera faced (GPSImgDirection, degrees in [0, 360)), or None:
+    none written, magnetic (GPSImgDirectionRef ``M``), or not a finite number."""
+    if gps.get(17) is None or (_text(gps.get(16)) or "T").upper() == "M":
+        return None
+    try:
+        d = _ratio(gps.get(17))
+    except (TypeError, ValueError, ZeroDivisionError, OverflowError):
+        return None
+    return d % 360.0 if math.isfinite(d) else None
+
+
+def _text(v: object) -> str | None:
+    """An EXIF ASCII tag as text (Pillow gives str; a crafted file may give bytes or numbers)."""
+    if isinstance(v, bytes):
+        return v.decode("latin-1")
+    return v if isinstance(v, str) else None
 
 
 def jpeg_within(im: Image.Image, max_px: int, *, quality: int = 85, exif: bytes = b"") -> bytes:
@@ -170,23 +229,27 @@ def read_photo(path: str | os.PathLike[str], *, max_px: int = MAX_PX_DEFAULT,
     path = Path(path)
     if max_px < 64:
         raise ValueError(f"photo size cap {max_px} px: at least 64")
+    raw: bytes | None = None
     try:
-        raw = path.read_bytes()
-    except OSError as exc:
-        raise PhotoError(f"photo {path}: cannot be read ({exc.strerror or exc})") from None
-    try:
-        with warnings.catch_warnings():
-            # our own cap (MAX_MEGAPIXELS) is the limit: Pillow's 89 MP warning is not shown
-            warnings.simplefilter("ignore", Image.DecompressionBombWarning)
-            im = Image.open(io.BytesIO(raw))
-        with im:
-            fmt = im.format
-            _refuse_huge(path, im.size)
-            im.load()               # decodes every pixel: a truncated file fails here
-            exif = im.getexif()
-            gps = exif.get_ifd(0x8825)
-            exif_ifd = exif.get_ifd(0x8769)
-            upright = ImageOps.exif_transpose(im).convert("RGB")
+        with open(path, "rb") as fh:
+            # Pillow reads the file as it decodes (never the whole file at once): a photo with a
+            # huge tail or huge metadata costs its pixels' memory, not its size on disk
+            file_bytes = os.fstat(fh.fileno()).st_size
+            if file_bytes <= max_bytes:
+                raw = fh.read(max_bytes + 1)    # kept as it is when within the caps (below)
+                fh.seek(0)
+            with warnings.catch_warnings():
+                # our own cap (MAX_MEGAPIXELS) is the limit: Pillow's 89 MP warning is not shown
+                warnings.simplefilter("ignore", Image.DecompressionBombWarning)
+                im = Image.open(fh)
+            with im:
+                fmt = im.format
+                _refuse_huge(path, im.size)
+                im.load()               # decodes every pixel: a truncated file fails here
+                exif = im.getexif()
+                gps = exif.get_ifd(0x8825)
+                exif_ifd = exif.get_ifd(0x8769)
+                upright = ImageOps.exif_transpose(im).convert("RGB")
     except PhotoError:
         raise
     except Image.DecompressionBombError:
@@ -195,16 +258,20 @@ def read_photo(path: str | os.PathLike[str], *, max_px: int = MAX_PX_DEFAULT,
     except UnidentifiedImageError:
         raise PhotoError(f"{path.name} is not a photo Pillow can read (not an image, or an image"
                          " format it does not know)") from None
-    except (OSError, SyntaxError, ValueError) as exc:
+    except FileNotFoundError:
+        raise PhotoError(f"photo {path}: cannot be read (there is no such file)") from None
+    except PermissionError as exc:
+        raise PhotoError(f"photo {path}: cannot be read ({exc.strerror or exc})") from None
+    except (OSError, SyntaxError, ValueError, struct.error, EOFError, IndexError, KeyError,
+            TypeError, ZeroDivisionError, OverflowError) as exc:
+        # the last ones: what Pillow's parsers raise on some crafted headers and EXIF blocks
         raise PhotoError(f"{path.name} is not a photo Pillow can read (not an image, or "
-                         f"truncated): {exc}") from None
-    lat = _dms(gps.get(2), gps.get(1)) if gps.get(2) else None
-    lon = _dms(gps.get(4), gps.get(3)) if gps.get(4) else None
-    direction = None
-    if gps.get(17) is not None and (gps.get(16) or "T").upper() != "M":
-        direction = _ratio(gps.get(17)) % 360.0
+                         f"truncated, or damaged): {exc or type(exc).__name__}") from None
+    lat, lon = _gps_position(gps)
+    direction = _direction(gps)
     size = upright.size
-    resized = max(size) > max_px or fmt not in ("JPEG", "PNG") or len(raw) > max_bytes
+    resized = (max(size) > max_px or fmt not in ("JPEG", "PNG") or raw is None
+               or len(raw) > max_bytes)
     if resized:
         for quality in (85, 70, 55):
             data = jpeg_within(upright, max_px, quality=quality, exif=_time_exif(exif_ifd))
@@ -213,16 +280,18 @@ def read_photo(path: str | os.PathLike[str], *, max_px: int = MAX_PX_DEFAULT,
         with Image.open(io.BytesIO(data)) as copy:
             ctype, (w, h) = "image/jpeg", copy.size
     else:
-        # kept as read: a JPEG or a PNG (anything else is resized above)
+        # kept as read: a JPEG or a PNG (anything else is resized above) within the caps
+        assert raw is not None
         data, ctype, (w, h) = raw, "image/jpeg" if fmt == "JPEG" else "image/png", size
+    taken = _exif_time(exif_ifd)
     thumb = upright.copy()
     thumb.thumbnail((THUMB_PX, THUMB_PX), Image.Resampling.LANCZOS)
     tbuf = io.BytesIO()
     thumb.save(tbuf, "JPEG", quality=80)
     return Photo(data=data, content_type=ctype, width=w, height=h, thumbnail=tbuf.getvalue(),
                  original_path=str(path.resolve()), original_size=size,
-                 taken_camera=_exif_time(exif_ifd), lat_deg=lat, lon_deg=lon,
-                 direction_deg=direction, resized=resized)
+                 taken_camera=taken, lat_deg=lat, lon_deg=lon, direction_deg=direction,
+                 resized=resized, taken_text=None if taken is not None else exif_time_text(exif_ifd))
 
 
 def camera_offset_s(camera_time: datetime, true_utc: datetime) -> float:
@@ -240,8 +309,11 @@ def _utc(photo: Photo, offset_s: float) -> datetime | None:
     t = photo.taken_camera
     if t is None:
         return None
-    t = t.astimezone(UTC) if t.tzinfo else t.replace(tzinfo=UTC)
-    return t - timedelta(seconds=offset_s)
+    try:
+        t = t.astimezone(UTC) if t.tzinfo else t.replace(tzinfo=UTC)
+        return t - timedelta(seconds=offset_s)
+    except OverflowError:   # an offset of millennia: no time, rather than no photo
+        return None
 
 
 def place(photo: Photo, track: Sequence[TrackPoint], *, frame: SiteFrame, offset_s: float = 0.0,
