@@ -46,7 +46,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from datetime import date
 from pathlib import Path
-from typing import Protocol
+from typing import IO, Protocol
 from urllib.parse import urlsplit
 
 __all__ = ["fetch", "FetchRefused", "FetchFailed", "tiles_for", "bbox_around", "main", "USER_AGENT"]
@@ -287,7 +287,27 @@ def _watched(watch: _Watch) -> urllib.request.OpenerDirector:
         def https_open(self, req: urllib.request.Request) -> http.client.HTTPResponse:
             return self.do_open(HTTPS, req)
 
-    return urllib.request.build_opener(HTTPHandler, HTTPSHandler)
+    return urllib.request.build_opener(HTTPHandler, HTTPSHandler, _Redirect)
+
+
+class _Redirect(urllib.request.HTTPRedirectHandler):
+    """urllib's redirects, but the redirect's own body is closed unread (urllib reads it whole,
+    and a hostile server can make it endless) and only to an http(s) address."""
+
+    def redirect_request(self, req: urllib.request.Request, fp: IO[bytes], code: int, msg: str,
+                         headers: http.client.HTTPMessage, newurl: str) -> urllib.request.Request | None:
+        if urlsplit(newurl).scheme not in ("http", "https"):
+            raise urllib.error.HTTPError(newurl, code, f"{msg} (a redirect to {masked_url(newurl)}, not a "
+                                         "web address)", headers, io.BytesIO())
+        return super().redirect_request(req, fp, code, msg, headers, newurl)
+
+    def http_error_302(self, req: urllib.request.Request, fp: IO[bytes], code: int, msg: str,
+                       headers: http.client.HTTPMessage) -> http.client.HTTPResponse | None:
+        fp.close()
+        new: http.client.HTTPResponse | None = super().http_error_302(req, io.BytesIO(), code, msg, headers)
+        return new
+
+    http_error_301 = http_error_303 = http_error_307 = http_error_308 = http_error_302
 
 
 def _read_tile(resp: http.client.HTTPResponse, watch: _Watch, limit: int) -> bytes:
@@ -336,6 +356,7 @@ def _get(url: str, timeout_s: float, retries: int, pause: Callable[[float], None
                                   f"{deadline_s:g} s: it is stalling or far too slow (a tile takes a "
                                   "second or two); try again later, or another server") from None
             except urllib.error.HTTPError as exc:
+                exc.close()                 # its body unread: an error page is not needed
                 if exc.code not in RETRY_STATUS or attempt == retries:
                     raise FetchFailed(f"{shown}: the server answered HTTP {exc.code} {exc.reason}") from None
                 why = f"the server answered HTTP {exc.code} {exc.reason}"

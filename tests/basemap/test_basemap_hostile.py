@@ -195,6 +195,47 @@ def test_a_server_trickling_a_byte_at_a_time_is_stopped_at_the_tile_deadline(tmp
     assert no_timer_left()
 
 
+def redirect_with_endless_body(conn: socket.socket, server: Hostile) -> None:
+    """The first request: a redirect to another path whose own body never ends (urllib reads a
+    redirect's body whole); the second: the tile."""
+    if server.requests == 1:
+        conn.sendall(b"HTTP/1.1 302 Found\r\nLocation: /moved/1/0/0.png\r\nConnection: close\r\n\r\n")
+        while not server.stop.is_set():
+            conn.sendall(ZEROS)
+            server.sent += len(ZEROS)
+    else:
+        body = good_png()
+        conn.sendall(b"HTTP/1.1 200 OK\r\nContent-Type: image/png\r\nContent-Length: %d\r\n"
+                     b"Connection: close\r\n\r\n%s" % (len(body), body))
+
+
+def test_a_redirect_with_an_endless_body_is_followed_without_reading_it(tmp_path):
+    server = Hostile(redirect_with_endless_body)
+    tracemalloc.start()
+    try:
+        result = fetch(server.url, BOX, (1, 1), tmp_path / "site.mbtiles", rate_per_s=1000, tile_deadline_s=20)
+        _, peak = tracemalloc.get_traced_memory()
+    finally:
+        tracemalloc.stop()
+        server.close()
+    assert (result.fetched, server.requests) == (1, 2)
+    assert peak < 3 * MAX_TILE_BYTES, peak
+    with sqlite3.connect(result.path) as conn:
+        assert [bytes(d) for (d,) in conn.execute("SELECT tile_data FROM tiles")] == [good_png()]
+
+
+def test_a_redirect_to_anything_but_a_web_address_is_refused(tmp_path):
+    def to_ftp(conn: socket.socket, server: Hostile) -> None:
+        conn.sendall(b"HTTP/1.1 301 Moved\r\nLocation: ftp://127.0.0.1/t.png\r\nContent-Length: 0\r\n\r\n")
+
+    server = Hostile(to_ftp)
+    try:
+        exc, _, _ = run_bounded(server.url, tmp_path)
+    finally:
+        server.close()
+    assert "HTTP 301" in str(exc) and "a redirect to ftp://127.0.0.1/t.png, not a web address" in str(exc)
+
+
 # ------------------------------------------------------------------ damaged tiles (item 7)
 def noise(fmt: str) -> bytes:
     rng = random.Random(7)
