@@ -370,8 +370,8 @@ def _get(url: str, timeout_s: float, retries: int, pause: Callable[[float], None
                     raise FetchFailed(f"{shown}: {why}") from None
             wait = min(2.0 ** attempt, 30.0)
             if time.monotonic() + wait >= watch.deadline:
-                raise FetchFailed(f"{shown}: {why}; no answer within this tile's {deadline_s:g} s "
-                                  f"after {attempt + 1} tries") from None
+                raise FetchFailed(f"{shown}: {why}; gave up on this tile after {attempt + 1} tries "
+                                  f"(a tile has {deadline_s:g} s)") from None
             pause(wait)
     raise FetchFailed(url)  # pragma: no cover - the loop returns or raises
 
