@@ -8,7 +8,10 @@
 The XYZ tiles covering the box (WGS84 degrees west,south,east,north) at each zoom level
 (``mercantile``) are fetched one by one with a User-Agent naming fieldapp, at most ``--rate``
 requests per second (default 2, at most 10), retrying a busy server (HTTP 429 / 5xx) with a growing pause;
-each answer must be an image (Pillow). More tiles than ``--max-tiles`` (default 5000) is refused
+each answer must be an image that decodes whole (Pillow), of at most 4 MB (:data:`MAX_TILE_BYTES`,
+read a chunk at a time), arriving within 60 s (:data:`TILE_DEADLINE_S`, retries included): a
+server that sends more, sends too slowly or sends a damaged tile stops the fetch with what it did,
+and that tile is not stored. More tiles than ``--max-tiles`` (default 5000) is refused
 before anything is fetched. Tiles are written to ``OUT.part`` (an MBTiles SQLite file, TMS rows as
 the MBTiles 1.3 spec says) as they come; an interrupted fetch (Ctrl-C, lost network) keeps them,
 and the same command again fetches only the tiles still missing. When every tile is there the
@@ -27,12 +30,15 @@ from __future__ import annotations
 
 import argparse
 import hashlib
+import http.client
 import io
 import math
 import os
 import re
+import socket
 import sqlite3
 import sys
+import threading
 import time
 import urllib.error
 import urllib.request
@@ -40,7 +46,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from datetime import date
 from pathlib import Path
-from typing import Protocol
+from typing import IO, Protocol
 from urllib.parse import urlsplit
 
 __all__ = ["fetch", "FetchRefused", "FetchFailed", "tiles_for", "bbox_around", "main", "USER_AGENT"]
@@ -187,28 +193,191 @@ def masked_url(url: str) -> str:
     return parts._replace(netloc=netloc, query=query).geturl()
 
 
-def _get(url: str, timeout_s: float, retries: int, pause: Callable[[float], None]) -> bytes:
-    """One tile's bytes; FetchFailed after ``retries`` busy answers or on any other error."""
-    for attempt in range(retries + 1):
-        req = urllib.request.Request(url, headers={"User-Agent": USER_AGENT})
-        try:
-            with urllib.request.urlopen(req, timeout=timeout_s) as resp:
-                data: bytes = resp.read()
-                return data
-        except urllib.error.HTTPError as exc:
-            if exc.code not in RETRY_STATUS or attempt == retries:
-                raise FetchFailed(f"{masked_url(url)}: the server answered HTTP {exc.code} {exc.reason}") from None
-        except (urllib.error.URLError, OSError) as exc:
-            if attempt == retries:
-                raise FetchFailed(f"{masked_url(url)}: {_why(exc, timeout_s)}") from None
-        pause(min(2.0 ** attempt, 30.0))
+#: The most one tile may be (bytes). A 256 px map tile is 5-100 KB and a 512 px orthophoto JPEG
+#: rarely 1 MB: a server sending more is broken or hostile, and is stopped at this many bytes.
+MAX_TILE_BYTES = 4 * 1024 * 1024
+
+#: The longest one tile may take (s), from its first request to its last byte, retries included.
+#: The read timeout alone does not bound a tile: a server sending a byte a second never trips it.
+TILE_DEADLINE_S = 60.0
+
+#: The largest tile (pixels a side) decoded: map tiles are 256 or 512 px.
+MAX_TILE_PX = 4096
+
+_CHUNK = 64 * 1024
+
+
+class _TileRefused(Exception):
+    """What the server did, in words; the tile is not retried."""
+
+
+class _Expired(Exception):
+    """The tile's deadline passed while reading its body; ``args[0]``: the bytes read by then."""
+
+
+def _size(n: int) -> str:
+    """Bytes in words: ``"1.5 GB"``, ``"4 MB"``, ``"12 KB"``, ``"7 bytes"``."""
+    for unit, scale in (("GB", 1 << 30), ("MB", 1 << 20), ("KB", 1 << 10)):
+        if n >= scale:
+            return f"{n / scale:.3g} {unit}"
+    return f"{n} bytes"
+
+
+class _Watch:
+    """The deadline of one tile: at ``deadline`` (``time.monotonic()``) a timer thread shuts down
+    the sockets the tile's requests opened, which ends a read blocked on a trickling server (the
+    socket's own timeout restarts with every byte). ``expired`` tells the reader why it stopped."""
+
+    def __init__(self, deadline: float) -> None:
+        self.deadline = deadline
+        self.expired = False
+        self._socks: list[socket.socket] = []
+        self._lock = threading.Lock()
+        self._timer = threading.Timer(max(0.0, deadline - time.monotonic()), self._expire)
+        self._timer.daemon = True
+
+    def __enter__(self) -> _Watch:
+        self._timer.start()
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self._timer.cancel()
+        self._timer.join()
+
+    def add(self, sock: socket.socket) -> None:
+        with self._lock:
+            self._socks.append(sock)
+            late = self.expired
+        if late:
+            self._shut(sock)
+
+    def _expire(self) -> None:
+        with self._lock:
+            self.expired = True
+            socks = list(self._socks)
+        for sock in socks:
+            self._shut(sock)
+
+    @staticmethod
+    def _shut(sock: socket.socket) -> None:
+        try:   # the plain socket's shutdown, also under TLS (SSLSocket's would drop its state mid-read)
+            socket.socket.shutdown(sock, socket.SHUT_RDWR)
+        except OSError:
+            pass   # already closed
+
+
+def _watched(watch: _Watch) -> urllib.request.OpenerDirector:
+    """An opener (proxies and redirects as ``urlopen``'s) whose connections ``watch`` can end."""
+
+    class HTTP(http.client.HTTPConnection):
+        def connect(self) -> None:
+            super().connect()
+            watch.add(self.sock)
+
+    class HTTPS(http.client.HTTPSConnection):
+        def connect(self) -> None:
+            super().connect()
+            watch.add(self.sock)
+
+    class HTTPHandler(urllib.request.HTTPHandler):
+        def http_open(self, req: urllib.request.Request) -> http.client.HTTPResponse:
+            return self.do_open(HTTP, req)
+
+    class HTTPSHandler(urllib.request.HTTPSHandler):
+        def https_open(self, req: urllib.request.Request) -> http.client.HTTPResponse:
+            return self.do_open(HTTPS, req)
+
+    return urllib.request.build_opener(HTTPHandler, HTTPSHandler, _Redirect)
+
+
+class _Redirect(urllib.request.HTTPRedirectHandler):
+    """urllib's redirects, but the redirect's own body is closed unread (urllib reads it whole,
+    and a hostile server can make it endless) and only to an http(s) address."""
+
+    def redirect_request(self, req: urllib.request.Request, fp: IO[bytes], code: int, msg: str,
+                         headers: http.client.HTTPMessage, newurl: str) -> urllib.request.Request | None:
+        if urlsplit(newurl).scheme not in ("http", "https"):
+            raise urllib.error.HTTPError(newurl, code, f"{msg} (a redirect to {masked_url(newurl)}, not a "
+                                         "web address)", headers, io.BytesIO())
+        return super().redirect_request(req, fp, code, msg, headers, newurl)
+
+    def http_error_302(self, req: urllib.request.Request, fp: IO[bytes], code: int, msg: str,
+                       headers: http.client.HTTPMessage) -> http.client.HTTPResponse | None:
+        fp.close()
+        new: http.client.HTTPResponse | None = super().http_error_302(req, io.BytesIO(), code, msg, headers)
+        return new
+
+    http_error_301 = http_error_303 = http_error_307 = http_error_308 = http_error_302
+
+
+def _read_tile(resp: http.client.HTTPResponse, watch: _Watch, limit: int) -> bytes:
+    """The body of ``resp``, at most ``limit`` bytes, read a chunk at a time (never whole)."""
+    announced = resp.headers.get("Content-Length", "").strip()
+    if announced.isdigit() and int(announced) > limit:
+        raise _TileRefused(f"the server announced a tile of {_size(int(announced))}, above the "
+                           f"{_size(limit)} a tile may be: that is not a map tile (a wrong URL, or a "
+                           "broken server); nothing of it was read")
+    data = bytearray()
+    while chunk := resp.read1(_CHUNK):
+        data += chunk
+        if len(data) > limit:
+            raise _TileRefused(f"the server went on sending past {_size(limit)} for one tile (a map "
+                               "tile is well under 1 MB): stopped reading it; that is not a map tile "
+                               "(a wrong URL, or a broken server)")
+        if watch.expired:
+            break
+    if watch.expired:
+        raise _Expired(len(data))
+    if announced.isdigit() and len(data) < int(announced):
+        raise ConnectionError(f"the server closed the connection after {_size(len(data))} of the "
+                              f"{_size(int(announced))} it announced for this tile")
+    return bytes(data)
+
+
+def _get(url: str, timeout_s: float, retries: int, pause: Callable[[float], None],
+         deadline_s: float = TILE_DEADLINE_S, limit: int = MAX_TILE_BYTES) -> bytes:
+    """One tile's bytes, at most ``limit`` bytes within ``deadline_s`` seconds (retries
+    included; each socket read waits at most ``timeout_s``). Raises FetchFailed saying what the
+    server did: after ``retries`` busy answers, past the deadline, above the limit, or any
+    other error."""
+    shown = masked_url(url)
+    with _Watch(time.monotonic() + deadline_s) as watch:
+        opener = _watched(watch)
+        for attempt in range(retries + 1):
+            req = urllib.request.Request(url, headers={"User-Agent": USER_AGENT})
+            left = watch.deadline - time.monotonic()
+            try:
+                with opener.open(req, timeout=max(0.001, min(timeout_s, left))) as resp:
+                    return _read_tile(resp, watch, limit)
+            except _TileRefused as exc:
+                raise FetchFailed(f"{shown}: {exc}") from None
+            except _Expired as exc:
+                raise FetchFailed(f"{shown}: the server sent {_size(exc.args[0])} of this tile in "
+                                  f"{deadline_s:g} s: it is stalling or far too slow (a tile takes a "
+                                  "second or two); try again later, or another server") from None
+            except urllib.error.HTTPError as exc:
+                exc.close()                 # its body unread: an error page is not needed
+                if exc.code not in RETRY_STATUS or attempt == retries:
+                    raise FetchFailed(f"{shown}: the server answered HTTP {exc.code} {exc.reason}") from None
+                why = f"the server answered HTTP {exc.code} {exc.reason}"
+            except (urllib.error.URLError, OSError, http.client.HTTPException) as exc:
+                if watch.expired:
+                    raise FetchFailed(f"{shown}: the server did not answer for this tile within "
+                                      f"{deadline_s:g} s: it is stalling or far too slow (a tile takes "
+                                      "a second or two); try again later, or another server") from None
+                why = _why(exc, timeout_s)
+                if attempt == retries:
+                    raise FetchFailed(f"{shown}: {why}") from None
+            wait = min(2.0 ** attempt, 30.0)
+            if time.monotonic() + wait >= watch.deadline:
+                raise FetchFailed(f"{shown}: {why}; gave up on this tile after {attempt + 1} tries "
+                                  f"(a tile has {deadline_s:g} s)") from None
+            pause(wait)
     raise FetchFailed(url)  # pragma: no cover - the loop returns or raises
 
 
-def _why(exc: OSError, timeout_s: float) -> str:
+def _why(exc: OSError | http.client.HTTPException, timeout_s: float) -> str:
     """A failed request in words: the cause the user can act on, not every failure as "no network"."""
-    import socket
-
     reason = getattr(exc, "reason", exc)
     if isinstance(reason, socket.gaierror):
         return f"the host name cannot be looked up ({reason.strerror or reason}): no network, or a mistyped URL?"
@@ -220,26 +389,42 @@ def _why(exc: OSError, timeout_s: float) -> str:
 
 
 def _image_format(data: bytes, url: str) -> str:
+    """The format (``"png"``, ``"jpg"`` ...) of the tile ``data``, decoded whole (Pillow) so a
+    truncated or damaged image is never stored. Raises FetchFailed saying what is wrong."""
     from PIL import Image, UnidentifiedImageError
 
+    shown = masked_url(url)
     try:
         with Image.open(io.BytesIO(data)) as im:
             fmt = (im.format or "").lower()
-            im.verify()
-    except (UnidentifiedImageError, OSError, SyntaxError) as exc:
-        raise FetchFailed(f"{masked_url(url)}: the answer is not an image ({exc}); is the URL a tile server?") from None
+            im.verify()                 # the PNG checksums
+    except (UnidentifiedImageError, OSError, SyntaxError, ValueError, Image.DecompressionBombError) as exc:
+        raise FetchFailed(f"{shown}: the answer is not an image ({exc}); is the URL a tile server?") from None
+    try:
+        with Image.open(io.BytesIO(data)) as im:
+            if max(im.size) > MAX_TILE_PX:
+                raise FetchFailed(f"{shown}: the tile is {im.size[0]} x {im.size[1]} px, not a map tile "
+                                  f"(256 or 512 px; at most {MAX_TILE_PX}): not stored")
+            im.load()                   # every pixel: a cut-off or corrupt tile fails here
+    except (OSError, SyntaxError, ValueError, EOFError, Image.DecompressionBombError) as exc:
+        raise FetchFailed(f"{shown}: the tile is a damaged {fmt.upper() or 'image'} that does not decode "
+                          f"({exc}): not stored; the server sent it broken, run the same fetch again "
+                          "to retry it") from None
     return "jpg" if fmt == "jpeg" else fmt
 
 
 def fetch(url: str, bbox: BBox, zooms: tuple[int, int], out: str | os.PathLike[str], *,
           max_tiles: int = 5000, rate_per_s: float = 2.0,
-          retries: int = 3, timeout_s: float = 30.0,
+          retries: int = 3, timeout_s: float = 30.0, tile_deadline_s: float = TILE_DEADLINE_S,
+          max_tile_bytes: int = MAX_TILE_BYTES,
           progress: Callable[[int, int], None] | None = None,
           sleep: Callable[[float], None] = time.sleep,
           cancel: Callable[[], bool] | None = None) -> FetchResult:
     """Fetch the tiles of ``bbox`` at ``zooms`` from ``url`` (``{z}``, ``{x}``, ``{y}``) into the
     MBTiles file ``out``; see the module docstring. ``progress(done, total)`` after each tile;
     ``cancel()`` is asked before each tile (True stops with FetchFailed, ``out.part`` kept).
+    Each tile is at most ``max_tile_bytes`` and must arrive within ``tile_deadline_s`` seconds
+    (retries included); each socket read waits at most ``timeout_s`` seconds.
 
     Raises FetchRefused (nothing fetched) or FetchFailed (``out.part`` kept for a resume).
     """
@@ -293,7 +478,7 @@ def fetch(url: str, bbox: BBox, zooms: tuple[int, int], out: str | os.PathLike[s
                 sleep(wait)
             last = time.monotonic()
             tile_url = fill(url, t)
-            data = _get(tile_url, timeout_s, retries, sleep)
+            data = _get(tile_url, timeout_s, retries, sleep, tile_deadline_s, max_tile_bytes)
             this = _image_format(data, tile_url)      # every tile must be an image
             fmt = fmt or this
             conn.execute("INSERT INTO tiles VALUES (?, ?, ?, ?)", (t.z, t.x, (1 << t.z) - 1 - t.y, data))

@@ -25,12 +25,13 @@ if TYPE_CHECKING:
     from fieldapp.basemap.layers import StrPath
     from fieldapp.geo import SiteFrame
 
-__all__ = ["BasemapError", "BasemapInfo", "Renderer", "open_basemap", "render", "overview_level"]
+__all__ = ["BasemapError", "BasemapInfo", "Renderer", "open_basemap", "render", "overview_level", "crs_refusal"]
 
 
 class BasemapError(ValueError):
     """A basemap that cannot be used: missing, not a raster GDAL reads (corrupt, truncated),
-    without a CRS or georeferencing, or not 8-bit imagery. The message says which, in words."""
+    without a CRS or georeferencing, in a CRS with no tie to the Earth (an engineering grid), or
+    not 8-bit imagery. The message says which, in words."""
 
 
 @dataclass(frozen=True)
@@ -80,6 +81,9 @@ def _describe(path: Path, src: Any) -> BasemapInfo:
     if src.crs is None:
         raise BasemapError(f"basemap {path.name} has no coordinate reference system: it cannot be "
                            "placed under the site (georeference it first, e.g. in QGIS)")
+    why = crs_refusal(src.crs.to_wkt())
+    if why:
+        raise BasemapError(f"basemap {path.name} {why}")
     if src.transform.is_identity:
         raise BasemapError(f"basemap {path.name} has no georeferencing (pixel coordinates only)")
     if src.dtypes[0] != "uint8":
@@ -99,6 +103,36 @@ def _describe(path: Path, src: Any) -> BasemapInfo:
                        bounds=tuple(src.bounds), width=src.width, height=src.height,
                        overviews=tuple(src.overviews(1)), bands=src.count, source=str(source),
                        date=str(date))
+
+
+def crs_refusal(wkt: str) -> str | None:
+    """Why a raster in the CRS ``wkt`` cannot be placed under a site, in words; None when it can
+    (a projected or a latitude/longitude CRS, also as the horizontal part of a compound CRS).
+    An engineering CRS (a local grid, e.g. a drone survey's or a site plan's own coordinates) has
+    no tie to the Earth, so no transformation to the site exists (pyproj tells the kind).
+
+    >>> crs_refusal('LOCAL_CS["site grid",UNIT["metre",1]]')[:38]
+    'is in a local engineering grid ("site '
+    >>> crs_refusal("EPSG:4326") is None and crs_refusal("EPSG:32616") is None
+    True
+    """
+    from pyproj import CRS
+    from pyproj.exceptions import CRSError
+
+    try:
+        crs = CRS.from_user_input(wkt)
+    except CRSError as exc:
+        return f"has a coordinate reference system PROJ does not understand ({exc}); re-save it in the site's CRS"
+    if (crs.is_projected or crs.is_geographic) and not crs.is_geocentric:
+        return None
+    if crs.is_engineering:
+        units = ", ".join(sorted({a.unit_name for a in crs.axis_info})) or "no unit"
+        return (f"is in a local engineering grid (\"{crs.name}\", {units}) with no tie to the Earth: "
+                "it cannot be placed under the site; georeference it to the site's CRS first "
+                "(e.g. with control points in QGIS's Georeferencer)")
+    kind = crs.type_name.removesuffix(" CRS").lower()
+    return (f"is in a {kind} CRS (\"{crs.name}\"), not a map projection or latitude/longitude: "
+            "it cannot be drawn on the map; re-save it in the site's CRS (e.g. in QGIS)")
 
 
 def overview_level(overviews: tuple[int, ...], source_px: float, view_px: float) -> int | None:
