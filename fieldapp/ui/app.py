@@ -98,9 +98,11 @@ def create_window(config: Any, *, start_devices: bool = True) -> Any:
     from fieldapp.ui.bridge import DeviceBridge
     from fieldapp.ui.mainwindow import MainWindow
     from fieldapp.ui.simsupport import scripted_events_wanted
+    from fieldapp.ui.wheelguard import install as install_wheel_guard
     from fieldapp.ui.workflows import install_workflows
 
     collect_garbage_in_gui_thread()
+    install_wheel_guard()       # before any field is polished: the wheel scrolls, not edits
     bridge = DeviceBridge()
     session = DeviceSession(config, bridge, scripted_events=scripted_events_wanted)
     window = MainWindow(config, bridge, session)

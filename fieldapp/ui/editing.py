@@ -83,6 +83,10 @@ class EditForm(QDialog):
                 w.setToolTip(spec.tip)
             self.inputs[spec.name] = w
             form.addRow(f"{spec.label}{' (' + spec.unit + ')' if spec.unit else ''}", w)
+        # what each field showed when the form opened: only a field the user changed is saved
+        # (a number is shown rounded, 10.7087 for a DBH of 10.7086614…: saving what is shown
+        # would change the record, move its modified time and send it at the next sync)
+        self.shown = {name: _shown(w) for name, w in self.inputs.items()}
         if not self.specs:
             lay.addWidget(QLabel("Nothing to correct here: it was averaged from the receiver."
                                  "\nDelete it (Del) and record it again."))
@@ -147,10 +151,14 @@ class EditForm(QDialog):
         return line
 
     def values(self) -> dict[str, Any]:
-        """The form's values (numbers parsed; raises FieldRefused in field words)."""
+        """The fields the user changed since the form opened, {name: value} (numbers parsed;
+        raises FieldRefused in field words); a field left as shown is not in it, so the record
+        keeps its stored value (full precision)."""
         out: dict[str, Any] = {}
         for spec in self.specs:
             w = self.inputs[spec.name]
+            if _shown(w) == self.shown[spec.name]:
+                continue
             if isinstance(w, QCheckBox):
                 out[spec.name] = w.isChecked()
             elif isinstance(w, QComboBox):
@@ -162,8 +170,15 @@ class EditForm(QDialog):
         return out
 
     def save(self) -> None:
+        """Save the fields the user changed as one undoable command and close; with nothing
+        changed nothing is written (the record, its modified time and the undo list stay)."""
         try:
-            E.apply_form(self.editor.recording.visit, self.sel, self.values())
+            changed = self.values()
+            if not changed:
+                self.editor.say(f"Nothing changed in {self._words()}: nothing saved")
+                self.accept()
+                return
+            E.apply_form(self.editor.recording.visit, self.sel, changed)
         except Exception as exc:  # noqa: BLE001 - refused: said in field words, nothing changed
             self.error.setText(f"Not saved: {E.refusal_words(exc)}. The record keeps its previous values.")
             self.error.show()
@@ -209,6 +224,19 @@ class EditForm(QDialog):
         panel.susceptibility.setCurrentIndex(max(panel.susceptibility.findData(had.susceptibility), 0))
         panel.standing_water.setChecked(had.standing_water)
         panel.hydric.setChecked(had.hydric_vegetation)
+
+
+def _shown(w: QWidget) -> Any:
+    """What an edit-form input shows (compared with what it showed when the form opened)."""
+    if isinstance(w, QCheckBox):
+        return w.isChecked()
+    if isinstance(w, QComboBox):
+        return w.currentIndex()
+    if isinstance(w, QPlainTextEdit):
+        return w.toPlainText()
+    if isinstance(w, QLineEdit):
+        return w.text()
+    raise TypeError(f"no edit-form input: {type(w).__name__}")
 
 
 class RecordsView(QWidget):

@@ -267,10 +267,22 @@ class BoundaryPanel(WorkflowPanel):
         except Exception as exc:  # noqa: BLE001 - e.g. too few vertices; the walk stays open
             self.error("Boundary not closed", exc)
             return
+        self._fresh_fields()
         self._update_buttons()
         walker = self._surveyor()
         if walker is not None and walker.mode == "boundary":
             walker.stop()
+
+    def _fresh_fields(self) -> None:
+        """After a close, the next boundary starts as the first did: Label empty (its example
+        shown), the wetland fields unset. A closed "Stand 1" no longer labels the next wetland,
+        nor does one wetland's standing water or type carry into the next one's verdict."""
+        self.label.clear()
+        self.wetland_type.setCurrentIndex(0)            # the empty entry
+        self.wetland_type.setEditText("")
+        self.susceptibility.setCurrentIndex(0)          # from the wetland type
+        self.standing_water.setChecked(False)
+        self.hydric.setChecked(False)
 
     def _update_buttons(self) -> None:
         walk = self.visit.walk if self.visit else None
