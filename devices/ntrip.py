@@ -38,7 +38,8 @@ from typing import Any
 from devices.transport import PortReader, SerialSettings
 
 __all__ = ["Caster", "Mountpoint", "NtripState", "CorrectionStatus", "NtripClient",
-           "fetch_sourcetable", "parse_sourcetable", "corrections_port", "RTCM3_PREAMBLE"]
+           "fetch_sourcetable", "parse_sourcetable", "corrections_port", "caster_text",
+           "RTCM3_PREAMBLE"]
 
 log = logging.getLogger(__name__)
 
@@ -494,6 +495,8 @@ class _Attempt:
         self.owner._on_rtcm(raw, self.t_activity)
 
     def on_sourcetable(self, rows: list[list[str]]) -> None:
+        if self.ended:  # cut short (too long, too slow): what was parsed is not the table
+            return
         self.sourcetable = rows
         self.stop()
 
@@ -565,15 +568,24 @@ class _Attempt:
 
 
 def describe_failure(a: _Attempt, timeout_s: float) -> str:
-    """The end of an attempt in field words (the caster, the mountpoint, what to check)."""
+    """The end of an attempt in field words (the caster, the mountpoint, what to check).
+
+    Whatever the caster itself wrote (its answer line, mountpoint names, the name in its
+    certificate) passes through :func:`caster_text`: printable, at most
+    :data:`CASTER_TEXT_CHARS` characters a piece, never markup.
+    """
     c = a.caster
     where = f"caster {c.where}"
     text = a.failure or ""
+    answer = caster_text(a.head.split(b"\n", 1)[0])
     if a.sourcetable is not None and c.mountpoint:
-        names = [row[0] for row in a.sourcetable if row]
+        names = [caster_text(row[0], 20) for row in a.sourcetable if row]
         listed = ", ".join(names[:8]) + (" ..." if len(names) > 8 else "")
         return (f"mountpoint {c.mountpoint!r} is not on {where} (it sent its source table "
                 f"instead: {listed or 'no mountpoints'})")
+    if text == "answer too long":
+        return (f"{where} sent more than {ANSWER_MAX_BYTES // (1024 * 1024)} MB without "
+                f"starting corrections (not an NTRIP caster?); it answered '{answer}'")
     if text == "garbage" or (a.rtcm_bytes == 0 and a.received_streaming > 0 and "Timeout" in text):
         return (f"{where} sent {a.received} bytes that are not RTCM 3 corrections on "
                 f"{c.mountpoint!r} (wrong mountpoint format, or not an NTRIP caster)")
@@ -584,7 +596,7 @@ def describe_failure(a: _Attempt, timeout_s: float) -> str:
     if "404" in text:
         return f"mountpoint {c.mountpoint!r} is not on {where} (HTTP 404)"
     if text.startswith("Connection failed"):
-        return f"{where} answered {text.removeprefix('Connection failed').strip()}"
+        return f"{where} answered {caster_text(text.removeprefix('Connection failed'))}"
     if a.closed_by_caster:
         got = f" after {a.rtcm_bytes} bytes of corrections" if a.rtcm_bytes else ""
         return f"{where} closed the connection{got}"
@@ -595,10 +607,12 @@ def describe_failure(a: _Attempt, timeout_s: float) -> str:
     if "Timeout" in text or "timed out" in text:
         return f"no corrections from {where} for {timeout_s:g} s"
     if "SSL" in text or "certificate" in text:
-        return f"{where}: the HTTPS connection failed ({text})"
-    if "ValueError" in text or "IndexError" in text:
-        return f"{where} does not answer like an NTRIP caster ({text})"
-    return f"{where}: {text or 'connection ended'}"
+        return f"{where}: the HTTPS connection failed ({caster_text(text, 120)})"
+    if "ValueError" in text or "IndexError" in text or "KeyError" in text:
+        # pygnssutils could not read the answer (its error quotes the caster's bytes)
+        said = f" (it answered '{answer}')" if a.head else ""
+        return f"{where} does not answer like an NTRIP caster{said}"
+    return f"{where}: {caster_text(text) if text else 'connection ended'}"
 
 
 # --------------------------------------------------------------------------- the client
