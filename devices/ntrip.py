@@ -12,7 +12,9 @@ reader (the same serial / Bluetooth / socket link the NMEA comes in on) or of a 
 (VRS networks need it), reconnects with a bounded exponential backoff, and never blocks its
 caller: start, stop and status return at once. Failures are reported in words
 (:class:`CorrectionStatus`): a wrong password, an unknown mountpoint, a caster that closes the
-connection, one that sends bytes that are not RTCM 3.
+connection, one that sends bytes that are not RTCM 3; the caster's own text in them is made
+printable and short (:func:`caster_text`). Ending an attempt shuts its socket and joins
+pygnssutils' reader, so a caster that misbehaves for hours leaves one reader thread at most.
 
 :func:`fetch_sourcetable` lists a caster's mountpoints on a thread, nearest to a position first.
 
