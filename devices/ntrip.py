@@ -12,7 +12,9 @@ reader (the same serial / Bluetooth / socket link the NMEA comes in on) or of a 
 (VRS networks need it), reconnects with a bounded exponential backoff, and never blocks its
 caller: start, stop and status return at once. Failures are reported in words
 (:class:`CorrectionStatus`): a wrong password, an unknown mountpoint, a caster that closes the
-connection, one that sends bytes that are not RTCM 3.
+connection, one that sends bytes that are not RTCM 3; the caster's own text in them is made
+printable and short (:func:`caster_text`). Ending an attempt shuts its socket and joins
+pygnssutils' reader, so a caster that misbehaves for hours leaves one reader thread at most.
 
 :func:`fetch_sourcetable` lists a caster's mountpoints on a thread, nearest to a position first.
 
@@ -27,6 +29,7 @@ import contextlib
 import enum
 import logging
 import queue
+import socket
 import threading
 import time
 import urllib.parse
@@ -37,16 +40,65 @@ from typing import Any
 from devices.transport import PortReader, SerialSettings
 
 __all__ = ["Caster", "Mountpoint", "NtripState", "CorrectionStatus", "NtripClient",
-           "fetch_sourcetable", "parse_sourcetable", "corrections_port", "RTCM3_PREAMBLE"]
+           "fetch_sourcetable", "parse_sourcetable", "corrections_port", "caster_text",
+           "RTCM3_PREAMBLE"]
 
 log = logging.getLogger(__name__)
 
 RTCM3_PREAMBLE = 0xD3
-#: Bytes received from a caster after its answer, with no RTCM 3 frame among them, before it
-#: counts as garbage (above pygnssutils' 4096-byte read, which it parses after receiving).
+#: Bytes received from a caster after its answer with no RTCM 3 frame among them (since the
+#: start, or since the last frame) before it counts as garbage (above pygnssutils' 4096-byte
+#: read, which it parses after receiving; an RTCM 3 frame is at most 1029 bytes).
 GARBAGE_BYTES = 16384
+#: The most a caster may send before its stream starts (its answer, or a source table), bytes:
+#: pygnssutils keeps a source table whole in memory (a big public caster's is under 1 MB).
+ANSWER_MAX_BYTES = 4 * 1024 * 1024
+#: Longest piece of a caster's own text (its answer, a mountpoint name) put in a message, chars.
+CASTER_TEXT_CHARS = 60
+#: Seconds to wait for pygnssutils' reader to end once its socket is shut: between attempts
+#: (beyond its connect timeout, which a shut socket may not cut short on every system) and
+#: when the client is stopped.
+READER_JOIN_S = 5.0
+STOP_JOIN_S = 2.0
 #: The bytes/s figure averages over this window, seconds.
 RATE_WINDOW_S = 5.0
+
+
+# --------------------------------------------------------------------------- caster's own text
+
+
+def caster_text(raw: bytes | str, limit: int = CASTER_TEXT_CHARS) -> str:
+    """A caster's own words (an answer line, a mountpoint name, an error naming its
+    certificate) made safe to show: decoded as UTF-8 (bad bytes as U+FFFD), control and
+    other unprintable characters as ``?``, line breaks and runs of blanks as one space,
+    ``<``/``>`` as ``‹``/``›`` (a Qt label would take them as markup), cut to ``limit``
+    characters with ``…``; ``"nothing readable"`` when nothing is left.
+
+    Examples
+    --------
+    >>> caster_text(b"HTTP/1.1 999 \\x1b[31mred\\r\\n<b>x</b>\\x00")
+    'HTTP/1.1 999 ?[31mred ‹b›x‹/b›?'
+    >>> caster_text("x" * 100, limit=10)
+    'xxxxxxxxx…'
+    >>> caster_text(b"\\r\\n ")
+    'nothing readable'
+    """
+    text = raw.decode("utf-8", errors="replace") if isinstance(raw, (bytes, bytearray)) else str(raw)
+    text = text[:limit * 4]  # enough to fill ``limit`` after blanks fold
+    out = []
+    for ch in text:
+        if ch.isspace():
+            out.append(" ")
+        elif ch == "<":
+            out.append("‹")
+        elif ch == ">":
+            out.append("›")
+        else:
+            out.append(ch if ch.isprintable() else "?")
+    shown = " ".join("".join(out).split())
+    if len(shown) > limit:
+        shown = shown[:limit - 1] + "…"
+    return shown or "nothing readable"
 
 
 # --------------------------------------------------------------------------- caster address
@@ -263,16 +315,22 @@ class CorrectionStatus:
 
 
 class _CountingSocket:
-    """The caster socket as pygnssutils reads it: counts the bytes and ends the attempt when the
+    """The caster socket as pygnssutils reads it: counts the bytes, ends the attempt when the
     caster closes the connection (pygnssutils' reader would otherwise spin on the closed socket
-    until its inactivity timeout)."""
+    until its inactivity timeout), and reads as closed once the attempt is over (pygnssutils'
+    frame search never looks at its stop signal while bytes keep coming: an end of stream is
+    what gets it out)."""
 
     def __init__(self, sock: Any, attempt: _Attempt) -> None:
         self._sock = sock
         self._attempt = attempt
 
     def recv(self, n: int, *args: Any) -> bytes:
+        if self._attempt.ended:
+            return b""
         data: bytes = self._sock.recv(n, *args)
+        if self._attempt.ended:
+            return b""
         self._attempt.on_received(data)
         return data
 
@@ -284,22 +342,49 @@ _CLIENT_CLASS: type | None = None
 
 
 def _client_class() -> type:
-    """pygnssutils' client with the socket counted (:class:`_CountingSocket`) and the end of its
-    thread signalled (made on first use: pygnssutils is imported then)."""
+    """pygnssutils' client with its socket held by the attempt (:meth:`_Attempt.adopt`) and
+    counted (:class:`_CountingSocket`), and the end of its thread signalled (made on first
+    use: pygnssutils is imported then)."""
     global _CLIENT_CLASS
     if _CLIENT_CLASS is None:
-        from pygnssutils import GNSSNTRIPClient
+        import ssl
 
-        class _Client(GNSSNTRIPClient):  # type: ignore[misc]  # pygnssutils ships no types
+        import pygnssutils.gnssntripclient as pgc
+
+        class _Client(pgc.GNSSNTRIPClient):  # type: ignore[misc]  # pygnssutils ships no types
             def __init__(self, attempt: _Attempt, **kw: Any) -> None:
                 self._fieldapp_attempt = attempt
                 super().__init__(app=attempt, **kw)
 
             def _open_connection(self, settings: dict[str, Any]) -> Any:
-                return _CountingSocket(super()._open_connection(settings), self._fieldapp_attempt)
+                # pygnssutils' own steps (IPv4 address, connect with its timeout, TLS against
+                # its CA bundle), with the socket handed to the attempt before the connect, so
+                # that ending the attempt can cut a connect, a TLS handshake or a read short
+                attempt = self._fieldapp_attempt
+                host = settings["server"]
+                address = (socket.gethostbyname(host), int(settings["port"]))
+                sock: Any = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+                try:
+                    attempt.adopt(sock)
+                    sock.settimeout(self._timeout)
+                    sock.connect(address)
+                    if int(settings["https"]):
+                        context = ssl.SSLContext(ssl.PROTOCOL_TLS_CLIENT)
+                        context.load_verify_locations(pgc.findcacerts())
+                        if int(settings.get("selfsign", 0)):
+                            context.load_verify_locations(self._tlscrtpath)
+                            context.check_hostname = False
+                        sock = context.wrap_socket(sock, server_hostname=host)
+                except BaseException:
+                    sock.close()
+                    raise
+                return _CountingSocket(sock, attempt)
 
             def _read_thread(self, *args: Any) -> None:
                 # pygnssutils sets the stop event before it reports why; say when it has said it
+                me = threading.current_thread()
+                me.name = "fieldapp-ntrip-reader"
+                self._fieldapp_attempt.reader = me
                 try:
                     super()._read_thread(*args)
                 finally:
@@ -346,10 +431,16 @@ class _Attempt:
     def __init__(self, owner: Any, caster: Caster) -> None:
         self.owner = owner
         self.caster = caster
-        self.done = threading.Event()
+        self.done = threading.Event()  # pygnssutils' stop event: set by it or by stop()
         self.finished = threading.Event()  # pygnssutils' thread has ended
+        self.ended = False  # stop() was called: what the reader still says is not the reason
+        self.reader: threading.Thread | None = None  # pygnssutils' thread, once it runs
+        self._sock_lock = threading.Lock()
+        self._sock_handle: socket.socket | None = None  # our own descriptor of its socket
         self.received = 0
         self.received_streaming = 0  # after the answer's header
+        self.since_rtcm = 0  # bytes received in the stream since the last RTCM 3 frame
+        self.head = b""  # the start of the caster's answer (for words when it is not NTRIP)
         self.rtcm_bytes = 0
         self.streaming = False
         self.closed_by_caster = False
@@ -370,8 +461,8 @@ class _Attempt:
         if text.startswith("Streaming"):
             self.streaming = True
             self.owner._on_streaming(self)
-        elif text != "Sourcetable retrieved" and self.failure is None:
-            self.failure = text
+        elif text != "Sourcetable retrieved" and self.failure is None and not self.ended:
+            self.failure = text[:1000]
 
     def get_coordinates(self) -> dict[str, object]:
         coordinates: dict[str, object] = self.owner._coordinates()
@@ -384,14 +475,21 @@ class _Attempt:
             if self.streaming:  # pygnssutils would spin on the closed socket until its timeout
                 self.stop()
             return  # before the answer's end pygnssutils concludes itself (HTTP 401...)
+        if len(self.head) < 512:
+            self.head += data[:512 - len(self.head)]
         self.received += len(data)
         if self.streaming:
             self.received_streaming += len(data)
-        if self.rtcm_bytes == 0 and self.received_streaming > GARBAGE_BYTES:
-            self.failure = self.failure or "garbage"
+            self.since_rtcm += len(data)
+            if self.since_rtcm > GARBAGE_BYTES:
+                self.failure = self.failure or "garbage"
+                self.stop()
+        elif self.received > ANSWER_MAX_BYTES:
+            self.failure = self.failure or "answer too long"
             self.stop()
 
     def on_rtcm(self, raw: bytes) -> None:
+        self.since_rtcm = 0
         self.rtcm_bytes += len(raw)
         self.t_activity = time.monotonic()
         if self.t_first_rtcm is None:
@@ -399,13 +497,64 @@ class _Attempt:
         self.owner._on_rtcm(raw, self.t_activity)
 
     def on_sourcetable(self, rows: list[list[str]]) -> None:
+        if self.ended:  # cut short (too long, too slow): what was parsed is not the table
+            return
         self.sourcetable = rows
         self.stop()
 
+    def adopt(self, sock: socket.socket) -> None:
+        """Keep a descriptor of pygnssutils' socket (a duplicate: shutting it down shuts the
+        connection, closing it closes only ours) so that :meth:`stop` can end its reads.
+
+        Raises
+        ------
+        OSError
+            The attempt is already over (pygnssutils then ends its thread).
+        """
+        with self._sock_lock:
+            if self.ended:
+                raise OSError("connection attempt stopped")
+            self._sock_handle = sock.dup()
+
     def stop(self) -> None:
+        """End the attempt: pygnssutils' stop event, and its socket shut down, so that a
+        connect, a TLS handshake or a read it is blocked in returns (its frame search only
+        looks at the stop event when a read comes back empty). Returns at once."""
+        with self._sock_lock:
+            self.ended = True
+            handle = self._sock_handle
         if self.client is not None:
             self.client.stop()
         self.done.set()
+        if handle is not None:
+            with contextlib.suppress(OSError):
+                handle.shutdown(socket.SHUT_RDWR)
+
+    def end(self, join_s: float) -> bool:
+        """:meth:`stop`, then wait up to ``join_s`` seconds for pygnssutils' thread to end and
+        close our descriptor of its socket. True when the thread has ended."""
+        deadline = time.monotonic() + join_s
+        if self.done.is_set() and not self.ended:
+            # pygnssutils ended it itself (it sets its stop event before it says why): its
+            # last words come before its thread ends
+            self.finished.wait(join_s)
+        self.stop()
+        ended = self.finished.wait(max(0.0, deadline - time.monotonic()))
+        reader = self.reader
+        if ended and reader is not None:
+            reader.join(max(0.0, deadline - time.monotonic()))
+            ended = not reader.is_alive()
+        with self._sock_lock:
+            handle, self._sock_handle = self._sock_handle, None
+        if handle is not None:
+            handle.close()
+        return ended
+
+    @property
+    def reader_alive(self) -> bool:
+        """pygnssutils' thread of this attempt is still running."""
+        reader = self.reader
+        return not self.finished.is_set() or (reader is not None and reader.is_alive())
 
     def run(self, gga_interval_s: float | None, timeout_s: float) -> None:
         c = self.caster
@@ -421,15 +570,24 @@ class _Attempt:
 
 
 def describe_failure(a: _Attempt, timeout_s: float) -> str:
-    """The end of an attempt in field words (the caster, the mountpoint, what to check)."""
+    """The end of an attempt in field words (the caster, the mountpoint, what to check).
+
+    Whatever the caster itself wrote (its answer line, mountpoint names, the name in its
+    certificate) passes through :func:`caster_text`: printable, at most
+    :data:`CASTER_TEXT_CHARS` characters a piece, never markup.
+    """
     c = a.caster
     where = f"caster {c.where}"
     text = a.failure or ""
+    answer = caster_text(a.head.split(b"\n", 1)[0])
     if a.sourcetable is not None and c.mountpoint:
-        names = [row[0] for row in a.sourcetable if row]
+        names = [caster_text(row[0], 20) for row in a.sourcetable if row]
         listed = ", ".join(names[:8]) + (" ..." if len(names) > 8 else "")
         return (f"mountpoint {c.mountpoint!r} is not on {where} (it sent its source table "
                 f"instead: {listed or 'no mountpoints'})")
+    if text == "answer too long":
+        return (f"{where} sent more than {ANSWER_MAX_BYTES // (1024 * 1024)} MB without "
+                f"starting corrections (not an NTRIP caster?); it answered '{answer}'")
     if text == "garbage" or (a.rtcm_bytes == 0 and a.received_streaming > 0 and "Timeout" in text):
         return (f"{where} sent {a.received} bytes that are not RTCM 3 corrections on "
                 f"{c.mountpoint!r} (wrong mountpoint format, or not an NTRIP caster)")
@@ -440,7 +598,7 @@ def describe_failure(a: _Attempt, timeout_s: float) -> str:
     if "404" in text:
         return f"mountpoint {c.mountpoint!r} is not on {where} (HTTP 404)"
     if text.startswith("Connection failed"):
-        return f"{where} answered {text.removeprefix('Connection failed').strip()}"
+        return f"{where} answered {caster_text(text.removeprefix('Connection failed'))}"
     if a.closed_by_caster:
         got = f" after {a.rtcm_bytes} bytes of corrections" if a.rtcm_bytes else ""
         return f"{where} closed the connection{got}"
@@ -451,10 +609,12 @@ def describe_failure(a: _Attempt, timeout_s: float) -> str:
     if "Timeout" in text or "timed out" in text:
         return f"no corrections from {where} for {timeout_s:g} s"
     if "SSL" in text or "certificate" in text:
-        return f"{where}: the HTTPS connection failed ({text})"
-    if "ValueError" in text or "IndexError" in text:
-        return f"{where} does not answer like an NTRIP caster ({text})"
-    return f"{where}: {text or 'connection ended'}"
+        return f"{where}: the HTTPS connection failed ({caster_text(text, 120)})"
+    if "ValueError" in text or "IndexError" in text or "KeyError" in text:
+        # pygnssutils could not read the answer (its error quotes the caster's bytes)
+        said = f" (it answered '{answer}')" if a.head else ""
+        return f"{where} does not answer like an NTRIP caster{said}"
+    return f"{where}: {caster_text(text) if text else 'connection ended'}"
 
 
 # --------------------------------------------------------------------------- the client
@@ -515,6 +675,7 @@ class NtripClient:
         self._lock = threading.Lock()
         self._thread: threading.Thread | None = None
         self._attempt: _Attempt | None = None
+        self._last_attempt: _Attempt | None = None
         self._state = NtripState.STOPPED
         self._message = "not started"
         self._bytes = 0
@@ -535,7 +696,10 @@ class NtripClient:
         return self
 
     def stop(self, timeout_s: float = 5.0) -> bool:
-        """Stop and join the thread; True when it ended in time."""
+        """Stop: the attempt's socket is shut and its reader joined (up to :data:`STOP_JOIN_S`
+        s), then the client's thread is joined (up to ``timeout_s`` s). True when the client's
+        thread ended in time and left no reader running (a reader still in a connect that the
+        system does not cut short ends at its own timeout; :attr:`reader_running` says)."""
         self._stop.set()
         with self._lock:
             attempt = self._attempt
@@ -544,7 +708,14 @@ class NtripClient:
         thread = self._thread
         if thread is not None and thread is not threading.current_thread():
             thread.join(timeout_s)
-        return thread is None or not thread.is_alive()
+        return (thread is None or not thread.is_alive()) and not self.reader_running
+
+    @property
+    def reader_running(self) -> bool:
+        """pygnssutils' reader of the current or last attempt is still running."""
+        with self._lock:
+            attempt = self._attempt or self._last_attempt
+        return attempt is not None and attempt.reader_alive
 
     close = stop
 
@@ -628,6 +799,9 @@ class NtripClient:
                         self._report(NtripState.WAITING, "waiting for a fix to send the caster")
                     self._stop.wait(0.5)
                     continue
+                self._wait_for_last_reader()
+                if self._stop.is_set():
+                    break
                 attempt = self._attempt_once()
                 if self._stop.is_set():
                     break
@@ -666,12 +840,27 @@ class NtripClient:
             if time.monotonic() - attempt.t_activity > self.inactivity_s + 2.0:
                 attempt.failure = attempt.failure or "Timeout"
                 break
-        attempt.stop()
-        if not self._stop.is_set():
-            attempt.finished.wait(1.0)  # its last words (a thread blocked in recv ends later)
+        # its socket shut and its thread joined, so that a caster that misbehaves for hours
+        # leaves one reader at most (on stop: briefly, stop() returns at once)
+        if not attempt.end(STOP_JOIN_S if self._stop.is_set() else READER_JOIN_S):
+            log.warning("NTRIP %s: pygnssutils' reader of caster %s did not end within %g s of "
+                        "its socket being shut", self.caster.mountpoint, self.caster.where,
+                        STOP_JOIN_S if self._stop.is_set() else READER_JOIN_S)
         with self._lock:
             self._attempt = None
+            self._last_attempt = attempt
         return attempt
+
+    def _wait_for_last_reader(self) -> None:
+        """Before a new attempt: the last one's reader has ended (it normally has; a reader
+        stuck past :data:`READER_JOIN_S` is waited for, said, never doubled)."""
+        last = self._last_attempt
+        if last is None or not last.reader_alive:
+            return
+        self._report(NtripState.DISCONNECTED, f"waiting for the last connection to caster "
+                                              f"{self.caster.where} to end")
+        while last.reader_alive and not self._stop.wait(0.5):
+            pass
 
 
 # --------------------------------------------------------------------------- helpers
@@ -705,8 +894,9 @@ def fetch_sourcetable(caster: Caster, on_done: Callable[[list[Mountpoint]], None
             attempt.failure = f"{type(exc).__name__}: {exc}"
             ended = True
             attempt.finished.set()
-        attempt.stop()
-        attempt.finished.wait(1.0)
+        if not attempt.end(READER_JOIN_S):
+            log.warning("pygnssutils' reader of caster %s did not end within %g s of its socket "
+                        "being shut", caster.where, READER_JOIN_S)
         if attempt.sourcetable is not None:
             on_done(parse_sourcetable(attempt.sourcetable, near))
         elif not ended:

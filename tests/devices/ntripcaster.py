@@ -154,7 +154,8 @@ class ScriptedCaster:
             except OSError:
                 continue
             self.connections += 1
-            threading.Thread(target=self._handle, args=(conn,), daemon=True).start()
+            threading.Thread(target=self._handle, args=(conn,), name="test-scripted-caster-conn",
+                             daemon=True).start()
 
     def _handle(self, conn: socket.socket) -> None:
         try:
@@ -196,3 +197,31 @@ def garbage(conn: socket.socket, _request: bytes) -> None:
     for _ in range(100):  # 26 kB
         conn.sendall(b"$GPTXT,not rtcm at all, just text from a misconfigured caster*00\r\n" * 4)
         time.sleep(0.02)
+
+
+def endless_text(conn: socket.socket, _request: bytes) -> None:
+    """A caster script: ICY 200 OK, then plain text (no RTCM 3 start byte) for as long as the
+    client reads."""
+    conn.sendall(b"ICY 200 OK\r\n\r\n")
+    text = b"$GPTXT,not rtcm at all, just text from a misconfigured caster*00\r\n" * 16
+    while True:
+        conn.sendall(text)
+
+
+def endless_sourcetable(conn: socket.socket, _request: bytes) -> None:
+    """A caster script: a source table that never ends (STR rows for as long as the client
+    reads)."""
+    conn.sendall(b"SOURCETABLE 200 OK\r\nContent-Type: gnss/sourcetable\r\n\r\n")
+    rows = b"".join(b"STR;M%05d;x;RTCM 3.3;1005(10);2;GPS;NET;USA;43.0;-89.4;0;0;x;none;B;N;0;\r\n" % i
+                    for i in range(100))
+    while True:
+        conn.sendall(rows)
+
+
+def answer(raw: bytes) -> Callable[[socket.socket, bytes], None]:
+    """A caster script: send ``raw`` as the whole answer, close the connection."""
+
+    def script(conn: socket.socket, _request: bytes) -> None:
+        conn.sendall(raw)
+
+    return script
