@@ -17,12 +17,11 @@ exits with status 2.
 from __future__ import annotations
 
 import argparse
-import contextlib
 import math
 import signal
 import sys
 import threading
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 from pathlib import Path
 from types import FrameType
 from typing import TYPE_CHECKING, Any
@@ -168,6 +167,22 @@ def _command(run: ScenarioRun, word: str, rest: str) -> None:
         print(f"{rest} {'unplugged' if word == 'u' else 'replugged'}", flush=True)
 
 
+def _serve_ports(run: ScenarioRun, args: argparse.Namespace) -> None:
+    """Print the ports and serve until ``q``, ``--duration`` or a stop."""
+    for name, config in run.device_configs().items():
+        print(f"{name:12s} {config.url}  (kind {config.kind}, protocol {config.protocol})",
+              flush=True)
+    interactive = sys.stdin is not None and sys.stdin.isatty()
+    if interactive:
+        print("commands: s = shoot, c = caliper tree, u/r NAME = unplug/replug, q = quit",
+              flush=True)
+    done = threading.Event()
+    if interactive:
+        threading.Thread(target=_read_commands, args=(run, done), name="fieldapp-sim-cli",
+                         daemon=True).start()
+    done.wait(args.duration)
+
+
 def _read_commands(run: ScenarioRun, done: threading.Event) -> None:
     """Run typed commands until ``q`` (sets ``done``) or the end of input."""
     for line in sys.stdin:
@@ -197,17 +212,18 @@ def main(argv: list[str] | None = None) -> int:
         print(f"fieldapp-sim: {exc}", file=sys.stderr)
         return 2
     overrides = _overrides(args, data["devices"])
-    # Ctrl-C (or kill, SIGTERM) at any moment, even while the ports are being made: whatever was
-    # started is stopped and its links removed on the way out (start_scenario cleans up after
-    # itself; ``with run`` does after that)
-    with _sigterm_as_ctrl_c():
+    # Ctrl-C (or kill, SIGTERM) at any moment, even while the ports are being made: the stop is
+    # held until the run is inside ``with run`` (_StopSignals), so whatever was started is
+    # stopped and its links removed on the way out
+    with _StopSignals() as stop:
         try:
-            return _serve(args, data, overrides)
+            return _serve(args, data, overrides, stop)
         except KeyboardInterrupt:
             return 0
 
 
-def _serve(args: argparse.Namespace, data: dict[str, Any], overrides: dict[str, Any]) -> int:
+def _serve(args: argparse.Namespace, data: dict[str, Any], overrides: dict[str, Any],
+           stop: _StopSignals | None = None) -> int:
     """Start the scenario, print its ports, and serve until ``q``, ``--duration`` or Ctrl-C."""
     try:
         run = _start(args, data, overrides, str(args.scenario))
@@ -215,37 +231,75 @@ def _serve(args: argparse.Namespace, data: dict[str, Any], overrides: dict[str, 
         print(f"fieldapp-sim: {exc}", file=sys.stderr)
         return 2
     with run:
-        for name, config in run.device_configs().items():
-            print(f"{name:12s} {config.url}  (kind {config.kind}, protocol {config.protocol})",
-                  flush=True)
-        interactive = sys.stdin is not None and sys.stdin.isatty()
-        if interactive:
-            print("commands: s = shoot, c = caliper tree, u/r NAME = unplug/replug, q = quit",
-                  flush=True)
-        done = threading.Event()
-        if interactive:
-            threading.Thread(target=_read_commands, args=(run, done), name="fieldapp-sim-cli",
-                             daemon=True).start()
-        done.wait(args.duration)
+        if stop is None:
+            _serve_ports(run, args)
+        else:
+            try:
+                stop.arm()      # from here a stop raises KeyboardInterrupt; ``with run`` cleans up
+                _serve_ports(run, args)
+            finally:
+                stop.disarm()   # run.stop() is not interrupted: a stop now is only noted
     return 0
 
 
-@contextlib.contextmanager
-def _sigterm_as_ctrl_c() -> Iterator[None]:
-    """While running, ``kill PID`` (SIGTERM) stops the simulators like Ctrl-C does: links and
-    the owner file are removed on the way out (SIGTERM's default would leave them dangling)."""
-    def interrupt(_signum: int, _frame: FrameType | None) -> None:
-        raise KeyboardInterrupt
+class _StopSignals:
+    """Ctrl-C (SIGINT) and ``kill PID`` (SIGTERM; SIGHUP when the terminal closes) stop the CLI
+    the same way, and never half-way through making a port.
 
-    try:
-        previous = signal.signal(signal.SIGTERM, interrupt)
-    except ValueError:  # not the main thread (main() called from a worker): leave SIGTERM alone
-        yield
-        return
-    try:
-        yield
-    finally:
-        signal.signal(signal.SIGTERM, previous)
+    Python's own Ctrl-C, like a handler raising at once, raised KeyboardInterrupt wherever the
+    main thread was: between a pty's link being made and the simulator being entered in the run
+    (or between ``start_scenario`` returning and ``with run``), so nothing stopped that
+    simulator and its link and the folder ``<tmp>/fieldapp-sim-<uid>`` were left behind (a
+    test killing the CLI as soon as the link appeared saw it under load). Here a stop asked for
+    before :meth:`arm` is only noted; :meth:`arm` (first thing inside ``with run``) raises it
+    then, and a stop after that raises once, where ``with run`` stops everything. A second
+    signal during the clean-up is noted, not raised, so the clean-up finishes.
+
+    SIGINT is taken only when it has Python's default handler (a process started in the
+    background of a shell inherits SIGINT ignored and keeps it so). Outside the main thread
+    (``main()`` called from a worker) no handler can be set: signals are left alone.
+    """
+
+    def __init__(self) -> None:
+        self.requested: int | None = None
+        self._armed = False
+        self._previous: dict[int, Any] = {}
+
+    def _handler(self, signum: int, _frame: FrameType | None) -> None:
+        self.requested = signum
+        if self._armed:
+            self._armed = False     # raised once: a second signal lets the clean-up finish
+            raise KeyboardInterrupt
+
+    def arm(self) -> None:
+        """From now on a stop raises KeyboardInterrupt; one asked for already raises now."""
+        if self.requested is not None:
+            raise KeyboardInterrupt
+        self._armed = True
+
+    def disarm(self) -> None:
+        """From now on a stop is only noted (the clean-up runs to its end)."""
+        self._armed = False
+
+    def __enter__(self) -> _StopSignals:
+        hup = getattr(signal, "SIGHUP", None)
+        wanted = [signal.SIGTERM]
+        if signal.getsignal(signal.SIGINT) is signal.default_int_handler:
+            wanted.append(signal.SIGINT)
+        if hup is not None and signal.getsignal(hup) is signal.SIG_DFL:   # not under nohup
+            wanted.append(hup)
+        for signum in wanted:
+            try:
+                self._previous[signum] = signal.signal(signum, self._handler)
+            except ValueError:  # not the main thread: leave the signals alone
+                break
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self._armed = False
+        for signum, previous in self._previous.items():
+            signal.signal(signum, previous)
+        self._previous.clear()
 
 
 if __name__ == "__main__":

@@ -108,6 +108,9 @@ def create_window(config: Any, *, start_devices: bool = True) -> Any:
     window = MainWindow(config, bridge, session)
     bridge.setParent(window)
     install_workflows(window)
+    from fieldapp.ui.keepsafe import install_keepsafe
+
+    install_keepsafe(window)     # regular folds of the -wal, session end, Copy visit to…
     window.startup_done = False
 
     started: list[bool] = []
@@ -298,6 +301,7 @@ def _run(app: Any, config: Any, notice: Any) -> int:
     window = create_window(config)
     notice.parent_window = window
     window.show()
+    window.keepsafe.watch_stop_signals()   # SIGTERM, Ctrl+C ...: the visit closed whole
     result = {"rc": 0}
     if config.quit_after_s is not None:
         def finish() -> None:
@@ -317,7 +321,13 @@ def _run(app: Any, config: Any, notice: Any) -> int:
             window.close()
             app.quit()
         QTimer.singleShot(int(config.quit_after_s * 1000), finish)
-    rc = app.exec()
+    try:
+        rc = app.exec()
+    finally:
+        window.keepsafe.release_stop_signals()
     window.session.stop()
+    stopped = window.keepsafe.exit_status
     dispose(window)
+    if stopped is not None:         # a stop signal: whether the visit was closed whole
+        return int(stopped)
     return result["rc"] if config.quit_after_s is not None else rc
