@@ -14,7 +14,7 @@ import pytest
 import shapely
 from pyogrio.raw import read
 
-from tests.report.test_report_visit import FT, build_sample_visit
+from tests.report.sample_visit import FT, build_sample_visit
 
 REPO = Path(__file__).resolve().parents[1]
 # The sample visit: 3 OHWM points on 1 line, 2 transects with 3 stations each, 4 trees,

@@ -13,7 +13,7 @@ from fieldapp.app.photos import attach_files
 from fieldapp.export import export_visit
 from fieldapp.store import open_visit
 from fieldapp.survey import Layer
-from tests.report.test_report_visit import build_sample_visit
+from tests.report.sample_visit import build_sample_visit
 from tests.survey.test_survey_photos import jpeg
 
 

@@ -14,7 +14,7 @@ from pathlib import Path
 import pytest
 
 from tests.gpkgtools import st_connect
-from tests.report.test_report_visit import FT, K0, build_sample_visit
+from tests.report.sample_visit import FT, K0, build_sample_visit
 
 pypdf = pytest.importorskip("pypdf")
 

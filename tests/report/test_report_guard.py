@@ -19,7 +19,7 @@ import pytest
 
 from tests.gpkgtools import st_connect
 from tests.links import symlink_or_skip
-from tests.report.test_report_visit import build_sample_visit
+from tests.report.sample_visit import build_sample_visit
 
 pypdf = pytest.importorskip("pypdf")
 

@@ -14,7 +14,7 @@ import pytest
 from PIL import Image as PILImage
 
 from fieldapp.report.photos import THUMB_MM, PhotoEntry, thumbnail
-from tests.report.test_report_visit import build_sample_visit
+from tests.report.sample_visit import build_sample_visit
 
 pypdf = pytest.importorskip("pypdf")
 

@@ -26,7 +26,7 @@ from fieldapp.sync.errors import SyncError
 from fieldapp.sync.resolve import resolve_conflict
 from tests.gpkgtools import st_connect, validate_gpkg
 from tests.survey.test_survey_photos import jpeg
-from tests.sync.test_sync import make_office
+from tests.sync.sync_site import make_office
 
 X0, Y0 = 500000.0, 4983000.0  # UTM 16N
 REPO = Path(__file__).resolve().parents[2]

@@ -22,7 +22,7 @@ from fieldapp.sync.files import LOG_TABLE, page_fingerprint, record_changeset_fi
 from fieldapp.sync.laptop import LaptopState
 from fieldapp.sync.officestore import FastForward, LogEntry, utc_now_iso
 from tests.sync import sync_sample as S
-from tests.sync.test_sync import basics_only
+from tests.sync.sync_site import basics_only
 
 TAKEN = "office: the master is this laptop's base copy: its result taken"
 APPLIED = "office: master copied"

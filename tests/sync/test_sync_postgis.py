@@ -20,7 +20,7 @@ from fieldapp.sync.cli import main as cli_main
 from fieldapp.sync.errors import InvalidOfficeData
 from fieldapp.sync.office import LockOwner
 from tests.sync import sync_sample as S
-from tests.sync.test_sync import basics_only
+from tests.sync.sync_site import basics_only
 
 
 @pytest.fixture
@@ -165,7 +165,7 @@ def test_unreachable_server_is_office_not_found(tmp_path):
 def test_real_store_visit_round_trip(pg_url, tmp_path):
     """A visit the app recorded (the report's sample: OHWM, transects, trees, wetland...) syncs
     to PostGIS and checks out again with every layer's rows."""
-    from tests.report.test_report_visit import build_sample_visit
+    from tests.report.sample_visit import build_sample_visit
 
     visit = tmp_path / "v.gpkg"
     build_sample_visit(visit)

@@ -17,7 +17,7 @@ from devices.sim.rtk import RtkTimes  # noqa: E402
 from fieldapp.ui import status as status_mod  # noqa: E402
 from fieldapp.ui import theme  # noqa: E402
 from tests.devices.ntripcaster import MOUNT, LoopbackCaster  # noqa: E402
-from tests.ui.ui_support import WAIT_MS, close_window, make_window, private_dirs  # noqa: E402,F401
+from tests.ui.ui_support import WAIT_MS, close_window, make_window  # noqa: E402
 
 FAST = RtkTimes(float_after_s=0.5, fixed_after_s=1.5, fixed_max_age_s=1.5, float_max_age_s=3.0)
 

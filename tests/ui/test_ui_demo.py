@@ -7,7 +7,7 @@ import math
 
 import pytest
 
-from tests.ui.ui_support import WAIT_MS, close_window, key, make_window, private_dirs  # noqa: F401
+from tests.ui.ui_support import WAIT_MS, close_window, key, make_window
 
 
 def test_demo_scenario_shows_float_and_dropout_in_the_first_minute():

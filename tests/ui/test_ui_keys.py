@@ -12,14 +12,7 @@ from PySide6.QtCore import Qt  # noqa: E402
 from PySide6.QtTest import QTest  # noqa: E402
 from PySide6.QtWidgets import QAbstractSpinBox, QApplication, QLineEdit  # noqa: E402
 
-from tests.ui.ui_support import (  # noqa: E402,F401
-    WAIT_MS,
-    close_window,
-    key,
-    make_window,
-    private_dirs,
-    wait_fix,
-)
+from tests.ui.ui_support import WAIT_MS, close_window, key, make_window, wait_fix  # noqa: E402
 
 PANELS = ("ohwm", "transect", "tally", "boundary", "lines")
 

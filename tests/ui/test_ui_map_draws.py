@@ -14,7 +14,7 @@ from PySide6.QtCore import QCoreApplication
 pytest.importorskip("pytestqt")
 
 from fieldapp.ui.mapview import MapView  # noqa: E402
-from tests.ui.ui_support import WAIT_MS, close_window, make_window, private_dirs, wait_fix  # noqa: E402,F401
+from tests.ui.ui_support import WAIT_MS, close_window, make_window, wait_fix  # noqa: E402
 
 X0, Y0 = 1_500_000.0, 15_000_000.0   # a UTM-sized site position, feet
 

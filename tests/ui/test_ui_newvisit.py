@@ -7,7 +7,7 @@ import pytest
 
 pytest.importorskip("pytestqt")
 
-from tests.ui.ui_support import WAIT_MS, close_window, make_window, private_dirs, themed  # noqa: E402,F401
+from tests.ui.ui_support import WAIT_MS, close_window, make_window  # noqa: E402
 
 
 def test_epsg_offered_is_the_utm_zone_of_the_fix(qtbot, tmp_path):

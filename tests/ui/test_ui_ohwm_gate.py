@@ -11,7 +11,7 @@ import pytest
 pytest.importorskip("pytestqt")
 
 from devices.nmea import Fix, FixMode, FixQuality  # noqa: E402
-from tests.ui.ui_support import WAIT_MS, close_window, key, make_window, private_dirs  # noqa: E402,F401
+from tests.ui.ui_support import WAIT_MS, close_window, key, make_window  # noqa: E402
 
 
 def fix_with(sats: int, hdop: float = 0.9, **kw) -> Fix:

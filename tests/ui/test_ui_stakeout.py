@@ -12,7 +12,7 @@ pytest.importorskip("pytestqt")
 from shapely.geometry import Point  # noqa: E402
 
 from tests.ui.test_ui_workflows import average_point  # noqa: E402
-from tests.ui.ui_support import WAIT_MS, close_window, key, make_window, private_dirs  # noqa: E402,F401
+from tests.ui.ui_support import WAIT_MS, close_window, key, make_window  # noqa: E402
 
 
 def test_stakeout_panel_walks_to_a_recorded_point_and_flags_it(qtbot, private_dirs):

@@ -11,13 +11,7 @@ pytest.importorskip("pytestqt")
 from PySide6.QtCore import Qt  # noqa: E402
 from PySide6.QtTest import QTest  # noqa: E402
 
-from tests.ui.ui_support import (  # noqa: E402,F401
-    WAIT_MS,
-    close_window,
-    key,
-    make_window,
-    private_dirs,
-)
+from tests.ui.ui_support import WAIT_MS, close_window, key, make_window  # noqa: E402
 
 
 def click_tab(tabs, title_start: str) -> None:

@@ -10,7 +10,6 @@ import pytest
 pytest.importorskip("pytestqt")
 
 from devices.nmea.fix import Fix, FixQuality  # noqa: E402
-from tests.ui.ui_support import themed  # noqa: E402,F401
 
 
 def _uncut(label) -> bool:

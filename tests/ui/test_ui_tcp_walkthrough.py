@@ -16,7 +16,7 @@ from tests.ui.test_ui_workflows import (  # noqa: E402
     surveyor_at_transect_origin,
     walk_scenario_boundary,
 )
-from tests.ui.ui_support import WAIT_MS, close_window, key, make_window, private_dirs  # noqa: E402,F401
+from tests.ui.ui_support import WAIT_MS, close_window, key, make_window  # noqa: E402
 
 
 def test_simulate_walkthrough_over_tcp_without_ptys(qtbot, private_dirs, monkeypatch):  # noqa: F811

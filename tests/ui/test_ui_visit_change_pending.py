@@ -9,7 +9,7 @@ import pytest
 pytest.importorskip("pytestqt")
 
 from tests.ui.test_ui_tally_visit_change import rtk_fix  # noqa: E402
-from tests.ui.ui_support import WAIT_MS, close_window, make_window, private_dirs  # noqa: E402,F401
+from tests.ui.ui_support import WAIT_MS, close_window, make_window  # noqa: E402
 
 
 def usable(w) -> None:

@@ -13,14 +13,7 @@ pytest.importorskip("pytestqt")
 from fieldapp.checks import requests as R
 from fieldapp.rules import evaluate  # noqa: E402
 from tests.gpkgtools import st_connect
-from tests.ui.ui_support import (  # noqa: E402,F401
-    WAIT_MS,
-    close_window,
-    key,
-    make_window,
-    private_dirs,
-    wait_fix,
-)
+from tests.ui.ui_support import WAIT_MS, close_window, key, make_window, wait_fix  # noqa: E402
 
 
 def stored_count(path, table: str) -> int:
