@@ -75,7 +75,7 @@ def test_the_sample_has_the_bank_line_and_the_other_targets(controller):
     line = keys["bank_line"]
     assert line.kind == "line" and line.verdict == "bank"
     # the bank line is where the hand-placed bank points are (grid ft, within 1e-6 ft)
-    for (x, y), (ex, ey) in zip(line.geometry.coords, BANK_M):
+    for (x, y), (ex, ey) in zip(line.geometry.coords, BANK_M, strict=True):
         assert x == pytest.approx(ex / FT, abs=1e-6) and y == pytest.approx(ey / FT, abs=1e-6)
     kinds = {k.split(":")[0] for k in keys}
     assert {"bank_line", "bank", "protective_area", "envelope", "wetland", "point"} <= kinds

@@ -63,7 +63,7 @@ def test_only_checks_with_a_request_are_attached_and_they_reproduce(report):
     results = json.loads(att["results-all.json"][0])
     assert len(requests) == len(results) == 6
     assert "woodland.class" not in [r["rule"] for r in requests]
-    for name, req, res in zip(names[:6], requests, results):
+    for name, req, res in zip(names[:6], requests, results, strict=True):
         assert json.loads(att[name][0]) == req
         assert evaluate(req) == res
 

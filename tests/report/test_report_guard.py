@@ -109,7 +109,6 @@ def test_report_refuses_to_write_over_another_visit_even_with_force(qapp, visit,
 
 def test_report_still_overwrites_an_ordinary_file_or_other_geopackage_when_forced(qapp, visit, tmp_path):
     """The guard is narrow: a non-visit SQLite/GeoPackage file is an ordinary file to --force."""
-    import sqlite3
 
     from fieldapp.report import build_report
 

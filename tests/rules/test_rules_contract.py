@@ -83,7 +83,8 @@ def test_every_rule_gives_plain_json(rule):
 
 
 def test_numbers_are_floats_and_counts_ints():
-    r = evaluate({"rule": "nr341.bank", "input": {"priority": False, "segments": [{"horizontal_ft": 80, "slope_pct": 1}]}})
+    r = evaluate({"rule": "nr341.bank",
+                  "input": {"priority": False, "segments": [{"horizontal_ft": 80, "slope_pct": 1}]}})
     assert type(r["bank_ft"]) is float and all(type(x) is float for x in r["segment_horizontal_ft"])
     r = evaluate({"rule": "woodland.mitigation", "input": ONE_PER_RULE["woodland.mitigation"]})
     assert all(type(v) is int for v in r["plantings"].values())
@@ -135,7 +136,8 @@ def test_errors_name_the_key(request_, key):
 
 
 def test_misspelt_key_is_suggested():
-    r = evaluate({"rule": "nr341.bank", "input": {"priority": False, "segments": [{"horizontal_ft": 3, "slope_pc": 4}]}})
+    r = evaluate({"rule": "nr341.bank",
+                  "input": {"priority": False, "segments": [{"horizontal_ft": 3, "slope_pc": 4}]}})
     assert "slope_pc" in r["message"]
 
 

@@ -232,4 +232,5 @@ def test_a_sync_killed_just_after_moving_its_base_copy_finishes_at_the_next(tmp_
     assert new in S.by_uuid(master, "tree") and S.by_uuid(a, "tree") == S.by_uuid(master, "tree")
     with contextlib.closing(S.connect(master)) as conn:
         assert [s for (s,) in conn.execute(f"SELECT seq FROM {LOG_TABLE} ORDER BY seq")] == [1, 2]
-    assert S.rows(base_of(a), LOG_TABLE, "seq, changeset_id", "seq") == S.rows(master, LOG_TABLE, "seq, changeset_id", "seq")
+    log_rows = ("seq, changeset_id", "seq")
+    assert S.rows(base_of(a), LOG_TABLE, *log_rows) == S.rows(master, LOG_TABLE, *log_rows)

@@ -21,8 +21,8 @@ import pytest
 
 pytest.importorskip("pytestqt")
 
-from PySide6.QtCore import QRect, Qt  # noqa: E402
-from PySide6.QtWidgets import (  # noqa: E402
+from PySide6.QtCore import QRect, Qt
+from PySide6.QtWidgets import (
     QAbstractButton,
     QAbstractScrollArea,
     QApplication,
@@ -31,8 +31,8 @@ from PySide6.QtWidgets import (  # noqa: E402
     QWidget,
 )
 
-from tests.report.sample_visit import build_sample_visit  # noqa: E402
-from tests.ui.ui_support import WAIT_MS, close_window, key, make_window, wait_fix  # noqa: E402
+from tests.report.sample_visit import build_sample_visit
+from tests.ui.ui_support import WAIT_MS, close_window, key, make_window, wait_fix
 
 SCALE = float(os.environ.get("QT_SCALE_FACTOR", "1") or 1)
 SIZES = [(1280, 720), (1024, 600)]

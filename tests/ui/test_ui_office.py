@@ -5,7 +5,6 @@ transect T1 over a steep bank, 30 ft @ 4 %, 60 ft @ 18 %, 120 ft @ 5 % -> bank 9
 from __future__ import annotations
 
 import contextlib
-import sqlite3
 import threading
 import unicodedata
 from pathlib import Path
@@ -15,7 +14,7 @@ import pytest
 pytest.importorskip("pytestqt")
 pypdf = pytest.importorskip("pypdf")
 
-from tests.gpkgtools import st_connect
+from tests.gpkgtools import st_connect  # noqa: E402
 from tests.report.sample_visit import build_sample_visit  # noqa: E402
 from tests.ui.ui_support import WAIT_MS, close_window, key, make_window, wait_job_done  # noqa: E402
 

@@ -9,7 +9,7 @@ import pytest
 
 pytest.importorskip("pytestqt")
 
-from devices.nmea.fix import Fix, FixQuality  # noqa: E402
+from devices.nmea.fix import Fix, FixQuality
 
 
 def _uncut(label) -> bool:

@@ -8,7 +8,7 @@ import pytest
 
 pytest.importorskip("pytestqt")
 
-from tests.ui.ui_support import key, wait_job_done  # noqa: E402
+from tests.ui.ui_support import key, wait_job_done
 
 
 def test_sync_button_with_a_postgresql_url(qtbot, sample_window, pg_url, monkeypatch):

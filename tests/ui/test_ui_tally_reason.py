@@ -9,7 +9,7 @@ from devices.readings import CaliperReading
 
 pytest.importorskip("pytestqt")
 
-from tests.ui.ui_support import WAIT_MS, close_window, key, make_window, wait_fix  # noqa: E402
+from tests.ui.ui_support import WAIT_MS, close_window, key, make_window, wait_fix
 
 OFF = "Record tree is off: type the DBH first (it reads 0.0 in)"
 REFUSED = "Record tree [T] refused: type the DBH first (it reads 0.0 in)."
