@@ -106,7 +106,6 @@ def pan_times(app, w, steps: int) -> dict[str, list[float]]:
         w.map.pan(dx, 0.01)
         t1 = time.perf_counter()
         app.processEvents()
-        t2 = time.perf_counter()
         if painted.count == before:      # the pan's paint not handled yet: paint now
             w.map.plot.viewport().repaint()
         t3, c3 = time.perf_counter(), time.thread_time()

@@ -30,8 +30,8 @@ import pynmea2
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from devices.nmea import CYCLE_LEARN_S, GnssReader  # noqa: E402
-from devices.transport import SerialSettings  # noqa: E402
+from devices.nmea import CYCLE_LEARN_S, GnssReader
+from devices.transport import SerialSettings
 
 RATE_HZ = 10
 CONSUME_HZ = 5
@@ -125,7 +125,8 @@ def main(argv=None) -> int:
 
     minute = 60 * CONSUME_HZ
     first, last = lags_s[:minute], lags_s[-minute:]
-    print(f"stream: {RATE_HZ} Hz for {args.minutes:g} simulated minutes ({n_epochs} epochs), consumed at {CONSUME_HZ} Hz"
+    print(f"stream: {RATE_HZ} Hz for {args.minutes:g} simulated minutes ({n_epochs} epochs),"
+          f" consumed at {CONSUME_HZ} Hz"
           f" ({len(lags_epochs)} takes, {none_count} before the first fix)")
     print(f"lag in epochs: max {max(lags_epochs)}, histogram "
           + ", ".join(f"{v}: {lags_epochs.count(v)}" for v in sorted(set(lags_epochs))))

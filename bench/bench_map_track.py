@@ -2,7 +2,8 @@
 of one more fix appended and drawn, at 1/4, 1/2 and the whole of a day.
 
 ``python bench/bench_map_track.py [STEPS] [FIXES] [SIZE]`` (default 120 pan / zoom steps, 150
-fixes per size; SIZE "full day" runs that size alone) builds 8 h of 10 Hz track (288,000 positions) in the site frame (UTM 16N, a crew walking
+fixes per size; SIZE "full day" runs that size alone) builds 8 h of 10 Hz track (288,000 positions)
+in the site frame (UTM 16N, a crew walking
 transects 10 m apart at 1 m/s with 5 cm of GNSS noise), and for each size shows that much of it
 as the visit's stored track in a 1366 x 768 map zoomed to the whole track, then:
 
@@ -29,7 +30,7 @@ os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from bench_basemap_pan import PaintCounter  # noqa: E402
+from bench_basemap_pan import PaintCounter
 
 DAY = 8 * 3600 * 10          # positions in a day at 10 Hz
 

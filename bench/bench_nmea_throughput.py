@@ -36,8 +36,8 @@ import pynmea2
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from devices.nmea import EpochAssembler, GnssReader  # noqa: E402
-from devices.transport import LineFramer, LinkState, SerialSettings  # noqa: E402
+from devices.nmea import EpochAssembler, GnssReader
+from devices.transport import LineFramer, LinkState, SerialSettings
 
 DATA = Path(__file__).resolve().parent.parent.parent / "shared" / "data" / "nmea"
 TARGET = 0.5
@@ -151,7 +151,8 @@ def main(argv=None) -> int:
 
     def row(name: str, rates: list[float], extra: str = "") -> None:
         best, med = max(rates), statistics.median(rates)
-        ratio = "" if rates is ref else f"   ratio best {best / max(ref):.2f}  median {med / statistics.median(ref):.2f}"
+        ratio = ("" if rates is ref else
+                 f"   ratio best {best / max(ref):.2f}  median {med / statistics.median(ref):.2f}")
         print(f"{name:30s}: best {best:8.0f}  median {med:8.0f} sentences/s{ratio}{extra}")
 
     print()
@@ -160,7 +161,7 @@ def main(argv=None) -> int:
     row("GnssReader over a pty", whole, f"  ({whole_fixes} fixes)")
     best_ratio = max(whole) / max(ref)
     median_ratio = statistics.median(whole) / statistics.median(ref)
-    paired = statistics.median(w / r for w, r in zip(whole, ref))
+    paired = statistics.median(w / r for w, r in zip(whole, ref, strict=True))
     print(f"GnssReader / pynmea2, median of the per-round ratios (same load within a round): {paired:.2f}")
     verdict = "MET" if best_ratio >= TARGET else "NOT MET"
     print(f"\ntarget: whole reader / pynmea2 alone >= {TARGET} (best of each): {best_ratio:.2f} -> {verdict}"

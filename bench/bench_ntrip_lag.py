@@ -44,7 +44,7 @@ def main() -> None:
     from fieldapp.ui import app as appmod
     from tests.devices.ntripcaster import LoopbackCaster
 
-    app = QApplication([])
+    _app = QApplication([])  # held for the whole run (Qt needs the application object alive)
     sent: dict = {}
 
     class TimedSim(GnssSim):

@@ -15,9 +15,9 @@ from pathlib import Path
 os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from fieldapp.export import FORMATS, export_visit  # noqa: E402
-from fieldapp.report import build_report  # noqa: E402
-from tests.report.test_report_visit import build_sample_visit  # noqa: E402
+from fieldapp.export import FORMATS, export_visit
+from fieldapp.report import build_report
+from tests.report.test_report_visit import build_sample_visit
 
 TARGET_S = 10.0
 

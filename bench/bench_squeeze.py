@@ -27,7 +27,7 @@ from pathlib import Path
 
 os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
 
-import numpy as np  # noqa: E402
+import numpy as np
 
 SQUEEZES = 15
 X0, Y0 = 500_000.0, 4_983_000.0

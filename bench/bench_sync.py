@@ -45,7 +45,7 @@ def timed(label: str, fn, target_s: float | None = None):
     t0 = time.perf_counter()
     result = fn()
     dt = time.perf_counter() - t0
-    verdict = "" if target_s is None else (" (target <= %.1f s: %s)" % (target_s, "met" if dt <= target_s else "MISSED"))
+    verdict = "" if target_s is None else f" (target <= {target_s:.1f} s: {'met' if dt <= target_s else 'MISSED'})"
     print(f"{label:<62}{dt:8.3f} s{verdict}")
     return result
 
@@ -76,9 +76,11 @@ def bench_sync(root: Path) -> None:
     r = timed(f"(a) first sync, {N} new features", lambda: sync(a, office), 5.0)
     assert r.totals().sent >= N, r.format()
     b = checkout(office, r.site_id, root / "b.gpkg")
-    n_a = timed("setup: laptop A edits 1,000 trees (model)", lambda: edit_trees(a, "a@laptop-a", 10, dbh_in=lambda t: t.dbh_in + 1.0))
+    n_a = timed("setup: laptop A edits 1,000 trees (model)",
+                lambda: edit_trees(a, "a@laptop-a", 10, dbh_in=lambda t: t.dbh_in + 1.0))
     sync(a, office)
-    n_b = timed(f"setup: laptop B edits {N} trees (model)", lambda: edit_trees(b, "b@laptop-b", 1, species_code=lambda t: "ACRU"))
+    n_b = timed(f"setup: laptop B edits {N} trees (model)",
+                lambda: edit_trees(b, "b@laptop-b", 1, species_code=lambda t: "ACRU"))
     assert (n_a, n_b) == (N // 10, N)
     r = timed(f"(b) sync of {N} edited features over {n_a:,} others", lambda: sync(b, office), 5.0)
     tree = {c.layer: c for c in r.layers}["tree"]

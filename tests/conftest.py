@@ -1,4 +1,5 @@
-"""Shared fixtures: headless Qt, the shared data folder."""
+"""Shared fixtures: headless Qt, the shared data folder, private settings and visit folders, a
+PostgreSQL / PostGIS database; the leak guard and the tests' log folder."""
 
 from __future__ import annotations
 
@@ -22,6 +23,37 @@ def shared_dir() -> Path:
     if not SHARED.is_dir():
         pytest.skip(f"shared data folder not found at {SHARED}")
     return SHARED
+
+
+@pytest.fixture
+def private_dirs(tmp_path, monkeypatch):
+    """Settings and visits in the test's own folder (never the user's)."""
+    monkeypatch.setenv("FIELDAPP_CONFIG_DIR", str(tmp_path / "cfg"))
+    monkeypatch.setenv("FIELDAPP_DATA_DIR", str(tmp_path / "data"))
+    return tmp_path
+
+
+# --------------------------------------------------------------------------- PostgreSQL
+# The PostGIS office's tests (tests/sync) and the window's Sync button on it (tests/ui).
+
+
+@pytest.fixture(scope="session")
+def pg_server():
+    """Superuser libpq URL of a PostgreSQL server with PostGIS (see ``tests/sync/pgcluster.py``:
+    ``FIELDAPP_TEST_PG``, else a throwaway cluster; FAILS under CI when neither is possible)."""
+    from tests.sync import pgcluster
+
+    yield from pgcluster.server_url()
+
+
+@pytest.fixture
+def pg_url(pg_server):
+    """A fresh, empty database with PostGIS for one test: its superuser libpq URL."""
+    from tests.sync import pgcluster
+
+    name, url = pgcluster.new_database(pg_server)
+    yield url
+    pgcluster.drop_database(pg_server, name)
 
 
 # --------------------------------------------------------------------------- leak guard
@@ -64,7 +96,9 @@ def _leak_guard():
 
 # --------------------------------------------------------------------------- log folder
 # fieldapp.cli.main writes fieldapp.log (fieldapp.app.logfile): tests, and the programs they
-# start, write theirs in a folder of their own, never in the developer's own log folder.
+# start, write theirs in a folder of their own, never in the developer's own log folder. Under
+# pytest-xdist the workers inherit the folder the controller made and each writes in its own
+# subfolder (gw0, gw1, ...), so a test reading the log's end reads its own worker's lines.
 if not os.environ.get("FIELDAPP_LOG_DIR"):
     import atexit
     import shutil
@@ -72,4 +106,9 @@ if not os.environ.get("FIELDAPP_LOG_DIR"):
 
     _LOG_DIR = tempfile.mkdtemp(prefix="fieldapp-test-log-")
     os.environ["FIELDAPP_LOG_DIR"] = _LOG_DIR
+    os.environ["FIELDAPP_TEST_LOG_DIR"] = _LOG_DIR  # the folder these tests made (not the user's)
     atexit.register(shutil.rmtree, _LOG_DIR, True)
+_WORKER = os.environ.get("PYTEST_XDIST_WORKER", "")
+if _WORKER.isalnum() and os.environ["FIELDAPP_LOG_DIR"] == os.environ.get("FIELDAPP_TEST_LOG_DIR"):
+    os.environ["FIELDAPP_LOG_DIR"] = os.path.join(os.environ["FIELDAPP_LOG_DIR"], _WORKER)
+    os.makedirs(os.environ["FIELDAPP_LOG_DIR"], exist_ok=True)

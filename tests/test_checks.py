@@ -8,7 +8,6 @@ the grid scale factor is 0.9996: a ground length of L ft is ``from_ft(L) * k`` g
 from __future__ import annotations
 
 import math
-from datetime import UTC, datetime, timedelta, timezone
 
 import pytest
 from shapely.geometry import LineString, box
@@ -17,35 +16,12 @@ from fieldapp import checks
 from fieldapp.checks import Checks, requests_for_model
 from fieldapp.rules import evaluate
 from fieldapp.survey.features import Layer
-from fieldapp.survey.visit import Visit
-
-X0, Y0 = 500_000.0, 4_983_000.0
-
-
-def clock():
-    t = [datetime(2024, 6, 3, 14, 0, tzinfo=UTC)]
-
-    def now():
-        t[0] += timedelta(seconds=1)
-        return t[0]
-    return now
+from tests.checks_sample import X0, Y0, g, new_visit, square, two_crown_stand
 
 
 @pytest.fixture
 def visit():
-    return Visit.new("Mill Creek lot", crs="EPSG:32616", who="tester@laptop", clock=clock())
-
-
-def g(visit, ft):
-    """Grid metres for ``ft`` ground feet at the site (scale factor k at X0, Y0)."""
-    frame = visit.frame
-    return frame.from_ft(ft) * frame.scale_factor(X0, Y0)
-
-
-def square(visit, x_ft, y_ft, w_ft, h_ft):
-    """A box ``w_ft`` x ``h_ft`` (ground ft) with its south-west corner at (x_ft, y_ft)."""
-    return box(X0 + g(visit, x_ft), Y0 + g(visit, y_ft),
-               X0 + g(visit, x_ft + w_ft), Y0 + g(visit, y_ft + h_ft))
+    return new_visit()
 
 
 def only(reqs, prefix):
@@ -115,16 +91,6 @@ def test_transect_gives_a_bank_request_with_the_rule_s_bank(visit):
     # the contract's example: 30 ft at 4 %, 60 ft at 18 % (from 30, inside 75 ft), 120 ft at 5 %
     # (more than 50 ft below 12 %) -> the bank ends at 90 ft
     assert res["status"] == "determined" and res["bank_ft"] == pytest.approx(90.0)
-
-
-def two_crown_stand(visit):
-    """A 100 x 100 ft stand with two 12 in deciduous trees 20 ft apart, crown radius 30 ft."""
-    stand = visit.add_area("woodland_stand", square(visit, 0, 0, 100, 100), label="Stand 1")
-    for x_ft in (40.0, 60.0):
-        visit.add_tree(x=X0 + g(visit, x_ft), y=Y0 + g(visit, 50.0), dbh_in=12.0,
-                       leaf_habit="deciduous", crown_radius_ft=30.0)
-    # every tree of the stand is recorded: its verdicts are no longer provisional
-    return visit.update_feature(Layer.AREA, stand.uuid, tally_complete=True)
 
 
 # Two circles r = 30 ft, centres d = 20 ft apart: lens = 2 r^2 acos(d / 2r) - (d / 2) sqrt(4 r^2 - d^2)

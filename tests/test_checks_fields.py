@@ -6,7 +6,7 @@ Site in UTM 16N at the central meridian (scale factor 0.9996), as in test_checks
 
 from __future__ import annotations
 
-from datetime import UTC, datetime, timedelta, timezone
+from datetime import UTC, datetime, timedelta
 
 import pytest
 from shapely.geometry import LineString

@@ -23,7 +23,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.report.test_report_visit import build_sample_visit
+from tests.report.sample_visit import build_sample_visit
 
 REPO = Path(__file__).resolve().parents[1]
 SITE = "Łąka – Wisła"

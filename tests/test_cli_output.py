@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.report.test_report_visit import build_sample_visit
+from tests.report.sample_visit import build_sample_visit
 
 
 @pytest.fixture(scope="module")

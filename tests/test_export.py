@@ -14,7 +14,7 @@ import pytest
 import shapely
 from pyogrio.raw import read
 
-from tests.report.test_report_visit import FT, build_sample_visit
+from tests.report.sample_visit import FT, build_sample_visit
 
 REPO = Path(__file__).resolve().parents[1]
 # The sample visit: 3 OHWM points on 1 line, 2 transects with 3 stations each, 4 trees,
@@ -45,7 +45,7 @@ def _tree_xy(path, layer=None):
     meta, _, geoms, fields = read(str(path), layer=layer)
     uuids = fields[list(meta["fields"]).index("uuid")]
     pts = shapely.from_wkb(geoms)
-    return meta, sorted(zip(uuids, shapely.get_x(pts), shapely.get_y(pts)))
+    return meta, sorted(zip(uuids, shapely.get_x(pts), shapely.get_y(pts), strict=True))
 
 
 @pytest.mark.parametrize("fmt", ["geojson", "csv", "shp"])
@@ -64,7 +64,7 @@ def test_folder_formats_reopen_with_gdal(sample, fmt):
         assert info["crs"] == wanted_crs, name
     meta, trees = _tree_xy(out / f"tree.{ext}")
     frame = sample["frame"]
-    for (u, x, y), (u2, sx, sy) in zip(trees, sample["trees"]):
+    for (u, x, y), (u2, sx, sy) in zip(trees, sample["trees"], strict=True):
         assert u == u2
         if fmt == "shp":  # site CRS, metres: the same numbers the model holds
             assert (x, y) == pytest.approx((sx, sy), abs=1e-6)
@@ -105,7 +105,7 @@ def test_dxf_in_site_coordinates(sample):
     pts = sorted((e.get_xdata("FIELDAPP")[0].value.removeprefix("uuid="), e.dxf.location.x, e.dxf.location.y)
                  for e in msp.query('POINT[layer=="tree"]'))
     assert [p[0] for p in pts] == [t[0] for t in sample["trees"]]
-    for (_, x, y), (_, sx, sy) in zip(pts, sample["trees"]):
+    for (_, x, y), (_, sx, sy) in zip(pts, sample["trees"], strict=True):
         assert (x, y) == pytest.approx((sx, sy), abs=1e-6)
     # the wetland: a closed 260 ft x 520 ft rectangle = 79.248 m x 158.496 m
     (wet,) = msp.query('LWPOLYLINE[layer=="wetland"]')

@@ -12,8 +12,8 @@ from pathlib import Path
 import pytest
 
 from tests.links import symlink_or_skip
+from tests.report.sample_visit import build_sample_visit
 from tests.report.test_report_guard import ReadOnly, one_line, sha256
-from tests.report.test_report_visit import build_sample_visit
 from tests.test_export import EXPECTED
 
 

@@ -20,7 +20,7 @@ import pytest
 
 from fieldapp.export import ExportRefused, ExportWriteFailed, export_visit
 from fieldapp.report import guard
-from tests.report.test_report_visit import build_sample_visit
+from tests.report.sample_visit import build_sample_visit
 
 
 @pytest.fixture(scope="module")

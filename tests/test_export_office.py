@@ -7,7 +7,6 @@ from __future__ import annotations
 import contextlib
 import csv
 import json
-import math
 import os
 import subprocess
 import sys
@@ -46,7 +45,7 @@ def visit_path(tmp_path_factory):
 
 def _ring_area(ring):
     """Shoelace area in lon/lat degrees²: positive for counter-clockwise (RFC 7946 §3.1.6)."""
-    return sum(x0 * y1 - x1 * y0 for (x0, y0), (x1, y1) in zip(ring, ring[1:])) / 2.0
+    return sum(x0 * y1 - x1 * y0 for (x0, y0), (x1, y1) in zip(ring, ring[1:], strict=False)) / 2.0
 
 
 def _decimals(v: float, text: str) -> int:

@@ -13,8 +13,8 @@ from fieldapp.app.photos import attach_files
 from fieldapp.export import export_visit
 from fieldapp.store import open_visit
 from fieldapp.survey import Layer
-from tests.report.test_report_visit import build_sample_visit
-from tests.survey.test_survey_photos import jpeg
+from tests.photo_sample import jpeg
+from tests.report.sample_visit import build_sample_visit
 
 
 @pytest.fixture(scope="module")
@@ -50,10 +50,10 @@ def test_folder_formats_write_the_photos_and_a_link_in_each_feature(sample, fmt)
     ext = {"geojson": "geojson", "csv": "csv", "shp": "shp"}[fmt]
     meta, _, _, fields = read(str(out / f"tree.{ext}"), encoding="UTF-8")   # not the code page
     cols = list(meta["fields"])
-    by_uuid = dict(zip(fields[cols.index("uuid")], fields[cols.index("photos")]))
+    by_uuid = dict(zip(fields[cols.index("uuid")], fields[cols.index("photos")], strict=True))
     assert by_uuid[sample["tree"].uuid] == ";".join(_links(sample))
     assert sum(bool(v) for v in by_uuid.values()) == 1     # the other trees have none
-    for p, link in zip(sample["tree_photos"], _links(sample)):
+    for p, link in zip(sample["tree_photos"], _links(sample), strict=True):
         assert (out / link).read_bytes() == p.data         # relative to the data files
     assert len(list((out / "photos").iterdir())) == 4
     meta, _, geoms, fields = read(str(out / f"photo.{ext}"), encoding="UTF-8")

@@ -13,13 +13,13 @@ from fieldapp.export import _track_layer, export_visit
 from fieldapp.report.content import load_visit
 from fieldapp.store import schema as S
 from fieldapp.survey import Layer
-from tests.store.test_store_trackload import _visit_with_track
+from tests.track_sample import visit_with_track
 
 
 @pytest.fixture
 def track_visit(tmp_path):
     path = tmp_path / "v.gpkg"
-    _visit_with_track(path)
+    visit_with_track(path)
     return path
 
 
@@ -42,7 +42,7 @@ def test_geojson_has_every_fix_kml_and_dxf_one_path(track_visit, tmp_path):
     xy = np.column_stack([visit.track_log.columns()["x"], visit.track_log.columns()["y"]])
     export_visit(track_visit, tmp_path / "gj", "geojson")
     meta, _, geoms, fields = read(str(tmp_path / "gj" / "track_point.geojson"))
-    got = dict(zip(meta["fields"], fields))
+    got = dict(zip(meta["fields"], fields, strict=True))
     assert len(geoms) == 12 and list(got["uuid"]) == list(visit.track_log.columns()["uuid"])
     assert got["quality"][4] == 1 and np.isnan(got["quality"][5])   # fid 6: no quality
     lon, lat = (shapely.get_coordinates(shapely.from_wkb(geoms)).T)
@@ -51,7 +51,7 @@ def test_geojson_has_every_fix_kml_and_dxf_one_path(track_visit, tmp_path):
     meta, _, geoms, fields = read(str(tmp_path / "v.kml"), layer="track_point")
     (path,) = shapely.from_wkb(geoms)
     assert path.geom_type == "LineString" and len(path.coords) == 12
-    assert int(dict(zip(meta["fields"], fields))["fixes"][0]) == 12
+    assert int(dict(zip(meta["fields"], fields, strict=True))["fixes"][0]) == 12
     r = export_visit(track_visit, tmp_path / "v.dxf", "dxf")
     assert r.layers["track_point"] == 12
     (line,) = ezdxf.readfile(tmp_path / "v.dxf").modelspace().query('LWPOLYLINE[layer=="track_point"]')

@@ -123,7 +123,7 @@ def test_100m_square_at_45n_within_005pct_of_geodesic(lon0):
     lon, lat = _square_lonlat(45.0, lon0, 100.0)
     frame = SiteFrame("EPSG:32610")
     x, y = frame.to_local(lon, lat)
-    square = Polygon(zip(x, y))
+    square = Polygon(zip(x, y, strict=True))
     geodesic_m2 = geodesic_area_m2(lon, lat)
     assert abs(geodesic_m2 - 10_000) < 5  # the walked figure is ~1 ha
     area_m2 = frame.area_sqft(square) * 0.3048**2
@@ -141,7 +141,7 @@ def test_walked_polygon_area_agrees_with_geod_in_state_plane_us_feet():
     assert frame.foot is Foot.US_SURVEY
     assert frame.unit_m == pytest.approx(FOOT_US_SURVEY_M, rel=1e-15)
     x, y = frame.to_local(lon, lat)
-    poly = Polygon(zip(x, y)).buffer(0)
+    poly = Polygon(zip(x, y, strict=True)).buffer(0)
     ll = frame.to_lonlat(*np.array(poly.exterior.coords).T)
     geodesic_ussqft = geodesic_area_m2(*ll) / FOOT_US_SURVEY_M**2
     assert frame.area_sqft(poly) == pytest.approx(geodesic_ussqft, rel=0.001)
@@ -168,11 +168,11 @@ def test_web_mercator_is_never_a_site_crs():
     from pyproj import Transformer
 
     x, y = Transformer.from_crs(4326, 3857, always_xy=True).transform(lon, lat)
-    assert Polygon(zip(x, y)).area / geodesic_area_m2(lon, lat) == pytest.approx(2.0, rel=0.01)
+    assert Polygon(zip(x, y, strict=True)).area / geodesic_area_m2(lon, lat) == pytest.approx(2.0, rel=0.01)
     # what we report for the same square (UTM) is the true one
     frame = SiteFrame.for_position(45.0, -123.0)
     ux, uy = frame.to_local(lon, lat)
-    assert frame.area_sqft(Polygon(zip(ux, uy))) * 0.3048**2 == pytest.approx(10_000, rel=0.0005)
+    assert frame.area_sqft(Polygon(zip(ux, uy, strict=True))) * 0.3048**2 == pytest.approx(10_000, rel=0.0005)
 
 
 @pytest.mark.parametrize("crs", [4326, "EPSG:4269", "not a crs"])

@@ -4,7 +4,7 @@ rangefinder's magnetic azimuths, overridable, stored with each shot (issue 15 it
 from __future__ import annotations
 
 from dataclasses import dataclass
-from datetime import UTC, date, datetime, timezone
+from datetime import UTC, date, datetime
 from pathlib import Path
 
 import pytest

@@ -5,7 +5,8 @@ import sys
 
 import pytest
 
-PURE = ["devices", "fieldapp.rules", "fieldapp.cli", "fieldapp.geo", "fieldapp.survey", "fieldapp.store", "fieldapp.sync", "fieldapp.checks", "fieldapp.app"]
+PURE = ["devices", "fieldapp.rules", "fieldapp.cli", "fieldapp.geo", "fieldapp.survey", "fieldapp.store",
+        "fieldapp.sync", "fieldapp.checks", "fieldapp.app"]
 
 
 @pytest.mark.parametrize("module", PURE)

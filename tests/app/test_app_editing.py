@@ -55,7 +55,8 @@ def test_click_picks_the_point_before_the_line_and_the_smallest_area(visit):
     f = m.frame
     p = m.add_ohwm_offset_point((X0, Y0), 0.0, horizontal_ft=0.0)
     line = m.add_line("swale", [(X0 - 10, Y0), (X0 + 10, Y0)])
-    big = m.add_area("wetland", [(X0 - 100, Y0 - 100), (X0 + 100, Y0 - 100), (X0 + 100, Y0 + 100), (X0 - 100, Y0 + 100)])
+    big = m.add_area("wetland", [(X0 - 100, Y0 - 100), (X0 + 100, Y0 - 100), (X0 + 100, Y0 + 100),
+                                 (X0 - 100, Y0 + 100)])
     small = m.add_area("wetland", [(X0 + 40, Y0 + 40), (X0 + 60, Y0 + 40), (X0 + 60, Y0 + 60), (X0 + 40, Y0 + 60)])
     ft = lambda x, y: (float(f.to_ft(x)), float(f.to_ft(y)))  # noqa: E731
     assert E.nearest_record(visit, *ft(X0 + 0.5, Y0), 5.0) == E.Selection(Layer.OHWM_POINT, p.uuid)

@@ -7,7 +7,6 @@ import pytest
 
 from fieldapp.app.overlays import CLASS_COLOURS, TreeCrowns, _crowns_of
 from fieldapp.app.visit import open_visit
-from tests.ui.ui_support import private_dirs  # noqa: F401 - fixture
 
 E0, N0 = 500_000.0, 4_800_000.0   # UTM 16N metres; the map's crowns are in site feet
 

@@ -1,5 +1,5 @@
 """Stake-out in the app: the simulated receiver walks toward the computed bank line of the
-sample visit (tests/report/test_report_visit.py: EPSG:3070, OHWM along y = y0, T1 at x0 - 30 m
+sample visit (tests/report/sample_visit.py: EPSG:3070, OHWM along y = y0, T1 at x0 - 30 m
 with bank 90 ft, T2 at x0 + 30 m with bank at least 90 ft, both due north).
 
 The reference distance is worked out apart from the app: the bank points placed by hand
@@ -23,7 +23,7 @@ from fieldapp.app.stakeout import StakeOut, targets
 from fieldapp.app.visit import open_visit
 from fieldapp.geo import SiteFrame
 from fieldapp.survey.features import Layer
-from tests.report.test_report_visit import LAT0, LON0, build_sample_visit
+from tests.report.sample_visit import LAT0, LON0, build_sample_visit
 
 FT = 0.3048
 TO_3070 = Transformer.from_crs(4326, 3070, always_xy=True)
@@ -75,7 +75,7 @@ def test_the_sample_has_the_bank_line_and_the_other_targets(controller):
     line = keys["bank_line"]
     assert line.kind == "line" and line.verdict == "bank"
     # the bank line is where the hand-placed bank points are (grid ft, within 1e-6 ft)
-    for (x, y), (ex, ey) in zip(line.geometry.coords, BANK_M):
+    for (x, y), (ex, ey) in zip(line.geometry.coords, BANK_M, strict=True):
         assert x == pytest.approx(ex / FT, abs=1e-6) and y == pytest.approx(ey / FT, abs=1e-6)
     kinds = {k.split(":")[0] for k in keys}
     assert {"bank_line", "bank", "protective_area", "envelope", "wetland", "point"} <= kinds

@@ -7,7 +7,7 @@ from __future__ import annotations
 from fieldapp.app.visit import VisitController
 from fieldapp.survey.features import Layer
 from fieldapp.survey.visit import Visit
-from tests.test_checks import clock, two_crown_stand
+from tests.checks_sample import clock, two_crown_stand
 
 
 def _controller(tmp_path):

@@ -316,7 +316,7 @@ def test_verbatim_repeats_are_read_and_counted_every_epoch():
     ggas = [sentence(f"GPGGA,12000{n}.00,4807.038,N,01131.000,E,1,08,0.9,545.4,M,46.9,M,,") for n in (1, 2, 3)]
     b = EpochAssembler()
     fixes = []
-    for second, gga in zip((1, 2, 3), ggas):
+    for second, gga in zip((1, 2, 3), ggas, strict=True):
         fixes += b.feed_many([gga, bad_gsa, good_gsa], float(second))
     fixes += b.flush()
     assert [f.time_of_day_utc.second for f in fixes] == [1, 2, 3]

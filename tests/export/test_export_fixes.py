@@ -23,7 +23,7 @@ REPO = Path(__file__).resolve().parents[2]
 
 @pytest.fixture
 def visit(tmp_path):
-    from tests.report.test_report_visit import build_sample_visit
+    from tests.report.sample_visit import build_sample_visit
 
     path = tmp_path / "v.gpkg"
     build_sample_visit(path, conflict=False)
@@ -140,7 +140,7 @@ def dbh_visit(tmp_path):
     from fieldapp.store import open_visit
 
     path = tmp_path / "d.gpkg"
-    from tests.report.test_report_visit import build_sample_visit
+    from tests.report.sample_visit import build_sample_visit
 
     build_sample_visit(path, conflict=False)
     store = open_visit(path)

@@ -11,13 +11,13 @@ import pytest
 import fieldapp.export.workers as workers
 from fieldapp.export import ExportWriteFailed, export_visit
 from fieldapp.export.model import _LayerData
-from tests.store.test_store_trackload import _visit_with_track
+from tests.track_sample import visit_with_track
 
 
 @pytest.fixture
 def track_visit(tmp_path):
     path = tmp_path / "v.gpkg"
-    _visit_with_track(path)
+    visit_with_track(path)
     return path
 
 
@@ -79,7 +79,6 @@ def test_groups_share_the_formats():
 
 @pytest.mark.parametrize("used", [True, False])
 def test_workers_started_ahead_are_used_or_ended(track_visit, tmp_path, monkeypatch, used):
-    import subprocess
 
     started = []
     real = workers._start

@@ -14,7 +14,7 @@ from pathlib import Path
 import pytest
 
 from tests.gpkgtools import st_connect
-from tests.report.test_report_visit import FT, K0, build_sample_visit
+from tests.report.sample_visit import K0, build_sample_visit
 
 pypdf = pytest.importorskip("pypdf")
 
@@ -100,7 +100,7 @@ def test_attached_requests_reproduce_the_verdicts(report, tmp_path):
     requests = json.loads(attachments["requests-all.json"][0])
     singles = [n for n in names if n.startswith("request-")]
     assert len(singles) == len(results) == len(requests) == 7
-    for name, req, res in zip(singles, requests, results):
+    for name, req, res in zip(singles, requests, results, strict=True):
         one = json.loads(attachments[name][0])
         assert one == req
         assert evaluate(one) == res
@@ -121,7 +121,6 @@ def test_progress_is_reported_to_the_end(report):
 
 def test_every_page_renders(report):
     """Rasterise every page with PDFium (pypdfium2) and check each has drawn content."""
-    import numpy as np
     import pypdfium2 as pdfium
 
     pdf = pdfium.PdfDocument(str(report["out"]))
@@ -182,7 +181,6 @@ def test_bad_visit_file_gets_a_clear_message(report, tmp_path, kind):
         bad.write_text("not a geopackage\n")
         expect = "not a GeoPackage"
     elif kind == "sqlite":
-        import sqlite3
 
         with st_connect(bad) as conn:
             conn.execute("CREATE TABLE t (x)")

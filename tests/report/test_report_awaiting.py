@@ -10,7 +10,7 @@ import unicodedata
 
 import pytest
 
-from tests.report.test_report_visit import build_sample_visit
+from tests.report.sample_visit import build_sample_visit
 
 pypdf = pytest.importorskip("pypdf")
 
@@ -23,7 +23,7 @@ def report(tmp_path_factory, qapp):
 
     folder = tmp_path_factory.mktemp("awaiting")
     visit = folder / "mill-creek.gpkg"
-    # the sample visit (test_report_visit) with its 200 ft stand drawn but no tree tallied
+    # the sample visit (sample_visit.py) with its 200 ft stand drawn but no tree tallied
     build_sample_visit(visit, trees=0, conflict=False)
     out = folder / "report.pdf"
     summary = build_report(visit, out, retained_ac=0.5)
@@ -63,7 +63,7 @@ def test_only_checks_with_a_request_are_attached_and_they_reproduce(report):
     results = json.loads(att["results-all.json"][0])
     assert len(requests) == len(results) == 6
     assert "woodland.class" not in [r["rule"] for r in requests]
-    for name, req, res in zip(names[:6], requests, results):
+    for name, req, res in zip(names[:6], requests, results, strict=True):
         assert json.loads(att[name][0]) == req
         assert evaluate(req) == res
 

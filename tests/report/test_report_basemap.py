@@ -12,7 +12,7 @@ pypdf = pytest.importorskip("pypdf")
 from rasterio.transform import from_origin  # noqa: E402
 
 from fieldapp.basemap import layers  # noqa: E402
-from tests.report.test_report_visit import LAT0, LON0, build_sample_visit  # noqa: E402
+from tests.report.sample_visit import LAT0, LON0, build_sample_visit  # noqa: E402
 
 
 def test_report_map_has_the_basemap_and_its_note(tmp_path, qapp):

@@ -19,7 +19,7 @@ import pytest
 
 from tests.gpkgtools import st_connect
 from tests.links import symlink_or_skip
-from tests.report.test_report_visit import build_sample_visit
+from tests.report.sample_visit import build_sample_visit
 
 pypdf = pytest.importorskip("pypdf")
 
@@ -109,7 +109,6 @@ def test_report_refuses_to_write_over_another_visit_even_with_force(qapp, visit,
 
 def test_report_still_overwrites_an_ordinary_file_or_other_geopackage_when_forced(qapp, visit, tmp_path):
     """The guard is narrow: a non-visit SQLite/GeoPackage file is an ordinary file to --force."""
-    import sqlite3
 
     from fieldapp.report import build_report
 

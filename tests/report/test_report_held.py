@@ -12,8 +12,8 @@ from pathlib import Path
 import pytest
 
 from fieldapp.report import ReportRefused, ReportWriteFailed, build_report, guard, main
+from tests.report.sample_visit import build_sample_visit
 from tests.report.test_report_guard import one_line, sha256
-from tests.report.test_report_visit import build_sample_visit
 
 
 @pytest.fixture(scope="module")

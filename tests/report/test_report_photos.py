@@ -14,7 +14,7 @@ import pytest
 from PIL import Image as PILImage
 
 from fieldapp.report.photos import THUMB_MM, PhotoEntry, thumbnail
-from tests.report.test_report_visit import build_sample_visit
+from tests.report.sample_visit import build_sample_visit
 
 pypdf = pytest.importorskip("pypdf")
 
@@ -131,7 +131,7 @@ def test_photos_attached_in_the_app_reach_the_report(tmp_path):
     from fieldapp.report import build_report
     from fieldapp.store import open_visit
     from fieldapp.survey import Layer
-    from tests.survey.test_survey_photos import jpeg as exif_jpeg
+    from tests.photo_sample import jpeg as exif_jpeg
 
     visit = tmp_path / "site.gpkg"
     build_sample_visit(visit, conflict=False)

@@ -10,7 +10,7 @@ import shutil
 
 import pytest
 
-from tests.report.test_report_visit import build_sample_visit
+from tests.report.sample_visit import build_sample_visit
 
 pypdf = pytest.importorskip("pypdf")
 

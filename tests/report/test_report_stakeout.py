@@ -10,7 +10,7 @@ import pytest
 from fieldapp.app.stakeout import StakeOut
 from fieldapp.app.visit import open_visit
 from tests.app.test_app_stakeout import FT, X0, Y0, walk
-from tests.report.test_report_visit import build_sample_visit
+from tests.report.sample_visit import build_sample_visit
 
 pypdf = pytest.importorskip("pypdf")
 

@@ -8,7 +8,7 @@ import unicodedata
 
 import pytest
 
-from tests.report.test_report_visit import build_sample_visit
+from tests.report.sample_visit import build_sample_visit
 
 pypdf = pytest.importorskip("pypdf")
 

@@ -5,12 +5,12 @@ from __future__ import annotations
 import pytest
 
 from fieldapp.report.content import gather, load_visit
-from tests.store.test_store_trackload import _visit_with_track
+from tests.track_sample import visit_with_track
 
 
 def test_track_summary_and_map_line_from_the_columns(tmp_path):
     path = tmp_path / "v.gpkg"
-    _visit_with_track(path)
+    visit_with_track(path)
     visit = load_visit(path)
     content = gather(visit, path, conflicts=[])
     # by hand: 12 fixes; fix 4 autonomous, fid 6 without a quality, the rest RTK fixed, in the

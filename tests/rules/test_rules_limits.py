@@ -119,7 +119,8 @@ def test_limits_are_inclusive_and_results_exact_at_them():
     assert r["key"] == "input.horizontal_area_sqft"
     # The fast path of the bank reader keeps the same limit: a 1e9 ft flat segment is accepted,
     # bank at the 75 ft base; 1.1e9 ft is refused.
-    r = evaluate({"rule": "nr341.bank", "input": {"priority": False, "segments": [{"horizontal_ft": 1e9, "slope_pct": 1}]}})
+    r = evaluate({"rule": "nr341.bank",
+                  "input": {"priority": False, "segments": [{"horizontal_ft": 1e9, "slope_pct": 1}]}})
     assert r["status"] == "determined" and r["bank_ft"] == 75.0 and r["segment_horizontal_ft"] == [1e9]
     with pytest.raises(RuleInputError) as exc:
         bank_from_segments([(1.1e9, 1.0)], priority=False)

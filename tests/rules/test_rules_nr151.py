@@ -26,7 +26,8 @@ def test_contract_example_less_susceptible_wetland():
     (150.0, 15.0),   # inside: 15
 ])
 def test_wetland_width_clamp_limits(average, expected):
-    assert width(Feature("wetland", susceptibility="less", average_width_ft=average)).width_ft == pytest.approx(expected)
+    feature = Feature("wetland", susceptibility="less", average_width_ft=average)
+    assert width(feature).width_ft == pytest.approx(expected)
 
 
 @pytest.mark.parametrize("kind, ft, cite", [

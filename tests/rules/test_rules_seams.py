@@ -78,7 +78,8 @@ def test_polygon_messages_in_both_wordings(points, name, message):
 
 
 def test_ordered_keeps_the_module_order():
-    assert ordered({"grove", "largely-deciduous"}, ("largely-deciduous", "x", "grove")) == ("largely-deciduous", "grove")
+    assert ordered({"grove", "largely-deciduous"}, ("largely-deciduous", "x", "grove")) == (
+        "largely-deciduous", "grove")
 
 
 def test_from_request_reads_under_input_and_is_named_after_the_reader():

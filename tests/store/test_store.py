@@ -4,9 +4,8 @@ from __future__ import annotations
 
 import os
 import shutil
-import sqlite3
 from dataclasses import dataclass
-from datetime import UTC, datetime, timezone
+from datetime import UTC, datetime
 
 import pyogrio
 import pytest
@@ -128,7 +127,8 @@ def test_every_layer_reads_back_through_gdal_with_crs_and_counts(tmp_path, new_v
     assert sorted(fields[tree_cols.index("dbh_in")]) == [8.0, 14.5]
     _, _, _, st_fields = pyogrio.raw.read(path, layer="station")
     st_cols = list(pyogrio.read_info(path, layer="station")["fields"])
-    tr_uuid = pyogrio.raw.read(path, layer="transect")[3][list(pyogrio.read_info(path, layer="transect")["fields"]).index("uuid")][0]
+    uuid_column = list(pyogrio.read_info(path, layer="transect")["fields"]).index("uuid")
+    tr_uuid = pyogrio.raw.read(path, layer="transect")[3][uuid_column][0]
     assert set(st_fields[st_cols.index("transect_uuid")]) == {tr_uuid}
     conn = st_connect(path)
     assert conn.execute("PRAGMA application_id").fetchone()[0] == 0x47504B47
@@ -140,7 +140,11 @@ def test_every_layer_reads_back_through_gdal_with_crs_and_counts(tmp_path, new_v
     cols = {r[1]: r for r in conn.execute("PRAGMA table_info(note)")}
     assert cols["uuid"][2] == "TEXT" and cols["uuid"][3] == 1 and cols["fid"][5] == 1
     assert "AUTOINCREMENT" in conn.execute("SELECT sql FROM sqlite_master WHERE name = 'note'").fetchone()[0]
-    assert conn.execute("SELECT value FROM fieldapp_meta WHERE key = 'schema_version'").fetchone()[0] == "5"  # schema 5: the device_reading table; schema 4: the photo media table; schema 3: site declination source, station magnetic azimuth and declination, correction age and mountpoint of points, vertices, transects; retained area and tally complete of a stand; the stake_point table
+    # schema 5: the device_reading table; schema 4: the photo media table; schema 3: site
+    # declination source, station magnetic azimuth and declination, correction age and mountpoint
+    # of points, vertices, transects; retained area and tally complete of a stand; the stake_point
+    # table
+    assert conn.execute("SELECT value FROM fieldapp_meta WHERE key = 'schema_version'").fetchone()[0] == "5"
     conn.close()
 
 

@@ -15,7 +15,7 @@ from fieldapp.store import create_visit, open_visit
 from fieldapp.survey.features import Layer
 from fieldapp.survey.visit import Visit
 from tests.gpkgtools import st_connect, validate_gpkg
-from tests.report.test_report_visit import build_sample_visit
+from tests.report.sample_visit import build_sample_visit
 
 X0, Y0 = 500000.0, 4983000.0  # UTM 16N
 

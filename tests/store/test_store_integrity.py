@@ -10,7 +10,6 @@ byte for byte as it was (sha256 before and after; no -wal/-shm created).
 from __future__ import annotations
 
 import hashlib
-import sqlite3
 import uuid as uuidlib
 
 import pytest
@@ -19,7 +18,7 @@ from fieldapp.store import InvalidRecords, create_visit, open_visit
 from fieldapp.survey import AreaKind, InvalidValue, Layer, StateError, Visit
 from fieldapp.survey import values as V
 from tests.gpkgtools import st_connect
-from tests.store.test_store import Fix, fill
+from tests.store.test_store import fill
 
 
 def sha(path) -> str:

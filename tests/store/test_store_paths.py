@@ -15,13 +15,6 @@ from pathlib import Path, PureWindowsPath
 
 import pytest
 
-ON_WINDOWS = os.name == "nt"
-#: names that cannot exist on Windows ('?' in a name; a trailing dot is dropped by Windows)
-NOT_A_WINDOWS_NAME = pytest.mark.skipif(ON_WINDOWS, reason="Windows refuses '?' in a file name and"
-                                        " drops a trailing dot: no such file to open there")
-LINUX_MOUNTS = pytest.mark.skipif(ON_WINDOWS, reason="Linux's mount table (/proc/self/mounts);"
-                                  " Windows asks GetDriveTypeW, tested by the drive-type test")
-
 from fieldapp.store import VisitOnNetworkDrive, create_visit, gpkg, inspect, open_visit, paths
 from fieldapp.store.paths import (
     MAX_PATH,
@@ -37,6 +30,13 @@ from fieldapp.store.paths import (
 )
 from fieldapp.survey import Visit
 from fieldapp.sync.files import connect as sync_connect
+
+ON_WINDOWS = os.name == "nt"
+#: names that cannot exist on Windows ('?' in a name; a trailing dot is dropped by Windows)
+NOT_A_WINDOWS_NAME = pytest.mark.skipif(ON_WINDOWS, reason="Windows refuses '?' in a file name and"
+                                        " drops a trailing dot: no such file to open there")
+LINUX_MOUNTS = pytest.mark.skipif(ON_WINDOWS, reason="Linux's mount table (/proc/self/mounts);"
+                                  " Windows asks GetDriveTypeW, tested by the drive-type test")
 
 ODD = "Łąka #1 ?50% a.gpkg"     # every character a URI must encode
 
@@ -131,7 +131,8 @@ def test_path_length_limit_named():
     check_path_length(short, "the office folder", windows=True)
     deep = "C:\\" + "\\".join(["folder" * 8] * 6) + "\\v.gpkg"
     assert len(deep) >= MAX_PATH
-    with pytest.raises(PathTooLong, match="the office folder is too deep for Windows: a path in it would be 3.. characters long, over Windows' limit of 259"):
+    with pytest.raises(PathTooLong, match="the office folder is too deep for Windows: a path in it would be"
+                                          " 3.. characters long, over Windows' limit of 259"):
         check_path_length(deep, "the office folder", windows=True)
     check_path_length("/" + "d" * 400, "the office folder", windows=False)   # Linux has no such limit
 

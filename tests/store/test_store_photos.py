@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import hashlib
 import io
-from datetime import UTC, datetime, timezone
+from datetime import UTC, datetime
 
 import pyogrio
 import pytest
@@ -18,7 +18,7 @@ from fieldapp.store import create_visit, open_visit
 from fieldapp.store.photos import photo_entries
 from fieldapp.survey import Layer, Visit
 from tests.gpkgtools import st_connect, validate_gpkg
-from tests.survey.test_survey_photos import jpeg
+from tests.photo_sample import jpeg
 
 X0, Y0 = 500000.0, 4983000.0
 

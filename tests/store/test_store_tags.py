@@ -29,7 +29,7 @@ def test_tags_count_up_from_one():
 
 def test_deleting_the_highest_tag_does_not_give_it_again():
     v = Visit.new("tally", crs="EPSG:32616", who="t")
-    t1, t2, t3 = add(v), add(v), add(v)
+    _t1, _t2, t3 = add(v), add(v), add(v)
     v.delete_tree(t3.uuid)
     # tag 3 is in the recycle bin and can come back: the next tree is 4 (a scan of the
     # remaining trees would have given 3 again)
@@ -41,7 +41,7 @@ def test_deleting_the_highest_tag_does_not_give_it_again():
 
 def test_undo_of_a_delete_and_of_an_add_keep_tags_unique():
     v = Visit.new("tally", crs="EPSG:32616", who="t")
-    t1, t2 = add(v), add(v)
+    _t1, t2 = add(v), add(v)
     v.delete_tree(t2.uuid)
     t3 = add(v)  # 3, not 2
     v.undo()  # takes tree 3 away

@@ -5,52 +5,20 @@ corrupt row included; extents kept by the fixes added."""
 from __future__ import annotations
 
 import sqlite3
-from dataclasses import dataclass
-from datetime import UTC, datetime, timedelta, timezone
+from datetime import UTC, datetime, timedelta
 
 import numpy as np
 import pytest
 
 from fieldapp.geo import SiteFrame
-from fieldapp.store import InvalidRecords, create_visit, open_visit
+from fieldapp.store import InvalidRecords, open_visit
 from fieldapp.store.load import _read_rows
 from fieldapp.store.spatial import update_extents
 from fieldapp.store.trackload import _read_track
-from fieldapp.survey import Layer, Visit
+from fieldapp.survey import Layer
 from fieldapp.survey.tracklog import TrackLog
 from tests.gpkgtools import st_connect
-
-T0 = datetime(2024, 6, 3, 15, 0, 0, 100000, tzinfo=UTC)
-
-
-@dataclass(frozen=True)
-class Fix:
-    lat_deg: float
-    lon_deg: float
-    time_utc: datetime | None = T0
-    quality: int = 4
-    sats_used: int | None = 14
-    hdop: float | None = 0.7
-    horizontal_accuracy_m: float | None = 0.02
-    vertical_accuracy_m: float | None = None
-    alt_hae_m: float | None = 251.25
-
-
-def _visit_with_track(path, n: int = 12) -> None:
-    v = Visit.new("Track", crs="EPSG:32616", who="crew@laptop")
-    v.add_tree(x=500_000.0, y=4_985_000.0, dbh_in=12.0)
-    v.start_track()
-    for i in range(n):
-        # every third fix lacks the values a receiver may not send (None in the record)
-        sparse = i % 3 == 2
-        v.record_fix(Fix(45.0 + i * 1e-5, -87.0 - i * 1e-5, None if i == 5 else T0 + timedelta(seconds=i / 10),
-                         quality=1 if i == 4 else 4, hdop=0.7 + i / 100,
-                         horizontal_accuracy_m=None if sparse else 0.02, alt_hae_m=None if sparse else 251.25))
-    create_visit(path, v).close()
-    with st_connect(path) as conn:  # as another receiver's log may hold them
-        conn.execute("UPDATE track_point SET sats_used = NULL, hdop = NULL WHERE fid IN (3, 9)")
-        conn.execute("UPDATE track_point SET quality = NULL WHERE fid = 6")
-    conn.close()
+from tests.track_sample import T0, Fix, visit_with_track
 
 
 def _both(path):
@@ -68,7 +36,7 @@ def _both(path):
 
 def test_columns_hold_the_same_values_as_the_records(tmp_path):
     path = tmp_path / "v.gpkg"
-    _visit_with_track(path)
+    visit_with_track(path)
     old, old_problems, log, fids, new_problems = _both(path)
     assert old_problems == new_problems == []
     assert fids == [fid for fid, _ in old] == list(range(1, 13))
@@ -89,7 +57,7 @@ def test_columns_hold_the_same_values_as_the_records(tmp_path):
 
 def test_a_visit_opens_with_its_track_as_columns(tmp_path):
     path = tmp_path / "v.gpkg"
-    _visit_with_track(path)
+    visit_with_track(path)
     with open_visit(path) as st:
         assert isinstance(st.visit.track_log, TrackLog)
         assert len(st.visit.track_log) == 12 and len(st.visit.track()) == 12
@@ -139,7 +107,7 @@ CORRUPT = [
 @pytest.mark.parametrize("column, value, words", CORRUPT, ids=[f"{c}={v}" for c, v, _ in CORRUPT])
 def test_a_corrupt_row_is_refused_in_the_same_words(tmp_path, column, value, words):
     path = tmp_path / "v.gpkg"
-    _visit_with_track(path)
+    visit_with_track(path)
     with st_connect(path) as conn:
         conn.execute(f"UPDATE track_point SET {column} = {value} WHERE fid = 7")
     conn.close()
@@ -155,7 +123,7 @@ def test_a_corrupt_row_is_refused_in_the_same_words(tmp_path, column, value, wor
 
 def test_a_point_outside_the_crs_area_is_refused_in_the_same_words(tmp_path):
     path = tmp_path / "v.gpkg"
-    _visit_with_track(path)
+    visit_with_track(path)
     with st_connect(path) as conn:
         blob = conn.execute("SELECT geom FROM track_point WHERE fid = 3").fetchone()[0]
         far = blob[:13] + np.float64(9e9).tobytes() + blob[21:]   # x of the WKB point (bytes 14-21)
@@ -171,7 +139,7 @@ def test_other_valid_spellings_are_read_the_same(tmp_path):
     """A time without milliseconds, a whole-number longitude and a big-endian point (as another
     program may write them) are not the fast path's form: read one by one, same values."""
     path = tmp_path / "v.gpkg"
-    _visit_with_track(path)
+    visit_with_track(path)
     with st_connect(path) as conn:
         conn.execute("UPDATE track_point SET t_utc = '2024-06-03T15:00:07Z' WHERE fid = 2")
         conn.execute("UPDATE track_point SET lon_deg = -87 WHERE fid = 3")
@@ -191,7 +159,7 @@ def test_columns_the_aggregate_cannot_read_are_read_by_value_the_same(tmp_path):
     """Two creators, a column NULL on every row, a point with an XY envelope (GeoPackage 1.4
     §2.1.3, as another program may write it) and a second canonical time: the same records."""
     path = tmp_path / "v.gpkg"
-    _visit_with_track(path)
+    visit_with_track(path)
     with st_connect(path) as conn:
         conn.execute("UPDATE track_point SET created_by = 'office@desk' WHERE fid IN (2, 11)")
         conn.execute("UPDATE track_point SET sats_used = NULL, h_accuracy_m = NULL")
@@ -204,14 +172,15 @@ def test_columns_the_aggregate_cannot_read_are_read_by_value_the_same(tmp_path):
     assert old_problems == new_problems == []
     assert log.records() == [rec for _, rec in old] and len(log) == 12
     c = log.columns()
-    assert c["created_by"].tolist() == ["crew@laptop"] + ["office@desk"] + ["crew@laptop"] * 8 + ["office@desk", "crew@laptop"]
+    assert c["created_by"].tolist() == (["crew@laptop"] + ["office@desk"] + ["crew@laptop"] * 8
+                                        + ["office@desk", "crew@laptop"])
     assert (c["sats_used"] == -1).all() and np.isnan(c["h_accuracy_m"]).all()
     assert (c["x"][4], c["y"][4]) == (x, y)
 
 
 def test_a_track_uuid_used_by_another_record_is_refused(tmp_path):
     path = tmp_path / "v.gpkg"
-    _visit_with_track(path)
+    visit_with_track(path)
     with st_connect(path) as conn:
         tree = conn.execute("SELECT uuid FROM tree").fetchone()[0]
         conn.execute("UPDATE track_point SET uuid = ? WHERE fid = 9", (tree,))
@@ -238,7 +207,7 @@ def _extents(path):
 
 def test_extents_grow_by_the_fixes_added_and_are_measured_after_a_delete(tmp_path):
     path = tmp_path / "v.gpkg"
-    _visit_with_track(path)
+    visit_with_track(path)
     with open_visit(path) as st:
         st.visit.start_track()
         st.visit.record_fix(Fix(45.01, -86.99))     # north-east of every other fix
@@ -273,7 +242,7 @@ def test_read_in_batches_gives_the_same_track_and_refusals(tmp_path, monkeypatch
     import fieldapp.store.trackload as T
 
     path = tmp_path / "v.gpkg"
-    _visit_with_track(path)
+    visit_with_track(path)
     with st_connect(path) as conn:
         conn.execute("UPDATE track_point SET hdop = -0.5 WHERE fid = 7")
     conn.close()

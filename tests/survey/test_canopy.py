@@ -87,14 +87,16 @@ def test_thresholds_use_the_contract_tolerance(site):
 
 def test_drawn_crown_polygon_is_used(site):
     v, stand, x0, y0, ft = site
-    sq = [(x0 + 10 * ft, y0 + 10 * ft), (x0 + 30 * ft, y0 + 10 * ft), (x0 + 30 * ft, y0 + 30 * ft), (x0 + 10 * ft, y0 + 30 * ft)]
+    sq = [(x0 + 10 * ft, y0 + 10 * ft), (x0 + 30 * ft, y0 + 10 * ft), (x0 + 30 * ft, y0 + 30 * ft),
+          (x0 + 10 * ft, y0 + 30 * ft)]
     v.add_tree(x=x0 + 20 * ft, y=y0 + 20 * ft, dbh_in=11, crown=sq)
     assert v.stand_measures(stand.uuid).canopy_10in_pct == pytest.approx(100 * 400 / 40_000, rel=1e-6)
 
 
 def test_grove_candidates_deciduous_18in_inside(site):
     v, stand, x0, y0, ft = site
-    grove = v.add_area(AreaKind.GROVE, [(x0, y0), (x0 + 100 * ft, y0), (x0 + 100 * ft, y0 + 100 * ft), (x0, y0 + 100 * ft)])
+    grove = v.add_area(AreaKind.GROVE, [(x0, y0), (x0 + 100 * ft, y0), (x0 + 100 * ft, y0 + 100 * ft),
+                                        (x0, y0 + 100 * ft)])
     keep = v.add_tree(x=x0 + 10 * ft, y=y0 + 10 * ft, dbh_in=18.0)
     v.add_tree(x=x0 + 20 * ft, y=y0 + 10 * ft, dbh_in=17.9)  # too small
     v.add_tree(x=x0 + 30 * ft, y=y0 + 10 * ft, dbh_in=30, leaf_habit="evergreen")  # evergreen

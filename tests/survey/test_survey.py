@@ -6,7 +6,7 @@ import math
 import subprocess
 import sys
 from dataclasses import dataclass
-from datetime import UTC, datetime, timedelta, timezone
+from datetime import UTC, datetime, timedelta
 
 import pytest
 from shapely.geometry import Polygon
@@ -158,7 +158,8 @@ def test_transect_segments_feed_the_bank_rule(visit):
     assert st[-1]["elevation_ft"] == pytest.approx(118.0)
     # station 2 is 90 ft (27.432 m) west of the origin on the ground
     s2 = visit.stations(t.uuid)[1]
-    assert visit.frame.to_ft(math.hypot(s2.x - a.x, s2.y - a.y)) / visit.frame.scale_factor(a.x, a.y) == pytest.approx(90.0, abs=1e-3)
+    ground_ft = visit.frame.to_ft(math.hypot(s2.x - a.x, s2.y - a.y)) / visit.frame.scale_factor(a.x, a.y)
+    assert ground_ft == pytest.approx(90.0, abs=1e-3)
     visit.set_interruption(s2.uuid)
     assert R.bank_input(visit, t.uuid)["interruption_at_ft"] == pytest.approx(90.0)
 

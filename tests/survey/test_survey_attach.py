@@ -4,7 +4,7 @@ time on the track (with the camera clock offset), caption, detach, delete; each 
 from __future__ import annotations
 
 from dataclasses import dataclass
-from datetime import UTC, datetime, timedelta, timezone
+from datetime import UTC, datetime, timedelta
 
 import pytest
 
@@ -12,7 +12,7 @@ from fieldapp.survey import InvalidValue, Layer, Visit
 from fieldapp.survey.editing import subject_words
 from fieldapp.survey.errors import NotFound
 from fieldapp.survey.photos import camera_offset_s, read_photo
-from tests.survey.test_survey_photos import jpeg
+from tests.photo_sample import jpeg
 
 T0 = datetime(2024, 5, 14, 15, 0, 0, tzinfo=UTC)
 X0, Y0 = 500000.0, 4983000.0          # UTM 16N on the central meridian, about 45° N

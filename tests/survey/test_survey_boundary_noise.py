@@ -7,15 +7,11 @@ and occasional small steps back along the line.
 
 from __future__ import annotations
 
-import sys
-from pathlib import Path
-
 import pytest
-from shapely.geometry import Polygon
 
-from fieldapp.survey import AreaKind, Layer, SelfCrossing, Visit  # noqa: E402
-from fieldapp.survey.boundary import ring_crossings  # noqa: E402
-from tests.survey.test_survey import clock  # noqa: E402
+from fieldapp.survey import AreaKind, Layer, SelfCrossing, Visit
+from fieldapp.survey.boundary import ring_crossings
+from tests.survey.test_survey import clock
 
 X0, Y0 = 500000.0, 4983000.0
 SPACING_M = 3.048  # 10 international ft
@@ -68,7 +64,7 @@ def test_rectangle_walk_with_noise_closes_without_crossing_at_true_area(visit, j
     w = visit.start_walk(AreaKind.WOODLAND_STAND, spacing_ft=10.0)
     corners = [(X0, Y0), (X0 + 60.96, Y0), (X0 + 60.96, Y0 + 30.48), (X0, Y0 + 30.48)]
     ring = []
-    for p, q in zip(corners, corners[1:] + corners[:1]):
+    for p, q in zip(corners, corners[1:] + corners[:1], strict=True):
         ring += jittered_edge(p, q, jitter_m, back_m)
     for x, y in ring:
         w.add_vertex(x, y)
@@ -86,7 +82,7 @@ def test_figure_eight_with_jitter_reported_and_repair_keeps_both_lobes(visit):
     # meeting at (30, 30), each 0.5 * 60 * 30 = 900 m^2
     corners = [(X0, Y0), (X0 + 60.0, Y0 + 60.0), (X0 + 60.0, Y0), (X0, Y0 + 60.0)]
     ring = []
-    for p, q in zip(corners, corners[1:] + corners[:1]):
+    for p, q in zip(corners, corners[1:] + corners[:1], strict=True):
         ring += jittered_edge(p, q, 0.02, 0.05)
     for x, y in ring:
         w.add_vertex(x, y)

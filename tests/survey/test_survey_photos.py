@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import io
 from dataclasses import dataclass
-from datetime import UTC, datetime, timedelta, timezone
+from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
 import pytest
@@ -13,6 +13,7 @@ from PIL import Image
 
 from fieldapp.geo import SiteFrame
 from fieldapp.survey.photos import PhotoError, camera_offset_s, place, read_photo
+from tests.photo_sample import jpeg
 
 T0 = datetime(2024, 5, 14, 15, 0, 0, tzinfo=UTC)
 
@@ -22,30 +23,6 @@ class TP:
     t_utc: datetime
     x: float
     y: float
-
-
-def jpeg(path, size=(640, 480), when=None, gps=None, direction=None):
-    im = Image.new("RGB", size, (90, 140, 60))
-    exif = Image.Exif()
-    if when is not None:
-        exif[0x8769] = {36867: when}
-    if gps is not None or direction is not None:
-        ifd = {}
-        if gps is not None:
-            (lat, lon) = gps
-
-            def dms(v):
-                v = abs(v)
-                d = int(v)
-                m = int((v - d) * 60)
-                s = round(((v - d) * 60 - m) * 60, 4)
-                return (float(d), float(m), float(s))
-            ifd.update({1: "N" if lat >= 0 else "S", 2: dms(lat), 3: "E" if lon >= 0 else "W", 4: dms(lon)})
-        if direction is not None:
-            ifd.update({16: "T", 17: float(direction)})
-        exif[0x8825] = ifd
-    im.save(path, "JPEG", exif=exif.tobytes(), quality=90)
-    return path
 
 
 def test_exif_gps_position_and_direction(tmp_path):

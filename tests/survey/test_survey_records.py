@@ -7,7 +7,7 @@ the record itself when nothing is; the visit commits and returns the validated c
 from __future__ import annotations
 
 import dataclasses
-from datetime import UTC, datetime, timezone
+from datetime import UTC, datetime
 
 import pytest
 

@@ -20,7 +20,14 @@ from pathlib import Path
 
 import pytest
 
-TEMPLATE_DB = "fieldapp_test_template"
+
+def template_db() -> str:
+    """The PostGIS template database of this test process: one per pytest-xdist worker
+    (``PYTEST_XDIST_WORKER``, e.g. ``gw0``) on the one ``FIELDAPP_TEST_PG`` server, so one
+    worker's session start (drop and remake) never pulls the template from under another's
+    ``CREATE DATABASE ... TEMPLATE``, which also refuses a template another session is using."""
+    worker = os.environ.get("PYTEST_XDIST_WORKER", "")
+    return f"fieldapp_test_template_{worker}" if worker.isalnum() else "fieldapp_test_template"
 
 
 def _bindir() -> Path | None:
@@ -122,16 +129,23 @@ def server_url():
         except (subprocess.SubprocessError, OSError) as exc:
             cluster.stop()
             _missing(f"a throwaway cluster could not be started: {exc}")
+    template = template_db()
     try:
         with psycopg.connect(url, autocommit=True) as conn:
-            conn.execute(f"DROP DATABASE IF EXISTS {TEMPLATE_DB}")
-            conn.execute(f"CREATE DATABASE {TEMPLATE_DB}")
-        with psycopg.connect(with_db(url, TEMPLATE_DB), autocommit=True) as conn:
+            conn.execute(f"DROP DATABASE IF EXISTS {template}")
+            conn.execute(f"CREATE DATABASE {template}")
+        with psycopg.connect(with_db(url, template), autocommit=True) as conn:
             conn.execute("CREATE EXTENSION postgis")
         yield url
     finally:
         if cluster is not None:
             cluster.stop()
+        else:  # the shared server stays up: leave no template behind
+            try:
+                with psycopg.connect(url, autocommit=True) as conn:
+                    conn.execute(f"DROP DATABASE IF EXISTS {template} WITH (FORCE)")
+            except psycopg.Error:
+                pass
 
 
 def new_database(url: str) -> tuple[str, str]:
@@ -140,8 +154,24 @@ def new_database(url: str) -> tuple[str, str]:
 
     name = f"t_{uuid.uuid4().hex[:12]}"
     with psycopg.connect(url, autocommit=True) as conn:
-        conn.execute(f"CREATE DATABASE {name} TEMPLATE {TEMPLATE_DB}")
+        conn.execute(f"CREATE DATABASE {name} TEMPLATE {template_db()}")
     return name, with_db(url, name)
+
+
+def ensure_password_role(url: str, password: str) -> None:
+    """Make :data:`PASSWORD_ROLE` (a login role, cluster-wide) with ``password``, if it is not
+    there yet. Roles are shared by every database of the server, so pytest-xdist workers may
+    make it at the same moment: the loser's "already exists" is the role being there."""
+    import psycopg
+    from psycopg import errors
+
+    with psycopg.connect(url, autocommit=True) as conn:
+        if conn.execute("SELECT 1 FROM pg_roles WHERE rolname = %s", (PASSWORD_ROLE,)).fetchone() is None:
+            try:
+                conn.execute(f"CREATE ROLE {PASSWORD_ROLE} LOGIN")
+            except (errors.DuplicateObject, errors.UniqueViolation):
+                pass  # another worker made it between the look and the CREATE
+        conn.execute(f"ALTER ROLE {PASSWORD_ROLE} PASSWORD '{password}'")
 
 
 def drop_database(url: str, name: str) -> None:

@@ -25,8 +25,8 @@ from fieldapp.sync.cli import main as cli_main
 from fieldapp.sync.errors import SyncError
 from fieldapp.sync.resolve import resolve_conflict
 from tests.gpkgtools import st_connect, validate_gpkg
-from tests.survey.test_survey_photos import jpeg
-from tests.sync.test_sync import make_office
+from tests.photo_sample import jpeg
+from tests.sync.sync_site import make_office
 
 X0, Y0 = 500000.0, 4983000.0  # UTM 16N
 REPO = Path(__file__).resolve().parents[2]
@@ -82,7 +82,8 @@ def test_a_plain_copys_records_reach_the_office_through_a_new_laptop_copy(kind, 
     office = make_office(kind, tmp_path, request)
     site, a, b, t, ta, tb1, tb2, photo = _day(tmp_path, office)
     before = _sha(b)
-    with pytest.raises(SyncError, match=r"copy of another laptop.s visit.*--adopt-copy \S*dayB.gpkg \S*dayB-office.gpkg"):
+    with pytest.raises(SyncError,
+                       match=r"copy of another laptop.s visit.*--adopt-copy \S*dayB.gpkg \S*dayB-office.gpkg"):
         sync(b, office)
     new = tmp_path / "crewB" / "dayB-office.gpkg"
     report = adopt_copy(office, b, new)
@@ -151,7 +152,8 @@ def test_the_command_line_names_the_reading_and_refuses_in_field_words(tmp_path,
     _sql(newer, ("UPDATE fieldapp_meta SET value = '99' WHERE key = 'schema_version'",))
     other = tmp_path / "other.gpkg"
     create_visit(other, Visit.new("Other lot", crs="EPSG:32616", who="x")).close()
-    for copy, words in ((junk, "damaged or not a fieldapp visit"), (cut, "damaged"), (newer, "newer"), (other, "has no site"),
+    for copy, words in ((junk, "damaged or not a fieldapp visit"), (cut, "damaged"), (newer, "newer"),
+                        (other, "has no site"),
                         (tmp_path / "missing.gpkg", "not there")):
         target = tmp_path / f"from-{copy.stem}.gpkg"
         assert cli_main(["--office", str(office.root), "--adopt-copy", str(copy), str(target)]) == 1

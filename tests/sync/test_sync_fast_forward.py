@@ -22,7 +22,7 @@ from fieldapp.sync.files import LOG_TABLE, page_fingerprint, record_changeset_fi
 from fieldapp.sync.laptop import LaptopState
 from fieldapp.sync.officestore import FastForward, LogEntry, utc_now_iso
 from tests.sync import sync_sample as S
-from tests.sync.test_sync import basics_only
+from tests.sync.sync_site import basics_only
 
 TAKEN = "office: the master is this laptop's base copy: its result taken"
 APPLIED = "office: master copied"
@@ -232,4 +232,5 @@ def test_a_sync_killed_just_after_moving_its_base_copy_finishes_at_the_next(tmp_
     assert new in S.by_uuid(master, "tree") and S.by_uuid(a, "tree") == S.by_uuid(master, "tree")
     with contextlib.closing(S.connect(master)) as conn:
         assert [s for (s,) in conn.execute(f"SELECT seq FROM {LOG_TABLE} ORDER BY seq")] == [1, 2]
-    assert S.rows(base_of(a), LOG_TABLE, "seq, changeset_id", "seq") == S.rows(master, LOG_TABLE, "seq, changeset_id", "seq")
+    log_rows = ("seq, changeset_id", "seq")
+    assert S.rows(base_of(a), LOG_TABLE, *log_rows) == S.rows(master, LOG_TABLE, *log_rows)

@@ -3,7 +3,8 @@
 Scenario (real store visits, edited through the model, so every sync runs the full visit check
 and keeps its ``validated.json`` record): laptop A has already sent an edit of tree t1 and a new
 tree (in the fast-forward variant it has not: B's base is the master, and the office takes B's
-result as its new master instead of applying B's changeset); laptop B has new trees, an edit of t1 (a same-field conflict), an edit of t2 and a delete
+result as its new master instead of applying B's changeset); laptop B has new trees, an edit of t1 (a
+same-field conflict), an edit of t2 and a delete
 of t3. B's sync runs in a child process that SIGKILLs itself at its N-th progress report -- the
 progress callback is reported at every step, including the store's read of what the visit is to
 become, inside the office write (history stored, master copied, applied, replaced), the laptop

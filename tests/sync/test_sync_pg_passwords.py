@@ -18,7 +18,7 @@ from fieldapp.sync.cli import main as cli_main
 from fieldapp.sync.offices import is_postgres_url, mask_password
 from fieldapp.sync.pgoffice import KEYRING_SERVICE
 from tests.app.test_app_corrections import MemoryKeyring
-from tests.sync.pgcluster import PASSWORD_ROLE
+from tests.sync.pgcluster import PASSWORD_ROLE, ensure_password_role
 
 PASSWORD = "Tamarack-41-swamp"
 
@@ -41,10 +41,7 @@ def crew(pg_url, monkeypatch):
     monkeypatch.delenv("PGPASSWORD", raising=False)
     monkeypatch.delenv("FIELDAPP_NO_KEYRING", raising=False)
     monkeypatch.setenv("PGPASSFILE", os.devnull)
-    with psycopg.connect(pg_url, autocommit=True) as conn:
-        if conn.execute("SELECT 1 FROM pg_roles WHERE rolname = %s", (PASSWORD_ROLE,)).fetchone() is None:
-            conn.execute(f"CREATE ROLE {PASSWORD_ROLE} LOGIN")
-        conn.execute(f"ALTER ROLE {PASSWORD_ROLE} PASSWORD '{PASSWORD}'")
+    ensure_password_role(pg_url, PASSWORD)
     p = conninfo_to_dict(pg_url)
     url = f"postgresql://{PASSWORD_ROLE}@/{p['dbname']}?host={p['host']}"
     kv = f"host={p['host']} dbname={p['dbname']} user={PASSWORD_ROLE}"

@@ -17,7 +17,7 @@ from fieldapp.survey.features import Layer
 from fieldapp.survey.visit import Visit
 from fieldapp.sync import FolderOffice, PostgisOffice, checkout, sync
 from tests.gpkgtools import validate_gpkg
-from tests.survey.test_survey_photos import jpeg
+from tests.photo_sample import jpeg
 
 X0, Y0 = 500000.0, 4983000.0  # UTM 16N
 

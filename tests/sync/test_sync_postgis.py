@@ -20,7 +20,7 @@ from fieldapp.sync.cli import main as cli_main
 from fieldapp.sync.errors import InvalidOfficeData
 from fieldapp.sync.office import LockOwner
 from tests.sync import sync_sample as S
-from tests.sync.test_sync import basics_only
+from tests.sync.sync_site import basics_only
 
 
 @pytest.fixture
@@ -145,7 +145,8 @@ def test_cli_verbs_on_a_postgis_office(pg_url, tmp_path, capsys, generic):
     capsys.readouterr()
     assert cli_main(["--office", pg_url, "--conflicts", str(b)]) == 0
     out = capsys.readouterr().out
-    assert "same-field Trees (tree)" in out and "DBH (in): before 10.0; office 20.0; this laptop 21.0; kept this laptop's" in out
+    assert "same-field Trees (tree)" in out
+    assert "DBH (in): before 10.0; office 20.0; this laptop 21.0; kept this laptop's" in out
 
 
 def test_password_in_the_url_is_refused(capsys):
@@ -165,7 +166,7 @@ def test_unreachable_server_is_office_not_found(tmp_path):
 def test_real_store_visit_round_trip(pg_url, tmp_path):
     """A visit the app recorded (the report's sample: OHWM, transects, trees, wetland...) syncs
     to PostGIS and checks out again with every layer's rows."""
-    from tests.report.test_report_visit import build_sample_visit
+    from tests.report.sample_visit import build_sample_visit
 
     visit = tmp_path / "v.gpkg"
     build_sample_visit(visit)
@@ -281,11 +282,12 @@ def test_batch_parameters_are_the_statements_own():
     entries = [
         {"table": "tree", "type": "insert", "changes": [{"column": 0, "new": 4}, {"column": 1, "new": "u4"},
                                                           {"column": 2, "new": 14.0}, {"column": 3, "new": None}]},
-        {"table": "tree", "type": "update", "changes": [{"column": 0, "old": 2}, {"column": 2, "old": 11.0, "new": 12.5},
+        {"table": "tree", "type": "update", "changes": [{"column": 0, "old": 2},
+                                                          {"column": 2, "old": 11.0, "new": 12.5},
                                                           {"column": 3, "old": None, "new": "dead"}]},
         {"table": "tree", "type": "delete", "changes": [{"column": 0, "old": 3}, {"column": 1, "old": "u3"}]},
     ]
     gd = cs.new_geodiff()
     want = [[4, "u4", 14.0, None], [12.5, "dead", 2, 11.0, None], [3]]
-    for e, w in zip(entries, want):
+    for e, w in zip(entries, want, strict=True):
         assert pgsql.change_sql("site-a", table, e, gd)[1] == pgsql.change_params(table, e, gd) == w

@@ -19,7 +19,7 @@ import pytest
 from fieldapp.sync import FolderOffice, InvalidOfficeData, checkout, engine, sync
 from tests.links import symlink_or_skip
 from tests.sync import sync_sample as S
-from tests.sync.test_sync import basics_only
+from tests.sync.sync_site import basics_only
 
 
 @pytest.fixture(autouse=True)

@@ -15,7 +15,6 @@ import hashlib
 import os
 import re
 import shutil
-import sqlite3
 import stat
 import subprocess
 import sys

@@ -1,7 +1,7 @@
 """Sync across store schema versions (schema 1 -> the current one, ``NEW``: 2 added
 ``transect.stipulated`` and ``line_feature.mapped_stream``, 3 the correction age and mountpoint
-columns and the ``stake_point`` table), the store developer's scenario on one office folder. "Schema 2" below is the current
-schema as this was first written.
+columns and the ``stake_point`` table), the store developer's scenario on one office folder. "Schema 2"
+below is the current schema as this was first written.
 
 The site starts from ``data/visit_schema1.gpkg`` (written by fieldapp at schema 1, see
 test_store_migration.py): site "Schema 1 lot", transect T1, lines "Creek" and "S1", trees tagged

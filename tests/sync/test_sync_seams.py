@@ -4,7 +4,6 @@ changeset helpers, the one "no such site" refusal, the office interface's own mo
 from __future__ import annotations
 
 import contextlib
-import sqlite3
 
 import pytest
 

@@ -22,7 +22,7 @@ from fieldapp.sync import FolderOffice, InvalidOfficeData, engine, inplace, sync
 from fieldapp.sync import changesets as cs
 from fieldapp.sync.officestore import check_site_id
 from tests.sync import sync_sample as S
-from tests.sync.test_sync import basics_only
+from tests.sync.sync_site import basics_only
 
 
 @pytest.fixture(autouse=True)

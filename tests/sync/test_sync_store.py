@@ -205,7 +205,8 @@ def test_a_copy_made_before_the_first_sync_is_refused_before_anything_is_written
     copy.write_bytes(a.read_bytes())
     site = sync(a, office).site_id
     before = hashlib.sha256(copy.read_bytes()).hexdigest()
-    with pytest.raises(Exception, match=r"copy of another laptop.s visit.*--adopt-copy \S*a.gpkg \S*a-office.gpkg") as exc:
+    with pytest.raises(Exception,
+                       match=r"copy of another laptop.s visit.*--adopt-copy \S*a.gpkg \S*a-office.gpkg") as exc:
         sync(copy, office)
     assert "Nothing was sent and nothing was changed" in str(exc.value)
     assert hashlib.sha256(copy.read_bytes()).hexdigest() == before

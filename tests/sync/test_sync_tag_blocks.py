@@ -11,7 +11,7 @@ from fieldapp.store import create_visit
 from fieldapp.survey.visit import Visit
 from fieldapp.sync import checkout, sync
 from fieldapp.sync.laptop import tag_range_of
-from tests.sync.test_sync import make_office
+from tests.sync.sync_site import make_office
 
 
 @pytest.mark.parametrize("kind", ["folder", "postgis"])

@@ -15,7 +15,6 @@ import contextlib
 import hashlib
 import json
 import os
-import sqlite3
 from pathlib import Path
 
 import pytest

@@ -21,8 +21,8 @@ import pytest
 
 pytest.importorskip("pytestqt")
 
-from PySide6.QtCore import QRect, Qt  # noqa: E402
-from PySide6.QtWidgets import (  # noqa: E402
+from PySide6.QtCore import QRect, Qt
+from PySide6.QtWidgets import (
     QAbstractButton,
     QAbstractScrollArea,
     QApplication,
@@ -31,16 +31,8 @@ from PySide6.QtWidgets import (  # noqa: E402
     QWidget,
 )
 
-from tests.report.test_report_visit import build_sample_visit  # noqa: E402
-from tests.ui.ui_support import (  # noqa: E402,F401
-    WAIT_MS,
-    close_window,
-    key,
-    make_window,
-    private_dirs,
-    themed,
-    wait_fix,
-)
+from tests.report.sample_visit import build_sample_visit
+from tests.ui.ui_support import WAIT_MS, close_window, key, make_window, wait_fix
 
 SCALE = float(os.environ.get("QT_SCALE_FACTOR", "1") or 1)
 SIZES = [(1280, 720), (1024, 600)]

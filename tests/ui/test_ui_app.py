@@ -10,7 +10,7 @@ import pytest
 
 pytest.importorskip("pytestqt")
 
-from tests.ui.ui_support import WAIT_MS, close_window, make_window, private_dirs  # noqa: E402,F401
+from tests.ui.ui_support import WAIT_MS, close_window, make_window
 
 
 def test_starts_and_quits_cleanly_without_devices(qtbot, private_dirs):

@@ -14,7 +14,7 @@ rasterio = pytest.importorskip("rasterio")
 from rasterio.transform import from_origin  # noqa: E402
 
 from fieldapp.basemap import layers as maplayers  # noqa: E402
-from tests.ui.ui_support import WAIT_MS, close_window, make_window, private_dirs, wait_fix  # noqa: E402,F401
+from tests.ui.ui_support import WAIT_MS, close_window, make_window, wait_fix  # noqa: E402
 
 PX = 2e-6
 

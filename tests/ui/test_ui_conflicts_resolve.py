@@ -14,9 +14,9 @@ import pytest
 
 pytest.importorskip("pytestqt")
 
-from tests.gpkgtools import st_connect  # noqa: E402
-from tests.report.test_report_visit import build_sample_visit  # noqa: E402
-from tests.ui.ui_support import WAIT_MS, close_window, make_window, private_dirs  # noqa: E402,F401
+from tests.gpkgtools import st_connect
+from tests.report.sample_visit import build_sample_visit
+from tests.ui.ui_support import WAIT_MS, close_window, make_window
 
 
 def two_laptops_in_conflict(root):

@@ -10,14 +10,14 @@ import pytest
 
 pytest.importorskip("pytestqt")
 
-from PySide6.QtCore import Qt  # noqa: E402
+from PySide6.QtCore import Qt
 
-from devices.sim.gnss import GnssPath, GnssSim  # noqa: E402
-from devices.sim.rtk import RtkTimes  # noqa: E402
-from fieldapp.ui import status as status_mod  # noqa: E402
-from fieldapp.ui import theme  # noqa: E402
-from tests.devices.ntripcaster import MOUNT, LoopbackCaster  # noqa: E402
-from tests.ui.ui_support import WAIT_MS, close_window, make_window, private_dirs  # noqa: E402,F401
+from devices.sim.gnss import GnssPath, GnssSim
+from devices.sim.rtk import RtkTimes
+from fieldapp.ui import status as status_mod
+from fieldapp.ui import theme
+from tests.devices.ntripcaster import MOUNT, LoopbackCaster
+from tests.ui.ui_support import WAIT_MS, close_window, make_window
 
 FAST = RtkTimes(float_after_s=0.5, fixed_after_s=1.5, fixed_max_age_s=1.5, float_max_age_s=3.0)
 

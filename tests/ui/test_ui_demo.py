@@ -7,7 +7,7 @@ import math
 
 import pytest
 
-from tests.ui.ui_support import WAIT_MS, close_window, key, make_window, private_dirs  # noqa: F401
+from tests.ui.ui_support import WAIT_MS, close_window, key, make_window
 
 
 def test_demo_scenario_shows_float_and_dropout_in_the_first_minute():
@@ -46,7 +46,7 @@ def test_start_demo_steady_or_scripted():
                 s.stop()
 
 
-def test_squeezes_pressed_while_walking_are_queued(qtbot, private_dirs):  # noqa: F811
+def test_squeezes_pressed_while_walking_are_queued(qtbot, private_dirs):
     from fieldapp.ui import simsupport
 
     sc = simsupport.load_scenario()
@@ -67,7 +67,7 @@ def test_squeezes_pressed_while_walking_are_queued(qtbot, private_dirs):  # noqa
         qtbot.waitUntil(lambda: len(w.visit.trees()) == 3, timeout=WAIT_MS)
         qtbot.waitUntil(lambda: not walker.busy and walker.mode is None, timeout=WAIT_MS)
         # each tree recorded where the scenario puts it (RTK fixed: within 0.5 ft), in order
-        for t, s in zip(w.visit.trees(), scripted):
+        for t, s in zip(w.visit.trees(), scripted, strict=True):
             assert t.dbh_in == pytest.approx(s["dbh_in"], abs=0.05)
             assert t.crown_radius_ft == pytest.approx(s["crown_radius_ft"])
             x, y = w.visit.project(*s["position"])

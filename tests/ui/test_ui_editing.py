@@ -10,7 +10,7 @@ import sqlite3
 import pytest
 
 from fieldapp.survey.features import Layer
-from tests.ui.ui_support import WAIT_MS, close_window, key, make_window, private_dirs, wait_fix  # noqa: F401
+from tests.ui.ui_support import WAIT_MS, close_window, key, make_window, wait_fix
 
 X0, Y0 = 500000.0, 4983000.0       # UTM 16N
 FT = 0.3048

@@ -10,8 +10,8 @@ import pytest
 
 pytest.importorskip("pytestqt")
 
-from PySide6.QtCore import Qt  # noqa: E402
-from PySide6.QtWidgets import (  # noqa: E402
+from PySide6.QtCore import Qt
+from PySide6.QtWidgets import (
     QAbstractSpinBox,
     QApplication,
     QComboBox,
@@ -22,16 +22,8 @@ from PySide6.QtWidgets import (  # noqa: E402
     QTableView,
 )
 
-from tests.report.test_report_visit import build_sample_visit  # noqa: E402
-from tests.ui.ui_support import (  # noqa: E402,F401
-    WAIT_MS,
-    close_window,
-    key,
-    make_window,
-    private_dirs,
-    themed,
-    wait_fix,
-)
+from tests.report.sample_visit import build_sample_visit
+from tests.ui.ui_support import WAIT_MS, close_window, key, make_window
 
 TOUCH = 40
 

@@ -11,7 +11,7 @@ from PySide6.QtCore import QTimer
 
 from fieldapp.app import logfile
 from fieldapp.ui import helpmenu
-from tests.ui.ui_support import WAIT_MS, close_window, make_window, private_dirs, themed  # noqa: F401
+from tests.ui.ui_support import WAIT_MS, close_window, make_window
 
 
 class FakeDesktop:

@@ -8,18 +8,11 @@ import pytest
 
 pytest.importorskip("pytestqt")
 
-from PySide6.QtCore import Qt  # noqa: E402
-from PySide6.QtTest import QTest  # noqa: E402
-from PySide6.QtWidgets import QAbstractSpinBox, QApplication, QLineEdit  # noqa: E402
+from PySide6.QtCore import Qt
+from PySide6.QtTest import QTest
+from PySide6.QtWidgets import QAbstractSpinBox, QApplication, QLineEdit
 
-from tests.ui.ui_support import (  # noqa: E402,F401
-    WAIT_MS,
-    close_window,
-    key,
-    make_window,
-    private_dirs,
-    wait_fix,
-)
+from tests.ui.ui_support import WAIT_MS, close_window, key, make_window, wait_fix
 
 PANELS = ("ohwm", "transect", "tally", "boundary", "lines")
 
@@ -74,7 +67,7 @@ def test_every_letter_key_in_every_field_acts_unless_the_field_is_typing(qtbot, 
             show(qtbot, w, name)
             ran: list[str] = []
             for k in letter_keys(panel):
-                panel.keys[k] = lambda k=k: ran.append(k)
+                panel.keys[k] = lambda k=k, ran=ran: ran.append(k)
             text_fields, number_fields = fields(panel)
             for field in text_fields + number_fields:
                 for k in letter_keys(panel) + ["F"]:
@@ -264,7 +257,7 @@ def test_a_tally_cell_being_edited_types_letters_and_esc_reverts_it(qtbot, priva
             assert editor.text() == text
             QTest.keyClick(editor, end)
             assert ran == []
-            qtbot.waitUntil(lambda: w.visit.trees()[0].species_name == stored, timeout=WAIT_MS)
+            qtbot.waitUntil(lambda stored=stored: w.visit.trees()[0].species_name == stored, timeout=WAIT_MS)
     finally:
         close_window(w)
 

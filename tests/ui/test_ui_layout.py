@@ -7,18 +7,10 @@ import pytest
 
 pytest.importorskip("pytestqt")
 
-from PySide6.QtCore import QRect  # noqa: E402
-from PySide6.QtWidgets import QPushButton, QTabWidget  # noqa: E402
+from PySide6.QtCore import QRect
+from PySide6.QtWidgets import QPushButton, QTabWidget
 
-from tests.ui.ui_support import (  # noqa: E402,F401
-    WAIT_MS,
-    close_window,
-    key,
-    make_window,
-    private_dirs,
-    themed,
-    wait_fix,
-)
+from tests.ui.ui_support import WAIT_MS, close_window, key, make_window, wait_fix
 
 #: (width, height) of the window's client area: a 1366x768 Toughbook / Getac screen, the same
 #: maximised (768 less a 30 px title bar and a 38 px taskbar), a 1280x800 tablet.

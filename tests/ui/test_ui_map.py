@@ -182,7 +182,6 @@ def test_the_stored_track_is_drawn_decimated_within_half_a_pixel_and_whole(qtbot
     """Every stored position lies within half a screen pixel of the drawn line (the history,
     simplified per zoom level, and the raw tail); the tail is exactly the last positions."""
     import numpy as np
-    import shapely
 
     from fieldapp.ui.tracklayer import CHUNK
 
@@ -287,7 +286,7 @@ def test_an_opened_visit_shows_its_stored_track(qtbot, tmp_path):
     shows it when the visit is shown."""
     import dataclasses
     import time
-    from datetime import datetime, timedelta, timezone
+    from datetime import datetime, timedelta
 
     import numpy as np
 

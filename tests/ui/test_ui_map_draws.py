@@ -13,8 +13,8 @@ from PySide6.QtCore import QCoreApplication
 
 pytest.importorskip("pytestqt")
 
-from fieldapp.ui.mapview import MapView  # noqa: E402
-from tests.ui.ui_support import WAIT_MS, close_window, make_window, private_dirs, wait_fix  # noqa: E402,F401
+from fieldapp.ui.mapview import MapView
+from tests.ui.ui_support import WAIT_MS, close_window, make_window, wait_fix
 
 X0, Y0 = 1_500_000.0, 15_000_000.0   # a UTM-sized site position, feet
 
@@ -56,7 +56,7 @@ def test_each_fix_of_a_slow_receiver_is_drawn(qtbot):
     view = _view(qtbot, hz=10.0)
     for i in range(3):
         view.update_position(X0 - 10.0 * i, Y0, 1.0, stamp=("fix", i))
-        qtbot.waitUntil(lambda: view.drawn_stamp == ("fix", i), timeout=WAIT_MS)
+        qtbot.waitUntil(lambda i=i: view.drawn_stamp == ("fix", i), timeout=WAIT_MS)
         assert view.position_item.pos().x() == -10.0 * i
     assert not view.timer.isActive()
 

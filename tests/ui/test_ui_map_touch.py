@@ -9,12 +9,12 @@ import pytest
 
 pytest.importorskip("pytestqt")
 
-from PySide6.QtCore import QPoint, QPointF, Qt  # noqa: E402
-from PySide6.QtGui import QNativeGestureEvent, QPointingDevice  # noqa: E402
-from PySide6.QtTest import QTest  # noqa: E402
-from PySide6.QtWidgets import QApplication  # noqa: E402
+from PySide6.QtCore import QPoint, QPointF, Qt
+from PySide6.QtGui import QNativeGestureEvent, QPointingDevice
+from PySide6.QtTest import QTest
+from PySide6.QtWidgets import QApplication
 
-from fieldapp.ui.mapview import MapView  # noqa: E402
+from fieldapp.ui.mapview import MapView
 
 
 @pytest.fixture

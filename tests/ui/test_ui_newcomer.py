@@ -12,14 +12,7 @@ from devices.readings import CaliperReading
 
 pytest.importorskip("pytestqt")
 
-from tests.ui.ui_support import (  # noqa: E402,F401
-    WAIT_MS,
-    close_window,
-    key,
-    make_window,
-    private_dirs,
-    wait_fix,
-)
+from tests.ui.ui_support import WAIT_MS, close_window, key, make_window, wait_fix
 
 
 def test_a_refused_tree_says_why_in_field_words_and_clears_at_the_next_tree(qtbot,

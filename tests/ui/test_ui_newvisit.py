@@ -7,7 +7,7 @@ import pytest
 
 pytest.importorskip("pytestqt")
 
-from tests.ui.ui_support import WAIT_MS, close_window, make_window, private_dirs, themed  # noqa: E402,F401
+from tests.ui.ui_support import WAIT_MS, close_window, make_window
 
 
 def test_epsg_offered_is_the_utm_zone_of_the_fix(qtbot, tmp_path):
@@ -56,7 +56,8 @@ def test_dialog_spec_converts_feet_and_validates(qtbot, tmp_path):
     assert spec.crew == ["A. Surveyor", "B. Forester"]
     assert [f["type"] for f in spec.water_features] == ["stream", "wetland"]
     assert spec.water_features[1]["susceptibility"] == "less"
-    assert spec.path.parent == tmp_path and spec.path.name.startswith("Mill Creek lot 7_")  # the site name as typed (store.paths.safe_file_name)
+    # the site name as typed (store.paths.safe_file_name)
+    assert spec.path.parent == tmp_path and spec.path.name.startswith("Mill Creek lot 7_")
     # susceptibility on a stream is refused, naming the feature
     dlg.features.cellWidget(r, 2).setCurrentIndex(1)
     with pytest.raises(ValueError, match="Mill Creek"):

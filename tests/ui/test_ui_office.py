@@ -1,11 +1,10 @@
 """The Report, Export and Sync buttons end to end (keys, worker thread, progress, messages),
-and the Conflicts view. The visit is the report tests' sample (tests/report/test_report_visit.py):
+and the Conflicts view. The visit is the report tests' sample (tests/report/sample_visit.py):
 transect T1 over a steep bank, 30 ft @ 4 %, 60 ft @ 18 %, 120 ft @ 5 % -> bank 90 ft."""
 
 from __future__ import annotations
 
 import contextlib
-import sqlite3
 import threading
 import unicodedata
 from pathlib import Path
@@ -15,29 +14,13 @@ import pytest
 pytest.importorskip("pytestqt")
 pypdf = pytest.importorskip("pypdf")
 
-from tests.gpkgtools import st_connect
-from tests.report.test_report_visit import build_sample_visit  # noqa: E402
-from tests.ui.ui_support import WAIT_MS, close_window, key, make_window, private_dirs  # noqa: E402,F401
+from tests.gpkgtools import st_connect  # noqa: E402
+from tests.report.sample_visit import build_sample_visit  # noqa: E402
+from tests.ui.ui_support import WAIT_MS, close_window, key, make_window, wait_job_done  # noqa: E402
 
 
 def job_threads():
     return [t for t in threading.enumerate() if t.name.startswith("fieldapp-job-")]
-
-
-@pytest.fixture
-def sample_window(qtbot, private_dirs):
-    path = private_dirs / "data" / "mill-creek.gpkg"
-    path.parent.mkdir(parents=True)
-    info = build_sample_visit(path, conflict=False)
-    w = make_window(qtbot, private_dirs, visit=str(path))
-    qtbot.waitUntil(lambda: w.visit is not None, timeout=WAIT_MS)
-    yield w, path, info
-    close_window(w)
-
-
-def wait_job_done(qtbot, w):
-    qtbot.waitUntil(lambda: not w.office.busy(), timeout=WAIT_MS * 2)
-    assert not w.job_bar.isVisible()
 
 
 def dismiss_messages(qtbot, w):

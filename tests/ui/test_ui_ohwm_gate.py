@@ -10,8 +10,8 @@ import pytest
 
 pytest.importorskip("pytestqt")
 
-from devices.nmea import Fix, FixMode, FixQuality  # noqa: E402
-from tests.ui.ui_support import WAIT_MS, close_window, key, make_window, private_dirs  # noqa: E402,F401
+from devices.nmea import Fix, FixMode, FixQuality
+from tests.ui.ui_support import WAIT_MS, close_window, key, make_window
 
 
 def fix_with(sats: int, hdop: float = 0.9, **kw) -> Fix:
@@ -20,7 +20,7 @@ def fix_with(sats: int, hdop: float = 0.9, **kw) -> Fix:
                accuracy_source="GST", t_monotonic_s=time.monotonic(), **kw)
 
 
-def test_ohwm_panel_shows_the_gate_reason_for_skipped_epochs(qtbot, private_dirs):  # noqa: F811
+def test_ohwm_panel_shows_the_gate_reason_for_skipped_epochs(qtbot, private_dirs):
     w = make_window(qtbot, private_dirs)
     try:
         qtbot.waitUntil(lambda: w.visit is not None, timeout=WAIT_MS)
@@ -53,7 +53,7 @@ def test_ohwm_panel_shows_the_gate_reason_for_skipped_epochs(qtbot, private_dirs
         close_window(w)
 
 
-def test_status_strip_marks_held_gst(qtbot, private_dirs):  # noqa: F811
+def test_status_strip_marks_held_gst(qtbot, private_dirs):
     w = make_window(qtbot, private_dirs)
     try:
         strip = w.status_strip

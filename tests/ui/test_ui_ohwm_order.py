@@ -7,8 +7,8 @@ import pytest
 
 pytest.importorskip("pytestqt")
 
-from tests.store.test_store import Fix  # noqa: E402 - a receiver's fix, as the store tests use
-from tests.ui.ui_support import close_window, make_window, private_dirs  # noqa: E402,F401
+from tests.store.test_store import Fix
+from tests.ui.ui_support import close_window, make_window
 
 # along the bank west to east: A (-91.0000), B (-90.9990), C (-90.9980), D (-90.9970), about
 # 80 m apart; a crew that takes B, C, D and then walks back for A draws D -> A over B -> C

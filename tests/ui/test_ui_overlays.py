@@ -10,7 +10,6 @@ import pytest
 
 from fieldapp.app.overlays import bank_point
 from fieldapp.app.visit import open_visit
-from tests.ui.ui_support import private_dirs  # noqa: F401 - fixture
 
 # a UTM 16N point (metres); the overlays are in site feet (international foot, 0.3048 m)
 E0, N0 = 500_000.0, 4_800_000.0

@@ -14,8 +14,8 @@ from PySide6.QtGui import QDragEnterEvent, QDropEvent
 from PySide6.QtWidgets import QApplication, QFileDialog
 
 from fieldapp.survey.features import Layer
-from tests.survey.test_survey_photos import jpeg
-from tests.ui.ui_support import WAIT_MS, close_window, key, make_window, private_dirs  # noqa: F401
+from tests.photo_sample import jpeg
+from tests.ui.ui_support import WAIT_MS, close_window, key, make_window
 
 X0, Y0 = 500000.0, 4983000.0       # UTM 16N
 

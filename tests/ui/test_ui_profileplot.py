@@ -86,7 +86,7 @@ def test_demo_profile_labels_are_legible(qtbot, size):
     view = plot.ground_plot.getViewBox().sceneBoundingRect()
     others = [plot.base_lines[0].label, plot.bank_lines[0].label]
     rects = [_ink_rect(lab) for lab in shown]
-    for lab, r in zip(shown, rects):
+    for lab, r in zip(shown, rects, strict=True):
         assert view.contains(r), (lab.toPlainText(), r, view)  # nothing cut at the top edge
         for o in others:
             assert not r.intersects(_ink_rect(o)), (lab.toPlainText(), o.toPlainText())

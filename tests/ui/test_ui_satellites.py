@@ -7,13 +7,13 @@ import pytest
 
 pytest.importorskip("pytestqt")
 
-from PySide6.QtCore import Qt  # noqa: E402
-from PySide6.QtTest import QTest  # noqa: E402
+from PySide6.QtCore import Qt
+from PySide6.QtTest import QTest
 
-from tests.ui.ui_support import WAIT_MS, close_window, key, make_window, private_dirs, wait_fix  # noqa: E402,F401
+from tests.ui.ui_support import WAIT_MS, close_window, key, make_window, wait_fix
 
 
-def test_gnss_badge_opens_the_sky_of_the_simulated_receiver(qtbot, private_dirs):  # noqa: F811
+def test_gnss_badge_opens_the_sky_of_the_simulated_receiver(qtbot, private_dirs):
     w = make_window(qtbot, private_dirs, simulate=True)
     try:
         wait_fix(qtbot, w)

@@ -9,10 +9,10 @@ import pytest
 
 pytest.importorskip("pytestqt")
 
-from shapely.geometry import Point  # noqa: E402
+from shapely.geometry import Point
 
-from tests.ui.test_ui_workflows import average_point  # noqa: E402
-from tests.ui.ui_support import WAIT_MS, close_window, key, make_window, private_dirs  # noqa: E402,F401
+from tests.ui.test_ui_workflows import average_point
+from tests.ui.ui_support import WAIT_MS, close_window, key, make_window
 
 
 def test_stakeout_panel_walks_to_a_recorded_point_and_flags_it(qtbot, private_dirs):

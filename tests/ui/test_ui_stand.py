@@ -9,13 +9,7 @@ import pytest
 
 pytest.importorskip("pytestqt")
 
-from tests.ui.ui_support import (  # noqa: E402,F401
-    WAIT_MS,
-    close_window,
-    make_window,
-    private_dirs,
-    wait_fix,
-)
+from tests.ui.ui_support import WAIT_MS, close_window, make_window, wait_fix
 
 
 def test_retained_area_and_tally_complete_survive_a_reopen(qtbot, private_dirs):

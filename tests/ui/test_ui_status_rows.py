@@ -9,8 +9,7 @@ import pytest
 
 pytest.importorskip("pytestqt")
 
-from devices.nmea.fix import Fix, FixQuality  # noqa: E402
-from tests.ui.ui_support import themed  # noqa: E402,F401
+from devices.nmea.fix import Fix, FixQuality
 
 
 def _uncut(label) -> bool:

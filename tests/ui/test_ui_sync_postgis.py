@@ -1,6 +1,6 @@
 """The window's Sync button against a PostGIS office (issue 17): the URL typed in the Sync
 dialog's office field, the sync run on the worker thread, the counts shown, the URL remembered.
-Needs PostgreSQL + PostGIS (``tests/sync/conftest.py``; FAILS under CI without it)."""
+Needs PostgreSQL + PostGIS (``tests/conftest.py``: ``pg_url``; FAILS under CI without it)."""
 
 from __future__ import annotations
 
@@ -8,9 +8,7 @@ import pytest
 
 pytest.importorskip("pytestqt")
 
-from tests.sync.conftest import pg_server, pg_url  # noqa: E402,F401  (fixtures)
-from tests.ui.test_ui_office import sample_window, wait_job_done  # noqa: E402,F401
-from tests.ui.ui_support import key, private_dirs  # noqa: E402,F401
+from tests.ui.ui_support import key, wait_job_done
 
 
 def test_sync_button_with_a_postgresql_url(qtbot, sample_window, pg_url, monkeypatch):

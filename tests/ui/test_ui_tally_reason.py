@@ -9,14 +9,7 @@ from devices.readings import CaliperReading
 
 pytest.importorskip("pytestqt")
 
-from tests.ui.ui_support import (  # noqa: E402,F401
-    WAIT_MS,
-    close_window,
-    key,
-    make_window,
-    private_dirs,
-    wait_fix,
-)
+from tests.ui.ui_support import WAIT_MS, close_window, key, make_window, wait_fix
 
 OFF = "Record tree is off: type the DBH first (it reads 0.0 in)"
 REFUSED = "Record tree [T] refused: type the DBH first (it reads 0.0 in)."

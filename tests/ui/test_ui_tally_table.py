@@ -6,7 +6,7 @@ import pytest
 
 pytest.importorskip("pytestqt")
 
-from tests.ui.ui_support import WAIT_MS, close_window, private_dirs  # noqa: E402,F401
+from tests.ui.ui_support import WAIT_MS, close_window
 
 X0, Y0 = 500_000.0, 4_983_000.0
 

@@ -12,8 +12,8 @@ from devices.readings import CaliperReading
 
 pytest.importorskip("pytestqt")
 
-from devices.nmea import Fix, FixMode, FixQuality  # noqa: E402
-from tests.ui.ui_support import WAIT_MS, close_window, make_window, private_dirs  # noqa: E402,F401
+from devices.nmea import Fix, FixMode, FixQuality
+from tests.ui.ui_support import WAIT_MS, close_window, make_window
 
 DROPPED = ("Caliper reading 12.3 in not recorded: the visit changed before a usable fix came"
            " (it was squeezed in test).")

@@ -8,18 +8,18 @@ import pytest
 
 pytest.importorskip("pytestqt")
 
-from fieldapp.checks import requests as R  # noqa: E402
-from fieldapp.rules import evaluate  # noqa: E402
-from tests.ui.test_ui_workflows import (  # noqa: E402
+from fieldapp.checks import requests as R
+from fieldapp.rules import evaluate
+from tests.ui.test_ui_workflows import (
     average_point,
     stored_count,
     surveyor_at_transect_origin,
     walk_scenario_boundary,
 )
-from tests.ui.ui_support import WAIT_MS, close_window, key, make_window, private_dirs  # noqa: E402,F401
+from tests.ui.ui_support import WAIT_MS, close_window, key, make_window
 
 
-def test_simulate_walkthrough_over_tcp_without_ptys(qtbot, private_dirs, monkeypatch):  # noqa: F811
+def test_simulate_walkthrough_over_tcp_without_ptys(qtbot, private_dirs, monkeypatch):
     from devices.sim.endpoint import PTY_ENV, TcpEndpoint
     from fieldapp.ui import simsupport
 

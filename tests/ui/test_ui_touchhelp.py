@@ -7,10 +7,10 @@ import pytest
 
 pytest.importorskip("pytestqt")
 
-from PySide6.QtCore import QEvent, QPointF, Qt  # noqa: E402
-from PySide6.QtGui import QInputDevice, QMouseEvent  # noqa: E402
-from PySide6.QtTest import QTest  # noqa: E402
-from PySide6.QtWidgets import QApplication, QPushButton, QVBoxLayout, QWidget  # noqa: E402
+from PySide6.QtCore import QEvent, QPointF, Qt
+from PySide6.QtGui import QInputDevice, QMouseEvent
+from PySide6.QtTest import QTest
+from PySide6.QtWidgets import QApplication, QPushButton, QVBoxLayout, QWidget
 
 
 @pytest.fixture

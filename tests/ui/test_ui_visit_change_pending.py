@@ -8,8 +8,8 @@ import pytest
 
 pytest.importorskip("pytestqt")
 
-from tests.ui.test_ui_tally_visit_change import rtk_fix  # noqa: E402
-from tests.ui.ui_support import WAIT_MS, close_window, make_window, private_dirs  # noqa: E402,F401
+from tests.ui.test_ui_tally_visit_change import rtk_fix
+from tests.ui.ui_support import WAIT_MS, close_window, make_window
 
 
 def usable(w) -> None:

@@ -4,23 +4,15 @@ what is stored in the GeoPackage and what the checks panel shows."""
 from __future__ import annotations
 
 import math
-import sqlite3
 
 import pytest
 
 pytest.importorskip("pytestqt")
 
 from fieldapp.checks import requests as R
-from fieldapp.rules import evaluate  # noqa: E402
+from fieldapp.rules import evaluate
 from tests.gpkgtools import st_connect
-from tests.ui.ui_support import (  # noqa: E402,F401
-    WAIT_MS,
-    close_window,
-    key,
-    make_window,
-    private_dirs,
-    wait_fix,
-)
+from tests.ui.ui_support import WAIT_MS, close_window, key, make_window, wait_fix
 
 
 def stored_count(path, table: str) -> int:
@@ -232,7 +224,7 @@ def test_tally_in_simulate_mode_measures_each_scenario_tree_where_it_stands(qtbo
         trees = w.visit.trees()
         # each tree as scripted: DBH, species, the crown radius from the scenario, and the
         # position of that tree (RTK fixed: within 0.5 ft)
-        for t, s in zip(trees, scripted):
+        for t, s in zip(trees, scripted, strict=True):
             assert t.dbh_in == pytest.approx(s["dbh_in"], abs=0.05)
             assert t.species_name == s["common_name"]
             assert t.crown_radius_ft == pytest.approx(s["crown_radius_ft"])

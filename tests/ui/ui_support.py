@@ -4,34 +4,10 @@ from __future__ import annotations
 
 import gc
 
-import pytest
 from PySide6.QtCore import QCoreApplication, QEvent, Qt
 from PySide6.QtTest import QTest
 
 WAIT_MS = 60_000  # generous: the test machine is shared and loaded
-
-
-@pytest.fixture
-def private_dirs(tmp_path, monkeypatch):
-    """Settings and visits in the test's own folder (never the user's)."""
-    monkeypatch.setenv("FIELDAPP_CONFIG_DIR", str(tmp_path / "cfg"))
-    monkeypatch.setenv("FIELDAPP_DATA_DIR", str(tmp_path / "data"))
-    return tmp_path
-
-
-@pytest.fixture
-def themed(qapp):
-    """The app's theme (fieldapp.ui.theme.apply) for one test; the plain style again after."""
-    from fieldapp.ui import theme
-
-    before = (qapp.styleSheet(), qapp.palette(), qapp.font(), qapp.style().name())
-    theme.apply(qapp)
-    yield theme
-    sheet, palette, font, style = before
-    qapp.setStyleSheet(sheet)
-    qapp.setPalette(palette)
-    qapp.setFont(font)
-    qapp.setStyle(style)
 
 
 def make_window(qtbot, tmp_path, *, waypoints=None, time_scale=1.0, rate_hz=5.0, **cli):
@@ -71,4 +47,10 @@ def wait_fix(qtbot, window):
     qtbot.waitUntil(lambda: window.usable_fix() is not None, timeout=WAIT_MS)
 
 
-__all__ = ["private_dirs", "themed", "make_window", "close_window", "key", "wait_fix", "WAIT_MS", "Qt"]
+def wait_job_done(qtbot, w):
+    """Wait for the window's office job (report, export, sync) to end; its progress bar is hidden."""
+    qtbot.waitUntil(lambda: not w.office.busy(), timeout=WAIT_MS * 2)
+    assert not w.job_bar.isVisible()
+
+
+__all__ = ["make_window", "close_window", "key", "wait_fix", "wait_job_done", "WAIT_MS", "Qt"]

@@ -21,7 +21,7 @@ import sys
 import uuid
 from contextlib import closing
 from dataclasses import dataclass
-from datetime import UTC, datetime, timedelta, timezone
+from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
 import pytest

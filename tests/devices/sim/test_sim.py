@@ -9,7 +9,6 @@ import contextlib
 import math
 import threading
 import time
-from pathlib import Path
 
 import pytest
 
@@ -74,7 +73,7 @@ def test_trupulse_round_trip_gives_the_scripted_transect():
         with _connected_reader(DeviceConfig("rangefinder", "trupulse", sim.port), sink) as reader:
             scripted = [sim.shoot() for _ in STATIONS[1:]]
             assert wait_for(lambda: len(sink.items) == len(scripted))
-    for want, got in zip(scripted, sink.items):
+    for want, got in zip(scripted, sink.items, strict=True):
         assert got.horizontal_distance_ft == pytest.approx(want.horizontal_distance_ft, abs=0.01)
         assert got.slope_pct == pytest.approx(want.slope_pct, abs=0.01)
         assert got.azimuth_deg == 350.0
@@ -128,7 +127,7 @@ def test_vertex_ble_fragments_through_a_pty():
         with _connected_reader(DeviceConfig("rangefinder", "vertex", sim.port), sink):
             scripted = [sim.shoot() for _ in range(5)]
             assert wait_for(lambda: len(sink.items) == 5)
-    for want, got in zip(scripted, sink.items):
+    for want, got in zip(scripted, sink.items, strict=True):
         # the Vertex sends 0.1 ft and 0.1 deg: compare to that resolution
         assert got.horizontal_distance_ft == pytest.approx(want.horizontal_distance_ft, abs=0.05)
         assert got.inclination_deg == pytest.approx(want.inclination_deg, abs=0.05)
@@ -148,7 +147,7 @@ def test_caliper_round_trip_gives_the_tally_with_species():
             for _ in trees:
                 run["caliper"].squeeze()
             assert wait_for(lambda: len(sink.items) == len(trees))
-    for tree, got in zip(trees, sink.items):
+    for tree, got in zip(trees, sink.items, strict=True):
         assert got.dbh_in == pytest.approx(tree["dbh_in"], abs=0.1)
         assert got.species_number == tree["species_number"]
         assert got.species_code == tree["species_code"]

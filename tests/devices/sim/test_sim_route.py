@@ -105,5 +105,5 @@ def test_walk_to_over_a_pty_reaches_the_target_and_holds():
         assert d0 + dist_m((f.lat_deg, f.lon_deg), target) == pytest.approx(60.0, abs=0.2)
     # and at most 4 m/s x 5 / 10 Hz = 2 m apart epoch to epoch (+ noise)
     steps = [dist_m((a.lat_deg, a.lon_deg), (b.lat_deg, b.lon_deg))
-             for a, b in zip(way, way[1:]) if (b.time_utc - a.time_utc).total_seconds() < 0.15]
+             for a, b in zip(way, way[1:], strict=False) if (b.time_utc - a.time_utc).total_seconds() < 0.15]
     assert steps and max(steps) < 2.1

@@ -25,7 +25,7 @@ def test_demo_site_near_decorah_with_the_steep_pitch():
     assert 43.25 < lat < 43.35 and -91.85 < lon < -91.75  # Upper Iowa River at Decorah
     profile = TerrainProfile(demo["transect"]["profile_ft"])
     st = demo["transect"]["stations_ft"]
-    slopes = [round(profile.slope_pct(a, b), 6) for a, b in zip(st, st[1:])]
+    slopes = [round(profile.slope_pct(a, b), 6) for a, b in zip(st, st[1:], strict=False)]
     # 4 % to 40 ft, 18-20 % from 40 to 120 ft, 3-5 % beyond to 250 ft
     assert slopes == [4, 4, 18, 18, 20, 20, 5, 5, 3, 3]
     # NR 341.035(1)(a): steep (>= 12 %) starting at 40 ft <= 75 ft extends the bank to where
