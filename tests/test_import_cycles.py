@@ -122,7 +122,6 @@ def test_the_graph_counts_imports_in_functions_and_type_checking_blocks(tmp_path
     assert import_cycles(graph) == [["circlepkg.a", "circlepkg.b"]]
 
 
-@pytest.mark.xfail(strict=False, reason="circles being removed (issue 34)")
 def test_no_import_cycles_and_no_submodule_imports_its_package_face():
     graph = _graph()
     cycles = import_cycles(graph)
