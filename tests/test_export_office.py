@@ -7,7 +7,6 @@ from __future__ import annotations
 import contextlib
 import csv
 import json
-import math
 import os
 import subprocess
 import sys
@@ -46,7 +45,7 @@ def visit_path(tmp_path_factory):
 
 def _ring_area(ring):
     """Shoelace area in lon/lat degrees²: positive for counter-clockwise (RFC 7946 §3.1.6)."""
-    return sum(x0 * y1 - x1 * y0 for (x0, y0), (x1, y1) in zip(ring, ring[1:])) / 2.0
+    return sum(x0 * y1 - x1 * y0 for (x0, y0), (x1, y1) in zip(ring, ring[1:], strict=False)) / 2.0
 
 
 def _decimals(v: float, text: str) -> int:
@@ -95,7 +94,7 @@ def test_csv_coordinates_have_the_geojson_precision(visit_path, tmp_path):
         E0 + 10, N0 + 10)
     with open(tmp_path / "csv" / "tree.csv", encoding="utf-8", newline="") as fh:
         (row,) = list(csv.DictReader(fh))
-    assert row["WKT"] == f"POINT ({_nine_decimals(lon)} {_nine_decimals(lat)})"
+    assert row["_WKT_EPSG_4326_POINT"] == f"POINT ({_nine_decimals(lon)} {_nine_decimals(lat)})"
     (feat,) = json.loads((tmp_path / "gj" / "tree.geojson").read_text())["features"]
     assert feat["geometry"]["coordinates"] == [float(_nine_decimals(lon)),
                                                float(_nine_decimals(lat))]
@@ -103,7 +102,7 @@ def test_csv_coordinates_have_the_geojson_precision(visit_path, tmp_path):
     number = r"-?\d+(?:\.\d+)?"
     with open(tmp_path / "csv" / "wetland.csv", encoding="utf-8", newline="") as fh:
         (row,) = list(csv.DictReader(fh))
-    in_csv = re.findall(number, row["WKT"])
+    in_csv = re.findall(number, row["_WKT_EPSG_4326_MULTIPOLYGON"])
     raw = (tmp_path / "gj" / "wetland.geojson").read_text(encoding="utf-8")
     in_geojson = re.findall(number, raw.split('"coordinates"', 1)[1])
     assert max(_decimals(0, n) for n in in_csv) == 9

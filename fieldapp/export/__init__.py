@@ -20,9 +20,16 @@ format    OUT                                   coordinates
 geojson   folder, one ``LAYER.geojson`` each    WGS 84 lon/lat (EPSG:4326, RFC 7946), 9 decimals
 kml       one ``.kml`` file, a folder per layer WGS 84 lon/lat (Google Earth)
 shp       folder, one ``LAYER.shp`` set each    the site's projected CRS (``.prj`` written)
-csv       folder, ``LAYER.csv`` (+ .csvt, .prj) WGS 84 lon/lat, 9 decimals, as WKT (column ``WKT``)
+csv       folder, ``LAYER.csv`` (+ .csvt)       WGS 84 lon/lat, 9 decimals, as WKT (column
+                                                ``_WKT_EPSG_4326_<TYPE>``, e.g. ``…_POINT``)
 dxf       one ``.dxf`` file, a DXF layer each   the site's projected CRS, in its own unit
 ========  ====================================  ==============================================
+
+The CSV folder is one GDAL data source (``ogrinfo OUT`` lists every layer), on GDAL 3.6 (QGIS
+LTR, Debian 12) too, which opens a folder only when its ``.csv`` files outnumber everything
+else but the ``.csvt`` files: so no ``.prj`` per layer; the WKT column's name gives GDAL the
+CRS and geometry type (:func:`fieldapp.export.gdal.csv_geometry_column`). A folder of one or
+two layers beside the manifest and ``photos/`` is below that count: open its ``.csv`` files.
 
 The raw track (``track_point``, 288,000 fixes for a day at 10 Hz) is written in bulk (its
 columns, not a row per fix); in the DXF it is one polyline through the fixes in the order
