@@ -16,7 +16,7 @@ from typing import TYPE_CHECKING, Any, TypeAlias
 import numpy as np
 import shapely
 
-from fieldapp.export.dxf import _dxf
+from fieldapp.export.dxf import DxfTitle, _dxf
 from fieldapp.export.model import ExportWriteFailed, _LayerData
 
 if TYPE_CHECKING:
@@ -355,13 +355,14 @@ def _check_written(path: Path, data: _LayerData, fmt: str, layer: str | None = N
 
 def _write_layers(layers: list[_LayerData], target: Path, fmt: str, frame: SiteFrame, site_crs: str,
                   counts: dict[str, int], step: Callable[[float, str], None],
-                  notes: list[str] | None = None) -> None:
+                  notes: list[str] | None = None, title: DxfTitle | None = None) -> None:
     """Write ``layers`` to ``target`` (the temporary file or folder) in ``fmt``: one DXF, or
     GDAL layer by layer (WGS 84 lon/lat for geojson, kml and csv, the site CRS for shp), each
     read back to check its count (:class:`ExportWriteFailed` when short: a full disk);
-    ``counts`` gets the features written per layer, ``notes`` what the user must be told."""
+    ``counts`` gets the features written per layer, ``notes`` what the user must be told;
+    ``title`` the site, visit date and crew for the DXF's title block."""
     if fmt == "dxf":
-        _dxf(layers, target, frame, counts)
+        _dxf(layers, target, frame, counts, title)
         return
 
     def to_wgs84(g: Any) -> Any:
