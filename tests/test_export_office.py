@@ -94,7 +94,7 @@ def test_csv_coordinates_have_the_geojson_precision(visit_path, tmp_path):
         E0 + 10, N0 + 10)
     with open(tmp_path / "csv" / "tree.csv", encoding="utf-8", newline="") as fh:
         (row,) = list(csv.DictReader(fh))
-    assert row["WKT"] == f"POINT ({_nine_decimals(lon)} {_nine_decimals(lat)})"
+    assert row["_WKT_EPSG_4326_POINT"] == f"POINT ({_nine_decimals(lon)} {_nine_decimals(lat)})"
     (feat,) = json.loads((tmp_path / "gj" / "tree.geojson").read_text())["features"]
     assert feat["geometry"]["coordinates"] == [float(_nine_decimals(lon)),
                                                float(_nine_decimals(lat))]
@@ -102,7 +102,7 @@ def test_csv_coordinates_have_the_geojson_precision(visit_path, tmp_path):
     number = r"-?\d+(?:\.\d+)?"
     with open(tmp_path / "csv" / "wetland.csv", encoding="utf-8", newline="") as fh:
         (row,) = list(csv.DictReader(fh))
-    in_csv = re.findall(number, row["WKT"])
+    in_csv = re.findall(number, row["_WKT_EPSG_4326_MULTIPOLYGON"])
     raw = (tmp_path / "gj" / "wetland.geojson").read_text(encoding="utf-8")
     in_geojson = re.findall(number, raw.split('"coordinates"', 1)[1])
     assert max(_decimals(0, n) for n in in_csv) == 9

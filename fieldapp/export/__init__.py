@@ -20,9 +20,16 @@ format    OUT                                   coordinates
 geojson   folder, one ``LAYER.geojson`` each    WGS 84 lon/lat (EPSG:4326, RFC 7946), 9 decimals
 kml       one ``.kml`` file, a folder per layer WGS 84 lon/lat (Google Earth)
 shp       folder, one ``LAYER.shp`` set each    the site's projected CRS (``.prj`` written)
-csv       folder, ``LAYER.csv`` (+ .csvt, .prj) WGS 84 lon/lat, 9 decimals, as WKT (column ``WKT``)
+csv       folder, ``LAYER.csv`` (+ .csvt)       WGS 84 lon/lat, 9 decimals, as WKT (column
+                                                ``_WKT_EPSG_4326_<TYPE>``, e.g. ``…_POINT``)
 dxf       one ``.dxf`` file, a DXF layer each   the site's projected CRS, in its own unit
 ========  ====================================  ==============================================
+
+The CSV folder is one GDAL data source (``ogrinfo OUT`` lists every layer), on GDAL 3.6 (QGIS
+LTR, Debian 12) too, which opens a folder only when its ``.csv`` files outnumber everything
+else but the ``.csvt`` files: so no ``.prj`` per layer; the WKT column's name gives GDAL the
+CRS and geometry type (:func:`fieldapp.export.gdal.csv_geometry_column`). A folder of one or
+two layers beside the manifest and ``photos/`` is below that count: open its ``.csv`` files.
 
 The raw track (``track_point``, 288,000 fixes for a day at 10 Hz) is written in bulk (its
 columns, not a row per fix); in the DXF it is one polyline through the fixes in the order
@@ -82,6 +89,7 @@ from numpy.typing import NDArray
 from shapely.geometry.base import BaseGeometry
 
 from fieldapp.export import gdal
+from fieldapp.export.dxf import DxfTitle
 from fieldapp.export.model import (
     ExportError,
     ExportExists,
@@ -466,6 +474,8 @@ def export_visit(visit_path: StrPath, out_path: StrPath, fmt: str, *, force: boo
             raise ExportError("the visit has no site CRS yet: nothing is positioned, nothing to export")
         frame = visit.frame
         layers = layer_records(visit) + derived_records(visit, visit_path)
+        title = DxfTitle(site=visit.site.name, visit_date=visit.site.visit_date.isoformat(),
+                         crew=", ".join(visit.site.crew))
     except BaseException:
         spare.close()
         raise
@@ -489,7 +499,7 @@ def export_visit(visit_path: StrPath, out_path: StrPath, fmt: str, *, force: boo
                    if f in ("kml", "dxf") else into[f] for f in formats}
         for f in formats:
             into[f].mkdir(exist_ok=True)
-        written = _write_formats(layers, targets, frame, site_crs, step, tmp_dir, spare)
+        written = _write_formats(layers, targets, frame, site_crs, step, tmp_dir, spare, title)
         result.layers.update(written[formats[0]][0])
         for f in formats:
             result.notes += written[f][1]
@@ -552,20 +562,20 @@ def _temp_home(out_path: Path, parent: Path) -> Path:
 
 def _write_formats(layers: list[_LayerData], targets: dict[str, Path], frame: SiteFrame, site_crs: str,
                    step: Callable[[float, str], None], tmp_dir: Path,
-                   spare: Spare) -> dict[str, tuple[dict[str, int], list[str]]]:
+                   spare: Spare, title: DxfTitle | None = None) -> dict[str, tuple[dict[str, int], list[str]]]:
     """Each format of ``targets`` ({format: its temporary file or folder}) written, in worker
     processes for a big visit's ``all`` (:mod:`fieldapp.export.workers`), else here one after
     the other; ``{format: (counts per layer, notes)}``."""
     formats = tuple(targets)
     if use_workers(layers, formats):
-        return write_in_workers(layers, targets, frame, site_crs, step, tmp_dir, spare)
+        return write_in_workers(layers, targets, frame, site_crs, step, tmp_dir, spare, title)
     written: dict[str, tuple[dict[str, int], list[str]]] = {}
     for k, f in enumerate(formats):
         def part(x: float, m: str, k: int = k, f: str = f) -> None:
             step((k + x) / len(formats) * 0.9, m if len(formats) == 1 else f"{f}: {m}")
         counts: dict[str, int] = {}
         notes: list[str] = []
-        gdal._write_layers(list(layers), targets[f], f, frame, site_crs, counts, part, notes)
+        gdal._write_layers(list(layers), targets[f], f, frame, site_crs, counts, part, notes, title)
         written[f] = (counts, notes)
     return written
 

@@ -16,7 +16,7 @@ from typing import TYPE_CHECKING, Any, TypeAlias
 import numpy as np
 import shapely
 
-from fieldapp.export.dxf import _dxf
+from fieldapp.export.dxf import DxfTitle, _dxf
 from fieldapp.export.model import ExportWriteFailed, _LayerData
 
 if TYPE_CHECKING:
@@ -74,8 +74,11 @@ def _write_ogr(data: _LayerData, path: Path, driver: str, crs: str, transform: T
                append: bool = False, layer_options: dict[str, str] | None = None) -> None:
     from pyogrio.raw import write
 
-    if driver == "CSV":
+    file_crs: str | None = crs
+    if driver == "CSV":   # the CRS and geometry type in the WKT column's name, no .prj
         transform = _on_csv_grid(transform)
+        layer_options = {**(layer_options or {}), "GEOMETRY_NAME": csv_geometry_column(data.geometry_type, crs)}
+        file_crs = None
     if data.arrays is not None:  # a layer read in bulk: every geometry at once
         geoms = transform(data.geometries) if transform else data.geometries
         wkb = shapely.to_wkb(geoms, output_dimension=2)
@@ -86,9 +89,13 @@ def _write_ogr(data: _LayerData, path: Path, driver: str, crs: str, transform: T
     with warnings.catch_warnings():
         # Shapefile names are 10 characters at most: GDAL cuts them and says so (documented above)
         warnings.filterwarnings("ignore", message="Normalized/laundered field name")
+        # a CSV's CRS is in its WKT column's name (csv_geometry_column), not in a .prj
+        warnings.filterwarnings("ignore", message="'crs' was not provided")
         write(str(path), wkb, arrays, [c for c, _ in data.columns], field_mask=masks, layer=data.name,
-              driver=driver, geometry_type=data.geometry_type, crs=crs, append=append,
+              driver=driver, geometry_type=data.geometry_type, crs=file_crs, append=append,
               layer_options=layer_options or None, encoding=TEXT_ENCODING)
+    if driver == "CSV":
+        _csvt_geometry_as_text(path.with_suffix(".csvt"))
 
 
 def _track_path(data: _LayerData) -> _LayerData:
@@ -210,6 +217,39 @@ def _last_feature_whole(path: Path, data: _LayerData, layer: str) -> str | None:
 
 
 CSV_OPTIONS = {"GEOMETRY": "AS_WKT", "CREATE_CSVT": "YES"}
+
+
+def csv_geometry_column(geometry_type: str, crs: str) -> str:
+    """The name of a CSV layer's WKT column, which tells GDAL its CRS and geometry type:
+    ``_WKT_EPSG_4326_POINT``, ``_WKT_EPSG_4326_LINESTRING``, ``_WKT_EPSG_4326_MULTIPOLYGON``.
+
+    GDAL's CSV driver opens a folder as one data source only when its ``.csv`` files outnumber
+    every other entry (``.csvt`` files aside; GDAL 3.6, QGIS LTR and Debian 12, counts a
+    ``.prj`` too): a ``.prj`` per layer beside the manifest and ``photos/`` made the export
+    folder "not a CSV data source" there. A WKT column named ``_WKT…_EPSG_<code>_<TYPE>`` is
+    read by every GDAL since 1.11 as a geometry of that type in that CRS (ogrcsvlayer.cpp), so
+    the folder needs no ``.prj`` and ``ogrinfo`` lists each layer with its geometry type and CRS
+    on GDAL 3.6 and on the newest. ``crs`` is ``"EPSG:<code>"`` (ValueError otherwise)."""
+    auth, _, code = crs.partition(":")
+    if auth.upper() != "EPSG" or not code.isdigit():
+        raise ValueError(f"a CSV layer's CRS must be an EPSG code, not {crs!r}")
+    return f"_WKT_EPSG_{code}_{geometry_type.upper()}"
+
+
+def _csvt_geometry_as_text(csvt: Path) -> None:
+    """Type the WKT column ``String`` in the ``.csvt`` GDAL wrote (it writes ``WKT``): a column
+    typed ``WKT`` there is read as a geometry without CRS or type, whatever its name says; typed
+    ``String``, its name gives both (:func:`csv_geometry_column`). No ``.csvt``: nothing to do."""
+    try:
+        text = csvt.read_text(encoding="ascii")
+    except FileNotFoundError:
+        return
+    end = "\r\n" if text.endswith("\r\n") else "\n" if text.endswith("\n") else ""
+    types = ["String" if t == "WKT" else t for t in text[:len(text) - len(end)].split(",")]
+    with open(csvt, "w", encoding="ascii", newline="") as fh:
+        fh.write(",".join(types) + end)
+        fh.flush()
+        os.fsync(fh.fileno())
 #: The CSV's WKT to the GeoJSON's precision: both are WGS 84 lon/lat degrees, and 9 decimals of
 #: a degree is 0.1 mm. GDAL's CSV driver has no COORDINATE_PRECISION layer option (its own
 #: option list: SEPARATOR, LINEFORMAT, GEOMETRY, CREATE_CSVT, HEADER, WRITE_BOM, GEOMETRY_NAME,
@@ -230,7 +270,7 @@ def _on_csv_grid(transform: Transform) -> Callable[[Any], Any]:
 
 
 def _csv_ends_whole(path: Path, data: _LayerData, transform: Transform) -> None:
-    """A CSV file ends with its last record whole, its ``.csvt`` (and ``.prj``) whole: GDAL
+    """A CSV file ends with its last record whole, its ``.csvt`` whole: GDAL
     writes the last row alone into a scratch file beside it, whose record must be the file's
     last bytes and whose sidecars must be the same bytes (cheap: a day's 67 MB track CSV is not
     parsed again). :class:`ExportWriteFailed` when not."""
@@ -248,7 +288,7 @@ def _csv_ends_whole(path: Path, data: _LayerData, transform: Transform) -> None:
         with open(path, "rb") as fh:
             fh.seek(max(0, size - len(record)))
             whole = size > len(record) and fh.read() == record
-        for ext in (".csvt", ".prj"):
+        for ext in (".csvt",):
             mine = scratch.with_suffix(ext)
             if mine.exists():
                 whole = whole and path.with_suffix(ext).read_bytes() == mine.read_bytes()
@@ -315,13 +355,14 @@ def _check_written(path: Path, data: _LayerData, fmt: str, layer: str | None = N
 
 def _write_layers(layers: list[_LayerData], target: Path, fmt: str, frame: SiteFrame, site_crs: str,
                   counts: dict[str, int], step: Callable[[float, str], None],
-                  notes: list[str] | None = None) -> None:
+                  notes: list[str] | None = None, title: DxfTitle | None = None) -> None:
     """Write ``layers`` to ``target`` (the temporary file or folder) in ``fmt``: one DXF, or
     GDAL layer by layer (WGS 84 lon/lat for geojson, kml and csv, the site CRS for shp), each
     read back to check its count (:class:`ExportWriteFailed` when short: a full disk);
-    ``counts`` gets the features written per layer, ``notes`` what the user must be told."""
+    ``counts`` gets the features written per layer, ``notes`` what the user must be told;
+    ``title`` the site, visit date and crew for the DXF's title block."""
     if fmt == "dxf":
-        _dxf(layers, target, frame, counts)
+        _dxf(layers, target, frame, counts, title)
         return
 
     def to_wgs84(g: Any) -> Any:

@@ -32,6 +32,7 @@ from typing import TYPE_CHECKING
 from fieldapp.sync.processes import pid_alive
 
 if TYPE_CHECKING:
+    from fieldapp.export.dxf import DxfTitle
     from fieldapp.export.model import _LayerData
     from fieldapp.geo import SiteFrame
     from fieldapp.report.guard import StrPath
@@ -83,7 +84,10 @@ def _run_job(job_file: str) -> int:
 
     job = Path(job_file)
     with open(job, "rb") as fh:
-        formats, layers_file, targets, frame, site_crs = pickle.load(fh)
+        # (formats, layers file, targets, frame, site CRS[, DXF title]): a job without a title
+        # writes the DXF's title block with "not set"
+        formats, layers_file, targets, frame, site_crs, *rest = pickle.load(fh)
+    title = rest[0] if rest else None
     try:
         with open(layers_file, "rb") as fh:
             layers = pickle.load(fh)
@@ -91,7 +95,8 @@ def _run_job(job_file: str) -> int:
         for f in formats:
             counts: dict[str, int] = {}
             notes: list[str] = []
-            _write_layers(list(layers), Path(targets[f]), f, frame, site_crs, counts, lambda x, m: None, notes)
+            _write_layers(list(layers), Path(targets[f]), f, frame, site_crs, counts, lambda x, m: None, notes,
+                          title)
             out[f] = (counts, notes)
         answer: tuple[str, object] = ("done", out)
     except Exception as exc:  # noqa: BLE001 - handed to the parent, which raises it
@@ -203,7 +208,8 @@ def prestart(visit_path: StrPath, formats: tuple[str, ...]) -> Spare:
 
 def write_in_workers(layers: list[_LayerData], targets: dict[str, Path], frame: SiteFrame, site_crs: str,
                      step: Callable[[float, str], None], scratch: Path,
-                     spare: Spare | None = None) -> dict[str, tuple[dict[str, int], list[str]]]:
+                     spare: Spare | None = None,
+                     title: DxfTitle | None = None) -> dict[str, tuple[dict[str, int], list[str]]]:
     """Write each format of ``targets`` ({format: its temporary file or folder}) in worker
     processes (``python -m fieldapp.export.workers JOB``: a fresh interpreter, as Windows
     starts one; the bundle runs ``-m`` for its own modules); ``{format: (counts, notes)}``.
@@ -220,7 +226,8 @@ def write_in_workers(layers: list[_LayerData], targets: dict[str, Path], frame: 
         for k, formats in enumerate(groups):
             job = scratch / f".job{k}.pickle"
             with open(job, "wb") as fh:
-                pickle.dump((formats, str(path), {f: str(targets[f]) for f in formats}, frame, site_crs), fh)
+                pickle.dump((formats, str(path), {f: str(targets[f]) for f in formats}, frame, site_crs, title),
+                            fh)
             proc = ready.pop() if ready else _start()
             procs.append((job, proc, formats))
             assert proc.stdin is not None    # _start opened it (stdin=PIPE)
