@@ -17,6 +17,7 @@ from fieldapp.app.photos import attach_files
 from fieldapp.export import MANIFEST, export_visit
 from fieldapp.store import open_visit
 from fieldapp.survey import Layer
+from tests.gpkgtools import need_debian_gdal_tool
 from tests.report.test_report_visit import build_sample_visit
 from tests.survey.test_survey_photos import jpeg
 
@@ -84,12 +85,12 @@ def test_newest_gdal_lists_every_layer_with_its_geometry_and_crs(csv_folder):
         assert info["features"] == r.layers[name], name
 
 
-@pytest.mark.skipif(not SYSTEM_PYTHON.exists() or subprocess.run(
-    [str(SYSTEM_PYTHON), "-c", "from osgeo import ogr"], capture_output=True).returncode != 0,
-    reason="no system GDAL Python bindings (Debian python3-gdal)")
 def test_system_gdal_opens_the_folder_as_one_data_source(csv_folder):
     """On Debian 12 this is GDAL 3.6.2, the GDAL of QGIS LTR; before the fix ogr.Open(folder)
     returned None ("not recognized as a supported file format")."""
+    need_debian_gdal_tool(SYSTEM_PYTHON.exists() and subprocess.run(
+        [str(SYSTEM_PYTHON), "-c", "from osgeo import ogr"], capture_output=True).returncode == 0,
+        "the system GDAL's Python bindings (Debian python3-gdal, GDAL 3.6 on Debian 12)")
     out, r = csv_folder
     run = subprocess.run([str(SYSTEM_PYTHON), "-c", LIST_LAYERS, str(out)], capture_output=True,
                          text=True, timeout=120)
@@ -101,8 +102,8 @@ def test_system_gdal_opens_the_folder_as_one_data_source(csv_folder):
 
 def test_ogrinfo_lists_every_layer_when_installed(csv_folder):
     ogrinfo = shutil.which("ogrinfo")
-    if ogrinfo is None:
-        pytest.skip("no ogrinfo (gdal-bin) on this machine")
+    need_debian_gdal_tool(ogrinfo is not None, "ogrinfo (Debian gdal-bin)")
+    assert ogrinfo is not None
     out, _ = csv_folder
     run = subprocess.run([ogrinfo, "-ro", "-q", str(out)], capture_output=True, text=True, timeout=120)
     assert run.returncode == 0, run.stderr
