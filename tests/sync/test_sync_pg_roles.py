@@ -79,12 +79,12 @@ def test_another_sites_crew_holding_the_old_advisory_key_does_not_block_a_sync(c
     with contextlib.closing(b.connect(autocommit=True)) as attacker:
         for key in ("fieldapp:site-a", "fieldapp:site-b"):  # what the sync used to lock
             assert attacker.execute("SELECT pg_try_advisory_lock(hashtext(%s))", (key,)).fetchone() == (True,)
+        add_tree(a_copy, 31.0)
+        assert sync(a_copy, a, lock_wait_s=1).office_seq == 2  # not "being synced by a stale holder"
         # the lock itself: only through the office's function, which refuses another site
         refused(attacker, "SELECT * FROM fieldapp_office.take_site_lock('site-a', 'h', 1, 'l', 's', 't')")
         refused(attacker, "SELECT * FROM fieldapp_office.lock_owners")
         refused(attacker, "UPDATE fieldapp_office.lock_owners SET backend_pid = pg_backend_pid()")
-        add_tree(a_copy, 31.0)
-        assert sync(a_copy, a, lock_wait_s=1).office_seq == 2  # not "being synced by a stale holder"
     assert q(office, 'SELECT dbh_in FROM "site-a".tree ORDER BY fid DESC LIMIT 1') == [(31.0,)]
 
 
