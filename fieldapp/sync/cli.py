@@ -87,6 +87,10 @@ def _parser() -> argparse.ArgumentParser:
     p.add_argument("--grant", metavar="ROLE",
                    help="PostGIS office only, run by the office: assign --site to the crew's database ROLE"
                         " (it may then read and write that site only)")
+    p.add_argument("--upgrade-office", action="store_true",
+                   help="PostGIS office only, run by the office (the role owning the office tables): bring an"
+                        " office made by an older fieldapp up to this version (lock and change-log functions,"
+                        " audit triggers, each crew role's grants narrowed to what a sync needs)")
     p.add_argument("--lock-wait", type=_seconds, default=10.0, metavar="SECONDS",
                    help="how long to wait for another laptop's sync (default 10)")
     p.add_argument("-q", "--quiet", action="store_true", help="no progress lines")
@@ -181,6 +185,17 @@ def _run(args: argparse.Namespace) -> int:
         for site_id, name, head in sites:
             print(f"{site_id}\t{name if name is not None else '(name unreadable)'}\t"
                   f"head {head if head is not None else '(unreadable)'}")
+        return 0
+    if args.upgrade_office:
+        from fieldapp.sync.pgoffice import PostgisOffice
+
+        if not isinstance(office, PostgisOffice):
+            print("fieldapp sync: --upgrade-office needs a postgresql:// --office", file=sys.stderr)
+            return 2
+        office.check_available()
+        regranted = office.initialize()
+        print(f"{office.describe()} is up to date; crew grants narrowed: "
+              + (", ".join(f"{role} on site {site}" for site, role in regranted) or "none assigned"))
         return 0
     if args.grant:
         if not args.site or not hasattr(office, "grant_site"):

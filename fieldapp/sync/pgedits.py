@@ -6,7 +6,8 @@ Each layer table of a site gets two triggers:
   next fid of its table and a fresh uuid (32 hex digits, as the app writes);
 - ``AFTER INSERT OR UPDATE OR DELETE``: the row before and after goes into the site's audit
   table ``fieldapp_office_edits`` -- unless the change is a laptop's changeset being applied
-  (``SET LOCAL fieldapp.applying = 'on'`` in that transaction).
+  (``fieldapp_office.begin_apply`` in that transaction, by the holder of the site's lock; a
+  session setting no longer counts: :mod:`fieldapp.sync.pgroles`).
 
 :func:`fold_office_edits` (called under the site lock, before a laptop reads the office) turns
 what the audit table holds into one changeset under the same log as the laptops': the master
@@ -31,7 +32,7 @@ from typing import TYPE_CHECKING, Any, Protocol
 import shapely
 
 from fieldapp.sync import changesets as cs
-from fieldapp.sync import gpkgsql, pgsql
+from fieldapp.sync import gpkgsql, pgroles, pgsql
 from fieldapp.sync.files import INTERNAL_TABLES, LOG_TABLE, quote_identifier, record_changeset_file, sha256_of
 from fieldapp.sync.officestore import utc_now_iso
 
@@ -52,13 +53,7 @@ def trigger_ddl(schema: str, tables: dict[str, pgsql.Table]) -> list[pgsql_text.
         sql.SQL("CREATE TABLE {} (id bigserial PRIMARY KEY, layer text NOT NULL, op text NOT NULL,"
                 " old_row jsonb, new_row jsonb, edited_by text NOT NULL DEFAULT current_user,"
                 " edited_at timestamptz NOT NULL DEFAULT now())").format(sql.Identifier(schema, EDITS_TABLE)),
-        sql.SQL("""CREATE FUNCTION {}.fieldapp_audit() RETURNS trigger LANGUAGE plpgsql AS $f$
-BEGIN
-  IF coalesce(current_setting('fieldapp.applying', true), '') = 'on' THEN RETURN NULL; END IF;
-  INSERT INTO {} (layer, op, old_row, new_row) VALUES (TG_TABLE_NAME, TG_OP,
-    CASE WHEN TG_OP <> 'INSERT' THEN to_jsonb(OLD) END, CASE WHEN TG_OP <> 'DELETE' THEN to_jsonb(NEW) END);
-  RETURN NULL;
-END $f$""").format(s, sql.Identifier(schema, EDITS_TABLE)),
+        pgroles.audit_function_ddl(schema, EDITS_TABLE),
     ]
     for table in tables.values():
         if table.name in INTERNAL_TABLES:
@@ -69,7 +64,8 @@ END $f$""").format(s, sql.Identifier(schema, EDITS_TABLE)),
         if table.has_uuid and len(table.pk) == 1 and table.pk[0].kind == "integer":
             fid = sql.Identifier(table.pk[0].name)
             fn = sql.Identifier(schema, f"fieldapp_new_{table.name}")
-            out.append(sql.SQL("""CREATE FUNCTION {fn}() RETURNS trigger LANGUAGE plpgsql AS $f$
+            out.append(sql.SQL("""CREATE FUNCTION {fn}() RETURNS trigger LANGUAGE plpgsql
+SET search_path = pg_catalog, pg_temp AS $f$
 BEGIN
   IF NEW.{fid} IS NULL THEN SELECT coalesce(max({fid}), 0) + 1 INTO NEW.{fid} FROM {t}; END IF;
   IF NEW.uuid IS NULL THEN NEW.uuid := replace(gen_random_uuid()::text, '-', ''); END IF;
@@ -161,19 +157,22 @@ def fold_office_edits(office: _FoldingOffice, conn: psycopg.Connection[Any], sit
                       site: dict[str, Any]) -> int | None:
     """Turn the site's audit rows into one logged changeset (module docstring); return its seq,
     or ``None`` when there were none. Runs in one transaction on ``conn`` (the lock holder's)."""
+    import psycopg
     from psycopg import sql
 
-    edits = sql.Identifier(site_id, EDITS_TABLE)
+    folded: int | None = None
     with conn.transaction():
-        conn.execute("SET LOCAL fieldapp.applying = 'on'")
-        rows = conn.execute(sql.SQL("SELECT id, layer, old_row, new_row, edited_by FROM {} ORDER BY id"
-                                    " FOR UPDATE").format(edits)).fetchall()
+        seq = office._head_in(conn, site_id) + 1
+        # the audit rows are taken (deleted) only inside a changeset apply, which must end with
+        # its change-log entry (fieldapp.sync.pgroles): nothing folded, nothing kept
+        conn.execute("SELECT fieldapp_office.begin_apply(%s, %s)", (site_id, seq))
+        rows = sorted(conn.execute("SELECT id, layer, old_row, new_row, edited_by"
+                                   " FROM fieldapp_office.claim_office_edits(%s)", (site_id,)).fetchall())
         if not rows:
-            return None
+            raise psycopg.Rollback()
         tables = site["tables"]
         touched = _touched([(r[1], r[2], r[3]) for r in rows], tables)
-        head = office._head_in(conn, site_id)
-        seq, changeset_id = head + 1, uuid.uuid4().hex
+        changeset_id = uuid.uuid4().hex
         by = ", ".join(sorted({r[4] for r in rows}))
         now = utc_now_iso()
         gd = cs.new_geodiff()
@@ -199,10 +198,7 @@ def fold_office_edits(office: _FoldingOffice, conn: psycopg.Connection[Any], sit
                 record_changeset_file(lite, seq, sha, size)
             conn.execute(sql.SQL("UPDATE {} SET sha256 = %s, size_bytes = %s WHERE seq = %s").format(
                 sql.Identifier(site_id, LOG_TABLE)), (sha, size, seq))
-            conn.execute(sql.SQL(
-                "INSERT INTO {} (seq, changeset_id, laptop_id, synced_by, applied_utc, sha256, size_bytes,"
-                " changeset) VALUES (%s, %s, %s, %s, %s, %s, %s, %s)").format(
-                    sql.Identifier(site_id, "fieldapp_changesets")),
-                (seq, changeset_id, OFFICE_LAPTOP_ID, by, now, sha, size, out.read_bytes()))
-        conn.execute(sql.SQL("DELETE FROM {} WHERE id <= %s").format(edits), (rows[-1][0],))
-    return seq
+            conn.execute("SELECT fieldapp_office.finish_apply(%s, %s, %s, %s, %s, %s, %s, %s, %s)",
+                         (site_id, seq, changeset_id, OFFICE_LAPTOP_ID, by, now, sha, size, out.read_bytes()))
+        folded = seq
+    return folded

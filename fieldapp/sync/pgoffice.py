@@ -14,12 +14,14 @@ Layout in the database (QGIS opens the layer tables live)::
                                      crew (the database role that pushed it), time, the bytes
     "<site_id>".fieldapp_sync_schema the schema log (store schema changes, as the folder office)
 
-A push (:meth:`PostgisOffice.apply`) is one transaction under the site's advisory lock: the
+A push (:meth:`PostgisOffice.apply`) is one transaction by the holder of the site's lock: the
 changeset's rows applied to the layer tables as parameterised SQL (:mod:`fieldapp.sync.pgsql`),
-its log row checked and its entry appended to ``fieldapp_changesets`` commit together or not at
-all. The laptop side holds the site's session advisory lock for the whole sync
-(:meth:`PostgisOffice.lock`), so a second laptop waits, then pulls what the first pushed,
-rebases and pushes; a killed laptop's connection ends and the server releases its lock.
+its log row checked and its entry appended to ``fieldapp_changesets`` (by the office's
+``finish_apply``) commit together or not at all. The laptop side holds the site's lock for the
+whole sync (:meth:`PostgisOffice.lock`: a lease naming its connection, taken through the
+office's functions), so a second laptop waits, then pulls what the first pushed, rebases and
+pushes; a killed laptop's connection ends and the lock is free. What a crew role may do and
+through which functions: :mod:`fieldapp.sync.pgroles`.
 
 The GeoPackage a checkout gets (:meth:`PostgisOffice.fetch_master`) is the site's first
 GeoPackage with every logged changeset applied by pygeodiff, in order -- exactly the master a
@@ -45,7 +47,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from fieldapp.sync import changesets as cs
-from fieldapp.sync import pgedits, pgsql, schemas
+from fieldapp.sync import pgedits, pgroles, pgsql, schemas
 from fieldapp.sync.errors import InvalidOfficeData, OfficeLocked, OfficeNotFound, SchemaMismatch, SyncError
 from fieldapp.sync.files import LOG_TABLE, connect, record_changeset_file, sha256_of
 from fieldapp.sync.masking import mask_password
@@ -90,6 +92,8 @@ _REGISTRY_DDL = (
     "ALTER TABLE fieldapp_office.lock_owners ENABLE ROW LEVEL SECURITY",
     "DROP POLICY IF EXISTS assigned ON fieldapp_office.lock_owners",
     "CREATE POLICY assigned ON fieldapp_office.lock_owners USING (" + _ASSIGNED + ")",
+    # the lock, the change log's appends and the audit's trust: definer functions (pgroles)
+    *pgroles.registry_ddl(),
 )
 
 
@@ -256,12 +260,25 @@ class PostgisOffice(OfficeStore):
                     " nothing was synced. Check the URL; to start a new office there, use --init-office"
                 )
 
-    def initialize(self) -> None:
-        """Make the database a fieldapp office (PostGIS, the ``fieldapp_office`` tables) now,
-        rather than at the first site's sync; idempotent. Needs a role that may create schemas
-        (and the extension, if PostGIS is not installed in the database yet)."""
+    def initialize(self) -> list[tuple[str, str]]:
+        """Make the database a fieldapp office (PostGIS, the ``fieldapp_office`` tables and
+        functions) now, rather than at the first site's sync, or bring an existing office up to
+        this version (``fieldapp sync --office URL --upgrade-office``): the lock and change-log
+        functions (:mod:`fieldapp.sync.pgroles`) installed, each site's audit trigger replaced
+        and each crew role's grants narrowed to what a sync needs. Idempotent; one transaction.
+        Needs the role that owns the office tables (and may create the extension, if PostGIS is
+        not installed in the database yet). Returns the ``(site, crew role)`` pairs re-granted."""
         with contextlib.closing(self.connect()) as conn, conn.transaction():
             self._make_registry(conn)
+            return pgroles.secure_existing_sites(conn, pgedits.EDITS_TABLE)
+
+    @staticmethod
+    def _check_upgraded(conn: psycopg.Connection[Any], describe: str) -> None:
+        """Raise :class:`SyncError` when the office predates the lock and change-log functions."""
+        if _scalar(conn.execute("SELECT to_regprocedure(%s) IS NULL", (pgroles.MARKER_FUNCTION,))):
+            raise SyncError(f"{describe} was made by an older fieldapp and lacks its lock and change-log"
+                            " functions; nothing was synced. The office must run: fieldapp sync --office"
+                            " URL --upgrade-office (as the role that owns the office tables)")
 
     @staticmethod
     def _make_registry(conn: psycopg.Connection[Any]) -> None:
@@ -274,20 +291,17 @@ class PostgisOffice(OfficeStore):
         owner of the office tables): it may then read and write that site's tables, see the
         site in ``--list`` (row-level security on ``fieldapp_office.sites``) and take its lock;
         other sites stay closed to it (no ``USAGE`` on their schemas). The crew needs no
-        superuser and no right to create anything."""
-        from psycopg import sql
-
+        superuser and no right to create anything, and gets exactly what a sync needs
+        (:func:`fieldapp.sync.pgroles.crew_grants`: no DELETE on the logs, no right on the
+        lock-owner table; locks and log entries through the office's functions). Running it
+        again narrows an older, wider grant."""
         check_site_id(site_id)
-        r, s = sql.Identifier(role), sql.Identifier(site_id)
         with contextlib.closing(self.connect()) as conn, conn.transaction():
-            for stmt in (
-                sql.SQL("GRANT USAGE ON SCHEMA fieldapp_office TO {}").format(r),
-                sql.SQL("GRANT SELECT ON fieldapp_office.sites TO {}").format(r),
-                sql.SQL("GRANT SELECT, INSERT, UPDATE ON fieldapp_office.lock_owners TO {}").format(r),
-                sql.SQL("GRANT USAGE ON SCHEMA {} TO {}").format(s, r),
-                sql.SQL("GRANT SELECT, INSERT, UPDATE, DELETE ON ALL TABLES IN SCHEMA {} TO {}").format(s, r),
-                sql.SQL("GRANT USAGE ON ALL SEQUENCES IN SCHEMA {} TO {}").format(s, r),
-            ):
+            self._check_upgraded(conn, self.describe())
+            names = pgroles.site_table_names(conn, site_id)
+            if not names:
+                raise SyncError(f"site {site_id} does not exist in {self.describe()}; nothing was granted")
+            for stmt in pgroles.crew_grants(role, site_id, names):
                 conn.execute(stmt)
 
     # ---- sites ------------------------------------------------------------------------------
@@ -353,25 +367,40 @@ class PostgisOffice(OfficeStore):
     # ---- lock ---------------------------------------------------------------------------------
     @contextlib.contextmanager
     def lock(self, site_id: str, owner: LockOwner, *, wait_s: float = 10.0) -> Iterator[None]:
-        """Hold the site's session advisory lock (``pg_advisory_lock(hashtext('fieldapp:' || id))``)
-        on a connection kept for the sync; raises :class:`OfficeLocked` naming the holder after
-        ``wait_s``. The server drops the lock when the holder's connection ends (a killed laptop)."""
+        """Hold the site's lock for the sync, on a connection kept for it: a lease in
+        ``fieldapp_office.lock_owners`` naming this connection's server process, taken through
+        the office's ``fieldapp_office.take_site_lock`` (:mod:`fieldapp.sync.pgroles`; not an
+        advisory lock, which any role may take on any key). The server frees it when the
+        holder's connection ends (a killed laptop).
+
+        Raises :class:`OfficeLocked` naming the holder after ``wait_s``; :class:`SyncError` when
+        the role may not use the site or the office predates the lock functions (the office
+        must run ``--upgrade-office``); :class:`OfficeNotFound` for a database that is not an
+        office (unless ``create``)."""
         check_site_id(site_id)
         conn = self.connect(autocommit=True)
-        key = f"fieldapp:{site_id}"
         try:
+            if not self._has_registry(conn):
+                if not self.create:
+                    raise OfficeNotFound(f"{self.describe()} is not a fieldapp office (no fieldapp_office"
+                                         " tables); nothing was synced. Check the URL; to start a new office"
+                                         " there, use --init-office")
+                with conn.transaction():
+                    self._make_registry(conn)
+            self._check_upgraded(conn, self.describe())
+            self._site(conn, site_id)   # a site not assigned to this crew: refused in words
             deadline = time.monotonic() + wait_s
-            while not _scalar(conn.execute("SELECT pg_try_advisory_lock(hashtext(%s))", (key,))):
+            while True:
+                with self._refused_as(site_id, "lock"):
+                    got = conn.execute(
+                        "SELECT * FROM fieldapp_office.take_site_lock(%s, %s, %s, %s, %s, %s)",
+                        (site_id, owner.host, owner.pid, owner.laptop_id, owner.started_utc, owner.token)).fetchone()
+                assert got is not None      # the function always answers one row
+                if got[0]:
+                    break
                 if time.monotonic() >= deadline:
-                    raise OfficeLocked(self._locked_message(conn, site_id))
+                    raise OfficeLocked(self._locked_message(site_id, got[1:]))
                 time.sleep(0.1)
-            if self._has_registry(conn):
-                conn.execute(
-                    "INSERT INTO fieldapp_office.lock_owners VALUES (%s, %s, %s, %s, %s, %s)"
-                    " ON CONFLICT (site_id) DO UPDATE SET host = excluded.host, pid = excluded.pid,"
-                    " laptop_id = excluded.laptop_id, started_utc = excluded.started_utc,"
-                    " token = excluded.token",
-                    (site_id, owner.host, owner.pid, owner.laptop_id, owner.started_utc, owner.token))
             self._held[site_id] = conn
             try:
                 site = self._site(conn, site_id)
@@ -383,16 +412,14 @@ class PostgisOffice(OfficeStore):
                 with contextlib.suppress(Exception):  # the connection may be gone: so is the lock
                     if not conn.info.transaction_status == 0:  # IDLE
                         conn.rollback()
-                    conn.execute("SELECT pg_advisory_unlock(hashtext(%s))", (key,))
+                    conn.execute("SELECT fieldapp_office.release_site_lock(%s)", (site_id,))
         finally:
             conn.close()
 
-    def _locked_message(self, conn: psycopg.Connection[Any], site_id: str) -> str:
-        info = None
-        if self._has_registry(conn):
-            info = conn.execute("SELECT host, pid, laptop_id, started_utc FROM fieldapp_office.lock_owners"
-                                " WHERE site_id = %s", (site_id,)).fetchone()
-        who = (f"{info[0]} (pid {info[1]}, laptop {info[2]}) since {info[3]}" if info else "another laptop")
+    def _locked_message(self, site_id: str, holder: tuple[Any, ...]) -> str:
+        """``holder``: (host, pid, laptop, since) of the live holder, or Nones (being taken)."""
+        host, pid, laptop, since = holder
+        who = f"{host} (pid {pid}, laptop {laptop}) since {since}" if host is not None else "another laptop"
         return f"site {site_id} in {self.describe()} is being synced by {who}; try again when it has finished"
 
     def heartbeat(self, site_id: str, owner: LockOwner) -> None:
@@ -611,14 +638,15 @@ class PostgisOffice(OfficeStore):
         what = f"changeset {entry.changeset_id}"
         gd = cs.new_geodiff()
         with self._refused_as(site_id, "write"), self._conn(site_id) as conn, conn.transaction():
-            conn.execute("SELECT pg_advisory_xact_lock(hashtext(%s))", (f"fieldapp:{site_id}",))
-            conn.execute("SET LOCAL fieldapp.applying = 'on'")
             site = self._site(conn, site_id)
             if site is None:
                 raise self._no_site(site_id)
             head = self._head_in(conn, site_id)
             if entry.seq != head + 1:
                 raise SyncError(f"{what} was prepared for seq {entry.seq} but the office is at seq {head}; sync again")
+            # the lock holder's mark: the audit skips these rows, and the transaction commits only
+            # with its change-log entry (finish_apply below; fieldapp.sync.pgroles)
+            conn.execute("SELECT fieldapp_office.begin_apply(%s, %s)", (site_id, entry.seq))
             with tempfile.TemporaryDirectory(prefix="fieldapp-pg-") as work:
                 cs.check_changeset(gd, Path(changeset), site["tables"], Path(work),
                                    expected_id=entry.changeset_id, what=what)
@@ -639,12 +667,9 @@ class PostgisOffice(OfficeStore):
                                         f" {entry.seq} id {entry.changeset_id}; nothing was changed")
             conn.execute(sql.SQL("UPDATE {} SET sha256 = %s, size_bytes = %s WHERE seq = %s").format(log),
                          (entry.sha256, entry.size_bytes, entry.seq))
-            conn.execute(sql.SQL(
-                "INSERT INTO {} (seq, changeset_id, laptop_id, synced_by, applied_utc, sha256,"
-                " size_bytes, changeset) VALUES (%s, %s, %s, %s, %s, %s, %s, %s)").format(
-                    sql.Identifier(site_id, CHANGES_TABLE)),
-                (entry.seq, entry.changeset_id, entry.laptop_id, entry.synced_by, entry.applied_utc,
-                 entry.sha256, entry.size_bytes, Path(changeset).read_bytes()))
+            conn.execute("SELECT fieldapp_office.finish_apply(%s, %s, %s, %s, %s, %s, %s, %s, %s)",
+                         (site_id, entry.seq, entry.changeset_id, entry.laptop_id, entry.synced_by,
+                          entry.applied_utc, entry.sha256, entry.size_bytes, Path(changeset).read_bytes()))
         step("office: changeset committed")
 
     def migrate(self, site_id: str, change: SchemaChange, statements: list[str], *,
@@ -668,8 +693,11 @@ class PostgisOffice(OfficeStore):
             gd.schema("sqlite", "", str(copy), str(listing))
             new_tables = pgsql.tables_from_geodiff(json.loads(listing.read_text(encoding="utf-8"))["geodiff_schema"])
             with self._refused_as(site_id, "change the store schema (an office role must) of"), conn.transaction():
-                conn.execute("SELECT pg_advisory_xact_lock(hashtext(%s))", (f"fieldapp:{site_id}",))
-                conn.execute("SET LOCAL fieldapp.applying = 'on'")
+                if not _scalar(conn.execute("SELECT fieldapp_office.holds_site_lock(%s)", (site_id,))):
+                    raise SyncError(f"the schema change of site {site_id} needs the site's lock; nothing was changed")
+                # the office's own mark (crews may not write it): the audit skips the meta row
+                conn.execute("INSERT INTO fieldapp_office.applying VALUES (pg_backend_pid(), pg_current_xact_id(),"
+                             " %s, NULL)", (site_id,))
                 site = self._site(conn, site_id)
                 head = self._head_in(conn, site_id)
                 if site is None or head != change.after_seq or site["schema_version"] != change.from_version:
@@ -698,6 +726,8 @@ class PostgisOffice(OfficeStore):
                 conn.execute("UPDATE fieldapp_office.sites SET schema_version = %s, tables_json = %s"
                              " WHERE site_id = %s",
                              (change.schema_version, Jsonb([t.to_json() for t in new_tables.values()]), site_id))
+                conn.execute("DELETE FROM fieldapp_office.applying WHERE backend_pid = pg_backend_pid()"
+                             " AND xid = pg_current_xact_id()")
         step("office: tables migrated")
 
 
