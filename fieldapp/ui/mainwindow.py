@@ -236,12 +236,6 @@ class MainWindow(QMainWindow):
     def record_buttons(self) -> list[QPushButton]:
         return self.gate.buttons
 
-    @property
-    def fix_listeners(self) -> list[Callable[[Any], None]]:
-        """The fix listeners' list (bench/bench_ui_stream.py and bench_ntrip_lag.py append to
-        it; panels use ``devices.on_fix``)."""
-        return self.devices._fix_listeners
-
     # ------------------------------------------------------------------ building
     def _action(self, text: str, keys: str | list[str], slot: Callable[[], Any],
                 toolbar: QToolBar | None = None, tip: str = "") -> QAction:
