@@ -80,7 +80,7 @@ def main() -> None:
             delays[phase["name"]].append(d)
             per_phase.setdefault((phase["name"], phase["k"]), []).append(d)
 
-    w.fix_listeners.append(on_fix)
+    w.devices.on_fix(on_fix)
     while w.usable_fix() is None:
         QTest.qWait(50)
     t0 = time.monotonic()

@@ -174,7 +174,7 @@ def run_app(seconds: float, tmp: Path, ports: dict) -> None:
             pending.append(fix)
             if out is not None:
                 reader_share.append(out - fix.t_monotonic_s)
-    w.fix_listeners.append(on_fix)
+    w.devices.on_fix(on_fix)
 
     def settle() -> None:
         """Every fix up to the one the map drew is on screen now."""
@@ -216,7 +216,7 @@ def run_app(seconds: float, tmp: Path, ports: dict) -> None:
     draws, painted = w.map.draws - draws0, paints[0] - paints0
     # measured: the window above, not the fixes queued while this thread waits for the bare
     # window's process below
-    w.fix_listeners.remove(on_fix)
+    w.devices.remove_fix_listener(on_fix)
     w.map.plot.viewport().removeEventFilter(on_screen)
     w.map._draw_position = real_draw
     bare_pct = float(bare.communicate(timeout=120)[0].strip().splitlines()[-1])

@@ -73,6 +73,10 @@ class DeviceFeed:
         if fn in self._fix_listeners:
             self._fix_listeners.remove(fn)
 
+    def listens_to_fix(self, fn: FixListener) -> bool:
+        """Whether ``fn`` is called for each fix (:meth:`on_fix`, not removed since)."""
+        return fn in self._fix_listeners
+
     def on_reading(self, kind: str, fn: Callable[[Any], None]) -> None:
         """Call ``fn(reading)`` for every reading of device ``kind``."""
         self._reading_listeners.setdefault(kind, []).append(fn)

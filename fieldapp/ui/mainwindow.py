@@ -168,11 +168,16 @@ class MainWindow(QMainWindow):
             surveyor=self._surveyor, parent=self._panel_parent)
 
         from fieldapp.ui.jobs import JobBar
-        from fieldapp.ui.officeactions import OfficeActions
+        from fieldapp.ui.officeactions import OfficeActions, OfficeParts
 
         self.job_bar = JobBar()
         outer.addWidget(self.job_bar)
-        self.office = OfficeActions(self)
+        self.office = OfficeActions(OfficeParts(
+            recording=self.recording, settings=self.settings, job_bar=self.job_bar, parent=self,
+            jobs_enabled=self.set_jobs_enabled, pause=self.pause_recording,
+            resume=self.resume_recording, reopen=self.reopen_visit,
+            conflicts_changed=self.refresh_conflicts, show_conflicts=self.show_conflicts,
+            conflicts_view=lambda: self.conflicts_view))
         self.paused_reason: str | None = None
 
         self.status_strip = StatusStrip()
@@ -230,12 +235,6 @@ class MainWindow(QMainWindow):
     @property
     def record_buttons(self) -> list[QPushButton]:
         return self.gate.buttons
-
-    @property
-    def fix_listeners(self) -> list[Callable[[Any], None]]:
-        """The fix listeners' list (bench/bench_ui_stream.py and bench_ntrip_lag.py append to
-        it; panels use ``devices.on_fix``)."""
-        return self.devices._fix_listeners
 
     # ------------------------------------------------------------------ building
     def _action(self, text: str, keys: str | list[str], slot: Callable[[], Any],

@@ -24,8 +24,10 @@ dialogs, so a test can answer them.
 from __future__ import annotations
 
 import logging
+from collections.abc import Callable
+from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from PySide6.QtCore import QObject, Qt
 from PySide6.QtWidgets import (
@@ -47,9 +49,15 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from fieldapp.app.recording import Recording
+from fieldapp.app.settings import Settings
 from fieldapp.app.wording import plural
-from fieldapp.ui.jobs import BackgroundJob, JobCancelled
+from fieldapp.ui.jobs import BackgroundJob, JobBar, JobCancelled
 from fieldapp.ui.theme import touch_rows
+
+if TYPE_CHECKING:
+    from fieldapp.app.visit import VisitController
+    from fieldapp.ui.conflictsview import ConflictsView
 
 log = logging.getLogger(__name__)
 
@@ -255,12 +263,39 @@ class SyncResultDialog(QDialog):
         self.resize(720, min(860, 190 + 34 * len(rows)))
 
 
-class OfficeActions(QObject):
-    """Report / Export / Sync of the window's open visit; one job at a time."""
+@dataclass(frozen=True)
+class OfficeParts:
+    """What the office actions are given (never the window): the visit being recorded, this
+    run's settings, the job strip, and the window's services to them."""
 
-    def __init__(self, window: Any) -> None:
-        super().__init__(window)
-        self.w = window
+    recording: Recording
+    settings: Settings
+    job_bar: JobBar
+    parent: QWidget
+    """The dialogs' and messages' parent (the main window, as a widget only)."""
+    jobs_enabled: Callable[[bool], None]
+    """Report / Export / Sync / visit switching on (True) or off while a job runs."""
+    pause: Callable[[str], None]
+    """Stop feeding the visit, the record buttons saying the reason (the store closes)."""
+    resume: Callable[[], None]
+    reopen: Callable[..., bool]
+    """``reopen(path, current_transect=uuid | None, retained_ac=ac)``: open the visit again
+    and show it; False (said in the banner, recording left paused) when it cannot be."""
+    conflicts_changed: Callable[[], None]
+    """Re-read the conflicts after a sync or a resolution (the tab carries the count)."""
+    show_conflicts: Callable[[], None]
+    conflicts_view: Callable[[], ConflictsView | None]
+    """The Conflicts view if built (None before it is first shown)."""
+
+
+class OfficeActions(QObject):
+    """Report / Export / Sync of the open visit; one job at a time."""
+
+    def __init__(self, parts: OfficeParts) -> None:
+        super().__init__(parts.parent)
+        self.parts = parts
+        self.recording = parts.recording
+        self.parent_widget = parts.parent
         self.job: BackgroundJob | None = None
         self.kind: str | None = None
         self.messages: list[tuple[str, str]] = []   # (title, text) shown, newest last
@@ -271,7 +306,7 @@ class OfficeActions(QObject):
 
     # ------------------------------------------------------------------ dialogs (patchable)
     def ask_report_path(self, default: Path) -> Path | None:
-        path, _ = QFileDialog.getSaveFileName(self.w, "Save the site report", str(default),
+        path, _ = QFileDialog.getSaveFileName(self.parent_widget, "Save the site report", str(default),
                                               "PDF (*.pdf)",
                                               options=QFileDialog.Option.DontConfirmOverwrite)
         if not path:
@@ -279,7 +314,7 @@ class OfficeActions(QObject):
         return Path(path if path.lower().endswith(".pdf") else path + ".pdf")
 
     def ask_export(self, visit_path: Path) -> tuple[str, Path] | None:
-        dlg = ExportDialog(visit_path, self.w)
+        dlg = ExportDialog(visit_path, self.parent_widget)
         if not dlg.exec() or not dlg.path.text().strip():
             return None
         return dlg.fmt.currentData(), Path(dlg.path.text().strip())
@@ -288,21 +323,22 @@ class OfficeActions(QObject):
         """The office the user chose: a folder ``Path``, or a PostgreSQL URL ``str``."""
         from fieldapp.sync.offices import is_postgres_url
 
-        dlg = SyncDialog(current, visit_path, self.w)
+        dlg = SyncDialog(current, visit_path, self.parent_widget)
         text = dlg.folder.text().strip() if dlg.exec() else ""
         if not text:
             return None
         return text if is_postgres_url(text) else Path(text)
 
     def ask_yes_no(self, title: str, text: str) -> bool:
-        return QMessageBox.question(self.w, title, text, QMessageBox.StandardButton.Yes | QMessageBox.StandardButton.No,
+        buttons = QMessageBox.StandardButton.Yes | QMessageBox.StandardButton.No
+        return QMessageBox.question(self.parent_widget, title, text, buttons,
                                     QMessageBox.StandardButton.No) == QMessageBox.StandardButton.Yes
 
     def show_message(self, title: str, text: str, error: bool = False) -> None:
         """A non-modal message (the window stays usable); kept in :attr:`messages`."""
         self.messages.append((title, text))
         box = QMessageBox(QMessageBox.Icon.Warning if error else QMessageBox.Icon.Information, title, text,
-                          QMessageBox.StandardButton.Ok, self.w)
+                          QMessageBox.StandardButton.Ok, self.parent_widget)
         box.setAttribute(Qt.WidgetAttribute.WA_DeleteOnClose)
         box.setModal(False)
         box.show()
@@ -311,11 +347,24 @@ class OfficeActions(QObject):
     def busy(self) -> bool:
         return self.job is not None
 
+    def _visit(self) -> VisitController:
+        """The open visit (the callers have checked there is one: :meth:`_can_start`).
+
+        Raises
+        ------
+        RuntimeError
+            No visit is open.
+        """
+        visit = self.recording.visit
+        if visit is None:
+            raise RuntimeError("no visit is open")
+        return visit
+
     def _can_start(self, what: str) -> bool:
         if self.job is not None:
             self.show_message(what, f"Wait for the {self.kind} to finish (or cancel it) first.")
             return False
-        if self.w.visit is None:
+        if self.recording.visit is None:
             self.show_message(what, "Open or start a site visit first (Visit…, Ctrl+O).")
             return False
         return True
@@ -326,8 +375,8 @@ class OfficeActions(QObject):
         job.sigFailed.connect(self._failed)
         self.job = job
         self.kind = kind
-        self.w.job_bar.attach(job, title)
-        self.w.set_jobs_enabled(False)
+        self.parts.job_bar.attach(job, title)
+        self.parts.jobs_enabled(False)
         job.start()
         return job
 
@@ -338,8 +387,8 @@ class OfficeActions(QObject):
         self.job = None
         self.kind = None
         self._pending = {}
-        self.w.job_bar.detach()
-        self.w.set_jobs_enabled(True)
+        self.parts.job_bar.detach()
+        self.parts.jobs_enabled(True)
         return kind, pending
 
     def _done(self, result: Any) -> None:
@@ -384,7 +433,7 @@ class OfficeActions(QObject):
 
     def cancel(self) -> None:
         if self.job is not None:
-            self.w.job_bar.cancel()
+            self.parts.job_bar.cancel()
 
     def shutdown(self, timeout_s: float = 30.0) -> None:
         """The window closes: cancel the job and wait for its thread (bounded)."""
@@ -399,7 +448,7 @@ class OfficeActions(QObject):
         """Ask where (unless given), checkpoint the store, build the PDF off the UI thread."""
         if not self._can_start("Report"):
             return
-        visit = self.w.visit
+        visit = self._visit()
         if out_path is None:
             out_path = self.ask_report_path(visit.path.with_name(f"{visit.path.stem}_report.pdf"))
             if out_path is None:
@@ -429,7 +478,7 @@ class OfficeActions(QObject):
         """Ask the format and where (unless given); export off the UI thread."""
         if not self._can_start("Export"):
             return
-        visit = self.w.visit
+        visit = self._visit()
         if fmt is None or out_path is None:
             answer = self.ask_export(visit.path)
             if answer is None:
@@ -465,13 +514,13 @@ class OfficeActions(QObject):
         not answer never blocks the window); it must already be a fieldapp office."""
         if not self._can_start("Sync"):
             return
-        visit = self.w.visit
+        visit = self._visit()
         if visit.walk is not None:
             self.show_message("Sync", "A boundary walk is in progress: close it (Ctrl+L) before"
                                       " syncing.")
             return
         if office_dir is None:
-            office_dir = self.ask_office(self.w.config.office_dir, visit.path)
+            office_dir = self.ask_office(self.parts.settings.config.office_dir, visit.path)
             if office_dir is None:
                 return
         from fieldapp.sync import FolderOffice, OfficeNotFound, is_postgres_url, open_office
@@ -498,7 +547,7 @@ class OfficeActions(QObject):
         except Exception as exc:  # noqa: BLE001
             self.show_message("Sync", f"Office not usable: {error_words(exc)}", error=True)
             return
-        self.w.remember_setting(office_dir=str(office_dir))
+        self.parts.settings.remember(office_dir=str(office_dir))
 
         state = self._close_visit_for("Sync", "the sync", office=office_dir)
         if state is None:
@@ -518,25 +567,25 @@ class OfficeActions(QObject):
     def _close_visit_for(self, title: str, what: str, **extra: Any) -> dict[str, Any] | None:
         """Pause recording and close the store (a sync or a resolution changes the file
         underneath); the state to reopen the visit with, or None (said why)."""
-        visit = self.w.visit
+        visit = self._visit()
         state = {"path": visit.path, "transect": visit.current_transect_uuid,
                  "retained_ac": visit.retained_ac, **extra}
-        self.w.pause_recording(f"{title} in progress")
+        self.parts.pause(f"{title} in progress")
         try:
             visit.close()                  # checkpoint and close: the .gpkg alone is complete
         except Exception as exc:  # noqa: BLE001
-            self.w.resume_recording()
+            self.parts.resume()
             self.show_message(title, f"Could not close the visit for {what}: {error_words(exc)}",
                               error=True)
             return None
         return state
 
     def _reopen(self, state: dict[str, Any]) -> None:
-        reopened = self.w.reopen_visit(state["path"], current_transect=state.get("transect"),
+        reopened = self.parts.reopen(state["path"], current_transect=state.get("transect"),
                                        retained_ac=state.get("retained_ac", 0.0))
         if reopened:
-            self.w.resume_recording()
-        self.w.refresh_conflicts()
+            self.parts.resume()
+        self.parts.conflicts_changed()
 
     # ------------------------------------------------------------------ resolve
     def ask_conflict_value(self, conflict: Any) -> str | None:
@@ -553,7 +602,7 @@ class OfficeActions(QObject):
             label = (f"{words}{f' ({unit})' if unit else ''} to keep. This laptop:"
                      f" {value_text(conflict.ours)}; the office: {value_text(conflict.theirs)}.")
             start = value_text(conflict.ours)
-        text, ok = QInputDialog.getText(self.w, "Resolve the conflict", label, text=start)
+        text, ok = QInputDialog.getText(self.parent_widget, "Resolve the conflict", label, text=start)
         return text.strip() if ok and text.strip() else None
 
     def start_resolve(self, conflict_id: str, choice: str) -> None:
@@ -561,11 +610,11 @@ class OfficeActions(QObject):
         (asks the value) off the UI thread; the store is closed and reopened as for a sync."""
         if not self._can_start("Resolve"):
             return
-        if self.w.visit.walk is not None:
+        if self._visit().walk is not None:
             self.show_message("Resolve", "A boundary walk is in progress: close it (Ctrl+L)"
                                          " before resolving a conflict.")
             return
-        view = self.w.conflicts_view
+        view = self.parts.conflicts_view()
         conflict = next((c for c in (view.conflicts if view is not None else []) if c.uuid == conflict_id),
                         None)
         if choice == "other":
@@ -619,9 +668,9 @@ class OfficeActions(QObject):
                                           " the next sync completes it.", error=True)
             return
         self.last_sync_report = report
-        dlg = SyncResultDialog(report, self.w)
+        dlg = SyncResultDialog(report, self.parent_widget)
         dlg.setAttribute(Qt.WidgetAttribute.WA_DeleteOnClose)
-        dlg.show_conflicts.clicked.connect(self.w.show_conflicts)
+        dlg.show_conflicts.clicked.connect(self.parts.show_conflicts)
         dlg.show_conflicts.clicked.connect(dlg.close)
         dlg.destroyed.connect(self._result_closed)
         self.result_dialog = dlg
@@ -631,5 +680,5 @@ class OfficeActions(QObject):
         self.result_dialog = None
 
 
-__all__ = ["OfficeActions", "SyncDialog", "ExportDialog", "SyncResultDialog", "POLICY_WORDS",
+__all__ = ["OfficeActions", "OfficeParts", "SyncDialog", "ExportDialog", "SyncResultDialog", "POLICY_WORDS",
            "FORMAT_WORDS", "default_export_path", "error_words"]

@@ -281,3 +281,31 @@ def test_record_tree_key_while_the_surveyor_walks_is_refused_with_the_reason(qtb
         assert len(w.visit.trees()) == 1
     finally:
         close_window(w)
+
+
+def test_a_key_with_modifiers_leaves_none_held_for_the_next_test(qtbot):
+    """``key`` releases Ctrl and Shift as a keyboard does: nothing stays held in the process
+    (``QTest.keyClick`` left Shift held, and a later test's ``QTableWidget.selectRow`` extended
+    a selection from no anchor: it selected nothing)."""
+    from PySide6.QtGui import QAction, QKeySequence
+    from PySide6.QtWidgets import QMainWindow, QTableWidget
+
+    win = QMainWindow()
+    table = QTableWidget(3, 1)
+    win.setCentralWidget(table)
+    hits = []
+    act = QAction("Redo", win)
+    act.setShortcut(QKeySequence("Ctrl+Shift+Z"))
+    act.triggered.connect(lambda: hits.append(QApplication.keyboardModifiers()))
+    win.addAction(act)
+    qtbot.addWidget(win)
+    win.show()
+    qtbot.waitExposed(win)
+    win.activateWindow()                            # a window shortcut needs the active window
+    qtbot.waitUntil(win.isActiveWindow, timeout=WAIT_MS)
+    key(qtbot, win, "Ctrl+Shift+Z")
+    shift_ctrl = Qt.KeyboardModifier.ControlModifier | Qt.KeyboardModifier.ShiftModifier
+    assert hits == [shift_ctrl]                     # held while the key went down ...
+    assert QApplication.keyboardModifiers() == Qt.KeyboardModifier.NoModifier   # ... not after
+    table.selectRow(2)
+    assert [i.row() for i in table.selectionModel().selectedRows()] == [2]

@@ -275,3 +275,18 @@ def test_an_os_error_is_said_in_words_without_its_errno():
     denied = PermissionError(errno.EACCES, "Permission denied", "/office")
     assert error_words(denied) == "/office: Permission denied"
     assert error_words(ValueError("slope must be within ±89°")) == "slope must be within ±89°"
+
+
+def test_the_office_actions_are_given_the_app_layer_not_the_window():
+    """Report / Export / Sync take OfficeParts (the visit, the settings, the job strip and the
+    window's services as callables), never the window to reach through."""
+    import inspect
+
+    from fieldapp.ui import officeactions
+    from fieldapp.ui.officeactions import OfficeActions, OfficeParts
+
+    params = list(inspect.signature(OfficeActions.__init__).parameters)
+    assert params == ["self", "parts"]
+    assert inspect.get_annotations(OfficeActions.__init__)["parts"] == "OfficeParts"
+    assert {"recording", "settings", "job_bar", "reopen"} <= set(OfficeParts.__dataclass_fields__)
+    assert "self.w." not in inspect.getsource(officeactions)

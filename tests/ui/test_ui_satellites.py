@@ -38,6 +38,6 @@ def test_gnss_badge_opens_the_sky_of_the_simulated_receiver(qtbot, private_dirs)
         key(qtbot, w, "Ctrl+G")
         assert w.satellites_dialog is dlg
         dlg.close()
-        assert dlg.on_fix not in w.fix_listeners
+        assert not w.devices.listens_to_fix(dlg.on_fix)
     finally:
         close_window(w)

@@ -35,12 +35,39 @@ def close_window(window):
     gc.collect()
 
 
+#: The modifier keys, in the order they are pressed (released in the reverse order).
+_MODIFIER_KEYS = ((Qt.Key.Key_Control, Qt.KeyboardModifier.ControlModifier),
+                  (Qt.Key.Key_Shift, Qt.KeyboardModifier.ShiftModifier),
+                  (Qt.Key.Key_Alt, Qt.KeyboardModifier.AltModifier),
+                  (Qt.Key.Key_Meta, Qt.KeyboardModifier.MetaModifier))
+
+
 def key(qtbot, window, sequence: str):
-    """Press a key sequence on the window (shortcut dispatch, as a user would)."""
+    """Press a key sequence on the window (shortcut dispatch, as a user would).
+
+    The modifier keys go down first, then the key, then the modifiers come up in the reverse
+    order, each release carrying the modifiers still held after it: the application's
+    ``QGuiApplication.keyboardModifiers()`` (the modifiers of the last key event) is back to
+    none when this returns. ``QTest.keyClick`` left Shift "held" there for the rest of the
+    process, and a later test's ``QTableWidget.selectRow`` then extended a selection from no
+    anchor and selected nothing (``test_ui_photos`` then ``test_ui_editing``: the editor's
+    selection stayed None).
+    """
     from PySide6.QtGui import QKeySequence
 
     ks = QKeySequence(sequence)[0]
-    QTest.keyClick(window, ks.key(), ks.keyboardModifiers())
+    down = [(k, flag) for k, flag in _MODIFIER_KEYS if ks.keyboardModifiers() & flag]
+    held = Qt.KeyboardModifier.NoModifier
+    for k, flag in down:
+        QTest.simulateEvent(window, True, k, held, "", False)
+        held |= flag
+    char = QTest.keyToAscii(ks.key())           # the text QTest.keyClick gives the key
+    text = char if char and char != "\x00" else ""
+    QTest.simulateEvent(window, True, ks.key(), held, text, False)
+    QTest.simulateEvent(window, False, ks.key(), held, text, False)
+    for k, flag in reversed(down):
+        held &= ~flag
+        QTest.simulateEvent(window, False, k, held, "", False)
 
 
 def wait_fix(qtbot, window):
