@@ -141,7 +141,9 @@ class DeviceDialog(QDialog):
         lay.addWidget(buttons)
         hint = self.sizeHint()
         self.resize(hint.width(), min(hint.height(), fit_height(self)))
-        self._scan = _PortScan(self)
+        # no parent: the scan thread holds it while it runs, so a dialog closed mid-scan leaves
+        # the thread a live sender ("Signal source has been deleted" otherwise, seen in tests)
+        self._scan = _PortScan()
         self._scan.sigPorts.connect(self._show_ports)
         self.scan()
 
@@ -154,7 +156,8 @@ class DeviceDialog(QDialog):
         except ImportError:
             self._show_ports([])
             return
-        list_ports_async(self._scan.sigPorts.emit)
+        scan = self._scan  # held by the thread's callback (a bound emit does not keep its sender)
+        list_ports_async(lambda ports: scan.sigPorts.emit(ports))
 
     def _show_ports(self, ports: list[Any]) -> None:
         self.rescan.setEnabled(True)
