@@ -587,6 +587,10 @@ def open_visit(path: Path, *, name: str | None = None, priority_waterway: bool =
         from fieldapp import store as store_mod
     except ImportError:
         store_mod = None
+    if store_mod is not None:   # a visit creation killed in this folder left its temporary file
+        from fieldapp.store.staletemps import clear_stale_creations
+
+        clear_stale_creations(path.parent)
     if store_mod is not None and path.exists():
         # a damaged row (a time that is not a time, a value QGIS let through) is set aside and
         # named, never the reason the whole day's visit cannot be opened (show_opened says it)

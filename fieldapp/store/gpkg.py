@@ -103,6 +103,7 @@ from .errors import (
 )
 from .load import _load, _read_layer
 from .paths import StrPath, can_write_file, can_write_folder, is_remote, sqlite_uri
+from .staletemps import clear_stale_creations, temp_prefix
 from .visitlock import VisitLock
 
 __all__ = ["VisitStore", "create_visit", "inspect", "open_visit"]
@@ -461,7 +462,8 @@ def create_visit(path: StrPath, visit: Visit, *, durability: str = "full") -> Vi
 
 
 def _create_visit(path: Path, visit: Visit, durability: str, lock: VisitLock) -> VisitStore:
-    fd, tmp_name = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
+    clear_stale_creations(path.parent)   # what a killed creation left (staletemps)
+    fd, tmp_name = tempfile.mkstemp(prefix=temp_prefix(path.name), suffix=".tmp", dir=path.parent)
     os.close(fd)
     tmp = Path(tmp_name)
     umask = os.umask(0)
