@@ -48,6 +48,7 @@ from fieldapp.store.durable import fsync_dir
 from fieldapp.store.paths import PathTooLong, check_path_length
 from fieldapp.sync import changesets as cs
 from fieldapp.sync import gpkgsql, schemas
+from fieldapp.sync.crscheck import check_site_crs
 from fieldapp.sync.errors import InvalidOfficeData, OfficeLocked, OfficeNotFound, SyncError, VisitRefused
 from fieldapp.sync.files import (
     LOG_TABLE,
@@ -642,6 +643,9 @@ class FolderOffice(OfficeStore):
                 else:
                     new_master = self._apply_to_copy(writer, site_id, changeset, entry, gd, step)
                 step("office: changeset applied to a copy of the master")
+                # the copy's site CRS, layer srs_ids and coordinates against the site (crscheck)
+                check_site_crs(new_master, writer.conn, what=f"changeset {entry.changeset_id}",
+                               error=VisitRefused)
                 copy_durably(changeset, history)
                 step("office: changeset stored in history")
                 try:
