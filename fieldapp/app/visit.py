@@ -587,11 +587,14 @@ def open_visit(path: Path, *, name: str | None = None, priority_waterway: bool =
         from fieldapp import store as store_mod
     except ImportError:
         store_mod = None
+    if store_mod is not None:   # a visit creation killed in this folder left its temporary file
+        from fieldapp.store.staletemps import clear_stale_creations
+
+        clear_stale_creations(path.parent)
     if store_mod is not None and path.exists():
         # a damaged row (a time that is not a time, a value QGIS let through) is set aside and
         # named, never the reason the whole day's visit cannot be opened (show_opened says it)
-        store = store_mod.open_visit(path, set_aside=True)
-        _use_tag_block(store.visit, path)
+        store = store_mod.open_visit(path, set_aside=True)   # with its tag block (store.tagblock)
         return VisitController(store.visit, path, store)
     crew_list = [crew] if isinstance(crew, str) and crew else list(crew or [])
     model = Visit.new(name or path.stem, crew=crew_list, priority_waterway=priority_waterway,
@@ -601,15 +604,6 @@ def open_visit(path: Path, *, name: str | None = None, priority_waterway: bool =
     if store_mod is not None:
         new_store = store_mod.create_visit(path, model)
     return VisitController(model, path, new_store)
-
-
-def _use_tag_block(model: Any, path: Path) -> None:
-    """Number new trees in the tag block the office gave this laptop copy (if it has one)."""
-    from fieldapp.sync.laptop import tag_range_of
-
-    block = tag_range_of(path)
-    if block is not None:
-        model.set_tag_block(*block)
 
 
 def dialogs_allowed(config: Any, platform_name: str) -> bool:

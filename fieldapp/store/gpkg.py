@@ -103,6 +103,8 @@ from .errors import (
 )
 from .load import _load, _read_layer
 from .paths import StrPath, can_write_file, can_write_folder, is_remote, sqlite_uri
+from .staletemps import clear_stale_creations, temp_prefix
+from .tagblock import use_tag_block
 from .visitlock import VisitLock
 
 __all__ = ["VisitStore", "create_visit", "inspect", "open_visit"]
@@ -475,7 +477,8 @@ def create_visit(path: StrPath, visit: Visit, *, durability: str = "full") -> Vi
 
 
 def _create_visit(path: Path, visit: Visit, durability: str, lock: VisitLock) -> VisitStore:
-    fd, tmp_name = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
+    clear_stale_creations(path.parent)   # what a killed creation left (staletemps)
+    fd, tmp_name = tempfile.mkstemp(prefix=temp_prefix(path.name), suffix=".tmp", dir=path.parent)
     os.close(fd)
     tmp = Path(tmp_name)
     umask = os.umask(0)
@@ -766,7 +769,9 @@ def open_visit(path: StrPath, *, who: str | None = None, durability: str = "full
     :func:`fieldapp.store.schema.migration_sql`) on the next sync.
 
     Every row is checked with the model's rules before anything is written; a WAL left by a
-    crash is read (and, when opened for recording, replayed into the file).
+    crash is read (and, when opened for recording, replayed into the file). Opened for
+    recording, new trees are numbered in the tag block the office gave this laptop copy
+    (:mod:`.tagblock`), whatever opens it: the app, a script, a command.
 
     Raises
     ------
@@ -829,6 +834,7 @@ def _open_visit(path: Path, who: str | None, durability: str, readonly: bool, lo
         _conform(conn, path)
         _set_durable(conn, durability)
     visit = Visit.from_records(site, records, track=track, who=who, **visit_kwargs)
+    use_tag_block(visit, path)     # whoever opens it (app, script, command): tagblock.py
     store = VisitStore(path, conn, visit, lock=lock)
     store.set_aside = tuple(aside or ())
     return store

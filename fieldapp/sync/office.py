@@ -48,7 +48,8 @@ from fieldapp.store.durable import fsync_dir
 from fieldapp.store.paths import PathTooLong, check_path_length
 from fieldapp.sync import changesets as cs
 from fieldapp.sync import gpkgsql, schemas
-from fieldapp.sync.errors import InvalidOfficeData, OfficeLocked, OfficeNotFound, SyncError
+from fieldapp.sync.crscheck import check_site_crs
+from fieldapp.sync.errors import InvalidOfficeData, OfficeLocked, OfficeNotFound, SyncError, VisitRefused
 from fieldapp.sync.files import (
     LOG_TABLE,
     TEMP_PREFIX,
@@ -80,6 +81,7 @@ from fieldapp.sync.officestore import (  # noqa: F401  (re-exported: imported fr
     utc_now_iso,
 )
 from fieldapp.sync.processes import pid_alive
+from fieldapp.sync.schemacheck import check_schema, foreign_entries, master_rows
 
 SHA256_RE = re.compile(r"^[0-9a-f]{64}$")
 OFFICE_MARKER = "fieldapp-office.json"
@@ -576,8 +578,16 @@ class FolderOffice(OfficeStore):
 
     # ---- writing (caller holds the lock) ------------------------------------------------
     def create_site(self, site_id: str, schema_gpkg: Path) -> None:
+        """Make the site with ``schema_gpkg`` as its master (:meth:`OfficeStore.create_site`).
+
+        Raises :class:`~fieldapp.sync.errors.VisitRefused` (nothing written, no marker, no
+        site folder) when ``schema_gpkg`` holds a trigger, view, index, table or column fieldapp
+        does not make (:func:`fieldapp.sync.schemacheck.check_schema`): the master is copied into
+        every checkout."""
         if not (self.root / OFFICE_MARKER).exists() and not self.create:
             self.check_available()  # raises OfficeNotFound
+        check_schema(Path(schema_gpkg), what=f"the visit sent to create site {site_id}",
+                     error=VisitRefused, done=f"Nothing was written to {self.describe()}")
         self._check_marker(create=True)
         master = self.master_path(site_id)
         if master.exists() or master.is_symlink():
@@ -633,6 +643,9 @@ class FolderOffice(OfficeStore):
                 else:
                     new_master = self._apply_to_copy(writer, site_id, changeset, entry, gd, step)
                 step("office: changeset applied to a copy of the master")
+                # the copy's site CRS, layer srs_ids and coordinates against the site (crscheck)
+                check_site_crs(new_master, writer.conn, what=f"changeset {entry.changeset_id}",
+                               error=VisitRefused)
                 copy_durably(changeset, history)
                 step("office: changeset stored in history")
                 try:
@@ -686,6 +699,11 @@ class FolderOffice(OfficeStore):
         its deletes. A master another program wrote since (QGIS), one another laptop's sync moved
         on, an office-only table (the schema log): its pages differ and the changeset is applied.
         A master of another size is told apart without reading it.
+
+        Raises :class:`~fieldapp.sync.errors.VisitRefused` (the master unchanged) when
+        ``result`` holds a trigger, view, index, table or column that neither fieldapp makes nor
+        the master has (:func:`fieldapp.sync.schemacheck.foreign_entries`): the laptop's file
+        would otherwise become the master, schema and all.
         """
         base = Path(ff.base)
         if not base.is_file() or base.stat().st_size != writer.master.stat().st_size:
@@ -699,6 +717,13 @@ class FolderOffice(OfficeStore):
                              error=InvalidOfficeData)
             if cs.schema_signature(cs.schema(gd, result, work)) != cs.schema_signature(tables):
                 return None
+            with contextlib.closing(connect(result, readonly=True)) as conn:
+                foreign = foreign_entries(conn, also_allowed=master_rows(writer.conn))
+            if foreign:
+                raise VisitRefused(
+                    f"the laptop's copy sent for changeset {entry.changeset_id} holds what fieldapp"
+                    f" does not make: {', '.join(foreign[:8])}. A visit brings records, never"
+                    " triggers, views, indexes or tables of its own; the master is unchanged")
             what = f"changeset {entry.changeset_id}"
             cs.validate_logged(result, expected_seq=entry.seq, expected_id=entry.changeset_id, what=what)
             with contextlib.closing(connect(result, readonly=True)) as conn:

@@ -48,7 +48,14 @@ from typing import TYPE_CHECKING, Any
 
 from fieldapp.sync import changesets as cs
 from fieldapp.sync import pgedits, pgroles, pgsql, schemas
-from fieldapp.sync.errors import InvalidOfficeData, OfficeLocked, OfficeNotFound, SchemaMismatch, SyncError
+from fieldapp.sync.errors import (
+    InvalidOfficeData,
+    OfficeLocked,
+    OfficeNotFound,
+    SchemaMismatch,
+    SyncError,
+    VisitRefused,
+)
 from fieldapp.sync.files import LOG_TABLE, connect, record_changeset_file, sha256_of
 from fieldapp.sync.masking import mask_password
 from fieldapp.sync.office import SHA256_RE
@@ -64,6 +71,7 @@ from fieldapp.sync.officestore import (
     next_free_block,
     tag_block_key,
 )
+from fieldapp.sync.schemacheck import check_schema
 
 if TYPE_CHECKING:   # for the annotations (the code imports psycopg's names where it uses them)
     import psycopg
@@ -581,11 +589,16 @@ class PostgisOffice(OfficeStore):
     # ---- writing --------------------------------------------------------------------------------
     def create_site(self, site_id: str, schema_gpkg: Path) -> None:
         """Create the site's schema and tables from ``schema_gpkg`` (its rows too), in one
-        transaction. Raises :class:`SyncError` when the site, or a schema of that name, exists."""
+        transaction. Raises :class:`SyncError` when the site, or a schema of that name, exists;
+        :class:`~fieldapp.sync.errors.VisitRefused` (nothing written) when ``schema_gpkg``, kept
+        as the site's template for every checkout, holds a trigger, view, index, table or column
+        fieldapp does not make (:func:`fieldapp.sync.schemacheck.check_schema`)."""
         from psycopg import sql
         from psycopg.types.json import Jsonb
 
         check_site_id(site_id)
+        check_schema(Path(schema_gpkg), what=f"the visit sent to create site {site_id}",
+                     error=VisitRefused, done=f"Nothing was written to {self.describe()}")
         if site_id.lower() in _RESERVED or site_id.lower().startswith("pg_"):
             raise ValueError(f"site id {site_id!r} is a reserved PostgreSQL schema name; choose another")
         gd = cs.new_geodiff()

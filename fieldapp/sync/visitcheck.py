@@ -121,7 +121,9 @@ def check_visit_file(visit: Path, *, known_sha256: str | None = None) -> str | N
     1. :func:`check_visit_basics` (a sound, writable GeoPackage in a writable folder);
     2. the store's own check, :func:`fieldapp.store.inspect` (a fieldapp visit, known schema
        version, every table present, ``quick_check``): what the report and the exports refuse,
-       the sync refuses too;
+       the sync refuses too; then the schema itself (:func:`fieldapp.sync.schemacheck.
+       check_schema`): no trigger, view, index, table or column that fieldapp does not make
+       (nor this laptop's base copy of the office master holds), every time;
     3. a full read through the store: ``open_visit(visit, readonly=True)`` loads every feature
        into the model (checking each row with the model's rules) without writing to the file,
        so a value the store cannot read (``dbh_in`` = ``'abc'``) is refused here instead of
@@ -155,6 +157,7 @@ def check_visit_file(visit: Path, *, known_sha256: str | None = None) -> str | N
         inspect(visit)
     except (StoreError, FileNotFoundError) as exc:
         raise VisitRefused(f"{exc}. Nothing was synced") from exc
+    check_visit_schema(visit)
     before = visit_fingerprint(visit)
     if before is not None and before == known_sha256:
         return before
@@ -174,6 +177,29 @@ def check_visit_file(visit: Path, *, known_sha256: str | None = None) -> str | N
             " until then either) and sync again"
         ) from exc
     return before if before is not None and visit_fingerprint(visit) == before else None
+
+
+def check_visit_schema(visit: Path) -> None:
+    """Refuse a visit whose ``sqlite_master`` holds anything fieldapp does not make (a trigger
+    rewriting every tree's DBH, a view, an index, a table, a column), naming each: see
+    :mod:`fieldapp.sync.schemacheck`. What this laptop's base copy (the office master as last
+    synced) holds is accepted too. Read-only.
+
+    Raises
+    ------
+    VisitRefused
+        naming the visit and what was found; the visit is unchanged.
+    """
+    from fieldapp.sync.laptop import LaptopState
+    from fieldapp.sync.schemacheck import check_schema, master_rows
+
+    base = LaptopState(visit).base
+    allowed: list[tuple[str, str, str, str]] = []
+    if base.is_file():
+        with contextlib.suppress(sqlite3.Error), contextlib.closing(connect(base, readonly=True)) as conn:
+            allowed = master_rows(conn)
+    check_schema(visit, what=f"visit {visit}", error=VisitRefused,
+                 done="Nothing was synced and the visit is unchanged", also_allowed=allowed)
 
 
 def check_received(gpkg: Path) -> None:

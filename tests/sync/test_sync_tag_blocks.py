@@ -212,3 +212,30 @@ def test_a_hand_edited_duplicate_tag_is_flagged_for_the_laptop_that_only_sends_i
     assert received.conflicts == () and received.conflict_records.received == 2
     assert {k.uuid for k in read_conflicts(a)} == {k.uuid for k in in_b}
     assert sync(b, office).conflicts == ()
+
+
+def test_a_script_opening_the_visit_through_the_store_numbers_in_the_block(tmp_path):
+    """Issue 30, item 13: a script (or command) that opens the visit with
+    ``fieldapp.store.open_visit`` gets the copy's tag block too, not the next tag after the
+    highest in the file (which lies in another laptop's block)."""
+    from fieldapp.store import open_visit as store_open_visit
+    from fieldapp.sync import FolderOffice
+
+    office = FolderOffice(tmp_path / "office", create=True)
+    a = tmp_path / "a.gpkg"
+    create_visit(a, Visit.new("Tag lot", crs="EPSG:32616", who="a@laptop-a")).close()
+    site = sync(a, office).site_id
+    b = checkout(office, site, tmp_path / "b.gpkg")
+    assert tag_range_of(b) == (2000, 2999)
+    store = store_open_visit(b, who="script@laptop-b")
+    try:
+        assert store.visit.tag_block == (2000, 2999)
+        tree = store.visit.add_tree(x=500100.0, y=4983100.0, dbh_in=12.0, species_code="QURU")
+    finally:
+        store.close()
+    assert tree.tag == 2000
+    reopened = store_open_visit(b, readonly=True)
+    try:
+        assert [t.tag for t in reopened.visit.trees()] == [2000]
+    finally:
+        reopened.close()
