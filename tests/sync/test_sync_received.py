@@ -40,6 +40,7 @@ from fieldapp.sync import (
     read_conflicts,
     sync,
 )
+from fieldapp.sync import office as office_module
 from tests.gpkgtools import st_connect
 from tests.sync.test_sync_visit_check import X0, Y0, make_visit, record, sha
 
@@ -114,7 +115,18 @@ def test_bad_office_value_is_refused_on_pull_and_the_fix_then_arrives(site, case
         value = store_schema.gpkg_blob(shapely.Point(5e7, 5e7), srs_id(a))
     t1 = tree_row(a, 1)
     write(a, f'UPDATE tree SET "{column}" = ? WHERE fid = 1', value)
-    send_unchecked(a, office)  # seq 2 carries the bad value
+    if column == "geom":
+        # the office itself refuses coordinates off the site (issue 30 item 12), master unchanged
+        head = office.head(site_id)
+        with pytest.raises(VisitRefused, match="wrong CRS"):
+            send_unchecked(a, office)
+        assert office.head(site_id) == head
+        # an office without that check (an older fieldapp's) takes it: the laptop still refuses it
+        with pytest.MonkeyPatch.context() as mp:
+            mp.setattr(office_module, "check_site_crs", lambda *a, **k: None)
+            send_unchecked(a, office)  # seq 2 carries the bad value
+    else:
+        send_unchecked(a, office)  # seq 2 carries the bad value
     head, before = office.head(site_id), state_files(b)
     with pytest.raises(InvalidOfficeRecords, match=f"layer tree, feature {t1['uuid']} \\(fid 1\\), {says}") as err:
         sync(b, office)
