@@ -15,7 +15,6 @@ from tests.ui.ui_support import (  # noqa: E402,F401 - private_dirs: a fixture
     close_window,
     key,
     make_window,
-    private_dirs,
 )
 
 

@@ -15,7 +15,6 @@ from tests.ui.ui_support import (  # noqa: E402
     close_window,
     key,
     make_window,
-    private_dirs,  # noqa: E402,F401  (the fixture, used by name)
     wait_fix,
 )
 

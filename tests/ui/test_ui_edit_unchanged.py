@@ -17,7 +17,6 @@ from tests.ui.ui_support import (  # noqa: E402,F401 - private_dirs: a fixture
     close_window,
     key,
     make_window,
-    private_dirs,
 )
 
 X0, Y0 = 500000.0, 4983000.0       # UTM 16N

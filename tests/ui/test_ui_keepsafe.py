@@ -8,7 +8,7 @@ import pytest
 
 pytest.importorskip("pytestqt")
 
-from tests.ui.ui_support import WAIT_MS, close_window, make_window, private_dirs  # noqa: E402,F401,F811
+from tests.ui.ui_support import WAIT_MS, close_window, make_window  # noqa: E402
 
 
 def _menu_action(window, text):
@@ -17,7 +17,7 @@ def _menu_action(window, text):
 
 
 def test_copy_visit_from_the_visit_menu_while_recording_and_never_over_a_file(
-        qtbot, private_dirs, monkeypatch):  # noqa: F811 - the fixture
+        qtbot, private_dirs, monkeypatch):
     w = make_window(qtbot, private_dirs, simulate=True, time_scale=10.0)
     try:
         qtbot.waitUntil(lambda: w.visit is not None and w.visit.records_stored >= 20,

@@ -17,7 +17,6 @@ from tests.ui.ui_support import (  # noqa: E402,F401 - private_dirs: a fixture
     close_window,
     key,
     make_window,
-    private_dirs,
 )
 
 WHEEL_DOWN = QPoint(0, -120)        # one notch towards the user: scroll down, step a value down
