@@ -114,6 +114,8 @@ from fieldapp.survey.features import (
     Tree,
 )
 
+from .words import export_layer_words
+
 if TYPE_CHECKING:
     from fieldapp.checks.results import Check
     from fieldapp.geo import SiteFrame
@@ -712,21 +714,6 @@ def _listed(folder: Path) -> set[str]:
     except (OSError, ValueError, KeyError, TypeError):
         return set()
     return {n for n in names if isinstance(n, str) and n and n == Path(n).name and n not in (".", "..")}
-
-
-#: the export's own layers (what the records are grouped into, the derived ones) in words
-EXPORT_WORDS = {"bank_point": "Bank points", "bank_line": "Bank line", "protective_area": "Protective areas",
-                "development_envelope": "Development envelope", "drainageway_area": "Drainageway areas",
-                "drainageway_centreline": "Drainageway centrelines"}
-
-
-def export_layer_words(name: str) -> str:
-    """An exported layer in the crew's words, as the sync's summary shows the store's tables
-    (:func:`fieldapp.store.layerwords.layer_words`): "Trees", "GNSS track", "Bank points"; a
-    kind of area or line by its kind ("Woodland stand", "Swale line")."""
-    from fieldapp.store.layerwords import LAYER_WORDS
-
-    return LAYER_WORDS.get(name) or EXPORT_WORDS.get(name) or name.replace("_", " ").capitalize()
 
 
 def _parser() -> argparse.ArgumentParser:

@@ -303,7 +303,7 @@ def _title_block(doc: Drawing, msp: Modelspace, layers: list[_LayerData],
              f"Visit date: {title.visit_date if title else 'not set'}",
              f"Crew: {(title.crew if title and title.crew else 'not set')}",
              f"Exported: {exported} (fieldapp)"]
-    from fieldapp.export import export_layer_words
+    from .words import export_layer_words
 
     legend: list[tuple[str, int, str, str]] = []   # (words, colour, linetype, "line" | layer)
     for data in layers:

@@ -29,7 +29,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from fieldapp.sync.processes import pid_alive
+from fieldapp.store.processes import pid_alive
 
 if TYPE_CHECKING:
     from fieldapp.export.dxf import DxfTitle

@@ -33,7 +33,7 @@ def clear_stale_creations(folder: Path) -> list[Path]:
     their journals: named ``.<name>.gpkg.<pid>.<8 characters>.tmp`` (``-journal`` after it for
     the journal; or without the pid, as
     earlier versions named them), a regular file, not a link, and either its process gone
-    (:func:`fieldapp.sync.processes.pid_alive`; never this process's own) or older than
+    (:func:`fieldapp.store.processes.pid_alive`; never this process's own) or older than
     :data:`STALE_HOURS`. Nothing else is touched; a file that cannot be removed (another
     program holds it on Windows) is left for next time. Never raises for an unreadable folder.
 
@@ -42,7 +42,7 @@ def clear_stale_creations(folder: Path) -> list[Path]:
     list of Path
         The files removed (journals included).
     """
-    from fieldapp.sync.processes import pid_alive
+    from fieldapp.store.processes import pid_alive
 
     removed: list[Path] = []
     try:

@@ -99,7 +99,7 @@ class Visit(EditCommands, StakeCommands, PhotoCommands, StandQueries):
 
     def set_tag_block(self, first: int, last: int) -> None:
         """Number new trees from ``first`` to ``last`` (the office's tag block of this laptop
-        copy: :func:`fieldapp.sync.laptop.tag_range_of`), after the highest tag already in it.
+        copy: :func:`fieldapp.store.tagblock.tag_range_of`), after the highest tag already in it.
 
         Raises ``ValueError`` unless ``1 <= first <= last``.
         """

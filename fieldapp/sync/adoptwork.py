@@ -17,9 +17,9 @@ import socket
 import time
 from pathlib import Path
 
+from fieldapp.store.processes import pid_alive
 from fieldapp.sync.errors import SyncError
 from fieldapp.sync.officestore import OfficeStore
-from fieldapp.sync.processes import pid_alive
 
 #: A working folder older than this (hours) is a dead run's whoever made it.
 STALE_HOURS = 6

@@ -27,6 +27,7 @@ from typing import Any
 from fieldapp.sync.errors import LaptopStateError
 from fieldapp.sync.files import connect, write_json_durably
 from fieldapp.sync.officestore import check_site_id, utc_now_iso
+from fieldapp.sync.statepaths import base_copy, sync_dir
 from fieldapp.sync.visitcheck import _checker_version
 
 STATE_FORMAT = "fieldapp-sync-laptop"
@@ -54,9 +55,9 @@ class LaptopState:
 
     def __init__(self, visit: Path) -> None:
         self.visit = Path(visit).absolute()
-        self.dir = self.visit.with_name(self.visit.name + ".sync")
+        self.dir = sync_dir(self.visit)
         self.state_file = self.dir / "state.json"
-        self.base = self.dir / "base.gpkg"
+        self.base = base_copy(self.visit)
         self.pending_dir = self.dir / "pending"
         self.pending_json = self.pending_dir / "pending.json"
         self.pending_changeset = self.pending_dir / "changeset.geodiff"
@@ -124,7 +125,7 @@ class LaptopState:
 
     @property
     def tag_block(self) -> int | None:
-        """The tree-tag block the office gave this laptop copy (see :func:`tag_range_of`)."""
+        """The tree-tag block the office gave this laptop copy (see :func:`fieldapp.store.tagblock.tag_range_of`)."""
         block = self._stored.get("tag_block")
         return block if isinstance(block, int) and block >= 1 else None
 
@@ -188,27 +189,6 @@ def site_id_of(visit: Path) -> str:
     return Path(visit).stem
 
 
-def tag_range_of(visit: Path) -> tuple[int, int] | None:
-    """The tree tags ``(first, last)`` this laptop copy of a site numbers new trees with: the
-    office's tag block recorded beside the visit (``VISIT.gpkg.sync/state.json``) at checkout or
-    sync, ``None`` when it has none (never synced, or a damaged state file: tags as before).
-
-    >>> tag_range_of(Path("/nonexistent/visit.gpkg")) is None
-    True
-    """
-    from fieldapp.sync.officestore import TAG_BLOCK_SIZE
-
-    state = LaptopState(visit)
-    try:
-        data = json.loads(state.state_file.read_text(encoding="utf-8"))
-    except (OSError, ValueError):
-        return None
-    block = data.get("tag_block") if isinstance(data, dict) else None
-    if not isinstance(block, int) or block < 1:
-        return None
-    return block * TAG_BLOCK_SIZE, block * TAG_BLOCK_SIZE + TAG_BLOCK_SIZE - 1
-
-
 def tag_block_used_up(visit: Path, block: int) -> bool:
     """Whether tag block ``block`` of this laptop copy is used up: its last tag
     (``block * 1000 + 999``) is on a tree of ``visit`` (the model numbers new trees after the
@@ -216,7 +196,7 @@ def tag_block_used_up(visit: Path, block: int) -> bool:
 
     Raises ``sqlite3.Error`` for an unreadable visit.
     """
-    from fieldapp.sync.officestore import TAG_BLOCK_SIZE
+    from fieldapp.store.tagblock import TAG_BLOCK_SIZE
 
     last = block * TAG_BLOCK_SIZE + TAG_BLOCK_SIZE - 1
     with contextlib.closing(connect(visit, readonly=True)) as conn:

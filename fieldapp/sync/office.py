@@ -46,6 +46,7 @@ from typing import Any
 
 from fieldapp.store.durable import fsync_dir
 from fieldapp.store.paths import PathTooLong, check_path_length
+from fieldapp.store.processes import pid_alive
 from fieldapp.sync import changesets as cs
 from fieldapp.sync import gpkgsql, schemas
 from fieldapp.sync.crscheck import check_site_crs
@@ -80,7 +81,6 @@ from fieldapp.sync.officestore import (  # noqa: F401  (re-exported: imported fr
     tag_block_key,
     utc_now_iso,
 )
-from fieldapp.sync.processes import pid_alive
 from fieldapp.sync.schemacheck import check_schema, foreign_entries, master_rows
 
 SHA256_RE = re.compile(r"^[0-9a-f]{64}$")

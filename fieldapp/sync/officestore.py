@@ -21,14 +21,12 @@ from datetime import UTC, datetime
 from pathlib import Path
 
 from fieldapp.store.paths import is_reserved_name
+from fieldapp.store.tagblock import TAG_BLOCK_SIZE  # tree tags per checkout (the store reads the block)
 from fieldapp.sync import schemas
 
 #: Site ids become folder names: letters, digits, ``.``, ``_``, ``-``; no leading dot.
 SITE_ID_RE = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]{0,99}$")
 
-#: Tree tags per checkout: block n is tags n*1000 .. n*1000+999 (block 0, tags 1..999, is never
-#: given out: a site's first laptop numbered its trees from 1 before it had a block).
-TAG_BLOCK_SIZE = 1000
 
 
 def tag_block_key(laptop_id: str, after: int | None) -> str:

@@ -190,10 +190,10 @@ def check_visit_schema(visit: Path) -> None:
     VisitRefused
         naming the visit and what was found; the visit is unchanged.
     """
-    from fieldapp.sync.laptop import LaptopState
     from fieldapp.sync.schemacheck import check_schema, master_rows
+    from fieldapp.sync.statepaths import base_copy
 
-    base = LaptopState(visit).base
+    base = base_copy(Path(visit).absolute())
     allowed: list[tuple[str, str, str, str]] = []
     if base.is_file():
         with contextlib.suppress(sqlite3.Error), contextlib.closing(connect(base, readonly=True)) as conn:

@@ -6,7 +6,7 @@ import os
 import subprocess
 import sys
 
-from fieldapp.sync.processes import pid_alive
+from fieldapp.store.processes import pid_alive
 
 
 def test_this_process_runs_a_reaped_child_does_not_and_no_pid_is_no_process():

@@ -8,9 +8,9 @@ import pytest
 
 from fieldapp.app.visit import open_visit as app_open_visit
 from fieldapp.store import create_visit
+from fieldapp.store.tagblock import tag_range_of
 from fieldapp.survey.visit import Visit
 from fieldapp.sync import checkout, sync
-from fieldapp.sync.laptop import tag_range_of
 from tests.sync.sync_site import make_office
 
 
