@@ -42,6 +42,8 @@ class DeviceFeed:
     def __init__(self, session: DeviceSession | None = None) -> None:
         self.session = session
         self.latest_fix: Fix | None = None
+        self.fix_count = 0
+        """Fixes told to the listeners so far (:meth:`fix`)."""
         self.problem: str | None = NO_FIX_YET
         """Why the latest fix cannot be recorded now (None: it can). Set by the window."""
         self._fix_listeners: list[FixListener] = []
@@ -58,6 +60,11 @@ class DeviceFeed:
         """The running simulator of device ``kind`` (``"caliper"`` ...), or None (real devices,
         no session yet)."""
         return self.session.simulator(kind) if self.session is not None else None
+
+    @property
+    def scenario(self) -> dict[str, Any] | None:
+        """The simulators' scenario (``--simulate``), or None (real devices, no session yet)."""
+        return self.session.scenario if self.session is not None else None
 
     @property
     def simulating(self) -> bool:
@@ -92,7 +99,8 @@ class DeviceFeed:
     # ------------------------------------------------------------------ what the window feeds
     def fix(self, fix: Fix) -> None:
         """A fix has arrived and been shown: tell the fix listeners (:attr:`latest_fix` is the
-        window's to set, before it draws the fix)."""
+        window's to set, before it draws the fix) and count it (:attr:`fix_count`)."""
+        self.fix_count += 1
         for fn in list(self._fix_listeners):
             fn(fix)
 

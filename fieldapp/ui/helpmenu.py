@@ -17,7 +17,7 @@ from __future__ import annotations
 import logging
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from PySide6.QtCore import QObject, Qt, QUrl, Signal
 from PySide6.QtGui import QAction, QDesktopServices
@@ -36,6 +36,10 @@ from PySide6.QtWidgets import (
 
 from fieldapp.app import logfile, paths
 from fieldapp.ui import theme
+
+if TYPE_CHECKING:
+    from fieldapp.app.recording import Recording
+    from fieldapp.app.settings import Settings
 
 log = logging.getLogger(__name__)
 
@@ -92,7 +96,7 @@ def install_help_menu(window: Any) -> HelpMenu:
     window.visit_menu.addAction(visits)
     menu = QMenu(window)
     about = window._action("About fieldapp and where things are…", "F1",
-                           lambda: AboutDialog(window).exec(),
+                           lambda: AboutDialog(window.settings, window.recording, window).exec(),
                            tip="Where visits, settings and the log are kept")
     menu.addAction(about)
     menu.addSeparator()
@@ -118,12 +122,16 @@ def install_help_menu(window: Any) -> HelpMenu:
 
 
 class AboutDialog(QDialog):
-    """The version, and each folder fieldapp keeps things in with a button that opens it."""
+    """The version, and each folder fieldapp keeps things in with a button that opens it.
 
-    def __init__(self, window: Any) -> None:
+    ``settings`` gives the visits folder (``config.data_dir``); ``recording`` the visit open
+    now, warned of when it is in a OneDrive folder; ``parent`` is the window it is shown over.
+    """
+
+    def __init__(self, settings: Settings, recording: Recording, parent: QWidget | None = None) -> None:
         from fieldapp import __version__
 
-        super().__init__(window)
+        super().__init__(parent)
         self.setWindowTitle("About fieldapp")
         lay = QVBoxLayout(self)
         lay.addWidget(QLabel(f"<b>fieldapp {__version__}</b>: field records for shoreland and "
@@ -132,7 +140,7 @@ class AboutDialog(QDialog):
         grid.setVerticalSpacing(10)
         grid.setHorizontalSpacing(12)
         self.rows: dict[str, Path] = {}
-        data_dir = Path(window.config.data_dir)
+        data_dir = Path(settings.config.data_dir)
         self._row(grid, "Visits", data_dir, "New visits are kept here, on this computer only.")
         earlier = paths.earlier_visits_dir(data_dir)
         if earlier is not None:
@@ -144,7 +152,7 @@ class AboutDialog(QDialog):
         self._row(grid, "Log", logfile.current_log_file() or paths.log_file(),
                   "What fieldapp did and any error, with the details to send when asking for help.")
         lay.addLayout(grid)
-        visit = getattr(window, "visit", None)
+        visit = recording.visit
         if visit is not None and paths.in_onedrive(visit.path):
             warn = QLabel(f"The visit open now, {visit.path}, is in a OneDrive folder. OneDrive may"
                           " copy it while fieldapp writes it, and the copy can be damaged. Keep"

@@ -10,7 +10,7 @@ from __future__ import annotations
 import logging
 import time
 from collections.abc import Callable
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from PySide6.QtCore import QEvent, QSignalBlocker, Qt, QTimer, Signal
 from PySide6.QtGui import QAction, QGuiApplication, QKeySequence
@@ -41,6 +41,9 @@ from fieldapp.ui.recordgate import RecordGate
 from fieldapp.ui.status import StatusStrip
 from fieldapp.ui.toolbar import ToolbarLabel, app_icon, short_title, toolbar_sheet
 from fieldapp.ui.workflows.base import PanelParts
+
+if TYPE_CHECKING:
+    from fieldapp.ui.simsupport import SimulatedSurveyor
 
 log = logging.getLogger(__name__)
 
@@ -94,7 +97,7 @@ class MainWindow(QMainWindow):
         self.startup_done = False               # the visit opened (or failed), devices started
         self.visit_open_started_s: float | None = None  # perf_counter (bench_ui_startup)
         self.open_job: Any = None               # the visit being opened (fieldapp.ui.app)
-        self.sim_surveyor: Any = None           # fieldapp.ui.simsupport.SimulatedSurveyor
+        self.sim_surveyor: SimulatedSurveyor | None = None   # the walker of --simulate (_surveyor)
         self.onedrive_said = False              # the OneDrive warning shown (fieldapp.app.visit)
         self.closing = False                    # closeEvent: a visit still opening is closed
 
@@ -464,11 +467,16 @@ class MainWindow(QMainWindow):
 
         return self.tabs.findChild(QStackedWidget, options=Qt.FindChildOption.FindDirectChildrenOnly)
 
-    def _surveyor(self) -> Any:
-        """The simulated surveyor of ``--simulate`` (:func:`fieldapp.ui.simsupport.surveyor`)."""
+    def _surveyor(self) -> SimulatedSurveyor | None:
+        """The simulated surveyor of ``--simulate`` (:func:`fieldapp.ui.simsupport.surveyor`),
+        kept in :attr:`sim_surveyor`; None without a route-following simulated receiver."""
         from fieldapp.ui import simsupport
 
-        return simsupport.surveyor(self)
+        walker = simsupport.surveyor(self.sim_surveyor, self.recording, self.devices,
+                                     simsupport.PanelTabs(self.tabs, lambda: self.panels), self)
+        if walker is not None:
+            self.sim_surveyor = walker
+        return walker
 
     def show_key_refusal(self, text: str) -> None:
         """``text`` in the key legend ("" ends the refusal shown)."""

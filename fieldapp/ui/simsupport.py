@@ -8,9 +8,11 @@ real device (:func:`devices.sim.factory.shoot`, :func:`devices.sim.factory.squee
 
 The narrow interface
 --------------------
-The surveyor never reaches into widgets. It talks to the window through
-:class:`SurveyorWindow` and to the panels through :class:`SurveyedPanel` (implemented by
-:class:`fieldapp.ui.workflows.base.WorkflowPanel`): say what it does
+The surveyor never reaches into widgets, nor the window. It reads the visit being recorded
+(:class:`fieldapp.app.recording.Recording`) and the fixes as the app received them
+(:class:`fieldapp.app.devicefeed.DeviceFeed`), finds the panels through a :class:`PanelShelf`
+(the window's tabs: :class:`PanelTabs`) and talks to each through :class:`SurveyedPanel`
+(implemented by :class:`fieldapp.ui.workflows.base.WorkflowPanel`): say what it does
 (``surveyor_says``), tell it started/stopped/paused/arrived (``walker_changed``), "is an OHWM
 point being averaged" (``averaging``), "type the landward azimuth" (``type_azimuth``) and, on
 the Tally panel, "the crown radius typed for the caliper squeeze" (``expect_crown``).
@@ -62,15 +64,21 @@ from __future__ import annotations
 
 import os
 import time
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
-from typing import Any, Protocol
+from typing import TYPE_CHECKING, Any, Protocol
 
 from devices.sim.scenario import load_scenario, ohwm_tour
 
-__all__ = ["DEMO_SPEEDUP", "TREE_STAY_S", "SimulatedSurveyor", "Step", "SurveyedPanel",
-           "SurveyorWindow", "load_scenario", "ohwm_tour",
-           "scripted_events_wanted", "surveyor"]
+if TYPE_CHECKING:
+    from PySide6.QtCore import QObject
+    from PySide6.QtWidgets import QTabWidget
+
+    from fieldapp.app.devicefeed import DeviceFeed
+    from fieldapp.app.recording import Recording
+
+__all__ = ["DEMO_SPEEDUP", "TREE_STAY_S", "PanelShelf", "PanelTabs", "SimulatedSurveyor", "Step",
+           "SurveyedPanel", "load_scenario", "ohwm_tour", "scripted_events_wanted", "surveyor"]
 
 DEMO_SPEEDUP = 5.0
 """The simulated surveyor walks this many times the scenario's ``speed_m_s`` (5 m/s on the
@@ -117,35 +125,40 @@ class SurveyedPanel(Protocol):
         """Tally: the crown radius (ft) typed for the caliper reading about to arrive."""
 
 
-class SurveyorWindow(Protocol):
-    """What the surveyor asks of the main window."""
+class PanelShelf(Protocol):
+    """Where the surveyor finds the workflow panels (the window's tabs: :class:`PanelTabs`)."""
 
-    @property
-    def visit(self) -> Any:
-        """The open :class:`fieldapp.app.visit.VisitController` (or None)."""
+    def current(self) -> SurveyedPanel | None:
+        """The workflow panel shown (None before the panels are installed)."""
 
-    fix_count: int
-    """Fixes received so far."""
+    def every(self) -> Iterable[SurveyedPanel]:
+        """Every workflow panel built so far."""
 
-    @property
-    def session(self) -> Any:
-        """The :class:`fieldapp.app.session.DeviceSession` (its simulators and scenario)."""
-
-    @property
-    def panels(self) -> Mapping[str, Any]:
-        """The workflow panels by name."""
-
-    sim_surveyor: SimulatedSurveyor | None
-    """The surveyor walking for this window (kept by the window, made by :func:`surveyor`)."""
-
-    def usable_fix(self) -> Any:
-        """The newest fix good enough to record, or None."""
-
-    def current_panel(self) -> SurveyedPanel | None:
-        """The workflow panel shown."""
-
-    def on_panel_shown(self, fn: Callable[[SurveyedPanel], None]) -> None:
+    def on_shown(self, fn: Callable[[SurveyedPanel], None]) -> None:
         """Call ``fn(panel)`` whenever another workflow panel is shown."""
+
+
+class PanelTabs:
+    """The window's workflow tabs as a :class:`PanelShelf`: ``tabs`` shows the panels,
+    ``panels()`` gives them by name (read each time: the panels are built after the tabs)."""
+
+    def __init__(self, tabs: QTabWidget, panels: Callable[[], Mapping[str, Any]]) -> None:
+        self.tabs = tabs
+        self._panels = panels
+
+    def current(self) -> SurveyedPanel | None:
+        panel: Any = self.tabs.currentWidget()      # a WorkflowPanel, or None before any
+        return panel  # type: ignore[no-any-return]  # Qt gives a QWidget: every tab is a panel
+
+    def every(self) -> Iterable[SurveyedPanel]:
+        return list(self._panels().values())
+
+    def on_shown(self, fn: Callable[[SurveyedPanel], None]) -> None:
+        def shown(index: int) -> None:
+            panel: Any = self.tabs.widget(index)
+            fn(panel)
+
+        self.tabs.currentChanged.connect(shown)
 
 
 @dataclass
@@ -165,9 +178,12 @@ class SimulatedSurveyor:
 
     Parameters
     ----------
-    window : SurveyorWindow
-        The main window: the fixes as the app received them (``usable_fix``, ``fix_count``),
-        the panels (:class:`SurveyedPanel`) and the visit.
+    recording : fieldapp.app.recording.Recording
+        The visit being recorded (its OHWM points, transect and trees; may be none).
+    feed : fieldapp.app.devicefeed.DeviceFeed
+        The fixes as the app received them (``usable_fix``, ``fix_count``).
+    shelf : PanelShelf
+        The workflow panels (:class:`SurveyedPanel`): the one shown, all of them, a change.
     gnss : devices.sim.gnss.GnssSim
         The running simulated receiver (only its route is changed).
     scenario : dict
@@ -178,13 +194,18 @@ class SimulatedSurveyor:
         ``devices.gnss.speed_m_s``).
     poll_ms : int
         How often the UI-thread timer looks for the arrival fix.
+    parent : QObject, optional
+        Owns the poll timer (the window: the timer ends with it).
     """
 
-    def __init__(self, window: Any, gnss: Any, scenario: dict[str, Any], *, caliper: Any = None,
-                 speed_m_s: float | None = None, poll_ms: int = 50) -> None:
+    def __init__(self, recording: Recording, feed: DeviceFeed, shelf: PanelShelf, gnss: Any,
+                 scenario: dict[str, Any], *, caliper: Any = None, speed_m_s: float | None = None,
+                 poll_ms: int = 50, parent: QObject | None = None) -> None:
         from PySide6.QtCore import QTimer
 
-        self.w = window
+        self.recording = recording
+        self.feed = feed
+        self.shelf = shelf
         self.gnss = gnss
         self.caliper = caliper
         self.scenario = scenario
@@ -202,11 +223,11 @@ class SimulatedSurveyor:
         self._arrival_count: int | None = None
         self._ohwm_seen: int | None = None
         self._stay: tuple[Callable[[], bool], float] | None = None  # (done?, until monotonic)
-        self.timer = QTimer(window)
+        self.timer = QTimer(parent)
         self.timer.setInterval(poll_ms)
         self.timer.timeout.connect(self._poll)
         self.timer.start()
-        window.on_panel_shown(self._panel_shown)
+        shelf.on_shown(self._panel_shown)
 
     # -------------------------------------------------------------- plumbing
     @property
@@ -217,7 +238,7 @@ class SimulatedSurveyor:
     def say(self, text: str) -> None:
         """Tell the user what the simulated surveyor does (the current panel's state line)."""
         self.words = text
-        panel = self.w.current_panel()
+        panel = self.shelf.current()
         if panel is not None:
             panel.surveyor_says(text)
 
@@ -233,7 +254,7 @@ class SimulatedSurveyor:
 
     def _notify(self) -> None:
         """Tell the panels (``walker_changed(self)``) that walking started, stopped or paused."""
-        for panel in list(getattr(self.w, "panels", {}).values()):
+        for panel in list(self.shelf.every()):
             panel.walker_changed(self)
 
     @property
@@ -276,7 +297,7 @@ class SimulatedSurveyor:
         """A usable fix taken at or after the arrival epoch, or None yet."""
         if not self.gnss.arrived:
             return None
-        fix = self.w.usable_fix()
+        fix = self.feed.usable_fix()
         if fix is None:
             return None
         arrival = self.gnss.arrival_utc
@@ -286,7 +307,7 @@ class SimulatedSurveyor:
                 return fix if stamp >= arrival else None
             except TypeError:  # naive vs aware: fall back to counting fixes
                 pass
-        count = getattr(self.w, "fix_count", 0)
+        count = self.feed.fix_count
         if self._arrival_count is None:
             self._arrival_count = count
         return fix if count >= self._arrival_count + 2 else None
@@ -338,11 +359,11 @@ class SimulatedSurveyor:
 
     # -------------------------------------------------------------- OHWM and transect
     def _panel_title(self, panel: Any = None) -> str:
-        panel = panel if panel is not None else self.w.current_panel()
+        panel = panel if panel is not None else self.shelf.current()
         return str(getattr(panel, "title", ""))
 
     def _panel_shown(self, panel: SurveyedPanel) -> None:
-        if self.retired or self.mode == "boundary" or self.w.visit is None:
+        if self.retired or self.mode == "boundary" or self.recording.visit is None:
             return  # a boundary walk goes on whatever tab is shown
         title = self._panel_title(panel)
         if title == "OHWM":
@@ -352,9 +373,9 @@ class SimulatedSurveyor:
 
     def to_next_ohwm(self) -> None:
         """Walk to the scenario's next OHWM point (one per point already recorded)."""
-        if not self.ohwm or self.w.visit is None:
+        if not self.ohwm or self.recording.visit is None:
             return
-        n = len(self.w.visit.ohwm_points())
+        n = len(self.recording.visit.ohwm_points())
         self._ohwm_seen = n
         if n >= len(self.ohwm):     # every point of the scenario taken: the surveyor stays put
             self.go([], "ohwm")
@@ -368,12 +389,12 @@ class SimulatedSurveyor:
 
     def _watch_ohwm(self) -> None:
         """After an OHWM point is recorded (OHWM tab shown), walk on to the next."""
-        if self._panel_title() != "OHWM" or self.w.visit is None or self._ohwm_seen is None:
+        if self._panel_title() != "OHWM" or self.recording.visit is None or self._ohwm_seen is None:
             return
-        panel = self.w.current_panel()
+        panel = self.shelf.current()
         if panel is not None and panel.averaging():
             return
-        if len(self.w.visit.ohwm_points()) > self._ohwm_seen:
+        if len(self.recording.visit.ohwm_points()) > self._ohwm_seen:
             self.to_next_ohwm()
 
     def to_transect_origin(self) -> None:
@@ -381,10 +402,10 @@ class SimulatedSurveyor:
         transect = self.scenario.get("transect") or {}
         if not transect.get("start"):
             return
-        panel = self.w.current_panel()
+        panel = self.shelf.current()
 
         def there(_fix: Any) -> None:
-            if self.w.visit is not None and self.w.visit.current_transect:
+            if self.recording.visit is not None and self.recording.visit.current_transect:
                 # the crew started the transect before the surveyor got here: the panel's
                 # status line now shows the transect's own state (e.g. the bank verdict), which
                 # "press Start transect" would overwrite with a stale instruction
@@ -407,7 +428,7 @@ class SimulatedSurveyor:
             return
         queue = self.mode == "tree" and bool(self.steps or self._stay)
         if self.next_tree is None:
-            self.next_tree = len(self.w.visit.trees()) if self.w.visit is not None else 0
+            self.next_tree = len(self.recording.visit.trees()) if self.recording.visit is not None else 0
         i = self.next_tree % len(self.trees)
         self.next_tree += 1
         tree = self.trees[i]
@@ -416,7 +437,7 @@ class SimulatedSurveyor:
         before: list[int] = []
 
         def count() -> int:
-            return len(self.w.visit.trees()) if self.w.visit is not None else 0
+            return len(self.recording.visit.trees()) if self.recording.visit is not None else 0
 
         def there(_fix: Any) -> None:
             from devices.sim.caliper import TallyTree
@@ -459,23 +480,23 @@ class SimulatedSurveyor:
         self.go(steps, "boundary")
 
 
-def surveyor(window: SurveyorWindow) -> SimulatedSurveyor | None:
-    """The window's :class:`SimulatedSurveyor` (made on first use), or None when the GNSS is
-    not a route-following simulator (real receiver, replay) or there is no scenario."""
-    session = getattr(window, "session", None)
-    if session is None:
+def surveyor(current: SimulatedSurveyor | None, recording: Recording, feed: DeviceFeed,
+             shelf: PanelShelf, parent: QObject | None = None) -> SimulatedSurveyor | None:
+    """The :class:`SimulatedSurveyor` to keep: ``current`` while it still walks the running
+    simulated receiver, else a new one (``current`` retired, its timer stopped); None when the
+    GNSS is not a route-following simulator (real receiver, replay, no devices yet) or there is
+    no scenario. The caller (the window) keeps what it returns."""
+    gnss = feed.simulator("gnss")
+    scenario = feed.scenario
+    if gnss is None or not hasattr(gnss, "walk_to") or scenario is None:
         return None
-    gnss = session.simulator("gnss")
-    if gnss is None or not hasattr(gnss, "walk_to") or session.scenario is None:
-        return None
-    current: SimulatedSurveyor | None = getattr(window, "sim_surveyor", None)
     if current is not None and current.gnss is gnss:
         return current
     if current is not None:
         current.retired = True
         current.timer.stop()
-    s = SimulatedSurveyor(window, gnss, session.scenario, caliper=session.simulator("caliper"))
-    if window.visit is not None and s._panel_title() == "OHWM":
-        s._ohwm_seen = len(window.visit.ohwm_points())  # standing at the first OHWM point
-    window.sim_surveyor = s
+    s = SimulatedSurveyor(recording, feed, shelf, gnss, scenario, caliper=feed.simulator("caliper"),
+                          parent=parent)
+    if recording.visit is not None and s._panel_title() == "OHWM":
+        s._ohwm_seen = len(recording.visit.ohwm_points())  # standing at the first OHWM point
     return s

@@ -57,7 +57,7 @@ def test_squeezes_pressed_while_walking_are_queued(qtbot, private_dirs):
         key(qtbot, w, "Ctrl+3")
         tally = w.panels["tally"]
         qtbot.waitUntil(tally.squeeze_button.isVisible, timeout=WAIT_MS)
-        walker = simsupport.surveyor(w)
+        walker = w._surveyor()
         assert walker.speed_m_s == pytest.approx(5.0)  # 5 x the scenario's 1 m/s
         # three presses at once: the first walks, the other two are queued behind it
         for _ in range(3):

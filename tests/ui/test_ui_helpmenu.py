@@ -93,7 +93,7 @@ def test_about_dialog_names_each_folder_and_opens_it(qtbot, private_dirs, deskto
     w = make_window(qtbot, private_dirs, data_dir=str(private_dirs / "local" / "fieldapp" / "visits"))
     try:
         assert "openEarlierVisits" in [a.objectName() for a in w.help_menu.actions()]
-        dlg = helpmenu.AboutDialog(w)
+        dlg = helpmenu.AboutDialog(w.settings, w.recording, w)
         qtbot.addWidget(dlg)
         dlg.show()
         assert dlg.rows == {"Visits": private_dirs / "local" / "fieldapp" / "visits",
@@ -111,6 +111,45 @@ def test_about_dialog_names_each_folder_and_opens_it(qtbot, private_dirs, deskto
         dlg.grab().save(str(private_dirs / "about.png"))
     finally:
         close_window(w)
+
+
+def test_about_dialog_warns_of_the_visit_open_in_onedrive_without_a_window(qtbot, tmp_path,
+                                                                           monkeypatch):
+    """The dialog reads only the settings and the visit being recorded (no window): a visit
+    open in OneDrive is warned of by its path; none open, or one in the visits folder, is not."""
+    from PySide6.QtWidgets import QLabel
+
+    from fieldapp.app.config import AppConfig
+    from fieldapp.app.recording import Recording
+    from fieldapp.app.settings import Settings
+    from fieldapp.app.visit import open_visit
+
+    cloud = tmp_path / "OneDrive"
+    monkeypatch.setenv("OneDrive", str(cloud))
+    settings = Settings(AppConfig(data_dir=str(tmp_path / "visits")))
+    recording = Recording()
+
+    def warning(rec: Recording) -> str | None:
+        dlg = helpmenu.AboutDialog(settings, rec)
+        qtbot.addWidget(dlg)
+        assert dlg.rows["Visits"] == tmp_path / "visits"
+        label = dlg.findChild(QLabel, "onedriveWarning")
+        return None if label is None else label.text()
+
+    assert warning(recording) is None
+    bank = cloud / "Documents" / "bank.gpkg"
+    recording.visit = open_visit(bank)
+    try:
+        text = warning(recording)
+        assert text is not None and text.startswith(
+            f"The visit open now, {bank}, is in a OneDrive folder.")
+    finally:
+        recording.visit.close()
+    recording.visit = open_visit(tmp_path / "visits" / "local.gpkg")
+    try:
+        assert warning(recording) is None
+    finally:
+        recording.visit.close()
 
 
 def test_new_visit_dialog_says_where_earlier_visits_are(qtbot, tmp_path, monkeypatch):

@@ -1,13 +1,15 @@
-"""The simulated surveyor talks to the window and panels only through its narrow interface
-(fieldapp.ui.simsupport.SurveyorWindow / SurveyedPanel): a fake window and panel suffice."""
+"""The simulated surveyor reads only the app layer (the Recording, the DeviceFeed) and finds the
+panels through its narrow interface (fieldapp.ui.simsupport.PanelShelf / SurveyedPanel): no
+window, a fake visit, shelf and panel suffice."""
 
 from __future__ import annotations
 
 import datetime as dt
 
 import pytest
-from PySide6.QtCore import QObject
 
+from fieldapp.app.devicefeed import DeviceFeed
+from fieldapp.app.recording import Recording
 from fieldapp.ui.simsupport import SimulatedSurveyor
 
 
@@ -43,29 +45,52 @@ class FakeVisit:
         return self.points
 
 
-class FakeWindow(QObject):
+class FakeShelf:
+    """The workflow tabs: the panel shown, every panel, a tab change."""
+
     def __init__(self, panels):
-        super().__init__()
         self.panels = {p.title.lower(): p for p in panels}
         self.shown = panels[0]
-        self.visit = FakeVisit()
-        self.fix_count = 0
-        self.fix = None
         self.listeners = []
 
-    def usable_fix(self):
-        return self.fix
-
-    def current_panel(self):
+    def current(self):
         return self.shown
 
-    def on_panel_shown(self, fn):
+    def every(self):
+        return self.panels.values()
+
+    def on_shown(self, fn):
         self.listeners.append(fn)
 
     def show(self, title):
         self.shown = self.panels[title.lower()]
         for fn in self.listeners:
             fn(self.shown)
+
+
+class Scene:
+    """What the surveyor reads (the visit, the fixes) and where it finds the panels."""
+
+    def __init__(self, panels):
+        self.shelf = FakeShelf(panels)
+        self.recording = Recording(FakeVisit())
+        self.feed = DeviceFeed()
+        self.feed.problem = None        # every fix usable: the newest one is the fix
+
+    @property
+    def visit(self):
+        return self.recording.visit
+
+    @property
+    def fix(self):
+        return self.feed.usable_fix()
+
+    @fix.setter
+    def fix(self, fix):
+        self.feed.latest_fix = fix
+
+    def show(self, title):
+        self.shelf.show(title)
 
 
 class FakeGnss:
@@ -97,9 +122,9 @@ def surveyed(qapp):
     """(surveyor, window, receiver, OHWM panel, Transect panel): fakes around a real
     SimulatedSurveyor over :data:`SCENARIO`; its poll timer stopped after the test."""
     ohwm, transect = FakePanel("OHWM"), FakePanel("Transect")
-    w = FakeWindow([ohwm, transect])
+    w = Scene([ohwm, transect])
     gnss = FakeGnss()
-    s = SimulatedSurveyor(w, gnss, SCENARIO, poll_ms=10_000)
+    s = SimulatedSurveyor(w.recording, w.feed, w.shelf, gnss, SCENARIO, poll_ms=10_000)
     yield s, w, gnss, ohwm, transect
     s.timer.stop()
 
@@ -168,3 +193,31 @@ def test_after_the_scenarios_last_ohwm_point_the_surveyor_stays_put(surveyed):
     assert gnss.walks == [(43.0002, -91.0, 6.0)] and not s.busy and s.walking_to is None
     assert ohwm.said[-1] == ("every OHWM point of the scenario is recorded (2): the Transect"
                              " tab (Ctrl+2) is next.")
+
+
+def test_a_fix_without_a_comparable_time_counts_the_fixes_the_feed_received(surveyed):
+    # a receiver's naive time cannot be compared with the simulator's aware arrival: the
+    # surveyor counts the fixes the DeviceFeed told its listeners since the arrival instead
+    s, w, gnss, ohwm, transect = surveyed
+    s.to_next_ohwm()
+    gnss.arrived = True
+    naive = Fix(dt.datetime(2026, 6, 1, 15, 0, 0))
+    w.feed.fix(naive)
+    w.fix = naive
+    s._poll()                                        # the arrival's count taken: 1 fix
+    assert s.busy and s._arrival_count == 1
+    w.feed.fix(naive)
+    s._poll()
+    assert s.busy                                    # one fix since the arrival: not yet
+    w.feed.fix(naive)
+    s._poll()
+    assert not s.busy and w.feed.fix_count == 3
+    assert ohwm.said[-1] == "on the OHWM at point 1 of the scenario: press Average point [A]."
+
+
+def test_no_surveyor_without_a_simulated_receiver(qapp):
+    from fieldapp.ui.simsupport import surveyor
+
+    panel = FakePanel("OHWM")
+    w = Scene([panel])
+    assert surveyor(None, w.recording, w.feed, w.shelf) is None     # no devices started yet

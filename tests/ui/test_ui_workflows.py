@@ -43,9 +43,7 @@ def surveyor_at_transect_origin(qtbot, w):
     and it types the scenario's landward azimuth on arrival: a transect started before it would
     keep the panel's default azimuth (and the surveyor then stays quiet, so as not to overwrite
     the transect's state words: tests/ui/test_ui_surveyor.py)."""
-    from fieldapp.ui import simsupport
-
-    walker = simsupport.surveyor(w)
+    walker = w._surveyor()
     qtbot.waitUntil(lambda: "transect origin" in (walker.words or "") and not walker.busy,
                     timeout=WAIT_MS)
 
