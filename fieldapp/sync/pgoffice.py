@@ -71,6 +71,7 @@ from fieldapp.sync.officestore import (
     next_free_block,
     tag_block_key,
 )
+from fieldapp.sync.pgcrscheck import check_changeset_crs
 from fieldapp.sync.schemacheck import check_schema
 
 if TYPE_CHECKING:   # for the annotations (the code imports psycopg's names where it uses them)
@@ -640,7 +641,8 @@ class PostgisOffice(OfficeStore):
 
         Raises :class:`SyncError` when ``entry.seq`` is not head + 1, :class:`InvalidOfficeData`
         when the changeset does not match its SHA-256 / size, breaks the log rule or does not
-        apply to the office's rows; nothing is changed then.
+        apply to the office's rows, :class:`VisitRefused` when its rows hold geometry off the
+        site's CRS or far from the site (:mod:`fieldapp.sync.pgcrscheck`); nothing is changed then.
         """
         from psycopg import sql
 
@@ -664,6 +666,8 @@ class PostgisOffice(OfficeStore):
                 cs.check_changeset(gd, Path(changeset), site["tables"], Path(work),
                                    expected_id=entry.changeset_id, what=what)
                 entries = cs.read_entries(gd, Path(changeset))
+            # the site CRS, layer srs_ids and coordinates against the site, as the folder office
+            check_changeset_crs(conn, site_id, site["tables"], entries, what=what, error=VisitRefused)
             try:
                 with conn.cursor() as cur:
                     pgsql.apply_entries(cur, site_id, site["tables"], entries, gd)
