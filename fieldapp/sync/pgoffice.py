@@ -694,6 +694,8 @@ class PostgisOffice(OfficeStore):
         """Bring the site to ``change.schema_version``: the migration is run on a GeoPackage copy
         of the master (checked with ``check``), then the tables and columns it added are added
         to the office tables, the version row set and ``change`` logged, in one transaction.
+        A table it adds gets the audit triggers of the others (:mod:`fieldapp.sync.pgedits`),
+        and every crew granted the site is granted it (:func:`fieldapp.sync.pgroles.crew_grants`).
         Columns a migration removes or retypes, and rows it rewrites, are refused."""
         from psycopg import sql
         from psycopg.types.json import Jsonb
@@ -719,11 +721,13 @@ class PostgisOffice(OfficeStore):
                 head = self._head_in(conn, site_id)
                 if site is None or head != change.after_seq or site["schema_version"] != change.from_version:
                     raise SyncError(f"the office site {site_id} moved on since the migration was prepared; sync again")
+                added: dict[str, pgsql.Table] = {}
                 for name, table in new_tables.items():
                     old = site["tables"].get(name)
                     if old is None:
                         for stmt in pgsql.create_table(site_id, table):
                             conn.execute(stmt)
+                        added[name] = table
                         continue
                     have = {c.name: c for c in old.columns}
                     for col in table.columns:
@@ -733,6 +737,14 @@ class PostgisOffice(OfficeStore):
                             raise SchemaMismatch(
                                 f"the schema change retypes column {name}.{col.name} of site"
                                 f" {site_id}, which the PostGIS office cannot do; nothing was changed")
+                # a new table is audited as the others (QGIS edits to it), and every crew
+                # already granted the site may sync its rows (the grant covers the new tables)
+                for stmt in pgedits.table_trigger_ddl(site_id, added):
+                    conn.execute(stmt)
+                if added:
+                    for role in pgroles.site_crews(conn, site_id):
+                        for grant in pgroles.crew_grants(role, site_id, list(new_tables)):
+                            conn.execute(grant)
                 if schemas.META_TABLE in new_tables:
                     conn.execute(sql.SQL("UPDATE {} SET value = %s WHERE key = %s").format(
                         sql.Identifier(site_id, schemas.META_TABLE)), (str(change.schema_version), schemas.VERSION_KEY))
