@@ -16,9 +16,13 @@ import math
 import sqlite3
 import struct
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from fieldapp.sync.files import connect
 from fieldapp.sync.files import quote_identifier as _qi
+
+if TYPE_CHECKING:
+    from fieldapp.geo import SiteFrame
 
 _SITE = "site"
 #: How far (metres) from everything the office already holds for the site new geometry may lie:
@@ -73,13 +77,7 @@ def problems(candidate: sqlite3.Connection, master: sqlite3.Connection | None) -
     except Exception as exc:  # noqa: BLE001 - a CRS pyproj cannot read is refused in words
         return [f"its site CRS {crs!r} is not one fieldapp can read ({exc})"]
     want = frame.srs_id
-    bounds = frame.bounds or (-math.inf, -math.inf, math.inf, math.inf)
-    near = _site_extent(master) if master is not None else None
-    if near is not None:
-        unit = frame.crs.axis_info[0].unit_conversion_factor if frame.crs.axis_info else 1.0
-        reach = SITE_REACH_M / (unit or 1.0)
-        bounds = (max(bounds[0], near[0] - reach), max(bounds[1], near[1] - reach),
-                  min(bounds[2], near[2] + reach), min(bounds[3], near[3] + reach))
+    bounds = site_bounds(frame, _site_extent(master) if master is not None else None)
     try:
         layers = candidate.execute("SELECT table_name, column_name, srs_id FROM gpkg_geometry_columns").fetchall()
     except sqlite3.Error:
@@ -90,11 +88,25 @@ def problems(candidate: sqlite3.Connection, master: sqlite3.Connection | None) -
             continue
         cur = candidate.execute(f"SELECT fid, {_qi(column)} FROM {_qi(table)} WHERE {_qi(column)} IS NOT NULL")
         while chunk := cur.fetchmany(50_000):
-            why = _chunk_problem(table, srs_id, chunk, bounds, frame.crs.name)
+            why = chunk_problem(table, srs_id, chunk, bounds, frame.crs.name)
             if why:
                 found.append(why)
                 break
     return found
+
+
+def site_bounds(frame: SiteFrame, near: tuple[float, float, float, float] | None
+                ) -> tuple[float, float, float, float]:
+    """(xmin, ymin, xmax, ymax), in the site CRS's units, where new geometry of the site may lie:
+    the CRS's area of use (``frame.bounds``; unbounded without one), narrowed to within
+    :data:`SITE_REACH_M` of ``near`` (the extent of what the office already holds) when given."""
+    bounds = frame.bounds or (-math.inf, -math.inf, math.inf, math.inf)
+    if near is not None:
+        unit = frame.crs.axis_info[0].unit_conversion_factor if frame.crs.axis_info else 1.0
+        reach = SITE_REACH_M / (unit or 1.0)
+        bounds = (max(bounds[0], near[0] - reach), max(bounds[1], near[1] - reach),
+                  min(bounds[2], near[2] + reach), min(bounds[3], near[3] + reach))
+    return bounds
 
 
 def _site_extent(conn: sqlite3.Connection) -> tuple[float, float, float, float] | None:
@@ -114,7 +126,7 @@ def _site_extent(conn: sqlite3.Connection) -> tuple[float, float, float, float] 
     return (min(b[0] for b in boxes), min(b[1] for b in boxes), max(b[2] for b in boxes), max(b[3] for b in boxes))
 
 
-def _chunk_problem(table: str, srs_id: int, rows: list[tuple[int, object]],
+def chunk_problem(table: str, srs_id: int, rows: list[tuple[int, object]],
                    bounds: tuple[float, float, float, float], crs_name: str) -> str | None:
     """The first row of ``rows`` ((fid, blob) of one layer) whose header names another srs_id
     or whose coordinates lie outside ``bounds``, in words; geometries the store cannot read are

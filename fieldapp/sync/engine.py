@@ -29,7 +29,7 @@ from pathlib import Path
 
 from fieldapp.sync import schemas
 from fieldapp.sync.conflicts import ConflictPolicy, read_conflicts
-from fieldapp.sync.errors import InvalidOfficeRecords, NewerSchema, SyncError, VisitRefused
+from fieldapp.sync.errors import InvalidOfficeData, InvalidOfficeRecords, NewerSchema, SyncError, VisitRefused
 from fieldapp.sync.files import checkpoint, connect, copy_durably, ensure_sync_tables
 from fieldapp.sync.laptop import LaptopState, site_id_of, tag_block_used_up
 from fieldapp.sync.officestore import LockOwner, OfficeStore, check_site_id
@@ -37,6 +37,7 @@ from fieldapp.sync.phases import _Sync
 from fieldapp.sync.preflight import _newer_office_message, _preflight, _refuse_newer
 from fieldapp.sync.progress import CancelToken, ProgressCallback, _Progress
 from fieldapp.sync.results import SyncOutcome, SyncReport
+from fieldapp.sync.schemacheck import check_schema
 from fieldapp.sync.visitcheck import _refusal, check_received, check_visit_basics, check_visit_file, visit_fingerprint
 
 # Besides its own, the names other modules and the tests take from here: the visit checks are
@@ -271,7 +272,10 @@ def checkout(office: OfficeStore, site_id: str, visit_path: str | os.PathLike[st
     Raises ``FileExistsError`` if ``visit_path`` exists, ``SyncError`` if the office has no
     such site, :class:`NewerSchema` if its master has a newer store schema than this fieldapp
     knows ("update fieldapp"; nothing is written), :class:`InvalidOfficeRecords` if the master
-    holds a row the store refuses (read with :func:`check_received` before the copy is placed);
+    holds a row the store refuses (read with :func:`check_received` before the copy is placed),
+    :class:`InvalidOfficeData` naming each trigger, view, index, table or column of the master
+    fieldapp does not make (:func:`~fieldapp.sync.schemacheck.check_schema`: an office poisoned
+    by a crafted visit before visits were checked);
     office errors as for :func:`sync`. On any error nothing is left behind. The copy is the
     master as it is (any store schema up to this fieldapp's) without the office's schema log.
     """
@@ -300,6 +304,11 @@ def _checkout(office: OfficeStore, site_id: str, visit: Path) -> Path:
             temp = state.dir / "checkout.gpkg"
             office.fetch_master(site_id, temp)
             _drop_office_tables(temp)
+            # an office taken in a crafted visit before visits were checked would spread its
+            # triggers, views or tables to every new checkout (issue 30, item 1)
+            check_schema(temp, what=f"the master of site {site_id} in {office.describe()}",
+                         error=InvalidOfficeData,
+                         done="Nothing was checked out; the office must remove them from its master")
             try:
                 check_received(temp)
             except Exception as exc:  # noqa: BLE001 - whatever the store cannot read, we refuse

@@ -48,13 +48,23 @@ def trigger_ddl(schema: str, tables: dict[str, pgsql.Table]) -> list[pgsql_text.
     """The audit table, the trigger functions and the triggers of a site's layer tables."""
     from psycopg import sql
 
-    s = sql.Identifier(schema)
     out = [
         sql.SQL("CREATE TABLE {} (id bigserial PRIMARY KEY, layer text NOT NULL, op text NOT NULL,"
                 " old_row jsonb, new_row jsonb, edited_by text NOT NULL DEFAULT current_user,"
                 " edited_at timestamptz NOT NULL DEFAULT now())").format(sql.Identifier(schema, EDITS_TABLE)),
         pgroles.audit_function_ddl(schema, EDITS_TABLE),
     ]
+    return out + table_trigger_ddl(schema, tables)
+
+
+def table_trigger_ddl(schema: str, tables: dict[str, pgsql.Table]) -> list[pgsql_text.Composed]:
+    """The audit trigger (and the new-row trigger giving a fid and uuid) of each of ``tables``
+    (the site's audit table and function exist: :func:`trigger_ddl`); for tables a schema
+    change adds (:meth:`fieldapp.sync.pgoffice.PostgisOffice.migrate`)."""
+    from psycopg import sql
+
+    s = sql.Identifier(schema)
+    out: list[pgsql_text.Composed] = []
     for table in tables.values():
         if table.name in INTERNAL_TABLES:
             continue

@@ -71,6 +71,7 @@ from fieldapp.sync.officestore import (
     next_free_block,
     tag_block_key,
 )
+from fieldapp.sync.pgcrscheck import check_changeset_crs
 from fieldapp.sync.schemacheck import check_schema
 
 if TYPE_CHECKING:   # for the annotations (the code imports psycopg's names where it uses them)
@@ -640,7 +641,8 @@ class PostgisOffice(OfficeStore):
 
         Raises :class:`SyncError` when ``entry.seq`` is not head + 1, :class:`InvalidOfficeData`
         when the changeset does not match its SHA-256 / size, breaks the log rule or does not
-        apply to the office's rows; nothing is changed then.
+        apply to the office's rows, :class:`VisitRefused` when its rows hold geometry off the
+        site's CRS or far from the site (:mod:`fieldapp.sync.pgcrscheck`); nothing is changed then.
         """
         from psycopg import sql
 
@@ -664,6 +666,8 @@ class PostgisOffice(OfficeStore):
                 cs.check_changeset(gd, Path(changeset), site["tables"], Path(work),
                                    expected_id=entry.changeset_id, what=what)
                 entries = cs.read_entries(gd, Path(changeset))
+            # the site CRS, layer srs_ids and coordinates against the site, as the folder office
+            check_changeset_crs(conn, site_id, site["tables"], entries, what=what, error=VisitRefused)
             try:
                 with conn.cursor() as cur:
                     pgsql.apply_entries(cur, site_id, site["tables"], entries, gd)
@@ -690,6 +694,8 @@ class PostgisOffice(OfficeStore):
         """Bring the site to ``change.schema_version``: the migration is run on a GeoPackage copy
         of the master (checked with ``check``), then the tables and columns it added are added
         to the office tables, the version row set and ``change`` logged, in one transaction.
+        A table it adds gets the audit triggers of the others (:mod:`fieldapp.sync.pgedits`),
+        and every crew granted the site is granted it (:func:`fieldapp.sync.pgroles.crew_grants`).
         Columns a migration removes or retypes, and rows it rewrites, are refused."""
         from psycopg import sql
         from psycopg.types.json import Jsonb
@@ -715,11 +721,13 @@ class PostgisOffice(OfficeStore):
                 head = self._head_in(conn, site_id)
                 if site is None or head != change.after_seq or site["schema_version"] != change.from_version:
                     raise SyncError(f"the office site {site_id} moved on since the migration was prepared; sync again")
+                added: dict[str, pgsql.Table] = {}
                 for name, table in new_tables.items():
                     old = site["tables"].get(name)
                     if old is None:
                         for stmt in pgsql.create_table(site_id, table):
                             conn.execute(stmt)
+                        added[name] = table
                         continue
                     have = {c.name: c for c in old.columns}
                     for col in table.columns:
@@ -729,6 +737,14 @@ class PostgisOffice(OfficeStore):
                             raise SchemaMismatch(
                                 f"the schema change retypes column {name}.{col.name} of site"
                                 f" {site_id}, which the PostGIS office cannot do; nothing was changed")
+                # a new table is audited as the others (QGIS edits to it), and every crew
+                # already granted the site may sync its rows (the grant covers the new tables)
+                for stmt in pgedits.table_trigger_ddl(site_id, added):
+                    conn.execute(stmt)
+                if added:
+                    for role in pgroles.site_crews(conn, site_id):
+                        for grant in pgroles.crew_grants(role, site_id, list(new_tables)):
+                            conn.execute(grant)
                 if schemas.META_TABLE in new_tables:
                     conn.execute(sql.SQL("UPDATE {} SET value = %s WHERE key = %s").format(
                         sql.Identifier(site_id, schemas.META_TABLE)), (str(change.schema_version), schemas.VERSION_KEY))

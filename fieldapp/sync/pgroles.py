@@ -264,6 +264,14 @@ def site_table_names(conn: psycopg.Connection[Any], site_id: str) -> list[str]:
     return [t["name"] for t in row[0]] if row else []
 
 
+def site_crews(conn: psycopg.Connection[Any], site_id: str) -> list[str]:
+    """The roles the site's schema is granted to (its ACL's USAGE; owner and PUBLIC aside)."""
+    return [r[0] for r in conn.execute(
+        "SELECT DISTINCT g.rolname FROM pg_namespace n, aclexplode(n.nspacl) a JOIN pg_roles g"
+        " ON g.oid = a.grantee WHERE n.nspname = %s AND a.privilege_type = 'USAGE'"
+        " AND a.grantee <> n.nspowner ORDER BY 1", (site_id,))]
+
+
 def secure_existing_sites(conn: psycopg.Connection[Any], edits_table: str) -> list[tuple[str, str]]:
     """Upgrade every site of an existing office (inside the caller's transaction, as the office
     role): replace its audit trigger function and narrow the grants of every role the site's
@@ -276,10 +284,7 @@ def secure_existing_sites(conn: psycopg.Connection[Any], edits_table: str) -> li
                         (site_id, edits_table)).fetchone() is None:
             continue
         conn.execute(audit_function_ddl(site_id, edits_table))
-        roles = [r[0] for r in conn.execute(
-            "SELECT DISTINCT g.rolname FROM pg_namespace n, aclexplode(n.nspacl) a JOIN pg_roles g"
-            " ON g.oid = a.grantee WHERE n.nspname = %s AND a.privilege_type = 'USAGE'"
-            " AND a.grantee <> n.nspowner ORDER BY 1", (site_id,))]
+        roles = site_crews(conn, site_id)
         names = site_table_names(conn, site_id)
         for role in roles:
             for stmt in crew_grants(role, site_id, names):
