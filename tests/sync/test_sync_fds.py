@@ -17,10 +17,10 @@ import pytest
 
 from fieldapp.store import create_visit
 from fieldapp.store import open_visit as _store_open_visit
+from fieldapp.store.tagblock import tag_range_of
 from fieldapp.survey.features import Layer
 from fieldapp.survey.visit import Visit
 from fieldapp.sync import CancelToken, FolderOffice, SyncCancelled, checkout, sync
-from fieldapp.sync.laptop import tag_range_of
 
 
 def open_visit(path, **kw):

@@ -12,11 +12,11 @@ import pytest
 
 from fieldapp.store import create_visit, inspect
 from fieldapp.store import open_visit as _store_open_visit
+from fieldapp.store.tagblock import tag_range_of
 from fieldapp.survey.features import Layer
 from fieldapp.survey.visit import Visit
 from fieldapp.sync import ConflictKind, FolderOffice, checkout, read_conflicts, sync
 from fieldapp.sync.engine import site_id_of
-from fieldapp.sync.laptop import tag_range_of
 
 
 def open_visit(path, **kw):
