@@ -787,7 +787,7 @@ def show_opened(window: Any, path: Path, visit: VisitController) -> None:
         if words:
             log.warning("%s", words)
         window.show_banner(words or "")     # said for this visit; cleared for the next one
-        window.onedrive_said = bool(words)
+        window.note_onedrive_warning(bool(words))
     cfg = window.config
     if not (cfg.simulate or cfg.replay or cfg.quit_after_s is not None):
         window.remember_setting(last_visit=str(path))

@@ -110,25 +110,22 @@ def create_window(config: Any, *, start_devices: bool = True) -> Any:
     install_workflows(window)
     from fieldapp.ui.keepsafe import install_keepsafe
 
-    install_keepsafe(window)     # regular folds of the -wal, session end, Copy visit to…
-    window.startup_done = False
+    window.keep_keepsafe(install_keepsafe(window))   # -wal folds, session end, Copy visit to…
 
     started: list[bool] = []
 
     def ready() -> None:
-        import time
-
         from fieldapp.ui.workflows import finish_workflows
 
         if started:
             return
         started.append(True)
-        window.visit_open_started_s = time.perf_counter()   # bench_ui_startup reads it
+        window.mark_visit_opening()     # bench_ui_startup reads it
         finish_workflows(window)    # the tabs not shown at start, before the visit and devices
         open_in_background(window, devices_start)
 
     def devices_start() -> None:
-        window.startup_done = True
+        window.mark_started()
         if start_devices:
             session.start()
             if session.errors:
@@ -184,7 +181,7 @@ def open_in_background(window: Any, then: Any) -> None:
     window.pause_recording(reason)
     window.visit_label.setText(f"  {reason}  ")
     job = BackgroundJob("open", lambda _progress, _cancel: open_target(window.config, path, spec))
-    window.open_job = job           # kept alive by the window; not its Qt child (see below)
+    window.keep_open_job(job)       # kept alive by the window; not its Qt child (see below)
 
     def opened(visit: Any) -> None:
         if getattr(window, "closing", False):

@@ -594,12 +594,11 @@ class Editor:
 
 def install_editing(window: Any) -> Editor:
     """Add the Records tab, the edit keys and map selection to ``window`` (after the workflow
-    panels); the :class:`Editor` is ``window.editor``."""
+    panels); returns the :class:`Editor` (the window keeps it as ``window.editor``)."""
     editor = Editor(
         corrections=Corrections(window.recording), map=window.map, workflows=window.tabs,
         lower_tabs=window.lower_tabs, status=window.statusBar(), add_action=window._action,
         panel_actions=window.panel_actions, panels=window.panels,
         model_changed=window._model_changed, activate=window.activateWindow,
         photos=lambda: getattr(window, "photos", None))
-    window.editor = editor
     return editor

@@ -226,7 +226,6 @@ class KeepSafe(QObject):
 
 
 def install_keepsafe(window: Any) -> KeepSafe:
-    """Add :class:`KeepSafe` to the window (``window.keepsafe``) and its Visit menu entry."""
-    keep = KeepSafe(window)
-    window.keepsafe = keep
-    return keep
+    """Add :class:`KeepSafe`'s Visit menu entry to the window; returns it (the window keeps it
+    as ``window.keepsafe``: :meth:`fieldapp.ui.mainwindow.MainWindow.keep_keepsafe`)."""
+    return KeepSafe(window)

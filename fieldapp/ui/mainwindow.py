@@ -44,6 +44,7 @@ from fieldapp.ui.workflows.base import PanelParts
 
 if TYPE_CHECKING:
     from fieldapp.ui.simsupport import SimulatedSurveyor
+    from fieldapp.ui.workflows import EditingPages, WorkflowParts
 
 log = logging.getLogger(__name__)
 
@@ -99,6 +100,7 @@ class MainWindow(QMainWindow):
         self.open_job: Any = None               # the visit being opened (fieldapp.ui.app)
         self.sim_surveyor: SimulatedSurveyor | None = None   # the walker of --simulate (_surveyor)
         self.onedrive_said = False              # the OneDrive warning shown (fieldapp.app.visit)
+        self.keepsafe: Any = None               # fieldapp.ui.keepsafe.KeepSafe
         self.closing = False                    # closeEvent: a visit still opening is closed
 
         self.compact = False                  # fit_to_width: a narrow window
@@ -477,6 +479,50 @@ class MainWindow(QMainWindow):
         if walker is not None:
             self.sim_surveyor = walker
         return walker
+
+    # ------------------------------------------------------------------ parts kept
+    # (the installers build them and hand them here: only the window sets its attributes)
+    def keep_workflows(self, parts: WorkflowParts) -> None:
+        """Hold what :func:`fieldapp.ui.workflows.install_workflows` built."""
+        self.panels = parts.panels
+        self.checks_panel = parts.checks_panel
+        self.key_guard = parts.key_guard
+        self._show_legend = parts.show_legend
+        self._remember_form = parts.remember_form
+
+    def keep_editing_pages(self, pages: EditingPages) -> None:
+        """Hold the Records and Photos placeholder pages and their keys until
+        :func:`fieldapp.ui.workflows.install_editing` builds the tabs."""
+        self._editing_pages = pages.pages
+        self._editing_actions = pages.actions
+
+    def keep_editing(self, editor: Any, photos: Any) -> None:
+        """Hold the :class:`fieldapp.ui.editing.Editor` and the
+        :class:`fieldapp.ui.photos.PhotosView` once built."""
+        self.editor = editor
+        self.photos = photos
+
+    def keep_keepsafe(self, keep: Any) -> None:
+        """Hold the :class:`fieldapp.ui.keepsafe.KeepSafe` (``-wal`` folds, stop signals)."""
+        self.keepsafe = keep
+
+    def keep_open_job(self, job: Any) -> None:
+        """Keep the visit being opened on a worker thread alive (not a Qt child of the window:
+        :func:`fieldapp.ui.app.open_in_background`)."""
+        self.open_job = job
+
+    def mark_visit_opening(self) -> None:
+        """The start-up visit begins to open now (:attr:`visit_open_started_s`, a
+        ``time.perf_counter()`` in s that bench/bench_ui_startup.py reads)."""
+        self.visit_open_started_s = time.perf_counter()
+
+    def mark_started(self) -> None:
+        """The start-up visit opened (or failed) and the devices are being started."""
+        self.startup_done = True
+
+    def note_onedrive_warning(self, shown: bool) -> None:
+        """Whether the banner now shows the OneDrive warning (cleared for the next visit)."""
+        self.onedrive_said = shown
 
     def show_key_refusal(self, text: str) -> None:
         """``text`` in the key legend ("" ends the refusal shown)."""

@@ -384,11 +384,11 @@ class PhotoMarks:
         set_points(self.item, [x for x, _ in local], [y for _, y in local])
 
 
-def install_photos(window: Any) -> PhotosView:
-    """Add the Photos tab, Ctrl+Shift+P and the map drop to ``window`` (after the editor);
-    the view is ``window.photos``."""
+def install_photos(window: Any, editor: Any) -> PhotosView:
+    """Add the Photos tab, Ctrl+Shift+P and the map drop to ``window`` after ``editor`` (the
+    :class:`fieldapp.ui.editing.Editor`, whose selection a photo is attached to; None: the
+    site); returns the view (the window keeps it as ``window.photos``)."""
     photos = VisitPhotos(window.recording, window.settings)
-    editor = window.editor
     view = PhotosView(photos, lambda: editor.selection if editor is not None else None,
                       window.statusBar())
     window.lower_tabs.addTab(view, "Photos")
@@ -403,7 +403,6 @@ def install_photos(window: Any) -> PhotosView:
     if editor is not None:
         editor.selection_listeners.append(lambda _sel: _refresh_soon(view))
     window.recording.on_shown(lambda visit: _visit_shown(view, visit))
-    window.photos = view
     return view
 
 

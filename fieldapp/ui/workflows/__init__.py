@@ -4,6 +4,7 @@ and Stake-out (:mod:`fieldapp.ui.stakeout`)."""
 from __future__ import annotations
 
 from collections.abc import Callable
+from dataclasses import dataclass
 from typing import Any
 
 from PySide6.QtCore import QSignalBlocker, Qt
@@ -48,6 +49,27 @@ class Panels(dict[str, Any]):
         return _build_panel(self.window, name)
 
 
+@dataclass(frozen=True)
+class WorkflowParts:
+    """What :func:`install_workflows` builds for the window to hold
+    (:meth:`fieldapp.ui.mainwindow.MainWindow.keep_workflows`)."""
+
+    panels: Panels                      # the workflow panels by name, built lazily
+    checks_panel: Any                   # fieldapp.ui.checkspanel.ChecksPanel
+    key_guard: Any                      # fieldapp.ui.keys.KeyGuard
+    show_legend: Callable[[], None]     # the key legend says the keys of the panel shown
+    remember_form: Callable[[Any], None]    # a panel's form as built (reset on a new visit)
+
+
+@dataclass(frozen=True)
+class EditingPages:
+    """The Records and Photos tabs' placeholder pages and their keys' actions until
+    :func:`install_editing` builds them (:meth:`~fieldapp.ui.mainwindow.MainWindow.keep_editing_pages`)."""
+
+    pages: list[QWidget]
+    actions: list[QAction]
+
+
 def install_workflows(window: Any) -> None:
     """Add the workflow tabs and the checks panel to ``window``; bind every tab key and the
     keys of the panel shown. The other panels are built by :func:`finish_workflows`.
@@ -58,9 +80,7 @@ def install_workflows(window: Any) -> None:
     """
     from fieldapp.ui.checkspanel import ChecksPanel
 
-    window.panels = Panels(window)
-    window.panel_actions = {}
-    window._tab_pages = {}
+    panels = Panels(window)
     for n, (name, title, _cls) in enumerate(WORKFLOWS, start=1):
         page = QWidget()                 # until the panel is built (never shown empty)
         window._tab_pages[name] = page
@@ -69,8 +89,8 @@ def install_workflows(window: Any) -> None:
     window.tabs.currentChanged.connect(lambda i: _build_tab(window, i))
     # every workflow tab in view (no scroll arrows): the panel is never narrower than its tabs
     window.fit_to_width()
-    window.checks_panel = ChecksPanel()
-    window.lower_tabs.insertTab(0, window.checks_panel, "Checks [Ctrl+K]")
+    checks_panel = ChecksPanel()
+    window.lower_tabs.insertTab(0, checks_panel, "Checks [Ctrl+K]")
     window.lower_tabs.setCurrentIndex(0)
     window._action("Checks", "Ctrl+K", window.show_checks)
     # Esc also cancels a running report / export / sync; Ctrl+Z, Del and Backspace are also the
@@ -79,10 +99,12 @@ def install_workflows(window: Any) -> None:
     _bind_keys(window, ["Esc", "Ctrl+Z", "Del", "Backspace"])
     window.tabs.currentChanged.connect(lambda _i: _refresh_current(window))
     _share_f_key(window)
-    _install_key_guard(window)
-    window._remember_form = _install_reset_on_new_visit(window)
+    key_guard, show_legend = _install_key_guard(window)
+    window.keep_workflows(WorkflowParts(
+        panels=panels, checks_panel=checks_panel, key_guard=key_guard, show_legend=show_legend,
+        remember_form=_install_reset_on_new_visit(window)))
     _build_panel(window, WORKFLOWS[0][0])          # the tab shown at start
-    _early_editing(window)
+    window.keep_editing_pages(_early_editing(window))
 
 
 #: the editor's keys (Records tab, edit, redo) and the Photos tab's, bound with the window
@@ -90,15 +112,14 @@ EDITING_KEYS = (("Records", "Ctrl+T"), ("Edit selected", "F4"), ("Redo", "Ctrl+S
                 ("Attach photos…", "Ctrl+Shift+P"))
 
 
-def _early_editing(window: Any) -> None:
+def _early_editing(window: Any) -> EditingPages:
     """The Records and Photos tabs as empty pages, and their keys, until :func:`install_editing`
     builds them (on the turn after the first frame; at once when a key or a click on either
     tab comes first). Their modules bring in the whole model (~0.1 s on a 2-core laptop)."""
-    window.editor = None
-    window._editing_pages = [QWidget(), QWidget()]
-    window.lower_tabs.addTab(window._editing_pages[0], "Records [Ctrl+T]")
-    window.lower_tabs.addTab(window._editing_pages[1], "Photos")
-    window._editing_actions = []
+    pages: list[QWidget] = [QWidget(), QWidget()]
+    window.lower_tabs.addTab(pages[0], "Records [Ctrl+T]")
+    window.lower_tabs.addTab(pages[1], "Photos")
+    actions: list[QAction] = []
     for text, key in EDITING_KEYS:
         def run(_checked: bool = False, key: str = key) -> None:
             install_editing(window)
@@ -106,10 +127,11 @@ def _early_editing(window: Any) -> None:
                 if key in [k.toString() for k in act.shortcuts()]:
                     act.trigger()
                     return
-        window._editing_actions.append(window._action(text, key, run))
+        actions.append(window._action(text, key, run))
     window.lower_tabs.currentChanged.connect(
         lambda _i: install_editing(window)
         if window.lower_tabs.currentWidget() in window._editing_pages else None)
+    return EditingPages(pages=pages, actions=actions)
 
 
 def install_editing(window: Any) -> None:
@@ -131,11 +153,11 @@ def install_editing(window: Any) -> None:
         for page in pages:
             tabs.removeTab(tabs.indexOf(page))
             page.deleteLater()
-        editing(window)
-        install_photos(window)
+        editor = editing(window)
+        photos = install_photos(window, editor)
+        window.keep_editing(editor, photos)
         if current is not None:
-            editor: Any = window.editor
-            tabs.setCurrentWidget((editor.records, window.photos)[current])
+            tabs.setCurrentWidget((editor.records, photos)[current])
     if current is not None:             # the tab's own listeners (a view refreshed when shown)
         tabs.currentChanged.emit(tabs.currentIndex())
 
@@ -282,9 +304,11 @@ def _install_reset_on_new_visit(window: Any) -> Callable[[Any], None]:
     return remember
 
 
-def _install_key_guard(window: Any) -> None:
+def _install_key_guard(window: Any) -> tuple[Any, Callable[[], None]]:
     """One rule for workflow keys and text fields in every panel (:mod:`fieldapp.ui.keys`);
-    the key legend under the tabs says it, and says when a field is typing."""
+    the key legend under the tabs says it, and says when a field is typing. Returns the
+    :class:`fieldapp.ui.keys.KeyGuard` (each panel's fields are guarded as it is built) and
+    the function that shows the legend of the panel shown."""
     from fieldapp.ui import keys as keys_mod
 
     def give_back_focus() -> None:
@@ -295,7 +319,6 @@ def _install_key_guard(window: Any) -> None:
                 panel.setFocus()
 
     guard = keys_mod.KeyGuard(give_back_focus, window)
-    window.key_guard = guard            # each panel's fields are guarded as it is built
     legend = window.key_legend
     legend.ensurePolished()
     legend.setFixedHeight(2 * legend.fontMetrics().lineSpacing() + 8)  # never moves the tabs
@@ -322,8 +345,8 @@ def _install_key_guard(window: Any) -> None:
         show_legend()
 
     window.notices.attach_key_legend(key_refusal, lambda: guard.hint)
-    window._show_legend = show_legend
     show_legend()
+    return guard, show_legend
 
 
 def _field_names(panel: Any) -> dict[QWidget, str]:
