@@ -6,6 +6,7 @@ from __future__ import annotations
 import os
 import sqlite3
 import subprocess
+from collections.abc import Callable
 from pathlib import Path
 
 import pytest
@@ -41,13 +42,13 @@ def validate_gpkg(path: Path) -> None:
     assert run.returncode == 0, f"validate_gpkg.py {path}: {run.stdout}{run.stderr}"
 
 
-def need_debian_gdal_tool(available: bool, what: str) -> None:
+def need_debian_gdal_tool(available: Callable[[], bool], what: str) -> None:
     """Skip (with ``what`` said) when a Debian GDAL tool is missing, except under CI on Linux,
-    where it fails: ``.ci/run`` installs python3-gdal and gdal-bin. On Windows it skips: the
-    Linux stage runs it."""
+    where it fails: ``.ci/run`` installs python3-gdal and gdal-bin. On Windows it skips before
+    ``available`` is asked (it may run a Linux program): the Linux stage runs it."""
     if os.name == "nt":
         pytest.skip(f"{what} is Debian's: the Linux stage of .ci/run runs this check")
-    if not available:
+    if not available():
         msg = f"{what} is missing (apt-get install python3-gdal gdal-bin)"
         if os.environ.get("CI", "").lower() == "true":
             pytest.fail(msg)
