@@ -24,12 +24,11 @@ import shutil
 import subprocess
 import sys
 import threading
-import time
 from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from fieldapp.store.processes import pid_alive
+from fieldapp.store.processes import stale_entries
 
 if TYPE_CHECKING:
     from fieldapp.export.dxf import DxfTitle
@@ -271,23 +270,10 @@ def clear_stale(parent: Path, name: str) -> list[Path]:
     Nothing else is touched; a folder that cannot be removed is left. Returns those removed."""
     pat = re.compile(rf"\.{re.escape(name)}\.(?:(\d+)\.)?[A-Za-z0-9_]{{8}}\.tmp")
     removed: list[Path] = []
-    try:
-        entries = list(os.scandir(parent))
-    except OSError:
-        return removed
-    for e in entries:
-        m = pat.fullmatch(e.name)
-        if m is None or e.is_symlink() or not e.is_dir(follow_symlinks=False):
-            continue
-        try:
-            old = time.time() - e.stat(follow_symlinks=False).st_mtime > STALE_HOURS * 3600
-        except OSError:
-            continue
-        pid = m.group(1)
-        if old or (pid is not None and int(pid) != os.getpid() and not pid_alive(int(pid))):
-            shutil.rmtree(e.path, ignore_errors=True)
-            if not os.path.exists(e.path):
-                removed.append(Path(e.path))
+    for e in stale_entries(parent, pat, folders=True, hours=STALE_HOURS):
+        shutil.rmtree(e.path, ignore_errors=True)
+        if not os.path.exists(e.path):
+            removed.append(Path(e.path))
     return removed
 
 

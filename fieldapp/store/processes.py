@@ -5,7 +5,9 @@ folder)."""
 from __future__ import annotations
 
 import os
+import re
 import sys
+import time
 
 
 def pid_alive(pid: int) -> bool:
@@ -32,3 +34,31 @@ def pid_alive(pid: int) -> bool:
     except OSError:
         return True
     return True
+
+
+def stale_entries(folder: str | os.PathLike[str], pattern: re.Pattern[str], *, folders: bool,
+                  hours: float) -> list[os.DirEntry[str]]:
+    """The entries of ``folder`` a killed run left: the name matches ``pattern`` whole (its
+    group 1, when it matched, the maker's pid), a folder (``folders``) or a regular file, never a
+    link, and either its maker gone (:func:`pid_alive`; never this process) or last changed over
+    ``hours`` ago. Used for a killed export's folders and a killed creation's files. An
+    unreadable folder gives none; nothing is removed here."""
+    try:
+        entries = list(os.scandir(folder))
+    except OSError:
+        return []
+    stale = []
+    for e in entries:
+        m = pattern.fullmatch(e.name)
+        if m is None or e.is_symlink():
+            continue
+        if not (e.is_dir(follow_symlinks=False) if folders else e.is_file(follow_symlinks=False)):
+            continue
+        try:
+            old = time.time() - e.stat(follow_symlinks=False).st_mtime > hours * 3600
+        except OSError:
+            continue
+        pid = m.group(1)
+        if old or (pid is not None and int(pid) != os.getpid() and not pid_alive(int(pid))):
+            stale.append(e)
+    return stale

@@ -14,7 +14,6 @@ from __future__ import annotations
 
 import os
 import re
-import time
 from pathlib import Path
 
 #: A creation's temporary file this old is stale whoever made it (a creation takes seconds).
@@ -42,25 +41,10 @@ def clear_stale_creations(folder: Path) -> list[Path]:
     list of Path
         The files removed (journals included).
     """
-    from fieldapp.store.processes import pid_alive
+    from fieldapp.store.processes import stale_entries
 
     removed: list[Path] = []
-    try:
-        entries = list(os.scandir(folder))
-    except OSError:
-        return removed
-    for e in entries:
-        m = _PATTERN.fullmatch(e.name)
-        if m is None or e.is_symlink() or not e.is_file(follow_symlinks=False):
-            continue
-        try:
-            old = time.time() - e.stat(follow_symlinks=False).st_mtime > STALE_HOURS * 3600
-        except OSError:
-            continue
-        pid = m.group(1)
-        dead = pid is not None and int(pid) != os.getpid() and not pid_alive(int(pid))
-        if not (old or dead):
-            continue
+    for e in stale_entries(folder, _PATTERN, folders=False, hours=STALE_HOURS):
         try:
             os.unlink(e.path)
         except OSError:     # gone meanwhile, or held open (Windows): left for the next time
