@@ -6,6 +6,7 @@ Subcommands are dispatched lazily so that office jobs never import Qt:
 - ``fieldapp sync --office PATH [VISIT]`` -- :mod:`fieldapp.sync.cli`
 - ``fieldapp report VISIT.gpkg -o report.pdf`` -- :mod:`fieldapp.report`
 - ``fieldapp export VISIT.gpkg --format ...`` -- :mod:`fieldapp.export`
+- ``fieldapp wetland-form PLOT.json`` -- :mod:`fieldapp.rules.wetland_cli`
 - ``fieldapp basemap fetch --bbox ... --zoom A-B --url ... -o OUT.mbtiles`` -- :mod:`fieldapp.basemap.fetch`
 - anything else starts the app (:mod:`fieldapp.ui.app`), e.g. ``fieldapp --simulate``.
 
@@ -27,6 +28,7 @@ SUBCOMMANDS = {
     "report": "fieldapp.report",
     "export": "fieldapp.export",
     "basemap": "fieldapp.basemap",
+    "wetland-form": "fieldapp.rules.wetland_cli",
 }
 
 #: One line each for ``fieldapp --help`` (kept here so listing them imports nothing).
@@ -37,6 +39,7 @@ SUBCOMMAND_HELP = {
     "export": "export the visit as geojson, kml, shp, csv, dxf or all of them "
               "(fieldapp export VISIT.gpkg --format F -o OUT)",
     "basemap": "prepare an offline basemap (fieldapp basemap fetch --bbox W,S,E,N --zoom A-B --url URL -o OUT.mbtiles)",
+    "wetland-form": "the wetland determination of one data point's form (fieldapp wetland-form PLOT.json)",
 }
 
 
