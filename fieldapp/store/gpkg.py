@@ -28,7 +28,8 @@ lacks take the model's defaults) and migrated when it is opened for recording; a
 refused. Schema 2 added ``transect.stipulated`` and ``line_feature.mapped_stream``; schema 3
 the ``stake_point`` table (:data:`~fieldapp.store.schema.ADDED_TABLES`); schema 4 the
 ``photo`` media table and the Related Tables Extension's relations (:mod:`.media`); schema 5
-the ``device_reading`` table (:class:`fieldapp.survey.features.DeviceReading`).
+the ``device_reading`` table (:class:`fieldapp.survey.features.DeviceReading`); schema 6 the
+``data_point`` table (wetland determination data points, :class:`fieldapp.survey.features.DataPoint`).
 
 Errors (``StoreError`` base, defined in :mod:`fieldapp.store.errors`)
 ---------------------------------------------------------------------

@@ -27,6 +27,7 @@ LAYER_WORDS = {
     "note": "Notes",
     "stake_point": "Stake-out flags",
     "photo": "Photos",
+    "data_point": "Wetland data points",
     "gpkgext_relations": "Related-tables register",
     "fieldapp_sync_conflicts": "Conflict records (sync)",
 }

@@ -35,7 +35,7 @@ from shapely.geometry.base import BaseGeometry
 from ..survey import features as F
 from ..survey.features import Layer
 
-SCHEMA_VERSION = 5
+SCHEMA_VERSION = 6
 #: Columns each schema version added to a table of the version before, in the order added
 #: (``ALTER TABLE ... ADD COLUMN`` appends, so these are the last fields of their dataclasses
 #: and a migrated table has the same columns, in the same order, as a new one -- which the
@@ -67,10 +67,13 @@ ADDED_COLUMNS: dict[int, tuple[tuple[Layer, str], ...]] = {
 #:   ``gpkgext_relations`` and one mapping view per record table, :mod:`fieldapp.store.media`).
 #: - 5: ``device_reading`` (the raw sentences of each caliper reading and rangefinder shot that
 #:   became a tree or a station; ``tree.caliper_reading_id`` / ``station.reading_id`` name them).
+#: - 6: ``data_point`` (wetland determination data points: role, pair, region, the data form as
+#:   JSON and its determination as 0/1 columns; :class:`fieldapp.survey.features.DataPoint`).
 ADDED_TABLES: dict[int, tuple[Layer, ...]] = {
     3: (Layer.STAKE_POINT,),
     4: (Layer.PHOTO,),
     5: (Layer.DEVICE_READING,),
+    6: (Layer.DATA_POINT,),
 }
 #: SQL DEFAULT of the added NOT NULL columns (a new table declares it too, so both agree).
 COLUMN_DEFAULTS = {(Layer.TRANSECT, "stipulated"): "0", (Layer.AREA, "tally_complete"): "0",
@@ -94,6 +97,7 @@ GEOMETRY = {
     Layer.TRACK: ("POINT", "xy"),
     Layer.NOTE: ("POINT", "xy"),
     Layer.STAKE_POINT: ("POINT", "xy"),
+    Layer.DATA_POINT: ("POINT", "xy"),
 }
 DESCRIPTIONS = {
     Layer.SITE: "Site of the visit (one row)",
@@ -112,6 +116,8 @@ DESCRIPTIONS = {
     Layer.PHOTO: "Photos (Related Tables media): image, time, direction; record_table/record_uuid = the record shown",
     Layer.DEVICE_READING: "Instrument sentences as received (raw bytes, receive time UTC) behind a tree"
                           " (tree.caliper_reading_id) or a station (station.reading_id)",
+    Layer.DATA_POINT: "Wetland determination data points: role (wetland/upland), pair_uuid, boundary_uuid,"
+                      " region, form_json (the data form), determination 0/1 (NULL = not decided)",
 }
 # Model fields not stored as columns (they live in geom) and renamed columns.
 CROWN_COLUMN = "crown_wkb"

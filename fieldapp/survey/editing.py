@@ -36,6 +36,7 @@ from .features import (
     Action,
     AreaFeature,
     Change,
+    DataPoint,
     Feature,
     Layer,
     LineFeature,
@@ -396,6 +397,8 @@ def record_words(visit: VisitCore, layer: Layer, rec: Feature) -> str:
     if isinstance(rec, Note):
         text = rec.text.strip().splitlines()[0] if rec.text.strip() else ""
         return f"note “{text[:30]}{'…' if len(text) > 30 else ''}”"
+    if isinstance(rec, DataPoint):
+        return f"{rec.role.value} data point {rec.name}".strip()
     if isinstance(rec, PhotoRecord):
         name = rec.original_path.replace("\\", "/").rsplit("/", 1)[-1]
         return f"photo {name}".strip()
@@ -404,7 +407,7 @@ def record_words(visit: VisitCore, layer: Layer, rec: Feature) -> str:
 
 _ADD_ORDER = (Layer.STATION, Layer.OHWM_POINT, Layer.TREE, Layer.NOTE, Layer.LINE, Layer.AREA,
               Layer.TRANSECT, Layer.OHWM_LINE, Layer.WALK, Layer.WALK_VERTEX, Layer.SITE, Layer.TRACK,
-              Layer.STAKE_POINT, Layer.PHOTO, Layer.DEVICE_READING)
+              Layer.STAKE_POINT, Layer.PHOTO, Layer.DEVICE_READING, Layer.DATA_POINT)
 
 
 def subject_words(visit: VisitCore, changes: Sequence[Change]) -> str:

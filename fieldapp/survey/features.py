@@ -35,6 +35,7 @@ class Layer(str, enum.Enum):
     STAKE_POINT = "stake_point"
     PHOTO = "photo"
     DEVICE_READING = "device_reading"
+    DATA_POINT = "data_point"
 
 
 class WaterFeatureType(str, enum.Enum):
@@ -66,6 +67,21 @@ class Instrument(str, enum.Enum):
 
     CALIPER = "caliper"
     RANGEFINDER = "rangefinder"
+
+
+class DataPointRole(str, enum.Enum):
+    """Which side of a wetland boundary a data point stands on (:class:`DataPoint`)."""
+
+    WETLAND = "wetland"
+    UPLAND = "upland"
+
+
+class WetlandRegion(str, enum.Enum):
+    """The Regional Supplement to the Corps of Engineers Wetland Delineation Manual whose data
+    form and indicator lists a data point uses (Wisconsin lies in both)."""
+
+    NORTHCENTRAL_NORTHEAST = "northcentral-northeast"   # v2.0, ERDC/EL TR-12-1 (2012)
+    MIDWEST = "midwest"                                 # v2.0, ERDC/EL TR-10-16 (2010)
 
 
 class TreeStatus(str, enum.Enum):
@@ -460,6 +476,43 @@ class DeviceReading(Feature):
     raw: bytes
 
 
+@dataclass(frozen=True, kw_only=True, slots=True)
+class DataPoint(Feature):
+    """A wetland determination data point: one plot of the Corps' routine determination data
+    form (ENG Form 6116 series with the Regional Supplements), store schema 6.
+
+    ``x``, ``y`` (site CRS) where it stands, with the fix's quality (GGA field 6), HDOP and
+    horizontal accuracy (m) when placed at the GNSS position (None when placed on the map).
+    ``name`` is the plot's name on the form ("DP-1"); ``role`` the side of the boundary it
+    stands for; ``boundary_uuid`` the wetland area (``area_feature``) or walk whose boundary
+    it supports (None = not paired yet); ``pair_uuid`` the data point on the other side.
+    ``form_json`` is the plot in the ``wetland-form`` contract's input shape (``plot``,
+    ``region``, ``indicators`` -- the statuses of the species used, so the visit stands alone --
+    ``vegetation``, ``hydrology``, ``soil``, ``problematic``) plus the form's recorded details
+    the rules do not read (plot sizes, depths, soil profile), JSON text. The determination is
+    also kept as plain columns the office reads in QGIS: ``hydrophytic_vegetation``,
+    ``hydric_soil``, ``wetland_hydrology``, ``wetland`` (None = not decidable yet).
+    """
+
+    x: float
+    y: float
+    name: str
+    role: DataPointRole
+    region: WetlandRegion = WetlandRegion.NORTHCENTRAL_NORTHEAST
+    boundary_uuid: str | None = None
+    pair_uuid: str | None = None
+    form_json: str = "{}"
+    hydrophytic_vegetation: bool | None = None
+    hydric_soil: bool | None = None
+    wetland_hydrology: bool | None = None
+    wetland: bool | None = None
+    quality: int | None = None
+    hdop: float | None = None
+    h_accuracy_m: float | None = None
+    fix_time_utc: datetime | None = None
+    notes: str = ""
+
+
 FEATURE_CLASSES: dict[Layer, type] = {
     Layer.SITE: Site,
     Layer.OHWM_LINE: OhwmLine,
@@ -476,6 +529,7 @@ FEATURE_CLASSES: dict[Layer, type] = {
     Layer.STAKE_POINT: StakePoint,
     Layer.PHOTO: PhotoRecord,
     Layer.DEVICE_READING: DeviceReading,
+    Layer.DATA_POINT: DataPoint,
 }
 LAYER_OF: dict[type, Layer] = {cls: layer for layer, cls in FEATURE_CLASSES.items()}
 

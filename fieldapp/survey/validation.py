@@ -273,11 +273,12 @@ TEXT_LIMITS: dict[str, tuple[int, bool]] = {
     "notes": (V.MAX_TEXT_LEN, True), "text": (V.MAX_TEXT_LEN, True),
     "crs": (V.MAX_TEXT_LEN, True),  # an authority code or, for a custom CRS, its WKT
     "caption": (V.MAX_TEXT_LEN, True), "original_path": (V.MAX_TEXT_LEN, False),
+    "form_json": (V.MAX_TEXT_LEN, True),  # a data point's data form (JSON text)
 }
 NOT_EMPTY = {"uuid", "created_by", "name", "text", "line_uuid", "transect_uuid", "walk_uuid"}
 # ids: the record's own and its references to other records; canonical UUID text (V.uuid_text)
 UUID_FIELDS = frozenset({"uuid", "line_uuid", "transect_uuid", "walk_uuid", "area_uuid",
-                         "record_uuid"})
+                         "record_uuid", "boundary_uuid", "pair_uuid"})
 # coordinate pairs checked against the site CRS's area of use
 XY_PAIRS = (("x", "y"), ("origin_x", "origin_y"), ("standing_x", "standing_y"))
 

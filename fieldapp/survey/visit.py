@@ -46,6 +46,7 @@ from . import values as V
 from .attach import PhotoCommands
 from .boundary import BoundaryWalk
 from .core import Journal, as_layer, crs_text, default_who, new_of, utc_now
+from .datapoints import DataPointCommands
 from .devicelog import kept_reading
 from .editing import EditCommands
 from .errors import InvalidValue
@@ -84,7 +85,7 @@ from .validation import polygon as valid_polygon
 __all__ = ["Visit", "Journal", "default_who", "validate"]
 
 
-class Visit(EditCommands, StakeCommands, PhotoCommands, StandQueries):
+class Visit(EditCommands, StakeCommands, PhotoCommands, StandQueries, DataPointCommands):
     """One day's field work at one site (see module docstring).
 
     Parameters

@@ -43,6 +43,7 @@ EXPECTED_COUNTS = {
     "line_feature": 1, "walk": 1, "walk_vertex": 4, "track_point": 5, "note": 1, "site": 1,
     "stake_point": 1, "photo": 1,
     "device_reading": 0,   # fill() types every value: no instrument sentence to keep
+    "data_point": 2,
 }
 
 
@@ -62,6 +63,10 @@ def fill(visit: Visit) -> None:
     for dx, dy in [(0, 0), (20, 0), (20, 20), (0, 20)]:
         w.feed_xy(p.x + dx, p.y + dy)
     w.close(susceptibility="highly", standing_water=True)
+    wet = visit.add_data_point(role="wetland", x=p.x + 10, y=p.y + 10, form={"plot": "DP-1"},
+                               determination={"wetland": True})
+    up = visit.add_data_point(role="upland", fix=Fix(45.0003, -89.0))
+    visit.pair_data_points(wet.uuid, up.uuid, w.uuid)
     visit.start_track()
     for i in range(5):
         visit.on_fix(Fix(45.0 + i * 1e-6, -89.0))
@@ -116,7 +121,7 @@ def test_every_layer_reads_back_through_gdal_with_crs_and_counts(tmp_path, new_v
     for name, count in EXPECTED_COUNTS.items():
         info = pyogrio.read_info(path, layer=name)
         assert info["features"] == count, name
-        if name in ("site", "walk", "photo", "device_reading"):
+        if name in ("site", "walk", "photo", "device_reading"):  # data_point: a point layer
             assert info["geometry_type"] is None
         else:
             assert info["crs"] == "EPSG:32616", name
@@ -140,11 +145,12 @@ def test_every_layer_reads_back_through_gdal_with_crs_and_counts(tmp_path, new_v
     cols = {r[1]: r for r in conn.execute("PRAGMA table_info(note)")}
     assert cols["uuid"][2] == "TEXT" and cols["uuid"][3] == 1 and cols["fid"][5] == 1
     assert "AUTOINCREMENT" in conn.execute("SELECT sql FROM sqlite_master WHERE name = 'note'").fetchone()[0]
-    # schema 5: the device_reading table; schema 4: the photo media table; schema 3: site
+    # schema 6: the data_point table; schema 5: the device_reading table; schema 4: the photo
+    # media table; schema 3: site
     # declination source, station magnetic azimuth and declination, correction age and mountpoint
     # of points, vertices, transects; retained area and tally complete of a stand; the stake_point
     # table
-    assert conn.execute("SELECT value FROM fieldapp_meta WHERE key = 'schema_version'").fetchone()[0] == "5"
+    assert conn.execute("SELECT value FROM fieldapp_meta WHERE key = 'schema_version'").fetchone()[0] == "6"
     conn.close()
 
 

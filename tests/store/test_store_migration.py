@@ -175,30 +175,35 @@ SCHEMA_3_SQL = [f'ALTER TABLE "{table}" ADD COLUMN "{col}" {sql}'
 def test_migration_sql_adds_exactly_the_columns_of_each_version():
     from fieldapp.store import media
 
-    assert S.SCHEMA_VERSION == 5
-    v5 = S.migration_sql(4)
+    assert S.SCHEMA_VERSION == 6
+    v6 = S.migration_sql(5)
+    # schema 6: the data_point table (a point layer: contents and geometry column rows)
+    assert [q.split(" (")[0] for q in v6] == ['CREATE TABLE "data_point"', "INSERT INTO gpkg_contents",
+                                             "INSERT INTO gpkg_geometry_columns"]
+    assert S.migration_sql(4)[-len(v6):] == v6
+    v5 = S.migration_sql(4)[:-len(v6)]
     # schema 5: the device_reading table (attributes: no geometry column row)
     assert v5[0].startswith('CREATE TABLE "device_reading"') and len(v5) == 2
     assert v5[1].startswith("INSERT INTO gpkg_contents") and "'attributes'" in v5[1]
-    assert S.migration_sql(3)[-len(v5):] == v5
-    v4 = S.migration_sql(3)[:-len(v5)]
+    assert S.migration_sql(3)[-len(v5 + v6):] == v5 + v6
+    v4 = S.migration_sql(3)[:-len(v5 + v6)]
     # schema 4: the photo media table (attributes: no geometry column row), then the Related
     # Tables Extension (relations table, mapping views, their gpkg_contents / extensions rows)
     assert v4[0].startswith('CREATE TABLE "photo"')
     assert v4[1].startswith("INSERT INTO gpkg_contents") and "'attributes'" in v4[1]
     assert v4[2:] == media.related_tables_sql()
-    assert S.migration_sql(2)[-len(v4 + v5):] == v4 + v5
-    v3 = S.migration_sql(2)[:-len(v4 + v5)]
+    assert S.migration_sql(2)[-len(v4 + v5 + v6):] == v4 + v5 + v6
+    v3 = S.migration_sql(2)[:-len(v4 + v5 + v6)]
     assert S.migration_sql(1) == [
         'ALTER TABLE "transect" ADD COLUMN "stipulated" BOOLEAN NOT NULL DEFAULT 0',
         'ALTER TABLE "line_feature" ADD COLUMN "mapped_stream" BOOLEAN',
-    ] + v3 + v4 + v5
+    ] + v3 + v4 + v5 + v6
     assert v3[:len(SCHEMA_3_SQL)] == SCHEMA_3_SQL
     # then the schema 3 table, with its GeoPackage rows
     assert v3[len(SCHEMA_3_SQL)].startswith('CREATE TABLE "stake_point"')
     assert [q.split(" (")[0] for q in v3[len(SCHEMA_3_SQL) + 1:]] == ["INSERT INTO gpkg_contents",
                                                                     "INSERT INTO gpkg_geometry_columns"]
-    assert S.migration_sql(5) == []
+    assert S.migration_sql(6) == []
     # the added columns are the last fields of their record, in version order (ADD COLUMN appends)
     for layer in Layer:
         added = [name for v in sorted(S.ADDED_COLUMNS) for lay, name in S.ADDED_COLUMNS[v] if lay is layer]
@@ -223,9 +228,23 @@ def test_a_schema_2_file_migrates_to_the_declination_columns(tmp_path):
     assert {layer: table_info(p, layer.value) for layer in (L.SITE, L.STATION)} == new_columns
 
 
+def schema_5_copy(path: Path) -> None:
+    """Make ``path`` (a new visit, no data points) what schema 5 wrote: without the data_point
+    table and its gpkg_contents / gpkg_geometry_columns rows."""
+    conn = st_connect(path)
+    conn.execute('DROP TABLE IF EXISTS "rtree_data_point_geom"')   # its R-tree index too
+    conn.execute('DROP TABLE "data_point"')
+    for meta in ("gpkg_extensions", "gpkg_geometry_columns", "gpkg_contents"):
+        conn.execute(f"DELETE FROM {meta} WHERE table_name = 'data_point'")
+    conn.execute("UPDATE fieldapp_meta SET value = '5' WHERE key = 'schema_version'")
+    conn.commit()
+    conn.close()
+
+
 def schema_4_copy(path: Path) -> None:
     """Make ``path`` (a new visit, no device readings) what schema 4 wrote: without the
     device_reading table and its gpkg_contents row."""
+    schema_5_copy(path)
     conn = st_connect(path)
     conn.execute('DROP TABLE "device_reading"')
     conn.execute("DELETE FROM gpkg_contents WHERE table_name = 'device_reading'")
