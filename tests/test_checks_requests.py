@@ -51,11 +51,13 @@ def test_requests_for_model_is_the_union_of_the_check_builders_in_order():
     stand = v.add_area("woodland_stand", [(X0 + 100, Y0), (X0 + 130, Y0), (X0 + 130, Y0 + 30),
                                           (X0 + 100, Y0 + 30)])
     areas = v.features(Layer.AREA)
-    by_kind = {**R.bank_checks(v), **R.wetland_checks(v, areas), **R.woodland_checks(v, areas)}
+    by_kind = {**R.bank_checks(v), **R.wetland_checks(v, areas)}
+    by_kind.update(R.support_checks(v, by_kind))        # the data points behind each wetland
+    by_kind.update(R.woodland_checks(v, areas))
     got = R.requests_for_model(v)
     assert got == by_kind
     assert list(got) == [f"bank:{t.uuid}", f"wetland:{wet.uuid}", f"protective_area:{wet.uuid}",
-                         f"woodland:{stand.uuid}"]
+                         f"wetland_support:{wet.uuid}", f"woodland:{stand.uuid}"]
     assert checks.requests_for_model is R.requests_for_model
 
 

@@ -48,6 +48,8 @@ from shapely.geometry import LineString
 from fieldapp.rules.city_tables import CITE as CITE_CITY
 from fieldapp.survey.features import Layer
 
+from .support import Derived, support_checks
+
 __all__ = [
     "AwaitingData", "CITE_CITY", "RECORD_STAND_TREES", "RETAINED_ROUNDING_AC",
     "enter_retained_area", "bank_request", "protective_area_request",
@@ -288,7 +290,7 @@ class Provisional:
 
 #: What stands for one check: its rule request (the JSON of ``rules-contract.md``), or the
 #: request held as provisional, or the data it waits for.
-RuleInput = dict[str, Any] | Provisional | AwaitingData
+RuleInput = dict[str, Any] | Provisional | AwaitingData | Derived
 #: ``{check id: (title, RuleInput)}``, what the check builders return.
 Requests = dict[str, tuple[str, RuleInput]]
 
@@ -665,6 +667,7 @@ def requests_for_model(model: Any, *, retained_ac: float = 0.0,
     areas = model.features(Layer.AREA)
     out.update(bank_checks(model))
     out.update(wetland_checks(model, areas))
+    out.update(support_checks(model, out))      # the data points behind each wetland boundary
     out.update(woodland_checks(model, areas, retained_ac, woodland_class))
     out.update(graded_area_checks(model, areas))
     out.update(drainageway_checks(model))

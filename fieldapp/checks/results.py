@@ -28,6 +28,7 @@ RULE_TITLES = {
     "wetland.size": "Ordinance wetland (city)",
     "development_area": "Development area (city)",
     "drainageway": "Drainageway (city)",
+    "wetland.support": "Wetland boundary data points",
 }
 
 
@@ -95,6 +96,13 @@ def summary_words(rule: str, result: dict[str, Any]) -> str:
     """
     rule = rule or str(result.get("rule") or "")
     st = result.get("status")
+    if "boundary_supported" in result and st != "error":     # a wetland verdict citing its data points
+        inner = summary_words(rule, {k: v for k, v in result.items() if k != "boundary_supported"})
+        pts = ", ".join(result.get("data_points") or [])
+        return inner + (f"; boundary supported by {pts}" if result["boundary_supported"] else
+                        f"; boundary not supported by data points{f' ({pts})' if pts else ''}")
+    if rule == "wetland.support":
+        return str(result.get("summary") or st or "")
     if st == "provisional":
         so_far = result.get("trees_so_far", 0)
         inner = summary_words(rule, {**result, "status": "determined"})
@@ -212,6 +220,7 @@ class Checks:
         # imported when first needed: the requests module brings the survey model, which the
         # checks panel's words need none of
         from .requests import AwaitingData, Provisional
+        from .support import Cited, Derived
 
         for cid, (title, item) in requests.items():
             key_of: object = item
@@ -219,6 +228,10 @@ class Checks:
                 key_of = {"awaiting": [item.rule, item.next_step, item.citation]}
             elif isinstance(item, Provisional):
                 key_of = {"provisional": item.trees_so_far, "r": item.request}
+            elif isinstance(item, Derived):
+                key_of = {"derived": item.result_dict}
+            elif isinstance(item, Cited):
+                key_of = {"cited": item.data_points, "supported": item.supported, "r": dict(item)}
             key = json.dumps(key_of, sort_keys=True)
             if self._keys.get(cid) == key and self._checks[cid].title == title:
                 continue
@@ -227,6 +240,11 @@ class Checks:
             elif isinstance(item, Provisional):
                 result = self._safe_evaluate(item.request)
                 self._checks[cid] = Check(cid, title, item.request, item.result(result))
+            elif isinstance(item, Derived):
+                self._checks[cid] = Check(cid, title, {}, item.result())
+            elif isinstance(item, Cited):
+                request = dict(item)
+                self._checks[cid] = Check(cid, title, request, item.result(self._safe_evaluate(request)))
             else:
                 self._checks[cid] = Check(cid, title, item, self._safe_evaluate(item))
             self._keys[cid] = key

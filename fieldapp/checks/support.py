@@ -1,0 +1,154 @@
+"""The data points behind each wetland boundary, and the wetland verdicts that cite them (no Qt).
+
+A walked wetland boundary is *supported* when data points paired across it say so: a wetland
+data point inside the boundary whose form determines wetland, and an upland data point outside
+it whose form determines not wetland (Corps of Engineers Wetland Delineation Manual and the
+Regional Supplements: the boundary is placed between paired data points, one in the wetland and
+one in the upland). Inside / outside is read from the boundary's geometry, never from the
+point's role alone.
+
+:func:`support_checks` adds one ``wetland_support:<area uuid>`` row per wetland to the checks
+(:class:`Derived`: worked out here, no rule request) and wraps the wetland's city size check
+(``wetland:<area>``, City resource protection, Wetlands B.3 names a field survey of plant
+material as a source of the determination) and its NR 151.125 protective-area check
+(``protective_area:<area>``; NR 151.125 measures from the delineated boundary) in
+:class:`Cited`, so their verdicts name the data points that support the boundary.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+from shapely.geometry import Point
+
+from fieldapp.survey.datapoints import boundary_area
+from fieldapp.survey.features import AreaFeature, DataPoint, Layer
+
+__all__ = ["Derived", "Cited", "Support", "support_of", "support_checks", "RULE"]
+
+#: The rule id of the support rows (not a rule of the engine: worked out here).
+RULE = "wetland.support"
+CITATION = ("Corps of Engineers Wetland Delineation Manual (1987) and Regional Supplements"
+            " (Northcentral and Northeast v2.0; Midwest v2.0): paired data points")
+
+
+@dataclass(frozen=True)
+class Derived:
+    """A check worked out from the model, not by a rule request (:class:`fieldapp.checks.
+    Checks` shows :meth:`result`, and has no request to send or attach)."""
+
+    result_dict: dict[str, Any]
+
+    def result(self) -> dict[str, Any]:
+        return dict(self.result_dict)
+
+
+class Cited(dict[str, Any]):
+    """A rule request whose verdict cites the data points behind the boundary it measures
+    (``data_points``: "DP-1 (wetland, inside)" ...; ``supported``: whether they support it).
+
+    It *is* the request (a dict equal to it), so whoever reads :func:`requests_for_model`'s
+    requests -- the report, ``fieldapp rules evaluate`` -- sees the rule request unchanged;
+    :class:`fieldapp.checks.Checks` adds the citation to the rule's result (:meth:`result`).
+    """
+
+    def __init__(self, request: dict[str, Any], data_points: tuple[str, ...], supported: bool) -> None:
+        super().__init__(request)
+        self.data_points = data_points
+        self.supported = supported
+
+    def result(self, result: dict[str, Any]) -> dict[str, Any]:
+        if result.get("status") == "error":
+            return result
+        return {**result, "data_points": list(self.data_points), "boundary_supported": self.supported}
+
+
+@dataclass(frozen=True)
+class Support:
+    """Whether a wetland boundary is supported (``status``: ``supported``, ``unpaired``,
+    ``contradicted``), its data points in words, and the problems found."""
+
+    status: str
+    points: tuple[str, ...]
+    problems: tuple[str, ...]
+
+
+def _side(area: AreaFeature, dp: DataPoint) -> str:
+    return "inside" if area.geometry.covers(Point(dp.x, dp.y)) else "outside"
+
+
+def support_of(model: Any, area: AreaFeature) -> Support:
+    """The data points paired across ``area``'s boundary and what they say.
+
+    ``contradicted``: a point stands on the wrong side for its role (a wetland point outside),
+    or its form determines the other way (a wetland point whose form says not wetland), or it
+    has no partner; ``unpaired``: no wetland and upland pair names this boundary yet (or their
+    forms are not decided); ``supported``: a pair inside / outside, determined wetland /
+    upland."""
+    mine = [dp for dp in model.features(Layer.DATA_POINT)
+            if isinstance(dp, DataPoint) and dp.boundary_uuid is not None
+            and (a := boundary_area(model, dp.boundary_uuid)) is not None and a.uuid == area.uuid]
+    mine.sort(key=lambda d: d.name)
+    words, problems = [], []
+    good_pairs = 0
+    undecided = []
+    for dp in mine:
+        side = _side(area, dp)
+        role = dp.role.value
+        words.append(f"{dp.name} ({role}, {side})")
+        if (role == "wetland") != (side == "inside"):
+            problems.append(f"{dp.name} is the {role} point but stands {side} the boundary")
+        if dp.wetland is None:
+            undecided.append(dp.name)
+        elif dp.wetland != (role == "wetland"):
+            problems.append(f"{dp.name}'s form says {'wetland' if dp.wetland else 'not wetland'}"
+                            f" on the {role} side")
+        partner = next((p for p in mine if p.uuid == dp.pair_uuid), None)
+        if partner is None:
+            problems.append(f"{dp.name} has no partner across this boundary")
+        elif role == "wetland" and dp.wetland is True and partner.wetland is False \
+                and side == "inside" and _side(area, partner) == "outside":
+            good_pairs += 1
+    if problems:
+        return Support("contradicted", tuple(words), tuple(problems))
+    if good_pairs == 0:
+        missing = ("no data points paired across it" if not mine else
+                   f"forms not decided yet: {', '.join(undecided)}" if undecided else "no complete pair")
+        return Support("unpaired", tuple(words), (missing,))
+    return Support("supported", tuple(words), ())
+
+
+def _result(area_words: str, s: Support) -> dict[str, Any]:
+    base = {"rule": RULE, "citation": CITATION, "interpretations": [], "interpretation_text": {},
+            "data_points": list(s.points), "support": s.status}
+    if s.status == "supported":
+        return {**base, "status": "determined",
+                "summary": f"Supported by {', '.join(s.points)}"}
+    if s.status == "unpaired":
+        return {**base, "status": "needs_data", "summary": f"Not supported: {s.problems[0]}",
+                "next_step": (f"place a wetland data point inside {area_words} and an upland one outside,"
+                              " fill in their forms and pair them with this boundary")}
+    return {**base, "status": "needs_data", "summary": "Contradicted: " + "; ".join(s.problems),
+            "next_step": "check the boundary or the data points: " + "; ".join(s.problems)}
+
+
+def support_checks(model: Any, requests: dict[str, Any]) -> dict[str, Any]:
+    """The support row of each wetland area, and its ``wetland:`` / ``protective_area:``
+    requests of ``requests`` wrapped in :class:`Cited` ({check id: (title, item)} to update
+    ``requests`` with)."""
+    out: dict[str, Any] = {}
+    n = 0
+    for area in model.features(Layer.AREA):
+        if not isinstance(area, AreaFeature) or area.kind.value != "wetland":
+            continue
+        n += 1
+        label = area.label or f"Wetland #{n}"
+        s = support_of(model, area)
+        out[f"wetland_support:{area.uuid}"] = (f"Data points of {label} (delineation)",
+                                                Derived(_result(label, s)))
+        for key in (f"wetland:{area.uuid}", f"protective_area:{area.uuid}"):
+            if key in requests and isinstance(requests[key][1], dict):
+                title, req = requests[key]
+                out[key] = (title, Cited(req, s.points, s.status == "supported"))
+    return out

@@ -1,0 +1,138 @@
+"""fieldapp.app.datapoints / plantlist and fieldapp.checks.support: data points placed, their
+forms determined with the loaded list's statuses, paired across a walked wetland, and the
+wetland's Checks rows (support, and the city / NR 151.125 verdicts citing the points)."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from fieldapp.app.datapoints import DataPointDesk, empty_form
+from fieldapp.app.plantlist import PlantList, from_rows
+from fieldapp.app.visit import VisitController
+from fieldapp.checks import summary_words
+from fieldapp.survey import AreaKind, Layer, Visit
+
+X0, Y0 = 500000.0, 4983000.0   # UTM 16N
+
+#: a clearly-labelled TEST list (statuses as the contract's example has them), not a real list
+PLANTS = from_rows([("Acer rubrum", "red maple", "FAC"), ("Typha latifolia", "broadleaf cattail", "OBL"),
+                    ("Poa pratensis", "Kentucky bluegrass", "FACU"),
+                    ("Solidago canadensis", "Canada goldenrod", "FACU")], "test list")
+
+
+@pytest.fixture
+def visit(tmp_path):
+    return VisitController(Visit.new("Marsh", crs="EPSG:32616"), tmp_path / "v.gpkg")
+
+
+def walk_wetland(visit) -> str:
+    """A 200 x 200 ft wetland (site metres) from (X0, Y0); its walk uuid."""
+    w = visit.model.start_walk(AreaKind.WETLAND, spacing_ft=3, label="Wetland A")
+    for dx, dy in [(0, 0), (61, 0), (61, 61), (0, 61)]:
+        w.feed_xy(X0 + dx, Y0 + dy)
+    w.close()
+    visit.refresh_checks()
+    return w.uuid
+
+
+def wet_form():
+    f = empty_form("DP-1", "northcentral-northeast")
+    f["vegetation"]["tree"] = [{"species": "Acer rubrum", "cover": 40}]
+    f["vegetation"]["herb"] = [{"species": "Typha latifolia", "cover": 60}]
+    f["hydrology"]["primary"], f["hydrology"]["secondary"] = ["A2"], ["D2"]
+    f["hydrology"]["water_table_in"] = 6
+    f["soil"]["indicators"] = ["F6"]
+    f["soil"]["profile"] = [{"depth_in": "0-8", "matrix": "10YR 2/1", "redox": "7.5YR 4/6 10%", "texture": "Loam"}]
+    return f
+
+
+def up_form():
+    f = empty_form("DP-2", "northcentral-northeast")
+    f["vegetation"]["herb"] = [{"species": "Poa pratensis", "cover": 70},
+                               {"species": "Solidago canadensis", "cover": 20}]
+    return f
+
+
+def ft(visit, x, y):
+    return visit.model.frame.to_ft(x), visit.model.frame.to_ft(y)
+
+
+def test_picker_search_scientific_common_and_recent_first():
+    plants = PlantList(list(PLANTS.plants), "test")
+    assert [p.scientific for p in plants.search("cattail")] == ["Typha latifolia"]
+    assert [p.scientific for p in plants.search("typ lat")] == ["Typha latifolia"]
+    assert [p.scientific for p in plants.search("a")][:2] == ["Acer rubrum", "Poa pratensis"]
+    plants.picked("Solidago canadensis")
+    assert plants.search("")[0].scientific == "Solidago canadensis"
+    assert plants.search("a")[0].scientific == "Solidago canadensis"      # recent first
+
+
+def test_plant_list_is_kept_and_read_back(tmp_path):
+    p = tmp_path / "plantlist.json"
+    plants = PlantList(list(PLANTS.plants), "NWPL 2020 NCNE.csv", ["Typha latifolia"])
+    plants.save(p)
+    back = PlantList.load_saved(p)
+    assert back.plants == plants.plants and back.recent == ["Typha latifolia"] and back.status("acer RUBRUM") == "FAC"
+    p.write_text("{not json", encoding="utf-8")
+    assert len(PlantList.load_saved(p)) == 0       # unreadable: an empty list, the crew loads it again
+
+
+def test_two_paired_points_support_the_boundary_and_the_verdicts_cite_them(visit):
+    walk = walk_wetland(visit)
+    desk = DataPointDesk(visit, PlantList(list(PLANTS.plants), "test"))
+    area = visit.model.features(Layer.AREA)[0]
+    (sup,) = [c for c in visit.checks.all() if c.check_id == f"wetland_support:{area.uuid}"]
+    assert sup.status == "needs_data" and "no data points paired" in summary_words("", sup.result)
+
+    wet = desk.place("wetland", at_ft=ft(visit, X0 + 30, Y0 + 30))
+    up = desk.place("upland", at_ft=ft(visit, X0 + 80, Y0 + 30))
+    assert (wet.name, up.name) == ("DP-1", "DP-2")
+    new, out = desk.save_form(wet.uuid, wet_form())
+    assert out.determination is not None and out.determination.wetland is True
+    assert (new.hydrophytic_vegetation, new.hydric_soil, new.wetland_hydrology, new.wetland) == (True, True, True, True)
+    stored = json.loads(new.form_json)
+    assert stored["indicators"] == {"Acer rubrum": "FAC", "Typha latifolia": "OBL"}   # the visit stands alone
+    assert stored["hydrology"]["water_table_in"] == 6 and stored["soil"]["profile"][0]["matrix"] == "10YR 2/1"
+    new_up, out_up = desk.save_form(up.uuid, up_form())
+    assert out_up.determination is not None and new_up.wetland is False and new_up.hydrophytic_vegetation is False
+    assert desk.plants.search("")[0].scientific == "Solidago canadensis"     # the last species typed
+
+    desk.pair(up.uuid, wet.uuid, walk)
+    sup = visit.checks.get(f"wetland_support:{area.uuid}")
+    assert sup.status == "determined"
+    assert summary_words("", sup.result) == "Supported by DP-1 (wetland, inside), DP-2 (upland, outside)"
+    city = visit.checks.get(f"wetland:{area.uuid}")
+    assert city.result["data_points"] == ["DP-1 (wetland, inside)", "DP-2 (upland, outside)"]
+    assert summary_words(city.rule, city.result).endswith(
+        "; boundary supported by DP-1 (wetland, inside), DP-2 (upland, outside)")
+    pa = visit.checks.get(f"protective_area:{area.uuid}")
+    assert pa.result["boundary_supported"] is True
+
+    # the upland point moved inside the boundary: contradicted
+    desk.update(up.uuid, x=X0 + 40, y=Y0 + 40)
+    sup = visit.checks.get(f"wetland_support:{area.uuid}")
+    assert sup.status == "needs_data"
+    assert "DP-2 is the upland point but stands inside the boundary" in summary_words("", sup.result)
+    assert visit.checks.get(f"wetland:{area.uuid}").result["boundary_supported"] is False
+    visit.model.undo()
+    visit.refresh_checks()
+    assert visit.checks.get(f"wetland_support:{area.uuid}").status == "determined"
+
+    # deleting the upland point leaves DP-1 without a partner
+    desk.delete(up.uuid)
+    sup = visit.checks.get(f"wetland_support:{area.uuid}")
+    assert "DP-1 has no partner across this boundary" in summary_words("", sup.result)
+
+
+def test_a_form_the_rules_refuse_is_kept_undecided(visit):
+    desk = DataPointDesk(visit, PlantList())
+    dp = desk.place("wetland", at_ft=ft(visit, X0, Y0))
+    f = wet_form()
+    f["hydrology"]["primary"] = ["D2"]          # a secondary indicator under primary
+    new, out = desk.save_form(dp.uuid, f)
+    assert out.determination is None and "D2 (Geomorphic Position) is a secondary indicator" in out.problem
+    assert new.wetland is None and json.loads(new.form_json)["hydrology"]["primary"] == ["D2"]
+    # nothing on the list: the species keep no status and count as not listed (UPL)
+    assert json.loads(new.form_json)["indicators"] == {}
