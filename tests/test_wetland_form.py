@@ -256,3 +256,46 @@ def test_form_error_names_the_key():
     with pytest.raises(FormError) as err:
         determine(herb(("Typha latifolia", "lots")))
     assert err.value.key == "vegetation.herb[0].cover"
+
+
+# ----------------------------------------------------------------------------- filed data forms
+
+def test_filed_northcentral_form_tie_at_the_cut_off():
+    """Burnett County, WI, data point WET-1 (Northcentral-Northeast form, herb stratum, 5 ft plot):
+    Calamagrostis canadensis 40 OBL, Glyceria canadensis 25 OBL, Typha latifolia 25 OBL,
+    Bidens frondosa 25 FACW, Juncus effusus 25 OBL; the form marks all five dominant, 5 of 5 =
+    100 %, and its worksheet reads OBL 115 x1 = 115, FACW 25 x2 = 50, 140 (A), 165 (B), PI 1.18.
+    Total 140: 50 % = 70; Calamagrostis 40 does not exceed it, and the four at 25 (17.9 % each,
+    under 20 %) tie where the run crosses 70: all selected."""
+    inds = {"Calamagrostis canadensis": "OBL", "Glyceria canadensis": "OBL", "Typha latifolia": "OBL",
+            "Bidens frondosa": "FACW", "Juncus effusus": "OBL"}
+    d = determine(herb(("Calamagrostis canadensis", 40), ("Glyceria canadensis", 25), ("Typha latifolia", 25),
+                       ("Bidens frondosa", 25), ("Juncus effusus", 25), indicators=inds))
+    assert d.dominants["herb"] == ("Calamagrostis canadensis", "Glyceria canadensis", "Typha latifolia",
+                                   "Bidens frondosa", "Juncus effusus")
+    assert (d.hydrophytic_dominants, d.dominant_count, d.dominance_percent) == (5, 5, 100.0)
+    assert d.cover_by_status["OBL"] == 115 and d.cover_by_status["FACW"] == 25
+    assert round(d.prevalence_index, 2) == 1.18 and d.rapid_test is True
+
+
+def test_filed_midwest_upland_form_and_the_unlisted_species():
+    """City of Ramsey, MN, data point SP5-2upl (Midwest form): Tree Tilia americana 20 FACU,
+    Quercus macrocarpa 20 FACU; Sapling/Shrub Rhamnus cathartica 70 FAC, Lonicera tatarica 10
+    FACU; Herb Osmorhiza claytonii 25 FACU, Circaea lutetiana 25 status "none". The form: 5
+    dominants, 1 OBL/FACW/FAC, 20.00 %; worksheet FAC 70, FACU 75, totals 145 (A) 510 (B), PI 3.52
+    -- the crew left the unrated Circaea out of the index. We count it UPL (NWPL: not listed
+    = UPL): A = 170, B = 510 + 125 = 635, PI = 3.735; left out of the input, we get the form's 3.52."""
+    inds = {"Tilia americana": "FACU", "Quercus macrocarpa": "FACU", "Rhamnus cathartica": "FAC",
+            "Lonicera tatarica": "FACU", "Osmorhiza claytonii": "FACU"}
+    veg = {"tree": [{"species": "Tilia americana", "cover": 20}, {"species": "Quercus macrocarpa", "cover": 20}],
+           "sapling_shrub": [{"species": "Rhamnus cathartica", "cover": 70},
+                             {"species": "Lonicera tatarica", "cover": 10}],
+           "herb": [{"species": "Osmorhiza claytonii", "cover": 25}, {"species": "Circaea lutetiana", "cover": 25}]}
+    d = determine(form(region="midwest", indicators=inds, vegetation=veg, hydrology={}, soil={}))
+    assert d.dominants["tree"] == ("Tilia americana", "Quercus macrocarpa")  # 20 + 20 tie at 50 %
+    assert d.dominants["sapling_shrub"] == ("Rhamnus cathartica",)          # Lonicera 12.5 % < 20 %
+    assert (d.hydrophytic_dominants, d.dominant_count, d.dominance_percent) == (1, 5, 20.0)
+    assert d.prevalence_index == pytest.approx(635 / 170) and d.wetland is False
+    veg["herb"] = veg["herb"][:1]
+    d = determine(form(region="midwest", indicators=inds, vegetation=veg, hydrology={}, soil={}))
+    assert round(d.prevalence_index, 2) == 3.52

@@ -317,6 +317,8 @@ class ReportContent:
     stakes: list[StakeGroup] = field(default_factory=list)
     #: photos for the photos section (:class:`fieldapp.report.photos.PhotoEntry`), in order
     photos: tuple[PhotoEntry, ...] = ()
+    #: wetland data points, one data-form page each (:class:`fieldapp.report.wetland_page.DataFormPage`)
+    data_points: list[Any] = field(default_factory=list)
 
     @property
     def site(self) -> Site:
@@ -414,6 +416,10 @@ def gather(visit: Visit, path: StrPath, *, retained_ac: float = 0.0, conflicts: 
         classes[c] = classes.get(c, 0) + 1
     content.tally_classes = [(2.0 * c, n) for c, n in sorted(classes.items())]
     content.photos = _photos(visit)
+    from .datapoints import data_form_pages
+
+    content.data_points = data_form_pages(visit, order_key=natural_key, quality_words=GGA_QUALITY,
+                                          crs_unit=crs_unit_symbol(visit.frame) if visit.has_frame else "")
     _gnss(visit, content)
     if not visit.has_frame:
         return content

@@ -179,11 +179,24 @@ def _profiles_story(content: ReportContent, width_mm: float, w: float) -> list[F
     return out
 
 
+def _data_points_story(content: ReportContent, w: float) -> list[Flowable]:
+    """One data-form page (or more, as its rows need) per wetland data point."""
+    from .wetland_page import data_form_story
+
+    out: list[Flowable] = []
+    for i, page in enumerate(content.data_points):
+        out.append(PageBreak())
+        if i == 0:
+            out.append(Heading("Wetland data points (routine determination data forms)", 1))
+        out += data_form_story(page, w)
+    return out
+
+
 def _story(content: ReportContent, doc: ReportDoc, step: Callable[[float, str], None]) -> list[Flowable]:
     """Every section in order: site and verdicts, the map (a page of its own), the transect
-    profiles (two to a page), stands and wetlands, verdicts in detail, stake-out flags, GNSS
-    and conflicts, notes, photos, the instrument readings kept, how to reproduce the verdicts,
-    and the certification."""
+    profiles (two to a page), stands and wetlands, the wetland data points' data forms (a page
+    each), verdicts in detail, stake-out flags, GNSS and conflicts, notes, photos, the
+    instrument readings kept, how to reproduce the verdicts, and the certification."""
     from .photos import photos_section
     from .readings import readings_section
 
@@ -195,6 +208,7 @@ def _story(content: ReportContent, doc: ReportDoc, step: Callable[[float, str], 
     story += _profiles_story(content, width_mm, w)
     step(0.45, "profiles")
     story += [PageBreak(), *stands_section(content, w), *wetlands_section(content, w)]
+    story += _data_points_story(content, w)
     story += [PageBreak(), *verdicts_section(content, w), *stakes_section(content, w)]
     story += [PageBreak(), *gnss_section(content, w), *conflicts_section(content, w),
               *notes_section(content, w), *photos_section(content.photos, w),

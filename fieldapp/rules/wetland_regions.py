@@ -4,10 +4,12 @@ Wisconsin lies in two regions of the Corps of Engineers' Regional Supplements to
 Wetland Delineation Manual:
 
 - ``northcentral-northeast``: *Regional Supplement ... Northcentral and Northeast Region
-  (Version 2.0)*, ERDC/EL TR-12-1, January 2012; its data form is ENG Form 6116-9.
+  (Version 2.0)*, ERDC/EL TR-12-1, January 2012;
 - ``midwest``: *Regional Supplement ... Midwest Region (Version 2.0)*, ERDC/EL TR-10-16,
-  August 2010; its data form is ENG Form 6116-6 (the Corps' form numbers as printed on
-  the forms we have seen; the lists below do not depend on them).
+  August 2010;
+
+each with its routine wetland determination data form (the ENG Form 6116 series; we have not
+seen a stored copy that prints the form number, so none is claimed here).
 
 Each region carries, as data (codes exactly as the forms print them, names as the forms word
 them):

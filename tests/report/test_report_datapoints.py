@@ -1,0 +1,80 @@
+"""Wetland data points in the site report (issue 32): one data-form page per data point, with the
+determination the rules reach from the stored form, its position, pairing and boundary."""
+
+from __future__ import annotations
+
+import unicodedata
+from datetime import date
+
+import pytest
+
+from fieldapp.geo import SiteFrame
+from fieldapp.store import create_visit
+from fieldapp.survey import Visit
+from tests.report.sample_visit import FT, LAT0, LON0, _clock
+
+pypdf = pytest.importorskip("pypdf")
+
+WET_FORM = {"region": "northcentral-northeast",
+            "indicators": {"Typha latifolia": "OBL", "Acer rubrum": "FAC", "Poa pratensis": "FACU"},
+            "vegetation": {"tree": [{"species": "Acer rubrum", "cover": 40}],
+                           "herb": [{"species": "Typha latifolia", "cover": 60}]},
+            "hydrology": {"primary": ["A2"], "water_table_in": 6}, "soil": {"indicators": ["F6"]}}
+UP_FORM = {"region": "northcentral-northeast", "indicators": {"Poa pratensis": "FACU"},
+           "vegetation": {"herb": [{"species": "Poa pratensis", "cover": 90}]},
+           "hydrology": {"secondary": ["D2"]}, "soil": {"indicators": []}}
+
+
+def make_visit(path):
+    frame = SiteFrame("EPSG:3070")
+    visit = Visit.new("Marsh lot", date(2024, 5, 14), crew=["A. Delineator"], crs="EPSG:3070",
+                      antenna_height_m=1.8, who="ann@laptop-1", clock=_clock())
+    store = create_visit(path, visit)
+    x0, y0 = (float(v) for v in frame.to_local(LON0, LAT0))
+    w = 200.0 * FT
+    wet = visit.add_area("wetland", [(x0, y0), (x0 + w, y0), (x0 + w, y0 + w), (x0, y0 + w)], label="Wetland A",
+                         susceptibility="less")
+    inside = visit.add_data_point(role="wetland", x=x0 + 10, y=y0 + 10, form=WET_FORM, name="DP-1")
+    outside = visit.add_data_point(role="upland", x=x0 - 10, y=y0 + 10, form=UP_FORM, name="DP-2")
+    # a third, whose stored form the rules refuse (a secondary indicator under primary)
+    visit.add_data_point(role="upland", x=x0 - 20, y=y0, form={**UP_FORM, "hydrology": {"primary": ["D2"]}},
+                         name="DP-10")
+    visit.pair_data_points(inside.uuid, outside.uuid, wet.uuid)
+    store.close()
+    return visit
+
+
+@pytest.fixture(scope="module")
+def report(tmp_path_factory, qapp):
+    from fieldapp.report import build_report
+
+    folder = tmp_path_factory.mktemp("dpreport")
+    path = folder / "marsh.gpkg"
+    make_visit(path)
+    out = folder / "report.pdf"
+    build_report(path, out)
+    reader = pypdf.PdfReader(out)
+    pages = [unicodedata.normalize("NFKC", " ".join(p.extract_text().split())) for p in reader.pages]
+    return {"reader": reader, "pages": pages}
+
+
+def test_one_data_form_per_point_in_name_order(report):
+    starts = [i for i, t in enumerate(report["pages"]) if "WETLAND DETERMINATION DATA FORM" in t]
+    assert len(starts) == 3
+    names = [report["pages"][i].split("Sampling Point: ")[1].split(" ")[0] for i in starts]
+    assert names == ["DP-1", "DP-2", "DP-10"]
+    outline = [o.title for o in report["reader"].outline if not isinstance(o, list)]
+    assert "Wetland data points (routine determination data forms)" in outline
+
+
+def test_wetland_point_page_holds_the_determination_position_and_pairing(report):
+    text = " ".join(report["pages"])
+    dp1 = text.split("Sampling Point: DP-1")[1].split("Sampling Point: DP-2")[0]
+    assert "(wetland)" in dp1 and "paired with DP-2; supports the boundary of Wetland A" in dp1
+    assert "44.5000" in dp1 and "N, 89.9" in dp1 and "placed on the map" in dp1
+    assert "Is the Sampled Area within a Wetland? Yes ■ No □" in dp1
+    assert "Prevalence Index = B/A = 1.80" in dp1 and "Depth (inches): 6" in dp1
+    dp2 = text.split("Sampling Point: DP-2")[1].split("Sampling Point: DP-10")[0]
+    assert "Is the Sampled Area within a Wetland? Yes □ No ■" in dp2 and "paired with DP-1" in dp2
+    dp10 = text.split("Sampling Point: DP-10")[1]
+    assert "No determination: hydrology.primary: D2 (Geomorphic Position) is a secondary indicator" in dp10
