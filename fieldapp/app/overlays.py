@@ -52,7 +52,7 @@ def build(visit: Any, crowns: TreeCrowns | None = None) -> dict[str, Any]:
     keeps the trees' crowns between calls (:class:`TreeCrowns`; a new one without)."""
     m = visit.model
     out: dict[str, Any] = {"lines": {k: [] for k in ("ohwm", "transects", "bank", "buffers", "envelope",
-                                           "boundary_live", "features")},
+                                           "boundary_live", "features", "data_pairs")},
                  "polygons": {}, "trees": [], "labels": []}
     if not m.has_frame:
         return out
@@ -71,6 +71,7 @@ def build(visit: Any, crowns: TreeCrowns | None = None) -> dict[str, Any]:
     _add_ohwm_buffers(out, visit, ft, list(by_line.values()))
     _add_envelope(out, visit, ft)
     _add_lines_and_notes(out, visit, ft)
+    _add_data_points(out, visit, ft)
     if visit.walk is not None:
         verts = visit.walk.vertices()
         if verts:
@@ -201,6 +202,27 @@ def _add_envelope(out: dict[str, Any], visit: Any, ft: Any) -> None:
                  for a in visit.areas() if _v(a.kind) in limits]
         if parts:
             out["lines"]["envelope"] = [ft(r) for r in _rings(unary_union(parts))]
+
+
+#: Map colours of wetland determination data points by side.
+DATA_POINT_COLOURS = {"wetland": "#00639a", "upland": "#8a4b00"}
+
+
+def _add_data_points(out: dict[str, Any], visit: Any, ft: Any) -> None:
+    """Wetland data points as labels marked by side (◆ wetland, ◇ upland) and a dashed line
+    from each wetland point to the upland point it is paired with."""
+    from fieldapp.survey.features import Layer
+
+    m = visit.model
+    points = {d.uuid: d for d in m.features(Layer.DATA_POINT)}
+    for d in points.values():
+        role = _v(d.role)
+        x, y = ft([(d.x, d.y)])[0]
+        mark = "◆" if role == "wetland" else "◇"
+        out["labels"].append((x, y, f"{mark} {d.name} {role}", DATA_POINT_COLOURS.get(role, "#444444")))
+        other = points.get(d.pair_uuid) if d.pair_uuid else None
+        if other is not None and role == "wetland":
+            out["lines"]["data_pairs"].append(ft([(d.x, d.y), (other.x, other.y)]))
 
 
 def _add_lines_and_notes(out: dict[str, Any], visit: Any, ft: Any) -> None:

@@ -3,7 +3,7 @@
 The list is the user's: the National Wetland Plant List's export for the state and region (a
 CSV of scientific name, common name and the region's indicator status), or any CSV with those
 columns (the import asks which column is which). fieldapp ships no statuses. The loaded list is
-kept in the app's data folder (``plantlist.json``: :func:`saved_path`) with the species the crew
+kept in the settings folder (``plantlist.json``: :func:`saved_path`) with the species the crew
 picked last (recent first), so it is there on the next run and for every visit; each data point
 also keeps the statuses of the species it uses (its form's ``indicators``), so a visit stands
 alone without the list.
@@ -39,8 +39,9 @@ class Plant(NamedTuple):
 
 
 def saved_path() -> Path:
-    """Where the loaded list is kept: ``plantlist.json`` in the app's data folder."""
-    return paths.app_data_dir() / "plantlist.json"
+    """Where the loaded list is kept: ``plantlist.json`` in the settings folder
+    (:func:`fieldapp.app.paths.config_dir`, beside ``fieldapp.toml``)."""
+    return paths.config_dir() / "plantlist.json"
 
 
 @dataclass

@@ -378,6 +378,7 @@ class MapView(QWidget):
             "envelope": pg.mkPen("#000000", width=2, style=Qt.PenStyle.DashDotLine),
             "boundary_live": pg.mkPen("#ff6600", width=3),
             "features": pg.mkPen("#00a0a0", width=4),     # drainageways, swales ... lines
+            "data_pairs": pg.mkPen("#6a1b9a", width=2, style=Qt.PenStyle.DashLine),  # wetland data point pairs
         }
         # the walked track (the visit's stored track, then every fix): thin, dark enough to show
         # on an orthophoto, under every feature (it crosses the crowns in a tally); decimated

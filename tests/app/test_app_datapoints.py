@@ -109,6 +109,12 @@ def test_two_paired_points_support_the_boundary_and_the_verdicts_cite_them(visit
         "; boundary supported by DP-1 (wetland, inside), DP-2 (upland, outside)")
     pa = visit.checks.get(f"protective_area:{area.uuid}")
     assert pa.result["boundary_supported"] is True
+    # the map: each point marked by its side, a dashed line across the boundary to its pair
+    ov = visit.overlays()
+    marks = [(text, colour) for _x, _y, text, colour in ov["labels"] if "DP-" in text]
+    assert marks == [("◆ DP-1 wetland", "#00639a"), ("◇ DP-2 upland", "#8a4b00")]
+    (line,) = ov["lines"]["data_pairs"]
+    assert line == [pytest.approx(ft(visit, X0 + 30, Y0 + 30)), pytest.approx(ft(visit, X0 + 80, Y0 + 30))]
 
     # the upland point moved inside the boundary: contradicted
     desk.update(up.uuid, x=X0 + 40, y=Y0 + 40)

@@ -1,5 +1,5 @@
-"""The field workflows as panels of the main window: OHWM, Transect, Tally, Boundary, Lines
-and Stake-out (:mod:`fieldapp.ui.stakeout`)."""
+"""The field workflows as panels of the main window: OHWM, Transect, Tally, Boundary, Lines,
+Stake-out (:mod:`fieldapp.ui.stakeout`) and Data point (wetland determination data points)."""
 
 from __future__ import annotations
 
@@ -20,7 +20,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-#: The workflow tabs in order (Ctrl+1 ... Ctrl+6): name in ``window.panels``, tab title, class.
+#: The workflow tabs in order (Ctrl+1 ... Ctrl+7): name in ``window.panels``, tab title, class.
 #: The titles are the classes' ``title`` (tests/ui/test_ui_startup_lazy.py checks it); the
 #: classes are imported when their panel is built.
 WORKFLOWS = (
@@ -30,6 +30,7 @@ WORKFLOWS = (
     ("boundary", "Boundary", "fieldapp.ui.workflows.boundary:BoundaryPanel"),
     ("lines", "Lines", "fieldapp.ui.workflows.lines:LinesPanel"),
     ("stake-out", "Stake-out", "fieldapp.ui.stakeout:StakeoutPanel"),
+    ("datapoint", "Data point", "fieldapp.ui.workflows.datapoint:DataPointPanel"),
 )
 
 
