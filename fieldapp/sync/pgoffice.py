@@ -281,7 +281,13 @@ class PostgisOffice(OfficeStore):
         not installed in the database yet). Returns the ``(site, crew role)`` pairs re-granted."""
         with contextlib.closing(self.connect()) as conn, conn.transaction():
             self._make_registry(conn)
-            return pgroles.secure_existing_sites(conn, pgedits.EDITS_TABLE)
+            done = pgroles.secure_existing_sites(conn, pgedits.EDITS_TABLE)
+            # office edits stamped and the photo views, for sites an older fieldapp made (issue 31)
+            for site_id, listed in conn.execute("SELECT site_id, tables_json FROM fieldapp_office.sites").fetchall():
+                tables = {t["name"]: pgsql.Table.from_json(t) for t in listed}
+                for stmt in pgedits.upgrade_site_ddl(site_id, tables) + pgphotos.photo_view_ddl(site_id, tables):
+                    conn.execute(stmt)
+            return done
 
     @staticmethod
     def _check_upgraded(conn: psycopg.Connection[Any], describe: str) -> None:
