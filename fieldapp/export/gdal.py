@@ -407,6 +407,9 @@ def _write_layers(layers: list[_LayerData], target: Path, fmt: str, frame: SiteF
     for data in layers:   # in the visit's order, whichever order they were written in
         counts[data.name] = len(data.rows)
     if fmt == "kml":
+        from .kmlstyle import add_styles
+
+        add_styles(target, layers)     # placemarks styled by kind and status (Google Earth)
         for data in layers:
             _check_written(target, data, "kml")
     if fmt == "shp":
