@@ -1,5 +1,6 @@
 """Precision stays (issue 31, item 3): every export, read back as its receiver reads it
-(GDAL for the GeoPackage, GeoJSON, KML, CSV and Shapefile; ezdxf for the DXF) and brought
+(GDAL for the GeoPackages -- the visit and the export --, GeoJSON, KML, CSV and Shapefile;
+ezdxf for the DXF) and brought
 back into the site's CRS, puts every vertex of every feature within 1 mm of the stored
 geometry: on the sample visit and on a dense one (200 trees in a stand)."""
 
@@ -19,7 +20,7 @@ MM = 0.001  # metres: EPSG:3070's unit
 
 #: Where each format of ``all`` is written, and whether it holds WGS 84 lon/lat (else the site CRS).
 FORMATS = {"geojson": ("geojson", True), "kml": ("kml", True), "csv": ("csv", True),
-           "shp": ("shp", False)}
+           "shp": ("shp", False), "gpkg": ("gpkg", False)}
 
 
 @pytest.fixture(scope="module", params=["sample", "dense"])
@@ -77,9 +78,9 @@ def test_gdal_formats_keep_every_vertex_within_a_millimetre(exported, fmt):
         stored = _stored_geoms(data)
         if not stored:
             continue
-        if fmt == "kml":
-            (kml,) = base.glob("*.kml")
-            _, geoms = _read(kml, name)
+        if fmt in ("kml", "gpkg"):      # one file, a layer each
+            (one,) = base.glob(f"*.{fmt}")
+            _, geoms = _read(one, name)
         else:
             (src,) = [p for p in base.iterdir() if p.stem == name and p.suffix in (".geojson", ".csv", ".shp")]
             _, geoms = _read(src)
