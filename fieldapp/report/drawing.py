@@ -117,36 +117,6 @@ def _pen(colour: str, width_mm: float, mm: float, style: Qt.PenStyle = Qt.PenSty
     return p
 
 
-def _halo_text(p: QPainter, x: float, y: float, text: str, font: QFont, mm: float,
-               colour: str = "#000000", align: str = "left", taken: list[QRectF] | None = None) -> bool:
-    """Text with a white halo so it reads over the map's fills and lines.
-
-    With ``taken`` (rectangles of labels already drawn) a label that would overlap one is left
-    out (returns False), so dense transects do not print on top of each other.
-    """
-    f = QFont(font)  # a path has no device: points -> device pixels here
-    f.setPointSizeF(font.pointSizeF() * mm * 25.4 / 72.0)
-    path = QPainterPath()
-    path.addText(0, 0, f, text)
-    br = path.boundingRect()
-    dx = {"left": 0.0, "center": -br.width() / 2, "right": -br.width()}[align]
-    path.translate(x + dx, y)
-    if taken is not None:
-        box = path.boundingRect().adjusted(-0.6 * mm, -0.6 * mm, 0.6 * mm, 0.6 * mm)
-        if any(box.intersects(t) for t in taken):
-            return False
-        taken.append(box)
-    p.save()
-    p.setPen(QPen(QColor("white"), 0.9 * mm, Qt.PenStyle.SolidLine, Qt.PenCapStyle.RoundCap, Qt.PenJoinStyle.RoundJoin))
-    p.setBrush(Qt.BrushStyle.NoBrush)
-    p.drawPath(path)
-    p.setPen(Qt.PenStyle.NoPen)
-    p.setBrush(QColor(colour))
-    p.drawPath(path)
-    p.restore()
-    return True
-
-
 # --------------------------------------------------------------------------- map
 def decimated(line: LineString, tolerance: float) -> LineString:
     """``line`` (shapely LineString, grid ft) simplified by Douglas-Peucker (GEOS) to within
@@ -236,10 +206,11 @@ def map_height_mm(layers: MapLayers, width_mm: float, max_height_mm: float) -> t
 
 
 def draw_map(p: QPainter, width: float, height: float, layers: MapLayers, mm: float,
-             scale_ft_per_in: float) -> list[str]:
+             scale_ft_per_in: float, placed: list[PlacedLabel] | None = None) -> list[str]:
     """Draw the site map: every feature, bank line, protective areas, envelope, legend,
     scale bar and north arrow, at ``scale_ft_per_in`` (feet of the site's foot per inch).
-    Returns the basemap notes ("Basemap: source, date") of the basemaps drawn under it."""
+    Returns the basemap notes ("Basemap: source, date") of the basemaps drawn under it;
+    ``placed`` gets (text, box) of each map label drawn (inside the frame, apart)."""
     frame = QRectF(0, 0, width, height - LEGEND_MM * mm)
     p.save()
     p.setRenderHint(QPainter.RenderHint.Antialiasing, True)
@@ -260,7 +231,7 @@ def draw_map(p: QPainter, width: float, height: float, layers: MapLayers, mm: fl
     _draw_map_areas(p, tf, layers, mm)
     _draw_map_trees(p, tf, layers.trees, mm)
     _draw_map_survey(p, tf, layers, mm)
-    _draw_map_labels(p, tf, layers, mm)
+    _draw_map_labels(p, tf, layers, mm, placed)
     p.setClipping(False)
     _north_arrow(p, frame.right() - 12 * mm, frame.top() + 16 * mm, layers.true_north_deg, mm)
     _legend(p, QRectF(0, frame.bottom() + 3 * mm, width, LEGEND_MM * mm - 3 * mm), layers, mm,
@@ -384,28 +355,39 @@ def _draw_map_survey(p: QPainter, tf: _MapTransform, layers: MapLayers, mm: floa
         p.drawRect(QRectF(c.x() - 0.9 * mm, c.y() - 0.9 * mm, 1.8 * mm, 1.8 * mm))
 
 
-def _draw_map_labels(p: QPainter, tf: _MapTransform, layers: MapLayers, mm: float) -> None:
-    """Labels last, with halos (areas, transects, bank points, notes with their marker); a
-    label that would overlap one already drawn is left out."""
+def _draw_map_labels(p: QPainter, tf: _MapTransform, layers: MapLayers, mm: float,
+                     placed: list[PlacedLabel] | None = None) -> None:
+    """Labels last, with halos (areas, transects, bank points, notes with their marker), each
+    at the first of its places that is free, slid inside the map's frame whole (never cut by
+    it, :mod:`.figlabels`); a label with no free place is left out. ``placed`` gets (text, box)
+    of each drawn."""
     small = _font(6.5)
     label = _font(7.5, bold=True)
-    taken: list[QRectF] = []
+    frame = tf.rect.adjusted(0.4 * mm, 0.4 * mm, -0.4 * mm, -0.4 * mm)
+    bounds = (frame.left(), frame.top(), frame.right(), frame.bottom())
+    taken: list[Rect] = []
+
+    def put(spec: _LabelSpec) -> None:
+        box = _placed_text(p, spec, bounds, taken, mm)
+        if box is not None and placed is not None:
+            placed.append((spec.text, box))
+
     for kind, lab, g in layers.areas:
         if lab:
             rp = g.representative_point()
             c = tf.pt(rp.x, rp.y)
-            _halo_text(p, c.x(), c.y(), lab, label, mm, AREA_STYLE.get(kind, ("", "#333333"))[1], "center",
-                       taken)
+            put(_LabelSpec(lab, label, AREA_STYLE.get(kind, ("", "#333333"))[1], [(c.x(), c.y(), "center")], False))
     for name, tline, _stations in layers.transects:
         if tline is None:
             continue
-        end = tline.coords[-1]
-        c = tf.pt(*end)
-        _halo_text(p, c.x() + 1.2 * mm, c.y() - 1.0 * mm, name, label, mm, taken=taken)
+        c = tf.pt(*tline.coords[-1])
+        put(_LabelSpec(name, label, "#000000", [(c.x() + 1.2 * mm, c.y() - 1.0 * mm, "left"),
+                                                 (c.x() - 1.2 * mm, c.y() - 1.0 * mm, "right")], False))
     for _name, x, y, known in layers.bank_points:
         c = tf.pt(x, y)
-        _halo_text(p, c.x() + 1.4 * mm, c.y() + 3.2 * mm, "bank" if known else "bank ≥ (needs data)",
-                   small, mm, BANK_COLOUR, taken=taken)
+        put(_LabelSpec("bank" if known else "bank ≥ (needs data)", small, BANK_COLOUR,
+                       [(c.x() + 1.4 * mm, c.y() + 3.2 * mm, "left"), (c.x() - 1.4 * mm, c.y() + 3.2 * mm, "right"),
+                        (c.x() + 1.4 * mm, c.y() - 1.6 * mm, "left")], False))
     for i, (x, y, _text) in enumerate(layers.notes, 1):
         c = tf.pt(x, y)
         p.setPen(_pen("#000000", 0.2, mm))
@@ -413,7 +395,8 @@ def _draw_map_labels(p: QPainter, tf: _MapTransform, layers: MapLayers, mm: floa
         p.drawPolygon(QPolygonF([QPointF(c.x(), c.y() - 1.2 * mm), QPointF(c.x() - 1.0 * mm, c.y() + 0.6 * mm),
                                  QPointF(c.x() + 1.0 * mm, c.y() + 0.6 * mm)]))
         # the number of the note in the report's notes table, where its whole text is
-        _halo_text(p, c.x() + 1.4 * mm, c.y() + 1.0 * mm, f"note {i}", small, mm, taken=taken)
+        put(_LabelSpec(f"note {i}", small, "#000000", [(c.x() + 1.4 * mm, c.y() + 1.0 * mm, "left"),
+                                                       (c.x() - 1.4 * mm, c.y() + 1.0 * mm, "right")], False))
 
 
 def _north_arrow(p: QPainter, x: float, y: float, angle_deg: float, mm: float) -> None:

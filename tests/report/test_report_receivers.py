@@ -207,3 +207,26 @@ def test_the_sample_report_author_is_the_crew(tmp_path, qapp):
     assert pdf_subject(Content) == "Mill Creek lot 7, site visit 2024-05-14"  # type: ignore[arg-type]
     Site.crew = []
     assert pdf_author(Content) == "crew not set"  # type: ignore[arg-type]
+
+
+@pytest.mark.parametrize("transects", [None, 12])
+def test_site_map_labels_lie_inside_the_frame_and_apart(tmp_path, qapp, transects):
+    # the sample visit, and one with 12 transects side by side (their labels crowd the edge)
+    from fieldapp.report.content import gather, load_visit
+    from fieldapp.report.drawing import LEGEND_MM, draw_map, map_height_mm, render_image
+
+    path = tmp_path / "v.gpkg"
+    build_sample_visit(path, conflict=False, transects=transects)
+    content = gather(load_visit(path), path)
+    width_mm = 120.0
+    h_mm, scale = map_height_mm(content.map, width_mm, 180.0)
+    placed: list = []
+    picture, _ = render_image(width_mm, h_mm, lambda p, w, h, mm: draw_map(p, w, h, content.map, mm, scale, placed))
+    mm = 200 / 25.4
+    frame = (0.0, 0.0, float(picture.width), picture.height - LEGEND_MM * mm)
+    texts = [t for t, _ in placed]
+    assert "Stand A" in texts and "W1" in texts and "T1" in texts and "note 1" in texts
+    for text, box in placed:
+        assert inside(box, frame), (text, box)
+    for (ta, a), (tb, b) in itertools.combinations(placed, 2):
+        assert not overlap(a, b), (ta, tb)
