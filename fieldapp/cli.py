@@ -36,7 +36,7 @@ SUBCOMMAND_HELP = {
     "rules": "re-run rule requests from the office (fieldapp rules evaluate FILE.json)",
     "sync": "sync a visit with an office folder (fieldapp sync --office PATH [VISIT]; --list the sites)",
     "report": "write the site report PDF (fieldapp report VISIT.gpkg -o REPORT.pdf)",
-    "export": "export the visit as geojson, kml, shp, csv, dxf or all of them "
+    "export": "export the visit as geojson, kml, shp, csv, dxf, gpkg or all of them "
               "(fieldapp export VISIT.gpkg --format F -o OUT)",
     "basemap": "prepare an offline basemap (fieldapp basemap fetch --bbox W,S,E,N --zoom A-B --url URL -o OUT.mbtiles)",
     "wetland-form": "the wetland determination of one data point's form (fieldapp wetland-form PLOT.json)",

@@ -198,8 +198,9 @@ def test_cli_all_formats(sample):
                           "-o", str(out)], capture_output=True, text=True, timeout=600,
                          env={**os.environ, "PYTHONPATH": str(REPO)})
     assert run.returncode == 0, run.stderr
-    assert f"{out} (all, geojson EPSG:4326; kml EPSG:4326; shp EPSG:3070; csv EPSG:4326; dxf EPSG:3070)" in run.stdout
-    assert sorted(p.name for p in out.iterdir()) == ["csv", "dxf", "geojson", "kml", "shp"]
+    assert (f"{out} (all, geojson EPSG:4326; kml EPSG:4326; shp EPSG:3070; csv EPSG:4326; dxf EPSG:3070;"
+            " gpkg EPSG:3070)") in run.stdout
+    assert sorted(p.name for p in out.iterdir()) == ["csv", "dxf", "geojson", "gpkg", "kml", "shp"]
 
 
 def test_all_formats_onto_a_file_needs_force_then_replaces_it(sample):
@@ -211,7 +212,8 @@ def test_all_formats_onto_a_file_needs_force_then_replaces_it(sample):
         export_visit(sample["path"], afile, "all")
     assert afile.read_text() == "notes"
     r = export_visit(sample["path"], afile, "ALL", force=True)     # any case, as on the command line
-    assert r.format == "all" and sorted(p.name for p in afile.iterdir()) == ["csv", "dxf", "geojson", "kml", "shp"]
+    assert r.format == "all"
+    assert sorted(p.name for p in afile.iterdir()) == ["csv", "dxf", "geojson", "gpkg", "kml", "shp"]
 
 
 def test_force_removes_the_layers_the_visit_no_longer_has_and_keeps_other_files(sample, tmp_path):

@@ -122,5 +122,9 @@ def test_report_names_the_declination_and_its_source():
         == "-1.18° (east positive), World Magnetic Model WMM-2025 for 2026-12-01"
     assert declination_words(S(declination_deg=2.5, declination_source="entered", visit_date=d)) \
         == "+2.50° (east positive), entered by the crew"
+    # never set (no fix, nothing typed): no "+0.00°" claimed (issue 31 item 11)
     assert declination_words(S(declination_deg=0.0, declination_source=None, visit_date=d)) \
-        == "+0.00° (east positive)"
+        == "not set (magnetic bearings taken as true)"
+    # a visit from before sources were recorded keeps its figure
+    assert declination_words(S(declination_deg=-1.5, declination_source=None, visit_date=d)) \
+        == "-1.50° (east positive)"

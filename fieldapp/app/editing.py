@@ -15,6 +15,7 @@ import re
 from dataclasses import dataclass, field
 from typing import Any
 
+from fieldapp.rules.shown import slope_pct_text
 from fieldapp.survey.editing import record_words, subject_words
 from fieldapp.survey.features import Action, Layer, PointMethod
 
@@ -282,7 +283,7 @@ def _details(visit: Any, layer: Layer, rec: Any) -> str:
             return f"offset {rec.horizontal_distance_ft or 0:.2f} ft at {rec.azimuth_true_deg or 0:.1f}°"
         return f"averaged, {rec.sample_count} epochs"
     if layer is Layer.STATION:
-        return (f"{rec.distance_ft:.1f} ft from the OHWM, {rec.slope_pct:.1f} %"
+        return (f"{rec.distance_ft:.1f} ft from the OHWM, {slope_pct_text(rec.slope_pct)} %"
                 + (", complete interruption" if rec.interruption else ""))
     if layer is Layer.TRANSECT:
         n = len(m.children(Layer.STATION, rec.uuid))

@@ -20,7 +20,9 @@ file is moved to ``OUT``. In the field nothing is fetched: the map reads ``OUT``
 The URL may hold ``{z}``, ``{x}``, ``{y}`` (or ``{-y}``, a TMS server's row) and ``{s}`` (the
 subdomains a, b, c in turn). A password or API key in it is never printed, and the file keeps
 the URL with them masked (``***``) beside the whole URL's SHA-256, which a resume must match:
-the MBTiles goes to every crew laptop.
+the MBTiles goes to every crew laptop. A ``user:password@`` in an https:// URL is sent as HTTP
+Basic authentication to that server only (never after a redirect to another); in an http:// URL
+it is refused (anyone on the network could read it).
 
 Exit status: 0 done; 1 interrupted or failed (``OUT.part`` kept for a resume); 2 refused (bad
 arguments, too many tiles, an ``OUT`` that exists, a ``.part`` of another URL or box).
@@ -142,7 +144,9 @@ def _open_part(part: Path, url: str, bbox: BBox, zooms: tuple[int, int]) -> sqli
     conn.execute("CREATE UNIQUE INDEX IF NOT EXISTS tile_index ON tiles (zoom_level, tile_column, tile_row)")
     meta = dict(conn.execute("SELECT name, value FROM metadata"))
     want = {"fieldapp_url": masked_url(url),
-            "fieldapp_url_sha256": hashlib.sha256(url.encode()).hexdigest(),
+            # the URL without its user:password@: a hash of the password on every laptop is a
+            # guessing target; the server and path decide the tiles, not the password
+            "fieldapp_url_sha256": hashlib.sha256(credentials(url)[0].encode()).hexdigest(),
             "bounds": ",".join(f"{v:.7f}" for v in bbox),
             "minzoom": str(zooms[0]), "maxzoom": str(zooms[1])}
     if meta:
@@ -153,9 +157,10 @@ def _open_part(part: Path, url: str, bbox: BBox, zooms: tuple[int, int]) -> sqli
                                f"({', '.join(f'{k}={v}' for k, v in other.items())}); remove it or "
                                "repeat that fetch's arguments")
     else:
+        host = urlsplit(url).netloc.rpartition("@")[2]   # the server, never its user name or password
         rows = dict(want, name=Path(str(part).removesuffix(".part")).stem, type="baselayer",
-                    version="1.0", description=f"fetched by fieldapp from {urlsplit(url).netloc}",
-                    attribution=urlsplit(url).netloc, date=date.today().isoformat(), format="png")
+                    version="1.0", description=f"fetched by fieldapp from {host}",
+                    attribution=host, date=date.today().isoformat(), format="png")
         rows["center"] = f"{(bbox[0] + bbox[2]) / 2:.7f},{(bbox[1] + bbox[3]) / 2:.7f},{zooms[0]}"
         conn.executemany("INSERT INTO metadata (name, value) VALUES (?, ?)", rows.items())
         conn.commit()
@@ -191,6 +196,29 @@ def masked_url(url: str) -> str:
         netloc = netloc.replace(f":{parts.password}@", ":***@", 1)
     query = re.sub(r"=([^&]*)", "=***", parts.query)
     return parts._replace(netloc=netloc, query=query).geturl()
+
+
+def credentials(url: str) -> tuple[str, str | None]:
+    """(``url`` without the ``user:password@`` it may hold, the HTTP Basic ``Authorization``
+    header value for them, or None). The name and password are percent-decoded (``%40`` is
+    ``@``), as a browser reads them; the header goes only to the URL's own host
+    (:class:`_Redirect`). Never logged or printed: messages show :func:`masked_url`.
+
+    >>> credentials("https://crew:pa%40ss@tiles.example.org/{z}/{x}/{y}.png")
+    ('https://tiles.example.org/{z}/{x}/{y}.png', 'Basic Y3JldzpwYUBzcw==')
+    >>> credentials("https://tiles.example.org/{z}/{x}/{y}.png")
+    ('https://tiles.example.org/{z}/{x}/{y}.png', None)
+    """
+    import base64
+    from urllib.parse import unquote
+
+    parts = urlsplit(url)
+    if "@" not in parts.netloc:
+        return url, None
+    userinfo, _, hostport = parts.netloc.rpartition("@")
+    user, _, password = userinfo.partition(":")
+    token = base64.b64encode(f"{unquote(user)}:{unquote(password)}".encode()).decode("ascii")
+    return parts._replace(netloc=hostport).geturl(), f"Basic {token}"
 
 
 #: The most one tile may be (bytes). A 256 px map tile is 5-100 KB and a 512 px orthophoto JPEG
@@ -292,14 +320,19 @@ def _watched(watch: _Watch) -> urllib.request.OpenerDirector:
 
 class _Redirect(urllib.request.HTTPRedirectHandler):
     """urllib's redirects, but the redirect's own body is closed unread (urllib reads it whole,
-    and a hostile server can make it endless) and only to an http(s) address."""
+    and a hostile server can make it endless), only to an http(s) address, and the URL's
+    password (the ``Authorization`` header) never to another server or scheme."""
 
     def redirect_request(self, req: urllib.request.Request, fp: IO[bytes], code: int, msg: str,
                          headers: http.client.HTTPMessage, newurl: str) -> urllib.request.Request | None:
         if urlsplit(newurl).scheme not in ("http", "https"):
             raise urllib.error.HTTPError(newurl, code, f"{msg} (a redirect to {masked_url(newurl)}, not a "
                                          "web address)", headers, io.BytesIO())
-        return super().redirect_request(req, fp, code, msg, headers, newurl)
+        new = super().redirect_request(req, fp, code, msg, headers, newurl)
+        old_url, new_url = urlsplit(req.full_url), urlsplit(newurl)
+        if new is not None and (new_url.scheme, new_url.netloc) != (old_url.scheme, old_url.netloc):
+            new.remove_header("Authorization")  # the password goes to the URL's own server only
+        return new
 
     def http_error_302(self, req: urllib.request.Request, fp: IO[bytes], code: int, msg: str,
                        headers: http.client.HTTPMessage) -> http.client.HTTPResponse | None:
@@ -341,10 +374,12 @@ def _get(url: str, timeout_s: float, retries: int, pause: Callable[[float], None
     server did: after ``retries`` busy answers, past the deadline, above the limit, or any
     other error."""
     shown = masked_url(url)
+    plain, auth = credentials(url)
+    headers = {"User-Agent": USER_AGENT} if auth is None else {"User-Agent": USER_AGENT, "Authorization": auth}
     with _Watch(time.monotonic() + deadline_s) as watch:
         opener = _watched(watch)
         for attempt in range(retries + 1):
-            req = urllib.request.Request(url, headers={"User-Agent": USER_AGENT})
+            req = urllib.request.Request(plain, headers=headers)
             left = watch.deadline - time.monotonic()
             try:
                 with opener.open(req, timeout=max(0.001, min(timeout_s, left))) as resp:
@@ -357,6 +392,8 @@ def _get(url: str, timeout_s: float, retries: int, pause: Callable[[float], None
                                   "second or two); try again later, or another server") from None
             except urllib.error.HTTPError as exc:
                 exc.close()                 # its body unread: an error page is not needed
+                if exc.code in (401, 403):
+                    raise FetchFailed(f"{shown}: {_refused_words(exc.code, exc.reason, auth is not None)}") from None
                 if exc.code not in RETRY_STATUS or attempt == retries:
                     raise FetchFailed(f"{shown}: the server answered HTTP {exc.code} {exc.reason}") from None
                 why = f"the server answered HTTP {exc.code} {exc.reason}"
@@ -374,6 +411,18 @@ def _get(url: str, timeout_s: float, retries: int, pause: Callable[[float], None
                                   f"(a tile has {deadline_s:g} s)") from None
             pause(wait)
     raise FetchFailed(url)  # pragma: no cover - the loop returns or raises
+
+
+def _refused_words(code: int, reason: str, with_password: bool) -> str:
+    """A 401 / 403 answer in words: the name and password in the URL not accepted, or the
+    server asking for them (a URL may carry them: ``https://USER:PASSWORD@host/...``)."""
+    if with_password:
+        return (f"the server answered HTTP {code} {reason}: it did not accept the user name and password "
+                "in the URL (mistyped, expired, or not allowed these tiles)")
+    if code == 401:
+        return (f"the server answered HTTP {code} {reason}: it asks for a user name and password; put "
+                "them in the URL as https://USER:PASSWORD@host/... (never printed or stored)")
+    return f"the server answered HTTP {code} {reason}: these tiles are not open to fieldapp (an API key?)"
 
 
 def _why(exc: OSError | http.client.HTTPException, timeout_s: float) -> str:
@@ -442,6 +491,10 @@ def fetch(url: str, bbox: BBox, zooms: tuple[int, int], out: str | os.PathLike[s
         raise FetchRefused(f"--url {shown!r} is not a tile URL ({exc})") from exc
     if scheme not in ("http", "https"):
         raise FetchRefused(f"--url {shown!r}: an http:// or https:// tile URL")
+    if scheme == "http" and credentials(url)[1] is not None:
+        raise FetchRefused(f"--url {shown!r} holds a user name and password: fieldapp sends them only "
+                           "over https:// (over http:// anyone on the network can read them); use the "
+                           "server's https:// address")
     if not (isinstance(max_tiles, int) and max_tiles >= 1):
         raise FetchRefused("--max-tiles must be a whole number of tiles, 1 or more")
     if not (math.isfinite(rate_per_s) and rate_per_s > 0):

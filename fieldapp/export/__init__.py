@@ -1,6 +1,6 @@
 """Exports of a visit for the office: GIS with GDAL (pyogrio), CAD with ezdxf.
 
-``fieldapp export VISIT.gpkg --format geojson|kml|shp|csv|dxf|all -o OUT [--force]`` on the
+``fieldapp export VISIT.gpkg --format geojson|kml|shp|csv|dxf|gpkg|all -o OUT [--force]`` on the
 command line; :func:`export_visit` for the app's Export button (no Qt; safe on a worker thread).
 ``all`` writes every format from one read of the visit into the folder OUT, a folder per format
 (``OUT/geojson/``, ``OUT/kml/VISIT.kml``, ``OUT/shp/``, ``OUT/csv/``, ``OUT/dxf/VISIT.dxf``), each
@@ -23,6 +23,8 @@ shp       folder, one ``LAYER.shp`` set each    the site's projected CRS (``.prj
 csv       folder, ``LAYER.csv`` (+ .csvt)       WGS 84 lon/lat, 9 decimals, as WKT (column
                                                 ``_WKT_EPSG_4326_<TYPE>``, e.g. ``…_POINT``)
 dxf       one ``.dxf`` file, a DXF layer each   the site's projected CRS, in its own unit
+gpkg      one ``.gpkg`` file, a layer each,     the site's projected CRS
+          QGIS styles in ``layer_styles``
 ========  ====================================  ==============================================
 
 The CSV folder is one GDAL data source (``ogrinfo OUT`` lists every layer), on GDAL 3.6 (QGIS
@@ -126,7 +128,9 @@ _G = TypeVar("_G", bound=BaseGeometry)
 __all__ = ["ALL", "FORMATS", "ExportError", "ExportExists", "ExportRefused", "ExportWriteFailed", "ExportResult",
            "export_visit", "layer_records", "main"]
 
-FORMATS = ("geojson", "kml", "shp", "csv", "dxf")
+FORMATS = ("geojson", "kml", "shp", "csv", "dxf", "gpkg")
+#: The formats written as one file (the others: a folder of files).
+SINGLE_FILE_FORMATS = ("kml", "dxf", "gpkg")
 #: every format at once (one read of the visit): OUT is a folder with a folder per format
 ALL = "all"
 #: Layers exported, in order (the site and walk tables have no geometry; the site is in the report).
@@ -435,7 +439,7 @@ def export_visit(visit_path: StrPath, out_path: StrPath, fmt: str, *, force: boo
     out_path : path-like
         A folder (geojson, shp, csv) or a file (kml, dxf; ``.kml`` / ``.dxf`` is added to a name
         without a suffix, another suffix is refused).
-    fmt : {"geojson", "kml", "shp", "csv", "dxf", "all"}
+    fmt : {"geojson", "kml", "shp", "csv", "dxf", "gpkg", "all"}
         ``all``: every format into the folder ``out_path``, a folder per format (module docstring).
     force : bool
         Replace an existing ``out_path`` (a folder's files of the same names are replaced, the
@@ -463,7 +467,7 @@ def export_visit(visit_path: StrPath, out_path: StrPath, fmt: str, *, force: boo
     fmt = fmt.lower()
     if fmt not in (*FORMATS, ALL):
         raise ValueError(f"format {fmt!r} is not one of {', '.join(FORMATS)} or {ALL}")
-    single = fmt in ("kml", "dxf")
+    single = fmt in SINGLE_FILE_FORMATS
     out, parent = _check_output(visit_path, Path(out_path), fmt, single, force)
 
     def step(f: float, m: str) -> None:
@@ -500,7 +504,7 @@ def export_visit(visit_path: StrPath, out_path: StrPath, fmt: str, *, force: boo
         formats = FORMATS if fmt == ALL else (fmt,)
         into = {f: tmp_dir / f if fmt == ALL else tmp_dir for f in formats}  # every format: a folder each
         targets = {f: target if fmt != ALL else into[f] / f"{Path(visit_path).stem}.{f}"
-                   if f in ("kml", "dxf") else into[f] for f in formats}
+                   if f in SINGLE_FILE_FORMATS else into[f] for f in formats}
         for f in formats:
             into[f].mkdir(exist_ok=True)
         written = _write_formats(layers, targets, frame, site_crs, step, tmp_dir, spare, title)

@@ -389,6 +389,9 @@ def _write_layers(layers: list[_LayerData], target: Path, fmt: str, frame: SiteF
             driver = "LIBKML" if "LIBKML" in list_drivers(write=True) else "KML"
             _write_ogr(data, target, driver, "EPSG:4326", to_wgs84, append=n_done > 0)
             path = None
+        elif fmt == "gpkg":     # one GeoPackage, a layer each, in the site CRS (QGIS styles below)
+            _write_ogr(data, target, "GPKG", site_crs, None, append=n_done > 0)
+            path = None
         elif fmt == "shp":
             from pyogrio import read_info
 
@@ -406,7 +409,16 @@ def _write_layers(layers: list[_LayerData], target: Path, fmt: str, frame: SiteF
             _check_written(path, data, fmt)
     for data in layers:   # in the visit's order, whichever order they were written in
         counts[data.name] = len(data.rows)
+    if fmt == "gpkg":
+        from .qgisstyle import write_layer_styles
+
+        write_layer_styles(target, layers)     # QGIS opens each layer styled (layer_styles)
+        for data in layers:
+            _check_written(target, data, "gpkg")
     if fmt == "kml":
+        from .kmlstyle import add_styles
+
+        add_styles(target, layers)     # placemarks styled by kind and status (Google Earth)
         for data in layers:
             _check_written(target, data, "kml")
     if fmt == "shp":

@@ -294,6 +294,11 @@ def _attach_requests(laid_pdf: str, out_file: str, content: ReportContent) -> li
 
     writer = PdfWriter(clone_from=PdfReader(laid_pdf))
     writer.page_mode = "/UseOutlines"
+    # PDF 1.4: the attachments' name tree and the catalogue's /Lang need it (reportlab wrote 1.3)
+    writer.pdf_header = b"%PDF-1.4"
+    # created when the report says it was generated (the footer's time), in UTC
+    stamp = f"D:{content.generated_utc:%Y%m%d%H%M%S}+00'00'"
+    writer.add_metadata({"/CreationDate": stamp, "/ModDate": stamp})
     attached = attached_checks(content)
     names = [name for name, _ in attached]
     for name, check in attached:

@@ -633,9 +633,15 @@ def rule_title(check: Check) -> str:
 def declination_words(site: Site) -> str:
     """The site's magnetic declination for the report: ``"-1.18° (east positive), World
     Magnetic Model WMM-2025 for 2026-12-01"``, ``"… entered by the crew"``, or the bare figure
-    for a visit from before schema 3 (where it came from was not recorded)."""
-    head = f"{site.declination_deg:+.2f}° (east positive)"
+    for a visit from before schema 3 (where it came from was not recorded); ``"not set"`` when
+    nobody set it (:func:`fieldapp.rules.shown.declination_set`): no magnetic bearing was
+    turned, so no figure is claimed."""
+    from fieldapp.rules.shown import NOT_SET, declination_set, declination_text
+
     source = getattr(site, "declination_source", None)
+    if not declination_set(site.declination_deg, source):
+        return f"{NOT_SET} (magnetic bearings taken as true)"
+    head = f"{declination_text(site.declination_deg, source)} (east positive)"
     if source == "entered":
         return f"{head}, entered by the crew"
     if source:

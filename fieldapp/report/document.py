@@ -23,6 +23,8 @@ from reportlab.lib.utils import ImageReader
 from reportlab.pdfgen import canvas as rl_canvas
 from reportlab.platypus import BaseDocTemplate, Flowable, Frame, PageBreak, PageTemplate
 
+from fieldapp.rules.shown import NOT_SET
+
 from .content import ReportContent
 from .layout import FONT, Heading, esc, heading, keep_headings_with_tables, para, register_fonts, small
 from .sections import (
@@ -61,6 +63,16 @@ def attachment_names(content: ReportContent) -> list[str]:
     return [name for name, _ in attached_checks(content)]
 
 
+def pdf_author(content: ReportContent) -> str:
+    """The PDF's author: the crew, or "crew not set" (never empty: a reviewer's index shows it)."""
+    return ", ".join(content.site.crew) or f"crew {NOT_SET}"
+
+
+def pdf_subject(content: ReportContent) -> str:
+    """The PDF's subject: the site and its visit date."""
+    return f"{content.site.name}, site visit {content.site.visit_date.isoformat()}"
+
+
 class _NumberedCanvas(rl_canvas.Canvas):
     """A canvas whose footers say "page i of N": N is a form (``doForm``) drawn on every page
     and defined once the last page is known, so pages go out as they are finished (their
@@ -90,13 +102,20 @@ _TOTAL_W = 14.0
 class ReportDoc(BaseDocTemplate):
     """US letter, :data:`MARGIN_MM` margins, header and footer bands; a bookmark per
     :class:`~fieldapp.report.layout.Heading`, with ``outline`` collecting (level, title,
-    0-based page) of each; ``on_page(page_number)`` is called as each page is finished."""
+    0-based page) of each; ``on_page(page_number)`` is called as each page is finished.
+
+    Title, author (the crew, :func:`pdf_author`), subject (the site, :func:`pdf_subject`) and
+    language are set; the report's embedded font is the canvas's initial font (and every
+    table's), so no base-14 Helvetica is referenced: every font is embedded. reportlab
+    (open-source) writes no structure tree, so the PDF is not tagged; its reading order is the
+    order the text is drawn, and the outline has a bookmark per heading."""
 
     def __init__(self, path: str, content: ReportContent, on_page: Callable[[int], None] | None = None) -> None:
         super().__init__(path, pagesize=letter, leftMargin=MARGIN_MM * mm, rightMargin=MARGIN_MM * mm,
                          topMargin=(MARGIN_MM + HEADER_MM) * mm, bottomMargin=(MARGIN_MM + FOOTER_MM) * mm,
-                         title=f"Site report: {content.site.name}", author=", ".join(content.site.crew),
-                         creator=f"fieldapp {content.app_version}", subject="Site report")
+                         title=f"Site report: {content.site.name}", author=pdf_author(content),
+                         creator=f"fieldapp {content.app_version}", subject=pdf_subject(content),
+                         initialFontName=register_fonts(), lang="en-US")
         frame = Frame(self.leftMargin, self.bottomMargin, self.width, self.height, id="body",
                       leftPadding=0, rightPadding=0, topPadding=0, bottomPadding=0)
         self.addPageTemplates([PageTemplate(id="page", frames=[frame], onPage=self._decorate)])

@@ -20,7 +20,10 @@ from PySide6.QtGui import QBrush, QColor, QFont, QPainter, QPainterPath, QPen, Q
 from shapely.geometry import LineString
 from shapely.geometry.base import BaseGeometry
 
+from fieldapp.rules.shown import slope_pct_text
+
 from .content import MapLayers, TransectProfile
+from .figlabels import Rect, place
 
 if TYPE_CHECKING:
     from PIL.Image import Image as PILImageType
@@ -114,36 +117,6 @@ def _pen(colour: str, width_mm: float, mm: float, style: Qt.PenStyle = Qt.PenSty
     return p
 
 
-def _halo_text(p: QPainter, x: float, y: float, text: str, font: QFont, mm: float,
-               colour: str = "#000000", align: str = "left", taken: list[QRectF] | None = None) -> bool:
-    """Text with a white halo so it reads over the map's fills and lines.
-
-    With ``taken`` (rectangles of labels already drawn) a label that would overlap one is left
-    out (returns False), so dense transects do not print on top of each other.
-    """
-    f = QFont(font)  # a path has no device: points -> device pixels here
-    f.setPointSizeF(font.pointSizeF() * mm * 25.4 / 72.0)
-    path = QPainterPath()
-    path.addText(0, 0, f, text)
-    br = path.boundingRect()
-    dx = {"left": 0.0, "center": -br.width() / 2, "right": -br.width()}[align]
-    path.translate(x + dx, y)
-    if taken is not None:
-        box = path.boundingRect().adjusted(-0.6 * mm, -0.6 * mm, 0.6 * mm, 0.6 * mm)
-        if any(box.intersects(t) for t in taken):
-            return False
-        taken.append(box)
-    p.save()
-    p.setPen(QPen(QColor("white"), 0.9 * mm, Qt.PenStyle.SolidLine, Qt.PenCapStyle.RoundCap, Qt.PenJoinStyle.RoundJoin))
-    p.setBrush(Qt.BrushStyle.NoBrush)
-    p.drawPath(path)
-    p.setPen(Qt.PenStyle.NoPen)
-    p.setBrush(QColor(colour))
-    p.drawPath(path)
-    p.restore()
-    return True
-
-
 # --------------------------------------------------------------------------- map
 def decimated(line: LineString, tolerance: float) -> LineString:
     """``line`` (shapely LineString, grid ft) simplified by Douglas-Peucker (GEOS) to within
@@ -233,10 +206,11 @@ def map_height_mm(layers: MapLayers, width_mm: float, max_height_mm: float) -> t
 
 
 def draw_map(p: QPainter, width: float, height: float, layers: MapLayers, mm: float,
-             scale_ft_per_in: float) -> list[str]:
+             scale_ft_per_in: float, placed: list[PlacedLabel] | None = None) -> list[str]:
     """Draw the site map: every feature, bank line, protective areas, envelope, legend,
     scale bar and north arrow, at ``scale_ft_per_in`` (feet of the site's foot per inch).
-    Returns the basemap notes ("Basemap: source, date") of the basemaps drawn under it."""
+    Returns the basemap notes ("Basemap: source, date") of the basemaps drawn under it;
+    ``placed`` gets (text, box) of each map label drawn (inside the frame, apart)."""
     frame = QRectF(0, 0, width, height - LEGEND_MM * mm)
     p.save()
     p.setRenderHint(QPainter.RenderHint.Antialiasing, True)
@@ -257,7 +231,7 @@ def draw_map(p: QPainter, width: float, height: float, layers: MapLayers, mm: fl
     _draw_map_areas(p, tf, layers, mm)
     _draw_map_trees(p, tf, layers.trees, mm)
     _draw_map_survey(p, tf, layers, mm)
-    _draw_map_labels(p, tf, layers, mm)
+    _draw_map_labels(p, tf, layers, mm, placed)
     p.setClipping(False)
     _north_arrow(p, frame.right() - 12 * mm, frame.top() + 16 * mm, layers.true_north_deg, mm)
     _legend(p, QRectF(0, frame.bottom() + 3 * mm, width, LEGEND_MM * mm - 3 * mm), layers, mm,
@@ -381,28 +355,39 @@ def _draw_map_survey(p: QPainter, tf: _MapTransform, layers: MapLayers, mm: floa
         p.drawRect(QRectF(c.x() - 0.9 * mm, c.y() - 0.9 * mm, 1.8 * mm, 1.8 * mm))
 
 
-def _draw_map_labels(p: QPainter, tf: _MapTransform, layers: MapLayers, mm: float) -> None:
-    """Labels last, with halos (areas, transects, bank points, notes with their marker); a
-    label that would overlap one already drawn is left out."""
+def _draw_map_labels(p: QPainter, tf: _MapTransform, layers: MapLayers, mm: float,
+                     placed: list[PlacedLabel] | None = None) -> None:
+    """Labels last, with halos (areas, transects, bank points, notes with their marker), each
+    at the first of its places that is free, slid inside the map's frame whole (never cut by
+    it, :mod:`.figlabels`); a label with no free place is left out. ``placed`` gets (text, box)
+    of each drawn."""
     small = _font(6.5)
     label = _font(7.5, bold=True)
-    taken: list[QRectF] = []
+    frame = tf.rect.adjusted(0.4 * mm, 0.4 * mm, -0.4 * mm, -0.4 * mm)
+    bounds = (frame.left(), frame.top(), frame.right(), frame.bottom())
+    taken: list[Rect] = []
+
+    def put(spec: _LabelSpec) -> None:
+        box = _placed_text(p, spec, bounds, taken, mm)
+        if box is not None and placed is not None:
+            placed.append((spec.text, box))
+
     for kind, lab, g in layers.areas:
         if lab:
             rp = g.representative_point()
             c = tf.pt(rp.x, rp.y)
-            _halo_text(p, c.x(), c.y(), lab, label, mm, AREA_STYLE.get(kind, ("", "#333333"))[1], "center",
-                       taken)
+            put(_LabelSpec(lab, label, AREA_STYLE.get(kind, ("", "#333333"))[1], [(c.x(), c.y(), "center")], False))
     for name, tline, _stations in layers.transects:
         if tline is None:
             continue
-        end = tline.coords[-1]
-        c = tf.pt(*end)
-        _halo_text(p, c.x() + 1.2 * mm, c.y() - 1.0 * mm, name, label, mm, taken=taken)
+        c = tf.pt(*tline.coords[-1])
+        put(_LabelSpec(name, label, "#000000", [(c.x() + 1.2 * mm, c.y() - 1.0 * mm, "left"),
+                                                 (c.x() - 1.2 * mm, c.y() - 1.0 * mm, "right")], False))
     for _name, x, y, known in layers.bank_points:
         c = tf.pt(x, y)
-        _halo_text(p, c.x() + 1.4 * mm, c.y() + 3.2 * mm, "bank" if known else "bank ≥ (needs data)",
-                   small, mm, BANK_COLOUR, taken=taken)
+        put(_LabelSpec("bank" if known else "bank ≥ (needs data)", small, BANK_COLOUR,
+                       [(c.x() + 1.4 * mm, c.y() + 3.2 * mm, "left"), (c.x() - 1.4 * mm, c.y() + 3.2 * mm, "right"),
+                        (c.x() + 1.4 * mm, c.y() - 1.6 * mm, "left")], False))
     for i, (x, y, _text) in enumerate(layers.notes, 1):
         c = tf.pt(x, y)
         p.setPen(_pen("#000000", 0.2, mm))
@@ -410,7 +395,8 @@ def _draw_map_labels(p: QPainter, tf: _MapTransform, layers: MapLayers, mm: floa
         p.drawPolygon(QPolygonF([QPointF(c.x(), c.y() - 1.2 * mm), QPointF(c.x() - 1.0 * mm, c.y() + 0.6 * mm),
                                  QPointF(c.x() + 1.0 * mm, c.y() + 0.6 * mm)]))
         # the number of the note in the report's notes table, where its whole text is
-        _halo_text(p, c.x() + 1.4 * mm, c.y() + 1.0 * mm, f"note {i}", small, mm, taken=taken)
+        put(_LabelSpec(f"note {i}", small, "#000000", [(c.x() + 1.4 * mm, c.y() + 1.0 * mm, "left"),
+                                                       (c.x() - 1.4 * mm, c.y() + 1.0 * mm, "right")], False))
 
 
 def _north_arrow(p: QPainter, x: float, y: float, angle_deg: float, mm: float) -> None:
@@ -570,27 +556,100 @@ class _ProfileFrame:
         return QPointF(self.plot.left() + x * self.sx, self.plot.bottom() - (y - self.y_lo) * self.sy)
 
 
-def draw_profile(p: QPainter, width: float, height: float, prof: TransectProfile, mm: float) -> None:
+#: A label the profile draws: its whole text and its box (left, top, right, bottom, device
+#: pixels, halo included), as :func:`draw_profile` returns them.
+PlacedLabel: TypeAlias = tuple[str, Rect]
+
+
+class _LabelSpec:
+    """A label waiting to be placed: text, font, colour, the places it may go (baseline
+    ``(x, y, align)``, best first) and whether it must print (a mark's own label)."""
+
+    def __init__(self, text: str, font: QFont, colour: str, anchors: list[tuple[float, float, str]],
+                 must: bool) -> None:
+        self.text, self.font, self.colour, self.anchors, self.must = text, font, colour, anchors, must
+
+
+def draw_profile(p: QPainter, width: float, height: float, prof: TransectProfile, mm: float) -> list[PlacedLabel]:
     """Draw a transect's profile: ground by station, each segment's slope (steep segments in
-    red), the slope threshold, the base distance and the bank (NR 341.035)."""
+    red), the slope threshold, the base distance and the bank (NR 341.035).
+
+    Returns every label drawn, (text, box in device pixels): the key line above the plot, then
+    the plot's labels, placed inside the plot and never on each other (:mod:`.figlabels`): the
+    bank, the base distance and the threshold always; a segment's slope or an interruption
+    where a place is free (the station table under the figure lists every one).
+    """
     p.save()
     p.setRenderHint(QPainter.RenderHint.Antialiasing, True)
     f = _ProfileFrame(prof, width, height, mm)
     _profile_axes(p, f, prof, mm)
     p.setClipRect(f.plot.adjusted(-1, -1, 1, 1))
-    _profile_marks(p, f, prof, mm)
-    _profile_ground(p, f, prof, mm)
+    specs = _profile_marks(p, f, prof, mm)
+    specs += _profile_ground(p, f, prof, mm)
     p.setClipping(False)
-    # key line above the plot
+    # key line above the plot, smaller type until it fits the figure's width
     ve = f.sy / f.sx
-    p.setFont(_font(7))
-    p.setPen(QColor("#000000"))
     key = (f"Threshold: a segment at or above {prof.threshold_pct:g} % is steep (red). "
            f"{'Priority' if prof.priority else 'Non-priority'} waterway. "
            f"Vertical exaggeration ×{ve:.1f}.")
-    p.drawText(QRectF(f.plot.left(), 0.5 * mm, f.plot.width(), f.top - 1 * mm),
-               Qt.AlignmentFlag.AlignLeft | Qt.AlignmentFlag.AlignVCenter, key)
+    labels = [_key_line(p, key, QRectF(f.plot.left(), 0.5 * mm, width - f.plot.left(), f.top - 1 * mm), mm)]
+    inner = f.plot.adjusted(0.4 * mm, 0.4 * mm, -0.4 * mm, -0.4 * mm)
+    bounds = (inner.left(), inner.top(), inner.right(), inner.bottom())
+    taken: list[Rect] = []
+    for spec in sorted(specs, key=lambda s: not s.must):
+        box = _placed_text(p, spec, bounds, taken, mm)
+        if box is not None:
+            labels.append((spec.text, box))
     p.restore()
+    return labels
+
+
+def _key_line(p: QPainter, text: str, rect: QRectF, mm: float) -> PlacedLabel:
+    """``text`` in ``rect``, wrapped between words, from 7 pt down to 4.5 pt until it fits
+    whole; (text, box drawn)."""
+    from PySide6.QtGui import QFontMetricsF
+
+    flags = int(Qt.AlignmentFlag.AlignLeft | Qt.AlignmentFlag.AlignVCenter | Qt.TextFlag.TextWordWrap)
+    pt = 7.0
+    while True:
+        font = _font(pt)
+        box = QFontMetricsF(font, p.device()).boundingRect(rect, flags, text)
+        if (box.width() <= rect.width() and box.height() <= rect.height()) or pt <= 4.5:
+            break
+        pt -= 0.25
+    p.setFont(font)
+    p.setPen(QColor("#000000"))
+    p.drawText(rect, flags, text)
+    return text, (box.left(), box.top(), box.right(), box.bottom())
+
+
+def _placed_text(p: QPainter, spec: _LabelSpec, bounds: Rect, taken: list[Rect], mm: float) -> Rect | None:
+    """Draw ``spec`` with a white halo at the first of its places free within ``bounds``
+    (:func:`.figlabels.place`); returns its box, or None when it was left out."""
+    f = QFont(spec.font)  # a path has no device: points -> device pixels here
+    f.setPointSizeF(spec.font.pointSizeF() * mm * 25.4 / 72.0)
+    path = QPainterPath()
+    path.addText(0, 0, f, spec.text)
+    br = path.boundingRect()
+    halo = 0.45 * mm
+    cands = []
+    for x, y, align in spec.anchors:
+        dx = {"left": 0.0, "center": -br.width() / 2, "right": -br.width()}[align]
+        cands.append((x + dx + br.left() - halo, y + br.top() - halo))
+    box = place((br.width() + 2 * halo, br.height() + 2 * halo), cands, bounds, taken, 0.3 * mm, spec.must)
+    if box is None:
+        return None
+    path.translate(box[0] + halo - br.left(), box[1] + halo - br.top())
+    p.save()
+    p.setPen(QPen(QColor("white"), 2 * halo, Qt.PenStyle.SolidLine, Qt.PenCapStyle.RoundCap,
+                  Qt.PenJoinStyle.RoundJoin))
+    p.setBrush(Qt.BrushStyle.NoBrush)
+    p.drawPath(path)
+    p.setPen(Qt.PenStyle.NoPen)
+    p.setBrush(QColor(spec.colour))
+    p.drawPath(path)
+    p.restore()
+    return box
 
 
 def _profile_axes(p: QPainter, f: _ProfileFrame, prof: TransectProfile, mm: float) -> None:
@@ -623,37 +682,48 @@ def _profile_axes(p: QPainter, f: _ProfileFrame, prof: TransectProfile, mm: floa
     p.restore()
 
 
-def _profile_marks(p: QPainter, f: _ProfileFrame, prof: TransectProfile, mm: float) -> None:
+def _profile_marks(p: QPainter, f: _ProfileFrame, prof: TransectProfile, mm: float) -> list[_LabelSpec]:
     """The base distance, the threshold slope as a reference line from the OHWM (same
-    exaggeration as the ground) and the bank (solid when determined, dotted while at least)."""
-    plot, P, x_max, y_lo, y_hi, sts = f.plot, f.pt, f.x_max, f.y_lo, f.y_hi, prof.stations
+    exaggeration as the ground) and the bank (solid when determined, dotted while at least);
+    returns their labels (placed after the ground is drawn)."""
+    P, x_max, y_lo, y_hi, sts = f.pt, f.x_max, f.y_lo, f.y_hi, prof.stations
+    top, bottom = f.plot.top(), f.plot.bottom()
+    specs = []
     p.setPen(_pen("#1565c0", 0.35, mm, Qt.PenStyle.DashLine))
     p.drawLine(P(prof.base_ft, y_lo), P(prof.base_ft, y_hi))
-    _halo_text(p, P(prof.base_ft, y_hi).x() - 1 * mm, plot.bottom() - 1.5 * mm,
-               f"base {prof.base_ft:g} ft", _font(7), mm, "#1565c0", "right")
+    bx = P(prof.base_ft, y_hi).x()
+    specs.append(_LabelSpec(f"base {prof.base_ft:g} ft", _font(7), "#1565c0",
+                            [(bx - 1 * mm, bottom - 1.5 * mm, "right"), (bx + 1 * mm, bottom - 1.5 * mm, "left")],
+                            True))
     run = 0.3 * x_max
     p.setPen(_pen("#7a7a7a", 0.3, mm, Qt.PenStyle.DashLine))
     p.drawLine(P(0, sts[0][1]), P(run, sts[0][1] + run * prof.threshold_pct / 100.0))
     end = P(run, sts[0][1] + run * prof.threshold_pct / 100.0)
-    _halo_text(p, end.x() + 1 * mm, end.y(), f"{prof.threshold_pct:g} % threshold", _font(6.5), mm,
-               "#555555")
+    specs.append(_LabelSpec(f"{prof.threshold_pct:g} % threshold", _font(6.5), "#555555",
+                            [(end.x() + 1 * mm, end.y(), "left"), (end.x(), end.y() - 1.5 * mm, "right"),
+                             (end.x() + 1 * mm, end.y() + 3 * mm, "left")], True))
     bank = f.bank
     mark = bank if bank is not None else f.at_least_ft
     if mark is not None:
         p.setPen(_pen(BANK_COLOUR, 0.6, mm, Qt.PenStyle.SolidLine if bank is not None else Qt.PenStyle.DotLine))
         p.drawLine(P(mark, y_lo), P(mark, y_hi))
         text = f"bank {mark:,.1f} ft" if bank is not None else f"bank ≥ {mark:,.1f} ft (needs data)"
-        _halo_text(p, P(mark, y_hi).x() + 1 * mm, plot.top() + 6.8 * mm, text, _font(7.5, True), mm,
-                   BANK_COLOUR)
+        mx = P(mark, y_hi).x()
+        specs.insert(0, _LabelSpec(text, _font(7.5, True), BANK_COLOUR,
+                                   [(mx + 1 * mm, top + 6.8 * mm, "left"), (mx - 1 * mm, top + 6.8 * mm, "right")],
+                                   True))
+    return specs
 
 
-def _profile_ground(p: QPainter, f: _ProfileFrame, prof: TransectProfile, mm: float) -> None:
+def _profile_ground(p: QPainter, f: _ProfileFrame, prof: TransectProfile, mm: float) -> list[_LabelSpec]:
     """The ground: each segment, steep ones (NR 341.035 threshold, ``at_least``) red and thick,
-    with its slope; the stations, a complete interruption crossed in purple."""
+    with its slope (:func:`fieldapp.rules.shown.slope_pct_text`); the stations, a complete
+    interruption crossed in purple. Returns the slope and interruption labels."""
     from fieldapp.rules.compare import at_least
 
     P, sts = f.pt, prof.stations
     seg_font = _font(6.5)
+    specs = []
     for a, b in pairwise(sts):
         slope = b[2]    # None only at the OHWM, the first station
         steep = slope is not None and at_least(slope, prof.threshold_pct)
@@ -661,9 +731,10 @@ def _profile_ground(p: QPainter, f: _ProfileFrame, prof: TransectProfile, mm: fl
         pa, pb = P(a[0], a[1]), P(b[0], b[1])
         p.drawLine(pa, pb)
         mid = QPointF((pa.x() + pb.x()) / 2, (pa.y() + pb.y()) / 2)
-        if abs(pb.x() - pa.x()) > 5 * mm:
-            _halo_text(p, mid.x(), mid.y() - 1.6 * mm, f"{slope:.1f} %", seg_font, mm,
-                       BANK_COLOUR if steep else "#303030", "center")
+        if slope is not None and abs(pb.x() - pa.x()) > 5 * mm:
+            specs.append(_LabelSpec(f"{slope_pct_text(slope)} %", seg_font, BANK_COLOUR if steep else "#303030",
+                                    [(mid.x(), mid.y() - 1.6 * mm, "center"), (mid.x(), mid.y() + 4 * mm, "center")],
+                                    False))
     p.setPen(_pen("#000000", 0.25, mm))
     p.setBrush(QColor("white"))
     for s in sts:
@@ -673,5 +744,9 @@ def _profile_ground(p: QPainter, f: _ProfileFrame, prof: TransectProfile, mm: fl
             p.setPen(_pen("#6a1b9a", 0.5, mm))
             p.drawLine(QPointF(c.x() - 1.5 * mm, c.y() - 1.5 * mm), QPointF(c.x() + 1.5 * mm, c.y() + 1.5 * mm))
             p.drawLine(QPointF(c.x() - 1.5 * mm, c.y() + 1.5 * mm), QPointF(c.x() + 1.5 * mm, c.y() - 1.5 * mm))
-            _halo_text(p, c.x() + 2 * mm, c.y() + 3.5 * mm, "complete interruption", seg_font, mm, "#6a1b9a")
+            specs.append(_LabelSpec("complete interruption", seg_font, "#6a1b9a",
+                                    [(c.x() + 2 * mm, c.y() + 3.5 * mm, "left"),
+                                     (c.x() - 2 * mm, c.y() + 3.5 * mm, "right"),
+                                     (c.x() + 2 * mm, c.y() - 2.5 * mm, "left")], False))
             p.setPen(_pen("#000000", 0.25, mm))
+    return specs

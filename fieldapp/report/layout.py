@@ -265,7 +265,7 @@ def table(headers: Sequence[str] | None, rows: Sequence[Sequence[str]], width: f
         data.append([Paragraph(str(v), head if is_head else right if i in num_cols else left)
                      for i, v in enumerate(row)])
     commands: list[TableCommand] = [("GRID", (0, 0), (-1, -1), 0.4, colors.HexColor("#9e9e9e")),
-                ("VALIGN", (0, 0), (-1, -1), "TOP"),
+                ("VALIGN", (0, 0), (-1, -1), "TOP"), ("FONTNAME", (0, 0), (-1, -1), FONT),
                 ("LEFTPADDING", (0, 0), (-1, -1), CELL_PAD), ("RIGHTPADDING", (0, 0), (-1, -1), CELL_PAD),
                 ("TOPPADDING", (0, 0), (-1, -1), 1.5), ("BOTTOMPADDING", (0, 0), (-1, -1), 2)]
     if headers:

@@ -20,7 +20,7 @@ from reportlab.lib import colors
 from reportlab.lib.units import mm
 from reportlab.platypus import Flowable, Image, Table, TableStyle
 
-from .layout import esc, heading, para, small
+from .layout import esc, heading, para, register_fonts, small
 
 __all__ = ["PhotoEntry", "photos_section", "thumbnail", "THUMB_MM", "THUMB_DPI", "PER_ROW"]
 
@@ -112,7 +112,7 @@ def photos_section(photos: Sequence[PhotoEntry], width: float) -> list[Flowable]
             row = [_cell(e, cell_w / mm - 4) for e in entries[i:i + PER_ROW]]
             rows.append(row + [""] * (PER_ROW - len(row)))
         t = Table(rows, colWidths=[cell_w] * PER_ROW, splitInRow=0, hAlign="LEFT")
-        t.setStyle(TableStyle([("VALIGN", (0, 0), (-1, -1), "TOP"),
+        t.setStyle(TableStyle([("VALIGN", (0, 0), (-1, -1), "TOP"), ("FONTNAME", (0, 0), (-1, -1), register_fonts()),
                                ("LEFTPADDING", (0, 0), (-1, -1), 2), ("RIGHTPADDING", (0, 0), (-1, -1), 2),
                                ("BOTTOMPADDING", (0, 0), (-1, -1), 6),
                                ("LINEBELOW", (0, 0), (-1, -1), 0.3, colors.HexColor("#cccccc"))]))

@@ -13,6 +13,7 @@ from reportlab.platypus import Flowable, Paragraph, Spacer, Table
 
 from fieldapp.checks.results import Check, status_words, summary_words
 from fieldapp.rules.nr341 import bank_parameters
+from fieldapp.rules.shown import NOT_SET, slope_pct_text
 from fieldapp.survey.features import Layer, Note, OhwmPoint, Station, Transect, Tree
 from fieldapp.survey.visit import Visit
 
@@ -26,7 +27,7 @@ from .content import (
     declination_words,
     rule_title,
 )
-from .layout import esc, fmt, heading, para, small, status_markup, table
+from .layout import FONT, esc, fmt, heading, para, small, status_markup, table
 
 __all__ = ["site_section", "summary_section", "verdicts_section", "stakes_section", "profile_intro",
            "profile_table", "stands_section", "wetlands_section", "gnss_section", "conflicts_section",
@@ -58,7 +59,7 @@ def site_section(c: ReportContent, w: float) -> list[Flowable]:
         + (f", {x.wetland_type}" if x.wetland_type else "") + ")" for x in s.water_features) or "–"
     rows = [
         ["Site", esc(s.name)], ["Visit date", esc(s.visit_date.isoformat())],
-        ["Crew", esc(", ".join(s.crew) or "–")], ["Devices", esc(devices)],
+        ["Crew", esc(", ".join(s.crew) or NOT_SET)], ["Devices", esc(devices)],
         ["Waterway", ("priority waterway" if s.priority_waterway else "not a priority waterway")
          + f" ({esc(bank_parameters(s.priority_waterway).cite_base)})"],
         ["Water features", esc(waters)],
@@ -207,7 +208,7 @@ def profile_intro(prof: TransectProfile) -> tuple[str, Paragraph]:
 
 def profile_table(prof: TransectProfile, w: float) -> Table:
     cuts = any(s[3] for s in prof.stations)
-    rows = [[fmt(d, 1), fmt(e, 2), "–" if slope is None else fmt(slope, 1)]
+    rows = [[fmt(d, 1), fmt(e, 2), "–" if slope is None else slope_pct_text(slope)]
             + (["complete interruption" if cut else ""] if cuts else [])
             for d, e, slope, cut in prof.stations]
     return table(["Distance from OHWM (ft)", "Elevation (ft)" if prof.measured_elevations
@@ -436,6 +437,10 @@ def notes_section(c: ReportContent, w: float) -> list[Flowable]:
                                         rows, w, {0})]
 
 
+#: The certification's crew when none was recorded: a line to write the names on (printed).
+CREW_BLANK = "_" * 40 + " (crew)"
+
+
 def certification_section(c: ReportContent, w: float) -> list[Flowable]:
     """The block the responsible surveyor or scientist fills in and signs: name, registration
     or licence number, firm, date and signature, each with room to write on a line."""
@@ -443,12 +448,14 @@ def certification_section(c: ReportContent, w: float) -> list[Flowable]:
     from reportlab.lib.units import mm
     from reportlab.platypus import Table, TableStyle
 
+    # no crew recorded: a line to write the names on, not a dash that certifies nobody
+    crew = esc(", ".join(c.site.crew)) if c.site.crew else CREW_BLANK
     words = para("I certify that this report was prepared from field data collected under my direction on "
-                 f"{esc(c.site.visit_date.isoformat())} by {esc(', '.join(c.site.crew) or '–')}, and that "
+                 f"{esc(c.site.visit_date.isoformat())} by {crew}, and that "
                  "the verdicts above follow from that data and the readings stated.")
     labels = ["Name", "Registration or licence number", "Firm", "Date", "Signature"]
     block = Table([[para(t), ""] for t in labels], colWidths=[60 * mm, w - 60 * mm],
                   rowHeights=[12 * mm] * 4 + [20 * mm], hAlign="LEFT")
-    block.setStyle(TableStyle([("VALIGN", (0, 0), (-1, -1), "BOTTOM"),
+    block.setStyle(TableStyle([("VALIGN", (0, 0), (-1, -1), "BOTTOM"), ("FONTNAME", (0, 0), (-1, -1), FONT),
                                ("LINEBELOW", (1, 0), (1, -1), 0.6, colors.black)]))
     return heading("Certification", 1, words, Spacer(1, 6), block)

@@ -1,9 +1,12 @@
 """Edits made in the office, on the PostGIS tables (QGIS), turned into changesets the laptops pull.
 
-Each layer table of a site gets two triggers:
+Each layer table of a site gets three triggers:
 
 - ``BEFORE INSERT``: a new feature without ``fid`` / ``uuid`` (QGIS adding a tree) gets the
   next fid of its table and a fresh uuid (32 hex digits, as the app writes);
+- ``BEFORE INSERT OR UPDATE``: an office edit sets ``modified_utc`` to the time the audit logs
+  it, a new feature gets ``created_utc`` / ``created_by`` (:func:`touch_function_ddl`), so the
+  office's table and the laptops that receive the edit show when it was made;
 - ``AFTER INSERT OR UPDATE OR DELETE``: the row before and after goes into the site's audit
   table ``fieldapp_office_edits`` -- unless the change is a laptop's changeset being applied
   (``fieldapp_office.begin_apply`` in that transaction, by the holder of the site's lock; a
@@ -54,7 +57,63 @@ def trigger_ddl(schema: str, tables: dict[str, pgsql.Table]) -> list[pgsql_text.
                 " edited_at timestamptz NOT NULL DEFAULT now())").format(sql.Identifier(schema, EDITS_TABLE)),
         pgroles.audit_function_ddl(schema, EDITS_TABLE),
     ]
-    return out + table_trigger_ddl(schema, tables)
+    return out + [touch_function_ddl(schema)] + table_trigger_ddl(schema, tables)
+
+
+#: The bookkeeping columns an office edit stamps (:func:`touch_function_ddl`).
+STAMPED = ("created_utc", "modified_utc", "created_by")
+
+
+def touch_function_ddl(schema: str) -> pgsql_text.Composed:
+    """The site's stamping trigger function (``CREATE OR REPLACE``): an office edit (QGIS)
+    sets ``modified_utc`` to the time the audit logs it (``now()``, the transaction's time, as
+    ``edited_at``; UTC ISO 8601 with milliseconds and ``Z``, as the app writes it), and a new
+    feature without them gets ``created_utc`` (the same time) and ``created_by``
+    (``ROLE@office``). A laptop's changeset being applied is left as sent (its own times), and
+    an update that changes nothing is not stamped. ``SECURITY DEFINER``: the applying marks are
+    the office role's (:mod:`fieldapp.sync.pgroles`)."""
+    from psycopg import sql
+
+    return sql.SQL("""CREATE OR REPLACE FUNCTION {}.fieldapp_touch() RETURNS trigger {} AS $f$
+DECLARE
+  stamp text := to_char(now() AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"');
+BEGIN
+  IF EXISTS (SELECT 1 FROM fieldapp_office.applying a WHERE a.backend_pid = pg_backend_pid()
+             AND a.xid = pg_current_xact_id() AND a.site_id = {}) THEN
+    RETURN NEW;
+  END IF;
+  IF TG_OP = 'UPDATE' AND NEW IS NOT DISTINCT FROM OLD THEN
+    RETURN NEW;
+  END IF;
+  NEW.modified_utc := stamp;
+  IF TG_OP = 'INSERT' THEN
+    NEW.created_utc := coalesce(NEW.created_utc, stamp);
+    NEW.created_by := coalesce(NEW.created_by, session_user || '@office');
+  END IF;
+  RETURN NEW;
+END $f$""").format(sql.Identifier(schema), sql.SQL(pgroles.DEFINER), sql.Literal(schema))
+
+
+def touch_trigger_ddl(schema: str, tables: dict[str, pgsql.Table]) -> list[pgsql_text.Composed]:
+    """The stamping trigger (:func:`touch_function_ddl`, which must exist) of each of
+    ``tables`` that has the :data:`STAMPED` columns; replaces one already there."""
+    from psycopg import sql
+
+    out: list[pgsql_text.Composed] = []
+    for table in tables.values():
+        if table.name in INTERNAL_TABLES or not set(STAMPED) <= {c.name for c in table.columns}:
+            continue
+        qualified = sql.Identifier(schema, table.name)
+        out.append(sql.SQL("DROP TRIGGER IF EXISTS fieldapp_touch ON {}").format(qualified))
+        out.append(sql.SQL("CREATE TRIGGER fieldapp_touch BEFORE INSERT OR UPDATE ON {} FOR EACH ROW"
+                           " EXECUTE FUNCTION {}.fieldapp_touch()").format(qualified, sql.Identifier(schema)))
+    return out
+
+
+def upgrade_site_ddl(schema: str, tables: dict[str, pgsql.Table]) -> list[pgsql_text.Composed]:
+    """What an office made by an older fieldapp lacks for a site (``--upgrade-office``): the
+    stamping function and triggers. Idempotent."""
+    return [touch_function_ddl(schema)] + touch_trigger_ddl(schema, tables)
 
 
 def table_trigger_ddl(schema: str, tables: dict[str, pgsql.Table]) -> list[pgsql_text.Composed]:
@@ -83,7 +142,7 @@ BEGIN
 END $f$""").format(fn=fn, fid=fid, t=qualified))
             out.append(sql.SQL("CREATE TRIGGER fieldapp_new BEFORE INSERT ON {} FOR EACH ROW"
                                " EXECUTE FUNCTION {}()").format(qualified, fn))
-    return out
+    return out + touch_trigger_ddl(schema, tables)
 
 
 def _key_of(table: pgsql.Table) -> tuple[str, ...]:

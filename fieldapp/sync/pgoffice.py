@@ -13,6 +13,8 @@ Layout in the database (QGIS opens the layer tables live)::
     "<site_id>".fieldapp_changesets  the change log: seq, changeset id, SHA-256, size, laptop,
                                      crew (the database role that pushed it), time, the bytes
     "<site_id>".fieldapp_sync_schema the schema log (store schema changes, as the folder office)
+    "<site_id>".<layer>_photo        views: which photo shows which feature, as the GeoPackage's
+                                     Related Tables mappings (:mod:`fieldapp.sync.pgphotos`)
 
 A push (:meth:`PostgisOffice.apply`) is one transaction by the holder of the site's lock: the
 changeset's rows applied to the layer tables as parameterised SQL (:mod:`fieldapp.sync.pgsql`),
@@ -47,7 +49,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from fieldapp.sync import changesets as cs
-from fieldapp.sync import pgedits, pgroles, pgsql, schemas
+from fieldapp.sync import pgedits, pgphotos, pgroles, pgsql, schemas
 from fieldapp.sync.errors import (
     InvalidOfficeData,
     OfficeLocked,
@@ -279,7 +281,13 @@ class PostgisOffice(OfficeStore):
         not installed in the database yet). Returns the ``(site, crew role)`` pairs re-granted."""
         with contextlib.closing(self.connect()) as conn, conn.transaction():
             self._make_registry(conn)
-            return pgroles.secure_existing_sites(conn, pgedits.EDITS_TABLE)
+            done = pgroles.secure_existing_sites(conn, pgedits.EDITS_TABLE)
+            # office edits stamped and the photo views, for sites an older fieldapp made (issue 31)
+            for site_id, listed in conn.execute("SELECT site_id, tables_json FROM fieldapp_office.sites").fetchall():
+                tables = {t["name"]: pgsql.Table.from_json(t) for t in listed}
+                for stmt in pgedits.upgrade_site_ddl(site_id, tables) + pgphotos.photo_view_ddl(site_id, tables):
+                    conn.execute(stmt)
+            return done
 
     @staticmethod
     def _check_upgraded(conn: psycopg.Connection[Any], describe: str) -> None:
@@ -625,7 +633,8 @@ class PostgisOffice(OfficeStore):
             for table in tables.values():
                 for stmt in pgsql.create_table(site_id, table):
                     conn.execute(stmt)
-            for stmt in _bookkeeping_ddl(site_id) + pgedits.trigger_ddl(site_id, tables):
+            for stmt in (_bookkeeping_ddl(site_id) + pgedits.trigger_ddl(site_id, tables)
+                         + pgphotos.photo_view_ddl(site_id, tables)):
                 conn.execute(stmt)
             with conn.cursor() as cur:
                 pgsql.apply_entries(cur, site_id, tables, rows, gd)
@@ -739,7 +748,7 @@ class PostgisOffice(OfficeStore):
                                 f" {site_id}, which the PostGIS office cannot do; nothing was changed")
                 # a new table is audited as the others (QGIS edits to it), and every crew
                 # already granted the site may sync its rows (the grant covers the new tables)
-                for stmt in pgedits.table_trigger_ddl(site_id, added):
+                for stmt in pgedits.table_trigger_ddl(site_id, added) + pgphotos.photo_view_ddl(site_id, new_tables):
                     conn.execute(stmt)
                 if added:
                     for role in pgroles.site_crews(conn, site_id):

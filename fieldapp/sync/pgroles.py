@@ -70,6 +70,8 @@ CREW_FUNCTIONS = (
 )
 
 _DEFINER = "LANGUAGE plpgsql SECURITY DEFINER SET search_path = pg_catalog, pg_temp"
+#: How every office function that reads the applying marks is declared.
+DEFINER = _DEFINER
 
 _FUNCTIONS = (
     # the applying marks: one row per (backend, transaction) writing a changeset unaudited

@@ -68,9 +68,10 @@ FORMAT_WORDS = {
     "shp": "ESRI Shapefile (site CRS), a folder of .shp files",
     "csv": "CSV with WKT geometry (EPSG:4326), a folder of .csv files",
     "dxf": "DXF for CAD (site CRS, one .dxf file)",
-    "all": "Every format (GeoJSON, KML, Shapefile, CSV, DXF), a folder each",
+    "gpkg": "GeoPackage for QGIS (site CRS, one .gpkg file, styled)",
+    "all": "Every format (GeoJSON, KML, Shapefile, CSV, DXF, GeoPackage), a folder each",
 }
-SINGLE_FILE = ("kml", "dxf")
+SINGLE_FILE = ("kml", "dxf", "gpkg")
 
 #: The merge policy in words (README "Sync and merge policy"), shown in the Sync dialog.
 POLICY_WORDS = (
@@ -197,6 +198,8 @@ def default_export_path(visit_path: Path, fmt: str) -> Path:
     stem = visit_path.stem
     if fmt == "all":
         return visit_path.with_name(f"{stem}_export")
+    if fmt == "gpkg":   # never the visit's own name: the visit is a GeoPackage too
+        return visit_path.with_name(f"{stem}_export.gpkg")
     return visit_path.with_name(f"{stem}.{fmt}" if fmt in SINGLE_FILE else f"{stem}_{fmt}")
 
 

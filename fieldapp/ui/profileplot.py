@@ -7,7 +7,8 @@ and the bank as determined so far. The figures are the caller's (the bank result
 ``threshold_pct`` / ``base_ft``, or :func:`fieldapp.rules.nr341.bank_parameters`); before any
 data the plot shows those of a non-priority waterway. Redrawn on a timer when dirty.
 
-Slope labels: one per run of segments of the same slope (as shown, to 0.1 %), placed in screen
+Slope labels: one per run of segments of the same slope (as shown, to 0.01 %, the rule of
+:mod:`fieldapp.rules.shown`), placed in screen
 pixels so they stay legible on a small plot: each sits just above the ground line over its own
 width, inside the view (the elevation range leaves headroom for one label above the highest
 point), clear of the other labels and of the base/bank lines and their labels; a label that
@@ -31,6 +32,7 @@ from PySide6.QtGui import QFontMetrics
 from PySide6.QtWidgets import QGraphicsItem, QVBoxLayout, QWidget
 
 from fieldapp.rules.nr341 import bank_parameters
+from fieldapp.rules.shown import slope_pct_text
 
 STEEP = "#cc0000"
 GENTLE = "#0a6b1f"
@@ -77,14 +79,15 @@ def snap_out(low: float, high: float) -> tuple[float, float]:
 
 
 def label_runs(segments: list[tuple[float, float]]) -> list[tuple[int, int, str]]:
-    """Runs of consecutive segments whose slopes read the same at 0.1 %: (first, last, text).
+    """Runs of consecutive segments whose slopes read the same as shown (0.01 %, the report's
+    and the verdict's rule, :func:`fieldapp.rules.shown.slope_pct_text`): (first, last, text).
 
-    >>> label_runs([(20, 4.0), (20, 4.04), (20, 18.0), (40, 5.0)])
-    [(0, 1, '4.0 %'), (2, 2, '18.0 %'), (3, 3, '5.0 %')]
+    >>> label_runs([(20, 4.0), (20, 4.001), (20, 17.99), (40, 5.0)])
+    [(0, 1, '4.00 %'), (2, 2, '17.99 %'), (3, 3, '5.00 %')]
     """
     runs: list[tuple[int, int, str]] = []
     for i, (_h, s) in enumerate(segments):
-        text = f"{s:.1f} %"
+        text = f"{slope_pct_text(s)} %"
         if runs and runs[-1][2] == text:
             runs[-1] = (runs[-1][0], i, text)
         else:

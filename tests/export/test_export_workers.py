@@ -178,7 +178,7 @@ def test_export_forced_into_the_top_of_a_drive(track_visit, tmp_path, fmt):
         assert got.layers["track_point"] == 12
         names = sorted(p.name for p in stick.iterdir())
         if fmt == "all":
-            assert names == ["csv", "dxf", "geojson", "kml", "notes.txt", "shp"]
+            assert names == ["csv", "dxf", "geojson", "gpkg", "kml", "notes.txt", "shp"]
             assert (stick / "geojson" / "track_point.geojson").is_file()
         else:
             assert "track_point.geojson" in names and "notes.txt" in names

@@ -66,6 +66,11 @@ def test_a_crew_syncs_a_row_of_a_table_a_migration_added_and_office_edits_to_it_
     open_visit(own, who="office@gis").close()
     report = sync(own, office)
     assert report.schema_changes and office.schema(SITE).version == store_schema.SCHEMA_VERSION
+    with contextlib.closing(psycopg.connect(pg_url)) as conn:
+        views = {r[0] for r in conn.execute("SELECT table_name FROM information_schema.views"
+                                            " WHERE table_schema = %s", (SITE,))}
+    # the migration added ``photo``: the office got the GeoPackage's photo mappings with it
+    assert {"tree_photo", "site_photo", "stake_point_photo"} <= views
     # the crew pulls the migration, flags a stake point (a row of a table the migration added), syncs
     sync(crew_copy, crew_office)
     sp_uuid = flag_a_stake_point(crew_copy, f"{role}@laptop-c")

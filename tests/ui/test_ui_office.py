@@ -157,7 +157,7 @@ def test_export_every_format_from_the_dialog(qtbot, sample_window, monkeypatch):
     wait_job_done(qtbot, w)
     title, text = w.office.messages[-1]
     assert title == "Export" and "Exported all" in text, text
-    assert sorted(p.name for p in out.iterdir()) == ["csv", "dxf", "geojson", "kml", "shp"]
+    assert sorted(p.name for p in out.iterdir()) == ["csv", "dxf", "geojson", "gpkg", "kml", "shp"]
     assert read_info(out / "shp" / "tree.shp")["features"] == info["counts"]["tree"] == 4
     assert (out / "kml" / f"{path.stem}.kml").is_file() and (out / "dxf" / f"{path.stem}.dxf").is_file()
 

@@ -13,10 +13,12 @@ DEMO = [(20, 4), (20, 4), (20, 18), (20, 18), (20, 20), (20, 20), (30, 5), (30, 
 
 
 def test_label_runs_merge_equal_slopes_as_shown():
-    # 4.0 and 4.04 both read "4.0 %": one label over 0-2; 18 and 18 over 2-4 ...
-    assert label_runs([(20, 4.0), (20, 4.04), (20, 18.0), (20, 18.0), (40, 5.0)]) == [
-        (0, 1, "4.0 %"), (2, 3, "18.0 %"), (4, 4, "5.0 %")]
-    assert [r[2] for r in label_runs(DEMO)] == ["4.0 %", "18.0 %", "20.0 %", "5.0 %", "3.0 %"]
+    # 4.0 and 4.001 both read "4.00 %": one label over 0-2; 18 and 18 over 2-4 ...
+    assert label_runs([(20, 4.0), (20, 4.001), (20, 18.0), (20, 18.0), (40, 5.0)]) == [
+        (0, 1, "4.00 %"), (2, 3, "18.00 %"), (4, 4, "5.00 %")]
+    # ... and 17.99 % is not 18 %: shown as the verdict's inputs show it (fieldapp.rules.shown)
+    assert label_runs([(20, 17.99), (20, 18.0)]) == [(0, 0, "17.99 %"), (1, 1, "18.00 %")]
+    assert [r[2] for r in label_runs(DEMO)] == ["4.00 %", "18.00 %", "20.00 %", "5.00 %", "3.00 %"]
     assert label_runs([]) == []
 
 
@@ -80,7 +82,7 @@ def test_demo_profile_labels_are_legible(qtbot, size):
     qtbot.wait(100)
     labels = plot.slope_labels
     # one label per run of equal slopes: 5, not 10 ("4.0 %4.0 %" no more)
-    assert [lab.toPlainText() for lab in labels] == ["4.0 %", "18.0 %", "20.0 %", "5.0 %", "3.0 %"]
+    assert [lab.toPlainText() for lab in labels] == ["4.00 %", "18.00 %", "20.00 %", "5.00 %", "3.00 %"]
     shown = [lab for lab in labels if lab.isVisible()]
     assert shown, "no slope label shown at all"
     view = plot.ground_plot.getViewBox().sceneBoundingRect()
