@@ -224,10 +224,12 @@ def _disturbed(m: Mapping[str, Any], where: str, length: float, half: float,
         return None
     line = _centerline(m, where, "disturbed")
     scale = line.length / length if length > 0 else 0.0
-    strips = [substring(line, a * scale, b * scale).buffer(half, cap_style="flat") for a, b in reaches]
-    if not strips or half <= 0.0:
+    strips = [substring(line, a * scale, b * scale).buffer(half * scale, cap_style="flat") for a, b in reaches]
+    if not strips or half <= 0.0 or scale <= 0.0:
         return 0.0
-    return float(shapely.union_all(strips).intersection(_polygons(m, "disturbed", where)).area)
+    # the centreline's own length may differ from length_ft (grid and ground feet): the area
+    # is brought to length_ft's feet
+    return float(shapely.union_all(strips).intersection(_polygons(m, "disturbed", where)).area) / scale ** 2
 
 
 def _drainageway(m: Mapping[str, Any], where: str) -> DrainagewayResult:

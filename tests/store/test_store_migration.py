@@ -104,7 +104,8 @@ def test_opening_for_recording_migrates_to_the_columns_of_a_new_file(v1, tmp_pat
     assert table_info(v1, "transect")[-3:] == [("stipulated", "BOOLEAN", 1, "0", 0),
                                                ("correction_age_s", "REAL", 0, None, 0),
                                                ("correction_mount", "TEXT", 0, None, 0)]
-    assert table_info(v1, "line_feature")[-1] == ("mapped_stream", "BOOLEAN", 0, None, 0)
+    assert table_info(v1, "line_feature")[-2:] == [("mapped_stream", "BOOLEAN", 0, None, 0),
+                                                   ("tributary_stations", "TEXT", 0, None, 0)]
     # the rows already there took the defaults, read straight from SQLite
     conn = st_connect(v1)
     assert conn.execute("SELECT stipulated FROM transect").fetchall() == [(0,)]
@@ -175,30 +176,35 @@ SCHEMA_3_SQL = [f'ALTER TABLE "{table}" ADD COLUMN "{col}" {sql}'
 def test_migration_sql_adds_exactly_the_columns_of_each_version():
     from fieldapp.store import media
 
-    assert S.SCHEMA_VERSION == 5
-    v5 = S.migration_sql(4)
+    assert S.SCHEMA_VERSION == 8
+    v8 = S.migration_sql(5)
+    # schema 8: the city chapter's scope (site district and use) and a swale's tributary stations
+    assert v8 == ['ALTER TABLE "site" ADD COLUMN "zoning_district" TEXT',
+                  'ALTER TABLE "site" ADD COLUMN "land_use" TEXT',
+                  'ALTER TABLE "line_feature" ADD COLUMN "tributary_stations" TEXT']
+    v5 = S.migration_sql(4)[:-len(v8)]
     # schema 5: the device_reading table (attributes: no geometry column row)
     assert v5[0].startswith('CREATE TABLE "device_reading"') and len(v5) == 2
     assert v5[1].startswith("INSERT INTO gpkg_contents") and "'attributes'" in v5[1]
-    assert S.migration_sql(3)[-len(v5):] == v5
-    v4 = S.migration_sql(3)[:-len(v5)]
+    assert S.migration_sql(3)[-len(v5 + v8):] == v5 + v8
+    v4 = S.migration_sql(3)[:-len(v5 + v8)]
     # schema 4: the photo media table (attributes: no geometry column row), then the Related
     # Tables Extension (relations table, mapping views, their gpkg_contents / extensions rows)
     assert v4[0].startswith('CREATE TABLE "photo"')
     assert v4[1].startswith("INSERT INTO gpkg_contents") and "'attributes'" in v4[1]
     assert v4[2:] == media.related_tables_sql()
-    assert S.migration_sql(2)[-len(v4 + v5):] == v4 + v5
-    v3 = S.migration_sql(2)[:-len(v4 + v5)]
+    assert S.migration_sql(2)[-len(v4 + v5 + v8):] == v4 + v5 + v8
+    v3 = S.migration_sql(2)[:-len(v4 + v5 + v8)]
     assert S.migration_sql(1) == [
         'ALTER TABLE "transect" ADD COLUMN "stipulated" BOOLEAN NOT NULL DEFAULT 0',
         'ALTER TABLE "line_feature" ADD COLUMN "mapped_stream" BOOLEAN',
-    ] + v3 + v4 + v5
+    ] + v3 + v4 + v5 + v8
     assert v3[:len(SCHEMA_3_SQL)] == SCHEMA_3_SQL
     # then the schema 3 table, with its GeoPackage rows
     assert v3[len(SCHEMA_3_SQL)].startswith('CREATE TABLE "stake_point"')
     assert [q.split(" (")[0] for q in v3[len(SCHEMA_3_SQL) + 1:]] == ["INSERT INTO gpkg_contents",
                                                                     "INSERT INTO gpkg_geometry_columns"]
-    assert S.migration_sql(5) == []
+    assert S.migration_sql(8) == []
     # the added columns are the last fields of their record, in version order (ADD COLUMN appends)
     for layer in Layer:
         added = [name for v in sorted(S.ADDED_COLUMNS) for lay, name in S.ADDED_COLUMNS[v] if lay is layer]
@@ -227,6 +233,9 @@ def schema_4_copy(path: Path) -> None:
     """Make ``path`` (a new visit, no device readings) what schema 4 wrote: without the
     device_reading table and its gpkg_contents row."""
     conn = st_connect(path)
+    for v in sorted((v for v in S.ADDED_COLUMNS if v > 5), reverse=True):  # later schemas' columns
+        for layer, col in reversed(S.ADDED_COLUMNS[v]):
+            conn.execute(f'ALTER TABLE "{layer.value}" DROP COLUMN "{col}"')
     conn.execute('DROP TABLE "device_reading"')
     conn.execute("DELETE FROM gpkg_contents WHERE table_name = 'device_reading'")
     conn.execute("UPDATE fieldapp_meta SET value = '4' WHERE key = 'schema_version'")
