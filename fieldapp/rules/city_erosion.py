@@ -141,7 +141,8 @@ def _erosion_plan(m: Mapping[str, Any], where: str) -> ErosionPlanResult:
         rule="erosion_plan",
         status=Status.NEEDS_DATA if required is None else Status.DETERMINED,
         citation=f"{CITE}, Erosion control {items}" if met else f"{CITE}, Erosion control B",
-        interpretations=(STRICTLY_MORE_THAN, WATER_LAND_DISTURBED) if water else (STRICTLY_MORE_THAN,),
+        interpretations=((STRICTLY_MORE_THAN,) if len(unknown) < len(EROSION_TRIGGERS) or not water else ())
+        + ((WATER_LAND_DISTURBED,) if water else ()),
         next_step=("measure " + "; ".join(_MEASURE_WORDS[k] for k in unknown)) if required is None else None,
         plan_required=required,
         triggers=tuple(met),

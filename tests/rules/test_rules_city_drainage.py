@@ -212,3 +212,23 @@ def test_scope_key_exempts_every_city_standard():
     assert r["status"] == "determined" and r["is_drainageway"] is True
     bad = dw(tributary_area_ac=9.0, scope={"district": "A-1", "use": "farm"})
     assert bad["status"] == "error" and bad["key"] == "input.scope.use"
+
+
+# --- the documented examples (docs/rules.md, examples/rules/city-issue29.json) -----------------
+def test_the_documented_examples():
+    import json
+    from pathlib import Path
+
+    path = Path(__file__).resolve().parents[2] / "examples/rules/city-issue29.json"
+    got = [evaluate(r) for r in json.loads(path.read_text(encoding="utf-8"))]
+    assert [(r["status"], r["citation"].removeprefix(f"{CITE}, ")) for r in got] == [
+        ("determined", "Drainageways A.2, C"), ("determined", "Drainageways A.2, C, D, E"),
+        ("determined", "Erosion control C"), ("exempt", "Erosion control F"), ("exempt", "General A"),
+        ("exempt", "General A"), ("determined", "Drainageways A.2 (floodplain excepted), C"),
+        ("determined", "Drainageways A.2, C"), ("determined", "Wetlands A, C, D, E")]
+    assert (got[0]["total_width_ft"], got[0]["area_sqft"]) == (50.0, 5000.0)
+    assert (got[1]["open_space_pct"], got[1]["open_space_complies"]) == (75.0, True)
+    assert got[2]["plan_required"] is True and got[3]["plan_required"] is False
+    assert (got[6]["counted_length_ft"], got[6]["area_sqft"]) == (140.0, 7000.0)
+    assert (got[7]["reach_start_ft"], got[7]["area_sqft"]) == (150.0, 12_500.0)
+    assert got[8]["undisturbed_complies"] is False and len(got[8]["applicant_must_show"]) == 3
