@@ -142,3 +142,18 @@ def test_the_visit_file_keeps_them(tmp_path, visit):
         v = store.visit
         assert (v.site.zoning_district, v.site.land_use) == ("A-1", "agricultural")
         assert v.get(Layer.LINE, s.uuid).tributary_stations == "0:2; 200:6"
+
+
+def test_the_stake_out_and_export_strip_follow_the_counted_reaches(visit):
+    from fieldapp.survey.drainage import drainageway_strip
+
+    s = swale(visit, tributary_stations="0:2; 200:6")
+    visit.add_area("floodplain", box(300, -200, 600, 200))
+    _, res = check(visit, f"drainageway:{s.uuid}")
+    assert res["reaches_ft"] == [[150.0, pytest.approx(300 / 0.9996, abs=1e-6)]]
+    strip = drainageway_strip(s.geometry, visit.frame, 25.0, res["reaches_ft"], cap_style="flat")
+    # along the line the counted reach (150.12 ground ft); across it the drawn strip is 25 grid ft
+    # each side, as the map and stake-out always drew it (no scale factor, 4 parts in 10,000)
+    assert visit.frame.area_sqft(strip) == pytest.approx(res["area_sqft"] / 0.9996, rel=1e-6)
+    whole = drainageway_strip(s.geometry, visit.frame, 25.0, None, cap_style="flat")
+    assert visit.frame.area_sqft(whole) == pytest.approx(50 * 400 / 0.9996 ** 2, rel=1e-6)

@@ -96,6 +96,9 @@ class DrainagewayResult(RuleResult):
     open_space_pct: float | None = None
     open_space_complies: bool | None = None
     applicant_must_show: tuple[str, ...] = ()
+    #: The counted reaches along the line, [from_ft, to_ft] from its upstream end (empty for no
+    #: drainageway): what the map, the stake-out and the export draw.
+    reaches_ft: tuple[tuple[float, float], ...] = ()
 
 
 def _centerline(m: Mapping[str, Any], where: str, needed_by: str) -> LineString:
@@ -329,6 +332,7 @@ def _drainageway(m: Mapping[str, Any], where: str) -> DrainagewayResult:
         open_space_pct=pct,
         open_space_complies=complies,
         applicant_must_show=must,
+        reaches_ft=tuple(reaches) if verdict else (),
     )
 
 
@@ -352,7 +356,8 @@ def drainageway(kind: str, length_ft: float, *, tributary_area_ac: float | None 
     reading); ``floodplain-by-reach`` (the reach whose centreline lies in the F-1 floodplain is
     excepted with its whole width; the rest counts in full); ``open-space-of-counted-area``
     (open space % = (area − disturbed) ÷ area × 100, at least 0; 75 % exactly complies);
-    ``altered-drainageway-checklist`` (any disturbance lists D, D.1-D.5 and E).
+    ``altered-drainageway-checklist`` (any disturbance lists D, D.1-D.5 and E). ``reaches_ft``
+    lists the counted reaches (ft from the upstream end).
 
     Parameters
     ----------

@@ -9,10 +9,15 @@ Drainageways A.2 (only the reach downstream of the 5-acre point is a drainageway
 from __future__ import annotations
 
 import math
+from collections.abc import Sequence
+from typing import Any, Literal
+
+import shapely
+from shapely.ops import substring
 
 from .errors import InvalidValue
 
-__all__ = ["LAND_USES", "format_tributary_stations", "parse_tributary_stations"]
+__all__ = ["LAND_USES", "drainageway_strip", "format_tributary_stations", "parse_tributary_stations"]
 
 #: The site uses the form offers (the ``city.scope`` rule's ``use``).
 LAND_USES = ("agricultural", "residential", "nonresidential", "other")
@@ -65,3 +70,24 @@ def format_tributary_stations(stations: tuple[tuple[float, float], ...]) -> str 
     '0:2; 200:6.5'
     """
     return "; ".join(f"{ft:g}:{ac:g}" for ft, ac in stations) or None
+
+
+def drainageway_strip(line: Any, frame: Any, half_ft: float, reaches_ft: Sequence[Sequence[float]] | None = None,
+                      *, cap_style: Literal["round", "flat"] = "round") -> Any:
+    """The drainageway land beside ``line`` (site CRS): ``half_ft`` each side of the reaches the
+    ``drainageway`` rule counted (``reaches_ft``, ground ft from the line's first point; None or
+    empty: the whole line), for the map, the stake-out and the export.
+
+    A reach list covering the whole line gives the line's own buffer (as before the rule
+    listed reaches); otherwise the union of the reaches' buffers (``cap_style`` at their ends).
+    """
+    width = float(frame.from_ft(half_ft))
+    length = float(frame.length_ft(line))
+    whole = not reaches_ft or (len(reaches_ft) == 1 and reaches_ft[0][0] <= 1e-6
+                               and reaches_ft[0][1] >= length - 1e-6)
+    if whole or not reaches_ft or length <= 0.0:
+        return line.buffer(width, quad_segs=8, cap_style=cap_style)
+    scale = line.length / length
+    parts = [substring(line, a * scale, b * scale).buffer(width, quad_segs=8, cap_style=cap_style)
+             for a, b in reaches_ft if b > a]
+    return shapely.union_all(parts) if parts else shapely.Polygon()
