@@ -109,6 +109,9 @@ def test_site_district_and_use(visit):
     assert "outside the chapter's standards" in summary_words("drainageway", res)
     _, res = check(visit, "erosion_plan")                  # farming: Erosion control F
     assert res["status"] == "exempt"
+    visit.add_area("foundation", box(500, 500, 530, 530))  # every city standard takes the scope
+    req, res = check(visit, "development_area")
+    assert req["input"]["scope"] == {"district": "A-1", "use": "agricultural"} and res["status"] == "exempt"
     with pytest.raises(InvalidValue):
         visit.update_site(land_use="farm")
 

@@ -116,7 +116,8 @@ def add_city_inputs(model: Any, areas: Any, out: dict[str, tuple[str, Any]]) -> 
         out["erosion_plan"] = ("Erosion control plan (city)", {"rule": "erosion_plan", "input": inp_e})
     if scope is not None:
         for key, (_title, req) in out.items():
-            if key.startswith(CITY_STANDARD_PREFIXES) and isinstance(req, dict):
-                req["input"]["scope"] = dict(scope)
+            held = getattr(req, "request", req)       # a provisional check holds its request
+            if key.startswith(CITY_STANDARD_PREFIXES) and isinstance(held, dict) and "input" in held:
+                held["input"]["scope"] = dict(scope)
         out["city_scope"] = ("Chapter scope, district and use (city)", {"rule": "city.scope", "input": dict(scope)})
     return unreadable
