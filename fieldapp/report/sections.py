@@ -62,6 +62,8 @@ def site_section(c: ReportContent, w: float) -> list[Flowable]:
         ["Waterway", ("priority waterway" if s.priority_waterway else "not a priority waterway")
          + f" ({esc(bank_parameters(s.priority_waterway).cite_base)})"],
         ["Water features", esc(waters)],
+        ["Zoning district, use", esc(f"{s.zoning_district or 'district not entered'}, "
+                                     f"{s.land_use or 'use not entered'} (City resource protection, General A)")],
         ["Antenna height", f"{s.antenna_height_m:.3f} m"],
         ["Magnetic declination", esc(declination_words(s))],
         ["Site record", esc(f"created {s.created_utc:%Y-%m-%d %H:%M} UTC by {s.created_by}")],
