@@ -163,13 +163,21 @@ def test_a_mapped_stream_is_a_determined_drainageway(visit):
     assert res["citation"] == "City resource protection, Drainageways A.1, C"
 
 
-def test_an_unmapped_stream_is_not_a_drainageway(visit):
+def test_an_unmapped_stream_is_checked_as_a_swale(visit):
+    # issue 29, Drainageways A.2: a channel not on the maps is a drainageway when 5 acres or
+    # more drain to it (25 ft each side of its centreline); it used to be "not a drainageway"
     c = creek(visit, mapped_stream=False)
     req, res = drainageway(visit, c)
     assert req["input"]["mapped_stream"] is False
-    # not on the maps: determined, not a drainageway, zeros (rules-contract Drainageway)
-    assert res["status"] == "determined" and res["is_drainageway"] is False
-    assert res["total_width_ft"] == 0.0 and res["area_sqft"] == 0.0
+    assert res["status"] == "needs_data" and "5 acres or more" in res["next_step"]
+    visit.update_feature(Layer.LINE, c.uuid, tributary_area_ac=5.0)
+    req, res = drainageway(visit, c)
+    assert res["status"] == "determined" and res["is_drainageway"] is True
+    assert res["total_width_ft"] == 50.0 and res["area_sqft"] == pytest.approx(15_000.0, rel=1e-5)
+    assert res["citation"] == "City resource protection, Drainageways A.2, C"
+    visit.update_feature(Layer.LINE, c.uuid, tributary_area_ac=4.99)
+    req, res = drainageway(visit, c)
+    assert res["is_drainageway"] is False and res["total_width_ft"] == 0.0 and res["area_sqft"] == 0.0
 
 
 def test_set_mapped_stream_undo_and_back_to_unknown(visit):

@@ -16,6 +16,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from fieldapp.rules.shown import slope_pct_text
+from fieldapp.survey.drainage import LAND_USES
 from fieldapp.survey.editing import record_words, subject_words
 from fieldapp.survey.features import Action, Layer, PointMethod
 
@@ -79,6 +80,31 @@ def _num(name: str, value: Any, label: str | None = None, tip: str = "") -> Fiel
     return FieldSpec(name, label or words, "number", value, unit, tip=tip)
 
 
+#: The site uses in words, for the form's choice (None: not entered).
+LAND_USE_WORDS = [(None, "not entered"), *((u, u) for u in LAND_USES)]
+
+#: The tooltip of a line's tributary stations field.
+TRIBUTARY_STATIONS_TIP = ("Tributary area at stations down the line, ft from its first point (the upstream end)"
+                          " : acres, e.g. 0:2; 200:6 -- only the reach below 5 acres' point is a drainageway"
+                          " (City resource protection, Drainageways A.2)")
+
+
+def site_fields(site: Any) -> list[FieldSpec]:
+    """The site's editable fields (:class:`fieldapp.app.editing.FieldSpec`): zoning district, use."""
+    return [FieldSpec("zoning_district", "Zoning district", "text", site.zoning_district or "",
+                      tip="e.g. A-1, R-2 (City resource protection, General A)"),
+            FieldSpec("land_use", "Use of the site", "choice", site.land_use, choices=list(LAND_USE_WORDS),
+                      tip="Agricultural uses in an A-1 district are outside the chapter (General A);"
+                          " farming is exempt from the erosion plan (Erosion control F)")]
+
+
+def site_row(site: Any) -> tuple[Selection, str, str]:
+    """The site's Records row: (selection, words, details)."""
+    district = site.zoning_district or "district not entered"
+    use = site.land_use or "use not entered"
+    return Selection(Layer.SITE, site.uuid), f"Site {site.name}", f"{district}, {use}"
+
+
 def form_fields(visit: Any, sel: Selection) -> list[FieldSpec]:
     """The editable fields of the selected record, with their current values (site units
     never appear: lengths in ft, slopes in percent, angles in degrees)."""
@@ -124,10 +150,14 @@ def form_fields(visit: Any, sel: Selection) -> list[FieldSpec]:
                               rec.mapped_stream, tip="City resource protection, Drainageways A.1"),
                     _num("channel_width_ft", rec.channel_width_ft)]
         out += [_num("tributary_area_ac", rec.tributary_area_ac),
+                FieldSpec("tributary_stations", "Tributary area down the line (ft:ac; ...)", "text",
+                          getattr(rec, "tributary_stations", None) or "", tip=TRIBUTARY_STATIONS_TIP),
                 FieldSpec("notes", "Notes", "multiline", rec.notes)]
         return out
     if L in (Layer.OHWM_LINE, Layer.WALK):
         return [FieldSpec("label", "Label", "text", rec.label)]
+    if L is Layer.SITE:
+        return site_fields(rec)
     if L is Layer.NOTE:
         return [FieldSpec("text", "Note", "multiline", rec.text)]
     return []
@@ -191,6 +221,12 @@ def apply_form(visit: Any, sel: Selection, values: dict[str, Any]) -> Any:
                                      horizontal_ft=changed.get("horizontal_distance_ft"))
     if L is Layer.NOTE:
         return m.update_note(sel.uuid, text=changed.get("text"))
+    if L is Layer.SITE:
+        if "zoning_district" in changed:
+            changed["zoning_district"] = str(changed["zoning_district"] or "").strip() or None
+        return m.update_site(**changed)
+    if L is Layer.LINE and "tributary_stations" in changed:
+        changed["tributary_stations"] = str(changed["tributary_stations"] or "").strip() or None
     if set(changed) == {"label"}:
         return m.rename(L, sel.uuid, changed["label"])
     if L is Layer.TREE:
@@ -311,7 +347,8 @@ def _details(visit: Any, layer: Layer, rec: Any) -> str:
 
 
 def record_rows(visit: Any) -> list[tuple[Selection, str, str]]:
-    """Every record one can correct, as (selection, name in words, details), by layer."""
+    """Every record one can correct, as (selection, name in words, details), by layer; the site
+    last (its zoning district and use, General A of the city chapter)."""
     m = visit.model
     out = []
     for layer in EDITABLE_LAYERS:
@@ -326,7 +363,7 @@ def record_rows(visit: Any) -> list[tuple[Selection, str, str]]:
         for rec in recs:
             words = record_words(m, layer, rec)
             out.append((Selection(layer, rec.uuid), words[:1].upper() + words[1:], _details(visit, layer, rec)))
-    return out
+    return [*out, site_row(m.site)]
 
 
 # ------------------------------------------------------------------ the map
@@ -408,6 +445,8 @@ def selection_shapes(visit: Any, sel: Selection | None) -> dict[str, Any]:
 def delete_words(visit: Any, sel: Selection) -> str:
     """Delete the selected record (one undoable command) and say so:
     ``Deleted OHWM point 6 — Ctrl+Z brings it back``."""
+    if sel.layer is Layer.SITE:
+        raise FieldRefused("The site cannot be deleted; correct its fields with Edit (F4)")
     if sel.layer is Layer.TREE:       # through the tally's delete: its Undo delete button knows
         words = record_words(visit.model, Layer.TREE, visit.model.get(Layer.TREE, sel.uuid))
         visit.delete_tree(sel.uuid)

@@ -25,6 +25,7 @@ from typing import Any
 from shapely.geometry import LinearRing, LineString, Point
 
 import fieldapp.app.overlays as overlays
+from fieldapp.survey.drainage import drainageway_strip
 from fieldapp.survey.errors import NotFound
 from fieldapp.survey.features import Layer
 from fieldapp.survey.stake import Guidance, Heading, Target, guide
@@ -176,10 +177,11 @@ def _drainageway_targets(visit: Any, ft: Any) -> list[Target]:
         check = visit.checks.get(f"drainageway:{line.uuid}")
         half = check.result.get("half_width_ft") if check is not None else None
         if half:
+            # only the reaches the rule counted (the 5-acre point, the floodplain: Drainageways A)
+            strip = drainageway_strip(line.geometry, f, half, check.result.get("reaches_ft"))
             out += _rings_targets(f"drainageway:{line.uuid}",
                                   f"Drainageway buffer edge {half:g} ft — {line.label or 'centreline'}",
-                                  line.geometry.buffer(f.from_ft(half), quad_segs=8), ft,
-                                  f"drainageway:{line.uuid}")
+                                  strip, ft, f"drainageway:{line.uuid}")
     return out
 
 

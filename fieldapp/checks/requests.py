@@ -45,6 +45,7 @@ import numpy as np
 import shapely
 from shapely.geometry import LineString
 
+from fieldapp.checks.citychecks import add_city_inputs
 from fieldapp.rules.city_tables import CITE as CITE_CITY
 from fieldapp.survey.features import Layer
 
@@ -657,9 +658,10 @@ def requests_for_model(model: Any, *, retained_ac: float = 0.0,
 
     In this order: :func:`bank_checks`, :func:`wetland_checks`, :func:`woodland_checks`
     (``retained_ac`` and ``woodland_class`` feed the mitigation request),
-    :func:`graded_area_checks`, :func:`drainageway_checks`, :func:`development_area_checks`.
-    Nothing before the site CRS is known. Steep slope (``steep_slope``) is not built: the
-    model holds no soil units.
+    :func:`graded_area_checks`, :func:`drainageway_checks`, :func:`development_area_checks`;
+    then :func:`fieldapp.checks.citychecks.add_city_inputs` (tributary stations, floodplain and
+    disturbed polygons, the site's scope, the erosion plan). Nothing before the site CRS is
+    known. Steep slope (``steep_slope``) is not built: the model holds no soil units.
     """
     out: Requests = {}
     if not model.has_frame:
@@ -672,4 +674,7 @@ def requests_for_model(model: Any, *, retained_ac: float = 0.0,
     out.update(graded_area_checks(model, areas))
     out.update(drainageway_checks(model))
     out.update(development_area_checks(model, areas))
+    for key, step in add_city_inputs(model, areas, out).items():
+        out[key] = (out[key][0], AwaitingData("drainageway", step, f"{CITE_CITY}, Drainageways A.2",
+                                              awaiting="the tributary stations cannot be read"))
     return out

@@ -29,6 +29,8 @@ RULE_TITLES = {
     "development_area": "Development area (city)",
     "drainageway": "Drainageway (city)",
     "wetland.support": "Wetland boundary data points",
+    "erosion_plan": "Erosion control plan (city)",
+    "city.scope": "Chapter scope, district and use (city)",
 }
 
 
@@ -112,6 +114,19 @@ def summary_words(rule: str, result: dict[str, Any]) -> str:
         return f"Error: {result.get('message', '')}"
     if st == "needs_data" and rule != "nr341.bank" and result.get("next_step"):
         return f"Needs data: {result.get('next_step')}"
+    if st == "exempt" and result.get("applies") is False:
+        return (f"Exempt: {result.get('use')} use in the {result.get('district')} district is outside the "
+                "chapter's standards")
+    must = result.get("applicant_must_show") or []
+    shows = f"; the applicant must show {len(must)} items (listed)" if must else ""
+    if rule == "city.scope":
+        return (f"The chapter's standards apply ({result.get('use') or 'use not entered'}, "
+                f"{result.get('district') or 'no'} district)")
+    if rule == "erosion_plan":
+        if st == "exempt":
+            return "Exempt: farming or other agricultural use (Erosion control F)"
+        return (f"Plan required: {_fmt(result.get('plan_required'))}"
+                + (f" ({', '.join(result.get('triggers') or [])})" if result.get("triggers") else "") + shows)
     if rule == "nr341.bank":
         if st == "determined":
             return f"Bank {_fmt(result.get('bank_ft'), ' ft')} ({result.get('basis')})"
@@ -140,19 +155,24 @@ def summary_words(rule: str, result: dict[str, Any]) -> str:
                 f"{_fmt(result.get('permitted'))}; mitigation "
                 f"{_fmt(result.get('mitigation_area_ac'), ' ac')}")
     if rule == "wetland.size":
+        kept = result.get("undisturbed_complies")
         return (f"Ordinance wetland: {_fmt(result.get('is_ordinance_wetland'))}; undisturbed "
-                f"{_fmt(result.get('required_undisturbed_pct'), ' %')}")
+                f"{_fmt(result.get('required_undisturbed_pct'), ' %')}"
+                + ("" if kept is None else "; proposal keeps it undisturbed: " + _fmt(kept)) + shows)
     if rule == "development_area":
         return f"Envelope {_fmt(result.get('envelope_area_sqft'), ' sq ft')}"
     if rule == "nr341.graded_area":
         return (f"Surface {_fmt(result.get('surface_area_sqft'), ' sq ft')}; permit "
                 f"{_fmt(result.get('permit_required'))}")
     if rule == "drainageway":
-        if result.get("note"):
+        if result.get("is_drainageway") is False and result.get("note"):
             return f"Drainageway: no — {result['note']}"
+        pct = result.get("open_space_pct")
+        kept = "" if pct is None else (f"; proposal leaves {pct:,.1f} % open space (75 % needed): "
+                                       + ("complies" if result.get("open_space_complies") else "does not comply"))
         return (f"Drainageway: {_fmt(result.get('is_drainageway'))}; width "
                 f"{_fmt(result.get('total_width_ft'), ' ft')}; open space "
-                f"{_fmt(result.get('min_open_space_sqft'), ' sq ft')}")
+                f"{_fmt(result.get('min_open_space_sqft'), ' sq ft')}{kept}{shows}")
     return st or ""
 
 

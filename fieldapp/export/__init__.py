@@ -104,6 +104,7 @@ from fieldapp.export.model import (
 from fieldapp.export.workers import Spare, clear_stale, prestart, tmp_prefix, use_workers, write_in_workers
 from fieldapp.report import current_umask
 from fieldapp.report.guard import StrPath
+from fieldapp.survey.drainage import drainageway_strip
 from fieldapp.survey.features import (
     AreaFeature,
     Feature,
@@ -416,7 +417,8 @@ def derived_records(visit: Visit, visit_path: StrPath) -> list[_LayerData]:
             continue
         rows.append([f"Drainageway {ln.label or _value(ln.kind)}", float(half), dc.result.get("total_width_ft"),
                      dc.result.get("area_sqft")] + _verdict(dc))
-        geoms.append(_multi(ln.geometry.buffer(frame.from_ft(float(half)), cap_style="flat")))
+        geoms.append(_multi(drainageway_strip(ln.geometry, frame, float(half), dc.result.get("reaches_ft"),
+                                              cap_style="flat")))
     if rows:
         out.append(_LayerData("drainageway_area", "MultiPolygon", geoms, [
             ("name", "str"), ("half_width_ft", "float"), ("total_width_ft", "float"), ("area_sqft", "float")]

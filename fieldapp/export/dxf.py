@@ -74,7 +74,7 @@ LAYER_STYLE: dict[str, tuple[int, str]] = {
     "wetland": (130, "Continuous"), "woodland_stand": (94, "Continuous"), "grove": (74, "Continuous"),
     "impervious": (8, "Continuous"), "disturbed": (32, "DASHED2"), "foundation": (7, "Continuous"),
     "drive": (252, "Continuous"), "parking": (253, "Continuous"), "septic_field": (30, "DASHDOT2"),
-    "utility_trench": (210, "DIVIDE"), "swale": (160, "Continuous"),
+    "utility_trench": (210, "DIVIDE"), "swale": (160, "Continuous"), "floodplain": (150, "DASHED"),
     "swale_line": (160, "CENTER2"), "drive_line": (252, "CENTER2"), "utility_trench_line": (210, "DIVIDE"),
     "walk_vertex": (9, "Continuous"), "track_point": (8, "DOT"), "note": (7, "Continuous"),
     "stake_point": (1, "Continuous"), "photo": (30, "Continuous"), "data_point": (200, "Continuous"),

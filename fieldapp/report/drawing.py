@@ -50,6 +50,7 @@ AREA_STYLE = {
     "septic_field": ("#e8d9f0", "#7a4a94"),
     "utility_trench": ("#f2e0c9", "#8a5a2b"),
     "swale": ("#d4ecf7", "#2c7fb8"),
+    "floodplain": ("#dfe7f2", "#4a6fa5"),
 }
 OHWM_COLOUR = "#0b4f9c"
 BANK_COLOUR = "#c0161b"

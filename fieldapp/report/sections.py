@@ -63,6 +63,8 @@ def site_section(c: ReportContent, w: float) -> list[Flowable]:
         ["Waterway", ("priority waterway" if s.priority_waterway else "not a priority waterway")
          + f" ({esc(bank_parameters(s.priority_waterway).cite_base)})"],
         ["Water features", esc(waters)],
+        ["Zoning district, use", esc(f"{s.zoning_district or 'district not entered'}, "
+                                     f"{s.land_use or 'use not entered'} (City resource protection, General A)")],
         ["Antenna height", f"{s.antenna_height_m:.3f} m"],
         ["Magnetic declination", esc(declination_words(s))],
         ["Site record", esc(f"created {s.created_utc:%Y-%m-%d %H:%M} UTC by {s.created_by}")],
@@ -128,7 +130,18 @@ def _input_rows(value: Any, prefix: str = "") -> list[list[str]]:
     return out
 
 
-_SHOWN_APART = {"rule", "status", "citation", "interpretations", "interpretation_text", "next_step", "note"}
+_SHOWN_APART = {"rule", "status", "citation", "interpretations", "interpretation_text", "next_step", "note",
+                "applicant_must_show"}
+
+
+def checklist(r: dict[str, Any]) -> list[Flowable]:
+    """What the applicant must show (City resource protection, Drainageways D, E; Wetlands D, E;
+    Erosion control C), one box to tick per item; nothing when the result lists none."""
+    items = r.get("applicant_must_show") or []
+    if not items:
+        return []
+    return [para("<b>The applicant must show</b> (checklist for the office; the app does not judge it):"),
+            *(para(f"[&nbsp;&nbsp;] {esc(x)}") for x in items)]
 
 
 def _verdict(i: int, k: Check, name: str | None, w: float) -> list[Flowable]:
@@ -143,6 +156,7 @@ def _verdict(i: int, k: Check, name: str | None, w: float) -> list[Flowable]:
         out.append(para(f"<b>Next step</b>: {esc(r['next_step'])}"))
     if r.get("note"):
         out.append(para(f"<b>Note</b>: {esc(r['note'])}"))
+    out += checklist(r)
     if not k.has_request:
         # awaiting data: no rule has been asked, so no inputs, results or attachment
         why = r.get("awaiting") or "nothing recorded that the rule reads"

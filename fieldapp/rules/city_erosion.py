@@ -1,7 +1,10 @@
 """The city chapter, Erosion control A.3, B, D: rules ``erosion_plan``, ``steep_slope``, ``erodible_slope``.
 
 A.3 erodible slope: an incline of more than 4 %. B: a soil erosion and sedimentation control
-plan is required when any of B.1-B.5 is exceeded (``strictly-more-than``). D: Sr / SsF land
+plan is required when any of B.1-B.5 is exceeded (``strictly-more-than``). C: disturbing land
+in a drainageway, stream, stream channel, stream bank, lake shoreline or body of water requires
+a plan (and DNR and Corps permits) whatever the B quantities (``water-land-disturbed``).
+F: farming and other agricultural uses are exempt. D: Sr / SsF land
 with slopes greater than 30 % remains undisturbed. Slopes compare by size (``slope-magnitude``).
 The rules and results are importable from :mod:`fieldapp.rules.city` as before.
 """
@@ -21,11 +24,12 @@ from fieldapp.rules.city_tables import (
     STEEP_SLOPE_PCT,
     STEEP_SOIL_UNITS,
     STRICTLY_MORE_THAN,
+    WATER_LAND_DISTURBED,
 )
 from fieldapp.rules.compare import more_than
 from fieldapp.rules.measure import slope_pct_of
 from fieldapp.rules.results import RuleInputError, RuleResult, Status, from_request
-from fieldapp.rules.validate import join, number
+from fieldapp.rules.validate import boolean, join, number, sequence
 
 __all__ = [
     "ErodibleSlopeResult",
@@ -50,7 +54,7 @@ class ErosionPlanResult(RuleResult):
         Any trigger is met (None while ``needs_data``).
     triggers : tuple of str
         Met triggers, in the order ``volume``, ``fill_depth``, ``excavation_depth``, ``area``,
-        ``exposed_soil``.
+        ``exposed_soil``, ``water_land`` (Erosion control C).
     cut_fill_volume_cuyd : float or None
     not_measured : tuple of str
         Input keys given as null (not measured yet).
@@ -60,6 +64,20 @@ class ErosionPlanResult(RuleResult):
     triggers: tuple[str, ...]
     cut_fill_volume_cuyd: float | None
     not_measured: tuple[str, ...] = ()
+    #: Erosion control C: the kinds of land the development disturbs, as given.
+    water_land_disturbed: tuple[str, ...] = ()
+    #: Erosion control C: the permits the plan needs beside it (DNR, Corps) when C applies.
+    applicant_must_show: tuple[str, ...] = ()
+
+
+#: Erosion control C: the kinds of land whose disturbance requires a plan.
+WATER_LAND_KINDS = ("drainageway", "stream", "stream_channel", "stream_bank", "lake_shoreline", "water_body")
+#: Erosion control C: what the plan needs beside it.
+EROSION_C_MUST_SHOW = (
+    "C: a soil erosion and sedimentation control plan",
+    "C: a permit by the Department of Natural Resources",
+    "C: a permit by the U.S. Corps of Engineers",
+)
 
 
 #: What the crew measures for each erosion-plan input, in field words (for ``next_step``).
@@ -74,6 +92,18 @@ _MEASURE_WORDS = {
 
 
 def _erosion_plan(m: Mapping[str, Any], where: str) -> ErosionPlanResult:
+    if boolean(m, "agricultural_use", where, required=False, default=False):
+        return ErosionPlanResult(rule="erosion_plan", status=Status.EXEMPT,
+                                 citation=f"{CITE}, Erosion control F", plan_required=False, triggers=(),
+                                 cut_fill_volume_cuyd=None)
+    water: list[str] = []
+    for i, k in enumerate(sequence(m, "water_land_disturbed", where, required=False) or ()):
+        if k not in WATER_LAND_KINDS or not isinstance(k, str):
+            raise RuleInputError(join(join(where, "water_land_disturbed"), i),
+                                 "water_land_disturbed items must be one of "
+                                 + ", ".join(repr(c) for c in WATER_LAND_KINDS) + f", got {k!r}")
+        if k not in water:
+            water.append(k)
     values: dict[str, float | None] = {}
     # Volume: cubic yards, or cubic feet ÷ 27.
     present = [k for k in ("cut_fill_volume_cuyd", "cut_fill_volume_cuft") if k in m]
@@ -98,23 +128,28 @@ def _erosion_plan(m: Mapping[str, Any], where: str) -> ErosionPlanResult:
             unknown.append(key if key != "cut_fill_volume_cuyd" else present[0])
         elif more_than(v, limit):
             met.append(name)
+    if water:
+        met.append("water_land")
     if met:
         required: bool | None = True
     elif unknown:
         required = None
     else:
         required = False
-    items = ", ".join(EROSION_TRIGGERS[t][2] for t in met)
+    items = ", ".join(EROSION_TRIGGERS[t][2] if t in EROSION_TRIGGERS else "C" for t in met)
     return ErosionPlanResult(
         rule="erosion_plan",
         status=Status.NEEDS_DATA if required is None else Status.DETERMINED,
         citation=f"{CITE}, Erosion control {items}" if met else f"{CITE}, Erosion control B",
-        interpretations=(STRICTLY_MORE_THAN,),
+        interpretations=((STRICTLY_MORE_THAN,) if len(unknown) < len(EROSION_TRIGGERS) or not water else ())
+        + ((WATER_LAND_DISTURBED,) if water else ()),
         next_step=("measure " + "; ".join(_MEASURE_WORDS[k] for k in unknown)) if required is None else None,
         plan_required=required,
         triggers=tuple(met),
         cut_fill_volume_cuyd=values["cut_fill_volume_cuyd"],
         not_measured=tuple(unknown),
+        water_land_disturbed=tuple(water),
+        applicant_must_show=EROSION_C_MUST_SHOW if water else (),
     )
 
 
@@ -126,6 +161,8 @@ def erosion_plan(
     exposed_soil_sqft: float | None,
     cut_fill_volume_cuyd: float | None = None,
     cut_fill_volume_cuft: float | None = None,
+    water_land_disturbed: tuple[str, ...] = (),
+    agricultural_use: bool = False,
 ) -> ErosionPlanResult:
     """Rule ``erosion_plan``: is a soil erosion and sedimentation control plan required
     (Erosion control B.1-B.5)? Each trigger is "more than" its limit (``strictly-more-than``):
@@ -143,6 +180,14 @@ def erosion_plan(
         Volume of cut and fill (B.1), cubic yards, or cubic feet (÷ 27); when
         ``cut_fill_volume_cuft`` is given it is used, else ``cut_fill_volume_cuyd`` (None: not
         measured).
+    water_land_disturbed : tuple of str
+        Erosion control C: the kinds of land disturbed among ``drainageway``, ``stream``,
+        ``stream_channel``, ``stream_bank``, ``lake_shoreline``, ``water_body``; any one
+        requires the plan (trigger ``water_land``) whatever B's quantities, with DNR and Corps
+        permits (``applicant_must_show``; reading ``water-land-disturbed``).
+    agricultural_use : bool
+        Erosion control F: farming or another agricultural use is exempt (status ``exempt``,
+        ``plan_required`` False), whatever else is given.
 
     Returns
     -------
@@ -160,7 +205,8 @@ def erosion_plan(
     False
     """
     m: dict[str, Any] = {"max_fill_depth_ft": max_fill_depth_ft, "max_excavation_depth_ft": max_excavation_depth_ft,
-                         "cut_fill_area_sqft": cut_fill_area_sqft, "exposed_soil_sqft": exposed_soil_sqft}
+                         "cut_fill_area_sqft": cut_fill_area_sqft, "exposed_soil_sqft": exposed_soil_sqft,
+                         "water_land_disturbed": list(water_land_disturbed), "agricultural_use": agricultural_use}
     if cut_fill_volume_cuft is not None:
         m["cut_fill_volume_cuft"] = cut_fill_volume_cuft
     else:

@@ -22,6 +22,14 @@ CANOPY_SAMPLE_PROPORTION = "canopy-sample-proportion"
 MAPPED_STREAM_ONLY = "mapped-stream-only"
 EDGE_SHAPE = "edge-shape"
 SLOPE_MAGNITUDE = "slope-magnitude"
+UNMAPPED_CHANNEL_AS_SWALE = "unmapped-channel-as-swale"
+TRIBUTARY_LINEAR = "tributary-linear-between-stations"
+FLOODPLAIN_BY_REACH = "floodplain-by-reach"
+OPEN_SPACE_OF_COUNTED_AREA = "open-space-of-counted-area"
+ALTERED_DRAINAGEWAY_CHECKLIST = "altered-drainageway-checklist"
+WETLAND_DISTURBANCE_CHECKLIST = "wetland-disturbance-checklist"
+A1_AGRICULTURE = "a1-agricultural-use"
+WATER_LAND_DISTURBED = "water-land-disturbed"
 
 #: Woodlands A.2 / A.3 thresholds.
 MATURE_CANOPY_PCT = 30.0
@@ -41,6 +49,9 @@ PLANTINGS_PER_ACRE = {
     "shrubs_11in": 25,
 }
 WETLAND_MIN_SQFT = 10_000.0
+#: Drainageways A.2 (acres tributary, "a minimum of") and C (open space, percent).
+SWALE_TRIBUTARY_AC = 5.0
+DRAINAGEWAY_OPEN_SPACE_PCT = 75.0
 FOUNDATION_LIMIT_FT = 20.0
 EDGE_LIMIT_FT = 5.0
 #: Segments per quarter circle of the round-cornered envelope: the area of a 20 ft round

@@ -1,10 +1,11 @@
-"""The city chapter, Wetlands A, C and Drainageways A, C: rules ``wetland.size`` and ``drainageway``.
+"""The city chapter, Wetlands A, C, D, E: rule ``wetland.size``; and ``drainageway`` from
+:mod:`fieldapp.rules.city_drainage` (importable from here as before).
 
 Wetlands A: 10,000 sq ft or more, standing water retained periodically, hydric vegetation;
-C: 100 % undisturbed. Drainageways A.1: 50 ft from each embankment of a mapped stream
-(``mapped-stream-only``); A.2: 25 ft each side of the centreline of a swale with 5 acres or
-more tributary; C: 75 % open space. Feet are the site's foot (see :mod:`fieldapp.rules`); the rules
-and results are importable from :mod:`fieldapp.rules.city` as before.
+C: 100 % undisturbed. D: a proposal that disrupts a wetland must prove the approvals of the
+U.S. Corps of Engineers and the Iowa Department of Natural Resources; E: the wetlands open space
+is deed restricted (``wetland-disturbance-checklist``). Feet are the site's foot (see
+:mod:`fieldapp.rules`); the rules and results are importable from :mod:`fieldapp.rules.city`.
 """
 
 from __future__ import annotations
@@ -13,10 +14,11 @@ import dataclasses
 from collections.abc import Mapping
 from typing import Any
 
-from fieldapp.rules.city_tables import CITE, MAPPED_STREAM_ONLY, WETLAND_MIN_SQFT
-from fieldapp.rules.compare import at_least
-from fieldapp.rules.results import RuleResult, Status, from_request, ordered
-from fieldapp.rules.validate import boolean, choice, finite_result, join, number
+from fieldapp.rules.city_drainage import DrainagewayResult, drainageway, drainageway_from_request
+from fieldapp.rules.city_tables import CITE, WETLAND_DISTURBANCE_CHECKLIST, WETLAND_MIN_SQFT
+from fieldapp.rules.compare import at_least, more_than
+from fieldapp.rules.results import RuleResult, Status, from_request
+from fieldapp.rules.validate import boolean, number
 
 __all__ = [
     "DrainagewayResult",
@@ -36,6 +38,23 @@ class WetlandSizeResult(RuleResult):
     is_ordinance_wetland: bool | None
     required_undisturbed_pct: float | None
     area_sqft: float
+    #: The proposed disturbance of the wetland, sq ft (None: none given).
+    disturbed_sqft: float | None = None
+    #: Wetlands C: True when an ordinance wetland stays wholly undisturbed (None: no proposal
+    #: given, or not an ordinance wetland).
+    undisturbed_complies: bool | None = None
+    #: Wetlands D, E: what a proposal that disturbs the wetland must show.
+    applicant_must_show: tuple[str, ...] = ()
+    note: str | None = None
+
+
+#: What a proposal that disrupts a wetland must show (Wetlands D, E).
+WETLAND_MUST_SHOW = (
+    "D: proof of approval by the U.S. Corps of Engineers",
+    "D: proof of approval by the Iowa Department of Natural Resources",
+    "E: the wetlands open space is deed restricted as a wetlands easement, with a protective "
+    "easement in favor of the city",
+)
 
 
 def _wetland_size(m: Mapping[str, Any], where: str) -> WetlandSizeResult:
@@ -53,19 +72,36 @@ def _wetland_size(m: Mapping[str, Any], where: str) -> WetlandSizeResult:
         step = "observe " + " and ".join(missing)
     else:
         verdict = True
+    disturbed = number(m, "disturbed_sqft", where, required=False, nullable=True, unit=" sq ft")
+    cite = f"{CITE}, Wetlands A, C" if verdict else f"{CITE}, Wetlands A"
+    complies: bool | None = None
+    must: tuple[str, ...] = ()
+    note: str | None = None
+    if verdict and disturbed is not None:
+        complies = not more_than(disturbed, 0.0)
+        if not complies:
+            must, cite = WETLAND_MUST_SHOW, f"{CITE}, Wetlands A, C, D, E"
+            note = (f"The proposal disturbs {disturbed:,.0f} sq ft of the wetland; Wetlands C keeps "
+                    "100 % undisturbed, and a proposal that disrupts it must also prove the approvals "
+                    "of Wetlands D.")
     return WetlandSizeResult(
         rule="wetland.size",
         status=Status.DETERMINED if verdict is not None else Status.NEEDS_DATA,
-        citation=f"{CITE}, Wetlands A, C" if verdict else f"{CITE}, Wetlands A",
+        citation=cite,
+        interpretations=(WETLAND_DISTURBANCE_CHECKLIST,) if must else (),
         next_step=step,
         is_ordinance_wetland=verdict,
         required_undisturbed_pct=None if verdict is None else (100.0 if verdict else 0.0),
         area_sqft=area,
+        disturbed_sqft=disturbed,
+        undisturbed_complies=complies,
+        applicant_must_show=must,
+        note=note,
     )
 
 
 def wetland_size(area_sqft: float, *, periodic_standing_water: bool | None,
-                 hydric_vegetation: bool | None) -> WetlandSizeResult:
+                 hydric_vegetation: bool | None, disturbed_sqft: float | None = None) -> WetlandSizeResult:
     """Rule ``wetland.size``: an area of 10,000 sq ft or more where standing water is retained
     periodically and hydric vegetation has adapted is a wetland, 100 % undisturbed
     (Wetlands A, C). None for an observation not yet made gives ``needs_data`` (unless the
@@ -77,6 +113,10 @@ def wetland_size(area_sqft: float, *, periodic_standing_water: bool | None,
         The delineated area, sq ft (≥ 0; the site's foot).
     periodic_standing_water, hydric_vegetation : bool or None
         The two observations of Wetlands A; None when not yet made.
+    disturbed_sqft : float, optional
+        The proposed disturbance of the wetland, sq ft. More than 0 on an ordinance wetland:
+        ``undisturbed_complies`` False (Wetlands C still holds: ``wetland-disturbance-checklist``)
+        and ``applicant_must_show`` lists the approvals of D and the easement of E.
 
     Returns
     -------
@@ -94,122 +134,10 @@ def wetland_size(area_sqft: float, *, periodic_standing_water: bool | None,
     True
     """
     return _wetland_size({"area_sqft": area_sqft, "periodic_standing_water": periodic_standing_water,
-                          "hydric_vegetation": hydric_vegetation}, "")
+                          "hydric_vegetation": hydric_vegetation, "disturbed_sqft": disturbed_sqft}, "")
 
 
 #: ``wetland.size`` from the contract's ``input``.
 wetland_size_from_request = from_request(_wetland_size, "wetland.size")
 
 
-# ============================================================================================
-# Drainageways A, C
-
-
-@dataclasses.dataclass(frozen=True, kw_only=True)
-class DrainagewayResult(RuleResult):
-    """Result of ``drainageway`` (Drainageways A.1, A.2, C); widths ft, areas sq ft; zeros for
-    a non-drainageway, None while ``needs_data``."""
-
-    is_drainageway: bool | None
-    half_width_ft: float | None
-    total_width_ft: float | None
-    area_sqft: float | None
-    min_open_space_sqft: float | None
-    #: An unmapped stream: check it as a swale under A.2 (``mapped-stream-only``).
-    note: str | None = None
-
-
-def _drainageway(m: Mapping[str, Any], where: str) -> DrainagewayResult:
-    kind = choice(m, "kind", where, ("swale", "stream"))
-    length = number(m, "length_ft", where, unit=" ft")
-    used: set[str] = set()
-    step = note = None
-    if kind == "stream":
-        used.add(MAPPED_STREAM_ONLY)
-        cite = f"{CITE}, Drainageways A.1"
-        mapped = boolean(m, "mapped_stream", where, required=False, nullable=True)
-        channel = number(m, "channel_width_ft", where, required=False, nullable=True, unit=" ft") or 0.0
-        verdict = mapped
-        half, total = channel / 2.0 + 50.0, channel + 100.0
-        if mapped is None:
-            step = ("check whether the stream is shown on the USGS 7.5-minute quadrangle or the "
-                    "county soil survey map")
-        elif not mapped:
-            note = ("The stream is not on the USGS 7.5-minute quadrangle or the county soil survey "
-                    "map, so it is no drainageway under Drainageways A.1; check it as a swale under "
-                    "Drainageways A.2: measure the area draining to it, and if 5 acres or more drain "
-                    "to it, 25 ft each side of its centreline is a drainageway.")
-    else:
-        cite = f"{CITE}, Drainageways A.2"
-        trib = number(m, "tributary_area_ac", where, required=False, nullable=True, unit=" ac")
-        verdict = None if trib is None else at_least(trib, 5.0)
-        half, total = 25.0, 50.0
-        if trib is None:
-            step = "measure the upstream area tributary to the swale (acres)"
-    if verdict is None:
-        return DrainagewayResult(rule="drainageway", status=Status.NEEDS_DATA, citation=cite,
-                                 interpretations=ordered(used, (MAPPED_STREAM_ONLY,)), next_step=step,
-                                 is_drainageway=None, half_width_ft=None, total_width_ft=None,
-                                 area_sqft=None, min_open_space_sqft=None)
-    if not verdict:
-        half = total = 0.0
-    area = finite_result(total * length, join(where, "length_ft"), "the drainageway area")
-    return DrainagewayResult(
-        rule="drainageway",
-        status=Status.DETERMINED,
-        citation=f"{cite}, C" if verdict else cite,
-        interpretations=ordered(used, (MAPPED_STREAM_ONLY,)),
-        note=note,
-        is_drainageway=verdict,
-        half_width_ft=half,
-        total_width_ft=total,
-        area_sqft=area,
-        min_open_space_sqft=0.75 * area,
-    )
-
-
-def drainageway(kind: str, length_ft: float, *, tributary_area_ac: float | None = None,
-                mapped_stream: bool | None = None, channel_width_ft: float | None = None) -> DrainagewayResult:
-    """Rule ``drainageway`` (Drainageways A.1, A.2, C).
-
-    A mapped stream: 50 ft beyond each embankment, half width channel/2 + 50, total channel +
-    100 (channel width 0 when not given). A swale with 5 acres or more tributary: 25 ft each
-    side of the centreline (total 50). Area = total width × ``length_ft``; 75 % of it stays
-    open space (C).
-
-    Parameters
-    ----------
-    kind : {"stream", "swale"}
-    length_ft : float
-        Length of the drainageway along the site, ft (≥ 0; the site's foot).
-    tributary_area_ac : float, optional
-        Swales: the upstream area tributary to the swale, acres; None (not measured) gives
-        ``needs_data``. Not read for a stream.
-    mapped_stream : bool, optional
-        Streams: shown on the USGS 7.5-minute quadrangle or the county soil survey map
-        (``mapped-stream-only``: an unmapped stream is no drainageway under A.1); None gives
-        ``needs_data``. Not read for a swale.
-    channel_width_ft : float, optional
-        Streams: channel width between the embankments, ft (0 when not given).
-
-    Returns
-    -------
-    DrainagewayResult
-        Half and total width, ft, area and least open space, sq ft (zeros for no drainageway;
-        None while ``needs_data``).
-
-    Raises
-    ------
-    RuleInputError
-        Unknown kind, a negative or non-finite number, ``mapped_stream`` not true, false or
-        None.
-
-    >>> drainageway("swale", 200, tributary_area_ac=5.0).min_open_space_sqft
-    7500.0
-    """
-    return _drainageway({"kind": kind, "length_ft": length_ft, "tributary_area_ac": tributary_area_ac,
-                         "mapped_stream": mapped_stream, "channel_width_ft": channel_width_ft}, "")
-
-
-#: ``drainageway`` from the contract's ``input``.
-drainageway_from_request = from_request(_drainageway, "drainageway")

@@ -21,6 +21,7 @@ from typing import Any
 
 from fieldapp.rules.city_development import development_area_from_request
 from fieldapp.rules.city_erosion import erodible_slope_from_request, erosion_plan_from_request, steep_slope_from_request
+from fieldapp.rules.city_scope import city_scope_from_request, scoped
 from fieldapp.rules.city_water import drainageway_from_request, wetland_size_from_request
 from fieldapp.rules.city_woodland import woodland_class_from_request, woodland_mitigation_from_request
 from fieldapp.rules.measure import clinometer_from_request
@@ -40,14 +41,15 @@ RULES: dict[str, Handler] = {
     "nr151.protective_area": protective_area_from_request,
     "nr151.vegetative_cover": vegetative_cover_from_request,
     "woodland.class": woodland_class_from_request,
-    "woodland.mitigation": woodland_mitigation_from_request,
-    "wetland.size": wetland_size_from_request,
-    "drainageway": drainageway_from_request,
-    "development_area": development_area_from_request,
-    "erosion_plan": erosion_plan_from_request,
-    "steep_slope": steep_slope_from_request,
+    "woodland.mitigation": scoped("woodland.mitigation", woodland_mitigation_from_request),
+    "wetland.size": scoped("wetland.size", wetland_size_from_request),
+    "drainageway": scoped("drainageway", drainageway_from_request),
+    "development_area": scoped("development_area", development_area_from_request),
+    "erosion_plan": scoped("erosion_plan", erosion_plan_from_request),
+    "steep_slope": scoped("steep_slope", steep_slope_from_request),
     "erodible_slope": erodible_slope_from_request,
     "slope.clinometer": clinometer_from_request,
+    "city.scope": city_scope_from_request,
 }
 
 

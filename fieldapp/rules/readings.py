@@ -101,6 +101,35 @@ READINGS: dict[str, str] = {
     "slope-magnitude": (
         "\"Slopes greater than 30 %\" and \"inclines in excess of 4 %\" compare the slope's "
         "size, whether the ground rises or falls."),
+    "unmapped-channel-as-swale": (
+        "A stream not on the USGS quadrangle or the county soil survey map is a channel in a "
+        "swale: with 5 acres or more tributary to it, it is a Drainageways A.2 drainageway, 25 ft"
+        " each side of its centreline (its channel width is not added)."),
+    "tributary-linear-between-stations": (
+        "Tributary area grows linearly between two stations down a swale; the drainageway starts "
+        "where it reaches 5 acres. A first station already at 5 acres or more makes it reach the "
+        "line's upstream end (the most protective reading; a station further up can shorten it)."),
+    "floodplain-by-reach": (
+        "The floodplain exception is taken along the centreline: the reach whose centreline lies "
+        "in land designated floodplain (F-1 district) is excepted with its whole width, and the "
+        "rest counts in full."),
+    "open-space-of-counted-area": (
+        "Drainageway open space = (drainageway area counted − proposed disturbance inside it) ÷ "
+        "that area; 75 % exactly complies."),
+    "altered-drainageway-checklist": (
+        "Any proposed disturbance of a drainageway lists what the applicant must show "
+        "(Drainageways D, D.1-D.5 and E); the app records the list, it does not judge the "
+        "showing."),
+    "wetland-disturbance-checklist": (
+        "Wetlands C still holds for a proposal that disturbs a wetland (it does not comply); the "
+        "approvals of Wetlands D and the easement of E are listed for the applicant to show."),
+    "a1-agricultural-use": (
+        "The General A exception needs both the A-1 district (A-1, A1: case, spaces and hyphens "
+        "ignored) and an agricultural use; any other district or use is under the standards."),
+    "water-land-disturbed": (
+        "Erosion control C applies when the proposed disturbance reaches land in a drainageway, "
+        "stream, stream bank, lake shoreline or body of water, as recorded; the B quantities are "
+        "then not needed."),
 }
 
 

@@ -35,7 +35,7 @@ from shapely.geometry.base import BaseGeometry
 from ..survey import features as F
 from ..survey.features import Layer
 
-SCHEMA_VERSION = 6
+SCHEMA_VERSION = 8
 #: Columns each schema version added to a table of the version before, in the order added
 #: (``ALTER TABLE ... ADD COLUMN`` appends, so these are the last fields of their dataclasses
 #: and a migrated table has the same columns, in the same order, as a new one -- which the
@@ -51,6 +51,9 @@ SCHEMA_VERSION = 6
 #:   magnetic azimuth and the declination applied to it; NULL for typed stations and older files).
 #:   ``area_feature.retained_area_ac`` (a woodland stand's planned retained area, acres;
 #:   NULL = not given) and ``area_feature.tally_complete`` (default 0: verdicts provisional).
+#: - 8: ``site.zoning_district`` and ``site.land_use`` (the city chapter's scope, General A, and
+#:   Erosion control F; NULL = not entered) and ``line_feature.tributary_stations`` (tributary
+#:   area at stations down a swale, ``"ft:ac; ..."``, Drainageways A.2; NULL = not given).
 ADDED_COLUMNS: dict[int, tuple[tuple[Layer, str], ...]] = {
     2: ((Layer.TRANSECT, "stipulated"), (Layer.LINE, "mapped_stream")),
     3: tuple((layer, name) for layer in (Layer.OHWM_POINT, Layer.TRANSECT, Layer.WALK_VERTEX)
@@ -58,6 +61,7 @@ ADDED_COLUMNS: dict[int, tuple[tuple[Layer, str], ...]] = {
        + ((Layer.SITE, "declination_source"), (Layer.STATION, "azimuth_mag_deg"),
           (Layer.STATION, "declination_deg"),
           (Layer.AREA, "retained_area_ac"), (Layer.AREA, "tally_complete")),
+    8: ((Layer.SITE, "zoning_district"), (Layer.SITE, "land_use"), (Layer.LINE, "tributary_stations")),
 }
 #: Tables each schema version added (created by the migration with their GeoPackage
 #: ``gpkg_contents`` / ``gpkg_geometry_columns`` rows, in the site's srs_id).

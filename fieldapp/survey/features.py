@@ -111,6 +111,8 @@ class AreaKind(str, enum.Enum):
     SEPTIC_FIELD = "septic_field"
     UTILITY_TRENCH = "utility_trench"
     SWALE = "swale"
+    #: Land designated floodplain (F-1 district): excepted from Drainageways A.1 / A.2.
+    FLOODPLAIN = "floodplain"
 
 
 class LineKind(str, enum.Enum):
@@ -157,7 +159,10 @@ class Site(Feature):
     ``declination_deg`` (east positive) turns magnetic bearings into true ones;
     ``declination_source`` says where it came from: the World Magnetic Model for the site and
     date (``"WMM-2025"``), ``"entered"`` (the user's override), or None (not set: 0.0 unless
-    typed before schema 3).
+    typed before schema 3). ``zoning_district`` (``"A-1"``, ``"R-2"`` ...) and ``land_use``
+    (``agricultural``, ``residential``, ``nonresidential``, ``other``; store schema 8, None: not
+    entered) say whether the city chapter applies at all (General A: agricultural uses in an
+    A-1 district are outside it) and whether Erosion control F exempts the site.
     """
 
     name: str
@@ -171,6 +176,8 @@ class Site(Feature):
     declination_deg: float = 0.0
     notes: str = ""
     declination_source: str | None = None
+    zoning_district: str | None = None
+    land_use: str | None = None
 
 
 @dataclass(frozen=True, kw_only=True, slots=True)
@@ -330,6 +337,11 @@ class LineFeature(Feature):
     quadrangle or the county soil survey map (City resource protection, Drainageways A.1); None
     until the surveyor has checked. It feeds ``drainageway`` ``mapped_stream`` (store schema 2;
     None in a schema 1 file). Kept last, as :attr:`Transect.stipulated`.
+    ``tributary_stations`` (swales and unmapped channels; store schema 8): the tributary area at
+    stations down the line, as text ``"0:2; 200:6"`` (ft from the line's first point, its
+    upstream end : acres), normalised by :func:`fieldapp.survey.drainage.parse_tributary_stations`;
+    it feeds ``drainageway`` ``tributary_stations`` (Drainageways A.2: only the reach downstream
+    of the 5-acre point is a drainageway).
     """
 
     kind: LineKind
@@ -339,6 +351,7 @@ class LineFeature(Feature):
     tributary_area_ac: float | None = None
     notes: str = ""
     mapped_stream: bool | None = None
+    tributary_stations: str | None = None
 
 
 @dataclass(frozen=True, kw_only=True, slots=True)

@@ -41,6 +41,7 @@ from shapely.geometry import LineString, MultiPolygon, Polygon
 from ..geo import GeoError, OutsideAreaOfUse, SiteFrame
 from . import values as V
 from .boundary import distinct_vertices
+from .drainage import LAND_USES
 from .errors import InvalidValue
 from .features import (
     AreaFeature,
@@ -215,6 +216,12 @@ def validated_site(site: Site, **fields: Any) -> Site:
             checked[key] = V.text("notes", value, max_len=V.MAX_TEXT_LEN, multiline=True)
         elif key == "declination_source":
             checked[key] = None if value is None else V.text("declination_source", value)
+        elif key == "zoning_district":
+            checked[key] = (V.text("zoning_district", value).strip() or None) if value is not None else None
+        elif key == "land_use":
+            if value is not None and value not in LAND_USES:
+                raise InvalidValue("land_use", f"must be one of {', '.join(LAND_USES)}, got {value!r}")
+            checked[key] = value
         elif key == "visit_date":
             if not isinstance(value, date):
                 raise InvalidValue("visit_date", f"must be a date, got {value!r}")

@@ -48,6 +48,7 @@ from .boundary import BoundaryWalk
 from .core import Journal, as_layer, crs_text, default_who, new_of, utc_now
 from .datapoints import DataPointCommands
 from .devicelog import kept_reading
+from .drainage import format_tributary_stations, parse_tributary_stations
 from .editing import EditCommands
 from .errors import InvalidValue
 from .features import (
@@ -202,6 +203,9 @@ class Visit(EditCommands, StakeCommands, PhotoCommands, StandQueries, DataPointC
                 self._referred(name, target, value)
         if layer is Layer.TREE:
             return self.update_tree(uuid, **fields)
+        if layer is Layer.LINE and "tributary_stations" in fields:
+            fields["tributary_stations"] = format_tributary_stations(
+                parse_tributary_stations(fields["tributary_stations"]))
         if layer is Layer.LINE and fields.get("mapped_stream") is not None:
             kind = enum_value(LineKind, fields.get("kind", self.record(LineFeature, uuid).kind), "kind")
             _check_mapped_stream(kind, fields["mapped_stream"])
@@ -338,10 +342,12 @@ class Visit(EditCommands, StakeCommands, PhotoCommands, StandQueries, DataPointC
 
     def add_line(self, kind: LineKind | str, geometry: object, *, label: str = "",
                  channel_width_ft: float | None = None, tributary_area_ac: float | None = None, notes: str = "",
-                 mapped_stream: bool | None = None) -> LineFeature:
+                 mapped_stream: bool | None = None, tributary_stations: str | None = None) -> LineFeature:
         """Add a line of ``kind`` (drainageway centreline, swale, utility trench, drive edge).
 
-        ``mapped_stream`` only for a drainageway centreline (see :meth:`set_mapped_stream`).
+        ``mapped_stream`` only for a drainageway centreline (see :meth:`set_mapped_stream`);
+        ``tributary_stations`` as the crew types it (``"0:2; 200:6"``, normalised; InvalidValue
+        for text that is not stations, :func:`fieldapp.survey.drainage.parse_tributary_stations`).
         """
         self.frame  # noqa: B018 - a line needs the site CRS (StateError before one is set)
         line_kind = enum_value(LineKind, kind, "kind")
@@ -350,6 +356,7 @@ class Visit(EditCommands, StakeCommands, PhotoCommands, StandQueries, DataPointC
             **self._stamp(), kind=line_kind, geometry=valid_line("geometry", geometry),
             label=V.text("label", label), channel_width_ft=channel_width_ft,
             tributary_area_ac=tributary_area_ac, notes=notes, mapped_stream=mapped_stream,
+            tributary_stations=format_tributary_stations(parse_tributary_stations(tributary_stations)),
         )
         return new_of(LineFeature, self._commit([Change(Action.ADDED, Layer.LINE, validate(feat))])[0])
 

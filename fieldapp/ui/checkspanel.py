@@ -173,6 +173,8 @@ def details_text(c: Check) -> str:
         lines.append(f"Next step: {r['next_step']}")
     if r.get("note"):
         lines.append(f"Note: {r['note']}")
+    if r.get("applicant_must_show"):
+        lines += ["The applicant must show:", *(f"  [ ] {x}" for x in r["applicant_must_show"])]
     if r.get("message"):
         lines.append(f"Message: {r['message']}")
     lines.append("")

@@ -54,6 +54,7 @@ KIND_COLOURS = {
     "impervious": "#555555", "disturbed": "#aa5500", "graded": "#aa5500",
     "foundation": "#000000", "drive": "#6b4e16", "driveway": "#6b4e16", "parking": "#6b4e16",
     "septic": "#8b008b", "utility": "#8b008b", "drainageway": "#00a0a0", "swale": "#00a0a0",
+    "floodplain": "#4a6fa5",
 }
 #: Qt's pixmap cache (KiB) for the map's cached layers: the track's history and the point
 #: layers, one view each (a 4K screen at twice the pixels: about 16 MiB a view).

@@ -206,7 +206,11 @@ def test_stream_without_channel_width():
 
 
 def test_unmapped_stream():
-    assert drainageway("stream", 10, mapped_stream=False).area_sqft == 0.0
+    # Drainageways A: a channel that is no mapped stream is checked as a swale under A.2, so
+    # until its tributary area is measured it is needs_data (it was "not a drainageway").
+    r = drainageway("stream", 10, mapped_stream=False)
+    assert r.status is Status.NEEDS_DATA and "5 acres or more" in r.next_step
+    assert drainageway("stream", 10, mapped_stream=False, tributary_area_ac=4.9).area_sqft == 0.0
     assert drainageway("stream", 10).status is Status.NEEDS_DATA
 
 

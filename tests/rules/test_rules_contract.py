@@ -51,6 +51,7 @@ def test_contract_development_area_example():
 
 # one good request per rule: every rule evaluates and gives plain JSON
 ONE_PER_RULE = {
+    "city.scope": {"district": "A-1", "use": "agricultural"},
     "nr341.bank": {"priority": True, "stations": [{"distance_ft": 0, "elevation_ft": 0},
                                                   {"distance_ft": 320, "elevation_ft": 3}]},
     "nr341.graded_area": {"horizontal_area_sqft": 9999, "slope_deg": 11.31},

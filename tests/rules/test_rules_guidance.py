@@ -46,10 +46,11 @@ def test_below_the_floor_is_not_permitted_and_says_how_much_more_to_retain():
 
 
 def test_unmapped_stream_points_to_the_swale_rule():
-    # Drainageways A.1 is for mapped streams; A.2: swales with 5 acres or more tributary.
+    # Drainageways A.1 is for mapped streams; A.2: swales (and unmapped channels) with 5 acres
+    # or more tributary: the rule asks for the tributary area instead of answering "no".
     r = evaluate({"rule": "drainageway", "input": {"kind": "stream", "mapped_stream": False, "length_ft": 100}})
-    assert r["is_drainageway"] is False
-    assert "Drainageways A.2" in r["note"] and "5 acres or more" in r["note"]
+    assert r["status"] == "needs_data" and r["is_drainageway"] is None
+    assert r["citation"].endswith("Drainageways A.2") and "5 acres or more" in r["next_step"]
 
 
 @pytest.mark.parametrize("request_", [

@@ -104,7 +104,8 @@ def test_opening_for_recording_migrates_to_the_columns_of_a_new_file(v1, tmp_pat
     assert table_info(v1, "transect")[-3:] == [("stipulated", "BOOLEAN", 1, "0", 0),
                                                ("correction_age_s", "REAL", 0, None, 0),
                                                ("correction_mount", "TEXT", 0, None, 0)]
-    assert table_info(v1, "line_feature")[-1] == ("mapped_stream", "BOOLEAN", 0, None, 0)
+    assert table_info(v1, "line_feature")[-2:] == [("mapped_stream", "BOOLEAN", 0, None, 0),
+                                                   ("tributary_stations", "TEXT", 0, None, 0)]
     # the rows already there took the defaults, read straight from SQLite
     conn = st_connect(v1)
     assert conn.execute("SELECT stipulated FROM transect").fetchall() == [(0,)]
@@ -175,35 +176,42 @@ SCHEMA_3_SQL = [f'ALTER TABLE "{table}" ADD COLUMN "{col}" {sql}'
 def test_migration_sql_adds_exactly_the_columns_of_each_version():
     from fieldapp.store import media
 
-    assert S.SCHEMA_VERSION == 6
-    v6 = S.migration_sql(5)
+    def chunk(v: int) -> list[str]:
+        """The statements schema ``v`` alone adds (migration_sql(v - 1) ends with migration_sql(v))."""
+        before, after = S.migration_sql(v - 1), S.migration_sql(v)
+        assert before[len(before) - len(after):] == after
+        return before[:len(before) - len(after)]
+
+    assert S.SCHEMA_VERSION == max([*S.ADDED_COLUMNS, *S.ADDED_TABLES]) == 8
+    assert S.migration_sql(S.SCHEMA_VERSION) == []
+    # schema 8: the city chapter's scope (site district and use) and a swale's tributary stations
+    assert chunk(8) == ['ALTER TABLE "site" ADD COLUMN "zoning_district" TEXT',
+                        'ALTER TABLE "site" ADD COLUMN "land_use" TEXT',
+                        'ALTER TABLE "line_feature" ADD COLUMN "tributary_stations" TEXT']
     # schema 6: the data_point table (a point layer: contents and geometry column rows)
-    assert [q.split(" (")[0] for q in v6] == ['CREATE TABLE "data_point"', "INSERT INTO gpkg_contents",
-                                             "INSERT INTO gpkg_geometry_columns"]
-    assert S.migration_sql(4)[-len(v6):] == v6
-    v5 = S.migration_sql(4)[:-len(v6)]
+    assert [q.split(" (")[0] for q in chunk(6)] == ['CREATE TABLE "data_point"', "INSERT INTO gpkg_contents",
+                                                   "INSERT INTO gpkg_geometry_columns"]
+    later = S.migration_sql(5)
+    v5 = chunk(5)
     # schema 5: the device_reading table (attributes: no geometry column row)
     assert v5[0].startswith('CREATE TABLE "device_reading"') and len(v5) == 2
     assert v5[1].startswith("INSERT INTO gpkg_contents") and "'attributes'" in v5[1]
-    assert S.migration_sql(3)[-len(v5 + v6):] == v5 + v6
-    v4 = S.migration_sql(3)[:-len(v5 + v6)]
+    v4 = chunk(4)
     # schema 4: the photo media table (attributes: no geometry column row), then the Related
     # Tables Extension (relations table, mapping views, their gpkg_contents / extensions rows)
     assert v4[0].startswith('CREATE TABLE "photo"')
     assert v4[1].startswith("INSERT INTO gpkg_contents") and "'attributes'" in v4[1]
     assert v4[2:] == media.related_tables_sql()
-    assert S.migration_sql(2)[-len(v4 + v5 + v6):] == v4 + v5 + v6
-    v3 = S.migration_sql(2)[:-len(v4 + v5 + v6)]
+    v3 = chunk(3)
     assert S.migration_sql(1) == [
         'ALTER TABLE "transect" ADD COLUMN "stipulated" BOOLEAN NOT NULL DEFAULT 0',
         'ALTER TABLE "line_feature" ADD COLUMN "mapped_stream" BOOLEAN',
-    ] + v3 + v4 + v5 + v6
+    ] + v3 + v4 + v5 + later
     assert v3[:len(SCHEMA_3_SQL)] == SCHEMA_3_SQL
     # then the schema 3 table, with its GeoPackage rows
     assert v3[len(SCHEMA_3_SQL)].startswith('CREATE TABLE "stake_point"')
     assert [q.split(" (")[0] for q in v3[len(SCHEMA_3_SQL) + 1:]] == ["INSERT INTO gpkg_contents",
                                                                     "INSERT INTO gpkg_geometry_columns"]
-    assert S.migration_sql(6) == []
     # the added columns are the last fields of their record, in version order (ADD COLUMN appends)
     for layer in Layer:
         added = [name for v in sorted(S.ADDED_COLUMNS) for lay, name in S.ADDED_COLUMNS[v] if lay is layer]
@@ -229,13 +237,23 @@ def test_a_schema_2_file_migrates_to_the_declination_columns(tmp_path):
 
 
 def schema_5_copy(path: Path) -> None:
-    """Make ``path`` (a new visit, no data points) what schema 5 wrote: without the data_point
-    table and its gpkg_contents / gpkg_geometry_columns rows."""
+    """Make ``path`` (a new visit, no records in the later tables) what schema 5 wrote: without
+    every column and table a later schema added (ADDED_COLUMNS / ADDED_TABLES after 5: the
+    data_point table and its gpkg_contents / gpkg_geometry_columns / R-tree rows, ...)."""
     conn = st_connect(path)
-    conn.execute('DROP TABLE IF EXISTS "rtree_data_point_geom"')   # its R-tree index too
-    conn.execute('DROP TABLE "data_point"')
-    for meta in ("gpkg_extensions", "gpkg_geometry_columns", "gpkg_contents"):
-        conn.execute(f"DELETE FROM {meta} WHERE table_name = 'data_point'")
+    for v in sorted((v for v in S.ADDED_COLUMNS if v > 5), reverse=True):
+        for layer, col in reversed(S.ADDED_COLUMNS[v]):
+            conn.execute(f'ALTER TABLE "{layer.value}" DROP COLUMN "{col}"')
+    for v in sorted((v for v in S.ADDED_TABLES if v > 5), reverse=True):
+        for layer in S.ADDED_TABLES[v]:
+            table = layer.value
+            for name in [r[0] for r in conn.execute(
+                    "SELECT name FROM sqlite_master WHERE type = 'trigger' AND tbl_name = ?", (table,))]:
+                conn.execute(f'DROP TRIGGER "{name}"')
+            conn.execute(f'DROP TABLE IF EXISTS "rtree_{table}_geom"')   # its R-tree index too
+            conn.execute(f'DROP TABLE "{table}"')
+            for meta in ("gpkg_extensions", "gpkg_geometry_columns", "gpkg_contents"):
+                conn.execute(f"DELETE FROM {meta} WHERE table_name = ?", (table,))
     conn.execute("UPDATE fieldapp_meta SET value = '5' WHERE key = 'schema_version'")
     conn.commit()
     conn.close()

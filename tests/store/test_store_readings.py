@@ -46,17 +46,10 @@ def table_info(path: Path, table: str) -> list[tuple]:
 
 def schema_4_copy(path: Path) -> None:
     """Make ``path`` (a new visit, no device readings) what schema 4 wrote: no device_reading
-    table, no gpkg_contents row for it, schema_version 4 (nor schema 6's data_point table)."""
-    conn = st_connect(path)
-    conn.execute('DROP TABLE IF EXISTS "rtree_data_point_geom"')   # its R-tree index too
-    conn.execute('DROP TABLE "data_point"')
-    for meta in ("gpkg_extensions", "gpkg_geometry_columns", "gpkg_contents"):
-        conn.execute(f"DELETE FROM {meta} WHERE table_name = 'data_point'")
-    conn.execute('DROP TABLE "device_reading"')
-    conn.execute("DELETE FROM gpkg_contents WHERE table_name = 'device_reading'")
-    conn.execute("UPDATE fieldapp_meta SET value = '4' WHERE key = 'schema_version'")
-    conn.commit()
-    conn.close()
+    table, no gpkg_contents row for it, schema_version 4 (nor what later schemas added)."""
+    from tests.store.test_store_migration import schema_4_copy as copy
+
+    copy(path)
 
 
 def caliper(t_monotonic_s: float = 0.0) -> CaliperReading:
@@ -147,8 +140,8 @@ def test_a_schema_4_visit_migrates_to_the_device_reading_table_and_records_readi
         assert store.visit.features(Layer.DEVICE_READING) == []
         assert store.counts()["device_reading"] == 0
     assert meta_version(p) == "4"
-    with open_visit(p) as store:                    # opened for recording: migrated to 5 (and on)
-        assert meta_version(p) == str(S.SCHEMA_VERSION) == "6"
+    with open_visit(p) as store:                    # opened for recording: migrated to 5
+        assert meta_version(p) == str(S.SCHEMA_VERSION) == "8"
         tree = store.visit.add_tree(x=X + 5, y=Y, caliper=caliper())
     assert table_info(p, "device_reading") == table_info(fresh, "device_reading")
     validate_gpkg(p)
@@ -163,6 +156,6 @@ def test_the_schema_1_visit_migrates_to_6_and_passes_the_validator(tmp_path):
     shutil.copyfile(V1, p)
     with open_visit(p) as store:
         store.visit.add_tree(x=X, y=Y, caliper=caliper())
-    assert meta_version(p) == "6"
+    assert meta_version(p) == str(S.SCHEMA_VERSION)
     assert pyogrio.read_info(p, layer="device_reading")["features"] == 1
     validate_gpkg(Path(p))

@@ -188,13 +188,15 @@ def test_draw_a_drainageway_and_place_a_note_by_map_clicks(qtbot, window):
     check_id = f"drainageway:{line.uuid}"
     qtbot.waitUntil(lambda: w.visit.checks.get(check_id) is not None, timeout=WAIT_MS)
     assert w.visit.checks.get(check_id).result["total_width_ft"] == 100.0   # 50 ft each side, A.1
-    # the stream turns out not to be on the map: corrected in the form, the check follows
+    # the stream turns out not to be on the map: corrected in the form, the check follows --
+    # with 12 acres draining to it, it is a Drainageways A.2 drainageway, 25 ft each side
     w.editor.select(E_sel(Layer.LINE, line.uuid))
     form = w.editor.edit_selected()
     form.inputs["mapped_stream"].setCurrentIndex(2)          # no
     form.save_button.click()
-    qtbot.waitUntil(lambda: w.visit.checks.get(check_id).result.get("is_drainageway") is False,
+    qtbot.waitUntil(lambda: w.visit.checks.get(check_id).result.get("total_width_ft") == 50.0,
                     timeout=WAIT_MS)
+    assert w.visit.checks.get(check_id).result["citation"] == "City resource protection, Drainageways A.2, C"
     # a note at a map click, then edited
     lines.note_text.setText("culvert 18 in")
     key(qtbot, w, "K")

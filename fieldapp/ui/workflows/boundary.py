@@ -35,11 +35,12 @@ if TYPE_CHECKING:
 KINDS = [("wetland", "Wetland"), ("woodland_stand", "Woodland stand"), ("grove", "Grove"),
          ("impervious", "Impervious surface"), ("disturbed", "Disturbed / graded area"),
          ("foundation", "Foundation"), ("drive", "Drive"), ("parking", "Parking"),
-         ("septic_field", "Septic field")]
+         ("septic_field", "Septic field"), ("floodplain", "Floodplain (F-1 district)")]
 #: Label examples by kind (the Label placeholder follows the Kind).
 LABEL_EXAMPLES = {"wetland": "e.g. Wetland A", "woodland_stand": "e.g. Oak stand",
                   "grove": "e.g. Hemlock grove", "foundation": "e.g. House",
-                  "drive": "e.g. Main drive", "septic_field": "e.g. Drain field"}
+                  "drive": "e.g. Main drive", "septic_field": "e.g. Drain field",
+                  "floodplain": "e.g. F-1 floodplain"}
 SUSCEPTIBILITY = [("", "from wetland type"), ("highly", "highly susceptible"),
                   ("less", "less susceptible"), ("other", "other")]
 
