@@ -112,12 +112,12 @@ def test_a_schema_5_file_migrates_to_6_with_the_data_point_table(tmp_path):
     with open_visit(p) as store:        # opened for recording: migrated
         store.visit.add_data_point(role="upland", x=E0 + 10.0, y=N0 + 10.0)
     conn = st_connect(p)
-    assert conn.execute("SELECT value FROM fieldapp_meta WHERE key = 'schema_version'").fetchone()[0] == "6"
+    assert conn.execute("SELECT value FROM fieldapp_meta WHERE key = 'schema_version'").fetchone()[0] == str(S.SCHEMA_VERSION)
     assert conn.execute("SELECT geometry_type_name, srs_id FROM gpkg_geometry_columns"
                         " WHERE table_name = 'data_point'").fetchone() == ("POINT", 32616)
     conn.close()
     assert table_info(p, "data_point") == table_info(fresh, "data_point")
-    assert S.SCHEMA_VERSION == 6
+    assert S.ADDED_TABLES[6] == (Layer.DATA_POINT,)
 
 
 def test_the_migrated_file_passes_the_gdal_validator(tmp_path):
