@@ -482,9 +482,13 @@ class MapView(QWidget):
                 + self.scale_widget.minimumWidth() + 8)
         direction = (QBoxLayout.Direction.LeftToRight if event.size().width() >= need
                      else QBoxLayout.Direction.TopToBottom)
-        if direction != self.readout_strip.direction():
+        changed = direction != self.readout_strip.direction()
+        if changed:
             self.readout_strip.setDirection(direction)
         super().resizeEvent(event)
+        lay = self.layout()
+        if changed and lay is not None:     # laid out for the old direction already
+            lay.activate()
 
     # ---------------------------------------------------------------- inputs (cheap)
     def set_origin(self, x_ft: float, y_ft: float) -> None:
