@@ -120,7 +120,7 @@ def form_fields(visit: Any, sel: Selection) -> list[FieldSpec]:
         out = [FieldSpec("label", "Label", "text", rec.label)]
         if _v(rec.kind) == "drainageway_centreline":
             out += [FieldSpec("mapped_stream", "On the USGS quadrangle or county soil map", "tristate",
-                              rec.mapped_stream, tip="City resource protection, Drainageways A.1"),
+                              rec.mapped_stream, tip="Decorah resource protection, Drainageways A.1"),
                     _num("channel_width_ft", rec.channel_width_ft)]
         out += [_num("tributary_area_ac", rec.tributary_area_ac),
                 FieldSpec("notes", "Notes", "multiline", rec.notes)]

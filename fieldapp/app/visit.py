@@ -21,7 +21,7 @@ from typing import TYPE_CHECKING, Any
 
 import fieldapp.app.paths as paths
 from fieldapp import checks as checks_mod
-from fieldapp.app.wording import plural
+from fieldapp.app.wording import plural, stand_name
 from fieldapp.store.paths import safe_file_name
 
 if TYPE_CHECKING:
@@ -407,7 +407,7 @@ class VisitController:
             m = self.model.stand_measures(stand.uuid)
         except Exception as exc:  # noqa: BLE001
             return f"Stand figures unavailable: {exc}"
-        lines = [f"Stand {stand.label or ''} {m.stand_area_ac:.2f} ac: {plural(m.stems, 'stem')},"
+        lines = [f"{stand_name(stand.label)} {m.stand_area_ac:.2f} ac: {plural(m.stems, 'stem')},"
                  f" {m.stems_per_ac:.0f} stems/ac, basal area {m.basal_area_sqft_per_ac:.1f}"
                  f" sq ft/ac",
                  f"Canopy ≥10 in {m.canopy_10in_pct:.1f} %, ≥3 in {m.canopy_3in_pct:.1f} %,"

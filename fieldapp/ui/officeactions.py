@@ -400,8 +400,12 @@ class OfficeActions(QObject):
                                         f" {plural(result['verdicts'], 'verdict')},"
                                         " each rule request attached.")
         elif kind == "export":
-            counts = ", ".join(f"{k} {v}" for k, v in result.layers.items() if v)
-            self.show_message("Export", f"Exported {result.format} ({result.crs}) to"
+            from fieldapp.export.words import export_layer_words
+
+            # the layers in the crew's words ("Trees 4"), never the tables' names ("tree 4")
+            counts = ", ".join(f"{export_layer_words(k)} {v}" for k, v in result.layers.items() if v)
+            fmt = "every format" if result.format == "all" else result.format
+            self.show_message("Export", f"Exported {fmt} ({result.crs}) to"
                                         f" {result.path}\n{counts or 'no features'}")
         elif kind == "sync":
             self._after_sync(pending, result, None)

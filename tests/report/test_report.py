@@ -52,7 +52,7 @@ def test_text_holds_each_verdict_citation_and_numbers(report):
     # ground area = 260 * 520 / 0.9996^2 = 135,308.2 sq ft (WTM k0 on the central meridian)
     assert f"{260 * 520 / K0**2:,.1f}" == "135,308.2" and "135,308.2" in t
     # foundation 30 x 30 ft: 900 + 4*30*20 + pi*20^2 = 4,556.6 sq ft envelope (Woodlands D.2)
-    assert "Envelope 4,556.6 sq ft" in t and "City resource protection, Woodlands D.2" in t
+    assert "Envelope 4,556.6 sq ft" in t and "Decorah resource protection, Woodlands D.2" in t
     assert "Ordinance wetland: yes; undisturbed 100.0 %" in t
     # the interpretations relied on are named
     assert "anchor-last-trigger" in t and "average-wetland-width" in t and "round-buffer" in t
