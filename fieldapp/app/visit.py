@@ -572,6 +572,15 @@ def new_visit_path(data_dir: str | Path, name: str | None = None) -> Path:
     return Path(data_dir) / f"{safe}_{stamp}.gpkg"
 
 
+def last_visit_named(data_dir: str | Path, name: str) -> Path | None:
+    """The newest visit :func:`new_visit_path` made for ``name`` in ``data_dir``
+    (``demo_2026-06-01_093000.gpkg``; by the time in its name), or None."""
+    safe = safe_file_name(name, fallback="visit")
+    found = sorted(Path(data_dir).glob(f"{safe}_????-??-??_??????.gpkg")) \
+        if Path(data_dir).is_dir() else []
+    return found[-1] if found else None
+
+
 def open_visit(path: Path, *, name: str | None = None, priority_waterway: bool = False,
                crew: str | list[str] = "", antenna_height_m: float = 0.0,
                water_features: list[Any] | tuple[Any, ...] = (), crs: str | None = None) -> VisitController:
@@ -743,6 +752,12 @@ def initial_visit_target(window: Any) -> tuple[Path, Any] | None:
     if cfg.visit:
         return Path(cfg.visit), None
     if cfg.simulate or cfg.replay:
+        # the demo visit of the last run is offered again (it was a new empty one each time)
+        last = last_visit_named(cfg.data_dir, "demo") if cfg.simulate and not cfg.new_visit \
+            else None
+        if last is not None and dialogs_allowed(cfg, window.platform_name()) \
+                and window.ask_reopen_visit(last):
+            return last, None
         return new_visit_path(cfg.data_dir, "demo" if cfg.simulate else "replay"), None
     if cfg.last_visit and Path(cfg.last_visit).exists() and not cfg.new_visit:
         return Path(cfg.last_visit), None

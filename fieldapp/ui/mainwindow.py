@@ -536,6 +536,13 @@ class MainWindow(QMainWindow):
 
         return ask_new_visit(self)
 
+    def ask_reopen_visit(self, path: Any) -> bool:
+        """Whether to reopen the visit at ``path`` (the last demo visit, at start): a question
+        (:func:`fieldapp.ui.reopen.ask_reopen_visit`)."""
+        from fieldapp.ui.reopen import ask_reopen_visit
+
+        return ask_reopen_visit(self, path)
+
     def ask_visit_path(self, start_folder: str) -> str:
         """A file dialog for a visit GeoPackage; the path, or "" when cancelled."""
         path, _ = QFileDialog.getOpenFileName(self, "Open a site visit", start_folder,
@@ -650,6 +657,9 @@ class MainWindow(QMainWindow):
         self.visit_label.setText(f"  Visit: {visit.name}  " if visit else "  no visit  ")
         self.setWindowTitle(f"fieldapp — {visit.name}" if visit else "fieldapp")
         self.visit_label.setToolTip(str(getattr(visit, "path", "")))
+        from fieldapp.ui.undowords import forget_undo_offers
+
+        forget_undo_offers(self)                # a visit (re)opened: its undo history is empty
         self.recording.shown()
 
     def _model_changed(self, only_track: bool) -> None:
