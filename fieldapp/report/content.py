@@ -238,7 +238,8 @@ class GnssRow:
     @property
     def quality_words(self) -> str:
         q = self.worst_fix_quality
-        return "–" if q is None else f"{q} {GGA_QUALITY.get(q, '')}".strip()
+        # the quality in words ("RTK fixed"), never with its GGA code ("4 RTK fixed")
+        return "–" if q is None else GGA_QUALITY.get(q) or f"GGA quality {q}"
 
 
 @dataclass(frozen=True)
@@ -530,7 +531,7 @@ def _gnss(visit: Visit, content: ReportContent) -> None:
     codes, first, counts = np.unique(quality, return_index=True, return_counts=True)
     for k in np.argsort(first):  # in the order first seen along the track; -1: none recorded
         q = int(codes[k])
-        key = "–" if q < 0 else f"{q} {GGA_QUALITY.get(q, '')}".strip()
+        key = "–" if q < 0 else GGA_QUALITY.get(q) or f"GGA quality {q}"
         qualities[key] = qualities.get(key, 0) + int(counts[k])
     hdops = np.sort(hdop[~np.isnan(hdop)])
     content.track_summary = {

@@ -22,7 +22,7 @@ from PySide6.QtWidgets import (
 
 from fieldapp.checks import Check, status_words, summary_words
 from fieldapp.ui import theme
-from fieldapp.ui.checkwords import details_text
+from fieldapp.ui.checkwords import details_text, interpretation_lines
 
 #: Verdict rows kept in view when the details are open (1366 x 768: issue 13).
 MIN_ROWS_SHOWN = 3
@@ -189,24 +189,6 @@ class ChecksPanel(QWidget):
         table_px = int(max(min(rows_px, 0.45 * total), keep, 0.25 * total))
         table_px = min(table_px, total - self.details.minimumHeight())
         self.split.setSizes([table_px, total - table_px])
-
-
-def interpretation_lines(result: dict[str, Any]) -> list[str]:
-    """The readings a result relied on, in words (never the bare ids): the result's own
-    ``interpretation_text`` when the rules give it (a list, or a dict by id), else the
-    report's sentence for each id of ``interpretations``
-    (:data:`fieldapp.report.content.INTERPRETATIONS`)."""
-    ids = [str(i) for i in result.get("interpretations") or []]
-    text = result.get("interpretation_text")
-    if isinstance(text, dict):
-        return [str(text.get(i) or i) for i in ids] or [str(t) for t in text.values()]
-    if isinstance(text, (list, tuple)) and text:
-        return [str(t) for t in text]
-    if isinstance(text, str) and text:
-        return [text]
-    from fieldapp.report.content import INTERPRETATIONS
-
-    return [INTERPRETATIONS.get(i) or i.replace("-", " ") for i in ids]
 
 
 def any_in(checks: list[Check], rule: str) -> list[Check]:

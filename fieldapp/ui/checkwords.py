@@ -62,11 +62,28 @@ def value_lines(values: dict[str, Any], skip: frozenset[str] = frozenset()) -> l
     return lines
 
 
+def interpretation_lines(result: dict[str, Any]) -> list[str]:
+    """The readings a result relied on, in words (never the bare ids): the result's own
+    ``interpretation_text`` when the rules give it (a list, or a dict by id), else the
+    report's sentence for each id of ``interpretations``
+    (:data:`fieldapp.report.content.INTERPRETATIONS`)."""
+    ids = [str(i) for i in result.get("interpretations") or []]
+    text = result.get("interpretation_text")
+    if isinstance(text, dict):
+        return [str(text.get(i) or i) for i in ids] or [str(t) for t in text.values()]
+    if isinstance(text, (list, tuple)) and text:
+        return [str(t) for t in text]
+    if isinstance(text, str) and text:
+        return [text]
+    from fieldapp.report.content import INTERPRETATIONS
+
+    return [INTERPRETATIONS.get(i) or i.replace("-", " ") for i in ids]
+
+
 def details_text(c: Any) -> str:
     """Inputs, interpretation and outcome of one check (a :class:`fieldapp.checks.Check`), in
     words."""
     from fieldapp.checks import status_words
-    from fieldapp.ui.checkspanel import interpretation_lines
 
     r = c.result
     words = interpretation_lines(r)
