@@ -813,7 +813,7 @@ class MapView(QWidget):
             marks.append((p.x() - half, p.y() - half, p.x() + half, p.y() + half) if bank else None)
         texts = [item.textItem.toPlainText() for item in self.label_items]
         order = [0] + [i + 1 for i in placement_order(texts)] if ohwm else placement_order(texts)
-        chosen = placed_labels(cands, order, marks)
+        chosen = placed_labels(cands, order, marks, always=frozenset({0}) if ohwm else frozenset())
         for n, item in enumerate(items[len(ohwm):], start=len(ohwm)):
             k = chosen[n]
             item.setVisible(k is not None)
