@@ -54,3 +54,11 @@ def test_devices_named_from_readings_when_no_serials_were_typed(tmp_path, qapp):
     assert "Devices –" not in head
     assert "GNSS receiver (NMEA 0183; 3 averaged OHWM points)" in head
     assert "Their names and serial numbers were not recorded." in head
+
+
+def test_units_note_states_the_crs_unit_and_the_reports_foot_once(sample):
+    _path, _info, t = sample
+    assert ("whose coordinates are in metres. This report gives every position and length in"
+            " international ft (0.3048 m): map and rule-request coordinates are the site CRS's"
+            " coordinates in that foot (its metres divided by 0.3048), called grid feet") in t
+    assert "coordinate unit metre" not in t
