@@ -793,6 +793,9 @@ class MainWindow(QMainWindow):
             return
         on = not theme.is_high_contrast(app)
         theme.set_high_contrast(app, on)
+        from fieldapp.ui.mapcontrast import apply_contrast
+
+        apply_contrast(self.map, on)                 # the map is what is read in the sun
         self.contrast_action.setChecked(on)
         self.remember_setting(high_contrast=on)
 

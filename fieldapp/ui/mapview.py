@@ -41,6 +41,7 @@ from PySide6.QtWidgets import (
 )
 
 from fieldapp.ui.crowns import CrownLayer
+from fieldapp.ui.mapcontrast import FILL_ALPHA, POLYGON_WIDTH
 from fieldapp.ui.mapgrid import GridLines
 from fieldapp.ui.maplabels import placed_labels, placement_order
 from fieldapp.ui.tracklayer import TrackLayer
@@ -370,6 +371,7 @@ class MapView(QWidget):
         self._overlay_shown: dict[str, list[Any]] = {}
 
         self.curves: dict[str, pg.PlotDataItem] = {}
+        self.high_contrast = False          # fieldapp.ui.mapcontrast.apply_contrast
         pens = {
             "ohwm": pg.mkPen("#0033dd", width=7),
             "transects": pg.mkPen("#aa00aa", width=2),
@@ -722,7 +724,9 @@ class MapView(QWidget):
                         colour = QColor(KIND_COLOURS.get(kind, "#444444"))
                         fill = QColor(colour)
                         fill.setAlpha(45)
-                        item = pg.PlotDataItem(pen=pg.mkPen(colour, width=3), connect="finite")
+                        item = pg.PlotDataItem(pen=pg.mkPen(
+                            colour, width=POLYGON_WIDTH[1 if self.high_contrast else 0]),
+                            connect="finite")
                         item.curve.setCacheMode(QGraphicsItem.CacheMode.DeviceCoordinateCache)
                         item.setZValue(-5)
                         self.polygon_items[kind] = item
@@ -753,7 +757,7 @@ class MapView(QWidget):
         item = self.polygon_fills.get(kind)
         if item is None:
             fill = QColor(KIND_COLOURS.get(kind, "#444444"))
-            fill.setAlpha(40)
+            fill.setAlpha(FILL_ALPHA[1 if self.high_contrast else 0])
             item = QGraphicsPathItem()
             item.setBrush(QBrush(fill))
             item.setPen(QPen(Qt.PenStyle.NoPen))
