@@ -23,9 +23,10 @@ def open_file(path: str | Path) -> bool:
     if not path.exists():
         log.warning("cannot open %s: it does not exist", path)
         return False
-    if sys.platform == "win32":
+    startfile = getattr(os, "startfile", None)      # Windows only
+    if sys.platform == "win32" and startfile is not None:
         try:
-            os.startfile(str(path))  # type: ignore[attr-defined]  # noqa: S606 - the user asked
+            startfile(str(path))
             return True
         except OSError as exc:
             log.warning("cannot open %s: %s", path, exc)

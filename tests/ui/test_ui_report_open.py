@@ -37,3 +37,20 @@ def test_open_file_refuses_a_missing_file(tmp_path):
     from fieldapp.ui.openresult import open_file
 
     assert open_file(tmp_path / "gone.pdf") is False
+
+
+def test_on_windows_the_shell_opens_the_pdf_and_selects_it_in_explorer(tmp_path, monkeypatch):
+    import os
+    import subprocess
+    import sys
+
+    from fieldapp.ui import openresult
+
+    pdf = tmp_path / "site report.pdf"
+    pdf.write_bytes(b"%PDF-1.4\n")
+    calls = []
+    monkeypatch.setattr(sys, "platform", "win32")
+    monkeypatch.setattr(os, "startfile", lambda p: calls.append(("startfile", p)), raising=False)
+    monkeypatch.setattr(subprocess, "Popen", lambda args: calls.append(("popen", args)))
+    assert openresult.open_file(pdf) and openresult.show_in_folder(pdf)
+    assert calls == [("startfile", str(pdf)), ("popen", ["explorer", f"/select,{pdf}"])]
