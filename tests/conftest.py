@@ -5,24 +5,59 @@ from __future__ import annotations
 
 import os
 from pathlib import Path
+from typing import Any
 
 import pytest
 
 os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
 
 REPO = Path(__file__).resolve().parents[1]
-SHARED = REPO.parent / "shared"
+#: The shared test data (real NMEA captures, instrument samples; README "Shared test data"):
+#: ``FIELDAPP_SHARED`` when set, else ``../shared`` beside the checkout.
+SHARED = Path(os.environ.get("FIELDAPP_SHARED") or REPO.parent / "shared")
+#: Why the shared data is missing, for the skips and the summary at the end of the run.
+SHARED_MISSING = (f"the shared test data is missing: no folder {SHARED} (put the project's "
+                  "'shared' folder beside the checkout, or set FIELDAPP_SHARED to it; README, "
+                  "'Shared test data')")
 
 # A script that wrote tests/data/visit_schema1.gpkg from a schema-1 checkout: not a test module.
 collect_ignore = ["data/make_visit_schema1.py"]
 
 
+def under_ci() -> bool:
+    """Whether this run is CI's (``CI`` true / 1 / yes, or ``FIELDAPP_CI`` set, as .ci/run
+    does): there a missing prerequisite fails its tests rather than skipping them."""
+    return (os.environ.get("CI", "").lower() in ("true", "1", "yes")
+            or bool(os.environ.get("FIELDAPP_CI")))
+
+
+_shared_skips: list[str] = []
+
+
 @pytest.fixture(scope="session")
 def shared_dir() -> Path:
-    """``../shared`` beside the checkout; tests that need it skip with a clear message if absent."""
+    """The shared data folder (:data:`SHARED`). Missing, its tests skip and the run ends with
+    a warning saying how many and where the data comes from; under CI (:func:`under_ci`)
+    they fail instead: CI has the data and must never pass without running them."""
     if not SHARED.is_dir():
-        pytest.skip(f"shared data folder not found at {SHARED}")
+        if under_ci():
+            pytest.fail(SHARED_MISSING + " (CI must have it)", pytrace=False)
+        pytest.skip(SHARED_MISSING)
     return SHARED
+
+
+def pytest_runtest_logreport(report: pytest.TestReport) -> None:
+    if report.skipped and SHARED_MISSING in str(report.longrepr):
+        _shared_skips.append(report.nodeid)
+
+
+def pytest_terminal_summary(terminalreporter: Any) -> None:
+    """A plain clone skips the tests of the shared data: said at the end, loudly, not only in
+    the ``s`` of the progress line."""
+    if _shared_skips:
+        terminalreporter.write_sep("!", f"{len(_shared_skips)} tests SKIPPED: shared test data "
+                                   "missing", red=True, bold=True)
+        terminalreporter.write_line(SHARED_MISSING, red=True)
 
 
 @pytest.fixture

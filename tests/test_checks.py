@@ -303,14 +303,14 @@ def test_a_stand_with_no_tree_recorded_waits_for_the_tally(visit):
     assert title == "Woodland class Oak stand (city)"
     assert awaiting == checks.AwaitingData("woodland.class",
                                            "record the trees of this stand (caliper tally)",
-                                           "City resource protection, Woodlands A")
+                                           "Decorah resource protection, Woodlands A")
     c = Checks()
     c.refresh(visit)
     k = c.get(f"woodland:{stand.uuid}")
     assert k.status == "needs_data" and k.rule == "woodland.class"
     assert k.has_request is False and k.request == {} and k.request_json() == "{}"
     assert k.result["next_step"] == "record the trees of this stand (caliper tally)"
-    assert k.result["citation"] == "City resource protection, Woodlands A"
+    assert k.result["citation"] == "Decorah resource protection, Woodlands A"
     assert checks.summary_words(k.request.get("rule", ""), k.result) == (
         "Needs data: record the trees of this stand (caliper tally)")
     assert c.evaluations == 0 and c.requests() == []  # no rule asked, nothing to attach

@@ -20,7 +20,7 @@ from fieldapp.survey import InvalidValue, Layer, Visit
 
 X0, Y0 = 500_000.0, 4_983_000.0
 FT = 0.3048
-CITE = "City resource protection"
+CITE = "Decorah resource protection"
 
 
 def clock():

@@ -160,7 +160,7 @@ def test_a_mapped_stream_is_a_determined_drainageway(visit):
     assert res["half_width_ft"] == pytest.approx(54.0) and res["total_width_ft"] == pytest.approx(108.0)
     assert res["area_sqft"] == pytest.approx(32_400.0, rel=1e-5)
     assert res["min_open_space_sqft"] == pytest.approx(24_300.0, rel=1e-5)
-    assert res["citation"] == "City resource protection, Drainageways A.1, C"
+    assert res["citation"] == "Decorah resource protection, Drainageways A.1, C"
 
 
 def test_an_unmapped_stream_is_checked_as_a_swale(visit):
@@ -174,7 +174,7 @@ def test_an_unmapped_stream_is_checked_as_a_swale(visit):
     req, res = drainageway(visit, c)
     assert res["status"] == "determined" and res["is_drainageway"] is True
     assert res["total_width_ft"] == 50.0 and res["area_sqft"] == pytest.approx(15_000.0, rel=1e-5)
-    assert res["citation"] == "City resource protection, Drainageways A.2, C"
+    assert res["citation"] == "Decorah resource protection, Drainageways A.2, C"
     visit.update_feature(Layer.LINE, c.uuid, tributary_area_ac=4.99)
     req, res = drainageway(visit, c)
     assert res["is_drainageway"] is False and res["total_width_ft"] == 0.0 and res["area_sqft"] == 0.0

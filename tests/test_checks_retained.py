@@ -72,7 +72,7 @@ def test_a_mature_stand_with_no_plan_needs_the_retained_area(visit):
     assert k is not None, "a mature stand with no plan must show its protection check"
     assert (k.status, k.rule, k.has_request) == ("needs_data", "woodland.mitigation", False)
     assert k.title == "Woodland protection Stand 1 (city)"
-    assert k.result["citation"] == "City resource protection, Woodlands C"
+    assert k.result["citation"] == "Decorah resource protection, Woodlands C"
     step = ("enter the area to be retained (ac, at most the stand's 0.23 ac): Tally tab, "
             "Retained woodland area (plan), or fieldapp report --retained-ac")
     assert k.result["next_step"] == step

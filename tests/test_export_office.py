@@ -166,7 +166,7 @@ def test_derived_layers_carry_verdict_and_citation(visit_path, tmp_path, fmt):
                                             "csv": "drainageway_area.csv"}[fmt])
     meta, _, geoms, values = read(str(src), layer="drainageway_area" if fmt == "kml" else None)
     cols = list(meta["fields"])
-    assert values[cols.index("citation")][0] == "City resource protection, Drainageways A.1, C"
+    assert values[cols.index("citation")][0] == "Decorah resource protection, Drainageways A.1, C"
     assert float(values[cols.index("half_width" if fmt == "shp" else "half_width_ft")][0]) == 54.0
 
 

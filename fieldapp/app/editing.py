@@ -86,13 +86,13 @@ LAND_USE_WORDS = [(None, "not entered"), *((u, u) for u in LAND_USES)]
 #: The tooltip of a line's tributary stations field.
 TRIBUTARY_STATIONS_TIP = ("Tributary area at stations down the line, ft from its first point (the upstream end)"
                           " : acres, e.g. 0:2; 200:6 -- only the reach below 5 acres' point is a drainageway"
-                          " (City resource protection, Drainageways A.2)")
+                          " (Decorah resource protection, Drainageways A.2)")
 
 
 def site_fields(site: Any) -> list[FieldSpec]:
     """The site's editable fields (:class:`fieldapp.app.editing.FieldSpec`): zoning district, use."""
     return [FieldSpec("zoning_district", "Zoning district", "text", site.zoning_district or "",
-                      tip="e.g. A-1, R-2 (City resource protection, General A)"),
+                      tip="e.g. A-1, R-2 (Decorah resource protection, General A)"),
             FieldSpec("land_use", "Use of the site", "choice", site.land_use, choices=list(LAND_USE_WORDS),
                       tip="Agricultural uses in an A-1 district are outside the chapter (General A);"
                           " farming is exempt from the erosion plan (Erosion control F)")]
@@ -147,7 +147,7 @@ def form_fields(visit: Any, sel: Selection) -> list[FieldSpec]:
         out = [FieldSpec("label", "Label", "text", rec.label)]
         if _v(rec.kind) == "drainageway_centreline":
             out += [FieldSpec("mapped_stream", "On the USGS quadrangle or county soil map", "tristate",
-                              rec.mapped_stream, tip="City resource protection, Drainageways A.1"),
+                              rec.mapped_stream, tip="Decorah resource protection, Drainageways A.1"),
                     _num("channel_width_ft", rec.channel_width_ft)]
         out += [_num("tributary_area_ac", rec.tributary_area_ac),
                 FieldSpec("tributary_stations", "Tributary area down the line (ft:ac; ...)", "text",

@@ -4,7 +4,7 @@ and notes at the current position or at a map click (no Qt).
 A :class:`LineDraft` takes vertices from usable fixes every ``spacing_ft`` walked, at a corner
 the walker marks, or at map clicks (drawing); :meth:`LineDraft.finish` records it as one
 line feature of the visit (``Visit.add_line``: one undoable command, with its mapped-stream
-flag and tributary area), so the checks it feeds (City resource protection, Drainageways A.1 /
+flag and tributary area), so the checks it feeds (Decorah resource protection, Drainageways A.1 /
 A.2) are evaluated at once. The draft lives in memory until then: a crash loses the line
 walked so far, never anything recorded.
 """

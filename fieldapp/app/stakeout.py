@@ -10,7 +10,7 @@
 - ``envelope:<n>``: the development envelope (city ordinance; foundations 20 ft, drives, parking,
   septic fields and utility trenches 5 ft, united);
 - ``drainageway:<line uuid>``: the edge of a drainageway's buffer (half width each side of the
-  centreline, City resource protection, Drainageways A.1/A.2);
+  centreline, Decorah resource protection, Drainageways A.1/A.2);
 - ``wetland:<area uuid>``: a wetland boundary as walked;
 - ``point:<layer>:<uuid>``: a recorded OHWM point, station, tree or note.
 

@@ -21,7 +21,7 @@ from typing import TYPE_CHECKING, Any
 
 import fieldapp.app.paths as paths
 from fieldapp import checks as checks_mod
-from fieldapp.app.wording import plural
+from fieldapp.app.wording import plural, stand_name
 from fieldapp.store.paths import safe_file_name
 
 if TYPE_CHECKING:
@@ -407,7 +407,7 @@ class VisitController:
             m = self.model.stand_measures(stand.uuid)
         except Exception as exc:  # noqa: BLE001
             return f"Stand figures unavailable: {exc}"
-        lines = [f"Stand {stand.label or ''} {m.stand_area_ac:.2f} ac: {plural(m.stems, 'stem')},"
+        lines = [f"{stand_name(stand.label)} {m.stand_area_ac:.2f} ac: {plural(m.stems, 'stem')},"
                  f" {m.stems_per_ac:.0f} stems/ac, basal area {m.basal_area_sqft_per_ac:.1f}"
                  f" sq ft/ac",
                  f"Canopy ≥10 in {m.canopy_10in_pct:.1f} %, ≥3 in {m.canopy_3in_pct:.1f} %,"
@@ -570,6 +570,15 @@ def new_visit_path(data_dir: str | Path, name: str | None = None) -> Path:
     stamp = dt.datetime.now().strftime("%Y-%m-%d_%H%M%S")
     safe = safe_file_name(name or "", fallback="visit")
     return Path(data_dir) / f"{safe}_{stamp}.gpkg"
+
+
+def last_visit_named(data_dir: str | Path, name: str) -> Path | None:
+    """The newest visit :func:`new_visit_path` made for ``name`` in ``data_dir``
+    (``demo_2026-06-01_093000.gpkg``; by the time in its name), or None."""
+    safe = safe_file_name(name, fallback="visit")
+    found = sorted(Path(data_dir).glob(f"{safe}_????-??-??_??????.gpkg")) \
+        if Path(data_dir).is_dir() else []
+    return found[-1] if found else None
 
 
 def open_visit(path: Path, *, name: str | None = None, priority_waterway: bool = False,
@@ -743,6 +752,12 @@ def initial_visit_target(window: Any) -> tuple[Path, Any] | None:
     if cfg.visit:
         return Path(cfg.visit), None
     if cfg.simulate or cfg.replay:
+        # the demo visit of the last run is offered again (it was a new empty one each time)
+        last = last_visit_named(cfg.data_dir, "demo") if cfg.simulate and not cfg.new_visit \
+            else None
+        if last is not None and dialogs_allowed(cfg, window.platform_name()) \
+                and window.ask_reopen_visit(last):
+            return last, None
         return new_visit_path(cfg.data_dir, "demo" if cfg.simulate else "replay"), None
     if cfg.last_visit and Path(cfg.last_visit).exists() and not cfg.new_visit:
         return Path(cfg.last_visit), None

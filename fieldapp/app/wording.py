@@ -47,6 +47,19 @@ FIELD_WORDS: dict[str, tuple[str, str]] = {
 }
 
 
+def stand_name(label: str | None) -> str:
+    """A woodland stand named once: its label when that already says "Stand" (a crew's
+    "Stand 1" was printed "Stand Stand 1"), else "Stand" and the label.
+
+    >>> stand_name("Stand 1"), stand_name("A"), stand_name("north stand"), stand_name(None)
+    ('Stand 1', 'Stand A', 'north stand', 'Stand')
+    """
+    text = (label or "").strip()
+    if not text:
+        return "Stand"
+    return text if "stand" in text.lower().split() else f"Stand {text}"
+
+
 def _num(v: float, unit: str) -> str:
     text = f"{v:,.6g}"
     return f"{text} {unit}" if unit and unit not in ("%", "°") else f"{text}{unit}"

@@ -159,7 +159,7 @@ def clamp_pct(value: float | None) -> float | None:
 
 def woodland_class_request(canopy_10in_pct: float, deciduous_share_pct: float | None,
                            canopy_3in_pct: float, trees: Iterable[dict[str, Any]] = ()) -> dict[str, Any]:
-    """A ``woodland.class`` request (City resource protection, Woodlands).
+    """A ``woodland.class`` request (Decorah resource protection, Woodlands).
 
     ``trees`` are those inside the grove polygon (``dbh_in``, ``leaf_habit``, ``species``).
     A null deciduous share (no >= 10 in canopy) is sent as 0. Percentages are clamped to
@@ -192,7 +192,7 @@ def mitigation_request(woodland_class: str, woodland_area_ac: float,
 
 def wetland_size_request(area_sqft: float, periodic_standing_water: bool,
                          hydric_vegetation: bool) -> dict[str, Any]:
-    """A ``wetland.size`` request (City resource protection, Wetlands)."""
+    """A ``wetland.size`` request (Decorah resource protection, Wetlands)."""
     return {"rule": "wetland.size", "input": {
         "area_sqft": _num(area_sqft), "periodic_standing_water": bool(periodic_standing_water),
         "hydric_vegetation": bool(hydric_vegetation)}}
@@ -220,7 +220,7 @@ def graded_area_request(horizontal_area_sqft: float, slope_pct: float) -> dict[s
 def drainageway_request(kind: str, length_ft: float, *, tributary_area_ac: float | None = None,
                         mapped_stream: bool | None = None,
                         channel_width_ft: float | None = None) -> dict[str, Any]:
-    """A ``drainageway`` request (City resource protection, Drainageways A.1 / A.2).
+    """A ``drainageway`` request (Decorah resource protection, Drainageways A.1 / A.2).
 
     ``kind`` is ``stream`` (a drainageway centreline) or ``swale``; unknown values (a swale's
     tributary area, whether a stream is mapped) are left out so the rule says what to measure.

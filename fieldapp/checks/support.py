@@ -9,7 +9,7 @@ point's role alone.
 
 :func:`support_checks` adds one ``wetland_support:<area uuid>`` row per wetland to the checks
 (:class:`Derived`: worked out here, no rule request) and wraps the wetland's city size check
-(``wetland:<area>``, City resource protection, Wetlands B.3 names a field survey of plant
+(``wetland:<area>``, Decorah resource protection, Wetlands B.3 names a field survey of plant
 material as a source of the determination) and its NR 151.125 protective-area check
 (``protective_area:<area>``; NR 151.125 measures from the delineated boundary) in
 :class:`Cited`, so their verdicts name the data points that support the boundary.

@@ -238,7 +238,8 @@ class GnssRow:
     @property
     def quality_words(self) -> str:
         q = self.worst_fix_quality
-        return "–" if q is None else f"{q} {GGA_QUALITY.get(q, '')}".strip()
+        # the quality in words ("RTK fixed"), never with its GGA code ("4 RTK fixed")
+        return "–" if q is None else GGA_QUALITY.get(q) or f"GGA quality {q}"
 
 
 @dataclass(frozen=True)
@@ -335,14 +336,19 @@ class ReportContent:
             return "No site CRS yet (no usable fix and no EPSG code chosen): nothing is positioned."
         code = f.srs_id
         crs = f"{f.name}" + (f" (EPSG:{code})" if code else "")
-        unit = "metre" if abs(f.unit_m - 1.0) < 1e-12 else (
-            "US survey foot" if f.foot.value == "us_survey" else f"{f.unit_m:g} m")
-        return (f"Site CRS {crs}, coordinate unit {unit}. Lengths are in {f.foot.label} "
-                f"({f.foot.metres:.10g} m); areas are ground areas in square feet and acres "
-                "(43,560 sq ft) of that foot, reduced from the grid by the point scale factor. "
-                "Transect distances are the horizontal international feet (0.3048 m) the "
-                "instruments measure. Map and rule-request coordinates are grid feet of the "
-                "site CRS.")
+        unit = "metres" if abs(f.unit_m - 1.0) < 1e-12 else (
+            "US survey feet" if f.foot.value == "us_survey" else f"units of {f.unit_m:g} m")
+        # one statement of both units (issue 35 item 14: "grid feet" beside "coordinate unit
+        # metre" read as a contradiction): the CRS's own unit, then how this report gives it
+        converted = "" if unit != "metres" else (
+            f" (its metres divided by {f.foot.metres:.10g})")
+        return (f"Site CRS {crs}, whose coordinates are in {unit}. This report gives every "
+                f"position and length in {f.foot.label} ({f.foot.metres:.10g} m): map and "
+                f"rule-request coordinates are the site CRS's coordinates in that foot"
+                f"{converted}, called grid feet; areas are ground areas in square feet and "
+                "acres (43,560 sq ft) of that foot, reduced from the grid by the point scale "
+                "factor. Transect distances are the horizontal international feet (0.3048 m) "
+                "the instruments measure.")
 
     def requests(self) -> list[dict[str, Any]]:
         """The rule requests of the checks that have one (a check awaiting data has none)."""
@@ -536,7 +542,7 @@ def _gnss(visit: Visit, content: ReportContent) -> None:
     codes, first, counts = np.unique(quality, return_index=True, return_counts=True)
     for k in np.argsort(first):  # in the order first seen along the track; -1: none recorded
         q = int(codes[k])
-        key = "–" if q < 0 else f"{q} {GGA_QUALITY.get(q, '')}".strip()
+        key = "–" if q < 0 else GGA_QUALITY.get(q) or f"GGA quality {q}"
         qualities[key] = qualities.get(key, 0) + int(counts[k])
     hdops = np.sort(hdop[~np.isnan(hdop)])
     content.track_summary = {

@@ -226,7 +226,10 @@ def _story(content: ReportContent, doc: ReportDoc, step: Callable[[float, str], 
     step(0.35, "map")
     story += _profiles_story(content, width_mm, w)
     step(0.45, "profiles")
-    story += [PageBreak(), *stands_section(content, w), *wetlands_section(content, w)]
+    from .trees import trees_section
+
+    story += [PageBreak(), *stands_section(content, w), *trees_section(content, w),
+              *wetlands_section(content, w)]
     story += _data_points_story(content, w)
     story += [PageBreak(), *verdicts_section(content, w), *stakes_section(content, w)]
     story += [PageBreak(), *gnss_section(content, w), *conflicts_section(content, w),

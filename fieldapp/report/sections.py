@@ -12,8 +12,10 @@ from typing import Any
 from reportlab.platypus import Flowable, Paragraph, Spacer, Table
 
 from fieldapp.checks.results import Check, status_words, summary_words
+from fieldapp.checks.words import field_words
 from fieldapp.rules.nr341 import bank_parameters
 from fieldapp.rules.shown import NOT_SET, slope_pct_text
+from fieldapp.rules.rulesets import rule_sets_words
 from fieldapp.survey.features import Layer, Note, OhwmPoint, Station, Transect, Tree
 from fieldapp.survey.visit import Visit
 
@@ -53,7 +55,9 @@ def attached_checks(content: ReportContent) -> list[tuple[str, Check]]:
 def site_section(c: ReportContent, w: float) -> list[Flowable]:
     """Title, the site block (crew, devices, declination used...) and the units note."""
     s = c.site
-    devices = ", ".join(f"{k}: {v}" for k, v in s.device_ids) or "–"
+    from .trees import devices_words
+
+    devices = devices_words(c)
     waters = "; ".join(
         f"{x.name} ({x.type.value}" + (f", {x.susceptibility.value}" if x.susceptibility else "")
         + (f", {x.wetland_type}" if x.wetland_type else "") + ")" for x in s.water_features) or "–"
@@ -64,7 +68,8 @@ def site_section(c: ReportContent, w: float) -> list[Flowable]:
          + f" ({esc(bank_parameters(s.priority_waterway).cite_base)})"],
         ["Water features", esc(waters)],
         ["Zoning district, use", esc(f"{s.zoning_district or 'district not entered'}, "
-                                     f"{s.land_use or 'use not entered'} (City resource protection, General A)")],
+                                     f"{s.land_use or 'use not entered'} (Decorah resource protection, General A)")],
+        ["Rules checked", esc(rule_sets_words())],
         ["Antenna height", f"{s.antenna_height_m:.3f} m"],
         ["Magnetic declination", esc(declination_words(s))],
         ["Site record", esc(f"created {s.created_utc:%Y-%m-%d %H:%M} UTC by {s.created_by}")],
@@ -100,7 +105,7 @@ def _plain_text(v: Any) -> str:
     if isinstance(v, float):
         return fmt(v, 2)
     if isinstance(v, dict):
-        return ", ".join(f"{k} {_plain_text(x)}" for k, x in v.items()) or "none"
+        return ", ".join(f"{field_words(k)} {_plain_text(x)}" for k, x in v.items()) or "none"
     if isinstance(v, list):
         if not v:
             return "none"
@@ -124,9 +129,10 @@ def _input_rows(value: Any, prefix: str = "") -> list[list[str]]:
     out = []
     for k, v in value.items():
         if isinstance(v, list) and v and all(isinstance(x, dict) for x in v) and len(v) <= 40:
-            out += [[f"<b>{esc(prefix + k)}</b> [{i}]", esc(_plain_text(x))] for i, x in enumerate(v)]
+            out += [[f"<b>{esc(prefix + field_words(k))}</b> [{i + 1}]", esc(_plain_text(x))]
+                    for i, x in enumerate(v)]
         else:
-            out.append([f"<b>{esc(prefix + k)}</b>", esc(_plain_text(v))])
+            out.append([f"<b>{esc(prefix + field_words(k))}</b>", esc(_plain_text(v))])
     return out
 
 
@@ -135,7 +141,7 @@ _SHOWN_APART = {"rule", "status", "citation", "interpretations", "interpretation
 
 
 def checklist(r: dict[str, Any]) -> list[Flowable]:
-    """What the applicant must show (City resource protection, Drainageways D, E; Wetlands D, E;
+    """What the applicant must show (Decorah resource protection, Drainageways D, E; Wetlands D, E;
     Erosion control C), one box to tick per item; nothing when the result lists none."""
     items = r.get("applicant_must_show") or []
     if not items:
@@ -173,7 +179,8 @@ def _verdict(i: int, k: Check, name: str | None, w: float) -> list[Flowable]:
         rows += _input_rows(k.request["settings"], "settings: ")
     out.append(table(["Input (rule request)", "Value"], rows, w))
     out.append(Spacer(1, 3))
-    res = [[f"<b>{esc(key)}</b>", esc(_plain_text(v))] for key, v in r.items() if key not in _SHOWN_APART]
+    res = [[f"<b>{esc(field_words(key))}</b>", esc(_plain_text(v))] for key, v in r.items()
+           if key not in _SHOWN_APART]
     if res:
         out.append(table(["Result", "Value"], res, w))
     out.append(small(f"Rule request attached as <i>{esc(name)}</i>."))
@@ -203,7 +210,8 @@ def stakes_section(c: ReportContent, w: float) -> list[Flowable]:
             within = "yes" if abs(sp.offset_ft) <= sp.tolerance_ft else "no"
             t = sp.fix_time_utc or sp.created_utc
             rows.append([esc(sp.target_label), f"{sp.offset_ft:+.2f}", f"{within} (±{sp.tolerance_ft:g})",
-                         esc("–" if sp.quality is None else f"{sp.quality} {GGA_QUALITY.get(sp.quality, '')}"),
+                         esc("–" if sp.quality is None
+                             else GGA_QUALITY.get(sp.quality) or f"GGA quality {sp.quality}"),
                          esc(t.strftime("%Y-%m-%d %H:%M:%S UTC")),
                          "<b>SUPERSEDED</b>" if sp.superseded else "current"])
         out += heading(g.title, 2)

@@ -1,7 +1,7 @@
 """The city's resource protection chapter (Decorah, Iowa; Ord. 952, 1993) -- beside the text.
 
 Our copy has no section numbers, so rules cite the topic and the letter:
-``"City resource protection, Woodlands A.2"``.
+``"Decorah resource protection, Woodlands A.2"``.
 
 Woodlands
     A.2 mature woodland: 30 % or more largely deciduous canopy of trees of 10 in caliper or
@@ -66,12 +66,12 @@ Lengths are feet of the site's foot, areas square feet or acres (see :mod:`field
 Examples
 --------
 >>> woodland_class(canopy_10in_pct=34, deciduous_share_pct=80, canopy_3in_pct=60).citation
-'City resource protection, Woodlands A.2'
+'Decorah resource protection, Woodlands A.2'
 >>> drainageway("stream", 100.0, mapped_stream=True).total_width_ft
 100.0
 >>> erosion_plan(cut_fill_volume_cuyd=None, max_fill_depth_ft=3.5, max_excavation_depth_ft=None,
 ...              cut_fill_area_sqft=None, exposed_soil_sqft=None).citation
-'City resource protection, Erosion control B.2'
+'Decorah resource protection, Erosion control B.2'
 """
 
 from __future__ import annotations

@@ -10,7 +10,7 @@ chapter's front, :mod:`fieldapp.rules.city`, fronts the rules only).
 from __future__ import annotations
 
 #: How the chapter is cited (it has no section numbers): topic and letter follow.
-CITE = "City resource protection"
+CITE = "Decorah resource protection"
 
 LARGELY_DECIDUOUS = "largely-deciduous"
 DBH_FOR_STANDING_TREES = "dbh-for-standing-trees"

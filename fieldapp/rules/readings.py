@@ -68,7 +68,7 @@ READINGS: dict[str, str] = {
     "cover-of-pervious-area": (
         "The 70 % vegetative cover is the share of the disturbed protective area without "
         "impervious surface that carries sod or self-sustaining vegetation."),
-    # City resource protection chapter
+    # Decorah resource protection chapter
     "largely-deciduous": (
         "Largely deciduous means more than 50 % of the qualifying (10 in or more) canopy area is "
         "deciduous (a setting)."),

@@ -1,6 +1,6 @@
 """Canopy and stand measures from the tally (shapely, vectorised).
 
-Canopy cover of a stand (City resource protection, Woodlands; rules-contract ``woodland.class``):
+Canopy cover of a stand (Decorah resource protection, Woodlands; rules-contract ``woodland.class``):
 area of the union of the qualifying crowns, clipped to the stand, ÷ stand area × 100. Crowns of
 live trees only; a tree standing just outside the stand still shades the part of its crown that
 overhangs it. Two thresholds: DBH ≥ 10 in (``canopy_10in_pct``) and ≥ 3 in (``canopy_3in_pct``,

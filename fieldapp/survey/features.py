@@ -311,7 +311,7 @@ class AreaFeature(Feature):
 
     Woodland stands (store schema 3; None / False in older files, kept last as
     :attr:`Transect.stipulated`): ``retained_area_ac`` is the woodland area (acres) the plan
-    keeps, read by the stand's ``woodland.mitigation`` check (City resource protection,
+    keeps, read by the stand's ``woodland.mitigation`` check (Decorah resource protection,
     Woodlands C); ``tally_complete`` is True once the crew has marked every tree of the stand
     recorded: until then the stand's woodland verdicts are provisional.
     """
@@ -334,7 +334,7 @@ class LineFeature(Feature):
     """A line by kind (drainageway centreline, swale, utility trench, drive edge).
 
     ``mapped_stream`` (drainageway centrelines): whether the stream is shown on the USGS 7.5-minute
-    quadrangle or the county soil survey map (City resource protection, Drainageways A.1); None
+    quadrangle or the county soil survey map (Decorah resource protection, Drainageways A.1); None
     until the surveyor has checked. It feeds ``drainageway`` ``mapped_stream`` (store schema 2;
     None in a schema 1 file). Kept last, as :attr:`Transect.stipulated`.
     ``tributary_stations`` (swales and unmapped channels; store schema 8): the tributary area at

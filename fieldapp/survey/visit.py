@@ -364,7 +364,7 @@ class Visit(EditCommands, StakeCommands, PhotoCommands, StandQueries, DataPointC
         """Record whether a drainageway centreline's stream is on the USGS 7.5-minute quadrangle
         or the county soil survey map (True / False), or None for "not checked yet".
 
-        City resource protection, Drainageways A.1: only a mapped stream is a drainageway. One
+        Decorah resource protection, Drainageways A.1: only a mapped stream is a drainageway. One
         undoable command (UPDATED change of the line); the line's ``drainageway`` request
         carries ``mapped_stream`` once it is True or False (``needs_data`` while None).
 

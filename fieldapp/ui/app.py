@@ -107,6 +107,10 @@ def create_window(config: Any, *, start_devices: bool = True) -> Any:
     session = DeviceSession(config, bridge, scripted_events=scripted_events_wanted)
     window = MainWindow(config, bridge, session)
     bridge.setParent(window)
+    if config.high_contrast:           # remembered from the last run: the map too
+        from fieldapp.ui.mapcontrast import apply_contrast
+
+        apply_contrast(window.map, True)
     install_workflows(window)
     from fieldapp.ui.keepsafe import install_keepsafe
 

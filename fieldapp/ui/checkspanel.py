@@ -1,14 +1,14 @@
 """The checks panel: every applicable verdict with status, value, citation, interpretation and
-inputs; clicking a row shows the rule request as JSON (what ``fieldapp rules evaluate`` takes).
+inputs; clicking a row shows what went in and came out in words (fieldapp.ui.checkwords); the
+details' context menu copies the rule request JSON (what ``fieldapp rules evaluate`` takes).
 """
 
 from __future__ import annotations
 
-import json
 from typing import Any
 
 from PySide6.QtCore import QSignalBlocker, Qt
-from PySide6.QtGui import QBrush, QColor, QFont
+from PySide6.QtGui import QAction, QBrush, QColor, QFont
 from PySide6.QtWidgets import (
     QAbstractItemView,
     QHeaderView,
@@ -22,6 +22,7 @@ from PySide6.QtWidgets import (
 
 from fieldapp.checks import Check, status_words, summary_words
 from fieldapp.ui import theme
+from fieldapp.ui.checkwords import details_text, interpretation_lines
 
 #: Verdict rows kept in view when the details are open (1366 x 768: issue 13).
 MIN_ROWS_SHOWN = 3
@@ -68,8 +69,13 @@ class ChecksPanel(QWidget):
         self.details = QPlainTextEdit()
         self.details.setObjectName("checkDetails")
         self.details.setReadOnly(True)
-        self.details.setPlaceholderText("Select a check to see its inputs, interpretation and the"
-                                        " rule request (JSON)")
+        self.details.setPlaceholderText("Select a check to see what went into it, how the rule"
+                                        " was read and what came out")
+        copy = QAction("Copy the rule request (JSON for 'fieldapp rules evaluate')", self.details)
+        copy.triggered.connect(self.copy_request)
+        self.details.setContextMenuPolicy(Qt.ContextMenuPolicy.ActionsContextMenu)
+        self.details.addAction(copy)
+        self.copy_request_action = copy
         mono = QFont("DejaVu Sans Mono")
         mono.setStyleHint(QFont.StyleHint.Monospace)
         mono.setPointSize(11)
@@ -84,6 +90,30 @@ class ChecksPanel(QWidget):
         self._details_grown = False     # once per panel: later the user's splitter stands
         self.checks: list[Check] = []
         self._selected_id: str | None = None
+
+    def resizeEvent(self, event: Any) -> None:  # noqa: N802 - Qt name
+        super().resizeEvent(event)
+        if not self._details_grown and self.table.selectedItems():
+            self._grow_details()        # a check selected while the tabs were folded
+
+    def unfolded(self) -> None:
+        """The tabs were unfolded (fieldapp.ui.fold): the verdict rows and the details share
+        the new room again (:meth:`_grow_details`), whatever they had folded."""
+        self._details_grown = False
+        if self.table.selectedItems():
+            self._grow_details()
+
+    def copy_request(self) -> str:
+        """Put the selected check's rule request (JSON) on the clipboard; returns it ("" when
+        no check with a request is selected)."""
+        from PySide6.QtGui import QGuiApplication
+
+        c = next((c for c in self.checks if c.check_id == self._selected_id), None)
+        if c is None or not c.has_request:
+            return ""
+        text = c.request_json()
+        QGuiApplication.clipboard().setText(text)
+        return text
 
     def clear_selection(self) -> None:
         """No check selected and no details shown (another visit)."""
@@ -147,64 +177,18 @@ class ChecksPanel(QWidget):
         a splitter the user moved is left alone."""
         if self._details_grown:
             return
-        self._details_grown = True
         total = sum(self.split.sizes())
-        if total <= 0:
-            return
         frame = 2 * self.table.frameWidth() + 2
         head = self.table.horizontalHeader().height() + frame
         heights = [self.table.rowHeight(r) for r in range(self.table.rowCount())]
         keep = head + sum(sorted(heights, reverse=True)[:MIN_ROWS_SHOWN])
+        if total < keep + self.details.minimumHeight():
+            return          # folded under the workflow panel (fieldapp.ui.fold): when opened
+        self._details_grown = True
         rows_px = head + sum(heights)
         table_px = int(max(min(rows_px, 0.45 * total), keep, 0.25 * total))
         table_px = min(table_px, total - self.details.minimumHeight())
         self.split.setSizes([table_px, total - table_px])
-
-
-def details_text(c: Check) -> str:
-    """Inputs, interpretation and the request JSON of one check, as text."""
-    r = c.result
-    words = interpretation_lines(r)
-    lines = [f"{c.title}: {status_words(c.status)}",
-             f"Citation: {r.get('citation', '–')}",
-             "Interpretations relied on: " + ("–" if not words else "")]
-    lines += [f"  • {w}" for w in words]
-    if r.get("next_step"):
-        lines.append(f"Next step: {r['next_step']}")
-    if r.get("note"):
-        lines.append(f"Note: {r['note']}")
-    if r.get("applicant_must_show"):
-        lines += ["The applicant must show:", *(f"  [ ] {x}" for x in r["applicant_must_show"])]
-    if r.get("message"):
-        lines.append(f"Message: {r['message']}")
-    lines.append("")
-    if c.has_request:
-        lines.append("Rule request (fieldapp rules evaluate FILE.json):")
-        lines.append(c.request_json())
-    else:
-        lines.append("Rule request: none yet (the rule runs once the data above is recorded)")
-    lines.append("")
-    lines.append("Result:")
-    lines.append(json.dumps(r, indent=2))
-    return "\n".join(lines)
-
-
-def interpretation_lines(result: dict[str, Any]) -> list[str]:
-    """The readings a result relied on, in words (never the bare ids): the result's own
-    ``interpretation_text`` when the rules give it (a list, or a dict by id), else the
-    report's sentence for each id of ``interpretations``
-    (:data:`fieldapp.report.content.INTERPRETATIONS`)."""
-    ids = [str(i) for i in result.get("interpretations") or []]
-    text = result.get("interpretation_text")
-    if isinstance(text, dict):
-        return [str(text.get(i) or i) for i in ids] or [str(t) for t in text.values()]
-    if isinstance(text, (list, tuple)) and text:
-        return [str(t) for t in text]
-    if isinstance(text, str) and text:
-        return [text]
-    from fieldapp.report.content import INTERPRETATIONS
-
-    return [INTERPRETATIONS.get(i) or i.replace("-", " ") for i in ids]
 
 
 def any_in(checks: list[Check], rule: str) -> list[Check]:

@@ -127,28 +127,18 @@ class MainWindow(QMainWindow):
         outer.addWidget(self.banner)
         self.notices = Notices(self.banner)
 
-        # Left: the map over the checks / conflicts (room for several verdict rows);
-        # right: the workflow panel at full height (its profile plot gets room too).
+        # The map at the window's whole height on the left (issue 35 item 11: it is the
+        # screen); beside it the workflow panel over the checks / conflicts / records / photos,
+        # which fold to their tab bar (fieldapp.ui.fold).
         self.splitter = QSplitter(Qt.Orientation.Horizontal)
         self.splitter.setObjectName("mainSplitter")
         outer.addWidget(self.splitter, 1)
-        left = QSplitter(Qt.Orientation.Vertical)
-        left.setObjectName("leftSplitter")
-        left.setChildrenCollapsible(False)
         self.map = MapView(redraw_hz=config.redraw_hz)
-        left.addWidget(self.map)
-        self.lower_tabs = QTabWidget()
-        self.lower_tabs.setObjectName("lowerTabs")
-        self._conflicts_page = QWidget()     # the Conflicts view is built when first shown
-        self.conflicts_view: Any = None
-        self.lower_tabs.addTab(self._conflicts_page, "Conflicts [Ctrl+J]")
-        self.lower_tabs.currentChanged.connect(self._lower_tab_changed)
-        left.addWidget(self.lower_tabs)
-        left.setStretchFactor(0, 1)
-        left.setStretchFactor(1, 1)
-        left.setSizes([330, 330])
-        self.left_splitter = left
-        self.splitter.addWidget(left)
+        self.splitter.addWidget(self.map)
+        side = QSplitter(Qt.Orientation.Vertical)
+        side.setObjectName("sideSplitter")
+        side.setChildrenCollapsible(False)
+        self.side_splitter = side
         self.tabs = QTabWidget()
         self.tabs.setObjectName("workflows")
         right = QWidget()
@@ -161,9 +151,21 @@ class MainWindow(QMainWindow):
         self.key_legend.setObjectName("keyLegend")
         self.key_legend.setWordWrap(True)
         right_lay.addWidget(self.key_legend)
-        self.splitter.addWidget(right)
+        side.addWidget(right)
+        self.lower_tabs = QTabWidget()
+        self.lower_tabs.setObjectName("lowerTabs")
+        self._conflicts_page = QWidget()     # the Conflicts view is built when first shown
+        self.conflicts_view: Any = None
+        self.lower_tabs.addTab(self._conflicts_page, "Conflicts [Ctrl+J]")
+        self.lower_tabs.currentChanged.connect(self._lower_tab_changed)
+        side.addWidget(self.lower_tabs)
+        from fieldapp.ui.fold import LowerFold
+
+        self.lower_fold = LowerFold(side, self.lower_tabs)
+        side.setSizes([640, 40])
+        self.splitter.addWidget(side)
         self.splitter.setChildrenCollapsible(False)
-        # a wider window gives the map the room; the workflow panel keeps its width
+        # a wider window gives the map the room; the workflow column keeps its width
         self.splitter.setStretchFactor(0, 1)
         self.splitter.setStretchFactor(1, 0)
         self.splitter.setSizes([720, 640])
@@ -383,12 +385,13 @@ class MainWindow(QMainWindow):
 
     def fit_to_width(self, width_px: int | None = None) -> None:
         """Full or compact toolbar for a window ``width_px`` wide (logical px; default: its
-        width now), and room for the workflow tabs' full titles.
+        width now); the workflow column at its least width, the map gets the rest.
 
         Below :data:`COMPACT_BELOW_PX` (a 1024 x 600 tablet; a 1280 x 720 screen, 1920 x 1080
         at 150 %, is not) the toolbar's buttons are narrower (the same height: gloves) and the
         zoom buttons say ``+`` and ``−``, *Help ▾* moves into *Visit ▾*: nothing folds into the
-        toolbar's » menu. Above it the workflow pane is widened to its tabs' full titles (``OHWM ^1``) if narrower. The
+        toolbar's » menu. The workflow column is never widened for its tabs' full titles
+        (``OHWM ^1``; the short ones show when they do not fit): the map is the screen. The
         window's least size never depends on this (it is the compact one), so a window
         maximised on a small screen is never wider than the screen.
         """
@@ -423,11 +426,6 @@ class MainWindow(QMainWindow):
             layout = self.toolbar.layout()
             if layout is not None:
                 layout.activate()               # laid out now: a hidden action defers it
-        sizes = self.splitter.sizes()
-        if not compact and self._tab_widths and len(sizes) == 2 and sum(sizes) > 0 \
-                and sizes[1] < self._tab_widths[0]:
-            total = sum(sizes)
-            self.splitter.setSizes([total - self._tab_widths[0], self._tab_widths[0]])
 
     def _measure_tabs(self) -> tuple[int, int]:
         """Widths (px) of the workflow tab widget with the full and with the short titles."""
@@ -537,6 +535,13 @@ class MainWindow(QMainWindow):
         from fieldapp.ui.newvisit import ask_new_visit
 
         return ask_new_visit(self)
+
+    def ask_reopen_visit(self, path: Any) -> bool:
+        """Whether to reopen the visit at ``path`` (the last demo visit, at start): a question
+        (:func:`fieldapp.ui.reopen.ask_reopen_visit`)."""
+        from fieldapp.ui.reopen import ask_reopen_visit
+
+        return ask_reopen_visit(self, path)
 
     def ask_visit_path(self, start_folder: str) -> str:
         """A file dialog for a visit GeoPackage; the path, or "" when cancelled."""
@@ -652,6 +657,9 @@ class MainWindow(QMainWindow):
         self.visit_label.setText(f"  Visit: {visit.name}  " if visit else "  no visit  ")
         self.setWindowTitle(f"fieldapp — {visit.name}" if visit else "fieldapp")
         self.visit_label.setToolTip(str(getattr(visit, "path", "")))
+        from fieldapp.ui.undowords import forget_undo_offers
+
+        forget_undo_offers(self)                # a visit (re)opened: its undo history is empty
         self.recording.shown()
 
     def _model_changed(self, only_track: bool) -> None:
@@ -785,6 +793,9 @@ class MainWindow(QMainWindow):
             return
         on = not theme.is_high_contrast(app)
         theme.set_high_contrast(app, on)
+        from fieldapp.ui.mapcontrast import apply_contrast
+
+        apply_contrast(self.map, on)                 # the map is what is read in the sun
         self.contrast_action.setChecked(on)
         self.remember_setting(high_contrast=on)
 
@@ -794,6 +805,7 @@ class MainWindow(QMainWindow):
 
     def show_checks(self) -> None:
         self.lower_tabs.setCurrentWidget(self.checks_panel)
+        self.lower_fold.unfold()
         self.checks_panel.focus_table()
 
     def _ensure_conflicts_view(self) -> Any:
@@ -816,6 +828,7 @@ class MainWindow(QMainWindow):
         """Show the Conflicts view (read again from the visit)."""
         view = self._ensure_conflicts_view()
         self.lower_tabs.setCurrentWidget(self._conflicts_page)
+        self.lower_fold.unfold()
         view.load(self.visit.path if self.visit else None)
         view.table.setFocus()
 

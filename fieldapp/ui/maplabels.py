@@ -38,19 +38,29 @@ def shown_labels(rects: list[Rect], order: list[int], marks: list[Rect | None] |
 
 
 def placed_labels(candidates: list[list[Rect]], order: list[int],
-                  marks: list[Rect | None] | None = None, gap_px: float = 2.0) -> list[int | None]:
+                  marks: list[Rect | None] | None = None, gap_px: float = 2.0,
+                  always: frozenset[int] = frozenset()) -> list[int | None]:
     """For each label, the index of the first of its ``candidates`` (rectangles of the places it
     may go, best first: e.g. right of its mark, then left) that meets no label placed before it
     in ``order`` (within ``gap_px``) and no other label's mark; None when none is free (the
-    label is left out)."""
+    label is left out). A label in ``always`` (the map's "OHWM", always shown) takes its first
+    place even when that is not free, and the labels after it keep clear of it (issue 35 item
+    11: a note printed over "OHWM", which had been left out of the placing by a bank's X).
+
+    >>> placed_labels([[(0, 0, 10, 10)], [(5, 5, 15, 15), (20, 0, 30, 10)]], [0, 1],
+    ...               [None, (0, 0, 4, 4)], always=frozenset({0}))
+    [0, 1]
+    """
     marks = marks if marks is not None else [None] * len(candidates)
     placed: list[Rect] = []
     chosen: list[int | None] = [None] * len(candidates)
     for i in order:
         for k, rect in enumerate(candidates[i]):
-            if any(_meet(rect, r, gap_px) for r in placed):
+            forced = i in always and k == len(candidates[i]) - 1
+            if not forced and any(_meet(rect, r, gap_px) for r in placed):
                 continue
-            if any(m is not None and j != i and _meet(rect, m, 0.0) for j, m in enumerate(marks)):
+            if not forced and any(m is not None and j != i and _meet(rect, m, 0.0)
+                                  for j, m in enumerate(marks)):
                 continue
             placed.append(rect)
             chosen[i] = k

@@ -41,6 +41,7 @@ from PySide6.QtWidgets import (
 )
 
 from fieldapp.ui.crowns import CrownLayer
+from fieldapp.ui.mapcontrast import FILL_ALPHA, POLYGON_WIDTH
 from fieldapp.ui.mapgrid import GridLines
 from fieldapp.ui.maplabels import placed_labels, placement_order
 from fieldapp.ui.tracklayer import TrackLayer
@@ -371,6 +372,7 @@ class MapView(QWidget):
         self._overlay_shown: dict[str, list[Any]] = {}
 
         self.curves: dict[str, pg.PlotDataItem] = {}
+        self.high_contrast = False          # fieldapp.ui.mapcontrast.apply_contrast
         pens = {
             "ohwm": pg.mkPen("#0033dd", width=7),
             "transects": pg.mkPen("#aa00aa", width=2),
@@ -484,9 +486,13 @@ class MapView(QWidget):
                 + self.scale_widget.minimumWidth() + 8)
         direction = (QBoxLayout.Direction.LeftToRight if event.size().width() >= need
                      else QBoxLayout.Direction.TopToBottom)
-        if direction != self.readout_strip.direction():
+        changed = direction != self.readout_strip.direction()
+        if changed:
             self.readout_strip.setDirection(direction)
         super().resizeEvent(event)
+        lay = self.layout()
+        if changed and lay is not None:     # laid out for the old direction already
+            lay.activate()
 
     # ---------------------------------------------------------------- inputs (cheap)
     def set_origin(self, x_ft: float, y_ft: float) -> None:
@@ -720,7 +726,9 @@ class MapView(QWidget):
                         colour = QColor(KIND_COLOURS.get(kind, "#444444"))
                         fill = QColor(colour)
                         fill.setAlpha(45)
-                        item = pg.PlotDataItem(pen=pg.mkPen(colour, width=3), connect="finite")
+                        item = pg.PlotDataItem(pen=pg.mkPen(
+                            colour, width=POLYGON_WIDTH[1 if self.high_contrast else 0]),
+                            connect="finite")
                         item.curve.setCacheMode(QGraphicsItem.CacheMode.DeviceCoordinateCache)
                         item.setZValue(-5)
                         self.polygon_items[kind] = item
@@ -751,7 +759,7 @@ class MapView(QWidget):
         item = self.polygon_fills.get(kind)
         if item is None:
             fill = QColor(KIND_COLOURS.get(kind, "#444444"))
-            fill.setAlpha(40)
+            fill.setAlpha(FILL_ALPHA[1 if self.high_contrast else 0])
             item = QGraphicsPathItem()
             item.setBrush(QBrush(fill))
             item.setPen(QPen(Qt.PenStyle.NoPen))
@@ -811,7 +819,7 @@ class MapView(QWidget):
             marks.append((p.x() - half, p.y() - half, p.x() + half, p.y() + half) if bank else None)
         texts = [item.textItem.toPlainText() for item in self.label_items]
         order = [0] + [i + 1 for i in placement_order(texts)] if ohwm else placement_order(texts)
-        chosen = placed_labels(cands, order, marks)
+        chosen = placed_labels(cands, order, marks, always=frozenset({0}) if ohwm else frozenset())
         for n, item in enumerate(items[len(ohwm):], start=len(ohwm)):
             k = chosen[n]
             item.setVisible(k is not None)

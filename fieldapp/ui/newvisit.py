@@ -124,6 +124,12 @@ class NewVisitDialog(QDialog):
         self.priority.setObjectName("visitPriority")
         self.priority.setChecked(priority_waterway)
         form.addRow("Waterway", self.priority)
+        from fieldapp.rules.rulesets import rule_sets_words
+
+        self.rule_sets = QLabel(rule_sets_words())     # what this site is checked against
+        self.rule_sets.setObjectName("visitRuleSets")
+        self.rule_sets.setWordWrap(True)
+        form.addRow("Rules checked", self.rule_sets)
         lay.addLayout(form)
 
         wf = QGroupBox("Water features (NR 151.125 protective areas)")

@@ -337,14 +337,21 @@ class OfficeActions(QObject):
         return QMessageBox.question(self.parent_widget, title, text, buttons,
                                     QMessageBox.StandardButton.No) == QMessageBox.StandardButton.Yes
 
-    def show_message(self, title: str, text: str, error: bool = False) -> None:
-        """A non-modal message (the window stays usable); kept in :attr:`messages`."""
+    def show_message(self, title: str, text: str, error: bool = False,
+                     actions: tuple[tuple[str, Callable[[], Any]], ...] = ()) -> QMessageBox:
+        """A non-modal message (the window stays usable); kept in :attr:`messages`. Each of
+        ``actions`` (label, what it does) is a button beside OK that also closes the box
+        (the report's *Open PDF* and *Show folder*)."""
         self.messages.append((title, text))
         box = QMessageBox(QMessageBox.Icon.Warning if error else QMessageBox.Icon.Information, title, text,
                           QMessageBox.StandardButton.Ok, self.parent_widget)
+        for label, do in actions:
+            button = box.addButton(label, QMessageBox.ButtonRole.ActionRole)
+            button.clicked.connect(lambda _checked=False, do=do: do())
         box.setAttribute(Qt.WidgetAttribute.WA_DeleteOnClose)
         box.setModal(False)
         box.show()
+        return box
 
     # ------------------------------------------------------------------ common
     def busy(self) -> bool:
@@ -398,13 +405,22 @@ class OfficeActions(QObject):
         kind, pending = self._finish_job()
         self.last_result = result
         if kind == "report":
-            self.show_message("Report", f"Site report written: {result['path']}\n"
+            from fieldapp.ui import openresult
+
+            pdf = result["path"]
+            self.show_message("Report", f"Site report written: {pdf}\n"
                                         f"{plural(result['pages'], 'page')},"
                                         f" {plural(result['verdicts'], 'verdict')},"
-                                        " each rule request attached.")
+                                        " each rule request attached.",
+                              actions=(("Open PDF", lambda: openresult.open_file(pdf)),
+                                       ("Show folder", lambda: openresult.show_in_folder(pdf))))
         elif kind == "export":
-            counts = ", ".join(f"{k} {v}" for k, v in result.layers.items() if v)
-            self.show_message("Export", f"Exported {result.format} ({result.crs}) to"
+            from fieldapp.export.words import export_layer_words
+
+            # the layers in the crew's words ("Trees 4"), never the tables' names ("tree 4")
+            counts = ", ".join(f"{export_layer_words(k)} {v}" for k, v in result.layers.items() if v)
+            fmt = "every format" if result.format == "all" else result.format
+            self.show_message("Export", f"Exported {fmt} ({result.crs}) to"
                                         f" {result.path}\n{counts or 'no features'}")
         elif kind == "sync":
             self._after_sync(pending, result, None)

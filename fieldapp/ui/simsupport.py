@@ -397,6 +397,12 @@ class SimulatedSurveyor:
         if len(self.recording.visit.ohwm_points()) > self._ohwm_seen:
             self.to_next_ohwm()
 
+    def walk_to(self, lat: float, lon: float, words: str) -> None:
+        """Walk to (``lat``, ``lon``) (WGS84 degrees), e.g. a stake-out target (issue 35 item
+        12: the demo's stake-out could not be tried); says ``words`` on arrival."""
+        self.go([Step([float(lat), float(lon)], lambda _fix: self.say(
+            f"at {words}: the stake-out panel says how far off the line."), words)], "stake")
+
     def to_transect_origin(self) -> None:
         """Walk to the transect origin; type the scenario's landward azimuth."""
         transect = self.scenario.get("transect") or {}

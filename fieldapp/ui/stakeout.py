@@ -13,6 +13,7 @@ own items to the map's plot.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
 import pyqtgraph as pg
@@ -95,9 +96,11 @@ class StakeoutPanel(WorkflowPanel):
     title = "Stake-out"
 
     def __init__(self, *, recording: Recording, devices: DeviceFeed, gate: RecordGate, notices: Notices,
-                 map: MapView, parent: Any = None) -> None:
+                 map: MapView, surveyor: Callable[[], Any] = lambda: None,
+                 parent: Any = None) -> None:
         super().__init__(recording=recording, gate=gate, notices=notices, parent=parent)
         self.devices = devices
+        self._surveyor = surveyor
         self._map = map
         self.stake: StakeOut | None = None
         self._stale = True              # the target list needs building when next shown
@@ -107,6 +110,12 @@ class StakeoutPanel(WorkflowPanel):
         self.target_box = QComboBox()
         self.target_box.setObjectName("stakeTarget")
         self.target_box.setMinimumHeight(36)
+        # a long target ("Bank point of transect T2 (bank ≥ 90 ft)") never widens the panel
+        # past its dock (its arrow was cut): the list itself shows the whole text
+        self.target_box.setSizeAdjustPolicy(
+            QComboBox.SizeAdjustPolicy.AdjustToMinimumContentsLengthWithIcon)
+        self.target_box.setMinimumContentsLength(18)
+        self.target_box.view().setTextElideMode(Qt.TextElideMode.ElideNone)
         self.target_box.currentIndexChanged.connect(self._target_chosen)
         add_field(grid, 0, 0, "Target (computed line or recorded point)", self.target_box, span=2)
         self.tolerance = QDoubleSpinBox()
@@ -132,6 +141,7 @@ class StakeoutPanel(WorkflowPanel):
         self.direction.setObjectName("stakeDirection")
         self.direction.setAlignment(Qt.AlignmentFlag.AlignCenter)
         self.direction.setStyleSheet("font-size: 16pt; font-weight: bold;")
+        self.direction.setWordWrap(True)        # a long hint wraps, never widens the panel
         lay.addWidget(self.direction)
         self.on_line = QLabel("")
         self.on_line.setObjectName("stakeOnLine")
@@ -147,6 +157,15 @@ class StakeoutPanel(WorkflowPanel):
         lay.addWidget(self.flag_button)
         self.state = state_label("Choose a target, then walk toward it.")
         lay.addWidget(self.state)
+        # --simulate: the simulated surveyor walks to the target, so stake-out can be tried
+        self.walk_button = big_button("Walk there (simulator)", "W",
+                                      "The simulated surveyor walks to the chosen target")
+        self.walk_button.setObjectName("stakeWalkButton")
+        self.walk_button.setVisible(False)
+        self.bind("W", self.walk_there, self.walk_button)
+        lay.addWidget(self.walk_button)
+        devices.on_started(lambda: self.walk_button.setVisible(
+            self.devices.simulator("gnss") is not None and self._surveyor() is not None))
         lay.addWidget(QLabel("Flags (double-click to edit the note)"))
         self.flag_list = QListWidget()
         self.flag_list.setObjectName("stakeFlags")
@@ -293,6 +312,32 @@ class StakeoutPanel(WorkflowPanel):
             self.state.setText(f"No guidance: {exc}")
             return
         self._show(g)
+
+    def walk_there(self) -> None:
+        """Simulator button: the simulated surveyor walks to the chosen target's nearest point
+        (its point; on a line, the point of the line nearest to where the receiver is)."""
+        walker = self._surveyor()
+        target = self.stake.target if self.stake is not None else None
+        if walker is None or target is None or self.visit is None:
+            self.state.setText("Choose a target first: the simulated surveyor walks to it.")
+            return
+        from shapely.geometry import Point
+        from shapely.ops import nearest_points
+
+        here = self.devices.latest_fix
+        geom = target.geometry
+        at = (self.visit.project(here.lat_deg, here.lon_deg)
+              if here is not None and here.lat_deg is not None and here.lon_deg is not None
+              else None)
+        if at is not None and geom.geom_type != "Point":
+            geom = nearest_points(geom, Point(*at))[0]
+        point = geom if geom.geom_type == "Point" else geom.representative_point()
+        there = self.visit.unproject(point.x, point.y)
+        if there is None:
+            self.state.setText("No site coordinates yet: wait for a fix.")
+            return
+        lat, lon = there
+        walker.walk_to(float(lat), float(lon), target.label)
 
     def flag(self) -> None:
         """Flag here: a stake point at the latest usable fix."""

@@ -157,7 +157,12 @@ QSpinBox::down-button:pressed, QDoubleSpinBox::down-button:pressed {{ background
 QComboBox::drop-down {{ width: {TOUCH_PX}px; border-left: 2px solid #333333; }}
 QComboBox::down-arrow {{ image: url({_DATA}/spin_down.svg); width: 20px; height: 20px; }}
 QCheckBox {{ min-height: {TOUCH_PX}px; spacing: 10px; }}
-QCheckBox::indicator {{ width: 28px; height: 28px; }}
+QCheckBox::indicator {{ width: {TOUCH_PX - 4}px; height: {TOUCH_PX - 4}px; }}
+QMenu {{ padding: 4px 0; }}
+QMenu::item {{ padding: 10px 28px 10px 14px; min-height: {TOUCH_PX - 20}px; }}
+QMenu::separator {{ height: 2px; background: #999999; margin: 4px 6px; }}
+QComboBox QAbstractItemView::item {{ min-height: {TOUCH_PX}px; }}
+QListView#completerPopup::item {{ min-height: {TOUCH_PX}px; }}
 QTabBar::tab {{ min-height: 34px; min-width: 60px; padding: 3px 6px; font-weight: bold;
     font-size: {BASE_POINT_SIZE - 1}pt;
     border: 2px solid #333; border-bottom: none; background: #e6e6e6; }}

@@ -127,6 +127,12 @@ class TrackLayer(QObject):
         self._answer.sig.connect(self._history_ready)
         plot_item.getViewBox().sigRangeChanged.connect(lambda *_: self.view_changed())
 
+    def set_pen(self, colour: str, width: float) -> None:
+        """Draw the track in ``colour``, ``width`` px (the map's high contrast)."""
+        pen = pg.mkPen(colour, width=width)
+        for item in (self.history, self.tail, self.head):
+            item.setPen(pen)
+
     # ---------------------------------------------------------------- positions
     def clear(self) -> None:
         """No track (another visit)."""

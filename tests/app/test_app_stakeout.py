@@ -161,7 +161,7 @@ def test_superseding_is_not_what_undo_takes_back(controller):
 
 def test_drainageway_buffer_edge_is_half_the_width_from_the_centreline(controller):
     # a mapped stream with an 8 ft channel: 50 ft beyond each embankment, 54 ft each side
-    # (City resource protection, Drainageways A.1); the edge ring lies 54 ft from the line
+    # (Decorah resource protection, Drainageways A.1); the edge ring lies 54 ft from the line
     m = controller.model
     line = m.add_line("drainageway_centreline", [(X0 + 100.0, Y0), (X0 + 100.0, Y0 + 200.0)],
                       label="Creek", channel_width_ft=8.0, mapped_stream=True)

@@ -36,7 +36,8 @@ def test_an_untallied_stand_waits_for_its_trees(report):
     t = report["text"]
     # glance table: verdicts 6 and 7 (rule order: banks, protective areas, wetland, woodland
     # class, woodland mitigation, development area)
-    assert f"6 Woodland class Stand A (city) needs data Needs data: {STEP} City resource protection, Woodlands A" in t
+    assert (f"6 Woodland class Stand A (city) needs data Needs data: {STEP} Decorah resource"
+            " protection, Woodlands A") in t
     assert f"7 Woodland protection Stand A (city) needs data Needs data: {STEP}" in t
     # the stand section says it is not determined, never "class none"
     assert f"Woodland class: not determined yet — next step: {STEP}" in t

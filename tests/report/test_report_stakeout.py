@@ -45,7 +45,7 @@ def test_report_lists_the_flag_under_the_bank_line_with_its_offset(tmp_path, qap
         " ".join(p.extract_text() for p in pypdf.PdfReader(out).pages).split()))
     assert "Stake-out flags" in text
     assert "Bank line through the bank points (NR 341.035)" in text
-    assert f"Bank line through 2 bank points {sp.offset_ft:+.2f} yes (±0.5) 4 RTK fixed" in text
+    assert f"Bank line through 2 bank points {sp.offset_ft:+.2f} yes (±0.5) RTK fixed" in text
     assert f"{sp2.offset_ft:+.2f} no (±0.5)" in text
 
 

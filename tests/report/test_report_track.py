@@ -17,8 +17,8 @@ def test_track_summary_and_map_line_from_the_columns(tmp_path):
     # order first seen; HDOP 0.70 + i/100 except fixes 2 and 8 (none): 10 values, the 6th of
     # them sorted is 0.76, the largest 0.81
     assert content.track_summary["fixes"] == 12
-    assert content.track_summary["qualities"] == {"4 RTK fixed": 10, "1 autonomous": 1, "–": 1}
-    assert list(content.track_summary["qualities"]) == ["4 RTK fixed", "1 autonomous", "–"]
+    assert content.track_summary["qualities"] == {"RTK fixed": 10, "autonomous": 1, "–": 1}
+    assert list(content.track_summary["qualities"]) == ["RTK fixed", "autonomous", "–"]
     assert content.track_summary["median_hdop"] == pytest.approx(0.76)
     assert content.track_summary["max_hdop"] == pytest.approx(0.81)
     line = content.map.track

@@ -38,7 +38,7 @@ def test_canopy_29_9_is_not_mature():
 
 def test_canopy_29_9_with_70_pct_small_canopy_is_young():
     r = woodland_class(canopy_10in_pct=29.9, deciduous_share_pct=80, canopy_3in_pct=70.0)
-    assert (r.class_, r.protection_pct, r.citation) == ("young", 50.0, "City resource protection, Woodlands A.3")
+    assert (r.class_, r.protection_pct, r.citation) == ("young", 50.0, "Decorah resource protection, Woodlands A.3")
 
 
 def test_small_canopy_69_9_is_not_young():

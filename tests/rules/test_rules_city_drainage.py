@@ -12,7 +12,7 @@ from fieldapp.rules.city_scope import city_scope
 from fieldapp.rules.city_water import WETLAND_MUST_SHOW, wetland_size
 from fieldapp.rules.results import Status
 
-CITE = "City resource protection"
+CITE = "Decorah resource protection"
 
 
 def dw(**inp):

@@ -25,7 +25,7 @@ def test_young_woodland_is_young_by_canopy():
     # Woodlands A.3: 70 % or more canopy of trees of 3 in caliper or greater -> young, by canopy.
     r = evaluate({"rule": "woodland.class", "input": {"canopy_10in_pct": 10, "deciduous_share_pct": 80,
                                                       "canopy_3in_pct": 75, "trees": []}})
-    assert (r["class"], r["basis"], r["citation"]) == ("young", "canopy", "City resource protection, Woodlands A.3")
+    assert (r["class"], r["basis"], r["citation"]) == ("young", "canopy", "Decorah resource protection, Woodlands A.3")
     # no trees were given: the grove reading played no part and is not listed.
     assert "grove" not in r["interpretations"] and "grove" not in r["interpretation_text"]
     r = evaluate({"rule": "woodland.class", "input": {"canopy_10in_pct": 10, "deciduous_share_pct": 80,
@@ -40,7 +40,7 @@ def test_below_the_floor_is_not_permitted_and_says_how_much_more_to_retain():
                                                            "retained_area_ac": 0.8}})
     assert r["permitted"] is False and r["retain_more_ac"] == pytest.approx(0.2)
     assert r["mitigation_area_ac"] == pytest.approx(1.2)
-    assert r["citation"] == "City resource protection, Woodlands E.1"
+    assert r["citation"] == "Decorah resource protection, Woodlands E.1"
     assert "not permitted" in r["note"] and "Retain 0.20 ac more" in r["note"]
     assert "planting does not make it so" in r["note"]
 

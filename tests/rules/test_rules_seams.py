@@ -127,7 +127,7 @@ def test_city_rules_still_importable_from_city():
     assert sorted(city.__all__) == sorted(homes)
     for name, module in homes.items():
         assert getattr(city, name) is getattr(module, name), name
-    assert city_tables.CITE == "City resource protection"
+    assert city_tables.CITE == "Decorah resource protection"
     assert (city_tables.FOUNDATION_LIMIT_FT, city_tables.EDGE_LIMIT_FT) == (20.0, 5.0)
 
 

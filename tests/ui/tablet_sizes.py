@@ -145,6 +145,7 @@ def test_tablet_sizes_everything_reachable(qtbot, private_dirs, themed):
                 qtbot.waitUntil(lambda panel=panel: panel.isVisible(), timeout=WAIT_MS)
                 for m in range(w.lower_tabs.count()):
                     w.lower_tabs.setCurrentIndex(m)
+                    w.lower_fold.unfold()         # folded, they show their tab bar only
                     qtbot.wait(20)
                     where = f"{size} {w.tabs.tabText(n)} / {w.lower_tabs.tabText(m)}"
                     problems += check_buttons(w, where)
@@ -157,6 +158,7 @@ def test_tablet_sizes_everything_reachable(qtbot, private_dirs, themed):
                 assert panel.scroll.viewport().width() >= panel.body.minimumSizeHint().width(), \
                     (size, n)
             w.lower_tabs.setCurrentIndex(0)
+            w.lower_fold.fold()
             key(qtbot, w, "Ctrl+1")
             qtbot.wait(300)
             assert (w.width(), w.height()) == size        # nothing shown since grew it

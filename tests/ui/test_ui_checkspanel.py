@@ -9,26 +9,39 @@ from fieldapp.ui.checkspanel import any_in, details_text
 
 def test_details_of_a_check_awaiting_data_say_there_is_no_request_yet():
     waiting = AwaitingData("woodland.class", "record the trees of this stand (caliper tally)",
-                           "City resource protection, Woodlands A")
+                           "Decorah resource protection, Woodlands A")
     c = Check("woodland:s1", "Woodland class Oak stand", {}, waiting.result())
     text = details_text(c)
     assert "Next step: record the trees of this stand (caliper tally)" in text
-    assert "Rule request: none yet" in text
-    assert "{}" not in text.split("Result:")[0]
+    assert "What went in: nothing yet (the rule runs once the data above is recorded)" in text
+    assert "{" not in text
     assert any_in([c], "woodland.class") == [c]
 
 
-def test_details_of_a_rule_that_ran_carry_the_request_json_for_the_cli():
-    # The contract's worked example: a less-susceptible wetland 260 ft wide -> 26 ft.
+def test_details_of_a_rule_that_ran_say_it_in_words_and_copy_the_request_json(qtbot):
+    # The contract's worked example: a less-susceptible wetland 260 ft wide -> 26 ft. The pane
+    # says what went in and came out in words (issue 35 item 15: it showed the JSON); its
+    # context menu copies the request for the CLI.
+    from PySide6.QtGui import QGuiApplication
+
+    from fieldapp.ui.checkspanel import ChecksPanel
+
     request = {"rule": "nr151.protective_area", "input": {"contiguous": False, "features": [
         {"type": "wetland", "susceptibility": "less", "average_width_ft": 260}]}}
     c = Check("pa:w1", "Protective area Wetland A", request, evaluate(request))
     text = details_text(c)
-    head = text.split("Result:")[0]
-    shown = json.loads(head.split("Rule request (fieldapp rules evaluate FILE.json):")[1])
-    assert shown == request
-    assert json.loads(text.split("Result:")[1])["width_ft"] == 26.0
-
+    assert "What went in:\n  contiguous: no\n  features 1: type wetland, susceptibility less," \
+           " average width 260 ft" in text
+    assert "What came out:\n  width: 26 ft" in text
+    assert "{" not in text and '"rule"' not in text and "average_width_ft" not in text
+    panel = ChecksPanel()
+    qtbot.addWidget(panel)
+    panel.show_checks([c])
+    panel.table.selectRow(0)
+    assert panel.details.toPlainText() == text
+    assert panel.copy_request_action in panel.details.actions()
+    panel.copy_request_action.trigger()
+    assert json.loads(QGuiApplication.clipboard().text()) == request
 
 
 def test_selecting_a_check_gives_the_details_most_of_the_room(qtbot):
@@ -40,7 +53,7 @@ def test_selecting_a_check_gives_the_details_most_of_the_room(qtbot):
     panel.show()
     qtbot.waitExposed(panel)
     waiting = AwaitingData("woodland.class", "record the trees of this stand (caliper tally)",
-                           "City resource protection, Woodlands A")
+                           "Decorah resource protection, Woodlands A")
     panel.show_checks([Check("woodland:s1", "Woodland class Oak stand", {}, waiting.result())])
     before = panel.split.sizes()
     panel.table.selectRow(0)

@@ -196,7 +196,7 @@ def test_draw_a_drainageway_and_place_a_note_by_map_clicks(qtbot, window):
     form.save_button.click()
     qtbot.waitUntil(lambda: w.visit.checks.get(check_id).result.get("total_width_ft") == 50.0,
                     timeout=WAIT_MS)
-    assert w.visit.checks.get(check_id).result["citation"] == "City resource protection, Drainageways A.2, C"
+    assert w.visit.checks.get(check_id).result["citation"] == "Decorah resource protection, Drainageways A.2, C"
     # a note at a map click, then edited
     lines.note_text.setText("culvert 18 in")
     key(qtbot, w, "K")

@@ -65,9 +65,18 @@ def test_window_fits_field_laptop_screens_with_every_button_in_view(qtbot, priva
             assert bar.tabRect(bar.count() - 1).right() < bar.width(), size
             # the status strip is not wider than the window
             assert w.status_strip.minimumSizeHint().width() <= w.width(), size
-            # the checks table has room for a few verdict rows
+            # the map is the screen (issue 35 item 11): the whole height on the left, larger
+            # than the workflow panel and the folded checks beside it
+            map_px = w.map.width() * w.map.height()
+            assert map_px > w.tabs.width() * w.tabs.height(), (size, w.map.size(), w.tabs.size())
+            assert w.map.height() >= w.tabs.height() + w.lower_tabs.height(), size
+            assert w.lower_fold.folded(), size
+            # Ctrl+K unfolds the checks: room for a few verdict rows; folded again after
+            key(qtbot, w, "Ctrl+K")
+            assert not w.lower_fold.folded(), size
             assert fully_in_view(w.checks_panel.table, w), size
             assert w.checks_panel.table.height() >= 100, size
+            w.lower_fold.fold()
             for n, name in enumerate(("ohwm", "transect", "tally", "boundary", "lines"), start=1):
                 key(qtbot, w, f"Ctrl+{n}")
                 panel = w.panels[name]
@@ -77,7 +86,6 @@ def test_window_fits_field_laptop_screens_with_every_button_in_view(qtbot, priva
                 # nothing clipped sideways: the panel body is never narrower than its layout
                 assert panel.body.width() >= panel.body.minimumSizeHint().width(), (size, name)
                 assert panel.scroll.viewport().width() >= panel.body.minimumSizeHint().width()
-                # scrolled to the top (as the tab opens), every button is fully in view
                 panel.scroll.verticalScrollBar().setValue(0)
                 # a vertical scroll bar that appears narrows the viewport; the body follows it
                 # on the next layout pass
@@ -90,9 +98,21 @@ def test_window_fits_field_laptop_screens_with_every_button_in_view(qtbot, priva
                 # Finish, Discard, Note here, Note at map click
                 assert len(buttons) == {"ohwm": 3, "transect": 5, "tally": 4,
                                         "boundary": 5, "lines": 8}[name], name
+                # what the crew reads while walking is docked under the controls (issue 35
+                # item 12): in view without scrolling, a table with its header and two rows
+                docked = {"ohwm": "table", "transect": "profile", "tally": "table",
+                          "boundary": "measures"}.get(name)
+                if docked is not None:
+                    assert fully_in_view(getattr(panel, docked), w), (size, name)
+                    assert getattr(panel, docked).height() >= (30 if name == "boundary"
+                                                               else 120), (size, name)
+                # every button is in view once scrolled to (the controls above the docked
+                # pane scroll on a low screen), never clipped sideways
                 for b in buttons:
+                    panel.scroll.ensureWidgetVisible(b, 0, 0)
                     assert fully_in_view(b, w), (size, name, b.text())
                     assert b.height() >= MIN_TARGET_PX, (name, b.text(), b.height())
+                panel.scroll.verticalScrollBar().setValue(0)
                 # the registered record buttons of this panel are among them
                 for b in w.record_buttons:
                     if panel.isAncestorOf(b):

@@ -156,7 +156,9 @@ def test_export_every_format_from_the_dialog(qtbot, sample_window, monkeypatch):
     w.office.start_export()
     wait_job_done(qtbot, w)
     title, text = w.office.messages[-1]
-    assert title == "Export" and "Exported all" in text, text
+    assert title == "Export" and "Exported every format" in text, text
+    # the layers in the crew's words, not the tables' names (issue 35 item 15)
+    assert "Trees 4" in text and "tree 4" not in text and "_" not in text.split("\n", 1)[1], text
     assert sorted(p.name for p in out.iterdir()) == ["csv", "dxf", "geojson", "gpkg", "kml", "shp"]
     assert read_info(out / "shp" / "tree.shp")["features"] == info["counts"]["tree"] == 4
     assert (out / "kml" / f"{path.stem}.kml").is_file() and (out / "dxf" / f"{path.stem}.dxf").is_file()

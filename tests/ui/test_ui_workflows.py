@@ -3,6 +3,7 @@ what is stored in the GeoPackage and what the checks panel shows."""
 
 from __future__ import annotations
 
+import json
 import math
 
 import pytest
@@ -77,7 +78,8 @@ def test_transect_over_demo_bank_is_determined(qtbot, private_dirs):
         assert w.checks_panel.table.item(row, 1).text() == "determined"
         assert w.checks_panel.table.item(row, 3).text() == "NR 341.035(1)(a)"
         w.checks_panel.table.selectRow(row)
-        assert '"rule": "nr341.bank"' in w.checks_panel.details.toPlainText()
+        assert "What went in:" in w.checks_panel.details.toPlainText()
+        assert json.loads(w.checks_panel.copy_request())["rule"] == "nr341.bank"
         # Stored: 1 OHWM point, 1 transect, 10 stations.
         path = w.visit.path
         assert stored_count(path, "ohwm_point") == 1
@@ -235,7 +237,7 @@ def test_tally_in_simulate_mode_measures_each_scenario_tree_where_it_stands(qtbo
         assert len({(round(x, 1), round(y, 1)) for x, y in points}) == len(scripted)
         # the class the rule gives for the scenario's stand: mature by canopy (the >= 10 in
         # crowns, 3 + 0.8 DBH ft, cover about 44 % of the stand; >= 34 % with a deciduous
-        # share over 50 % is mature, City resource protection, Woodlands A.1)
+        # share over 50 % is mature, Decorah resource protection, Woodlands A.1)
         expected = evaluate({"rule": "woodland.class",
                              "input": R.woodland_input(w.visit.model, stand["uuid"])})
         assert expected["class"] == "mature" and expected["basis"] == "canopy"
@@ -358,7 +360,7 @@ def test_stipulated_bank_box_sets_the_transect_and_the_bank_verdict(qtbot, priva
         assert "(2)(c)" in expected["citation"]
         assert panel.state.text().startswith("Bank 300.0 ft — determined (stipulation)")
         w.checks_panel.table.selectRow(row)
-        assert '"stipulated": true' in w.checks_panel.details.toPlainText()
+        assert "  stipulated: yes" in w.checks_panel.details.toPlainText()
         # stored in the GeoPackage
         with st_connect(f"file:{w.visit.path}?mode=ro", uri=True) as conn:
             stored = conn.execute('SELECT stipulated FROM "transect" WHERE uuid = ?',

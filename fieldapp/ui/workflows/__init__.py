@@ -33,6 +33,12 @@ WORKFLOWS = (
     ("datapoint", "Data point", "fieldapp.ui.workflows.datapoint:DataPointPanel"),
 )
 
+#: What each panel keeps in view under its controls (WorkflowPanel.dock_below): the attribute,
+#: its least and its first height (px): the OHWM points and the tally (the header and a row at
+#: least, four or five at first), the live profile, the live area of a boundary walked.
+DOCKED = {"ohwm": ("table", 80, 200), "transect": ("profile", 80, 230),
+          "tally": ("table", 80, 230), "boundary": ("measures", 30, 30)}
+
 
 class Panels(dict[str, Any]):
     """``window.panels``: the workflow panels by name, as they are built. The tab shown at start
@@ -189,6 +195,9 @@ def _build_panel(window: Any, name: str) -> Any:
     module, cls_name = WORKFLOWS[index][2].split(":")
     cls = getattr(importlib.import_module(module), cls_name)
     panel = cls(**window.panel_parts.for_panel(cls))
+    if name in DOCKED:
+        attr, least_px, want_px = DOCKED[name]
+        panel.dock_below(getattr(panel, attr), least_px, want_px)
     dict.__setitem__(window.panels, name, panel)
     tabs = window.tabs
     page = window._tab_pages.pop(name)

@@ -16,6 +16,7 @@ from PySide6.QtWidgets import (
     QLayoutItem,
     QPushButton,
     QScrollArea,
+    QSplitter,
     QVBoxLayout,
     QWidget,
 )
@@ -190,6 +191,11 @@ class ButtonColumns(QLayout):
         return y - (self.spacing() if shown else 0) + m.bottom() - rect.y()
 
 
+#: The least height (px) of a panel's controls above what it docks below them
+#: (:meth:`WorkflowPanel.dock_below`): a row of 40 px buttons; the rest scrolls.
+DOCKED_CONTROLS_PX = 60
+
+
 class PanelScroll(QScrollArea):
     """The scroll area around a panel's body: never narrower than the body (no horizontal
     clipping or scrolling), scrolls vertically only when the window is too low for it."""
@@ -284,6 +290,30 @@ class WorkflowPanel(QWidget):
         # shadows QWidget.scroll(dx, dy) (nothing calls it); the tests and tablet checks read it
         self.scroll = scroll  # type: ignore[method-assign, assignment]
         outer.addWidget(scroll)
+        self.dock: QSplitter | None = None      # dock_below: the scroll area over what is read
+
+    def dock_below(self, widget: QWidget, least_px: int, want_px: int) -> None:
+        """Move ``widget`` (a table, the live profile, the live area) out of the scrolled body
+        to a pane under it that never scrolls away (issue 35 item 12): what the crew reads
+        while walking stays in view, the controls above scroll on a low screen. The pane is
+        ``want_px`` high at first, never lower than ``least_px``; the divider between them
+        moves. The controls keep at least :data:`DOCKED_CONTROLS_PX` (a row of buttons)."""
+        if self.dock is None:
+            self.scroll.setMinimumHeight(DOCKED_CONTROLS_PX)  # type: ignore[attr-defined]
+            self.dock = QSplitter(Qt.Orientation.Vertical)
+            self.dock.setObjectName("panelDock")
+            self.dock.setChildrenCollapsible(False)
+            outer = self.layout()
+            if outer is not None:
+                outer.removeWidget(self.scroll)  # type: ignore[arg-type]
+                outer.addWidget(self.dock)
+            self.dock.addWidget(self.scroll)  # type: ignore[arg-type]
+            self.dock.setStretchFactor(0, 1)
+        widget.setMinimumHeight(least_px)
+        self.dock.addWidget(widget)
+        self.dock.setStretchFactor(self.dock.count() - 1, 0)
+        # before the panel is shown: the controls take what the window gives beyond this
+        self.dock.setSizes([400] + [want_px] * (self.dock.count() - 1))
 
     @property
     def visit(self) -> Any:

@@ -78,7 +78,7 @@ class LinesPanel(WorkflowPanel):
         self.mapped.setSizeAdjustPolicy(QComboBox.SizeAdjustPolicy.AdjustToMinimumContentsLengthWithIcon)
         self.mapped.setMinimumContentsLength(16)
         self.mapped.setToolTip("Only a stream on the USGS 7.5-minute quadrangle or the county soil"
-                               " survey map is a drainageway (City resource protection, Drainageways A.1)")
+                               " survey map is a drainageway (Decorah resource protection, Drainageways A.1)")
         self.tributary = QLineEdit()
         self.tributary.setObjectName("tributaryArea")
         self.tributary.setPlaceholderText("ac, e.g. 12")

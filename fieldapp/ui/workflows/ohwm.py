@@ -36,6 +36,18 @@ from fieldapp.ui.workflows.base import (
     state_label,
 )
 
+FT_PER_M = 1.0 / 0.3048
+#: The OHWM points table's columns, in the crew's words and the site's feet (issue 35 item 15:
+#: "Epochs (skipped)", "σH m" said nothing to a new crew member), and what each means.
+OHWM_COLUMNS = ("#", "Method", "Fixes used / rejected", "Spread ft", "Accuracy ft")
+OHWM_COLUMN_TIPS = (
+    "OHWM point number",
+    "averaged (fixes averaged standing on the mark) or offset (shot from a fix)",
+    "GNSS fixes averaged into the point / fixes the quality gate rejected",
+    "Horizontal spread of the averaged fixes (one standard deviation), feet",
+    "The receiver's horizontal accuracy estimate for the point, feet",
+)
+
 
 def offset_refusal(fix: Any, horizontal_ft: float) -> str:
     """Why an offset point cannot be recorded from ``fix`` with ``horizontal_ft`` (ft), or "".
@@ -136,7 +148,11 @@ class OhwmPanel(WorkflowPanel):
         self.table = QTableWidget(0, 5)
         self.table.setObjectName("ohwmTable")
         touch_rows(self.table)
-        self.table.setHorizontalHeaderLabels(["#", "Method", "Epochs (skipped)", "σH m", "Acc m"])
+        self.table.setHorizontalHeaderLabels(list(OHWM_COLUMNS))
+        for c, tip in enumerate(OHWM_COLUMN_TIPS):
+            head = self.table.horizontalHeaderItem(c)
+            if head is not None:
+                head.setToolTip(tip)
         self.table.verticalHeader().setVisible(False)
         self.table.horizontalHeader().setStretchLastSection(True)
         self.table.horizontalHeader().setSectionResizeMode(QHeaderView.ResizeMode.ResizeToContents)
@@ -255,8 +271,9 @@ class OhwmPanel(WorkflowPanel):
                 self.error("OHWM point not recorded", exc)
                 return
             self.state.setText(
-                f"OHWM point {point_number(point)} recorded: {point.sample_count} epochs,"
-                f" {point.rejected_count} skipped, σH {point.std_dev_h_m or 0:.3f} m")
+                f"OHWM point {point_number(point)} recorded: {point.sample_count} fixes averaged,"
+                f" {point.rejected_count} rejected, spread"
+                f" {(point.std_dev_h_m or 0) * FT_PER_M:.2f} ft")
 
     def _show_skipped(self, text: str) -> None:
         """The quality gate's reason for the skipped epochs (hidden when there is none)."""
@@ -307,8 +324,8 @@ class OhwmPanel(WorkflowPanel):
         for r, p in enumerate(points):
             method = getattr(p.method, "value", str(p.method))
             cells = [str(point_number(p)), method,
-                     f"{p.sample_count} ({p.rejected_count})" if method == "averaged" else "–",
-                     f"{p.std_dev_h_m:.3f}" if p.std_dev_h_m is not None else "–",
-                     f"{p.h_accuracy_m:.2f}" if p.h_accuracy_m is not None else "–"]
+                     f"{p.sample_count} / {p.rejected_count}" if method == "averaged" else "–",
+                     f"{p.std_dev_h_m * FT_PER_M:.2f}" if p.std_dev_h_m is not None else "–",
+                     f"{p.h_accuracy_m * FT_PER_M:.2f}" if p.h_accuracy_m is not None else "–"]
             for c, text in enumerate(cells):
                 self.table.setItem(r, c, QTableWidgetItem(text))

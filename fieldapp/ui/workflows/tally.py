@@ -41,9 +41,10 @@ from fieldapp.ui.workflows.base import (
 if TYPE_CHECKING:
     from fieldapp.ui.simsupport import SimulatedSurveyor
 
-COLUMNS = ("Tag", "Species", "DBH in", "Leaf habit", "Crown r ft")
+COLUMNS = ("Tag", "Species", "DBH in", "Leaf habit", "Crown radius ft")
 EDITABLE = {1: "species_name", 2: "dbh_in", 3: "leaf_habit", 4: "crown_radius_ft"}
-#: The widest text of each fixed-width column (tag, DBH up to 500.0 in, leaf habit, crown r).
+#: The widest text of each fixed-width column (tag, DBH up to 500.0 in, leaf habit, crown
+#: radius).
 WIDEST = {0: "99999", 2: "500.0", 3: "deciduous", 4: "200.0"}
 
 

@@ -1,0 +1,34 @@
+"""A rule's input and result keys in words, for the report and the checks panel (issue 35
+item 14: the report printed ``bank_ft_at_least`` and ``shrubs_11in``): the unit said apart.
+
+>>> field_words("bank_ft_at_least"), field_words("shrubs_11in"), field_words("slope_pct")
+('bank at least (ft)', 'shrubs 11 in', 'slope (%)')
+>>> field_words("canopy_10in_pct"), field_words("contiguous")
+('canopy 10 in (%)', 'contiguous')
+"""
+
+from __future__ import annotations
+
+import re
+
+#: A key's unit token and how it is printed.
+UNITS = {"ft": "ft", "in": "in", "ac": "ac", "pct": "%", "sqft": "sq ft", "deg": "°", "m": "m",
+         "cuyd": "cu yd", "s": "s"}
+_SIZE = re.compile(r"^(\d+(?:\.\d+)?)(in|ft)$")       # "11in": a size class, kept in place
+
+
+def field_words(key: str) -> str:
+    """``key`` (snake case, units as tokens) in words with its unit in brackets at the end."""
+    words: list[str] = []
+    unit = ""
+    for token in key.split("_"):
+        if token in UNITS and not unit and words:
+            unit = UNITS[token]
+            continue
+        size = _SIZE.match(token)
+        words.append(f"{size.group(1)} {size.group(2)}" if size else token)
+    text = " ".join(words) or key
+    return f"{text} ({unit})" if unit else text
+
+
+__all__ = ["UNITS", "field_words"]

@@ -1,0 +1,69 @@
+"""Issue 35 item 16 through the real window: ``fieldapp --simulate`` offers the last demo
+visit again; after a sync (the visit reopened, its undo history empty) nothing offers
+"Ctrl+Z brings it back"."""
+
+from __future__ import annotations
+
+import dataclasses
+
+import pytest
+
+pytest.importorskip("pytestqt")
+
+from tests.ui.ui_support import WAIT_MS, wait_job_done
+
+
+def test_simulate_offers_the_last_demo_visit_again(sample_window, monkeypatch, private_dirs):
+    from fieldapp.app import visit as visit_mod
+
+    w, _path, _info = sample_window
+    data = private_dirs / "data"
+    older, last = data / "demo_2026-06-01_093000.gpkg", data / "demo_2026-06-02_080000.gpkg"
+    older.write_bytes(b"")
+    last.write_bytes(b"")
+    cfg = dataclasses.replace(w.config, simulate=True, visit=None, data_dir=str(data))
+    monkeypatch.setattr(w.settings, "config", cfg)
+    monkeypatch.setattr(visit_mod, "dialogs_allowed", lambda config, platform: True)
+    asked = []
+    monkeypatch.setattr(w, "ask_reopen_visit", lambda path: asked.append(path) or True)
+    assert visit_mod.initial_visit_target(w) == (last, None)
+    assert asked == [last]
+    # No: a new demo visit; --new-visit: not asked
+    monkeypatch.setattr(w, "ask_reopen_visit", lambda path: False)
+    new, _ = visit_mod.initial_visit_target(w)
+    assert new.name.startswith("demo_") and new not in (older, last)
+    monkeypatch.setattr(w.settings, "config", dataclasses.replace(cfg, new_visit=True))
+    monkeypatch.setattr(w, "ask_reopen_visit", lambda path: pytest.fail("asked"))
+    assert visit_mod.initial_visit_target(w)[0] not in (older, last)
+
+
+def test_reopen_question_names_the_visit(tmp_path):
+    from fieldapp.ui.reopen import reopen_question
+
+    p = tmp_path / "demo_2026-06-02_080000.gpkg"
+    p.write_bytes(b"")
+    q = reopen_question(p)
+    assert q.startswith("Reopen the last demo visit demo_2026-06-02_080000.gpkg (last changed ")
+    assert "No starts a new, empty demo visit" in q
+
+
+def test_after_a_sync_nothing_offers_an_undo_that_is_gone(qtbot, sample_window, monkeypatch):
+    w, path, _info = sample_window
+    tally = w.panels["tally"]
+    w.tabs.setCurrentWidget(tally)
+    qtbot.waitUntil(lambda: tally.table.rowCount() == 4, timeout=WAIT_MS)
+    tally.table.selectRow(0)
+    tally.delete_selected()
+    assert "Ctrl+Z brings it back" in tally.state.text()
+    w.statusBar().showMessage("Deleted tree 1 — Ctrl+Z brings it back")
+    office = path.parent.parent / "office"
+    monkeypatch.setattr(w.office, "ask_office", lambda current, visit_path: office)
+    monkeypatch.setattr(w.office, "ask_yes_no", lambda t, q: True)
+    w.office.start_sync()
+    wait_job_done(qtbot, w)
+    assert w.office.last_sync_report is not None, w.office.messages
+    assert not w.visit.can_undo_delete()
+    assert "Ctrl+Z" not in tally.state.text(), tally.state.text()
+    assert tally.state.text().startswith("Tree ") and "deleted." in tally.state.text()
+    message = w.statusBar().currentMessage()
+    assert "Ctrl+Z" not in message and "no longer undoable" in message, message
