@@ -14,6 +14,7 @@ from shapely.geometry import LineString, box
 
 from fieldapp import checks
 from fieldapp.checks import Checks, requests_for_model
+from fieldapp.checks.results import summary_words
 from fieldapp.rules import evaluate
 from fieldapp.survey.features import Layer
 from tests.checks_sample import X0, Y0, g, new_visit, square, two_crown_stand
@@ -390,3 +391,16 @@ def test_summary_words_of_a_rule_s_own_needs_data():
     bank = evaluate(checks.bank_request(False, [(0, 0), (30, 1.2), (90, 12.0)]))
     assert bank["status"] == "needs_data"
     assert checks.summary_words("nr341.bank", bank).startswith("Bank at least 90.0 ft")
+
+
+def test_drive_edge_drawn_as_a_line_is_buffered_as_a_line(visit):
+    # issue 29: an open 3-point drive edge (a line feature) was closed into a triangle
+    ft = visit.frame.from_ft
+    visit.add_area("foundation", box(X0, Y0, X0 + ft(30.0), Y0 + ft(30.0)))
+    visit.add_line("drive", LineString([(X0 + ft(100), Y0), (X0 + ft(200), Y0), (X0 + ft(200), Y0 + ft(100))]))
+    req = only(requests_for_model(visit), "development_area")
+    assert req["input"]["edges"][0]["kind"] == "driveway" and req["input"]["edges"][0]["shape"] == "line"
+    res = evaluate(req)
+    assert res["edge_shapes"] == ["line"]
+    assert res["envelope_area_sqft"] == pytest.approx(900 + 2400 + 400 * math.pi + 1975 + 31.25 * math.pi, rel=1e-4)
+    assert "1 line(s), 0 area(s)" in summary_words("development_area", res)

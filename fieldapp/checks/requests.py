@@ -638,12 +638,18 @@ EDGE_KINDS = {"drive": "driveway", "parking": "parking", "septic_field": "septic
 
 def development_area_checks(model: Any, areas: Sequence[Any]) -> Requests:
     """``development_area`` when a foundation is drawn (rings in site feet, with the drives,
-    parking, septic fields and utility trenches as edges)."""
+    parking, septic fields and utility trenches as edges: areas as ``shape`` polygon, drive
+    and utility-trench lines as ``shape`` line, never closed into a polygon)."""
     foundations = [a for a in areas if _v(a.kind) == "foundation"]
     if not foundations:
         return {}
-    edges = [{"kind": EDGE_KINDS[_v(a.kind)], "coordinates": _ring_ft(model, a.geometry)}
+    edges = [{"kind": EDGE_KINDS[_v(a.kind)], "shape": "polygon", "coordinates": _ring_ft(model, a.geometry)}
              for a in areas if _v(a.kind) in EDGE_KINDS]
+    # drive edges and utility trenches drawn as lines stay lines (Woodlands D.2.b, edge-shape)
+    f = model.frame
+    edges += [{"kind": EDGE_KINDS[_v(ln.kind)], "shape": "line",
+               "coordinates": [[float(f.to_ft(x)), float(f.to_ft(y))] for x, y in ln.geometry.coords]}
+              for ln in model.features(Layer.LINE) if _v(ln.kind) in EDGE_KINDS]
     return {"development_area": ("Development area (city)", development_area_request(
         [_ring_ft(model, f.geometry) for f in foundations], edges))}
 

@@ -135,7 +135,10 @@ def summary_words(rule: str, result: dict[str, Any]) -> str:
         return (f"Ordinance wetland: {_fmt(result.get('is_ordinance_wetland'))}; undisturbed "
                 f"{_fmt(result.get('required_undisturbed_pct'), ' %')}")
     if rule == "development_area":
-        return f"Envelope {_fmt(result.get('envelope_area_sqft'), ' sq ft')}"
+        shapes = result.get("edge_shapes") or []
+        drawn = (f"; edges as drawn: {shapes.count('line')} line(s), {shapes.count('polygon')} area(s)"
+                 if shapes else "")
+        return f"Envelope {_fmt(result.get('envelope_area_sqft'), ' sq ft')}{drawn}"
     if rule == "nr341.graded_area":
         return (f"Surface {_fmt(result.get('surface_area_sqft'), ' sq ft')}; permit "
                 f"{_fmt(result.get('permit_required'))}")

@@ -89,8 +89,11 @@ READINGS: dict[str, str] = {
         "Development-area limits are true round-cornered buffers, and a point on the limit is "
         "inside."),
     "edge-shape": (
-        "A drive, parking or septic edge with 2 points is a line and with 3 or more a polygon; a "
-        "utility trench whose first and last points differ is a line."),
+        "An edge is buffered as what the crew drew: a line (a driveway edge, a utility trench) "
+        "5 ft along it, a polygon (a parking or septic area, a drive drawn as an area) 5 ft "
+        "around it. Without a stated shape, a closed ring or a parking or septic area of 3 or "
+        "more points is a polygon, and an open driveway or utility line is a line, never closed "
+        "into a polygon."),
     "mapped-stream-only": (
         "Drainageways A.1 covers streams shown on the USGS quadrangle or county soil survey map; "
         "an unmapped stream is not an A.1 drainageway, and is checked as a swale under A.2 (5 "
