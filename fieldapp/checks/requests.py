@@ -599,17 +599,24 @@ def protection_check(woodland_class: str | None, stand_ac: float,
 def graded_area_checks(model: Any, areas: Sequence[Any]) -> Requests:
     """``graded_area:<area>`` for each disturbed (graded) polygon crossed by a transect
     segment: its horizontal area (sq ft) with the steepest crossing segment's slope
-    (:func:`graded_slope_pct`)."""
+    (:func:`graded_slope_pct`); with two or more such patches, ``graded_area:all``: all of
+    them added up, each on its own surface (NR 341.035(2)(d), ``all-disturbed-area``)."""
     out: Requests = {}
     transects = [t for t in model.features(Layer.TRANSECT) if model.stations(t.uuid)]
+    patches: list[dict[str, Any]] = []
     for a in areas:
         if _v(a.kind) != "disturbed":
             continue
         slope = graded_slope_pct(model, a.geometry, transects)
         if slope is not None:
+            req = graded_area_request(model.frame.area_sqft(a.geometry), slope)
             out[f"graded_area:{a.uuid}"] = (
-                f"Graded area {a.label or 'disturbed'} on the bank (NR 341.035)",
-                graded_area_request(model.frame.area_sqft(a.geometry), slope))
+                f"Graded area {a.label or 'disturbed'} on the bank (NR 341.035)", req)
+            patches.append(dict(req["input"]))
+    if len(patches) > 1:
+        # (2)(d): all the disturbed area within the bank counts; the patches add up
+        out["graded_area:all"] = (f"Graded area on the bank, all {len(patches)} patches (NR 341.035(2)(d))",
+                                  {"rule": "nr341.graded_area", "input": {"patches": patches}})
     return out
 
 

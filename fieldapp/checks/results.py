@@ -140,6 +140,10 @@ def summary_words(rule: str, result: dict[str, Any]) -> str:
                  if shapes else "")
         return f"Envelope {_fmt(result.get('envelope_area_sqft'), ' sq ft')}{drawn}"
     if rule == "nr341.graded_area":
+        parts = result.get("patch_surface_areas_sqft") or []
+        if parts:
+            return (f"All {len(parts)} patches on the surface {_fmt(result.get('surface_area_sqft'), ' sq ft')}"
+                    f" (more than 10,000 sq ft needs a permit); permit {_fmt(result.get('permit_required'))}")
         return (f"Surface {_fmt(result.get('surface_area_sqft'), ' sq ft')}; permit "
                 f"{_fmt(result.get('permit_required'))}")
     if rule == "drainageway":
