@@ -50,7 +50,7 @@ from fieldapp.survey.features import Layer
 
 __all__ = [
     "AwaitingData", "CITE_CITY", "RECORD_STAND_TREES", "RETAINED_ROUNDING_AC",
-    "enter_retained_area", "bank_request", "protective_area_request",
+    "enter_retained_area", "bank_request", "protective_area_request", "infill_input",
     "woodland_class_request", "mitigation_request", "wetland_size_request",
     "development_area_request", "graded_area_request", "drainageway_request", "clamp_pct",
     "segments", "stations_input", "bank_input", "wetland_size_input", "woodland_class_input",
@@ -130,12 +130,26 @@ def bank_request(priority: bool, stations: Sequence[tuple[float, float]] | None 
 
 
 def protective_area_request(features: Sequence[dict[str, Any]], contiguous: bool = False,
-                            exemption: str | None = None) -> dict[str, Any]:
-    """An ``nr151.protective_area`` request (NR 151.125); ``features`` as in the contract."""
+                            exemption: str | None = None,
+                            infill: dict[str, Any] | None = None) -> dict[str, Any]:
+    """An ``nr151.protective_area`` request (NR 151.125); ``features`` as in the contract;
+    ``infill`` ``{"area_ac", "within_existing_development"}`` for (4)(b) (:func:`infill_input`)."""
     inp: dict[str, Any] = {"contiguous": bool(contiguous), "features": [dict(f) for f in features]}
     if exemption:
         inp["exemption"] = exemption
+    if infill:
+        inp["infill"] = dict(infill)
     return {"rule": "nr151.protective_area", "input": inp}
+
+
+def infill_input(site: Any) -> dict[str, Any] | None:
+    """The site's in-fill facts for NR 151.125(4)(b) (``infill``), or None until both the area
+    and whether it is within existing development are entered."""
+    area = getattr(site, "infill_area_ac", None)
+    within = getattr(site, "infill_within_development", None)
+    if area is None or within is None:
+        return None
+    return {"area_ac": _num(area), "within_existing_development": bool(within)}
 
 
 def clamp_pct(value: float | None) -> float | None:
@@ -405,6 +419,10 @@ def wetland_feature(area: Any, model: Any) -> dict[str, Any]:
         feat["susceptibility"] = _v(area.susceptibility)
     if area.wetland_type:
         feat["wetland_type"] = area.wetland_type
+    if getattr(area, "fill", None):   # NR 151.125(1)(h)
+        feat["fill"] = area.fill
+        if area.fill_permit:
+            feat["fill_permit"] = area.fill_permit
     return feat
 
 
@@ -489,6 +507,7 @@ def wetland_checks(model: Any, areas: Sequence[Any]) -> Requests:
     ``protective_area`` for the site's water features with every wetland (not contiguous)."""
     out: Requests = {}
     wetland_features = []
+    infill = infill_input(model.site)
     for n, a in enumerate((a for a in areas if _v(a.kind) == "wetland"), start=1):
         out[f"wetland:{a.uuid}"] = (f"{check_name('Ordinance wetland', a.label, n)} (city)",
                                     wetland_size_request(**wetland_size_input(model, a.uuid)))
@@ -496,14 +515,16 @@ def wetland_checks(model: Any, areas: Sequence[Any]) -> Requests:
         wetland_features.append(feat)
         out[f"protective_area:{a.uuid}"] = (
             f"{check_name('Protective area', a.label, n)} (NR 151.125)",
-            protective_area_request([feat]))
+            protective_area_request([feat], infill=infill))
     site_features = [{k: v for k, v in (("type", _v(w.type)),
                                         ("susceptibility", _v(w.susceptibility)),
-                                        ("wetland_type", w.wetland_type)) if v is not None}
+                                        ("wetland_type", w.wetland_type),
+                                        ("mapped_on", getattr(w, "mapped_on", None)),
+                                        ("map_name", getattr(w, "map_name", None))) if v is not None}
                      for w in getattr(model.site, "water_features", ())]
     if site_features:
         out["protective_area"] = ("Protective area, all features (NR 151.125)",
-                                  protective_area_request(site_features + wetland_features))
+                                  protective_area_request(site_features + wetland_features, infill=infill))
     return out
 
 

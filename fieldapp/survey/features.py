@@ -130,6 +130,10 @@ class WaterFeature:
     type: WaterFeatureType
     susceptibility: Susceptibility | None = None
     wetland_type: str | None = None
+    #: Streams (NR 151.125(1)(b), issue 29): the map that shows it (``usgs_7_5_minute``,
+    #: ``county_soil_survey``, or ``none``: on neither) and the map's name; None: not checked.
+    mapped_on: str | None = None
+    map_name: str | None = None
 
 
 @dataclass(frozen=True, kw_only=True, slots=True)
@@ -155,6 +159,10 @@ class Site(Feature):
     declination_deg: float = 0.0
     notes: str = ""
     declination_source: str | None = None
+    #: NR 151.125(4)(b) (schema 9): the in-fill development area, acres, and whether it lies
+    #: within existing development; None: not given (no in-fill question asked).
+    infill_area_ac: float | None = None
+    infill_within_development: bool | None = None
 
 
 @dataclass(frozen=True, kw_only=True, slots=True)
@@ -304,6 +312,10 @@ class AreaFeature(Feature):
     notes: str = ""
     retained_area_ac: float | None = None
     tally_complete: bool = False
+    #: Wetlands, NR 151.125(1)(h) (schema 9): ``complete`` or ``partial`` fill, and the permit
+    #: reference it was placed under; None: not filled.
+    fill: str | None = None
+    fill_permit: str | None = None
 
 
 @dataclass(frozen=True, kw_only=True, slots=True)

@@ -203,6 +203,7 @@ def validated_site(site: Site, **fields: Any) -> Site:
             for w in value:
                 if not isinstance(w, WaterFeature):
                     raise InvalidValue("water_features", f"expected WaterFeature, got {w!r}")
+                _check_mapped_on(w)
                 wf.append(replace(w, type=enum_value(WaterFeatureType, w.type, "water_features.type"),
                                   susceptibility=None if w.susceptibility is None else
                                   enum_value(Susceptibility, w.susceptibility, "water_features.susceptibility")))
@@ -213,6 +214,10 @@ def validated_site(site: Site, **fields: Any) -> Site:
             checked[key] = V.in_range("declination_deg", value, -180.0, 180.0)
         elif key == "notes":
             checked[key] = V.text("notes", value, max_len=V.MAX_TEXT_LEN, multiline=True)
+        elif key == "infill_area_ac":
+            checked[key] = None if value is None else V.in_range("infill_area_ac", value, 0.0, 1e9)
+        elif key == "infill_within_development":
+            checked[key] = None if value is None else V.boolean("infill_within_development", value)
         elif key == "declination_source":
             checked[key] = None if value is None else V.text("declination_source", value)
         elif key == "visit_date":
@@ -222,6 +227,20 @@ def validated_site(site: Site, **fields: Any) -> Site:
         else:
             raise InvalidValue(key, "is not a site field")
     return replace(site, **checked)
+
+
+#: A stream's ``mapped_on`` (NR 151.125(1)(b)): the map showing it, or ``none``.
+MAPPED_ON = ("usgs_7_5_minute", "county_soil_survey", "none")
+#: A wetland's ``fill`` (NR 151.125(1)(h)).
+FILL_STATES = ("complete", "partial")
+
+
+def _check_mapped_on(w: WaterFeature) -> None:
+    """A water feature's map (InvalidValue): ``mapped_on`` one of :data:`MAPPED_ON` or None,
+    ``map_name`` short text or None."""
+    if w.mapped_on is not None and w.mapped_on not in MAPPED_ON:
+        raise InvalidValue("water_features.mapped_on", f"must be one of {', '.join(MAPPED_ON)}, got {w.mapped_on!r}")
+    V.optional_text("water_features.map_name", w.map_name)
 
 
 # ------------------------------------------------------------------ record validation
@@ -254,6 +273,7 @@ NUMBER_LIMITS: dict[str, tuple[float, float, bool]] = {
     "channel_width_ft": (0.0, V.MAX_HORIZONTAL_FT, False),
     "tributary_area_ac": (0.0, _INF, False),
     "retained_area_ac": (0.0, _INF, False),
+    "infill_area_ac": (0.0, _INF, False),
     "elevation_ft": (-30_000.0, 30_000.0, False),
     "origin_elevation_ft": (-30_000.0, 30_000.0, False),
     "alt_hae_m": (-10_000.0, 10_000.0, False),
@@ -548,6 +568,7 @@ def _validate_site_fields(site: Site) -> None:
         if w.susceptibility is not None:
             enum_value(Susceptibility, w.susceptibility, "water_features.susceptibility")
         V.optional_text("water_features.wetland_type", w.wetland_type)
+        _check_mapped_on(w)
     if site.crs is not None:
         try:
             SiteFrame(site.crs)

@@ -144,7 +144,7 @@ def test_every_layer_reads_back_through_gdal_with_crs_and_counts(tmp_path, new_v
     # declination source, station magnetic azimuth and declination, correction age and mountpoint
     # of points, vertices, transects; retained area and tally complete of a stand; the stake_point
     # table
-    assert conn.execute("SELECT value FROM fieldapp_meta WHERE key = 'schema_version'").fetchone()[0] == "5"
+    assert conn.execute("SELECT value FROM fieldapp_meta WHERE key = 'schema_version'").fetchone()[0] == "9"
     conn.close()
 
 

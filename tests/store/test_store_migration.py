@@ -175,30 +175,36 @@ SCHEMA_3_SQL = [f'ALTER TABLE "{table}" ADD COLUMN "{col}" {sql}'
 def test_migration_sql_adds_exactly_the_columns_of_each_version():
     from fieldapp.store import media
 
-    assert S.SCHEMA_VERSION == 5
-    v5 = S.migration_sql(4)
+    assert S.SCHEMA_VERSION == 9
+    # schema 9 (issue 29): in-fill facts of the site, a wetland's fill and permit
+    v9 = S.migration_sql(5)
+    assert v9 == ['ALTER TABLE "site" ADD COLUMN "infill_area_ac" REAL',
+                  'ALTER TABLE "site" ADD COLUMN "infill_within_development" BOOLEAN',
+                  'ALTER TABLE "area_feature" ADD COLUMN "fill" TEXT',
+                  'ALTER TABLE "area_feature" ADD COLUMN "fill_permit" TEXT']
+    v5 = S.migration_sql(4)[:-len(v9)]
     # schema 5: the device_reading table (attributes: no geometry column row)
     assert v5[0].startswith('CREATE TABLE "device_reading"') and len(v5) == 2
     assert v5[1].startswith("INSERT INTO gpkg_contents") and "'attributes'" in v5[1]
-    assert S.migration_sql(3)[-len(v5):] == v5
-    v4 = S.migration_sql(3)[:-len(v5)]
+    assert S.migration_sql(3)[-len(v5 + v9):] == v5 + v9
+    v4 = S.migration_sql(3)[:-len(v5 + v9)]
     # schema 4: the photo media table (attributes: no geometry column row), then the Related
     # Tables Extension (relations table, mapping views, their gpkg_contents / extensions rows)
     assert v4[0].startswith('CREATE TABLE "photo"')
     assert v4[1].startswith("INSERT INTO gpkg_contents") and "'attributes'" in v4[1]
     assert v4[2:] == media.related_tables_sql()
-    assert S.migration_sql(2)[-len(v4 + v5):] == v4 + v5
-    v3 = S.migration_sql(2)[:-len(v4 + v5)]
+    assert S.migration_sql(2)[-len(v4 + v5 + v9):] == v4 + v5 + v9
+    v3 = S.migration_sql(2)[:-len(v4 + v5 + v9)]
     assert S.migration_sql(1) == [
         'ALTER TABLE "transect" ADD COLUMN "stipulated" BOOLEAN NOT NULL DEFAULT 0',
         'ALTER TABLE "line_feature" ADD COLUMN "mapped_stream" BOOLEAN',
-    ] + v3 + v4 + v5
+    ] + v3 + v4 + v5 + v9
     assert v3[:len(SCHEMA_3_SQL)] == SCHEMA_3_SQL
     # then the schema 3 table, with its GeoPackage rows
     assert v3[len(SCHEMA_3_SQL)].startswith('CREATE TABLE "stake_point"')
     assert [q.split(" (")[0] for q in v3[len(SCHEMA_3_SQL) + 1:]] == ["INSERT INTO gpkg_contents",
                                                                     "INSERT INTO gpkg_geometry_columns"]
-    assert S.migration_sql(5) == []
+    assert S.migration_sql(9) == []
     # the added columns are the last fields of their record, in version order (ADD COLUMN appends)
     for layer in Layer:
         added = [name for v in sorted(S.ADDED_COLUMNS) for lay, name in S.ADDED_COLUMNS[v] if lay is layer]
@@ -227,6 +233,9 @@ def schema_4_copy(path: Path) -> None:
     """Make ``path`` (a new visit, no device readings) what schema 4 wrote: without the
     device_reading table and its gpkg_contents row."""
     conn = st_connect(path)
+    for v in sorted((v for v in S.ADDED_COLUMNS if v > 5), reverse=True):   # later columns (schema 9)
+        for layer, col in reversed(S.ADDED_COLUMNS[v]):
+            conn.execute(f'ALTER TABLE "{layer.value}" DROP COLUMN "{col}"')
     conn.execute('DROP TABLE "device_reading"')
     conn.execute("DELETE FROM gpkg_contents WHERE table_name = 'device_reading'")
     conn.execute("UPDATE fieldapp_meta SET value = '4' WHERE key = 'schema_version'")
@@ -352,8 +361,8 @@ def test_a_schema_2_file_migrates_to_3_and_keeps_the_stands_retained_area(tmp_pa
     with open_visit(p) as store:
         assert meta_version(p) == str(S.SCHEMA_VERSION)
         store.visit.update_feature(Layer.AREA, uuid, retained_area_ac=1.25, tally_complete=True)
-    assert table_info(p, "area_feature")[-2:] == [("retained_area_ac", "REAL", 0, None, 0),
-                                                 ("tally_complete", "BOOLEAN", 1, "0", 0)]
+    assert table_info(p, "area_feature")[-4:-2] == [("retained_area_ac", "REAL", 0, None, 0),
+                                                   ("tally_complete", "BOOLEAN", 1, "0", 0)]
     conn = st_connect(p)
     assert conn.execute("SELECT label, retained_area_ac, tally_complete FROM area_feature"
                         ).fetchall() == [("Oaks", 1.25, 1)]
