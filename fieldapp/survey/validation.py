@@ -358,6 +358,8 @@ def _plain(name: str, kind: str, tp: Any) -> Callable[[object], bool]:
         return lambda v: type(v) is bool
     if kind == "str" and name in UUID_FIELDS:   # V.uuid_text's canonical form, exactly
         return lambda v: type(v) is str and _UUID_FORM.fullmatch(v) is not None
+    if kind == "str" and name == "fill":        # a wetland's fill, NR 151.125(1)(h)
+        return lambda v: v in FILL_STATES
     if kind == "str":                           # V.text's fast path
         max_len = TEXT_LIMITS.get(name, (V.MAX_NAME_LEN, False))[0]
         if name in NOT_EMPTY:
@@ -496,6 +498,8 @@ def _checked_value(name: str, kind: str, tp: Any, v: object) -> object:
     if kind == "str":
         if name in UUID_FIELDS:
             V.uuid_text(name, v)
+        elif name == "fill" and v not in FILL_STATES:
+            raise InvalidValue(name, f"must be one of {', '.join(FILL_STATES)} or none, got {v!r}")
         else:
             max_len, multiline = TEXT_LIMITS.get(name, (V.MAX_NAME_LEN, False))
             V.text(name, v, allow_empty=name not in NOT_EMPTY, max_len=max_len, multiline=multiline)

@@ -1,0 +1,62 @@
+"""Issue 29 in the window: a stream's map and the in-fill area on the New visit dialog, a wetland's
+fill and permit on the Boundary tab (NR 151.125(1)(b), (1)(h), (4)(b))."""
+
+from __future__ import annotations
+
+import pytest
+
+pytest.importorskip("pytestqt")
+
+from tests.ui.ui_support import close_window, make_window  # noqa: E402
+
+
+def test_new_visit_asks_the_stream_map_and_the_infill_area(qtbot, tmp_path):
+    from fieldapp.app.visit import open_from_spec
+    from fieldapp.checks import requests_for_model
+    from fieldapp.ui.newvisit import NewVisitDialog, parse_mapped_on
+
+    dlg = NewVisitDialog(tmp_path)
+    qtbot.addWidget(dlg)
+    dlg.name.setText("Mill Creek lot 7")
+    dlg.add_feature("Mill Creek", "stream", mapped_on="USGS 7.5-minute map: Decorah 1994")
+    dlg.add_feature("Back ditch", "stream", mapped_on="On neither map")
+    dlg.infill_area.setValue(4.99)
+    dlg.infill_within.setChecked(True)
+    dlg.crs_epsg.setChecked(True)
+    dlg.epsg.setValue(32616)
+    dlg.resize(1000, 700)
+    dlg.grab().save(str(tmp_path / "newvisit.png"))
+    spec = dlg.spec()
+    assert spec.water_features[0]["mapped_on"] == "usgs_7_5_minute"
+    assert spec.water_features[0]["map_name"] == "Decorah 1994"
+    assert spec.water_features[1]["mapped_on"] == "none"
+    assert (spec.infill_area_ac, spec.infill_within_development) == (4.99, True)
+    visit = open_from_spec(spec)
+    try:
+        site = visit.model.site
+        assert site.infill_area_ac == 4.99 and site.water_features[1].mapped_on == "none"
+        assert requests_for_model(visit.model)["protective_area"][1]["input"]["infill"] == {
+            "area_ac": 4.99, "within_existing_development": True}
+    finally:
+        visit.close()
+    with pytest.raises(ValueError, match="choose USGS"):
+        parse_mapped_on("topo map")
+    dlg.add_feature("Pond", "lake", mapped_on="County soil survey map: 12")
+    with pytest.raises(ValueError, match="for streams only"):
+        dlg.spec()
+
+
+def test_boundary_tab_records_a_wetland_fill_and_permit(qtbot, request):
+    w = make_window(qtbot, request.getfixturevalue("private_dirs"))
+    try:
+        panel = w.panels["boundary"]
+        panel.kind.setCurrentIndex(panel.kind.findData("wetland"))
+        panel.fill.setCurrentIndex(panel.fill.findData("complete"))
+        panel.fill_permit.setText(" DNR IP-2024-117 ")
+        panel.wetland_box.grab().save(str(request.getfixturevalue("tmp_path") / "boundary.png"))
+        attrs = panel.attributes()
+        assert (attrs["fill"], attrs["fill_permit"]) == ("complete", "DNR IP-2024-117")
+        panel.fill.setCurrentIndex(0)
+        assert "fill" not in panel.attributes()
+    finally:
+        close_window(w)
