@@ -639,7 +639,7 @@ def water_feature_objects(features: list[dict[str, Any]]) -> list[Any]:
                          susceptibility=Susceptibility(f["susceptibility"])
                          if f.get("susceptibility") else None,
                          wetland_type=f.get("wetland_type"), mapped_on=f.get("mapped_on"),
-                         map_name=f.get("map_name")) for f in features]
+                         map_name=f.get("map_name"), drainage_area_ac=f.get("drainage_area_ac")) for f in features]
 
 
 def open_from_spec(spec: Any) -> VisitController:

@@ -520,7 +520,8 @@ def wetland_checks(model: Any, areas: Sequence[Any]) -> Requests:
                                         ("susceptibility", _v(w.susceptibility)),
                                         ("wetland_type", w.wetland_type),
                                         ("mapped_on", getattr(w, "mapped_on", None)),
-                                        ("map_name", getattr(w, "map_name", None))) if v is not None}
+                                        ("map_name", getattr(w, "map_name", None)),
+                                        ("drainage_area_ac", getattr(w, "drainage_area_ac", None))) if v is not None}
                      for w in getattr(model.site, "water_features", ())]
     if site_features:
         out["protective_area"] = ("Protective area, all features (NR 151.125)",

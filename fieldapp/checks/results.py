@@ -113,6 +113,8 @@ def summary_words(rule: str, result: dict[str, Any]) -> str:
                 f"{_fmt(result.get('walk_further_ft'), ' ft')} further")
     if rule == "nr151.protective_area":
         if st == "exempt":
+            if result.get("infill_area_ac") is not None:   # (4)(b) decided from the area
+                return f"Exempt: in-fill area {result['infill_area_ac']:,.2f} ac, less than 5 ac"
             return "Exempt"
         if result.get("note"):
             return (f"Width {_fmt(result.get('width_ft'), ' ft')} ({result.get('citation')}): "

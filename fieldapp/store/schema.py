@@ -295,10 +295,11 @@ def _json_default(o: object) -> object:
     if isinstance(o, enum.Enum):
         return o.value
     if isinstance(o, F.WaterFeature):
-        out = {"name": o.name, "type": o.type, "susceptibility": o.susceptibility,
-               "wetland_type": o.wetland_type}
+        out: dict[str, object] = {"name": o.name, "type": o.type, "susceptibility": o.susceptibility,
+                                  "wetland_type": o.wetland_type}
         # (1)(b) map, only once checked: a file without it reads as before
-        out.update({k: v for k, v in (("mapped_on", o.mapped_on), ("map_name", o.map_name)) if v is not None})
+        out.update({k: v for k, v in (("mapped_on", o.mapped_on), ("map_name", o.map_name),
+                                      ("drainage_area_ac", o.drainage_area_ac)) if v is not None})
         return out
     raise TypeError(type(o))
 
@@ -384,6 +385,7 @@ def from_sql(col: Column, value: object) -> object:
                     susceptibility=None if w.get("susceptibility") is None else F.Susceptibility(w["susceptibility"]),
                     wetland_type=w.get("wetland_type"),
                     mapped_on=w.get("mapped_on"), map_name=w.get("map_name"),
+                    drainage_area_ac=None if w.get("drainage_area_ac") is None else float(w["drainage_area_ac"]),
                 )
                 for w in items
             )

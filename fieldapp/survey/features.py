@@ -134,6 +134,8 @@ class WaterFeature:
     #: ``county_soil_survey``, or ``none``: on neither) and the map's name; None: not checked.
     mapped_on: str | None = None
     map_name: str | None = None
+    #: A channel on neither map: its drainage area, acres (NR 151.125(1)(i)); None: not known.
+    drainage_area_ac: float | None = None
 
 
 @dataclass(frozen=True, kw_only=True, slots=True)

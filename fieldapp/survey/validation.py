@@ -241,6 +241,8 @@ def _check_mapped_on(w: WaterFeature) -> None:
     if w.mapped_on is not None and w.mapped_on not in MAPPED_ON:
         raise InvalidValue("water_features.mapped_on", f"must be one of {', '.join(MAPPED_ON)}, got {w.mapped_on!r}")
     V.optional_text("water_features.map_name", w.map_name)
+    if w.drainage_area_ac is not None:
+        V.in_range("water_features.drainage_area_ac", w.drainage_area_ac, 0.0, 1e9)
 
 
 # ------------------------------------------------------------------ record validation

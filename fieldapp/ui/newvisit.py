@@ -58,30 +58,40 @@ MAPPED_ON_WORDS = (("usgs_7_5_minute", "USGS 7.5-minute map: "), ("county_soil_s
                    ("none", "On neither map"))
 
 
-def parse_mapped_on(text: str) -> tuple[str | None, str | None]:
-    """(``mapped_on``, map name) from the "Mapped on" cell: blank -> (None, None) (not checked);
-    "USGS 7.5-minute map: Decorah 1994" -> ("usgs_7_5_minute", "Decorah 1994"); "County soil
-    survey map: sheet 12"; "On neither map".
+def parse_mapped_on(text: str) -> tuple[str | None, str | None, float | None]:
+    """(``mapped_on``, map name, drainage acres) from the "Mapped on" cell: blank -> not
+    checked; "USGS 7.5-minute map: Decorah 1994" -> ("usgs_7_5_minute", "Decorah 1994", None);
+    "County soil survey map: sheet 12"; "On neither map: 150 ac" (the channel's drainage area,
+    for NR 151.125(1)(i); without it the check asks for it).
 
     Raises
     ------
     ValueError
-        Text naming neither map, in words.
+        Text naming neither map, or a drainage area that is not a number of acres, in words.
 
-    >>> parse_mapped_on("USGS 7.5-minute map: Decorah"), parse_mapped_on("on neither map")
-    (('usgs_7_5_minute', 'Decorah'), ('none', None))
+    >>> parse_mapped_on("USGS 7.5-minute map: Decorah"), parse_mapped_on("on neither map: 150 ac")
+    (('usgs_7_5_minute', 'Decorah', None), ('none', None, 150.0))
     """
     t = text.strip()
     if not t:
-        return None, None
+        return None, None, None
     low = t.lower()
+    rest = t.split(":", 1)[1].strip() if ":" in t else ""
     if low.startswith(("on neither", "neither", "none")):
-        return "none", None
+        if not rest:
+            return "none", None, None
+        try:
+            acres = float(rest.lower().removesuffix("acres").removesuffix("ac").strip().replace(",", ""))
+        except ValueError:
+            raise ValueError(f"Mapped on '{t}': after 'On neither map:' give the channel's drainage "
+                             "area in acres, e.g. On neither map: 150 ac") from None
+        if not 0.0 <= acres < 1e9:
+            raise ValueError(f"Mapped on '{t}': the drainage area must be 0 acres or more")
+        return "none", None, acres
     for value, words in MAPPED_ON_WORDS[:2]:
         head = words.split(":")[0].lower()
         if low.startswith(head) or low.startswith(head.split()[0]):
-            name = t.split(":", 1)[1].strip() if ":" in t else ""
-            return value, name or None
+            return value, rest or None, None
     raise ValueError(f"Mapped on '{t}': choose USGS 7.5-minute map, County soil survey map (then the "
                      "sheet's name after the colon) or On neither map")
 
@@ -310,7 +320,7 @@ class NewVisitDialog(QDialog):
         mapped.setCurrentText(mapped_on)
         mapped.setToolTip("Streams, NR 151.125(1)(b): the map that shows it and the sheet's name "
                           "(e.g. USGS 7.5-minute map: Decorah 1994); On neither map: a concentrated "
-                          "flow channel, (1)(i)")
+                          "flow channel, (1)(i): add its drainage area (On neither map: 150 ac)")
         self.features.setCellWidget(r, 4, mapped)
         return r
 
@@ -441,13 +451,14 @@ class NewVisitDialog(QDialog):
                 raise ValueError(f"Water feature {fname}: susceptibility and wetland type are for"
                                  " wetlands only")
             try:
-                mapped_on, map_name = parse_mapped_on(self._combo(r, 4).currentText())
+                mapped_on, map_name, drainage_ac = parse_mapped_on(self._combo(r, 4).currentText())
             except ValueError as exc:
                 raise ValueError(f"Water feature {fname}: {exc}") from None
             if mapped_on is not None and ftype != "stream":
                 raise ValueError(f"Water feature {fname}: 'mapped on' is for streams only (NR 151.125(1)(b))")
             features.append({"name": fname, "type": ftype, "susceptibility": sus,
-                             "wetland_type": wtype, "mapped_on": mapped_on, "map_name": map_name})
+                             "wetland_type": wtype, "mapped_on": mapped_on, "map_name": map_name,
+                             "drainage_area_ac": drainage_ac})
         crs = None
         if self.crs_epsg.isChecked():
             if self.epsg.value() == 0:

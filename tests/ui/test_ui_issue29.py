@@ -19,7 +19,7 @@ def test_new_visit_asks_the_stream_map_and_the_infill_area(qtbot, tmp_path):
     qtbot.addWidget(dlg)
     dlg.name.setText("Mill Creek lot 7")
     dlg.add_feature("Mill Creek", "stream", mapped_on="USGS 7.5-minute map: Decorah 1994")
-    dlg.add_feature("Back ditch", "stream", mapped_on="On neither map")
+    dlg.add_feature("Back ditch", "stream", mapped_on="On neither map: 150 ac")
     dlg.infill_area.setValue(4.99)
     dlg.infill_within.setChecked(True)
     dlg.crs_epsg.setChecked(True)
@@ -29,18 +29,21 @@ def test_new_visit_asks_the_stream_map_and_the_infill_area(qtbot, tmp_path):
     spec = dlg.spec()
     assert spec.water_features[0]["mapped_on"] == "usgs_7_5_minute"
     assert spec.water_features[0]["map_name"] == "Decorah 1994"
-    assert spec.water_features[1]["mapped_on"] == "none"
+    assert spec.water_features[1]["mapped_on"] == "none" and spec.water_features[1]["drainage_area_ac"] == 150.0
     assert (spec.infill_area_ac, spec.infill_within_development) == (4.99, True)
     visit = open_from_spec(spec)
     try:
         site = visit.model.site
         assert site.infill_area_ac == 4.99 and site.water_features[1].mapped_on == "none"
-        assert requests_for_model(visit.model)["protective_area"][1]["input"]["infill"] == {
-            "area_ac": 4.99, "within_existing_development": True}
+        req = requests_for_model(visit.model)["protective_area"][1]
+        assert req["input"]["infill"] == {"area_ac": 4.99, "within_existing_development": True}
+        assert req["input"]["features"][1] == {"type": "stream", "mapped_on": "none", "drainage_area_ac": 150.0}
     finally:
         visit.close()
     with pytest.raises(ValueError, match="choose USGS"):
         parse_mapped_on("topo map")
+    with pytest.raises(ValueError, match="drainage area in acres"):
+        parse_mapped_on("On neither map: lots")
     dlg.add_feature("Pond", "lake", mapped_on="County soil survey map: 12")
     with pytest.raises(ValueError, match="for streams only"):
         dlg.spec()
