@@ -80,3 +80,35 @@ def test_the_new_facts_survive_the_visit_file(tmp_path):
         assert site.water_features[0].map_name == "Winneshiek sheet 12"
         a = store.visit.get(Layer.AREA, w.uuid)
         assert (a.fill, a.fill_permit) == ("partial", "COE 2023-55")
+
+
+def test_overlap_and_development_limit_checks_from_the_drawn_polygons():
+    from fieldapp.checks import Checks
+    from tests.checks_sample import two_crown_stand
+
+    v = new_visit()
+    two_crown_stand(v)                                  # 0-100 x 0-100 ft, mature
+    v.add_area("wetland", square(v, 60, 0, 100, 100), label="W1", standing_water=True,
+               hydric_vegetation=True)                  # 10,000 sq ft: an ordinance wetland
+    v.add_area("parcel", square(v, 0, 0, 200, 100), label="Lot 7")
+    v.add_area("right_of_way", square(v, 0, 100, 200, 20), label="Elm St")
+    v.add_area("disturbed", square(v, 0, 0, 10, 100), label="Pad")
+    checks = Checks()
+    checks.refresh(v)
+    lap = checks.get("resources_overlap")
+    assert lap is not None and lap.status == "determined"
+    (o,) = lap.result["overlaps"]
+    # 40 x 100 ft shared by the stand and the wetland (in grid ft: x k²): the wetland's 100 % governs
+    assert o["labels"] == ["W1", "Stand 1"] and o["governing"] == ["wetland"]
+    assert o["area_sqft"] == pytest.approx(4000.0, rel=1e-3)
+    assert "W1 + Stand 1: 3,997 sq ft, wetland governs (100 % undisturbed" in summary_words(
+        "resources.overlap", lap.result)  # grid sq ft: 4,000 x 0.9996²
+    (limit,) = [c for c in checks.all() if c.check_id.startswith("development_limit:")]
+    r = limit.result
+    assert limit.title == "Development area limit, Lot 7 (city, Woodlands D)"
+    # development area = pad 1,000 + right-of-way 4,000; mature stand 10,000, 75 % kept needs
+    # 7,500; kept 10,000 - 1,000 = 9,000 (90 %); limit 24,000 - 7,500 = 16,500
+    assert r["development_area_sqft"] == pytest.approx(5000.0, rel=1e-3)
+    assert r["max_development_area_sqft"] == pytest.approx(16500.0, rel=1e-3)
+    assert r["woodland"][0]["kept_pct"] == pytest.approx(90.0, rel=1e-6)
+    assert r["complies"] is True

@@ -34,7 +34,8 @@ KIND_WORDS = {"wetland": "wetland", "woodland_stand": "woodland stand", "grove":
               "impervious": "impervious surface", "disturbed": "disturbed area",
               "foundation": "foundation", "drive": "drive", "parking": "parking",
               "septic_field": "septic field", "utility_trench": "utility trench",
-              "swale": "swale"}
+              "swale": "swale", "parcel": "parcel", "right_of_way": "right-of-way",
+              "steep_soil": "Sr / SsF land over 30 %"}
 
 
 #: two legs of an OHWM line this close (ft) count as one running back over the other

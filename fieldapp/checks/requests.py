@@ -690,9 +690,10 @@ def requests_for_model(model: Any, *, retained_ac: float = 0.0,
 
     In this order: :func:`bank_checks`, :func:`wetland_checks`, :func:`woodland_checks`
     (``retained_ac`` and ``woodland_class`` feed the mitigation request),
-    :func:`graded_area_checks`, :func:`drainageway_checks`, :func:`development_area_checks`.
-    Nothing before the site CRS is known. Steep slope (``steep_slope``) is not built: the
-    model holds no soil units.
+    :func:`graded_area_checks`, :func:`drainageway_checks`, :func:`development_area_checks`
+    (:meth:`fieldapp.checks.Checks.refresh` adds
+    :func:`fieldapp.checks.city_land.city_land_checks`). Nothing before the site CRS is known.
+    Steep slope (``steep_slope``) is not built: the model holds no soil units.
     """
     out: Requests = {}
     if not model.has_frame:

@@ -95,6 +95,11 @@ class AreaKind(str, enum.Enum):
     SEPTIC_FIELD = "septic_field"
     UTILITY_TRENCH = "utility_trench"
     SWALE = "swale"
+    #: Issue 29 (city chapter): the parcel boundary and street rights-of-way (Woodlands D, D.1,
+    #: D.4) and Steep Rock / Steep Sandy Land over 30 % (Erosion control D, for General D).
+    PARCEL = "parcel"
+    RIGHT_OF_WAY = "right_of_way"
+    STEEP_SOIL = "steep_soil"
 
 
 class LineKind(str, enum.Enum):

@@ -64,9 +64,9 @@ def test_touching_resources_do_not_overlap_and_bad_input_is_named():
 
 # --- Woodlands D, D.1, D.4 with C (75 % mature / 50 % young kept)
 
-def limit(disturbed=(), rows=(), woodlands=(), parcel=box(0, 0, 200, 100)):
+def limit(disturbed=(), rows=(), woodlands=(), parcel=None):
     return evaluate({"rule": "development_area.limit", "input": {
-        "parcel_ft": parcel, "rights_of_way": list(rows), "disturbed": list(disturbed),
+        "parcel_ft": parcel or box(0, 0, 200, 100), "rights_of_way": list(rows), "disturbed": list(disturbed),
         "woodlands": [{"class": c, "polygon_ft": p} for c, p in woodlands]}})
 
 

@@ -35,7 +35,8 @@ if TYPE_CHECKING:
 KINDS = [("wetland", "Wetland"), ("woodland_stand", "Woodland stand"), ("grove", "Grove"),
          ("impervious", "Impervious surface"), ("disturbed", "Disturbed / graded area"),
          ("foundation", "Foundation"), ("drive", "Drive"), ("parking", "Parking"),
-         ("septic_field", "Septic field")]
+         ("septic_field", "Septic field"), ("parcel", "Parcel boundary"), ("right_of_way", "Street right-of-way"),
+         ("steep_soil", "Sr / SsF land over 30 %")]
 #: Label examples by kind (the Label placeholder follows the Kind).
 LABEL_EXAMPLES = {"wetland": "e.g. Wetland A", "woodland_stand": "e.g. Oak stand",
                   "grove": "e.g. Hemlock grove", "foundation": "e.g. House",
