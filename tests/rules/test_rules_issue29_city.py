@@ -110,3 +110,22 @@ def test_no_woodland_leaves_the_whole_parcel_and_bad_parcel_is_named():
     assert r["max_development_area_sqft"] == 20000.0 and r["complies"] is True and r["woodland"] == []
     bad = limit(parcel=[[0, 0], [1, 1]])
     assert bad["status"] == "error" and bad["key"] == "input.parcel_ft"
+
+
+def test_every_example_of_docs_rules_nr_evaluates():
+    import json
+    import re
+    from pathlib import Path
+
+    text = (Path(__file__).resolve().parents[2] / "docs" / "rules-nr.md").read_text(encoding="utf-8")
+    requests = []
+    for block in re.findall(r"```json\n(.*?)```", text, flags=re.S):
+        for part in re.split(r"\n→[^\n]*(?:\n  [^\n]*)*", block):
+            dec, s = json.JSONDecoder(), part.strip()
+            while s:
+                obj, end = dec.raw_decode(s)
+                requests.append(obj)
+                s = s[end:].strip()
+    assert len(requests) == 8
+    for req in requests:
+        assert evaluate(req)["status"] in ("determined", "exempt"), req
