@@ -526,7 +526,9 @@ def _protective_area(m: Mapping[str, Any], where: str) -> ProtectiveAreaResult:
     infill_ac, infill_note = _infill(m, where, used)
     if exemption is None and infill_ac is not None and infill_note is None:
         exemption = "infill_under_5_ac"
-    notes = "; ".join(n for n in (_notes(rows, types), infill_note) if n) or None
+    notes = _notes(rows, types)
+    if infill_note:   # one more sentence after the features' notes
+        notes = f"{notes + ' ' if notes else ''}{infill_note[0].upper()}{infill_note[1:]}."
     if exemption is not None:
         return ProtectiveAreaResult(
             rule=RULE_PROTECTIVE_AREA, status=Status.EXEMPT, citation=EXEMPTIONS[exemption],

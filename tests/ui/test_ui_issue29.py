@@ -63,3 +63,39 @@ def test_boundary_tab_records_a_wetland_fill_and_permit(qtbot, request):
         assert "fill" not in panel.attributes()
     finally:
         close_window(w)
+
+
+def test_checks_panel_shows_the_overlap_and_the_graded_patches(qtbot, tmp_path):
+    from shapely.geometry import LineString
+
+    from fieldapp.checks import Checks
+    from fieldapp.ui.checkspanel import ChecksPanel
+    from tests.checks_sample import X0, Y0, new_visit, square, two_crown_stand
+
+    v = new_visit()
+    two_crown_stand(v)
+    v.add_area("wetland", square(v, 60, 0, 100, 100), label="W2", standing_water=True, hydric_vegetation=True)
+    v.add_area("foundation", square(v, 300, 0, 30, 30))
+    ft = v.frame.from_ft
+    v.add_line("drive", LineString([(X0 + ft(400), Y0), (X0 + ft(500), Y0), (X0 + ft(500), Y0 + ft(100))]))
+    t = v.add_transect(0.0, origin=(X0 - ft(200), Y0))
+    for h, s in ((30, 4), (60, 18), (120, 5)):
+        v.add_station(t.uuid, horizontal_ft=h, slope_pct=s)
+    v.add_area("disturbed", square(v, -235, 0, 70, 25))
+    v.add_area("disturbed", square(v, -235, 40, 70, 40))
+    checks = Checks()
+    checks.refresh(v)
+    panel = ChecksPanel()
+    qtbot.addWidget(panel)
+    panel.resize(1100, 420)
+    panel.show()
+    qtbot.waitExposed(panel)
+    panel.show_checks(checks.all())
+    rows = {panel.table.item(r, 0).text(): r for r in range(panel.table.rowCount()) if panel.table.item(r, 0)}
+    texts = [" | ".join(panel.table.item(r, c).text() for c in range(panel.table.columnCount())
+                        if panel.table.item(r, c)) for r in range(panel.table.rowCount())]
+    assert any("wetland governs (100 % undisturbed" in t for t in texts), texts
+    assert any("edges as drawn: 1 line(s), 0 area(s)" in t for t in texts), texts
+    assert any("All 2 patches on the surface" in t for t in texts), texts
+    assert rows
+    panel.grab().save(str(tmp_path / "checkspanel.png"))
