@@ -30,14 +30,16 @@ DISTURBED_KINDS = ("disturbed", "foundation", "drive", "parking", "septic_field"
 
 
 def _stand_classes(model: Any, areas: Sequence[Any],
-                   woodland_class: Callable[[dict[str, Any]], str | None] | None) -> dict[str, str]:
-    """{stand uuid: "mature" | "young"} from the stands' woodland checks."""
+                   woodland_class: Callable[[dict[str, Any]], str | None] | None,
+                   built: Requests | None = None) -> dict[str, str]:
+    """{stand uuid: "mature" | "young"} from the stands' woodland checks (those already
+    ``built`` by :func:`~fieldapp.checks.requests.requests_for_model`, else built here)."""
     if woodland_class is None:
         return {}
     from fieldapp.checks.requests import woodland_checks
 
     out = {}
-    for check_id, (_title, req) in woodland_checks(model, areas).items():
+    for check_id, (_title, req) in (built if built is not None else woodland_checks(model, areas)).items():
         if not check_id.startswith("woodland:"):
             continue
         request = req if isinstance(req, dict) else getattr(req, "request", None)
@@ -67,8 +69,10 @@ def _drainageway_strips(model: Any) -> list[tuple[str, list[list[float]]]]:
 
 
 def resources_input(model: Any, areas: Sequence[Any],
-                    woodland_class: Callable[[dict[str, Any]], str | None] | None = None) -> list[dict[str, Any]]:
-    """The ``resources`` of a ``resources.overlap`` request for the visit (see the module)."""
+                    woodland_class: Callable[[dict[str, Any]], str | None] | None = None,
+                    classes: dict[str, str] | None = None) -> list[dict[str, Any]]:
+    """The ``resources`` of a ``resources.overlap`` request for the visit (see the module);
+    ``classes`` the stands' classes when known ({uuid: class})."""
     res: list[dict[str, Any]] = []
     for a in areas:
         kind = _v(a.kind)
@@ -80,7 +84,7 @@ def resources_input(model: Any, areas: Sequence[Any],
         elif kind == "steep_soil":
             res.append({"kind": "steep_slope", "label": a.label or "Sr / SsF land",
                         "polygon_ft": _ring_ft(model, a.geometry)})
-    classes = _stand_classes(model, areas, woodland_class)
+    classes = classes if classes is not None else _stand_classes(model, areas, woodland_class)
     for a in areas:
         if a.uuid in classes:
             res.append({"kind": f"woodland_{classes[a.uuid]}", "label": a.label or "woodland stand",
@@ -90,9 +94,10 @@ def resources_input(model: Any, areas: Sequence[Any],
 
 
 def development_limit_input(model: Any, areas: Sequence[Any], parcel: Any,
-                            woodland_class: Callable[[dict[str, Any]], str | None] | None = None) -> dict[str, Any]:
+                            woodland_class: Callable[[dict[str, Any]], str | None] | None = None,
+                            classes: dict[str, str] | None = None) -> dict[str, Any]:
     """The ``input`` of a ``development_area.limit`` request for ``parcel`` (an area feature)."""
-    classes = _stand_classes(model, areas, woodland_class)
+    classes = classes if classes is not None else _stand_classes(model, areas, woodland_class)
     return {
         "parcel_ft": _ring_ft(model, parcel.geometry),
         "rights_of_way": [_ring_ft(model, a.geometry) for a in areas if _v(a.kind) == "right_of_way"],
@@ -103,11 +108,14 @@ def development_limit_input(model: Any, areas: Sequence[Any], parcel: Any,
 
 
 def city_land_checks(model: Any, areas: Sequence[Any],
-                     woodland_class: Callable[[dict[str, Any]], str | None] | None = None) -> Requests:
+                     woodland_class: Callable[[dict[str, Any]], str | None] | None = None,
+                     built: Requests | None = None) -> Requests:
     """``resources_overlap`` when two or more resources are recorded, and
-    ``development_limit:<parcel>`` for each parcel drawn."""
+    ``development_limit:<parcel>`` for each parcel drawn (``built``: the requests already built
+    for the visit, whose woodland checks give the stands' classes)."""
     out: Requests = {}
-    resources = resources_input(model, areas, woodland_class)
+    classes = _stand_classes(model, areas, woodland_class, built)
+    resources = resources_input(model, areas, classes=classes)
     if len(resources) > 1:
         out["resources_overlap"] = ("Overlapping resources (city, General D)",
                                     {"rule": "resources.overlap", "input": {"resources": resources}})
@@ -116,5 +124,5 @@ def city_land_checks(model: Any, areas: Sequence[Any],
         name = p.label or (f"parcel {n}" if len(parcels) > 1 else "parcel")
         out[f"development_limit:{p.uuid}"] = (
             f"Development area limit, {name} (city, Woodlands D)",
-            {"rule": "development_area.limit", "input": development_limit_input(model, areas, p, woodland_class)})
+            {"rule": "development_area.limit", "input": development_limit_input(model, areas, p, classes=classes)})
     return out

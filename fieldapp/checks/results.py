@@ -208,7 +208,7 @@ class Checks:
         if model.has_frame:   # General D, Woodlands D (issue 29)
             from fieldapp.survey.features import Layer
 
-            requests.update(city_land_checks(model, model.features(Layer.AREA), woodland_class))
+            requests.update(city_land_checks(model, model.features(Layer.AREA), woodland_class, requests))
         return self.update(requests)
 
     def _evaluate_cached(self, request: dict[str, Any]) -> dict[str, Any]:
