@@ -112,3 +112,21 @@ def test_overlap_and_development_limit_checks_from_the_drawn_polygons():
     assert r["max_development_area_sqft"] == pytest.approx(16500.0, rel=1e-3)
     assert r["woodland"][0]["kept_pct"] == pytest.approx(90.0, rel=1e-6)
     assert r["complies"] is True
+
+
+def test_the_edit_form_sets_a_wetland_fill_in_one_step(visit):
+    from fieldapp.app.editing import FieldRefused, Selection, apply_form, form_fields
+
+    class _Ctl:   # what apply_form reads of the visit controller
+        model = visit
+
+    w = visit.add_area("wetland", square(visit, 0, 0, 100, 100), label="W1", susceptibility="highly")
+    sel = Selection(Layer.AREA, w.uuid)
+    names = [f.name for f in form_fields(_Ctl, sel)]
+    assert "fill" in names and "fill_permit" in names
+    a = apply_form(_Ctl, sel, {"label": "W1 filled", "fill": "complete", "fill_permit": " GP 12 "})
+    assert (a.label, a.fill, a.fill_permit) == ("W1 filled", "complete", "GP 12")
+    visit.undo()
+    assert visit.get(Layer.AREA, w.uuid).fill is None and visit.get(Layer.AREA, w.uuid).label == "W1"
+    with pytest.raises(FieldRefused, match="needs Filled"):
+        apply_form(_Ctl, sel, {"fill_permit": "GP 12"})
