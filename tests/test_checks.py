@@ -14,6 +14,7 @@ from shapely.geometry import LineString, box
 
 from fieldapp import checks
 from fieldapp.checks import Checks, requests_for_model
+from fieldapp.checks.results import summary_words
 from fieldapp.rules import evaluate
 from fieldapp.survey.features import Layer
 from tests.checks_sample import X0, Y0, g, new_visit, square, two_crown_stand
@@ -390,3 +391,41 @@ def test_summary_words_of_a_rule_s_own_needs_data():
     bank = evaluate(checks.bank_request(False, [(0, 0), (30, 1.2), (90, 12.0)]))
     assert bank["status"] == "needs_data"
     assert checks.summary_words("nr341.bank", bank).startswith("Bank at least 90.0 ft")
+
+
+def test_drive_edge_drawn_as_a_line_is_buffered_as_a_line(visit):
+    # issue 29: an open 3-point drive edge (a line feature) was closed into a triangle
+    ft = visit.frame.from_ft
+    visit.add_area("foundation", box(X0, Y0, X0 + ft(30.0), Y0 + ft(30.0)))
+    visit.add_line("drive", LineString([(X0 + ft(100), Y0), (X0 + ft(200), Y0), (X0 + ft(200), Y0 + ft(100))]))
+    req = only(requests_for_model(visit), "development_area")
+    assert req["input"]["edges"][0]["kind"] == "driveway" and req["input"]["edges"][0]["shape"] == "line"
+    res = evaluate(req)
+    assert res["edge_shapes"] == ["line"]
+    assert res["envelope_area_sqft"] == pytest.approx(900 + 2400 + 400 * math.pi + 1975 + 31.25 * math.pi, rel=1e-4)
+    assert "1 line(s), 0 area(s)" in summary_words("development_area", res)
+
+
+def test_graded_patches_on_the_bank_add_up(visit):
+    # issue 29, NR 341.035(2)(d): a 70 x 25 ft patch on the 4 % segment (1,750 sq ft, surface
+    # 1,751.40) and a 70 x 40 ft one on the 18 % segment (2,800, surface 2,845.10) add up to
+    # 4,596.50 sq ft; a 100 x 60 ft pad on the 5 % segment (6,007.49) brings the bank's total to
+    # 10,603.99: more than 10,000, a permit, though no patch alone needs one.
+    t = visit.add_transect(0.0, origin=(X0, Y0))
+    for h, s in ((30, 4), (60, 18), (120, 5)):
+        visit.add_station(t.uuid, horizontal_ft=h, slope_pct=s)
+    visit.add_area("disturbed", square(visit, -35, 0, 70, 25))
+    visit.add_area("disturbed", square(visit, -35, 40, 70, 40))
+    reqs = requests_for_model(visit)
+    title, req = reqs["graded_area:all"]
+    assert "all 2 patches" in title and len(req["input"]["patches"]) == 2
+    one = [evaluate(r)["surface_area_sqft"] for k, (_t, r) in reqs.items() if k.startswith("graded_area:")
+           and k != "graded_area:all"]
+    res = evaluate(req)
+    assert res["surface_area_sqft"] == pytest.approx(sum(one), rel=1e-9)
+    assert res["surface_area_sqft"] == pytest.approx(1750 * math.sqrt(1 + 0.04**2) + 2800 * math.sqrt(1 + 0.18**2),
+                                                     rel=1e-4)
+    visit.add_area("disturbed", square(visit, -50, 100, 100, 60))  # 6,000 at 5 %: 6,007.5
+    res = evaluate(requests_for_model(visit)["graded_area:all"][1])
+    assert res["permit_required"] is True and len(res["patch_surface_areas_sqft"]) == 3
+    assert "All 3 patches" in summary_words("nr341.graded_area", res)

@@ -31,6 +31,9 @@ class ReopenedBoundary:
     """The susceptibility's value (``""`` when none was given)."""
     standing_water: bool
     hydric_vegetation: bool
+    fill: str = ""
+    """A wetland's fill (``complete`` / ``partial``; ``""``: none) and its permit reference."""
+    fill_permit: str = ""
 
 
 class Corrections:
@@ -113,7 +116,8 @@ class Corrections:
             wetland_type=str(attrs.get("wetland_type") or ""),
             susceptibility=str(getattr(sus, "value", sus) or ""),
             standing_water=bool(attrs.get("standing_water")),
-            hydric_vegetation=bool(attrs.get("hydric_vegetation")))
+            hydric_vegetation=bool(attrs.get("hydric_vegetation")),
+            fill=str(attrs.get("fill") or ""), fill_permit=str(attrs.get("fill_permit") or ""))
 
     @property
     def can_undo(self) -> bool:

@@ -42,6 +42,7 @@ FIELD_WORDS = {
     "channel_width_ft": ("Channel width", "ft"), "mapped_stream": ("Mapped stream", ""),
     "wetland_type": ("Wetland type", ""), "interruption": ("Complete interruption", ""),
     "stipulated": ("Stipulated bank", ""), "count": ("Vertices", ""), "tag": ("Tag", ""),
+    "fill": ("Filled", ""), "fill_permit": ("Fill permit", ""),
 }
 
 
@@ -141,7 +142,13 @@ def form_fields(visit: Any, sel: Selection) -> list[FieldSpec]:
                               choices=[(None, "from wetland type"), ("highly", "highly susceptible"),
                                        ("less", "less susceptible"), ("other", "other")]),
                     FieldSpec("standing_water", "Periodic standing water", "tristate", rec.standing_water),
-                    FieldSpec("hydric_vegetation", "Hydric vegetation", "tristate", rec.hydric_vegetation)]
+                    FieldSpec("hydric_vegetation", "Hydric vegetation", "tristate", rec.hydric_vegetation),
+                    FieldSpec("fill", "Filled", "choice", rec.fill,
+                              choices=[(None, "not filled"), ("complete", "completely, under permit"),
+                                       ("partial", "partly, under permit")],
+                              tip="NR 151.125(1)(h): a wetland filled under all applicable permits"),
+                    FieldSpec("fill_permit", "Fill permit", "text", rec.fill_permit or "",
+                              tip="The permit reference the fill was placed under")]
         return out + [FieldSpec("notes", "Notes", "multiline", rec.notes)]
     if L is Layer.LINE:
         out = [FieldSpec("label", "Label", "text", rec.label)]
@@ -237,6 +244,11 @@ def apply_form(visit: Any, sel: Selection, values: dict[str, Any]) -> Any:
         return m.update_tree(sel.uuid, **changed)
     if L is Layer.AREA and "wetland_type" in changed:
         changed["wetland_type"] = changed["wetland_type"].strip() or None
+    if L is Layer.AREA and ("fill" in changed or "fill_permit" in changed):   # NR 151.125(1)(h)
+        changed["fill"] = changed.get("fill", old["fill"])
+        changed["fill_permit"] = str(changed.get("fill_permit", old["fill_permit"]) or "").strip() or None
+        if changed["fill"] is None and changed["fill_permit"]:
+            raise FieldRefused("Fill permit needs Filled: completely or partly, under permit")
     return m.update_feature(L, sel.uuid, **changed)
 
 

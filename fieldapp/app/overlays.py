@@ -195,11 +195,16 @@ def _add_envelope(out: dict[str, Any], visit: Any, ft: Any) -> None:
     if dev is not None:
         from shapely.ops import unary_union
 
+        from fieldapp.survey.features import Layer
+
         f = visit.model.frame
         limits = {"foundation": 20.0, "drive": 5.0, "parking": 5.0, "septic_field": 5.0,
                   "utility_trench": 5.0}
         parts = [a.geometry.buffer(f.from_ft(limits[_v(a.kind)]), quad_segs=8)
                  for a in visit.areas() if _v(a.kind) in limits]
+        # drive edges and trenches drawn as lines: 5 ft along the line, never closed (D.2.b)
+        parts += [ln.geometry.buffer(f.from_ft(5.0), quad_segs=8) for ln in visit.model.features(Layer.LINE)
+                  if _v(ln.kind) in ("drive", "utility_trench")]
         if parts:
             out["lines"]["envelope"] = [ft(r) for r in _rings(unary_union(parts))]
 
@@ -235,6 +240,8 @@ def _add_lines_and_notes(out: dict[str, Any], visit: Any, ft: Any) -> None:
         pts = ft(line.geometry.coords)
         out["lines"]["features"].append(pts)
         words = _v(line.kind).replace("_", " ")
+        if _v(line.kind) in ("drive", "utility_trench"):
+            words += " (drawn as a line)"  # buffered along the line, D.2.b
         mid = pts[len(pts) // 2]
         out["labels"].append((mid[0], mid[1], line.label or words, "#006e6e"))
     for note in m.features(Layer.NOTE):

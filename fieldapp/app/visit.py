@@ -34,7 +34,8 @@ KIND_WORDS = {"wetland": "wetland", "woodland_stand": "woodland stand", "grove":
               "impervious": "impervious surface", "disturbed": "disturbed area",
               "foundation": "foundation", "drive": "drive", "parking": "parking",
               "septic_field": "septic field", "utility_trench": "utility trench",
-              "swale": "swale", "floodplain": "floodplain"}
+              "swale": "swale", "floodplain": "floodplain", "parcel": "parcel", "right_of_way": "right-of-way",
+              "steep_soil": "Sr / SsF land over 30 %"}
 
 
 #: two legs of an OHWM line this close (ft) count as one running back over the other
@@ -635,7 +636,7 @@ def ask_new_visit(window: Any) -> Any:
 
 def water_feature_objects(features: list[dict[str, Any]]) -> list[Any]:
     """The New visit dialog's water features (dicts of ``name``, ``type``, ``susceptibility``,
-    ``wetland_type``) as :class:`fieldapp.survey.features.WaterFeature`.
+    ``wetland_type``, ``mapped_on``, ``map_name``) as :class:`fieldapp.survey.features.WaterFeature`.
 
     Raises
     ------
@@ -647,7 +648,8 @@ def water_feature_objects(features: list[dict[str, Any]]) -> list[Any]:
     return [WaterFeature(name=f["name"], type=WaterFeatureType(f["type"]),
                          susceptibility=Susceptibility(f["susceptibility"])
                          if f.get("susceptibility") else None,
-                         wetland_type=f.get("wetland_type")) for f in features]
+                         wetland_type=f.get("wetland_type"), mapped_on=f.get("mapped_on"),
+                         map_name=f.get("map_name"), drainage_area_ac=f.get("drainage_area_ac")) for f in features]
 
 
 def open_from_spec(spec: Any) -> VisitController:
@@ -656,6 +658,9 @@ def open_from_spec(spec: Any) -> VisitController:
     visit = open_visit(spec.path, name=spec.name, priority_waterway=spec.priority_waterway,
                        crew=spec.crew, antenna_height_m=spec.antenna_height_m,
                        water_features=water_feature_objects(spec.water_features), crs=spec.crs)
+    if getattr(spec, "infill_area_ac", None) is not None:   # NR 151.125(4)(b)
+        visit.model.update_site(infill_area_ac=spec.infill_area_ac,
+                                infill_within_development=bool(spec.infill_within_development))
     if getattr(spec, "basemap", None) is not None:
         from fieldapp.basemap import layers
 

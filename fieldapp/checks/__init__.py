@@ -13,7 +13,9 @@ result of each.
 
 A check is identified by a stable id: ``bank:<transect id>``, ``protective_area``,
 ``woodland:<stand id>``, ``mitigation:<stand id>``, ``wetland:<polygon id>``,
-``graded_area:<polygon id>``, ``drainageway:<line id>``, ``development_area``.
+``graded_area:<polygon id>``, ``graded_area:all`` (the patches on a bank added up),
+``drainageway:<line id>``, ``development_area``, and from :mod:`fieldapp.checks.city_land`
+``resources_overlap`` and ``development_limit:<parcel id>``.
 
 A check may wait for data before any rule can read it: a woodland stand in which no tree has
 been recorded yet gets no ``woodland.class`` request (the rule would class the empty tally as

@@ -53,7 +53,7 @@ from .support import Derived, support_checks
 
 __all__ = [
     "AwaitingData", "CITE_CITY", "RECORD_STAND_TREES", "RETAINED_ROUNDING_AC",
-    "enter_retained_area", "bank_request", "protective_area_request",
+    "enter_retained_area", "bank_request", "protective_area_request", "infill_input",
     "woodland_class_request", "mitigation_request", "wetland_size_request",
     "development_area_request", "graded_area_request", "drainageway_request", "clamp_pct",
     "segments", "stations_input", "bank_input", "wetland_size_input", "woodland_class_input",
@@ -133,12 +133,26 @@ def bank_request(priority: bool, stations: Sequence[tuple[float, float]] | None 
 
 
 def protective_area_request(features: Sequence[dict[str, Any]], contiguous: bool = False,
-                            exemption: str | None = None) -> dict[str, Any]:
-    """An ``nr151.protective_area`` request (NR 151.125); ``features`` as in the contract."""
+                            exemption: str | None = None,
+                            infill: dict[str, Any] | None = None) -> dict[str, Any]:
+    """An ``nr151.protective_area`` request (NR 151.125); ``features`` as in the contract;
+    ``infill`` ``{"area_ac", "within_existing_development"}`` for (4)(b) (:func:`infill_input`)."""
     inp: dict[str, Any] = {"contiguous": bool(contiguous), "features": [dict(f) for f in features]}
     if exemption:
         inp["exemption"] = exemption
+    if infill:
+        inp["infill"] = dict(infill)
     return {"rule": "nr151.protective_area", "input": inp}
+
+
+def infill_input(site: Any) -> dict[str, Any] | None:
+    """The site's in-fill facts for NR 151.125(4)(b) (``infill``), or None until both the area
+    and whether it is within existing development are entered."""
+    area = getattr(site, "infill_area_ac", None)
+    within = getattr(site, "infill_within_development", None)
+    if area is None or within is None:
+        return None
+    return {"area_ac": _num(area), "within_existing_development": bool(within)}
 
 
 def clamp_pct(value: float | None) -> float | None:
@@ -408,6 +422,10 @@ def wetland_feature(area: Any, model: Any) -> dict[str, Any]:
         feat["susceptibility"] = _v(area.susceptibility)
     if area.wetland_type:
         feat["wetland_type"] = area.wetland_type
+    if getattr(area, "fill", None):   # NR 151.125(1)(h)
+        feat["fill"] = area.fill
+        if area.fill_permit:
+            feat["fill_permit"] = area.fill_permit
     return feat
 
 
@@ -492,6 +510,7 @@ def wetland_checks(model: Any, areas: Sequence[Any]) -> Requests:
     ``protective_area`` for the site's water features with every wetland (not contiguous)."""
     out: Requests = {}
     wetland_features = []
+    infill = infill_input(model.site)
     for n, a in enumerate((a for a in areas if _v(a.kind) == "wetland"), start=1):
         out[f"wetland:{a.uuid}"] = (f"{check_name('Ordinance wetland', a.label, n)} (city)",
                                     wetland_size_request(**wetland_size_input(model, a.uuid)))
@@ -499,14 +518,17 @@ def wetland_checks(model: Any, areas: Sequence[Any]) -> Requests:
         wetland_features.append(feat)
         out[f"protective_area:{a.uuid}"] = (
             f"{check_name('Protective area', a.label, n)} (NR 151.125)",
-            protective_area_request([feat]))
+            protective_area_request([feat], infill=infill))
     site_features = [{k: v for k, v in (("type", _v(w.type)),
                                         ("susceptibility", _v(w.susceptibility)),
-                                        ("wetland_type", w.wetland_type)) if v is not None}
+                                        ("wetland_type", w.wetland_type),
+                                        ("mapped_on", getattr(w, "mapped_on", None)),
+                                        ("map_name", getattr(w, "map_name", None)),
+                                        ("drainage_area_ac", getattr(w, "drainage_area_ac", None))) if v is not None}
                      for w in getattr(model.site, "water_features", ())]
     if site_features:
         out["protective_area"] = ("Protective area, all features (NR 151.125)",
-                                  protective_area_request(site_features + wetland_features))
+                                  protective_area_request(site_features + wetland_features, infill=infill))
     return out
 
 
@@ -602,17 +624,24 @@ def protection_check(woodland_class: str | None, stand_ac: float,
 def graded_area_checks(model: Any, areas: Sequence[Any]) -> Requests:
     """``graded_area:<area>`` for each disturbed (graded) polygon crossed by a transect
     segment: its horizontal area (sq ft) with the steepest crossing segment's slope
-    (:func:`graded_slope_pct`)."""
+    (:func:`graded_slope_pct`); with two or more such patches, ``graded_area:all``: all of
+    them added up, each on its own surface (NR 341.035(2)(d), ``all-disturbed-area``)."""
     out: Requests = {}
     transects = [t for t in model.features(Layer.TRANSECT) if model.stations(t.uuid)]
+    patches: list[dict[str, Any]] = []
     for a in areas:
         if _v(a.kind) != "disturbed":
             continue
         slope = graded_slope_pct(model, a.geometry, transects)
         if slope is not None:
+            req = graded_area_request(model.frame.area_sqft(a.geometry), slope)
             out[f"graded_area:{a.uuid}"] = (
-                f"Graded area {a.label or 'disturbed'} on the bank (NR 341.035)",
-                graded_area_request(model.frame.area_sqft(a.geometry), slope))
+                f"Graded area {a.label or 'disturbed'} on the bank (NR 341.035)", req)
+            patches.append(dict(req["input"]))
+    if len(patches) > 1:
+        # (2)(d): all the disturbed area within the bank counts; the patches add up
+        out["graded_area:all"] = (f"Graded area on the bank, all {len(patches)} patches (NR 341.035(2)(d))",
+                                  {"rule": "nr341.graded_area", "input": {"patches": patches}})
     return out
 
 
@@ -641,12 +670,18 @@ EDGE_KINDS = {"drive": "driveway", "parking": "parking", "septic_field": "septic
 
 def development_area_checks(model: Any, areas: Sequence[Any]) -> Requests:
     """``development_area`` when a foundation is drawn (rings in site feet, with the drives,
-    parking, septic fields and utility trenches as edges)."""
+    parking, septic fields and utility trenches as edges: areas as ``shape`` polygon, drive
+    and utility-trench lines as ``shape`` line, never closed into a polygon)."""
     foundations = [a for a in areas if _v(a.kind) == "foundation"]
     if not foundations:
         return {}
-    edges = [{"kind": EDGE_KINDS[_v(a.kind)], "coordinates": _ring_ft(model, a.geometry)}
+    edges = [{"kind": EDGE_KINDS[_v(a.kind)], "shape": "polygon", "coordinates": _ring_ft(model, a.geometry)}
              for a in areas if _v(a.kind) in EDGE_KINDS]
+    # drive edges and utility trenches drawn as lines stay lines (Woodlands D.2.b, edge-shape)
+    f = model.frame
+    edges += [{"kind": EDGE_KINDS[_v(ln.kind)], "shape": "line",
+               "coordinates": [[float(f.to_ft(x)), float(f.to_ft(y))] for x, y in ln.geometry.coords]}
+              for ln in model.features(Layer.LINE) if _v(ln.kind) in EDGE_KINDS]
     return {"development_area": ("Development area (city)", development_area_request(
         [_ring_ft(model, f.geometry) for f in foundations], edges))}
 
@@ -660,7 +695,8 @@ def requests_for_model(model: Any, *, retained_ac: float = 0.0,
     (``retained_ac`` and ``woodland_class`` feed the mitigation request),
     :func:`graded_area_checks`, :func:`drainageway_checks`, :func:`development_area_checks`;
     then :func:`fieldapp.checks.citychecks.add_city_inputs` (tributary stations, floodplain and
-    disturbed polygons, the site's scope, the erosion plan). Nothing before the site CRS is
+    disturbed polygons, the site's scope, the erosion plan); :meth:`fieldapp.checks.Checks.refresh`
+    adds :func:`fieldapp.checks.city_land.city_land_checks`. Nothing before the site CRS is
     known. Steep slope (``steep_slope``) is not built: the model holds no soil units.
     """
     out: Requests = {}

@@ -31,6 +31,8 @@ RULE_TITLES = {
     "wetland.support": "Wetland boundary data points",
     "erosion_plan": "Erosion control plan (city)",
     "city.scope": "Chapter scope, district and use (city)",
+    "resources.overlap": "Overlapping resources (city, General D)",
+    "development_area.limit": "Development area limit (city, Woodlands D)",
 }
 
 
@@ -136,6 +138,8 @@ def summary_words(rule: str, result: dict[str, Any]) -> str:
                 f"{_fmt(result.get('walk_further_ft'), ' ft')} further")
     if rule == "nr151.protective_area":
         if st == "exempt":
+            if result.get("infill_area_ac") is not None:   # (4)(b) decided from the area
+                return f"Exempt: in-fill area {result['infill_area_ac']:,.2f} ac, less than 5 ac"
             return "Exempt"
         if result.get("note"):
             return (f"Width {_fmt(result.get('width_ft'), ' ft')} ({result.get('citation')}): "
@@ -160,8 +164,29 @@ def summary_words(rule: str, result: dict[str, Any]) -> str:
                 f"{_fmt(result.get('required_undisturbed_pct'), ' %')}"
                 + ("" if kept is None else "; proposal keeps it undisturbed: " + _fmt(kept)) + shows)
     if rule == "development_area":
-        return f"Envelope {_fmt(result.get('envelope_area_sqft'), ' sq ft')}"
+        shapes = result.get("edge_shapes") or []
+        drawn = (f"; edges as drawn: {shapes.count('line')} line(s), {shapes.count('polygon')} area(s)"
+                 if shapes else "")
+        return f"Envelope {_fmt(result.get('envelope_area_sqft'), ' sq ft')}{drawn}"
+    if rule == "resources.overlap":
+        laps = result.get("overlaps") or []
+        if not laps:
+            return "No resources overlap"
+        return "; ".join(f"{' + '.join(o['labels'])}: {o['area_sqft']:,.0f} sq ft, "
+                         f"{' and '.join(g.replace('_', ' ') for g in o['governing'])} governs "
+                         f"({o['required_pct']:g} % {o['requirement']}, {o['provision']})" for o in laps)
+    if rule == "development_area.limit":
+        kept = "; ".join(f"{w['class']} woodland kept {w['kept_pct']:.1f} % (needs {w['required_pct']:g} %)"
+                         for w in result.get("woodland") or [])
+        return (f"Development area {_fmt(result.get('development_area_sqft'), ' sq ft')} (rights-of-way "
+                f"{_fmt(result.get('right_of_way_sqft'), ' sq ft')}) of at most "
+                f"{_fmt(result.get('max_development_area_sqft'), ' sq ft')}: "
+                f"{'complies' if result.get('complies') else 'does not comply'}" + (f"; {kept}" if kept else ""))
     if rule == "nr341.graded_area":
+        parts = result.get("patch_surface_areas_sqft") or []
+        if parts:
+            return (f"All {len(parts)} patches on the surface {_fmt(result.get('surface_area_sqft'), ' sq ft')}"
+                    f" (more than 10,000 sq ft needs a permit); permit {_fmt(result.get('permit_required'))}")
         return (f"Surface {_fmt(result.get('surface_area_sqft'), ' sq ft')}; permit "
                 f"{_fmt(result.get('permit_required'))}")
     if rule == "drainageway":
@@ -197,16 +222,22 @@ class Checks:
         self.evaluations = 0
 
     def refresh(self, model: Any, *, retained_ac: float = 0.0) -> bool:
-        """Rebuild every request from the survey ``model`` (:func:`requests_for_model`) and
-        evaluate what changed; the woodland class feeds the mitigation request."""
+        """Rebuild every request from the survey ``model`` (:func:`requests_for_model`, then
+        :func:`~fieldapp.checks.city_land.city_land_checks`) and evaluate what changed; the
+        woodland class feeds the mitigation request."""
         def woodland_class(request: dict[str, Any]) -> str | None:
             result = self._evaluate_cached(request)
             return result.get("class") if result.get("status") != "error" else None
 
+        from .city_land import city_land_checks
         from .requests import requests_for_model
 
-        return self.update(requests_for_model(model, retained_ac=retained_ac,
-                                              woodland_class=woodland_class))
+        requests = requests_for_model(model, retained_ac=retained_ac, woodland_class=woodland_class)
+        if model.has_frame:   # General D, Woodlands D (issue 29)
+            from fieldapp.survey.features import Layer
+
+            requests.update(city_land_checks(model, model.features(Layer.AREA), woodland_class, requests))
+        return self.update(requests)
 
     def _evaluate_cached(self, request: dict[str, Any]) -> dict[str, Any]:
         key = json.dumps(request, sort_keys=True)

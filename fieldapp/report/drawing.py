@@ -51,6 +51,9 @@ AREA_STYLE = {
     "utility_trench": ("#f2e0c9", "#8a5a2b"),
     "swale": ("#d4ecf7", "#2c7fb8"),
     "floodplain": ("#dfe7f2", "#4a6fa5"),
+    "parcel": ("#ffffff", "#000000"),
+    "right_of_way": ("#eeeeee", "#555555"),
+    "steep_soil": ("#e6d5c3", "#7b4a1e"),
 }
 OHWM_COLOUR = "#0b4f9c"
 BANK_COLOUR = "#c0161b"

@@ -2,7 +2,10 @@
 
 D.2.a: 20 ft beyond foundations; D.2.b: 5 ft beyond parking, septic areas, utility trenches and
 drives, as true round-cornered buffers (``round-buffer``; edges read as lines or polygons,
-``edge-shape``). Coordinates are [x_ft, y_ft] in a projected CRS in the site's foot (see
+``edge-shape``: an edge's ``shape`` says which the crew drew; without it a closed ring, or a
+parking or septic area of 3 or more points, is a polygon, and an open driveway or utility line is
+a line -- an open driveway edge of 3 points is never closed into a triangle).
+Coordinates are [x_ft, y_ft] in a projected CRS in the site's foot (see
 :mod:`fieldapp.rules`); shapely does the geometry. The rule and its result are importable
 from :mod:`fieldapp.rules.city` as before.
 """
@@ -37,11 +40,49 @@ class DevelopmentAreaResult(RuleResult):
         edge, inclusive, from exact distances).
     distances_ft : tuple of float
         Per test point: distance to the nearest foundation or edge (0 inside one), ft.
+    edge_shapes : tuple of str
+        Per edge: ``line`` (buffered 5 ft along it) or ``polygon`` (5 ft around the area), as
+        read (``edge-shape``).
     """
 
     envelope_area_sqft: float
     inside: tuple[bool, ...]
     distances_ft: tuple[float, ...]
+    edge_shapes: tuple[str, ...] = ()
+
+
+#: Edge shapes: what the crew drew (``edges[i].shape``).
+EDGE_SHAPES = ("line", "polygon")
+
+
+def edge_geometry(e: Mapping[str, Any], w: str) -> tuple[str, shapely.LineString | shapely.Polygon]:
+    """One D.2.b edge as ("line" | "polygon", geometry) (``edge-shape``).
+
+    ``shape`` given governs (a line needs 2 or more points, a polygon 3 or more). Without it: a
+    ring whose first and last points are the same, or a parking or septic area ("parking area",
+    "septic system area") of 3 or more points, is a polygon; any other edge (a driveway or
+    utility line whose ends differ, or 2 points) is a line.
+
+    Raises
+    ------
+    RuleInputError
+        Unknown kind or shape, too few points, an invalid polygon.
+    """
+    kind = choice(e, "kind", w, ("driveway", "parking", "septic", "utility"))
+    shape = choice(e, "shape", w, EDGE_SHAPES, required=False)
+    if "coordinates" not in e:
+        raise RuleInputError(join(w, "coordinates"), "missing required key 'coordinates'")
+    pts = points_ft(e["coordinates"], join(w, "coordinates"))
+    if len(pts) < 2:
+        raise RuleInputError(join(w, "coordinates"), f"an edge needs 2 or more points, got {len(pts)}")
+    closed = len(pts) > 3 and pts[0] == pts[-1]
+    if shape is None:
+        shape = "polygon" if len(pts) >= 3 and (closed or kind in ("parking", "septic")) else "line"
+    if shape == "line":
+        return "line", shapely.LineString(pts)
+    if len(pts) < 3:
+        raise RuleInputError(join(w, "coordinates"), f"a polygon edge needs 3 or more points, got {len(pts)}")
+    return "polygon", polygon_ft(pts[:-1] if closed else pts, join(w, "coordinates"))
 
 
 def _development_area(m: Mapping[str, Any], where: str) -> DevelopmentAreaResult:
@@ -50,23 +91,15 @@ def _development_area(m: Mapping[str, Any], where: str) -> DevelopmentAreaResult
     foundations = [polygon_ft(points_ft(r, join(fw, i)), join(fw, i))
                    for i, r in enumerate(sequence(m, "foundations", where))]
     edges: list[shapely.LineString | shapely.Polygon] = []
+    shapes: list[str] = []
     edge_items = sequence(m, "edges", where, required=False) or []
     ew = join(where, "edges")
     for i, e in enumerate(edge_items):
         w = join(ew, i)
-        e = mapping(e, w)
-        kind = choice(e, "kind", w, ("driveway", "parking", "septic", "utility"))
-        if "coordinates" not in e:
-            raise RuleInputError(join(w, "coordinates"), "missing required key 'coordinates'")
-        pts = points_ft(e["coordinates"], join(w, "coordinates"))
+        shape, geom = edge_geometry(mapping(e, w), w)
         used.add(EDGE_SHAPE)
-        if len(pts) < 2:
-            raise RuleInputError(join(w, "coordinates"), f"an edge needs 2 or more points, got {len(pts)}")
-        closed = pts[0] == pts[-1]
-        if len(pts) == 2 or (kind == "utility" and not closed):
-            edges.append(shapely.LineString(pts))
-        else:
-            edges.append(polygon_ft(pts, join(w, "coordinates")))
+        shapes.append(shape)
+        edges.append(geom)
     test_points = [
         point_ft(p, join(join(where, "test_points"), i))
         for i, p in enumerate(sequence(m, "test_points", where, required=False) or [])
@@ -93,6 +126,7 @@ def _development_area(m: Mapping[str, Any], where: str) -> DevelopmentAreaResult
         envelope_area_sqft=envelope_area,
         inside=tuple(inside),
         distances_ft=tuple(float(d) for d in distances),
+        edge_shapes=tuple(shapes),
     )
 
 
@@ -111,8 +145,9 @@ def development_area(
     foundations : sequence of rings
         Each a polygon ring of [x_ft, y_ft] (projected CRS, feet; 3 or more points).
     edges : sequence of mapping
-        ``{"kind": "driveway" | "parking" | "septic" | "utility", "coordinates": [...]}``
-        (``edge-shape``).
+        ``{"kind": "driveway" | "parking" | "septic" | "utility", "coordinates": [...],
+        "shape": "line" | "polygon"}`` (``shape`` optional: :func:`edge_geometry`,
+        ``edge-shape``).
     test_points : sequence of [x_ft, y_ft]
 
     Returns

@@ -12,6 +12,8 @@
 (1)(f) Less susceptible wetlands: 10 % of the average wetland width, no less than 10 ft nor more
        than 30 ft (degraded wetlands dominated by invasive species, cultivated hydric soils,
        gravel pits and dredged or fill material disposal sites that take on wetland attributes).
+(1)(h) Wetlands completely filled in compliance with all applicable regulations: no delineation;
+       a legally authorized fill needs no protective area in that location.
 (1)(i) Concentrated flow channels with drainage areas greater than 130 acres: 10 ft.
 (1)(j) Where rivers, streams, lakes and wetlands are contiguous, the greatest width applies.
 (3)(b) 70 % or greater sod or self-sustaining vegetative cover where land is disturbed.
@@ -37,6 +39,22 @@ Readings (``rules-contract.md``): ``stream-keeps-width``, ``average-wetland-widt
 ``cover-of-pervious-area``
     The 70 % of (3)(b) is the share of the disturbed protective area *without* impervious
     surface that carries sod or self-sustaining vegetation; the crew passes that percentage.
+``mapped-on`` (issue 29, (1)(b))
+    A stream's ``mapped_on`` names the map that shows it (``usgs_7_5_minute`` or
+    ``county_soil_survey``, with ``map_name``): 50 ft. ``none`` (checked, on neither map): the
+    channel is a concentrated flow channel, (1)(i) (10 ft when more than 130 acres drain to it,
+    else 0; ``drainage_area_ac`` needed). Not given: 50 ft as before, with a note that no map
+    was named.
+``permitted-fill`` (issue 29, (1)(h))
+    A wetland's ``fill``: ``complete`` with a ``fill_permit`` reference: no delineation and no
+    protective area (0 ft, cited (1)(h)); ``partial`` with a permit: the width as usual, measured
+    from the boundary after fill (the polygon the crew draws), the filled part needing none.
+    A fill with no permit reference is not taken as legally authorized: the width as usual and a
+    note asking for the permit.
+``infill-area`` (issue 29, (4)(b))
+    ``infill`` {``area_ac``, ``within_existing_development``}: exempt when the land is within
+    existing development and its area is less than 5 acres (exactly 5 is not exempt); else the
+    width is decided and the note says why (4)(b) does not apply.
 
 Examples
 --------
@@ -54,7 +72,7 @@ from typing import Any
 
 import shapely
 
-from fieldapp.rules.compare import at_least, more_than
+from fieldapp.rules.compare import at_least, less_than, more_than
 from fieldapp.rules.results import RuleInputError, RuleResult, Status, from_request, ordered
 from fieldapp.rules.validate import (
     boolean,
@@ -134,7 +152,18 @@ AVERAGE_WETLAND_WIDTH = "average-wetland-width"
 COVER_OF_PERVIOUS_AREA = "cover-of-pervious-area"
 WETLAND_TYPE_NAMES = "wetland-type-names"
 MORE_PROTECTIVE_WIDTH = "more-protective-width"
-_READING_ORDER = (STREAM_KEEPS_WIDTH, WETLAND_TYPE_NAMES, MORE_PROTECTIVE_WIDTH, AVERAGE_WETLAND_WIDTH)
+MAPPED_ON = "mapped-on"
+PERMITTED_FILL = "permitted-fill"
+INFILL_AREA = "infill-area"
+_READING_ORDER = (STREAM_KEEPS_WIDTH, WETLAND_TYPE_NAMES, MORE_PROTECTIVE_WIDTH, AVERAGE_WETLAND_WIDTH,
+                  MAPPED_ON, PERMITTED_FILL, INFILL_AREA)
+#: (1)(b): the maps a stream must be identified on; ``none``: on neither.
+STREAM_MAPS = {"usgs_7_5_minute": "U.S. Geological Survey 7.5-minute topographic map",
+               "county_soil_survey": "county soil survey map"}
+MAPPED_ON_CHOICES = (*STREAM_MAPS, "none")
+FILL_STATES = ("complete", "partial")
+#: (4)(b): in-fill development areas less than 5 acres.
+INFILL_MAX_AC = 5.0
 
 _FIXED = {
     "outstanding_resource_water": (75.0, "NR 151.125(1)(a)"),
@@ -173,6 +202,10 @@ class Feature:
         Concentrated flow channels.
     piped : bool
         A stream enclosed within a pipe or culvert.
+    mapped_on, map_name : str, optional
+        Streams: the map showing it (:data:`MAPPED_ON_CHOICES`) and its name (``mapped-on``).
+    fill, fill_permit : str, optional
+        Wetlands: ``complete`` / ``partial`` fill and the permit reference (``permitted-fill``).
     """
 
     type: str
@@ -183,6 +216,10 @@ class Feature:
     polygon_ft: Sequence[Sequence[float]] | None = None
     drainage_area_ac: float | None = None
     piped: bool = False
+    mapped_on: str | None = None
+    map_name: str | None = None
+    fill: str | None = None
+    fill_permit: str | None = None
 
 
 @dataclasses.dataclass(frozen=True, kw_only=True)
@@ -208,7 +245,9 @@ class ProtectiveAreaResult(RuleResult):
     exemption : str or None
     note : str or None
         Where a wetland's susceptibility and type disagree: which width was used and why
-        (``more-protective-width``).
+        (``more-protective-width``); a stream's map, a wetland's fill, the in-fill area.
+    infill_area_ac : float or None
+        The in-fill development area given (``infill-area``), acres.
     """
 
     width_ft: float | None
@@ -221,6 +260,7 @@ class ProtectiveAreaResult(RuleResult):
     contiguous: bool
     exemption: str | None = None
     note: str | None = None
+    infill_area_ac: float | None = None
 
 
 @dataclasses.dataclass(frozen=True, kw_only=True)
@@ -319,17 +359,79 @@ def _feature(m: Mapping[str, Any], where: str, used: set[str]) -> _Row:
     if piped:
         # (1) intro: no protective area beside a stream enclosed within a pipe or culvert.
         return 0.0, "NR 151.125(1)", None, None, None
+    if kind == "stream":
+        return _stream(m, where, used)
     if kind in _FIXED:
         width, cite = _FIXED[kind]
         return width, cite, None, None, None
     if kind == "concentrated_flow_channel":
-        used.add(STREAM_KEEPS_WIDTH)
-        area = number(m, "drainage_area_ac", where, required=False, nullable=True, unit=" ac")
-        if area is None:
-            return None, "NR 151.125(1)(i)", None, "determine the channel's drainage area (acres)", None
-        width = CHANNEL_WIDTH_FT if more_than(area, CHANNEL_DRAINAGE_AC) else 0.0
-        return width, "NR 151.125(1)(i)", None, None, None
-    return _wetland(m, where, used)
+        return _channel(m, where, used)
+    filled = _fill(m, where, used)
+    if filled is not None:
+        return filled
+    row = _wetland(m, where, used)
+    fill = m.get("fill")
+    if fill is not None:
+        permit = _text(m, "fill_permit", where)
+        extra = (f"partly filled under permit {permit}: measured from the wetland boundary after the fill; "
+                 "the filled part needs no protective area (NR 151.125(1)(h))" if permit else
+                 f"a {fill} fill with no permit reference is not taken as legally authorized: the width "
+                 "is the wetland's; enter the permit reference (NR 151.125(1)(h))")
+        row = row[:4] + (f"{row[4]}; {extra}" if row[4] else extra,)
+    return row
+
+
+def _text(m: Mapping[str, Any], key: str, where: str) -> str:
+    """An optional string value, stripped ("" when absent or null)."""
+    value = m.get(key)
+    if value is None:
+        return ""
+    if not isinstance(value, str):
+        raise RuleInputError(join(where, key), f"{key} must be a string")
+    return value.strip()
+
+
+def _channel(m: Mapping[str, Any], where: str, used: set[str], note: str | None = None) -> _Row:
+    """(1)(i): 10 ft for a concentrated flow channel draining more than 130 acres, else 0."""
+    used.add(STREAM_KEEPS_WIDTH)
+    area = number(m, "drainage_area_ac", where, required=False, nullable=True, unit=" ac")
+    if area is None:
+        return None, "NR 151.125(1)(i)", None, "determine the channel's drainage area (acres)", note
+    width = CHANNEL_WIDTH_FT if more_than(area, CHANNEL_DRAINAGE_AC) else 0.0
+    return width, "NR 151.125(1)(i)", None, None, note
+
+
+def _stream(m: Mapping[str, Any], where: str, used: set[str]) -> _Row:
+    """(1)(b): 50 ft for a stream identified on a USGS 7.5-minute topographic map or a county
+    soil survey map; one on neither falls to (1)(i) (``mapped-on``)."""
+    used.add(MAPPED_ON)
+    mapped = choice(m, "mapped_on", where, MAPPED_ON_CHOICES, required=False)
+    name = _text(m, "map_name", where)
+    if mapped is None:
+        return 50.0, "NR 151.125(1)(b)", None, None, (
+            "no map named for the stream: taken as shown on a USGS 7.5-minute topographic or county "
+            "soil survey map (NR 151.125(1)(b)); enter 'mapped on' to confirm")
+    if mapped == "none":
+        return _channel(m, where, used, note=(
+            "not on a USGS 7.5-minute topographic or county soil survey map: not a (1)(b) stream; "
+            "taken as a concentrated flow channel, NR 151.125(1)(i)"))
+    on = f"{STREAM_MAPS[mapped]} '{name}'" if name else f"{STREAM_MAPS[mapped]} (sheet not named)"
+    return 50.0, "NR 151.125(1)(b)", None, None, f"stream shown on the {on}"
+
+
+def _fill(m: Mapping[str, Any], where: str, used: set[str]) -> _Row | None:
+    """(1)(h): a wetland completely filled under its permits has no protective area (0 ft);
+    None when the wetland is not completely filled under a permit (``permitted-fill``)."""
+    fill = choice(m, "fill", where, FILL_STATES, required=False)
+    if fill is None:
+        return None
+    used.add(PERMITTED_FILL)
+    permit = _text(m, "fill_permit", where)
+    if fill == "complete" and permit:
+        return 0.0, "NR 151.125(1)(h)", None, None, (
+            f"completely filled under permit {permit}: no delineation and no protective area "
+            "(NR 151.125(1)(h))")
+    return None
 
 
 _SUSCEPTIBILITY_WORDS = {"highly": "highly susceptible, NR 151.125(1)(e)",
@@ -393,6 +495,24 @@ def _notes(rows: Sequence[_Row], types: Sequence[str]) -> str | None:
     return "; ".join(notes) + "." if notes else None
 
 
+def _infill(m: Mapping[str, Any], where: str, used: set[str]) -> tuple[float | None, str | None]:
+    """(4)(b) from the facts (``infill-area``): (area_ac or None, None when exempt, else why not)."""
+    if m.get("infill") is None:
+        return None, None
+    w = join(where, "infill")
+    fact = mapping(m["infill"], w)
+    area = number(fact, "area_ac", w, unit=" ac")
+    within = boolean(fact, "within_existing_development", w)
+    used.add(INFILL_AREA)
+    if not within:
+        return area, (f"the {area:g} ac development area is not in-fill (not within existing "
+                      "development): not exempt under NR 151.125(4)(b)")
+    if not less_than(area, INFILL_MAX_AC):
+        return area, (f"the in-fill development area, {area:g} ac, is not less than 5 acres: not exempt "
+                      "under NR 151.125(4)(b)")
+    return area, None
+
+
 def _protective_area(m: Mapping[str, Any], where: str) -> ProtectiveAreaResult:
     contiguous = boolean(m, "contiguous", where)
     items = sequence(m, "features", where)
@@ -403,13 +523,20 @@ def _protective_area(m: Mapping[str, Any], where: str) -> ProtectiveAreaResult:
     used: set[str] = set()
     rows = [_feature(mapping(f, join(fw, i)), join(fw, i), used) for i, f in enumerate(items)]
     types = [mapping(f, join(fw, i))["type"] for i, f in enumerate(items)]
+    infill_ac, infill_note = _infill(m, where, used)
+    if exemption is None and infill_ac is not None and infill_note is None:
+        exemption = "infill_under_5_ac"
+    notes = _notes(rows, types)
+    if infill_note:   # one more sentence after the features' notes
+        notes = f"{notes + ' ' if notes else ''}{infill_note[0].upper()}{infill_note[1:]}."
     if exemption is not None:
         return ProtectiveAreaResult(
             rule=RULE_PROTECTIVE_AREA, status=Status.EXEMPT, citation=EXEMPTIONS[exemption],
             width_ft=None, widths_ft=tuple(r[0] for r in rows), governing_feature=None,
             average_widths_ft=tuple(r[2] for r in rows), feature_citations=tuple(r[1] for r in rows),
-            contiguous=contiguous, exemption=exemption, note=_notes(rows, types),
-            interpretations=ordered(used & {WETLAND_TYPE_NAMES, MORE_PROTECTIVE_WIDTH}, _READING_ORDER),
+            contiguous=contiguous, exemption=exemption, note=notes, infill_area_ac=infill_ac,
+            interpretations=ordered(used & {WETLAND_TYPE_NAMES, MORE_PROTECTIVE_WIDTH, MAPPED_ON, PERMITTED_FILL,
+                                            INFILL_AREA}, _READING_ORDER),
         )
     if contiguous and len(rows) > 1:
         used.add(STREAM_KEEPS_WIDTH)
@@ -442,7 +569,8 @@ def _protective_area(m: Mapping[str, Any], where: str) -> ProtectiveAreaResult:
         citation=cite,
         interpretations=ordered(used, _READING_ORDER),
         next_step=step,
-        note=_notes(rows, types),
+        note=notes,
+        infill_area_ac=infill_ac,
         width_ft=best if settled else None,
         widths_ft=tuple(widths),
         governing_feature=types[gov] if settled and gov is not None else None,
@@ -455,7 +583,8 @@ def _protective_area(m: Mapping[str, Any], where: str) -> ProtectiveAreaResult:
 
 
 def protective_area(
-    features: Sequence[Feature | Mapping[str, Any]], *, contiguous: bool = False, exemption: str | None = None
+    features: Sequence[Feature | Mapping[str, Any]], *, contiguous: bool = False, exemption: str | None = None,
+    infill: Mapping[str, Any] | None = None,
 ) -> ProtectiveAreaResult:
     """Rule ``nr151.protective_area``: the protective-area width (NR 151.125(1), (4)).
 
@@ -467,6 +596,9 @@ def protective_area(
         The features are contiguous ((1)(j): the greatest width applies to all of them).
     exemption : str, optional
         A key of :data:`EXEMPTIONS` ((4)(a)-(e)): the status is ``exempt``, ``width_ft`` None.
+    infill : mapping, optional
+        ``{"area_ac": ..., "within_existing_development": bool}``: (4)(b) decided from the
+        facts (``infill-area``): exempt when in-fill and less than 5 acres.
 
     Returns
     -------
@@ -486,7 +618,8 @@ def protective_area(
         {k: v for k, v in dataclasses.asdict(f).items() if v is not None} if isinstance(f, Feature) else f
         for f in features
     ]
-    return _protective_area({"features": items, "contiguous": contiguous, "exemption": exemption}, "")
+    return _protective_area({"features": items, "contiguous": contiguous, "exemption": exemption,
+                             "infill": infill}, "")
 
 
 #: ``nr151.protective_area`` from the contract's ``input``.

@@ -73,6 +73,7 @@ from fieldapp.rules.nr341_graded import (  # the graded-area rule, re-exported f
     GradedAreaResult,
     graded_area,
     graded_area_from_request,
+    graded_patches,
 )
 from fieldapp.rules.nr341_transect import Segment, Station, read_segments, read_stations  # (2)(a), (2)(b)
 from fieldapp.rules.results import RuleInputError, RuleResult, Status, ordered
@@ -95,6 +96,7 @@ __all__ = [
     "bank_guidance",
     "graded_area",
     "graded_area_from_request",
+    "graded_patches",
 ]
 
 RULE_BANK = "nr341.bank"

@@ -48,6 +48,10 @@ READINGS: dict[str, str] = {
     "surface-area": (
         "Graded area on the bank is measured on the land surface: horizontal area × "
         "√(1 + (slope/100)²); a permit needs more than 10,000 sq ft."),
+    "all-disturbed-area": (
+        "All the graded patches on the bank add up: each is measured on its own land surface "
+        "and the sum is compared with the 10,000 sq ft of NR 341.035(3); a patch is on the "
+        "bank when a surveyed bank segment crosses it, and counts whole."),
     # NR 151.125 (protective area, vegetative cover)
     "stream-keeps-width": (
         "A stream or lake keeps its own width next to a less susceptible wetland; contiguous "
@@ -68,6 +72,21 @@ READINGS: dict[str, str] = {
     "cover-of-pervious-area": (
         "The 70 % vegetative cover is the share of the disturbed protective area without "
         "impervious surface that carries sod or self-sustaining vegetation."),
+    "mapped-on": (
+        "A stream has the 50 ft of NR 151.125(1)(b) when the crew names the USGS 7.5-minute "
+        "topographic map or county soil survey map showing it; a channel checked and found on "
+        "neither is a concentrated flow channel, (1)(i): 10 ft when more than 130 acres drain "
+        "to it, else none. A stream with no map stated keeps 50 ft, and the result says no "
+        "map was named."),
+    "permitted-fill": (
+        "A wetland completely filled under all applicable permits needs no delineation and no "
+        "protective area (0 ft) once the permit reference is entered; a partly filled wetland "
+        "is measured from its boundary after the fill (the boundary the crew draws), and the "
+        "filled part needs none. A fill with no permit reference is not taken as legal."),
+    "infill-area": (
+        "An in-fill development area is undeveloped land surrounded by existing development "
+        "(the crew answers this); it is exempt under NR 151.125(4)(b) when less than 5 acres: "
+        "exactly 5 acres is not exempt."),
     # Decorah resource protection chapter
     "largely-deciduous": (
         "Largely deciduous means more than 50 % of the qualifying (10 in or more) canopy area is "
@@ -89,8 +108,11 @@ READINGS: dict[str, str] = {
         "Development-area limits are true round-cornered buffers, and a point on the limit is "
         "inside."),
     "edge-shape": (
-        "A drive, parking or septic edge with 2 points is a line and with 3 or more a polygon; a "
-        "utility trench whose first and last points differ is a line."),
+        "An edge is buffered as what the crew drew: a line (a driveway edge, a utility trench) "
+        "5 ft along it, a polygon (a parking or septic area, a drive drawn as an area) 5 ft "
+        "around it. Without a stated shape, a closed ring or a parking or septic area of 3 or "
+        "more points is a polygon, and an open driveway or utility line is a line, never closed "
+        "into a polygon."),
     "mapped-stream-only": (
         "Drainageways A.1 covers streams shown on the USGS quadrangle or county soil survey map; "
         "an unmapped stream is not an A.1 drainageway, and is checked as a swale under A.2 (5 "
@@ -130,6 +152,19 @@ READINGS: dict[str, str] = {
         "Erosion control C applies when the proposed disturbance reaches land in a drainageway, "
         "stream, stream bank, lake shoreline or body of water, as recorded; the B quantities are "
         "then not needed."),
+    "most-restrictive-overlap": (
+        "Where recorded resource polygons overlap, the provision keeping the larger share "
+        "governs the shared land: wetland 100 % and Sr/SsF over 30 % 100 % undisturbed, "
+        "mature woodland 75 %, drainageway 75 % open space, young woodland 50 %. At equal "
+        "shares \"undisturbed\" is more restrictive than \"open space\" (Drainageways D lets open "
+        "space be disturbed for an approved storm water system); two undisturbed provisions "
+        "at 100 % are both named."),
+    "all-rights-of-way": (
+        "The development area is the land disturbed by construction together with every "
+        "right-of-way drawn, whole; woodland inside a right-of-way is never counted as "
+        "protected; the parcel's development area may be at most its area less 75 % of its "
+        "mature and 50 % of its young woodland, and each class must keep that share outside "
+        "the development area."),
 }
 
 

@@ -35,7 +35,7 @@ from shapely.geometry.base import BaseGeometry
 from ..survey import features as F
 from ..survey.features import Layer
 
-SCHEMA_VERSION = 8
+SCHEMA_VERSION = 9
 #: Columns each schema version added to a table of the version before, in the order added
 #: (``ALTER TABLE ... ADD COLUMN`` appends, so these are the last fields of their dataclasses
 #: and a migrated table has the same columns, in the same order, as a new one -- which the
@@ -54,6 +54,10 @@ SCHEMA_VERSION = 8
 #: - 8: ``site.zoning_district`` and ``site.land_use`` (the city chapter's scope, General A, and
 #:   Erosion control F; NULL = not entered) and ``line_feature.tributary_stations`` (tributary
 #:   area at stations down a swale, ``"ft:ac; ..."``, Drainageways A.2; NULL = not given).
+#: - 9: ``site.infill_area_ac``, ``site.infill_within_development`` (NR 151.125(4)(b): the
+#:   in-fill development area, acres, and whether it is within existing development; NULL = not
+#:   given) and ``area_feature.fill``, ``area_feature.fill_permit`` (NR 151.125(1)(h): a
+#:   wetland's complete or partial fill and its permit reference; NULL = not filled).
 ADDED_COLUMNS: dict[int, tuple[tuple[Layer, str], ...]] = {
     2: ((Layer.TRANSECT, "stipulated"), (Layer.LINE, "mapped_stream")),
     3: tuple((layer, name) for layer in (Layer.OHWM_POINT, Layer.TRANSECT, Layer.WALK_VERTEX)
@@ -62,6 +66,8 @@ ADDED_COLUMNS: dict[int, tuple[tuple[Layer, str], ...]] = {
           (Layer.STATION, "declination_deg"),
           (Layer.AREA, "retained_area_ac"), (Layer.AREA, "tally_complete")),
     8: ((Layer.SITE, "zoning_district"), (Layer.SITE, "land_use"), (Layer.LINE, "tributary_stations")),
+    9: ((Layer.SITE, "infill_area_ac"), (Layer.SITE, "infill_within_development"),
+        (Layer.AREA, "fill"), (Layer.AREA, "fill_permit")),
 }
 #: Tables each schema version added (created by the migration with their GeoPackage
 #: ``gpkg_contents`` / ``gpkg_geometry_columns`` rows, in the site's srs_id).
@@ -299,8 +305,12 @@ def _json_default(o: object) -> object:
     if isinstance(o, enum.Enum):
         return o.value
     if isinstance(o, F.WaterFeature):
-        return {"name": o.name, "type": o.type, "susceptibility": o.susceptibility,
-                "wetland_type": o.wetland_type}
+        out: dict[str, object] = {"name": o.name, "type": o.type, "susceptibility": o.susceptibility,
+                                  "wetland_type": o.wetland_type}
+        # (1)(b) map, only once checked: a file without it reads as before
+        out.update({k: v for k, v in (("mapped_on", o.mapped_on), ("map_name", o.map_name),
+                                      ("drainage_area_ac", o.drainage_area_ac)) if v is not None})
+        return out
     raise TypeError(type(o))
 
 
@@ -384,6 +394,8 @@ def from_sql(col: Column, value: object) -> object:
                     name=w["name"], type=F.WaterFeatureType(w["type"]),
                     susceptibility=None if w.get("susceptibility") is None else F.Susceptibility(w["susceptibility"]),
                     wetland_type=w.get("wetland_type"),
+                    mapped_on=w.get("mapped_on"), map_name=w.get("map_name"),
+                    drainage_area_ac=None if w.get("drainage_area_ac") is None else float(w["drainage_area_ac"]),
                 )
                 for w in items
             )

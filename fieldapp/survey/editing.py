@@ -363,7 +363,7 @@ class EditCommands(ShorelineCommands):
                 a = ch.old
                 return dict(label=a.label, wetland_type=a.wetland_type, susceptibility=a.susceptibility,
                             standing_water=a.standing_water, hydric_vegetation=a.hydric_vegetation,
-                            notes=a.notes)
+                            notes=a.notes, fill=a.fill, fill_permit=a.fill_permit)
         return {}
 
 

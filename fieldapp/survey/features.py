@@ -113,6 +113,11 @@ class AreaKind(str, enum.Enum):
     SWALE = "swale"
     #: Land designated floodplain (F-1 district): excepted from Drainageways A.1 / A.2.
     FLOODPLAIN = "floodplain"
+    #: Issue 29 (city chapter): the parcel boundary and street rights-of-way (Woodlands D, D.1,
+    #: D.4) and Steep Rock / Steep Sandy Land over 30 % (Erosion control D, for General D).
+    PARCEL = "parcel"
+    RIGHT_OF_WAY = "right_of_way"
+    STEEP_SOIL = "steep_soil"
 
 
 class LineKind(str, enum.Enum):
@@ -148,6 +153,12 @@ class WaterFeature:
     type: WaterFeatureType
     susceptibility: Susceptibility | None = None
     wetland_type: str | None = None
+    #: Streams (NR 151.125(1)(b), issue 29): the map that shows it (``usgs_7_5_minute``,
+    #: ``county_soil_survey``, or ``none``: on neither) and the map's name; None: not checked.
+    mapped_on: str | None = None
+    map_name: str | None = None
+    #: A channel on neither map: its drainage area, acres (NR 151.125(1)(i)); None: not known.
+    drainage_area_ac: float | None = None
 
 
 @dataclass(frozen=True, kw_only=True, slots=True)
@@ -178,6 +189,10 @@ class Site(Feature):
     declination_source: str | None = None
     zoning_district: str | None = None
     land_use: str | None = None
+    #: NR 151.125(4)(b) (schema 9): the in-fill development area, acres, and whether it lies
+    #: within existing development; None: not given (no in-fill question asked).
+    infill_area_ac: float | None = None
+    infill_within_development: bool | None = None
 
 
 @dataclass(frozen=True, kw_only=True, slots=True)
@@ -327,6 +342,10 @@ class AreaFeature(Feature):
     notes: str = ""
     retained_area_ac: float | None = None
     tally_complete: bool = False
+    #: Wetlands, NR 151.125(1)(h) (schema 9): ``complete`` or ``partial`` fill, and the permit
+    #: reference it was placed under; None: not filled.
+    fill: str | None = None
+    fill_permit: str | None = None
 
 
 @dataclass(frozen=True, kw_only=True, slots=True)

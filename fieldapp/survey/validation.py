@@ -204,6 +204,7 @@ def validated_site(site: Site, **fields: Any) -> Site:
             for w in value:
                 if not isinstance(w, WaterFeature):
                     raise InvalidValue("water_features", f"expected WaterFeature, got {w!r}")
+                _check_mapped_on(w)
                 wf.append(replace(w, type=enum_value(WaterFeatureType, w.type, "water_features.type"),
                                   susceptibility=None if w.susceptibility is None else
                                   enum_value(Susceptibility, w.susceptibility, "water_features.susceptibility")))
@@ -214,6 +215,10 @@ def validated_site(site: Site, **fields: Any) -> Site:
             checked[key] = V.in_range("declination_deg", value, -180.0, 180.0)
         elif key == "notes":
             checked[key] = V.text("notes", value, max_len=V.MAX_TEXT_LEN, multiline=True)
+        elif key == "infill_area_ac":
+            checked[key] = None if value is None else V.in_range("infill_area_ac", value, 0.0, 1e9)
+        elif key == "infill_within_development":
+            checked[key] = None if value is None else V.boolean("infill_within_development", value)
         elif key == "declination_source":
             checked[key] = None if value is None else V.text("declination_source", value)
         elif key == "zoning_district":
@@ -229,6 +234,22 @@ def validated_site(site: Site, **fields: Any) -> Site:
         else:
             raise InvalidValue(key, "is not a site field")
     return replace(site, **checked)
+
+
+#: A stream's ``mapped_on`` (NR 151.125(1)(b)): the map showing it, or ``none``.
+MAPPED_ON = ("usgs_7_5_minute", "county_soil_survey", "none")
+#: A wetland's ``fill`` (NR 151.125(1)(h)).
+FILL_STATES = ("complete", "partial")
+
+
+def _check_mapped_on(w: WaterFeature) -> None:
+    """A water feature's map (InvalidValue): ``mapped_on`` one of :data:`MAPPED_ON` or None,
+    ``map_name`` short text or None."""
+    if w.mapped_on is not None and w.mapped_on not in MAPPED_ON:
+        raise InvalidValue("water_features.mapped_on", f"must be one of {', '.join(MAPPED_ON)}, got {w.mapped_on!r}")
+    V.optional_text("water_features.map_name", w.map_name)
+    if w.drainage_area_ac is not None:
+        V.in_range("water_features.drainage_area_ac", w.drainage_area_ac, 0.0, 1e9)
 
 
 # ------------------------------------------------------------------ record validation
@@ -261,6 +282,7 @@ NUMBER_LIMITS: dict[str, tuple[float, float, bool]] = {
     "channel_width_ft": (0.0, V.MAX_HORIZONTAL_FT, False),
     "tributary_area_ac": (0.0, _INF, False),
     "retained_area_ac": (0.0, _INF, False),
+    "infill_area_ac": (0.0, _INF, False),
     "elevation_ft": (-30_000.0, 30_000.0, False),
     "origin_elevation_ft": (-30_000.0, 30_000.0, False),
     "alt_hae_m": (-10_000.0, 10_000.0, False),
@@ -346,6 +368,8 @@ def _plain(name: str, kind: str, tp: Any) -> Callable[[object], bool]:
         return lambda v: type(v) is bool
     if kind == "str" and name in UUID_FIELDS:   # V.uuid_text's canonical form, exactly
         return lambda v: type(v) is str and _UUID_FORM.fullmatch(v) is not None
+    if kind == "str" and name == "fill":        # a wetland's fill, NR 151.125(1)(h)
+        return lambda v: v in FILL_STATES
     if kind == "str":                           # V.text's fast path
         max_len = TEXT_LIMITS.get(name, (V.MAX_NAME_LEN, False))[0]
         if name in NOT_EMPTY:
@@ -484,6 +508,8 @@ def _checked_value(name: str, kind: str, tp: Any, v: object) -> object:
     if kind == "str":
         if name in UUID_FIELDS:
             V.uuid_text(name, v)
+        elif name == "fill" and v not in FILL_STATES:
+            raise InvalidValue(name, f"must be one of {', '.join(FILL_STATES)} or none, got {v!r}")
         else:
             max_len, multiline = TEXT_LIMITS.get(name, (V.MAX_NAME_LEN, False))
             V.text(name, v, allow_empty=name not in NOT_EMPTY, max_len=max_len, multiline=multiline)
@@ -556,6 +582,7 @@ def _validate_site_fields(site: Site) -> None:
         if w.susceptibility is not None:
             enum_value(Susceptibility, w.susceptibility, "water_features.susceptibility")
         V.optional_text("water_features.wetland_type", w.wetland_type)
+        _check_mapped_on(w)
     if site.crs is not None:
         try:
             SiteFrame(site.crs)

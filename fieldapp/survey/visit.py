@@ -379,6 +379,32 @@ class Visit(EditCommands, StakeCommands, PhotoCommands, StandQueries, DataPointC
         _check_mapped_stream(line.kind, mapped_stream)
         return self._update_as(LineFeature, line_uuid, mapped_stream=mapped_stream)
 
+    def set_wetland_fill(self, area_uuid: str, fill: str | None, fill_permit: str | None) -> AreaFeature:
+        """Record a wetland's fill (NR 151.125(1)(h)): ``complete`` or ``partial`` (None: not
+        filled) and the permit reference it was placed under (None: none given). One undoable
+        command; the wetland's protective-area request carries both.
+
+        Raises
+        ------
+        NotFound
+            No such area.
+        InvalidValue
+            Not a wetland, an unknown fill, a permit without a fill, or a bad text.
+        """
+        from fieldapp.survey.validation import FILL_STATES
+
+        area = self.record(AreaFeature, area_uuid)
+        if area.kind is not AreaKind.WETLAND:
+            raise InvalidValue("fill", f"only a wetland is filled under NR 151.125(1)(h) (this area is a "
+                               f"{area.kind.value.replace('_', ' ')})")
+        if fill is not None and fill not in FILL_STATES:
+            raise InvalidValue("fill", f"must be one of {', '.join(FILL_STATES)} or none, got {fill!r}")
+        permit = V.optional_text("fill_permit", fill_permit)
+        permit = permit.strip() if permit else None
+        if fill is None and permit:
+            raise InvalidValue("fill_permit", "a permit reference needs a fill (complete or partial)")
+        return self._update_as(AreaFeature, area_uuid, fill=fill, fill_permit=permit or None)
+
     def area_sqft(self, uuid: str) -> float:
         """Ground area of an area feature (sq ft of the site's foot)."""
         return float(self.frame.area_sqft(self.record(AreaFeature, uuid).geometry))

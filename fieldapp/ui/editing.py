@@ -224,6 +224,8 @@ class EditForm(QDialog):
         panel.susceptibility.setCurrentIndex(max(panel.susceptibility.findData(had.susceptibility), 0))
         panel.standing_water.setChecked(had.standing_water)
         panel.hydric.setChecked(had.hydric_vegetation)
+        panel.fill.setCurrentIndex(max(panel.fill.findData(had.fill), 0))   # NR 151.125(1)(h)
+        panel.fill_permit.setText(had.fill_permit)
 
 
 def _shown(w: QWidget) -> Any:

@@ -52,6 +52,48 @@ WATER_TYPES = (
 )
 SUSCEPTIBILITY = (("", "–"), ("highly", "highly susceptible"), ("less", "less susceptible"),
                   ("other", "other"))
+#: NR 151.125(1)(b): the maps a stream is identified on, as the "Mapped on" list shows them; the
+#: crew adds the sheet's name after the colon. "On neither map": (1)(i) concentrated flow.
+MAPPED_ON_WORDS = (("usgs_7_5_minute", "USGS 7.5-minute map: "), ("county_soil_survey", "County soil survey map: "),
+                   ("none", "On neither map"))
+
+
+def parse_mapped_on(text: str) -> tuple[str | None, str | None, float | None]:
+    """(``mapped_on``, map name, drainage acres) from the "Mapped on" cell: blank -> not
+    checked; "USGS 7.5-minute map: Decorah 1994" -> ("usgs_7_5_minute", "Decorah 1994", None);
+    "County soil survey map: sheet 12"; "On neither map: 150 ac" (the channel's drainage area,
+    for NR 151.125(1)(i); without it the check asks for it).
+
+    Raises
+    ------
+    ValueError
+        Text naming neither map, or a drainage area that is not a number of acres, in words.
+
+    >>> parse_mapped_on("USGS 7.5-minute map: Decorah"), parse_mapped_on("on neither map: 150 ac")
+    (('usgs_7_5_minute', 'Decorah', None), ('none', None, 150.0))
+    """
+    t = text.strip()
+    if not t:
+        return None, None, None
+    low = t.lower()
+    rest = t.split(":", 1)[1].strip() if ":" in t else ""
+    if low.startswith(("on neither", "neither", "none")):
+        if not rest:
+            return "none", None, None
+        try:
+            acres = float(rest.lower().removesuffix("acres").removesuffix("ac").strip().replace(",", ""))
+        except ValueError:
+            raise ValueError(f"Mapped on '{t}': after 'On neither map:' give the channel's drainage "
+                             "area in acres, e.g. On neither map: 150 ac") from None
+        if not 0.0 <= acres < 1e9:
+            raise ValueError(f"Mapped on '{t}': the drainage area must be 0 acres or more")
+        return "none", None, acres
+    for value, words in MAPPED_ON_WORDS[:2]:
+        head = words.split(":")[0].lower()
+        if low.startswith(head) or low.startswith(head.split()[0]):
+            return value, rest or None, None
+    raise ValueError(f"Mapped on '{t}': choose USGS 7.5-minute map, County soil survey map (then the "
+                     "sheet's name after the colon) or On neither map")
 
 
 @dataclass
@@ -63,6 +105,10 @@ class NewVisitSpec:
     crew: list[str] = field(default_factory=list)
     priority_waterway: bool = False
     water_features: list[dict[str, Any]] = field(default_factory=list)   # name, type, susceptibility, wetland_type
+    #: NR 151.125(4)(b): the in-fill development area (acres; None: not in-fill / not asked)
+    #: and whether it is within existing development.
+    infill_area_ac: float | None = None
+    infill_within_development: bool | None = None
     crs: str | None = None                                     # None: UTM of the first fix
     antenna_height_m: float = 2.0
     basemap: Path | None = None                                # an MBTiles fetched for it
@@ -134,17 +180,18 @@ class NewVisitDialog(QDialog):
 
         wf = QGroupBox("Water features (NR 151.125 protective areas)")
         wl = QVBoxLayout(wf)
-        self.features = QTableWidget(0, 4)
+        self.features = QTableWidget(0, 5)
         self.features.setObjectName("waterFeatures")
         touch_rows(self.features)
         self.features.setHorizontalHeaderLabels(["Name", "Type (NR 151)", "Susceptibility",
-                                                 "Wetland type"])
+                                                 "Wetland type", "Mapped on (streams)"])
         self.features.verticalHeader().setVisible(False)
         self.features.setSelectionBehavior(QAbstractItemView.SelectionBehavior.SelectRows)
         self.features.horizontalHeader().setStretchLastSection(True)
-        self.features.setColumnWidth(0, 180)
-        self.features.setColumnWidth(1, 290)
-        self.features.setColumnWidth(2, 200)
+        self.features.setColumnWidth(0, 140)
+        self.features.setColumnWidth(1, 230)
+        self.features.setColumnWidth(2, 150)
+        self.features.setColumnWidth(3, 170)
         self.features.setMinimumHeight(150)
         wl.addWidget(self.features)
         row = QHBoxLayout()
@@ -157,6 +204,23 @@ class NewVisitDialog(QDialog):
         row.addWidget(remove)
         row.addStretch(1)
         wl.addLayout(row)
+        # NR 151.125(4)(b): the engine decides the in-fill exemption from the area (issue 29)
+        infill = QHBoxLayout()
+        self.infill_area = QDoubleSpinBox()
+        self.infill_area.setObjectName("infillArea")
+        self.infill_area.setDecimals(2)
+        self.infill_area.setRange(0.0, 1_000_000.0)
+        self.infill_area.setSuffix(" ac")
+        self.infill_area.setSpecialValueText("not in-fill")
+        self.infill_area.setToolTip("NR 151.125(4)(b): in-fill development areas less than 5 acres are exempt "
+                                    "from the protective-area standard; 0 = not an in-fill site")
+        self.infill_within = QCheckBox("within existing development")
+        self.infill_within.setObjectName("infillWithin")
+        infill.addWidget(QLabel("In-fill development area"))
+        infill.addWidget(self.infill_area)
+        infill.addWidget(self.infill_within)
+        infill.addStretch(1)
+        wl.addLayout(infill)
         lay.addWidget(wf)
 
         crs_box = QGroupBox("Site coordinate system")
@@ -229,7 +293,7 @@ class NewVisitDialog(QDialog):
 
     # ---------------------------------------------------------------- rows
     def add_feature(self, name: str = "", type_: str = "stream", susceptibility: str = "",
-                    wetland_type: str = "") -> int:
+                    wetland_type: str = "", mapped_on: str = "") -> int:
         r = self.features.rowCount()
         self.features.insertRow(r)
         self.features.setItem(r, 0, QTableWidgetItem(name))
@@ -255,6 +319,15 @@ class NewVisitDialog(QDialog):
         wtypes.setToolTip("Wetland type: NR 151.125(1)(e) (highly susceptible), then (1)(f) (less "
                           "susceptible); another type needs its susceptibility")
         self.features.setCellWidget(r, 3, wtypes)
+        mapped = QComboBox()   # NR 151.125(1)(b): the map, then the sheet's name after the colon
+        mapped.setEditable(True)
+        mapped.setInsertPolicy(QComboBox.InsertPolicy.NoInsert)
+        mapped.addItems([""] + [w for _v, w in MAPPED_ON_WORDS])
+        mapped.setCurrentText(mapped_on)
+        mapped.setToolTip("Streams, NR 151.125(1)(b): the map that shows it and the sheet's name "
+                          "(e.g. USGS 7.5-minute map: Decorah 1994); On neither map: a concentrated "
+                          "flow channel, (1)(i): add its drainage area (On neither map: 150 ac)")
+        self.features.setCellWidget(r, 4, mapped)
         return r
 
     def _remove_feature(self) -> None:
@@ -383,8 +456,15 @@ class NewVisitDialog(QDialog):
             if ftype != "wetland" and (sus or wtype):
                 raise ValueError(f"Water feature {fname}: susceptibility and wetland type are for"
                                  " wetlands only")
+            try:
+                mapped_on, map_name, drainage_ac = parse_mapped_on(self._combo(r, 4).currentText())
+            except ValueError as exc:
+                raise ValueError(f"Water feature {fname}: {exc}") from None
+            if mapped_on is not None and ftype != "stream":
+                raise ValueError(f"Water feature {fname}: 'mapped on' is for streams only (NR 151.125(1)(b))")
             features.append({"name": fname, "type": ftype, "susceptibility": sus,
-                             "wetland_type": wtype})
+                             "wetland_type": wtype, "mapped_on": mapped_on, "map_name": map_name,
+                             "drainage_area_ac": drainage_ac})
         crs = None
         if self.crs_epsg.isChecked():
             if self.epsg.value() == 0:
@@ -408,7 +488,10 @@ class NewVisitDialog(QDialog):
         return NewVisitSpec(name=name, path=self._path, crew=crew,
                             priority_waterway=self.priority.isChecked(),
                             water_features=features, crs=crs, antenna_height_m=height_m,
-                            basemap=self.basemap_path)
+                            basemap=self.basemap_path,
+                            infill_area_ac=self.infill_area.value() or None,
+                            infill_within_development=self.infill_within.isChecked()
+                            if self.infill_area.value() else None)
 
     def _accept(self) -> None:
         try:

@@ -67,6 +67,12 @@ ONE_PER_RULE = {
     "steep_slope": {"soil_unit": "SsF", "slope_pct": 35},
     "erodible_slope": {"slope_deg": 3},
     "slope.clinometer": {"horizontal_ft": 50, "reading_pct": 10, "eye_height_ft": 5.5, "target_height_ft": 4.5},
+    "resources.overlap": {"resources": [
+        {"kind": "wetland", "polygon_ft": [[0, 0], [10, 0], [10, 10]]},
+        {"kind": "woodland_young", "polygon_ft": [[0, 0], [10, 0], [10, 10], [0, 10]]}]},
+    "development_area.limit": {"parcel_ft": [[0, 0], [100, 0], [100, 100], [0, 100]],
+                               "rights_of_way": [[[0, 100], [100, 100], [100, 110], [0, 110]]],
+                               "woodlands": [{"class": "young", "polygon_ft": [[0, 0], [50, 0], [50, 50]]}]},
 }
 
 

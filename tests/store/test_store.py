@@ -21,6 +21,7 @@ from fieldapp.store import (
     open_visit,
 )
 from fieldapp.survey import AreaKind, InvalidValue, Layer, LineKind, Visit, WaterFeature, WaterFeatureType
+from fieldapp.store.schema import SCHEMA_VERSION
 from tests.gpkgtools import st_connect
 
 
@@ -150,7 +151,7 @@ def test_every_layer_reads_back_through_gdal_with_crs_and_counts(tmp_path, new_v
     # declination source, station magnetic azimuth and declination, correction age and mountpoint
     # of points, vertices, transects; retained area and tally complete of a stand; the stake_point
     # table
-    assert conn.execute("SELECT value FROM fieldapp_meta WHERE key = 'schema_version'").fetchone()[0] == "8"
+    assert conn.execute("SELECT value FROM fieldapp_meta WHERE key = 'schema_version'").fetchone()[0] == str(SCHEMA_VERSION)
     conn.close()
 
 

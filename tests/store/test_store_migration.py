@@ -182,8 +182,13 @@ def test_migration_sql_adds_exactly_the_columns_of_each_version():
         assert before[len(before) - len(after):] == after
         return before[:len(before) - len(after)]
 
-    assert S.SCHEMA_VERSION == max([*S.ADDED_COLUMNS, *S.ADDED_TABLES]) == 8
+    assert S.SCHEMA_VERSION == max([*S.ADDED_COLUMNS, *S.ADDED_TABLES]) == 9
     assert S.migration_sql(S.SCHEMA_VERSION) == []
+    # schema 9 (issue 29): in-fill facts of the site, a wetland's fill and permit
+    assert chunk(9) == ['ALTER TABLE "site" ADD COLUMN "infill_area_ac" REAL',
+                        'ALTER TABLE "site" ADD COLUMN "infill_within_development" BOOLEAN',
+                        'ALTER TABLE "area_feature" ADD COLUMN "fill" TEXT',
+                        'ALTER TABLE "area_feature" ADD COLUMN "fill_permit" TEXT']
     # schema 8: the city chapter's scope (site district and use) and a swale's tributary stations
     assert chunk(8) == ['ALTER TABLE "site" ADD COLUMN "zoning_district" TEXT',
                         'ALTER TABLE "site" ADD COLUMN "land_use" TEXT',
@@ -389,8 +394,8 @@ def test_a_schema_2_file_migrates_to_3_and_keeps_the_stands_retained_area(tmp_pa
     with open_visit(p) as store:
         assert meta_version(p) == str(S.SCHEMA_VERSION)
         store.visit.update_feature(Layer.AREA, uuid, retained_area_ac=1.25, tally_complete=True)
-    assert table_info(p, "area_feature")[-2:] == [("retained_area_ac", "REAL", 0, None, 0),
-                                                 ("tally_complete", "BOOLEAN", 1, "0", 0)]
+    assert table_info(p, "area_feature")[-4:-2] == [("retained_area_ac", "REAL", 0, None, 0),
+                                                   ("tally_complete", "BOOLEAN", 1, "0", 0)]
     conn = st_connect(p)
     assert conn.execute("SELECT label, retained_area_ac, tally_complete FROM area_feature"
                         ).fetchall() == [("Oaks", 1.25, 1)]

@@ -35,7 +35,9 @@ if TYPE_CHECKING:
 KINDS = [("wetland", "Wetland"), ("woodland_stand", "Woodland stand"), ("grove", "Grove"),
          ("impervious", "Impervious surface"), ("disturbed", "Disturbed / graded area"),
          ("foundation", "Foundation"), ("drive", "Drive"), ("parking", "Parking"),
-         ("septic_field", "Septic field"), ("floodplain", "Floodplain (F-1 district)")]
+         ("septic_field", "Septic field"), ("floodplain", "Floodplain (F-1 district)"),
+         ("parcel", "Parcel boundary"), ("right_of_way", "Street right-of-way"),
+         ("steep_soil", "Sr / SsF land over 30 %")]
 #: Label examples by kind (the Label placeholder follows the Kind).
 LABEL_EXAMPLES = {"wetland": "e.g. Wetland A", "woodland_stand": "e.g. Oak stand",
                   "grove": "e.g. Hemlock grove", "foundation": "e.g. House",
@@ -43,6 +45,11 @@ LABEL_EXAMPLES = {"wetland": "e.g. Wetland A", "woodland_stand": "e.g. Oak stand
                   "floodplain": "e.g. F-1 floodplain"}
 SUSCEPTIBILITY = [("", "from wetland type"), ("highly", "highly susceptible"),
                   ("less", "less susceptible"), ("other", "other")]
+
+#: A wetland's fill (NR 151.125(1)(h)): value, words.
+FILL_CHOICES = (("", "not filled"), ("complete", "completely, under permit"),
+                ("partial", "partly, under permit"))
+
 
 
 class BoundaryPanel(WorkflowPanel):
@@ -109,10 +116,23 @@ class BoundaryPanel(WorkflowPanel):
         self.standing_water.setObjectName("standingWater")
         self.hydric = QCheckBox("Hydric vegetation")
         self.hydric.setObjectName("hydricVegetation")
+        # NR 151.125(1)(h): a wetland filled under its permits (issue 29)
+        self.fill = QComboBox()
+        self.fill.setObjectName("wetlandFill")
+        for value, text in FILL_CHOICES:
+            self.fill.addItem(text, value)
+        self.fill.setToolTip("NR 151.125(1)(h): a wetland completely filled under all applicable permits "
+                             "needs no protective area; a partly filled one is measured from its boundary "
+                             "after the fill (walk that boundary)")
+        self.fill_permit = QLineEdit()
+        self.fill_permit.setObjectName("wetlandFillPermit")
+        self.fill_permit.setPlaceholderText("permit reference, e.g. DNR IP-2024-117")
         add_field(wf, 0, 0, "Type", self.wetland_type)
         add_field(wf, 0, 1, "Susceptibility", self.susceptibility)
         wf.addWidget(self.standing_water, 2, 0)
         wf.addWidget(self.hydric, 2, 1)
+        add_field(wf, 3, 0, "Filled", self.fill)
+        add_field(wf, 3, 1, "Fill permit", self.fill_permit)
         wf.setColumnStretch(0, 1)
         lay.addWidget(what)
         lay.addWidget(self.wetland_box)
@@ -175,6 +195,10 @@ class BoundaryPanel(WorkflowPanel):
                          susceptibility=self.susceptibility.currentData() or None,
                          standing_water=self.standing_water.isChecked(),
                          hydric_vegetation=self.hydric.isChecked())
+            fill = self.fill.currentData() or None
+            permit = self.fill_permit.text().strip() or None
+            if fill is not None:
+                attrs.update(fill=fill, fill_permit=permit)
         return attrs
 
     def _surveyor(self) -> Any:
@@ -284,6 +308,8 @@ class BoundaryPanel(WorkflowPanel):
         self.susceptibility.setCurrentIndex(0)          # from the wetland type
         self.standing_water.setChecked(False)
         self.hydric.setChecked(False)
+        self.fill.setCurrentIndex(0)
+        self.fill_permit.clear()
 
     def _update_buttons(self) -> None:
         walk = self.visit.walk if self.visit else None
