@@ -7,14 +7,17 @@ wetlands and 50 notes (track and trees scale with the fraction; transects, wetla
 are there from the start). Setup is not counted. Then, each printed beside its target:
 
 - open: the store opened, the model loaded, every check built and the stored track read for
-  the map (``open_visit`` + ``refresh_checks`` + ``track_ft``, as the window does), <= 2 s;
+  the map (``open_visit`` + ``refresh_checks`` + ``track_ft``, as the window does), <= 1 s;
   and the same open cold: the file's pages dropped from the OS's cache first (Linux
   ``posix_fadvise`` DONTNEED; the modules stay loaded), as the morning after a reboot;
 - one more fix recorded (committed: WAL, synchronous FULL) and drawn (the map's marker moved,
   redrawn and painted), median of 50, <= 5 ms;
-- report (PDF) <= 20 s; export of every format (``--format all``: one read, a folder each) <= 20 s; sync of the day to a
-  folder office <= 10 s; peak memory (VmHWM) of a fresh process opening the visit with its
-  checks <= 400 MiB;
+- report (PDF) <= 20 s; export of every format (``--format all``: one read, a folder each) <= 6 s; sync of the
+  day to a folder office <= 2.5 s; peak memory (VmHWM) of a fresh process opening the visit with
+  its checks no more than issue 33's 242 MiB (400 MiB below the whole day); open <= 1 s (issue 33);
+- for the whole day, each beside issue 33's reference (:data:`REFERENCE`), and the CPU seconds
+  of report, export and sync (the export's worker processes included: on a loaded machine the
+  wall time mostly says how loaded it is);
 - and how each figure grows from the smallest fraction to the next (it should not grow faster
   than what it handles; the per-fix figure should not grow at all).
 
@@ -44,8 +47,12 @@ DAY_FIXES = 8 * 3600 * 10
 DAY_TREES = 4000
 T0 = datetime(2024, 6, 3, 13, 0, tzinfo=UTC)
 LON0, LAT0 = -87.0, 45.0
-TARGETS = {"open": 2.0, "cold": 2.0, "fix": 0.005, "report": 20.0, "export": 20.0, "sync": 10.0}
+TARGETS = {"open": 1.0, "cold": 2.0, "fix": 0.005, "report": 20.0, "export": 6.0, "sync": 2.5}
 LABELS = {"cold": "open cold"}   # the file not in the OS cache
+#: issue 33's figures for the whole day before its work (2-core machine, quiet): what each
+#: figure is printed beside; its goals are the targets above for open, export and sync, and
+#: memory no more than before
+REFERENCE = {"open": 1.6, "report": 3.4, "export": 11.8, "sync": 4.5, "memory": 242.0}
 
 
 @dataclass(frozen=True)
@@ -128,9 +135,20 @@ def evict(path: Path) -> bool:
     return True
 
 
-def timed(fn) -> float:
-    t = time.perf_counter()
+def cpu_seconds() -> float:
+    """CPU seconds used so far by this process and its finished children (the export's worker
+    processes): on a loaded machine the wall time says how busy it is, this what the work costs."""
+    import resource
+
+    me, kids = resource.getrusage(resource.RUSAGE_SELF), resource.getrusage(resource.RUSAGE_CHILDREN)
+    return me.ru_utime + me.ru_stime + kids.ru_utime + kids.ru_stime
+
+
+def timed(fn, cpu: dict | None = None, key: str = "") -> float:
+    t, c = time.perf_counter(), cpu_seconds()
     fn()
+    if cpu is not None:
+        cpu[key] = cpu_seconds() - c
     return time.perf_counter() - t
 
 
@@ -219,16 +237,22 @@ def run(fraction: float, root: Path) -> dict:
     out["open"] = timed(open_ready)
     out["cold"] = timed(open_ready) if evict(path) else float("nan")
     out["fix"] = one_more_fix(path, made["last"], d)
-    out["report"] = timed(lambda: build_report(path, d / "report.pdf"))
-    out["export"] = timed(lambda: export_visit(path, d / "export", ALL))   # every format, one read
+    cpu: dict[str, float] = {}
+    out["report"] = timed(lambda: build_report(path, d / "report.pdf"), cpu, "report")
+    # every format, one read
+    out["export"] = timed(lambda: export_visit(path, d / "export", ALL), cpu, "export")
     office = FolderOffice(d / "office", create=True)
-    out["sync"] = timed(lambda: sync(path, office))
+    out["sync"] = timed(lambda: sync(path, office), cpu, "sync")
     out["memory"] = open_memory_mib(path)
+    full = fraction == 1.0     # the reference is the whole day's
     for k, target in TARGETS.items():
         unit, scale = ("ms", 1e3) if k == "fix" else ("s", 1.0)
-        print(f"  {LABELS.get(k, k):9s} {out[k] * scale:8.2f} {unit}  (target <= {target * scale:g} {unit})")
-    print(f"  memory    {out['memory']:8.0f} MiB (peak of a fresh process opening the visit with its"
-          f" checks; target <= 400 MiB)")
+        ref = f"reference {REFERENCE[k] * scale:5.1f} {unit}, " if full and k in REFERENCE else ""
+        used = f"; CPU {cpu[k]:.2f} s with its workers" if k in cpu else ""
+        print(f"  {LABELS.get(k, k):9s} {out[k] * scale:8.2f} {unit}  ({ref}target <= {target * scale:g} {unit}{used})")
+    ref = f"reference {REFERENCE['memory']:.0f} MiB, " if full else ""
+    print(f"  memory    {out['memory']:8.0f} MiB ({ref}target <= {REFERENCE['memory'] if full else 400:.0f} MiB:"
+          " peak of a fresh process opening the visit with its checks)")
     out["size"] = made["fixes"] + made["trees"]
     return out
 

@@ -165,6 +165,21 @@ def _symbol_block(doc: Drawing, data: _LayerData, size: float, height: float) ->
     return name
 
 
+def _attdefs(doc: Drawing, block: str) -> list[tuple[str, tuple[float, float], dict[str, Any]]]:
+    """Per attribute definition of ``block``, in the block's (the columns') order: its tag, its
+    place relative to the insertion point and the attributes an ATTRIB copies from it (what
+    ezdxf's ``add_auto_attribs`` copies; read once per layer, not once per tree: the block is
+    inserted unscaled and unrotated, so each ATTRIB is its ATTDEF moved to the insertion point)."""
+    out = []
+    for attdef in doc.blocks[block].query("ATTDEF"):
+        attribs = attdef.dxfattribs(drop={"prompt", "handle", "owner"})
+        tag = attribs.pop("tag")
+        x, y, *_ = attribs.pop("insert")
+        attribs.pop("text", None)
+        out.append((tag, (float(x), float(y)), attribs))
+    return out
+
+
 def _label_point(g: Any) -> tuple[float, float]:
     if g.geom_type == "LineString":
         p = g.interpolate(0.5, normalized=True)
@@ -229,6 +244,7 @@ def _dxf(layers: list[_LayerData], path: Path, frame: SiteFrame, counts: dict[st
             continue
         names = [c for c, _ in data.columns]
         block = _symbol_block(doc, data, size, height * 0.8) if data.geometry_type == "Point" else None
+        attdefs = _attdefs(doc, block) if block is not None else []
         n = 0
         for g, row in zip(data.geometries, data.rows, strict=True):
             if g is None or g.is_empty:
@@ -242,9 +258,9 @@ def _dxf(layers: list[_LayerData], path: Path, frame: SiteFrame, counts: dict[st
                 if data.name == "tree" and "status" in names:
                     on = _tree_status_layer(doc, row[names.index("status")])
                 ref = msp.add_blockref(block, (g.x, g.y), dxfattribs={"layer": on})
-                ref.add_auto_attribs({_tag(c): _text(v) for c, v in zip(names, row, strict=True)})
-                for a in ref.attribs:
-                    a.dxf.layer = on
+                for (tag, (ax, ay), attdef), v in zip(attdefs, row, strict=True):
+                    at = (g.x + ax, g.y + ay)   # its alignment point too, as ezdxf moved it
+                    ref.add_attrib(tag, _text(v), at, {**attdef, "layer": on, "align_point": at})
                 entities.append(ref)
             else:
                 if g.geom_type == "LineString":

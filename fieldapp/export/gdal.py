@@ -70,6 +70,54 @@ def _field_arrays(data: _LayerData, int32: bool = False) -> tuple[list[Any], lis
     return arrays, masks
 
 
+#: the drivers a bulk layer (the day's track) is written to through GDAL's Arrow interface, in
+#: one call (``pyogrio.write_arrow``), where pyarrow is installed (:func:`arrow_available`): its
+#: columns go to GDAL as they are, not a Python value per field per fix (a day's 288,000 fixes:
+#: 0.1 to 0.6 s less per format). The file is the row path's, byte for byte. KML gets the track
+#: as one path (:func:`_track_path`), not as points.
+ARROW_DRIVERS = frozenset({"GeoJSON", "CSV", "ESRI Shapefile"})
+
+
+def arrow_available() -> bool:
+    """Whether pyarrow can be imported (the ``arrow`` extra; the bundle leaves it out, 170 MB):
+    without it the track is written row by row, to the same bytes."""
+    import importlib.util
+
+    return importlib.util.find_spec("pyarrow") is not None
+
+
+def _arrow_table(data: _LayerData, wkb: Any, geometry: str) -> Any:
+    """The bulk layer ``data`` as a pyarrow table: a column per export column with the types and
+    nulls :func:`_field_arrays` gives the row path (a None or NaN is a null), then the WKB
+    geometry column ``geometry``."""
+    import pyarrow as pa
+
+    assert data.arrays is not None
+    arrays, masks = _field_arrays(data)
+    cols: dict[str, Any] = {}
+    for (name, kind), arr, mask in zip(data.columns, arrays, masks, strict=True):
+        typ = {"int": pa.int64(), "float": pa.float64()}.get(kind, pa.string())
+        cols[name] = pa.array(arr, type=typ, mask=mask)
+    cols[geometry] = pa.array(wkb, type=pa.binary())
+    return pa.table(cols)
+
+
+def _write_bulk_arrow(data: _LayerData, wkb: Any, path: Path, driver: str, crs: str | None,
+                      layer_options: dict[str, str] | None) -> None:
+    """Write the bulk layer ``data`` (its geometries already ``wkb``) to ``path`` in one call
+    through GDAL's Arrow interface; the file is the one the row path writes, field for field."""
+    from pyogrio import write_arrow
+
+    geometry = (layer_options or {}).get("GEOMETRY_NAME", "geometry")
+    table = _arrow_table(data, wkb, geometry)
+    with warnings.catch_warnings():
+        warnings.filterwarnings("ignore", message="Normalized/laundered field name")
+        warnings.filterwarnings("ignore", message="'crs' was not provided")
+        write_arrow(table, str(path), layer=data.name, driver=driver, geometry_name=geometry,
+                    geometry_type=data.geometry_type, crs=crs, layer_options=layer_options or None,
+                    encoding=TEXT_ENCODING if driver == "ESRI Shapefile" else None)
+
+
 def _write_ogr(data: _LayerData, path: Path, driver: str, crs: str, transform: Transform, *,
                append: bool = False, layer_options: dict[str, str] | None = None) -> None:
     from pyogrio.raw import write
@@ -82,6 +130,11 @@ def _write_ogr(data: _LayerData, path: Path, driver: str, crs: str, transform: T
     if data.arrays is not None:  # a layer read in bulk: every geometry at once
         geoms = transform(data.geometries) if transform else data.geometries
         wkb = shapely.to_wkb(geoms, output_dimension=2)
+        if driver in ARROW_DRIVERS and not append and arrow_available():
+            _write_bulk_arrow(data, wkb, path, driver, file_crs, layer_options)
+            if driver == "CSV":
+                _csvt_geometry_as_text(path.with_suffix(".csvt"))
+            return
     else:
         geoms = [None if g is None or g.is_empty else (transform(g) if transform else g) for g in data.geometries]
         wkb = np.array([None if g is None else shapely.to_wkb(g, output_dimension=2) for g in geoms], dtype=object)

@@ -18,6 +18,8 @@ import struct
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+import numpy as np
+
 from fieldapp.sync.files import connect
 from fieldapp.sync.files import quote_identifier as _qi
 
@@ -131,18 +133,19 @@ def chunk_problem(table: str, srs_id: int, rows: list[tuple[int, object]],
     """The first row of ``rows`` ((fid, blob) of one layer) whose header names another srs_id
     or whose coordinates lie outside ``bounds``, in words; geometries the store cannot read are
     left to the store's own check."""
-    import numpy as np
     import shapely
 
     from fieldapp.store.schema import parse_gpkg_blobs
 
-    for fid, blob in rows:
-        head = _header(bytes(blob)) if isinstance(blob, bytes) else None
-        if head is None or head[0] != srs_id:
-            return (f"{table} fid {fid}: its geometry is in srs_id {head[0] if head else '?'},"
-                    f" its layer in {srs_id}")
-    geoms = [g if not isinstance(g, ValueError) else None for g in parse_gpkg_blobs([b for _f, b in rows])]
-    box = shapely.bounds(np.array(geoms, dtype=object))   # NaN for None / empty
+    box = _plain_point_bounds(rows, srs_id)
+    if box is None:
+        for fid, blob in rows:
+            head = _header(bytes(blob)) if isinstance(blob, bytes) else None
+            if head is None or head[0] != srs_id:
+                return (f"{table} fid {fid}: its geometry is in srs_id {head[0] if head else '?'},"
+                        f" its layer in {srs_id}")
+        geoms = [g if not isinstance(g, ValueError) else None for g in parse_gpkg_blobs([b for _f, b in rows])]
+        box = shapely.bounds(np.array(geoms, dtype=object))   # NaN for None / empty
     with np.errstate(invalid="ignore"):
         out = ((box[:, 0] < bounds[0]) | (box[:, 1] < bounds[1])
                | (box[:, 2] > bounds[2]) | (box[:, 3] > bounds[3]))
@@ -152,6 +155,32 @@ def chunk_problem(table: str, srs_id: int, rows: list[tuple[int, object]],
     x0, y0, x1, y1 = box[i]
     return (f"{table} fid {rows[i][0]}: x {x0:.6g} to {x1:.6g}, y {y0:.6g} to {y1:.6g} lie outside"
             f" the area of use of {crs_name!r} (the site CRS) or far from the site's other records")
+
+
+#: a GeoPackage point as the store writes every one (the track's 288,000 a day): header "GP",
+#: version 0, flags 1 (little endian, no envelope, not empty), srs_id; then little-endian WKB
+#: Point (byte order 1, type 1) x, y
+_POINT_BYTES = 8 + 21
+_POINT_HEAD = np.array([71, 80, 0, 1], dtype=np.uint8)
+
+
+def _plain_point_bounds(rows: list[tuple[int, object]], srs_id: int) -> np.ndarray | None:
+    """(xmin, ymin, xmax, ymax) of each row's geometry when every blob of ``rows`` is a point
+    of :data:`_POINT_BYTES` in the store's own form naming ``srs_id``, read from the bytes at
+    once (what :func:`_header` and ``parse_gpkg_blobs`` give such a point, without a Python step
+    per row: a day's track checked in a tenth of the time); None when any one is not, and
+    :func:`chunk_problem` reads them one by one, naming the first wrong one."""
+    blobs = [b for _f, b in rows if isinstance(b, bytes)]
+    if not blobs or len(blobs) != len(rows) or set(map(len, blobs)) != {_POINT_BYTES}:
+        return None
+    a = np.frombuffer(b"".join(blobs), dtype=np.uint8).reshape(len(blobs), _POINT_BYTES)
+    srs = a[:, 4:8].copy().view("<i4")[:, 0]
+    kind = a[:, 9:13].copy().view("<u4")[:, 0]
+    if not ((a[:, :4] == _POINT_HEAD).all() and (srs == srs_id).all() and (a[:, 8] == 1).all()
+            and (kind == 1).all()):
+        return None
+    xy = a[:, 13:29].copy().view("<f8")
+    return np.column_stack([xy, xy])
 
 
 def check_site_crs(candidate: Path, master: sqlite3.Connection | None, *, what: str,
