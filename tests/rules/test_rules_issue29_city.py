@@ -22,11 +22,11 @@ def overlap(*resources):
 def test_young_woodland_under_a_drainageway_takes_the_75_pct_open_space():
     # young woodland 0-100 x 0-100; drainageway strip 50-150: they share 50 x 100 = 5,000 sq ft
     r = overlap(("woodland_young", box(0, 0, 100, 100)), ("drainageway", box(50, 0, 150, 100)))
-    assert r["status"] == "determined" and r["citation"] == "City resource protection, General D"
+    assert r["status"] == "determined" and r["citation"] == "Decorah resource protection, General D"
     (o,) = r["overlaps"]
     assert o["area_sqft"] == 5000.0 and o["governing"] == ["drainageway"]
     assert (o["required_pct"], o["requirement"]) == (75.0, "open space")
-    assert o["provision"] == "City resource protection, Drainageways C"
+    assert o["provision"] == "Decorah resource protection, Drainageways C"
     assert r["interpretations"] == ["most-restrictive-overlap"]
 
 
@@ -79,7 +79,7 @@ def test_mature_woodland_parcel_keeps_exactly_75_pct(cut_ft, ok):
     assert r["development_area_sqft"] == pytest.approx(cut_ft * 100)
     assert r["within_limit"] is ok and r["complies"] is ok
     assert r["woodland"][0]["kept_pct"] == pytest.approx(100 - cut_ft / 2)
-    assert r["citation"] == "City resource protection, Woodlands D, D.1, D.4"
+    assert r["citation"] == "Decorah resource protection, Woodlands D, D.1, D.4"
 
 
 @pytest.mark.parametrize(("cut_ft", "ok"), [(100, True), (100.01, False)])
