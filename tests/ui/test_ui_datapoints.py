@@ -132,3 +132,44 @@ def test_two_paired_data_points_and_the_boundary_between_them(qtbot, private_dir
             w.checks_panel.grab().save(str(SHOTS / "datapoint-checks.png"))
     finally:
         close_window(w)
+
+
+def test_the_plant_list_import_asks_which_column_is_which(qtbot, private_dirs, tmp_path):
+    """A CSV with its own column names (semicolons, Windows cp1252): the dialog lists them, the
+    crew picks the status column, Load; the picker then finds species by common name."""
+    from fieldapp.app.plantlist import PlantList, saved_path
+    from fieldapp.rules.plantlist import SAMPLE_PATH
+
+    csv = tmp_path / "my list.csv"
+    csv.write_bytes("Taxon;Vernacular;Wet status\nTypha ×glauca;hybrid cattail;OBL\nAcer rubrum;red maple;FAC\n"
+                    .encode("cp1252"))
+    w = make_window(qtbot, private_dirs, simulate=True, time_scale=10.0, rate_hz=10.0)
+    try:
+        qtbot.waitUntil(lambda: w.visit is not None, timeout=WAIT_MS)
+        key(qtbot, w, "Ctrl+7")
+        panel = w.panels["datapoint"]
+        assert "No plant list loaded" in panel.list_words.text()
+        dlg = panel.load_plant_list(str(csv))
+        assert [dlg.scientific.itemText(i) for i in range(dlg.scientific.count())] == \
+            ["Taxon", "Vernacular", "Wet status"]
+        # a first guess: "taxon" is a name, "... status" the status; "Vernacular" is not recognised
+        assert (dlg.scientific.currentText(), dlg.status.currentText()) == ("Taxon", "Wet status")
+        assert dlg.common.currentText() == "(no common name column)"
+        dlg.common.setCurrentText("Vernacular")         # the crew says which column is which
+        if os.environ.get("FIELDAPP_SHOTS", "1") == "1":
+            SHOTS.mkdir(parents=True, exist_ok=True)
+            dlg.grab().save(str(SHOTS / "datapoint-plantlist-import.png"))
+        qtbot.mouseClick(dlg.load_button, Qt.MouseButton.LeftButton)
+        qtbot.waitUntil(lambda: not dlg.isVisible(), timeout=WAIT_MS)
+        assert len(panel.plants) == 2 and panel.plants.status("Typha ×glauca") == "OBL"
+        assert "my list.csv, status column Wet status (2 species)" in panel.list_words.text()
+        assert PlantList.load_saved(saved_path()).status("Acer rubrum") == "FAC"     # kept for the next run
+        panel.search.setText("hybrid")
+        assert panel.picker.item(0).text() == "Typha ×glauca — hybrid cattail  (OBL)"
+        # the demo's SAMPLE list says it is a sample wherever it is used
+        dlg = panel.load_plant_list(str(SAMPLE_PATH))
+        qtbot.mouseClick(dlg.load_button, Qt.MouseButton.LeftButton)
+        qtbot.waitUntil(lambda: not dlg.isVisible(), timeout=WAIT_MS)
+        assert panel.list_words.text().startswith("Plant list: SAMPLE list, not the National Wetland Plant List")
+    finally:
+        close_window(w)

@@ -94,6 +94,10 @@ class DataPointPanel(WorkflowPanel):
         self.state.setObjectName("dataPointState")
         lay.addWidget(self.state)
         lay.addWidget(self._point_box())
+        self.verdict = QLabel("")       # the determination in one line, in view while typing
+        self.verdict.setObjectName("determinationLine")
+        self.verdict.setWordWrap(True)
+        lay.addWidget(self.verdict)
         lay.addWidget(self._vegetation_box())
         lay.addWidget(self._hydrology_box())
         lay.addWidget(self._soil_box())
@@ -229,7 +233,16 @@ class DataPointPanel(WorkflowPanel):
         self.list_words.setObjectName("plantListWords")
         self.list_words.setProperty("role", "state")
         self.list_words.setWordWrap(True)
-        v.addWidget(self.list_words)
+        load = QPushButton("Load plant list…")
+        load.setObjectName("loadPlantListButton")
+        load.setMinimumHeight(theme.TOUCH_PX)
+        load.setToolTip("Load the National Wetland Plant List export (or any CSV);"
+                        " the import asks which column is which")
+        load.clicked.connect(lambda _c=False: self.load_plant_list())
+        words_row = QHBoxLayout()
+        words_row.addWidget(self.list_words, 1)
+        words_row.addWidget(load)
+        v.addLayout(words_row)
         self.species = QTableWidget(0, 4)
         self.species.setObjectName("speciesTable")
         self.species.setHorizontalHeaderLabels(["Stratum", "Species", "Status", "Cover %"])
@@ -332,6 +345,22 @@ class DataPointPanel(WorkflowPanel):
         """The plant list just loaded (the import dialog keeps it in the data folder)."""
         self.plants = plants
         self._search_changed(self.search.text())
+
+    def load_plant_list(self, path: str | None = None) -> Any:
+        """Open the plant list import (:class:`fieldapp.ui.plantlistdialog.PlantListDialog`,
+        window-modal); a list loaded there is used at once. Returns the dialog."""
+        from fieldapp.ui.plantlistdialog import PlantListDialog
+
+        dlg = PlantListDialog(self, path=path, region=self.region.currentData(), recent=self.plants.recent)
+
+        def done() -> None:
+            if dlg.loaded is not None:
+                self.set_plants(dlg.loaded)
+                if dlg.save_problem:
+                    self.error(dlg.save_problem)
+        dlg.accepted.connect(done)
+        dlg.open()
+        return dlg
 
     # ================================================================== placing
     def place_here(self) -> None:
@@ -448,7 +477,7 @@ class DataPointPanel(WorkflowPanel):
             self.picker.addItem(item)
         self.list_words.setText(
             f"Plant list: {self.plants.source} ({len(self.plants)} species)" if len(self.plants) else
-            "No plant list loaded (File > Load plant list…): species are counted as not listed (UPL).")
+            "No plant list loaded (Load plant list…): species are counted as not listed (UPL).")
 
     def _picked(self, item: QListWidgetItem) -> None:
         name = item.data(Qt.ItemDataRole.UserRole)
@@ -601,6 +630,7 @@ class DataPointPanel(WorkflowPanel):
             if desk is None or uuid is None:
                 self._form = {}
                 self.determination.setText("")
+                self.verdict.setText("")
                 return
             dp = desk.get(uuid)
             self._form = form = desk.form(uuid)
@@ -643,7 +673,12 @@ class DataPointPanel(WorkflowPanel):
         if det is None:
             self.determination.setText(f"<b>Not decided yet</b>: {out.problem}" if out.problem else
                                        "<b>Not decided yet</b>: nothing recorded.")
+            self.verdict.setText(self.determination.text())
             return
+        self.verdict.setText(
+            f"<b>{det.plot or 'Data point'}: {'WETLAND' if det.wetland else 'NOT wetland'}</b> — hydrophytic"
+            f" vegetation {_mark(det.hydrophytic_vegetation)}, wetland hydrology {_mark(det.wetland_hydrology)},"
+            f" hydric soil {_mark(det.hydric_soil)} (how: Determination below)")
         how = det.how
         dom = "; ".join(f"{STRATUM_NAMES[s].replace(' Stratum', '')}: {', '.join(det.dominants[s]) or '–'}"
                         for s in STRATA)
