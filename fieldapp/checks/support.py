@@ -17,6 +17,7 @@ material as a source of the determination) and its NR 151.125 protective-area ch
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
@@ -133,20 +134,22 @@ def _result(area_words: str, s: Support) -> dict[str, Any]:
             "next_step": "check the boundary or the data points: " + "; ".join(s.problems)}
 
 
-def support_checks(model: Any, requests: dict[str, Any]) -> dict[str, Any]:
+def support_checks(model: Any, requests: dict[str, Any],
+                   check_name: Callable[[str, str, int], str]) -> dict[str, Any]:
     """The support row of each wetland area, and its ``wetland:`` / ``protective_area:``
     requests of ``requests`` wrapped in :class:`Cited` ({check id: (title, item)} to update
-    ``requests`` with)."""
+    ``requests`` with). ``check_name`` names a check as the others are named
+    (:func:`fieldapp.checks.requests.check_name`: "Data points of wetland B")."""
     out: dict[str, Any] = {}
     n = 0
     for area in model.features(Layer.AREA):
         if not isinstance(area, AreaFeature) or area.kind.value != "wetland":
             continue
         n += 1
-        label = area.label or f"Wetland #{n}"
+        label = area.label or f"wetland #{n}"
         s = support_of(model, area)
-        out[f"wetland_support:{area.uuid}"] = (f"Data points of {label} (delineation)",
-                                                Derived(_result(label, s)))
+        out[f"wetland_support:{area.uuid}"] = (f"{check_name('Data points of wetland', area.label, n)}"
+                                                " (delineation)", Derived(_result(label, s)))
         for key in (f"wetland:{area.uuid}", f"protective_area:{area.uuid}"):
             if key in requests and isinstance(requests[key][1], dict):
                 title, req = requests[key]

@@ -483,9 +483,10 @@ class MapView(QWidget):
                 + self.scale_widget.minimumWidth() + 8)
         direction = (QBoxLayout.Direction.LeftToRight if event.size().width() >= need
                      else QBoxLayout.Direction.TopToBottom)
+        super().resizeEvent(event)
         if direction != self.readout_strip.direction():
             self.readout_strip.setDirection(direction)
-        super().resizeEvent(event)
+            self.readout_strip.activate()       # now, not at the next turn: the readout never cut
 
     # ---------------------------------------------------------------- inputs (cheap)
     def set_origin(self, x_ft: float, y_ft: float) -> None:

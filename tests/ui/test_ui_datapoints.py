@@ -66,7 +66,7 @@ def test_two_paired_data_points_and_the_boundary_between_them(qtbot, private_dir
     try:
         _boundary, area = walk_scenario_boundary(qtbot, w, "wetland", "Wetland A", wetland_type="shallow marsh")
         key(qtbot, w, "Ctrl+7")
-        panel = w.panels["datapoint"]
+        panel = w.panels["plot"]
         assert w.tabs.currentWidget() is panel
         # no data point yet: the wetland's support row asks for a pair
         sup_id = f"wetland_support:{area['uuid']}"
@@ -147,7 +147,7 @@ def test_the_plant_list_import_asks_which_column_is_which(qtbot, private_dirs, t
     try:
         qtbot.waitUntil(lambda: w.visit is not None, timeout=WAIT_MS)
         key(qtbot, w, "Ctrl+7")
-        panel = w.panels["datapoint"]
+        panel = w.panels["plot"]
         assert "No plant list loaded" in panel.list_words.text()
         dlg = panel.load_plant_list(str(csv))
         assert [dlg.scientific.itemText(i) for i in range(dlg.scientific.count())] == \

@@ -1,4 +1,4 @@
-"""Data point workflow: a wetland determination data point placed at the GNSS fix or a map
+"""Plot workflow (the "Plot" tab, Ctrl+7): a wetland determination data point placed at the GNSS fix or a map
 click, named, given its side (wetland / upland), paired across a walked wetland boundary, and
 its data form typed: vegetation by stratum with a species picker over the loaded plant list,
 the hydrology and hydric soil checklists of the region's supplement, the soil profile. The
@@ -72,7 +72,7 @@ def _mark(value: bool | None) -> str:
 class DataPointPanel(WorkflowPanel):
     """Place, pair and fill in wetland determination data points."""
 
-    title = "Data point"
+    title = "Plot"      # the tab: short, seven tabs on a 1024 px tablet
 
     def __init__(self, *, recording: Recording, devices: DeviceFeed, gate: RecordGate, notices: Notices,
                  surveyor: Callable[[], SimulatedSurveyor | None], parent: Any = None) -> None:
@@ -179,9 +179,9 @@ class DataPointPanel(WorkflowPanel):
     def _vegetation_box(self) -> QGroupBox:
         box = QGroupBox("Vegetation (absolute % cover; plot radius per stratum)")
         v = QVBoxLayout(box)
-        sizes = QHBoxLayout()
+        sizes = field_grid()
         self.plot_sizes: dict[str, QDoubleSpinBox] = {}
-        for s in STRATA:
+        for i, s in enumerate(STRATA):
             spin = QDoubleSpinBox()
             spin.setObjectName(f"plot_{s}")
             spin.setRange(0.0, 500.0)
@@ -191,10 +191,7 @@ class DataPointPanel(WorkflowPanel):
             spin.setToolTip(f"{STRATUM_NAMES[s]}: plot radius (the supplement's size; change it if the plot differs)")
             spin.valueChanged.connect(self._changed)
             self.plot_sizes[s] = spin
-            col = QVBoxLayout()
-            col.addWidget(QLabel(STRATUM_NAMES[s].replace(" Stratum", "")))
-            col.addWidget(spin)
-            sizes.addLayout(col)
+            add_field(sizes, i // 2, i % 2, f"{STRATUM_NAMES[s].replace(' Stratum', '')} plot radius", spin)
         v.addLayout(sizes)
         pick = QGridLayout()
         self.stratum = QComboBox()
@@ -216,13 +213,13 @@ class DataPointPanel(WorkflowPanel):
         self.add_button = big_button("Add species", "Ctrl+Return", "Add the species picked (or typed) with its cover")
         self.add_button.setObjectName("addSpecies")
         pick.addWidget(QLabel("Stratum"), 0, 0)
-        pick.addWidget(QLabel("Species (search the plant list)"), 0, 1)
-        pick.addWidget(QLabel("Cover"), 0, 2)
+        pick.addWidget(QLabel("Cover"), 0, 1)
         pick.addWidget(self.stratum, 1, 0)
-        pick.addWidget(self.search, 1, 1)
-        pick.addWidget(self.cover, 1, 2)
-        pick.addWidget(self.add_button, 1, 3)
-        pick.setColumnStretch(1, 1)
+        pick.addWidget(self.cover, 1, 1)
+        pick.addWidget(QLabel("Species (search the plant list)"), 2, 0, 1, 2)
+        pick.addWidget(self.search, 3, 0, 1, 2)
+        pick.addWidget(self.add_button, 4, 0, 1, 2)
+        pick.setColumnStretch(0, 1)
         v.addLayout(pick)
         self.picker = QListWidget()
         self.picker.setObjectName("speciesPicker")
@@ -256,13 +253,12 @@ class DataPointPanel(WorkflowPanel):
         self.remove_button.setObjectName("removeSpecies")
         self.remove_button.setMinimumHeight(theme.TOUCH_PX)
         self.remove_button.clicked.connect(self._remove_species)
-        self.prob_veg = QCheckBox("Problematic hydrophytic vegetation (explain in notes)")
+        self.prob_veg = QCheckBox("Problematic vegetation")
+        self.prob_veg.setToolTip("Problematic hydrophytic vegetation (explain in the notes)")
         self.prob_veg.setObjectName("problematicVegetation")
         self.prob_veg.toggled.connect(self._changed)
-        row = QHBoxLayout()
-        row.addWidget(self.remove_button)
-        row.addWidget(self.prob_veg, 1)
-        v.addLayout(row)
+        v.addWidget(self.remove_button)
+        v.addWidget(self.prob_veg)
         self.bind("Ctrl+Return", self.add_species, self.add_button)
         return box
 
@@ -281,9 +277,9 @@ class DataPointPanel(WorkflowPanel):
                 cb.setObjectName(f"{prefix}_{key}_{code}")
                 cb.setMinimumHeight(theme.TOUCH_PX)
                 cb.toggled.connect(self._changed)
-                grid.addWidget(cb, n + i // 2, i % 2)
+                grid.addWidget(cb, n + i, 0)     # one a row: the supplements' long names stay whole
                 out[key][code] = cb
-            n += (len(codes) + 1) // 2
+            n += len(codes)
         return box, out
 
     def _hydrology_box(self) -> QWidget:
@@ -301,7 +297,7 @@ class DataPointPanel(WorkflowPanel):
             e.setPlaceholderText("in; blank = not observed")
             e.editingFinished.connect(self._changed)
             self.depths[key] = e
-            add_field(g, 0, i, f"{words} (in)", e)
+            add_field(g, i // 2, i % 2, f"{words} (in)", e)
         v.addLayout(g)
         self.prob_hyd = QCheckBox("Hydrology problematic / atypical situation")
         self.prob_hyd.setObjectName("problematicHydrology")
