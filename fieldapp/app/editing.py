@@ -25,7 +25,7 @@ __all__ = ["FieldSpec", "Selection", "form_fields", "apply_form", "parse_field",
 #: The layers the Records table lists (the raw track and a walk's vertices are not records
 #: one corrects one by one).
 EDITABLE_LAYERS = (Layer.OHWM_POINT, Layer.OHWM_LINE, Layer.TRANSECT, Layer.STATION, Layer.TREE,
-                   Layer.AREA, Layer.LINE, Layer.WALK, Layer.NOTE)
+                   Layer.AREA, Layer.LINE, Layer.WALK, Layer.NOTE, Layer.DATA_POINT)
 
 #: field -> (words, unit) for forms and refusals
 FIELD_WORDS = {
@@ -40,6 +40,7 @@ FIELD_WORDS = {
     "channel_width_ft": ("Channel width", "ft"), "mapped_stream": ("Mapped stream", ""),
     "wetland_type": ("Wetland type", ""), "interruption": ("Complete interruption", ""),
     "stipulated": ("Stipulated bank", ""), "count": ("Vertices", ""), "tag": ("Tag", ""),
+    "name": ("Name", ""),
 }
 
 
@@ -129,6 +130,8 @@ def form_fields(visit: Any, sel: Selection) -> list[FieldSpec]:
         return [FieldSpec("label", "Label", "text", rec.label)]
     if L is Layer.NOTE:
         return [FieldSpec("text", "Note", "multiline", rec.text)]
+    if L is Layer.DATA_POINT:       # its form is typed on the Plot tab
+        return [FieldSpec("name", "Name", "text", rec.name), FieldSpec("notes", "Notes", "multiline", rec.notes)]
     return []
 
 
@@ -190,6 +193,8 @@ def apply_form(visit: Any, sel: Selection, values: dict[str, Any]) -> Any:
                                      horizontal_ft=changed.get("horizontal_distance_ft"))
     if L is Layer.NOTE:
         return m.update_note(sel.uuid, text=changed.get("text"))
+    if L is Layer.DATA_POINT:
+        return m.update_data_point(sel.uuid, **changed)
     if set(changed) == {"label"}:
         return m.rename(L, sel.uuid, changed["label"])
     if L is Layer.TREE:
@@ -306,6 +311,10 @@ def _details(visit: Any, layer: Layer, rec: Any) -> str:
         return "at a position" if rec.x is not None else "no position"
     if layer is Layer.OHWM_LINE:
         return f"{len(m.children(Layer.OHWM_POINT, rec.uuid))} points"
+    if layer is Layer.DATA_POINT:
+        decided = {None: "form not decided", True: "wetland", False: "not wetland"}[rec.wetland]
+        pair = m.get(Layer.DATA_POINT, rec.pair_uuid).name if rec.pair_uuid in m._data[Layer.DATA_POINT] else None
+        return f"{decided}, " + (f"paired with {pair}" if pair else "not paired")
     return ""
 
 
@@ -331,7 +340,7 @@ def record_rows(visit: Any) -> list[tuple[Selection, str, str]]:
 # ------------------------------------------------------------------ the map
 def nearest_record(visit: Any, x_ft: float, y_ft: float, tolerance_ft: float) -> Selection | None:
     """The record a map click at (x_ft, y_ft) picks: the nearest point record (OHWM point,
-    station, tree, note) within ``tolerance_ft``, else the nearest line (line feature,
+    station, tree, note, data point) within ``tolerance_ft``, else the nearest line (line feature,
     transect) or area outline within it, else the smallest area containing the click."""
     import shapely
     from shapely.geometry import Point
@@ -344,7 +353,7 @@ def nearest_record(visit: Any, x_ft: float, y_ft: float, tolerance_ft: float) ->
     tol = float(f.from_ft(tolerance_ft))
     click = Point(x, y)
     best: tuple[float, Selection] | None = None
-    for layer in (Layer.OHWM_POINT, Layer.STATION, Layer.TREE, Layer.NOTE):
+    for layer in (Layer.OHWM_POINT, Layer.STATION, Layer.TREE, Layer.NOTE, Layer.DATA_POINT):
         for rec in m.features(layer):
             if rec.x is None:
                 continue

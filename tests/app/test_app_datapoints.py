@@ -142,3 +142,23 @@ def test_a_form_the_rules_refuse_is_kept_undecided(visit):
     assert new.wetland is None and json.loads(new.form_json)["hydrology"]["primary"] == ["D2"]
     # nothing on the list: the species keep no status and count as not listed (UPL)
     assert json.loads(new.form_json)["indicators"] == {}
+
+
+def test_records_tab_lists_renames_and_deletes_a_data_point_with_undo(visit):
+    from fieldapp.app import editing as E
+
+    walk = walk_wetland(visit)
+    desk = DataPointDesk(visit, PlantList(list(PLANTS.plants), "test"))
+    wet = desk.place("wetland", at_ft=ft(visit, X0 + 30, Y0 + 30))
+    up = desk.place("upland", at_ft=ft(visit, X0 + 80, Y0 + 30))
+    desk.save_form(wet.uuid, wet_form())
+    desk.pair(wet.uuid, up.uuid, walk)
+    rows = {words: details for sel, words, details in E.record_rows(visit) if sel.layer is Layer.DATA_POINT}
+    assert rows == {"Wetland data point DP-1": "wetland, paired with DP-2",
+                    "Upland data point DP-2": "form not decided, paired with DP-1"}
+    sel = E.Selection(Layer.DATA_POINT, up.uuid)
+    assert E.nearest_record(visit, *ft(visit, X0 + 80.5, Y0 + 30), tolerance_ft=5.0) == sel
+    E.apply_form(visit, sel, {"name": "DP-2 upland edge", "notes": "old field"})
+    assert visit.model.get(Layer.DATA_POINT, up.uuid).name == "DP-2 upland edge"
+    assert E.undo(visit).startswith("Undone: upland data point DP-2 upland edge")
+    assert visit.model.get(Layer.DATA_POINT, up.uuid).name == "DP-2"
