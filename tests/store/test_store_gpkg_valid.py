@@ -42,7 +42,7 @@ def test_sample_visit_passes_gdal_validator(tmp_path):
     with contextlib.closing(st_connect(path)) as conn:
         assert conn.execute("SELECT count(*) FROM gpkg_contents WHERE table_name = 'fieldapp_meta'").fetchone() == (0,)
         assert conn.execute("SELECT count(*) FROM gpkg_extensions WHERE extension_name = 'gpkg_rtree_index'"
-                            ).fetchone()[0] == 11  # one per feature table, stake_point included
+                            ).fetchone()[0] == 12  # one per feature table, stake_point and data_point included
 
 
 def test_rtree_follows_adds_moves_and_deletes(tmp_path):
