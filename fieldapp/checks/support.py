@@ -50,8 +50,9 @@ class Cited(dict[str, Any]):
     (``data_points``: "DP-1 (wetland, inside)" ...; ``supported``: whether they support it).
 
     It *is* the request (a dict equal to it), so whoever reads :func:`requests_for_model`'s
-    requests -- the report, ``fieldapp rules evaluate`` -- sees the rule request unchanged;
-    :class:`fieldapp.checks.Checks` adds the citation to the rule's result (:meth:`result`).
+    requests -- the report, ``fieldapp rules evaluate`` -- sees the rule request unchanged, and
+    the rule's result is kept as the rule gave it (an attached request reproduces it);
+    :class:`fieldapp.checks.Checks` keeps :meth:`words` beside it (``Check.cites``).
     """
 
     def __init__(self, request: dict[str, Any], data_points: tuple[str, ...], supported: bool) -> None:
@@ -59,10 +60,13 @@ class Cited(dict[str, Any]):
         self.data_points = data_points
         self.supported = supported
 
-    def result(self, result: dict[str, Any]) -> dict[str, Any]:
-        if result.get("status") == "error":
-            return result
-        return {**result, "data_points": list(self.data_points), "boundary_supported": self.supported}
+    def words(self) -> str:
+        """``boundary supported by DP-1 (wetland, inside), DP-2 (upland, outside)``, or that
+        it is not (with the points there are)."""
+        pts = ", ".join(self.data_points)
+        if self.supported:
+            return f"boundary supported by {pts}"
+        return "boundary not supported by data points" + (f" ({pts})" if pts else "")
 
 
 @dataclass(frozen=True)

@@ -20,7 +20,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from fieldapp.checks import Check, status_words, summary_words
+from fieldapp.checks import Check, check_words, status_words
 from fieldapp.ui import theme
 
 #: Verdict rows kept in view when the details are open (1366 x 768: issue 13).
@@ -105,7 +105,7 @@ class ChecksPanel(QWidget):
             self.table.setRowCount(len(checks))
             for row, c in enumerate(checks):
                 st = c.status
-                cells = (c.title.split(" (")[0], status_words(st), summary_words(c.request.get("rule", ""), c.result),
+                cells = (c.title.split(" (")[0], status_words(st), check_words(c),
                          str(c.result.get("citation", "")))
                 for col, text in enumerate(cells):
                     item = QTableWidgetItem(text)
@@ -175,6 +175,8 @@ def details_text(c: Check) -> str:
         lines.append(f"Note: {r['note']}")
     if r.get("message"):
         lines.append(f"Message: {r['message']}")
+    if c.cites:
+        lines.append(f"Wetland data points: {c.cites}")
     lines.append("")
     if c.has_request:
         lines.append("Rule request (fieldapp rules evaluate FILE.json):")

@@ -11,7 +11,8 @@ import pytest
 from fieldapp.app.datapoints import DataPointDesk, empty_form
 from fieldapp.app.plantlist import PlantList, from_rows
 from fieldapp.app.visit import VisitController
-from fieldapp.checks import summary_words
+from fieldapp.checks import check_words, summary_words
+from fieldapp.rules import evaluate
 from fieldapp.survey import AreaKind, Layer, Visit
 
 X0, Y0 = 500000.0, 4983000.0   # UTM 16N
@@ -104,11 +105,11 @@ def test_two_paired_points_support_the_boundary_and_the_verdicts_cite_them(visit
     assert sup.status == "determined"
     assert summary_words("", sup.result) == "Supported by DP-1 (wetland, inside), DP-2 (upland, outside)"
     city = visit.checks.get(f"wetland:{area.uuid}")
-    assert city.result["data_points"] == ["DP-1 (wetland, inside)", "DP-2 (upland, outside)"]
-    assert summary_words(city.rule, city.result).endswith(
-        "; boundary supported by DP-1 (wetland, inside), DP-2 (upland, outside)")
+    assert city.cites == "boundary supported by DP-1 (wetland, inside), DP-2 (upland, outside)"
+    assert check_words(city) == summary_words(city.rule, city.result) + "; " + city.cites
+    assert evaluate(city.request) == city.result        # the rule's result as it gave it: reproducible
     pa = visit.checks.get(f"protective_area:{area.uuid}")
-    assert pa.result["boundary_supported"] is True
+    assert pa.cites == city.cites
     # the map: each point marked by its side, a dashed line across the boundary to its pair
     ov = visit.overlays()
     marks = [(text, colour) for _x, _y, text, colour in ov["labels"] if "DP-" in text]
@@ -121,7 +122,8 @@ def test_two_paired_points_support_the_boundary_and_the_verdicts_cite_them(visit
     sup = visit.checks.get(f"wetland_support:{area.uuid}")
     assert sup.status == "needs_data"
     assert "DP-2 is the upland point but stands inside the boundary" in summary_words("", sup.result)
-    assert visit.checks.get(f"wetland:{area.uuid}").result["boundary_supported"] is False
+    assert visit.checks.get(f"wetland:{area.uuid}").cites == (
+        "boundary not supported by data points (DP-1 (wetland, inside), DP-2 (upland, inside))")
     visit.model.undo()
     visit.refresh_checks()
     assert visit.checks.get(f"wetland_support:{area.uuid}").status == "determined"

@@ -80,6 +80,7 @@ class DataPointPanel(WorkflowPanel):
         self.devices = devices
         self._sim_surveyor = surveyor
         self.plants = PlantList.load_saved()
+        self._sample_tried = False      # the demo's SAMPLE list offered once (simulate, no list)
         self.current: str | None = None         # the data point shown (uuid)
         self._form: dict[str, Any] = {}         # its form as last loaded or kept
         self._shown_json: str | None = None     # its form_json then (an undo elsewhere reloads)
@@ -697,7 +698,24 @@ class DataPointPanel(WorkflowPanel):
             f" — <small>{how.get('wetland', '')}</small></p><table cellspacing='4'>{body}</table>")
 
     # ================================================================== refresh
+    def _demo_sample(self) -> None:
+        """In the demo (simulated devices) with no list loaded, the SAMPLE list that ships for
+        it, marked so (never kept: a real run starts without a list)."""
+        if self._sample_tried or len(self.plants) or not self.devices.simulating:
+            return
+        self._sample_tried = True
+        from fieldapp.app.plantlist import from_loaded
+        from fieldapp.rules import plantlist as rules_plants
+
+        try:
+            mapping = rules_plants.guess_mapping(rules_plants.read_header(rules_plants.SAMPLE_PATH))
+            if mapping is not None:
+                self.plants = from_loaded(rules_plants.load_plant_list(rules_plants.SAMPLE_PATH, mapping))
+        except rules_plants.PlantListError as exc:
+            self.error("The demo's sample plant list could not be read", exc)
+
     def refresh(self) -> None:
+        self._demo_sample()
         desk = self.desk
         self._loading = True
         try:
