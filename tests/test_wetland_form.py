@@ -299,3 +299,20 @@ def test_filed_midwest_upland_form_and_the_unlisted_species():
     veg["herb"] = veg["herb"][:1]
     d = determine(form(region="midwest", indicators=inds, vegetation=veg, hydrology={}, soil={}))
     assert round(d.prevalence_index, 2) == 3.52
+
+
+def test_standard_input_is_read_as_utf8(tmp_path):
+    data = json.dumps({**CONTRACT_IN, "plot": "Łąka DP-1"}).encode("utf-8")
+    r = subprocess.run([sys.executable, "-m", "fieldapp", "wetland-form", "-"], input=data, capture_output=True,
+                       timeout=120, env={**os.environ, "FIELDAPP_LOG_DIR": str(tmp_path / "log")})
+    assert r.returncode == 0, r.stderr
+    out = json.loads(r.stdout.decode("ascii"))   # ASCII on every console: \u0141 for Ł
+    assert out["plot"] == "Łąka DP-1" and out["wetland"] is True
+
+
+def test_a_folder_or_missing_file_exits_2(tmp_path):
+    env = {**os.environ, "FIELDAPP_LOG_DIR": str(tmp_path / "log")}
+    for target, words in ((tmp_path, "it is a folder, not a file"), (tmp_path / "nope.json", "no such file")):
+        r = subprocess.run([sys.executable, "-m", "fieldapp", "wetland-form", str(target)], capture_output=True,
+                           text=True, timeout=120, env=env)
+        assert r.returncode == 2 and r.stdout == "" and words in r.stderr and len(r.stderr.splitlines()) == 1

@@ -293,7 +293,9 @@ def layer_records(visit: Visit) -> list[_LayerData]:
                 rows.append(row)
                 geoms.append(S.geometry_of(layer, f))
             out.append(_LayerData(name, GEOMETRY_TYPE[S.GEOMETRY[layer][0]], geoms, columns, rows))
-    return out + _photo_layer(visit, links)
+    from fieldapp.export.datapoints import data_point_layers
+
+    return out + data_point_layers(visit) + _photo_layer(visit, links)
 
 
 def _utc_texts(a: NDArray[np.datetime64]) -> NDArray[np.object_]:

@@ -77,7 +77,7 @@ LAYER_STYLE: dict[str, tuple[int, str]] = {
     "utility_trench": (210, "DIVIDE"), "swale": (160, "Continuous"),
     "swale_line": (160, "CENTER2"), "drive_line": (252, "CENTER2"), "utility_trench_line": (210, "DIVIDE"),
     "walk_vertex": (9, "Continuous"), "track_point": (8, "DOT"), "note": (7, "Continuous"),
-    "stake_point": (1, "Continuous"), "photo": (30, "Continuous"),
+    "stake_point": (1, "Continuous"), "photo": (30, "Continuous"), "data_point": (200, "Continuous"),
 }
 DEFAULT_STYLE = (7, "Continuous")
 #: the layer of a tree's symbol by its status, and its colour (green, brown, red)

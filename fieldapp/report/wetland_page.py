@@ -28,12 +28,14 @@ Recorded details read from the form dict (all optional; missing ones print as bl
 ``header`` {``project``, ``applicant``, ``city_county``, ``state``, ``section_township_range``,
 ``landform``, ``local_relief``, ``slope_pct``, ``subregion``, ``soil_map_unit``,
 ``nwi_classification``, ``typical_conditions`` (bool), ``disturbed`` {``vegetation``,
-``soil``, ``hydrology``} (bools), ``normal_circumstances`` (bool)}; ``plot_sizes``
-{stratum: text or feet of radius}; ``vegetation_remarks``; ``hydrology`` {``surface_water_in``,
+``soil``, ``hydrology``} (bools), ``normal_circumstances`` (bool)}; ``plot_sizes_ft``
+{stratum: feet of radius} (or ``plot_sizes``, text or feet; else the supplement's);
+``vegetation_remarks``; ``hydrology`` {``surface_water_in``,
 ``water_table_in``, ``saturation_in`` (inches below the surface, None = not present),
-``remarks``}; ``soil`` {``profile`` [{``top_in``, ``bottom_in``, ``matrix_color``,
-``matrix_pct``, ``redox_color``, ``redox_pct``, ``redox_type``, ``redox_loc``, ``texture``,
-``remarks``}], ``restrictive_layer`` {``type``, ``depth_in``}, ``remarks``}; ``remarks``.
+``remarks``}; ``soil`` {``profile`` [{``top_in``, ``bottom_in`` (or ``depth_in`` as text),
+``matrix_color`` (or ``matrix``), ``matrix_pct``, ``redox_color`` (or ``redox``), ``redox_pct``,
+``redox_type``, ``redox_loc``, ``texture``, ``remarks``}], ``restrictive_layer`` {``type``,
+``depth_in``}, ``remarks``}; ``remarks``.
 """
 
 from __future__ import annotations
@@ -227,9 +229,12 @@ def _summary(page: DataFormPage, w: float) -> list[Flowable]:
 # ----------------------------------------------------------------------------- vegetation
 
 def _plot_size(page: DataFormPage, region: Region | None, stratum: str) -> str:
-    sizes = page.form.get("plot_sizes") if isinstance(page.form.get("plot_sizes"), Mapping) else {}
-    assert isinstance(sizes, Mapping)
-    v = sizes.get(stratum)
+    v = None
+    for key in ("plot_sizes_ft", "plot_sizes"):
+        sizes = page.form.get(key)
+        if isinstance(sizes, Mapping) and sizes.get(stratum) not in (None, ""):
+            v = sizes[stratum]
+            break
     if v is None and region is not None:
         v = region.plot_sizes_ft.get(stratum)
     if isinstance(v, (int, float)) and not isinstance(v, bool):
@@ -237,14 +242,16 @@ def _plot_size(page: DataFormPage, region: Region | None, stratum: str) -> str:
     return esc(v) if v else ""
 
 
-def _rows_of(form: Mapping[str, Any], stratum: str) -> list[tuple[str, float]]:
+def _rows_of(form: Mapping[str, Any], stratum: str) -> list[tuple[str, float | str]]:
+    """(species, cover) of a stratum; a cover that is not a number is kept as typed (text)."""
     veg = form.get("vegetation") if isinstance(form.get("vegetation"), Mapping) else {}
     assert isinstance(veg, Mapping)
     out = []
     for r in veg.get(stratum) or []:
         if isinstance(r, Mapping) and isinstance(r.get("species"), str):
             c = r.get("cover")
-            out.append((r["species"].strip(), float(c) if isinstance(c, (int, float)) else 0.0))
+            out.append((r["species"].strip(), c if isinstance(c, (int, float)) and not isinstance(c, bool) else
+                        str(c)))
     return out
 
 
@@ -264,12 +271,13 @@ def _strata_tables(page: DataFormPage, region: Region | None, w: float) -> list[
         for i, (species, cover) in enumerate(rows, 1):
             status = inds.get(species)
             status_txt = esc(status) if isinstance(status, str) else "UPL*"
-            data.append([_p(f"{i}. <i>{esc(species)}</i>"), _p(f"{cover:g}", align="CENTER"),
+            data.append([_p(f"{i}. <i>{esc(species)}</i>"),
+                         _p(f"{cover:g}" if isinstance(cover, (int, float)) else esc(cover), align="CENTER"),
                          _p(("Yes" if species in dominant else "No") if det else "\u2013", align="CENTER"),
                          _p(status_txt, align="CENTER")])
         if not rows:
             data.append([_p("1."), "", "", ""])
-        total = sum(c for _, c in rows)
+        total = sum(float(c) for _, c in rows if isinstance(c, (int, float)))
         data.append([_p(f"50% of total cover: {total * 0.5:g}&nbsp;&nbsp;&nbsp; 20% of total cover: {total * 0.2:g}",
                         6.5), _p(f"<b>{total:g}</b>", align="CENTER"), _p("= Total Cover", 6.5), ""])
         out += [_box(data, cw, shade_first=True, spans=[((2, len(data) - 1), (3, len(data) - 1))]), Spacer(1, 2)]
@@ -392,8 +400,9 @@ def _hydrology(page: DataFormPage, region: Region | None, w: float) -> list[Flow
     def obs(label: str, key: str) -> list[Any]:
         v = hyd.get(key)
         present = isinstance(v, (int, float)) and not isinstance(v, bool)
+        typed = f" {esc(v)}" if isinstance(v, str) and v.strip() else ""   # kept as typed, not a number
         return [_p(label), _p(_yes_no(present if key in hyd else None).replace(" (not decided)", "")),
-                _p(f"Depth (inches): {v:g}" if present else "Depth (inches):")]
+                _p(f"Depth (inches): {v:g}" if present else f"Depth (inches):{typed}")]
 
     rows = [[_p("<b>Field Observations:</b>"), "", ""],
             obs("Surface Water Present?", "surface_water_in"),
@@ -421,8 +430,11 @@ def _soil(page: DataFormPage, region: Region | None, w: float) -> list[Flowable]
         if not isinstance(layer, Mapping):
             continue
         top, bottom = layer.get("top_in"), layer.get("bottom_in")
-        depth = f"{_txt(top)}\u2013{_txt(bottom)}" if top is not None or bottom is not None else ""
-        rows.append([_p(depth, align="CENTER")] + [_p(_txt(layer.get(k)), align="CENTER") for k in
+        depth = (f"{_txt(top)}\u2013{_txt(bottom)}" if top is not None or bottom is not None
+                 else _txt(layer.get("depth_in")))
+        values = {**layer, "matrix_color": layer.get("matrix_color", layer.get("matrix")),
+                  "redox_color": layer.get("redox_color", layer.get("redox"))}
+        rows.append([_p(depth, align="CENTER")] + [_p(_txt(values.get(k)), align="CENTER") for k in
                     ("matrix_color", "matrix_pct", "redox_color", "redox_pct", "redox_type", "redox_loc")]
                     + [_p(_txt(layer.get("texture"))), _p(_txt(layer.get("remarks")))])
     while len(rows) < 4:

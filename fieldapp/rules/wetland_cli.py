@@ -17,6 +17,7 @@ from __future__ import annotations
 import argparse
 import errno
 import json
+import os
 import sys
 from collections.abc import Sequence
 
@@ -56,6 +57,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         words: dict[int | None, str] = {errno.ENOENT: "no such file", errno.EISDIR: "it is a folder, not a file",
                                         errno.EACCES: "permission denied"}
         why = words.get(err.errno, err.strerror or str(err))
+        if err.errno == errno.EACCES and os.path.isdir(args.file):
+            why = "it is a folder, not a file"  # Windows refuses to open a folder as EACCES
         return _fail(f"cannot read {args.file}: {why}")
     except ValueError as err:
         return _fail(f"cannot read {args.file}: {err}")

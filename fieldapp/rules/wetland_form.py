@@ -63,9 +63,12 @@ Species not on the plant list, and unidentified species
     every species counted as UPL for not being listed, so a reviewer sees it.
 
 Other readings where the form is silent
-    A species entered twice in one stratum counts once, with the two covers added. A cover of
-    0 is recorded but neither dominant nor in the Prevalence Index. Cover is absolute % (0 to
-    100 for one species); a stratum's total may exceed 100.
+    A species is looked up in ``indicators`` by its name exactly as written, spaces at the ends
+    trimmed ("Acer rubrum" is not "acer rubrum": scientific names are written one way; the
+    species picker writes them from the plant list). A species entered twice in one stratum
+    counts once, with the two covers added. A cover of 0 is recorded but neither dominant nor
+    in the Prevalence Index. Cover is absolute % (0 to 100 for one species); a stratum's total
+    may exceed 100.
 """
 
 from __future__ import annotations

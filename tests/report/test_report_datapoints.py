@@ -4,45 +4,12 @@ determination the rules reach from the stored form, its position, pairing and bo
 from __future__ import annotations
 
 import unicodedata
-from datetime import date
 
 import pytest
 
-from fieldapp.geo import SiteFrame
-from fieldapp.store import create_visit
-from fieldapp.survey import Visit
-from tests.report.sample_visit import FT, LAT0, LON0, _clock
+from tests.report.datapoint_visit import make_visit
 
 pypdf = pytest.importorskip("pypdf")
-
-WET_FORM = {"region": "northcentral-northeast",
-            "indicators": {"Typha latifolia": "OBL", "Acer rubrum": "FAC", "Poa pratensis": "FACU"},
-            "vegetation": {"tree": [{"species": "Acer rubrum", "cover": 40}],
-                           "herb": [{"species": "Typha latifolia", "cover": 60}]},
-            "hydrology": {"primary": ["A2"], "water_table_in": 6}, "soil": {"indicators": ["F6"]}}
-UP_FORM = {"region": "northcentral-northeast", "indicators": {"Poa pratensis": "FACU"},
-           "vegetation": {"herb": [{"species": "Poa pratensis", "cover": 90}]},
-           "hydrology": {"secondary": ["D2"]}, "soil": {"indicators": []}}
-
-
-def make_visit(path):
-    frame = SiteFrame("EPSG:3070")
-    visit = Visit.new("Marsh lot", date(2024, 5, 14), crew=["A. Delineator"], crs="EPSG:3070",
-                      antenna_height_m=1.8, who="ann@laptop-1", clock=_clock())
-    store = create_visit(path, visit)
-    x0, y0 = (float(v) for v in frame.to_local(LON0, LAT0))
-    w = 200.0 * FT
-    wet = visit.add_area("wetland", [(x0, y0), (x0 + w, y0), (x0 + w, y0 + w), (x0, y0 + w)], label="Wetland A",
-                         susceptibility="less")
-    inside = visit.add_data_point(role="wetland", x=x0 + 10, y=y0 + 10, form=WET_FORM, name="DP-1")
-    outside = visit.add_data_point(role="upland", x=x0 - 10, y=y0 + 10, form=UP_FORM, name="DP-2")
-    # a third, whose stored form the rules refuse (a secondary indicator under primary)
-    visit.add_data_point(role="upland", x=x0 - 20, y=y0, form={**UP_FORM, "hydrology": {"primary": ["D2"]}},
-                         name="DP-10")
-    visit.pair_data_points(inside.uuid, outside.uuid, wet.uuid)
-    store.close()
-    return visit
-
 
 @pytest.fixture(scope="module")
 def report(tmp_path_factory, qapp):

@@ -76,3 +76,19 @@ def test_many_species_stack_the_worksheets_below_and_run_over_pages():
     many = {**FORM, "vegetation": {"herb": [{"species": f"Carex sp. {i}", "cover": 2} for i in range(40)]}}
     pages = pdf_text(page_of(many))
     assert len(pages) >= 3 and "Carex sp. 39" in " ".join(pages)
+
+
+def test_the_windows_form_shape_prints_too():
+    """The Data point tab stores ``plot_sizes_ft``, profile rows of ``depth_in`` / ``matrix`` /
+    ``redox`` / ``texture`` text, and a cover or depth kept as typed when it is not a number."""
+    form = {**FORM, "plot_sizes_ft": {"tree": 25.0, "sapling_shrub": 15.0, "herb": 5.0, "woody_vine": 25.0},
+            "soil": {"indicators": ["F6"], "profile": [{"depth_in": "0-9", "matrix": "10YR 2/1",
+                                                        "redox": "7.5YR 4/6, 5 %", "texture": "silt loam"}]},
+            "hydrology": {"primary": ["A2"], "water_table_in": "about 8"}}
+    flat = " ".join("\n".join(pdf_text(page_of(form))).split())
+    assert "Tree Stratum (Plot size: 25 ft radius)" in flat and "Herb Stratum (Plot size: 5 ft radius)" in flat
+    assert "0-9" in flat and "10YR 2/1" in flat and "7.5YR 4/6, 5 %" in flat and "silt loam" in flat
+    assert "Depth (inches): about 8" in flat
+    typed = {**FORM, "vegetation": {"herb": [{"species": "Typha latifolia", "cover": "lots"}]}}
+    flat = " ".join("\n".join(pdf_text(page_of(typed))).split())
+    assert "lots" in flat and "No determination: vegetation.herb[0].cover: the % cover of Typha latifolia must" in flat
