@@ -110,6 +110,8 @@ def test_two_paired_points_support_the_boundary_and_the_verdicts_cite_them(visit
     assert evaluate(city.request) == city.result        # the rule's result as it gave it: reproducible
     pa = visit.checks.get(f"protective_area:{area.uuid}")
     assert pa.cites == city.cites
+    # the Boundary tab's verdict of the wetland says it too
+    assert f"Delineation: {city.cites}" in visit.area_verdict_text(area.uuid).splitlines()
     # the map: each point marked by its side, a dashed line across the boundary to its pair
     ov = visit.overlays()
     marks = [(text, colour) for _x, _y, text, colour in ov["labels"] if "DP-" in text]
