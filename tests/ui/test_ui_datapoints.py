@@ -1,8 +1,8 @@
 """Issue 32 through the window: the simulated surveyor walks the demo wetland, then stands inside
 it and outside it; a data point is placed at each GNSS fix, its form typed with the species
 picker and the checklists, the determination shown as it is typed; the two are paired across
-the boundary and the Checks rows say the boundary is supported and cite them. Screenshots in
-docs/screenshots/."""
+the boundary and the Checks rows say the boundary is supported and cite them.
+FIELDAPP_DATAPOINT_SHOTS=1 saves the screenshots in docs/screenshots/ (datapoint-*.png)."""
 
 from __future__ import annotations
 
@@ -125,7 +125,7 @@ def test_two_paired_data_points_and_the_boundary_between_them(qtbot, private_dir
         assert "boundary supported by DP-1 (wetland, inside), DP-2 (upland, outside)" in shown()
         assert "paired with DP-1" in panel.state.text()
 
-        if os.environ.get("FIELDAPP_SHOTS", "1") == "1":
+        if os.environ.get("FIELDAPP_DATAPOINT_SHOTS") == "1":
             SHOTS.mkdir(parents=True, exist_ok=True)
             w.grab().save(str(SHOTS / "datapoint-window.png"))
             panel.body.grab().save(str(SHOTS / "datapoint-form.png"))
@@ -157,7 +157,7 @@ def test_the_plant_list_import_asks_which_column_is_which(qtbot, private_dirs, t
         assert (dlg.scientific.currentText(), dlg.status.currentText()) == ("Taxon", "Wet status")
         assert dlg.common.currentText() == "(no common name column)"
         dlg.common.setCurrentText("Vernacular")         # the crew says which column is which
-        if os.environ.get("FIELDAPP_SHOTS", "1") == "1":
+        if os.environ.get("FIELDAPP_DATAPOINT_SHOTS") == "1":
             SHOTS.mkdir(parents=True, exist_ok=True)
             dlg.grab().save(str(SHOTS / "datapoint-plantlist-import.png"))
         qtbot.mouseClick(dlg.load_button, Qt.MouseButton.LeftButton)
