@@ -52,7 +52,7 @@ def test_requests_for_model_is_the_union_of_the_check_builders_in_order():
                                           (X0 + 100, Y0 + 30)])
     areas = v.features(Layer.AREA)
     by_kind = {**R.bank_checks(v), **R.wetland_checks(v, areas)}
-    by_kind.update(R.support_checks(v, by_kind))        # the data points behind each wetland
+    by_kind.update(R.support_checks(v, by_kind, R.check_name))      # the data points behind each wetland
     by_kind.update(R.woodland_checks(v, areas))
     got = R.requests_for_model(v)
     assert got == by_kind

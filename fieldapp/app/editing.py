@@ -27,7 +27,7 @@ __all__ = ["FieldSpec", "Selection", "form_fields", "apply_form", "parse_field",
 #: The layers the Records table lists (the raw track and a walk's vertices are not records
 #: one corrects one by one).
 EDITABLE_LAYERS = (Layer.OHWM_POINT, Layer.OHWM_LINE, Layer.TRANSECT, Layer.STATION, Layer.TREE,
-                   Layer.AREA, Layer.LINE, Layer.WALK, Layer.NOTE)
+                   Layer.AREA, Layer.LINE, Layer.WALK, Layer.NOTE, Layer.DATA_POINT)
 
 #: field -> (words, unit) for forms and refusals
 FIELD_WORDS = {
@@ -43,6 +43,7 @@ FIELD_WORDS = {
     "wetland_type": ("Wetland type", ""), "interruption": ("Complete interruption", ""),
     "stipulated": ("Stipulated bank", ""), "count": ("Vertices", ""), "tag": ("Tag", ""),
     "fill": ("Filled", ""), "fill_permit": ("Fill permit", ""),
+    "name": ("Name", ""),
 }
 
 
@@ -167,6 +168,8 @@ def form_fields(visit: Any, sel: Selection) -> list[FieldSpec]:
         return site_fields(rec)
     if L is Layer.NOTE:
         return [FieldSpec("text", "Note", "multiline", rec.text)]
+    if L is Layer.DATA_POINT:       # its form is typed on the Plot tab
+        return [FieldSpec("name", "Name", "text", rec.name), FieldSpec("notes", "Notes", "multiline", rec.notes)]
     return []
 
 
@@ -234,6 +237,8 @@ def apply_form(visit: Any, sel: Selection, values: dict[str, Any]) -> Any:
         return m.update_site(**changed)
     if L is Layer.LINE and "tributary_stations" in changed:
         changed["tributary_stations"] = str(changed["tributary_stations"] or "").strip() or None
+    if L is Layer.DATA_POINT:
+        return m.update_data_point(sel.uuid, **changed)
     if set(changed) == {"label"}:
         return m.rename(L, sel.uuid, changed["label"])
     if L is Layer.TREE:
@@ -355,6 +360,10 @@ def _details(visit: Any, layer: Layer, rec: Any) -> str:
         return "at a position" if rec.x is not None else "no position"
     if layer is Layer.OHWM_LINE:
         return f"{len(m.children(Layer.OHWM_POINT, rec.uuid))} points"
+    if layer is Layer.DATA_POINT:
+        decided = {None: "form not decided", True: "wetland", False: "not wetland"}[rec.wetland]
+        pair = m.get(Layer.DATA_POINT, rec.pair_uuid).name if rec.pair_uuid in m._data[Layer.DATA_POINT] else None
+        return f"{decided}, " + (f"paired with {pair}" if pair else "not paired")
     return ""
 
 
@@ -381,7 +390,7 @@ def record_rows(visit: Any) -> list[tuple[Selection, str, str]]:
 # ------------------------------------------------------------------ the map
 def nearest_record(visit: Any, x_ft: float, y_ft: float, tolerance_ft: float) -> Selection | None:
     """The record a map click at (x_ft, y_ft) picks: the nearest point record (OHWM point,
-    station, tree, note) within ``tolerance_ft``, else the nearest line (line feature,
+    station, tree, note, data point) within ``tolerance_ft``, else the nearest line (line feature,
     transect) or area outline within it, else the smallest area containing the click."""
     import shapely
     from shapely.geometry import Point
@@ -394,7 +403,7 @@ def nearest_record(visit: Any, x_ft: float, y_ft: float, tolerance_ft: float) ->
     tol = float(f.from_ft(tolerance_ft))
     click = Point(x, y)
     best: tuple[float, Selection] | None = None
-    for layer in (Layer.OHWM_POINT, Layer.STATION, Layer.TREE, Layer.NOTE):
+    for layer in (Layer.OHWM_POINT, Layer.STATION, Layer.TREE, Layer.NOTE, Layer.DATA_POINT):
         for rec in m.features(layer):
             if rec.x is None:
                 continue

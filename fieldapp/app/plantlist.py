@@ -23,7 +23,7 @@ from fieldapp.rules.wetland_regions import STATUSES
 
 log = logging.getLogger(__name__)
 
-__all__ = ["Plant", "PlantList", "saved_path", "RECENT_MAX"]
+__all__ = ["Plant", "PlantList", "saved_path", "from_loaded", "from_rows", "RECENT_MAX"]
 
 #: How many species the picker remembers as recent.
 RECENT_MAX = 30
@@ -140,6 +140,16 @@ class PlantList:
         except (OSError, ValueError) as exc:
             log.warning("plant list %s not read: %s", path, exc)
             return cls()
+
+
+def from_loaded(loaded: Any, recent: Sequence[str] = ()) -> PlantList:
+    """Our :class:`PlantList` of a list :func:`fieldapp.rules.plantlist.load_plant_list` read
+    (its file name and status column as the source; a SAMPLE list says so)."""
+    rows = [(name, loaded.common_names.get(name, ""), status) for name, status in loaded.statuses.items()]
+    source = f"{Path(loaded.source).name}, status column {loaded.status_column}"
+    if loaded.sample:
+        source = "SAMPLE list, not the National Wetland Plant List: " + source
+    return from_rows(rows, source, recent)
 
 
 def from_rows(rows: Sequence[tuple[str, str, str]], source: str, recent: Sequence[str] = ()) -> PlantList:

@@ -521,6 +521,8 @@ class VisitController:
                               "Ordinance wetland: no")
                              + f" — {r.get('required_undisturbed_pct', 0):.0f} % undisturbed"
                              f" required ({r.get('citation', '')})")
+            if ws.cites:        # the data points behind the boundary (fieldapp.checks.support)
+                lines.append(f"Delineation: {ws.cites}")
         pa = self.checks.get(f"protective_area:{area_uuid}")
         if pa is not None:
             r = pa.result

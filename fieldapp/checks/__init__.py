@@ -59,7 +59,7 @@ if TYPE_CHECKING:
         stands_with_trees,
         woodland_class_request,
     )
-    from fieldapp.checks.results import RULE_TITLES, Check, Checks, status_words, summary_words
+    from fieldapp.checks.results import RULE_TITLES, Check, Checks, check_words, status_words, summary_words
 
 #: Where each name other packages and the tests use lives; loaded on first use (PEP 562), so the
 #: checks panel, which only needs the words of a result, does not bring the survey model
@@ -71,7 +71,8 @@ _HOME = {
         "drainageway_request", "mitigation_request", "protection_check", "requests_for_model",
         "stands_with_trees", "woodland_class_request",
     ), "requests"),
-    **dict.fromkeys(("Check", "Checks", "RULE_TITLES", "status_words", "summary_words"), "results"),
+    **dict.fromkeys(("Check", "Checks", "RULE_TITLES", "check_words", "status_words", "summary_words"),
+                    "results"),
 }
 
 
@@ -89,7 +90,7 @@ def __dir__() -> list[str]:
 
 
 __all__ = [  # the names of _HOME
-    "AwaitingData", "CITE_CITY", "Check", "Checks", "RULE_TITLES", "bank_request", "clamp_pct",
+    "AwaitingData", "CITE_CITY", "Check", "Checks", "RULE_TITLES", "bank_request", "check_words", "clamp_pct",
     "development_area_request", "drainageway_request", "mitigation_request", "protection_check",
     "requests_for_model", "stands_with_trees", "status_words", "summary_words",
     "woodland_class_request",

@@ -705,7 +705,7 @@ def requests_for_model(model: Any, *, retained_ac: float = 0.0,
     areas = model.features(Layer.AREA)
     out.update(bank_checks(model))
     out.update(wetland_checks(model, areas))
-    out.update(support_checks(model, out))      # the data points behind each wetland boundary
+    out.update(support_checks(model, out, check_name))      # the data points behind each wetland
     out.update(woodland_checks(model, areas, retained_ac, woodland_class))
     out.update(graded_area_checks(model, areas))
     out.update(drainageway_checks(model))

@@ -17,7 +17,7 @@ from typing import TYPE_CHECKING, Any
 if TYPE_CHECKING:
     from .requests import RuleInput
 
-__all__ = ["RULE_TITLES", "Check", "Checks", "status_words", "summary_words"]
+__all__ = ["RULE_TITLES", "Check", "Checks", "check_words", "status_words", "summary_words"]
 
 RULE_TITLES = {
     "nr341.bank": "Bank (NR 341.035)",
@@ -49,12 +49,17 @@ class Check:
         (:class:`AwaitingData`), which has no request to send yet.
     result : dict
         ``fieldapp.rules.evaluate(request)``, or :meth:`AwaitingData.result`.
+    cites : str
+        What the verdict rests on besides the request, in words: a wetland's city and NR
+        151.125 checks cite the data points behind its boundary
+        (:class:`fieldapp.checks.support.Cited`); "" for the others.
     """
 
     check_id: str
     title: str
     request: dict[str, Any]
     result: dict[str, Any]
+    cites: str = ""
 
     @property
     def status(self) -> str:
@@ -100,11 +105,6 @@ def summary_words(rule: str, result: dict[str, Any]) -> str:
     """
     rule = rule or str(result.get("rule") or "")
     st = result.get("status")
-    if "boundary_supported" in result and st != "error":     # a wetland verdict citing its data points
-        inner = summary_words(rule, {k: v for k, v in result.items() if k != "boundary_supported"})
-        pts = ", ".join(result.get("data_points") or [])
-        return inner + (f"; boundary supported by {pts}" if result["boundary_supported"] else
-                        f"; boundary not supported by data points{f' ({pts})' if pts else ''}")
     if rule == "wetland.support":
         return str(result.get("summary") or st or "")
     if st == "provisional":
@@ -201,6 +201,13 @@ def summary_words(rule: str, result: dict[str, Any]) -> str:
     return st or ""
 
 
+def check_words(c: Check) -> str:
+    """A check's value in a few words (:func:`summary_words`) and what it cites (the data
+    points behind a wetland's boundary: ``...; boundary supported by DP-1 (wetland, inside)``)."""
+    words = summary_words(c.rule, c.result)
+    return f"{words}; {c.cites}" if c.cites and c.status != "error" else words
+
+
 class Checks:
     """The latest result of every check; re-evaluates only requests whose JSON changed.
 
@@ -282,7 +289,7 @@ class Checks:
             elif isinstance(item, Derived):
                 key_of = {"derived": item.result_dict}
             elif isinstance(item, Cited):
-                key_of = {"cited": item.data_points, "supported": item.supported, "r": dict(item)}
+                key_of = {"cited": item.words(), "r": dict(item)}
             key = json.dumps(key_of, sort_keys=True)
             if self._keys.get(cid) == key and self._checks[cid].title == title:
                 continue
@@ -295,7 +302,7 @@ class Checks:
                 self._checks[cid] = Check(cid, title, {}, item.result())
             elif isinstance(item, Cited):
                 request = dict(item)
-                self._checks[cid] = Check(cid, title, request, item.result(self._safe_evaluate(request)))
+                self._checks[cid] = Check(cid, title, request, self._safe_evaluate(request), item.words())
             else:
                 self._checks[cid] = Check(cid, title, item, self._safe_evaluate(item))
             self._keys[cid] = key

@@ -17,6 +17,7 @@ material as a source of the determination) and its NR 151.125 protective-area ch
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
@@ -49,8 +50,9 @@ class Cited(dict[str, Any]):
     (``data_points``: "DP-1 (wetland, inside)" ...; ``supported``: whether they support it).
 
     It *is* the request (a dict equal to it), so whoever reads :func:`requests_for_model`'s
-    requests -- the report, ``fieldapp rules evaluate`` -- sees the rule request unchanged;
-    :class:`fieldapp.checks.Checks` adds the citation to the rule's result (:meth:`result`).
+    requests -- the report, ``fieldapp rules evaluate`` -- sees the rule request unchanged, and
+    the rule's result is kept as the rule gave it (an attached request reproduces it);
+    :class:`fieldapp.checks.Checks` keeps :meth:`words` beside it (``Check.cites``).
     """
 
     def __init__(self, request: dict[str, Any], data_points: tuple[str, ...], supported: bool) -> None:
@@ -58,10 +60,13 @@ class Cited(dict[str, Any]):
         self.data_points = data_points
         self.supported = supported
 
-    def result(self, result: dict[str, Any]) -> dict[str, Any]:
-        if result.get("status") == "error":
-            return result
-        return {**result, "data_points": list(self.data_points), "boundary_supported": self.supported}
+    def words(self) -> str:
+        """``boundary supported by DP-1 (wetland, inside), DP-2 (upland, outside)``, or that
+        it is not (with the points there are)."""
+        pts = ", ".join(self.data_points)
+        if self.supported:
+            return f"boundary supported by {pts}"
+        return "boundary not supported by data points" + (f" ({pts})" if pts else "")
 
 
 @dataclass(frozen=True)
@@ -133,20 +138,22 @@ def _result(area_words: str, s: Support) -> dict[str, Any]:
             "next_step": "check the boundary or the data points: " + "; ".join(s.problems)}
 
 
-def support_checks(model: Any, requests: dict[str, Any]) -> dict[str, Any]:
+def support_checks(model: Any, requests: dict[str, Any],
+                   check_name: Callable[[str, str, int], str]) -> dict[str, Any]:
     """The support row of each wetland area, and its ``wetland:`` / ``protective_area:``
     requests of ``requests`` wrapped in :class:`Cited` ({check id: (title, item)} to update
-    ``requests`` with)."""
+    ``requests`` with). ``check_name`` names a check as the others are named
+    (:func:`fieldapp.checks.requests.check_name`: "Data points of wetland B")."""
     out: dict[str, Any] = {}
     n = 0
     for area in model.features(Layer.AREA):
         if not isinstance(area, AreaFeature) or area.kind.value != "wetland":
             continue
         n += 1
-        label = area.label or f"Wetland #{n}"
+        label = area.label or f"wetland #{n}"
         s = support_of(model, area)
-        out[f"wetland_support:{area.uuid}"] = (f"Data points of {label} (delineation)",
-                                                Derived(_result(label, s)))
+        out[f"wetland_support:{area.uuid}"] = (f"{check_name('Data points of wetland', area.label, n)}"
+                                                " (delineation)", Derived(_result(label, s)))
         for key in (f"wetland:{area.uuid}", f"protective_area:{area.uuid}"):
             if key in requests and isinstance(requests[key][1], dict):
                 title, req = requests[key]

@@ -11,7 +11,7 @@ from typing import Any
 
 from reportlab.platypus import Flowable, Paragraph, Spacer, Table
 
-from fieldapp.checks.results import Check, status_words, summary_words
+from fieldapp.checks.results import Check, check_words, status_words, summary_words
 from fieldapp.checks.words import field_words
 from fieldapp.rules.nr341 import bank_parameters
 from fieldapp.rules.shown import NOT_SET, slope_pct_text
@@ -86,7 +86,7 @@ def summary_section(c: ReportContent, w: float) -> list[Flowable]:
     if not c.checks:
         return [*heading("Verdicts", 1, para("No rule applies yet (nothing recorded that a rule reads)."))]
     rows = [[str(i), esc(rule_title(k)), status_markup(k.status, status_words(k.status)),
-             esc(summary_words(k.rule, k.result)), esc(k.result.get("citation", "–"))]
+             esc(check_words(k)), esc(k.result.get("citation", "–"))]
             for i, k in enumerate(c.checks, 1)]
     return [*heading("Verdicts at a glance", 1),
             table(["#", "Check", "Status", "Result", "Citation"], rows, w),
@@ -154,7 +154,7 @@ def _verdict(i: int, k: Check, name: str | None, w: float) -> list[Flowable]:
     r, st = k.result, k.status
     intro = [para(f"Rule <b>{esc(k.rule)}</b> — status {status_markup(st, status_words(st))} — citation "
                   f"<b>{esc(r.get('citation') or '–')}</b>"),
-             para(f"<b>Result</b>: {esc(summary_words(k.rule, r))}")]
+             para(f"<b>Result</b>: {esc(check_words(k))}")]
     out = heading(f"{i}. {rule_title(k)}", 2, *intro)
     if st == "error":
         out.append(para(status_markup("error", f"{r.get('key', '')}: {r.get('message', '')}")))

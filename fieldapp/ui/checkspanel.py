@@ -20,7 +20,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from fieldapp.checks import Check, status_words, summary_words
+from fieldapp.checks import Check, check_words, status_words
 from fieldapp.ui import theme
 from fieldapp.ui.checkwords import details_text, interpretation_lines
 
@@ -135,7 +135,7 @@ class ChecksPanel(QWidget):
             self.table.setRowCount(len(checks))
             for row, c in enumerate(checks):
                 st = c.status
-                cells = (c.title.split(" (")[0], status_words(st), summary_words(c.request.get("rule", ""), c.result),
+                cells = (c.title.split(" (")[0], status_words(st), check_words(c),
                          str(c.result.get("citation", "")))
                 for col, text in enumerate(cells):
                     item = QTableWidgetItem(text)

@@ -100,6 +100,8 @@ def details_text(c: Any) -> str:
         lines += ["The applicant must show:", *(f"  [ ] {x}" for x in r["applicant_must_show"])]
     if r.get("message"):
         lines.append(f"Message: {r['message']}")
+    if getattr(c, "cites", None):
+        lines.append(f"Wetland data points: {c.cites}")
     lines.append("")
     if c.has_request:
         lines.append("What went in:")

@@ -11,7 +11,8 @@ import pytest
 from fieldapp.app.datapoints import DataPointDesk, empty_form
 from fieldapp.app.plantlist import PlantList, from_rows
 from fieldapp.app.visit import VisitController
-from fieldapp.checks import summary_words
+from fieldapp.checks import check_words, summary_words
+from fieldapp.rules import evaluate
 from fieldapp.survey import AreaKind, Layer, Visit
 
 X0, Y0 = 500000.0, 4983000.0   # UTM 16N
@@ -104,11 +105,13 @@ def test_two_paired_points_support_the_boundary_and_the_verdicts_cite_them(visit
     assert sup.status == "determined"
     assert summary_words("", sup.result) == "Supported by DP-1 (wetland, inside), DP-2 (upland, outside)"
     city = visit.checks.get(f"wetland:{area.uuid}")
-    assert city.result["data_points"] == ["DP-1 (wetland, inside)", "DP-2 (upland, outside)"]
-    assert summary_words(city.rule, city.result).endswith(
-        "; boundary supported by DP-1 (wetland, inside), DP-2 (upland, outside)")
+    assert city.cites == "boundary supported by DP-1 (wetland, inside), DP-2 (upland, outside)"
+    assert check_words(city) == summary_words(city.rule, city.result) + "; " + city.cites
+    assert evaluate(city.request) == city.result        # the rule's result as it gave it: reproducible
     pa = visit.checks.get(f"protective_area:{area.uuid}")
-    assert pa.result["boundary_supported"] is True
+    assert pa.cites == city.cites
+    # the Boundary tab's verdict of the wetland says it too
+    assert f"Delineation: {city.cites}" in visit.area_verdict_text(area.uuid).splitlines()
     # the map: each point marked by its side, a dashed line across the boundary to its pair
     ov = visit.overlays()
     marks = [(text, colour) for _x, _y, text, colour in ov["labels"] if "DP-" in text]
@@ -121,7 +124,8 @@ def test_two_paired_points_support_the_boundary_and_the_verdicts_cite_them(visit
     sup = visit.checks.get(f"wetland_support:{area.uuid}")
     assert sup.status == "needs_data"
     assert "DP-2 is the upland point but stands inside the boundary" in summary_words("", sup.result)
-    assert visit.checks.get(f"wetland:{area.uuid}").result["boundary_supported"] is False
+    assert visit.checks.get(f"wetland:{area.uuid}").cites == (
+        "boundary not supported by data points (DP-1 (wetland, inside), DP-2 (upland, inside))")
     visit.model.undo()
     visit.refresh_checks()
     assert visit.checks.get(f"wetland_support:{area.uuid}").status == "determined"
@@ -142,3 +146,23 @@ def test_a_form_the_rules_refuse_is_kept_undecided(visit):
     assert new.wetland is None and json.loads(new.form_json)["hydrology"]["primary"] == ["D2"]
     # nothing on the list: the species keep no status and count as not listed (UPL)
     assert json.loads(new.form_json)["indicators"] == {}
+
+
+def test_records_tab_lists_renames_and_deletes_a_data_point_with_undo(visit):
+    from fieldapp.app import editing as E
+
+    walk = walk_wetland(visit)
+    desk = DataPointDesk(visit, PlantList(list(PLANTS.plants), "test"))
+    wet = desk.place("wetland", at_ft=ft(visit, X0 + 30, Y0 + 30))
+    up = desk.place("upland", at_ft=ft(visit, X0 + 80, Y0 + 30))
+    desk.save_form(wet.uuid, wet_form())
+    desk.pair(wet.uuid, up.uuid, walk)
+    rows = {words: details for sel, words, details in E.record_rows(visit) if sel.layer is Layer.DATA_POINT}
+    assert rows == {"Wetland data point DP-1": "wetland, paired with DP-2",
+                    "Upland data point DP-2": "form not decided, paired with DP-1"}
+    sel = E.Selection(Layer.DATA_POINT, up.uuid)
+    assert E.nearest_record(visit, *ft(visit, X0 + 80.5, Y0 + 30), tolerance_ft=5.0) == sel
+    E.apply_form(visit, sel, {"name": "DP-2 upland edge", "notes": "old field"})
+    assert visit.model.get(Layer.DATA_POINT, up.uuid).name == "DP-2 upland edge"
+    assert E.undo(visit).startswith("Undone: upland data point DP-2 upland edge")
+    assert visit.model.get(Layer.DATA_POINT, up.uuid).name == "DP-2"

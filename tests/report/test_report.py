@@ -58,7 +58,7 @@ def test_text_holds_each_verdict_citation_and_numbers(report):
     assert "anchor-last-trigger" in t and "average-wetland-width" in t and "round-buffer" in t
     # status words
     assert "determined" in t and "needs data" in t
-    assert report["summary"]["verdicts"] == 7
+    assert report["summary"]["verdicts"] == 8     # 7 rule checks and the wetland's data points row
 
 
 def test_stand_table_by_two_inch_class(report):

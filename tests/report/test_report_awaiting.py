@@ -45,8 +45,9 @@ def test_an_untallied_stand_waits_for_its_trees(report):
     assert "Woodland class: none" not in t and "Class none" not in t
     # the detail says why nothing is attached
     assert "No rule request yet (nothing recorded that the rule reads)" in t
-    # the sample's 7 checks, the stand's mitigation (retained 0.5 ac) as the 8th
-    assert report["summary"]["verdicts"] == 8
+    # the sample's 8 checks (7 and its wetland's data points row), the stand's mitigation
+    # (retained 0.5 ac) as the 9th
+    assert report["summary"]["verdicts"] == 9
 
 
 def test_only_checks_with_a_request_are_attached_and_they_reproduce(report):

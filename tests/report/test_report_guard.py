@@ -169,7 +169,7 @@ def test_report_of_a_read_only_visit(qapp, visit, tmp_path):
     before = sha256(visit)
     with ReadOnly(visit):
         summary = build_report(visit, tmp_path / "r.pdf")
-    assert summary["verdicts"] == 7  # the sample's seven checks, as in test_report.py
+    assert summary["verdicts"] == 8  # the sample's eight checks, as in test_report.py
     assert sha256(visit) == before
     # the sync conflict the sample holds is read from the read-only file too (test_report.py)
     t = pdf_text(tmp_path / "r.pdf")
@@ -220,7 +220,7 @@ def test_error_verdict_is_shown_not_a_crash(qapp, visit, tmp_path, monkeypatch):
     t = pdf_text(out)
     assert f"Woodland class not determined: input.canopy_10in_pct: {message}" in t
     assert f"Error: {message}" in t  # glance table / detail (summary_words)
-    assert summary["verdicts"] == 7  # the sample's seven checks (test_report.py), this one in error
+    assert summary["verdicts"] == 8  # the sample's eight checks (test_report.py), this one in error
 
 
 def test_every_verdict_an_error_still_makes_a_report(qapp, visit, tmp_path, monkeypatch):

@@ -87,10 +87,10 @@ def test_no_option_is_no_plan_and_a_positive_one_as_before(mature, tmp_path, cap
     assert res["retained_pct"] == pytest.approx(54.41, abs=0.01) and res["permitted"] is False
     assert res["mitigation_area_ac"] == pytest.approx(0.75 * STAND_AC - 0.5, rel=1e-3)
     # as many verdicts with a plan as without: the check is never silently missing
-    # (the sample's 7 checks, the stand's protection check, and General D's overlapping
-    # resources: the mature stand and the ordinance wetland W1, issue 29)
+    # (the sample's 8 checks, its wetland's data points row included, the stand's protection
+    # check, and General D's overlapping resources: the mature stand and the wetland W1, issue 29)
     assert none_verdicts.split(", ")[1] == capsys.readouterr().out.split(", ")[1] == (
-        "9 verdicts (rule requests attached)\n")
+        "10 verdicts (rule requests attached)\n")
 
 
 def test_a_retained_area_above_the_stand_is_refused(mature, tmp_path, capsys):

@@ -1,8 +1,8 @@
 """Issue 32 through the window: the simulated surveyor walks the demo wetland, then stands inside
 it and outside it; a data point is placed at each GNSS fix, its form typed with the species
 picker and the checklists, the determination shown as it is typed; the two are paired across
-the boundary and the Checks rows say the boundary is supported and cite them. Screenshots in
-docs/screenshots/."""
+the boundary and the Checks rows say the boundary is supported and cite them.
+FIELDAPP_DATAPOINT_SHOTS=1 saves the screenshots in docs/screenshots/ (datapoint-*.png)."""
 
 from __future__ import annotations
 
@@ -66,7 +66,7 @@ def test_two_paired_data_points_and_the_boundary_between_them(qtbot, private_dir
     try:
         _boundary, area = walk_scenario_boundary(qtbot, w, "wetland", "Wetland A", wetland_type="shallow marsh")
         key(qtbot, w, "Ctrl+7")
-        panel = w.panels["datapoint"]
+        panel = w.panels["plot"]
         assert w.tabs.currentWidget() is panel
         # no data point yet: the wetland's support row asks for a pair
         sup_id = f"wetland_support:{area['uuid']}"
@@ -115,7 +115,7 @@ def test_two_paired_data_points_and_the_boundary_between_them(qtbot, private_dir
         qtbot.waitUntil(lambda: w.visit.checks.get(sup_id).status == "determined", timeout=WAIT_MS)
         words = "Supported by DP-1 (wetland, inside), DP-2 (upland, outside)"
         city = w.visit.checks.get(f"wetland:{area['uuid']}")
-        assert city.result["data_points"] == ["DP-1 (wetland, inside)", "DP-2 (upland, outside)"]
+        assert city.cites == "boundary supported by DP-1 (wetland, inside), DP-2 (upland, outside)"
 
         def shown():
             tables = w.checks_panel.findChildren(type(panel.species))
@@ -125,10 +125,52 @@ def test_two_paired_data_points_and_the_boundary_between_them(qtbot, private_dir
         assert "boundary supported by DP-1 (wetland, inside), DP-2 (upland, outside)" in shown()
         assert "paired with DP-1" in panel.state.text()
 
-        if os.environ.get("FIELDAPP_SHOTS", "1") == "1":
+        if os.environ.get("FIELDAPP_DATAPOINT_SHOTS") == "1":
             SHOTS.mkdir(parents=True, exist_ok=True)
             w.grab().save(str(SHOTS / "datapoint-window.png"))
             panel.body.grab().save(str(SHOTS / "datapoint-form.png"))
             w.checks_panel.grab().save(str(SHOTS / "datapoint-checks.png"))
+    finally:
+        close_window(w)
+
+
+def test_the_plant_list_import_asks_which_column_is_which(qtbot, private_dirs, tmp_path):
+    """A CSV with its own column names (semicolons, Windows cp1252): the dialog lists them, the
+    crew picks the status column, Load; the picker then finds species by common name."""
+    from fieldapp.app.plantlist import PlantList, saved_path
+    from fieldapp.rules.plantlist import SAMPLE_PATH
+
+    csv = tmp_path / "my list.csv"
+    csv.write_bytes("Taxon;Vernacular;Wet status\nTypha ×glauca;hybrid cattail;OBL\nAcer rubrum;red maple;FAC\n"
+                    .encode("cp1252"))
+    w = make_window(qtbot, private_dirs, simulate=True, time_scale=10.0, rate_hz=10.0)
+    try:
+        qtbot.waitUntil(lambda: w.visit is not None, timeout=WAIT_MS)
+        key(qtbot, w, "Ctrl+7")
+        panel = w.panels["plot"]
+        # the demo (simulated devices) offers its SAMPLE list until one is loaded
+        assert panel.list_words.text().startswith("Plant list: SAMPLE list, not the National Wetland Plant List")
+        dlg = panel.load_plant_list(str(csv))
+        assert [dlg.scientific.itemText(i) for i in range(dlg.scientific.count())] == \
+            ["Taxon", "Vernacular", "Wet status"]
+        # a first guess: "taxon" is a name, "... status" the status; "Vernacular" is not recognised
+        assert (dlg.scientific.currentText(), dlg.status.currentText()) == ("Taxon", "Wet status")
+        assert dlg.common.currentText() == "(no common name column)"
+        dlg.common.setCurrentText("Vernacular")         # the crew says which column is which
+        if os.environ.get("FIELDAPP_DATAPOINT_SHOTS") == "1":
+            SHOTS.mkdir(parents=True, exist_ok=True)
+            dlg.grab().save(str(SHOTS / "datapoint-plantlist-import.png"))
+        qtbot.mouseClick(dlg.load_button, Qt.MouseButton.LeftButton)
+        qtbot.waitUntil(lambda: not dlg.isVisible(), timeout=WAIT_MS)
+        assert len(panel.plants) == 2 and panel.plants.status("Typha ×glauca") == "OBL"
+        assert "my list.csv, status column Wet status (2 species)" in panel.list_words.text()
+        assert PlantList.load_saved(saved_path()).status("Acer rubrum") == "FAC"     # kept for the next run
+        panel.search.setText("hybrid")
+        assert panel.picker.item(0).text() == "Typha ×glauca — hybrid cattail  (OBL)"
+        # the demo's SAMPLE list says it is a sample wherever it is used
+        dlg = panel.load_plant_list(str(SAMPLE_PATH))
+        qtbot.mouseClick(dlg.load_button, Qt.MouseButton.LeftButton)
+        qtbot.waitUntil(lambda: not dlg.isVisible(), timeout=WAIT_MS)
+        assert panel.list_words.text().startswith("Plant list: SAMPLE list, not the National Wetland Plant List")
     finally:
         close_window(w)

@@ -135,5 +135,6 @@ def test_check_names_never_double_a_word():
     v.add_area("wetland", box(x, y, x + 100, y + 100))
     v.add_area("wetland", box(x + 200, y, x + 300, y + 100), label="Wetland B")
     titles = sorted(title for title, _ in requests_for_model(v).values())
-    assert titles == ["Ordinance wetland #1 (city)", "Ordinance wetland B (city)",
+    assert titles == ["Data points of wetland #1 (delineation)", "Data points of wetland B (delineation)",
+                      "Ordinance wetland #1 (city)", "Ordinance wetland B (city)",
                       "Protective area #1 (NR 151.125)", "Protective area Wetland B (NR 151.125)"]

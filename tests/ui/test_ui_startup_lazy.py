@@ -135,10 +135,10 @@ def test_at_start_only_the_tab_shown_is_built_then_all_on_the_first_turn(fresh, 
     assert w.key_legend.text().startswith("Keys A, O act")
     qtbot.waitUntil(lambda: w.startup_done, timeout=WAIT_MS)
     assert sorted(built(w)) == sorted(["ohwm", "transect", "tally", "boundary", "lines",
-                                            "stake-out"])
+                                            "stake-out", "plot"])
     for name, panel in w.panels.items():
         assert w.tabs.indexOf(panel) >= 0, name          # each in its own tab
-    assert w.tabs.count() == 6
+    assert w.tabs.count() == 7
 
 
 def test_a_tab_clicked_before_the_first_turn_is_built_at_once(fresh, qtbot):

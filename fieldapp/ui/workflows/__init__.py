@@ -1,5 +1,5 @@
 """The field workflows as panels of the main window: OHWM, Transect, Tally, Boundary, Lines,
-Stake-out (:mod:`fieldapp.ui.stakeout`) and Data point (wetland determination data points)."""
+Stake-out (:mod:`fieldapp.ui.stakeout`) and Plot (wetland determination data points)."""
 
 from __future__ import annotations
 
@@ -30,7 +30,7 @@ WORKFLOWS = (
     ("boundary", "Boundary", "fieldapp.ui.workflows.boundary:BoundaryPanel"),
     ("lines", "Lines", "fieldapp.ui.workflows.lines:LinesPanel"),
     ("stake-out", "Stake-out", "fieldapp.ui.stakeout:StakeoutPanel"),
-    ("datapoint", "Data point", "fieldapp.ui.workflows.datapoint:DataPointPanel"),
+    ("plot", "Plot", "fieldapp.ui.workflows.datapoint:DataPointPanel"),
 )
 
 #: What each panel keeps in view under its controls (WorkflowPanel.dock_below): the attribute,

@@ -1,4 +1,4 @@
-"""Data point workflow: a wetland determination data point placed at the GNSS fix or a map
+"""Plot workflow (the "Plot" tab, Ctrl+7): a wetland determination data point placed at the GNSS fix or a map
 click, named, given its side (wetland / upland), paired across a walked wetland boundary, and
 its data form typed: vegetation by stratum with a species picker over the loaded plant list,
 the hydrology and hydric soil checklists of the region's supplement, the soil profile. The
@@ -72,7 +72,7 @@ def _mark(value: bool | None) -> str:
 class DataPointPanel(WorkflowPanel):
     """Place, pair and fill in wetland determination data points."""
 
-    title = "Data point"
+    title = "Plot"      # the tab: short, seven tabs on a 1024 px tablet
 
     def __init__(self, *, recording: Recording, devices: DeviceFeed, gate: RecordGate, notices: Notices,
                  surveyor: Callable[[], SimulatedSurveyor | None], parent: Any = None) -> None:
@@ -80,6 +80,7 @@ class DataPointPanel(WorkflowPanel):
         self.devices = devices
         self._sim_surveyor = surveyor
         self.plants = PlantList.load_saved()
+        self._sample_tried = False      # the demo's SAMPLE list offered once (simulate, no list)
         self.current: str | None = None         # the data point shown (uuid)
         self._form: dict[str, Any] = {}         # its form as last loaded or kept
         self._shown_json: str | None = None     # its form_json then (an undo elsewhere reloads)
@@ -94,6 +95,10 @@ class DataPointPanel(WorkflowPanel):
         self.state.setObjectName("dataPointState")
         lay.addWidget(self.state)
         lay.addWidget(self._point_box())
+        self.verdict = QLabel("")       # the determination in one line, in view while typing
+        self.verdict.setObjectName("determinationLine")
+        self.verdict.setWordWrap(True)
+        lay.addWidget(self.verdict)
         lay.addWidget(self._vegetation_box())
         lay.addWidget(self._hydrology_box())
         lay.addWidget(self._soil_box())
@@ -175,9 +180,9 @@ class DataPointPanel(WorkflowPanel):
     def _vegetation_box(self) -> QGroupBox:
         box = QGroupBox("Vegetation (absolute % cover; plot radius per stratum)")
         v = QVBoxLayout(box)
-        sizes = QHBoxLayout()
+        sizes = field_grid()
         self.plot_sizes: dict[str, QDoubleSpinBox] = {}
-        for s in STRATA:
+        for i, s in enumerate(STRATA):
             spin = QDoubleSpinBox()
             spin.setObjectName(f"plot_{s}")
             spin.setRange(0.0, 500.0)
@@ -187,10 +192,7 @@ class DataPointPanel(WorkflowPanel):
             spin.setToolTip(f"{STRATUM_NAMES[s]}: plot radius (the supplement's size; change it if the plot differs)")
             spin.valueChanged.connect(self._changed)
             self.plot_sizes[s] = spin
-            col = QVBoxLayout()
-            col.addWidget(QLabel(STRATUM_NAMES[s].replace(" Stratum", "")))
-            col.addWidget(spin)
-            sizes.addLayout(col)
+            add_field(sizes, i // 2, i % 2, f"{STRATUM_NAMES[s].replace(' Stratum', '')} plot radius", spin)
         v.addLayout(sizes)
         pick = QGridLayout()
         self.stratum = QComboBox()
@@ -212,13 +214,13 @@ class DataPointPanel(WorkflowPanel):
         self.add_button = big_button("Add species", "Ctrl+Return", "Add the species picked (or typed) with its cover")
         self.add_button.setObjectName("addSpecies")
         pick.addWidget(QLabel("Stratum"), 0, 0)
-        pick.addWidget(QLabel("Species (search the plant list)"), 0, 1)
-        pick.addWidget(QLabel("Cover"), 0, 2)
+        pick.addWidget(QLabel("Cover"), 0, 1)
         pick.addWidget(self.stratum, 1, 0)
-        pick.addWidget(self.search, 1, 1)
-        pick.addWidget(self.cover, 1, 2)
-        pick.addWidget(self.add_button, 1, 3)
-        pick.setColumnStretch(1, 1)
+        pick.addWidget(self.cover, 1, 1)
+        pick.addWidget(QLabel("Species (search the plant list)"), 2, 0, 1, 2)
+        pick.addWidget(self.search, 3, 0, 1, 2)
+        pick.addWidget(self.add_button, 4, 0, 1, 2)
+        pick.setColumnStretch(0, 1)
         v.addLayout(pick)
         self.picker = QListWidget()
         self.picker.setObjectName("speciesPicker")
@@ -229,7 +231,16 @@ class DataPointPanel(WorkflowPanel):
         self.list_words.setObjectName("plantListWords")
         self.list_words.setProperty("role", "state")
         self.list_words.setWordWrap(True)
-        v.addWidget(self.list_words)
+        load = QPushButton("Load plant list…")
+        load.setObjectName("loadPlantListButton")
+        load.setMinimumHeight(theme.TOUCH_PX)
+        load.setToolTip("Load the National Wetland Plant List export (or any CSV);"
+                        " the import asks which column is which")
+        load.clicked.connect(lambda _c=False: self.load_plant_list())
+        words_row = QHBoxLayout()
+        words_row.addWidget(self.list_words, 1)
+        words_row.addWidget(load)
+        v.addLayout(words_row)
         self.species = QTableWidget(0, 4)
         self.species.setObjectName("speciesTable")
         self.species.setHorizontalHeaderLabels(["Stratum", "Species", "Status", "Cover %"])
@@ -243,13 +254,12 @@ class DataPointPanel(WorkflowPanel):
         self.remove_button.setObjectName("removeSpecies")
         self.remove_button.setMinimumHeight(theme.TOUCH_PX)
         self.remove_button.clicked.connect(self._remove_species)
-        self.prob_veg = QCheckBox("Problematic hydrophytic vegetation (explain in notes)")
+        self.prob_veg = QCheckBox("Problematic vegetation")
+        self.prob_veg.setToolTip("Problematic hydrophytic vegetation (explain in the notes)")
         self.prob_veg.setObjectName("problematicVegetation")
         self.prob_veg.toggled.connect(self._changed)
-        row = QHBoxLayout()
-        row.addWidget(self.remove_button)
-        row.addWidget(self.prob_veg, 1)
-        v.addLayout(row)
+        v.addWidget(self.remove_button)
+        v.addWidget(self.prob_veg)
         self.bind("Ctrl+Return", self.add_species, self.add_button)
         return box
 
@@ -268,9 +278,9 @@ class DataPointPanel(WorkflowPanel):
                 cb.setObjectName(f"{prefix}_{key}_{code}")
                 cb.setMinimumHeight(theme.TOUCH_PX)
                 cb.toggled.connect(self._changed)
-                grid.addWidget(cb, n + i // 2, i % 2)
+                grid.addWidget(cb, n + i, 0)     # one a row: the supplements' long names stay whole
                 out[key][code] = cb
-            n += (len(codes) + 1) // 2
+            n += len(codes)
         return box, out
 
     def _hydrology_box(self) -> QWidget:
@@ -288,7 +298,7 @@ class DataPointPanel(WorkflowPanel):
             e.setPlaceholderText("in; blank = not observed")
             e.editingFinished.connect(self._changed)
             self.depths[key] = e
-            add_field(g, 0, i, f"{words} (in)", e)
+            add_field(g, i // 2, i % 2, f"{words} (in)", e)
         v.addLayout(g)
         self.prob_hyd = QCheckBox("Hydrology problematic / atypical situation")
         self.prob_hyd.setObjectName("problematicHydrology")
@@ -332,6 +342,22 @@ class DataPointPanel(WorkflowPanel):
         """The plant list just loaded (the import dialog keeps it in the data folder)."""
         self.plants = plants
         self._search_changed(self.search.text())
+
+    def load_plant_list(self, path: str | None = None) -> Any:
+        """Open the plant list import (:class:`fieldapp.ui.plantlistdialog.PlantListDialog`,
+        window-modal); a list loaded there is used at once. Returns the dialog."""
+        from fieldapp.ui.plantlistdialog import PlantListDialog
+
+        dlg = PlantListDialog(self, path=path, region=self.region.currentData(), recent=self.plants.recent)
+
+        def done() -> None:
+            if dlg.loaded is not None:
+                self.set_plants(dlg.loaded)
+                if dlg.save_problem:
+                    self.error(dlg.save_problem)
+        dlg.accepted.connect(done)
+        dlg.open()
+        return dlg
 
     # ================================================================== placing
     def place_here(self) -> None:
@@ -448,7 +474,7 @@ class DataPointPanel(WorkflowPanel):
             self.picker.addItem(item)
         self.list_words.setText(
             f"Plant list: {self.plants.source} ({len(self.plants)} species)" if len(self.plants) else
-            "No plant list loaded (File > Load plant list…): species are counted as not listed (UPL).")
+            "No plant list loaded (Load plant list…): species are counted as not listed (UPL).")
 
     def _picked(self, item: QListWidgetItem) -> None:
         name = item.data(Qt.ItemDataRole.UserRole)
@@ -601,6 +627,7 @@ class DataPointPanel(WorkflowPanel):
             if desk is None or uuid is None:
                 self._form = {}
                 self.determination.setText("")
+                self.verdict.setText("")
                 return
             dp = desk.get(uuid)
             self._form = form = desk.form(uuid)
@@ -643,7 +670,12 @@ class DataPointPanel(WorkflowPanel):
         if det is None:
             self.determination.setText(f"<b>Not decided yet</b>: {out.problem}" if out.problem else
                                        "<b>Not decided yet</b>: nothing recorded.")
+            self.verdict.setText(self.determination.text())
             return
+        self.verdict.setText(
+            f"<b>{det.plot or 'Data point'}: {'WETLAND' if det.wetland else 'NOT wetland'}</b> — hydrophytic"
+            f" vegetation {_mark(det.hydrophytic_vegetation)}, wetland hydrology {_mark(det.wetland_hydrology)},"
+            f" hydric soil {_mark(det.hydric_soil)} (how: Determination below)")
         how = det.how
         dom = "; ".join(f"{STRATUM_NAMES[s].replace(' Stratum', '')}: {', '.join(det.dominants[s]) or '–'}"
                         for s in STRATA)
@@ -666,7 +698,24 @@ class DataPointPanel(WorkflowPanel):
             f" — <small>{how.get('wetland', '')}</small></p><table cellspacing='4'>{body}</table>")
 
     # ================================================================== refresh
+    def _demo_sample(self) -> None:
+        """In the demo (simulated devices) with no list loaded, the SAMPLE list that ships for
+        it, marked so (never kept: a real run starts without a list)."""
+        if self._sample_tried or len(self.plants) or not self.devices.simulating:
+            return
+        self._sample_tried = True
+        from fieldapp.app.plantlist import from_loaded
+        from fieldapp.rules import plantlist as rules_plants
+
+        try:
+            mapping = rules_plants.guess_mapping(rules_plants.read_header(rules_plants.SAMPLE_PATH))
+            if mapping is not None:
+                self.plants = from_loaded(rules_plants.load_plant_list(rules_plants.SAMPLE_PATH, mapping))
+        except rules_plants.PlantListError as exc:
+            self.error("The demo's sample plant list could not be read", exc)
+
     def refresh(self) -> None:
+        self._demo_sample()
         desk = self.desk
         self._loading = True
         try:
