@@ -14,8 +14,8 @@ from reportlab.platypus import Flowable, Paragraph, Spacer, Table
 from fieldapp.checks.results import Check, check_words, status_words, summary_words
 from fieldapp.checks.words import field_words
 from fieldapp.rules.nr341 import bank_parameters
-from fieldapp.rules.shown import NOT_SET, slope_pct_text
 from fieldapp.rules.rulesets import rule_sets_words
+from fieldapp.rules.shown import NOT_SET, slope_pct_text
 from fieldapp.survey.features import Layer, Note, OhwmPoint, Station, Transect, Tree
 from fieldapp.survey.visit import Visit
 

@@ -21,8 +21,8 @@ from typing import Any
 
 from fieldapp.rules.city_development import development_area_from_request
 from fieldapp.rules.city_erosion import erodible_slope_from_request, erosion_plan_from_request, steep_slope_from_request
-from fieldapp.rules.city_scope import city_scope_from_request, scoped
 from fieldapp.rules.city_overlap import development_limit_from_request, resource_overlap_from_request
+from fieldapp.rules.city_scope import city_scope_from_request, scoped
 from fieldapp.rules.city_water import drainageway_from_request, wetland_size_from_request
 from fieldapp.rules.city_woodland import woodland_class_from_request, woodland_mitigation_from_request
 from fieldapp.rules.measure import clinometer_from_request

@@ -20,8 +20,8 @@ from fieldapp.store import (
     create_visit,
     open_visit,
 )
-from fieldapp.survey import AreaKind, InvalidValue, Layer, LineKind, Visit, WaterFeature, WaterFeatureType
 from fieldapp.store.schema import SCHEMA_VERSION
+from fieldapp.survey import AreaKind, InvalidValue, Layer, LineKind, Visit, WaterFeature, WaterFeatureType
 from tests.gpkgtools import st_connect
 
 
@@ -151,7 +151,8 @@ def test_every_layer_reads_back_through_gdal_with_crs_and_counts(tmp_path, new_v
     # declination source, station magnetic azimuth and declination, correction age and mountpoint
     # of points, vertices, transects; retained area and tally complete of a stand; the stake_point
     # table
-    assert conn.execute("SELECT value FROM fieldapp_meta WHERE key = 'schema_version'").fetchone()[0] == str(SCHEMA_VERSION)
+    version = conn.execute("SELECT value FROM fieldapp_meta WHERE key = 'schema_version'").fetchone()[0]
+    assert version == str(SCHEMA_VERSION)
     conn.close()
 
 

@@ -112,7 +112,8 @@ def test_a_schema_5_file_migrates_to_6_with_the_data_point_table(tmp_path):
     with open_visit(p) as store:        # opened for recording: migrated
         store.visit.add_data_point(role="upland", x=E0 + 10.0, y=N0 + 10.0)
     conn = st_connect(p)
-    assert conn.execute("SELECT value FROM fieldapp_meta WHERE key = 'schema_version'").fetchone()[0] == str(S.SCHEMA_VERSION)
+    version = conn.execute("SELECT value FROM fieldapp_meta WHERE key = 'schema_version'").fetchone()[0]
+    assert version == str(S.SCHEMA_VERSION)
     assert conn.execute("SELECT geometry_type_name, srs_id FROM gpkg_geometry_columns"
                         " WHERE table_name = 'data_point'").fetchone() == ("POINT", 32616)
     conn.close()
