@@ -7,7 +7,9 @@
 - the app runs in this process on those ports (offscreen), with an OHWM point averaged and a
   transect started, so shots become stations and caliper readings trees;
 - at the same time a **bare PySide6 + pyqtgraph window** moving one point at 10 Hz runs in a
-  third process (the same load on the machine for both);
+  third process (the same load on the machine for both), and, where the system Python has
+  PyQGIS (Debian ``python3-qgis``), **QGIS's own GNSS live view** (:data:`QGIS`) on a GNSS
+  simulator of its own: the issue 33 reference (the app should use no more CPU than it);
 - printed: the CPU time of each process over wall time (% of one core; target: the app <= 5 %),
   and the latency from a fix's receive time (``t_monotonic_s``, set by the reader thread) to
   the first paint of the map showing it or a newer fix (the map draws at most ``redraw_hz``
@@ -53,6 +55,81 @@ QTimer.singleShot(int(seconds * 1000), app.quit)
 app.exec()
 print(100 * (time.process_time() - c0) / (time.monotonic() - t0))
 """
+
+#: QGIS's own GNSS stack doing the same live view (what its GPS panel does each epoch): a
+#: ``QgsNmeaConnection`` reading the receiver, a ``QgsMapCanvas`` that follows the fix, a
+#: ``QgsRubberBand`` track and a marker moved per fix. Run by the system Python with PyQGIS
+#: (Debian ``python3-qgis``); the receiver is a simulator of its own, read over TCP through a
+#: ``QTcpSocket`` (Debian's PyQt5 has no QtSerialPort module; QGIS reads a TCP receiver so too).
+QGIS = r"""
+import os, sys, time
+os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
+from qgis.core import (QgsApplication, QgsCoordinateReferenceSystem, QgsCoordinateTransform,
+                       QgsNmeaConnection, QgsPointXY, QgsProject, QgsRectangle, QgsWkbTypes)
+from qgis.gui import QgsMapCanvas, QgsRubberBand, QgsVertexMarker
+from PyQt5.QtCore import QTimer
+from PyQt5.QtNetwork import QTcpSocket
+app = QgsApplication([], True); app.initQgis()
+host, port = sys.argv[1].split("://", 1)[1].rsplit(":", 1)
+sock = QTcpSocket(); sock.connectToHost(host, int(port))
+if not sock.waitForConnected(10000):
+    raise SystemExit("no receiver")
+conn = QgsNmeaConnection(sock)
+canvas = QgsMapCanvas(); canvas.resize(1366, 768)
+crs = QgsCoordinateReferenceSystem("EPSG:3857"); canvas.setDestinationCrs(crs); canvas.show()
+to_map = QgsCoordinateTransform(QgsCoordinateReferenceSystem("EPSG:4326"), crs, QgsProject.instance())
+band = QgsRubberBand(canvas, QgsWkbTypes.LineGeometry); band.setWidth(2)
+marker = QgsVertexMarker(canvas); marker.setIconSize(18)
+fixes = [0]
+def on_state(info):
+    if not info.isValid():
+        return
+    pt = to_map.transform(QgsPointXY(info.longitude, info.latitude))
+    fixes[0] += 1
+    band.addPoint(pt)
+    marker.setCenter(pt)
+    if fixes[0] == 1:
+        canvas.setExtent(QgsRectangle(pt.x() - 100, pt.y() - 60, pt.x() + 100, pt.y() + 60)); canvas.refresh()
+    elif not canvas.extent().contains(pt):      # follow the fix, as the GPS panel does
+        canvas.setCenter(pt); canvas.refresh()
+conn.stateChanged.connect(on_state)
+seconds = float(sys.argv[2])
+t0, c0 = time.monotonic(), time.process_time()
+QTimer.singleShot(int(seconds * 1000), app.quit)
+app.exec_()
+print(fixes[0], 100 * (time.process_time() - c0) / (time.monotonic() - t0))
+"""
+#: the interpreter with PyQGIS (Debian's python3-qgis is for the system Python)
+QGIS_PYTHON = "/usr/bin/python3"
+
+
+def QGIS_QT_VERSION() -> str:  # noqa: N802 - read once, where the figure is printed
+    """The PyQGIS version (``3.22.16``), or "" when it cannot be read."""
+    out = subprocess.run([QGIS_PYTHON, "-c", "from qgis.core import Qgis; print(Qgis.QGIS_VERSION.split('-')[0])"],
+                         capture_output=True, text=True)
+    return out.stdout.strip()
+
+
+def start_qgis_reference(seconds: float) -> tuple[subprocess.Popen, subprocess.Popen] | None:
+    """QGIS's live view (:data:`QGIS`) on a GNSS simulator of its own at 10 Hz; None (said
+    why) where PyQGIS cannot be imported."""
+    probe = subprocess.run([QGIS_PYTHON, "-c", "import qgis.core, qgis.gui"], capture_output=True)
+    if probe.returncode != 0:
+        print("QGIS reference: not run (no PyQGIS for /usr/bin/python3: apt-get install python3-qgis)")
+        return None
+    sim = subprocess.Popen(
+        [sys.executable, "-m", "devices.sim", "--tcp", "--only", "gnss", "--rate-hz", "10",
+         "--duration", str(seconds + 120)], stdout=subprocess.PIPE, stdin=subprocess.DEVNULL,
+        text=True, cwd=Path(__file__).resolve().parent.parent)
+    line = sim.stdout.readline()
+    m = re.match(r"gnss\s+(\S+)", line or "")
+    if not m:
+        sim.terminate()
+        raise SystemExit(f"the QGIS reference's simulator did not start: {line!r}")
+    env = dict(os.environ, QT_QPA_PLATFORM="offscreen")
+    qgis = subprocess.Popen([QGIS_PYTHON, "-c", QGIS, m.group(1), str(seconds)], stdout=subprocess.PIPE,
+                            stderr=subprocess.DEVNULL, text=True, env=env)
+    return sim, qgis
 
 
 def start_simulators(link_dir: Path, seconds: float) -> tuple[subprocess.Popen, dict]:
@@ -209,6 +286,7 @@ def run_app(seconds: float, tmp: Path, ports: dict) -> None:
 
     bare = subprocess.Popen([sys.executable, "-c", BARE, str(seconds)], stdout=subprocess.PIPE,
                             text=True)
+    qgis = start_qgis_reference(seconds)
     t0, c0, th0 = time.monotonic(), time.process_time(), thread_cpu_s()
     draws0, paints0 = w.map.draws, paints[0]
     spin(seconds)
@@ -220,6 +298,19 @@ def run_app(seconds: float, tmp: Path, ports: dict) -> None:
     w.map.plot.viewport().removeEventFilter(on_screen)
     w.map._draw_position = real_draw
     bare_pct = float(bare.communicate(timeout=120)[0].strip().splitlines()[-1])
+    qgis_words = ""
+    if qgis is not None:
+        qsim, qproc = qgis
+        try:
+            said = qproc.communicate(timeout=120)[0].strip().splitlines()
+            q_fixes, q_pct = said[-1].split()
+            qgis_words = (f"QGIS {QGIS_QT_VERSION()}'s GNSS canvas (QgsNmeaConnection, QgsMapCanvas following the fix,"
+                          f" rubber band and marker per fix; {q_fixes} fixes), same run: {float(q_pct):.1f} %")
+        except (IndexError, ValueError):
+            qgis_words = "QGIS reference: it printed no figure"
+        finally:
+            qsim.terminate()
+            qsim.wait(30)
     fixes, trees, stations = w.fix_count, len(w.visit.trees()), len(w.visit.stations())
     w.session.stop()
     spin(1.0)                    # the readers' last words (stopped) shown
@@ -232,6 +323,8 @@ def run_app(seconds: float, tmp: Path, ports: dict) -> None:
           f" {stations} stations")
     print(f"CPU of the app's process {100 * cpu / wall:.1f} % of one core (target <= 5 %); "
           f"bare PySide6 + pyqtgraph window, one point at 10 Hz, same run: {bare_pct:.1f} %")
+    if qgis_words:
+        print(f"  {qgis_words} (issue 33 target: the app <= QGIS)")
     if th1:
         shares = sorted(((th1[k] - th0.get(k, 0.0), k) for k in th1), reverse=True)
         print("  by thread: " + ", ".join(f"{k} {100 * v / wall:.1f} %" for v, k in shares if v > 0))
