@@ -140,3 +140,28 @@ def test_the_readout_ends_on_the_last_fix_and_is_selectable_under_the_pointer(qt
     QApplication.sendEvent(readout, QEnterEvent(centre, centre, readout.mapToGlobal(centre)))
     QApplication.sendEvent(readout, QEvent(QEvent.Type.Leave))
     assert not readout.textInteractionFlags() & selectable
+
+
+def test_an_outage_changes_the_strip_s_words_once_a_second_not_at_each_age_tick(qtbot):
+    """The age timer asks four times a second; through an outage the age and the reason
+    recording is paused are whole seconds, so the strip is relaid and repainted once a
+    second, and they still say how old the last fix is."""
+    from devices.nmea.fix import Fix, FixQuality
+    from fieldapp.ui.status import StatusStrip, fix_problem
+
+    strip = StatusStrip()
+    qtbot.addWidget(strip)
+    fix = Fix(quality=FixQuality.RTK_FIXED, sats_used=10, hdop=0.8, lat_deg=44.5, lon_deg=-89.5,
+              horizontal_accuracy_m=0.01, antenna_height_m=2.0, t_monotonic_s=100.0)
+    words = []
+    for now in (112.05, 112.30, 112.55, 112.80):         # four ticks of the age timer
+        strip.show_fix(fix, now_s=now, stale=True)
+        words.append((strip.age_label.text(), strip.quality_label.text(),
+                      fix_problem(fix, "connected", 2.0, now)))
+    assert words == [("Age 12 s", "STALE 12 s – RTK fixed",
+                      "Fix is stale (over 12 s old, limit 2 s)")] * 4
+    strip.show_fix(fix, now_s=113.05, stale=True)
+    assert strip.age_label.text() == "Age 13 s"
+    assert fix_problem(fix, "connected", 2.0, 101.5) is None     # 1.5 s old: usable
+    strip.show_fix(fix, now_s=100.4)
+    assert strip.age_label.text() == "Age <1 s"
