@@ -116,6 +116,23 @@ class _Holder(QWidget):
         super().resizeEvent(event)
 
 
+class ReadoutLabel(QLabel):
+    """The map's readout: its figures can be selected and copied while the pointer is over it.
+
+    Selectable only then: a selectable QLabel paints twice for every new text (once for the
+    text, once more when its text control has laid the text out), and the readout gets new
+    figures twice a second all day while fixes stream (issue 33)."""
+
+    def enterEvent(self, event: Any) -> None:  # noqa: N802 - Qt name
+        self.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
+        super().enterEvent(event)
+
+    def leaveEvent(self, event: Any) -> None:  # noqa: N802 - Qt name
+        if not self.hasSelectedText():      # a selection stays until the figures change
+            self.setTextInteractionFlags(Qt.TextInteractionFlag.NoTextInteraction)
+        super().leaveEvent(event)
+
+
 class ScaleBarWidget(QWidget):
     """The map's scale bar, beside the map rather than on it (it never covers a label): a bar
     ``px`` pixels long with its length in feet."""
@@ -326,9 +343,8 @@ class MapView(QWidget):
         # the readout sits in a holder without a layout: its text changes with every draw,
         # and a label's new text asks its parent's layout to be redone (here: nothing to do)
         holder = _Holder()
-        self.readout = QLabel("", holder)
+        self.readout = ReadoutLabel("", holder)
         self.readout.setObjectName("mapReadout")
-        self.readout.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
         self.readout.setStyleSheet("font-size: 11pt;")
         # opaque: its repaint (twice a second while fixes stream) does not repaint the map
         # widget, the splitters and the window under it

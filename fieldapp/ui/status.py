@@ -80,7 +80,9 @@ def fix_problem(fix: Any, gnss_state: str, max_age_s: float,
         return "Receiver reports no fix"
     age = fix_age_s(fix, now_s)
     if age > max_age_s:
-        return f"Fix is stale ({age:.1f} s old, limit {max_age_s:g} s)"
+        # whole seconds: the age timer asks four times a second, and a new tenth each time
+        # could not be read but relaid and repainted the strip each time (issue 33)
+        return f"Fix is stale (over {int(age)} s old, limit {max_age_s:g} s)"
     return None
 
 
@@ -343,7 +345,7 @@ class StatusStrip(QFrame):
         words = quality_words(fix)
         aged = last_position if (stale and last_position is not None) else fix
         age = fix_age_s(aged, now_s)
-        _set_text(self.quality_label, (f"STALE {age:.0f} s – " if stale else "") + words)
+        _set_text(self.quality_label, (f"STALE {int(age)} s – " if stale else "") + words)
         _set_style(self.quality_label,
                    theme.badge_css(theme.STALE if stale else quality_colours(fix)))
         sats = getattr(fix, "sats_used", None)
@@ -365,9 +367,10 @@ class StatusStrip(QFrame):
                 else f"1-sigma horizontal accuracy from the receiver's last GST, held {held} "
                      "epoch(s): this epoch brought none" if held
                 else "1-sigma horizontal accuracy from the receiver's GST")
-        # under a second is fresh, at any receiver rate: "<1 s" stays put (a tenth of a second
-        # cycling at 4 Hz cannot be read, and each new figure repainted the strip)
-        _set_text(self.age_label, f"Age {age:.1f} s" if age >= 1.0 else "Age <1 s")
+        # under a second is fresh, at any receiver rate: "<1 s" stays put; older, whole seconds
+        # (a tenth of a second cycling at 4 Hz cannot be read, and each new figure relaid and
+        # repainted the strip: four times a second through every outage)
+        _set_text(self.age_label, f"Age {int(age)} s" if age >= 1.0 else "Age <1 s")
         ant = getattr(fix, "antenna_height_m", None)
         _set_text(self.antenna_label, f"Ant {ant:.2f} m" if ant is not None else "Ant –")
         grey = "color: #7a7a7a;" if stale else ""
