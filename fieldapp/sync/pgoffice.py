@@ -49,7 +49,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from fieldapp.sync import changesets as cs
-from fieldapp.sync import pgedits, pgphotos, pgroles, pgsql, schemas
+from fieldapp.sync import officestyles, pgedits, pgphotos, pgroles, pgsql, schemas
 from fieldapp.sync.errors import (
     InvalidOfficeData,
     OfficeLocked,
@@ -601,7 +601,9 @@ class PostgisOffice(OfficeStore):
         transaction. Raises :class:`SyncError` when the site, or a schema of that name, exists;
         :class:`~fieldapp.sync.errors.VisitRefused` (nothing written) when ``schema_gpkg``, kept
         as the site's template for every checkout, holds a trigger, view, index, table or column
-        fieldapp does not make (:func:`fieldapp.sync.schemacheck.check_schema`)."""
+        fieldapp does not make (:func:`fieldapp.sync.schemacheck.check_schema`). Each feature
+        table gets fieldapp's QGIS style as its default in ``public.layer_styles`` (made if
+        missing, :mod:`fieldapp.sync.officestyles`)."""
         from psycopg import sql
         from psycopg.types.json import Jsonb
 
@@ -618,6 +620,9 @@ class PostgisOffice(OfficeStore):
             dump = Path(work) / "rows.geodiff"
             gd.dump_data("sqlite", "", str(schema_gpkg), str(dump))
             rows = cs.read_entries(gd, dump) if gd.has_changes(str(dump)) else []
+        # the QGIS styles of a first sync's copy stay in the template (every checkout gets them):
+        # the office's own are in public.layer_styles; rows here would log as an office edit
+        rows = [r for r in rows if r["table"] != officestyles.STYLES_TABLE]
         version = schemas.version_of(Path(schema_gpkg))
         with self._conn(site_id) as conn, conn.transaction():
             if not self._has_registry(conn):
@@ -638,6 +643,11 @@ class PostgisOffice(OfficeStore):
                 conn.execute(stmt)
             with conn.cursor() as cur:
                 pgsql.apply_entries(cur, site_id, tables, rows, gd)
+            # QGIS in the office opens the site's layers with the field's map (public.layer_styles)
+            conn.execute(officestyles.pg_styles_ddl())
+            conn.execute(officestyles.PG_STYLES_TYPE_COLUMN)
+            for style in officestyles.pg_style_rows(Path(schema_gpkg), conn.info.dbname, site_id):
+                conn.execute(officestyles.PG_STYLE_INSERT, style)
             conn.execute("INSERT INTO fieldapp_office.sites (site_id, created_version, schema_version,"
                          " tables_json, template) VALUES (%s, %s, %s, %s, %s)",
                          (site_id, version, version, Jsonb([t.to_json() for t in tables.values()]),
