@@ -35,7 +35,8 @@ from typing import Any
 from fieldapp.store.qgisqml import LAYER_STYLES_DDL, STYLE_NAME, Category, qml
 
 __all__ = ["STYLES_TABLE", "TABLE_COLOURS", "styles_for", "write_office_styles", "foreign_styles",
-           "expected_table_sql", "pg_styles_ddl", "pg_style_rows", "PG_STYLE_INSERT", "PG_STYLES_TYPE_COLUMN"]
+           "expected_table_sql", "pg_styles_ddl", "pg_style_rows", "PG_STYLE_INSERT", "PG_STYLES_TYPE_COLUMN",
+           "write_pg_styles"]
 
 STYLES_TABLE = "layer_styles"
 #: A store feature table's colour (RGB): the export's colour of the matching layer.
@@ -176,10 +177,26 @@ def pg_styles_ddl() -> str:
 
 #: Adds the column QGIS 3.22 added to a ``public.layer_styles`` an older QGIS made.
 PG_STYLES_TYPE_COLUMN = "ALTER TABLE public.layer_styles ADD COLUMN IF NOT EXISTS type varchar"
-#: One style row (:func:`pg_style_rows`), the QML parsed as an XML document as QGIS does.
+#: One style row (:func:`pg_style_rows`), the QML parsed as an XML document as QGIS does; only
+#: for a table that has no default style yet (one the office chose is kept).
 PG_STYLE_INSERT = ("INSERT INTO public.layer_styles (f_table_catalog, f_table_schema, f_table_name,"
                    " f_geometry_column, stylename, styleqml, useasdefault, description, owner, type)"
-                   " VALUES (%s, %s, %s, %s, %s, XMLPARSE(DOCUMENT %s), true, %s, 'fieldapp', 'vector')")
+                   " SELECT %(catalog)s::varchar, %(schema)s::varchar, %(table)s::varchar, %(column)s::varchar,"
+                   " %(name)s::text, XMLPARSE(DOCUMENT %(qml)s::text), true, %(description)s::text, 'fieldapp',"
+                   " 'vector' WHERE NOT EXISTS (SELECT 1 FROM public.layer_styles WHERE f_table_catalog ="
+                   " %(catalog)s::varchar AND f_table_schema = %(schema)s::varchar AND f_table_name ="
+                   " %(table)s::varchar AND useasdefault)")
+
+
+def write_pg_styles(conn: Any, schema_gpkg: Path, site_schema: str) -> None:
+    """Give each feature table of the PostGIS site ``site_schema`` (made from ``schema_gpkg``)
+    fieldapp's style as its default in ``public.layer_styles`` (made if missing), unless the
+    office set a default of its own; on ``conn`` (psycopg), in the caller's transaction."""
+    conn.execute(pg_styles_ddl())
+    conn.execute(PG_STYLES_TYPE_COLUMN)
+    keys = ("catalog", "schema", "table", "column", "name", "qml", "description")
+    for style in pg_style_rows(schema_gpkg, conn.info.dbname, site_schema):
+        conn.execute(PG_STYLE_INSERT, dict(zip(keys, style, strict=True)))
 
 
 def pg_style_rows(schema_gpkg: Path, database: str, site_schema: str) -> list[Row]:

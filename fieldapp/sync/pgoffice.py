@@ -275,8 +275,9 @@ class PostgisOffice(OfficeStore):
         """Make the database a fieldapp office (PostGIS, the ``fieldapp_office`` tables and
         functions) now, rather than at the first site's sync, or bring an existing office up to
         this version (``fieldapp sync --office URL --upgrade-office``): the lock and change-log
-        functions (:mod:`fieldapp.sync.pgroles`) installed, each site's audit trigger replaced
-        and each crew role's grants narrowed to what a sync needs. Idempotent; one transaction.
+        functions (:mod:`fieldapp.sync.pgroles`) installed, each site's audit trigger replaced,
+        each crew role's grants narrowed to what a sync needs, and each site's layers given
+        fieldapp's QGIS style where they have no default style. Idempotent; one transaction.
         Needs the role that owns the office tables (and may create the extension, if PostGIS is
         not installed in the database yet). Returns the ``(site, crew role)`` pairs re-granted."""
         with contextlib.closing(self.connect()) as conn, conn.transaction():
@@ -287,6 +288,12 @@ class PostgisOffice(OfficeStore):
                 tables = {t["name"]: pgsql.Table.from_json(t) for t in listed}
                 for stmt in pgedits.upgrade_site_ddl(site_id, tables) + pgphotos.photo_view_ddl(site_id, tables):
                     conn.execute(stmt)
+                template = _scalar(conn.execute("SELECT template FROM fieldapp_office.sites WHERE site_id = %s",
+                                                (site_id,)))
+                with tempfile.TemporaryDirectory(prefix="fieldapp-pg-") as work:
+                    copy = Path(work) / "template.gpkg"
+                    copy.write_bytes(bytes(template))
+                    officestyles.write_pg_styles(conn, copy, site_id)    # the QGIS styles (issue 31)
             return done
 
     @staticmethod
@@ -644,10 +651,7 @@ class PostgisOffice(OfficeStore):
             with conn.cursor() as cur:
                 pgsql.apply_entries(cur, site_id, tables, rows, gd)
             # QGIS in the office opens the site's layers with the field's map (public.layer_styles)
-            conn.execute(officestyles.pg_styles_ddl())
-            conn.execute(officestyles.PG_STYLES_TYPE_COLUMN)
-            for style in officestyles.pg_style_rows(Path(schema_gpkg), conn.info.dbname, site_id):
-                conn.execute(officestyles.PG_STYLE_INSERT, style)
+            officestyles.write_pg_styles(conn, Path(schema_gpkg), site_id)
             conn.execute("INSERT INTO fieldapp_office.sites (site_id, created_version, schema_version,"
                          " tables_json, template) VALUES (%s, %s, %s, %s, %s)",
                          (site_id, version, version, Jsonb([t.to_json() for t in tables.values()]),

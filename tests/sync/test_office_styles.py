@@ -183,3 +183,15 @@ def test_postgis_office_gets_a_default_style_per_layer(pg_url, tmp_path):
     tree = next(r for r in rows if r[1] == "tree")
     assert 'attr="status"' in tree[4] and "46,125,50,255" in tree[4]
     assert len(want) == len(rows)
+    # a site an older fieldapp made: --upgrade-office adds them, keeping a default the office chose
+    with psycopg.connect(pg_url) as conn:
+        conn.execute("DELETE FROM public.layer_styles WHERE f_table_schema = %s", (site,))
+        conn.execute("INSERT INTO public.layer_styles (f_table_catalog, f_table_schema, f_table_name,"
+                     " f_geometry_column, stylename, styleqml, useasdefault) VALUES (%s, %s, 'tree', 'geom',"
+                     " 'office', XMLPARSE(DOCUMENT '<qgis/>'), true)", (db, site))
+    assert sync_main(["--office", pg_url, "--upgrade-office", "-q"]) == 0
+    assert sync_main(["--office", pg_url, "--upgrade-office", "-q"]) == 0      # once only
+    with psycopg.connect(pg_url) as conn:
+        again = conn.execute("SELECT f_table_name, stylename FROM public.layer_styles WHERE f_table_schema = %s",
+                             (site,)).fetchall()
+    assert sorted(again) == sorted([("tree", "office")] + [(t, "fieldapp") for t in FEATURE_TABLES - {"tree"}])
