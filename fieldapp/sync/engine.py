@@ -33,6 +33,7 @@ from fieldapp.sync.errors import InvalidOfficeData, InvalidOfficeRecords, NewerS
 from fieldapp.sync.files import checkpoint, connect, copy_durably, ensure_sync_tables
 from fieldapp.sync.laptop import LaptopState, site_id_of, tag_block_used_up
 from fieldapp.sync.officestore import LockOwner, OfficeStore, check_site_id
+from fieldapp.sync.officestyles import write_office_styles
 from fieldapp.sync.phases import _Sync
 from fieldapp.sync.preflight import _newer_office_message, _preflight, _refuse_newer
 from fieldapp.sync.progress import CancelToken, ProgressCallback, _Progress
@@ -178,6 +179,8 @@ def _prepare_laptop(visit: Path, state: LaptopState, office: OfficeStore, site_i
     before = visit_fingerprint(visit) if checked is not None else None
     checkpoint(visit)
     wrote = ensure_sync_tables(visit)
+    if wrote and not state.base.exists() and office.head(state.site_id) is None:
+        write_office_styles(visit)      # it makes the site: the office's QGIS styles come with it
     if state.base.exists():
         ensure_sync_tables(state.base)
     if before is None or before != checked:

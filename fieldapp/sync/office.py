@@ -81,6 +81,7 @@ from fieldapp.sync.officestore import (  # noqa: F401  (re-exported: imported fr
     tag_block_key,
     utc_now_iso,
 )
+from fieldapp.sync.officestyles import write_office_styles
 from fieldapp.sync.schemacheck import check_schema, foreign_entries, master_rows
 
 SHA256_RE = re.compile(r"^[0-9a-f]{64}$")
@@ -583,7 +584,8 @@ class FolderOffice(OfficeStore):
         Raises :class:`~fieldapp.sync.errors.VisitRefused` (nothing written, no marker, no
         site folder) when ``schema_gpkg`` holds a trigger, view, index, table or column fieldapp
         does not make (:func:`fieldapp.sync.schemacheck.check_schema`): the master is copied into
-        every checkout."""
+        every checkout. The master gets fieldapp's QGIS styles, one per layer
+        (:func:`fieldapp.sync.officestyles.write_office_styles`)."""
         if not (self.root / OFFICE_MARKER).exists() and not self.create:
             self.check_available()  # raises OfficeNotFound
         check_schema(Path(schema_gpkg), what=f"the visit sent to create site {site_id}",
@@ -593,7 +595,14 @@ class FolderOffice(OfficeStore):
         if master.exists() or master.is_symlink():
             raise SyncError(f"site {site_id} already exists in {self.describe()}")
         (self.site_dir(site_id) / "history").mkdir(parents=True, exist_ok=True)
-        copy_durably(schema_gpkg, master)
+        temp = temp_path_for(master)
+        try:
+            shutil.copyfile(schema_gpkg, temp)
+            write_office_styles(temp)       # the office opens the field's map in QGIS
+            replace_durably(temp, master)
+        finally:
+            with contextlib.suppress(FileNotFoundError):
+                temp.unlink()
 
     def apply(
         self, site_id: str, changeset: Path, entry: LogEntry, *, step: StepCallback | None = None,

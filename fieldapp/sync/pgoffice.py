@@ -49,7 +49,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from fieldapp.sync import changesets as cs
-from fieldapp.sync import pgedits, pgphotos, pgroles, pgsql, schemas
+from fieldapp.sync import officestyles, pgedits, pgphotos, pgroles, pgsql, schemas
 from fieldapp.sync.errors import (
     InvalidOfficeData,
     OfficeLocked,
@@ -275,8 +275,9 @@ class PostgisOffice(OfficeStore):
         """Make the database a fieldapp office (PostGIS, the ``fieldapp_office`` tables and
         functions) now, rather than at the first site's sync, or bring an existing office up to
         this version (``fieldapp sync --office URL --upgrade-office``): the lock and change-log
-        functions (:mod:`fieldapp.sync.pgroles`) installed, each site's audit trigger replaced
-        and each crew role's grants narrowed to what a sync needs. Idempotent; one transaction.
+        functions (:mod:`fieldapp.sync.pgroles`) installed, each site's audit trigger replaced,
+        each crew role's grants narrowed to what a sync needs, and each site's layers given
+        fieldapp's QGIS style where they have no default style. Idempotent; one transaction.
         Needs the role that owns the office tables (and may create the extension, if PostGIS is
         not installed in the database yet). Returns the ``(site, crew role)`` pairs re-granted."""
         with contextlib.closing(self.connect()) as conn, conn.transaction():
@@ -287,6 +288,12 @@ class PostgisOffice(OfficeStore):
                 tables = {t["name"]: pgsql.Table.from_json(t) for t in listed}
                 for stmt in pgedits.upgrade_site_ddl(site_id, tables) + pgphotos.photo_view_ddl(site_id, tables):
                     conn.execute(stmt)
+                template = _scalar(conn.execute("SELECT template FROM fieldapp_office.sites WHERE site_id = %s",
+                                                (site_id,)))
+                with tempfile.TemporaryDirectory(prefix="fieldapp-pg-") as work:
+                    copy = Path(work) / "template.gpkg"
+                    copy.write_bytes(bytes(template))
+                    officestyles.write_pg_styles(conn, copy, site_id)    # the QGIS styles (issue 31)
             return done
 
     @staticmethod
@@ -601,7 +608,9 @@ class PostgisOffice(OfficeStore):
         transaction. Raises :class:`SyncError` when the site, or a schema of that name, exists;
         :class:`~fieldapp.sync.errors.VisitRefused` (nothing written) when ``schema_gpkg``, kept
         as the site's template for every checkout, holds a trigger, view, index, table or column
-        fieldapp does not make (:func:`fieldapp.sync.schemacheck.check_schema`)."""
+        fieldapp does not make (:func:`fieldapp.sync.schemacheck.check_schema`). Each feature
+        table gets fieldapp's QGIS style as its default in ``public.layer_styles`` (made if
+        missing, :mod:`fieldapp.sync.officestyles`)."""
         from psycopg import sql
         from psycopg.types.json import Jsonb
 
@@ -618,6 +627,9 @@ class PostgisOffice(OfficeStore):
             dump = Path(work) / "rows.geodiff"
             gd.dump_data("sqlite", "", str(schema_gpkg), str(dump))
             rows = cs.read_entries(gd, dump) if gd.has_changes(str(dump)) else []
+        # the QGIS styles of a first sync's copy stay in the template (every checkout gets them):
+        # the office's own are in public.layer_styles; rows here would log as an office edit
+        rows = [r for r in rows if r["table"] != officestyles.STYLES_TABLE]
         version = schemas.version_of(Path(schema_gpkg))
         with self._conn(site_id) as conn, conn.transaction():
             if not self._has_registry(conn):
@@ -638,6 +650,8 @@ class PostgisOffice(OfficeStore):
                 conn.execute(stmt)
             with conn.cursor() as cur:
                 pgsql.apply_entries(cur, site_id, tables, rows, gd)
+            # QGIS in the office opens the site's layers with the field's map (public.layer_styles)
+            officestyles.write_pg_styles(conn, Path(schema_gpkg), site_id)
             conn.execute("INSERT INTO fieldapp_office.sites (site_id, created_version, schema_version,"
                          " tables_json, template) VALUES (%s, %s, %s, %s, %s)",
                          (site_id, version, version, Jsonb([t.to_json() for t in tables.values()]),

@@ -66,6 +66,7 @@ from fieldapp.sync.files import (
 from fieldapp.sync.laptop import LaptopState, _Pending
 from fieldapp.sync.offices import office_arg
 from fieldapp.sync.officestore import FastForward, LogEntry, OfficeStore, utc_now_iso
+from fieldapp.sync.officestyles import STYLES_TABLE
 from fieldapp.sync.preflight import _no_such_site, _refuse_newer
 from fieldapp.sync.progress import _Progress
 from fieldapp.sync.results import SyncOutcome
@@ -718,7 +719,7 @@ class _Sync:
         with contextlib.closing(connect(target)) as conn:  # the R-tree triggers need ST_
             conn.execute("PRAGMA journal_mode=OFF")
             conn.execute("PRAGMA synchronous=OFF")
-            with conn:
-                empty_tables(conn, list(tables))
+            with conn:      # the QGIS styles stay: the master keeps them (officestyles)
+                empty_tables(conn, [t for t in tables if t != STYLES_TABLE])
             conn.execute("VACUUM")
             conn.execute("PRAGMA journal_mode=DELETE")

@@ -22,6 +22,11 @@ into nothing but that R-tree (or ``gpkg_ogr_contents``), calls no function but `
 ``gpkg_*`` tables (``gpkg_tile_matrix_zoom_level_insert``), which may only raise. A trigger that
 merely borrows such a name is foreign.
 
+A ``layer_styles`` table (QGIS's styles; fieldapp writes one into each office master) is
+accepted only when it is, table and rows, exactly what fieldapp writes for that file's layers
+(:func:`fieldapp.sync.officestyles.foreign_styles`): a QGIS style can run actions and macros.
+Its rows are checked on every check, also when the table itself is among ``also_allowed``.
+
 A GeoPackage without ``fieldapp_meta`` (the engine's generic tests) has no expected tables; for
 it only triggers and views are checked, by the same rules.
 """
@@ -39,6 +44,7 @@ from pathlib import Path
 
 from fieldapp.sync.files import CONFLICTS_DDL, LOG_DDL, connect
 from fieldapp.sync.files import quote_identifier as _qi
+from fieldapp.sync.officestyles import STYLES_TABLE, expected_table_sql, foreign_styles
 
 #: SQLite's own tables (AUTOINCREMENT, ANALYZE): they hold statistics, never run anything.
 SQLITE_OWN_TABLES = frozenset({"sqlite_sequence", "sqlite_stat1", "sqlite_stat2", "sqlite_stat3", "sqlite_stat4"})
@@ -181,6 +187,8 @@ def foreign_entries(conn: sqlite3.Connection, *, also_allowed: Iterable[tuple[st
                 if normalized(sql).startswith("create virtual table"):
                     found.append(f"virtual table {_qi(name)}")
                 continue
+            if name == STYLES_TABLE and name not in want.tables:
+                continue        # its make and rows: below, whether or not also allowed
             if name not in want.tables:
                 found.append(f"table {_qi(name)}")
                 continue
@@ -203,6 +211,12 @@ def foreign_entries(conn: sqlite3.Connection, *, also_allowed: Iterable[tuple[st
                 unproven.setdefault(table, []).append(name)
         elif want.others.get((kind, name)) != (table, normalized(sql)):
             found.append(f"{kind} {_qi(name)}")     # a view fieldapp does not make
+    styles = [s for k, n, _t, s in rows if k == "table" and n == STYLES_TABLE]
+    if fieldapp_file and styles and STYLES_TABLE not in want.tables:
+        if normalized(styles[0]) != normalized(expected_table_sql()):
+            found.append(f"table {_qi(STYLES_TABLE)} (not made as QGIS and fieldapp make it)")
+        else:
+            found.extend(foreign_styles(conn))
     for table, triggers in unproven.items():
         done, errors = _probe_triggers(conn, table)
         for name in triggers:

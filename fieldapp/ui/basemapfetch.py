@@ -1,13 +1,19 @@
 """Prepare a basemap from the New visit dialog, while online: the tiles around a typed position
 (latitude, longitude; the current fix by default) out to a radius, fetched into an MBTiles file
 beside the visit by :func:`fieldapp.basemap.fetch.fetch` on a worker thread, with a progress bar
-and Cancel (the tiles so far are kept; Fetch again resumes)."""
+and Cancel (the tiles so far are kept; Fetch again resumes).
+
+A ``user:password@`` typed or pasted into the tile URL box is shown masked (``crew:•••@``) as
+soon as its ``@`` is there; the dialog keeps the password aside and hands the whole URL to the
+fetch only (:meth:`BasemapFetchDialog.tile_url`), so a screenshot or a looking-over shoulder
+never reads it."""
 
 from __future__ import annotations
 
 import threading
 from pathlib import Path
 from typing import Any
+from urllib.parse import urlsplit, urlunsplit
 
 from PySide6.QtCore import QObject, Signal
 from PySide6.QtWidgets import (
@@ -25,6 +31,26 @@ from PySide6.QtWidgets import (
 )
 
 from fieldapp.basemap.fetch import FetchFailed, FetchRefused, bbox_around, fetch
+
+#: What the tile URL box shows in place of a password.
+PASSWORD_MASK = "•••"
+
+
+def _split_password(url: str) -> tuple[str, str | None]:
+    """(``url`` with the password of its ``user:password@`` replaced by :data:`PASSWORD_MASK`,
+    the password as typed) -- or (``url``, None) when it holds no password or only the mask."""
+    try:
+        parts = urlsplit(url)
+    except ValueError:
+        return url, None
+    userinfo, at, hostport = parts.netloc.rpartition("@")
+    if not at or ":" not in userinfo:
+        return url, None
+    user, _, password = userinfo.partition(":")
+    if not password or password == PASSWORD_MASK:
+        return url, None
+    shown = parts._replace(netloc=f"{user}:{PASSWORD_MASK}@{hostport}")
+    return urlunsplit(shown), password
 
 
 class _Relay(QObject):
@@ -47,6 +73,8 @@ class BasemapFetchDialog(QDialog):
         self.url = QLineEdit()
         self.url.setObjectName("tileUrl")
         self.url.setPlaceholderText("https://tiles.example.org/{z}/{x}/{y}.png")
+        self._password: str | None = None      # the masked password, never shown
+        self.url.textChanged.connect(self._mask_password)
         form.addRow("Tile URL", self.url)
         self.lat = QDoubleSpinBox()
         self.lat.setRange(-85.0, 85.0)
@@ -104,6 +132,26 @@ class BasemapFetchDialog(QDialog):
         self.max_tiles = 5000
         self.rate_per_s = 2.0
 
+    def _mask_password(self, text: str) -> None:
+        """Show a password in the box as :data:`PASSWORD_MASK` (kept aside for the fetch); a box
+        without the mask forgets the password kept."""
+        shown, password = _split_password(text)
+        if password is not None:
+            self._password = password
+            cursor = self.url.cursorPosition() - (len(text) - len(shown))
+            self.url.setText(shown)        # comes back here with the mask: nothing to do
+            self.url.setCursorPosition(max(0, min(cursor, len(shown))))
+        elif f":{PASSWORD_MASK}@" not in text:
+            self._password = None
+
+    def tile_url(self) -> str:
+        """The URL the fetch gets: the box's text with the masked password put back."""
+        text = self.url.text().strip()
+        if self._password is None:
+            return text
+        user_part, sep, rest = text.partition(f":{PASSWORD_MASK}@")
+        return f"{user_part}:{self._password}@{rest}" if sep else text
+
     def begin(self) -> None:
         """Start fetching on a worker thread (refusals are shown at once)."""
         if self._thread is not None and self._thread.is_alive():
@@ -113,7 +161,7 @@ class BasemapFetchDialog(QDialog):
             return
         bbox = bbox_around(self.lat.value(), self.lon.value(), self.radius.value())
         zooms = (self.zoom_from.value(), self.zoom_to.value())
-        url, out = self.url.text().strip(), Path(self.out.text().strip())
+        url, out = self.tile_url(), Path(self.out.text().strip())
         self._cancel.clear()
         self.start.setEnabled(False)
         self.stop.setEnabled(True)

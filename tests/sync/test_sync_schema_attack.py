@@ -153,7 +153,7 @@ def test_each_kind_of_foreign_entry_is_named(tmp_path):
         "column tree.macro",
         'view "big_trees"',
         'index "tree_dbh" on table tree',
-        'table "layer_styles"',
+        'table "layer_styles" (not made as QGIS and fieldapp make it)',
         'trigger "rtree_tree_geom_update9" on table tree (updates tree)',
     ]
 
