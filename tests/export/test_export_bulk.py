@@ -116,4 +116,7 @@ def test_tree_attributes_are_those_add_auto_attribs_makes(tmp_path):
     for ref, again in zip(mine, theirs, strict=True):
         assert len(ref.attribs) == len(tags)
         for a, b in zip(ref.attribs, again.attribs, strict=True):
-            assert a.dxfattribs(drop=skip) == b.dxfattribs(drop=skip), a.dxf.tag
+            # a shown attribute (the tag) is where the label placer put it, or hidden where it
+            # found no room (test_export_dxf_labels): all else is what add_auto_attribs makes
+            placed = skip | ({"insert", "align_point", "flags"} if not b.is_invisible else set())
+            assert a.dxfattribs(drop=placed) == b.dxfattribs(drop=placed), a.dxf.tag
