@@ -573,7 +573,7 @@ def new_visit_path(data_dir: str | Path, name: str | None = None) -> Path:
 
 
 def open_visit(path: Path, *, name: str | None = None, priority_waterway: bool = False,
-               crew: str | list[str] = "", antenna_height_m: float = 0.0,
+               crew: str | list[str] = "", antenna_height_m: float = 0.0, antenna_height_unit: str = "m",
                water_features: list[Any] | tuple[Any, ...] = (), crs: str | None = None) -> VisitController:
     """Open the visit at ``path`` or create it (store attached when :mod:`fieldapp.store` is
     available). The keyword settings apply to a new visit only (``crs`` None: the UTM zone of
@@ -598,7 +598,8 @@ def open_visit(path: Path, *, name: str | None = None, priority_waterway: bool =
         return VisitController(store.visit, path, store)
     crew_list = [crew] if isinstance(crew, str) and crew else list(crew or [])
     model = Visit.new(name or path.stem, crew=crew_list, priority_waterway=priority_waterway,
-                      antenna_height_m=antenna_height_m, water_features=tuple(water_features),
+                      antenna_height_m=antenna_height_m, antenna_height_unit=antenna_height_unit,
+                      water_features=tuple(water_features),
                       crs=crs)
     new_store = None
     if store_mod is not None:
@@ -646,6 +647,7 @@ def open_from_spec(spec: Any) -> VisitController:
     the visit's layers sidecar, :mod:`fieldapp.basemap.layers`)."""
     visit = open_visit(spec.path, name=spec.name, priority_waterway=spec.priority_waterway,
                        crew=spec.crew, antenna_height_m=spec.antenna_height_m,
+                       antenna_height_unit=getattr(spec, "antenna_height_unit", "m"),
                        water_features=water_feature_objects(spec.water_features), crs=spec.crs)
     if getattr(spec, "basemap", None) is not None:
         from fieldapp.basemap import layers

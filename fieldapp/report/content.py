@@ -521,7 +521,7 @@ def _gnss(visit: Visit, content: ReportContent) -> None:
             worst_fix_quality=p.worst_fix_quality, h_accuracy_m=p.h_accuracy_m,
             v_accuracy_m=p.v_accuracy_m, std_dev_x_m=p.std_dev_x_m, std_dev_y_m=p.std_dev_y_m,
             hdop=p.hdop, sample_count=p.sample_count, rejected_count=p.rejected_count,
-            antenna_height_m=float(visit.site.antenna_height_m), fix_time_utc=p.fix_time_utc,
+            antenna_height_m=visit.antenna_height_at(p.created_utc), fix_time_utc=p.fix_time_utc,
             x_crs=p.x, y_crs=p.y, crs_unit=crs_unit_symbol(frame) if frame else "", lat=lat, lon=lon,
             correction_age_s=p.correction_age_s, correction_mount=p.correction_mount))
     cols = visit.track_log.columns()

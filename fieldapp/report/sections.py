@@ -13,6 +13,7 @@ from reportlab.platypus import Flowable, Paragraph, Spacer, Table
 
 from fieldapp.checks.results import Check, status_words, summary_words
 from fieldapp.rules.nr341 import bank_parameters
+from fieldapp.survey.antenna import visit_history_words
 from fieldapp.survey.features import Layer, Note, OhwmPoint, Station, Transect, Tree
 from fieldapp.survey.visit import Visit
 
@@ -62,7 +63,7 @@ def site_section(c: ReportContent, w: float) -> list[Flowable]:
         ["Waterway", ("priority waterway" if s.priority_waterway else "not a priority waterway")
          + f" ({esc(bank_parameters(s.priority_waterway).cite_base)})"],
         ["Water features", esc(waters)],
-        ["Antenna height", f"{s.antenna_height_m:.3f} m"],
+        ["Antenna height", esc(visit_history_words(c.visit))],
         ["Magnetic declination", esc(declination_words(s))],
         ["Site record", esc(f"created {s.created_utc:%Y-%m-%d %H:%M} UTC by {s.created_by}")],
         ["Visit file", esc(c.path.name)],
@@ -305,7 +306,7 @@ def gnss_section(c: ReportContent, w: float) -> list[Flowable]:
         crs = (c.frame.name + (f" (EPSG:{c.frame.srs_id})" if c.frame.srs_id else "")) if c.frame else "–"
         out = heading(title, 1, para(
             f"Positions in the site CRS, {esc(crs)}, in its own unit ({esc(unit)}), and as WGS 84 latitude / "
-            f"longitude (degrees); antenna height {c.site.antenna_height_m:.3f} m."))
+            f"longitude (degrees); antenna height {esc(visit_history_words(c.visit))}."))
         where = [[esc(g.line), str(g.number), esc(g.method),
                   fmt(g.x_crs if g.x_crs is not None else g.x_ft, nd),
                   fmt(g.y_crs if g.y_crs is not None else g.y_ft, nd),

@@ -35,7 +35,7 @@ from shapely.geometry.base import BaseGeometry
 from ..survey import features as F
 from ..survey.features import Layer
 
-SCHEMA_VERSION = 5
+SCHEMA_VERSION = 7
 #: Columns each schema version added to a table of the version before, in the order added
 #: (``ALTER TABLE ... ADD COLUMN`` appends, so these are the last fields of their dataclasses
 #: and a migrated table has the same columns, in the same order, as a new one -- which the
@@ -51,6 +51,7 @@ SCHEMA_VERSION = 5
 #:   magnetic azimuth and the declination applied to it; NULL for typed stations and older files).
 #:   ``area_feature.retained_area_ac`` (a woodland stand's planned retained area, acres;
 #:   NULL = not given) and ``area_feature.tally_complete`` (default 0: verdicts provisional).
+#: - 7: ``site.antenna_height_unit`` (the unit the antenna height was entered in; NULL = metres).
 ADDED_COLUMNS: dict[int, tuple[tuple[Layer, str], ...]] = {
     2: ((Layer.TRANSECT, "stipulated"), (Layer.LINE, "mapped_stream")),
     3: tuple((layer, name) for layer in (Layer.OHWM_POINT, Layer.TRANSECT, Layer.WALK_VERTEX)
@@ -58,6 +59,7 @@ ADDED_COLUMNS: dict[int, tuple[tuple[Layer, str], ...]] = {
        + ((Layer.SITE, "declination_source"), (Layer.STATION, "azimuth_mag_deg"),
           (Layer.STATION, "declination_deg"),
           (Layer.AREA, "retained_area_ac"), (Layer.AREA, "tally_complete")),
+    7: ((Layer.SITE, "antenna_height_unit"),),
 }
 #: Tables each schema version added (created by the migration with their GeoPackage
 #: ``gpkg_contents`` / ``gpkg_geometry_columns`` rows, in the site's srs_id).
@@ -67,10 +69,12 @@ ADDED_COLUMNS: dict[int, tuple[tuple[Layer, str], ...]] = {
 #:   ``gpkgext_relations`` and one mapping view per record table, :mod:`fieldapp.store.media`).
 #: - 5: ``device_reading`` (the raw sentences of each caliper reading and rangefinder shot that
 #:   became a tree or a station; ``tree.caliper_reading_id`` / ``station.reading_id`` name them).
+#: - 7: ``antenna_height`` (each antenna height of the visit with the time it was set).
 ADDED_TABLES: dict[int, tuple[Layer, ...]] = {
     3: (Layer.STAKE_POINT,),
     4: (Layer.PHOTO,),
     5: (Layer.DEVICE_READING,),
+    7: (Layer.ANTENNA_HEIGHT,),
 }
 #: SQL DEFAULT of the added NOT NULL columns (a new table declares it too, so both agree).
 COLUMN_DEFAULTS = {(Layer.TRANSECT, "stipulated"): "0", (Layer.AREA, "tally_complete"): "0",
@@ -112,6 +116,7 @@ DESCRIPTIONS = {
     Layer.PHOTO: "Photos (Related Tables media): image, time, direction; record_table/record_uuid = the record shown",
     Layer.DEVICE_READING: "Instrument sentences as received (raw bytes, receive time UTC) behind a tree"
                           " (tree.caliper_reading_id) or a station (station.reading_id)",
+    Layer.ANTENNA_HEIGHT: "Antenna heights of the visit: height m, unit entered, from created_utc on",
 }
 # Model fields not stored as columns (they live in geom) and renamed columns.
 CROWN_COLUMN = "crown_wkb"

@@ -35,6 +35,7 @@ class Layer(str, enum.Enum):
     STAKE_POINT = "stake_point"
     PHOTO = "photo"
     DEVICE_READING = "device_reading"
+    ANTENNA_HEIGHT = "antenna_height"
 
 
 class WaterFeatureType(str, enum.Enum):
@@ -141,7 +142,9 @@ class Site(Feature):
     ``declination_deg`` (east positive) turns magnetic bearings into true ones;
     ``declination_source`` says where it came from: the World Magnetic Model for the site and
     date (``"WMM-2025"``), ``"entered"`` (the user's override), or None (not set: 0.0 unless
-    typed before schema 3).
+    typed before schema 3). ``antenna_height_m`` is the antenna height now (the history is in
+    :class:`AntennaHeight` records); ``antenna_height_unit`` the unit it was entered in
+    (:data:`ANTENNA_UNITS`; None: metres, or a file older than schema 7).
     """
 
     name: str
@@ -155,6 +158,7 @@ class Site(Feature):
     declination_deg: float = 0.0
     notes: str = ""
     declination_source: str | None = None
+    antenna_height_unit: str | None = None
 
 
 @dataclass(frozen=True, kw_only=True, slots=True)
@@ -460,6 +464,24 @@ class DeviceReading(Feature):
     raw: bytes
 
 
+#: Units an antenna height is entered in: name -> metres per unit.
+ANTENNA_UNITS = {"m": 1.0, "ft": 0.3048, "us_ft": 1200.0 / 3937.0}
+
+
+@dataclass(frozen=True, kw_only=True, slots=True)
+class AntennaHeight(Feature):
+    """The visit's antenna height from ``created_utc`` on (store schema 7): one row per height
+    once it changed (the visit's first, dated at the site's creation, then each change), so
+    every fix of the day can be matched to the height the pole had when it was taken.
+    ``height_m`` in metres; ``unit`` the unit it was entered in (``"m"``, ``"ft"``
+    international, ``"us_ft"`` US survey), shown in it again.
+    The site keeps the current one (:attr:`Site.antenna_height_m`, ``antenna_height_unit``).
+    """
+
+    height_m: float
+    unit: str = "m"
+
+
 FEATURE_CLASSES: dict[Layer, type] = {
     Layer.SITE: Site,
     Layer.OHWM_LINE: OhwmLine,
@@ -476,6 +498,7 @@ FEATURE_CLASSES: dict[Layer, type] = {
     Layer.STAKE_POINT: StakePoint,
     Layer.PHOTO: PhotoRecord,
     Layer.DEVICE_READING: DeviceReading,
+    Layer.ANTENNA_HEIGHT: AntennaHeight,
 }
 LAYER_OF: dict[type, Layer] = {cls: layer for layer, cls in FEATURE_CLASSES.items()}
 

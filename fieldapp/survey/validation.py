@@ -39,6 +39,7 @@ import shapely
 from shapely.geometry import LineString, MultiPolygon, Polygon
 
 from ..geo import GeoError, OutsideAreaOfUse, SiteFrame
+from . import antenna
 from . import values as V
 from .boundary import distinct_vertices
 from .errors import InvalidValue
@@ -213,6 +214,8 @@ def validated_site(site: Site, **fields: Any) -> Site:
             checked[key] = V.in_range("declination_deg", value, -180.0, 180.0)
         elif key == "notes":
             checked[key] = V.text("notes", value, max_len=V.MAX_TEXT_LEN, multiline=True)
+        elif key == "antenna_height_unit":
+            checked[key] = None if value is None else antenna.checked_unit(value)
         elif key == "declination_source":
             checked[key] = None if value is None else V.text("declination_source", value)
         elif key == "visit_date":
@@ -248,6 +251,7 @@ NUMBER_LIMITS: dict[str, tuple[float, float, bool]] = {
     "hdop": (0.0, _INF, False),
     "correction_age_s": (0.0, _INF, False),
     "antenna_height_m": (0.0, 10.0, False),
+    "height_m": (0.0, 10.0, False),
     "declination_deg": (-180.0, 180.0, False),
     "spacing_ft": (0.0, V.MAX_HORIZONTAL_FT, True),
     "interval_s": (0.0, 86_400.0, True),

@@ -42,6 +42,7 @@ from datetime import date, datetime
 from typing import Any
 
 from ..geo import SiteFrame
+from . import antenna
 from . import values as V
 from .attach import PhotoCommands
 from .boundary import BoundaryWalk
@@ -52,6 +53,7 @@ from .errors import InvalidValue
 from .features import (
     LAYER_OF,
     Action,
+    AntennaHeight,
     AreaFeature,
     AreaKind,
     Change,
@@ -142,6 +144,7 @@ class Visit(EditCommands, StakeCommands, PhotoCommands, StandQueries):
         water_features: Iterable[WaterFeature] = (),
         crs: Any = None,
         antenna_height_m: float = 0.0,
+        antenna_height_unit: str = "m",
         declination_deg: float = 0.0,
         notes: str = "",
         who: str | None = None,
@@ -171,6 +174,7 @@ class Visit(EditCommands, StakeCommands, PhotoCommands, StandQueries):
             priority_waterway=priority_waterway,
             water_features=water_features,
             antenna_height_m=antenna_height_m,
+            antenna_height_unit=antenna_height_unit,
             declination_deg=declination_deg,
             notes=notes,
         )
@@ -218,6 +222,40 @@ class Visit(EditCommands, StakeCommands, PhotoCommands, StandQueries):
         old = self._site
         new = validated_site(replace(old, modified_utc=ms(self._clock())), **fields)
         return new_of(Site, self._commit([Change(Action.UPDATED, Layer.SITE, new, old)])[0])
+
+    def set_antenna_height(self, value: float, unit: str = "m") -> Site:
+        """Set the antenna height to ``value`` in ``unit`` (``"m"``, ``"ft"``, ``"us_ft"``) from
+        now on: the site's height and unit change and an
+        :class:`~fieldapp.survey.features.AntennaHeight` record keeps the time, so earlier fixes
+        keep the height they were taken with. Not an undo step (like the declination); the same
+        height again changes nothing.
+
+        Raises
+        ------
+        InvalidValue
+            A height outside 0..10 m or a unit not known.
+        """
+        height_m = antenna.to_metres(value, unit)
+        unit = antenna.checked_unit(unit)
+        old = self._site
+        if (old.antenna_height_m, old.antenna_height_unit or "m") == (height_m, unit):
+            return old
+        new = validated_site(replace(old, modified_utc=ms(self._clock())),
+                             antenna_height_m=height_m, antenna_height_unit=unit)
+        changes = [Change(Action.UPDATED, Layer.SITE, new, old)]
+        if not self.records(AntennaHeight):     # the first change: the height it had since the start
+            first = replace(AntennaHeight(**self._stamp(), height_m=old.antenna_height_m,
+                                          unit=old.antenna_height_unit or "m"),
+                            created_utc=old.created_utc, modified_utc=old.created_utc)
+            changes.append(Change(Action.ADDED, Layer.ANTENNA_HEIGHT, first))
+        rec = AntennaHeight(**self._stamp(), height_m=new.antenna_height_m, unit=unit)
+        changes.append(Change(Action.ADDED, Layer.ANTENNA_HEIGHT, rec))
+        done = self._commit(changes, undoable=False)
+        return new_of(Site, done[0])
+
+    def antenna_height_at(self, when_utc: datetime | None) -> float:
+        """The antenna height (m) the pole had at ``when_utc`` (the site's now for None)."""
+        return antenna.height_at(self.records(AntennaHeight), when_utc, self._site.antenna_height_m)
 
     def set_declination(self, declination_deg: float, source: str | None) -> Site:
         """Set the site's magnetic declination (degrees, east positive) and where it came from

@@ -65,6 +65,7 @@ class NewVisitSpec:
     water_features: list[dict[str, Any]] = field(default_factory=list)   # name, type, susceptibility, wetland_type
     crs: str | None = None                                     # None: UTM of the first fix
     antenna_height_m: float = 2.0
+    antenna_height_unit: str = "m"                             # as entered: m, ft (survey.antenna)
     basemap: Path | None = None                                # an MBTiles fetched for it
 
 def fit_height(dialog: QWidget) -> int:
@@ -401,7 +402,8 @@ class NewVisitDialog(QDialog):
         crew = [c.strip() for c in self.crew.text().split(",") if c.strip()]
         return NewVisitSpec(name=name, path=self._path, crew=crew,
                             priority_waterway=self.priority.isChecked(),
-                            water_features=features, crs=crs, antenna_height_m=height_m,
+                            water_features=features, crs=crs, antenna_height_m=round(height_m, 4),
+                            antenna_height_unit=("m", "ft")[self.antenna_unit.currentIndex()],
                             basemap=self.basemap_path)
 
     def _accept(self) -> None:

@@ -24,7 +24,7 @@ from fieldapp.rules import evaluate
 from fieldapp.store import DamagedVisitFile, NewerVisitFile, WriteFailed, create_visit, inspect, open_visit
 from fieldapp.store import schema as S
 from fieldapp.survey import Layer, Visit
-from tests.gpkgtools import st_connect
+from tests.gpkgtools import drop_added_after, st_connect
 
 V1 = Path(__file__).resolve().parents[1] / "data" / "visit_schema1.gpkg"
 
@@ -175,30 +175,36 @@ SCHEMA_3_SQL = [f'ALTER TABLE "{table}" ADD COLUMN "{col}" {sql}'
 def test_migration_sql_adds_exactly_the_columns_of_each_version():
     from fieldapp.store import media
 
-    assert S.SCHEMA_VERSION == 5
-    v5 = S.migration_sql(4)
+    assert S.SCHEMA_VERSION == 7
+    # schema 7: site.antenna_height_unit, then the antenna_height table (attributes)
+    v7 = S.migration_sql(5)
+    assert v7[0] == 'ALTER TABLE "site" ADD COLUMN "antenna_height_unit" TEXT'
+    assert v7[1].startswith('CREATE TABLE "antenna_height"') and len(v7) == 3
+    assert v7[2].startswith("INSERT INTO gpkg_contents") and "'attributes'" in v7[2]
+    assert S.migration_sql(4)[-len(v7):] == v7
+    v5 = S.migration_sql(4)[:-len(v7)]
     # schema 5: the device_reading table (attributes: no geometry column row)
     assert v5[0].startswith('CREATE TABLE "device_reading"') and len(v5) == 2
     assert v5[1].startswith("INSERT INTO gpkg_contents") and "'attributes'" in v5[1]
-    assert S.migration_sql(3)[-len(v5):] == v5
-    v4 = S.migration_sql(3)[:-len(v5)]
+    assert S.migration_sql(3)[-len(v5 + v7):] == v5 + v7
+    v4 = S.migration_sql(3)[:-len(v5 + v7)]
     # schema 4: the photo media table (attributes: no geometry column row), then the Related
     # Tables Extension (relations table, mapping views, their gpkg_contents / extensions rows)
     assert v4[0].startswith('CREATE TABLE "photo"')
     assert v4[1].startswith("INSERT INTO gpkg_contents") and "'attributes'" in v4[1]
     assert v4[2:] == media.related_tables_sql()
-    assert S.migration_sql(2)[-len(v4 + v5):] == v4 + v5
-    v3 = S.migration_sql(2)[:-len(v4 + v5)]
+    assert S.migration_sql(2)[-len(v4 + v5 + v7):] == v4 + v5 + v7
+    v3 = S.migration_sql(2)[:-len(v4 + v5 + v7)]
     assert S.migration_sql(1) == [
         'ALTER TABLE "transect" ADD COLUMN "stipulated" BOOLEAN NOT NULL DEFAULT 0',
         'ALTER TABLE "line_feature" ADD COLUMN "mapped_stream" BOOLEAN',
-    ] + v3 + v4 + v5
+    ] + v3 + v4 + v5 + v7
     assert v3[:len(SCHEMA_3_SQL)] == SCHEMA_3_SQL
     # then the schema 3 table, with its GeoPackage rows
     assert v3[len(SCHEMA_3_SQL)].startswith('CREATE TABLE "stake_point"')
     assert [q.split(" (")[0] for q in v3[len(SCHEMA_3_SQL) + 1:]] == ["INSERT INTO gpkg_contents",
                                                                     "INSERT INTO gpkg_geometry_columns"]
-    assert S.migration_sql(5) == []
+    assert S.migration_sql(7) == []
     # the added columns are the last fields of their record, in version order (ADD COLUMN appends)
     for layer in Layer:
         added = [name for v in sorted(S.ADDED_COLUMNS) for lay, name in S.ADDED_COLUMNS[v] if lay is layer]
@@ -226,6 +232,7 @@ def test_a_schema_2_file_migrates_to_the_declination_columns(tmp_path):
 def schema_4_copy(path: Path) -> None:
     """Make ``path`` (a new visit, no device readings) what schema 4 wrote: without the
     device_reading table and its gpkg_contents row."""
+    drop_added_after(path, 5)
     conn = st_connect(path)
     conn.execute('DROP TABLE "device_reading"')
     conn.execute("DELETE FROM gpkg_contents WHERE table_name = 'device_reading'")
