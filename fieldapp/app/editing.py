@@ -34,7 +34,7 @@ FIELD_WORDS = {
     "horizontal_ft": ("Segment length", "ft"), "segment_ft": ("Segment length", "ft"),
     "distance_ft": ("Distance from the OHWM", "ft"), "slope_pct": ("Slope", "%"),
     "slope_deg": ("Slope", "°"), "inclination_deg": ("Inclination", "°"),
-    "azimuth_deg": ("Azimuth", "°"), "azimuth_true_deg": ("Azimuth (true)", "°"),
+    "azimuth_deg": ("Azimuth", "°"), "azimuth_true_deg": ("Azimuth", "° true"),
     "horizontal_distance_ft": ("Horizontal distance", "ft"), "label": ("Label", ""),
     "text": ("Note", ""), "notes": ("Notes", ""), "tributary_area_ac": ("Tributary area", "ac"),
     "channel_width_ft": ("Channel width", "ft"), "mapped_stream": ("Mapped stream", ""),
@@ -279,14 +279,15 @@ def _details(visit: Any, layer: Layer, rec: Any) -> str:
     m = visit.model
     if layer is Layer.OHWM_POINT:
         if rec.method is PointMethod.OFFSET:
-            return f"offset {rec.horizontal_distance_ft or 0:.2f} ft at {rec.azimuth_true_deg or 0:.1f}°"
+            mag = f" ({rec.azimuth_mag_deg:.1f}° magnetic)" if rec.azimuth_mag_deg is not None else ""
+            return f"offset {rec.horizontal_distance_ft or 0:.2f} ft at {rec.azimuth_true_deg or 0:.1f}° true{mag}"
         return f"averaged, {rec.sample_count} epochs"
     if layer is Layer.STATION:
         return (f"{rec.distance_ft:.1f} ft from the OHWM, {rec.slope_pct:.1f} %"
                 + (", complete interruption" if rec.interruption else ""))
     if layer is Layer.TRANSECT:
         n = len(m.children(Layer.STATION, rec.uuid))
-        return f"azimuth {rec.azimuth_true_deg:.1f}°, {n} station{'s' if n != 1 else ''}" + (
+        return f"azimuth {rec.azimuth_true_deg:.1f}° true, {n} station{'s' if n != 1 else ''}" + (
             ", stipulated" if rec.stipulated else "")
     if layer is Layer.TREE:
         return f"{rec.dbh_in:.1f} in {rec.species_name or rec.species_code or '(species?)'}, {_v(rec.status)}"

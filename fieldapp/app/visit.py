@@ -249,12 +249,27 @@ class VisitController:
         return self._ohwm_warning[1]
 
     def add_averaged_point(self, fixes: list[Any], n_required: int) -> Any:
-        pos = self.model.average(fixes, min_epochs=n_required)
-        return self.model.add_ohwm_point(pos)
+        """An averaged point on the near bank's line (:mod:`fieldapp.app.ohwmbanks`)."""
+        from fieldapp.app.ohwmbanks import near_line_uuid
 
-    def add_offset_point(self, standing_fix: Any, azimuth_deg: float, horizontal_ft: float) -> Any:
+        pos = self.model.average(fixes, min_epochs=n_required)
+        return self.model.add_ohwm_point(pos, near_line_uuid(self.model))
+
+    def add_offset_point(self, standing_fix: Any, azimuth_deg: float, horizontal_ft: float, *,
+                         magnetic_deg: float | None = None, far_bank: bool = False) -> Any:
+        """An offset OHWM point shot from ``standing_fix``: ``azimuth_deg`` true, or, when
+        ``magnetic_deg`` is given (the rangefinder's compass), that one with the site's
+        declination applied (both kept on the point); on the far bank's own line when
+        ``far_bank``, else on the near bank's."""
+        from fieldapp.app.ohwmbanks import far_line_uuid, near_line_uuid
+        from fieldapp.survey.gnss import North
+
+        line = far_line_uuid(self.model) if far_bank else near_line_uuid(self.model)
+        if magnetic_deg is not None:
+            return self.model.add_ohwm_offset_point(standing_fix, magnetic_deg, north=North.MAGNETIC,
+                                                    horizontal_ft=horizontal_ft, line_uuid=line)
         return self.model.add_ohwm_offset_point(standing_fix, azimuth_deg,
-                                                horizontal_ft=horizontal_ft)
+                                                horizontal_ft=horizontal_ft, line_uuid=line)
 
     # -------------------------------------------------------------- transect
     @property

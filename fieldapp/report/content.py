@@ -36,6 +36,7 @@ from fieldapp.checks.results import RULE_TITLES, Check, Checks
 from fieldapp.geo import FOOT_INTERNATIONAL_M, SiteFrame
 from fieldapp.rules.nr341 import bank_parameters
 from fieldapp.rules.readings import READINGS
+from fieldapp.survey.azimuths import shot_words
 from fieldapp.survey.canopy import StandMeasures
 from fieldapp.survey.features import Layer, Site
 from fieldapp.survey.visit import Visit
@@ -149,6 +150,8 @@ class TransectProfile:
     base_ft: float
     threshold_pct: float
     check: Check | None
+    #: each compass-shot station: what was measured and applied (:func:`fieldapp.survey.azimuths.shot_words`)
+    shots: tuple[str, ...] = ()
 
     @property
     def result(self) -> dict[str, Any]:
@@ -435,7 +438,9 @@ def gather(visit: Visit, path: StrPath, *, retained_ac: float = 0.0, conflicts: 
         content.transects.append(TransectProfile(
             label=t.label, azimuth_true_deg=t.azimuth_true_deg, stations=tuple(rows),
             measured_elevations=measured, priority=bool(site.priority_waterway), base_ft=base_ft,
-            threshold_pct=thr, check=check))
+            threshold_pct=thr, check=check,
+            shots=tuple(f"{s.distance_ft:.1f} ft: {shot_words(s, t.azimuth_true_deg)}"
+                        for s in sts if s.azimuth_mag_deg is not None)))
     # ---- areas
     for a in visit.features(Layer.AREA):
         kind = _value(a.kind)

@@ -203,7 +203,9 @@ def profile_intro(prof: TransectProfile) -> tuple[str, Paragraph]:
     r, k = prof.result, prof.check
     verdict = (f"{esc(summary_words('nr341.bank', r))} — {esc(status_words(k.status))}, "
                f"{esc(r.get('citation', '–'))}") if k else "no verdict (no station)"
-    return f"Transect {prof.label} (azimuth {prof.azimuth_true_deg:.1f}° true)", para(verdict)
+    if prof.shots:      # what the compass measured and the declination applied, station by station
+        verdict += "<br/>Stations shot by compass: " + esc("; ".join(prof.shots)) + "."
+    return f"Transect {prof.label} (landward azimuth {prof.azimuth_true_deg:.1f}° true, as typed)", para(verdict)
 
 
 def profile_table(prof: TransectProfile, w: float) -> Table:

@@ -51,7 +51,9 @@ SCHEMA_VERSION = 7
 #:   magnetic azimuth and the declination applied to it; NULL for typed stations and older files).
 #:   ``area_feature.retained_area_ac`` (a woodland stand's planned retained area, acres;
 #:   NULL = not given) and ``area_feature.tally_complete`` (default 0: verdicts provisional).
-#: - 7: ``site.antenna_height_unit`` (the unit the antenna height was entered in; NULL = metres).
+#: - 7: ``site.antenna_height_unit`` (the unit the antenna height was entered in; NULL = metres);
+#:   ``ohwm_point.azimuth_mag_deg`` / ``declination_deg`` (an offset shot's measured magnetic
+#:   azimuth and the declination applied; NULL = typed true, or an older file).
 ADDED_COLUMNS: dict[int, tuple[tuple[Layer, str], ...]] = {
     2: ((Layer.TRANSECT, "stipulated"), (Layer.LINE, "mapped_stream")),
     3: tuple((layer, name) for layer in (Layer.OHWM_POINT, Layer.TRANSECT, Layer.WALK_VERTEX)
@@ -59,7 +61,8 @@ ADDED_COLUMNS: dict[int, tuple[tuple[Layer, str], ...]] = {
        + ((Layer.SITE, "declination_source"), (Layer.STATION, "azimuth_mag_deg"),
           (Layer.STATION, "declination_deg"),
           (Layer.AREA, "retained_area_ac"), (Layer.AREA, "tally_complete")),
-    7: ((Layer.SITE, "antenna_height_unit"),),
+    7: ((Layer.SITE, "antenna_height_unit"), (Layer.OHWM_POINT, "azimuth_mag_deg"),
+        (Layer.OHWM_POINT, "declination_deg")),
 }
 #: Tables each schema version added (created by the migration with their GeoPackage
 #: ``gpkg_contents`` / ``gpkg_geometry_columns`` rows, in the site's srs_id).

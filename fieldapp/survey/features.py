@@ -179,7 +179,9 @@ class OhwmPoint(Feature):
     azimuth, horizontal distance (ft) and the rangefinder reading id. ``correction_age_s``
     (seconds, the largest among the epochs) and ``correction_mount`` (NTRIP mountpoint): the RTK
     corrections behind it (store schema 3; None in older files and without corrections). Kept
-    last, as :attr:`Transect.stipulated`.
+    last, as :attr:`Transect.stipulated`. ``azimuth_mag_deg`` and ``declination_deg`` (schema 7):
+    an offset shot's azimuth as the rangefinder's compass measured it (magnetic) and the
+    declination applied to make ``azimuth_true_deg``; None when the azimuth was typed true.
     """
 
     line_uuid: str
@@ -205,6 +207,8 @@ class OhwmPoint(Feature):
     reading_id: str | None = None
     correction_age_s: float | None = None
     correction_mount: str | None = None
+    azimuth_mag_deg: float | None = None
+    declination_deg: float | None = None
 
 
 @dataclass(frozen=True, kw_only=True, slots=True)

@@ -176,11 +176,14 @@ def test_migration_sql_adds_exactly_the_columns_of_each_version():
     from fieldapp.store import media
 
     assert S.SCHEMA_VERSION == 7
-    # schema 7: site.antenna_height_unit, then the antenna_height table (attributes)
+    # schema 7: site.antenna_height_unit, an offset point's magnetic azimuth and declination,
+    # then the antenna_height table (attributes)
     v7 = S.migration_sql(5)
-    assert v7[0] == 'ALTER TABLE "site" ADD COLUMN "antenna_height_unit" TEXT'
-    assert v7[1].startswith('CREATE TABLE "antenna_height"') and len(v7) == 3
-    assert v7[2].startswith("INSERT INTO gpkg_contents") and "'attributes'" in v7[2]
+    assert v7[:3] == ['ALTER TABLE "site" ADD COLUMN "antenna_height_unit" TEXT',
+                      'ALTER TABLE "ohwm_point" ADD COLUMN "azimuth_mag_deg" REAL',
+                      'ALTER TABLE "ohwm_point" ADD COLUMN "declination_deg" REAL']
+    assert v7[3].startswith('CREATE TABLE "antenna_height"') and len(v7) == 5
+    assert v7[4].startswith("INSERT INTO gpkg_contents") and "'attributes'" in v7[4]
     assert S.migration_sql(4)[-len(v7):] == v7
     v5 = S.migration_sql(4)[:-len(v7)]
     # schema 5: the device_reading table (attributes: no geometry column row)
