@@ -98,7 +98,8 @@ def form_fields(visit: Any, sel: Selection) -> list[FieldSpec]:
                 _num("azimuth_true_deg", rec.azimuth_true_deg, tip="Its stations turn with it"),
                 FieldSpec("stipulated", "Stipulated bank, NR 341.035(2)(c)", "bool", rec.stipulated)]
     if L is Layer.TREE:
-        return [FieldSpec("species_code", "Species code", "text", rec.species_code),
+        return [FieldSpec("tag", "Tag", "number", rec.tag, tip="The number on the tree's aluminium tag"),
+                FieldSpec("species_code", "Species code", "text", rec.species_code),
                 FieldSpec("species_name", "Species", "text", rec.species_name),
                 _num("dbh_in", rec.dbh_in), _num("crown_radius_ft", rec.crown_radius_ft),
                 FieldSpec("leaf_habit", "Leaf habit", "choice", _v(rec.leaf_habit),
@@ -193,6 +194,11 @@ def apply_form(visit: Any, sel: Selection, values: dict[str, Any]) -> Any:
     if set(changed) == {"label"}:
         return m.rename(L, sel.uuid, changed["label"])
     if L is Layer.TREE:
+        if "tag" in changed:
+            tag = changed["tag"]
+            if tag is None or tag != int(tag) or tag < 1:
+                raise FieldRefused(f"Tag must be a whole number from 1, not {_g(str(tag))}")
+            changed["tag"] = int(tag)
         if "dbh_in" in changed and changed["dbh_in"] is None:
             raise FieldRefused("DBH must be given")
         if changed.get("crown_radius_ft", 1.0) in (None, 0.0):

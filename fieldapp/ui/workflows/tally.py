@@ -19,6 +19,7 @@ from PySide6.QtWidgets import (
     QLabel,
     QLineEdit,
     QPushButton,
+    QSpinBox,
     QTableWidget,
     QTableWidgetItem,
 )
@@ -88,7 +89,16 @@ class TallyPanel(WorkflowPanel):
         self.crown.setSuffix(" ft")
         self.crown.setToolTip("Crown radius: typed, or the horizontal distance of a rangefinder"
                               " shot to the drip line")
+        self.tag = QSpinBox()
+        self.tag.setObjectName("tagSpin")
+        self.tag.setRange(1, 9_999_999)
+        self.tag.setToolTip("The number on the tree's aluminium tag: the next one counted on from"
+                            " your last tree; type another to start from the crew's own number")
+        self.tag.valueChanged.connect(self._tag_typed)
+        #: the Tag field was typed since the last tree (its number is used, not the next one)
+        self.tag_typed = False
         # two rows: fields with 40 px spin-box arrows fit a 640 px panel side by side
+        add_field(g, 2, 0, "Tag", self.tag)
         add_field(g, 0, 0, "Species", self.species)
         add_field(g, 0, 1, "Leaf", self.habit)
         add_field(g, 1, 0, "DBH", self.dbh)
@@ -281,12 +291,25 @@ class TallyPanel(WorkflowPanel):
                      leaf_habit=self.habit.currentText(),
                      crown_radius_ft=self.crown.value() or None, reading=None)
 
+    def _tag_typed(self, _value: int) -> None:
+        self.tag_typed = True
+
+    def show_next_tag(self) -> None:
+        """The Tag field shows the tag the next tree gets (unless the crew typed one)."""
+        if self.visit is not None and not self.tag_typed:
+            with QSignalBlocker(self.tag):
+                self.tag.setValue(self.visit.model.next_tag())
+
     def _record(self, fix: Any, **kw: Any) -> None:
+        if self.tag_typed:                  # the crew's own number; the next ones count on from it
+            kw["tag"] = self.tag.value()
         try:
             tree = self.visit.add_tree(fix, **kw)
         except Exception as exc:  # noqa: BLE001
             self.error("Tree refused", exc)
             return
+        self.tag_typed = False
+        self.show_next_tag()
         self.notices.clear_refusal()              # e.g. a caliper reading after a refused one
         self.state.setText(f"Tree {tree.tag} recorded: {tree.dbh_in:.1f} in "
                            f"{tree.species_name or tree.species_code or '(species?)'}")
@@ -428,6 +451,7 @@ class TallyPanel(WorkflowPanel):
             self.retained.setValue(v.stand_retained_ac())
         self.complete.setEnabled(stand is not None)
         self.complete.setChecked(bool(stand is not None and stand.tally_complete))
+        self.show_next_tag()
         self.summary.setText(self.recording.tag_words() + v.stand_summary_text())
 
 
