@@ -18,12 +18,14 @@ from PySide6.QtWidgets import (
     QHeaderView,
     QLabel,
     QLineEdit,
+    QMessageBox,
     QPushButton,
     QSpinBox,
     QTableWidget,
     QTableWidgetItem,
 )
 
+from fieldapp.app import tallyreview
 from fieldapp.app.devicefeed import DeviceFeed
 from fieldapp.app.recording import Recording
 from fieldapp.app.wording import plural
@@ -372,6 +374,21 @@ class TallyPanel(WorkflowPanel):
         else:
             squeeze(sim)
 
+    def expected_trees(self) -> int | None:
+        """How many trees stand inside the current stand when that is known: the demo
+        scenario's trees (``stand.trees[].position``, lat / lon) inside it; else None."""
+        scenario = self.devices.scenario
+        trees = (scenario or {}).get("stand", {}).get("trees") if isinstance(scenario, dict) else None
+        stand = self.visit.current_stand() if self.visit is not None else None
+        if not trees or stand is None or stand.geometry is None or not self.visit.model.has_frame:
+            return None
+        import shapely
+
+        frame = self.visit.model.frame
+        points = [shapely.Point(*frame.to_local(t["position"][1], t["position"][0]))
+                  for t in trees if t.get("position")]
+        return sum(1 for p in points if stand.geometry.covers(p)) or None
+
     def selected_tree(self) -> Any:
         rows = {i.row() for i in self.table.selectedItems()}
         if not rows and self.table.currentRow() >= 0:
@@ -388,7 +405,22 @@ class TallyPanel(WorkflowPanel):
         self.state.setText(f"Tree {tree.tag} deleted (Ctrl+Z brings it back).")
 
     def set_complete(self, checked: bool) -> None:
-        """Tally complete ticked or cleared: stored with the current stand."""
+        """Tally complete ticked or cleared: stored with the current stand. Ticked while the
+        tally looks incomplete (:func:`fieldapp.app.tallyreview.tally_gaps`), the crew is told
+        what is missing and asked first; No leaves it open."""
+        if checked and self.visit is not None:
+            gaps = tallyreview.tally_gaps(self.visit, self.expected_trees())
+            if gaps:
+                answer = QMessageBox.warning(
+                    self, "Tally complete?", tallyreview.review_words(self.visit, gaps),
+                    QMessageBox.StandardButton.Yes | QMessageBox.StandardButton.No,
+                    QMessageBox.StandardButton.No)
+                if answer != QMessageBox.StandardButton.Yes:
+                    with QSignalBlocker(self.complete):
+                        self.complete.setChecked(False)
+                    self.state.setText("Tally left open: " + "; ".join(gaps) + ".")
+                    return
+                self.state.setText("Tally marked complete although " + "; ".join(gaps) + ".")
         try:
             self.visit.set_tally_complete(checked)
         except Exception as exc:  # noqa: BLE001 - refused; the box shows the stored value
