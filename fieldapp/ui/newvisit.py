@@ -180,6 +180,7 @@ class NewVisitDialog(QDialog):
         lay.addWidget(crs_box)
         self._fix_lat_lon = fix_lat_lon
         self._build_crs_finder(lay)
+        self._offer_local_crs()
 
         ant = QHBoxLayout()
         ant.addWidget(QLabel("Antenna height above the mark"))
@@ -317,6 +318,22 @@ class NewVisitDialog(QDialog):
         self._crs_timer.timeout.connect(self._search_crs)
         self.crs_find.textChanged.connect(lambda _t: self._crs_timer.start())
         self.crs_results.activated.connect(self._pick_crs)
+
+    def _offer_local_crs(self) -> None:
+        """With a fix: the systems an office here expects, by county (:mod:`fieldapp.app.localcrs`:
+        WISCRS, State Plane in US survey feet, ...) in the list, the usual one chosen."""
+        if self._fix_lat_lon is None:
+            return
+        from fieldapp.app.localcrs import local_crs_choices, usual_crs
+
+        lat, lon = self._fix_lat_lon
+        choices = local_crs_choices(lat, lon)
+        for code, words in choices:
+            self.crs_results.addItem(f"{code}  {words}", code)
+        usual = usual_crs(lat, lon)
+        if usual is not None:
+            self.crs_results.setCurrentIndex([c for c, _ in choices].index(usual))
+            self._pick_crs(self.crs_results.currentIndex())
 
     def prepare_basemap(self, dialog: Any = None) -> Path | None:
         """Fetch an MBTiles basemap around the fix (or a typed position) for the new visit
