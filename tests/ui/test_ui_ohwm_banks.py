@@ -17,6 +17,15 @@ from tests.ui.ui_support import WAIT_MS, close_window, key, make_window, wait_fi
 SHOTS = Path(os.environ.get("FIELDAPP_SHOTS", "/tmp"))
 
 
+def ready(qtbot, w, button):
+    """Wait until ``button`` is on and the receiver stands still (the simulated surveyor may be
+    walking to its next OHWM point on a loaded machine)."""
+    from fieldapp.ui.workflows.ohwm import offset_refusal
+
+    qtbot.waitUntil(lambda: button.isEnabled() and w.usable_fix() is not None
+                    and offset_refusal(w.usable_fix(), 1.0) == "", timeout=WAIT_MS * 2)
+
+
 def lines_of(w):
     model = w.visit.model
     return {ln.label: [p for p in w.visit.ohwm_points() if p.line_uuid == ln.uuid]
@@ -32,6 +41,7 @@ def test_far_bank_shot_starts_its_own_line_and_keeps_the_magnetic_azimuth(qtbot,
         assert panel.azimuth.suffix() == " ° true"
         assert w.panels.get("transect") is None or w.panels["transect"].azimuth.suffix() == " ° true"
         # this bank: an averaged point
+        ready(qtbot, w, panel.average_button)
         key(qtbot, w, "A")
         qtbot.waitUntil(lambda: len(w.visit.ohwm_points()) == 1, timeout=WAIT_MS)
         qtbot.waitUntil(lambda: w.visit.model.site.declination_source is not None, timeout=WAIT_MS)
@@ -42,11 +52,13 @@ def test_far_bank_shot_starts_its_own_line_and_keeps_the_magnetic_azimuth(qtbot,
         assert "° magnetic = " in panel.state.text()
         magnetic = panel.magnetic_shot()
         assert magnetic is not None
+        ready(qtbot, w, panel.offset_button)
         key(qtbot, w, "O")
         assert len(w.visit.ohwm_points()) == 1
         assert "say which bank the target is on" in panel.state.text()
         panel.bank.setCurrentIndex(2)                 # across the channel: the far bank
         panel.grab().save(str(SHOTS / "ohwm_offset_bank.png"))
+        ready(qtbot, w, panel.offset_button)
         key(qtbot, w, "O")
         qtbot.waitUntil(lambda: len(w.visit.ohwm_points()) == 2, timeout=WAIT_MS)
         lines = lines_of(w)
@@ -59,6 +71,7 @@ def test_far_bank_shot_starts_its_own_line_and_keeps_the_magnetic_azimuth(qtbot,
         assert far.azimuth_true_deg == pytest.approx((magnetic + decl) % 360.0)
         assert "far bank's line" in panel.state.text() and "° magnetic = " in panel.state.text()
         # an averaged point afterwards goes to this bank's line, not to the far bank's (the last)
+        ready(qtbot, w, panel.average_button)
         key(qtbot, w, "A")
         qtbot.waitUntil(lambda: len(w.visit.ohwm_points()) == 3, timeout=WAIT_MS)
         lines = lines_of(w)
@@ -67,6 +80,7 @@ def test_far_bank_shot_starts_its_own_line_and_keeps_the_magnetic_azimuth(qtbot,
         panel.bank.setCurrentIndex(1)
         panel.azimuth.setValue(90.0)
         panel.distance.setValue(6.0)
+        ready(qtbot, w, panel.offset_button)
         key(qtbot, w, "O")
         qtbot.waitUntil(lambda: len(w.visit.ohwm_points()) == 4, timeout=WAIT_MS)
         typed = lines_of(w)["OHWM 1"][-1]
