@@ -164,10 +164,18 @@ class VisitController:
 
     # -------------------------------------------------------------- track
     def on_fix(self, fix: Any) -> None:
-        """Every fix: the frame from the first usable one, the raw track, walks in progress."""
+        """Every fix: the frame from the first usable one (automatic: the county's WISCRS in US
+        survey feet in Wisconsin, :func:`fieldapp.app.localcrs.usual_crs`; else the UTM zone),
+        the raw track, walks in progress."""
         if not self.model.gate.usable(fix):
             return
         try:
+            if not self.model.has_frame:    # automatic: the county's system where an office expects one
+                from fieldapp.app.localcrs import usual_crs
+
+                code = usual_crs(fix.lat_deg, fix.lon_deg)
+                if code is not None:
+                    self.model.set_crs(code)
             self.model.ensure_frame(fix)
             tp = self.model.on_fix(fix)
         except Exception as exc:  # noqa: BLE001 - shown in the banner by the window

@@ -156,8 +156,10 @@ class NewVisitDialog(QDialog):
 
         crs_box = QGroupBox("Site coordinate system")
         cl = QHBoxLayout(crs_box)
-        self.crs_auto = QRadioButton("Automatic: UTM zone of the first fix")
+        self.crs_auto = QRadioButton("Automatic: county system or UTM")
         self.crs_auto.setObjectName("crsAuto")
+        self.crs_auto.setToolTip("From the first fix: in Wisconsin the county's WISCRS in US survey"
+                                 " feet (what the county office expects), elsewhere the UTM zone")
         self.crs_epsg = QRadioButton("EPSG code")
         self.crs_epsg.setObjectName("crsEpsg")
         group = QButtonGroup(self)
