@@ -53,3 +53,29 @@ def need_debian_gdal_tool(available: Callable[[], bool], what: str) -> None:
         if os.environ.get("CI", "").lower() == "true":
             pytest.fail(msg)
         pytest.skip(msg)
+
+
+def drop_added_after(path: Path, version: int) -> None:
+    """Make ``path`` (a new visit, nothing in the later tables) what schema ``version`` wrote as far
+    as the versions after it go: their tables (R-tree index, GeoPackage rows) and appended
+    columns dropped, newest first, per :data:`fieldapp.store.schema.ADDED_TABLES` /
+    ``ADDED_COLUMNS``; the file's schema_version set to ``version``."""
+    from fieldapp.store import schema as S
+
+    conn = st_connect(path)
+    try:
+        for v in sorted({*S.ADDED_TABLES, *S.ADDED_COLUMNS}, reverse=True):
+            if v <= version:
+                continue
+            for layer, col in reversed(S.ADDED_COLUMNS.get(v, ())):
+                conn.execute(f'ALTER TABLE "{layer.value}" DROP COLUMN "{col}"')
+            for layer in S.ADDED_TABLES.get(v, ()):
+                t = layer.value
+                conn.execute(f'DROP TABLE IF EXISTS "rtree_{t}_geom"')
+                conn.execute(f'DROP TABLE "{t}"')
+                for meta in ("gpkg_extensions", "gpkg_geometry_columns", "gpkg_contents"):
+                    conn.execute(f"DELETE FROM {meta} WHERE table_name = ?", (t,))
+        conn.execute("UPDATE fieldapp_meta SET value = ? WHERE key = 'schema_version'", (str(version),))
+        conn.commit()
+    finally:
+        conn.close()

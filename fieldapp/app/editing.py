@@ -36,7 +36,7 @@ FIELD_WORDS = {
     "horizontal_ft": ("Segment length", "ft"), "segment_ft": ("Segment length", "ft"),
     "distance_ft": ("Distance from the OHWM", "ft"), "slope_pct": ("Slope", "%"),
     "slope_deg": ("Slope", "°"), "inclination_deg": ("Inclination", "°"),
-    "azimuth_deg": ("Azimuth", "°"), "azimuth_true_deg": ("Azimuth (true)", "°"),
+    "azimuth_deg": ("Azimuth", "°"), "azimuth_true_deg": ("Azimuth", "° true"),
     "horizontal_distance_ft": ("Horizontal distance", "ft"), "label": ("Label", ""),
     "text": ("Note", ""), "notes": ("Notes", ""), "tributary_area_ac": ("Tributary area", "ac"),
     "channel_width_ft": ("Channel width", "ft"), "mapped_stream": ("Mapped stream", ""),
@@ -127,7 +127,8 @@ def form_fields(visit: Any, sel: Selection) -> list[FieldSpec]:
                 _num("azimuth_true_deg", rec.azimuth_true_deg, tip="Its stations turn with it"),
                 FieldSpec("stipulated", "Stipulated bank, NR 341.035(2)(c)", "bool", rec.stipulated)]
     if L is Layer.TREE:
-        return [FieldSpec("species_code", "Species code", "text", rec.species_code),
+        return [FieldSpec("tag", "Tag", "number", rec.tag, tip="The number on the tree's aluminium tag"),
+                FieldSpec("species_code", "Species code", "text", rec.species_code),
                 FieldSpec("species_name", "Species", "text", rec.species_name),
                 _num("dbh_in", rec.dbh_in), _num("crown_radius_ft", rec.crown_radius_ft),
                 FieldSpec("leaf_habit", "Leaf habit", "choice", _v(rec.leaf_habit),
@@ -242,6 +243,11 @@ def apply_form(visit: Any, sel: Selection, values: dict[str, Any]) -> Any:
     if set(changed) == {"label"}:
         return m.rename(L, sel.uuid, changed["label"])
     if L is Layer.TREE:
+        if "tag" in changed:
+            tag = changed["tag"]
+            if tag is None or tag != int(tag) or tag < 1:
+                raise FieldRefused(f"Tag must be a whole number from 1, not {_g(str(tag))}")
+            changed["tag"] = int(tag)
         if "dbh_in" in changed and changed["dbh_in"] is None:
             raise FieldRefused("DBH must be given")
         if changed.get("crown_radius_ft", 1.0) in (None, 0.0):
@@ -333,14 +339,15 @@ def _details(visit: Any, layer: Layer, rec: Any) -> str:
     m = visit.model
     if layer is Layer.OHWM_POINT:
         if rec.method is PointMethod.OFFSET:
-            return f"offset {rec.horizontal_distance_ft or 0:.2f} ft at {rec.azimuth_true_deg or 0:.1f}°"
+            mag = f" ({rec.azimuth_mag_deg:.1f}° magnetic)" if rec.azimuth_mag_deg is not None else ""
+            return f"offset {rec.horizontal_distance_ft or 0:.2f} ft at {rec.azimuth_true_deg or 0:.1f}° true{mag}"
         return f"averaged, {rec.sample_count} epochs"
     if layer is Layer.STATION:
         return (f"{rec.distance_ft:.1f} ft from the OHWM, {slope_pct_text(rec.slope_pct)} %"
                 + (", complete interruption" if rec.interruption else ""))
     if layer is Layer.TRANSECT:
         n = len(m.children(Layer.STATION, rec.uuid))
-        return f"azimuth {rec.azimuth_true_deg:.1f}°, {n} station{'s' if n != 1 else ''}" + (
+        return f"azimuth {rec.azimuth_true_deg:.1f}° true, {n} station{'s' if n != 1 else ''}" + (
             ", stipulated" if rec.stipulated else "")
     if layer is Layer.TREE:
         return f"{rec.dbh_in:.1f} in {rec.species_name or rec.species_code or '(species?)'}, {_v(rec.status)}"

@@ -165,10 +165,18 @@ class VisitController:
 
     # -------------------------------------------------------------- track
     def on_fix(self, fix: Any) -> None:
-        """Every fix: the frame from the first usable one, the raw track, walks in progress."""
+        """Every fix: the frame from the first usable one (automatic: the county's WISCRS in US
+        survey feet in Wisconsin, :func:`fieldapp.app.localcrs.usual_crs`; else the UTM zone),
+        the raw track, walks in progress."""
         if not self.model.gate.usable(fix):
             return
         try:
+            if not self.model.has_frame:    # automatic: the county's system where an office expects one
+                from fieldapp.app.localcrs import usual_crs
+
+                code = usual_crs(fix.lat_deg, fix.lon_deg)
+                if code is not None:
+                    self.model.set_crs(code)
             self.model.ensure_frame(fix)
             tp = self.model.on_fix(fix)
         except Exception as exc:  # noqa: BLE001 - shown in the banner by the window
@@ -250,12 +258,27 @@ class VisitController:
         return self._ohwm_warning[1]
 
     def add_averaged_point(self, fixes: list[Any], n_required: int) -> Any:
-        pos = self.model.average(fixes, min_epochs=n_required)
-        return self.model.add_ohwm_point(pos)
+        """An averaged point on the near bank's line (:mod:`fieldapp.app.ohwmbanks`)."""
+        from fieldapp.app.ohwmbanks import near_line_uuid
 
-    def add_offset_point(self, standing_fix: Any, azimuth_deg: float, horizontal_ft: float) -> Any:
+        pos = self.model.average(fixes, min_epochs=n_required)
+        return self.model.add_ohwm_point(pos, near_line_uuid(self.model))
+
+    def add_offset_point(self, standing_fix: Any, azimuth_deg: float, horizontal_ft: float, *,
+                         magnetic_deg: float | None = None, far_bank: bool = False) -> Any:
+        """An offset OHWM point shot from ``standing_fix``: ``azimuth_deg`` true, or, when
+        ``magnetic_deg`` is given (the rangefinder's compass), that one with the site's
+        declination applied (both kept on the point); on the far bank's own line when
+        ``far_bank``, else on the near bank's."""
+        from fieldapp.app.ohwmbanks import far_line_uuid, near_line_uuid
+        from fieldapp.survey.gnss import North
+
+        line = far_line_uuid(self.model) if far_bank else near_line_uuid(self.model)
+        if magnetic_deg is not None:
+            return self.model.add_ohwm_offset_point(standing_fix, magnetic_deg, north=North.MAGNETIC,
+                                                    horizontal_ft=horizontal_ft, line_uuid=line)
         return self.model.add_ohwm_offset_point(standing_fix, azimuth_deg,
-                                                horizontal_ft=horizontal_ft)
+                                                horizontal_ft=horizontal_ft, line_uuid=line)
 
     # -------------------------------------------------------------- transect
     @property
@@ -585,7 +608,7 @@ def last_visit_named(data_dir: str | Path, name: str) -> Path | None:
 
 
 def open_visit(path: Path, *, name: str | None = None, priority_waterway: bool = False,
-               crew: str | list[str] = "", antenna_height_m: float = 0.0,
+               crew: str | list[str] = "", antenna_height_m: float = 0.0, antenna_height_unit: str = "m",
                water_features: list[Any] | tuple[Any, ...] = (), crs: str | None = None) -> VisitController:
     """Open the visit at ``path`` or create it (store attached when :mod:`fieldapp.store` is
     available). The keyword settings apply to a new visit only (``crs`` None: the UTM zone of
@@ -610,7 +633,8 @@ def open_visit(path: Path, *, name: str | None = None, priority_waterway: bool =
         return VisitController(store.visit, path, store)
     crew_list = [crew] if isinstance(crew, str) and crew else list(crew or [])
     model = Visit.new(name or path.stem, crew=crew_list, priority_waterway=priority_waterway,
-                      antenna_height_m=antenna_height_m, water_features=tuple(water_features),
+                      antenna_height_m=antenna_height_m, antenna_height_unit=antenna_height_unit,
+                      water_features=tuple(water_features),
                       crs=crs)
     new_store = None
     if store_mod is not None:
@@ -659,6 +683,7 @@ def open_from_spec(spec: Any) -> VisitController:
     the visit's layers sidecar, :mod:`fieldapp.basemap.layers`)."""
     visit = open_visit(spec.path, name=spec.name, priority_waterway=spec.priority_waterway,
                        crew=spec.crew, antenna_height_m=spec.antenna_height_m,
+                       antenna_height_unit=getattr(spec, "antenna_height_unit", "m"),
                        water_features=water_feature_objects(spec.water_features), crs=spec.crs)
     if getattr(spec, "infill_area_ac", None) is not None:   # NR 151.125(4)(b)
         visit.model.update_site(infill_area_ac=spec.infill_area_ac,

@@ -38,7 +38,7 @@ FIELD_WORDS: dict[str, tuple[str, str]] = {
     "slope_distance_ft": ("Slope distance", "ft"), "distance_ft": ("Distance", "ft"),
     "slope": ("Slope", ""), "slope_pct": ("Slope", "%"), "slope_deg": ("Slope", "°"),
     "inclination_deg": ("Slope", "°"), "azimuth_deg": ("Azimuth", "°"),
-    "azimuth_true_deg": ("Azimuth", "°"), "spacing_ft": ("Vertex spacing", "ft"),
+    "azimuth_true_deg": ("Azimuth", "° true"), "spacing_ft": ("Vertex spacing", "ft"),
     "label": ("Label", ""), "wetland_type": ("Wetland type", ""),
     "retained_area_ac": ("Retained woodland area", "ac"),
     "tributary_area_ac": ("Tributary area", "ac"), "channel_width_ft": ("Channel width", "ft"),

@@ -36,6 +36,7 @@ from fieldapp.checks.results import RULE_TITLES, Check, Checks
 from fieldapp.geo import FOOT_INTERNATIONAL_M, SiteFrame
 from fieldapp.rules.nr341 import bank_parameters
 from fieldapp.rules.readings import READINGS
+from fieldapp.survey.azimuths import shot_words
 from fieldapp.survey.canopy import StandMeasures
 from fieldapp.survey.features import Layer, Site
 from fieldapp.survey.visit import Visit
@@ -149,6 +150,8 @@ class TransectProfile:
     base_ft: float
     threshold_pct: float
     check: Check | None
+    #: each compass-shot station: what was measured and applied (:func:`fieldapp.survey.azimuths.shot_words`)
+    shots: tuple[str, ...] = ()
 
     @property
     def result(self) -> dict[str, Any]:
@@ -447,7 +450,9 @@ def gather(visit: Visit, path: StrPath, *, retained_ac: float = 0.0, conflicts: 
         content.transects.append(TransectProfile(
             label=t.label, azimuth_true_deg=t.azimuth_true_deg, stations=tuple(rows),
             measured_elevations=measured, priority=bool(site.priority_waterway), base_ft=base_ft,
-            threshold_pct=thr, check=check))
+            threshold_pct=thr, check=check,
+            shots=tuple(f"{s.distance_ft:.1f} ft: {shot_words(s, t.azimuth_true_deg)}"
+                        for s in sts if s.azimuth_mag_deg is not None)))
     # ---- areas
     for a in visit.features(Layer.AREA):
         kind = _value(a.kind)
@@ -533,7 +538,7 @@ def _gnss(visit: Visit, content: ReportContent) -> None:
             worst_fix_quality=p.worst_fix_quality, h_accuracy_m=p.h_accuracy_m,
             v_accuracy_m=p.v_accuracy_m, std_dev_x_m=p.std_dev_x_m, std_dev_y_m=p.std_dev_y_m,
             hdop=p.hdop, sample_count=p.sample_count, rejected_count=p.rejected_count,
-            antenna_height_m=float(visit.site.antenna_height_m), fix_time_utc=p.fix_time_utc,
+            antenna_height_m=visit.antenna_height_at(p.created_utc), fix_time_utc=p.fix_time_utc,
             x_crs=p.x, y_crs=p.y, crs_unit=crs_unit_symbol(frame) if frame else "", lat=lat, lon=lon,
             correction_age_s=p.correction_age_s, correction_mount=p.correction_mount))
     cols = visit.track_log.columns()

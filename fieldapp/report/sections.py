@@ -16,6 +16,7 @@ from fieldapp.checks.words import field_words
 from fieldapp.rules.nr341 import bank_parameters
 from fieldapp.rules.rulesets import rule_sets_words
 from fieldapp.rules.shown import NOT_SET, slope_pct_text
+from fieldapp.survey.antenna import visit_history_words
 from fieldapp.survey.features import Layer, Note, OhwmPoint, Station, Transect, Tree
 from fieldapp.survey.visit import Visit
 
@@ -70,7 +71,7 @@ def site_section(c: ReportContent, w: float) -> list[Flowable]:
         ["Zoning district, use", esc(f"{s.zoning_district or 'district not entered'}, "
                                      f"{s.land_use or 'use not entered'} (Decorah resource protection, General A)")],
         ["Rules checked", esc(rule_sets_words())],
-        ["Antenna height", f"{s.antenna_height_m:.3f} m"],
+        ["Antenna height", esc(visit_history_words(c.visit))],
         ["Magnetic declination", esc(declination_words(s))],
         ["Site record", esc(f"created {s.created_utc:%Y-%m-%d %H:%M} UTC by {s.created_by}")],
         ["Visit file", esc(c.path.name)],
@@ -225,7 +226,9 @@ def profile_intro(prof: TransectProfile) -> tuple[str, Paragraph]:
     r, k = prof.result, prof.check
     verdict = (f"{esc(summary_words('nr341.bank', r))} — {esc(status_words(k.status))}, "
                f"{esc(r.get('citation', '–'))}") if k else "no verdict (no station)"
-    return f"Transect {prof.label} (azimuth {prof.azimuth_true_deg:.1f}° true)", para(verdict)
+    if prof.shots:      # what the compass measured and the declination applied, station by station
+        verdict += "<br/>Stations shot by compass: " + esc("; ".join(prof.shots)) + "."
+    return f"Transect {prof.label} (landward azimuth {prof.azimuth_true_deg:.1f}° true, as typed)", para(verdict)
 
 
 def profile_table(prof: TransectProfile, w: float) -> Table:
@@ -328,7 +331,7 @@ def gnss_section(c: ReportContent, w: float) -> list[Flowable]:
         crs = (c.frame.name + (f" (EPSG:{c.frame.srs_id})" if c.frame.srs_id else "")) if c.frame else "–"
         out = heading(title, 1, para(
             f"Positions in the site CRS, {esc(crs)}, in its own unit ({esc(unit)}), and as WGS 84 latitude / "
-            f"longitude (degrees); antenna height {c.site.antenna_height_m:.3f} m."))
+            f"longitude (degrees); antenna height {esc(visit_history_words(c.visit))}."))
         where = [[esc(g.line), str(g.number), esc(g.method),
                   fmt(g.x_crs if g.x_crs is not None else g.x_ft, nd),
                   fmt(g.y_crs if g.y_crs is not None else g.y_ft, nd),

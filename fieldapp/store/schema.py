@@ -51,6 +51,9 @@ SCHEMA_VERSION = 9
 #:   magnetic azimuth and the declination applied to it; NULL for typed stations and older files).
 #:   ``area_feature.retained_area_ac`` (a woodland stand's planned retained area, acres;
 #:   NULL = not given) and ``area_feature.tally_complete`` (default 0: verdicts provisional).
+#: - 7: ``site.antenna_height_unit`` (the unit the antenna height was entered in; NULL = metres);
+#:   ``ohwm_point.azimuth_mag_deg`` / ``declination_deg`` (an offset shot's measured magnetic
+#:   azimuth and the declination applied; NULL = typed true, or an older file).
 #: - 8: ``site.zoning_district`` and ``site.land_use`` (the city chapter's scope, General A, and
 #:   Erosion control F; NULL = not entered) and ``line_feature.tributary_stations`` (tributary
 #:   area at stations down a swale, ``"ft:ac; ..."``, Drainageways A.2; NULL = not given).
@@ -65,6 +68,8 @@ ADDED_COLUMNS: dict[int, tuple[tuple[Layer, str], ...]] = {
        + ((Layer.SITE, "declination_source"), (Layer.STATION, "azimuth_mag_deg"),
           (Layer.STATION, "declination_deg"),
           (Layer.AREA, "retained_area_ac"), (Layer.AREA, "tally_complete")),
+    7: ((Layer.SITE, "antenna_height_unit"), (Layer.OHWM_POINT, "azimuth_mag_deg"),
+        (Layer.OHWM_POINT, "declination_deg")),
     8: ((Layer.SITE, "zoning_district"), (Layer.SITE, "land_use"), (Layer.LINE, "tributary_stations")),
     9: ((Layer.SITE, "infill_area_ac"), (Layer.SITE, "infill_within_development"),
         (Layer.AREA, "fill"), (Layer.AREA, "fill_permit")),
@@ -79,11 +84,13 @@ ADDED_COLUMNS: dict[int, tuple[tuple[Layer, str], ...]] = {
 #:   became a tree or a station; ``tree.caliper_reading_id`` / ``station.reading_id`` name them).
 #: - 6: ``data_point`` (wetland determination data points: role, pair, region, the data form as
 #:   JSON and its determination as 0/1 columns; :class:`fieldapp.survey.features.DataPoint`).
+#: - 7: ``antenna_height`` (each antenna height of the visit with the time it was set).
 ADDED_TABLES: dict[int, tuple[Layer, ...]] = {
     3: (Layer.STAKE_POINT,),
     4: (Layer.PHOTO,),
     5: (Layer.DEVICE_READING,),
     6: (Layer.DATA_POINT,),
+    7: (Layer.ANTENNA_HEIGHT,),
 }
 #: SQL DEFAULT of the added NOT NULL columns (a new table declares it too, so both agree).
 COLUMN_DEFAULTS = {(Layer.TRANSECT, "stipulated"): "0", (Layer.AREA, "tally_complete"): "0",
@@ -128,6 +135,7 @@ DESCRIPTIONS = {
                           " (tree.caliper_reading_id) or a station (station.reading_id)",
     Layer.DATA_POINT: "Wetland determination data points: role (wetland/upland), pair_uuid, boundary_uuid,"
                       " region, form_json (the data form), determination 0/1 (NULL = not decided)",
+    Layer.ANTENNA_HEIGHT: "Antenna heights of the visit: height m, unit entered, from created_utc on",
 }
 # Model fields not stored as columns (they live in geom) and renamed columns.
 CROWN_COLUMN = "crown_wkb"

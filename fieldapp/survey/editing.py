@@ -407,7 +407,8 @@ def record_words(visit: VisitCore, layer: Layer, rec: Feature) -> str:
 
 _ADD_ORDER = (Layer.STATION, Layer.OHWM_POINT, Layer.TREE, Layer.NOTE, Layer.LINE, Layer.AREA,
               Layer.TRANSECT, Layer.OHWM_LINE, Layer.WALK, Layer.WALK_VERTEX, Layer.SITE, Layer.TRACK,
-              Layer.STAKE_POINT, Layer.PHOTO, Layer.DEVICE_READING, Layer.DATA_POINT)
+              Layer.STAKE_POINT, Layer.PHOTO, Layer.DEVICE_READING, Layer.DATA_POINT,
+              Layer.ANTENNA_HEIGHT)
 
 
 def subject_words(visit: VisitCore, changes: Sequence[Change]) -> str:

@@ -36,6 +36,7 @@ class Layer(str, enum.Enum):
     PHOTO = "photo"
     DEVICE_READING = "device_reading"
     DATA_POINT = "data_point"
+    ANTENNA_HEIGHT = "antenna_height"
 
 
 class WaterFeatureType(str, enum.Enum):
@@ -170,7 +171,10 @@ class Site(Feature):
     ``declination_deg`` (east positive) turns magnetic bearings into true ones;
     ``declination_source`` says where it came from: the World Magnetic Model for the site and
     date (``"WMM-2025"``), ``"entered"`` (the user's override), or None (not set: 0.0 unless
-    typed before schema 3). ``zoning_district`` (``"A-1"``, ``"R-2"`` ...) and ``land_use``
+    typed before schema 3). ``antenna_height_m`` is the antenna height now (the history is in
+    :class:`AntennaHeight` records); ``antenna_height_unit`` the unit it was entered in
+    (:data:`ANTENNA_UNITS`; None: metres, or a file older than schema 7).
+    ``zoning_district`` (``"A-1"``, ``"R-2"`` ...) and ``land_use``
     (``agricultural``, ``residential``, ``nonresidential``, ``other``; store schema 8, None: not
     entered) say whether the city chapter applies at all (General A: agricultural uses in an
     A-1 district are outside it) and whether Erosion control F exempts the site.
@@ -187,6 +191,7 @@ class Site(Feature):
     declination_deg: float = 0.0
     notes: str = ""
     declination_source: str | None = None
+    antenna_height_unit: str | None = None
     zoning_district: str | None = None
     land_use: str | None = None
     #: NR 151.125(4)(b) (schema 9): the in-fill development area, acres, and whether it lies
@@ -213,7 +218,9 @@ class OhwmPoint(Feature):
     azimuth, horizontal distance (ft) and the rangefinder reading id. ``correction_age_s``
     (seconds, the largest among the epochs) and ``correction_mount`` (NTRIP mountpoint): the RTK
     corrections behind it (store schema 3; None in older files and without corrections). Kept
-    last, as :attr:`Transect.stipulated`.
+    last, as :attr:`Transect.stipulated`. ``azimuth_mag_deg`` and ``declination_deg`` (schema 7):
+    an offset shot's azimuth as the rangefinder's compass measured it (magnetic) and the
+    declination applied to make ``azimuth_true_deg``; None when the azimuth was typed true.
     """
 
     line_uuid: str
@@ -239,6 +246,8 @@ class OhwmPoint(Feature):
     reading_id: str | None = None
     correction_age_s: float | None = None
     correction_mount: str | None = None
+    azimuth_mag_deg: float | None = None
+    declination_deg: float | None = None
 
 
 @dataclass(frozen=True, kw_only=True, slots=True)
@@ -545,6 +554,24 @@ class DataPoint(Feature):
     notes: str = ""
 
 
+#: Units an antenna height is entered in: name -> metres per unit.
+ANTENNA_UNITS = {"m": 1.0, "ft": 0.3048, "us_ft": 1200.0 / 3937.0}
+
+
+@dataclass(frozen=True, kw_only=True, slots=True)
+class AntennaHeight(Feature):
+    """The visit's antenna height from ``created_utc`` on (store schema 7): one row per height
+    once it changed (the visit's first, dated at the site's creation, then each change), so
+    every fix of the day can be matched to the height the pole had when it was taken.
+    ``height_m`` in metres; ``unit`` the unit it was entered in (``"m"``, ``"ft"``
+    international, ``"us_ft"`` US survey), shown in it again.
+    The site keeps the current one (:attr:`Site.antenna_height_m`, ``antenna_height_unit``).
+    """
+
+    height_m: float
+    unit: str = "m"
+
+
 FEATURE_CLASSES: dict[Layer, type] = {
     Layer.SITE: Site,
     Layer.OHWM_LINE: OhwmLine,
@@ -562,6 +589,7 @@ FEATURE_CLASSES: dict[Layer, type] = {
     Layer.PHOTO: PhotoRecord,
     Layer.DEVICE_READING: DeviceReading,
     Layer.DATA_POINT: DataPoint,
+    Layer.ANTENNA_HEIGHT: AntennaHeight,
 }
 LAYER_OF: dict[type, Layer] = {cls: layer for layer, cls in FEATURE_CLASSES.items()}
 

@@ -215,6 +215,9 @@ class ShorelineCommands(VisitCore):
         if azimuth_deg is None:
             raise InvalidValue("azimuth_deg", "an offset point needs an azimuth")
         az = true_azimuth(azimuth_deg, north, self._site.declination_deg)
+        if North(north) is North.MAGNETIC:     # what was measured and what was applied
+            gnss["azimuth_mag_deg"] = V.in_range("azimuth_deg", azimuth_deg, 0.0, 360.0)
+            gnss["declination_deg"] = self._site.declination_deg
         if horizontal_ft is None:
             if slope_distance_ft is None or inclination_deg is None:
                 raise InvalidValue("horizontal_ft", "give horizontal_ft, or slope_distance_ft and inclination_deg")

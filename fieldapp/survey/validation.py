@@ -39,6 +39,7 @@ import shapely
 from shapely.geometry import LineString, MultiPolygon, Polygon
 
 from ..geo import GeoError, OutsideAreaOfUse, SiteFrame
+from . import antenna
 from . import values as V
 from .boundary import distinct_vertices
 from .drainage import LAND_USES
@@ -219,6 +220,8 @@ def validated_site(site: Site, **fields: Any) -> Site:
             checked[key] = None if value is None else V.in_range("infill_area_ac", value, 0.0, 1e9)
         elif key == "infill_within_development":
             checked[key] = None if value is None else V.boolean("infill_within_development", value)
+        elif key == "antenna_height_unit":
+            checked[key] = None if value is None else antenna.checked_unit(value)
         elif key == "declination_source":
             checked[key] = None if value is None else V.text("declination_source", value)
         elif key == "zoning_district":
@@ -276,6 +279,7 @@ NUMBER_LIMITS: dict[str, tuple[float, float, bool]] = {
     "hdop": (0.0, _INF, False),
     "correction_age_s": (0.0, _INF, False),
     "antenna_height_m": (0.0, 10.0, False),
+    "height_m": (0.0, 10.0, False),
     "declination_deg": (-180.0, 180.0, False),
     "spacing_ft": (0.0, V.MAX_HORIZONTAL_FT, True),
     "interval_s": (0.0, 86_400.0, True),

@@ -42,6 +42,7 @@ from datetime import date, datetime
 from typing import Any
 
 from ..geo import SiteFrame
+from . import antenna
 from . import values as V
 from .attach import PhotoCommands
 from .boundary import BoundaryWalk
@@ -54,6 +55,7 @@ from .errors import InvalidValue
 from .features import (
     LAYER_OF,
     Action,
+    AntennaHeight,
     AreaFeature,
     AreaKind,
     Change,
@@ -83,7 +85,11 @@ from .validation import PARENTS, REFERENCE_FIELD, enum_value, ms, validate, vali
 from .validation import line as valid_line
 from .validation import polygon as valid_polygon
 
-__all__ = ["Visit", "Journal", "default_who", "validate"]
+__all__ = ["FIRST_BLOCK_TAG", "Visit", "Journal", "default_who", "validate"]
+
+#: The lowest tag the office's tag blocks give out (block 1; :data:`fieldapp.store.tagblock.
+#: TAG_BLOCK_SIZE`): tags below it are the crews' own numbers from before a block.
+FIRST_BLOCK_TAG = 1000
 
 
 class Visit(EditCommands, StakeCommands, PhotoCommands, StandQueries, DataPointCommands):
@@ -122,14 +128,47 @@ class Visit(EditCommands, StakeCommands, PhotoCommands, StandQueries, DataPointC
         return self._tag_range is not None and self._max_in_range >= self._tag_range[1]
 
     def next_tag(self) -> int:
-        """The tag the next tallied tree gets: the next one of the tag block; a used-up block, or
-        none: one more than the highest tag of this session (never one on a known tree)."""
-        if self._tag_range is not None:
-            first, last = self._tag_range
+        """The tag the next tallied tree gets, counted on from the crew's own numbers: one more
+        than the tag of the last tree this laptop's user tallied (``created_by``; the crew nails
+        numbered aluminium tags in order), skipping tags already on a tree, while that stays
+        below the office's tag blocks (:data:`FIRST_BLOCK_TAG`) or inside this copy's block.
+        Otherwise (no tree of this user yet, or counting on would enter another laptop's
+        block): the next one of the tag block; a used-up block, or none: one more than the
+        highest tag of this session (never one on a known tree).
+
+        (A block given at the first sync no longer makes the 27th tree "1000": the crew's own
+        trees carry on from 26.)
+        """
+        block = self._tag_range
+        own = [t for t in self._data[Layer.TREE].values() if t.created_by == self.who]
+        if own:
+            last = max(own, key=lambda t: (t.created_utc, t.tag))
+            tag = self._free_tag(last.tag + 1)
+            if block is None or tag < FIRST_BLOCK_TAG or block[0] <= tag <= block[1]:
+                return tag
+        if block is not None:
+            first, last_tag = block
             tag = max(self._max_in_range, first - 1) + 1
-            if tag <= last:
+            if tag <= last_tag:
                 return tag
         return self._max_tag + 1
+
+    def _free_tag(self, tag: int) -> int:
+        """``tag``, or the first after it on no tree of the visit nor deleted this session."""
+        used = {t.tag for t in self._data[Layer.TREE].values()} | {t.tag for t in self.deleted_trees()}
+        while tag in used:
+            tag += 1
+        return tag
+
+    def _check_tag(self, tag: object, uuid: str | None = None) -> int:
+        """A typed tag: a whole number from 1, on no other tree of the visit (InvalidValue)."""
+        if isinstance(tag, bool) or not isinstance(tag, int) or tag < 1:
+            raise InvalidValue("tag", f"must be a whole number from 1, got {tag!r}")
+        for t in self._data[Layer.TREE].values():
+            if t.tag == tag and t.uuid != uuid:
+                raise InvalidValue("tag", f"{tag} is already on another tree ({t.dbh_in:.1f} in "
+                                          f"{t.species_name or t.species_code or 'tree'}); check the tag")
+        return tag
 
     # ---------------------------------------------------------------- construction
     @classmethod
@@ -144,6 +183,7 @@ class Visit(EditCommands, StakeCommands, PhotoCommands, StandQueries, DataPointC
         water_features: Iterable[WaterFeature] = (),
         crs: Any = None,
         antenna_height_m: float = 0.0,
+        antenna_height_unit: str = "m",
         declination_deg: float = 0.0,
         notes: str = "",
         who: str | None = None,
@@ -173,6 +213,7 @@ class Visit(EditCommands, StakeCommands, PhotoCommands, StandQueries, DataPointC
             priority_waterway=priority_waterway,
             water_features=water_features,
             antenna_height_m=antenna_height_m,
+            antenna_height_unit=antenna_height_unit,
             declination_deg=declination_deg,
             notes=notes,
         )
@@ -224,6 +265,40 @@ class Visit(EditCommands, StakeCommands, PhotoCommands, StandQueries, DataPointC
         new = validated_site(replace(old, modified_utc=ms(self._clock())), **fields)
         return new_of(Site, self._commit([Change(Action.UPDATED, Layer.SITE, new, old)])[0])
 
+    def set_antenna_height(self, value: float, unit: str = "m") -> Site:
+        """Set the antenna height to ``value`` in ``unit`` (``"m"``, ``"ft"``, ``"us_ft"``) from
+        now on: the site's height and unit change and an
+        :class:`~fieldapp.survey.features.AntennaHeight` record keeps the time, so earlier fixes
+        keep the height they were taken with. Not an undo step (like the declination); the same
+        height again changes nothing.
+
+        Raises
+        ------
+        InvalidValue
+            A height outside 0..10 m or a unit not known.
+        """
+        height_m = antenna.to_metres(value, unit)
+        unit = antenna.checked_unit(unit)
+        old = self._site
+        if (old.antenna_height_m, old.antenna_height_unit or "m") == (height_m, unit):
+            return old
+        new = validated_site(replace(old, modified_utc=ms(self._clock())),
+                             antenna_height_m=height_m, antenna_height_unit=unit)
+        changes = [Change(Action.UPDATED, Layer.SITE, new, old)]
+        if not self.records(AntennaHeight):     # the first change: the height it had since the start
+            first = replace(AntennaHeight(**self._stamp(), height_m=old.antenna_height_m,
+                                          unit=old.antenna_height_unit or "m"),
+                            created_utc=old.created_utc, modified_utc=old.created_utc)
+            changes.append(Change(Action.ADDED, Layer.ANTENNA_HEIGHT, first))
+        rec = AntennaHeight(**self._stamp(), height_m=new.antenna_height_m, unit=unit)
+        changes.append(Change(Action.ADDED, Layer.ANTENNA_HEIGHT, rec))
+        done = self._commit(changes, undoable=False)
+        return new_of(Site, done[0])
+
+    def antenna_height_at(self, when_utc: datetime | None) -> float:
+        """The antenna height (m) the pole had at ``when_utc`` (the site's now for None)."""
+        return antenna.height_at(self.records(AntennaHeight), when_utc, self._site.antenna_height_m)
+
     def set_declination(self, declination_deg: float, source: str | None) -> Site:
         """Set the site's magnetic declination (degrees, east positive) and where it came from
         (a WMM model name, or ``"entered"``); applied to magnetic azimuths from then on (each
@@ -259,13 +334,14 @@ class Visit(EditCommands, StakeCommands, PhotoCommands, StandQueries, DataPointC
         status: TreeStatus | str = TreeStatus.LIVE,
         caliper_reading_id: str | None = None,
         notes: str = "",
+        tag: int | None = None,
     ) -> Tree:
         """Tally a tree at (x, y) or at a fix; DBH (in) given or from a caliper reading.
 
-        The tree gets the next tag: one more than the highest tag of this session (the trees
-        loaded, and every tree added, restored or updated since, deleted ones included), so
-        tags stay unique through delete, undo and restore; a tag deleted in an earlier session
-        may be given again after reopening the visit.
+        ``tag``: the number on the tree's aluminium tag, as typed (InvalidValue when another
+        tree has it); None: :meth:`next_tag`, counted on from the crew's last tree (tags stay
+        unique through delete, undo and restore; a tag deleted in an earlier session may be
+        given again after reopening the visit).
 
         Raises InvalidValue for a missing/negative/absurd DBH (> 500 in), bad crown, NaN.
         """
@@ -277,7 +353,7 @@ class Visit(EditCommands, StakeCommands, PhotoCommands, StandQueries, DataPointC
                 kept = kept_reading(caliper, Instrument.CALIPER, self._stamp(), self._clock())
                 caliper_reading_id = kept.uuid if kept is not None else _reading_id(caliper)
         px, py = self._xy(x, y, fix)
-        tag = self.next_tag()
+        tag = self.next_tag() if tag is None else self._check_tag(tag)
         if dbh_in is None:
             raise InvalidValue("dbh_in", "is required")
         tree = Tree(
@@ -300,6 +376,8 @@ class Visit(EditCommands, StakeCommands, PhotoCommands, StandQueries, DataPointC
         if fields.get("crown") is not None:
             fields["crown"] = valid_polygon("crown", fields["crown"])
         old = self.record(Tree, uuid)
+        if "tag" in fields:
+            fields["tag"] = self._check_tag(fields["tag"], uuid)
         code = fields.get("species_code", old.species_code)
         name = fields.get("species_name", old.species_name)
         if ("species_code" in fields or "species_name" in fields) and not (code or "").strip() \

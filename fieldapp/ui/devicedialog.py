@@ -17,6 +17,7 @@ from PySide6.QtWidgets import (
     QFormLayout,
     QGridLayout,
     QGroupBox,
+    QHBoxLayout,
     QLabel,
     QPushButton,
     QTabWidget,
@@ -27,6 +28,7 @@ from PySide6.QtWidgets import (
 from fieldapp.app import config as config_mod
 from fieldapp.app.config import AppConfig
 from fieldapp.app.wording import plural
+from fieldapp.survey import antenna as survey_antenna
 from fieldapp.ui.ntripbox import NtripBox
 
 BAUDS = [4800, 9600, 19200, 38400, 57600, 115200, 230400, 460800, 921600]
@@ -58,8 +60,13 @@ class DeviceDialog(QDialog):
     """Choose each device's port, baud and protocol; or the simulators."""
 
     def __init__(self, config: AppConfig, parent: QWidget | None = None,
-                 near: tuple[float, float] | None = None) -> None:
+                 near: tuple[float, float] | None = None,
+                 visit_antenna: tuple[float, str] | None = None) -> None:
+        """``visit_antenna``: the open visit's antenna height (m, unit entered); the dialog shows
+        and changes that one (:meth:`chosen_antenna`); without a visit the default a New visit
+        offers."""
         super().__init__(parent)
+        self.visit_antenna = visit_antenna
         self.setWindowTitle("Devices")
         self.config = config
         self.saved_config: AppConfig | None = None
@@ -109,11 +116,23 @@ class DeviceDialog(QDialog):
                 self.autobaud.setChecked(config.gnss_autobaud)
                 form.addRow("", self.autobaud)
                 self.antenna = QDoubleSpinBox()
-                self.antenna.setRange(0.0, 10.0)
+                self.antenna.setObjectName("antennaHeight")
                 self.antenna.setDecimals(3)
-                self.antenna.setSuffix(" m")
-                self.antenna.setValue(config.antenna_height_m)
-                form.addRow("Antenna height", self.antenna)
+                self.antenna_unit = QComboBox()
+                self.antenna_unit.setObjectName("antennaUnit")
+                for unit, words in survey_antenna.UNIT_WORDS.items():
+                    self.antenna_unit.addItem(words, unit)
+                height_m, unit = visit_antenna or (config.antenna_height_m, "m")
+                self.antenna_unit.setCurrentIndex(max(0, self.antenna_unit.findData(unit)))
+                self.antenna.setRange(0.0, survey_antenna.from_metres(survey_antenna.MAX_ANTENNA_M, unit))
+                self.antenna.setValue(survey_antenna.from_metres(height_m, unit))
+                self.antenna_unit.currentIndexChanged.connect(self._antenna_unit_changed)
+                self._antenna_unit = unit
+                ant_row = QHBoxLayout()
+                ant_row.addWidget(self.antenna, 1)
+                ant_row.addWidget(self.antenna_unit)
+                form.addRow("Antenna height (this visit)" if visit_antenna else "Antenna height (new visits)",
+                            ant_row)
             else:
                 proto = QComboBox()
                 proto.addItems(known_protocols(kind))
@@ -182,7 +201,7 @@ class DeviceDialog(QDialog):
         """The config with the dialog's choices (validated, frozen)."""
         changes: dict[str, Any] = {"simulate": self.simulate.isChecked(),
                                    "gnss_autobaud": self.autobaud.isChecked(),
-                                   "antenna_height_m": float(self.antenna.value())}
+                                   "antenna_height_m": survey_antenna.to_metres(*self.chosen_antenna())}
         for kind, box in self.port_boxes.items():
             text = box.currentText().strip()
             changes[f"{kind}_url"] = None if (not text or text == NONE_TEXT) else text
@@ -191,6 +210,26 @@ class DeviceDialog(QDialog):
             changes[f"{kind}_protocol"] = box.currentText()
         changes.update(self.ntrip.chosen())
         return config_mod.with_changes(self.config, **changes)
+
+    def _antenna_unit_changed(self) -> None:
+        """The same height in the unit just chosen (6.50 ft -> 1.981 m)."""
+        unit = str(self.antenna_unit.currentData())
+        metres = survey_antenna.to_metres(self.antenna.value(), self._antenna_unit)
+        self._antenna_unit = unit
+        self.antenna.setRange(0.0, survey_antenna.from_metres(survey_antenna.MAX_ANTENNA_M, unit))
+        self.antenna.setValue(survey_antenna.from_metres(metres, unit))
+
+    def chosen_antenna(self) -> tuple[float, str]:
+        """(antenna height, unit) as shown: the unit a :data:`~fieldapp.survey.antenna.UNIT_WORDS` key."""
+        return float(self.antenna.value()), str(self.antenna_unit.currentData())
+
+    def antenna_changed(self) -> bool:
+        """Whether the shown antenna height differs from the visit's by more than 0.5 mm."""
+        if self.visit_antenna is None:
+            return False
+        value, unit = self.chosen_antenna()
+        return (unit != self.visit_antenna[1]
+                or abs(survey_antenna.to_metres(value, unit) - self.visit_antenna[0]) > 0.0005)
 
     def save(self) -> None:
         """Save the settings (the caster password apart, :mod:`fieldapp.app.secrets`); a bad

@@ -29,6 +29,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from fieldapp.app import antenna
 from fieldapp.app.config import AppConfig
 from fieldapp.app.devicefeed import DeviceFeed
 from fieldapp.app.recording import Recording
@@ -654,6 +655,7 @@ class MainWindow(QMainWindow):
             self.map.show_stored_track(*visit.track_ft())     # the day's walking so far
             visit.change_listeners.append(self._model_changed)
             self._model_changed(False)
+        self.sync_antenna()
         self.visit_label.setText(f"  Visit: {visit.name}  " if visit else "  no visit  ")
         self.setWindowTitle(f"fieldapp — {visit.name}" if visit else "fieldapp")
         self.visit_label.setToolTip(str(getattr(visit, "path", "")))
@@ -693,7 +695,13 @@ class MainWindow(QMainWindow):
 
     def on_devices_started(self) -> None:
         """Called once the device session has started (simulator ports are known)."""
+        self.sync_antenna()
         self.devices.started()
+
+    def sync_antenna(self) -> None:
+        """The visit's one antenna height to the receiver and the status strip."""
+        antenna.apply_to_receiver(self.visit, self.session)
+        self.status_strip.show_antenna(antenna.height_text(self.visit))
 
     # ------------------------------------------------------------------ dialogs
     def show_banner(self, text: str) -> None:
@@ -723,11 +731,15 @@ class MainWindow(QMainWindow):
         near = None
         if getattr(fix, "lat_deg", None) is not None and getattr(fix, "lon_deg", None) is not None:
             near = (fix.lat_deg, fix.lon_deg)
-        dlg = DeviceDialog(self.config, self, near=near)
+        dlg = DeviceDialog(self.config, self, near=near, visit_antenna=antenna.visit_height(self.visit))
         if dlg.exec():
-            QMessageBox.information(self, "Devices",
-                                    "Device settings saved. They take effect the next time the"
-                                    " app starts.")
+            words = ""
+            if self.visit is not None and dlg.antenna_changed():
+                antenna.change_height(self.visit, self.session, *dlg.chosen_antenna())
+                self.sync_antenna()
+                words = f"The visit's antenna height is {antenna.height_text(self.visit)} from now on. "
+            QMessageBox.information(self, "Devices", words + "Device settings saved. Ports take"
+                                    " effect the next time the app starts.")
 
     def open_visit_dialog(self) -> None:
         """Open a visit GeoPackage chosen in a file dialog."""

@@ -111,6 +111,7 @@ class NewVisitSpec:
     infill_within_development: bool | None = None
     crs: str | None = None                                     # None: UTM of the first fix
     antenna_height_m: float = 2.0
+    antenna_height_unit: str = "m"                             # as entered: m, ft (survey.antenna)
     basemap: Path | None = None                                # an MBTiles fetched for it
 
 def fit_height(dialog: QWidget) -> int:
@@ -225,8 +226,10 @@ class NewVisitDialog(QDialog):
 
         crs_box = QGroupBox("Site coordinate system")
         cl = QHBoxLayout(crs_box)
-        self.crs_auto = QRadioButton("Automatic: UTM zone of the first fix")
+        self.crs_auto = QRadioButton("Automatic: county system or UTM")
         self.crs_auto.setObjectName("crsAuto")
+        self.crs_auto.setToolTip("From the first fix: in Wisconsin the county's WISCRS in US survey"
+                                 " feet (what the county office expects), elsewhere the UTM zone")
         self.crs_epsg = QRadioButton("EPSG code")
         self.crs_epsg.setObjectName("crsEpsg")
         group = QButtonGroup(self)
@@ -249,6 +252,7 @@ class NewVisitDialog(QDialog):
         lay.addWidget(crs_box)
         self._fix_lat_lon = fix_lat_lon
         self._build_crs_finder(lay)
+        self._offer_local_crs()
 
         ant = QHBoxLayout()
         ant.addWidget(QLabel("Antenna height above the mark"))
@@ -396,6 +400,22 @@ class NewVisitDialog(QDialog):
         self.crs_find.textChanged.connect(lambda _t: self._crs_timer.start())
         self.crs_results.activated.connect(self._pick_crs)
 
+    def _offer_local_crs(self) -> None:
+        """With a fix: the systems an office here expects, by county (:mod:`fieldapp.app.localcrs`:
+        WISCRS, State Plane in US survey feet, ...) in the list, the usual one chosen."""
+        if self._fix_lat_lon is None:
+            return
+        from fieldapp.app.localcrs import local_crs_choices, usual_crs
+
+        lat, lon = self._fix_lat_lon
+        choices = local_crs_choices(lat, lon)
+        for code, words in choices:
+            self.crs_results.addItem(f"{code}  {words}", code)
+        usual = usual_crs(lat, lon)
+        if usual is not None:
+            self.crs_results.setCurrentIndex([c for c, _ in choices].index(usual))
+            self._pick_crs(self.crs_results.currentIndex())
+
     def prepare_basemap(self, dialog: Any = None) -> Path | None:
         """Fetch an MBTiles basemap around the fix (or a typed position) for the new visit
         (:class:`fieldapp.ui.basemapfetch.BasemapFetchDialog`); ``dialog`` for tests."""
@@ -487,7 +507,8 @@ class NewVisitDialog(QDialog):
         crew = [c.strip() for c in self.crew.text().split(",") if c.strip()]
         return NewVisitSpec(name=name, path=self._path, crew=crew,
                             priority_waterway=self.priority.isChecked(),
-                            water_features=features, crs=crs, antenna_height_m=height_m,
+                            water_features=features, crs=crs, antenna_height_m=round(height_m, 4),
+                            antenna_height_unit=("m", "ft")[self.antenna_unit.currentIndex()],
                             basemap=self.basemap_path,
                             infill_area_ac=self.infill_area.value() or None,
                             infill_within_development=self.infill_within.isChecked()

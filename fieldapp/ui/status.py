@@ -207,6 +207,9 @@ class StatusStrip(QFrame):
         self.accuracy_label = QLabel("H ± –")
         self.age_label = QLabel("Age –")
         self.antenna_label = QLabel("Ant –")
+        self.antenna_label.setObjectName("antennaHeight")
+        #: the open visit's antenna height as entered ("Ant 6.50 ft"); None: the fix's, metres
+        self.antenna_words: str | None = None
         self.corrections_label = _badge("")
         self.corrections_label.setObjectName("corrections")
         self.corrections_label.hide()
@@ -372,10 +375,19 @@ class StatusStrip(QFrame):
         # repainted the strip: four times a second through every outage)
         _set_text(self.age_label, f"Age {int(age)} s" if age >= 1.0 else "Age <1 s")
         ant = getattr(fix, "antenna_height_m", None)
-        _set_text(self.antenna_label, f"Ant {ant:.2f} m" if ant is not None else "Ant –")
+        _set_text(self.antenna_label, f"Ant {self.antenna_words}" if self.antenna_words
+                  else f"Ant {ant:.2f} m" if ant is not None else "Ant –")
         grey = "color: #7a7a7a;" if stale else ""
         for w in (self.sats_label, self.hdop_label, self.accuracy_label, self.age_label):
             _set_style(w, grey)
+
+    def show_antenna(self, words: str | None) -> None:
+        """Show the open visit's antenna height as entered (``"6.50 ft"``; None: no visit, the
+        fixes' own height in metres)."""
+        self.antenna_words = words
+        if words:
+            _set_text(self.antenna_label, f"Ant {words}")
+        self.antenna_label.setToolTip("The visit's antenna height above the mark (Devices… changes it)")
 
     def show_corrections(self, status: Any, fix: Any, now_s: float | None = None) -> None:
         """The corrections badge (hidden while no caster is set, ``status`` None)."""

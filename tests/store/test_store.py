@@ -45,6 +45,7 @@ EXPECTED_COUNTS = {
     "stake_point": 1, "photo": 1,
     "device_reading": 0,   # fill() types every value: no instrument sentence to keep
     "data_point": 2,
+    "antenna_height": 2,   # the height since the start and the one changed to
 }
 
 
@@ -72,6 +73,7 @@ def fill(visit: Visit) -> None:
     for i in range(5):
         visit.on_fix(Fix(45.0 + i * 1e-6, -89.0))
     note = visit.add_note("culvert under the drive")
+    visit.set_antenna_height(5.0, "ft")
     visit.add_photos([_photo()], layer=Layer.NOTE, uuid=note.uuid)
     from shapely.geometry import LineString
 
@@ -122,7 +124,7 @@ def test_every_layer_reads_back_through_gdal_with_crs_and_counts(tmp_path, new_v
     for name, count in EXPECTED_COUNTS.items():
         info = pyogrio.read_info(path, layer=name)
         assert info["features"] == count, name
-        if name in ("site", "walk", "photo", "device_reading"):  # data_point: a point layer
+        if name in ("site", "walk", "photo", "device_reading", "antenna_height"):  # data_point: a point layer
             assert info["geometry_type"] is None
         else:
             assert info["crs"] == "EPSG:32616", name
@@ -146,13 +148,16 @@ def test_every_layer_reads_back_through_gdal_with_crs_and_counts(tmp_path, new_v
     cols = {r[1]: r for r in conn.execute("PRAGMA table_info(note)")}
     assert cols["uuid"][2] == "TEXT" and cols["uuid"][3] == 1 and cols["fid"][5] == 1
     assert "AUTOINCREMENT" in conn.execute("SELECT sql FROM sqlite_master WHERE name = 'note'").fetchone()[0]
-    # schema 6: the data_point table; schema 5: the device_reading table; schema 4: the photo
-    # media table; schema 3: site
+    # schema 7: the antenna_height table and site.antenna_height_unit; schema 6: the data_point
+    # table; schema 5: the device_reading table; schema 4: the photo media table; schema 3: site
     # declination source, station magnetic azimuth and declination, correction age and mountpoint
     # of points, vertices, transects; retained area and tally complete of a stand; the stake_point
     # table
     version = conn.execute("SELECT value FROM fieldapp_meta WHERE key = 'schema_version'").fetchone()[0]
     assert version == str(SCHEMA_VERSION)
+    assert conn.execute("SELECT antenna_height_unit FROM site").fetchone()[0] == "ft"
+    assert conn.execute("SELECT height_m, unit FROM antenna_height ORDER BY created_utc").fetchall() == [
+        (0.0, "m"), (1.524, "ft")]
     conn.close()
 
 

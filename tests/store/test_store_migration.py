@@ -24,7 +24,7 @@ from fieldapp.rules import evaluate
 from fieldapp.store import DamagedVisitFile, NewerVisitFile, WriteFailed, create_visit, inspect, open_visit
 from fieldapp.store import schema as S
 from fieldapp.survey import Layer, Visit
-from tests.gpkgtools import st_connect
+from tests.gpkgtools import drop_added_after, st_connect
 
 V1 = Path(__file__).resolve().parents[1] / "data" / "visit_schema1.gpkg"
 
@@ -193,6 +193,14 @@ def test_migration_sql_adds_exactly_the_columns_of_each_version():
     assert chunk(8) == ['ALTER TABLE "site" ADD COLUMN "zoning_district" TEXT',
                         'ALTER TABLE "site" ADD COLUMN "land_use" TEXT',
                         'ALTER TABLE "line_feature" ADD COLUMN "tributary_stations" TEXT']
+    # schema 7: site.antenna_height_unit, an offset point's magnetic azimuth and declination,
+    # then the antenna_height table (attributes)
+    v7 = chunk(7)
+    assert v7[:3] == ['ALTER TABLE "site" ADD COLUMN "antenna_height_unit" TEXT',
+                      'ALTER TABLE "ohwm_point" ADD COLUMN "azimuth_mag_deg" REAL',
+                      'ALTER TABLE "ohwm_point" ADD COLUMN "declination_deg" REAL']
+    assert v7[3].startswith('CREATE TABLE "antenna_height"') and len(v7) == 5
+    assert v7[4].startswith("INSERT INTO gpkg_contents") and "'attributes'" in v7[4]
     # schema 6: the data_point table (a point layer: contents and geometry column rows)
     assert [q.split(" (")[0] for q in chunk(6)] == ['CREATE TABLE "data_point"', "INSERT INTO gpkg_contents",
                                                    "INSERT INTO gpkg_geometry_columns"]
@@ -243,25 +251,8 @@ def test_a_schema_2_file_migrates_to_the_declination_columns(tmp_path):
 
 def schema_5_copy(path: Path) -> None:
     """Make ``path`` (a new visit, no records in the later tables) what schema 5 wrote: without
-    every column and table a later schema added (ADDED_COLUMNS / ADDED_TABLES after 5: the
-    data_point table and its gpkg_contents / gpkg_geometry_columns / R-tree rows, ...)."""
-    conn = st_connect(path)
-    for v in sorted((v for v in S.ADDED_COLUMNS if v > 5), reverse=True):
-        for layer, col in reversed(S.ADDED_COLUMNS[v]):
-            conn.execute(f'ALTER TABLE "{layer.value}" DROP COLUMN "{col}"')
-    for v in sorted((v for v in S.ADDED_TABLES if v > 5), reverse=True):
-        for layer in S.ADDED_TABLES[v]:
-            table = layer.value
-            for name in [r[0] for r in conn.execute(
-                    "SELECT name FROM sqlite_master WHERE type = 'trigger' AND tbl_name = ?", (table,))]:
-                conn.execute(f'DROP TRIGGER "{name}"')
-            conn.execute(f'DROP TABLE IF EXISTS "rtree_{table}_geom"')   # its R-tree index too
-            conn.execute(f'DROP TABLE "{table}"')
-            for meta in ("gpkg_extensions", "gpkg_geometry_columns", "gpkg_contents"):
-                conn.execute(f"DELETE FROM {meta} WHERE table_name = ?", (table,))
-    conn.execute("UPDATE fieldapp_meta SET value = '5' WHERE key = 'schema_version'")
-    conn.commit()
-    conn.close()
+    every column and table a later schema added (the data_point table, ...)."""
+    drop_added_after(path, 5)
 
 
 def schema_4_copy(path: Path) -> None:

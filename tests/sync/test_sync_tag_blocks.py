@@ -56,8 +56,16 @@ def test_model_block_starts_after_the_highest_tag_in_it_and_overflows_above_all(
     v = Visit.new("Lot", crs="EPSG:32616", who="x")
     v.add_tree(x=1.0, y=1.0, dbh_in=10.0, species_code="ACSA")          # tag 1
     v.set_tag_block(2000, 2001)
-    assert v.next_tag() == 2000
-    assert [v.add_tree(x=2.0, y=2.0, dbh_in=10.0, species_code="ACSA").tag for _ in range(3)] == [2000, 2001, 2002]
+    # the crew counts on from its own last tag while it stays below the blocks (issue 35 item 9:
+    # the 27th tree after the first sync is 27, not 1000) ...
+    assert v.next_tag() == 2
+    # ... and a laptop whose user has no tree yet starts in its block
+    other = Visit.new("Lot", crs="EPSG:32616", who="y")
+    other.add_tree(x=1.0, y=1.0, dbh_in=10.0, species_code="ACSA", tag=1)
+    other = Visit.from_records(other.site, other.trees(), who="x")
+    other.set_tag_block(2000, 2001)
+    assert other.next_tag() == 2000
+    assert [other.add_tree(x=2.0, y=2.0, dbh_in=10.0, species_code="ACSA").tag for _ in range(3)] == [2000, 2001, 2002]
     with pytest.raises(ValueError):
         v.set_tag_block(0, 10)
 

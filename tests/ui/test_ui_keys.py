@@ -46,7 +46,7 @@ def test_the_panels_have_their_documented_letter_keys_and_text_fields(qtbot, pri
     w = make_window(qtbot, private_dirs)
     try:
         assert {p: letter_keys(w.panels[p]) for p in PANELS} == {
-            "ohwm": ["A", "O"], "transect": ["I", "N", "S"], "tally": ["C", "T"],
+            "ohwm": ["A", "O", "S"], "transect": ["I", "N", "S"], "tally": ["C", "T"],
             "boundary": ["P", "R", "V", "W"], "lines": ["D", "K", "M", "V", "W"]}
         names = {p: [f.accessibleName() for f in fields(w.panels[p])[0]] for p in PANELS}
         assert names == {"ohwm": [], "transect": [], "tally": ["Species"],
@@ -196,9 +196,10 @@ def test_offset_key_while_the_surveyor_walks_is_refused_with_the_reason(qtbot, p
         arrived = _Walker()
         arrived.busy = False
         panel.walker_changed(arrived)
+        panel.bank.setCurrentIndex(1)       # the target is on this bank
         key(qtbot, w, "O")
         qtbot.waitUntil(lambda: len(w.visit.ohwm_points()) == n + 1, timeout=WAIT_MS)
-        assert w.key_legend.text().startswith("Keys A, O act")   # the refusal is over
+        assert w.key_legend.text().startswith("Keys A, O, S act")   # the refusal is over
     finally:
         close_window(w)
 

@@ -200,8 +200,9 @@ def test_crs_found_by_name_in_projs_database_sets_the_code(qtbot, tmp_path):
     qtbot.addWidget(dlg)
     dlg.name.setText("Lake Wingra lot")
     dlg.crs_find.setText("WISCRS Dane US survey feet")
-    qtbot.waitUntil(lambda: dlg.crs_results.count() > 0 and bool(dlg.crs_results.itemData(0)), timeout=60_000)
-    assert dlg.crs_results.itemText(0) == "EPSG:7599  NAD83(2011) / WISCRS Dane (ftUS)"
+    # the search's own list replaces the systems offered for the fix (issue 35 item 8)
+    qtbot.waitUntil(lambda: dlg.crs_results.itemText(0) == "EPSG:7599  NAD83(2011) / WISCRS Dane (ftUS)",
+                    timeout=60_000)
     assert dlg.crs_epsg.isChecked() and dlg.epsg.value() == 7599
     dlg.crs_find.setText("wisconsin south ftus")
     qtbot.waitUntil(lambda: dlg.crs_results.itemData(0) == "EPSG:2289", timeout=60_000)
@@ -288,3 +289,33 @@ def test_dialog_fits_the_screen_with_start_visit_in_view(qtbot, tmp_path, themed
     dlg.scroll.ensureWidgetVisible(dlg.where)       # the last line, a scroll away
     qtbot.waitUntil(lambda: fully_in_view(dlg.where, dlg))
     assert dlg.scroll.horizontalScrollBar().maximum() == 0      # never sideways
+
+
+def test_a_wisconsin_fix_offers_the_countys_wiscrs_in_us_survey_feet(qtbot, tmp_path):
+    """Issue 35 item 8: from a fix in Dane County the dialog offers the county's WISCRS and the
+    State Plane zone in US survey feet (PROJ's database, by area of use), WISCRS chosen; the
+    visit is then in US survey feet (its exports too: they are in the site CRS)."""
+    from fieldapp.app.visit import open_from_spec
+    from fieldapp.geo import SiteFrame
+    from fieldapp.ui.newvisit import NewVisitDialog
+
+    dlg = NewVisitDialog(tmp_path, fix_lat_lon=(43.07, -89.40))       # Madison, Dane County
+    qtbot.addWidget(dlg)
+    offered = [dlg.crs_results.itemData(i) for i in range(dlg.crs_results.count())]
+    assert offered[:4] == ["EPSG:7599", "EPSG:7540", "EPSG:6609", "EPSG:6610"]
+    assert offered[-1] == "EPSG:32616"                   # UTM still offered, last
+    assert dlg.crs_results.currentText() == "EPSG:7599  NAD83(2011) / WISCRS Dane (ftUS) — county system"
+    assert dlg.crs_epsg.isChecked() and dlg.epsg.value() == 7599
+    dlg.grab().save(str(tmp_path / "newvisit.png"))
+    dlg.name.setText("Lake Wingra lot")
+    spec = dlg.spec()
+    assert spec.crs == "EPSG:7599" and SiteFrame(spec.crs).foot.value == "us_survey"
+    visit = open_from_spec(spec)
+    try:
+        assert visit.model.frame.foot.value == "us_survey"
+    finally:
+        visit.store.close()
+    # outside Wisconsin nothing changes: the UTM zone, automatic
+    other = NewVisitDialog(tmp_path, fix_lat_lon=(45.52, -122.68))
+    qtbot.addWidget(other)
+    assert other.crs_auto.isChecked() and other.epsg.value() == 32610

@@ -12,8 +12,14 @@ pytest.importorskip("pytestqt")
 from tests.ui.ui_support import WAIT_MS, close_window, make_window, wait_fix
 
 
-def test_retained_area_and_tally_complete_survive_a_reopen(qtbot, private_dirs):
+def test_retained_area_and_tally_complete_survive_a_reopen(qtbot, private_dirs, monkeypatch):
+    from PySide6.QtWidgets import QMessageBox
+
     from fieldapp.app import visit as visit_mod
+
+    asked: list[str] = []       # 3 trees of a demo stand of 25: asked first (issue 35 item 10)
+    monkeypatch.setattr(QMessageBox, "warning",
+                        lambda _p, _t, text, *_a: asked.append(text) or QMessageBox.StandardButton.Yes)
 
     w = make_window(qtbot, private_dirs, simulate=True)
     try:
@@ -40,6 +46,7 @@ def test_retained_area_and_tally_complete_survive_a_reopen(qtbot, private_dirs):
         tally.retained.setValue(0.5)
         assert w.visit.current_stand().retained_area_ac == 0.5
         tally.complete.click()
+        assert asked and "3 of the stand's 25 trees are tallied" in asked[0]
         qtbot.waitUntil(lambda: w.visit.checks.get(f"woodland:{stand.uuid}").status
                         == "determined", timeout=WAIT_MS)
         field = {c.check_id: (c.status, c.result.get("retained_pct"))

@@ -132,7 +132,7 @@ def test_at_start_only_the_tab_shown_is_built_then_all_on_the_first_turn(fresh, 
     assert built(w) == ["ohwm"]
     assert w.tabs.currentWidget() is w.panels["ohwm"]
     assert "A" in w.panel_actions and "O" in w.panel_actions     # its keys are bound
-    assert w.key_legend.text().startswith("Keys A, O act")
+    assert w.key_legend.text().startswith("Keys A, O, S act")
     qtbot.waitUntil(lambda: w.startup_done, timeout=WAIT_MS)
     assert sorted(built(w)) == sorted(["ohwm", "transect", "tally", "boundary", "lines",
                                             "stake-out", "plot"])

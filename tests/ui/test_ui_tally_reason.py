@@ -56,7 +56,7 @@ def test_a_refusal_in_the_legend_clears_at_a_tab_change(qtbot, private_dirs):
         key(qtbot, w, "Ctrl+1")                          # on to the OHWM tab
         qtbot.waitUntil(lambda: w.tabs.currentWidget() is w.panels["ohwm"], timeout=WAIT_MS)
         assert "refused" not in w.key_legend.text()
-        assert w.key_legend.text().startswith("Keys A, O act wherever the focus is.")
+        assert w.key_legend.text().startswith("Keys A, O, S act wherever the focus is.")
         assert w.key_legend.property("role") == ""
         key(qtbot, w, "Ctrl+3")                          # and back: still the rule, not T's refusal
         qtbot.waitUntil(lambda: w.tabs.currentWidget() is tally, timeout=WAIT_MS)

@@ -245,6 +245,9 @@ def test_tally_in_simulate_mode_measures_each_scenario_tree_where_it_stands(qtbo
         # provisional until the crew marks the tally complete, then the class
         qtbot.waitUntil(lambda: "Woodland class: provisional — 25 trees so far"
                         in tally.summary.text(), timeout=WAIT_MS)
+        from fieldapp.app.tallyreview import tally_gaps
+
+        assert tally_gaps(w.visit, tally.expected_trees()) == []   # all 25: no question (issue 35 item 10)
         tally.complete.click()
         qtbot.waitUntil(lambda: "Woodland class: MATURE" in tally.summary.text(),
                         timeout=WAIT_MS)

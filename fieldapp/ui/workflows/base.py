@@ -85,6 +85,12 @@ def field_grid() -> QGridLayout:
     return g
 
 
+#: The one azimuth convention: every azimuth field says its north (stored azimuths are true; a
+#: rangefinder's magnetic reading is kept beside the true one and named "magnetic" wherever shown).
+TRUE_SUFFIX = " ° true"
+MAGNETIC_SUFFIX = " ° magnetic"
+
+
 def add_field(grid: QGridLayout, row: int, col: int, label: str, widget: QWidget,
               span: int = 1) -> QLabel:
     """``label`` above ``widget`` in ``grid`` (rows ``2 * row`` and ``2 * row + 1``)."""

@@ -7,6 +7,7 @@ from collections.abc import Callable
 from typing import Any
 
 from PySide6.QtWidgets import (
+    QComboBox,
     QDoubleSpinBox,
     QGroupBox,
     QHBoxLayout,
@@ -27,6 +28,7 @@ from fieldapp.ui.notices import Notices
 from fieldapp.ui.recordgate import RecordGate
 from fieldapp.ui.theme import touch_rows
 from fieldapp.ui.workflows.base import (
+    TRUE_SUFFIX,
     WorkflowPanel,
     add_field,
     big_button,
@@ -126,22 +128,39 @@ class OhwmPanel(WorkflowPanel):
         grid = field_grid()
         off.setLayout(grid)
         self.azimuth = QDoubleSpinBox()
+        self.azimuth.setObjectName("offsetAzimuth")
         self.azimuth.setRange(0.0, 359.99)
         self.azimuth.setDecimals(1)
-        self.azimuth.setSuffix(" °")
+        self.azimuth.setSuffix(TRUE_SUFFIX)
+        self.azimuth.setToolTip("Azimuth from true north; a rangefinder shot's magnetic azimuth is"
+                                " turned true with the site's declination (both are kept)")
         self.distance = QDoubleSpinBox()
         self.distance.setRange(0.0, 5000.0)
         self.distance.setDecimals(2)
         self.distance.setSuffix(" ft")
-        add_field(grid, 0, 0, "Azimuth (true)", self.azimuth)
+        add_field(grid, 0, 0, "Azimuth", self.azimuth)
         add_field(grid, 0, 1, "Horizontal distance", self.distance)
+        self.bank = QComboBox()
+        self.bank.setObjectName("offsetBank")
+        self.bank.addItem("Which bank is the target on?", None)
+        self.bank.addItem("This bank (the OHWM line I walk)", False)
+        self.bank.addItem("Far bank (its own OHWM line)", True)
+        self.bank.setToolTip("A shot across the channel belongs to the far bank's OHWM line,"
+                             " never to this bank's")
+        add_field(grid, 1, 0, "Target on", self.bank, 2)
         self.offset_button = big_button("Record offset point", "O",
                                         "From where you stand, the azimuth and the horizontal"
                                         " distance (a rangefinder shot fills them)")
         self.offset_button.setObjectName("offsetButton")
+        self.shoot_button = big_button("Shoot (simulator)", "S", "Ask the simulated rangefinder for a shot")
+        self.shoot_button.setObjectName("ohwmShootButton")
+        self.shoot_button.setVisible(False)
         # under the fields: the 40 px spin-box arrows leave no room beside them in 640 px
-        grid.addWidget(self.offset_button, 2, 0, 1, 2)
+        grid.addWidget(self.offset_button, 4, 0)
+        grid.addWidget(self.shoot_button, 4, 1)
         grid.setContentsMargins(9, 4, 9, 9)
+        #: the last shot's magnetic azimuth and the true one shown for it (None: typed)
+        self._shot_azimuth: tuple[float, float] | None = None
         self.wait_shot = False
         lay.addWidget(off)
 
@@ -172,6 +191,8 @@ class OhwmPanel(WorkflowPanel):
         self.bind("A", self.start_average, self.average_button)
         self.bind("Esc", self.cancel_average, self.cancel_button)
         self.bind("O", self.record_offset, self.offset_button)
+        self.bind("S", self.shoot, self.shoot_button)
+        devices.on_started(lambda: self.shoot_button.setVisible(devices.simulator("rangefinder") is not None))
         gate.register(self.average_button)
         gate.register(self.offset_button)
         devices.on_fix(self.on_fix)
@@ -291,28 +312,54 @@ class OhwmPanel(WorkflowPanel):
         if hd is not None:
             self.distance.setValue(hd)
         true_az = self.visit.true_azimuth(az) if az is not None and self.visit else None
-        if true_az is not None:
+        self._shot_azimuth = None
+        if true_az is not None and az is not None:
             self.azimuth.setValue(true_az)  # the rangefinder's compass is magnetic
+            self._shot_azimuth = (float(az), round(true_az, 1))
         at = (f"{az:.1f}° magnetic = {true_az:.1f}° true" if true_az is not None else "–°")
         self.state.setText(f"Shot received: {hd or 0:.2f} ft at {at}."
                            " Press O to record the offset point.")
+
+    def shoot(self) -> None:
+        """Fire the simulated rangefinder (demo): its shot fills the offset fields."""
+        sim = self.devices.simulator("rangefinder")
+        if sim is not None:
+            from devices.sim import factory as sim_factory
+
+            sim_factory.shoot(sim, 0.0)
+
+    def magnetic_shot(self) -> float | None:
+        """The shot's magnetic azimuth when the field still shows its true azimuth (the crew did
+        not type over it), else None (the field's azimuth is true as typed)."""
+        shot = self._shot_azimuth
+        if shot is not None and abs(self.azimuth.value() - shot[1]) < 0.05:
+            return shot[0]
+        return None
 
     def record_offset(self) -> None:
         fix = self.devices.usable_fix()
         if fix is None:
             return
         why = offset_refusal(fix, self.distance.value())
+        far = self.bank.currentData()
+        if not why and far is None:
+            why = "say which bank the target is on (this bank, or the far bank's own line)"
         if why:
             self.notices.key_refusal(f"Offset point not recorded: {why}.")
             self.state.setText(f"Offset point not recorded: {why}.")
             return
+        magnetic = self.magnetic_shot()
         try:
-            point = self.visit.add_offset_point(fix, self.azimuth.value(), self.distance.value())
+            point = self.visit.add_offset_point(fix, self.azimuth.value(), self.distance.value(),
+                                                magnetic_deg=magnetic, far_bank=bool(far))
         except Exception as exc:  # noqa: BLE001
             self.error("Offset point not recorded", exc)
             return
-        self.state.setText(f"OHWM offset point {point_number(point)} recorded"
-                           f" ({self.distance.value():.2f} ft at {self.azimuth.value():.1f}°).")
+        at = (f"{magnetic:.1f}° magnetic = {point.azimuth_true_deg:.1f}° true" if magnetic is not None
+              else f"{point.azimuth_true_deg:.1f}° true")
+        where = "the far bank's line" if far else "this bank's line"
+        self.state.setText(f"OHWM offset point {point_number(point)} recorded on {where}"
+                           f" ({self.distance.value():.2f} ft at {at}).")
 
     # -------------------------------------------------------------- view
     def refresh(self) -> None:

@@ -18,11 +18,14 @@ from PySide6.QtWidgets import (
     QHeaderView,
     QLabel,
     QLineEdit,
+    QMessageBox,
     QPushButton,
+    QSpinBox,
     QTableWidget,
     QTableWidgetItem,
 )
 
+from fieldapp.app import tallyreview
 from fieldapp.app.devicefeed import DeviceFeed
 from fieldapp.app.recording import Recording
 from fieldapp.app.wording import plural
@@ -89,7 +92,16 @@ class TallyPanel(WorkflowPanel):
         self.crown.setSuffix(" ft")
         self.crown.setToolTip("Crown radius: typed, or the horizontal distance of a rangefinder"
                               " shot to the drip line")
+        self.tag = QSpinBox()
+        self.tag.setObjectName("tagSpin")
+        self.tag.setRange(1, 9_999_999)
+        self.tag.setToolTip("The number on the tree's aluminium tag: the next one counted on from"
+                            " your last tree; type another to start from the crew's own number")
+        self.tag.valueChanged.connect(self._tag_typed)
+        #: the Tag field was typed since the last tree (its number is used, not the next one)
+        self.tag_typed = False
         # two rows: fields with 40 px spin-box arrows fit a 640 px panel side by side
+        add_field(g, 2, 0, "Tag", self.tag)
         add_field(g, 0, 0, "Species", self.species)
         add_field(g, 0, 1, "Leaf", self.habit)
         add_field(g, 1, 0, "DBH", self.dbh)
@@ -282,12 +294,25 @@ class TallyPanel(WorkflowPanel):
                      leaf_habit=self.habit.currentText(),
                      crown_radius_ft=self.crown.value() or None, reading=None)
 
+    def _tag_typed(self, _value: int) -> None:
+        self.tag_typed = True
+
+    def show_next_tag(self) -> None:
+        """The Tag field shows the tag the next tree gets (unless the crew typed one)."""
+        if self.visit is not None and not self.tag_typed:
+            with QSignalBlocker(self.tag):
+                self.tag.setValue(self.visit.model.next_tag())
+
     def _record(self, fix: Any, **kw: Any) -> None:
+        if self.tag_typed:                  # the crew's own number; the next ones count on from it
+            kw["tag"] = self.tag.value()
         try:
             tree = self.visit.add_tree(fix, **kw)
         except Exception as exc:  # noqa: BLE001
             self.error("Tree refused", exc)
             return
+        self.tag_typed = False
+        self.show_next_tag()
         self.notices.clear_refusal()              # e.g. a caliper reading after a refused one
         self.state.setText(f"Tree {tree.tag} recorded: {tree.dbh_in:.1f} in "
                            f"{tree.species_name or tree.species_code or '(species?)'}")
@@ -350,6 +375,21 @@ class TallyPanel(WorkflowPanel):
         else:
             squeeze(sim)
 
+    def expected_trees(self) -> int | None:
+        """How many trees stand inside the current stand when that is known: the demo
+        scenario's trees (``stand.trees[].position``, lat / lon) inside it; else None."""
+        scenario = self.devices.scenario
+        trees = (scenario or {}).get("stand", {}).get("trees") if isinstance(scenario, dict) else None
+        stand = self.visit.current_stand() if self.visit is not None else None
+        if not trees or stand is None or stand.geometry is None or not self.visit.model.has_frame:
+            return None
+        import shapely
+
+        frame = self.visit.model.frame
+        points = [shapely.Point(*frame.to_local(t["position"][1], t["position"][0]))
+                  for t in trees if t.get("position")]
+        return sum(1 for p in points if stand.geometry.covers(p)) or None
+
     def selected_tree(self) -> Any:
         rows = {i.row() for i in self.table.selectedItems()}
         if not rows and self.table.currentRow() >= 0:
@@ -366,7 +406,22 @@ class TallyPanel(WorkflowPanel):
         self.state.setText(f"Tree {tree.tag} deleted (Ctrl+Z brings it back).")
 
     def set_complete(self, checked: bool) -> None:
-        """Tally complete ticked or cleared: stored with the current stand."""
+        """Tally complete ticked or cleared: stored with the current stand. Ticked while the
+        tally looks incomplete (:func:`fieldapp.app.tallyreview.tally_gaps`), the crew is told
+        what is missing and asked first; No leaves it open."""
+        if checked and self.visit is not None:
+            gaps = tallyreview.tally_gaps(self.visit, self.expected_trees())
+            if gaps:
+                answer = QMessageBox.warning(
+                    self, "Tally complete?", tallyreview.review_words(self.visit, gaps),
+                    QMessageBox.StandardButton.Yes | QMessageBox.StandardButton.No,
+                    QMessageBox.StandardButton.No)
+                if answer != QMessageBox.StandardButton.Yes:
+                    with QSignalBlocker(self.complete):
+                        self.complete.setChecked(False)
+                    self.state.setText("Tally left open: " + "; ".join(gaps) + ".")
+                    return
+                self.state.setText("Tally marked complete although " + "; ".join(gaps) + ".")
         try:
             self.visit.set_tally_complete(checked)
         except Exception as exc:  # noqa: BLE001 - refused; the box shows the stored value
@@ -429,6 +484,7 @@ class TallyPanel(WorkflowPanel):
             self.retained.setValue(v.stand_retained_ac())
         self.complete.setEnabled(stand is not None)
         self.complete.setChecked(bool(stand is not None and stand.tally_complete))
+        self.show_next_tag()
         self.summary.setText(self.recording.tag_words() + v.stand_summary_text())
 
 

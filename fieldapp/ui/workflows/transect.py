@@ -23,10 +23,12 @@ from fieldapp.app.recording import Recording
 from fieldapp.app.settings import Settings
 from fieldapp.app.wording import plural
 from fieldapp.rules.nr341 import bank_parameters
+from fieldapp.survey.azimuths import shot_words
 from fieldapp.ui.notices import Notices
 from fieldapp.ui.profileplot import ProfilePlot
 from fieldapp.ui.recordgate import RecordGate
 from fieldapp.ui.workflows.base import (
+    TRUE_SUFFIX,
     WorkflowPanel,
     add_field,
     big_button,
@@ -134,15 +136,12 @@ def bank_figures(result: dict[str, Any] | None, priority_waterway: bool) -> tupl
     return (result.get("base_ft", params.base_ft), result.get("threshold_pct", params.threshold_pct))
 
 
-def shot_azimuth_words(station: Any) -> str:
-    """``"; shot at 350.0° magnetic = 348.8° true (declination -1.18°)"`` for a station shot
-    with a compass azimuth, else ''."""
-    mag = getattr(station, "azimuth_mag_deg", None)
-    if mag is None:
-        return ""
-    decl = getattr(station, "declination_deg", None) or 0.0
-    return (f"; shot at {mag:.1f}° magnetic = {(mag + decl) % 360.0:.1f}° true"
-            f" (declination {decl:+.2f}°)")
+def shot_azimuth_words(station: Any, line_true_deg: float | None = None) -> str:
+    """``"; shot at 350.0° magnetic + declination -1.18° = 348.8° true, 1.2° off the line (350.0°
+    true)"`` for a station shot with a compass azimuth (:func:`fieldapp.survey.azimuths.shot_words`),
+    else ''."""
+    words = shot_words(station, line_true_deg)
+    return f"; {words}" if words else ""
 
 
 def stipulation_paragraph() -> str:
@@ -200,8 +199,9 @@ class TransectPanel(WorkflowPanel):
         self.azimuth.setObjectName("azimuthSpin")
         self.azimuth.setRange(0.0, 359.9)
         self.azimuth.setDecimals(1)
-        self.azimuth.setSuffix(" °")
-        self.azimuth.setToolTip("Landward azimuth, degrees true")
+        self.azimuth.setSuffix(TRUE_SUFFIX)
+        self.azimuth.setToolTip("Landward azimuth, degrees from true north (a compass reads"
+                                " magnetic: add the declination below)")
         add_field(start, 0, 1, "Landward azimuth", self.azimuth)
         self.start_button = big_button("Start transect", "N")
         self.start_button.setObjectName("startTransect")
@@ -491,7 +491,8 @@ class TransectPanel(WorkflowPanel):
         segs = [(s.segment_ft, s.slope_pct) for s in stations]
         self.stations_label.setText(
             f"{getattr(t, 'label', 'Transect')}: {plural(len(stations), 'station')}, "
-            f"{stations[-1].distance_ft:.1f} ft from the OHWM{shot_azimuth_words(stations[-1])}"
+            f"{stations[-1].distance_ft:.1f} ft from the OHWM"
+            f"{shot_azimuth_words(stations[-1], getattr(t, 'azimuth_true_deg', None))}"
             if stations else
             f"{getattr(t, 'label', 'Transect')} started: shoot or type the first station.")
         bank = result.get("bank_ft") if result else None

@@ -1,0 +1,91 @@
+"""Issue 35 items 5 and 6 through the window: an offset shot says which bank it is on (a far-bank
+shot starts the far bank's own OHWM line, never joins this bank's), the rangefinder fires from
+the OHWM tab (demo), every azimuth field names its north, and the point keeps the magnetic
+azimuth the compass measured and the declination applied."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+import pytest
+
+from fieldapp.app.ohwmbanks import is_far_bank
+from fieldapp.survey.features import Layer
+from tests.ui.ui_support import WAIT_MS, close_window, key, make_window, wait_fix
+
+SHOTS = Path(os.environ.get("FIELDAPP_SHOTS", "/tmp"))
+
+
+def ready(qtbot, w, button):
+    """Wait until ``button`` is on and the receiver stands still (the simulated surveyor may be
+    walking to its next OHWM point on a loaded machine)."""
+    from fieldapp.ui.workflows.ohwm import offset_refusal
+
+    qtbot.waitUntil(lambda: button.isEnabled() and w.usable_fix() is not None
+                    and offset_refusal(w.usable_fix(), 1.0) == "", timeout=WAIT_MS * 2)
+
+
+def lines_of(w):
+    model = w.visit.model
+    return {ln.label: [p for p in w.visit.ohwm_points() if p.line_uuid == ln.uuid]
+            for ln in model.features(Layer.OHWM_LINE)}
+
+
+def test_far_bank_shot_starts_its_own_line_and_keeps_the_magnetic_azimuth(qtbot, private_dirs):
+    w = make_window(qtbot, private_dirs, simulate=True)
+    try:
+        wait_fix(qtbot, w)
+        key(qtbot, w, "Ctrl+1")
+        panel = w.panels["ohwm"]
+        assert panel.azimuth.suffix() == " ° true"
+        assert w.panels.get("transect") is None or w.panels["transect"].azimuth.suffix() == " ° true"
+        # this bank: an averaged point
+        ready(qtbot, w, panel.average_button)
+        key(qtbot, w, "A")
+        qtbot.waitUntil(lambda: len(w.visit.ohwm_points()) == 1, timeout=WAIT_MS)
+        qtbot.waitUntil(lambda: w.visit.model.site.declination_source is not None, timeout=WAIT_MS)
+        # the shot fired from the OHWM tab fills the fields; with no bank said, nothing is recorded
+        assert panel.shoot_button.isVisible()
+        key(qtbot, w, "S")
+        qtbot.waitUntil(lambda: panel.state.text().startswith("Shot received"), timeout=WAIT_MS)
+        assert "° magnetic = " in panel.state.text()
+        magnetic = panel.magnetic_shot()
+        assert magnetic is not None
+        ready(qtbot, w, panel.offset_button)
+        key(qtbot, w, "O")
+        assert len(w.visit.ohwm_points()) == 1
+        assert "say which bank the target is on" in panel.state.text()
+        panel.bank.setCurrentIndex(2)                 # across the channel: the far bank
+        panel.grab().save(str(SHOTS / "ohwm_offset_bank.png"))
+        ready(qtbot, w, panel.offset_button)
+        key(qtbot, w, "O")
+        qtbot.waitUntil(lambda: len(w.visit.ohwm_points()) == 2, timeout=WAIT_MS)
+        lines = lines_of(w)
+        assert sorted(lines) == ["OHWM 1", "OHWM 1 far bank"]
+        assert [p.method.value for p in lines["OHWM 1"]] == ["averaged"]      # not joined to it
+        far = lines["OHWM 1 far bank"][0]
+        decl = w.visit.model.site.declination_deg
+        assert far.azimuth_mag_deg == pytest.approx(magnetic)
+        assert far.declination_deg == pytest.approx(decl)
+        assert far.azimuth_true_deg == pytest.approx((magnetic + decl) % 360.0)
+        assert "far bank's line" in panel.state.text() and "° magnetic = " in panel.state.text()
+        # an averaged point afterwards goes to this bank's line, not to the far bank's (the last)
+        ready(qtbot, w, panel.average_button)
+        key(qtbot, w, "A")
+        qtbot.waitUntil(lambda: len(w.visit.ohwm_points()) == 3, timeout=WAIT_MS)
+        lines = lines_of(w)
+        assert len(lines["OHWM 1"]) == 2 and len(lines["OHWM 1 far bank"]) == 1
+        # a typed azimuth is true as typed: no magnetic reading kept
+        panel.bank.setCurrentIndex(1)
+        panel.azimuth.setValue(90.0)
+        panel.distance.setValue(6.0)
+        ready(qtbot, w, panel.offset_button)
+        key(qtbot, w, "O")
+        qtbot.waitUntil(lambda: len(w.visit.ohwm_points()) == 4, timeout=WAIT_MS)
+        typed = lines_of(w)["OHWM 1"][-1]
+        assert (typed.azimuth_true_deg, typed.azimuth_mag_deg, typed.declination_deg) == (90.0, None, None)
+        assert not any(is_far_bank(w.visit.model.get(Layer.OHWM_LINE, p.line_uuid))
+                       for p in lines_of(w)["OHWM 1"])
+    finally:
+        close_window(w)
