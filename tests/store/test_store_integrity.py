@@ -204,9 +204,9 @@ def test_a_uuid_twice_in_one_table_without_its_unique_constraint_is_refused(full
 def test_an_untouched_file_opens_and_every_uuid_is_canonical(full_file):
     with open_visit(full_file, readonly=True) as store:
         v = store.visit
-        assert len(v) == 27  # tests/store/test_store.py EXPECTED_COUNTS without the site row
+        assert len(v) == 29  # tests/store/test_store.py EXPECTED_COUNTS without the site row
         uuids = [v.site.uuid] + [f.uuid for layer in Layer if layer is not Layer.SITE for f in v.features(layer)]
-    assert len(set(uuids)) == len(uuids) == 28
+    assert len(set(uuids)) == len(uuids) == 30
     assert all(str(uuidlib.UUID(u)) == u for u in uuids)
 
 

@@ -17,7 +17,7 @@ from fieldapp.store import create_visit, inspect, open_visit
 from fieldapp.store import schema as S
 from fieldapp.survey.features import Instrument, Layer
 from fieldapp.survey.visit import Visit
-from tests.gpkgtools import drop_added_after, st_connect, validate_gpkg
+from tests.gpkgtools import st_connect, validate_gpkg
 
 V1 = Path(__file__).resolve().parents[1] / "data" / "visit_schema1.gpkg"
 

@@ -50,7 +50,8 @@ def test_the_panels_have_their_documented_letter_keys_and_text_fields(qtbot, pri
             "boundary": ["P", "R", "V", "W"], "lines": ["D", "K", "M", "V", "W"]}
         names = {p: [f.accessibleName() for f in fields(w.panels[p])[0]] for p in PANELS}
         assert names == {"ohwm": [], "transect": [], "tally": ["Species"],
-                         "boundary": ["Label", "Wetland type", "Fill permit"], "lines": ["Label", "Tributary area (ac)", "Note"]}
+                         "boundary": ["Label", "Wetland type", "Fill permit"],
+                         "lines": ["Label", "Tributary area (ac)", "Note"]}
     finally:
         close_window(w)
 
