@@ -9,6 +9,7 @@ from __future__ import annotations
 import csv
 import json
 import math
+import sys
 
 import ezdxf
 import numpy as np
@@ -37,6 +38,9 @@ def _files(folder):
 
 @pytest.mark.parametrize("fmt", GIS)
 def test_the_arrow_path_writes_the_row_paths_file_byte_for_byte(track_visit, tmp_path, monkeypatch, fmt):
+    if sys.platform == "win32":
+        pytest.skip("the Windows stage, like the Windows bundle (packaging/fieldapp.spec), has no pyarrow:"
+                    " the row path is the one used there, and every other export test runs it")
     assert gdal.arrow_available()       # the test extra installs pyarrow
     through_arrow = []
     real = gdal._write_bulk_arrow
