@@ -47,6 +47,9 @@ def test_far_bank_shot_starts_its_own_line_and_keeps_the_magnetic_azimuth(qtbot,
         qtbot.waitUntil(lambda: w.visit.model.site.declination_source is not None, timeout=WAIT_MS)
         # the shot fired from the OHWM tab fills the fields; with no bank said, nothing is recorded
         assert panel.shoot_button.isVisible()
+        # the shot goes down the rangefinder's line: only once the app has that port open (on a
+        # loaded machine the reader may still be connecting, and a shot sent before is lost)
+        qtbot.waitUntil(lambda: w.status_strip.device_state("rangefinder") == "connected", timeout=WAIT_MS)
         key(qtbot, w, "S")
         qtbot.waitUntil(lambda: panel.state.text().startswith("Shot received"), timeout=WAIT_MS)
         assert "° magnetic = " in panel.state.text()
