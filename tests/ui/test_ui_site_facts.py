@@ -63,3 +63,33 @@ def test_infill_and_mapped_on_corrected_on_the_site_form(qtbot, window):
     assert "Mill Creek: a map sheet needs the map it is on" in form.error.text()
     assert m.site.water_features[0].map_name is None
     form.reject()
+
+
+def test_erosion_c_names_the_surveyed_bank_in_the_checks_panel(qtbot, window):
+    from shapely.geometry import Polygon
+
+    w = window
+    m = w.visit.model
+    x0, y0, ft = 500000.0, 4983000.0, 0.3048
+    line = m.add_ohwm_line("OHWM", water_feature="Mill Creek")
+    for i in range(5):
+        m.add_ohwm_offset_point((x0 + i * 50 * ft, y0), 0.0, horizontal_ft=0.0, line_uuid=line.uuid)
+    for x in (0, 100):
+        t = m.add_transect(0.0, origin=(x0 + x * ft, y0))
+        for d, s in ((20, 40), (40, 5), (40, 5)):
+            m.add_station(t.uuid, horizontal_ft=d, slope_pct=s)
+    m.add_area("disturbed", Polygon([(x0 + 40 * ft, y0 + 50 * ft), (x0 + 60 * ft, y0 + 50 * ft),
+                                     (x0 + 60 * ft, y0 + 70 * ft), (x0 + 40 * ft, y0 + 70 * ft)]), label="Pad")
+    qtbot.waitUntil(lambda: w.visit.checks.get("erosion_plan") is not None, timeout=WAIT_MS)
+    check = w.visit.checks.get("erosion_plan")
+    assert check.title == "Erosion control plan (city): Pad in the surveyed bank (T1, T2)"
+    assert check.result["water_land_disturbed"] == ["stream_bank"] and check.result["plan_required"] is True
+    panel = w.checks_panel
+    w.lower_tabs.setCurrentWidget(panel)
+    qtbot.waitUntil(lambda: panel.row_of("erosion_plan") >= 0, timeout=WAIT_MS)
+    panel.table.selectRow(panel.row_of("erosion_plan"))
+    qtbot.waitUntil(lambda: "land disturbed: stream bank" in panel.details.toPlainText(), timeout=WAIT_MS)
+    w.resize(1366, 768)
+    _shot(w.map, "map-erosion-c-pad-in-bank.png")
+    panel.resize(900, 420)
+    _shot(panel, "checks-erosion-c-surveyed-bank.png")
