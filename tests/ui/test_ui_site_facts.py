@@ -93,3 +93,49 @@ def test_erosion_c_names_the_surveyed_bank_in_the_checks_panel(qtbot, window):
     _shot(w.map, "map-erosion-c-pad-in-bank.png")
     panel.resize(900, 420)
     _shot(panel, "checks-erosion-c-surveyed-bank.png")
+
+
+def test_a_floodplain_loaded_from_a_file_on_the_boundary_tab(qtbot, window, tmp_path):
+    import numpy as np
+    import pyogrio
+    import shapely
+    from shapely.geometry import LineString, Polygon
+
+    w = window
+    m = w.visit.model
+    x0, y0, ft = 500000.0, 4983000.0, 0.3048
+    m.add_line("drainageway_centreline", LineString([(x0, y0), (x0 + 400 * ft, y0)]), mapped_stream=True, label="C1")
+    f1 = Polygon([(x0 + 300 * ft, y0 - 200 * ft), (x0 + 600 * ft, y0 - 200 * ft),
+                  (x0 + 600 * ft, y0 + 200 * ft), (x0 + 300 * ft, y0 + 200 * ft)])
+    path = tmp_path / "county F-1.gpkg"
+    pyogrio.raw.write(str(path), np.array([shapely.to_wkb(f1)], dtype=object), [], [],
+                      geometry_type="Polygon", crs="EPSG:32616")
+    panel = w.panels["boundary"]
+    w.tabs.setCurrentIndex(next(i for i in range(w.tabs.count()) if w.tabs.tabText(i).startswith("Boundary")))
+    shown = panel.floodplain_file.widget
+    assert shown.isHidden()                              # only with Kind: Floodplain
+    panel.kind.setCurrentIndex(panel.kind.findData("floodplain"))
+    assert not shown.isHidden()
+    panel.label.setText("F-1 district")
+    assert panel.floodplain_file.load(str(path)) is True
+    areas = m.features(Layer.AREA)
+    assert [(a.kind.value, a.label) for a in areas] == [("floodplain", "F-1 district")]
+    assert panel.floodplain_file.outcome.text() == \
+        f"Loaded 1 floodplain area from county F-1.gpkg: {300 * 400 / 0.9996**2 / 43560:,.2f} ac"
+    line = m.features(Layer.LINE)[0]
+    qtbot.waitUntil(lambda: (c := w.visit.checks.get(f"drainageway:{line.uuid}")) is not None
+                    and bool(c.result.get("floodplain_excepted_ft")), timeout=WAIT_MS)
+    assert w.visit.checks.get(f"drainageway:{line.uuid}").result["floodplain_excepted_ft"] == \
+        pytest.approx(100 / 0.9996, abs=1e-3)
+    w.resize(1366, 768)
+    w.map.zoom_to_all()
+    qtbot.wait(50)
+    _shot(w, "boundary-floodplain-from-file.png")
+    # a Shapefile without its .prj is refused in field words; nothing added
+    bad = tmp_path / "noprj.shp"
+    with pytest.warns(UserWarning):
+        pyogrio.raw.write(str(bad), np.array([shapely.to_wkb(f1)], dtype=object), [], [],
+                          driver="ESRI Shapefile", geometry_type="Polygon", crs=None)
+    assert panel.floodplain_file.load(str(bad)) is False
+    assert "noprj.shp has no coordinate reference system" in panel.floodplain_file.outcome.text()
+    assert len(m.features(Layer.AREA)) == 1
