@@ -44,7 +44,7 @@ FIELD_WORDS = {
     "wetland_type": ("Wetland type", ""), "interruption": ("Complete interruption", ""),
     "stipulated": ("Stipulated bank", ""), "count": ("Vertices", ""), "tag": ("Tag", ""),
     "fill": ("Filled", ""), "fill_permit": ("Fill permit", ""),
-    "name": ("Name", ""),
+    "name": ("Name", ""), "infill_area_ac": ("In-fill development area", "ac"),
 }
 
 

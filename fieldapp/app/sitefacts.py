@@ -62,7 +62,7 @@ def site_fact_changes(site: Any, changed: dict[str, Any]) -> dict[str, Any]:
     ------
     SiteFactRefused
         A map sheet typed with "not checked" or "on neither map", a drainage area with a map
-        other than "on neither map", or "within existing development" answered without an
+        other than "on neither map" or below 0 acres, or "within existing development" answered without an
         in-fill area (in field words; nothing is changed).
     """
     kw: dict[str, Any] = {}
@@ -72,6 +72,8 @@ def site_fact_changes(site: Any, changed: dict[str, Any]) -> dict[str, Any]:
     if kw:
         area = kw.get("infill_area_ac", site.infill_area_ac)
         within = kw.get("infill_within_development", site.infill_within_development)
+        if area is not None and not 0.0 <= area < 1e9:
+            raise SiteFactRefused(f"In-fill development area must be 0 acres or more (not {area:g} ac)")
         if area is None and within is not None:
             raise SiteFactRefused("In-fill within existing development needs the in-fill development area (acres)")
     per: dict[int, dict[str, Any]] = {}
@@ -88,6 +90,8 @@ def site_fact_changes(site: Any, changed: dict[str, Any]) -> dict[str, Any]:
             if sheet and mapped not in ("usgs_7_5_minute", "county_soil_survey"):
                 raise SiteFactRefused(f"{w.name}: a map sheet needs the map it is on (USGS 7.5-minute or "
                                       "county soil survey)")
+            if acres is not None and not 0.0 <= acres < 1e9:
+                raise SiteFactRefused(f"{w.name}: the drainage area must be 0 acres or more (not {acres:g} ac)")
             if acres is not None and mapped != "none":
                 raise SiteFactRefused(f"{w.name}: the drainage area is for a channel on neither map")
             features[i] = replace(w, mapped_on=mapped, map_name=sheet, drainage_area_ac=acres)

@@ -139,3 +139,22 @@ def test_a_floodplain_loaded_from_a_file_on_the_boundary_tab(qtbot, window, tmp_
     assert panel.floodplain_file.load(str(bad)) is False
     assert "noprj.shp has no coordinate reference system" in panel.floodplain_file.outcome.text()
     assert len(m.features(Layer.AREA)) == 1
+
+
+def test_site_facts_refused_in_field_words(window):
+    from fieldapp.app.sitefacts import SiteFactRefused
+
+    v = window.visit
+    m = v.model
+    m.update_site(water_features=(WaterFeature("Mill Creek", "stream"),))
+    sel = E.Selection(Layer.SITE, m.site.uuid)
+    with pytest.raises(SiteFactRefused) as exc:
+        E.apply_form(v, sel, {"infill_area_ac": -1.0})
+    assert E.refusal_words(exc.value) == "In-fill development area must be 0 acres or more (not -1 ac)"
+    with pytest.raises(SiteFactRefused, match="Mill Creek: the drainage area is for a channel on neither map"):
+        E.apply_form(v, sel, {"mapped_on:0": "usgs_7_5_minute", "drainage_area_ac:0": 150.0})
+    with pytest.raises(SiteFactRefused, match="needs the in-fill development area"):
+        E.apply_form(v, sel, {"infill_within_development": True})
+    E.apply_form(v, sel, {"mapped_on:0": "none", "drainage_area_ac:0": 150.0})
+    w0 = m.site.water_features[0]
+    assert (w0.mapped_on, w0.map_name, w0.drainage_area_ac) == ("none", None, 150.0)
