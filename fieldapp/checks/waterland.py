@@ -109,6 +109,8 @@ def water_land_reached(model: Any, disturbed: list[Any],
     drainageway, in the order found: ``("stream_bank", "Pad in the surveyed bank (T1, T2)")``,
     ``("lake_shoreline", "Pad in the shoreline area of Mill Pond")``."""
     found: list[tuple[str, str]] = []
+    if not disturbed:           # nothing disturbed: no bank or strip worked out
+        return found
     zone = bank_zone(model, out)
     strips = shoreline_strips(model, out)
     for a in disturbed:
