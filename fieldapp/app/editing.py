@@ -15,6 +15,7 @@ import re
 from dataclasses import dataclass, field
 from typing import Any
 
+from fieldapp.app.sitefacts import site_fact_changes, site_fact_fields
 from fieldapp.rules.shown import slope_pct_text
 from fieldapp.survey.drainage import LAND_USES
 from fieldapp.survey.editing import record_words, subject_words
@@ -43,7 +44,7 @@ FIELD_WORDS = {
     "wetland_type": ("Wetland type", ""), "interruption": ("Complete interruption", ""),
     "stipulated": ("Stipulated bank", ""), "count": ("Vertices", ""), "tag": ("Tag", ""),
     "fill": ("Filled", ""), "fill_permit": ("Fill permit", ""),
-    "name": ("Name", ""),
+    "name": ("Name", ""), "infill_area_ac": ("In-fill development area", "ac"),
 }
 
 
@@ -92,12 +93,14 @@ TRIBUTARY_STATIONS_TIP = ("Tributary area at stations down the line, ft from its
 
 
 def site_fields(site: Any) -> list[FieldSpec]:
-    """The site's editable fields (:class:`fieldapp.app.editing.FieldSpec`): zoning district, use."""
+    """The site's editable fields (:class:`fieldapp.app.editing.FieldSpec`): zoning district, use,
+    then the NR 151.125 in-fill area and each stream's map (:mod:`fieldapp.app.sitefacts`)."""
     return [FieldSpec("zoning_district", "Zoning district", "text", site.zoning_district or "",
                       tip="e.g. A-1, R-2 (Decorah resource protection, General A)"),
             FieldSpec("land_use", "Use of the site", "choice", site.land_use, choices=list(LAND_USE_WORDS),
                       tip="Agricultural uses in an A-1 district are outside the chapter (General A);"
-                          " farming is exempt from the erosion plan (Erosion control F)")]
+                          " farming is exempt from the erosion plan (Erosion control F)"),
+            *site_fact_fields(site, FieldSpec)]
 
 
 def site_row(site: Any) -> tuple[Selection, str, str]:
@@ -235,6 +238,7 @@ def apply_form(visit: Any, sel: Selection, values: dict[str, Any]) -> Any:
     if L is Layer.SITE:
         if "zoning_district" in changed:
             changed["zoning_district"] = str(changed["zoning_district"] or "").strip() or None
+        changed.update(site_fact_changes(m.site, changed))    # NR 151.125(4)(b), (1)(b)
         return m.update_site(**changed)
     if L is Layer.LINE and "tributary_stations" in changed:
         changed["tributary_stations"] = str(changed["tributary_stations"] or "").strip() or None

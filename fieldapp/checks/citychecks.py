@@ -9,8 +9,9 @@ with what the survey model now holds for the city chapter:
 - ``wetland:<area>``: the disturbed area drawn over the wetland, ground sq ft (Wetlands C, D, E);
 - ``scope`` (the site's zoning district and use, General A) on every city standard;
 - ``city_scope``: the scope check itself, once a district or a use is entered;
-- ``erosion_plan``: when a disturbed area reaches a drainageway (Erosion control C), or the
-  site's use is agricultural (F).
+- ``erosion_plan``: when a disturbed area reaches a drainageway, the surveyed bank or the
+  shoreline area of a recorded water (Erosion control C, :mod:`fieldapp.checks.waterland`;
+  the title names the land reached), or the site's use is agricultural (F).
 """
 
 from __future__ import annotations
@@ -19,6 +20,7 @@ from typing import Any
 
 import shapely
 
+from fieldapp.checks.waterland import water_land_reached
 from fieldapp.survey.drainage import parse_tributary_stations
 from fieldapp.survey.errors import InvalidValue
 from fieldapp.survey.features import Layer
@@ -105,15 +107,19 @@ def add_city_inputs(model: Any, areas: Any, out: dict[str, tuple[str, Any]]) -> 
             if _v(a.kind) == "wetland" and isinstance(req_w, dict):
                 req_w["input"]["disturbed_sqft"] = model.frame.area_sqft(a.geometry.intersection(union))
     agricultural = getattr(model.site, "land_use", None) == "agricultural"
-    if reaches_drainageway or agricultural:
+    water_land = ([("drainageway", "a disturbed area in a drainageway")] if reaches_drainageway else []) \
+        + water_land_reached(model, disturbed_areas, out)
+    if water_land or agricultural:
         inp_e: dict[str, Any] = {"cut_fill_volume_cuyd": None, "max_fill_depth_ft": None,
                                  "max_excavation_depth_ft": None, "cut_fill_area_sqft": None,
                                  "exposed_soil_sqft": None}
-        if reaches_drainageway:
-            inp_e["water_land_disturbed"] = ["drainageway"]
+        if water_land:
+            inp_e["water_land_disturbed"] = list(dict.fromkeys(k for k, _w in water_land))
         if agricultural:
             inp_e["agricultural_use"] = True
-        out["erosion_plan"] = ("Erosion control plan (city)", {"rule": "erosion_plan", "input": inp_e})
+        reached = "; ".join(w for k, w in water_land if k != "drainageway")
+        out["erosion_plan"] = ("Erosion control plan (city)" + (f": {reached}" if reached else ""),
+                               {"rule": "erosion_plan", "input": inp_e})
     if scope is not None:
         for key, (_title, req) in out.items():
             held = getattr(req, "request", req)       # a provisional check holds its request

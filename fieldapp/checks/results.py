@@ -127,8 +127,10 @@ def summary_words(rule: str, result: dict[str, Any]) -> str:
     if rule == "erosion_plan":
         if st == "exempt":
             return "Exempt: farming or other agricultural use (Erosion control F)"
+        land = ", ".join(str(k).replace("_", " ") for k in result.get("water_land_disturbed") or [])
         return (f"Plan required: {_fmt(result.get('plan_required'))}"
-                + (f" ({', '.join(result.get('triggers') or [])})" if result.get("triggers") else "") + shows)
+                + (f" ({', '.join(result.get('triggers') or [])})" if result.get("triggers") else "")
+                + (f"; land disturbed: {land} (Erosion control C)" if land else "") + shows)
     if rule == "nr341.bank":
         if st == "determined":
             return f"Bank {_fmt(result.get('bank_ft'), ' ft')} ({result.get('basis')})"

@@ -28,6 +28,7 @@ from fieldapp.ui.workflows.base import (
     field_grid,
     state_label,
 )
+from fieldapp.ui.workflows.floodplainload import FloodplainLoad
 
 if TYPE_CHECKING:
     from fieldapp.ui.simsupport import SimulatedSurveyor
@@ -158,6 +159,8 @@ class BoundaryPanel(WorkflowPanel):
         second.addWidget(self.close_button, 2)
         lay.addLayout(first)
         lay.addLayout(second)
+        self.floodplain_file = FloodplainLoad(self)        # issue 29: a floodplain from a file
+        lay.addWidget(self.floodplain_file.widget)
         self.measures = QLabel("")
         self.measures.setObjectName("walkMeasures")
         self.measures.setProperty("role", "state")
