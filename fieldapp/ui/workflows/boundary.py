@@ -340,7 +340,7 @@ class BoundaryPanel(WorkflowPanel):
         if last is not None and last["uuid"] == self._dismissed_uuid:
             last = None
         if info is None and last is None:
-            self.state.setText(f"Choose what you walk ({self.kind.currentText().lower()}),"
+            self.state.setText(f"Choose what you walk (now: {self.kind.currentText()}),"
                                " then start at a corner.")
             self.measures.setText("")
             self.warning.setText("")
