@@ -121,6 +121,12 @@ def test_two_paired_points_support_the_boundary_and_the_verdicts_cite_them(visit
     assert marks == [("◆ DP-1 wetland", "#00639a"), ("◇ DP-2 upland", "#8a4b00")]
     (line,) = ov["lines"]["data_pairs"]
     assert line == [pytest.approx(ft(visit, X0 + 30, Y0 + 30)), pytest.approx(ft(visit, X0 + 80, Y0 + 30))]
+    # the three sides without a pair, drawn dashed: the south side but its east 1.6 ft (within 100 ft
+    # of the crossing 98.4 ft up the east side), the north, the west
+    south, north, west = ov["lines"]["unsupported"]
+    assert south == [pytest.approx(ft(visit, X0, Y0)), pytest.approx(ft(visit, X0 + 61, Y0), abs=1.7)]
+    assert north == [pytest.approx(ft(visit, X0 + 61, Y0 + 61)), pytest.approx(ft(visit, X0, Y0 + 61))]
+    assert west == [pytest.approx(ft(visit, X0, Y0 + 61)), pytest.approx(ft(visit, X0, Y0))]
 
     # the upland point moved inside the boundary: contradicted
     desk.update(up.uuid, x=X0 + 40, y=Y0 + 40)

@@ -127,6 +127,13 @@ def test_two_paired_data_points_and_the_boundary_between_them(qtbot, private_dir
                             for c in range(t.columnCount()) if t.item(r, c) is not None)
         qtbot.waitUntil(lambda: words in shown(), timeout=WAIT_MS)
         assert city.cites in shown()
+        # the support row's details list the stretches without a pair
+        key(qtbot, w, "Ctrl+K")
+        w.checks_panel.table.selectRow(w.checks_panel.row_of(sup_id))
+        details = w.checks_panel.details.toPlainText()
+        assert ("unsupported stretches: the north-west 99 ft (100 to 199 ft along the boundary from its"
+                " first walked point), the south-west 99 ft (199 to 298 ft along the boundary from its first"
+                " walked point)") in details
         assert "paired with DP-1" in panel.state.text()
 
         if os.environ.get("FIELDAPP_DATAPOINT_SHOTS") == "1":
