@@ -41,7 +41,6 @@ def test_wetland_point_page_holds_the_determination_position_and_pairing(report)
     # the pair crosses the west side 32.8 ft (10 m) up: the west side and 100 - 32.8 ft of the south
     assert ("boundary supported 267 of 800 ft by its pairs; the south 133 ft, the east 200 ft and the north"
             " 200 ft of Wetland A have no pair") in dp1
-
     assert "44.5000" in dp1 and "N, 89.9" in dp1 and "placed on the map" in dp1
     assert "Is the Sampled Area within a Wetland? Yes ■ No □" in dp1
     assert "Prevalence Index = B/A = 1.80" in dp1 and "Depth (inches): 6" in dp1
