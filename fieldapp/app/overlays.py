@@ -52,7 +52,8 @@ def build(visit: Any, crowns: TreeCrowns | None = None) -> dict[str, Any]:
     keeps the trees' crowns between calls (:class:`TreeCrowns`; a new one without)."""
     m = visit.model
     out: dict[str, Any] = {"lines": {k: [] for k in ("ohwm", "transects", "bank", "buffers", "envelope",
-                                           "boundary_live", "features", "data_pairs")},
+                                           "boundary_live", "features", "data_pairs",
+                                           "unsupported")},
                  "polygons": {}, "trees": [], "labels": []}
     if not m.has_frame:
         return out
@@ -214,8 +215,9 @@ DATA_POINT_COLOURS = {"wetland": "#00639a", "upland": "#8a4b00"}
 
 
 def _add_data_points(out: dict[str, Any], visit: Any, ft: Any) -> None:
-    """Wetland data points as labels marked by side (◆ wetland, ◇ upland) and a dashed line
-    from each wetland point to the upland point it is paired with."""
+    """Wetland data points as labels marked by side (◆ wetland, ◇ upland), a dashed line
+    from each wetland point to the upland point it is paired with, and the stretches of a
+    wetland boundary its pairs do not support (``unsupported``)."""
     from fieldapp.survey.features import Layer
 
     m = visit.model
@@ -228,6 +230,16 @@ def _add_data_points(out: dict[str, Any], visit: Any, ft: Any) -> None:
         other = points.get(d.pair_uuid) if d.pair_uuid else None
         if other is not None and role == "wetland":
             out["lines"]["data_pairs"].append(ft([(d.x, d.y), (other.x, other.y)]))
+    # the stretches of each wetland boundary no good pair supports, once a pair supports some
+    # of it (fieldapp.checks.segments): drawn dashed over the boundary
+    if points:
+        from fieldapp.checks.support import support_of
+        from fieldapp.survey.features import AreaFeature
+
+        for area in m.features(Layer.AREA):
+            if isinstance(area, AreaFeature) and _v(area.kind) == "wetland":
+                for seg in support_of(m, area).segments:
+                    out["lines"]["unsupported"] += [ft(st.coords) for st in seg.unsupported]
 
 
 def _add_lines_and_notes(out: dict[str, Any], visit: Any, ft: Any) -> None:

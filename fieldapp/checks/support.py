@@ -5,7 +5,10 @@ data point inside the boundary whose form determines wetland, and an upland data
 it whose form determines not wetland (Corps of Engineers Wetland Delineation Manual and the
 Regional Supplements: the boundary is placed between paired data points, one in the wetland and
 one in the upland). Inside / outside is read from the boundary's geometry, never from the
-point's role alone.
+point's role alone. Support is judged along the boundary, stretch by stretch
+(:mod:`fieldapp.checks.segments`): a pair speaks for the boundary near where the line between
+its points crosses it, and the stretches no pair is near are listed by side and length ("the
+north 200 ft of Wetland A has no pair").
 
 :func:`support_checks` adds one ``wetland_support:<area uuid>`` row per wetland to the checks
 (:class:`Derived`: worked out here, no rule request) and wraps the wetland's city size check
@@ -25,6 +28,8 @@ from shapely.geometry import Point
 
 from fieldapp.survey.datapoints import boundary_area
 from fieldapp.survey.features import AreaFeature, DataPoint, Layer
+
+from .segments import REACH_FT, SegmentSupport, ft_per_unit, segment_support
 
 __all__ = ["Derived", "Cited", "Support", "support_of", "support_checks", "RULE"]
 
@@ -55,15 +60,19 @@ class Cited(dict[str, Any]):
     :class:`fieldapp.checks.Checks` keeps :meth:`words` beside it (``Check.cites``).
     """
 
-    def __init__(self, request: dict[str, Any], data_points: tuple[str, ...], supported: bool) -> None:
+    def __init__(self, request: dict[str, Any], data_points: tuple[str, ...], supported: bool,
+                 part: str = "") -> None:
         super().__init__(request)
         self.data_points = data_points
         self.supported = supported
+        self.part = part        # "200 of 800 ft" when the pairs support only part of the boundary
 
     def words(self) -> str:
         """``boundary supported by DP-1 (wetland, inside), DP-2 (upland, outside)``, or that
         it is not (with the points there are)."""
         pts = ", ".join(self.data_points)
+        if self.supported and self.part:
+            return f"boundary supported in part ({self.part}) by {pts}"
         if self.supported:
             return f"boundary supported by {pts}"
         return "boundary not supported by data points" + (f" ({pts})" if pts else "")
@@ -71,16 +80,44 @@ class Cited(dict[str, Any]):
 
 @dataclass(frozen=True)
 class Support:
-    """Whether a wetland boundary is supported (``status``: ``supported``, ``unpaired``,
-    ``contradicted``), its data points in words, and the problems found."""
+    """Whether a wetland boundary is supported (``status``: ``supported``, ``partial`` -- good
+    pairs, but stretches of boundary none of them is near -- ``unpaired``, ``contradicted``),
+    its data points in words, the problems found, and which stretches of the boundary the good
+    pairs support (:mod:`fieldapp.checks.segments`; one per part of the wetland, none without
+    a good pair or a site CRS)."""
 
     status: str
     points: tuple[str, ...]
     problems: tuple[str, ...]
+    segments: tuple[SegmentSupport, ...] = ()
+
+    @property
+    def boundary_ft(self) -> float:
+        """The outer boundary's ground length (ft), 0 when not worked out."""
+        return sum(s.perimeter_ft for s in self.segments)
+
+    @property
+    def supported_ft(self) -> float:
+        """How much of it (ft) the good pairs support."""
+        return sum(s.supported_ft for s in self.segments)
+
+    def gaps(self, label: str) -> str:
+        """``the north 200 ft, the west 200 ft and the south 200 ft of Wetland A have no pair``
+        ("" when every stretch has one)."""
+        parts = [st.words() for seg in self.segments for st in seg.unsupported]
+        if not parts:
+            return ""
+        listed = parts[0] if len(parts) == 1 else ", ".join(parts[:-1]) + " and " + parts[-1]
+        return f"{listed} of {label} {'has' if len(parts) == 1 else 'have'} no pair"
 
 
 def _side(area: AreaFeature, dp: DataPoint) -> str:
     return "inside" if area.geometry.covers(Point(dp.x, dp.y)) else "outside"
+
+
+def _polygons(area: AreaFeature) -> list[Any]:
+    g = area.geometry
+    return list(getattr(g, "geoms", [g])) if g is not None and not g.is_empty else []
 
 
 def support_of(model: Any, area: AreaFeature) -> Support:
@@ -90,13 +127,16 @@ def support_of(model: Any, area: AreaFeature) -> Support:
     or its form determines the other way (a wetland point whose form says not wetland), or it
     has no partner; ``unpaired``: no wetland and upland pair names this boundary yet (or their
     forms are not decided); ``supported``: a pair inside / outside, determined wetland /
-    upland."""
+    upland, and every stretch of the boundary near a good pair; ``partial``: good pairs, but
+    stretches of the boundary none of them supports (:mod:`fieldapp.checks.segments`: the
+    segment a pair's line crosses and 100 ft of boundary either side)."""
     mine = [dp for dp in model.features(Layer.DATA_POINT)
             if isinstance(dp, DataPoint) and dp.boundary_uuid is not None
             and (a := boundary_area(model, dp.boundary_uuid)) is not None and a.uuid == area.uuid]
     mine.sort(key=lambda d: d.name)
     words, problems = [], []
     good_pairs = 0
+    good: list[tuple[tuple[float, float], tuple[float, float]]] = []
     undecided = []
     for dp in mine:
         side = _side(area, dp)
@@ -115,26 +155,51 @@ def support_of(model: Any, area: AreaFeature) -> Support:
         elif role == "wetland" and dp.wetland is True and partner.wetland is False \
                 and side == "inside" and _side(area, partner) == "outside":
             good_pairs += 1
+            good.append(((dp.x, dp.y), (partner.x, partner.y)))
+    segments: tuple[SegmentSupport, ...] = ()
+    if getattr(model, "has_frame", False) and good:
+        segments = tuple(segment_support(p, good, ft_per_unit(model.frame, p)) for p in _polygons(area))
     if problems:
-        return Support("contradicted", tuple(words), tuple(problems))
+        return Support("contradicted", tuple(words), tuple(problems), segments)
     if good_pairs == 0:
         missing = ("no data points paired across it" if not mine else
                    f"forms not decided yet: {', '.join(undecided)}" if undecided else "no complete pair")
         return Support("unpaired", tuple(words), (missing,))
-    return Support("supported", tuple(words), ())
+    if any(seg.unsupported for seg in segments):
+        return Support("partial", tuple(words), (), segments)
+    return Support("supported", tuple(words), (), segments)
+
+
+def _stretch_lines(s: Support) -> list[str]:
+    """Each unsupported stretch with where it runs along the boundary."""
+    return [f"{st.words()} ({st.from_ft:,.0f} to {st.to_ft:,.0f} ft along the boundary from its first"
+            " walked point)" for seg in s.segments for st in seg.unsupported]
 
 
 def _result(area_words: str, s: Support) -> dict[str, Any]:
-    base = {"rule": RULE, "citation": CITATION, "interpretations": [], "interpretation_text": {},
-            "data_points": list(s.points), "support": s.status}
+    base: dict[str, Any] = {"rule": RULE, "citation": CITATION, "interpretations": [],
+                            "interpretation_text": {}, "data_points": list(s.points), "support": s.status}
+    if s.segments:
+        base.update(boundary_ft=round(s.boundary_ft, 1), supported_ft=round(s.supported_ft, 1),
+                    unsupported_stretches=_stretch_lines(s),
+                    support_reach=(f"a pair supports the boundary segment its points' line crosses and"
+                                   f" {REACH_FT:,.0f} ft of boundary either side of the crossing"))
     if s.status == "supported":
         return {**base, "status": "determined",
                 "summary": f"Supported by {', '.join(s.points)}"}
+    if s.status == "partial":
+        gaps = s.gaps(area_words)
+        return {**base, "status": "needs_data",
+                "summary": (f"Partly supported ({s.supported_ft:,.0f} of {s.boundary_ft:,.0f} ft) by"
+                            f" {', '.join(s.points)}: {gaps}"),
+                "next_step": f"place a wetland and upland pair across each stretch without one: {gaps}"}
     if s.status == "unpaired":
         return {**base, "status": "needs_data", "summary": f"Not supported: {s.problems[0]}",
                 "next_step": (f"place a wetland data point inside {area_words} and an upland one outside,"
                               " fill in their forms and pair them with this boundary")}
-    return {**base, "status": "needs_data", "summary": "Contradicted: " + "; ".join(s.problems),
+    gaps = s.gaps(area_words)
+    return {**base, "status": "needs_data", "summary": "Contradicted: " + "; ".join(s.problems)
+            + (f"; {gaps}" if gaps else ""),
             "next_step": "check the boundary or the data points: " + "; ".join(s.problems)}
 
 
@@ -157,5 +222,6 @@ def support_checks(model: Any, requests: dict[str, Any],
         for key in (f"wetland:{area.uuid}", f"protective_area:{area.uuid}"):
             if key in requests and isinstance(requests[key][1], dict):
                 title, req = requests[key]
-                out[key] = (title, Cited(req, s.points, s.status == "supported"))
+                part = (f"{s.supported_ft:,.0f} of {s.boundary_ft:,.0f} ft" if s.status == "partial" else "")
+                out[key] = (title, Cited(req, s.points, s.status in ("supported", "partial"), part))
     return out

@@ -5,7 +5,8 @@ into the pure :class:`~fieldapp.report.wetland_page.DataFormPage` that
 :func:`~fieldapp.report.wetland_page.data_form_story` lays out: the stored form (``form_json``),
 the determination the rules reach from it now (so the page and the rules never disagree; a
 form the rules refuse prints with the reason), and words for the point's position (latitude /
-longitude WGS 84 and the site CRS), fix, pairing and boundary. Pages come in the order of the
+longitude WGS 84 and the site CRS), fix, pairing and boundary, with how much of that boundary
+the pairs support and the stretches without a pair (:mod:`fieldapp.checks.segments`). Pages come in the order of the
 points' names ("DP-2" before "DP-10").
 
 The report's own helpers (its natural sort, fix-quality words, CRS unit symbol) are passed in
@@ -18,6 +19,7 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping
 from typing import Any
 
+from fieldapp.checks.support import support_of
 from fieldapp.rules.wetland_form import FormError, determine
 from fieldapp.survey.datapoints import boundary_area, form_of
 from fieldapp.survey.features import DataPoint, Layer
@@ -56,13 +58,31 @@ def position_words(visit: Visit, dp: DataPoint, quality_words: Mapping[int, str]
     return "; ".join(parts)
 
 
+def _boundary_support(visit: Visit, area: Any, label: str) -> str:
+    """How much of ``area``'s boundary its data point pairs support, in words
+    (:func:`fieldapp.checks.support.support_of`, per stretch: :mod:`fieldapp.checks.segments`):
+    ``boundary supported 202 of 801 ft by its pairs; the north 200 ft ... of Wetland A have no
+    pair``, or what contradicts it."""
+    s = support_of(visit, area)
+    if s.status == "contradicted":
+        gaps = s.gaps(label)
+        return "boundary contradicted: " + "; ".join(s.problems) + (f"; {gaps}" if gaps else "")
+    if s.status == "unpaired":
+        return f"boundary not supported yet: {s.problems[0]}"
+    if s.status == "partial":
+        return f"boundary supported {s.supported_ft:,.0f} of {s.boundary_ft:,.0f} ft by its pairs; {s.gaps(label)}"
+    return f"all {s.boundary_ft:,.0f} ft of the boundary supported by its pairs"
+
+
 def _pairing(visit: Visit, dp: DataPoint, names: dict[str, str]) -> str:
     words = []
     if dp.pair_uuid:
         words.append(f"paired with {names.get(dp.pair_uuid, 'a deleted data point')}")
     area = boundary_area(visit, dp.boundary_uuid)
     if area is not None:
-        words.append(f"supports the boundary of {area.label or 'the wetland'}")
+        label = area.label or "the wetland"
+        words.append(f"supports the boundary of {label}")
+        words.append(_boundary_support(visit, area, label))
     elif dp.boundary_uuid:
         words.append("its boundary is no longer in the visit")
     return "; ".join(words)

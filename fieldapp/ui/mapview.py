@@ -398,6 +398,8 @@ class MapView(QWidget):
             "boundary_live": pg.mkPen("#ff6600", width=3),
             "features": pg.mkPen("#00a0a0", width=4),     # drainageways, swales ... lines
             "data_pairs": pg.mkPen("#6a1b9a", width=2, style=Qt.PenStyle.DashLine),  # wetland data point pairs
+            # stretches of a wetland boundary no data point pair supports (fieldapp.checks.segments)
+            "unsupported": pg.mkPen("#c2185b", width=5, style=Qt.PenStyle.DashLine),
         }
         # the walked track (the visit's stored track, then every fix): thin, dark enough to show
         # on an orthophoto, under every feature (it crosses the crowns in a tally); decimated

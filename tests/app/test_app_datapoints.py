@@ -102,10 +102,13 @@ def test_two_paired_points_support_the_boundary_and_the_verdicts_cite_them(visit
 
     desk.pair(up.uuid, wet.uuid, walk)
     sup = visit.checks.get(f"wetland_support:{area.uuid}")
-    assert sup.status == "determined"
-    assert summary_words("", sup.result) == "Supported by DP-1 (wetland, inside), DP-2 (upland, outside)"
+    # one pair across the east side (200 ft, 61 m): the other three sides have no pair
+    assert sup.status == "needs_data" and sup.result["support"] == "partial"
+    assert summary_words("", sup.result) == (
+        "Partly supported (202 of 801 ft) by DP-1 (wetland, inside), DP-2 (upland, outside): the south"
+        " 199 ft, the north 200 ft and the west 200 ft of Wetland A have no pair")
     city = visit.checks.get(f"wetland:{area.uuid}")
-    assert city.cites == "boundary supported by DP-1 (wetland, inside), DP-2 (upland, outside)"
+    assert city.cites == "boundary supported in part (202 of 801 ft) by DP-1 (wetland, inside), DP-2 (upland, outside)"
     assert check_words(city) == summary_words(city.rule, city.result) + "; " + city.cites
     assert evaluate(city.request) == city.result        # the rule's result as it gave it: reproducible
     pa = visit.checks.get(f"protective_area:{area.uuid}")
@@ -118,6 +121,12 @@ def test_two_paired_points_support_the_boundary_and_the_verdicts_cite_them(visit
     assert marks == [("◆ DP-1 wetland", "#00639a"), ("◇ DP-2 upland", "#8a4b00")]
     (line,) = ov["lines"]["data_pairs"]
     assert line == [pytest.approx(ft(visit, X0 + 30, Y0 + 30)), pytest.approx(ft(visit, X0 + 80, Y0 + 30))]
+    # the three sides without a pair, drawn dashed: the south side but its east 1.6 ft (within 100 ft
+    # of the crossing 98.4 ft up the east side), the north, the west
+    south, north, west = ov["lines"]["unsupported"]
+    assert south == [pytest.approx(ft(visit, X0, Y0)), pytest.approx(ft(visit, X0 + 61, Y0), abs=1.7)]
+    assert north == [pytest.approx(ft(visit, X0 + 61, Y0 + 61)), pytest.approx(ft(visit, X0, Y0 + 61))]
+    assert west == [pytest.approx(ft(visit, X0, Y0 + 61)), pytest.approx(ft(visit, X0, Y0))]
 
     # the upland point moved inside the boundary: contradicted
     desk.update(up.uuid, x=X0 + 40, y=Y0 + 40)
@@ -128,7 +137,7 @@ def test_two_paired_points_support_the_boundary_and_the_verdicts_cite_them(visit
         "boundary not supported by data points (DP-1 (wetland, inside), DP-2 (upland, inside))")
     visit.model.undo()
     visit.refresh_checks()
-    assert visit.checks.get(f"wetland_support:{area.uuid}").status == "determined"
+    assert visit.checks.get(f"wetland_support:{area.uuid}").result["support"] == "partial"
 
     # deleting the upland point leaves DP-1 without a partner
     desk.delete(up.uuid)
@@ -166,3 +175,33 @@ def test_records_tab_lists_renames_and_deletes_a_data_point_with_undo(visit):
     assert visit.model.get(Layer.DATA_POINT, up.uuid).name == "DP-2 upland edge"
     assert E.undo(visit).startswith("Undone: upland data point DP-2 upland edge")
     assert visit.model.get(Layer.DATA_POINT, up.uuid).name == "DP-2"
+
+
+def test_a_pair_on_each_side_supports_the_whole_boundary_and_a_contradicting_pair_is_named(visit):
+    """Per stretch: one good pair leaves three sides without a pair; a pair across each side
+    supports all of it; a pair whose wetland point's form says not wetland contradicts it."""
+    walk = walk_wetland(visit)
+    desk = DataPointDesk(visit, PlantList(list(PLANTS.plants), "test"))
+    area = visit.model.features(Layer.AREA)[0]
+    sides = [((30.5, 10), (30.5, -20)), ((51, 30.5), (80, 30.5)), ((30.5, 51), (30.5, 80)), ((10, 30.5), (-20, 30.5))]
+    for k, ((wx, wy), (ux, uy)) in enumerate(sides):
+        wet = desk.place("wetland", at_ft=ft(visit, X0 + wx, Y0 + wy))
+        up = desk.place("upland", at_ft=ft(visit, X0 + ux, Y0 + uy))
+        desk.save_form(wet.uuid, wet_form())
+        desk.save_form(up.uuid, up_form())
+        desk.pair(up.uuid, wet.uuid, walk)
+        sup = visit.checks.get(f"wetland_support:{area.uuid}")
+        if k == 0:
+            assert sup.result["unsupported_stretches"] == [
+                "the east 200 ft (200 to 400 ft along the boundary from its first walked point)",
+                "the north 200 ft (400 to 601 ft along the boundary from its first walked point)",
+                "the west 200 ft (601 to 801 ft along the boundary from its first walked point)"]
+    assert sup.status == "determined" and sup.result["supported_ft"] == sup.result["boundary_ft"]
+    assert sup.result["unsupported_stretches"] == []
+    assert visit.checks.get(f"wetland:{area.uuid}").cites.startswith("boundary supported by DP-1 (wetland, inside)")
+    # DP-7 (the west wetland point) re-determined not wetland: the west pair no longer supports
+    dp7 = next(d for d in visit.model.features(Layer.DATA_POINT) if d.name == "DP-7")
+    desk.save_form(dp7.uuid, up_form() | {"plot": "DP-7"})
+    sup = visit.checks.get(f"wetland_support:{area.uuid}")
+    assert summary_words("", sup.result) == (
+        "Contradicted: DP-7's form says not wetland on the wetland side; the west 200 ft of Wetland A has no pair")

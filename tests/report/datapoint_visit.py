@@ -21,6 +21,12 @@ UP_FORM = {"region": "northcentral-northeast", "indicators": {"Poa pratensis": "
            "hydrology": {"secondary": ["D2"]}, "soil": {"indicators": []}}
 
 
+#: what the rules determine from WET_FORM and UP_FORM (kept in the columns, as the app does)
+WET_DETERMINATION = {"hydrophytic_vegetation": True, "hydric_soil": True, "wetland_hydrology": True, "wetland": True}
+UP_DETERMINATION = {"hydrophytic_vegetation": False, "hydric_soil": False, "wetland_hydrology": False,
+                    "wetland": False}
+
+
 def make_visit(path):
     frame = SiteFrame("EPSG:3070")
     visit = Visit.new("Marsh lot", date(2024, 5, 14), crew=["A. Delineator"], crs="EPSG:3070",
@@ -30,8 +36,10 @@ def make_visit(path):
     w = 200.0 * FT
     wet = visit.add_area("wetland", [(x0, y0), (x0 + w, y0), (x0 + w, y0 + w), (x0, y0 + w)], label="Wetland A",
                          susceptibility="less")
-    inside = visit.add_data_point(role="wetland", x=x0 + 10, y=y0 + 10, form=WET_FORM, name="DP-1")
-    outside = visit.add_data_point(role="upland", x=x0 - 10, y=y0 + 10, form=UP_FORM, name="DP-2")
+    inside = visit.add_data_point(role="wetland", x=x0 + 10, y=y0 + 10, form=WET_FORM, name="DP-1",
+                                  determination=WET_DETERMINATION)
+    outside = visit.add_data_point(role="upland", x=x0 - 10, y=y0 + 10, form=UP_FORM, name="DP-2",
+                                   determination=UP_DETERMINATION)
     # a third, whose stored form the rules refuse (a secondary indicator under primary)
     visit.add_data_point(role="upland", x=x0 - 20, y=y0, form={**UP_FORM, "hydrology": {"primary": ["D2"]}},
                          name="DP-10")

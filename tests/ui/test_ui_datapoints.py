@@ -112,17 +112,28 @@ def test_two_paired_data_points_and_the_boundary_between_them(qtbot, private_dir
         key(qtbot, w, "Ctrl+P")
         qtbot.waitUntil(lambda: w.visit.model.get(Layer.DATA_POINT, dp2.uuid).pair_uuid == dp1.uuid,
                         timeout=WAIT_MS)
-        qtbot.waitUntil(lambda: w.visit.checks.get(sup_id).status == "determined", timeout=WAIT_MS)
-        words = "Supported by DP-1 (wetland, inside), DP-2 (upland, outside)"
+        qtbot.waitUntil(lambda: w.visit.checks.get(sup_id).result.get("support") == "partial", timeout=WAIT_MS)
+        # one pair supports the stretch it crosses (100 ft either side): the far side has none
+        words = ("Partly supported (200 of 398 ft) by DP-1 (wetland, inside), DP-2 (upland, outside):"
+                 " the north-west 99 ft and the south-west 99 ft of Wetland A have no pair")
+        assert w.visit.checks.get(sup_id).result["summary"] == words
         city = w.visit.checks.get(f"wetland:{area['uuid']}")
-        assert city.cites == "boundary supported by DP-1 (wetland, inside), DP-2 (upland, outside)"
+        assert city.cites == ("boundary supported in part (200 of 398 ft) by DP-1 (wetland, inside),"
+                              " DP-2 (upland, outside)")
 
         def shown():
             tables = w.checks_panel.findChildren(type(panel.species))
             return " ".join(t.item(r, c).text() for t in tables for r in range(t.rowCount())
                             for c in range(t.columnCount()) if t.item(r, c) is not None)
         qtbot.waitUntil(lambda: words in shown(), timeout=WAIT_MS)
-        assert "boundary supported by DP-1 (wetland, inside), DP-2 (upland, outside)" in shown()
+        assert city.cites in shown()
+        # the support row's details list the stretches without a pair
+        key(qtbot, w, "Ctrl+K")
+        w.checks_panel.table.selectRow(w.checks_panel.row_of(sup_id))
+        details = w.checks_panel.details.toPlainText()
+        assert ("unsupported stretches: the north-west 99 ft (100 to 199 ft along the boundary from its"
+                " first walked point), the south-west 99 ft (199 to 298 ft along the boundary from its first"
+                " walked point)") in details
         assert "paired with DP-1" in panel.state.text()
 
         if os.environ.get("FIELDAPP_DATAPOINT_SHOTS") == "1":
