@@ -24,6 +24,8 @@ LINE_STYLES: dict[str, tuple[tuple[str, int], tuple[str, int]]] = {
     "boundary_live": (("#ff6600", 3), ("#d04000", 5)),
     "features": (("#00a0a0", 4), ("#006a6a", 6)),
     "track": (("#5c6470", 1), ("#000000", 3)),
+    "data_pairs": (("#6a1b9a", 2), ("#3e0f5c", 4)),
+    "unsupported": (("#c2185b", 5), ("#8a0f3e", 7)),
 }
 #: A polygon's outline width (px), normal and high contrast.
 POLYGON_WIDTH = (3, 5)
