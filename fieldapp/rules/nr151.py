@@ -398,6 +398,9 @@ def _channel(m: Mapping[str, Any], where: str, used: set[str], note: str | None 
     if area is None:
         return None, "NR 151.125(1)(i)", None, "determine the channel's drainage area (acres)", note
     width = CHANNEL_WIDTH_FT if more_than(area, CHANNEL_DRAINAGE_AC) else 0.0
+    if width == 0.0:    # say why none: (1)(i) needs "greater than 130 acres" (exactly 130 is not)
+        why = f"{area:g} ac drains to it, not more than 130 ac: no protective area under (1)(i)"
+        note = f"{note}; {why}" if note else why
     return width, "NR 151.125(1)(i)", None, None, note
 
 

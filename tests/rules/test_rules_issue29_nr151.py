@@ -30,6 +30,7 @@ def test_unmapped_channel_falls_to_concentrated_flow(drainage_ac, width):
     r = pa({"type": "stream", "mapped_on": "none", "drainage_area_ac": drainage_ac})
     assert r["status"] == "determined" and r["width_ft"] == width
     assert r["feature_citations"] == ["NR 151.125(1)(i)"] and "not a (1)(b) stream" in r["note"]
+    assert (f"{drainage_ac:g} ac drains to it, not more than 130 ac" in r["note"]) == (width == 0.0)
 
 
 def test_unmapped_channel_without_drainage_area_needs_it():
