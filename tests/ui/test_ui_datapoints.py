@@ -117,11 +117,14 @@ def test_two_paired_data_points_and_the_boundary_between_them(qtbot, private_dir
         city = w.visit.checks.get(f"wetland:{area['uuid']}")
         assert city.cites == "boundary supported by DP-1 (wetland, inside), DP-2 (upland, outside)"
 
-        def shown():
+        def shown(tips=True):
+            """The checks' cells (and, with ``tips``, their tooltips: the whole summaries)."""
             tables = w.checks_panel.findChildren(type(panel.species))
-            return " ".join(t.item(r, c).text() for t in tables for r in range(t.rowCount())
+            return " ".join(t.item(r, c).text() + (" " + t.item(r, c).toolTip() if tips else "")
+                            for t in tables for r in range(t.rowCount())
                             for c in range(t.columnCount()) if t.item(r, c) is not None)
         qtbot.waitUntil(lambda: words in shown(), timeout=WAIT_MS)
+        assert "Supported by DP-1, DP-2" in shown(tips=False)      # the cell's short verdict
         assert "boundary supported by DP-1 (wetland, inside), DP-2 (upland, outside)" in shown()
         assert "paired with DP-1" in panel.state.text()
 
