@@ -7,12 +7,17 @@ same transaction. :class:`FolderOffice` keeps that in a plain folder (network sh
 a folder another tool keeps in sync)::
 
     OFFICE/
-      fieldapp-office.json                 marks the folder as a fieldapp office
-      sites/<site_id>/master.gpkg          the site's master GeoPackage (journal in its
+      fieldapp-office.json                 marks the folder as a fieldapp office (format 2)
+      sites/<site name>/site-id            the site's id (the folder is named by the site:
+                                           fieldapp.sync.sitefolders)
+      sites/<site name>/master.gpkg        the site's master GeoPackage (journal in its
                                            fieldapp_sync_log table; schema changes in its
                                            fieldapp_sync_schema table)
-      sites/<site_id>/history/<seq>-<id>.geodiff   every changeset applied, in order
-      sites/<site_id>/lock                 who is syncing now (host, pid, time)
+      sites/<site name>/history/<seq>-<id>.geodiff   every changeset applied, in order
+      locks/<site_id>                      who is syncing the site now (host, pid, time)
+
+An office of format 1 (made before issue 35) keeps ``sites/<site_id>/`` with its ``lock``
+inside, and is read and written that way still.
 
 The PostgreSQL / PostGIS office implements the same interface in :mod:`fieldapp.sync.pgoffice`.
 The master is read and written in place through SQLite (:mod:`fieldapp.sync.inplace`), never
@@ -48,7 +53,7 @@ from fieldapp.store.durable import fsync_dir
 from fieldapp.store.paths import PathTooLong, check_path_length
 from fieldapp.store.processes import pid_alive
 from fieldapp.sync import changesets as cs
-from fieldapp.sync import gpkgsql, schemas
+from fieldapp.sync import gpkgsql, schemas, sitefolders
 from fieldapp.sync.crscheck import check_site_crs
 from fieldapp.sync.errors import InvalidOfficeData, OfficeLocked, OfficeNotFound, SyncError, VisitRefused
 from fieldapp.sync.files import (
@@ -86,7 +91,9 @@ from fieldapp.sync.schemacheck import check_schema, foreign_entries, master_rows
 
 SHA256_RE = re.compile(r"^[0-9a-f]{64}$")
 OFFICE_MARKER = "fieldapp-office.json"
-OFFICE_FORMAT = {"format": "fieldapp-office", "version": 1}
+OFFICE_FORMAT = {"format": "fieldapp-office", "version": 2}
+#: the first format whose site folders are named by the site (fieldapp.sync.sitefolders)
+NAMED_FOLDERS_VERSION = 2
 #: the longest name in a site's folder: a changeset being stored in its history
 DEEPEST = Path("history") / f"{TEMP_PREFIX}{'0' * 32}-{'0' * 8}-{'0' * 32}.geodiff"
 
@@ -127,6 +134,7 @@ class FolderOffice(OfficeStore):
         self.stale_lock_after_s = float(stale_lock_after_s)
         self.max_changeset_bytes = int(max_changeset_bytes)
         self.max_master_bytes = int(max_master_bytes)
+        self._folders: dict[str, Path] = {}     # site id -> its named folder (format 2)
 
     def describe(self) -> str:
         return f"office folder {self.root}"
@@ -217,12 +225,39 @@ class FolderOffice(OfficeStore):
         Raises :class:`SyncError` (nothing written) when the deepest file the site may hold
         (:data:`DEEPEST`) would pass Windows' path limit (:func:`fieldapp.store.paths.
         check_path_length`: SQLite on Windows opens no longer path)."""
-        site = self._inside(self.root / "sites" / check_site_id(site_id), "site folder")
+        if self.named_folders():
+            site = self._named_site_dir(check_site_id(site_id))
+        else:
+            site = self._inside(self.root / "sites" / check_site_id(site_id), "site folder")
         try:
             check_path_length(site / DEEPEST, f"the office folder {self.root}")
         except PathTooLong as exc:
             raise SyncError(str(exc)) from None
         return site
+
+    def named_folders(self) -> bool:
+        """True when the office names its site folders by the site (format 2, and a new
+        office); False for an office of format 1 (``sites/<site id>/``)."""
+        marker = self.root / OFFICE_MARKER
+        try:
+            data = json.loads(marker.read_text(encoding="utf-8"))
+        except FileNotFoundError:
+            return True
+        except (OSError, ValueError) as exc:
+            raise InvalidOfficeData(f"{marker} is not a fieldapp office marker: {exc}") from exc
+        return isinstance(data, dict) and int(data.get("version", 0)) >= NAMED_FOLDERS_VERSION
+
+    def _named_site_dir(self, site_id: str) -> Path:
+        """The named folder holding ``site_id`` (format 2); before the site is created a path
+        that is never made (``.no-site/<id>``), so the site reads as absent."""
+        known = self._folders.get(site_id)
+        if known is None or sitefolders.read_site_id(known) != site_id:
+            self._folders.pop(site_id, None)
+            found = sitefolders.find_site_folder(self.root / "sites", site_id)
+            if found is None:
+                return self._inside(self.root / ".no-site" / site_id, "site folder")
+            known = self._folders[site_id] = found
+        return self._inside(known, "site folder")
 
     def master_path(self, site_id: str) -> Path:
         """The site's master GeoPackage path (validated, may not exist yet)."""
@@ -243,6 +278,8 @@ class FolderOffice(OfficeStore):
 
     # ---- lock ---------------------------------------------------------------------------
     def _lock_path(self, site_id: str) -> Path:
+        if self.named_folders():    # locked before the site (and its folder's name) exists
+            return self._inside(self.root / "locks" / check_site_id(site_id), "lock file")
         return self._inside(self.site_dir(site_id) / "lock", "lock file")
 
     @staticmethod
@@ -283,7 +320,7 @@ class FolderOffice(OfficeStore):
 
     @contextlib.contextmanager
     def lock(self, site_id: str, owner: LockOwner, *, wait_s: float = 10.0) -> Iterator[None]:
-        """Hold the site's lock file (``sites/<id>/lock``).
+        """Hold the site's lock file (``locks/<id>``; ``sites/<id>/lock`` in a format-1 office).
 
         The marker file is not written here (:meth:`create_site` does), and if the site still
         has no master when the lock is released, the folders made for the lock are removed
@@ -291,9 +328,10 @@ class FolderOffice(OfficeStore):
         """
         self.check_available()
         self._check_marker(create=False)
-        site = self.site_dir(site_id)
-        made = [p for p in (self.root, site.parent) if not p.exists()]
+        named = self.named_folders()
         path = self._lock_path(site_id)
+        site = path.parent if named else self.site_dir(site_id)   # the folder the lock needs
+        made = [p for p in (self.root, site.parent) if not p.exists()]
         deadline = time.monotonic() + wait_s
         payload = json.dumps(asdict(owner)).encode()
         while True:
@@ -325,13 +363,18 @@ class FolderOffice(OfficeStore):
                 os.close(fd)
             break
         try:
-            self._clean_temps(site)
+            self._clean_temps(self.site_dir(site_id))
             yield
         finally:
             info = self._read_lock(path)
             if info and info.get("token") == owner.token:
                 path.unlink(missing_ok=True)
-            self._remove_if_unused(site, made)
+            if named:       # the empty locks folder, and the folders made for it
+                for folder in (site, *reversed(made)):
+                    with contextlib.suppress(OSError):
+                        folder.rmdir()
+            else:
+                self._remove_if_unused(site, made)
 
     def _remove_if_unused(self, site: Path, made: list[Path]) -> None:
         """After a lock on a site that was never created: remove its (empty) folders again, and
@@ -414,13 +457,20 @@ class FolderOffice(OfficeStore):
         self.check_available()
         sites_dir = self.root / "sites"
         out: list[tuple[str, str | None, int | None]] = []
+        named = self.named_folders()
         for entry in sorted(sites_dir.iterdir()) if sites_dir.is_dir() else []:
-            try:
-                site_id = check_site_id(entry.name)
-            except ValueError:
-                continue
             if not entry.is_dir() or entry.is_symlink():
                 continue
+            if named:
+                found = sitefolders.read_site_id(entry)
+                if found is None:
+                    continue
+                site_id = found
+            else:
+                try:
+                    site_id = check_site_id(entry.name)
+                except ValueError:
+                    continue
             head: int | None
             try:
                 head = self.head(site_id)
@@ -578,14 +628,16 @@ class FolderOffice(OfficeStore):
         return None if top is None else int(top)
 
     # ---- writing (caller holds the lock) ------------------------------------------------
-    def create_site(self, site_id: str, schema_gpkg: Path) -> None:
+    def create_site(self, site_id: str, schema_gpkg: Path, *, site_name: str = "") -> None:
         """Make the site with ``schema_gpkg`` as its master (:meth:`OfficeStore.create_site`).
 
         Raises :class:`~fieldapp.sync.errors.VisitRefused` (nothing written, no marker, no
         site folder) when ``schema_gpkg`` holds a trigger, view, index, table or column fieldapp
         does not make (:func:`fieldapp.sync.schemacheck.check_schema`): the master is copied into
         every checkout. The master gets fieldapp's QGIS styles, one per layer
-        (:func:`fieldapp.sync.officestyles.write_office_styles`)."""
+        (:func:`fieldapp.sync.officestyles.write_office_styles`). In a format-2 office its
+        folder is named by ``site_name`` (or the name in ``schema_gpkg``'s site table):
+        :func:`fieldapp.sync.sitefolders.make_site_folder`."""
         if not (self.root / OFFICE_MARKER).exists() and not self.create:
             self.check_available()  # raises OfficeNotFound
         check_schema(Path(schema_gpkg), what=f"the visit sent to create site {site_id}",
@@ -594,6 +646,12 @@ class FolderOffice(OfficeStore):
         master = self.master_path(site_id)
         if master.exists() or master.is_symlink():
             raise SyncError(f"site {site_id} already exists in {self.describe()}")
+        if self.named_folders():    # the folder named by the site, its id inside
+            folder = sitefolders.make_site_folder(self.root / "sites",
+                                                  site_name or sitefolders.site_name_in(schema_gpkg),
+                                                  site_id, DEEPEST)
+            self._folders[site_id] = folder
+            master = self.master_path(site_id)
         (self.site_dir(site_id) / "history").mkdir(parents=True, exist_ok=True)
         temp = temp_path_for(master)
         try:
@@ -803,3 +861,4 @@ class FolderOffice(OfficeStore):
                 raise InvalidOfficeData(f"the master of site {site_id} was not migrated: {exc};"
                                         " sync again") from exc
             step("office: master replaced")
+

@@ -218,8 +218,9 @@ class OfficeStore(abc.ABC):
         master (raise to refuse). Caller holds the lock."""
 
     @abc.abstractmethod
-    def create_site(self, site_id: str, schema_gpkg: Path) -> None:
-        """Create a site whose master starts as ``schema_gpkg`` (empty tables, seq 0)."""
+    def create_site(self, site_id: str, schema_gpkg: Path, *, site_name: str = "") -> None:
+        """Create a site whose master starts as ``schema_gpkg`` (empty tables, seq 0);
+        ``site_name`` (the visit's) names a folder office's site folder."""
 
     @abc.abstractmethod
     def apply(

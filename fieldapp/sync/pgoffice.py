@@ -603,7 +603,7 @@ class PostgisOffice(OfficeStore):
             return given_now
 
     # ---- writing --------------------------------------------------------------------------------
-    def create_site(self, site_id: str, schema_gpkg: Path) -> None:
+    def create_site(self, site_id: str, schema_gpkg: Path, *, site_name: str = "") -> None:
         """Create the site's schema and tables from ``schema_gpkg`` (its rows too), in one
         transaction. Raises :class:`SyncError` when the site, or a schema of that name, exists;
         :class:`~fieldapp.sync.errors.VisitRefused` (nothing written) when ``schema_gpkg``, kept

@@ -423,7 +423,9 @@ class _Sync:
             self._schema_only(c.snapshot, base)
             if c.head is None:
                 self.prog(0.15, "creating the site in the office")
-                self.office.create_site(self.site, base)
+                from fieldapp.sync.sitefolders import site_name_in
+
+                self.office.create_site(self.site, base, site_name=site_name_in(c.snapshot))
                 c.head = 0
                 c.v_office = c.target
         c.base, c.base_seq = base, base_seq

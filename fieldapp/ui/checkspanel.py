@@ -1,6 +1,8 @@
-"""The checks panel: every applicable verdict with status, value, citation, interpretation and
-inputs; clicking a row shows what went in and came out in words (fieldapp.ui.checkwords); the
-details' context menu copies the rule request JSON (what ``fieldapp rules evaluate`` takes).
+"""The checks panel: every applicable verdict with status, a short value and citation
+(fieldapp.checks.verdicts; the whole of each in the row's tooltip and the details),
+interpretation and inputs; clicking a row shows what went in and came out in words
+(fieldapp.ui.checkwords); the details' context menu copies the rule request JSON (what
+``fieldapp rules evaluate`` takes).
 """
 
 from __future__ import annotations
@@ -21,6 +23,7 @@ from PySide6.QtWidgets import (
 )
 
 from fieldapp.checks import Check, check_words, status_words
+from fieldapp.checks.verdicts import citation_words, verdict_words
 from fieldapp.ui import theme
 from fieldapp.ui.checkwords import details_text, interpretation_lines
 
@@ -48,22 +51,23 @@ class ChecksPanel(QWidget):
         self.table.setSelectionBehavior(QAbstractItemView.SelectionBehavior.SelectRows)
         self.table.setSelectionMode(QAbstractItemView.SelectionMode.SingleSelection)
         self.table.setEditTriggers(QAbstractItemView.EditTrigger.NoEditTriggers)
-        # one line per verdict, a row a gloved finger can pick (theme.TOUCH_PX): at 1366 x 768
-        # at least MIN_ROWS_SHOWN rows stay in view with the details open (the whole text of
-        # a cell is its tooltip, and in the details)
-        self.table.setWordWrap(False)
-        self.table.verticalHeader().setMinimumSectionSize(theme.TOUCH_PX)
-        self.table.verticalHeader().setDefaultSectionSize(theme.TOUCH_PX)
+        # a short verdict per row (fieldapp.checks.verdicts), wrapped on at most two lines so
+        # no word is cut in the ~640 px the panel has at 1366 x 768 (issue 35 item 13); the
+        # whole summary and citation are the row's tooltips and in the details. Rows a gloved
+        # finger can pick (theme.TOUCH_PX); MIN_ROWS_SHOWN of them stay in view with the
+        # details open
+        self.table.setWordWrap(True)
+        self.table.setTextElideMode(Qt.TextElideMode.ElideNone)
+        self._size_rows()
         self.table.verticalHeader().setSectionResizeMode(QHeaderView.ResizeMode.Fixed)
         hdr = self.table.horizontalHeader()
         hdr.setSectionResizeMode(0, QHeaderView.ResizeMode.Interactive)
         hdr.setSectionResizeMode(1, QHeaderView.ResizeMode.ResizeToContents)
         hdr.setSectionResizeMode(2, QHeaderView.ResizeMode.Stretch)
         hdr.setSectionResizeMode(3, QHeaderView.ResizeMode.Interactive)
-        self.table.setColumnWidth(0, 170)
+        self.table.setColumnWidth(0, 140)
         self.table.setColumnWidth(3, 160)
         self.table.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
-        self.table.setTextElideMode(Qt.TextElideMode.ElideRight)
         self.table.itemSelectionChanged.connect(self._show_selected)
         split.addWidget(self.table)
         self.details = QPlainTextEdit()
@@ -90,6 +94,13 @@ class ChecksPanel(QWidget):
         self._details_grown = False     # once per panel: later the user's splitter stands
         self.checks: list[Check] = []
         self._selected_id: str | None = None
+
+    def _size_rows(self) -> None:
+        """Every row two lines of the table's font tall (theme.TOUCH_PX at least): measured
+        again when the checks are shown, as the theme (font, tap size) may change after."""
+        vh = self.table.verticalHeader()
+        vh.setMinimumSectionSize(theme.TOUCH_PX)
+        vh.setDefaultSectionSize(max(theme.TOUCH_PX, 2 * self.table.fontMetrics().lineSpacing() + 6))
 
     def resizeEvent(self, event: Any) -> None:  # noqa: N802 - Qt name
         super().resizeEvent(event)
@@ -131,16 +142,19 @@ class ChecksPanel(QWidget):
         """Render ``checks`` (keeps the selection by id)."""
         self.checks = list(checks)
         selected = self._selected_id
+        self._size_rows()
         with QSignalBlocker(self.table):  # unblocked again even if a row fails
             self.table.setRowCount(len(checks))
             for row, c in enumerate(checks):
                 st = c.status
-                cells = (c.title.split(" (")[0], status_words(st), check_words(c),
-                         str(c.result.get("citation", "")))
+                citation = str(c.result.get("citation", ""))
+                cells = (c.title.split(" (")[0], status_words(st), verdict_words(c),
+                         citation_words(citation))
+                tips = (c.title, status_words(st), check_words(c), citation)
                 for col, text in enumerate(cells):
                     item = QTableWidgetItem(text)
                     item.setData(Qt.ItemDataRole.UserRole, c.check_id)
-                    item.setToolTip(text)
+                    item.setToolTip(tips[col])
                     if col == 1:
                         bg, fg = STATUS_COLOURS.get(st, ("#5c5c5c", "#ffffff"))
                         item.setBackground(QBrush(QColor(bg)))
@@ -149,7 +163,7 @@ class ChecksPanel(QWidget):
                         f.setBold(True)
                         item.setFont(f)
                     if col == 2 and c.result.get("next_step"):
-                        item.setToolTip(str(c.result["next_step"]))
+                        item.setToolTip(f"{tips[col]}\nNext step: {c.result['next_step']}")
                     self.table.setItem(row, col, item)
                 if c.check_id == selected:
                     self.table.selectRow(row)

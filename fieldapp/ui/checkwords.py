@@ -84,11 +84,12 @@ def interpretation_lines(result: dict[str, Any]) -> list[str]:
 def details_text(c: Any) -> str:
     """Inputs, interpretation and outcome of one check (a :class:`fieldapp.checks.Check`), in
     words."""
-    from fieldapp.checks import status_words
+    from fieldapp.checks import check_words, status_words
 
     r = c.result
     words = interpretation_lines(r)
     lines = [f"{c.title}: {status_words(c.status)}",
+             f"Verdict: {check_words(c)}",
              f"Citation: {r.get('citation', '–')}",
              "Interpretations relied on: " + ("–" if not words else "")]
     lines += [f"  • {w}" for w in words]

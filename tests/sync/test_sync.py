@@ -206,7 +206,8 @@ def test_gpkg_sql_functions_match_gdal_envelopes(tmp_path):
 
 # ---- locks ----------------------------------------------------------------------------------
 def _write_lock(office, owner: LockOwner, age_s: float = 0.0) -> Path:
-    path = office.site_dir("site-a") / "lock"
+    path = office.root / "locks" / "site-a"      # named site folders: the lock apart (format 2)
+    path.parent.mkdir(exist_ok=True)
     path.write_text(json.dumps(owner.__dict__))
     if age_s:
         t = time.time() - age_s
@@ -258,7 +259,7 @@ def test_cancel_before_push_leaves_office_unchanged_and_next_sync_sends(site):
     head = office.head("site-a")
     with pytest.raises(SyncCancelled):
         sync(lap["B"], office, progress=progress, cancel=token)
-    assert office.head("site-a") == head and not (office.site_dir("site-a") / "lock").exists()
+    assert office.head("site-a") == head and not (office.root / "locks" / "site-a").exists()
     report = sync(lap["B"], office)
     assert report.totals().sent == 1 and new in S.by_uuid(master(office), "tree")
 

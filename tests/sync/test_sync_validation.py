@@ -94,8 +94,9 @@ def test_site_folder_symlink_is_refused(tmp_path):
     a = S.make_visit(tmp_path / "a.gpkg")
     sync(a, office)
     elsewhere = tmp_path / "elsewhere"
-    shutil.move(office.site_dir("site-a"), elsewhere)
-    symlink_or_skip(elsewhere, office.root / "sites" / "site-a", target_is_directory=True)
+    folder = office.site_dir("site-a")          # named by the site, its id inside
+    shutil.move(folder, elsewhere)
+    symlink_or_skip(elsewhere, folder, target_is_directory=True)
     with pytest.raises(InvalidOfficeData, match="symbolic link"):
         sync(a, office)
 

@@ -143,7 +143,7 @@ def test_a_checkout_holds_its_new_visit_so_no_window_makes_one_there_meanwhile(s
     # a checkout from a slow office share takes a while: a window making (or opening) a visit
     # at the same path meanwhile is refused, and the checkout's copy is placed whole
     office, visit = synced
-    (site_id,) = [p.name for p in (office.root / "sites").iterdir()]
+    ((site_id, _name, _head),) = office.list_sites()
     target = visit.with_name("crew2.gpkg")
     refusals = []
     fetch = office.fetch_master

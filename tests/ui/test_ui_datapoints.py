@@ -121,9 +121,11 @@ def test_two_paired_data_points_and_the_boundary_between_them(qtbot, private_dir
         assert city.cites == ("boundary supported in part (200 of 398 ft) by DP-1 (wetland, inside),"
                               " DP-2 (upland, outside)")
 
-        def shown():
+        def shown(tips=True):
+            """The checks' cells (and, with ``tips``, their tooltips: the whole summaries)."""
             tables = w.checks_panel.findChildren(type(panel.species))
-            return " ".join(t.item(r, c).text() for t in tables for r in range(t.rowCount())
+            return " ".join(t.item(r, c).text() + (" " + t.item(r, c).toolTip() if tips else "")
+                            for t in tables for r in range(t.rowCount())
                             for c in range(t.columnCount()) if t.item(r, c) is not None)
         qtbot.waitUntil(lambda: words in shown(), timeout=WAIT_MS)
         assert city.cites in shown()
@@ -134,6 +136,7 @@ def test_two_paired_data_points_and_the_boundary_between_them(qtbot, private_dir
         assert ("unsupported stretches: the north-west 99 ft (100 to 199 ft along the boundary from its"
                 " first walked point), the south-west 99 ft (199 to 298 ft along the boundary from its first"
                 " walked point)") in details
+        assert "Partly supported (200 of 398 ft) by DP-1, DP-2" in shown(tips=False)   # the cell's short verdict
         assert "paired with DP-1" in panel.state.text()
 
         if os.environ.get("FIELDAPP_DATAPOINT_SHOTS") == "1":

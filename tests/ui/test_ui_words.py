@@ -31,9 +31,11 @@ def test_the_window_speaks_the_crews_words(sample_window, qtbot):
     assert ohwm.table.horizontalHeaderItem(2).toolTip().startswith("GNSS fixes averaged")
     qtbot.waitUntil(lambda: ohwm.table.rowCount() >= 3, timeout=WAIT_MS)
     assert ohwm.table.item(0, 2).text() == "10 / 2"
-    # the city chapter by its city
+    # the city chapter by its city (the whole citation is the cell's tooltip; the cell names
+    # the provision: issue 35 item 13)
     table = w.checks_panel.table
-    citations = [table.item(r, 3).text() for r in range(table.rowCount())]
+    citations = [table.item(r, 3).toolTip() for r in range(table.rowCount())]
+    assert any(table.item(r, 3).text() == "Woodlands D.2" for r in range(table.rowCount()))
     assert any(c.startswith("Decorah resource protection") for c in citations), citations
     assert not any("City resource" in c for c in citations)
     # the details in words, no JSON
