@@ -18,6 +18,7 @@ from PySide6.QtWidgets import (
 
 from fieldapp.app.devicefeed import DeviceFeed
 from fieldapp.app.recording import Recording
+from fieldapp.app.visit import KIND_WORDS
 from fieldapp.rules.nr151 import WETLAND_TYPES
 from fieldapp.ui.notices import Notices
 from fieldapp.ui.recordgate import RecordGate
@@ -340,8 +341,9 @@ class BoundaryPanel(WorkflowPanel):
         if last is not None and last["uuid"] == self._dismissed_uuid:
             last = None
         if info is None and last is None:
-            self.state.setText(f"Choose what you walk (now: {self.kind.currentText()}),"
-                               " then start at a corner.")
+            kind = self.kind.currentData()
+            words = KIND_WORDS.get(kind, self.kind.currentText().lower()) if isinstance(kind, str) else ""
+            self.state.setText(f"Choose what you walk ({words}), then start at a corner.")
             self.measures.setText("")
             self.warning.setText("")
         if info is None and last is not None:
