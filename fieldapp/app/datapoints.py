@@ -23,7 +23,7 @@ from typing import Any
 
 from fieldapp.app.plantlist import Plant, PlantList
 from fieldapp.rules.wetland_form import Determination, FormError, determine
-from fieldapp.rules.wetland_regions import REGIONS, STRATA
+from fieldapp.rules.wetland_regions import REGIONS, STRATA, carry_indicators
 from fieldapp.survey.datapoints import boundary_area, form_of
 from fieldapp.survey.features import AreaFeature, DataPoint, Layer
 
@@ -202,8 +202,32 @@ class DataPointDesk:
         self.visit.refresh_checks()
         return new, out
 
+    def change_region(self, uuid: str, form: Mapping[str, Any], region: str) -> tuple[DataPoint, Outcome, list[str]]:
+        """Move the data point to ``region`` with ``form`` (the form as typed, in the old
+        region): the ticked indicators the new region's form also lists are kept
+        (:func:`fieldapp.rules.wetland_regions.carry_indicators`), the form's ``region`` follows
+        the column, and the determination is reached again. One undoable command. Returns the
+        point, the outcome and the codes dropped ("soil F19") because the new region lacks them.
+
+        Raises InvalidValue (survey) or KeyError for a region that is not one of the two."""
+        dp = self.get(uuid)
+        carried, dropped = carry_indicators(form, region)
+        full = self.with_statuses({**carried, "plot": dp.name})
+        out = self.outcome(full)
+        new = self.model.update_data_point(uuid, region=region, form=full,
+                                           determination=determination_columns(out.determination))
+        self.visit.refresh_checks()
+        return new, out, dropped
+
     def update(self, uuid: str, **fields: Any) -> DataPoint:
-        """Change name, role, region or notes (the form follows the name and region)."""
+        """Change name, role, region or notes (a new region carries the kept form over as
+        :meth:`change_region` does)."""
+        region = getattr(fields.get("region"), "value", fields.get("region"))
+        if region is not None and region != self.get(uuid).region.value:
+            del fields["region"]
+            moved = self.change_region(uuid, self.form(uuid), str(region))[0]
+            if not fields:
+                return moved
         dp: DataPoint = self.model.update_data_point(uuid, **fields)
         self.visit.refresh_checks()
         return dp

@@ -146,7 +146,18 @@ class DataPointPanel(WorkflowPanel):
         add_field(g, 0, 0, "Data point", self.points, span=2)
         add_field(g, 1, 0, "Name", self.name)
         add_field(g, 1, 1, "Side", self.role)
-        add_field(g, 2, 0, "Region (supplement)", self.region, span=2)
+        self.region.setAccessibleName("Region (supplement)")
+        self.region_note = QLabel("")       # what a region change kept and dropped, under it
+        self.region_note.setObjectName("regionNote")
+        self.region_note.setProperty("role", "state")
+        self.region_note.setWordWrap(True)
+        region_cell = QWidget()
+        rv = QVBoxLayout(region_cell)
+        rv.setContentsMargins(0, 0, 0, 0)
+        rv.addWidget(self.region)
+        rv.addWidget(self.region_note)
+        self.region_note.setVisible(False)
+        add_field(g, 2, 0, "Region (supplement)", region_cell, span=2).setBuddy(self.region)
         add_field(g, 3, 0, "Boundary it supports", self.boundary)
         add_field(g, 3, 1, "Paired with", self.partner)
         self.new_role = QComboBox()
@@ -393,6 +404,7 @@ class DataPointPanel(WorkflowPanel):
             self.error("Data point not placed", exc)
             return
         self.current = dp.uuid
+        self._note_region("")
         self.refresh()
         other = "upland" if dp.role.value == "wetland" else "wetland"
         self.new_role.setCurrentIndex(self.new_role.findData(other))     # its pair next
@@ -404,6 +416,7 @@ class DataPointPanel(WorkflowPanel):
             return
         self.save_form()
         self.current = self.points.currentData()
+        self._note_region("")
         self._load_form()
 
     def _name_changed(self) -> None:
@@ -422,12 +435,32 @@ class DataPointPanel(WorkflowPanel):
         self._do(lambda: desk.update(uuid, role=self.role.currentData()), "Side refused")
 
     def _region_changed(self, _i: int = -1) -> None:
+        """A new region for the point shown: the ticks its form also lists carried over
+        (:meth:`DataPointDesk.change_region`), the ones dropped named under the region."""
         self._region_changed_fields()
         desk, uuid = self.desk, self.current
         if self._loading or desk is None or uuid is None:
             return
-        self.save_form()
-        self._do(lambda: desk.update(uuid, region=self.region.currentData()), "Region refused")
+        old, new = desk.get(uuid).region.value, self.region.currentData()
+        if old == new:
+            return
+        self._save_timer.stop()
+        try:        # the form as shown, read in the old region's lists
+            _dp, _out, dropped = desk.change_region(uuid, self.collect(region=old), new)
+        except Exception as exc:  # noqa: BLE001 - refused in words, nothing changed
+            self.error("Region refused", exc)
+            dropped = None
+        self._shown_json = None         # the form again, ticked in the new region's lists
+        self.refresh()
+        if dropped is not None:
+            self._note_region(
+                f"Now {REGIONS[new].name}: ticked indicators kept." if not dropped else
+                f"Now {REGIONS[new].name}: dropped {', '.join(dropped)} (not on this region's form);"
+                " the other ticks kept. Ctrl+Z in the Records tab brings them back.")
+
+    def _note_region(self, text: str) -> None:
+        self.region_note.setText(text)
+        self.region_note.setVisible(bool(text))
 
     def _region_changed_fields(self) -> None:
         key = self.region.currentData()
@@ -545,8 +578,9 @@ class DataPointPanel(WorkflowPanel):
         self.profile.setCurrentCell(r, 0)
 
     # ================================================================== the form
-    def collect(self) -> dict[str, Any]:
-        """The form as typed (the app layer adds the statuses and the plot's name)."""
+    def collect(self, region: str | None = None) -> dict[str, Any]:
+        """The form as typed (the app layer adds the statuses and the plot's name); its
+        checklists read in ``region``'s lists (default: the region chosen)."""
         veg: dict[str, list[dict[str, Any]]] = {s: [] for s in STRATA}
         for r in range(self.species.rowCount()):
             s_item, n_item, c_item = (self.species.item(r, c) for c in (0, 1, 3))
@@ -558,7 +592,7 @@ class DataPointPanel(WorkflowPanel):
             except ValueError:
                 cover = text            # kept as typed: the rules say what is wrong with it
             veg[s_item.data(Qt.ItemDataRole.UserRole)].append({"species": n_item.text().strip(), "cover": cover})
-        key = self.region.currentData()
+        key = region or self.region.currentData()
         depths: dict[str, Any] = {}
         for k, e in self.depths.items():
             t = e.text().strip()
