@@ -10,6 +10,8 @@ import pytest
 
 pytest.importorskip("pytestqt")
 
+from PySide6.QtCore import Qt  # noqa: E402
+
 from fieldapp.survey.features import Layer  # noqa: E402
 from tests.ui.test_ui_datapoints import TEST_PLANTS, _add  # noqa: E402
 from tests.ui.ui_support import WAIT_MS, close_window, key, make_window, wait_fix  # noqa: E402
@@ -65,5 +67,39 @@ def test_a_region_change_keeps_the_ticks_the_new_region_lists(qtbot, private_dir
         assert panel.region_note.text() == "Now Northcentral and Northeast Region: ticked indicators kept."
         form = json.loads(w.visit.model.get(Layer.DATA_POINT, dp.uuid).form_json)
         assert form["region"] == ne and form["soil"]["indicators"] == ["A10", "F6"]
+    finally:
+        close_window(w)
+
+
+def _type(qtbot, panel, text):
+    panel.search.clear()
+    qtbot.mouseClick(panel.search, Qt.MouseButton.LeftButton)
+    qtbot.keyClicks(panel.search, text)
+
+
+def test_a_species_typed_matches_the_list_and_one_not_on_it_says_so(qtbot, private_dirs):
+    w, panel, dp = _window_with_a_point(qtbot, private_dirs)
+    try:
+        # other capitals and a double space: the list's Typha latifolia (OBL), written as the list has it
+        _type(qtbot, panel, "typha  LATIFOLIA")
+        assert panel.match_words.text() == "On the plant list: Typha latifolia (OBL)"
+        panel.cover.setValue(80)
+        key(qtbot, w, "Ctrl+Return")
+        assert [panel.species.item(0, c).text() for c in (1, 2)] == ["Typha latifolia", "OBL"]
+        # a typo: said where it is typed, counted UPL, kept out of the recent species
+        _type(qtbot, panel, "Typha latifoila")
+        assert panel.match_words.text() == ("“Typha latifoila” is not on the plant list: counted UPL"
+                                            " (pick it below if the list has it under another name)")
+        panel.cover.setValue(20)
+        key(qtbot, w, "Ctrl+Return")
+        assert [panel.species.item(1, c).text() for c in (1, 2)] == ["Typha latifoila", "not listed (UPL)"]
+        def herb_rows():
+            return len(json.loads(w.visit.model.get(Layer.DATA_POINT, dp.uuid).form_json)["vegetation"]["herb"])
+        qtbot.waitUntil(lambda: herb_rows() == 2, timeout=WAIT_MS)
+        form = json.loads(w.visit.model.get(Layer.DATA_POINT, dp.uuid).form_json)
+        assert [r["species"] for r in form["vegetation"]["herb"]] == ["Typha latifolia", "Typha latifoila"]
+        assert form["indicators"] == {"Typha latifolia": "OBL"}
+        assert "Typha latifoila" not in panel.plants.recent and panel.plants.recent[0] == "Typha latifolia"
+        assert "counted UPL as not on the plant list: Typha latifoila" in panel.determination.text()
     finally:
         close_window(w)

@@ -40,6 +40,7 @@ from fieldapp.app.datapoints import ROLES, DataPointDesk, Outcome
 from fieldapp.app.devicefeed import DeviceFeed
 from fieldapp.app.plantlist import PlantList
 from fieldapp.app.recording import Recording
+from fieldapp.rules.wetland_form import species_key
 from fieldapp.rules.wetland_regions import REGIONS, STRATA, STRATUM_NAMES
 from fieldapp.ui import theme
 from fieldapp.ui.notices import Notices
@@ -230,7 +231,11 @@ class DataPointPanel(WorkflowPanel):
         pick.addWidget(self.cover, 1, 1)
         pick.addWidget(QLabel("Species (search the plant list)"), 2, 0, 1, 2)
         pick.addWidget(self.search, 3, 0, 1, 2)
-        pick.addWidget(self.add_button, 4, 0, 1, 2)
+        self.match_words = QLabel("")      # whether the species typed is on the list
+        self.match_words.setObjectName("speciesMatch")
+        self.match_words.setWordWrap(True)
+        pick.addWidget(self.match_words, 4, 0, 1, 2)
+        pick.addWidget(self.add_button, 5, 0, 1, 2)
         pick.setColumnStretch(0, 1)
         v.addLayout(pick)
         self.picker = QListWidget()
@@ -495,7 +500,20 @@ class DataPointPanel(WorkflowPanel):
         self.refresh()
 
     # ================================================================== species
+    def _show_match(self, text: str) -> None:
+        """Under the species typed: the list's species it is, or that it is not on the list."""
+        name = " ".join(text.split())
+        listed = self._listed_name(name) if name else None
+        self.match_words.setText("" if not name else
+                                 f"On the plant list: {listed} ({self._status_words(listed)})" if listed else
+                                 f"“{name}” is not on the plant list: counted UPL"
+                                 " (pick it below if the list has it under another name)")
+        self.match_words.setProperty("role", "reason" if name and not listed else "")
+        self.match_words.style().unpolish(self.match_words)
+        self.match_words.style().polish(self.match_words)
+
     def _search_changed(self, text: str) -> None:
+        self._show_match(text)
         desk = self.desk
         plants = desk.search(text) if desk is not None else self.plants.search(text)
         self.picker.clear()
@@ -513,6 +531,7 @@ class DataPointPanel(WorkflowPanel):
         name = item.data(Qt.ItemDataRole.UserRole)
         with QSignalBlocker(self.search):
             self.search.setText(name)
+        self._show_match(name)
         self.cover.setFocus()
         self.cover.selectAll()
 
@@ -525,20 +544,30 @@ class DataPointPanel(WorkflowPanel):
         if not name:
             self.error("Type or pick a species first.")
             return
-        if self.picker.count() and self.picker.currentItem() is None:
-            exact = [self.picker.item(i).data(Qt.ItemDataRole.UserRole) for i in range(self.picker.count())]
-            match = [n for n in exact if n.casefold() == name.casefold()]
-            name = match[0] if match else name
+        listed = self._listed_name(name)
+        name = listed or " ".join(name.split())
         self._add_row(self.stratum.currentData(), name, float(self.cover.value()))
-        self.plants.picked(name)
+        if listed is not None:          # a typo stays out of the recent species
+            self.plants.picked(name)
         self.search.clear()
         self.cover.setValue(0)
         self.search.setFocus()
         self._changed()
 
+    def _listed_name(self, name: str) -> str | None:
+        """``name`` as the loaded list (or the status the form kept) spells it, matched in any
+        case, repeated spaces as one, "x" as "×"; None when it has no status."""
+        p = self.plants.get(name)
+        if p is not None:
+            return p.scientific
+        key = species_key(name)
+        return next((k for k in (self._form.get("indicators") or {}) if species_key(k) == key), None)
+
     def _status_words(self, name: str) -> str:
-        form_status = (self._form.get("indicators") or {}).get(name)
-        return self.plants.status(name) or form_status or "not listed (UPL)"
+        listed = self._listed_name(name)
+        if listed is None:
+            return "not listed (UPL)"
+        return self.plants.status(listed) or str((self._form.get("indicators") or {}).get(listed))
 
     def _add_row(self, stratum: str, name: str, cover: float) -> None:
         with QSignalBlocker(self.species):
