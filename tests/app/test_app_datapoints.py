@@ -118,7 +118,10 @@ def test_two_paired_points_support_the_boundary_and_the_verdicts_cite_them(visit
     # the map: each point marked by its side, a dashed line across the boundary to its pair
     ov = visit.overlays()
     marks = [(text, colour) for _x, _y, text, colour in ov["labels"] if "DP-" in text]
-    assert marks == [("◆ DP-1 wetland", "#00639a"), ("◇ DP-2 upland", "#8a4b00")]
+    assert marks == [("DP-1 wetland", "#00639a"), ("DP-2 upland", "#8a4b00")]
+    # each drawn as a marker too (a filled diamond wetland, an open one upland): always shown
+    assert ov["markers"] == {"data_wetland": [pytest.approx(ft(visit, X0 + 30, Y0 + 30))],
+                             "data_upland": [pytest.approx(ft(visit, X0 + 80, Y0 + 30))]}
     (line,) = ov["lines"]["data_pairs"]
     assert line == [pytest.approx(ft(visit, X0 + 30, Y0 + 30)), pytest.approx(ft(visit, X0 + 80, Y0 + 30))]
     # the three sides without a pair, drawn dashed: the south side but its east 1.6 ft (within 100 ft
