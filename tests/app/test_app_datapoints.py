@@ -208,3 +208,22 @@ def test_a_pair_on_each_side_supports_the_whole_boundary_and_a_contradicting_pai
     sup = visit.checks.get(f"wetland_support:{area.uuid}")
     assert summary_words("", sup.result) == (
         "Contradicted: DP-7's form says not wetland on the wetland side; the west 200 ft of Wetland A has no pair")
+
+
+def test_a_new_region_carries_the_kept_form_over_and_undo_brings_it_back(visit):
+    desk = DataPointDesk(visit, PlantList(list(PLANTS.plants), "test"))
+    dp = desk.place("wetland", at_ft=ft(visit, X0, Y0))
+    f = wet_form()
+    f["hydrology"]["secondary"] = ["D2", "B16"]     # Moss Trim Lines: not on the Midwest form
+    f["soil"]["indicators"] = ["F6", "F19"]         # Piedmont Floodplain Soils: not either
+    desk.save_form(dp.uuid, f)
+    moved = desk.update(dp.uuid, region="midwest")
+    form = json.loads(moved.form_json)
+    assert (moved.region.value, form["region"]) == ("midwest", "midwest")
+    assert form["hydrology"]["primary"] == ["A2"] and form["hydrology"]["secondary"] == ["D2"]
+    assert form["soil"]["indicators"] == ["F6"] and moved.wetland is True
+    assert form["soil"]["profile"] == wet_form()["soil"]["profile"]     # the rest of the form kept
+    visit.model.undo()                              # one command: region and form together
+    back = desk.get(dp.uuid)
+    assert back.region.value == "northcentral-northeast"
+    assert json.loads(back.form_json)["soil"]["indicators"] == ["F6", "F19"]

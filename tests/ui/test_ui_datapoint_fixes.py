@@ -5,6 +5,7 @@ spaces is the plant list's species, one not on the list says so where it is type
 from __future__ import annotations
 
 import json
+import os
 
 import pytest
 
@@ -13,7 +14,7 @@ pytest.importorskip("pytestqt")
 from PySide6.QtCore import Qt  # noqa: E402
 
 from fieldapp.survey.features import Layer  # noqa: E402
-from tests.ui.test_ui_datapoints import TEST_PLANTS, _add  # noqa: E402
+from tests.ui.test_ui_datapoints import SHOTS, TEST_PLANTS, _add  # noqa: E402
 from tests.ui.ui_support import WAIT_MS, close_window, key, make_window, wait_fix  # noqa: E402
 
 
@@ -54,6 +55,9 @@ def test_a_region_change_keeps_the_ticks_the_new_region_lists(qtbot, private_dir
         assert panel.region_note.text() == (
             "Now Midwest Region: dropped hydrology B16, soil F19 (not on this region's form); the other"
             " ticks kept. Ctrl+Z in the Records tab brings them back.")
+        if os.environ.get("FIELDAPP_DATAPOINT_SHOTS") == "1":
+            qtbot.wait(100)     # the layout settles
+            panel.body.grab().save(str(SHOTS / "datapoint-region-change.png"))
         row = w.visit.model.get(Layer.DATA_POINT, dp.uuid)
         form = json.loads(row.form_json)
         assert (row.region.value, form["region"]) == ("midwest", "midwest")
@@ -90,6 +94,9 @@ def test_a_species_typed_matches_the_list_and_one_not_on_it_says_so(qtbot, priva
         _type(qtbot, panel, "Typha latifoila")
         assert panel.match_words.text() == ("“Typha latifoila” is not on the plant list: counted UPL"
                                             " (pick it below if the list has it under another name)")
+        if os.environ.get("FIELDAPP_DATAPOINT_SHOTS") == "1":
+            qtbot.wait(100)     # the layout settles
+            panel.body.grab().save(str(SHOTS / "datapoint-species-not-listed.png"))
         panel.cover.setValue(20)
         key(qtbot, w, "Ctrl+Return")
         assert [panel.species.item(1, c).text() for c in (1, 2)] == ["Typha latifoila", "not listed (UPL)"]
