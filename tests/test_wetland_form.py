@@ -224,6 +224,26 @@ def test_species_not_on_the_list_count_upl_everywhere():
     assert d.hydrophytic_vegetation is False
 
 
+def test_species_match_the_list_in_any_case_spacing_and_x_for_the_hybrid_sign(tmp_path):
+    """"acer  RUBRUM" is the list's Acer rubrum (FAC), "typha x glauca" its Typha ×glauca (OBL):
+    written as the list spells them, the output's keys exactly the contract's."""
+    data = form(indicators={"Acer rubrum": "FAC", "Typha ×glauca": "OBL"},
+                vegetation={"tree": [{"species": " acer  RUBRUM ", "cover": 40}],
+                            "herb": [{"species": "typha x glauca", "cover": 35},
+                                     {"species": "Typha  ×glauca", "cover": 25}]})
+    r = run(tmp_path, data)
+    assert r.returncode == 0, r.stderr
+    out = json.loads(r.stdout)
+    assert out == {**CONTRACT_OUT, "dominants": {"tree": ["Acer rubrum"], "sapling_shrub": [],
+                                                 "herb": ["Typha ×glauca"], "woody_vine": []}}
+    d = determine(data)
+    assert d.not_listed == ()
+    assert d.cover_by_status == {"OBL": 60, "FACW": 0, "FAC": 40, "FACU": 0, "UPL": 0}
+    # one species listed twice with two statuses is refused, naming both spellings
+    with pytest.raises(FormError, match="listed twice"):
+        determine(form(indicators={"Acer rubrum": "FAC", "acer rubrum": "FACW"}))
+
+
 def test_a_species_dominant_in_two_strata_counts_twice():
     d = determine(form(vegetation={"tree": [{"species": "Acer rubrum", "cover": 40}],
                                    "sapling_shrub": [{"species": "Acer rubrum", "cover": 10}],

@@ -22,8 +22,8 @@ from dataclasses import dataclass
 from typing import Any
 
 from fieldapp.app.plantlist import Plant, PlantList
-from fieldapp.rules.wetland_form import Determination, FormError, determine
-from fieldapp.rules.wetland_regions import REGIONS, STRATA
+from fieldapp.rules.wetland_form import Determination, FormError, determine, species_key
+from fieldapp.rules.wetland_regions import REGIONS, STRATA, carry_indicators
 from fieldapp.survey.datapoints import boundary_area, form_of
 from fieldapp.survey.features import AreaFeature, DataPoint, Layer
 
@@ -154,16 +154,23 @@ class DataPointDesk:
     def with_statuses(self, form: Mapping[str, Any]) -> dict[str, Any]:
         """``form`` with ``indicators`` holding the status of every species it uses: the loaded
         list's, else the status the form kept for it; a species with neither is left out (the
-        rules count it UPL, as the list counts species it does not have)."""
-        kept = dict(form.get("indicators") or {})
+        rules count it UPL, as the list counts species it does not have). A species is matched
+        as the rules match it (any case, repeated spaces, "x" for "×") and written in
+        ``vegetation`` as the list (or the kept status) spells it."""
+        kept = {species_key(k): (k, v) for k, v in dict(form.get("indicators") or {}).items()}
         statuses: dict[str, str] = {}
+        veg: dict[str, list[Any]] = {}
         for s in STRATA:
+            veg[s] = []
             for row in (form.get("vegetation") or {}).get(s) or []:
-                name = str(row.get("species") or "").strip()
-                st = self.plants.status(name) or kept.get(name)
+                name = str(row.get("species") or "").strip() if isinstance(row, dict) else ""
+                listed = self.plants.get(name) if name else None
+                name, st = ((listed.scientific, listed.status) if listed is not None else
+                            kept.get(species_key(name), (name, None)))
                 if name and st:
                     statuses[name] = st
-        return {**form, "indicators": statuses}
+                veg[s].append({**row, "species": name} if isinstance(row, dict) and name else row)
+        return {**form, "vegetation": {**(form.get("vegetation") or {}), **veg}, "indicators": statuses}
 
     # -------------------------------------------------------------- commands
     def place(self, role: str, *, fix: Any = None, at_ft: tuple[float, float] | None = None,
@@ -195,15 +202,39 @@ class DataPointDesk:
         out = self.outcome(full)
         new = self.model.update_data_point(uuid, form=full,
                                            determination=determination_columns(out.determination))
-        for s in STRATA:
+        for s in STRATA:       # recent species: those with a status (a typo stays out)
             for row in (full.get("vegetation") or {}).get(s) or []:
-                if row.get("species"):
+                if isinstance(row, dict) and row.get("species") in full["indicators"]:
                     self.plants.picked(str(row["species"]))
         self.visit.refresh_checks()
         return new, out
 
+    def change_region(self, uuid: str, form: Mapping[str, Any], region: str) -> tuple[DataPoint, Outcome, list[str]]:
+        """Move the data point to ``region`` with ``form`` (the form as typed, in the old
+        region): the ticked indicators the new region's form also lists are kept
+        (:func:`fieldapp.rules.wetland_regions.carry_indicators`), the form's ``region`` follows
+        the column, and the determination is reached again. One undoable command. Returns the
+        point, the outcome and the codes dropped ("soil F19") because the new region lacks them.
+
+        Raises InvalidValue (survey) or KeyError for a region that is not one of the two."""
+        dp = self.get(uuid)
+        carried, dropped = carry_indicators(form, region)
+        full = self.with_statuses({**carried, "plot": dp.name})
+        out = self.outcome(full)
+        new = self.model.update_data_point(uuid, region=region, form=full,
+                                           determination=determination_columns(out.determination))
+        self.visit.refresh_checks()
+        return new, out, dropped
+
     def update(self, uuid: str, **fields: Any) -> DataPoint:
-        """Change name, role, region or notes (the form follows the name and region)."""
+        """Change name, role, region or notes (a new region carries the kept form over as
+        :meth:`change_region` does)."""
+        region = getattr(fields.get("region"), "value", fields.get("region"))
+        if region is not None and region != self.get(uuid).region.value:
+            del fields["region"]
+            moved = self.change_region(uuid, self.form(uuid), str(region))[0]
+            if not fields:
+                return moved
         dp: DataPoint = self.model.update_data_point(uuid, **fields)
         self.visit.refresh_checks()
         return dp

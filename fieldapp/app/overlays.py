@@ -48,13 +48,15 @@ def bank_point(model: Any, transect: Any, result: dict[str, Any] | None, ft: Any
 def build(visit: Any, crowns: TreeCrowns | None = None) -> dict[str, Any]:
     """{"lines": {name: [[(x_ft, y_ft), ...], ...]}, "polygons": {kind: [ring...]},
     "trees": [(x_ft, y_ft, crown_ft, colour)],
-    "labels": [(x_ft, y_ft, text, colour)]}. Empty before the site CRS is known. ``crowns``
+    "labels": [(x_ft, y_ft, text, colour)], "markers": {"data_wetland" | "data_upland":
+    [(x_ft, y_ft)]}}. Empty before the site CRS is known. ``crowns``
     keeps the trees' crowns between calls (:class:`TreeCrowns`; a new one without)."""
     m = visit.model
     out: dict[str, Any] = {"lines": {k: [] for k in ("ohwm", "transects", "bank", "buffers", "envelope",
                                            "boundary_live", "features", "data_pairs",
                                            "unsupported")},
-                 "polygons": {}, "trees": [], "labels": []}
+                 "polygons": {}, "trees": [], "labels": [],
+                 "markers": {"data_wetland": [], "data_upland": []}}
     if not m.has_frame:
         return out
     f = m.frame
@@ -215,9 +217,11 @@ DATA_POINT_COLOURS = {"wetland": "#00639a", "upland": "#8a4b00"}
 
 
 def _add_data_points(out: dict[str, Any], visit: Any, ft: Any) -> None:
-    """Wetland data points as labels marked by side (◆ wetland, ◇ upland), a dashed line
-    from each wetland point to the upland point it is paired with, and the stretches of a
-    wetland boundary its pairs do not support (``unsupported``)."""
+    """Wetland data points as markers by side (``markers``: data_wetland, a filled diamond;
+    data_upland, an open one: always drawn) with their name and side as a label beside (which
+    may give way where labels crowd), a dashed line from each wetland point to the upland point
+    it is paired with, and the stretches of a wetland boundary its pairs do not support
+    (``unsupported``)."""
     from fieldapp.survey.features import Layer
 
     m = visit.model
@@ -225,8 +229,8 @@ def _add_data_points(out: dict[str, Any], visit: Any, ft: Any) -> None:
     for d in points.values():
         role = _v(d.role)
         x, y = ft([(d.x, d.y)])[0]
-        mark = "◆" if role == "wetland" else "◇"
-        out["labels"].append((x, y, f"{mark} {d.name} {role}", DATA_POINT_COLOURS.get(role, "#444444")))
+        out["markers"]["data_wetland" if role == "wetland" else "data_upland"].append((x, y))
+        out["labels"].append((x, y, f"{d.name} {role}", DATA_POINT_COLOURS.get(role, "#444444")))
         other = points.get(d.pair_uuid) if d.pair_uuid else None
         if other is not None and role == "wetland":
             out["lines"]["data_pairs"].append(ft([(d.x, d.y), (other.x, other.y)]))

@@ -19,6 +19,7 @@ from pathlib import Path
 from typing import Any, NamedTuple
 
 from fieldapp.app import paths
+from fieldapp.rules.wetland_form import species_key
 from fieldapp.rules.wetland_regions import STATUSES
 
 log = logging.getLogger(__name__)
@@ -54,14 +55,16 @@ class PlantList:
     recent: list[str] = field(default_factory=list)
 
     def __post_init__(self) -> None:
-        self._by_name = {p.scientific.casefold(): p for p in self.plants}
+        self._by_name = {species_key(p.scientific): p for p in self.plants}
 
     def __len__(self) -> int:
         return len(self.plants)
 
     def get(self, scientific: str) -> Plant | None:
-        """The species of that scientific name (any case), or None."""
-        return self._by_name.get(scientific.strip().casefold())
+        """The species of that scientific name, matched as the rules match it (any case, repeated
+        spaces as one, "x" as the hybrid sign "×": :func:`fieldapp.rules.wetland_form.species_key`),
+        or None; its ``scientific`` is the list's own spelling."""
+        return self._by_name.get(species_key(scientific))
 
     def status(self, scientific: str) -> str | None:
         """The species' indicator status, or None when it is not on the list."""
@@ -75,9 +78,9 @@ class PlantList:
         alphabetical order; at most ``limit``. Empty text: the recent species. ``extra`` are
         species known otherwise (those on the visit's data points), searched too."""
         words = text.casefold().split()
-        pool = {p.scientific.casefold(): p for p in extra}
+        pool = {species_key(p.scientific): p for p in extra}
         pool.update(self._by_name)
-        recent = [pool[r.casefold()] for r in self.recent if r.casefold() in pool]
+        recent = [pool[species_key(r)] for r in self.recent if species_key(r) in pool]
         if not words:
             return recent[:limit]
 

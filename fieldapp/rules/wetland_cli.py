@@ -5,11 +5,14 @@ Usage::
     fieldapp wetland-form PLOT.json [--explain]   # PLOT.json '-' reads standard input (UTF-8)
 
 Prints one JSON object (the contract in ``docs/wetland-form.md``; ``--explain`` adds ``how``,
-the words of how each verdict was reached) and exits 0. Bad input exits 2 with one line on
+the words of how each verdict was reached) and exits 0. A species is matched against the
+form's ``indicators`` in any case, repeated spaces as one and "x" as the hybrid sign "×"
+(:func:`fieldapp.rules.wetland_form.species_key`), and written as ``indicators`` spells it;
+the output's keys are the contract's whatever the spelling. Bad input exits 2 with one line on
 standard error naming the problem, and prints no JSON: a file that cannot be read, malformed
 JSON, negative cover, more than 100 % for one species, a stratum or region not in the
 contract, an indicator code the region's supplement does not have (or entered in the other
-list), a status other than OBL/FACW/FAC/FACU/UPL.
+list), a status other than OBL/FACW/FAC/FACU/UPL, one species given two statuses.
 """
 
 from __future__ import annotations

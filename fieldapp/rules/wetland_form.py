@@ -63,10 +63,11 @@ Species not on the plant list, and unidentified species
     every species counted as UPL for not being listed, so a reviewer sees it.
 
 Other readings where the form is silent
-    A species is looked up in ``indicators`` by its name exactly as written, spaces at the ends
-    trimmed ("Acer rubrum" is not "acer rubrum": scientific names are written one way; the
-    species picker writes them from the plant list). A species entered twice in one stratum
-    counts once, with the two covers added. A cover of 0 is recorded but neither dominant nor
+    A species is looked up in ``indicators`` by its name in any case, repeated spaces taken as
+    one and a standalone "x" as the hybrid sign "×" (:func:`species_key`: "acer  rubrum" is
+    "Acer rubrum", "Typha x glauca" is "Typha ×glauca"); the name is then written as
+    ``indicators`` spells it, in ``dominants`` and the ``how`` words. A species entered twice in
+    one stratum (so matched) counts once, with the two covers added. A cover of 0 is recorded but neither dominant nor
     in the Prevalence Index. Cover is absolute % (0 to 100 for one species); a stratum's total
     may exceed 100.
 """
@@ -81,9 +82,16 @@ from typing import Any
 from fieldapp.rules.compare import at_least, at_most, more_than
 from fieldapp.rules.wetland_regions import REGIONS, STATUSES, STRATA, STRATUM_NAMES, Region
 
-__all__ = ["Determination", "Form", "FormError", "determine", "dominant_species", "read_form"]
+__all__ = ["Determination", "Form", "FormError", "determine", "dominant_species", "read_form", "species_key"]
 
 HYDROPHYTE = ("OBL", "FACW", "FAC")
+
+
+def species_key(name: str) -> str:
+    """How species names are matched: any case, spaces at the ends and repeated ones ignored, a
+    standalone "x" read as the hybrid sign "×" ("typha  X glauca" and "Typha ×glauca" are one)."""
+    words = name.replace("×", " × ").split()
+    return " ".join("×" if w in ("x", "X") else w for w in words).casefold()
 
 
 class FormError(ValueError):
@@ -230,12 +238,17 @@ def read_form(data: Any) -> Form:
     if not isinstance(raw_ind, dict):
         raise FormError("indicators", "must be an object of species and status, e.g. {\"Typha latifolia\": \"OBL\"}")
     indicators: dict[str, str] = {}
+    by_key: dict[str, str] = {}         # species_key -> the name as the list spells it (the first)
     for species, status in raw_ind.items():
         st = status.strip().upper() if isinstance(status, str) else status
         if st not in STATUSES:
             raise FormError(f"indicators[{species!r}]",
                             f"status {status!r} of {species} is not one of {', '.join(STATUSES)}")
-        indicators[species.strip()] = str(st)
+        spelled = by_key.setdefault(species_key(str(species)), str(species).strip())
+        if indicators.get(spelled, st) != st:
+            raise FormError(f"indicators[{species!r}]", f"{species} is listed twice ({spelled} too) with"
+                            f" different statuses, {indicators[spelled]} and {st}")
+        indicators[spelled] = str(st)
 
     veg = data.get("vegetation", {})
     if veg is None:
@@ -259,7 +272,7 @@ def read_form(data: Any) -> Form:
             name = row.get("species")
             if not isinstance(name, str) or not name.strip():
                 raise FormError(f"{where}.species", "a species needs a name (an unidentified plant: \"Carex sp.\")")
-            name = name.strip()
+            name = by_key.setdefault(species_key(name), name.strip())     # the list's spelling
             cover = _cover(row.get("cover"), f"{where}.cover", name)
             total = merged.get(name, 0.0) + cover
             if more_than(total, 100.0):

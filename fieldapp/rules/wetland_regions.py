@@ -59,8 +59,9 @@ from __future__ import annotations
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from types import MappingProxyType
+from typing import Any
 
-__all__ = ["REGIONS", "STRATA", "STRATUM_NAMES", "STATUSES", "Region", "region"]
+__all__ = ["REGIONS", "STRATA", "STRATUM_NAMES", "STATUSES", "Region", "region", "carry_indicators"]
 
 #: The four strata of the form's VEGETATION table, in the form's order (contract keys).
 STRATA = ("tree", "sapling_shrub", "herb", "woody_vine")
@@ -201,3 +202,37 @@ def region(key: str) -> Region:
         return REGIONS[key]
     except KeyError:
         raise KeyError(f"region {key!r} is not one of {', '.join(REGIONS)}") from None
+
+
+def carry_indicators(form: Mapping[str, Any], to_region: str) -> tuple[dict[str, Any], list[str]]:
+    """``form`` (the ``wetland-form`` contract's input) moved to region ``to_region``: every
+    ticked hydrology and soil indicator whose code the new region's form also lists is kept
+    (a hydrology code in the list, primary or secondary, where the new region has it), and
+    ``region`` becomes ``to_region``. Returns the new form and the codes dropped because the
+    new region's form lacks them, as "hydrology B16" / "soil F19" in the order ticked.
+
+    Raises KeyError (words listing the regions) for an unknown ``to_region``.
+    """
+    new = region(to_region)
+    hyd = dict(form.get("hydrology") or {})
+    soil = dict(form.get("soil") or {})
+    dropped: list[str] = []
+    primary: list[str] = []
+    secondary: list[str] = []
+    for code in [*(hyd.get("primary") or []), *(hyd.get("secondary") or [])]:
+        target = primary if code in new.primary else secondary if code in new.secondary else None
+        if target is None:
+            dropped.append(f"hydrology {code}")
+        elif code not in target:
+            target.append(code)
+    kept_soil: list[str] = []
+    for code in soil.get("indicators") or []:
+        if code in new.hydric_soil or code in new.problematic_soil:
+            if code not in kept_soil:
+                kept_soil.append(code)
+        else:
+            dropped.append(f"soil {code}")
+    out = {**form, "region": new.key,
+           "hydrology": {**hyd, "primary": primary, "secondary": secondary},
+           "soil": {**soil, "indicators": kept_soil}}
+    return out, dropped

@@ -690,6 +690,8 @@ class MainWindow(QMainWindow):
         for kind in set(ov["polygons"]) | set(self.map.polygon_items):
             self.map.set_polygons(kind, ov["polygons"].get(kind, []))
         self.map.set_trees(ov["trees"])
+        for name, pts in ov.get("markers", {}).items():    # before the labels: theirs go beside them
+            self.map.set_markers(name, pts)
         self.map.set_labels(ov.get("labels", []))
         self.model_refreshes += 1
 

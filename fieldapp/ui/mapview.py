@@ -74,13 +74,30 @@ def nice_length_ft(span_ft: float) -> float:
     return float(best)
 
 
+#: A wetland data point's diamond on the map (pixels across): big enough to find in the sun.
+DATA_POINT_MARK_PX = 26
+#: The marker layers (:meth:`MapView.set_markers`): a filled diamond for a wetland data point,
+#: an open one (white inside, a thick rim) for an upland one; (fill, rim colour, rim px).
+MARKER_STYLES = {"data_wetland": ("#00639a", "#ffffff", 2.0), "data_upland": ("#ffffff", "#8a4b00", 4.0)}
+
 #: Where a map label may go (pyqtgraph TextItem anchors), best first: a bank's right of its X,
-#: else left of it; any other label centred above its point, else below it.
+#: else left of it; any other label centred above its point, else below it. A label at a
+#: marker (a data point) goes beside the marker: :func:`_label_places`.
 _LABEL_PLACES = {"bank": [(-0.12, 0.5), (1.12, 0.5)], "other": [(0.5, 1.0), (0.5, 0.0)]}
 
 
 def _label_kind(item: Any) -> str:
     return "bank" if item.textItem.toPlainText().startswith("bank") else "other"
+
+
+def _label_places(kind: str, w: float, h: float) -> list[tuple[float, float]]:
+    """The anchors a ``kind`` label ``w`` x ``h`` px may take, best first: a marker's label just
+    clear of its diamond, right, left, above, below (the marker stays uncovered)."""
+    if kind != "marker":
+        return _LABEL_PLACES[kind]
+    gap = DATA_POINT_MARK_PX / 2.0 + 3.0
+    w, h = max(w, 1.0), max(h, 1.0)
+    return [(-gap / w, 0.5), (1.0 + gap / w, 0.5), (0.5, 1.0 + gap / h), (0.5, -gap / h)]
 
 
 def set_points(item: Any, xs: list[Any], ys: list[Any], **opts: Any) -> None:
@@ -432,7 +449,17 @@ class MapView(QWidget):
         self.bank_points.setZValue(14)
         self.bank_points.hide()
         pi.addItem(self.bank_points)
+        # data points: one diamond each, over every label (a label may give way, the mark never)
+        self.marker_items: dict[str, pg.ScatterPlotItem] = {}
+        for name, (fill_c, rim_c, rim_px) in MARKER_STYLES.items():
+            item = pg.ScatterPlotItem(size=DATA_POINT_MARK_PX, symbol="d", brush=pg.mkBrush(fill_c),
+                                      pen=pg.mkPen(rim_c, width=rim_px))
+            item.setZValue(18)
+            item.hide()
+            pi.addItem(item)
+            self.marker_items[name] = item
         self.label_items: list[pg.TextItem] = []
+        self.label_kinds: list[str] = []        # "bank", "marker" (at a data point) or "other"
         self._labels_placed_at: tuple[Any, ...] | None = None     # the zoom the labels were placed at
         self.polygon_items: dict[str, pg.PlotDataItem] = {}
         self.polygon_fills: dict[str, QGraphicsPathItem] = {}
@@ -691,6 +718,11 @@ class MapView(QWidget):
         """Map labels as (x_ft, y_ft, text, colour); ``bank ...`` labels also get a red X."""
         self._queue("labels", "labels", labels)
 
+    def set_markers(self, name: str, points: list[tuple[float, float]]) -> None:
+        """Marker layer ``name`` (:data:`MARKER_STYLES`: data_wetland, data_upland) at these
+        points (site feet); a label at a marker's point is placed beside it."""
+        self._queue("markers:" + name, "markers", points)
+
     def set_trees(self, trees: list[tuple[float, float, float, str]]) -> None:
         """Trees as (x_ft, y_ft, crown_radius_ft, colour) crown circles."""
         self._queue("trees", "trees", trees)
@@ -757,6 +789,10 @@ class MapView(QWidget):
                     self._fill(kind, closed)
                 elif what == "labels":
                     self._draw_labels(data)
+                elif what == "markers":
+                    pts = self._to_local(data)
+                    set_points(self.marker_items[name.split(":", 1)[1]], [p[0] for p in pts],
+                               [p[1] for p in pts])
                 elif what == "trees":   # the crown layer adds only the trees added since
                     if self.origin is None and data:
                         self.set_origin(data[0][0], data[0][1])
@@ -791,12 +827,16 @@ class MapView(QWidget):
         for item in self.label_items:
             pi.removeItem(item)
         self.label_items = []
+        self.label_kinds = []
+        marked = {tuple(p) for name, pts in self._overlay_shown.items() if name.startswith("markers:")
+                  for p in pts}
         banks = []
         for x, y, text, colour in labels:
             lx, ly = self._to_local([(x, y)])[0]
             bank = text.startswith("bank")
             if bank:
                 banks.append((lx, ly))
+            self.label_kinds.append("bank" if bank else "marker" if (x, y) in marked else "other")
             # a bank label right of its X; others centred just above their point
             item = pg.TextItem(text, color=colour, anchor=(-0.12, 0.5) if bank else (0.5, 1.0),
                                fill=pg.mkBrush(255, 255, 255, 210))
@@ -823,26 +863,30 @@ class MapView(QWidget):
             return
         self._labels_placed_at = zoom
         cands, marks = [], []
-        half = BANK_MARK_PX / 2.0
+        half = {"bank": BANK_MARK_PX / 2.0, "marker": DATA_POINT_MARK_PX / 2.0}
         ohwm = [self.ohwm_label] if self.ohwm_label.isVisible() else []   # always shown, first
         items = ohwm + self.label_items
-        for n, item in enumerate(items):
+        kinds = ["ohwm"] * len(ohwm) + (self.label_kinds if len(self.label_kinds) == len(self.label_items)
+                                        else [_label_kind(i) for i in self.label_items])
+        places: list[list[tuple[float, float]]] = []
+        for item, kind in zip(items, kinds, strict=True):
             p = vb.mapViewToScene(item.pos())
             size = item.textItem.boundingRect()
             w, h = size.width(), size.height()
-            anchors = _LABEL_PLACES[_label_kind(item)] if n >= len(ohwm) else [tuple(item.anchor)]
+            anchors = [tuple(item.anchor)] if kind == "ohwm" else _label_places(kind, w, h)
+            places.append(anchors)
             cands.append([(p.x() - ax * w, p.y() - ay * h, p.x() - ax * w + w, p.y() - ay * h + h)
                           for ax, ay in anchors])
-            bank = _label_kind(item) == "bank" and n >= len(ohwm)
-            marks.append((p.x() - half, p.y() - half, p.x() + half, p.y() + half) if bank else None)
+            r = half.get(kind)      # a bank's X, a data point's diamond: no other label covers it
+            marks.append((p.x() - r, p.y() - r, p.x() + r, p.y() + r) if r is not None else None)
         texts = [item.textItem.toPlainText() for item in self.label_items]
         order = [0] + [i + 1 for i in placement_order(texts)] if ohwm else placement_order(texts)
         chosen = placed_labels(cands, order, marks, always=frozenset({0}) if ohwm else frozenset())
         for n, item in enumerate(items[len(ohwm):], start=len(ohwm)):
             k = chosen[n]
             item.setVisible(k is not None)
-            if k is not None and tuple(item.anchor) != _LABEL_PLACES[_label_kind(item)][k]:
-                item.setAnchor(_LABEL_PLACES[_label_kind(item)][k])
+            if k is not None and tuple(item.anchor) != places[n][k]:
+                item.setAnchor(places[n][k])
 
     def _update_scale(self, readout: bool = True) -> None:
         vb = self.plot.getPlotItem().getViewBox()

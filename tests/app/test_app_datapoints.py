@@ -118,7 +118,10 @@ def test_two_paired_points_support_the_boundary_and_the_verdicts_cite_them(visit
     # the map: each point marked by its side, a dashed line across the boundary to its pair
     ov = visit.overlays()
     marks = [(text, colour) for _x, _y, text, colour in ov["labels"] if "DP-" in text]
-    assert marks == [("◆ DP-1 wetland", "#00639a"), ("◇ DP-2 upland", "#8a4b00")]
+    assert marks == [("DP-1 wetland", "#00639a"), ("DP-2 upland", "#8a4b00")]
+    # each drawn as a marker too (a filled diamond wetland, an open one upland): always shown
+    assert ov["markers"] == {"data_wetland": [pytest.approx(ft(visit, X0 + 30, Y0 + 30))],
+                             "data_upland": [pytest.approx(ft(visit, X0 + 80, Y0 + 30))]}
     (line,) = ov["lines"]["data_pairs"]
     assert line == [pytest.approx(ft(visit, X0 + 30, Y0 + 30)), pytest.approx(ft(visit, X0 + 80, Y0 + 30))]
     # the three sides without a pair, drawn dashed: the south side but its east 1.6 ft (within 100 ft
@@ -205,3 +208,22 @@ def test_a_pair_on_each_side_supports_the_whole_boundary_and_a_contradicting_pai
     sup = visit.checks.get(f"wetland_support:{area.uuid}")
     assert summary_words("", sup.result) == (
         "Contradicted: DP-7's form says not wetland on the wetland side; the west 200 ft of Wetland A has no pair")
+
+
+def test_a_new_region_carries_the_kept_form_over_and_undo_brings_it_back(visit):
+    desk = DataPointDesk(visit, PlantList(list(PLANTS.plants), "test"))
+    dp = desk.place("wetland", at_ft=ft(visit, X0, Y0))
+    f = wet_form()
+    f["hydrology"]["secondary"] = ["D2", "B16"]     # Moss Trim Lines: not on the Midwest form
+    f["soil"]["indicators"] = ["F6", "F19"]         # Piedmont Floodplain Soils: not either
+    desk.save_form(dp.uuid, f)
+    moved = desk.update(dp.uuid, region="midwest")
+    form = json.loads(moved.form_json)
+    assert (moved.region.value, form["region"]) == ("midwest", "midwest")
+    assert form["hydrology"]["primary"] == ["A2"] and form["hydrology"]["secondary"] == ["D2"]
+    assert form["soil"]["indicators"] == ["F6"] and moved.wetland is True
+    assert form["soil"]["profile"] == wet_form()["soil"]["profile"]     # the rest of the form kept
+    visit.model.undo()                              # one command: region and form together
+    back = desk.get(dp.uuid)
+    assert back.region.value == "northcentral-northeast"
+    assert json.loads(back.form_json)["soil"]["indicators"] == ["F6", "F19"]

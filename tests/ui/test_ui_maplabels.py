@@ -93,3 +93,56 @@ def test_a_bank_label_blocked_on_the_right_by_ohwm_goes_left_of_its_x(qtbot):
     view.redraw()
     qtbot.waitUntil(lambda: view.label_items and view.label_items[0].isVisible())
     assert tuple(view.label_items[0].anchor) == (1.12, 0.5)     # left of its X
+
+
+def test_data_points_are_diamonds_that_stay_when_their_labels_give_way(qtbot):
+    """Five data points within a few feet: four labels take the places beside the diamonds
+    (right, left, above, below), the upland point's label gives way, its open diamond stays
+    (the wetland ones filled); zoomed in every label shows, none over a diamond."""
+    from PySide6.QtCore import QPointF
+
+    from fieldapp.ui.mapview import DATA_POINT_MARK_PX
+
+    view = MapView(redraw_hz=50)
+    qtbot.addWidget(view)
+    view.resize(700, 450)
+    view.show()
+    qtbot.waitExposed(view)
+    x0, y0 = 1000.0, 2000.0
+    view.update_position(x0, y0, 1.0)
+    view.set_follow(False)
+    wet = [(x0 + 10.0 + 3.0 * i, y0) for i in range(4)]
+    up = (x0 + 22.0, y0 + 3.0)
+    view.set_markers("data_wetland", wet)
+    view.set_markers("data_upland", [up])
+    view.set_labels([(*p, f"DP-{i + 1} wetland", "#00639a") for i, p in enumerate(wet)]
+                    + [(*up, "DP-5 upland", "#8a4b00")])
+    view.redraw()
+    vb = view.plot.getPlotItem().getViewBox()
+    vb.setRange(xRange=(-1000.0, 1000.0), yRange=(-600.0, 600.0), padding=0)  # 3 ft = 1 px
+    qtbot.waitUntil(lambda: [i.isVisible() for i in view.label_items] == [True] * 4 + [False])
+    assert view.label_kinds == ["marker"] * 5
+    ox, oy = view.origin
+    for name, pts, filled in (("data_wetland", wet, True), ("data_upland", [up], False)):
+        item = view.marker_items[name]
+        assert item.isVisible() and item.zValue() > max(i.zValue() for i in view.label_items)
+        xs, ys = item.getData()
+        assert (list(xs), list(ys)) == ([x - ox for x, _ in pts], [y - oy for _, y in pts])
+        spot = item.points()[0]
+        assert spot.symbol() == "d" and spot.size() == DATA_POINT_MARK_PX >= 24
+        assert (spot.brush().color().name() != "#ffffff") is filled      # open: white inside
+
+    def clear_of_every_diamond():
+        half = DATA_POINT_MARK_PX / 2.0
+        for x, y in [*wet, up]:
+            c = vb.mapViewToScene(QPointF(x - ox, y - oy))
+            for label in view.label_items:
+                r = label.mapRectToScene(label.boundingRect())
+                if label.isVisible() and (r.left() < c.x() + half and c.x() - half < r.right()
+                                          and r.top() < c.y() + half and c.y() - half < r.bottom()):
+                    return False
+        return True
+    assert clear_of_every_diamond()
+    vb.setRange(xRange=(-5.0, 45.0), yRange=(-15.0, 15.0), padding=0)         # 3 ft = 42 px
+    qtbot.waitUntil(lambda: all(i.isVisible() for i in view.label_items))
+    assert clear_of_every_diamond()

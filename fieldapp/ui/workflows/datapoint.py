@@ -40,6 +40,7 @@ from fieldapp.app.datapoints import ROLES, DataPointDesk, Outcome
 from fieldapp.app.devicefeed import DeviceFeed
 from fieldapp.app.plantlist import PlantList
 from fieldapp.app.recording import Recording
+from fieldapp.rules.wetland_form import species_key
 from fieldapp.rules.wetland_regions import REGIONS, STRATA, STRATUM_NAMES
 from fieldapp.ui import theme
 from fieldapp.ui.notices import Notices
@@ -146,7 +147,18 @@ class DataPointPanel(WorkflowPanel):
         add_field(g, 0, 0, "Data point", self.points, span=2)
         add_field(g, 1, 0, "Name", self.name)
         add_field(g, 1, 1, "Side", self.role)
-        add_field(g, 2, 0, "Region (supplement)", self.region, span=2)
+        self.region.setAccessibleName("Region (supplement)")
+        self.region_note = QLabel("")       # what a region change kept and dropped, under it
+        self.region_note.setObjectName("regionNote")
+        self.region_note.setProperty("role", "state")
+        self.region_note.setWordWrap(True)
+        region_cell = QWidget()
+        rv = QVBoxLayout(region_cell)
+        rv.setContentsMargins(0, 0, 0, 0)
+        rv.addWidget(self.region)
+        rv.addWidget(self.region_note)
+        self.region_note.setVisible(False)
+        add_field(g, 2, 0, "Region (supplement)", region_cell, span=2).setBuddy(self.region)
         add_field(g, 3, 0, "Boundary it supports", self.boundary)
         add_field(g, 3, 1, "Paired with", self.partner)
         self.new_role = QComboBox()
@@ -219,7 +231,11 @@ class DataPointPanel(WorkflowPanel):
         pick.addWidget(self.cover, 1, 1)
         pick.addWidget(QLabel("Species (search the plant list)"), 2, 0, 1, 2)
         pick.addWidget(self.search, 3, 0, 1, 2)
-        pick.addWidget(self.add_button, 4, 0, 1, 2)
+        self.match_words = QLabel("")      # whether the species typed is on the list
+        self.match_words.setObjectName("speciesMatch")
+        self.match_words.setWordWrap(True)
+        pick.addWidget(self.match_words, 4, 0, 1, 2)
+        pick.addWidget(self.add_button, 5, 0, 1, 2)
         pick.setColumnStretch(0, 1)
         v.addLayout(pick)
         self.picker = QListWidget()
@@ -393,6 +409,7 @@ class DataPointPanel(WorkflowPanel):
             self.error("Data point not placed", exc)
             return
         self.current = dp.uuid
+        self._note_region("")
         self.refresh()
         other = "upland" if dp.role.value == "wetland" else "wetland"
         self.new_role.setCurrentIndex(self.new_role.findData(other))     # its pair next
@@ -404,6 +421,7 @@ class DataPointPanel(WorkflowPanel):
             return
         self.save_form()
         self.current = self.points.currentData()
+        self._note_region("")
         self._load_form()
 
     def _name_changed(self) -> None:
@@ -422,12 +440,32 @@ class DataPointPanel(WorkflowPanel):
         self._do(lambda: desk.update(uuid, role=self.role.currentData()), "Side refused")
 
     def _region_changed(self, _i: int = -1) -> None:
+        """A new region for the point shown: the ticks its form also lists carried over
+        (:meth:`DataPointDesk.change_region`), the ones dropped named under the region."""
         self._region_changed_fields()
         desk, uuid = self.desk, self.current
         if self._loading or desk is None or uuid is None:
             return
-        self.save_form()
-        self._do(lambda: desk.update(uuid, region=self.region.currentData()), "Region refused")
+        old, new = desk.get(uuid).region.value, self.region.currentData()
+        if old == new:
+            return
+        self._save_timer.stop()
+        try:        # the form as shown, read in the old region's lists
+            _dp, _out, dropped = desk.change_region(uuid, self.collect(region=old), new)
+        except Exception as exc:  # noqa: BLE001 - refused in words, nothing changed
+            self.error("Region refused", exc)
+            dropped = None
+        self._shown_json = None         # the form again, ticked in the new region's lists
+        self.refresh()
+        if dropped is not None:
+            self._note_region(
+                f"Now {REGIONS[new].name}: ticked indicators kept." if not dropped else
+                f"Now {REGIONS[new].name}: dropped {', '.join(dropped)} (not on this region's form);"
+                " the other ticks kept. Ctrl+Z in the Records tab brings them back.")
+
+    def _note_region(self, text: str) -> None:
+        self.region_note.setText(text)
+        self.region_note.setVisible(bool(text))
 
     def _region_changed_fields(self) -> None:
         key = self.region.currentData()
@@ -462,7 +500,20 @@ class DataPointPanel(WorkflowPanel):
         self.refresh()
 
     # ================================================================== species
+    def _show_match(self, text: str) -> None:
+        """Under the species typed: the list's species it is, or that it is not on the list."""
+        name = " ".join(text.split())
+        listed = self._listed_name(name) if name else None
+        self.match_words.setText("" if not name else
+                                 f"On the plant list: {listed} ({self._status_words(listed)})" if listed else
+                                 f"“{name}” is not on the plant list: counted UPL"
+                                 " (pick it below if the list has it under another name)")
+        self.match_words.setProperty("role", "reason" if name and not listed else "")
+        self.match_words.style().unpolish(self.match_words)
+        self.match_words.style().polish(self.match_words)
+
     def _search_changed(self, text: str) -> None:
+        self._show_match(text)
         desk = self.desk
         plants = desk.search(text) if desk is not None else self.plants.search(text)
         self.picker.clear()
@@ -480,6 +531,7 @@ class DataPointPanel(WorkflowPanel):
         name = item.data(Qt.ItemDataRole.UserRole)
         with QSignalBlocker(self.search):
             self.search.setText(name)
+        self._show_match(name)
         self.cover.setFocus()
         self.cover.selectAll()
 
@@ -492,20 +544,30 @@ class DataPointPanel(WorkflowPanel):
         if not name:
             self.error("Type or pick a species first.")
             return
-        if self.picker.count() and self.picker.currentItem() is None:
-            exact = [self.picker.item(i).data(Qt.ItemDataRole.UserRole) for i in range(self.picker.count())]
-            match = [n for n in exact if n.casefold() == name.casefold()]
-            name = match[0] if match else name
+        listed = self._listed_name(name)
+        name = listed or " ".join(name.split())
         self._add_row(self.stratum.currentData(), name, float(self.cover.value()))
-        self.plants.picked(name)
+        if listed is not None:          # a typo stays out of the recent species
+            self.plants.picked(name)
         self.search.clear()
         self.cover.setValue(0)
         self.search.setFocus()
         self._changed()
 
+    def _listed_name(self, name: str) -> str | None:
+        """``name`` as the loaded list (or the status the form kept) spells it, matched in any
+        case, repeated spaces as one, "x" as "×"; None when it has no status."""
+        p = self.plants.get(name)
+        if p is not None:
+            return p.scientific
+        key = species_key(name)
+        return next((k for k in (self._form.get("indicators") or {}) if species_key(k) == key), None)
+
     def _status_words(self, name: str) -> str:
-        form_status = (self._form.get("indicators") or {}).get(name)
-        return self.plants.status(name) or form_status or "not listed (UPL)"
+        listed = self._listed_name(name)
+        if listed is None:
+            return "not listed (UPL)"
+        return self.plants.status(listed) or str((self._form.get("indicators") or {}).get(listed))
 
     def _add_row(self, stratum: str, name: str, cover: float) -> None:
         with QSignalBlocker(self.species):
@@ -545,8 +607,9 @@ class DataPointPanel(WorkflowPanel):
         self.profile.setCurrentCell(r, 0)
 
     # ================================================================== the form
-    def collect(self) -> dict[str, Any]:
-        """The form as typed (the app layer adds the statuses and the plot's name)."""
+    def collect(self, region: str | None = None) -> dict[str, Any]:
+        """The form as typed (the app layer adds the statuses and the plot's name); its
+        checklists read in ``region``'s lists (default: the region chosen)."""
         veg: dict[str, list[dict[str, Any]]] = {s: [] for s in STRATA}
         for r in range(self.species.rowCount()):
             s_item, n_item, c_item = (self.species.item(r, c) for c in (0, 1, 3))
@@ -558,7 +621,7 @@ class DataPointPanel(WorkflowPanel):
             except ValueError:
                 cover = text            # kept as typed: the rules say what is wrong with it
             veg[s_item.data(Qt.ItemDataRole.UserRole)].append({"species": n_item.text().strip(), "cover": cover})
-        key = self.region.currentData()
+        key = region or self.region.currentData()
         depths: dict[str, Any] = {}
         for k, e in self.depths.items():
             t = e.text().strip()
