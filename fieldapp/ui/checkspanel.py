@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from PySide6.QtCore import QSignalBlocker, Qt
+from PySide6.QtCore import QEvent, QObject, QSignalBlocker, Qt
 from PySide6.QtGui import QAction, QBrush, QColor, QFont
 from PySide6.QtWidgets import (
     QAbstractItemView,
@@ -59,6 +59,7 @@ class ChecksPanel(QWidget):
         self.table.setWordWrap(True)
         self.table.setTextElideMode(Qt.TextElideMode.ElideNone)
         self._size_rows()
+        self.table.installEventFilter(self)     # a new font measures the rows again
         self.table.verticalHeader().setSectionResizeMode(QHeaderView.ResizeMode.Fixed)
         hdr = self.table.horizontalHeader()
         hdr.setSectionResizeMode(0, QHeaderView.ResizeMode.Interactive)
@@ -102,6 +103,19 @@ class ChecksPanel(QWidget):
         vh.setMinimumSectionSize(theme.TOUCH_PX)
         vh.setDefaultSectionSize(max(theme.TOUCH_PX, 2 * self.table.fontMetrics().lineSpacing() + 6))
 
+    def eventFilter(self, watched: QObject, event: QEvent) -> bool:  # noqa: N802 - Qt name
+        """The table's new font or style sheet (the theme, high contrast, a display scale)
+        measures the rows again: rows sized for the old font would cut the new one's second
+        line."""
+        if watched is self.table and event.type() in (
+                QEvent.Type.FontChange, QEvent.Type.StyleChange, QEvent.Type.ApplicationFontChange):
+            self._size_rows()
+        return super().eventFilter(watched, event)
+
+    def showEvent(self, event: Any) -> None:  # noqa: N802 - Qt name
+        super().showEvent(event)
+        self._size_rows()
+
     def resizeEvent(self, event: Any) -> None:  # noqa: N802 - Qt name
         super().resizeEvent(event)
         if not self._details_grown and self.table.selectedItems():
@@ -111,6 +125,7 @@ class ChecksPanel(QWidget):
         """The tabs were unfolded (fieldapp.ui.fold): the verdict rows and the details share
         the new room again (:meth:`_grow_details`), whatever they had folded."""
         self._details_grown = False
+        self._size_rows()
         if self.table.selectedItems():
             self._grow_details()
 

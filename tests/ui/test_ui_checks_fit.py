@@ -69,3 +69,19 @@ def test_every_checks_row_is_readable_whole_at_1366x768(sample_window, qtbot, th
     first = panel.checks[table.currentRow() if table.currentRow() >= 0 else 0]
     assert f"Verdict: {check_words(first)}" in panel.details.toPlainText()
     w.grab().save(str(tmp_path / "checks-1366x768.png"))
+
+
+def test_a_larger_font_after_the_panel_is_built_sizes_the_rows_again(sample_window, qtbot, themed):
+    """Seen in a full run: rows measured for an earlier, smaller font (40 px) cut the second
+    line of the theme's font (2 lines = 40 px). A font change re-measures them."""
+    from PySide6.QtGui import QFont
+
+    w, _path, _info = sample_window
+    table = w.checks_panel.table
+    qtbot.waitUntil(lambda: table.rowCount() >= 8, timeout=WAIT_MS)
+    font = QFont(table.font())
+    font.setPointSizeF(font.pointSizeF() * 1.5)
+    table.setFont(font)
+    spacing = QFontMetrics(font).lineSpacing()
+    assert table.verticalHeader().defaultSectionSize() >= 2 * spacing + 6
+    assert all(table.rowHeight(r) >= 2 * spacing + 6 for r in range(table.rowCount()))
