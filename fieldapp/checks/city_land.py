@@ -19,7 +19,9 @@ from typing import Any
 
 import shapely
 
-from fieldapp.checks.requests import Requests, _ring_ft, _v, drainageway_checks, wetland_size_input
+from fieldapp.checks.requests import Requests, drainageway_checks, wetland_size_input
+from fieldapp.checks.siteft import ring_ft as _ring_ft
+from fieldapp.checks.siteft import value_of as _v
 from fieldapp.rules import evaluate
 from fieldapp.survey.features import Layer
 

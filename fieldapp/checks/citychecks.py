@@ -20,6 +20,9 @@ from typing import Any
 
 import shapely
 
+from fieldapp.checks.siteft import line_ft as _line_ft
+from fieldapp.checks.siteft import ring_ft as _ring_ft
+from fieldapp.checks.siteft import value_of as _v
 from fieldapp.checks.waterland import water_land_reached
 from fieldapp.survey.drainage import parse_tributary_stations
 from fieldapp.survey.errors import InvalidValue
@@ -40,22 +43,7 @@ def scope_input(site: Any) -> dict[str, Any] | None:
     return {"district": district, "use": use}
 
 
-def _v(x: Any) -> Any:
-    return getattr(x, "value", x)
 
-
-def _ring_ft(model: Any, geometry: Any) -> list[list[float]]:
-    """The exterior ring of a (largest) polygon in site feet (as the requests module's)."""
-    geom = geometry
-    if getattr(geom, "geom_type", "") == "MultiPolygon":
-        geom = max(geom.geoms, key=lambda g: g.area)
-    f = model.frame
-    return [[float(f.to_ft(x)), float(f.to_ft(y))] for x, y in list(geom.exterior.coords)[:-1]]
-
-
-def _line_ft(model: Any, geometry: Any) -> list[list[float]]:
-    f = model.frame
-    return [[float(f.to_ft(x)), float(f.to_ft(y))] for x, y in geometry.coords]
 
 
 def add_city_inputs(model: Any, areas: Any, out: dict[str, tuple[str, Any]]) -> dict[str, str]:

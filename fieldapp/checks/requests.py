@@ -46,6 +46,8 @@ import shapely
 from shapely.geometry import LineString
 
 from fieldapp.checks.citychecks import add_city_inputs
+from fieldapp.checks.siteft import ring_ft as _ring_ft
+from fieldapp.checks.siteft import value_of as _v
 from fieldapp.rules.city_tables import CITE as CITE_CITY
 from fieldapp.survey.features import Layer
 
@@ -402,17 +404,6 @@ def woodland_input(model: Any, stand_uuid: str, grove_uuid: str | None = None) -
                                 measures=model.stand_measures(stand_uuid))
 
 
-def _v(x: Any) -> Any:
-    return getattr(x, "value", x)
-
-
-def _ring_ft(model: Any, geometry: Any) -> list[list[float]]:
-    """The exterior ring of a (largest) polygon in site feet (grid feet of the site's foot)."""
-    geom = geometry
-    if getattr(geom, "geom_type", "") == "MultiPolygon":
-        geom = max(geom.geoms, key=lambda g: g.area)
-    f = model.frame
-    return [[float(f.to_ft(x)), float(f.to_ft(y))] for x, y in list(geom.exterior.coords)[:-1]]
 
 
 def wetland_feature(area: Any, model: Any) -> dict[str, Any]:

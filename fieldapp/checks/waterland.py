@@ -29,13 +29,11 @@ from typing import Any
 import shapely
 from shapely.geometry import LineString, Polygon
 
+from fieldapp.checks.siteft import value_of as _v
 from fieldapp.survey.features import Layer
 
 __all__ = ["bank_zone", "shoreline_strips", "water_land_reached"]
 
-
-def _v(x: Any) -> Any:
-    return getattr(x, "value", x)
 
 
 def _result(out: dict[str, tuple[str, Any]], key: str) -> dict[str, Any] | None:
