@@ -84,6 +84,36 @@ def _write(data: bytes) -> None:
     out.flush()
 
 
+def read_input(file: str) -> str:
+    """The text of request file ``file`` (``"-"``: standard input, its bytes, so UTF-8 is read
+    as a file is, not in the console's code page, cp1252/cp437 on Windows), decoded by
+    :func:`_text`.
+
+    Raises
+    ------
+    OSError
+        The file cannot be read (:func:`unreadable_words` says why in words).
+    ValueError
+        Not UTF-8 / UTF-16 text.
+    """
+    if file == "-":
+        stdin = getattr(sys.stdin, "buffer", None)
+        return _text(stdin.read()) if stdin is not None else sys.stdin.read()
+    with open(file, "rb") as fh:
+        return _text(fh.read())
+
+
+def unreadable_words(file: str, err: OSError) -> str:
+    """Why ``file`` could not be read, in words ("no such file", "it is a folder, not a file"
+    -- which Windows reports as EACCES --, "permission denied", else the system's words)."""
+    words: dict[int | None, str] = {errno.ENOENT: "no such file", errno.EISDIR: "it is a folder, not a file",
+                                    errno.EACCES: "permission denied"}
+    why = words.get(err.errno, err.strerror or str(err))
+    if err.errno == errno.EACCES and os.path.isdir(file):
+        why = "it is a folder, not a file"  # Windows refuses to open a folder as EACCES
+    return why
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     """Run ``fieldapp rules`` with ``argv`` (the arguments after ``rules``); return the exit status."""
     args = _parser().parse_args(list(sys.argv[1:] if argv is None else argv))
@@ -91,14 +121,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         print("\n".join(sorted(RULES)))
         return 0
     try:
-        if args.file == "-":
-            # UTF-8 as a file is read, not the console's code page (cp1252/cp437 on Windows)
-            stdin = getattr(sys.stdin, "buffer", None)
-            text = _text(stdin.read()) if stdin is not None else sys.stdin.read()
-        else:
-            with open(args.file, "rb") as fh:
-                text = _text(fh.read())
-        data = json.loads(text)
+        data = json.loads(read_input(args.file))
     except RecursionError:
         print(f"fieldapp rules evaluate: cannot read {args.file}: JSON nested too deeply", file=sys.stderr)
         return 2
@@ -106,12 +129,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         print(f"fieldapp rules evaluate: cannot read {args.file}: too large to hold in memory", file=sys.stderr)
         return 2
     except OSError as err:      # "[Errno 2] No such file or directory: 'x.json'" in words
-        words: dict[int | None, str] = {errno.ENOENT: "no such file", errno.EISDIR: "it is a folder, not a file",
-                                        errno.EACCES: "permission denied"}
-        why = words.get(err.errno, err.strerror or str(err))
-        if err.errno == errno.EACCES and os.path.isdir(args.file):
-            why = "it is a folder, not a file"  # Windows refuses to open a folder as EACCES
-        print(f"fieldapp rules evaluate: cannot read {args.file}: {why}", file=sys.stderr)
+        print(f"fieldapp rules evaluate: cannot read {args.file}: {unreadable_words(args.file, err)}",
+              file=sys.stderr)
         return 2
     except ValueError as err:  # JSONDecodeError, UnicodeDecodeError, int too long
         print(f"fieldapp rules evaluate: cannot read {args.file}: {err}", file=sys.stderr)

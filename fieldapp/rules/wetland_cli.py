@@ -18,13 +18,11 @@ list), a status other than OBL/FACW/FAC/FACU/UPL, one species given two statuses
 from __future__ import annotations
 
 import argparse
-import errno
 import json
-import os
 import sys
 from collections.abc import Sequence
 
-from fieldapp.rules.cli import _text, _write
+from fieldapp.rules.cli import _write, read_input, unreadable_words
 from fieldapp.rules.wetland_form import FormError, determine
 
 __all__ = ["main"]
@@ -50,19 +48,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     return the exit status (0, or 2 with one line on standard error)."""
     args = _parser().parse_args(list(sys.argv[1:] if argv is None else argv))
     try:
-        if args.file == "-":
-            stdin = getattr(sys.stdin, "buffer", None)
-            text = _text(stdin.read()) if stdin is not None else sys.stdin.read()
-        else:
-            with open(args.file, "rb") as fh:
-                text = _text(fh.read())
+        text = read_input(args.file)
     except OSError as err:
-        words: dict[int | None, str] = {errno.ENOENT: "no such file", errno.EISDIR: "it is a folder, not a file",
-                                        errno.EACCES: "permission denied"}
-        why = words.get(err.errno, err.strerror or str(err))
-        if err.errno == errno.EACCES and os.path.isdir(args.file):
-            why = "it is a folder, not a file"  # Windows refuses to open a folder as EACCES
-        return _fail(f"cannot read {args.file}: {why}")
+        return _fail(f"cannot read {args.file}: {unreadable_words(args.file, err)}")
     except ValueError as err:
         return _fail(f"cannot read {args.file}: {err}")
     try:
