@@ -35,3 +35,14 @@ def sample_window(qtbot, private_dirs):
     qtbot.waitUntil(lambda: w.visit is not None, timeout=WAIT_MS)
     yield w, path, info
     close_window(w)
+
+
+@pytest.fixture
+def utm16_window(qtbot, private_dirs):
+    """The main window on a new visit in the test's own folder, its site CRS set to UTM 16N
+    (EPSG:32616) so records can be added in metres at once."""
+    w = make_window(qtbot, private_dirs)
+    qtbot.waitUntil(lambda: w.startup_done and w.visit is not None, timeout=WAIT_MS)
+    w.visit.model.set_crs("EPSG:32616")
+    yield w
+    close_window(w)

@@ -4,32 +4,20 @@ checklist in the Checks panel. FIELDAPP_SHOTS=DIR saves the screenshots (docs/sc
 
 from __future__ import annotations
 
-import os
-
 import pytest
 from shapely.geometry import LineString, Polygon
 
 from fieldapp.app import editing as E
 from fieldapp.survey.features import Layer
-from tests.ui.ui_support import WAIT_MS, close_window, make_window
+from tests.ui.ui_support import WAIT_MS, save_shot
 
 X0, Y0 = 500000.0, 4983000.0       # UTM 16N
 FT = 0.3048
 
 
 @pytest.fixture
-def window(qtbot, private_dirs):
-    w = make_window(qtbot, private_dirs)
-    qtbot.waitUntil(lambda: w.startup_done and w.visit is not None, timeout=WAIT_MS)
-    w.visit.model.set_crs("EPSG:32616")
-    yield w
-    close_window(w)
-
-
-def _shot(widget, name):
-    where = os.environ.get("FIELDAPP_SHOTS")
-    if where:
-        widget.grab().save(os.path.join(where, name))
+def window(utm16_window):
+    return utm16_window
 
 
 def test_site_use_and_swale_stations_through_the_forms(qtbot, window):
@@ -44,14 +32,14 @@ def test_site_use_and_swale_stations_through_the_forms(qtbot, window):
     form = w.editor.edit_selected()
     form.inputs["zoning_district"].setText("R-1")
     form.inputs["land_use"].setCurrentIndex(2)               # residential
-    _shot(form, "site-form-district-use.png")
+    save_shot(form, "site-form-district-use.png")
     form.save_button.click()
     assert (m.site.zoning_district, m.site.land_use) == ("R-1", "residential")
     # the swale: tributary area at stations down the line
     w.editor.select(E.Selection(Layer.LINE, s.uuid))
     form = w.editor.edit_selected()
     form.inputs["tributary_stations"].setText("0:2; 200:6")
-    _shot(form, "line-form-tributary-stations.png")
+    save_shot(form, "line-form-tributary-stations.png")
     form.save_button.click()
     assert m.get(Layer.LINE, s.uuid).tributary_stations == "0:2; 200:6"
     check_id = f"drainageway:{s.uuid}"
@@ -72,4 +60,4 @@ def test_site_use_and_swale_stations_through_the_forms(qtbot, window):
     qtbot.waitUntil(lambda: "The applicant must show:" in panel.details.toPlainText(), timeout=WAIT_MS)
     assert "[ ] D.5: no additional water" in panel.details.toPlainText()
     w.resize(1366, 768)
-    _shot(w, "checks-drainageway-checklist.png")
+    save_shot(w, "checks-drainageway-checklist.png")

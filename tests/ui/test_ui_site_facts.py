@@ -4,28 +4,16 @@ protective-area verdict follows). FIELDAPP_SHOTS=DIR saves the screenshots."""
 
 from __future__ import annotations
 
-import os
-
 import pytest
 
 from fieldapp.app import editing as E
 from fieldapp.survey.features import Layer, WaterFeature
-from tests.ui.ui_support import WAIT_MS, close_window, make_window
+from tests.ui.ui_support import WAIT_MS, save_shot
 
 
 @pytest.fixture
-def window(qtbot, private_dirs):
-    w = make_window(qtbot, private_dirs)
-    qtbot.waitUntil(lambda: w.startup_done and w.visit is not None, timeout=WAIT_MS)
-    w.visit.model.set_crs("EPSG:32616")
-    yield w
-    close_window(w)
-
-
-def _shot(widget, name):
-    where = os.environ.get("FIELDAPP_SHOTS")
-    if where:
-        widget.grab().save(os.path.join(where, name))
+def window(utm16_window):
+    return utm16_window
 
 
 def test_infill_and_mapped_on_corrected_on_the_site_form(qtbot, window):
@@ -42,7 +30,7 @@ def test_infill_and_mapped_on_corrected_on_the_site_form(qtbot, window):
     combo = form.inputs["mapped_on:0"]
     combo.setCurrentIndex(combo.findData("usgs_7_5_minute"))
     form.inputs["map_name:0"].setText("Decorah 1994")
-    _shot(form, "site-form-infill-mapped-on.png")
+    save_shot(form, "site-form-infill-mapped-on.png")
     form.save_button.click()
     site = m.site
     assert (site.infill_area_ac, site.infill_within_development) == (3.2, True)
@@ -90,9 +78,9 @@ def test_erosion_c_names_the_surveyed_bank_in_the_checks_panel(qtbot, window):
     panel.table.selectRow(panel.row_of("erosion_plan"))
     qtbot.waitUntil(lambda: "land disturbed: stream bank" in panel.details.toPlainText(), timeout=WAIT_MS)
     w.resize(1366, 768)
-    _shot(w.map, "map-erosion-c-pad-in-bank.png")
+    save_shot(w.map, "map-erosion-c-pad-in-bank.png")
     panel.resize(900, 420)
-    _shot(panel, "checks-erosion-c-surveyed-bank.png")
+    save_shot(panel, "checks-erosion-c-surveyed-bank.png")
 
 
 def test_a_floodplain_loaded_from_a_file_on_the_boundary_tab(qtbot, window, tmp_path):
@@ -130,7 +118,7 @@ def test_a_floodplain_loaded_from_a_file_on_the_boundary_tab(qtbot, window, tmp_
     w.resize(1366, 768)
     w.map.zoom_to_all()
     qtbot.wait(50)
-    _shot(w, "boundary-floodplain-from-file.png")
+    save_shot(w, "boundary-floodplain-from-file.png")
     # a Shapefile without its .prj is refused in field words; nothing added
     bad = tmp_path / "noprj.shp"
     with pytest.warns(UserWarning):

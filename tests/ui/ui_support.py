@@ -81,3 +81,13 @@ def wait_job_done(qtbot, w):
 
 
 __all__ = ["make_window", "close_window", "key", "wait_fix", "wait_job_done", "WAIT_MS", "Qt"]
+
+
+def save_shot(widget, name: str) -> None:
+    """Save ``widget``'s picture as ``name`` in the folder ``FIELDAPP_SHOTS`` names (none
+    saved when it is not set)."""
+    import os
+
+    where = os.environ.get("FIELDAPP_SHOTS")
+    if where:
+        widget.grab().save(os.path.join(where, name))
