@@ -513,6 +513,16 @@ class SiteFrame:
         """Feet of :attr:`foot` → CRS units."""
         return length_ft * self.foot.metres / self.unit_m
 
+    def from_ground_ft(self, length_ft: float, at: shapely.Geometry) -> float:
+        """A ground length in feet of :attr:`foot` → grid length in CRS units at ``at``: the
+        width to buffer a feature by so that its edge lies ``length_ft`` away on the ground.
+
+        :meth:`from_ft` times the point scale factor at the centroid of ``at`` (the inverse of
+        :meth:`length_ft`): a 75 ft protective area drawn 75 grid-feet wide near a UTM zone's edge
+        (k ≈ 1.001) would stand about 0.9 in short of 75 ft on the ground.
+        """
+        return self.from_ft(length_ft) * self._k_at(at)
+
     def scale_factor(self, x: float, y: float) -> float:
         """Point scale factor k at x, y (grid length = k × ground length); ``sqrt(areal_scale)``."""
         lon, lat = self.to_lonlat(x, y)

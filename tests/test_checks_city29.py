@@ -155,8 +155,9 @@ def test_the_stake_out_and_export_strip_follow_the_counted_reaches(visit):
     _, res = check(visit, f"drainageway:{s.uuid}")
     assert res["reaches_ft"] == [[150.0, pytest.approx(300 / 0.9996, abs=1e-6)]]
     strip = drainageway_strip(s.geometry, visit.frame, 25.0, res["reaches_ft"], cap_style="flat")
-    # along the line the counted reach (150.12 ground ft); across it the drawn strip is 25 grid ft
-    # each side, as the map and stake-out always drew it (no scale factor, 4 parts in 10,000)
-    assert visit.frame.area_sqft(strip) == pytest.approx(res["area_sqft"] / 0.9996, rel=1e-6)
+    # along the line the counted reach (150.12 ground ft), across it 25 ground ft each side: the
+    # strip the map, stake-out and export draw is the area the rule counted (before, 25 grid ft
+    # each side: 4 parts in 10,000 wider on this central meridian)
+    assert visit.frame.area_sqft(strip) == pytest.approx(res["area_sqft"], rel=1e-6)
     whole = drainageway_strip(s.geometry, visit.frame, 25.0, None, cap_style="flat")
-    assert visit.frame.area_sqft(whole) == pytest.approx(50 * 400 / 0.9996 ** 2, rel=1e-6)
+    assert visit.frame.area_sqft(whole) == pytest.approx(50 * 400 / 0.9996, rel=1e-6)

@@ -177,8 +177,9 @@ def test_drainageway_area_is_the_centreline_buffered_by_the_half_width(visit_pat
     export_visit(visit_path, out, "shp")
     _, _, geoms, _ = read(str(out / "drainageway_area.shp"))
     g = shapely.from_wkb(geoms[0])
-    # 200 m of centreline (EPSG:3070 metres), 54 ft = 16.4592 m each side, flat ends
-    assert g.area == pytest.approx(200.0 * 2 * 54 * 0.3048, rel=1e-9)
+    # 200 m of centreline (EPSG:3070 metres), 54 ground ft = 16.4592 m each side, flat ends; on
+    # WTM's central meridian (90 W) a ground metre is 0.9996 grid metres wide
+    assert g.area == pytest.approx(200.0 * 2 * 54 * 0.3048 * 0.9996, rel=1e-7)
 
 
 @contextlib.contextmanager

@@ -281,3 +281,28 @@ def test_pyproj_is_imported_when_a_crs_is_first_needed():
     # radius a(1 - e²) / (1 - e² sin²φ)^1.5 = 6,367,438 m, times 0.1 π / 180 = 11,113.3 m
     assert float(out[0]) == 0.0 and float(out[1]) == pytest.approx(11113.3, abs=0.5)
     assert out[2] == "32616"
+
+
+def test_a_buffer_width_in_ground_feet_stands_that_far_away_on_the_ground():
+    """248.5 km east of UTM 15N's central meridian (k = 0.9996 (1 + (E'/R)^2 / 2) = 1.00036) a
+    75 ft protective area drawn 75 grid-ft wide would stand 0.027 ft (1/3 in) short on the
+    ground; ``from_ground_ft`` gives the grid width whose edge is 75.000 ft away on the
+    ellipsoid."""
+    from shapely.geometry import Point
+
+    frame = SiteFrame(32615)                          # UTM 15N at 89.9 W: 3.1 degrees east of 93 W
+    x, y = frame.to_local(-89.9, 44.0)
+    centre = Point(float(x), float(y))
+    k = frame.scale_factor(centre.x, centre.y)
+    assert float(x) - 500_000 == pytest.approx(248_544, abs=1)
+    assert k == pytest.approx(0.9996 * (1 + (248_544 / 6_381_000) ** 2 / 2), abs=5e-6)
+    width = frame.from_ground_ft(75.0, centre)
+    assert width == pytest.approx(75.0 * 0.3048 * k, rel=1e-12)
+    # the buffer's edge due east, measured on the ellipsoid
+    lon, lat = frame.to_lonlat(centre.x + width, centre.y)
+    from pyproj import Geod
+
+    _, _, metres = Geod(ellps="WGS84").inv(-89.9, 44.0, float(lon), float(lat))
+    assert metres / 0.3048 == pytest.approx(75.0, abs=0.002)
+    # the plain unit conversion (no scale factor) falls short by 0.027 ft
+    assert 75.0 - frame.from_ft(75.0) / k / 0.3048 == pytest.approx(0.027, abs=0.001)

@@ -171,7 +171,7 @@ def _add_areas(out: dict[str, Any], visit: Any, ft: Any) -> None:
         out["polygons"].setdefault(_v(a.kind), []).extend(rings)
         pa = visit.checks.get(f"protective_area:{a.uuid}")
         if pa is not None and pa.result.get("width_ft"):
-            buf = a.geometry.buffer(f.from_ft(pa.result["width_ft"]), quad_segs=8)
+            buf = a.geometry.buffer(f.from_ground_ft(pa.result["width_ft"], a.geometry), quad_segs=8)
             out["lines"]["buffers"].extend(ft(r) for r in _rings(buf))
             b = buf.bounds  # label on the buffer's top edge
             out["labels"].append((float(f.to_ft((b[0] + b[2]) / 2)), float(f.to_ft(b[3])),
@@ -187,7 +187,8 @@ def _add_ohwm_buffers(out: dict[str, Any], visit: Any, ft: Any, ohwm_lines: list
         f = visit.model.frame
         for pts in ohwm_lines:
             if len(pts) >= 2:
-                buf = LineString(pts).buffer(f.from_ft(pa.result["width_ft"]))
+                line = LineString(pts)
+                buf = line.buffer(f.from_ground_ft(pa.result["width_ft"], line))
                 out["lines"]["buffers"].extend(ft(r) for r in _rings(buf))
 
 
@@ -203,11 +204,11 @@ def _add_envelope(out: dict[str, Any], visit: Any, ft: Any) -> None:
         f = visit.model.frame
         limits = {"foundation": 20.0, "drive": 5.0, "parking": 5.0, "septic_field": 5.0,
                   "utility_trench": 5.0}
-        parts = [a.geometry.buffer(f.from_ft(limits[_v(a.kind)]), quad_segs=8)
+        parts = [a.geometry.buffer(f.from_ground_ft(limits[_v(a.kind)], a.geometry), quad_segs=8)
                  for a in visit.areas() if _v(a.kind) in limits]
         # drive edges and trenches drawn as lines: 5 ft along the line, never closed (D.2.b)
-        parts += [ln.geometry.buffer(f.from_ft(5.0), quad_segs=8) for ln in visit.model.features(Layer.LINE)
-                  if _v(ln.kind) in ("drive", "utility_trench")]
+        parts += [ln.geometry.buffer(f.from_ground_ft(5.0, ln.geometry), quad_segs=8)
+                  for ln in visit.model.features(Layer.LINE) if _v(ln.kind) in ("drive", "utility_trench")]
         if parts:
             out["lines"]["envelope"] = [ft(r) for r in _rings(unary_union(parts))]
 

@@ -144,7 +144,7 @@ def _area_targets(visit: Any, ft: Any) -> list[Target]:
         if pa is not None and pa.result.get("width_ft"):
             w = pa.result["width_ft"]
             out += _rings_targets(f"protective_area:{a.uuid}", f"Protective-area edge {w:g} ft — {name}",
-                                  a.geometry.buffer(f.from_ft(w), quad_segs=8), ft,
+                                  a.geometry.buffer(f.from_ground_ft(w, a.geometry), quad_segs=8), ft,
                                   f"protective_area:{a.uuid}")
         if _v(a.kind) == "wetland":
             out += _rings_targets(f"wetland:{a.uuid}", f"Wetland boundary — {name}", a.geometry, ft,
@@ -157,9 +157,10 @@ def _area_targets(visit: Any, ft: Any) -> list[Target]:
             by_line.setdefault(p.line_uuid, []).append((p.x, p.y))
         for line_uuid, pts in by_line.items():
             if len(pts) >= 2:
+                line = LineString(pts)
                 out += _rings_targets(f"protective_area:ohwm:{line_uuid}",
                                       f"Protective-area edge {w:g} ft — OHWM",
-                                      LineString(pts).buffer(f.from_ft(w)), ft, "protective_area")
+                                      line.buffer(f.from_ground_ft(w, line)), ft, "protective_area")
     probe: dict[str, Any] = {"lines": {"envelope": []}}
     overlays._add_envelope(probe, visit, ft)      # the map's envelope, in grid ft already
     rings = probe["lines"]["envelope"]

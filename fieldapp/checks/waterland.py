@@ -92,7 +92,7 @@ def shoreline_strips(model: Any, out: dict[str, tuple[str, Any]]) -> list[tuple[
         lake = kind_of == "lake" if kind_of is not None else all_lakes
         name = ln.water_feature or ln.label or "the OHWM"
         strips.append(("lake_shoreline" if lake else "stream_bank", name,
-                       ln.geometry.buffer(model.frame.from_ft(float(width)), quad_segs=8)))
+                       ln.geometry.buffer(model.frame.from_ground_ft(float(width), ln.geometry), quad_segs=8)))
     return strips
 
 

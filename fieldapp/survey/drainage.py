@@ -81,7 +81,7 @@ def drainageway_strip(line: Any, frame: Any, half_ft: float, reaches_ft: Sequenc
     A reach list covering the whole line gives the line's own buffer (as before the rule
     listed reaches); otherwise the union of the reaches' buffers (``cap_style`` at their ends).
     """
-    width = float(frame.from_ft(half_ft))
+    width = float(frame.from_ground_ft(half_ft, line))
     length = float(frame.length_ft(line))
     whole = not reaches_ft or (len(reaches_ft) == 1 and reaches_ft[0][0] <= 1e-6
                                and reaches_ft[0][1] >= length - 1e-6)

@@ -169,9 +169,10 @@ def test_drainageway_buffer_edge_is_half_the_width_from_the_centreline(controlle
     (edge,) = [t for t in targets(controller) if t.key.startswith(f"drainageway:{line.uuid}")]
     assert edge.kind == "edge" and edge.verdict == f"drainageway:{line.uuid}"
     centre = LineString([((X0 + 100.0) / FT, Y0 / FT), ((X0 + 100.0) / FT, (Y0 + 200.0) / FT)])
-    # every vertex of the edge (the buffer's, on its arcs too) is 54 ft (grid) from the centreline
+    # every vertex of the edge (the buffer's, on its arcs too) is 54 ft on the ground from the
+    # centreline: 54 x 0.9996 grid ft on this central meridian (UTM k0)
     d = [centre.distance(Point(c)) for c in edge.geometry.coords]
-    assert min(d) == pytest.approx(54.0, abs=1e-6) and max(d) == pytest.approx(54.0, abs=1e-6)
+    assert min(d) == pytest.approx(54.0 * 0.9996, abs=1e-6) and max(d) == pytest.approx(54.0 * 0.9996, abs=1e-6)
     assert "Drainageway buffer edge 54 ft — Creek" == edge.label
 
 
