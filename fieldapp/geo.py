@@ -690,6 +690,7 @@ def find_projected_crs(text: str, *, near: tuple[float, float] | None = None,
     return [(f"EPSG:{r.code}", r.name) for r in hits[:limit]]
 
 
+@functools.lru_cache(maxsize=64)
 def wisconsin_counties(lat_deg: float, lon_deg: float) -> tuple[str, ...]:
     """The Wisconsin counties whose county coordinate system (WISCRS, PROJ's database) holds the
     position (WGS84 degrees), named as the systems name them (``("Vernon",)``; two or more where
