@@ -80,6 +80,8 @@ __all__ = [
     "SiteFrame",
     "geodesic_area_m2",
     "WGS84",
+    "wisconsin_counties",
+    "wisconsin_place_words",
 ]
 
 FOOT_INTERNATIONAL_M = 0.3048
@@ -696,3 +698,41 @@ def find_projected_crs(text: str, *, near: tuple[float, float] | None = None,
 
         hits.sort(key=lambda r: not holds(r))
     return [(f"EPSG:{r.code}", r.name) for r in hits[:limit]]
+
+
+@functools.lru_cache(maxsize=64)
+def wisconsin_counties(lat_deg: float, lon_deg: float) -> tuple[str, ...]:
+    """The Wisconsin counties whose county coordinate system (WISCRS, PROJ's database) holds the
+    position (WGS84 degrees), named as the systems name them (``("Vernon",)``; two or more where
+    one system serves several counties, ``("Adams", "Juneau")``, or near a county line, since
+    PROJ's areas of use are boxes); () outside Wisconsin.
+
+    >>> wisconsin_counties(43.592, -90.642), wisconsin_counties(43.3035, -91.786)
+    (('Vernon',), ())
+    """
+    from pyproj.aoi import AreaOfInterest
+    from pyproj.database import query_crs_info
+    from pyproj.enums import PJType
+
+    found = query_crs_info(auth_name="EPSG", pj_types=PJType.PROJECTED_CRS, contains=True,
+                           area_of_interest=AreaOfInterest(lon_deg, lat_deg, lon_deg, lat_deg))
+    names: list[str] = []
+    for info in found:
+        head = "NAD83(2011) / WISCRS "
+        if info.deprecated or not info.name.startswith(head) or not info.name.endswith(" (ftUS)"):
+            continue
+        for part in info.name[len(head):-len(" (ftUS)")].replace(" and ", ", ").split(", "):
+            if part and part not in names:
+                names.append(part)
+    return tuple(sorted(names))
+
+
+def wisconsin_place_words(lat_deg: float, lon_deg: float) -> str | None:
+    """Where the position is, for the rule sets' sentence: ``"Vernon County, Wisconsin"``,
+    ``"Adams or Juneau County, Wisconsin"`` (:func:`wisconsin_counties`); None outside
+    Wisconsin."""
+    counties = wisconsin_counties(lat_deg, lon_deg)
+    if not counties:
+        return None
+    return (", ".join(counties[:-1]) + " or " if len(counties) > 1 else "") \
+        + f"{counties[-1]} County, Wisconsin"

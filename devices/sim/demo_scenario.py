@@ -1,5 +1,17 @@
 """Builds ``scenarios/demo.json``: a stream bank, a wooded stand and a small wetland on the
-Upper Iowa River near Decorah, Iowa (``python -m devices.sim.demo_scenario > demo.json``).
+Kickapoo River north of La Farge, Vernon County, Wisconsin
+(``python -m devices.sim.demo_scenario > demo.json``).
+
+Why there: the app checks Wisconsin's sections (NR 341.035, NR 151.125), so the demo lies in
+Wisconsin (it lay on the Upper Iowa River in Iowa until issue 35). The Kickapoo, in the
+Driftless Area, has what the layout needs on one reach: a meandering river whose channel runs
+toward every point of the compass (so an east-north-east reach, 80 deg, is one of its own), a
+broad floodplain with wetlands, and wooded slopes rising from it (the Kickapoo Valley Reserve,
+between La Farge and Ontario). Vernon County keeps UTM zone 15 (west of 90 deg W); its county
+system, WISCRS Vernon (US survey feet, EPSG:7637), is what *Automatic* picks from the first fix.
+The origin is a scenario position on the valley floor, not a surveyed point of the channel; the
+demo treats the reach as not a priority navigable waterway (that designation is the DNR's,
+NR 1.05, for a crew to look up, and the demo claims it for no real reach).
 
 Local layout in international feet from the transect origin on the OHWM: ``along`` is landward
 on the transect azimuth (350 deg), ``offset`` is along the river (80 deg, downstream to the
@@ -14,7 +26,7 @@ from typing import Any
 
 from pyproj import Geod
 
-ORIGIN = (43.30350, -91.78600)  # lat, lon: OHWM on the north bank, west of Decorah
+ORIGIN = (43.59200, -90.64200)  # lat, lon: OHWM on the north bank, north of La Farge
 TRANSECT_AZIMUTH_DEG = 350.0
 RIVER_AZIMUTH_DEG = 80.0
 FT = 0.3048
@@ -23,6 +35,13 @@ _GEOD = Geod(ellps="WGS84")
 PROFILE_FT = [[0, 0.0], [40, 1.6], [80, 8.8], [120, 16.8], [180, 19.8], [250, 21.9]]
 """(distance from OHWM, elevation) ft: 4 % to 40 ft, 18 % to 80, 20 % to 120, 5 % to 180,
 3 % to 250."""
+SITE_NOTES = (
+    "Demo site on the Kickapoo River north of La Farge, Vernon County, Wisconsin: the state"
+    " sections (NR 341.035, NR 151.125) apply here. The local chapter checked is the City of"
+    " Decorah's resource protection chapter (Winneshiek County, Iowa; Ord. 952, 1993), chosen"
+    " for the demo so that its verdicts can be shown; it is not the law in Vernon County.")
+"""The demo visit's site notes (``site.notes`` of a new ``--simulate`` visit, printed in the
+report): which rule sets the demo checks here and why."""
 STATIONS_FT = [0, 20, 40, 60, 80, 100, 120, 150, 180, 215, 250]
 
 SPECIES = [  # caliper slot, label, code (USDA PLANTS), common name, leaf habit
@@ -96,13 +115,14 @@ def build_demo() -> dict[str, Any]:
     return {
         "name": "demo",
         "description": (
-            "Upper Iowa River near Decorah, Iowa: a stream bank with a steep pitch from 40 to "
+            "Kickapoo River north of La Farge, Vernon County, Wisconsin: a stream bank with a "
+            "steep pitch from 40 to "
             "120 ft landward of the OHWM, a mature wooded stand on it, and a small wetland "
             "(about 12,000 sq ft) on the floodplain downstream. Positions WGS 84 (EPSG:4326); "
             "lengths in international feet. Built by devices/sim/demo_scenario.py."
         ),
-        "site": {"name": "Upper Iowa River, Decorah, Winneshiek County, Iowa",
-                 "crs": "EPSG:4326", "origin": list(ORIGIN)},
+        "site": {"name": "Kickapoo River, La Farge, Vernon County, Wisconsin",
+                 "crs": "EPSG:4326", "origin": list(ORIGIN), "notes": SITE_NOTES},
         "ohwm": ohwm,
         "transect": {
             "start": to_latlon(0, 0), "end": transect_end,
@@ -118,7 +138,7 @@ def build_demo() -> dict[str, Any]:
             {"caliper": n, "label": lab, "code": code, "common_name": name, "leaf_habit": h}
             for n, lab, code, name, h in SPECIES]},
         "devices": {
-            "gnss": {"simulator": "gnss", "rate_hz": 1, "speed_m_s": 1.0, "alt_m": 262.0,
+            "gnss": {"simulator": "gnss", "rate_hz": 1, "speed_m_s": 1.0, "alt_m": 232.0,
                      "sentences": ["GGA", "RMC", "GSA", "GSV", "GST", "VTG", "ZDA"],
                      "quality": "rtk_fixed", "waypoints": walk,
                      # early, while the surveyor stands at the first OHWM point: the

@@ -320,7 +320,7 @@ def _species_table(value: Any, path: str) -> None:
 _TOP: dict[str, Check] = {
     "name": string(),
     "description": string(),
-    "site": obj({"name": string(), "crs": _crs, "origin": latlon}),
+    "site": obj({"name": string(), "crs": _crs, "origin": latlon, "notes": string()}),
     "ohwm": list_of(latlon, min_len=2, what="a list of [lat, lon] points"),
     "transect": obj({
         "start": latlon, "end": latlon, "azimuth_deg": _ANGLE, "profile_ft": _profile,

@@ -68,9 +68,18 @@ def main() -> None:
     fix = w.usable_fix()
     m = w.visit.model
     x0, y0 = m.frame.to_local(fix.lon_deg, fix.lat_deg)
-    pts = [m.add_ohwm_offset_point((x0 - 30 + 12 * i, y0 - 20 + (i % 2) * 3), 0.0, horizontal_ft=0.0)
+
+    def ft(length_ft):
+        """Site CRS units of a length in feet (the demo's WISCRS Vernon is in US survey feet)."""
+        return float(m.frame.from_ft(length_ft))
+
+    def metres(length_m):
+        return ft(length_m / 0.3048)
+
+    pts = [m.add_ohwm_offset_point((x0 + metres(-30 + 12 * i), y0 + metres(-20 + (i % 2) * 3)), 0.0,
+                                   horizontal_ft=0.0)
            for i in range(5)]
-    pts.append(m.add_ohwm_offset_point((x0 + 30, y0 - 40), 0.0, horizontal_ft=0.0))   # the stray point 6
+    pts.append(m.add_ohwm_offset_point((x0 + metres(30), y0 - metres(40)), 0.0, horizontal_ft=0.0))  # stray 6
     t = m.add_transect(0.0, ohwm_point_uuid=pts[2].uuid)
     for seg, pct in [(20, 5), (20, 18), (20, 6)]:
         m.add_station(t.uuid, horizontal_ft=seg, slope_pct=pct)
@@ -103,14 +112,14 @@ def main() -> None:
     lines.label.setText("Drainageway 1")
     key("D")
     for dx, dy in ((-90, -110), (-20, -135), (40, -120)):
-        lines.map_clicked(*w.visit.ft(x0 + dx * 0.3048, y0 + dy * 0.3048))
+        lines.map_clicked(*w.visit.ft(x0 + ft(dx), y0 + ft(dy)))
     lines.mapped.setCurrentIndex(1)
     lines.tributary.setText("12")
     shot(w, "lines_drawing.png")
     key("Ctrl+L")
     lines.note_text.setText("culvert under the drive, 18 in")
     key("K")
-    lines.map_clicked(*w.visit.ft(x0 - 60 * 0.3048, y0 + 20 * 0.3048))
+    lines.map_clicked(*w.visit.ft(x0 - ft(60), y0 + ft(20)))
     key("Ctrl+K")
     QTest.qWait(600)            # the map draws the new line and note first
     w.map.plot.getPlotItem().getViewBox().autoRange()
@@ -118,11 +127,11 @@ def main() -> None:
     # a wetland walked and closed, then re-opened from its form to walk on
     walk = m.start_walk("wetland", label="Wetland A", spacing_ft=None, interval_s=1.0)
     for dx, dy in ((-60, -60), (-20, -60), (-20, -90), (-60, -90)):
-        walk.add_vertex(x0 + dx * 0.3048, y0 + dy * 0.3048)
+        walk.add_vertex(x0 + ft(dx), y0 + ft(dy))
     w.visit.walk = walk
     w.visit.close_walk({"label": "Wetland A", "wetland_type": "shallow marsh"})
     key("Ctrl+4")
-    w.editor.click_at(*w.visit.ft(x0 - 40 * 0.3048, y0 - 75 * 0.3048), tolerance_ft=2.0)
+    w.editor.click_at(*w.visit.ft(x0 - ft(40), y0 - ft(75)), tolerance_ft=2.0)
     form = w.editor.edit_selected()
     shot(form, "edit_form_wetland.png")
     form.reopen_button.click()

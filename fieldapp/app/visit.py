@@ -609,7 +609,8 @@ def last_visit_named(data_dir: str | Path, name: str) -> Path | None:
 
 def open_visit(path: Path, *, name: str | None = None, priority_waterway: bool = False,
                crew: str | list[str] = "", antenna_height_m: float = 0.0, antenna_height_unit: str = "m",
-               water_features: list[Any] | tuple[Any, ...] = (), crs: str | None = None) -> VisitController:
+               water_features: list[Any] | tuple[Any, ...] = (), crs: str | None = None,
+               notes: str = "") -> VisitController:
     """Open the visit at ``path`` or create it (store attached when :mod:`fieldapp.store` is
     available). The keyword settings apply to a new visit only (``crs`` None: the UTM zone of
     the first fix; ``water_features`` as :class:`fieldapp.survey.features.WaterFeature`)."""
@@ -635,7 +636,7 @@ def open_visit(path: Path, *, name: str | None = None, priority_waterway: bool =
     model = Visit.new(name or path.stem, crew=crew_list, priority_waterway=priority_waterway,
                       antenna_height_m=antenna_height_m, antenna_height_unit=antenna_height_unit,
                       water_features=tuple(water_features),
-                      crs=crs)
+                      crs=crs, notes=notes)
     new_store = None
     if store_mod is not None:
         new_store = store_mod.create_visit(path, model)
@@ -811,12 +812,26 @@ def open_target(cfg: Any, path: Path, spec: Any) -> VisitController:
         visit = open_from_spec(spec)
     else:
         visit = open_visit(path, name=path.stem, priority_waterway=cfg.priority_waterway,
-                           crew=cfg.crew, antenna_height_m=cfg.antenna_height_m)
+                           crew=cfg.crew, antenna_height_m=cfg.antenna_height_m,
+                           notes=demo_site_notes() if cfg.simulate else "")
     try:
         visit.refresh_checks()
     except Exception:  # noqa: BLE001 - the window builds them again and shows why they failed
         log.exception("checks at open")
     return visit
+
+
+def demo_site_notes() -> str:
+    """A new demo visit's site notes: the scenario's (``site.notes``, which rule sets the demo
+    checks at its Wisconsin site and that the local chapter was chosen for the demo); "" when
+    the scenario cannot be read (the simulators then say why)."""
+    try:
+        from devices.sim.scenario import load_scenario
+
+        return str(load_scenario("demo")["site"].get("notes", ""))
+    except Exception:  # noqa: BLE001 - the notes are words, never a reason not to open
+        log.exception("demo scenario's site notes")
+        return ""
 
 
 def show_opened(window: Any, path: Path, visit: VisitController) -> None:

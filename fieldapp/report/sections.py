@@ -18,6 +18,7 @@ from fieldapp.rules.rulesets import rule_sets_words
 from fieldapp.rules.shown import NOT_SET, slope_pct_text
 from fieldapp.survey.antenna import visit_history_words
 from fieldapp.survey.features import Layer, Note, OhwmPoint, Station, Transect, Tree
+from fieldapp.survey.place import site_place
 from fieldapp.survey.visit import Visit
 
 from .content import (
@@ -70,7 +71,7 @@ def site_section(c: ReportContent, w: float) -> list[Flowable]:
         ["Water features", esc(waters)],
         ["Zoning district, use", esc(f"{s.zoning_district or 'district not entered'}, "
                                      f"{s.land_use or 'use not entered'} (Decorah resource protection, General A)")],
-        ["Rules checked", esc(rule_sets_words())],
+        ["Rules checked", esc(rule_sets_words(site_place(c.visit)))],
         ["Antenna height", esc(visit_history_words(c.visit))],
         ["Magnetic declination", esc(declination_words(s))],
         ["Site record", esc(f"created {s.created_utc:%Y-%m-%d %H:%M} UTC by {s.created_by}")],

@@ -172,8 +172,10 @@ class NewVisitDialog(QDialog):
         self.priority.setChecked(priority_waterway)
         form.addRow("Waterway", self.priority)
         from fieldapp.rules.rulesets import rule_sets_words
+        from fieldapp.survey.place import place_of
 
-        self.rule_sets = QLabel(rule_sets_words())     # what this site is checked against
+        # what this site is checked against, and whether the state's sections apply here
+        self.rule_sets = QLabel(rule_sets_words(place_of(*fix_lat_lon) if fix_lat_lon else None))
         self.rule_sets.setObjectName("visitRuleSets")
         self.rule_sets.setWordWrap(True)
         form.addRow("Rules checked", self.rule_sets)

@@ -262,7 +262,8 @@ def test_bundle_exports_with_gdal_and_ezdxf(bundle, smoke_run, tmp_path):
         assert done.returncode == 0, done.stdout[-3000:] + done.stderr[-3000:]
     assert pyogrio.read_info(shp_dir / "track_point.shp")["features"] == track_points
     prj = (shp_dir / "track_point.prj").read_text()
-    assert prj.startswith("PROJCS[") and "UTM" in prj, prj[:200]
+    # the demo site is in Vernon County, Wisconsin: Automatic gave it the county's WISCRS (ftUS)
+    assert prj.startswith('PROJCS["NAD_1983_2011_WISCRS_Vernon_Feet"') and 'UNIT["US survey foot"' in prj, prj[:200]
     doc = ezdxf.readfile(dxf_file)
     (line,) = doc.modelspace().query('LWPOLYLINE[layer=="track_point"]')
     assert len(line) == track_points

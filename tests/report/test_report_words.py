@@ -38,8 +38,13 @@ def test_report_lists_every_tree_and_says_keys_in_words(sample):
     assert "bank_ft_at_least" not in t and "bank at least (ft)" in t
     assert "_ft" not in t and "_pct" not in t and "_in " not in t
     assert "4 RTK fixed" not in t and "RTK fixed" in t
+    # the rule sets for this site: the sample's OHWM points lie at 44.5 N, 90.0 W (Wood County)
     assert ("Rules checked State (Wisconsin): NR 341.035 bank determination; NR 151.125"
-            " protective areas. Local (City of Decorah") in t
+            " protective areas. They apply: the site is in Wood County, Wisconsin. Local (City of"
+            " Decorah, Winneshiek County, Iowa): resource protection chapter, Ord. 952 (1993): the"
+            " one local chapter the app carries, checked at every site as its local"
+            " resource-protection ordinance (chosen for the app; it is the law only inside the"
+            " City of Decorah).") in t
 
 
 def test_devices_named_from_readings_when_no_serials_were_typed(tmp_path, qapp):

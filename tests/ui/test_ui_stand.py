@@ -27,7 +27,8 @@ def test_retained_area_and_tally_complete_survive_a_reopen(qtbot, private_dirs, 
         qtbot.waitUntil(lambda: w.visit.model.has_frame, timeout=WAIT_MS)
         fix = w.usable_fix()
         x, y = (float(v) for v in w.visit.model.frame.to_local(fix.lon_deg, fix.lat_deg))
-        d = 90.0                                      # a square stand round the surveyor (m)
+        # a 180 m square stand round the surveyor, in site units (the demo's WISCRS Vernon: US ft)
+        d = float(w.visit.model.frame.from_ft(90.0 / 0.3048))
         stand = w.visit.model.add_area("woodland_stand", [(x - d, y - d), (x + d, y - d),
                                                           (x + d, y + d), (x - d, y + d)],
                                        label="Oaks")

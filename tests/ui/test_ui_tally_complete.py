@@ -17,6 +17,11 @@ from tests.ui.ui_support import WAIT_MS, close_window, make_window, wait_fix
 SHOTS = Path(os.environ.get("FIELDAPP_SHOTS", "/tmp"))
 
 
+def site_units_per_metre(model) -> float:
+    """Site CRS units in a metre: the demo's first fix picks WISCRS Vernon, in US survey feet."""
+    return float(model.frame.from_ft(1.0 / 0.3048))
+
+
 def test_an_incomplete_tally_is_questioned_with_what_is_missing(qtbot, private_dirs, monkeypatch):
     w = make_window(qtbot, private_dirs, simulate=True)
     try:
@@ -25,12 +30,14 @@ def test_an_incomplete_tally_is_questioned_with_what_is_missing(qtbot, private_d
         model = w.visit.model
         fix = w.usable_fix()
         x, y = (float(v) for v in model.frame.to_local(fix.lon_deg, fix.lat_deg))
-        d = 90.0                                         # a 180 m square stand (m)
+        m = site_units_per_metre(model)
+        d = 90.0 * m                                     # a 180 m square stand
         stand = model.add_area("woodland_stand", [(x - d, y - d), (x + d, y - d), (x + d, y + d),
                                                   (x - d, y + d)], label="Oaks")
-        model.add_area("grove", [(x + 60, y + 60), (x + 80, y + 60), (x + 80, y + 80)], label="Grove NE")
+        model.add_area("grove", [(x + 60 * m, y + 60 * m), (x + 80 * m, y + 60 * m), (x + 80 * m, y + 80 * m)],
+                       label="Grove NE")
         for i in range(10):                              # all on the west side
-            model.add_tree(x=x - 80 + 3 * i, y=y, dbh_in=12.0, species_code="QURU")
+            model.add_tree(x=x + (-80 + 3 * i) * m, y=y, dbh_in=12.0, species_code="QURU")
         tally = w.panels["tally"]
         w.tabs.setCurrentWidget(tally)
         gaps = tally_gaps(w.visit)
@@ -69,7 +76,7 @@ def test_a_tally_covering_its_stand_is_not_questioned(qtbot, private_dirs, monke
         model = w.visit.model
         fix = w.usable_fix()
         x, y = (float(v) for v in model.frame.to_local(fix.lon_deg, fix.lat_deg))
-        d = 20.0                                         # a 40 m square: corners and centre
+        d = 20.0 * site_units_per_metre(model)           # a 40 m square: corners and centre
         stand = model.add_area("woodland_stand", [(x - d, y - d), (x + d, y - d), (x + d, y + d),
                                                   (x - d, y + d)], label="Small")
         for dx, dy in ((-d, -d), (d, -d), (d, d), (-d, d), (0.0, 0.0)):

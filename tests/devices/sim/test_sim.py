@@ -176,7 +176,7 @@ def test_gnss_sim_through_gnss_reader_follows_the_path():
     from pyproj import Geod
 
     geod = Geod(ellps="WGS84")
-    path = GnssPath.from_legs((43.3035, -91.786), [(20.0, 350.0), (20.0, 80.0)], speed_m_s=2.0)
+    path = GnssPath.from_legs((43.592, -90.642), [(20.0, 350.0), (20.0, 80.0)], speed_m_s=2.0)
     sink = Sink()
     with GnssSim(path, rate_hz=10, quality="rtk_fixed", seed=3,
                  sentences=("GGA", "RMC", "GSA", "GSV", "GST", "VTG", "ZDA")) as sim:

@@ -16,7 +16,7 @@ from devices.sim.gnss import GnssPath, GnssSim
 from tests.devices.sim.test_sim import Sink, _connected_reader, wait_for
 
 GEOD = Geod(ellps="WGS84")
-START = (43.3035, -91.786)
+START = (43.592, -90.642)   # the demo origin (devices/sim/demo_scenario.py)
 
 
 def dist_m(a, b):

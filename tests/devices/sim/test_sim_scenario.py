@@ -19,10 +19,15 @@ def test_shipped_demo_is_what_the_generator_builds():
     assert load_scenario("demo") == build_demo()
 
 
-def test_demo_site_near_decorah_with_the_steep_pitch():
+def test_demo_site_on_a_wisconsin_stream_with_the_steep_pitch():
+    from fieldapp.geo import utm_zone, wisconsin_counties
+
     demo = load_scenario("demo")
     lat, lon = demo["transect"]["start"]
-    assert 43.25 < lat < 43.35 and -91.85 < lon < -91.75  # Upper Iowa River at Decorah
+    assert 43.55 < lat < 43.65 and -90.70 < lon < -90.60  # Kickapoo River north of La Farge
+    # the state sections are Wisconsin's: the demo lies in Vernon County, still UTM zone 15
+    assert wisconsin_counties(lat, lon) == ("Vernon",) and utm_zone(lat, lon) == (15, True)
+    assert demo["site"]["name"] == "Kickapoo River, La Farge, Vernon County, Wisconsin"
     profile = TerrainProfile(demo["transect"]["profile_ft"])
     st = demo["transect"]["stations_ft"]
     slopes = [round(profile.slope_pct(a, b), 6) for a, b in zip(st, st[1:], strict=False)]
