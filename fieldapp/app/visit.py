@@ -788,6 +788,10 @@ def initial_visit_target(window: Any) -> tuple[Path, Any] | None:
         # the demo visit of the last run is offered again (it was a new empty one each time)
         last = last_visit_named(cfg.data_dir, "demo") if cfg.simulate and not cfg.new_visit \
             else None
+        if last is not None and (moved := _demo_moved_words(last)):
+            log.info("%s", moved)
+            window.show_banner(moved)
+            last = None
         if last is not None and dialogs_allowed(cfg, window.platform_name()) \
                 and window.ask_reopen_visit(last):
             return last, None
@@ -819,6 +823,17 @@ def open_target(cfg: Any, path: Path, spec: Any) -> VisitController:
     except Exception:  # noqa: BLE001 - the window builds them again and shows why they failed
         log.exception("checks at open")
     return visit
+
+
+def _demo_moved_words(last: Path) -> str:
+    """Why the last demo visit is not offered again (:mod:`fieldapp.app.demosite`), or ""."""
+    try:
+        from devices.sim.demo_scenario import ORIGIN
+    except ImportError:         # an installed app without the simulators: nothing to compare
+        return ""
+    from fieldapp.app.demosite import elsewhere_words
+
+    return elsewhere_words(last, ORIGIN)
 
 
 def demo_site_notes() -> str:

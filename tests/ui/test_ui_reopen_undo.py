@@ -37,6 +37,46 @@ def test_simulate_offers_the_last_demo_visit_again(sample_window, monkeypatch, p
     assert visit_mod.initial_visit_target(w)[0] not in (older, last)
 
 
+def _demo_file_with_a_fix(path, lat, lon):
+    """A file with just the table and the one stored fix the check reads."""
+    import sqlite3
+
+    with sqlite3.connect(path) as conn:
+        conn.execute("CREATE TABLE track_point (fid INTEGER PRIMARY KEY, lat_deg REAL, lon_deg REAL)")
+        conn.execute("INSERT INTO track_point (lat_deg, lon_deg) VALUES (?, ?)", (lat, lon))
+    conn.close()
+
+
+def test_a_demo_visit_walked_before_the_demo_moved_is_not_offered(sample_window, monkeypatch,
+                                                                 private_dirs):
+    """The demo moved from the Upper Iowa River (43.3035 N, 91.786 W) to the Kickapoo; a demo
+    visit walked there lies 98 km away (Geod, WGS 84): a new demo visit, and the banner says why."""
+    from devices.sim.demo_scenario import ORIGIN
+    from fieldapp.app import visit as visit_mod
+
+    w, _path, _info = sample_window
+    data = private_dirs / "data"
+    data.mkdir(parents=True, exist_ok=True)
+    iowa = data / "demo_2026-06-02_080000.gpkg"
+    _demo_file_with_a_fix(iowa, 43.30350, -91.78600)
+    cfg = dataclasses.replace(w.config, simulate=True, visit=None, data_dir=str(data))
+    monkeypatch.setattr(w.settings, "config", cfg)
+    monkeypatch.setattr(visit_mod, "dialogs_allowed", lambda config, platform: True)
+    monkeypatch.setattr(w, "ask_reopen_visit", lambda path: pytest.fail("offered an Iowa demo visit"))
+    banners = []
+    monkeypatch.setattr(w, "show_banner", banners.append)
+    new, _ = visit_mod.initial_visit_target(w)
+    assert new != iowa and new.name.startswith("demo_")
+    assert banners == [f"The last demo visit ({iowa.name}) was walked 98 km from today's demo site"
+                       " (43.3035, -91.7860): a new demo visit was started; that file is kept as it was"]
+    # one walked at today's site (the scenario's origin, 200 ft off) is offered as before
+    here = data / "demo_2026-06-03_080000.gpkg"
+    _demo_file_with_a_fix(here, ORIGIN[0] + 0.00055, ORIGIN[1])
+    asked = []
+    monkeypatch.setattr(w, "ask_reopen_visit", lambda path: asked.append(path) or True)
+    assert visit_mod.initial_visit_target(w) == (here, None) and asked == [here]
+
+
 def test_reopen_question_names_the_visit(tmp_path):
     from fieldapp.ui.reopen import reopen_question
 
