@@ -1,0 +1,346 @@
+"""Start time and live-view CPU on Linux and under Windows CPython in wine, side by side (issue 33).
+
+``python bench/bench_windows.py [RUNS] [SECONDS] [--visit=PATH] [--bytecode]
+[--only=startup|stream] [--wine-dir=DIR]`` runs, on this Linux machine,
+``bench/bench_ui_startup.py RUNS --visit=... [--bytecode]`` and ``bench/bench_ui_stream.py
+SECONDS`` (default 3 runs, 30 s) twice with the same arguments: natively (this Python) and
+under wine with the Windows CPython 3.12 the CI stage uses (``.ci/windows``), one after the
+other. It prints each bench's own output, then the figures
+side by side with Windows / Linux:
+
+- window shown and usable, visit ready, first fix on screen (the visit given, or one recorded
+  here by ``fieldapp --simulate``), the bare PySide6 + pyqtgraph window: seconds from the start
+  of the bench's child script (median of RUNS), as bench_ui_startup.py measures them;
+  and the interpreter's own start (``python -c pass``, median of RUNS), which that figure leaves
+  out;
+- the app's CPU while streaming at 10 Hz from the demo simulators (in another process; under
+  wine they serve ``socket://`` ports, Windows has no ptys, as in the CI stage's
+  ``fieldapp --simulate``), the bare window's, the map's draws and paints a second, the idle
+  window, the fix-to-screen latency; plus, under wine, the CPU of the wineserver over the
+  stream run: work done for every wine process of the run (the app's among them) that no
+  Windows process's own CPU time counts.
+
+**A relative figure only.** wine is not Windows: process creation, file and socket calls go
+through wine's translation and its server; Qt's platform under wine is ``offscreen`` in both
+runs (wine aborts Qt's native ``windows`` platform; the ``minimal`` platform starts too but the
+benches ask for ``offscreen``), so painting is software rendering into an image in both, and no
+GPU or Windows compositor is measured. The QGIS reference exists only in the Linux run (PyQGIS
+is Debian's; the Windows run has none). Quote ``uptime`` beside the figures: the machine is
+shared.
+
+Wine set-up, as ``.ci/windows`` does it (see /work/shared/windows-under-wine.md): the wine
+prefix and the Windows python are copied once from the CI stage's cache
+(``~/.cache/fieldapp-ci/windows``, under its lock; run ``bash .ci/windows`` once if it is empty)
+into DIR (default ``~/.cache/fieldapp-bench/windows``), so the bench never changes the CI
+stage's cache; Xvfb, a persistent wineserver and ``wineboot`` are started first (their start is
+in no figure) and ended at the end. The Windows python gets ``bench/wine`` (``os.getloadavg``,
+``resource.getrusage`` for Windows; bench-only) and ``.ci/win`` (the CI harness start-up) on
+``PYTHONPATH``.
+
+Exit status 0 when both runs printed their figures; 1 (said which) otherwise.
+"""
+
+from __future__ import annotations
+
+import fcntl
+import os
+import re
+import shutil
+import statistics
+import subprocess
+import sys
+import tempfile
+import threading
+import time
+from collections.abc import Callable
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+CI_CACHE = Path(os.environ.get("XDG_CACHE_HOME", Path.home() / ".cache")) / "fieldapp-ci" / "windows"
+PYTHON_DIR = "python-3.12.9"
+#: s: the bound on one bench run (the wine start-up runs take about 10 s each on 2 cores)
+RUN_BOUND_S = 900
+
+#: (label, bench, pattern of the figure in that bench's output, unit)
+FIGURES: list[tuple[str, str, str, str]] = [
+    ("interpreter start (python -c pass)", "python", r"^python -c pass: ([\d.]+)", "s"),
+    ("bare PySide6+pyqtgraph window shown", "startup", r"^bare PySide6\+pyqtgraph window: ([\d.]+) s", "s"),
+    ("fieldapp window shown, usable", "startup", r"^fieldapp window shown, usable[^:]*: ([\d.]+) s", "s"),
+    ("fieldapp visit ready", "startup", r"^fieldapp visit ready[^:]*: ([\d.]+) s", "s"),
+    ("fieldapp first fix on screen", "startup", r"^fieldapp first fix on screen[^:]*: ([\d.]+) s", "s"),
+    ("fieldapp peak memory (RSS / working set)", "startup", r"^fieldapp peak RSS: ([\d.]+) MiB", "MiB"),
+    ("live view: app CPU, % of a core", "stream", r"^CPU of the app's process ([\d.]+) %", "%"),
+    ("live view: bare window CPU, % of a core", "stream",
+     r"bare PySide6 \+ pyqtgraph window, one point at 10 Hz, same run: ([\d.]+) %", "%"),
+    ("live view: QGIS GNSS canvas CPU (Linux only)", "stream", r"QGIS [^\n]*same run: ([\d.]+) %", "%"),
+    ("live view: wineserver CPU (wine only)", "stream", r"^wineserver: ([\d.]+) %", "%"),
+    ("map draws a second", "stream", r"^the map drew the position ([\d.]+) times", "/s"),
+    ("map paints a second", "stream", r"^the map drew the position [\d.]+ times a second and painted ([\d.]+)", "/s"),
+    ("idle window CPU, % of a core", "stream", r"^the same window idle[^:]*: ([\d.]+) %", "%"),
+    ("fix-to-screen latency, median", "stream", r"^fix-to-screen latency: median ([\d.]+) ms", "ms"),
+    ("fix-to-screen latency, p95", "stream", r"^fix-to-screen latency: [^\n]*p95 ([\d.]+) ms", "ms"),
+]
+
+
+def winpath(path: Path) -> str:
+    """``/a/b`` as the Windows python names it through wine's ``Z:`` drive (``Z:\\a\\b``)."""
+    return "Z:" + str(path).replace("/", "\\")
+
+
+class Wine:
+    """Xvfb, a persistent wineserver and the Windows python in a prefix of the bench's own.
+
+    Raises (at construction):
+        SystemExit: no wine, no Xvfb, no cached prefix or python to copy, or wine did not start.
+    """
+
+    def __init__(self, wine_dir: Path) -> None:
+        self.wine = shutil.which("wine64") or ("/usr/lib/wine/wine64" if Path("/usr/lib/wine/wine64").exists() else "")
+        self.server = ("/usr/lib/wine/wineserver64" if Path("/usr/lib/wine/wineserver64").exists()
+                       else shutil.which("wineserver") or "")
+        if not self.wine or not self.server or not shutil.which("Xvfb"):
+            raise SystemExit("bench_windows: needs wine64, wineserver and Xvfb (run `bash .ci/windows` once:"
+                             " it installs them)")
+        self.dir = wine_dir
+        self.prefix = wine_dir / "prefix"
+        self.python = wine_dir / PYTHON_DIR / "python.exe"
+        self._copy_from_ci_cache()
+        self._display_file = wine_dir / "display"
+        self._display_file.write_text("", encoding="ascii")
+        with self._display_file.open("w", encoding="ascii") as display:
+            self.xvfb = subprocess.Popen(["Xvfb", "-displayfd", str(display.fileno()), "-screen", "0", "1280x1024x24",
+                                          "-nolisten", "tcp"], pass_fds=(display.fileno(),),
+                                         stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        for _ in range(100):
+            if self._display_file.read_text(encoding="ascii").strip():
+                break
+            time.sleep(0.1)
+        else:
+            self.xvfb.kill()
+            raise SystemExit("bench_windows: Xvfb did not start")
+        display_no = ":" + self._display_file.read_text(encoding="ascii").strip()
+        # wine drops QT_* from the Linux environment: FIELDAPP_WINE_QT_* is restored by
+        # .ci/win/sitecustomize.py (run by bench/wine/sitecustomize.py); the rest of the Linux
+        # environment stays out, as in the CI stage
+        self.env = {"HOME": str(Path.home()), "USER": os.environ.get("USER", "root"), "PATH": "/usr/bin:/bin",
+                    "LANG": "C.UTF-8", "DISPLAY": display_no, "WINEPREFIX": str(self.prefix),
+                    "WINEDEBUG": "-all", "WINEDLLOVERRIDES": "mscoree,mshtml=", "WINESERVER": self.server,
+                    "TZ": "UTC", "FIELDAPP_WINE_QT_QPA_PLATFORM": "offscreen",
+                    "PYTHONPATH": ";".join(winpath(p) for p in (ROOT / "bench" / "wine", ROOT / ".ci" / "win", ROOT))}
+        # bytecode as the Linux run has it (with PYTHONDONTWRITEBYTECODE in the shell, fieldapp
+        # is compiled from source at every start in both runs; --bytecode: from bytecode in both)
+        for name in ("PYTHONDONTWRITEBYTECODE", "PYTHONUNBUFFERED"):
+            if os.environ.get(name):
+                self.env[name] = os.environ[name]
+        # the server and wine's services started now, their output nowhere: a service started
+        # during a run would hold that run's output pipe open
+        subprocess.run([self.server, "-p"], env=self.env, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
+                       stderr=subprocess.DEVNULL, check=False)
+        boot = subprocess.run([self.wine, "wineboot"], env=self.env, stdin=subprocess.DEVNULL,
+                              stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, check=False, timeout=300)
+        if boot.returncode != 0:
+            self.close()
+            raise SystemExit(f"bench_windows: wineboot failed (exit {boot.returncode}) in {self.prefix}")
+
+    def _copy_from_ci_cache(self) -> None:
+        """The CI stage's prefix and Windows python, copied once (under the stage's lock)."""
+        if (self.prefix / ".fieldapp-ci-ok").exists() and self.python.exists():
+            return
+        if not ((CI_CACHE / "prefix" / ".fieldapp-ci-ok").exists() and (CI_CACHE / PYTHON_DIR / "python.exe").exists()):
+            raise SystemExit(f"bench_windows: no wine prefix and Windows python in {CI_CACHE} to copy:"
+                             " run `bash .ci/windows` once")
+        print(f"bench_windows: copying the CI stage's wine prefix and Windows python into {self.dir} (once)",
+              flush=True)
+        self.dir.mkdir(parents=True, exist_ok=True)
+        with (CI_CACHE / ".lock").open("a") as lock:
+            fcntl.flock(lock, fcntl.LOCK_EX)     # not while the CI stage changes them
+            for name in ("prefix", PYTHON_DIR):
+                shutil.rmtree(self.dir / name, ignore_errors=True)
+                shutil.copytree(CI_CACHE / name, self.dir / name, symlinks=True)
+        # the CI stage's UNC share and N: drive point into its own temp folders
+        for link in ("n:", "unc"):
+            target = self.prefix / "dosdevices" / link
+            if target.is_symlink() or target.is_file():
+                target.unlink()
+            elif target.is_dir():
+                shutil.rmtree(target)
+
+    def python_cmd(self, *args: str) -> list[str]:
+        """The command line running the Windows python with ``args``."""
+        return [self.wine, str(self.python), *args]
+
+    def server_pid(self) -> int | None:
+        """The Linux process id of this prefix's wineserver, or None."""
+        for proc in Path("/proc").glob("[0-9]*"):
+            try:
+                if Path(os.readlink(proc / "exe")).name.startswith("wineserver") and \
+                        f"WINEPREFIX={self.prefix}".encode() in (proc / "environ").read_bytes().split(b"\0"):
+                    return int(proc.name)
+            except OSError:
+                continue
+        return None
+
+    def close(self) -> None:
+        """End this prefix's wine processes and Xvfb."""
+        subprocess.run([self.server, "-k"], env=self.env, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
+                       stderr=subprocess.DEVNULL, check=False, timeout=60)
+        self.xvfb.terminate()
+        self.xvfb.wait(30)
+
+
+def cpu_s(pid: int) -> float:
+    """CPU seconds (user + system) of Linux process ``pid`` so far.
+
+    Raises:
+        OSError: no such process.
+    """
+    fields = Path(f"/proc/{pid}/stat").read_text(encoding="ascii").rsplit(")", 1)[1].split()
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+
+def run(tag: str, cmd: list[str], env: dict[str, str], around: Callable[[], Callable[[], str]] | None = None) -> str:
+    """Run ``cmd`` (its output through a pipe: the Windows python needs one), echo its output
+    lines with ``tag`` and return the output ('\\r' dropped). ``around`` is called at the start
+    and what it returns at the end; its text is added to the output.
+
+    Raises:
+        SystemExit: the command ran past RUN_BOUND_S.
+    """
+    lines: list[str] = []
+    proc = subprocess.Popen(cmd, env=env, cwd=ROOT, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
+                            stderr=subprocess.STDOUT)
+    assert proc.stdout is not None
+    out = proc.stdout
+
+    def read() -> None:
+        for raw in out:
+            line = raw.decode("utf-8", "replace").rstrip("\r\n")
+            lines.append(line)
+            print(f"  [{tag}] {line}", flush=True)
+    reader = threading.Thread(target=read, daemon=True)
+    reader.start()
+    finish = around() if around else None
+    try:
+        proc.wait(RUN_BOUND_S)
+    except subprocess.TimeoutExpired:
+        proc.kill()
+        raise SystemExit(f"bench_windows: {tag}: still running after {RUN_BOUND_S} s, ended") from None
+    # a Windows process started during the run (a wine service) may hold the pipe: 10 s, then
+    # what arrived is all there is
+    reader.join(10)
+    if finish:
+        lines.append(finish())
+    if proc.returncode != 0:
+        lines.append(f"(exit status {proc.returncode})")
+    return "\n".join(lines)
+
+
+def interpreter_start(cmd: list[str], env: dict[str, str], runs: int) -> str:
+    """``python -c pass`` wall time, median of ``runs`` after one warm-up, as a bench line."""
+    times = []
+    for k in range(runs + 1):
+        t0 = time.perf_counter()
+        subprocess.run([*cmd, "-c", "pass"], env=env, cwd=ROOT, stdin=subprocess.DEVNULL,
+                       stdout=subprocess.PIPE, stderr=subprocess.STDOUT, check=True, timeout=300)
+        if k:
+            times.append(time.perf_counter() - t0)
+    return f"python -c pass: {statistics.median(times):.3f} s (median of {runs})"
+
+
+def figure(text: str, pattern: str) -> float | None:
+    m = re.search(pattern, text, re.MULTILINE)
+    return float(m.group(1)) if m else None
+
+
+def cell(value: float | None, unit: str) -> str:
+    """A figure in its unit for the table ('-' when not printed)."""
+    if value is None:
+        return "-"
+    return f"{value:.3f} {unit}" if unit == "s" else f"{value:.1f} {unit}"
+
+
+def record_visit(tmp: Path) -> Path:
+    """A visit with a track, recorded by ``fieldapp --simulate`` (5 s) on Linux.
+
+    Raises:
+        SystemExit: the simulated run failed.
+    """
+    visit = tmp / "bench-visit.gpkg"
+    env = dict(os.environ, QT_QPA_PLATFORM="offscreen", FIELDAPP_CONFIG_DIR=str(tmp), FIELDAPP_DATA_DIR=str(tmp))
+    done = subprocess.run([sys.executable, "-m", "fieldapp", "--simulate", "--quit-after", "5", "--visit", str(visit)],
+                          env=env, cwd=ROOT, capture_output=True, text=True, timeout=300)
+    if done.returncode != 0 or not visit.exists():
+        raise SystemExit("bench_windows: could not record a visit with fieldapp --simulate:"
+                         f" {done.stdout}{done.stderr}")
+    return visit
+
+
+def main() -> int:
+    args = [a for a in sys.argv[1:] if not a.startswith("--")]
+    opts = {a[2:].partition("=")[0]: a[2:].partition("=")[2] for a in sys.argv[1:] if a.startswith("--")}
+    runs = args[0] if args else "3"
+    bytecode = ["--bytecode"] if "bytecode" in opts else []
+    seconds = args[1] if len(args) > 1 else "30"
+    only = opts.get("only", "")
+    wine_dir = Path(opts.get("wine-dir") or Path.home() / ".cache" / "fieldapp-bench" / "windows")
+    tmp = Path(tempfile.mkdtemp(prefix="bench-windows-"))
+    outputs: dict[tuple[str, str], str] = {}
+    print(f"uptime: {subprocess.run(['uptime'], capture_output=True, text=True).stdout.strip()}", flush=True)
+    wine = Wine(wine_dir)
+    try:
+        linux_env = dict(os.environ, QT_QPA_PLATFORM="offscreen")
+        linux_py = [sys.executable]
+        win_py = wine.python_cmd()
+        outputs["linux", "python"] = interpreter_start(linux_py, linux_env, int(runs))
+        outputs["windows", "python"] = interpreter_start(win_py, wine.env, int(runs))
+        if only in ("", "startup"):
+            visit = Path(opts["visit"]) if opts.get("visit") else record_visit(tmp)
+            for side in ("linux", "windows"):
+                copy = tmp / f"{side}-{visit.name}"     # each run opens its own copy
+                shutil.copyfile(visit, copy)
+                if side == "linux":
+                    cmd = [*linux_py, "bench/bench_ui_startup.py", runs, f"--visit={copy}", *bytecode]
+                    outputs[side, "startup"] = run("linux startup", cmd, linux_env)
+                else:
+                    cmd = [*win_py, "bench\\bench_ui_startup.py", runs, f"--visit={winpath(copy)}", *bytecode]
+                    outputs[side, "startup"] = run("windows startup", cmd, wine.env)
+        if only in ("", "stream"):
+            outputs["linux", "stream"] = run("linux stream", [*linux_py, "bench/bench_ui_stream.py", seconds],
+                                             linux_env)
+            server = wine.server_pid()
+
+            def server_cpu() -> Callable[[], str]:
+                t0, c0 = time.monotonic(), cpu_s(server) if server else 0.0
+                return lambda: (f"wineserver: {100 * (cpu_s(server) - c0) / (time.monotonic() - t0):.1f} % of one core"
+                                " over the whole run (all its wine processes)" if server else "wineserver: not found")
+            outputs["windows", "stream"] = run("windows stream", [*win_py, "bench\\bench_ui_stream.py", seconds],
+                                               wine.env, around=server_cpu)
+    finally:
+        wine.close()
+        shutil.rmtree(tmp, ignore_errors=True)
+    print(f"\nuptime: {subprocess.run(['uptime'], capture_output=True, text=True).stdout.strip()}")
+    wine_version = subprocess.run([wine.wine, "--version"], capture_output=True, text=True).stdout.strip()
+    print(f"Windows CPython 3.12.9 under {wine_version}"
+          f" (QT_QPA_PLATFORM=offscreen) beside Linux {sys.version.split()[0]}, same machine, one after the other;"
+          f" startup: {runs} runs, stream: {seconds} s. A relative figure only (wine is not Windows).")
+    print(f"{'figure':46s} {'Linux':>10s} {'Windows':>10s} {'Win/Linux':>9s}")
+    missing = []
+    for label, bench, pattern, unit in FIGURES:
+        if only and bench not in (only, "python"):
+            continue
+        lin = figure(outputs.get(("linux", bench), ""), pattern)
+        win = figure(outputs.get(("windows", bench), ""), pattern)
+        if lin is None and win is None:
+            if "only" not in label:
+                missing.append(label)
+            continue
+        ratio = f"{win / lin:.2f}" if lin and win is not None else "-"
+        print(f"{label:46s} {cell(lin, unit):>10s} {cell(win, unit):>10s} {ratio:>9s}")
+    if missing:
+        print(f"not printed by a run: {'; '.join(missing)} (see that run's output above)")
+        return 1
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
