@@ -113,6 +113,9 @@ def QGIS_QT_VERSION() -> str:  # noqa: N802 - read once, where the figure is pri
 def start_qgis_reference(seconds: float) -> tuple[subprocess.Popen, subprocess.Popen] | None:
     """QGIS's live view (:data:`QGIS`) on a GNSS simulator of its own at 10 Hz; None (said
     why) where PyQGIS cannot be imported."""
+    if os.name == "nt":  # (under wine, starting a Linux program fails: WinError 6)
+        print(f"QGIS reference: not run (on Windows; it is Debian's PyQGIS, run by {QGIS_PYTHON})")
+        return None
     probe = subprocess.run([QGIS_PYTHON, "-c", "import qgis.core, qgis.gui"], capture_output=True)
     if probe.returncode != 0:
         print("QGIS reference: not run (no PyQGIS for /usr/bin/python3: apt-get install python3-qgis)")
@@ -164,6 +167,8 @@ def spin(seconds: float) -> None:
 def thread_cpu_s() -> dict[str, float]:
     """CPU seconds of each thread of this process by name (Linux ``/proc``; {} elsewhere)."""
     out: dict[str, float] = {}
+    if os.name != "posix":  # under wine, /proc/self opens the wineserver's, not this process's
+        return out
     tick = os.sysconf("SC_CLK_TCK") if hasattr(os, "sysconf") else 100
     for task in Path("/proc/self/task").glob("*") if Path("/proc/self/task").exists() else []:
         try:

@@ -21,12 +21,12 @@ side by side with Windows / Linux:
   Windows process's own CPU time counts.
 
 **A relative figure only.** wine is not Windows: process creation, file and socket calls go
-through wine's translation and its server; Qt's platform under wine is ``offscreen`` in both
-runs (wine aborts Qt's native ``windows`` platform; the ``minimal`` platform starts too but the
-benches ask for ``offscreen``), so painting is software rendering into an image in both, and no
-GPU or Windows compositor is measured. The QGIS reference exists only in the Linux run (PyQGIS
-is Debian's; the Windows run has none). Quote ``uptime`` beside the figures: the machine is
-shared.
+through wine's translation and its server, and the Linux run's Python may be another version.
+Qt's platform is ``offscreen`` in both runs (under wine, Qt's native ``windows`` platform aborts:
+exit status 3, no window; ``minimal`` shows and grabs a window as ``offscreen`` does, but the
+benches ask for ``offscreen``): painting is software rendering into an image in both, and no GPU
+or Windows compositor is measured. The QGIS reference exists only in the Linux run (PyQGIS is
+Debian's; the Windows run has none). Quote ``uptime`` beside the figures: the machine is shared.
 
 Wine set-up, as ``.ci/windows`` does it (see /work/shared/windows-under-wine.md): the wine
 prefix and the Windows python are copied once from the CI stage's cache
