@@ -16,8 +16,8 @@ side by side with Windows / Linux:
 - the app's CPU while streaming at 10 Hz from the demo simulators (in another process; under
   wine they serve ``socket://`` ports, Windows has no ptys, as in the CI stage's
   ``fieldapp --simulate``), the bare window's, the map's draws and paints a second, the idle
-  window, the fix-to-screen latency; plus, under wine, the CPU of the wineserver over the
-  stream run: work done for every wine process of the run (the app's among them) that no
+  window, the fix-to-screen latency; plus, under wine, the CPU of the wineserver over the same
+  streaming window: work done for every wine process of the run (the app's among them) that no
   Windows process's own CPU time counts.
 
 **A relative figure only.** wine is not Windows: process creation, file and socket calls go
@@ -198,10 +198,10 @@ def cpu_s(pid: int) -> float:
     return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
 
 
-def run(tag: str, cmd: list[str], env: dict[str, str], around: Callable[[], Callable[[], str]] | None = None) -> str:
+def run(tag: str, cmd: list[str], env: dict[str, str], on_line: Callable[[str], None] | None = None) -> str:
     """Run ``cmd`` (its output through a pipe: the Windows python needs one), echo its output
-    lines with ``tag`` and return the output ('\\r' dropped). ``around`` is called at the start
-    and what it returns at the end; its text is added to the output.
+    lines with ``tag`` (each also to ``on_line``, as it comes) and return the output ('\\r'
+    dropped).
 
     Raises:
         SystemExit: the command ran past RUN_BOUND_S.
@@ -216,10 +216,11 @@ def run(tag: str, cmd: list[str], env: dict[str, str], around: Callable[[], Call
         for raw in out:
             line = raw.decode("utf-8", "replace").rstrip("\r\n")
             lines.append(line)
+            if on_line:
+                on_line(line)
             print(f"  [{tag}] {line}", flush=True)
     reader = threading.Thread(target=read, daemon=True)
     reader.start()
-    finish = around() if around else None
     try:
         proc.wait(RUN_BOUND_S)
     except subprocess.TimeoutExpired:
@@ -228,11 +229,49 @@ def run(tag: str, cmd: list[str], env: dict[str, str], around: Callable[[], Call
     # a Windows process started during the run (a wine service) may hold the pipe: 10 s, then
     # what arrived is all there is
     reader.join(10)
-    if finish:
-        lines.append(finish())
     if proc.returncode != 0:
         lines.append(f"(exit status {proc.returncode})")
     return "\n".join(lines)
+
+
+class ServerCpu:
+    """The wineserver's CPU over the stream bench's measured window, from outside (Linux /proc).
+
+    Under Windows the stream bench prints its "QGIS reference: not run" line just before it
+    starts its clock; the window is taken as that moment and ``seconds`` after it.
+    """
+
+    START = re.compile(r"^QGIS reference: not run")
+
+    def __init__(self, pid: int | None, seconds: float) -> None:
+        self.pid, self.seconds = pid, seconds
+        self.start: tuple[float, float] | None = None
+        self.figure: str = ""
+
+    def on_line(self, line: str) -> None:
+        if self.pid is None or self.start is not None or not self.START.match(line):
+            return
+        self.start = (time.monotonic(), cpu_s(self.pid))
+        threading.Timer(self.seconds, self._end).start()
+
+    def _end(self) -> None:
+        assert self.pid is not None and self.start is not None
+        try:
+            t0, c0 = self.start
+            pct = 100 * (cpu_s(self.pid) - c0) / (time.monotonic() - t0)
+        except OSError:
+            self.figure = "wineserver: not measured (it ended during the window)"
+            return
+        self.figure = (f"wineserver: {pct:.1f} % of one core over the {self.seconds:.0f} s streaming window"
+                       " (its work for every wine process of the run: app, bare window, simulators)")
+
+    def said(self) -> str:
+        """The figure as a bench line, or why there is none."""
+        if self.pid is None:
+            return "wineserver: not measured (no wineserver process found for the prefix)"
+        if self.start is None:
+            return "wineserver: not measured (the stream bench printed no 'QGIS reference: not run' line)"
+        return self.figure or "wineserver: not measured (the run ended before the window did)"
 
 
 def interpreter_start(cmd: list[str], env: dict[str, str], runs: int) -> str:
@@ -307,14 +346,9 @@ def main() -> int:
         if only in ("", "stream"):
             outputs["linux", "stream"] = run("linux stream", [*linux_py, "bench/bench_ui_stream.py", seconds],
                                              linux_env)
-            server = wine.server_pid()
-
-            def server_cpu() -> Callable[[], str]:
-                t0, c0 = time.monotonic(), cpu_s(server) if server else 0.0
-                return lambda: (f"wineserver: {100 * (cpu_s(server) - c0) / (time.monotonic() - t0):.1f} % of one core"
-                                " over the whole run (all its wine processes)" if server else "wineserver: not found")
+            server = ServerCpu(wine.server_pid(), float(seconds))
             outputs["windows", "stream"] = run("windows stream", [*win_py, "bench\\bench_ui_stream.py", seconds],
-                                               wine.env, around=server_cpu)
+                                               wine.env, on_line=server.on_line) + "\n" + server.said()
     finally:
         wine.close()
         shutil.rmtree(tmp, ignore_errors=True)
