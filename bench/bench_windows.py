@@ -2,15 +2,17 @@
 
 ``python bench/bench_windows.py [RUNS] [SECONDS] [--visit=PATH] [--bytecode]
 [--only=startup|stream] [--wine-dir=DIR]`` runs, on this Linux machine,
-``bench/bench_ui_startup.py RUNS --visit=... [--bytecode]`` and ``bench/bench_ui_stream.py
-SECONDS`` (default 3 runs, 30 s) twice with the same arguments: natively (this Python) and
-under wine with the Windows CPython 3.12 the CI stage uses (``.ci/windows``), one after the
-other. It prints each bench's own output, then the figures
-side by side with Windows / Linux:
+``bench/bench_ui_startup.py 1 --visit=... [--bytecode]`` (RUNS rounds) and
+``bench/bench_ui_stream.py SECONDS`` (default 3 rounds, 30 s) with the same arguments natively
+(this Python) and under wine with the Windows CPython 3.12 the CI stage uses (``.ci/windows``),
+Linux then Windows. It prints each bench's own output, then the figures side by side with
+Windows / Linux:
 
 - window shown and usable, visit ready, first fix on screen (the visit given, or one recorded
   here by ``fieldapp --simulate``), the bare PySide6 + pyqtgraph window: seconds from the start
-  of the bench's child script (median of RUNS), as bench_ui_startup.py measures them;
+  of the bench's child script, as bench_ui_startup.py measures them, median of RUNS rounds of
+  ``bench_ui_startup.py 1`` (each its own warm-up and one run), Linux and Windows in turn so
+  that the load of the shared machine hits both alike;
   and the interpreter's own start (``python -c pass``, median of RUNS), which that figure leaves
   out;
 - the app's CPU while streaming at 10 Hz from the demo simulators (in another process; under
@@ -287,8 +289,9 @@ def interpreter_start(cmd: list[str], env: dict[str, str], runs: int) -> str:
 
 
 def figure(text: str, pattern: str) -> float | None:
-    m = re.search(pattern, text, re.MULTILINE)
-    return float(m.group(1)) if m else None
+    """The median of the figure over every time ``text`` prints it (one a round), or None."""
+    found = [float(v) for v in re.findall(pattern, text, re.MULTILINE)]
+    return statistics.median(found) if found else None
 
 
 def cell(value: float | None, unit: str) -> str:
@@ -334,15 +337,18 @@ def main() -> int:
         outputs["windows", "python"] = interpreter_start(win_py, wine.env, int(runs))
         if only in ("", "startup"):
             visit = Path(opts["visit"]) if opts.get("visit") else record_visit(tmp)
-            for side in ("linux", "windows"):
-                copy = tmp / f"{side}-{visit.name}"     # each run opens its own copy
+            copies = {side: tmp / f"{side}-{visit.name}" for side in ("linux", "windows")}
+            for copy in copies.values():                # each side opens its own copy
                 shutil.copyfile(visit, copy)
-                if side == "linux":
-                    cmd = [*linux_py, "bench/bench_ui_startup.py", runs, f"--visit={copy}", *bytecode]
-                    outputs[side, "startup"] = run("linux startup", cmd, linux_env)
-                else:
-                    cmd = [*win_py, "bench\\bench_ui_startup.py", runs, f"--visit={winpath(copy)}", *bytecode]
-                    outputs[side, "startup"] = run("windows startup", cmd, wine.env)
+            startup = {"linux": ([*linux_py, "bench/bench_ui_startup.py", "1", f"--visit={copies['linux']}",
+                                  *bytecode], linux_env),
+                       "windows": ([*win_py, "bench\\bench_ui_startup.py", "1",
+                                    f"--visit={winpath(copies['windows'])}", *bytecode], wine.env)}
+            # RUNS rounds, Linux and Windows in turn: the machine's load (shared) hits both alike
+            for k in range(int(runs)):
+                for side, (cmd, env) in startup.items():
+                    said = run(f"{side} startup {k + 1}/{runs}", cmd, env)
+                    outputs[side, "startup"] = outputs.get((side, "startup"), "") + said + "\n"
         if only in ("", "stream"):
             outputs["linux", "stream"] = run("linux stream", [*linux_py, "bench/bench_ui_stream.py", seconds],
                                              linux_env)
