@@ -362,7 +362,7 @@ def main() -> int:
     wine_version = subprocess.run([wine.wine, "--version"], capture_output=True, text=True).stdout.strip()
     print(f"Windows CPython 3.12.9 under {wine_version}"
           f" (QT_QPA_PLATFORM=offscreen) beside Linux {sys.version.split()[0]}, same machine, one after the other;"
-          f" startup: {runs} runs, stream: {seconds} s. A relative figure only (wine is not Windows).")
+          f" startup: median of {runs} rounds, stream: {seconds} s. A relative figure only (wine is not Windows).")
     print(f"{'figure':46s} {'Linux':>10s} {'Windows':>10s} {'Win/Linux':>9s}")
     missing = []
     for label, bench, pattern, unit in FIGURES:
