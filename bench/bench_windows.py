@@ -1,7 +1,7 @@
 """Start time and live-view CPU on Linux and under Windows CPython in wine, side by side (issue 33).
 
 ``python bench/bench_windows.py [RUNS] [SECONDS] [--visit=PATH] [--bytecode]
-[--only=startup|stream] [--wine-dir=DIR]`` runs, on this Linux machine,
+[--only=startup|stream] [--serial=com|tcp] [--wine-dir=DIR]`` runs, on this Linux machine,
 ``bench/bench_ui_startup.py 1 --visit=... [--bytecode]`` (RUNS rounds) and
 ``bench/bench_ui_stream.py SECONDS`` (default 3 rounds, 30 s) with the same arguments natively
 (this Python) and under wine with the Windows CPython 3.12 the CI stage uses (``.ci/windows``),
@@ -10,17 +10,22 @@ Windows / Linux:
 
 - window shown and usable, visit ready, first fix on screen (the visit given, or one recorded
   here by ``fieldapp --simulate``), the bare PySide6 + pyqtgraph window: seconds from the start
-  of the bench's child script, as bench_ui_startup.py measures them, median of RUNS rounds of
-  ``bench_ui_startup.py 1`` (each its own warm-up and one run), Linux and Windows in turn so
-  that the load of the shared machine hits both alike;
-  and the interpreter's own start (``python -c pass``, median of RUNS), which that figure leaves
-  out;
-- the app's CPU while streaming at 10 Hz from the demo simulators (in another process; under
-  wine they serve ``socket://`` ports, Windows has no ptys, as in the CI stage's
-  ``fieldapp --simulate``), the bare window's, the map's draws and paints a second, the idle
-  window, the fix-to-screen latency; plus, under wine, the CPU of the wineserver over the same
-  streaming window: work done for every wine process of the run (the app's among them) that no
-  Windows process's own CPU time counts.
+  of the bench's child script, as bench_ui_startup.py measures them; the median of RUNS rounds
+  of ``bench_ui_startup.py 1`` (each its own warm-up and one run), Linux and Windows in turn so
+  that the load of the shared machine hits both alike; and the interpreter's own start
+  (``python -c pass``, median of RUNS), which that figure leaves out;
+- the app's CPU while streaming at 10 Hz from the demo simulators (in another process), the
+  bare window's, the map's draws and paints a second, the idle window, the fix-to-screen
+  latency; plus, under wine, the CPU of the wineserver over the same streaming window: work
+  done for the run's wine processes (the app's among them) that no Windows process's own CPU
+  time counts.
+
+The Windows app reads the simulators as a laptop reads a receiver: with ``--serial=com`` (the
+default) the simulators run here on ptys as in the Linux run, and wine maps ``COM11``-``COM13``
+of the prefix to those ptys (pyserial's Windows code opens them: ``CreateFile``, overlapped
+``ReadFile``); with ``--serial=tcp`` the stream bench starts them itself under wine, where
+Windows has no ptys, on ``socket://`` ports (as the CI stage's ``fieldapp --simulate`` does):
+TCP, not the serial path, and the simulators' wine calls add to the wineserver's CPU.
 
 **A relative figure only.** wine is not Windows: process creation, file and socket calls go
 through wine's translation and its server, and the Linux run's Python may be another version.
@@ -44,6 +49,7 @@ Exit status 0 when both runs printed their figures; 1 (said which) otherwise.
 
 from __future__ import annotations
 
+import ast
 import fcntl
 import os
 import re
@@ -236,6 +242,62 @@ def run(tag: str, cmd: list[str], env: dict[str, str], on_line: Callable[[str], 
     return "\n".join(lines)
 
 
+def stream_sim_args() -> list[str]:
+    """``SIM_ARGS`` of bench/bench_ui_stream.py (the demo simulators' flags), read from its source.
+
+    Raises:
+        SystemExit: the bench no longer sets SIM_ARGS to a literal.
+    """
+    tree = ast.parse((ROOT / "bench" / "bench_ui_stream.py").read_text(encoding="utf-8"))
+    for node in tree.body:
+        if isinstance(node, ast.Assign) and any(isinstance(t, ast.Name) and t.id == "SIM_ARGS" for t in node.targets):
+            return [str(a) for a in ast.literal_eval(node.value)]
+    raise SystemExit("bench_windows: bench/bench_ui_stream.py sets no SIM_ARGS")
+
+
+class ComPorts:
+    """The demo simulators on ptys (this Linux Python, as in the Linux run), each behind a COM
+    port of the wine prefix (``dosdevices/com11`` -> ``/dev/pts/N``): the Windows app opens
+    ``COM11`` with pyserial's Windows code (``serialwin32``: ``CreateFile``, overlapped
+    ``ReadFile``), as on a laptop with a USB or Bluetooth receiver, and the simulators' own CPU is
+    no wine process's.
+
+    Raises (at construction):
+        SystemExit: the simulators did not start.
+    """
+
+    FIRST = 11
+
+    def __init__(self, prefix: Path, seconds: float) -> None:
+        self.sim = subprocess.Popen(
+            [sys.executable, "-m", "devices.sim", *stream_sim_args(), "--no-links", "--duration", str(seconds + 300)],
+            stdout=subprocess.PIPE, stdin=subprocess.DEVNULL, text=True, cwd=ROOT)
+        assert self.sim.stdout is not None
+        self.links: list[Path] = []
+        ports: list[str] = []
+        while len(ports) < 3:
+            line = self.sim.stdout.readline()
+            if not line:
+                self.close()
+                raise SystemExit("bench_windows: the simulators did not start")
+            m = re.match(r"(\w+)\s+(/dev/\S+)\s+\(kind \w+, protocol (\w+)\)", line)
+            if m:
+                com = f"com{self.FIRST + len(ports)}"
+                link = prefix / "dosdevices" / com
+                link.unlink(missing_ok=True)
+                link.symlink_to(m.group(2))
+                self.links.append(link)
+                ports.append(f"{m.group(1)}={com.upper()}:{m.group(3)}")
+        self.env_value = ";".join(ports)
+
+    def close(self) -> None:
+        """Stop the simulators, remove the COM links."""
+        self.sim.terminate()
+        self.sim.wait(30)
+        for link in self.links:
+            link.unlink(missing_ok=True)
+
+
 class ServerCpu:
     """The wineserver's CPU over the stream bench's measured window, from outside (Linux /proc).
 
@@ -265,7 +327,8 @@ class ServerCpu:
             self.figure = "wineserver: not measured (it ended during the window)"
             return
         self.figure = (f"wineserver: {pct:.1f} % of one core over the {self.seconds:.0f} s streaming window"
-                       " (its work for every wine process of the run: app, bare window, simulators)")
+                       " (its work for every wine process of the run: the app, the bare window and, with"
+                       " --serial=tcp, the simulators)")
 
     def said(self) -> str:
         """The figure as a bench line, or why there is none."""
@@ -324,6 +387,9 @@ def main() -> int:
     bytecode = ["--bytecode"] if "bytecode" in opts else []
     seconds = args[1] if len(args) > 1 else "30"
     only = opts.get("only", "")
+    serial = opts.get("serial") or "com"
+    if serial not in ("com", "tcp"):
+        raise SystemExit(f"bench_windows: --serial={serial}: com or tcp")
     wine_dir = Path(opts.get("wine-dir") or Path.home() / ".cache" / "fieldapp-bench" / "windows")
     tmp = Path(tempfile.mkdtemp(prefix="bench-windows-"))
     outputs: dict[tuple[str, str], str] = {}
@@ -353,8 +419,14 @@ def main() -> int:
             outputs["linux", "stream"] = run("linux stream", [*linux_py, "bench/bench_ui_stream.py", seconds],
                                              linux_env)
             server = ServerCpu(wine.server_pid(), float(seconds))
-            outputs["windows", "stream"] = run("windows stream", [*win_py, "bench\\bench_ui_stream.py", seconds],
-                                               wine.env, on_line=server.on_line) + "\n" + server.said()
+            com = ComPorts(wine.prefix, float(seconds)) if serial == "com" else None
+            env = dict(wine.env, FIELDAPP_BENCH_PORTS=com.env_value) if com else wine.env
+            try:
+                outputs["windows", "stream"] = run("windows stream", [*win_py, "bench\\bench_ui_stream.py", seconds],
+                                                   env, on_line=server.on_line) + "\n" + server.said()
+            finally:
+                if com:
+                    com.close()
     finally:
         wine.close()
         shutil.rmtree(tmp, ignore_errors=True)
