@@ -69,6 +69,8 @@ PYTHON_DIR = "python-3.12.9"
 #: s: the bound on one bench run (the wine start-up runs take about 10 s each on 2 cores)
 RUN_BOUND_S = 900
 
+#: how the Windows app reads the simulators, by --serial
+PORT_WORDS = {"com": "COM ports (wine maps them to the simulators' ptys)", "tcp": "socket:// ports"}
 #: (label, bench, pattern of the figure in that bench's output, unit)
 FIGURES: list[tuple[str, str, str, str]] = [
     ("interpreter start (python -c pass)", "python", r"^python -c pass: ([\d.]+)", "s"),
@@ -390,6 +392,8 @@ def main() -> int:
     serial = opts.get("serial") or "com"
     if serial not in ("com", "tcp"):
         raise SystemExit(f"bench_windows: --serial={serial}: com or tcp")
+    if only not in ("", "startup", "stream"):
+        raise SystemExit(f"bench_windows: --only={only}: startup or stream")
     wine_dir = Path(opts.get("wine-dir") or Path.home() / ".cache" / "fieldapp-bench" / "windows")
     tmp = Path(tempfile.mkdtemp(prefix="bench-windows-"))
     outputs: dict[tuple[str, str], str] = {}
@@ -434,7 +438,9 @@ def main() -> int:
     wine_version = subprocess.run([wine.wine, "--version"], capture_output=True, text=True).stdout.strip()
     print(f"Windows CPython 3.12.9 under {wine_version}"
           f" (QT_QPA_PLATFORM=offscreen) beside Linux {sys.version.split()[0]}, same machine, one after the other;"
-          f" startup: median of {runs} rounds, stream: {seconds} s. A relative figure only (wine is not Windows).")
+          f" startup: median of {runs} rounds, stream: {seconds} s with the Windows app on"
+          f" {PORT_WORDS[serial]}."
+          " A relative figure only (wine is not Windows).")
     print(f"{'figure':46s} {'Linux':>10s} {'Windows':>10s} {'Win/Linux':>9s}")
     missing = []
     for label, bench, pattern, unit in FIGURES:
