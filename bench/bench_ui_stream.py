@@ -3,7 +3,9 @@
 ``python bench/bench_ui_stream.py [SECONDS]`` (default 60):
 
 - the demo simulators run in **another process** (``python -m devices.sim``: GNSS at 10 Hz, a
-  caliper tree every 2 s, a rangefinder shot every 2 s), on ptys, as a real receiver would;
+  caliper tree every 2 s, a rangefinder shot every 2 s), on ptys, as a real receiver would
+  (on Windows: ``socket://`` ports; with ``FIELDAPP_BENCH_PORTS`` set, the simulators started
+  outside, on the ports it names: bench/bench_windows.py's COM ports under wine);
 - the app runs in this process on those ports (offscreen), with an OHWM point averaged and a
   transect started, so shots become stations and caliper readings trees;
 - at the same time a **bare PySide6 + pyqtgraph window** moving one point at 10 Hz runs in a
@@ -113,6 +115,9 @@ def QGIS_QT_VERSION() -> str:  # noqa: N802 - read once, where the figure is pri
 def start_qgis_reference(seconds: float) -> tuple[subprocess.Popen, subprocess.Popen] | None:
     """QGIS's live view (:data:`QGIS`) on a GNSS simulator of its own at 10 Hz; None (said
     why) where PyQGIS cannot be imported."""
+    if os.name == "nt":  # (under wine, starting a Linux program fails: WinError 6)
+        print(f"QGIS reference: not run (on Windows; it is Debian's PyQGIS, run by {QGIS_PYTHON})")
+        return None
     probe = subprocess.run([QGIS_PYTHON, "-c", "import qgis.core, qgis.gui"], capture_output=True)
     if probe.returncode != 0:
         print("QGIS reference: not run (no PyQGIS for /usr/bin/python3: apt-get install python3-qgis)")
@@ -132,10 +137,27 @@ def start_qgis_reference(seconds: float) -> tuple[subprocess.Popen, subprocess.P
     return sim, qgis
 
 
+#: the demo simulators' flags (bench/bench_windows.py starts them so for the Windows run)
+SIM_ARGS = ("--rate-hz", "10", "--caliper-every", "2", "--shoot-every", "2")
+#: ``gnss=PORT:protocol;rangefinder=...;caliper=...``: the simulators were started outside (by
+#: bench/bench_windows.py on COM ports wine maps to their ptys); this bench starts none
+PORTS_ENV = "FIELDAPP_BENCH_PORTS"
+
+
+def given_ports() -> dict[str, tuple[str, str]]:
+    """The ports named in :data:`PORTS_ENV` (``{"gnss": ("COM11", "nmea"), ...}``)."""
+    ports = {}
+    for item in os.environ[PORTS_ENV].split(";"):
+        name, _, port = item.partition("=")
+        url, _, protocol = port.rpartition(":")
+        ports[name] = (url, protocol)
+    return ports
+
+
 def start_simulators(link_dir: Path, seconds: float) -> tuple[subprocess.Popen, dict]:
     sim = subprocess.Popen(
-        [sys.executable, "-m", "devices.sim", "--rate-hz", "10", "--caliper-every", "2",
-         "--shoot-every", "2", "--link-dir", str(link_dir), "--duration", str(seconds + 120)],
+        [sys.executable, "-m", "devices.sim", *SIM_ARGS, "--link-dir", str(link_dir),
+         "--duration", str(seconds + 120)],
         stdout=subprocess.PIPE, stdin=subprocess.DEVNULL, text=True,
         cwd=Path(__file__).resolve().parent.parent)
     ports: dict[str, tuple[str, str]] = {}
@@ -164,6 +186,8 @@ def spin(seconds: float) -> None:
 def thread_cpu_s() -> dict[str, float]:
     """CPU seconds of each thread of this process by name (Linux ``/proc``; {} elsewhere)."""
     out: dict[str, float] = {}
+    if os.name != "posix":  # under wine, /proc/self opens the wineserver's, not this process's
+        return out
     tick = os.sysconf("SC_CLK_TCK") if hasattr(os, "sysconf") else 100
     for task in Path("/proc/self/task").glob("*") if Path("/proc/self/task").exists() else []:
         try:
@@ -186,12 +210,13 @@ def main() -> None:
     tmp = Path(tempfile.mkdtemp())
     os.environ["FIELDAPP_CONFIG_DIR"] = str(tmp)
     print(f"load before: {' '.join(f'{x:.2f}' for x in os.getloadavg())}")
-    sim, ports = start_simulators(tmp / "links", seconds)
+    sim, ports = (None, given_ports()) if os.environ.get(PORTS_ENV) else start_simulators(tmp / "links", seconds)
     try:
         run_app(seconds, tmp, ports)
     finally:
-        sim.terminate()
-        sim.wait(30)
+        if sim is not None:
+            sim.terminate()
+            sim.wait(30)
     print(f"load after: {' '.join(f'{x:.2f}' for x in os.getloadavg())}")
 
 
