@@ -74,8 +74,9 @@ def _field_arrays(data: _LayerData, int32: bool = False) -> tuple[list[Any], lis
 #: one call (``pyogrio.write_arrow``), where pyarrow is installed (:func:`arrow_available`): its
 #: columns go to GDAL as they are, not a Python value per field per fix (a day's 288,000 fixes:
 #: 0.1 to 0.6 s less per format). The file is the row path's, byte for byte. KML gets the track
-#: as one path (:func:`_track_path`), not as points.
-ARROW_DRIVERS = frozenset({"GeoJSON", "CSV", "ESRI Shapefile"})
+#: as one path (:func:`_track_path`), not as points. The GeoPackage gets it as a layer added to
+#: the file (its content the row path's, row for row: 0.4-0.5 s less for a day).
+ARROW_DRIVERS = frozenset({"GeoJSON", "CSV", "ESRI Shapefile", "GPKG"})
 
 
 def arrow_available() -> bool:
@@ -103,11 +104,14 @@ def _arrow_table(data: _LayerData, wkb: Any, geometry: str) -> Any:
 
 
 def _write_bulk_arrow(data: _LayerData, wkb: Any, path: Path, driver: str, crs: str | None,
-                      layer_options: dict[str, str] | None) -> None:
+                      layer_options: dict[str, str] | None, append: bool = False) -> None:
     """Write the bulk layer ``data`` (its geometries already ``wkb``) to ``path`` in one call
-    through GDAL's Arrow interface; the file is the one the row path writes, field for field."""
+    through GDAL's Arrow interface (``append``: as a layer added to the GeoPackage ``path``); the
+    file is the one the row path writes, field for field."""
     from pyogrio import write_arrow
 
+    if driver == "GPKG":     # the column the row path's GeoPackage has (GDAL's default there)
+        layer_options = {"GEOMETRY_NAME": "geom", **(layer_options or {})}
     geometry = (layer_options or {}).get("GEOMETRY_NAME", "geometry")
     table = _arrow_table(data, wkb, geometry)
     with warnings.catch_warnings():
@@ -115,7 +119,7 @@ def _write_bulk_arrow(data: _LayerData, wkb: Any, path: Path, driver: str, crs: 
         warnings.filterwarnings("ignore", message="'crs' was not provided")
         write_arrow(table, str(path), layer=data.name, driver=driver, geometry_name=geometry,
                     geometry_type=data.geometry_type, crs=crs, layer_options=layer_options or None,
-                    encoding=TEXT_ENCODING if driver == "ESRI Shapefile" else None)
+                    encoding=TEXT_ENCODING if driver == "ESRI Shapefile" else None, append=append)
 
 
 def _write_ogr(data: _LayerData, path: Path, driver: str, crs: str, transform: Transform, *,
@@ -130,8 +134,8 @@ def _write_ogr(data: _LayerData, path: Path, driver: str, crs: str, transform: T
     if data.arrays is not None:  # a layer read in bulk: every geometry at once
         geoms = transform(data.geometries) if transform else data.geometries
         wkb = shapely.to_wkb(geoms, output_dimension=2)
-        if driver in ARROW_DRIVERS and not append and arrow_available():
-            _write_bulk_arrow(data, wkb, path, driver, file_crs, layer_options)
+        if driver in ARROW_DRIVERS and (not append or driver == "GPKG") and arrow_available():
+            _write_bulk_arrow(data, wkb, path, driver, file_crs, layer_options, append)
             if driver == "CSV":
                 _csvt_geometry_as_text(path.with_suffix(".csvt"))
             return
