@@ -140,8 +140,14 @@ def _write_ogr(data: _LayerData, path: Path, driver: str, crs: str, transform: T
                 _csvt_geometry_as_text(path.with_suffix(".csvt"))
             return
     else:
-        geoms = [None if g is None or g.is_empty else (transform(g) if transform else g) for g in data.geometries]
-        wkb = np.array([None if g is None else shapely.to_wkb(g, output_dimension=2) for g in geoms], dtype=object)
+        # every geometry at once (a pointwise transform: each coordinate as it would be alone;
+        # one call per tree was 0.2 s per format in WGS 84 for a day's 4,000)
+        geoms = np.empty(len(data.geometries), dtype=object)
+        geoms[:] = [None if g is None or g.is_empty else g for g in data.geometries]
+        have = ~shapely.is_missing(geoms)
+        if transform and have.any():
+            geoms[have] = transform(geoms[have])
+        wkb = shapely.to_wkb(geoms, output_dimension=2)
     arrays, masks = _field_arrays(data, int32=driver in ("LIBKML", "KML"))
     with warnings.catch_warnings():
         # Shapefile names are 10 characters at most: GDAL cuts them and says so (documented above)
