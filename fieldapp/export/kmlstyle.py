@@ -121,10 +121,31 @@ def _container_layer(el: ET.Element, names: set[str]) -> str | None:
     return None
 
 
-def add_styles(path: Path, layers: list[Any]) -> dict[str, int]:
+def _in_order(top: ET.Element, order: list[str]) -> None:
+    """Put the layers' ``Schema`` (id ``LAYER.schema``) and folder (``Document``/``Folder`` id
+    ``LAYER``) children of ``top`` in ``order``, each kind in the places that kind holds now
+    (everything else stays where it is): the file GDAL writes when the layers are added in
+    that order."""
+    rank = {name: k for k, name in enumerate(order)}
+
+    def layer_of(el: ET.Element) -> str:
+        ident = el.get("id") or ""
+        return ident.removesuffix(".schema") if el.tag == _q("Schema") else ident
+
+    for kinds in ((_q("Schema"),), (_q("Document"), _q("Folder"))):
+        slots = [i for i, child in enumerate(top) if child.tag in kinds and layer_of(child) in rank]
+        tails = [top[i].tail for i in slots]    # the white space after each place stays there
+        items = sorted((top[i] for i in slots), key=lambda el: rank[layer_of(el)])
+        for i, el, tail in zip(slots, items, tails, strict=True):
+            top[i] = el
+            el.tail = tail
+
+
+def add_styles(path: Path, layers: list[Any], order: list[str] | None = None) -> dict[str, int]:
     """Style the KML file ``path`` that GDAL wrote from ``layers`` (the export's layer data:
     ``name``, ``geometry_type``); returns ``{style id: placemarks using it}``. Rewrites the file
-    in place (UTF-8).
+    in place (UTF-8). ``order`` (layer names): the layers' schemas and folders put in that
+    order (:func:`_in_order`; the export writes them smallest first).
 
     Raises
     ------
@@ -141,6 +162,8 @@ def add_styles(path: Path, layers: list[Any]) -> dict[str, int]:
     top = root.find(_q("Document"))
     if top is None:
         return {}
+    if order:
+        _in_order(top, order)
     used: dict[str, tuple[str, str | None]] = {}
     counts: dict[str, int] = {}
     for container in top.iter():

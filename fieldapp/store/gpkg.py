@@ -614,7 +614,7 @@ def _readonly_message(path: Path, detail: str = "") -> str:
             "open it read-only to view, report or export it, or copy it to a writable folder to record")
 
 
-def _inspect_conn(conn: sqlite3.Connection, path: Path) -> dict[str, str]:
+def _inspect_conn(conn: sqlite3.Connection, path: Path, quick_check: bool = True) -> dict[str, str]:
     app_id = conn.execute("PRAGMA application_id").fetchone()[0]
     if app_id != S.APPLICATION_ID:
         raise NotAVisitFile(f"{path} is an SQLite file but not a GeoPackage (application_id {app_id:#x})")
@@ -646,7 +646,7 @@ def _inspect_conn(conn: sqlite3.Connection, path: Path) -> dict[str, str]:
                     if c.name not in have and (layer, c.name) not in absent_ok]
     if lacking:
         raise DamagedVisitFile(f"{path} (schema {version}) lacks columns {lacking}")
-    check = conn.execute("PRAGMA quick_check").fetchall()
+    check = conn.execute("PRAGMA quick_check").fetchall() if quick_check else [("ok",)]
     if check != [("ok",)]:
         raise DamagedVisitFile(f"{path} is damaged: {'; '.join(r[0] for r in check[:5])}")
     return meta
@@ -702,7 +702,7 @@ def _read_ahead(path: Path) -> int:
     return done
 
 
-def _open_checked(path: Path) -> tuple[sqlite3.Connection, dict[str, str]]:
+def _open_checked(path: Path, quick_check: bool = True) -> tuple[sqlite3.Connection, dict[str, str]]:
     """A read-only connection to a file that passed the checks of :func:`inspect`."""
     if not path.is_file():
         raise FileNotFoundError(f"no visit file at {path}")
@@ -719,14 +719,17 @@ def _open_checked(path: Path) -> tuple[sqlite3.Connection, dict[str, str]]:
     except sqlite3.Error as exc:
         raise _sqlite_failure(path, exc) from exc
     with _closed_on_failure(conn, path):
-        return conn, _inspect_conn(conn, path)
+        return conn, _inspect_conn(conn, path, quick_check)
 
 
-def inspect(path: StrPath) -> dict[str, str]:
+def inspect(path: StrPath, *, quick_check: bool = True) -> dict[str, str]:
     """Check that ``path`` is a fieldapp visit this version can open, without changing it.
 
     Reads through a read-only connection (see "Reading without changing"): the file's bytes
-    are the same afterwards. Returns the metadata table as a dict.
+    are the same afterwards. Returns the metadata table as a dict. ``quick_check`` False leaves
+    out SQLite's ``PRAGMA quick_check`` (a read of every page: 0.1 s for a day's visit) for a
+    caller that has just run it on the file (the sync's visit check,
+    :func:`fieldapp.sync.visitcheck.check_visit_file`).
 
     Raises
     ------
@@ -734,13 +737,13 @@ def inspect(path: StrPath) -> dict[str, str]:
     ReadOnlyVisitFile
         A WAL-mode file whose ``-shm`` index cannot be created (read-only folder).
     """
-    conn, meta = _open_checked(Path(path))
+    conn, meta = _open_checked(Path(path), quick_check)
     conn.close()
     return meta
 
 
 def open_visit(path: StrPath, *, who: str | None = None, durability: str = "full", readonly: bool = False,
-               set_aside: bool = False, **visit_kwargs: Any) -> VisitStore:
+               set_aside: bool = False, quick_check: bool = True, **visit_kwargs: Any) -> VisitStore:
     """Open a visit file, load it into a :class:`Visit` and mirror further changes into it.
 
     Parameters
@@ -760,6 +763,8 @@ def open_visit(path: StrPath, *, who: str | None = None, durability: str = "full
         Open the rest of a file holding damaged rows (the app's open): those rows and their
         children are left in the file untouched and out of the model, named in the store's
         ``set_aside`` (:mod:`.setaside`); without it such a file raises ``InvalidRecords``.
+    quick_check : bool
+        False: as :func:`inspect` with ``quick_check=False`` (the caller has just run it).
 
     Older schemas: a file of an older schema version opens too. Read-only it is read as it is
     (the columns added since take the model's defaults: ``transect.stipulated`` False,
@@ -797,21 +802,21 @@ def open_visit(path: StrPath, *, who: str | None = None, durability: str = "full
     if durability not in ("full", "normal"):
         raise ValueError(f"durability must be 'full' or 'normal', got {durability!r}")
     if readonly:
-        return _open_visit(path, who, durability, True, None, visit_kwargs, set_aside)
+        return _open_visit(path, who, durability, True, None, visit_kwargs, set_aside, quick_check)
     if not path.is_file():      # said as the checks say it, before a lock is taken for nothing
         raise FileNotFoundError(f"no visit file at {path}")
     refuse_network_drive(path)
     lock = VisitLock(path).acquire()    # before the load: a second window is refused at once
     try:
-        return _open_visit(path, who, durability, False, lock, visit_kwargs, set_aside)
+        return _open_visit(path, who, durability, False, lock, visit_kwargs, set_aside, quick_check)
     except BaseException:
         lock.release()
         raise
 
 
 def _open_visit(path: Path, who: str | None, durability: str, readonly: bool, lock: VisitLock | None,
-                visit_kwargs: dict[str, Any], set_aside: bool = False) -> VisitStore:
-    conn, meta = _open_checked(path)
+                visit_kwargs: dict[str, Any], set_aside: bool = False, quick_check: bool = True) -> VisitStore:
+    conn, meta = _open_checked(path, quick_check)
     aside: list[RecordProblem] | None = [] if set_aside else None
     with _closed_on_failure(conn, path):
         site, records, track = _load(conn, path, aside)

@@ -120,8 +120,10 @@ def check_visit_file(visit: Path, *, known_sha256: str | None = None) -> str | N
 
     1. :func:`check_visit_basics` (a sound, writable GeoPackage in a writable folder);
     2. the store's own check, :func:`fieldapp.store.inspect` (a fieldapp visit, known schema
-       version, every table present, ``quick_check``): what the report and the exports refuse,
-       the sync refuses too; then the schema itself (:func:`fieldapp.sync.schemacheck.
+       version, every table present; SQLite's ``quick_check`` is step 1's, not run again here
+       nor by the full read: it reads every page, 0.1 s each time for a day's visit, and the
+       file's hash before and after the read says whether it changed meanwhile): what the
+       report and the exports refuse, the sync refuses too; then the schema itself (:func:`fieldapp.sync.schemacheck.
        check_schema`): no trigger, view, index, table or column that fieldapp does not make
        (nor this laptop's base copy of the office master holds), every time;
     3. a full read through the store: ``open_visit(visit, readonly=True)`` loads every feature
@@ -154,7 +156,7 @@ def check_visit_file(visit: Path, *, known_sha256: str | None = None) -> str | N
     visit = Path(visit)
     check_visit_basics(visit)
     try:
-        inspect(visit)
+        inspect(visit, quick_check=False)     # check_visit_basics has just run it
     except (StoreError, FileNotFoundError) as exc:
         raise VisitRefused(f"{exc}. Nothing was synced") from exc
     check_visit_schema(visit)
@@ -162,7 +164,7 @@ def check_visit_file(visit: Path, *, known_sha256: str | None = None) -> str | N
     if before is not None and before == known_sha256:
         return before
     try:
-        open_visit(visit, readonly=True).close()
+        open_visit(visit, readonly=True, quick_check=False).close()
     except Exception as exc:  # noqa: BLE001 - whatever the store cannot read, we refuse
         where = None
         with contextlib.suppress(sqlite3.Error), contextlib.closing(

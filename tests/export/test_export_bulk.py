@@ -54,6 +54,46 @@ def test_the_arrow_path_writes_the_row_paths_file_byte_for_byte(track_visit, tmp
     assert arrow == rows
 
 
+def _gpkg_content(path):
+    """Every table's schema and rows of a GeoPackage, but the times each layer and its style
+    were written."""
+    import sqlite3
+
+    with sqlite3.connect(path) as conn:
+        tables = [r[0] for r in conn.execute("SELECT name FROM sqlite_master WHERE type = 'table' ORDER BY name")]
+        schema = sorted(conn.execute("SELECT type, name, sql FROM sqlite_master WHERE name NOT LIKE 'sqlite_%'"))
+        rows = {}
+        for t in tables:
+            if t != "gpkg_contents" and not t.startswith("rtree_"):
+                cur = conn.execute(f'SELECT * FROM "{t}"')
+                keep = [i for i, d in enumerate(cur.description) if d[0] != "update_time"]  # layer_styles'
+                rows[t] = sorted(repr([r[i] for i in keep]) for r in cur)
+        contents = sorted(conn.execute("SELECT table_name, data_type, identifier, min_x, min_y, max_x, max_y,"
+                                       " srs_id FROM gpkg_contents"))
+        # the R-tree's boxes (its node pages are laid out as the rows came: compared by entry)
+        boxes = {t: sorted(conn.execute(f'SELECT * FROM "{t}"')) for t in tables
+                 if t.startswith("rtree_") and t.count("_") >= 2 and not t.endswith(("_node", "_parent", "_rowid"))}
+    return schema, rows, contents, boxes
+
+
+def test_the_arrow_path_writes_the_row_paths_geopackage(track_visit, tmp_path, monkeypatch):
+    """The GeoPackage gets the track as a layer added through the Arrow interface: every table,
+    column, row and R-tree entry is the row path's (the file differs only in the time each
+    layer was written)."""
+    if sys.platform == "win32":
+        pytest.skip("the Windows stage has no pyarrow (as in test_the_arrow_path_writes_the_row_paths_file_...)")
+    through_arrow = []
+    real = gdal._write_bulk_arrow
+    monkeypatch.setattr(gdal, "_write_bulk_arrow", lambda data, *a: through_arrow.append(data.name) or real(data, *a))
+    export_visit(track_visit, tmp_path / "arrow.gpkg", "gpkg")
+    assert through_arrow == ["track_point"]
+    monkeypatch.setattr(gdal, "arrow_available", lambda: False)
+    export_visit(track_visit, tmp_path / "rows.gpkg", "gpkg")
+    arrow, rows = _gpkg_content(tmp_path / "arrow.gpkg"), _gpkg_content(tmp_path / "rows.gpkg")
+    assert len(arrow[1]["track_point"]) == 40
+    assert arrow == rows
+
+
 def _same(want, got):
     if want is None:
         return got is None or got == "" or (isinstance(got, float) and math.isnan(got))
