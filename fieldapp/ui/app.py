@@ -86,10 +86,12 @@ def create_window(config: Any, *, start_devices: bool = True) -> Any:
     """Build the window, its bridge and device session (used by ``main`` and tests).
 
     The window is usable as soon as it is shown: once its first frame is painted
-    (:func:`after_first_frame`) the workflow panels not shown at start are built (a tab opened
-    before that builds at once), then the visit (whose model brings in shapely and pyproj) is
-    opened, then the devices start (when ``start_devices``). ``window.startup_done`` turns True
-    after that (whether or not the visit could be opened; a failure is shown in the banner),
+    (:func:`after_first_frame`) the visit (whose model brings in shapely and pyproj) is opened
+    and shown, then the devices start (when ``start_devices``), so the first fix can be drawn;
+    the workflow panels not shown at start are built one per turn of the event loop from then
+    on (:func:`fieldapp.ui.workflows.finish_in_turns`; a tab opened before that, or a device
+    reading, builds at once). ``window.startup_done`` turns True once all of that is done
+    (whether or not the visit could be opened; a failure is shown in the banner),
     ``window.visit`` holds the visit.
 
     Returns the :class:`fieldapp.ui.mainwindow.MainWindow`; ``window.session`` holds the devices.
@@ -117,24 +119,33 @@ def create_window(config: Any, *, start_devices: bool = True) -> Any:
     window.keep_keepsafe(install_keepsafe(window))   # -wal folds, session end, Copy visit to…
 
     started: list[bool] = []
+    pending = {"visit", "panels"}
+
+    def done(part: str) -> None:
+        pending.discard(part)
+        if not pending:
+            window.mark_started()
 
     def ready() -> None:
-        from fieldapp.ui.workflows import finish_workflows
+        from fieldapp.ui.workflows import finish_in_turns
 
         if started:
             return
         started.append(True)
         window.mark_visit_opening()     # bench_ui_startup reads it
-        finish_workflows(window)    # the tabs not shown at start, before the visit and devices
+        # the tabs not shown at start, one per turn from the next one: the visit opens (and
+        # the first fix is drawn) before them, not after
+        finish_in_turns(window, lambda: done("panels"))
         open_in_background(window, devices_start)
 
     def devices_start() -> None:
-        window.mark_started()
+        window.mark_devices_starting()
         if start_devices:
             session.start()
             if session.errors:
                 window.show_banner("\n".join(session.errors))
             window.on_devices_started()
+        done("visit")
     after_first_frame(window, ready)
     return window
 
