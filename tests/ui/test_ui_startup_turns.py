@@ -99,3 +99,29 @@ def test_a_caliper_reading_before_the_panels_are_built_reaches_the_tally(fresh, 
     assert tally.state.text().startswith("1 caliper reading waiting for a usable fix")
     qtbot.waitUntil(lambda: w.startup_done, timeout=WAIT_MS)
     assert w.panels["tally"] is tally                # built once
+
+
+def test_the_window_is_built_without_the_store_shapely_or_pyproj(private_dirs):
+    """They come with the visit, on the turn after the first frame: a fresh process that builds
+    the window (as fieldapp.ui.app.main does, the devices not started) has not imported them."""
+    import os
+    import subprocess
+    import sys
+
+    code = (
+        "import sys\n"
+        "from PySide6.QtWidgets import QApplication\n"
+        "app = QApplication([])\n"
+        "from fieldapp.app import config as C\n"
+        "from fieldapp.ui import app as appmod, theme\n"
+        "theme.apply(app)\n"
+        "w = appmod.create_window(C.build({'visit': sys.argv[1]}, use_file=False),"
+        " start_devices=False)\n"
+        "print(' '.join(m for m in ('fieldapp.store', 'shapely', 'pyproj', 'fieldapp.survey.visit')"
+        " if m in sys.modules))\n"
+        "appmod.dispose(w)\n")
+    env = dict(os.environ, QT_QPA_PLATFORM="offscreen", FIELDAPP_CONFIG_DIR=str(private_dirs),
+               FIELDAPP_DATA_DIR=str(private_dirs))
+    out = subprocess.run([sys.executable, "-c", code, str(private_dirs / "v.gpkg")], env=env,
+                         capture_output=True, text=True, timeout=120, check=True)
+    assert out.stdout.strip() == ""
