@@ -186,14 +186,26 @@ def finish_workflows(window: Any) -> None:
     install_editing(window)
 
 
+#: How long (ms) after a map draw or model refresh due the next panel is built (the draw and
+#: the paint of what it drew come first; a draw takes a few ms)
+PAINT_FIRST_MS = 10
+
+
 def finish_in_turns(window: Any, then: Callable[[], None]) -> None:
     """Build the workflow panels not built yet one per turn of the event loop, then the editor
     and the Photos tab; then ``then()``. Started once the window's first frame is painted
     (:func:`fieldapp.ui.app.create_window`): the visit opens and the first fix is drawn between
-    two panels, not after all of them (issue 33: the first fix on screen); a panel's tab opened
-    meanwhile builds it at once."""
+    two panels, not after all of them (issue 33: the first fix on screen), and a panel waits
+    while the map has a draw due or the window a model refresh (a fix, a change: at most
+    1 / ``redraw_hz`` s); a panel's tab opened meanwhile builds it at once."""
 
     def step() -> None:
+        waiting = [t for t in (window.map.timer, window.refresh_timer) if t.isActive()]
+        if waiting:         # a fix or a change waits to be drawn (within 1 / redraw_hz): it
+            # goes first, and its paint (the turn after the draw) too
+            QTimer.singleShot(max(t.remainingTime() for t in waiting) + PAINT_FIRST_MS, window,
+                              step)
+            return
         for name, _title, _cls in WORKFLOWS:
             if name not in window.panels:
                 _build_panel(window, name)
