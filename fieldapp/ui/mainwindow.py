@@ -96,7 +96,7 @@ class MainWindow(QMainWindow):
         self.key_guard: Any = None              # fieldapp.ui.keys.KeyGuard
         self._show_legend: Callable[[], None] = lambda: None
         self._remember_form: Callable[[Any], None] = lambda _panel: None
-        self.startup_done = False               # the visit opened (or failed), devices started
+        self.startup_done = False               # visit opened (or failed), devices, panels
         self.visit_open_started_s: float | None = None  # perf_counter (bench_ui_startup)
         self.devices_starting_s: float | None = None    # perf_counter (bench_ui_startup)
         self.open_job: Any = None               # the visit being opened (fieldapp.ui.app)
