@@ -104,7 +104,6 @@ def create_window(config: Any, *, start_devices: bool = True) -> Any:
     from fieldapp.ui.workflows import install_workflows
 
     collect_garbage_in_gui_thread()
-    install_wheel_guard()       # before any field is polished: the wheel scrolls, not edits
     bridge = DeviceBridge()
     session = DeviceSession(config, bridge, scripted_events=scripted_events_wanted)
     window = MainWindow(config, bridge, session)
@@ -147,6 +146,10 @@ def create_window(config: Any, *, start_devices: bool = True) -> Any:
             window.on_devices_started()
         done("visit")
     after_first_frame(window, ready)
+    # the wheel scrolls, not edits: every field built so far is set now, later ones when
+    # polished; installed after the building (its filter would see ~5,000 events of it) and
+    # before the window is shown (no wheel can come before)
+    install_wheel_guard()
     return window
 
 

@@ -125,3 +125,45 @@ def test_the_window_is_built_without_the_store_shapely_or_pyproj(private_dirs):
     out = subprocess.run([sys.executable, "-c", code, str(private_dirs / "v.gpkg")], env=env,
                          capture_output=True, text=True, timeout=120, check=True)
     assert out.stdout.strip() == ""
+
+
+def test_the_wheel_guard_installed_after_the_window_is_built_still_sets_every_field(
+        private_dirs):
+    """The wheel guard comes once the window is built (its filter does not see the events of
+    building it): a fresh process's window has the guard, and no field of it, polished before
+    or after, takes the focus from the wheel alone."""
+    import os
+    import subprocess
+    import sys
+
+    code = (
+        "import sys\n"
+        "from PySide6.QtCore import Qt\n"
+        "from PySide6.QtWidgets import QApplication, QWidget\n"
+        "app = QApplication([])\n"
+        "from fieldapp.app import config as C\n"
+        "from fieldapp.ui import app as appmod, theme, wheelguard\n"
+        "theme.apply(app)\n"
+        "w = appmod.create_window(C.build({'visit': sys.argv[1]}, use_file=False),"
+        " start_devices=False)\n"
+        "fields = [f for f in app.allWidgets() if wheelguard.is_field(f)]\n"
+        "polished = [f for f in fields if f.testAttribute(Qt.WidgetAttribute.WA_WState_Polished)]\n"
+        "print(app.findChild(wheelguard.WheelGuard) is not None, len(fields) > 0,"
+        " len(polished) > 0,"
+        " sum(f.focusPolicy() == Qt.FocusPolicy.WheelFocus for f in fields))\n"
+        "w.show()\n"
+        "while not w.startup_done:\n"
+        "    app.processEvents()\n"
+        "later = [f for f in app.allWidgets() if wheelguard.is_field(f)]\n"
+        "print(len(later) > len(fields),"
+        " sum(f.focusPolicy() == Qt.FocusPolicy.WheelFocus for f in later))\n"
+        "w.session.stop(); appmod.dispose(w)\n")
+    env = dict(os.environ, QT_QPA_PLATFORM="offscreen", FIELDAPP_CONFIG_DIR=str(private_dirs),
+               FIELDAPP_DATA_DIR=str(private_dirs))
+    out = subprocess.run([sys.executable, "-c", code, str(private_dirs / "v.gpkg")], env=env,
+                         capture_output=True, text=True, timeout=120, check=True)
+    built, started = out.stdout.splitlines()
+    # the guard is there, the window has fields (some polished while it was built), none of
+    # them is focused by the wheel; nor any of the panels' fields built after it was shown
+    assert built == "True True True 0"
+    assert started == "True 0"
