@@ -131,6 +131,7 @@ def create_window(config: Any, *, start_devices: bool = True) -> Any:
         if started:
             return
         started.append(True)
+        install_wheel_guard()           # (installed already when the frame was painted)
         window.mark_visit_opening()     # bench_ui_startup reads it
         # the tabs not shown at start, one per turn from the next one: the visit opens (and
         # the first fix is drawn) before them, not after
@@ -145,11 +146,11 @@ def create_window(config: Any, *, start_devices: bool = True) -> Any:
                 window.show_banner("\n".join(session.errors))
             window.on_devices_started()
         done("visit")
-    after_first_frame(window, ready)
-    # the wheel scrolls, not edits: every field built so far is set now, later ones when
-    # polished; installed after the building (its filter would see ~5,000 events of it) and
-    # before the window is shown (no wheel can come before)
-    install_wheel_guard()
+    # the wheel scrolls, not edits (fieldapp.ui.wheelguard): installed as the window's first
+    # frame is painted (no wheel can reach a field before it is seen), every field made so far
+    # set then, later ones when polished; its filter does not see the ~6,700 events of building
+    # and showing the window (issue 33). A window not painted: when ready() comes.
+    after_first_frame(window, ready, before_paint=install_wheel_guard)
     return window
 
 
@@ -226,10 +227,11 @@ def open_in_background(window: Any, then: Any) -> None:
     job.start()
 
 
-def after_first_frame(window: Any, fn: Any, fallback_ms: int = 1000) -> None:
+def after_first_frame(window: Any, fn: Any, fallback_ms: int = 1000,
+                      before_paint: Any = None) -> None:
     """Call ``fn`` on the event loop's turn after ``window``'s first frame is painted, or after
     ``fallback_ms`` if it is not painted by then (not shown, minimised); ``fn`` must do nothing
-    the second time.
+    the second time. ``before_paint()``, if given, is called as the first frame's paint begins.
 
     A zero timer set when the window is built runs before its first paint (Qt posts it ahead
     of the window's expose), so the visit opened, and the New visit dialog came up, before
@@ -240,6 +242,8 @@ def after_first_frame(window: Any, fn: Any, fallback_ms: int = 1000) -> None:
         def eventFilter(self, obj: Any, event: Any) -> bool:  # noqa: N802 - Qt name
             if event.type() == QEvent.Type.Paint:
                 obj.removeEventFilter(self)
+                if before_paint is not None:
+                    before_paint()
                 QTimer.singleShot(0, window, fn)
             return False
 

@@ -117,9 +117,9 @@ def install(app: QApplication | None = None) -> WheelGuard:
 
     The field widgets that exist already get their focus policy now (:func:`no_wheel_focus`),
     those made later when they are polished; the wheel is guarded from now on. So it can be
-    installed once a window is built and before it is shown (its filter then does not see the
-    thousands of events of building it, issue 33). Raises RuntimeError when there is no
-    application."""
+    installed once a window is built and shown, as its first frame is painted (its filter then
+    does not see the thousands of events of building and showing it, issue 33). Raises
+    RuntimeError when there is no application."""
     app = app or QApplication.instance()          # type: ignore[assignment]
     if not isinstance(app, QApplication):
         raise RuntimeError("the wheel guard needs a running QApplication")

@@ -127,11 +127,11 @@ def test_the_window_is_built_without_the_store_shapely_or_pyproj(private_dirs):
     assert out.stdout.strip() == ""
 
 
-def test_the_wheel_guard_installed_after_the_window_is_built_still_sets_every_field(
+def test_the_wheel_guard_installed_at_the_first_frame_still_sets_every_field(
         private_dirs):
-    """The wheel guard comes once the window is built (its filter does not see the events of
-    building it): a fresh process's window has the guard, and no field of it, polished before
-    or after, takes the focus from the wheel alone."""
+    """The wheel guard comes as the window's first frame is painted (its filter does not see
+    the events of building and showing it): a fresh process's window has the guard then, and
+    no field of it, polished before or after, takes the focus from the wheel alone."""
     import os
     import subprocess
     import sys
@@ -146,12 +146,15 @@ def test_the_wheel_guard_installed_after_the_window_is_built_still_sets_every_fi
         "theme.apply(app)\n"
         "w = appmod.create_window(C.build({'visit': sys.argv[1]}, use_file=False),"
         " start_devices=False)\n"
+        "print(app.findChild(wheelguard.WheelGuard) is None)\n"
+        "w.show()\n"
+        "while app.findChild(wheelguard.WheelGuard) is None:   # painted (or ready(): 1 s)\n"
+        "    app.processEvents()\n"
         "fields = [f for f in app.allWidgets() if wheelguard.is_field(f)]\n"
         "polished = [f for f in fields if f.testAttribute(Qt.WidgetAttribute.WA_WState_Polished)]\n"
         "print(app.findChild(wheelguard.WheelGuard) is not None, len(fields) > 0,"
         " len(polished) > 0,"
         " sum(f.focusPolicy() == Qt.FocusPolicy.WheelFocus for f in fields))\n"
-        "w.show()\n"
         "while not w.startup_done:\n"
         "    app.processEvents()\n"
         "later = [f for f in app.allWidgets() if wheelguard.is_field(f)]\n"
@@ -162,8 +165,9 @@ def test_the_wheel_guard_installed_after_the_window_is_built_still_sets_every_fi
                FIELDAPP_DATA_DIR=str(private_dirs))
     out = subprocess.run([sys.executable, "-c", code, str(private_dirs / "v.gpkg")], env=env,
                          capture_output=True, text=True, timeout=120, check=True)
-    built, started = out.stdout.splitlines()
-    # the guard is there, the window has fields (some polished while it was built), none of
-    # them is focused by the wheel; nor any of the panels' fields built after it was shown
-    assert built == "True True True 0"
+    before, shown, started = out.stdout.splitlines()
+    assert before == "True"         # not yet when the window is built, before it is shown
+    # painted: the guard is there, the window has fields (polished while it was built and
+    # shown), none of them is focused by the wheel; nor any of the panels' built after
+    assert shown == "True True True 0"
     assert started == "True 0"
