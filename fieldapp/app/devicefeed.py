@@ -49,6 +49,8 @@ class DeviceFeed:
         self._fix_listeners: list[FixListener] = []
         self._reading_listeners: dict[str, list[Callable[[Any], None]]] = {}
         self._started_listeners: list[Callable[[], None]] = []
+        self.has_started = False
+        """Whether the devices have started (:meth:`started` was called)."""
         self._usable_listeners: list[UsableListener] = []
 
     # ------------------------------------------------------------------ what panels ask
@@ -111,8 +113,29 @@ class DeviceFeed:
 
     def started(self) -> None:
         """The devices have started: tell the listeners."""
+        self.has_started = True
         for fn in list(self._started_listeners):
             fn()
+
+    @property
+    def started_listener_count(self) -> int:
+        """How many listeners :meth:`on_started` has taken so far (for :meth:`catch_up`)."""
+        return len(self._started_listeners)
+
+    def catch_up(self, since: int) -> None:
+        """Call the started listeners that came after the first ``since``, if the devices have
+        started already: a panel built after the devices started learns it as the panels
+        built before did.
+
+        >>> feed = DeviceFeed(); got = []
+        >>> feed.on_started(lambda: got.append(1)); feed.catch_up(0); got   # not started yet
+        []
+        >>> feed.started(); feed.on_started(lambda: got.append(2)); feed.catch_up(1); got
+        [1, 2]
+        """
+        if self.has_started:
+            for fn in list(self._started_listeners[since:]):
+                fn()
 
     def usable_changed(self) -> None:
         """:attr:`problem` changed (the window has set it and its record buttons): tell the

@@ -33,8 +33,9 @@ from pathlib import Path
 from types import FrameType
 from typing import Any
 
-from fieldapp.store.durable import fsync_dir, fsync_file
-from fieldapp.store.paths import sqlite_uri
+# fieldapp.store (durable, paths) is imported by copy_visit, not here: its package brings in
+# the GeoPackage store, shapely and pyproj, which the window's first frame does not need
+# (fieldapp.ui.keepsafe is installed before it is shown; issue 33)
 
 #: Seconds between two folds of the ``-wal`` into the ``.gpkg`` while a visit is open.
 FOLD_EVERY_S = 10.0
@@ -181,6 +182,9 @@ def copy_visit(source: Path | str, target: Path | str) -> VisitCopy:
                           " name, or delete that file first")
     if not source.is_file():
         raise CopyRefused(f"the visit {source} is not there to copy")
+    from fieldapp.store.durable import fsync_dir, fsync_file
+    from fieldapp.store.paths import sqlite_uri
+
     temp = target.with_name(f".{target.name}.{os.getpid()}.copying")
     reserved = False
     try:

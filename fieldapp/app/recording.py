@@ -35,6 +35,7 @@ class Recording:
     def __init__(self, visit: VisitController | None = None) -> None:
         self.visit: VisitController | None = visit
         self._listeners: list[VisitListener] = []
+        self._shown_once = False
 
     def on_shown(self, fn: VisitListener) -> None:
         """Call ``fn(visit)`` each time a visit is shown (another one, or the same one reopened
@@ -43,8 +44,30 @@ class Recording:
 
     def shown(self) -> None:
         """The window has shown :attr:`visit`: tell every listener, in the order they came."""
+        self._shown_once = True
         for fn in list(self._listeners):
             fn(self.visit)
+
+    @property
+    def listener_count(self) -> int:
+        """How many listeners :meth:`on_shown` has taken so far (for :meth:`catch_up`)."""
+        return len(self._listeners)
+
+    def catch_up(self, since: int) -> None:
+        """Tell the listeners that came after the first ``since`` the visit shown, if the
+        window has shown one (or shown none) already: a panel built after the start-up visit
+        was shown learns it as the panels built before did.
+
+        >>> r = Recording()
+        >>> r.on_shown(lambda v: None); n = r.listener_count; seen = []
+        >>> r.on_shown(seen.append); r.catch_up(n); seen      # nothing shown yet
+        []
+        >>> r.shown(); seen.clear(); r.on_shown(seen.append); r.catch_up(2); seen
+        [None]
+        """
+        if self._shown_once:
+            for fn in list(self._listeners[since:]):
+                fn(self.visit)
 
     @property
     def has_frame(self) -> bool:

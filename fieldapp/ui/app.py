@@ -86,10 +86,12 @@ def create_window(config: Any, *, start_devices: bool = True) -> Any:
     """Build the window, its bridge and device session (used by ``main`` and tests).
 
     The window is usable as soon as it is shown: once its first frame is painted
-    (:func:`after_first_frame`) the workflow panels not shown at start are built (a tab opened
-    before that builds at once), then the visit (whose model brings in shapely and pyproj) is
-    opened, then the devices start (when ``start_devices``). ``window.startup_done`` turns True
-    after that (whether or not the visit could be opened; a failure is shown in the banner),
+    (:func:`after_first_frame`) the visit (whose model brings in shapely and pyproj) is opened
+    and shown, then the devices start (when ``start_devices``), so the first fix can be drawn;
+    the workflow panels not shown at start are built one per turn of the event loop from then
+    on (:func:`fieldapp.ui.workflows.finish_in_turns`; a tab opened before that, or a device
+    reading, builds at once). ``window.startup_done`` turns True once all of that is done
+    (whether or not the visit could be opened; a failure is shown in the banner),
     ``window.visit`` holds the visit.
 
     Returns the :class:`fieldapp.ui.mainwindow.MainWindow`; ``window.session`` holds the devices.
@@ -102,7 +104,6 @@ def create_window(config: Any, *, start_devices: bool = True) -> Any:
     from fieldapp.ui.workflows import install_workflows
 
     collect_garbage_in_gui_thread()
-    install_wheel_guard()       # before any field is polished: the wheel scrolls, not edits
     bridge = DeviceBridge()
     session = DeviceSession(config, bridge, scripted_events=scripted_events_wanted)
     window = MainWindow(config, bridge, session)
@@ -117,25 +118,39 @@ def create_window(config: Any, *, start_devices: bool = True) -> Any:
     window.keep_keepsafe(install_keepsafe(window))   # -wal folds, session end, Copy visit to…
 
     started: list[bool] = []
+    pending = {"visit", "panels"}
+
+    def done(part: str) -> None:
+        pending.discard(part)
+        if not pending:
+            window.mark_started()
 
     def ready() -> None:
-        from fieldapp.ui.workflows import finish_workflows
+        from fieldapp.ui.workflows import finish_in_turns
 
         if started:
             return
         started.append(True)
+        install_wheel_guard()           # (installed already when the frame was painted)
         window.mark_visit_opening()     # bench_ui_startup reads it
-        finish_workflows(window)    # the tabs not shown at start, before the visit and devices
+        # the tabs not shown at start, one per turn from the next one: the visit opens (and
+        # the first fix is drawn) before them, not after
+        finish_in_turns(window, lambda: done("panels"))
         open_in_background(window, devices_start)
 
     def devices_start() -> None:
-        window.mark_started()
+        window.mark_devices_starting()
         if start_devices:
             session.start()
             if session.errors:
                 window.show_banner("\n".join(session.errors))
             window.on_devices_started()
-    after_first_frame(window, ready)
+        done("visit")
+    # the wheel scrolls, not edits (fieldapp.ui.wheelguard): installed as the window's first
+    # frame is painted (no wheel can reach a field before it is seen), every field made so far
+    # set then, later ones when polished; its filter does not see the ~6,700 events of building
+    # and showing the window (issue 33). A window not painted: when ready() comes.
+    after_first_frame(window, ready, before_paint=install_wheel_guard)
     return window
 
 
@@ -212,10 +227,11 @@ def open_in_background(window: Any, then: Any) -> None:
     job.start()
 
 
-def after_first_frame(window: Any, fn: Any, fallback_ms: int = 1000) -> None:
+def after_first_frame(window: Any, fn: Any, fallback_ms: int = 1000,
+                      before_paint: Any = None) -> None:
     """Call ``fn`` on the event loop's turn after ``window``'s first frame is painted, or after
     ``fallback_ms`` if it is not painted by then (not shown, minimised); ``fn`` must do nothing
-    the second time.
+    the second time. ``before_paint()``, if given, is called as the first frame's paint begins.
 
     A zero timer set when the window is built runs before its first paint (Qt posts it ahead
     of the window's expose), so the visit opened, and the New visit dialog came up, before
@@ -226,6 +242,8 @@ def after_first_frame(window: Any, fn: Any, fallback_ms: int = 1000) -> None:
         def eventFilter(self, obj: Any, event: Any) -> bool:  # noqa: N802 - Qt name
             if event.type() == QEvent.Type.Paint:
                 obj.removeEventFilter(self)
+                if before_paint is not None:
+                    before_paint()
                 QTimer.singleShot(0, window, fn)
             return False
 

@@ -96,8 +96,9 @@ class MainWindow(QMainWindow):
         self.key_guard: Any = None              # fieldapp.ui.keys.KeyGuard
         self._show_legend: Callable[[], None] = lambda: None
         self._remember_form: Callable[[Any], None] = lambda _panel: None
-        self.startup_done = False               # the visit opened (or failed), devices started
+        self.startup_done = False               # visit opened (or failed), devices, panels
         self.visit_open_started_s: float | None = None  # perf_counter (bench_ui_startup)
+        self.devices_starting_s: float | None = None    # perf_counter (bench_ui_startup)
         self.open_job: Any = None               # the visit being opened (fieldapp.ui.app)
         self.sim_surveyor: SimulatedSurveyor | None = None   # the walker of --simulate (_surveyor)
         self.onedrive_said = False              # the OneDrive warning shown (fieldapp.app.visit)
@@ -515,8 +516,13 @@ class MainWindow(QMainWindow):
         ``time.perf_counter()`` in s that bench/bench_ui_startup.py reads)."""
         self.visit_open_started_s = time.perf_counter()
 
+    def mark_devices_starting(self) -> None:
+        """The start-up visit opened (or failed); the devices start now, a fix can come
+        (:attr:`devices_starting_s`, a ``time.perf_counter()`` in s, bench_ui_startup)."""
+        self.devices_starting_s = time.perf_counter()
+
     def mark_started(self) -> None:
-        """The start-up visit opened (or failed) and the devices are being started."""
+        """The start-up visit opened (or failed), the devices started, every panel built."""
         self.startup_done = True
 
     def note_onedrive_warning(self, shown: bool) -> None:
@@ -600,6 +606,10 @@ class MainWindow(QMainWindow):
         self.refresh_usable()
 
     def on_reading(self, kind: str, reading: Any) -> None:
+        if self._tab_pages:         # a panel still to build at start: every panel hears it
+            from fieldapp.ui.workflows import finish_workflows
+
+            finish_workflows(self)
         self.devices.reading(kind, reading)
 
     # ------------------------------------------------------------------ usability

@@ -74,6 +74,13 @@ def has_focus(field: QWidget) -> bool:
     return field.hasFocus() or (focused is not None and field.isAncestorOf(focused))
 
 
+def no_wheel_focus(widget: QWidget) -> None:
+    """A field widget focused by the wheel alone (``Qt.WheelFocus``) is focused by a click or
+    Tab instead (``Qt.StrongFocus``); any other widget is left as it is."""
+    if is_field(widget) and widget.focusPolicy() == Qt.FocusPolicy.WheelFocus:
+        widget.setFocusPolicy(Qt.FocusPolicy.StrongFocus)
+
+
 class WheelGuard(QObject):
     """Application event filter: the wheel changes a field only while it has the focus."""
 
@@ -84,9 +91,8 @@ class WheelGuard(QObject):
     def eventFilter(self, obj: QObject, event: QEvent) -> bool:  # noqa: N802 - Qt name
         kind = event.type()
         if kind == _POLISH:
-            if is_field(obj) and isinstance(obj, QWidget) \
-                    and obj.focusPolicy() == Qt.FocusPolicy.WheelFocus:
-                obj.setFocusPolicy(Qt.FocusPolicy.StrongFocus)
+            if isinstance(obj, QWidget):
+                no_wheel_focus(obj)
             return False
         if kind != _WHEEL or not isinstance(obj, QWidget) or not isinstance(event, QWheelEvent):
             return False
@@ -109,8 +115,11 @@ class WheelGuard(QObject):
 def install(app: QApplication | None = None) -> WheelGuard:
     """Install the guard on ``app`` (the running application) once; return it.
 
-    Widgets polished before this keep their focus policy; install it before the window is built.
-    Raises RuntimeError when there is no application."""
+    The field widgets that exist already get their focus policy now (:func:`no_wheel_focus`),
+    those made later when they are polished; the wheel is guarded from now on. So it can be
+    installed once a window is built and shown, as its first frame is painted (its filter then
+    does not see the thousands of events of building and showing it, issue 33). Raises
+    RuntimeError when there is no application."""
     app = app or QApplication.instance()          # type: ignore[assignment]
     if not isinstance(app, QApplication):
         raise RuntimeError("the wheel guard needs a running QApplication")
@@ -118,4 +127,6 @@ def install(app: QApplication | None = None) -> WheelGuard:
     if guard is None:
         guard = WheelGuard(app)
         app.installEventFilter(guard)
+        for widget in app.allWidgets():
+            no_wheel_focus(widget)
     return guard

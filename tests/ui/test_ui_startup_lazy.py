@@ -127,7 +127,7 @@ def test_the_tab_titles_are_the_panels_titles():
         assert title.lower() == name
 
 
-def test_at_start_only_the_tab_shown_is_built_then_all_on_the_first_turn(fresh, qtbot):
+def test_at_start_only_the_tab_shown_is_built_then_all_by_the_start_up_s_end(fresh, qtbot):
     w = fresh()
     assert built(w) == ["ohwm"]
     assert w.tabs.currentWidget() is w.panels["ohwm"]
@@ -193,7 +193,7 @@ def lower_titles(window) -> list[str]:
     return [window.lower_tabs.tabText(i) for i in range(window.lower_tabs.count())]
 
 
-def test_the_records_and_photos_tabs_are_there_at_start_and_built_on_the_first_turn(fresh, qtbot):
+def test_the_records_and_photos_tabs_are_there_at_start_and_built_by_its_end(fresh, qtbot):
     w = fresh()
     assert w.editor is None and lower_titles(w) == LOWER       # their titles from the start
     qtbot.waitUntil(lambda: w.startup_done, timeout=WAIT_MS)

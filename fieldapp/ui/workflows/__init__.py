@@ -3,11 +3,12 @@ Stake-out (:mod:`fieldapp.ui.stakeout`) and Plot (wetland determination data poi
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass
 from typing import Any
 
-from PySide6.QtCore import QSignalBlocker, Qt
+from PySide6.QtCore import QSignalBlocker, Qt, QTimer
 from PySide6.QtGui import QAction, QKeySequence
 from PySide6.QtWidgets import (
     QAbstractSpinBox,
@@ -42,9 +43,11 @@ DOCKED = {"ohwm": ("table", 80, 200), "transect": ("profile", 80, 230),
 
 class Panels(dict[str, Any]):
     """``window.panels``: the workflow panels by name, as they are built. The tab shown at start
-    (OHWM) is built with the window; the others once the window's first frame is painted
-    (:func:`finish_workflows`, before the visit opens and the devices start), or at once when
-    their tab is opened (a click, its Ctrl+N) or a panel is asked for here by name."""
+    (OHWM) is built with the window; the others one per turn of the event loop once the window's
+    first frame is painted (:func:`finish_in_turns`: while the visit opens and after the devices
+    start; a panel built after either is told it, :func:`_caught_up`), all at once when a
+    device reading comes first (every panel hears readings), or at once when their tab is
+    opened (a click, its Ctrl+N) or a panel is asked for here by name."""
 
     def __init__(self, window: Any) -> None:
         super().__init__()
@@ -147,6 +150,11 @@ def install_editing(window: Any) -> None:
     nothing the second time."""
     if window.editor is not None:
         return
+    with _caught_up(window):
+        _install_editing(window)
+
+
+def _install_editing(window: Any) -> None:
     from fieldapp.ui.editing import install_editing as editing
     from fieldapp.ui.photos import install_photos
 
@@ -170,13 +178,54 @@ def install_editing(window: Any) -> None:
 
 
 def finish_workflows(window: Any) -> None:
-    """Build every workflow panel not built yet, the editor and the Photos tab (called once
-    the window's first frame is painted, before the visit opens and the devices start, so no
-    panel misses a reading)."""
+    """Build every workflow panel not built yet, the editor and the Photos tab, now (a device
+    reading that comes before :func:`finish_in_turns` has built them all: no panel misses it)."""
     for name, _title, _cls in WORKFLOWS:
         if name not in window.panels:
             _build_panel(window, name)
     install_editing(window)
+
+
+#: How long (ms) after a map draw or model refresh due the next panel is built (the draw and
+#: the paint of what it drew come first; a draw takes a few ms)
+PAINT_FIRST_MS = 10
+
+
+def finish_in_turns(window: Any, then: Callable[[], None]) -> None:
+    """Build the workflow panels not built yet one per turn of the event loop, then the editor
+    and the Photos tab; then ``then()``. Started once the window's first frame is painted
+    (:func:`fieldapp.ui.app.create_window`): the visit opens and the first fix is drawn between
+    two panels, not after all of them (issue 33: the first fix on screen), and a panel waits
+    while the map has a draw due or the window a model refresh (a fix, a change: at most
+    1 / ``redraw_hz`` s); a panel's tab opened meanwhile builds it at once."""
+
+    def step() -> None:
+        waiting = [t for t in (window.map.timer, window.refresh_timer) if t.isActive()]
+        if waiting:         # a fix or a change waits to be drawn (within 1 / redraw_hz): it
+            # goes first, and its paint (the turn after the draw) too
+            QTimer.singleShot(max(t.remainingTime() for t in waiting) + PAINT_FIRST_MS, window,
+                              step)
+            return
+        for name, _title, _cls in WORKFLOWS:
+            if name not in window.panels:
+                _build_panel(window, name)
+                QTimer.singleShot(0, window, step)
+                return
+        install_editing(window)
+        then()
+
+    QTimer.singleShot(0, window, step)
+
+
+@contextmanager
+def _caught_up(window: Any) -> Iterator[None]:
+    """What is built inside is told the visit shown and the devices started if the window got
+    there first (:meth:`fieldapp.app.recording.Recording.catch_up`,
+    :meth:`fieldapp.app.devicefeed.DeviceFeed.catch_up`), as if built before them."""
+    shown, started = window.recording.listener_count, window.devices.started_listener_count
+    yield
+    window.recording.catch_up(shown)
+    window.devices.catch_up(started)
 
 
 def _build_tab(window: Any, index: int) -> None:
@@ -188,7 +237,16 @@ def _build_tab(window: Any, index: int) -> None:
 
 def _build_panel(window: Any, name: str) -> Any:
     """Build the panel ``name`` into its tab (in place of the page that held it) and wire it:
-    its keys, the key guard, the form reset of a new visit, map clicks."""
+    its keys, the key guard, the form reset of a new visit, map clicks; told the visit shown
+    and the devices started if they came first."""
+    with _caught_up(window):
+        panel = _make_panel(window, name)
+    if window.visit is not None:        # built after the visit was shown: its figures now
+        panel.refresh()
+    return panel
+
+
+def _make_panel(window: Any, name: str) -> Any:
     import importlib
 
     index = [n for n, _t, _c in WORKFLOWS].index(name)
