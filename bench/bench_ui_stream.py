@@ -162,16 +162,20 @@ def spin(seconds: float) -> None:
 
 
 def thread_cpu_s() -> dict[str, float]:
-    """CPU seconds of each thread of this process by name (Linux ``/proc``; {} elsewhere)."""
+    """CPU seconds of each thread of this process by name (Linux ``/proc``; {} elsewhere): a
+    Python thread by its Python name (``fieldapp-reader-gnss``), Qt's by the OS's."""
+    import threading
+
     out: dict[str, float] = {}
     tick = os.sysconf("SC_CLK_TCK") if hasattr(os, "sysconf") else 100
+    py_names = {str(t.native_id): t.name for t in threading.enumerate()}
     for task in Path("/proc/self/task").glob("*") if Path("/proc/self/task").exists() else []:
         try:
             name = (task / "comm").read_text().strip()
             fields = (task / "stat").read_text().rsplit(")", 1)[1].split()
         except OSError:
             continue
-        name = "UI thread" if task.name == str(os.getpid()) else name
+        name = "UI thread" if task.name == str(os.getpid()) else py_names.get(task.name, name)
         out[name] = out.get(name, 0.0) + (int(fields[11]) + int(fields[12])) / tick
     return out
 
