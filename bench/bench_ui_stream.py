@@ -13,6 +13,8 @@
   PyQGIS (Debian ``python3-qgis``), **QGIS's own GNSS live view** (:data:`QGIS`) on a GNSS
   simulator of its own: the issue 33 reference (the app should use no more CPU than it);
 - printed: the CPU time of each process over wall time (% of one core; target: the app <= 5 %),
+  the app's by thread and its UI thread's by part (:data:`UI_PARTS`: a fix, its store commit,
+  the map's draw and repaints, the status strip ...; the rest is Qt's own),
   and the latency from a fix's receive time (``t_monotonic_s``, set by the reader thread) to
   the first paint of the map showing it or a newer fix (the map draws at most ``redraw_hz``
   times a second, the newest fix winning; median, p95, p99, max; targets p95 <= 50 ms,
@@ -184,20 +186,75 @@ def spin(seconds: float) -> None:
 
 
 def thread_cpu_s() -> dict[str, float]:
-    """CPU seconds of each thread of this process by name (Linux ``/proc``; {} elsewhere)."""
+    """CPU seconds of each thread of this process by name (Linux ``/proc``; {} elsewhere): a
+    Python thread by its Python name (``fieldapp-reader-gnss``), Qt's by the OS's."""
+    import threading
+
     out: dict[str, float] = {}
     if os.name != "posix":  # under wine, /proc/self opens the wineserver's, not this process's
         return out
     tick = os.sysconf("SC_CLK_TCK") if hasattr(os, "sysconf") else 100
+    py_names = {str(t.native_id): t.name for t in threading.enumerate()}
     for task in Path("/proc/self/task").glob("*") if Path("/proc/self/task").exists() else []:
         try:
             name = (task / "comm").read_text().strip()
             fields = (task / "stat").read_text().rsplit(")", 1)[1].split()
         except OSError:
             continue
-        name = "UI thread" if task.name == str(os.getpid()) else name
+        name = "UI thread" if task.name == str(os.getpid()) else py_names.get(task.name, name)
         out[name] = out.get(name, 0.0) + (int(fields[11]) + int(fields[12])) / tick
     return out
+
+
+#: the UI thread's parts timed by :func:`time_ui_parts` (label, class path, method), in the
+#: order printed; a part's time includes the parts it calls ("the rest" is the UI thread's
+#: time outside every part)
+UI_PARTS = (
+    ("a fix (MainWindow.on_fix)", "fieldapp.ui.mainwindow:MainWindow", "on_fix"),
+    ("  of which its store commit (Visit.on_fix)", "fieldapp.survey.visit:Visit", "on_fix"),
+    ("map draw (MapView.redraw)", "fieldapp.ui.mapview:MapView", "redraw"),
+    ("pyqtgraph repaints (the map; the transect profile)", "pyqtgraph:GraphicsView", "paintEvent"),
+    ("status strip (MainWindow.refresh_usable)", "fieldapp.ui.mainwindow:MainWindow", "refresh_usable"),
+    ("tree or station (MainWindow.on_reading)", "fieldapp.ui.mainwindow:MainWindow", "on_reading"),
+    ("checks and overlays (MainWindow.refresh_from_model)", "fieldapp.ui.mainwindow:MainWindow", "refresh_from_model"),
+)
+
+
+OUTERMOST = "(outermost)"
+
+
+def time_ui_parts() -> dict[str, list[float]]:
+    """Wrap the :data:`UI_PARTS` methods (before the window is made: Qt binds a Python override
+    when an object is made) to add their UI-thread CPU seconds and calls, by label, to the
+    dict returned; :func:`time.thread_time` around each call (about a microsecond)."""
+    import importlib
+    import threading
+
+    spent: dict[str, list[float]] = {label: [0.0, 0] for label, _, _ in UI_PARTS}
+    spent[OUTERMOST] = [0.0, 0]          # the parts not called by another part: their sum
+    depth = [0]
+    for label, where, name in UI_PARTS:
+        module, cls_name = where.split(":")
+        cls = getattr(importlib.import_module(module), cls_name)
+        real = getattr(cls, name)
+
+        def timed(*args, _real=real, _label=label, **kwargs):
+            if threading.current_thread() is not threading.main_thread():
+                return _real(*args, **kwargs)
+            t = time.thread_time()
+            depth[0] += 1
+            try:
+                return _real(*args, **kwargs)
+            finally:
+                depth[0] -= 1
+                took = time.thread_time() - t
+                part = spent[_label]
+                part[0] += took
+                part[1] += 1
+                if depth[0] == 0:
+                    spent[OUTERMOST][0] += took
+        setattr(cls, name, timed)
+    return spent
 
 
 def percentile(values: list[float], q: float) -> float:
@@ -229,6 +286,7 @@ def run_app(seconds: float, tmp: Path, ports: dict) -> None:
     from fieldapp.app import config as C
     from fieldapp.ui import app as appmod
 
+    ui_parts = time_ui_parts()
     cfg = C.build({"data_dir": str(tmp), "visit": str(tmp / "stream.gpkg"),
                    "gnss_url": ports["gnss"][0],
                    "rangefinder_url": ports["rangefinder"][0],
@@ -312,10 +370,15 @@ def run_app(seconds: float, tmp: Path, ports: dict) -> None:
     bare = subprocess.Popen([sys.executable, "-c", BARE, str(seconds)], stdout=subprocess.PIPE,
                             text=True)
     qgis = start_qgis_reference(seconds)
+    for part in ui_parts.values():
+        part[:] = [0.0, 0]
+    ui0 = time.thread_time()
     t0, c0, th0 = time.monotonic(), time.process_time(), thread_cpu_s()
     draws0, paints0 = w.map.draws, paints[0]
     spin(seconds)
     wall, cpu, th1 = time.monotonic() - t0, time.process_time() - c0, thread_cpu_s()
+    ui_cpu = time.thread_time() - ui0
+    parts_seen = {k: list(v) for k, v in ui_parts.items()}
     draws, painted = w.map.draws - draws0, paints[0] - paints0
     # measured: the window above, not the fixes queued while this thread waits for the bare
     # window's process below
@@ -353,6 +416,13 @@ def run_app(seconds: float, tmp: Path, ports: dict) -> None:
     if th1:
         shares = sorted(((th1[k] - th0.get(k, 0.0), k) for k in th1), reverse=True)
         print("  by thread: " + ", ".join(f"{k} {100 * v / wall:.1f} %" for v, k in shares if v > 0))
+    print(f"  the UI thread's {100 * ui_cpu / wall:.2f} % by part (% of one core, calls a second, CPU a call):")
+    outer = parts_seen.pop(OUTERMOST)[0]
+    for label, (spent_s, calls) in parts_seen.items():
+        print(f"    {label}: {100 * spent_s / wall:.2f} %, {calls / wall:.1f}/s,"
+              f" {1e6 * spent_s / max(calls, 1):.0f} us")
+    print(f"    the rest (Qt's event loop, queued signals, timers, other widgets' paints, backing store):"
+          f" {100 * (ui_cpu - outer) / wall:.2f} %")
     print(f"the map drew the position {draws / wall:.1f} times a second and painted"
           f" {painted / wall:.1f} times a second")
     print(f"the same window idle (readers stopped, no fixes), {idle_s:.0f} s: {idle_pct:.2f} %"

@@ -104,6 +104,7 @@ from .errors import (
 )
 from .load import _load, _read_layer
 from .paths import StrPath, can_write_file, can_write_folder, is_remote, sqlite_uri
+from .pointblob import point_blob
 from .staletemps import clear_stale_creations, temp_prefix
 from .tagblock import use_tag_block
 from .visitlock import VisitLock
@@ -358,7 +359,10 @@ class VisitStore:
     def _row(self, layer: Layer, f: Feature, geom: BaseGeometry | None = None) -> list[object]:
         """The table row of record ``f`` (``geom``: its geometry when the caller has made it)."""
         row: list[object] = [f.uuid, S.utc_text(f.created_utc), S.utc_text(f.modified_utc), f.created_by]
-        if layer in S.GEOMETRY:
+        if layer in _XY_LAYERS and geom is None:
+            x, y = getattr(f, "x", None), getattr(f, "y", None)
+            row.append(None if x is None or y is None else point_blob(x, y, self._srs_id))
+        elif layer in S.GEOMETRY:
             row.append(S.gpkg_blob(geom if geom is not None else S.geometry_of(layer, f), self._srs_id))
         row.extend(S.to_sql(c, getattr(f, c.field)) for c in self._cols[layer])
         return row
@@ -383,7 +387,12 @@ class VisitStore:
                     touched.add(layer.value)
                     if layer is Layer.SITE and ch.action is Action.UPDATED and ch.new.crs != ch.old.crs:
                         self._set_srs(ch.new.crs)
-                    if ch.action is Action.ADDED:
+                    if ch.action is Action.ADDED and layer in _XY_LAYERS:
+                        # a point (every fix): its blob and bounds from x, y, no shapely
+                        conn.execute(self._insert[layer], self._row(layer, ch.new))
+                        x, y = getattr(ch.new, "x", None), getattr(ch.new, "y", None)
+                        _grow(grown, layer.value, None if x is None or y is None else [x, y, x, y])
+                    elif ch.action is Action.ADDED:
                         geom = S.geometry_of(layer, ch.new) if layer in S.GEOMETRY else None
                         conn.execute(self._insert[layer], self._row(layer, ch.new, geom))
                         _grow(grown, layer.value, geom)
@@ -517,6 +526,10 @@ def _create_visit(path: Path, visit: Visit, durability: str, lock: VisitLock) ->
     conn = _connect(path)
     _set_durable(conn, durability)
     return VisitStore(path, conn, visit, lock=lock)
+
+
+#: the layers whose geometry is a point made from the record's x and y (schema.GEOMETRY "xy")
+_XY_LAYERS = frozenset(layer for layer, (_, kind) in S.GEOMETRY.items() if kind == "xy")
 
 
 def _grow(bounds: dict[str, list[float]], table: str, geom: BaseGeometry | list[float] | None) -> None:

@@ -25,6 +25,8 @@ from collections.abc import Callable, Iterable
 
 import shapely
 
+from .pointblob import point_xy
+
 __all__ = ["conform", "cover_extents", "create_sql", "envelope", "grow_extents", "register_st_functions", "rtree_sql",
            "update_extents"]
 
@@ -52,6 +54,9 @@ def envelope(blob: bytes | None) -> tuple[float, float, float, float] | None:
 
 
 def _envelope(blob: bytes | None) -> tuple[float, float, float, float] | None:
+    xy = point_xy(blob)             # a point (every fix's track point): no GEOS
+    if xy is not None:
+        return xy[0], xy[0], xy[1], xy[1]
     if not isinstance(blob, (bytes, memoryview)) or len(blob) < 8 or bytes(blob[:2]) != b"GP":
         return None
     flags = blob[3]

@@ -48,6 +48,11 @@ class GridLines(pg.GraphicsObject):
         self._pen.setCosmetic(True)
         self._pen.setWidth(1)
         self._rect = QRectF()
+        # the lines of the view drawn last and what they were made for: every repaint of the
+        # marker repaints the grid under it, ten a second, and the lines only change with the
+        # view, the step or the origin (issue 33: 36 -> 7 us a repaint)
+        self._lines: list[QLineF] = []
+        self._lines_for: tuple[Any, ...] | None = None
 
     def set_step(self, step_ft: float, offset: tuple[float, float]) -> None:
         """Lines ``step_ft`` apart; ``offset``: the display origin in site feet."""
@@ -66,12 +71,18 @@ class GridLines(pg.GraphicsObject):
         return QRectF(self._rect)
 
     def lines(self) -> list[QLineF]:
-        """The lines of the current view (display coordinates)."""
+        """The lines of the current view (display coordinates); made again only when the view,
+        the step or the origin changed since the last call (the list is the caller's to read,
+        not to change)."""
         r, (ox, oy) = self._rect, self.offset
-        xs = grid_positions(r.left(), r.right(), self.step_ft, ox)
-        ys = grid_positions(r.top(), r.bottom(), self.step_ft, oy)
-        return ([QLineF(x, r.top(), x, r.bottom()) for x in xs]
-                + [QLineF(r.left(), y, r.right(), y) for y in ys])
+        key = (r.left(), r.right(), r.top(), r.bottom(), self.step_ft, ox, oy)
+        if key != self._lines_for:
+            xs = grid_positions(r.left(), r.right(), self.step_ft, ox)
+            ys = grid_positions(r.top(), r.bottom(), self.step_ft, oy)
+            self._lines = ([QLineF(x, r.top(), x, r.bottom()) for x in xs]
+                           + [QLineF(r.left(), y, r.right(), y) for y in ys])
+            self._lines_for = key
+        return self._lines
 
     def paint(self, p: Any, *_args: Any) -> None:
         lines = self.lines()

@@ -44,6 +44,7 @@ from fieldapp.ui.crowns import CrownLayer
 from fieldapp.ui.mapcontrast import FILL_ALPHA, POLYGON_WIDTH
 from fieldapp.ui.mapgrid import GridLines
 from fieldapp.ui.maplabels import placed_labels, placement_order
+from fieldapp.ui.mapscatter import MapScatter
 from fieldapp.ui.tracklayer import TrackLayer
 
 NICE_STEPS_FT = (1, 2, 5, 10, 20, 25, 50, 100, 200, 250, 500, 1000, 2000, 5000)
@@ -429,7 +430,7 @@ class MapView(QWidget):
         # The OHWM is what everything is measured from: thick blue line, large blue diamonds
         # with a white rim, drawn over the track, transects and polygons; labelled "OHWM".
         self.curves["ohwm"].setZValue(15)
-        self.ohwm_points = pg.ScatterPlotItem(size=20, symbol="d", brush=pg.mkBrush("#0033dd"),
+        self.ohwm_points = MapScatter(size=20, symbol="d", brush=pg.mkBrush("#0033dd"),
                                               pen=pg.mkPen("w", width=2))
         self.ohwm_points.setZValue(16)
         self.ohwm_points.hide()
@@ -444,7 +445,7 @@ class MapView(QWidget):
         self.ohwm_label.hide()
         pi.addItem(self.ohwm_label)
         # The bank of each transect (a red X with "bank 120 ft") and labelled buffers.
-        self.bank_points = pg.ScatterPlotItem(size=BANK_MARK_PX, symbol="x", brush=pg.mkBrush("#cc0000"),
+        self.bank_points = MapScatter(size=BANK_MARK_PX, symbol="x", brush=pg.mkBrush("#cc0000"),
                                               pen=pg.mkPen("w", width=1))
         self.bank_points.setZValue(14)
         self.bank_points.hide()
@@ -452,7 +453,7 @@ class MapView(QWidget):
         # data points: one diamond each, over every label (a label may give way, the mark never)
         self.marker_items: dict[str, pg.ScatterPlotItem] = {}
         for name, (fill_c, rim_c, rim_px) in MARKER_STYLES.items():
-            item = pg.ScatterPlotItem(size=DATA_POINT_MARK_PX, symbol="d", brush=pg.mkBrush(fill_c),
+            item = MapScatter(size=DATA_POINT_MARK_PX, symbol="d", brush=pg.mkBrush(fill_c),
                                       pen=pg.mkPen(rim_c, width=rim_px))
             item.setZValue(18)
             item.hide()

@@ -12,7 +12,8 @@ draws is two curves:
   a new level or a view that leaves the covered area asks the worker for a new history, the
   newest request winning, and until it comes the old one stays on screen.
 * the **tail**: every position after the last history drawn, unsimplified, as two curves: the
-  *head*, the last :data:`HEAD` positions or fewer, redrawn on every fix, and the body before it,
+  *head*, the last :data:`HEAD` positions or fewer, a segment longer with every fix (made
+  again when it restarts), and the body before it,
   redrawn every :data:`HEAD` fixes. One more fix so redraws (and repaints) a few feet of line,
   whatever the length of the day. Both are plain Qt path items (:class:`PathCurve`): their
   bounds and paint run in C++, where a pyqtgraph curve's ran Python at every repaint of the map
@@ -90,13 +91,32 @@ class PathCurve(QGraphicsPathItem):
         self.setPen(pen)
         self._xs = np.empty(0)
         self._ys = np.empty(0)
+        self._path = QPainterPath()
 
     def setData(self, xs: Any, ys: Any) -> None:  # noqa: N802 - pyqtgraph's name
         """The line through ``xs``, ``ys`` (map feet, finite); fewer than two points: none."""
         self._xs = np.array(xs, float)
         self._ys = np.array(ys, float)
-        self.setPath(pg.arrayToQPath(self._xs, self._ys, connect="all") if len(self._xs) > 1
-                     else QPainterPath())
+        self._path = (pg.arrayToQPath(self._xs, self._ys, connect="all") if len(self._xs) > 1
+                      else QPainterPath())
+        self.setPath(self._path)
+
+    def extend(self, xs: Any, ys: Any) -> None:
+        """The line on through ``xs``, ``ys`` (map feet, finite) from where it ends: a segment
+        more a position on the path drawn (in C++), where :meth:`setData` makes the path again
+        from every position through numpy (the head of the track, every fix: issue 33)."""
+        xs, ys = np.array(xs, float), np.array(ys, float)
+        if not len(xs):
+            return
+        if len(self._xs) < 2:               # no line yet: the path starts with a move
+            self.setData(np.concatenate([self._xs, xs]), np.concatenate([self._ys, ys]))
+            return
+        self._xs = np.concatenate([self._xs, xs])
+        self._ys = np.concatenate([self._ys, ys])
+        path = self._path
+        for x, y in zip(xs.tolist(), ys.tolist(), strict=True):
+            path.lineTo(x, y)
+        self.setPath(path)
 
     def getData(self) -> tuple[np.ndarray, np.ndarray]:  # noqa: N802 - pyqtgraph's name
         """The positions drawn (copies of what ``setData`` was given)."""
@@ -141,6 +161,7 @@ class TrackLayer(QObject):
         self.tail = PathCurve(pen)
         self.head = PathCurve(pen)
         self._body_upto = -1             # the tail's body ends here (the head starts here)
+        self._head_drawn = (-1, -1)      # the head drawn: positions [from, to)
         self._body_from = -1
         self.history.setZValue(z)
         plot_item.addItem(self.history)
@@ -173,6 +194,7 @@ class TrackLayer(QObject):
         self.history.setData([], [])
         self.tail.setData([], [])
         self.head.setData([], [])
+        self._head_drawn = (-1, -1)
         self._body_upto = self._body_from = -1
         self.tail_points = 0
 
@@ -231,7 +253,12 @@ class TrackLayer(QObject):
         if (a, b) != (self._body_from, self._body_upto):
             self._body_from, self._body_upto = a, b
             self.tail.setData(self.x[a:b + 1], self.y[a:b + 1])
-        self.head.setData(self.x[b:self.n], self.y[b:self.n])
+        drawn_from, drawn_to = self._head_drawn
+        if drawn_from == b and b < drawn_to <= self.n:      # the same head, longer: extend it
+            self.head.extend(self.x[drawn_to:self.n], self.y[drawn_to:self.n])
+        else:
+            self.head.setData(self.x[b:self.n], self.y[b:self.n])
+        self._head_drawn = (b, self.n)
         self.tail_points = self.n - a
 
     # ---------------------------------------------------------------- the view

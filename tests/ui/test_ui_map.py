@@ -216,8 +216,9 @@ def test_one_more_fix_redraws_only_the_head_of_the_tail_and_keeps_the_buffer(qtb
     tl = view.track
     buf, draws, body = tl.x, tl.history_draws, (tl._body_from, tl._body_upto)
     head_calls = []
-    real = tl.head.setData
-    tl.head.setData = lambda *a, **k: (head_calls.append(len(a[0])), real(*a, **k))
+    real, real_extend = tl.head.setData, tl.head.extend
+    tl.head.setData = lambda *a, **k: (head_calls.append(("made", len(a[0]))), real(*a, **k))
+    tl.head.extend = lambda *a, **k: (head_calls.append(("extended", len(a[0]))), real_extend(*a, **k))
     tail_calls = []
     real_tail = tl.tail.setData
     tl.tail.setData = lambda *a, **k: (tail_calls.append(len(a[0])), real_tail(*a, **k))
@@ -226,14 +227,45 @@ def test_one_more_fix_redraws_only_the_head_of_the_tail_and_keeps_the_buffer(qtb
         qtbot.waitUntil(lambda: view.drawn_stamp is None and not view.timer.isActive()
                         and view.draws > 0, timeout=5000)      # the draw timer drew it
     finally:
-        tl.head.setData, tl.tail.setData = real, real_tail
+        del tl.head.setData, tl.head.extend
+        tl.tail.setData = real_tail
     assert tl.n == len(xs) + 1 and tl.x is buf            # appended in place
     assert tl.x[tl.n - 1] == 5.0 and tl.y[tl.n - 1] == 7.0
     assert tail_calls == [] and (tl._body_from, tl._body_upto) == body
-    assert len(head_calls) == 1 and 1 <= head_calls[0] <= HEAD + 1
+    # the head on screen goes one segment on (issue 33), not made again from its positions
+    assert head_calls == [("extended", 1)]
     hx, hy = tl.head.getData()
-    assert (hx[-1], hy[-1]) == (5.0, 7.0)
+    assert (hx[-1], hy[-1]) == (5.0, 7.0) and 2 <= len(hx) <= HEAD + 1
     assert tl.history_draws == draws                      # no history rebuilt for a fix
+
+
+def test_the_head_extended_fix_by_fix_is_the_line_made_anew(qtbot):
+    """Fix by fix across the head's restarts (every HEAD positions), the head drawn is the line
+    through the positions after its start, as making it from them gives."""
+    import numpy as np
+    import pyqtgraph as pg
+
+    from fieldapp.ui.tracklayer import HEAD, TrackLayer
+
+    view = _view(qtbot)
+    tl = TrackLayer(view.plot.getPlotItem(), pg.mkPen("k"), -10, parent=view)
+    extended = 0
+    for i in range(3 * HEAD + 5):
+        tl.append(3.0 * i, (-1.0) ** i * i)
+        before = len(tl.head.getData()[0])
+        tl.draw_tail()
+        hx, hy = tl.head.getData()
+        start = (tl.n - 1) // HEAD * HEAD
+        assert np.array_equal(hx, tl.x[start:tl.n]) and np.array_equal(hy, tl.y[start:tl.n])
+        made = pg.arrayToQPath(hx, hy, connect="all") if len(hx) > 1 else type(tl.head.path())()
+        assert tl.head.path() == made, i
+        extended += len(hx) == before + 1 and before > 1
+    assert extended >= 3 * (HEAD - 2)            # most fixes went on the line drawn
+    tl.clear()
+    tl.append(1.0, 2.0)
+    tl.append(4.0, 6.0)
+    tl.draw_tail()                                # a cleared track starts a new line
+    assert tl.head.path() == pg.arrayToQPath(np.array([1.0, 4.0]), np.array([2.0, 6.0]), connect="all")
 
 
 def test_the_track_buffer_grows_keeping_every_position(qtbot):

@@ -53,3 +53,24 @@ def test_the_map_has_no_axes_and_its_grid_follows_the_scale_bar(qtbot):
     horizontals = sorted({ln.y1() for ln in view.grid.lines() if ln.y1() == ln.y2()})
     assert horizontals and all((y + 4_000_007.0) % 200.0 == 0 for y in horizontals)
     assert all(y0 <= y <= y1 for y in horizontals)
+
+
+def test_the_lines_are_made_again_only_when_the_view_step_or_origin_changed(qtbot):
+    # every repaint of the marker repaints the grid under it (ten a second while fixes stream):
+    # the same view paints the same lines without making them again
+    from PySide6.QtCore import QRectF
+
+    from fieldapp.ui.mapgrid import GridLines
+
+    grid = GridLines()
+    grid._rect = QRectF(-100.0, -50.0, 200.0, 100.0)
+    grid.set_step(50.0, (0.0, 0.0))
+    first = grid.lines()
+    assert sorted({ln.x1() for ln in first if ln.x1() == ln.x2()}) == [-100.0, -50.0, 0.0, 50.0, 100.0]
+    assert grid.lines() is first                    # nothing changed: not made again
+    grid.set_step(25.0, (0.0, 0.0))                 # a new step: new lines
+    assert len({ln.x1() for ln in grid.lines() if ln.x1() == ln.x2()}) == 9
+    grid.set_step(25.0, (10.0, 0.0))                # a new origin: lines on its round feet
+    assert sorted({ln.x1() for ln in grid.lines() if ln.x1() == ln.x2()})[0] == -85.0
+    grid._rect = QRectF(0.0, -50.0, 100.0, 100.0)   # the view moved (viewRangeChanged sets it)
+    assert sorted({ln.x1() for ln in grid.lines() if ln.x1() == ln.x2()}) == [15.0, 40.0, 65.0, 90.0]
