@@ -32,7 +32,7 @@ def sample_window(qtbot, private_dirs):
     path.parent.mkdir(parents=True)
     info = build_sample_visit(path, conflict=False)
     w = make_window(qtbot, private_dirs, visit=str(path))
-    qtbot.waitUntil(lambda: w.visit is not None, timeout=WAIT_MS)
+    qtbot.waitUntil(lambda: w.startup_done and w.visit is not None, timeout=WAIT_MS)
     yield w, path, info
     close_window(w)
 

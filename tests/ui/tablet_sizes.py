@@ -116,7 +116,7 @@ def test_tablet_sizes_everything_reachable(qtbot, private_dirs, themed):
     shots = os.environ.get("FIELDAPP_TABLET_SHOTS")
     try:
         assert w.devicePixelRatio() == pytest.approx(SCALE)
-        qtbot.waitUntil(lambda: w.visit is not None and w.checks_panel.table.rowCount() >= 5,
+        qtbot.waitUntil(lambda: w.startup_done and w.visit is not None and w.checks_panel.table.rowCount() >= 5,
                         timeout=WAIT_MS)
         wait_fix(qtbot, w)
         qtbot.waitUntil(lambda: not w.panels["tally"].squeeze_button.isHidden(), timeout=WAIT_MS)

@@ -33,7 +33,7 @@ def test_one_antenna_height_everywhere(qtbot, private_dirs, ft_visit, monkeypatc
     # the settings' default (2.00 m) is NOT the visit's: the visit's wins everywhere
     w = make_window(qtbot, private_dirs, visit=str(ft_visit), antenna_height_m=2.0, simulate=True)
     try:
-        qtbot.waitUntil(lambda: w.visit is not None, timeout=WAIT_MS)
+        qtbot.waitUntil(lambda: w.startup_done and w.visit is not None, timeout=WAIT_MS)
         wait_fix(qtbot, w)
         assert w.status_strip.antenna_label.text() == "Ant 6.50 ft"
         # the visit's first height is no record with a position: the first fix still sets the CRS

@@ -16,7 +16,7 @@ from tests.ui.ui_support import WAIT_MS, close_window, make_window
 def test_starts_and_quits_cleanly_without_devices(qtbot, private_dirs):
     w = make_window(qtbot, private_dirs)
     try:
-        qtbot.waitUntil(lambda: w.visit is not None, timeout=WAIT_MS)
+        qtbot.waitUntil(lambda: w.startup_done and w.visit is not None, timeout=WAIT_MS)
         qtbot.waitUntil(lambda: "No receiver" in w.status_strip.problem_label.text(),
                         timeout=WAIT_MS)
         assert w.record_buttons and all(not b.isEnabled() for b in w.record_buttons)

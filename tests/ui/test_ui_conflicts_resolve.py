@@ -49,7 +49,7 @@ def dbh_of(path, tree):
 
 
 def open_conflicts(qtbot, w):
-    qtbot.waitUntil(lambda: w.visit is not None, timeout=WAIT_MS)
+    qtbot.waitUntil(lambda: w.startup_done and w.visit is not None, timeout=WAIT_MS)
     w.show_conflicts()
     view = w.conflicts_view
     qtbot.waitUntil(lambda: view.table.rowCount() == 1, timeout=WAIT_MS)

@@ -159,7 +159,7 @@ def test_the_plant_list_import_asks_which_column_is_which(qtbot, private_dirs, t
                     .encode("cp1252"))
     w = make_window(qtbot, private_dirs, simulate=True, time_scale=10.0, rate_hz=10.0)
     try:
-        qtbot.waitUntil(lambda: w.visit is not None, timeout=WAIT_MS)
+        qtbot.waitUntil(lambda: w.startup_done and w.visit is not None, timeout=WAIT_MS)
         key(qtbot, w, "Ctrl+7")
         panel = w.panels["plot"]
         # the demo (simulated devices) offers its SAMPLE list until one is loaded

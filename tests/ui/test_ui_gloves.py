@@ -43,7 +43,7 @@ def window(qtbot, private_dirs, themed):
     build_sample_visit(path, conflict=False)
     w = make_window(qtbot, private_dirs, visit=str(path))
     w.resize(1366, 768 - 30 - 38)          # maximised on a 1366x768 laptop
-    qtbot.waitUntil(lambda: w.visit is not None and w.checks_panel.table.rowCount() >= 5,
+    qtbot.waitUntil(lambda: w.startup_done and w.visit is not None and w.checks_panel.table.rowCount() >= 5,
                     timeout=WAIT_MS)
     yield w
     close_window(w)

@@ -53,7 +53,7 @@ def test_a_new_visit_resets_every_panel_and_the_same_visit_again_keeps_them(qtbo
 
     w = make_window(qtbot, private_dirs)
     try:
-        qtbot.waitUntil(lambda: w.visit is not None, timeout=WAIT_MS)
+        qtbot.waitUntil(lambda: w.startup_done and w.visit is not None, timeout=WAIT_MS)
         b, t, o = w.panels["boundary"], w.panels["tally"], w.panels["ohwm"]
         b.label.setText("Wetland A")
         b.wetland_type.setCurrentText("fen")

@@ -71,7 +71,7 @@ def test_new_visit_from_dialog_replaces_open_visit(qtbot, private_dirs):
 
     w = make_window(qtbot, private_dirs)
     try:
-        qtbot.waitUntil(lambda: w.visit is not None, timeout=WAIT_MS)
+        qtbot.waitUntil(lambda: w.startup_done and w.visit is not None, timeout=WAIT_MS)
         first = w.visit
         spec = NewVisitSpec(name="North bank", path=private_dirs / "data" / "north.gpkg",
                             crew=["AS"], priority_waterway=True,
@@ -116,7 +116,7 @@ def test_open_visit_refuses_a_foreign_file_with_a_message(qtbot, private_dirs):
     bad.write_text("not a geopackage")
     w = make_window(qtbot, private_dirs)
     try:
-        qtbot.waitUntil(lambda: w.visit is not None, timeout=WAIT_MS)
+        qtbot.waitUntil(lambda: w.startup_done and w.visit is not None, timeout=WAIT_MS)
         before = w.visit
         assert visit_mod.choose_and_open(w, bad) is None
         assert w.visit is before and "could not be opened" in w.office.messages[-1][1]

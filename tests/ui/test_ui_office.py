@@ -245,7 +245,7 @@ def test_conflicts_view_shows_records(qtbot, private_dirs):
     build_sample_visit(path, conflict=True)
     w = make_window(qtbot, private_dirs, visit=str(path))
     try:
-        qtbot.waitUntil(lambda: w.visit is not None, timeout=WAIT_MS)
+        qtbot.waitUntil(lambda: w.startup_done and w.visit is not None, timeout=WAIT_MS)
         assert w.conflicts_view is None                        # built on first show
         w.activateWindow()
         qtbot.waitUntil(w.isActiveWindow, timeout=WAIT_MS)

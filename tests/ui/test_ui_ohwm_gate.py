@@ -23,7 +23,7 @@ def fix_with(sats: int, hdop: float = 0.9, **kw) -> Fix:
 def test_ohwm_panel_shows_the_gate_reason_for_skipped_epochs(qtbot, private_dirs):
     w = make_window(qtbot, private_dirs)
     try:
-        qtbot.waitUntil(lambda: w.visit is not None, timeout=WAIT_MS)
+        qtbot.waitUntil(lambda: w.startup_done and w.visit is not None, timeout=WAIT_MS)
         key(qtbot, w, "Ctrl+1")
         panel = w.panels["ohwm"]
         label = panel.skipped_label

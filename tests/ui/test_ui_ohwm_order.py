@@ -39,7 +39,7 @@ def test_ohwm_points_in_order_draw_no_warning_and_out_of_order_name_the_legs(tmp
 def test_the_ohwm_tab_shows_the_warning_until_the_stray_point_is_taken_back(qtbot, private_dirs):
     w = make_window(qtbot, private_dirs)
     try:
-        qtbot.waitUntil(lambda: w.visit is not None, timeout=20_000)
+        qtbot.waitUntil(lambda: w.startup_done and w.visit is not None, timeout=20_000)
         panel = w.panels["ohwm"]
         take(w.visit, [B, C, D])
         qtbot.waitUntil(lambda: panel.table.rowCount() == 3, timeout=5_000)

@@ -93,7 +93,7 @@ def test_a_new_visit_shows_the_reason_again(qtbot, private_dirs):
 
     w = make_window(qtbot, private_dirs)
     try:
-        qtbot.waitUntil(lambda: w.visit is not None, timeout=WAIT_MS)
+        qtbot.waitUntil(lambda: w.startup_done and w.visit is not None, timeout=WAIT_MS)
         tally = w.panels["tally"]
         tally.on_caliper(CaliperReading(dbh_in=14.2, dbh_cm=36.07, species_number=None,
                                         species_label=""))     # no fix: held

@@ -42,7 +42,7 @@ def test_a_reading_waiting_for_a_fix_is_not_recorded_in_the_next_visit(qtbot, pr
 
     w = make_window(qtbot, private_dirs)            # no receiver: no usable fix
     try:
-        qtbot.waitUntil(lambda: w.visit is not None, timeout=WAIT_MS)
+        qtbot.waitUntil(lambda: w.startup_done and w.visit is not None, timeout=WAIT_MS)
         tally = w.panels["tally"]
         w.tabs.setCurrentWidget(tally)
         squeeze(tally, 12.3)                        # at site A: held for a fix
@@ -69,7 +69,7 @@ def test_two_waiting_readings_are_both_named(qtbot, private_dirs):
 
     w = make_window(qtbot, private_dirs)
     try:
-        qtbot.waitUntil(lambda: w.visit is not None, timeout=WAIT_MS)
+        qtbot.waitUntil(lambda: w.startup_done and w.visit is not None, timeout=WAIT_MS)
         tally = w.panels["tally"]
         squeeze(tally, 12.3)
         squeeze(tally, 8.0)
@@ -90,7 +90,7 @@ def test_the_same_visit_shown_again_keeps_its_waiting_reading(qtbot, private_dir
     and is recorded there once the fix comes."""
     w = make_window(qtbot, private_dirs)
     try:
-        qtbot.waitUntil(lambda: w.visit is not None, timeout=WAIT_MS)
+        qtbot.waitUntil(lambda: w.startup_done and w.visit is not None, timeout=WAIT_MS)
         tally = w.panels["tally"]
         squeeze(tally, 12.3)
         path = w.visit.path
@@ -107,7 +107,7 @@ def test_the_same_visit_shown_again_keeps_its_waiting_reading(qtbot, private_dir
 def test_no_visit_shown_drops_the_waiting_reading_too(qtbot, private_dirs):
     w = make_window(qtbot, private_dirs)
     try:
-        qtbot.waitUntil(lambda: w.visit is not None, timeout=WAIT_MS)
+        qtbot.waitUntil(lambda: w.startup_done and w.visit is not None, timeout=WAIT_MS)
         tally = w.panels["tally"]
         squeeze(tally, 12.3)
         w.visit.close()

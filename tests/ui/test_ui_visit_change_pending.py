@@ -23,7 +23,7 @@ def test_an_averaging_under_way_ends_unrecorded_at_a_visit_change(qtbot, private
 
     w = make_window(qtbot, private_dirs)
     try:
-        qtbot.waitUntil(lambda: w.visit is not None, timeout=WAIT_MS)
+        qtbot.waitUntil(lambda: w.startup_done and w.visit is not None, timeout=WAIT_MS)
         ohwm = w.panels["ohwm"]
         usable(w)
         w.on_fix(rtk_fix())
@@ -48,7 +48,7 @@ def test_a_line_being_walked_is_not_recorded_in_the_next_visit(qtbot, private_di
 
     w = make_window(qtbot, private_dirs)
     try:
-        qtbot.waitUntil(lambda: w.visit is not None, timeout=WAIT_MS)
+        qtbot.waitUntil(lambda: w.startup_done and w.visit is not None, timeout=WAIT_MS)
         lines = w.panels["lines"]
         usable(w)
         w.on_fix(rtk_fix())
