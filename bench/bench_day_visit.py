@@ -258,7 +258,16 @@ def run(fraction: float, root: Path) -> dict:
 
 
 def main() -> None:
-    fractions = [float(a) for a in sys.argv[1:]] or [0.25, 0.5, 1.0]
+    if {"-h", "--help"} & set(sys.argv[1:]):
+        print(__doc__)
+        return
+    try:
+        fractions = [float(a) for a in sys.argv[1:]] or [0.25, 0.5, 1.0]
+    except ValueError:
+        sys.exit(f"usage: bench_day_visit.py [FRACTION ...] (fractions of the day, e.g. 0.25 1; --help): "
+                 f"{' '.join(sys.argv[1:])!r} is not")
+    if not all(0 < f <= 1 for f in fractions):
+        sys.exit(f"each FRACTION is a part of the day, above 0 and at most 1: {fractions}")
     from PySide6.QtWidgets import QApplication
 
     app = QApplication.instance() or QApplication([])  # noqa: F841 - fonts and the map

@@ -135,6 +135,28 @@ def test_a_point_outside_the_crs_area_is_refused_in_the_same_words(tmp_path):
     assert 3 not in fids and len(log) == 11
 
 
+def test_a_point_of_the_fast_form_holding_nan_is_refused_in_the_same_words(tmp_path):
+    """The fast path's exact form (29 bytes: no envelope, little-endian 2D point), its
+    coordinates NaN, NaN (an empty point not flagged so in the header): the coordinates read
+    straight from the blob are NaN and the row goes to the per-record path, which refuses it."""
+    path = tmp_path / "v.gpkg"
+    visit_with_track(path)
+    conn = sqlite3.connect(path)    # no ST_ functions: the R-tree triggers cannot take the NaN point
+    with conn:
+        blob = conn.execute("SELECT geom FROM track_point WHERE fid = 5").fetchone()[0]
+        assert len(blob) == 29 and blob[8:13] == b"\x01\x01\x00\x00\x00"   # the fast form
+        for k in (1, 2, 3, 4):
+            conn.execute(f"DROP TRIGGER rtree_track_point_geom_update{k}")
+        conn.execute("UPDATE track_point SET geom = ? WHERE fid = 5",
+                     (blob[:13] + np.float64(np.nan).tobytes() * 2,))
+    conn.close()
+    old, old_problems, log, fids, new_problems = _both(path)
+    assert new_problems == old_problems and [p.fid for p in new_problems] == [5]
+    assert new_problems[0].column == "geom" and "is required" in new_problems[0].message
+    assert 5 not in fids and log.records() == [rec for _, rec in old]
+    assert np.isfinite(log.columns()["x"]).all() and len(log) == 11
+
+
 def test_other_valid_spellings_are_read_the_same(tmp_path):
     """A time without milliseconds, a whole-number longitude and a big-endian point (as another
     program may write them) are not the fast path's form: read one by one, same values."""
