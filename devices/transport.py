@@ -697,8 +697,17 @@ class PortReader:
     def _read_chunk(self, handle: serial.SerialBase) -> bytes:
         """Whatever has arrived, waiting at most ``read_timeout_s`` for the first byte."""
         if self.settings.scheme == "socket":
-            # pyserial's socket in_waiting is only 0/1: read a block, returned at the timeout
-            return handle.read(4096)
+            # pyserial's socket in_waiting is only 0/1 and its read(n) waits the whole timeout
+            # for n bytes (a line delivered up to read_timeout_s late): wait for the first
+            # byte, then take what else has arrived without waiting (timeout 0: one recv)
+            first = handle.read(1)
+            if not first:
+                return first
+            handle.timeout = 0
+            try:
+                return first + handle.read(4096)
+            finally:
+                handle.timeout = self.settings.read_timeout_s
         # every concrete pyserial class has in_waiting (posix, win32, the URL handlers); the
         # stubs' SerialBase does not declare it
         return handle.read(max(1, handle.in_waiting))  # type: ignore[attr-defined]

@@ -256,6 +256,47 @@ def test_reader_socket_skips_autobaud(server):
         conn.close()
 
 
+class _ReadSpy:
+    """A pyserial handle that records (size, timeout) of every read and passes it on."""
+
+    def __init__(self, handle):
+        self.handle, self.reads = handle, []
+
+    @property
+    def timeout(self):
+        return self.handle.timeout
+
+    @timeout.setter
+    def timeout(self, value):
+        self.handle.timeout = value
+
+    def read(self, size=1):
+        self.reads.append((size, self.handle.timeout))
+        return self.handle.read(size)
+
+
+def test_socket_read_takes_what_has_arrived_without_waiting_out_the_timeout(server):
+    """pyserial's socket read(4096) waits the whole read timeout for 4096 bytes, so a line over
+    TCP reached the app up to read_timeout_s late: the reader waits (with the timeout) only for
+    the first byte, then takes the rest with timeout 0, and puts the timeout back."""
+    settings = SerialSettings(server.url, read_timeout_s=5.0)
+    reader = PortReader(settings, lambda b, t: None, name="sock-chunk")
+    handle = open_port(settings)
+    try:
+        conn = server.accept()
+        conn.sendall(GGA + b"\r\n")
+        spy = _ReadSpy(handle)
+        data = reader._read_chunk(spy)
+        while not data.endswith(b"\n"):          # loopback may hand a line over in two parts
+            data += reader._read_chunk(spy)
+        assert data == GGA + b"\r\n"
+        assert spy.reads[:2] == [(1, 5.0), (4096, 0)]
+        assert handle.timeout == 5.0
+        conn.close()
+    finally:
+        close_port(handle)
+
+
 # ------------------------------------------------------------------ reader: missing port, backoff, return
 
 
