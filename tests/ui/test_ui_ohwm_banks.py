@@ -92,3 +92,24 @@ def test_far_bank_shot_starts_its_own_line_and_keeps_the_magnetic_azimuth(qtbot,
                        for p in lines_of(w)["OHWM 1"])
     finally:
         close_window(w)
+
+
+def test_the_ohwm_table_says_which_points_are_the_far_banks(sample_window, qtbot):
+    """Seen walking the demo: after a far-bank shot the table read "1 averaged, 2 averaged,
+    1 offset" (the far bank's line numbers its points from 1 too): its rows say "far bank"."""
+    from tests.app.test_app_stakeout import X0, Y0, walk
+
+    w, _path, _info = sample_window
+    panel = w.panels["ohwm"]
+    w.tabs.setCurrentWidget(panel)
+    w.refresh_from_model()
+    qtbot.waitUntil(lambda: panel.table.rowCount() == len(w.visit.ohwm_points()) >= 1, timeout=WAIT_MS)
+    before = panel.table.rowCount()
+    fix = walk((X0, Y0), (X0, Y0 + 2.0), 4, quality="rtk_fixed")[-1]
+    w.visit.add_offset_point(fix, 180.0, 60.0, far_bank=True)
+    w.refresh_from_model()
+    qtbot.waitUntil(lambda: panel.table.rowCount() == before + 1, timeout=WAIT_MS)
+    rows = [(panel.table.item(r, 0).text(), panel.table.item(r, 1).text())
+            for r in range(panel.table.rowCount())]
+    assert rows.count(("1", "offset, far bank")) == 1, rows
+    assert all("far bank" not in method for n, method in rows if (n, method) != ("1", "offset, far bank"))
