@@ -92,6 +92,10 @@ def _write_marker(office: FolderOffice, data: dict[str, object]) -> None:
     replace_durably(temp, marker)
 
 
+class _Gone(Exception):
+    """The site folder to lock is no longer there (another run of the conversion renamed it)."""
+
+
 @contextlib.contextmanager
 def _locked(office: FolderOffice, path: Path, owner: LockOwner, wait_s: float,
             where: Callable[[], Path] | None = None) -> Iterator[None]:
@@ -102,9 +106,12 @@ def _locked(office: FolderOffice, path: Path, owner: LockOwner, wait_s: float,
     deadline = time.monotonic() + wait_s
     payload = json.dumps(asdict(owner)).encode()
     while True:
-        path.parent.mkdir(exist_ok=True)
+        if path.parent.name == "locks":
+            path.parent.mkdir(exist_ok=True)
         try:
             fd = os.open(path, os.O_CREAT | os.O_EXCL | os.O_WRONLY, 0o644)
+        except FileNotFoundError:       # a site folder another run renamed: never made again
+            raise _Gone(path.parent) from None
         except FileExistsError:
             info = office._read_lock(path)
             if info is None:
@@ -223,6 +230,8 @@ def _rename_site(office: FolderOffice, folder: Path, owner: LockOwner, wait_s: f
     where = [folder]
     with _locked(office, office.root / "locks" / site_id, owner, wait_s), \
             _locked(office, folder / "lock", owner, wait_s, where=lambda: where[0] / "lock"):
+        if folder not in _id_folders(folder.parent):    # renamed meanwhile by another run
+            return
         _write_site_id(folder, site_id)
         name = sitefolders.site_name_in(folder / "master.gpkg")
         if sitefolders.folder_name(name) == site_id:     # its name is its id: named already
@@ -256,13 +265,14 @@ def convert_office(office: FolderOffice, *, wait_s: float = 10.0,
     owner = LockOwner.here(CONVERTER)
     if report.was_format < 2:
         for folder in _id_folders(sites):                                   # step 1
-            with _locked(office, folder / "lock", owner, wait_s):
+            with contextlib.suppress(_Gone), _locked(office, folder / "lock", owner, wait_s):
                 _write_site_id(folder, folder.name)
-            say(f"site {folder.name}: its id written in its folder")
+                say(f"site {folder.name}: its id written in its folder")
         _write_marker(office, {**OFFICE_FORMAT, CONVERTING_KEY: 1})          # step 2
         say("office marked format 2: laptops on an older fieldapp now refuse it")
     for folder in _id_folders(sites):                                       # step 3
-        _rename_site(office, folder, owner, wait_s, report)
+        with contextlib.suppress(_Gone):
+            _rename_site(office, folder, owner, wait_s, report)
         if report.moved and report.moved[-1][0] == folder.name:
             say(f"site {report.moved[-1][1]} moved to sites/{report.moved[-1][2]}")
     _remove_own_stale_locks(office, sites)

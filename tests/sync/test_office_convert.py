@@ -219,3 +219,23 @@ def test_an_office_of_a_newer_format_is_refused_and_not_converted(tmp_path, caps
     assert cli(office, "--upgrade-office") == 1
     assert "newer than this fieldapp understands" in capsys.readouterr().err
     assert sorted(p.name for p in office.iterdir()) == [OFFICE_MARKER]
+
+
+def test_a_folder_another_run_renamed_is_never_made_again(old_office, monkeypatch):
+    """Two runs at once (two office computers): a site folder listed by one and renamed by the
+    other before the first locks it is skipped, not made again empty beside the renamed one."""
+    office, visits = old_office
+    listed = [office / "sites" / i for i in sorted(visits)]      # as the slower run listed them
+    assert sync_main(["--office", str(office), "--upgrade-office", "-q"]) == 0    # the other run
+    real = officeconvert._id_folders
+    calls = []
+
+    def stale(sites):
+        calls.append(sites)
+        return listed if len(calls) == 1 else real(sites)
+
+    monkeypatch.setattr(officeconvert, "_id_folders", stale)
+    report = officeconvert.convert_office(FolderOffice(office))
+    assert report.done and not report.moved
+    assert folders(office) == {"Mill Creek", "Mill Creek (2)", "CON_ north_bank_"}
+    assert not (office / "locks").exists()
