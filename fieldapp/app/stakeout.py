@@ -116,7 +116,7 @@ def _point_label(visit: Any, layer: str, rec: Any) -> str:
         # two banks: each line numbers its points from 1 ("OHWM point 1" twice in the list)
         n, line = next(((n, ln) for n, ln in enumerate(lines, 1) if ln.uuid == rec.line_uuid),
                        (0, None))
-        return f"{(line.label if line is not None else '') or f'OHWM line {n}'}, point {rec.seq + 1}"
+        return f"OHWM point {rec.seq + 1} of {(line.label if line is not None else '') or f'OHWM line {n}'}"
     if layer == "station":
         t = m.get(Layer.TRANSECT, rec.transect_uuid)
         return f"Station {rec.seq + 1} of transect {t.label} ({rec.distance_ft:.0f} ft)"

@@ -219,7 +219,7 @@ def test_a_hidden_stake_out_supersedes_moved_flags_without_the_full_list(control
 def test_the_points_of_two_ohwm_lines_are_told_apart(controller):
     """Seen walking the demo: after a far-bank offset shot the stake-out list read "OHWM
     point 1, OHWM point 2, OHWM point 1" (each line numbers its points from 1): with two lines
-    each point names its line."""
+    each point names its line ("OHWM point 1 of OHWM 1 far bank", as the Records tab says)."""
     before = [t.label for t in targets(controller) if t.key.startswith("point:ohwm_point")]
     assert before and all(label.startswith("OHWM point ") for label in before)   # one line: as before
     fix = walk((X0, Y0), (X0, Y0 + 2.0), 4, quality="rtk_fixed")[-1]
@@ -228,5 +228,5 @@ def test_the_points_of_two_ohwm_lines_are_told_apart(controller):
     assert len(lines) == 2
     labels = [t.label for t in targets(controller) if t.key.startswith("point:ohwm_point")]
     assert len(labels) == len(set(labels)) == len(before) + 1, labels
-    far = [label for label in labels if label.endswith("far bank, point 1")]
-    assert len(far) == 1 and far[0].removesuffix(", point 1") in lines.values(), labels
+    far = [label for label in labels if label.startswith("OHWM point 1 of ") and label.endswith("far bank")]
+    assert len(far) == 1 and far[0].removeprefix("OHWM point 1 of ") in lines.values(), labels
