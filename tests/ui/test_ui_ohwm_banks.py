@@ -113,3 +113,32 @@ def test_the_ohwm_table_says_which_points_are_the_far_banks(sample_window, qtbot
             for r in range(panel.table.rowCount())]
     assert rows.count(("1", "offset, far bank")) == 1, rows
     assert all("far bank" not in method for n, method in rows if (n, method) != ("1", "offset, far bank"))
+
+
+def test_the_simulated_surveyor_stays_on_its_bank_after_a_far_bank_shot(qtbot, private_dirs):
+    """Seen walking the demo: after points 1 and 2 and a far-bank shot the surveyor walked on
+    to "point 4 of the scenario" (the shot counted as a point of its bank): it goes to point 3."""
+    w = make_window(qtbot, private_dirs, simulate=True, time_scale=10.0, rate_hz=10.0)
+    try:
+        wait_fix(qtbot, w)
+        key(qtbot, w, "Ctrl+1")
+        panel = w.panels["ohwm"]
+        panel.epochs.setValue(5)
+        for n in (1, 2):
+            ready(qtbot, w, panel.average_button)
+            qtbot.waitUntil(lambda: not w.sim_surveyor.busy, timeout=WAIT_MS * 2)
+            key(qtbot, w, "A")
+            qtbot.waitUntil(lambda n=n: len(w.visit.ohwm_points()) == n, timeout=WAIT_MS)
+        qtbot.waitUntil(lambda: "point 3 of the scenario" in w.sim_surveyor.words, timeout=WAIT_MS * 2)
+        qtbot.waitUntil(lambda: w.status_strip.device_state("rangefinder") == "connected", timeout=WAIT_MS)
+        key(qtbot, w, "S")
+        qtbot.waitUntil(lambda: panel.state.text().startswith("Shot received"), timeout=WAIT_MS)
+        panel.bank.setCurrentIndex(2)                 # across the channel: the far bank
+        ready(qtbot, w, panel.offset_button)
+        key(qtbot, w, "O")
+        qtbot.waitUntil(lambda: len(w.visit.ohwm_points()) == 3, timeout=WAIT_MS)
+        qtbot.wait(500)
+        assert "point 3 of the scenario" in w.sim_surveyor.words, w.sim_surveyor.words
+        assert "point 4" not in w.sim_surveyor.words
+    finally:
+        close_window(w)
