@@ -73,4 +73,5 @@ def devices_words(c: Any) -> str:
                         if averaged else "") if w) + ")")
     if not parts:
         return "–"
-    return "; ".join(parts) + ". Their names and serial numbers were not recorded."
+    return ("; ".join(parts) + ". Their names and serial numbers were not recorded (the site's"
+            " form: Records tab, Site, F4).")
