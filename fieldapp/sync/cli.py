@@ -8,6 +8,7 @@ Examples::
     fieldapp sync --office /mnt/share/office --list                     # the sites in the office
     fieldapp sync --office /mnt/share/office --checkout site-a crew2.gpkg
     fieldapp sync --office /mnt/share/office --adopt-copy dayB.gpkg dayB-synced.gpkg   # a plain copy's records
+    fieldapp sync --office /mnt/share/office --upgrade-office          # site folders named by the site
     fieldapp sync --office /mnt/share/office --conflicts visit.gpkg
     fieldapp sync --office /mnt/share/office --resolve 1a2b3c4d keep-theirs visit.gpkg
     fieldapp sync --office postgresql://crew2@gis.example.org/survey visit.gpkg   # PostGIS office
