@@ -142,3 +142,24 @@ def test_the_simulated_surveyor_stays_on_its_bank_after_a_far_bank_shot(qtbot, p
         assert "point 4" not in w.sim_surveyor.words
     finally:
         close_window(w)
+
+
+def test_the_maps_ohwm_label_stays_on_the_walked_line(sample_window, qtbot):
+    """Seen walking the demo: after a far-bank shot the map's "OHWM" label sat on the far bank's
+    lone point (the first line drawn), away from the line the crew walked."""
+    from tests.app.test_app_stakeout import X0, Y0, walk
+
+    w, _path, _info = sample_window
+    m = w.map
+    assert len(w.visit.ohwm_points()) >= 2
+    fix = walk((X0, Y0), (X0, Y0 + 2.0), 4, quality="rtk_fixed")[-1]
+    w.visit.add_offset_point(fix, 180.0, 60.0, far_bank=True)
+    w.refresh_from_model()
+    m.redraw()
+    qtbot.waitUntil(m.ohwm_label.isVisible, timeout=WAIT_MS)
+    lines = {ln.uuid: ln for ln in w.visit.model.features(Layer.OHWM_LINE)}
+    walked = next(ln for ln in lines.values() if not is_far_bank(ln))
+    first = w.visit.ft(*walked.geometry.coords[0])          # the map draws grid ft
+    ox, oy = m.origin
+    pos = m.ohwm_label.pos()
+    assert (pos.x(), pos.y()) == pytest.approx((first[0] - ox, first[1] - oy), abs=0.01)
