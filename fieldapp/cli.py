@@ -47,8 +47,9 @@ def print_help() -> None:
     """Print the subcommands (one line each), then the app's own options."""
     print("usage: fieldapp [SUBCOMMAND ...] | fieldapp [APP OPTIONS]\n")
     print("subcommands (run 'fieldapp SUBCOMMAND --help' for their options):")
+    width = max(map(len, SUBCOMMAND_HELP)) + 2      # "wetland-form" ran into its line
     for name, line in SUBCOMMAND_HELP.items():
-        print(f"  {name:<8}{line}")
+        print(f"  {name:<{width}}{line}")
     print("\n--version prints the version (fieldapp X.Y.Z)")
     print("\nwithout a subcommand, fieldapp starts the app:\n")
     from fieldapp.ui.app import build_parser  # argparse only; Qt is imported when the app runs

@@ -18,7 +18,8 @@ REPO = Path(__file__).resolve().parents[1]
 def test_fieldapp_help_lists_subcommands_then_app_options(capsys):
     assert cli.main(["--help"]) == 0
     out = capsys.readouterr().out
-    for name in ("rules", "sync", "report", "export"):
+    for name in (*cli.SUBCOMMAND_HELP, "rules", "sync", "report", "export"):
+        # each name its own word, its line beside it ("wetland-formthe wetland ..." was one)
         assert any(line.split()[:1] == [name] for line in out.splitlines()), name
     # the app's own options follow (delegated to fieldapp.ui.app's parser)
     assert "--simulate" in out and "--replay LOG" in out

@@ -15,6 +15,7 @@ import re
 from dataclasses import dataclass, field
 from typing import Any
 
+from fieldapp.app.devicenames import device_changes, device_fields
 from fieldapp.app.sitefacts import site_fact_changes, site_fact_fields
 from fieldapp.rules.shown import slope_pct_text
 from fieldapp.survey.drainage import LAND_USES
@@ -100,7 +101,7 @@ def site_fields(site: Any) -> list[FieldSpec]:
             FieldSpec("land_use", "Use of the site", "choice", site.land_use, choices=list(LAND_USE_WORDS),
                       tip="Agricultural uses in an A-1 district are outside the chapter (General A);"
                           " farming is exempt from the erosion plan (Erosion control F)"),
-            *site_fact_fields(site, FieldSpec)]
+            *site_fact_fields(site, FieldSpec), *device_fields(site, FieldSpec)]
 
 
 def site_row(site: Any) -> tuple[Selection, str, str]:
@@ -238,7 +239,8 @@ def apply_form(visit: Any, sel: Selection, values: dict[str, Any]) -> Any:
     if L is Layer.SITE:
         if "zoning_district" in changed:
             changed["zoning_district"] = str(changed["zoning_district"] or "").strip() or None
-        changed.update(site_fact_changes(m.site, changed))    # NR 151.125(4)(b), (1)(b)
+        changed.update(device_changes(m.site, changed))       # the instruments' names (first:
+        changed.update(site_fact_changes(m.site, changed))    # NR 151.125(4)(b), (1)(b): "x:i")
         return m.update_site(**changed)
     if L is Layer.LINE and "tributary_stations" in changed:
         changed["tributary_stations"] = str(changed["tributary_stations"] or "").strip() or None

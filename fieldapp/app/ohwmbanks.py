@@ -24,6 +24,11 @@ def is_far_bank(line: Any) -> bool:
     return str(getattr(line, "label", "") or "").strip().lower().endswith(FAR_BANK)
 
 
+def far_line_uuids(model: Any) -> set[str]:
+    """The uuids of ``model``'s far-bank OHWM lines."""
+    return {str(ln.uuid) for ln in model.features(Layer.OHWM_LINE) if is_far_bank(ln)}
+
+
 def near_line_uuid(model: Any) -> str | None:
     """The near bank's OHWM line of ``model`` (a :class:`fieldapp.survey.visit.Visit`): the last
     line not of a far bank; None before the first point (the model starts ``OHWM 1``)."""
@@ -43,4 +48,4 @@ def far_line_uuid(model: Any) -> str:
     return str(line.uuid)
 
 
-__all__ = ["FAR_BANK", "far_line_uuid", "is_far_bank", "near_line_uuid"]
+__all__ = ["FAR_BANK", "far_line_uuid", "far_line_uuids", "is_far_bank", "near_line_uuid"]

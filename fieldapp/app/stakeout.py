@@ -110,7 +110,13 @@ def _point_targets_by_key(visit: Any, ft: Any, keys: list[str]) -> list[Target]:
 def _point_label(visit: Any, layer: str, rec: Any) -> str:
     m = visit.model
     if layer == "ohwm_point":
-        return f"OHWM point {rec.seq + 1}"
+        lines = m.features(Layer.OHWM_LINE)
+        if len(lines) < 2:
+            return f"OHWM point {rec.seq + 1}"
+        # two banks: each line numbers its points from 1 ("OHWM point 1" twice in the list)
+        n, line = next(((n, ln) for n, ln in enumerate(lines, 1) if ln.uuid == rec.line_uuid),
+                       (0, None))
+        return f"OHWM point {rec.seq + 1} of {(line.label if line is not None else '') or f'OHWM line {n}'}"
     if layer == "station":
         t = m.get(Layer.TRANSECT, rec.transect_uuid)
         return f"Station {rec.seq + 1} of transect {t.label} ({rec.distance_ft:.0f} ft)"

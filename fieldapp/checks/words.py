@@ -5,6 +5,8 @@ item 14: the report printed ``bank_ft_at_least`` and ``shrubs_11in``): the unit 
 ('bank at least (ft)', 'shrubs 11 in', 'slope (%)')
 >>> field_words("canopy_10in_pct"), field_words("contiguous")
 ('canopy 10 in (%)', 'contiguous')
+>>> field_words("canopy_2_5in_or_6ft_evergreen")
+'canopy 2.5 in or 6 ft evergreen'
 """
 
 from __future__ import annotations
@@ -15,12 +17,14 @@ import re
 UNITS = {"ft": "ft", "in": "in", "ac": "ac", "pct": "%", "sqft": "sq ft", "deg": "°", "m": "m",
          "cuyd": "cu yd", "s": "s"}
 _SIZE = re.compile(r"^(\d+(?:\.\d+)?)(in|ft)$")       # "11in": a size class, kept in place
+_DECIMAL_SIZE = re.compile(r"(?<![^_])(\d+)_(\d+(?:in|ft))(?![^_])")
 
 
 def field_words(key: str) -> str:
     """``key`` (snake case, units as tokens) in words with its unit in brackets at the end."""
     words: list[str] = []
     unit = ""
+    key = _DECIMAL_SIZE.sub(r"\1.\2", key)        # "2_5in": 2.5 in, not "2 5 in"
     for token in key.split("_"):
         if token in UNITS and not unit and words:
             unit = UNITS[token]

@@ -388,6 +388,26 @@ def _photos(visit: Visit) -> tuple[PhotoEntry, ...]:
     return tuple(PhotoEntry(*row) for row in photo_entries(visit))
 
 
+def grouped_shots(shots: list[tuple[float, str]]) -> tuple[str, ...]:
+    """Compass-shot stations ``(distance ft, what was shot)`` as report lines, stations shot
+    alike named together (ten stations shot along one bearing printed the same words ten
+    times).
+
+    >>> grouped_shots([(20.0, "shot at 350.0° magnetic"), (40.0, "shot at 350.0° magnetic"),
+    ...                (60.0, "shot at 351.0° magnetic")])
+    ('20.0 and 40.0 ft: shot at 350.0° magnetic', '60.0 ft: shot at 351.0° magnetic')
+    """
+    words: dict[str, list[float]] = {}
+    for distance_ft, text in shots:
+        words.setdefault(text, []).append(distance_ft)
+    out = []
+    for text, distances in words.items():
+        names = [f"{d:.1f}" for d in distances]
+        where = names[0] if len(names) == 1 else ", ".join(names[:-1]) + " and " + names[-1]
+        out.append(f"{where} ft: {text}")
+    return tuple(out)
+
+
 def gather(visit: Visit, path: StrPath, *, retained_ac: float = 0.0, conflicts: list[Conflict] | None = None,
            now: datetime | None = None) -> ReportContent:
     """Build :class:`ReportContent` from a loaded visit.
@@ -451,8 +471,8 @@ def gather(visit: Visit, path: StrPath, *, retained_ac: float = 0.0, conflicts: 
             label=t.label, azimuth_true_deg=t.azimuth_true_deg, stations=tuple(rows),
             measured_elevations=measured, priority=bool(site.priority_waterway), base_ft=base_ft,
             threshold_pct=thr, check=check,
-            shots=tuple(f"{s.distance_ft:.1f} ft: {shot_words(s, t.azimuth_true_deg)}"
-                        for s in sts if s.azimuth_mag_deg is not None)))
+            shots=grouped_shots([(s.distance_ft, shot_words(s, t.azimuth_true_deg))
+                                 for s in sts if s.azimuth_mag_deg is not None])))
     # ---- areas
     for a in visit.features(Layer.AREA):
         kind = _value(a.kind)

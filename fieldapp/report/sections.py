@@ -107,7 +107,7 @@ def _plain_text(v: Any) -> str:
     if isinstance(v, float):
         return fmt(v, 2)
     if isinstance(v, dict):
-        return ", ".join(f"{field_words(k)} {_plain_text(x)}" for k, x in v.items()) or "none"
+        return ", ".join(f"{field_words(k)}: {_plain_text(x)}" for k, x in v.items()) or "none"
     if isinstance(v, list):
         if not v:
             return "none"

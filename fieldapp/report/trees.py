@@ -53,8 +53,10 @@ def devices_words(c: Any) -> str:
     from fieldapp.survey.features import Layer
 
     site = c.visit.site
-    if site.device_ids:
-        return ", ".join(f"{k}: {v}" for k, v in site.device_ids)
+    if site.device_ids:                 # in words: "GNSS receiver: R12i 6012", not "gnss: ..."
+        from fieldapp.store.devicewords import role_words
+
+        return "; ".join(f"{role_words(k)}: {v}" for k, v in site.device_ids)
     kept: dict[tuple[str, str], int] = {}
     for r in c.visit.features(Layer.DEVICE_READING):
         key = (getattr(r.device, "value", str(r.device)), r.protocol)
@@ -71,4 +73,5 @@ def devices_words(c: Any) -> str:
                         if averaged else "") if w) + ")")
     if not parts:
         return "–"
-    return "; ".join(parts) + ". Their names and serial numbers were not recorded."
+    return ("; ".join(parts) + ". Their names and serial numbers were not recorded (the site's"
+            " form: Records tab, Site, F4).")

@@ -28,6 +28,8 @@ LAYER_WORDS = {
     "stake_point": "Stake-out flags",
     "photo": "Photos",
     "data_point": "Wetland data points",
+    "device_reading": "Instrument readings",
+    "antenna_height": "Antenna heights",
     "gpkgext_relations": "Related-tables register",
     "fieldapp_sync_conflicts": "Conflict records (sync)",
 }

@@ -376,7 +376,11 @@ def record_words(visit: VisitCore, layer: Layer, rec: Feature) -> str:
     """A record in field words: ``OHWM point 6``, ``station 3 of T1``, ``tree 12``,
     ``wetland W1``, ``note “flagged oak”``, ``drainageway centreline D1``."""
     if isinstance(rec, OhwmPoint):
-        return f"OHWM point {rec.seq + 1}"
+        # with a far bank's line too, each line numbers its points from 1: the line is named
+        lines = visit._data[Layer.OHWM_LINE]
+        line = lines.get(rec.line_uuid)
+        of = f" of {line.label}" if len(lines) > 1 and line is not None and line.label else ""
+        return f"OHWM point {rec.seq + 1}{of}"
     if isinstance(rec, Station):
         t = visit._data[Layer.TRANSECT].get(rec.transect_uuid)
         return f"station {rec.seq + 1}" + (f" of {t.label}" if t is not None and t.label else "")

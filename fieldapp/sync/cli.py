@@ -8,6 +8,7 @@ Examples::
     fieldapp sync --office /mnt/share/office --list                     # the sites in the office
     fieldapp sync --office /mnt/share/office --checkout site-a crew2.gpkg
     fieldapp sync --office /mnt/share/office --adopt-copy dayB.gpkg dayB-synced.gpkg   # a plain copy's records
+    fieldapp sync --office /mnt/share/office --upgrade-office          # site folders named by the site
     fieldapp sync --office /mnt/share/office --conflicts visit.gpkg
     fieldapp sync --office /mnt/share/office --resolve 1a2b3c4d keep-theirs visit.gpkg
     fieldapp sync --office postgresql://crew2@gis.example.org/survey visit.gpkg   # PostGIS office
@@ -88,9 +89,11 @@ def _parser() -> argparse.ArgumentParser:
                    help="PostGIS office only, run by the office: assign --site to the crew's database ROLE"
                         " (it may then read and write that site only)")
     p.add_argument("--upgrade-office", action="store_true",
-                   help="PostGIS office only, run by the office (the role owning the office tables): bring an"
-                        " office made by an older fieldapp up to this version (lock and change-log functions,"
-                        " audit triggers, each crew role's grants narrowed to what a sync needs)")
+                   help="run by the office: bring an office made by an older fieldapp up to this version."
+                        " A folder office: its site folders renamed after their sites (the id kept inside;"
+                        " laptops must then run this fieldapp or newer; run it again to finish one that"
+                        " stopped). A PostGIS office (as the role owning the office tables): lock and"
+                        " change-log functions, audit triggers, each crew role's grants narrowed")
     p.add_argument("--lock-wait", type=_seconds, default=10.0, metavar="SECONDS",
                    help="how long to wait for another laptop's sync (default 10)")
     p.add_argument("-q", "--quiet", action="store_true", help="no progress lines")
@@ -187,10 +190,19 @@ def _run(args: argparse.Namespace) -> int:
                   f"head {head if head is not None else '(unreadable)'}")
         return 0
     if args.upgrade_office:
+        from fieldapp.sync.office import FolderOffice
         from fieldapp.sync.pgoffice import PostgisOffice
 
+        if isinstance(office, FolderOffice):
+            from fieldapp.sync.officeconvert import convert_office
+
+            conversion = convert_office(office, wait_s=args.lock_wait,
+                                        progress=None if args.quiet else lambda line: print(line, file=sys.stderr))
+            print(conversion.format(), file=sys.stdout if conversion.done else sys.stderr)
+            return 0 if conversion.done else 1
         if not isinstance(office, PostgisOffice):
-            print("fieldapp sync: --upgrade-office needs a postgresql:// --office", file=sys.stderr)
+            print("fieldapp sync: --upgrade-office needs an office folder or a postgresql:// --office",
+                  file=sys.stderr)
             return 2
         office.check_available()
         regranted = office.initialize()

@@ -194,7 +194,9 @@ class FolderOffice(OfficeStore):
         if data.get("version", 0) > OFFICE_FORMAT["version"]:
             raise InvalidOfficeData(
                 f"office folder {self.root} has format version {data.get('version')}, newer than"
-                f" this fieldapp understands ({OFFICE_FORMAT['version']}); update fieldapp"
+                f" this fieldapp understands ({OFFICE_FORMAT['version']}): the office was made or"
+                " converted by a newer fieldapp. Nothing was synced; update fieldapp on this laptop"
+                " (the visit keeps its records)"
             )
 
     def _inside(self, path: Path, what: str) -> Path:
@@ -463,6 +465,8 @@ class FolderOffice(OfficeStore):
                 continue
             if named:
                 found = sitefolders.read_site_id(entry)
+                if found is None and sitefolders.is_unconverted(entry):
+                    found = entry.name      # laid out by format 1, the office being converted
                 if found is None:
                     continue
                 site_id = found

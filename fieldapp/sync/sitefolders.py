@@ -26,7 +26,7 @@ from fieldapp.sync.files import replace_durably, temp_path_for
 from fieldapp.sync.officestore import check_site_id
 
 __all__ = ["MAX_NAME_CHARS", "SITE_ID_FILE", "find_site_folder", "folder_name", "make_site_folder",
-           "read_site_id", "site_name_in"]
+           "is_unconverted", "read_site_id", "site_name_in"]
 
 #: the longest site folder name (characters)
 MAX_NAME_CHARS = 60
@@ -71,16 +71,31 @@ def read_site_id(folder: Path) -> str | None:
         return None
 
 
+def is_unconverted(folder: Path) -> bool:
+    """True for a site folder laid out by format 1 in an office being converted: named by a
+    valid site id, a master inside, no ``site-id`` file."""
+    try:
+        check_site_id(folder.name)
+    except ValueError:
+        return False
+    return (folder.is_dir() and not folder.is_symlink() and (folder / "master.gpkg").is_file()
+            and not (folder / SITE_ID_FILE).exists())
+
+
 def find_site_folder(sites: Path, site_id: str) -> Path | None:
     """The folder under ``sites`` holding ``site_id`` (None: no such site yet).
 
     Raises :class:`InvalidOfficeData` when two folders hold the same id (a site folder copied
     in the file manager): which one the laptops should write to cannot be told. A symbolic
     link holding the id is returned, for the office's path check to refuse (never skipped:
-    the site would be made again beside it)."""
+    the site would be made again beside it). A folder named by the id, holding a master and no
+    ``site-id``, is the site's too: one of a format-1 office being converted
+    (:mod:`fieldapp.sync.officeconvert`) that a format-1 laptop made meanwhile."""
     if not sites.is_dir():
         return None
     found = [e for e in sorted(sites.iterdir()) if e.is_dir() and read_site_id(e) == site_id]
+    if not found and is_unconverted(sites / site_id):
+        found = [sites / site_id]
     if len(found) > 1:
         raise InvalidOfficeData(
             f"site {site_id} is in {len(found)} folders of the office ({', '.join(p.name for p in found)});"

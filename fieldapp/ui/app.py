@@ -26,8 +26,9 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--replay-speed", type=float, metavar="X",
                    help="replay speed factor (default 1 = real time)")
     p.add_argument("--visit", metavar="PATH", help="site visit GeoPackage to open or create")
-    p.add_argument("--new", action="store_true", default=None, dest="new_visit",
-                   help="start with the New visit dialog instead of the last visit")
+    p.add_argument("--new", "--new-visit", action="store_true", default=None, dest="new_visit",
+                   help="start with the New visit dialog instead of the last visit (with"
+                        " --simulate: a new, empty demo visit, not asked to reopen the last)")
     p.add_argument("--quit-after", type=float, metavar="SECONDS", dest="quit_after_s",
                    help="smoke test: quit after SECONDS (or once the visit has opened, if"
                         " later) and say what ran (the visit opened, fixes received, records"

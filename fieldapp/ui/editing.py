@@ -125,7 +125,9 @@ class EditForm(QDialog):
         row.addWidget(self.save_button)
         row.addWidget(cancel)
         lay.addLayout(row)
-        self.setMinimumWidth(420)
+        # never narrower than its buttons: a closed boundary's four cut "Re-open to walk on" and
+        # "Attach photos…" (an explicit minimum width overrides the layout's own)
+        self.setMinimumWidth(max(420, lay.minimumSize().width()))
 
     @staticmethod
     def _input(spec: E.FieldSpec) -> QWidget:

@@ -766,8 +766,9 @@ class MapView(QWidget):
                         pts = [p for line in data for p in self._to_local(line)]
                         set_points(self.ohwm_points, [p[0] for p in pts], [p[1] for p in pts])
                         self.ohwm_label.setVisible(bool(pts))
-                        if pts:
-                            self.ohwm_label.setPos(*pts[0])
+                        if pts:     # on the line walked (the most points), not a far bank's lone shot
+                            walked = max(data, key=len)
+                            self.ohwm_label.setPos(*self._to_local(walked[:1])[0])
                         self._labels_placed_at = None       # the others keep clear of it
                         self._place_labels()
                 elif what == "poly":

@@ -49,6 +49,10 @@ EMPTY_HEIGHT_FT = 10.0
 INITIAL_BANK = bank_parameters(False)
 #: The plots' ranges grow along this ladder (times a power of ten), not with every station: the
 #: view (and its axes, regenerated on every range change) stays put for most new stations.
+#: Below this height (px) the profile shows the ground alone: two plots in less ran their
+#: axis titles and tick numbers into each other (Checks unfolded at 1366x768 left 155 px).
+#: The slope figures stay, written on each run of the ground line in its colour.
+TWO_PLOTS_MIN_PX = 200
 RANGE_LADDER = (1.0, 1.5, 2.0, 2.5, 3.0, 4.0, 5.0, 6.0, 8.0, 10.0)
 
 
@@ -234,6 +238,7 @@ class ProfilePlot(QWidget):
         self._fitting = False
         self._data: tuple[Any, ...] | None = None
         self._drawn: tuple[Any, ...] | None = None     # the data on screen (a refresh often repeats it)
+        self._slope_shown: bool | None = None           # show_slope_plot's last choice
         self.empty_hint = pg.TextItem(EMPTY_HINT, color="#555555", anchor=(0.5, 0.5))
         self.empty_hint.setZValue(20)
         self.ground_plot.addItem(self.empty_hint, ignoreBounds=True)
@@ -248,6 +253,28 @@ class ProfilePlot(QWidget):
         # an empty frame until the first data (not pyqtgraph's default -0.4..0.4 ft axes)
         self.set_profile([], INITIAL_BANK.threshold_pct, INITIAL_BANK.base_ft, None, None)
         self.redraw()
+
+    def resizeEvent(self, event: Any) -> None:  # noqa: N802 - Qt name
+        super().resizeEvent(event)
+        self.show_slope_plot(event.size().height() >= TWO_PLOTS_MIN_PX)
+
+    def show_slope_plot(self, show: bool) -> None:
+        """Show the slope plot under the ground (a tall plot), or the ground alone with the
+        distance axis titled (a short one: :data:`TWO_PLOTS_MIN_PX`)."""
+        if show == self.slope_plot.isVisible() and self._slope_shown is not None:
+            return
+        self._slope_shown = show
+        layout = self.glw.ci.layout
+        self.slope_plot.setVisible(show)
+        self.slope_plot.setMaximumHeight(1e6 if show else 0)
+        self.slope_plot.setMinimumHeight(0)
+        layout.setRowStretchFactor(1, 2 if show else 0)
+        bottom = self.ground_plot.getAxis("bottom")
+        if show:
+            bottom.showLabel(False)
+        else:
+            self.ground_plot.setLabel("bottom", "Horizontal distance from OHWM", units="ft")
+        layout.invalidate()
 
     def sizeHint(self) -> QSize:  # noqa: N802 - Qt name
         """A modest preferred size: the panel's layout gives the plot whatever height is left

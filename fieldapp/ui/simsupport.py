@@ -375,7 +375,7 @@ class SimulatedSurveyor:
         """Walk to the scenario's next OHWM point (one per point already recorded)."""
         if not self.ohwm or self.recording.visit is None:
             return
-        n = len(self.recording.visit.ohwm_points())
+        n = self._near_bank_points()
         self._ohwm_seen = n
         if n >= len(self.ohwm):     # every point of the scenario taken: the surveyor stays put
             self.go([], "ohwm")
@@ -394,8 +394,21 @@ class SimulatedSurveyor:
         panel = self.shelf.current()
         if panel is not None and panel.averaging():
             return
-        if len(self.recording.visit.ohwm_points()) > self._ohwm_seen:
+        if self._near_bank_points() > self._ohwm_seen:
             self.to_next_ohwm()
+
+    def _near_bank_points(self) -> int:
+        """The OHWM points on this bank's line: a far-bank shot is taken from where the
+        surveyor stands, and is no point of the bank it walks (it stayed at point 2, not went on
+        to "point 4 of the scenario" with 2 of them recorded)."""
+        from fieldapp.app.ohwmbanks import far_line_uuids
+
+        visit = self.recording.visit
+        if visit is None:
+            return 0
+        model = getattr(visit, "model", None)         # a stand-in visit may have no model
+        far = far_line_uuids(model) if model is not None else set()
+        return sum(1 for p in visit.ohwm_points() if getattr(p, "line_uuid", None) not in far)
 
     def walk_to(self, lat: float, lon: float, words: str) -> None:
         """Walk to (``lat``, ``lon``) (WGS84 degrees), e.g. a stake-out target (issue 35 item

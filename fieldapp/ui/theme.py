@@ -11,7 +11,7 @@ from pathlib import Path
 from typing import Any
 
 from PySide6.QtCore import QRectF, Qt
-from PySide6.QtGui import QColor, QFont, QPalette, QPen
+from PySide6.QtGui import QColor, QFont, QPainter, QPalette, QPen
 from PySide6.QtWidgets import QApplication, QProxyStyle, QStyle
 
 #: Colours of fix quality and device state: (background, text), chosen for >= 7:1 contrast.
@@ -158,6 +158,8 @@ QComboBox::drop-down {{ width: {TOUCH_PX}px; border-left: 2px solid #333333; }}
 QComboBox::down-arrow {{ image: url({_DATA}/spin_down.svg); width: 20px; height: 20px; }}
 QCheckBox {{ min-height: {TOUCH_PX}px; spacing: 10px; }}
 QCheckBox::indicator {{ width: {TOUCH_PX - 4}px; height: {TOUCH_PX - 4}px; }}
+QRadioButton {{ min-height: {TOUCH_PX}px; spacing: 10px; }}
+QRadioButton::indicator {{ width: {TOUCH_PX - 4}px; height: {TOUCH_PX - 4}px; }}
 QMenu {{ padding: 4px 0; }}
 QMenu::item {{ padding: 10px 28px 10px 14px; min-height: {TOUCH_PX - 20}px; }}
 QMenu::separator {{ height: 2px; background: #999999; margin: 4px 6px; }}
@@ -216,7 +218,7 @@ def style_sheet(high_contrast: bool = False) -> str:
 
 
 class FieldStyle(QProxyStyle):
-    """Fusion with a clear dark border on check boxes.
+    """Fusion with a clear dark border on check boxes and radio buttons (a ring).
 
     The border is drawn here rather than in the style sheet: a ``border`` on
     ``QCheckBox::indicator`` makes Qt's style-sheet engine draw the whole indicator itself, and
@@ -233,7 +235,8 @@ class FieldStyle(QProxyStyle):
     def drawPrimitive(self, element: Any, option: Any, painter: Any,  # noqa: N802 - Qt name
                       widget: Any = None) -> None:
         super().drawPrimitive(element, option, painter, widget)
-        if element != QStyle.PrimitiveElement.PE_IndicatorCheckBox:
+        radio = element == QStyle.PrimitiveElement.PE_IndicatorRadioButton
+        if element != QStyle.PrimitiveElement.PE_IndicatorCheckBox and not radio:
             return
         state = option.state
         colour = (CHECK_BORDER_DISABLED if not state & QStyle.StateFlag.State_Enabled else
@@ -244,7 +247,12 @@ class FieldStyle(QProxyStyle):
         pen.setJoinStyle(Qt.PenJoinStyle.MiterJoin)
         painter.setPen(pen)
         painter.setBrush(Qt.BrushStyle.NoBrush)
-        painter.drawRect(QRectF(option.rect).adjusted(half, half, -half, -half))
+        rect = QRectF(option.rect).adjusted(half, half, -half, -half)
+        if radio:
+            painter.setRenderHint(QPainter.RenderHint.Antialiasing)
+            painter.drawEllipse(rect)
+        else:
+            painter.drawRect(rect)
         painter.restore()
 
 

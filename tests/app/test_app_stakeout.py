@@ -215,3 +215,19 @@ def test_a_hidden_stake_out_supersedes_moved_flags_without_the_full_list(control
     assert not so.target.geometry.equals(before)
     assert so.target.geometry.coords[0][1] == pytest.approx(north_of(X0 - 30.0, Y0, 300.0)[1] / FT, abs=1e-6)
     assert so.rebuilds == 1                              # the full list only when asked for
+
+
+def test_the_points_of_two_ohwm_lines_are_told_apart(controller):
+    """Seen walking the demo: after a far-bank offset shot the stake-out list read "OHWM
+    point 1, OHWM point 2, OHWM point 1" (each line numbers its points from 1): with two lines
+    each point names its line ("OHWM point 1 of OHWM 1 far bank", as the Records tab says)."""
+    before = [t.label for t in targets(controller) if t.key.startswith("point:ohwm_point")]
+    assert before and all(label.startswith("OHWM point ") for label in before)   # one line: as before
+    fix = walk((X0, Y0), (X0, Y0 + 2.0), 4, quality="rtk_fixed")[-1]
+    controller.add_offset_point(fix, 180.0, 60.0, far_bank=True)
+    lines = {ln.uuid: ln.label for ln in controller.model.features(Layer.OHWM_LINE)}
+    assert len(lines) == 2
+    labels = [t.label for t in targets(controller) if t.key.startswith("point:ohwm_point")]
+    assert len(labels) == len(set(labels)) == len(before) + 1, labels
+    far = [label for label in labels if label.startswith("OHWM point 1 of ") and label.endswith("far bank")]
+    assert len(far) == 1 and far[0].removeprefix("OHWM point 1 of ") in lines.values(), labels

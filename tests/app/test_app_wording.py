@@ -25,3 +25,14 @@ def test_each_table_has_its_own_words():
     assert layer_words("newer_table") == "newer_table"
     # schema 4: the photos and the Related Tables Extension's relations travel by sync too
     assert (layer_words("photo"), layer_words("gpkgext_relations")) == ("Photos", "Related-tables register")
+
+
+def test_every_layer_of_a_visit_has_words():
+    """The sync result listed "device_reading" among "Trees" and "GNSS track" (issue 35 item
+    15: table names in a result): every layer the store makes is shown in words."""
+    from fieldapp.survey.features import Layer
+
+    for layer in Layer:
+        assert layer_words(layer.value) != layer.value, layer.value
+    assert layer_words("device_reading") == "Instrument readings"     # as the report says
+    assert layer_words("antenna_height") == "Antenna heights"

@@ -40,3 +40,25 @@ def test_report_prints_the_magnetic_shot_the_declination_and_the_offset_from_the
     assert title.endswith("(landward azimuth 350.0° true, as typed)")
     text = verdict.text
     assert "shot at 350.0° magnetic + declination -1.18° = 348.8° true, 1.2° off the line (350.0° true)" in text
+
+
+def test_stations_shot_alike_are_named_together(tmp_path):
+    """Seen in the demo's report: ten stations shot along the transect printed "N ft: shot at
+    350.0° magnetic + declination -1.18° = 348.8° true, 1.2° off the line (350.0° true)" ten
+    times; stations shot alike are named once, together, and one shot otherwise stands apart."""
+    v = Visit.new("Az", crs="EPSG:32616")
+    v.set_declination(-1.18, "entered")
+    p = v.add_ohwm_offset_point((X, Y), 350.0, north=North.MAGNETIC, horizontal_ft=20.0)
+    t = v.add_transect(350.0, ohwm_point_uuid=p.uuid)
+    for az in (350.0, 350.0, 352.0, 350.0):
+        v.add_station(t.uuid, horizontal_ft=30.0, slope_deg=2.0, shot=shot(az))
+    path = tmp_path / "az.gpkg"
+    create_visit(path, v).close()
+    with open_visit(path, readonly=True) as store:
+        prof = gather(store.visit, path).transects[0]
+    text = " ".join(profile_intro(prof)[1].text.split())
+    alike = ("shot at 350.0° magnetic + declination -1.18° = 348.8° true, 1.2° off the line"
+             " (350.0° true)")
+    assert f"30.0, 60.0 and 120.0 ft: {alike}" in text, text
+    assert text.count(alike) == 1
+    assert "90.0 ft: shot at 352.0° magnetic" in text

@@ -190,7 +190,7 @@ def test_a_slope_reads_the_same_in_the_table_and_the_inputs(no_crew_pdf):
     assert "90.0 11.99 17.99" in t
     assert "18.0 " not in t.replace("18.0 ft", "")  # never rounded up to the threshold's figure
     # the verdict's inputs, the same figure
-    assert "slope (%) 17.99" in t
+    assert "slope (%): 17.99" in t
 
 
 def test_the_sample_report_author_is_the_crew(tmp_path, qapp):

@@ -152,3 +152,18 @@ def test_help_says_0_is_a_plan(capsys):
     words = " ".join(capsys.readouterr().out.split())
     assert "0 is a plan that retains nothing" in words
     assert "Without this option, only the stands' own figures are plans" in words
+
+
+def test_the_plantings_read_as_sizes_and_counts(mature, tmp_path):
+    """Issue 35 item 14, seen in the demo's report: the plantings read "canopy 2 5 in or 6 ft
+    evergreen 2" (the key ``canopy_2_5in_or_6ft_evergreen`` and its count run together): now the
+    size is 2.5 in and each count follows a colon, as the panel says it."""
+    _report(mature, tmp_path / "half.pdf", "--retained-ac", "0.5")
+    (res,) = _mitigation(tmp_path / "half.pdf")
+    n = res["plantings"]
+    t = _text(tmp_path / "half.pdf")
+    assert (f"plantings canopy 4 in or 12 ft evergreen: {n['canopy_4in_or_12ft_evergreen']},"
+            f" canopy 2.5 in or 6 ft evergreen: {n['canopy_2_5in_or_6ft_evergreen']},"
+            f" canopy 5 ft: {n['canopy_5ft']}, understory 5 ft: {n['understory_5ft']},"
+            f" shrubs 11 in: {n['shrubs_11in']}") in t, t[t.find("plantings"):][:300]
+    assert "2 5 in" not in t

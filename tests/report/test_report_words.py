@@ -58,7 +58,8 @@ def test_devices_named_from_readings_when_no_serials_were_typed(tmp_path, qapp):
     head = t.split("Waterway")[0]
     assert "Devices –" not in head
     assert "GNSS receiver (NMEA 0183; 3 averaged OHWM points)" in head
-    assert "Their names and serial numbers were not recorded." in head
+    assert ("Their names and serial numbers were not recorded (the site's form: Records tab, Site,"
+            " F4).") in head
 
 
 def test_units_note_states_the_crs_unit_and_the_reports_foot_once(sample):

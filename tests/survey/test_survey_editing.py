@@ -215,3 +215,18 @@ def test_edits_deletes_undo_redo_are_in_the_file(tmp_path, visit):
     assert kept == {pts[0].uuid, pts[1].uuid}
     with open_visit(path) as again:
         assert again.visit.stations(t.uuid)[1].slope_pct == -4.0
+
+
+def test_with_a_far_banks_line_each_ohwm_point_names_its_line(visit):
+    """Seen walking the demo: the Records tab listed "OHWM point 1" twice (the far bank's line
+    numbers its points from 1 too). One line: "OHWM point 6" as before; two: "... of <line>"."""
+    from fieldapp.survey.editing import record_words
+
+    near = visit.add_ohwm_offset_point((X0, Y0), 10.0, horizontal_ft=10.0)
+    assert record_words(visit, Layer.OHWM_POINT, near) == "OHWM point 1"
+    far_line = visit.add_ohwm_line("OHWM 1 far bank")
+    far = visit.add_ohwm_offset_point((X0, Y0), 190.0, horizontal_ft=60.0, line_uuid=far_line.uuid)
+    near_label = visit.get(Layer.OHWM_LINE, near.line_uuid).label
+    assert record_words(visit, Layer.OHWM_POINT, far) == "OHWM point 1 of OHWM 1 far bank"
+    assert record_words(visit, Layer.OHWM_POINT, near) == f"OHWM point 1 of {near_label}"
+    assert near_label

@@ -288,3 +288,25 @@ def test_with_the_simulators_a_tallied_tree_and_a_note_corrected(qtbot, private_
         assert _rows(path, "SELECT text FROM note") == [("blazed corner post",)]
     finally:
         close_window(w)
+
+
+def test_a_closed_boundarys_form_is_as_wide_as_its_buttons(qtbot, window, themed):
+    """Seen walking the demo: a wetland's form (F4) was 533 px wide for 584 px of buttons and
+    read "e-open to walk o" and "Attach photos.." (its fixed 420 px minimum overrode its
+    layout's): every button shows its whole text."""
+    from PySide6.QtWidgets import QPushButton
+
+    w = window
+    m = w.visit.model
+    walk = m.start_walk("wetland", label="", spacing_ft=None, interval_s=1.0)
+    for dx, dy in [(0, 0), (30, 0), (30, 30), (0, 30)]:
+        walk.add_vertex(X0 + 100 + dx, Y0 + dy)
+    area = walk.close(wetland_type="shallow marsh", standing_water=True)
+    w.editor.select(E_sel(Layer.AREA, area.uuid))
+    form = w.editor.edit_selected()
+    qtbot.waitUntil(form.isVisible, timeout=5000)
+    buttons = [b for b in form.findChildren(QPushButton) if b.isVisible()]
+    assert {"Re-open to walk on", "Save", "Cancel"} <= {b.text() for b in buttons}
+    for b in buttons:
+        assert b.width() >= b.sizeHint().width(), (b.text(), b.width(), b.sizeHint().width())
+    form.reject()

@@ -66,3 +66,31 @@ def test_high_contrast_also_changes_the_map(sample_window, qtbot, themed):
     assert m.curves["bank"].opts["pen"].style() == m.curves["bank"].opts["pen"].style().DashLine
     key(qtbot, w, "Ctrl+Shift+H")
     assert looks() == (2, 1, "#5c6470", 40)
+
+
+def test_the_new_visit_dialogs_radio_buttons_take_a_gloved_finger(qtbot, themed, tmp_path):
+    """Seen walking the demo: New visit's "Automatic: county system or UTM" / "EPSG code" were
+    a 14 px circle on a 25 px row while every check box was 36 px on 40: the same size now, and
+    drawn with the check boxes' dark ring."""
+    from PySide6.QtWidgets import QRadioButton, QStyleOptionButton
+
+    from fieldapp.ui.newvisit import NewVisitDialog
+
+    dlg = NewVisitDialog(tmp_path)
+    qtbot.addWidget(dlg)
+    dlg.show()
+    radios = dlg.findChildren(QRadioButton)
+    assert {r.text() for r in radios} >= {"Automatic: county system or UTM", "EPSG code"}
+    for radio in radios:
+        opt = QStyleOptionButton()
+        radio.initStyleOption(opt)
+        ind = radio.style().subElementRect(QStyle.SubElement.SE_RadioButtonIndicator, opt, radio)
+        assert ind.height() >= TOUCH - 4 and radio.sizeHint().height() >= TOUCH, radio.text()
+    # the ring: dark pixels on the indicator's edge, as on a check box
+    radio = radios[0]
+    image = radio.grab().toImage()
+    opt = QStyleOptionButton()
+    radio.initStyleOption(opt)
+    ind = radio.style().subElementRect(QStyle.SubElement.SE_RadioButtonIndicator, opt, radio)
+    edge = image.pixelColor(ind.left() + 1, ind.center().y())
+    assert edge.lightness() < 90, edge.name()

@@ -92,3 +92,74 @@ def test_far_bank_shot_starts_its_own_line_and_keeps_the_magnetic_azimuth(qtbot,
                        for p in lines_of(w)["OHWM 1"])
     finally:
         close_window(w)
+
+
+def test_the_ohwm_table_says_which_points_are_the_far_banks(sample_window, qtbot):
+    """Seen walking the demo: after a far-bank shot the table read "1 averaged, 2 averaged,
+    1 offset" (the far bank's line numbers its points from 1 too): its rows say "far bank"."""
+    from tests.app.test_app_stakeout import X0, Y0, walk
+
+    w, _path, _info = sample_window
+    panel = w.panels["ohwm"]
+    w.tabs.setCurrentWidget(panel)
+    w.refresh_from_model()
+    qtbot.waitUntil(lambda: panel.table.rowCount() == len(w.visit.ohwm_points()) >= 1, timeout=WAIT_MS)
+    before = panel.table.rowCount()
+    fix = walk((X0, Y0), (X0, Y0 + 2.0), 4, quality="rtk_fixed")[-1]
+    w.visit.add_offset_point(fix, 180.0, 60.0, far_bank=True)
+    w.refresh_from_model()
+    qtbot.waitUntil(lambda: panel.table.rowCount() == before + 1, timeout=WAIT_MS)
+    rows = [(panel.table.item(r, 0).text(), panel.table.item(r, 1).text())
+            for r in range(panel.table.rowCount())]
+    assert rows.count(("1", "offset, far bank")) == 1, rows
+    assert all("far bank" not in method for n, method in rows if (n, method) != ("1", "offset, far bank"))
+
+
+def test_the_simulated_surveyor_stays_on_its_bank_after_a_far_bank_shot(qtbot, private_dirs):
+    """Seen walking the demo: after points 1 and 2 and a far-bank shot the surveyor walked on
+    to "point 4 of the scenario" (the shot counted as a point of its bank): it goes to point 3."""
+    w = make_window(qtbot, private_dirs, simulate=True, time_scale=10.0, rate_hz=10.0)
+    try:
+        wait_fix(qtbot, w)
+        key(qtbot, w, "Ctrl+1")
+        panel = w.panels["ohwm"]
+        panel.epochs.setValue(5)
+        for n in (1, 2):
+            ready(qtbot, w, panel.average_button)
+            qtbot.waitUntil(lambda: not w.sim_surveyor.busy, timeout=WAIT_MS * 2)
+            key(qtbot, w, "A")
+            qtbot.waitUntil(lambda n=n: len(w.visit.ohwm_points()) == n, timeout=WAIT_MS)
+        qtbot.waitUntil(lambda: "point 3 of the scenario" in w.sim_surveyor.words, timeout=WAIT_MS * 2)
+        qtbot.waitUntil(lambda: w.status_strip.device_state("rangefinder") == "connected", timeout=WAIT_MS)
+        key(qtbot, w, "S")
+        qtbot.waitUntil(lambda: panel.state.text().startswith("Shot received"), timeout=WAIT_MS)
+        panel.bank.setCurrentIndex(2)                 # across the channel: the far bank
+        ready(qtbot, w, panel.offset_button)
+        key(qtbot, w, "O")
+        qtbot.waitUntil(lambda: len(w.visit.ohwm_points()) == 3, timeout=WAIT_MS)
+        qtbot.wait(500)
+        assert "point 3 of the scenario" in w.sim_surveyor.words, w.sim_surveyor.words
+        assert "point 4" not in w.sim_surveyor.words
+    finally:
+        close_window(w)
+
+
+def test_the_maps_ohwm_label_stays_on_the_walked_line(sample_window, qtbot):
+    """Seen walking the demo: after a far-bank shot the map's "OHWM" label sat on the far bank's
+    lone point (the first line drawn), away from the line the crew walked."""
+    from tests.app.test_app_stakeout import X0, Y0, walk
+
+    w, _path, _info = sample_window
+    m = w.map
+    assert len(w.visit.ohwm_points()) >= 2
+    fix = walk((X0, Y0), (X0, Y0 + 2.0), 4, quality="rtk_fixed")[-1]
+    w.visit.add_offset_point(fix, 180.0, 60.0, far_bank=True)
+    w.refresh_from_model()
+    m.redraw()
+    qtbot.waitUntil(m.ohwm_label.isVisible, timeout=WAIT_MS)
+    lines = {ln.uuid: ln for ln in w.visit.model.features(Layer.OHWM_LINE)}
+    walked = next(ln for ln in lines.values() if not is_far_bank(ln))
+    first = w.visit.ft(*walked.geometry.coords[0])          # the map draws grid ft
+    ox, oy = m.origin
+    pos = m.ohwm_label.pos()
+    assert (pos.x(), pos.y()) == pytest.approx((first[0] - ox, first[1] - oy), abs=0.01)

@@ -107,3 +107,21 @@ def test_after_a_sync_nothing_offers_an_undo_that_is_gone(qtbot, sample_window, 
     assert tally.state.text().startswith("Tree ") and "deleted." in tally.state.text()
     message = w.statusBar().currentMessage()
     assert "Ctrl+Z" not in message and "no longer undoable" in message, message
+
+
+def test_the_readmes_new_visit_option_is_the_apps(tmp_path, monkeypatch):
+    """README: "Run again, it offers the last demo visit (No, or ``--new-visit``, starts a new
+    empty one)": the option the README names is accepted (it was refused as unknown), as is
+    ``--new``."""
+    import re
+    from pathlib import Path
+
+    from fieldapp.ui.app import build_config, build_parser
+
+    readme = (Path(__file__).resolve().parents[2] / "README.md").read_text(encoding="utf-8")
+    assert "`--new-visit`" in readme
+    monkeypatch.setenv("FIELDAPP_CONFIG_DIR", str(tmp_path / "cfg"))
+    for option in ("--new-visit", "--new"):
+        assert build_config(["--simulate", option, "--no-settings-file"]).new_visit is True
+    assert not build_config(["--simulate", "--no-settings-file"]).new_visit
+    assert re.search(r"--new, --new-visit", build_parser().format_help())

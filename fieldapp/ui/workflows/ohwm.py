@@ -21,6 +21,7 @@ from PySide6.QtWidgets import (
 )
 
 from fieldapp.app.devicefeed import DeviceFeed
+from fieldapp.app.ohwmbanks import far_line_uuids
 from fieldapp.app.recording import Recording
 from fieldapp.app.settings import Settings
 from fieldapp.app.wording import plural
@@ -368,9 +369,11 @@ class OhwmPanel(WorkflowPanel):
         self.order_warning.setText(warning or "")
         self.order_warning.setVisible(bool(warning))
         self.table.setRowCount(len(points))
+        far = far_line_uuids(self.visit.model) if self.visit else set()
         for r, p in enumerate(points):
             method = getattr(p.method, "value", str(p.method))
-            cells = [str(point_number(p)), method,
+            # a far bank's line numbers its points from 1 too: "1 offset" beside "1 averaged"
+            cells = [str(point_number(p)), f"{method}, far bank" if p.line_uuid in far else method,
                      f"{p.sample_count} / {p.rejected_count}" if method == "averaged" else "–",
                      f"{p.std_dev_h_m * FT_PER_M:.2f}" if p.std_dev_h_m is not None else "–",
                      f"{p.h_accuracy_m * FT_PER_M:.2f}" if p.h_accuracy_m is not None else "–"]
