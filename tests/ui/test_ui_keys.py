@@ -223,7 +223,7 @@ def test_offset_with_no_distance_or_from_a_moving_receiver_is_refused():
 def test_a_key_with_no_usable_fix_says_why(qtbot, private_dirs):
     w = make_window(qtbot, private_dirs)       # no receiver at all
     try:
-        qtbot.waitUntil(lambda: w.startup_done and w.visit is not None, timeout=WAIT_MS)    # opens after the first frame
+        qtbot.waitUntil(lambda: w.startup_done and w.visit is not None, timeout=WAIT_MS)  # opens after the first frame
         show(qtbot, w, "tally")
         key(qtbot, w, "T")
         assert w.key_legend.text() == ("Record tree [T] refused: No receiver connected"

@@ -458,6 +458,20 @@ class TransectPanel(WorkflowPanel):
         self._update_buttons()
 
     # -------------------------------------------------------------- view
+    def _last_recorded_transect(self) -> tuple[Any, list[Any]] | None:
+        """The newest transect with stations and its stations (none started in this session:
+        a reopened visit), or None."""
+        from fieldapp.survey.features import Layer
+
+        model = self.visit.model if self.visit is not None else None
+        if model is None:
+            return None
+        for t in sorted(model.features(Layer.TRANSECT), key=lambda t: t.created_utc, reverse=True):
+            stations = model.stations(t.uuid)
+            if stations:
+                return t, stations
+        return None
+
     def refresh(self) -> None:
         v = self.visit
         if v is None:
@@ -480,8 +494,24 @@ class TransectPanel(WorkflowPanel):
         if t is None:
             self.state.setText("Start a transect at an OHWM point." if self.origin.count()
                                else "Record an OHWM point first (OHWM tab).")
-            base, threshold = bank_figures(None, v.priority_waterway)
-            self.profile.set_profile([], threshold, base, None, None)  # the empty frame
+            shown = self._last_recorded_transect()
+            if shown is None:
+                self.stations_label.setText("")
+                base, threshold = bank_figures(None, v.priority_waterway)
+                self.profile.set_profile([], threshold, base, None, None)  # the empty frame
+                return
+            # a reopened visit: its newest transect's profile, so the work done is in view
+            t, stations = shown
+            check = v.bank_check(t.uuid)
+            result = check.result if check else None
+            base, threshold = bank_figures(result, v.priority_waterway)
+            self.stations_label.setText(
+                f"Shown: {getattr(t, 'label', None) or 'the last transect'} as recorded"
+                f" ({plural(len(stations), 'station')}, {stations[-1].distance_ft:.1f} ft from the OHWM)."
+                " Start a transect to shoot stations.")
+            self.profile.set_profile([(s.segment_ft, s.slope_pct) for s in stations], threshold, base,
+                                     result.get("bank_ft") if result else None,
+                                     result.get("bank_ft_at_least") if result else None)
             return
         check = v.bank_check()
         result = check.result if check else None
