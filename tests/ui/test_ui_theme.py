@@ -32,6 +32,11 @@ def boxes(qtbot):
     w.show()
     qtbot.waitExposed(w)
     yield style, out
+    # the boxes leave the style before it goes with this fixture: qtbot deletes the widget
+    # later, and a widget still pointing at a deleted style crashed the next test that set
+    # the application's style (theme.apply in the `themed` fixture: a segmentation fault)
+    for b in out:
+        b.setStyle(None)
 
 
 def _indicator(box):
