@@ -124,7 +124,8 @@ def test_the_records_form_edits_the_site_and_the_stations(visit, tmp_path):
     sel, words, details = rows[-1]
     assert sel.layer is Layer.SITE and words == "Site Mill Creek lot" and "not entered" in details
     fields = {f.name: f for f in E.form_fields(ctl, sel)}
-    assert {"zoning_district", "land_use", "infill_area_ac", "infill_within_development"} == set(fields)
+    assert {"zoning_district", "land_use", "infill_area_ac", "infill_within_development",
+            "device:gnss", "device:rangefinder", "device:caliper"} == set(fields)   # + instruments (t35fin)
     E.apply_form(ctl, sel, {"zoning_district": " A-1 ", "land_use": "agricultural"})
     assert (visit.site.zoning_district, visit.site.land_use) == ("A-1", "agricultural")
     s = swale(visit)
