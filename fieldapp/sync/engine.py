@@ -247,19 +247,23 @@ def _record_check(visit: Path, state: LaptopState, known: str | None, checked: s
     Unchanged since the check at the start: record that check's hash. Changed by the sync
     (received changes, its own log row): read it through the store again and record the new
     hash when it passes; when it does not, drop the record, so the next sync refuses it.
-    Nothing is checked again when the file hashes as ``vouched``
-    (:attr:`fieldapp.sync.phases._Sync.vouched_sha256`: what the sync made of the visit is the
-    office copy the store had read in full, with no edit made meanwhile, hashed right after the
-    finalize): those bytes passed the full read, which is all the record stands for (a sync
-    skips only that read on it; the basics, the store's own check and the schema check run
-    before it every time). A visit written since then is checked in full (a bad row refused,
-    the record dropped). Never raises (for the check, or for a record that cannot be written):
-    the sync itself succeeded.
+    With ``vouched`` (:attr:`fieldapp.sync.phases._Sync.vouched_sha256`: what the sync made of
+    the visit is the office copy the store had read in full, with no edit made meanwhile,
+    hashed right after the finalize) that hash is recorded as it is, with nothing read or
+    hashed again: the record names bytes by their content and says only that those bytes
+    passed the full read, which they did. A sync skips only that read on it, and only when the
+    file hashes the same; the basics, the store's own check and the schema check run first
+    every time. A visit written after the finalize hashes differently, so the next sync reads
+    it in full (and refuses a bad row there). Never raises (for the check, or for a record that
+    cannot be written): the sync itself succeeded.
     """
-    now = visit_fingerprint(visit)
-    if now is None:     # a -wal with records: no hash stands for the content
-        return
-    if now != (checked if vouched is None else vouched):
+    if vouched is not None:
+        now: str | None = vouched
+    else:
+        now = visit_fingerprint(visit)
+        if now is None:     # a -wal with records: no hash stands for the content
+            return
+    if vouched is None and now != checked:
         prog.step("checking the updated visit")
         try:
             checked = check_visit_file(visit)
