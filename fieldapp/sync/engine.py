@@ -246,21 +246,27 @@ def _record_check(visit: Path, state: LaptopState, known: str | None, checked: s
 
     Unchanged since the check at the start: record that check's hash. Changed by the sync
     (received changes, its own log row): read it through the store again and record the new
-    hash when it passes; when it does not, drop the record, so the next sync refuses it. The
-    read is skipped when the bytes are ``vouched`` (:attr:`fieldapp.sync.phases._Sync.vouched_sha256`:
-    what the sync made of the visit is the office copy the store had read in full, with no
-    edit made meanwhile); the basics and the store's own check are still made.
-    Never raises (for the check, or for a record that cannot be written): the sync itself
-    succeeded.
+    hash when it passes; when it does not, drop the record, so the next sync refuses it.
+    With ``vouched`` (:attr:`fieldapp.sync.phases._Sync.vouched_sha256`: what the sync made of
+    the visit is the office copy the store had read in full, with no edit made meanwhile,
+    hashed right after the finalize) that hash is recorded as it is, with nothing read or
+    hashed again: the record names bytes by their content and says only that those bytes
+    passed the full read, which they did. A sync skips only that read on it, and only when the
+    file hashes the same; the basics, the store's own check and the schema check run first
+    every time. A visit written after the finalize hashes differently, so the next sync reads
+    it in full (and refuses a bad row there). Never raises (for the check, or for a record that
+    cannot be written): the sync itself succeeded.
     """
-    # vouched: the finalize wrote the visit and hashed it just after; check_visit_file hashes it
-    now = visit_fingerprint(visit) if vouched is None else None
-    if vouched is None and now is None:
-        return
-    if vouched is not None or now != checked:
+    if vouched is not None:
+        now: str | None = vouched
+    else:
+        now = visit_fingerprint(visit)
+        if now is None:     # a -wal with records: no hash stands for the content
+            return
+    if vouched is None and now != checked:
         prog.step("checking the updated visit")
         try:
-            checked = check_visit_file(visit, known_sha256=vouched)
+            checked = check_visit_file(visit)
         except VisitRefused:
             checked = None
         now = checked

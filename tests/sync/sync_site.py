@@ -21,7 +21,9 @@ LAYERS = ("transect", "station", "tree", "metadata", "fieldapp_sync_conflicts", 
 
 def basics_only(visit, *, known_sha256=None):
     """:func:`engine.check_visit_file` narrowed to :func:`engine.check_visit_basics`; vouches
-    for nothing (returns no hash), so no ``validated.json`` is recorded."""
+    for nothing itself (returns no hash). A sync that received something still records the hash
+    the finalize left (the narrowed ``check_received`` stood for the store's read), which this
+    gate then ignores: ``known_sha256`` skips nothing here."""
     engine.check_visit_basics(visit)
 
 

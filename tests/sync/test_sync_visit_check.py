@@ -257,3 +257,62 @@ def test_a_write_between_the_check_and_the_snapshot_is_read_again_at_the_end(syn
     monkeypatch.setattr(phases, "snapshot_sqlite", late_edit)
     sync(visit, office)
     assert full_reads.count(visit) == 2 and record(visit)["sha256"] == sha(visit)
+
+
+@pytest.mark.parametrize("change, refusal", [
+    ("UPDATE tree SET dbh_in = 'abc' WHERE fid = 1", "dbh_in is 'abc'"),
+    ("CREATE TRIGGER t_dbh AFTER INSERT ON tree BEGIN UPDATE tree SET dbh_in = 1; END", "t_dbh"),
+])
+def test_a_write_after_the_finalize_is_checked_in_full_at_the_next_sync(synced, full_reads, monkeypatch,
+                                                                        change, refusal):
+    """The end of a sync records the hash the finalize's bytes had (vouched for by the reads the
+    sync made) without reading or hashing the visit again; a write after the finalize (a bad
+    value, a trigger) changes the file's hash, so the record does not hold for it: the next
+    sync checks the visit in full and refuses it, naming what is wrong."""
+    office, visit = synced
+    with open_visit(visit, who="a@laptop-a") as store:      # something to send
+        store.visit.add_tree(x=X0 + 50, y=Y0, dbh_in=9.0, species_code="ACSA")
+    full_reads.clear()
+    real = engine._keep_tag_block
+    finalized: list[str] = []
+
+    def then_written(office_, state, visit_):    # after the finalize, before the record
+        real(office_, state, visit_)
+        finalized.append(sha(visit_))
+        with contextlib.closing(st_connect(visit_)) as conn, conn:
+            conn.execute(change)
+
+    monkeypatch.setattr(engine, "_keep_tag_block", then_written)
+    assert sync(visit, office).totals().sent == 1           # the sync itself stands
+    monkeypatch.setattr(engine, "_keep_tag_block", real)
+    assert full_reads == [visit]                            # the start only
+    assert record(visit)["sha256"] == finalized[0] != sha(visit)
+    before = sha(visit)
+    with pytest.raises(VisitRefused, match=refusal):
+        sync(visit, office)
+    assert sha(visit) == before
+
+
+def test_the_end_of_a_sync_checks_nothing_again_when_the_visit_is_as_vouched(synced, monkeypatch):
+    """The visit as the finalize left it is recorded without the basics, the store's own check,
+    the schema check or a hash being run again: the next sync runs the checks first."""
+    from fieldapp.sync import visitcheck
+
+    office, visit = synced
+    with open_visit(visit, who="a@laptop-a") as store:
+        store.visit.add_tree(x=X0 + 50, y=Y0, dbh_in=9.0, species_code="ACSA")
+    checks: list[str | None] = []
+    real = engine.check_visit_file
+
+    def counting(path, *, known_sha256=None):
+        checks.append(known_sha256)
+        return real(path, known_sha256=known_sha256)
+
+    monkeypatch.setattr(engine, "check_visit_file", counting)
+    hashes = []
+    real_fp = visitcheck.visit_fingerprint
+    monkeypatch.setattr(engine, "visit_fingerprint", lambda p: hashes.append(p) or real_fp(p))
+    sync(visit, office)
+    assert len(checks) == 1 and record(visit)["sha256"] == sha(visit)
+    assert len(hashes) == 1             # _prepare_laptop's, before its writes; none at the end
+    assert sync(visit, office).no_op and len(checks) == 2     # and the record holds
