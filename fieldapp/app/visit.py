@@ -432,7 +432,7 @@ class VisitController:
         except Exception as exc:  # noqa: BLE001
             return f"Stand figures unavailable: {exc}"
         lines = [f"{stand_name(stand.label)} {m.stand_area_ac:.2f} ac: {plural(m.stems, 'stem')},"
-                 f" {m.stems_per_ac:.0f} stems/ac, basal area {m.basal_area_sqft_per_ac:.1f}"
+                 f" {m.stems_per_ac:.1f} stems/ac, basal area {m.basal_area_sqft_per_ac:.1f}"
                  f" sq ft/ac",
                  f"Canopy ≥10 in {m.canopy_10in_pct:.1f} %, ≥3 in {m.canopy_3in_pct:.1f} %,"
                  f" deciduous share "

@@ -246,7 +246,7 @@ def _stand_words(s: StandSection, foot: str) -> list[Flowable]:
     m = s.measures
     r = s.check.result if s.check else {}
     out: list[Flowable] = [para(f"Area {fmt(m.stand_area_sqft, 0)} sq ft = {fmt(m.stand_area_ac, 3)} ac ({esc(foot)}); "
-                f"{m.stems} live stems inside, {fmt(m.stems_per_ac, 1)} trees/ac, basal area "
+                f"{m.stems} live stems inside, {fmt(m.stems_per_ac, 1)} stems/ac, basal area "
                 f"{fmt(m.basal_area_sqft_per_ac, 1)} sq ft/ac (BA = 0.005454 × DBH²)."),
            para(f"Canopy cover: trees ≥ 10 in {fmt(m.canopy_10in_pct, 1)} %, trees ≥ 3 in "
                 f"{fmt(m.canopy_3in_pct, 1)} %, deciduous share of the ≥ 10 in canopy "

@@ -28,3 +28,11 @@ def test_no_plan_says_what_to_enter_and_a_too_large_one_is_refused(tmp_path):
     text = v.stand_summary_text()
     assert "Woodland protection: Error: the retained area (6 ac) is more than" in text
     assert "Retained 100.0 %" not in text and "permitted" not in text
+
+
+def test_stems_per_acre_read_as_the_report_gives_them(tmp_path):
+    """Two stems on 10,000 sq ft (0.2296 ac): 8.7 stems/ac, one decimal as in the report (the
+    Tally tab said "9 stems/ac" where the report said "8.7 trees/ac")."""
+    v, _stand = _controller(tmp_path)
+    v.refresh_checks()
+    assert "Stand 1 0.23 ac: 2 stems, 8.7 stems/ac, basal area" in v.stand_summary_text()
