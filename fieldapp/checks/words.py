@@ -7,6 +7,8 @@ item 14: the report printed ``bank_ft_at_least`` and ``shrubs_11in``): the unit 
 ('canopy 10 in (%)', 'contiguous')
 >>> field_words("canopy_2_5in_or_6ft_evergreen")
 'canopy 2.5 in or 6 ft evergreen'
+>>> field_words("trees")
+'grove trees'
 """
 
 from __future__ import annotations
@@ -20,8 +22,15 @@ _SIZE = re.compile(r"^(\d+(?:\.\d+)?)(in|ft)$")       # "11in": a size class, ke
 _DECIMAL_SIZE = re.compile(r"(?<![^_])(\d+)_(\d+(?:in|ft))(?![^_])")
 
 
+#: Keys whose words are not the key's own: ``woodland.class``'s ``trees`` are only the trees
+#: inside a grove polygon ("trees: none" beside a tally of 25 read as a contradiction).
+NAMED = {"trees": "grove trees"}
+
+
 def field_words(key: str) -> str:
     """``key`` (snake case, units as tokens) in words with its unit in brackets at the end."""
+    if key in NAMED:
+        return NAMED[key]
     words: list[str] = []
     unit = ""
     key = _DECIMAL_SIZE.sub(r"\1.\2", key)        # "2_5in": 2.5 in, not "2 5 in"
@@ -35,4 +44,4 @@ def field_words(key: str) -> str:
     return f"{text} ({unit})" if unit else text
 
 
-__all__ = ["UNITS", "field_words"]
+__all__ = ["NAMED", "UNITS", "field_words"]

@@ -37,6 +37,8 @@ def test_report_lists_every_tree_and_says_keys_in_words(sample):
     assert "1 sugar maple 10.0 deciduous" in t
     # 4 stems on the 200 x 200 ft stand (0.918 ac): 4.4 stems/ac, the Tally tab's words
     assert "4 live stems inside, 4.4 stems/ac, basal area" in t and "trees/ac" not in t
+    # woodland.class's input lists the trees of a grove polygon (none drawn), not the tally
+    assert "grove trees none" in t and " trees none" not in t.replace("grove trees none", "")
     assert "bank_ft_at_least" not in t and "bank at least (ft)" in t
     assert "_ft" not in t and "_pct" not in t and "_in " not in t
     assert "4 RTK fixed" not in t and "RTK fixed" in t
