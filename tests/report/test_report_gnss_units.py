@@ -74,3 +74,16 @@ def test_gnss_accuracy_in_international_feet_at_a_metre_crs(tmp_path, qapp):
     assert "H accuracy (ft) V accuracy (ft) σx, σy (ft)" in t
     assert "0.066 0.098" in t                    # 0.02 m / 0.3048, 0.03 m / 0.3048
     assert "both in international ft (0.3048 m)" in t
+
+
+def test_data_point_fix_accuracy_in_the_sites_foot():
+    from types import SimpleNamespace
+
+    from fieldapp.report.datapoints import position_words
+
+    visit = Visit.new("Kickapoo bank", date(2024, 5, 14), crs="EPSG:7637", antenna_height_m=2.0)
+    frame = visit.frame
+    x, y = (float(v) for v in frame.to_local(-90.642, 43.592))
+    dp = SimpleNamespace(x=x, y=y, quality=4, hdop=0.8, h_accuracy_m=0.01)
+    words = position_words(visit, dp, {4: "RTK fixed"}, "ftUS")
+    assert words.endswith("GNSS fix 4 RTK fixed, HDOP 0.8, ±0.033 ftUS")     # 0.01 m
