@@ -20,6 +20,7 @@ from collections.abc import Callable, Mapping
 from typing import Any
 
 from fieldapp.checks.support import support_of
+from fieldapp.geo import Foot
 from fieldapp.rules.wetland_form import FormError, determine
 from fieldapp.survey.datapoints import boundary_area, form_of
 from fieldapp.survey.features import DataPoint, Layer
@@ -37,7 +38,7 @@ def _value(v: Any) -> Any:
 def position_words(visit: Visit, dp: DataPoint, quality_words: Mapping[int, str], crs_unit: str) -> str:
     """Where ``dp`` stands, in words: latitude / longitude (WGS 84, 6 decimals) and the site CRS
     coordinates in ``crs_unit``, then how it was placed (the fix's quality in ``quality_words``,
-    HDOP, horizontal accuracy in metres)."""
+    HDOP, horizontal accuracy in the report's foot: ftUS at a US survey foot CRS, else ft)."""
     parts = []
     if visit.has_frame:
         frame = visit.frame
@@ -50,8 +51,9 @@ def position_words(visit: Visit, dp: DataPoint, quality_words: Mapping[int, str]
         fix = f"GNSS fix {dp.quality} {quality_words.get(dp.quality, '')}".strip()
         if dp.hdop is not None:
             fix += f", HDOP {dp.hdop:.1f}"
-        if dp.h_accuracy_m is not None:
-            fix += f", ±{dp.h_accuracy_m:.2f} m"
+        if dp.h_accuracy_m is not None:     # in the report's foot, as its GNSS table
+            foot = visit.frame.foot if visit.has_frame else Foot.INTERNATIONAL
+            fix += f", ±{dp.h_accuracy_m / foot.metres:.3f} {'ftUS' if foot is Foot.US_SURVEY else 'ft'}"
         parts.append(fix)
     else:
         parts.append("placed on the map")

@@ -13,6 +13,7 @@ from reportlab.platypus import Flowable, Paragraph, Spacer, Table
 
 from fieldapp.checks.results import Check, check_words, status_words, summary_words
 from fieldapp.checks.words import field_words
+from fieldapp.geo import Foot
 from fieldapp.rules.nr341 import bank_parameters
 from fieldapp.rules.rulesets import rule_sets_words
 from fieldapp.rules.shown import NOT_SET, slope_pct_text
@@ -341,17 +342,26 @@ def gnss_section(c: ReportContent, w: float) -> list[Flowable]:
         out.append(table(["Line", "Point", "Method", f"Easting ({unit})", f"Northing ({unit})", "Latitude",
                           "Longitude", "Fix time (UTC)"], where, w, {1, 3, 4, 5, 6, 7}))
         out.append(Spacer(1, 4))
+        # accuracy and σ in the report's foot (the Units paragraph: every length in it), not
+        # the receiver's metres: "H accuracy (m)" beside feet everywhere else read as two units
+        foot = c.frame.foot if c.frame else Foot.INTERNATIONAL
+        lu = "ftUS" if foot is Foot.US_SURVEY else "ft"
+
+        def ft(v_m: float | None) -> str:
+            return fmt(None if v_m is None else v_m / foot.metres, 3)
+
         quality = [[esc(g.line), str(g.number), esc(g.quality_words)
                     + ("" if g.corrections_words == "–" else f"<br/>{esc(g.corrections_words)}"),
-                    fmt(g.h_accuracy_m, 3), fmt(g.v_accuracy_m, 3),
-                    f"{fmt(g.std_dev_x_m, 3)}, {fmt(g.std_dev_y_m, 3)}", fmt(g.hdop, 2),
+                    ft(g.h_accuracy_m), ft(g.v_accuracy_m),
+                    f"{ft(g.std_dev_x_m)}, {ft(g.std_dev_y_m)}", fmt(g.hdop, 2),
                     f"{g.sample_count} ({g.rejected_count})"] for g in c.gnss]
-        out.append(table(["Line", "Point", "Worst fix", "H accuracy (m)", "V accuracy (m)", "σx, σy (m)",
-                          "HDOP", "Epochs used (rejected)"], quality, w, {1, 3, 4, 5, 6, 7}))
+        out.append(table(["Line", "Point", "Worst fix", f"H accuracy ({lu})", f"V accuracy ({lu})",
+                          f"σx, σy ({lu})", "HDOP", "Epochs used (rejected)"], quality, w, {1, 3, 4, 5, 6, 7}))
         out.append(small("Worst fix: the worst GGA fix quality among the epochs used. Offset points show "
                          "the standing position's quality. Accuracy as the receiver reported it; σ: standard "
-                         "deviation of the averaged epochs. Under the worst fix, for a point taken with RTK "
-                         "corrections: the NTRIP mountpoint and the largest age of corrections among the "
+                         "deviation of the averaged epochs; both in "
+                         f"{foot.label} ({foot.metres:.10g} m). Under the worst fix, for a point taken with "
+                         "RTK corrections: the NTRIP mountpoint and the largest age of corrections among the "
                          "epochs used."))
     t = c.track_summary
     if t.get("fixes"):

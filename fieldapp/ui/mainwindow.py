@@ -620,6 +620,8 @@ class MainWindow(QMainWindow):
                                          self.config.max_fix_age_s, now)
         if problem is None and self.paused_reason is not None:
             problem = self.paused_reason
+        # the site's length unit (known from the visit's first usable fix or chosen CRS)
+        self.status_strip.show_length_unit(self.recording.frame)
         if self.latest_fix is not None:
             self.status_strip.show_fix(self.latest_fix, now, stale=problem is not None,
                                        last_position=self.last_position_fix)

@@ -135,6 +135,22 @@ def default_epsg(fix_lat_lon: tuple[float, float] | None) -> int:
         return 0
 
 
+def crs_in_feet(epsg: int) -> bool:
+    """Whether the projected CRS ``epsg`` has its coordinates in feet (US survey or
+    international: 7637 WISCRS Vernon, 2289 Wisconsin South); False for a metre, geographic or
+    unknown code."""
+    from pyproj import CRS
+    from pyproj.exceptions import CRSError
+
+    try:
+        crs = CRS.from_epsg(epsg)
+    except CRSError:
+        return False
+    if not crs.is_projected:
+        return False
+    return any("foot" in (a.unit_name or "").lower() for a in crs.axis_info)
+
+
 class NewVisitDialog(QDialog):
     """Ask everything a new site visit needs before the first fix."""
 
@@ -269,6 +285,14 @@ class NewVisitDialog(QDialog):
         self.antenna_unit.addItem("ft (international)", M_PER_FT)
         self.antenna_unit.currentIndexChanged.connect(self._unit_changed)
         self._unit_m = 1.0
+        # the crew's own height and unit are never changed for them; until they type one, the
+        # default follows the coordinate system: feet at a feet CRS (:meth:`_crs_changed`)
+        self._antenna_typed = False
+        self._antenna_auto = False      # True while the dialog itself sets the height or unit
+        self.antenna.valueChanged.connect(self._antenna_edited)
+        self.antenna_unit.currentIndexChanged.connect(self._antenna_edited)
+        self.epsg.valueChanged.connect(self._crs_changed)
+        self.crs_epsg.toggled.connect(self._crs_changed)
         ant.addWidget(self.antenna)
         ant.addWidget(self.antenna_unit)
         ant.addStretch(1)
@@ -295,6 +319,7 @@ class NewVisitDialog(QDialog):
         outer.addWidget(scroll, 1)
         outer.addWidget(buttons)
         self.result_spec: NewVisitSpec | None = None
+        self._crs_changed()             # a county system offered from the fix: feet from the start
         self.resize(900, min(680, fit_height(self)))
 
     # ---------------------------------------------------------------- rows
@@ -340,6 +365,27 @@ class NewVisitDialog(QDialog):
         rows = sorted({i.row() for i in self.features.selectedIndexes()}, reverse=True)
         for r in rows or ([self.features.rowCount() - 1] if self.features.rowCount() else []):
             self.features.removeRow(r)
+
+    def _antenna_edited(self) -> None:
+        """The crew changed the antenna height or its unit: theirs from now on."""
+        if not self._antenna_auto:
+            self._antenna_typed = True
+
+    def _crs_changed(self) -> None:
+        """The default antenna height in the chosen coordinate system's unit: feet (the same
+        height converted, 2.000 m = 6.562 ft) when the EPSG code chosen is in feet, metres
+        otherwise; never once the crew typed a height or chose a unit. Automatic without a
+        county system offered (no fix yet, or the UTM zone): metres."""
+        if self._antenna_typed:
+            return
+        code = self.epsg.value() if self.crs_epsg.isChecked() else 0
+        want = 1 if code and crs_in_feet(code) else 0
+        if want != self.antenna_unit.currentIndex():
+            self._antenna_auto = True
+            try:
+                self.antenna_unit.setCurrentIndex(want)     # converts the shown height
+            finally:
+                self._antenna_auto = False
 
     def _unit_changed(self) -> None:
         new = float(self.antenna_unit.currentData())
@@ -539,4 +585,4 @@ def ask_new_visit(window: Any) -> NewVisitSpec | None:
     return dlg.result_spec if dlg.exec() else None
 
 
-__all__ = ["NewVisitDialog", "NewVisitSpec", "WATER_TYPES", "ask_new_visit"]
+__all__ = ["NewVisitDialog", "NewVisitSpec", "WATER_TYPES", "ask_new_visit", "crs_in_feet"]

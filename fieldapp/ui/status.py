@@ -247,6 +247,9 @@ class StatusStrip(QFrame):
             gnss.setCursor(Qt.CursorShape.PointingHandCursor)
             gnss.installEventFilter(self)
         self._accuracy_est: tuple[Any, ...] | None = None
+        #: lengths on the strip: (CRS units per metre, unit word, which unit in words); metres
+        #: until the open visit's site CRS is known (:meth:`show_length_unit`)
+        self.length_unit: tuple[float, str, str] = (1.0, "m", "metres")
 
     def _layout(self) -> QLayout:
         """The strip's own layout (made with it)."""
@@ -362,14 +365,16 @@ class StatusStrip(QFrame):
             _set_text(self.accuracy_label, "H ± –")
         else:
             mark = " (est.)" if est else (" (held)" if held else "")
-            _set_text(self.accuracy_label, f"H ±{acc:.2f} m" + mark)
-        if (est, held) != self._accuracy_est:
-            self._accuracy_est = (est, held)
+            per_m, unit, _words = self.length_unit
+            _set_text(self.accuracy_label, f"H ±{acc * per_m:.2f} {unit}" + mark)
+        if (est, held, self.length_unit) != self._accuracy_est:
+            self._accuracy_est = (est, held, self.length_unit)
             self.accuracy_label.setToolTip(
-                "Estimated from HDOP (the receiver sends no GST)" if est
-                else f"1-sigma horizontal accuracy from the receiver's last GST, held {held} "
-                     "epoch(s): this epoch brought none" if held
-                else "1-sigma horizontal accuracy from the receiver's GST")
+                ("Estimated from HDOP (the receiver sends no GST)" if est
+                 else f"1-sigma horizontal accuracy from the receiver's last GST, held {held} "
+                      "epoch(s): this epoch brought none" if held
+                 else "1-sigma horizontal accuracy from the receiver's GST")
+                + f", in {self.length_unit[2]}")
         # under a second is fresh, at any receiver rate: "<1 s" stays put; older, whole seconds
         # (a tenth of a second cycling at 4 Hz cannot be read, and each new figure relaid and
         # repainted the strip: four times a second through every outage)
@@ -380,6 +385,16 @@ class StatusStrip(QFrame):
         grey = "color: #7a7a7a;" if stale else ""
         for w in (self.sats_label, self.hdop_label, self.accuracy_label, self.age_label):
             _set_style(w, grey)
+
+    def show_length_unit(self, frame: Any) -> None:
+        """Give lengths (the horizontal accuracy) in the site's unit from the next fix on:
+        ``frame`` (a :class:`fieldapp.geo.SiteFrame`) in feet gives its foot (US survey or
+        international, as the OHWM table and the report); a metre CRS, or None (no visit, or
+        its CRS not yet known), metres. The antenna height keeps the unit it was entered in."""
+        if frame is None or abs(frame.unit_m - 1.0) < 1e-12:
+            self.length_unit = (1.0, "m", "metres")
+        else:
+            self.length_unit = (1.0 / frame.foot.metres, "ft", frame.foot.label)
 
     def show_antenna(self, words: str | None) -> None:
         """Show the open visit's antenna height as entered (``"6.50 ft"``; None: no visit, the
