@@ -171,7 +171,7 @@ class BoundaryPanel(WorkflowPanel):
         # docks this under the controls, never scrolled away, as tall as its lines need
         self.readout = QWidget()
         self.readout.setObjectName("walkReadout")
-        rl = QVBoxLayout(self.readout)
+        rl = self._readout_lines = QVBoxLayout(self.readout)
         rl.setContentsMargins(6, 0, 6, 0)
         rl.setSpacing(4)
         self.measures = QLabel("")
@@ -194,6 +194,10 @@ class BoundaryPanel(WorkflowPanel):
         lay.addWidget(self.readout)
         lay.addStretch(1)
         self._readout_px: int | None = None     # the docked pane's height last set here
+        self._fit_timer = QTimer(self)           # fit_readout once the labels are laid out
+        self._fit_timer.setSingleShot(True)     # (the panel's own: it goes with the panel)
+        self._fit_timer.setInterval(0)
+        self._fit_timer.timeout.connect(self.fit_readout)
 
         self.bind("W", self.start_walk, self.start_button)
         self.bind("V", self.vertex_here, self.vertex_button)
@@ -371,7 +375,17 @@ class BoundaryPanel(WorkflowPanel):
                                                  else None))
         for line in (self.warning, self.verdict):     # an empty line takes no room
             line.setVisible(bool(line.text()))
-        QTimer.singleShot(0, self.fit_readout)      # once the labels are laid out anew
+        self._fit_timer.start()      # once the labels are laid out anew
+
+    def showEvent(self, event: Any) -> None:  # noqa: N802 - Qt name
+        """Shown again (its tab chosen): the readout fits the lines set while it was hidden."""
+        super().showEvent(event)
+        self._fit_timer.start()
+
+    def resizeEvent(self, event: Any) -> None:  # noqa: N802 - Qt name
+        """Narrower or lower: the verdict lines wrap anew; the readout follows them."""
+        super().resizeEvent(event)
+        self._fit_timer.start()
 
     def fit_readout(self) -> None:
         """Make the docked readout pane (:attr:`readout`) as tall as its lines need (px: its
@@ -386,8 +400,7 @@ class BoundaryPanel(WorkflowPanel):
         if total <= 0:
             return
         width = self.readout.width() or dock.width()
-        need = max(self.readout.minimumHeight(), self.readout.layout().totalHeightForWidth(width)
-                   if self.readout.layout() is not None else 0)
+        need = max(self.readout.minimumHeight(), self._readout_lines.totalHeightForWidth(width))
         have = sizes[-1]
         if need > have or (have == self._readout_px and need < have):
             new = max(min(need, total - sum(sizes[1:-1]) - DOCKED_CONTROLS_PX),
