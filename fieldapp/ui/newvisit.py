@@ -211,7 +211,7 @@ class NewVisitDialog(QDialog):
         self.features.setColumnWidth(1, 230)
         self.features.setColumnWidth(2, 150)
         self.features.setColumnWidth(3, 170)
-        self.features.setMinimumHeight(150)
+        self.features.setMinimumHeight(110)        # the header and two rows; it grows with them
         wl.addWidget(self.features)
         row = QHBoxLayout()
         add = QPushButton("Add water feature")
@@ -240,7 +240,8 @@ class NewVisitDialog(QDialog):
         infill.addWidget(self.infill_within)
         infill.addStretch(1)
         wl.addLayout(infill)
-        lay.addWidget(wf)
+        # laid out below the coordinate system and the antenna height (added after them): at
+        # 1366x768 both are read before Start visit without scrolling (issue 35 item 12)
 
         crs_box = QGroupBox("Site coordinate system")
         cl = QHBoxLayout(crs_box)
@@ -297,6 +298,7 @@ class NewVisitDialog(QDialog):
         ant.addWidget(self.antenna_unit)
         ant.addStretch(1)
         lay.addLayout(ant)
+        lay.addWidget(wf)
 
         self.where = QLabel("")
         self.where.setWordWrap(True)

@@ -36,9 +36,10 @@ WORKFLOWS = (
 
 #: What each panel keeps in view under its controls (WorkflowPanel.dock_below): the attribute,
 #: its least and its first height (px): the OHWM points and the tally (the header and a row at
-#: least, four or five at first), the live profile, the live area of a boundary walked.
+#: least, four or five at first), the live profile, the live area of a boundary walked and a
+#: wetland's verdicts under it (as tall as its lines: BoundaryPanel.fit_readout).
 DOCKED = {"ohwm": ("table", 80, 200), "transect": ("profile", 80, 230),
-          "tally": ("table", 80, 230), "boundary": ("measures", 30, 30)}
+          "tally": ("table", 80, 230), "boundary": ("readout", 30, 30)}
 
 
 class Panels(dict[str, Any]):

@@ -6,6 +6,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
+from PySide6.QtCore import QTimer
 from PySide6.QtWidgets import (
     QCheckBox,
     QComboBox,
@@ -14,6 +15,8 @@ from PySide6.QtWidgets import (
     QHBoxLayout,
     QLabel,
     QLineEdit,
+    QVBoxLayout,
+    QWidget,
 )
 
 from fieldapp.app.devicefeed import DeviceFeed
@@ -23,6 +26,7 @@ from fieldapp.rules.nr151 import WETLAND_TYPES
 from fieldapp.ui.notices import Notices
 from fieldapp.ui.recordgate import RecordGate
 from fieldapp.ui.workflows.base import (
+    DOCKED_CONTROLS_PX,
     WorkflowPanel,
     add_field,
     big_button,
@@ -162,21 +166,38 @@ class BoundaryPanel(WorkflowPanel):
         lay.addLayout(second)
         self.floodplain_file = FloodplainLoad(self)        # issue 29: a floodplain from a file
         lay.addWidget(self.floodplain_file.widget)
+        # what is read while walking and after a close, together: the live area, a crossing
+        # warning and a wetland's verdicts right under the area (issue 35 item 12); the window
+        # docks this under the controls, never scrolled away, as tall as its lines need
+        self.readout = QWidget()
+        self.readout.setObjectName("walkReadout")
+        rl = self._readout_lines = QVBoxLayout(self.readout)
+        rl.setContentsMargins(6, 0, 6, 0)
+        rl.setSpacing(4)
         self.measures = QLabel("")
         self.measures.setObjectName("walkMeasures")
         self.measures.setProperty("role", "state")
         self.measures.setWordWrap(True)
-        lay.addWidget(self.measures)
+        rl.addWidget(self.measures)
         self.warning = QLabel("")
         self.warning.setObjectName("crossingWarning")
         self.warning.setProperty("role", "reason")
         self.warning.setWordWrap(True)
-        lay.addWidget(self.warning)
+        rl.addWidget(self.warning)
         self.verdict = QLabel("")
         self.verdict.setObjectName("wetlandVerdict")
         self.verdict.setWordWrap(True)
-        lay.addWidget(self.verdict)
+        rl.addWidget(self.verdict)
+        self.warning.hide()                         # until there is a warning or a verdict
+        self.verdict.hide()
+        rl.addStretch(1)
+        lay.addWidget(self.readout)
         lay.addStretch(1)
+        self._readout_px: int | None = None     # the docked pane's height last set here
+        self._fit_timer = QTimer(self)           # fit_readout once the labels are laid out
+        self._fit_timer.setSingleShot(True)     # (the panel's own: it goes with the panel)
+        self._fit_timer.setInterval(0)
+        self._fit_timer.timeout.connect(self.fit_readout)
 
         self.bind("W", self.start_walk, self.start_button)
         self.bind("V", self.vertex_here, self.vertex_button)
@@ -352,3 +373,38 @@ class BoundaryPanel(WorkflowPanel):
             self.warning.setText(last.get("warning") or "")
         self.verdict.setText(v.area_verdict_text(last["uuid"] if (info is None and last)
                                                  else None))
+        for line in (self.warning, self.verdict):     # an empty line takes no room
+            line.setVisible(bool(line.text()))
+        self._fit_timer.start()      # once the labels are laid out anew
+
+    def showEvent(self, event: Any) -> None:  # noqa: N802 - Qt name
+        """Shown again (its tab chosen): the readout fits the lines set while it was hidden."""
+        super().showEvent(event)
+        self._fit_timer.start()
+
+    def resizeEvent(self, event: Any) -> None:  # noqa: N802 - Qt name
+        """Narrower or lower: the verdict lines wrap anew; the readout follows them."""
+        super().resizeEvent(event)
+        self._fit_timer.start()
+
+    def fit_readout(self) -> None:
+        """Make the docked readout pane (:attr:`readout`) as tall as its lines need (px: its
+        height for its width), so a wetland's verdicts show under the area without scrolling.
+        It never takes the controls' last :data:`DOCKED_CONTROLS_PX`; a pane the crew made
+        taller by the divider only grows, one this sized follows its lines down again."""
+        dock = self.dock
+        if dock is None or dock.count() < 2 or dock.widget(dock.count() - 1) is not self.readout:
+            return
+        sizes = dock.sizes()
+        total = sum(sizes)
+        if total <= 0:
+            return
+        width = self.readout.width() or dock.width()
+        need = max(self.readout.minimumHeight(), self._readout_lines.totalHeightForWidth(width))
+        have = sizes[-1]
+        if need > have or (have == self._readout_px and need < have):
+            new = max(min(need, total - sum(sizes[1:-1]) - DOCKED_CONTROLS_PX),
+                      self.readout.minimumHeight())
+            if new != have:
+                dock.setSizes([total - sum(sizes[1:-1]) - new] + sizes[1:-1] + [new])
+            self._readout_px = dock.sizes()[-1]
