@@ -67,8 +67,12 @@ class ChecksPanel(QWidget):
         hdr.setSectionResizeMode(2, QHeaderView.ResizeMode.Stretch)
         hdr.setSectionResizeMode(3, QHeaderView.ResizeMode.Interactive)
         self.table.setColumnWidth(0, 140)
-        self.table.setColumnWidth(3, 160)
+        self.table.setColumnWidth(3, 145)
         self.table.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
+        # the scroll bar always there: the verdict column's width (it stretches) does not change
+        # when opening the details makes the rows scroll, so a verdict wrapped on two lines is
+        # never pushed onto a third that the row cuts (seen on a loaded machine)
+        self.table.setVerticalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOn)
         self.table.itemSelectionChanged.connect(self._show_selected)
         split.addWidget(self.table)
         self.details = QPlainTextEdit()
