@@ -26,6 +26,20 @@ def ready(qtbot, w, button):
                     and offset_refusal(w.usable_fix(), 1.0) == "", timeout=WAIT_MS * 2)
 
 
+def state_lines(panel):
+    """Every text the panel's state line is given from now on (a message stands there only
+    until the next one: on a loaded machine the simulated surveyor's guidance can replace it
+    before a check sees it)."""
+    said = []
+    set_text = panel.state.setText
+
+    def record(text):
+        said.append(text)
+        set_text(text)
+    panel.state.setText = record
+    return said
+
+
 def lines_of(w):
     model = w.visit.model
     return {ln.label: [p for p in w.visit.ohwm_points() if p.line_uuid == ln.uuid]
@@ -50,9 +64,10 @@ def test_far_bank_shot_starts_its_own_line_and_keeps_the_magnetic_azimuth(qtbot,
         # the shot goes down the rangefinder's line: only once the app has that port open (on a
         # loaded machine the reader may still be connecting, and a shot sent before is lost)
         qtbot.waitUntil(lambda: w.status_strip.device_state("rangefinder") == "connected", timeout=WAIT_MS)
+        said = state_lines(panel)
         key(qtbot, w, "S")
-        qtbot.waitUntil(lambda: panel.state.text().startswith("Shot received"), timeout=WAIT_MS)
-        assert "° magnetic = " in panel.state.text()
+        qtbot.waitUntil(lambda: any(t.startswith("Shot received") for t in said), timeout=WAIT_MS)
+        assert any("° magnetic = " in t for t in said if t.startswith("Shot received")), said
         magnetic = panel.magnetic_shot()
         assert magnetic is not None
         ready(qtbot, w, panel.offset_button)
@@ -131,8 +146,9 @@ def test_the_simulated_surveyor_stays_on_its_bank_after_a_far_bank_shot(qtbot, p
             qtbot.waitUntil(lambda n=n: len(w.visit.ohwm_points()) == n, timeout=WAIT_MS)
         qtbot.waitUntil(lambda: "point 3 of the scenario" in w.sim_surveyor.words, timeout=WAIT_MS * 2)
         qtbot.waitUntil(lambda: w.status_strip.device_state("rangefinder") == "connected", timeout=WAIT_MS)
+        said = state_lines(panel)
         key(qtbot, w, "S")
-        qtbot.waitUntil(lambda: panel.state.text().startswith("Shot received"), timeout=WAIT_MS)
+        qtbot.waitUntil(lambda: any(t.startswith("Shot received") for t in said), timeout=WAIT_MS)
         panel.bank.setCurrentIndex(2)                 # across the channel: the far bank
         ready(qtbot, w, panel.offset_button)
         key(qtbot, w, "O")
