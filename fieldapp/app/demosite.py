@@ -34,9 +34,9 @@ def elsewhere_words(path: Path | str, origin: tuple[float, float]) -> str:
         return ""
     if row is None:
         return ""
-    from pyproj import Geod
+    from fieldapp import geo
 
-    _, _, metres = Geod(ellps="WGS84").inv(origin[1], origin[0], float(row[1]), float(row[0]))
+    _, _, metres = geo.WGS84.inv(origin[1], origin[0], float(row[1]), float(row[0]))
     km = metres / 1000.0
     if km <= DEMO_SITE_KM:
         return ""
